@@ -1,0 +1,298 @@
+// Package provider defines what llmrelay needs from an LLM provider adapter:
+// one streaming call per attempt that yields provider-neutral events or a
+// typed *Error, plus a registry of adapter kinds and the set of configured
+// providers that requests are routed to.
+//
+// The package knows nothing of gRPC or of retries: an adapter reports what
+// happened (an HTTP status, the provider's error type, a retry hint, a dropped
+// connection) and internal/retry decides what it means.
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// Provider is one configured LLM provider.
+//
+// Implementations are safe for concurrent use: every attempt of every call
+// goes through the same Provider.
+type Provider interface {
+	// Stream starts one attempt. It returns once the provider has accepted the
+	// request (for HTTP providers: once response headers with a 2xx status
+	// arrived), or with an error: a *Error for anything the provider or the
+	// network did, or ctx's error.
+	//
+	// Cancelling ctx aborts the attempt at once and releases its connection.
+	Stream(ctx context.Context, req *Request) (Stream, error)
+}
+
+// Stream is one attempt's stream of events. It is used by one goroutine.
+type Stream interface {
+	// Recv returns the next event. It returns io.EOF once the provider's
+	// stream ended with its terminator (for example `data: [DONE]` or
+	// `message_stop`). A stream that ends without one is a *Error of
+	// KindTransport, never io.EOF: a truncated reply is not a success.
+	Recv() (Event, error)
+
+	// Close releases the attempt's connection. It is safe to call more than
+	// once and after Recv returned an error.
+	Close() error
+}
+
+// ModelLister is implemented by providers that know their models without
+// configuration (the mock provider). Configured `models:` take precedence.
+type ModelLister interface {
+	DefaultModels() []string
+}
+
+// RequestValidator is implemented by providers that can reject a request
+// before any attempt, for example the mock provider's fault list. The error
+// is a *FieldError or wraps one.
+type RequestValidator interface {
+	ValidateRequest(req *Request) error
+}
+
+// Request is one attempt's request, in provider-neutral form.
+type Request struct {
+	// Model is the provider's model name: the part of "<provider>/<model>"
+	// after the first "/".
+	Model string
+	// Messages is the conversation, oldest first.
+	Messages []Message
+	// Generation holds the sampling settings; nil fields mean the provider's default.
+	Generation Generation
+	// Tools the model may call. Empty when ResponseFormat is set.
+	Tools []Tool
+	// ToolChoice says whether the model must call a tool.
+	ToolChoice ToolChoice
+	// ResponseFormat asks for JSON conforming to a schema; nil for plain text.
+	ResponseFormat *ResponseFormat
+	// Options are the request's provider_options, decoded from JSON
+	// (map[string]any, []any, string, float64, bool, nil).
+	Options map[string]any
+	// Attempt is the number of this attempt within the call, from 1.
+	Attempt int
+}
+
+// Role says who wrote a message.
+type Role uint8
+
+// Roles.
+const (
+	RoleSystem Role = iota + 1
+	RoleUser
+	RoleAssistant
+	RoleTool
+)
+
+// String returns the role's lower-case name, as most providers spell it.
+func (r Role) String() string {
+	switch r {
+	case RoleSystem:
+		return "system"
+	case RoleUser:
+		return "user"
+	case RoleAssistant:
+		return "assistant"
+	case RoleTool:
+		return "tool"
+	}
+	return "unknown"
+}
+
+// Message is one turn of the conversation.
+type Message struct {
+	Role       Role
+	Content    string
+	ToolCalls  []ToolCall
+	ToolCallID string
+}
+
+// ToolCall is a complete tool call made by the model.
+type ToolCall struct {
+	ID   string
+	Name string
+	// Arguments is the JSON text of the arguments.
+	Arguments string
+}
+
+// Generation holds sampling settings. Nil means the provider's default.
+type Generation struct {
+	MaxOutputTokens *int
+	Temperature     *float64
+	TopP            *float64
+	Stop            []string
+}
+
+// Tool declares a function the model may call.
+type Tool struct {
+	Name        string
+	Description string
+	// Parameters is the JSON Schema of the arguments, as JSON; nil when unset.
+	Parameters json.RawMessage
+}
+
+// ToolChoiceMode says whether the model must call a tool.
+type ToolChoiceMode uint8
+
+// Tool choice modes.
+const (
+	ToolChoiceAuto ToolChoiceMode = iota
+	ToolChoiceNone
+	ToolChoiceRequired
+	ToolChoiceTool // the tool named in ToolChoice.Name
+)
+
+// ToolChoice says whether the model must call a tool.
+type ToolChoice struct {
+	Mode ToolChoiceMode
+	Name string
+}
+
+// ResponseFormat asks for JSON that conforms to a JSON Schema.
+type ResponseFormat struct {
+	// Name is a short name for the schema; never empty.
+	Name string
+	// Schema is the JSON Schema, as JSON.
+	Schema json.RawMessage
+}
+
+// EventKind says what an Event carries.
+type EventKind uint8
+
+// Event kinds.
+const (
+	// EventText carries Event.Text, the next piece of the reply.
+	EventText EventKind = iota + 1
+	// EventToolCall carries Event.ToolCall, the next piece of a tool call.
+	EventToolCall
+	// EventUsage carries Event.Usage, token counts for the attempt so far.
+	// Later usage events replace earlier ones.
+	EventUsage
+	// EventFinish carries Event.FinishReason. The stream may still carry a
+	// usage event before its terminator.
+	EventFinish
+)
+
+// Event is one thing a provider stream produced.
+type Event struct {
+	Kind         EventKind
+	Text         string
+	ToolCall     ToolCallDelta
+	Usage        Usage
+	FinishReason FinishReason
+}
+
+// ToolCallDelta is a fragment of a tool call. Fragments with the same Index
+// belong to one call; ID and Name arrive with the first.
+type ToolCallDelta struct {
+	Index          int
+	ID             string
+	Name           string
+	ArgumentsDelta string
+}
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens  int64
+	OutputTokens int64
+}
+
+// FinishReason says why the model stopped.
+type FinishReason uint8
+
+// Finish reasons.
+const (
+	FinishUnspecified FinishReason = iota
+	FinishStop
+	FinishLength
+	FinishToolCalls
+	FinishContentFilter
+	FinishOther
+)
+
+// ErrorKind says where a provider failure happened.
+type ErrorKind uint8
+
+// Error kinds.
+const (
+	// KindHTTP: the provider answered the request with an error status before
+	// streaming anything.
+	KindHTTP ErrorKind = iota + 1
+	// KindInStream: the provider reported an error inside a stream it had
+	// started (under HTTP 200). Type says what kind.
+	KindInStream
+	// KindTransport: the connection failed or dropped, or the stream was
+	// malformed or ended without its terminator.
+	KindTransport
+)
+
+// Error is a failure reported by a provider or by the network on the way to
+// it. internal/retry classifies it by Kind, Status, Type and ShouldRetry,
+// never by Message.
+type Error struct {
+	Kind ErrorKind
+	// Status is the HTTP status (KindHTTP), or for KindInStream the status
+	// the provider's error stands for when it says (0 when it does not).
+	Status int
+	// Type is the provider's error type or status name, e.g.
+	// "overloaded_error", "insufficient_quota", "RESOURCE_EXHAUSTED".
+	Type string
+	// Code is the provider's error code, when it sends one apart from Type.
+	Code string
+	// Message is the provider's human-readable message.
+	Message string
+	// RetryAfter is the provider's retry hint (retry-after-ms, retry-after,
+	// google.rpc.RetryInfo), valid when HasRetryAfter.
+	RetryAfter    time.Duration
+	HasRetryAfter bool
+	// ShouldRetry is the provider's x-should-retry header, nil when absent.
+	ShouldRetry *bool
+	// Err is the underlying error, if any (a network error, a JSON error).
+	Err error
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	s := "provider error"
+	switch e.Kind {
+	case KindHTTP:
+		s = "provider returned an error status"
+	case KindInStream:
+		s = "provider reported an error in the stream"
+	case KindTransport:
+		s = "provider transport failure"
+	}
+	if e.Status != 0 {
+		s += " " + strconv.Itoa(e.Status)
+	}
+	if e.Type != "" {
+		s += " (" + e.Type + ")"
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// FieldError says that a request field is invalid for a provider, for
+// example a malformed mock fault list. It becomes INVALID_ARGUMENT with a
+// google.rpc.BadRequest field violation.
+type FieldError struct {
+	// Field is the request field's path, e.g. "provider_options.faults[1].status".
+	Field string
+	// Description says what is wrong and what is expected.
+	Description string
+}
+
+// Error implements error.
+func (e *FieldError) Error() string { return e.Field + ": " + e.Description }

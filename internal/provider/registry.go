@@ -1,0 +1,163 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config configures one provider, as listed under `providers:` in the
+// server's config file.
+type Config struct {
+	// Name is the prefix clients use in "<name>/<model>".
+	Name string `yaml:"name"`
+	// Kind selects the adapter: "mock", "openai", "anthropic" or "gemini".
+	Kind string `yaml:"kind"`
+	// BaseURL is the provider's API root, e.g. https://api.openai.com/v1.
+	// Empty means the kind's default.
+	BaseURL string `yaml:"base_url"`
+	// APIKeyEnv names the environment variable that holds the API key. The
+	// key itself never appears in the config file or in logs.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// Models lists the models ListModels reports and requests may use.
+	// Empty allows any model (and lists the adapter's defaults, if any).
+	Models []string `yaml:"models"`
+	// Headers are extra HTTP headers sent with every request.
+	Headers map[string]string `yaml:"headers"`
+	// Timeout bounds one attempt from request to last byte. Zero means no
+	// bound beyond the call's deadline.
+	Timeout time.Duration `yaml:"timeout"`
+	// MaxConcurrent bounds the calls in flight to this provider; zero means
+	// no bound.
+	MaxConcurrent int `yaml:"max_concurrent"`
+}
+
+// Factory builds a Provider from its configuration.
+type Factory func(cfg Config) (Provider, error)
+
+var (
+	kindsMu sync.RWMutex
+	kinds   = map[string]Factory{}
+)
+
+// Register makes an adapter kind available to configuration. It panics when
+// the kind is registered twice, which is a programming error. Adapters call
+// it from an init function.
+func Register(kind string, f Factory) {
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	if _, dup := kinds[kind]; dup {
+		panic("provider: kind registered twice: " + kind)
+	}
+	kinds[kind] = f
+}
+
+// Kinds returns the registered adapter kinds, sorted.
+func Kinds() []string {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
+	out := make([]string, 0, len(kinds))
+	for k := range kinds {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ErrUnknownProvider is returned (wrapped) by Set.Resolve for a model whose
+// provider is not configured.
+var ErrUnknownProvider = errors.New("unknown provider")
+
+// ErrUnknownModel is returned (wrapped) by Set.Resolve for a model that the
+// provider's configured model list does not include.
+var ErrUnknownModel = errors.New("unknown model")
+
+// Entry is one configured provider.
+type Entry struct {
+	Config   Config
+	Provider Provider
+	// Models is what ListModels reports for this provider.
+	Models []string
+}
+
+// AllowsModel reports whether requests may use the named model.
+func (e *Entry) AllowsModel(model string) bool {
+	if len(e.Config.Models) == 0 {
+		return true
+	}
+	return slices.Contains(e.Config.Models, model)
+}
+
+// Set is the configured providers by name. It is immutable once built and
+// safe for concurrent use.
+type Set struct {
+	byName map[string]*Entry
+	names  []string
+}
+
+// NewSet builds every configured provider with its kind's Factory. It fails
+// on an unknown kind (naming the known ones), a duplicate name, or a
+// factory's error.
+func NewSet(cfgs []Config) (*Set, error) {
+	s := &Set{byName: make(map[string]*Entry, len(cfgs))}
+	for i, c := range cfgs {
+		if c.Name == "" {
+			return nil, fmt.Errorf("providers[%d]: name is required", i)
+		}
+		if _, dup := s.byName[c.Name]; dup {
+			return nil, fmt.Errorf("providers[%d]: duplicate provider name %q", i, c.Name)
+		}
+		kindsMu.RLock()
+		f, ok := kinds[c.Kind]
+		kindsMu.RUnlock()
+		if !ok {
+			return nil, fmt.Errorf("providers[%d] (%s): unknown kind %q; known kinds: %s",
+				i, c.Name, c.Kind, strings.Join(Kinds(), ", "))
+		}
+		p, err := f(c)
+		if err != nil {
+			return nil, fmt.Errorf("providers[%d] (%s): %w", i, c.Name, err)
+		}
+		models := slices.Clone(c.Models)
+		if len(models) == 0 {
+			if l, ok := p.(ModelLister); ok {
+				models = l.DefaultModels()
+			}
+		}
+		s.byName[c.Name] = &Entry{Config: c, Provider: p, Models: models}
+		s.names = append(s.names, c.Name)
+	}
+	sort.Strings(s.names)
+	return s, nil
+}
+
+// Names returns the configured provider names, sorted.
+func (s *Set) Names() []string { return slices.Clone(s.names) }
+
+// Get returns the provider with the given name.
+func (s *Set) Get(name string) (*Entry, bool) {
+	e, ok := s.byName[name]
+	return e, ok
+}
+
+// Resolve splits "<provider>/<model>" at the first "/" and returns the
+// provider's entry and the model name. It returns an error wrapping
+// ErrUnknownProvider or ErrUnknownModel when the request cannot be routed.
+func (s *Set) Resolve(model string) (*Entry, string, error) {
+	name, m, ok := strings.Cut(model, "/")
+	if !ok || name == "" || m == "" {
+		return nil, "", fmt.Errorf("%w: model %q is not of the form <provider>/<model>", ErrUnknownProvider, model)
+	}
+	e, found := s.byName[name]
+	if !found {
+		return nil, "", fmt.Errorf("%w %q; configured providers: %s", ErrUnknownProvider, name, strings.Join(s.names, ", "))
+	}
+	if !e.AllowsModel(m) {
+		return nil, "", fmt.Errorf("%w %q for provider %q; configured models: %s", ErrUnknownModel, m, name, strings.Join(e.Config.Models, ", "))
+	}
+	return e, m, nil
+}
