@@ -1,0 +1,173 @@
+// Package metrics owns llmrelay's Prometheus metrics: every metric name is
+// defined here, once, and documented in the README's metrics table.
+//
+// A Metrics value is created once per server on its own registry (tests make
+// as many servers as they like) and is safe for concurrent use. A nil
+// *Metrics is valid and records nothing.
+package metrics
+
+import (
+	"net/http"
+	"time"
+
+	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metric names. Keep the README's table in step with this list.
+const (
+	namespace = "llmrelay"
+
+	// NameRetries counts retries (WillRetry events) by provider and reason.
+	NameRetries = "llmrelay_retries_total"
+	// NameAttempts observes how many attempts each Generate call took.
+	NameAttempts = "llmrelay_attempts_per_call"
+	// NameTimeToFirstDelta observes the time from the call's start to its first delta.
+	NameTimeToFirstDelta = "llmrelay_time_to_first_delta_seconds"
+	// NameCalls counts finished Generate calls by provider and gRPC code.
+	NameCalls = "llmrelay_generate_calls_total"
+	// NameProviderErrors counts failed attempts by provider and error class.
+	NameProviderErrors = "llmrelay_provider_errors_total"
+	// NameValidationRetries counts structured-output re-asks by provider.
+	NameValidationRetries = "llmrelay_validation_retries_total"
+	// NameRateLimited counts calls refused by llmrelay's own limits, by limit
+	// ("rate", "concurrency", "provider_queue").
+	NameRateLimited = "llmrelay_rate_limit_rejections_total"
+	// NameRetryBudgetExhausted counts retries the retry budget denied, by provider.
+	NameRetryBudgetExhausted = "llmrelay_retry_budget_exhausted_total"
+)
+
+// Metrics holds llmrelay's collectors and the go-grpc-middleware server
+// metrics, all registered on one registry.
+type Metrics struct {
+	registry *prometheus.Registry
+
+	// Server is go-grpc-middleware's per-RPC metrics (grpc_server_*), with
+	// the handling-time histogram; its interceptors go into the chain.
+	Server *grpcprom.ServerMetrics
+
+	retries           *prometheus.CounterVec
+	attempts          *prometheus.HistogramVec
+	timeToFirstDelta  *prometheus.HistogramVec
+	calls             *prometheus.CounterVec
+	providerErrors    *prometheus.CounterVec
+	validationRetries *prometheus.CounterVec
+	rateLimited       *prometheus.CounterVec
+	budgetExhausted   *prometheus.CounterVec
+}
+
+// New creates the metrics on a fresh registry, with Go runtime and process
+// collectors.
+func New() *Metrics {
+	reg := prometheus.NewRegistry()
+	m := &Metrics{
+		registry: reg,
+		Server: grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram(
+			grpcprom.WithHistogramBuckets([]float64{.001, .005, .01, .05, .1, .5, 1, 2.5, 5, 10, 30, 60, 120}),
+		)),
+		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "retries_total",
+			Help: "Retries of Generate attempts, by provider and reason.",
+		}, []string{"provider", "reason"}),
+		attempts: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "attempts_per_call",
+			Help:    "Attempts each Generate call took, by provider.",
+			Buckets: []float64{1, 2, 3, 4, 5, 6, 8, 10},
+		}, []string{"provider"}),
+		timeToFirstDelta: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "time_to_first_delta_seconds",
+			Help:    "Time from the start of a Generate call to its first delta, by provider.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
+		}, []string{"provider"}),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "generate_calls_total",
+			Help: "Finished Generate calls, by provider and gRPC code.",
+		}, []string{"provider", "code"}),
+		providerErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "provider_errors_total",
+			Help: "Failed attempts, by provider and error class.",
+		}, []string{"provider", "class"}),
+		validationRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "validation_retries_total",
+			Help: "Structured-output re-asks after an invalid reply, by provider.",
+		}, []string{"provider"}),
+		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "rate_limit_rejections_total",
+			Help: "Calls refused by llmrelay's own limits, by limit.",
+		}, []string{"limit"}),
+		budgetExhausted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "retry_budget_exhausted_total",
+			Help: "Retries denied by the per-provider retry budget, by provider.",
+		}, []string{"provider"}),
+	}
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.Server, m.retries, m.attempts, m.timeToFirstDelta, m.calls,
+		m.providerErrors, m.validationRetries, m.rateLimited, m.budgetExhausted,
+	)
+	return m
+}
+
+// Handler serves the registry in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})
+}
+
+// Registry returns the registry, for tests and extra collectors.
+func (m *Metrics) Registry() *prometheus.Registry { return m.registry }
+
+// Retry records one retry.
+func (m *Metrics) Retry(provider, reason string) {
+	if m != nil {
+		m.retries.WithLabelValues(provider, reason).Inc()
+	}
+}
+
+// CallDone records a finished Generate call.
+func (m *Metrics) CallDone(provider, code string, attempts int) {
+	if m == nil {
+		return
+	}
+	m.calls.WithLabelValues(provider, code).Inc()
+	if attempts > 0 {
+		m.attempts.WithLabelValues(provider).Observe(float64(attempts))
+	}
+}
+
+// FirstDelta records the time to a call's first delta.
+func (m *Metrics) FirstDelta(provider string, d time.Duration) {
+	if m != nil {
+		m.timeToFirstDelta.WithLabelValues(provider).Observe(d.Seconds())
+	}
+}
+
+// ProviderError records one failed attempt.
+func (m *Metrics) ProviderError(provider, class string) {
+	if m != nil {
+		m.providerErrors.WithLabelValues(provider, class).Inc()
+	}
+}
+
+// ValidationRetry records one structured-output re-ask.
+func (m *Metrics) ValidationRetry(provider string) {
+	if m != nil {
+		m.validationRetries.WithLabelValues(provider).Inc()
+	}
+}
+
+// RateLimited records a call refused by one of llmrelay's own limits.
+func (m *Metrics) RateLimited(limit string) {
+	if m != nil {
+		m.rateLimited.WithLabelValues(limit).Inc()
+	}
+}
+
+// RetryBudgetExhausted records a retry denied by the retry budget.
+func (m *Metrics) RetryBudgetExhausted(provider string) {
+	if m != nil {
+		m.budgetExhausted.WithLabelValues(provider).Inc()
+	}
+}
