@@ -18,8 +18,6 @@ import (
 
 // Metric names. Keep the README's table in step with this list.
 const (
-	namespace = "llmrelay"
-
 	// NameRetries counts retries (WillRetry events) by provider and reason.
 	NameRetries = "llmrelay_retries_total"
 	// NameAttempts observes how many attempts each Generate call took.
@@ -68,37 +66,37 @@ func New() *Metrics {
 			grpcprom.WithHistogramBuckets([]float64{.001, .005, .01, .05, .1, .5, 1, 2.5, 5, 10, 30, 60, 120}),
 		)),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "retries_total",
+			Name: NameRetries,
 			Help: "Retries of Generate attempts, by provider and reason.",
 		}, []string{"provider", "reason"}),
 		attempts: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "attempts_per_call",
+			Name: NameAttempts,
 			Help:    "Attempts each Generate call took, by provider.",
 			Buckets: []float64{1, 2, 3, 4, 5, 6, 8, 10},
 		}, []string{"provider"}),
 		timeToFirstDelta: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: namespace, Name: "time_to_first_delta_seconds",
+			Name: NameTimeToFirstDelta,
 			Help:    "Time from the start of a Generate call to its first delta, by provider.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
 		}, []string{"provider"}),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "generate_calls_total",
+			Name: NameCalls,
 			Help: "Finished Generate calls, by provider and gRPC code.",
 		}, []string{"provider", "code"}),
 		providerErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "provider_errors_total",
+			Name: NameProviderErrors,
 			Help: "Failed attempts, by provider and error class.",
 		}, []string{"provider", "class"}),
 		validationRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "validation_retries_total",
+			Name: NameValidationRetries,
 			Help: "Structured-output re-asks after an invalid reply, by provider.",
 		}, []string{"provider"}),
 		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "rate_limit_rejections_total",
+			Name: NameRateLimited,
 			Help: "Calls refused by llmrelay's own limits, by limit.",
 		}, []string{"limit"}),
 		budgetExhausted: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: namespace, Name: "retry_budget_exhausted_total",
+			Name: NameRetryBudgetExhausted,
 			Help: "Retries denied by the per-provider retry budget, by provider.",
 		}, []string{"provider"}),
 	}
