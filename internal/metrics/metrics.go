@@ -70,12 +70,12 @@ func New() *Metrics {
 			Help: "Retries of Generate attempts, by provider and reason.",
 		}, []string{"provider", "reason"}),
 		attempts: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: NameAttempts,
+			Name:    NameAttempts,
 			Help:    "Attempts each Generate call took, by provider.",
 			Buckets: []float64{1, 2, 3, 4, 5, 6, 8, 10},
 		}, []string{"provider"}),
 		timeToFirstDelta: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: NameTimeToFirstDelta,
+			Name:    NameTimeToFirstDelta,
 			Help:    "Time from the start of a Generate call to its first delta, by provider.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
 		}, []string{"provider"}),
