@@ -60,7 +60,7 @@ const (
 	// WantText is the Text scenario's reply.
 	WantText = "Hello from the llmrelay conformance suite."
 	// PartialText is what the failing scenarios stream before they fail.
-	PartialText = "Hello from"
+	PartialText = "Hello from "
 	// WantToolText is the text the ToolCalls scenario streams before its
 	// tool calls.
 	WantToolText = "Let me check."
