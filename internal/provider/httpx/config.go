@@ -1,6 +1,8 @@
 package httpx
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -40,4 +42,18 @@ func StaticHeader(cfg provider.Config, fixed map[string]string) http.Header {
 		h.Set(k, v)
 	}
 	return h
+}
+
+// JSONObject returns a tool call's arguments as the JSON object that
+// providers which embed arguments (rather than carry them as text) expect.
+// Empty arguments are {}; anything but a JSON object is an error.
+func JSONObject(args string) (json.RawMessage, error) {
+	s := strings.TrimSpace(args)
+	if s == "" {
+		return json.RawMessage(`{}`), nil
+	}
+	if !strings.HasPrefix(s, "{") || !json.Valid([]byte(s)) {
+		return nil, errors.New("must be a JSON object")
+	}
+	return json.RawMessage(s), nil
 }

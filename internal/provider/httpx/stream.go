@@ -28,43 +28,30 @@ type Decoder interface {
 	EndsAtEOF() bool
 }
 
-// Request is one attempt's HTTP request.
-type Request struct {
-	// URL is the endpoint.
-	URL string
-	// Header holds every header to send; Content-Type and Accept are set
-	// when absent.
-	Header http.Header
-	// Body is the JSON request body.
-	Body []byte
-	// Timeout bounds the attempt from request to last byte; zero for none.
-	Timeout time.Duration
-	// Extra names a non-standard line field accepted as an event (see
-	// GetReader); empty for none.
-	Extra string
-	// Now is the clock for HTTP-date retry hints; nil means time.Now.
-	Now func() time.Time
+// request is one attempt's HTTP request.
+type request struct {
+	url     string
+	header  http.Header
+	body    []byte
+	timeout time.Duration
+	extra   string
 }
 
-// Open sends req with client and, once a 2xx response's headers arrive,
-// returns the provider.Stream that decodes its body with dec. A non-2xx
-// status is a KindHTTP *provider.Error built by ResponseError with parse; a
-// failure to connect or send is KindTransport; a cancelled ctx returns ctx's
-// error.
-func Open(ctx context.Context, client *http.Client, req Request, dec Decoder, parse ErrorBodyParser) (*Stream, error) {
+// open sends req with client and, once a 2xx response's headers arrive,
+// returns the Stream that decodes its body with dec. A non-2xx status is a
+// KindHTTP *provider.Error built by ResponseError with parse; a failure to
+// connect or send is KindTransport; a cancelled ctx returns ctx's error.
+func open(ctx context.Context, client *http.Client, req request, dec Decoder, parse ErrorBodyParser) (*Stream, error) {
 	attempt, release := context.WithCancel(ctx)
-	if req.Timeout > 0 {
-		attempt, release = context.WithTimeoutCause(ctx, req.Timeout, ErrAttemptTimeout)
+	if req.timeout > 0 {
+		attempt, release = context.WithTimeoutCause(ctx, req.timeout, ErrAttemptTimeout)
 	}
-	hr, err := http.NewRequestWithContext(attempt, http.MethodPost, req.URL, bytes.NewReader(req.Body))
+	hr, err := http.NewRequestWithContext(attempt, http.MethodPost, req.url, bytes.NewReader(req.body))
 	if err != nil {
 		release()
 		return nil, fmt.Errorf("httpx: building the request: %w", err)
 	}
-	hr.Header = req.Header
-	if hr.Header == nil {
-		hr.Header = make(http.Header, 2)
-	}
+	hr.Header = req.header
 	if hr.Header.Get("Content-Type") == "" {
 		hr.Header.Set("Content-Type", "application/json")
 	}
@@ -78,22 +65,30 @@ func Open(ctx context.Context, client *http.Client, req Request, dec Decoder, pa
 		return nil, err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		now := time.Now
-		if req.Now != nil {
-			now = req.Now
-		}
-		e := ResponseError(resp, now(), parse)
+		e := ResponseError(resp, time.Now(), parse)
 		release()
 		return nil, e
 	}
+	s := NewStream(ctx, resp.Body, req.extra, dec)
+	s.attempt, s.release = attempt, release
+	return s, nil
+}
+
+// NewStream returns the Stream that decodes body with dec: the events of
+// the body's server-sent events, then io.EOF after the terminator. ctx is
+// the attempt's context, whose end ends the stream with ctx's error. extra
+// names a non-standard line field to accept as an event (see GetReader).
+// Adapters get their streams from Endpoint.Stream; NewStream serves tests
+// and benchmarks of a decoder.
+func NewStream(ctx context.Context, body io.ReadCloser, extra string, dec Decoder) *Stream {
 	return &Stream{
 		ctx:     ctx,
-		attempt: attempt,
-		release: release,
-		body:    resp.Body,
-		r:       GetReader(resp.Body, req.Extra),
+		attempt: ctx,
+		release: func() {},
+		body:    body,
+		r:       GetReader(body, extra),
 		dec:     dec,
-	}, nil
+	}
 }
 
 // failure maps an error from sending a request or reading a body: ctx's

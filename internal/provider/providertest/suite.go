@@ -215,15 +215,15 @@ func Run(t *testing.T, h Harness) {
 		}
 		defer s.Close()
 		readPartial(t, s)
-		recv := recvAsync(s)
+		end := recvEnd(s)
 		select {
-		case res := <-recv:
-			t.Fatalf("a stalled stream returned %+v, %v; want it to wait", res.ev, res.err)
+		case res := <-end:
+			t.Fatalf("a stalled stream ended with %+v, %v; want it to wait", res.ev, res.err)
 		case <-time.After(50 * time.Millisecond):
 		}
 		cancel()
 		select {
-		case res := <-recv:
+		case res := <-end:
 			if !errors.Is(res.err, context.Canceled) {
 				t.Errorf("Recv after cancel = %+v, %v; want context.Canceled", res.ev, res.err)
 			}
@@ -284,13 +284,19 @@ func readPartial(t *testing.T, s provider.Stream) {
 	}
 }
 
-// recvAsync calls s.Recv once in the background and returns where its
-// result will arrive.
-func recvAsync(s provider.Stream) <-chan recvResult {
+// recvEnd reads s in the background past events that carry no text
+// (usage may follow the text of one provider chunk) and returns where the
+// first text event or error will arrive.
+func recvEnd(s provider.Stream) <-chan recvResult {
 	out := make(chan recvResult, 1)
 	go func() {
-		ev, err := s.Recv()
-		out <- recvResult{ev, err}
+		for {
+			ev, err := s.Recv()
+			if err != nil || ev.Kind == provider.EventText || ev.Kind == provider.EventToolCall {
+				out <- recvResult{ev, err}
+				return
+			}
+		}
 	}()
 	return out
 }

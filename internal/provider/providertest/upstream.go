@@ -141,17 +141,26 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// Chunks splits a stream body into its events, each with its trailing
-// blank line (a final piece without one is a chunk too).
+// Chunks splits a stream body into its events, each with the blank line
+// that ends it ("\n" or "\r\n" line ends); a final piece without one is a
+// chunk too.
 func Chunks(body []byte) [][]byte {
 	var out [][]byte
-	for len(body) > 0 {
-		i := bytes.Index(body, []byte("\n\n"))
-		if i < 0 {
-			return append(out, body)
+	start := 0
+	for i := 0; i < len(body); {
+		end := bytes.IndexByte(body[i:], '\n')
+		if end < 0 {
+			break
 		}
-		out = append(out, body[:i+2])
-		body = body[i+2:]
+		line := body[i : i+end]
+		i += end + 1
+		if len(line) == 0 || (len(line) == 1 && line[0] == '\r') {
+			out = append(out, body[start:i])
+			start = i
+		}
+	}
+	if start < len(body) {
+		out = append(out, body[start:])
 	}
 	return out
 }
