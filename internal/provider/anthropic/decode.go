@@ -1,8 +1,6 @@
 package anthropic
 
 import (
-	"encoding/json"
-
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 )
@@ -13,8 +11,8 @@ type streamEvent struct {
 	Type         string        `json:"type"`
 	Index        int           `json:"index"`
 	Message      *startMessage `json:"message"`
-	ContentBlock *contentBlock `json:"content_block"`
-	Delta        *eventDelta   `json:"delta"`
+	ContentBlock contentBlock  `json:"content_block"`
+	Delta        eventDelta    `json:"delta"`
 	Usage        *usage        `json:"usage"`
 	Error        *apiError     `json:"error"`
 }
@@ -57,6 +55,7 @@ type toolBlock struct {
 
 // decoder decodes one Messages API stream.
 type decoder struct {
+	json  httpx.JSONDecoder
 	ev    streamEvent
 	tools map[int]*toolBlock // by content block index
 	calls int
@@ -66,7 +65,7 @@ type decoder struct {
 // Decode implements httpx.Decoder.
 func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	d.ev = streamEvent{}
-	if err := json.Unmarshal(ev.Data, &d.ev); err != nil {
+	if err := d.json.Decode(ev.Data, &d.ev); err != nil {
 		return false, httpx.MalformedError(err)
 	}
 	e := &d.ev
@@ -87,7 +86,7 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			b.args = true
 		}
 	case "message_delta":
-		if e.Delta != nil && e.Delta.StopReason != "" {
+		if e.Delta.StopReason != "" {
 			*out = append(*out, provider.Event{Kind: provider.EventFinish, FinishReason: finishReason(e.Delta.StopReason)})
 		}
 		if u := e.Usage; u != nil {
@@ -111,10 +110,7 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 }
 
 func (d *decoder) blockStart(e *streamEvent, out *[]provider.Event) {
-	b := e.ContentBlock
-	if b == nil {
-		return
-	}
+	b := &e.ContentBlock
 	switch b.Type {
 	case "text":
 		if b.Text != "" {
@@ -131,10 +127,7 @@ func (d *decoder) blockStart(e *streamEvent, out *[]provider.Event) {
 }
 
 func (d *decoder) blockDelta(e *streamEvent, out *[]provider.Event) {
-	delta := e.Delta
-	if delta == nil {
-		return
-	}
+	delta := &e.Delta
 	switch delta.Type {
 	case "text_delta":
 		if delta.Text != "" {

@@ -49,6 +49,7 @@ type promptFeedback struct {
 // terminator: it ends at EOF, which is a clean end only once a finish
 // reason (or a blocked prompt) arrived.
 type decoder struct {
+	json     httpx.JSONDecoder
 	c        chunk
 	calls    int
 	finished bool
@@ -60,7 +61,7 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	cands := d.c.Candidates[:cap(d.c.Candidates)]
 	clear(cands) // encoding/json merges into reused elements
 	d.c = chunk{Candidates: cands[:0]}
-	if err := json.Unmarshal(ev.Data, &d.c); err != nil {
+	if err := d.json.Decode(ev.Data, &d.c); err != nil {
 		return false, httpx.MalformedError(err)
 	}
 	if d.c.Error != nil {

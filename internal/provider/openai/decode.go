@@ -2,7 +2,6 @@ package openai
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
@@ -51,6 +50,7 @@ type openCall struct {
 // decoder decodes one Chat Completions stream. It reuses its chunk between
 // events.
 type decoder struct {
+	json  httpx.JSONDecoder
 	c     chunk
 	calls []openCall
 }
@@ -69,7 +69,7 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	choices := d.c.Choices[:cap(d.c.Choices)]
 	clear(choices) // encoding/json merges into reused elements
 	d.c = chunk{Choices: choices[:0]}
-	if err := json.Unmarshal(ev.Data, &d.c); err != nil {
+	if err := d.json.Decode(ev.Data, &d.c); err != nil {
 		return false, httpx.MalformedError(err)
 	}
 	if d.c.Error != nil {
