@@ -7,7 +7,6 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/anthropic"
-	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
 
@@ -42,14 +41,7 @@ const (
 )
 
 func newProvider(t *testing.T, baseURL string) provider.Provider {
-	t.Helper()
-	t.Setenv(testKeyEnv, testKey)
-	p, err := anthropic.New(provider.Config{Name: "claude", Kind: anthropic.Kind, BaseURL: baseURL, APIKeyEnv: testKeyEnv})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	t.Cleanup(httpx.CloseIdleConnections)
-	return p
+	return pt.HTTPProvider(t, anthropic.New, provider.Config{Name: "claude", Kind: anthropic.Kind, BaseURL: baseURL, APIKeyEnv: testKeyEnv}, testKey)
 }
 
 func TestConformance(t *testing.T) {

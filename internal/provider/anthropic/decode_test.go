@@ -1,22 +1,14 @@
 package anthropic
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"strings"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
-	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
 
-func decode(body string) pt.Result {
-	s := httpx.NewStream(context.Background(), io.NopCloser(strings.NewReader(body)), "", &decoder{})
-	defer s.Close()
-	return pt.Drain(s, nil)
-}
+func decode(body string) pt.Result { return pt.Decode(body, "", &decoder{}) }
 
 func event(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
 

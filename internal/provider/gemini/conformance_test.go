@@ -7,7 +7,6 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/gemini"
-	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
 
@@ -41,14 +40,7 @@ const (
 )
 
 func newProvider(t *testing.T, baseURL string) provider.Provider {
-	t.Helper()
-	t.Setenv(testKeyEnv, testKey)
-	p, err := gemini.New(provider.Config{Name: "gemini", Kind: gemini.Kind, BaseURL: baseURL, APIKeyEnv: testKeyEnv})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	t.Cleanup(httpx.CloseIdleConnections)
-	return p
+	return pt.HTTPProvider(t, gemini.New, provider.Config{Name: "gemini", Kind: gemini.Kind, BaseURL: baseURL, APIKeyEnv: testKeyEnv}, testKey)
 }
 
 func TestConformance(t *testing.T) {

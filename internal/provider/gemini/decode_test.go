@@ -1,23 +1,15 @@
 package gemini
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
-	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
 
-func decode(body string) pt.Result {
-	s := httpx.NewStream(context.Background(), io.NopCloser(strings.NewReader(body)), "", &decoder{})
-	defer s.Close()
-	return pt.Drain(s, nil)
-}
+func decode(body string) pt.Result { return pt.Decode(body, "", &decoder{}) }
 
 func TestDecode(t *testing.T) {
 	tests := []struct {

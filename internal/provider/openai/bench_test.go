@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"testing"
 
@@ -19,30 +18,7 @@ import (
 // Completions stream (testdata/bench_20.sse): bytes to events, one stream
 // per op.
 func BenchmarkDecode(b *testing.B) {
-	body, err := os.ReadFile("testdata/bench_20.sse")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.SetBytes(int64(len(body)))
-	ctx := context.Background()
-	for b.Loop() {
-		s := httpx.NewStream(ctx, io.NopCloser(bytes.NewReader(body)), "error", &decoder{})
-		n := 0
-		for {
-			if _, err := s.Recv(); err != nil {
-				if err != io.EOF {
-					b.Fatal(err)
-				}
-				break
-			}
-			n++
-		}
-		_ = s.Close()
-		if n != 20 {
-			b.Fatalf("%d events, want 20", n)
-		}
-	}
+	pt.BenchmarkDecode(b, "bench_20.sse", "error", func() httpx.Decoder { return &decoder{} }, 20)
 }
 
 // BenchmarkDecodePlainScanner is the baseline BenchmarkDecode is held to:

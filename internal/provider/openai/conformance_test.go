@@ -6,7 +6,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
-	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	"github.com/llmrelay/llmrelay/internal/provider/openai"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
@@ -36,14 +35,7 @@ var fixtures = map[pt.Scenario]pt.Fixture{
 }
 
 func newProvider(t *testing.T, baseURL string) provider.Provider {
-	t.Helper()
-	t.Setenv("LLMRELAY_TEST_OPENAI_KEY", testKey)
-	p, err := openai.New(provider.Config{Name: "openai", Kind: openai.Kind, BaseURL: baseURL, APIKeyEnv: "LLMRELAY_TEST_OPENAI_KEY"})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	t.Cleanup(httpx.CloseIdleConnections)
-	return p
+	return pt.HTTPProvider(t, openai.New, provider.Config{Name: "openai", Kind: openai.Kind, BaseURL: baseURL, APIKeyEnv: "LLMRELAY_TEST_OPENAI_KEY"}, testKey)
 }
 
 const testKey = "sk-test-0123456789abcdef"

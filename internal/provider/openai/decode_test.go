@@ -1,23 +1,15 @@
 package openai
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
-	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
 
-// decode runs the decoder over a stream body.
-func decode(body string) pt.Result {
-	s := httpx.NewStream(context.Background(), io.NopCloser(strings.NewReader(body)), "error", &decoder{})
-	defer s.Close()
-	return pt.Drain(s, nil)
-}
+func decode(body string) pt.Result { return pt.Decode(body, "error", &decoder{}) }
 
 func TestDecodeCompatibleServerQuirks(t *testing.T) {
 	t.Run("every call at index 0 with its own id", func(t *testing.T) {
