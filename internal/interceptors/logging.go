@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 
 	grpcmeta "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
@@ -27,8 +28,9 @@ const (
 // Logging logs each call with slog through go-grpc-middleware's logging
 // interceptor: "started call" once the request has arrived and "finished
 // call" with its code and duration. Both carry the call record's request_id,
-// key name and model; the finish line also carries the attempts and the
-// ErrorInfo reason. Credentials, request contents and provider keys are
+// key name and model; the finish line also carries the attempts (from the
+// call record, else from the error's ErrorInfo metadata) and the ErrorInfo
+// reason. Credentials, request contents and provider keys are
 // never logged. Health checks are not logged (probes would flood the log).
 func Logging(logger *slog.Logger) Link {
 	l := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
@@ -37,7 +39,7 @@ func Logging(logger *slog.Logger) Link {
 	opts := []logging.Option{
 		logging.WithLogOnEvents(logging.StartCall, logging.FinishCall),
 		logging.WithFieldsFromContext(callFields),
-		logging.WithErrorFields(reasonField),
+		logging.WithErrorFields(errorFields),
 	}
 	notHealth := selector.MatchFunc(func(_ context.Context, c grpcmeta.CallMeta) bool {
 		return c.Service != "grpc.health.v1.Health"
@@ -70,24 +72,31 @@ func callFields(ctx context.Context) logging.Fields {
 	return f
 }
 
-// reasonField returns the ErrorInfo reason of a failed call.
-func reasonField(err error) logging.Fields {
-	if r := errorReason(err); r != "" {
-		return logging.Fields{FieldReason, r}
+// errorFields returns the ErrorInfo reason of a failed call, and the
+// attempts its metadata reports (used when no event revealed them: the
+// call record's value comes first).
+func errorFields(err error) logging.Fields {
+	ei := errorInfo(err)
+	if ei == nil {
+		return nil
 	}
-	return nil
+	f := logging.Fields{FieldReason, ei.GetReason()}
+	if n, err := strconv.Atoi(ei.GetMetadata()["attempts"]); err == nil && n > 0 {
+		f = append(f, FieldAttempts, n)
+	}
+	return f
 }
 
-// errorReason returns the ErrorInfo reason of err's status, or "".
-func errorReason(err error) string {
+// errorInfo returns the ErrorInfo of err's status, or nil.
+func errorInfo(err error) *errdetails.ErrorInfo {
 	var se interface{ GRPCStatus() *status.Status }
 	if !errors.As(err, &se) {
-		return ""
+		return nil
 	}
 	for _, d := range se.GRPCStatus().Details() {
 		if ei, ok := d.(*errdetails.ErrorInfo); ok {
-			return ei.GetReason()
+			return ei
 		}
 	}
-	return ""
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
 )
@@ -21,9 +22,17 @@ func TestLogging(t *testing.T) {
 		Scopes: []string{"generate", "models.list"}, Models: []string{"mock/*"}})
 	logs := &logBuffer{}
 	svc := &fakeService{generate: func(req *llmrelayv1.GenerateRequest, s llmrelayv1.LLMService_GenerateServer) error {
-		callinfo.From(s.Context()).SetAttempts(3)
-		if req.GetMessages()[0].GetContent() == "fail" {
+		switch req.GetMessages()[0].GetContent() {
+		case "fail": // the handler reports its attempts
+			callinfo.From(s.Context()).ObserveAttempt(3)
 			return status.Error(codes.Unavailable, "provider down")
+		case "events": // the events reveal them
+			_ = s.Send(&llmrelayv1.GenerateEvent{Sequence: 1, Attempt: 1,
+				Event: &llmrelayv1.GenerateEvent_WillRetry{WillRetry: &llmrelayv1.WillRetry{NextAttempt: 2}}})
+			return status.Error(codes.Unavailable, "provider down")
+		case "metadata": // the error's ErrorInfo does
+			return &apierr.Error{Code: codes.Unavailable, Reason: apierr.ReasonProviderUnavailable,
+				Metadata: map[string]string{"attempts": "4"}}
 		}
 		return nil
 	}}
@@ -58,6 +67,15 @@ func TestLogging(t *testing.T) {
 	}
 	if f := finished[1]; f["grpc.code"] != "Unauthenticated" || f[FieldReason] != ReasonAPIKeyUnknown || f[FieldRequestID] == "" {
 		t.Errorf("refused call's finish line: %v", f)
+	}
+	for _, content := range []string{"events", "metadata"} {
+		req := validRequest()
+		req.Messages[0].Content = content
+		_, _ = c.generate(withKey(testCtx(t), secret), req)
+	}
+	finished = logs.lines(t, "finished call")
+	if got := []any{finished[2][FieldAttempts], finished[3][FieldAttempts]}; got[0] != float64(2) || got[1] != float64(4) {
+		t.Errorf("attempts from events and from ErrorInfo = %v, want [2 4]", got)
 	}
 	if strings.Contains(logs.String(), secret) || strings.Contains(logs.String(), "wrong") {
 		t.Errorf("a credential reached the log:\n%s", logs)

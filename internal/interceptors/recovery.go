@@ -10,12 +10,13 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
 )
 
 // Recovery is the outermost link. It starts the call's record (callinfo),
-// noting the request's model and request id as soon as the request arrives,
-// and turns a panic anywhere below it into INTERNAL (reason INTERNAL, with
+// noting the request's model and request id as soon as the request arrives
+// and the attempts its events reveal as they are sent, and turns a panic anywhere below it into INTERNAL (reason INTERNAL, with
 // the request id in the ErrorInfo metadata), logged at error level with the
 // panic value and its stack. The server keeps serving other calls.
 //
@@ -46,13 +47,30 @@ func Recovery(logger *slog.Logger) Link {
 		},
 		Stream: func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 			ctx, ci := callinfo.NewContext(ss.Context())
-			ps := &peekStream{ServerStream: withContext(ss, ctx), onFirst: func(m any) error {
+			rs := &recordingStream{ServerStream: withContext(ss, ctx), info: ci}
+			ps := &peekStream{ServerStream: rs, onFirst: func(m any) error {
 				recordRequest(ci, m)
 				return nil
 			}}
 			return stream(srv, ps, info, h)
 		},
 	}
+}
+
+// recordingStream notes in the call record the attempts that the events a
+// call sends reveal: each event's attempt, and a will_retry's next attempt.
+type recordingStream struct {
+	grpc.ServerStream
+	info *callinfo.Info
+}
+
+// SendMsg implements grpc.ServerStream.
+func (s *recordingStream) SendMsg(m any) error {
+	if ev, ok := m.(*llmrelayv1.GenerateEvent); ok {
+		s.info.ObserveAttempt(int(ev.GetAttempt()))
+		s.info.ObserveAttempt(int(ev.GetWillRetry().GetNextAttempt()))
+	}
+	return s.ServerStream.SendMsg(m)
 }
 
 // recordRequest notes a request's model and request id in its call record.

@@ -70,14 +70,16 @@ func (i *Info) SetKey(name string) {
 	i.mu.Unlock()
 }
 
-// SetAttempts records how many provider attempts the call has made so far.
-// The Generate handler calls it as attempts start.
-func (i *Info) SetAttempts(n int) {
+// ObserveAttempt records that the call reached attempt n (from 1): the
+// call's attempts are the largest n observed. The Generate handler calls it
+// as each attempt starts; the interceptor chain also calls it for every
+// event the call sends.
+func (i *Info) ObserveAttempt(n int) {
 	if i == nil {
 		return
 	}
 	i.mu.Lock()
-	i.attempts = n
+	i.attempts = max(i.attempts, n)
 	i.mu.Unlock()
 }
 

@@ -29,7 +29,8 @@ func TestInfo(t *testing.T) {
 			madeUp := info.RequestID() // as the logging link does before a stream's request arrives
 			info.RecordRequest("mock/"+strings.Repeat("m", 1000), tt.requestID)
 			info.SetKey("checkout")
-			info.SetAttempts(2)
+			info.ObserveAttempt(2)
+			info.ObserveAttempt(1)
 			s := info.Snapshot()
 			if got := s.RequestID == tt.requestID; got != tt.wantKept {
 				t.Errorf("request id %q, kept = %v", s.RequestID, got)
@@ -54,7 +55,7 @@ func TestNilInfo(t *testing.T) {
 	info := From(context.Background())
 	info.RecordRequest("m", "")
 	info.SetKey("k")
-	info.SetAttempts(1)
+	info.ObserveAttempt(1)
 	if info.RequestID() != "" || info.Snapshot() != (Snapshot{}) {
 		t.Error("a nil Info recorded something")
 	}
