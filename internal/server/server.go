@@ -136,6 +136,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	defer stopMetrics()
 	s.log.Info("llmrelay serving", "listen", lis.Addr().String(), "providers", s.providers.Names(), "tls", s.cfg.TLS.Enabled())
+	if !s.cfg.TLS.Enabled() && !config.IsLoopback(s.cfg.Listen) {
+		s.log.Warn("serving without TLS on a non-loopback address: API keys cross the network in plaintext unless a proxy or mesh encrypts it")
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
 	select {
