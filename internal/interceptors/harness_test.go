@@ -55,7 +55,7 @@ type testConn struct {
 	health healthpb.HealthClient
 }
 
-func serve(t *testing.T, svc *fakeService, links ...Link) testConn {
+func serve(t testing.TB, svc *fakeService, links ...Link) testConn {
 	t.Helper()
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer(Chain(links...)...)
@@ -145,7 +145,7 @@ func findDetail[T any](st *status.Status) T {
 	return zero
 }
 
-func testKeys(t *testing.T, cfgs ...auth.KeyConfig) *auth.Keyring {
+func testKeys(t testing.TB, cfgs ...auth.KeyConfig) *auth.Keyring {
 	t.Helper()
 	k, err := auth.NewKeyring(cfgs)
 	if err != nil {

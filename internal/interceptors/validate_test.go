@@ -12,7 +12,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 )
 
-func newValidator(t *testing.T) protovalidate.Validator {
+func newValidator(t testing.TB) protovalidate.Validator {
 	t.Helper()
 	v, err := protovalidate.New()
 	if err != nil {
