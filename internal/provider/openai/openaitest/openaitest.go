@@ -39,6 +39,9 @@ const (
 	// Stall sends nothing more after Fault.After content chunks and holds
 	// the connection until the client goes away.
 	Stall
+	// Malformed sends a line that is not server-sent events after
+	// Fault.After content chunks and ends the response.
+	Malformed
 )
 
 // Fault is how one request fails.
@@ -53,6 +56,9 @@ type Fault struct {
 	// ErrorType is the error object's type for Status and InStreamError
 	// (default "server_error").
 	ErrorType string
+	// FirstByteDelay holds back the whole response, headers included, for
+	// this long, whatever the kind (a slow first byte).
+	FirstByteDelay time.Duration
 }
 
 // Options configure a Server.
@@ -65,6 +71,11 @@ type Options struct {
 	// Faults says how request n (from 0) fails; requests past its end, and
 	// zero Faults, are served normally.
 	Faults []Fault
+	// FaultFor, when set, picks each request's fault instead of Faults. It
+	// is called once per chat completion request, on the request's
+	// goroutine, with the request's number (from 0) and its JSON body; it
+	// must be safe for concurrent use.
+	FaultFor func(n int, body []byte) Fault
 }
 
 // Server is the fake upstream. Its methods are safe for concurrent use.
@@ -156,8 +167,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer s.open.Add(-1)
 
 	var f Fault
-	if n < len(s.opts.Faults) {
+	switch {
+	case s.opts.FaultFor != nil:
+		f = s.opts.FaultFor(n, body)
+	case n < len(s.opts.Faults):
 		f = s.opts.Faults[n]
+	}
+	if f.FirstByteDelay > 0 && !s.wait(r, f.FirstByteDelay) {
+		return
 	}
 	if f.Kind == Status {
 		status := f.Status
@@ -183,12 +200,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, f)
 			return
 		}
-		if s.opts.ChunkDelay > 0 {
-			select {
-			case <-time.After(s.opts.ChunkDelay):
-			case <-r.Context().Done():
-				return
-			}
+		if s.opts.ChunkDelay > 0 && !s.wait(r, s.opts.ChunkDelay) {
+			return
 		}
 		if _, err := w.Write(c); err != nil {
 			return
@@ -202,6 +215,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(s.tail)
 }
 
+// wait pauses for d and reports whether the client is still there and the
+// server still open.
+func (s *Server) wait(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.quit:
+	}
+	return false
+}
+
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, f Fault) {
 	switch f.Kind {
 	case Drop:
@@ -210,6 +237,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, f Fault) {
 		_, _ = w.Write([]byte("data: "))
 		_, _ = w.Write(bytes.TrimSpace(errorObject(f.ErrorType, "injected in-stream error")))
 		_, _ = w.Write([]byte("\n\n"))
+	case Malformed:
+		_, _ = w.Write([]byte("this is not a server-sent event\n\n"))
 	case Stall:
 		select {
 		case <-r.Context().Done():

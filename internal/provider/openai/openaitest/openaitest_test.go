@@ -3,6 +3,8 @@ package openaitest_test
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,5 +114,58 @@ func TestRejectsWhatIsNotAStreamedChatCompletion(t *testing.T) {
 	}
 	if s.Requests() != 0 {
 		t.Errorf("Requests = %d, want 0: only chat completions count", s.Requests())
+	}
+}
+
+func TestFaultForPicksEachRequestsFault(t *testing.T) {
+	var bodies []string
+	var mu sync.Mutex
+	s := openaitest.Start(t, openaitest.Options{Chunks: 4, FaultFor: func(n int, body []byte) openaitest.Fault {
+		mu.Lock()
+		bodies = append(bodies, string(body))
+		mu.Unlock()
+		switch n {
+		case 0:
+			return openaitest.Fault{Kind: openaitest.Malformed, After: 2}
+		case 1:
+			return openaitest.Fault{Kind: openaitest.InStreamError, After: 1, ErrorType: "overloaded_error", FirstByteDelay: 20 * time.Millisecond}
+		}
+		return openaitest.Fault{FirstByteDelay: time.Millisecond}
+	}})
+	p := adapter(t, s)
+	ctx := context.Background()
+
+	r := pt.Collect(ctx, p, pt.NewRequest("fake"))
+	if pe := pt.ProviderError(r.Err); r.Text != openaitest.Text(2) || pe == nil || pe.Kind != provider.KindTransport || !errors.Is(r.Err, httpx.ErrMalformed) {
+		t.Errorf("request 0: %q, %v; want 2 chunks, then a malformed stream", r.Text, r.Err)
+	}
+	r = pt.Collect(ctx, p, pt.NewRequest("fake"))
+	if pe := pt.ProviderError(r.Err); r.Text != openaitest.Text(1) || pe == nil || pe.Kind != provider.KindInStream || pe.Status != 503 || pe.Type != "overloaded_error" {
+		t.Errorf("request 1: %q, %v; want 1 chunk, then an in-stream overloaded error", r.Text, r.Err)
+	}
+	r = pt.Collect(ctx, p, pt.NewRequest("fake"))
+	if r.Err != nil || r.Text != openaitest.Text(4) {
+		t.Errorf("request 2: %q, %v; want a whole, if late, stream", r.Text, r.Err)
+	}
+	if len(bodies) != 3 || !strings.Contains(bodies[0], `"stream":true`) {
+		t.Errorf("FaultFor saw %d bodies (%q), want 3 chat completion requests", len(bodies), bodies)
+	}
+}
+
+func TestSlowFirstByteEndsWithTheClient(t *testing.T) {
+	s := openaitest.Start(t, openaitest.Options{Faults: []openaitest.Fault{{FirstByteDelay: time.Hour}}})
+	p := adapter(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := p.Stream(ctx, pt.NewRequest("fake"))
+		errc <- err
+	}()
+	for s.OpenStreams() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("Stream = %v, want context.Canceled", err)
 	}
 }
