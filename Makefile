@@ -16,6 +16,9 @@ PROTODEPS   := .cache/protodeps
 PROTOVALIDATE_MOD := github.com/bufbuild/protovalidate@v1.2.2
 GOOGLEAPIS_MOD    := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 ARGS        ?=
+FUZZTIME    ?= 30s
+SOAK_CALLS  ?= 5000
+BENCHFLAGS  ?=
 
 .PHONY: help
 help: ## Show this help.
@@ -32,6 +35,25 @@ run: build ## Build and start the server (embedded default: 127.0.0.1:50051, moc
 .PHONY: test
 test: ## Run every test with the race detector.
 	$(GO) test -race -count=1 ./...
+
+.PHONY: bench
+bench: build ## Benchmark llmrelay against direct provider calls (a real process on loopback); BENCHFLAGS="-h" lists its flags.
+	$(GO) run ./bench -llmrelay $(BIN) $(BENCHFLAGS)
+
+.PHONY: soak
+soak: ## Fault soak: SOAK_CALLS streams (default 5000) at concurrency 64 through faults, then a provider outage.
+	SOAK_CALLS=$(SOAK_CALLS) $(GO) test -count=1 -timeout 30m -run 'Soak' -v ./internal/soak/
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target (found with go test -list) for FUZZTIME each (default 30s).
+	@set -euo pipefail; \
+	pkgs=$$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); \
+	for pkg in $$pkgs; do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "== $$pkg $$target ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg; \
+		done; \
+	done
 
 .PHONY: vet
 vet: ## Run go vet.
