@@ -6,7 +6,9 @@
 # attempt after two deltas, so the server restarts the reply: it must print
 # attempt 1's text, one will_retry line that discards exactly that text,
 # attempt 2's text, and a final line equal to the input. The three examples
-# must print the same thing, delays aside.
+# must print the same thing, delays aside. Every call carries an API key made
+# up for the run; without it, each example must report the ErrorInfo reason
+# CREDENTIALS_MISSING.
 #
 # Run it through `make test-clients`, which installs the tools first.
 set -euo pipefail
@@ -43,12 +45,18 @@ go build -o "$work/example-go" ./examples/go
 npm --prefix examples/ts run --silent build
 
 echo "== start the server"
-cat >"$work/config.yaml" <<'EOF'
+# One API key, made up for this run, that the examples send.
+key=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+sha=$(printf '%s\n' "$key" | "$work/llmrelay" hash-key | sed -n 's/^sha256: //p')
+cat >"$work/config.yaml" <<EOF
 listen: 127.0.0.1:0
 metrics_listen: ""
 log: {level: info, format: text}
 providers:
   - {name: mock, kind: mock}
+auth:
+  keys:
+    - {name: test-clients, sha256: $sha, scopes: [generate, models.list], models: ["mock/*"]}
 EOF
 "$work/llmrelay" --config "$work/config.yaml" 2>"$work/server.log" &
 server_pid=$!
@@ -65,7 +73,7 @@ if [ -z "$addr" ]; then
 	exit 1
 fi
 echo "llmrelay on $addr"
-export LLMRELAY_ADDR=$addr
+export LLMRELAY_ADDR=$addr LLMRELAY_API_KEY=$key
 
 # expected is what every example prints, with the will_retry delay as NN.
 expected="$work/expected.txt"
@@ -75,13 +83,22 @@ printf '%s\n' \
 	"$TEXT" \
 	"final: $TEXT" >"$expected"
 
-# run_example NAME COMMAND...: runs the example and compares its output.
+# example NAME: runs the example in NAME (go, ts or python). Each gives its
+# call a 30s deadline, so none can hang.
+example() {
+	case $1 in
+	go) "$work/example-go" ;;
+	ts) node examples/ts/dist/examples/ts/stream.js ;;
+	python) PYTHONPATH=gen/python "$PYTHON" examples/python/stream.py ;;
+	esac
+}
+
+# run_example NAME: runs the example and compares its output.
 run_example() {
 	local name=$1
-	shift
 	local out="$work/$name.out" err="$work/$name.err"
-	echo "== $name: $*"
-	if ! timeout 60 "$@" >"$out" 2>"$err"; then
+	echo "== $name"
+	if ! example "$name" >"$out" 2>"$err"; then
 		fail "$name exited with an error" "$out" "$err"
 		return
 	fi
@@ -94,9 +111,9 @@ run_example() {
 	fi
 }
 
-run_example go "$work/example-go"
-run_example ts node examples/ts/dist/examples/ts/stream.js
-run_example python env PYTHONPATH=gen/python "$PYTHON" examples/python/stream.py
+for name in go ts python; do
+	run_example "$name"
+done
 
 finals=$(cat "$work"/{go,ts,python}.out 2>/dev/null | grep '^final: ' || true)
 if [ "$(grep -c . <<<"$finals")" -eq 3 ] && [ "$(sort -u <<<"$finals" | wc -l)" -eq 1 ]; then
@@ -105,10 +122,21 @@ else
 	fail "the examples' final texts differ or are missing" "$work/go.out" "$work/ts.out" "$work/python.out"
 fi
 
+# Without the key each example must fail, reporting the status's ErrorInfo reason.
+for name in go ts python; do
+	if LLMRELAY_API_KEY="" example "$name" >"$work/$name.nokey.out" 2>"$work/$name.nokey.err"; then
+		fail "$name succeeded without an API key" "$work/$name.nokey.out"
+	elif grep -q "CREDENTIALS_MISSING" "$work/$name.nokey.err"; then
+		pass "$name without a key: $(head -n1 "$work/$name.nokey.err")"
+	else
+		fail "$name without a key did not report CREDENTIALS_MISSING" "$work/$name.nokey.err"
+	fi
+done
+
 echo "== grpcurl"
 request=$(printf '{"model": "mock/echo", "messages": [{"role": "ROLE_USER", "content": "%s"}],
   "retry": {"initialBackoff": "0.05s"}, "providerOptions": {"faults": [{"drop_after": 2}]}}' "$TEXT")
-if timeout 60 go tool grpcurl -plaintext -d "$request" "$addr" llmrelay.v1.LLMService/Generate >"$work/grpcurl.out" 2>"$work/grpcurl.err"; then
+if go tool grpcurl -max-time 30 -plaintext -H "authorization: Bearer $key" -d "$request" "$addr" llmrelay.v1.LLMService/Generate >"$work/grpcurl.out" 2>"$work/grpcurl.err"; then
 	# grpcurl prints one JSON object per event; check them with Python's json.
 	if "$PYTHON" - "$work/grpcurl.out" "$TEXT" "$FIRST_ATTEMPT" >"$work/grpcurl.check" 2>&1 <<'EOF'; then
 import json, sys
