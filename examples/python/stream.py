@@ -39,9 +39,14 @@ def main() -> int:
     )
     metadata = [("authorization", f"Bearer {key}")] if key else None
 
+    # llmrelay's recommended service config lets gRPC retry UNAVAILABLE before
+    # the first event; once events flow, retries are the server's job.
+    with open(os.path.join(os.path.dirname(__file__), "../../docs/service-config.json")) as f:
+        options = [("grpc.service_config", f.read())]
+
     # insecure_channel is plaintext, for a server on loopback; use
-    # grpc.secure_channel(addr, grpc.ssl_channel_credentials()) for TLS.
-    with grpc.insecure_channel(addr) as channel:
+    # grpc.secure_channel(addr, grpc.ssl_channel_credentials(), options) for TLS.
+    with grpc.insecure_channel(addr, options) as channel:
         stub = llmrelay_pb2_grpc.LLMServiceStub(channel)
         line_open = False  # the current line holds streamed text
         shown = ""  # what the current attempt has put on screen
@@ -60,9 +65,7 @@ def main() -> int:
                     discarded = shown if w.discard_partial else ""
                     if w.discard_partial:
                         shown = ""
-                    if line_open:
-                        print()
-                        line_open = False
+                    line_open = end_line(line_open)
                     print(
                         f"will_retry: next_attempt={w.next_attempt} delay_ms={w.delay.ToMilliseconds()}"
                         f" reason={llmrelay_pb2.RetryReason.Name(w.reason)}"
@@ -72,17 +75,22 @@ def main() -> int:
                     # The final message is the answer, whatever the deltas showed.
                     answer = ev.final.message.content
         except grpc.RpcError as err:
-            if line_open:
-                print()
+            end_line(line_open)
             report(err)
             return 1
-        if line_open:
-            print()
+        end_line(line_open)
         if answer is None:
             print("error: the stream ended without a final event", file=sys.stderr)
             return 1
         print(f"final: {answer}")
         return 0
+
+
+def end_line(line_open: bool) -> bool:
+    """Ends the line of streamed text, if one is open; returns False."""
+    if line_open:
+        print(flush=True)
+    return False
 
 
 def report(err: grpc.RpcError) -> None:
