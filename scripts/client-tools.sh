@@ -6,9 +6,9 @@
 #   - npm ci in examples/ts (the lockfile pins protoc-gen-es, @bufbuild/protobuf,
 #     @connectrpc/connect-node and TypeScript), when node_modules is missing
 #     or older than the lockfile;
-#   - Debian's protobuf-compiler (protoc), protobuf-compiler-grpc
-#     (grpc_python_plugin), python3-grpcio and python3-protobuf, when missing
-#     (needs root: apt-get).
+#   - Debian's protobuf-compiler (protoc), libprotobuf-dev (the well-known
+#     .proto files protoc reads), protobuf-compiler-grpc (grpc_python_plugin),
+#     python3-grpcio and python3-protobuf, when missing (needs root: apt-get).
 #
 # PROTOC_VERSION and GRPC_PYTHON_VERSION (from the Makefile) are the upstream
 # versions the generated code must come from.
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 die() { echo "client-tools: $*" >&2; exit 1; }
 
 # Debian packages.
-packages=(protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf)
+packages=(protobuf-compiler libprotobuf-dev protobuf-compiler-grpc python3-grpcio python3-protobuf)
 missing=()
 for p in "${packages[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
