@@ -60,7 +60,7 @@ func (s *Schema) JSON() json.RawMessage { return s.json }
 
 // Cache compiles schemas and keeps the compiled ones, keyed by the SHA-256
 // of their canonical JSON, dropping the least recently used beyond
-// Config.CacheEntries. Invalid schemas are remembered too, so a client that
+// Config.SchemaCacheSize. Invalid schemas are remembered too, so a client that
 // repeats one does not cost a compile each time. Safe for concurrent use.
 type Cache struct {
 	cfg Config
@@ -86,7 +86,7 @@ type CacheStats struct {
 // NewCache returns an empty cache configured by cfg.
 func NewCache(cfg Config) *Cache {
 	return &Cache{
-		cfg:    cfg.withDefaults(),
+		cfg:    cfg.withSizes(),
 		lru:    list.New(),
 		byHash: make(map[[sha256.Size]byte]*list.Element),
 	}
@@ -127,7 +127,7 @@ func (c *Cache) Compile(raw []byte) (*Schema, error) {
 		return e.schema, e.err
 	}
 	c.byHash[hash] = c.lru.PushFront(&cacheEntry{hash: hash, schema: s, err: err})
-	for c.lru.Len() > c.cfg.CacheEntries {
+	for c.lru.Len() > c.cfg.SchemaCacheSize {
 		old := c.lru.Back()
 		c.lru.Remove(old)
 		delete(c.byHash, old.Value.(*cacheEntry).hash)

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -75,7 +76,7 @@ func TestCompileTooLargeOrTooDeep(t *testing.T) {
 }
 
 func TestCacheReusesAndEvicts(t *testing.T) {
-	cache := NewCache(Config{CacheEntries: 2})
+	cache := NewCache(Config{SchemaCacheSize: 2})
 	a1, err := cache.Compile([]byte(`{"type":"string","minLength":1}`))
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +113,7 @@ func TestCacheReusesAndEvicts(t *testing.T) {
 }
 
 func TestCacheConcurrentUse(t *testing.T) {
-	cache := NewCache(Config{CacheEntries: 4})
+	cache := NewCache(Config{SchemaCacheSize: 4})
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Add(1)
@@ -159,12 +160,12 @@ func TestValidationRetries(t *testing.T) {
 		requested *uint32
 		want      int
 	}{
-		{"unset takes 2", Config{}, nil, 2},
-		{"zero means never", Config{}, u(0), 0},
-		{"within the limit", Config{}, u(4), 4},
-		{"clamped to the default limit", Config{}, u(10), 5},
-		{"clamped to a configured limit", Config{MaxValidationRetries: 1}, nil, 1},
-		{"re-asks forbidden", Config{MaxValidationRetries: -1}, u(3), 0},
+		{"unset takes the default", DefaultConfig(), nil, 2},
+		{"zero means never", DefaultConfig(), u(0), 0},
+		{"within the limit", DefaultConfig(), u(4), 4},
+		{"clamped to the limit", DefaultConfig(), u(10), 5},
+		{"default clamped too", Config{DefaultValidationRetries: 3, MaxValidationRetries: 1}, nil, 1},
+		{"re-asks forbidden", Config{DefaultValidationRetries: 2}, u(3), 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,4 +174,63 @@ func TestValidationRetries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCompile compiles arbitrary schemas: Compile answers with a schema or
+// a typed error, never a panic, and for every schema it accepts, Instance
+// and the provider forms do not panic and the provider forms are schemas
+// that compile too.
+func FuzzCompile(f *testing.F) {
+	for _, s := range []string{issueSchema, strictSchema, benchSchema, `{"type":12}`, `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#"}}}`,
+		`{"anyOf":[{"minimum":1.5,"multipleOf":0.5}],"pattern":"^a+$","minItems":2}`, `true`, `{"items":[{}],"additionalItems":false}`} {
+		f.Add(s)
+	}
+	cache := NewCache(Config{MaxSchemaBytes: 4096})
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := cache.Compile([]byte(src))
+		if err != nil {
+			var se *SchemaError
+			if !errors.As(err, &se) && !errors.Is(err, ErrSchemaTooLarge) {
+				t.Fatalf("Compile error %T: %v", err, err)
+			}
+			return
+		}
+		text, err := InstanceText(s.JSON())
+		if err != nil {
+			t.Fatalf("InstanceText: %v", err)
+		}
+		if _, err := ParseReply(text); err != nil && !strings.Contains(err.Error(), "too large") {
+			t.Fatalf("instance %q does not parse: %v", text, err)
+		}
+		if _, err := OpenAIResponseFormat("x", s.JSON()); err != nil {
+			t.Fatalf("OpenAIResponseFormat: %v", err)
+		}
+		for _, form := range []func([]byte) (json.RawMessage, error){
+			func(b []byte) (json.RawMessage, error) {
+				f, err := AnthropicOutputFormat(b)
+				if err != nil {
+					return nil, err
+				}
+				return f.Schema, nil
+			},
+			func(b []byte) (json.RawMessage, error) {
+				f, err := GeminiResponseSchema(b)
+				if err != nil {
+					return nil, err
+				}
+				return f.ResponseJSONSchema, nil
+			},
+		} {
+			native, err := form(s.JSON())
+			if errors.Is(err, ErrNoNativeForm) {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("native form: %v", err)
+			}
+			if _, err := NewCache(Config{}).Compile(native); err != nil {
+				t.Fatalf("native form %s of %s does not compile: %v", native, s.JSON(), err)
+			}
+		}
+	})
 }

@@ -31,18 +31,25 @@ func Instance(schema []byte) (any, error) {
 	if err != nil {
 		return nil, &SchemaError{Message: "not valid JSON: " + jsonErrorText(err)}
 	}
-	g := &generator{root: doc}
+	g := &generator{root: doc, budget: instanceBudget}
 	return g.value(doc, 0, 0), nil
 }
 
-// InstanceText is Instance as compact JSON text, object keys sorted.
+// InstanceText is Instance as JSON text indented by two spaces, object
+// keys sorted: a reply the mock streams in several deltas.
 func InstanceText(schema []byte) (string, error) {
 	v, err := Instance(schema)
 	if err != nil {
 		return "", err
 	}
-	b, err := marshalJSON(v)
-	return string(b), err
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 const (
@@ -56,10 +63,14 @@ const (
 	maxRefHops = 32
 	// maxGenerated bounds the counts (minItems, minLength, ...) honoured.
 	maxGenerated = 1000
+	// instanceBudget bounds the size of an instance, in values plus
+	// 32-character pieces of strings: nested minItems cannot make it huge.
+	instanceBudget = 20000
 )
 
 type generator struct {
-	root any
+	root   any
+	budget int // what is left of instanceBudget
 }
 
 // value generates a value for schema s. variant > 0 asks for a value that
@@ -69,6 +80,7 @@ func (g *generator) value(s any, depth, variant int) any {
 	if !ok || depth > maxInstanceDepth {
 		return nil
 	}
+	g.budget--
 	m = g.resolve(m)
 	if c, ok := m["const"]; ok {
 		return c
@@ -91,7 +103,9 @@ func (g *generator) value(s any, depth, variant int) any {
 	case "array":
 		return g.array(m, depth)
 	case "string":
-		return stringValue(m, variant)
+		s := stringValue(m, variant)
+		g.budget -= len(s) / 32
+		return s
 	case "integer":
 		return numberValue(m, true, variant)
 	case "number":
@@ -382,7 +396,7 @@ func (g *generator) object(m map[string]any, depth int) map[string]any {
 		}
 	}
 	minProps := intKeyword(m, "minProperties", 0)
-	for i := 1; len(out) < minProps && i <= minProps+64; i++ {
+	for i := 1; len(out) < minProps && i <= minProps+64 && g.budget > 0; i++ {
 		add("key" + strconv.Itoa(i))
 	}
 	return out
@@ -426,6 +440,9 @@ func (g *generator) array(m map[string]any, depth int) []any {
 	unique := m["uniqueItems"] == true
 	out := make([]any, 0, n)
 	for i := range n {
+		if g.budget <= 0 {
+			break
+		}
 		var s any
 		switch {
 		case i < len(prefix):

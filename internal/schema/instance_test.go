@@ -106,3 +106,17 @@ func TestInstanceValues(t *testing.T) {
 }
 
 func jsonNumber(s string) json.Number { return json.Number(s) }
+
+func TestInstanceStaysSmall(t *testing.T) {
+	nested := `{"type":"string","minLength":1000}`
+	for range 6 {
+		nested = `{"type":"array","minItems":1000,"items":` + nested + `}`
+	}
+	text, err := InstanceText([]byte(nested))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(text) > 1<<20 {
+		t.Fatalf("instance of %d bytes for a nested minItems schema; want it bounded", len(text))
+	}
+}

@@ -298,3 +298,40 @@ func TestPartialSharesNothingWithLaterInput(t *testing.T) {
 		t.Fatalf("an earlier snapshot changed to %#v", first)
 	}
 }
+
+// TestPartialOverInstance follows docs/structured-output.md: the mock's
+// instance of the issue's schema, streamed word by word (each word with the
+// whitespace after it), yields these partial objects.
+func TestPartialOverInstance(t *testing.T) {
+	text, err := InstanceText([]byte(issueSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	for start, i := 0, 0; i <= len(text); i++ {
+		if i == len(text) || i > start && isJSONSpace(text[i-1]) && !isJSONSpace(text[i]) {
+			words = append(words, text[start:i])
+			start = i
+		}
+	}
+	wantWords := []string{"{\n  ", `"score": `, "0,\n  ", `"sentiment": `, "\"positive\"\n", "}"}
+	if !reflect.DeepEqual(words, wantWords) {
+		t.Fatalf("instance words %q, want %q", words, wantWords)
+	}
+	var got []any
+	p := NewPartial()
+	for _, w := range words {
+		if p.Feed(w) {
+			v, _ := p.Snapshot()
+			got = append(got, v)
+		}
+	}
+	want := []any{
+		map[string]any{},
+		map[string]any{"score": json.Number("0")},
+		map[string]any{"score": json.Number("0"), "sentiment": "positive"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("partial objects %#v\nwant %#v", got, want)
+	}
+}

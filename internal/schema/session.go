@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -150,4 +151,4 @@ func (s *Session) Retries() int { return s.retries }
 
 // Errors returns every violation seen so far, in attempt order:
 // Final.validation_errors.
-func (s *Session) Errors() []AttemptViolation { return s.seen }
+func (s *Session) Errors() []AttemptViolation { return slices.Clone(s.seen) }

@@ -57,8 +57,9 @@ func (s *Schema) Validate(v any) []Violation {
 // is not JSON is one violation with an empty keyword location.
 func (s *Schema) Check(reply string) (any, []Violation) {
 	v, err := ParseReply(reply)
-	if err != nil {
-		return nil, []Violation{{Message: err.(*ParseError).Reason()}}
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		return nil, []Violation{{Message: pe.Reason()}}
 	}
 	if vs := s.Validate(v); len(vs) > 0 {
 		return nil, vs
