@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestServeStopsCleanlyWhenItsContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	var stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"--listen", "127.0.0.1:0"}, nil, &bytes.Buffer{}, &stderr, func(string) string { return "" }) }()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run returned %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not return after its context ended")
+	}
+	if !strings.Contains(stderr.String(), "llmrelay serving") {
+		t.Errorf("log %q does not say the server was serving", stderr.String())
+	}
+}
+
+func TestRunRejectsBadInvocations(t *testing.T) {
+	tests := [][]string{
+		{"--listen", "nowhere"},
+		{"--no-such-flag"},
+		{"stray"},
+		{"--config", "/does/not/exist.yaml"},
+	}
+	for _, args := range tests {
+		err := run(t.Context(), args, nil, &bytes.Buffer{}, &bytes.Buffer{}, func(string) string { return "" })
+		if err == nil {
+			t.Errorf("run(%q) succeeded, want an error", args)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"version"}, nil, &out, &bytes.Buffer{}, nil); err != nil || !strings.HasPrefix(out.String(), "llmrelay") {
+		t.Errorf("version printed %q, %v", out.String(), err)
+	}
+}

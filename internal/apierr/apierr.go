@@ -1,0 +1,148 @@
+// Package apierr is the one place where llmrelay's errors become gRPC
+// statuses. Every status it builds carries a google.rpc.ErrorInfo with the
+// domain "llmrelay" and an UPPER_SNAKE reason, a google.rpc.RetryInfo when
+// waiting before calling again helps, and a google.rpc.BadRequest when
+// request fields are at fault.
+//
+// The public message is written for the caller; the internal cause, which may
+// hold upstream details, is kept apart for logs.
+package apierr
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// Domain is the ErrorInfo domain of every llmrelay error.
+const Domain = "llmrelay"
+
+// ErrorInfo reasons. Stable: clients switch on them.
+const (
+	ReasonInvalidRequest         = "INVALID_REQUEST"
+	ReasonInvalidProviderOptions = "INVALID_PROVIDER_OPTIONS"
+	ReasonUnknownProvider        = "UNKNOWN_PROVIDER"
+	ReasonUnknownModel           = "UNKNOWN_MODEL"
+	ReasonProviderRejected       = "PROVIDER_REJECTED"
+	ReasonProviderAuthFailed     = "PROVIDER_AUTH_FAILED"
+	ReasonProviderUnavailable    = "PROVIDER_UNAVAILABLE"
+	ReasonProviderRateLimited    = "PROVIDER_RATE_LIMITED"
+	ReasonCancelled              = "CANCELLED"
+	ReasonDeadlineExceeded       = "DEADLINE_EXCEEDED"
+	ReasonShuttingDown           = "SERVER_SHUTTING_DOWN"
+	ReasonInternal               = "INTERNAL"
+)
+
+// ErrShuttingDown is the cause with which the server cuts off calls still
+// running when its shutdown grace period ends. It maps to UNAVAILABLE: the
+// client should call again, and will reach another instance.
+var ErrShuttingDown = errors.New("server shutting down")
+
+// Error is an error with everything its gRPC status needs. It implements
+// GRPCStatus, so gRPC sends it as it is.
+type Error struct {
+	// Code is the gRPC code.
+	Code codes.Code
+	// Reason is the ErrorInfo reason.
+	Reason string
+	// Message is the public message.
+	Message string
+	// Metadata is the ErrorInfo metadata.
+	Metadata map[string]string
+	// RetryAfter, when positive, adds a RetryInfo with this delay.
+	RetryAfter time.Duration
+	// FieldViolations, when any, add a BadRequest.
+	FieldViolations []*errdetails.BadRequest_FieldViolation
+	// Extra details appended as they are.
+	Extra []protoadapt.MessageV1
+	// Cause is the internal cause, for logs only.
+	Cause error
+}
+
+// New returns an Error with the code, reason and public message.
+func New(code codes.Code, reason, message string) *Error {
+	return &Error{Code: code, Reason: reason, Message: message}
+}
+
+// Error implements error with the public message and the internal cause.
+func (e *Error) Error() string {
+	s := e.Code.String() + " " + e.Reason + ": " + e.Message
+	if e.Cause != nil {
+		s += ": " + e.Cause.Error()
+	}
+	return s
+}
+
+// Unwrap returns the internal cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// GRPCStatus builds the status with its details.
+func (e *Error) GRPCStatus() *status.Status {
+	st := status.New(e.Code, e.Message)
+	details := make([]protoadapt.MessageV1, 0, 3+len(e.Extra))
+	details = append(details, &errdetails.ErrorInfo{Reason: e.Reason, Domain: Domain, Metadata: e.Metadata})
+	if e.RetryAfter > 0 {
+		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(e.RetryAfter)})
+	}
+	if len(e.FieldViolations) > 0 {
+		details = append(details, &errdetails.BadRequest{FieldViolations: e.FieldViolations})
+	}
+	details = append(details, e.Extra...)
+	withDetails, err := st.WithDetails(details...)
+	if err != nil {
+		return st
+	}
+	return withDetails
+}
+
+// InvalidField returns INVALID_ARGUMENT for one bad request field.
+func InvalidField(reason, field, description string) *Error {
+	return &Error{
+		Code:    codes.InvalidArgument,
+		Reason:  reason,
+		Message: field + ": " + description,
+		FieldViolations: []*errdetails.BadRequest_FieldViolation{
+			{Field: field, Description: description},
+		},
+	}
+}
+
+// FromError turns any error into an *Error. Errors that already are one
+// pass through; context errors become CANCELLED or DEADLINE_EXCEEDED; a
+// *provider.FieldError becomes INVALID_ARGUMENT; anything else is INTERNAL
+// with the cause kept for the log only.
+func FromError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var fe *provider.FieldError
+	if errors.As(err, &fe) {
+		e := InvalidField(ReasonInvalidProviderOptions, fe.Field, fe.Description)
+		e.Cause = err
+		return e
+	}
+	switch {
+	case errors.Is(err, ErrShuttingDown):
+		return &Error{Code: codes.Unavailable, Reason: ReasonShuttingDown, Message: "the server is shutting down; call again", RetryAfter: time.Second, Cause: err}
+	case errors.Is(err, context.Canceled):
+		return &Error{Code: codes.Canceled, Reason: ReasonCancelled, Message: "the call was cancelled", Cause: err}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Code: codes.DeadlineExceeded, Reason: ReasonDeadlineExceeded, Message: "the call's deadline passed", Cause: err}
+	}
+	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
+		return &Error{Code: st.Code(), Reason: ReasonInternal, Message: st.Message(), Cause: err}
+	}
+	return &Error{Code: codes.Internal, Reason: ReasonInternal, Message: "internal error", Cause: err}
+}

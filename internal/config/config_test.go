@@ -1,0 +1,117 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoadWithNothingGivesTheEmbeddedDefault(t *testing.T) {
+	cfg, err := Load(Flags{}, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Listen != "127.0.0.1:50051" {
+		t.Errorf("listen %q, want 127.0.0.1:50051", cfg.Listen)
+	}
+	if len(cfg.Providers) != 1 || cfg.Providers[0].Name != "mock" || cfg.Providers[0].Kind != "mock" {
+		t.Errorf("providers %+v, want just the mock", cfg.Providers)
+	}
+	if cfg.Retry.DefaultMaxAttempts != 3 || cfg.Retry.MaxAttemptsLimit != 10 || cfg.Retry.InitialBackoff != 500*time.Millisecond || cfg.Retry.MaxBackoff != 8*time.Second {
+		t.Errorf("retry defaults %+v", cfg.Retry)
+	}
+}
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "llmrelay.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadOrder(t *testing.T) {
+	file := writeFile(t, `
+listen: 127.0.0.1:7000
+shutdown_grace: 3s
+retry:
+  initial_backoff: 250ms
+providers:
+  - name: local
+    kind: openai
+    base_url: http://127.0.0.1:11434/v1
+    models: [llama3.1]
+`)
+	tests := []struct {
+		name       string
+		flags      Flags
+		env        map[string]string
+		wantListen string
+	}{
+		{"file via flag", Flags{ConfigPath: file}, nil, "127.0.0.1:7000"},
+		{"file via env", Flags{}, map[string]string{EnvConfig: file}, "127.0.0.1:7000"},
+		{"env overrides file", Flags{ConfigPath: file}, map[string]string{EnvListen: "127.0.0.1:7001"}, "127.0.0.1:7001"},
+		{"flag overrides env", Flags{ConfigPath: file, Listen: "127.0.0.1:7002"}, map[string]string{EnvListen: "127.0.0.1:7001"}, "127.0.0.1:7002"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := Load(tc.flags, env(tc.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Listen != tc.wantListen {
+				t.Errorf("listen %q, want %q", cfg.Listen, tc.wantListen)
+			}
+			if cfg.ShutdownGrace != 3*time.Second || cfg.Retry.InitialBackoff != 250*time.Millisecond {
+				t.Errorf("file values not applied: grace %v, initial_backoff %v", cfg.ShutdownGrace, cfg.Retry.InitialBackoff)
+			}
+			if cfg.Retry.MaxBackoff != 8*time.Second {
+				t.Errorf("unset field lost its default: max_backoff %v", cfg.Retry.MaxBackoff)
+			}
+			if len(cfg.Providers) != 1 || cfg.Providers[0].Name != "local" {
+				t.Errorf("providers %+v, want only the configured one", cfg.Providers)
+			}
+		})
+	}
+}
+
+func TestLoadRejectsBadConfig(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"typo", "listne: 127.0.0.1:1\n", "field listne not found"},
+		{"bad listen", "listen: nowhere\n", "listen"},
+		{"bad duration", "shutdown_grace: soon\n", "`soon` into time.Duration"},
+		{"duplicate provider", "providers: [{name: a, kind: mock}, {name: a, kind: mock}]\n", "listed twice"},
+		{"provider without kind", "providers: [{name: a}]\n", "kind: required"},
+		{"slash in name", "providers: [{name: a/b, kind: mock}]\n", "must not contain '/'"},
+		{"attempts over limit", "retry: {default_max_attempts: 11}\n", "default_max_attempts"},
+		{"half tls", "tls: {cert_file: a.pem}\n", "tls"},
+		{"bad level", "log: {level: loud}\n", "log.level"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(Flags{ConfigPath: writeFile(t, tc.yaml)}, env(nil))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Load: %v, want an error mentioning %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Load(Flags{ConfigPath: filepath.Join(t.TempDir(), "missing.yaml")}, env(nil)); err == nil {
+		t.Error("a missing config file loaded without error")
+	}
+}
+
+func TestRedactedShortensKeyHashes(t *testing.T) {
+	cfg := Default()
+	cfg.Auth.Keys = []APIKey{{Name: "k", SHA256: strings.Repeat("ab", 32)}}
+	r := cfg.Redacted()
+	if r.Auth.Keys[0].SHA256 == cfg.Auth.Keys[0].SHA256 || cfg.Auth.Keys[0].SHA256 != strings.Repeat("ab", 32) {
+		t.Errorf("Redacted must shorten the copy's hashes and leave the original: %q / %q", r.Auth.Keys[0].SHA256, cfg.Auth.Keys[0].SHA256)
+	}
+}

@@ -1,0 +1,148 @@
+package mock
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+func TestSplitWordsConcatenatesToInput(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"hello brave new world", []string{"hello ", "brave ", "new ", "world"}},
+		{"  lead and trail  ", []string{"  lead ", "and ", "trail  "}},
+		{"one", []string{"one"}},
+		{"multi\nline\ttabs", []string{"multi\n", "line\t", "tabs"}},
+		{"", nil},
+		{"   ", []string{"   "}},
+		{"héllo wörld", []string{"héllo ", "wörld"}},
+	}
+	for _, tc := range tests {
+		got := SplitWords(tc.in)
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
+			t.Errorf("SplitWords(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if strings.Join(got, "") != tc.in {
+			t.Errorf("SplitWords(%q) concatenates to %q", tc.in, strings.Join(got, ""))
+		}
+	}
+}
+
+func request(attempt int, opts map[string]any) *provider.Request {
+	return &provider.Request{
+		Model:    ModelEcho,
+		Messages: []provider.Message{{Role: provider.RoleUser, Content: "a b c d"}},
+		Options:  opts,
+		Attempt:  attempt,
+	}
+}
+
+// drain reads a stream to its end and returns the text and the ending error.
+func drain(t *testing.T, s provider.Stream) (string, error) {
+	t.Helper()
+	var b strings.Builder
+	for {
+		ev, err := s.Recv()
+		if err != nil {
+			return b.String(), err
+		}
+		b.WriteString(ev.Text)
+	}
+}
+
+func TestFaultsApplyPerAttempt(t *testing.T) {
+	faults := []any{
+		map[string]any{"status": 429.0, "retry_after_ms": 700.0},
+		map[string]any{"drop_after": 2.0},
+		map[string]any{"error_after": 1.0},
+		map[string]any{"output": "other text"},
+	}
+	p := New()
+	ctx := t.Context()
+
+	_, err := p.Stream(ctx, request(1, map[string]any{"faults": faults}))
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.KindHTTP || pe.Status != 429 || !pe.HasRetryAfter || pe.RetryAfter != 700*time.Millisecond {
+		t.Fatalf("attempt 1: %#v, want HTTP 429 with a 700ms hint", err)
+	}
+
+	s, err := p.Stream(ctx, request(2, map[string]any{"faults": faults}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := drain(t, s)
+	if text != "a b " || !errors.As(err, &pe) || pe.Kind != provider.KindTransport {
+		t.Fatalf("attempt 2: %q, %v; want 2 words then a transport failure", text, err)
+	}
+
+	s, _ = p.Stream(ctx, request(3, map[string]any{"faults": faults}))
+	text, err = drain(t, s)
+	if text != "a " || !errors.As(err, &pe) || pe.Kind != provider.KindInStream || pe.Type != "overloaded_error" {
+		t.Fatalf("attempt 3: %q, %v; want 1 word then an in-stream overloaded error", text, err)
+	}
+
+	s, _ = p.Stream(ctx, request(4, map[string]any{"faults": faults}))
+	if text, err = drain(t, s); text != "other text" || !errors.Is(err, io.EOF) {
+		t.Fatalf("attempt 4: %q, %v; want the scripted output", text, err)
+	}
+
+	s, _ = p.Stream(ctx, request(5, map[string]any{"faults": faults}))
+	if text, err = drain(t, s); text != "a b c d" || !errors.Is(err, io.EOF) {
+		t.Fatalf("attempt 5 (past the list): %q, %v; want the echo", text, err)
+	}
+}
+
+func TestStallEndsWithTheContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	s, err := New().Stream(ctx, request(1, map[string]any{"faults": []any{map[string]any{"stall_after": 1.0}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := s.Recv(); err != nil || ev.Text != "a " {
+		t.Fatalf("first event %v, %v", ev, err)
+	}
+	go func() { time.Sleep(10 * time.Millisecond); cancel() }()
+	if _, err := s.Recv(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("stalled Recv returned %v, want context.Canceled once cancelled", err)
+	}
+}
+
+func TestStreamReportsFinishAndUsage(t *testing.T) {
+	s, err := New().Stream(t.Context(), request(1, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var finish provider.FinishReason
+	var usage provider.Usage
+	for {
+		ev, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.Kind {
+		case provider.EventFinish:
+			finish = ev.FinishReason
+		case provider.EventUsage:
+			usage = ev.Usage
+		}
+	}
+	if finish != provider.FinishStop || usage.InputTokens != 4 || usage.OutputTokens != 4 {
+		t.Errorf("finish %v usage %+v, want stop and 4/4", finish, usage)
+	}
+}
+
+func TestLorem(t *testing.T) {
+	if got := len(strings.Fields(Lorem(100))); got != 100 {
+		t.Errorf("Lorem(100) has %d words", got)
+	}
+}

@@ -1,0 +1,64 @@
+package provider_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+type fake struct{}
+
+func (fake) Stream(context.Context, *provider.Request) (provider.Stream, error) { return nil, nil }
+func (fake) DefaultModels() []string                                            { return []string{"a", "b"} }
+
+func init() {
+	provider.Register("test-fake", func(provider.Config) (provider.Provider, error) { return fake{}, nil })
+}
+
+func TestNewSetAndResolve(t *testing.T) {
+	set, err := provider.NewSet([]provider.Config{
+		{Name: "open", Kind: "test-fake"},
+		{Name: "listed", Kind: "test-fake", Models: []string{"only"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		model, wantProvider, wantModel string
+		wantErr                        error
+	}{
+		{"open/anything", "open", "anything", nil},
+		{"open/org/model:tag", "open", "org/model:tag", nil},
+		{"listed/only", "listed", "only", nil},
+		{"listed/other", "", "", provider.ErrUnknownModel},
+		{"nope/x", "", "", provider.ErrUnknownProvider},
+		{"noslash", "", "", provider.ErrUnknownProvider},
+		{"open/", "", "", provider.ErrUnknownProvider},
+	}
+	for _, tc := range tests {
+		e, m, err := set.Resolve(tc.model)
+		if !errors.Is(err, tc.wantErr) {
+			t.Errorf("Resolve(%q) error %v, want %v", tc.model, err, tc.wantErr)
+			continue
+		}
+		if err == nil && (e.Config.Name != tc.wantProvider || m != tc.wantModel) {
+			t.Errorf("Resolve(%q) = %s, %s; want %s, %s", tc.model, e.Config.Name, m, tc.wantProvider, tc.wantModel)
+		}
+	}
+	if e, _ := set.Get("open"); strings.Join(e.Models, ",") != "a,b" {
+		t.Errorf("unlisted models %v, want the adapter's defaults", e.Models)
+	}
+	if e, _ := set.Get("listed"); strings.Join(e.Models, ",") != "only" {
+		t.Errorf("listed models %v, want the configured list", e.Models)
+	}
+}
+
+func TestNewSetRejectsUnknownKindListingKnownOnes(t *testing.T) {
+	_, err := provider.NewSet([]provider.Config{{Name: "x", Kind: "nosuch"}})
+	if err == nil || !strings.Contains(err.Error(), "test-fake") || !strings.Contains(err.Error(), `"nosuch"`) {
+		t.Errorf("error %v, want it to name the unknown kind and list the known ones", err)
+	}
+}

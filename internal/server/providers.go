@@ -1,0 +1,6 @@
+package server
+
+// The provider adapters register their kinds in init functions.
+import (
+	_ "github.com/llmrelay/llmrelay/internal/provider/mock"
+)

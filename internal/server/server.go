@@ -1,0 +1,175 @@
+// Package server wires llmrelay together: configuration in, a ready
+// *grpc.Server out, with the interceptor chain, the LLMService, health and
+// reflection registered, and a graceful shutdown. cmd/server and the
+// in-process tests use exactly this wiring.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/service"
+)
+
+// hardStopWait is how long Shutdown waits, after cutting off the calls
+// still running at the end of the grace period, for them to send their
+// status before it closes every connection.
+const hardStopWait = 2 * time.Second
+
+// Server is a configured llmrelay server.
+type Server struct {
+	cfg       *config.Config
+	log       *slog.Logger
+	grpc      *grpc.Server
+	health    *health.Server
+	metrics   *metrics.Metrics
+	providers *provider.Set
+
+	// hardStop is cancelled when the grace period ends; the drain link of
+	// the interceptor chain then cancels every call still running.
+	hardStop    context.Context
+	cancelCalls context.CancelFunc
+}
+
+// Option adjusts a Server.
+type Option func(*Server)
+
+// WithLogger sets the logger; the default discards.
+func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
+
+// New builds a Server from a validated configuration.
+func New(cfg *config.Config, opts ...Option) (*Server, error) {
+	s := &Server{cfg: cfg, log: slog.New(slog.DiscardHandler), metrics: metrics.New()}
+	for _, o := range opts {
+		o(s)
+	}
+	var err error
+	if s.providers, err = provider.NewSet(cfg.Providers); err != nil {
+		return nil, err
+	}
+	s.hardStop, s.cancelCalls = context.WithCancel(context.Background())
+
+	unary, stream := s.interceptorChain()
+	s.grpc = grpc.NewServer(
+		grpc.ChainUnaryInterceptor(unary...),
+		grpc.ChainStreamInterceptor(stream...),
+		grpc.MaxRecvMsgSize(cfg.Limits.MaxRecvMsgBytes),
+		grpc.MaxConcurrentStreams(cfg.Limits.MaxConcurrentStreamsPerConn),
+	)
+	llmrelayv1.RegisterLLMServiceServer(s.grpc, service.New(service.Deps{
+		Providers: s.providers, Config: cfg, Logger: s.log, Metrics: s.metrics,
+	}))
+	s.health = health.NewServer()
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	s.health.SetServingStatus(llmrelayv1.LLMService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	reflection.Register(s.grpc)
+	return s, nil
+}
+
+// Serve accepts connections on lis until Shutdown. It returns nil after a
+// shutdown.
+func (s *Server) Serve(lis net.Listener) error {
+	err := s.grpc.Serve(lis)
+	if errors.Is(err, grpc.ErrServerStopped) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops the server gracefully: health turns NOT_SERVING first, new
+// calls are refused, and calls in flight may finish within the configured
+// grace period (or until ctx ends, if sooner). Calls still running then end
+// with UNAVAILABLE (reason SERVER_SHUTTING_DOWN), and every connection is
+// closed.
+func (s *Server) Shutdown(ctx context.Context) {
+	s.health.Shutdown()
+	drained := make(chan struct{})
+	go func() {
+		s.grpc.GracefulStop()
+		close(drained)
+	}()
+	grace := time.NewTimer(s.cfg.ShutdownGrace)
+	defer grace.Stop()
+	select {
+	case <-drained:
+		return
+	case <-grace.C:
+	case <-ctx.Done():
+	}
+	s.log.Warn("shutdown grace period over: cutting off calls still running")
+	s.cancelCalls()
+	wait := time.NewTimer(hardStopWait)
+	defer wait.Stop()
+	select {
+	case <-drained:
+	case <-wait.C:
+		s.grpc.Stop()
+		<-drained
+	}
+}
+
+// Run listens on the configured address and serves until ctx ends, then
+// shuts down gracefully.
+func (s *Server) Run(ctx context.Context) error {
+	lis, err := net.Listen("tcp", s.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)
+	}
+	s.log.Info("llmrelay serving", "listen", lis.Addr().String(), "providers", s.providers.Names())
+	errc := make(chan error, 1)
+	go func() { errc <- s.Serve(lis) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down", "grace", s.cfg.ShutdownGrace)
+	s.Shutdown(context.Background())
+	return <-errc
+}
+
+// drainUnary and drainStream cancel a call's context with
+// apierr.ErrShuttingDown when the shutdown grace period ends.
+func (s *Server) drainUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	ctx, stop := s.drainContext(ctx)
+	defer stop()
+	return handler(ctx, req)
+}
+
+func (s *Server) drainStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	ctx, stop := s.drainContext(ss.Context())
+	defer stop()
+	return handler(srv, &contextStream{ServerStream: ss, ctx: ctx})
+}
+
+func (s *Server) drainContext(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	unhook := context.AfterFunc(s.hardStop, func() { cancel(apierr.ErrShuttingDown) })
+	return ctx, func() {
+		unhook()
+		cancel(nil)
+	}
+}
+
+// contextStream replaces a stream's context.
+type contextStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (c *contextStream) Context() context.Context { return c.ctx }

@@ -1,0 +1,95 @@
+package service
+
+import (
+	"encoding/json"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// providerRequest converts a validated GenerateRequest into the
+// provider-neutral request for the given model name. Attempt is set per
+// attempt by the caller.
+func providerRequest(req *llmrelayv1.GenerateRequest, model string) (*provider.Request, error) {
+	out := &provider.Request{
+		Model:    model,
+		Messages: make([]provider.Message, len(req.GetMessages())),
+	}
+	for i, m := range req.GetMessages() {
+		pm := provider.Message{
+			Role:       provider.Role(m.GetRole()), // the enums share their numbering
+			Content:    m.GetContent(),
+			ToolCallID: m.GetToolCallId(),
+		}
+		for _, tc := range m.GetToolCalls() {
+			pm.ToolCalls = append(pm.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments()})
+		}
+		out.Messages[i] = pm
+	}
+	if g := req.GetGeneration(); g != nil {
+		if g.MaxOutputTokens != nil {
+			n := int(g.GetMaxOutputTokens())
+			out.Generation.MaxOutputTokens = &n
+		}
+		if g.Temperature != nil {
+			t := float64(g.GetTemperature())
+			out.Generation.Temperature = &t
+		}
+		if g.TopP != nil {
+			p := float64(g.GetTopP())
+			out.Generation.TopP = &p
+		}
+		out.Generation.Stop = g.GetStop()
+	}
+	if rf := req.GetResponseFormat(); rf != nil {
+		schema, err := structJSON(rf.GetJsonSchema())
+		if err != nil {
+			return nil, err
+		}
+		name := rf.GetName()
+		if name == "" {
+			name = "response"
+		}
+		out.ResponseFormat = &provider.ResponseFormat{Name: name, Schema: schema}
+	} else {
+		// Tools are offered only without a response format: a structured
+		// output call always ends with the object.
+		for _, t := range req.GetTools() {
+			params, err := structJSON(t.GetParameters())
+			if err != nil {
+				return nil, err
+			}
+			out.Tools = append(out.Tools, provider.Tool{Name: t.GetName(), Description: t.GetDescription(), Parameters: params})
+		}
+		if tc := req.GetToolChoice(); tc != nil {
+			switch tc.GetMode() {
+			case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE:
+				out.ToolChoice.Mode = provider.ToolChoiceNone
+			case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED:
+				out.ToolChoice.Mode = provider.ToolChoiceRequired
+			case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL:
+				out.ToolChoice = provider.ToolChoice{Mode: provider.ToolChoiceTool, Name: tc.GetName()}
+			}
+		}
+	}
+	if opts := req.GetProviderOptions(); opts != nil {
+		out.Options = opts.AsMap()
+	}
+	return out, nil
+}
+
+// structJSON encodes a Struct as JSON, nil for an unset Struct.
+func structJSON(s *structpb.Struct) (json.RawMessage, error) {
+	if s == nil {
+		return nil, nil
+	}
+	return s.MarshalJSON()
+}
+
+// finishReason maps the provider's finish reason onto the proto enum; the
+// two share their numbering.
+func finishReason(r provider.FinishReason) llmrelayv1.FinishReason {
+	return llmrelayv1.FinishReason(r)
+}
