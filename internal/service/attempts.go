@@ -191,30 +191,37 @@ func (c *call) runAttempt(ctx context.Context, n int) (*attemptResult, error) {
 		if err != nil {
 			return res, stalled(err)
 		}
-		idle.Reset(c.idle)
-		switch ev.Kind {
-		case provider.EventText:
-			if ev.Text == "" {
-				continue
-			}
-			res.text.WriteString(ev.Text)
-			if err := c.sendDelta(n, &llmrelayv1.Delta{Text: ev.Text}, res); err != nil {
-				return res, err
-			}
-		case provider.EventToolCall:
-			res.addToolCall(ev.ToolCall)
-			d := &llmrelayv1.Delta{ToolCall: &llmrelayv1.ToolCallDelta{
-				Index: uint32(ev.ToolCall.Index), Id: ev.ToolCall.ID, Name: ev.ToolCall.Name, ArgumentsDelta: ev.ToolCall.ArgumentsDelta,
-			}}
-			if err := c.sendDelta(n, d, res); err != nil {
-				return res, err
-			}
-		case provider.EventUsage:
-			res.usage = ev.Usage
-		case provider.EventFinish:
-			res.finish = ev.FinishReason
+		// The idle timer runs only while waiting for the provider: a client
+		// slow to read must not make the provider look stalled.
+		idle.Stop()
+		if err := c.handle(n, ev, res); err != nil {
+			return res, err
 		}
+		idle.Reset(c.idle)
 	}
+}
+
+// handle folds one provider event of attempt n into res and sends the
+// client its delta, if it makes one.
+func (c *call) handle(n int, ev provider.Event, res *attemptResult) error {
+	switch ev.Kind {
+	case provider.EventText:
+		if ev.Text == "" {
+			return nil
+		}
+		res.text.WriteString(ev.Text)
+		return c.sendDelta(n, &llmrelayv1.Delta{Text: ev.Text}, res)
+	case provider.EventToolCall:
+		res.addToolCall(ev.ToolCall)
+		return c.sendDelta(n, &llmrelayv1.Delta{ToolCall: &llmrelayv1.ToolCallDelta{
+			Index: uint32(ev.ToolCall.Index), Id: ev.ToolCall.ID, Name: ev.ToolCall.Name, ArgumentsDelta: ev.ToolCall.ArgumentsDelta,
+		}}, res)
+	case provider.EventUsage:
+		res.usage = ev.Usage
+	case provider.EventFinish:
+		res.finish = ev.FinishReason
+	}
+	return nil
 }
 
 // sendDelta sends one delta of attempt n. Its error is a *sendError.
