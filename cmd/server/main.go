@@ -1,6 +1,7 @@
 // Command llmrelay runs the llmrelay gRPC server.
 //
 //	llmrelay [--config FILE] [--listen HOST:PORT]
+//	llmrelay hash-key < key.txt   (prints the sha256 line for auth.keys)
 //
 // With no configuration it listens on 127.0.0.1:50051 with the built-in mock
 // provider. The config file may also be named by $LLMRELAY_CONFIG, and the
@@ -41,6 +42,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		case "version":
 			fmt.Fprintln(stdout, version())
 			return nil
+		case "hash-key":
+			return hashKey(args[1:], stdin, stdout, stderr)
 		}
 	}
 	return serve(ctx, args, stderr, getenv)

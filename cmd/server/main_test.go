@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +14,13 @@ func TestServeStopsCleanlyWhenItsContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	var stderr bytes.Buffer
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"--listen", "127.0.0.1:0"}, nil, &bytes.Buffer{}, &stderr, func(string) string { return "" }) }()
+	// No metrics listener: the default port may be taken on a shared machine.
+	cfgFile := filepath.Join(t.TempDir(), "llmrelay.yaml")
+	if err := os.WriteFile(cfgFile, []byte("metrics_listen: \"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--config", cfgFile, "--listen", "127.0.0.1:0"}
+	go func() { done <- run(ctx, args, nil, &bytes.Buffer{}, &stderr, func(string) string { return "" }) }()
 	time.Sleep(100 * time.Millisecond)
 	cancel()
 	select {

@@ -12,12 +12,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
@@ -95,27 +97,14 @@ type Deadlines struct {
 }
 
 // Auth lists the API keys. With none, the server is open, which Validate
-// allows only on a loopback address.
+// allows only on a loopback address (IsLoopback).
 type Auth struct {
 	Keys []APIKey `yaml:"keys"`
 }
 
-// APIKey is one client key, stored as the SHA-256 of the key.
-type APIKey struct {
-	// Name identifies the key in logs and metrics.
-	Name string `yaml:"name"`
-	// SHA256 is the lower-case hex SHA-256 of the key (`llmrelay hash-key`).
-	SHA256 string `yaml:"sha256"`
-	// Scopes the key holds: "generate", "models.list".
-	Scopes []string `yaml:"scopes"`
-	// Models are glob patterns on "<provider>/<model>" the key may use.
-	Models []string `yaml:"models"`
-	// RequestsPerSecond and Burst form the key's token bucket; zero means unlimited.
-	RequestsPerSecond float64 `yaml:"requests_per_second"`
-	Burst             int     `yaml:"burst"`
-	// MaxConcurrentStreams bounds the key's open Generate calls; zero means unlimited.
-	MaxConcurrentStreams int `yaml:"max_concurrent_streams"`
-}
+// APIKey is one client key, stored as the SHA-256 of the key; its fields
+// and their meaning are auth.KeyConfig's.
+type APIKey = auth.KeyConfig
 
 // TLS configures transport security. Both files or neither.
 type TLS struct {
@@ -128,10 +117,29 @@ func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
 
 // Limits bounds what one client can ask of the server.
 type Limits struct {
-	// MaxRecvMsgBytes caps one request message.
+	// MaxRecvMsgBytes is gRPC's hard cap on one received message
+	// (grpc.MaxRecvMsgSize); gRPC refuses larger ones itself, with a plain
+	// RESOURCE_EXHAUSTED.
 	MaxRecvMsgBytes int `yaml:"max_recv_msg_bytes"`
+	// MaxRequestBytes caps a request's total encoded size; larger requests
+	// fail RESOURCE_EXHAUSTED with reason REQUEST_TOO_LARGE. At most
+	// MaxRecvMsgBytes.
+	MaxRequestBytes int `yaml:"max_request_bytes"`
 	// MaxConcurrentStreamsPerConn caps HTTP/2 streams per connection.
 	MaxConcurrentStreamsPerConn uint32 `yaml:"max_concurrent_streams_per_conn"`
+	// ProviderQueue is how many calls may wait, per provider, for one of
+	// the provider's max_concurrent slots; beyond it calls fail at once
+	// with UNAVAILABLE (PROVIDER_BUSY).
+	ProviderQueue int `yaml:"provider_queue"`
+	// KeepaliveMinTime is the shortest interval at which clients may send
+	// keepalive pings; clients pinging more often are disconnected
+	// (GOAWAY "too_many_pings"). Pings are allowed without calls in flight.
+	KeepaliveMinTime time.Duration `yaml:"keepalive_min_time"`
+	// KeepaliveTime is how long a connection may be idle before the server
+	// pings it, and KeepaliveTimeout how long it waits for the answer
+	// before closing the connection.
+	KeepaliveTime    time.Duration `yaml:"keepalive_time"`
+	KeepaliveTimeout time.Duration `yaml:"keepalive_timeout"`
 }
 
 // StructuredOutput bounds structured-output requests.
@@ -169,8 +177,13 @@ func Default() *Config {
 			MaxStreamIdle: 300 * time.Second,
 		},
 		Limits: Limits{
-			MaxRecvMsgBytes:             4 << 20,
+			MaxRecvMsgBytes:             8 << 20,
+			MaxRequestBytes:             4 << 20,
 			MaxConcurrentStreamsPerConn: 1000,
+			ProviderQueue:               64,
+			KeepaliveMinTime:            10 * time.Second,
+			KeepaliveTime:               2 * time.Minute,
+			KeepaliveTimeout:            20 * time.Second,
 		},
 		StructuredOutput: StructuredOutput{
 			DefaultValidationRetries: 2,
@@ -329,8 +342,26 @@ func (c *Config) Validate() error {
 	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
 		bad("tls: cert_file and key_file go together")
 	}
-	if c.Limits.MaxRecvMsgBytes <= 0 {
+	l := c.Limits
+	if l.MaxRecvMsgBytes <= 0 {
 		bad("limits.max_recv_msg_bytes: must be positive")
+	}
+	if l.MaxRequestBytes < 0 || l.MaxRequestBytes > l.MaxRecvMsgBytes {
+		bad("limits.max_request_bytes: %d is not within 0..max_recv_msg_bytes (%d)", l.MaxRequestBytes, l.MaxRecvMsgBytes)
+	}
+	if l.ProviderQueue < 0 {
+		bad("limits.provider_queue: must not be negative")
+	}
+	if l.KeepaliveMinTime <= 0 || l.KeepaliveTime <= 0 || l.KeepaliveTimeout <= 0 {
+		bad("limits: keepalive_min_time, keepalive_time and keepalive_timeout must be positive")
+	}
+
+	if _, err := auth.NewKeyring(c.Auth.Keys); err != nil {
+		bad("%w", err)
+	}
+	if len(c.Auth.Keys) == 0 && !IsLoopback(c.Listen) {
+		bad("listen: %s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+
+			"add keys (`llmrelay hash-key` prints a key's sha256) or listen on 127.0.0.1", c.Listen)
 	}
 
 	so := c.StructuredOutput
@@ -341,6 +372,21 @@ func (c *Config) Validate() error {
 		bad("structured_output: max_schema_bytes and schema_cache_size must be positive")
 	}
 	return errors.Join(errs...)
+}
+
+// IsLoopback reports whether the host:port address listens only on the
+// loopback interface: "localhost" or a loopback IP. An empty host, 0.0.0.0,
+// :: and every other name or address are not.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // Redacted returns a copy safe to log: nothing secret is in the config by

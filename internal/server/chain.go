@@ -1,37 +1,100 @@
 package server
 
 import (
-	"context"
-	"runtime/debug"
+	"crypto/tls"
+	"fmt"
 
-	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"buf.build/go/protovalidate"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/keepalive"
 
-	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/interceptors"
 )
 
-// interceptorChain builds the server's interceptor chain, outermost first,
-// mirrored for unary and stream calls.
-func (s *Server) interceptorChain() ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
-	recoverOpt := recovery.WithRecoveryHandlerContext(s.recoverPanic)
-	unary := []grpc.UnaryServerInterceptor{
-		// Recovery is outermost so that a panic anywhere below becomes
-		// INTERNAL and the server keeps serving.
-		recovery.UnaryServerInterceptor(recoverOpt),
-		// Drain is innermost: it cuts off calls still running when the
-		// shutdown grace period ends.
-		s.drainUnary,
+// interceptorChain returns the server's interceptor chain, outermost first.
+// interceptors.Chain installs every link for unary and stream calls alike.
+// TestChainOrder pins the order.
+func (s *Server) interceptorChain() ([]interceptors.Link, error) {
+	keys, err := auth.NewKeyring(s.cfg.Auth.Keys)
+	if err != nil {
+		return nil, err
 	}
-	stream := []grpc.StreamServerInterceptor{
-		recovery.StreamServerInterceptor(recoverOpt),
-		s.drainStream,
+	validator, err := protovalidate.New()
+	if err != nil {
+		return nil, fmt.Errorf("protovalidate: %w", err)
 	}
-	return unary, stream
+	maxConcurrent := make(map[string]int, len(s.cfg.Providers))
+	for _, p := range s.cfg.Providers {
+		maxConcurrent[p.Name] = p.MaxConcurrent
+	}
+	return []interceptors.Link{
+		// Outermost, so a panic anywhere below becomes INTERNAL and the
+		// server keeps serving. It also starts the call record (request id,
+		// key, model, attempts) that the links and log lines below share.
+		interceptors.Recovery(s.log),
+		// Metrics before every link that can refuse a call, so refusals are
+		// counted with their code and handling time.
+		interceptors.Metrics(s.metrics),
+		// Logging before auth, so refused calls are logged too; the key and
+		// model reach its lines through the call record.
+		interceptors.Logging(s.log),
+		// Auth before anything reads the request. Health and reflection
+		// need no key.
+		interceptors.APIOnly(interceptors.Auth(keys)),
+		// Per-key rate and stream limits right after auth, when the call
+		// starts: unary and stream calls are counted alike (a stream's
+		// request is only read later), and floods of invalid requests are
+		// throttled too.
+		interceptors.NewKeyLimits(keys, s.metrics).Link(),
+		// Deadline before anything that waits, so every wait and provider
+		// call below is bounded. Not for health watches.
+		interceptors.APIOnly(interceptors.Deadline(s.cfg.Deadlines.Default, s.cfg.Deadlines.Max)),
+		// Size before validation, so oversized requests are not walked.
+		interceptors.RequestSize(s.cfg.Limits.MaxRequestBytes),
+		// Validation before anything interprets the request's fields.
+		interceptors.Validate(validator),
+		// Model access after validation, so a malformed model is
+		// INVALID_ARGUMENT rather than a permission problem.
+		interceptors.ModelAccess(),
+		// The provider queue last of the checks: only calls that will be
+		// served wait for a provider slot, within their deadline.
+		interceptors.NewProviderQueue(maxConcurrent, s.cfg.Limits.ProviderQueue, s.metrics).Link(),
+		// Innermost: cuts off calls still running when the shutdown grace
+		// period ends.
+		{Name: "drain", Unary: s.drainUnary, Stream: s.drainStream},
+	}, nil
 }
 
-// recoverPanic logs a handler's panic with its stack and returns INTERNAL.
-func (s *Server) recoverPanic(ctx context.Context, p any) error {
-	s.log.ErrorContext(ctx, "panic in handler", "panic", p, "stack", string(debug.Stack()))
-	return apierr.New(codes.Internal, apierr.ReasonInternal, "internal error")
+// serverOptions returns the gRPC server options: the interceptor chain,
+// message and stream limits, keepalive enforcement and, when configured,
+// TLS.
+func (s *Server) serverOptions() ([]grpc.ServerOption, error) {
+	links, err := s.interceptorChain()
+	if err != nil {
+		return nil, err
+	}
+	l := s.cfg.Limits
+	opts := append(interceptors.Chain(links...),
+		grpc.MaxRecvMsgSize(l.MaxRecvMsgBytes),
+		grpc.MaxConcurrentStreams(l.MaxConcurrentStreamsPerConn),
+		// Clients may ping at most every KeepaliveMinTime, calls in flight
+		// or not; faster pingers are disconnected.
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: l.KeepaliveMinTime, PermitWithoutStream: true}),
+		// The server pings idle connections, and drops those that do not
+		// answer, so dead peers do not hold streams.
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: l.KeepaliveTime, Timeout: l.KeepaliveTimeout}),
+	)
+	if s.cfg.TLS.Enabled() {
+		cert, err := tls.LoadX509KeyPair(s.cfg.TLS.CertFile, s.cfg.TLS.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("tls: %w", err)
+		}
+		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{
+			Certificates: []tls.Certificate{cert},
+			MinVersion:   tls.VersionTLS12,
+		})))
+	}
+	return opts, nil
 }

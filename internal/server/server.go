@@ -72,13 +72,11 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	}
 	s.hardStop, s.cancelCalls = context.WithCancel(context.Background())
 
-	unary, stream := s.interceptorChain()
-	s.grpc = grpc.NewServer(
-		grpc.ChainUnaryInterceptor(unary...),
-		grpc.ChainStreamInterceptor(stream...),
-		grpc.MaxRecvMsgSize(cfg.Limits.MaxRecvMsgBytes),
-		grpc.MaxConcurrentStreams(cfg.Limits.MaxConcurrentStreamsPerConn),
-	)
+	serverOpts, err := s.serverOptions()
+	if err != nil {
+		return nil, err
+	}
+	s.grpc = grpc.NewServer(serverOpts...)
 	llmrelayv1.RegisterLLMServiceServer(s.grpc, service.New(service.Deps{
 		Providers: s.providers, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
 	}))
@@ -87,6 +85,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	s.health.SetServingStatus(llmrelayv1.LLMService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	reflection.Register(s.grpc)
+	s.metrics.Server.InitializeMetrics(s.grpc)
 	return s, nil
 }
 
@@ -132,14 +131,23 @@ func (s *Server) Shutdown(ctx context.Context) {
 	}
 }
 
-// Run listens on the configured address and serves until ctx ends, then
-// shuts down gracefully.
+// Run listens on the configured address (and serves /metrics on
+// metrics_listen, if set) until ctx ends, then shuts down gracefully.
 func (s *Server) Run(ctx context.Context) error {
 	lis, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)
 	}
-	s.log.Info("llmrelay serving", "listen", lis.Addr().String(), "providers", s.providers.Names())
+	stopMetrics, err := s.startMetrics()
+	if err != nil {
+		lis.Close()
+		return err
+	}
+	defer stopMetrics()
+	s.log.Info("llmrelay serving", "listen", lis.Addr().String(), "providers", s.providers.Names(), "tls", s.cfg.TLS.Enabled())
+	if !s.cfg.TLS.Enabled() && !config.IsLoopback(s.cfg.Listen) {
+		s.log.Warn("serving without TLS on a non-loopback address: API keys cross the network in plaintext unless a proxy or mesh encrypts it")
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
 	select {

@@ -17,6 +17,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -77,8 +78,10 @@ func New(d Deps) *Service {
 	}
 }
 
-// ListModels implements llmrelayv1.LLMServiceServer.
-func (s *Service) ListModels(_ context.Context, req *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error) {
+// ListModels implements llmrelayv1.LLMServiceServer. With an API key, it
+// lists only the models the key may use.
+func (s *Service) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error) {
+	id, keyed := auth.FromContext(ctx)
 	resp := &llmrelayv1.ListModelsResponse{}
 	for _, name := range s.providers.Names() {
 		if req.GetProvider() != "" && req.GetProvider() != name {
@@ -86,6 +89,9 @@ func (s *Service) ListModels(_ context.Context, req *llmrelayv1.ListModelsReques
 		}
 		e, _ := s.providers.Get(name)
 		for _, m := range e.Models {
+			if keyed && !id.AllowsModel(name+"/"+m) {
+				continue
+			}
 			resp.Models = append(resp.Models, &llmrelayv1.Model{
 				Id: name + "/" + m, Provider: name, ProviderKind: e.Config.Kind, Name: m,
 			})

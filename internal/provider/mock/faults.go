@@ -32,10 +32,15 @@ type Fault struct {
 	StallAfter int
 	// Output replaces the reply's text, when set.
 	Output *string
+	// ToolCalls are calls the reply makes after its text, each streamed in
+	// two fragments; the attempt then finishes with FinishToolCalls.
+	ToolCalls []provider.ToolCall
+	// Usage replaces the token counts the attempt reports, when set.
+	Usage *provider.Usage
 }
 
 // fault keys, in the order the error messages list them.
-var faultKeys = []string{"status", "retry_after_ms", "error_type", "should_retry", "drop_after", "error_after", "stall_after", "output"}
+var faultKeys = []string{"status", "retry_after_ms", "error_type", "should_retry", "drop_after", "error_after", "stall_after", "output", "tool_calls", "usage"}
 
 // ParseFaults reads provider_options.faults: a list with one object per
 // attempt. A nil value means no faults. Malformed input returns a
@@ -115,6 +120,16 @@ func parseFault(path string, v any) (Fault, error) {
 		}
 		f.Output = &s
 	}
+	if v, ok := obj["tool_calls"]; ok {
+		if f.ToolCalls, err = parseToolCalls(path+".tool_calls", v); err != nil {
+			return f, err
+		}
+	}
+	if v, ok := obj["usage"]; ok {
+		if f.Usage, err = parseUsage(path+".usage", v); err != nil {
+			return f, err
+		}
+	}
 
 	// Combinations that cannot happen on one attempt.
 	ends := 0
@@ -123,8 +138,8 @@ func parseFault(path string, v any) (Fault, error) {
 			ends++
 		}
 	}
-	if f.Status > 0 && (ends > 0 || f.Output != nil) {
-		return f, fieldErr(path+".status", "fails the attempt before streaming; it cannot be combined with drop_after, error_after, stall_after or output")
+	if f.Status > 0 && (ends > 0 || f.Output != nil || f.ToolCalls != nil || f.Usage != nil) {
+		return f, fieldErr(path+".status", "fails the attempt before streaming; it cannot be combined with drop_after, error_after, stall_after, output, tool_calls or usage")
 	}
 	if ends > 1 {
 		return f, fieldErr(path, "drop_after, error_after and stall_after each end the attempt; use one of them")
@@ -136,6 +151,69 @@ func parseFault(path string, v any) (Fault, error) {
 		return f, fieldErr(path+".error_type", "goes with status or error_after")
 	}
 	return f, nil
+}
+
+// maxToolCalls bounds a fault's tool_calls.
+const maxToolCalls = 128
+
+// parseToolCalls reads a fault's tool_calls: a list of objects with a
+// non-empty "id" and "name" and an "arguments" string.
+func parseToolCalls(path string, v any) ([]provider.ToolCall, error) {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 || len(list) > maxToolCalls {
+		return nil, fieldErr(path, fmt.Sprintf("must be a list of 1 to %d objects such as {\"id\": \"call_1\", \"name\": \"f\", \"arguments\": \"{}\"}", maxToolCalls))
+	}
+	calls := make([]provider.ToolCall, len(list))
+	for i, item := range list {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		obj, ok := item.(map[string]any)
+		if !ok {
+			return nil, fieldErr(at, "must be an object with id, name and arguments")
+		}
+		for k := range obj {
+			if k != "id" && k != "name" && k != "arguments" {
+				return nil, fieldErr(at+"."+k, "unknown key; known: arguments, id, name")
+			}
+		}
+		id, idOK := obj["id"].(string)
+		name, nameOK := obj["name"].(string)
+		args, argsOK := obj["arguments"].(string)
+		if _, present := obj["arguments"]; !present {
+			argsOK = true
+		}
+		switch {
+		case !idOK || id == "":
+			return nil, fieldErr(at+".id", "must be a non-empty string")
+		case !nameOK || name == "":
+			return nil, fieldErr(at+".name", "must be a non-empty string")
+		case !argsOK:
+			return nil, fieldErr(at+".arguments", "must be a string holding the JSON arguments")
+		}
+		calls[i] = provider.ToolCall{ID: id, Name: name, Arguments: args}
+	}
+	return calls, nil
+}
+
+// parseUsage reads a fault's usage: {"input_tokens": n, "output_tokens": m}.
+func parseUsage(path string, v any) (*provider.Usage, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fieldErr(path, "must be an object such as {\"input_tokens\": 12, \"output_tokens\": 9}")
+	}
+	for k := range obj {
+		if k != "input_tokens" && k != "output_tokens" {
+			return nil, fieldErr(path+"."+k, "unknown key; known: input_tokens, output_tokens")
+		}
+	}
+	in, err := intField(obj, path, "input_tokens", 0, 1<<31)
+	if err != nil {
+		return nil, err
+	}
+	out, err := intField(obj, path, "output_tokens", 0, 1<<31)
+	if err != nil {
+		return nil, err
+	}
+	return &provider.Usage{InputTokens: int64(max(in, 0)), OutputTokens: int64(max(out, 0))}, nil
 }
 
 // intField reads an optional integer in [lo, hi]; absent returns 0 for

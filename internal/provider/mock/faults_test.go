@@ -40,6 +40,10 @@ func TestParseFaults(t *testing.T) {
 		{"stall", `[{"stall_after":2}]`, []Fault{with(func(f *Fault) { f.StallAfter = 2 })}},
 		{"output", `[{"output":"text"}]`, []Fault{with(func(f *Fault) { f.Output = &out })}},
 		{"output then drop", `[{"output":"text","drop_after":1}]`, []Fault{with(func(f *Fault) { f.Output = &out; f.DropAfter = 1 })}},
+		{"tool calls", `[{"tool_calls":[{"id":"c1","name":"f","arguments":"{\"a\":1}"},{"id":"c2","name":"g"}]}]`, []Fault{with(func(f *Fault) {
+			f.ToolCalls = []provider.ToolCall{{ID: "c1", Name: "f", Arguments: `{"a":1}`}, {ID: "c2", Name: "g"}}
+		})}},
+		{"usage", `[{"usage":{"input_tokens":12,"output_tokens":9}}]`, []Fault{with(func(f *Fault) { f.Usage = &provider.Usage{InputTokens: 12, OutputTokens: 9} })}},
 		{"sequence", `[{"status":503},{"status":429,"retry_after_ms":700},{"drop_after":2}]`, []Fault{
 			with(func(f *Fault) { f.Status = 503 }),
 			with(func(f *Fault) { f.Status = 429; f.RetryAfterMs = 700 }),
@@ -84,6 +88,16 @@ func TestParseFaultsRejectsMalformedInput(t *testing.T) {
 		{"output not string", `[{"output":5}]`, "provider_options.faults[0].output"},
 		{"error_type alone", `[{"error_type":"x"}]`, "provider_options.faults[0].error_type"},
 		{"error_type empty", `[{"status":500,"error_type":""}]`, "provider_options.faults[0].error_type"},
+		{"tool_calls not a list", `[{"tool_calls":{"id":"c"}}]`, "provider_options.faults[0].tool_calls"},
+		{"tool_calls empty", `[{"tool_calls":[]}]`, "provider_options.faults[0].tool_calls"},
+		{"tool call without id", `[{"tool_calls":[{"name":"f"}]}]`, "provider_options.faults[0].tool_calls[0].id"},
+		{"tool call without name", `[{"tool_calls":[{"id":"c"}]}]`, "provider_options.faults[0].tool_calls[0].name"},
+		{"tool call arguments not a string", `[{"tool_calls":[{"id":"c","name":"f","arguments":{}}]}]`, "provider_options.faults[0].tool_calls[0].arguments"},
+		{"tool call unknown key", `[{"tool_calls":[{"id":"c","name":"f","args":"{}"}]}]`, "provider_options.faults[0].tool_calls[0].args"},
+		{"status and tool calls", `[{"status":503,"tool_calls":[{"id":"c","name":"f"}]}]`, "provider_options.faults[0].status"},
+		{"usage not an object", `[{"usage":5}]`, "provider_options.faults[0].usage"},
+		{"usage negative", `[{"usage":{"input_tokens":-1}}]`, "provider_options.faults[0].usage.input_tokens"},
+		{"usage unknown key", `[{"usage":{"total_tokens":1}}]`, "provider_options.faults[0].usage.total_tokens"},
 		{"too many", `[` + repeat(`{},`, MaxFaults) + `{}]`, "provider_options.faults"},
 	}
 	for _, tc := range tests {

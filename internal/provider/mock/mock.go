@@ -10,10 +10,12 @@ package mock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
@@ -122,6 +124,7 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 	return &stream{
 		ctx:        ctx,
 		chunks:     SplitWords(text),
+		calls:      toolCallFragments(f.ToolCalls),
 		fault:      f,
 		chunkDelay: o.chunkDelay,
 		usage:      provider.Usage{InputTokens: int64(countWords(req.Messages))},
@@ -170,14 +173,23 @@ type stream struct {
 	ctx        context.Context
 	chunks     []string
 	next       int
+	calls      []provider.ToolCallDelta
+	nextCall   int
 	fault      Fault
 	chunkDelay time.Duration
 	usage      provider.Usage
 	finished   bool
 	done       bool
+	closed     bool
 }
 
+// errClosed is what Recv returns after Close.
+var errClosed = errors.New("mock provider: stream closed")
+
 func (s *stream) Recv() (provider.Event, error) {
+	if s.closed {
+		return provider.Event{}, errClosed
+	}
 	if err := s.ctx.Err(); err != nil {
 		return provider.Event{}, err
 	}
@@ -213,16 +225,49 @@ func (s *stream) Recv() (provider.Event, error) {
 		s.next++
 		return provider.Event{Kind: provider.EventText, Text: text}, nil
 	}
+	if s.nextCall < len(s.calls) {
+		d := s.calls[s.nextCall]
+		s.nextCall++
+		return provider.Event{Kind: provider.EventToolCall, ToolCall: d}, nil
+	}
 	if !s.finished {
 		s.finished = true
-		return provider.Event{Kind: provider.EventFinish, FinishReason: provider.FinishStop}, nil
+		reason := provider.FinishStop
+		if len(s.calls) > 0 {
+			reason = provider.FinishToolCalls
+		}
+		return provider.Event{Kind: provider.EventFinish, FinishReason: reason}, nil
 	}
 	s.done = true
 	s.usage.OutputTokens = int64(len(s.chunks))
+	if s.fault.Usage != nil {
+		s.usage = *s.fault.Usage
+	}
 	return provider.Event{Kind: provider.EventUsage, Usage: s.usage}, nil
 }
 
-func (s *stream) Close() error { return nil }
+// Close implements provider.Stream: Recv fails from then on.
+func (s *stream) Close() error {
+	s.closed = true
+	return nil
+}
+
+// toolCallFragments streams each call in two fragments: the id, the name
+// and the first half of the arguments, then the rest (split on a rune
+// boundary).
+func toolCallFragments(calls []provider.ToolCall) []provider.ToolCallDelta {
+	out := make([]provider.ToolCallDelta, 0, 2*len(calls))
+	for i, c := range calls {
+		half := len(c.Arguments) / 2
+		for half > 0 && !utf8.RuneStart(c.Arguments[half]) {
+			half--
+		}
+		out = append(out,
+			provider.ToolCallDelta{Index: i, ID: c.ID, Name: c.Name, ArgumentsDelta: c.Arguments[:half]},
+			provider.ToolCallDelta{Index: i, ArgumentsDelta: c.Arguments[half:]})
+	}
+	return out
+}
 
 // statusOfType is the HTTP status an in-stream error type stands for.
 func statusOfType(typ string) int {

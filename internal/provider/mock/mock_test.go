@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
@@ -144,5 +145,51 @@ func TestStreamReportsFinishAndUsage(t *testing.T) {
 func TestLorem(t *testing.T) {
 	if got := len(strings.Fields(Lorem(100))); got != 100 {
 		t.Errorf("Lorem(100) has %d words", got)
+	}
+}
+
+func TestToolCallsStreamInFragmentsAfterTheText(t *testing.T) {
+	faults := []any{map[string]any{
+		"output":     "ok",
+		"tool_calls": []any{map[string]any{"id": "c1", "name": "f", "arguments": `{"city":"Zürich"}`}},
+	}}
+	s, err := New().Stream(t.Context(), request(1, map[string]any{"faults": faults}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []provider.Event
+	for {
+		ev, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev)
+	}
+	if len(got) != 5 || got[0].Text != "ok" || got[3].FinishReason != provider.FinishToolCalls {
+		t.Fatalf("events %+v, want text, two tool-call fragments, finish tool_calls, usage", got)
+	}
+	first, second := got[1].ToolCall, got[2].ToolCall
+	if first.ID != "c1" || first.Name != "f" || second.ID != "" || second.Name != "" || second.Index != 0 {
+		t.Errorf("fragments %+v %+v, want id and name on the first only", first, second)
+	}
+	if args := first.ArgumentsDelta + second.ArgumentsDelta; args != `{"city":"Zürich"}` || !utf8.ValidString(first.ArgumentsDelta) {
+		t.Errorf("arguments %q in fragments %q, %q; want them whole, split on a rune boundary", args, first.ArgumentsDelta, second.ArgumentsDelta)
+	}
+}
+
+func TestRecvFailsAfterClose(t *testing.T) {
+	s, err := New().Stream(t.Context(), request(1, map[string]any{"faults": []any{map[string]any{"stall_after": 1.0}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	if _, err := s.Recv(); err == nil || errors.Is(err, io.EOF) {
+		t.Errorf("Recv after Close = %v, want an error instead of a stall", err)
 	}
 }

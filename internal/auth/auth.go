@@ -1,0 +1,314 @@
+// Package auth owns llmrelay's API keys: the key table built from the
+// configuration (key names and SHA-256 hashes, never the keys themselves),
+// parsing of `authorization: Bearer <key>` credentials, constant-time lookup,
+// each key's scopes, model patterns and limits, and the caller's Identity in
+// a context.
+//
+// The package knows nothing of gRPC: internal/interceptors turns its errors
+// into statuses.
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Scope names an operation a key may perform.
+type Scope string
+
+// Scopes.
+const (
+	// ScopeGenerate allows LLMService/Generate.
+	ScopeGenerate Scope = "generate"
+	// ScopeModelsList allows LLMService/ListModels.
+	ScopeModelsList Scope = "models.list"
+)
+
+// knownScopes lists every Scope, for configuration checks and messages.
+var knownScopes = []Scope{ScopeGenerate, ScopeModelsList}
+
+// MaxKeyLen bounds the length of a presented key; longer credentials are
+// malformed and are not hashed.
+const MaxKeyLen = 512
+
+// Sentinel errors of Authenticate, wrapped with detail.
+var (
+	// ErrNoCredentials: the call carries no authorization header.
+	ErrNoCredentials = errors.New("no credentials")
+	// ErrMalformedCredentials: the authorization header is not one
+	// "Bearer <key>" value.
+	ErrMalformedCredentials = errors.New("malformed credentials")
+	// ErrUnknownKey: the key matches no configured key.
+	ErrUnknownKey = errors.New("unknown API key")
+)
+
+// KeyConfig configures one API key, as listed under `auth.keys` in the
+// server's config file.
+type KeyConfig struct {
+	// Name identifies the key in logs, metrics and errors. Required, unique.
+	Name string `yaml:"name"`
+	// SHA256 is the lower-case hex SHA-256 of the key (`llmrelay hash-key`
+	// prints it). The key itself is never configured.
+	SHA256 string `yaml:"sha256"`
+	// Scopes lists what the key may do: "generate", "models.list".
+	Scopes []string `yaml:"scopes"`
+	// Models lists the models the key may use, as patterns on
+	// "<provider>/<model>": "*" matches any run of characters ("/"
+	// included), "?" any one character. ["*"] allows every model.
+	Models []string `yaml:"models"`
+	// RequestsPerSecond is the key's sustained call rate; 0 means unlimited.
+	RequestsPerSecond float64 `yaml:"requests_per_second"`
+	// Burst is how many calls may arrive at once above the rate; 0 means
+	// max(1, ceil(RequestsPerSecond)).
+	Burst int `yaml:"burst"`
+	// MaxConcurrentStreams bounds the key's Generate calls in flight; 0
+	// means unlimited.
+	MaxConcurrentStreams int `yaml:"max_concurrent_streams"`
+}
+
+// Limits are an identity's call limits. Zero values mean unlimited.
+type Limits struct {
+	RequestsPerSecond    float64
+	Burst                int
+	MaxConcurrentStreams int
+}
+
+// Identity is an authenticated caller: one configured key. It is immutable
+// and safe for concurrent use.
+type Identity struct {
+	// Name is the key's configured name.
+	Name string
+	// Limits are the key's rate and concurrency limits.
+	Limits Limits
+
+	scopes []Scope
+	models []string
+}
+
+// HasScope reports whether the key may perform s.
+func (id *Identity) HasScope(s Scope) bool { return slices.Contains(id.scopes, s) }
+
+// AllowsModel reports whether the key may use model ("<provider>/<model>").
+func (id *Identity) AllowsModel(model string) bool {
+	for _, p := range id.models {
+		if MatchPattern(p, model) {
+			return true
+		}
+	}
+	return false
+}
+
+// Keyring is the configured keys. It is immutable once built and safe for
+// concurrent use.
+type Keyring struct {
+	hashes [][sha256.Size]byte
+	ids    []*Identity
+}
+
+// NewKeyring checks the configured keys and builds the table. It fails on a
+// missing or duplicate name, a hash that is not 64 hex digits, a duplicate
+// hash, an unknown or missing scope, an empty model list or pattern, or a
+// negative limit. An empty list gives an empty Keyring.
+func NewKeyring(cfgs []KeyConfig) (*Keyring, error) {
+	k := &Keyring{}
+	names := make(map[string]bool, len(cfgs))
+	for i, c := range cfgs {
+		where := fmt.Sprintf("auth.keys[%d]", i)
+		if c.Name != "" {
+			where += " (" + c.Name + ")"
+		}
+		id, sum, err := buildIdentity(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		if names[c.Name] {
+			return nil, fmt.Errorf("%s: duplicate key name %q", where, c.Name)
+		}
+		for j, h := range k.hashes {
+			if h == sum {
+				return nil, fmt.Errorf("%s: same sha256 as key %q", where, k.ids[j].Name)
+			}
+		}
+		names[c.Name] = true
+		k.hashes = append(k.hashes, sum)
+		k.ids = append(k.ids, id)
+	}
+	return k, nil
+}
+
+func buildIdentity(c KeyConfig) (*Identity, [sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	if c.Name == "" {
+		return nil, sum, errors.New("name is required")
+	}
+	raw, err := hex.DecodeString(c.SHA256)
+	if err != nil || len(raw) != sha256.Size {
+		return nil, sum, errors.New("sha256 must be 64 hex digits (the output of `llmrelay hash-key`), not the key itself")
+	}
+	copy(sum[:], raw)
+	if len(c.Scopes) == 0 {
+		return nil, sum, fmt.Errorf("scopes is empty; known scopes: %s", scopeList())
+	}
+	id := &Identity{Name: c.Name}
+	for _, s := range c.Scopes {
+		if !slices.Contains(knownScopes, Scope(s)) {
+			return nil, sum, fmt.Errorf("unknown scope %q; known scopes: %s", s, scopeList())
+		}
+		id.scopes = append(id.scopes, Scope(s))
+	}
+	if len(c.Models) == 0 {
+		return nil, sum, errors.New(`models is empty; list model patterns such as "mock/*", or ["*"] for every model`)
+	}
+	for _, m := range c.Models {
+		if m == "" || strings.ContainsFunc(m, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			return nil, sum, fmt.Errorf("model pattern %q is empty or contains spaces or control characters", m)
+		}
+	}
+	id.models = slices.Clone(c.Models)
+	if c.RequestsPerSecond < 0 || c.Burst < 0 || c.MaxConcurrentStreams < 0 {
+		return nil, sum, errors.New("requests_per_second, burst and max_concurrent_streams must not be negative")
+	}
+	id.Limits = Limits{
+		RequestsPerSecond:    c.RequestsPerSecond,
+		Burst:                c.Burst,
+		MaxConcurrentStreams: c.MaxConcurrentStreams,
+	}
+	if id.Limits.RequestsPerSecond > 0 && id.Limits.Burst == 0 {
+		id.Limits.Burst = max(1, int(id.Limits.RequestsPerSecond+0.999999))
+	}
+	return id, sum, nil
+}
+
+func scopeList() string {
+	s := make([]string, len(knownScopes))
+	for i, sc := range knownScopes {
+		s[i] = string(sc)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Len returns the number of configured keys. Zero means the server runs
+// without authentication.
+func (k *Keyring) Len() int { return len(k.ids) }
+
+// Identities returns the configured identities, in configuration order.
+func (k *Keyring) Identities() []*Identity { return slices.Clone(k.ids) }
+
+// Authenticate finds the identity for the values of a call's authorization
+// header. It returns an error wrapping ErrNoCredentials,
+// ErrMalformedCredentials or ErrUnknownKey. The error text never contains
+// the key.
+func (k *Keyring) Authenticate(header []string) (*Identity, error) {
+	key, err := ParseBearer(header)
+	if err != nil {
+		return nil, err
+	}
+	if id := k.lookup(key); id != nil {
+		return id, nil
+	}
+	return nil, ErrUnknownKey
+}
+
+// lookup compares the key's hash with every configured hash in constant
+// time, without stopping at a match, so the time taken does not tell which
+// key (if any) matched.
+func (k *Keyring) lookup(key string) *Identity {
+	sum := sha256.Sum256([]byte(key))
+	found := -1
+	for i := range k.hashes {
+		if subtle.ConstantTimeCompare(sum[:], k.hashes[i][:]) == 1 {
+			found = i
+		}
+	}
+	if found < 0 {
+		return nil
+	}
+	return k.ids[found]
+}
+
+// ParseBearer returns the key of a "Bearer <key>" authorization header, given
+// all of the header's values. The scheme is case-insensitive. It returns
+// ErrNoCredentials when there is no value, and an error wrapping
+// ErrMalformedCredentials when there are several, the scheme is not Bearer,
+// or the key is empty, longer than MaxKeyLen or contains spaces or control
+// characters.
+func ParseBearer(header []string) (string, error) {
+	switch len(header) {
+	case 0:
+		return "", ErrNoCredentials
+	case 1:
+	default:
+		return "", fmt.Errorf("%w: more than one authorization header", ErrMalformedCredentials)
+	}
+	scheme, key, ok := strings.Cut(header[0], " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", fmt.Errorf(`%w: want "Bearer <key>"`, ErrMalformedCredentials)
+	}
+	key = strings.TrimLeft(key, " ")
+	switch {
+	case key == "":
+		return "", fmt.Errorf("%w: empty key", ErrMalformedCredentials)
+	case len(key) > MaxKeyLen:
+		return "", fmt.Errorf("%w: key longer than %d bytes", ErrMalformedCredentials, MaxKeyLen)
+	case strings.ContainsFunc(key, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return "", fmt.Errorf("%w: key contains spaces or control characters", ErrMalformedCredentials)
+	}
+	return key, nil
+}
+
+// HashKey returns the lower-case hex SHA-256 of key: the value for a key's
+// `sha256` in the configuration.
+func HashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// MatchPattern reports whether s matches pattern, where "*" matches any run
+// of characters, "/" included, "?" matches any one character, and every
+// other character matches itself.
+func MatchPattern(pattern, s string) bool {
+	// Greedy matching with backtracking to the last "*": linear in
+	// practice, never exponential.
+	p, i := 0, 0
+	star, mark := -1, 0
+	for i < len(s) {
+		switch {
+		case p < len(pattern) && pattern[p] == '*':
+			star, mark = p, i
+			p++
+		case p < len(pattern) && (pattern[p] == '?' || pattern[p] == s[i]):
+			p++
+			i++
+		case star >= 0:
+			mark++
+			p, i = star+1, mark
+		default:
+			return false
+		}
+	}
+	for p < len(pattern) && pattern[p] == '*' {
+		p++
+	}
+	return p == len(pattern)
+}
+
+type identityKey struct{}
+
+// NewContext returns a context that carries id.
+func NewContext(ctx context.Context, id *Identity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// FromContext returns the caller's identity. ok is false when the call was
+// not authenticated: the server runs without keys, or the method (health,
+// reflection) needs none.
+func FromContext(ctx context.Context) (id *Identity, ok bool) {
+	id, ok = ctx.Value(identityKey{}).(*Identity)
+	return id, ok && id != nil
+}

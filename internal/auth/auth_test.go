@@ -1,0 +1,236 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const (
+	checkoutKey = "test-key-checkout"
+	batchKey    = "test-key-batch"
+)
+
+func testKeyring(t *testing.T) *Keyring {
+	t.Helper()
+	k, err := NewKeyring([]KeyConfig{
+		{
+			Name: "checkout", SHA256: HashKey(checkoutKey),
+			Scopes:            []string{"generate", "models.list"},
+			Models:            []string{"openai/gpt-4o*", "mock/*"},
+			RequestsPerSecond: 20, Burst: 40, MaxConcurrentStreams: 8,
+		},
+		{
+			Name: "batch", SHA256: strings.ToUpper(HashKey(batchKey)),
+			Scopes:            []string{"models.list"},
+			Models:            []string{"*"},
+			RequestsPerSecond: 2.5,
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func TestHashKey(t *testing.T) {
+	// The issue's example hash is SHA-256("test").
+	const want = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+	if got := HashKey("test"); got != want {
+		t.Fatalf("HashKey(test) = %s, want %s", got, want)
+	}
+}
+
+func TestAuthenticate(t *testing.T) {
+	k := testKeyring(t)
+	tests := []struct {
+		name    string
+		header  []string
+		want    string
+		wantErr error
+	}{
+		{"known key", []string{"Bearer " + checkoutKey}, "checkout", nil},
+		{"scheme is case-insensitive", []string{"bearer " + checkoutKey}, "checkout", nil},
+		{"upper-case hash in config", []string{"Bearer " + batchKey}, "batch", nil},
+		{"no header", nil, "", ErrNoCredentials},
+		{"unknown key", []string{"Bearer nope"}, "", ErrUnknownKey},
+		{"basic scheme", []string{"Basic dXNlcjpwYXNz"}, "", ErrMalformedCredentials},
+		{"scheme only", []string{"Bearer"}, "", ErrMalformedCredentials},
+		{"empty key", []string{"Bearer "}, "", ErrMalformedCredentials},
+		{"key with space", []string{"Bearer a b"}, "", ErrMalformedCredentials},
+		{"two headers", []string{"Bearer " + checkoutKey, "Bearer " + batchKey}, "", ErrMalformedCredentials},
+		{"oversized key", []string{"Bearer " + strings.Repeat("k", MaxKeyLen+1)}, "", ErrMalformedCredentials},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id, err := k.Authenticate(tt.header)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if err != nil {
+				if strings.Contains(err.Error(), checkoutKey) {
+					t.Errorf("error %q leaks the key", err)
+				}
+				return
+			}
+			if id.Name != tt.want {
+				t.Errorf("identity = %q, want %q", id.Name, tt.want)
+			}
+		})
+	}
+}
+
+func TestIdentityScopesModelsLimits(t *testing.T) {
+	ids := testKeyring(t).Identities()
+	checkout, batch := ids[0], ids[1]
+	if !checkout.HasScope(ScopeGenerate) || batch.HasScope(ScopeGenerate) {
+		t.Error("generate scope: want checkout yes, batch no")
+	}
+	for model, want := range map[string]bool{
+		"openai/gpt-4o":      true,
+		"openai/gpt-4o-mini": true,
+		"openai/gpt-4.1":     false,
+		"mock/echo":          true,
+		"mock/deep/er":       true,
+		"mockx/echo":         false,
+		"anthropic/claude":   false,
+	} {
+		if got := checkout.AllowsModel(model); got != want {
+			t.Errorf("checkout.AllowsModel(%q) = %v, want %v", model, got, want)
+		}
+	}
+	if !batch.AllowsModel("anything/at-all") {
+		t.Error(`"*" must allow every model`)
+	}
+	if got := checkout.Limits; got != (Limits{20, 40, 8}) {
+		t.Errorf("checkout limits = %+v", got)
+	}
+	if got := batch.Limits.Burst; got != 3 {
+		t.Errorf("default burst for 2.5 rps = %d, want 3", got)
+	}
+}
+
+func TestNewKeyringRejects(t *testing.T) {
+	good := KeyConfig{Name: "a", SHA256: HashKey("a"), Scopes: []string{"generate"}, Models: []string{"*"}}
+	tests := []struct {
+		name   string
+		mutate func(*KeyConfig)
+		second bool
+		want   string
+	}{
+		{"no name", func(c *KeyConfig) { c.Name = "" }, false, "name is required"},
+		{"plain key instead of hash", func(c *KeyConfig) { c.SHA256 = "a" }, false, "64 hex digits"},
+		{"unknown scope", func(c *KeyConfig) { c.Scopes = []string{"admin"} }, false, `unknown scope "admin"`},
+		{"no scopes", func(c *KeyConfig) { c.Scopes = nil }, false, "scopes is empty"},
+		{"no models", func(c *KeyConfig) { c.Models = nil }, false, "models is empty"},
+		{"blank pattern", func(c *KeyConfig) { c.Models = []string{"mock/ x"} }, false, "spaces"},
+		{"negative limit", func(c *KeyConfig) { c.Burst = -1 }, false, "must not be negative"},
+		{"duplicate name", func(c *KeyConfig) { c.SHA256 = HashKey("b") }, true, "duplicate key name"},
+		{"duplicate hash", func(c *KeyConfig) { c.Name = "b" }, true, `same sha256 as key "a"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := good
+			tt.mutate(&c)
+			cfgs := []KeyConfig{c}
+			if tt.second {
+				cfgs = []KeyConfig{good, c}
+			}
+			_, err := NewKeyring(cfgs)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+	if k, err := NewKeyring(nil); err != nil || k.Len() != 0 {
+		t.Fatalf("empty config: %v, %v", k, err)
+	}
+}
+
+func TestMatchPattern(t *testing.T) {
+	tests := []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"*", "", true},
+		{"*", "openrouter/meta-llama/llama-3-70b", true},
+		{"openrouter/*", "openrouter/meta-llama/llama-3-70b", true},
+		{"mock/*", "mock/", true},
+		{"mock/*", "mock", false},
+		{"mock/echo", "mock/echo", true},
+		{"mock/echo", "mock/echoes", false},
+		{"ollama/llama3.?:8b", "ollama/llama3.1:8b", true},
+		{"ollama/llama3.?:8b", "ollama/llama3.10:8b", false},
+		{"*/gpt-4o", "openai/gpt-4o", true},
+		{"*/gpt-4o", "openai/gpt-4o-mini", false},
+		{"a*b*c", "aXXbYYbZZc", true},
+		{"a*b*c", "aXXbYYbZZ", false},
+		{"**", "x", true},
+	}
+	for _, tt := range tests {
+		if got := MatchPattern(tt.pattern, tt.s); got != tt.want {
+			t.Errorf("MatchPattern(%q, %q) = %v, want %v", tt.pattern, tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestContext(t *testing.T) {
+	ctx := context.Background()
+	if _, ok := FromContext(ctx); ok {
+		t.Fatal("identity in an empty context")
+	}
+	id := testKeyring(t).Identities()[0]
+	got, ok := FromContext(NewContext(ctx, id))
+	if !ok || got != id {
+		t.Fatalf("FromContext = %v, %v", got, ok)
+	}
+}
+
+func FuzzMatchPattern(f *testing.F) {
+	f.Add("a*b?c", "axxbyc")
+	f.Add("**?*", "ab")
+	f.Fuzz(func(t *testing.T, pattern, s string) {
+		if !isASCII(pattern) || !isASCII(s) || len(pattern) > 64 {
+			t.Skip()
+		}
+		// Reference: the same pattern as a regular expression.
+		var re strings.Builder
+		re.WriteString(`(?s)^`)
+		for _, c := range pattern {
+			switch c {
+			case '*':
+				re.WriteString(`.*`)
+			case '?':
+				re.WriteString(`.`)
+			default:
+				re.WriteString(regexp.QuoteMeta(string(c)))
+			}
+		}
+		re.WriteString(`$`)
+		want := regexp.MustCompile(re.String()).MatchString(s)
+		if got := MatchPattern(pattern, s); got != want {
+			t.Fatalf("MatchPattern(%q, %q) = %v, regexp says %v", pattern, s, got, want)
+		}
+	})
+}
+
+func FuzzParseBearer(f *testing.F) {
+	f.Add("Bearer abc")
+	f.Fuzz(func(t *testing.T, h string) {
+		key, err := ParseBearer([]string{h})
+		if err == nil && (key == "" || len(key) > MaxKeyLen || strings.ContainsAny(key, " \t\n")) {
+			t.Fatalf("accepted bad key %q from %q", key, h)
+		}
+	})
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,109 @@
+package interceptors
+
+import (
+	"context"
+	"errors"
+
+	grpcauth "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+)
+
+// methodScopes maps each API method to the scope it needs. A method missing
+// here is denied to every key, so a new RPC is closed until it is listed.
+var methodScopes = map[string]auth.Scope{
+	llmrelayv1.LLMService_Generate_FullMethodName:   auth.ScopeGenerate,
+	llmrelayv1.LLMService_ListModels_FullMethodName: auth.ScopeModelsList,
+}
+
+// Auth authenticates every call with go-grpc-middleware's auth interceptor:
+// the call's `authorization: Bearer <key>` must name a configured key
+// (UNAUTHENTICATED otherwise: CREDENTIALS_MISSING, CREDENTIALS_MALFORMED or
+// API_KEY_UNKNOWN), and the key must hold the method's scope
+// (PERMISSION_DENIED, SCOPE_MISSING). The key's identity goes into the
+// context (auth.FromContext) and its name into the call record.
+//
+// With no keys configured Auth does nothing: the server then only listens
+// on loopback (see internal/config). Wrap it in APIOnly so health and
+// reflection need no key.
+func Auth(keys *auth.Keyring) Link {
+	if keys.Len() == 0 {
+		return noop("auth")
+	}
+	authFunc := func(ctx context.Context) (context.Context, error) {
+		id, err := keys.Authenticate(metadata.ValueFromIncomingContext(ctx, "authorization"))
+		if err != nil {
+			return nil, authError(err)
+		}
+		callinfo.From(ctx).SetKey(id.Name)
+		method, _ := grpc.Method(ctx)
+		scope, known := methodScopes[method]
+		if !known {
+			return nil, statusError(codes.PermissionDenied, ReasonScopeMissing,
+				"no scope opens "+method+" to API keys", map[string]string{"key": id.Name, "method": method}, 0)
+		}
+		if !id.HasScope(scope) {
+			return nil, statusError(codes.PermissionDenied, ReasonScopeMissing,
+				"API key "+id.Name+" lacks scope "+string(scope)+" for "+method,
+				map[string]string{"key": id.Name, "scope": string(scope), "method": method}, 0)
+		}
+		return auth.NewContext(ctx, id), nil
+	}
+	return Link{
+		Name:   "auth",
+		Unary:  grpcauth.UnaryServerInterceptor(authFunc),
+		Stream: grpcauth.StreamServerInterceptor(authFunc),
+	}
+}
+
+// authError turns an auth.Keyring error into UNAUTHENTICATED. The message
+// never contains the presented key.
+func authError(err error) error {
+	reason, msg := ReasonAPIKeyUnknown, "unknown API key"
+	switch {
+	case errors.Is(err, auth.ErrNoCredentials):
+		reason, msg = ReasonCredentialsMissing, `missing credentials: send "authorization: Bearer <key>"`
+	case errors.Is(err, auth.ErrMalformedCredentials):
+		reason, msg = ReasonCredentialsMalformed, err.Error()
+	}
+	return statusError(codes.Unauthenticated, reason, msg, nil, 0)
+}
+
+// ModelAccess checks, once the request has arrived, that the caller's key
+// may use the model it names (PERMISSION_DENIED, MODEL_NOT_ALLOWED). It
+// sits after validation, so a malformed model is INVALID_ARGUMENT, not a
+// permission problem. Calls without an identity (no keys configured) and
+// requests without a model pass.
+func ModelAccess() Link {
+	check := func(ctx context.Context, req any) error {
+		id, ok := auth.FromContext(ctx)
+		if !ok {
+			return nil
+		}
+		model, ok := requestModel(req)
+		if !ok || id.AllowsModel(model) {
+			return nil
+		}
+		return statusError(codes.PermissionDenied, ReasonModelNotAllowed,
+			"API key "+id.Name+" may not use model "+model,
+			map[string]string{"key": id.Name, "model": model}, 0)
+	}
+	return Link{
+		Name: "model_access",
+		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			if err := check(ctx, req); err != nil {
+				return nil, err
+			}
+			return h(ctx, req)
+		},
+		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			ctx := ss.Context()
+			return h(srv, &peekStream{ServerStream: ss, onFirst: func(m any) error { return check(ctx, m) }})
+		},
+	}
+}

@@ -1,0 +1,155 @@
+package interceptors
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/auth"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fakeService stands in for internal/service: the links are under test, not
+// the handlers. Unset funcs answer with a one-event stream and an empty list.
+type fakeService struct {
+	llmrelayv1.UnimplementedLLMServiceServer
+	generate   func(*llmrelayv1.GenerateRequest, llmrelayv1.LLMService_GenerateServer) error
+	listModels func(context.Context, *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error)
+}
+
+func (f *fakeService) Generate(req *llmrelayv1.GenerateRequest, s llmrelayv1.LLMService_GenerateServer) error {
+	if f.generate != nil {
+		return f.generate(req, s)
+	}
+	return s.Send(&llmrelayv1.GenerateEvent{Sequence: 1, Attempt: 1, Event: &llmrelayv1.GenerateEvent_Final{Final: &llmrelayv1.Final{Attempts: 1}}})
+}
+
+func (f *fakeService) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error) {
+	if f.listModels != nil {
+		return f.listModels(ctx, req)
+	}
+	return &llmrelayv1.ListModelsResponse{}, nil
+}
+
+// testConn is a client connection to a bufconn server running links
+// around svc, with the health service registered.
+type testConn struct {
+	llm    llmrelayv1.LLMServiceClient
+	health healthpb.HealthClient
+}
+
+func serve(t testing.TB, svc *fakeService, links ...Link) testConn {
+	t.Helper()
+	lis := bufconn.Listen(1 << 20)
+	srv := grpc.NewServer(Chain(links...)...)
+	llmrelayv1.RegisterLLMServiceServer(srv, svc)
+	healthpb.RegisterHealthServer(srv, health.NewServer())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(lis)
+	}()
+	conn, err := grpc.NewClient("passthrough:///bufnet",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = conn.Close()
+		srv.Stop()
+		<-done
+	})
+	return testConn{llm: llmrelayv1.NewLLMServiceClient(conn), health: healthpb.NewHealthClient(conn)}
+}
+
+// generate runs a Generate call to its end and returns the events and the
+// final error (nil on a clean end).
+func (c testConn) generate(ctx context.Context, req *llmrelayv1.GenerateRequest) ([]*llmrelayv1.GenerateEvent, error) {
+	stream, err := c.llm.Generate(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	var events []*llmrelayv1.GenerateEvent
+	for {
+		ev, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return events, nil
+		}
+		if err != nil {
+			return events, err
+		}
+		events = append(events, ev)
+	}
+}
+
+func withKey(ctx context.Context, key string) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+key)
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func validRequest() *llmrelayv1.GenerateRequest {
+	return &llmrelayv1.GenerateRequest{
+		Model:    "mock/echo",
+		Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "hi"}},
+	}
+}
+
+// wantStatus fails the test unless err is a status with code and an
+// ErrorInfo of domain llmrelay with reason, and returns the status.
+func wantStatus(t *testing.T, err error, code codes.Code, reason string) *status.Status {
+	t.Helper()
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != code {
+		t.Fatalf("error = %v, want code %v", err, code)
+	}
+	ei := findDetail[*errdetails.ErrorInfo](st)
+	if ei == nil {
+		t.Fatalf("status %v has no ErrorInfo", st)
+	}
+	if diff := cmp.Diff([]string{"llmrelay", reason}, []string{ei.GetDomain(), ei.GetReason()}); diff != "" {
+		t.Fatalf("ErrorInfo (-want +got):\n%s", diff)
+	}
+	return st
+}
+
+func findDetail[T any](st *status.Status) T {
+	var zero T
+	for _, d := range st.Details() {
+		if v, ok := d.(T); ok {
+			return v
+		}
+	}
+	return zero
+}
+
+func testKeys(t testing.TB, cfgs ...auth.KeyConfig) *auth.Keyring {
+	t.Helper()
+	k, err := auth.NewKeyring(cfgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}

@@ -1,0 +1,125 @@
+// Package interceptors owns the links of llmrelay's gRPC interceptor chain:
+// recovery, metrics, logging, authentication, request validation, deadlines,
+// per-key rate and stream limits, model access and the per-provider queue.
+//
+// Each link is a Link: a unary and a stream interceptor that do the same
+// thing, so the chain built from them (internal/server/chain.go) is the same
+// for both kinds of call. Every error a link returns carries a
+// google.rpc.ErrorInfo (domain "llmrelay"), and a RetryInfo when waiting
+// helps.
+package interceptors
+
+import (
+	"context"
+	"strings"
+
+	middleware "github.com/grpc-ecosystem/go-grpc-middleware/v2"
+	grpcmeta "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
+	"google.golang.org/grpc"
+
+	"github.com/llmrelay/llmrelay/internal/metrics"
+)
+
+// Link is one link of the interceptor chain.
+type Link struct {
+	// Name names the link in tests and in the chain's order check.
+	Name   string
+	Unary  grpc.UnaryServerInterceptor
+	Stream grpc.StreamServerInterceptor
+}
+
+// Chain returns the server options that install links in order, the first
+// outermost, for unary and stream calls alike.
+func Chain(links ...Link) []grpc.ServerOption {
+	unary := make([]grpc.UnaryServerInterceptor, len(links))
+	stream := make([]grpc.StreamServerInterceptor, len(links))
+	for i, l := range links {
+		unary[i], stream[i] = l.Unary, l.Stream
+	}
+	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...)}
+}
+
+// APIOnly restricts l to llmrelay's own API: calls to the infrastructure
+// services (grpc.health.v1, grpc.reflection.*) skip it, so probes and
+// grpcurl work without a key and long-lived health watches get no deadline.
+func APIOnly(l Link) Link {
+	m := selector.MatchFunc(func(_ context.Context, c grpcmeta.CallMeta) bool { return !IsInfrastructure(c.Service) })
+	return Link{
+		Name:   l.Name,
+		Unary:  selector.UnaryServerInterceptor(l.Unary, m),
+		Stream: selector.StreamServerInterceptor(l.Stream, m),
+	}
+}
+
+// IsInfrastructure reports whether service (a full service name such as
+// "grpc.health.v1.Health") is gRPC health checking or server reflection.
+func IsInfrastructure(service string) bool {
+	return strings.HasPrefix(service, "grpc.health.v1.") || strings.HasPrefix(service, "grpc.reflection.")
+}
+
+// noop is a link that does nothing, for features that are switched off.
+func noop(name string) Link {
+	return Link{
+		Name: name,
+		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			return h(ctx, req)
+		},
+		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			return h(srv, ss)
+		},
+	}
+}
+
+// withContext returns ss with its context replaced by ctx.
+func withContext(ss grpc.ServerStream, ctx context.Context) grpc.ServerStream {
+	w := middleware.WrapServerStream(ss)
+	w.WrappedContext = ctx
+	return w
+}
+
+// peekStream hands the first request message the handler receives to
+// onFirst, after every outer link has seen it, and fails that receive with
+// onFirst's error. A server-streaming handler receives its one request this
+// way, so links that need the request (the model) see it here.
+type peekStream struct {
+	grpc.ServerStream
+	onFirst func(msg any) error
+	seen    bool
+}
+
+// RecvMsg implements grpc.ServerStream.
+func (s *peekStream) RecvMsg(m any) error {
+	if err := s.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	if s.seen {
+		return nil
+	}
+	s.seen = true
+	return s.onFirst(m)
+}
+
+// The request fields the chain reads, as the generated getters.
+type (
+	modelGetter     interface{ GetModel() string }
+	requestIDGetter interface{ GetRequestId() string }
+)
+
+// requestModel returns the "<provider>/<model>" a request names, if any.
+func requestModel(msg any) (string, bool) {
+	g, ok := msg.(modelGetter)
+	if !ok {
+		return "", false
+	}
+	return g.GetModel(), true
+}
+
+// Metrics records go-grpc-middleware's per-RPC server metrics (grpc_server_*,
+// with the handling-time histogram) on m. A nil m records nothing.
+func Metrics(m *metrics.Metrics) Link {
+	if m == nil {
+		return noop("metrics")
+	}
+	return Link{Name: "metrics", Unary: m.Server.UnaryServerInterceptor(), Stream: m.Server.StreamServerInterceptor()}
+}

@@ -1,0 +1,117 @@
+package interceptors
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+)
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// logBuffer collects JSON log lines; safe for concurrent use.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) logger() *slog.Logger { return slog.New(slog.NewJSONHandler(b, nil)) }
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// lines returns the log lines whose msg is msg, decoded.
+func (b *logBuffer) lines(t *testing.T, msg string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		if l == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("log line %q: %v", l, err)
+		}
+		if m["msg"] == msg {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func TestRecovery(t *testing.T) {
+	logs := &logBuffer{}
+	svc := &fakeService{
+		generate: func(req *llmrelayv1.GenerateRequest, _ llmrelayv1.LLMService_GenerateServer) error {
+			if req.GetModel() == "mock/panic" {
+				panic("boom in generate")
+			}
+			return nil
+		},
+		listModels: func(_ context.Context, req *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error) {
+			if req.GetProvider() == "panic" {
+				panic("boom in list")
+			}
+			return &llmrelayv1.ListModelsResponse{}, nil
+		},
+	}
+	c := serve(t, svc, Recovery(logs.logger()), Logging(discardLogger()))
+	const requestID = "6f1c2b7e-3a7d-4e0e-9f57-0c6a5b0d9a11"
+
+	panicking := validRequest()
+	panicking.Model = "mock/panic"
+	panicking.RequestId = requestID
+	_, err := c.generate(testCtx(t), panicking)
+	st := wantStatus(t, err, codes.Internal, ReasonInternal)
+	if got := findDetail[*errdetails.ErrorInfo](st).GetMetadata()["request_id"]; got != requestID {
+		t.Errorf("ErrorInfo request_id = %q, want the client's %q", got, requestID)
+	}
+	if strings.Contains(st.Message(), "boom") {
+		t.Errorf("panic value leaked to the client: %q", st.Message())
+	}
+
+	_, err = c.llm.ListModels(testCtx(t), &llmrelayv1.ListModelsRequest{Provider: "panic"})
+	st = wantStatus(t, err, codes.Internal, ReasonInternal)
+	if findDetail[*errdetails.ErrorInfo](st).GetMetadata()["request_id"] == "" {
+		t.Error("no made-up request_id in the ErrorInfo")
+	}
+
+	// The server still serves.
+	if _, err := c.generate(testCtx(t), validRequest()); err != nil {
+		t.Fatalf("call after the panics: %v", err)
+	}
+	if _, err := c.llm.ListModels(testCtx(t), &llmrelayv1.ListModelsRequest{}); err != nil {
+		t.Fatalf("call after the panics: %v", err)
+	}
+
+	lines := logs.lines(t, "panic in call handler")
+	if len(lines) != 2 {
+		t.Fatalf("%d panic log lines, want 2:\n%s", len(lines), logs)
+	}
+	if lines[0]["request_id"] != requestID || lines[0]["panic"] != "boom in generate" ||
+		lines[0]["grpc.method"] != llmrelayv1.LLMService_Generate_FullMethodName {
+		t.Errorf("panic log line: %v", lines[0])
+	}
+	// The stack shows where the panic happened, not just the recovery.
+	if stack, _ := lines[1]["stack"].(string); !strings.Contains(stack, "TestRecovery.func2") {
+		t.Errorf("stack does not show the panicking function:\n%s", stack)
+	}
+}

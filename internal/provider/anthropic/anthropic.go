@@ -1,0 +1,62 @@
+// Package anthropic is the `anthropic` provider kind: Anthropic's Messages
+// API, streamed.
+//
+// It speaks the wire format directly with net/http, a pooled line reader
+// and small structs for the fields it uses: no SDK sits on the hot path.
+package anthropic
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+)
+
+// Kind is the provider kind this package registers.
+const Kind = "anthropic"
+
+// DefaultBaseURL is used when the configuration has no base_url.
+const DefaultBaseURL = "https://api.anthropic.com/v1"
+
+// Version is the anthropic-version header sent unless the configuration's
+// headers set another.
+const Version = "2023-06-01"
+
+// DefaultMaxTokens is sent as max_tokens, which the Messages API requires,
+// when the request sets no max_output_tokens.
+const DefaultMaxTokens = 4096
+
+func init() { provider.Register(Kind, New) }
+
+// Provider streams messages from Anthropic's API. It is safe for
+// concurrent use.
+type Provider struct {
+	ep  *httpx.Endpoint
+	url string
+}
+
+// New builds the provider from its configuration. The API key, sent as
+// x-api-key, is read from the variable api_key_env names; it is required.
+func New(cfg provider.Config) (provider.Provider, error) {
+	ep, err := httpx.NewEndpoint(cfg, httpx.EndpointOptions{
+		DefaultBaseURL: DefaultBaseURL,
+		KeyRequired:    true,
+		Header:         map[string]string{"Anthropic-Version": Version},
+		Auth:           func(h http.Header, key string) { h.Set("X-Api-Key", key) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Provider{ep: ep, url: ep.BaseURL + "/messages"}, nil
+}
+
+// Stream implements provider.Provider. A tool call in the conversation
+// whose arguments are not a JSON object is a *provider.FieldError.
+func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
+	r, err := newRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	return p.ep.Stream(ctx, p.url, r, &decoder{}, parseErrorBody)
+}

@@ -1,0 +1,136 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+)
+
+// messagesRequest is the body of POST /messages, with the fields llmrelay
+// sets.
+type messagesRequest struct {
+	Model         string      `json:"model"`
+	MaxTokens     int         `json:"max_tokens"`
+	System        string      `json:"system,omitempty"`
+	Messages      []message   `json:"messages"`
+	Stream        bool        `json:"stream"`
+	Temperature   *float64    `json:"temperature,omitempty"`
+	TopP          *float64    `json:"top_p,omitempty"`
+	StopSequences []string    `json:"stop_sequences,omitempty"`
+	Tools         []tool      `json:"tools,omitempty"`
+	ToolChoice    *toolChoice `json:"tool_choice,omitempty"`
+	// STRUCTURED OUTPUT: output_config ({"format": {"type": "json_schema",
+	// "schema": ...}}) is mapped from provider.Request.ResponseFormat here
+	// by the structured-output work; not implemented yet.
+}
+
+type message struct {
+	Role    string  `json:"role"`
+	Content []block `json:"content"`
+}
+
+// block is a content block: text, tool_use or tool_result.
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	Content   string          `json:"content,omitempty"`
+}
+
+type tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+type toolChoice struct {
+	Type string `json:"type"`
+	Name string `json:"name,omitempty"`
+}
+
+var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// newRequest maps a provider-neutral request to a streamed Messages API
+// request: system messages are joined into the top-level system prompt,
+// tool results become tool_result blocks of a user turn, and consecutive
+// turns of one role are merged, as the API expects. A tool call whose
+// arguments are not a JSON object is a *provider.FieldError.
+func newRequest(req *provider.Request) (*messagesRequest, error) {
+	r := &messagesRequest{
+		Model:         req.Model,
+		MaxTokens:     DefaultMaxTokens,
+		Stream:        true,
+		Temperature:   req.Generation.Temperature,
+		TopP:          req.Generation.TopP,
+		StopSequences: req.Generation.Stop,
+	}
+	if n := req.Generation.MaxOutputTokens; n != nil {
+		r.MaxTokens = *n
+	}
+	var system []string
+	for i, m := range req.Messages {
+		role, blocks := "user", []block(nil)
+		switch m.Role {
+		case provider.RoleSystem:
+			system = append(system, m.Content)
+			continue
+		case provider.RoleTool:
+			blocks = []block{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}}
+		case provider.RoleAssistant:
+			role = "assistant"
+			if m.Content != "" {
+				blocks = append(blocks, block{Type: "text", Text: m.Content})
+			}
+			for j, c := range m.ToolCalls {
+				input, err := httpx.JSONObject(c.Arguments)
+				if err != nil {
+					return nil, &provider.FieldError{Field: fmt.Sprintf("messages[%d].tool_calls[%d].arguments", i, j), Description: err.Error() + " for the anthropic provider"}
+				}
+				blocks = append(blocks, block{Type: "tool_use", ID: c.ID, Name: c.Name, Input: input})
+			}
+		default:
+			if m.Content != "" {
+				blocks = []block{{Type: "text", Text: m.Content}}
+			}
+		}
+		if len(blocks) == 0 {
+			continue // the API rejects empty turns and empty text blocks
+		}
+		if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == role {
+			r.Messages[n-1].Content = append(r.Messages[n-1].Content, blocks...)
+			continue
+		}
+		r.Messages = append(r.Messages, message{Role: role, Content: blocks})
+	}
+	r.System = strings.Join(system, "\n\n")
+	if len(req.Tools) > 0 {
+		r.Tools = make([]tool, len(req.Tools))
+		for i, t := range req.Tools {
+			schema := t.Parameters
+			if len(schema) == 0 {
+				schema = emptyObjectSchema
+			}
+			r.Tools[i] = tool{Name: t.Name, Description: t.Description, InputSchema: schema}
+		}
+		r.ToolChoice = newToolChoice(req.ToolChoice)
+	}
+	return r, nil
+}
+
+func newToolChoice(c provider.ToolChoice) *toolChoice {
+	switch c.Mode {
+	case provider.ToolChoiceNone:
+		return &toolChoice{Type: "none"}
+	case provider.ToolChoiceRequired:
+		return &toolChoice{Type: "any"}
+	case provider.ToolChoiceTool:
+		return &toolChoice{Type: "tool", Name: c.Name}
+	}
+	return &toolChoice{Type: "auto"}
+}

@@ -1,0 +1,88 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// apiError is a google.rpc.Status as the Gemini API sends it in error
+// bodies and failing streams.
+type apiError struct {
+	Code    int      `json:"code"`
+	Message string   `json:"message"`
+	Status  string   `json:"status"`
+	Details []detail `json:"details"`
+}
+
+// detail is one of a Status's details: google.rpc.RetryInfo carries
+// retryDelay, google.rpc.ErrorInfo a reason.
+type detail struct {
+	Type       string `json:"@type"`
+	RetryDelay string `json:"retryDelay"`
+	Reason     string `json:"reason"`
+}
+
+type errorBody struct {
+	Error *apiError `json:"error"`
+}
+
+// parseErrorBody is the httpx.ErrorBodyParser for Gemini: the body is
+// {"error": {...}} or, from the streaming endpoint, [{"error": {...}}].
+func parseErrorBody(b []byte, e *provider.Error) {
+	var body errorBody
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '[' {
+		var list []errorBody
+		if json.Unmarshal(b, &list) != nil || len(list) == 0 {
+			return
+		}
+		body = list[0]
+	} else if json.Unmarshal(b, &body) != nil {
+		return
+	}
+	if body.Error != nil {
+		body.Error.fill(e)
+	}
+}
+
+// toError returns the error of the given kind for an error object in a
+// stream; its code is the HTTP status it stands for.
+func (a *apiError) toError(kind provider.ErrorKind) *provider.Error {
+	e := &provider.Error{Kind: kind, Status: a.Code}
+	a.fill(e)
+	return e
+}
+
+// fill sets e's Type (the status name, e.g. RESOURCE_EXHAUSTED), Code (the
+// ErrorInfo reason, e.g. API_KEY_INVALID), Message and, from RetryInfo,
+// the retry hint.
+func (a *apiError) fill(e *provider.Error) {
+	e.Type, e.Message = a.Status, a.Message
+	for _, d := range a.Details {
+		switch {
+		case strings.HasSuffix(d.Type, "google.rpc.RetryInfo"):
+			if delay, ok := parseDelay(d.RetryDelay); ok {
+				e.RetryAfter, e.HasRetryAfter = delay, true
+			}
+		case strings.HasSuffix(d.Type, "google.rpc.ErrorInfo") && d.Reason != "":
+			e.Code = d.Reason
+		}
+	}
+}
+
+// parseDelay parses a google.protobuf.Duration in its JSON form, seconds
+// with an "s" suffix ("34s", "34.4s", "0.5s").
+func parseDelay(s string) (time.Duration, bool) {
+	if !strings.HasSuffix(s, "s") {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, false
+	}
+	return d, true
+}

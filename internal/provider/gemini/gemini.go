@@ -1,0 +1,65 @@
+// Package gemini is the `gemini` provider kind: the Gemini API's
+// streamGenerateContent, as server-sent events (alt=sse).
+//
+// It speaks the wire format directly with net/http, a pooled line reader
+// and small structs for the fields it uses: no SDK sits on the hot path.
+package gemini
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+)
+
+// Kind is the provider kind this package registers.
+const Kind = "gemini"
+
+// DefaultBaseURL is used when the configuration has no base_url.
+const DefaultBaseURL = "https://generativelanguage.googleapis.com/v1beta"
+
+func init() { provider.Register(Kind, New) }
+
+// Provider streams content from the Gemini API. It is safe for concurrent
+// use.
+type Provider struct {
+	ep *httpx.Endpoint
+}
+
+// New builds the provider from its configuration. The API key, sent as
+// x-goog-api-key, is read from the variable api_key_env names; it is
+// required.
+func New(cfg provider.Config) (provider.Provider, error) {
+	ep, err := httpx.NewEndpoint(cfg, httpx.EndpointOptions{
+		DefaultBaseURL: DefaultBaseURL,
+		KeyRequired:    true,
+		Auth:           func(h http.Header, key string) { h.Set("X-Goog-Api-Key", key) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Provider{ep: ep}, nil
+}
+
+// endpoint returns the streaming URL for a model: "gemini-2.5-flash" and
+// "models/gemini-2.5-flash" name the same model; a name with its own
+// collection ("tunedModels/x") is used as it is.
+func (p *Provider) endpoint(model string) string {
+	if !strings.Contains(model, "/") {
+		model = "models/" + url.PathEscape(model)
+	}
+	return p.ep.BaseURL + "/" + model + ":streamGenerateContent?alt=sse"
+}
+
+// Stream implements provider.Provider. A tool call in the conversation
+// whose arguments are not a JSON object is a *provider.FieldError.
+func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
+	r, err := newRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	return p.ep.Stream(ctx, p.endpoint(req.Model), r, &decoder{}, parseErrorBody)
+}

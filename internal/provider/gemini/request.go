@@ -1,0 +1,166 @@
+package gemini
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+)
+
+// generateRequest is the body of streamGenerateContent, with the fields
+// llmrelay sets.
+type generateRequest struct {
+	Contents          []content         `json:"contents"`
+	SystemInstruction *content          `json:"systemInstruction,omitempty"`
+	Tools             []toolSet         `json:"tools,omitempty"`
+	ToolConfig        *toolConfig       `json:"toolConfig,omitempty"`
+	GenerationConfig  *generationConfig `json:"generationConfig,omitempty"`
+}
+
+type content struct {
+	Role  string `json:"role,omitempty"`
+	Parts []part `json:"parts"`
+}
+
+type part struct {
+	Text             string            `json:"text,omitempty"`
+	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
+	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
+}
+
+type functionCall struct {
+	ID   string          `json:"id,omitempty"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+type functionResponse struct {
+	ID       string          `json:"id,omitempty"`
+	Name     string          `json:"name"`
+	Response json.RawMessage `json:"response"`
+}
+
+type toolSet struct {
+	FunctionDeclarations []functionDeclaration `json:"functionDeclarations"`
+}
+
+type functionDeclaration struct {
+	Name                 string          `json:"name"`
+	Description          string          `json:"description,omitempty"`
+	ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema,omitempty"`
+}
+
+type toolConfig struct {
+	FunctionCallingConfig functionCallingConfig `json:"functionCallingConfig"`
+}
+
+type functionCallingConfig struct {
+	Mode                 string   `json:"mode"`
+	AllowedFunctionNames []string `json:"allowedFunctionNames,omitempty"`
+}
+
+type generationConfig struct {
+	MaxOutputTokens *int     `json:"maxOutputTokens,omitempty"`
+	Temperature     *float64 `json:"temperature,omitempty"`
+	TopP            *float64 `json:"topP,omitempty"`
+	StopSequences   []string `json:"stopSequences,omitempty"`
+	// STRUCTURED OUTPUT: responseMimeType "application/json" and
+	// responseJsonSchema are mapped from provider.Request.ResponseFormat
+	// here by the structured-output work; not implemented yet.
+}
+
+// newRequest maps a provider-neutral request to a streamGenerateContent
+// request: system messages are joined into systemInstruction, the
+// assistant's turns are the "model" role, tool results become
+// functionResponse parts (named after the call they answer), and
+// consecutive turns of one role are merged. A tool call whose arguments are
+// not a JSON object is a *provider.FieldError.
+func newRequest(req *provider.Request) (*generateRequest, error) {
+	r := &generateRequest{}
+	var system []string
+	names := map[string]string{} // tool call id -> tool name, latest first
+	for i, m := range req.Messages {
+		role, parts := "user", []part(nil)
+		switch m.Role {
+		case provider.RoleSystem:
+			system = append(system, m.Content)
+			continue
+		case provider.RoleTool:
+			name := names[m.ToolCallID]
+			if name == "" {
+				name = m.ToolCallID
+			}
+			parts = []part{{FunctionResponse: &functionResponse{ID: m.ToolCallID, Name: name, Response: toolOutput(m.Content)}}}
+		case provider.RoleAssistant:
+			role = "model"
+			if m.Content != "" {
+				parts = append(parts, part{Text: m.Content})
+			}
+			for j, c := range m.ToolCalls {
+				args, err := httpx.JSONObject(c.Arguments)
+				if err != nil {
+					return nil, &provider.FieldError{Field: fmt.Sprintf("messages[%d].tool_calls[%d].arguments", i, j), Description: err.Error() + " for the gemini provider"}
+				}
+				names[c.ID] = c.Name
+				parts = append(parts, part{FunctionCall: &functionCall{ID: c.ID, Name: c.Name, Args: args}})
+			}
+		default:
+			if m.Content != "" {
+				parts = []part{{Text: m.Content}}
+			}
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		if n := len(r.Contents); n > 0 && r.Contents[n-1].Role == role {
+			r.Contents[n-1].Parts = append(r.Contents[n-1].Parts, parts...)
+			continue
+		}
+		r.Contents = append(r.Contents, content{Role: role, Parts: parts})
+	}
+	if len(system) > 0 {
+		r.SystemInstruction = &content{Parts: []part{{Text: strings.Join(system, "\n\n")}}}
+	}
+	if len(req.Tools) > 0 {
+		decls := make([]functionDeclaration, len(req.Tools))
+		for i, t := range req.Tools {
+			decls[i] = functionDeclaration{Name: t.Name, Description: t.Description, ParametersJSONSchema: t.Parameters}
+		}
+		r.Tools = []toolSet{{FunctionDeclarations: decls}}
+		r.ToolConfig = newToolConfig(req.ToolChoice)
+	}
+	g := req.Generation
+	if g.MaxOutputTokens != nil || g.Temperature != nil || g.TopP != nil || len(g.Stop) > 0 {
+		r.GenerationConfig = &generationConfig{MaxOutputTokens: g.MaxOutputTokens, Temperature: g.Temperature, TopP: g.TopP, StopSequences: g.Stop}
+	}
+	return r, nil
+}
+
+// toolOutput returns a tool result as the object functionResponse carries:
+// a JSON object as it is, anything else as {"output": text}, the key the
+// API reads as the function's output.
+func toolOutput(result string) json.RawMessage {
+	s := strings.TrimSpace(result)
+	if strings.HasPrefix(s, "{") && json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(struct {
+		Output string `json:"output"`
+	}{result})
+	return b
+}
+
+func newToolConfig(c provider.ToolChoice) *toolConfig {
+	cfg := functionCallingConfig{Mode: "AUTO"}
+	switch c.Mode {
+	case provider.ToolChoiceNone:
+		cfg.Mode = "NONE"
+	case provider.ToolChoiceRequired:
+		cfg.Mode = "ANY"
+	case provider.ToolChoiceTool:
+		cfg.Mode, cfg.AllowedFunctionNames = "ANY", []string{c.Name}
+	}
+	return &toolConfig{FunctionCallingConfig: cfg}
+}

@@ -1,0 +1,53 @@
+package httpx
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// Secret holds an API key so that it cannot be printed by accident: its
+// String and GoString methods say "[redacted]", and inside a struct printed
+// with %v, %+v or %#v it shows as a pointer. Reveal returns the key for the
+// one place that sends it.
+type Secret struct {
+	p *string
+}
+
+// String implements fmt.Stringer without revealing the key.
+func (s Secret) String() string { return "[redacted]" }
+
+// GoString implements fmt.GoStringer without revealing the key.
+func (s Secret) GoString() string { return "httpx.Secret([redacted])" }
+
+// Reveal returns the key; "" when there is none.
+func (s Secret) Reveal() string {
+	if s.p == nil {
+		return ""
+	}
+	return *s.p
+}
+
+// IsZero reports whether there is no key.
+func (s Secret) IsZero() bool { return s.p == nil }
+
+// APIKey reads a provider's API key from the environment variable that
+// cfg.APIKeyEnv names. With no variable named, the key is empty, which is an
+// error when required (the kind's API always needs a key) and fine
+// otherwise (a local OpenAI-compatible server such as Ollama needs none). A
+// variable that is named but unset or empty is always an error, naming the
+// variable, never its value.
+func APIKey(cfg provider.Config, required bool) (Secret, error) {
+	if cfg.APIKeyEnv == "" {
+		if required {
+			return Secret{}, fmt.Errorf("%s provider needs an API key: set api_key_env to the name of the environment variable that holds it", cfg.Kind)
+		}
+		return Secret{}, nil
+	}
+	v := os.Getenv(cfg.APIKeyEnv)
+	if v == "" {
+		return Secret{}, fmt.Errorf("api_key_env names %s, but that environment variable is unset or empty", cfg.APIKeyEnv)
+	}
+	return Secret{p: &v}, nil
+}

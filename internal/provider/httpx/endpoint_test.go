@@ -1,0 +1,208 @@
+package httpx_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// lineDecoder turns each data line into a text event; "END" terminates.
+type lineDecoder struct{}
+
+func (lineDecoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
+	if string(ev.Data) == "END" {
+		return true, nil
+	}
+	*out = append(*out, provider.Event{Kind: provider.EventText, Text: string(ev.Data)})
+	return false, nil
+}
+
+func (lineDecoder) EndsAtEOF() bool { return false }
+
+func endpoint(t *testing.T, cfg provider.Config) *httpx.Endpoint {
+	t.Helper()
+	ep, err := httpx.NewEndpoint(cfg, httpx.EndpointOptions{
+		Header: map[string]string{"X-Kind-Version": "1"},
+		Auth:   func(h http.Header, key string) { h.Set("X-Key", key) },
+	})
+	if err != nil {
+		t.Fatalf("NewEndpoint: %v", err)
+	}
+	t.Cleanup(httpx.CloseIdleConnections)
+	return ep
+}
+
+func TestEndpointSendsHeadersKeyAndBody(t *testing.T) {
+	u := pt.Replay(t, pt.Reply{Body: []byte("data: hi\n\ndata: END\n\n")})
+	t.Setenv("LLMRELAY_TEST_KEY", "secret-value")
+	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: u.URL + "/", APIKeyEnv: "LLMRELAY_TEST_KEY",
+		Headers: map[string]string{"X-Kind-Version": "2", "HTTP-Referer": "https://example.test"}})
+	if ep.BaseURL != u.URL {
+		t.Errorf("BaseURL = %q, want %q without the trailing slash", ep.BaseURL, u.URL)
+	}
+	r := collect(t, ep, u.URL+"/v1/x", map[string]int{"n": 1})
+	if r.Err != nil || r.Text != "hi" {
+		t.Fatalf("stream: %q, %v", r.Text, r.Err)
+	}
+	got := u.Requests()[0]
+	want := map[string]string{
+		"X-Key": "secret-value", "X-Kind-Version": "2", "Http-Referer": "https://example.test",
+		"Content-Type": "application/json", "Accept": "text/event-stream", "User-Agent": httpx.UserAgent,
+	}
+	for k, v := range want {
+		if got.Header.Get(k) != v {
+			t.Errorf("header %s = %q, want %q", k, got.Header.Get(k), v)
+		}
+	}
+	if got.Method != http.MethodPost || got.URI != "/v1/x" || string(got.Body) != `{"n":1}` {
+		t.Errorf("request %s %s %s", got.Method, got.URI, got.Body)
+	}
+}
+
+func TestEndpointWithoutKeySendsNoAuth(t *testing.T) {
+	u := pt.Replay(t, pt.Reply{Body: []byte("data: END\n\n")})
+	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: u.URL})
+	if r := collect(t, ep, u.URL, struct{}{}); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if _, ok := u.Requests()[0].Header["X-Key"]; ok {
+		t.Error("a key header was sent without a key")
+	}
+}
+
+func TestNewEndpointErrors(t *testing.T) {
+	t.Setenv("LLMRELAY_TEST_EMPTY", "")
+	tests := []struct {
+		name     string
+		cfg      provider.Config
+		required bool
+		want     string
+	}{
+		{"key required but no variable named", provider.Config{Kind: "anthropic"}, true, "api_key_env"},
+		{"variable unset", provider.Config{Kind: "openai", APIKeyEnv: "LLMRELAY_TEST_UNSET_VARIABLE"}, false, "LLMRELAY_TEST_UNSET_VARIABLE"},
+		{"variable empty", provider.Config{Kind: "openai", APIKeyEnv: "LLMRELAY_TEST_EMPTY"}, false, "LLMRELAY_TEST_EMPTY"},
+		{"relative base_url", provider.Config{Kind: "openai", BaseURL: "localhost:11434/v1"}, false, "base_url"},
+		{"ftp base_url", provider.Config{Kind: "openai", BaseURL: "ftp://example.test"}, false, "base_url"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := httpx.NewEndpoint(tc.cfg, httpx.EndpointOptions{KeyRequired: tc.required})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v, want one naming %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestTheKeyIsNeverPrinted(t *testing.T) {
+	const key = "sk-do-not-print-me"
+	t.Setenv("LLMRELAY_TEST_KEY", key)
+	ep := endpoint(t, provider.Config{Kind: "test", APIKeyEnv: "LLMRELAY_TEST_KEY", BaseURL: "http://127.0.0.1:1"})
+	s, err := httpx.APIKey(provider.Config{APIKeyEnv: "LLMRELAY_TEST_KEY"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{
+		fmt.Sprintf("%v %+v %#v", ep, ep, ep),
+		fmt.Sprintf("%v %+v %#v", *ep, *ep, *ep),
+		fmt.Sprintf("%v %+v %#v %s %q", s, s, s, s, s),
+	} {
+		if strings.Contains(out, key) {
+			t.Errorf("printed the key: %s", out)
+		}
+	}
+	if s.Reveal() != key {
+		t.Errorf("Reveal = %q", s.Reveal())
+	}
+}
+
+// TestConnectionsAreReused shows that a stream read to its terminator
+// leaves its connection to the next stream: one TCP connection serves
+// several streams in a row, even when the body's end comes a moment after
+// the terminator (the stream then reads on to it instead of closing the
+// connection).
+func TestConnectionsAreReused(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: a\n\n")
+		w.(http.Flusher).Flush()
+		_, _ = io.WriteString(w, "data: END\n\n")
+		w.(http.Flusher).Flush()
+		time.Sleep(5 * time.Millisecond) // the body's end follows in a packet of its own
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: srv.URL})
+	for range 5 {
+		if r := collect(t, ep, srv.URL, struct{}{}); r.Err != nil || r.Text != "a" {
+			t.Fatalf("stream: %q, %v", r.Text, r.Err)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("5 streams in a row opened %d connections, want 1", n)
+	}
+}
+
+func TestAttemptTimeoutIsATransportFailure(t *testing.T) {
+	u := pt.Replay(t, pt.Reply{Body: []byte("data: a\n\ndata: b\n\n"), After: 1, Fault: pt.FaultStall})
+	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: u.URL, Timeout: 20 * time.Millisecond})
+	r := collect(t, ep, u.URL, struct{}{})
+	pe := pt.ProviderError(r.Err)
+	if r.Text != "a" || pe == nil || pe.Kind != provider.KindTransport || !errors.Is(r.Err, httpx.ErrAttemptTimeout) {
+		t.Fatalf("got %q, %v; want the first delta, then a transport failure wrapping ErrAttemptTimeout", r.Text, r.Err)
+	}
+	if errors.Is(r.Err, context.DeadlineExceeded) {
+		t.Error("the attempt timeout looks like the caller's deadline")
+	}
+}
+
+func TestConnectionRefusedIsATransportFailure(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: "http://" + addr})
+	r := collect(t, ep, "http://"+addr, struct{}{})
+	if pe := pt.ProviderError(r.Err); pe == nil || pe.Kind != provider.KindTransport {
+		t.Errorf("error = %v, want a transport failure", r.Err)
+	}
+}
+
+func collect(t *testing.T, ep *httpx.Endpoint, url string, body any) pt.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := ep.Stream(ctx, url, body, lineDecoder{}, nil)
+	if err != nil {
+		return pt.Result{Err: err}
+	}
+	defer s.Close()
+	return pt.Drain(s, nil)
+}

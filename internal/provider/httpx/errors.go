@@ -1,0 +1,110 @@
+package httpx
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// ErrNoTerminator is wrapped by the error for a stream that ended cleanly
+// but without the provider's terminator (`data: [DONE]`, `message_stop`, a
+// finish reason): the reply may be truncated, so it is not a success.
+var ErrNoTerminator = errors.New("provider stream ended without its terminator")
+
+// ErrAttemptTimeout is wrapped by the error for an attempt that outlived the
+// provider's configured timeout.
+var ErrAttemptTimeout = errors.New("provider attempt timed out")
+
+// MaxErrorBody bounds how much of an error response's body is read.
+const MaxErrorBody = 64 << 10
+
+// ErrorBodyParser fills e's Type, Code and Message (and, for providers that
+// put it there, the retry hint) from an error response's body. It leaves e
+// as it is when the body is not in the provider's error format.
+type ErrorBodyParser func(body []byte, e *provider.Error)
+
+// ResponseError reads a non-2xx response's body (at most MaxErrorBody
+// bytes), closes it and returns the *provider.Error of KindHTTP: the status,
+// the retry hint from retry-after-ms or retry-after (seconds or an HTTP
+// date, relative to now), x-should-retry, and whatever parse finds in the
+// body. When parse finds no message, the start of the body (or the status
+// text) is the message.
+func ResponseError(resp *http.Response, now time.Time, parse ErrorBodyParser) *provider.Error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
+	_ = resp.Body.Close()
+	e := &provider.Error{Kind: provider.KindHTTP, Status: resp.StatusCode}
+	e.RetryAfter, e.HasRetryAfter = RetryHint(resp.Header, now)
+	e.ShouldRetry = ShouldRetry(resp.Header)
+	if parse != nil {
+		parse(body, e)
+	}
+	if e.Message == "" {
+		e.Message = string(clip(bytes.TrimSpace(body)))
+	}
+	if e.Message == "" {
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	return e
+}
+
+// RetryHint returns the retry hint in h: retry-after-ms (milliseconds, as
+// OpenAI and Anthropic send it) takes precedence over retry-after (seconds
+// or an HTTP date, relative to now). A date in the past is a zero hint;
+// malformed or negative values are ignored.
+func RetryHint(h http.Header, now time.Time) (time.Duration, bool) {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 && ms < float64(maxHint/time.Millisecond) {
+			return time.Duration(ms * float64(time.Millisecond)), true
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s < 0 || s >= float64(maxHint/time.Second) {
+			return 0, false
+		}
+		return time.Duration(s * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// maxHint bounds the retry hints RetryHint accepts, so that absurd values
+// cannot overflow a Duration; the retry engine caps what it honours anyway.
+const maxHint = 24 * time.Hour
+
+// ShouldRetry returns the x-should-retry header as a bool, nil when it is
+// absent or neither "true" nor "false".
+func ShouldRetry(h http.Header) *bool {
+	switch strings.ToLower(strings.TrimSpace(h.Get("X-Should-Retry"))) {
+	case "true":
+		t := true
+		return &t
+	case "false":
+		f := false
+		return &f
+	}
+	return nil
+}
+
+// TransportError returns the *provider.Error of KindTransport for err.
+func TransportError(msg string, err error) *provider.Error {
+	return &provider.Error{Kind: provider.KindTransport, Message: msg, Err: err}
+}
+
+// MalformedError returns the KindTransport error for an event the adapter
+// could not decode: it wraps ErrMalformed and err.
+func MalformedError(err error) *provider.Error {
+	return TransportError("malformed stream event", fmt.Errorf("%w: %w", ErrMalformed, err))
+}

@@ -1,0 +1,106 @@
+package httpx
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+func TestRetryHint(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		header map[string]string
+		want   time.Duration
+		ok     bool
+	}{
+		{"none", nil, 0, false},
+		{"retry-after-ms", map[string]string{"Retry-After-Ms": "1500"}, 1500 * time.Millisecond, true},
+		{"fractional ms", map[string]string{"Retry-After-Ms": "12.5"}, 12500 * time.Microsecond, true},
+		{"ms wins over seconds", map[string]string{"Retry-After-Ms": "250", "Retry-After": "9"}, 250 * time.Millisecond, true},
+		{"seconds", map[string]string{"Retry-After": "2"}, 2 * time.Second, true},
+		{"zero seconds", map[string]string{"Retry-After": "0"}, 0, true},
+		{"http date", map[string]string{"Retry-After": "Sun, 22 Nov 2026 10:00:30 GMT"}, 30 * time.Second, true},
+		{"http date in the past", map[string]string{"Retry-After": "Sun, 22 Nov 2026 09:59:00 GMT"}, 0, true},
+		{"bad ms falls back to seconds", map[string]string{"Retry-After-Ms": "soon", "Retry-After": "3"}, 3 * time.Second, true},
+		{"negative", map[string]string{"Retry-After": "-4"}, 0, false},
+		{"garbage", map[string]string{"Retry-After": "later"}, 0, false},
+		{"absurd", map[string]string{"Retry-After": "1e12"}, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			for k, v := range tc.header {
+				h.Set(k, v)
+			}
+			got, ok := RetryHint(h, now)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("RetryHint = %v, %v; want %v, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+func TestShouldRetry(t *testing.T) {
+	for v, want := range map[string]string{"true": "true", "False": "false", "": "nil", "maybe": "nil"} {
+		h := http.Header{}
+		if v != "" {
+			h.Set("X-Should-Retry", v)
+		}
+		got := "nil"
+		if b := ShouldRetry(h); b != nil {
+			got = map[bool]string{true: "true", false: "false"}[*b]
+		}
+		if got != want {
+			t.Errorf("x-should-retry %q = %s, want %s", v, got, want)
+		}
+	}
+}
+
+func TestResponseError(t *testing.T) {
+	parse := func(b []byte, e *provider.Error) {
+		if strings.HasPrefix(string(b), "{") {
+			e.Type, e.Message = "overloaded_error", "Overloaded"
+		}
+	}
+	tests := []struct {
+		name     string
+		status   int
+		body     string
+		wantType string
+		wantMsg  string
+	}{
+		{"parsed body", 529, `{"error":{}}`, "overloaded_error", "Overloaded"},
+		{"unparsed body is the message", 502, "  <html>Bad Gateway</html>\n", "", "<html>Bad Gateway</html>"},
+		{"empty body gives the status text", 503, "", "", "Service Unavailable"},
+		{"long body is clipped", 500, strings.Repeat("e", 5000), "", strings.Repeat("e", 120)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			h.Set("Retry-After", "3")
+			h.Set("X-Should-Retry", "false")
+			resp := &http.Response{StatusCode: tc.status, Header: h, Body: io.NopCloser(strings.NewReader(tc.body))}
+			e := ResponseError(resp, time.Now(), parse)
+			if e.Kind != provider.KindHTTP || e.Status != tc.status || e.Type != tc.wantType || e.Message != tc.wantMsg {
+				t.Errorf("got %+v, want HTTP %d type %q message %q", e, tc.status, tc.wantType, tc.wantMsg)
+			}
+			if !e.HasRetryAfter || e.RetryAfter != 3*time.Second || e.ShouldRetry == nil || *e.ShouldRetry {
+				t.Errorf("hints %v/%v should_retry %v, want 3s and false", e.RetryAfter, e.HasRetryAfter, e.ShouldRetry)
+			}
+		})
+	}
+}
+
+func TestMalformedErrorWrapsBoth(t *testing.T) {
+	cause := errors.New("unexpected end of JSON input")
+	e := MalformedError(cause)
+	if e.Kind != provider.KindTransport || !errors.Is(e, ErrMalformed) || !errors.Is(e, cause) {
+		t.Errorf("MalformedError = %v, want KindTransport wrapping ErrMalformed and the cause", e)
+	}
+}

@@ -1,0 +1,171 @@
+package httpx
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// ErrMalformed is wrapped by the errors for a stream that breaks its wire
+// format: a line that is not a server-sent-events field, an event whose
+// data does not parse, an over-long line.
+var ErrMalformed = errors.New("malformed provider stream")
+
+// MaxLineBytes bounds one line of a stream. A longer line is ErrMalformed.
+const MaxLineBytes = 16 << 20
+
+// readerBufferSize is the bufio buffer of a Reader; longer lines are
+// assembled in a separate, reused buffer.
+const readerBufferSize = 8 << 10
+
+// Event is one server-sent event. Its slices are valid until the next call
+// of Reader.Next.
+type Event struct {
+	// Name is the `event:` field; empty when the event has none.
+	Name []byte
+	// Data is the event's `data:` lines joined by "\n".
+	Data []byte
+}
+
+// Reader reads server-sent events (the text/event-stream format) from a
+// response body. It is lenient where providers differ harmlessly (a last
+// event not followed by a blank line, "\r\n" line ends, comments) and
+// strict where a broken stream would otherwise pass for a good one: any
+// line that is not a comment or an event, data, id or retry field is
+// ErrMalformed.
+//
+// A Reader reuses its buffers across events and, through GetReader and
+// PutReader, across streams. It is not safe for concurrent use.
+type Reader struct {
+	br   *bufio.Reader
+	name []byte
+	data []byte
+	long []byte
+	// extra is a non-standard field that is dispatched as an event of its
+	// own, named after the field; empty for none.
+	extra string
+}
+
+var readers = sync.Pool{New: func() any {
+	return &Reader{br: bufio.NewReaderSize(nil, readerBufferSize)}
+}}
+
+// GetReader returns a pooled Reader reading from body. extra names a
+// non-standard field to accept as an event of its own (for example
+// "error", which some OpenAI-compatible servers send instead of a data
+// line); pass "" for none. Return the Reader with PutReader.
+func GetReader(body io.Reader, extra string) *Reader {
+	r := readers.Get().(*Reader)
+	r.br.Reset(body)
+	r.extra = extra
+	return r
+}
+
+// PutReader returns r to the pool. r must not be used afterwards.
+func PutReader(r *Reader) {
+	r.br.Reset(nil)
+	if cap(r.long) > 1<<20 {
+		r.long = nil
+	}
+	if cap(r.data) > 1<<20 {
+		r.data = nil
+	}
+	readers.Put(r)
+}
+
+// Next returns the next event. At the end of the body it returns io.EOF (an
+// event still being assembled is dispatched first); a body that fails
+// returns its error.
+func (r *Reader) Next() (Event, error) {
+	r.name = r.name[:0]
+	r.data = r.data[:0]
+	hasData := false
+	for {
+		line, err := r.readLine()
+		if err != nil {
+			if errors.Is(err, io.EOF) && hasData {
+				return Event{Name: r.name, Data: r.data}, nil
+			}
+			return Event{}, err
+		}
+		if len(line) == 0 {
+			if hasData {
+				return Event{Name: r.name, Data: r.data}, nil
+			}
+			r.name = r.name[:0]
+			continue
+		}
+		if line[0] == ':' {
+			continue // a comment, used as a keep-alive
+		}
+		field, value, _ := bytes.Cut(line, []byte{':'})
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+		switch string(field) {
+		case "data":
+			if hasData {
+				r.data = append(r.data, '\n')
+			}
+			r.data = append(r.data, value...)
+			hasData = true
+		case "event":
+			r.name = append(r.name[:0], value...)
+		case "id", "retry":
+		default:
+			if r.extra == "" || string(field) != r.extra || hasData {
+				return Event{}, fmt.Errorf("%w: unexpected line %q", ErrMalformed, clip(line))
+			}
+			r.name = append(r.name[:0], field...)
+			r.data = append(r.data[:0], value...)
+			return Event{Name: r.name, Data: r.data}, nil
+		}
+	}
+}
+
+// readLine returns the next line without its line end. A last line without
+// one is returned as it is; the call after it returns io.EOF.
+func (r *Reader) readLine() ([]byte, error) {
+	line, err := r.br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		r.long = append(r.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(r.long) > MaxLineBytes {
+				return nil, fmt.Errorf("%w: a line longer than %d bytes", ErrMalformed, MaxLineBytes)
+			}
+			line, err = r.br.ReadSlice('\n')
+			r.long = append(r.long, line...)
+		}
+		line = r.long
+	}
+	if err != nil && (!errors.Is(err, io.EOF) || len(line) == 0) {
+		return nil, err
+	}
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	return bytes.TrimSuffix(line, []byte{'\r'}), nil
+}
+
+// Drain reads and discards what is left of the body, up to limit bytes, so
+// that an HTTP/1.1 connection can go back to the idle pool. It reports
+// whether the body ended.
+func (r *Reader) Drain(limit int64) bool {
+	buffered := int64(r.br.Buffered())
+	if buffered > limit {
+		return false
+	}
+	_, _ = r.br.Discard(int(buffered))
+	_, err := io.CopyN(io.Discard, r.br, limit-buffered+1)
+	return errors.Is(err, io.EOF)
+}
+
+// clip shortens a line for an error message.
+func clip(b []byte) []byte {
+	const max = 120
+	if len(b) > max {
+		return b[:max]
+	}
+	return b
+}

@@ -1,0 +1,193 @@
+package httpx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// Decoder turns one provider's server-sent events into provider events. A
+// Decoder holds one stream's state (open tool calls, counters) and is used
+// by one goroutine.
+type Decoder interface {
+	// Decode handles one event, appending what it produced to out. It
+	// returns done when the event is the provider's terminator, and a
+	// *provider.Error for an in-stream error or an event it cannot decode
+	// (MalformedError).
+	Decode(ev Event, out *[]provider.Event) (done bool, err error)
+	// EndsAtEOF reports whether the end of the body is itself the
+	// terminator at this point of the stream (Gemini's streams end so once a
+	// finish reason arrived). When it returns false, a clean end of the body
+	// is a truncated stream.
+	EndsAtEOF() bool
+}
+
+// request is one attempt's HTTP request.
+type request struct {
+	url     string
+	header  http.Header
+	body    []byte
+	timeout time.Duration
+	extra   string
+}
+
+// open sends req with client and, once a 2xx response's headers arrive,
+// returns the Stream that decodes its body with dec. A non-2xx status is a
+// KindHTTP *provider.Error built by ResponseError with parse; a failure to
+// connect or send is KindTransport; a cancelled ctx returns ctx's error.
+func open(ctx context.Context, client *http.Client, req request, dec Decoder, parse ErrorBodyParser) (*Stream, error) {
+	attempt, release := context.WithCancel(ctx)
+	if req.timeout > 0 {
+		attempt, release = context.WithTimeoutCause(ctx, req.timeout, ErrAttemptTimeout)
+	}
+	hr, err := http.NewRequestWithContext(attempt, http.MethodPost, req.url, bytes.NewReader(req.body))
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("httpx: building the request: %w", err)
+	}
+	hr.Header = req.header
+	if hr.Header.Get("Content-Type") == "" {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	if hr.Header.Get("Accept") == "" {
+		hr.Header.Set("Accept", "text/event-stream")
+	}
+	resp, err := client.Do(hr)
+	if err != nil {
+		err = failure(ctx, attempt, "sending the request failed", err)
+		release()
+		return nil, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		e := ResponseError(resp, time.Now(), parse)
+		release()
+		return nil, e
+	}
+	s := NewStream(ctx, resp.Body, req.extra, dec)
+	s.attempt, s.release = attempt, release
+	return s, nil
+}
+
+// NewStream returns the Stream that decodes body with dec: the events of
+// the body's server-sent events, then io.EOF after the terminator. ctx is
+// the attempt's context, whose end ends the stream with ctx's error. extra
+// names a non-standard line field to accept as an event (see GetReader).
+// Adapters get their streams from Endpoint.Stream; NewStream serves tests
+// and benchmarks of a decoder.
+func NewStream(ctx context.Context, body io.ReadCloser, extra string, dec Decoder) *Stream {
+	return &Stream{
+		ctx:     ctx,
+		attempt: ctx,
+		release: func() {},
+		body:    body,
+		r:       GetReader(body, extra),
+		dec:     dec,
+	}
+}
+
+// failure maps an error from sending a request or reading a body: ctx's
+// error when the caller gave up, KindTransport wrapping ErrAttemptTimeout
+// when the attempt outlived its timeout, else KindTransport wrapping err.
+func failure(ctx, attempt context.Context, msg string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if errors.Is(context.Cause(attempt), ErrAttemptTimeout) {
+		return TransportError("the attempt outlived the provider's timeout", ErrAttemptTimeout)
+	}
+	return TransportError(msg, err)
+}
+
+// drainLimit bounds how much is read after a terminator so the connection
+// can be reused; drainTimeout bounds how long.
+const (
+	drainLimit   = 64 << 10
+	drainTimeout = 100 * time.Millisecond
+)
+
+// Stream is a provider.Stream over a streamed HTTP response. It is used by
+// one goroutine; Close may be called any number of times.
+type Stream struct {
+	ctx     context.Context
+	attempt context.Context
+	release context.CancelFunc
+	body    io.ReadCloser
+	r       *Reader
+	dec     Decoder
+	events  []provider.Event
+	next    int
+	err     error
+}
+
+// ErrClosed is returned by Recv after Close.
+var ErrClosed = errors.New("httpx: stream closed")
+
+// Recv implements provider.Stream: it returns the decoded events in order,
+// then io.EOF after the provider's terminator, or the stream's error. The
+// error is sticky.
+func (s *Stream) Recv() (provider.Event, error) {
+	for {
+		if s.next < len(s.events) {
+			ev := s.events[s.next]
+			s.next++
+			return ev, nil
+		}
+		if s.err != nil {
+			return provider.Event{}, s.err
+		}
+		s.events, s.next = s.events[:0], 0
+		ev, err := s.r.Next()
+		switch {
+		case errors.Is(err, io.EOF):
+			if s.dec.EndsAtEOF() {
+				s.err = io.EOF
+			} else {
+				s.err = TransportError("the stream ended early", ErrNoTerminator)
+			}
+		case errors.Is(err, ErrMalformed):
+			s.err = TransportError("malformed stream", err)
+		case err != nil:
+			s.err = failure(s.ctx, s.attempt, "reading the stream failed", err)
+		default:
+			done, derr := s.dec.Decode(ev, &s.events)
+			switch {
+			case derr != nil:
+				s.err = derr
+			case done:
+				s.drain()
+				s.err = io.EOF
+			}
+		}
+	}
+}
+
+// drain reads what follows the terminator, briefly, so that an HTTP/1.1
+// connection goes back to the idle pool instead of being closed.
+func (s *Stream) drain() {
+	t := time.AfterFunc(drainTimeout, s.release)
+	s.r.Drain(drainLimit)
+	t.Stop()
+}
+
+// Close implements provider.Stream: it closes the response body, which
+// releases or closes the connection, and ends the attempt's context.
+func (s *Stream) Close() error {
+	if s.body == nil {
+		return nil
+	}
+	err := s.body.Close()
+	s.release()
+	PutReader(s.r)
+	s.body, s.r = nil, nil
+	if s.err == nil {
+		s.err = ErrClosed
+	}
+	s.events, s.next = nil, 0
+	return err
+}

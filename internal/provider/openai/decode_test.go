@@ -1,0 +1,142 @@
+package openai
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
+)
+
+func decode(body string) pt.Result { return pt.Decode(body, "error", &decoder{}) }
+
+func TestDecodeCompatibleServerQuirks(t *testing.T) {
+	t.Run("every call at index 0 with its own id", func(t *testing.T) {
+		r := decode(`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"g","arguments":"{\"x\":1}"}}]},"finish_reason":"tool_calls"}]}
+
+data: [DONE]
+
+`)
+		if r.Err != nil || len(r.ToolCalls) != 2 || r.ToolCalls[0].ID != "a" || r.ToolCalls[1].ID != "b" || r.ToolCalls[1].Arguments != `{"x":1}` {
+			t.Errorf("calls %+v, err %v; want two calls a and b", r.ToolCalls, r.Err)
+		}
+		if len(r.Violations) > 0 {
+			t.Errorf("contract: %v", r.Violations)
+		}
+	})
+	t.Run("id and name repeated on every fragment", func(t *testing.T) {
+		r := decode(`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"x\""}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":":1}"}}]}}]}
+
+data: [DONE]
+
+`)
+		if len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != "f" || r.ToolCalls[0].Arguments != `{"x":1}` || len(r.Violations) > 0 {
+			t.Errorf("calls %+v, violations %v; want one call f", r.ToolCalls, r.Violations)
+		}
+	})
+	t.Run("llama.cpp error line", func(t *testing.T) {
+		r := decode("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\nerror: {\"code\":500,\"message\":\"the request exceeds the available context size\",\"type\":\"server_error\"}\n\ndata: [DONE]\n\n")
+		pe := pt.ProviderError(r.Err)
+		if r.Text != "a" || pe == nil || pe.Kind != provider.KindInStream || pe.Status != 500 || pe.Type != "server_error" {
+			t.Errorf("got %q, %v; want the text, then an in-stream 500 server_error", r.Text, r.Err)
+		}
+	})
+	t.Run("other choices are ignored", func(t *testing.T) {
+		r := decode("data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"x\"}},{\"index\":0,\"delta\":{\"content\":\"a\"},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n")
+		if r.Text != "a" || r.Finish != provider.FinishLength {
+			t.Errorf("got %q finish %d, want choice 0 only", r.Text, r.Finish)
+		}
+	})
+}
+
+func TestInStreamErrors(t *testing.T) {
+	tests := []struct {
+		name, data       string
+		status           int
+		typ, code, msgIn string
+	}{
+		{"openai server_error", `{"error":{"message":"boom","type":"server_error","param":null,"code":null}}`, 500, "server_error", "", "boom"},
+		{"openai quota", `{"error":{"message":"quota","type":"insufficient_quota","code":"insufficient_quota"}}`, 429, "insufficient_quota", "insufficient_quota", "quota"},
+		{"openrouter numeric code", `{"error":{"code":502,"message":"Provider returned error"}}`, 502, "", "502", "Provider returned error"},
+		{"openrouter named code", `{"error":{"code":"server_error","message":"upstream died"}}`, 500, "server_error", "server_error", "upstream died"},
+		{"unknown", `{"error":{"message":"odd","type":"odd_error"}}`, 0, "odd_error", "", "odd"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := decode("data: " + tc.data + "\n\n")
+			pe := pt.ProviderError(r.Err)
+			if pe == nil || pe.Kind != provider.KindInStream || pe.Status != tc.status || pe.Type != tc.typ || pe.Code != tc.code || pe.Message != tc.msgIn {
+				t.Errorf("got %+v, want in-stream status %d type %q code %q message %q", pe, tc.status, tc.typ, tc.code, tc.msgIn)
+			}
+		})
+	}
+}
+
+func TestErrorBodies(t *testing.T) {
+	tests := []struct {
+		name, body     string
+		typ, code, msg string
+	}{
+		{"openai", `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`, "insufficient_quota", "insufficient_quota", "You exceeded your current quota"},
+		{"ollama native", `{"error":"model \"llama9\" not found, try pulling it first"}`, "", "", `model "llama9" not found, try pulling it first`},
+		{"vllm top level", `{"object":"error","message":"max_tokens is too large","type":"BadRequestError","param":null,"code":400}`, "BadRequestError", "400", "max_tokens is too large"},
+		{"not json", `upstream connect error`, "", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var e provider.Error
+			parseErrorBody([]byte(tc.body), &e)
+			if e.Type != tc.typ || e.Code != tc.code || e.Message != tc.msg {
+				t.Errorf("got type %q code %q message %q, want %q %q %q", e.Type, e.Code, e.Message, tc.typ, tc.code, tc.msg)
+			}
+		})
+	}
+}
+
+func TestToolChoice(t *testing.T) {
+	tests := []struct {
+		c    provider.ToolChoice
+		want string
+	}{
+		{provider.ToolChoice{}, `"auto"`},
+		{provider.ToolChoice{Mode: provider.ToolChoiceNone}, `"none"`},
+		{provider.ToolChoice{Mode: provider.ToolChoiceRequired}, `"required"`},
+		{provider.ToolChoice{Mode: provider.ToolChoiceTool, Name: "f"}, `{"type":"function","function":{"name":"f"}}`},
+	}
+	for _, tc := range tests {
+		if got, _ := json.Marshal(toolChoice(tc.c)); string(got) != tc.want {
+			t.Errorf("tool choice %+v = %s, want %s", tc.c, got, tc.want)
+		}
+	}
+}
+
+func TestOpenAIItselfGetsMaxCompletionTokens(t *testing.T) {
+	n := 100
+	req := &provider.Request{Model: "o3-mini", Generation: provider.Generation{MaxOutputTokens: &n}}
+	for base, field := range map[string]string{"": "max_completion_tokens", "http://127.0.0.1:11434/v1": "max_tokens"} {
+		p, err := New(provider.Config{Kind: Kind, BaseURL: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(p.(*Provider).request(req))
+		if !strings.Contains(string(b), `"`+field+`":100`) {
+			t.Errorf("base %q: body %s, want %s", base, b, field)
+		}
+	}
+}
+
+func TestFinishReasons(t *testing.T) {
+	for in, want := range map[string]provider.FinishReason{
+		"stop": provider.FinishStop, "length": provider.FinishLength, "tool_calls": provider.FinishToolCalls,
+		"function_call": provider.FinishToolCalls, "content_filter": provider.FinishContentFilter, "error": provider.FinishOther,
+	} {
+		if got := finishReason(in); got != want {
+			t.Errorf("finishReason(%q) = %d, want %d", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,227 @@
+// Package openaitest is a fake OpenAI-compatible upstream for tests,
+// benchmarks and soak runs: it serves streamed Chat Completions of a chosen
+// number of chunks, fails chosen requests in chosen ways (an error status
+// with headers, a dropped connection, an in-stream error, a stall), and
+// counts the requests it received and the streams it has open.
+//
+// It listens on 127.0.0.1 only.
+package openaitest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// FaultKind says how a request fails.
+type FaultKind uint8
+
+// Fault kinds.
+const (
+	// None serves the stream normally.
+	None FaultKind = iota
+	// Status answers with Fault.Status, Fault.Header and an OpenAI error
+	// body before streaming anything.
+	Status
+	// Drop closes the connection abruptly after Fault.After content chunks.
+	Drop
+	// InStreamError sends `data: {"error": ...}` after Fault.After content
+	// chunks and ends the response.
+	InStreamError
+	// Stall sends nothing more after Fault.After content chunks and holds
+	// the connection until the client goes away.
+	Stall
+)
+
+// Fault is how one request fails.
+type Fault struct {
+	Kind FaultKind
+	// After is how many content chunks precede a Drop, InStreamError or Stall.
+	After int
+	// Status is the HTTP status for Status (default 500).
+	Status int
+	// Header holds response headers for Status, e.g. "retry-after-ms".
+	Header map[string]string
+	// ErrorType is the error object's type for Status and InStreamError
+	// (default "server_error").
+	ErrorType string
+}
+
+// Options configure a Server.
+type Options struct {
+	// Chunks is how many content chunks a stream carries (default 20). The
+	// text of chunk i is Word(i).
+	Chunks int
+	// ChunkDelay paces the content chunks; zero sends them at once.
+	ChunkDelay time.Duration
+	// Faults says how request n (from 0) fails; requests past its end, and
+	// zero Faults, are served normally.
+	Faults []Fault
+}
+
+// Server is the fake upstream. Its methods are safe for concurrent use.
+type Server struct {
+	srv    *httptest.Server
+	opts   Options
+	chunks [][]byte // encoded content chunks
+	tail   []byte   // finish chunk, usage chunk, [DONE]
+
+	requests atomic.Int64
+	open     atomic.Int64
+	quit     chan struct{}
+	once     sync.Once
+}
+
+// NewServer starts a Server. Close it when done; Start does that for a test.
+func NewServer(opts Options) *Server {
+	if opts.Chunks <= 0 {
+		opts.Chunks = 20
+	}
+	s := &Server{opts: opts, quit: make(chan struct{})}
+	for i := range opts.Chunks {
+		s.chunks = append(s.chunks, chunk(fmt.Sprintf(`{"content":%q}`, Word(i)), "null"))
+	}
+	var tail bytes.Buffer
+	tail.Write(chunk(`{}`, `"stop"`))
+	fmt.Fprintf(&tail, "data: {\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"created\":1730000000,\"model\":\"fake\",\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\n", 10, opts.Chunks, 10+opts.Chunks)
+	tail.WriteString("data: [DONE]\n\n")
+	s.tail = tail.Bytes()
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// Start starts a Server that is closed when the test ends.
+func Start(tb testing.TB, opts Options) *Server {
+	s := NewServer(opts)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// URL is the base URL to configure as the openai provider's base_url (it
+// ends in /v1).
+func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// Requests returns how many chat completion requests arrived.
+func (s *Server) Requests() int64 { return s.requests.Load() }
+
+// OpenStreams returns how many responses are being served right now.
+func (s *Server) OpenStreams() int64 { return s.open.Load() }
+
+// Close releases stalled streams and shuts the server down.
+func (s *Server) Close() {
+	s.once.Do(func() { close(s.quit) })
+	s.srv.Close()
+}
+
+// Word is the text of content chunk i.
+func Word(i int) string { return "w" + strconv.Itoa(i) + " " }
+
+// Text is the text of a whole stream of n content chunks.
+func Text(n int) string {
+	var b bytes.Buffer
+	for i := range n {
+		b.WriteString(Word(i))
+	}
+	return b.String()
+}
+
+func chunk(delta, finish string) []byte {
+	return []byte(`data: {"id":"chatcmpl-fake","object":"chat.completion.chunk","created":1730000000,"model":"fake","choices":[{"index":0,"delta":` +
+		delta + `,"logprobs":null,"finish_reason":` + finish + `}]}` + "\n\n")
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
+		return
+	}
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	if json.Unmarshal(body, &req) != nil || !req.Stream {
+		http.Error(w, `{"error":{"message":"want a JSON body with stream: true","type":"invalid_request_error"}}`, http.StatusBadRequest)
+		return
+	}
+	n := int(s.requests.Add(1) - 1)
+	s.open.Add(1)
+	defer s.open.Add(-1)
+
+	var f Fault
+	if n < len(s.opts.Faults) {
+		f = s.opts.Faults[n]
+	}
+	if f.Kind == Status {
+		status := f.Status
+		if status == 0 {
+			status = http.StatusInternalServerError
+		}
+		for k, v := range f.Header {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(errorObject(f.ErrorType, "injected HTTP "+strconv.Itoa(status)))
+		return
+	}
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flusher := w.(http.Flusher)
+	_, _ = w.Write(chunk(`{"role":"assistant","content":""}`, "null"))
+	flusher.Flush()
+	for i, c := range s.chunks {
+		if f.Kind != None && i == f.After {
+			s.fail(w, r, f)
+			return
+		}
+		if s.opts.ChunkDelay > 0 {
+			select {
+			case <-time.After(s.opts.ChunkDelay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if _, err := w.Write(c); err != nil {
+			return
+		}
+		flusher.Flush()
+	}
+	if f.Kind != None && f.After >= len(s.chunks) {
+		s.fail(w, r, f)
+		return
+	}
+	_, _ = w.Write(s.tail)
+}
+
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, f Fault) {
+	switch f.Kind {
+	case Drop:
+		panic(http.ErrAbortHandler) // closes the connection mid-body
+	case InStreamError:
+		_, _ = w.Write([]byte("data: "))
+		_, _ = w.Write(bytes.TrimSpace(errorObject(f.ErrorType, "injected in-stream error")))
+		_, _ = w.Write([]byte("\n\n"))
+	case Stall:
+		select {
+		case <-r.Context().Done():
+		case <-s.quit:
+		}
+	}
+}
+
+func errorObject(typ, msg string) []byte {
+	if typ == "" {
+		typ = "server_error"
+	}
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}})
+	return append(b, '\n')
+}

@@ -1,0 +1,116 @@
+package openaitest_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+	"github.com/llmrelay/llmrelay/internal/provider/openai"
+	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
+	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+func adapter(t *testing.T, s *openaitest.Server) provider.Provider {
+	t.Helper()
+	p, err := openai.New(provider.Config{Name: "fake", Kind: openai.Kind, BaseURL: s.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(httpx.CloseIdleConnections)
+	return p
+}
+
+func TestFaultsPerRequest(t *testing.T) {
+	s := openaitest.Start(t, openaitest.Options{Chunks: 5, Faults: []openaitest.Fault{
+		{Kind: openaitest.Status, Status: 429, Header: map[string]string{"retry-after-ms": "700"}, ErrorType: "rate_limit_exceeded"},
+		{Kind: openaitest.Drop, After: 2},
+		{Kind: openaitest.InStreamError, After: 1},
+		{Kind: openaitest.InStreamError, After: 5},
+	}})
+	p := adapter(t, s)
+	req := pt.NewRequest("fake")
+	ctx := context.Background()
+
+	r := pt.Collect(ctx, p, req)
+	if pe := pt.ProviderError(r.Err); pe == nil || pe.Kind != provider.KindHTTP || pe.Status != 429 || pe.RetryAfter != 700*time.Millisecond || pe.Type != "rate_limit_exceeded" {
+		t.Errorf("request 0: %v, want HTTP 429 with a 700ms hint", r.Err)
+	}
+	r = pt.Collect(ctx, p, req)
+	if pe := pt.ProviderError(r.Err); r.Text != openaitest.Text(2) || pe == nil || pe.Kind != provider.KindTransport {
+		t.Errorf("request 1: %q, %v; want 2 chunks, then a dropped connection", r.Text, r.Err)
+	}
+	r = pt.Collect(ctx, p, req)
+	if pe := pt.ProviderError(r.Err); r.Text != openaitest.Text(1) || pe == nil || pe.Kind != provider.KindInStream || pe.Status != 500 {
+		t.Errorf("request 2: %q, %v; want 1 chunk, then an in-stream server error", r.Text, r.Err)
+	}
+	r = pt.Collect(ctx, p, req)
+	if pe := pt.ProviderError(r.Err); r.Text != openaitest.Text(5) || pe == nil || pe.Kind != provider.KindInStream {
+		t.Errorf("request 3: %q, %v; want every chunk, then an in-stream error", r.Text, r.Err)
+	}
+	r = pt.Collect(ctx, p, req)
+	if r.Err != nil || r.Text != openaitest.Text(5) || r.Finish != provider.FinishStop || r.Usage.OutputTokens != 5 {
+		t.Errorf("request 4 (past the faults): %q finish %d usage %+v err %v; want a whole stream", r.Text, r.Finish, r.Usage, r.Err)
+	}
+	if n := s.Requests(); n != 5 {
+		t.Errorf("Requests = %d, want 5", n)
+	}
+}
+
+func TestOpenStreamsFollowTheClient(t *testing.T) {
+	s := openaitest.Start(t, openaitest.Options{Chunks: 3, Faults: []openaitest.Fault{{Kind: openaitest.Stall, After: 1}}})
+	p := adapter(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := p.Stream(ctx, pt.NewRequest("fake"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for {
+		ev, err := st.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Text != "" {
+			break
+		}
+	}
+	if n := s.OpenStreams(); n != 1 {
+		t.Errorf("OpenStreams during a stall = %d, want 1", n)
+	}
+	cancel()
+	if _, err := st.Recv(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Recv after cancel = %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.OpenStreams() != 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := s.OpenStreams(); n != 0 {
+		t.Errorf("OpenStreams after the client went away = %d, want 0", n)
+	}
+}
+
+func TestRejectsWhatIsNotAStreamedChatCompletion(t *testing.T) {
+	s := openaitest.Start(t, openaitest.Options{})
+	p, err := openai.New(provider.Config{Kind: openai.Kind, BaseURL: s.URL() + "/wrong"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(httpx.CloseIdleConnections)
+	r := pt.Collect(context.Background(), p, pt.NewRequest("fake"))
+	if pe := pt.ProviderError(r.Err); pe == nil || pe.Status != 404 {
+		t.Errorf("error = %v, want 404", r.Err)
+	}
+	if s.Requests() != 0 {
+		t.Errorf("Requests = %d, want 0: only chat completions count", s.Requests())
+	}
+}

@@ -1,0 +1,135 @@
+package openai
+
+import (
+	"encoding/json"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// chatRequest is the body of POST /chat/completions, with the fields
+// llmrelay sets.
+type chatRequest struct {
+	Model               string        `json:"model"`
+	Messages            []chatMessage `json:"messages"`
+	Stream              bool          `json:"stream"`
+	StreamOptions       streamOptions `json:"stream_options"`
+	MaxTokens           *int          `json:"max_tokens,omitempty"`
+	MaxCompletionTokens *int          `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64      `json:"temperature,omitempty"`
+	TopP                *float64      `json:"top_p,omitempty"`
+	Stop                []string      `json:"stop,omitempty"`
+	Tools               []chatTool    `json:"tools,omitempty"`
+	ToolChoice          any           `json:"tool_choice,omitempty"`
+	// STRUCTURED OUTPUT: response_format ({"type":"json_schema",
+	// "json_schema":{name, schema, strict}}) is mapped from
+	// provider.Request.ResponseFormat here by the structured-output work;
+	// not implemented yet.
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type chatMessage struct {
+	Role string `json:"role"`
+	// Content is omitted only for an assistant turn that is all tool calls.
+	Content    *string        `json:"content,omitempty"`
+	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+type chatToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type chatTool struct {
+	Type     string      `json:"type"`
+	Function chatToolDef `json:"function"`
+}
+
+type chatToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+type namedToolChoice struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name string `json:"name"`
+	} `json:"function"`
+}
+
+// emptyObjectSchema is sent for a tool without parameters: some compatible
+// servers reject a function without a schema.
+var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// request maps a provider-neutral request to a streamed chat completion
+// request that also asks for the usage chunk.
+func (p *Provider) request(req *provider.Request) *chatRequest {
+	r := &chatRequest{
+		Model:         req.Model,
+		Messages:      make([]chatMessage, 0, len(req.Messages)),
+		Stream:        true,
+		StreamOptions: streamOptions{IncludeUsage: true},
+		Temperature:   req.Generation.Temperature,
+		TopP:          req.Generation.TopP,
+		Stop:          req.Generation.Stop,
+	}
+	if p.maxCompletionTokens {
+		r.MaxCompletionTokens = req.Generation.MaxOutputTokens
+	} else {
+		r.MaxTokens = req.Generation.MaxOutputTokens
+	}
+	for i := range req.Messages {
+		r.Messages = append(r.Messages, message(&req.Messages[i]))
+	}
+	if len(req.Tools) > 0 {
+		r.Tools = make([]chatTool, len(req.Tools))
+		for i, t := range req.Tools {
+			params := t.Parameters
+			if len(params) == 0 {
+				params = emptyObjectSchema
+			}
+			r.Tools[i] = chatTool{Type: "function", Function: chatToolDef{Name: t.Name, Description: t.Description, Parameters: params}}
+		}
+		r.ToolChoice = toolChoice(req.ToolChoice)
+	}
+	return r
+}
+
+func message(m *provider.Message) chatMessage {
+	out := chatMessage{Role: m.Role.String(), ToolCallID: m.ToolCallID}
+	if m.Content != "" || len(m.ToolCalls) == 0 {
+		content := m.Content
+		out.Content = &content
+	}
+	if len(m.ToolCalls) > 0 {
+		out.ToolCalls = make([]chatToolCall, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			out.ToolCalls[i] = chatToolCall{ID: c.ID, Type: "function", Function: chatFunction{Name: c.Name, Arguments: c.Arguments}}
+		}
+	}
+	return out
+}
+
+func toolChoice(c provider.ToolChoice) any {
+	switch c.Mode {
+	case provider.ToolChoiceNone:
+		return "none"
+	case provider.ToolChoiceRequired:
+		return "required"
+	case provider.ToolChoiceTool:
+		n := namedToolChoice{Type: "function"}
+		n.Function.Name = c.Name
+		return n
+	}
+	return "auto"
+}

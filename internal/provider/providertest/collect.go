@@ -1,0 +1,129 @@
+// Package providertest is the conformance suite every provider adapter must
+// pass, the mock included: the scenarios are defined once here, and each
+// adapter supplies a Harness that plays them (an httptest server replaying
+// the adapter's fixture streams, or the mock's fault options).
+//
+// It also holds what the suite's harnesses share: Collect, which reads a
+// stream the way the retry engine does and assembles its reply, and
+// Upstream, a replaying HTTP server that can drop or stall a stream and
+// records what it was sent.
+package providertest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// Result is what one attempt produced, assembled.
+type Result struct {
+	// Events are the events in the order Recv returned them.
+	Events []provider.Event
+	// Text is the concatenated text.
+	Text string
+	// ToolCalls are the tool calls assembled from their fragments, by index.
+	ToolCalls []provider.ToolCall
+	// Usage is the last usage event's counts; HasUsage says there was one.
+	Usage    provider.Usage
+	HasUsage bool
+	// Finish is the last finish reason.
+	Finish provider.FinishReason
+	// Err is nil when the stream ended with io.EOF; else Stream's or
+	// Recv's error.
+	Err error
+	// Violations lists breaches of the provider.Stream contract seen on the
+	// way (a tool call's id arriving after its first fragment, Recv
+	// returning something else after its end).
+	Violations []string
+}
+
+// Collect runs one attempt of req on p to its end and assembles the reply.
+// It closes the stream.
+func Collect(ctx context.Context, p provider.Provider, req *provider.Request) Result {
+	s, err := p.Stream(ctx, req)
+	if err != nil {
+		return Result{Err: err}
+	}
+	defer s.Close()
+	return Drain(s, nil)
+}
+
+// Drain reads s to its end (io.EOF or an error) and assembles the reply,
+// calling each, when not nil, for every event as it arrives. It does not
+// close s.
+func Drain(s provider.Stream, each func(provider.Event)) Result {
+	var r Result
+	var seen []bool // per tool call: a fragment arrived
+	for {
+		ev, err := s.Recv()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				r.Err = err
+			}
+			if _, again := s.Recv(); !sameEnd(again, err) {
+				r.Violations = append(r.Violations, fmt.Sprintf("Recv after the end returned %v, want %v again", again, err))
+			}
+			return r
+		}
+		if each != nil {
+			each(ev)
+		}
+		r.Events = append(r.Events, ev)
+		switch ev.Kind {
+		case provider.EventText:
+			r.Text += ev.Text
+		case provider.EventToolCall:
+			d := ev.ToolCall
+			if d.Index < 0 || d.Index > len(r.ToolCalls) {
+				r.Violations = append(r.Violations, fmt.Sprintf("tool call index %d skips past %d calls", d.Index, len(r.ToolCalls)))
+				continue
+			}
+			if d.Index == len(r.ToolCalls) {
+				r.ToolCalls = append(r.ToolCalls, provider.ToolCall{})
+				seen = append(seen, false)
+			}
+			c := &r.ToolCalls[d.Index]
+			if (d.ID != "" || d.Name != "") && seen[d.Index] {
+				r.Violations = append(r.Violations, fmt.Sprintf("tool call %d: id or name after its first fragment", d.Index))
+			}
+			if !seen[d.Index] && (d.ID == "" || d.Name == "") {
+				r.Violations = append(r.Violations, fmt.Sprintf("tool call %d: first fragment lacks its id or name", d.Index))
+			}
+			seen[d.Index] = true
+			if d.ID != "" {
+				c.ID = d.ID
+			}
+			if d.Name != "" {
+				c.Name = d.Name
+			}
+			c.Arguments += d.ArgumentsDelta
+		case provider.EventUsage:
+			r.Usage, r.HasUsage = ev.Usage, true
+		case provider.EventFinish:
+			r.Finish = ev.FinishReason
+		default:
+			r.Violations = append(r.Violations, fmt.Sprintf("event of unknown kind %d", ev.Kind))
+		}
+	}
+}
+
+// sameEnd reports whether a second Recv after the end returned the same
+// end: io.EOF again, or an error again.
+func sameEnd(again, first error) bool {
+	if errors.Is(first, io.EOF) {
+		return errors.Is(again, io.EOF)
+	}
+	return again != nil && !errors.Is(again, io.EOF)
+}
+
+// ProviderError returns err's *provider.Error, or nil.
+func ProviderError(err error) *provider.Error {
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package providertest
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// Fixture says how an HTTP adapter's harness plays a scenario: which file
+// of the adapter's testdata directory the Upstream replays, with which
+// status and headers, and how the stream breaks.
+type Fixture struct {
+	// File is the response body, a file under testdata/.
+	File string
+	// Status is the HTTP status; 0 means 200.
+	Status int
+	// Header holds response headers.
+	Header map[string]string
+	// After and Fault break the stream after After chunks (see Reply).
+	After int
+	Fault Fault
+}
+
+// FixtureHarness returns a Harness that plays each scenario by replaying
+// its Fixture from an Upstream, and builds the provider under test with
+// build, given the Upstream's base URL. A scenario without a fixture fails
+// the test.
+func FixtureHarness(fixtures map[Scenario]Fixture, build func(t *testing.T, baseURL string) provider.Provider) Harness {
+	return func(t *testing.T, s Scenario) Setup {
+		t.Helper()
+		f, ok := fixtures[s]
+		if !ok {
+			t.Fatalf("the harness has no fixture for scenario %q", s)
+		}
+		u := Replay(t, f.Reply(t))
+		return Setup{Provider: build(t, u.URL), Request: NewRequest("test-model"), Gone: u.Gone()}
+	}
+}
+
+// Reply reads the fixture's file from testdata/ and returns the Reply that
+// serves it.
+func (f Fixture) Reply(t testing.TB) Reply {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join("testdata", f.File))
+	if err != nil {
+		t.Fatalf("reading fixture: %v", err)
+	}
+	h := make(http.Header, len(f.Header))
+	for k, v := range f.Header {
+		h.Set(k, v)
+	}
+	return Reply{Status: f.Status, Header: h, Body: body, After: f.After, Fault: f.Fault}
+}
+
+// NewRequest returns the request the suite sends: a system prompt, a user
+// question, and the two tools of WantToolCalls.
+func NewRequest(model string) *provider.Request {
+	return &provider.Request{
+		Model: model,
+		Messages: []provider.Message{
+			{Role: provider.RoleSystem, Content: "You are terse."},
+			{Role: provider.RoleUser, Content: "What is the weather and the time in Paris?"},
+		},
+		Tools: []provider.Tool{
+			{Name: "get_weather", Description: "Current weather in a city.", Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"unit":{"type":"string","enum":["celsius","fahrenheit"]}},"required":["city"]}`)},
+			{Name: "get_time", Description: "Current time in a time zone.", Parameters: json.RawMessage(`{"type":"object","properties":{"timezone":{"type":"string"}},"required":["timezone"]}`)},
+		},
+		Attempt: 1,
+	}
+}

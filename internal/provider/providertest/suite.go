@@ -1,0 +1,357 @@
+package providertest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// Scenario is one provider behaviour the suite checks. Every harness must
+// play every scenario, reproducing the canonical content below.
+type Scenario string
+
+// Scenarios.
+const (
+	// Text streams WantText in several deltas, finishes with
+	// FinishStop and reports WantTextUsage.
+	Text Scenario = "text"
+	// ToolCalls streams WantToolText, then the tool calls WantToolCalls in
+	// fragments, finishes with FinishToolCalls and reports WantToolUsage.
+	ToolCalls Scenario = "tool_calls"
+	// RateLimited answers HTTP 429 with a retry hint of WantRetryAfter.
+	RateLimited Scenario = "rate_limited"
+	// ServerError answers HTTP 500.
+	ServerError Scenario = "server_error"
+	// Overloaded answers the provider's overloaded status: 529 or 503.
+	Overloaded Scenario = "overloaded"
+	// BadRequest answers HTTP 400.
+	BadRequest Scenario = "bad_request"
+	// Unauthorized answers HTTP 401.
+	Unauthorized Scenario = "unauthorized"
+	// InStreamError streams PartialText, then the provider reports a server
+	// error or overload inside the stream.
+	InStreamError Scenario = "in_stream_error"
+	// Drop streams PartialText, then the connection drops.
+	Drop Scenario = "drop"
+	// Malformed streams PartialText, then a line that does not parse.
+	Malformed Scenario = "malformed"
+	// MissingTerminator streams the whole reply and ends cleanly, but
+	// without the provider's terminator.
+	MissingTerminator Scenario = "missing_terminator"
+	// Stall streams PartialText, then sends nothing until the client goes
+	// away.
+	Stall Scenario = "stall"
+)
+
+// Scenarios lists every scenario.
+var Scenarios = []Scenario{Text, ToolCalls, RateLimited, ServerError, Overloaded, BadRequest,
+	Unauthorized, InStreamError, Drop, Malformed, MissingTerminator, Stall}
+
+// The canonical content every harness reproduces.
+const (
+	// WantText is the Text scenario's reply.
+	WantText = "Hello from the llmrelay conformance suite."
+	// PartialText is what the failing scenarios stream before they fail.
+	PartialText = "Hello from "
+	// WantToolText is the text the ToolCalls scenario streams before its
+	// tool calls.
+	WantToolText = "Let me check."
+	// WantRetryAfter is the RateLimited scenario's retry hint.
+	WantRetryAfter = 2 * time.Second
+)
+
+var (
+	// WantTextUsage is the Text scenario's usage.
+	WantTextUsage = provider.Usage{InputTokens: 12, OutputTokens: 9}
+	// WantToolUsage is the ToolCalls scenario's usage.
+	WantToolUsage = provider.Usage{InputTokens: 85, OutputTokens: 41}
+	// WantToolCalls are the ToolCalls scenario's calls.
+	WantToolCalls = []provider.ToolCall{
+		{ID: "call_weather", Name: "get_weather", Arguments: `{"city":"Paris","unit":"celsius"}`},
+		{ID: "call_time", Name: "get_time", Arguments: `{"timezone":"Europe/Paris"}`},
+	}
+)
+
+// Setup is a provider ready to play one scenario on its next Stream call.
+type Setup struct {
+	// Provider plays the scenario.
+	Provider provider.Provider
+	// Request is the request to send.
+	Request *provider.Request
+	// Gone, when not nil, is closed once the upstream saw the client go
+	// away from a stalled stream. In-process providers leave it nil.
+	Gone <-chan struct{}
+}
+
+// Harness prepares a provider to play scenario s. It registers its
+// clean-up with t.
+type Harness func(t *testing.T, s Scenario) Setup
+
+// guard bounds every wait in the suite, only so that a broken adapter fails
+// instead of hanging.
+const guard = 10 * time.Second
+
+// Run runs the conformance suite against the provider h prepares.
+func Run(t *testing.T, h Harness) {
+	t.Run("text", func(t *testing.T) {
+		r := collect(t, h, Text)
+		if r.Err != nil {
+			t.Fatalf("stream failed: %v", r.Err)
+		}
+		if r.Text != WantText {
+			t.Errorf("text = %q, want %q", r.Text, WantText)
+		}
+		if n := count(r, provider.EventText); n < 2 {
+			t.Errorf("the text came in %d deltas, want it streamed in several", n)
+		}
+		if r.Finish != provider.FinishStop {
+			t.Errorf("finish reason = %d, want FinishStop", r.Finish)
+		}
+		if !r.HasUsage || r.Usage != WantTextUsage {
+			t.Errorf("usage = %+v (reported: %v), want %+v", r.Usage, r.HasUsage, WantTextUsage)
+		}
+		if len(r.ToolCalls) != 0 {
+			t.Errorf("tool calls = %+v, want none", r.ToolCalls)
+		}
+	})
+	t.Run("tool calls", func(t *testing.T) {
+		r := collect(t, h, ToolCalls)
+		if r.Err != nil {
+			t.Fatalf("stream failed: %v", r.Err)
+		}
+		if r.Text != WantToolText {
+			t.Errorf("text = %q, want %q", r.Text, WantToolText)
+		}
+		if len(r.ToolCalls) != len(WantToolCalls) {
+			t.Fatalf("tool calls = %+v, want %+v", r.ToolCalls, WantToolCalls)
+		}
+		for i, want := range WantToolCalls {
+			got := r.ToolCalls[i]
+			if got.ID != want.ID || got.Name != want.Name || !sameJSON(got.Arguments, want.Arguments) {
+				t.Errorf("tool call %d = %+v, want %+v", i, got, want)
+			}
+		}
+		if r.Finish != provider.FinishToolCalls {
+			t.Errorf("finish reason = %d, want FinishToolCalls", r.Finish)
+		}
+		if !r.HasUsage || r.Usage != WantToolUsage {
+			t.Errorf("usage = %+v (reported: %v), want %+v", r.Usage, r.HasUsage, WantToolUsage)
+		}
+	})
+
+	statusCases := []struct {
+		s      Scenario
+		status []int
+	}{
+		{RateLimited, []int{429}},
+		{ServerError, []int{500}},
+		{Overloaded, []int{529, 503}},
+		{BadRequest, []int{400}},
+		{Unauthorized, []int{401}},
+	}
+	for _, c := range statusCases {
+		t.Run(string(c.s), func(t *testing.T) {
+			r := collect(t, h, c.s)
+			if len(r.Events) != 0 {
+				t.Errorf("got %d events before the error, want none", len(r.Events))
+			}
+			pe := wantError(t, r.Err, provider.KindHTTP)
+			if !slices.Contains(c.status, pe.Status) {
+				t.Errorf("status = %d, want one of %v", pe.Status, c.status)
+			}
+			if pe.Message == "" {
+				t.Error("the error has no message")
+			}
+			if c.s == RateLimited && (!pe.HasRetryAfter || pe.RetryAfter != WantRetryAfter) {
+				t.Errorf("retry hint = %v (set: %v), want %v", pe.RetryAfter, pe.HasRetryAfter, WantRetryAfter)
+			}
+		})
+	}
+
+	midCases := []struct {
+		s    Scenario
+		kind provider.ErrorKind
+	}{
+		{InStreamError, provider.KindInStream},
+		{Drop, provider.KindTransport},
+		{Malformed, provider.KindTransport},
+	}
+	for _, c := range midCases {
+		t.Run(string(c.s), func(t *testing.T) {
+			r := collect(t, h, c.s)
+			if r.Text != PartialText {
+				t.Errorf("text before the failure = %q, want %q", r.Text, PartialText)
+			}
+			pe := wantError(t, r.Err, c.kind)
+			if c.kind == provider.KindInStream && (pe.Status < 500 || pe.Type == "") {
+				t.Errorf("in-stream error has status %d and type %q, want a 5xx status and the provider's type", pe.Status, pe.Type)
+			}
+		})
+	}
+
+	t.Run(string(MissingTerminator), func(t *testing.T) {
+		r := collect(t, h, MissingTerminator)
+		if !strings.HasPrefix(WantText, r.Text) || r.Text == "" {
+			t.Errorf("text = %q, want a prefix of %q", r.Text, WantText)
+		}
+		wantError(t, r.Err, provider.KindTransport)
+	})
+
+	t.Run("stall then cancel", func(t *testing.T) {
+		su := h(t, Stall)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s, err := su.Provider.Stream(ctx, su.Request)
+		if err != nil {
+			t.Fatalf("Stream: %v", err)
+		}
+		defer s.Close()
+		readPartial(t, s)
+		end := recvEnd(s)
+		select {
+		case res := <-end:
+			t.Fatalf("a stalled stream ended with %+v, %v; want it to wait", res.ev, res.err)
+		case <-time.After(50 * time.Millisecond):
+		}
+		cancel()
+		select {
+		case res := <-end:
+			if !errors.Is(res.err, context.Canceled) {
+				t.Errorf("Recv after cancel = %+v, %v; want context.Canceled", res.ev, res.err)
+			}
+		case <-time.After(guard):
+			t.Fatal("Recv did not return after the context was cancelled")
+		}
+		waitGone(t, su.Gone)
+	})
+
+	t.Run("close mid-stream", func(t *testing.T) {
+		su := h(t, Stall)
+		s, err := su.Provider.Stream(context.Background(), su.Request)
+		if err != nil {
+			t.Fatalf("Stream: %v", err)
+		}
+		readPartial(t, s)
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		waitGone(t, su.Gone)
+		if ev, err := s.Recv(); err == nil || errors.Is(err, io.EOF) {
+			t.Errorf("Recv after Close = %+v, %v; want an error", ev, err)
+		}
+		if err := s.Close(); err != nil {
+			t.Errorf("second Close: %v", err)
+		}
+	})
+
+	t.Run("cancelled before the call", func(t *testing.T) {
+		su := h(t, Text)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		r := Collect(ctx, su.Provider, su.Request)
+		if !errors.Is(r.Err, context.Canceled) {
+			t.Errorf("error = %v, want context.Canceled", r.Err)
+		}
+	})
+}
+
+type recvResult struct {
+	ev  provider.Event
+	err error
+}
+
+// readPartial reads s until it streamed PartialText.
+func readPartial(t *testing.T, s provider.Stream) {
+	t.Helper()
+	var text string
+	for text != PartialText {
+		ev, err := s.Recv()
+		if err != nil {
+			t.Fatalf("Recv after %q: %v", text, err)
+		}
+		text += ev.Text
+		if !strings.HasPrefix(PartialText, text) {
+			t.Fatalf("text = %q, want %q first", text, PartialText)
+		}
+	}
+}
+
+// recvEnd reads s in the background past events that carry no text
+// (usage may follow the text of one provider chunk) and returns where the
+// first text event or error will arrive.
+func recvEnd(s provider.Stream) <-chan recvResult {
+	out := make(chan recvResult, 1)
+	go func() {
+		for {
+			ev, err := s.Recv()
+			if err != nil || ev.Kind == provider.EventText || ev.Kind == provider.EventToolCall {
+				out <- recvResult{ev, err}
+				return
+			}
+		}
+	}()
+	return out
+}
+
+func waitGone(t *testing.T, gone <-chan struct{}) {
+	t.Helper()
+	if gone == nil {
+		return
+	}
+	select {
+	case <-gone:
+	case <-time.After(guard):
+		t.Fatal("the upstream never saw the client go away: the connection was not closed")
+	}
+}
+
+func collect(t *testing.T, h Harness, s Scenario) Result {
+	t.Helper()
+	su := h(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	r := Collect(ctx, su.Provider, su.Request)
+	for _, v := range r.Violations {
+		t.Errorf("stream contract: %s", v)
+	}
+	return r
+}
+
+func wantError(t *testing.T, err error, kind provider.ErrorKind) *provider.Error {
+	t.Helper()
+	pe := ProviderError(err)
+	if pe == nil {
+		t.Fatalf("error = %v, want a *provider.Error of kind %d", err, kind)
+	}
+	if pe.Kind != kind {
+		t.Fatalf("error kind = %d (%v), want %d", pe.Kind, pe, kind)
+	}
+	return pe
+}
+
+func count(r Result, k provider.EventKind) int {
+	n := 0
+	for _, ev := range r.Events {
+		if ev.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// sameJSON reports whether a and b are the same JSON value.
+func sameJSON(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}

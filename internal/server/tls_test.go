@@ -1,0 +1,92 @@
+package server_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/status"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/server"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+)
+
+// selfSigned writes a self-signed certificate for "localhost" and its key
+// to dir, and returns their paths and the certificate.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string, cert *x509.Certificate) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "localhost"},
+		DNSNames:     []string{"localhost"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cert, err = x509.ParseCertificate(der); err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile, cert
+}
+
+func TestTLS(t *testing.T) {
+	cfg := securedConfig()
+	var cert *x509.Certificate
+	cfg.TLS.CertFile, cfg.TLS.KeyFile, cert = selfSigned(t, t.TempDir())
+	in := servertest.Start(t, cfg)
+
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	conn := in.Dial(t, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool, ServerName: "localhost"})))
+	if _, err := servertest.Collect(bearer(t.Context(), keyFull), llmrelayv1.NewLLMServiceClient(conn), echoRequest("over tls")); err != nil {
+		t.Fatalf("TLS client: %v", err)
+	}
+	// in.Client speaks plaintext: the TLS server does not talk to it.
+	_, err := servertest.Collect(bearer(t.Context(), keyFull), in.Client, echoRequest("plaintext"))
+	if status.Code(err) != codes.Unavailable {
+		t.Errorf("plaintext client: %v, want Unavailable", err)
+	}
+}
+
+func TestTLSBadFiles(t *testing.T) {
+	cfg := config.Default()
+	cfg.TLS.CertFile = filepath.Join(t.TempDir(), "missing.pem")
+	cfg.TLS.KeyFile = cfg.TLS.CertFile
+	if _, err := server.New(cfg); err == nil {
+		t.Fatal("server.New accepted missing TLS files")
+	}
+}
