@@ -76,6 +76,7 @@ func (c *call) run(ctx context.Context) (*attemptResult, error) {
 	}
 	res, err := retrygo.DoWithData(func() (*attemptResult, error) {
 		c.attempts++
+		c.info.ObserveAttempt(c.attempts)
 		res, err := c.runAttempt(ctx, c.attempts)
 		c.usage.InputTokens += res.usage.InputTokens
 		c.usage.OutputTokens += res.usage.OutputTokens

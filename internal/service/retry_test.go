@@ -106,6 +106,26 @@ func TestRetriesTransientFailuresUntilSuccess(t *testing.T) {
 	}
 }
 
+func TestRetryLogsShareTheCallsRequestID(t *testing.T) {
+	logs := &syncBuffer{}
+	in := servertest.Start(t, nil, server.WithRetryTimer(&recordingTimer{}), server.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
+	// No request_id: the call record makes one up, and the retry lines and
+	// the chain's lines must agree on it.
+	if _, err := servertest.Collect(t.Context(), in.Client, echo(t, "hi", `[{"status":503}]`, attempts(2))); err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	retries, finished := logs.records(t, "retrying"), logs.records(t, "finished call")
+	if len(retries) != 1 || len(finished) != 1 {
+		t.Fatalf("logged %d retries and %d finished calls, want 1 and 1", len(retries), len(finished))
+	}
+	if id := retries[0]["request_id"]; id == nil || id == "" || id != finished[0]["request_id"] {
+		t.Errorf("retry logged request_id %v, the call %v", id, finished[0]["request_id"])
+	}
+	if finished[0]["attempts"] != 2.0 {
+		t.Errorf("the call's log line reports %v attempts, want 2", finished[0]["attempts"])
+	}
+}
+
 func TestFailuresThatAreNotRetried(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -401,7 +421,7 @@ func TestClientCancellationStopsTheProviderCall(t *testing.T) {
 }
 
 func TestCancellationDuringBackoff(t *testing.T) {
-	// Real time, and a backoff of 30 to 60 minutes: only the cancellation
+	// Real time, and a backoff of 30 to 60 seconds: only the cancellation
 	// can end the wait before the guard below gives up.
 	cfg := config.Default()
 	cfg.Retry.MaxBackoff = time.Hour
@@ -409,7 +429,7 @@ func TestCancellationDuringBackoff(t *testing.T) {
 	in := servertest.Start(t, cfg)
 	ctx, cancel := context.WithCancel(t.Context())
 	stream, err := in.Client.Generate(ctx, echo(t, input, `[{"status":503}]`,
-		&llmrelayv1.RetryPolicy{InitialBackoff: durationpb.New(time.Hour)}))
+		&llmrelayv1.RetryPolicy{InitialBackoff: durationpb.New(time.Minute), MaxBackoff: durationpb.New(time.Minute)}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
@@ -133,6 +134,7 @@ type call struct {
 	model     string
 	preq      *provider.Request
 	out       *emitter
+	info      *callinfo.Info // nil without the interceptor chain
 	requestID string
 	start     time.Time
 	// policy, idle and deadline are the call's retry policy, stream idle
@@ -152,7 +154,11 @@ type call struct {
 // out the call's policy, idle timeout and deadline. Errors are
 // *apierr.Error.
 func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) (*call, error) {
-	c := &call{svc: s, req: req, out: &emitter{stream: stream}, requestID: req.GetRequestId(), start: time.Now()}
+	c := &call{svc: s, req: req, out: &emitter{stream: stream}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now()}
+	if c.info != nil {
+		// The chain's call record: the same id in every log line and error.
+		c.requestID = c.info.RequestID()
+	}
 	if c.requestID == "" {
 		c.requestID = uuid.NewString()
 	}
@@ -241,7 +247,7 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 	if ae.Code == codes.Internal {
 		s.log.Error("generate failed", "request_id", c.requestID, "error", err)
 	} else {
-		s.log.Info("generate failed", "request_id", c.requestID, "code", ae.Code.String(), "reason", ae.Reason, "attempts", c.attempts, "error", err)
+		s.log.Debug("generate failed", "request_id", c.requestID, "code", ae.Code.String(), "reason", ae.Reason, "attempts", c.attempts, "error", err)
 	}
 	name := ""
 	if c.entry != nil {
