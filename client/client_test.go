@@ -4,16 +4,20 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/llmrelay/llmrelay/client"
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
@@ -27,41 +31,104 @@ func echoRequest(text string) *llmrelayv1.GenerateRequest {
 	}
 }
 
-func TestAgainstTheServer(t *testing.T) {
+// withFaults sets the mock provider's fault plan, a short backoff and at
+// most maxAttempts attempts.
+func withFaults(t *testing.T, req *llmrelayv1.GenerateRequest, maxAttempts uint32, faults ...any) *llmrelayv1.GenerateRequest {
+	t.Helper()
+	opts, err := structpb.NewStruct(map[string]any{"faults": faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ProviderOptions = opts
+	req.Retry = &llmrelayv1.RetryPolicy{MaxAttempts: maxAttempts, InitialBackoff: durationpb.New(10 * time.Millisecond)}
+	return req
+}
+
+func TestCollectAgainstTheServer(t *testing.T) {
+	const text = "the quick brown fox jumps"
 	c := client.FromConn(servertest.Start(t, nil).Conn)
-
-	t.Run("Generate and Collect", func(t *testing.T) {
-		stream, err := c.Generate(t.Context(), echoRequest("the quick brown fox"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var shown strings.Builder
-		final, err := client.Collect(stream, &client.Hooks{OnDelta: func(d *llmrelayv1.Delta) { shown.WriteString(d.GetText()) }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if final.GetMessage().GetContent() != "the quick brown fox" || shown.String() != "the quick brown fox" {
-			t.Errorf("final %q, shown %q", final.GetMessage().GetContent(), shown.String())
-		}
-	})
-
-	t.Run("a refused call is an *Error with its details", func(t *testing.T) {
-		req := echoRequest("hi")
-		req.Model = "nosuch/model"
-		stream, err := c.Generate(t.Context(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = client.Collect(stream, nil)
-		var e *client.Error
-		if !errors.As(err, &e) {
-			t.Fatalf("err = %T %v, want *client.Error", err, err)
-		}
-		if e.Code != codes.InvalidArgument || e.Reason != "UNKNOWN_PROVIDER" || e.Domain != client.Domain ||
-			len(e.FieldViolations) != 1 || e.FieldViolations[0].GetField() != "model" {
-			t.Errorf("error = %+v", e)
-		}
-	})
+	unknownModel := echoRequest(text)
+	unknownModel.Model = "nosuch/model"
+	tests := []struct {
+		name          string
+		req           *llmrelayv1.GenerateRequest
+		wantDiscarded []string
+		wantCauses    []string // the ErrorInfo reasons of the will_retry causes
+		// for failed calls
+		wantCode   codes.Code
+		wantReason string
+		wantDelay  time.Duration
+		wantField  string
+	}{
+		{name: "one attempt", req: echoRequest(text)},
+		{
+			name:          "a restart mid-stream takes back the first attempt's text",
+			req:           withFaults(t, echoRequest(text), 3, map[string]any{"drop_after": 2}),
+			wantDiscarded: []string{"the quick "}, wantCauses: []string{"PROVIDER_TRANSPORT_ERROR"},
+		},
+		{
+			name:          "a retry before any delta discards nothing",
+			req:           withFaults(t, echoRequest(text), 3, map[string]any{"status": 503}),
+			wantDiscarded: []string{""}, wantCauses: []string{"PROVIDER_OVERLOADED"},
+		},
+		{
+			name:       "a rate limit with a hint, no retries left",
+			req:        withFaults(t, echoRequest(text), 1, map[string]any{"status": 429, "retry_after_ms": 700}),
+			wantCode:   codes.ResourceExhausted,
+			wantReason: "RETRIES_EXHAUSTED",
+			wantDelay:  700 * time.Millisecond,
+		},
+		{
+			name:       "a refused request",
+			req:        unknownModel,
+			wantCode:   codes.InvalidArgument,
+			wantReason: "UNKNOWN_PROVIDER",
+			wantField:  "model",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stream, err := c.Generate(t.Context(), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var screen strings.Builder
+			var discarded, causes []string
+			final, err := client.Collect(stream, &client.Hooks{
+				OnDelta: func(d *llmrelayv1.Delta) { screen.WriteString(d.GetText()) },
+				OnWillRetry: func(w *llmrelayv1.WillRetry, gone string) {
+					discarded = append(discarded, gone)
+					causes = append(causes, client.CauseOf(w).Reason)
+					shown := screen.String()
+					screen.Reset()
+					screen.WriteString(strings.TrimSuffix(shown, gone))
+				},
+			})
+			if tt.wantCode != codes.OK {
+				var e *client.Error
+				if !errors.As(err, &e) {
+					t.Fatalf("err = %T %v, want *client.Error", err, err)
+				}
+				if e.Code != tt.wantCode || e.Reason != tt.wantReason || e.Domain != client.Domain || e.RetryDelay != tt.wantDelay || e.HasRetryDelay != (tt.wantDelay > 0) {
+					t.Errorf("error = %+v", e)
+				}
+				if tt.wantField != "" && (len(e.FieldViolations) != 1 || e.FieldViolations[0].GetField() != tt.wantField) {
+					t.Errorf("field violations = %v, want one for %q", e.FieldViolations, tt.wantField)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Collect: %v", err)
+			}
+			// After the retries' erasures, the screen shows what the final says.
+			if final.GetMessage().GetContent() != text || screen.String() != text {
+				t.Errorf("final %q, screen %q; want both %q", final.GetMessage().GetContent(), screen.String(), text)
+			}
+			if fmt.Sprintf("%q", discarded) != fmt.Sprintf("%q", tt.wantDiscarded) || fmt.Sprint(causes) != fmt.Sprint(tt.wantCauses) {
+				t.Errorf("will_retry discarded %q with causes %v, want %q with %v", discarded, causes, tt.wantDiscarded, tt.wantCauses)
+			}
+		})
+	}
 }
 
 // fakeRelay is an LLMService whose first calls fail, for testing what the

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"time"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/llmrelay/llmrelay/client"
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
@@ -43,6 +47,45 @@ func Example() {
 	fmt.Println()
 	fmt.Println(final.GetMessage().GetContent())
 	// Output:
+	// [hello ][brave ][new ][world]
+	// hello brave new world
+}
+
+// When an attempt fails mid-stream, llmrelay restarts the reply: the
+// will_retry hook gets the text to take back, and the final message is the
+// answer. (The mock provider's fault plan drops the first attempt here after
+// two deltas.)
+func ExampleCollect() {
+	c, err := client.New(exampleServer(), client.WithInsecure())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	faults, _ := structpb.NewStruct(map[string]any{"faults": []any{map[string]any{"drop_after": 2}}})
+	stream, err := c.Generate(context.Background(), &llmrelayv1.GenerateRequest{
+		Model:           "mock/echo",
+		Messages:        []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "hello brave new world"}},
+		Retry:           &llmrelayv1.RetryPolicy{InitialBackoff: durationpb.New(10 * time.Millisecond)},
+		ProviderOptions: faults,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	final, err := client.Collect(stream, &client.Hooks{
+		OnDelta: func(d *llmrelayv1.Delta) { fmt.Printf("[%s]", d.GetText()) },
+		OnWillRetry: func(w *llmrelayv1.WillRetry, discarded string) {
+			fmt.Printf("\n%s: attempt %d next, dropping %q\n", client.CauseOf(w).Reason, w.GetNextAttempt(), discarded)
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println()
+	fmt.Println(final.GetMessage().GetContent())
+	// Output:
+	// [hello ][brave ]
+	// PROVIDER_TRANSPORT_ERROR: attempt 2 next, dropping "hello brave "
 	// [hello ][brave ][new ][world]
 	// hello brave new world
 }
