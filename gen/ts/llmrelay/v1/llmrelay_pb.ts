@@ -152,6 +152,10 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    *     {"error_after": 2}                    2 deltas, then an in-stream "overloaded" error
    *     {"stall_after": 2}                    2 deltas, then silence
    *     {"output": "text"}                    reply with this text instead
+   *     {"tool_calls": [{"id": "call_1", "name": "f", "arguments": "{}"}]}
+   *                                           after the text, stream these tool calls
+   *     {"usage": {"input_tokens": 12, "output_tokens": 9}}
+   *                                           report these token counts
    *
    * @generated from field: google.protobuf.Struct provider_options = 10;
    */
