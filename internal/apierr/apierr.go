@@ -35,10 +35,26 @@ const (
 	ReasonProviderAuthFailed     = "PROVIDER_AUTH_FAILED"
 	ReasonProviderUnavailable    = "PROVIDER_UNAVAILABLE"
 	ReasonProviderRateLimited    = "PROVIDER_RATE_LIMITED"
-	ReasonCancelled              = "CANCELLED"
-	ReasonDeadlineExceeded       = "DEADLINE_EXCEEDED"
-	ReasonShuttingDown           = "SERVER_SHUTTING_DOWN"
-	ReasonInternal               = "INTERNAL"
+	// Kinds of provider failure, as a WillRetry cause names them (and a
+	// failed call, when the failure is never retried).
+	ReasonProviderOverloaded      = "PROVIDER_OVERLOADED"
+	ReasonProviderServerError     = "PROVIDER_SERVER_ERROR"
+	ReasonProviderTransport       = "PROVIDER_TRANSPORT_ERROR"
+	ReasonProviderStalled         = "PROVIDER_STALLED"
+	ReasonProviderQuotaExhausted  = "PROVIDER_QUOTA_EXHAUSTED"
+	ReasonProviderError           = "PROVIDER_ERROR"
+	ReasonProviderRetryDisallowed = "PROVIDER_RETRY_DISALLOWED"
+	// Why a call stopped retrying a transient failure.
+	ReasonRetriesExhausted            = "RETRIES_EXHAUSTED"
+	ReasonRetryBudgetExhausted        = "RETRY_BUDGET_EXHAUSTED"
+	ReasonRetryHintTooLong            = "RETRY_HINT_TOO_LONG"
+	ReasonRetryHintExceedsDeadline    = "RETRY_HINT_EXCEEDS_DEADLINE"
+	ReasonRetryBackoffExceedsDeadline = "RETRY_BACKOFF_EXCEEDS_DEADLINE"
+	ReasonMidstreamFailed             = "MIDSTREAM_FAILED"
+	ReasonCancelled                   = "CANCELLED"
+	ReasonDeadlineExceeded            = "DEADLINE_EXCEEDED"
+	ReasonShuttingDown                = "SERVER_SHUTTING_DOWN"
+	ReasonInternal                    = "INTERNAL"
 )
 
 // ErrShuttingDown is the cause with which the server cuts off calls still

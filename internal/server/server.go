@@ -38,6 +38,7 @@ type Server struct {
 	health    *health.Server
 	metrics   *metrics.Metrics
 	providers *provider.Set
+	timer     service.Timer
 
 	// hardStop is cancelled when the grace period ends; the drain link of
 	// the interceptor chain then cancels every call still running.
@@ -50,6 +51,14 @@ type Option func(*Server)
 
 // WithLogger sets the logger; the default discards.
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
+
+// WithRetryTimer sets the timer that makes the waits between attempts; tests
+// pass one that records each wait and returns at once. The default is real
+// time.
+func WithRetryTimer(t service.Timer) Option { return func(s *Server) { s.timer = t } }
+
+// Metrics returns the server's metrics.
+func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 
 // New builds a Server from a validated configuration.
 func New(cfg *config.Config, opts ...Option) (*Server, error) {
@@ -69,7 +78,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	}
 	s.grpc = grpc.NewServer(serverOpts...)
 	llmrelayv1.RegisterLLMServiceServer(s.grpc, service.New(service.Deps{
-		Providers: s.providers, Config: cfg, Logger: s.log, Metrics: s.metrics,
+		Providers: s.providers, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
 	}))
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)

@@ -7,10 +7,8 @@ package service
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,8 +19,10 @@ import (
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
 )
 
 // Service implements llmrelayv1.LLMServiceServer. It is safe for concurrent use.
@@ -33,6 +33,16 @@ type Service struct {
 	cfg       *config.Config
 	log       *slog.Logger
 	metrics   *metrics.Metrics
+	limits    retry.Limits
+	budgets   *retry.Budgets
+	timer     Timer
+}
+
+// Timer makes the waits between attempts; tests inject one that records
+// each wait and returns at once. Its After matches retry-go's Timer.
+type Timer interface {
+	// After returns a channel that receives once d has passed.
+	After(d time.Duration) <-chan time.Time
 }
 
 // Deps are what a Service needs.
@@ -41,6 +51,8 @@ type Deps struct {
 	Config    *config.Config
 	Logger    *slog.Logger
 	Metrics   *metrics.Metrics // may be nil
+	// Timer makes the waits between attempts; nil means real time.
+	Timer Timer
 }
 
 // New returns a Service.
@@ -49,7 +61,22 @@ func New(d Deps) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{providers: d.Providers, cfg: d.Config, log: log, metrics: d.Metrics}
+	r, dl := d.Config.Retry, d.Config.Deadlines
+	return &Service{
+		providers: d.Providers, cfg: d.Config, log: log, metrics: d.Metrics, timer: d.Timer,
+		limits: retry.Limits{
+			DefaultMaxAttempts: r.DefaultMaxAttempts,
+			MaxAttemptsLimit:   r.MaxAttemptsLimit,
+			InitialBackoff:     r.InitialBackoff,
+			MaxBackoff:         r.MaxBackoff,
+			MaxRetryAfter:      r.MaxRetryAfter,
+			DefaultDeadline:    dl.Default,
+			MaxDeadline:        dl.Max,
+			DefaultIdleTimeout: dl.StreamIdle,
+			MaxIdleTimeout:     dl.MaxStreamIdle,
+		},
+		budgets: retry.NewBudgets(r.Budget.MaxTokens, r.Budget.TokenRatio),
+	}
 }
 
 // ListModels implements llmrelayv1.LLMServiceServer. With an API key, it
@@ -75,21 +102,27 @@ func (s *Service) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequ
 	return resp, nil
 }
 
-// Generate implements llmrelayv1.LLMServiceServer.
+// Generate implements llmrelayv1.LLMServiceServer: it runs the call's
+// attempts (see run) under the call's effective deadline and ends with the
+// successful attempt's Final or the status of the failure.
 func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
 	ctx := stream.Context()
-	c, err := s.newCall(req, stream)
+	c, err := s.newCall(ctx, req, stream)
 	if err != nil {
 		return s.fail(ctx, c, err)
 	}
-	res, err := c.runAttempt(ctx, 1)
+	// The service's own guarantee, whatever the interceptors did: a call
+	// without a deadline gets the default one, and none runs past the max.
+	ctx, cancel := context.WithDeadline(ctx, c.deadline)
+	defer cancel()
+	res, err := c.run(ctx)
 	if err != nil {
 		return s.fail(ctx, c, err)
 	}
-	if err := c.sendFinal(res, 1); err != nil {
+	if err := c.sendFinal(res); err != nil {
 		return s.fail(ctx, c, err)
 	}
-	s.metrics.CallDone(c.entry.Config.Name, codes.OK.String(), 1)
+	s.metrics.CallDone(c.entry.Config.Name, codes.OK.String(), c.attempts)
 	return nil
 }
 
@@ -101,19 +134,44 @@ type call struct {
 	model     string
 	preq      *provider.Request
 	out       *emitter
+	info      *callinfo.Info // nil without the interceptor chain
 	requestID string
 	start     time.Time
+	// policy, idle and deadline are the call's retry policy, stream idle
+	// timeout and effective deadline.
+	policy   retry.Policy
+	idle     time.Duration
+	deadline time.Time
+	// attempts counts the attempts made so far.
+	attempts int
+	// usage sums the tokens of every attempt.
+	usage provider.Usage
 	// firstDelta is set once the call sent its first delta.
 	firstDelta bool
 }
 
-// newCall resolves the provider and prepares the provider request. Errors
-// are *apierr.Error.
-func (s *Service) newCall(req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) (*call, error) {
-	c := &call{svc: s, req: req, out: &emitter{stream: stream}, requestID: req.GetRequestId(), start: time.Now()}
+// newCall resolves the provider, prepares the provider request and works
+// out the call's policy, idle timeout and deadline. Errors are
+// *apierr.Error.
+func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) (*call, error) {
+	c := &call{svc: s, req: req, out: &emitter{stream: stream}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now()}
+	if c.info != nil {
+		// The chain's call record: the same id in every log line and error.
+		c.requestID = c.info.RequestID()
+	}
 	if c.requestID == "" {
 		c.requestID = uuid.NewString()
 	}
+	deadline, ok := ctx.Deadline()
+	c.deadline = s.limits.Deadline(c.start, deadline, ok)
+	c.idle = s.limits.IdleTimeout(req.GetStreamIdleTimeout().AsDuration())
+	rp := req.GetRetry()
+	c.policy = s.limits.Policy(retry.Request{
+		MaxAttempts:    int(rp.GetMaxAttempts()),
+		InitialBackoff: rp.GetInitialBackoff().AsDuration(),
+		MaxBackoff:     rp.GetMaxBackoff().AsDuration(),
+		Midstream:      retry.Midstream(rp.GetMidstream()),
+	})
 	entry, model, err := s.providers.Resolve(req.GetModel())
 	if err != nil {
 		reason := apierr.ReasonUnknownProvider
@@ -136,70 +194,6 @@ func (s *Service) newCall(req *llmrelayv1.GenerateRequest, stream grpc.ServerStr
 	return c, nil
 }
 
-// attemptResult is what one successful attempt produced.
-type attemptResult struct {
-	text      strings.Builder
-	toolCalls []*llmrelayv1.ToolCall
-	finish    provider.FinishReason
-	usage     provider.Usage
-	// deltas counts the deltas this attempt sent to the client.
-	deltas int
-}
-
-// runAttempt runs attempt n: it streams the provider's deltas to the client
-// as they arrive and returns the assembled result, or the error that ended
-// the attempt (with res holding what was sent before it).
-func (c *call) runAttempt(ctx context.Context, n int) (*attemptResult, error) {
-	res := &attemptResult{}
-	preq := *c.preq
-	preq.Attempt = n
-	st, err := c.entry.Provider.Stream(ctx, &preq)
-	if err != nil {
-		return res, err
-	}
-	defer st.Close()
-	for {
-		ev, err := st.Recv()
-		if errors.Is(err, io.EOF) {
-			return res, nil
-		}
-		if err != nil {
-			return res, err
-		}
-		switch ev.Kind {
-		case provider.EventText:
-			if ev.Text == "" {
-				continue
-			}
-			res.text.WriteString(ev.Text)
-			if err := c.sendDelta(n, &llmrelayv1.Delta{Text: ev.Text}, res); err != nil {
-				return res, err
-			}
-		case provider.EventToolCall:
-			res.addToolCall(ev.ToolCall)
-			d := &llmrelayv1.Delta{ToolCall: &llmrelayv1.ToolCallDelta{
-				Index: uint32(ev.ToolCall.Index), Id: ev.ToolCall.ID, Name: ev.ToolCall.Name, ArgumentsDelta: ev.ToolCall.ArgumentsDelta,
-			}}
-			if err := c.sendDelta(n, d, res); err != nil {
-				return res, err
-			}
-		case provider.EventUsage:
-			res.usage = ev.Usage
-		case provider.EventFinish:
-			res.finish = ev.FinishReason
-		}
-	}
-}
-
-func (c *call) sendDelta(attempt int, d *llmrelayv1.Delta, res *attemptResult) error {
-	if !c.firstDelta {
-		c.firstDelta = true
-		c.svc.metrics.FirstDelta(c.entry.Config.Name, time.Since(c.start))
-	}
-	res.deltas++
-	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(attempt), Event: &llmrelayv1.GenerateEvent_Delta{Delta: d}})
-}
-
 // addToolCall folds a tool-call fragment into the result's calls.
 func (r *attemptResult) addToolCall(d provider.ToolCallDelta) {
 	for len(r.toolCalls) <= d.Index {
@@ -215,8 +209,9 @@ func (r *attemptResult) addToolCall(d provider.ToolCallDelta) {
 	tc.Arguments += d.ArgumentsDelta
 }
 
-// sendFinal sends the call's Final, built from the successful attempt.
-func (c *call) sendFinal(res *attemptResult, attempts int) error {
+// sendFinal sends the call's Final: the successful attempt's message, with
+// the usage of every attempt.
+func (c *call) sendFinal(res *attemptResult) error {
 	msg := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: res.text.String()}
 	for _, tc := range res.toolCalls {
 		if tc.GetId() != "" || tc.GetName() != "" || tc.GetArguments() != "" {
@@ -226,33 +221,39 @@ func (c *call) sendFinal(res *attemptResult, attempts int) error {
 	final := &llmrelayv1.Final{
 		Message:      msg,
 		FinishReason: finishReason(res.finish),
-		Usage:        &llmrelayv1.Usage{InputTokens: uint64(res.usage.InputTokens), OutputTokens: uint64(res.usage.OutputTokens)},
-		Attempts:     uint32(attempts),
+		Usage:        &llmrelayv1.Usage{InputTokens: uint64(c.usage.InputTokens), OutputTokens: uint64(c.usage.OutputTokens)},
+		Attempts:     uint32(c.attempts),
 		Provider:     c.entry.Config.Name,
 		Model:        c.model,
 	}
-	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(attempts), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
+	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(c.attempts), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
 }
 
 // fail logs the error with the request id and returns its status. The
 // client sees only the public message.
 func (s *Service) fail(ctx context.Context, c *call, err error) error {
-	if ctx.Err() != nil {
-		// Report why the context ended (client cancel, deadline, shutdown),
-		// not the error the provider call returned because of it.
-		err = context.Cause(ctx)
+	var ae *apierr.Error
+	var f *retry.Failure
+	if errors.As(err, &f) {
+		ae = apierr.FromFailure(f)
+	} else {
+		if ctx.Err() != nil {
+			// Report why the context ended (client cancel, deadline,
+			// shutdown), not the error a send returned because of it.
+			err = context.Cause(ctx)
+		}
+		ae = apierr.FromError(err)
 	}
-	ae := apierr.FromError(err)
 	if ae.Code == codes.Internal {
 		s.log.Error("generate failed", "request_id", c.requestID, "error", err)
 	} else {
-		s.log.Debug("generate failed", "request_id", c.requestID, "code", ae.Code.String(), "reason", ae.Reason, "error", err)
+		s.log.Debug("generate failed", "request_id", c.requestID, "code", ae.Code.String(), "reason", ae.Reason, "attempts", c.attempts, "error", err)
 	}
 	name := ""
 	if c.entry != nil {
 		name = c.entry.Config.Name
 	}
-	s.metrics.CallDone(name, ae.Code.String(), 0)
+	s.metrics.CallDone(name, ae.Code.String(), c.attempts)
 	return ae
 }
 

@@ -1,0 +1,206 @@
+package apierr
+
+import (
+	"strconv"
+
+	spb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc/codes"
+
+	"github.com/llmrelay/llmrelay/internal/retry"
+)
+
+// maxProviderMessage bounds the provider's own message quoted to the caller
+// when the provider rejected the request.
+const maxProviderMessage = 512
+
+// FromFailure turns a call whose attempts failed into its status. The code
+// follows what the last failure was:
+//
+//	rate limited, quota exhausted                 RESOURCE_EXHAUSTED
+//	overloaded, server error, transport, stalled  UNAVAILABLE
+//	request rejected (400, 404, 413, 422, ...)    INVALID_ARGUMENT
+//	credentials rejected (401, 403)               FAILED_PRECONDITION
+//	deadline                                      DEADLINE_EXCEEDED
+//	client cancelled                              CANCELLED
+//	an unrecognised provider error                UNKNOWN
+//
+// and the ErrorInfo reason says why retrying stopped (RETRIES_EXHAUSTED,
+// RETRY_BUDGET_EXHAUSTED, RETRY_HINT_TOO_LONG, ...) or, for a failure that
+// is never retried, what it was (PROVIDER_REJECTED, ...). The metadata holds
+// attempts, provider and, when known, provider_status and
+// provider_error_type. A RetryInfo carries the provider's retry hint when
+// the failure was transient and the provider did not forbid retrying it.
+func FromFailure(f *retry.Failure) *Error {
+	c := f.Class
+	switch c.Class {
+	case retry.ClassCanceled, retry.ClassDeadline:
+		e := FromError(f.Err)
+		e.Metadata = failureMetadata(f)
+		return e
+	case retry.ClassUnknown:
+		if c.Provider == nil {
+			// Not a provider failure: a bug, reported as INTERNAL.
+			return FromError(f.Err)
+		}
+	}
+	cs := statusOf(c.Class)
+	e := &Error{
+		Code:     cs.code,
+		Reason:   stopReason(f),
+		Message:  "provider " + strconv.Quote(f.Provider) + " " + cs.what + describeProvider(c),
+		Metadata: failureMetadata(f),
+		Cause:    f,
+	}
+	if c.Class == retry.ClassRejected && c.Provider != nil && c.Provider.Message != "" {
+		e.Message += ": " + truncate(c.Provider.Message, maxProviderMessage)
+	}
+	e.Message += "; " + describeStop(f)
+	if c.HasHint && c.Class.Transient() && f.Stop != retry.StopNotRetryable {
+		// Waiting helps: the failure is transient and the provider said for
+		// how long.
+		e.RetryAfter = c.Hint
+	}
+	return e
+}
+
+// AttemptCause is the status a WillRetry event carries as its cause: the
+// code FromFailure would give the failure, an ErrorInfo whose reason names
+// the kind of failure (PROVIDER_RATE_LIMITED, PROVIDER_OVERLOADED,
+// PROVIDER_SERVER_ERROR, PROVIDER_TRANSPORT_ERROR, PROVIDER_STALLED) and
+// the metadata attempt, provider, provider_status, provider_error_type.
+func AttemptCause(c retry.Classification, providerName string, attempt int) *spb.Status {
+	cs := statusOf(c.Class)
+	e := &Error{
+		Code:     cs.code,
+		Reason:   cs.reason,
+		Message:  "provider " + strconv.Quote(providerName) + " " + cs.what + describeProvider(c),
+		Metadata: providerMetadata(c, providerName),
+	}
+	e.Metadata["attempt"] = strconv.Itoa(attempt)
+	return e.GRPCStatus().Proto()
+}
+
+// classStatus is what a failure class becomes: its gRPC code, the
+// ErrorInfo reason naming it and how the public message describes it.
+type classStatus struct {
+	code   codes.Code
+	reason string
+	what   string
+}
+
+var classStatuses = map[retry.Class]classStatus{
+	retry.ClassRateLimited:    {codes.ResourceExhausted, ReasonProviderRateLimited, "rate-limited the request"},
+	retry.ClassQuotaExhausted: {codes.ResourceExhausted, ReasonProviderQuotaExhausted, "reports the account's quota or spend limit exhausted"},
+	retry.ClassOverloaded:     {codes.Unavailable, ReasonProviderOverloaded, "is overloaded"},
+	retry.ClassServerError:    {codes.Unavailable, ReasonProviderServerError, "failed"},
+	retry.ClassTransport:      {codes.Unavailable, ReasonProviderTransport, "could not be reached or its stream broke"},
+	retry.ClassStalled:        {codes.Unavailable, ReasonProviderStalled, "sent nothing within the stream idle timeout"},
+	retry.ClassRejected:       {codes.InvalidArgument, ReasonProviderRejected, "rejected the request"},
+	retry.ClassAuth:           {codes.FailedPrecondition, ReasonProviderAuthFailed, "rejected llmrelay's credentials"},
+	retry.ClassCanceled:       {codes.Canceled, ReasonCancelled, "call was cancelled"},
+	retry.ClassDeadline:       {codes.DeadlineExceeded, ReasonDeadlineExceeded, "call ran out of time"},
+}
+
+// statusOf returns the class's status; unknown failures are UNKNOWN.
+func statusOf(c retry.Class) classStatus {
+	if cs, ok := classStatuses[c]; ok {
+		return cs
+	}
+	return classStatus{codes.Unknown, ReasonProviderError, "returned an error llmrelay does not recognise"}
+}
+
+// stopReason is the ErrorInfo reason of a failed call: why retrying stopped,
+// or what the failure was when it is never retried.
+func stopReason(f *retry.Failure) string {
+	switch f.Stop {
+	case retry.StopAttempts:
+		return ReasonRetriesExhausted
+	case retry.StopBudget:
+		return ReasonRetryBudgetExhausted
+	case retry.StopHintTooLong:
+		return ReasonRetryHintTooLong
+	case retry.StopHintPastDeadline:
+		return ReasonRetryHintExceedsDeadline
+	case retry.StopBackoffPastDeadline:
+		return ReasonRetryBackoffExceedsDeadline
+	case retry.StopMidstream:
+		return ReasonMidstreamFailed
+	}
+	if f.Class.Class.Transient() {
+		// The provider said x-should-retry: false.
+		return ReasonProviderRetryDisallowed
+	}
+	return statusOf(f.Class.Class).reason
+}
+
+// describeStop says in the public message why retrying stopped.
+func describeStop(f *retry.Failure) string {
+	attempts := strconv.Itoa(f.Attempts) + " attempt"
+	if f.Attempts != 1 {
+		attempts += "s"
+	}
+	switch f.Stop {
+	case retry.StopAttempts:
+		return "gave up after " + attempts
+	case retry.StopBudget:
+		return "not retried after " + attempts + ": the provider's retry budget is exhausted (too many recent failures)"
+	case retry.StopHintTooLong:
+		return "not retried after " + attempts + ": the provider asked to wait " + f.Class.Hint.String() + ", longer than the server waits"
+	case retry.StopHintPastDeadline:
+		return "not retried after " + attempts + ": the provider asked to wait " + f.Class.Hint.String() + ", past the call's deadline"
+	case retry.StopBackoffPastDeadline:
+		return "not retried after " + attempts + ": the backoff would pass the call's deadline"
+	case retry.StopMidstream:
+		return "failed after output was sent, and the retry policy is MIDSTREAM_FAIL"
+	}
+	if f.Class.Class.Transient() {
+		return "not retried: the provider said not to (x-should-retry: false)"
+	}
+	return "not retried"
+}
+
+// describeProvider adds the provider's HTTP status and error type to a
+// public message.
+func describeProvider(c retry.Classification) string {
+	pe := c.Provider
+	if pe == nil || (pe.Status == 0 && pe.Type == "") {
+		return ""
+	}
+	s := " ("
+	if pe.Status != 0 {
+		s += "HTTP " + strconv.Itoa(pe.Status)
+		if pe.Type != "" {
+			s += ", "
+		}
+	}
+	return s + pe.Type + ")"
+}
+
+func failureMetadata(f *retry.Failure) map[string]string {
+	md := providerMetadata(f.Class, f.Provider)
+	md["attempts"] = strconv.Itoa(f.Attempts)
+	return md
+}
+
+func providerMetadata(c retry.Classification, providerName string) map[string]string {
+	md := map[string]string{"provider": providerName}
+	if pe := c.Provider; pe != nil {
+		if pe.Status != 0 {
+			md["provider_status"] = strconv.Itoa(pe.Status)
+		}
+		if pe.Type != "" {
+			md["provider_error_type"] = pe.Type
+		}
+	}
+	return md
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 { // do not cut a UTF-8 sequence
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,161 @@
+package apierr_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
+)
+
+func failure(err error, stop retry.Stop, attempts int) *retry.Failure {
+	return &retry.Failure{Err: err, Class: retry.Classify(err), Stop: stop, Attempts: attempts, Provider: "openai"}
+}
+
+func httpErr(status int, typ string) *provider.Error {
+	return &provider.Error{Kind: provider.KindHTTP, Status: status, Type: typ, Message: "upstream says no"}
+}
+
+func withHint(e *provider.Error, d time.Duration) *provider.Error {
+	e.RetryAfter, e.HasRetryAfter = d, true
+	return e
+}
+
+func TestFromFailure(t *testing.T) {
+	no := false
+	tests := []struct {
+		name      string
+		f         *retry.Failure
+		code      codes.Code
+		reason    string
+		retryInfo time.Duration // 0: none
+		md        map[string]string
+	}{
+		{"overloaded, attempts exhausted", failure(httpErr(503, "overloaded_error"), retry.StopAttempts, 3),
+			codes.Unavailable, "RETRIES_EXHAUSTED", 0,
+			map[string]string{"attempts": "3", "provider": "openai", "provider_status": "503", "provider_error_type": "overloaded_error"}},
+		{"server error, attempts exhausted", failure(httpErr(500, "server_error"), retry.StopAttempts, 2),
+			codes.Unavailable, "RETRIES_EXHAUSTED", 0, map[string]string{"attempts": "2"}},
+		{"transport, attempts exhausted", failure(&provider.Error{Kind: provider.KindTransport}, retry.StopAttempts, 3),
+			codes.Unavailable, "RETRIES_EXHAUSTED", 0, map[string]string{"attempts": "3", "provider": "openai"}},
+		{"stalled, attempts exhausted", failure(retry.ErrStalled, retry.StopAttempts, 3),
+			codes.Unavailable, "RETRIES_EXHAUSTED", 0, map[string]string{"attempts": "3"}},
+		{"rate limited with a hint, attempts exhausted", failure(withHint(httpErr(429, "rate_limit_error"), 2*time.Second), retry.StopAttempts, 3),
+			codes.ResourceExhausted, "RETRIES_EXHAUSTED", 2 * time.Second, map[string]string{"provider_status": "429"}},
+		{"rate limited, hint past the deadline", failure(withHint(httpErr(429, ""), 5*time.Second), retry.StopHintPastDeadline, 1),
+			codes.ResourceExhausted, "RETRY_HINT_EXCEEDS_DEADLINE", 5 * time.Second, map[string]string{"attempts": "1"}},
+		{"overloaded, hint above the cap", failure(withHint(httpErr(529, ""), 2*time.Minute), retry.StopHintTooLong, 1),
+			codes.Unavailable, "RETRY_HINT_TOO_LONG", 2 * time.Minute, nil},
+		{"backoff past the deadline", failure(httpErr(502, ""), retry.StopBackoffPastDeadline, 2),
+			codes.Unavailable, "RETRY_BACKOFF_EXCEEDS_DEADLINE", 0, nil},
+		{"budget exhausted", failure(httpErr(503, ""), retry.StopBudget, 1),
+			codes.Unavailable, "RETRY_BUDGET_EXHAUSTED", 0, map[string]string{"attempts": "1"}},
+		{"failed after output", failure(&provider.Error{Kind: provider.KindTransport}, retry.StopMidstream, 1),
+			codes.Unavailable, "MIDSTREAM_FAILED", 0, nil},
+		{"rejected request", failure(httpErr(400, "invalid_request_error"), retry.StopNotRetryable, 1),
+			codes.InvalidArgument, "PROVIDER_REJECTED", 0, map[string]string{"provider_status": "400", "provider_error_type": "invalid_request_error"}},
+		{"not found", failure(httpErr(404, ""), retry.StopNotRetryable, 1), codes.InvalidArgument, "PROVIDER_REJECTED", 0, nil},
+		{"too large", failure(httpErr(413, ""), retry.StopNotRetryable, 1), codes.InvalidArgument, "PROVIDER_REJECTED", 0, nil},
+		{"unprocessable", failure(httpErr(422, ""), retry.StopNotRetryable, 1), codes.InvalidArgument, "PROVIDER_REJECTED", 0, nil},
+		{"credentials rejected 401", failure(httpErr(401, ""), retry.StopNotRetryable, 1), codes.FailedPrecondition, "PROVIDER_AUTH_FAILED", 0, nil},
+		{"credentials rejected 403", failure(httpErr(403, ""), retry.StopNotRetryable, 1), codes.FailedPrecondition, "PROVIDER_AUTH_FAILED", 0, nil},
+		{"quota exhausted", failure(withHint(httpErr(429, "insufficient_quota"), time.Second), retry.StopNotRetryable, 1),
+			codes.ResourceExhausted, "PROVIDER_QUOTA_EXHAUSTED", 0, nil},
+		{"x-should-retry false", failure(withHint(&provider.Error{Kind: provider.KindHTTP, Status: 503, ShouldRetry: &no}, time.Second), retry.StopNotRetryable, 1),
+			codes.Unavailable, "PROVIDER_RETRY_DISALLOWED", 0, nil},
+		{"unknown provider error", failure(&provider.Error{Kind: provider.KindInStream, Type: "mystery"}, retry.StopNotRetryable, 1),
+			codes.Unknown, "PROVIDER_ERROR", 0, map[string]string{"provider_error_type": "mystery"}},
+		{"client cancelled", failure(context.Canceled, retry.StopNotRetryable, 2),
+			codes.Canceled, "CANCELLED", 0, map[string]string{"attempts": "2", "provider": "openai"}},
+		{"deadline", failure(context.DeadlineExceeded, retry.StopNotRetryable, 1),
+			codes.DeadlineExceeded, "DEADLINE_EXCEEDED", 0, map[string]string{"attempts": "1"}},
+		{"shutdown", failure(apierr.ErrShuttingDown, retry.StopNotRetryable, 1),
+			codes.Unavailable, "SERVER_SHUTTING_DOWN", time.Second, nil},
+		{"a bug", failure(errors.New("nil map"), retry.StopNotRetryable, 1),
+			codes.Internal, "INTERNAL", 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := status.Convert(apierr.FromFailure(tt.f))
+			if st.Code() != tt.code {
+				t.Errorf("code = %v, want %v", st.Code(), tt.code)
+			}
+			var ei *errdetails.ErrorInfo
+			var ri *errdetails.RetryInfo
+			for _, d := range st.Details() {
+				switch d := d.(type) {
+				case *errdetails.ErrorInfo:
+					ei = d
+				case *errdetails.RetryInfo:
+					ri = d
+				}
+			}
+			if ei.GetDomain() != apierr.Domain || ei.GetReason() != tt.reason {
+				t.Errorf("ErrorInfo = %s/%s, want %s/%s", ei.GetDomain(), ei.GetReason(), apierr.Domain, tt.reason)
+			}
+			for k, v := range tt.md {
+				if ei.GetMetadata()[k] != v {
+					t.Errorf("metadata %s = %q, want %q", k, ei.GetMetadata()[k], v)
+				}
+			}
+			if got := ri.GetRetryDelay().AsDuration(); got != tt.retryInfo {
+				t.Errorf("RetryInfo = %v, want %v", got, tt.retryInfo)
+			}
+		})
+	}
+}
+
+func TestFromFailureMessage(t *testing.T) {
+	rejected := apierr.FromFailure(failure(httpErr(400, "invalid_request_error"), retry.StopNotRetryable, 1))
+	// The provider's explanation of a rejected request helps the caller fix it.
+	if !strings.Contains(rejected.Message, "upstream says no") || !strings.Contains(rejected.Message, "HTTP 400") {
+		t.Errorf("rejected message = %q, want the provider's status and message", rejected.Message)
+	}
+	// Other failures do not quote the provider: its text may hold account details.
+	overloaded := apierr.FromFailure(failure(httpErr(503, ""), retry.StopAttempts, 3))
+	if strings.Contains(overloaded.Message, "upstream says no") {
+		t.Errorf("overloaded message = %q quotes the provider", overloaded.Message)
+	}
+	if !strings.Contains(overloaded.Message, "3 attempts") {
+		t.Errorf("overloaded message = %q, want the attempt count", overloaded.Message)
+	}
+	long := httpErr(400, "")
+	long.Message = strings.Repeat("é", 1000)
+	if m := apierr.FromFailure(failure(long, retry.StopNotRetryable, 1)).Message; len(m) > 700 || !strings.Contains(m, "…") {
+		t.Errorf("a long provider message is not truncated: %d bytes", len(m))
+	}
+}
+
+func TestAttemptCause(t *testing.T) {
+	tests := []struct {
+		err    error
+		code   codes.Code
+		reason string
+	}{
+		{httpErr(429, ""), codes.ResourceExhausted, "PROVIDER_RATE_LIMITED"},
+		{httpErr(529, ""), codes.Unavailable, "PROVIDER_OVERLOADED"},
+		{httpErr(500, ""), codes.Unavailable, "PROVIDER_SERVER_ERROR"},
+		{&provider.Error{Kind: provider.KindTransport}, codes.Unavailable, "PROVIDER_TRANSPORT_ERROR"},
+		{retry.ErrStalled, codes.Unavailable, "PROVIDER_STALLED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			st := status.FromProto(apierr.AttemptCause(retry.Classify(tt.err), "openai", 2))
+			if st.Code() != tt.code {
+				t.Errorf("code = %v, want %v", st.Code(), tt.code)
+			}
+			ei, ok := st.Details()[0].(*errdetails.ErrorInfo)
+			if !ok || ei.GetReason() != tt.reason || ei.GetMetadata()["attempt"] != "2" || ei.GetMetadata()["provider"] != "openai" {
+				t.Errorf("ErrorInfo = %v, want reason %s, attempt 2, provider openai", st.Details(), tt.reason)
+			}
+		})
+	}
+}

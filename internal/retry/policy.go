@@ -1,0 +1,151 @@
+package retry
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// Limits are the server's retry and deadline defaults and ceilings, from its
+// configuration. A request may ask for less, never for more.
+type Limits struct {
+	// DefaultMaxAttempts applies when a request leaves max_attempts at 0.
+	DefaultMaxAttempts int
+	// MaxAttemptsLimit caps any request's max_attempts.
+	MaxAttemptsLimit int
+	// InitialBackoff is the default backoff before the first retry.
+	InitialBackoff time.Duration
+	// MaxBackoff is the default and the largest cap on the backoff.
+	MaxBackoff time.Duration
+	// MaxRetryAfter is the longest provider retry hint worth waiting for.
+	MaxRetryAfter time.Duration
+	// DefaultDeadline applies to calls without a deadline.
+	DefaultDeadline time.Duration
+	// MaxDeadline clamps longer deadlines.
+	MaxDeadline time.Duration
+	// DefaultIdleTimeout is the stream idle timeout of requests that set none.
+	DefaultIdleTimeout time.Duration
+	// MaxIdleTimeout clamps a request's stream idle timeout.
+	MaxIdleTimeout time.Duration
+}
+
+// DefaultLimits returns the limits of the default server configuration.
+func DefaultLimits() Limits {
+	return Limits{
+		DefaultMaxAttempts: 3,
+		MaxAttemptsLimit:   10,
+		InitialBackoff:     500 * time.Millisecond,
+		MaxBackoff:         8 * time.Second,
+		MaxRetryAfter:      60 * time.Second,
+		DefaultDeadline:    120 * time.Second,
+		MaxDeadline:        600 * time.Second,
+		DefaultIdleTimeout: 30 * time.Second,
+		MaxIdleTimeout:     300 * time.Second,
+	}
+}
+
+// Midstream says what happens when an attempt fails after it streamed
+// output. The values mirror the proto enum llmrelay.v1.Midstream.
+type Midstream int32
+
+// Midstream modes.
+const (
+	// MidstreamRestart (and the zero value) retries: the client is told to
+	// discard the partial output and the next attempt streams from its start.
+	MidstreamRestart Midstream = 1
+	// MidstreamFail ends the call with the error.
+	MidstreamFail Midstream = 2
+)
+
+// Request is what a request asked for; zero fields take the server's
+// defaults.
+type Request struct {
+	MaxAttempts    int
+	InitialBackoff time.Duration
+	MaxBackoff     time.Duration
+	Midstream      Midstream
+}
+
+// Policy is the retry policy of one call: the request's wishes, defaulted and
+// clamped to the server's Limits.
+type Policy struct {
+	// MaxAttempts counts the first attempt; 1 means no retries.
+	MaxAttempts    int
+	InitialBackoff time.Duration
+	MaxBackoff     time.Duration
+	Midstream      Midstream
+	// MaxRetryAfter is the longest provider retry hint the call waits for.
+	MaxRetryAfter time.Duration
+}
+
+// Policy returns the policy for a request: each zero field takes the
+// default; MaxAttempts is clamped to [1, MaxAttemptsLimit], MaxBackoff to the
+// server's MaxBackoff and InitialBackoff to MaxBackoff.
+func (l Limits) Policy(r Request) Policy {
+	p := Policy{
+		MaxAttempts:    r.MaxAttempts,
+		InitialBackoff: r.InitialBackoff,
+		MaxBackoff:     r.MaxBackoff,
+		Midstream:      r.Midstream,
+		MaxRetryAfter:  l.MaxRetryAfter,
+	}
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = l.DefaultMaxAttempts
+	}
+	p.MaxAttempts = max(1, min(p.MaxAttempts, l.MaxAttemptsLimit))
+	if p.MaxBackoff <= 0 || p.MaxBackoff > l.MaxBackoff {
+		p.MaxBackoff = l.MaxBackoff
+	}
+	if p.InitialBackoff <= 0 {
+		p.InitialBackoff = l.InitialBackoff
+	}
+	p.InitialBackoff = min(p.InitialBackoff, p.MaxBackoff)
+	if p.Midstream != MidstreamFail {
+		p.Midstream = MidstreamRestart
+	}
+	return p
+}
+
+// Deadline returns the call's effective deadline: now+DefaultDeadline when
+// the call has none (ok false), and never later than now+MaxDeadline.
+func (l Limits) Deadline(now, deadline time.Time, ok bool) time.Time {
+	limit := now.Add(l.MaxDeadline)
+	if !ok {
+		deadline = now.Add(l.DefaultDeadline)
+	}
+	if deadline.After(limit) {
+		return limit
+	}
+	return deadline
+}
+
+// IdleTimeout returns a call's stream idle timeout: the requested one (zero
+// means the default), clamped to MaxIdleTimeout.
+func (l Limits) IdleTimeout(requested time.Duration) time.Duration {
+	if requested <= 0 {
+		requested = l.DefaultIdleTimeout
+	}
+	return min(requested, l.MaxIdleTimeout)
+}
+
+// Rand returns a uniformly random integer in [0, n) for n > 0. Tests inject
+// a fixed one; nil means math/rand/v2.
+type Rand func(n int64) int64
+
+// Backoff returns the wait before retry n (n ≥ 1, the retry after attempt n):
+// with d = min(InitialBackoff·2^(n-1), MaxBackoff), a wait drawn uniformly
+// from [d/2, d] ("equal jitter").
+func (p Policy) Backoff(n int, rnd Rand) time.Duration {
+	if rnd == nil {
+		rnd = rand.Int64N
+	}
+	d := p.InitialBackoff
+	for i := 1; i < n && d < p.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, p.MaxBackoff)
+	if d <= 0 {
+		return 0
+	}
+	half := d / 2
+	return half + time.Duration(rnd(int64(d-half)+1))
+}

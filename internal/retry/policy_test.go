@@ -1,0 +1,131 @@
+package retry_test
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/retry"
+)
+
+const ms = time.Millisecond
+
+func TestLimitsPolicy(t *testing.T) {
+	l := retry.DefaultLimits()
+	tests := []struct {
+		name string
+		req  retry.Request
+		want retry.Policy
+	}{
+		{"unset takes the defaults", retry.Request{},
+			retry.Policy{MaxAttempts: 3, InitialBackoff: 500 * ms, MaxBackoff: 8 * time.Second, Midstream: retry.MidstreamRestart, MaxRetryAfter: time.Minute}},
+		{"1 disables retries", retry.Request{MaxAttempts: 1},
+			retry.Policy{MaxAttempts: 1, InitialBackoff: 500 * ms, MaxBackoff: 8 * time.Second, Midstream: retry.MidstreamRestart, MaxRetryAfter: time.Minute}},
+		{"max_attempts clamped to the limit", retry.Request{MaxAttempts: 50},
+			retry.Policy{MaxAttempts: 10, InitialBackoff: 500 * ms, MaxBackoff: 8 * time.Second, Midstream: retry.MidstreamRestart, MaxRetryAfter: time.Minute}},
+		{"shorter backoffs are kept", retry.Request{MaxAttempts: 5, InitialBackoff: ms, MaxBackoff: 4 * ms, Midstream: retry.MidstreamFail},
+			retry.Policy{MaxAttempts: 5, InitialBackoff: ms, MaxBackoff: 4 * ms, Midstream: retry.MidstreamFail, MaxRetryAfter: time.Minute}},
+		{"max_backoff clamped to the server's", retry.Request{MaxBackoff: time.Minute},
+			retry.Policy{MaxAttempts: 3, InitialBackoff: 500 * ms, MaxBackoff: 8 * time.Second, Midstream: retry.MidstreamRestart, MaxRetryAfter: time.Minute}},
+		{"initial_backoff clamped to max_backoff", retry.Request{InitialBackoff: 30 * time.Second, MaxBackoff: 2 * time.Second},
+			retry.Policy{MaxAttempts: 3, InitialBackoff: 2 * time.Second, MaxBackoff: 2 * time.Second, Midstream: retry.MidstreamRestart, MaxRetryAfter: time.Minute}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := l.Policy(tt.req); got != tt.want {
+				t.Errorf("Policy(%+v) = %+v, want %+v", tt.req, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBackoffBounds(t *testing.T) {
+	p := retry.DefaultLimits().Policy(retry.Request{})
+	tests := []struct {
+		n        int
+		min, max time.Duration
+	}{
+		{1, 250 * ms, 500 * ms},
+		{2, 500 * ms, time.Second},
+		{3, time.Second, 2 * time.Second},
+		{4, 2 * time.Second, 4 * time.Second},
+		{5, 4 * time.Second, 8 * time.Second},
+		{6, 4 * time.Second, 8 * time.Second},
+		{100, 4 * time.Second, 8 * time.Second}, // no overflow
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for _, tt := range tests {
+		t.Run(tt.min.String(), func(t *testing.T) {
+			if got := p.Backoff(tt.n, func(int64) int64 { return 0 }); got != tt.min {
+				t.Errorf("Backoff(%d) with the lowest draw = %v, want %v", tt.n, got, tt.min)
+			}
+			if got := p.Backoff(tt.n, func(n int64) int64 { return n - 1 }); got != tt.max {
+				t.Errorf("Backoff(%d) with the highest draw = %v, want %v", tt.n, got, tt.max)
+			}
+			lo, hi := tt.max, tt.min
+			for range 10000 {
+				got := p.Backoff(tt.n, rnd.Int64N)
+				if got < tt.min || got > tt.max {
+					t.Fatalf("Backoff(%d) = %v, outside [%v, %v]", tt.n, got, tt.min, tt.max)
+				}
+				lo, hi = min(lo, got), max(hi, got)
+			}
+			// Equal jitter spreads the waits over the whole upper half.
+			if spread := tt.max - tt.min; hi-lo < spread*9/10 {
+				t.Errorf("Backoff(%d) draws span [%v, %v], want most of [%v, %v]", tt.n, lo, hi, tt.min, tt.max)
+			}
+		})
+	}
+}
+
+func TestBackoffDefaultRandomness(t *testing.T) {
+	p := retry.Policy{InitialBackoff: 100 * ms, MaxBackoff: time.Second}
+	for range 1000 {
+		if got := p.Backoff(2, nil); got < 100*ms || got > 200*ms {
+			t.Fatalf("Backoff(2) = %v, outside [100ms, 200ms]", got)
+		}
+	}
+}
+
+func TestLimitsDeadline(t *testing.T) {
+	l := retry.DefaultLimits()
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name     string
+		deadline time.Time
+		ok       bool
+		want     time.Time
+	}{
+		{"none takes the default", time.Time{}, false, now.Add(120 * time.Second)},
+		{"shorter is kept", now.Add(time.Second), true, now.Add(time.Second)},
+		{"longer is clamped", now.Add(time.Hour), true, now.Add(600 * time.Second)},
+		{"past is kept", now.Add(-time.Second), true, now.Add(-time.Second)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := l.Deadline(now, tt.deadline, tt.ok); !got.Equal(tt.want) {
+				t.Errorf("Deadline = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLimitsIdleTimeout(t *testing.T) {
+	l := retry.DefaultLimits()
+	tests := []struct {
+		name      string
+		requested time.Duration
+		want      time.Duration
+	}{
+		{"unset takes the default", 0, 30 * time.Second},
+		{"shorter is kept", 300 * ms, 300 * ms},
+		{"longer is clamped", time.Hour, 300 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := l.IdleTimeout(tt.requested); got != tt.want {
+				t.Errorf("IdleTimeout(%v) = %v, want %v", tt.requested, got, tt.want)
+			}
+		})
+	}
+}

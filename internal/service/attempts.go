@@ -1,0 +1,239 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	retrygo "github.com/avast/retry-go/v4"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
+)
+
+// nextAttempt is what a failed attempt returns to retry-go when the call
+// retries: the failure and the exact wait that internal/retry decided and
+// the WillRetry event announced.
+type nextAttempt struct {
+	delay time.Duration
+	err   error
+}
+
+func (e *nextAttempt) Error() string { return e.err.Error() }
+func (e *nextAttempt) Unwrap() error { return e.err }
+
+// sendError is a failure to send an event to the client: never a provider
+// failure, never retried.
+type sendError struct{ err error }
+
+func (e *sendError) Error() string { return "send to client: " + e.err.Error() }
+func (e *sendError) Unwrap() error { return e.err }
+
+// isNextAttempt is retry-go's RetryIf: only a failure the call decided to
+// retry is retried. (A custom RetryIf replaces retry-go's IsRecoverable, so
+// the decision is carried by the error's type alone.)
+func isNextAttempt(err error) bool {
+	var next *nextAttempt
+	return errors.As(err, &next)
+}
+
+// nextDelay is retry-go's DelayType: the wait the call decided on.
+func nextDelay(_ uint, err error, _ *retrygo.Config) time.Duration {
+	var next *nextAttempt
+	if errors.As(err, &next) {
+		return next.delay
+	}
+	return 0
+}
+
+// run makes the call's attempts until one succeeds or internal/retry says
+// to stop, and returns the successful attempt's result. A call that fails
+// returns a *retry.Failure, or a *sendError when the client could not be
+// written to.
+//
+// retry-go runs the loop and makes the waits, which end early when ctx
+// ends. Each decision is internal/retry's: the attempt itself classifies its
+// failure, decides, and sends the WillRetry event with the exact delay
+// before retry-go waits it. (retry-go's OnRetry also fires after the last
+// failure, so it is not where WillRetry is sent.)
+func (c *call) run(ctx context.Context) (*attemptResult, error) {
+	budget := c.svc.budgets.For(c.entry.Config.Name)
+	opts := []retrygo.Option{
+		retrygo.Context(ctx),
+		retrygo.Attempts(uint(c.policy.MaxAttempts)),
+		retrygo.RetryIf(isNextAttempt),
+		retrygo.DelayType(nextDelay),
+		retrygo.LastErrorOnly(true),
+	}
+	if c.svc.timer != nil {
+		opts = append(opts, retrygo.WithTimer(c.svc.timer))
+	}
+	res, err := retrygo.DoWithData(func() (*attemptResult, error) {
+		c.attempts++
+		c.info.ObserveAttempt(c.attempts)
+		res, err := c.runAttempt(ctx, c.attempts)
+		c.usage.InputTokens += res.usage.InputTokens
+		c.usage.OutputTokens += res.usage.OutputTokens
+		if err != nil {
+			return nil, c.afterFailure(ctx, res, err, budget)
+		}
+		budget.Success()
+		return res, nil
+	}, opts...)
+	if err == nil {
+		return res, nil
+	}
+	var f *retry.Failure
+	var se *sendError
+	if errors.As(err, &f) || errors.As(err, &se) {
+		return nil, err
+	}
+	// The wait before the next attempt was cut short: the call's context
+	// ended (client cancel, deadline, shutdown).
+	cause := err
+	if ctx.Err() != nil {
+		cause = context.Cause(ctx)
+	}
+	return nil, &retry.Failure{Err: cause, Class: retry.Classify(cause), Stop: retry.StopNotRetryable, Attempts: c.attempts, Provider: c.entry.Config.Name}
+}
+
+// afterFailure decides what follows failed attempt c.attempts. When the
+// call retries, it logs and counts the retry, sends the WillRetry event and
+// returns a *nextAttempt; otherwise it returns the *retry.Failure that ends
+// the call (or the *sendError that already did).
+func (c *call) afterFailure(ctx context.Context, res *attemptResult, err error, budget *retry.Budget) error {
+	var se *sendError
+	if errors.As(err, &se) {
+		return err
+	}
+	if ctx.Err() != nil {
+		// The call itself ended: report why, not how the provider call
+		// noticed it.
+		err = context.Cause(ctx)
+	}
+	name, n := c.entry.Config.Name, c.attempts
+	cl := retry.Classify(err)
+	if cl.Class != retry.ClassCanceled && cl.Class != retry.ClassDeadline {
+		c.svc.metrics.ProviderError(name, cl.Class.String())
+	}
+	d := c.policy.Decide(retry.Attempt{
+		N: n, Class: cl, Streamed: res.deltas > 0, Now: time.Now(), Deadline: c.deadline,
+	}, budget, nil)
+	if !d.Retry() {
+		if d.Stop == retry.StopBudget {
+			c.svc.metrics.RetryBudgetExhausted(name)
+		}
+		return &retry.Failure{Err: err, Class: cl, Stop: d.Stop, Attempts: n, Provider: name}
+	}
+
+	c.svc.log.Info("retrying",
+		"request_id", c.requestID, "provider", name, "attempt", n,
+		"reason", cl.Reason.String(), "delay", d.Delay, "discard_partial", res.deltas > 0, "error", err)
+	c.svc.metrics.Retry(name, cl.Reason.String())
+	ev := &llmrelayv1.GenerateEvent{Attempt: uint32(n), Event: &llmrelayv1.GenerateEvent_WillRetry{WillRetry: &llmrelayv1.WillRetry{
+		Reason:         llmrelayv1.RetryReason(cl.Reason),
+		Delay:          durationpb.New(d.Delay),
+		NextAttempt:    uint32(n + 1),
+		DiscardPartial: res.deltas > 0,
+		Cause:          apierr.AttemptCause(cl, name, n),
+	}}}
+	if err := c.out.send(ev); err != nil {
+		return &sendError{err}
+	}
+	return &nextAttempt{delay: d.Delay, err: err}
+}
+
+// attemptResult is what one attempt produced.
+type attemptResult struct {
+	text      strings.Builder
+	toolCalls []*llmrelayv1.ToolCall
+	finish    provider.FinishReason
+	usage     provider.Usage
+	// deltas counts the deltas this attempt sent to the client.
+	deltas int
+}
+
+// runAttempt runs attempt n: it streams the provider's deltas to the client
+// as they arrive and returns the assembled result, or the error that ended
+// the attempt (with res holding what was sent before it). An attempt that
+// receives no provider event for the call's idle timeout is cancelled and
+// fails with retry.ErrStalled.
+func (c *call) runAttempt(ctx context.Context, n int) (*attemptResult, error) {
+	res := &attemptResult{}
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := time.AfterFunc(c.idle, func() { cancel(retry.ErrStalled) })
+	defer idle.Stop()
+	stalled := func(err error) error {
+		if ctx.Err() == nil && errors.Is(context.Cause(actx), retry.ErrStalled) {
+			return fmt.Errorf("attempt %d: nothing for %v: %w", n, c.idle, retry.ErrStalled)
+		}
+		return err
+	}
+
+	preq := *c.preq
+	preq.Attempt = n
+	st, err := c.entry.Provider.Stream(actx, &preq)
+	if err != nil {
+		return res, stalled(err)
+	}
+	defer st.Close()
+	for {
+		ev, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			return res, nil
+		}
+		if err != nil {
+			return res, stalled(err)
+		}
+		// The idle timer runs only while waiting for the provider: a client
+		// slow to read must not make the provider look stalled.
+		idle.Stop()
+		if err := c.handle(n, ev, res); err != nil {
+			return res, err
+		}
+		idle.Reset(c.idle)
+	}
+}
+
+// handle folds one provider event of attempt n into res and sends the
+// client its delta, if it makes one.
+func (c *call) handle(n int, ev provider.Event, res *attemptResult) error {
+	switch ev.Kind {
+	case provider.EventText:
+		if ev.Text == "" {
+			return nil
+		}
+		res.text.WriteString(ev.Text)
+		return c.sendDelta(n, &llmrelayv1.Delta{Text: ev.Text}, res)
+	case provider.EventToolCall:
+		res.addToolCall(ev.ToolCall)
+		return c.sendDelta(n, &llmrelayv1.Delta{ToolCall: &llmrelayv1.ToolCallDelta{
+			Index: uint32(ev.ToolCall.Index), Id: ev.ToolCall.ID, Name: ev.ToolCall.Name, ArgumentsDelta: ev.ToolCall.ArgumentsDelta,
+		}}, res)
+	case provider.EventUsage:
+		res.usage = ev.Usage
+	case provider.EventFinish:
+		res.finish = ev.FinishReason
+	}
+	return nil
+}
+
+// sendDelta sends one delta of attempt n. Its error is a *sendError.
+func (c *call) sendDelta(n int, d *llmrelayv1.Delta, res *attemptResult) error {
+	if !c.firstDelta {
+		c.firstDelta = true
+		c.svc.metrics.FirstDelta(c.entry.Config.Name, time.Since(c.start))
+	}
+	res.deltas++
+	if err := c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(n), Event: &llmrelayv1.GenerateEvent_Delta{Delta: d}}); err != nil {
+		return &sendError{err}
+	}
+	return nil
+}
