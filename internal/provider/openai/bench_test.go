@@ -21,6 +21,12 @@ func BenchmarkDecode(b *testing.B) {
 	pt.BenchmarkDecode(b, "bench_20.sse", "error", func() httpx.Decoder { return &decoder{} }, 20)
 }
 
+// BenchmarkDecodeEncodingJSON is BenchmarkDecode with every chunk decoded
+// by encoding/json, as before decodeFast.
+func BenchmarkDecodeEncodingJSON(b *testing.B) {
+	pt.BenchmarkDecode(b, "bench_20.sse", "error", func() httpx.Decoder { return &decoder{slowOnly: true} }, 20)
+}
+
 // BenchmarkDecodePlainScanner is the baseline BenchmarkDecode is held to:
 // a bufio.Scanner over the same body and encoding/json into a fresh chunk
 // per line, with no SSE handling beyond the "data: " prefix.

@@ -48,11 +48,23 @@ type openCall struct {
 }
 
 // decoder decodes one Chat Completions stream. It reuses its chunk between
-// events.
+// events. Each event goes through decodeFast, and through encoding/json
+// when decodeFast declines it.
 type decoder struct {
 	json  httpx.JSONDecoder
 	c     chunk
 	calls []openCall
+	// slowOnly skips decodeFast, for tests and benchmarks that compare.
+	slowOnly bool
+}
+
+// reset empties the reused chunk and returns it. encoding/json merges into
+// reused slice elements, so they are zeroed.
+func (d *decoder) reset() *chunk {
+	choices := d.c.Choices[:cap(d.c.Choices)]
+	clear(choices)
+	d.c = chunk{Choices: choices[:0]}
+	return &d.c
 }
 
 var doneMarker = []byte("[DONE]")
@@ -66,11 +78,10 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	if bytes.Equal(bytes.TrimSpace(ev.Data), doneMarker) {
 		return true, nil
 	}
-	choices := d.c.Choices[:cap(d.c.Choices)]
-	clear(choices) // encoding/json merges into reused elements
-	d.c = chunk{Choices: choices[:0]}
-	if err := d.json.Decode(ev.Data, &d.c); err != nil {
-		return false, httpx.MalformedError(err)
+	if d.slowOnly || !decodeFast(ev.Data, d.reset()) {
+		if err := d.json.Decode(ev.Data, d.reset()); err != nil {
+			return false, httpx.MalformedError(err)
+		}
 	}
 	if d.c.Error != nil {
 		return false, d.c.Error.inStream()
