@@ -1,0 +1,330 @@
+package soak_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
+	"github.com/llmrelay/llmrelay/internal/server"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+	"github.com/llmrelay/llmrelay/internal/soak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// The soak's shape. `make test` runs shortCalls calls; `make soak` sets
+// SOAK_CALLS (and SOAK_SEED picks other plans).
+const (
+	shortCalls  = 500
+	concurrency = 64
+	chunks      = 20
+	maxAttempts = 4
+	// idleTimeout abandons stalled attempts; slow first bytes stay far
+	// below it, so that only planned stalls are stalls, even under -race.
+	idleTimeout  = time.Second
+	maxSlowStart = 100 * time.Millisecond
+	maxBackoff   = 4 * time.Millisecond
+)
+
+// size returns SOAK_CALLS, or def.
+func size(t *testing.T, def int) int {
+	if v := os.Getenv("SOAK_CALLS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			t.Fatalf("SOAK_CALLS=%q: want a positive number", v)
+		}
+		return n
+	}
+	return def
+}
+
+func seed(t *testing.T) uint64 {
+	if v := os.Getenv("SOAK_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("SOAK_SEED=%q: want a number", v)
+		}
+		return n
+	}
+	return 1
+}
+
+// errorLog counts the server's error-level log records: a panic or any
+// other INTERNAL failure logs one.
+type errorLog struct {
+	n     atomic.Int64
+	first atomic.Pointer[string]
+}
+
+func (l *errorLog) Enabled(_ context.Context, lv slog.Level) bool { return lv >= slog.LevelError }
+func (l *errorLog) Handle(_ context.Context, r slog.Record) error {
+	l.n.Add(1)
+	msg := r.Message
+	r.Attrs(func(a slog.Attr) bool { msg += " " + a.String(); return true })
+	l.first.CompareAndSwap(nil, &msg)
+	return nil
+}
+func (l *errorLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *errorLog) WithGroup(string) slog.Handler      { return l }
+
+// relay starts the production server in-process with an `openai` provider
+// at upstream and the given retry budget (0: none), and checks when the
+// test ends that it logged no errors and left no goroutine behind.
+func relay(t *testing.T, upstream *openaitest.Server, budget float64) *servertest.Instance {
+	t.Helper()
+	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreCurrent()) })
+	t.Cleanup(upstream.Close)
+	t.Cleanup(httpx.CloseIdleConnections)
+	cfg := config.Default()
+	cfg.MetricsListen = ""
+	cfg.Providers = []provider.Config{{Name: "openai", Kind: "openai", BaseURL: upstream.URL()}}
+	cfg.Retry.Budget.MaxTokens = budget
+	logs := &errorLog{}
+	t.Cleanup(func() {
+		if n := logs.n.Load(); n > 0 {
+			t.Errorf("the server logged %d errors; first: %s", n, *logs.first.Load())
+		}
+	})
+	return servertest.Start(t, cfg, server.WithLogger(slog.New(logs)))
+}
+
+func request(call int, attempts uint32) *llmrelayv1.GenerateRequest {
+	return &llmrelayv1.GenerateRequest{
+		Model:    "openai/fake",
+		Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: soak.CallText(call)}},
+		Retry: &llmrelayv1.RetryPolicy{
+			MaxAttempts:    attempts,
+			InitialBackoff: durationpb.New(time.Millisecond),
+			MaxBackoff:     durationpb.New(maxBackoff),
+		},
+		StreamIdleTimeout: durationpb.New(idleTimeout),
+	}
+}
+
+// run makes calls 0..n-1 at the given concurrency and hands each outcome
+// to done, from the worker's goroutine.
+func run(ctx context.Context, client llmrelayv1.LLMServiceClient, n, conc int, req func(int) *llmrelayv1.GenerateRequest, done func(call int, events []*llmrelayv1.GenerateEvent, err error)) {
+	calls := make(chan int)
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Go(func() {
+			for call := range calls {
+				cctx, cancel := context.WithTimeout(ctx, time.Minute) // a guard against hangs only
+				events, err := servertest.Collect(cctx, client, req(call))
+				cancel()
+				done(call, events, err)
+			}
+		})
+	}
+	for i := range n {
+		calls <- i
+	}
+	close(calls)
+	wg.Wait()
+}
+
+// TestSoak drives thousands of streams (a few hundred in `make test`)
+// through faults drawn by seed, and checks every call against its plan;
+// then a provider outage, in which the retry budget must hold the upstream
+// requests well below max_attempts per call.
+func TestSoak(t *testing.T) {
+	n := size(t, shortCalls)
+	cfg := soak.Config{Seed: seed(t), Chunks: chunks, MaxAttempts: maxAttempts, MaxSlowStart: maxSlowStart}
+
+	t.Run("faults", func(t *testing.T) {
+		plans := make([]soak.Plan, n)
+		for i := range plans {
+			plans[i] = soak.NewPlan(cfg, i)
+		}
+		up := soak.NewUpstream(func(call int) soak.Plan { return plans[call] })
+		upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, FaultFor: up.FaultFor})
+		in := relay(t, upstream, 0)
+
+		var mu sync.Mutex
+		var failures []string
+		var st stats
+		start := time.Now()
+		run(t.Context(), in.Client, n, concurrency, func(call int) *llmrelayv1.GenerateRequest {
+			return request(call, maxAttempts)
+		}, func(call int, events []*llmrelayv1.GenerateEvent, err error) {
+			o := soak.Outcome{Events: events, Err: err, Seen: up.Attempts(call)}
+			cerr := soak.Check(cfg, maxBackoff, plans[call], o)
+			mu.Lock()
+			defer mu.Unlock()
+			st.add(plans[call], o)
+			if cerr != nil {
+				failures = append(failures, fmt.Sprintf("call %d, plan %v: %v", call, plans[call].Steps, cerr))
+			}
+		})
+		elapsed := time.Since(start)
+		sort.Strings(failures)
+		for i, f := range failures {
+			if i == 10 {
+				t.Errorf("... and %d more", len(failures)-10)
+				break
+			}
+			t.Error(f)
+		}
+		if up.Unknown() > 0 {
+			t.Errorf("%d upstream requests named no call", up.Unknown())
+		}
+		if upstream.Requests() != int64(st.attempts) {
+			t.Errorf("the upstream received %d requests, the calls report %d attempts", upstream.Requests(), st.attempts)
+		}
+		t.Logf("seed %d: %d calls at concurrency %d in %v (%.0f calls/s); %d of %d calls checked against their plans without a discrepancy",
+			cfg.Seed, n, concurrency, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), n-len(failures), n)
+		t.Log(st.String())
+	})
+
+	t.Run("outage", func(t *testing.T) {
+		calls := min(n, 2000)
+		upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, FaultFor: func(int, []byte) openaitest.Fault {
+			return openaitest.Fault{Kind: openaitest.Status, Status: 503}
+		}})
+		def := config.Default().Retry
+		in := relay(t, upstream, def.Budget.MaxTokens)
+		var mu sync.Mutex
+		reasons := map[string]int{}
+		run(t.Context(), in.Client, calls, concurrency, func(call int) *llmrelayv1.GenerateRequest {
+			return request(call, uint32(def.DefaultMaxAttempts))
+		}, func(_ int, _ []*llmrelayv1.GenerateEvent, err error) {
+			st, _ := status.FromError(err)
+			key := st.Code().String() + " " + reason(st)
+			mu.Lock()
+			reasons[key]++
+			mu.Unlock()
+		})
+		for key, count := range reasons {
+			if key != "Unavailable "+apierr.ReasonRetriesExhausted && key != "Unavailable "+apierr.ReasonRetryBudgetExhausted {
+				t.Errorf("%d calls ended %s, want UNAVAILABLE, retries or budget exhausted", count, key)
+			}
+		}
+		// Every failure takes a token and retries stop once half are gone:
+		// at most MaxTokens/2 retries in all, whatever the concurrency.
+		requests := upstream.Requests()
+		if limit := int64(calls) + int64(def.Budget.MaxTokens/2); requests > limit {
+			t.Errorf("the upstream received %d requests for %d calls, want at most %d", requests, calls, limit)
+		}
+		t.Logf("outage: %d calls, max_attempts %d, budget %.0f tokens: the upstream received %d requests, %.2f of max_attempts × calls (%d); endings %v",
+			calls, def.DefaultMaxAttempts, def.Budget.MaxTokens, requests, float64(requests)/float64(calls*def.DefaultMaxAttempts), calls*def.DefaultMaxAttempts, reasons)
+	})
+}
+
+func reason(st *status.Status) string {
+	for _, d := range st.Details() {
+		if info, ok := d.(interface{ GetReason() string }); ok {
+			return info.GetReason()
+		}
+	}
+	return ""
+}
+
+// stats sums up a soak.
+type stats struct {
+	calls, ok, attempts, retries, discards int
+	endings                                map[string]int
+	kinds                                  map[soak.Kind]int
+}
+
+func (s *stats) add(p soak.Plan, o soak.Outcome) {
+	if s.endings == nil {
+		s.endings, s.kinds = map[string]int{}, map[soak.Kind]int{}
+	}
+	s.calls++
+	s.attempts += o.Seen
+	for _, step := range p.Steps {
+		s.kinds[step.Kind]++
+	}
+	for _, ev := range o.Events {
+		if wr := ev.GetWillRetry(); wr != nil {
+			s.retries++
+			if wr.GetDiscardPartial() {
+				s.discards++
+			}
+		}
+	}
+	if o.Err == nil {
+		s.ok++
+		return
+	}
+	st, _ := status.FromError(o.Err)
+	s.endings[st.Code().String()+" "+reason(st)]++
+}
+
+var kindNames = map[soak.Kind]string{
+	soak.OK: "ok", soak.SlowStart: "slow first byte", soak.RateLimited: "429 + retry-after-ms",
+	soak.Unavailable: "503", soak.Overloaded: "in-stream overloaded", soak.Dropped: "dropped",
+	soak.Stalled: "stalled", soak.Malformed: "malformed line", soak.Rejected: "400",
+}
+
+func (s *stats) String() string {
+	var kinds []string
+	for k := soak.OK; k <= soak.Rejected; k++ {
+		kinds = append(kinds, fmt.Sprintf("%s %d", kindNames[k], s.kinds[k]))
+	}
+	return fmt.Sprintf("%d calls: %d Final, failures %v; %d upstream attempts (%s); %d will_retry, %d with discard_partial",
+		s.calls, s.ok, s.endings, s.attempts, strings.Join(kinds, ", "), s.retries, s.discards)
+}
+
+// The checker must catch what it is there to catch.
+func TestCheckCatchesBrokenStreams(t *testing.T) {
+	cfg := soak.Config{Chunks: 2, MaxAttempts: 3}
+	plan := soak.Plan{Steps: []soak.Step{{Kind: soak.Dropped, After: 1}, {Kind: soak.OK}}}
+	ev := func(seq uint64, attempt uint32, e any) *llmrelayv1.GenerateEvent {
+		g := &llmrelayv1.GenerateEvent{Sequence: seq, Attempt: attempt}
+		switch e := e.(type) {
+		case string:
+			g.Event = &llmrelayv1.GenerateEvent_Delta{Delta: &llmrelayv1.Delta{Text: e}}
+		case *llmrelayv1.WillRetry:
+			g.Event = &llmrelayv1.GenerateEvent_WillRetry{WillRetry: e}
+		case *llmrelayv1.Final:
+			g.Event = &llmrelayv1.GenerateEvent_Final{Final: e}
+		}
+		return g
+	}
+	retry := &llmrelayv1.WillRetry{Reason: llmrelayv1.RetryReason_RETRY_REASON_TRANSPORT, NextAttempt: 2, DiscardPartial: true, Delay: durationpb.New(time.Millisecond)}
+	final := &llmrelayv1.Final{Message: &llmrelayv1.Message{Content: openaitest.Text(2)}, FinishReason: llmrelayv1.FinishReason_FINISH_REASON_STOP, Attempts: 2}
+	good := []*llmrelayv1.GenerateEvent{
+		ev(1, 1, openaitest.Word(0)), ev(2, 1, retry), ev(3, 2, openaitest.Word(0)), ev(4, 2, openaitest.Word(1)), ev(5, 2, final),
+	}
+	if err := soak.Check(cfg, maxBackoff, plan, soak.Outcome{Events: good, Seen: 2}); err != nil {
+		t.Fatalf("a good stream fails the check: %v", err)
+	}
+	noDiscard := &llmrelayv1.WillRetry{Reason: retry.Reason, NextAttempt: 2, Delay: retry.Delay}
+	tests := map[string]soak.Outcome{
+		"a gap in the sequence":     {Events: []*llmrelayv1.GenerateEvent{good[0], good[1], ev(4, 2, openaitest.Word(0)), ev(5, 2, openaitest.Word(1)), ev(6, 2, final)}, Seen: 2},
+		"no discard_partial":        {Events: []*llmrelayv1.GenerateEvent{good[0], ev(2, 1, noDiscard), good[2], good[3], good[4]}, Seen: 2},
+		"a third attempt upstream":  {Events: good, Seen: 3},
+		"a second Final":            {Events: append(append([]*llmrelayv1.GenerateEvent{}, good...), ev(6, 2, final)), Seen: 2},
+		"an error after the Final":  {Events: good, Err: status.Error(codes.Unavailable, "x"), Seen: 2},
+		"a delta out of order":      {Events: []*llmrelayv1.GenerateEvent{good[0], good[1], ev(3, 2, openaitest.Word(1)), ev(4, 2, openaitest.Word(0)), good[4]}, Seen: 2},
+		"the Final missing":         {Events: good[:4], Seen: 2},
+		"the failed attempt's text": {Events: []*llmrelayv1.GenerateEvent{good[0], good[1], good[2], good[3], ev(5, 2, &llmrelayv1.Final{Message: &llmrelayv1.Message{Content: "w0 w0 w1 "}, Attempts: 2})}, Seen: 2},
+	}
+	for name, o := range tests {
+		t.Run(name, func(t *testing.T) {
+			if soak.Check(cfg, maxBackoff, plan, o) == nil {
+				t.Error("the check passes")
+			}
+		})
+	}
+}
