@@ -1,0 +1,194 @@
+// Command bench measures what llmrelay costs in the request path: the same
+// streamed chat completion, from the same in-repo OpenAI-compatible upstream,
+// read directly by an HTTP client and through llmrelay (a real process, on
+// loopback TCP) by a gRPC client, measured alternately in one run. It prints
+// a table and a one-line summary; nothing is asserted.
+//
+//	go run ./bench [-llmrelay bin/llmrelay] [-n 2000] [-d 6s] [-hold 10000]
+//
+// `make bench` builds the server and runs it. With -cpuprofile, llmrelay
+// runs in this process instead and only the concurrency-8 relayed load is
+// measured, under the CPU profiler (and -memprofile writes the allocations).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
+)
+
+type options struct {
+	bin         string
+	chunks      int
+	n           int
+	dur         time.Duration
+	levels      []int
+	hold        int
+	holdDelay   time.Duration
+	holdConns   int
+	cpuprofile  string
+	memprofile  string
+	heapprofile string
+	relayEnv    string
+	skipHold    bool
+	description bool
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.bin, "llmrelay", "bin/llmrelay", "the llmrelay binary to run (built with `make build`)")
+	flag.IntVar(&o.chunks, "chunks", 20, "content chunks per stream")
+	flag.IntVar(&o.n, "n", 2000, "streams of each kind for the latency percentiles, at concurrency 1")
+	flag.DurationVar(&o.dur, "d", 6*time.Second, "time per throughput measurement, per kind and concurrency")
+	flag.IntVar(&o.hold, "hold", 10000, "slow streams held open at once for the memory measurement (0: skip)")
+	flag.DurationVar(&o.holdDelay, "hold-chunk-delay", 1500*time.Millisecond, "pause before each chunk of a slow stream")
+	flag.IntVar(&o.holdConns, "hold-conns", 16, "gRPC client connections the slow streams are spread over")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "run llmrelay in-process and write a CPU profile of the concurrency-8 relayed load to this file")
+	flag.StringVar(&o.memprofile, "memprofile", "", "with -cpuprofile: also write an allocation profile to this file")
+	flag.StringVar(&o.heapprofile, "heapprofile", "", "run llmrelay in-process, hold -hold slow streams open and write a heap profile with them all open to this file")
+	flag.StringVar(&o.relayEnv, "relay-env", "", "extra environment for the llmrelay process, e.g. GOGC=200 (comma-separated)")
+	flag.BoolVar(&o.description, "machine", true, "print the machine's description (nproc, lscpu, go version) first")
+	flag.Parse()
+	o.levels = []int{1, 8, 64}
+	o.skipHold = o.hold <= 0
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options) error {
+	nofile := raiseFileLimit()
+	if need := uint64(o.hold) + 1024; !o.skipHold && nofile < need {
+		fmt.Printf("note: RLIMIT_NOFILE is %d; holding %d streams needs about %d, so holding %d\n", nofile, o.hold, need, nofile-1024)
+		o.hold = int(nofile) - 1024
+	}
+	if o.description {
+		printMachine()
+	}
+	want := openaitest.Text(o.chunks)
+	fast := openaitest.NewServer(openaitest.Options{Chunks: o.chunks})
+	defer fast.Close()
+	slow := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, ChunkDelay: o.holdDelay})
+	defer slow.Close()
+
+	if o.cpuprofile != "" || o.heapprofile != "" {
+		return profileInProcess(ctx, o, fast, slow, want)
+	}
+
+	dir, err := os.MkdirTemp("", "relaybench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	rel, err := startRelay(ctx, o.bin, o.relayEnv, dir, fast.URL(), slow.URL(), time.Duration(o.chunks)*o.holdDelay)
+	if err != nil {
+		return err
+	}
+	defer rel.kill()
+
+	conn, err := grpc.NewClient(rel.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}}
+	defer hc.CloseIdleConnections()
+	d := direct(hc, fast.URL(), want)
+	r := relayed(llmrelayv1.NewLLMServiceClient(conn), "openai/fake", want)
+
+	rep := report{chunks: o.chunks}
+	fmt.Printf("warming up, then %d streams of each kind at concurrency 1...\n", o.n)
+	latencies(ctx, d, r, min(o.n/4, 500))
+	rep.directLat, rep.relayLat = latencies(ctx, d, r, o.n)
+
+	for _, c := range o.levels {
+		fmt.Printf("throughput at concurrency %d (%v per kind)...\n", c, o.dur)
+		row := loadRow{conc: c}
+		// Two rounds, alternating the order, so drift hits both kinds alike.
+		for round := range 2 {
+			steps := []func() error{
+				func() error { row.direct.add(throughput(ctx, d, c, o.dur/2)); return nil },
+				func() error { return row.measureRelay(ctx, rel, r, c, o.dur/2) },
+			}
+			if round == 1 {
+				slices.Reverse(steps)
+			}
+			for _, step := range steps {
+				if err := step(); err != nil {
+					return err
+				}
+			}
+		}
+		rep.loads = append(rep.loads, row)
+	}
+
+	if !o.skipHold {
+		fmt.Printf("holding %d slow streams (%d chunks, one every %v) open at once...\n", o.hold, o.chunks, o.holdDelay)
+		var clients []llmrelayv1.LLMServiceClient
+		for range o.holdConns {
+			c, err := grpc.NewClient(rel.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			clients = append(clients, llmrelayv1.NewLLMServiceClient(c))
+		}
+		h, err := hold(ctx, rel, clients, slow, o.hold, want)
+		rep.held = &h
+		if err != nil {
+			fmt.Println("warning:", err)
+		}
+	}
+	if err := rel.stop(); err != nil {
+		fmt.Println("warning: llmrelay exit:", err)
+	}
+	rep.print(os.Stdout)
+	return nil
+}
+
+// raiseFileLimit raises the soft limit on open files to the hard limit
+// (holding 10,000 streams takes about that many descriptors here and in
+// llmrelay, which inherits the limit) and returns it.
+func raiseFileLimit() uint64 {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return 0
+	}
+	l.Cur = l.Max
+	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
+	_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l)
+	return l.Cur
+}
+
+// printMachine prints what the README's performance section quotes.
+func printMachine() {
+	fmt.Println("machine:")
+	for _, c := range [][]string{{"nproc"}, {"sh", "-c", "lscpu | head -n 15"}} {
+		out, err := exec.Command(c[0], c[1:]...).Output()
+		if err == nil {
+			for line := range strings.Lines(string(out)) {
+				fmt.Print("  ", line)
+			}
+		}
+	}
+	fmt.Printf("  %s %s/%s, GOMAXPROCS %d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+}

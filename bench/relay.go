@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+// relay is llmrelay running as a child process on loopback TCP.
+type relay struct {
+	cmd         *exec.Cmd
+	addr        string // gRPC host:port
+	metricsAddr string // /metrics host:port
+	exited      chan error
+	stderr      *bytes.Buffer
+}
+
+// relayConfig is the generated configuration: an `openai` provider at the
+// fast upstream and a `slow` one at the paced upstream, no keys (loopback),
+// limits that let 10,000 streams through, and the metrics endpoint on, for
+// the Go runtime's memory and allocation counters.
+func relayConfig(listen, metricsListen, fastURL, slowURL string, slowStream time.Duration) string {
+	return fmt.Sprintf(`listen: %s
+metrics_listen: "%s"
+shutdown_grace: 5s
+log: {level: warn, format: text}
+providers:
+  - name: openai
+    kind: openai
+    base_url: %s
+  - name: slow
+    kind: openai
+    base_url: %s
+deadlines:
+  default: %s
+  max: 600s
+  stream_idle: 30s
+  max_stream_idle: 300s
+limits:
+  max_concurrent_streams_per_conn: 1000
+  provider_queue: 64
+  keepalive_min_time: 10s
+  keepalive_time: 2m
+  keepalive_timeout: 20s
+`, listen, metricsListen, fastURL, slowURL, slowStream+time.Minute)
+}
+
+// startRelay writes the configuration to dir and starts the binary with it
+// (and env, comma-separated KEY=VALUE pairs, added to this process's
+// environment), then waits until its health check says SERVING.
+func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL string, slowStream time.Duration) (*relay, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	maddr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	cfgPath := filepath.Join(dir, "llmrelay.yaml")
+	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, maddr, fastURL, slowURL, slowStream)), 0o600); err != nil {
+		return nil, err
+	}
+	r := &relay{addr: addr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}
+	r.cmd = exec.Command(bin, "--config", cfgPath)
+	r.cmd.Env = os.Environ()
+	if env != "" {
+		r.cmd.Env = append(r.cmd.Env, strings.Split(env, ",")...)
+	}
+	r.cmd.Stdout = io.Discard
+	r.cmd.Stderr = &limitedWriter{w: r.stderr, n: 64 << 10}
+	if err := r.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	go func() { r.exited <- r.cmd.Wait() }()
+	if err := r.waitServing(ctx); err != nil {
+		r.kill()
+		return nil, err
+	}
+	return r, nil
+}
+
+// freeAddr returns a loopback address with a port nobody listens on now.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func (r *relay) waitServing(ctx context.Context) error {
+	conn, err := grpc.NewClient(r.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		resp, err := hc.Check(cctx, &healthpb.HealthCheckRequest{})
+		cancel()
+		if err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+			return nil
+		}
+		select {
+		case err := <-r.exited:
+			return fmt.Errorf("llmrelay exited before serving: %v\n%s", err, r.stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("llmrelay not SERVING after 30s (last: %v)\n%s", err, r.stderr)
+		}
+	}
+}
+
+// stop sends SIGTERM and waits for the process to exit.
+func (r *relay) stop() error {
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-r.exited:
+		return err
+	case <-time.After(30 * time.Second):
+		r.kill()
+		return errors.New("llmrelay did not exit within 30s of SIGTERM")
+	}
+}
+
+func (r *relay) kill() {
+	_ = r.cmd.Process.Kill()
+}
+
+// usage is a snapshot of the process's resource use.
+type usage struct {
+	cpu       time.Duration // user + system CPU time
+	rss       int64         // resident set size, bytes
+	heap      float64       // Go heap in use, bytes
+	stack     float64       // goroutine stacks in use, bytes
+	mallocs   float64       // heap objects allocated so far
+	goroutine float64       // goroutines
+}
+
+// sample reads the process's CPU time and RSS from /proc (the kernel's
+// rusage for a live process) and the Go runtime's counters from /metrics.
+func (r *relay) sample() (usage, error) {
+	var u usage
+	pid := r.cmd.Process.Pid
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return u, err
+	}
+	// Fields after the command name, which is in parentheses and may hold
+	// spaces: state is field 3, utime 14, stime 15 (man 5 proc).
+	rest := stat[bytes.LastIndexByte(stat, ')')+2:]
+	f := strings.Fields(string(rest))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	const clockTicks = 100 // USER_HZ on Linux
+	u.cpu = time.Duration(utime+stime) * time.Second / clockTicks
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return u, err
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			u.rss = kb << 10
+		}
+	}
+	m, err := r.metrics()
+	if err != nil {
+		return u, err
+	}
+	u.heap, u.stack = m["go_memstats_heap_inuse_bytes"], m["go_memstats_stack_inuse_bytes"]
+	u.mallocs, u.goroutine = m["go_memstats_mallocs_total"], m["go_goroutines"]
+	return u, nil
+}
+
+// metrics scrapes the unlabelled samples of /metrics.
+func (r *relay) metrics() (map[string]float64, error) {
+	resp, err := http.Get("http://" + r.metricsAddr + "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' || strings.ContainsRune(line, '{') {
+			continue
+		}
+		name, val, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		if v, err := strconv.ParseFloat(val, 64); err == nil {
+			out[name] = v
+		}
+	}
+	return out, sc.Err()
+}
+
+// limitedWriter keeps the first n bytes written to it.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		_, _ = l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
+}
