@@ -54,8 +54,8 @@ bench: build ## Benchmark llmrelay against direct provider calls (a real process
 	$(GO) run ./bench -llmrelay $(BIN) $(BENCHFLAGS)
 
 .PHONY: soak
-soak: ## Fault soak: SOAK_CALLS streams (default 20000) at concurrency 64 through faults, then a provider outage.
-	SOAK_CALLS=$(SOAK_CALLS) $(GO) test -count=1 -timeout 30m -run 'Soak' -v ./internal/soak/
+soak: ## Fault soak: SOAK_CALLS streams (default 20000) at concurrency 64 through faults, a provider outage, shutdown and cancellation under load.
+	SOAK_CALLS=$(SOAK_CALLS) $(GO) test -count=1 -timeout 30m -v ./internal/soak/
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target (found with go test -list) for FUZZTIME each (default 30s).

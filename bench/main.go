@@ -21,6 +21,7 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -54,7 +55,7 @@ func main() {
 	flag.StringVar(&o.bin, "llmrelay", "bin/llmrelay", "the llmrelay binary to run (built with `make build`)")
 	flag.IntVar(&o.chunks, "chunks", 20, "content chunks per stream")
 	flag.IntVar(&o.n, "n", 2000, "streams of each kind for the latency percentiles, at concurrency 1")
-	flag.DurationVar(&o.dur, "d", 6*time.Second, "time per throughput measurement, per kind and concurrency")
+	flag.DurationVar(&o.dur, "d", 10*time.Second, "time per throughput measurement, per kind and concurrency")
 	flag.IntVar(&o.hold, "hold", 10000, "slow streams held open at once for the memory measurement (0: skip)")
 	flag.DurationVar(&o.holdDelay, "hold-chunk-delay", 1500*time.Millisecond, "pause before each chunk of a slow stream")
 	flag.IntVar(&o.holdConns, "hold-conns", 16, "gRPC client connections the slow streams are spread over")
@@ -62,9 +63,17 @@ func main() {
 	flag.StringVar(&o.memprofile, "memprofile", "", "with -cpuprofile: also write an allocation profile to this file")
 	flag.StringVar(&o.heapprofile, "heapprofile", "", "run llmrelay in-process, hold -hold slow streams open and write a heap profile with them all open to this file")
 	flag.StringVar(&o.relayEnv, "relay-env", "", "extra environment for the llmrelay process, e.g. GOGC=200 (comma-separated)")
+	levels := flag.String("c", "1,8,64", "concurrency levels of the throughput measurements")
 	flag.BoolVar(&o.description, "machine", true, "print the machine's description (nproc, lscpu, go version) first")
 	flag.Parse()
-	o.levels = []int{1, 8, 64}
+	for _, f := range strings.Split(*levels, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "bench: -c %q: want positive numbers separated by commas\n", *levels)
+			os.Exit(2)
+		}
+		o.levels = append(o.levels, n)
+	}
 	o.skipHold = o.hold <= 0
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
