@@ -59,14 +59,24 @@ soak: ## Fault soak: SOAK_CALLS streams (default 20000) at concurrency 64 throug
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target (found with go test -list) for FUZZTIME each (default 30s).
-	@set -euo pipefail; \
+	@# A target that fails without writing a failing input to testdata/fuzz,
+	@# with "context deadline exceeded", hit Go's fuzz coordinator racing its
+	@# own -fuzztime deadline (golang/go#75804, fixed in Go 1.27): not a finding.
+	@set -uo pipefail; status=0; log=$$(mktemp); trap 'rm -f $$log' EXIT; \
 	pkgs=$$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); \
 	for pkg in $$pkgs; do \
 		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "== $$pkg $$target ($(FUZZTIME))"; \
-			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg; \
+			corpus=$$pkg/testdata/fuzz/$$target; before=$$(ls $$corpus 2>/dev/null | wc -l); \
+			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg 2>&1 | tee $$log | grep -v '^fuzz: elapsed'; \
+			rc=$${PIPESTATUS[0]}; after=$$(ls $$corpus 2>/dev/null | wc -l); \
+			if [ $$rc -ne 0 ]; then \
+				if [ $$after -eq $$before ] && grep -q 'context deadline exceeded' $$log; then \
+					echo "   no failing input: Go's fuzz coordinator raced its -fuzztime deadline (golang/go#75804)"; \
+				else status=1; fi; \
+			fi; \
 		done; \
-	done
+	done; exit $$status
 
 .PHONY: vet
 vet: ## Run go vet.
