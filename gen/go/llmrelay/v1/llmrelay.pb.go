@@ -480,6 +480,10 @@ type GenerateRequest struct {
 	//	  {"error_after": 2}                    2 deltas, then an in-stream "overloaded" error
 	//	  {"stall_after": 2}                    2 deltas, then silence
 	//	  {"output": "text"}                    reply with this text instead
+	//	  {"tool_calls": [{"id": "call_1", "name": "f", "arguments": "{}"}]}
+	//	                                        after the text, stream these tool calls
+	//	  {"usage": {"input_tokens": 12, "output_tokens": 9}}
+	//	                                        report these token counts
 	ProviderOptions *structpb.Struct `protobuf:"bytes,10,opt,name=provider_options,json=providerOptions,proto3" json:"provider_options,omitempty"`
 	// Free-form labels, logged with the call. At most 64 entries, keys up to
 	// 128 bytes, values up to 1024 bytes.

@@ -1,0 +1,161 @@
+// Package client is llmrelay's Go client: a thin layer over the generated
+// llmrelay.v1 stub that dials with the right defaults, ranges over a
+// Generate stream, and turns failures into typed errors.
+//
+// Every llmrelay client needs one idiom. Print deltas as they arrive; when a
+// will_retry event has discard_partial set, take back what the failed attempt
+// showed, because the next attempt streams its reply from the start; and treat
+// the final event's message as the answer. [Collect] does exactly that, with
+// [Hooks] to show the stream as it goes:
+//
+//	c, err := client.New("relay.example.com:443", client.WithAPIKey(key))
+//	...
+//	stream, err := c.Generate(ctx, req)
+//	...
+//	final, err := client.Collect(stream, &client.Hooks{
+//		OnDelta:     func(d *llmrelayv1.Delta) { fmt.Print(d.GetText()) },
+//		OnWillRetry: func(w *llmrelayv1.WillRetry, discarded string) { /* erase discarded */ },
+//	})
+//
+// A failed call returns an [*Error] carrying the status's ErrorInfo reason
+// and RetryInfo delay as Go values.
+//
+// [New] dials with [ServiceConfig], which lets gRPC retry ListModels, and
+// Generate before its first event, on UNAVAILABLE. Once events flow, retries
+// are the server's job and arrive as will_retry events.
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+)
+
+// Client calls an llmrelay server. It is safe for concurrent use.
+type Client struct {
+	stub llmrelayv1.LLMServiceClient
+	// conn is the connection New opened; nil when the caller owns it.
+	conn *grpc.ClientConn
+}
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	apiKey    string
+	tls       *tls.Config
+	tlsSet    bool
+	plaintext bool
+	dial      []grpc.DialOption
+}
+
+// WithAPIKey sends key on every call as "authorization: Bearer <key>". The
+// key is only sent over TLS, unless WithInsecure says otherwise.
+func WithAPIKey(key string) Option { return func(o *options) { o.apiKey = key } }
+
+// WithTLS sets the TLS configuration; nil means the system's root
+// certificates, which is also what the client uses without WithTLS (and
+// without WithInsecure).
+func WithTLS(cfg *tls.Config) Option {
+	return func(o *options) { o.tls, o.tlsSet = cfg, true }
+}
+
+// WithInsecure dials without TLS, as for a server on loopback. An API key, if
+// any, is then sent in the clear.
+func WithInsecure() Option { return func(o *options) { o.plaintext = true } }
+
+// WithDialOptions appends gRPC dial options; they apply after New's own, so
+// they win where both set the same thing (for example
+// grpc.WithDefaultServiceConfig).
+func WithDialOptions(opts ...grpc.DialOption) Option {
+	return func(o *options) { o.dial = append(o.dial, opts...) }
+}
+
+// New returns a Client for the server at target (a gRPC target such as
+// "host:port" or "dns:///host:port"). It does not wait for the connection:
+// calls connect on demand. Close the Client when done.
+func New(target string, opts ...Option) (*Client, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.plaintext && o.tlsSet {
+		return nil, errors.New("llmrelay client: WithTLS and WithInsecure both given")
+	}
+	dial := []grpc.DialOption{grpc.WithDefaultServiceConfig(ServiceConfig)}
+	if o.plaintext {
+		dial = append(dial, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	} else {
+		cfg := o.tls
+		if cfg == nil {
+			cfg = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+		dial = append(dial, grpc.WithTransportCredentials(credentials.NewTLS(cfg)))
+	}
+	if o.apiKey != "" {
+		dial = append(dial, grpc.WithPerRPCCredentials(bearer{key: o.apiKey, requireTLS: !o.plaintext}))
+	}
+	conn, err := grpc.NewClient(target, append(dial, o.dial...)...)
+	if err != nil {
+		return nil, fmt.Errorf("llmrelay client: %w", err)
+	}
+	return &Client{stub: llmrelayv1.NewLLMServiceClient(conn), conn: conn}, nil
+}
+
+// FromConn returns a Client over a connection the caller dialled and keeps
+// owning: Close does not close it.
+func FromConn(conn grpc.ClientConnInterface) *Client {
+	return &Client{stub: llmrelayv1.NewLLMServiceClient(conn)}
+}
+
+// Close closes the connection New opened.
+func (c *Client) Close() error {
+	if c.conn == nil {
+		return nil
+	}
+	return c.conn.Close()
+}
+
+// Stub returns the generated stub, for calls this package does not wrap.
+func (c *Client) Stub() llmrelayv1.LLMServiceClient { return c.stub }
+
+// Generate starts a Generate call. The returned Stream must be read to its
+// end or closed. A call the server refuses before any event fails when the
+// stream is read, not here.
+func (c *Client) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, opts ...grpc.CallOption) (*Stream, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	s, err := c.stub.Generate(ctx, req, opts...)
+	if err != nil {
+		cancel()
+		return nil, FromError(err)
+	}
+	return &Stream{recv: s, cancel: cancel}, nil
+}
+
+// ListModels lists the models the caller may use. Errors are *Error.
+func (c *Client) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequest, opts ...grpc.CallOption) (*llmrelayv1.ListModelsResponse, error) {
+	resp, err := c.stub.ListModels(ctx, req, opts...)
+	if err != nil {
+		return nil, FromError(err)
+	}
+	return resp, nil
+}
+
+// bearer sends an API key as a bearer token.
+type bearer struct {
+	key        string
+	requireTLS bool
+}
+
+func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + b.key}, nil
+}
+
+func (b bearer) RequireTransportSecurity() bool { return b.requireTLS }

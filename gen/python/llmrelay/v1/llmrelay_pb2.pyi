@@ -1,0 +1,285 @@
+from buf.validate import validate_pb2 as _validate_pb2
+from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.rpc import status_pb2 as _status_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+FINISH_REASON_CONTENT_FILTER: FinishReason
+FINISH_REASON_LENGTH: FinishReason
+FINISH_REASON_OTHER: FinishReason
+FINISH_REASON_STOP: FinishReason
+FINISH_REASON_TOOL_CALLS: FinishReason
+FINISH_REASON_UNSPECIFIED: FinishReason
+MIDSTREAM_FAIL: Midstream
+MIDSTREAM_RESTART: Midstream
+MIDSTREAM_UNSPECIFIED: Midstream
+ON_INVALID_FAIL: OnInvalid
+ON_INVALID_RETURN_TEXT: OnInvalid
+ON_INVALID_UNSPECIFIED: OnInvalid
+RETRY_REASON_INVALID_OUTPUT: RetryReason
+RETRY_REASON_OVERLOADED: RetryReason
+RETRY_REASON_RATE_LIMITED: RetryReason
+RETRY_REASON_SERVER_ERROR: RetryReason
+RETRY_REASON_STALLED: RetryReason
+RETRY_REASON_TRANSPORT: RetryReason
+RETRY_REASON_UNSPECIFIED: RetryReason
+ROLE_ASSISTANT: Role
+ROLE_SYSTEM: Role
+ROLE_TOOL: Role
+ROLE_UNSPECIFIED: Role
+ROLE_USER: Role
+TOOL_CHOICE_MODE_AUTO: ToolChoiceMode
+TOOL_CHOICE_MODE_NONE: ToolChoiceMode
+TOOL_CHOICE_MODE_REQUIRED: ToolChoiceMode
+TOOL_CHOICE_MODE_TOOL: ToolChoiceMode
+TOOL_CHOICE_MODE_UNSPECIFIED: ToolChoiceMode
+
+class Delta(_message.Message):
+    __slots__ = ["text", "tool_call"]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    tool_call: ToolCallDelta
+    def __init__(self, text: _Optional[str] = ..., tool_call: _Optional[_Union[ToolCallDelta, _Mapping]] = ...) -> None: ...
+
+class Final(_message.Message):
+    __slots__ = ["attempts", "finish_reason", "message", "model", "object", "provider", "usage", "validation_errors", "validation_retries"]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    FINISH_REASON_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    VALIDATION_ERRORS_FIELD_NUMBER: _ClassVar[int]
+    VALIDATION_RETRIES_FIELD_NUMBER: _ClassVar[int]
+    attempts: int
+    finish_reason: FinishReason
+    message: Message
+    model: str
+    object: _struct_pb2.Value
+    provider: str
+    usage: Usage
+    validation_errors: _containers.RepeatedCompositeFieldContainer[ValidationError]
+    validation_retries: int
+    def __init__(self, message: _Optional[_Union[Message, _Mapping]] = ..., object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., attempts: _Optional[int] = ..., validation_retries: _Optional[int] = ..., validation_errors: _Optional[_Iterable[_Union[ValidationError, _Mapping]]] = ..., provider: _Optional[str] = ..., model: _Optional[str] = ...) -> None: ...
+
+class GenerateEvent(_message.Message):
+    __slots__ = ["attempt", "delta", "final", "partial_object", "sequence", "will_retry"]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    DELTA_FIELD_NUMBER: _ClassVar[int]
+    FINAL_FIELD_NUMBER: _ClassVar[int]
+    PARTIAL_OBJECT_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    WILL_RETRY_FIELD_NUMBER: _ClassVar[int]
+    attempt: int
+    delta: Delta
+    final: Final
+    partial_object: _struct_pb2.Value
+    sequence: int
+    will_retry: WillRetry
+    def __init__(self, sequence: _Optional[int] = ..., attempt: _Optional[int] = ..., delta: _Optional[_Union[Delta, _Mapping]] = ..., will_retry: _Optional[_Union[WillRetry, _Mapping]] = ..., final: _Optional[_Union[Final, _Mapping]] = ..., partial_object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
+
+class GenerateRequest(_message.Message):
+    __slots__ = ["generation", "messages", "metadata", "model", "provider_options", "request_id", "response_format", "retry", "stream_idle_timeout", "tool_choice", "tools"]
+    class MetadataEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    GENERATION_FIELD_NUMBER: _ClassVar[int]
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FORMAT_FIELD_NUMBER: _ClassVar[int]
+    RETRY_FIELD_NUMBER: _ClassVar[int]
+    STREAM_IDLE_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CHOICE_FIELD_NUMBER: _ClassVar[int]
+    generation: GenerationConfig
+    messages: _containers.RepeatedCompositeFieldContainer[Message]
+    metadata: _containers.ScalarMap[str, str]
+    model: str
+    provider_options: _struct_pb2.Struct
+    request_id: str
+    response_format: ResponseFormat
+    retry: RetryPolicy
+    stream_idle_timeout: _duration_pb2.Duration
+    tool_choice: ToolChoice
+    tools: _containers.RepeatedCompositeFieldContainer[Tool]
+    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., generation: _Optional[_Union[GenerationConfig, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., tool_choice: _Optional[_Union[ToolChoice, _Mapping]] = ..., response_format: _Optional[_Union[ResponseFormat, _Mapping]] = ..., retry: _Optional[_Union[RetryPolicy, _Mapping]] = ..., stream_idle_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class GenerationConfig(_message.Message):
+    __slots__ = ["max_output_tokens", "stop", "temperature", "top_p"]
+    MAX_OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    STOP_FIELD_NUMBER: _ClassVar[int]
+    TEMPERATURE_FIELD_NUMBER: _ClassVar[int]
+    TOP_P_FIELD_NUMBER: _ClassVar[int]
+    max_output_tokens: int
+    stop: _containers.RepeatedScalarFieldContainer[str]
+    temperature: float
+    top_p: float
+    def __init__(self, max_output_tokens: _Optional[int] = ..., temperature: _Optional[float] = ..., top_p: _Optional[float] = ..., stop: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ListModelsRequest(_message.Message):
+    __slots__ = ["provider"]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    provider: str
+    def __init__(self, provider: _Optional[str] = ...) -> None: ...
+
+class ListModelsResponse(_message.Message):
+    __slots__ = ["models"]
+    MODELS_FIELD_NUMBER: _ClassVar[int]
+    models: _containers.RepeatedCompositeFieldContainer[Model]
+    def __init__(self, models: _Optional[_Iterable[_Union[Model, _Mapping]]] = ...) -> None: ...
+
+class Message(_message.Message):
+    __slots__ = ["content", "role", "tool_call_id", "tool_calls"]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    content: str
+    role: Role
+    tool_call_id: str
+    tool_calls: _containers.RepeatedCompositeFieldContainer[ToolCall]
+    def __init__(self, role: _Optional[_Union[Role, str]] = ..., content: _Optional[str] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCall, _Mapping]]] = ..., tool_call_id: _Optional[str] = ...) -> None: ...
+
+class Model(_message.Message):
+    __slots__ = ["id", "name", "provider", "provider_kind"]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_KIND_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    provider: str
+    provider_kind: str
+    def __init__(self, id: _Optional[str] = ..., provider: _Optional[str] = ..., provider_kind: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class ResponseFormat(_message.Message):
+    __slots__ = ["json_schema", "max_validation_retries", "name", "on_invalid", "stream_partial_objects"]
+    JSON_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    MAX_VALIDATION_RETRIES_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ON_INVALID_FIELD_NUMBER: _ClassVar[int]
+    STREAM_PARTIAL_OBJECTS_FIELD_NUMBER: _ClassVar[int]
+    json_schema: _struct_pb2.Struct
+    max_validation_retries: int
+    name: str
+    on_invalid: OnInvalid
+    stream_partial_objects: bool
+    def __init__(self, json_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., name: _Optional[str] = ..., max_validation_retries: _Optional[int] = ..., on_invalid: _Optional[_Union[OnInvalid, str]] = ..., stream_partial_objects: bool = ...) -> None: ...
+
+class RetryPolicy(_message.Message):
+    __slots__ = ["initial_backoff", "max_attempts", "max_backoff", "midstream"]
+    INITIAL_BACKOFF_FIELD_NUMBER: _ClassVar[int]
+    MAX_ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    MAX_BACKOFF_FIELD_NUMBER: _ClassVar[int]
+    MIDSTREAM_FIELD_NUMBER: _ClassVar[int]
+    initial_backoff: _duration_pb2.Duration
+    max_attempts: int
+    max_backoff: _duration_pb2.Duration
+    midstream: Midstream
+    def __init__(self, max_attempts: _Optional[int] = ..., initial_backoff: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., max_backoff: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., midstream: _Optional[_Union[Midstream, str]] = ...) -> None: ...
+
+class Tool(_message.Message):
+    __slots__ = ["description", "name", "parameters"]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    description: str
+    name: str
+    parameters: _struct_pb2.Struct
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., parameters: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class ToolCall(_message.Message):
+    __slots__ = ["arguments", "id", "name"]
+    ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    arguments: str
+    id: str
+    name: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., arguments: _Optional[str] = ...) -> None: ...
+
+class ToolCallDelta(_message.Message):
+    __slots__ = ["arguments_delta", "id", "index", "name"]
+    ARGUMENTS_DELTA_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    arguments_delta: str
+    id: str
+    index: int
+    name: str
+    def __init__(self, index: _Optional[int] = ..., id: _Optional[str] = ..., name: _Optional[str] = ..., arguments_delta: _Optional[str] = ...) -> None: ...
+
+class ToolChoice(_message.Message):
+    __slots__ = ["mode", "name"]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    mode: ToolChoiceMode
+    name: str
+    def __init__(self, mode: _Optional[_Union[ToolChoiceMode, str]] = ..., name: _Optional[str] = ...) -> None: ...
+
+class Usage(_message.Message):
+    __slots__ = ["input_tokens", "output_tokens"]
+    INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    input_tokens: int
+    output_tokens: int
+    def __init__(self, input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ...) -> None: ...
+
+class ValidationError(_message.Message):
+    __slots__ = ["attempt", "instance_location", "keyword_location", "message"]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    INSTANCE_LOCATION_FIELD_NUMBER: _ClassVar[int]
+    KEYWORD_LOCATION_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    attempt: int
+    instance_location: str
+    keyword_location: str
+    message: str
+    def __init__(self, attempt: _Optional[int] = ..., instance_location: _Optional[str] = ..., keyword_location: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class WillRetry(_message.Message):
+    __slots__ = ["cause", "delay", "discard_partial", "next_attempt", "reason"]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    DELAY_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_PARTIAL_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    cause: _status_pb2.Status
+    delay: _duration_pb2.Duration
+    discard_partial: bool
+    next_attempt: int
+    reason: RetryReason
+    def __init__(self, reason: _Optional[_Union[RetryReason, str]] = ..., delay: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., next_attempt: _Optional[int] = ..., discard_partial: bool = ..., cause: _Optional[_Union[_status_pb2.Status, _Mapping]] = ...) -> None: ...
+
+class Role(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class ToolChoiceMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class OnInvalid(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class Midstream(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class RetryReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class FinishReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
