@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/schema"
 )
 
 // Domain is the ErrorInfo domain of every llmrelay error.
@@ -133,8 +134,10 @@ func InvalidField(reason, field, description string) *Error {
 
 // FromError turns any error into an *Error. Errors that already are one
 // pass through; context errors become CANCELLED or DEADLINE_EXCEEDED; a
-// *provider.FieldError becomes INVALID_ARGUMENT; anything else is INTERNAL
-// with the cause kept for the log only.
+// *provider.FieldError, a *schema.SchemaError and schema.ErrSchemaTooLarge
+// become INVALID_ARGUMENT; a *schema.InvalidOutputError becomes ABORTED
+// (see InvalidOutput); anything else is INTERNAL with the cause kept for
+// the log only.
 func FromError(err error) *Error {
 	if err == nil {
 		return nil
@@ -148,6 +151,13 @@ func FromError(err error) *Error {
 		e := InvalidField(ReasonInvalidProviderOptions, fe.Field, fe.Description)
 		e.Cause = err
 		return e
+	}
+	if e, ok := schemaError(err); ok {
+		return e
+	}
+	var ioe *schema.InvalidOutputError
+	if errors.As(err, &ioe) {
+		return InvalidOutput(ioe, "")
 	}
 	switch {
 	case errors.Is(err, ErrShuttingDown):

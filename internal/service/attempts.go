@@ -10,6 +10,7 @@ import (
 
 	retrygo "github.com/avast/retry-go/v4"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
@@ -53,9 +54,12 @@ func nextDelay(_ uint, err error, _ *retrygo.Config) time.Duration {
 }
 
 // run makes the call's attempts until one succeeds or internal/retry says
-// to stop, and returns the successful attempt's result. A call that fails
-// returns a *retry.Failure, or a *sendError when the client could not be
-// written to.
+// to stop, and returns the successful attempt's result. With structured
+// output, an attempt succeeds once its reply conforms (or stays invalid
+// under ON_INVALID_RETURN_TEXT); an invalid reply is re-asked (see
+// checkOutput). A call that fails returns a *retry.Failure, an
+// *apierr.Error when its structured output stayed invalid, or a *sendError
+// when the client could not be written to.
 //
 // retry-go runs the loop and makes the waits, which end early when ctx
 // ends. Each decision is internal/retry's: the attempt itself classifies its
@@ -66,7 +70,10 @@ func (c *call) run(ctx context.Context) (*attemptResult, error) {
 	budget := c.svc.budgets.For(c.entry.Config.Name)
 	opts := []retrygo.Option{
 		retrygo.Context(ctx),
-		retrygo.Attempts(uint(c.policy.MaxAttempts)),
+		// Re-asks do not use up max_attempts: the call makes at most
+		// max_attempts attempts that fail in transport and the re-asks on
+		// top (see afterFailure), so this bound is never what stops it.
+		retrygo.Attempts(uint(c.policy.MaxAttempts + c.so.maxReasks())),
 		retrygo.RetryIf(isNextAttempt),
 		retrygo.DelayType(nextDelay),
 		retrygo.LastErrorOnly(true),
@@ -84,6 +91,9 @@ func (c *call) run(ctx context.Context) (*attemptResult, error) {
 			return nil, c.afterFailure(ctx, res, err, budget)
 		}
 		budget.Success()
+		if c.so != nil {
+			return c.checkOutput(c.attempts, res)
+		}
 		return res, nil
 	}, opts...)
 	if err == nil {
@@ -91,7 +101,8 @@ func (c *call) run(ctx context.Context) (*attemptResult, error) {
 	}
 	var f *retry.Failure
 	var se *sendError
-	if errors.As(err, &f) || errors.As(err, &se) {
+	var ae *apierr.Error
+	if errors.As(err, &f) || errors.As(err, &se) || errors.As(err, &ae) {
 		return nil, err
 	}
 	// The wait before the next attempt was cut short: the call's context
@@ -122,8 +133,10 @@ func (c *call) afterFailure(ctx context.Context, res *attemptResult, err error, 
 	if cl.Class != retry.ClassCanceled && cl.Class != retry.ClassDeadline {
 		c.svc.metrics.ProviderError(name, cl.Class.String())
 	}
+	// Re-asks do not count against max_attempts: the attempt's number in
+	// the policy's eyes leaves them out.
 	d := c.policy.Decide(retry.Attempt{
-		N: n, Class: cl, Streamed: res.deltas > 0, Now: time.Now(), Deadline: c.deadline,
+		N: n - c.so.retries(), Class: cl, Streamed: res.streamed(), Now: time.Now(), Deadline: c.deadline,
 	}, budget, nil)
 	if !d.Retry() {
 		if d.Stop == retry.StopBudget {
@@ -134,19 +147,27 @@ func (c *call) afterFailure(ctx context.Context, res *attemptResult, err error, 
 
 	c.svc.log.Info("retrying",
 		"request_id", c.requestID, "provider", name, "attempt", n,
-		"reason", cl.Reason.String(), "delay", d.Delay, "discard_partial", res.deltas > 0, "error", err)
+		"reason", cl.Reason.String(), "delay", d.Delay, "discard_partial", res.streamed(), "error", err)
 	c.svc.metrics.Retry(name, cl.Reason.String())
-	ev := &llmrelayv1.GenerateEvent{Attempt: uint32(n), Event: &llmrelayv1.GenerateEvent_WillRetry{WillRetry: &llmrelayv1.WillRetry{
+	if err := c.sendWillRetry(n, &llmrelayv1.WillRetry{
 		Reason:         llmrelayv1.RetryReason(cl.Reason),
 		Delay:          durationpb.New(d.Delay),
-		NextAttempt:    uint32(n + 1),
-		DiscardPartial: res.deltas > 0,
+		DiscardPartial: res.streamed(),
 		Cause:          apierr.AttemptCause(cl, name, n),
-	}}}
-	if err := c.out.send(ev); err != nil {
-		return &sendError{err}
+	}); err != nil {
+		return err
 	}
 	return &nextAttempt{delay: d.Delay, err: err}
+}
+
+// sendWillRetry sends w, the WillRetry that follows failed attempt n. Its
+// error is a *sendError.
+func (c *call) sendWillRetry(n int, w *llmrelayv1.WillRetry) error {
+	w.NextAttempt = uint32(n + 1)
+	if err := c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(n), Event: &llmrelayv1.GenerateEvent_WillRetry{WillRetry: w}}); err != nil {
+		return &sendError{err}
+	}
+	return nil
 }
 
 // attemptResult is what one attempt produced.
@@ -155,9 +176,19 @@ type attemptResult struct {
 	toolCalls []*llmrelayv1.ToolCall
 	finish    provider.FinishReason
 	usage     provider.Usage
-	// deltas counts the deltas this attempt sent to the client.
-	deltas int
+	// deltas and partials count the deltas and partial objects this
+	// attempt sent to the client.
+	deltas, partials int
+	// partial reads the reply as it streams, for partial objects; nil
+	// without stream_partial_objects.
+	partial *partialObjects
+	// object is the conforming structured output, set once checked.
+	object *structpb.Value
 }
+
+// streamed reports whether the attempt sent the client anything that a
+// retry must tell it to discard.
+func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 }
 
 // runAttempt runs attempt n: it streams the provider's deltas to the client
 // as they arrive and returns the assembled result, or the error that ended
@@ -165,7 +196,7 @@ type attemptResult struct {
 // receives no provider event for the call's idle timeout is cancelled and
 // fails with retry.ErrStalled.
 func (c *call) runAttempt(ctx context.Context, n int) (*attemptResult, error) {
-	res := &attemptResult{}
+	res := &attemptResult{partial: c.so.newPartial()}
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	idle := time.AfterFunc(c.idle, func() { cancel(retry.ErrStalled) })
@@ -211,7 +242,10 @@ func (c *call) handle(n int, ev provider.Event, res *attemptResult) error {
 			return nil
 		}
 		res.text.WriteString(ev.Text)
-		return c.sendDelta(n, &llmrelayv1.Delta{Text: ev.Text}, res)
+		if err := c.sendDelta(n, &llmrelayv1.Delta{Text: ev.Text}, res); err != nil {
+			return err
+		}
+		return c.sendPartial(n, ev.Text, res)
 	case provider.EventToolCall:
 		res.addToolCall(ev.ToolCall)
 		return c.sendDelta(n, &llmrelayv1.Delta{ToolCall: &llmrelayv1.ToolCallDelta{

@@ -2,6 +2,7 @@ package service
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -9,10 +10,20 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
+// responseFormat returns the call's structured-output request, nil for
+// plain text. Only the request sets one today; a server default per model
+// would be returned here for requests that set none, never replacing a
+// request's own.
+func responseFormat(req *llmrelayv1.GenerateRequest) *llmrelayv1.ResponseFormat {
+	return req.GetResponseFormat()
+}
+
 // providerRequest converts a validated GenerateRequest into the
-// provider-neutral request for the given model name. Attempt is set per
-// attempt by the caller.
-func providerRequest(req *llmrelayv1.GenerateRequest, model string) (*provider.Request, error) {
+// provider-neutral request for the given model name, asking for structured
+// output with rf (nil: none; the schema is replaced by its canonical form
+// once compiled). Attempt is set per attempt by the caller. A Struct that
+// does not encode as JSON (a NaN) is a *provider.FieldError naming it.
+func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelayv1.ResponseFormat) (*provider.Request, error) {
 	out := &provider.Request{
 		Model:    model,
 		Messages: make([]provider.Message, len(req.GetMessages())),
@@ -43,10 +54,10 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string) (*provider.R
 		}
 		out.Generation.Stop = g.GetStop()
 	}
-	if rf := req.GetResponseFormat(); rf != nil {
+	if rf != nil {
 		schema, err := structJSON(rf.GetJsonSchema())
 		if err != nil {
-			return nil, err
+			return nil, &provider.FieldError{Field: "response_format.json_schema", Description: err.Error()}
 		}
 		name := rf.GetName()
 		if name == "" {
@@ -56,10 +67,10 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string) (*provider.R
 	} else {
 		// Tools are offered only without a response format: a structured
 		// output call always ends with the object.
-		for _, t := range req.GetTools() {
+		for i, t := range req.GetTools() {
 			params, err := structJSON(t.GetParameters())
 			if err != nil {
-				return nil, err
+				return nil, &provider.FieldError{Field: fmt.Sprintf("tools[%d].parameters", i), Description: err.Error()}
 			}
 			out.Tools = append(out.Tools, provider.Tool{Name: t.GetName(), Description: t.GetDescription(), Parameters: params})
 		}

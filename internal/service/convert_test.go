@@ -1,7 +1,11 @@
 package service
 
 import (
+	"errors"
+	"math"
 	"testing"
+
+	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -40,11 +44,32 @@ func TestToolsAreNotOfferedWithAResponseFormat(t *testing.T) {
 		Tools:          []*llmrelayv1.Tool{{Name: "lookup"}},
 		ResponseFormat: &llmrelayv1.ResponseFormat{},
 	}
-	out, err := providerRequest(req, "echo")
+	out, err := providerRequest(req, "echo", responseFormat(req))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(out.Tools) != 0 || out.ResponseFormat == nil || out.ResponseFormat.Name != "response" {
 		t.Errorf("tools %v, response format %+v: want no tools and the default name", out.Tools, out.ResponseFormat)
+	}
+}
+
+func TestStructsThatAreNotJSONNameTheirField(t *testing.T) {
+	nan := &structpb.Struct{Fields: map[string]*structpb.Value{"minimum": structpb.NewNumberValue(math.NaN())}}
+	tests := []struct {
+		name  string
+		req   *llmrelayv1.GenerateRequest
+		field string
+	}{
+		{"a schema", &llmrelayv1.GenerateRequest{ResponseFormat: &llmrelayv1.ResponseFormat{JsonSchema: nan}}, "response_format.json_schema"},
+		{"tool parameters", &llmrelayv1.GenerateRequest{Tools: []*llmrelayv1.Tool{{Name: "a"}, {Name: "b", Parameters: nan}}}, "tools[1].parameters"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := providerRequest(tt.req, "echo", responseFormat(tt.req))
+			var fe *provider.FieldError
+			if !errors.As(err, &fe) || fe.Field != tt.field {
+				t.Errorf("error = %v, want a field error on %s", err, tt.field)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -79,6 +80,7 @@ func attempts(n uint32) *llmrelayv1.RetryPolicy {
 //	delta a3 "quick "
 //	will_retry a1 OVERLOADED next=2 discard=false cause=UNAVAILABLE/PROVIDER_OVERLOADED
 //	final a4 attempts=4 "the full text"
+//	partial a2 {"score":0}
 func render(ev *llmrelayv1.GenerateEvent) string {
 	switch e := ev.GetEvent().(type) {
 	case *llmrelayv1.GenerateEvent_Delta:
@@ -91,6 +93,8 @@ func render(ev *llmrelayv1.GenerateEvent) string {
 			ev.GetAttempt(), reason, w.GetNextAttempt(), w.GetDiscardPartial(), cause.Code(), errorInfo(cause).GetReason())
 	case *llmrelayv1.GenerateEvent_Final:
 		return fmt.Sprintf("final a%d attempts=%d %q", ev.GetAttempt(), e.Final.GetAttempts(), e.Final.GetMessage().GetContent())
+	case *llmrelayv1.GenerateEvent_PartialObject:
+		return fmt.Sprintf("partial a%d %s", ev.GetAttempt(), compactJSON(e.PartialObject))
 	}
 	return fmt.Sprintf("unexpected event %v", ev)
 }
@@ -266,15 +270,19 @@ type step struct {
 	block  bool
 }
 
-// scriptedProvider plays one step per attempt and reports when an
-// attempt's context is cancelled.
+// scriptedProvider plays one step per attempt, records the requests it
+// receives and reports when an attempt's context is cancelled. An attempt
+// past the script fails with an HTTP 400.
 type scriptedProvider struct {
 	steps     []step
 	cancelled chan struct{} // closed when a blocked attempt sees its context end
 	once      sync.Once
+
+	mu       sync.Mutex
+	requests []provider.Request
 }
 
-func newScripted(t *testing.T, steps ...step) *scriptedProvider {
+func newScripted(t testing.TB, steps ...step) *scriptedProvider {
 	p := &scriptedProvider{steps: steps, cancelled: make(chan struct{})}
 	scripted.Store(t.Name(), p)
 	t.Cleanup(func() { scripted.Delete(t.Name()) })
@@ -282,7 +290,22 @@ func newScripted(t *testing.T, steps ...step) *scriptedProvider {
 }
 
 func (p *scriptedProvider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
+	p.mu.Lock()
+	r := *req
+	r.Messages = slices.Clone(req.Messages)
+	p.requests = append(p.requests, r)
+	p.mu.Unlock()
+	if req.Attempt > len(p.steps) {
+		return nil, &provider.Error{Kind: provider.KindHTTP, Status: 400, Message: "no step left in the script"}
+	}
 	return &scriptedStream{p: p, ctx: ctx, step: p.steps[req.Attempt-1]}, nil
+}
+
+// Requests returns the requests received so far.
+func (p *scriptedProvider) Requests() []provider.Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.requests)
 }
 
 type scriptedStream struct {
@@ -308,3 +331,12 @@ func (s *scriptedStream) Recv() (provider.Event, error) {
 func (s *scriptedStream) Close() error { return nil }
 
 func statusOf(p *spb.Status) *status.Status { return status.FromProto(p) }
+
+// compactJSON renders a Value as compact JSON with sorted keys.
+func compactJSON(v *structpb.Value) string {
+	b, err := json.Marshal(v.AsInterface())
+	if err != nil {
+		return fmt.Sprintf("<%v>", err)
+	}
+	return string(b)
+}

@@ -363,7 +363,7 @@ func TestRetryBudgetStopsRetriesUnderOutage(t *testing.T) {
 }
 
 // scriptedConfig is the default config with the test's scripted provider.
-func scriptedConfig(t *testing.T) *config.Config {
+func scriptedConfig(t testing.TB) *config.Config {
 	cfg := config.Default()
 	cfg.Providers = []provider.Config{{Name: "scripted", Kind: "scripted", BaseURL: t.Name()}}
 	return cfg

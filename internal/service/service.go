@@ -23,6 +23,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/schema"
 )
 
 // Service implements llmrelayv1.LLMServiceServer. It is safe for concurrent use.
@@ -36,6 +37,10 @@ type Service struct {
 	limits    retry.Limits
 	budgets   *retry.Budgets
 	timer     Timer
+	// schemas compiles and caches structured-output schemas; schemaCfg
+	// bounds them and the re-asks.
+	schemas   *schema.Cache
+	schemaCfg schema.Config
 }
 
 // Timer makes the waits between attempts; tests inject one that records
@@ -61,9 +66,16 @@ func New(d Deps) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r, dl := d.Config.Retry, d.Config.Deadlines
+	r, dl, so := d.Config.Retry, d.Config.Deadlines, d.Config.StructuredOutput
+	schemaCfg := schema.Config{
+		MaxSchemaBytes:           so.MaxSchemaBytes,
+		SchemaCacheSize:          so.SchemaCacheSize,
+		DefaultValidationRetries: so.DefaultValidationRetries,
+		MaxValidationRetries:     so.MaxValidationRetries,
+	}
 	return &Service{
 		providers: d.Providers, cfg: d.Config, log: log, metrics: d.Metrics, timer: d.Timer,
+		schemas: schema.NewCache(schemaCfg), schemaCfg: schemaCfg,
 		limits: retry.Limits{
 			DefaultMaxAttempts: r.DefaultMaxAttempts,
 			MaxAttemptsLimit:   r.MaxAttemptsLimit,
@@ -148,6 +160,8 @@ type call struct {
 	usage provider.Usage
 	// firstDelta is set once the call sent its first delta.
 	firstDelta bool
+	// so is the structured-output state; nil without response_format.
+	so *structured
 }
 
 // newCall resolves the provider, prepares the provider request and works
@@ -183,8 +197,18 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 		return c, e
 	}
 	c.entry, c.model = entry, model
-	if c.preq, err = providerRequest(req, model); err != nil {
-		return c, apierr.InvalidField(apierr.ReasonInvalidRequest, "tools", err.Error())
+	rf := responseFormat(req)
+	if c.preq, err = providerRequest(req, model, rf); err != nil {
+		var fe *provider.FieldError
+		if !errors.As(err, &fe) {
+			return c, err
+		}
+		return c, apierr.InvalidField(apierr.ReasonInvalidRequest, fe.Field, fe.Description)
+	}
+	if rf != nil {
+		if c.so, err = s.newStructured(rf, c.preq); err != nil {
+			return c, err
+		}
 	}
 	if v, ok := entry.Provider.(provider.RequestValidator); ok {
 		if err := v.ValidateRequest(c.preq); err != nil {
@@ -210,7 +234,8 @@ func (r *attemptResult) addToolCall(d provider.ToolCallDelta) {
 }
 
 // sendFinal sends the call's Final: the successful attempt's message, with
-// the usage of every attempt.
+// the usage of every attempt and, for structured output, the object and the
+// validation retries and errors.
 func (c *call) sendFinal(res *attemptResult) error {
 	msg := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: res.text.String()}
 	for _, tc := range res.toolCalls {
@@ -226,6 +251,7 @@ func (c *call) sendFinal(res *attemptResult) error {
 		Provider:     c.entry.Config.Name,
 		Model:        c.model,
 	}
+	c.so.fillFinal(final, res)
 	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(c.attempts), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
 }
 

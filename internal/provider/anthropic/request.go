@@ -2,11 +2,13 @@ package anthropic
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+	"github.com/llmrelay/llmrelay/internal/schema"
 )
 
 // messagesRequest is the body of POST /messages, with the fields llmrelay
@@ -22,9 +24,14 @@ type messagesRequest struct {
 	StopSequences []string    `json:"stop_sequences,omitempty"`
 	Tools         []tool      `json:"tools,omitempty"`
 	ToolChoice    *toolChoice `json:"tool_choice,omitempty"`
-	// STRUCTURED OUTPUT: output_config ({"format": {"type": "json_schema",
-	// "schema": ...}}) is mapped from provider.Request.ResponseFormat here
-	// by the structured-output work; not implemented yet.
+	// OutputConfig asks for structured output: {"format": {"type":
+	// "json_schema", "schema": ...}}, the schema in Anthropic's subset
+	// (schema.AnthropicOutputFormat).
+	OutputConfig *outputConfig `json:"output_config,omitempty"`
+}
+
+type outputConfig struct {
+	Format *schema.AnthropicFormat `json:"format"`
 }
 
 type message struct {
@@ -60,7 +67,9 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // request: system messages are joined into the top-level system prompt,
 // tool results become tool_result blocks of a user turn, and consecutive
 // turns of one role are merged, as the API expects. A tool call whose
-// arguments are not a JSON object is a *provider.FieldError.
+// arguments are not a JSON object is a *provider.FieldError, and so is a
+// response format whose schema is not JSON. A schema Anthropic cannot
+// enforce goes into the system prompt as an instruction instead.
 func newRequest(req *provider.Request) (*messagesRequest, error) {
 	r := &messagesRequest{
 		Model:         req.Model,
@@ -107,6 +116,19 @@ func newRequest(req *provider.Request) (*messagesRequest, error) {
 			continue
 		}
 		r.Messages = append(r.Messages, message{Role: role, Content: blocks})
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		f, err := schema.AnthropicOutputFormat(rf.Schema)
+		switch {
+		case errors.Is(err, schema.ErrNoNativeForm):
+			// A schema Anthropic cannot take (a recursive one): ask for it
+			// in the prompt; llmrelay validates the reply either way.
+			system = append(system, schema.Instruction(rf.Schema))
+		case err != nil:
+			return nil, &provider.FieldError{Field: "response_format.json_schema", Description: err.Error()}
+		default:
+			r.OutputConfig = &outputConfig{Format: f}
+		}
 	}
 	r.System = strings.Join(system, "\n\n")
 	if len(req.Tools) > 0 {

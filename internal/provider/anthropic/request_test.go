@@ -1,8 +1,11 @@
 package anthropic_test
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -16,6 +19,83 @@ func TestRequestMapping(t *testing.T) {
 	u := pt.Replay(t, fixtures[pt.Text].Reply(t))
 	got := pt.CaptureRequest(t, u, newProvider(t, u.URL+"/v1"), pt.RichRequest("claude-sonnet-4-5"))
 	pt.GoldenJSON(t, "request_rich.golden.json", got.Body, *update)
+	checkHeaders(t, got)
+}
+
+// reviewSchema uses keywords Anthropic does not enforce (minimum, maximum,
+// minLength, maxItems) and an open object.
+const reviewSchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
+	`"properties":{"sentiment":{"type":"string","enum":["positive","negative"]},"score":{"type":"number","minimum":0,"maximum":1},` +
+	`"summary":{"type":"string","minLength":10,"description":"One sentence."},"tags":{"type":"array","items":{"type":"string"},"maxItems":3}},` +
+	`"required":["sentiment","score"]}`
+
+// treeSchema is recursive: Anthropic cannot take it natively.
+const treeSchema = `{"$defs":{"node":{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/node"}}},"required":["name"]}},"$ref":"#/$defs/node"}`
+
+// structured returns a structured-output request for the schema: no tools,
+// as the service sends it.
+func structured(schema string) *provider.Request {
+	r := pt.NewRequest("claude-sonnet-4-5")
+	r.Tools = nil
+	r.ResponseFormat = &provider.ResponseFormat{Name: "review", Schema: json.RawMessage(schema)}
+	return r
+}
+
+// TestStructuredOutputRequest: the schema goes out as output_config.format
+// in Anthropic's subset, the other keywords in the description; a schema
+// Anthropic cannot take goes into the system prompt instead.
+func TestStructuredOutputRequest(t *testing.T) {
+	tests := []struct {
+		name, golden, schema string
+		native               bool
+	}{
+		{"native", "request_schema.golden.json", reviewSchema, true},
+		{"recursive, in the prompt", "request_schema_prompt.golden.json", treeSchema, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u := pt.Replay(t, fixtures[pt.Text].Reply(t))
+			got := pt.CaptureRequest(t, u, newProvider(t, u.URL+"/v1"), structured(tc.schema))
+			pt.GoldenJSON(t, tc.golden, got.Body, *update)
+			checkHeaders(t, got)
+			var body struct {
+				System       string `json:"system"`
+				OutputConfig *struct {
+					Format struct {
+						Type   string         `json:"type"`
+						Schema map[string]any `json:"schema"`
+					} `json:"format"`
+				} `json:"output_config"`
+			}
+			if err := json.Unmarshal(got.Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.native {
+				if body.OutputConfig != nil || !strings.Contains(body.System, `"$ref":"#/$defs/node"`) {
+					t.Errorf("output_config %v, system %q: want the schema in the system prompt only", body.OutputConfig, body.System)
+				}
+				return
+			}
+			if body.OutputConfig == nil || body.OutputConfig.Format.Type != "json_schema" {
+				t.Fatalf("output_config = %+v, want a json_schema format", body.OutputConfig)
+			}
+			sch := body.OutputConfig.Format.Schema
+			if sch["additionalProperties"] != false {
+				t.Errorf("the object is not closed: %v", sch)
+			}
+			score, _ := sch["properties"].(map[string]any)["score"].(map[string]any)
+			if _, ok := score["minimum"]; ok || !strings.Contains(fmt.Sprint(score["description"]), `"minimum":0`) {
+				t.Errorf("score = %v, want minimum moved into the description", score)
+			}
+			if body.System != "You are terse." {
+				t.Errorf("system = %q, want it unchanged", body.System)
+			}
+		})
+	}
+}
+
+func checkHeaders(t *testing.T, got pt.Recorded) {
+	t.Helper()
 	if got.URI != "/v1/messages" {
 		t.Errorf("URI = %s, want /v1/messages", got.URI)
 	}

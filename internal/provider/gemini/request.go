@@ -2,11 +2,13 @@ package gemini
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+	"github.com/llmrelay/llmrelay/internal/schema"
 )
 
 // generateRequest is the body of streamGenerateContent, with the fields
@@ -66,9 +68,11 @@ type generationConfig struct {
 	Temperature     *float64 `json:"temperature,omitempty"`
 	TopP            *float64 `json:"topP,omitempty"`
 	StopSequences   []string `json:"stopSequences,omitempty"`
-	// STRUCTURED OUTPUT: responseMimeType "application/json" and
-	// responseJsonSchema are mapped from provider.Request.ResponseFormat
-	// here by the structured-output work; not implemented yet.
+	// ResponseMIMEType and ResponseJSONSchema ask for structured output:
+	// "application/json" and the schema in Gemini's subset
+	// (schema.GeminiResponseSchema).
+	ResponseMIMEType   string          `json:"responseMimeType,omitempty"`
+	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
 }
 
 // newRequest maps a provider-neutral request to a streamGenerateContent
@@ -76,7 +80,9 @@ type generationConfig struct {
 // assistant's turns are the "model" role, tool results become
 // functionResponse parts (named after the call they answer), and
 // consecutive turns of one role are merged. A tool call whose arguments are
-// not a JSON object is a *provider.FieldError.
+// not a JSON object is a *provider.FieldError, and so is a response format
+// whose schema is not JSON. A schema Gemini cannot enforce goes into the
+// system instruction instead.
 func newRequest(req *provider.Request) (*generateRequest, error) {
 	r := &generateRequest{}
 	var system []string
@@ -120,6 +126,19 @@ func newRequest(req *provider.Request) (*generateRequest, error) {
 		}
 		r.Contents = append(r.Contents, content{Role: role, Parts: parts})
 	}
+	var format *schema.GeminiFormat
+	if rf := req.ResponseFormat; rf != nil {
+		var err error
+		format, err = schema.GeminiResponseSchema(rf.Schema)
+		switch {
+		case errors.Is(err, schema.ErrNoNativeForm):
+			// A schema Gemini cannot take (a recursive one): ask for it in
+			// the prompt; llmrelay validates the reply either way.
+			system = append(system, schema.Instruction(rf.Schema))
+		case err != nil:
+			return nil, &provider.FieldError{Field: "response_format.json_schema", Description: err.Error()}
+		}
+	}
 	if len(system) > 0 {
 		r.SystemInstruction = &content{Parts: []part{{Text: strings.Join(system, "\n\n")}}}
 	}
@@ -132,8 +151,12 @@ func newRequest(req *provider.Request) (*generateRequest, error) {
 		r.ToolConfig = newToolConfig(req.ToolChoice)
 	}
 	g := req.Generation
-	if g.MaxOutputTokens != nil || g.Temperature != nil || g.TopP != nil || len(g.Stop) > 0 {
+	if g.MaxOutputTokens != nil || g.Temperature != nil || g.TopP != nil || len(g.Stop) > 0 || format != nil {
 		r.GenerationConfig = &generationConfig{MaxOutputTokens: g.MaxOutputTokens, Temperature: g.Temperature, TopP: g.TopP, StopSequences: g.Stop}
+	}
+	if format != nil {
+		r.GenerationConfig.ResponseMIMEType = format.ResponseMIMEType
+		r.GenerationConfig.ResponseJSONSchema = format.ResponseJSONSchema
 	}
 	return r, nil
 }

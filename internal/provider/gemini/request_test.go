@@ -1,8 +1,11 @@
 package gemini_test
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -21,6 +24,70 @@ func TestRequestMapping(t *testing.T) {
 	}
 	if k := got.Header.Get("X-Goog-Api-Key"); k != testKey {
 		t.Errorf("x-goog-api-key = %q, want the key", k)
+	}
+}
+
+// reviewSchema uses const, which Gemini takes as a one-value enum, and
+// keywords Gemini does not enforce (minLength, pattern).
+const reviewSchema = `{"type":"object","properties":{"kind":{"const":"review"},"sentiment":{"type":"string","enum":["positive","negative"]},` +
+	`"score":{"type":"number","minimum":0,"maximum":1},"summary":{"type":"string","minLength":10,"pattern":"^[A-Z]"}},` +
+	`"required":["kind","sentiment","score"]}`
+
+// treeSchema is recursive: Gemini cannot take it natively.
+const treeSchema = `{"$defs":{"node":{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/node"}}},"required":["name"]}},"$ref":"#/$defs/node"}`
+
+// TestStructuredOutputRequest: the schema goes out as generationConfig's
+// responseMimeType and responseJsonSchema in Gemini's subset; a schema
+// Gemini cannot take goes into the system instruction instead.
+func TestStructuredOutputRequest(t *testing.T) {
+	tests := []struct {
+		name, golden, schema string
+		native               bool
+	}{
+		{"native", "request_schema.golden.json", reviewSchema, true},
+		{"recursive, in the prompt", "request_schema_prompt.golden.json", treeSchema, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := pt.NewRequest("gemini-2.5-flash")
+			req.Tools = nil
+			req.ResponseFormat = &provider.ResponseFormat{Name: "review", Schema: json.RawMessage(tc.schema)}
+			u := pt.Replay(t, fixtures[pt.Text].Reply(t))
+			got := pt.CaptureRequest(t, u, newProvider(t, u.URL+"/v1beta"), req)
+			pt.GoldenJSON(t, tc.golden, got.Body, *update)
+			var body struct {
+				SystemInstruction struct {
+					Parts []struct {
+						Text string `json:"text"`
+					} `json:"parts"`
+				} `json:"systemInstruction"`
+				GenerationConfig struct {
+					ResponseMIMEType   string         `json:"responseMimeType"`
+					ResponseJSONSchema map[string]any `json:"responseJsonSchema"`
+				} `json:"generationConfig"`
+			}
+			if err := json.Unmarshal(got.Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			system := body.SystemInstruction.Parts[0].Text
+			gc := body.GenerationConfig
+			if !tc.native {
+				if gc.ResponseMIMEType != "" || gc.ResponseJSONSchema != nil || !strings.Contains(system, `"$ref":"#/$defs/node"`) {
+					t.Errorf("generationConfig %+v, system %q: want the schema in the system instruction only", gc, system)
+				}
+				return
+			}
+			if gc.ResponseMIMEType != "application/json" || gc.ResponseJSONSchema == nil {
+				t.Fatalf("generationConfig = %+v, want application/json and the schema", gc)
+			}
+			kind, _ := gc.ResponseJSONSchema["properties"].(map[string]any)["kind"].(map[string]any)
+			if fmt.Sprint(kind["enum"]) != "[review]" {
+				t.Errorf("kind = %v, want const as a one-value enum", kind)
+			}
+			if system != "You are terse." {
+				t.Errorf("system instruction = %q, want it unchanged", system)
+			}
+		})
 	}
 }
 

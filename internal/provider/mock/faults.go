@@ -30,7 +30,8 @@ type Fault struct {
 	ErrorAfter int
 	// StallAfter: after this many deltas the stream goes silent.
 	StallAfter int
-	// Output replaces the reply's text, when set.
+	// Output replaces the reply's text, when set (for structured output,
+	// the schema's instance).
 	Output *string
 	// ToolCalls are calls the reply makes after its text, each streamed in
 	// two fragments; the attempt then finishes with FinishToolCalls.

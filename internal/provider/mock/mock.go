@@ -4,7 +4,9 @@
 // Models: "echo" replies with the last user message, one delta per word,
 // each word keeping its trailing whitespace so the deltas concatenate to
 // exactly the input; "lorem" replies with provider_options.words words
-// (default 32). provider_options.chunk_delay_ms paces the deltas, and
+// (default 32). Asked for structured output, either model replies with a
+// deterministic instance of the schema (schema.InstanceText), indented, one
+// delta per word. provider_options.chunk_delay_ms paces the deltas, and
 // provider_options.faults scripts each attempt (see ParseFaults and Fault).
 package mock
 
@@ -18,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/schema"
 )
 
 // Kind is the provider kind this package registers.
@@ -116,6 +119,11 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 	switch {
 	case f.Output != nil:
 		text = *f.Output
+	case req.ResponseFormat != nil:
+		var err error
+		if text, err = schema.InstanceText(req.ResponseFormat.Schema); err != nil {
+			return nil, fieldErr("response_format.json_schema", "the mock provider cannot make an instance of the schema: "+err.Error())
+		}
 	case req.Model == ModelLorem:
 		text = Lorem(o.words)
 	default:

@@ -193,3 +193,54 @@ func TestRecvFailsAfterClose(t *testing.T) {
 		t.Errorf("Recv after Close = %v, want an error instead of a stall", err)
 	}
 }
+
+func TestStructuredOutputRepliesWithAnInstance(t *testing.T) {
+	const sch = `{"type":"object","properties":{"sentiment":{"type":"string","enum":["positive","negative"]},"score":{"type":"number"}},"required":["sentiment","score"]}`
+	want := "{\n  \"score\": 0,\n  \"sentiment\": \"positive\"\n}"
+	tests := []struct {
+		name    string
+		model   string
+		attempt int
+		want    string
+	}{
+		{"echo replies with the schema's instance", ModelEcho, 1, want},
+		{"so does lorem", ModelLorem, 1, want},
+		{"a fault's output replaces the instance", ModelEcho, 2, `{"sentiment":"great"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := request(tc.attempt, map[string]any{"faults": []any{map[string]any{}, map[string]any{"output": `{"sentiment":"great"}`}}})
+			req.Model = tc.model
+			req.ResponseFormat = &provider.ResponseFormat{Name: "review", Schema: []byte(sch)}
+			if err := New().ValidateRequest(req); err != nil {
+				t.Fatalf("ValidateRequest: %v", err)
+			}
+			s, err := New().Stream(t.Context(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var deltas int
+			var b strings.Builder
+			for {
+				ev, err := s.Recv()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ev.Kind == provider.EventText {
+					deltas++
+					b.WriteString(ev.Text)
+				}
+			}
+			if b.String() != tc.want {
+				t.Errorf("reply = %q, want %q", b.String(), tc.want)
+			}
+			if tc.want == want && deltas < 3 {
+				t.Errorf("the instance came in %d deltas, want several", deltas)
+			}
+		})
+	}
+}

@@ -123,7 +123,11 @@ func TestOpenAIItselfGetsMaxCompletionTokens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := json.Marshal(p.(*Provider).request(req))
+		body, err := p.(*Provider).request(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(body)
 		if !strings.Contains(string(b), `"`+field+`":100`) {
 			t.Errorf("base %q: body %s, want %s", base, b, field)
 		}

@@ -60,5 +60,9 @@ func New(cfg provider.Config) (provider.Provider, error) {
 
 // Stream implements provider.Provider.
 func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
-	return p.ep.Stream(ctx, p.url, p.request(req), &decoder{}, parseErrorBody)
+	body, err := p.request(req)
+	if err != nil {
+		return nil, err
+	}
+	return p.ep.Stream(ctx, p.url, body, &decoder{}, parseErrorBody)
 }

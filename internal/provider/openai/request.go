@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/schema"
 )
 
 // chatRequest is the body of POST /chat/completions, with the fields
@@ -20,10 +21,10 @@ type chatRequest struct {
 	Stop                []string      `json:"stop,omitempty"`
 	Tools               []chatTool    `json:"tools,omitempty"`
 	ToolChoice          any           `json:"tool_choice,omitempty"`
-	// STRUCTURED OUTPUT: response_format ({"type":"json_schema",
-	// "json_schema":{name, schema, strict}}) is mapped from
-	// provider.Request.ResponseFormat here by the structured-output work;
-	// not implemented yet.
+	// ResponseFormat asks for structured output: {"type": "json_schema",
+	// "json_schema": {name, schema, strict}}, strict only when the schema
+	// fits OpenAI's strict subset (schema.OpenAIResponseFormat).
+	ResponseFormat *schema.OpenAIFormat `json:"response_format,omitempty"`
 }
 
 type streamOptions struct {
@@ -72,8 +73,9 @@ type namedToolChoice struct {
 var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // request maps a provider-neutral request to a streamed chat completion
-// request that also asks for the usage chunk.
-func (p *Provider) request(req *provider.Request) *chatRequest {
+// request that also asks for the usage chunk. A response format whose
+// schema is not JSON is a *provider.FieldError.
+func (p *Provider) request(req *provider.Request) (*chatRequest, error) {
 	r := &chatRequest{
 		Model:         req.Model,
 		Messages:      make([]chatMessage, 0, len(req.Messages)),
@@ -102,7 +104,14 @@ func (p *Provider) request(req *provider.Request) *chatRequest {
 		}
 		r.ToolChoice = toolChoice(req.ToolChoice)
 	}
-	return r
+	if rf := req.ResponseFormat; rf != nil {
+		f, err := schema.OpenAIResponseFormat(rf.Name, rf.Schema)
+		if err != nil {
+			return nil, &provider.FieldError{Field: "response_format.json_schema", Description: err.Error()}
+		}
+		r.ResponseFormat = f
+	}
+	return r, nil
 }
 
 func message(m *provider.Message) chatMessage {

@@ -1,7 +1,10 @@
 package openai_test
 
 import (
+	"encoding/json"
+	"errors"
 	"flag"
+	"strings"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -23,6 +26,8 @@ func TestRequestMapping(t *testing.T) {
 			r.Tools = nil
 			return r
 		}()},
+		{"a schema in the strict subset", "request_schema_strict.golden.json", structured("gpt-4o-mini", strictSchema)},
+		{"a schema outside the strict subset", "request_schema_loose.golden.json", structured("gpt-4o-mini", looseSchema)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,5 +71,83 @@ func TestListModelsReportsConfiguredModels(t *testing.T) {
 	}
 	if _, _, err := set.Resolve("ollama/mistral"); err == nil {
 		t.Error("a model outside the configured list was allowed")
+	}
+}
+
+// strictSchema fits OpenAI's strict subset: every object closed with all
+// its properties required, the optional one nullable.
+const strictSchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
+	`"properties":{"sentiment":{"type":"string","enum":["positive","negative"]},"score":{"type":"number","minimum":0,"maximum":1},` +
+	`"note":{"type":["string","null"]}},"required":["sentiment","score","note"],"additionalProperties":false}`
+
+// looseSchema does not: score is optional and the object is open.
+const looseSchema = `{"type":"object","properties":{"sentiment":{"type":"string","enum":["positive","negative"]},` +
+	`"score":{"type":"number"},"summary":{"type":"string","minLength":10}},"required":["sentiment"]}`
+
+// structured returns a structured-output request for the schema: no tools,
+// as the service sends it.
+func structured(model, schema string) *provider.Request {
+	r := pt.NewRequest(model)
+	r.Tools = nil
+	r.ResponseFormat = &provider.ResponseFormat{Name: "review", Schema: json.RawMessage(schema)}
+	return r
+}
+
+func TestResponseFormatStrictDecision(t *testing.T) {
+	tests := []struct {
+		name   string
+		schema string
+		strict bool
+	}{
+		{"strict subset", strictSchema, true},
+		{"an optional property", looseSchema, false},
+		{"an open object", `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`, false},
+		{"allOf", `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false,"allOf":[{"required":["a"]}]}`, false},
+		{"a root that is not an object", `{"type":"array","items":{"type":"string"}}`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u := pt.Replay(t, fixtures[pt.Text].Reply(t))
+			got := pt.CaptureRequest(t, u, newProvider(t, u.URL+"/v1"), structured("gpt-4o-mini", tc.schema))
+			var body struct {
+				ResponseFormat struct {
+					Type       string `json:"type"`
+					JSONSchema struct {
+						Name   string          `json:"name"`
+						Schema json.RawMessage `json:"schema"`
+						Strict *bool           `json:"strict"`
+					} `json:"json_schema"`
+				} `json:"response_format"`
+				Tools []any `json:"tools"`
+			}
+			if err := json.Unmarshal(got.Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			rf := body.ResponseFormat
+			if rf.Type != "json_schema" || rf.JSONSchema.Name != "review" || len(rf.JSONSchema.Schema) == 0 {
+				t.Errorf("response_format = %+v, want json_schema named review with the schema", rf)
+			}
+			if rf.JSONSchema.Strict == nil || *rf.JSONSchema.Strict != tc.strict {
+				t.Errorf("strict = %v, want %v", rf.JSONSchema.Strict, tc.strict)
+			}
+			if strings.Contains(string(rf.JSONSchema.Schema), "$schema") {
+				t.Errorf("the schema keeps $schema: %s", rf.JSONSchema.Schema)
+			}
+			if body.Tools != nil {
+				t.Errorf("tools %v sent with a response format", body.Tools)
+			}
+		})
+	}
+}
+
+func TestResponseFormatThatIsNotJSON(t *testing.T) {
+	u := pt.Replay(t, fixtures[pt.Text].Reply(t))
+	_, err := newProvider(t, u.URL).Stream(t.Context(), structured("gpt-4o-mini", `{"type":`))
+	var fe *provider.FieldError
+	if !errors.As(err, &fe) || fe.Field != "response_format.json_schema" {
+		t.Errorf("error = %v, want a field error on response_format.json_schema", err)
+	}
+	if len(u.Requests()) != 0 {
+		t.Error("the invalid request was sent")
 	}
 }

@@ -938,6 +938,11 @@ func (x *ToolChoice) GetName() string {
 // or does not conform, llmrelay re-asks the model with the validation errors
 // (a `will_retry` with reason RETRY_REASON_INVALID_OUTPUT), up to
 // `max_validation_retries` times.
+//
+// Re-asks are counted apart from transport retries: they do not use up
+// `retry.max_attempts`, which bounds the attempts that fail in transport
+// over the whole call, and they happen whatever `retry.midstream` says (set
+// `max_validation_retries` to 0 to never replace output that was shown).
 type ResponseFormat struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The JSON Schema (draft 2020-12) the reply must conform to. An invalid
@@ -1029,7 +1034,8 @@ func (x *ResponseFormat) GetStreamPartialObjects() bool {
 type RetryPolicy struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The most attempts, the first one included: 1 disables retries; 0 takes
-	// the server default (3). Clamped to the server limit.
+	// the server default (3). Clamped to the server limit. Structured-output
+	// re-asks come on top (see ResponseFormat).
 	MaxAttempts uint32 `protobuf:"varint,1,opt,name=max_attempts,json=maxAttempts,proto3" json:"max_attempts,omitempty"`
 	// The backoff before the first retry; it doubles for each further retry,
 	// up to `max_backoff`, and each wait is drawn from [d/2, d] ("equal

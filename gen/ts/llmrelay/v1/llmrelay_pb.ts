@@ -371,6 +371,11 @@ export const ToolChoiceSchema: GenMessage<ToolChoice> = /*@__PURE__*/
  * (a `will_retry` with reason RETRY_REASON_INVALID_OUTPUT), up to
  * `max_validation_retries` times.
  *
+ * Re-asks are counted apart from transport retries: they do not use up
+ * `retry.max_attempts`, which bounds the attempts that fail in transport
+ * over the whole call, and they happen whatever `retry.midstream` says (set
+ * `max_validation_retries` to 0 to never replace output that was shown).
+ *
  * @generated from message llmrelay.v1.ResponseFormat
  */
 export type ResponseFormat = Message$1<"llmrelay.v1.ResponseFormat"> & {
@@ -431,7 +436,8 @@ export const ResponseFormatSchema: GenMessage<ResponseFormat> = /*@__PURE__*/
 export type RetryPolicy = Message$1<"llmrelay.v1.RetryPolicy"> & {
   /**
    * The most attempts, the first one included: 1 disables retries; 0 takes
-   * the server default (3). Clamped to the server limit.
+   * the server default (3). Clamped to the server limit. Structured-output
+   * re-asks come on top (see ResponseFormat).
    *
    * @generated from field: uint32 max_attempts = 1;
    */

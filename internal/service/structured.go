@@ -1,0 +1,264 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/schema"
+)
+
+// structured is the structured-output side of one call: the session that
+// checks each completed attempt's reply and counts the re-asks, and what
+// the request asked for. A nil *structured is a call without
+// response_format; its methods then report nothing to do.
+type structured struct {
+	session *schema.Session
+	// reasks is the most re-asks the call may make.
+	reasks int
+	// returnText: ON_INVALID_RETURN_TEXT.
+	returnText bool
+	// partials: stream_partial_objects.
+	partials bool
+}
+
+// newStructured compiles the response format's schema (through the
+// server's cache), puts its canonical JSON into the provider request, and
+// starts the call's session. A schema that is invalid or too large is an
+// INVALID_ARGUMENT *apierr.Error, before any provider call.
+func (s *Service) newStructured(rf *llmrelayv1.ResponseFormat, preq *provider.Request) (*structured, error) {
+	sch, err := s.schemas.Compile(preq.ResponseFormat.Schema)
+	if err != nil {
+		return nil, apierr.FromError(err)
+	}
+	preq.ResponseFormat.Schema = sch.JSON()
+	n := s.schemaCfg.ValidationRetries(rf.MaxValidationRetries)
+	return &structured{
+		session:    schema.NewSession(sch, n),
+		reasks:     n,
+		returnText: rf.GetOnInvalid() == llmrelayv1.OnInvalid_ON_INVALID_RETURN_TEXT,
+		partials:   rf.GetStreamPartialObjects(),
+	}, nil
+}
+
+// retries returns the re-asks made so far.
+func (so *structured) retries() int {
+	if so == nil {
+		return 0
+	}
+	return so.session.Retries()
+}
+
+// maxReasks returns the most re-asks the call may make.
+func (so *structured) maxReasks() int {
+	if so == nil {
+		return 0
+	}
+	return so.reasks
+}
+
+// newPartial returns the partial-object reader of an attempt, nil when the
+// call does not stream partial objects.
+func (so *structured) newPartial() *partialObjects {
+	if so == nil || !so.partials {
+		return nil
+	}
+	return &partialObjects{Partial: schema.NewPartial(), cache: map[containerID]*converted{}}
+}
+
+// partialObjects reads one attempt's reply as it streams and converts its
+// snapshots to google.protobuf.Value. Each snapshot is converted whole, but
+// the arrays and objects that were already converted for the previous one
+// are reused: schema.Partial hands out the same map or slice for a member
+// once it is complete, and never modifies it.
+type partialObjects struct {
+	*schema.Partial
+	// cache holds the conversions of the containers of the last snapshot,
+	// by identity; each entry keeps its source alive, so an address
+	// cannot be reused by another container while it is cached.
+	cache map[containerID]*converted
+	gen   uint64
+}
+
+// containerID is the identity of a non-empty map or slice: its data
+// pointer (and length, for a slice).
+type containerID struct {
+	ptr uintptr
+	n   int
+}
+
+type converted struct {
+	src any
+	v   *structpb.Value
+	gen uint64
+}
+
+// convert converts a snapshot, reusing what it can, and forgets the
+// containers the snapshot no longer holds.
+func (p *partialObjects) convert(v any) (*structpb.Value, error) {
+	p.gen++
+	out, err := p.value(v)
+	for id, c := range p.cache {
+		if c.gen != p.gen {
+			delete(p.cache, id)
+		}
+	}
+	return out, err
+}
+
+func (p *partialObjects) value(v any) (*structpb.Value, error) {
+	var id containerID
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			return structpb.NewValue(x)
+		}
+		id = containerID{ptr: reflect.ValueOf(x).Pointer()}
+	case []any:
+		if len(x) == 0 {
+			return structpb.NewValue(x)
+		}
+		id = containerID{ptr: reflect.ValueOf(x).Pointer(), n: len(x)}
+	default:
+		return structpb.NewValue(v)
+	}
+	if c, ok := p.cache[id]; ok {
+		c.gen = p.gen
+		return c.v, nil
+	}
+	var out *structpb.Value
+	switch x := v.(type) {
+	case map[string]any:
+		fields := make(map[string]*structpb.Value, len(x))
+		for k, e := range x {
+			if !utf8.ValidString(k) {
+				return nil, fmt.Errorf("invalid UTF-8 in the key %q", k)
+			}
+			fv, err := p.value(e)
+			if err != nil {
+				return nil, err
+			}
+			fields[k] = fv
+		}
+		out = structpb.NewStructValue(&structpb.Struct{Fields: fields})
+	case []any:
+		values := make([]*structpb.Value, len(x))
+		for i, e := range x {
+			ev, err := p.value(e)
+			if err != nil {
+				return nil, err
+			}
+			values[i] = ev
+		}
+		out = structpb.NewListValue(&structpb.ListValue{Values: values})
+	}
+	p.cache[id] = &converted{src: v, v: out, gen: p.gen}
+	return out, nil
+}
+
+// checkOutput checks the reply of attempt n, which completed. It returns
+// res for the Final when the reply conforms (with res.object set) or when
+// it stays invalid under ON_INVALID_RETURN_TEXT (object unset); a
+// *nextAttempt after sending the WillRetry when the model is re-asked; and
+// otherwise the ABORTED *apierr.Error that ends the call.
+func (c *call) checkOutput(n int, res *attemptResult) (*attemptResult, error) {
+	out := c.so.session.Check(n, res.text.String())
+	switch out.Verdict {
+	case schema.Accept:
+		v, err := structpb.NewValue(out.Value)
+		if err != nil {
+			return nil, fmt.Errorf("converting the object: %w", err)
+		}
+		res.object = v
+		return res, nil
+	case schema.Reask:
+		return nil, c.reask(n, res, out)
+	}
+	if c.so.returnText {
+		return res, nil
+	}
+	var ioe *schema.InvalidOutputError
+	if !errors.As(out.Err, &ioe) {
+		return nil, fmt.Errorf("a give-up verdict without its error: %w", out.Err)
+	}
+	return nil, apierr.InvalidOutput(ioe, c.entry.Config.Name)
+}
+
+// reask announces the re-ask after attempt n's invalid reply (a WillRetry
+// with reason INVALID_OUTPUT, no delay, discard_partial, and the
+// validation errors as its cause), and adds the reply and the errors to the
+// conversation the next attempt sends. It returns the *nextAttempt that
+// makes retry-go run that attempt at once, or a *sendError.
+func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
+	var ioe *schema.InvalidOutputError
+	if !errors.As(out.Err, &ioe) {
+		return fmt.Errorf("a re-ask verdict without its error: %w", out.Err)
+	}
+	name := c.entry.Config.Name
+	c.svc.log.Info("retrying",
+		"request_id", c.requestID, "provider", name, "attempt", n, "reason", retry.ReasonInvalidOutput.String(),
+		"delay", time.Duration(0), "discard_partial", true, "validation_retry", c.so.retries(), "error", out.Err)
+	c.svc.metrics.Retry(name, retry.ReasonInvalidOutput.String())
+	c.svc.metrics.ValidationRetry(name)
+	if err := c.sendWillRetry(n, &llmrelayv1.WillRetry{
+		Reason:         llmrelayv1.RetryReason_RETRY_REASON_INVALID_OUTPUT,
+		Delay:          durationpb.New(0),
+		DiscardPartial: true,
+		Cause:          apierr.InvalidOutputCause(ioe, name),
+	}); err != nil {
+		return err
+	}
+	c.preq.Messages = append(c.preq.Messages,
+		provider.Message{Role: provider.RoleAssistant, Content: res.text.String()},
+		provider.Message{Role: provider.RoleUser, Content: out.Reask})
+	return &nextAttempt{err: out.Err}
+}
+
+// sendPartial feeds an attempt's text delta to its partial-object reader
+// and, when what can be read of the reply changed, sends it as a
+// partial_object event. Partial objects are best effort: a value that does
+// not convert is skipped. Its error is a *sendError.
+func (c *call) sendPartial(n int, text string, res *attemptResult) error {
+	if res.partial == nil || !res.partial.Feed(text) {
+		return nil
+	}
+	v, ok := res.partial.Snapshot()
+	if !ok {
+		return nil
+	}
+	pv, err := res.partial.convert(v)
+	if err != nil {
+		return nil
+	}
+	res.partials++
+	if err := c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(n), Event: &llmrelayv1.GenerateEvent_PartialObject{PartialObject: pv}}); err != nil {
+		return &sendError{err}
+	}
+	return nil
+}
+
+// fillFinal adds the structured-output fields to the call's Final.
+func (so *structured) fillFinal(f *llmrelayv1.Final, res *attemptResult) {
+	if so == nil {
+		return
+	}
+	f.Object = res.object
+	f.ValidationRetries = uint32(so.session.Retries())
+	for _, v := range so.session.Errors() {
+		f.ValidationErrors = append(f.ValidationErrors, &llmrelayv1.ValidationError{
+			Attempt:          uint32(v.Attempt),
+			InstanceLocation: v.InstanceLocation,
+			KeywordLocation:  v.KeywordLocation,
+			Message:          v.Message,
+		})
+	}
+}
