@@ -242,15 +242,19 @@ func (c *call) handle(n int, ev provider.Event, res *attemptResult) error {
 			return nil
 		}
 		res.text.WriteString(ev.Text)
-		if err := c.sendDelta(n, &llmrelayv1.Delta{Text: ev.Text}, res); err != nil {
+		de := newDeltaEvent()
+		de.delta.Text = ev.Text
+		if err := c.sendDelta(n, de, res); err != nil {
 			return err
 		}
 		return c.sendPartial(n, ev.Text, res)
 	case provider.EventToolCall:
 		res.addToolCall(ev.ToolCall)
-		return c.sendDelta(n, &llmrelayv1.Delta{ToolCall: &llmrelayv1.ToolCallDelta{
+		de := newDeltaEvent()
+		de.delta.ToolCall = &llmrelayv1.ToolCallDelta{
 			Index: uint32(ev.ToolCall.Index), Id: ev.ToolCall.ID, Name: ev.ToolCall.Name, ArgumentsDelta: ev.ToolCall.ArgumentsDelta,
-		}}, res)
+		}
+		return c.sendDelta(n, de, res)
 	case provider.EventUsage:
 		res.usage = ev.Usage
 	case provider.EventFinish:
@@ -259,14 +263,31 @@ func (c *call) handle(n int, ev provider.Event, res *attemptResult) error {
 	return nil
 }
 
+// deltaEvent is a delta event's three messages in one allocation instead
+// of three: deltas are most of a call's events. Each event gets its own;
+// gRPC does not allow a message to be reused once sent.
+type deltaEvent struct {
+	event llmrelayv1.GenerateEvent
+	oneof llmrelayv1.GenerateEvent_Delta
+	delta llmrelayv1.Delta
+}
+
+func newDeltaEvent() *deltaEvent {
+	de := &deltaEvent{}
+	de.oneof.Delta = &de.delta
+	de.event.Event = &de.oneof
+	return de
+}
+
 // sendDelta sends one delta of attempt n. Its error is a *sendError.
-func (c *call) sendDelta(n int, d *llmrelayv1.Delta, res *attemptResult) error {
+func (c *call) sendDelta(n int, de *deltaEvent, res *attemptResult) error {
 	if !c.firstDelta {
 		c.firstDelta = true
 		c.svc.metrics.FirstDelta(c.entry.Config.Name, time.Since(c.start))
 	}
 	res.deltas++
-	if err := c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(n), Event: &llmrelayv1.GenerateEvent_Delta{Delta: d}}); err != nil {
+	de.event.Attempt = uint32(n)
+	if err := c.out.send(&de.event); err != nil {
 		return &sendError{err}
 	}
 	return nil
