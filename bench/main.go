@@ -127,7 +127,16 @@ func run(ctx context.Context, o options) error {
 	rep := report{chunks: o.chunks}
 	fmt.Printf("warming up, then %d streams of each kind at concurrency 1...\n", o.n)
 	latencies(ctx, d, r, min(o.n/4, 500))
+	before, err := rel.sample()
+	if err != nil {
+		return err
+	}
 	rep.directLat, rep.relayLat = latencies(ctx, d, r, o.n)
+	after, err := rel.sample()
+	if err != nil {
+		return err
+	}
+	rep.insideCall, rep.insideFirstDelta = inside(before, after)
 
 	for _, c := range o.levels {
 		fmt.Printf("throughput at concurrency %d (%v per kind)...\n", c, o.dur)

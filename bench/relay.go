@@ -156,6 +156,25 @@ type usage struct {
 	stack     float64       // goroutine stacks in use, bytes
 	mallocs   float64       // heap objects allocated so far
 	goroutine float64       // goroutines
+	// handled calls took handling seconds in all, from the interceptor
+	// chain's start to the status; firstDeltas calls took toFirstDelta
+	// seconds from the handler's start to their first delta.
+	handled, handling         float64
+	firstDeltas, toFirstDelta float64
+}
+
+// inside is the mean time per call between two samples: in llmrelay's
+// interceptor chain and handler, and from the handler's start to the first
+// delta.
+func inside(before, after usage) (call, firstDelta time.Duration) {
+	mean := func(sum, n float64) time.Duration {
+		if n <= 0 {
+			return 0
+		}
+		return time.Duration(sum / n * float64(time.Second))
+	}
+	return mean(after.handling-before.handling, after.handled-before.handled),
+		mean(after.toFirstDelta-before.toFirstDelta, after.firstDeltas-before.firstDeltas)
 }
 
 // sample reads the process's CPU time and RSS from /proc (the kernel's
@@ -191,10 +210,13 @@ func (r *relay) sample() (usage, error) {
 	}
 	u.heap, u.stack = m["go_memstats_heap_inuse_bytes"], m["go_memstats_stack_inuse_bytes"]
 	u.mallocs, u.goroutine = m["go_memstats_mallocs_total"], m["go_goroutines"]
+	u.handled, u.handling = m["grpc_server_handling_seconds_count"], m["grpc_server_handling_seconds_sum"]
+	u.firstDeltas, u.toFirstDelta = m["llmrelay_time_to_first_delta_seconds_count"], m["llmrelay_time_to_first_delta_seconds_sum"]
 	return u, nil
 }
 
-// metrics scrapes the unlabelled samples of /metrics.
+// metrics scrapes /metrics; samples of one name are summed over their
+// labels.
 func (r *relay) metrics() (map[string]float64, error) {
 	resp, err := http.Get("http://" + r.metricsAddr + "/metrics")
 	if err != nil {
@@ -206,15 +228,19 @@ func (r *relay) metrics() (map[string]float64, error) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if line == "" || line[0] == '#' || strings.ContainsRune(line, '{') {
+		if line == "" || line[0] == '#' {
 			continue
 		}
-		name, val, ok := strings.Cut(line, " ")
-		if !ok {
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
 			continue
 		}
-		if v, err := strconv.ParseFloat(val, 64); err == nil {
-			out[name] = v
+		name := line[:i]
+		if j := strings.IndexByte(name, '{'); j >= 0 {
+			name = name[:j]
+		}
+		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
+			out[name] += v
 		}
 	}
 	return out, sc.Err()

@@ -51,8 +51,12 @@ func (row loadRow) allocsPerStream() float64 {
 type report struct {
 	chunks              int
 	directLat, relayLat []result
-	loads               []loadRow
-	held                *held
+	// insideCall and insideFirstDelta are llmrelay's own view of the
+	// concurrency-1 relayed calls: the mean time in its interceptor chain
+	// and handler, and from the handler's start to the first delta.
+	insideCall, insideFirstDelta time.Duration
+	loads                        []loadRow
+	held                         *held
 }
 
 func (rep report) print(w io.Writer) {
@@ -72,6 +76,8 @@ func (rep report) print(w io.Writer) {
 	} {
 		fmt.Fprintf(w, "| %s | %s | %s | %s (×%.2f) |\n", l.name, us(l.d), us(l.r), signedUS(l.r-l.d), ratio(l.r, l.d))
 	}
+	fmt.Fprintf(w, "\nInside llmrelay (its metrics, means): %s per call from the interceptor chain's start to the status, %s from the handler's start to the first delta.\n",
+		us(rep.insideCall), us(rep.insideFirstDelta))
 	for _, kind := range []struct {
 		name string
 		rs   []result
