@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -178,13 +179,30 @@ func inside(before, after usage) (call, firstDelta time.Duration) {
 }
 
 // sample reads the process's CPU time and RSS from /proc (the kernel's
-// rusage for a live process) and the Go runtime's counters from /metrics.
+// rusage for a live process; zero where there is no /proc) and the Go
+// runtime's counters from /metrics.
 func (r *relay) sample() (usage, error) {
 	var u usage
+	if err := r.procStats(&u); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return u, err
+	}
+	m, err := r.metrics()
+	if err != nil {
+		return u, err
+	}
+	u.heap, u.stack = m["go_memstats_heap_inuse_bytes"], m["go_memstats_stack_inuse_bytes"]
+	u.mallocs, u.goroutine = m["go_memstats_mallocs_total"], m["go_goroutines"]
+	u.handled, u.handling = m["grpc_server_handling_seconds_count"], m["grpc_server_handling_seconds_sum"]
+	u.firstDeltas, u.toFirstDelta = m["llmrelay_time_to_first_delta_seconds_count"], m["llmrelay_time_to_first_delta_seconds_sum"]
+	return u, nil
+}
+
+// procStats reads the CPU time and RSS from /proc.
+func (r *relay) procStats(u *usage) error {
 	pid := r.cmd.Process.Pid
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return u, err
+		return err
 	}
 	// Fields after the command name, which is in parentheses and may hold
 	// spaces: state is field 3, utime 14, stime 15 (man 5 proc).
@@ -196,7 +214,7 @@ func (r *relay) sample() (usage, error) {
 	u.cpu = time.Duration(utime+stime) * time.Second / clockTicks
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return u, err
+		return err
 	}
 	for line := range strings.Lines(string(status)) {
 		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
@@ -204,15 +222,7 @@ func (r *relay) sample() (usage, error) {
 			u.rss = kb << 10
 		}
 	}
-	m, err := r.metrics()
-	if err != nil {
-		return u, err
-	}
-	u.heap, u.stack = m["go_memstats_heap_inuse_bytes"], m["go_memstats_stack_inuse_bytes"]
-	u.mallocs, u.goroutine = m["go_memstats_mallocs_total"], m["go_goroutines"]
-	u.handled, u.handling = m["grpc_server_handling_seconds_count"], m["grpc_server_handling_seconds_sum"]
-	u.firstDeltas, u.toFirstDelta = m["llmrelay_time_to_first_delta_seconds_count"], m["llmrelay_time_to_first_delta_seconds_sum"]
-	return u, nil
+	return nil
 }
 
 // metrics scrapes /metrics; samples of one name are summed over their
