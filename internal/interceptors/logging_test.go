@@ -2,6 +2,8 @@ package interceptors
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -85,5 +87,78 @@ func TestLogging(t *testing.T) {
 func TestCallFieldsWithoutRecord(t *testing.T) {
 	if f := callFields(context.Background()); f != nil {
 		t.Errorf("fields without a call record: %v", f)
+	}
+}
+
+// TestLoggingAboveInfo runs the same calls through a logger at info and one
+// at warn: at warn, successful and info-level calls log nothing, and every
+// warn or error finish line is the one the info logger wrote, field for
+// field (times, the peer's port and made-up request ids aside).
+func TestLoggingAboveInfo(t *testing.T) {
+	const secret = "sk-key"
+	keys := testKeys(t, auth.KeyConfig{Name: "checkout", SHA256: auth.HashKey(secret),
+		Scopes: []string{"generate", "models.list"}, Models: []string{"mock/*"}})
+	svc := &fakeService{
+		generate: func(req *llmrelayv1.GenerateRequest, s llmrelayv1.LLMService_GenerateServer) error {
+			switch req.GetMessages()[0].GetContent() {
+			case "fail":
+				callinfo.From(s.Context()).ObserveAttempt(3)
+				return status.Error(codes.Unavailable, "provider down")
+			case "metadata":
+				return &apierr.Error{Code: codes.Unavailable, Reason: apierr.ReasonProviderUnavailable,
+					Metadata: map[string]string{"attempts": "4"}}
+			}
+			return nil
+		},
+		listModels: func(context.Context, *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error) {
+			return nil, status.Error(codes.Internal, "broken")
+		},
+	}
+	run := func(level slog.Level) []map[string]any {
+		logs := &logBuffer{}
+		logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: level}))
+		c := serve(t, svc, Recovery(discardLogger()), Logging(logger), APIOnly(Auth(keys)), ModelAccess())
+		ctx := withKey(testCtx(t), secret)
+		for i, content := range []string{"ok", "fail", "metadata"} {
+			req := validRequest()
+			req.RequestId = fmt.Sprintf("0b5e4a8e-8f5c-4d69-9a43-3f7b1e7e2a1%d", i)
+			req.Messages[0].Content = content
+			_, _ = c.generate(ctx, req)
+		}
+		_, _ = c.generate(withKey(testCtx(t), "wrong"), validRequest()) // Unauthenticated: info
+		_, _ = c.llm.ListModels(ctx, &llmrelayv1.ListModelsRequest{})   // Internal: error
+		return logs.lines(t, "finished call")
+	}
+	info, warn := run(slog.LevelInfo), run(slog.LevelWarn)
+	var want []map[string]any
+	for _, l := range info {
+		if l["level"] != "INFO" {
+			want = append(want, l)
+		}
+	}
+	if len(want) != 3 || len(warn) != len(want) {
+		t.Fatalf("%d finish lines at warn, want the info logger's %d warn and error lines:\n%v\n%v", len(warn), len(want), warn, want)
+	}
+	for i, w := range want {
+		g := warn[i]
+		for k := range g {
+			if _, ok := w[k]; !ok {
+				t.Errorf("line %d: field %q not in the info logger's line", i, k)
+			}
+		}
+		for k, v := range w {
+			gv, ok := g[k]
+			switch {
+			case !ok:
+				t.Errorf("line %d lacks %q (info logger: %v)", i, k, v)
+			case k == "time" || k == "grpc.start_time" || k == "grpc.time_ms" || k == "peer.address":
+			case k == FieldRequestID && w["grpc.method"] == "ListModels": // made up per call
+			case gv != v:
+				t.Errorf("line %d: %s = %v, info logger: %v", i, k, gv, v)
+			}
+		}
+	}
+	if warn[0][FieldAttempts] != float64(3) || warn[1][FieldAttempts] != float64(4) || warn[1][FieldReason] == nil {
+		t.Errorf("attempts or reason missing at warn: %v", warn)
 	}
 }
