@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	grpcmeta "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
@@ -90,11 +93,34 @@ func TestCallFieldsWithoutRecord(t *testing.T) {
 	}
 }
 
-// TestLoggingAboveInfo runs the same calls through a logger at info and one
-// at warn: at warn, successful and info-level calls log nothing, and every
-// warn or error finish line is the one the info logger wrote, field for
-// field (times, the peer's port and made-up request ids aside).
-func TestLoggingAboveInfo(t *testing.T) {
+// middlewareLogging is the logging link as go-grpc-middleware's logging
+// interceptor builds it, with Logging's options: the reference Logging's
+// lines are held to.
+func middlewareLogging(logger *slog.Logger) Link {
+	l := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
+		logger.Log(ctx, slog.Level(lvl), msg, fields...)
+	})
+	opts := []logging.Option{
+		logging.WithLogOnEvents(logging.StartCall, logging.FinishCall),
+		logging.WithFieldsFromContext(callFields),
+		logging.WithErrorFields(errorFields),
+	}
+	notHealth := selector.MatchFunc(func(_ context.Context, c grpcmeta.CallMeta) bool {
+		return c.Service != "grpc.health.v1.Health"
+	})
+	return Link{
+		Name:   "logging",
+		Unary:  selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(l, opts...), notHealth),
+		Stream: selector.StreamServerInterceptor(logging.StreamServerInterceptor(l, opts...), notHealth),
+	}
+}
+
+// TestLoggingMatchesMiddleware runs the same calls through Logging and
+// through go-grpc-middleware's logging interceptor, at info and at warn: the
+// lines are the same, field for field (times, the peer's port and made-up
+// request ids aside), and at warn neither writes a start line or a
+// successful call's line.
+func TestLoggingMatchesMiddleware(t *testing.T) {
 	const secret = "sk-key"
 	keys := testKeys(t, auth.KeyConfig{Name: "checkout", SHA256: auth.HashKey(secret),
 		Scopes: []string{"generate", "models.list"}, Models: []string{"mock/*"}})
@@ -108,16 +134,19 @@ func TestLoggingAboveInfo(t *testing.T) {
 				return &apierr.Error{Code: codes.Unavailable, Reason: apierr.ReasonProviderUnavailable,
 					Metadata: map[string]string{"attempts": "4"}}
 			}
-			return nil
+			return s.Send(&llmrelayv1.GenerateEvent{Sequence: 1, Attempt: 1})
 		},
-		listModels: func(context.Context, *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error) {
-			return nil, status.Error(codes.Internal, "broken")
+		listModels: func(_ context.Context, req *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error) {
+			if req.GetProvider() == "fail" {
+				return nil, status.Error(codes.Internal, "broken")
+			}
+			return &llmrelayv1.ListModelsResponse{}, nil
 		},
 	}
-	run := func(level slog.Level) []map[string]any {
+	run := func(link func(*slog.Logger) Link, level slog.Level) []map[string]any {
 		logs := &logBuffer{}
 		logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: level}))
-		c := serve(t, svc, Recovery(discardLogger()), Logging(logger), APIOnly(Auth(keys)), ModelAccess())
+		c := serve(t, svc, Recovery(discardLogger()), link(logger), APIOnly(Auth(keys)), ModelAccess())
 		ctx := withKey(testCtx(t), secret)
 		for i, content := range []string{"ok", "fail", "metadata"} {
 			req := validRequest()
@@ -125,40 +154,40 @@ func TestLoggingAboveInfo(t *testing.T) {
 			req.Messages[0].Content = content
 			_, _ = c.generate(ctx, req)
 		}
-		_, _ = c.generate(withKey(testCtx(t), "wrong"), validRequest()) // Unauthenticated: info
-		_, _ = c.llm.ListModels(ctx, &llmrelayv1.ListModelsRequest{})   // Internal: error
-		return logs.lines(t, "finished call")
+		_, _ = c.generate(withKey(testCtx(t), "wrong"), validRequest())               // Unauthenticated: info
+		_, _ = c.llm.ListModels(ctx, &llmrelayv1.ListModelsRequest{})                 // OK: info
+		_, _ = c.llm.ListModels(ctx, &llmrelayv1.ListModelsRequest{Provider: "fail"}) // Internal: error
+		_, _ = c.health.Check(testCtx(t), &healthpb.HealthCheckRequest{})             // not logged
+		return append(logs.lines(t, "started call"), logs.lines(t, "finished call")...)
 	}
-	info, warn := run(slog.LevelInfo), run(slog.LevelWarn)
-	var want []map[string]any
-	for _, l := range info {
-		if l["level"] != "INFO" {
-			want = append(want, l)
-		}
-	}
-	if len(want) != 3 || len(warn) != len(want) {
-		t.Fatalf("%d finish lines at warn, want the info logger's %d warn and error lines:\n%v\n%v", len(warn), len(want), warn, want)
-	}
-	for i, w := range want {
-		g := warn[i]
-		for k := range g {
-			if _, ok := w[k]; !ok {
-				t.Errorf("line %d: field %q not in the info logger's line", i, k)
+	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelWarn} {
+		t.Run(level.String(), func(t *testing.T) {
+			want, got := run(middlewareLogging, level), run(Logging, level)
+			if len(got) != len(want) || len(want) == 0 {
+				t.Fatalf("%d lines, the middleware wrote %d:\n%v\n%v", len(got), len(want), got, want)
 			}
-		}
-		for k, v := range w {
-			gv, ok := g[k]
-			switch {
-			case !ok:
-				t.Errorf("line %d lacks %q (info logger: %v)", i, k, v)
-			case k == "time" || k == "grpc.start_time" || k == "grpc.time_ms" || k == "peer.address":
-			case k == FieldRequestID && w["grpc.method"] == "ListModels": // made up per call
-			case gv != v:
-				t.Errorf("line %d: %s = %v, info logger: %v", i, k, gv, v)
+			for i, w := range want {
+				g := got[i]
+				if level > slog.LevelInfo && g["level"] == "INFO" {
+					t.Errorf("line %d at info through a logger at %v", i, level)
+				}
+				for k := range g {
+					if _, ok := w[k]; !ok {
+						t.Errorf("line %d: field %q not in the middleware's line %v", i, k, w)
+					}
+				}
+				for k, v := range w {
+					gv, ok := g[k]
+					switch {
+					case !ok:
+						t.Errorf("line %d lacks %q (middleware: %v)", i, k, v)
+					case k == "time" || k == "grpc.start_time" || k == "grpc.request.deadline" || k == "grpc.time_ms" || k == "peer.address":
+					case k == FieldRequestID && !strings.HasPrefix(v.(string), "0b5e4a8e-"): // made up per call
+					case gv != v:
+						t.Errorf("line %d: %s = %v, middleware: %v", i, k, gv, v)
+					}
+				}
 			}
-		}
-	}
-	if warn[0][FieldAttempts] != float64(3) || warn[1][FieldAttempts] != float64(4) || warn[1][FieldReason] == nil {
-		t.Errorf("attempts or reason missing at warn: %v", warn)
+		})
 	}
 }
