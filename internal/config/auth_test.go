@@ -1,6 +1,7 @@
 package config
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -83,9 +84,31 @@ func TestLimitsAreChecked(t *testing.T) {
 		"limits: {max_request_bytes: 16777216}\n": "limits.max_request_bytes",
 		"limits: {provider_queue: -1}\n":          "limits.provider_queue",
 		"limits: {keepalive_min_time: 0s}\n":      "keepalive",
+		"limits: {stream_workers: -2}\n":          "limits.stream_workers",
 	} {
 		if _, err := Parse([]byte(yaml)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want an error mentioning %s", yaml, err, want)
 		}
+	}
+}
+
+func TestStreamWorkerCount(t *testing.T) {
+	for _, tt := range []struct {
+		yaml string
+		want int
+	}{
+		{"listen: 127.0.0.1:0\n", 8 * runtime.GOMAXPROCS(0)},
+		{"limits: {stream_workers: -1}\n", 0},
+		{"limits: {stream_workers: 100}\n", 100},
+	} {
+		t.Run(tt.yaml, func(t *testing.T) {
+			cfg, err := Parse([]byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.Limits.StreamWorkerCount(); got != tt.want {
+				t.Errorf("StreamWorkerCount() = %d, want %d", got, tt.want)
+			}
+		})
 	}
 }

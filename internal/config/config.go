@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -140,6 +141,24 @@ type Limits struct {
 	// before closing the connection.
 	KeepaliveTime    time.Duration `yaml:"keepalive_time"`
 	KeepaliveTimeout time.Duration `yaml:"keepalive_timeout"`
+	// StreamWorkers is how many goroutines gRPC keeps to serve calls
+	// (grpc.NumStreamWorkers): a call served by one reuses the stack an
+	// earlier call grew instead of growing a new one; calls beyond them get
+	// a goroutine of their own, as without the pool. 0 picks 8 per CPU
+	// (GOMAXPROCS); -1 turns the pool off.
+	StreamWorkers int `yaml:"stream_workers"`
+}
+
+// StreamWorkerCount returns the number of stream workers StreamWorkers
+// asks for: 8 per CPU when it is 0, none when it is negative.
+func (l Limits) StreamWorkerCount() int {
+	switch {
+	case l.StreamWorkers < 0:
+		return 0
+	case l.StreamWorkers == 0:
+		return 8 * runtime.GOMAXPROCS(0)
+	}
+	return l.StreamWorkers
 }
 
 // StructuredOutput bounds structured-output requests.
@@ -351,6 +370,9 @@ func (c *Config) Validate() error {
 	}
 	if l.ProviderQueue < 0 {
 		bad("limits.provider_queue: must not be negative")
+	}
+	if l.StreamWorkers < -1 {
+		bad("limits.stream_workers: %d is not -1 (off), 0 (8 per CPU) or a count", l.StreamWorkers)
 	}
 	if l.KeepaliveMinTime <= 0 || l.KeepaliveTime <= 0 || l.KeepaliveTimeout <= 0 {
 		bad("limits: keepalive_min_time, keepalive_time and keepalive_timeout must be positive")

@@ -2,6 +2,8 @@ package interceptors
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -10,17 +12,21 @@ import (
 )
 
 // BenchmarkChain measures a one-event Generate call over bufconn with no
-// links and with every link, as internal/server chains them.
+// links and with every link, as internal/server chains them, logging at info
+// and at warn (the level that drops the start and success lines).
 func BenchmarkChain(b *testing.B) {
 	keys := testKeys(b, auth.KeyConfig{Name: "k", SHA256: auth.HashKey("bench-key"), Scopes: []string{"generate"},
 		Models: []string{"mock/*"}, RequestsPerSecond: 1e9, Burst: 1e9, MaxConcurrentStreams: 1000})
 	m := metrics.New()
-	all := []Link{
-		Recovery(discardLogger()), Metrics(m), Logging(discardLogger()), APIOnly(Auth(keys)),
-		NewKeyLimits(keys, m).Link(), APIOnly(Deadline(time.Minute, time.Hour)), RequestSize(4 << 20),
-		Validate(newValidator(b)), ModelAccess(), NewProviderQueue(map[string]int{"mock": 1000}, 10, m).Link(),
+	all := func(log *slog.Logger) []Link {
+		return []Link{
+			Recovery(log), Metrics(m), Logging(log), APIOnly(Auth(keys)),
+			NewKeyLimits(keys, m).Link(), APIOnly(Deadline(time.Minute, time.Hour)), RequestSize(4 << 20),
+			Validate(newValidator(b)), ModelAccess(), NewProviderQueue(map[string]int{"mock": 1000}, 10, m).Link(),
+		}
 	}
-	for name, links := range map[string][]Link{"none": nil, "all": all} {
+	warn := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	for name, links := range map[string][]Link{"none": nil, "all": all(discardLogger()), "all-log-warn": all(warn)} {
 		b.Run(name, func(b *testing.B) {
 			c := serve(b, &fakeService{}, links...)
 			ctx := withKey(context.Background(), "bench-key")

@@ -3,13 +3,18 @@ package interceptors
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"strconv"
+	"sync/atomic"
+	"time"
 
 	grpcmeta "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
@@ -25,30 +30,132 @@ const (
 	FieldReason    = "reason"
 )
 
-// Logging logs each call with slog through go-grpc-middleware's logging
-// interceptor: "started call" once the request has arrived and "finished
-// call" with its code and duration. Both carry the call record's request_id,
-// key name and model; the finish line also carries the attempts (from the
-// call record, else from the error's ErrorInfo metadata) and the ErrorInfo
-// reason. Credentials, request contents and provider keys are
+// Logging logs each call with slog, with go-grpc-middleware's logging
+// fields and levels: "started call" once the request has arrived (at info)
+// and "finished call" with its code and duration (at the middleware's level
+// for the code: info, warn or error). Both carry the call record's
+// request_id, key name and model; the finish line also carries the attempts
+// (from the call record, else from the error's ErrorInfo metadata) and the
+// ErrorInfo reason. Credentials, request contents and provider keys are
 // never logged. Health checks are not logged (probes would flood the log).
+//
+// A line's fields are built only when its level is enabled, so a logger at
+// warn costs a successful call nothing but two level checks.
 func Logging(logger *slog.Logger) Link {
-	l := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
-		logger.Log(ctx, slog.Level(lvl), msg, fields...)
-	})
-	opts := []logging.Option{
-		logging.WithLogOnEvents(logging.StartCall, logging.FinishCall),
-		logging.WithFieldsFromContext(callFields),
-		logging.WithErrorFields(errorFields),
-	}
 	notHealth := selector.MatchFunc(func(_ context.Context, c grpcmeta.CallMeta) bool {
 		return c.Service != "grpc.health.v1.Health"
 	})
+	unary := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		cl := &callLog{logger: logger, ctx: ctx, meta: grpcmeta.NewServerCallMeta(info.FullMethod, nil, req), start: time.Now()}
+		cl.started(nil)
+		resp, err := h(ctx, req)
+		cl.finished(err)
+		return resp, err
+	}
+	stream := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+		ls := &loggingStream{ServerStream: ss, log: callLog{logger: logger, ctx: ss.Context(),
+			meta: grpcmeta.NewServerCallMeta(info.FullMethod, info, nil), start: time.Now()}}
+		err := h(srv, ls)
+		ls.log.finished(err)
+		return err
+	}
 	return Link{
 		Name:   "logging",
-		Unary:  selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(l, opts...), notHealth),
-		Stream: selector.StreamServerInterceptor(logging.StreamServerInterceptor(l, opts...), notHealth),
+		Unary:  selector.UnaryServerInterceptor(unary, notHealth),
+		Stream: selector.StreamServerInterceptor(stream, notHealth),
 	}
+}
+
+// callLog writes one call's start and finish lines.
+type callLog struct {
+	logger      *slog.Logger
+	ctx         context.Context
+	meta        grpcmeta.CallMeta
+	start       time.Time
+	startLogged atomic.Bool
+}
+
+// started writes the start line, once per call: when the first message has
+// been received or sent (err is that operation's error).
+func (c *callLog) started(err error) {
+	if c.startLogged.Swap(true) {
+		return
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	lvl := slog.Level(logging.DefaultServerCodeToLevel(status.Code(err)))
+	if !c.logger.Enabled(c.ctx, lvl) {
+		return
+	}
+	f := c.fields(err)
+	f = append(f, logging.DurationToTimeMillisFields(time.Since(c.start))...)
+	c.logger.Log(c.ctx, lvl, "started call", f...)
+}
+
+// finished writes the finish line of a call that ended with err.
+func (c *callLog) finished(err error) {
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	code := status.Code(err)
+	lvl := slog.Level(logging.DefaultServerCodeToLevel(code))
+	if !c.logger.Enabled(c.ctx, lvl) {
+		return
+	}
+	f := c.fields(nil)
+	f = append(f, "grpc.code", code.String())
+	if err != nil {
+		f = append(f, "grpc.error", err.Error())
+		// The call record's attempts, when it has them, come first.
+		f = f.AppendUnique(errorFields(err))
+	}
+	f = append(f, logging.DurationToTimeMillisFields(time.Since(c.start))...)
+	c.logger.Log(c.ctx, lvl, "finished call", f...)
+}
+
+// fields returns the fields every line of the call carries, in
+// go-grpc-middleware's order: the call record's, the call's own, and err's
+// (if not nil).
+func (c *callLog) fields(err error) logging.Fields {
+	f := append(callFields(c.ctx),
+		logging.SystemTag[0], logging.SystemTag[1],
+		logging.ComponentFieldKey, logging.KindServerFieldValue,
+		logging.ServiceFieldKey, c.meta.Service,
+		logging.MethodFieldKey, c.meta.Method,
+		logging.MethodTypeFieldKey, string(c.meta.Typ))
+	if p, ok := peer.FromContext(c.ctx); ok {
+		f = append(f, "peer.address", p.Addr.String())
+	}
+	f = append(f, "grpc.start_time", c.start.Format(time.RFC3339))
+	if d, ok := c.ctx.Deadline(); ok {
+		f = append(f, "grpc.request.deadline", d.Format(time.RFC3339))
+	}
+	if err != nil {
+		f = append(f, "grpc.error", err.Error())
+		f = f.AppendUnique(errorFields(err))
+	}
+	return f
+}
+
+// loggingStream writes the call's start line on its first message.
+type loggingStream struct {
+	grpc.ServerStream
+	log callLog
+}
+
+// RecvMsg implements grpc.ServerStream.
+func (s *loggingStream) RecvMsg(m any) error {
+	err := s.ServerStream.RecvMsg(m)
+	s.log.started(err)
+	return err
+}
+
+// SendMsg implements grpc.ServerStream.
+func (s *loggingStream) SendMsg(m any) error {
+	err := s.ServerStream.SendMsg(m)
+	s.log.started(err)
+	return err
 }
 
 // callFields returns the call record's fields; go-grpc-middleware calls it

@@ -2,9 +2,14 @@ package interceptors
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 
+	grpcmeta "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
@@ -85,5 +90,104 @@ func TestLogging(t *testing.T) {
 func TestCallFieldsWithoutRecord(t *testing.T) {
 	if f := callFields(context.Background()); f != nil {
 		t.Errorf("fields without a call record: %v", f)
+	}
+}
+
+// middlewareLogging is the logging link as go-grpc-middleware's logging
+// interceptor builds it, with Logging's options: the reference Logging's
+// lines are held to.
+func middlewareLogging(logger *slog.Logger) Link {
+	l := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
+		logger.Log(ctx, slog.Level(lvl), msg, fields...)
+	})
+	opts := []logging.Option{
+		logging.WithLogOnEvents(logging.StartCall, logging.FinishCall),
+		logging.WithFieldsFromContext(callFields),
+		logging.WithErrorFields(errorFields),
+	}
+	notHealth := selector.MatchFunc(func(_ context.Context, c grpcmeta.CallMeta) bool {
+		return c.Service != "grpc.health.v1.Health"
+	})
+	return Link{
+		Name:   "logging",
+		Unary:  selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(l, opts...), notHealth),
+		Stream: selector.StreamServerInterceptor(logging.StreamServerInterceptor(l, opts...), notHealth),
+	}
+}
+
+// TestLoggingMatchesMiddleware runs the same calls through Logging and
+// through go-grpc-middleware's logging interceptor, at info and at warn: the
+// lines are the same, field for field (times, the peer's port and made-up
+// request ids aside), and at warn neither writes a start line or a
+// successful call's line.
+func TestLoggingMatchesMiddleware(t *testing.T) {
+	const secret = "sk-key"
+	keys := testKeys(t, auth.KeyConfig{Name: "checkout", SHA256: auth.HashKey(secret),
+		Scopes: []string{"generate", "models.list"}, Models: []string{"mock/*"}})
+	svc := &fakeService{
+		generate: func(req *llmrelayv1.GenerateRequest, s llmrelayv1.LLMService_GenerateServer) error {
+			switch req.GetMessages()[0].GetContent() {
+			case "fail":
+				callinfo.From(s.Context()).ObserveAttempt(3)
+				return status.Error(codes.Unavailable, "provider down")
+			case "metadata":
+				return &apierr.Error{Code: codes.Unavailable, Reason: apierr.ReasonProviderUnavailable,
+					Metadata: map[string]string{"attempts": "4"}}
+			}
+			return s.Send(&llmrelayv1.GenerateEvent{Sequence: 1, Attempt: 1})
+		},
+		listModels: func(_ context.Context, req *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error) {
+			if req.GetProvider() == "fail" {
+				return nil, status.Error(codes.Internal, "broken")
+			}
+			return &llmrelayv1.ListModelsResponse{}, nil
+		},
+	}
+	run := func(link func(*slog.Logger) Link, level slog.Level) []map[string]any {
+		logs := &logBuffer{}
+		logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: level}))
+		c := serve(t, svc, Recovery(discardLogger()), link(logger), APIOnly(Auth(keys)), ModelAccess())
+		ctx := withKey(testCtx(t), secret)
+		for i, content := range []string{"ok", "fail", "metadata"} {
+			req := validRequest()
+			req.RequestId = fmt.Sprintf("0b5e4a8e-8f5c-4d69-9a43-3f7b1e7e2a1%d", i)
+			req.Messages[0].Content = content
+			_, _ = c.generate(ctx, req)
+		}
+		_, _ = c.generate(withKey(testCtx(t), "wrong"), validRequest())               // Unauthenticated: info
+		_, _ = c.llm.ListModels(ctx, &llmrelayv1.ListModelsRequest{})                 // OK: info
+		_, _ = c.llm.ListModels(ctx, &llmrelayv1.ListModelsRequest{Provider: "fail"}) // Internal: error
+		_, _ = c.health.Check(testCtx(t), &healthpb.HealthCheckRequest{})             // not logged
+		return append(logs.lines(t, "started call"), logs.lines(t, "finished call")...)
+	}
+	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelWarn} {
+		t.Run(level.String(), func(t *testing.T) {
+			want, got := run(middlewareLogging, level), run(Logging, level)
+			if len(got) != len(want) || len(want) == 0 {
+				t.Fatalf("%d lines, the middleware wrote %d:\n%v\n%v", len(got), len(want), got, want)
+			}
+			for i, w := range want {
+				g := got[i]
+				if level > slog.LevelInfo && g["level"] == "INFO" {
+					t.Errorf("line %d at info through a logger at %v", i, level)
+				}
+				for k := range g {
+					if _, ok := w[k]; !ok {
+						t.Errorf("line %d: field %q not in the middleware's line %v", i, k, w)
+					}
+				}
+				for k, v := range w {
+					gv, ok := g[k]
+					switch {
+					case !ok:
+						t.Errorf("line %d lacks %q (middleware: %v)", i, k, v)
+					case k == "time" || k == "grpc.start_time" || k == "grpc.request.deadline" || k == "grpc.time_ms" || k == "peer.address":
+					case k == FieldRequestID && !strings.HasPrefix(v.(string), "0b5e4a8e-"): // made up per call
+					case gv != v:
+						t.Errorf("line %d: %s = %v, middleware: %v", i, k, gv, v)
+					}
+				}
+			}
+		})
 	}
 }

@@ -68,8 +68,8 @@ func (s *Server) interceptorChain() ([]interceptors.Link, error) {
 }
 
 // serverOptions returns the gRPC server options: the interceptor chain,
-// message and stream limits, keepalive enforcement and, when configured,
-// TLS.
+// message and stream limits, keepalive enforcement, the stream worker pool
+// and, when configured, TLS.
 func (s *Server) serverOptions() ([]grpc.ServerOption, error) {
 	links, err := s.interceptorChain()
 	if err != nil {
@@ -86,6 +86,11 @@ func (s *Server) serverOptions() ([]grpc.ServerOption, error) {
 		// answer, so dead peers do not hold streams.
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: l.KeepaliveTime, Timeout: l.KeepaliveTimeout}),
 	)
+	if n := l.StreamWorkerCount(); n > 0 {
+		// Calls run on a pool of goroutines whose stacks have already
+		// grown through the interceptor chain.
+		opts = append(opts, grpc.NumStreamWorkers(uint32(n)))
+	}
 	if s.cfg.TLS.Enabled() {
 		cert, err := tls.LoadX509KeyPair(s.cfg.TLS.CertFile, s.cfg.TLS.KeyFile)
 		if err != nil {

@@ -60,7 +60,9 @@ func WithRetryTimer(t service.Timer) Option { return func(s *Server) { s.timer =
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 
-// New builds a Server from a validated configuration.
+// New builds a Server from a validated configuration. The Server starts its
+// stream workers (limits.stream_workers) at once: call Shutdown when done
+// with it, even if it never served.
 func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	s := &Server{cfg: cfg, log: slog.New(slog.DiscardHandler), metrics: metrics.New()}
 	for _, o := range opts {
