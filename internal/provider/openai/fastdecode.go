@@ -11,7 +11,7 @@ import (
 // chunks that make up nearly every stream: text deltas, finish reasons and
 // usage. It scans the data once where encoding/json scans it twice through
 // reflection, which made the JSON decode the largest CPU cost of relaying a
-// stream (see docs/performance.md).
+// stream (see the README's performance section).
 //
 // It reports false, leaving c in any state, on anything it does not handle
 // the way encoding/json does or does not handle at all: tool calls, an error
