@@ -5,7 +5,8 @@
 //
 // The package knows nothing of gRPC or of retries: an adapter reports what
 // happened (an HTTP status, the provider's error type, a retry hint, a dropped
-// connection) and internal/retry decides what it means.
+// connection) and which failure Class that is, by its own error table;
+// internal/retry decides what follows.
 package provider
 
 import (
@@ -231,12 +232,18 @@ const (
 )
 
 // Error is a failure reported by a provider or by the network on the way to
-// it. internal/retry classifies it by Kind, Status, Type and ShouldRetry,
-// never by Message.
+// it. Its Class is the adapter's verdict; internal/retry reads Class,
+// ShouldRetry and the retry hint, never Message.
 type Error struct {
 	Kind ErrorKind
+	// Class is the kind of failure, from the adapter's error table (by the
+	// HTTP status and the provider's error type, see HTTPClass, or for an
+	// in-stream error by its type alone). ClassUnknown when the adapter does
+	// not recognise the error; see FailureClass.
+	Class Class
 	// Status is the HTTP status (KindHTTP), or for KindInStream the status
-	// the provider's error stands for when it says (0 when it does not).
+	// the provider's error stands for when it says (0 when it does not). It
+	// is reported to clients and logs; the class does not derive from it.
 	Status int
 	// Type is the provider's error type or status name, e.g.
 	// "overloaded_error", "insufficient_quota", "RESOURCE_EXHAUSTED".
@@ -283,6 +290,23 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
+
+// FailureClass returns the error's class: Class when the adapter set one,
+// else what the error's kind says by itself: ClassTransport for
+// KindTransport, the generic meaning of the status (ClassOfStatus) for
+// KindHTTP. An in-stream error the adapter did not classify stays
+// ClassUnknown: only the provider's own table knows its types.
+func (e *Error) FailureClass() Class {
+	switch {
+	case e.Class != ClassUnknown:
+		return e.Class
+	case e.Kind == KindTransport:
+		return ClassTransport
+	case e.Kind == KindHTTP:
+		return ClassOfStatus(e.Status)
+	}
+	return ClassUnknown
+}
 
 // FieldError says that a request field is invalid for a provider, for
 // example a malformed mock fault list. It becomes INVALID_ARGUMENT with a

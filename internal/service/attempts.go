@@ -130,7 +130,7 @@ func (c *call) afterFailure(ctx context.Context, res *attemptResult, err error, 
 	}
 	name, n := c.entry.Config.Name, c.attempts
 	cl := retry.Classify(err)
-	if cl.Class != retry.ClassCanceled && cl.Class != retry.ClassDeadline {
+	if cl.Class != provider.ClassCanceled && cl.Class != provider.ClassDeadline {
 		c.svc.metrics.ProviderError(name, cl.Class.String())
 	}
 	// Re-asks do not count against max_attempts: the attempt's number in

@@ -150,12 +150,13 @@ func Run(t *testing.T, h Harness) {
 	statusCases := []struct {
 		s      Scenario
 		status []int
+		class  provider.Class
 	}{
-		{RateLimited, []int{429}},
-		{ServerError, []int{500}},
-		{Overloaded, []int{529, 503}},
-		{BadRequest, []int{400}},
-		{Unauthorized, []int{401}},
+		{RateLimited, []int{429}, provider.ClassRateLimited},
+		{ServerError, []int{500}, provider.ClassServerError},
+		{Overloaded, []int{529, 503}, provider.ClassOverloaded},
+		{BadRequest, []int{400}, provider.ClassRejected},
+		{Unauthorized, []int{401}, provider.ClassAuth},
 	}
 	for _, c := range statusCases {
 		t.Run(string(c.s), func(t *testing.T) {
@@ -166,6 +167,9 @@ func Run(t *testing.T, h Harness) {
 			pe := wantError(t, r.Err, provider.KindHTTP)
 			if !slices.Contains(c.status, pe.Status) {
 				t.Errorf("status = %d, want one of %v", pe.Status, c.status)
+			}
+			if pe.Class != c.class {
+				t.Errorf("class = %v, want %v: the adapter's error table classifies its errors", pe.Class, c.class)
 			}
 			if pe.Message == "" {
 				t.Error("the error has no message")
@@ -194,6 +198,12 @@ func Run(t *testing.T, h Harness) {
 			if c.kind == provider.KindInStream && (pe.Status < 500 || pe.Type == "") {
 				t.Errorf("in-stream error has status %d and type %q, want a 5xx status and the provider's type", pe.Status, pe.Type)
 			}
+			if c.kind == provider.KindInStream && pe.Class != provider.ClassServerError && pe.Class != provider.ClassOverloaded {
+				t.Errorf("in-stream error has class %v, want server_error or overloaded from the adapter's error table", pe.Class)
+			}
+			if c.kind == provider.KindTransport && pe.Class != provider.ClassTransport {
+				t.Errorf("class = %v, want transport", pe.Class)
+			}
 		})
 	}
 
@@ -202,7 +212,9 @@ func Run(t *testing.T, h Harness) {
 		if !strings.HasPrefix(WantText, r.Text) || r.Text == "" {
 			t.Errorf("text = %q, want a prefix of %q", r.Text, WantText)
 		}
-		wantError(t, r.Err, provider.KindTransport)
+		if pe := wantError(t, r.Err, provider.KindTransport); pe.Class != provider.ClassTransport {
+			t.Errorf("class = %v, want transport", pe.Class)
+		}
 	})
 
 	t.Run("stall then cancel", func(t *testing.T) {
