@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -178,8 +177,8 @@ func TestValidationRetries(t *testing.T) {
 
 // FuzzCompile compiles arbitrary schemas: Compile answers with a schema or
 // a typed error, never a panic, and for every schema it accepts, Instance
-// and the provider forms do not panic and the provider forms are schemas
-// that compile too.
+// and Lower do not panic and the lowered forms are schemas that compile
+// too.
 func FuzzCompile(f *testing.F) {
 	for _, s := range []string{issueSchema, strictSchema, benchSchema, `{"type":12}`, `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#"}}}`,
 		`{"anyOf":[{"minimum":1.5,"multipleOf":0.5}],"pattern":"^a+$","minItems":2}`, `true`, `{"items":[{}],"additionalItems":false}`} {
@@ -202,34 +201,16 @@ func FuzzCompile(f *testing.F) {
 		if _, err := ParseReply(text); err != nil && !strings.Contains(err.Error(), "too large") {
 			t.Fatalf("instance %q does not parse: %v", text, err)
 		}
-		if _, err := OpenAIResponseFormat("x", s.JSON()); err != nil {
-			t.Fatalf("OpenAIResponseFormat: %v", err)
-		}
-		for _, form := range []func([]byte) (json.RawMessage, error){
-			func(b []byte) (json.RawMessage, error) {
-				f, err := AnthropicOutputFormat(b)
-				if err != nil {
-					return nil, err
-				}
-				return f.Schema, nil
-			},
-			func(b []byte) (json.RawMessage, error) {
-				f, err := GeminiResponseSchema(b)
-				if err != nil {
-					return nil, err
-				}
-				return f.ResponseJSONSchema, nil
-			},
-		} {
-			native, err := form(s.JSON())
+		for _, d := range []*Dialect{{Strict: testStrict}, rewriting} {
+			l, err := Lower(s.JSON(), d)
 			if errors.Is(err, ErrNoNativeForm) {
 				continue
 			}
 			if err != nil {
-				t.Fatalf("native form: %v", err)
+				t.Fatalf("Lower: %v", err)
 			}
-			if _, err := NewCache(Config{}).Compile(native); err != nil {
-				t.Fatalf("native form %s of %s does not compile: %v", native, s.JSON(), err)
+			if _, err := NewCache(Config{}).Compile(l.Schema); err != nil {
+				t.Fatalf("the lowered form %s of %s does not compile: %v", l.Schema, s.JSON(), err)
 			}
 		}
 	})

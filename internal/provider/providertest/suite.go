@@ -135,7 +135,7 @@ func Run(t *testing.T, h Harness) {
 		}
 		for i, want := range WantToolCalls {
 			got := r.ToolCalls[i]
-			if got.ID != want.ID || got.Name != want.Name || !sameJSON(got.Arguments, want.Arguments) {
+			if got.ID != want.ID || got.Name != want.Name || !SameJSON(got.Arguments, want.Arguments) {
 				t.Errorf("tool call %d = %+v, want %+v", i, got, want)
 			}
 		}
@@ -359,8 +359,9 @@ func count(r Result, k provider.EventKind) int {
 	return n
 }
 
-// sameJSON reports whether a and b are the same JSON value.
-func sameJSON(a, b string) bool {
+// SameJSON reports whether a and b are the same JSON value, whatever their
+// key order and spacing.
+func SameJSON(a, b string) bool {
 	var x, y any
 	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
 		return false
