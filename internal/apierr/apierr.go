@@ -11,6 +11,7 @@ package apierr
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -134,7 +135,8 @@ func InvalidField(reason, field, description string) *Error {
 
 // FromError turns any error into an *Error. Errors that already are one
 // pass through; context errors become CANCELLED or DEADLINE_EXCEEDED; a
-// *provider.FieldError, a *schema.SchemaError and schema.ErrSchemaTooLarge
+// *provider.FieldError (INVALID_PROVIDER_OPTIONS under provider_options,
+// else INVALID_REQUEST), a *schema.SchemaError and schema.ErrSchemaTooLarge
 // become INVALID_ARGUMENT; a *schema.InvalidOutputError becomes ABORTED
 // (see InvalidOutput); anything else is INTERNAL with the cause kept for
 // the log only.
@@ -148,7 +150,11 @@ func FromError(err error) *Error {
 	}
 	var fe *provider.FieldError
 	if errors.As(err, &fe) {
-		e := InvalidField(ReasonInvalidProviderOptions, fe.Field, fe.Description)
+		reason := ReasonInvalidRequest
+		if fe.Field == "provider_options" || strings.HasPrefix(fe.Field, "provider_options.") {
+			reason = ReasonInvalidProviderOptions
+		}
+		e := InvalidField(reason, fe.Field, fe.Description)
 		e.Cause = err
 		return e
 	}

@@ -49,9 +49,13 @@ type ModelLister interface {
 	DefaultModels() []string
 }
 
-// RequestValidator is implemented by providers that can reject a request
-// before any attempt, for example the mock provider's fault list. The error
-// is a *FieldError or wraps one.
+// RequestValidator rejects a request before its first attempt: what the
+// provider's wire format cannot carry (a tool call whose arguments are not
+// a JSON object, for providers that embed them) or its provider_options
+// do not allow (the mock's fault list). Every adapter implements it (the
+// conformance suite checks); the service calls it once per call, so a
+// request it refuses never reaches the provider and makes no attempt. The
+// error is a *FieldError or wraps one.
 type RequestValidator interface {
 	ValidateRequest(req *Request) error
 }
@@ -310,7 +314,9 @@ func (e *Error) FailureClass() Class {
 
 // FieldError says that a request field is invalid for a provider, for
 // example a malformed mock fault list. It becomes INVALID_ARGUMENT with a
-// google.rpc.BadRequest field violation.
+// google.rpc.BadRequest field violation (internal/apierr): reason
+// INVALID_PROVIDER_OPTIONS for a field under provider_options,
+// INVALID_REQUEST for any other.
 type FieldError struct {
 	// Field is the request field's path, e.g. "provider_options.faults[1].status".
 	Field string

@@ -88,14 +88,32 @@ func parseOptions(req *provider.Request) (options, error) {
 	return o, nil
 }
 
-// ValidateRequest implements provider.RequestValidator: it checks the model
-// and provider_options before any attempt.
+// ValidateRequest implements provider.RequestValidator: it checks the model,
+// provider_options and that the mock can make an instance of the response
+// format's schema, before any attempt.
 func (*Provider) ValidateRequest(req *provider.Request) error {
 	if req.Model != ModelEcho && req.Model != ModelLorem {
 		return fieldErr("model", fmt.Sprintf("the mock provider serves mock/%s and mock/%s, not mock/%s", ModelEcho, ModelLorem, req.Model))
 	}
-	_, err := parseOptions(req)
-	return err
+	if _, err := parseOptions(req); err != nil {
+		return err
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		if _, err := instance(rf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// instance is the mock's reply to a response format: a deterministic
+// instance of its schema.
+func instance(rf *provider.ResponseFormat) (string, error) {
+	text, err := schema.InstanceText(rf.Schema)
+	if err != nil {
+		return "", fieldErr("response_format.json_schema", "the mock provider cannot make an instance of the schema: "+err.Error())
+	}
+	return text, nil
 }
 
 // Stream implements provider.Provider.
@@ -121,8 +139,8 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 		text = *f.Output
 	case req.ResponseFormat != nil:
 		var err error
-		if text, err = schema.InstanceText(req.ResponseFormat.Schema); err != nil {
-			return nil, fieldErr("response_format.json_schema", "the mock provider cannot make an instance of the schema: "+err.Error())
+		if text, err = instance(req.ResponseFormat); err != nil {
+			return nil, err
 		}
 	case req.Model == ModelLorem:
 		text = Lorem(o.words)

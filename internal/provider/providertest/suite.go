@@ -101,6 +101,16 @@ const guard = 10 * time.Second
 
 // Run runs the conformance suite against the provider h prepares.
 func Run(t *testing.T, h Harness) {
+	t.Run("validates requests before the first attempt", func(t *testing.T) {
+		su := h(t, Text)
+		v, ok := su.Provider.(provider.RequestValidator)
+		if !ok {
+			t.Fatalf("%T does not implement provider.RequestValidator", su.Provider)
+		}
+		if err := v.ValidateRequest(su.Request); err != nil {
+			t.Errorf("ValidateRequest(the suite's request) = %v, want nil", err)
+		}
+	})
 	t.Run("text", func(t *testing.T) {
 		r := collect(t, h, Text)
 		if r.Err != nil {
