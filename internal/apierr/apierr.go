@@ -121,6 +121,22 @@ func (e *Error) GRPCStatus() *status.Status {
 	return withDetails
 }
 
+// resolutionError maps a model that does not resolve: INVALID_ARGUMENT with
+// a BadRequest on `model`, reason UNKNOWN_PROVIDER or UNKNOWN_MODEL, and a
+// message that names only what was asked for. ok is false for other errors.
+func resolutionError(err error) (e *Error, ok bool) {
+	reason := ReasonUnknownModel
+	switch {
+	case errors.Is(err, provider.ErrUnknownProvider):
+		reason = ReasonUnknownProvider
+	case !errors.Is(err, provider.ErrUnknownModel):
+		return nil, false
+	}
+	e = InvalidField(reason, "model", err.Error()+"; ListModels lists the models you may use")
+	e.Cause = err
+	return e, true
+}
+
 // InvalidField returns INVALID_ARGUMENT for one bad request field.
 func InvalidField(reason, field, description string) *Error {
 	return &Error{
@@ -136,8 +152,9 @@ func InvalidField(reason, field, description string) *Error {
 // FromError turns any error into an *Error. Errors that already are one
 // pass through; context errors become CANCELLED or DEADLINE_EXCEEDED; a
 // *provider.FieldError (INVALID_PROVIDER_OPTIONS under provider_options,
-// else INVALID_REQUEST), a *schema.SchemaError and schema.ErrSchemaTooLarge
-// become INVALID_ARGUMENT; a *schema.InvalidOutputError becomes ABORTED
+// else INVALID_REQUEST), a *schema.SchemaError, schema.ErrSchemaTooLarge
+// and the resolution errors provider.ErrUnknownProvider (UNKNOWN_PROVIDER)
+// and provider.ErrUnknownModel (UNKNOWN_MODEL) become INVALID_ARGUMENT; a *schema.InvalidOutputError becomes ABORTED
 // (see InvalidOutput); anything else is INTERNAL with the cause kept for
 // the log only.
 func FromError(err error) *Error {
@@ -159,6 +176,9 @@ func FromError(err error) *Error {
 		return e
 	}
 	if e, ok := schemaError(err); ok {
+		return e
+	}
+	if e, ok := resolutionError(err); ok {
 		return e
 	}
 	var ioe *schema.InvalidOutputError

@@ -22,6 +22,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
 )
 
 // EnvConfig names the environment variable holding the config file's path.
@@ -210,6 +211,21 @@ func Default() *Config {
 			MaxSchemaBytes:           64 << 10,
 			SchemaCacheSize:          256,
 		},
+	}
+}
+
+// RetryLimits returns the retry section and the stream idle timeouts as
+// internal/retry's Limits: Default's values are the only defaults.
+func (c *Config) RetryLimits() retry.Limits {
+	r, d := c.Retry, c.Deadlines
+	return retry.Limits{
+		DefaultMaxAttempts: r.DefaultMaxAttempts,
+		MaxAttemptsLimit:   r.MaxAttemptsLimit,
+		InitialBackoff:     r.InitialBackoff,
+		MaxBackoff:         r.MaxBackoff,
+		MaxRetryAfter:      r.MaxRetryAfter,
+		DefaultIdleTimeout: d.StreamIdle,
+		MaxIdleTimeout:     d.MaxStreamIdle,
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package interceptors owns the links of llmrelay's gRPC interceptor chain:
-// recovery, metrics, logging, authentication, request validation, deadlines,
-// per-key rate and stream limits, model access and the per-provider queue.
+// the call record and panic recovery, metrics, logging, authentication,
+// request validation, deadlines, per-key rate and stream limits, model
+// access, model resolution and the per-provider queue.
 //
 // Each link is a Link: a unary and a stream interceptor that do the same
 // thing, so the chain built from them (internal/server/chain.go) is the same

@@ -53,6 +53,11 @@ func New() *Provider { return &Provider{} }
 // DefaultModels implements provider.ModelLister.
 func (*Provider) DefaultModels() []string { return []string{ModelEcho, ModelLorem} }
 
+// ServesModel implements provider.ModelServer: the mock serves echo and
+// lorem only, so resolution refuses mock/<anything else> as an unknown
+// model.
+func (*Provider) ServesModel(model string) bool { return model == ModelEcho || model == ModelLorem }
+
 // options are the parsed provider_options.
 type options struct {
 	faults     []Fault
@@ -88,13 +93,11 @@ func parseOptions(req *provider.Request) (options, error) {
 	return o, nil
 }
 
-// ValidateRequest implements provider.RequestValidator: it checks the model,
+// ValidateRequest implements provider.RequestValidator: it checks
 // provider_options and that the mock can make an instance of the response
-// format's schema, before any attempt.
+// format's schema, before any attempt. (Which models it serves is
+// resolution's decision: see ServesModel.)
 func (*Provider) ValidateRequest(req *provider.Request) error {
-	if req.Model != ModelEcho && req.Model != ModelLorem {
-		return fieldErr("model", fmt.Sprintf("the mock provider serves mock/%s and mock/%s, not mock/%s", ModelEcho, ModelLorem, req.Model))
-	}
 	if _, err := parseOptions(req); err != nil {
 		return err
 	}
