@@ -66,4 +66,3 @@ func TestResolveModel(t *testing.T) {
 		t.Errorf("ListModels: %v", err)
 	}
 }
-
