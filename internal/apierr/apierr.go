@@ -4,8 +4,11 @@
 // waiting before calling again helps, and a google.rpc.BadRequest when
 // request fields are at fault.
 //
-// The public message is written for the caller; the internal cause, which may
-// hold upstream details, is kept apart for logs.
+// The public message is written for the caller. Of an upstream failure it
+// carries only the provider's HTTP status and error type and, when the
+// provider rejected the request, the provider's own message, bounded (see
+// FromFailure); the internal cause, with everything else the upstream sent,
+// is kept apart for logs.
 package apierr
 
 import (
