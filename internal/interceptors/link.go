@@ -72,6 +72,25 @@ func noop(name string) Link {
 	}
 }
 
+// requestCheck returns the link that runs check on the call's request once
+// it has arrived (for a stream, on the handler's first receive) and fails
+// the call with check's error.
+func requestCheck(name string, check func(ctx context.Context, req any) error) Link {
+	return Link{
+		Name: name,
+		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			if err := check(ctx, req); err != nil {
+				return nil, err
+			}
+			return h(ctx, req)
+		},
+		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			ctx := ss.Context()
+			return h(srv, &peekStream{ServerStream: ss, onFirst: func(m any) error { return check(ctx, m) }})
+		},
+	}
+}
+
 // withContext returns ss with its context replaced by ctx.
 func withContext(ss grpc.ServerStream, ctx context.Context) grpc.ServerStream {
 	w := middleware.WrapServerStream(ss)

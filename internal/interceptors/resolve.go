@@ -3,8 +3,6 @@ package interceptors
 import (
 	"context"
 
-	"google.golang.org/grpc"
-
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -33,17 +31,5 @@ func ResolveModel(providers *provider.Set) Link {
 		callinfo.From(ctx).SetTarget(provider.Target{Entry: e, Model: m})
 		return nil
 	}
-	return Link{
-		Name: "resolve",
-		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			if err := resolve(ctx, req); err != nil {
-				return nil, err
-			}
-			return h(ctx, req)
-		},
-		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			ctx := ss.Context()
-			return h(srv, &peekStream{ServerStream: ss, onFirst: func(m any) error { return resolve(ctx, m) }})
-		},
-	}
+	return requestCheck("resolve", resolve)
 }

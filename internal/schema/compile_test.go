@@ -180,7 +180,7 @@ func TestValidationRetries(t *testing.T) {
 // and Lower do not panic and the lowered forms are schemas that compile
 // too.
 func FuzzCompile(f *testing.F) {
-	for _, s := range []string{issueSchema, strictSchema, benchSchema, `{"type":12}`, `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#"}}}`,
+	for _, s := range []string{issueSchema, `{"type":"object","additionalProperties":false,"properties":{"a":{"type":"string","format":"email"}},"required":["a"]}`, benchSchema, `{"type":12}`, `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#"}}}`,
 		`{"anyOf":[{"minimum":1.5,"multipleOf":0.5}],"pattern":"^a+$","minItems":2}`, `true`, `{"items":[{}],"additionalItems":false}`} {
 		f.Add(s)
 	}

@@ -24,15 +24,27 @@ var ErrNoNativeForm = errors.New("the provider cannot enforce this schema native
 type Dialect struct {
 	// Name names the provider in error messages, e.g. "Anthropic".
 	Name string
-	// Keep reports whether the keyword k with the value v (a decoded JSON
-	// value, see the package comment) stays as it is; every other keyword
+	// Keywords are the keywords the provider takes. Every other keyword
 	// moves into the schema's description as "Constraints: {...}", so the
-	// model still reads it. A "title" that is not kept is dropped.
+	// model still reads it; a "title" the provider does not take is
+	// dropped. Of the keywords it takes, "items" stays only as a single
+	// schema (not draft 7's tuple form), "enum" and "const" only with
+	// strings and numbers (and with EnumBoolsAndNull, booleans and
+	// nulls), "format" only with one of Formats (any, when nil), and any
+	// keyword only if Keep agrees.
 	//
-	// Nil keeps every keyword: the schema goes as it is, and Lower refuses
-	// nothing. With Keep set, Lower refuses (ErrNoNativeForm) recursive
-	// schemas, references other than JSON pointers into the schema, and
-	// the Unsupported keywords.
+	// Nil takes every keyword: the schema goes as it is, and Lower refuses
+	// nothing. Otherwise Lower refuses (ErrNoNativeForm) recursive schemas,
+	// references other than JSON pointers into the schema, and the
+	// Unsupported keywords.
+	Keywords []string
+	// Formats are the formats the provider takes; nil takes any.
+	Formats []string
+	// EnumBoolsAndNull lets enum and const hold booleans and nulls too.
+	EnumBoolsAndNull bool
+	// Keep, when not nil, is the provider's own rule on a keyword it takes
+	// (k, in Keywords) with the value v (a decoded JSON value, see the
+	// package comment): false moves it into the description.
 	Keep func(k string, v any) bool
 	// Unsupported are keywords the provider cannot honour in any form ($id
 	// is allowed at the root).
@@ -84,7 +96,7 @@ func Lower(schema []byte, d *Dialect) (Lowered, error) {
 		return Lowered{}, &SchemaError{Message: "not valid JSON: " + jsonErrorText(err)}
 	}
 	doc = stripAnnotations(doc)
-	if d.Keep != nil {
+	if d.Keywords != nil {
 		if err := d.check(doc); err != nil {
 			return Lowered{}, err
 		}
@@ -106,10 +118,10 @@ func Lower(schema []byte, d *Dialect) (Lowered, error) {
 	return out, nil
 }
 
-// PlainList reports whether v is a list of strings and numbers and, with
+// plainList reports whether v is a list of strings and numbers and, with
 // boolsAndNull, also booleans and nulls: the enum values most providers
 // take.
-func PlainList(v any, boolsAndNull bool) bool {
+func plainList(v any, boolsAndNull bool) bool {
 	list, ok := v.([]any)
 	if !ok {
 		return false
@@ -356,6 +368,33 @@ func (d *Dialect) check(doc any) error {
 	return nil
 }
 
+// keeps reports whether the keyword k with the value v stays as it is (see
+// Dialect.Keywords).
+func (d *Dialect) keeps(k string, v any) bool {
+	if !slices.Contains(d.Keywords, k) {
+		return false
+	}
+	switch k {
+	case "items":
+		if _, tuple := v.([]any); tuple {
+			return false
+		}
+	case "enum":
+		if !plainList(v, d.EnumBoolsAndNull) {
+			return false
+		}
+	case "const":
+		if !plainList([]any{v}, d.EnumBoolsAndNull) {
+			return false
+		}
+	case "format":
+		if f, _ := v.(string); d.Formats != nil && !slices.Contains(d.Formats, f) {
+			return false
+		}
+	}
+	return d.Keep == nil || d.Keep(k, v)
+}
+
 // rewrite returns the schema v in the dialect's form.
 func (d *Dialect) rewrite(v any) any {
 	m, ok := v.(map[string]any)
@@ -368,13 +407,13 @@ func (d *Dialect) rewrite(v any) any {
 		switch {
 		case d.OneOfAsAnyOf && k == "oneOf" && m["anyOf"] == nil:
 			k = "anyOf"
-		case d.ConstAsEnum && k == "const" && m["enum"] == nil && PlainList([]any{e}, false):
+		case d.ConstAsEnum && k == "const" && m["enum"] == nil && plainList([]any{e}, false):
 			k, e = "enum", []any{e}
 		}
-		if k == "title" && !d.Keep(k, e) {
+		if k == "title" && !d.keeps(k, e) {
 			continue // an annotation only; the description says more
 		}
-		if !d.Keep(k, e) {
+		if !d.keeps(k, e) {
 			moved[k] = e
 			continue
 		}

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -17,18 +18,7 @@ func canonicalJSON(t *testing.T, s string) string {
 	return string(b)
 }
 
-const strictSchema = `{"type":"object","additionalProperties":false,
-	"properties":{
-		"sentiment":{"type":"string","enum":["positive","negative"]},
-		"score":{"type":"number","minimum":0,"maximum":1},
-		"tags":{"type":"array","items":{"$ref":"#/$defs/tag"},"maxItems":5},
-		"note":{"type":["string","null"]}
-	},
-	"required":["sentiment","score","tags","note"],
-	"$defs":{"tag":{"type":"object","properties":{"name":{"type":"string","format":"email"}},"required":["name"],"additionalProperties":false}}}`
-
-// testStrict is a strict subset for the tests: the keywords and formats of
-// strictSchema, small limits.
+// testStrict is a strict subset for the tests, with small limits.
 var testStrict = &StrictSubset{
 	Keywords: []string{"type", "properties", "required", "additionalProperties", "items", "enum",
 		"$ref", "$defs", "minimum", "maximum", "maxItems", "format"},
@@ -41,15 +31,10 @@ var testStrict = &StrictSubset{
 // rewriting is a dialect that uses every rewrite Lower knows.
 var rewriting = &Dialect{
 	Name: "Test",
-	Keep: func(k string, v any) bool {
-		switch k {
-		case "enum":
-			return PlainList(v, false)
-		case "title":
-			return false
-		}
-		return k != "minLength" && k != "$anchor"
-	},
+	Keywords: []string{"type", "properties", "required", "additionalProperties", "items", "enum", "const",
+		"$ref", "$defs", "definitions", "anyOf", "allOf", "oneOf", "description", "format", "minimum", "maximum", "maxItems", "$dynamicRef"},
+	Formats:      []string{"email"},
+	Keep:         func(k string, v any) bool { return k != "maximum" || v != json.Number("100") },
 	Unsupported:  []string{"$dynamicRef"},
 	CloseObjects: true,
 	OneOfAsAnyOf: true,
@@ -103,14 +88,20 @@ func TestLowerRewrites(t *testing.T) {
 			"name":{"type":"string","minLength":3,"description":"Who."},
 			"ref":{"$ref":"#/$defs/n","description":"dropped beside a $ref"},
 			"flags":{"enum":[true,false]},
+			"tuple":{"type":"array","items":[{"type":"string"}]},
+			"site":{"type":"string","format":"uri"},
+			"score":{"type":"number","minimum":0,"maximum":100},
 			"extra":{"type":"object","additionalProperties":{"type":"string"}}
 		}}`
 	want := `{"type":"object","additionalProperties":false,"$defs":{"n":{"type":"number"}},
 		"properties":{
-			"choice":{"anyOf":[{"enum":["a"]},{"const":true}]},
+			"choice":{"anyOf":[{"enum":["a"]},{"description":"Constraints: {\"const\":true}"}]},
 			"name":{"type":"string","description":"Who.\nConstraints: {\"minLength\":3}"},
 			"ref":{"$ref":"#/$defs/n"},
 			"flags":{"description":"Constraints: {\"enum\":[true,false]}"},
+			"tuple":{"type":"array","description":"Constraints: {\"items\":[{\"type\":\"string\"}]}"},
+			"site":{"type":"string","description":"Constraints: {\"format\":\"uri\"}"},
+			"score":{"type":"number","minimum":0,"description":"Constraints: {\"maximum\":100}"},
 			"extra":{"type":"object","additionalProperties":false,"description":"Constraints: {\"additionalProperties\":{\"type\":\"string\"}}"}
 		}}`
 	got, err := Lower([]byte(in), rewriting)

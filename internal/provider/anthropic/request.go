@@ -43,46 +43,34 @@ type outputFormat struct {
 
 // dialect is what Anthropic's structured output takes of JSON Schema: $ref,
 // $defs, definitions, type, anyOf, allOf (without references among its
-// members), enum and const of plain values, properties, required, items
-// (not tuples), the common formats, pattern, description and minItems 0 or
-// 1; additionalProperties false on every object, as Anthropic requires;
-// oneOf sent as anyOf. No recursion, no anchors or dynamic references.
+// members), enum and const of plain values, properties, required, items,
+// the common formats, pattern, description and minItems 0 or 1;
+// additionalProperties false on every object, as Anthropic requires; oneOf
+// sent as anyOf. No recursion, no anchors or dynamic references.
 var dialect = &schema.Dialect{
 	Name: "Anthropic",
+	Keywords: []string{"$ref", "$defs", "definitions", "type", "anyOf", "allOf", "enum", "const",
+		"properties", "required", "items", "format", "pattern", "description", "additionalProperties", "minItems"},
+	Formats:          []string{"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"},
+	EnumBoolsAndNull: true,
 	Keep: func(k string, v any) bool {
 		switch k {
-		case "enum":
-			return schema.PlainList(v, true)
-		case "const":
-			return schema.PlainList([]any{v}, true)
-		case "format":
-			f, _ := v.(string)
-			return slices.Contains(formats, f)
 		case "minItems":
 			return v == json.Number("0") || v == json.Number("1")
-		case "items":
-			_, tuple := v.([]any)
-			return !tuple
 		case "allOf":
 			list, _ := v.([]any)
-			return !slices.ContainsFunc(list, func(b any) bool {
-				bm, _ := b.(map[string]any)
-				_, ref := bm["$ref"]
+			return !slices.ContainsFunc(list, func(member any) bool {
+				m, _ := member.(map[string]any)
+				_, ref := m["$ref"]
 				return ref
 			})
 		}
-		return slices.Contains(keywords, k)
+		return true
 	},
 	Unsupported:  []string{"$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$id"},
 	CloseObjects: true,
 	OneOfAsAnyOf: true,
 }
-
-var (
-	keywords = []string{"$ref", "$defs", "definitions", "type", "anyOf", "allOf", "enum", "const",
-		"properties", "required", "items", "format", "pattern", "description", "additionalProperties"}
-	formats = []string{"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
-)
 
 type message struct {
 	Role    string  `json:"role"`

@@ -32,38 +32,16 @@ func TestDialect(t *testing.T) {
 			"shape":{"description":"Constraints: {\"enum\":[{\"x\":1},\"y\"]}"}
 		},
 		"required":["sentiment","score"]}`
-	got, err := schema.Lower([]byte(in), dialect)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !pt.SameJSON(string(got.Schema), want) {
-		t.Fatalf("Lower =\n%s\nwant\n%s", got.Schema, want)
-	}
-	if _, err := schema.NewCache(schema.Config{}).Compile(got.Schema); err != nil {
-		t.Fatalf("the rewritten schema is not a valid schema: %v", err)
-	}
+	pt.CheckLowered(t, dialect, in, want)
 }
 
 func TestNoNativeForm(t *testing.T) {
-	tests := []struct {
-		name, schema string
-		taken        bool
-	}{
-		{"recursive", `{"$defs":{"n":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/n"}}}}},"$ref":"#/$defs/n"}`, false},
-		{"root recursion", `{"type":"object","properties":{"self":{"$ref":"#"}}}`, false},
-		{"anchor reference", `{"$defs":{"n":{"$anchor":"num","type":"number"}},"properties":{"a":{"$ref":"#num"}}}`, false},
-		{"relative reference", `{"$id":"https://x.test/a","properties":{"a":{"$ref":"b.json"}}}`, false},
-		{"chain without cycle", `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"type":"string"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`, true},
-		{"anchor only", `{"$defs":{"n":{"$anchor":"num","type":"number"}}}`, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := schema.Lower([]byte(tt.schema), dialect)
-			if (err == nil) != tt.taken || err != nil && !errors.Is(err, schema.ErrNoNativeForm) {
-				t.Errorf("Lower: %v, want taken = %v", err, tt.taken)
-			}
-		})
-	}
+	pt.CheckNativeForms(t, dialect, []pt.NativeForm{
+		{Name: "recursive", Schema: `{"type":"object","properties":{"self":{"$ref":"#"}}}`},
+		{Name: "an anchor, even unused", Schema: `{"$defs":{"n":{"$anchor":"num","type":"number"}}}`},
+		{Name: "an $id below the root", Schema: `{"$defs":{"n":{"$id":"https://x.test/n","type":"number"}}}`},
+		{Name: "a chain of references without a cycle", Schema: `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"type":"string"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`, Taken: true},
+	})
 	var se *schema.SchemaError
 	if _, err := schema.Lower([]byte(`{`), dialect); !errors.As(err, &se) {
 		t.Fatalf("not JSON: %v, want a *SchemaError", err)

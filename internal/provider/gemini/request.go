@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -77,31 +76,20 @@ type generationConfig struct {
 
 // dialect is what Gemini's responseJsonSchema takes of JSON Schema: $id,
 // $defs, $ref, $anchor, type, format, title, description, enum of strings
-// and numbers, items (not tuples), prefixItems, minItems, maxItems,
-// minimum, maximum, anyOf, oneOf, properties, additionalProperties,
-// required and propertyOrdering; const sent as a one-value enum; nothing
-// but $-keywords beside a $ref (Gemini's rule). No recursion, no dynamic
+// and numbers, items, prefixItems, minItems, maxItems, minimum, maximum,
+// anyOf, oneOf, properties, additionalProperties, required and
+// propertyOrdering; const sent as a one-value enum; nothing but
+// $-keywords beside a $ref (Gemini's rule). No recursion, no dynamic
 // references.
 var dialect = &schema.Dialect{
 	Name: "Gemini",
-	Keep: func(k string, v any) bool {
-		switch k {
-		case "enum":
-			return schema.PlainList(v, false)
-		case "items":
-			_, tuple := v.([]any)
-			return !tuple
-		}
-		return slices.Contains(keywords, k)
-	},
+	Keywords: []string{"$id", "$defs", "$ref", "$anchor", "type", "format", "title", "description",
+		"enum", "items", "prefixItems", "minItems", "maxItems", "minimum", "maximum", "anyOf", "oneOf",
+		"properties", "additionalProperties", "required", "propertyOrdering"},
 	Unsupported: []string{"$dynamicRef", "$dynamicAnchor", "$recursiveRef"},
 	ConstAsEnum: true,
 	RefAlone:    true,
 }
-
-var keywords = []string{"$id", "$defs", "$ref", "$anchor", "type", "format", "title", "description",
-	"enum", "items", "prefixItems", "minItems", "maxItems", "minimum", "maximum", "anyOf", "oneOf",
-	"properties", "additionalProperties", "required", "propertyOrdering"}
 
 // newRequest maps a provider-neutral request to a streamGenerateContent
 // request: system messages are joined into systemInstruction, the
