@@ -1,7 +1,6 @@
-package main
+package cli
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 )
@@ -9,34 +8,34 @@ import (
 func TestHashKey(t *testing.T) {
 	tests := []struct {
 		name, stdin, want, wantWarning string
-		wantErr                        bool
+		wantCode                       int
 	}{
-		{"key with newline", "test\n", "sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n", "only 4 characters", false},
-		{"long key, no newline", strings.Repeat("k", 32), "sha256: 5e318f8cf9cbe249a30812b8ca132d691ded7a91991413558db5758575f5e01f\n", "", false},
-		{"only the first line", strings.Repeat("k", 32) + "\nsecond line\n", "sha256: 5e318f8cf9cbe249a30812b8ca132d691ded7a91991413558db5758575f5e01f\n", "", false},
-		{"empty", "\n", "", "", true},
-		{"inner space", "two words\n", "", "", true},
-		{"too long", strings.Repeat("k", 600), "", "", true},
+		{"key with newline", "test\n", "sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n", "only 4 characters", ExitOK},
+		{"long key, no newline", strings.Repeat("k", 32), "sha256: 5e318f8cf9cbe249a30812b8ca132d691ded7a91991413558db5758575f5e01f\n", "", ExitOK},
+		{"only the first line", strings.Repeat("k", 32) + "\nsecond line\n", "sha256: 5e318f8cf9cbe249a30812b8ca132d691ded7a91991413558db5758575f5e01f\n", "", ExitOK},
+		{"empty", "\n", "", "empty key", ExitFailed},
+		{"inner space", "two words\n", "", "spaces", ExitFailed},
+		{"too long", strings.Repeat("k", 600), "", "longer than 512", ExitFailed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			err := run(t.Context(), []string{"hash-key"}, strings.NewReader(tc.stdin), &out, &errOut, func(string) string { return "" })
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+			r := runCLI(t.Context(), t, []string{"hash-key"}, nil, tc.stdin)
+			if r.code != tc.wantCode {
+				t.Fatalf("exit %d, want %d (stderr %q)", r.code, tc.wantCode, r.stderr)
 			}
-			if out.String() != tc.want {
-				t.Errorf("stdout %q, want %q", out.String(), tc.want)
+			if r.stdout != tc.want {
+				t.Errorf("stdout %q, want %q", r.stdout, tc.want)
 			}
-			if !strings.Contains(errOut.String(), tc.wantWarning) || (tc.wantWarning == "" && errOut.Len() > 0) {
-				t.Errorf("stderr %q, want %q", errOut.String(), tc.wantWarning)
+			if !strings.Contains(r.stderr, tc.wantWarning) || (tc.wantWarning == "" && r.stderr != "") {
+				t.Errorf("stderr %q, want %q", r.stderr, tc.wantWarning)
 			}
-			if err != nil && strings.Contains(err.Error(), strings.TrimSpace(tc.stdin)) && strings.TrimSpace(tc.stdin) != "" {
-				t.Errorf("error %q repeats the key", err)
+			if key := strings.TrimSpace(tc.stdin); key != "" && strings.Contains(r.stderr, key) {
+				t.Errorf("stderr %q repeats the key", r.stderr)
 			}
 		})
 	}
-	if err := run(t.Context(), []string{"hash-key", "my-key"}, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}, nil); err == nil {
-		t.Error("a key on the command line (it would land in the shell history) was accepted")
+	// A key on the command line would land in the shell history.
+	if r := runCLI(t.Context(), t, []string{"hash-key", "my-key"}, nil, ""); r.code != ExitUsage || strings.Contains(r.stdout, "sha256") {
+		t.Errorf("a key as an argument: exit %d, stdout %q; want a usage error", r.code, r.stdout)
 	}
 }

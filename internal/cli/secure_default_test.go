@@ -1,16 +1,15 @@
-package main
+package cli
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 )
 
 func TestRefusesToServeOpenBeyondLoopback(t *testing.T) {
 	for _, listen := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
-		err := run(t.Context(), []string{"--listen", listen}, nil, &bytes.Buffer{}, &bytes.Buffer{}, func(string) string { return "" })
-		if err == nil || !strings.Contains(err.Error(), "refusing to serve without authentication") {
-			t.Errorf("--listen %s without keys: %v, want the refusal", listen, err)
+		r := runCLI(t.Context(), t, []string{"--listen", listen, "--metrics-listen", "off"}, nil, "")
+		if r.code != ExitFailed || !strings.Contains(r.stderr, "refusing to serve without authentication") {
+			t.Errorf("--listen %s without keys: exit %d, %q; want the refusal", listen, r.code, r.stderr)
 		}
 	}
 }
