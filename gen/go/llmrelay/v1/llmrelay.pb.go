@@ -491,8 +491,10 @@ type GenerateRequest struct {
 	//	  {"usage": {"input_tokens": 12, "output_tokens": 9}}
 	//	                                        report these token counts
 	ProviderOptions *structpb.Struct `protobuf:"bytes,10,opt,name=provider_options,json=providerOptions,proto3" json:"provider_options,omitempty"`
-	// Free-form labels, logged with the call. At most 64 entries, keys up to
-	// 128 bytes, values up to 1024 bytes.
+	// Free-form labels (a team, a ticket, a feature flag), written to the
+	// call's "finished call" log line as metadata.<key>=<value>, values cut at
+	// 256 bytes there. Not sent to the provider. Keep secrets out of them. At
+	// most 64 entries, keys up to 128 bytes, values up to 1024 bytes.
 	Metadata      map[string]string `protobuf:"bytes,11,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

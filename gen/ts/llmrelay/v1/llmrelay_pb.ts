@@ -168,8 +168,10 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
   providerOptions?: JsonObject | undefined;
 
   /**
-   * Free-form labels, logged with the call. At most 64 entries, keys up to
-   * 128 bytes, values up to 1024 bytes.
+   * Free-form labels (a team, a ticket, a feature flag), written to the
+   * call's "finished call" log line as metadata.<key>=<value>, values cut at
+   * 256 bytes there. Not sent to the provider. Keep secrets out of them. At
+   * most 64 entries, keys up to 128 bytes, values up to 1024 bytes.
    *
    * @generated from field: map<string, string> metadata = 11;
    */
