@@ -28,7 +28,7 @@ func (c *Config) decodeFile(name string, r io.Reader) (map[string]int, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, Problems{syntaxError(name, data, err)}
 	}
-	w := walker{file: name, lines: map[string]int{}}
+	w := walker{file: name, lines: map[string]int{}, aliased: map[*yaml.Node]bool{}}
 	if len(doc.Content) > 0 {
 		w.walk(doc.Content[0], reflect.TypeFor[Config](), "")
 	}
@@ -100,6 +100,7 @@ type walker struct {
 	file     string
 	lines    map[string]int
 	problems Problems
+	aliased  map[*yaml.Node]bool // anchored nodes already walked
 }
 
 func (w *walker) fail(n *yaml.Node, path, format string, args ...any) {
@@ -108,8 +109,21 @@ func (w *walker) fail(n *yaml.Node, path, format string, args ...any) {
 
 // walk checks node n, found at path, against type t.
 func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
+	if n.Kind == yaml.AliasNode {
+		// An anchored value is checked once, where it is defined: walking
+		// it at every alias would let a few lines of aliases of aliases
+		// expand exponentially (the decoder refuses excessive aliasing).
+		if n.Alias == nil || w.aliased[n.Alias] {
+			return
+		}
+		w.aliased[n.Alias] = true
 		n = n.Alias
+	}
+	if n.Anchor != "" {
+		if w.aliased[n] {
+			return
+		}
+		w.aliased[n] = true
 	}
 	if n.Tag == "!!null" {
 		return // an empty value leaves the setting as it was

@@ -177,3 +177,18 @@ func TestMetricsListenOverrides(t *testing.T) {
 		})
 	}
 }
+
+// TestAliasBomb: a few lines of aliases of aliases, which would expand to
+// billions of values, are refused quickly, not expanded.
+func TestAliasBomb(t *testing.T) {
+	bomb := "a: &a [x, x, x, x, x, x, x, x, x]\n"
+	prev := "a"
+	for _, name := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		bomb += name + ": &" + name + " [" + strings.Repeat("*"+prev+", ", 8) + "*" + prev + "]\n"
+		prev = name
+	}
+	bomb += "providers:\n  - name: x\n    kind: mock\n    models: *" + prev + "\n"
+	if _, err := Parse([]byte(bomb)); err == nil {
+		t.Fatal("an alias bomb loaded")
+	}
+}

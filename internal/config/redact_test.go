@@ -1,9 +1,11 @@
 package config
 
 import (
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
@@ -75,7 +77,7 @@ retry: {budget: {token_ratio: 0.25}}
 	if err != nil {
 		t.Fatalf("the printed config does not load: %v\n%s", err, out)
 	}
-	if !reflect.DeepEqual(cfg, again) {
+	if !cmp.Equal(cfg, again, cmpopts.EquateEmpty()) {
 		t.Errorf("the printed config loads differently:\n%s\nfirst  %+v\nsecond %+v", out, cfg, again)
 	}
 	for _, want := range []string{"shutdown_grace: 1m30s\n", "models: [llama3.1, 'qwen:7b']\n", "scopes: [generate, models.list]\n"} {
