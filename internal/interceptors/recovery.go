@@ -76,7 +76,8 @@ func recoveryOption(logger *slog.Logger, msg string) recovery.Option {
 	})
 }
 
-// recordRequest notes a request's model and request id in its call record.
+// recordRequest notes a request's model, request id and metadata labels in
+// its call record.
 func recordRequest(ci *callinfo.Info, req any) {
 	model, _ := requestModel(req)
 	var id string
@@ -84,4 +85,7 @@ func recordRequest(ci *callinfo.Info, req any) {
 		id = g.GetRequestId()
 	}
 	ci.RecordRequest(model, id)
+	if g, ok := req.(metadataGetter); ok {
+		ci.RecordMetadata(g.GetMetadata())
+	}
 }
