@@ -22,6 +22,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/schema"
 )
 
 // EnvConfig names the environment variable holding the config file's path.
@@ -225,6 +226,18 @@ func (c *Config) RetryLimits() retry.Limits {
 		MaxRetryAfter:      r.MaxRetryAfter,
 		DefaultIdleTimeout: d.StreamIdle,
 		MaxIdleTimeout:     d.MaxStreamIdle,
+	}
+}
+
+// SchemaConfig returns the structured_output section as internal/schema's
+// Config: Default's values are the only defaults.
+func (c *Config) SchemaConfig() schema.Config {
+	so := c.StructuredOutput
+	return schema.Config{
+		MaxSchemaBytes:           so.MaxSchemaBytes,
+		SchemaCacheSize:          so.SchemaCacheSize,
+		DefaultValidationRetries: so.DefaultValidationRetries,
+		MaxValidationRetries:     so.MaxValidationRetries,
 	}
 }
 

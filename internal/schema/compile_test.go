@@ -155,6 +155,9 @@ func TestAssertFormat(t *testing.T) {
 	}
 }
 
+// twoOfFive allows 2 re-asks by default and 5 at most.
+var twoOfFive = Config{DefaultValidationRetries: 2, MaxValidationRetries: 5}
+
 func TestValidationRetries(t *testing.T) {
 	u := func(n uint32) *uint32 { return &n }
 	tests := []struct {
@@ -163,10 +166,10 @@ func TestValidationRetries(t *testing.T) {
 		requested *uint32
 		want      int
 	}{
-		{"unset takes the default", DefaultConfig(), nil, 2},
-		{"zero means never", DefaultConfig(), u(0), 0},
-		{"within the limit", DefaultConfig(), u(4), 4},
-		{"clamped to the limit", DefaultConfig(), u(10), 5},
+		{"unset takes the default", twoOfFive, nil, 2},
+		{"zero means never", twoOfFive, u(0), 0},
+		{"within the limit", twoOfFive, u(4), 4},
+		{"clamped to the limit", twoOfFive, u(10), 5},
 		{"default clamped too", Config{DefaultValidationRetries: 3, MaxValidationRetries: 1}, nil, 1},
 		{"re-asks forbidden", Config{DefaultValidationRetries: 2}, u(3), 0},
 	}

@@ -34,7 +34,6 @@ type Service struct {
 	llmrelayv1.UnimplementedLLMServiceServer
 
 	providers *provider.Set
-	cfg       *config.Config
 	log       *slog.Logger
 	metrics   *metrics.Metrics
 	limits    retry.Limits
@@ -62,16 +61,10 @@ func New(d Deps) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	so := d.Config.StructuredOutput
-	schemaCfg := schema.Config{
-		MaxSchemaBytes:           so.MaxSchemaBytes,
-		SchemaCacheSize:          so.SchemaCacheSize,
-		DefaultValidationRetries: so.DefaultValidationRetries,
-		MaxValidationRetries:     so.MaxValidationRetries,
-	}
+	schemaCfg := d.Config.SchemaConfig()
 	r := d.Config.Retry
 	return &Service{
-		providers: d.Providers, cfg: d.Config, log: log, metrics: d.Metrics, timer: d.Timer,
+		providers: d.Providers, log: log, metrics: d.Metrics, timer: d.Timer,
 		schemas: schema.NewCache(schemaCfg), schemaCfg: schemaCfg,
 		limits:  d.Config.RetryLimits(),
 		budgets: retry.NewBudgets(r.Budget.MaxTokens, r.Budget.TokenRatio),
