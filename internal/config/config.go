@@ -74,16 +74,27 @@ type Retry struct {
 	// MaxRetryAfter is the longest provider retry hint llmrelay waits for; a
 	// longer hint fails the call at once with RetryInfo carrying the hint.
 	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
-	// Budget throttles retries per provider.
+	// Budget bounds the retries in flight per provider.
 	Budget RetryBudget `yaml:"budget"`
 }
 
-// RetryBudget is a per-provider token bucket (gRFC A6 retry throttling):
-// each failed attempt takes one token, each success gives back TokenRatio;
-// retries stop while the bucket holds MaxTokens/2 or less.
+// RetryBudget is Envoy's retry budget, per provider: the retries in flight
+// to a provider (from the decision to retry until the provider answers the
+// retry) may not exceed BudgetPercent of its attempts in flight, and
+// MinRetryConcurrency retries may always be in flight. It counts what is in
+// flight, never history, so it recovers as soon as retries end. Retries of
+// failures a caller caused (a stall under its own stricter idle timeout)
+// and structured-output re-asks do not count. See docs/retries.md.
 type RetryBudget struct {
-	MaxTokens  float64 `yaml:"max_tokens"`
-	TokenRatio float64 `yaml:"token_ratio"`
+	// Enabled turns the budget on (the default); off, the call's own
+	// max_attempts is the only bound on retries.
+	Enabled bool `yaml:"enabled"`
+	// BudgetPercent is the retries in flight allowed per 100 attempts in
+	// flight to the same provider.
+	BudgetPercent float64 `yaml:"budget_percent"`
+	// MinRetryConcurrency is how many retries may be in flight to a
+	// provider whatever its attempts in flight.
+	MinRetryConcurrency int `yaml:"min_retry_concurrency"`
 }
 
 // Deadlines bounds every call.
@@ -188,7 +199,7 @@ func Default() *Config {
 			InitialBackoff:     500 * time.Millisecond,
 			MaxBackoff:         8 * time.Second,
 			MaxRetryAfter:      60 * time.Second,
-			Budget:             RetryBudget{MaxTokens: 100, TokenRatio: 0.1},
+			Budget:             RetryBudget{Enabled: true, BudgetPercent: 20, MinRetryConcurrency: 3},
 		},
 		Deadlines: Deadlines{
 			Default:       120 * time.Second,
@@ -227,6 +238,13 @@ func (c *Config) RetryLimits() retry.Limits {
 		DefaultIdleTimeout: d.StreamIdle,
 		MaxIdleTimeout:     d.MaxStreamIdle,
 	}
+}
+
+// RetryBudget returns retry.budget as internal/retry's BudgetConfig; ok is
+// false when the budget is off.
+func (c *Config) RetryBudget() (b retry.BudgetConfig, ok bool) {
+	rb := c.Retry.Budget
+	return retry.BudgetConfig{Percent: rb.BudgetPercent, MinRetryConcurrency: rb.MinRetryConcurrency}, rb.Enabled
 }
 
 // SchemaConfig returns the structured_output section as internal/schema's
@@ -419,11 +437,15 @@ func (c *Config) validate() Problems {
 	if r.MaxRetryAfter <= 0 {
 		bad("retry.max_retry_after", "must be positive")
 	}
-	if r.Budget.MaxTokens < 0 {
-		bad("retry.budget.max_tokens", "must not be negative")
+	if b := r.Budget; b.BudgetPercent < 0 || b.BudgetPercent > 1000 {
+		bad("retry.budget.budget_percent", "%v is not within 0..1000 (retries in flight per 100 attempts in flight)", b.BudgetPercent)
 	}
-	if r.Budget.TokenRatio < 0 {
-		bad("retry.budget.token_ratio", "must not be negative")
+	if r.Budget.MinRetryConcurrency < 0 {
+		bad("retry.budget.min_retry_concurrency", "must not be negative")
+	}
+	if b := r.Budget; b.Enabled && b.BudgetPercent == 0 && b.MinRetryConcurrency == 0 {
+		badBoth("retry.budget.min_retry_concurrency", "retry.budget.budget_percent",
+			"0 with budget_percent 0 would deny every retry; set max_attempts to 1 for that, or enabled: false for no budget")
 	}
 
 	d := c.Deadlines

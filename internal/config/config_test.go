@@ -93,6 +93,8 @@ func TestLoadRejectsBadConfig(t *testing.T) {
 		{"attempts over limit", "retry: {default_max_attempts: 11}\n", "default_max_attempts"},
 		{"half tls", "tls: {cert_file: a.pem}\n", "tls"},
 		{"bad level", "log: {level: loud}\n", "log.level"},
+		{"negative budget", "retry: {budget: {budget_percent: -5}}\n", "retry.budget.budget_percent: -5 is not within 0..1000"},
+		{"budget denying every retry", "retry: {budget: {budget_percent: 0, min_retry_concurrency: 0}}\n", "would deny every retry"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

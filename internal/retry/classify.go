@@ -3,9 +3,10 @@
 // error, and classifies stalls, context and network errors itself), how
 // long to wait before it (Policy.Backoff and the provider's retry hint),
 // when to stop (Policy.Decide: attempts, hint cap, the call's deadline, the
-// midstream rule), how many retries a provider may receive while it fails
-// (Budget, gRFC A6 retry throttling), and the attempt plan of one call that
-// ties them together (Plan, executed by retry-go).
+// midstream rule), how many retries may be in flight to a provider at once
+// (Throttle, implemented in process by Budget: Envoy's retry budget), and
+// the attempt plan of one call that ties them together (Plan, executed by
+// retry-go).
 //
 // The package is pure: it knows provider errors and context errors, but no
 // gRPC. It reports neutral provider.Class and Stop values; internal/apierr
@@ -27,6 +28,26 @@ import (
 // provider sent nothing for the stream idle timeout. Classify reports it as
 // ClassStalled, which is retried.
 var ErrStalled = errors.New("the provider sent nothing within the stream idle timeout")
+
+// StallError is the error of an attempt abandoned because the provider sent
+// nothing for Timeout. It matches ErrStalled.
+type StallError struct {
+	// Timeout is the silence after which the attempt was abandoned.
+	Timeout time.Duration
+	// CallerSet says the timeout was the caller's own choice, stricter
+	// than the server's default: the caller caused the stall as much as
+	// the provider did, so its retry does not spend the provider's retry
+	// budget (Classification.CallerCaused).
+	CallerSet bool
+}
+
+// Error implements error.
+func (e *StallError) Error() string {
+	return "nothing for " + e.Timeout.String() + ": " + ErrStalled.Error()
+}
+
+// Is makes errors.Is(err, ErrStalled) true.
+func (e *StallError) Is(target error) bool { return target == ErrStalled }
 
 // Reason says why an attempt failed, as a WillRetry event reports it. The
 // values mirror the proto enum llmrelay.v1.RetryReason number for number.
@@ -97,12 +118,19 @@ type Classification struct {
 	HasHint bool
 	// Provider is the provider's error, when the failure was one.
 	Provider *provider.Error
+	// CallerCaused says the caller's own settings caused the failure (a
+	// stall under a stream idle timeout stricter than the server's
+	// default): it is retried under the call's policy, but its retry does
+	// not spend the provider's retry budget, so that one caller's
+	// pathological settings cannot deny every other caller's retries.
+	CallerCaused bool
 }
 
 // Classify decides what a failed attempt's error means. It looks at the
 // error's type and codes only, never at its text, in this order:
 //
-//   - ErrStalled (wrapped anywhere) is ClassStalled;
+//   - ErrStalled (wrapped anywhere) is ClassStalled, CallerCaused when a
+//     *StallError says the timeout was the caller's own;
 //   - a *provider.Error has the class its adapter gave it (FailureClass),
 //     and its ShouldRetry (x-should-retry) overrides whether it is retried;
 //   - context.Canceled is ClassCanceled, context.DeadlineExceeded
@@ -118,7 +146,10 @@ type Classification struct {
 // retried.
 func Classify(err error) Classification {
 	if errors.Is(err, ErrStalled) {
-		return transient(provider.ClassStalled)
+		c := transient(provider.ClassStalled)
+		var se *StallError
+		c.CallerCaused = errors.As(err, &se) && se.CallerSet
+		return c
 	}
 	var pe *provider.Error
 	if errors.As(err, &pe) {

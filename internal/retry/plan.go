@@ -10,16 +10,6 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
-// Throttle is a provider's retry budget as a plan uses it: Failure records
-// a retryable failure and reports whether a retry may follow, Success
-// records a successful attempt. *Budget (in memory, per process) is one; a
-// budget shared between replicas would be another. A nil *Budget allows
-// every retry.
-type Throttle interface {
-	Failure() bool
-	Success()
-}
-
 // Timer makes the waits between attempts. Its After matches retry-go's
 // Timer; tests inject one that records each wait and returns at once.
 type Timer interface {
@@ -34,7 +24,7 @@ type PlanConfig struct {
 	// Target is where the call's attempts go.
 	Target provider.Target
 	// Budget returns the retry budget of a provider, by its configured
-	// name; nil means no budget.
+	// name; nil (or a nil func) means no budget.
 	Budget func(provider string) Throttle
 	// Deadline is the call's deadline; zero means none.
 	Deadline time.Time
@@ -66,9 +56,14 @@ type PlanConfig struct {
 // A Plan is used by its call's goroutine only.
 type Plan struct {
 	cfg      PlanConfig
-	attempts int  // attempts started
-	reasks   int  // re-asks made
-	waiting  bool // a Step retried and its attempt has not started
+	ctx      context.Context // Run's, for the budget
+	attempts int             // attempts started
+	reasks   int             // re-asks made
+	waiting  bool            // a Step retried and its attempt has not started
+	// The budget's accounting: endAttempt ends the current attempt's
+	// count in flight; next releases the retry a Step took for the next
+	// attempt, which is in flight until that attempt starts.
+	endAttempt, next func()
 }
 
 // NewPlan returns the plan of a call.
@@ -90,31 +85,49 @@ func (p *Plan) Attempts() int { return p.attempts }
 // the first).
 func (p *Plan) Target() provider.Target { return p.targetOf(max(p.attempts, 1)) }
 
-// start begins the next attempt and returns its number, from 1, and target.
+// start begins the next attempt and returns its number, from 1, and
+// target: a retry waiting for it is no longer in flight, and the attempt
+// counts as in flight at its provider until end.
 func (p *Plan) start() (int, provider.Target) {
 	p.attempts++
 	p.waiting = false
-	return p.attempts, p.targetOf(p.attempts)
+	release(&p.next)
+	t := p.targetOf(p.attempts)
+	p.endAttempt = p.budget(t).Begin(p.context())
+	return p.attempts, t
+}
+
+// end ends the current attempt's count in flight.
+func (p *Plan) end() { release(&p.endAttempt) }
+
+// release calls *f once, if set.
+func release(f *func()) {
+	if *f != nil {
+		(*f)()
+		*f = nil
+	}
+}
+
+func (p *Plan) context() context.Context {
+	if p.ctx == nil {
+		return context.Background()
+	}
+	return p.ctx
 }
 
 // targetOf returns the target attempt n goes to: the call's target, for
 // every attempt. Route fallback will choose here.
 func (p *Plan) targetOf(int) provider.Target { return p.cfg.Target }
 
-// budget returns the retry budget of the current attempt's provider.
-func (p *Plan) budget() Throttle {
-	if p.cfg.Budget == nil {
-		return nil
+// budget returns the retry budget of t's provider; a nil *Budget (which
+// allows everything) when there is none.
+func (p *Plan) budget(t provider.Target) Throttle {
+	if p.cfg.Budget != nil {
+		if b := p.cfg.Budget(t.Entry.Config.Name); b != nil {
+			return b
+		}
 	}
-	return p.cfg.Budget(p.Target().Entry.Config.Name)
-}
-
-// Succeeded records that the current attempt's provider call succeeded
-// (its stream ended normally), which refills the provider's budget.
-func (p *Plan) Succeeded() {
-	if b := p.budget(); b != nil {
-		b.Success()
-	}
+	return (*Budget)(nil)
 }
 
 // Step is what follows an attempt that did not succeed: another attempt
@@ -150,12 +163,24 @@ func (s Step) Continue() error {
 
 // Failed decides what follows the current attempt, which failed with err
 // (classified as c; streamed says it had sent the client output): the
-// policy decides (Policy.Decide, with the provider's budget and the call's
-// deadline), counting only the attempts that were not re-asks.
+// policy decides (Policy.Decide, with the call's deadline), counting only
+// the attempts that were not re-asks; then, when it would retry, the
+// budget of the provider the retry would go to is asked for it, unless the
+// caller caused the failure (c.CallerCaused). A retry the budget allows is
+// in flight until its attempt starts.
 func (p *Plan) Failed(err error, c Classification, streamed bool) Step {
 	d := p.cfg.Policy.Decide(Attempt{
 		N: p.attempts - p.reasks, Class: c, Streamed: streamed, Now: p.cfg.Now(), Deadline: p.cfg.Deadline,
-	}, p.budget(), p.cfg.Rand)
+	}, p.cfg.Rand)
+	if d.Retry() && !c.CallerCaused {
+		slot, ok := p.budget(p.targetOf(p.attempts + 1)).Retry(p.context())
+		if !ok {
+			d.Stop = StopBudget
+		} else {
+			release(&p.next) // a Step's slot not taken up: never expected
+			p.next = slot
+		}
+	}
 	if !d.Retry() {
 		return Step{Decision: d, Failure: p.failure(err, c, d.Stop)}
 	}
@@ -198,6 +223,10 @@ var errPlanOverrun = errors.New("retry: the attempt plan retried past its own bo
 // first attempt or during a wait, the *Failure of that interruption:
 // class canceled or deadline (by ctx's cause), StopNotRetryable.
 func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t provider.Target) (T, error)) (T, error) {
+	p.ctx = ctx
+	// A retry slot the call holds when it ends (its wait was cut short)
+	// goes back to the budget.
+	defer func() { p.end(); release(&p.next) }()
 	opts := []retrygo.Option{
 		retrygo.Context(ctx),
 		// The plan bounds the attempts; this bound is never what stops it.
@@ -212,6 +241,7 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t
 		opts = append(opts, retrygo.WithTimer(timer))
 	}
 	res, err := retrygo.DoWithData(func() (T, error) {
+		defer p.end()
 		return attempt(p.start())
 	}, opts...)
 	switch {

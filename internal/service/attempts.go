@@ -45,7 +45,6 @@ func (c *call) run(ctx context.Context) (*attemptResult, error) {
 		if err != nil {
 			return nil, c.afterFailure(ctx, n, t, res, err)
 		}
-		c.plan.Succeeded()
 		if c.so != nil {
 			return c.checkOutput(n, res)
 		}
@@ -138,7 +137,7 @@ func (c *call) runAttempt(ctx context.Context, n int, t provider.Target) (*attem
 	defer idle.Stop()
 	stalled := func(err error) error {
 		if ctx.Err() == nil && errors.Is(context.Cause(actx), retry.ErrStalled) {
-			return fmt.Errorf("attempt %d: nothing for %v: %w", n, c.idle, retry.ErrStalled)
+			return fmt.Errorf("attempt %d: %w", n, &retry.StallError{Timeout: c.idle, CallerSet: c.idleCallerSet})
 		}
 		return err
 	}

@@ -62,13 +62,15 @@ func New(d Deps) *Service {
 		log = slog.New(slog.DiscardHandler)
 	}
 	schemaCfg := d.Config.SchemaConfig()
-	r := d.Config.Retry
-	return &Service{
+	s := &Service{
 		providers: d.Providers, log: log, metrics: d.Metrics, timer: d.Timer,
 		schemas: schema.NewCache(schemaCfg), schemaCfg: schemaCfg,
-		limits:  d.Config.RetryLimits(),
-		budgets: retry.NewBudgets(r.Budget.MaxTokens, r.Budget.TokenRatio),
+		limits: d.Config.RetryLimits(),
 	}
+	if b, on := d.Config.RetryBudget(); on {
+		s.budgets = retry.NewBudgets(b)
+	}
+	return s
 }
 
 // ListModels implements llmrelayv1.LLMServiceServer. With an API key, it
@@ -133,8 +135,11 @@ type call struct {
 	// plan numbers the attempts, says where each goes and decides what
 	// follows each failure; nil until the call is ready to run.
 	plan *retry.Plan
-	// idle is the call's stream idle timeout.
-	idle time.Duration
+	// idle is the call's stream idle timeout; idleCallerSet says the
+	// caller chose it stricter than the server's default, which makes a
+	// stall under it the caller's doing (retry.StallError).
+	idle          time.Duration
+	idleCallerSet bool
 	// usage sums the tokens of every attempt.
 	usage provider.Usage
 	// firstDelta is set once the call sent its first delta.
@@ -161,6 +166,7 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 	}
 	c.target = target
 	c.idle = s.limits.IdleTimeout(req.GetStreamIdleTimeout().AsDuration())
+	c.idleCallerSet = c.idle < s.limits.DefaultIdleTimeout
 	rf := responseFormat(req)
 	var err error
 	if c.preq, err = providerRequest(req, target.Model, rf); err != nil {
