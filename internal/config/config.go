@@ -49,7 +49,23 @@ type Config struct {
 	Auth             Auth              `yaml:"auth"`
 	TLS              TLS               `yaml:"tls"`
 	Limits           Limits            `yaml:"limits"`
+	Heartbeat        Heartbeat         `yaml:"heartbeat"`
 	StructuredOutput StructuredOutput  `yaml:"structured_output"`
+}
+
+// Heartbeat keeps quiet Generate streams alive through proxies that cut
+// streams silent for longer than their idle timeout: a call with a
+// heartbeat sends its response headers at once, and a heartbeat event
+// whenever it has sent nothing else for the interval (see
+// docs/proxies.md).
+type Heartbeat struct {
+	// Interval turns the heartbeat on for every Generate call, with this
+	// interval, unless a request asks for another one; 0 (the default)
+	// leaves it to requests (heartbeat_interval).
+	Interval time.Duration `yaml:"interval"`
+	// MinInterval is the shortest heartbeat_interval a request may ask
+	// for; shorter ones are INVALID_ARGUMENT.
+	MinInterval time.Duration `yaml:"min_interval"`
 }
 
 // Log configures logging.
@@ -153,6 +169,14 @@ type Limits struct {
 	// before closing the connection.
 	KeepaliveTime    time.Duration `yaml:"keepalive_time"`
 	KeepaliveTimeout time.Duration `yaml:"keepalive_timeout"`
+	// DefaultMaxOutputBytes is the output limit of a request that sets
+	// none (output_limit.max_bytes): the most bytes of text, tool-call
+	// arguments and reasoning one attempt may stream.
+	DefaultMaxOutputBytes int64 `yaml:"default_max_output_bytes"`
+	// MaxOutputBytes caps any request's output limit. Final repeats the
+	// reply, so above about 3.5 MiB clients must raise their receive
+	// limit (4 MiB by default in gRPC libraries).
+	MaxOutputBytes int64 `yaml:"max_output_bytes"`
 	// StreamWorkers is how many goroutines gRPC keeps to serve calls
 	// (grpc.NumStreamWorkers): a call served by one reuses the stack an
 	// earlier call grew instead of growing a new one; calls beyond them get
@@ -215,7 +239,10 @@ func Default() *Config {
 			KeepaliveMinTime:            10 * time.Second,
 			KeepaliveTime:               2 * time.Minute,
 			KeepaliveTimeout:            20 * time.Second,
+			DefaultMaxOutputBytes:       2 << 20,
+			MaxOutputBytes:              3 << 20,
 		},
+		Heartbeat: Heartbeat{MinInterval: time.Second},
 		StructuredOutput: StructuredOutput{
 			DefaultValidationRetries: 2,
 			MaxValidationRetries:     5,
@@ -487,6 +514,17 @@ func (c *Config) validate() Problems {
 	}
 	if l.KeepaliveTimeout <= 0 {
 		bad("limits.keepalive_timeout", "must be positive")
+	}
+	if l.MaxOutputBytes <= 0 {
+		bad("limits.max_output_bytes", "must be positive")
+	}
+	if l.DefaultMaxOutputBytes <= 0 || l.DefaultMaxOutputBytes > l.MaxOutputBytes {
+		badBoth("limits.default_max_output_bytes", "limits.max_output_bytes", "%d is not within 1..max_output_bytes (%d)", l.DefaultMaxOutputBytes, l.MaxOutputBytes)
+	}
+	if h := c.Heartbeat; h.MinInterval <= 0 {
+		bad("heartbeat.min_interval", "must be positive")
+	} else if h.Interval < 0 || (h.Interval > 0 && h.Interval < h.MinInterval) {
+		badBoth("heartbeat.interval", "heartbeat.min_interval", "%s is not 0 (off) or at least min_interval (%s)", formatDuration(h.Interval), formatDuration(h.MinInterval))
 	}
 
 	if _, err := auth.NewKeyring(c.Auth.Keys); err != nil {

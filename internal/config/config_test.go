@@ -94,6 +94,8 @@ func TestLoadRejectsBadConfig(t *testing.T) {
 		{"half tls", "tls: {cert_file: a.pem}\n", "tls"},
 		{"bad level", "log: {level: loud}\n", "log.level"},
 		{"negative budget", "retry: {budget: {budget_percent: -5}}\n", "retry.budget.budget_percent: -5 is not within 0..1000"},
+		{"output default over the limit", "limits: {default_max_output_bytes: 10, max_output_bytes: 5}\n", "limits.default_max_output_bytes: 10 is not within 1..max_output_bytes (5)"},
+		{"heartbeat below its minimum", "heartbeat: {interval: 100ms}\n", "heartbeat.interval: 100ms is not 0 (off) or at least min_interval (1s)"},
 		{"budget denying every retry", "retry: {budget: {budget_percent: 0, min_retry_concurrency: 0}}\n", "would deny every retry"},
 	}
 	for _, tc := range tests {

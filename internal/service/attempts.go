@@ -58,7 +58,10 @@ func (c *call) run(ctx context.Context) (*attemptResult, error) {
 // *retry.Failure that ends the call (or the *sendError that already did).
 func (c *call) afterFailure(ctx context.Context, n int, t provider.Target, res *attemptResult, err error) error {
 	var se *sendError
-	if errors.As(err, &se) {
+	var ae *apierr.Error
+	if errors.As(err, &se) || errors.As(err, &ae) {
+		// Not a provider failure: the client could not be written to, or
+		// the attempt ended the call itself (its output passed the limit).
 		return err
 	}
 	if ctx.Err() != nil {
@@ -113,6 +116,8 @@ type attemptResult struct {
 	// deltas and partials count the deltas and partial objects this
 	// attempt sent to the client.
 	deltas, partials int
+	// outputBytes counts the attempt's output against the call's limit.
+	outputBytes int64
 	// partial reads the reply as it streams, for partial objects; nil
 	// without stream_partial_objects.
 	partial *partialObjects
@@ -128,7 +133,10 @@ func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 
 // to the client as they arrive and returns the assembled result, or the
 // error that ended the attempt (with res holding what was sent before it).
 // An attempt that receives no provider event for the call's idle timeout is
-// cancelled and fails with retry.ErrStalled.
+// cancelled and fails with retry.ErrStalled. An attempt whose output
+// reaches the call's limit is cancelled at once, which stops the provider's
+// stream: under truncation it succeeds, cut, with FinishLength; otherwise
+// it fails with OUTPUT_TOO_LARGE, which ends the call.
 func (c *call) runAttempt(ctx context.Context, n int, t provider.Target) (*attemptResult, error) {
 	res := &attemptResult{partial: c.so.newPartial()}
 	actx, cancel := context.WithCancelCause(ctx)
@@ -162,6 +170,10 @@ func (c *call) runAttempt(ctx context.Context, n int, t provider.Target) (*attem
 		// slow to read must not make the provider look stalled.
 		idle.Stop()
 		if err := c.handle(n, ev, res); err != nil {
+			if errors.Is(err, errTruncated) {
+				res.finish = provider.FinishLength
+				return res, nil
+			}
 			return res, err
 		}
 		idle.Reset(c.idle)
@@ -169,8 +181,22 @@ func (c *call) runAttempt(ctx context.Context, n int, t provider.Target) (*attem
 }
 
 // handle folds one provider event of attempt n into res and sends the
-// client its delta, if it makes one.
+// client its delta, if it makes one. Output past the call's limit ends the
+// attempt (meterOutput): cut at the limit and errTruncated, or an error.
 func (c *call) handle(n int, ev provider.Event, res *attemptResult) error {
+	limited := c.meterOutput(n, &ev, res)
+	if limited != nil && !errors.Is(limited, errTruncated) {
+		return limited
+	}
+	if err := c.fold(n, ev, res); err != nil {
+		return err
+	}
+	return limited
+}
+
+// fold folds one provider event of attempt n into res and sends the client
+// its delta, if it makes one.
+func (c *call) fold(n int, ev provider.Event, res *attemptResult) error {
 	switch ev.Kind {
 	case provider.EventText:
 		if ev.Text == "" {

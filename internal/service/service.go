@@ -12,6 +12,7 @@ import (
 	"errors"
 	"log/slog"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,6 +44,12 @@ type Service struct {
 	// bounds them and the re-asks.
 	schemas   *schema.Cache
 	schemaCfg schema.Config
+	// defaultOutput and maxOutput are the server's output limit for
+	// requests that set none, and its cap on any request's.
+	defaultOutput, maxOutput int64
+	// heartbeat is the server's heartbeat interval (0: off unless a
+	// request asks), minHeartbeat the shortest a request may ask for.
+	heartbeat, minHeartbeat time.Duration
 }
 
 // Deps are what a Service needs.
@@ -65,7 +72,9 @@ func New(d Deps) *Service {
 	s := &Service{
 		providers: d.Providers, log: log, metrics: d.Metrics, timer: d.Timer,
 		schemas: schema.NewCache(schemaCfg), schemaCfg: schemaCfg,
-		limits: d.Config.RetryLimits(),
+		limits:        d.Config.RetryLimits(),
+		defaultOutput: d.Config.Limits.DefaultMaxOutputBytes, maxOutput: d.Config.Limits.MaxOutputBytes,
+		heartbeat: d.Config.Heartbeat.Interval, minHeartbeat: d.Config.Heartbeat.MinInterval,
 	}
 	if b, on := d.Config.RetryBudget(); on {
 		s.budgets = retry.NewBudgets(b)
@@ -107,6 +116,12 @@ func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerSt
 	if err != nil {
 		return s.fail(ctx, c, err)
 	}
+	if c.heartbeat > 0 {
+		if err := c.out.startHeartbeat(c.heartbeat); err != nil {
+			return s.fail(ctx, c, err)
+		}
+		defer c.out.stopHeartbeat()
+	}
 	res, err := c.run(ctx)
 	if err != nil {
 		return s.fail(ctx, c, err)
@@ -146,6 +161,10 @@ type call struct {
 	firstDelta bool
 	// so is the structured-output state; nil without response_format.
 	so *structured
+	// output bounds each attempt's output.
+	output outputLimit
+	// heartbeat is the call's heartbeat interval, 0 for none.
+	heartbeat time.Duration
 }
 
 // newCall takes the call's resolved target, prepares the provider request,
@@ -164,11 +183,19 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 	if !ok {
 		return c, errUnresolved
 	}
+	var err error
 	c.target = target
 	c.idle = s.limits.IdleTimeout(req.GetStreamIdleTimeout().AsDuration())
 	c.idleCallerSet = c.idle < s.limits.DefaultIdleTimeout
+	c.output = s.outputLimitOf(req)
+	if c.heartbeat, err = s.heartbeatOf(req); err != nil {
+		return c, err
+	}
 	rf := responseFormat(req)
-	var err error
+	if rf != nil && c.output.truncate {
+		return c, apierr.InvalidField(apierr.ReasonInvalidRequest, "output_limit.on_limit",
+			"ON_OUTPUT_LIMIT_TRUNCATE cannot be combined with response_format: an object cut at the limit never conforms to its schema")
+	}
 	if c.preq, err = providerRequest(req, target.Model, rf); err != nil {
 		return c, err
 	}
@@ -253,6 +280,7 @@ func (c *call) sendFinal(res *attemptResult) error {
 		Model:        c.plan.Target().Model,
 	}
 	c.so.fillFinal(final, res)
+	c.out.stopHeartbeat() // nothing follows the final
 	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(c.plan.Attempts()), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
 }
 
@@ -281,15 +309,29 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 }
 
 // emitter numbers and sends a call's events: sequence 1, 2, 3, ... with no
-// gaps. It is the one place events are numbered.
+// gaps. It is the one place events are numbered. With a heartbeat
+// (startHeartbeat), its goroutine sends heartbeat events too, taking turns
+// with send.
 type emitter struct {
 	stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]
-	seq    uint64
+
+	mu   sync.Mutex
+	seq  uint64
+	last time.Time // when the last event was sent, with a heartbeat
+	// stop ends the heartbeat's goroutine, which closes stopped; nil
+	// without a heartbeat. Only the call's goroutine uses them.
+	stop, stopped chan struct{}
 }
 
 // send stamps the next sequence number on ev and sends it.
 func (e *emitter) send(ev *llmrelayv1.GenerateEvent) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.seq++
 	ev.Sequence = e.seq
-	return e.stream.Send(ev)
+	err := e.stream.Send(ev)
+	if e.stop != nil {
+		e.last = time.Now()
+	}
+	return err
 }

@@ -7,7 +7,8 @@
 //   - `will_retry`     an attempt failed and another one is coming: why, after
 //                      exactly how long, and whether what that attempt already
 //                      streamed must be thrown away (`discard_partial`);
-//   - `final`          exactly one, always last: the successful attempt's message.
+//   - `final`          exactly one, always last: the successful attempt's message;
+//   - `heartbeat`      (opt-in) nothing else was sent for a while; skip it.
 //
 // The one idiom every client needs:
 //
@@ -30,7 +31,8 @@
 //   INVALID_ARGUMENT     the request is invalid, or the provider rejected it (400/404/413/422)
 //   UNAUTHENTICATED      missing, malformed or unknown API key
 //   PERMISSION_DENIED    the key lacks the scope or may not use the model
-//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo
+//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
+//                        or the reply passed its output limit (OUTPUT_TOO_LARGE)
 //   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
 //   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
 //   DEADLINE_EXCEEDED    the call's deadline passed
@@ -64,6 +66,66 @@ const (
 	// Verify that runtime/protoimpl is sufficiently up-to-date.
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
+
+// OnOutputLimit says what happens when a reply reaches its output limit.
+type OnOutputLimit int32
+
+const (
+	// Same as ON_OUTPUT_LIMIT_FAIL.
+	OnOutputLimit_ON_OUTPUT_LIMIT_UNSPECIFIED OnOutputLimit = 0
+	// End the call with RESOURCE_EXHAUSTED, ErrorInfo reason
+	// OUTPUT_TOO_LARGE (metadata `max_output_bytes`, `provider`,
+	// `attempts`), without a `final`. What the attempt streamed before the
+	// limit was sent as deltas.
+	OnOutputLimit_ON_OUTPUT_LIMIT_FAIL OnOutputLimit = 1
+	// End the call with a `final` whose message holds the reply up to the
+	// limit (the last delta cut on a character boundary, so a tool call's
+	// arguments may be cut too) and whose `finish_reason` is
+	// FINISH_REASON_LENGTH. Not allowed with `response_format`, whose object
+	// could never conform once cut: INVALID_ARGUMENT.
+	OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE OnOutputLimit = 2
+)
+
+// Enum value maps for OnOutputLimit.
+var (
+	OnOutputLimit_name = map[int32]string{
+		0: "ON_OUTPUT_LIMIT_UNSPECIFIED",
+		1: "ON_OUTPUT_LIMIT_FAIL",
+		2: "ON_OUTPUT_LIMIT_TRUNCATE",
+	}
+	OnOutputLimit_value = map[string]int32{
+		"ON_OUTPUT_LIMIT_UNSPECIFIED": 0,
+		"ON_OUTPUT_LIMIT_FAIL":        1,
+		"ON_OUTPUT_LIMIT_TRUNCATE":    2,
+	}
+)
+
+func (x OnOutputLimit) Enum() *OnOutputLimit {
+	p := new(OnOutputLimit)
+	*p = x
+	return p
+}
+
+func (x OnOutputLimit) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (OnOutputLimit) Descriptor() protoreflect.EnumDescriptor {
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[0].Descriptor()
+}
+
+func (OnOutputLimit) Type() protoreflect.EnumType {
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[0]
+}
+
+func (x OnOutputLimit) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use OnOutputLimit.Descriptor instead.
+func (OnOutputLimit) EnumDescriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{0}
+}
 
 // Role says who wrote a message.
 type Role int32
@@ -111,11 +173,11 @@ func (x Role) String() string {
 }
 
 func (Role) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[0].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[1].Descriptor()
 }
 
 func (Role) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[0]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[1]
 }
 
 func (x Role) Number() protoreflect.EnumNumber {
@@ -124,7 +186,7 @@ func (x Role) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Role.Descriptor instead.
 func (Role) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{0}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{1}
 }
 
 // ToolChoiceMode says whether the model must call a tool.
@@ -172,11 +234,11 @@ func (x ToolChoiceMode) String() string {
 }
 
 func (ToolChoiceMode) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[1].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[2].Descriptor()
 }
 
 func (ToolChoiceMode) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[1]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[2]
 }
 
 func (x ToolChoiceMode) Number() protoreflect.EnumNumber {
@@ -185,7 +247,7 @@ func (x ToolChoiceMode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ToolChoiceMode.Descriptor instead.
 func (ToolChoiceMode) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{1}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{2}
 }
 
 // OnInvalid says what happens when structured output stays invalid.
@@ -227,11 +289,11 @@ func (x OnInvalid) String() string {
 }
 
 func (OnInvalid) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[2].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[3].Descriptor()
 }
 
 func (OnInvalid) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[2]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[3]
 }
 
 func (x OnInvalid) Number() protoreflect.EnumNumber {
@@ -240,7 +302,7 @@ func (x OnInvalid) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use OnInvalid.Descriptor instead.
 func (OnInvalid) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{2}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
 }
 
 // Midstream says what happens when an attempt fails after it streamed deltas.
@@ -281,11 +343,11 @@ func (x Midstream) String() string {
 }
 
 func (Midstream) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[3].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[4].Descriptor()
 }
 
 func (Midstream) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[3]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[4]
 }
 
 func (x Midstream) Number() protoreflect.EnumNumber {
@@ -294,7 +356,7 @@ func (x Midstream) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Midstream.Descriptor instead.
 func (Midstream) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
 }
 
 // RetryReason says why an attempt failed.
@@ -353,11 +415,11 @@ func (x RetryReason) String() string {
 }
 
 func (RetryReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[4].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[5].Descriptor()
 }
 
 func (RetryReason) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[4]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[5]
 }
 
 func (x RetryReason) Number() protoreflect.EnumNumber {
@@ -366,7 +428,7 @@ func (x RetryReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RetryReason.Descriptor instead.
 func (RetryReason) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
 }
 
 // FinishReason says why the model stopped.
@@ -377,7 +439,8 @@ const (
 	FinishReason_FINISH_REASON_UNSPECIFIED FinishReason = 0
 	// The model finished its reply, or hit a stop sequence.
 	FinishReason_FINISH_REASON_STOP FinishReason = 1
-	// The reply hit `max_output_tokens`.
+	// The reply hit `max_output_tokens`, or llmrelay cut it at
+	// `output_limit.max_bytes` (ON_OUTPUT_LIMIT_TRUNCATE).
 	FinishReason_FINISH_REASON_LENGTH FinishReason = 2
 	// The model called one or more tools.
 	FinishReason_FINISH_REASON_TOOL_CALLS FinishReason = 3
@@ -418,11 +481,11 @@ func (x FinishReason) String() string {
 }
 
 func (FinishReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[5].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[6].Descriptor()
 }
 
 func (FinishReason) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[5]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[6]
 }
 
 func (x FinishReason) Number() protoreflect.EnumNumber {
@@ -431,7 +494,7 @@ func (x FinishReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use FinishReason.Descriptor instead.
 func (FinishReason) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
 }
 
 // GenerateRequest asks for one model reply.
@@ -495,9 +558,29 @@ type GenerateRequest struct {
 	// call's "finished call" log line as metadata.<key>=<value>, values cut at
 	// 256 bytes there. Not sent to the provider. Keep secrets out of them. At
 	// most 64 entries, keys up to 128 bytes, values up to 1024 bytes.
-	Metadata      map[string]string `protobuf:"bytes,11,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Metadata map[string]string `protobuf:"bytes,11,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// How much output the reply may have, and what happens past it. Unset
+	// takes the server's default limit (2 MiB unless configured) and fails
+	// the call past it. See OutputLimit.
+	OutputLimit *OutputLimit `protobuf:"bytes,13,opt,name=output_limit,json=outputLimit,proto3" json:"output_limit,omitempty"`
+	// Send a `heartbeat` event whenever the call has sent nothing else for
+	// this long, and send the response headers at once, for clients behind
+	// proxies or load balancers that cut streams silent for longer than
+	// their idle (read) timeout: pick an interval well below the shortest
+	// such timeout on the path. Silences happen before the first event,
+	// during retry waits (up to a minute) and while a model thinks.
+	//
+	// The trade-off: response headers commit the call, so a client library
+	// can no longer retry it transparently when it fails before its first
+	// event (gRPC retries a call only until it has received headers or a
+	// message); llmrelay's own retries, announced by `will_retry`, still
+	// happen. Unset takes the server's default (`heartbeat.interval`, off
+	// unless configured); a request cannot turn off a server default.
+	// Values below the server's `heartbeat.min_interval` (1s unless
+	// configured) fail with INVALID_ARGUMENT.
+	HeartbeatInterval *durationpb.Duration `protobuf:"bytes,14,opt,name=heartbeat_interval,json=heartbeatInterval,proto3" json:"heartbeat_interval,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *GenerateRequest) Reset() {
@@ -607,6 +690,88 @@ func (x *GenerateRequest) GetMetadata() map[string]string {
 	return nil
 }
 
+func (x *GenerateRequest) GetOutputLimit() *OutputLimit {
+	if x != nil {
+		return x.OutputLimit
+	}
+	return nil
+}
+
+func (x *GenerateRequest) GetHeartbeatInterval() *durationpb.Duration {
+	if x != nil {
+		return x.HeartbeatInterval
+	}
+	return nil
+}
+
+// OutputLimit bounds the size of a reply. Output is counted per attempt, in
+// UTF-8 bytes, as it streams: the text, the tool calls' arguments and, where
+// the provider streams it, the model's reasoning. `final` repeats the
+// reply, so the limit also keeps `final` within a client's message size
+// limit (4 MiB by default in gRPC libraries) when the server's limit is
+// below it, as by default.
+//
+// When an attempt's output reaches the limit, llmrelay stops it at the
+// provider at once (the provider's stream is cancelled, so generation, and
+// its cost, stops there) and ends the call as `on_limit` says. Neither
+// outcome is retried: the reply would be as long the next time.
+type OutputLimit struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The most bytes of output a reply may have. 0 takes the server's
+	// default (`limits.default_max_output_bytes`); larger values are lowered
+	// to the server's limit (`limits.max_output_bytes`, 3 MiB unless
+	// configured): a request may ask for less, never for more.
+	MaxBytes uint64 `protobuf:"varint,1,opt,name=max_bytes,json=maxBytes,proto3" json:"max_bytes,omitempty"`
+	// What happens when the reply reaches `max_bytes`.
+	OnLimit       OnOutputLimit `protobuf:"varint,2,opt,name=on_limit,json=onLimit,proto3,enum=llmrelay.v1.OnOutputLimit" json:"on_limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OutputLimit) Reset() {
+	*x = OutputLimit{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OutputLimit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OutputLimit) ProtoMessage() {}
+
+func (x *OutputLimit) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OutputLimit.ProtoReflect.Descriptor instead.
+func (*OutputLimit) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *OutputLimit) GetMaxBytes() uint64 {
+	if x != nil {
+		return x.MaxBytes
+	}
+	return 0
+}
+
+func (x *OutputLimit) GetOnLimit() OnOutputLimit {
+	if x != nil {
+		return x.OnLimit
+	}
+	return OnOutputLimit_ON_OUTPUT_LIMIT_UNSPECIFIED
+}
+
 // Message is one turn of the conversation.
 type Message struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -624,7 +789,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[1]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -636,7 +801,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[1]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -649,7 +814,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{1}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Message) GetRole() Role {
@@ -696,7 +861,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[2]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -708,7 +873,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[2]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -721,7 +886,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{2}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ToolCall) GetId() string {
@@ -763,7 +928,7 @@ type GenerationConfig struct {
 
 func (x *GenerationConfig) Reset() {
 	*x = GenerationConfig{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -775,7 +940,7 @@ func (x *GenerationConfig) String() string {
 func (*GenerationConfig) ProtoMessage() {}
 
 func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -788,7 +953,7 @@ func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerationConfig.ProtoReflect.Descriptor instead.
 func (*GenerationConfig) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GenerationConfig) GetMaxOutputTokens() uint32 {
@@ -835,7 +1000,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -847,7 +1012,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -860,7 +1025,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Tool) GetName() string {
@@ -897,7 +1062,7 @@ type ToolChoice struct {
 
 func (x *ToolChoice) Reset() {
 	*x = ToolChoice{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -909,7 +1074,7 @@ func (x *ToolChoice) String() string {
 func (*ToolChoice) ProtoMessage() {}
 
 func (x *ToolChoice) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -922,7 +1087,7 @@ func (x *ToolChoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolChoice.ProtoReflect.Descriptor instead.
 func (*ToolChoice) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ToolChoice) GetMode() ToolChoiceMode {
@@ -973,7 +1138,7 @@ type ResponseFormat struct {
 
 func (x *ResponseFormat) Reset() {
 	*x = ResponseFormat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -985,7 +1150,7 @@ func (x *ResponseFormat) String() string {
 func (*ResponseFormat) ProtoMessage() {}
 
 func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -998,7 +1163,7 @@ func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseFormat.ProtoReflect.Descriptor instead.
 func (*ResponseFormat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ResponseFormat) GetJsonSchema() *structpb.Struct {
@@ -1060,7 +1225,7 @@ type RetryPolicy struct {
 
 func (x *RetryPolicy) Reset() {
 	*x = RetryPolicy{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1072,7 +1237,7 @@ func (x *RetryPolicy) String() string {
 func (*RetryPolicy) ProtoMessage() {}
 
 func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1085,7 +1250,7 @@ func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryPolicy.ProtoReflect.Descriptor instead.
 func (*RetryPolicy) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RetryPolicy) GetMaxAttempts() uint32 {
@@ -1132,6 +1297,7 @@ type GenerateEvent struct {
 	//	*GenerateEvent_WillRetry
 	//	*GenerateEvent_Final
 	//	*GenerateEvent_PartialObject
+	//	*GenerateEvent_Heartbeat
 	Event         isGenerateEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1139,7 +1305,7 @@ type GenerateEvent struct {
 
 func (x *GenerateEvent) Reset() {
 	*x = GenerateEvent{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1151,7 +1317,7 @@ func (x *GenerateEvent) String() string {
 func (*GenerateEvent) ProtoMessage() {}
 
 func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1164,7 +1330,7 @@ func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateEvent.ProtoReflect.Descriptor instead.
 func (*GenerateEvent) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GenerateEvent) GetSequence() uint64 {
@@ -1224,6 +1390,15 @@ func (x *GenerateEvent) GetPartialObject() *structpb.Value {
 	return nil
 }
 
+func (x *GenerateEvent) GetHeartbeat() *Heartbeat {
+	if x != nil {
+		if x, ok := x.Event.(*GenerateEvent_Heartbeat); ok {
+			return x.Heartbeat
+		}
+	}
+	return nil
+}
+
 type isGenerateEvent_Event interface {
 	isGenerateEvent_Event()
 }
@@ -1250,6 +1425,14 @@ type GenerateEvent_PartialObject struct {
 	PartialObject *structpb.Value `protobuf:"bytes,6,opt,name=partial_object,json=partialObject,proto3,oneof"`
 }
 
+type GenerateEvent_Heartbeat struct {
+	// Nothing else was sent for the call's heartbeat interval (only with
+	// `heartbeat_interval` or the server's `heartbeat.interval`). It
+	// carries nothing; clients skip it. Its `attempt` is 0: it belongs to
+	// no attempt.
+	Heartbeat *Heartbeat `protobuf:"bytes,7,opt,name=heartbeat,proto3,oneof"`
+}
+
 func (*GenerateEvent_Delta) isGenerateEvent_Event() {}
 
 func (*GenerateEvent_WillRetry) isGenerateEvent_Event() {}
@@ -1257,6 +1440,47 @@ func (*GenerateEvent_WillRetry) isGenerateEvent_Event() {}
 func (*GenerateEvent_Final) isGenerateEvent_Event() {}
 
 func (*GenerateEvent_PartialObject) isGenerateEvent_Event() {}
+
+func (*GenerateEvent_Heartbeat) isGenerateEvent_Event() {}
+
+// Heartbeat keeps a quiet stream alive through proxies that cut streams
+// silent for longer than their idle timeout. See
+// `GenerateRequest.heartbeat_interval`.
+type Heartbeat struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Heartbeat) Reset() {
+	*x = Heartbeat{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Heartbeat) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Heartbeat) ProtoMessage() {}
+
+func (x *Heartbeat) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
+func (*Heartbeat) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
+}
 
 // Delta is a fragment of the reply. Concatenating the `text` of the deltas of
 // one attempt gives that attempt's text.
@@ -1272,7 +1496,7 @@ type Delta struct {
 
 func (x *Delta) Reset() {
 	*x = Delta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1284,7 +1508,7 @@ func (x *Delta) String() string {
 func (*Delta) ProtoMessage() {}
 
 func (x *Delta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1297,7 +1521,7 @@ func (x *Delta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delta.ProtoReflect.Descriptor instead.
 func (*Delta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Delta) GetText() string {
@@ -1333,7 +1557,7 @@ type ToolCallDelta struct {
 
 func (x *ToolCallDelta) Reset() {
 	*x = ToolCallDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1345,7 +1569,7 @@ func (x *ToolCallDelta) String() string {
 func (*ToolCallDelta) ProtoMessage() {}
 
 func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1358,7 +1582,7 @@ func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallDelta.ProtoReflect.Descriptor instead.
 func (*ToolCallDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ToolCallDelta) GetIndex() uint32 {
@@ -1415,7 +1639,7 @@ type WillRetry struct {
 
 func (x *WillRetry) Reset() {
 	*x = WillRetry{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1427,7 +1651,7 @@ func (x *WillRetry) String() string {
 func (*WillRetry) ProtoMessage() {}
 
 func (x *WillRetry) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1440,7 +1664,7 @@ func (x *WillRetry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WillRetry.ProtoReflect.Descriptor instead.
 func (*WillRetry) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *WillRetry) GetReason() RetryReason {
@@ -1510,7 +1734,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1522,7 +1746,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1535,7 +1759,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Final) GetMessage() *Message {
@@ -1614,7 +1838,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1626,7 +1850,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1639,7 +1863,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Usage) GetInputTokens() uint64 {
@@ -1675,7 +1899,7 @@ type ValidationError struct {
 
 func (x *ValidationError) Reset() {
 	*x = ValidationError{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1687,7 +1911,7 @@ func (x *ValidationError) String() string {
 func (*ValidationError) ProtoMessage() {}
 
 func (x *ValidationError) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1700,7 +1924,7 @@ func (x *ValidationError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidationError.ProtoReflect.Descriptor instead.
 func (*ValidationError) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ValidationError) GetAttempt() uint32 {
@@ -1742,7 +1966,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1754,7 +1978,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1767,7 +1991,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListModelsRequest) GetProvider() string {
@@ -1788,7 +2012,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1800,7 +2024,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1813,7 +2037,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListModelsResponse) GetModels() []*Model {
@@ -1840,7 +2064,7 @@ type Model struct {
 
 func (x *Model) Reset() {
 	*x = Model{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1852,7 +2076,7 @@ func (x *Model) String() string {
 func (*Model) ProtoMessage() {}
 
 func (x *Model) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1865,7 +2089,7 @@ func (x *Model) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Model.ProtoReflect.Descriptor instead.
 func (*Model) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Model) GetId() string {
@@ -1900,7 +2124,7 @@ var File_llmrelay_v1_llmrelay_proto protoreflect.FileDescriptor
 
 const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
-	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\x86\b\n" +
+	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\x9c\t\n" +
 	"\x0fGenerateRequest\x12\xa7\x02\n" +
 	"\x05model\x18\x01 \x01(\tB\x90\x02\xbaH\x8c\x02\xba\x01\x80\x02\n" +
 	"\fmodel.format\x12\xa4\x01must be <provider>/<model>, like mock/echo or openai/gpt-4o: a lower-case provider name, a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aIthis.matches('^[a-z0-9][a-z0-9_-]{0,62}/[A-Za-z0-9][A-Za-z0-9._:/@+-]*$')\xc8\x01\x01r\x03\x18\x80\x02R\x05model\x12=\n" +
@@ -1919,10 +2143,16 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"request_id\x18\t \x01(\tB\v\xbaH\b\xd8\x01\x01r\x03\xb0\x01\x01R\trequestId\x12B\n" +
 	"\x10provider_options\x18\n" +
 	" \x01(\v2\x17.google.protobuf.StructR\x0fproviderOptions\x12`\n" +
-	"\bmetadata\x18\v \x03(\v2*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\ar\x05\x10\x01(\x80\x01*\x05r\x03(\x80\bR\bmetadata\x1a;\n" +
+	"\bmetadata\x18\v \x03(\v2*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\ar\x05\x10\x01(\x80\x01*\x05r\x03(\x80\bR\bmetadata\x12;\n" +
+	"\foutput_limit\x18\r \x01(\v2\x18.llmrelay.v1.OutputLimitR\voutputLimit\x12W\n" +
+	"\x12heartbeat_interval\x18\x0e \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
+	"\xaa\x01\a\"\x03\b\xac\x02*\x00R\x11heartbeatInterval\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xac\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"x\n" +
+	"\vOutputLimit\x12(\n" +
+	"\tmax_bytes\x18\x01 \x01(\x04B\v\xbaH\b2\x06\x18\x80\x80\x80\x80\x04R\bmaxBytes\x12?\n" +
+	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\xac\x02\n" +
 	"\aMessage\x12\x8e\x01\n" +
 	"\x04role\x18\x01 \x01(\x0e2\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01a\n" +
 	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12#\n" +
@@ -1976,7 +2206,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\vmax_backoff\x18\x03 \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
 	"\xaa\x01\a\"\x03\b\xac\x02*\x00R\n" +
 	"maxBackoff\x12>\n" +
-	"\tmidstream\x18\x04 \x01(\x0e2\x16.llmrelay.v1.MidstreamB\b\xbaH\x05\x82\x01\x02\x10\x01R\tmidstream\"\xa0\x02\n" +
+	"\tmidstream\x18\x04 \x01(\x0e2\x16.llmrelay.v1.MidstreamB\b\xbaH\x05\x82\x01\x02\x10\x01R\tmidstream\"\xd8\x02\n" +
 	"\rGenerateEvent\x12\x1a\n" +
 	"\bsequence\x18\x01 \x01(\x04R\bsequence\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\rR\aattempt\x12*\n" +
@@ -1984,8 +2214,10 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
 	"will_retry\x18\x04 \x01(\v2\x16.llmrelay.v1.WillRetryH\x00R\twillRetry\x12*\n" +
 	"\x05final\x18\x05 \x01(\v2\x12.llmrelay.v1.FinalH\x00R\x05final\x12?\n" +
-	"\x0epartial_object\x18\x06 \x01(\v2\x16.google.protobuf.ValueH\x00R\rpartialObjectB\a\n" +
-	"\x05event\"T\n" +
+	"\x0epartial_object\x18\x06 \x01(\v2\x16.google.protobuf.ValueH\x00R\rpartialObject\x126\n" +
+	"\theartbeat\x18\a \x01(\v2\x16.llmrelay.v1.HeartbeatH\x00R\theartbeatB\a\n" +
+	"\x05event\"\v\n" +
+	"\tHeartbeat\"T\n" +
 	"\x05Delta\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x127\n" +
 	"\ttool_call\x18\x02 \x01(\v2\x1a.llmrelay.v1.ToolCallDeltaR\btoolCall\"r\n" +
@@ -2026,7 +2258,11 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
 	"\bprovider\x18\x02 \x01(\tR\bprovider\x12#\n" +
 	"\rprovider_kind\x18\x03 \x01(\tR\fproviderKind\x12\x12\n" +
-	"\x04name\x18\x04 \x01(\tR\x04name*_\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name*h\n" +
+	"\rOnOutputLimit\x12\x1f\n" +
+	"\x1bON_OUTPUT_LIMIT_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14ON_OUTPUT_LIMIT_FAIL\x10\x01\x12\x1c\n" +
+	"\x18ON_OUTPUT_LIMIT_TRUNCATE\x10\x02*_\n" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vROLE_SYSTEM\x10\x01\x12\r\n" +
@@ -2080,81 +2316,88 @@ func file_llmrelay_v1_llmrelay_proto_rawDescGZIP() []byte {
 	return file_llmrelay_v1_llmrelay_proto_rawDescData
 }
 
-var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
+var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
-	(Role)(0),                   // 0: llmrelay.v1.Role
-	(ToolChoiceMode)(0),         // 1: llmrelay.v1.ToolChoiceMode
-	(OnInvalid)(0),              // 2: llmrelay.v1.OnInvalid
-	(Midstream)(0),              // 3: llmrelay.v1.Midstream
-	(RetryReason)(0),            // 4: llmrelay.v1.RetryReason
-	(FinishReason)(0),           // 5: llmrelay.v1.FinishReason
-	(*GenerateRequest)(nil),     // 6: llmrelay.v1.GenerateRequest
-	(*Message)(nil),             // 7: llmrelay.v1.Message
-	(*ToolCall)(nil),            // 8: llmrelay.v1.ToolCall
-	(*GenerationConfig)(nil),    // 9: llmrelay.v1.GenerationConfig
-	(*Tool)(nil),                // 10: llmrelay.v1.Tool
-	(*ToolChoice)(nil),          // 11: llmrelay.v1.ToolChoice
-	(*ResponseFormat)(nil),      // 12: llmrelay.v1.ResponseFormat
-	(*RetryPolicy)(nil),         // 13: llmrelay.v1.RetryPolicy
-	(*GenerateEvent)(nil),       // 14: llmrelay.v1.GenerateEvent
-	(*Delta)(nil),               // 15: llmrelay.v1.Delta
-	(*ToolCallDelta)(nil),       // 16: llmrelay.v1.ToolCallDelta
-	(*WillRetry)(nil),           // 17: llmrelay.v1.WillRetry
-	(*Final)(nil),               // 18: llmrelay.v1.Final
-	(*Usage)(nil),               // 19: llmrelay.v1.Usage
-	(*ValidationError)(nil),     // 20: llmrelay.v1.ValidationError
-	(*ListModelsRequest)(nil),   // 21: llmrelay.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),  // 22: llmrelay.v1.ListModelsResponse
-	(*Model)(nil),               // 23: llmrelay.v1.Model
-	nil,                         // 24: llmrelay.v1.GenerateRequest.MetadataEntry
-	(*durationpb.Duration)(nil), // 25: google.protobuf.Duration
-	(*structpb.Struct)(nil),     // 26: google.protobuf.Struct
-	(*structpb.Value)(nil),      // 27: google.protobuf.Value
-	(*status.Status)(nil),       // 28: google.rpc.Status
+	(OnOutputLimit)(0),          // 0: llmrelay.v1.OnOutputLimit
+	(Role)(0),                   // 1: llmrelay.v1.Role
+	(ToolChoiceMode)(0),         // 2: llmrelay.v1.ToolChoiceMode
+	(OnInvalid)(0),              // 3: llmrelay.v1.OnInvalid
+	(Midstream)(0),              // 4: llmrelay.v1.Midstream
+	(RetryReason)(0),            // 5: llmrelay.v1.RetryReason
+	(FinishReason)(0),           // 6: llmrelay.v1.FinishReason
+	(*GenerateRequest)(nil),     // 7: llmrelay.v1.GenerateRequest
+	(*OutputLimit)(nil),         // 8: llmrelay.v1.OutputLimit
+	(*Message)(nil),             // 9: llmrelay.v1.Message
+	(*ToolCall)(nil),            // 10: llmrelay.v1.ToolCall
+	(*GenerationConfig)(nil),    // 11: llmrelay.v1.GenerationConfig
+	(*Tool)(nil),                // 12: llmrelay.v1.Tool
+	(*ToolChoice)(nil),          // 13: llmrelay.v1.ToolChoice
+	(*ResponseFormat)(nil),      // 14: llmrelay.v1.ResponseFormat
+	(*RetryPolicy)(nil),         // 15: llmrelay.v1.RetryPolicy
+	(*GenerateEvent)(nil),       // 16: llmrelay.v1.GenerateEvent
+	(*Heartbeat)(nil),           // 17: llmrelay.v1.Heartbeat
+	(*Delta)(nil),               // 18: llmrelay.v1.Delta
+	(*ToolCallDelta)(nil),       // 19: llmrelay.v1.ToolCallDelta
+	(*WillRetry)(nil),           // 20: llmrelay.v1.WillRetry
+	(*Final)(nil),               // 21: llmrelay.v1.Final
+	(*Usage)(nil),               // 22: llmrelay.v1.Usage
+	(*ValidationError)(nil),     // 23: llmrelay.v1.ValidationError
+	(*ListModelsRequest)(nil),   // 24: llmrelay.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),  // 25: llmrelay.v1.ListModelsResponse
+	(*Model)(nil),               // 26: llmrelay.v1.Model
+	nil,                         // 27: llmrelay.v1.GenerateRequest.MetadataEntry
+	(*durationpb.Duration)(nil), // 28: google.protobuf.Duration
+	(*structpb.Struct)(nil),     // 29: google.protobuf.Struct
+	(*structpb.Value)(nil),      // 30: google.protobuf.Value
+	(*status.Status)(nil),       // 31: google.rpc.Status
 }
 var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
-	7,  // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
-	9,  // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
-	10, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
-	11, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
-	12, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
-	13, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
-	25, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
-	26, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
-	24, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
-	0,  // 9: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
-	8,  // 10: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
-	26, // 11: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
-	1,  // 12: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
-	26, // 13: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
-	2,  // 14: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	25, // 15: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	25, // 16: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
-	3,  // 17: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	15, // 18: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
-	17, // 19: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
-	18, // 20: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	27, // 21: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
-	16, // 22: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
-	4,  // 23: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	25, // 24: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	28, // 25: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
-	7,  // 26: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	27, // 27: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
-	5,  // 28: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
-	19, // 29: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
-	20, // 30: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	23, // 31: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
-	6,  // 32: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	21, // 33: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	14, // 34: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	22, // 35: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	34, // [34:36] is the sub-list for method output_type
-	32, // [32:34] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	9,  // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
+	11, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
+	12, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
+	13, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
+	14, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
+	15, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
+	28, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
+	29, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
+	27, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
+	8,  // 9: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
+	28, // 10: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
+	0,  // 11: llmrelay.v1.OutputLimit.on_limit:type_name -> llmrelay.v1.OnOutputLimit
+	1,  // 12: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
+	10, // 13: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
+	29, // 14: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	2,  // 15: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
+	29, // 16: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
+	3,  // 17: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
+	28, // 18: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	28, // 19: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	4,  // 20: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
+	18, // 21: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
+	20, // 22: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
+	21, // 23: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
+	30, // 24: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	17, // 25: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
+	19, // 26: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
+	5,  // 27: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
+	28, // 28: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	31, // 29: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	9,  // 30: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
+	30, // 31: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	6,  // 32: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
+	22, // 33: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
+	23, // 34: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
+	26, // 35: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
+	7,  // 36: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	24, // 37: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	16, // 38: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	25, // 39: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	38, // [38:40] is the sub-list for method output_type
+	36, // [36:38] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }
@@ -2162,21 +2405,22 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 	if File_llmrelay_v1_llmrelay_proto != nil {
 		return
 	}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[3].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[6].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[8].OneofWrappers = []any{
+	file_llmrelay_v1_llmrelay_proto_msgTypes[4].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[7].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[9].OneofWrappers = []any{
 		(*GenerateEvent_Delta)(nil),
 		(*GenerateEvent_WillRetry)(nil),
 		(*GenerateEvent_Final)(nil),
 		(*GenerateEvent_PartialObject)(nil),
+		(*GenerateEvent_Heartbeat)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_v1_llmrelay_proto_rawDesc), len(file_llmrelay_v1_llmrelay_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   19,
+			NumEnums:      7,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -7,7 +7,8 @@
 //   - `will_retry`     an attempt failed and another one is coming: why, after
 //                      exactly how long, and whether what that attempt already
 //                      streamed must be thrown away (`discard_partial`);
-//   - `final`          exactly one, always last: the successful attempt's message.
+//   - `final`          exactly one, always last: the successful attempt's message;
+//   - `heartbeat`      (opt-in) nothing else was sent for a while; skip it.
 //
 // The one idiom every client needs:
 //
@@ -30,7 +31,8 @@
 //   INVALID_ARGUMENT     the request is invalid, or the provider rejected it (400/404/413/422)
 //   UNAUTHENTICATED      missing, malformed or unknown API key
 //   PERMISSION_DENIED    the key lacks the scope or may not use the model
-//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo
+//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
+//                        or the reply passed its output limit (OUTPUT_TOO_LARGE)
 //   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
 //   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
 //   DEADLINE_EXCEEDED    the call's deadline passed
@@ -55,7 +57,7 @@ import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file llmrelay/v1/llmrelay.proto.
  */
 export const file_llmrelay_v1_llmrelay: GenFile = /*@__PURE__*/
-  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEigwcKD0dlbmVyYXRlUmVxdWVzdBKmAgoFbW9kZWwYASABKAlClgK6SAPIAQG6SAVyAxiAArpIhAK6AYACCgxtb2RlbC5mb3JtYXQSpAFtdXN0IGJlIDxwcm92aWRlcj4vPG1vZGVsPiwgbGlrZSBtb2NrL2VjaG8gb3Igb3BlbmFpL2dwdC00bzogYSBsb3dlci1jYXNlIHByb3ZpZGVyIG5hbWUsIGEgc2xhc2gsIHRoZW4gdGhlIHByb3ZpZGVyJ3MgbW9kZWwgbmFtZSAobGV0dGVycywgZGlnaXRzIGFuZCAuIF8gOiAvIEAgKyAtKRpJdGhpcy5tYXRjaGVzKCdeW2EtejAtOV1bYS16MC05Xy1dezAsNjJ9L1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKiQnKRIzCghtZXNzYWdlcxgCIAMoCzIULmxsbXJlbGF5LnYxLk1lc3NhZ2VCC7pICJIBBQgBEIAIEjEKCmdlbmVyYXRpb24YAyABKAsyHS5sbG1yZWxheS52MS5HZW5lcmF0aW9uQ29uZmlnEisKBXRvb2xzGAQgAygLMhEubGxtcmVsYXkudjEuVG9vbEIJukgGkgEDEIABEiwKC3Rvb2xfY2hvaWNlGAUgASgLMhcubGxtcmVsYXkudjEuVG9vbENob2ljZRI0Cg9yZXNwb25zZV9mb3JtYXQYBiABKAsyGy5sbG1yZWxheS52MS5SZXNwb25zZUZvcm1hdBInCgVyZXRyeRgHIAEoCzIYLmxsbXJlbGF5LnYxLlJldHJ5UG9saWN5EkUKE3N0cmVhbV9pZGxlX3RpbWVvdXQYCCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCJAcKgASIgoKcmVxdWVzdF9pZBgJIAEoCUIOukgD2AEBukgFcgOwAQESMQoQcHJvdmlkZXJfb3B0aW9ucxgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSVgoIbWV0YWRhdGEYCyADKAsyKi5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QuTWV0YWRhdGFFbnRyeUIYukgVmgESEEAiB3IFEAEogAEqBXIDKIAIGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKGAgoHTWVzc2FnZRKIAQoEcm9sZRgBIAEoDjIRLmxsbXJlbGF5LnYxLlJvbGVCZ7pIZLoBYQoMcm9sZS5kZWZpbmVkEjttdXN0IGJlIFJPTEVfU1lTVEVNLCBST0xFX1VTRVIsIFJPTEVfQVNTSVNUQU5UIG9yIFJPTEVfVE9PTBoUdGhpcyBpbiBbMSwgMiwgMywgNF0SGgoHY29udGVudBgCIAEoCUIJukgGcgQogIBAEjQKCnRvb2xfY2FsbHMYAyADKAsyFS5sbG1yZWxheS52MS5Ub29sQ2FsbEIJukgGkgEDEIABEh4KDHRvb2xfY2FsbF9pZBgEIAEoCUIIukgFcgMYgAIiVgoIVG9vbENhbGwSFAoCaWQYASABKAlCCLpIBXIDGIACEhYKBG5hbWUYAiABKAlCCLpIBXIDGIABEhwKCWFyZ3VtZW50cxgDIAEoCUIJukgGcgQogIBAIuABChBHZW5lcmF0aW9uQ29uZmlnEisKEW1heF9vdXRwdXRfdG9rZW5zGAEgASgNQgu6SAgqBhjAhD0oAUgAiAEBEikKC3RlbXBlcmF0dXJlGAIgASgCQg+6SAwKCh0AAABALQAAAABIAYgBARIjCgV0b3BfcBgDIAEoAkIPukgMCgodAACAPy0AAAAASAKIAQESHwoEc3RvcBgEIAMoCUIRukgOkgELEBAiB3IFEAEogAJCFAoSX21heF9vdXRwdXRfdG9rZW5zQg4KDF90ZW1wZXJhdHVyZUIICgZfdG9wX3Ai1wEKBFRvb2wSgQEKBG5hbWUYASABKAlCc7pIcLoBbQoJdG9vbC5uYW1lEjltdXN0IGJlIDEgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2UgZ2V0X3dlYXRoZXIaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MSw2NH0kJykSHgoLZGVzY3JpcHRpb24YAiABKAlCCbpIBnIEKICAARIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJYCgpUb29sQ2hvaWNlEjMKBG1vZGUYASABKA4yGy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlTW9kZUIIukgFggECEAESFQoEbmFtZRgCIAEoCUIHukgEcgIYQCL5AgoOUmVzcG9uc2VGb3JtYXQSNAoLanNvbl9zY2hlbWEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qga6SAPIAQESkQEKBG5hbWUYAiABKAlCggG6SH+6AXwKFHJlc3BvbnNlX2Zvcm1hdC5uYW1lEj1tdXN0IGJlIHVwIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIHdlYXRoZXJfcmVwb3J0GiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezAsNjR9JCcpEiwKFm1heF92YWxpZGF0aW9uX3JldHJpZXMYAyABKA1CB7pIBCoCGApIAIgBARI0Cgpvbl9pbnZhbGlkGAQgASgOMhYubGxtcmVsYXkudjEuT25JbnZhbGlkQgi6SAWCAQIQARIeChZzdHJlYW1fcGFydGlhbF9vYmplY3RzGAUgASgIQhkKF19tYXhfdmFsaWRhdGlvbl9yZXRyaWVzIuIBCgtSZXRyeVBvbGljeRIdCgxtYXhfYXR0ZW1wdHMYASABKA1CB7pIBCoCGAoSQAoPaW5pdGlhbF9iYWNrb2ZmGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8KgASPQoLbWF4X2JhY2tvZmYYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASMwoJbWlkc3RyZWFtGAQgASgOMhYubGxtcmVsYXkudjEuTWlkc3RyZWFtQgi6SAWCAQIQASLlAQoNR2VuZXJhdGVFdmVudBIQCghzZXF1ZW5jZRgBIAEoBBIPCgdhdHRlbXB0GAIgASgNEiMKBWRlbHRhGAMgASgLMhIubGxtcmVsYXkudjEuRGVsdGFIABIsCgp3aWxsX3JldHJ5GAQgASgLMhYubGxtcmVsYXkudjEuV2lsbFJldHJ5SAASIwoFZmluYWwYBSABKAsyEi5sbG1yZWxheS52MS5GaW5hbEgAEjAKDnBhcnRpYWxfb2JqZWN0GAYgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlSABCBwoFZXZlbnQiRAoFRGVsdGESDAoEdGV4dBgBIAEoCRItCgl0b29sX2NhbGwYAiABKAsyGi5sbG1yZWxheS52MS5Ub29sQ2FsbERlbHRhIlEKDVRvb2xDYWxsRGVsdGESDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIXCg9hcmd1bWVudHNfZGVsdGEYBCABKAkisQEKCVdpbGxSZXRyeRIoCgZyZWFzb24YASABKA4yGC5sbG1yZWxheS52MS5SZXRyeVJlYXNvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIUCgxuZXh0X2F0dGVtcHQYAyABKA0SFwoPZGlzY2FyZF9wYXJ0aWFsGAQgASgIEiEKBWNhdXNlGAUgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMiswIKBUZpbmFsEiUKB21lc3NhZ2UYASABKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlEiYKBm9iamVjdBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIwCg1maW5pc2hfcmVhc29uGAMgASgOMhkubGxtcmVsYXkudjEuRmluaXNoUmVhc29uEiEKBXVzYWdlGAQgASgLMhIubGxtcmVsYXkudjEuVXNhZ2USEAoIYXR0ZW1wdHMYBSABKA0SGgoSdmFsaWRhdGlvbl9yZXRyaWVzGAYgASgNEjcKEXZhbGlkYXRpb25fZXJyb3JzGAcgAygLMhwubGxtcmVsYXkudjEuVmFsaWRhdGlvbkVycm9yEhAKCHByb3ZpZGVyGAggASgJEg0KBW1vZGVsGAkgASgJIjQKBVVzYWdlEhQKDGlucHV0X3Rva2VucxgBIAEoBBIVCg1vdXRwdXRfdG9rZW5zGAIgASgEImgKD1ZhbGlkYXRpb25FcnJvchIPCgdhdHRlbXB0GAEgASgNEhkKEWluc3RhbmNlX2xvY2F0aW9uGAIgASgJEhgKEGtleXdvcmRfbG9jYXRpb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCSIuChFMaXN0TW9kZWxzUmVxdWVzdBIZCghwcm92aWRlchgBIAEoCUIHukgEcgIYPyI4ChJMaXN0TW9kZWxzUmVzcG9uc2USIgoGbW9kZWxzGAEgAygLMhIubGxtcmVsYXkudjEuTW9kZWwiSgoFTW9kZWwSCgoCaWQYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSFQoNcHJvdmlkZXJfa2luZBgDIAEoCRIMCgRuYW1lGAQgASgJKl8KBFJvbGUSFAoQUk9MRV9VTlNQRUNJRklFRBAAEg8KC1JPTEVfU1lTVEVNEAESDQoJUk9MRV9VU0VSEAISEgoOUk9MRV9BU1NJU1RBTlQQAxINCglST0xFX1RPT0wQBCqiAQoOVG9vbENob2ljZU1vZGUSIAocVE9PTF9DSE9JQ0VfTU9ERV9VTlNQRUNJRklFRBAAEhkKFVRPT0xfQ0hPSUNFX01PREVfQVVUTxABEhkKFVRPT0xfQ0hPSUNFX01PREVfTk9ORRACEh0KGVRPT0xfQ0hPSUNFX01PREVfUkVRVUlSRUQQAxIZChVUT09MX0NIT0lDRV9NT0RFX1RPT0wQBCpYCglPbkludmFsaWQSGgoWT05fSU5WQUxJRF9VTlNQRUNJRklFRBAAEhMKD09OX0lOVkFMSURfRkFJTBABEhoKFk9OX0lOVkFMSURfUkVUVVJOX1RFWFQQAipRCglNaWRzdHJlYW0SGQoVTUlEU1RSRUFNX1VOU1BFQ0lGSUVEEAASFQoRTUlEU1RSRUFNX1JFU1RBUlQQARISCg5NSURTVFJFQU1fRkFJTBACKt0BCgtSZXRyeVJlYXNvbhIcChhSRVRSWV9SRUFTT05fVU5TUEVDSUZJRUQQABIdChlSRVRSWV9SRUFTT05fUkFURV9MSU1JVEVEEAESGwoXUkVUUllfUkVBU09OX09WRVJMT0FERUQQAhIdChlSRVRSWV9SRUFTT05fU0VSVkVSX0VSUk9SEAMSGgoWUkVUUllfUkVBU09OX1RSQU5TUE9SVBAEEhgKFFJFVFJZX1JFQVNPTl9TVEFMTEVEEAUSHwobUkVUUllfUkVBU09OX0lOVkFMSURfT1VUUFVUEAYquAEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASFgoSRklOSVNIX1JFQVNPTl9TVE9QEAESGAoURklOSVNIX1JFQVNPTl9MRU5HVEgQAhIcChhGSU5JU0hfUkVBU09OX1RPT0xfQ0FMTFMQAxIgChxGSU5JU0hfUkVBU09OX0NPTlRFTlRfRklMVEVSEAQSFwoTRklOSVNIX1JFQVNPTl9PVEhFUhAFMqMBCgpMTE1TZXJ2aWNlEkYKCEdlbmVyYXRlEhwubGxtcmVsYXkudjEuR2VuZXJhdGVSZXF1ZXN0GhoubGxtcmVsYXkudjEuR2VuZXJhdGVFdmVudDABEk0KCkxpc3RNb2RlbHMSHi5sbG1yZWxheS52MS5MaXN0TW9kZWxzUmVxdWVzdBofLmxsbXJlbGF5LnYxLkxpc3RNb2RlbHNSZXNwb25zZUI8WjpnaXRodWIuY29tL2xsbXJlbGF5L2xsbXJlbGF5L2dlbi9nby9sbG1yZWxheS92MTtsbG1yZWxheXYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_rpc_status]);
+  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEi+QcKD0dlbmVyYXRlUmVxdWVzdBKmAgoFbW9kZWwYASABKAlClgK6SAPIAQG6SAVyAxiAArpIhAK6AYACCgxtb2RlbC5mb3JtYXQSpAFtdXN0IGJlIDxwcm92aWRlcj4vPG1vZGVsPiwgbGlrZSBtb2NrL2VjaG8gb3Igb3BlbmFpL2dwdC00bzogYSBsb3dlci1jYXNlIHByb3ZpZGVyIG5hbWUsIGEgc2xhc2gsIHRoZW4gdGhlIHByb3ZpZGVyJ3MgbW9kZWwgbmFtZSAobGV0dGVycywgZGlnaXRzIGFuZCAuIF8gOiAvIEAgKyAtKRpJdGhpcy5tYXRjaGVzKCdeW2EtejAtOV1bYS16MC05Xy1dezAsNjJ9L1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKiQnKRIzCghtZXNzYWdlcxgCIAMoCzIULmxsbXJlbGF5LnYxLk1lc3NhZ2VCC7pICJIBBQgBEIAIEjEKCmdlbmVyYXRpb24YAyABKAsyHS5sbG1yZWxheS52MS5HZW5lcmF0aW9uQ29uZmlnEisKBXRvb2xzGAQgAygLMhEubGxtcmVsYXkudjEuVG9vbEIJukgGkgEDEIABEiwKC3Rvb2xfY2hvaWNlGAUgASgLMhcubGxtcmVsYXkudjEuVG9vbENob2ljZRI0Cg9yZXNwb25zZV9mb3JtYXQYBiABKAsyGy5sbG1yZWxheS52MS5SZXNwb25zZUZvcm1hdBInCgVyZXRyeRgHIAEoCzIYLmxsbXJlbGF5LnYxLlJldHJ5UG9saWN5EkUKE3N0cmVhbV9pZGxlX3RpbWVvdXQYCCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCJAcKgASIgoKcmVxdWVzdF9pZBgJIAEoCUIOukgD2AEBukgFcgOwAQESMQoQcHJvdmlkZXJfb3B0aW9ucxgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSVgoIbWV0YWRhdGEYCyADKAsyKi5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QuTWV0YWRhdGFFbnRyeUIYukgVmgESEEAiB3IFEAEogAEqBXIDKIAIEi4KDG91dHB1dF9saW1pdBgNIAEoCzIYLmxsbXJlbGF5LnYxLk91dHB1dExpbWl0EkQKEmhlYXJ0YmVhdF9pbnRlcnZhbBgOIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIrAIqABovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiZQoLT3V0cHV0TGltaXQSHgoJbWF4X2J5dGVzGAEgASgEQgu6SAgyBhiAgICABBI2Cghvbl9saW1pdBgCIAEoDjIaLmxsbXJlbGF5LnYxLk9uT3V0cHV0TGltaXRCCLpIBYIBAhABIoYCCgdNZXNzYWdlEogBCgRyb2xlGAEgASgOMhEubGxtcmVsYXkudjEuUm9sZUJnukhkugFhCgxyb2xlLmRlZmluZWQSO211c3QgYmUgUk9MRV9TWVNURU0sIFJPTEVfVVNFUiwgUk9MRV9BU1NJU1RBTlQgb3IgUk9MRV9UT09MGhR0aGlzIGluIFsxLCAyLCAzLCA0XRIaCgdjb250ZW50GAIgASgJQgm6SAZyBCiAgEASNAoKdG9vbF9jYWxscxgDIAMoCzIVLmxsbXJlbGF5LnYxLlRvb2xDYWxsQgm6SAaSAQMQgAESHgoMdG9vbF9jYWxsX2lkGAQgASgJQgi6SAVyAxiAAiJWCghUb29sQ2FsbBIUCgJpZBgBIAEoCUIIukgFcgMYgAISFgoEbmFtZRgCIAEoCUIIukgFcgMYgAESHAoJYXJndW1lbnRzGAMgASgJQgm6SAZyBCiAgEAi4AEKEEdlbmVyYXRpb25Db25maWcSKwoRbWF4X291dHB1dF90b2tlbnMYASABKA1CC7pICCoGGMCEPSgBSACIAQESKQoLdGVtcGVyYXR1cmUYAiABKAJCD7pIDAoKHQAAAEAtAAAAAEgBiAEBEiMKBXRvcF9wGAMgASgCQg+6SAwKCh0AAIA/LQAAAABIAogBARIfCgRzdG9wGAQgAygJQhG6SA6SAQsQECIHcgUQASiAAkIUChJfbWF4X291dHB1dF90b2tlbnNCDgoMX3RlbXBlcmF0dXJlQggKBl90b3BfcCLXAQoEVG9vbBKBAQoEbmFtZRgBIAEoCUJzukhwugFtCgl0b29sLm5hbWUSOW11c3QgYmUgMSB0byA2NCBsZXR0ZXJzLCBkaWdpdHMsIF8gb3IgLSwgbGlrZSBnZXRfd2VhdGhlcholdGhpcy5tYXRjaGVzKCdeW0EtWmEtejAtOV8tXXsxLDY0fSQnKRIeCgtkZXNjcmlwdGlvbhgCIAEoCUIJukgGcgQogIABEisKCnBhcmFtZXRlcnMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlgKClRvb2xDaG9pY2USMwoEbW9kZRgBIAEoDjIbLmxsbXJlbGF5LnYxLlRvb2xDaG9pY2VNb2RlQgi6SAWCAQIQARIVCgRuYW1lGAIgASgJQge6SARyAhhAIvkCCg5SZXNwb25zZUZvcm1hdBI0Cgtqc29uX3NjaGVtYRgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCBrpIA8gBARKRAQoEbmFtZRgCIAEoCUKCAbpIf7oBfAoUcmVzcG9uc2VfZm9ybWF0Lm5hbWUSPW11c3QgYmUgdXAgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2Ugd2VhdGhlcl9yZXBvcnQaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MCw2NH0kJykSLAoWbWF4X3ZhbGlkYXRpb25fcmV0cmllcxgDIAEoDUIHukgEKgIYCkgAiAEBEjQKCm9uX2ludmFsaWQYBCABKA4yFi5sbG1yZWxheS52MS5PbkludmFsaWRCCLpIBYIBAhABEh4KFnN0cmVhbV9wYXJ0aWFsX29iamVjdHMYBSABKAhCGQoXX21heF92YWxpZGF0aW9uX3JldHJpZXMi4gEKC1JldHJ5UG9saWN5Eh0KDG1heF9hdHRlbXB0cxgBIAEoDUIHukgEKgIYChJACg9pbml0aWFsX2JhY2tvZmYYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDLpICaoBBiICCDwqABI9CgttYXhfYmFja29mZhgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIrAIqABIzCgltaWRzdHJlYW0YBCABKA4yFi5sbG1yZWxheS52MS5NaWRzdHJlYW1CCLpIBYIBAhABIpICCg1HZW5lcmF0ZUV2ZW50EhAKCHNlcXVlbmNlGAEgASgEEg8KB2F0dGVtcHQYAiABKA0SIwoFZGVsdGEYAyABKAsyEi5sbG1yZWxheS52MS5EZWx0YUgAEiwKCndpbGxfcmV0cnkYBCABKAsyFi5sbG1yZWxheS52MS5XaWxsUmV0cnlIABIjCgVmaW5hbBgFIAEoCzISLmxsbXJlbGF5LnYxLkZpbmFsSAASMAoOcGFydGlhbF9vYmplY3QYBiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVIABIrCgloZWFydGJlYXQYByABKAsyFi5sbG1yZWxheS52MS5IZWFydGJlYXRIAEIHCgVldmVudCILCglIZWFydGJlYXQiRAoFRGVsdGESDAoEdGV4dBgBIAEoCRItCgl0b29sX2NhbGwYAiABKAsyGi5sbG1yZWxheS52MS5Ub29sQ2FsbERlbHRhIlEKDVRvb2xDYWxsRGVsdGESDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIXCg9hcmd1bWVudHNfZGVsdGEYBCABKAkisQEKCVdpbGxSZXRyeRIoCgZyZWFzb24YASABKA4yGC5sbG1yZWxheS52MS5SZXRyeVJlYXNvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIUCgxuZXh0X2F0dGVtcHQYAyABKA0SFwoPZGlzY2FyZF9wYXJ0aWFsGAQgASgIEiEKBWNhdXNlGAUgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMiswIKBUZpbmFsEiUKB21lc3NhZ2UYASABKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlEiYKBm9iamVjdBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIwCg1maW5pc2hfcmVhc29uGAMgASgOMhkubGxtcmVsYXkudjEuRmluaXNoUmVhc29uEiEKBXVzYWdlGAQgASgLMhIubGxtcmVsYXkudjEuVXNhZ2USEAoIYXR0ZW1wdHMYBSABKA0SGgoSdmFsaWRhdGlvbl9yZXRyaWVzGAYgASgNEjcKEXZhbGlkYXRpb25fZXJyb3JzGAcgAygLMhwubGxtcmVsYXkudjEuVmFsaWRhdGlvbkVycm9yEhAKCHByb3ZpZGVyGAggASgJEg0KBW1vZGVsGAkgASgJIjQKBVVzYWdlEhQKDGlucHV0X3Rva2VucxgBIAEoBBIVCg1vdXRwdXRfdG9rZW5zGAIgASgEImgKD1ZhbGlkYXRpb25FcnJvchIPCgdhdHRlbXB0GAEgASgNEhkKEWluc3RhbmNlX2xvY2F0aW9uGAIgASgJEhgKEGtleXdvcmRfbG9jYXRpb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCSIuChFMaXN0TW9kZWxzUmVxdWVzdBIZCghwcm92aWRlchgBIAEoCUIHukgEcgIYPyI4ChJMaXN0TW9kZWxzUmVzcG9uc2USIgoGbW9kZWxzGAEgAygLMhIubGxtcmVsYXkudjEuTW9kZWwiSgoFTW9kZWwSCgoCaWQYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSFQoNcHJvdmlkZXJfa2luZBgDIAEoCRIMCgRuYW1lGAQgASgJKmgKDU9uT3V0cHV0TGltaXQSHwobT05fT1VUUFVUX0xJTUlUX1VOU1BFQ0lGSUVEEAASGAoUT05fT1VUUFVUX0xJTUlUX0ZBSUwQARIcChhPTl9PVVRQVVRfTElNSVRfVFJVTkNBVEUQAipfCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIPCgtST0xFX1NZU1RFTRABEg0KCVJPTEVfVVNFUhACEhIKDlJPTEVfQVNTSVNUQU5UEAMSDQoJUk9MRV9UT09MEAQqogEKDlRvb2xDaG9pY2VNb2RlEiAKHFRPT0xfQ0hPSUNFX01PREVfVU5TUEVDSUZJRUQQABIZChVUT09MX0NIT0lDRV9NT0RFX0FVVE8QARIZChVUT09MX0NIT0lDRV9NT0RFX05PTkUQAhIdChlUT09MX0NIT0lDRV9NT0RFX1JFUVVJUkVEEAMSGQoVVE9PTF9DSE9JQ0VfTU9ERV9UT09MEAQqWAoJT25JbnZhbGlkEhoKFk9OX0lOVkFMSURfVU5TUEVDSUZJRUQQABITCg9PTl9JTlZBTElEX0ZBSUwQARIaChZPTl9JTlZBTElEX1JFVFVSTl9URVhUEAIqUQoJTWlkc3RyZWFtEhkKFU1JRFNUUkVBTV9VTlNQRUNJRklFRBAAEhUKEU1JRFNUUkVBTV9SRVNUQVJUEAESEgoOTUlEU1RSRUFNX0ZBSUwQAirdAQoLUmV0cnlSZWFzb24SHAoYUkVUUllfUkVBU09OX1VOU1BFQ0lGSUVEEAASHQoZUkVUUllfUkVBU09OX1JBVEVfTElNSVRFRBABEhsKF1JFVFJZX1JFQVNPTl9PVkVSTE9BREVEEAISHQoZUkVUUllfUkVBU09OX1NFUlZFUl9FUlJPUhADEhoKFlJFVFJZX1JFQVNPTl9UUkFOU1BPUlQQBBIYChRSRVRSWV9SRUFTT05fU1RBTExFRBAFEh8KG1JFVFJZX1JFQVNPTl9JTlZBTElEX09VVFBVVBAGKrgBCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhYKEkZJTklTSF9SRUFTT05fU1RPUBABEhgKFEZJTklTSF9SRUFTT05fTEVOR1RIEAISHAoYRklOSVNIX1JFQVNPTl9UT09MX0NBTExTEAMSIAocRklOSVNIX1JFQVNPTl9DT05URU5UX0ZJTFRFUhAEEhcKE0ZJTklTSF9SRUFTT05fT1RIRVIQBTKjAQoKTExNU2VydmljZRJGCghHZW5lcmF0ZRIcLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdBoaLmxsbXJlbGF5LnYxLkdlbmVyYXRlRXZlbnQwARJNCgpMaXN0TW9kZWxzEh4ubGxtcmVsYXkudjEuTGlzdE1vZGVsc1JlcXVlc3QaHy5sbG1yZWxheS52MS5MaXN0TW9kZWxzUmVzcG9uc2VCPFo6Z2l0aHViLmNvbS9sbG1yZWxheS9sbG1yZWxheS9nZW4vZ28vbGxtcmVsYXkvdjE7bGxtcmVsYXl2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_rpc_status]);
 
 /**
  * GenerateRequest asks for one model reply.
@@ -176,6 +178,36 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    * @generated from field: map<string, string> metadata = 11;
    */
   metadata: { [key: string]: string };
+
+  /**
+   * How much output the reply may have, and what happens past it. Unset
+   * takes the server's default limit (2 MiB unless configured) and fails
+   * the call past it. See OutputLimit.
+   *
+   * @generated from field: llmrelay.v1.OutputLimit output_limit = 13;
+   */
+  outputLimit?: OutputLimit | undefined;
+
+  /**
+   * Send a `heartbeat` event whenever the call has sent nothing else for
+   * this long, and send the response headers at once, for clients behind
+   * proxies or load balancers that cut streams silent for longer than
+   * their idle (read) timeout: pick an interval well below the shortest
+   * such timeout on the path. Silences happen before the first event,
+   * during retry waits (up to a minute) and while a model thinks.
+   *
+   * The trade-off: response headers commit the call, so a client library
+   * can no longer retry it transparently when it fails before its first
+   * event (gRPC retries a call only until it has received headers or a
+   * message); llmrelay's own retries, announced by `will_retry`, still
+   * happen. Unset takes the server's default (`heartbeat.interval`, off
+   * unless configured); a request cannot turn off a server default.
+   * Values below the server's `heartbeat.min_interval` (1s unless
+   * configured) fail with INVALID_ARGUMENT.
+   *
+   * @generated from field: google.protobuf.Duration heartbeat_interval = 14;
+   */
+  heartbeatInterval?: Duration | undefined;
 };
 
 /**
@@ -184,6 +216,47 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
  */
 export const GenerateRequestSchema: GenMessage<GenerateRequest> = /*@__PURE__*/
   messageDesc(file_llmrelay_v1_llmrelay, 0);
+
+/**
+ * OutputLimit bounds the size of a reply. Output is counted per attempt, in
+ * UTF-8 bytes, as it streams: the text, the tool calls' arguments and, where
+ * the provider streams it, the model's reasoning. `final` repeats the
+ * reply, so the limit also keeps `final` within a client's message size
+ * limit (4 MiB by default in gRPC libraries) when the server's limit is
+ * below it, as by default.
+ *
+ * When an attempt's output reaches the limit, llmrelay stops it at the
+ * provider at once (the provider's stream is cancelled, so generation, and
+ * its cost, stops there) and ends the call as `on_limit` says. Neither
+ * outcome is retried: the reply would be as long the next time.
+ *
+ * @generated from message llmrelay.v1.OutputLimit
+ */
+export type OutputLimit = Message$1<"llmrelay.v1.OutputLimit"> & {
+  /**
+   * The most bytes of output a reply may have. 0 takes the server's
+   * default (`limits.default_max_output_bytes`); larger values are lowered
+   * to the server's limit (`limits.max_output_bytes`, 3 MiB unless
+   * configured): a request may ask for less, never for more.
+   *
+   * @generated from field: uint64 max_bytes = 1;
+   */
+  maxBytes: bigint;
+
+  /**
+   * What happens when the reply reaches `max_bytes`.
+   *
+   * @generated from field: llmrelay.v1.OnOutputLimit on_limit = 2;
+   */
+  onLimit: OnOutputLimit;
+};
+
+/**
+ * Describes the message llmrelay.v1.OutputLimit.
+ * Use `create(OutputLimitSchema)` to create a new message.
+ */
+export const OutputLimitSchema: GenMessage<OutputLimit> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 1);
 
 /**
  * Message is one turn of the conversation.
@@ -225,7 +298,7 @@ export type Message = Message$1<"llmrelay.v1.Message"> & {
  * Use `create(MessageSchema)` to create a new message.
  */
 export const MessageSchema: GenMessage<Message> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 1);
+  messageDesc(file_llmrelay_v1_llmrelay, 2);
 
 /**
  * ToolCall is one complete call the model made to a tool.
@@ -261,7 +334,7 @@ export type ToolCall = Message$1<"llmrelay.v1.ToolCall"> & {
  * Use `create(ToolCallSchema)` to create a new message.
  */
 export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 2);
+  messageDesc(file_llmrelay_v1_llmrelay, 3);
 
 /**
  * GenerationConfig holds sampling and length settings. Unset means the
@@ -304,7 +377,7 @@ export type GenerationConfig = Message$1<"llmrelay.v1.GenerationConfig"> & {
  * Use `create(GenerationConfigSchema)` to create a new message.
  */
 export const GenerationConfigSchema: GenMessage<GenerationConfig> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 3);
+  messageDesc(file_llmrelay_v1_llmrelay, 4);
 
 /**
  * Tool declares a function the model may call.
@@ -340,7 +413,7 @@ export type Tool = Message$1<"llmrelay.v1.Tool"> & {
  * Use `create(ToolSchema)` to create a new message.
  */
 export const ToolSchema: GenMessage<Tool> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 4);
+  messageDesc(file_llmrelay_v1_llmrelay, 5);
 
 /**
  * ToolChoice says whether the model must call a tool.
@@ -368,7 +441,7 @@ export type ToolChoice = Message$1<"llmrelay.v1.ToolChoice"> & {
  * Use `create(ToolChoiceSchema)` to create a new message.
  */
 export const ToolChoiceSchema: GenMessage<ToolChoice> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 5);
+  messageDesc(file_llmrelay_v1_llmrelay, 6);
 
 /**
  * ResponseFormat asks for structured output.
@@ -432,7 +505,7 @@ export type ResponseFormat = Message$1<"llmrelay.v1.ResponseFormat"> & {
  * Use `create(ResponseFormatSchema)` to create a new message.
  */
 export const ResponseFormatSchema: GenMessage<ResponseFormat> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 6);
+  messageDesc(file_llmrelay_v1_llmrelay, 7);
 
 /**
  * RetryPolicy says how llmrelay retries failed attempts. Transient failures
@@ -481,7 +554,7 @@ export type RetryPolicy = Message$1<"llmrelay.v1.RetryPolicy"> & {
  * Use `create(RetryPolicySchema)` to create a new message.
  */
 export const RetryPolicySchema: GenMessage<RetryPolicy> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 7);
+  messageDesc(file_llmrelay_v1_llmrelay, 8);
 
 /**
  * GenerateEvent is one event of a Generate stream.
@@ -543,6 +616,17 @@ export type GenerateEvent = Message$1<"llmrelay.v1.GenerateEvent"> & {
      */
     value: Value;
     case: "partialObject";
+  } | {
+    /**
+     * Nothing else was sent for the call's heartbeat interval (only with
+     * `heartbeat_interval` or the server's `heartbeat.interval`). It
+     * carries nothing; clients skip it. Its `attempt` is 0: it belongs to
+     * no attempt.
+     *
+     * @generated from field: llmrelay.v1.Heartbeat heartbeat = 7;
+     */
+    value: Heartbeat;
+    case: "heartbeat";
   } | { case: undefined; value?: undefined };
 };
 
@@ -551,7 +635,24 @@ export type GenerateEvent = Message$1<"llmrelay.v1.GenerateEvent"> & {
  * Use `create(GenerateEventSchema)` to create a new message.
  */
 export const GenerateEventSchema: GenMessage<GenerateEvent> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 8);
+  messageDesc(file_llmrelay_v1_llmrelay, 9);
+
+/**
+ * Heartbeat keeps a quiet stream alive through proxies that cut streams
+ * silent for longer than their idle timeout. See
+ * `GenerateRequest.heartbeat_interval`.
+ *
+ * @generated from message llmrelay.v1.Heartbeat
+ */
+export type Heartbeat = Message$1<"llmrelay.v1.Heartbeat"> & {
+};
+
+/**
+ * Describes the message llmrelay.v1.Heartbeat.
+ * Use `create(HeartbeatSchema)` to create a new message.
+ */
+export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 10);
 
 /**
  * Delta is a fragment of the reply. Concatenating the `text` of the deltas of
@@ -580,7 +681,7 @@ export type Delta = Message$1<"llmrelay.v1.Delta"> & {
  * Use `create(DeltaSchema)` to create a new message.
  */
 export const DeltaSchema: GenMessage<Delta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 9);
+  messageDesc(file_llmrelay_v1_llmrelay, 11);
 
 /**
  * ToolCallDelta is a fragment of a tool call. Fragments with the same `index`
@@ -624,7 +725,7 @@ export type ToolCallDelta = Message$1<"llmrelay.v1.ToolCallDelta"> & {
  * Use `create(ToolCallDeltaSchema)` to create a new message.
  */
 export const ToolCallDeltaSchema: GenMessage<ToolCallDelta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 10);
+  messageDesc(file_llmrelay_v1_llmrelay, 12);
 
 /**
  * WillRetry says an attempt failed and another one is coming.
@@ -680,7 +781,7 @@ export type WillRetry = Message$1<"llmrelay.v1.WillRetry"> & {
  * Use `create(WillRetrySchema)` to create a new message.
  */
 export const WillRetrySchema: GenMessage<WillRetry> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 11);
+  messageDesc(file_llmrelay_v1_llmrelay, 13);
 
 /**
  * Final is the outcome of a successful call.
@@ -762,7 +863,7 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
  * Use `create(FinalSchema)` to create a new message.
  */
 export const FinalSchema: GenMessage<Final> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 12);
+  messageDesc(file_llmrelay_v1_llmrelay, 14);
 
 /**
  * Usage counts tokens.
@@ -790,7 +891,7 @@ export type Usage = Message$1<"llmrelay.v1.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 13);
+  messageDesc(file_llmrelay_v1_llmrelay, 15);
 
 /**
  * ValidationError is one way a structured-output reply failed its schema.
@@ -834,7 +935,7 @@ export type ValidationError = Message$1<"llmrelay.v1.ValidationError"> & {
  * Use `create(ValidationErrorSchema)` to create a new message.
  */
 export const ValidationErrorSchema: GenMessage<ValidationError> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 14);
+  messageDesc(file_llmrelay_v1_llmrelay, 16);
 
 /**
  * ListModelsRequest asks which models the caller may use.
@@ -855,7 +956,7 @@ export type ListModelsRequest = Message$1<"llmrelay.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 15);
+  messageDesc(file_llmrelay_v1_llmrelay, 17);
 
 /**
  * ListModelsResponse lists models.
@@ -876,7 +977,7 @@ export type ListModelsResponse = Message$1<"llmrelay.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 16);
+  messageDesc(file_llmrelay_v1_llmrelay, 18);
 
 /**
  * Model is a model llmrelay can route to.
@@ -918,7 +1019,48 @@ export type Model = Message$1<"llmrelay.v1.Model"> & {
  * Use `create(ModelSchema)` to create a new message.
  */
 export const ModelSchema: GenMessage<Model> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 17);
+  messageDesc(file_llmrelay_v1_llmrelay, 19);
+
+/**
+ * OnOutputLimit says what happens when a reply reaches its output limit.
+ *
+ * @generated from enum llmrelay.v1.OnOutputLimit
+ */
+export enum OnOutputLimit {
+  /**
+   * Same as ON_OUTPUT_LIMIT_FAIL.
+   *
+   * @generated from enum value: ON_OUTPUT_LIMIT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * End the call with RESOURCE_EXHAUSTED, ErrorInfo reason
+   * OUTPUT_TOO_LARGE (metadata `max_output_bytes`, `provider`,
+   * `attempts`), without a `final`. What the attempt streamed before the
+   * limit was sent as deltas.
+   *
+   * @generated from enum value: ON_OUTPUT_LIMIT_FAIL = 1;
+   */
+  FAIL = 1,
+
+  /**
+   * End the call with a `final` whose message holds the reply up to the
+   * limit (the last delta cut on a character boundary, so a tool call's
+   * arguments may be cut too) and whose `finish_reason` is
+   * FINISH_REASON_LENGTH. Not allowed with `response_format`, whose object
+   * could never conform once cut: INVALID_ARGUMENT.
+   *
+   * @generated from enum value: ON_OUTPUT_LIMIT_TRUNCATE = 2;
+   */
+  TRUNCATE = 2,
+}
+
+/**
+ * Describes the enum llmrelay.v1.OnOutputLimit.
+ */
+export const OnOutputLimitSchema: GenEnum<OnOutputLimit> = /*@__PURE__*/
+  enumDesc(file_llmrelay_v1_llmrelay, 0);
 
 /**
  * Role says who wrote a message.
@@ -967,7 +1109,7 @@ export enum Role {
  * Describes the enum llmrelay.v1.Role.
  */
 export const RoleSchema: GenEnum<Role> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 0);
+  enumDesc(file_llmrelay_v1_llmrelay, 1);
 
 /**
  * ToolChoiceMode says whether the model must call a tool.
@@ -1015,7 +1157,7 @@ export enum ToolChoiceMode {
  * Describes the enum llmrelay.v1.ToolChoiceMode.
  */
 export const ToolChoiceModeSchema: GenEnum<ToolChoiceMode> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 1);
+  enumDesc(file_llmrelay_v1_llmrelay, 2);
 
 /**
  * OnInvalid says what happens when structured output stays invalid.
@@ -1051,7 +1193,7 @@ export enum OnInvalid {
  * Describes the enum llmrelay.v1.OnInvalid.
  */
 export const OnInvalidSchema: GenEnum<OnInvalid> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 2);
+  enumDesc(file_llmrelay_v1_llmrelay, 3);
 
 /**
  * Midstream says what happens when an attempt fails after it streamed deltas.
@@ -1086,7 +1228,7 @@ export enum Midstream {
  * Describes the enum llmrelay.v1.Midstream.
  */
 export const MidstreamSchema: GenEnum<Midstream> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 3);
+  enumDesc(file_llmrelay_v1_llmrelay, 4);
 
 /**
  * RetryReason says why an attempt failed.
@@ -1151,7 +1293,7 @@ export enum RetryReason {
  * Describes the enum llmrelay.v1.RetryReason.
  */
 export const RetryReasonSchema: GenEnum<RetryReason> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 4);
+  enumDesc(file_llmrelay_v1_llmrelay, 5);
 
 /**
  * FinishReason says why the model stopped.
@@ -1174,7 +1316,8 @@ export enum FinishReason {
   STOP = 1,
 
   /**
-   * The reply hit `max_output_tokens`.
+   * The reply hit `max_output_tokens`, or llmrelay cut it at
+   * `output_limit.max_bytes` (ON_OUTPUT_LIMIT_TRUNCATE).
    *
    * @generated from enum value: FINISH_REASON_LENGTH = 2;
    */
@@ -1206,7 +1349,7 @@ export enum FinishReason {
  * Describes the enum llmrelay.v1.FinishReason.
  */
 export const FinishReasonSchema: GenEnum<FinishReason> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 5);
+  enumDesc(file_llmrelay_v1_llmrelay, 6);
 
 /**
  * LLMService relays generation requests to the configured LLM providers.
@@ -1223,10 +1366,15 @@ export const LLMService: GenService<{
    * Nothing follows the `final`. A call that fails ends with a non-OK status
    * instead of a `final`.
    *
-   * llmrelay sends no response headers before the first event, so a client
-   * library may transparently retry a call that failed before any event (for
-   * example UNAVAILABLE while the server drains). Once events flow, retries are
-   * llmrelay's job and are reported as `will_retry` events.
+   * llmrelay sends no response headers before the first event (unless the
+   * call has a heartbeat), so a client library may transparently retry a
+   * call that failed before any event (for example UNAVAILABLE while the
+   * server drains). Once events flow, retries are llmrelay's job and are
+   * reported as `will_retry` events. Every failed call's trailers carry
+   * `grpc-retry-pushback-ms` (gRFC A6): -1, do not retry, when llmrelay
+   * decided against another attempt itself, or the wait before calling
+   * again when the server was only busy or shutting down; gRPC libraries
+   * with a retry policy follow it.
    *
    * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
    *
