@@ -59,11 +59,15 @@ run: build ## Build and start the server (embedded default: 127.0.0.1:50051, moc
 	$(BIN) $(ARGS)
 
 .PHONY: test
-test: ## Run every test with the race detector (needs a C compiler; the first run compiles everything with -race, several minutes on a cold machine).
+test: test-deps ## Run every test with the race detector (needs a C compiler; the first run compiles everything with -race, several minutes on a cold machine).
 	@command -v $${CC:-gcc} >/dev/null || command -v cc >/dev/null || { \
 		echo "make test runs the race detector, which needs a C compiler: install one (Debian: apt-get install gcc)"; exit 1; }
 	@echo "==> go test -race ./... (the first run compiles every package with the race detector once: several minutes on a cold machine)"
 	$(GO) test -race -count=1 ./...
+
+.PHONY: test-deps
+test-deps: ## Install the programs some tests run as real processes (haproxy, nghttpx, from Debian) when missing.
+	@scripts/test-deps.sh
 
 .PHONY: bench
 bench: build ## Benchmark llmrelay against direct provider calls (a real process on loopback); BENCHFLAGS="-h" lists its flags.
