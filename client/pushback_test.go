@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -22,7 +21,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
-	"github.com/llmrelay/llmrelay/internal/server"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
 // relayTo starts a real llmrelay on a free loopback port with one openai
@@ -35,28 +34,13 @@ func relayTo(t *testing.T, upstream *openaitest.Server, cfg *config.Config, onAt
 	t.Helper()
 	cfg.MetricsListen = ""
 	cfg.Providers = []provider.Config{{Name: "openai", Kind: "openai", BaseURL: upstream.URL(), MaxConcurrent: cfg.Providers[0].MaxConcurrent}}
-	srv, err := server.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(lis) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-served
-		httpx.CloseIdleConnections()
-	})
+	addr, _ := servertest.Listen(t, cfg)
+	t.Cleanup(httpx.CloseIdleConnections)
 	opts := []client.Option{client.WithInsecure()}
 	if onAttempt != nil {
 		opts = append(opts, client.WithDialOptions(grpc.WithStatsHandler(attemptHandler(onAttempt))))
 	}
-	c, err := client.New(lis.Addr().String(), opts...)
+	c, err := client.New(addr, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
-	"github.com/llmrelay/llmrelay/internal/server"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
 // nghttpxBinary returns the nghttpx program, installing it (Debian package
@@ -47,22 +47,7 @@ func nghttpxBinary(t *testing.T) string {
 func nghttpxInFront(t *testing.T, cfg *config.Config, readTimeout time.Duration) llmrelayv1.LLMServiceClient {
 	t.Helper()
 	bin := nghttpxBinary(t)
-	srv, err := server.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(lis) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-served
-	})
+	relay, _ := servertest.Listen(t, cfg)
 
 	// A free port for the proxy's frontend.
 	probe, err := net.Listen("tcp", "127.0.0.1:0")
@@ -71,11 +56,11 @@ func nghttpxInFront(t *testing.T, cfg *config.Config, readTimeout time.Duration)
 	}
 	front := probe.Addr().(*net.TCPAddr).Port
 	probe.Close()
-	backend := lis.Addr().(*net.TCPAddr)
+	_, backendPort, _ := net.SplitHostPort(relay)
 	errlog := filepath.Join(t.TempDir(), "nghttpx.log")
 	cmd := exec.Command(bin, "--conf=/dev/null", "--single-process", "--workers=1",
 		fmt.Sprintf("--frontend=127.0.0.1,%d;no-tls", front),
-		fmt.Sprintf("--backend=127.0.0.1,%d;;proto=h2", backend.Port),
+		fmt.Sprintf("--backend=127.0.0.1,%s;;proto=h2", backendPort),
 		"--backend-read-timeout="+readTimeout.String(),
 		"--errorlog-file="+errlog, "--accesslog-file=/dev/null", "--log-level=WARN")
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
