@@ -1,0 +1,215 @@
+// Package redistest runs a real redis-server (Debian's package, installed
+// by scripts/redis-server.sh) for tests: on a free loopback port, with no
+// persistence, stopped in t.Cleanup. There is no mock of Redis.
+//
+// A test that needs one calls Start; where redis-server cannot be found
+// the test is skipped with a message saying how to install it, except under
+// CI (CI=true), which installs it and so fails instead.
+package redistest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// startTimeout bounds how long a redis-server may take to answer PING; it
+// is generous because the test machines are loaded.
+const startTimeout = 30 * time.Second
+
+// Server is a redis-server process run by a test.
+type Server struct {
+	// Addr is the server's 127.0.0.1:port; it stays the same across
+	// Stop and Restart.
+	Addr string
+
+	bin  string
+	port int
+	dir  string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	out  *bytes.Buffer
+	done chan struct{}
+}
+
+// Binary returns the path of redis-server, or "" when it cannot be found.
+func Binary() string {
+	if p, err := exec.LookPath("redis-server"); err == nil {
+		return p
+	}
+	for _, p := range []string{"/usr/bin/redis-server", "/usr/sbin/redis-server", "/usr/local/bin/redis-server"} {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+	}
+	return ""
+}
+
+// Start starts a redis-server on a free loopback port and stops it when
+// the test ends. It skips the test when redis-server cannot be found
+// (and fails it under CI).
+func Start(t testing.TB) *Server {
+	t.Helper()
+	bin := Binary()
+	if bin == "" {
+		msg := "redis-server not found: install it with scripts/redis-server.sh (Debian's redis-server package)"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + "; CI installs it, so this is a failure here")
+		}
+		t.Skip(msg)
+	}
+	s := &Server{bin: bin, dir: t.TempDir()}
+	var err error
+	for range 5 { // another process may take the free port before redis-server binds it
+		if s.port, err = freePort(); err != nil {
+			t.Fatal(err)
+		}
+		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
+		if err = s.start(); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("redistest: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Stop stops the server (SIGTERM, then SIGKILL after a while) and waits for
+// it to exit; data is not saved. Stopping a stopped server does nothing.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	cmd, done := s.cmd, s.done
+	s.cmd = nil
+	s.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+// Restart starts the server again on the same address, empty.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.Stop()
+	var err error
+	deadline := time.Now().Add(startTimeout)
+	for { // the port may take a moment to be free again
+		if err = s.start(); err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("redistest: restart: %v", err)
+	}
+}
+
+// Client returns a go-redis client of the server, closed when the test
+// ends.
+func (s *Server) Client(t testing.TB) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, DisableIdentity: true})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// Log returns what the server printed so far, for failure messages.
+func (s *Server) Log() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.out == nil {
+		return ""
+	}
+	return s.out.String()
+}
+
+func (s *Server) start() error {
+	out := &bytes.Buffer{}
+	cmd := exec.Command(s.bin,
+		"--port", strconv.Itoa(s.port),
+		"--bind", "127.0.0.1",
+		"--save", "",
+		"--appendonly", "no",
+		"--dir", s.dir,
+		"--daemonize", "no",
+		"--loglevel", "warning",
+	)
+	cmd.Stdout, cmd.Stderr = &lockedWriter{mu: &s.mu, w: out}, &lockedWriter{mu: &s.mu, w: out}
+	// Its own process group, so a signal meant for the test's process
+	// group (^C) does not reach it before the cleanup does.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, DisableIdentity: true, MaxRetries: -1})
+	defer c.Close()
+	deadline := time.Now().Add(startTimeout)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			break
+		}
+		select {
+		case <-done:
+			return fmt.Errorf("redis-server on port %d exited at start: %s", s.port, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			<-done
+			return fmt.Errorf("redis-server on port %d did not answer PING within %v: %v", s.port, startTimeout, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.mu.Lock()
+	s.cmd, s.out, s.done = cmd, out, done
+	s.mu.Unlock()
+	return nil
+}
+
+// freePort returns a TCP port free on 127.0.0.1 at the time of the call.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
