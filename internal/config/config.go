@@ -22,6 +22,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/state"
 )
 
 // EnvConfig names the environment variable holding the config file's path.
@@ -49,6 +50,9 @@ type Config struct {
 	TLS              TLS               `yaml:"tls"`
 	Limits           Limits            `yaml:"limits"`
 	StructuredOutput StructuredOutput  `yaml:"structured_output"`
+	// State chooses where the state shared by replicas lives: this
+	// process (memory, the default) or Redis; see docs/scale-out.md.
+	State state.Config `yaml:"state"`
 }
 
 // Log configures logging.
@@ -210,6 +214,7 @@ func Default() *Config {
 			MaxSchemaBytes:           64 << 10,
 			SchemaCacheSize:          256,
 		},
+		State: state.DefaultConfig(),
 	}
 }
 
@@ -392,6 +397,9 @@ func (c *Config) Validate() error {
 	}
 	if so.MaxSchemaBytes <= 0 || so.SchemaCacheSize <= 0 {
 		bad("structured_output: max_schema_bytes and schema_cache_size must be positive")
+	}
+	if err := c.State.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
