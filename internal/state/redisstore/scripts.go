@@ -19,6 +19,8 @@ import "github.com/redis/go-redis/v9"
 //	ARGV[3]  the lease limit; 0: take no lease
 //	ARGV[4]  the lease member
 //	ARGV[5]  the lease TTL (µs)
+//	ARGV[6…] members of the lease set released by this replica and not yet
+//	         removed: removed first
 //
 // It returns {0, 0} when admitted, {1, µs until a token is due} when the
 // rate refused, {2, 0} when the lease limit refused. A refused call takes
@@ -30,6 +32,9 @@ local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
 local limit = tonumber(ARGV[3])
 local ttl = tonumber(ARGV[5])
+for i = 6, #ARGV do
+  redis.call('ZREM', KEYS[1], ARGV[i])
+end
 if limit > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
   if redis.call('ZCARD', KEYS[1]) >= limit then
@@ -72,12 +77,17 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(2 * ttl / 1000))
 return #ARGV - 1
 `)
 
-// countScript drops expired leases of a set and counts the rest.
+// countScript drops expired and released leases of a set and counts the
+// rest.
 //
 //	KEYS[1]  the lease set
+//	ARGV[…]  members released by this replica and not yet removed
 var countScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+for i = 1, #ARGV do
+  redis.call('ZREM', KEYS[1], ARGV[i])
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return redis.call('ZCARD', KEYS[1])
 `)

@@ -65,6 +65,15 @@ type Store struct {
 	mu      sync.Mutex
 	held    map[string]map[string]struct{} // lease set key → members this replica holds
 
+	// Released leases are removed from Redis off the call's path: by the
+	// flusher, in batches, or sooner by the next admission to the same set,
+	// which removes them in its own script. So a call's end waits for no
+	// round trip, and a client that opens a stream right after its last one
+	// ended, on the same replica, is never refused for the old one.
+	pendingMu sync.Mutex
+	pending   map[string]map[string]struct{} // lease set key → released members not yet known removed
+	flush     chan struct{}
+
 	up        atomic.Bool
 	condMu    sync.Mutex
 	lastErr   error
@@ -127,6 +136,8 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		log:        opts.Logger.With("component", "state", "store", "redis"),
 		metrics:    opts.Metrics,
 		held:       make(map[string]map[string]struct{}),
+		pending:    make(map[string]map[string]struct{}),
+		flush:      make(chan struct{}, 1),
 		changed:    make(chan struct{}, 1),
 		watchers:   make(map[int]*watcher),
 		stop:       make(chan struct{}),
@@ -142,9 +153,10 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		s.up.Store(true)
 	}
 	s.metrics.StateStoreUp(s.up.Load())
-	s.wg.Add(2)
+	s.wg.Add(3)
 	go s.monitor()
 	go s.renewLoop()
+	go s.flusher()
 	return s, nil
 }
 
@@ -198,8 +210,8 @@ func (s *Store) Admit(ctx context.Context, key string, q state.Quota) (state.Adm
 		if q.MaxConcurrent > 0 {
 			member = s.member()
 		}
-		res, err := admitScript.Run(ctx, s.rdb, []string{leases, s.rateKey(key)},
-			strconv.FormatFloat(interval, 'f', 3, 64), q.EffectiveBurst(), q.MaxConcurrent, member, micros(s.ttl)).Int64Slice()
+		args := s.withReleased(leases, strconv.FormatFloat(interval, 'f', 3, 64), q.EffectiveBurst(), q.MaxConcurrent, member, micros(s.ttl))
+		res, err := admitScript.Run(ctx, s.rdb, []string{leases, s.rateKey(key)}, args...).Int64Slice()
 		if err == nil && len(res) != 2 {
 			err = fmt.Errorf("admit script returned %v", res)
 		}
@@ -258,7 +270,8 @@ func (s *Store) Acquire(ctx context.Context, set string, limit int) (state.Lease
 		if lim <= 0 {
 			lim = int(^uint32(0) >> 1)
 		}
-		res, err := admitScript.Run(ctx, s.rdb, []string{leases}, "0", 1, lim, member, micros(s.ttl)).Int64Slice()
+		args := s.withReleased(leases, "0", 1, lim, member, micros(s.ttl))
+		res, err := admitScript.Run(ctx, s.rdb, []string{leases}, args...).Int64Slice()
 		if err == nil && len(res) != 2 {
 			err = fmt.Errorf("admit script returned %v", res)
 		}
@@ -291,7 +304,7 @@ func (s *Store) Count(ctx context.Context, set string) (int, error) {
 	}
 	leases := s.setLeasesKey(set)
 	if s.up.Load() {
-		n, err := countScript.Run(ctx, s.rdb, []string{leases}).Int()
+		n, err := countScript.Run(ctx, s.rdb, []string{leases}, s.withReleased(leases)...).Int()
 		if err == nil {
 			return n, nil
 		}
@@ -358,9 +371,9 @@ type lease struct {
 	released    atomic.Bool
 }
 
-// Release implements state.Lease: it forgets the lease locally, then
-// removes it from Redis (if reachable; otherwise it lapses within the
-// lease TTL, as it is no longer renewed).
+// Release implements state.Lease: it forgets the lease locally, at once,
+// and hands it to the flusher to remove from Redis (if reachable;
+// otherwise it lapses within the lease TTL, as it is no longer renewed).
 func (l *lease) Release() {
 	if !l.released.CompareAndSwap(false, true) {
 		return
@@ -377,11 +390,81 @@ func (l *lease) Release() {
 	s.mu.Unlock()
 	s.renewMu.RUnlock()
 	if !s.up.Load() || s.closed.Load() {
-		return
+		return // no longer renewed, it lapses within the TTL
 	}
-	if err := s.rdb.ZRem(context.Background(), l.set, l.member).Err(); err != nil {
-		s.metrics.StateStoreError("release")
-		s.markDown(err)
+	s.pendingMu.Lock()
+	m := s.pending[l.set]
+	if m == nil {
+		m = make(map[string]struct{})
+		s.pending[l.set] = m
+	}
+	m[l.member] = struct{}{}
+	s.pendingMu.Unlock()
+	select {
+	case s.flush <- struct{}{}:
+	default:
+	}
+}
+
+// withReleased returns a script's arguments followed by the members of
+// set released on this replica and not yet known to be removed from Redis
+// (pending, or in the flusher's round trip), which the script removes
+// before it counts. Removing one twice is harmless.
+func (s *Store) withReleased(set string, args ...any) []any {
+	s.pendingMu.Lock()
+	for m := range s.pending[set] {
+		args = append(args, m)
+	}
+	s.pendingMu.Unlock()
+	return args
+}
+
+// flusher removes released leases from Redis, every pending one in one
+// pipelined round trip, whenever a release signals.
+func (s *Store) flusher() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.flush:
+		}
+		// Members stay pending until Redis confirms their removal, so an
+		// admission racing this round trip still removes them first.
+		s.pendingMu.Lock()
+		batch := make(map[string][]any, len(s.pending))
+		for set, members := range s.pending {
+			for m := range members {
+				batch[set] = append(batch[set], m)
+			}
+		}
+		s.pendingMu.Unlock()
+		if len(batch) == 0 {
+			continue
+		}
+		if s.up.Load() {
+			ctx, cancel := context.WithTimeout(context.Background(), s.ttl/3)
+			pipe := s.rdb.Pipeline()
+			for set, members := range batch {
+				pipe.ZRem(ctx, set, members...)
+			}
+			if _, err := pipe.Exec(ctx); err != nil {
+				s.metrics.StateStoreError("release")
+				s.markDown(err)
+			}
+			cancel()
+		}
+		// Removed, or lapsing within the TTL if Redis failed.
+		s.pendingMu.Lock()
+		for set, members := range batch {
+			for _, m := range members {
+				delete(s.pending[set], m.(string))
+			}
+			if len(s.pending[set]) == 0 {
+				delete(s.pending, set)
+			}
+		}
+		s.pendingMu.Unlock()
 	}
 }
 
@@ -586,6 +669,15 @@ func (s *Store) Close() error {
 	}
 	s.held = map[string]map[string]struct{}{}
 	s.mu.Unlock()
+	s.pendingMu.Lock()
+	for set, members := range s.pending {
+		for m := range members {
+			pipe.ZRem(context.Background(), set, m)
+			n++
+		}
+	}
+	s.pending = map[string]map[string]struct{}{}
+	s.pendingMu.Unlock()
 	var err error
 	if n > 0 && s.up.Load() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)

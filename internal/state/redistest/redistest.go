@@ -4,7 +4,8 @@
 //
 // A test that needs one calls Start; where redis-server cannot be found
 // the test is skipped with a message saying how to install it, except under
-// CI (CI=true), which installs it and so fails instead.
+// CI (CI=true), which installs it and so fails instead. Programs (the scale
+// benchmark) call Run and Stop themselves.
 package redistest
 
 import (
@@ -69,22 +70,30 @@ func Start(t testing.TB) *Server {
 		}
 		t.Skip(msg)
 	}
-	s := &Server{bin: bin, dir: t.TempDir()}
-	var err error
-	for range 5 { // another process may take the free port before redis-server binds it
-		if s.port, err = freePort(); err != nil {
-			t.Fatal(err)
-		}
-		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
-		if err = s.start(); err == nil {
-			break
-		}
-	}
+	s, err := Run(bin, t.TempDir())
 	if err != nil {
 		t.Fatalf("redistest: %v", err)
 	}
 	t.Cleanup(s.Stop)
 	return s
+}
+
+// Run starts the redis-server bin on a free loopback port, with dir as its
+// working directory (nothing is written there: no persistence). The
+// caller stops it.
+func Run(bin, dir string) (*Server, error) {
+	s := &Server{bin: bin, dir: dir}
+	var err error
+	for range 5 { // another process may take the free port before redis-server binds it
+		if s.port, err = freePort(); err != nil {
+			return nil, err
+		}
+		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
+		if err = s.start(); err == nil {
+			return s, nil
+		}
+	}
+	return nil, err
 }
 
 // Stop stops the server (SIGTERM, then SIGKILL after a while) and waits for
