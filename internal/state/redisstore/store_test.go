@@ -44,7 +44,9 @@ func open(t *testing.T, cfg state.RedisConfig, opts redisstore.Options) *redisst
 
 func TestConformance(t *testing.T) {
 	srv := redistest.Start(t)
-	statetest.RunAll(t, func(t *testing.T) state.Store { return open(t, config(srv), redisstore.Options{}) })
+	// fail_closed, so that a failing command fails the test instead of
+	// being decided on local limits.
+	statetest.RunAll(t, func(t *testing.T) state.Store { return open(t, config(srv), redisstore.Options{FailClosed: true}) })
 }
 
 // poll calls cond until it is true or the deadline passes; the deadline is
@@ -342,4 +344,43 @@ func TestReleaseThenAdmitOnOneReplica(t *testing.T) {
 	if n, err := s.Count(context.Background(), "k"); err != nil || n != 0 {
 		t.Fatalf("Count = %d, %v", n, err)
 	}
+}
+
+// TestConformanceOnCluster runs the conformance suite on a three-node Redis
+// Cluster: a key's rate and leases share a hash tag, so each script finds
+// all its keys on one node.
+func TestConformanceOnCluster(t *testing.T) {
+	addrs := redistest.StartCluster(t, 3)
+	cfg := func() state.RedisConfig {
+		c := state.DefaultConfig().Redis
+		c.Mode, c.Addresses = state.RedisCluster, addrs
+		c.KeyPrefix = "cluster" + strconv.FormatInt(prefixes.Add(1), 10) + ":"
+		c.ReadTimeout, c.WriteTimeout = 5*time.Second, 5*time.Second
+		return c
+	}
+	statetest.RunAll(t, func(t *testing.T) state.Store { return open(t, cfg(), redisstore.Options{FailClosed: true}) })
+
+	t.Run("LeasesRenewedAcrossNodes", func(t *testing.T) {
+		c := cfg()
+		c.LeaseTTL = time.Second
+		s := open(t, c, redisstore.Options{FailClosed: true})
+		defer s.Close()
+		var held []state.Lease
+		for i := range 20 { // sets spread over the nodes, renewed in one pipeline
+			l, ok, err := s.Acquire(context.Background(), "set"+strconv.Itoa(i), 1)
+			if err != nil || !ok {
+				t.Fatalf("Acquire: %v, %v", ok, err)
+			}
+			held = append(held, l)
+		}
+		time.Sleep(3 * c.LeaseTTL)
+		for i := range 20 {
+			if n := count(t, s, "set"+strconv.Itoa(i)); n != 1 {
+				t.Fatalf("set%d: Count = %d after 3 lease TTLs, want 1: renewals failed", i, n)
+			}
+		}
+		for _, l := range held {
+			l.Release()
+		}
+	})
 }

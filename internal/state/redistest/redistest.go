@@ -15,7 +15,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -34,14 +36,31 @@ type Server struct {
 	// Stop and Restart.
 	Addr string
 
-	bin  string
-	port int
-	dir  string
+	bin   string
+	port  int
+	dir   string
+	extra []string // more redis-server arguments
+	bus   int      // the cluster bus port, for cluster nodes
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	out  *bytes.Buffer
 	done chan struct{}
+}
+
+// binaryOrSkip returns redis-server's path, or skips the test (fails it
+// under CI) when it cannot be found.
+func binaryOrSkip(t testing.TB) string {
+	t.Helper()
+	bin := Binary()
+	if bin == "" {
+		msg := "redis-server not found: install it with scripts/redis-server.sh (Debian's redis-server package)"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + "; CI installs it, so this is a failure here")
+		}
+		t.Skip(msg)
+	}
+	return bin
 }
 
 // Binary returns the path of redis-server, or "" when it cannot be found.
@@ -62,15 +81,7 @@ func Binary() string {
 // (and fails it under CI).
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := Binary()
-	if bin == "" {
-		msg := "redis-server not found: install it with scripts/redis-server.sh (Debian's redis-server package)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + "; CI installs it, so this is a failure here")
-		}
-		t.Skip(msg)
-	}
-	s, err := Run(bin, t.TempDir())
+	s, err := Run(binaryOrSkip(t), t.TempDir())
 	if err != nil {
 		t.Fatalf("redistest: %v", err)
 	}
@@ -81,7 +92,7 @@ func Start(t testing.TB) *Server {
 // Run starts the redis-server bin on a free loopback port, with dir as its
 // working directory (nothing is written there: no persistence). The
 // caller stops it.
-func Run(bin, dir string) (*Server, error) {
+func Run(bin, dir string, args ...string) (*Server, error) {
 	s := &Server{bin: bin, dir: dir}
 	var err error
 	for range 5 { // another process may take the free port before redis-server binds it
@@ -89,6 +100,14 @@ func Run(bin, dir string) (*Server, error) {
 			return nil, err
 		}
 		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
+		s.extra = args
+		if len(args) > 0 && args[0] == "--cluster-enabled" {
+			// The cluster bus needs a free port of its own, too.
+			if s.bus, err = freePort(); err != nil {
+				return nil, err
+			}
+			s.extra = append(slices.Clone(args), "--cluster-port", strconv.Itoa(s.bus))
+		}
 		if err = s.start(); err == nil {
 			return s, nil
 		}
@@ -162,6 +181,7 @@ func (s *Server) start() error {
 		"--daemonize", "no",
 		"--loglevel", "warning",
 	)
+	cmd.Args = append(cmd.Args, s.extra...)
 	cmd.Stdout, cmd.Stderr = &lockedWriter{mu: &s.mu, w: out}, &lockedWriter{mu: &s.mu, w: out}
 	// Its own process group, so a signal meant for the test's process
 	// group (^C) does not reach it before the cleanup does.
@@ -221,4 +241,53 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// StartCluster starts a Redis Cluster of n primaries (no replicas) on free
+// loopback ports, with the 16384 slots split between them, waits until
+// every node reports the cluster ok, and stops it when the test ends. It
+// returns the nodes' addresses.
+func StartCluster(t testing.TB, n int) []string {
+	t.Helper()
+	bin := binaryOrSkip(t)
+	nodes := make([]*Server, n)
+	addrs := make([]string, n)
+	for i := range nodes {
+		var err error
+		nodes[i], err = Run(bin, t.TempDir(), "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000")
+		if err != nil {
+			t.Fatalf("redistest: cluster node %d: %v", i, err)
+		}
+		t.Cleanup(nodes[i].Stop)
+		addrs[i] = nodes[i].Addr
+	}
+	ctx := context.Background()
+	const slots = 16384
+	for i, node := range nodes {
+		c := node.Client(t)
+		lo, hi := i*slots/n, (i+1)*slots/n-1
+		if err := c.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", lo, hi).Err(); err != nil {
+			t.Fatalf("redistest: CLUSTER ADDSLOTSRANGE on node %d: %v", i, err)
+		}
+		if i > 0 {
+			if err := c.Do(ctx, "CLUSTER", "MEET", "127.0.0.1", nodes[0].port, nodes[0].bus).Err(); err != nil {
+				t.Fatalf("redistest: CLUSTER MEET: %v", err)
+			}
+		}
+	}
+	deadline := time.Now().Add(startTimeout)
+	for _, node := range nodes {
+		c := node.Client(t)
+		for {
+			info, err := c.ClusterInfo(ctx).Result()
+			if err == nil && strings.Contains(info, "cluster_state:ok") && strings.Contains(info, "cluster_known_nodes:"+strconv.Itoa(n)) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("redistest: the cluster is not ok within %v: %s %v", startTimeout, info, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return addrs
 }
