@@ -384,3 +384,15 @@ func TestConformanceOnCluster(t *testing.T) {
 		}
 	})
 }
+
+// TestConformanceThroughSentinel runs the conformance suite against a
+// primary found through Redis Sentinel (mode sentinel).
+func TestConformanceThroughSentinel(t *testing.T) {
+	primary := redistest.Start(t)
+	sentinel := redistest.StartSentinel(t, primary, "llmrelay-primary")
+	statetest.RunAll(t, func(t *testing.T) state.Store {
+		c := config(primary)
+		c.Mode, c.Address, c.Addresses, c.SentinelMaster = state.RedisSentinel, "", []string{sentinel}, "llmrelay-primary"
+		return open(t, c, redisstore.Options{FailClosed: true})
+	})
+}

@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,6 +40,7 @@ type Server struct {
 	bin   string
 	port  int
 	dir   string
+	first []string // redis-server arguments before the others (a config file)
 	extra []string // more redis-server arguments
 	bus   int      // the cluster bus port, for cluster nodes
 
@@ -93,7 +95,11 @@ func Start(t testing.TB) *Server {
 // working directory (nothing is written there: no persistence). The
 // caller stops it.
 func Run(bin, dir string, args ...string) (*Server, error) {
-	s := &Server{bin: bin, dir: dir}
+	return runWith(bin, dir, nil, args...)
+}
+
+func runWith(bin, dir string, first []string, args ...string) (*Server, error) {
+	s := &Server{bin: bin, dir: dir, first: first}
 	var err error
 	for range 5 { // another process may take the free port before redis-server binds it
 		if s.port, err = freePort(); err != nil {
@@ -172,7 +178,7 @@ func (s *Server) Log() string {
 
 func (s *Server) start() error {
 	out := &bytes.Buffer{}
-	cmd := exec.Command(s.bin,
+	cmd := exec.Command(s.bin, append(slices.Clone(s.first),
 		"--port", strconv.Itoa(s.port),
 		"--bind", "127.0.0.1",
 		"--save", "",
@@ -180,7 +186,7 @@ func (s *Server) start() error {
 		"--dir", s.dir,
 		"--daemonize", "no",
 		"--loglevel", "warning",
-	)
+	)...)
 	cmd.Args = append(cmd.Args, s.extra...)
 	cmd.Stdout, cmd.Stderr = &lockedWriter{mu: &s.mu, w: out}, &lockedWriter{mu: &s.mu, w: out}
 	// Its own process group, so a signal meant for the test's process
@@ -290,4 +296,37 @@ func StartCluster(t testing.TB, n int) []string {
 		}
 	}
 	return addrs
+}
+
+// StartSentinel starts a Redis Sentinel monitoring primary under the name
+// master (quorum 1) on a free loopback port, waits until it knows the
+// primary, stops it when the test ends, and returns its address.
+func StartSentinel(t testing.TB, primary *Server, master string) string {
+	t.Helper()
+	bin := binaryOrSkip(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "sentinel.conf")
+	body := fmt.Sprintf("sentinel monitor %s 127.0.0.1 %d 1\nsentinel down-after-milliseconds %s 5000\n", master, primary.port, master)
+	if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// redis-server CONFIG --sentinel: the config file must come first.
+	s, err := runWith(bin, dir, []string{conf, "--sentinel"})
+	if err != nil {
+		t.Fatalf("redistest: sentinel: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	c := redis.NewSentinelClient(&redis.Options{Addr: s.Addr})
+	defer c.Close()
+	deadline := time.Now().Add(startTimeout)
+	for {
+		addr, err := c.GetMasterAddrByName(context.Background(), master).Result()
+		if err == nil && len(addr) == 2 && addr[1] == strconv.Itoa(primary.port) {
+			return s.Addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redistest: the sentinel does not know %s within %v: %v %v", master, startTimeout, addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
