@@ -2,6 +2,7 @@
 //
 //	llmrelay [--config FILE] [--listen HOST:PORT]
 //	llmrelay hash-key < key.txt   (prints the sha256 line for auth.keys)
+//	llmrelay health [--config FILE] [--addr HOST:PORT]   (exits 0 when the server is SERVING)
 //
 // With no configuration it listens on 127.0.0.1:50051 with the built-in mock
 // provider. The config file may also be named by $LLMRELAY_CONFIG, and the
@@ -16,9 +17,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/server"
@@ -44,6 +43,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return nil
 		case "hash-key":
 			return hashKey(args[1:], stdin, stdout, stderr)
+		case "health":
+			return health(ctx, args[1:], stdout, stderr, getenv)
 		}
 	}
 	return serve(ctx, args, stderr, getenv)
@@ -70,9 +71,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, getenv func(str
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	return srv.Run(ctx)
+	return srv.RunWithSignals(ctx)
 }
 
 func newLogger(c config.Log, w io.Writer) *slog.Logger {

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -44,6 +46,9 @@ type Server struct {
 	// the interceptor chain then cancels every call still running.
 	hardStop    context.Context
 	cancelCalls context.CancelFunc
+	// drainStarted is set by the first Shutdown, which alone waits for
+	// the drain delay.
+	drainStarted atomic.Bool
 }
 
 // Option adjusts a Server.
@@ -101,13 +106,26 @@ func (s *Server) Serve(lis net.Listener) error {
 	return err
 }
 
-// Shutdown stops the server gracefully: health turns NOT_SERVING first, new
-// calls are refused, and calls in flight may finish within the configured
-// grace period (or until ctx ends, if sooner). Calls still running then end
-// with UNAVAILABLE (reason SERVER_SHUTTING_DOWN), and every connection is
-// closed.
+// Shutdown stops the server in three steps. First health turns
+// NOT_SERVING and, for drain_delay, the server goes on accepting and serving
+// new calls, so load balancers and proxies that watch health or remove the
+// endpoint stop sending calls before any is refused. Then new calls are
+// refused and calls in flight may finish within shutdown_grace. Calls still
+// running after that end with UNAVAILABLE (reason SERVER_SHUTTING_DOWN), and
+// every connection is closed. If ctx ends first, what is left of the drain
+// delay and the grace period is skipped and calls are cut off at once.
+// Only the first call waits for the drain delay.
 func (s *Server) Shutdown(ctx context.Context) {
 	s.health.Shutdown()
+	if d := s.cfg.DrainDelay; d > 0 && !s.drainStarted.Swap(true) {
+		s.log.Info("draining: health is NOT_SERVING, new calls are still served", "drain_delay", d)
+		delay := time.NewTimer(d)
+		select {
+		case <-delay.C:
+		case <-ctx.Done():
+		}
+		delay.Stop()
+	}
 	drained := make(chan struct{})
 	go func() {
 		s.grpc.GracefulStop()
@@ -119,9 +137,10 @@ func (s *Server) Shutdown(ctx context.Context) {
 	case <-drained:
 		return
 	case <-grace.C:
+		s.log.Warn("shutdown grace period over: cutting off calls still running")
 	case <-ctx.Done():
+		s.log.Warn("shutdown cut short: cutting off calls still running")
 	}
-	s.log.Warn("shutdown grace period over: cutting off calls still running")
 	s.cancelCalls()
 	wait := time.NewTimer(hardStopWait)
 	defer wait.Stop()
@@ -133,13 +152,31 @@ func (s *Server) Shutdown(ctx context.Context) {
 	}
 }
 
+// stopNow cuts off every call and closes every connection at once, without
+// waiting for the calls to send their status.
+func (s *Server) stopNow() {
+	s.health.Shutdown()
+	s.cancelCalls()
+	s.grpc.Stop()
+}
+
 // Run listens on the configured address (and serves /metrics on
-// metrics_listen, if set) until ctx ends, then shuts down gracefully.
-func (s *Server) Run(ctx context.Context) error {
+// metrics_listen, if set) until ctx ends, then shuts down (Shutdown). It
+// handles no signals: RunWithSignals does.
+func (s *Server) Run(ctx context.Context) error { return s.run(ctx, nil) }
+
+// run listens on the configured address and serves there (serveOn).
+func (s *Server) run(ctx context.Context, sigs <-chan os.Signal) error {
 	lis, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)
 	}
+	return s.serveOn(ctx, lis, sigs)
+}
+
+// serveOn serves on lis until ctx ends or a stop signal arrives on sigs,
+// then shuts down; see RunWithSignals for what each signal does.
+func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.Signal) error {
 	stopMetrics, err := s.startMetrics()
 	if err != nil {
 		lis.Close()
@@ -152,13 +189,23 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
-	select {
-	case err := <-errc:
+	if err := s.serveUntilStop(ctx, sigs, errc); err != nil {
 		return err
-	case <-ctx.Done():
 	}
-	s.log.Info("shutting down", "grace", s.cfg.ShutdownGrace)
-	s.Shutdown(context.Background())
+	s.log.Info("shutting down", "drain_delay", s.cfg.DrainDelay, "grace", s.cfg.ShutdownGrace)
+	shutdownCtx, cutShort := context.WithCancel(context.Background())
+	defer cutShort()
+	done := make(chan struct{})
+	go func() {
+		s.Shutdown(shutdownCtx)
+		close(done)
+	}()
+	if err := s.shutdownUntilDone(sigs, done); err != nil {
+		cutShort()
+		<-done
+		<-errc
+		return err
+	}
 	return <-errc
 }
 

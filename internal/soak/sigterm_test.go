@@ -29,16 +29,8 @@ func TestSIGTERMWithStreamsInFlight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the server binary")
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build the server with")
-	}
+	bin := buildServer(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "llmrelay")
-	build := exec.Command(gobin, "build", "-o", bin, "github.com/llmrelay/llmrelay/cmd/server")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 
 	upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, ChunkDelay: 100 * time.Millisecond})
 	t.Cleanup(upstream.Close)
@@ -112,6 +104,22 @@ func TestSIGTERMWithStreamsInFlight(t *testing.T) {
 	case <-time.After(time.Minute): // a guard against hangs only
 		t.Fatalf("llmrelay still running a minute after SIGTERM\n%s", stderr.String())
 	}
+}
+
+// buildServer builds the server binary into a temporary directory and
+// returns its path.
+func buildServer(t *testing.T) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the server with")
+	}
+	bin := filepath.Join(t.TempDir(), "llmrelay")
+	build := exec.Command(gobin, "build", "-o", bin, "github.com/llmrelay/llmrelay/cmd/server")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // waitServing polls the health check until the server says SERVING.
