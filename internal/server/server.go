@@ -32,6 +32,15 @@ import (
 // status before it closes every connection.
 const hardStopWait = 2 * time.Second
 
+// ShutdownBudget returns the longest a shutdown with cfg takes, from the
+// stop signal to the last connection closed: the drain delay, the grace
+// period, and the wait for cut-off calls to send their status. A process
+// supervisor's kill timeout (Kubernetes' terminationGracePeriodSeconds)
+// must be at least this, or calls are killed without a status.
+func ShutdownBudget(cfg *config.Config) time.Duration {
+	return cfg.DrainDelay + cfg.ShutdownGrace + hardStopWait
+}
+
 // Server is a configured llmrelay server.
 type Server struct {
 	cfg       *config.Config
@@ -192,7 +201,7 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 	if err := s.serveUntilStop(ctx, sigs, errc); err != nil {
 		return err
 	}
-	s.log.Info("shutting down", "drain_delay", s.cfg.DrainDelay, "grace", s.cfg.ShutdownGrace)
+	s.log.Info("shutting down", "drain_delay", s.cfg.DrainDelay, "grace", s.cfg.ShutdownGrace, "at_most", ShutdownBudget(s.cfg))
 	shutdownCtx, cutShort := context.WithCancel(context.Background())
 	defer cutShort()
 	done := make(chan struct{})
