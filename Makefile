@@ -47,8 +47,9 @@ run: build ## Build and start the server (embedded default: 127.0.0.1:50051, moc
 	./$(BIN) $(ARGS)
 
 .PHONY: test
-test: ## Run every test with the race detector.
+test: ## Run every test with the race detector, the deploy/ module's manifest checks included.
 	$(GO) test -race -count=1 ./...
+	cd deploy && $(GO) test -count=1 ./...
 
 .PHONY: image
 image: ## Build and check the container image with buildah (IMAGE, default localhost/llmrelay:dev); see docs/deployment.md.
@@ -84,8 +85,9 @@ fuzz: ## Run every fuzz target (found with go test -list) for FUZZTIME each (def
 	done; exit $$status
 
 .PHONY: vet
-vet: ## Run go vet.
+vet: ## Run go vet (the deploy/ module too).
 	$(GO) vet ./...
+	cd deploy && $(GO) vet ./...
 
 .PHONY: protodeps
 protodeps: $(PROTODEPS)/.stamp ## Copy the imported protos out of Go modules into .cache/protodeps.
