@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -67,17 +64,9 @@ func TestSignalsToTheBinary(t *testing.T) {
 		t.Skip("builds the server binary")
 	}
 	bin := buildServer(t)
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := lis.Addr().String()
-	lis.Close()
-	cfgPath := filepath.Join(t.TempDir(), "llmrelay.yaml")
-	cfg := fmt.Sprintf("listen: %s\nmetrics_listen: \"\"\ndrain_delay: 1h\nshutdown_grace: 1h\n", addr) // the mock provider
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	var logs lockedBuffer
+	// The mock provider; an hour's drain and grace.
+	addr, cfgPath, cmd, exited := startServer(t, bin, "drain_delay: 1h\nshutdown_grace: 1h\n", &logs)
 	probe := func() error {
 		out, err := exec.Command(bin, "health", "--config", cfgPath, "--timeout", "30s").CombinedOutput()
 		if err != nil {
@@ -85,19 +74,6 @@ func TestSignalsToTheBinary(t *testing.T) {
 		}
 		return nil
 	}
-
-	var logs lockedBuffer
-	cmd := exec.Command(bin, "--config", cfgPath)
-	cmd.Stderr = &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
 	stillRunning := func(when string) {
 		t.Helper()
 		select {
