@@ -161,3 +161,38 @@ func TestMaxConnectionAgeMakesClientsReconnect(t *testing.T) {
 		t.Errorf("the call on the aged connection got %d bytes, want the whole 200-byte echo", got)
 	}
 }
+
+// TestShutdownEndsHealthWatches: a health watch (gRPC client-side health
+// checking keeps one open per connection) sees NOT_SERVING during the
+// drain delay and is ended when it is over, so that it does not hold the
+// shutdown for the whole grace period.
+func TestShutdownEndsHealthWatches(t *testing.T) {
+	cfg := config.Default()
+	cfg.MetricsListen = ""
+	cfg.DrainDelay = time.Millisecond
+	cfg.ShutdownGrace = time.Hour
+	in := servertest.Start(t, cfg)
+	watch, err := healthpb.NewHealthClient(in.Conn).Watch(t.Context(), &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := watch.Recv(); err != nil || st.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("health before shutdown: %v, %v", st.GetStatus(), err)
+	}
+	done := make(chan struct{})
+	go func() {
+		in.Server.Shutdown(context.Background())
+		close(done)
+	}()
+	if st, err := watch.Recv(); err != nil || st.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Fatalf("health once shutdown began: %v, %v; want NOT_SERVING", st.GetStatus(), err)
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute): // a guard against hangs; the grace is an hour
+		t.Fatal("an open health watch held the shutdown")
+	}
+	if _, err := watch.Recv(); err == nil {
+		t.Error("the watch went on after the shutdown")
+	}
+}

@@ -55,6 +55,10 @@ type Server struct {
 	// the interceptor chain then cancels every call still running.
 	hardStop    context.Context
 	cancelCalls context.CancelFunc
+	// gracefulStop is cancelled when the grace period begins; the drain
+	// link then ends health watches.
+	gracefulStop context.Context
+	endWatches   context.CancelFunc
 	// drainStarted is set by the first Shutdown, which alone waits for
 	// the drain delay.
 	drainStarted atomic.Bool
@@ -87,6 +91,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.hardStop, s.cancelCalls = context.WithCancel(context.Background())
+	s.gracefulStop, s.endWatches = context.WithCancel(s.hardStop)
 
 	serverOpts, err := s.serverOptions()
 	if err != nil {
@@ -135,6 +140,7 @@ func (s *Server) Shutdown(ctx context.Context) {
 		}
 		delay.Stop()
 	}
+	s.endWatches()
 	drained := make(chan struct{})
 	go func() {
 		s.grpc.GracefulStop()
@@ -198,7 +204,7 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
-	if err := s.serveUntilStop(ctx, sigs, errc); err != nil {
+	if stop, err := s.serveUntilStop(ctx, sigs, errc); !stop {
 		return err
 	}
 	s.log.Info("shutting down", "drain_delay", s.cfg.DrainDelay, "grace", s.cfg.ShutdownGrace, "at_most", ShutdownBudget(s.cfg))
@@ -219,22 +225,30 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 }
 
 // drainUnary and drainStream cancel a call's context with
-// apierr.ErrShuttingDown when the shutdown grace period ends.
+// apierr.ErrShuttingDown when the shutdown grace period ends; health
+// watches, which never end by themselves, as soon as the grace period
+// begins, so that they do not hold the shutdown for all of it.
 func (s *Server) drainUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	ctx, stop := s.drainContext(ctx)
+	ctx, stop := drainContext(ctx, s.hardStop)
 	defer stop()
 	return handler(ctx, req)
 }
 
-func (s *Server) drainStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	ctx, stop := s.drainContext(ss.Context())
+func (s *Server) drainStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	until := s.hardStop
+	if info.FullMethod == healthpb.Health_Watch_FullMethodName {
+		until = s.gracefulStop
+	}
+	ctx, stop := drainContext(ss.Context(), until)
 	defer stop()
 	return handler(srv, &contextStream{ServerStream: ss, ctx: ctx})
 }
 
-func (s *Server) drainContext(parent context.Context) (context.Context, func()) {
+// drainContext returns parent, cancelled with apierr.ErrShuttingDown when
+// until ends.
+func drainContext(parent, until context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
-	unhook := context.AfterFunc(s.hardStop, func() { cancel(apierr.ErrShuttingDown) })
+	unhook := context.AfterFunc(until, func() { cancel(apierr.ErrShuttingDown) })
 	return ctx, func() {
 		unhook()
 		cancel(nil)

@@ -28,25 +28,23 @@ func (s *Server) RunWithSignals(ctx context.Context) error {
 	return s.run(ctx, sigs)
 }
 
-// serveUntilStop waits while the server serves. It returns nil when ctx
-// ends or a stop signal arrives, and Serve's error if serving failed.
-func (s *Server) serveUntilStop(ctx context.Context, sigs <-chan os.Signal, served <-chan error) error {
+// serveUntilStop waits while the server serves. It returns stop true when
+// ctx ends or a stop signal arrives, and false with Serve's result if
+// serving ended first (failed, or Shutdown was called from elsewhere).
+func (s *Server) serveUntilStop(ctx context.Context, sigs <-chan os.Signal, served <-chan error) (stop bool, err error) {
 	for {
 		select {
 		case err := <-served:
-			if err == nil {
-				err = errors.New("the server stopped serving")
-			}
-			return err
+			return false, err
 		case <-ctx.Done():
-			return nil
+			return true, nil
 		case sig := <-sigs:
 			if sig == syscall.SIGHUP {
 				s.reload()
 				continue
 			}
 			s.log.Info("signal received: shutting down (send it again to stop at once)", "signal", sig.String())
-			return nil
+			return true, nil
 		}
 	}
 }
