@@ -3,7 +3,7 @@
 # unprivileged user (65532), its health checked over the gRPC health service
 # by the binary itself (`llmrelay health`).
 #
-#   docker build -t llmrelay:dev .            # or: buildah bud -t llmrelay:dev .
+#   docker build --build-arg VERSION=$(git describe --tags --always --dirty) -t llmrelay:dev .
 #   make image                                # the same image, for builders that cannot pull golang (see docs/deployment.md)
 #
 # BINARY_FROM picks where the binary and the CA bundle come from:
@@ -19,8 +19,12 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
+# The version `llmrelay version` prints (the build context has no .git).
+ARG VERSION=
 # The same command as scripts/image.sh's host build.
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/llmrelay ./cmd/server \
+RUN CGO_ENABLED=0 go build -trimpath \
+		-ldflags="-s -w ${VERSION:+-X github.com/llmrelay/llmrelay/internal/cli.version=$VERSION}" \
+		-o /out/llmrelay ./cmd/llmrelay \
 	&& cp /etc/ssl/certs/ca-certificates.crt /out/ca-certificates.crt
 
 FROM scratch AS prebuilt

@@ -35,7 +35,10 @@ buildah=(buildah --storage-driver vfs)
 
 # The Dockerfile build stage's command, on the host.
 mkdir -p bin/image
-CGO_ENABLED=0 "$GO" build -trimpath -ldflags="-s -w" -o bin/image/llmrelay ./cmd/server
+VERSION=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || true)}
+CGO_ENABLED=0 "$GO" build -trimpath \
+	-ldflags="-s -w ${VERSION:+-X github.com/llmrelay/llmrelay/internal/cli.version=$VERSION}" \
+	-o bin/image/llmrelay ./cmd/llmrelay
 cp /etc/ssl/certs/ca-certificates.crt bin/image/ca-certificates.crt
 if file bin/image/llmrelay 2>/dev/null | grep -q 'dynamically linked'; then die "bin/image/llmrelay is not static"; fi
 

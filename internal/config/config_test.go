@@ -84,9 +84,9 @@ func TestLoadRejectsBadConfig(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
 	}{
-		{"typo", "listne: 127.0.0.1:1\n", "field listne not found"},
+		{"typo", "listne: 127.0.0.1:1\n", "listne: unknown field; did you mean listen?"},
 		{"bad listen", "listen: nowhere\n", "listen"},
-		{"bad duration", "shutdown_grace: soon\n", "`soon` into time.Duration"},
+		{"bad duration", "shutdown_grace: soon\n", `shutdown_grace: "soon" is not a duration`},
 		{"duplicate provider", "providers: [{name: a, kind: mock}, {name: a, kind: mock}]\n", "listed twice"},
 		{"provider without kind", "providers: [{name: a}]\n", "kind: required"},
 		{"slash in name", "providers: [{name: a/b, kind: mock}]\n", "must not contain '/'"},
@@ -142,14 +142,5 @@ func TestDrainAndConnectionAgeLoad(t *testing.T) {
 	}
 	if d := Default(); d.DrainDelay != 0 || d.Limits.MaxConnectionAge != 30*time.Minute {
 		t.Errorf("defaults: drain_delay %v, max_connection_age %v; want 0 and 30m", d.DrainDelay, d.Limits.MaxConnectionAge)
-	}
-}
-
-func TestRedactedShortensKeyHashes(t *testing.T) {
-	cfg := Default()
-	cfg.Auth.Keys = []APIKey{{Name: "k", SHA256: strings.Repeat("ab", 32)}}
-	r := cfg.Redacted()
-	if r.Auth.Keys[0].SHA256 == cfg.Auth.Keys[0].SHA256 || cfg.Auth.Keys[0].SHA256 != strings.Repeat("ab", 32) {
-		t.Errorf("Redacted must shorten the copy's hashes and leave the original: %q / %q", r.Auth.Keys[0].SHA256, cfg.Auth.Keys[0].SHA256)
 	}
 }

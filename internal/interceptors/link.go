@@ -104,6 +104,7 @@ func (s *peekStream) RecvMsg(m any) error {
 type (
 	modelGetter     interface{ GetModel() string }
 	requestIDGetter interface{ GetRequestId() string }
+	metadataGetter  interface{ GetMetadata() map[string]string }
 )
 
 // requestModel returns the "<provider>/<model>" a request names, if any.

@@ -45,6 +45,7 @@ func TestLogging(t *testing.T) {
 
 	req := validRequest()
 	req.RequestId = requestID
+	req.Metadata = map[string]string{"team": "checkout", "ticket": "OPS-12"}
 	req.Messages[0].Content = "fail"
 	_, err := c.generate(withKey(testCtx(t), secret), req)
 	if status.Code(err) != codes.Unavailable {
@@ -69,6 +70,12 @@ func TestLogging(t *testing.T) {
 	}
 	if f := finished[0]; f["grpc.code"] != "Unavailable" || f[FieldAttempts] != float64(3) || f["grpc.time_ms"] == nil {
 		t.Errorf("finish line lacks code, attempts or duration: %v", f)
+	}
+	if md, _ := finished[0][FieldMetadata].(map[string]any); md["team"] != "checkout" || md["ticket"] != "OPS-12" || len(md) != 2 {
+		t.Errorf("finish line's metadata = %v, want the request's labels", finished[0][FieldMetadata])
+	}
+	if _, ok := finished[1][FieldMetadata]; ok {
+		t.Errorf("a call without metadata logged some: %v", finished[1])
 	}
 	if f := finished[1]; f["grpc.code"] != "Unauthenticated" || f[FieldReason] != ReasonAPIKeyUnknown || f[FieldRequestID] == "" {
 		t.Errorf("refused call's finish line: %v", f)

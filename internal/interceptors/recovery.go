@@ -73,7 +73,8 @@ func (s *recordingStream) SendMsg(m any) error {
 	return s.ServerStream.SendMsg(m)
 }
 
-// recordRequest notes a request's model and request id in its call record.
+// recordRequest notes a request's model, request id and metadata labels in
+// its call record.
 func recordRequest(ci *callinfo.Info, req any) {
 	model, _ := requestModel(req)
 	var id string
@@ -81,4 +82,7 @@ func recordRequest(ci *callinfo.Info, req any) {
 		id = g.GetRequestId()
 	}
 	ci.RecordRequest(model, id)
+	if g, ok := req.(metadataGetter); ok {
+		ci.RecordMetadata(g.GetMetadata())
+	}
 }

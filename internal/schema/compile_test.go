@@ -29,7 +29,11 @@ func TestCompileRejectsInvalidSchemas(t *testing.T) {
 		{"file ref refused", `{"$ref":"file:///etc/passwd"}`, "/$ref",
 			`cannot resolve "file:///etc/passwd": only references within the schema are allowed`},
 		{"unknown meta-schema", `{"$schema":"https://example.com/meta"}`, "/$schema",
-			`cannot resolve "https://example.com/meta": only references within the schema are allowed`},
+			`"https://example.com/meta" is not a JSON Schema draft llmrelay supports; use draft 2020-12 (leave $schema out, or set "https://json-schema.org/draft/2020-12/schema"), 2019-09, 7, 6 or 4`},
+		{"draft 3", `{"$schema":"http://json-schema.org/draft-03/schema#"}`, "/$schema",
+			`"http://json-schema.org/draft-03/schema" is not a JSON Schema draft llmrelay supports; use draft 2020-12 (leave $schema out, or set "https://json-schema.org/draft/2020-12/schema"), 2019-09, 7, 6 or 4`},
+		{"unsupported draft in an embedded resource", `{"$defs":{"a":{"$id":"https://x.test/a","$schema":"https://json-schema.org/draft/2021-01/schema"}}}`, "/$defs/a/$schema",
+			`"https://json-schema.org/draft/2021-01/schema" is not a JSON Schema draft llmrelay supports; use draft 2020-12 (leave $schema out, or set "https://json-schema.org/draft/2020-12/schema"), 2019-09, 7, 6 or 4`},
 		{"unknown anchor", `{"$ref":"#nope"}`, "/$ref", `reference "#nope" names an anchor that does not exist`},
 		{"duplicate id", `{"$id":"https://x.test/a","$defs":{"b":{"$id":"https://x.test/a"}}}`, "/$defs/b/$id",
 			`$id "https://x.test/a" is also used at ''`},
@@ -233,4 +237,17 @@ func FuzzCompile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSupportedDraftsCompile: every draft the unsupported-draft message
+// offers is one Compile accepts, with or without a trailing "#".
+func TestSupportedDraftsCompile(t *testing.T) {
+	cache := NewCache(Config{})
+	for _, d := range SupportedDrafts {
+		for _, url := range []string{d, strings.TrimSuffix(d, "#")} {
+			if _, err := cache.Compile([]byte(`{"$schema":"` + url + `","type":"object"}`)); err != nil {
+				t.Errorf("$schema %s: %v", url, err)
+			}
+		}
+	}
 }

@@ -182,9 +182,9 @@ func (s *Server) Run(ctx context.Context) error { return s.run(ctx, nil) }
 
 // run listens on the configured address and serves there (serveOn).
 func (s *Server) run(ctx context.Context, sigs <-chan os.Signal) error {
-	lis, err := net.Listen("tcp", s.cfg.Listen)
+	lis, err := listen("listen", s.cfg.Listen)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)
+		return err
 	}
 	return s.serveOn(ctx, lis, sigs)
 }
@@ -222,6 +222,39 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 		return err
 	}
 	return <-errc
+}
+
+// ListenError says that the server could not listen on one of its
+// configured addresses; errors.Is(err, syscall.EADDRINUSE) tells an address
+// in use.
+type ListenError struct {
+	// Setting is the config setting that holds the address: "listen" or
+	// "metrics_listen".
+	Setting string
+	Addr    string
+	Err     error
+}
+
+// Error implements error.
+func (e *ListenError) Error() string {
+	return fmt.Sprintf("%s: cannot listen on %s: %v", e.Setting, e.Addr, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ListenError) Unwrap() error { return e.Err }
+
+// listen listens on addr, the value of the named setting.
+func listen(setting, addr string) (net.Listener, error) {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		// The *net.OpError repeats the address; its cause says why.
+		var op *net.OpError
+		if errors.As(err, &op) {
+			err = op.Err
+		}
+		return nil, &ListenError{Setting: setting, Addr: addr, Err: err}
+	}
+	return lis, nil
 }
 
 // drainUnary and drainStream cancel a call's context with

@@ -11,7 +11,10 @@ package callinfo
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -23,7 +26,20 @@ type Info struct {
 	key       string
 	model     string
 	attempts  int
+	metadata  []Label
 }
+
+// Label is one of the request's metadata pairs, as the log keeps it.
+type Label struct{ Key, Value string }
+
+// Bounds on the metadata a call record keeps for the log (the contract
+// allows 64 pairs, keys of 128 bytes and values of 1024; requests beyond it
+// fail validation, but are recorded before it).
+const (
+	MaxLabels        = 64
+	MaxLabelKeyLen   = 128
+	MaxLabelValueLen = 256
+)
 
 // MaxFieldLen bounds what Info keeps of client-supplied text (model,
 // request id), so an oversized invalid request cannot flood the logs.
@@ -58,6 +74,34 @@ func (i *Info) RecordRequest(model, requestID string) {
 	if _, err := uuid.Parse(requestID); err == nil && len(requestID) == 36 {
 		i.requestID = requestID
 	}
+}
+
+// RecordMetadata records the request's metadata labels, for the call's
+// log line: at most MaxLabels pairs, in key order, keys cut to
+// MaxLabelKeyLen bytes and values to MaxLabelValueLen.
+func (i *Info) RecordMetadata(md map[string]string) {
+	if i == nil || len(md) == 0 {
+		return
+	}
+	keys := slices.Sorted(maps.Keys(md))
+	labels := make([]Label, 0, min(len(keys), MaxLabels))
+	for _, k := range keys[:min(len(keys), MaxLabels)] {
+		labels = append(labels, Label{Key: clipTo(k, MaxLabelKeyLen), Value: clipTo(md[k], MaxLabelValueLen)})
+	}
+	i.mu.Lock()
+	i.metadata = labels
+	i.mu.Unlock()
+}
+
+// Metadata returns the labels RecordMetadata kept; the caller must not
+// modify them. It returns nil on a nil Info.
+func (i *Info) Metadata() []Label {
+	if i == nil {
+		return nil
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.metadata
 }
 
 // SetKey records the name of the caller's API key.
@@ -118,9 +162,15 @@ func (i *Info) Snapshot() Snapshot {
 	return Snapshot{RequestID: id, Key: i.key, Model: i.model, Attempts: i.attempts}
 }
 
-func clip(s string) string {
-	if len(s) > MaxFieldLen {
-		return s[:MaxFieldLen]
+func clip(s string) string { return clipTo(s, MaxFieldLen) }
+
+// clipTo cuts s to at most n bytes, at a UTF-8 character boundary.
+func clipTo(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
