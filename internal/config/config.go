@@ -21,6 +21,8 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/schema"
 )
 
 // EnvConfig names the environment variable holding the config file's path.
@@ -237,6 +239,33 @@ func Default() *Config {
 			MaxSchemaBytes:           64 << 10,
 			SchemaCacheSize:          256,
 		},
+	}
+}
+
+// RetryLimits returns the retry section and the stream idle timeouts as
+// internal/retry's Limits: Default's values are the only defaults.
+func (c *Config) RetryLimits() retry.Limits {
+	r, d := c.Retry, c.Deadlines
+	return retry.Limits{
+		DefaultMaxAttempts: r.DefaultMaxAttempts,
+		MaxAttemptsLimit:   r.MaxAttemptsLimit,
+		InitialBackoff:     r.InitialBackoff,
+		MaxBackoff:         r.MaxBackoff,
+		MaxRetryAfter:      r.MaxRetryAfter,
+		DefaultIdleTimeout: d.StreamIdle,
+		MaxIdleTimeout:     d.MaxStreamIdle,
+	}
+}
+
+// SchemaConfig returns the structured_output section as internal/schema's
+// Config: Default's values are the only defaults.
+func (c *Config) SchemaConfig() schema.Config {
+	so := c.StructuredOutput
+	return schema.Config{
+		MaxSchemaBytes:           so.MaxSchemaBytes,
+		SchemaCacheSize:          so.SchemaCacheSize,
+		DefaultValidationRetries: so.DefaultValidationRetries,
+		MaxValidationRetries:     so.MaxValidationRetries,
 	}
 }
 

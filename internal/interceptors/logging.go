@@ -196,8 +196,8 @@ func metadataGroup(md []callinfo.Label) slog.Value {
 }
 
 // errorFields returns the ErrorInfo reason of a failed call, and the
-// attempts its metadata reports (used when no event revealed them: the
-// call record's value comes first).
+// attempts its metadata reports (used when the call record has none: the
+// record's value, from the handler's attempt plan, comes first).
 func errorFields(err error) logging.Fields {
 	ei := errorInfo(err)
 	if ei == nil {

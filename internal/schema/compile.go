@@ -86,7 +86,7 @@ type CacheStats struct {
 // NewCache returns an empty cache configured by cfg.
 func NewCache(cfg Config) *Cache {
 	return &Cache{
-		cfg:    cfg.withSizes(),
+		cfg:    cfg,
 		lru:    list.New(),
 		byHash: make(map[[sha256.Size]byte]*list.Element),
 	}
@@ -127,7 +127,7 @@ func (c *Cache) Compile(raw []byte) (*Schema, error) {
 		return e.schema, e.err
 	}
 	c.byHash[hash] = c.lru.PushFront(&cacheEntry{hash: hash, schema: s, err: err})
-	for c.lru.Len() > c.cfg.SchemaCacheSize {
+	for c.cfg.SchemaCacheSize > 0 && c.lru.Len() > c.cfg.SchemaCacheSize {
 		old := c.lru.Back()
 		c.lru.Remove(old)
 		delete(c.byHash, old.Value.(*cacheEntry).hash)
@@ -152,7 +152,7 @@ func canonicalize(raw []byte, limit int) (any, []byte, error) {
 	if err := json.Compact(&compact, raw); err != nil {
 		return nil, nil, &SchemaError{Message: "not valid JSON: " + jsonErrorText(err)}
 	}
-	if compact.Len() > limit {
+	if limit > 0 && compact.Len() > limit {
 		return nil, nil, fmt.Errorf("%w: %d bytes as compact JSON, the limit is %d", ErrSchemaTooLarge, compact.Len(), limit)
 	}
 	doc, err := decodeJSON(compact.Bytes())

@@ -24,6 +24,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/service"
 )
 
@@ -49,7 +50,7 @@ type Server struct {
 	health    *health.Server
 	metrics   *metrics.Metrics
 	providers *provider.Set
-	timer     service.Timer
+	timer     retry.Timer
 
 	// hardStop is cancelled when the grace period ends; the drain link of
 	// the interceptor chain then cancels every call still running.
@@ -73,7 +74,7 @@ func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 // WithRetryTimer sets the timer that makes the waits between attempts; tests
 // pass one that records each wait and returns at once. The default is real
 // time.
-func WithRetryTimer(t service.Timer) Option { return func(s *Server) { s.timer = t } }
+func WithRetryTimer(t retry.Timer) Option { return func(s *Server) { s.timer = t } }
 
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *metrics.Metrics { return s.metrics }

@@ -1,7 +1,10 @@
 // Package callinfo carries what llmrelay learns about one call while it runs
-// (its request id, the caller's key name, the model, the attempts it took)
-// from the places that learn it (the interceptor chain, the Generate handler)
-// to the log lines and errors that report it.
+// (its request id, the caller's key name, the model it asked for and the
+// provider target that model resolved to, the attempts it took) from the
+// one place that learns each (the interceptor chain's links, the Generate
+// handler's attempt plan) to the code that needs it: the provider queue and
+// the handler use the resolved target, and the log lines and errors report
+// the rest.
 //
 // The outermost link of the chain puts an *Info in the call's context; every
 // later link and the handler find it with From. All methods are safe for
@@ -17,6 +20,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
 // Info is one call's record.
@@ -25,6 +30,7 @@ type Info struct {
 	requestID string
 	key       string
 	model     string
+	target    provider.Target
 	attempts  int
 	metadata  []Label
 }
@@ -114,10 +120,32 @@ func (i *Info) SetKey(name string) {
 	i.mu.Unlock()
 }
 
+// SetTarget records the provider target the request's model resolved to.
+// The chain's model resolution link calls it, once; see Target.
+func (i *Info) SetTarget(t provider.Target) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	i.target = t
+	i.mu.Unlock()
+}
+
+// Target returns the provider target the request's model resolved to, and
+// false when nothing resolved it (a request without a model, or a call
+// that runs without the chain).
+func (i *Info) Target() (provider.Target, bool) {
+	if i == nil {
+		return provider.Target{}, false
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.target, i.target.Entry != nil
+}
+
 // ObserveAttempt records that the call reached attempt n (from 1): the
 // call's attempts are the largest n observed. The Generate handler calls it
-// as each attempt starts; the interceptor chain also calls it for every
-// event the call sends.
+// as each attempt of its plan starts; nothing else counts attempts.
 func (i *Info) ObserveAttempt(n int) {
 	if i == nil {
 		return

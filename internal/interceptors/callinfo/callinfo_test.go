@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
 func TestInfo(t *testing.T) {
@@ -61,6 +63,23 @@ func TestNilInfo(t *testing.T) {
 	info.RecordMetadata(map[string]string{"a": "b"})
 	if info.RequestID() != "" || info.Snapshot() != (Snapshot{}) || info.Metadata() != nil {
 		t.Error("a nil Info recorded something")
+	}
+}
+
+func TestTarget(t *testing.T) {
+	_, info := NewContext(context.Background())
+	if _, ok := info.Target(); ok {
+		t.Error("a new record has a target")
+	}
+	want := provider.Target{Entry: &provider.Entry{Config: provider.Config{Name: "mock"}}, Model: "echo"}
+	info.SetTarget(want)
+	if got, ok := info.Target(); !ok || got != want || got.String() != "mock/echo" {
+		t.Errorf("Target() = %v, %v; want %v", got, ok, want)
+	}
+	var none *Info
+	none.SetTarget(want)
+	if _, ok := none.Target(); ok {
+		t.Error("a nil Info has a target")
 	}
 }
 
