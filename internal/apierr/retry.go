@@ -6,6 +6,7 @@ import (
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc/codes"
 
+	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 )
 
@@ -33,11 +34,11 @@ const maxProviderMessage = 512
 func FromFailure(f *retry.Failure) *Error {
 	c := f.Class
 	switch c.Class {
-	case retry.ClassCanceled, retry.ClassDeadline:
+	case provider.ClassCanceled, provider.ClassDeadline:
 		e := FromError(f.Err)
 		e.Metadata = failureMetadata(f)
 		return e
-	case retry.ClassUnknown:
+	case provider.ClassUnknown:
 		if c.Provider == nil {
 			// Not a provider failure: a bug, reported as INTERNAL.
 			return FromError(f.Err)
@@ -51,7 +52,7 @@ func FromFailure(f *retry.Failure) *Error {
 		Metadata: failureMetadata(f),
 		Cause:    f,
 	}
-	if c.Class == retry.ClassRejected && c.Provider != nil && c.Provider.Message != "" {
+	if c.Class == provider.ClassRejected && c.Provider != nil && c.Provider.Message != "" {
 		e.Message += ": " + truncate(c.Provider.Message, maxProviderMessage)
 	}
 	e.Message += "; " + describeStop(f)
@@ -88,21 +89,21 @@ type classStatus struct {
 	what   string
 }
 
-var classStatuses = map[retry.Class]classStatus{
-	retry.ClassRateLimited:    {codes.ResourceExhausted, ReasonProviderRateLimited, "rate-limited the request"},
-	retry.ClassQuotaExhausted: {codes.ResourceExhausted, ReasonProviderQuotaExhausted, "reports the account's quota or spend limit exhausted"},
-	retry.ClassOverloaded:     {codes.Unavailable, ReasonProviderOverloaded, "is overloaded"},
-	retry.ClassServerError:    {codes.Unavailable, ReasonProviderServerError, "failed"},
-	retry.ClassTransport:      {codes.Unavailable, ReasonProviderTransport, "could not be reached or its stream broke"},
-	retry.ClassStalled:        {codes.Unavailable, ReasonProviderStalled, "sent nothing within the stream idle timeout"},
-	retry.ClassRejected:       {codes.InvalidArgument, ReasonProviderRejected, "rejected the request"},
-	retry.ClassAuth:           {codes.FailedPrecondition, ReasonProviderAuthFailed, "rejected llmrelay's credentials"},
-	retry.ClassCanceled:       {codes.Canceled, ReasonCancelled, "call was cancelled"},
-	retry.ClassDeadline:       {codes.DeadlineExceeded, ReasonDeadlineExceeded, "call ran out of time"},
+var classStatuses = map[provider.Class]classStatus{
+	provider.ClassRateLimited:    {codes.ResourceExhausted, ReasonProviderRateLimited, "rate-limited the request"},
+	provider.ClassQuotaExhausted: {codes.ResourceExhausted, ReasonProviderQuotaExhausted, "reports the account's quota or spend limit exhausted"},
+	provider.ClassOverloaded:     {codes.Unavailable, ReasonProviderOverloaded, "is overloaded"},
+	provider.ClassServerError:    {codes.Unavailable, ReasonProviderServerError, "failed"},
+	provider.ClassTransport:      {codes.Unavailable, ReasonProviderTransport, "could not be reached or its stream broke"},
+	provider.ClassStalled:        {codes.Unavailable, ReasonProviderStalled, "sent nothing within the stream idle timeout"},
+	provider.ClassRejected:       {codes.InvalidArgument, ReasonProviderRejected, "rejected the request"},
+	provider.ClassAuth:           {codes.FailedPrecondition, ReasonProviderAuthFailed, "rejected llmrelay's credentials"},
+	provider.ClassCanceled:       {codes.Canceled, ReasonCancelled, "call was cancelled"},
+	provider.ClassDeadline:       {codes.DeadlineExceeded, ReasonDeadlineExceeded, "call ran out of time"},
 }
 
 // statusOf returns the class's status; unknown failures are UNKNOWN.
-func statusOf(c retry.Class) classStatus {
+func statusOf(c provider.Class) classStatus {
 	if cs, ok := classStatuses[c]; ok {
 		return cs
 	}

@@ -67,8 +67,8 @@ func TestStateRejectsBadConfig(t *testing.T) {
 		{"short lease", "state: {store: redis, redis: {address: 'a:1', lease_ttl: 100ms}}\n", "state.redis.lease_ttl"},
 		{"zero timeout", "state: {store: redis, redis: {address: 'a:1', read_timeout: 0s}}\n", "read_timeout"},
 		{"half client certificate", "state: {store: redis, redis: {address: 'a:1', tls: {enabled: true, cert_file: c.pem}}}\n", "cert_file and key_file"},
-		{"tls files without enabled", "state: {store: redis, redis: {address: 'a:1', tls: {ca_file: ca.pem}}}\n", "enabled is false"},
-		{"typo", "state: {stroe: redis}\n", "field stroe not found"},
+		{"tls files without enabled", "state: {store: redis, redis: {address: 'a:1', tls: {ca_file: ca.pem}}}\n", "state.redis.tls.enabled: false, but files or server_name are set"},
+		{"typo", "state: {stroe: redis}\n", "state.stroe: unknown field; the fields in state are on_store_failure, redis, store"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,5 +77,15 @@ func TestStateRejectsBadConfig(t *testing.T) {
 				t.Errorf("Parse: %v, want an error mentioning %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestStateProblemsNameTheirLine: a problem in the state section names the
+// file and line of its setting, like every other setting's.
+func TestStateProblemsNameTheirLine(t *testing.T) {
+	path := writeFile(t, "listen: 127.0.0.1:50051\nstate:\n  store: redis\n  redis:\n    address: nowhere\n")
+	_, err := Load(Flags{ConfigPath: path}, env(nil))
+	if err == nil || !strings.Contains(err.Error(), ":5: state.redis.address: \"nowhere\" is not host:port") {
+		t.Fatalf("Load: %v, want the problem on line 5", err)
 	}
 }

@@ -76,6 +76,30 @@ var ErrUnknownProvider = errors.New("unknown provider")
 // provider's configured model list does not include.
 var ErrUnknownModel = errors.New("unknown model")
 
+// Target is where an attempt goes: a configured provider and the model
+// name it is asked for. Set.Resolve makes the call's target from the
+// request's "<provider>/<model>".
+type Target struct {
+	Entry *Entry
+	// Model is the provider's model name: the part after the first "/".
+	Model string
+}
+
+// String returns the target as "<provider>/<model>".
+func (t Target) String() string {
+	if t.Entry == nil {
+		return t.Model
+	}
+	return t.Entry.Config.Name + "/" + t.Model
+}
+
+// ModelServer is implemented by adapters that serve only a fixed set of
+// models (the mock provider): Set.Resolve refuses any other model with
+// ErrUnknownModel, so the decision stays in resolution.
+type ModelServer interface {
+	ServesModel(model string) bool
+}
+
 // Entry is one configured provider.
 type Entry struct {
 	Config   Config
@@ -84,12 +108,17 @@ type Entry struct {
 	Models []string
 }
 
-// AllowsModel reports whether requests may use the named model.
+// AllowsModel reports whether requests may use the named model: the
+// configured models (all when none are configured), and of those only the
+// ones the adapter serves when it is a ModelServer.
 func (e *Entry) AllowsModel(model string) bool {
-	if len(e.Config.Models) == 0 {
-		return true
+	if len(e.Config.Models) > 0 && !slices.Contains(e.Config.Models, model) {
+		return false
 	}
-	return slices.Contains(e.Config.Models, model)
+	if ms, ok := e.Provider.(ModelServer); ok {
+		return ms.ServesModel(model)
+	}
+	return true
 }
 
 // Set is the configured providers by name. It is immutable once built and
@@ -144,9 +173,12 @@ func (s *Set) Get(name string) (*Entry, bool) {
 	return e, ok
 }
 
-// Resolve splits "<provider>/<model>" at the first "/" and returns the
-// provider's entry and the model name. It returns an error wrapping
-// ErrUnknownProvider or ErrUnknownModel when the request cannot be routed.
+// Resolve is the one place a request's "<provider>/<model>" is parsed: it
+// splits it at the first "/" and returns the provider's entry and the model
+// name. It returns an error wrapping ErrUnknownProvider or ErrUnknownModel
+// when the request cannot be routed. The error names only what was asked
+// for, never the configured providers or models: a caller's key may not be
+// allowed to see them (ListModels lists what it may use).
 func (s *Set) Resolve(model string) (*Entry, string, error) {
 	name, m, ok := strings.Cut(model, "/")
 	if !ok || name == "" || m == "" {
@@ -154,10 +186,10 @@ func (s *Set) Resolve(model string) (*Entry, string, error) {
 	}
 	e, found := s.byName[name]
 	if !found {
-		return nil, "", fmt.Errorf("%w %q; configured providers: %s", ErrUnknownProvider, name, strings.Join(s.names, ", "))
+		return nil, "", fmt.Errorf("%w %q", ErrUnknownProvider, name)
 	}
 	if !e.AllowsModel(m) {
-		return nil, "", fmt.Errorf("%w %q for provider %q; configured models: %s", ErrUnknownModel, m, name, strings.Join(e.Config.Models, ", "))
+		return nil, "", fmt.Errorf("%w %q for provider %q", ErrUnknownModel, m, name)
 	}
 	return e, m, nil
 }

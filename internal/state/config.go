@@ -1,7 +1,6 @@
 package state
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -119,83 +118,85 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate returns every problem of the section, each naming its field
-// under "state.", joined.
-func (c Config) Validate() error {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("state."+format, args...)) }
+// Check reports every problem of the section to bad, each with the path of
+// its setting below "state." ("store", "redis.address") and what is wrong.
+func (c Config) Check(bad func(path, format string, args ...any)) {
 	switch c.OnStoreFailure {
 	case FailOpen, FailClosed:
 	default:
-		bad("on_store_failure: %q is not %s or %s", c.OnStoreFailure, FailOpen, FailClosed)
+		bad("on_store_failure", "%q is not %s or %s", c.OnStoreFailure, FailOpen, FailClosed)
 	}
 	switch c.Store {
 	case StoreMemory:
-		return errors.Join(errs...)
+		return
 	case StoreRedis:
 	default:
-		bad("store: %q is not %s or %s", c.Store, StoreMemory, StoreRedis)
-		return errors.Join(errs...)
+		bad("store", "%q is not %s or %s", c.Store, StoreMemory, StoreRedis)
+		return
 	}
 
 	r := c.Redis
-	hostPort := func(field, addr string) {
+	hostPort := func(path, addr string) {
 		if _, _, err := net.SplitHostPort(addr); err != nil {
-			bad("redis.%s: %q is not host:port", field, addr)
+			bad(path, "%q is not host:port", addr)
 		}
 	}
 	switch r.Mode {
 	case RedisStandalone:
 		if r.Address == "" {
-			bad("redis.address: required with store redis (host:port)")
+			bad("redis.address", "required with store redis (host:port)")
 		} else {
-			hostPort("address", r.Address)
+			hostPort("redis.address", r.Address)
 		}
 		if len(r.Addresses) > 0 {
-			bad("redis.addresses: only for mode cluster or sentinel; a standalone server is redis.address")
+			bad("redis.addresses", "only for mode cluster or sentinel; a standalone server is redis.address")
 		}
 	case RedisCluster, RedisSentinel:
 		if len(r.Addresses) == 0 {
-			bad("redis.addresses: required with mode %s", r.Mode)
+			bad("redis.addresses", "required with mode %s", r.Mode)
 		}
 		for i, a := range r.Addresses {
-			hostPort(fmt.Sprintf("addresses[%d]", i), a)
+			hostPort(fmt.Sprintf("redis.addresses[%d]", i), a)
 		}
 		if r.Address != "" {
-			bad("redis.address: not used with mode %s: list the nodes in redis.addresses", r.Mode)
+			bad("redis.address", "not used with mode %s: list the nodes in redis.addresses", r.Mode)
 		}
 	default:
-		bad("redis.mode: %q is not %s, %s or %s", r.Mode, RedisStandalone, RedisCluster, RedisSentinel)
+		bad("redis.mode", "%q is not %s, %s or %s", r.Mode, RedisStandalone, RedisCluster, RedisSentinel)
 	}
 	if (r.Mode == RedisSentinel) != (r.SentinelMaster != "") {
-		bad("redis.sentinel_master: required with mode sentinel, and only then")
+		bad("redis.sentinel_master", "required with mode sentinel, and only then")
 	}
 	if r.Mode == RedisCluster && r.DB != 0 {
-		bad("redis.db: a cluster has only database 0")
+		bad("redis.db", "a cluster has only database 0")
 	}
 	if r.DB < 0 {
-		bad("redis.db: must not be negative")
+		bad("redis.db", "must not be negative")
 	}
 	if strings.ContainsAny(r.KeyPrefix, "{}") {
-		bad("redis.key_prefix: %q must not contain { or }: llmrelay puts each key's hash tag after it", r.KeyPrefix)
+		bad("redis.key_prefix", "%q must not contain { or }: llmrelay puts each key's hash tag after it", r.KeyPrefix)
 	}
 	if (r.TLS.CertFile == "") != (r.TLS.KeyFile == "") {
-		bad("redis.tls: cert_file and key_file go together")
+		bad("redis.tls", "cert_file and key_file go together")
 	}
 	if !r.TLS.Enabled && (r.TLS.CAFile != "" || r.TLS.CertFile != "" || r.TLS.ServerName != "") {
-		bad("redis.tls: files or server_name are set but enabled is false")
+		bad("redis.tls.enabled", "false, but files or server_name are set: set enabled: true")
 	}
-	if r.DialTimeout <= 0 || r.ReadTimeout <= 0 || r.WriteTimeout <= 0 {
-		bad("redis: dial_timeout, read_timeout and write_timeout must be positive")
+	for _, d := range []struct {
+		path string
+		v    time.Duration
+	}{{"redis.dial_timeout", r.DialTimeout}, {"redis.read_timeout", r.ReadTimeout}, {"redis.write_timeout", r.WriteTimeout}, {"redis.health_check_interval", r.HealthCheckInterval}} {
+		if d.v <= 0 {
+			bad(d.path, "must be positive")
+		}
 	}
-	if r.PoolSize < 0 || r.MinIdleConns < 0 {
-		bad("redis: pool_size and min_idle_conns must not be negative")
+	if r.PoolSize < 0 {
+		bad("redis.pool_size", "must not be negative")
+	}
+	if r.MinIdleConns < 0 {
+		bad("redis.min_idle_conns", "must not be negative")
 	}
 	if r.LeaseTTL < time.Second {
-		bad("redis.lease_ttl: %v is shorter than 1s", r.LeaseTTL)
+		bad("redis.lease_ttl", "%v is shorter than 1s", r.LeaseTTL)
 	}
-	if r.HealthCheckInterval <= 0 {
-		bad("redis.health_check_interval: must be positive")
-	}
-	return errors.Join(errs...)
 }

@@ -54,8 +54,17 @@ func (p *Provider) endpoint(model string) string {
 	return p.ep.BaseURL + "/" + model + ":streamGenerateContent?alt=sse"
 }
 
-// Stream implements provider.Provider. A tool call in the conversation
-// whose arguments are not a JSON object is a *provider.FieldError.
+// ValidateRequest implements provider.RequestValidator: it builds the wire
+// request, so everything streamGenerateContent cannot take is refused
+// before the first attempt. A tool call in the conversation whose arguments
+// are not a JSON object is a *provider.FieldError naming it.
+func (*Provider) ValidateRequest(req *provider.Request) error {
+	_, err := newRequest(req)
+	return err
+}
+
+// Stream implements provider.Provider. The request was validated
+// (ValidateRequest) before the first attempt.
 func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
 	r, err := newRequest(req)
 	if err != nil {

@@ -17,15 +17,20 @@ import (
 
 // Transport settings. Streams are long and many run at once, so the idle
 // pool per host is large, and only connection set-up and the wait for
-// response headers are bounded here: the body is bounded by the attempt's
-// context (the provider's timeout and the call's deadline).
+// response headers are bounded here: the rest is bounded by the attempt's
+// context (the provider's timeout, the call's deadline, and the stream idle
+// timer, which also runs while the headers are awaited).
 const (
 	// DialTimeout bounds establishing a TCP connection.
 	DialTimeout = 10 * time.Second
 	// TLSHandshakeTimeout bounds the TLS handshake.
 	TLSHandshakeTimeout = 10 * time.Second
 	// ResponseHeaderTimeout bounds the wait for response headers once the
-	// request is written. Generous: a local server may load a model first.
+	// request is written. The attempt's stream idle timer (the request's
+	// stream_idle_timeout, 30s by default) runs during that wait too and
+	// ends it first unless it is longer than this: this bound matters only
+	// to calls with a long idle timeout, such as one that waits for a local
+	// server to load a model.
 	ResponseHeaderTimeout = 2 * time.Minute
 	// IdleConnTimeout is how long an idle keep-alive connection is kept.
 	IdleConnTimeout = 90 * time.Second
