@@ -115,7 +115,11 @@ type Lease interface {
 // replica stopped renewing it (it crashed or lost the store).
 //
 // A set's name is chosen by its user; the sets Admit uses for keys are kept
-// apart from these.
+// apart from these. The part of a name before its first "/" is its group
+// ("openai" in "openai/active" and "openai/retries"): stores keep a group's
+// sets together (one Redis Cluster slot), so that an operation added later
+// may read one set and take a lease of another atomically, as a retry
+// budget capping retries at a share of active requests needs.
 type Leases interface {
 	// Acquire takes a slot of set if fewer than limit are held (limit 0:
 	// no limit). ok is false, with a nil Lease, when the set is full. It

@@ -29,6 +29,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -184,7 +185,14 @@ func replicaID() string {
 // script may touch both on Redis Cluster.
 func (s *Store) rateKey(key string) string      { return s.prefix + "{k:" + key + "}:rate" }
 func (s *Store) keyLeasesKey(key string) string { return s.prefix + "{k:" + key + "}:streams" }
-func (s *Store) setLeasesKey(set string) string { return s.prefix + "{s:" + set + "}:leases" }
+
+// setLeasesKey: a set's hash tag is its group, the part of its name before
+// the first "/", so the sets of one group ("openai/active",
+// "openai/retries") share a Cluster slot and one script can use several.
+func (s *Store) setLeasesKey(set string) string {
+	group, _, _ := strings.Cut(set, "/")
+	return s.prefix + "{s:" + group + "}:" + set + ":leases"
+}
 
 func (s *Store) member() string {
 	return s.replica + ":" + strconv.FormatUint(s.seq.Add(1), 10)
