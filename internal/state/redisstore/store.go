@@ -236,6 +236,7 @@ func (s *Store) Admit(ctx context.Context, key string, q state.Quota) (state.Adm
 			}
 			return adm, nil
 		}
+		s.queueRemoval(leases, member)
 		if err := s.failed(ctx, "admit", err); err != nil {
 			return state.Admission{}, err
 		}
@@ -289,6 +290,7 @@ func (s *Store) Acquire(ctx context.Context, set string, limit int) (state.Lease
 			}
 			return s.hold(leases, member), true, nil
 		}
+		s.queueRemoval(leases, member)
 		if err := s.failed(ctx, "acquire", err); err != nil {
 			return nil, false, err
 		}
@@ -400,13 +402,25 @@ func (l *lease) Release() {
 	if !s.up.Load() || s.closed.Load() {
 		return // no longer renewed, it lapses within the TTL
 	}
+	s.queueRemoval(l.set, l.member)
+}
+
+// queueRemoval queues member of set for removal from Redis: a released
+// lease, or the lease of a script whose reply was lost (a timeout, a
+// cancelled call), which may have run and taken it; that one is then freed
+// at once rather than after the TTL. Removing a member that was never
+// added is harmless.
+func (s *Store) queueRemoval(set, member string) {
+	if member == "" {
+		return
+	}
 	s.pendingMu.Lock()
-	m := s.pending[l.set]
+	m := s.pending[set]
 	if m == nil {
 		m = make(map[string]struct{})
-		s.pending[l.set] = m
+		s.pending[set] = m
 	}
-	m[l.member] = struct{}{}
+	m[member] = struct{}{}
 	s.pendingMu.Unlock()
 	select {
 	case s.flush <- struct{}{}:
