@@ -23,6 +23,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/state"
 )
 
 // EnvConfig names the environment variable holding the config file's path.
@@ -38,8 +39,13 @@ type Config struct {
 	// MetricsListen is the address of the Prometheus /metrics endpoint;
 	// empty turns it off.
 	MetricsListen string `yaml:"metrics_listen"`
-	// ShutdownGrace bounds how long in-flight calls may run after a shutdown
-	// signal before they are cut off with UNAVAILABLE.
+	// DrainDelay is how long the server keeps accepting new calls after a
+	// shutdown signal, with its health already NOT_SERVING, so load
+	// balancers and proxies stop sending it calls before it refuses them.
+	// The shutdown grace period starts after it. 0 refuses new calls at once.
+	DrainDelay time.Duration `yaml:"drain_delay"`
+	// ShutdownGrace bounds how long in-flight calls may run, once new calls
+	// are refused, before they are cut off with UNAVAILABLE.
 	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
 
 	Log              Log               `yaml:"log"`
@@ -51,6 +57,9 @@ type Config struct {
 	Limits           Limits            `yaml:"limits"`
 	Heartbeat        Heartbeat         `yaml:"heartbeat"`
 	StructuredOutput StructuredOutput  `yaml:"structured_output"`
+	// State chooses where the state shared by replicas lives: this
+	// process (memory, the default) or Redis; see docs/scale-out.md.
+	State state.Config `yaml:"state"`
 }
 
 // Heartbeat keeps quiet Generate streams alive through proxies that cut
@@ -177,6 +186,18 @@ type Limits struct {
 	// reply, so above about 3.5 MiB clients must raise their receive
 	// limit (4 MiB by default in gRPC libraries).
 	MaxOutputBytes int64 `yaml:"max_output_bytes"`
+	// MaxConnectionAge is how long a client connection may live: then the
+	// server sends GOAWAY, the client opens a new connection for its next
+	// calls (which a load balancer may send to another replica), and calls
+	// already running on the old one may finish within
+	// MaxConnectionAgeGrace. gRPC adds ±10% jitter. 0 keeps connections
+	// forever.
+	MaxConnectionAge time.Duration `yaml:"max_connection_age"`
+	// MaxConnectionAgeGrace is how long calls on an aged connection may
+	// still run before the connection is closed under them; 0 means
+	// deadlines.max, so no call within its deadline is cut (see
+	// Config.ConnectionAgeGrace).
+	MaxConnectionAgeGrace time.Duration `yaml:"max_connection_age_grace"`
 	// StreamWorkers is how many goroutines gRPC keeps to serve calls
 	// (grpc.NumStreamWorkers): a call served by one reuses the stack an
 	// earlier call grew instead of growing a new one; calls beyond them get
@@ -207,6 +228,16 @@ type StructuredOutput struct {
 	MaxSchemaBytes int `yaml:"max_schema_bytes"`
 	// SchemaCacheSize bounds the compiled-schema cache.
 	SchemaCacheSize int `yaml:"schema_cache_size"`
+}
+
+// ConnectionAgeGrace returns how long calls on a connection past
+// limits.max_connection_age may still run: max_connection_age_grace, or
+// deadlines.max when that is 0.
+func (c *Config) ConnectionAgeGrace() time.Duration {
+	if c.Limits.MaxConnectionAgeGrace > 0 {
+		return c.Limits.MaxConnectionAgeGrace
+	}
+	return c.Deadlines.Max
 }
 
 // Default returns the embedded default configuration: loopback, the mock
@@ -241,6 +272,7 @@ func Default() *Config {
 			KeepaliveTimeout:            20 * time.Second,
 			DefaultMaxOutputBytes:       2 << 20,
 			MaxOutputBytes:              3 << 20,
+			MaxConnectionAge:            30 * time.Minute,
 		},
 		Heartbeat: Heartbeat{MinInterval: time.Second},
 		StructuredOutput: StructuredOutput{
@@ -249,6 +281,7 @@ func Default() *Config {
 			MaxSchemaBytes:           64 << 10,
 			SchemaCacheSize:          256,
 		},
+		State: state.DefaultConfig(),
 	}
 }
 
@@ -407,6 +440,9 @@ func (c *Config) validate() Problems {
 			bad("metrics_listen", `%s; "" or off turns the metrics endpoint off`, msg)
 		}
 	}
+	if c.DrainDelay < 0 {
+		bad("drain_delay", "must not be negative")
+	}
 	if c.ShutdownGrace < 0 {
 		bad("shutdown_grace", "must not be negative")
 	}
@@ -526,6 +562,12 @@ func (c *Config) validate() Problems {
 	} else if h.Interval < 0 || (h.Interval > 0 && h.Interval < h.MinInterval) {
 		badBoth("heartbeat.interval", "heartbeat.min_interval", "%s is not 0 (off) or at least min_interval (%s)", formatDuration(h.Interval), formatDuration(h.MinInterval))
 	}
+	if l.MaxConnectionAge < 0 {
+		bad("limits.max_connection_age", "must not be negative (0 keeps connections forever)")
+	}
+	if l.MaxConnectionAgeGrace < 0 {
+		bad("limits.max_connection_age_grace", "must not be negative (0 means deadlines.max)")
+	}
 
 	if _, err := auth.NewKeyring(c.Auth.Keys); err != nil {
 		var ke *auth.KeyError
@@ -554,6 +596,7 @@ func (c *Config) validate() Problems {
 	if so.SchemaCacheSize <= 0 {
 		bad("structured_output.schema_cache_size", "must be positive")
 	}
+	c.State.Check(func(path, format string, args ...any) { bad("state."+path, format, args...) })
 	return p.list
 }
 
