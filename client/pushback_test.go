@@ -194,13 +194,21 @@ func TestShippedServiceConfigRetriesABusyServerAfterItsPushback(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	var busy int
+	// The holder ends cancelled; the busy call's attempts are refusals,
+	// each followed by a retry after the pushback (a loaded machine may
+	// need more than one for the slot to come free), then the served one.
+	var busy, served, other int
 	for _, err := range attempts {
-		if e := client.FromError(err); e != nil && e.Reason == "PROVIDER_BUSY" {
+		switch e := client.FromError(err); {
+		case err == nil:
+			served++
+		case e.Reason == "PROVIDER_BUSY":
 			busy++
+		case status.Code(err) != codes.Canceled:
+			other++
 		}
 	}
-	if busy != 1 {
-		t.Errorf("attempts %v: want exactly one PROVIDER_BUSY refusal before the retry succeeded", attempts)
+	if busy == 0 || served != 1 || other != 0 {
+		t.Errorf("attempts %v: want PROVIDER_BUSY refusals, then one served retry, and nothing else", attempts)
 	}
 }

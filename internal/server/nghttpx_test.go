@@ -102,23 +102,25 @@ func nghttpxInFront(t *testing.T, cfg *config.Config, readTimeout time.Duration)
 // TestHeartbeatKeepsASilentStreamAliveThroughNghttpx reproduces, scaled
 // down, the proxy: nghttpx's backend read timeout (60s by default)
 // cut streams that were silent for longer, such as 90s of a model thinking
-// or a long retry wait. Here the timeout is 2s and the silence 5s (a
-// provider that thinks 5s before its first delta; a 5s retry hint), with a
-// 0.5s heartbeat: the same ratios, at a scale a test can wait for.
+// or a long retry wait. Here the timeout is 6s and the silence 10s (a
+// provider that thinks 10s before its first delta; a 10s retry hint), with
+// a 0.5s heartbeat: about the same ratio of silence to timeout, at a scale
+// a test can wait for, and 5.5s of slack for a heartbeat held up on a
+// loaded machine.
 // With the heartbeat the stream survives and ends with its final; without
 // it, the proxy kills it. (nghttpx's read timeout is per backend
 // connection: each case has a proxy and a relay of its own.)
 func TestHeartbeatKeepsASilentStreamAliveThroughNghttpx(t *testing.T) {
 	const (
-		readTimeout = 2 * time.Second
+		readTimeout = 6 * time.Second
 		heartbeat   = 500 * time.Millisecond
 	)
 	silences := []struct {
 		name    string
 		options map[string]any // provider_options of mock/echo
 	}{
-		{"the model thinks 5s before its first delta", map[string]any{"chunk_delay_ms": 5000}},
-		{"a 5s retry wait after the first attempt", map[string]any{"faults": []any{map[string]any{"status": 503, "retry_after_ms": 5000}}}},
+		{"the model thinks 10s before its first delta", map[string]any{"chunk_delay_ms": 10000}},
+		{"a 10s retry wait after the first attempt", map[string]any{"faults": []any{map[string]any{"status": 503, "retry_after_ms": 10000}}}},
 	}
 	for _, s := range silences {
 		for _, beat := range []bool{true, false} {
@@ -151,7 +153,7 @@ func TestHeartbeatKeepsASilentStreamAliveThroughNghttpx(t *testing.T) {
 				case beat && heartbeats == 0:
 					t.Error("the stream survived without a single heartbeat: is the proxy's timeout in force?")
 				case !beat && err == nil:
-					t.Fatal("without a heartbeat the stream survived 5s of silence through a proxy with a 2s read timeout: the test proves nothing")
+					t.Fatal("without a heartbeat the stream survived 10s of silence through a proxy with a 6s read timeout: the test proves nothing")
 				case !beat:
 					t.Logf("without a heartbeat the proxy cut the stream: %v", err)
 				}
