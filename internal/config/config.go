@@ -66,7 +66,7 @@ type Config struct {
 // streams silent for longer than their idle timeout: a call with a
 // heartbeat sends its response headers at once, and a heartbeat event
 // whenever it has sent nothing else for the interval (see
-// docs/proxies.md).
+// docs/deployment.md, section 7).
 type Heartbeat struct {
 	// Interval turns the heartbeat on for every Generate call, with this
 	// interval, unless a request asks for another one; 0 (the default)
