@@ -263,7 +263,11 @@ func TestRetryBudgetWhenEveryFirstAttemptDrops(t *testing.T) {
 	var mismatches []string
 	start := time.Now()
 	run(t.Context(), in.Client, calls, concurrency, func(call int) *llmrelayv1.GenerateRequest {
-		return request(call, 2)
+		req := request(call, 2)
+		// The server's idle timeout: no stall on a loaded machine may pass
+		// for a failed retry.
+		req.StreamIdleTimeout = nil
+		return req
 	}, func(call int, events []*llmrelayv1.GenerateEvent, err error) {
 		st, _ := status.FromError(err)
 		key := st.Code().String() + " " + reason(st)
