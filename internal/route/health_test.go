@@ -1,0 +1,24 @@
+package route_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/route/healthtest"
+)
+
+func TestMemoryHealthConformance(t *testing.T) {
+	healthtest.Run(t, func(_ *testing.T, p route.OutlierPolicy, now func() time.Time) route.Health {
+		return route.NewMemory(p, now)
+	})
+}
+
+func TestEjectionGrowsToItsMax(t *testing.T) {
+	p := route.OutlierPolicy{Failures: 5, BaseEjection: 30 * time.Second, MaxEjection: 100 * time.Second}
+	for n, want := range map[int]time.Duration{1: 30 * time.Second, 2: time.Minute, 3: 90 * time.Second, 4: 100 * time.Second, 50: 100 * time.Second} {
+		if got := p.Ejection(n); got != want {
+			t.Errorf("Ejection(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
