@@ -60,8 +60,9 @@ func (s *Server) interceptorChain() ([]interceptors.Link, error) {
 		// INVALID_ARGUMENT rather than a permission problem.
 		interceptors.ModelAccess(),
 		// Model resolution after model access, so a key learns nothing of
-		// models it may not use; the one place the model is parsed.
-		interceptors.ResolveModel(s.providers),
+		// models it may not use; the one place the model and its
+		// fallback_models become the call's targets.
+		interceptors.ResolveModel(s.routes),
 		// The provider queue last of the checks: only calls that will be
 		// served wait for a slot of their resolved provider, within their
 		// deadline.

@@ -20,9 +20,11 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/service"
 )
 
@@ -39,7 +41,13 @@ type Server struct {
 	health    *health.Server
 	metrics   *metrics.Metrics
 	providers *provider.Set
+	routes    *route.Table
 	timer     retry.Timer
+	// hooks are the compiled-in hooks that run after the routes' defaults.
+	hooks []hook.Hook
+	// routeHealth and routeRand replace the routes' defaults, for tests.
+	routeHealth route.Health
+	routeRand   func(int64) int64
 
 	// hardStop is cancelled when the grace period ends; the drain link of
 	// the interceptor chain then cancels every call still running.
@@ -58,6 +66,20 @@ func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 // time.
 func WithRetryTimer(t retry.Timer) Option { return func(s *Server) { s.timer = t } }
 
+// WithHooks adds compiled-in hooks to every Generate call (see
+// internal/hook), in order, after the routes' defaults.
+func WithHooks(h ...hook.Hook) Option { return func(s *Server) { s.hooks = append(s.hooks, h...) } }
+
+// WithRouteHealth sets where route targets' health is recorded; tests pass
+// a route.Memory on a clock they move. The default is a route.Memory with
+// the config's outlier_detection.
+func WithRouteHealth(h route.Health) Option { return func(s *Server) { s.routeHealth = h } }
+
+// WithRouteRand sets the random source of weighted routes (a uniformly
+// random integer in [0, n), safe for concurrent use); tests pass a seeded
+// one. The default is math/rand/v2.
+func WithRouteRand(r func(n int64) int64) Option { return func(s *Server) { s.routeRand = r } }
+
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 
@@ -73,6 +95,23 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	if s.providers, err = provider.NewSet(cfg.Providers); err != nil {
 		return nil, err
 	}
+	if s.routeHealth == nil {
+		s.routeHealth = route.NewMemory(cfg.OutlierPolicy(), nil)
+	}
+	s.routes, err = route.NewTable(cfg.Routes, s.providers, route.Options{
+		Health: s.routeHealth, Rand: s.routeRand, Logger: s.log, Metrics: s.metrics,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Routes) > 0 {
+		s.metrics.TargetHealth(s.routes.Ejected)
+	}
+	defaults, err := hook.RouteDefaults(s.routes.Routes())
+	if err != nil {
+		return nil, err
+	}
+	hooks := append(hook.Chain{defaults}, s.hooks...)
 	s.hardStop, s.cancelCalls = context.WithCancel(context.Background())
 
 	serverOpts, err := s.serverOptions()
@@ -81,7 +120,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	}
 	s.grpc = grpc.NewServer(serverOpts...)
 	llmrelayv1.RegisterLLMServiceServer(s.grpc, service.New(service.Deps{
-		Providers: s.providers, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
+		Providers: s.providers, Routes: s.routes, Hooks: hooks, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
 	}))
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
