@@ -61,10 +61,10 @@ type Deps struct {
 	Routes *route.Table
 	// Hooks run before each call's first attempt and after its success,
 	// in order; the server puts the routes' defaults first.
-	Hooks  hook.Chain
-	Config *config.Config
-	Logger    *slog.Logger
-	Metrics   *metrics.Metrics // may be nil
+	Hooks   hook.Chain
+	Config  *config.Config
+	Logger  *slog.Logger
+	Metrics *metrics.Metrics // may be nil
 	// Timer makes the waits between attempts; nil means real time.
 	Timer retry.Timer
 }
