@@ -98,14 +98,19 @@ routes:
       retry: {max_attempts: 2}
 `
 
+// failingUpstream starts an OpenAI-compatible upstream that answers every
+// request with the status and error type.
+func failingUpstream(t *testing.T, status int, errorType string) *openaitest.Server {
+	return openaitest.Start(t, openaitest.Options{FaultFor: func(int, []byte) openaitest.Fault {
+		return openaitest.Fault{Kind: openaitest.Status, Status: status, ErrorType: errorType}
+	}})
+}
+
 // TestRouteFallsBackToTheNextTarget: A answers every request 503, B is
 // healthy. The call's stream shows A's failed attempts, then a WillRetry
 // naming B, then B's answer; the Final says B answered, for the route.
 func TestRouteFallsBackToTheNextTarget(t *testing.T) {
-	a := openaitest.Start(t, openaitest.Options{Chunks: 3, FaultFor: func(int, []byte) openaitest.Fault {
-		return openaitest.Fault{Kind: openaitest.Status, Status: 503, ErrorType: "service_unavailable"}
-	}})
-	b := openaitest.Start(t, openaitest.Options{Chunks: 3})
+	a, b := failingUpstream(t, 503, "service_unavailable"), openaitest.Start(t, openaitest.Options{Chunks: 3})
 	timer := &recordingTimer{}
 	in := servertest.Start(t, parseConfig(t, twoUpstreams, a.URL(), b.URL()), server.WithRetryTimer(timer))
 
@@ -139,10 +144,7 @@ func TestRouteFallsBackToTheNextTarget(t *testing.T) {
 // TestRouteQuotaExhaustedMovesOnAtOnce: a 429 that says the quota is spent
 // is not retried at A: the call moves to B at once.
 func TestRouteQuotaExhaustedMovesOnAtOnce(t *testing.T) {
-	a := openaitest.Start(t, openaitest.Options{FaultFor: func(int, []byte) openaitest.Fault {
-		return openaitest.Fault{Kind: openaitest.Status, Status: 429, ErrorType: "insufficient_quota"}
-	}})
-	b := openaitest.Start(t, openaitest.Options{Chunks: 2})
+	a, b := failingUpstream(t, 429, "insufficient_quota"), openaitest.Start(t, openaitest.Options{Chunks: 2})
 	timer := &recordingTimer{}
 	in := servertest.Start(t, parseConfig(t, twoUpstreams, a.URL(), b.URL()), server.WithRetryTimer(timer))
 
@@ -169,10 +171,7 @@ func TestRouteQuotaExhaustedMovesOnAtOnce(t *testing.T) {
 // TestRouteDoesNotFallBackForTheCallersError: a 400 from A is the
 // request's fault; B, which would reject it as well, is never called.
 func TestRouteDoesNotFallBackForTheCallersError(t *testing.T) {
-	a := openaitest.Start(t, openaitest.Options{FaultFor: func(int, []byte) openaitest.Fault {
-		return openaitest.Fault{Kind: openaitest.Status, Status: 400, ErrorType: "invalid_request_error"}
-	}})
-	b := openaitest.Start(t, openaitest.Options{})
+	a, b := failingUpstream(t, 400, "invalid_request_error"), openaitest.Start(t, openaitest.Options{})
 	in := servertest.Start(t, parseConfig(t, twoUpstreams, a.URL(), b.URL()), server.WithRetryTimer(&recordingTimer{}))
 
 	events, err := servertest.Collect(t.Context(), in.Client, ask("smart", "hi"))
