@@ -223,19 +223,39 @@ func TestRouteMidstream(t *testing.T) {
 	})
 }
 
-// TestMockRouteExampleFallsBack is the docs' example: a mock provider whose
-// standing fault fails every request, no provider_options.
-func TestMockRouteExampleFallsBack(t *testing.T) {
-	in := servertest.Start(t, parseConfig(t, fmt.Sprintf(mockRoutes, "{status: 503}")), server.WithRetryTimer(&recordingTimer{}))
+// TestRoutesExample runs the example docs/routes.md walks through
+// (examples/config/routes.yaml): a mock provider whose standing fault
+// fails every request, no provider_options, and the calls the doc shows.
+func TestRoutesExample(t *testing.T) {
+	cfg, err := config.Load(config.Flags{ConfigPath: "../../examples/config/routes.yaml"}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	timer := &recordingTimer{}
+	in := servertest.Start(t, cfg, server.WithRetryTimer(timer))
+
 	events, err := servertest.Collect(t.Context(), in.Client, ask("smart", "hello routes"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkRouteStream(t, events, []string{
-		"will_retry a1 OVERLOADED next=2 up/echo fallback discard=false",
-		`delta a2 "hello "`, `delta a2 "routes"`,
-		`final a2 up/echo route=smart "hello routes"`,
+		"will_retry a1 OVERLOADED next=2 down/echo discard=false",
+		"will_retry a2 OVERLOADED next=3 up/echo fallback discard=false",
+		`delta a3 "hello "`, `delta a3 "routes"`,
+		`final a3 up/echo route=smart "hello routes"`,
 	})
+	if w := timer.Waits(); len(w) != 2 || w[0] < 100*time.Millisecond || w[0] > 200*time.Millisecond || w[1] != 0 {
+		t.Errorf("waits %v, want the 200ms backoff (with equal jitter), then none", w)
+	}
+
+	events, err = servertest.Collect(t.Context(), in.Client, ask("tickets", "the printer is on fire"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := events[len(events)-1].GetFinal()
+	if obj := f.GetObject().GetStructValue().AsMap(); obj["title"] == nil || obj["priority"] == nil {
+		t.Errorf("tickets: object %v, want a ticket", obj)
+	}
 }
 
 // TestRouteDefaultSchema: the route's schema applies to a request that has
