@@ -31,7 +31,7 @@ func (s *Server) interceptorChain() ([]interceptors.Link, error) {
 	}
 	return []interceptors.Link{
 		// Outermost: starts the call record (request id, key, model, the
-		// resolved target, attempts) that the links, the handler and the
+		// resolved targets, attempts) that the links, the handler and the
 		// log lines below share, and guards the links themselves against
 		// a panic.
 		interceptors.Guard(s.log),
