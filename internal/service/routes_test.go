@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -231,8 +232,8 @@ func TestRoutesExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	timer := &recordingTimer{}
-	in := servertest.Start(t, cfg, server.WithRetryTimer(timer))
+	timer, logs := &recordingTimer{}, &syncBuffer{}
+	in := servertest.Start(t, cfg, server.WithRetryTimer(timer), server.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
 
 	events, err := servertest.Collect(t.Context(), in.Client, ask("smart", "hello routes"))
 	if err != nil {
@@ -246,6 +247,16 @@ func TestRoutesExample(t *testing.T) {
 	})
 	if w := timer.Waits(); len(w) != 2 || w[0] < 100*time.Millisecond || w[0] > 200*time.Millisecond || w[1] != 0 {
 		t.Errorf("waits %v, want the 200ms backoff (with equal jitter), then none", w)
+	}
+	// The move is logged, and the call's line names the route and the
+	// defaults that applied.
+	moves, finished := logs.records(t, "falling back"), logs.records(t, "finished call")
+	if len(moves) != 1 || moves[0]["route"] != "smart" || moves[0]["from"] != "down/echo" || moves[0]["to"] != "up/echo" {
+		t.Errorf("falling back lines %v", moves)
+	}
+	if len(finished) != 1 || finished[0]["route"] != "smart" ||
+		finished[0]["annotations"].(map[string]any)[hook.AnnotationRouteDefaults] != "messages,retry.max_attempts,retry.initial_backoff" {
+		t.Errorf("finished call lines %v", finished)
 	}
 
 	events, err = servertest.Collect(t.Context(), in.Client, ask("tickets", "the printer is on fire"))
