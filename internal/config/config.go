@@ -25,6 +25,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/state"
 )
 
 // EnvConfig names the environment variable holding the config file's path.
@@ -40,8 +41,13 @@ type Config struct {
 	// MetricsListen is the address of the Prometheus /metrics endpoint;
 	// empty turns it off.
 	MetricsListen string `yaml:"metrics_listen"`
-	// ShutdownGrace bounds how long in-flight calls may run after a shutdown
-	// signal before they are cut off with UNAVAILABLE.
+	// DrainDelay is how long the server keeps accepting new calls after a
+	// shutdown signal, with its health already NOT_SERVING, so load
+	// balancers and proxies stop sending it calls before it refuses them.
+	// The shutdown grace period starts after it. 0 refuses new calls at once.
+	DrainDelay time.Duration `yaml:"drain_delay"`
+	// ShutdownGrace bounds how long in-flight calls may run, once new calls
+	// are refused, before they are cut off with UNAVAILABLE.
 	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
 
 	Log              Log               `yaml:"log"`
@@ -52,6 +58,9 @@ type Config struct {
 	TLS              TLS               `yaml:"tls"`
 	Limits           Limits            `yaml:"limits"`
 	StructuredOutput StructuredOutput  `yaml:"structured_output"`
+	// State chooses where the state shared by replicas lives: this
+	// process (memory, the default) or Redis; see docs/scale-out.md.
+	State state.Config `yaml:"state"`
 	// Routes are names requests may use as their model, each standing for
 	// one or more provider models (see internal/route and docs/routes.md).
 	Routes []route.Config `yaml:"routes"`
@@ -161,6 +170,18 @@ type Limits struct {
 	// before closing the connection.
 	KeepaliveTime    time.Duration `yaml:"keepalive_time"`
 	KeepaliveTimeout time.Duration `yaml:"keepalive_timeout"`
+	// MaxConnectionAge is how long a client connection may live: then the
+	// server sends GOAWAY, the client opens a new connection for its next
+	// calls (which a load balancer may send to another replica), and calls
+	// already running on the old one may finish within
+	// MaxConnectionAgeGrace. gRPC adds ±10% jitter. 0 keeps connections
+	// forever.
+	MaxConnectionAge time.Duration `yaml:"max_connection_age"`
+	// MaxConnectionAgeGrace is how long calls on an aged connection may
+	// still run before the connection is closed under them; 0 means
+	// deadlines.max, so no call within its deadline is cut (see
+	// Config.ConnectionAgeGrace).
+	MaxConnectionAgeGrace time.Duration `yaml:"max_connection_age_grace"`
 	// StreamWorkers is how many goroutines gRPC keeps to serve calls
 	// (grpc.NumStreamWorkers): a call served by one reuses the stack an
 	// earlier call grew instead of growing a new one; calls beyond them get
@@ -193,6 +214,16 @@ type StructuredOutput struct {
 	SchemaCacheSize int `yaml:"schema_cache_size"`
 }
 
+// ConnectionAgeGrace returns how long calls on a connection past
+// limits.max_connection_age may still run: max_connection_age_grace, or
+// deadlines.max when that is 0.
+func (c *Config) ConnectionAgeGrace() time.Duration {
+	if c.Limits.MaxConnectionAgeGrace > 0 {
+		return c.Limits.MaxConnectionAgeGrace
+	}
+	return c.Deadlines.Max
+}
+
 // Default returns the embedded default configuration: loopback, the mock
 // provider, no keys.
 func Default() *Config {
@@ -223,6 +254,7 @@ func Default() *Config {
 			KeepaliveMinTime:            10 * time.Second,
 			KeepaliveTime:               2 * time.Minute,
 			KeepaliveTimeout:            20 * time.Second,
+			MaxConnectionAge:            30 * time.Minute,
 		},
 		StructuredOutput: StructuredOutput{
 			DefaultValidationRetries: 2,
@@ -235,6 +267,7 @@ func Default() *Config {
 			BaseEjectionTime:    route.DefaultOutlierPolicy.BaseEjection,
 			MaxEjectionTime:     route.DefaultOutlierPolicy.MaxEjection,
 		},
+		State: state.DefaultConfig(),
 	}
 }
 
@@ -393,6 +426,9 @@ func (c *Config) validate() Problems {
 			bad("metrics_listen", `%s; "" or off turns the metrics endpoint off`, msg)
 		}
 	}
+	if c.DrainDelay < 0 {
+		bad("drain_delay", "must not be negative")
+	}
 	if c.ShutdownGrace < 0 {
 		bad("shutdown_grace", "must not be negative")
 	}
@@ -497,6 +533,12 @@ func (c *Config) validate() Problems {
 	if l.KeepaliveTimeout <= 0 {
 		bad("limits.keepalive_timeout", "must be positive")
 	}
+	if l.MaxConnectionAge < 0 {
+		bad("limits.max_connection_age", "must not be negative (0 keeps connections forever)")
+	}
+	if l.MaxConnectionAgeGrace < 0 {
+		bad("limits.max_connection_age_grace", "must not be negative (0 means deadlines.max)")
+	}
 
 	if _, err := auth.NewKeyring(c.Auth.Keys); err != nil {
 		var ke *auth.KeyError
@@ -544,6 +586,7 @@ func (c *Config) validate() Problems {
 		badBoth("outlier_detection.max_ejection_time", "outlier_detection.base_ejection_time", "%s is shorter than base_ejection_time (%s)",
 			formatDuration(od.MaxEjectionTime), formatDuration(od.BaseEjectionTime))
 	}
+	c.State.Check(func(path, format string, args ...any) { bad("state."+path, format, args...) })
 	return p.list
 }
 

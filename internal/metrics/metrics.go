@@ -8,6 +8,7 @@ package metrics
 
 import (
 	"net/http"
+	"sync"
 	"time"
 
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
@@ -43,6 +44,17 @@ const (
 	NameEjections = "llmrelay_target_ejections_total"
 	// NameEjected is 1 for a route target that is ejected now, else 0, by target.
 	NameEjected = "llmrelay_target_ejected"
+	// NameStateStoreUp is 1 while the shared state store (Redis) answers,
+	// 0 while it does not; only a redis store reports it.
+	NameStateStoreUp = "llmrelay_state_store_up"
+	// NameStateStoreErrors counts failed operations on the shared state
+	// store, by operation ("admit", "acquire", "count", "release", "renew",
+	// "ping").
+	NameStateStoreErrors = "llmrelay_state_store_errors_total"
+	// NameStateStoreFallbacks counts decisions made without the shared
+	// state store while it was unreachable, by decision: "local" (fail_open:
+	// decided on this replica's own limits) or "refused" (fail_closed).
+	NameStateStoreFallbacks = "llmrelay_state_store_fallbacks_total"
 )
 
 // Metrics holds llmrelay's collectors and the go-grpc-middleware server
@@ -64,6 +76,10 @@ type Metrics struct {
 	budgetExhausted   *prometheus.CounterVec
 	fallbacks         *prometheus.CounterVec
 	ejections         *prometheus.CounterVec
+	stateUp           prometheus.Gauge
+	stateUpOnce       sync.Once
+	stateErrors       *prometheus.CounterVec
+	stateFallbacks    *prometheus.CounterVec
 }
 
 // New creates the metrics on a fresh registry, with Go runtime and process
@@ -117,6 +133,18 @@ func New() *Metrics {
 			Name: NameEjections,
 			Help: "Route targets ejected by outlier detection after failing in a row, by target.",
 		}, []string{"target"}),
+		stateUp: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: NameStateStoreUp,
+			Help: "1 while the shared state store (Redis) answers, 0 while it does not.",
+		}),
+		stateErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameStateStoreErrors,
+			Help: "Failed operations on the shared state store, by operation.",
+		}, []string{"op"}),
+		stateFallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameStateStoreFallbacks,
+			Help: "Decisions made without the unreachable shared state store: local (fail_open) or refused (fail_closed).",
+		}, []string{"decision"}),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -124,6 +152,7 @@ func New() *Metrics {
 		m.Server, m.retries, m.attempts, m.timeToFirstDelta, m.calls,
 		m.providerErrors, m.validationRetries, m.rateLimited, m.budgetExhausted,
 		m.fallbacks, m.ejections,
+		m.stateErrors, m.stateFallbacks,
 	)
 	return m
 }
@@ -227,5 +256,35 @@ func (c *ejectedCollector) Collect(ch chan<- prometheus.Metric) {
 			v = 1
 		}
 		ch <- prometheus.MustNewConstMetric(ejectedDesc, prometheus.GaugeValue, v, target)
+	}
+}
+
+// StateStoreUp records whether the shared state store answers. The gauge is
+// registered on the first call, so only servers with a redis store export
+// it.
+func (m *Metrics) StateStoreUp(up bool) {
+	if m == nil {
+		return
+	}
+	m.stateUpOnce.Do(func() { m.registry.MustRegister(m.stateUp) })
+	v := 0.0
+	if up {
+		v = 1
+	}
+	m.stateUp.Set(v)
+}
+
+// StateStoreError records a failed operation on the shared state store.
+func (m *Metrics) StateStoreError(op string) {
+	if m != nil {
+		m.stateErrors.WithLabelValues(op).Inc()
+	}
+}
+
+// StateStoreFallback records a decision made without the shared state
+// store: "local" or "refused".
+func (m *Metrics) StateStoreFallback(decision string) {
+	if m != nil {
+		m.stateFallbacks.WithLabelValues(decision).Inc()
 	}
 }

@@ -47,8 +47,9 @@ func (s *Server) interceptorChain() ([]interceptors.Link, error) {
 		// Per-key rate and stream limits right after auth, when the call
 		// starts: unary and stream calls are counted alike (a stream's
 		// request is only read later), and floods of invalid requests are
-		// throttled too.
-		interceptors.NewKeyLimits(keys, s.metrics).Link(),
+		// throttled too. Kept in the state store, so they hold across
+		// replicas when it is shared.
+		interceptors.NewKeyLimits(keys, s.store, s.metrics).Link(),
 		// Deadline before anything that waits, so every wait and provider
 		// call below is bounded. Not for health watches.
 		interceptors.APIOnly(interceptors.Deadline(s.cfg.Deadlines.Default, s.cfg.Deadlines.Max)),
@@ -92,8 +93,10 @@ func (s *Server) serverOptions() ([]grpc.ServerOption, error) {
 		// or not; faster pingers are disconnected.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: l.KeepaliveMinTime, PermitWithoutStream: true}),
 		// The server pings idle connections, and drops those that do not
-		// answer, so dead peers do not hold streams.
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: l.KeepaliveTime, Timeout: l.KeepaliveTimeout}),
+		// answer, so dead peers do not hold streams. Connections older than
+		// MaxConnectionAge get a GOAWAY, so clients behind an L4 balancer
+		// reconnect, and spread onto replicas added since.
+		grpc.KeepaliveParams(s.keepaliveParams()),
 	)
 	if n := l.StreamWorkerCount(); n > 0 {
 		// Calls run on a pool of goroutines whose stacks have already
@@ -111,4 +114,16 @@ func (s *Server) serverOptions() ([]grpc.ServerOption, error) {
 		})))
 	}
 	return opts, nil
+}
+
+// keepaliveParams returns the server's keepalive and connection-age
+// settings from limits.
+func (s *Server) keepaliveParams() keepalive.ServerParameters {
+	l := s.cfg.Limits
+	p := keepalive.ServerParameters{Time: l.KeepaliveTime, Timeout: l.KeepaliveTimeout}
+	if l.MaxConnectionAge > 0 {
+		p.MaxConnectionAge = l.MaxConnectionAge
+		p.MaxConnectionAgeGrace = s.cfg.ConnectionAgeGrace()
+	}
+	return p
 }
