@@ -69,7 +69,7 @@ type Config struct {
 	OutlierDetection OutlierDetection `yaml:"outlier_detection"`
 }
 
-// OutlierDetection configures route target health (route.OutlierPolicy):
+// OutlierDetection configures route target health (state.OutlierPolicy):
 // ConsecutiveFailures attempts failing in a row (for reasons that are the
 // target's, not the request's) eject a target for BaseEjectionTime, the
 // n-th ejection in a row n times as long, at most MaxEjectionTime; one
@@ -263,19 +263,19 @@ func Default() *Config {
 			SchemaCacheSize:          256,
 		},
 		OutlierDetection: OutlierDetection{
-			ConsecutiveFailures: route.DefaultOutlierPolicy.Failures,
-			BaseEjectionTime:    route.DefaultOutlierPolicy.BaseEjection,
-			MaxEjectionTime:     route.DefaultOutlierPolicy.MaxEjection,
+			ConsecutiveFailures: state.DefaultOutlierPolicy.Failures,
+			BaseEjectionTime:    state.DefaultOutlierPolicy.BaseEjection,
+			MaxEjectionTime:     state.DefaultOutlierPolicy.MaxEjection,
 		},
 		State: state.DefaultConfig(),
 	}
 }
 
-// OutlierPolicy returns the outlier_detection section as internal/route's
+// OutlierPolicy returns the outlier_detection section as internal/state's
 // OutlierPolicy.
-func (c *Config) OutlierPolicy() route.OutlierPolicy {
+func (c *Config) OutlierPolicy() state.OutlierPolicy {
 	o := c.OutlierDetection
-	return route.OutlierPolicy{Failures: o.ConsecutiveFailures, BaseEjection: o.BaseEjectionTime, MaxEjection: o.MaxEjectionTime}
+	return state.OutlierPolicy{Failures: o.ConsecutiveFailures, BaseEjection: o.BaseEjectionTime, MaxEjection: o.MaxEjectionTime}
 }
 
 // RetryLimits returns the retry section and the stream idle timeouts as

@@ -7,7 +7,8 @@
 // resolved into the call's targets, in the order the call tries them: a
 // route's targets in configuration order (ordered) or drawn by weight
 // (weighted), skipping targets that are ejected for failing (outlier
-// detection, recorded in a Health), then the fallback_models' targets.
+// detection, recorded in a state.TargetHealth), then the fallback_models'
+// targets.
 // "<provider>/<model>" names are parsed by provider.Set.Resolve. What
 // happens to a call's attempts over those targets is the attempt plan's
 // (internal/retry); the plan tells the Table how each attempt went, which
@@ -27,6 +28,8 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
 )
 
 // Route is one configured route, resolved against the configured
@@ -83,9 +86,15 @@ func (e *ResolveError) Unwrap() error { return e.Err }
 
 // Options are a Table's collaborators; every one is optional.
 type Options struct {
-	// Health records the targets' health; nil: a Memory with the default
-	// policy.
-	Health Health
+	// Health records the targets' health; nil: an in-process
+	// memory.Store's.
+	Health state.TargetHealth
+	// Policy is the outlier detection policy; zero: the default
+	// (state.DefaultOutlierPolicy).
+	Policy state.OutlierPolicy
+	// Now is the clock target health is read and recorded on; nil:
+	// time.Now. Tests pass one they move.
+	Now func() time.Time
 	// Rand returns a uniformly random integer in [0, n); it must be safe
 	// for concurrent use. nil: math/rand/v2. Tests pass a seeded one.
 	Rand func(n int64) int64
@@ -111,7 +120,13 @@ type Table struct {
 // the provider does not serve.
 func NewTable(cfgs []Config, providers *provider.Set, o Options) (*Table, error) {
 	if o.Health == nil {
-		o.Health = NewMemory(DefaultOutlierPolicy, nil)
+		o.Health = memory.New()
+	}
+	if o.Policy == (state.OutlierPolicy{}) {
+		o.Policy = state.DefaultOutlierPolicy
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.Rand == nil {
 		o.Rand = rand.Int64N
@@ -156,11 +171,11 @@ func (t *Table) Tracks(key string) bool { return t.tracked[key] }
 
 // Health returns the health of the targets named keys; a health that
 // cannot be read is logged and reported healthy.
-func (t *Table) Health(ctx context.Context, keys []string) []Status {
-	st, err := t.o.Health.Status(ctx, keys)
+func (t *Table) Health(ctx context.Context, keys []string) []state.TargetStatus {
+	st, err := t.o.Health.TargetStatus(ctx, keys, t.o.Now())
 	if err != nil || len(st) != len(keys) {
 		t.o.Logger.Warn("route target health unavailable: treating targets as healthy", "error", err)
-		return make([]Status, len(keys))
+		return make([]state.TargetStatus, len(keys))
 	}
 	return st
 }
@@ -291,7 +306,7 @@ func (t *Table) record(pt provider.Target, ok bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
 	defer cancel()
-	st, err := t.o.Health.Record(ctx, key, ok)
+	st, err := t.o.Health.RecordTarget(ctx, key, ok, t.o.Now(), t.o.Policy)
 	if err != nil {
 		t.o.Logger.Warn("route target health not recorded", "target", key, "error", err)
 		return

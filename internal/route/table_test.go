@@ -11,7 +11,9 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	_ "github.com/llmrelay/llmrelay/internal/provider/mock"
 	"github.com/llmrelay/llmrelay/internal/route"
-	"github.com/llmrelay/llmrelay/internal/route/healthtest"
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
+	"github.com/llmrelay/llmrelay/internal/state/statetest"
 )
 
 // seeded returns a deterministic Rand, safe for concurrent use.
@@ -43,9 +45,15 @@ var testRoutes = []route.Config{
 	{Name: "fast", Balance: route.BalanceWeighted, Targets: []route.TargetConfig{{Model: "a/lorem", Weight: 3}, {Model: "b/lorem", Weight: 1}}},
 }
 
-func newTable(t *testing.T, h route.Health) *route.Table {
+// newTable builds the test routes; with a clock, their targets' health
+// runs on it under the policy p.
+func newTable(t *testing.T, clock *statetest.Clock, p state.OutlierPolicy) *route.Table {
 	t.Helper()
-	tb, err := route.NewTable(testRoutes, providers(t, "a", "b", "c"), route.Options{Health: h, Rand: seeded()})
+	o := route.Options{Rand: seeded(), Policy: p}
+	if clock != nil {
+		o.Now = clock.Now
+	}
+	tb, err := route.NewTable(testRoutes, providers(t, "a", "b", "c"), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +70,7 @@ func keys(ts []provider.Target) string {
 }
 
 func TestResolve(t *testing.T) {
-	tb := newTable(t, nil)
+	tb := newTable(t, nil, state.OutlierPolicy{})
 	tests := []struct {
 		name      string
 		model     string
@@ -93,7 +101,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveErrorsNameTheirField(t *testing.T) {
-	tb := newTable(t, nil)
+	tb := newTable(t, nil, state.OutlierPolicy{})
 	tests := []struct {
 		name      string
 		model     string
@@ -131,7 +139,7 @@ func TestNewTableRefusesATargetThatDoesNotResolve(t *testing.T) {
 // weighted 3:1, the first target of each call is drawn within a few
 // percent of 750:250, and the other target is always the fallback.
 func TestWeightedBalancingSplitsByWeight(t *testing.T) {
-	tb := newTable(t, nil)
+	tb := newTable(t, nil, state.OutlierPolicy{})
 	first := map[string]int{}
 	for range 1000 {
 		res, err := tb.Resolve(t.Context(), "fast", nil)
@@ -151,9 +159,8 @@ func TestWeightedBalancingSplitsByWeight(t *testing.T) {
 // TestEjectedTargetGetsNoCallsDuringItsCooldown drives a target's health
 // as the attempt plan does and moves the clock: no sleeps.
 func TestEjectedTargetGetsNoCallsDuringItsCooldown(t *testing.T) {
-	clock := healthtest.NewClock()
-	h := route.NewMemory(route.OutlierPolicy{Failures: 3, BaseEjection: 30 * time.Second, MaxEjection: time.Minute}, clock.Now)
-	tb := newTable(t, h)
+	clock := statetest.NewClock()
+	tb := newTable(t, clock, state.OutlierPolicy{Failures: 3, BaseEjection: 30 * time.Second, MaxEjection: time.Minute})
 	resolve := func(model string) string {
 		t.Helper()
 		res, err := tb.Resolve(t.Context(), model, nil)
@@ -198,9 +205,8 @@ func TestEjectedTargetGetsNoCallsDuringItsCooldown(t *testing.T) {
 }
 
 func TestAllEjectedTriesTheLeastRecentlyEjectedFirst(t *testing.T) {
-	clock := healthtest.NewClock()
-	h := route.NewMemory(route.OutlierPolicy{Failures: 1, BaseEjection: time.Minute, MaxEjection: time.Minute}, clock.Now)
-	tb := newTable(t, h)
+	clock := statetest.NewClock()
+	tb := newTable(t, clock, state.OutlierPolicy{Failures: 1, BaseEjection: time.Minute, MaxEjection: time.Minute})
 	for _, p := range []string{"b", "c", "a"} { // ejected in this order
 		tb.Failed(provider.Target{Entry: mustGet(t, tb, p), Model: "echo"})
 		clock.Advance(time.Second)
@@ -215,11 +221,16 @@ func TestAllEjectedTriesTheLeastRecentlyEjectedFirst(t *testing.T) {
 }
 
 func TestOnlyRouteTargetsAreTracked(t *testing.T) {
-	h := route.NewMemory(route.OutlierPolicy{Failures: 1, BaseEjection: time.Minute, MaxEjection: time.Minute}, nil)
-	tb := newTable(t, h)
+	h := memory.New()
+	tb, err := route.NewTable(testRoutes, providers(t, "a", "b", "c"), route.Options{
+		Health: h, Policy: state.OutlierPolicy{Failures: 1, BaseEjection: time.Minute, MaxEjection: time.Minute},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	other := provider.Target{Entry: mustGet(t, tb, "c"), Model: "lorem"} // no route's target
 	tb.Failed(other)
-	if st, _ := h.Status(t.Context(), []string{"c/lorem"}); st[0] != (route.Status{}) {
+	if st, _ := h.TargetStatus(t.Context(), []string{"c/lorem"}, time.Now()); st[0] != (state.TargetStatus{}) {
 		t.Fatalf("a target no route uses was recorded: %+v", st[0])
 	}
 	if !tb.Tracks("a/echo") || tb.Tracks("c/lorem") {

@@ -29,6 +29,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/service"
 	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
 )
 
 // hardStopWait is how long Shutdown waits, after cutting off the calls
@@ -57,9 +58,9 @@ type Server struct {
 	timer     retry.Timer
 	// hooks are the compiled-in hooks that run after the routes' defaults.
 	hooks []hook.Hook
-	// routeHealth and routeRand replace the routes' defaults, for tests.
-	routeHealth route.Health
-	routeRand   func(int64) int64
+	// routeClock and routeRand replace the routes' defaults, for tests.
+	routeClock func() time.Time
+	routeRand  func(int64) int64
 	// store holds the state shared with other replicas (or this
 	// process's own, with the memory store); stopFollow stops readiness
 	// from following it.
@@ -94,10 +95,9 @@ func WithRetryTimer(t retry.Timer) Option { return func(s *Server) { s.timer = t
 // internal/hook), in order, after the routes' defaults.
 func WithHooks(h ...hook.Hook) Option { return func(s *Server) { s.hooks = append(s.hooks, h...) } }
 
-// WithRouteHealth sets where route targets' health is recorded; tests pass
-// a route.Memory on a clock they move. The default is a route.Memory with
-// the config's outlier_detection.
-func WithRouteHealth(h route.Health) Option { return func(s *Server) { s.routeHealth = h } }
+// WithRouteClock sets the clock route targets' health runs on; tests pass
+// one they move. The default is time.Now.
+func WithRouteClock(now func() time.Time) Option { return func(s *Server) { s.routeClock = now } }
 
 // WithRouteRand sets the random source of weighted routes (a uniformly
 // random integer in [0, n), safe for concurrent use); tests pass a seeded
@@ -119,26 +119,14 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	if s.providers, err = provider.NewSet(cfg.Providers); err != nil {
 		return nil, err
 	}
-	if s.routeHealth == nil {
-		s.routeHealth = route.NewMemory(cfg.OutlierPolicy(), nil)
-	}
-	s.routes, err = route.NewTable(cfg.Routes, s.providers, route.Options{
-		Health: s.routeHealth, Rand: s.routeRand, Logger: s.log, Metrics: s.metrics,
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(cfg.Routes) > 0 {
-		s.metrics.TargetHealth(s.routes.Ejected)
-	}
-	defaults, err := hook.RouteDefaults(s.routes.Routes())
-	if err != nil {
-		return nil, err
-	}
-	hooks := append(hook.Chain{defaults}, s.hooks...)
 	s.hardStop, s.cancelCalls = context.WithCancel(context.Background())
 	s.gracefulStop, s.endWatches = context.WithCancel(s.hardStop)
 	if s.store, err = s.openStore(); err != nil {
+		return nil, err
+	}
+	hooks, err := s.buildRoutes()
+	if err != nil {
+		s.store.Close()
 		return nil, err
 	}
 
@@ -159,6 +147,32 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	reflection.Register(s.grpc)
 	s.metrics.Server.InitializeMetrics(s.grpc)
 	return s, nil
+}
+
+// buildRoutes builds the route table, with the targets' health kept in
+// the state store when it can (state.TargetHealth, shared between the
+// replicas that share the store), else in process, and the hooks every
+// call runs: the routes' defaults, then WithHooks'.
+func (s *Server) buildRoutes() (hook.Chain, error) {
+	health, ok := s.store.(state.TargetHealth)
+	if !ok {
+		health = memory.New()
+	}
+	var err error
+	s.routes, err = route.NewTable(s.cfg.Routes, s.providers, route.Options{
+		Health: health, Policy: s.cfg.OutlierPolicy(), Now: s.routeClock, Rand: s.routeRand, Logger: s.log, Metrics: s.metrics,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(s.cfg.Routes) > 0 {
+		s.metrics.TargetHealth(s.routes.Ejected)
+	}
+	defaults, err := hook.RouteDefaults(s.routes.Routes())
+	if err != nil {
+		return nil, err
+	}
+	return append(hook.Chain{defaults}, s.hooks...), nil
 }
 
 // Serve accepts connections on lis until Shutdown. It returns nil after a

@@ -22,10 +22,9 @@ import (
 	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
-	"github.com/llmrelay/llmrelay/internal/route"
-	"github.com/llmrelay/llmrelay/internal/route/healthtest"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
+	"github.com/llmrelay/llmrelay/internal/state/statetest"
 )
 
 // parseConfig reads a config file's YAML over the defaults, with the
@@ -511,9 +510,8 @@ routes:
     defaults: {retry: {max_attempts: 1}}
 outlier_detection: {consecutive_failures: 2, base_ejection_time: 30s, max_ejection_time: 5m}
 `, a.URL(), b.URL())
-	clock := healthtest.NewClock()
-	in := servertest.Start(t, cfg, server.WithRetryTimer(&recordingTimer{}),
-		server.WithRouteHealth(route.NewMemory(cfg.OutlierPolicy(), clock.Now)))
+	clock := statetest.NewClock()
+	in := servertest.Start(t, cfg, server.WithRetryTimer(&recordingTimer{}), server.WithRouteClock(clock.Now))
 	call := func() []string {
 		t.Helper()
 		events, err := servertest.Collect(t.Context(), in.Client, ask("smart", "x"))

@@ -1,17 +1,15 @@
-// Package healthtest is the conformance suite of route.Health: every
-// implementation (the in-process route.Memory, and a store shared between
-// replicas) must behave the same under the same clock.
-package healthtest
+package statetest
 
 import (
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/state"
 )
 
-// Clock is a settable clock for the suite.
+// Clock is a settable clock, for the target health suite and for tests
+// that drive target health through a server.
 type Clock struct {
 	mu  sync.Mutex
 	now time.Time
@@ -34,40 +32,40 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// Factory returns an empty Health with the policy, reading the time from
-// now.
-type Factory func(t *testing.T, p route.OutlierPolicy, now func() time.Time) route.Health
+// NewTargetHealth returns a fresh, empty TargetHealth for one test.
+type NewTargetHealth func(t *testing.T) state.TargetHealth
 
-// Policy is the policy the suite runs with: 3 failures eject for 10s,
-// growing to at most 25s.
-var Policy = route.OutlierPolicy{Failures: 3, BaseEjection: 10 * time.Second, MaxEjection: 25 * time.Second}
+// Policy is the policy the target health suite runs with: 3 failures eject
+// for 10s, growing to at most 25s.
+var Policy = state.OutlierPolicy{Failures: 3, BaseEjection: 10 * time.Second, MaxEjection: 25 * time.Second}
 
-// Run runs the suite against the implementation newHealth makes.
-func Run(t *testing.T, newHealth Factory) {
+// RunTargetHealth runs the conformance suite of state.TargetHealth against
+// the implementations newHealth makes, on a clock it moves.
+func RunTargetHealth(t *testing.T, newHealth NewTargetHealth) {
 	const a, b = "p/a", "p/b"
-	setup := func(t *testing.T) (route.Health, *Clock) {
+	setup := func(t *testing.T) (*healthHarness, *Clock) {
 		c := NewClock()
-		return newHealth(t, Policy, c.Now), c
+		return &healthHarness{h: newHealth(t), c: c}, c
 	}
-	record := func(t *testing.T, h route.Health, key string, ok bool) route.Status {
+	record := func(t *testing.T, h *healthHarness, key string, ok bool) state.TargetStatus {
 		t.Helper()
-		st, err := h.Record(t.Context(), key, ok)
+		st, err := h.h.RecordTarget(t.Context(), key, ok, h.c.Now(), Policy)
 		if err != nil {
-			t.Fatalf("Record(%s, %v): %v", key, ok, err)
+			t.Fatalf("RecordTarget(%s, %v): %v", key, ok, err)
 		}
 		return st
 	}
-	status := func(t *testing.T, h route.Health, key string) route.Status {
+	status := func(t *testing.T, h *healthHarness, key string) state.TargetStatus {
 		t.Helper()
-		st, err := h.Status(t.Context(), []string{key})
+		st, err := h.h.TargetStatus(t.Context(), []string{key}, h.c.Now())
 		if err != nil || len(st) != 1 {
-			t.Fatalf("Status(%s) = %v, %v", key, st, err)
+			t.Fatalf("TargetStatus(%s) = %v, %v", key, st, err)
 		}
 		return st[0]
 	}
-	failTimes := func(t *testing.T, h route.Health, key string, n int) route.Status {
+	failTimes := func(t *testing.T, h *healthHarness, key string, n int) state.TargetStatus {
 		t.Helper()
-		var st route.Status
+		var st state.TargetStatus
 		for range n {
 			st = record(t, h, key, false)
 		}
@@ -91,7 +89,7 @@ func Run(t *testing.T, newHealth Factory) {
 		if st := status(t, h, a); !st.Ejected || st.JustEjected {
 			t.Fatalf("Status: %+v, want ejected", st)
 		}
-		if st := status(t, h, b); st != (route.Status{}) {
+		if st := status(t, h, b); st != (state.TargetStatus{}) {
 			t.Fatalf("another target: %+v, want healthy", st)
 		}
 	})
@@ -131,7 +129,7 @@ func Run(t *testing.T, newHealth Factory) {
 		h, c := setup(t)
 		failTimes(t, h, a, 3)
 		c.Advance(time.Minute)
-		if st := record(t, h, a, true); st != (route.Status{}) {
+		if st := record(t, h, a, true); st != (state.TargetStatus{}) {
 			t.Fatalf("after a success: %+v, want healthy", st)
 		}
 		if st := failTimes(t, h, a, 2); st.Ejected {
@@ -145,7 +143,7 @@ func Run(t *testing.T, newHealth Factory) {
 		h, _ := setup(t)
 		failTimes(t, h, a, 3)
 		record(t, h, a, true)
-		if st := status(t, h, a); st != (route.Status{}) {
+		if st := status(t, h, a); st != (state.TargetStatus{}) {
 			t.Fatalf("%+v, want healthy", st)
 		}
 	})
@@ -160,8 +158,8 @@ func Run(t *testing.T, newHealth Factory) {
 	t.Run("Status keeps the order of its keys", func(t *testing.T) {
 		h, _ := setup(t)
 		failTimes(t, h, b, 3)
-		st, err := h.Status(t.Context(), []string{a, b, "p/never-seen"})
-		if err != nil || len(st) != 3 || st[0].Ejected || !st[1].Ejected || st[2] != (route.Status{}) {
+		st, err := h.h.TargetStatus(t.Context(), []string{a, b, "p/never-seen"}, h.c.Now())
+		if err != nil || len(st) != 3 || st[0].Ejected || !st[1].Ejected || st[2] != (state.TargetStatus{}) {
 			t.Fatalf("Status = %+v, %v; want a healthy, b ejected, the unknown one healthy", st, err)
 		}
 	})
@@ -172,7 +170,7 @@ func Run(t *testing.T, newHealth Factory) {
 		ejections := 0
 		for range 16 {
 			wg.Go(func() {
-				st, err := h.Record(t.Context(), a, false)
+				st, err := h.h.RecordTarget(t.Context(), a, false, h.c.Now(), Policy)
 				if err != nil {
 					t.Error(err)
 				}
@@ -188,4 +186,10 @@ func Run(t *testing.T, newHealth Factory) {
 			t.Fatalf("%d records said they ejected the target, want exactly 1", ejections)
 		}
 	})
+}
+
+// healthHarness is a TargetHealth under test and the clock its calls read.
+type healthHarness struct {
+	h state.TargetHealth
+	c *Clock
 }
