@@ -106,14 +106,19 @@ func failingUpstream(t *testing.T, status int, errorType string) *openaitest.Ser
 	}})
 }
 
+// relaySmart starts llmrelay with the route smart over upstreams a and b
+// (twoUpstreams), its waits recorded by the returned timer.
+func relaySmart(t *testing.T, a, b *openaitest.Server) (*servertest.Instance, *recordingTimer) {
+	timer := &recordingTimer{}
+	return servertest.Start(t, parseConfig(t, twoUpstreams, a.URL(), b.URL()), server.WithRetryTimer(timer)), timer
+}
+
 // TestRouteFallsBackToTheNextTarget: A answers every request 503, B is
 // healthy. The call's stream shows A's failed attempts, then a WillRetry
 // naming B, then B's answer; the Final says B answered, for the route.
 func TestRouteFallsBackToTheNextTarget(t *testing.T) {
 	a, b := failingUpstream(t, 503, "service_unavailable"), openaitest.Start(t, openaitest.Options{Chunks: 3})
-	timer := &recordingTimer{}
-	in := servertest.Start(t, parseConfig(t, twoUpstreams, a.URL(), b.URL()), server.WithRetryTimer(timer))
-
+	in, timer := relaySmart(t, a, b)
 	events, err := servertest.Collect(t.Context(), in.Client, ask("smart", "hi"))
 	if err != nil {
 		t.Fatal(err)
@@ -145,9 +150,7 @@ func TestRouteFallsBackToTheNextTarget(t *testing.T) {
 // is not retried at A: the call moves to B at once.
 func TestRouteQuotaExhaustedMovesOnAtOnce(t *testing.T) {
 	a, b := failingUpstream(t, 429, "insufficient_quota"), openaitest.Start(t, openaitest.Options{Chunks: 2})
-	timer := &recordingTimer{}
-	in := servertest.Start(t, parseConfig(t, twoUpstreams, a.URL(), b.URL()), server.WithRetryTimer(timer))
-
+	in, timer := relaySmart(t, a, b)
 	events, err := servertest.Collect(t.Context(), in.Client, ask("smart", "hi"))
 	if err != nil {
 		t.Fatal(err)
@@ -172,8 +175,7 @@ func TestRouteQuotaExhaustedMovesOnAtOnce(t *testing.T) {
 // request's fault; B, which would reject it as well, is never called.
 func TestRouteDoesNotFallBackForTheCallersError(t *testing.T) {
 	a, b := failingUpstream(t, 400, "invalid_request_error"), openaitest.Start(t, openaitest.Options{})
-	in := servertest.Start(t, parseConfig(t, twoUpstreams, a.URL(), b.URL()), server.WithRetryTimer(&recordingTimer{}))
-
+	in, _ := relaySmart(t, a, b)
 	events, err := servertest.Collect(t.Context(), in.Client, ask("smart", "hi"))
 	checkRouteStream(t, events, nil)
 	wantStatus(t, err, codes.InvalidArgument, "PROVIDER_REJECTED", map[string]string{"provider": "a", "attempts": "1"})
