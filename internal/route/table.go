@@ -188,22 +188,26 @@ func (t *Table) Health(ctx context.Context, keys []string) []state.TargetStatus 
 // provider.ErrUnknownProvider or provider.ErrUnknownModel; its message
 // names only what was asked for.
 func (t *Table) Resolve(ctx context.Context, model string, fallbacks []string) (*Resolved, error) {
-	res := &Resolved{Name: model}
-	seen := map[string]bool{}
-	add := func(ts []provider.Target) {
-		for _, pt := range ts {
-			if k := pt.String(); !seen[k] {
-				seen[k] = true
-				res.Targets = append(res.Targets, pt)
-			}
-		}
-	}
 	ts, r, err := t.resolve(ctx, model)
 	if err != nil {
 		return nil, &ResolveError{Field: "model", Err: err}
 	}
-	res.Route = r
-	add(ts)
+	res := &Resolved{Name: model, Route: r, Targets: ts}
+	if len(fallbacks) == 0 {
+		return res, nil // a route's targets are distinct already
+	}
+	seen := make(map[provider.Target]bool, len(ts)+len(fallbacks))
+	for _, pt := range ts {
+		seen[pt] = true
+	}
+	add := func(ts []provider.Target) {
+		for _, pt := range ts {
+			if !seen[pt] {
+				seen[pt] = true
+				res.Targets = append(res.Targets, pt)
+			}
+		}
+	}
 	for i, f := range fallbacks {
 		ts, _, err := t.resolve(ctx, f)
 		if err != nil {

@@ -171,6 +171,46 @@ func TestRouteQuotaExhaustedMovesOnAtOnce(t *testing.T) {
 	}
 }
 
+// TestRouteFallsBackOnTheTargetsFailures: every failure that is the
+// target's, not the request's, moves the call to B (after A's two
+// attempts when retrying A could help, at once when it could not).
+func TestRouteFallsBackOnTheTargetsFailures(t *testing.T) {
+	closed := openaitest.NewServer(openaitest.Options{})
+	closed.Close() // nothing listens there any more: connection refused
+	tests := []struct {
+		name string
+		a    func(t *testing.T) string // A's base URL
+		want []string
+	}{
+		{"model unknown at the provider", func(t *testing.T) string { return failingUpstream(t, 404, "model_not_found").URL() },
+			[]string{"will_retry a1 TARGET_REFUSED next=2 b/m fallback discard=false"}},
+		{"credentials refused", func(t *testing.T) string { return failingUpstream(t, 401, "invalid_api_key").URL() },
+			[]string{"will_retry a1 TARGET_REFUSED next=2 b/m fallback discard=false"}},
+		{"rate limited", func(t *testing.T) string { return failingUpstream(t, 429, "rate_limit_exceeded").URL() },
+			[]string{"will_retry a1 RATE_LIMITED next=2 a/m discard=false", "will_retry a2 RATE_LIMITED next=3 b/m fallback discard=false"}},
+		{"unreachable", func(*testing.T) string { return closed.URL() },
+			[]string{"will_retry a1 TRANSPORT next=2 a/m discard=false", "will_retry a2 TRANSPORT next=3 b/m fallback discard=false"}},
+		{"an in-stream server error", func(t *testing.T) string {
+			return openaitest.Start(t, openaitest.Options{FaultFor: func(int, []byte) openaitest.Fault {
+				return openaitest.Fault{Kind: openaitest.InStreamError, After: 0, ErrorType: "server_error"}
+			}}).URL()
+		}, []string{"will_retry a1 SERVER_ERROR next=2 a/m discard=false", "will_retry a2 SERVER_ERROR next=3 b/m fallback discard=false"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := openaitest.Start(t, openaitest.Options{Chunks: 1})
+			in := servertest.Start(t, parseConfig(t, twoUpstreams, tt.a(t), b.URL()), server.WithRetryTimer(&recordingTimer{}))
+			events, err := servertest.Collect(t.Context(), in.Client, ask("smart", "hi"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := len(tt.want) + 1
+			want := append(tt.want, fmt.Sprintf(`delta a%d "w0 "`, n), fmt.Sprintf(`final a%d b/m route=smart "w0 "`, n))
+			checkRouteStream(t, events, want)
+		})
+	}
+}
+
 // TestRouteDoesNotFallBackForTheCallersError: a 400 from A is the
 // request's fault; B, which would reject it as well, is never called.
 func TestRouteDoesNotFallBackForTheCallersError(t *testing.T) {

@@ -20,7 +20,7 @@ type Store struct {
 
 	// targets are route targets' health (state.TargetHealth), by key;
 	// only targets that failed since their last success have an entry.
-	targetsMu sync.Mutex
+	targetsMu sync.RWMutex
 	targets   map[string]state.TargetStatus
 }
 
@@ -177,8 +177,8 @@ func (s *Store) TargetStatus(ctx context.Context, keys []string, now time.Time) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s.targetsMu.Lock()
-	defer s.targetsMu.Unlock()
+	s.targetsMu.RLock()
+	defer s.targetsMu.RUnlock()
 	out := make([]state.TargetStatus, len(keys))
 	for i, k := range keys {
 		st := s.targets[k]
