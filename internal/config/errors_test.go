@@ -25,7 +25,7 @@ func TestProblemsNameTheSettingAndLine(t *testing.T) {
 		{"field in the wrong section", "initial_backoff: 1s\n",
 			"config:1: initial_backoff: unknown field; did you mean retry.initial_backoff? (initial_backoff belongs in retry)"},
 		{"nothing close", "deadlines:\n  whenever: 1s\n",
-			"config:2: deadlines.whenever: unknown field; the fields in deadlines are default, max, max_stream_idle, stream_idle"},
+			"config:2: deadlines.whenever: unknown field; the fields in deadlines are default, first_event, max, max_first_event, max_stream_idle, min_stream_timeout, stream_idle"},
 		{"misspelled field of a list item", "providers:\n  - name: a\n    kind: mock\n  - name: b\n    knd: mock\n",
 			"config:5: providers[1].knd: unknown field; did you mean kind?"},
 		{"duration without a unit", "shutdown_grace: 30\n",

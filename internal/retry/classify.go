@@ -24,9 +24,10 @@ import (
 )
 
 // ErrStalled is the cause an attempt's context is cancelled with when the
-// provider sent nothing for the stream idle timeout. Classify reports it as
-// ClassStalled, which is retried.
-var ErrStalled = errors.New("the provider sent nothing within the stream idle timeout")
+// provider showed no sign of life in time: nothing before its first event
+// timeout, or nothing for its stream idle timeout once streaming. Classify
+// reports it as ClassStalled, which is retried.
+var ErrStalled = errors.New("the provider showed no sign of life within the attempt's timeout")
 
 // Reason says why an attempt failed, as a WillRetry event reports it. The
 // values mirror the proto enum llmrelay.v1.RetryReason number for number.

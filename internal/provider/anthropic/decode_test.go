@@ -35,7 +35,7 @@ func TestUnrelayedBlocksAndUnknownEventsAreSkipped(t *testing.T) {
 	if r.Err != nil || r.Text != "hi" || r.Finish != provider.FinishLength {
 		t.Errorf("got %q finish %d err %v, want the text only", r.Text, r.Finish, r.Err)
 	}
-	if r.Usage != (provider.Usage{InputTokens: 10, OutputTokens: 2}) {
+	if r.Usage != (provider.Usage{InputTokens: 10, OutputTokens: 2, CachedInputTokens: 7}) {
 		t.Errorf("usage %+v, want cached input counted and the last output count", r.Usage)
 	}
 }

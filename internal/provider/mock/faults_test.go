@@ -18,7 +18,7 @@ func decode(t *testing.T, s string) any {
 }
 
 func TestParseFaults(t *testing.T) {
-	normal := Fault{RetryAfterMs: -1, DropAfter: -1, ErrorAfter: -1, StallAfter: -1}
+	normal := noFault()
 	with := func(f func(*Fault)) Fault { g := normal; f(&g); return g }
 	tru := true
 	out := "text"

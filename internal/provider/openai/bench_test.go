@@ -50,8 +50,8 @@ func BenchmarkDecodePlainScanner(b *testing.B) {
 				b.Fatal(err)
 			}
 			for _, ch := range c.Choices {
-				if ch.Delta.Content != "" {
-					events = append(events, provider.Event{Kind: provider.EventText, Text: ch.Delta.Content})
+				if ch.Delta.Content.Text != "" {
+					events = append(events, provider.Event{Kind: provider.EventText, Text: ch.Delta.Content.Text})
 				}
 			}
 		}
