@@ -310,6 +310,25 @@ const (
 	FinishRefusal
 )
 
+// String returns the reason's snake_case name.
+func (r FinishReason) String() string {
+	switch r {
+	case FinishStop:
+		return "stop"
+	case FinishLength:
+		return "length"
+	case FinishToolCalls:
+		return "tool_calls"
+	case FinishContentFilter:
+		return "content_filter"
+	case FinishOther:
+		return "other"
+	case FinishRefusal:
+		return "refusal"
+	}
+	return "unspecified"
+}
+
 // ErrorKind says where a provider failure happened.
 type ErrorKind uint8
 

@@ -226,7 +226,9 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			continue // llmrelay asks for one choice
 		}
 		d.delta(&ch.Delta, out)
-		if ch.FinishReason != "" {
+		if ch.FinishReason != "" && !d.finished {
+			// Some servers repeat the finish reason (OpenRouter); the first
+			// one counts.
 			d.flushCalls(out)
 			reason := finishReason(ch.FinishReason)
 			if reason == provider.FinishStop && d.refused {

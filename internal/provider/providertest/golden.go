@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -47,6 +49,106 @@ func CaptureRequest(t *testing.T, u *Upstream, p provider.Provider, req *provide
 		t.Fatal("the upstream received no request")
 	}
 	return reqs[len(reqs)-1]
+}
+
+// RenderEvents writes a stream's events as text, one line each, and how it
+// ended, for golden files: what a decoder made of a recorded stream.
+func RenderEvents(r Result) []byte {
+	var b strings.Builder
+	for _, ev := range r.Events {
+		switch ev.Kind {
+		case provider.EventText:
+			fmt.Fprintf(&b, "text %q\n", ev.Text)
+		case provider.EventRefusal:
+			fmt.Fprintf(&b, "refusal %q\n", ev.Text)
+		case provider.EventReasoning:
+			d := ev.Reasoning
+			fmt.Fprintf(&b, "reasoning[%d]", d.Index)
+			if d.Format != "" {
+				fmt.Fprintf(&b, " format=%s", d.Format)
+			}
+			if d.Text != "" {
+				fmt.Fprintf(&b, " text=%q", d.Text)
+			}
+			if d.Signature != "" {
+				fmt.Fprintf(&b, " signature=%q", d.Signature)
+			}
+			if d.Redacted != "" {
+				fmt.Fprintf(&b, " redacted=%q", d.Redacted)
+			}
+			b.WriteByte('\n')
+		case provider.EventToolCall:
+			d := ev.ToolCall
+			fmt.Fprintf(&b, "tool[%d]", d.Index)
+			if d.ID != "" || d.Name != "" {
+				fmt.Fprintf(&b, " id=%q name=%q", d.ID, d.Name)
+			}
+			fmt.Fprintf(&b, " args=%q", d.ArgumentsDelta)
+			if d.Signature != "" {
+				fmt.Fprintf(&b, " signature=%q", d.Signature)
+			}
+			b.WriteByte('\n')
+		case provider.EventUsage:
+			u := ev.Usage
+			fmt.Fprintf(&b, "usage input=%d output=%d reasoning=%d cached=%d cache_creation=%d\n",
+				u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CachedInputTokens, u.CacheCreationInputTokens)
+		case provider.EventFinish:
+			fmt.Fprintf(&b, "finish %s\n", ev.FinishReason)
+		default:
+			fmt.Fprintf(&b, "unknown event %d\n", ev.Kind)
+		}
+	}
+	switch pe := ProviderError(r.Err); {
+	case r.Err == nil:
+		b.WriteString("end\n")
+	case pe != nil:
+		fmt.Fprintf(&b, "error kind=%d class=%s status=%d type=%q\n", pe.Kind, pe.FailureClass(), pe.Status, pe.Type)
+	default:
+		fmt.Fprintf(&b, "error %v\n", r.Err)
+	}
+	return []byte(b.String())
+}
+
+// GoldenText compares got with testdata/name; with update it writes the
+// file instead.
+func GoldenText(t *testing.T, name string, got []byte, update bool) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run with -update to create it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run with -update to accept):\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// ReplayRecorded plays the recorded stream testdata/recorded/<file> from an
+// Upstream to the provider build makes, over loopback HTTP, with an
+// Activity on the request, and returns what the attempt produced and the
+// Activity.
+func ReplayRecorded(t *testing.T, file string, build func(t *testing.T, baseURL string) provider.Provider, req *provider.Request) (Result, *provider.Activity) {
+	t.Helper()
+	u := Replay(t, Fixture{File: filepath.Join("recorded", file)}.Reply(t))
+	var act provider.Activity
+	r := *req
+	r.Activity = &act
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	res := Collect(ctx, build(t, u.URL), &r)
+	for _, v := range res.Violations {
+		t.Errorf("stream contract: %s", v)
+	}
+	return res, &act
 }
 
 // GoldenJSON compares the JSON document got, indented, with
