@@ -63,6 +63,8 @@ type Reader struct {
 	// extra is a non-standard field that is dispatched as an event of its
 	// own, named after the field; empty for none.
 	extra string
+	// bad is the line of the last ErrMalformed, clipped, for the debug log.
+	bad []byte
 }
 
 var readers = sync.Pool{New: func() any {
@@ -82,6 +84,7 @@ func GetReader(body io.Reader, extra string) *Reader {
 
 // PutReader returns r to the pool. r must not be used afterwards.
 func PutReader(r *Reader) {
+	r.bad = r.bad[:0]
 	r.br.Reset(nil)
 	if cap(r.long) > 1<<20 {
 		r.long = nil
@@ -136,6 +139,7 @@ func (r *Reader) Next() (Event, error) {
 				if !whole {
 					return Event{}, fmt.Errorf("%w: the body ended in the line %q", ErrCut, clip(line))
 				}
+				r.bad = append(r.bad[:0], line[:min(len(line), MaxRaw)]...)
 				return Event{}, fmt.Errorf("%w: unexpected line %q", ErrMalformed, clip(line))
 			}
 			r.name = append(r.name[:0], field...)

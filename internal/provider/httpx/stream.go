@@ -186,7 +186,7 @@ func (s *Stream) Recv() (provider.Event, error) {
 		case errors.Is(err, ErrCut):
 			s.err = TransportError("the stream was cut in the middle of a line", err)
 		case errors.Is(err, ErrMalformed):
-			s.err = &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol, Message: "a line that is not server-sent events", Err: err}
+			s.err = &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol, Message: "a line that is not server-sent events", Err: err, Raw: string(s.r.bad)}
 		case err != nil:
 			s.err = failure(s.ctx, s.attempt, "reading the stream failed", err)
 		default:
