@@ -90,3 +90,20 @@ func TestToolChoiceAndMerging(t *testing.T) {
 		t.Errorf("max_tokens without a bound = %d, want the required default %d", plain.MaxTokens, DefaultMaxTokens)
 	}
 }
+
+func TestRefusalStopReasonIsARefusal(t *testing.T) {
+	r := decode(event("message_delta", `{"type":"message_delta","delta":{"stop_reason":"refusal"},"usage":{"output_tokens":2}}`) +
+		event("message_stop", `{"type":"message_stop"}`))
+	if r.Err != nil || r.Finish != provider.FinishRefusal {
+		t.Errorf("finish %v err %v, want FinishRefusal", r.Finish, r.Err)
+	}
+}
+
+func TestEventsThatDoNotFitTheSchemaAreProtocolErrors(t *testing.T) {
+	for _, data := range []string{`{"type": 5}`, `{"type":"content_block_delta","index":"zero"}`, `{"type":"error"}`, `[1]`} {
+		r := decode(event("x", data))
+		if pe := pt.ProviderError(r.Err); pe == nil || pe.Kind != provider.KindProtocol {
+			t.Errorf("%s: %v, want a protocol error", data, r.Err)
+		}
+	}
+}
