@@ -540,6 +540,8 @@ type GenerateRequest struct {
 	//	  {"drop_after": 2}                     2 deltas, then the connection drops
 	//	  {"error_after": 2}                    2 deltas, then an in-stream "overloaded" error
 	//	  {"stall_after": 2}                    2 deltas, then silence
+	//	  {"malformed_after": 2}                2 deltas, then an event that does not
+	//	                                        decode (PROVIDER_PROTOCOL_ERROR, not retried)
 	//	  {"output": "text"}                    reply with this text instead
 	//	  {"tool_calls": [{"id": "call_1", "name": "f", "arguments": "{}"}]}
 	//	                                        after the text, stream these tool calls
@@ -547,6 +549,8 @@ type GenerateRequest struct {
 	//	                                        report these token counts
 	//	  {"reasoning": "text"}                 stream this reasoning before the
 	//	                                        text (mock/think always reasons)
+	//	  {"refusal": "text"}                   stream this refusal, then finish with
+	//	                                        FINISH_REASON_REFUSAL
 	ProviderOptions *structpb.Struct `protobuf:"bytes,10,opt,name=provider_options,json=providerOptions,proto3" json:"provider_options,omitempty"`
 	// Free-form labels (a team, a ticket, a feature flag), written to the
 	// call's "finished call" log line as metadata.<key>=<value>, values cut at

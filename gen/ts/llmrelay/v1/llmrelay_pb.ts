@@ -202,6 +202,8 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    *     {"drop_after": 2}                     2 deltas, then the connection drops
    *     {"error_after": 2}                    2 deltas, then an in-stream "overloaded" error
    *     {"stall_after": 2}                    2 deltas, then silence
+   *     {"malformed_after": 2}                2 deltas, then an event that does not
+   *                                           decode (PROVIDER_PROTOCOL_ERROR, not retried)
    *     {"output": "text"}                    reply with this text instead
    *     {"tool_calls": [{"id": "call_1", "name": "f", "arguments": "{}"}]}
    *                                           after the text, stream these tool calls
@@ -209,6 +211,8 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    *                                           report these token counts
    *     {"reasoning": "text"}                 stream this reasoning before the
    *                                           text (mock/think always reasons)
+   *     {"refusal": "text"}                   stream this refusal, then finish with
+   *                                           FINISH_REASON_REFUSAL
    *
    * @generated from field: google.protobuf.Struct provider_options = 10;
    */
