@@ -233,31 +233,14 @@ func TestThinkingRoundTripThroughTheService(t *testing.T) {
 		if r := turn1.GetReasoning(); len(r) != 1 || r[0].GetFormat() != "anthropic" || len(r[0].GetSignature()) != 524 {
 			t.Fatalf("turn 1 reasoning %v, want the signed thinking block", r)
 		}
-		var sent struct {
-			Messages []struct {
-				Role    string           `json:"role"`
-				Content []map[string]any `json:"content"`
-			} `json:"messages"`
-		}
 		reqs := u.Requests()
-		if err := json.Unmarshal(reqs[len(reqs)-1].Body, &sent); err != nil {
-			t.Fatal(err)
-		}
-		var recorded struct {
-			Messages []struct {
-				Role    string           `json:"role"`
-				Content []map[string]any `json:"content"`
-			} `json:"messages"`
-		}
 		b, err := os.ReadFile("../provider/anthropic/testdata/recorded/thinking_tool_use_turn2.request.json")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := json.Unmarshal(b, &recorded); err != nil {
-			t.Fatal(err)
-		}
-		if len(sent.Messages) != 3 || !reflect.DeepEqual(sent.Messages[1].Content, recorded.Messages[1].Content) {
-			t.Errorf("the assistant turn sent back:\n %v\nthe one the API accepted:\n %v", sent.Messages[1].Content, recorded.Messages[1].Content)
+		sent, recorded := anthropicTurns(t, reqs[len(reqs)-1].Body), anthropicTurns(t, b)
+		if len(sent) != 3 || !reflect.DeepEqual(sent[1], recorded[1]) {
+			t.Errorf("the assistant turn sent back:\n %v\nthe one the API accepted:\n %v", sent, recorded)
 		}
 	})
 	t.Run("gemini", func(t *testing.T) {
@@ -283,6 +266,25 @@ func TestThinkingRoundTripThroughTheService(t *testing.T) {
 			t.Error("the function call's thoughtSignature did not go back byte for byte as the recorded turn 2 sent it")
 		}
 	})
+}
+
+// anthropicTurns returns the content blocks of each turn of a Messages API
+// request body.
+func anthropicTurns(t *testing.T, body []byte) [][]map[string]any {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	turns := make([][]map[string]any, len(req.Messages))
+	for i, m := range req.Messages {
+		turns[i] = m.Content
+	}
+	return turns
 }
 
 // recordedReply serves an adapter's recorded stream.

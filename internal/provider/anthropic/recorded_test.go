@@ -101,21 +101,7 @@ func TestRecordedStreams(t *testing.T) {
 					t.Errorf("reasoning block %d leaked into the text", i)
 				}
 			}
-			if len(r.ToolCalls) != len(tc.calls) {
-				t.Fatalf("tool calls %+v, want %+v", r.ToolCalls, tc.calls)
-			}
-			for i, want := range tc.calls {
-				if got := r.ToolCalls[i]; got != want {
-					t.Errorf("tool call %d = %+v, want %+v", i, got, want)
-				}
-			}
-			if r.Finish != tc.finish || r.Usage != tc.usage {
-				t.Errorf("finish %v usage %+v, want %v %+v", r.Finish, r.Usage, tc.finish, tc.usage)
-			}
-			if act.Last() == 0 {
-				t.Error("the stream's bytes did not reach the attempt's Activity")
-			}
-			pt.GoldenText(t, "golden/"+strings.TrimSuffix(tc.file, ".sse")+".events", pt.RenderEvents(r), *update)
+			pt.CheckRecorded(t, tc.file, r, act, pt.RecordedWant{Calls: tc.calls, Finish: tc.finish, Usage: tc.usage}, *update)
 		})
 	}
 }

@@ -191,18 +191,26 @@ func (s *Stream) Recv() (provider.Event, error) {
 			s.err = failure(s.ctx, s.attempt, "reading the stream failed", err)
 		default:
 			done, derr := s.dec.Decode(ev, &s.events)
-			var pe *provider.Error
 			switch {
-			case derr != nil && ev.Cut && errors.As(derr, &pe) && pe.Kind == provider.KindProtocol:
-				s.err = TransportError("the stream was cut in the middle of an event", fmt.Errorf("%w: %w", ErrCut, derr))
 			case derr != nil:
-				s.err = derr
+				s.err = decodeError(ev, derr)
 			case done:
 				s.drain()
 				s.err = io.EOF
 			}
 		}
 	}
+}
+
+// decodeError is the stream's error for an event the decoder refused: a
+// protocol error becomes a transport error when the end of the body
+// dispatched the event (it was cut short, not malformed).
+func decodeError(ev Event, err error) error {
+	var pe *provider.Error
+	if ev.Cut && errors.As(err, &pe) && pe.Kind == provider.KindProtocol {
+		return TransportError("the stream was cut in the middle of an event", fmt.Errorf("%w: %w", ErrCut, err))
+	}
+	return err
 }
 
 // drain reads what follows the terminator, briefly, so that an HTTP/1.1

@@ -90,25 +90,7 @@ func TestRecordedStreams(t *testing.T) {
 				t.Errorf("refusal = %q, want %q", r.Refusal, tc.refusal)
 			}
 			checkReasoning(t, r, tc)
-			if len(r.ToolCalls) != len(tc.calls) {
-				t.Fatalf("tool calls %+v, want %+v", r.ToolCalls, tc.calls)
-			}
-			for i, want := range tc.calls {
-				got := r.ToolCalls[i]
-				if want.ID != "" && got.ID != want.ID || got.Name != want.Name || got.Arguments != want.Arguments {
-					t.Errorf("tool call %d = %+v, want %+v", i, got, want)
-				}
-			}
-			if r.Finish != tc.finish {
-				t.Errorf("finish = %v, want %v", r.Finish, tc.finish)
-			}
-			if r.Usage != tc.usage {
-				t.Errorf("usage = %+v, want %+v", r.Usage, tc.usage)
-			}
-			if act.Last() == 0 {
-				t.Error("the stream's bytes did not reach the attempt's Activity")
-			}
-			pt.GoldenText(t, "golden/"+strings.TrimSuffix(tc.file, ".sse")+".events", pt.RenderEvents(r), *update)
+			pt.CheckRecorded(t, tc.file, r, act, pt.RecordedWant{Calls: tc.calls, Finish: tc.finish, Usage: tc.usage}, *update)
 		})
 	}
 }

@@ -151,6 +151,40 @@ func ReplayRecorded(t *testing.T, file string, build func(t *testing.T, baseURL 
 	return res, &act
 }
 
+// RecordedWant is what every adapter's test of a recorded stream checks
+// beyond its own facts: the tool calls (an empty ID is not checked; the
+// signature is the adapter's to check), the finish reason and the usage.
+type RecordedWant struct {
+	Calls  []provider.ToolCall
+	Finish provider.FinishReason
+	Usage  provider.Usage
+}
+
+// CheckRecorded checks what a replayed recorded stream (ReplayRecorded of
+// testdata/recorded/<file>) produced against want, that its bytes reached
+// the attempt's Activity, and its whole event sequence against the golden
+// file testdata/golden/<file without .sse>.events (update rewrites it).
+func CheckRecorded(t *testing.T, file string, r Result, act *provider.Activity, want RecordedWant, update bool) {
+	t.Helper()
+	if len(r.ToolCalls) != len(want.Calls) {
+		t.Errorf("tool calls %+v, want %+v", r.ToolCalls, want.Calls)
+	} else {
+		for i, w := range want.Calls {
+			got := r.ToolCalls[i]
+			if w.ID != "" && got.ID != w.ID || got.Name != w.Name || got.Arguments != w.Arguments {
+				t.Errorf("tool call %d = %+v, want %+v", i, got, w)
+			}
+		}
+	}
+	if r.Finish != want.Finish || r.Usage != want.Usage {
+		t.Errorf("finish %v usage %+v, want %v %+v", r.Finish, r.Usage, want.Finish, want.Usage)
+	}
+	if act.Last() == 0 {
+		t.Error("the stream's bytes did not reach the attempt's Activity")
+	}
+	GoldenText(t, "golden/"+strings.TrimSuffix(file, ".sse")+".events", RenderEvents(r), update)
+}
+
 // GoldenJSON compares the JSON document got, indented, with
 // testdata/name; with update it writes the file instead.
 func GoldenJSON(t *testing.T, name string, got []byte, update bool) {
