@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
@@ -62,6 +63,10 @@ func (c *content) UnmarshalJSON(b []byte) error {
 	case len(b) == 0 || string(b) == "null":
 		return nil
 	case b[0] == '"':
+		if s, ok := plainString(b); ok {
+			c.Text = s
+			return nil
+		}
 		return json.Unmarshal(b, &c.Text)
 	case b[0] != '[':
 		return errContentType
@@ -83,6 +88,25 @@ func (c *content) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// plainString returns the JSON string literal b as a string when it needs
+// no decoding (no escapes, no control characters, valid UTF-8), without
+// json.Unmarshal's allocations; ok is false otherwise.
+func plainString(b []byte) (string, bool) {
+	if len(b) < 2 || b[len(b)-1] != '"' {
+		return "", false
+	}
+	inner := b[1 : len(b)-1]
+	for _, c := range inner {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
 }
 
 // thinkingText returns the text of a thinking part's `thinking`: a list of
