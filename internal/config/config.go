@@ -24,6 +24,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/state"
 )
 
 // EnvConfig names the environment variable holding the config file's path.
@@ -56,6 +57,9 @@ type Config struct {
 	TLS              TLS               `yaml:"tls"`
 	Limits           Limits            `yaml:"limits"`
 	StructuredOutput StructuredOutput  `yaml:"structured_output"`
+	// State chooses where the state shared by replicas lives: this
+	// process (memory, the default) or Redis; see docs/scale-out.md.
+	State state.Config `yaml:"state"`
 }
 
 // Log configures logging.
@@ -253,6 +257,7 @@ func Default() *Config {
 			MaxSchemaBytes:           64 << 10,
 			SchemaCacheSize:          256,
 		},
+		State: state.DefaultConfig(),
 	}
 }
 
@@ -573,6 +578,7 @@ func (c *Config) validate() Problems {
 	if so.SchemaCacheSize <= 0 {
 		bad("structured_output.schema_cache_size", "must be positive")
 	}
+	c.State.Check(func(path, format string, args ...any) { bad("state."+path, format, args...) })
 	return p.list
 }
 

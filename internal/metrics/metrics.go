@@ -8,6 +8,7 @@ package metrics
 
 import (
 	"net/http"
+	"sync"
 	"time"
 
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
@@ -35,6 +36,17 @@ const (
 	NameRateLimited = "llmrelay_rate_limit_rejections_total"
 	// NameRetryBudgetExhausted counts retries the retry budget denied, by provider.
 	NameRetryBudgetExhausted = "llmrelay_retry_budget_exhausted_total"
+	// NameStateStoreUp is 1 while the shared state store (Redis) answers,
+	// 0 while it does not; only a redis store reports it.
+	NameStateStoreUp = "llmrelay_state_store_up"
+	// NameStateStoreErrors counts failed operations on the shared state
+	// store, by operation ("admit", "acquire", "count", "release", "renew",
+	// "ping").
+	NameStateStoreErrors = "llmrelay_state_store_errors_total"
+	// NameStateStoreFallbacks counts decisions made without the shared
+	// state store while it was unreachable, by decision: "local" (fail_open:
+	// decided on this replica's own limits) or "refused" (fail_closed).
+	NameStateStoreFallbacks = "llmrelay_state_store_fallbacks_total"
 )
 
 // Metrics holds llmrelay's collectors and the go-grpc-middleware server
@@ -54,6 +66,10 @@ type Metrics struct {
 	validationRetries *prometheus.CounterVec
 	rateLimited       *prometheus.CounterVec
 	budgetExhausted   *prometheus.CounterVec
+	stateUp           prometheus.Gauge
+	stateUpOnce       sync.Once
+	stateErrors       *prometheus.CounterVec
+	stateFallbacks    *prometheus.CounterVec
 }
 
 // New creates the metrics on a fresh registry, with Go runtime and process
@@ -99,12 +115,25 @@ func New() *Metrics {
 			Name: NameRetryBudgetExhausted,
 			Help: "Retries denied by the per-provider retry budget, by provider.",
 		}, []string{"provider"}),
+		stateUp: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: NameStateStoreUp,
+			Help: "1 while the shared state store (Redis) answers, 0 while it does not.",
+		}),
+		stateErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameStateStoreErrors,
+			Help: "Failed operations on the shared state store, by operation.",
+		}, []string{"op"}),
+		stateFallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameStateStoreFallbacks,
+			Help: "Decisions made without the unreachable shared state store: local (fail_open) or refused (fail_closed).",
+		}, []string{"decision"}),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.Server, m.retries, m.attempts, m.timeToFirstDelta, m.calls,
 		m.providerErrors, m.validationRetries, m.rateLimited, m.budgetExhausted,
+		m.stateErrors, m.stateFallbacks,
 	)
 	return m
 }
@@ -167,5 +196,35 @@ func (m *Metrics) RateLimited(limit string) {
 func (m *Metrics) RetryBudgetExhausted(provider string) {
 	if m != nil {
 		m.budgetExhausted.WithLabelValues(provider).Inc()
+	}
+}
+
+// StateStoreUp records whether the shared state store answers. The gauge is
+// registered on the first call, so only servers with a redis store export
+// it.
+func (m *Metrics) StateStoreUp(up bool) {
+	if m == nil {
+		return
+	}
+	m.stateUpOnce.Do(func() { m.registry.MustRegister(m.stateUp) })
+	v := 0.0
+	if up {
+		v = 1
+	}
+	m.stateUp.Set(v)
+}
+
+// StateStoreError records a failed operation on the shared state store.
+func (m *Metrics) StateStoreError(op string) {
+	if m != nil {
+		m.stateErrors.WithLabelValues(op).Inc()
+	}
+}
+
+// StateStoreFallback records a decision made without the shared state
+// store: "local" or "refused".
+func (m *Metrics) StateStoreFallback(decision string) {
+	if m != nil {
+		m.stateFallbacks.WithLabelValues(decision).Inc()
 	}
 }

@@ -47,8 +47,9 @@ func (s *Server) interceptorChain() ([]interceptors.Link, error) {
 		// Per-key rate and stream limits right after auth, when the call
 		// starts: unary and stream calls are counted alike (a stream's
 		// request is only read later), and floods of invalid requests are
-		// throttled too.
-		interceptors.NewKeyLimits(keys, s.metrics).Link(),
+		// throttled too. Kept in the state store, so they hold across
+		// replicas when it is shared.
+		interceptors.NewKeyLimits(keys, s.store, s.metrics).Link(),
 		// Deadline before anything that waits, so every wait and provider
 		// call below is bounded. Not for health watches.
 		interceptors.APIOnly(interceptors.Deadline(s.cfg.Deadlines.Default, s.cfg.Deadlines.Max)),

@@ -26,6 +26,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/service"
+	"github.com/llmrelay/llmrelay/internal/state"
 )
 
 // hardStopWait is how long Shutdown waits, after cutting off the calls
@@ -51,6 +52,11 @@ type Server struct {
 	metrics   *metrics.Metrics
 	providers *provider.Set
 	timer     retry.Timer
+	// store holds the state shared with other replicas (or this
+	// process's own, with the memory store); stopFollow stops readiness
+	// from following it.
+	store      state.Store
+	stopFollow func()
 
 	// hardStop is cancelled when the grace period ends; the drain link of
 	// the interceptor chain then cancels every call still running.
@@ -93,9 +99,13 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	}
 	s.hardStop, s.cancelCalls = context.WithCancel(context.Background())
 	s.gracefulStop, s.endWatches = context.WithCancel(s.hardStop)
+	if s.store, err = s.openStore(); err != nil {
+		return nil, err
+	}
 
 	serverOpts, err := s.serverOptions()
 	if err != nil {
+		s.store.Close()
 		return nil, err
 	}
 	s.grpc = grpc.NewServer(serverOpts...)
@@ -105,7 +115,8 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	s.health.SetServingStatus(llmrelayv1.LLMService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	s.health.SetServingStatus(ReadinessService, healthpb.HealthCheckResponse_SERVING)
+	s.stopFollow = s.followStore()
 	reflection.Register(s.grpc)
 	s.metrics.Server.InitializeMetrics(s.grpc)
 	return s, nil
@@ -147,6 +158,7 @@ func (s *Server) Shutdown(ctx context.Context) {
 		s.grpc.GracefulStop()
 		close(drained)
 	}()
+	defer s.closeStore(drained)
 	grace := time.NewTimer(s.cfg.ShutdownGrace)
 	defer grace.Stop()
 	select {
@@ -165,6 +177,16 @@ func (s *Server) Shutdown(ctx context.Context) {
 	case <-wait.C:
 		s.grpc.Stop()
 		<-drained
+	}
+}
+
+// closeStore closes the state store once every call has ended (drained),
+// giving back the leases this replica still holds.
+func (s *Server) closeStore(drained <-chan struct{}) {
+	<-drained
+	s.stopFollow()
+	if err := s.store.Close(); err != nil {
+		s.log.Warn("closing the state store", "error", err)
 	}
 }
 
