@@ -20,6 +20,7 @@ const maxProviderMessage = 512
 //	rate limited, quota exhausted                 RESOURCE_EXHAUSTED
 //	overloaded, server error, transport, stalled  UNAVAILABLE
 //	request rejected (400, 404, 413, 422, ...)    INVALID_ARGUMENT
+//	  (404: the model is unknown at the provider)
 //	credentials rejected (401, 403)               FAILED_PRECONDITION
 //	a stream that does not decode (protocol)      UNKNOWN
 //	deadline                                      DEADLINE_EXCEEDED
@@ -53,7 +54,7 @@ func FromFailure(f *retry.Failure) *Error {
 		Metadata: failureMetadata(f),
 		Cause:    f,
 	}
-	if c.Class == provider.ClassRejected && c.Provider != nil && c.Provider.Message != "" {
+	if (c.Class == provider.ClassRejected || c.Class == provider.ClassNotFound) && c.Provider != nil && c.Provider.Message != "" {
 		e.Message += ": " + truncate(c.Provider.Message, maxProviderMessage)
 	}
 	e.Message += "; " + describeStop(f)
@@ -99,6 +100,7 @@ var classStatuses = map[provider.Class]classStatus{
 	provider.ClassStalled:        {codes.Unavailable, ReasonProviderStalled, "showed no sign of life within the attempt's first event or stream idle timeout"},
 	provider.ClassProtocol:       {codes.Unknown, ReasonProviderProtocolError, "sent a stream llmrelay cannot decode"},
 	provider.ClassRejected:       {codes.InvalidArgument, ReasonProviderRejected, "rejected the request"},
+	provider.ClassNotFound:       {codes.InvalidArgument, ReasonProviderRejected, "does not know the model (or the endpoint)"},
 	provider.ClassAuth:           {codes.FailedPrecondition, ReasonProviderAuthFailed, "rejected llmrelay's credentials"},
 	provider.ClassCanceled:       {codes.Canceled, ReasonCancelled, "call was cancelled"},
 	provider.ClassDeadline:       {codes.DeadlineExceeded, ReasonDeadlineExceeded, "call ran out of time"},

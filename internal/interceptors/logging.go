@@ -31,6 +31,10 @@ const (
 	// FieldMetadata groups the request's metadata labels on the finish
 	// line: metadata.team=checkout in text, {"metadata": {...}} in JSON.
 	FieldMetadata = "metadata"
+	// FieldRoute is the route the request's model named.
+	FieldRoute = "route"
+	// FieldAnnotations groups the labels hooks attached to the call.
+	FieldAnnotations = "annotations"
 )
 
 // Logging logs each call with slog, with go-grpc-middleware's logging
@@ -111,6 +115,9 @@ func (c *callLog) finished(err error) {
 	if md := callinfo.From(c.ctx).Metadata(); len(md) > 0 {
 		f = append(f, FieldMetadata, metadataGroup(md))
 	}
+	if notes := callinfo.From(c.ctx).Annotations(); len(notes) > 0 {
+		f = append(f, FieldAnnotations, metadataGroup(notes))
+	}
 	f = append(f, "grpc.code", code.String())
 	if err != nil {
 		f = append(f, "grpc.error", err.Error())
@@ -179,6 +186,9 @@ func callFields(ctx context.Context) logging.Fields {
 	}
 	if s.Model != "" {
 		f = append(f, FieldModel, s.Model)
+	}
+	if s.Route != "" {
+		f = append(f, FieldRoute, s.Route)
 	}
 	if s.Attempts > 0 {
 		f = append(f, FieldAttempts, s.Attempts)

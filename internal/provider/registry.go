@@ -41,6 +41,11 @@ type Config struct {
 	// ProviderOptions says which provider_options keys requests may use
 	// with this provider.
 	ProviderOptions OptionsPolicy `yaml:"provider_options"`
+	// Options are settings of the adapter kind, read by its Factory: the
+	// mock reads `fault`, a standing fault every attempt gets (see
+	// internal/provider/mock). Adapters that read none refuse any
+	// (OptionReader).
+	Options map[string]any `yaml:"options"`
 }
 
 // OptionsPolicy is an operator's rule for the provider_options keys of a
@@ -75,6 +80,14 @@ func (p OptionsPolicy) Check(opts map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// OptionReader is implemented by adapters whose Factory reads
+// Config.Options (the mock). NewSet refuses options for any other adapter,
+// so a setting in the wrong place is an error, not silently ignored.
+type OptionReader interface {
+	// ReadsOptions marks the adapter; it does nothing.
+	ReadsOptions()
 }
 
 // Factory builds a Provider from its configuration.
@@ -191,6 +204,9 @@ func NewSet(cfgs []Config) (*Set, error) {
 		p, err := f(c)
 		if err != nil {
 			return nil, fmt.Errorf("providers[%d] (%s): %w", i, c.Name, err)
+		}
+		if _, reads := p.(OptionReader); len(c.Options) > 0 && !reads {
+			return nil, fmt.Errorf("providers[%d] (%s): options: the %s adapter takes no options", i, c.Name, c.Kind)
 		}
 		models := slices.Clone(c.Models)
 		if len(models) == 0 {

@@ -31,7 +31,7 @@ func (s *Server) interceptorChain() ([]interceptors.Link, error) {
 	}
 	return []interceptors.Link{
 		// Outermost: starts the call record (request id, key, model, the
-		// resolved target, attempts) that the links, the handler and the
+		// resolved targets, attempts) that the links, the handler and the
 		// log lines below share, and guards the links themselves against
 		// a panic.
 		interceptors.Guard(s.log),
@@ -61,8 +61,9 @@ func (s *Server) interceptorChain() ([]interceptors.Link, error) {
 		// INVALID_ARGUMENT rather than a permission problem.
 		interceptors.ModelAccess(),
 		// Model resolution after model access, so a key learns nothing of
-		// models it may not use; the one place the model is parsed.
-		interceptors.ResolveModel(s.providers),
+		// models it may not use; the one place the model and its
+		// fallback_models become the call's targets.
+		interceptors.ResolveModel(s.routes),
 		// The provider queue last of the checks: only calls that will be
 		// served wait for a slot of their resolved provider, within their
 		// deadline.

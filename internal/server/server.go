@@ -22,11 +22,14 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/service"
 	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
 )
 
 // hardStopWait is how long Shutdown waits, after cutting off the calls
@@ -51,7 +54,13 @@ type Server struct {
 	health    *health.Server
 	metrics   *metrics.Metrics
 	providers *provider.Set
+	routes    *route.Table
 	timer     retry.Timer
+	// hooks are the compiled-in hooks that run after the routes' defaults.
+	hooks []hook.Hook
+	// routeClock and routeRand replace the routes' defaults, for tests.
+	routeClock func() time.Time
+	routeRand  func(int64) int64
 	// store holds the state shared with other replicas (or this
 	// process's own, with the memory store); stopFollow stops readiness
 	// from following it.
@@ -82,6 +91,19 @@ func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 // time.
 func WithRetryTimer(t retry.Timer) Option { return func(s *Server) { s.timer = t } }
 
+// WithHooks adds compiled-in hooks to every Generate call (see
+// internal/hook), in order, after the routes' defaults.
+func WithHooks(h ...hook.Hook) Option { return func(s *Server) { s.hooks = append(s.hooks, h...) } }
+
+// WithRouteClock sets the clock route targets' health runs on; tests pass
+// one they move. The default is time.Now.
+func WithRouteClock(now func() time.Time) Option { return func(s *Server) { s.routeClock = now } }
+
+// WithRouteRand sets the random source of weighted routes (a uniformly
+// random integer in [0, n), safe for concurrent use); tests pass a seeded
+// one. The default is math/rand/v2.
+func WithRouteRand(r func(n int64) int64) Option { return func(s *Server) { s.routeRand = r } }
+
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 
@@ -102,6 +124,11 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	if s.store, err = s.openStore(); err != nil {
 		return nil, err
 	}
+	hooks, err := s.buildRoutes()
+	if err != nil {
+		s.store.Close()
+		return nil, err
+	}
 
 	serverOpts, err := s.serverOptions()
 	if err != nil {
@@ -110,7 +137,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	}
 	s.grpc = grpc.NewServer(serverOpts...)
 	llmrelayv1.RegisterLLMServiceServer(s.grpc, service.New(service.Deps{
-		Providers: s.providers, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
+		Providers: s.providers, Routes: s.routes, Hooks: hooks, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
 	}))
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
@@ -120,6 +147,32 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	reflection.Register(s.grpc)
 	s.metrics.Server.InitializeMetrics(s.grpc)
 	return s, nil
+}
+
+// buildRoutes builds the route table, with the targets' health kept in
+// the state store when it can (state.TargetHealth, shared between the
+// replicas that share the store), else in process, and the hooks every
+// call runs: the routes' defaults, then WithHooks'.
+func (s *Server) buildRoutes() (hook.Chain, error) {
+	health, ok := s.store.(state.TargetHealth)
+	if !ok {
+		health = memory.New()
+	}
+	var err error
+	s.routes, err = route.NewTable(s.cfg.Routes, s.providers, route.Options{
+		Health: health, Policy: s.cfg.OutlierPolicy(), Now: s.routeClock, Rand: s.routeRand, Logger: s.log, Metrics: s.metrics,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(s.cfg.Routes) > 0 {
+		s.metrics.TargetHealth(s.routes.Ejected)
+	}
+	defaults, err := hook.RouteDefaults(s.routes.Routes())
+	if err != nil {
+		return nil, err
+	}
+	return append(hook.Chain{defaults}, s.hooks...), nil
 }
 
 // Serve accepts connections on lis until Shutdown. It returns nil after a

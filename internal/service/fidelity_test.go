@@ -1,7 +1,6 @@
 package service_test
 
 import (
-	"encoding/json"
 	"io"
 	"log/slog"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
@@ -143,7 +141,9 @@ func TestReasoningIsDiscardedLikeText(t *testing.T) {
 func TestRefusalReachesTheClientAsARefusal(t *testing.T) {
 	in := servertest.Start(t, nil)
 	req := echo(t, "help", `[{"output": "", "refusal": "I can't help with that."}]`, nil)
-	req.ResponseFormat = &llmrelayv1.ResponseFormat{JsonSchema: mustStruct(t, `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`)}
+	req.ResponseFormat = &llmrelayv1.ResponseFormat{JsonSchema: mustStruct(t, map[string]any{
+		"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string"}}, "required": []any{"a"},
+	})}
 	events, err := servertest.Collect(t.Context(), in.Client, req)
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
@@ -161,19 +161,6 @@ func TestRefusalReachesTheClientAsARefusal(t *testing.T) {
 		f.GetObject() != nil || f.GetValidationRetries() != 0 {
 		t.Errorf("final %v, want the refusal, FINISH_REASON_REFUSAL, no object and no re-ask", f)
 	}
-}
-
-func mustStruct(t *testing.T, js string) *structpb.Struct {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(js), &m); err != nil {
-		t.Fatal(err)
-	}
-	s, err := structpb.NewStruct(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // TestFinalUsageCountsReasoningAndCache: every usage count is summed over
