@@ -50,9 +50,14 @@ func startStallTimer(first, idle time.Duration, cancel context.CancelCauseFunc) 
 	return w
 }
 
-// fire checks the attempt when the timer goes off.
+// fire checks the attempt when the timer goes off. It reads the relaying
+// flag before the last sign of life, and the clock last: the runner
+// touches the activity before it clears the flag, so a cleared flag comes
+// with the touch that ended the relaying.
 func (w *stallTimer) fire() {
-	wait, err := stallCheck(provider.ActivityClock(), w.start, w.act.Last(), w.relaying.Load(), w.first, w.idle)
+	relaying := w.relaying.Load()
+	last := w.act.Last()
+	wait, err := stallCheck(provider.ActivityClock(), w.start, last, relaying, w.first, w.idle)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stopped {
