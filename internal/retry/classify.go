@@ -25,25 +25,40 @@ import (
 )
 
 // ErrStalled is the cause an attempt's context is cancelled with when the
-// provider sent nothing for the stream idle timeout. Classify reports it as
-// ClassStalled, which is retried.
-var ErrStalled = errors.New("the provider sent nothing within the stream idle timeout")
+// provider showed no sign of life in time: nothing before its first event
+// timeout, or nothing for its stream idle timeout once streaming. Classify
+// reports it as ClassStalled, which is retried.
+var ErrStalled = errors.New("the provider showed no sign of life within the attempt's timeout")
 
-// StallError is the error of an attempt abandoned because the provider sent
-// nothing for Timeout. It matches ErrStalled.
+// The stall timeouts a StallError names, by their request fields.
+const (
+	SettingFirstEvent = "first_event_timeout"
+	SettingStreamIdle = "stream_idle_timeout"
+)
+
+// StallError is the error of an attempt abandoned because the provider
+// showed no sign of life for one of its stall timeouts. It matches
+// ErrStalled.
 type StallError struct {
-	// Timeout is the silence after which the attempt was abandoned.
+	// Setting names the timeout that passed: SettingFirstEvent (nothing
+	// before the first sign of life) or SettingStreamIdle (silence once it
+	// streamed).
+	Setting string
+	// Timeout is that timeout's value.
 	Timeout time.Duration
 	// CallerSet says the timeout was the caller's own choice, stricter
-	// than the server's default: the caller caused the stall as much as
-	// the provider did, so its retry does not spend the provider's retry
-	// budget (Classification.CallerCaused).
+	// than the one the server would have used: the caller caused the stall
+	// as much as the provider did, so its retry does not spend the
+	// provider's retry budget (Classification.CallerCaused).
 	CallerSet bool
 }
 
 // Error implements error.
 func (e *StallError) Error() string {
-	return "nothing for " + e.Timeout.String() + ": " + ErrStalled.Error()
+	if e.Setting == SettingFirstEvent {
+		return "nothing from the provider within first_event_timeout (" + e.Timeout.String() + "): " + ErrStalled.Error()
+	}
+	return "no sign of life from the provider for stream_idle_timeout (" + e.Timeout.String() + "): " + ErrStalled.Error()
 }
 
 // Is makes errors.Is(err, ErrStalled) true.
@@ -125,8 +140,8 @@ type Classification struct {
 	// Provider is the provider's error, when the failure was one.
 	Provider *provider.Error
 	// CallerCaused says the caller's own settings caused the failure (a
-	// stall under a stream idle timeout stricter than the server's
-	// default): it is retried under the call's policy, but its retry does
+	// stall under a stream idle or first event timeout stricter than the
+	// server's): it is retried under the call's policy, but its retry does
 	// not spend the provider's retry budget, so that one caller's
 	// pathological settings cannot deny every other caller's retries.
 	CallerCaused bool
@@ -135,7 +150,8 @@ type Classification struct {
 // FallsBack reports whether the failure is the target's rather than the
 // request's, so that another target may serve the call: the provider is
 // rate-limited, out of quota, overloaded or failing, unreachable or
-// stalled, does not know the model, or refused llmrelay's credentials.
+// stalled, sends a stream that does not decode, does not know the model,
+// or refused llmrelay's credentials.
 // Failures of the request (rejected as invalid or refused by a content
 // policy), unrecognised errors, the call's own end (cancelled, out of
 // time) and failures the caller caused (a stall under its own stricter
@@ -148,7 +164,7 @@ func (c Classification) FallsBack() bool {
 	switch c.Class {
 	case provider.ClassRateLimited, provider.ClassQuotaExhausted, provider.ClassOverloaded,
 		provider.ClassServerError, provider.ClassTransport, provider.ClassStalled,
-		provider.ClassNotFound, provider.ClassAuth:
+		provider.ClassNotFound, provider.ClassAuth, provider.ClassProtocol:
 		return true
 	}
 	return false

@@ -129,7 +129,7 @@ func TestRetryBudgetBoundsRetriesInFlight(t *testing.T) {
 }
 
 // TestPathologicalCallersDoNotStopAnotherCallersRetry: ten callers whose
-// own stream idle timeout (150ms, far below the server's 30s) stalls every
+// own first event timeout (150ms, far below the server's 120s) stalls every
 // attempt retry under their own policy, outside the provider's budget, so
 // an eleventh caller's ordinary retry (after a 503) is still allowed while
 // all ten wait to retry. Counted against the budget, their ten retries in
@@ -146,6 +146,7 @@ func TestPathologicalCallersDoNotStopAnotherCallersRetry(t *testing.T) {
 			// Long waits: each caller holds its retry until the test ends.
 			MaxAttempts: 3, InitialBackoff: durationpb.New(60 * time.Second), MaxBackoff: durationpb.New(60 * time.Second),
 		})
+		req.FirstEventTimeout = durationpb.New(150 * time.Millisecond)
 		req.StreamIdleTimeout = durationpb.New(150 * time.Millisecond)
 		stream := firstEvent(t, ctx, in.Client, req) // its first attempt stalled
 		wg.Go(func() { _, _ = drain(stream) })

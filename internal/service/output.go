@@ -41,6 +41,8 @@ func outputOf(ev *provider.Event) *string {
 		return &ev.Text
 	case provider.EventToolCall:
 		return &ev.ToolCall.ArgumentsDelta
+	case provider.EventReasoning:
+		return &ev.Reasoning.Text
 	}
 	return nil
 }

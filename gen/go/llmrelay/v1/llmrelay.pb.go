@@ -2,7 +2,8 @@
 //
 // A client opens `LLMService/Generate` and reads a stream of `GenerateEvent`s:
 //
-//   - `delta`          text and tool-call fragments, as the model produces them;
+//   - `delta`          text, reasoning and tool-call fragments, as the model
+//                      produces them;
 //   - `partial_object` (structured output only) the reply parsed so far;
 //   - `will_retry`     an attempt failed and another one is coming: why, after
 //                      exactly how long, where it goes (a route may fall back
@@ -20,6 +21,12 @@
 //     will_retry: if event.will_retry.discard_partial: shown = ""   (erase it)
 //     final:      the answer is event.final.message, not `shown`
 //
+// Reasoning models also stream their reasoning (`delta.reasoning`), apart
+// from the text: show it as "thinking" if you like, never as the answer; it
+// follows the same discard rule as the text. The `final` message carries it
+// (`message.reasoning`) with the opaque signatures some providers need: send
+// that message back unchanged in the next turn's `messages`.
+//
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
 // reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as
@@ -36,6 +43,8 @@
 //   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
 //                        or the reply passed its output limit (OUTPUT_TOO_LARGE)
 //   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
+//   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
+//                        not retried), or an error llmrelay does not recognise
 //   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
 //   DEADLINE_EXCEEDED    the call's deadline passed
 //   CANCELLED            the client cancelled
@@ -375,18 +384,25 @@ const (
 	// The provider failed (HTTP 500, 502, 504, other 5xx, 408, 409, or an
 	// in-stream server error).
 	RetryReason_RETRY_REASON_SERVER_ERROR RetryReason = 3
-	// The connection failed or dropped, or the provider's stream was malformed
-	// or ended without its terminator.
+	// The connection failed or dropped, the provider's stream was cut in the
+	// middle of an event, or it ended without its terminator. (A complete
+	// event that does not decode is not retried on the same target, which
+	// would send the same: the call falls back to its next target, if any,
+	// with RETRY_REASON_TARGET_REFUSED, else fails with UNKNOWN, reason
+	// PROVIDER_PROTOCOL_ERROR.)
 	RetryReason_RETRY_REASON_TRANSPORT RetryReason = 4
-	// The provider sent nothing for `stream_idle_timeout`.
+	// The provider sent nothing for `first_event_timeout` before its first
+	// byte, or showed no sign of life for `stream_idle_timeout` once
+	// streaming.
 	RetryReason_RETRY_REASON_STALLED RetryReason = 5
 	// Structured output did not parse or did not conform to the schema; the
 	// model is asked again with the validation errors.
 	RetryReason_RETRY_REASON_INVALID_OUTPUT RetryReason = 6
 	// The target cannot serve the call and retrying it would not change
 	// that: its quota or spend limit is used up, it does not know the model
-	// (HTTP 404), or it refused llmrelay's credentials (401/403). Only sent
-	// when the call falls back to another target (`fallback`).
+	// (HTTP 404), it refused llmrelay's credentials (401/403), or its stream
+	// does not decode (PROVIDER_PROTOCOL_ERROR). Only sent when the call
+	// falls back to another target (`fallback`).
 	RetryReason_RETRY_REASON_TARGET_REFUSED RetryReason = 9
 )
 
@@ -458,6 +474,10 @@ const (
 	FinishReason_FINISH_REASON_CONTENT_FILTER FinishReason = 4
 	// Any other reason the provider gave.
 	FinishReason_FINISH_REASON_OTHER FinishReason = 5
+	// The model declined to answer: `message.refusal` says why when the
+	// provider sent a refusal (OpenAI), and Anthropic's `refusal` stop reason
+	// is reported so.
+	FinishReason_FINISH_REASON_REFUSAL FinishReason = 6
 )
 
 // Enum value maps for FinishReason.
@@ -469,6 +489,7 @@ var (
 		3: "FINISH_REASON_TOOL_CALLS",
 		4: "FINISH_REASON_CONTENT_FILTER",
 		5: "FINISH_REASON_OTHER",
+		6: "FINISH_REASON_REFUSAL",
 	}
 	FinishReason_value = map[string]int32{
 		"FINISH_REASON_UNSPECIFIED":    0,
@@ -477,6 +498,7 @@ var (
 		"FINISH_REASON_TOOL_CALLS":     3,
 		"FINISH_REASON_CONTENT_FILTER": 4,
 		"FINISH_REASON_OTHER":          5,
+		"FINISH_REASON_REFUSAL":        6,
 	}
 )
 
@@ -632,7 +654,7 @@ type GenerateRequest struct {
 	// before the first "/", the rest is passed to that provider as its model
 	// name (it may itself contain "/" or ":", as in
 	// "openrouter/meta-llama/llama-3-70b" or "ollama/llama3.1:8b").
-	// The built-in provider is "mock" with models "echo" and "lorem".
+	// The built-in provider is "mock" with models "echo", "lorem" and "think".
 	//
 	// Required, at most 256 characters. A route or provider name is 1 to 63
 	// lower-case letters, digits, "_" or "-", starting with a letter or
@@ -655,16 +677,52 @@ type GenerateRequest struct {
 	// How llmrelay retries failed attempts. Unset fields take the server's
 	// defaults, and every field is clamped to the server's limits.
 	Retry *RetryPolicy `protobuf:"bytes,7,opt,name=retry,proto3" json:"retry,omitempty"`
-	// An attempt that receives nothing from the provider for this long is
-	// abandoned as STALLED (and retried like any transient failure). Unset
-	// takes the server default (30s); longer values are clamped to the server
-	// maximum.
+	// Once an attempt's stream has started (the provider sent its first
+	// byte, see `first_event_timeout`), an attempt whose provider shows no
+	// sign of life for this long is abandoned as STALLED and retried like any
+	// transient failure (RETRY_REASON_STALLED).
+	//
+	// What counts as a sign of life is any byte from the provider, not only
+	// what becomes an event for you: keep-alive comments (`: keep-alive`),
+	// Anthropic's `ping`, reasoning ("thinking") that is streamed, usage-only
+	// chunks, server-tool blocks. So a provider that is visibly working is
+	// never declared stalled, even when it sends you nothing for a while. The
+	// time llmrelay spends handing an event to a slow client does not count.
+	//
+	// Unset takes the server default (30s); longer values are clamped to the
+	// server maximum; values below the server's floor (100ms unless the
+	// operator changed deadlines.min_stream_timeout) are refused with
+	// INVALID_ARGUMENT naming this field.
 	StreamIdleTimeout *durationpb.Duration `protobuf:"bytes,8,opt,name=stream_idle_timeout,json=streamIdleTimeout,proto3" json:"stream_idle_timeout,omitempty"`
 	// A client-chosen UUID that identifies this call in llmrelay's logs and
 	// errors. When empty, llmrelay makes one up.
 	RequestId string `protobuf:"bytes,9,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	// Options passed as they are to the provider adapter; their meaning depends
-	// on the provider. The mock provider reads:
+	// Options for the provider, checked before the first attempt.
+	//
+	// For the openai, anthropic and gemini providers, each top-level key is
+	// merged into the body of the request llmrelay sends the provider (an
+	// object value is merged key by key with an object llmrelay sets, as
+	// Gemini's `generationConfig`), so the provider's own parameters are
+	// usable as the provider documents them, for example:
+	//
+	//	openai:    {"reasoning_effort": "high", "seed": 7}
+	//	anthropic: {"thinking": {"type": "enabled", "budget_tokens": 2048}, "top_k": 5}
+	//	gemini:    {"generationConfig": {"topK": 40, "thinkingConfig": {"includeThoughts": true}},
+	//	            "safetySettings": [...]}
+	//
+	// `extra_headers` (an object of header names to string values) adds HTTP
+	// headers to the provider request instead (e.g. "anthropic-beta");
+	// credentials, Host and the body's framing headers cannot be set.
+	//
+	// A key llmrelay sets itself from this request (model, messages/contents,
+	// system, stream, tools, tool_choice, the response format, and any field
+	// the request's `generation` or other fields set) is refused with
+	// INVALID_ARGUMENT, reason INVALID_PROVIDER_OPTIONS, naming the key (e.g.
+	// `provider_options.model`): use the request's own field. The server's
+	// operator may allow only some keys, or forbid some, per provider (a
+	// forbidden key is refused the same way). Nothing is ignored silently.
+	//
+	// The mock provider reads:
 	//
 	//	words:          (mock/lorem) how many words to reply with, default 32
 	//	chunk_delay_ms: pause before each delta
@@ -676,11 +734,17 @@ type GenerateRequest struct {
 	//	  {"drop_after": 2}                     2 deltas, then the connection drops
 	//	  {"error_after": 2}                    2 deltas, then an in-stream "overloaded" error
 	//	  {"stall_after": 2}                    2 deltas, then silence
+	//	  {"malformed_after": 2}                2 deltas, then an event that does not
+	//	                                        decode (PROVIDER_PROTOCOL_ERROR, not retried)
 	//	  {"output": "text"}                    reply with this text instead
 	//	  {"tool_calls": [{"id": "call_1", "name": "f", "arguments": "{}"}]}
 	//	                                        after the text, stream these tool calls
 	//	  {"usage": {"input_tokens": 12, "output_tokens": 9}}
 	//	                                        report these token counts
+	//	  {"reasoning": "text"}                 stream this reasoning before the
+	//	                                        text (mock/think always reasons)
+	//	  {"refusal": "text"}                   stream this refusal, then finish with
+	//	                                        FINISH_REASON_REFUSAL
 	ProviderOptions *structpb.Struct `protobuf:"bytes,10,opt,name=provider_options,json=providerOptions,proto3" json:"provider_options,omitempty"`
 	// Where the call goes when `model` fails in a way another model may not
 	// (rate limited, quota spent, overloaded, failing, unreachable, stalled,
@@ -702,6 +766,19 @@ type GenerateRequest struct {
 	// 256 bytes there. Not sent to the provider. Keep secrets out of them. At
 	// most 64 entries, keys up to 128 bytes, values up to 1024 bytes.
 	Metadata map[string]string `protobuf:"bytes,11,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// How long an attempt may wait for the provider's first byte (the
+	// response headers, then the first byte of the stream) before it is
+	// abandoned as STALLED and retried (RETRY_REASON_STALLED). Reasoning
+	// models may think for minutes before they send anything, so this is
+	// generous; once the first byte arrived, `stream_idle_timeout` takes over.
+	//
+	// Unset takes the provider's default (server config
+	// `providers[].first_event_timeout`, else `deadlines.first_event`,
+	// 120s); longer values are clamped to the server maximum; values below
+	// the server's floor (100ms unless the operator changed
+	// deadlines.min_stream_timeout) are refused with INVALID_ARGUMENT naming
+	// this field. The call's deadline bounds it like everything else.
+	FirstEventTimeout *durationpb.Duration `protobuf:"bytes,12,opt,name=first_event_timeout,json=firstEventTimeout,proto3" json:"first_event_timeout,omitempty"`
 	// How much output the reply may have, and what happens past it. Unset
 	// takes the server's default limit (2 MiB unless configured) and fails
 	// the call past it. See OutputLimit.
@@ -840,6 +917,13 @@ func (x *GenerateRequest) GetMetadata() map[string]string {
 	return nil
 }
 
+func (x *GenerateRequest) GetFirstEventTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.FirstEventTimeout
+	}
+	return nil
+}
+
 func (x *GenerateRequest) GetOutputLimit() *OutputLimit {
 	if x != nil {
 		return x.OutputLimit
@@ -932,7 +1016,23 @@ type Message struct {
 	// For ROLE_ASSISTANT: the tool calls the model made in this turn.
 	ToolCalls []*ToolCall `protobuf:"bytes,3,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
 	// For ROLE_TOOL: the `ToolCall.id` this message answers.
-	ToolCallId    string `protobuf:"bytes,4,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	ToolCallId string `protobuf:"bytes,4,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	// For ROLE_ASSISTANT: the model's reasoning in this turn, block by block,
+	// in the order the provider sent it. Never part of `content`.
+	//
+	// Send an assistant message back exactly as `final.message` gave it: each
+	// provider needs its own blocks back to continue the conversation
+	// (Anthropic requires the signed thinking blocks of a turn that called
+	// tools; Gemini 3 refuses a function-calling turn without its
+	// signatures; DeepSeek requires `reasoning_content` after tool calls).
+	// The adapter puts them where its API expects them (see docs/providers.md)
+	// and leaves out blocks another provider's format produced, whose
+	// signatures it could not verify.
+	Reasoning []*Reasoning `protobuf:"bytes,5,rep,name=reasoning,proto3" json:"reasoning,omitempty"`
+	// For ROLE_ASSISTANT: the model's refusal, when it declined to answer and
+	// said why (OpenAI's `refusal`); `content` is then usually empty, and the
+	// final's finish_reason FINISH_REASON_REFUSAL. Not sent back to providers.
+	Refusal       string `protobuf:"bytes,6,opt,name=refusal,proto3" json:"refusal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -995,6 +1095,104 @@ func (x *Message) GetToolCallId() string {
 	return ""
 }
 
+func (x *Message) GetReasoning() []*Reasoning {
+	if x != nil {
+		return x.Reasoning
+	}
+	return nil
+}
+
+func (x *Message) GetRefusal() string {
+	if x != nil {
+		return x.Refusal
+	}
+	return ""
+}
+
+// Reasoning is one block of a model's reasoning (its "thinking"), as the
+// provider sent it: readable text, or an opaque block, and the opaque
+// signature the provider needs to accept the block back in a later turn.
+// Signatures and redacted data are not meant to be read: keep them byte
+// for byte.
+type Reasoning struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The reasoning text (Anthropic's `thinking`, Gemini's thought summary,
+	// `reasoning_content` of OpenAI-compatible servers, Magistral's thinking
+	// parts). Empty for a redacted block or a signature alone.
+	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	// Opaque: the provider's signature over the block (Anthropic's thinking
+	// `signature`, Gemini's `thoughtSignature` of a text part).
+	Signature string `protobuf:"bytes,2,opt,name=signature,proto3" json:"signature,omitempty"`
+	// Opaque: reasoning the provider encrypted or redacted (the `data` of
+	// Anthropic's `redacted_thinking`). Never shown.
+	Redacted string `protobuf:"bytes,3,opt,name=redacted,proto3" json:"redacted,omitempty"`
+	// The wire format the block came in, set by llmrelay: "anthropic",
+	// "gemini", "openai.reasoning_content", "openai.reasoning",
+	// "mistral.thinking" or "mock". An adapter sends back the blocks of its
+	// own formats only. Keep it as it is.
+	Format        string `protobuf:"bytes,4,opt,name=format,proto3" json:"format,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Reasoning) Reset() {
+	*x = Reasoning{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Reasoning) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Reasoning) ProtoMessage() {}
+
+func (x *Reasoning) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Reasoning.ProtoReflect.Descriptor instead.
+func (*Reasoning) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Reasoning) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Reasoning) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
+func (x *Reasoning) GetRedacted() string {
+	if x != nil {
+		return x.Redacted
+	}
+	return ""
+}
+
+func (x *Reasoning) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
 // ToolCall is one complete call the model made to a tool.
 type ToolCall struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1004,14 +1202,20 @@ type ToolCall struct {
 	// The tool's name, as declared in `Tool.name`.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// The arguments as the JSON text the model produced (normally an object).
-	Arguments     string `protobuf:"bytes,3,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	Arguments string `protobuf:"bytes,3,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	// Opaque: the provider's signature of the call (Gemini's
+	// `thoughtSignature` on a function call), which the provider needs back
+	// with the call in the next turn; Gemini 3 refuses the turn without it.
+	// Set in `final.message` only (not in the deltas); send it back byte for
+	// byte.
+	Signature     string `protobuf:"bytes,4,opt,name=signature,proto3" json:"signature,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1023,7 +1227,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1036,7 +1240,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ToolCall) GetId() string {
@@ -1060,6 +1264,13 @@ func (x *ToolCall) GetArguments() string {
 	return ""
 }
 
+func (x *ToolCall) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
 // GenerationConfig holds sampling and length settings. Unset means the
 // provider's default.
 type GenerationConfig struct {
@@ -1078,7 +1289,7 @@ type GenerationConfig struct {
 
 func (x *GenerationConfig) Reset() {
 	*x = GenerationConfig{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1090,7 +1301,7 @@ func (x *GenerationConfig) String() string {
 func (*GenerationConfig) ProtoMessage() {}
 
 func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1103,7 +1314,7 @@ func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerationConfig.ProtoReflect.Descriptor instead.
 func (*GenerationConfig) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GenerationConfig) GetMaxOutputTokens() uint32 {
@@ -1150,7 +1361,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1162,7 +1373,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1175,7 +1386,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Tool) GetName() string {
@@ -1212,7 +1423,7 @@ type ToolChoice struct {
 
 func (x *ToolChoice) Reset() {
 	*x = ToolChoice{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1224,7 +1435,7 @@ func (x *ToolChoice) String() string {
 func (*ToolChoice) ProtoMessage() {}
 
 func (x *ToolChoice) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1237,7 +1448,7 @@ func (x *ToolChoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolChoice.ProtoReflect.Descriptor instead.
 func (*ToolChoice) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ToolChoice) GetMode() ToolChoiceMode {
@@ -1288,7 +1499,7 @@ type ResponseFormat struct {
 
 func (x *ResponseFormat) Reset() {
 	*x = ResponseFormat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1300,7 +1511,7 @@ func (x *ResponseFormat) String() string {
 func (*ResponseFormat) ProtoMessage() {}
 
 func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1313,7 +1524,7 @@ func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseFormat.ProtoReflect.Descriptor instead.
 func (*ResponseFormat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ResponseFormat) GetJsonSchema() *structpb.Struct {
@@ -1352,8 +1563,9 @@ func (x *ResponseFormat) GetStreamPartialObjects() bool {
 }
 
 // RetryPolicy says how llmrelay retries failed attempts. Transient failures
-// are retried: rate limits, overload, 5xx, dropped connections, malformed
-// provider streams and stalls. Requests the provider rejects are not.
+// are retried: rate limits, overload, 5xx, dropped or cut connections and
+// stalls. Requests the provider rejects are not, nor streams that arrive
+// whole but do not decode (PROVIDER_PROTOCOL_ERROR).
 type RetryPolicy struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The most attempts, the first one included: 1 disables retries; 0 takes
@@ -1375,7 +1587,7 @@ type RetryPolicy struct {
 
 func (x *RetryPolicy) Reset() {
 	*x = RetryPolicy{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1387,7 +1599,7 @@ func (x *RetryPolicy) String() string {
 func (*RetryPolicy) ProtoMessage() {}
 
 func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1400,7 +1612,7 @@ func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryPolicy.ProtoReflect.Descriptor instead.
 func (*RetryPolicy) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RetryPolicy) GetMaxAttempts() uint32 {
@@ -1455,7 +1667,7 @@ type GenerateEvent struct {
 
 func (x *GenerateEvent) Reset() {
 	*x = GenerateEvent{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1467,7 +1679,7 @@ func (x *GenerateEvent) String() string {
 func (*GenerateEvent) ProtoMessage() {}
 
 func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1480,7 +1692,7 @@ func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateEvent.ProtoReflect.Descriptor instead.
 func (*GenerateEvent) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GenerateEvent) GetSequence() uint64 {
@@ -1604,7 +1816,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1616,7 +1828,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1629,24 +1841,30 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
 }
 
 // Delta is a fragment of the reply. Concatenating the `text` of the deltas of
-// one attempt gives that attempt's text.
+// one attempt gives that attempt's text. A delta carries one of its fields.
 type Delta struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The next piece of text.
 	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	// The next piece of a tool call.
-	ToolCall      *ToolCallDelta `protobuf:"bytes,2,opt,name=tool_call,json=toolCall,proto3" json:"tool_call,omitempty"`
+	ToolCall *ToolCallDelta `protobuf:"bytes,2,opt,name=tool_call,json=toolCall,proto3" json:"tool_call,omitempty"`
+	// The next piece of the model's reasoning, never part of the text. A
+	// `will_retry` with `discard_partial` discards it with the text.
+	Reasoning *ReasoningDelta `protobuf:"bytes,3,opt,name=reasoning,proto3" json:"reasoning,omitempty"`
+	// The next piece of a refusal (the model declined to answer: see
+	// `Message.refusal`).
+	Refusal       string `protobuf:"bytes,4,opt,name=refusal,proto3" json:"refusal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Delta) Reset() {
 	*x = Delta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1658,7 +1876,7 @@ func (x *Delta) String() string {
 func (*Delta) ProtoMessage() {}
 
 func (x *Delta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1671,7 +1889,7 @@ func (x *Delta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delta.ProtoReflect.Descriptor instead.
 func (*Delta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Delta) GetText() string {
@@ -1688,9 +1906,110 @@ func (x *Delta) GetToolCall() *ToolCallDelta {
 	return nil
 }
 
+func (x *Delta) GetReasoning() *ReasoningDelta {
+	if x != nil {
+		return x.Reasoning
+	}
+	return nil
+}
+
+func (x *Delta) GetRefusal() string {
+	if x != nil {
+		return x.Refusal
+	}
+	return ""
+}
+
+// ReasoningDelta is a fragment of a reasoning block. Fragments with the same
+// `index` belong to the same block; their `text`s concatenate to the
+// block's text, and `final.message.reasoning[index]` holds the whole block.
+type ReasoningDelta struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Which reasoning block of this attempt's reply the fragment belongs to,
+	// from 0.
+	Index uint32 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// The next piece of the block's text.
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// The block's signature (opaque), in one fragment, usually the block's
+	// last.
+	Signature string `protobuf:"bytes,3,opt,name=signature,proto3" json:"signature,omitempty"`
+	// A redacted block's data (opaque), whole, in one fragment.
+	Redacted string `protobuf:"bytes,4,opt,name=redacted,proto3" json:"redacted,omitempty"`
+	// The block's wire format (see `Reasoning.format`), in its first fragment.
+	Format        string `protobuf:"bytes,5,opt,name=format,proto3" json:"format,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReasoningDelta) Reset() {
+	*x = ReasoningDelta{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReasoningDelta) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReasoningDelta) ProtoMessage() {}
+
+func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReasoningDelta.ProtoReflect.Descriptor instead.
+func (*ReasoningDelta) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ReasoningDelta) GetIndex() uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *ReasoningDelta) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *ReasoningDelta) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
+func (x *ReasoningDelta) GetRedacted() string {
+	if x != nil {
+		return x.Redacted
+	}
+	return ""
+}
+
+func (x *ReasoningDelta) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
 // ToolCallDelta is a fragment of a tool call. Fragments with the same `index`
-// belong to the same call; `id` and `name` arrive in the first of them, and
-// the `arguments_delta`s concatenate to the call's arguments.
+// belong to the same call; `id` and `name` arrive in the first of them (a
+// provider that sends the name later holds the call back until it does),
+// and the `arguments_delta`s concatenate to the call's arguments.
 type ToolCallDelta struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Which tool call of this reply the fragment belongs to, from 0.
@@ -1707,7 +2026,7 @@ type ToolCallDelta struct {
 
 func (x *ToolCallDelta) Reset() {
 	*x = ToolCallDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1719,7 +2038,7 @@ func (x *ToolCallDelta) String() string {
 func (*ToolCallDelta) ProtoMessage() {}
 
 func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1732,7 +2051,7 @@ func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallDelta.ProtoReflect.Descriptor instead.
 func (*ToolCallDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ToolCallDelta) GetIndex() uint32 {
@@ -1774,9 +2093,10 @@ type WillRetry struct {
 	Delay *durationpb.Duration `protobuf:"bytes,2,opt,name=delay,proto3" json:"delay,omitempty"`
 	// The number of the attempt that comes next.
 	NextAttempt uint32 `protobuf:"varint,3,opt,name=next_attempt,json=nextAttempt,proto3" json:"next_attempt,omitempty"`
-	// True when the failed attempt already sent deltas (or partial objects):
-	// the client must throw them away, because the next attempt streams its
-	// reply from the start.
+	// True when the failed attempt already sent deltas (text, reasoning,
+	// refusal or tool-call fragments) or partial objects: the client must
+	// throw them away, because the next attempt streams its reply from the
+	// start.
 	DiscardPartial bool `protobuf:"varint,4,opt,name=discard_partial,json=discardPartial,proto3" json:"discard_partial,omitempty"`
 	// The failure, as a status with a google.rpc.ErrorInfo (and, for
 	// RETRY_REASON_INVALID_OUTPUT, a google.rpc.BadRequest with one field
@@ -1799,7 +2119,7 @@ type WillRetry struct {
 
 func (x *WillRetry) Reset() {
 	*x = WillRetry{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1811,7 +2131,7 @@ func (x *WillRetry) String() string {
 func (*WillRetry) ProtoMessage() {}
 
 func (x *WillRetry) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1824,7 +2144,7 @@ func (x *WillRetry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WillRetry.ProtoReflect.Descriptor instead.
 func (*WillRetry) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WillRetry) GetReason() RetryReason {
@@ -1886,12 +2206,15 @@ func (x *WillRetry) GetFallback() bool {
 // Final is the outcome of a successful call.
 type Final struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The assistant message of the successful attempt only: its full text and
-	// its complete tool calls. Output of failed attempts never appears here.
+	// The assistant message of the successful attempt only: its full text,
+	// its reasoning blocks with their signatures, its complete tool calls
+	// (with their signatures) and its refusal. Output of failed attempts
+	// never appears here. Send it back as it is in the next turn.
 	Message *Message `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
 	// Structured output: the reply parsed as JSON, conforming to
-	// `response_format.json_schema`. Unset without `response_format`, and with
-	// ON_INVALID_RETURN_TEXT when the reply stayed invalid.
+	// `response_format.json_schema`. Unset without `response_format`, with
+	// ON_INVALID_RETURN_TEXT when the reply stayed invalid, and when the model
+	// refused (FINISH_REASON_REFUSAL: a refusal is not re-asked).
 	Object *structpb.Value `protobuf:"bytes,2,opt,name=object,proto3" json:"object,omitempty"`
 	// Why the model stopped.
 	FinishReason FinishReason `protobuf:"varint,3,opt,name=finish_reason,json=finishReason,proto3,enum=llmrelay.v1.FinishReason" json:"finish_reason,omitempty"`
@@ -1922,7 +2245,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1934,7 +2257,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1947,7 +2270,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Final) GetMessage() *Message {
@@ -2027,20 +2350,33 @@ func (x *Final) GetAnnotations() map[string]string {
 	return nil
 }
 
-// Usage counts tokens.
+// Usage counts tokens, the same way for every provider (docs/providers.md
+// says how each provider's own counts map onto these).
 type Usage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Tokens in the prompt.
+	// Tokens in the prompt, those read from or written to the provider's
+	// prompt cache included.
 	InputTokens uint64 `protobuf:"varint,1,opt,name=input_tokens,json=inputTokens,proto3" json:"input_tokens,omitempty"`
-	// Tokens the model produced.
-	OutputTokens  uint64 `protobuf:"varint,2,opt,name=output_tokens,json=outputTokens,proto3" json:"output_tokens,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// Tokens the model produced, reasoning tokens included: where a provider
+	// counts reasoning apart from its output (Gemini, xAI), llmrelay adds it.
+	OutputTokens uint64 `protobuf:"varint,2,opt,name=output_tokens,json=outputTokens,proto3" json:"output_tokens,omitempty"`
+	// Of `output_tokens`, the model's reasoning ("thinking") tokens, where the
+	// provider reports them.
+	ReasoningTokens uint64 `protobuf:"varint,3,opt,name=reasoning_tokens,json=reasoningTokens,proto3" json:"reasoning_tokens,omitempty"`
+	// Of `input_tokens`, those read from the provider's prompt cache (cache
+	// hits, billed at a discount), where the provider reports them.
+	CachedInputTokens uint64 `protobuf:"varint,4,opt,name=cached_input_tokens,json=cachedInputTokens,proto3" json:"cached_input_tokens,omitempty"`
+	// Of `input_tokens`, those written to the provider's prompt cache
+	// (Anthropic bills cache writes at a premium), where the provider reports
+	// them.
+	CacheCreationInputTokens uint64 `protobuf:"varint,5,opt,name=cache_creation_input_tokens,json=cacheCreationInputTokens,proto3" json:"cache_creation_input_tokens,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
 }
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2052,7 +2388,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2065,7 +2401,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Usage) GetInputTokens() uint64 {
@@ -2078,6 +2414,27 @@ func (x *Usage) GetInputTokens() uint64 {
 func (x *Usage) GetOutputTokens() uint64 {
 	if x != nil {
 		return x.OutputTokens
+	}
+	return 0
+}
+
+func (x *Usage) GetReasoningTokens() uint64 {
+	if x != nil {
+		return x.ReasoningTokens
+	}
+	return 0
+}
+
+func (x *Usage) GetCachedInputTokens() uint64 {
+	if x != nil {
+		return x.CachedInputTokens
+	}
+	return 0
+}
+
+func (x *Usage) GetCacheCreationInputTokens() uint64 {
+	if x != nil {
+		return x.CacheCreationInputTokens
 	}
 	return 0
 }
@@ -2101,7 +2458,7 @@ type ValidationError struct {
 
 func (x *ValidationError) Reset() {
 	*x = ValidationError{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2113,7 +2470,7 @@ func (x *ValidationError) String() string {
 func (*ValidationError) ProtoMessage() {}
 
 func (x *ValidationError) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2126,7 +2483,7 @@ func (x *ValidationError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidationError.ProtoReflect.Descriptor instead.
 func (*ValidationError) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ValidationError) GetAttempt() uint32 {
@@ -2169,7 +2526,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2181,7 +2538,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2194,7 +2551,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListModelsRequest) GetProvider() string {
@@ -2215,7 +2572,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2227,7 +2584,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2240,7 +2597,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListModelsResponse) GetModels() []*Model {
@@ -2278,7 +2635,7 @@ type Model struct {
 
 func (x *Model) Reset() {
 	*x = Model{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2290,7 +2647,7 @@ func (x *Model) String() string {
 func (*Model) ProtoMessage() {}
 
 func (x *Model) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2303,7 +2660,7 @@ func (x *Model) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Model.ProtoReflect.Descriptor instead.
 func (*Model) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Model) GetId() string {
@@ -2381,7 +2738,7 @@ type RouteTarget struct {
 
 func (x *RouteTarget) Reset() {
 	*x = RouteTarget{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2393,7 +2750,7 @@ func (x *RouteTarget) String() string {
 func (*RouteTarget) ProtoMessage() {}
 
 func (x *RouteTarget) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2406,7 +2763,7 @@ func (x *RouteTarget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteTarget.ProtoReflect.Descriptor instead.
 func (*RouteTarget) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RouteTarget) GetModel() string {
@@ -2466,7 +2823,7 @@ type TargetHealth struct {
 
 func (x *TargetHealth) Reset() {
 	*x = TargetHealth{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2478,7 +2835,7 @@ func (x *TargetHealth) String() string {
 func (*TargetHealth) ProtoMessage() {}
 
 func (x *TargetHealth) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2491,7 +2848,7 @@ func (x *TargetHealth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TargetHealth.ProtoReflect.Descriptor instead.
 func (*TargetHealth) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TargetHealth) GetEjected() bool {
@@ -2526,7 +2883,7 @@ var File_llmrelay_v1_llmrelay_proto protoreflect.FileDescriptor
 
 const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
-	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\"\xcd\v\n" +
+	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\"\xa7\f\n" +
 	"\x0fGenerateRequest\x12\xd7\x02\n" +
 	"\x05model\x18\x01 \x01(\tB\xc0\x02\xbaH\xbc\x02\xba\x01\xb0\x02\n" +
 	"\fmodel.format\x12\xd1\x01must be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o: a lower-case name, and for a provider's model a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')\xc8\x01\x01r\x03\x18\x80\x02R\x05model\x12=\n" +
@@ -2547,7 +2904,9 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	" \x01(\v2\x17.google.protobuf.StructR\x0fproviderOptions\x12\xfe\x01\n" +
 	"\x0ffallback_models\x18\x0f \x03(\tB\xd4\x01\xbaH\xd0\x01\x92\x01\xcc\x01\x10\b\"\xc7\x01\xba\x01\xbe\x01\n" +
 	"\x16fallback_models.format\x12Vmust be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')r\x03\x18\x80\x02R\x0efallbackModels\x12`\n" +
-	"\bmetadata\x18\v \x03(\v2*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\ar\x05\x10\x01(\x80\x01*\x05r\x03(\x80\bR\bmetadata\x12;\n" +
+	"\bmetadata\x18\v \x03(\v2*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\ar\x05\x10\x01(\x80\x01*\x05r\x03(\x80\bR\bmetadata\x12X\n" +
+	"\x13first_event_timeout\x18\f \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
+	"\xaa\x01\a\"\x03\b\x90\x1c*\x00R\x11firstEventTimeout\x12;\n" +
 	"\foutput_limit\x18\r \x01(\v2\x18.llmrelay.v1.OutputLimitR\voutputLimit\x12W\n" +
 	"\x12heartbeat_interval\x18\x0e \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
 	"\xaa\x01\a\"\x03\b\xac\x02*\x00R\x11heartbeatInterval\x1a;\n" +
@@ -2556,7 +2915,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"x\n" +
 	"\vOutputLimit\x12(\n" +
 	"\tmax_bytes\x18\x01 \x01(\x04B\v\xbaH\b2\x06\x18\x80\x80\x80\x80\x04R\bmaxBytes\x12?\n" +
-	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\xac\x02\n" +
+	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\xb2\x04\n" +
 	"\aMessage\x12\x8e\x01\n" +
 	"\x04role\x18\x01 \x01(\x0e2\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01a\n" +
 	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12#\n" +
@@ -2564,11 +2923,20 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
 	"tool_calls\x18\x03 \x03(\v2\x15.llmrelay.v1.ToolCallB\t\xbaH\x06\x92\x01\x03\x10\x80\x01R\ttoolCalls\x12*\n" +
 	"\ftool_call_id\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\n" +
-	"toolCallId\"k\n" +
+	"toolCallId\x12?\n" +
+	"\treasoning\x18\x05 \x03(\v2\x16.llmrelay.v1.ReasoningB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\treasoning\x12#\n" +
+	"\arefusal\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\arefusal:\x9d\x01\xbaH\x99\x01\x1a\x96\x01\n" +
+	"\x16message.assistant_only\x127reasoning and refusal belong to ROLE_ASSISTANT messages\x1aCthis.role == 3 || (size(this.reasoning) == 0 && this.refusal == '')\"\x9b\x01\n" +
+	"\tReasoning\x12\x1d\n" +
+	"\x04text\x18\x01 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\x04text\x12'\n" +
+	"\tsignature\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\tsignature\x12%\n" +
+	"\bredacted\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\bredacted\x12\x1f\n" +
+	"\x06format\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\"\x94\x01\n" +
 	"\bToolCall\x12\x18\n" +
 	"\x02id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\x02id\x12\x1c\n" +
 	"\x04name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04name\x12'\n" +
-	"\targuments\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\targuments\"\x8a\x02\n" +
+	"\targuments\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\targuments\x12'\n" +
+	"\tsignature\x18\x04 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\tsignature\"\x8a\x02\n" +
 	"\x10GenerationConfig\x12<\n" +
 	"\x11max_output_tokens\x18\x01 \x01(\rB\v\xbaH\b*\x06\x18\xc0\x84=(\x01H\x00R\x0fmaxOutputTokens\x88\x01\x01\x126\n" +
 	"\vtemperature\x18\x02 \x01(\x02B\x0f\xbaH\f\n" +
@@ -2621,10 +2989,18 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x0epartial_object\x18\x06 \x01(\v2\x16.google.protobuf.ValueH\x00R\rpartialObject\x126\n" +
 	"\theartbeat\x18\a \x01(\v2\x16.llmrelay.v1.HeartbeatH\x00R\theartbeatB\a\n" +
 	"\x05event\"\v\n" +
-	"\tHeartbeat\"T\n" +
+	"\tHeartbeat\"\xa9\x01\n" +
 	"\x05Delta\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x127\n" +
-	"\ttool_call\x18\x02 \x01(\v2\x1a.llmrelay.v1.ToolCallDeltaR\btoolCall\"r\n" +
+	"\ttool_call\x18\x02 \x01(\v2\x1a.llmrelay.v1.ToolCallDeltaR\btoolCall\x129\n" +
+	"\treasoning\x18\x03 \x01(\v2\x1b.llmrelay.v1.ReasoningDeltaR\treasoning\x12\x18\n" +
+	"\arefusal\x18\x04 \x01(\tR\arefusal\"\x8c\x01\n" +
+	"\x0eReasoningDelta\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1c\n" +
+	"\tsignature\x18\x03 \x01(\tR\tsignature\x12\x1a\n" +
+	"\bredacted\x18\x04 \x01(\tR\bredacted\x12\x16\n" +
+	"\x06format\x18\x05 \x01(\tR\x06format\"r\n" +
 	"\rToolCallDelta\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
@@ -2654,10 +3030,13 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\vannotations\x18\x0e \x03(\v2#.llmrelay.v1.Final.AnnotationsEntryR\vannotations\x1a>\n" +
 	"\x10AnnotationsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"O\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe9\x01\n" +
 	"\x05Usage\x12!\n" +
 	"\finput_tokens\x18\x01 \x01(\x04R\vinputTokens\x12#\n" +
-	"\routput_tokens\x18\x02 \x01(\x04R\foutputTokens\"\x9d\x01\n" +
+	"\routput_tokens\x18\x02 \x01(\x04R\foutputTokens\x12)\n" +
+	"\x10reasoning_tokens\x18\x03 \x01(\x04R\x0freasoningTokens\x12.\n" +
+	"\x13cached_input_tokens\x18\x04 \x01(\x04R\x11cachedInputTokens\x12=\n" +
+	"\x1bcache_creation_input_tokens\x18\x05 \x01(\x04R\x18cacheCreationInputTokens\"\x9d\x01\n" +
 	"\x0fValidationError\x12\x18\n" +
 	"\aattempt\x18\x01 \x01(\rR\aattempt\x12+\n" +
 	"\x11instance_location\x18\x02 \x01(\tR\x10instanceLocation\x12)\n" +
@@ -2719,14 +3098,15 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x16RETRY_REASON_TRANSPORT\x10\x04\x12\x18\n" +
 	"\x14RETRY_REASON_STALLED\x10\x05\x12\x1f\n" +
 	"\x1bRETRY_REASON_INVALID_OUTPUT\x10\x06\x12\x1f\n" +
-	"\x1bRETRY_REASON_TARGET_REFUSED\x10\t*\xb8\x01\n" +
+	"\x1bRETRY_REASON_TARGET_REFUSED\x10\t*\xd3\x01\n" +
 	"\fFinishReason\x12\x1d\n" +
 	"\x19FINISH_REASON_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12FINISH_REASON_STOP\x10\x01\x12\x18\n" +
 	"\x14FINISH_REASON_LENGTH\x10\x02\x12\x1c\n" +
 	"\x18FINISH_REASON_TOOL_CALLS\x10\x03\x12 \n" +
 	"\x1cFINISH_REASON_CONTENT_FILTER\x10\x04\x12\x17\n" +
-	"\x13FINISH_REASON_OTHER\x10\x05*\\\n" +
+	"\x13FINISH_REASON_OTHER\x10\x05\x12\x19\n" +
+	"\x15FINISH_REASON_REFUSAL\x10\x06*\\\n" +
 	"\tModelKind\x12\x1a\n" +
 	"\x16MODEL_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19MODEL_KIND_PROVIDER_MODEL\x10\x01\x12\x14\n" +
@@ -2754,7 +3134,7 @@ func file_llmrelay_v1_llmrelay_proto_rawDescGZIP() []byte {
 }
 
 var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 9)
-var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(OnOutputLimit)(0),            // 0: llmrelay.v1.OnOutputLimit
 	(Role)(0),                     // 1: llmrelay.v1.Role
@@ -2768,86 +3148,91 @@ var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(*GenerateRequest)(nil),       // 9: llmrelay.v1.GenerateRequest
 	(*OutputLimit)(nil),           // 10: llmrelay.v1.OutputLimit
 	(*Message)(nil),               // 11: llmrelay.v1.Message
-	(*ToolCall)(nil),              // 12: llmrelay.v1.ToolCall
-	(*GenerationConfig)(nil),      // 13: llmrelay.v1.GenerationConfig
-	(*Tool)(nil),                  // 14: llmrelay.v1.Tool
-	(*ToolChoice)(nil),            // 15: llmrelay.v1.ToolChoice
-	(*ResponseFormat)(nil),        // 16: llmrelay.v1.ResponseFormat
-	(*RetryPolicy)(nil),           // 17: llmrelay.v1.RetryPolicy
-	(*GenerateEvent)(nil),         // 18: llmrelay.v1.GenerateEvent
-	(*Heartbeat)(nil),             // 19: llmrelay.v1.Heartbeat
-	(*Delta)(nil),                 // 20: llmrelay.v1.Delta
-	(*ToolCallDelta)(nil),         // 21: llmrelay.v1.ToolCallDelta
-	(*WillRetry)(nil),             // 22: llmrelay.v1.WillRetry
-	(*Final)(nil),                 // 23: llmrelay.v1.Final
-	(*Usage)(nil),                 // 24: llmrelay.v1.Usage
-	(*ValidationError)(nil),       // 25: llmrelay.v1.ValidationError
-	(*ListModelsRequest)(nil),     // 26: llmrelay.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),    // 27: llmrelay.v1.ListModelsResponse
-	(*Model)(nil),                 // 28: llmrelay.v1.Model
-	(*RouteTarget)(nil),           // 29: llmrelay.v1.RouteTarget
-	(*TargetHealth)(nil),          // 30: llmrelay.v1.TargetHealth
-	nil,                           // 31: llmrelay.v1.GenerateRequest.MetadataEntry
-	nil,                           // 32: llmrelay.v1.Final.AnnotationsEntry
-	(*durationpb.Duration)(nil),   // 33: google.protobuf.Duration
-	(*structpb.Struct)(nil),       // 34: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 35: google.protobuf.Value
-	(*status.Status)(nil),         // 36: google.rpc.Status
-	(*timestamppb.Timestamp)(nil), // 37: google.protobuf.Timestamp
+	(*Reasoning)(nil),             // 12: llmrelay.v1.Reasoning
+	(*ToolCall)(nil),              // 13: llmrelay.v1.ToolCall
+	(*GenerationConfig)(nil),      // 14: llmrelay.v1.GenerationConfig
+	(*Tool)(nil),                  // 15: llmrelay.v1.Tool
+	(*ToolChoice)(nil),            // 16: llmrelay.v1.ToolChoice
+	(*ResponseFormat)(nil),        // 17: llmrelay.v1.ResponseFormat
+	(*RetryPolicy)(nil),           // 18: llmrelay.v1.RetryPolicy
+	(*GenerateEvent)(nil),         // 19: llmrelay.v1.GenerateEvent
+	(*Heartbeat)(nil),             // 20: llmrelay.v1.Heartbeat
+	(*Delta)(nil),                 // 21: llmrelay.v1.Delta
+	(*ReasoningDelta)(nil),        // 22: llmrelay.v1.ReasoningDelta
+	(*ToolCallDelta)(nil),         // 23: llmrelay.v1.ToolCallDelta
+	(*WillRetry)(nil),             // 24: llmrelay.v1.WillRetry
+	(*Final)(nil),                 // 25: llmrelay.v1.Final
+	(*Usage)(nil),                 // 26: llmrelay.v1.Usage
+	(*ValidationError)(nil),       // 27: llmrelay.v1.ValidationError
+	(*ListModelsRequest)(nil),     // 28: llmrelay.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),    // 29: llmrelay.v1.ListModelsResponse
+	(*Model)(nil),                 // 30: llmrelay.v1.Model
+	(*RouteTarget)(nil),           // 31: llmrelay.v1.RouteTarget
+	(*TargetHealth)(nil),          // 32: llmrelay.v1.TargetHealth
+	nil,                           // 33: llmrelay.v1.GenerateRequest.MetadataEntry
+	nil,                           // 34: llmrelay.v1.Final.AnnotationsEntry
+	(*durationpb.Duration)(nil),   // 35: google.protobuf.Duration
+	(*structpb.Struct)(nil),       // 36: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 37: google.protobuf.Value
+	(*status.Status)(nil),         // 38: google.rpc.Status
+	(*timestamppb.Timestamp)(nil), // 39: google.protobuf.Timestamp
 }
 var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	11, // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
-	13, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
-	14, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
-	15, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
-	16, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
-	17, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
-	33, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
-	34, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
-	31, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
-	10, // 9: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
-	33, // 10: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
-	0,  // 11: llmrelay.v1.OutputLimit.on_limit:type_name -> llmrelay.v1.OnOutputLimit
-	1,  // 12: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
-	12, // 13: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
-	34, // 14: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
-	2,  // 15: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
-	34, // 16: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
-	3,  // 17: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	33, // 18: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	33, // 19: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
-	4,  // 20: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	20, // 21: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
-	22, // 22: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
-	23, // 23: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	35, // 24: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
-	19, // 25: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
-	21, // 26: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
-	5,  // 27: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	33, // 28: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	36, // 29: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
-	11, // 30: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	35, // 31: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
-	6,  // 32: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
-	24, // 33: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
-	25, // 34: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	32, // 35: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
-	28, // 36: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
-	7,  // 37: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
-	29, // 38: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
-	8,  // 39: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
-	30, // 40: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
-	30, // 41: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
-	37, // 42: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
-	9,  // 43: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	26, // 44: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	18, // 45: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	27, // 46: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	45, // [45:47] is the sub-list for method output_type
-	43, // [43:45] is the sub-list for method input_type
-	43, // [43:43] is the sub-list for extension type_name
-	43, // [43:43] is the sub-list for extension extendee
-	0,  // [0:43] is the sub-list for field type_name
+	14, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
+	15, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
+	16, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
+	17, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
+	18, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
+	35, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
+	36, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
+	33, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
+	35, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
+	10, // 10: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
+	35, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
+	0,  // 12: llmrelay.v1.OutputLimit.on_limit:type_name -> llmrelay.v1.OnOutputLimit
+	1,  // 13: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
+	13, // 14: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
+	12, // 15: llmrelay.v1.Message.reasoning:type_name -> llmrelay.v1.Reasoning
+	36, // 16: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	2,  // 17: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
+	36, // 18: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
+	3,  // 19: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
+	35, // 20: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	35, // 21: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	4,  // 22: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
+	21, // 23: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
+	24, // 24: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
+	25, // 25: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
+	37, // 26: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	20, // 27: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
+	23, // 28: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
+	22, // 29: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
+	5,  // 30: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
+	35, // 31: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	38, // 32: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	11, // 33: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
+	37, // 34: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	6,  // 35: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
+	26, // 36: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
+	27, // 37: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
+	34, // 38: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
+	30, // 39: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
+	7,  // 40: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
+	31, // 41: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
+	8,  // 42: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
+	32, // 43: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
+	32, // 44: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
+	39, // 45: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
+	9,  // 46: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	28, // 47: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	19, // 48: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	29, // 49: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	48, // [48:50] is the sub-list for method output_type
+	46, // [46:48] is the sub-list for method input_type
+	46, // [46:46] is the sub-list for extension type_name
+	46, // [46:46] is the sub-list for extension extendee
+	0,  // [0:46] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }
@@ -2855,9 +3240,9 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 	if File_llmrelay_v1_llmrelay_proto != nil {
 		return
 	}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[4].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[7].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[9].OneofWrappers = []any{
+	file_llmrelay_v1_llmrelay_proto_msgTypes[5].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[8].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[10].OneofWrappers = []any{
 		(*GenerateEvent_Delta)(nil),
 		(*GenerateEvent_WillRetry)(nil),
 		(*GenerateEvent_Final)(nil),
@@ -2870,7 +3255,7 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_v1_llmrelay_proto_rawDesc), len(file_llmrelay_v1_llmrelay_proto_rawDesc)),
 			NumEnums:      9,
-			NumMessages:   24,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
