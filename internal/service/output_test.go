@@ -67,6 +67,10 @@ func TestOutputLimit(t *testing.T) {
 		{"tool arguments count", []provider.Event{text("abcd"), toolArgs(0, "c1", "f", `{"x":`), toolArgs(0, "", "", `"yy"}`)},
 			&llmrelayv1.OutputLimit{MaxBytes: 12, OnLimit: truncate},
 			nil, "abcd", `{"x":"yy`, llmrelayv1.FinishReason_FINISH_REASON_LENGTH, ""},
+		{"reasoning counts", []provider.Event{
+			{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Text: "let me think hard"}}, text("abc")},
+			&llmrelayv1.OutputLimit{MaxBytes: 12},
+			nil, "", "", 0, "OUTPUT_TOO_LARGE"},
 		{"tool arguments past the limit fail", []provider.Event{text("abcd"), toolArgs(0, "c1", "f", `{"x":"a long value"}`)},
 			&llmrelayv1.OutputLimit{MaxBytes: 12},
 			[]string{`delta a1 "abcd"`}, "", "", 0, "OUTPUT_TOO_LARGE"},
