@@ -59,6 +59,13 @@ type Config struct {
 	// State chooses where the state shared by replicas lives: this
 	// process (memory, the default) or Redis; see docs/scale-out.md.
 	State state.Config `yaml:"state"`
+	// Tracing adjusts the traces the OTEL_* environment turns on; see
+	// docs/observability.md.
+	Tracing Tracing `yaml:"tracing"`
+	// Pricing is the optional price table that turns tokens into cost.
+	Pricing Pricing `yaml:"pricing"`
+	// Reload says how the server learns of a new config besides SIGHUP.
+	Reload Reload `yaml:"reload"`
 }
 
 // Log configures logging.
@@ -243,7 +250,8 @@ func Default() *Config {
 			MaxSchemaBytes:           64 << 10,
 			SchemaCacheSize:          256,
 		},
-		State: state.DefaultConfig(),
+		State:   state.DefaultConfig(),
+		Pricing: Pricing{Currency: "USD"},
 	}
 }
 
@@ -537,6 +545,7 @@ func (c *Config) validate() Problems {
 		bad("structured_output.schema_cache_size", "must be positive")
 	}
 	c.State.Check(func(path, format string, args ...any) { bad("state."+path, format, args...) })
+	c.checkPricing(bad)
 	return p.list
 }
 

@@ -8,6 +8,7 @@ import (
 	retrygo "github.com/avast/retry-go/v4"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 // Throttle is a provider's retry budget as a plan uses it: Failure records
@@ -124,6 +125,8 @@ type Step struct {
 	Next int
 	// Target is where the next attempt goes.
 	Target provider.Target
+	// Reason is why the attempt failed, as the WillRetry reports it.
+	Reason Reason
 	// Delay is the exact wait before the next attempt.
 	Delay time.Duration
 	// Decision is the policy's decision, for logs and metrics (zero after a
@@ -145,7 +148,7 @@ func (s Step) Continue() error {
 	if s.Failure != nil {
 		return s.Failure
 	}
-	return &continueError{delay: s.Delay, err: s.err}
+	return &continueError{delay: s.Delay, err: s.err, step: s}
 }
 
 // Failed decides what follows the current attempt, which failed with err
@@ -159,7 +162,9 @@ func (p *Plan) Failed(err error, c Classification, streamed bool) Step {
 	if !d.Retry() {
 		return Step{Decision: d, Failure: p.failure(err, c, d.Stop)}
 	}
-	return p.retry(d.Delay, d, err)
+	step := p.retry(d.Delay, d, err)
+	step.Reason = c.Reason
+	return step
 }
 
 // Reask schedules a structured-output re-ask after the current attempt,
@@ -169,7 +174,9 @@ func (p *Plan) Failed(err error, c Classification, streamed bool) Step {
 // it allows at most PlanConfig.MaxReasks.
 func (p *Plan) Reask(err error) Step {
 	p.reasks++
-	return p.retry(0, Decision{}, err)
+	step := p.retry(0, Decision{}, err)
+	step.Reason = ReasonInvalidOutput
+	return step
 }
 
 func (p *Plan) retry(delay time.Duration, d Decision, err error) Step {
@@ -211,8 +218,15 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t
 	if timer != nil {
 		opts = append(opts, retrygo.WithTimer(timer))
 	}
+	// The span of the wait in progress, when the call is traced: from a
+	// Step's Continue to the next attempt's start, or the call's end.
+	var wait telemetry.Span
 	res, err := retrygo.DoWithData(func() (T, error) {
-		return attempt(p.start())
+		wait.EndWait(nil)
+		n, t := p.start()
+		res, err := attempt(n, t)
+		wait = startWait(ctx, t, err)
+		return res, err
 	}, opts...)
 	switch {
 	case err == nil:
@@ -220,13 +234,40 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t
 	case !p.waiting && p.attempts > 0:
 		return res, err
 	case ctx.Err() == nil:
+		wait.EndWait(nil)
 		return res, p.failure(errPlanOverrun, Classification{Class: provider.ClassUnknown}, StopAttempts)
 	}
 	// The wait before the next attempt was cut short, or the call ended
 	// before its first: report why the context ended (client cancel,
 	// deadline, shutdown).
 	cause := context.Cause(ctx)
+	wait.EndWait(cause)
 	return res, &Failure{Err: cause, Class: Classify(cause), Stop: StopNotRetryable, Attempts: p.attempts, Provider: p.Target().Entry.Config.Name}
+}
+
+// startWait starts the span of the wait that follows an attempt to t
+// which returned err, when err is a Step's Continue and the call is
+// traced.
+func startWait(ctx context.Context, t provider.Target, err error) telemetry.Span {
+	if !telemetry.Recording(ctx) {
+		return telemetry.Span{}
+	}
+	return traceWait(ctx, t, err)
+}
+
+// traceWait is startWait for a traced call (apart, so that an untraced
+// call does not allocate the errors.As target).
+func traceWait(ctx context.Context, t provider.Target, err error) telemetry.Span {
+	var c *continueError
+	if !errors.As(err, &c) {
+		return telemetry.Span{}
+	}
+	s := c.step
+	return telemetry.StartWait(ctx, telemetry.Wait{
+		Next: s.Next, NextProvider: s.Target.Entry.Config.Name, NextModel: s.Target.Model,
+		Delay: s.Delay, FromHint: s.Decision.FromHint, Reason: s.Reason.String(),
+		Fallback: s.Target.Entry != t.Entry || s.Target.Model != t.Model,
+	})
 }
 
 // continueError is a Step's Continue: the attempt's error and the exact
@@ -234,6 +275,7 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t
 type continueError struct {
 	delay time.Duration
 	err   error
+	step  Step
 }
 
 func (e *continueError) Error() string {
