@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"buf.build/go/protovalidate"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -23,10 +24,9 @@ import (
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/metrics"
-	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
-	"github.com/llmrelay/llmrelay/internal/service"
 	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 // hardStopWait is how long Shutdown waits, after cutting off the calls
@@ -45,13 +45,27 @@ func ShutdownBudget(cfg *config.Config) time.Duration {
 
 // Server is a configured llmrelay server.
 type Server struct {
-	cfg       *config.Config
-	log       *slog.Logger
-	grpc      *grpc.Server
-	health    *health.Server
-	metrics   *metrics.Metrics
-	providers *provider.Set
-	timer     retry.Timer
+	// cfg is the config the server started with; only the settings that a
+	// reload cannot change (config.KeepRestartOnly) are read from it.
+	cfg     *config.Config
+	log     *slog.Logger
+	grpc    *grpc.Server
+	health  *health.Server
+	metrics *metrics.Metrics
+	timer   retry.Timer
+	// current is the runtime new calls start on: the keys, providers,
+	// chain and service of the config in use (runtime.go); a reload
+	// replaces it.
+	current atomic.Pointer[runtime]
+	// reload is how a reload finds the new config and how it is applied
+	// (reload.go).
+	reloader reloader
+	// tracing makes the server spans; nil when tracing is off.
+	tracing *telemetry.Tracing
+	// logLevel, when set, follows log.level across reloads.
+	logLevel *slog.LevelVar
+	// protoValidator is shared by every runtime's chain.
+	protoValidator protovalidate.Validator
 	// store holds the state shared with other replicas (or this
 	// process's own, with the memory store); stopFollow stops readiness
 	// from following it.
@@ -82,6 +96,14 @@ func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 // time.
 func WithRetryTimer(t retry.Timer) Option { return func(s *Server) { s.timer = t } }
 
+// WithTracing makes the server trace calls with t (telemetry.Setup's; nil
+// leaves tracing off).
+func WithTracing(t *telemetry.Tracing) Option { return func(s *Server) { s.tracing = t } }
+
+// WithLogLevel has log.level set v's level, at start and on every reload;
+// the logger given with WithLogger should be built on v.
+func WithLogLevel(v *slog.LevelVar) Option { return func(s *Server) { s.logLevel = v } }
+
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 
@@ -93,15 +115,20 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	for _, o := range opts {
 		o(s)
 	}
-	var err error
-	if s.providers, err = provider.NewSet(cfg.Providers); err != nil {
-		return nil, err
-	}
 	s.hardStop, s.cancelCalls = context.WithCancel(context.Background())
 	s.gracefulStop, s.endWatches = context.WithCancel(s.hardStop)
+	var err error
 	if s.store, err = s.openStore(); err != nil {
 		return nil, err
 	}
+	// The first runtime: the keys, providers, chain and service of cfg.
+	rt, err := s.newRuntime(cfg, nil)
+	if err != nil {
+		s.store.Close()
+		return nil, err
+	}
+	s.current.Store(rt)
+	s.setLogLevel(cfg)
 
 	serverOpts, err := s.serverOptions()
 	if err != nil {
@@ -109,9 +136,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.grpc = grpc.NewServer(serverOpts...)
-	llmrelayv1.RegisterLLMServiceServer(s.grpc, service.New(service.Deps{
-		Providers: s.providers, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
-	}))
+	llmrelayv1.RegisterLLMServiceServer(s.grpc, llmService{})
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
@@ -221,7 +246,16 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 		return err
 	}
 	defer stopMetrics()
-	s.log.Info("llmrelay serving", "listen", lis.Addr().String(), "providers", s.providers.Names(), "tls", s.cfg.TLS.Enabled())
+	if s.cfg.Reload.Watch && s.reloader.path != "" {
+		stopWatch, err := s.watch(ctx)
+		if err != nil {
+			lis.Close()
+			return fmt.Errorf("reload.watch: %w", err)
+		}
+		defer stopWatch()
+	}
+	s.log.Info("llmrelay serving", "listen", lis.Addr().String(), "providers", s.current.Load().providers.Names(), "tls", s.cfg.TLS.Enabled(),
+		"tracing", s.tracing.Protocol(), "reload_watch", s.cfg.Reload.Watch)
 	if !s.cfg.TLS.Enabled() && !config.IsLoopback(s.cfg.Listen) {
 		s.log.Warn("serving without TLS on a non-loopback address: API keys cross the network in plaintext unless a proxy or mesh encrypts it")
 	}

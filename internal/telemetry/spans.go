@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -97,6 +98,8 @@ type AttemptFailure struct {
 	// Retried says another attempt follows, for RetryReason;
 	// DiscardPartial says the client must discard what this attempt
 	// showed. Stop says why none follows, when none does.
+	// RetryReason is recorded in lower case, as the conventions' values
+	// are.
 	Retried        bool
 	RetryReason    string
 	DiscardPartial bool
@@ -116,7 +119,7 @@ func AttemptFailed(ctx context.Context, f AttemptFailure) {
 		AttrDiscardPartial.Bool(f.DiscardPartial),
 	}
 	if f.Retried {
-		attrs = append(attrs, AttrRetryReason.String(f.RetryReason))
+		attrs = append(attrs, AttrRetryReason.String(strings.ToLower(f.RetryReason)))
 	} else if f.Stop != "" {
 		attrs = append(attrs, AttrStop.String(f.Stop))
 	}
@@ -177,7 +180,8 @@ type Wait struct {
 	// Delay is the planned wait; FromHint says it is the provider's hint.
 	Delay    time.Duration
 	FromHint bool
-	// Reason is why the attempt before failed, as will_retry says.
+	// Reason is why the attempt before failed, as will_retry says
+	// (recorded in lower case).
 	Reason string
 	// Fallback says the next attempt goes to another target.
 	Fallback bool
@@ -195,7 +199,7 @@ func StartWait(ctx context.Context, w Wait) Span {
 		AttrNextModel.String(w.NextModel),
 		AttrDelay.Float64(w.Delay.Seconds()),
 		AttrFromHint.Bool(w.FromHint),
-		AttrRetryReason.String(w.Reason),
+		AttrRetryReason.String(strings.ToLower(w.Reason)),
 		AttrFallback.Bool(w.Fallback),
 	)
 	return s
