@@ -159,7 +159,7 @@ func (p *Prices) Cost(providerName, model string, u provider.Usage) (float64, bo
 				n -= part.Tokens(u)
 			}
 		}
-		cost += float64(max(n, 0)) * price / 1e6
+		cost += float64(max(n, 0)) * price
 	}
-	return cost, true
+	return cost / 1e6, true
 }
