@@ -149,11 +149,14 @@ func (h *reloadHarness) waitReload(t *testing.T) error {
 }
 
 // echo makes a mock/echo call with key and returns its status error.
-func (h *reloadHarness) echo(t *testing.T, key string) error {
+func (h *reloadHarness) echo(t *testing.T, key string) error { return h.call(t, key, "mock/echo") }
+
+// call makes a call to model with key and returns its status error.
+func (h *reloadHarness) call(t *testing.T, key, model string) error {
 	t.Helper()
 	ctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+key)
 	stream, err := h.client.Generate(ctx, &llmrelayv1.GenerateRequest{
-		Model: "mock/echo", Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "ping"}},
+		Model: model, Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "ping"}},
 	})
 	if err != nil {
 		return err
@@ -170,7 +173,8 @@ func (h *reloadHarness) echo(t *testing.T, key string) error {
 
 // TestReloadOnSIGHUP is the done-when test of reload: with a stream in
 // flight, SIGHUP with a new key added and an old one removed: the stream
-// completes, the new key works, the removed key gets UNAUTHENTICATED; an
+// completes, the new key works, the removed key gets UNAUTHENTICATED (and
+// an added provider serves); an
 // invalid config on SIGHUP leaves everything as it was and is logged and
 // counted; a setting that needs a restart is logged as such.
 func TestReloadOnSIGHUP(t *testing.T) {
@@ -196,7 +200,12 @@ func TestReloadOnSIGHUP(t *testing.T) {
 		t.Fatalf("the new key before the reload: %v, want UNAUTHENTICATED", err)
 	}
 
-	writeFile(t, path, configYAML(upURL, map[string]string{"keep": keyKeep, "new": keyNew}, "drain_delay: 5s\n"))
+	if err := h.call(t, keyKeep, "spare/echo"); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("a provider not configured yet: %v, want INVALID_ARGUMENT", err)
+	}
+	// The new config: a key added, one removed, a provider added, and a
+	// setting that needs a restart.
+	writeFile(t, path, configYAML(upURL, map[string]string{"keep": keyKeep, "new": keyNew}, "  - {name: spare, kind: mock}\ndrain_delay: 5s\n"))
 	h.sigs <- syscall.SIGHUP
 	if err := h.waitReload(t); err != nil {
 		t.Fatalf("reload: %v", err)
@@ -209,6 +218,9 @@ func TestReloadOnSIGHUP(t *testing.T) {
 	}
 	if err := h.echo(t, keyOld); status.Code(err) != codes.Unauthenticated {
 		t.Errorf("the removed key after the reload: %v, want UNAUTHENTICATED", err)
+	}
+	if err := h.call(t, keyKeep, "spare/echo"); err != nil {
+		t.Errorf("the added provider after the reload: %v", err)
 	}
 
 	release()

@@ -140,7 +140,7 @@ func wanted(getenv func(string) string) (bool, error) {
 	case "":
 		return firstSet(getenv, EnvTracesEndpoint, EnvEndpoint) != "", nil
 	default:
-		return false, fmt.Errorf("%s=%q: %w: llmrelay exports traces with %s (or %s for none)", EnvTracesExporter, exp, ErrUnsupported, exporterOTLP, expNone)
+		return false, fmt.Errorf("%s=%q: %w: llmrelay exports traces with %q; %q turns them off", EnvTracesExporter, exp, ErrUnsupported, exporterOTLP, expNone)
 	}
 }
 
