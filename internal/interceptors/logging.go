@@ -44,9 +44,11 @@ const (
 // and "finished call" with its code and duration (at the middleware's level
 // for the code: info, warn or error). Both carry the call record's
 // request_id, key name and model; the finish line also carries the
-// request's metadata labels (bounded: callinfo.RecordMetadata), the attempts
-// (from the call record, else from the error's ErrorInfo metadata) and the
-// ErrorInfo reason. Credentials, request contents and provider keys are
+// request's metadata labels (bounded: callinfo.RecordMetadata), a Generate
+// call's usage (tokens by kind and, when priced, cost: FieldUsage), the
+// attempts (from the call record, else from the error's ErrorInfo
+// metadata) and the ErrorInfo reason. Credentials, request contents and
+// provider keys are
 // never logged. Health checks are not logged (probes would flood the log).
 //
 // A line's fields are built only when its level is enabled, so a logger at

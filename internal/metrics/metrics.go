@@ -7,13 +7,16 @@
 package metrics
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
 )
 
 // Metric names. Keep the README's table in step with this list.
@@ -253,6 +256,23 @@ func (m *Metrics) ConfigReloaded(ok bool) {
 // Handler serves the registry in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})
+}
+
+// Text returns the registry in the Prometheus text format, as the
+// Handler serves it, for tests.
+func (m *Metrics) Text() string {
+	mfs, err := m.registry.Gather()
+	var b strings.Builder
+	enc := expfmt.NewEncoder(&b, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			fmt.Fprintf(&b, "# error: %v\n", err)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "# error: %v\n", err)
+	}
+	return b.String()
 }
 
 // Registry returns the registry, for tests and extra collectors.

@@ -2,10 +2,7 @@ package server_test
 
 import (
 	"bytes"
-	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -16,20 +13,6 @@ import (
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/usage"
 )
-
-// scrape returns what /metrics serves.
-func scrape(t *testing.T, m *metrics.Metrics) string {
-	t.Helper()
-	srv := httptest.NewServer(m.Handler())
-	defer srv.Close()
-	resp, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return string(body)
-}
 
 // TestGenAIMetricsAndUsagePerKey is the done-when test of the metrics:
 // after a call with a named key, Prometheus exposes time to first token,
@@ -54,7 +37,7 @@ func TestGenAIMetricsAndUsagePerKey(t *testing.T) {
 		t.Fatal("the failing call succeeded")
 	}
 
-	body := scrape(t, in.Server.Metrics())
+	body := in.Server.Metrics().Text()
 	labels := `key="checkout",model="echo",provider="mock",route=""`
 	for _, want := range []string{
 		metrics.NameTimeToFirstToken + `_count{` + labels + `} 1`,

@@ -265,7 +265,7 @@ func TestReloadOnSIGHUP(t *testing.T) {
 			t.Errorf("the log lacks %s:\n%s", want, logs)
 		}
 	}
-	body := scrapeMetrics(t, h.s.Metrics())
+	body := h.s.Metrics().Text()
 	for _, want := range []string{
 		metrics.NameConfigReloads + `{result="success"} 1`,
 		metrics.NameConfigReloads + `{result="failure"} 1`,
@@ -341,18 +341,4 @@ func TestReloadWatch(t *testing.T) {
 			}
 		})
 	}
-}
-
-// scrapeMetrics returns what /metrics serves.
-func scrapeMetrics(t *testing.T, m *metrics.Metrics) string {
-	t.Helper()
-	srv := httptest.NewServer(m.Handler())
-	defer srv.Close()
-	resp, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return string(body)
 }

@@ -104,15 +104,7 @@ func TestTracesThroughOTLP(t *testing.T) {
 			in, tr := tracedRelay(t, up, false)
 
 			tracedCall(t, in)
-			if err := tr.ForceFlush(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-			defer cancel()
-			spans, err := recv.Wait(ctx, func(s []otlptest.Span) bool { return len(s) >= 4 })
-			if err != nil {
-				t.Fatalf("%d spans received: %v", len(spans), err)
-			}
+			spans := exported(t, tr, recv, 4)
 			var srv otlptest.Span
 			var attempts, waits []otlptest.Span
 			for _, s := range spans {
@@ -141,7 +133,7 @@ func TestTracesThroughOTLP(t *testing.T) {
 				"gen_ai.request.model": "gpt-test", "gen_ai.response.model": "gpt-test",
 				"gen_ai.usage.input_tokens": int64(7), "gen_ai.usage.output_tokens": int64(2),
 				"gen_ai.response.finish_reasons": []string{"stop"},
-				"llmrelay.attempts": int64(2), "llmrelay.api_key.name": "checkout", "llmrelay.model": "up/gpt-test",
+				"llmrelay.attempts":              int64(2), "llmrelay.api_key.name": "checkout", "llmrelay.model": "up/gpt-test",
 			})
 			for _, s := range append(attempts, waits...) {
 				if s.TraceID() != clientTraceID || s.ParentID() != srv.SpanID() {
@@ -197,15 +189,7 @@ func TestTraceContentOptIn(t *testing.T) {
 	t.Setenv(telemetry.EnvProtocol, telemetry.ProtocolGRPC)
 	in, tr := tracedRelay(t, failOnceUpstream(t), true)
 	tracedCall(t, in)
-	if err := tr.ForceFlush(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	spans, err := recv.Wait(ctx, func(s []otlptest.Span) bool { return len(s) >= 4 })
-	if err != nil {
-		t.Fatal(err)
-	}
+	spans := exported(t, tr, recv, 4)
 	for _, s := range spans {
 		if n, _ := s.Attr("llmrelay.attempt"); n.GetIntValue() != 2 {
 			continue
@@ -237,6 +221,22 @@ func TestTracingOff(t *testing.T) {
 			t.Errorf("upstream request %d got traceparent %q with tracing off", i, tp)
 		}
 	}
+}
+
+// exported flushes tr's spans and returns what recv received once it has
+// at least n.
+func exported(t *testing.T, tr *telemetry.Tracing, recv *otlptest.Receiver, n int) []otlptest.Span {
+	t.Helper()
+	if err := tr.ForceFlush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a guard against hangs only
+	defer cancel()
+	spans, err := recv.Wait(ctx, func(s []otlptest.Span) bool { return len(s) >= n })
+	if err != nil {
+		t.Fatalf("%d spans received, want %d: %v", len(spans), n, err)
+	}
+	return spans
 }
 
 // wantAttrs checks span's attributes against want (string, int64, bool or
