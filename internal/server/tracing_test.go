@@ -149,6 +149,9 @@ func TestTracesThroughOTLP(t *testing.T) {
 				"llmrelay.attempt": int64(1), "llmrelay.provider": "up",
 				"error.type": "overloaded", "llmrelay.retry.reason": "overloaded", "llmrelay.retry.discard_partial": false,
 			})
+			if _, ok := first.Attr("gen_ai.response.model"); ok {
+				t.Error("the failed attempt has a gen_ai.response.model: no model answered it")
+			}
 			wantAttrs(t, "successful attempt", second, map[string]any{
 				"llmrelay.attempt": int64(2), "gen_ai.response.model": "gpt-test",
 				"gen_ai.usage.input_tokens": int64(7), "gen_ai.usage.output_tokens": int64(2),

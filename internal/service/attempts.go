@@ -41,7 +41,7 @@ func (c *call) run(ctx context.Context) (*attemptResult, error) {
 		c.info.ObserveAttempt(n)
 		actx, span := c.startAttempt(ctx, n, t)
 		res, err := c.runAttempt(actx, n, t)
-		defer c.endAttempt(span, t, res)
+		defer c.endAttempt(span, t, res, err)
 		c.usage.InputTokens += res.usage.InputTokens
 		c.usage.OutputTokens += res.usage.OutputTokens
 		c.account(t, res.usage)

@@ -86,12 +86,16 @@ func (c *call) startAttempt(ctx context.Context, n int, t provider.Target) (cont
 	return telemetry.StartAttempt(ctx, telemetry.Attempt{N: n, Target: t, Request: c.preq, CaptureContent: c.svc.captureContent})
 }
 
-// endAttempt ends the span of an attempt to t that produced res.
-func (c *call) endAttempt(span telemetry.Span, t provider.Target, res *attemptResult) {
+// endAttempt ends the span of an attempt to t that produced res and ended
+// with err (nil: the provider's stream ended normally).
+func (c *call) endAttempt(span telemetry.Span, t provider.Target, res *attemptResult, err error) {
 	if !span.Recording() {
 		return
 	}
-	e := telemetry.AttemptEnd{Model: t.Model, Usage: res.usage, FinishReason: finishName(res.finish), Deltas: res.deltas}
+	e := telemetry.AttemptEnd{Usage: res.usage, FinishReason: finishName(res.finish), Deltas: res.deltas}
+	if err == nil {
+		e.Model = t.Model
+	}
 	if c.svc.captureContent {
 		out := &telemetry.Output{Text: res.text.String()}
 		for _, tc := range res.toolCalls {

@@ -132,7 +132,8 @@ func AttemptFailed(ctx context.Context, f AttemptFailure) {
 
 // AttemptEnd is what an attempt produced.
 type AttemptEnd struct {
-	// Model is the model that answered.
+	// Model is the model that answered; "" when none did (the attempt
+	// failed).
 	Model        string
 	Usage        provider.Usage
 	FinishReason string // the conventions' name, "" when none came
@@ -147,7 +148,10 @@ func (s Span) EndAttempt(e AttemptEnd) {
 	if s.span == nil {
 		return
 	}
-	attrs := []attribute.KeyValue{AttrResponseModel.String(e.Model), AttrDeltas.Int(e.Deltas)}
+	attrs := []attribute.KeyValue{AttrDeltas.Int(e.Deltas)}
+	if e.Model != "" {
+		attrs = append(attrs, AttrResponseModel.String(e.Model))
+	}
 	attrs = appendUsage(attrs, e.Usage)
 	if e.FinishReason != "" {
 		attrs = append(attrs, AttrFinishReasons.StringSlice([]string{e.FinishReason}))
