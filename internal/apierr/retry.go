@@ -20,6 +20,7 @@ const maxProviderMessage = 512
 //	rate limited, quota exhausted                 RESOURCE_EXHAUSTED
 //	overloaded, server error, transport, stalled  UNAVAILABLE
 //	request rejected (400, 404, 413, 422, ...)    INVALID_ARGUMENT
+//	  (404: the model is unknown at the provider)
 //	credentials rejected (401, 403)               FAILED_PRECONDITION
 //	deadline                                      DEADLINE_EXCEEDED
 //	client cancelled                              CANCELLED
@@ -52,7 +53,7 @@ func FromFailure(f *retry.Failure) *Error {
 		Metadata: failureMetadata(f),
 		Cause:    f,
 	}
-	if c.Class == provider.ClassRejected && c.Provider != nil && c.Provider.Message != "" {
+	if (c.Class == provider.ClassRejected || c.Class == provider.ClassNotFound) && c.Provider != nil && c.Provider.Message != "" {
 		e.Message += ": " + truncate(c.Provider.Message, maxProviderMessage)
 	}
 	e.Message += "; " + describeStop(f)
@@ -97,6 +98,7 @@ var classStatuses = map[provider.Class]classStatus{
 	provider.ClassTransport:      {codes.Unavailable, ReasonProviderTransport, "could not be reached or its stream broke"},
 	provider.ClassStalled:        {codes.Unavailable, ReasonProviderStalled, "sent nothing within the stream idle timeout"},
 	provider.ClassRejected:       {codes.InvalidArgument, ReasonProviderRejected, "rejected the request"},
+	provider.ClassNotFound:       {codes.InvalidArgument, ReasonProviderRejected, "does not know the model (or the endpoint)"},
 	provider.ClassAuth:           {codes.FailedPrecondition, ReasonProviderAuthFailed, "rejected llmrelay's credentials"},
 	provider.ClassCanceled:       {codes.Canceled, ReasonCancelled, "call was cancelled"},
 	provider.ClassDeadline:       {codes.DeadlineExceeded, ReasonDeadlineExceeded, "call ran out of time"},

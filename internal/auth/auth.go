@@ -60,8 +60,10 @@ type KeyConfig struct {
 	// Scopes lists what the key may do: "generate", "models.list".
 	Scopes []string `yaml:"scopes"`
 	// Models lists the models the key may use, as patterns on
-	// "<provider>/<model>": "*" matches any run of characters ("/"
-	// included), "?" any one character. ["*"] allows every model.
+	// "<provider>/<model>" or on a route's name: "*" matches any run of
+	// characters ("/" included), "?" any one character. ["*"] allows every
+	// model and route; "smart" allows the route smart (whatever its
+	// targets).
 	Models []string `yaml:"models"`
 	// RequestsPerSecond is the key's sustained call rate; 0 means unlimited.
 	RequestsPerSecond float64 `yaml:"requests_per_second"`
@@ -99,6 +101,19 @@ func (id *Identity) HasScope(s Scope) bool { return slices.Contains(id.scopes, s
 func (id *Identity) AllowsModel(model string) bool {
 	for _, p := range id.models {
 		if MatchPattern(p, model) {
+			return true
+		}
+	}
+	return false
+}
+
+// AllowsRoute reports whether the key may use the route named name (which
+// has no "/"): the key's patterns are matched against the name, so a key
+// allowed "smart" may use that route without being allowed each of its
+// targets, and ["*"] allows every route.
+func (id *Identity) AllowsRoute(name string) bool {
+	for _, p := range id.models {
+		if MatchPattern(p, name) {
 			return true
 		}
 	}

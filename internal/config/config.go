@@ -8,6 +8,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,6 +23,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
 	"github.com/llmrelay/llmrelay/internal/state"
 )
@@ -66,6 +68,23 @@ type Config struct {
 	Pricing Pricing `yaml:"pricing"`
 	// Reload says how the server learns of a new config besides SIGHUP.
 	Reload Reload `yaml:"reload"`
+	// Routes are names requests may use as their model, each standing for
+	// one or more provider models (see internal/route and docs/routes.md).
+	Routes []route.Config `yaml:"routes"`
+	// OutlierDetection says when a route target that keeps failing is
+	// ejected, and for how long.
+	OutlierDetection OutlierDetection `yaml:"outlier_detection"`
+}
+
+// OutlierDetection configures route target health (state.OutlierPolicy):
+// ConsecutiveFailures attempts failing in a row (for reasons that are the
+// target's, not the request's) eject a target for BaseEjectionTime, the
+// n-th ejection in a row n times as long, at most MaxEjectionTime; one
+// success restores it.
+type OutlierDetection struct {
+	ConsecutiveFailures int           `yaml:"consecutive_failures"`
+	BaseEjectionTime    time.Duration `yaml:"base_ejection_time"`
+	MaxEjectionTime     time.Duration `yaml:"max_ejection_time"`
 }
 
 // Log configures logging.
@@ -250,9 +269,21 @@ func Default() *Config {
 			MaxSchemaBytes:           64 << 10,
 			SchemaCacheSize:          256,
 		},
+		OutlierDetection: OutlierDetection{
+			ConsecutiveFailures: state.DefaultOutlierPolicy.Failures,
+			BaseEjectionTime:    state.DefaultOutlierPolicy.BaseEjection,
+			MaxEjectionTime:     state.DefaultOutlierPolicy.MaxEjection,
+		},
 		State:   state.DefaultConfig(),
 		Pricing: Pricing{Currency: "USD"},
 	}
+}
+
+// OutlierPolicy returns the outlier_detection section as internal/state's
+// OutlierPolicy.
+func (c *Config) OutlierPolicy() state.OutlierPolicy {
+	o := c.OutlierDetection
+	return state.OutlierPolicy{Failures: o.ConsecutiveFailures, BaseEjection: o.BaseEjectionTime, MaxEjection: o.MaxEjectionTime}
 }
 
 // RetryLimits returns the retry section and the stream idle timeouts as
@@ -544,9 +575,53 @@ func (c *Config) validate() Problems {
 	if so.SchemaCacheSize <= 0 {
 		bad("structured_output.schema_cache_size", "must be positive")
 	}
+
+	providerNames := make([]string, 0, len(c.Providers))
+	for _, pr := range c.Providers {
+		providerNames = append(providerNames, pr.Name)
+	}
+	for _, rp := range route.Check(c.Routes, providerNames) {
+		bad(rp.Path, "%s", rp.Message)
+	}
+	c.checkRouteSchemas(bad)
+	od := c.OutlierDetection
+	if od.ConsecutiveFailures < 1 {
+		bad("outlier_detection.consecutive_failures", "must be at least 1")
+	}
+	if od.BaseEjectionTime <= 0 {
+		bad("outlier_detection.base_ejection_time", "must be positive")
+	} else if od.MaxEjectionTime < od.BaseEjectionTime {
+		badBoth("outlier_detection.max_ejection_time", "outlier_detection.base_ejection_time", "%s is shorter than base_ejection_time (%s)",
+			formatDuration(od.MaxEjectionTime), formatDuration(od.BaseEjectionTime))
+	}
 	c.State.Check(func(path, format string, args ...any) { bad("state."+path, format, args...) })
 	c.checkPricing(bad)
 	return p.list
+}
+
+// checkRouteSchemas compiles every route's default response_format
+// schema, as a request's would be, so that a bad one stops the server at
+// start rather than failing every call.
+func (c *Config) checkRouteSchemas(bad func(path, format string, args ...any)) {
+	var cache *schema.Cache
+	for i, r := range c.Routes {
+		rf := r.Defaults.ResponseFormat
+		if rf == nil || len(rf.JSONSchema) == 0 {
+			continue
+		}
+		at := fmt.Sprintf("routes[%d].defaults.response_format.json_schema", i)
+		b, err := json.Marshal(rf.JSONSchema)
+		if err != nil {
+			bad(at, "is not JSON: %v", err)
+			continue
+		}
+		if cache == nil {
+			cache = schema.NewCache(c.SchemaConfig())
+		}
+		if _, err := cache.Compile(b); err != nil {
+			bad(at, "%v", err)
+		}
+	}
 }
 
 // addrProblem says what is wrong with a listen address, or returns "". A

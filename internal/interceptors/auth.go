@@ -3,6 +3,8 @@ package interceptors
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 
 	grpcauth "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
 	"google.golang.org/grpc"
@@ -75,10 +77,12 @@ func authError(err error) error {
 }
 
 // ModelAccess checks, once the request has arrived, that the caller's key
-// may use the model it names (PERMISSION_DENIED, MODEL_NOT_ALLOWED). It
-// sits after validation, so a malformed model is INVALID_ARGUMENT, not a
-// permission problem. Calls without an identity (no keys configured) and
-// requests without a model pass.
+// may use the model it names and each of its fallback_models
+// (PERMISSION_DENIED, MODEL_NOT_ALLOWED): a route is allowed by its name,
+// whatever its targets are, and a "<provider>/<model>" by the key's
+// patterns on it. It sits after validation, so a malformed model is
+// INVALID_ARGUMENT, not a permission problem. Calls without an identity
+// (no keys configured) and requests without a model pass.
 func ModelAccess() Link {
 	check := func(ctx context.Context, req any) error {
 		id, ok := auth.FromContext(ctx)
@@ -86,12 +90,33 @@ func ModelAccess() Link {
 			return nil
 		}
 		model, ok := requestModel(req)
-		if !ok || id.AllowsModel(model) {
+		if !ok {
 			return nil
 		}
-		return statusError(codes.PermissionDenied, ReasonModelNotAllowed,
-			"API key "+id.Name+" may not use model "+model,
-			map[string]string{"key": id.Name, "model": model}, 0)
+		if !allowed(id, model) {
+			return statusError(codes.PermissionDenied, ReasonModelNotAllowed,
+				"API key "+id.Name+" may not use model "+model,
+				map[string]string{"key": id.Name, "model": model}, 0)
+		}
+		for i, f := range requestFallbacks(req) {
+			if !allowed(id, f) {
+				field := "fallback_models[" + strconv.Itoa(i) + "]"
+				return statusError(codes.PermissionDenied, ReasonModelNotAllowed,
+					"API key "+id.Name+" may not use model "+f+" ("+field+")",
+					map[string]string{"key": id.Name, "model": f, "field": field}, 0)
+			}
+		}
+		return nil
 	}
 	return requestCheck("model_access", check)
+}
+
+// allowed reports whether the key may use the model a request names: a
+// route by its name (which has no "/"), a provider's model by
+// "<provider>/<model>".
+func allowed(id *auth.Identity, name string) bool {
+	if !strings.Contains(name, "/") {
+		return id.AllowsRoute(name)
+	}
+	return id.AllowsModel(name)
 }

@@ -23,7 +23,7 @@ func BenchmarkChain(b *testing.B) {
 		return []Link{
 			Guard(log), Metrics(m), Logging(log), APIOnly(Auth(keys)),
 			NewKeyLimits(keys, memory.New(), m).Link(), APIOnly(Deadline(time.Minute, time.Hour)), RequestSize(4 << 20),
-			Validate(newValidator(b)), ModelAccess(), ResolveModel(testProviders(b, "mock")),
+			Validate(newValidator(b)), ModelAccess(), ResolveModel(testRoutes(b, nil, "mock")),
 			NewProviderQueue(map[string]int{"mock": 1000}, 10, m).Link(), Recovery(log),
 		}
 	}

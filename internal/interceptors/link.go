@@ -179,6 +179,7 @@ func (s *peekStream) RecvMsg(m any) error {
 // The request fields the chain reads, as the generated getters.
 type (
 	modelGetter     interface{ GetModel() string }
+	fallbackGetter  interface{ GetFallbackModels() []string }
 	requestIDGetter interface{ GetRequestId() string }
 	metadataGetter  interface{ GetMetadata() map[string]string }
 )
@@ -190,6 +191,14 @@ func requestModel(msg any) (string, bool) {
 		return "", false
 	}
 	return g.GetModel(), true
+}
+
+// requestFallbacks returns the fallback_models a request names, if any.
+func requestFallbacks(msg any) []string {
+	if g, ok := msg.(fallbackGetter); ok {
+		return g.GetFallbackModels()
+	}
+	return nil
 }
 
 // Metrics records go-grpc-middleware's per-RPC server metrics (grpc_server_*,

@@ -37,6 +37,10 @@ const (
 	// the others when reported), and its cost when the model is priced:
 	// usage.input_tokens=12 usage.output_tokens=40 usage.cost=0.00043.
 	FieldUsage = "usage"
+	// FieldRoute is the route the request's model named.
+	FieldRoute = "route"
+	// FieldAnnotations groups the labels hooks attached to the call.
+	FieldAnnotations = "annotations"
 )
 
 // Logging logs each call with slog, with go-grpc-middleware's logging
@@ -120,6 +124,9 @@ func (c *callLog) finished(err error) {
 	if md := ci.Metadata(); len(md) > 0 {
 		f = append(f, FieldMetadata, metadataGroup(md))
 	}
+	if notes := ci.Annotations(); len(notes) > 0 {
+		f = append(f, FieldAnnotations, metadataGroup(notes))
+	}
 	if u, ok := ci.Usage(); ok {
 		f = append(f, FieldUsage, usageGroup(u))
 	}
@@ -191,6 +198,9 @@ func callFields(ctx context.Context) logging.Fields {
 	}
 	if s.Model != "" {
 		f = append(f, FieldModel, s.Model)
+	}
+	if s.Route != "" {
+		f = append(f, FieldRoute, s.Route)
 	}
 	if s.Attempts > 0 {
 		f = append(f, FieldAttempts, s.Attempts)

@@ -26,11 +26,13 @@ const ProviderBusyRetryAfter = time.Second
 // safe for concurrent use.
 //
 // The queue is a link, not something the service calls: the link takes the
-// provider from the target the request's model resolved to (ResolveModel,
-// before it, records it in the call record), so the bound holds for the
-// whole call (every attempt and the waits between them) without the
-// handler knowing about it, and a call that will be refused never reaches
-// the handler. A call without a resolved target passes.
+// provider from the first target the request's model resolved to
+// (ResolveModel, before it, records the targets in the call record), so
+// the bound holds for the whole call (every attempt and the waits between
+// them) without the handler knowing about it, and a call that will be
+// refused never reaches the handler. A call that falls back to another
+// provider keeps the first one's slot and takes none of the other's. A
+// call without a resolved target passes.
 type ProviderQueue struct {
 	providers map[string]*providerSlots
 	metrics   *metrics.Metrics
@@ -139,7 +141,7 @@ func (q *ProviderQueue) Link() Link {
 	}
 }
 
-// acquireFor takes a slot for the provider of the call's resolved target,
+// acquireFor takes a slot for the provider of the call's first target,
 // if it has one.
 func (q *ProviderQueue) acquireFor(ctx context.Context) (func(), error) {
 	t, ok := callinfo.From(ctx).Target()

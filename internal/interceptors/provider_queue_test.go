@@ -85,7 +85,7 @@ func TestProviderQueueLink(t *testing.T) {
 		}
 		return nil
 	}}
-	c := serve(t, svc, Guard(discardLogger()), ResolveModel(testProviders(t, "mock", "openai")), q.Link())
+	c := serve(t, svc, Guard(discardLogger()), ResolveModel(testRoutes(t, nil, "mock", "openai")), q.Link())
 	hold := validRequest()
 	hold.Model = "mock/hold"
 	var wg sync.WaitGroup

@@ -38,6 +38,14 @@ const (
 	NameRateLimited = "llmrelay_rate_limit_rejections_total"
 	// NameRetryBudgetExhausted counts retries the retry budget denied, by provider.
 	NameRetryBudgetExhausted = "llmrelay_retry_budget_exhausted_total"
+	// NameFallbacks counts calls moved from one target to the next, by
+	// route ("" for a request's fallback_models behind a provider's model)
+	// and the targets from and to.
+	NameFallbacks = "llmrelay_fallbacks_total"
+	// NameEjections counts route targets ejected by outlier detection, by target.
+	NameEjections = "llmrelay_target_ejections_total"
+	// NameEjected is 1 for a route target that is ejected now, else 0, by target.
+	NameEjected = "llmrelay_target_ejected"
 	// NameStateStoreUp is 1 while the shared state store (Redis) answers,
 	// 0 while it does not; only a redis store reports it.
 	NameStateStoreUp = "llmrelay_state_store_up"
@@ -103,6 +111,8 @@ type Metrics struct {
 	validationRetries *prometheus.CounterVec
 	rateLimited       *prometheus.CounterVec
 	budgetExhausted   *prometheus.CounterVec
+	fallbacks         *prometheus.CounterVec
+	ejections         *prometheus.CounterVec
 	stateUp           prometheus.Gauge
 	stateUpOnce       sync.Once
 	stateErrors       *prometheus.CounterVec
@@ -165,6 +175,14 @@ func New() *Metrics {
 			Name: NameRetryBudgetExhausted,
 			Help: "Retries denied by the per-provider retry budget, by provider.",
 		}, []string{"provider"}),
+		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameFallbacks,
+			Help: "Calls moved from a failing target to the next, by route and the targets from and to.",
+		}, []string{"route", "from", "to"}),
+		ejections: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameEjections,
+			Help: "Route targets ejected by outlier detection after failing in a row, by target.",
+		}, []string{"target"}),
 		stateUp: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: NameStateStoreUp,
 			Help: "1 while the shared state store (Redis) answers, 0 while it does not.",
@@ -225,6 +243,7 @@ func New() *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.Server, m.retries, m.attempts, m.timeToFirstDelta, m.calls,
 		m.providerErrors, m.validationRetries, m.rateLimited, m.budgetExhausted,
+		m.fallbacks, m.ejections,
 		m.stateErrors, m.stateFallbacks,
 		m.timeToFirstToken, m.requestDuration, m.tokenUsage, m.tokens, m.cost,
 		m.reloads, m.lastReloadOK, m.lastReloadSuccess,
@@ -310,6 +329,47 @@ func (m *Metrics) RateLimited(limit string) {
 func (m *Metrics) RetryBudgetExhausted(provider string) {
 	if m != nil {
 		m.budgetExhausted.WithLabelValues(provider).Inc()
+	}
+}
+
+// Fallback records a call moved from one target to the next.
+func (m *Metrics) Fallback(route, from, to string) {
+	if m != nil {
+		m.fallbacks.WithLabelValues(route, from, to).Inc()
+	}
+}
+
+// Ejection records a route target ejected by outlier detection.
+func (m *Metrics) Ejection(target string) {
+	if m != nil {
+		m.ejections.WithLabelValues(target).Inc()
+	}
+}
+
+// TargetHealth registers the gauge of route targets' health: ejected
+// returns, at each scrape, whether each target is ejected, by target.
+func (m *Metrics) TargetHealth(ejected func() map[string]bool) {
+	if m != nil {
+		m.registry.MustRegister(&ejectedCollector{ejected: ejected})
+	}
+}
+
+var ejectedDesc = prometheus.NewDesc(NameEjected,
+	"1 while a route target is ejected by outlier detection, else 0, by target.", []string{"target"}, nil)
+
+// ejectedCollector reports NameEjected from the targets' health at scrape
+// time: an ejection ends by the clock, not by an event to count.
+type ejectedCollector struct{ ejected func() map[string]bool }
+
+func (c *ejectedCollector) Describe(ch chan<- *prometheus.Desc) { ch <- ejectedDesc }
+
+func (c *ejectedCollector) Collect(ch chan<- prometheus.Metric) {
+	for target, ejected := range c.ejected() {
+		v := 0.0
+		if ejected {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(ejectedDesc, prometheus.GaugeValue, v, target)
 	}
 }
 

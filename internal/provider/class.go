@@ -27,8 +27,8 @@ const (
 	// ClassQuotaExhausted: a 429 (or error type) saying the account's quota or
 	// spend limit is used up. Not retried: waiting does not help.
 	ClassQuotaExhausted
-	// ClassRejected: the provider rejected the request (400, 404, 413, 422
-	// and other 4xx). Not retried.
+	// ClassRejected: the provider rejected the request (400, 413, 422 and
+	// other 4xx but 404). Not retried; never falls back to another target.
 	ClassRejected
 	// ClassAuth: the provider rejected llmrelay's credentials (401, 403).
 	// Not retried.
@@ -37,6 +37,11 @@ const (
 	ClassCanceled
 	// ClassDeadline: the call's deadline passed. Not retried.
 	ClassDeadline
+	// ClassNotFound: the provider does not know the model, or the endpoint
+	// (HTTP 404, or an error type that says so). Not retried: the same
+	// target gives the same answer; a route falls back to its next target,
+	// which may serve the model.
+	ClassNotFound
 )
 
 // String returns the class's snake_case name, used as a metric label.
@@ -62,6 +67,8 @@ func (c Class) String() string {
 		return "canceled"
 	case ClassDeadline:
 		return "deadline"
+	case ClassNotFound:
+		return "not_found"
 	}
 	return "unknown"
 }
@@ -79,8 +86,8 @@ func (c Class) Transient() bool {
 // ClassOfStatus is the generic meaning of an HTTP error status, which every
 // HTTP adapter shares: 429 is ClassRateLimited; 503 and 529 (Anthropic's,
 // and some proxies') ClassOverloaded; 408, 409 and the other 5xx
-// ClassServerError; 401 and 403 ClassAuth; the other 4xx ClassRejected;
-// anything else ClassUnknown.
+// ClassServerError; 401 and 403 ClassAuth; 404 ClassNotFound; the other
+// 4xx ClassRejected; anything else ClassUnknown.
 func ClassOfStatus(status int) Class {
 	switch {
 	case status == 429:
@@ -91,6 +98,8 @@ func ClassOfStatus(status int) Class {
 		return ClassServerError
 	case status == 401 || status == 403:
 		return ClassAuth
+	case status == 404:
+		return ClassNotFound
 	case status >= 400 && status <= 499:
 		return ClassRejected
 	}
@@ -100,15 +109,20 @@ func ClassOfStatus(status int) Class {
 // HTTPClass is the class of an error status, given the class the adapter's
 // error table gives the provider's error type (ClassUnknown when it names
 // none): the status decides (ClassOfStatus), except that a 429 whose type
-// says the quota is used up is ClassQuotaExhausted. A response without a
+// says the quota is used up is ClassQuotaExhausted, and a 4xx whose type
+// says the model is unknown is ClassNotFound. A response without a
 // status is classified by its type alone.
 func HTTPClass(status int, byType Class) Class {
 	if status == 0 {
 		return byType
 	}
 	c := ClassOfStatus(status)
-	if c == ClassRateLimited && byType == ClassQuotaExhausted {
+	switch {
+	case c == ClassRateLimited && byType == ClassQuotaExhausted:
 		return ClassQuotaExhausted
+	case c == ClassRejected && byType == ClassNotFound:
+		// Some compatible servers answer an unknown model with 400.
+		return ClassNotFound
 	}
 	return c
 }

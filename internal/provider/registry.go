@@ -34,6 +34,19 @@ type Config struct {
 	// MaxConcurrent bounds the calls in flight to this provider; zero means
 	// no bound.
 	MaxConcurrent int `yaml:"max_concurrent"`
+	// Options are settings of the adapter kind, read by its Factory: the
+	// mock reads `fault`, a standing fault every attempt gets (see
+	// internal/provider/mock). Adapters that read none refuse any
+	// (OptionReader).
+	Options map[string]any `yaml:"options"`
+}
+
+// OptionReader is implemented by adapters whose Factory reads
+// Config.Options (the mock). NewSet refuses options for any other adapter,
+// so a setting in the wrong place is an error, not silently ignored.
+type OptionReader interface {
+	// ReadsOptions marks the adapter; it does nothing.
+	ReadsOptions()
 }
 
 // Factory builds a Provider from its configuration.
@@ -150,6 +163,9 @@ func NewSet(cfgs []Config) (*Set, error) {
 		p, err := f(c)
 		if err != nil {
 			return nil, fmt.Errorf("providers[%d] (%s): %w", i, c.Name, err)
+		}
+		if _, reads := p.(OptionReader); len(c.Options) > 0 && !reads {
+			return nil, fmt.Errorf("providers[%d] (%s): options: the %s adapter takes no options", i, c.Name, c.Kind)
 		}
 		models := slices.Clone(c.Models)
 		if len(models) == 0 {

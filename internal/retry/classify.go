@@ -41,6 +41,10 @@ const (
 	ReasonTransport     Reason = 4
 	ReasonStalled       Reason = 5
 	ReasonInvalidOutput Reason = 6
+	// ReasonTargetRefused: the target cannot serve the call, and retrying
+	// it will not change that (a spent quota, an unknown model, refused
+	// credentials); only a move to another target follows it.
+	ReasonTargetRefused Reason = 9
 )
 
 // String returns the reason's name without the proto prefix, e.g.
@@ -59,6 +63,8 @@ func (r Reason) String() string {
 		return "STALLED"
 	case ReasonInvalidOutput:
 		return "INVALID_OUTPUT"
+	case ReasonTargetRefused:
+		return "TARGET_REFUSED"
 	}
 	return "UNSPECIFIED"
 }
@@ -97,6 +103,23 @@ type Classification struct {
 	HasHint bool
 	// Provider is the provider's error, when the failure was one.
 	Provider *provider.Error
+}
+
+// FallsBack reports whether the failure is the target's rather than the
+// request's, so that another target may serve the call: the provider is
+// rate-limited, out of quota, overloaded or failing, unreachable or
+// stalled, does not know the model, or refused llmrelay's credentials.
+// Failures of the request (rejected as invalid or refused by a content
+// policy), unrecognised errors, and the call's own end (cancelled, out of
+// time) do not fall back.
+func (c Classification) FallsBack() bool {
+	switch c.Class {
+	case provider.ClassRateLimited, provider.ClassQuotaExhausted, provider.ClassOverloaded,
+		provider.ClassServerError, provider.ClassTransport, provider.ClassStalled,
+		provider.ClassNotFound, provider.ClassAuth:
+		return true
+	}
+	return false
 }
 
 // Classify decides what a failed attempt's error means. It looks at the

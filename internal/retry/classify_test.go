@@ -60,7 +60,7 @@ func TestClassify(t *testing.T) {
 
 		// Not retryable:
 		{"400 bad request", httpErr(400, "invalid_request_error", ""), provider.ClassRejected, false, retry.ReasonUnspecified},
-		{"404 not found", httpErr(404, "not_found_error", ""), provider.ClassRejected, false, retry.ReasonUnspecified},
+		{"404 not found", httpErr(404, "not_found_error", ""), provider.ClassNotFound, false, retry.ReasonUnspecified},
 		{"413 too large", httpErr(413, "request_too_large", ""), provider.ClassRejected, false, retry.ReasonUnspecified},
 		{"422 unprocessable", httpErr(422, "", ""), provider.ClassRejected, false, retry.ReasonUnspecified},
 		{"418 other 4xx", httpErr(418, "", ""), provider.ClassRejected, false, retry.ReasonUnspecified},

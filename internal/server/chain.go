@@ -13,8 +13,8 @@ import (
 )
 
 // interceptorChain returns the interceptor chain of runtime rt, outermost
-// first: the links that depend on the config (keys, limits, providers)
-// are built from rt's. interceptors.Compose makes one interceptor of them
+// first: the links that depend on the config (keys, limits, providers,
+// routes) are built from rt's. interceptors.Compose makes one interceptor of them
 // for unary and stream calls alike, which the runtime link runs for each
 // call that starts on rt. TestChainOrder pins the order.
 func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
@@ -25,7 +25,7 @@ func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
 	}
 	return []interceptors.Link{
 		// Outermost: starts the call record (request id, key, model, the
-		// resolved target, attempts) that the links, the handler and the
+		// resolved targets, attempts) that the links, the handler and the
 		// log lines below share, and guards the links themselves against
 		// a panic.
 		interceptors.Guard(s.log),
@@ -55,8 +55,9 @@ func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
 		// INVALID_ARGUMENT rather than a permission problem.
 		interceptors.ModelAccess(),
 		// Model resolution after model access, so a key learns nothing of
-		// models it may not use; the one place the model is parsed.
-		interceptors.ResolveModel(rt.providers),
+		// models it may not use; the one place the model and its
+		// fallback_models become the call's targets.
+		interceptors.ResolveModel(rt.routes),
 		// The provider queue last of the checks: only calls that will be
 		// served wait for a slot of their resolved provider, within their
 		// deadline.

@@ -11,15 +11,16 @@ import (
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/interceptors"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/service"
 )
 
 // runtime is what one config makes of the server: its API keys, its
-// providers, the interceptor chain built from them and the LLMService
-// that serves with them (and, as they come, its routes). A runtime is
-// immutable once built.
+// providers and routes, the interceptor chain built from them and the
+// LLMService that serves with them. A runtime is immutable once built.
 //
 // Each call reads the server's current runtime once, as it starts (the
 // runtime link, outermost), and runs its whole chain and handler on it, to
@@ -30,6 +31,8 @@ type runtime struct {
 	cfg       *config.Config
 	keys      *auth.Keyring
 	providers *provider.Set
+	routes    *route.Table
+	hooks     hook.Chain
 	queue     *interceptors.ProviderQueue
 	service   *service.Service
 	// cert is the TLS certificate, nil without TLS.
@@ -52,6 +55,9 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 	if rt.providers, err = provider.NewSet(cfg.Providers); err != nil {
 		return nil, err
 	}
+	if err := s.buildRoutes(rt); err != nil {
+		return nil, err
+	}
 	maxConcurrent := make(map[string]int, len(cfg.Providers))
 	for _, p := range cfg.Providers {
 		maxConcurrent[p.Name] = p.MaxConcurrent
@@ -68,7 +74,7 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		rt.cert = &cert
 	}
 	rt.service = service.New(service.Deps{
-		Providers: rt.providers, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
+		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
 	})
 	links, err := s.interceptorChain(rt)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,9 +24,12 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
 	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
@@ -54,8 +58,8 @@ type Server struct {
 	metrics *metrics.Metrics
 	timer   retry.Timer
 	// current is the runtime new calls start on: the keys, providers,
-	// chain and service of the config in use (runtime.go); a reload
-	// replaces it.
+	// routes, chain and service of the config in use (runtime.go); a
+	// reload replaces it.
 	current atomic.Pointer[runtime]
 	// reload is how a reload finds the new config and how it is applied
 	// (reload.go).
@@ -66,6 +70,18 @@ type Server struct {
 	logLevel *slog.LevelVar
 	// protoValidator is shared by every runtime's chain.
 	protoValidator protovalidate.Validator
+	// hooks are the compiled-in hooks that run after the routes' defaults.
+	hooks []hook.Hook
+	// routeClock and routeRand replace the routes' defaults, for tests.
+	routeClock func() time.Time
+	routeRand  func(int64) int64
+	// targetHealth keeps the route targets' health, across reloads: the
+	// state store's when it can (shared by the replicas that share the
+	// store), else this process's.
+	targetHealth state.TargetHealth
+	// ejectedOnce registers the targets' health gauge, once a config has
+	// routes.
+	ejectedOnce sync.Once
 	// store holds the state shared with other replicas (or this
 	// process's own, with the memory store); stopFollow stops readiness
 	// from following it.
@@ -104,6 +120,19 @@ func WithTracing(t *telemetry.Tracing) Option { return func(s *Server) { s.traci
 // the logger given with WithLogger should be built on v.
 func WithLogLevel(v *slog.LevelVar) Option { return func(s *Server) { s.logLevel = v } }
 
+// WithHooks adds compiled-in hooks to every Generate call (see
+// internal/hook), in order, after the routes' defaults.
+func WithHooks(h ...hook.Hook) Option { return func(s *Server) { s.hooks = append(s.hooks, h...) } }
+
+// WithRouteClock sets the clock route targets' health runs on; tests pass
+// one they move. The default is time.Now.
+func WithRouteClock(now func() time.Time) Option { return func(s *Server) { s.routeClock = now } }
+
+// WithRouteRand sets the random source of weighted routes (a uniformly
+// random integer in [0, n), safe for concurrent use); tests pass a seeded
+// one. The default is math/rand/v2.
+func WithRouteRand(r func(n int64) int64) Option { return func(s *Server) { s.routeRand = r } }
+
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 
@@ -121,7 +150,12 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	if s.store, err = s.openStore(); err != nil {
 		return nil, err
 	}
-	// The first runtime: the keys, providers, chain and service of cfg.
+	var ok bool
+	if s.targetHealth, ok = s.store.(state.TargetHealth); !ok {
+		s.targetHealth = memory.New()
+	}
+	// The first runtime: the keys, providers, routes, chain and service of
+	// cfg.
 	rt, err := s.newRuntime(cfg, nil)
 	if err != nil {
 		s.store.Close()
@@ -145,6 +179,29 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	reflection.Register(s.grpc)
 	s.metrics.Server.InitializeMetrics(s.grpc)
 	return s, nil
+}
+
+// buildRoutes builds runtime rt's route table over its providers, with
+// the targets' health in s.targetHealth (kept across reloads), and the
+// hooks every call runs: the routes' defaults, then WithHooks'.
+func (s *Server) buildRoutes(rt *runtime) error {
+	var err error
+	rt.routes, err = route.NewTable(rt.cfg.Routes, rt.providers, route.Options{
+		Health: s.targetHealth, Policy: rt.cfg.OutlierPolicy(), Now: s.routeClock, Rand: s.routeRand, Logger: s.log, Metrics: s.metrics,
+	})
+	if err != nil {
+		return err
+	}
+	if len(rt.cfg.Routes) > 0 {
+		// The gauge reads the routes of the config in use.
+		s.ejectedOnce.Do(func() { s.metrics.TargetHealth(func() map[string]bool { return s.current.Load().routes.Ejected() }) })
+	}
+	defaults, err := hook.RouteDefaults(rt.routes.Routes())
+	if err != nil {
+		return err
+	}
+	rt.hooks = append(hook.Chain{defaults}, s.hooks...)
+	return nil
 }
 
 // Serve accepts connections on lis until Shutdown. It returns nil after a

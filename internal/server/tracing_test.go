@@ -16,6 +16,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/providertest"
+	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/telemetry"
@@ -272,6 +273,60 @@ func wantAttrs(t *testing.T, what string, span otlptest.Span, want map[string]an
 		}
 		if got != w {
 			t.Errorf("%s: %s = %v, want %v", what, key, got, w)
+		}
+	}
+}
+
+// TestTraceOfAFallback: a route whose first target answers 404 moves the
+// call to its second: the wait span says fallback and where the next
+// attempt goes, the server span names the route, and the metrics count the
+// call under the route with the target that served it.
+func TestTraceOfAFallback(t *testing.T) {
+	recv, endpoint := otlptest.StartGRPC(t)
+	t.Setenv(telemetry.EnvEndpoint, endpoint)
+	t.Setenv(telemetry.EnvProtocol, telemetry.ProtocolGRPC)
+	gone := providertest.Replay(t, providertest.Reply{Status: http.StatusNotFound, Body: []byte(`{"error":{"message":"no such model","type":"invalid_request_error","code":"model_not_found"}}`)})
+	tr, err := telemetry.Setup(t.Context(), os.Getenv, telemetry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
+	cfg := config.Default()
+	cfg.Providers = []provider.Config{{Name: "gone", Kind: "openai", BaseURL: gone.URL + "/v1", Models: []string{"old"}}, {Name: "mock", Kind: "mock"}}
+	cfg.Routes = []route.Config{{Name: "smart", Targets: []route.TargetConfig{{Model: "gone/old"}, {Model: "mock/echo"}}}}
+	in := servertest.Start(t, cfg, server.WithTracing(tr))
+
+	req := echoRequest("hello there")
+	req.Model = "smart"
+	if _, err := servertest.Collect(t.Context(), in.Client, req); err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	spans := exported(t, tr, recv, 4)
+	var found bool
+	for _, s := range spans {
+		switch s.GetName() {
+		case telemetry.SpanWait:
+			found = true
+			wantAttrs(t, "wait", s, map[string]any{
+				"llmrelay.retry.fallback": true, "llmrelay.retry.next_provider": "mock", "llmrelay.retry.next_model": "echo",
+				"llmrelay.retry.next_attempt": int64(2),
+			})
+		case "llmrelay.v1.LLMService/Generate":
+			wantAttrs(t, "server span", s, map[string]any{
+				"llmrelay.route": "smart", "llmrelay.model": "smart", "llmrelay.provider": "mock", "gen_ai.response.model": "echo",
+			})
+		}
+	}
+	if !found {
+		t.Error("no wait span")
+	}
+	body := in.Server.Metrics().Text()
+	for _, want := range []string{
+		`gen_ai_server_request_duration_seconds_count{error_type="",key="",model="echo",provider="mock",route="smart"} 1`,
+		`llmrelay_tokens_total{key="",model="echo",provider="mock",route="smart",type="output"} 2`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
 		}
 	}
 }

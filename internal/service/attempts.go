@@ -77,19 +77,27 @@ func (c *call) afterFailure(ctx context.Context, n int, t provider.Target, res *
 	}
 	step := c.plan.Failed(err, cl, res.streamed())
 	c.traceFailure(ctx, err, cl, step, res)
+	if step.Decision.Stop == retry.StopBudget {
+		c.svc.metrics.RetryBudgetExhausted(name)
+	}
 	if !step.Retry() {
-		if step.Failure.Stop == retry.StopBudget {
-			c.svc.metrics.RetryBudgetExhausted(name)
-		}
 		return step.Failure
 	}
 
-	c.svc.log.Info("retrying",
-		"request_id", c.requestID, "provider", name, "attempt", n,
-		"reason", cl.Reason.String(), "delay", step.Delay, "discard_partial", res.streamed(), "error", err)
-	c.svc.metrics.Retry(name, cl.Reason.String())
+	if step.Fallback {
+		from, to := c.svc.routes.Label(t), c.svc.routes.Label(step.Target)
+		c.svc.log.Info("falling back",
+			"request_id", c.requestID, "route", c.routeName(), "from", from, "to", to, "attempt", n,
+			"reason", step.Reason.String(), "stop", step.Decision.Stop.String(), "discard_partial", res.streamed(), "error", err)
+		c.svc.metrics.Fallback(c.routeName(), from, to)
+	} else {
+		c.svc.log.Info("retrying",
+			"request_id", c.requestID, "provider", name, "attempt", n,
+			"reason", step.Reason.String(), "delay", step.Delay, "discard_partial", res.streamed(), "error", err)
+	}
+	c.svc.metrics.Retry(name, step.Reason.String())
 	if err := c.sendWillRetry(n, step, &llmrelayv1.WillRetry{
-		Reason:         llmrelayv1.RetryReason(cl.Reason),
+		Reason:         llmrelayv1.RetryReason(step.Reason),
 		Delay:          durationpb.New(step.Delay),
 		DiscardPartial: res.streamed(),
 		Cause:          apierr.AttemptCause(cl, name, n),
@@ -100,9 +108,11 @@ func (c *call) afterFailure(ctx context.Context, n int, t provider.Target, res *
 }
 
 // sendWillRetry sends w, the WillRetry that follows failed attempt n and
-// announces the step's next attempt. Its error is a *sendError.
+// announces the step's next attempt: its number and target, and whether
+// the call falls back. Its error is a *sendError.
 func (c *call) sendWillRetry(n int, step retry.Step, w *llmrelayv1.WillRetry) error {
 	w.NextAttempt = uint32(step.Next)
+	w.NextProvider, w.NextModel, w.Fallback = step.Target.Entry.Config.Name, step.Target.Model, step.Fallback
 	if err := c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(n), Event: &llmrelayv1.GenerateEvent_WillRetry{WillRetry: w}}); err != nil {
 		return &sendError{err}
 	}

@@ -30,7 +30,7 @@ func keyName(ctx context.Context) string {
 
 // labels returns the labels of the call's metrics for target t.
 func (c *call) labels(t provider.Target) metrics.CallLabels {
-	l := metrics.CallLabels{Key: c.key} // Route: the route's name, once routes exist
+	l := metrics.CallLabels{Key: c.key, Route: c.routeName()}
 	if e := t.Entry; e != nil {
 		_, fixed := e.Provider.(provider.ModelServer)
 		l.Provider, l.Model, l.OpenModels = e.Config.Name, t.Model, len(e.Config.Models) == 0 && !fixed
@@ -39,12 +39,15 @@ func (c *call) labels(t provider.Target) metrics.CallLabels {
 }
 
 // lastTarget returns the target of the call's last attempt (of its first
-// before any).
+// before any; none before the call resolved).
 func (c *call) lastTarget() provider.Target {
-	if c.plan != nil {
+	switch {
+	case c.plan != nil:
 		return c.plan.Target()
+	case c.resolved != nil:
+		return c.resolved.Targets[0]
 	}
-	return c.target
+	return provider.Target{}
 }
 
 // account records the tokens of attempt to t, u, in the metrics and adds
@@ -69,7 +72,7 @@ func (c *call) done(ctx context.Context, code codes.Code, reason string, res *at
 		return
 	}
 	call := telemetry.Call{
-		RequestID: c.requestID, Key: c.key, Model: c.req.GetModel(), Target: t, Attempts: c.attempts(),
+		RequestID: c.requestID, Key: c.key, Route: c.routeName(), Model: c.req.GetModel(), Target: t, Attempts: c.attempts(),
 		Usage: c.usage, Cost: c.cost, Priced: c.priced, ErrorType: reason,
 	}
 	if res != nil {

@@ -36,7 +36,8 @@ const (
 	AttrRequestID = attribute.Key("llmrelay.request_id")
 	// AttrAPIKey is the name of the caller's API key (never the key).
 	AttrAPIKey = attribute.Key("llmrelay.api_key.name")
-	// AttrRoute is the route the request's model named ("" until routes).
+	// AttrRoute is the route the request's model named (absent for
+	// "<provider>/<model>").
 	AttrRoute = attribute.Key("llmrelay.route")
 	// AttrModel is the model as the client asked for it.
 	AttrModel = attribute.Key("llmrelay.model")

@@ -8,10 +8,16 @@
 // deterministic instance of the schema (schema.InstanceText), indented, one
 // delta per word. provider_options.chunk_delay_ms paces the deltas, and
 // provider_options.faults scripts each attempt (see ParseFaults and Fault).
+//
+// A configured mock may carry a standing fault, which every attempt gets
+// that the request's own fault list does not cover: `options: {fault:
+// {status: 503}}` makes a provider that is always down, so route fallback
+// can be shown and tested without any provider_options.
 package mock
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,15 +46,56 @@ const (
 
 var optionKeys = map[string]bool{"faults": true, "words": true, "chunk_delay_ms": true}
 
-func init() {
-	provider.Register(Kind, func(provider.Config) (provider.Provider, error) { return New(), nil })
-}
+func init() { provider.Register(Kind, FromConfig) }
 
 // Provider is the mock provider. It is stateless and safe for concurrent use.
-type Provider struct{}
+type Provider struct {
+	// standing is the fault of every attempt the request's faults do not
+	// cover; nil: such attempts are normal.
+	standing *Fault
+}
 
-// New returns the mock provider.
+// New returns the mock provider, without a standing fault.
 func New() *Provider { return &Provider{} }
+
+// FromConfig is the mock's provider.Factory. Its options take one key,
+// `fault`: a standing fault, written like one entry of provider_options.faults
+// (for example {status: 503} or {status: 429, error_type: insufficient_quota}),
+// that every attempt gets unless the request's fault list covers it.
+func FromConfig(cfg provider.Config) (provider.Provider, error) {
+	p := New()
+	for k := range cfg.Options {
+		if k != "fault" {
+			return nil, fmt.Errorf("options.%s: unknown option for the mock provider; known: fault", k)
+		}
+	}
+	v, ok := cfg.Options["fault"]
+	if !ok {
+		return p, nil
+	}
+	// The YAML decoder's numbers are ints; faults are read as JSON values.
+	b, err := json.Marshal(v)
+	var jv any
+	if err == nil {
+		err = json.Unmarshal(b, &jv)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("options.fault: %w", err)
+	}
+	f, err := parseFault("options.fault", jv)
+	if err != nil {
+		var fe *provider.FieldError
+		if errors.As(err, &fe) {
+			return nil, errors.New(fe.Error())
+		}
+		return nil, err
+	}
+	p.standing = &f
+	return p, nil
+}
+
+// ReadsOptions implements provider.OptionReader.
+func (*Provider) ReadsOptions() {}
 
 // DefaultModels implements provider.ModelLister.
 func (*Provider) DefaultModels() []string { return []string{ModelEcho, ModelLorem} }
@@ -128,6 +175,8 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 	f := Fault{RetryAfterMs: -1, DropAfter: -1, ErrorAfter: -1, StallAfter: -1}
 	if i := req.Attempt - 1; i >= 0 && i < len(o.faults) {
 		f = o.faults[i]
+	} else if p.standing != nil {
+		f = *p.standing
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -316,8 +365,9 @@ func errorClass(typ string) provider.Class {
 		return provider.ClassServerError
 	case "authentication_error", "permission_error", "UNAUTHENTICATED", "PERMISSION_DENIED":
 		return provider.ClassAuth
-	case "invalid_request_error", "not_found_error", "request_too_large",
-		"INVALID_ARGUMENT", "NOT_FOUND", "FAILED_PRECONDITION":
+	case "not_found_error", "model_not_found", "NOT_FOUND":
+		return provider.ClassNotFound
+	case "invalid_request_error", "request_too_large", "INVALID_ARGUMENT", "FAILED_PRECONDITION":
 		return provider.ClassRejected
 	}
 	return provider.ClassUnknown

@@ -244,3 +244,52 @@ func TestStructuredOutputRepliesWithAnInstance(t *testing.T) {
 		})
 	}
 }
+
+func TestStandingFaultFailsEveryAttemptTheRequestDoesNotScript(t *testing.T) {
+	// As the YAML decoder gives it: whole numbers are ints.
+	p, err := FromConfig(provider.Config{Name: "down", Kind: Kind, Options: map[string]any{
+		"fault": map[string]any{"status": 503, "retry_after_ms": 250},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	for attempt := 1; attempt <= 3; attempt++ {
+		_, err := p.Stream(ctx, request(attempt, nil))
+		var pe *provider.Error
+		if !errors.As(err, &pe) || pe.Status != 503 || pe.FailureClass() != provider.ClassOverloaded || pe.RetryAfter != 250*time.Millisecond {
+			t.Fatalf("attempt %d: %v, want the standing 503 with its hint", attempt, err)
+		}
+	}
+	// The request's own fault list wins for the attempts it covers.
+	s, err := p.Stream(ctx, request(1, map[string]any{"faults": []any{map[string]any{}}}))
+	if err != nil {
+		t.Fatalf("a scripted normal attempt: %v", err)
+	}
+	if text, err := drain(t, s); text != "a b c d" || !errors.Is(err, io.EOF) {
+		t.Fatalf("scripted attempt: %q, %v", text, err)
+	}
+	if _, err := p.Stream(ctx, request(2, map[string]any{"faults": []any{map[string]any{}}})); err == nil {
+		t.Fatal("attempt 2, past the request's list, got no standing fault")
+	}
+}
+
+func TestStandingFaultConfigErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		options map[string]any
+		want    string
+	}{
+		{"unknown option", map[string]any{"faults": []any{}}, "options.faults: unknown option for the mock provider; known: fault"},
+		{"bad status", map[string]any{"fault": map[string]any{"status": 200}}, "options.fault.status: must be an integer from 400 to 599"},
+		{"not an object", map[string]any{"fault": "503"}, "options.fault: must be an object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := FromConfig(provider.Config{Name: "m", Kind: Kind, Options: tt.options})
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("error %v, want it to start with %q", err, tt.want)
+			}
+		})
+	}
+}

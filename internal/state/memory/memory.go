@@ -17,9 +17,17 @@ import (
 type Store struct {
 	now    func() time.Time
 	scopes sync.Map // name → *scope
+
+	// targets are route targets' health (state.TargetHealth), by key;
+	// only targets that failed since their last success have an entry.
+	targetsMu sync.RWMutex
+	targets   map[string]state.TargetStatus
 }
 
-var _ state.Store = (*Store)(nil)
+var (
+	_ state.Store        = (*Store)(nil)
+	_ state.TargetHealth = (*Store)(nil)
+)
 
 // scope is one key's rate and leases, or one lease set.
 type scope struct {
@@ -37,7 +45,7 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 
 // New returns an empty Store.
 func New(opts ...Option) *Store {
-	s := &Store{now: time.Now}
+	s := &Store{now: time.Now, targets: map[string]state.TargetStatus{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -145,4 +153,37 @@ func (l *lease) Release() {
 		l.sc.held--
 		l.sc.mu.Unlock()
 	})
+}
+
+// RecordTarget implements state.TargetHealth.
+func (s *Store) RecordTarget(ctx context.Context, key string, ok bool, now time.Time, p state.OutlierPolicy) (state.TargetStatus, error) {
+	if err := ctx.Err(); err != nil {
+		return state.TargetStatus{}, err
+	}
+	s.targetsMu.Lock()
+	defer s.targetsMu.Unlock()
+	if ok {
+		// Restored: a healthy target needs no entry.
+		delete(s.targets, key)
+		return state.TargetStatus{}, nil
+	}
+	st := p.Next(s.targets[key], now)
+	s.targets[key] = st
+	return st, nil
+}
+
+// TargetStatus implements state.TargetHealth.
+func (s *Store) TargetStatus(ctx context.Context, keys []string, now time.Time) ([]state.TargetStatus, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.targetsMu.RLock()
+	defer s.targetsMu.RUnlock()
+	out := make([]state.TargetStatus, len(keys))
+	for i, k := range keys {
+		st := s.targets[k]
+		st.Ejected, st.JustEjected = now.Before(st.Until), false
+		out[i] = st
+	}
+	return out, nil
 }

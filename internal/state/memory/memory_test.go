@@ -17,6 +17,10 @@ func TestConformance(t *testing.T) {
 	statetest.RunAll(t, func(*testing.T) state.Store { return memory.New() })
 }
 
+func TestTargetHealthConformance(t *testing.T) {
+	statetest.RunTargetHealth(t, func(*testing.T) state.TargetHealth { return memory.New() })
+}
+
 // TestRateOnInjectedClock checks the GCRA's arithmetic exactly, on a
 // settable clock: a burst, then one call per interval, and RetryAfter to
 // the nanosecond.

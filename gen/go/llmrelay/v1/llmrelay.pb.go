@@ -5,8 +5,10 @@
 //   - `delta`          text and tool-call fragments, as the model produces them;
 //   - `partial_object` (structured output only) the reply parsed so far;
 //   - `will_retry`     an attempt failed and another one is coming: why, after
-//                      exactly how long, and whether what that attempt already
-//                      streamed must be thrown away (`discard_partial`);
+//                      exactly how long, where it goes (a route may fall back
+//                      to another provider and model), and whether what that
+//                      attempt already streamed must be thrown away
+//                      (`discard_partial`);
 //   - `final`          exactly one, always last: the successful attempt's message.
 //
 // The one idiom every client needs:
@@ -53,6 +55,7 @@ import (
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -318,6 +321,11 @@ const (
 	// Structured output did not parse or did not conform to the schema; the
 	// model is asked again with the validation errors.
 	RetryReason_RETRY_REASON_INVALID_OUTPUT RetryReason = 6
+	// The target cannot serve the call and retrying it would not change
+	// that: its quota or spend limit is used up, it does not know the model
+	// (HTTP 404), or it refused llmrelay's credentials (401/403). Only sent
+	// when the call falls back to another target (`fallback`).
+	RetryReason_RETRY_REASON_TARGET_REFUSED RetryReason = 9
 )
 
 // Enum value maps for RetryReason.
@@ -330,6 +338,7 @@ var (
 		4: "RETRY_REASON_TRANSPORT",
 		5: "RETRY_REASON_STALLED",
 		6: "RETRY_REASON_INVALID_OUTPUT",
+		9: "RETRY_REASON_TARGET_REFUSED",
 	}
 	RetryReason_value = map[string]int32{
 		"RETRY_REASON_UNSPECIFIED":    0,
@@ -339,6 +348,7 @@ var (
 		"RETRY_REASON_TRANSPORT":      4,
 		"RETRY_REASON_STALLED":        5,
 		"RETRY_REASON_INVALID_OUTPUT": 6,
+		"RETRY_REASON_TARGET_REFUSED": 9,
 	}
 )
 
@@ -434,16 +444,134 @@ func (FinishReason) EnumDescriptor() ([]byte, []int) {
 	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
 }
 
+// ModelKind says what a listed model is.
+type ModelKind int32
+
+const (
+	// Not used.
+	ModelKind_MODEL_KIND_UNSPECIFIED ModelKind = 0
+	// A provider's model, called as "<provider>/<model>".
+	ModelKind_MODEL_KIND_PROVIDER_MODEL ModelKind = 1
+	// A route, called by its name.
+	ModelKind_MODEL_KIND_ROUTE ModelKind = 2
+)
+
+// Enum value maps for ModelKind.
+var (
+	ModelKind_name = map[int32]string{
+		0: "MODEL_KIND_UNSPECIFIED",
+		1: "MODEL_KIND_PROVIDER_MODEL",
+		2: "MODEL_KIND_ROUTE",
+	}
+	ModelKind_value = map[string]int32{
+		"MODEL_KIND_UNSPECIFIED":    0,
+		"MODEL_KIND_PROVIDER_MODEL": 1,
+		"MODEL_KIND_ROUTE":          2,
+	}
+)
+
+func (x ModelKind) Enum() *ModelKind {
+	p := new(ModelKind)
+	*p = x
+	return p
+}
+
+func (x ModelKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ModelKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[6].Descriptor()
+}
+
+func (ModelKind) Type() protoreflect.EnumType {
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[6]
+}
+
+func (x ModelKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ModelKind.Descriptor instead.
+func (ModelKind) EnumDescriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
+}
+
+// RouteBalance says how a route orders its targets for a call.
+type RouteBalance int32
+
+const (
+	// Not used.
+	RouteBalance_ROUTE_BALANCE_UNSPECIFIED RouteBalance = 0
+	// In configuration order: the first healthy target serves, the next ones
+	// are its fallbacks.
+	RouteBalance_ROUTE_BALANCE_ORDERED RouteBalance = 1
+	// Each call picks its first target at random by weight among the healthy
+	// ones; the others follow as fallbacks, also by weight.
+	RouteBalance_ROUTE_BALANCE_WEIGHTED RouteBalance = 2
+)
+
+// Enum value maps for RouteBalance.
+var (
+	RouteBalance_name = map[int32]string{
+		0: "ROUTE_BALANCE_UNSPECIFIED",
+		1: "ROUTE_BALANCE_ORDERED",
+		2: "ROUTE_BALANCE_WEIGHTED",
+	}
+	RouteBalance_value = map[string]int32{
+		"ROUTE_BALANCE_UNSPECIFIED": 0,
+		"ROUTE_BALANCE_ORDERED":     1,
+		"ROUTE_BALANCE_WEIGHTED":    2,
+	}
+)
+
+func (x RouteBalance) Enum() *RouteBalance {
+	p := new(RouteBalance)
+	*p = x
+	return p
+}
+
+func (x RouteBalance) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RouteBalance) Descriptor() protoreflect.EnumDescriptor {
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[7].Descriptor()
+}
+
+func (RouteBalance) Type() protoreflect.EnumType {
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[7]
+}
+
+func (x RouteBalance) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RouteBalance.Descriptor instead.
+func (RouteBalance) EnumDescriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
+}
+
 // GenerateRequest asks for one model reply.
 type GenerateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The model, as "<provider>/<model>": the provider is the configured
-	// provider name before the first "/", the rest is passed to that provider
-	// as its model name (it may itself contain "/" or ":", as in
+	// The model: a route's name, or "<provider>/<model>".
+	//
+	// A route is a name the server's config defines (see docs/routes.md),
+	// such as "smart": it stands for one or more targets, each a provider
+	// and model, tried in order when one fails (fallback) or picked by
+	// weight and health (balancing), and it may set defaults for the
+	// request's unset fields (retry policy, generation settings, a system
+	// prompt, a response format) and bound the call's time. A route name has
+	// no "/". `ListModels` lists the routes a key may use, with their targets.
+	//
+	// With "<provider>/<model>", the provider is the configured provider name
+	// before the first "/", the rest is passed to that provider as its model
+	// name (it may itself contain "/" or ":", as in
 	// "openrouter/meta-llama/llama-3-70b" or "ollama/llama3.1:8b").
 	// The built-in provider is "mock" with models "echo" and "lorem".
 	//
-	// Required, at most 256 characters. The provider name is 1 to 63
+	// Required, at most 256 characters. A route or provider name is 1 to 63
 	// lower-case letters, digits, "_" or "-", starting with a letter or
 	// digit; the model name starts with a letter or digit and may contain
 	// letters, digits and . _ : / @ + -. A model that does not fit gets one
@@ -491,6 +619,21 @@ type GenerateRequest struct {
 	//	  {"usage": {"input_tokens": 12, "output_tokens": 9}}
 	//	                                        report these token counts
 	ProviderOptions *structpb.Struct `protobuf:"bytes,10,opt,name=provider_options,json=providerOptions,proto3" json:"provider_options,omitempty"`
+	// Where the call goes when `model` fails in a way another model may not
+	// (rate limited, quota spent, overloaded, failing, unreachable, stalled,
+	// model unknown at the provider, llmrelay's credentials refused; never
+	// for a request the provider rejects as invalid): each entry a route's
+	// name or "<provider>/<model>", tried in order after the targets of
+	// `model`. A route entry adds its targets, in the order the route would
+	// try them; its defaults do not apply. A target already listed is not
+	// tried twice. Each entry must be a model the caller's key may use.
+	//
+	// A move to another target is announced by a `will_retry` whose
+	// `next_provider` and `next_model` name it (with `fallback` set);
+	// `final` names the provider and model that answered. On each target the
+	// retry policy applies afresh; the call's deadline covers every target.
+	// At most 8 entries.
+	FallbackModels []string `protobuf:"bytes,15,rep,name=fallback_models,json=fallbackModels,proto3" json:"fallback_models,omitempty"`
 	// Free-form labels (a team, a ticket, a feature flag), written to the
 	// call's "finished call" log line as metadata.<key>=<value>, values cut at
 	// 256 bytes there. Not sent to the provider. Keep secrets out of them. At
@@ -596,6 +739,13 @@ func (x *GenerateRequest) GetRequestId() string {
 func (x *GenerateRequest) GetProviderOptions() *structpb.Struct {
 	if x != nil {
 		return x.ProviderOptions
+	}
+	return nil
+}
+
+func (x *GenerateRequest) GetFallbackModels() []string {
+	if x != nil {
+		return x.FallbackModels
 	}
 	return nil
 }
@@ -1408,7 +1558,17 @@ type WillRetry struct {
 	// RETRY_REASON_INVALID_OUTPUT, a google.rpc.BadRequest with one field
 	// violation per validation error, the field being the JSON pointer of the
 	// offending value).
-	Cause         *status.Status `protobuf:"bytes,5,opt,name=cause,proto3" json:"cause,omitempty"`
+	Cause *status.Status `protobuf:"bytes,5,opt,name=cause,proto3" json:"cause,omitempty"`
+	// The configured provider the next attempt goes to, e.g. "openai".
+	NextProvider string `protobuf:"bytes,6,opt,name=next_provider,json=nextProvider,proto3" json:"next_provider,omitempty"`
+	// The model the next attempt asks that provider for, as the provider
+	// names it, e.g. "gpt-4.1".
+	NextModel string `protobuf:"bytes,7,opt,name=next_model,json=nextModel,proto3" json:"next_model,omitempty"`
+	// True when the next attempt goes to another target than the failed one:
+	// the call falls back (to the next target of its route, or to
+	// `fallback_models`). The failed target will not be tried again in this
+	// call.
+	Fallback      bool `protobuf:"varint,8,opt,name=fallback,proto3" json:"fallback,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1478,6 +1638,27 @@ func (x *WillRetry) GetCause() *status.Status {
 	return nil
 }
 
+func (x *WillRetry) GetNextProvider() string {
+	if x != nil {
+		return x.NextProvider
+	}
+	return ""
+}
+
+func (x *WillRetry) GetNextModel() string {
+	if x != nil {
+		return x.NextModel
+	}
+	return ""
+}
+
+func (x *WillRetry) GetFallback() bool {
+	if x != nil {
+		return x.Fallback
+	}
+	return false
+}
+
 // Final is the outcome of a successful call.
 type Final struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1503,7 +1684,14 @@ type Final struct {
 	// The provider that served the reply, e.g. "openai".
 	Provider string `protobuf:"bytes,8,opt,name=provider,proto3" json:"provider,omitempty"`
 	// The model that served the reply, as the provider named it.
-	Model         string `protobuf:"bytes,9,opt,name=model,proto3" json:"model,omitempty"`
+	Model string `protobuf:"bytes,9,opt,name=model,proto3" json:"model,omitempty"`
+	// The route the call named as its `model`, e.g. "smart"; empty when it
+	// named "<provider>/<model>".
+	Route string `protobuf:"bytes,13,opt,name=route,proto3" json:"route,omitempty"`
+	// Labels the server's hooks attached to the call once it succeeded (for
+	// example which route default applied); empty without such hooks. The
+	// same labels are written to the call's log line.
+	Annotations   map[string]string `protobuf:"bytes,14,rep,name=annotations,proto3" json:"annotations,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1599,6 +1787,20 @@ func (x *Final) GetModel() string {
 		return x.Model
 	}
 	return ""
+}
+
+func (x *Final) GetRoute() string {
+	if x != nil {
+		return x.Route
+	}
+	return ""
+}
+
+func (x *Final) GetAnnotations() map[string]string {
+	if x != nil {
+		return x.Annotations
+	}
+	return nil
 }
 
 // Usage counts tokens.
@@ -1734,7 +1936,8 @@ func (x *ValidationError) GetMessage() string {
 // ListModelsRequest asks which models the caller may use.
 type ListModelsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Only list this provider's models. Empty lists every provider's.
+	// Only list this provider's models, and no routes. Empty lists every
+	// provider's models and every route.
 	Provider      string `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1823,17 +2026,28 @@ func (x *ListModelsResponse) GetModels() []*Model {
 	return nil
 }
 
-// Model is a model llmrelay can route to.
+// Model is a model llmrelay can route to: a provider's model, or a route.
 type Model struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The value for `GenerateRequest.model`, e.g. "mock/echo".
+	// The value for `GenerateRequest.model`, e.g. "mock/echo" or "smart".
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	// The provider's configured name, e.g. "mock".
+	// The provider's configured name, e.g. "mock"; empty for a route.
 	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
-	// The provider's kind: "mock", "openai", "anthropic" or "gemini".
+	// The provider's kind: "mock", "openai", "anthropic" or "gemini"; empty
+	// for a route.
 	ProviderKind string `protobuf:"bytes,3,opt,name=provider_kind,json=providerKind,proto3" json:"provider_kind,omitempty"`
-	// The model's name at the provider, e.g. "echo".
-	Name          string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// The model's name at the provider, e.g. "echo"; for a route, its name.
+	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// Whether this is a provider's model or a route.
+	Kind ModelKind `protobuf:"varint,5,opt,name=kind,proto3,enum=llmrelay.v1.ModelKind" json:"kind,omitempty"`
+	// For a route: its targets, in its fallback order (for a weighted route,
+	// in configuration order; each call picks its own order by weight).
+	Targets []*RouteTarget `protobuf:"bytes,6,rep,name=targets,proto3" json:"targets,omitempty"`
+	// For a route: how it orders its targets for each call.
+	Balance RouteBalance `protobuf:"varint,7,opt,name=balance,proto3,enum=llmrelay.v1.RouteBalance" json:"balance,omitempty"`
+	// For a provider's model that a route uses as a target: its health. Unset
+	// for models no route uses, whose health is not tracked.
+	Health        *TargetHealth `protobuf:"bytes,8,opt,name=health,proto3" json:"health,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1896,14 +2110,203 @@ func (x *Model) GetName() string {
 	return ""
 }
 
+func (x *Model) GetKind() ModelKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ModelKind_MODEL_KIND_UNSPECIFIED
+}
+
+func (x *Model) GetTargets() []*RouteTarget {
+	if x != nil {
+		return x.Targets
+	}
+	return nil
+}
+
+func (x *Model) GetBalance() RouteBalance {
+	if x != nil {
+		return x.Balance
+	}
+	return RouteBalance_ROUTE_BALANCE_UNSPECIFIED
+}
+
+func (x *Model) GetHealth() *TargetHealth {
+	if x != nil {
+		return x.Health
+	}
+	return nil
+}
+
+// RouteTarget is one target of a route.
+type RouteTarget struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The target as "<provider>/<model>", e.g. "openai/gpt-4.1".
+	Model string `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	// The provider's configured name, e.g. "openai".
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	// The model's name at the provider, e.g. "gpt-4.1".
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// Its weight in a weighted route (1 when the config leaves it unset).
+	Weight uint32 `protobuf:"varint,4,opt,name=weight,proto3" json:"weight,omitempty"`
+	// Its health.
+	Health        *TargetHealth `protobuf:"bytes,5,opt,name=health,proto3" json:"health,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RouteTarget) Reset() {
+	*x = RouteTarget{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RouteTarget) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RouteTarget) ProtoMessage() {}
+
+func (x *RouteTarget) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RouteTarget.ProtoReflect.Descriptor instead.
+func (*RouteTarget) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *RouteTarget) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *RouteTarget) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *RouteTarget) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RouteTarget) GetWeight() uint32 {
+	if x != nil {
+		return x.Weight
+	}
+	return 0
+}
+
+func (x *RouteTarget) GetHealth() *TargetHealth {
+	if x != nil {
+		return x.Health
+	}
+	return nil
+}
+
+// TargetHealth is a route target's health, by outlier detection: a target
+// whose attempts fail several times in a row (for reasons that are the
+// target's, not the request's) is ejected, taken out of rotation, for an
+// interval that grows with each ejection in a row; one successful attempt
+// restores it. Routes skip ejected targets, unless all are ejected.
+type TargetHealth struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Whether the target is ejected now.
+	Ejected bool `protobuf:"varint,1,opt,name=ejected,proto3" json:"ejected,omitempty"`
+	// When the current ejection ends; unset when not ejected.
+	EjectedUntil *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=ejected_until,json=ejectedUntil,proto3" json:"ejected_until,omitempty"`
+	// Attempts that failed in a row since the last success or ejection.
+	ConsecutiveFailures uint32 `protobuf:"varint,3,opt,name=consecutive_failures,json=consecutiveFailures,proto3" json:"consecutive_failures,omitempty"`
+	// Ejections in a row since the last success; the next ejection lasts
+	// longer with each.
+	Ejections     uint32 `protobuf:"varint,4,opt,name=ejections,proto3" json:"ejections,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TargetHealth) Reset() {
+	*x = TargetHealth{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TargetHealth) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TargetHealth) ProtoMessage() {}
+
+func (x *TargetHealth) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TargetHealth.ProtoReflect.Descriptor instead.
+func (*TargetHealth) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *TargetHealth) GetEjected() bool {
+	if x != nil {
+		return x.Ejected
+	}
+	return false
+}
+
+func (x *TargetHealth) GetEjectedUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EjectedUntil
+	}
+	return nil
+}
+
+func (x *TargetHealth) GetConsecutiveFailures() uint32 {
+	if x != nil {
+		return x.ConsecutiveFailures
+	}
+	return 0
+}
+
+func (x *TargetHealth) GetEjections() uint32 {
+	if x != nil {
+		return x.Ejections
+	}
+	return 0
+}
+
 var File_llmrelay_v1_llmrelay_proto protoreflect.FileDescriptor
 
 const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
-	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\x86\b\n" +
-	"\x0fGenerateRequest\x12\xa7\x02\n" +
-	"\x05model\x18\x01 \x01(\tB\x90\x02\xbaH\x8c\x02\xba\x01\x80\x02\n" +
-	"\fmodel.format\x12\xa4\x01must be <provider>/<model>, like mock/echo or openai/gpt-4o: a lower-case provider name, a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aIthis.matches('^[a-z0-9][a-z0-9_-]{0,62}/[A-Za-z0-9][A-Za-z0-9._:/@+-]*$')\xc8\x01\x01r\x03\x18\x80\x02R\x05model\x12=\n" +
+	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\"\xb7\n" +
+	"\n" +
+	"\x0fGenerateRequest\x12\xd7\x02\n" +
+	"\x05model\x18\x01 \x01(\tB\xc0\x02\xbaH\xbc\x02\xba\x01\xb0\x02\n" +
+	"\fmodel.format\x12\xd1\x01must be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o: a lower-case name, and for a provider's model a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')\xc8\x01\x01r\x03\x18\x80\x02R\x05model\x12=\n" +
 	"\bmessages\x18\x02 \x03(\v2\x14.llmrelay.v1.MessageB\v\xbaH\b\x92\x01\x05\b\x01\x10\x80\bR\bmessages\x12=\n" +
 	"\n" +
 	"generation\x18\x03 \x01(\v2\x1d.llmrelay.v1.GenerationConfigR\n" +
@@ -1918,7 +2321,9 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\t \x01(\tB\v\xbaH\b\xd8\x01\x01r\x03\xb0\x01\x01R\trequestId\x12B\n" +
 	"\x10provider_options\x18\n" +
-	" \x01(\v2\x17.google.protobuf.StructR\x0fproviderOptions\x12`\n" +
+	" \x01(\v2\x17.google.protobuf.StructR\x0fproviderOptions\x12\xfe\x01\n" +
+	"\x0ffallback_models\x18\x0f \x03(\tB\xd4\x01\xbaH\xd0\x01\x92\x01\xcc\x01\x10\b\"\xc7\x01\xba\x01\xbe\x01\n" +
+	"\x16fallback_models.format\x12Vmust be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')r\x03\x18\x80\x02R\x0efallbackModels\x12`\n" +
 	"\bmetadata\x18\v \x03(\v2*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\ar\x05\x10\x01(\x80\x01*\x05r\x03(\x80\bR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
@@ -1993,13 +2398,17 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12'\n" +
-	"\x0farguments_delta\x18\x04 \x01(\tR\x0eargumentsDelta\"\xe4\x01\n" +
+	"\x0farguments_delta\x18\x04 \x01(\tR\x0eargumentsDelta\"\xc4\x02\n" +
 	"\tWillRetry\x120\n" +
 	"\x06reason\x18\x01 \x01(\x0e2\x18.llmrelay.v1.RetryReasonR\x06reason\x12/\n" +
 	"\x05delay\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x05delay\x12!\n" +
 	"\fnext_attempt\x18\x03 \x01(\rR\vnextAttempt\x12'\n" +
 	"\x0fdiscard_partial\x18\x04 \x01(\bR\x0ediscardPartial\x12(\n" +
-	"\x05cause\x18\x05 \x01(\v2\x12.google.rpc.StatusR\x05cause\"\x99\x03\n" +
+	"\x05cause\x18\x05 \x01(\v2\x12.google.rpc.StatusR\x05cause\x12#\n" +
+	"\rnext_provider\x18\x06 \x01(\tR\fnextProvider\x12\x1d\n" +
+	"\n" +
+	"next_model\x18\a \x01(\tR\tnextModel\x12\x1a\n" +
+	"\bfallback\x18\b \x01(\bR\bfallback\"\xb6\x04\n" +
 	"\x05Final\x12.\n" +
 	"\amessage\x18\x01 \x01(\v2\x14.llmrelay.v1.MessageR\amessage\x12.\n" +
 	"\x06object\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x06object\x12>\n" +
@@ -2009,7 +2418,12 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x12validation_retries\x18\x06 \x01(\rR\x11validationRetries\x12I\n" +
 	"\x11validation_errors\x18\a \x03(\v2\x1c.llmrelay.v1.ValidationErrorR\x10validationErrors\x12\x1a\n" +
 	"\bprovider\x18\b \x01(\tR\bprovider\x12\x14\n" +
-	"\x05model\x18\t \x01(\tR\x05model\"O\n" +
+	"\x05model\x18\t \x01(\tR\x05model\x12\x14\n" +
+	"\x05route\x18\r \x01(\tR\x05route\x12E\n" +
+	"\vannotations\x18\x0e \x03(\v2#.llmrelay.v1.Final.AnnotationsEntryR\vannotations\x1a>\n" +
+	"\x10AnnotationsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"O\n" +
 	"\x05Usage\x12!\n" +
 	"\finput_tokens\x18\x01 \x01(\x04R\vinputTokens\x12#\n" +
 	"\routput_tokens\x18\x02 \x01(\x04R\foutputTokens\"\x9d\x01\n" +
@@ -2021,12 +2435,27 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x11ListModelsRequest\x12#\n" +
 	"\bprovider\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18?R\bprovider\"@\n" +
 	"\x12ListModelsResponse\x12*\n" +
-	"\x06models\x18\x01 \x03(\v2\x12.llmrelay.v1.ModelR\x06models\"l\n" +
+	"\x06models\x18\x01 \x03(\v2\x12.llmrelay.v1.ModelR\x06models\"\xb4\x02\n" +
 	"\x05Model\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
 	"\bprovider\x18\x02 \x01(\tR\bprovider\x12#\n" +
 	"\rprovider_kind\x18\x03 \x01(\tR\fproviderKind\x12\x12\n" +
-	"\x04name\x18\x04 \x01(\tR\x04name*_\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12*\n" +
+	"\x04kind\x18\x05 \x01(\x0e2\x16.llmrelay.v1.ModelKindR\x04kind\x122\n" +
+	"\atargets\x18\x06 \x03(\v2\x18.llmrelay.v1.RouteTargetR\atargets\x123\n" +
+	"\abalance\x18\a \x01(\x0e2\x19.llmrelay.v1.RouteBalanceR\abalance\x121\n" +
+	"\x06health\x18\b \x01(\v2\x19.llmrelay.v1.TargetHealthR\x06health\"\x9e\x01\n" +
+	"\vRouteTarget\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x1a\n" +
+	"\bprovider\x18\x02 \x01(\tR\bprovider\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x16\n" +
+	"\x06weight\x18\x04 \x01(\rR\x06weight\x121\n" +
+	"\x06health\x18\x05 \x01(\v2\x19.llmrelay.v1.TargetHealthR\x06health\"\xba\x01\n" +
+	"\fTargetHealth\x12\x18\n" +
+	"\aejected\x18\x01 \x01(\bR\aejected\x12?\n" +
+	"\rejected_until\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\fejectedUntil\x121\n" +
+	"\x14consecutive_failures\x18\x03 \x01(\rR\x13consecutiveFailures\x12\x1c\n" +
+	"\tejections\x18\x04 \x01(\rR\tejections*_\n" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vROLE_SYSTEM\x10\x01\x12\r\n" +
@@ -2046,7 +2475,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\tMidstream\x12\x19\n" +
 	"\x15MIDSTREAM_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MIDSTREAM_RESTART\x10\x01\x12\x12\n" +
-	"\x0eMIDSTREAM_FAIL\x10\x02*\xdd\x01\n" +
+	"\x0eMIDSTREAM_FAIL\x10\x02*\xfe\x01\n" +
 	"\vRetryReason\x12\x1c\n" +
 	"\x18RETRY_REASON_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19RETRY_REASON_RATE_LIMITED\x10\x01\x12\x1b\n" +
@@ -2054,14 +2483,23 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x19RETRY_REASON_SERVER_ERROR\x10\x03\x12\x1a\n" +
 	"\x16RETRY_REASON_TRANSPORT\x10\x04\x12\x18\n" +
 	"\x14RETRY_REASON_STALLED\x10\x05\x12\x1f\n" +
-	"\x1bRETRY_REASON_INVALID_OUTPUT\x10\x06*\xb8\x01\n" +
+	"\x1bRETRY_REASON_INVALID_OUTPUT\x10\x06\x12\x1f\n" +
+	"\x1bRETRY_REASON_TARGET_REFUSED\x10\t*\xb8\x01\n" +
 	"\fFinishReason\x12\x1d\n" +
 	"\x19FINISH_REASON_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12FINISH_REASON_STOP\x10\x01\x12\x18\n" +
 	"\x14FINISH_REASON_LENGTH\x10\x02\x12\x1c\n" +
 	"\x18FINISH_REASON_TOOL_CALLS\x10\x03\x12 \n" +
 	"\x1cFINISH_REASON_CONTENT_FILTER\x10\x04\x12\x17\n" +
-	"\x13FINISH_REASON_OTHER\x10\x052\xa3\x01\n" +
+	"\x13FINISH_REASON_OTHER\x10\x05*\\\n" +
+	"\tModelKind\x12\x1a\n" +
+	"\x16MODEL_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
+	"\x19MODEL_KIND_PROVIDER_MODEL\x10\x01\x12\x14\n" +
+	"\x10MODEL_KIND_ROUTE\x10\x02*d\n" +
+	"\fRouteBalance\x12\x1d\n" +
+	"\x19ROUTE_BALANCE_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15ROUTE_BALANCE_ORDERED\x10\x01\x12\x1a\n" +
+	"\x16ROUTE_BALANCE_WEIGHTED\x10\x022\xa3\x01\n" +
 	"\n" +
 	"LLMService\x12F\n" +
 	"\bGenerate\x12\x1c.llmrelay.v1.GenerateRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01\x12M\n" +
@@ -2080,81 +2518,94 @@ func file_llmrelay_v1_llmrelay_proto_rawDescGZIP() []byte {
 	return file_llmrelay_v1_llmrelay_proto_rawDescData
 }
 
-var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
+var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
-	(Role)(0),                   // 0: llmrelay.v1.Role
-	(ToolChoiceMode)(0),         // 1: llmrelay.v1.ToolChoiceMode
-	(OnInvalid)(0),              // 2: llmrelay.v1.OnInvalid
-	(Midstream)(0),              // 3: llmrelay.v1.Midstream
-	(RetryReason)(0),            // 4: llmrelay.v1.RetryReason
-	(FinishReason)(0),           // 5: llmrelay.v1.FinishReason
-	(*GenerateRequest)(nil),     // 6: llmrelay.v1.GenerateRequest
-	(*Message)(nil),             // 7: llmrelay.v1.Message
-	(*ToolCall)(nil),            // 8: llmrelay.v1.ToolCall
-	(*GenerationConfig)(nil),    // 9: llmrelay.v1.GenerationConfig
-	(*Tool)(nil),                // 10: llmrelay.v1.Tool
-	(*ToolChoice)(nil),          // 11: llmrelay.v1.ToolChoice
-	(*ResponseFormat)(nil),      // 12: llmrelay.v1.ResponseFormat
-	(*RetryPolicy)(nil),         // 13: llmrelay.v1.RetryPolicy
-	(*GenerateEvent)(nil),       // 14: llmrelay.v1.GenerateEvent
-	(*Delta)(nil),               // 15: llmrelay.v1.Delta
-	(*ToolCallDelta)(nil),       // 16: llmrelay.v1.ToolCallDelta
-	(*WillRetry)(nil),           // 17: llmrelay.v1.WillRetry
-	(*Final)(nil),               // 18: llmrelay.v1.Final
-	(*Usage)(nil),               // 19: llmrelay.v1.Usage
-	(*ValidationError)(nil),     // 20: llmrelay.v1.ValidationError
-	(*ListModelsRequest)(nil),   // 21: llmrelay.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),  // 22: llmrelay.v1.ListModelsResponse
-	(*Model)(nil),               // 23: llmrelay.v1.Model
-	nil,                         // 24: llmrelay.v1.GenerateRequest.MetadataEntry
-	(*durationpb.Duration)(nil), // 25: google.protobuf.Duration
-	(*structpb.Struct)(nil),     // 26: google.protobuf.Struct
-	(*structpb.Value)(nil),      // 27: google.protobuf.Value
-	(*status.Status)(nil),       // 28: google.rpc.Status
+	(Role)(0),                     // 0: llmrelay.v1.Role
+	(ToolChoiceMode)(0),           // 1: llmrelay.v1.ToolChoiceMode
+	(OnInvalid)(0),                // 2: llmrelay.v1.OnInvalid
+	(Midstream)(0),                // 3: llmrelay.v1.Midstream
+	(RetryReason)(0),              // 4: llmrelay.v1.RetryReason
+	(FinishReason)(0),             // 5: llmrelay.v1.FinishReason
+	(ModelKind)(0),                // 6: llmrelay.v1.ModelKind
+	(RouteBalance)(0),             // 7: llmrelay.v1.RouteBalance
+	(*GenerateRequest)(nil),       // 8: llmrelay.v1.GenerateRequest
+	(*Message)(nil),               // 9: llmrelay.v1.Message
+	(*ToolCall)(nil),              // 10: llmrelay.v1.ToolCall
+	(*GenerationConfig)(nil),      // 11: llmrelay.v1.GenerationConfig
+	(*Tool)(nil),                  // 12: llmrelay.v1.Tool
+	(*ToolChoice)(nil),            // 13: llmrelay.v1.ToolChoice
+	(*ResponseFormat)(nil),        // 14: llmrelay.v1.ResponseFormat
+	(*RetryPolicy)(nil),           // 15: llmrelay.v1.RetryPolicy
+	(*GenerateEvent)(nil),         // 16: llmrelay.v1.GenerateEvent
+	(*Delta)(nil),                 // 17: llmrelay.v1.Delta
+	(*ToolCallDelta)(nil),         // 18: llmrelay.v1.ToolCallDelta
+	(*WillRetry)(nil),             // 19: llmrelay.v1.WillRetry
+	(*Final)(nil),                 // 20: llmrelay.v1.Final
+	(*Usage)(nil),                 // 21: llmrelay.v1.Usage
+	(*ValidationError)(nil),       // 22: llmrelay.v1.ValidationError
+	(*ListModelsRequest)(nil),     // 23: llmrelay.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),    // 24: llmrelay.v1.ListModelsResponse
+	(*Model)(nil),                 // 25: llmrelay.v1.Model
+	(*RouteTarget)(nil),           // 26: llmrelay.v1.RouteTarget
+	(*TargetHealth)(nil),          // 27: llmrelay.v1.TargetHealth
+	nil,                           // 28: llmrelay.v1.GenerateRequest.MetadataEntry
+	nil,                           // 29: llmrelay.v1.Final.AnnotationsEntry
+	(*durationpb.Duration)(nil),   // 30: google.protobuf.Duration
+	(*structpb.Struct)(nil),       // 31: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 32: google.protobuf.Value
+	(*status.Status)(nil),         // 33: google.rpc.Status
+	(*timestamppb.Timestamp)(nil), // 34: google.protobuf.Timestamp
 }
 var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
-	7,  // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
-	9,  // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
-	10, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
-	11, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
-	12, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
-	13, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
-	25, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
-	26, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
-	24, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
+	9,  // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
+	11, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
+	12, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
+	13, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
+	14, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
+	15, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
+	30, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
+	31, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
+	28, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
 	0,  // 9: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
-	8,  // 10: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
-	26, // 11: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	10, // 10: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
+	31, // 11: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
 	1,  // 12: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
-	26, // 13: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
+	31, // 13: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
 	2,  // 14: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	25, // 15: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	25, // 16: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	30, // 15: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	30, // 16: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
 	3,  // 17: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	15, // 18: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
-	17, // 19: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
-	18, // 20: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	27, // 21: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
-	16, // 22: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
+	17, // 18: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
+	19, // 19: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
+	20, // 20: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
+	32, // 21: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	18, // 22: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
 	4,  // 23: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	25, // 24: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	28, // 25: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
-	7,  // 26: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	27, // 27: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	30, // 24: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	33, // 25: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	9,  // 26: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
+	32, // 27: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
 	5,  // 28: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
-	19, // 29: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
-	20, // 30: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	23, // 31: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
-	6,  // 32: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	21, // 33: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	14, // 34: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	22, // 35: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	34, // [34:36] is the sub-list for method output_type
-	32, // [32:34] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	21, // 29: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
+	22, // 30: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
+	29, // 31: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
+	25, // 32: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
+	6,  // 33: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
+	26, // 34: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
+	7,  // 35: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
+	27, // 36: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
+	27, // 37: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
+	34, // 38: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
+	8,  // 39: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	23, // 40: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	16, // 41: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	24, // 42: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	41, // [41:43] is the sub-list for method output_type
+	39, // [39:41] is the sub-list for method input_type
+	39, // [39:39] is the sub-list for extension type_name
+	39, // [39:39] is the sub-list for extension extendee
+	0,  // [0:39] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }
@@ -2175,8 +2626,8 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_v1_llmrelay_proto_rawDesc), len(file_llmrelay_v1_llmrelay_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   19,
+			NumEnums:      8,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

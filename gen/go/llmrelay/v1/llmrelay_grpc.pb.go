@@ -5,8 +5,10 @@
 //   - `delta`          text and tool-call fragments, as the model produces them;
 //   - `partial_object` (structured output only) the reply parsed so far;
 //   - `will_retry`     an attempt failed and another one is coming: why, after
-//                      exactly how long, and whether what that attempt already
-//                      streamed must be thrown away (`discard_partial`);
+//                      exactly how long, where it goes (a route may fall back
+//                      to another provider and model), and whether what that
+//                      attempt already streamed must be thrown away
+//                      (`discard_partial`);
 //   - `final`          exactly one, always last: the successful attempt's message.
 //
 // The one idiom every client needs:
@@ -84,7 +86,8 @@ type LLMServiceClient interface {
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	Generate(ctx context.Context, in *GenerateRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GenerateEvent], error)
-	// ListModels lists the models the caller may use, per configured provider.
+	// ListModels lists the models the caller may use: each configured
+	// provider's models, and the routes, with their targets and health.
 	ListModels(ctx context.Context, in *ListModelsRequest, opts ...grpc.CallOption) (*ListModelsResponse, error)
 }
 
@@ -146,7 +149,8 @@ type LLMServiceServer interface {
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	Generate(*GenerateRequest, grpc.ServerStreamingServer[GenerateEvent]) error
-	// ListModels lists the models the caller may use, per configured provider.
+	// ListModels lists the models the caller may use: each configured
+	// provider's models, and the routes, with their targets and health.
 	ListModels(context.Context, *ListModelsRequest) (*ListModelsResponse, error)
 	mustEmbedUnimplementedLLMServiceServer()
 }

@@ -5,8 +5,10 @@
 //   - `delta`          text and tool-call fragments, as the model produces them;
 //   - `partial_object` (structured output only) the reply parsed so far;
 //   - `will_retry`     an attempt failed and another one is coming: why, after
-//                      exactly how long, and whether what that attempt already
-//                      streamed must be thrown away (`discard_partial`);
+//                      exactly how long, where it goes (a route may fall back
+//                      to another provider and model), and whether what that
+//                      attempt already streamed must be thrown away
+//                      (`discard_partial`);
 //   - `final`          exactly one, always last: the successful attempt's message.
 //
 // The one idiom every client needs:
@@ -45,8 +47,8 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
-import type { Duration, Value } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_duration, file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp, Value } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Status } from "../../google/rpc/status_pb.js";
 import { file_google_rpc_status } from "../../google/rpc/status_pb.js";
 import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
@@ -55,7 +57,7 @@ import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file llmrelay/v1/llmrelay.proto.
  */
 export const file_llmrelay_v1_llmrelay: GenFile = /*@__PURE__*/
-  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEigwcKD0dlbmVyYXRlUmVxdWVzdBKmAgoFbW9kZWwYASABKAlClgK6SAPIAQG6SAVyAxiAArpIhAK6AYACCgxtb2RlbC5mb3JtYXQSpAFtdXN0IGJlIDxwcm92aWRlcj4vPG1vZGVsPiwgbGlrZSBtb2NrL2VjaG8gb3Igb3BlbmFpL2dwdC00bzogYSBsb3dlci1jYXNlIHByb3ZpZGVyIG5hbWUsIGEgc2xhc2gsIHRoZW4gdGhlIHByb3ZpZGVyJ3MgbW9kZWwgbmFtZSAobGV0dGVycywgZGlnaXRzIGFuZCAuIF8gOiAvIEAgKyAtKRpJdGhpcy5tYXRjaGVzKCdeW2EtejAtOV1bYS16MC05Xy1dezAsNjJ9L1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKiQnKRIzCghtZXNzYWdlcxgCIAMoCzIULmxsbXJlbGF5LnYxLk1lc3NhZ2VCC7pICJIBBQgBEIAIEjEKCmdlbmVyYXRpb24YAyABKAsyHS5sbG1yZWxheS52MS5HZW5lcmF0aW9uQ29uZmlnEisKBXRvb2xzGAQgAygLMhEubGxtcmVsYXkudjEuVG9vbEIJukgGkgEDEIABEiwKC3Rvb2xfY2hvaWNlGAUgASgLMhcubGxtcmVsYXkudjEuVG9vbENob2ljZRI0Cg9yZXNwb25zZV9mb3JtYXQYBiABKAsyGy5sbG1yZWxheS52MS5SZXNwb25zZUZvcm1hdBInCgVyZXRyeRgHIAEoCzIYLmxsbXJlbGF5LnYxLlJldHJ5UG9saWN5EkUKE3N0cmVhbV9pZGxlX3RpbWVvdXQYCCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCJAcKgASIgoKcmVxdWVzdF9pZBgJIAEoCUIOukgD2AEBukgFcgOwAQESMQoQcHJvdmlkZXJfb3B0aW9ucxgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSVgoIbWV0YWRhdGEYCyADKAsyKi5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QuTWV0YWRhdGFFbnRyeUIYukgVmgESEEAiB3IFEAEogAEqBXIDKIAIGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKGAgoHTWVzc2FnZRKIAQoEcm9sZRgBIAEoDjIRLmxsbXJlbGF5LnYxLlJvbGVCZ7pIZLoBYQoMcm9sZS5kZWZpbmVkEjttdXN0IGJlIFJPTEVfU1lTVEVNLCBST0xFX1VTRVIsIFJPTEVfQVNTSVNUQU5UIG9yIFJPTEVfVE9PTBoUdGhpcyBpbiBbMSwgMiwgMywgNF0SGgoHY29udGVudBgCIAEoCUIJukgGcgQogIBAEjQKCnRvb2xfY2FsbHMYAyADKAsyFS5sbG1yZWxheS52MS5Ub29sQ2FsbEIJukgGkgEDEIABEh4KDHRvb2xfY2FsbF9pZBgEIAEoCUIIukgFcgMYgAIiVgoIVG9vbENhbGwSFAoCaWQYASABKAlCCLpIBXIDGIACEhYKBG5hbWUYAiABKAlCCLpIBXIDGIABEhwKCWFyZ3VtZW50cxgDIAEoCUIJukgGcgQogIBAIuABChBHZW5lcmF0aW9uQ29uZmlnEisKEW1heF9vdXRwdXRfdG9rZW5zGAEgASgNQgu6SAgqBhjAhD0oAUgAiAEBEikKC3RlbXBlcmF0dXJlGAIgASgCQg+6SAwKCh0AAABALQAAAABIAYgBARIjCgV0b3BfcBgDIAEoAkIPukgMCgodAACAPy0AAAAASAKIAQESHwoEc3RvcBgEIAMoCUIRukgOkgELEBAiB3IFEAEogAJCFAoSX21heF9vdXRwdXRfdG9rZW5zQg4KDF90ZW1wZXJhdHVyZUIICgZfdG9wX3Ai1wEKBFRvb2wSgQEKBG5hbWUYASABKAlCc7pIcLoBbQoJdG9vbC5uYW1lEjltdXN0IGJlIDEgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2UgZ2V0X3dlYXRoZXIaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MSw2NH0kJykSHgoLZGVzY3JpcHRpb24YAiABKAlCCbpIBnIEKICAARIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJYCgpUb29sQ2hvaWNlEjMKBG1vZGUYASABKA4yGy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlTW9kZUIIukgFggECEAESFQoEbmFtZRgCIAEoCUIHukgEcgIYQCL5AgoOUmVzcG9uc2VGb3JtYXQSNAoLanNvbl9zY2hlbWEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qga6SAPIAQESkQEKBG5hbWUYAiABKAlCggG6SH+6AXwKFHJlc3BvbnNlX2Zvcm1hdC5uYW1lEj1tdXN0IGJlIHVwIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIHdlYXRoZXJfcmVwb3J0GiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezAsNjR9JCcpEiwKFm1heF92YWxpZGF0aW9uX3JldHJpZXMYAyABKA1CB7pIBCoCGApIAIgBARI0Cgpvbl9pbnZhbGlkGAQgASgOMhYubGxtcmVsYXkudjEuT25JbnZhbGlkQgi6SAWCAQIQARIeChZzdHJlYW1fcGFydGlhbF9vYmplY3RzGAUgASgIQhkKF19tYXhfdmFsaWRhdGlvbl9yZXRyaWVzIuIBCgtSZXRyeVBvbGljeRIdCgxtYXhfYXR0ZW1wdHMYASABKA1CB7pIBCoCGAoSQAoPaW5pdGlhbF9iYWNrb2ZmGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8KgASPQoLbWF4X2JhY2tvZmYYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASMwoJbWlkc3RyZWFtGAQgASgOMhYubGxtcmVsYXkudjEuTWlkc3RyZWFtQgi6SAWCAQIQASLlAQoNR2VuZXJhdGVFdmVudBIQCghzZXF1ZW5jZRgBIAEoBBIPCgdhdHRlbXB0GAIgASgNEiMKBWRlbHRhGAMgASgLMhIubGxtcmVsYXkudjEuRGVsdGFIABIsCgp3aWxsX3JldHJ5GAQgASgLMhYubGxtcmVsYXkudjEuV2lsbFJldHJ5SAASIwoFZmluYWwYBSABKAsyEi5sbG1yZWxheS52MS5GaW5hbEgAEjAKDnBhcnRpYWxfb2JqZWN0GAYgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlSABCBwoFZXZlbnQiRAoFRGVsdGESDAoEdGV4dBgBIAEoCRItCgl0b29sX2NhbGwYAiABKAsyGi5sbG1yZWxheS52MS5Ub29sQ2FsbERlbHRhIlEKDVRvb2xDYWxsRGVsdGESDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIXCg9hcmd1bWVudHNfZGVsdGEYBCABKAkisQEKCVdpbGxSZXRyeRIoCgZyZWFzb24YASABKA4yGC5sbG1yZWxheS52MS5SZXRyeVJlYXNvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIUCgxuZXh0X2F0dGVtcHQYAyABKA0SFwoPZGlzY2FyZF9wYXJ0aWFsGAQgASgIEiEKBWNhdXNlGAUgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMiswIKBUZpbmFsEiUKB21lc3NhZ2UYASABKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlEiYKBm9iamVjdBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIwCg1maW5pc2hfcmVhc29uGAMgASgOMhkubGxtcmVsYXkudjEuRmluaXNoUmVhc29uEiEKBXVzYWdlGAQgASgLMhIubGxtcmVsYXkudjEuVXNhZ2USEAoIYXR0ZW1wdHMYBSABKA0SGgoSdmFsaWRhdGlvbl9yZXRyaWVzGAYgASgNEjcKEXZhbGlkYXRpb25fZXJyb3JzGAcgAygLMhwubGxtcmVsYXkudjEuVmFsaWRhdGlvbkVycm9yEhAKCHByb3ZpZGVyGAggASgJEg0KBW1vZGVsGAkgASgJIjQKBVVzYWdlEhQKDGlucHV0X3Rva2VucxgBIAEoBBIVCg1vdXRwdXRfdG9rZW5zGAIgASgEImgKD1ZhbGlkYXRpb25FcnJvchIPCgdhdHRlbXB0GAEgASgNEhkKEWluc3RhbmNlX2xvY2F0aW9uGAIgASgJEhgKEGtleXdvcmRfbG9jYXRpb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCSIuChFMaXN0TW9kZWxzUmVxdWVzdBIZCghwcm92aWRlchgBIAEoCUIHukgEcgIYPyI4ChJMaXN0TW9kZWxzUmVzcG9uc2USIgoGbW9kZWxzGAEgAygLMhIubGxtcmVsYXkudjEuTW9kZWwiSgoFTW9kZWwSCgoCaWQYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSFQoNcHJvdmlkZXJfa2luZBgDIAEoCRIMCgRuYW1lGAQgASgJKl8KBFJvbGUSFAoQUk9MRV9VTlNQRUNJRklFRBAAEg8KC1JPTEVfU1lTVEVNEAESDQoJUk9MRV9VU0VSEAISEgoOUk9MRV9BU1NJU1RBTlQQAxINCglST0xFX1RPT0wQBCqiAQoOVG9vbENob2ljZU1vZGUSIAocVE9PTF9DSE9JQ0VfTU9ERV9VTlNQRUNJRklFRBAAEhkKFVRPT0xfQ0hPSUNFX01PREVfQVVUTxABEhkKFVRPT0xfQ0hPSUNFX01PREVfTk9ORRACEh0KGVRPT0xfQ0hPSUNFX01PREVfUkVRVUlSRUQQAxIZChVUT09MX0NIT0lDRV9NT0RFX1RPT0wQBCpYCglPbkludmFsaWQSGgoWT05fSU5WQUxJRF9VTlNQRUNJRklFRBAAEhMKD09OX0lOVkFMSURfRkFJTBABEhoKFk9OX0lOVkFMSURfUkVUVVJOX1RFWFQQAipRCglNaWRzdHJlYW0SGQoVTUlEU1RSRUFNX1VOU1BFQ0lGSUVEEAASFQoRTUlEU1RSRUFNX1JFU1RBUlQQARISCg5NSURTVFJFQU1fRkFJTBACKt0BCgtSZXRyeVJlYXNvbhIcChhSRVRSWV9SRUFTT05fVU5TUEVDSUZJRUQQABIdChlSRVRSWV9SRUFTT05fUkFURV9MSU1JVEVEEAESGwoXUkVUUllfUkVBU09OX09WRVJMT0FERUQQAhIdChlSRVRSWV9SRUFTT05fU0VSVkVSX0VSUk9SEAMSGgoWUkVUUllfUkVBU09OX1RSQU5TUE9SVBAEEhgKFFJFVFJZX1JFQVNPTl9TVEFMTEVEEAUSHwobUkVUUllfUkVBU09OX0lOVkFMSURfT1VUUFVUEAYquAEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASFgoSRklOSVNIX1JFQVNPTl9TVE9QEAESGAoURklOSVNIX1JFQVNPTl9MRU5HVEgQAhIcChhGSU5JU0hfUkVBU09OX1RPT0xfQ0FMTFMQAxIgChxGSU5JU0hfUkVBU09OX0NPTlRFTlRfRklMVEVSEAQSFwoTRklOSVNIX1JFQVNPTl9PVEhFUhAFMqMBCgpMTE1TZXJ2aWNlEkYKCEdlbmVyYXRlEhwubGxtcmVsYXkudjEuR2VuZXJhdGVSZXF1ZXN0GhoubGxtcmVsYXkudjEuR2VuZXJhdGVFdmVudDABEk0KCkxpc3RNb2RlbHMSHi5sbG1yZWxheS52MS5MaXN0TW9kZWxzUmVxdWVzdBofLmxsbXJlbGF5LnYxLkxpc3RNb2RlbHNSZXNwb25zZUI8WjpnaXRodWIuY29tL2xsbXJlbGF5L2xsbXJlbGF5L2dlbi9nby9sbG1yZWxheS92MTtsbG1yZWxheXYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_rpc_status]);
+  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEisgkKD0dlbmVyYXRlUmVxdWVzdBLWAgoFbW9kZWwYASABKAlCxgK6SAPIAQG6SAVyAxiAArpItAK6AbACCgxtb2RlbC5mb3JtYXQS0QFtdXN0IGJlIGEgcm91dGUgbmFtZSBsaWtlIHNtYXJ0LCBvciA8cHJvdmlkZXI+Lzxtb2RlbD4gbGlrZSBtb2NrL2VjaG8gb3Igb3BlbmFpL2dwdC00bzogYSBsb3dlci1jYXNlIG5hbWUsIGFuZCBmb3IgYSBwcm92aWRlcidzIG1vZGVsIGEgc2xhc2gsIHRoZW4gdGhlIHByb3ZpZGVyJ3MgbW9kZWwgbmFtZSAobGV0dGVycywgZGlnaXRzIGFuZCAuIF8gOiAvIEAgKyAtKRpMdGhpcy5tYXRjaGVzKCdeW2EtejAtOV1bYS16MC05Xy1dezAsNjJ9KC9bQS1aYS16MC05XVtBLVphLXowLTkuXzovQCstXSopPyQnKRIzCghtZXNzYWdlcxgCIAMoCzIULmxsbXJlbGF5LnYxLk1lc3NhZ2VCC7pICJIBBQgBEIAIEjEKCmdlbmVyYXRpb24YAyABKAsyHS5sbG1yZWxheS52MS5HZW5lcmF0aW9uQ29uZmlnEisKBXRvb2xzGAQgAygLMhEubGxtcmVsYXkudjEuVG9vbEIJukgGkgEDEIABEiwKC3Rvb2xfY2hvaWNlGAUgASgLMhcubGxtcmVsYXkudjEuVG9vbENob2ljZRI0Cg9yZXNwb25zZV9mb3JtYXQYBiABKAsyGy5sbG1yZWxheS52MS5SZXNwb25zZUZvcm1hdBInCgVyZXRyeRgHIAEoCzIYLmxsbXJlbGF5LnYxLlJldHJ5UG9saWN5EkUKE3N0cmVhbV9pZGxlX3RpbWVvdXQYCCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCJAcKgASIgoKcmVxdWVzdF9pZBgJIAEoCUIOukgD2AEBukgFcgOwAQESMQoQcHJvdmlkZXJfb3B0aW9ucxgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QS/AEKD2ZhbGxiYWNrX21vZGVscxgPIAMoCULiAbpIBZIBAhAIukgKkgEHIgVyAxiAArpIyQGSAcUBIsIBugG+AQoWZmFsbGJhY2tfbW9kZWxzLmZvcm1hdBJWbXVzdCBiZSBhIHJvdXRlIG5hbWUgbGlrZSBzbWFydCwgb3IgPHByb3ZpZGVyPi88bW9kZWw+IGxpa2UgbW9jay9lY2hvIG9yIG9wZW5haS9ncHQtNG8aTHRoaXMubWF0Y2hlcygnXlthLXowLTldW2EtejAtOV8tXXswLDYyfSgvW0EtWmEtejAtOV1bQS1aYS16MC05Ll86L0ArLV0qKT8kJykSVgoIbWV0YWRhdGEYCyADKAsyKi5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QuTWV0YWRhdGFFbnRyeUIYukgVmgESEEAiB3IFEAEogAEqBXIDKIAIGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKGAgoHTWVzc2FnZRKIAQoEcm9sZRgBIAEoDjIRLmxsbXJlbGF5LnYxLlJvbGVCZ7pIZLoBYQoMcm9sZS5kZWZpbmVkEjttdXN0IGJlIFJPTEVfU1lTVEVNLCBST0xFX1VTRVIsIFJPTEVfQVNTSVNUQU5UIG9yIFJPTEVfVE9PTBoUdGhpcyBpbiBbMSwgMiwgMywgNF0SGgoHY29udGVudBgCIAEoCUIJukgGcgQogIBAEjQKCnRvb2xfY2FsbHMYAyADKAsyFS5sbG1yZWxheS52MS5Ub29sQ2FsbEIJukgGkgEDEIABEh4KDHRvb2xfY2FsbF9pZBgEIAEoCUIIukgFcgMYgAIiVgoIVG9vbENhbGwSFAoCaWQYASABKAlCCLpIBXIDGIACEhYKBG5hbWUYAiABKAlCCLpIBXIDGIABEhwKCWFyZ3VtZW50cxgDIAEoCUIJukgGcgQogIBAIuABChBHZW5lcmF0aW9uQ29uZmlnEisKEW1heF9vdXRwdXRfdG9rZW5zGAEgASgNQgu6SAgqBhjAhD0oAUgAiAEBEikKC3RlbXBlcmF0dXJlGAIgASgCQg+6SAwKCh0AAABALQAAAABIAYgBARIjCgV0b3BfcBgDIAEoAkIPukgMCgodAACAPy0AAAAASAKIAQESHwoEc3RvcBgEIAMoCUIRukgOkgELEBAiB3IFEAEogAJCFAoSX21heF9vdXRwdXRfdG9rZW5zQg4KDF90ZW1wZXJhdHVyZUIICgZfdG9wX3Ai1wEKBFRvb2wSgQEKBG5hbWUYASABKAlCc7pIcLoBbQoJdG9vbC5uYW1lEjltdXN0IGJlIDEgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2UgZ2V0X3dlYXRoZXIaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MSw2NH0kJykSHgoLZGVzY3JpcHRpb24YAiABKAlCCbpIBnIEKICAARIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJYCgpUb29sQ2hvaWNlEjMKBG1vZGUYASABKA4yGy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlTW9kZUIIukgFggECEAESFQoEbmFtZRgCIAEoCUIHukgEcgIYQCL5AgoOUmVzcG9uc2VGb3JtYXQSNAoLanNvbl9zY2hlbWEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qga6SAPIAQESkQEKBG5hbWUYAiABKAlCggG6SH+6AXwKFHJlc3BvbnNlX2Zvcm1hdC5uYW1lEj1tdXN0IGJlIHVwIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIHdlYXRoZXJfcmVwb3J0GiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezAsNjR9JCcpEiwKFm1heF92YWxpZGF0aW9uX3JldHJpZXMYAyABKA1CB7pIBCoCGApIAIgBARI0Cgpvbl9pbnZhbGlkGAQgASgOMhYubGxtcmVsYXkudjEuT25JbnZhbGlkQgi6SAWCAQIQARIeChZzdHJlYW1fcGFydGlhbF9vYmplY3RzGAUgASgIQhkKF19tYXhfdmFsaWRhdGlvbl9yZXRyaWVzIuIBCgtSZXRyeVBvbGljeRIdCgxtYXhfYXR0ZW1wdHMYASABKA1CB7pIBCoCGAoSQAoPaW5pdGlhbF9iYWNrb2ZmGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8KgASPQoLbWF4X2JhY2tvZmYYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASMwoJbWlkc3RyZWFtGAQgASgOMhYubGxtcmVsYXkudjEuTWlkc3RyZWFtQgi6SAWCAQIQASLlAQoNR2VuZXJhdGVFdmVudBIQCghzZXF1ZW5jZRgBIAEoBBIPCgdhdHRlbXB0GAIgASgNEiMKBWRlbHRhGAMgASgLMhIubGxtcmVsYXkudjEuRGVsdGFIABIsCgp3aWxsX3JldHJ5GAQgASgLMhYubGxtcmVsYXkudjEuV2lsbFJldHJ5SAASIwoFZmluYWwYBSABKAsyEi5sbG1yZWxheS52MS5GaW5hbEgAEjAKDnBhcnRpYWxfb2JqZWN0GAYgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlSABCBwoFZXZlbnQiRAoFRGVsdGESDAoEdGV4dBgBIAEoCRItCgl0b29sX2NhbGwYAiABKAsyGi5sbG1yZWxheS52MS5Ub29sQ2FsbERlbHRhIlEKDVRvb2xDYWxsRGVsdGESDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIXCg9hcmd1bWVudHNfZGVsdGEYBCABKAki7gEKCVdpbGxSZXRyeRIoCgZyZWFzb24YASABKA4yGC5sbG1yZWxheS52MS5SZXRyeVJlYXNvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIUCgxuZXh0X2F0dGVtcHQYAyABKA0SFwoPZGlzY2FyZF9wYXJ0aWFsGAQgASgIEiEKBWNhdXNlGAUgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMSFQoNbmV4dF9wcm92aWRlchgGIAEoCRISCgpuZXh0X21vZGVsGAcgASgJEhAKCGZhbGxiYWNrGAggASgIIrADCgVGaW5hbBIlCgdtZXNzYWdlGAEgASgLMhQubGxtcmVsYXkudjEuTWVzc2FnZRImCgZvYmplY3QYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSMAoNZmluaXNoX3JlYXNvbhgDIAEoDjIZLmxsbXJlbGF5LnYxLkZpbmlzaFJlYXNvbhIhCgV1c2FnZRgEIAEoCzISLmxsbXJlbGF5LnYxLlVzYWdlEhAKCGF0dGVtcHRzGAUgASgNEhoKEnZhbGlkYXRpb25fcmV0cmllcxgGIAEoDRI3ChF2YWxpZGF0aW9uX2Vycm9ycxgHIAMoCzIcLmxsbXJlbGF5LnYxLlZhbGlkYXRpb25FcnJvchIQCghwcm92aWRlchgIIAEoCRINCgVtb2RlbBgJIAEoCRINCgVyb3V0ZRgNIAEoCRI4Cgthbm5vdGF0aW9ucxgOIAMoCzIjLmxsbXJlbGF5LnYxLkZpbmFsLkFubm90YXRpb25zRW50cnkaMgoQQW5ub3RhdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjQKBVVzYWdlEhQKDGlucHV0X3Rva2VucxgBIAEoBBIVCg1vdXRwdXRfdG9rZW5zGAIgASgEImgKD1ZhbGlkYXRpb25FcnJvchIPCgdhdHRlbXB0GAEgASgNEhkKEWluc3RhbmNlX2xvY2F0aW9uGAIgASgJEhgKEGtleXdvcmRfbG9jYXRpb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCSIuChFMaXN0TW9kZWxzUmVxdWVzdBIZCghwcm92aWRlchgBIAEoCUIHukgEcgIYPyI4ChJMaXN0TW9kZWxzUmVzcG9uc2USIgoGbW9kZWxzGAEgAygLMhIubGxtcmVsYXkudjEuTW9kZWwi8gEKBU1vZGVsEgoKAmlkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJEhUKDXByb3ZpZGVyX2tpbmQYAyABKAkSDAoEbmFtZRgEIAEoCRIkCgRraW5kGAUgASgOMhYubGxtcmVsYXkudjEuTW9kZWxLaW5kEikKB3RhcmdldHMYBiADKAsyGC5sbG1yZWxheS52MS5Sb3V0ZVRhcmdldBIqCgdiYWxhbmNlGAcgASgOMhkubGxtcmVsYXkudjEuUm91dGVCYWxhbmNlEikKBmhlYWx0aBgIIAEoCzIZLmxsbXJlbGF5LnYxLlRhcmdldEhlYWx0aCJ3CgtSb3V0ZVRhcmdldBINCgVtb2RlbBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIMCgRuYW1lGAMgASgJEg4KBndlaWdodBgEIAEoDRIpCgZoZWFsdGgYBSABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgigwEKDFRhcmdldEhlYWx0aBIPCgdlamVjdGVkGAEgASgIEjEKDWVqZWN0ZWRfdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFGNvbnNlY3V0aXZlX2ZhaWx1cmVzGAMgASgNEhEKCWVqZWN0aW9ucxgEIAEoDSpfCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIPCgtST0xFX1NZU1RFTRABEg0KCVJPTEVfVVNFUhACEhIKDlJPTEVfQVNTSVNUQU5UEAMSDQoJUk9MRV9UT09MEAQqogEKDlRvb2xDaG9pY2VNb2RlEiAKHFRPT0xfQ0hPSUNFX01PREVfVU5TUEVDSUZJRUQQABIZChVUT09MX0NIT0lDRV9NT0RFX0FVVE8QARIZChVUT09MX0NIT0lDRV9NT0RFX05PTkUQAhIdChlUT09MX0NIT0lDRV9NT0RFX1JFUVVJUkVEEAMSGQoVVE9PTF9DSE9JQ0VfTU9ERV9UT09MEAQqWAoJT25JbnZhbGlkEhoKFk9OX0lOVkFMSURfVU5TUEVDSUZJRUQQABITCg9PTl9JTlZBTElEX0ZBSUwQARIaChZPTl9JTlZBTElEX1JFVFVSTl9URVhUEAIqUQoJTWlkc3RyZWFtEhkKFU1JRFNUUkVBTV9VTlNQRUNJRklFRBAAEhUKEU1JRFNUUkVBTV9SRVNUQVJUEAESEgoOTUlEU1RSRUFNX0ZBSUwQAir+AQoLUmV0cnlSZWFzb24SHAoYUkVUUllfUkVBU09OX1VOU1BFQ0lGSUVEEAASHQoZUkVUUllfUkVBU09OX1JBVEVfTElNSVRFRBABEhsKF1JFVFJZX1JFQVNPTl9PVkVSTE9BREVEEAISHQoZUkVUUllfUkVBU09OX1NFUlZFUl9FUlJPUhADEhoKFlJFVFJZX1JFQVNPTl9UUkFOU1BPUlQQBBIYChRSRVRSWV9SRUFTT05fU1RBTExFRBAFEh8KG1JFVFJZX1JFQVNPTl9JTlZBTElEX09VVFBVVBAGEh8KG1JFVFJZX1JFQVNPTl9UQVJHRVRfUkVGVVNFRBAJKrgBCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhYKEkZJTklTSF9SRUFTT05fU1RPUBABEhgKFEZJTklTSF9SRUFTT05fTEVOR1RIEAISHAoYRklOSVNIX1JFQVNPTl9UT09MX0NBTExTEAMSIAocRklOSVNIX1JFQVNPTl9DT05URU5UX0ZJTFRFUhAEEhcKE0ZJTklTSF9SRUFTT05fT1RIRVIQBSpcCglNb2RlbEtpbmQSGgoWTU9ERUxfS0lORF9VTlNQRUNJRklFRBAAEh0KGU1PREVMX0tJTkRfUFJPVklERVJfTU9ERUwQARIUChBNT0RFTF9LSU5EX1JPVVRFEAIqZAoMUm91dGVCYWxhbmNlEh0KGVJPVVRFX0JBTEFOQ0VfVU5TUEVDSUZJRUQQABIZChVST1VURV9CQUxBTkNFX09SREVSRUQQARIaChZST1VURV9CQUxBTkNFX1dFSUdIVEVEEAIyowEKCkxMTVNlcnZpY2USRgoIR2VuZXJhdGUSHC5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QaGi5sbG1yZWxheS52MS5HZW5lcmF0ZUV2ZW50MAESTQoKTGlzdE1vZGVscxIeLmxsbXJlbGF5LnYxLkxpc3RNb2RlbHNSZXF1ZXN0Gh8ubGxtcmVsYXkudjEuTGlzdE1vZGVsc1Jlc3BvbnNlQjxaOmdpdGh1Yi5jb20vbGxtcmVsYXkvbGxtcmVsYXkvZ2VuL2dvL2xsbXJlbGF5L3YxO2xsbXJlbGF5djFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
 
 /**
  * GenerateRequest asks for one model reply.
@@ -64,13 +66,23 @@ export const file_llmrelay_v1_llmrelay: GenFile = /*@__PURE__*/
  */
 export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
   /**
-   * The model, as "<provider>/<model>": the provider is the configured
-   * provider name before the first "/", the rest is passed to that provider
-   * as its model name (it may itself contain "/" or ":", as in
+   * The model: a route's name, or "<provider>/<model>".
+   *
+   * A route is a name the server's config defines (see docs/routes.md),
+   * such as "smart": it stands for one or more targets, each a provider
+   * and model, tried in order when one fails (fallback) or picked by
+   * weight and health (balancing), and it may set defaults for the
+   * request's unset fields (retry policy, generation settings, a system
+   * prompt, a response format) and bound the call's time. A route name has
+   * no "/". `ListModels` lists the routes a key may use, with their targets.
+   *
+   * With "<provider>/<model>", the provider is the configured provider name
+   * before the first "/", the rest is passed to that provider as its model
+   * name (it may itself contain "/" or ":", as in
    * "openrouter/meta-llama/llama-3-70b" or "ollama/llama3.1:8b").
    * The built-in provider is "mock" with models "echo" and "lorem".
    *
-   * Required, at most 256 characters. The provider name is 1 to 63
+   * Required, at most 256 characters. A route or provider name is 1 to 63
    * lower-case letters, digits, "_" or "-", starting with a letter or
    * digit; the model name starts with a letter or digit and may contain
    * letters, digits and . _ : / @ + -. A model that does not fit gets one
@@ -166,6 +178,26 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    * @generated from field: google.protobuf.Struct provider_options = 10;
    */
   providerOptions?: JsonObject | undefined;
+
+  /**
+   * Where the call goes when `model` fails in a way another model may not
+   * (rate limited, quota spent, overloaded, failing, unreachable, stalled,
+   * model unknown at the provider, llmrelay's credentials refused; never
+   * for a request the provider rejects as invalid): each entry a route's
+   * name or "<provider>/<model>", tried in order after the targets of
+   * `model`. A route entry adds its targets, in the order the route would
+   * try them; its defaults do not apply. A target already listed is not
+   * tried twice. Each entry must be a model the caller's key may use.
+   *
+   * A move to another target is announced by a `will_retry` whose
+   * `next_provider` and `next_model` name it (with `fallback` set);
+   * `final` names the provider and model that answered. On each target the
+   * retry policy applies afresh; the call's deadline covers every target.
+   * At most 8 entries.
+   *
+   * @generated from field: repeated string fallback_models = 15;
+   */
+  fallbackModels: string[];
 
   /**
    * Free-form labels (a team, a ticket, a feature flag), written to the
@@ -673,6 +705,31 @@ export type WillRetry = Message$1<"llmrelay.v1.WillRetry"> & {
    * @generated from field: google.rpc.Status cause = 5;
    */
   cause?: Status | undefined;
+
+  /**
+   * The configured provider the next attempt goes to, e.g. "openai".
+   *
+   * @generated from field: string next_provider = 6;
+   */
+  nextProvider: string;
+
+  /**
+   * The model the next attempt asks that provider for, as the provider
+   * names it, e.g. "gpt-4.1".
+   *
+   * @generated from field: string next_model = 7;
+   */
+  nextModel: string;
+
+  /**
+   * True when the next attempt goes to another target than the failed one:
+   * the call falls back (to the next target of its route, or to
+   * `fallback_models`). The failed target will not be tried again in this
+   * call.
+   *
+   * @generated from field: bool fallback = 8;
+   */
+  fallback: boolean;
 };
 
 /**
@@ -755,6 +812,23 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
    * @generated from field: string model = 9;
    */
   model: string;
+
+  /**
+   * The route the call named as its `model`, e.g. "smart"; empty when it
+   * named "<provider>/<model>".
+   *
+   * @generated from field: string route = 13;
+   */
+  route: string;
+
+  /**
+   * Labels the server's hooks attached to the call once it succeeded (for
+   * example which route default applied); empty without such hooks. The
+   * same labels are written to the call's log line.
+   *
+   * @generated from field: map<string, string> annotations = 14;
+   */
+  annotations: { [key: string]: string };
 };
 
 /**
@@ -843,7 +917,8 @@ export const ValidationErrorSchema: GenMessage<ValidationError> = /*@__PURE__*/
  */
 export type ListModelsRequest = Message$1<"llmrelay.v1.ListModelsRequest"> & {
   /**
-   * Only list this provider's models. Empty lists every provider's.
+   * Only list this provider's models, and no routes. Empty lists every
+   * provider's models and every route.
    *
    * @generated from field: string provider = 1;
    */
@@ -879,38 +954,69 @@ export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PUR
   messageDesc(file_llmrelay_v1_llmrelay, 16);
 
 /**
- * Model is a model llmrelay can route to.
+ * Model is a model llmrelay can route to: a provider's model, or a route.
  *
  * @generated from message llmrelay.v1.Model
  */
 export type Model = Message$1<"llmrelay.v1.Model"> & {
   /**
-   * The value for `GenerateRequest.model`, e.g. "mock/echo".
+   * The value for `GenerateRequest.model`, e.g. "mock/echo" or "smart".
    *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
-   * The provider's configured name, e.g. "mock".
+   * The provider's configured name, e.g. "mock"; empty for a route.
    *
    * @generated from field: string provider = 2;
    */
   provider: string;
 
   /**
-   * The provider's kind: "mock", "openai", "anthropic" or "gemini".
+   * The provider's kind: "mock", "openai", "anthropic" or "gemini"; empty
+   * for a route.
    *
    * @generated from field: string provider_kind = 3;
    */
   providerKind: string;
 
   /**
-   * The model's name at the provider, e.g. "echo".
+   * The model's name at the provider, e.g. "echo"; for a route, its name.
    *
    * @generated from field: string name = 4;
    */
   name: string;
+
+  /**
+   * Whether this is a provider's model or a route.
+   *
+   * @generated from field: llmrelay.v1.ModelKind kind = 5;
+   */
+  kind: ModelKind;
+
+  /**
+   * For a route: its targets, in its fallback order (for a weighted route,
+   * in configuration order; each call picks its own order by weight).
+   *
+   * @generated from field: repeated llmrelay.v1.RouteTarget targets = 6;
+   */
+  targets: RouteTarget[];
+
+  /**
+   * For a route: how it orders its targets for each call.
+   *
+   * @generated from field: llmrelay.v1.RouteBalance balance = 7;
+   */
+  balance: RouteBalance;
+
+  /**
+   * For a provider's model that a route uses as a target: its health. Unset
+   * for models no route uses, whose health is not tracked.
+   *
+   * @generated from field: llmrelay.v1.TargetHealth health = 8;
+   */
+  health?: TargetHealth | undefined;
 };
 
 /**
@@ -919,6 +1025,102 @@ export type Model = Message$1<"llmrelay.v1.Model"> & {
  */
 export const ModelSchema: GenMessage<Model> = /*@__PURE__*/
   messageDesc(file_llmrelay_v1_llmrelay, 17);
+
+/**
+ * RouteTarget is one target of a route.
+ *
+ * @generated from message llmrelay.v1.RouteTarget
+ */
+export type RouteTarget = Message$1<"llmrelay.v1.RouteTarget"> & {
+  /**
+   * The target as "<provider>/<model>", e.g. "openai/gpt-4.1".
+   *
+   * @generated from field: string model = 1;
+   */
+  model: string;
+
+  /**
+   * The provider's configured name, e.g. "openai".
+   *
+   * @generated from field: string provider = 2;
+   */
+  provider: string;
+
+  /**
+   * The model's name at the provider, e.g. "gpt-4.1".
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * Its weight in a weighted route (1 when the config leaves it unset).
+   *
+   * @generated from field: uint32 weight = 4;
+   */
+  weight: number;
+
+  /**
+   * Its health.
+   *
+   * @generated from field: llmrelay.v1.TargetHealth health = 5;
+   */
+  health?: TargetHealth | undefined;
+};
+
+/**
+ * Describes the message llmrelay.v1.RouteTarget.
+ * Use `create(RouteTargetSchema)` to create a new message.
+ */
+export const RouteTargetSchema: GenMessage<RouteTarget> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 18);
+
+/**
+ * TargetHealth is a route target's health, by outlier detection: a target
+ * whose attempts fail several times in a row (for reasons that are the
+ * target's, not the request's) is ejected, taken out of rotation, for an
+ * interval that grows with each ejection in a row; one successful attempt
+ * restores it. Routes skip ejected targets, unless all are ejected.
+ *
+ * @generated from message llmrelay.v1.TargetHealth
+ */
+export type TargetHealth = Message$1<"llmrelay.v1.TargetHealth"> & {
+  /**
+   * Whether the target is ejected now.
+   *
+   * @generated from field: bool ejected = 1;
+   */
+  ejected: boolean;
+
+  /**
+   * When the current ejection ends; unset when not ejected.
+   *
+   * @generated from field: google.protobuf.Timestamp ejected_until = 2;
+   */
+  ejectedUntil?: Timestamp | undefined;
+
+  /**
+   * Attempts that failed in a row since the last success or ejection.
+   *
+   * @generated from field: uint32 consecutive_failures = 3;
+   */
+  consecutiveFailures: number;
+
+  /**
+   * Ejections in a row since the last success; the next ejection lasts
+   * longer with each.
+   *
+   * @generated from field: uint32 ejections = 4;
+   */
+  ejections: number;
+};
+
+/**
+ * Describes the message llmrelay.v1.TargetHealth.
+ * Use `create(TargetHealthSchema)` to create a new message.
+ */
+export const TargetHealthSchema: GenMessage<TargetHealth> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 19);
 
 /**
  * Role says who wrote a message.
@@ -1145,6 +1347,16 @@ export enum RetryReason {
    * @generated from enum value: RETRY_REASON_INVALID_OUTPUT = 6;
    */
   INVALID_OUTPUT = 6,
+
+  /**
+   * The target cannot serve the call and retrying it would not change
+   * that: its quota or spend limit is used up, it does not know the model
+   * (HTTP 404), or it refused llmrelay's credentials (401/403). Only sent
+   * when the call falls back to another target (`fallback`).
+   *
+   * @generated from enum value: RETRY_REASON_TARGET_REFUSED = 9;
+   */
+  TARGET_REFUSED = 9,
 }
 
 /**
@@ -1209,6 +1421,76 @@ export const FinishReasonSchema: GenEnum<FinishReason> = /*@__PURE__*/
   enumDesc(file_llmrelay_v1_llmrelay, 5);
 
 /**
+ * ModelKind says what a listed model is.
+ *
+ * @generated from enum llmrelay.v1.ModelKind
+ */
+export enum ModelKind {
+  /**
+   * Not used.
+   *
+   * @generated from enum value: MODEL_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A provider's model, called as "<provider>/<model>".
+   *
+   * @generated from enum value: MODEL_KIND_PROVIDER_MODEL = 1;
+   */
+  PROVIDER_MODEL = 1,
+
+  /**
+   * A route, called by its name.
+   *
+   * @generated from enum value: MODEL_KIND_ROUTE = 2;
+   */
+  ROUTE = 2,
+}
+
+/**
+ * Describes the enum llmrelay.v1.ModelKind.
+ */
+export const ModelKindSchema: GenEnum<ModelKind> = /*@__PURE__*/
+  enumDesc(file_llmrelay_v1_llmrelay, 6);
+
+/**
+ * RouteBalance says how a route orders its targets for a call.
+ *
+ * @generated from enum llmrelay.v1.RouteBalance
+ */
+export enum RouteBalance {
+  /**
+   * Not used.
+   *
+   * @generated from enum value: ROUTE_BALANCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * In configuration order: the first healthy target serves, the next ones
+   * are its fallbacks.
+   *
+   * @generated from enum value: ROUTE_BALANCE_ORDERED = 1;
+   */
+  ORDERED = 1,
+
+  /**
+   * Each call picks its first target at random by weight among the healthy
+   * ones; the others follow as fallbacks, also by weight.
+   *
+   * @generated from enum value: ROUTE_BALANCE_WEIGHTED = 2;
+   */
+  WEIGHTED = 2,
+}
+
+/**
+ * Describes the enum llmrelay.v1.RouteBalance.
+ */
+export const RouteBalanceSchema: GenEnum<RouteBalance> = /*@__PURE__*/
+  enumDesc(file_llmrelay_v1_llmrelay, 7);
+
+/**
  * LLMService relays generation requests to the configured LLM providers.
  *
  * @generated from service llmrelay.v1.LLMService
@@ -1238,7 +1520,8 @@ export const LLMService: GenService<{
     output: typeof GenerateEventSchema;
   },
   /**
-   * ListModels lists the models the caller may use, per configured provider.
+   * ListModels lists the models the caller may use: each configured
+   * provider's models, and the routes, with their targets and health.
    *
    * @generated from rpc llmrelay.v1.LLMService.ListModels
    */
