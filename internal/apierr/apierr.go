@@ -48,6 +48,7 @@ const (
 	ReasonProviderServerError     = "PROVIDER_SERVER_ERROR"
 	ReasonProviderTransport       = "PROVIDER_TRANSPORT_ERROR"
 	ReasonProviderStalled         = "PROVIDER_STALLED"
+	ReasonProviderProtocolError   = "PROVIDER_PROTOCOL_ERROR"
 	ReasonProviderQuotaExhausted  = "PROVIDER_QUOTA_EXHAUSTED"
 	ReasonProviderError           = "PROVIDER_ERROR"
 	ReasonProviderRetryDisallowed = "PROVIDER_RETRY_DISALLOWED"

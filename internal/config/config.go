@@ -16,6 +16,7 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -127,10 +128,20 @@ type Deadlines struct {
 	Default time.Duration `yaml:"default"`
 	// Max clamps longer client deadlines.
 	Max time.Duration `yaml:"max"`
-	// StreamIdle is the default stream_idle_timeout.
+	// StreamIdle is the default stream_idle_timeout: how long a streaming
+	// attempt may show no sign of life.
 	StreamIdle time.Duration `yaml:"stream_idle"`
 	// MaxStreamIdle clamps a request's stream_idle_timeout.
 	MaxStreamIdle time.Duration `yaml:"max_stream_idle"`
+	// FirstEvent is the default first_event_timeout (how long an attempt
+	// may wait for the provider's first byte) of providers that set no
+	// first_event_timeout of their own.
+	FirstEvent time.Duration `yaml:"first_event"`
+	// MaxFirstEvent clamps first_event_timeout.
+	MaxFirstEvent time.Duration `yaml:"max_first_event"`
+	// MinStreamTimeout is the floor of a request's stream_idle_timeout and
+	// first_event_timeout: shorter ones are refused with INVALID_ARGUMENT.
+	MinStreamTimeout time.Duration `yaml:"min_stream_timeout"`
 }
 
 // Auth lists the API keys. With none, the server is open, which Validate
@@ -248,10 +259,13 @@ func Default() *Config {
 			Budget:             RetryBudget{MaxTokens: 100, TokenRatio: 0.1},
 		},
 		Deadlines: Deadlines{
-			Default:       120 * time.Second,
-			Max:           600 * time.Second,
-			StreamIdle:    30 * time.Second,
-			MaxStreamIdle: 300 * time.Second,
+			Default:          120 * time.Second,
+			Max:              600 * time.Second,
+			StreamIdle:       30 * time.Second,
+			MaxStreamIdle:    300 * time.Second,
+			FirstEvent:       120 * time.Second,
+			MaxFirstEvent:    600 * time.Second,
+			MinStreamTimeout: 100 * time.Millisecond,
 		},
 		Limits: Limits{
 			MaxRecvMsgBytes:             8 << 20,
@@ -286,18 +300,22 @@ func (c *Config) OutlierPolicy() state.OutlierPolicy {
 	return state.OutlierPolicy{Failures: o.ConsecutiveFailures, BaseEjection: o.BaseEjectionTime, MaxEjection: o.MaxEjectionTime}
 }
 
-// RetryLimits returns the retry section and the stream idle timeouts as
-// internal/retry's Limits: Default's values are the only defaults.
+// RetryLimits returns the retry section and the stall timeouts (stream
+// idle, first event) as internal/retry's Limits: Default's values are the
+// only defaults.
 func (c *Config) RetryLimits() retry.Limits {
 	r, d := c.Retry, c.Deadlines
 	return retry.Limits{
-		DefaultMaxAttempts: r.DefaultMaxAttempts,
-		MaxAttemptsLimit:   r.MaxAttemptsLimit,
-		InitialBackoff:     r.InitialBackoff,
-		MaxBackoff:         r.MaxBackoff,
-		MaxRetryAfter:      r.MaxRetryAfter,
-		DefaultIdleTimeout: d.StreamIdle,
-		MaxIdleTimeout:     d.MaxStreamIdle,
+		DefaultMaxAttempts:       r.DefaultMaxAttempts,
+		MaxAttemptsLimit:         r.MaxAttemptsLimit,
+		InitialBackoff:           r.InitialBackoff,
+		MaxBackoff:               r.MaxBackoff,
+		MaxRetryAfter:            r.MaxRetryAfter,
+		DefaultIdleTimeout:       d.StreamIdle,
+		MaxIdleTimeout:           d.MaxStreamIdle,
+		DefaultFirstEventTimeout: d.FirstEvent,
+		MaxFirstEventTimeout:     d.MaxFirstEvent,
+		MinStreamTimeout:         d.MinStreamTimeout,
 	}
 }
 
@@ -477,6 +495,22 @@ func (c *Config) validate() Problems {
 		if pr.MaxConcurrent < 0 {
 			bad(at("max_concurrent"), "must not be negative")
 		}
+		if pr.FirstEventTimeout < 0 || pr.FirstEventTimeout > 0 && pr.FirstEventTimeout < c.Deadlines.MinStreamTimeout {
+			badBoth(at("first_event_timeout"), "deadlines.min_stream_timeout", "%s is not 0 (the server's deadlines.first_event) or at least min_stream_timeout (%s)",
+				formatDuration(pr.FirstEventTimeout), formatDuration(c.Deadlines.MinStreamTimeout))
+		}
+		for j, k := range pr.ProviderOptions.Allow {
+			if k == "" {
+				bad(at(fmt.Sprintf("provider_options.allow[%d]", j)), "must not be empty")
+			} else if slices.Contains(pr.ProviderOptions.Deny, k) {
+				bad(at(fmt.Sprintf("provider_options.allow[%d]", j)), "%q is also in provider_options.deny", k)
+			}
+		}
+		for j, k := range pr.ProviderOptions.Deny {
+			if k == "" {
+				bad(at(fmt.Sprintf("provider_options.deny[%d]", j)), "must not be empty")
+			}
+		}
 	}
 
 	r := c.Retry
@@ -507,10 +541,18 @@ func (c *Config) validate() Problems {
 	} else if d.Max < d.Default {
 		badBoth("deadlines.max", "deadlines.default", "%s is shorter than default (%s)", formatDuration(d.Max), formatDuration(d.Default))
 	}
-	if d.StreamIdle <= 0 {
-		bad("deadlines.stream_idle", "must be positive")
+	if d.MinStreamTimeout <= 0 {
+		bad("deadlines.min_stream_timeout", "must be positive")
+	}
+	if d.StreamIdle < d.MinStreamTimeout || d.StreamIdle <= 0 {
+		badBoth("deadlines.stream_idle", "deadlines.min_stream_timeout", "%s is shorter than min_stream_timeout (%s)", formatDuration(d.StreamIdle), formatDuration(d.MinStreamTimeout))
 	} else if d.MaxStreamIdle < d.StreamIdle {
 		badBoth("deadlines.max_stream_idle", "deadlines.stream_idle", "%s is shorter than stream_idle (%s)", formatDuration(d.MaxStreamIdle), formatDuration(d.StreamIdle))
+	}
+	if d.FirstEvent < d.MinStreamTimeout || d.FirstEvent <= 0 {
+		badBoth("deadlines.first_event", "deadlines.min_stream_timeout", "%s is shorter than min_stream_timeout (%s)", formatDuration(d.FirstEvent), formatDuration(d.MinStreamTimeout))
+	} else if d.MaxFirstEvent < d.FirstEvent {
+		badBoth("deadlines.max_first_event", "deadlines.first_event", "%s is shorter than first_event (%s)", formatDuration(d.MaxFirstEvent), formatDuration(d.FirstEvent))
 	}
 
 	switch {

@@ -20,9 +20,11 @@ const (
 	// server error type. Retried.
 	ClassServerError
 	// ClassTransport: the connection failed, dropped or timed out, or the
-	// provider's stream was malformed or truncated. Retried.
+	// provider's stream was cut short (mid-event, or before its
+	// terminator). Retried.
 	ClassTransport
-	// ClassStalled: no provider event within the stream idle timeout. Retried.
+	// ClassStalled: no sign of life from the provider within the first
+	// event timeout or, once streaming, the stream idle timeout. Retried.
 	ClassStalled
 	// ClassQuotaExhausted: a 429 (or error type) saying the account's quota or
 	// spend limit is used up. Not retried: waiting does not help.
@@ -37,6 +39,9 @@ const (
 	ClassCanceled
 	// ClassDeadline: the call's deadline passed. Not retried.
 	ClassDeadline
+	// ClassProtocol: the provider's stream arrived whole but does not decode
+	// (KindProtocol). Not retried: the provider would send the same.
+	ClassProtocol
 	// ClassNotFound: the provider does not know the model, or the endpoint
 	// (HTTP 404, or an error type that says so). Not retried: the same
 	// target gives the same answer; a route falls back to its next target,
@@ -67,6 +72,8 @@ func (c Class) String() string {
 		return "canceled"
 	case ClassDeadline:
 		return "deadline"
+	case ClassProtocol:
+		return "protocol_error"
 	case ClassNotFound:
 		return "not_found"
 	}

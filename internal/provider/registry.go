@@ -34,11 +34,52 @@ type Config struct {
 	// MaxConcurrent bounds the calls in flight to this provider; zero means
 	// no bound.
 	MaxConcurrent int `yaml:"max_concurrent"`
+	// FirstEventTimeout is this provider's default first_event_timeout: how
+	// long an attempt waits for the provider's first byte when the request
+	// sets none. Zero means the server's deadlines.first_event.
+	FirstEventTimeout time.Duration `yaml:"first_event_timeout"`
+	// ProviderOptions says which provider_options keys requests may use
+	// with this provider.
+	ProviderOptions OptionsPolicy `yaml:"provider_options"`
 	// Options are settings of the adapter kind, read by its Factory: the
 	// mock reads `fault`, a standing fault every attempt gets (see
 	// internal/provider/mock). Adapters that read none refuse any
 	// (OptionReader).
 	Options map[string]any `yaml:"options"`
+}
+
+// OptionsPolicy is an operator's rule for the provider_options keys of a
+// provider's requests, on top of the adapter's own (an adapter refuses the
+// keys it sets itself). The service checks it before the adapter sees the
+// request.
+type OptionsPolicy struct {
+	// Allow, when not empty, lists the only top-level keys requests may
+	// use (extra_headers included).
+	Allow []string `yaml:"allow"`
+	// Deny lists keys requests may never use.
+	Deny []string `yaml:"deny"`
+}
+
+// Check returns a *FieldError naming the first key of opts, in sorted
+// order, that the policy refuses, or nil.
+func (p OptionsPolicy) Check(opts map[string]any) error {
+	if len(p.Allow) == 0 && len(p.Deny) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch {
+		case slices.Contains(p.Deny, k):
+			return &FieldError{Field: "provider_options." + k, Description: "not allowed with this provider (the server's configuration forbids it)"}
+		case len(p.Allow) > 0 && !slices.Contains(p.Allow, k):
+			return &FieldError{Field: "provider_options." + k, Description: "not allowed with this provider; allowed: " + strings.Join(p.Allow, ", ")}
+		}
+	}
+	return nil
 }
 
 // OptionReader is implemented by adapters whose Factory reads

@@ -24,9 +24,10 @@ import (
 )
 
 // ErrStalled is the cause an attempt's context is cancelled with when the
-// provider sent nothing for the stream idle timeout. Classify reports it as
-// ClassStalled, which is retried.
-var ErrStalled = errors.New("the provider sent nothing within the stream idle timeout")
+// provider showed no sign of life in time: nothing before its first event
+// timeout, or nothing for its stream idle timeout once streaming. Classify
+// reports it as ClassStalled, which is retried.
+var ErrStalled = errors.New("the provider showed no sign of life within the attempt's timeout")
 
 // Reason says why an attempt failed, as a WillRetry event reports it. The
 // values mirror the proto enum llmrelay.v1.RetryReason number for number.
@@ -108,7 +109,8 @@ type Classification struct {
 // FallsBack reports whether the failure is the target's rather than the
 // request's, so that another target may serve the call: the provider is
 // rate-limited, out of quota, overloaded or failing, unreachable or
-// stalled, does not know the model, or refused llmrelay's credentials.
+// stalled, sends a stream that does not decode, does not know the model,
+// or refused llmrelay's credentials.
 // Failures of the request (rejected as invalid or refused by a content
 // policy), unrecognised errors, and the call's own end (cancelled, out of
 // time) do not fall back.
@@ -116,7 +118,7 @@ func (c Classification) FallsBack() bool {
 	switch c.Class {
 	case provider.ClassRateLimited, provider.ClassQuotaExhausted, provider.ClassOverloaded,
 		provider.ClassServerError, provider.ClassTransport, provider.ClassStalled,
-		provider.ClassNotFound, provider.ClassAuth:
+		provider.ClassNotFound, provider.ClassAuth, provider.ClassProtocol:
 		return true
 	}
 	return false

@@ -32,6 +32,7 @@ var (
 	rejected = &provider.Error{Kind: provider.KindHTTP, Status: 400, Class: provider.ClassRejected}
 	notFound = &provider.Error{Kind: provider.KindHTTP, Status: 404, Class: provider.ClassNotFound}
 	noAuth   = &provider.Error{Kind: provider.KindHTTP, Status: 401, Class: provider.ClassAuth}
+	garbled  = &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol}
 	unknown  = &provider.Error{Kind: provider.KindInStream, Type: "weird"}
 	dropped  = &provider.Error{Kind: provider.KindTransport, Class: provider.ClassTransport}
 	noRetry  = func() *provider.Error {
@@ -110,6 +111,13 @@ func TestPlanFallsBackToTheNextTarget(t *testing.T) {
 			name:       "an unknown model moves on at once",
 			policy:     two,
 			outcomes:   []outcome{{err: notFound}, {}},
+			want:       []string{"1→a", "fallback 2→b TARGET_REFUSED 0s", "2→b"},
+			wantHealth: "fail a, ok b",
+		},
+		{
+			name:       "a stream that does not decode is not retried, but moves on at once",
+			policy:     two,
+			outcomes:   []outcome{{err: garbled}, {}},
 			want:       []string{"1→a", "fallback 2→b TARGET_REFUSED 0s", "2→b"},
 			wantHealth: "fail a, ok b",
 		},

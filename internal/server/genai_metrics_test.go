@@ -81,3 +81,42 @@ func grepLines(s string, subs ...string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestUsageKindsPerKey: the kinds of token that are part of input and
+// output (reasoning, cache reads and writes), as a provider reports them,
+// reach the per-key token metric and the finish line, and a price of
+// their own takes them out of their whole.
+func TestUsageKindsPerKey(t *testing.T) {
+	cfg := config.Default()
+	cfg.Providers = config.DefaultProviders()
+	cfg.Auth.Keys = []config.APIKey{{Name: "checkout", SHA256: auth.HashKey(keyFull), Scopes: []string{"generate"}, Models: []string{"*"}}}
+	cfg.Pricing.Models = map[string]usage.Price{"mock/echo": {usage.Input: 2, usage.Output: 8, "cached_input": 0.5}}
+	var logs bytes.Buffer
+	in := servertest.Start(t, cfg, server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+
+	req := withOptions(t, echoRequest("hello"), map[string]any{"faults": []any{map[string]any{"usage": map[string]any{
+		"input_tokens": 1000, "output_tokens": 500, "reasoning_tokens": 200, "cached_input_tokens": 600, "cache_creation_input_tokens": 100,
+	}}}})
+	if _, err := servertest.Collect(bearer(t.Context(), keyFull), in.Client, req); err != nil {
+		t.Fatal(err)
+	}
+	body := in.Server.Metrics().Text()
+	labels := `key="checkout",model="echo",provider="mock",route=""`
+	for kind, n := range map[string]string{"input": "1000", "output": "500", "reasoning": "200", "cached_input": "600", "cache_creation_input": "100"} {
+		if want := metrics.NameTokens + `{` + labels + `,type="` + kind + `"} ` + n; !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	// (1000 - 600) × 2 + 600 × 0.5 + 500 × 8, per million: the cache
+	// writes have no price of their own and stay in the input.
+	if want := metrics.NameCost + `{` + labels + `} 0.0051`; !strings.Contains(body, want) {
+		t.Errorf("/metrics lacks %s:\n%s", want, grepLines(body, metrics.NameCost))
+	}
+	line := grepLines(logs.String(), `msg="finished call"`)
+	for _, want := range []string{"usage.input_tokens=1000", "usage.output_tokens=500", "usage.reasoning_tokens=200",
+		"usage.cached_input_tokens=600", "usage.cache_creation_input_tokens=100", "usage.cost=0.0051"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the finish line lacks %s:\n%s", want, line)
+		}
+	}
+}

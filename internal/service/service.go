@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -34,7 +35,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
-	"github.com/llmrelay/llmrelay/internal/usage"
+	tokenusage "github.com/llmrelay/llmrelay/internal/usage"
 )
 
 // Service implements llmrelayv1.LLMServiceServer. It is safe for concurrent use.
@@ -55,7 +56,7 @@ type Service struct {
 	schemaCfg schema.Config
 	// prices turns tokens into cost (nil: none priced); captureContent
 	// records prompts and replies on the attempt spans.
-	prices         *usage.Prices
+	prices         *tokenusage.Prices
 	captureContent bool
 }
 
@@ -206,8 +207,9 @@ type call struct {
 	// plan numbers the attempts, says where each goes and decides what
 	// follows each failure; nil until the call is ready to run.
 	plan *retry.Plan
-	// idle is the call's stream idle timeout.
-	idle time.Duration
+	// idle is the call's stream idle timeout; firstEvent the first event
+	// timeout it asked for (zero: the provider's default, see runAttempt).
+	idle, firstEvent time.Duration
 	// usage sums the tokens of every attempt, and cost their cost when
 	// priced.
 	usage  provider.Usage
@@ -247,7 +249,11 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 	req = c.hook.Request
 	c.req = req
 	first := res.Targets[0]
-	c.idle = s.limits.IdleTimeout(req.GetStreamIdleTimeout().AsDuration())
+	idle, firstEvent := req.GetStreamIdleTimeout().AsDuration(), req.GetFirstEventTimeout().AsDuration()
+	if err := s.limits.CheckStreamTimeouts(idle, firstEvent); err != nil {
+		return c, err
+	}
+	c.idle, c.firstEvent = s.limits.IdleTimeout(idle), firstEvent
 	rf := responseFormat(req)
 	var err error
 	if c.preq, err = providerRequest(req, first.Model, rf); err != nil {
@@ -260,7 +266,11 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 	}
 	// Every target the call may reach must take the request: a request one
 	// of them cannot carry fails now, not after the others failed.
+	// The operator's provider_options policy of each target comes first.
 	for _, t := range res.Targets {
+		if err := t.Entry.Config.ProviderOptions.Check(c.preq.Options); err != nil {
+			return c, err
+		}
 		if v, ok := t.Entry.Provider.(provider.RequestValidator); ok {
 			preq := *c.preq
 			preq.Model = t.Model
@@ -337,15 +347,49 @@ func (r *attemptResult) addToolCall(d provider.ToolCallDelta) {
 	if d.Name != "" {
 		tc.Name = d.Name
 	}
+	tc.Signature += d.Signature
 	tc.Arguments += d.ArgumentsDelta
 }
 
-// sendFinal sends the call's Final: the successful attempt's message, with
-// the usage of every attempt, the provider, model and route that answered,
-// for structured output the object and the validation retries and errors,
-// and the annotations of the hooks, which run just before.
+// reasoningBlock is a reasoning block being assembled from its fragments.
+type reasoningBlock struct {
+	text                        strings.Builder
+	signature, redacted, format string
+}
+
+// addReasoning folds a reasoning fragment into the result's blocks.
+func (r *attemptResult) addReasoning(d provider.ReasoningDelta) {
+	for len(r.reasoning) <= d.Index {
+		r.reasoning = append(r.reasoning, &reasoningBlock{})
+	}
+	b := r.reasoning[d.Index]
+	if d.Format != "" {
+		b.format = d.Format
+	}
+	b.text.WriteString(d.Text)
+	b.signature += d.Signature
+	b.redacted += d.Redacted
+}
+
+// providerReasoning returns the result's reasoning blocks.
+func (r *attemptResult) providerReasoning() []provider.Reasoning {
+	out := make([]provider.Reasoning, len(r.reasoning))
+	for i, b := range r.reasoning {
+		out[i] = provider.Reasoning{Text: b.text.String(), Signature: b.signature, Redacted: b.redacted, Format: b.format}
+	}
+	return out
+}
+
+// sendFinal sends the call's Final: the successful attempt's message (its
+// text, reasoning, tool calls and refusal), with the usage of every
+// attempt, the provider, model and route that answered, for structured
+// output the object and the validation retries and errors, and the
+// annotations of the hooks, which run just before.
 func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
-	msg := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: res.text.String()}
+	msg := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: res.text.String(), Refusal: res.refusal.String()}
+	for _, r := range res.providerReasoning() {
+		msg.Reasoning = append(msg.Reasoning, &llmrelayv1.Reasoning{Text: r.Text, Signature: r.Signature, Redacted: r.Redacted, Format: r.Format})
+	}
 	for _, tc := range res.toolCalls {
 		if tc.GetId() != "" || tc.GetName() != "" || tc.GetArguments() != "" {
 			msg.ToolCalls = append(msg.ToolCalls, tc)
@@ -354,7 +398,7 @@ func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
 	final := &llmrelayv1.Final{
 		Message:      msg,
 		FinishReason: finishReason(res.finish),
-		Usage:        &llmrelayv1.Usage{InputTokens: uint64(c.usage.InputTokens), OutputTokens: uint64(c.usage.OutputTokens)},
+		Usage:        usage(c.usage),
 		Attempts:     uint32(c.plan.Attempts()),
 		Provider:     c.providerName(),
 		Model:        c.plan.Target().Model,

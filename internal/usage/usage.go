@@ -39,6 +39,9 @@ type Kind struct {
 var Kinds = []Kind{
 	{Name: "input", SpanAttribute: "gen_ai.usage.input_tokens", Tokens: func(u provider.Usage) int64 { return u.InputTokens }},
 	{Name: "output", SpanAttribute: "gen_ai.usage.output_tokens", Tokens: func(u provider.Usage) int64 { return u.OutputTokens }},
+	{Name: "reasoning", PartOf: Output, SpanAttribute: "gen_ai.usage.reasoning.output_tokens", Tokens: func(u provider.Usage) int64 { return u.ReasoningTokens }},
+	{Name: "cached_input", PartOf: Input, SpanAttribute: "gen_ai.usage.cache_read.input_tokens", Tokens: func(u provider.Usage) int64 { return u.CachedInputTokens }},
+	{Name: "cache_creation_input", PartOf: Input, SpanAttribute: "gen_ai.usage.cache_creation.input_tokens", Tokens: func(u provider.Usage) int64 { return u.CacheCreationInputTokens }},
 }
 
 // Kind names of the wholes, which every price list may set.

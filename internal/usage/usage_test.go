@@ -8,19 +8,6 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
-// withCachedKind adds a kind that is part of the input, as the providers'
-// cache reads are, for the duration of the test: the package's own Kinds
-// may not have one yet.
-func withCachedKind(t *testing.T) {
-	saved := Kinds
-	t.Cleanup(func() { Kinds = saved })
-	Kinds = append(Kinds[:len(Kinds):len(Kinds)], Kind{
-		Name: "cached_input", PartOf: Input,
-		// The test stores the cached count in OutputTokens' high digits.
-		Tokens: func(u provider.Usage) int64 { return u.OutputTokens / 1_000_000 },
-	})
-}
-
 func TestCost(t *testing.T) {
 	prices, err := NewPrices(map[string]Price{
 		"openai/gpt":  {Input: 2.5, Output: 10},
@@ -60,17 +47,20 @@ func TestCost(t *testing.T) {
 }
 
 func TestCostOfParts(t *testing.T) {
-	withCachedKind(t)
-	// 1M input tokens of which 400k were cache reads; the cached count
-	// rides in OutputTokens' millions (see withCachedKind).
-	u := provider.Usage{InputTokens: 1_000_000, OutputTokens: 400_000 * 1_000_000}
+	// 1M input tokens of which 400k were cache reads and 100k cache
+	// writes; 200k output tokens of which 50k were reasoning.
+	u := provider.Usage{InputTokens: 1_000_000, CachedInputTokens: 400_000, CacheCreationInputTokens: 100_000,
+		OutputTokens: 200_000, ReasoningTokens: 50_000}
 	tests := []struct {
 		name  string
 		price Price
 		want  float64
 	}{
-		{"a part with its own price is taken out of its whole", Price{Input: 2, Output: 0, "cached_input": 0.5}, 0.6*2 + 0.4*0.5},
-		{"a part without a price is paid as its whole", Price{Input: 2, Output: 0}, 2},
+		{"parts with their own price are taken out of their whole",
+			Price{Input: 2, Output: 8, "cached_input": 0.5, "cache_creation_input": 2.5},
+			0.5*2 + 0.4*0.5 + 0.1*2.5 + 0.2*8},
+		{"parts without a price are paid as their whole", Price{Input: 2, Output: 8}, 1*2 + 0.2*8},
+		{"reasoning priced apart", Price{Input: 0, Output: 8, "reasoning": 10}, 0.15*8 + 0.05*10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,7 +83,7 @@ func TestCheck(t *testing.T) {
 		want  string // "" for valid
 	}{
 		{"input and output", Price{Input: 1, Output: 2}, ""},
-		{"unknown kind", Price{Input: 1, Output: 2, "thinking": 3}, `unknown kind of token "thinking"; known: input, output`},
+		{"unknown kind", Price{Input: 1, Output: 2, "thinking": 3}, `unknown kind of token "thinking"; known: input, output, reasoning, cached_input, cache_creation_input`},
 		{"negative", Price{Input: -1, Output: 2}, "input: the price must not be negative"},
 		{"output missing", Price{Input: 1}, "output: required"},
 	}
@@ -111,8 +101,9 @@ func TestCheck(t *testing.T) {
 }
 
 func TestCounts(t *testing.T) {
-	got := Counts(provider.Usage{InputTokens: 7})
-	if len(got) != 1 || got[0] != (Count{Kind: Input, Tokens: 7}) {
-		t.Errorf("Counts = %v, want only input 7", got)
+	got := Counts(provider.Usage{InputTokens: 7, CachedInputTokens: 3})
+	want := []Count{{Kind: Input, Tokens: 7}, {Kind: "cached_input", Tokens: 3}}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("Counts = %v, want %v", got, want)
 	}
 }

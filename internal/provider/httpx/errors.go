@@ -105,8 +105,22 @@ func TransportError(msg string, err error) *provider.Error {
 	return &provider.Error{Kind: provider.KindTransport, Class: provider.ClassTransport, Message: msg, Err: err}
 }
 
-// MalformedError returns the KindTransport error for an event the adapter
-// could not decode: it wraps ErrMalformed and err.
-func MalformedError(err error) *provider.Error {
-	return TransportError("malformed stream event", fmt.Errorf("%w: %w", ErrMalformed, err))
+// MaxRaw bounds the part of an event a protocol error keeps for the debug
+// log (provider.Error.Raw).
+const MaxRaw = 4 << 10
+
+// ProtocolError returns the error for an event the adapter cannot decode
+// or that does not fit the provider's schema (data is the event's data):
+// KindProtocol and ClassProtocol, wrapping ErrMalformed and err, with the
+// start of data in Raw for the debug log. The stream (Stream.Recv) turns it
+// into a transport error when the event was cut short by the end of the
+// body instead.
+func ProtocolError(err error, data []byte) *provider.Error {
+	return &provider.Error{
+		Kind:    provider.KindProtocol,
+		Class:   provider.ClassProtocol,
+		Message: "a stream event that does not decode",
+		Err:     fmt.Errorf("%w: %w", ErrMalformed, err),
+		Raw:     string(data[:min(len(data), MaxRaw)]),
+	}
 }

@@ -65,7 +65,7 @@ func parseErrorBody(b []byte, e *provider.Error) {
 func inStreamError(b []byte) error {
 	a, ok := decodeError(b)
 	if !ok {
-		return httpx.MalformedError(errNotAnError)
+		return httpx.ProtocolError(errNotAnError, b)
 	}
 	return a.inStream()
 }

@@ -2,7 +2,8 @@
 //
 // A client opens `LLMService/Generate` and reads a stream of `GenerateEvent`s:
 //
-//   - `delta`          text and tool-call fragments, as the model produces them;
+//   - `delta`          text, reasoning and tool-call fragments, as the model
+//                      produces them;
 //   - `partial_object` (structured output only) the reply parsed so far;
 //   - `will_retry`     an attempt failed and another one is coming: why, after
 //                      exactly how long, where it goes (a route may fall back
@@ -19,6 +20,12 @@
 //     will_retry: if event.will_retry.discard_partial: shown = ""   (erase it)
 //     final:      the answer is event.final.message, not `shown`
 //
+// Reasoning models also stream their reasoning (`delta.reasoning`), apart
+// from the text: show it as "thinking" if you like, never as the answer; it
+// follows the same discard rule as the text. The `final` message carries it
+// (`message.reasoning`) with the opaque signatures some providers need: send
+// that message back unchanged in the next turn's `messages`.
+//
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
 // reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as
@@ -34,6 +41,8 @@
 //   PERMISSION_DENIED    the key lacks the scope or may not use the model
 //   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo
 //   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
+//   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
+//                        not retried), or an error llmrelay does not recognise
 //   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
 //   DEADLINE_EXCEEDED    the call's deadline passed
 //   CANCELLED            the client cancelled

@@ -13,6 +13,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 FINISH_REASON_CONTENT_FILTER: FinishReason
 FINISH_REASON_LENGTH: FinishReason
 FINISH_REASON_OTHER: FinishReason
+FINISH_REASON_REFUSAL: FinishReason
 FINISH_REASON_STOP: FinishReason
 FINISH_REASON_TOOL_CALLS: FinishReason
 FINISH_REASON_UNSPECIFIED: FinishReason
@@ -48,12 +49,16 @@ TOOL_CHOICE_MODE_TOOL: ToolChoiceMode
 TOOL_CHOICE_MODE_UNSPECIFIED: ToolChoiceMode
 
 class Delta(_message.Message):
-    __slots__ = ["text", "tool_call"]
+    __slots__ = ["reasoning", "refusal", "text", "tool_call"]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
+    reasoning: ReasoningDelta
+    refusal: str
     text: str
     tool_call: ToolCallDelta
-    def __init__(self, text: _Optional[str] = ..., tool_call: _Optional[_Union[ToolCallDelta, _Mapping]] = ...) -> None: ...
+    def __init__(self, text: _Optional[str] = ..., tool_call: _Optional[_Union[ToolCallDelta, _Mapping]] = ..., reasoning: _Optional[_Union[ReasoningDelta, _Mapping]] = ..., refusal: _Optional[str] = ...) -> None: ...
 
 class Final(_message.Message):
     __slots__ = ["annotations", "attempts", "finish_reason", "message", "model", "object", "provider", "route", "usage", "validation_errors", "validation_retries"]
@@ -105,7 +110,7 @@ class GenerateEvent(_message.Message):
     def __init__(self, sequence: _Optional[int] = ..., attempt: _Optional[int] = ..., delta: _Optional[_Union[Delta, _Mapping]] = ..., will_retry: _Optional[_Union[WillRetry, _Mapping]] = ..., final: _Optional[_Union[Final, _Mapping]] = ..., partial_object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
 
 class GenerateRequest(_message.Message):
-    __slots__ = ["fallback_models", "generation", "messages", "metadata", "model", "provider_options", "request_id", "response_format", "retry", "stream_idle_timeout", "tool_choice", "tools"]
+    __slots__ = ["fallback_models", "first_event_timeout", "generation", "messages", "metadata", "model", "provider_options", "request_id", "response_format", "retry", "stream_idle_timeout", "tool_choice", "tools"]
     class MetadataEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -114,6 +119,7 @@ class GenerateRequest(_message.Message):
         value: str
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     FALLBACK_MODELS_FIELD_NUMBER: _ClassVar[int]
+    FIRST_EVENT_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     GENERATION_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
@@ -126,6 +132,7 @@ class GenerateRequest(_message.Message):
     TOOLS_FIELD_NUMBER: _ClassVar[int]
     TOOL_CHOICE_FIELD_NUMBER: _ClassVar[int]
     fallback_models: _containers.RepeatedScalarFieldContainer[str]
+    first_event_timeout: _duration_pb2.Duration
     generation: GenerationConfig
     messages: _containers.RepeatedCompositeFieldContainer[Message]
     metadata: _containers.ScalarMap[str, str]
@@ -137,7 +144,7 @@ class GenerateRequest(_message.Message):
     stream_idle_timeout: _duration_pb2.Duration
     tool_choice: ToolChoice
     tools: _containers.RepeatedCompositeFieldContainer[Tool]
-    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., generation: _Optional[_Union[GenerationConfig, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., tool_choice: _Optional[_Union[ToolChoice, _Mapping]] = ..., response_format: _Optional[_Union[ResponseFormat, _Mapping]] = ..., retry: _Optional[_Union[RetryPolicy, _Mapping]] = ..., stream_idle_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., fallback_models: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., generation: _Optional[_Union[GenerationConfig, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., tool_choice: _Optional[_Union[ToolChoice, _Mapping]] = ..., response_format: _Optional[_Union[ResponseFormat, _Mapping]] = ..., retry: _Optional[_Union[RetryPolicy, _Mapping]] = ..., stream_idle_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., fallback_models: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., first_event_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class GenerationConfig(_message.Message):
     __slots__ = ["max_output_tokens", "stop", "temperature", "top_p"]
@@ -164,16 +171,20 @@ class ListModelsResponse(_message.Message):
     def __init__(self, models: _Optional[_Iterable[_Union[Model, _Mapping]]] = ...) -> None: ...
 
 class Message(_message.Message):
-    __slots__ = ["content", "role", "tool_call_id", "tool_calls"]
+    __slots__ = ["content", "reasoning", "refusal", "role", "tool_call_id", "tool_calls"]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     content: str
+    reasoning: _containers.RepeatedCompositeFieldContainer[Reasoning]
+    refusal: str
     role: Role
     tool_call_id: str
     tool_calls: _containers.RepeatedCompositeFieldContainer[ToolCall]
-    def __init__(self, role: _Optional[_Union[Role, str]] = ..., content: _Optional[str] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCall, _Mapping]]] = ..., tool_call_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, role: _Optional[_Union[Role, str]] = ..., content: _Optional[str] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCall, _Mapping]]] = ..., tool_call_id: _Optional[str] = ..., reasoning: _Optional[_Iterable[_Union[Reasoning, _Mapping]]] = ..., refusal: _Optional[str] = ...) -> None: ...
 
 class Model(_message.Message):
     __slots__ = ["balance", "health", "id", "kind", "name", "provider", "provider_kind", "targets"]
@@ -194,6 +205,32 @@ class Model(_message.Message):
     provider_kind: str
     targets: _containers.RepeatedCompositeFieldContainer[RouteTarget]
     def __init__(self, id: _Optional[str] = ..., provider: _Optional[str] = ..., provider_kind: _Optional[str] = ..., name: _Optional[str] = ..., kind: _Optional[_Union[ModelKind, str]] = ..., targets: _Optional[_Iterable[_Union[RouteTarget, _Mapping]]] = ..., balance: _Optional[_Union[RouteBalance, str]] = ..., health: _Optional[_Union[TargetHealth, _Mapping]] = ...) -> None: ...
+
+class Reasoning(_message.Message):
+    __slots__ = ["format", "redacted", "signature", "text"]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    REDACTED_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    format: str
+    redacted: str
+    signature: str
+    text: str
+    def __init__(self, text: _Optional[str] = ..., signature: _Optional[str] = ..., redacted: _Optional[str] = ..., format: _Optional[str] = ...) -> None: ...
+
+class ReasoningDelta(_message.Message):
+    __slots__ = ["format", "index", "redacted", "signature", "text"]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    REDACTED_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    format: str
+    index: int
+    redacted: str
+    signature: str
+    text: str
+    def __init__(self, index: _Optional[int] = ..., text: _Optional[str] = ..., signature: _Optional[str] = ..., redacted: _Optional[str] = ..., format: _Optional[str] = ...) -> None: ...
 
 class ResponseFormat(_message.Message):
     __slots__ = ["json_schema", "max_validation_retries", "name", "on_invalid", "stream_partial_objects"]
@@ -258,14 +295,16 @@ class Tool(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., parameters: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class ToolCall(_message.Message):
-    __slots__ = ["arguments", "id", "name"]
+    __slots__ = ["arguments", "id", "name", "signature"]
     ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
     arguments: str
     id: str
     name: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., arguments: _Optional[str] = ...) -> None: ...
+    signature: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., arguments: _Optional[str] = ..., signature: _Optional[str] = ...) -> None: ...
 
 class ToolCallDelta(_message.Message):
     __slots__ = ["arguments_delta", "id", "index", "name"]
@@ -288,12 +327,18 @@ class ToolChoice(_message.Message):
     def __init__(self, mode: _Optional[_Union[ToolChoiceMode, str]] = ..., name: _Optional[str] = ...) -> None: ...
 
 class Usage(_message.Message):
-    __slots__ = ["input_tokens", "output_tokens"]
+    __slots__ = ["cache_creation_input_tokens", "cached_input_tokens", "input_tokens", "output_tokens", "reasoning_tokens"]
+    CACHED_INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    CACHE_CREATION_INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    REASONING_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    cache_creation_input_tokens: int
+    cached_input_tokens: int
     input_tokens: int
     output_tokens: int
-    def __init__(self, input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ...) -> None: ...
+    reasoning_tokens: int
+    def __init__(self, input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., reasoning_tokens: _Optional[int] = ..., cached_input_tokens: _Optional[int] = ..., cache_creation_input_tokens: _Optional[int] = ...) -> None: ...
 
 class ValidationError(_message.Message):
     __slots__ = ["attempt", "instance_location", "keyword_location", "message"]

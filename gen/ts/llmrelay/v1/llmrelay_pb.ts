@@ -2,7 +2,8 @@
 //
 // A client opens `LLMService/Generate` and reads a stream of `GenerateEvent`s:
 //
-//   - `delta`          text and tool-call fragments, as the model produces them;
+//   - `delta`          text, reasoning and tool-call fragments, as the model
+//                      produces them;
 //   - `partial_object` (structured output only) the reply parsed so far;
 //   - `will_retry`     an attempt failed and another one is coming: why, after
 //                      exactly how long, where it goes (a route may fall back
@@ -19,6 +20,12 @@
 //     will_retry: if event.will_retry.discard_partial: shown = ""   (erase it)
 //     final:      the answer is event.final.message, not `shown`
 //
+// Reasoning models also stream their reasoning (`delta.reasoning`), apart
+// from the text: show it as "thinking" if you like, never as the answer; it
+// follows the same discard rule as the text. The `final` message carries it
+// (`message.reasoning`) with the opaque signatures some providers need: send
+// that message back unchanged in the next turn's `messages`.
+//
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
 // reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as
@@ -34,6 +41,8 @@
 //   PERMISSION_DENIED    the key lacks the scope or may not use the model
 //   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo
 //   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
+//   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
+//                        not retried), or an error llmrelay does not recognise
 //   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
 //   DEADLINE_EXCEEDED    the call's deadline passed
 //   CANCELLED            the client cancelled
@@ -57,7 +66,7 @@ import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file llmrelay/v1/llmrelay.proto.
  */
 export const file_llmrelay_v1_llmrelay: GenFile = /*@__PURE__*/
-  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEisgkKD0dlbmVyYXRlUmVxdWVzdBLWAgoFbW9kZWwYASABKAlCxgK6SAPIAQG6SAVyAxiAArpItAK6AbACCgxtb2RlbC5mb3JtYXQS0QFtdXN0IGJlIGEgcm91dGUgbmFtZSBsaWtlIHNtYXJ0LCBvciA8cHJvdmlkZXI+Lzxtb2RlbD4gbGlrZSBtb2NrL2VjaG8gb3Igb3BlbmFpL2dwdC00bzogYSBsb3dlci1jYXNlIG5hbWUsIGFuZCBmb3IgYSBwcm92aWRlcidzIG1vZGVsIGEgc2xhc2gsIHRoZW4gdGhlIHByb3ZpZGVyJ3MgbW9kZWwgbmFtZSAobGV0dGVycywgZGlnaXRzIGFuZCAuIF8gOiAvIEAgKyAtKRpMdGhpcy5tYXRjaGVzKCdeW2EtejAtOV1bYS16MC05Xy1dezAsNjJ9KC9bQS1aYS16MC05XVtBLVphLXowLTkuXzovQCstXSopPyQnKRIzCghtZXNzYWdlcxgCIAMoCzIULmxsbXJlbGF5LnYxLk1lc3NhZ2VCC7pICJIBBQgBEIAIEjEKCmdlbmVyYXRpb24YAyABKAsyHS5sbG1yZWxheS52MS5HZW5lcmF0aW9uQ29uZmlnEisKBXRvb2xzGAQgAygLMhEubGxtcmVsYXkudjEuVG9vbEIJukgGkgEDEIABEiwKC3Rvb2xfY2hvaWNlGAUgASgLMhcubGxtcmVsYXkudjEuVG9vbENob2ljZRI0Cg9yZXNwb25zZV9mb3JtYXQYBiABKAsyGy5sbG1yZWxheS52MS5SZXNwb25zZUZvcm1hdBInCgVyZXRyeRgHIAEoCzIYLmxsbXJlbGF5LnYxLlJldHJ5UG9saWN5EkUKE3N0cmVhbV9pZGxlX3RpbWVvdXQYCCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCJAcKgASIgoKcmVxdWVzdF9pZBgJIAEoCUIOukgD2AEBukgFcgOwAQESMQoQcHJvdmlkZXJfb3B0aW9ucxgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QS/AEKD2ZhbGxiYWNrX21vZGVscxgPIAMoCULiAbpIBZIBAhAIukgKkgEHIgVyAxiAArpIyQGSAcUBIsIBugG+AQoWZmFsbGJhY2tfbW9kZWxzLmZvcm1hdBJWbXVzdCBiZSBhIHJvdXRlIG5hbWUgbGlrZSBzbWFydCwgb3IgPHByb3ZpZGVyPi88bW9kZWw+IGxpa2UgbW9jay9lY2hvIG9yIG9wZW5haS9ncHQtNG8aTHRoaXMubWF0Y2hlcygnXlthLXowLTldW2EtejAtOV8tXXswLDYyfSgvW0EtWmEtejAtOV1bQS1aYS16MC05Ll86L0ArLV0qKT8kJykSVgoIbWV0YWRhdGEYCyADKAsyKi5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QuTWV0YWRhdGFFbnRyeUIYukgVmgESEEAiB3IFEAEogAEqBXIDKIAIGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKGAgoHTWVzc2FnZRKIAQoEcm9sZRgBIAEoDjIRLmxsbXJlbGF5LnYxLlJvbGVCZ7pIZLoBYQoMcm9sZS5kZWZpbmVkEjttdXN0IGJlIFJPTEVfU1lTVEVNLCBST0xFX1VTRVIsIFJPTEVfQVNTSVNUQU5UIG9yIFJPTEVfVE9PTBoUdGhpcyBpbiBbMSwgMiwgMywgNF0SGgoHY29udGVudBgCIAEoCUIJukgGcgQogIBAEjQKCnRvb2xfY2FsbHMYAyADKAsyFS5sbG1yZWxheS52MS5Ub29sQ2FsbEIJukgGkgEDEIABEh4KDHRvb2xfY2FsbF9pZBgEIAEoCUIIukgFcgMYgAIiVgoIVG9vbENhbGwSFAoCaWQYASABKAlCCLpIBXIDGIACEhYKBG5hbWUYAiABKAlCCLpIBXIDGIABEhwKCWFyZ3VtZW50cxgDIAEoCUIJukgGcgQogIBAIuABChBHZW5lcmF0aW9uQ29uZmlnEisKEW1heF9vdXRwdXRfdG9rZW5zGAEgASgNQgu6SAgqBhjAhD0oAUgAiAEBEikKC3RlbXBlcmF0dXJlGAIgASgCQg+6SAwKCh0AAABALQAAAABIAYgBARIjCgV0b3BfcBgDIAEoAkIPukgMCgodAACAPy0AAAAASAKIAQESHwoEc3RvcBgEIAMoCUIRukgOkgELEBAiB3IFEAEogAJCFAoSX21heF9vdXRwdXRfdG9rZW5zQg4KDF90ZW1wZXJhdHVyZUIICgZfdG9wX3Ai1wEKBFRvb2wSgQEKBG5hbWUYASABKAlCc7pIcLoBbQoJdG9vbC5uYW1lEjltdXN0IGJlIDEgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2UgZ2V0X3dlYXRoZXIaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MSw2NH0kJykSHgoLZGVzY3JpcHRpb24YAiABKAlCCbpIBnIEKICAARIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJYCgpUb29sQ2hvaWNlEjMKBG1vZGUYASABKA4yGy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlTW9kZUIIukgFggECEAESFQoEbmFtZRgCIAEoCUIHukgEcgIYQCL5AgoOUmVzcG9uc2VGb3JtYXQSNAoLanNvbl9zY2hlbWEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qga6SAPIAQESkQEKBG5hbWUYAiABKAlCggG6SH+6AXwKFHJlc3BvbnNlX2Zvcm1hdC5uYW1lEj1tdXN0IGJlIHVwIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIHdlYXRoZXJfcmVwb3J0GiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezAsNjR9JCcpEiwKFm1heF92YWxpZGF0aW9uX3JldHJpZXMYAyABKA1CB7pIBCoCGApIAIgBARI0Cgpvbl9pbnZhbGlkGAQgASgOMhYubGxtcmVsYXkudjEuT25JbnZhbGlkQgi6SAWCAQIQARIeChZzdHJlYW1fcGFydGlhbF9vYmplY3RzGAUgASgIQhkKF19tYXhfdmFsaWRhdGlvbl9yZXRyaWVzIuIBCgtSZXRyeVBvbGljeRIdCgxtYXhfYXR0ZW1wdHMYASABKA1CB7pIBCoCGAoSQAoPaW5pdGlhbF9iYWNrb2ZmGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8KgASPQoLbWF4X2JhY2tvZmYYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASMwoJbWlkc3RyZWFtGAQgASgOMhYubGxtcmVsYXkudjEuTWlkc3RyZWFtQgi6SAWCAQIQASLlAQoNR2VuZXJhdGVFdmVudBIQCghzZXF1ZW5jZRgBIAEoBBIPCgdhdHRlbXB0GAIgASgNEiMKBWRlbHRhGAMgASgLMhIubGxtcmVsYXkudjEuRGVsdGFIABIsCgp3aWxsX3JldHJ5GAQgASgLMhYubGxtcmVsYXkudjEuV2lsbFJldHJ5SAASIwoFZmluYWwYBSABKAsyEi5sbG1yZWxheS52MS5GaW5hbEgAEjAKDnBhcnRpYWxfb2JqZWN0GAYgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlSABCBwoFZXZlbnQiRAoFRGVsdGESDAoEdGV4dBgBIAEoCRItCgl0b29sX2NhbGwYAiABKAsyGi5sbG1yZWxheS52MS5Ub29sQ2FsbERlbHRhIlEKDVRvb2xDYWxsRGVsdGESDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIXCg9hcmd1bWVudHNfZGVsdGEYBCABKAki7gEKCVdpbGxSZXRyeRIoCgZyZWFzb24YASABKA4yGC5sbG1yZWxheS52MS5SZXRyeVJlYXNvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIUCgxuZXh0X2F0dGVtcHQYAyABKA0SFwoPZGlzY2FyZF9wYXJ0aWFsGAQgASgIEiEKBWNhdXNlGAUgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMSFQoNbmV4dF9wcm92aWRlchgGIAEoCRISCgpuZXh0X21vZGVsGAcgASgJEhAKCGZhbGxiYWNrGAggASgIIrADCgVGaW5hbBIlCgdtZXNzYWdlGAEgASgLMhQubGxtcmVsYXkudjEuTWVzc2FnZRImCgZvYmplY3QYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSMAoNZmluaXNoX3JlYXNvbhgDIAEoDjIZLmxsbXJlbGF5LnYxLkZpbmlzaFJlYXNvbhIhCgV1c2FnZRgEIAEoCzISLmxsbXJlbGF5LnYxLlVzYWdlEhAKCGF0dGVtcHRzGAUgASgNEhoKEnZhbGlkYXRpb25fcmV0cmllcxgGIAEoDRI3ChF2YWxpZGF0aW9uX2Vycm9ycxgHIAMoCzIcLmxsbXJlbGF5LnYxLlZhbGlkYXRpb25FcnJvchIQCghwcm92aWRlchgIIAEoCRINCgVtb2RlbBgJIAEoCRINCgVyb3V0ZRgNIAEoCRI4Cgthbm5vdGF0aW9ucxgOIAMoCzIjLmxsbXJlbGF5LnYxLkZpbmFsLkFubm90YXRpb25zRW50cnkaMgoQQW5ub3RhdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjQKBVVzYWdlEhQKDGlucHV0X3Rva2VucxgBIAEoBBIVCg1vdXRwdXRfdG9rZW5zGAIgASgEImgKD1ZhbGlkYXRpb25FcnJvchIPCgdhdHRlbXB0GAEgASgNEhkKEWluc3RhbmNlX2xvY2F0aW9uGAIgASgJEhgKEGtleXdvcmRfbG9jYXRpb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCSIuChFMaXN0TW9kZWxzUmVxdWVzdBIZCghwcm92aWRlchgBIAEoCUIHukgEcgIYPyI4ChJMaXN0TW9kZWxzUmVzcG9uc2USIgoGbW9kZWxzGAEgAygLMhIubGxtcmVsYXkudjEuTW9kZWwi8gEKBU1vZGVsEgoKAmlkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJEhUKDXByb3ZpZGVyX2tpbmQYAyABKAkSDAoEbmFtZRgEIAEoCRIkCgRraW5kGAUgASgOMhYubGxtcmVsYXkudjEuTW9kZWxLaW5kEikKB3RhcmdldHMYBiADKAsyGC5sbG1yZWxheS52MS5Sb3V0ZVRhcmdldBIqCgdiYWxhbmNlGAcgASgOMhkubGxtcmVsYXkudjEuUm91dGVCYWxhbmNlEikKBmhlYWx0aBgIIAEoCzIZLmxsbXJlbGF5LnYxLlRhcmdldEhlYWx0aCJ3CgtSb3V0ZVRhcmdldBINCgVtb2RlbBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIMCgRuYW1lGAMgASgJEg4KBndlaWdodBgEIAEoDRIpCgZoZWFsdGgYBSABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgigwEKDFRhcmdldEhlYWx0aBIPCgdlamVjdGVkGAEgASgIEjEKDWVqZWN0ZWRfdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFGNvbnNlY3V0aXZlX2ZhaWx1cmVzGAMgASgNEhEKCWVqZWN0aW9ucxgEIAEoDSpfCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIPCgtST0xFX1NZU1RFTRABEg0KCVJPTEVfVVNFUhACEhIKDlJPTEVfQVNTSVNUQU5UEAMSDQoJUk9MRV9UT09MEAQqogEKDlRvb2xDaG9pY2VNb2RlEiAKHFRPT0xfQ0hPSUNFX01PREVfVU5TUEVDSUZJRUQQABIZChVUT09MX0NIT0lDRV9NT0RFX0FVVE8QARIZChVUT09MX0NIT0lDRV9NT0RFX05PTkUQAhIdChlUT09MX0NIT0lDRV9NT0RFX1JFUVVJUkVEEAMSGQoVVE9PTF9DSE9JQ0VfTU9ERV9UT09MEAQqWAoJT25JbnZhbGlkEhoKFk9OX0lOVkFMSURfVU5TUEVDSUZJRUQQABITCg9PTl9JTlZBTElEX0ZBSUwQARIaChZPTl9JTlZBTElEX1JFVFVSTl9URVhUEAIqUQoJTWlkc3RyZWFtEhkKFU1JRFNUUkVBTV9VTlNQRUNJRklFRBAAEhUKEU1JRFNUUkVBTV9SRVNUQVJUEAESEgoOTUlEU1RSRUFNX0ZBSUwQAir+AQoLUmV0cnlSZWFzb24SHAoYUkVUUllfUkVBU09OX1VOU1BFQ0lGSUVEEAASHQoZUkVUUllfUkVBU09OX1JBVEVfTElNSVRFRBABEhsKF1JFVFJZX1JFQVNPTl9PVkVSTE9BREVEEAISHQoZUkVUUllfUkVBU09OX1NFUlZFUl9FUlJPUhADEhoKFlJFVFJZX1JFQVNPTl9UUkFOU1BPUlQQBBIYChRSRVRSWV9SRUFTT05fU1RBTExFRBAFEh8KG1JFVFJZX1JFQVNPTl9JTlZBTElEX09VVFBVVBAGEh8KG1JFVFJZX1JFQVNPTl9UQVJHRVRfUkVGVVNFRBAJKrgBCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhYKEkZJTklTSF9SRUFTT05fU1RPUBABEhgKFEZJTklTSF9SRUFTT05fTEVOR1RIEAISHAoYRklOSVNIX1JFQVNPTl9UT09MX0NBTExTEAMSIAocRklOSVNIX1JFQVNPTl9DT05URU5UX0ZJTFRFUhAEEhcKE0ZJTklTSF9SRUFTT05fT1RIRVIQBSpcCglNb2RlbEtpbmQSGgoWTU9ERUxfS0lORF9VTlNQRUNJRklFRBAAEh0KGU1PREVMX0tJTkRfUFJPVklERVJfTU9ERUwQARIUChBNT0RFTF9LSU5EX1JPVVRFEAIqZAoMUm91dGVCYWxhbmNlEh0KGVJPVVRFX0JBTEFOQ0VfVU5TUEVDSUZJRUQQABIZChVST1VURV9CQUxBTkNFX09SREVSRUQQARIaChZST1VURV9CQUxBTkNFX1dFSUdIVEVEEAIyowEKCkxMTVNlcnZpY2USRgoIR2VuZXJhdGUSHC5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QaGi5sbG1yZWxheS52MS5HZW5lcmF0ZUV2ZW50MAESTQoKTGlzdE1vZGVscxIeLmxsbXJlbGF5LnYxLkxpc3RNb2RlbHNSZXF1ZXN0Gh8ubGxtcmVsYXkudjEuTGlzdE1vZGVsc1Jlc3BvbnNlQjxaOmdpdGh1Yi5jb20vbGxtcmVsYXkvbGxtcmVsYXkvZ2VuL2dvL2xsbXJlbGF5L3YxO2xsbXJlbGF5djFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
+  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEi+QkKD0dlbmVyYXRlUmVxdWVzdBLWAgoFbW9kZWwYASABKAlCxgK6SAPIAQG6SAVyAxiAArpItAK6AbACCgxtb2RlbC5mb3JtYXQS0QFtdXN0IGJlIGEgcm91dGUgbmFtZSBsaWtlIHNtYXJ0LCBvciA8cHJvdmlkZXI+Lzxtb2RlbD4gbGlrZSBtb2NrL2VjaG8gb3Igb3BlbmFpL2dwdC00bzogYSBsb3dlci1jYXNlIG5hbWUsIGFuZCBmb3IgYSBwcm92aWRlcidzIG1vZGVsIGEgc2xhc2gsIHRoZW4gdGhlIHByb3ZpZGVyJ3MgbW9kZWwgbmFtZSAobGV0dGVycywgZGlnaXRzIGFuZCAuIF8gOiAvIEAgKyAtKRpMdGhpcy5tYXRjaGVzKCdeW2EtejAtOV1bYS16MC05Xy1dezAsNjJ9KC9bQS1aYS16MC05XVtBLVphLXowLTkuXzovQCstXSopPyQnKRIzCghtZXNzYWdlcxgCIAMoCzIULmxsbXJlbGF5LnYxLk1lc3NhZ2VCC7pICJIBBQgBEIAIEjEKCmdlbmVyYXRpb24YAyABKAsyHS5sbG1yZWxheS52MS5HZW5lcmF0aW9uQ29uZmlnEisKBXRvb2xzGAQgAygLMhEubGxtcmVsYXkudjEuVG9vbEIJukgGkgEDEIABEiwKC3Rvb2xfY2hvaWNlGAUgASgLMhcubGxtcmVsYXkudjEuVG9vbENob2ljZRI0Cg9yZXNwb25zZV9mb3JtYXQYBiABKAsyGy5sbG1yZWxheS52MS5SZXNwb25zZUZvcm1hdBInCgVyZXRyeRgHIAEoCzIYLmxsbXJlbGF5LnYxLlJldHJ5UG9saWN5EkUKE3N0cmVhbV9pZGxlX3RpbWVvdXQYCCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCJAcKgASIgoKcmVxdWVzdF9pZBgJIAEoCUIOukgD2AEBukgFcgOwAQESMQoQcHJvdmlkZXJfb3B0aW9ucxgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QS/AEKD2ZhbGxiYWNrX21vZGVscxgPIAMoCULiAbpIBZIBAhAIukgKkgEHIgVyAxiAArpIyQGSAcUBIsIBugG+AQoWZmFsbGJhY2tfbW9kZWxzLmZvcm1hdBJWbXVzdCBiZSBhIHJvdXRlIG5hbWUgbGlrZSBzbWFydCwgb3IgPHByb3ZpZGVyPi88bW9kZWw+IGxpa2UgbW9jay9lY2hvIG9yIG9wZW5haS9ncHQtNG8aTHRoaXMubWF0Y2hlcygnXlthLXowLTldW2EtejAtOV8tXXswLDYyfSgvW0EtWmEtejAtOV1bQS1aYS16MC05Ll86L0ArLV0qKT8kJykSVgoIbWV0YWRhdGEYCyADKAsyKi5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QuTWV0YWRhdGFFbnRyeUIYukgVmgESEEAiB3IFEAEogAEqBXIDKIAIEkUKE2ZpcnN0X2V2ZW50X3RpbWVvdXQYDCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCJAcKgAaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIvgDCgdNZXNzYWdlEogBCgRyb2xlGAEgASgOMhEubGxtcmVsYXkudjEuUm9sZUJnukhkugFhCgxyb2xlLmRlZmluZWQSO211c3QgYmUgUk9MRV9TWVNURU0sIFJPTEVfVVNFUiwgUk9MRV9BU1NJU1RBTlQgb3IgUk9MRV9UT09MGhR0aGlzIGluIFsxLCAyLCAzLCA0XRIaCgdjb250ZW50GAIgASgJQgm6SAZyBCiAgEASNAoKdG9vbF9jYWxscxgDIAMoCzIVLmxsbXJlbGF5LnYxLlRvb2xDYWxsQgm6SAaSAQMQgAESHgoMdG9vbF9jYWxsX2lkGAQgASgJQgi6SAVyAxiAAhI0CglyZWFzb25pbmcYBSADKAsyFi5sbG1yZWxheS52MS5SZWFzb25pbmdCCbpIBpIBAxCAAhIaCgdyZWZ1c2FsGAYgASgJQgm6SAZyBCiAgEA6nQG6SJkBGpYBChZtZXNzYWdlLmFzc2lzdGFudF9vbmx5EjdyZWFzb25pbmcgYW5kIHJlZnVzYWwgYmVsb25nIHRvIFJPTEVfQVNTSVNUQU5UIG1lc3NhZ2VzGkN0aGlzLnJvbGUgPT0gMyB8fCAoc2l6ZSh0aGlzLnJlYXNvbmluZykgPT0gMCAmJiB0aGlzLnJlZnVzYWwgPT0gJycpIngKCVJlYXNvbmluZxIXCgR0ZXh0GAEgASgJQgm6SAZyBCiAgEASHAoJc2lnbmF0dXJlGAIgASgJQgm6SAZyBCiAgEASGwoIcmVkYWN0ZWQYAyABKAlCCbpIBnIEKICAQBIXCgZmb3JtYXQYBCABKAlCB7pIBHICGEAidAoIVG9vbENhbGwSFAoCaWQYASABKAlCCLpIBXIDGIACEhYKBG5hbWUYAiABKAlCCLpIBXIDGIABEhwKCWFyZ3VtZW50cxgDIAEoCUIJukgGcgQogIBAEhwKCXNpZ25hdHVyZRgEIAEoCUIJukgGcgQogIBAIuABChBHZW5lcmF0aW9uQ29uZmlnEisKEW1heF9vdXRwdXRfdG9rZW5zGAEgASgNQgu6SAgqBhjAhD0oAUgAiAEBEikKC3RlbXBlcmF0dXJlGAIgASgCQg+6SAwKCh0AAABALQAAAABIAYgBARIjCgV0b3BfcBgDIAEoAkIPukgMCgodAACAPy0AAAAASAKIAQESHwoEc3RvcBgEIAMoCUIRukgOkgELEBAiB3IFEAEogAJCFAoSX21heF9vdXRwdXRfdG9rZW5zQg4KDF90ZW1wZXJhdHVyZUIICgZfdG9wX3Ai1wEKBFRvb2wSgQEKBG5hbWUYASABKAlCc7pIcLoBbQoJdG9vbC5uYW1lEjltdXN0IGJlIDEgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2UgZ2V0X3dlYXRoZXIaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MSw2NH0kJykSHgoLZGVzY3JpcHRpb24YAiABKAlCCbpIBnIEKICAARIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJYCgpUb29sQ2hvaWNlEjMKBG1vZGUYASABKA4yGy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlTW9kZUIIukgFggECEAESFQoEbmFtZRgCIAEoCUIHukgEcgIYQCL5AgoOUmVzcG9uc2VGb3JtYXQSNAoLanNvbl9zY2hlbWEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qga6SAPIAQESkQEKBG5hbWUYAiABKAlCggG6SH+6AXwKFHJlc3BvbnNlX2Zvcm1hdC5uYW1lEj1tdXN0IGJlIHVwIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIHdlYXRoZXJfcmVwb3J0GiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezAsNjR9JCcpEiwKFm1heF92YWxpZGF0aW9uX3JldHJpZXMYAyABKA1CB7pIBCoCGApIAIgBARI0Cgpvbl9pbnZhbGlkGAQgASgOMhYubGxtcmVsYXkudjEuT25JbnZhbGlkQgi6SAWCAQIQARIeChZzdHJlYW1fcGFydGlhbF9vYmplY3RzGAUgASgIQhkKF19tYXhfdmFsaWRhdGlvbl9yZXRyaWVzIuIBCgtSZXRyeVBvbGljeRIdCgxtYXhfYXR0ZW1wdHMYASABKA1CB7pIBCoCGAoSQAoPaW5pdGlhbF9iYWNrb2ZmGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8KgASPQoLbWF4X2JhY2tvZmYYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASMwoJbWlkc3RyZWFtGAQgASgOMhYubGxtcmVsYXkudjEuTWlkc3RyZWFtQgi6SAWCAQIQASLlAQoNR2VuZXJhdGVFdmVudBIQCghzZXF1ZW5jZRgBIAEoBBIPCgdhdHRlbXB0GAIgASgNEiMKBWRlbHRhGAMgASgLMhIubGxtcmVsYXkudjEuRGVsdGFIABIsCgp3aWxsX3JldHJ5GAQgASgLMhYubGxtcmVsYXkudjEuV2lsbFJldHJ5SAASIwoFZmluYWwYBSABKAsyEi5sbG1yZWxheS52MS5GaW5hbEgAEjAKDnBhcnRpYWxfb2JqZWN0GAYgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlSABCBwoFZXZlbnQihQEKBURlbHRhEgwKBHRleHQYASABKAkSLQoJdG9vbF9jYWxsGAIgASgLMhoubGxtcmVsYXkudjEuVG9vbENhbGxEZWx0YRIuCglyZWFzb25pbmcYAyABKAsyGy5sbG1yZWxheS52MS5SZWFzb25pbmdEZWx0YRIPCgdyZWZ1c2FsGAQgASgJImIKDlJlYXNvbmluZ0RlbHRhEg0KBWluZGV4GAEgASgNEgwKBHRleHQYAiABKAkSEQoJc2lnbmF0dXJlGAMgASgJEhAKCHJlZGFjdGVkGAQgASgJEg4KBmZvcm1hdBgFIAEoCSJRCg1Ub29sQ2FsbERlbHRhEg0KBWluZGV4GAEgASgNEgoKAmlkGAIgASgJEgwKBG5hbWUYAyABKAkSFwoPYXJndW1lbnRzX2RlbHRhGAQgASgJIu4BCglXaWxsUmV0cnkSKAoGcmVhc29uGAEgASgOMhgubGxtcmVsYXkudjEuUmV0cnlSZWFzb24SKAoFZGVsYXkYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFAoMbmV4dF9hdHRlbXB0GAMgASgNEhcKD2Rpc2NhcmRfcGFydGlhbBgEIAEoCBIhCgVjYXVzZRgFIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzEhUKDW5leHRfcHJvdmlkZXIYBiABKAkSEgoKbmV4dF9tb2RlbBgHIAEoCRIQCghmYWxsYmFjaxgIIAEoCCKwAwoFRmluYWwSJQoHbWVzc2FnZRgBIAEoCzIULmxsbXJlbGF5LnYxLk1lc3NhZ2USJgoGb2JqZWN0GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjAKDWZpbmlzaF9yZWFzb24YAyABKA4yGS5sbG1yZWxheS52MS5GaW5pc2hSZWFzb24SIQoFdXNhZ2UYBCABKAsyEi5sbG1yZWxheS52MS5Vc2FnZRIQCghhdHRlbXB0cxgFIAEoDRIaChJ2YWxpZGF0aW9uX3JldHJpZXMYBiABKA0SNwoRdmFsaWRhdGlvbl9lcnJvcnMYByADKAsyHC5sbG1yZWxheS52MS5WYWxpZGF0aW9uRXJyb3ISEAoIcHJvdmlkZXIYCCABKAkSDQoFbW9kZWwYCSABKAkSDQoFcm91dGUYDSABKAkSOAoLYW5ub3RhdGlvbnMYDiADKAsyIy5sbG1yZWxheS52MS5GaW5hbC5Bbm5vdGF0aW9uc0VudHJ5GjIKEEFubm90YXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKQAQoFVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQSGAoQcmVhc29uaW5nX3Rva2VucxgDIAEoBBIbChNjYWNoZWRfaW5wdXRfdG9rZW5zGAQgASgEEiMKG2NhY2hlX2NyZWF0aW9uX2lucHV0X3Rva2VucxgFIAEoBCJoCg9WYWxpZGF0aW9uRXJyb3ISDwoHYXR0ZW1wdBgBIAEoDRIZChFpbnN0YW5jZV9sb2NhdGlvbhgCIAEoCRIYChBrZXl3b3JkX2xvY2F0aW9uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkiLgoRTGlzdE1vZGVsc1JlcXVlc3QSGQoIcHJvdmlkZXIYASABKAlCB7pIBHICGD8iOAoSTGlzdE1vZGVsc1Jlc3BvbnNlEiIKBm1vZGVscxgBIAMoCzISLmxsbXJlbGF5LnYxLk1vZGVsIvIBCgVNb2RlbBIKCgJpZBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIVCg1wcm92aWRlcl9raW5kGAMgASgJEgwKBG5hbWUYBCABKAkSJAoEa2luZBgFIAEoDjIWLmxsbXJlbGF5LnYxLk1vZGVsS2luZBIpCgd0YXJnZXRzGAYgAygLMhgubGxtcmVsYXkudjEuUm91dGVUYXJnZXQSKgoHYmFsYW5jZRgHIAEoDjIZLmxsbXJlbGF5LnYxLlJvdXRlQmFsYW5jZRIpCgZoZWFsdGgYCCABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgidwoLUm91dGVUYXJnZXQSDQoFbW9kZWwYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSDAoEbmFtZRgDIAEoCRIOCgZ3ZWlnaHQYBCABKA0SKQoGaGVhbHRoGAUgASgLMhkubGxtcmVsYXkudjEuVGFyZ2V0SGVhbHRoIoMBCgxUYXJnZXRIZWFsdGgSDwoHZWplY3RlZBgBIAEoCBIxCg1lamVjdGVkX3VudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgDIAEoDRIRCgllamVjdGlvbnMYBCABKA0qXwoEUm9sZRIUChBST0xFX1VOU1BFQ0lGSUVEEAASDwoLUk9MRV9TWVNURU0QARINCglST0xFX1VTRVIQAhISCg5ST0xFX0FTU0lTVEFOVBADEg0KCVJPTEVfVE9PTBAEKqIBCg5Ub29sQ2hvaWNlTW9kZRIgChxUT09MX0NIT0lDRV9NT0RFX1VOU1BFQ0lGSUVEEAASGQoVVE9PTF9DSE9JQ0VfTU9ERV9BVVRPEAESGQoVVE9PTF9DSE9JQ0VfTU9ERV9OT05FEAISHQoZVE9PTF9DSE9JQ0VfTU9ERV9SRVFVSVJFRBADEhkKFVRPT0xfQ0hPSUNFX01PREVfVE9PTBAEKlgKCU9uSW52YWxpZBIaChZPTl9JTlZBTElEX1VOU1BFQ0lGSUVEEAASEwoPT05fSU5WQUxJRF9GQUlMEAESGgoWT05fSU5WQUxJRF9SRVRVUk5fVEVYVBACKlEKCU1pZHN0cmVhbRIZChVNSURTVFJFQU1fVU5TUEVDSUZJRUQQABIVChFNSURTVFJFQU1fUkVTVEFSVBABEhIKDk1JRFNUUkVBTV9GQUlMEAIq/gEKC1JldHJ5UmVhc29uEhwKGFJFVFJZX1JFQVNPTl9VTlNQRUNJRklFRBAAEh0KGVJFVFJZX1JFQVNPTl9SQVRFX0xJTUlURUQQARIbChdSRVRSWV9SRUFTT05fT1ZFUkxPQURFRBACEh0KGVJFVFJZX1JFQVNPTl9TRVJWRVJfRVJST1IQAxIaChZSRVRSWV9SRUFTT05fVFJBTlNQT1JUEAQSGAoUUkVUUllfUkVBU09OX1NUQUxMRUQQBRIfChtSRVRSWV9SRUFTT05fSU5WQUxJRF9PVVRQVVQQBhIfChtSRVRSWV9SRUFTT05fVEFSR0VUX1JFRlVTRUQQCSrTAQoMRmluaXNoUmVhc29uEh0KGUZJTklTSF9SRUFTT05fVU5TUEVDSUZJRUQQABIWChJGSU5JU0hfUkVBU09OX1NUT1AQARIYChRGSU5JU0hfUkVBU09OX0xFTkdUSBACEhwKGEZJTklTSF9SRUFTT05fVE9PTF9DQUxMUxADEiAKHEZJTklTSF9SRUFTT05fQ09OVEVOVF9GSUxURVIQBBIXChNGSU5JU0hfUkVBU09OX09USEVSEAUSGQoVRklOSVNIX1JFQVNPTl9SRUZVU0FMEAYqXAoJTW9kZWxLaW5kEhoKFk1PREVMX0tJTkRfVU5TUEVDSUZJRUQQABIdChlNT0RFTF9LSU5EX1BST1ZJREVSX01PREVMEAESFAoQTU9ERUxfS0lORF9ST1VURRACKmQKDFJvdXRlQmFsYW5jZRIdChlST1VURV9CQUxBTkNFX1VOU1BFQ0lGSUVEEAASGQoVUk9VVEVfQkFMQU5DRV9PUkRFUkVEEAESGgoWUk9VVEVfQkFMQU5DRV9XRUlHSFRFRBACMqMBCgpMTE1TZXJ2aWNlEkYKCEdlbmVyYXRlEhwubGxtcmVsYXkudjEuR2VuZXJhdGVSZXF1ZXN0GhoubGxtcmVsYXkudjEuR2VuZXJhdGVFdmVudDABEk0KCkxpc3RNb2RlbHMSHi5sbG1yZWxheS52MS5MaXN0TW9kZWxzUmVxdWVzdBofLmxsbXJlbGF5LnYxLkxpc3RNb2RlbHNSZXNwb25zZUI8WjpnaXRodWIuY29tL2xsbXJlbGF5L2xsbXJlbGF5L2dlbi9nby9sbG1yZWxheS92MTtsbG1yZWxheXYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
 
 /**
  * GenerateRequest asks for one model reply.
@@ -80,7 +89,7 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    * before the first "/", the rest is passed to that provider as its model
    * name (it may itself contain "/" or ":", as in
    * "openrouter/meta-llama/llama-3-70b" or "ollama/llama3.1:8b").
-   * The built-in provider is "mock" with models "echo" and "lorem".
+   * The built-in provider is "mock" with models "echo", "lorem" and "think".
    *
    * Required, at most 256 characters. A route or provider name is 1 to 63
    * lower-case letters, digits, "_" or "-", starting with a letter or
@@ -138,10 +147,22 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
   retry?: RetryPolicy | undefined;
 
   /**
-   * An attempt that receives nothing from the provider for this long is
-   * abandoned as STALLED (and retried like any transient failure). Unset
-   * takes the server default (30s); longer values are clamped to the server
-   * maximum.
+   * Once an attempt's stream has started (the provider sent its first
+   * byte, see `first_event_timeout`), an attempt whose provider shows no
+   * sign of life for this long is abandoned as STALLED and retried like any
+   * transient failure (RETRY_REASON_STALLED).
+   *
+   * What counts as a sign of life is any byte from the provider, not only
+   * what becomes an event for you: keep-alive comments (`: keep-alive`),
+   * Anthropic's `ping`, reasoning ("thinking") that is streamed, usage-only
+   * chunks, server-tool blocks. So a provider that is visibly working is
+   * never declared stalled, even when it sends you nothing for a while. The
+   * time llmrelay spends handing an event to a slow client does not count.
+   *
+   * Unset takes the server default (30s); longer values are clamped to the
+   * server maximum; values below the server's floor (100ms unless the
+   * operator changed deadlines.min_stream_timeout) are refused with
+   * INVALID_ARGUMENT naming this field.
    *
    * @generated from field: google.protobuf.Duration stream_idle_timeout = 8;
    */
@@ -156,8 +177,32 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
   requestId: string;
 
   /**
-   * Options passed as they are to the provider adapter; their meaning depends
-   * on the provider. The mock provider reads:
+   * Options for the provider, checked before the first attempt.
+   *
+   * For the openai, anthropic and gemini providers, each top-level key is
+   * merged into the body of the request llmrelay sends the provider (an
+   * object value is merged key by key with an object llmrelay sets, as
+   * Gemini's `generationConfig`), so the provider's own parameters are
+   * usable as the provider documents them, for example:
+   *
+   *   openai:    {"reasoning_effort": "high", "seed": 7}
+   *   anthropic: {"thinking": {"type": "enabled", "budget_tokens": 2048}, "top_k": 5}
+   *   gemini:    {"generationConfig": {"topK": 40, "thinkingConfig": {"includeThoughts": true}},
+   *               "safetySettings": [...]}
+   *
+   * `extra_headers` (an object of header names to string values) adds HTTP
+   * headers to the provider request instead (e.g. "anthropic-beta");
+   * credentials, Host and the body's framing headers cannot be set.
+   *
+   * A key llmrelay sets itself from this request (model, messages/contents,
+   * system, stream, tools, tool_choice, the response format, and any field
+   * the request's `generation` or other fields set) is refused with
+   * INVALID_ARGUMENT, reason INVALID_PROVIDER_OPTIONS, naming the key (e.g.
+   * `provider_options.model`): use the request's own field. The server's
+   * operator may allow only some keys, or forbid some, per provider (a
+   * forbidden key is refused the same way). Nothing is ignored silently.
+   *
+   * The mock provider reads:
    *
    *   words:          (mock/lorem) how many words to reply with, default 32
    *   chunk_delay_ms: pause before each delta
@@ -169,11 +214,17 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    *     {"drop_after": 2}                     2 deltas, then the connection drops
    *     {"error_after": 2}                    2 deltas, then an in-stream "overloaded" error
    *     {"stall_after": 2}                    2 deltas, then silence
+   *     {"malformed_after": 2}                2 deltas, then an event that does not
+   *                                           decode (PROVIDER_PROTOCOL_ERROR, not retried)
    *     {"output": "text"}                    reply with this text instead
    *     {"tool_calls": [{"id": "call_1", "name": "f", "arguments": "{}"}]}
    *                                           after the text, stream these tool calls
    *     {"usage": {"input_tokens": 12, "output_tokens": 9}}
    *                                           report these token counts
+   *     {"reasoning": "text"}                 stream this reasoning before the
+   *                                           text (mock/think always reasons)
+   *     {"refusal": "text"}                   stream this refusal, then finish with
+   *                                           FINISH_REASON_REFUSAL
    *
    * @generated from field: google.protobuf.Struct provider_options = 10;
    */
@@ -208,6 +259,24 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    * @generated from field: map<string, string> metadata = 11;
    */
   metadata: { [key: string]: string };
+
+  /**
+   * How long an attempt may wait for the provider's first byte (the
+   * response headers, then the first byte of the stream) before it is
+   * abandoned as STALLED and retried (RETRY_REASON_STALLED). Reasoning
+   * models may think for minutes before they send anything, so this is
+   * generous; once the first byte arrived, `stream_idle_timeout` takes over.
+   *
+   * Unset takes the provider's default (server config
+   * `providers[].first_event_timeout`, else `deadlines.first_event`,
+   * 120s); longer values are clamped to the server maximum; values below
+   * the server's floor (100ms unless the operator changed
+   * deadlines.min_stream_timeout) are refused with INVALID_ARGUMENT naming
+   * this field. The call's deadline bounds it like everything else.
+   *
+   * @generated from field: google.protobuf.Duration first_event_timeout = 12;
+   */
+  firstEventTimeout?: Duration | undefined;
 };
 
 /**
@@ -250,6 +319,32 @@ export type Message = Message$1<"llmrelay.v1.Message"> & {
    * @generated from field: string tool_call_id = 4;
    */
   toolCallId: string;
+
+  /**
+   * For ROLE_ASSISTANT: the model's reasoning in this turn, block by block,
+   * in the order the provider sent it. Never part of `content`.
+   *
+   * Send an assistant message back exactly as `final.message` gave it: each
+   * provider needs its own blocks back to continue the conversation
+   * (Anthropic requires the signed thinking blocks of a turn that called
+   * tools; Gemini 3 refuses a function-calling turn without its
+   * signatures; DeepSeek requires `reasoning_content` after tool calls).
+   * The adapter puts them where its API expects them (see docs/providers.md)
+   * and leaves out blocks another provider's format produced, whose
+   * signatures it could not verify.
+   *
+   * @generated from field: repeated llmrelay.v1.Reasoning reasoning = 5;
+   */
+  reasoning: Reasoning[];
+
+  /**
+   * For ROLE_ASSISTANT: the model's refusal, when it declined to answer and
+   * said why (OpenAI's `refusal`); `content` is then usually empty, and the
+   * final's finish_reason FINISH_REASON_REFUSAL. Not sent back to providers.
+   *
+   * @generated from field: string refusal = 6;
+   */
+  refusal: string;
 };
 
 /**
@@ -258,6 +353,59 @@ export type Message = Message$1<"llmrelay.v1.Message"> & {
  */
 export const MessageSchema: GenMessage<Message> = /*@__PURE__*/
   messageDesc(file_llmrelay_v1_llmrelay, 1);
+
+/**
+ * Reasoning is one block of a model's reasoning (its "thinking"), as the
+ * provider sent it: readable text, or an opaque block, and the opaque
+ * signature the provider needs to accept the block back in a later turn.
+ * Signatures and redacted data are not meant to be read: keep them byte
+ * for byte.
+ *
+ * @generated from message llmrelay.v1.Reasoning
+ */
+export type Reasoning = Message$1<"llmrelay.v1.Reasoning"> & {
+  /**
+   * The reasoning text (Anthropic's `thinking`, Gemini's thought summary,
+   * `reasoning_content` of OpenAI-compatible servers, Magistral's thinking
+   * parts). Empty for a redacted block or a signature alone.
+   *
+   * @generated from field: string text = 1;
+   */
+  text: string;
+
+  /**
+   * Opaque: the provider's signature over the block (Anthropic's thinking
+   * `signature`, Gemini's `thoughtSignature` of a text part).
+   *
+   * @generated from field: string signature = 2;
+   */
+  signature: string;
+
+  /**
+   * Opaque: reasoning the provider encrypted or redacted (the `data` of
+   * Anthropic's `redacted_thinking`). Never shown.
+   *
+   * @generated from field: string redacted = 3;
+   */
+  redacted: string;
+
+  /**
+   * The wire format the block came in, set by llmrelay: "anthropic",
+   * "gemini", "openai.reasoning_content", "openai.reasoning",
+   * "mistral.thinking" or "mock". An adapter sends back the blocks of its
+   * own formats only. Keep it as it is.
+   *
+   * @generated from field: string format = 4;
+   */
+  format: string;
+};
+
+/**
+ * Describes the message llmrelay.v1.Reasoning.
+ * Use `create(ReasoningSchema)` to create a new message.
+ */
+export const ReasoningSchema: GenMessage<Reasoning> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 2);
 
 /**
  * ToolCall is one complete call the model made to a tool.
@@ -286,6 +434,17 @@ export type ToolCall = Message$1<"llmrelay.v1.ToolCall"> & {
    * @generated from field: string arguments = 3;
    */
   arguments: string;
+
+  /**
+   * Opaque: the provider's signature of the call (Gemini's
+   * `thoughtSignature` on a function call), which the provider needs back
+   * with the call in the next turn; Gemini 3 refuses the turn without it.
+   * Set in `final.message` only (not in the deltas); send it back byte for
+   * byte.
+   *
+   * @generated from field: string signature = 4;
+   */
+  signature: string;
 };
 
 /**
@@ -293,7 +452,7 @@ export type ToolCall = Message$1<"llmrelay.v1.ToolCall"> & {
  * Use `create(ToolCallSchema)` to create a new message.
  */
 export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 2);
+  messageDesc(file_llmrelay_v1_llmrelay, 3);
 
 /**
  * GenerationConfig holds sampling and length settings. Unset means the
@@ -336,7 +495,7 @@ export type GenerationConfig = Message$1<"llmrelay.v1.GenerationConfig"> & {
  * Use `create(GenerationConfigSchema)` to create a new message.
  */
 export const GenerationConfigSchema: GenMessage<GenerationConfig> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 3);
+  messageDesc(file_llmrelay_v1_llmrelay, 4);
 
 /**
  * Tool declares a function the model may call.
@@ -372,7 +531,7 @@ export type Tool = Message$1<"llmrelay.v1.Tool"> & {
  * Use `create(ToolSchema)` to create a new message.
  */
 export const ToolSchema: GenMessage<Tool> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 4);
+  messageDesc(file_llmrelay_v1_llmrelay, 5);
 
 /**
  * ToolChoice says whether the model must call a tool.
@@ -400,7 +559,7 @@ export type ToolChoice = Message$1<"llmrelay.v1.ToolChoice"> & {
  * Use `create(ToolChoiceSchema)` to create a new message.
  */
 export const ToolChoiceSchema: GenMessage<ToolChoice> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 5);
+  messageDesc(file_llmrelay_v1_llmrelay, 6);
 
 /**
  * ResponseFormat asks for structured output.
@@ -464,12 +623,13 @@ export type ResponseFormat = Message$1<"llmrelay.v1.ResponseFormat"> & {
  * Use `create(ResponseFormatSchema)` to create a new message.
  */
 export const ResponseFormatSchema: GenMessage<ResponseFormat> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 6);
+  messageDesc(file_llmrelay_v1_llmrelay, 7);
 
 /**
  * RetryPolicy says how llmrelay retries failed attempts. Transient failures
- * are retried: rate limits, overload, 5xx, dropped connections, malformed
- * provider streams and stalls. Requests the provider rejects are not.
+ * are retried: rate limits, overload, 5xx, dropped or cut connections and
+ * stalls. Requests the provider rejects are not, nor streams that arrive
+ * whole but do not decode (PROVIDER_PROTOCOL_ERROR).
  *
  * @generated from message llmrelay.v1.RetryPolicy
  */
@@ -513,7 +673,7 @@ export type RetryPolicy = Message$1<"llmrelay.v1.RetryPolicy"> & {
  * Use `create(RetryPolicySchema)` to create a new message.
  */
 export const RetryPolicySchema: GenMessage<RetryPolicy> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 7);
+  messageDesc(file_llmrelay_v1_llmrelay, 8);
 
 /**
  * GenerateEvent is one event of a Generate stream.
@@ -583,11 +743,11 @@ export type GenerateEvent = Message$1<"llmrelay.v1.GenerateEvent"> & {
  * Use `create(GenerateEventSchema)` to create a new message.
  */
 export const GenerateEventSchema: GenMessage<GenerateEvent> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 8);
+  messageDesc(file_llmrelay_v1_llmrelay, 9);
 
 /**
  * Delta is a fragment of the reply. Concatenating the `text` of the deltas of
- * one attempt gives that attempt's text.
+ * one attempt gives that attempt's text. A delta carries one of its fields.
  *
  * @generated from message llmrelay.v1.Delta
  */
@@ -605,6 +765,22 @@ export type Delta = Message$1<"llmrelay.v1.Delta"> & {
    * @generated from field: llmrelay.v1.ToolCallDelta tool_call = 2;
    */
   toolCall?: ToolCallDelta | undefined;
+
+  /**
+   * The next piece of the model's reasoning, never part of the text. A
+   * `will_retry` with `discard_partial` discards it with the text.
+   *
+   * @generated from field: llmrelay.v1.ReasoningDelta reasoning = 3;
+   */
+  reasoning?: ReasoningDelta | undefined;
+
+  /**
+   * The next piece of a refusal (the model declined to answer: see
+   * `Message.refusal`).
+   *
+   * @generated from field: string refusal = 4;
+   */
+  refusal: string;
 };
 
 /**
@@ -612,12 +788,66 @@ export type Delta = Message$1<"llmrelay.v1.Delta"> & {
  * Use `create(DeltaSchema)` to create a new message.
  */
 export const DeltaSchema: GenMessage<Delta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 9);
+  messageDesc(file_llmrelay_v1_llmrelay, 10);
+
+/**
+ * ReasoningDelta is a fragment of a reasoning block. Fragments with the same
+ * `index` belong to the same block; their `text`s concatenate to the
+ * block's text, and `final.message.reasoning[index]` holds the whole block.
+ *
+ * @generated from message llmrelay.v1.ReasoningDelta
+ */
+export type ReasoningDelta = Message$1<"llmrelay.v1.ReasoningDelta"> & {
+  /**
+   * Which reasoning block of this attempt's reply the fragment belongs to,
+   * from 0.
+   *
+   * @generated from field: uint32 index = 1;
+   */
+  index: number;
+
+  /**
+   * The next piece of the block's text.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * The block's signature (opaque), in one fragment, usually the block's
+   * last.
+   *
+   * @generated from field: string signature = 3;
+   */
+  signature: string;
+
+  /**
+   * A redacted block's data (opaque), whole, in one fragment.
+   *
+   * @generated from field: string redacted = 4;
+   */
+  redacted: string;
+
+  /**
+   * The block's wire format (see `Reasoning.format`), in its first fragment.
+   *
+   * @generated from field: string format = 5;
+   */
+  format: string;
+};
+
+/**
+ * Describes the message llmrelay.v1.ReasoningDelta.
+ * Use `create(ReasoningDeltaSchema)` to create a new message.
+ */
+export const ReasoningDeltaSchema: GenMessage<ReasoningDelta> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 11);
 
 /**
  * ToolCallDelta is a fragment of a tool call. Fragments with the same `index`
- * belong to the same call; `id` and `name` arrive in the first of them, and
- * the `arguments_delta`s concatenate to the call's arguments.
+ * belong to the same call; `id` and `name` arrive in the first of them (a
+ * provider that sends the name later holds the call back until it does),
+ * and the `arguments_delta`s concatenate to the call's arguments.
  *
  * @generated from message llmrelay.v1.ToolCallDelta
  */
@@ -656,7 +886,7 @@ export type ToolCallDelta = Message$1<"llmrelay.v1.ToolCallDelta"> & {
  * Use `create(ToolCallDeltaSchema)` to create a new message.
  */
 export const ToolCallDeltaSchema: GenMessage<ToolCallDelta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 10);
+  messageDesc(file_llmrelay_v1_llmrelay, 12);
 
 /**
  * WillRetry says an attempt failed and another one is coming.
@@ -688,9 +918,10 @@ export type WillRetry = Message$1<"llmrelay.v1.WillRetry"> & {
   nextAttempt: number;
 
   /**
-   * True when the failed attempt already sent deltas (or partial objects):
-   * the client must throw them away, because the next attempt streams its
-   * reply from the start.
+   * True when the failed attempt already sent deltas (text, reasoning,
+   * refusal or tool-call fragments) or partial objects: the client must
+   * throw them away, because the next attempt streams its reply from the
+   * start.
    *
    * @generated from field: bool discard_partial = 4;
    */
@@ -737,7 +968,7 @@ export type WillRetry = Message$1<"llmrelay.v1.WillRetry"> & {
  * Use `create(WillRetrySchema)` to create a new message.
  */
 export const WillRetrySchema: GenMessage<WillRetry> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 11);
+  messageDesc(file_llmrelay_v1_llmrelay, 13);
 
 /**
  * Final is the outcome of a successful call.
@@ -746,8 +977,10 @@ export const WillRetrySchema: GenMessage<WillRetry> = /*@__PURE__*/
  */
 export type Final = Message$1<"llmrelay.v1.Final"> & {
   /**
-   * The assistant message of the successful attempt only: its full text and
-   * its complete tool calls. Output of failed attempts never appears here.
+   * The assistant message of the successful attempt only: its full text,
+   * its reasoning blocks with their signatures, its complete tool calls
+   * (with their signatures) and its refusal. Output of failed attempts
+   * never appears here. Send it back as it is in the next turn.
    *
    * @generated from field: llmrelay.v1.Message message = 1;
    */
@@ -755,8 +988,9 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
 
   /**
    * Structured output: the reply parsed as JSON, conforming to
-   * `response_format.json_schema`. Unset without `response_format`, and with
-   * ON_INVALID_RETURN_TEXT when the reply stayed invalid.
+   * `response_format.json_schema`. Unset without `response_format`, with
+   * ON_INVALID_RETURN_TEXT when the reply stayed invalid, and when the model
+   * refused (FINISH_REASON_REFUSAL: a refusal is not re-asked).
    *
    * @generated from field: google.protobuf.Value object = 2;
    */
@@ -836,27 +1070,55 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
  * Use `create(FinalSchema)` to create a new message.
  */
 export const FinalSchema: GenMessage<Final> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 12);
+  messageDesc(file_llmrelay_v1_llmrelay, 14);
 
 /**
- * Usage counts tokens.
+ * Usage counts tokens, the same way for every provider (docs/providers.md
+ * says how each provider's own counts map onto these).
  *
  * @generated from message llmrelay.v1.Usage
  */
 export type Usage = Message$1<"llmrelay.v1.Usage"> & {
   /**
-   * Tokens in the prompt.
+   * Tokens in the prompt, those read from or written to the provider's
+   * prompt cache included.
    *
    * @generated from field: uint64 input_tokens = 1;
    */
   inputTokens: bigint;
 
   /**
-   * Tokens the model produced.
+   * Tokens the model produced, reasoning tokens included: where a provider
+   * counts reasoning apart from its output (Gemini, xAI), llmrelay adds it.
    *
    * @generated from field: uint64 output_tokens = 2;
    */
   outputTokens: bigint;
+
+  /**
+   * Of `output_tokens`, the model's reasoning ("thinking") tokens, where the
+   * provider reports them.
+   *
+   * @generated from field: uint64 reasoning_tokens = 3;
+   */
+  reasoningTokens: bigint;
+
+  /**
+   * Of `input_tokens`, those read from the provider's prompt cache (cache
+   * hits, billed at a discount), where the provider reports them.
+   *
+   * @generated from field: uint64 cached_input_tokens = 4;
+   */
+  cachedInputTokens: bigint;
+
+  /**
+   * Of `input_tokens`, those written to the provider's prompt cache
+   * (Anthropic bills cache writes at a premium), where the provider reports
+   * them.
+   *
+   * @generated from field: uint64 cache_creation_input_tokens = 5;
+   */
+  cacheCreationInputTokens: bigint;
 };
 
 /**
@@ -864,7 +1126,7 @@ export type Usage = Message$1<"llmrelay.v1.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 13);
+  messageDesc(file_llmrelay_v1_llmrelay, 15);
 
 /**
  * ValidationError is one way a structured-output reply failed its schema.
@@ -908,7 +1170,7 @@ export type ValidationError = Message$1<"llmrelay.v1.ValidationError"> & {
  * Use `create(ValidationErrorSchema)` to create a new message.
  */
 export const ValidationErrorSchema: GenMessage<ValidationError> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 14);
+  messageDesc(file_llmrelay_v1_llmrelay, 16);
 
 /**
  * ListModelsRequest asks which models the caller may use.
@@ -930,7 +1192,7 @@ export type ListModelsRequest = Message$1<"llmrelay.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 15);
+  messageDesc(file_llmrelay_v1_llmrelay, 17);
 
 /**
  * ListModelsResponse lists models.
@@ -951,7 +1213,7 @@ export type ListModelsResponse = Message$1<"llmrelay.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 16);
+  messageDesc(file_llmrelay_v1_llmrelay, 18);
 
 /**
  * Model is a model llmrelay can route to: a provider's model, or a route.
@@ -1024,7 +1286,7 @@ export type Model = Message$1<"llmrelay.v1.Model"> & {
  * Use `create(ModelSchema)` to create a new message.
  */
 export const ModelSchema: GenMessage<Model> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 17);
+  messageDesc(file_llmrelay_v1_llmrelay, 19);
 
 /**
  * RouteTarget is one target of a route.
@@ -1073,7 +1335,7 @@ export type RouteTarget = Message$1<"llmrelay.v1.RouteTarget"> & {
  * Use `create(RouteTargetSchema)` to create a new message.
  */
 export const RouteTargetSchema: GenMessage<RouteTarget> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 18);
+  messageDesc(file_llmrelay_v1_llmrelay, 20);
 
 /**
  * TargetHealth is a route target's health, by outlier detection: a target
@@ -1120,7 +1382,7 @@ export type TargetHealth = Message$1<"llmrelay.v1.TargetHealth"> & {
  * Use `create(TargetHealthSchema)` to create a new message.
  */
 export const TargetHealthSchema: GenMessage<TargetHealth> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 19);
+  messageDesc(file_llmrelay_v1_llmrelay, 21);
 
 /**
  * Role says who wrote a message.
@@ -1326,15 +1588,21 @@ export enum RetryReason {
   SERVER_ERROR = 3,
 
   /**
-   * The connection failed or dropped, or the provider's stream was malformed
-   * or ended without its terminator.
+   * The connection failed or dropped, the provider's stream was cut in the
+   * middle of an event, or it ended without its terminator. (A complete
+   * event that does not decode is not retried on the same target, which
+   * would send the same: the call falls back to its next target, if any,
+   * with RETRY_REASON_TARGET_REFUSED, else fails with UNKNOWN, reason
+   * PROVIDER_PROTOCOL_ERROR.)
    *
    * @generated from enum value: RETRY_REASON_TRANSPORT = 4;
    */
   TRANSPORT = 4,
 
   /**
-   * The provider sent nothing for `stream_idle_timeout`.
+   * The provider sent nothing for `first_event_timeout` before its first
+   * byte, or showed no sign of life for `stream_idle_timeout` once
+   * streaming.
    *
    * @generated from enum value: RETRY_REASON_STALLED = 5;
    */
@@ -1351,8 +1619,9 @@ export enum RetryReason {
   /**
    * The target cannot serve the call and retrying it would not change
    * that: its quota or spend limit is used up, it does not know the model
-   * (HTTP 404), or it refused llmrelay's credentials (401/403). Only sent
-   * when the call falls back to another target (`fallback`).
+   * (HTTP 404), it refused llmrelay's credentials (401/403), or its stream
+   * does not decode (PROVIDER_PROTOCOL_ERROR). Only sent when the call
+   * falls back to another target (`fallback`).
    *
    * @generated from enum value: RETRY_REASON_TARGET_REFUSED = 9;
    */
@@ -1412,6 +1681,15 @@ export enum FinishReason {
    * @generated from enum value: FINISH_REASON_OTHER = 5;
    */
   OTHER = 5,
+
+  /**
+   * The model declined to answer: `message.refusal` says why when the
+   * provider sent a refusal (OpenAI), and Anthropic's `refusal` stop reason
+   * is reported so.
+   *
+   * @generated from enum value: FINISH_REASON_REFUSAL = 6;
+   */
+  REFUSAL = 6,
 }
 
 /**
