@@ -62,6 +62,13 @@ type Config struct {
 	// State chooses where the state shared by replicas lives: this
 	// process (memory, the default) or Redis; see docs/scale-out.md.
 	State state.Config `yaml:"state"`
+	// Tracing adjusts the traces the OTEL_* environment turns on; see
+	// docs/observability.md.
+	Tracing Tracing `yaml:"tracing"`
+	// Pricing is the optional price table that turns tokens into cost.
+	Pricing Pricing `yaml:"pricing"`
+	// Reload says how the server learns of a new config besides SIGHUP.
+	Reload Reload `yaml:"reload"`
 	// Routes are names requests may use as their model, each standing for
 	// one or more provider models (see internal/route and docs/routes.md).
 	Routes []route.Config `yaml:"routes"`
@@ -281,7 +288,8 @@ func Default() *Config {
 			BaseEjectionTime:    state.DefaultOutlierPolicy.BaseEjection,
 			MaxEjectionTime:     state.DefaultOutlierPolicy.MaxEjection,
 		},
-		State: state.DefaultConfig(),
+		State:   state.DefaultConfig(),
+		Pricing: Pricing{Currency: "USD"},
 	}
 }
 
@@ -629,6 +637,7 @@ func (c *Config) validate() Problems {
 			formatDuration(od.MaxEjectionTime), formatDuration(od.BaseEjectionTime))
 	}
 	c.State.Check(func(path, format string, args ...any) { bad("state."+path, format, args...) })
+	c.checkPricing(bad)
 	return p.list
 }
 

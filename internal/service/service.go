@@ -35,6 +35,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	tokenusage "github.com/llmrelay/llmrelay/internal/usage"
 )
 
 // Service implements llmrelayv1.LLMServiceServer. It is safe for concurrent use.
@@ -53,6 +54,10 @@ type Service struct {
 	// bounds them and the re-asks.
 	schemas   *schema.Cache
 	schemaCfg schema.Config
+	// prices turns tokens into cost (nil: none priced); captureContent
+	// records prompts and replies on the attempt spans.
+	prices         *tokenusage.Prices
+	captureContent bool
 }
 
 // Deps are what a Service needs.
@@ -87,6 +92,7 @@ func New(d Deps) *Service {
 		schemas: schema.NewCache(schemaCfg), schemaCfg: schemaCfg,
 		limits:  d.Config.RetryLimits(),
 		budgets: retry.NewBudgets(r.Budget.MaxTokens, r.Budget.TokenRatio),
+		prices:  d.Config.Pricing.Prices(), captureContent: d.Config.Tracing.CaptureContent,
 	}
 }
 
@@ -178,7 +184,7 @@ func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerSt
 	if err := c.sendFinal(ctx, res); err != nil {
 		return s.fail(ctx, c, err)
 	}
-	s.metrics.CallDone(c.providerName(), codes.OK.String(), c.plan.Attempts())
+	c.done(ctx, codes.OK, "", res)
 	return nil
 }
 
@@ -196,6 +202,7 @@ type call struct {
 	out       *emitter
 	info      *callinfo.Info // nil without the interceptor chain
 	requestID string
+	key       string // the caller's API key name, "" without keys
 	start     time.Time
 	// plan numbers the attempts, says where each goes and decides what
 	// follows each failure; nil until the call is ready to run.
@@ -203,8 +210,11 @@ type call struct {
 	// idle is the call's stream idle timeout; firstEvent the first event
 	// timeout it asked for (zero: the provider's default, see runAttempt).
 	idle, firstEvent time.Duration
-	// usage sums the tokens of every attempt.
-	usage provider.Usage
+	// usage sums the tokens of every attempt, and cost their cost when
+	// priced.
+	usage  provider.Usage
+	cost   float64
+	priced bool
 	// firstDelta is set once the call sent its first delta.
 	firstDelta bool
 	// so is the structured-output state; nil without response_format.
@@ -216,7 +226,7 @@ type call struct {
 // provider validate it and makes the call's attempt plan. Errors are
 // *apierr.Error or map to one.
 func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) (*call, error) {
-	c := &call{svc: s, req: req, out: &emitter{stream: stream}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now()}
+	c := &call{svc: s, req: req, out: &emitter{stream: stream}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now(), key: keyName(ctx)}
 	if c.info != nil {
 		// The chain's call record: the same id in every log line and error.
 		c.requestID = c.info.RequestID()
@@ -420,7 +430,7 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 	} else {
 		s.log.Debug("generate failed", "request_id", c.requestID, "code", ae.Code.String(), "reason", ae.Reason, "attempts", c.attempts(), "error", err)
 	}
-	s.metrics.CallDone(c.providerName(), ae.Code.String(), c.attempts())
+	c.done(ctx, ae.Code, ae.Reason, nil)
 	return ae
 }
 
