@@ -63,6 +63,13 @@ type Config struct {
 	// State chooses where the state shared by replicas lives: this
 	// process (memory, the default) or Redis; see docs/scale-out.md.
 	State state.Config `yaml:"state"`
+	// Tracing adjusts the traces the OTEL_* environment turns on; see
+	// docs/observability.md.
+	Tracing Tracing `yaml:"tracing"`
+	// Pricing is the optional price table that turns tokens into cost.
+	Pricing Pricing `yaml:"pricing"`
+	// Reload says how the server learns of a new config besides SIGHUP.
+	Reload Reload `yaml:"reload"`
 	// Routes are names requests may use as their model, each standing for
 	// one or more provider models (see internal/route and docs/routes.md).
 	Routes []route.Config `yaml:"routes"`
@@ -86,7 +93,7 @@ type OutlierDetection struct {
 // streams silent for longer than their idle timeout: a call with a
 // heartbeat sends its response headers at once, and a heartbeat event
 // whenever it has sent nothing else for the interval (see
-// docs/deployment.md, section 7).
+// docs/deployment.md, "Timeouts of what sits in front").
 type Heartbeat struct {
 	// Interval turns the heartbeat on for every Generate call, with this
 	// interval, unless a request asks for another one; 0 (the default)
@@ -320,7 +327,8 @@ func Default() *Config {
 			BaseEjectionTime:    state.DefaultOutlierPolicy.BaseEjection,
 			MaxEjectionTime:     state.DefaultOutlierPolicy.MaxEjection,
 		},
-		State: state.DefaultConfig(),
+		State:   state.DefaultConfig(),
+		Pricing: Pricing{Currency: "USD"},
 	}
 }
 
@@ -690,6 +698,7 @@ func (c *Config) validate() Problems {
 			formatDuration(od.MaxEjectionTime), formatDuration(od.BaseEjectionTime))
 	}
 	c.State.Check(func(path, format string, args ...any) { bad("state."+path, format, args...) })
+	c.checkPricing(bad)
 	return p.list
 }
 

@@ -58,6 +58,23 @@ func NewProviderQueue(maxConcurrent map[string]int, queueLen int, m *metrics.Met
 	return q
 }
 
+// Inherit makes q use prev's slots (and waiting calls) for every provider
+// whose max_concurrent and queue length are the same in both, so that
+// after a config reload the calls that started before it and those that
+// start after count against one bound. A provider whose bound changed gets
+// fresh slots: until the calls under the old bound end, both bounds hold
+// side by side.
+func (q *ProviderQueue) Inherit(prev *ProviderQueue) {
+	if prev == nil {
+		return
+	}
+	for name, p := range q.providers {
+		if old := prev.providers[name]; old != nil && cap(old.slots) == cap(p.slots) && old.maxQueue == p.maxQueue {
+			q.providers[name] = old
+		}
+	}
+}
+
 // Acquire takes a slot of the named provider, waiting in its queue if
 // needed, and returns the function that gives it back. It fails with
 // UNAVAILABLE (PROVIDER_BUSY, RetryInfo) when the queue is full or ctx's

@@ -67,9 +67,8 @@ func (c BudgetConfig) Limit(active int) int {
 //
 // A nil *Budget allows every retry. Budget is safe for concurrent use.
 type Budget struct {
-	cfg BudgetConfig
-
 	mu      sync.Mutex
+	cfg     BudgetConfig
 	active  int
 	retries int
 }
@@ -133,6 +132,27 @@ type Budgets struct {
 
 	mu sync.Mutex
 	m  map[string]*Budget
+}
+
+// Inherit makes bs, the budgets of a new configuration, go on counting the
+// attempts and retries in flight of prev, the budgets it replaces: bs
+// takes over prev's per-provider budgets, with bs's config, so that the
+// calls still in flight on the previous configuration keep counting. A nil
+// bs or prev inherits nothing.
+func (bs *Budgets) Inherit(prev *Budgets) {
+	if bs == nil || prev == nil {
+		return
+	}
+	prev.mu.Lock()
+	defer prev.mu.Unlock()
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	for name, b := range prev.m {
+		b.mu.Lock()
+		b.cfg = bs.cfg
+		b.mu.Unlock()
+		bs.m[name] = b
+	}
 }
 
 // NewBudgets returns per-provider budgets of cfg.

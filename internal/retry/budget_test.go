@@ -164,3 +164,25 @@ func TestBudgetConcurrentUse(t *testing.T) {
 		t.Errorf("after every attempt and retry ended: %d attempts and %d retries in flight, want 0 and 0", a, r)
 	}
 }
+
+// TestBudgetsInheritWhatIsInFlight: after a config reload, the new
+// budgets go on counting the retries in flight of the calls that started
+// on the old config, with the new config's limit.
+func TestBudgetsInheritWhatIsInFlight(t *testing.T) {
+	old := retry.NewBudgets(envoy)
+	held := retries(t, old.For("openai")) // 3 retries in flight
+	reloaded := retry.NewBudgets(retry.BudgetConfig{Percent: 20, MinRetryConcurrency: 4})
+	reloaded.Inherit(old)
+	if got := len(retries(t, reloaded.For("openai"))); got != 1 {
+		t.Errorf("after the reload %d more retries were allowed, want 1 (the new minimum, 4, less the 3 in flight)", got)
+	}
+	for _, release := range held {
+		release()
+	}
+	if _, r := reloaded.For("openai").InFlight(); r != 1 {
+		t.Errorf("%d retries in flight after the old calls' ended, want the one of the new config", r)
+	}
+	var none *retry.Budgets
+	none.Inherit(old) // a budget turned off inherits nothing
+	reloaded.Inherit(nil)
+}

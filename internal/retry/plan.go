@@ -8,6 +8,7 @@ import (
 	retrygo "github.com/avast/retry-go/v4"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 // Health learns how each attempt to a target went: route health (outlier
@@ -202,7 +203,7 @@ func (s Step) Continue() error {
 	if s.Failure != nil {
 		return s.Failure
 	}
-	return &continueError{delay: s.Delay, err: s.err}
+	return &continueError{delay: s.Delay, err: s.err, step: s}
 }
 
 // Failed decides what follows the current attempt, which failed with err
@@ -318,9 +319,16 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t
 	if timer != nil {
 		opts = append(opts, retrygo.WithTimer(timer))
 	}
+	// The span of the wait in progress, when the call is traced: from a
+	// Step's Continue to the next attempt's start, or the call's end.
+	var wait telemetry.Span
 	res, err := retrygo.DoWithData(func() (T, error) {
-		defer p.end()
-		return attempt(p.start())
+		wait.EndWait(nil)
+		n, t := p.start()
+		res, err := attempt(n, t)
+		p.end()
+		wait = startWait(ctx, err)
+		return res, err
 	}, opts...)
 	switch {
 	case err == nil:
@@ -328,13 +336,39 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t
 	case !p.waiting && p.attempts > 0:
 		return res, err
 	case ctx.Err() == nil:
+		wait.EndWait(nil)
 		return res, p.failure(errPlanOverrun, Classification{Class: provider.ClassUnknown}, StopAttempts)
 	}
 	// The wait before the next attempt was cut short, or the call ended
 	// before its first: report why the context ended (client cancel,
 	// deadline, shutdown).
 	cause := context.Cause(ctx)
+	wait.EndWait(cause)
 	return res, &Failure{Err: cause, Class: Classify(cause), Stop: StopNotRetryable, Attempts: p.attempts, Provider: p.Target().Entry.Config.Name}
+}
+
+// startWait starts the span of the wait that follows an attempt which
+// returned err, when err is a Step's Continue and the call is traced.
+func startWait(ctx context.Context, err error) telemetry.Span {
+	if !telemetry.Recording(ctx) {
+		return telemetry.Span{}
+	}
+	return traceWait(ctx, err)
+}
+
+// traceWait is startWait for a traced call (apart, so that an untraced
+// call does not allocate the errors.As target).
+func traceWait(ctx context.Context, err error) telemetry.Span {
+	var c *continueError
+	if !errors.As(err, &c) {
+		return telemetry.Span{}
+	}
+	s := c.step
+	return telemetry.StartWait(ctx, telemetry.Wait{
+		Next: s.Next, NextProvider: s.Target.Entry.Config.Name, NextModel: s.Target.Model,
+		Delay: s.Delay, FromHint: s.Decision.FromHint, Reason: s.Reason.String(),
+		Fallback: s.Fallback,
+	})
 }
 
 // continueError is a Step's Continue: the attempt's error and the exact
@@ -342,6 +376,7 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t
 type continueError struct {
 	delay time.Duration
 	err   error
+	step  Step
 }
 
 func (e *continueError) Error() string {

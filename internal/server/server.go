@@ -11,9 +11,11 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"buf.build/go/protovalidate"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -24,12 +26,11 @@ import (
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/metrics"
-	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
-	"github.com/llmrelay/llmrelay/internal/service"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/state/memory"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 // hardStopWait is how long Shutdown waits, after cutting off the calls
@@ -48,19 +49,39 @@ func ShutdownBudget(cfg *config.Config) time.Duration {
 
 // Server is a configured llmrelay server.
 type Server struct {
-	cfg       *config.Config
-	log       *slog.Logger
-	grpc      *grpc.Server
-	health    *health.Server
-	metrics   *metrics.Metrics
-	providers *provider.Set
-	routes    *route.Table
-	timer     retry.Timer
+	// cfg is the config the server started with; only the settings that a
+	// reload cannot change (config.KeepRestartOnly) are read from it.
+	cfg     *config.Config
+	log     *slog.Logger
+	grpc    *grpc.Server
+	health  *health.Server
+	metrics *metrics.Metrics
+	timer   retry.Timer
+	// current is the runtime new calls start on: the keys, providers,
+	// routes, chain and service of the config in use (runtime.go); a
+	// reload replaces it.
+	current atomic.Pointer[runtime]
+	// reload is how a reload finds the new config and how it is applied
+	// (reload.go).
+	reloader reloader
+	// tracing makes the server spans; nil when tracing is off.
+	tracing *telemetry.Tracing
+	// logLevel, when set, follows log.level across reloads.
+	logLevel *slog.LevelVar
+	// protoValidator is shared by every runtime's chain.
+	protoValidator protovalidate.Validator
 	// hooks are the compiled-in hooks that run after the routes' defaults.
 	hooks []hook.Hook
 	// routeClock and routeRand replace the routes' defaults, for tests.
 	routeClock func() time.Time
 	routeRand  func(int64) int64
+	// targetHealth keeps the route targets' health, across reloads: the
+	// state store's when it can (shared by the replicas that share the
+	// store), else this process's.
+	targetHealth state.TargetHealth
+	// ejectedOnce registers the targets' health gauge, once a config has
+	// routes.
+	ejectedOnce sync.Once
 	// store holds the state shared with other replicas (or this
 	// process's own, with the memory store); stopFollow stops readiness
 	// from following it.
@@ -91,6 +112,14 @@ func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 // time.
 func WithRetryTimer(t retry.Timer) Option { return func(s *Server) { s.timer = t } }
 
+// WithTracing makes the server trace calls with t (telemetry.Setup's; nil
+// leaves tracing off).
+func WithTracing(t *telemetry.Tracing) Option { return func(s *Server) { s.tracing = t } }
+
+// WithLogLevel has log.level set v's level, at start and on every reload;
+// the logger given with WithLogger should be built on v.
+func WithLogLevel(v *slog.LevelVar) Option { return func(s *Server) { s.logLevel = v } }
+
 // WithHooks adds compiled-in hooks to every Generate call (see
 // internal/hook), in order, after the routes' defaults.
 func WithHooks(h ...hook.Hook) Option { return func(s *Server) { s.hooks = append(s.hooks, h...) } }
@@ -115,20 +144,25 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	for _, o := range opts {
 		o(s)
 	}
-	var err error
-	if s.providers, err = provider.NewSet(cfg.Providers); err != nil {
-		return nil, err
-	}
 	s.hardStop, s.cancelCalls = context.WithCancel(context.Background())
 	s.gracefulStop, s.endWatches = context.WithCancel(s.hardStop)
+	var err error
 	if s.store, err = s.openStore(); err != nil {
 		return nil, err
 	}
-	hooks, err := s.buildRoutes()
+	var ok bool
+	if s.targetHealth, ok = s.store.(state.TargetHealth); !ok {
+		s.targetHealth = memory.New()
+	}
+	// The first runtime: the keys, providers, routes, chain and service of
+	// cfg.
+	rt, err := s.newRuntime(cfg, nil)
 	if err != nil {
 		s.store.Close()
 		return nil, err
 	}
+	s.current.Store(rt)
+	s.setLogLevel(cfg)
 
 	serverOpts, err := s.serverOptions()
 	if err != nil {
@@ -136,9 +170,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.grpc = grpc.NewServer(serverOpts...)
-	llmrelayv1.RegisterLLMServiceServer(s.grpc, service.New(service.Deps{
-		Providers: s.providers, Routes: s.routes, Hooks: hooks, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
-	}))
+	llmrelayv1.RegisterLLMServiceServer(s.grpc, llmService{})
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
@@ -149,30 +181,27 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// buildRoutes builds the route table, with the targets' health kept in
-// the state store when it can (state.TargetHealth, shared between the
-// replicas that share the store), else in process, and the hooks every
-// call runs: the routes' defaults, then WithHooks'.
-func (s *Server) buildRoutes() (hook.Chain, error) {
-	health, ok := s.store.(state.TargetHealth)
-	if !ok {
-		health = memory.New()
-	}
+// buildRoutes builds runtime rt's route table over its providers, with
+// the targets' health in s.targetHealth (kept across reloads), and the
+// hooks every call runs: the routes' defaults, then WithHooks'.
+func (s *Server) buildRoutes(rt *runtime) error {
 	var err error
-	s.routes, err = route.NewTable(s.cfg.Routes, s.providers, route.Options{
-		Health: health, Policy: s.cfg.OutlierPolicy(), Now: s.routeClock, Rand: s.routeRand, Logger: s.log, Metrics: s.metrics,
+	rt.routes, err = route.NewTable(rt.cfg.Routes, rt.providers, route.Options{
+		Health: s.targetHealth, Policy: rt.cfg.OutlierPolicy(), Now: s.routeClock, Rand: s.routeRand, Logger: s.log, Metrics: s.metrics,
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if len(s.cfg.Routes) > 0 {
-		s.metrics.TargetHealth(s.routes.Ejected)
+	if len(rt.cfg.Routes) > 0 {
+		// The gauge reads the routes of the config in use.
+		s.ejectedOnce.Do(func() { s.metrics.TargetHealth(func() map[string]bool { return s.current.Load().routes.Ejected() }) })
 	}
-	defaults, err := hook.RouteDefaults(s.routes.Routes())
+	defaults, err := hook.RouteDefaults(rt.routes.Routes())
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return append(hook.Chain{defaults}, s.hooks...), nil
+	rt.hooks = append(hook.Chain{defaults}, s.hooks...)
+	return nil
 }
 
 // Serve accepts connections on lis until Shutdown. It returns nil after a
@@ -274,7 +303,16 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 		return err
 	}
 	defer stopMetrics()
-	s.log.Info("llmrelay serving", "listen", lis.Addr().String(), "providers", s.providers.Names(), "tls", s.cfg.TLS.Enabled())
+	if s.cfg.Reload.Watch && s.reloader.path != "" {
+		stopWatch, err := s.watch(ctx)
+		if err != nil {
+			lis.Close()
+			return fmt.Errorf("reload.watch: %w", err)
+		}
+		defer stopWatch()
+	}
+	s.log.Info("llmrelay serving", "listen", lis.Addr().String(), "providers", s.current.Load().providers.Names(), "tls", s.cfg.TLS.Enabled(),
+		"tracing", s.tracing.Protocol(), "reload_watch", s.cfg.Reload.Watch)
 	if !s.cfg.TLS.Enabled() && !config.IsLoopback(s.cfg.Listen) {
 		s.log.Warn("serving without TLS on a non-loopback address: API keys cross the network in plaintext unless a proxy or mesh encrypts it")
 	}

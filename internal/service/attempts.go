@@ -39,10 +39,13 @@ func (e *sendError) Unwrap() error { return e.err }
 func (c *call) run(ctx context.Context) (*attemptResult, error) {
 	return retry.Run(ctx, c.plan, c.svc.timer, func(n int, t provider.Target) (*attemptResult, error) {
 		c.info.ObserveAttempt(n)
-		res, err := c.runAttempt(ctx, n, t)
+		actx, span := c.startAttempt(ctx, n, t)
+		res, err := c.runAttempt(actx, n, t)
+		defer c.endAttempt(span, t, res, err)
 		c.usage.Add(res.usage)
+		c.account(t, res.usage)
 		if err != nil {
-			return nil, c.afterFailure(ctx, n, t, res, err)
+			return nil, c.afterFailure(actx, n, t, res, err)
 		}
 		c.plan.Succeeded()
 		if c.so != nil && res.finish != provider.FinishRefusal {
@@ -84,6 +87,7 @@ func (c *call) afterFailure(ctx context.Context, n int, t provider.Target, res *
 		c.svc.metrics.ProviderError(name, cl.Class.String())
 	}
 	step := c.plan.Failed(err, cl, res.streamed())
+	c.traceFailure(ctx, err, cl, step, res)
 	if step.Decision.Stop == retry.StopBudget {
 		c.svc.metrics.RetryBudgetExhausted(name)
 	}
@@ -320,7 +324,7 @@ func newReasoningDeltaEvent() *reasoningDeltaEvent {
 func (c *call) sendDelta(n int, de *deltaEvent, res *attemptResult) error {
 	if !c.firstDelta {
 		c.firstDelta = true
-		c.svc.metrics.FirstDelta(c.providerName(), time.Since(c.start))
+		c.svc.metrics.FirstToken(c.labels(c.lastTarget()), time.Since(c.start))
 	}
 	res.deltas++
 	de.event.Attempt = uint32(n)

@@ -36,6 +36,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	tokenusage "github.com/llmrelay/llmrelay/internal/usage"
 )
 
 // Service implements llmrelayv1.LLMServiceServer. It is safe for concurrent use.
@@ -60,6 +61,10 @@ type Service struct {
 	// heartbeat is the server's heartbeat interval (0: off unless a
 	// request asks), minHeartbeat the shortest a request may ask for.
 	heartbeat, minHeartbeat time.Duration
+	// prices turns tokens into cost (nil: none priced); captureContent
+	// records prompts and replies on the attempt spans.
+	prices         *tokenusage.Prices
+	captureContent bool
 }
 
 // Deps are what a Service needs.
@@ -75,6 +80,10 @@ type Deps struct {
 	Metrics *metrics.Metrics // may be nil
 	// Timer makes the waits between attempts; nil means real time.
 	Timer retry.Timer
+	// Budgets are the providers' retry budgets; nil makes them from
+	// Config (none when the budget is off). The server passes its own, so
+	// that a config reload keeps counting what is in flight.
+	Budgets *retry.Budgets
 }
 
 // New returns a Service.
@@ -94,11 +103,22 @@ func New(d Deps) *Service {
 		limits:        d.Config.RetryLimits(),
 		defaultOutput: d.Config.Limits.DefaultMaxOutputBytes, maxOutput: d.Config.Limits.MaxOutputBytes,
 		heartbeat: d.Config.Heartbeat.Interval, minHeartbeat: d.Config.Heartbeat.MinInterval,
+		prices: d.Config.Pricing.Prices(), captureContent: d.Config.Tracing.CaptureContent,
 	}
-	if b, on := d.Config.RetryBudget(); on {
-		s.budgets = retry.NewBudgets(b)
+	s.budgets = d.Budgets
+	if s.budgets == nil {
+		s.budgets = NewBudgets(d.Config)
 	}
 	return s
+}
+
+// NewBudgets returns the providers' retry budgets of cfg, nil when the
+// budget is off.
+func NewBudgets(cfg *config.Config) *retry.Budgets {
+	if b, on := cfg.RetryBudget(); on {
+		return retry.NewBudgets(b)
+	}
+	return nil
 }
 
 // ListModels implements llmrelayv1.LLMServiceServer. With an API key, it
@@ -195,7 +215,7 @@ func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerSt
 	if err := c.sendFinal(ctx, res); err != nil {
 		return s.fail(ctx, c, err)
 	}
-	s.metrics.CallDone(c.providerName(), codes.OK.String(), c.plan.Attempts())
+	c.done(ctx, codes.OK, "", res)
 	return nil
 }
 
@@ -213,6 +233,7 @@ type call struct {
 	out       *emitter
 	info      *callinfo.Info // nil without the interceptor chain
 	requestID string
+	key       string // the caller's API key name, "" without keys
 	start     time.Time
 	// plan numbers the attempts, says where each goes and decides what
 	// follows each failure; nil until the call is ready to run.
@@ -224,8 +245,11 @@ type call struct {
 	// (retry.StallError).
 	idle, firstEvent time.Duration
 	idleCallerSet    bool
-	// usage sums the tokens of every attempt.
-	usage provider.Usage
+	// usage sums the tokens of every attempt, and cost their cost when
+	// priced.
+	usage  provider.Usage
+	cost   float64
+	priced bool
 	// firstDelta is set once the call sent its first delta.
 	firstDelta bool
 	// so is the structured-output state; nil without response_format.
@@ -241,7 +265,7 @@ type call struct {
 // provider validate it and makes the call's attempt plan. Errors are
 // *apierr.Error or map to one.
 func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) (*call, error) {
-	c := &call{svc: s, req: req, out: &emitter{stream: stream}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now()}
+	c := &call{svc: s, req: req, out: &emitter{stream: stream}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now(), key: keyName(ctx)}
 	if c.info != nil {
 		// The chain's call record: the same id in every log line and error.
 		c.requestID = c.info.RequestID()
@@ -455,7 +479,7 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 	} else {
 		s.log.Debug("generate failed", "request_id", c.requestID, "code", ae.Code.String(), "reason", ae.Reason, "attempts", c.attempts(), "error", err)
 	}
-	s.metrics.CallDone(c.providerName(), ae.Code.String(), c.attempts())
+	c.done(ctx, ae.Code, ae.Reason, nil)
 	return ae
 }
 

@@ -34,6 +34,8 @@ type Info struct {
 	resolved  *route.Resolved
 	attempts  int
 	metadata  []Label
+	usage     Usage
+	usageSet  bool
 	notes     []Label
 }
 
@@ -199,6 +201,37 @@ func (i *Info) ObserveAttempt(n int) {
 	i.mu.Lock()
 	i.attempts = max(i.attempts, n)
 	i.mu.Unlock()
+}
+
+// Usage is what a call consumed, for its log line.
+type Usage struct {
+	// Tokens counts the tokens of every attempt.
+	Tokens provider.Usage
+	// Cost is what they cost at the price table's prices, when Priced.
+	Cost   float64
+	Priced bool
+}
+
+// RecordUsage records what the call consumed. The Generate handler calls
+// it once, as the call ends.
+func (i *Info) RecordUsage(u Usage) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	i.usage, i.usageSet = u, true
+	i.mu.Unlock()
+}
+
+// Usage returns what RecordUsage recorded, and false when nothing was (a
+// call that never reached the handler).
+func (i *Info) Usage() (Usage, bool) {
+	if i == nil {
+		return Usage{}, false
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.usage, i.usageSet
 }
 
 // RequestID returns the call's request id: the client's, or one made up on

@@ -9,7 +9,11 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 // Decoder turns one provider's server-sent events into provider events. A
@@ -53,6 +57,11 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 		return nil, fmt.Errorf("httpx: building the request: %w", err)
 	}
 	hr.Header = req.header
+	// The attempt's span (when the call is traced) goes upstream as W3C
+	// trace context, so the provider's side of the trace joins it.
+	if trace.SpanContextFromContext(ctx).IsValid() {
+		telemetry.UpstreamPropagator.Inject(ctx, propagation.HeaderCarrier(hr.Header))
+	}
 	if hr.Header.Get("Content-Type") == "" {
 		hr.Header.Set("Content-Type", "application/json")
 	}
