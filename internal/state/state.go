@@ -13,12 +13,12 @@
 //     loses within the lease TTL (concurrency caps, and the active
 //     requests and retries an Envoy-style retry budget counts).
 //
-// A concern planned beside them (not yet implemented): the event logs of
-// resumable calls (Redis Streams). Optional capabilities are separate
-// interfaces found by type assertion: Watcher, for stores that depend on
-// something that can fail, and TargetHealth, route targets' health by
-// outlier detection (consecutive failures, ejection until a time,
-// ejection count), which the memory store implements.
+// Optional capabilities are separate interfaces found by type assertion:
+// Watcher, for stores that depend on something that can fail;
+// TargetHealth, route targets' health by outlier detection (consecutive
+// failures, ejection until a time, ejection count), which the memory
+// store implements; and EventLogs, the event logs of resumable calls (a
+// Redis Stream per call in the redis store), which both implement.
 //
 // The conformance suite in internal/state/statetest runs against every
 // implementation.

@@ -88,6 +88,11 @@ type Store struct {
 	closed atomic.Bool
 	stop   chan struct{}
 	wg     sync.WaitGroup
+
+	// opts are the client's options; logs the event logs' state
+	// (eventlog.go).
+	opts *redis.UniversalOptions
+	logs logState
 }
 
 var (
@@ -128,6 +133,7 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 	}
 	s := &Store{
 		rdb:        redis.NewUniversalClient(ro),
+		opts:       ro,
 		prefix:     cfg.KeyPrefix,
 		replica:    replicaID(),
 		ttl:        cfg.LeaseTTL,
@@ -680,6 +686,7 @@ func (s *Store) Close() error {
 	}
 	close(s.stop)
 	s.wg.Wait()
+	s.closeLogs()
 	s.mu.Lock()
 	pipe := s.rdb.Pipeline()
 	n := 0
