@@ -130,6 +130,8 @@ type Metrics struct {
 	reloads           *prometheus.CounterVec
 	lastReloadOK      prometheus.Gauge
 	lastReloadSuccess prometheus.Gauge
+
+	resume resumeMetrics // resumable calls (resume.go)
 }
 
 // New creates the metrics on a fresh registry, with Go runtime and process
@@ -233,6 +235,7 @@ func New() *Metrics {
 		}),
 	}
 	m.series.init()
+	m.resume = newResumeMetrics(reg)
 	m.lastReloadOK.Set(1)
 	m.lastReloadSuccess.SetToCurrentTime()
 	for _, r := range []string{ReloadSuccess, ReloadFailure} {

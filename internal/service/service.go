@@ -33,9 +33,11 @@ import (
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
 	tokenusage "github.com/llmrelay/llmrelay/internal/usage"
 )
 
@@ -65,6 +67,8 @@ type Service struct {
 	// records prompts and replies on the attempt spans.
 	prices         *tokenusage.Prices
 	captureContent bool
+	// resume runs the resumable calls and replays their logs.
+	resume *resume.Registry
 }
 
 // Deps are what a Service needs.
@@ -84,6 +88,10 @@ type Deps struct {
 	// Config (none when the budget is off). The server passes its own, so
 	// that a config reload keeps counting what is in flight.
 	Budgets *retry.Budgets
+	// Resume runs resumable calls; nil makes one on an in-memory store
+	// from Config. The server passes its own, on its state store, which
+	// outlives reloads.
+	Resume *resume.Registry
 }
 
 // New returns a Service.
@@ -108,6 +116,10 @@ func New(d Deps) *Service {
 	s.budgets = d.Budgets
 	if s.budgets == nil {
 		s.budgets = NewBudgets(d.Config)
+	}
+	s.resume = d.Resume
+	if s.resume == nil {
+		s.resume = resume.New(d.Config.ResumeConfig(), memory.New(), log, d.Metrics)
 	}
 	return s
 }
@@ -202,6 +214,19 @@ func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerSt
 	if err != nil {
 		return s.fail(ctx, c, err)
 	}
+	if c.resumable {
+		// From here on the call runs on a context of its own, which the
+		// client's going away does not end (see resumable).
+		detached, end, err := c.makeResumable(ctx, stream)
+		switch {
+		case errors.Is(err, resume.ErrAttach):
+			return s.attach(ctx, c, stream)
+		case err != nil:
+			return s.fail(ctx, c, err)
+		}
+		defer end()
+		ctx = detached
+	}
 	if c.heartbeat > 0 {
 		if err := c.out.startHeartbeat(c.heartbeat); err != nil {
 			return s.fail(ctx, c, err)
@@ -215,6 +240,7 @@ func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerSt
 	if err := c.sendFinal(ctx, res); err != nil {
 		return s.fail(ctx, c, err)
 	}
+	c.out.endLog(nil)
 	c.done(ctx, codes.OK, "", res)
 	return nil
 }
@@ -258,6 +284,11 @@ type call struct {
 	output outputLimit
 	// heartbeat is the call's heartbeat interval, 0 for none.
 	heartbeat time.Duration
+	// resumable says the call asked to survive its stream (the request,
+	// or its route's default); fingerprint identifies the client's
+	// request, for a repeated Generate of the same call (resume.go).
+	resumable   bool
+	fingerprint string
 }
 
 // newCall takes the call's resolved targets, runs the hooks before the
@@ -278,6 +309,10 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 		return c, errUnresolved
 	}
 	c.resolved = res
+	if mayResume(req, res) {
+		// The client's request as it sent it: hooks change it.
+		c.fingerprint = fingerprint(req)
+	}
 	c.hook = &hook.Call{Model: res.Name, Route: res.Route, Request: req}
 	if id, ok := auth.FromContext(ctx); ok {
 		c.hook.Key = id.Name
@@ -287,6 +322,9 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 	}
 	req = c.hook.Request
 	c.req = req
+	if c.resumable = req.GetResumable(); c.resumable && c.fingerprint == "" {
+		c.fingerprint = fingerprint(req)
+	}
 	first := res.Targets[0]
 	idle, firstEvent := req.GetStreamIdleTimeout().AsDuration(), req.GetFirstEventTimeout().AsDuration()
 	if err := s.limits.CheckStreamTimeouts(idle, firstEvent); err != nil {
@@ -474,6 +512,7 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 		}
 		ae = apierr.FromError(err)
 	}
+	c.out.endLog(ae)
 	if ae.Code == codes.Internal {
 		s.log.Error("generate failed", "request_id", c.requestID, "error", err)
 	} else {
@@ -486,9 +525,15 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 // emitter numbers and sends a call's events: sequence 1, 2, 3, ... with no
 // gaps. It is the one place events are numbered. With a heartbeat
 // (startHeartbeat), its goroutine sends heartbeat events too, taking turns
-// with send.
+// with send. For a resumable call every event also goes to the call's log,
+// numbered the same, and the client's stream going away is no error: the
+// events then go to the log only (resume.go).
 type emitter struct {
 	stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]
+	// log is the resumable call's log, nil for other calls; gone says the
+	// client's stream went away. Guarded by mu.
+	log  *resume.Call
+	gone bool
 
 	mu   sync.Mutex
 	seq  uint64
@@ -504,7 +549,7 @@ func (e *emitter) send(ev *llmrelayv1.GenerateEvent) error {
 	defer e.mu.Unlock()
 	e.seq++
 	ev.Sequence = e.seq
-	err := e.stream.Send(ev)
+	err := e.deliver(ev)
 	if e.stop != nil {
 		e.last = time.Now()
 	}

@@ -101,6 +101,16 @@ type Options struct {
 	// goroutine, with the request's number (from 0) and its JSON body; it
 	// must be safe for concurrent use.
 	FaultFor func(n int, body []byte) Fault
+	// Pause, when set, holds every stream after its first Pause.After
+	// content chunks until Pause.Until is closed, as a model pausing
+	// mid-reply would: tests cut a connection at a known point this way.
+	Pause *Pause
+}
+
+// Pause holds streams at a point (see Options.Pause).
+type Pause struct {
+	After int
+	Until <-chan struct{}
 }
 
 // Server is the fake upstream. Its methods are safe for concurrent use.
@@ -225,6 +235,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, f)
 			return
 		}
+		if p := s.opts.Pause; p != nil && i == p.After && !s.hold(r, p.Until) {
+			return
+		}
 		if s.opts.ChunkDelay > 0 && !s.wait(r, s.opts.ChunkDelay) {
 			return
 		}
@@ -270,6 +283,18 @@ func (s *Server) wait(r *http.Request, d time.Duration) bool {
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.quit:
+	}
+	return false
+}
+
+// hold waits until until is closed and reports whether the client is
+// still there and the server still open.
+func (s *Server) hold(r *http.Request, until <-chan struct{}) bool {
+	select {
+	case <-until:
 		return true
 	case <-r.Context().Done():
 	case <-s.quit:
