@@ -391,7 +391,12 @@ func TestRepeatedGenerateAttachesToTheCall(t *testing.T) {
 // metricValue returns the value of the sample of name whose labels contain
 // match ("" for a metric without labels), "" when there is none.
 func metricValue(in *servertest.Instance, name, match string) string {
-	for line := range strings.Lines(in.Server.Metrics().Text()) {
+	return metricIn(in.Server.Metrics().Text(), name, match)
+}
+
+// metricIn is metricValue on the metrics text text.
+func metricIn(text, name, match string) string {
+	for line := range strings.Lines(text) {
 		rest, ok := strings.CutPrefix(line, name)
 		if !ok || (match == "" && !strings.HasPrefix(rest, " ")) || !strings.Contains(rest, match) {
 			continue

@@ -11,12 +11,13 @@ import (
 // tests that cut a client's connection at a chosen moment, as a flaky
 // network, a restarting sidecar or a proxy would: Cut closes every
 // connection open through it, both ways, at once; it keeps accepting new
-// ones.
+// ones, which SetTarget may send to another server, as a load balancer
+// sends a reconnecting client to another replica.
 type Proxy struct {
-	lis    net.Listener
-	target string
+	lis net.Listener
 
-	mu    sync.Mutex
+	mu     sync.Mutex
+	target string
 	conns []net.Conn
 	// accepted counts the client connections accepted.
 	accepted int
@@ -54,7 +55,10 @@ func (p *Proxy) serve() {
 		if err != nil {
 			return
 		}
-		up, err := net.Dial("tcp", p.target)
+		p.mu.Lock()
+		target := p.target
+		p.mu.Unlock()
+		up, err := net.Dial("tcp", target)
 		if err != nil {
 			c.Close()
 			continue
@@ -74,6 +78,13 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 	_, _ = io.Copy(dst, src)
 	dst.Close()
 	src.Close()
+}
+
+// SetTarget sends the connections accepted from now on to target.
+func (p *Proxy) SetTarget(target string) {
+	p.mu.Lock()
+	p.target = target
+	p.mu.Unlock()
 }
 
 // Cut closes every connection open through the proxy, without a goodbye:
