@@ -245,4 +245,3 @@ func TestResumeNeedsTheGenerateScope(t *testing.T) {
 		t.Fatalf("Resume with a models.list key: %v, want PERMISSION_DENIED SCOPE_MISSING", err)
 	}
 }
-

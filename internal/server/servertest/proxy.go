@@ -18,7 +18,7 @@ type Proxy struct {
 
 	mu     sync.Mutex
 	target string
-	conns []net.Conn
+	conns  []net.Conn
 	// accepted counts the client connections accepted.
 	accepted int
 	wg       sync.WaitGroup
