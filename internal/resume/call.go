@@ -226,6 +226,8 @@ func (c *Call) write() {
 			select {
 			case <-c.wake:
 				continue
+			case <-c.r.closing:
+				return // nothing left to store
 			case <-c.r.ctx.Done():
 				return
 			}

@@ -144,11 +144,12 @@ type Registry struct {
 	// still kept.
 	buffered atomic.Int64
 
-	// ctx ends when the registry is closed and its writers have had their
-	// time to finish.
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup // writers
+	// closing is closed when Close begins: writers with nothing left to
+	// store stop. ctx ends when the writers have had their time to finish.
+	closing chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // writers
 
 	mu     sync.Mutex
 	calls  map[string]*Call // by token
@@ -160,7 +161,7 @@ func New(cfg Config, logs state.EventLogs, log *slog.Logger, m *metrics.Metrics)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Registry{cfg: cfg, logs: logs, log: log.With("component", "resume"), metrics: m, calls: make(map[string]*Call)}
+	r := &Registry{cfg: cfg, logs: logs, log: log.With("component", "resume"), metrics: m, calls: make(map[string]*Call), closing: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r
 }
@@ -258,6 +259,9 @@ const closeWait = 2 * time.Second
 // their grace period, on the other replicas that share a redis store).
 func (r *Registry) Close() {
 	r.mu.Lock()
+	if !r.closed {
+		close(r.closing)
+	}
 	r.closed = true
 	calls := make([]*Call, 0, len(r.calls))
 	for _, c := range r.calls {
