@@ -92,7 +92,7 @@ func (s *Stream) mayResume(err error) bool {
 		return false // llmrelay's own answer: the call's outcome, or why it cannot be resumed
 	}
 	switch status.Code(err) {
-	case codes.Unavailable, codes.Internal, codes.Unknown, codes.Canceled:
+	case codes.Unavailable, codes.Aborted, codes.Internal, codes.Unknown, codes.Canceled:
 		return true
 	}
 	return false

@@ -56,8 +56,9 @@ type Stream struct {
 // *Error.
 //
 // A resumable call (GenerateRequest.resumable) survives a dropped
-// connection: when the stream fails with UNAVAILABLE or another error that
-// did not come from llmrelay (a connection reset, a proxy's RST_STREAM),
+// connection: when the stream fails with UNAVAILABLE, ABORTED, INTERNAL,
+// UNKNOWN or CANCELLED without llmrelay's ErrorInfo (a connection reset, a
+// proxy's RST_STREAM), and not because its context ended,
 // Recv picks the call up on a new stream, after the last event it
 // returned (Resume; or Generate again with the same request_id, which
 // llmrelay does not run twice, when no event had come yet), up to 8 times
