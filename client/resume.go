@@ -20,6 +20,15 @@ const (
 	HeaderResumable = "llmrelay-resumable"
 )
 
+// ErrorInfo reasons a resumable call's stream is picked up again after:
+// the call runs on.
+const (
+	// ReasonResumeInterrupted: the server serving a Resume is shutting down.
+	ReasonResumeInterrupted = "RESUME_INTERRUPTED"
+	// ReasonStateStoreUnavailable: the shared store cannot be read for now.
+	ReasonStateStoreUnavailable = "STATE_STORE_UNAVAILABLE"
+)
+
 // ErrEventsMissing is returned when a stream skips sequence numbers, which
 // llmrelay never does.
 var ErrEventsMissing = errors.New("llmrelay: events are missing from the stream")
@@ -30,6 +39,10 @@ const (
 	resumeBackoffMin = 100 * time.Millisecond
 	resumeBackoffMax = 2 * time.Second
 )
+
+// resumeBackoff is the wait before reconnection number try+1 in a row
+// (the first one is at once); tests shorten it.
+var resumeBackoff = func(try int) time.Duration { return min(resumeBackoffMin<<(try-1), resumeBackoffMax) }
 
 // RequestID returns the call's request id: the one the request set (or
 // Generate gave a resumable request), else the one the server sent once
@@ -89,7 +102,11 @@ func (s *Stream) mayResume(err error) bool {
 		return false
 	}
 	if e := FromError(err); e.Domain == Domain {
-		return false // llmrelay's own answer: the call's outcome, or why it cannot be resumed
+		// llmrelay's own answer: the call's outcome, or why it cannot be
+		// resumed; but a server serving a Resume that shuts down, or
+		// cannot read the shared store for a moment, leaves the call
+		// running.
+		return e.Reason == ReasonResumeInterrupted || e.Reason == ReasonStateStoreUnavailable
 	}
 	switch status.Code(err) {
 	case codes.Unavailable, codes.Aborted, codes.Internal, codes.Unknown, codes.Canceled:
@@ -102,8 +119,7 @@ func (s *Stream) mayResume(err error) bool {
 // event received.
 func (s *Stream) reconnect(cause error) error {
 	if s.tries > 0 {
-		d := min(resumeBackoffMin<<(s.tries-1), resumeBackoffMax)
-		t := time.NewTimer(d)
+		t := time.NewTimer(resumeBackoff(s.tries))
 		select {
 		case <-t.C:
 		case <-s.ctx.Done():

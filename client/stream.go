@@ -63,9 +63,11 @@ type Stream struct {
 // returned (Resume; or Generate again with the same request_id, which
 // llmrelay does not run twice, when no event had come yet), up to 8 times
 // in a row with a backoff from 100ms to 2s, and goes on as if nothing
-// happened: no event is missed or repeated. Errors of llmrelay's own (the
-// call's failure; NOT_FOUND when the call can no longer be resumed) end
-// the stream as usual.
+// happened: no event is missed or repeated. It does the same after
+// RESUME_INTERRUPTED (the server serving a Resume shuts down) and
+// STATE_STORE_UNAVAILABLE, which leave the call running. Other errors of
+// llmrelay's own (the call's failure; NOT_FOUND when the call can no
+// longer be resumed) end the stream as usual.
 func (s *Stream) Recv() (*llmrelayv1.GenerateEvent, error) {
 	for {
 		ev, err := s.recv.Recv()

@@ -25,6 +25,9 @@ MAX_TRIES = 8  # reconnections in a row without an event in between
 BACKOFF_MIN = 0.1
 BACKOFF_MAX = 2.0
 
+# Reasons of llmrelay's after which the call runs on, to be resumed again.
+_RESUME_AGAIN = {"RESUME_INTERRUPTED", "STATE_STORE_UNAVAILABLE"}
+
 # Codes of a stream that dropped rather than ended (when the status carries
 # no llmrelay ErrorInfo).
 _DROPPED = {
@@ -109,5 +112,9 @@ def _dropped(err):
                 info = error_details_pb2.ErrorInfo()
                 detail.Unpack(info)
                 if info.domain == "llmrelay":
-                    return False  # the call's outcome, or why it cannot be resumed
+                    # llmrelay's own answer: the call's outcome, or why it cannot
+                    # be resumed; but a server serving a Resume that shuts down,
+                    # or cannot read the shared store for a moment, leaves the
+                    # call running.
+                    return info.reason in _RESUME_AGAIN
     return err.code() in _DROPPED

@@ -29,6 +29,9 @@ export interface ResumableOptions {
   signal?: AbortSignal;
 }
 
+// Reasons of llmrelay's after which the call runs on, to be resumed again.
+const resumeAgain = ["RESUME_INTERRUPTED", "STATE_STORE_UNAVAILABLE"];
+
 const maxTries = 8; // reconnections in a row without an event in between
 const backoffMinMs = 100;
 const backoffMaxMs = 2000;
@@ -104,8 +107,12 @@ export async function* generateResumable(
 
 /** dropped reports whether e is a dropped stream rather than llmrelay's answer. */
 function dropped(e: ConnectError): boolean {
-  if (e.findDetails(ErrorInfoSchema).some((d) => d.domain === "llmrelay")) {
-    return false; // the call's outcome, or why it cannot be resumed
+  const info = e.findDetails(ErrorInfoSchema).find((d) => d.domain === "llmrelay");
+  if (info !== undefined) {
+    // llmrelay's own answer: the call's outcome, or why it cannot be
+    // resumed; but a server serving a Resume that shuts down, or cannot
+    // read the shared store for a moment, leaves the call running.
+    return resumeAgain.includes(info.reason);
   }
   // connect-node reports a reset connection as ABORTED.
   return [Code.Unavailable, Code.Aborted, Code.Internal, Code.Unknown, Code.Canceled].includes(e.code);

@@ -88,6 +88,9 @@ const (
 	// ALREADY_EXISTS: a resumable call with this request id is kept for
 	// another request or API key.
 	ReasonRequestIDInUse = "REQUEST_ID_IN_USE"
+	// UNAVAILABLE: the server serving a Resume is shutting down; the call
+	// goes on (on the replica that runs it): resume again.
+	ReasonInterrupted = "RESUME_INTERRUPTED"
 )
 
 // storeRetryAfter is the RetryInfo delay when the store cannot be read.
@@ -115,6 +118,15 @@ func errInUse(id string) *apierr.Error {
 	return &apierr.Error{Code: codes.AlreadyExists, Reason: ReasonRequestIDInUse,
 		Message:  "a resumable call with request_id " + id + " is kept for another request; resume it with Resume, or use a new request_id",
 		Metadata: map[string]string{"request_id": id}}
+}
+
+// Interrupted returns the status of a Resume (or a repeated Generate) cut
+// off because the server serving it shuts down: not the call's end, which
+// runs on (on the replica that runs it), so the client resumes again,
+// typically on another replica.
+func Interrupted() *apierr.Error {
+	return &apierr.Error{Code: codes.Unavailable, Reason: ReasonInterrupted,
+		Message: "this server is shutting down; the call goes on: resume it again", RetryAfter: storeRetryAfter, CallAgain: true}
 }
 
 // storeError maps a store failure; ctx's own end passes as it is.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -257,4 +258,43 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestResumeReaderShutdownInterrupts: a replica that serves a Resume and
+// shuts down ends it with RESUME_INTERRUPTED, not the call's end: the
+// call runs on on its replica, and the client resumes it there.
+func TestResumeReaderShutdownInterrupts(t *testing.T) {
+	redis := redistest.Start(t)
+	const chunks = 12
+	release := make(chan struct{})
+	up := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 4, Until: release}})
+	a, b := resumeReplicas(t, redis, up)
+	ctx := withKey(t.Context(), resumeKeyA)
+	id := uuid.NewString()
+	gctx, cancel := context.WithCancel(ctx)
+	gs := must(a.client.Generate(gctx, resumable(id)))
+	var first []*llmrelayv1.GenerateEvent
+	for range 4 {
+		first = append(first, must(gs.Recv()))
+	}
+	cancel()
+	rs := must(b.client.Resume(ctx, &llmrelayv1.ResumeRequest{RequestId: id, AfterSequence: 2}))
+	for want := uint64(3); want <= 4; want++ {
+		if ev := must(rs.Recv()); ev.GetSequence() != want {
+			t.Fatalf("Resume on b: event %d, want %d", ev.GetSequence(), want)
+		}
+	}
+	if err := b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_, err := readEvents(rs)
+	if status.Code(err) != codes.Unavailable || reason(err) != "RESUME_INTERRUPTED" {
+		t.Fatalf("the Resume on the replica shutting down ended with %v, want UNAVAILABLE RESUME_INTERRUPTED", err)
+	}
+	close(release)
+	rest, err := readEvents(must(a.client.Resume(ctx, &llmrelayv1.ResumeRequest{RequestId: id, AfterSequence: 4})))
+	if err != nil {
+		t.Fatalf("Resume on a after b went: %v", err)
+	}
+	wantWholeCall(t, first, rest, chunks)
 }

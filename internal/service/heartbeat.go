@@ -30,7 +30,10 @@ func (e *emitter) startHeartbeat(every time.Duration) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.stream.SendHeader(nil); err != nil {
-		return &sendError{err}
+		if e.log == nil {
+			return &sendError{err}
+		}
+		e.goneLocked() // a resumable call goes on without its client
 	}
 	e.last = time.Now()
 	e.stop, e.stopped = make(chan struct{}), make(chan struct{})

@@ -112,12 +112,17 @@ func sendEncoded(stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) fu
 }
 
 // replayResult is the status a replay ends its stream with: the call's
-// own, or why the replay ended (a client gone: its context's cause).
+// own, or why the replay ended (a client gone: its context's cause; this
+// server shutting down: RESUME_INTERRUPTED, for the call runs on).
 func replayResult(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil {
-		return apierr.FromError(context.Cause(ctx))
+	if err == nil || ctx.Err() == nil {
+		return err
 	}
-	return err
+	cause := context.Cause(ctx)
+	if errors.Is(cause, apierr.ErrShuttingDown) {
+		return resume.Interrupted()
+	}
+	return apierr.FromError(cause)
 }
 
 // deliver sends ev, numbered, to the client and, for a resumable call, to
