@@ -6,7 +6,16 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/statetest"
 )
+
+// TestBudgetConformance runs the retry budget conformance suite, which
+// every state store's shared budget passes too, against the in-process
+// Budget.
+func TestBudgetConformance(t *testing.T) {
+	statetest.RunRetryBudget(t, func(_ *testing.T, limit state.BudgetLimit) state.RetryBudget { return retry.NewBudget(limit) })
+}
 
 // envoy is Envoy's default retry budget, which is also llmrelay's.
 var envoy = retry.BudgetConfig{Percent: 20, MinRetryConcurrency: 3}

@@ -75,6 +75,12 @@ type Store struct {
 	pending   map[string]map[string]struct{} // lease set key → released members not yet known removed
 	flush     chan struct{}
 
+	// budgets are this replica's counts of the shared retry budgets
+	// (budget.go); health is its view of the route targets' health
+	// (health.go).
+	budgets budgetBook
+	health  healthBook
+
 	up        atomic.Bool
 	condMu    sync.Mutex
 	lastErr   error
@@ -139,6 +145,8 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		held:       make(map[string]map[string]struct{}),
 		pending:    make(map[string]map[string]struct{}),
 		flush:      make(chan struct{}, 1),
+		budgets:    budgetBook{byName: map[string]*budget{}, flush: make(chan struct{}, 1)},
+		health:     newHealthBook(),
 		changed:    make(chan struct{}, 1),
 		watchers:   make(map[int]*watcher),
 		stop:       make(chan struct{}),
@@ -154,10 +162,12 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		s.up.Store(true)
 	}
 	s.metrics.StateStoreUp(s.up.Load())
-	s.wg.Add(3)
+	s.wg.Add(5)
 	go s.monitor()
 	go s.renewLoop()
 	go s.flusher()
+	go s.publishBudgets()
+	go s.healthLoop()
 	return s, nil
 }
 
@@ -577,6 +587,7 @@ func (s *Store) monitor() {
 		}
 		if s.markUp() {
 			s.renew() // restore this replica's leases at once
+			s.republishBudgets()
 		}
 	}
 }
@@ -700,6 +711,7 @@ func (s *Store) Close() error {
 	}
 	s.pending = map[string]map[string]struct{}{}
 	s.pendingMu.Unlock()
+	n += s.forgetBudgets(context.Background(), pipe)
 	var err error
 	if n > 0 && s.up.Load() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
