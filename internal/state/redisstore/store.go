@@ -6,7 +6,11 @@
 // of leases per API key (or lease set), each member expiring at a time the
 // holding replica pushes forward every LeaseTTL/3. A call's admission is
 // one Lua script, one round trip; nothing happens per delta. A crashed
-// replica stops renewing, and its leases lapse within LeaseTTL.
+// replica stops renewing, and its leases lapse within LeaseTTL. The
+// providers' retry budgets (budget.go: attempts counted locally and
+// published off the call's path, retries decided in one script) and the
+// route targets' health (health.go: a failure recorded in one script,
+// reads from a refreshed view) are shared the same way.
 //
 // The store owns what happens when Redis fails. A failed or too slow
 // command marks it unreachable; a ping every HealthCheckInterval marks it
@@ -683,8 +687,8 @@ func (s *Store) Watch(f func(state.Condition)) (stop func()) {
 }
 
 // Close implements state.Store: it stops the health check and renewal,
-// removes the leases this replica still holds from Redis (best effort)
-// and closes the connections.
+// removes the leases and retry budget entries this replica still holds
+// from Redis (best effort) and closes the connections.
 func (s *Store) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
