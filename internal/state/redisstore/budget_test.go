@@ -23,21 +23,6 @@ func TestRetryBudgetConformance(t *testing.T) {
 	})
 }
 
-// retries takes retries from b until it denies one.
-func retries(t *testing.T, b state.RetryBudget) []func() {
-	t.Helper()
-	var held []func()
-	for range 1000 {
-		release, ok := b.Retry(t.Context())
-		if !ok {
-			return held
-		}
-		held = append(held, release)
-	}
-	t.Fatal("the budget never denied a retry")
-	return nil
-}
-
 // allowedSoon asks b for a retry until it allows one: what other replicas
 // released reaches Redis a publication later.
 func allowedSoon(t *testing.T, b state.RetryBudget, what string) func() {
@@ -64,11 +49,11 @@ func TestRetryBudgetSharedByReplicas(t *testing.T) {
 	limit := state.BudgetLimit{Percent: 20, MinRetryConcurrency: 2}
 	ba, bb := a.RetryBudget("openai", limit), b.RetryBudget("openai", limit)
 
-	heldA := retries(t, ba)
+	heldA := statetest.TakeRetries(t, ba)
 	if len(heldA) != 2 {
 		t.Fatalf("replica a: %d retries, want 2", len(heldA))
 	}
-	if got := retries(t, bb); len(got) != 0 {
+	if got := statetest.TakeRetries(t, bb); len(got) != 0 {
 		t.Fatalf("replica b: %d retries allowed beside a's 2, want none: one budget for both", len(got))
 	}
 	if _, ok := b.RetryBudget("anthropic", limit).Retry(t.Context()); !ok {
@@ -81,7 +66,7 @@ func TestRetryBudgetSharedByReplicas(t *testing.T) {
 		ends = append(ends, ba.Begin(t.Context()))
 	}
 	more := []func(){allowedSoon(t, bb, "replica b sees a's attempts in flight")}
-	more = append(more, retries(t, bb)...)
+	more = append(more, statetest.TakeRetries(t, bb)...)
 	if len(heldA)+len(more) != 10 {
 		t.Errorf("with 50 attempts in flight on a, %d retries in flight across both, want 10", len(heldA)+len(more))
 	}
@@ -94,7 +79,7 @@ func TestRetryBudgetSharedByReplicas(t *testing.T) {
 	// Everything ended: the minimum again, from either replica.
 	allowedSoon(t, bb, "a retry on b once everything ended")()
 	poll(t, "the minimum again", 30*time.Second, func() bool {
-		held := retries(t, ba)
+		held := statetest.TakeRetries(t, ba)
 		for _, release := range held {
 			release()
 		}
@@ -111,7 +96,7 @@ func TestRetryBudgetOfACrashedReplicaLapses(t *testing.T) {
 	crashing, live := open(t, cfg, redisstore.Options{}), open(t, cfg, redisstore.Options{})
 	defer live.Close()
 	limit := state.BudgetLimit{MinRetryConcurrency: 3}
-	if got := len(retries(t, crashing.RetryBudget("p", limit))); got != 3 {
+	if got := len(statetest.TakeRetries(t, crashing.RetryBudget("p", limit))); got != 3 {
 		t.Fatalf("%d retries, want 3", got)
 	}
 	// Held past several renewals: a live replica keeps its entry.
@@ -143,7 +128,7 @@ func TestRetryBudgetWhenRedisFails(t *testing.T) {
 	defer closed.Close()
 	limit := state.BudgetLimit{MinRetryConcurrency: 2}
 	bo, bc := open1.RetryBudget("p", limit), closed.RetryBudget("p", limit)
-	held := retries(t, bo)
+	held := statetest.TakeRetries(t, bo)
 	if len(held) != 2 {
 		t.Fatalf("%d retries, want 2", len(held))
 	}
@@ -154,7 +139,7 @@ func TestRetryBudgetWhenRedisFails(t *testing.T) {
 	waitDown(t, open1)
 	waitDown(t, closed)
 	// Local: one of the replica's own two is in flight, one more fits.
-	local := retries(t, bo)
+	local := statetest.TakeRetries(t, bo)
 	if len(local) != 1 {
 		t.Errorf("fail_open during the outage: %d more retries, want 1 (the local limit 2, less the one in flight)", len(local))
 	}

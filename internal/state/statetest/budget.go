@@ -21,21 +21,21 @@ var Envoy = state.BudgetLimit{Percent: 20, MinRetryConcurrency: 3}
 func RunRetryBudget(t *testing.T, newBudget NewRetryBudget) {
 	t.Run("nothing in flight: the minimum at once", func(t *testing.T) {
 		b := newBudget(t, Envoy)
-		if got := len(takeRetries(t, b)); got != 3 {
+		if got := len(TakeRetries(t, b)); got != 3 {
 			t.Errorf("%d retries allowed at once with no attempt in flight, want min_retry_concurrency (3)", got)
 		}
 	})
 	t.Run("a share of the attempts in flight", func(t *testing.T) {
 		b := newBudget(t, Envoy)
 		begin(t, b, 50)
-		if got := len(takeRetries(t, b)); got != 10 {
+		if got := len(TakeRetries(t, b)); got != 10 {
 			t.Errorf("%d retries allowed at once with 50 attempts in flight, want 20%% (10)", got)
 		}
 	})
 	t.Run("ending attempts lowers the limit, releasing retries frees it", func(t *testing.T) {
 		b := newBudget(t, Envoy)
 		ends := begin(t, b, 50)
-		held := takeRetries(t, b)
+		held := TakeRetries(t, b)
 		for _, end := range ends[:40] {
 			end()
 		}
@@ -55,25 +55,25 @@ func RunRetryBudget(t *testing.T, newBudget NewRetryBudget) {
 		for range 3 {
 			ends[0]()
 		}
-		held := takeRetries(t, b)
+		held := TakeRetries(t, b)
 		if len(held) != 4 {
 			t.Fatalf("%d retries allowed with 4 attempts in flight at 100%%, want 4: an attempt ended more than once", len(held))
 		}
 		for range 3 {
 			held[0]()
 		}
-		if got := len(takeRetries(t, b)); got != 1 {
+		if got := len(TakeRetries(t, b)); got != 1 {
 			t.Fatalf("%d retries allowed after one was released three times, want 1", got)
 		}
 	})
 	t.Run("it cannot wedge", func(t *testing.T) {
 		b := newBudget(t, Envoy)
 		for range 50 {
-			for _, release := range takeRetries(t, b) {
+			for _, release := range TakeRetries(t, b) {
 				release()
 			}
 		}
-		if got := len(takeRetries(t, b)); got != 3 {
+		if got := len(TakeRetries(t, b)); got != 3 {
 			t.Errorf("after 50 rounds of denied retries, %d retries allowed at once, want 3", got)
 		}
 	})
@@ -111,7 +111,7 @@ func RunRetryBudget(t *testing.T, newBudget NewRetryBudget) {
 			})
 		}
 		wg.Wait()
-		if got := len(takeRetries(t, b)); got != 1 {
+		if got := len(TakeRetries(t, b)); got != 1 {
 			t.Errorf("after every attempt and retry ended, %d retries allowed at once, want the minimum (1)", got)
 		}
 	})
@@ -126,9 +126,9 @@ func begin(t *testing.T, b state.RetryBudget, n int) []func() {
 	return ends
 }
 
-// takeRetries takes retries from b until it denies one and returns their
+// TakeRetries takes retries from b until it denies one and returns their
 // releases.
-func takeRetries(t *testing.T, b state.RetryBudget) []func() {
+func TakeRetries(t *testing.T, b state.RetryBudget) []func() {
 	t.Helper()
 	var held []func()
 	for range 10_000 {
