@@ -316,12 +316,9 @@ func (c *Config) Validate() error {
 
 	names := map[string]bool{}
 	for i, p := range c.Providers {
-		switch {
-		case p.Name == "":
-			bad("providers[%d].name: required", i)
-		case strings.Contains(p.Name, "/"):
-			bad("providers[%d].name: %q must not contain '/'", i, p.Name)
-		case names[p.Name]:
+		if err := provider.CheckName(p.Name); err != nil {
+			bad("providers[%d].name: %w", i, err)
+		} else if names[p.Name] {
 			bad("providers[%d].name: %q is listed twice", i, p.Name)
 		}
 		names[p.Name] = true
@@ -330,6 +327,12 @@ func (c *Config) Validate() error {
 		}
 		if p.Timeout < 0 || p.MaxConcurrent < 0 {
 			bad("providers[%d]: timeout and max_concurrent must not be negative", i)
+		}
+		if err := provider.CheckRedirects(p.Redirects); err != nil {
+			bad("providers[%d].%w", i, err)
+		}
+		if err := p.Transport.Check(); err != nil {
+			bad("providers[%d].%w", i, err)
 		}
 	}
 

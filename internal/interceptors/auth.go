@@ -12,6 +12,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
 // methodScopes maps each API method to the scope it needs. A method missing
@@ -75,7 +76,9 @@ func authError(err error) error {
 }
 
 // ModelAccess checks, once the request has arrived, that the caller's key
-// may use the model it names (PERMISSION_DENIED, MODEL_NOT_ALLOWED). It
+// may use the model it names (PERMISSION_DENIED, MODEL_NOT_ALLOWED): the
+// key's patterns are matched against the provider and model the request
+// resolves to (provider.SplitModel, auth.MatchPattern). It
 // sits after validation, so a malformed model is INVALID_ARGUMENT, not a
 // permission problem. Calls without an identity (no keys configured) and
 // requests without a model pass.
@@ -86,7 +89,12 @@ func ModelAccess() Link {
 			return nil
 		}
 		model, ok := requestModel(req)
-		if !ok || id.AllowsModel(model) {
+		if !ok {
+			return nil
+		}
+		// The key's patterns match the provider and model the request
+		// resolves to, split where the provider set splits it.
+		if p, m, ok := provider.SplitModel(model); ok && id.AllowsModel(p, m) {
 			return nil
 		}
 		return statusError(codes.PermissionDenied, ReasonModelNotAllowed,

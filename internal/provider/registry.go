@@ -34,6 +34,93 @@ type Config struct {
 	// MaxConcurrent bounds the calls in flight to this provider; zero means
 	// no bound.
 	MaxConcurrent int `yaml:"max_concurrent"`
+	// Redirects says which HTTP redirects the provider's calls follow:
+	// RedirectsNever (the default) or RedirectsSameOrigin.
+	Redirects string `yaml:"redirects"`
+	// Transport tunes the HTTP connections to the provider.
+	Transport Transport `yaml:"transport"`
+}
+
+// Redirect policies for Config.Redirects.
+const (
+	// RedirectsNever: a redirect is not followed; the call fails with the
+	// redirect's status as a provider error. The default ("" means it).
+	RedirectsNever = "never"
+	// RedirectsSameOrigin: 307 and 308 redirects (which keep the method and
+	// body) to the same scheme, host and port are followed, at most
+	// MaxRedirects in a row; any other redirect is not.
+	RedirectsSameOrigin = "same_origin"
+)
+
+// MaxRedirects bounds how many same-origin redirects one attempt follows.
+const MaxRedirects = 5
+
+// Transport configures the HTTP connections to one provider. Zero values
+// take the defaults of internal/provider/httpx.
+type Transport struct {
+	// DialTimeout bounds establishing a TCP connection (default 10s).
+	DialTimeout time.Duration `yaml:"dial_timeout"`
+	// TLSHandshakeTimeout bounds the TLS handshake (default 10s).
+	TLSHandshakeTimeout time.Duration `yaml:"tls_handshake_timeout"`
+	// ResponseHeaderTimeout bounds the wait for the response headers once
+	// the request is sent (default 30s). The stream idle timeout starts
+	// only once they have arrived.
+	ResponseHeaderTimeout time.Duration `yaml:"response_header_timeout"`
+	// IdleConnTimeout is how long an idle keep-alive connection is kept
+	// (default 90s).
+	IdleConnTimeout time.Duration `yaml:"idle_conn_timeout"`
+	// PingInterval: an HTTP/2 connection that received nothing for this
+	// long is sent a ping (default 10s), and PingTimeout: a connection whose
+	// ping is not answered within it is closed, failing its streams
+	// (default 5s).
+	PingInterval time.Duration `yaml:"ping_interval"`
+	PingTimeout  time.Duration `yaml:"ping_timeout"`
+	// MaxConns bounds the connections to the provider's host, idle or in
+	// use; requests beyond it wait for one (0: no bound).
+	MaxConns int `yaml:"max_conns"`
+	// MaxIdleConns bounds the idle connections kept (default 256).
+	MaxIdleConns int `yaml:"max_idle_conns"`
+	// CAFile is a PEM bundle of the certificate authorities trusted for the
+	// provider's TLS certificate, instead of the system's.
+	CAFile string `yaml:"ca_file"`
+	// CertFile and KeyFile are a PEM client certificate and its key, sent
+	// when the provider asks for one (mutual TLS). Both or neither.
+	CertFile string `yaml:"cert_file"`
+	KeyFile  string `yaml:"key_file"`
+}
+
+// Check reports the first problem with the transport settings that can be
+// seen without reading files: a negative value, or a certificate without
+// its key.
+func (t Transport) Check() error {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"dial_timeout", t.DialTimeout}, {"tls_handshake_timeout", t.TLSHandshakeTimeout},
+		{"response_header_timeout", t.ResponseHeaderTimeout}, {"idle_conn_timeout", t.IdleConnTimeout},
+		{"ping_interval", t.PingInterval}, {"ping_timeout", t.PingTimeout},
+	} {
+		if d.v < 0 {
+			return fmt.Errorf("transport.%s: must not be negative", d.name)
+		}
+	}
+	if t.MaxConns < 0 || t.MaxIdleConns < 0 {
+		return errors.New("transport: max_conns and max_idle_conns must not be negative")
+	}
+	if (t.CertFile == "") != (t.KeyFile == "") {
+		return errors.New("transport: cert_file and key_file go together")
+	}
+	return nil
+}
+
+// CheckRedirects reports whether r is a known redirect policy.
+func CheckRedirects(r string) error {
+	switch r {
+	case "", RedirectsNever, RedirectsSameOrigin:
+		return nil
+	}
+	return fmt.Errorf("redirects: %q is not %s or %s", r, RedirectsNever, RedirectsSameOrigin)
 }
 
 // Factory builds a Provider from its configuration.
@@ -105,8 +192,8 @@ type Set struct {
 func NewSet(cfgs []Config) (*Set, error) {
 	s := &Set{byName: make(map[string]*Entry, len(cfgs))}
 	for i, c := range cfgs {
-		if c.Name == "" {
-			return nil, fmt.Errorf("providers[%d]: name is required", i)
+		if err := CheckName(c.Name); err != nil {
+			return nil, fmt.Errorf("providers[%d].name: %w", i, err)
 		}
 		if _, dup := s.byName[c.Name]; dup {
 			return nil, fmt.Errorf("providers[%d]: duplicate provider name %q", i, c.Name)
@@ -148,8 +235,8 @@ func (s *Set) Get(name string) (*Entry, bool) {
 // provider's entry and the model name. It returns an error wrapping
 // ErrUnknownProvider or ErrUnknownModel when the request cannot be routed.
 func (s *Set) Resolve(model string) (*Entry, string, error) {
-	name, m, ok := strings.Cut(model, "/")
-	if !ok || name == "" || m == "" {
+	name, m, ok := SplitModel(model)
+	if !ok {
 		return nil, "", fmt.Errorf("%w: model %q is not of the form <provider>/<model>", ErrUnknownProvider, model)
 	}
 	e, found := s.byName[name]

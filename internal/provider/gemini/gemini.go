@@ -46,20 +46,35 @@ func New(cfg provider.Config) (provider.Provider, error) {
 
 // endpoint returns the streaming URL for a model: "gemini-2.5-flash" and
 // "models/gemini-2.5-flash" name the same model; a name with its own
-// collection ("tunedModels/x") is used as it is.
-func (p *Provider) endpoint(model string) string {
-	if !strings.Contains(model, "/") {
-		model = "models/" + url.PathEscape(model)
+// collection ("tunedModels/x") is used as it is. Each segment of the name
+// is escaped, and a name with an empty, "." or ".." segment is a
+// *provider.FieldError on "model": the URL never leaves the API's model
+// paths.
+func (p *Provider) endpoint(model string) (string, error) {
+	if err := provider.CheckModelPath(model); err != nil {
+		return "", &provider.FieldError{Field: "model", Description: err.Error()}
 	}
-	return p.ep.BaseURL + "/" + model + ":streamGenerateContent?alt=sse"
+	segs := strings.Split(model, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	if len(segs) == 1 {
+		segs = []string{"models", segs[0]}
+	}
+	return p.ep.BaseURL + "/" + strings.Join(segs, "/") + ":streamGenerateContent?alt=sse", nil
 }
 
 // Stream implements provider.Provider. A tool call in the conversation
-// whose arguments are not a JSON object is a *provider.FieldError.
+// whose arguments are not a JSON object, or a model name that is not a
+// clean path, is a *provider.FieldError.
 func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
+	u, err := p.endpoint(req.Model)
+	if err != nil {
+		return nil, err
+	}
 	r, err := newRequest(req)
 	if err != nil {
 		return nil, err
 	}
-	return p.ep.Stream(ctx, p.endpoint(req.Model), r, &decoder{}, parseErrorBody)
+	return p.ep.Stream(ctx, u, r, &decoder{}, parseErrorBody)
 }

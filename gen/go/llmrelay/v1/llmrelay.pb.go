@@ -442,6 +442,9 @@ type GenerateRequest struct {
 	// as its model name (it may itself contain "/" or ":", as in
 	// "openrouter/meta-llama/llama-3-70b" or "ollama/llama3.1:8b").
 	// The built-in provider is "mock" with models "echo" and "lorem".
+	// Split at "/", the model name has no empty, "." or ".." segment
+	// ("g/a//b", "g/a/../b" are refused): adapters that put the model into a
+	// URL path (Gemini) must not be steered to another path.
 	Model string `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
 	// The conversation so far, oldest first. At least one message.
 	Messages []*Message `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
@@ -1892,9 +1895,10 @@ var File_llmrelay_v1_llmrelay_proto protoreflect.FileDescriptor
 
 const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
-	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\xb9\x06\n" +
-	"\x0fGenerateRequest\x12[\n" +
-	"\x05model\x18\x01 \x01(\tBE\xbaHBr@\x10\x03\x18\x80\x0229^[a-z0-9][a-z0-9_-]{0,62}/[A-Za-z0-9][A-Za-z0-9._:/@+-]*$R\x05model\x12=\n" +
+	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\xe3\a\n" +
+	"\x0fGenerateRequest\x12\x84\x02\n" +
+	"\x05model\x18\x01 \x01(\tB\xed\x01\xbaH\xe9\x01\xba\x01\xa3\x01\n" +
+	"\x13model.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1a<!this.split('/').exists(s, s == '' || s == '.' || s == '..')r@\x10\x03\x18\x80\x0229^[a-z0-9][a-z0-9_-]{0,62}/[A-Za-z0-9][A-Za-z0-9._:/@+-]*$R\x05model\x12=\n" +
 	"\bmessages\x18\x02 \x03(\v2\x14.llmrelay.v1.MessageB\v\xbaH\b\x92\x01\x05\b\x01\x10\x80\bR\bmessages\x12=\n" +
 	"\n" +
 	"generation\x18\x03 \x01(\v2\x1d.llmrelay.v1.GenerationConfigR\n" +

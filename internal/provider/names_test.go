@@ -1,0 +1,49 @@
+package provider_test
+
+import (
+	"strings"
+	"testing"
+
+	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	"google.golang.org/protobuf/proto"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// TestNamePatternMatchesTheProto holds provider.NamePattern to the provider
+// part of the proto's rule on GenerateRequest.model: a name the config
+// accepts is one requests can name.
+func TestNamePatternMatchesTheProto(t *testing.T) {
+	fd := (&llmrelayv1.GenerateRequest{}).ProtoReflect().Descriptor().Fields().ByName("model")
+	rules, _ := proto.GetExtension(fd.Options(), validate.E_Field).(*validate.FieldRules)
+	pattern := rules.GetString().GetPattern()
+	providerPart := strings.TrimSuffix(strings.TrimPrefix(provider.NamePattern, "^"), "$")
+	if !strings.HasPrefix(pattern, "^"+providerPart+"/") {
+		t.Errorf("the proto's model pattern %q does not start with the provider name rule %q", pattern, providerPart)
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"mock": true, "openai": true, "my_gemini-2": true, "0": true, strings.Repeat("a", 63): true,
+		"": false, "Mock": false, "a/b": false, "open.ai": false, "-x": false, "_x": false, strings.Repeat("a", 64): false, "ü": false,
+	} {
+		if err := provider.CheckName(name); (err == nil) != ok {
+			t.Errorf("CheckName(%q) = %v, want ok=%v", name, err, ok)
+		}
+	}
+}
+
+func TestCheckModelPath(t *testing.T) {
+	for model, ok := range map[string]bool{
+		"gemini-2.5-flash": true, "models/gemini-2.5-flash": true, "meta-llama/llama-3-70b": true, "llama3.1:8b": true,
+		"a...b": true, "x/...": true, ".hidden": true,
+		"a/../b": false, "..": false, ".": false, "a/.": false, "a//b": false, "a/": false, "/a": false,
+		"gemini-2.5-flash/../../v1beta/models/gemini-2.5-pro": false,
+	} {
+		if err := provider.CheckModelPath(model); (err == nil) != ok {
+			t.Errorf("CheckModelPath(%q) = %v, want ok=%v", model, err, ok)
+		}
+	}
+}
