@@ -6,12 +6,9 @@ import (
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc/codes"
 
+	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 )
-
-// maxProviderMessage bounds the provider's own message quoted to the caller
-// when the provider rejected the request.
-const maxProviderMessage = 512
 
 // FromFailure turns a call whose attempts failed into its status. The code
 // follows what the last failure was:
@@ -52,7 +49,9 @@ func FromFailure(f *retry.Failure) *Error {
 		Cause:    f,
 	}
 	if c.Class == retry.ClassRejected && c.Provider != nil && c.Provider.Message != "" {
-		e.Message += ": " + truncate(c.Provider.Message, maxProviderMessage)
+		// Only the message the adapter parsed from the provider's error
+		// format, cleaned and bounded: never a raw body.
+		e.Message += ": " + provider.CleanText(c.Provider.Message, provider.MaxMessageLen)
 	}
 	e.Message += "; " + describeStop(f)
 	if c.HasHint && c.Class.Transient() && f.Stop != retry.StopNotRetryable {
@@ -163,17 +162,21 @@ func describeStop(f *retry.Failure) string {
 // public message.
 func describeProvider(c retry.Classification) string {
 	pe := c.Provider
-	if pe == nil || (pe.Status == 0 && pe.Type == "") {
+	if pe == nil {
+		return ""
+	}
+	typ := provider.CleanText(pe.Type, provider.MaxTypeLen)
+	if pe.Status == 0 && typ == "" {
 		return ""
 	}
 	s := " ("
 	if pe.Status != 0 {
 		s += "HTTP " + strconv.Itoa(pe.Status)
-		if pe.Type != "" {
+		if typ != "" {
 			s += ", "
 		}
 	}
-	return s + pe.Type + ")"
+	return s + typ + ")"
 }
 
 func failureMetadata(f *retry.Failure) map[string]string {
@@ -188,19 +191,9 @@ func providerMetadata(c retry.Classification, providerName string) map[string]st
 		if pe.Status != 0 {
 			md["provider_status"] = strconv.Itoa(pe.Status)
 		}
-		if pe.Type != "" {
-			md["provider_error_type"] = pe.Type
+		if typ := provider.CleanText(pe.Type, provider.MaxTypeLen); typ != "" {
+			md["provider_error_type"] = typ
 		}
 	}
 	return md
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 { // do not cut a UTF-8 sequence
-		n--
-	}
-	return s[:n] + "…"
 }

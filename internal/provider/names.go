@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // NamePattern is the rule for a provider's configured name, which is the
@@ -74,4 +76,46 @@ func CheckModelPath(model string) error {
 		}
 	}
 	return nil
+}
+
+// MaxMessageLen bounds a provider's error message as llmrelay keeps and
+// quotes it; MaxTypeLen bounds its error type and code.
+const (
+	MaxMessageLen = 512
+	MaxTypeLen    = 64
+)
+
+// CleanText returns s fit to quote to a client: control characters
+// (newlines and tabs included), other spaces and invalid UTF-8 become one
+// space between words, invisible format characters (such as bidirectional
+// overrides) are dropped, the ends are trimmed, and the text is cut on a
+// character boundary after at most max bytes, ending in "…" when cut.
+func CleanText(s string, max int) string {
+	var b strings.Builder
+	b.Grow(min(len(s), max) + len("…"))
+	space := false
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"),
+			unicode.IsControl(r), unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
+		case unicode.Is(unicode.Cf, r):
+			continue
+		}
+		n := utf8.RuneLen(r)
+		if space {
+			n++
+		}
+		if b.Len()+n > max {
+			b.WriteString("…")
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

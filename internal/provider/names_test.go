@@ -47,3 +47,25 @@ func TestCheckModelPath(t *testing.T) {
 		}
 	}
 }
+
+func TestCleanText(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"Overloaded", 512, "Overloaded"},
+		{"  line one\r\nline two\tthree\x00\x1b[31m  ", 512, "line one line two three [31m"},
+		{"bad \xff\xfe utf8", 512, "bad utf8"},
+		{"right\u202eto-left \ufffd kept", 512, "rightto-left \ufffd kept"},
+		{"abcdef", 4, "abcd…"},
+		{"ab cd", 3, "ab…"},
+		{"héllo", 2, "h…"},
+		{"", 8, ""},
+	}
+	for _, tc := range tests {
+		if got := provider.CleanText(tc.in, tc.max); got != tc.want {
+			t.Errorf("CleanText(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+		}
+	}
+}

@@ -85,7 +85,8 @@ const (
 	// spend limit is used up. Not retried: waiting does not help.
 	ClassQuotaExhausted
 	// ClassRejected: the provider rejected the request (400, 404, 413, 422
-	// and other 4xx). Not retried.
+	// and other 4xx), or answered with a redirect that was not followed
+	// (3xx). Not retried.
 	ClassRejected
 	// ClassAuth: the provider rejected llmrelay's credentials (401, 403).
 	// Not retried.
@@ -257,6 +258,10 @@ func classByStatus(status int) Class {
 	case status == 401 || status == 403:
 		return ClassAuth
 	case status >= 400 && status <= 499:
+		return ClassRejected
+	case status >= 300 && status <= 399:
+		// A redirect llmrelay did not follow: the same request gets the
+		// same answer, so it is not retried.
 		return ClassRejected
 	}
 	return ClassUnknown

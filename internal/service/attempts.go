@@ -130,6 +130,12 @@ func (c *call) afterFailure(ctx context.Context, res *attemptResult, err error, 
 	}
 	name, n := c.entry.Config.Name, c.attempts
 	cl := retry.Classify(err)
+	if pe := cl.Provider; pe != nil && pe.Raw != "" {
+		// What the provider sent with its error status may be anything (a
+		// proxy's page): never in a status, only here, at debug level.
+		c.svc.log.Debug("provider error response", "request_id", c.requestID, "provider", name,
+			"attempt", n, "provider_status", pe.Status, "body", pe.Raw)
+	}
 	if cl.Class != retry.ClassCanceled && cl.Class != retry.ClassDeadline {
 		c.svc.metrics.ProviderError(name, cl.Class.String())
 	}
@@ -192,15 +198,17 @@ func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 
 
 // runAttempt runs attempt n: it streams the provider's deltas to the client
 // as they arrive and returns the assembled result, or the error that ended
-// the attempt (with res holding what was sent before it). An attempt that
+// the attempt (with res holding what was sent before it). Once the provider
+// has accepted the attempt (Provider.Stream returned), an attempt that
 // receives no provider event for the call's idle timeout is cancelled and
-// fails with retry.ErrStalled.
+// fails with retry.ErrStalled. Until then the provider's transport
+// timeouts (dial, TLS handshake, response headers), its attempt timeout and
+// the call's deadline bound the wait, so that a configured
+// response_header_timeout is not cut short by the idle timer.
 func (c *call) runAttempt(ctx context.Context, n int) (*attemptResult, error) {
 	res := &attemptResult{partial: c.so.newPartial()}
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	idle := time.AfterFunc(c.idle, func() { cancel(retry.ErrStalled) })
-	defer idle.Stop()
 	stalled := func(err error) error {
 		if ctx.Err() == nil && errors.Is(context.Cause(actx), retry.ErrStalled) {
 			return fmt.Errorf("attempt %d: nothing for %v: %w", n, c.idle, retry.ErrStalled)
@@ -212,9 +220,11 @@ func (c *call) runAttempt(ctx context.Context, n int) (*attemptResult, error) {
 	preq.Attempt = n
 	st, err := c.entry.Provider.Stream(actx, &preq)
 	if err != nil {
-		return res, stalled(err)
+		return res, err
 	}
 	defer st.Close()
+	idle := time.AfterFunc(c.idle, func() { cancel(retry.ErrStalled) })
+	defer idle.Stop()
 	for {
 		ev, err := st.Recv()
 		if errors.Is(err, io.EOF) {
