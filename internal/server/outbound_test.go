@@ -11,18 +11,22 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	"buf.build/go/protovalidate"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
@@ -269,6 +273,47 @@ func TestDotSegmentModelIsRefusedBeforeAnyUpstreamCall(t *testing.T) {
 			wantError(t, err, codes.PermissionDenied, "MODEL_NOT_ALLOWED")
 			if n := len(up.requests()); n != 0 {
 				t.Errorf("the upstream received %d requests", n)
+			}
+		})
+	}
+}
+
+// TestIdleTimeoutStartsAtTheResponseHeaders: the stream idle timer does not
+// cut short the wait for a provider's response headers, which the
+// provider's response_header_timeout bounds (a transport failure, not a
+// stall).
+func TestIdleTimeoutStartsAtTheResponseHeaders(t *testing.T) {
+	const slowHeaders = 2 * time.Second
+	tests := []struct {
+		name          string
+		headerTimeout time.Duration
+		wantCode      codes.Code
+		wantMessage   string
+	}{
+		{"headers later than the idle timeout", 0, codes.OK, ""},
+		{"headers later than response_header_timeout", 300 * time.Millisecond, codes.Unavailable, "could not be reached"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			up := openaitest.Start(t, openaitest.Options{Chunks: 3, Faults: []openaitest.Fault{{FirstByteDelay: slowHeaders}}})
+			t.Cleanup(httpx.CloseIdleConnections)
+			cfg := config.Default()
+			cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(),
+				Transport: provider.Transport{ResponseHeaderTimeout: tc.headerTimeout}}}
+			in := servertest.Start(t, cfg)
+			req := outboundRequest("fake")
+			req.Retry.MaxAttempts = 1
+			req.StreamIdleTimeout = durationpb.New(slowHeaders / 4)
+			events, err := servertest.Collect(t.Context(), in.Client, req)
+			if tc.wantCode == codes.OK {
+				if err != nil || events[len(events)-1].GetFinal().GetMessage().GetContent() != openaitest.Text(3) {
+					t.Fatalf("Generate: %v; want the whole reply", err)
+				}
+				return
+			}
+			st := status.Convert(err)
+			if st.Code() != tc.wantCode || !strings.Contains(st.Message(), tc.wantMessage) {
+				t.Errorf("status %v, want %v mentioning %q", st, tc.wantCode, tc.wantMessage)
 			}
 		})
 	}

@@ -79,8 +79,7 @@ func NewClient(t provider.Transport, redirects string) (*http.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &net.Dialer{Timeout: orDefault(t.DialTimeout, DialTimeout), KeepAlive: tcpKeepAlive}
-	dial := d.DialContext
+	dial := dialer(t).DialContext
 	if testDial != nil {
 		dial = testDial(dial)
 	}
@@ -108,6 +107,12 @@ func NewClient(t provider.Transport, redirects string) (*http.Client, error) {
 	}
 	pool.add(tr)
 	return &http.Client{Transport: tr, CheckRedirect: redirectPolicy(redirects)}, nil
+}
+
+// dialer returns the TCP dialer for t: dial_timeout (default DialTimeout)
+// and keep-alive probes.
+func dialer(t provider.Transport) *net.Dialer {
+	return &net.Dialer{Timeout: orDefault(t.DialTimeout, DialTimeout), KeepAlive: tcpKeepAlive}
 }
 
 func orDefault(d, def time.Duration) time.Duration {

@@ -462,9 +462,12 @@ type GenerateRequest struct {
 	// defaults, and every field is clamped to the server's limits.
 	Retry *RetryPolicy `protobuf:"bytes,7,opt,name=retry,proto3" json:"retry,omitempty"`
 	// An attempt that receives nothing from the provider for this long is
-	// abandoned as STALLED (and retried like any transient failure). Unset
-	// takes the server default (30s); longer values are clamped to the server
-	// maximum.
+	// abandoned as STALLED (and retried like any transient failure). The
+	// time counts from the provider's response headers on; until they arrive
+	// the provider's transport timeouts (connect, TLS, response headers:
+	// server config) bound the wait, and their expiry is a TRANSPORT failure.
+	// Unset takes the server default (30s); longer values are clamped to the
+	// server maximum.
 	StreamIdleTimeout *durationpb.Duration `protobuf:"bytes,8,opt,name=stream_idle_timeout,json=streamIdleTimeout,proto3" json:"stream_idle_timeout,omitempty"`
 	// A client-chosen UUID that identifies this call in llmrelay's logs and
 	// errors. When empty, llmrelay makes one up.

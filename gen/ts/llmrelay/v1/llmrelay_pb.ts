@@ -124,9 +124,12 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
 
   /**
    * An attempt that receives nothing from the provider for this long is
-   * abandoned as STALLED (and retried like any transient failure). Unset
-   * takes the server default (30s); longer values are clamped to the server
-   * maximum.
+   * abandoned as STALLED (and retried like any transient failure). The
+   * time counts from the provider's response headers on; until they arrive
+   * the provider's transport timeouts (connect, TLS, response headers:
+   * server config) bound the wait, and their expiry is a TRANSPORT failure.
+   * Unset takes the server default (30s); longer values are clamped to the
+   * server maximum.
    *
    * @generated from field: google.protobuf.Duration stream_idle_timeout = 8;
    */
