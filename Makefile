@@ -46,8 +46,12 @@ run: build ## Build and start the server (embedded default: 127.0.0.1:50051, moc
 	./$(BIN) $(ARGS)
 
 .PHONY: test
-test: ## Run every test with the race detector.
+test: test-deps ## Run every test with the race detector.
 	$(GO) test -race -count=1 ./...
+
+.PHONY: test-deps
+test-deps: ## Install the programs some tests run as real processes (haproxy, from Debian) when missing.
+	@scripts/test-deps.sh
 
 .PHONY: bench
 bench: build ## Benchmark llmrelay against direct provider calls (a real process on loopback); BENCHFLAGS="-h" lists its flags.

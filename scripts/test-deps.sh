@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the programs some tests run as real processes, from Debian
+# packages, when they are missing:
+#
+#   - haproxy (bookworm: 2.6): the HAProxy tests put it, with its default
+#     buffers, in front of a real llmrelay on loopback (internal/server).
+#
+# Needs root (or sudo) and apt-get to install; when it cannot, it says so
+# and exits 0: the tests that need a missing program skip with a message
+# naming it. `make test` runs it first; tests also run it when the program
+# is missing. TEST_DEPS_STRICT=1 (CI) makes a failed install an error.
+set -uo pipefail
+
+packages=(haproxy)
+commands=(haproxy)
+
+missing=()
+for i in "${!packages[@]}"; do
+	command -v "${commands[$i]}" >/dev/null 2>&1 || missing+=("${packages[$i]}")
+done
+((${#missing[@]})) || exit 0
+
+fail() {
+	echo "test-deps: cannot install ${missing[*]}: $*; the tests that need them will skip" >&2
+	[ "${TEST_DEPS_STRICT:-0}" = 1 ] && exit 1
+	exit 0
+}
+
+command -v apt-get >/dev/null 2>&1 || fail "no apt-get"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || fail "not root, and no password-less sudo"
+	sudo=(sudo -n)
+fi
+echo "test-deps: installing ${missing[*]}"
+# apt-get update only when the package lists do not know a package yet.
+if ! apt-cache show "${missing[@]}" >/dev/null 2>&1; then
+	"${sudo[@]}" apt-get update -qq || fail "apt-get update failed"
+fi
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+	fail "apt-get install failed"
