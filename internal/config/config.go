@@ -101,6 +101,23 @@ type Deadlines struct {
 // allows only on a loopback address (IsLoopback).
 type Auth struct {
 	Keys []APIKey `yaml:"keys"`
+	// Throttle limits failed authentications per caller address.
+	Throttle AuthThrottle `yaml:"throttle"`
+}
+
+// AuthThrottle limits failed authentications per caller address (a token
+// bucket per address, see interceptors.AuthThrottle): after Burst failures
+// in a row, an address's calls are refused (UNAUTHENTICATED,
+// AUTHENTICATION_THROTTLED, with RetryInfo) until it earns back a try, one
+// per 1/PerSecond. Failures are logged at most once per address and
+// LogInterval.
+type AuthThrottle struct {
+	// Burst: failures an address may make in a row; 0 turns throttling off.
+	Burst int `yaml:"burst"`
+	// PerSecond: how fast a throttled address earns back tries.
+	PerSecond float64 `yaml:"per_second"`
+	// LogInterval: at most one log line per address and interval.
+	LogInterval time.Duration `yaml:"log_interval"`
 }
 
 // APIKey is one client key, stored as the SHA-256 of the key; its fields
@@ -195,6 +212,7 @@ func Default() *Config {
 			StreamIdle:    30 * time.Second,
 			MaxStreamIdle: 300 * time.Second,
 		},
+		Auth: Auth{Throttle: AuthThrottle{Burst: 20, PerSecond: 1, LogInterval: time.Minute}},
 		Limits: Limits{
 			MaxRecvMsgBytes:             8 << 20,
 			MaxRequestBytes:             4 << 20,
@@ -383,6 +401,9 @@ func (c *Config) Validate() error {
 
 	if _, err := auth.NewKeyring(c.Auth.Keys); err != nil {
 		bad("%w", err)
+	}
+	if th := c.Auth.Throttle; th.Burst < 0 || (th.Burst > 0 && th.PerSecond <= 0) || th.LogInterval <= 0 {
+		bad("auth.throttle: burst must not be negative, per_second must be positive when burst is, and log_interval must be positive")
 	}
 	if len(c.Auth.Keys) == 0 && !IsLoopback(c.Listen) {
 		bad("listen: %s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+
