@@ -115,4 +115,3 @@ func TestPeerPrefix(t *testing.T) {
 		t.Errorf("no peer: %s", got)
 	}
 }
-
