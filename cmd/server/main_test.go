@@ -6,13 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 func TestServeStopsCleanlyWhenItsContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
-	var stderr bytes.Buffer
+	stderr := &syncBuffer{}
 	done := make(chan error, 1)
 	// No metrics listener: the default port may be taken on a shared machine.
 	cfgFile := filepath.Join(t.TempDir(), "llmrelay.yaml")
@@ -20,8 +21,15 @@ func TestServeStopsCleanlyWhenItsContextEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"--config", cfgFile, "--listen", "127.0.0.1:0"}
-	go func() { done <- run(ctx, args, nil, &bytes.Buffer{}, &stderr, func(string) string { return "" }) }()
-	time.Sleep(100 * time.Millisecond)
+	go func() { done <- run(ctx, args, nil, &bytes.Buffer{}, stderr, func(string) string { return "" }) }()
+	// Cancel once the server says it is serving, however long that takes.
+	for !strings.Contains(stderr.String(), "llmrelay serving") {
+		select {
+		case err := <-done:
+			t.Fatalf("run returned %v before serving: %s", err, stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -56,4 +64,22 @@ func TestVersion(t *testing.T) {
 	if err := run(t.Context(), []string{"version"}, nil, &out, &bytes.Buffer{}, nil); err != nil || !strings.HasPrefix(out.String(), "llmrelay") {
 		t.Errorf("version printed %q, %v", out.String(), err)
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

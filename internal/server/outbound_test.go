@@ -283,7 +283,7 @@ func TestDotSegmentModelIsRefusedBeforeAnyUpstreamCall(t *testing.T) {
 // provider's response_header_timeout bounds (a transport failure, not a
 // stall).
 func TestIdleTimeoutStartsAtTheResponseHeaders(t *testing.T) {
-	const slowHeaders = 2 * time.Second
+	const slowHeaders = 3 * time.Second
 	tests := []struct {
 		name          string
 		headerTimeout time.Duration
@@ -303,7 +303,7 @@ func TestIdleTimeoutStartsAtTheResponseHeaders(t *testing.T) {
 			in := servertest.Start(t, cfg)
 			req := outboundRequest("fake")
 			req.Retry.MaxAttempts = 1
-			req.StreamIdleTimeout = durationpb.New(slowHeaders / 4)
+			req.StreamIdleTimeout = durationpb.New(slowHeaders / 3)
 			events, err := servertest.Collect(t.Context(), in.Client, req)
 			if tc.wantCode == codes.OK {
 				if err != nil || events[len(events)-1].GetFinal().GetMessage().GetContent() != openaitest.Text(3) {

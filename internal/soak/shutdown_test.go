@@ -25,16 +25,21 @@ import (
 )
 
 // pacedRelay starts the server in-process with an `openai` provider whose
-// streams take chunks × delay, and the given shutdown grace.
-func pacedRelay(t *testing.T, delay, grace time.Duration) (*servertest.Instance, *openaitest.Server) {
+// streams hold after their first chunk until gate is closed, then take
+// chunks × delay; and the given shutdown grace. The stream idle timeout is
+// far longer than any test waits, so that held streams do not stall however
+// long a loaded machine takes to start them all.
+func pacedRelay(t *testing.T, delay, grace time.Duration, gate <-chan struct{}) (*servertest.Instance, *openaitest.Server) {
 	t.Helper()
 	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreCurrent()) })
-	upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, ChunkDelay: delay})
+	upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, ChunkDelay: delay, Gate: gate})
 	t.Cleanup(upstream.Close)
 	t.Cleanup(httpx.CloseIdleConnections)
 	cfg := config.Default()
 	cfg.MetricsListen = ""
 	cfg.ShutdownGrace = grace
+	cfg.Deadlines.StreamIdle, cfg.Deadlines.MaxStreamIdle = 10*time.Minute, 10*time.Minute
+	cfg.Deadlines.Default, cfg.Deadlines.Max = 20*time.Minute, 20*time.Minute
 	cfg.Providers = []provider.Config{{Name: "openai", Kind: "openai", BaseURL: upstream.URL()}}
 	return servertest.Start(t, cfg), upstream
 }
@@ -139,17 +144,18 @@ func TestShutdownUnderLoad(t *testing.T) {
 	tests := []struct {
 		name         string
 		delay, grace time.Duration
-		finish       bool // the streams fit in the grace period
+		finish       bool // the streams are let go once shutdown began
 	}{
-		// 20 chunks 100ms apart: two seconds, well within the grace.
-		{"streams finish within the grace period", 100 * time.Millisecond, time.Minute, true},
-		// 20 chunks 400ms apart (within the stream idle timeout): eight
-		// seconds, far past the grace.
-		{"streams past the grace period end UNAVAILABLE", 400 * time.Millisecond, 300 * time.Millisecond, false},
+		// Let go once health turned NOT_SERVING: 20 chunks 50ms apart, one
+		// second, far within the grace.
+		{"streams finish within the grace period", 50 * time.Millisecond, time.Minute, true},
+		// Held until the grace period ends.
+		{"streams past the grace period end UNAVAILABLE", 50 * time.Millisecond, 300 * time.Millisecond, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			in, _ := pacedRelay(t, tc.delay, tc.grace)
+			gate := make(chan struct{})
+			in, _ := pacedRelay(t, tc.delay, tc.grace, gate)
 			var ord order
 			wctx, stopWatch := context.WithCancel(t.Context())
 			defer stopWatch()
@@ -165,6 +171,9 @@ func TestShutdownUnderLoad(t *testing.T) {
 			stopWatch() // the watch is a call in flight too
 			if at == 0 {
 				t.Fatal("health never turned NOT_SERVING")
+			}
+			if tc.finish {
+				close(gate)
 			}
 			refused := refusedSoon(t, llmrelayv1.NewLLMServiceClient(in.Dial(t)))
 			select {
@@ -225,7 +234,9 @@ func refusedSoon(t *testing.T, client llmrelayv1.LLMServiceClient) codes.Code {
 // and checks that llmrelay closes every one of the upstream streams.
 func TestClientCancellationClosesUpstreamStreams(t *testing.T) {
 	const n = 500
-	in, upstream := pacedRelay(t, 100*time.Millisecond, time.Minute)
+	// Held after their first chunk: none ends before all have started,
+	// however loaded the machine.
+	in, upstream := pacedRelay(t, 100*time.Millisecond, time.Minute, make(chan struct{}))
 	var ord order
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

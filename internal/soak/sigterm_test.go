@@ -40,7 +40,10 @@ func TestSIGTERMWithStreamsInFlight(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 
-	upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, ChunkDelay: 100 * time.Millisecond})
+	// Streams hold after their first chunk until SIGTERM has turned health
+	// NOT_SERVING: none ends before, however long starting them all takes.
+	gate := make(chan struct{})
+	upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, ChunkDelay: 50 * time.Millisecond, Gate: gate})
 	t.Cleanup(upstream.Close)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -49,7 +52,7 @@ func TestSIGTERMWithStreamsInFlight(t *testing.T) {
 	addr := lis.Addr().String()
 	lis.Close()
 	cfgPath := filepath.Join(dir, "llmrelay.yaml")
-	cfg := fmt.Sprintf("listen: %s\nmetrics_listen: \"\"\nshutdown_grace: 1m\nlog: {level: warn}\nproviders:\n  - {name: openai, kind: openai, base_url: %q}\n", addr, upstream.URL())
+	cfg := fmt.Sprintf("listen: %s\nmetrics_listen: \"\"\nshutdown_grace: 1m\nlog: {level: warn}\ndeadlines: {stream_idle: 10m, max_stream_idle: 10m}\nproviders:\n  - {name: openai, kind: openai, base_url: %q}\n", addr, upstream.URL())
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +89,7 @@ func TestSIGTERMWithStreamsInFlight(t *testing.T) {
 	if at == 0 {
 		t.Fatal("health never turned NOT_SERVING")
 	}
+	close(gate)
 	fresh, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

@@ -148,7 +148,7 @@ func TestHTTP2PingsFailABlackHoledConnection(t *testing.T) {
 	hole := newBlackhole(t, up.Listener.Addr().String())
 	base := "https://" + hole.addr()
 	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: base, Transport: provider.Transport{
-		CAFile: ca.CAFile, PingInterval: 100 * time.Millisecond, PingTimeout: 200 * time.Millisecond,
+		CAFile: ca.CAFile, PingInterval: 200 * time.Millisecond, PingTimeout: time.Second,
 	}})
 
 	ctx, cancel := context.WithTimeout(t.Context(), guard)
