@@ -193,9 +193,8 @@ func TestRawUpstreamBodiesNeverReachClients(t *testing.T) {
 					w.WriteHeader(code)
 					_, _ = io.WriteString(w, page)
 				})
-				var logs bytes.Buffer
-				var mu sync.Mutex
-				logger := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+				var logs lockedBuffer
+				logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 				cfg := config.Default()
 				cfg.Providers = []provider.Config{outboundProvider(t, k.kind, up.URL)}
 				in := servertest.Start(t, cfg, server.WithLogger(logger))
@@ -213,8 +212,6 @@ func TestRawUpstreamBodiesNeverReachClients(t *testing.T) {
 				if !strings.Contains(st.Message(), "HTTP "+strconv.Itoa(code)) {
 					t.Errorf("message %q, want it to name the HTTP status", st.Message())
 				}
-				mu.Lock()
-				defer mu.Unlock()
 				found := false
 				for line := range strings.SplitSeq(logs.String(), "\n") {
 					var l map[string]any
@@ -228,17 +225,6 @@ func TestRawUpstreamBodiesNeverReachClients(t *testing.T) {
 			})
 		}
 	}
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // TestDotSegmentModelIsRefusedBeforeAnyUpstreamCall: a model whose path
