@@ -52,14 +52,23 @@ func (o *order) next() int64 { return o.n.Add(1) }
 // stream is one call in flight: started once its first delta arrived,
 // ended with its events and status, and the position of its end.
 type stream struct {
-	started chan struct{}
-	events  []*llmrelayv1.GenerateEvent
-	err     error
-	endedAt int64
+	started   chan struct{}
+	deltaSeen bool
+	events    []*llmrelayv1.GenerateEvent
+	err       error
+	endedAt   int64
+}
+
+// heldRequest is call i's request, with the server's stream idle timeout
+// (pacedRelay's, far longer than streams are held) instead of the soak's.
+func heldRequest(i int) *llmrelayv1.GenerateRequest {
+	req := request(i, 1)
+	req.StreamIdleTimeout = nil
+	return req
 }
 
 // startStreams starts n calls on client and returns them once every one
-// has received its first delta.
+// has received its first delta (or ended).
 func startStreams(t *testing.T, ctx context.Context, client llmrelayv1.LLMServiceClient, n int, ord *order) ([]*stream, *sync.WaitGroup) {
 	t.Helper()
 	streams := make([]*stream, n)
@@ -69,7 +78,7 @@ func startStreams(t *testing.T, ctx context.Context, client llmrelayv1.LLMServic
 		streams[i] = s
 		wg.Go(func() {
 			defer func() { s.endedAt = ord.next() }()
-			gs, err := client.Generate(ctx, request(i, 1))
+			gs, err := client.Generate(ctx, heldRequest(i))
 			if err != nil {
 				s.err = err
 				close(s.started)
@@ -89,7 +98,11 @@ func startStreams(t *testing.T, ctx context.Context, client llmrelayv1.LLMServic
 					return
 				}
 				s.events = append(s.events, ev)
-				if len(s.events) == 1 {
+				// Started once the upstream stream is open and held: a
+				// will_retry (a connection refused on a loaded machine, say)
+				// comes before that.
+				if ev.GetDelta() != nil && !s.deltaSeen {
+					s.deltaSeen = true
 					close(s.started)
 				}
 			}
@@ -221,7 +234,7 @@ func refusedSoon(t *testing.T, client llmrelayv1.LLMServiceClient) codes.Code {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-		_, err := servertest.Collect(ctx, client, request(-1, 1))
+		_, err := servertest.Collect(ctx, client, heldRequest(-1))
 		cancel()
 		if err != nil {
 			return status.Code(err)
