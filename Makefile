@@ -37,16 +37,32 @@ export PROTOC_VERSION GRPC_PYTHON_VERSION PYTHON
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
+# The version `llmrelay version` prints: the git commit (and -dirty), or
+# the tag once there is one.
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+LDFLAGS     := $(if $(VERSION),-X github.com/llmrelay/llmrelay/internal/cli.version=$(VERSION))
+
+# go build -v lists each package it compiles (nothing once the build cache
+# has it); progress turns that list into a count every 40 packages and
+# passes compiler errors through.
+PROGRESS    := awk '/^[^ :\#]+$$/ { n++; if (n % 40 == 0) { printf "   ... %d packages compiled\n", n; fflush() } next } { print; fflush() }'
+
 .PHONY: build
-build: ## Build the server to bin/llmrelay.
-	$(GO) build -o $(BIN) ./cmd/server
+build: ## Build the server to bin/llmrelay (the first build compiles the dependencies: a few minutes on a cold machine).
+	@echo "==> building $(BIN) from ./cmd/llmrelay (the first build compiles every dependency once, a few minutes on a cold machine; later builds take seconds)"
+	@set -o pipefail; $(GO) build -v -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/llmrelay 2>&1 | $(PROGRESS)
+	@echo "==> built $(BIN): $$($(BIN) version)"
 
 .PHONY: run
 run: build ## Build and start the server (embedded default: 127.0.0.1:50051, mock provider). ARGS="--config x.yaml" passes flags.
-	./$(BIN) $(ARGS)
+	@echo "==> starting $(BIN) $(ARGS) (Ctrl-C stops it; $(BIN) help lists its commands and flags)"
+	$(BIN) $(ARGS)
 
 .PHONY: test
-test: test-deps ## Run every test with the race detector.
+test: test-deps ## Run every test with the race detector (needs a C compiler; the first run compiles everything with -race, several minutes on a cold machine).
+	@command -v $${CC:-gcc} >/dev/null || command -v cc >/dev/null || { \
+		echo "make test runs the race detector, which needs a C compiler: install one (Debian: apt-get install gcc)"; exit 1; }
+	@echo "==> go test -race ./... (the first run compiles every package with the race detector once: several minutes on a cold machine)"
 	$(GO) test -race -count=1 ./...
 
 .PHONY: test-deps

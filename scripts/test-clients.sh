@@ -40,7 +40,7 @@ fail() {
 }
 
 echo "== build the server and the examples"
-go build -o "$work/llmrelay" ./cmd/server
+go build -o "$work/llmrelay" ./cmd/llmrelay
 go build -o "$work/example-go" ./examples/go
 npm --prefix examples/ts run --silent build
 

@@ -4,13 +4,17 @@
 // waiting before calling again helps, and a google.rpc.BadRequest when
 // request fields are at fault.
 //
-// The public message is written for the caller; the internal cause, which may
-// hold upstream details, is kept apart for logs.
+// The public message is written for the caller. Of an upstream failure it
+// carries only the provider's HTTP status and error type and, when the
+// provider rejected the request, the provider's own message, bounded (see
+// FromFailure); the internal cause, with everything else the upstream sent,
+// is kept apart for logs.
 package apierr
 
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -100,6 +104,22 @@ func (e *Error) Error() string {
 // Unwrap returns the internal cause.
 func (e *Error) Unwrap() error { return e.Cause }
 
+// resolutionError maps a model that does not resolve: INVALID_ARGUMENT with
+// a BadRequest on `model`, reason UNKNOWN_PROVIDER or UNKNOWN_MODEL, and a
+// message that names only what was asked for. ok is false for other errors.
+func resolutionError(err error) (e *Error, ok bool) {
+	reason := ReasonUnknownModel
+	switch {
+	case errors.Is(err, provider.ErrUnknownProvider):
+		reason = ReasonUnknownProvider
+	case !errors.Is(err, provider.ErrUnknownModel):
+		return nil, false
+	}
+	e = InvalidField(reason, "model", err.Error()+"; ListModels lists the models you may use")
+	e.Cause = err
+	return e, true
+}
+
 // InvalidField returns INVALID_ARGUMENT for one bad request field.
 func InvalidField(reason, field, description string) *Error {
 	return &Error{
@@ -114,8 +134,10 @@ func InvalidField(reason, field, description string) *Error {
 
 // FromError turns any error into an *Error. Errors that already are one
 // pass through; context errors become CANCELLED or DEADLINE_EXCEEDED; a
-// *provider.FieldError, a *schema.SchemaError and schema.ErrSchemaTooLarge
-// become INVALID_ARGUMENT; a *schema.InvalidOutputError becomes ABORTED
+// *provider.FieldError (INVALID_PROVIDER_OPTIONS under provider_options,
+// else INVALID_REQUEST), a *schema.SchemaError, schema.ErrSchemaTooLarge
+// and the resolution errors provider.ErrUnknownProvider (UNKNOWN_PROVIDER)
+// and provider.ErrUnknownModel (UNKNOWN_MODEL) become INVALID_ARGUMENT; a *schema.InvalidOutputError becomes ABORTED
 // (see InvalidOutput); anything else is INTERNAL with the cause kept for
 // the log only.
 func FromError(err error) *Error {
@@ -128,11 +150,18 @@ func FromError(err error) *Error {
 	}
 	var fe *provider.FieldError
 	if errors.As(err, &fe) {
-		e := InvalidField(ReasonInvalidProviderOptions, fe.Field, fe.Description)
+		reason := ReasonInvalidRequest
+		if fe.Field == "provider_options" || strings.HasPrefix(fe.Field, "provider_options.") {
+			reason = ReasonInvalidProviderOptions
+		}
+		e := InvalidField(reason, fe.Field, fe.Description)
 		e.Cause = err
 		return e
 	}
 	if e, ok := schemaError(err); ok {
+		return e
+	}
+	if e, ok := resolutionError(err); ok {
 		return e
 	}
 	var ioe *schema.InvalidOutputError

@@ -30,11 +30,11 @@ import (
 func FromFailure(f *retry.Failure) *Error {
 	c := f.Class
 	switch c.Class {
-	case retry.ClassCanceled, retry.ClassDeadline:
+	case provider.ClassCanceled, provider.ClassDeadline:
 		e := FromError(f.Err)
 		e.Metadata = failureMetadata(f)
 		return e
-	case retry.ClassUnknown:
+	case provider.ClassUnknown:
 		if c.Provider == nil {
 			// Not a provider failure: a bug, reported as INTERNAL.
 			return FromError(f.Err)
@@ -48,7 +48,7 @@ func FromFailure(f *retry.Failure) *Error {
 		Metadata: failureMetadata(f),
 		Cause:    f,
 	}
-	if c.Class == retry.ClassRejected && c.Provider != nil && c.Provider.Message != "" {
+	if c.Class == provider.ClassRejected && c.Provider != nil && c.Provider.Message != "" {
 		// Only the message the adapter parsed from the provider's error
 		// format, cleaned and bounded: never a raw body.
 		e.Message += ": " + provider.CleanText(c.Provider.Message, provider.MaxMessageLen)
@@ -87,21 +87,21 @@ type classStatus struct {
 	what   string
 }
 
-var classStatuses = map[retry.Class]classStatus{
-	retry.ClassRateLimited:    {codes.ResourceExhausted, ReasonProviderRateLimited, "rate-limited the request"},
-	retry.ClassQuotaExhausted: {codes.ResourceExhausted, ReasonProviderQuotaExhausted, "reports the account's quota or spend limit exhausted"},
-	retry.ClassOverloaded:     {codes.Unavailable, ReasonProviderOverloaded, "is overloaded"},
-	retry.ClassServerError:    {codes.Unavailable, ReasonProviderServerError, "failed"},
-	retry.ClassTransport:      {codes.Unavailable, ReasonProviderTransport, "could not be reached or its stream broke"},
-	retry.ClassStalled:        {codes.Unavailable, ReasonProviderStalled, "sent nothing within the stream idle timeout"},
-	retry.ClassRejected:       {codes.InvalidArgument, ReasonProviderRejected, "rejected the request"},
-	retry.ClassAuth:           {codes.FailedPrecondition, ReasonProviderAuthFailed, "rejected llmrelay's credentials"},
-	retry.ClassCanceled:       {codes.Canceled, ReasonCancelled, "call was cancelled"},
-	retry.ClassDeadline:       {codes.DeadlineExceeded, ReasonDeadlineExceeded, "call ran out of time"},
+var classStatuses = map[provider.Class]classStatus{
+	provider.ClassRateLimited:    {codes.ResourceExhausted, ReasonProviderRateLimited, "rate-limited the request"},
+	provider.ClassQuotaExhausted: {codes.ResourceExhausted, ReasonProviderQuotaExhausted, "reports the account's quota or spend limit exhausted"},
+	provider.ClassOverloaded:     {codes.Unavailable, ReasonProviderOverloaded, "is overloaded"},
+	provider.ClassServerError:    {codes.Unavailable, ReasonProviderServerError, "failed"},
+	provider.ClassTransport:      {codes.Unavailable, ReasonProviderTransport, "could not be reached or its stream broke"},
+	provider.ClassStalled:        {codes.Unavailable, ReasonProviderStalled, "sent nothing within the stream idle timeout"},
+	provider.ClassRejected:       {codes.InvalidArgument, ReasonProviderRejected, "rejected the request"},
+	provider.ClassAuth:           {codes.FailedPrecondition, ReasonProviderAuthFailed, "rejected llmrelay's credentials"},
+	provider.ClassCanceled:       {codes.Canceled, ReasonCancelled, "call was cancelled"},
+	provider.ClassDeadline:       {codes.DeadlineExceeded, ReasonDeadlineExceeded, "call ran out of time"},
 }
 
 // statusOf returns the class's status; unknown failures are UNKNOWN.
-func statusOf(c retry.Class) classStatus {
+func statusOf(c provider.Class) classStatus {
 	if cs, ok := classStatuses[c]; ok {
 		return cs
 	}

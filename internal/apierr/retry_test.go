@@ -24,6 +24,12 @@ func httpErr(status int, typ string) *provider.Error {
 	return &provider.Error{Kind: provider.KindHTTP, Status: status, Type: typ, Message: "upstream says no"}
 }
 
+// classified sets the class the adapter's error table gave e.
+func classified(e *provider.Error, c provider.Class) *provider.Error {
+	e.Class = c
+	return e
+}
+
 func withHint(e *provider.Error, d time.Duration) *provider.Error {
 	e.RetryAfter, e.HasRetryAfter = d, true
 	return e
@@ -67,7 +73,7 @@ func TestFromFailure(t *testing.T) {
 		{"unprocessable", failure(httpErr(422, ""), retry.StopNotRetryable, 1), codes.InvalidArgument, "PROVIDER_REJECTED", 0, nil},
 		{"credentials rejected 401", failure(httpErr(401, ""), retry.StopNotRetryable, 1), codes.FailedPrecondition, "PROVIDER_AUTH_FAILED", 0, nil},
 		{"credentials rejected 403", failure(httpErr(403, ""), retry.StopNotRetryable, 1), codes.FailedPrecondition, "PROVIDER_AUTH_FAILED", 0, nil},
-		{"quota exhausted", failure(withHint(httpErr(429, "insufficient_quota"), time.Second), retry.StopNotRetryable, 1),
+		{"quota exhausted", failure(withHint(classified(httpErr(429, "insufficient_quota"), provider.ClassQuotaExhausted), time.Second), retry.StopNotRetryable, 1),
 			codes.ResourceExhausted, "PROVIDER_QUOTA_EXHAUSTED", 0, nil},
 		{"x-should-retry false", failure(withHint(&provider.Error{Kind: provider.KindHTTP, Status: 503, ShouldRetry: &no}, time.Second), retry.StopNotRetryable, 1),
 			codes.Unavailable, "PROVIDER_RETRY_DISALLOWED", 0, nil},

@@ -53,8 +53,9 @@ var (
 type KeyConfig struct {
 	// Name identifies the key in logs, metrics and errors. Required, unique.
 	Name string `yaml:"name"`
-	// SHA256 is the lower-case hex SHA-256 of the key (`llmrelay hash-key`
-	// prints it). The key itself is never configured.
+	// SHA256 is the hex SHA-256 of the key: what `llmrelay hash-key`
+	// prints, with or without its "sha256: " prefix (NormalizeHash). The
+	// key itself is never configured.
 	SHA256 string `yaml:"sha256"`
 	// Scopes lists what the key may do: "generate", "models.list".
 	Scopes []string `yaml:"scopes"`
@@ -116,68 +117,115 @@ type Keyring struct {
 	ids    []*Identity
 }
 
-// NewKeyring checks the configured keys and builds the table. It fails on a
-// missing or duplicate name, a hash that is not 64 hex digits, a duplicate
-// hash, an unknown or missing scope, an empty model list or pattern, or a
-// negative limit. An empty list gives an empty Keyring.
+// KeyError says what is wrong with one configured key; NewKeyring returns
+// it, so that the configuration can point at the setting.
+type KeyError struct {
+	// Index is the key's position in auth.keys, Name its name ("" if it has
+	// none).
+	Index int
+	Name  string
+	// Field is the key's setting at fault: "name", "sha256", "scopes", ...
+	Field string
+	// Problem says what is wrong with the setting, e.g. "is required".
+	Problem string
+}
+
+// Error implements error: "auth.keys[1] (batch): scopes is empty; ...".
+func (e *KeyError) Error() string {
+	where := fmt.Sprintf("auth.keys[%d]", e.Index)
+	if e.Name != "" {
+		where += " (" + e.Name + ")"
+	}
+	return where + ": " + e.Field + " " + e.Problem
+}
+
+// HashPrefix is what `llmrelay hash-key` prints before a key's hash. A
+// configured sha256 may keep it: pasting the whole line is not an error.
+const HashPrefix = "sha256:"
+
+// NormalizeHash returns a configured sha256 as plain lower-case hex: without
+// surrounding space and without a leading HashPrefix (as `llmrelay
+// hash-key` prints it). It does not check that the result is a hash.
+func NormalizeHash(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) >= len(HashPrefix) && strings.EqualFold(s[:len(HashPrefix)], HashPrefix) {
+		s = strings.TrimSpace(s[len(HashPrefix):])
+	}
+	return strings.ToLower(s)
+}
+
+// NewKeyring checks the configured keys and builds the table. It fails with
+// a *KeyError on a missing or duplicate name, a hash that is not 64 hex
+// digits (after NormalizeHash), a duplicate hash, an unknown or missing
+// scope, an empty model list or pattern, or a negative limit. An empty list
+// gives an empty Keyring.
 func NewKeyring(cfgs []KeyConfig) (*Keyring, error) {
 	k := &Keyring{}
-	names := make(map[string]bool, len(cfgs))
+	names := make(map[string]int, len(cfgs))
 	for i, c := range cfgs {
-		where := fmt.Sprintf("auth.keys[%d]", i)
-		if c.Name != "" {
-			where += " (" + c.Name + ")"
+		fail := func(field, format string, args ...any) error {
+			return &KeyError{Index: i, Name: c.Name, Field: field, Problem: fmt.Sprintf(format, args...)}
 		}
-		id, sum, err := buildIdentity(c)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
+		id, sum, field, problem := buildIdentity(c)
+		if problem != "" {
+			return nil, fail(field, "%s", problem)
 		}
-		if names[c.Name] {
-			return nil, fmt.Errorf("%s: duplicate key name %q", where, c.Name)
+		if j, dup := names[c.Name]; dup {
+			return nil, fail("name", "%q is already used by auth.keys[%d]", c.Name, j)
 		}
 		for j, h := range k.hashes {
 			if h == sum {
-				return nil, fmt.Errorf("%s: same sha256 as key %q", where, k.ids[j].Name)
+				return nil, fail("sha256", "is the same as key %q's: each key needs its own", k.ids[j].Name)
 			}
 		}
-		names[c.Name] = true
+		names[c.Name] = i
 		k.hashes = append(k.hashes, sum)
 		k.ids = append(k.ids, id)
 	}
 	return k, nil
 }
 
-func buildIdentity(c KeyConfig) (*Identity, [sha256.Size]byte, error) {
-	var sum [sha256.Size]byte
+// buildIdentity checks one key; on a problem it returns the field at fault
+// and what is wrong with it.
+func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, problem string) {
 	if c.Name == "" {
-		return nil, sum, errors.New("name is required")
+		return nil, sum, "name", "is required"
 	}
-	raw, err := hex.DecodeString(c.SHA256)
+	raw, err := hex.DecodeString(NormalizeHash(c.SHA256))
 	if err != nil || len(raw) != sha256.Size {
-		return nil, sum, errors.New("sha256 must be 64 hex digits (the output of `llmrelay hash-key`), not the key itself")
+		return nil, sum, "sha256", "must be 64 hex digits (what `llmrelay hash-key` prints after \"sha256: \"), not the key itself"
 	}
 	copy(sum[:], raw)
 	if len(c.Scopes) == 0 {
-		return nil, sum, fmt.Errorf("scopes is empty; known scopes: %s", scopeList())
+		return nil, sum, "scopes", "is empty; known scopes: " + scopeList()
 	}
-	id := &Identity{Name: c.Name}
+	id = &Identity{Name: c.Name}
 	for _, s := range c.Scopes {
 		if !slices.Contains(knownScopes, Scope(s)) {
-			return nil, sum, fmt.Errorf("unknown scope %q; known scopes: %s", s, scopeList())
+			return nil, sum, "scopes", fmt.Sprintf("has an unknown scope %q; known scopes: %s", s, scopeList())
 		}
 		id.scopes = append(id.scopes, Scope(s))
 	}
 	if len(c.Models) == 0 {
-		return nil, sum, errors.New(`models is empty; list model patterns such as "mock/*", or ["*"] for every model`)
+		return nil, sum, "models", `is empty; list model patterns such as "mock/*", or ["*"] for every model`
 	}
 	for _, m := range c.Models {
 		if m == "" || strings.ContainsFunc(m, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-			return nil, sum, fmt.Errorf("model pattern %q is empty or contains spaces or control characters", m)
+			return nil, sum, "models", fmt.Sprintf("has a pattern %q that is empty or contains spaces or control characters", m)
 		}
 	}
 	id.models = slices.Clone(c.Models)
-	if c.RequestsPerSecond < 0 || c.Burst < 0 || c.MaxConcurrentStreams < 0 {
-		return nil, sum, errors.New("requests_per_second, burst and max_concurrent_streams must not be negative")
+	for _, l := range []struct {
+		field string
+		v     float64
+	}{
+		{"requests_per_second", c.RequestsPerSecond},
+		{"burst", float64(c.Burst)},
+		{"max_concurrent_streams", float64(c.MaxConcurrentStreams)},
+	} {
+		if l.v < 0 {
+			return nil, sum, l.field, "must not be negative"
+		}
 	}
 	id.Limits = Limits{
 		RequestsPerSecond:    c.RequestsPerSecond,
@@ -187,7 +235,7 @@ func buildIdentity(c KeyConfig) (*Identity, [sha256.Size]byte, error) {
 	if id.Limits.RequestsPerSecond > 0 && id.Limits.Burst == 0 {
 		id.Limits.Burst = max(1, int(id.Limits.RequestsPerSecond+0.999999))
 	}
-	return id, sum, nil
+	return id, sum, "", ""
 }
 
 func scopeList() string {

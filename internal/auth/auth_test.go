@@ -128,9 +128,9 @@ func TestNewKeyringRejects(t *testing.T) {
 		{"no scopes", func(c *KeyConfig) { c.Scopes = nil }, false, "scopes is empty"},
 		{"no models", func(c *KeyConfig) { c.Models = nil }, false, "models is empty"},
 		{"blank pattern", func(c *KeyConfig) { c.Models = []string{"mock/ x"} }, false, "spaces"},
-		{"negative limit", func(c *KeyConfig) { c.Burst = -1 }, false, "must not be negative"},
-		{"duplicate name", func(c *KeyConfig) { c.SHA256 = HashKey("b") }, true, "duplicate key name"},
-		{"duplicate hash", func(c *KeyConfig) { c.Name = "b" }, true, `same sha256 as key "a"`},
+		{"negative limit", func(c *KeyConfig) { c.Burst = -1 }, false, "burst must not be negative"},
+		{"duplicate name", func(c *KeyConfig) { c.SHA256 = HashKey("b") }, true, `"a" is already used by auth.keys[0]`},
+		{"duplicate hash", func(c *KeyConfig) { c.Name = "b" }, true, `sha256 is the same as key "a"'s`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,6 +148,28 @@ func TestNewKeyringRejects(t *testing.T) {
 	}
 	if k, err := NewKeyring(nil); err != nil || k.Len() != 0 {
 		t.Fatalf("empty config: %v, %v", k, err)
+	}
+	var ke *KeyError
+	if _, err := NewKeyring([]KeyConfig{good, {Name: "b"}}); !errors.As(err, &ke) || ke.Index != 1 || ke.Field != "sha256" {
+		t.Fatalf("err = %#v, want a *KeyError on auth.keys[1]'s sha256", err)
+	}
+}
+
+// TestHashKeyLinePastedWhole: the whole line `llmrelay hash-key` prints is
+// accepted as a key's sha256, whatever the case of the digits.
+func TestHashKeyLinePastedWhole(t *testing.T) {
+	for _, hash := range []string{
+		"sha256: " + HashKey("a"),
+		"sha256:" + HashKey("a"),
+		"  SHA256: " + strings.ToUpper(HashKey("a")) + "\n",
+	} {
+		k, err := NewKeyring([]KeyConfig{{Name: "a", SHA256: hash, Scopes: []string{"generate"}, Models: []string{"*"}}})
+		if err != nil {
+			t.Fatalf("sha256 %q: %v", hash, err)
+		}
+		if id, err := k.Authenticate([]string{"Bearer a"}); err != nil || id.Name != "a" {
+			t.Errorf("sha256 %q: the key does not authenticate: %v", hash, err)
+		}
 	}
 }
 

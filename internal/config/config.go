@@ -10,18 +10,19 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"net"
 	"net/netip"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/schema"
 )
 
 // EnvConfig names the environment variable holding the config file's path.
@@ -231,193 +232,322 @@ func Default() *Config {
 	}
 }
 
+// RetryLimits returns the retry section and the stream idle timeouts as
+// internal/retry's Limits: Default's values are the only defaults.
+func (c *Config) RetryLimits() retry.Limits {
+	r, d := c.Retry, c.Deadlines
+	return retry.Limits{
+		DefaultMaxAttempts: r.DefaultMaxAttempts,
+		MaxAttemptsLimit:   r.MaxAttemptsLimit,
+		InitialBackoff:     r.InitialBackoff,
+		MaxBackoff:         r.MaxBackoff,
+		MaxRetryAfter:      r.MaxRetryAfter,
+		DefaultIdleTimeout: d.StreamIdle,
+		MaxIdleTimeout:     d.MaxStreamIdle,
+	}
+}
+
+// SchemaConfig returns the structured_output section as internal/schema's
+// Config: Default's values are the only defaults.
+func (c *Config) SchemaConfig() schema.Config {
+	so := c.StructuredOutput
+	return schema.Config{
+		MaxSchemaBytes:           so.MaxSchemaBytes,
+		SchemaCacheSize:          so.SchemaCacheSize,
+		DefaultValidationRetries: so.DefaultValidationRetries,
+		MaxValidationRetries:     so.MaxValidationRetries,
+	}
+}
+
 // DefaultProviders is the provider list used when the config names none.
 func DefaultProviders() []provider.Config {
 	return []provider.Config{{Name: "mock", Kind: "mock"}}
 }
 
+// EnvMetricsListen names the environment variable that overrides
+// `metrics_listen`; "off" turns the endpoint off.
+const EnvMetricsListen = "LLMRELAY_METRICS_LISTEN"
+
 // Flags are the command-line overrides; empty fields override nothing.
 type Flags struct {
 	ConfigPath string
 	Listen     string
+	// MetricsListen, when not nil, overrides metrics_listen; "" or "off"
+	// turns the endpoint off.
+	MetricsListen *string
 }
 
+// fromCommandLine is how messages name a value that a flag set.
+const fromCommandLine = "the command line"
+
 // Load builds the configuration: defaults, then the file named by
-// flags.ConfigPath or $LLMRELAY_CONFIG (if any), then $LLMRELAY_LISTEN, then
-// the flags; and validates the result.
+// flags.ConfigPath or $LLMRELAY_CONFIG (if any), then $LLMRELAY_LISTEN and
+// $LLMRELAY_METRICS_LISTEN, then the flags; and validates the result. A
+// configuration with problems gives Problems, each naming its setting and
+// the file's line (or the variable or flag that set it).
 func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	cfg := Default()
-	path := flags.ConfigPath
+	o := &origin{lines: map[string]int{}, sources: map[string]string{}}
+	path, from := flags.ConfigPath, ""
 	if path == "" {
-		path = getenv(EnvConfig)
+		path, from = getenv(EnvConfig), " (from $"+EnvConfig+")"
 	}
 	if path != "" {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, fmt.Errorf("config: %w", err)
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("config file %s%s: %w", path, from, err)
 		}
-		err = cfg.decode(f)
+		o.file = path
+		o.lines, err = cfg.decodeFile(path, f)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("config %s: %w", path, err)
+			return nil, err
 		}
 	}
 	if v := getenv(EnvListen); v != "" {
 		cfg.Listen = v
+		o.override("listen", "$"+EnvListen)
+	}
+	if v := getenv(EnvMetricsListen); v != "" {
+		cfg.MetricsListen = v
+		o.override("metrics_listen", "$"+EnvMetricsListen)
 	}
 	if flags.Listen != "" {
 		cfg.Listen = flags.Listen
+		o.override("listen", fromCommandLine)
 	}
-	if len(cfg.Providers) == 0 {
-		cfg.Providers = DefaultProviders()
+	if flags.MetricsListen != nil {
+		cfg.MetricsListen = *flags.MetricsListen
+		o.override("metrics_listen", fromCommandLine)
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.finish(o); err != nil {
 		return nil, err
 	}
 	return cfg, nil
 }
 
 // Parse decodes YAML over the defaults, without the environment or flags,
-// and validates the result. Tests use it.
+// and validates the result. Tests use it; problems name the file "config".
 func Parse(data []byte) (*Config, error) {
 	cfg := Default()
-	if err := cfg.decode(bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+	lines, err := cfg.decodeFile("config", bytes.NewReader(data))
+	if err != nil {
+		return nil, err
 	}
-	if len(cfg.Providers) == 0 {
-		cfg.Providers = DefaultProviders()
-	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.finish(&origin{file: "config", lines: lines}); err != nil {
 		return nil, err
 	}
 	return cfg, nil
 }
 
-// decode reads YAML over cfg. Unknown fields are errors: a typo must not
-// silently fall back to a default.
-func (c *Config) decode(r io.Reader) error {
-	dec := yaml.NewDecoder(r)
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return err
+// finish completes a configuration whose sources have all been applied:
+// the default provider list when there is none, each provider's transport
+// and redirect defaults (so the effective configuration shows them), "off"
+// as no metrics endpoint; then Validate, with each problem located by o.
+func (c *Config) finish(o *origin) error {
+	if len(c.Providers) == 0 {
+		c.Providers = DefaultProviders()
 	}
-	return nil
+	for i := range c.Providers {
+		c.Providers[i] = c.Providers[i].WithDefaults()
+	}
+	if strings.EqualFold(c.MetricsListen, "off") {
+		c.MetricsListen = ""
+	}
+	ps := c.validate()
+	o.locate(ps)
+	return ps.err()
 }
 
-// Validate checks the configuration as a whole and returns every problem
-// found, joined.
-func (c *Config) Validate() error {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+// Validate checks the configuration as a whole. It returns nil or
+// Problems: every problem found, each naming its setting.
+func (c *Config) Validate() error { return c.validate().err() }
 
-	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-		bad("listen: %q is not host:port: %v", c.Listen, err)
+func (c *Config) validate() Problems {
+	var p problems
+	bad := func(path, format string, args ...any) { p.add(path, nil, format, args...) }
+	// badBoth reports a problem between two settings on the first; the
+	// second gives the line when only it was set in the file.
+	badBoth := func(path, other, format string, args ...any) { p.add(path, []string{other}, format, args...) }
+
+	listenOK := true
+	if msg := addrProblem(c.Listen, "127.0.0.1:50051"); msg != "" {
+		bad("listen", "%s", msg)
+		listenOK = false
 	}
 	if c.MetricsListen != "" {
-		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
-			bad("metrics_listen: %q is not host:port: %v", c.MetricsListen, err)
+		if msg := addrProblem(c.MetricsListen, "127.0.0.1:9464"); msg != "" {
+			bad("metrics_listen", `%s; "" or off turns the metrics endpoint off`, msg)
 		}
 	}
 	if c.ShutdownGrace < 0 {
-		bad("shutdown_grace: must not be negative")
+		bad("shutdown_grace", "must not be negative")
 	}
 	switch strings.ToLower(c.Log.Level) {
 	case "debug", "info", "warn", "error":
 	default:
-		bad("log.level: %q is not one of debug, info, warn, error", c.Log.Level)
+		bad("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)
 	}
 	switch c.Log.Format {
 	case "text", "json":
 	default:
-		bad("log.format: %q is not text or json", c.Log.Format)
+		bad("log.format", "%q is not text or json", c.Log.Format)
 	}
 
-	names := map[string]bool{}
-	for i, p := range c.Providers {
-		if err := provider.CheckName(p.Name); err != nil {
-			bad("providers[%d].name: %w", i, err)
-		} else if names[p.Name] {
-			bad("providers[%d].name: %q is listed twice", i, p.Name)
+	names := map[string]int{}
+	for i, pr := range c.Providers {
+		at := func(field string) string { return fmt.Sprintf("providers[%d].%s", i, field) }
+		switch first, dup := names[pr.Name]; {
+		case provider.CheckName(pr.Name) != nil:
+			// The rule request models' provider part follows: a name
+			// that breaks it could never be called.
+			bad(at("name"), "%v", provider.CheckName(pr.Name))
+		case dup:
+			bad(at("name"), "%q is listed twice (also providers[%d])", pr.Name, first)
+		default:
+			names[pr.Name] = i
 		}
-		names[p.Name] = true
-		if p.Kind == "" {
-			bad("providers[%d].kind: required", i)
+		if pr.Kind == "" {
+			kinds := ""
+			if k := provider.Kinds(); len(k) > 0 {
+				kinds = "; one of " + strings.Join(k, ", ")
+			}
+			bad(at("kind"), "required%s", kinds)
 		}
-		if p.Timeout < 0 || p.MaxConcurrent < 0 {
-			bad("providers[%d]: timeout and max_concurrent must not be negative", i)
+		if pr.Timeout < 0 {
+			bad(at("timeout"), "must not be negative")
 		}
-		if err := provider.CheckRedirects(p.Redirects); err != nil {
-			bad("providers[%d].%w", i, err)
+		if pr.MaxConcurrent < 0 {
+			bad(at("max_concurrent"), "must not be negative")
 		}
-		if err := p.Transport.Check(); err != nil {
-			bad("providers[%d].%w", i, err)
+		var cp *provider.ConfigProblem
+		if err := provider.CheckRedirects(pr.Redirects); errors.As(err, &cp) {
+			bad(at(cp.Field), "%s", cp.Problem)
+		}
+		if err := pr.Transport.Check(); errors.As(err, &cp) {
+			bad(at(cp.Field), "%s", cp.Problem)
 		}
 	}
 
 	r := c.Retry
 	if r.MaxAttemptsLimit < 1 || r.MaxAttemptsLimit > 10 {
-		bad("retry.max_attempts_limit: %d is not within 1..10", r.MaxAttemptsLimit)
+		bad("retry.max_attempts_limit", "%d is not within 1..10", r.MaxAttemptsLimit)
 	}
 	if r.DefaultMaxAttempts < 1 || r.DefaultMaxAttempts > r.MaxAttemptsLimit {
-		bad("retry.default_max_attempts: %d is not within 1..max_attempts_limit (%d)", r.DefaultMaxAttempts, r.MaxAttemptsLimit)
+		badBoth("retry.default_max_attempts", "retry.max_attempts_limit", "%d is not within 1..max_attempts_limit (%d)", r.DefaultMaxAttempts, r.MaxAttemptsLimit)
 	}
-	if r.InitialBackoff <= 0 || r.MaxBackoff < r.InitialBackoff {
-		bad("retry: initial_backoff must be positive and max_backoff at least initial_backoff")
+	if r.InitialBackoff <= 0 {
+		bad("retry.initial_backoff", "must be positive")
+	} else if r.MaxBackoff < r.InitialBackoff {
+		badBoth("retry.max_backoff", "retry.initial_backoff", "%s is shorter than initial_backoff (%s)", formatDuration(r.MaxBackoff), formatDuration(r.InitialBackoff))
 	}
 	if r.MaxRetryAfter <= 0 {
-		bad("retry.max_retry_after: must be positive")
+		bad("retry.max_retry_after", "must be positive")
 	}
-	if r.Budget.MaxTokens < 0 || r.Budget.TokenRatio < 0 {
-		bad("retry.budget: max_tokens and token_ratio must not be negative")
+	if r.Budget.MaxTokens < 0 {
+		bad("retry.budget.max_tokens", "must not be negative")
+	}
+	if r.Budget.TokenRatio < 0 {
+		bad("retry.budget.token_ratio", "must not be negative")
 	}
 
 	d := c.Deadlines
-	if d.Default <= 0 || d.Max < d.Default {
-		bad("deadlines: default must be positive and max at least default")
+	if d.Default <= 0 {
+		bad("deadlines.default", "must be positive")
+	} else if d.Max < d.Default {
+		badBoth("deadlines.max", "deadlines.default", "%s is shorter than default (%s)", formatDuration(d.Max), formatDuration(d.Default))
 	}
-	if d.StreamIdle <= 0 || d.MaxStreamIdle < d.StreamIdle {
-		bad("deadlines: stream_idle must be positive and max_stream_idle at least stream_idle")
+	if d.StreamIdle <= 0 {
+		bad("deadlines.stream_idle", "must be positive")
+	} else if d.MaxStreamIdle < d.StreamIdle {
+		badBoth("deadlines.max_stream_idle", "deadlines.stream_idle", "%s is shorter than stream_idle (%s)", formatDuration(d.MaxStreamIdle), formatDuration(d.StreamIdle))
 	}
 
-	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
-		bad("tls: cert_file and key_file go together")
+	switch {
+	case c.TLS.CertFile != "" && c.TLS.KeyFile == "":
+		badBoth("tls.key_file", "tls.cert_file", "required with cert_file: tls needs the certificate and its private key")
+	case c.TLS.CertFile == "" && c.TLS.KeyFile != "":
+		badBoth("tls.cert_file", "tls.key_file", "required with key_file: tls needs the certificate and its private key")
 	}
 	l := c.Limits
 	if l.MaxRecvMsgBytes <= 0 {
-		bad("limits.max_recv_msg_bytes: must be positive")
+		bad("limits.max_recv_msg_bytes", "must be positive")
 	}
 	if l.MaxRequestBytes < 0 || l.MaxRequestBytes > l.MaxRecvMsgBytes {
-		bad("limits.max_request_bytes: %d is not within 0..max_recv_msg_bytes (%d)", l.MaxRequestBytes, l.MaxRecvMsgBytes)
+		badBoth("limits.max_request_bytes", "limits.max_recv_msg_bytes", "%d is not within 0..max_recv_msg_bytes (%d)", l.MaxRequestBytes, l.MaxRecvMsgBytes)
 	}
 	if l.ProviderQueue < 0 {
-		bad("limits.provider_queue: must not be negative")
+		bad("limits.provider_queue", "must not be negative")
 	}
 	if l.StreamWorkers < -1 {
-		bad("limits.stream_workers: %d is not -1 (off), 0 (8 per CPU) or a count", l.StreamWorkers)
+		bad("limits.stream_workers", "%d is not -1 (off), 0 (8 per CPU) or a count", l.StreamWorkers)
 	}
-	if l.KeepaliveMinTime <= 0 || l.KeepaliveTime <= 0 || l.KeepaliveTimeout <= 0 {
-		bad("limits: keepalive_min_time, keepalive_time and keepalive_timeout must be positive")
+	if l.KeepaliveMinTime <= 0 {
+		bad("limits.keepalive_min_time", "must be positive")
+	}
+	if l.KeepaliveTime <= 0 {
+		bad("limits.keepalive_time", "must be positive")
+	}
+	if l.KeepaliveTimeout <= 0 {
+		bad("limits.keepalive_timeout", "must be positive")
 	}
 
 	if _, err := auth.NewKeyring(c.Auth.Keys); err != nil {
-		bad("%w", err)
+		var ke *auth.KeyError
+		if errors.As(err, &ke) {
+			badBoth(fmt.Sprintf("auth.keys[%d].%s", ke.Index, ke.Field), fmt.Sprintf("auth.keys[%d]", ke.Index), "%s", ke.Problem)
+		} else {
+			bad("auth.keys", "%v", err)
+		}
 	}
-	if th := c.Auth.Throttle; th.Burst < 0 || (th.Burst > 0 && th.PerSecond <= 0) || th.LogInterval <= 0 {
-		bad("auth.throttle: burst must not be negative, per_second must be positive when burst is, and log_interval must be positive")
+	if th := c.Auth.Throttle; th.Burst < 0 {
+		bad("auth.throttle.burst", "must not be negative")
+	} else if th.Burst > 0 && th.PerSecond <= 0 {
+		bad("auth.throttle.per_second", "must be positive when burst is (burst: 0 turns the throttle off)")
 	}
-	if len(c.Auth.Keys) == 0 && !IsLoopback(c.Listen) {
-		bad("listen: %s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+
+	if c.Auth.Throttle.LogInterval <= 0 {
+		bad("auth.throttle.log_interval", "must be positive")
+	}
+	if listenOK && len(c.Auth.Keys) == 0 && !IsLoopback(c.Listen) {
+		bad("listen", "%s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+
 			"add keys (`llmrelay hash-key` prints a key's sha256) or listen on 127.0.0.1", c.Listen)
 	}
 
 	so := c.StructuredOutput
-	if so.MaxValidationRetries < 0 || so.DefaultValidationRetries < 0 || so.DefaultValidationRetries > so.MaxValidationRetries {
-		bad("structured_output: default_validation_retries must be within 0..max_validation_retries")
+	if so.MaxValidationRetries < 0 {
+		bad("structured_output.max_validation_retries", "must not be negative")
 	}
-	if so.MaxSchemaBytes <= 0 || so.SchemaCacheSize <= 0 {
-		bad("structured_output: max_schema_bytes and schema_cache_size must be positive")
+	if so.DefaultValidationRetries < 0 || so.DefaultValidationRetries > so.MaxValidationRetries {
+		badBoth("structured_output.default_validation_retries", "structured_output.max_validation_retries",
+			"%d is not within 0..max_validation_retries (%d)", so.DefaultValidationRetries, so.MaxValidationRetries)
 	}
-	return errors.Join(errs...)
+	if so.MaxSchemaBytes <= 0 {
+		bad("structured_output.max_schema_bytes", "must be positive")
+	}
+	if so.SchemaCacheSize <= 0 {
+		bad("structured_output.schema_cache_size", "must be positive")
+	}
+	return p.list
+}
+
+// addrProblem says what is wrong with a listen address, or returns "". A
+// port alone gets the host:port forms that mean what was likely meant.
+func addrProblem(addr, example string) string {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		if n, err := strconv.Atoi(addr); err == nil && n >= 0 && n <= 65535 {
+			return fmt.Sprintf("%q is a port without a host; use 127.0.0.1:%s (this machine only) or 0.0.0.0:%s (every interface)", addr, addr, addr)
+		}
+		return fmt.Sprintf("%q is not host:port, such as %s", addr, example)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Sprintf("%q: the port must be a number from 0 to 65535, as in %s", addr, example)
+	}
+	return ""
 }
 
 // IsLoopback reports whether the host:port address listens only on the
@@ -433,23 +563,4 @@ func IsLoopback(addr string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
-}
-
-// Redacted returns a copy safe to log: nothing secret is in the config by
-// design, but key hashes are shortened all the same.
-func (c *Config) Redacted() Config {
-	cp := *c
-	cp.Auth.Keys = make([]APIKey, len(c.Auth.Keys))
-	for i, k := range c.Auth.Keys {
-		k.SHA256 = shorten(k.SHA256)
-		cp.Auth.Keys[i] = k
-	}
-	return cp
-}
-
-func shorten(h string) string {
-	if len(h) <= 8 {
-		return h
-	}
-	return h[:8] + "…"
 }

@@ -84,9 +84,9 @@ func TestLoadRejectsBadConfig(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
 	}{
-		{"typo", "listne: 127.0.0.1:1\n", "field listne not found"},
+		{"typo", "listne: 127.0.0.1:1\n", "listne: unknown field; did you mean listen?"},
 		{"bad listen", "listen: nowhere\n", "listen"},
-		{"bad duration", "shutdown_grace: soon\n", "`soon` into time.Duration"},
+		{"bad duration", "shutdown_grace: soon\n", `shutdown_grace: "soon" is not a duration`},
 		{"duplicate provider", "providers: [{name: a, kind: mock}, {name: a, kind: mock}]\n", "listed twice"},
 		{"provider without kind", "providers: [{name: a}]\n", "kind: required"},
 		{"slash in name", "providers: [{name: a/b, kind: mock}]\n", `providers[0].name: "a/b" cannot be called`},
@@ -111,14 +111,5 @@ func TestLoadRejectsBadConfig(t *testing.T) {
 	}
 	if _, err := Load(Flags{ConfigPath: filepath.Join(t.TempDir(), "missing.yaml")}, env(nil)); err == nil {
 		t.Error("a missing config file loaded without error")
-	}
-}
-
-func TestRedactedShortensKeyHashes(t *testing.T) {
-	cfg := Default()
-	cfg.Auth.Keys = []APIKey{{Name: "k", SHA256: strings.Repeat("ab", 32)}}
-	r := cfg.Redacted()
-	if r.Auth.Keys[0].SHA256 == cfg.Auth.Keys[0].SHA256 || cfg.Auth.Keys[0].SHA256 != strings.Repeat("ab", 32) {
-		t.Errorf("Redacted must shorten the copy's hashes and leave the original: %q / %q", r.Auth.Keys[0].SHA256, cfg.Auth.Keys[0].SHA256)
 	}
 }

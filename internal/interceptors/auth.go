@@ -108,17 +108,5 @@ func ModelAccess() Link {
 			"API key "+id.Name+" may not use model "+model,
 			map[string]string{"key": id.Name, "model": model}, 0)
 	}
-	return Link{
-		Name: "model_access",
-		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			if err := check(ctx, req); err != nil {
-				return nil, err
-			}
-			return h(ctx, req)
-		},
-		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			ctx := ss.Context()
-			return h(srv, &peekStream{ServerStream: ss, onFirst: func(m any) error { return check(ctx, m) }})
-		},
-	}
+	return requestCheck("model_access", check)
 }

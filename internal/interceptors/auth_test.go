@@ -36,7 +36,7 @@ func TestAuth(t *testing.T) {
 			return &llmrelayv1.ListModelsResponse{}, nil
 		},
 	}
-	c := serve(t, svc, Recovery(discardLogger()), APIOnly(Auth(authKeys(t))), Validate(newValidator(t)), ModelAccess())
+	c := serve(t, svc, Guard(discardLogger()), APIOnly(Auth(authKeys(t))), Validate(newValidator(t)), ModelAccess())
 	tests := []struct {
 		name       string
 		md         []string // authorization header values

@@ -20,9 +20,10 @@ func BenchmarkChain(b *testing.B) {
 	m := metrics.New()
 	all := func(log *slog.Logger) []Link {
 		return []Link{
-			Recovery(log), Metrics(m), Logging(log), APIOnly(Auth(keys)),
+			Guard(log), Metrics(m), Logging(log), APIOnly(Auth(keys)),
 			NewKeyLimits(keys, m).Link(), APIOnly(Deadline(time.Minute, time.Hour)), RequestSize(4 << 20),
-			Validate(newValidator(b)), ModelAccess(), NewProviderQueue(map[string]int{"mock": 1000}, 10, m).Link(),
+			Validate(newValidator(b)), ModelAccess(), ResolveModel(testProviders(b, "mock")),
+			NewProviderQueue(map[string]int{"mock": 1000}, 10, m).Link(), Recovery(log),
 		}
 	}
 	warn := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))

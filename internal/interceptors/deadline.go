@@ -7,9 +7,11 @@ import (
 	"google.golang.org/grpc"
 )
 
-// Deadline bounds every call: a call without a deadline gets def, and a
-// deadline further away than max is brought in to max, so every provider
-// call below has a bound. Zero def or max switches that half off. (The
+// Deadline is the one owner of a call's deadline: a call without a
+// deadline gets def, and a deadline further away than max is brought in to
+// max, so every wait and provider call below has a bound. The handler and
+// its attempt plan read the result from the call's context; nothing else
+// defaults or clamps it. Zero def or max switches that half off. (The
 // go-grpc-middleware timeout package is client-side only.) Wrap it in
 // APIOnly: a health watch may rightly last for days.
 func Deadline(def, max time.Duration) Link {

@@ -22,7 +22,7 @@ const (
 	ReasonScopeMissing = "SCOPE_MISSING"
 	// PERMISSION_DENIED: the key may not use the request's model.
 	ReasonModelNotAllowed = "MODEL_NOT_ALLOWED"
-	// RESOURCE_EXHAUSTED: the request is larger than limits.max_recv_msg_bytes.
+	// RESOURCE_EXHAUSTED: the request is larger than limits.max_request_bytes.
 	ReasonRequestTooLarge = "REQUEST_TOO_LARGE"
 	// RESOURCE_EXHAUSTED, with RetryInfo: the key's rate limit.
 	ReasonRateLimited = "RATE_LIMITED"

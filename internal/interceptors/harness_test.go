@@ -22,9 +22,37 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// anyModel is a provider kind that serves every model; its Stream is never
+// called (fakeService stands in for the handler).
+type anyModel struct{}
+
+func (anyModel) Stream(context.Context, *provider.Request) (provider.Stream, error) {
+	return nil, errors.New("anyModel does not stream")
+}
+
+func init() {
+	provider.Register("interceptors-test", func(provider.Config) (provider.Provider, error) { return anyModel{}, nil })
+}
+
+// testProviders returns a provider set with the named providers, each
+// serving every model.
+func testProviders(t testing.TB, names ...string) *provider.Set {
+	t.Helper()
+	cfgs := make([]provider.Config, len(names))
+	for i, n := range names {
+		cfgs[i] = provider.Config{Name: n, Kind: "interceptors-test"}
+	}
+	set, err := provider.NewSet(cfgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
 
 // fakeService stands in for internal/service: the links are under test, not
 // the handlers. Unset funcs answer with a one-event stream and an empty list.

@@ -1,6 +1,7 @@
 // Package interceptors owns the links of llmrelay's gRPC interceptor chain:
-// recovery, metrics, logging, authentication, request validation, deadlines,
-// per-key rate and stream limits, model access and the per-provider queue.
+// the call record and panic recovery, metrics, logging, authentication,
+// request validation, deadlines, per-key rate and stream limits, model
+// access, model resolution and the per-provider queue.
 //
 // Each link is a Link: a unary and a stream interceptor that do the same
 // thing, so the chain built from them (internal/server/chain.go) is the same
@@ -71,6 +72,25 @@ func noop(name string) Link {
 	}
 }
 
+// requestCheck returns the link that runs check on the call's request once
+// it has arrived (for a stream, on the handler's first receive) and fails
+// the call with check's error.
+func requestCheck(name string, check func(ctx context.Context, req any) error) Link {
+	return Link{
+		Name: name,
+		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			if err := check(ctx, req); err != nil {
+				return nil, err
+			}
+			return h(ctx, req)
+		},
+		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			ctx := ss.Context()
+			return h(srv, &peekStream{ServerStream: ss, onFirst: func(m any) error { return check(ctx, m) }})
+		},
+	}
+}
+
 // withContext returns ss with its context replaced by ctx.
 func withContext(ss grpc.ServerStream, ctx context.Context) grpc.ServerStream {
 	w := middleware.WrapServerStream(ss)
@@ -104,6 +124,7 @@ func (s *peekStream) RecvMsg(m any) error {
 type (
 	modelGetter     interface{ GetModel() string }
 	requestIDGetter interface{ GetRequestId() string }
+	metadataGetter  interface{ GetMetadata() map[string]string }
 )
 
 // requestModel returns the "<provider>/<model>" a request names, if any.

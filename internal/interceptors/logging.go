@@ -29,6 +29,9 @@ const (
 	FieldModel     = "model"
 	FieldAttempts  = "attempts"
 	FieldReason    = "reason"
+	// FieldMetadata groups the request's metadata labels on the finish
+	// line: metadata.team=checkout in text, {"metadata": {...}} in JSON.
+	FieldMetadata = "metadata"
 )
 
 // Logging logs each call with slog, with go-grpc-middleware's logging
@@ -36,7 +39,8 @@ const (
 // call passed authentication (at info)
 // and "finished call" with its code and duration (at the middleware's level
 // for the code: info, warn or error). Both carry the call record's
-// request_id, key name and model; the finish line also carries the attempts
+// request_id, key name and model; the finish line also carries the
+// request's metadata labels (bounded: callinfo.RecordMetadata), the attempts
 // (from the call record, else from the error's ErrorInfo metadata) and the
 // ErrorInfo reason. Credentials, request contents and provider keys are
 // never logged. Health checks are not logged (probes would flood the log),
@@ -116,6 +120,9 @@ func (c *callLog) finished(err error) {
 		return
 	}
 	f := c.fields(nil)
+	if md := callinfo.From(c.ctx).Metadata(); len(md) > 0 {
+		f = append(f, FieldMetadata, metadataGroup(md))
+	}
 	f = append(f, "grpc.code", code.String())
 	if err != nil {
 		f = append(f, "grpc.error", err.Error())
@@ -191,9 +198,18 @@ func callFields(ctx context.Context) logging.Fields {
 	return f
 }
 
+// metadataGroup is the log value of a request's metadata labels.
+func metadataGroup(md []callinfo.Label) slog.Value {
+	attrs := make([]slog.Attr, len(md))
+	for i, l := range md {
+		attrs[i] = slog.String(l.Key, l.Value)
+	}
+	return slog.GroupValue(attrs...)
+}
+
 // errorFields returns the ErrorInfo reason of a failed call, and the
-// attempts its metadata reports (used when no event revealed them: the
-// call record's value comes first).
+// attempts its metadata reports (used when the call record has none: the
+// record's value, from the handler's attempt plan, comes first).
 func errorFields(err error) logging.Fields {
 	ei := errorInfo(err)
 	if ei == nil {

@@ -31,7 +31,7 @@ func TestLogging(t *testing.T) {
 		case "fail": // the handler reports its attempts
 			callinfo.From(s.Context()).ObserveAttempt(3)
 			return status.Error(codes.Unavailable, "provider down")
-		case "events": // the events reveal them
+		case "events": // the events do not: only the handler's plan counts attempts
 			_ = s.Send(&llmrelayv1.GenerateEvent{Sequence: 1, Attempt: 1,
 				Event: &llmrelayv1.GenerateEvent_WillRetry{WillRetry: &llmrelayv1.WillRetry{NextAttempt: 2}}})
 			return status.Error(codes.Unavailable, "provider down")
@@ -41,10 +41,11 @@ func TestLogging(t *testing.T) {
 		}
 		return nil
 	}}
-	c := serve(t, svc, Recovery(discardLogger()), Logging(logs.logger()), APIOnly(Auth(keys)), ModelAccess())
+	c := serve(t, svc, Guard(discardLogger()), Logging(logs.logger()), APIOnly(Auth(keys)), ModelAccess())
 
 	req := validRequest()
 	req.RequestId = requestID
+	req.Metadata = map[string]string{"team": "checkout", "ticket": "OPS-12"}
 	req.Messages[0].Content = "fail"
 	_, err := c.generate(withKey(testCtx(t), secret), req)
 	if status.Code(err) != codes.Unavailable {
@@ -70,14 +71,20 @@ func TestLogging(t *testing.T) {
 	if f := finished[0]; f["grpc.code"] != "Unavailable" || f[FieldAttempts] != float64(3) || f["grpc.time_ms"] == nil {
 		t.Errorf("finish line lacks code, attempts or duration: %v", f)
 	}
+	if md, _ := finished[0][FieldMetadata].(map[string]any); md["team"] != "checkout" || md["ticket"] != "OPS-12" || len(md) != 2 {
+		t.Errorf("finish line's metadata = %v, want the request's labels", finished[0][FieldMetadata])
+	}
 	for _, content := range []string{"events", "metadata"} {
 		req := validRequest()
 		req.Messages[0].Content = content
 		_, _ = c.generate(withKey(testCtx(t), secret), req)
 	}
 	finished = logs.lines(t, "finished call")
-	if got := []any{finished[1][FieldAttempts], finished[2][FieldAttempts]}; got[0] != float64(2) || got[1] != float64(4) {
-		t.Errorf("attempts from events and from ErrorInfo = %v, want [2 4]", got)
+	if _, ok := finished[1][FieldMetadata]; ok {
+		t.Errorf("a call without metadata logged some: %v", finished[1])
+	}
+	if got := []any{finished[1][FieldAttempts], finished[2][FieldAttempts]}; got[0] != nil || got[1] != float64(4) {
+		t.Errorf("attempts from events and from ErrorInfo = %v, want [<nil> 4]: events are not counted", got)
 	}
 	if strings.Contains(logs.String(), secret) || strings.Contains(logs.String(), "wrong") {
 		t.Errorf("a credential reached the log:\n%s", logs)
@@ -145,7 +152,7 @@ func TestLoggingMatchesMiddleware(t *testing.T) {
 	run := func(link func(*slog.Logger) Link, level slog.Level) []map[string]any {
 		logs := &logBuffer{}
 		logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: level}))
-		c := serve(t, svc, Recovery(discardLogger()), link(logger), APIOnly(Auth(keys)), ModelAccess())
+		c := serve(t, svc, Guard(discardLogger()), link(logger), APIOnly(Auth(keys)), ModelAccess())
 		ctx := withKey(testCtx(t), secret)
 		for i, content := range []string{"ok", "fail", "metadata"} {
 			req := validRequest()

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 
+	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 )
 
@@ -25,12 +25,12 @@ const ProviderBusyRetryAfter = time.Second
 // passes in it, fails UNAVAILABLE (PROVIDER_BUSY) with a RetryInfo. It is
 // safe for concurrent use.
 //
-// The queue is a link, not something the service calls: the link reads the
-// provider from the request's model (the text before the first "/"), so the
-// bound holds for the whole call (every attempt and the waits between them)
-// without the handler knowing about it, and a call that will be refused
-// never reaches the handler. A model naming an unconfigured provider passes;
-// the handler rejects it.
+// The queue is a link, not something the service calls: the link takes the
+// provider from the target the request's model resolved to (ResolveModel,
+// before it, records it in the call record), so the bound holds for the
+// whole call (every attempt and the waits between them) without the
+// handler knowing about it, and a call that will be refused never reaches
+// the handler. A call without a resolved target passes.
 type ProviderQueue struct {
 	providers map[string]*providerSlots
 	metrics   *metrics.Metrics
@@ -96,12 +96,12 @@ func (q *ProviderQueue) busy(provider, why string) error {
 
 // Link returns the chain link: it takes the slot of the request's provider
 // once the request has arrived and holds it until the call ends. Put it
-// after Deadline, so the wait is bounded.
+// after Deadline, so the wait is bounded, and after ResolveModel.
 func (q *ProviderQueue) Link() Link {
 	return Link{
 		Name: "provider_queue",
 		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			release, err := q.acquireFor(ctx, req)
+			release, err := q.acquireFor(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -111,8 +111,8 @@ func (q *ProviderQueue) Link() Link {
 		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 			release := func() {}
 			defer func() { release() }()
-			return h(srv, &peekStream{ServerStream: ss, onFirst: func(m any) error {
-				r, err := q.acquireFor(ss.Context(), m)
+			return h(srv, &peekStream{ServerStream: ss, onFirst: func(any) error {
+				r, err := q.acquireFor(ss.Context())
 				if err == nil {
 					release = r
 				}
@@ -122,12 +122,12 @@ func (q *ProviderQueue) Link() Link {
 	}
 }
 
-// acquireFor takes a slot for the provider a request names, if it names one.
-func (q *ProviderQueue) acquireFor(ctx context.Context, req any) (func(), error) {
-	model, ok := requestModel(req)
+// acquireFor takes a slot for the provider of the call's resolved target,
+// if it has one.
+func (q *ProviderQueue) acquireFor(ctx context.Context) (func(), error) {
+	t, ok := callinfo.From(ctx).Target()
 	if !ok {
 		return func() {}, nil
 	}
-	provider, _, _ := strings.Cut(model, "/")
-	return q.Acquire(ctx, provider)
+	return q.Acquire(ctx, t.Entry.Config.Name)
 }

@@ -84,7 +84,7 @@ func TestProviderQueueLink(t *testing.T) {
 		}
 		return nil
 	}}
-	c := serve(t, svc, q.Link())
+	c := serve(t, svc, Guard(discardLogger()), ResolveModel(testProviders(t, "mock", "openai")), q.Link())
 	hold := validRequest()
 	hold.Model = "mock/hold"
 	var wg sync.WaitGroup

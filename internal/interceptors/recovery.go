@@ -10,36 +10,23 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
 )
 
-// Recovery is the outermost link. It starts the call's record (callinfo),
-// noting the request's model and request id as soon as the request arrives
-// and the attempts its events reveal as they are sent, and turns a panic anywhere below it into INTERNAL (reason INTERNAL, with
-// the request id in the ErrorInfo metadata), logged at error level with the
-// panic value and its stack. The server keeps serving other calls.
+// Guard is the outermost link. It starts the call's record (callinfo),
+// noting the request's model and request id as soon as the request arrives,
+// and, as a last resort, turns a panic in one of the links below it into
+// INTERNAL. A panic in the handler never gets this far: Recovery, the
+// innermost link, catches it where the links can still see the call fail.
 //
-// Starting the record here, before go-grpc-middleware's recovery, lets the
-// panic's log line and error carry the request id; nothing in that step can
-// panic.
-func Recovery(logger *slog.Logger) Link {
-	opt := recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
-		// This runs in the deferred recover, on the panicking goroutine:
-		// the stack still shows where the panic happened.
-		id := callinfo.From(ctx).RequestID()
-		method, _ := grpc.Method(ctx)
-		logger.ErrorContext(ctx, "panic in call handler",
-			"request_id", id, "grpc.method", method,
-			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-		return statusError(codes.Internal, ReasonInternal,
-			"internal error; please report it with request_id "+id,
-			map[string]string{"request_id": id}, 0)
-	})
+// Starting the record here, before anything else, lets every log line and
+// error of the call carry its request id; nothing in that step can panic.
+func Guard(logger *slog.Logger) Link {
+	opt := recoveryOption(logger, "panic in the interceptor chain")
 	unary := recovery.UnaryServerInterceptor(opt)
 	stream := recovery.StreamServerInterceptor(opt)
 	return Link{
-		Name: "recovery",
+		Name: "guard",
 		Unary: func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			ctx, ci := callinfo.NewContext(ctx)
 			recordRequest(ci, req)
@@ -47,8 +34,7 @@ func Recovery(logger *slog.Logger) Link {
 		},
 		Stream: func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 			ctx, ci := callinfo.NewContext(ss.Context())
-			rs := &recordingStream{ServerStream: withContext(ss, ctx), info: ci}
-			ps := &peekStream{ServerStream: rs, onFirst: func(m any) error {
+			ps := &peekStream{ServerStream: withContext(ss, ctx), onFirst: func(m any) error {
 				recordRequest(ci, m)
 				return nil
 			}}
@@ -57,23 +43,41 @@ func Recovery(logger *slog.Logger) Link {
 	}
 }
 
-// recordingStream notes in the call record the attempts that the events a
-// call sends reveal: each event's attempt, and a will_retry's next attempt.
-type recordingStream struct {
-	grpc.ServerStream
-	info *callinfo.Info
-}
-
-// SendMsg implements grpc.ServerStream.
-func (s *recordingStream) SendMsg(m any) error {
-	if ev, ok := m.(*llmrelayv1.GenerateEvent); ok {
-		s.info.ObserveAttempt(int(ev.GetAttempt()))
-		s.info.ObserveAttempt(int(ev.GetWillRetry().GetNextAttempt()))
+// Recovery is the innermost link: it wraps the handler, so a panic in the
+// handler (or in anything it calls on its goroutine, such as a provider
+// adapter) becomes an INTERNAL status (reason INTERNAL, with the request id
+// in the ErrorInfo metadata) that every link above sees as the call's
+// result: the metrics and logging links count and log it like any failed
+// call. The panic is logged at error level with its value and stack; the
+// server keeps serving other calls.
+func Recovery(logger *slog.Logger) Link {
+	opt := recoveryOption(logger, "panic in call handler")
+	return Link{
+		Name:   "recovery",
+		Unary:  recovery.UnaryServerInterceptor(opt),
+		Stream: recovery.StreamServerInterceptor(opt),
 	}
-	return s.ServerStream.SendMsg(m)
 }
 
-// recordRequest notes a request's model and request id in its call record.
+// recoveryOption logs a recovered panic with msg and returns the INTERNAL
+// status that replaces it.
+func recoveryOption(logger *slog.Logger, msg string) recovery.Option {
+	return recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
+		// This runs in the deferred recover, on the panicking goroutine:
+		// the stack still shows where the panic happened.
+		id := callinfo.From(ctx).RequestID()
+		method, _ := grpc.Method(ctx)
+		logger.ErrorContext(ctx, msg,
+			"request_id", id, "grpc.method", method,
+			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		return statusError(codes.Internal, ReasonInternal,
+			"internal error; please report it with request_id "+id,
+			map[string]string{"request_id": id}, 0)
+	})
+}
+
+// recordRequest notes a request's model, request id and metadata labels in
+// its call record.
 func recordRequest(ci *callinfo.Info, req any) {
 	model, _ := requestModel(req)
 	var id string
@@ -81,4 +85,7 @@ func recordRequest(ci *callinfo.Info, req any) {
 		id = g.GetRequestId()
 	}
 	ci.RecordRequest(model, id)
+	if g, ok := req.(metadataGetter); ok {
+		ci.RecordMetadata(g.GetMetadata())
+	}
 }

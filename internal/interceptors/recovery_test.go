@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 )
@@ -73,7 +75,7 @@ func TestRecovery(t *testing.T) {
 			return &llmrelayv1.ListModelsResponse{}, nil
 		},
 	}
-	c := serve(t, svc, Recovery(logs.logger()), Logging(discardLogger()))
+	c := serve(t, svc, Guard(logs.logger()), Logging(discardLogger()), Recovery(logs.logger()))
 	const requestID = "6f1c2b7e-3a7d-4e0e-9f57-0c6a5b0d9a11"
 
 	panicking := validRequest()
@@ -113,5 +115,43 @@ func TestRecovery(t *testing.T) {
 	// The stack shows where the panic happened, not just the recovery.
 	if stack, _ := lines[1]["stack"].(string); !strings.Contains(stack, "TestRecovery.func2") {
 		t.Errorf("stack does not show the panicking function:\n%s", stack)
+	}
+}
+
+// TestGuardRecoversPanicsInLinks: a panic in a link, outside the handler's
+// Recovery, still becomes INTERNAL with the call's request id, and the
+// server keeps serving.
+func TestGuardRecoversPanicsInLinks(t *testing.T) {
+	logs := &logBuffer{}
+	panicking := Link{
+		Name: "panicking",
+		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			if req.(*llmrelayv1.ListModelsRequest).GetProvider() == "panic" {
+				panic("boom in a unary link")
+			}
+			return h(ctx, req)
+		},
+		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			if len(metadata.ValueFromIncomingContext(ss.Context(), "x-panic")) > 0 {
+				panic("boom in a stream link")
+			}
+			return h(srv, ss)
+		},
+	}
+	c := serve(t, &fakeService{}, Guard(logs.logger()), panicking, Recovery(discardLogger()))
+	_, err := c.generate(metadata.AppendToOutgoingContext(testCtx(t), "x-panic", "1"), validRequest())
+	st := wantStatus(t, err, codes.Internal, ReasonInternal)
+	id := findDetail[*errdetails.ErrorInfo](st).GetMetadata()["request_id"]
+	if id == "" {
+		t.Error("no request_id in the ErrorInfo")
+	}
+	_, err = c.llm.ListModels(testCtx(t), &llmrelayv1.ListModelsRequest{Provider: "panic"})
+	wantStatus(t, err, codes.Internal, ReasonInternal)
+	if _, err := c.generate(testCtx(t), validRequest()); err != nil {
+		t.Fatalf("call after the panics: %v", err)
+	}
+	lines := logs.lines(t, "panic in the interceptor chain")
+	if len(lines) != 2 || lines[0]["request_id"] != id || lines[0]["panic"] != "boom in a stream link" {
+		t.Errorf("panic log lines: %v", lines)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"buf.build/go/protovalidate"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 )
@@ -66,6 +67,10 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
+	t.Run("unary", func(t *testing.T) {
+		_, err := c.llm.ListModels(testCtx(t), &llmrelayv1.ListModelsRequest{Provider: strings.Repeat("p", 64)})
+		wantStatus(t, err, codes.InvalidArgument, ReasonInvalidRequest)
+	})
 	t.Run("valid request passes", func(t *testing.T) {
 		req := validRequest()
 		req.RequestId = "0b5e4a8e-8f5c-4d69-9a43-3f7b1e7e2a10"
@@ -74,8 +79,52 @@ func TestValidate(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	t.Run("unary", func(t *testing.T) {
-		_, err := c.llm.ListModels(testCtx(t), &llmrelayv1.ListModelsRequest{Provider: strings.Repeat("p", 64)})
-		wantStatus(t, err, codes.InvalidArgument, ReasonInvalidRequest)
-	})
+}
+
+// TestValidationMessages pins the messages a person reads where
+// protovalidate's own would show a regular expression or say two things
+// about one mistake: each mistake is exactly one violation, in words.
+func TestValidationMessages(t *testing.T) {
+	const modelMsg = "must be <provider>/<model>, like mock/echo or openai/gpt-4o: a lower-case provider name, " +
+		"a slash, then the provider's model name (letters, digits and . _ : / @ + -)"
+	const roleMsg = "must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL"
+	c := serve(t, &fakeService{}, Validate(newValidator(t)))
+	tests := []struct {
+		name        string
+		mutate      func(*llmrelayv1.GenerateRequest)
+		field, rule string
+		message     string
+	}{
+		{"empty model", func(r *llmrelayv1.GenerateRequest) { r.Model = "" }, "model", "required", "value is required"},
+		{"model without provider", func(r *llmrelayv1.GenerateRequest) { r.Model = "gpt-4o" }, "model", "model.format", modelMsg},
+		{"upper-case provider", func(r *llmrelayv1.GenerateRequest) { r.Model = "OpenAI/gpt-4o" }, "model", "model.format", modelMsg},
+		{"model with a space", func(r *llmrelayv1.GenerateRequest) { r.Model = "mock/echo please" }, "model", "model.format", modelMsg},
+		{"unspecified role", func(r *llmrelayv1.GenerateRequest) { r.Messages[0].Role = 0 }, "messages[0].role", "role.defined", roleMsg},
+		{"undefined role", func(r *llmrelayv1.GenerateRequest) { r.Messages[0].Role = 42 }, "messages[0].role", "role.defined", roleMsg},
+		{"tool name with a space", func(r *llmrelayv1.GenerateRequest) {
+			r.Tools = []*llmrelayv1.Tool{{Name: "get weather"}}
+		}, "tools[0].name", "tool.name", "must be 1 to 64 letters, digits, _ or -, like get_weather"},
+		{"schema name with a dot", func(r *llmrelayv1.GenerateRequest) {
+			r.ResponseFormat = &llmrelayv1.ResponseFormat{JsonSchema: &structpb.Struct{}, Name: "weather.report"}
+		}, "response_format.name", "response_format.name", "must be up to 64 letters, digits, _ or -, like weather_report"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := validRequest()
+			tt.mutate(req)
+			_, err := c.generate(testCtx(t), req)
+			st := wantStatus(t, err, codes.InvalidArgument, ReasonInvalidRequest)
+			vs := findDetail[*validate.Violations](st).GetViolations()
+			if len(vs) != 1 {
+				t.Fatalf("%d violations, want exactly one: %v", len(vs), vs)
+			}
+			v := vs[0]
+			if got := protovalidate.FieldPathString(v.GetField()); got != tt.field || v.GetRuleId() != tt.rule || v.GetMessage() != tt.message {
+				t.Errorf("violation %s [%s] %q\nwant      %s [%s] %q", got, v.GetRuleId(), v.GetMessage(), tt.field, tt.rule, tt.message)
+			}
+			if strings.Contains(st.Message(), "^[") {
+				t.Errorf("the status message shows a regular expression: %s", st.Message())
+			}
+		})
+	}
 }

@@ -12,15 +12,20 @@ import (
 )
 
 // TestNamePatternMatchesTheProto holds provider.NamePattern to the provider
-// part of the proto's rule on GenerateRequest.model: a name the config
-// accepts is one requests can name.
+// part of the proto's model.format rule on GenerateRequest.model: a name the
+// config accepts is one requests can name.
 func TestNamePatternMatchesTheProto(t *testing.T) {
 	fd := (&llmrelayv1.GenerateRequest{}).ProtoReflect().Descriptor().Fields().ByName("model")
 	rules, _ := proto.GetExtension(fd.Options(), validate.E_Field).(*validate.FieldRules)
-	pattern := rules.GetString().GetPattern()
+	var expr string
+	for _, r := range rules.GetCel() {
+		if r.GetId() == "model.format" {
+			expr = r.GetExpression()
+		}
+	}
 	providerPart := strings.TrimSuffix(strings.TrimPrefix(provider.NamePattern, "^"), "$")
-	if !strings.HasPrefix(pattern, "^"+providerPart+"/") {
-		t.Errorf("the proto's model pattern %q does not start with the provider name rule %q", pattern, providerPart)
+	if !strings.HasPrefix(expr, "this.matches('^"+providerPart+"/") {
+		t.Errorf("the proto's model.format rule %q does not start with the provider name rule %q", expr, providerPart)
 	}
 }
 

@@ -5,7 +5,8 @@
 //
 // The package knows nothing of gRPC or of retries: an adapter reports what
 // happened (an HTTP status, the provider's error type, a retry hint, a dropped
-// connection) and internal/retry decides what it means.
+// connection) and which failure Class that is, by its own error table;
+// internal/retry decides what follows.
 package provider
 
 import (
@@ -48,9 +49,13 @@ type ModelLister interface {
 	DefaultModels() []string
 }
 
-// RequestValidator is implemented by providers that can reject a request
-// before any attempt, for example the mock provider's fault list. The error
-// is a *FieldError or wraps one.
+// RequestValidator rejects a request before its first attempt: what the
+// provider's wire format cannot carry (a tool call whose arguments are not
+// a JSON object, for providers that embed them) or its provider_options
+// do not allow (the mock's fault list). Every adapter implements it (the
+// conformance suite checks); the service calls it once per call, so a
+// request it refuses never reaches the provider and makes no attempt. The
+// error is a *FieldError or wraps one.
 type RequestValidator interface {
 	ValidateRequest(req *Request) error
 }
@@ -231,12 +236,18 @@ const (
 )
 
 // Error is a failure reported by a provider or by the network on the way to
-// it. internal/retry classifies it by Kind, Status, Type and ShouldRetry,
-// never by Message.
+// it. Its Class is the adapter's verdict; internal/retry reads Class,
+// ShouldRetry and the retry hint, never Message.
 type Error struct {
 	Kind ErrorKind
+	// Class is the kind of failure, from the adapter's error table (by the
+	// HTTP status and the provider's error type, see HTTPClass, or for an
+	// in-stream error by its type alone). ClassUnknown when the adapter does
+	// not recognise the error; see FailureClass.
+	Class Class
 	// Status is the HTTP status (KindHTTP), or for KindInStream the status
-	// the provider's error stands for when it says (0 when it does not).
+	// the provider's error stands for when it says (0 when it does not). It
+	// is reported to clients and logs; the class does not derive from it.
 	Status int
 	// Type is the provider's error type or status name, e.g.
 	// "overloaded_error", "insufficient_quota", "RESOURCE_EXHAUSTED".
@@ -290,9 +301,28 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
+// FailureClass returns the error's class: Class when the adapter set one,
+// else what the error's kind says by itself: ClassTransport for
+// KindTransport, the generic meaning of the status (ClassOfStatus) for
+// KindHTTP. An in-stream error the adapter did not classify stays
+// ClassUnknown: only the provider's own table knows its types.
+func (e *Error) FailureClass() Class {
+	switch {
+	case e.Class != ClassUnknown:
+		return e.Class
+	case e.Kind == KindTransport:
+		return ClassTransport
+	case e.Kind == KindHTTP:
+		return ClassOfStatus(e.Status)
+	}
+	return ClassUnknown
+}
+
 // FieldError says that a request field is invalid for a provider, for
 // example a malformed mock fault list. It becomes INVALID_ARGUMENT with a
-// google.rpc.BadRequest field violation.
+// google.rpc.BadRequest field violation (internal/apierr): reason
+// INVALID_PROVIDER_OPTIONS for a field under provider_options,
+// INVALID_REQUEST for any other.
 type FieldError struct {
 	// Field is the request field's path, e.g. "provider_options.faults[1].status".
 	Field string

@@ -56,7 +56,7 @@ const (
 const MaxRedirects = 5
 
 // Transport configures the HTTP connections to one provider. Zero values
-// take the defaults of internal/provider/httpx.
+// take DefaultTransport's.
 type Transport struct {
 	// DialTimeout bounds establishing a TCP connection (default 10s).
 	DialTimeout time.Duration `yaml:"dial_timeout"`
@@ -89,38 +89,102 @@ type Transport struct {
 	KeyFile  string `yaml:"key_file"`
 }
 
-// Check reports the first problem with the transport settings that can be
-// seen without reading files: a negative value, or a certificate without
-// its key.
+// DefaultTransport is the transport a provider gets for the settings it
+// leaves at zero. Streams are long and many run at once, so the idle pool
+// is large. Connection set-up and the wait for the response headers (the
+// provider accepting the call) are bounded here; the stream idle timer
+// starts once the headers have arrived. Over HTTP/2, a connection silent
+// for PingInterval is pinged and closed, failing its streams, when the
+// answer takes longer than PingTimeout: a black-holed connection fails
+// within about 15 seconds.
+var DefaultTransport = Transport{
+	DialTimeout:         10 * time.Second,
+	TLSHandshakeTimeout: 10 * time.Second,
+	// Providers send the headers before the model's first token; a local
+	// server that loads a model first may need a longer one.
+	ResponseHeaderTimeout: 30 * time.Second,
+	IdleConnTimeout:       90 * time.Second,
+	PingInterval:          10 * time.Second,
+	PingTimeout:           5 * time.Second,
+	// net/http's default is 2 idle connections per host.
+	MaxIdleConns: 256,
+}
+
+// WithDefaults returns t with its zero settings taken from
+// DefaultTransport (MaxConns stays 0: no bound).
+func (t Transport) WithDefaults() Transport {
+	d := DefaultTransport
+	set := func(v *time.Duration, def time.Duration) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	set(&t.DialTimeout, d.DialTimeout)
+	set(&t.TLSHandshakeTimeout, d.TLSHandshakeTimeout)
+	set(&t.ResponseHeaderTimeout, d.ResponseHeaderTimeout)
+	set(&t.IdleConnTimeout, d.IdleConnTimeout)
+	set(&t.PingInterval, d.PingInterval)
+	set(&t.PingTimeout, d.PingTimeout)
+	if t.MaxIdleConns == 0 {
+		t.MaxIdleConns = d.MaxIdleConns
+	}
+	return t
+}
+
+// WithDefaults returns c with its transport's zero settings defaulted
+// (Transport.WithDefaults) and, for an empty redirects, RedirectsNever.
+func (c Config) WithDefaults() Config {
+	c.Transport = c.Transport.WithDefaults()
+	if c.Redirects == "" {
+		c.Redirects = RedirectsNever
+	}
+	return c
+}
+
+// ConfigProblem is a problem with one setting of a provider's
+// configuration: Field is the setting's path below the provider, e.g.
+// "transport.dial_timeout".
+type ConfigProblem struct {
+	Field, Problem string
+}
+
+// Error implements error.
+func (p *ConfigProblem) Error() string { return p.Field + ": " + p.Problem }
+
+// Check reports, as a *ConfigProblem, the first problem with the transport
+// settings that can be seen without reading files: a negative value, or a
+// certificate without its key.
 func (t Transport) Check() error {
 	for _, d := range []struct {
 		name string
-		v    time.Duration
+		v    int64
 	}{
-		{"dial_timeout", t.DialTimeout}, {"tls_handshake_timeout", t.TLSHandshakeTimeout},
-		{"response_header_timeout", t.ResponseHeaderTimeout}, {"idle_conn_timeout", t.IdleConnTimeout},
-		{"ping_interval", t.PingInterval}, {"ping_timeout", t.PingTimeout},
+		{"dial_timeout", int64(t.DialTimeout)}, {"tls_handshake_timeout", int64(t.TLSHandshakeTimeout)},
+		{"response_header_timeout", int64(t.ResponseHeaderTimeout)}, {"idle_conn_timeout", int64(t.IdleConnTimeout)},
+		{"ping_interval", int64(t.PingInterval)}, {"ping_timeout", int64(t.PingTimeout)},
+		{"max_conns", int64(t.MaxConns)}, {"max_idle_conns", int64(t.MaxIdleConns)},
 	} {
 		if d.v < 0 {
-			return fmt.Errorf("transport.%s: must not be negative", d.name)
+			return &ConfigProblem{"transport." + d.name, "must not be negative"}
 		}
 	}
-	if t.MaxConns < 0 || t.MaxIdleConns < 0 {
-		return errors.New("transport: max_conns and max_idle_conns must not be negative")
-	}
-	if (t.CertFile == "") != (t.KeyFile == "") {
-		return errors.New("transport: cert_file and key_file go together")
+	switch {
+	case t.CertFile != "" && t.KeyFile == "":
+		return &ConfigProblem{"transport.key_file", "required with cert_file (cert_file and key_file go together)"}
+	case t.CertFile == "" && t.KeyFile != "":
+		return &ConfigProblem{"transport.cert_file", "required with key_file (cert_file and key_file go together)"}
 	}
 	return nil
 }
 
-// CheckRedirects reports whether r is a known redirect policy.
+// CheckRedirects reports, as a *ConfigProblem, whether r is not a known
+// redirect policy.
 func CheckRedirects(r string) error {
 	switch r {
 	case "", RedirectsNever, RedirectsSameOrigin:
 		return nil
 	}
-	return fmt.Errorf("redirects: %q is not %s or %s", r, RedirectsNever, RedirectsSameOrigin)
+	return &ConfigProblem{"redirects", fmt.Sprintf("%q is not %s or %s", r, RedirectsNever, RedirectsSameOrigin)}
 }
 
 // Factory builds a Provider from its configuration.
@@ -163,6 +227,30 @@ var ErrUnknownProvider = errors.New("unknown provider")
 // provider's configured model list does not include.
 var ErrUnknownModel = errors.New("unknown model")
 
+// Target is where an attempt goes: a configured provider and the model
+// name it is asked for. Set.Resolve makes the call's target from the
+// request's "<provider>/<model>".
+type Target struct {
+	Entry *Entry
+	// Model is the provider's model name: the part after the first "/".
+	Model string
+}
+
+// String returns the target as "<provider>/<model>".
+func (t Target) String() string {
+	if t.Entry == nil {
+		return t.Model
+	}
+	return t.Entry.Config.Name + "/" + t.Model
+}
+
+// ModelServer is implemented by adapters that serve only a fixed set of
+// models (the mock provider): Set.Resolve refuses any other model with
+// ErrUnknownModel, so the decision stays in resolution.
+type ModelServer interface {
+	ServesModel(model string) bool
+}
+
 // Entry is one configured provider.
 type Entry struct {
 	Config   Config
@@ -171,12 +259,17 @@ type Entry struct {
 	Models []string
 }
 
-// AllowsModel reports whether requests may use the named model.
+// AllowsModel reports whether requests may use the named model: the
+// configured models (all when none are configured), and of those only the
+// ones the adapter serves when it is a ModelServer.
 func (e *Entry) AllowsModel(model string) bool {
-	if len(e.Config.Models) == 0 {
-		return true
+	if len(e.Config.Models) > 0 && !slices.Contains(e.Config.Models, model) {
+		return false
 	}
-	return slices.Contains(e.Config.Models, model)
+	if ms, ok := e.Provider.(ModelServer); ok {
+		return ms.ServesModel(model)
+	}
+	return true
 }
 
 // Set is the configured providers by name. It is immutable once built and
@@ -231,9 +324,12 @@ func (s *Set) Get(name string) (*Entry, bool) {
 	return e, ok
 }
 
-// Resolve splits "<provider>/<model>" at the first "/" and returns the
-// provider's entry and the model name. It returns an error wrapping
-// ErrUnknownProvider or ErrUnknownModel when the request cannot be routed.
+// Resolve is the one place a request's "<provider>/<model>" is parsed: it
+// splits it at the first "/" and returns the provider's entry and the model
+// name. It returns an error wrapping ErrUnknownProvider or ErrUnknownModel
+// when the request cannot be routed. The error names only what was asked
+// for, never the configured providers or models: a caller's key may not be
+// allowed to see them (ListModels lists what it may use).
 func (s *Set) Resolve(model string) (*Entry, string, error) {
 	name, m, ok := SplitModel(model)
 	if !ok {
@@ -241,10 +337,10 @@ func (s *Set) Resolve(model string) (*Entry, string, error) {
 	}
 	e, found := s.byName[name]
 	if !found {
-		return nil, "", fmt.Errorf("%w %q; configured providers: %s", ErrUnknownProvider, name, strings.Join(s.names, ", "))
+		return nil, "", fmt.Errorf("%w %q", ErrUnknownProvider, name)
 	}
 	if !e.AllowsModel(m) {
-		return nil, "", fmt.Errorf("%w %q for provider %q; configured models: %s", ErrUnknownModel, m, name, strings.Join(e.Config.Models, ", "))
+		return nil, "", fmt.Errorf("%w %q for provider %q", ErrUnknownModel, m, name)
 	}
 	return e, m, nil
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 )
@@ -25,7 +26,7 @@ func runCall(p retry.Policy, b *retry.Budget, failing bool) int {
 
 func TestBudgetStopsRetriesUnderSustainedOutage(t *testing.T) {
 	const calls = 1000
-	p := retry.DefaultLimits().Policy(retry.Request{MaxAttempts: 5})
+	p := config.Default().RetryLimits().Policy(retry.Request{MaxAttempts: 5})
 	b := retry.NewBudget(100, 0.1) // the default configuration
 
 	attempts := 0

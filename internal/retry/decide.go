@@ -88,11 +88,11 @@ func (d Decision) Retry() bool { return d.Stop == StopNone }
 // wait that would reach the deadline stops; and finally the budget (nil: no
 // budget) is asked. Every retryable failure is recorded in the budget, as
 // gRFC A6 throttling counts failures whether or not a retry follows.
-func (p Policy) Decide(a Attempt, b *Budget, rnd Rand) Decision {
+func (p Policy) Decide(a Attempt, b Throttle, rnd Rand) Decision {
 	if !a.Class.Retryable {
 		return Decision{Stop: StopNotRetryable}
 	}
-	allowed := b.Failure()
+	allowed := b == nil || b.Failure()
 	if a.Streamed && p.Midstream == MidstreamFail {
 		return Decision{Stop: StopMidstream}
 	}

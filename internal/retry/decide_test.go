@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 )
@@ -90,7 +91,7 @@ func TestDecide(t *testing.T) {
 }
 
 func TestDecideDrainsTheBudgetOnlyOnRetryableFailures(t *testing.T) {
-	p := retry.DefaultLimits().Policy(retry.Request{MaxAttempts: 1})
+	p := config.Default().RetryLimits().Policy(retry.Request{MaxAttempts: 1})
 	b := retry.NewBudget(10, 1)
 	p.Decide(retry.Attempt{N: 1, Class: retry.Classify(&provider.Error{Kind: provider.KindHTTP, Status: 400})}, b, nil)
 	if got := b.Tokens(); got != 10 {

@@ -5,8 +5,10 @@ import (
 	"time"
 )
 
-// Limits are the server's retry and deadline defaults and ceilings, from its
-// configuration. A request may ask for less, never for more.
+// Limits are the server's retry defaults and ceilings and its stream idle
+// timeouts, from its configuration (config.Config.RetryLimits: the
+// configuration's defaults are the only defaults). A request may ask for
+// less, never for more.
 type Limits struct {
 	// DefaultMaxAttempts applies when a request leaves max_attempts at 0.
 	DefaultMaxAttempts int
@@ -18,29 +20,10 @@ type Limits struct {
 	MaxBackoff time.Duration
 	// MaxRetryAfter is the longest provider retry hint worth waiting for.
 	MaxRetryAfter time.Duration
-	// DefaultDeadline applies to calls without a deadline.
-	DefaultDeadline time.Duration
-	// MaxDeadline clamps longer deadlines.
-	MaxDeadline time.Duration
 	// DefaultIdleTimeout is the stream idle timeout of requests that set none.
 	DefaultIdleTimeout time.Duration
 	// MaxIdleTimeout clamps a request's stream idle timeout.
 	MaxIdleTimeout time.Duration
-}
-
-// DefaultLimits returns the limits of the default server configuration.
-func DefaultLimits() Limits {
-	return Limits{
-		DefaultMaxAttempts: 3,
-		MaxAttemptsLimit:   10,
-		InitialBackoff:     500 * time.Millisecond,
-		MaxBackoff:         8 * time.Second,
-		MaxRetryAfter:      60 * time.Second,
-		DefaultDeadline:    120 * time.Second,
-		MaxDeadline:        600 * time.Second,
-		DefaultIdleTimeout: 30 * time.Second,
-		MaxIdleTimeout:     300 * time.Second,
-	}
 }
 
 // Midstream says what happens when an attempt fails after it streamed
@@ -103,19 +86,6 @@ func (l Limits) Policy(r Request) Policy {
 		p.Midstream = MidstreamRestart
 	}
 	return p
-}
-
-// Deadline returns the call's effective deadline: now+DefaultDeadline when
-// the call has none (ok false), and never later than now+MaxDeadline.
-func (l Limits) Deadline(now, deadline time.Time, ok bool) time.Time {
-	limit := now.Add(l.MaxDeadline)
-	if !ok {
-		deadline = now.Add(l.DefaultDeadline)
-	}
-	if deadline.After(limit) {
-		return limit
-	}
-	return deadline
 }
 
 // IdleTimeout returns a call's stream idle timeout: the requested one (zero

@@ -5,13 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/retry"
 )
 
 const ms = time.Millisecond
 
 func TestLimitsPolicy(t *testing.T) {
-	l := retry.DefaultLimits()
+	l := config.Default().RetryLimits()
 	tests := []struct {
 		name string
 		req  retry.Request
@@ -40,7 +41,7 @@ func TestLimitsPolicy(t *testing.T) {
 }
 
 func TestBackoffBounds(t *testing.T) {
-	p := retry.DefaultLimits().Policy(retry.Request{})
+	p := config.Default().RetryLimits().Policy(retry.Request{})
 	tests := []struct {
 		n        int
 		min, max time.Duration
@@ -87,31 +88,8 @@ func TestBackoffDefaultRandomness(t *testing.T) {
 	}
 }
 
-func TestLimitsDeadline(t *testing.T) {
-	l := retry.DefaultLimits()
-	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name     string
-		deadline time.Time
-		ok       bool
-		want     time.Time
-	}{
-		{"none takes the default", time.Time{}, false, now.Add(120 * time.Second)},
-		{"shorter is kept", now.Add(time.Second), true, now.Add(time.Second)},
-		{"longer is clamped", now.Add(time.Hour), true, now.Add(600 * time.Second)},
-		{"past is kept", now.Add(-time.Second), true, now.Add(-time.Second)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := l.Deadline(now, tt.deadline, tt.ok); !got.Equal(tt.want) {
-				t.Errorf("Deadline = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestLimitsIdleTimeout(t *testing.T) {
-	l := retry.DefaultLimits()
+	l := config.Default().RetryLimits()
 	tests := []struct {
 		name      string
 		requested time.Duration

@@ -86,7 +86,7 @@ type CacheStats struct {
 // NewCache returns an empty cache configured by cfg.
 func NewCache(cfg Config) *Cache {
 	return &Cache{
-		cfg:    cfg.withSizes(),
+		cfg:    cfg,
 		lru:    list.New(),
 		byHash: make(map[[sha256.Size]byte]*list.Element),
 	}
@@ -127,7 +127,7 @@ func (c *Cache) Compile(raw []byte) (*Schema, error) {
 		return e.schema, e.err
 	}
 	c.byHash[hash] = c.lru.PushFront(&cacheEntry{hash: hash, schema: s, err: err})
-	for c.lru.Len() > c.cfg.SchemaCacheSize {
+	for c.cfg.SchemaCacheSize > 0 && c.lru.Len() > c.cfg.SchemaCacheSize {
 		old := c.lru.Back()
 		c.lru.Remove(old)
 		delete(c.byHash, old.Value.(*cacheEntry).hash)
@@ -152,7 +152,7 @@ func canonicalize(raw []byte, limit int) (any, []byte, error) {
 	if err := json.Compact(&compact, raw); err != nil {
 		return nil, nil, &SchemaError{Message: "not valid JSON: " + jsonErrorText(err)}
 	}
-	if compact.Len() > limit {
+	if limit > 0 && compact.Len() > limit {
 		return nil, nil, fmt.Errorf("%w: %d bytes as compact JSON, the limit is %d", ErrSchemaTooLarge, compact.Len(), limit)
 	}
 	doc, err := decodeJSON(compact.Bytes())
@@ -269,7 +269,13 @@ func schemaError(err error, doc any) *SchemaError {
 		}
 	case errors.As(err, &load):
 		ref := internalURL(load.URL)
-		return &SchemaError{KeywordPath: findRef(doc, ref), Message: fmt.Sprintf("cannot resolve %q: %v", ref, errRemoteRef)}
+		at := findRef(doc, ref)
+		if strings.HasSuffix(at, "/$schema") {
+			// The compiler loads a $schema it does not know as a remote
+			// meta-schema; to the author it is a draft llmrelay lacks.
+			return &SchemaError{KeywordPath: at, Message: unsupportedDraft(ref)}
+		}
+		return &SchemaError{KeywordPath: at, Message: fmt.Sprintf("cannot resolve %q: %v", ref, errRemoteRef)}
 	case errors.As(err, &notFound):
 		ref := internalURL(notFound.URL)
 		return &SchemaError{KeywordPath: findRef(doc, ref), Message: fmt.Sprintf("reference %q points to nothing", ref)}
@@ -292,11 +298,29 @@ func schemaError(err error, doc any) *SchemaError {
 	case errors.As(err, &badAnchor):
 		return &SchemaError{KeywordPath: fragmentPointer(badAnchor.URL), Message: "not a valid anchor"}
 	case errors.As(err, &draft):
-		return &SchemaError{KeywordPath: "/$schema", Message: fmt.Sprintf("unsupported draft %q", internalURL(draft.URL))}
+		return &SchemaError{KeywordPath: "/$schema", Message: unsupportedDraft(internalURL(draft.URL))}
 	case errors.As(err, &vocab):
 		return &SchemaError{KeywordPath: "/$vocabulary", Message: fmt.Sprintf("unsupported vocabulary %q", vocab.Vocabulary)}
 	}
 	return &SchemaError{Message: internalURL(err.Error())}
+}
+
+// SupportedDrafts lists, newest first, the $schema values llmrelay
+// compiles (with or without a trailing "#"; draft 2020-12 when $schema is
+// left out).
+var SupportedDrafts = []string{
+	"https://json-schema.org/draft/2020-12/schema",
+	"https://json-schema.org/draft/2019-09/schema",
+	"http://json-schema.org/draft-07/schema#",
+	"http://json-schema.org/draft-06/schema#",
+	"http://json-schema.org/draft-04/schema#",
+}
+
+// unsupportedDraft says that $schema names a draft (or meta-schema) that
+// llmrelay cannot compile against, and which ones it can.
+func unsupportedDraft(url string) string {
+	return fmt.Sprintf("%q is not a JSON Schema draft llmrelay supports; use draft 2020-12 (leave $schema out, or set %q), "+
+		"2019-09, 7, 6 or 4", url, SupportedDrafts[0])
 }
 
 // minmax returns a and b in order, so that of two places the library may

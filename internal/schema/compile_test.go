@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -29,7 +28,11 @@ func TestCompileRejectsInvalidSchemas(t *testing.T) {
 		{"file ref refused", `{"$ref":"file:///etc/passwd"}`, "/$ref",
 			`cannot resolve "file:///etc/passwd": only references within the schema are allowed`},
 		{"unknown meta-schema", `{"$schema":"https://example.com/meta"}`, "/$schema",
-			`cannot resolve "https://example.com/meta": only references within the schema are allowed`},
+			`"https://example.com/meta" is not a JSON Schema draft llmrelay supports; use draft 2020-12 (leave $schema out, or set "https://json-schema.org/draft/2020-12/schema"), 2019-09, 7, 6 or 4`},
+		{"draft 3", `{"$schema":"http://json-schema.org/draft-03/schema#"}`, "/$schema",
+			`"http://json-schema.org/draft-03/schema" is not a JSON Schema draft llmrelay supports; use draft 2020-12 (leave $schema out, or set "https://json-schema.org/draft/2020-12/schema"), 2019-09, 7, 6 or 4`},
+		{"unsupported draft in an embedded resource", `{"$defs":{"a":{"$id":"https://x.test/a","$schema":"https://json-schema.org/draft/2021-01/schema"}}}`, "/$defs/a/$schema",
+			`"https://json-schema.org/draft/2021-01/schema" is not a JSON Schema draft llmrelay supports; use draft 2020-12 (leave $schema out, or set "https://json-schema.org/draft/2020-12/schema"), 2019-09, 7, 6 or 4`},
 		{"unknown anchor", `{"$ref":"#nope"}`, "/$ref", `reference "#nope" names an anchor that does not exist`},
 		{"duplicate id", `{"$id":"https://x.test/a","$defs":{"b":{"$id":"https://x.test/a"}}}`, "/$defs/b/$id",
 			`$id "https://x.test/a" is also used at ''`},
@@ -152,6 +155,9 @@ func TestAssertFormat(t *testing.T) {
 	}
 }
 
+// twoOfFive allows 2 re-asks by default and 5 at most.
+var twoOfFive = Config{DefaultValidationRetries: 2, MaxValidationRetries: 5}
+
 func TestValidationRetries(t *testing.T) {
 	u := func(n uint32) *uint32 { return &n }
 	tests := []struct {
@@ -160,10 +166,10 @@ func TestValidationRetries(t *testing.T) {
 		requested *uint32
 		want      int
 	}{
-		{"unset takes the default", DefaultConfig(), nil, 2},
-		{"zero means never", DefaultConfig(), u(0), 0},
-		{"within the limit", DefaultConfig(), u(4), 4},
-		{"clamped to the limit", DefaultConfig(), u(10), 5},
+		{"unset takes the default", twoOfFive, nil, 2},
+		{"zero means never", twoOfFive, u(0), 0},
+		{"within the limit", twoOfFive, u(4), 4},
+		{"clamped to the limit", twoOfFive, u(10), 5},
 		{"default clamped too", Config{DefaultValidationRetries: 3, MaxValidationRetries: 1}, nil, 1},
 		{"re-asks forbidden", Config{DefaultValidationRetries: 2}, u(3), 0},
 	}
@@ -178,10 +184,10 @@ func TestValidationRetries(t *testing.T) {
 
 // FuzzCompile compiles arbitrary schemas: Compile answers with a schema or
 // a typed error, never a panic, and for every schema it accepts, Instance
-// and the provider forms do not panic and the provider forms are schemas
-// that compile too.
+// and Lower do not panic and the lowered forms are schemas that compile
+// too.
 func FuzzCompile(f *testing.F) {
-	for _, s := range []string{issueSchema, strictSchema, benchSchema, `{"type":12}`, `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#"}}}`,
+	for _, s := range []string{issueSchema, `{"type":"object","additionalProperties":false,"properties":{"a":{"type":"string","format":"email"}},"required":["a"]}`, benchSchema, `{"type":12}`, `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#"}}}`,
 		`{"anyOf":[{"minimum":1.5,"multipleOf":0.5}],"pattern":"^a+$","minItems":2}`, `true`, `{"items":[{}],"additionalItems":false}`} {
 		f.Add(s)
 	}
@@ -202,35 +208,30 @@ func FuzzCompile(f *testing.F) {
 		if _, err := ParseReply(text); err != nil && !strings.Contains(err.Error(), "too large") {
 			t.Fatalf("instance %q does not parse: %v", text, err)
 		}
-		if _, err := OpenAIResponseFormat("x", s.JSON()); err != nil {
-			t.Fatalf("OpenAIResponseFormat: %v", err)
-		}
-		for _, form := range []func([]byte) (json.RawMessage, error){
-			func(b []byte) (json.RawMessage, error) {
-				f, err := AnthropicOutputFormat(b)
-				if err != nil {
-					return nil, err
-				}
-				return f.Schema, nil
-			},
-			func(b []byte) (json.RawMessage, error) {
-				f, err := GeminiResponseSchema(b)
-				if err != nil {
-					return nil, err
-				}
-				return f.ResponseJSONSchema, nil
-			},
-		} {
-			native, err := form(s.JSON())
+		for _, d := range []*Dialect{{Strict: testStrict}, rewriting} {
+			l, err := Lower(s.JSON(), d)
 			if errors.Is(err, ErrNoNativeForm) {
 				continue
 			}
 			if err != nil {
-				t.Fatalf("native form: %v", err)
+				t.Fatalf("Lower: %v", err)
 			}
-			if _, err := NewCache(Config{}).Compile(native); err != nil {
-				t.Fatalf("native form %s of %s does not compile: %v", native, s.JSON(), err)
+			if _, err := NewCache(Config{}).Compile(l.Schema); err != nil {
+				t.Fatalf("the lowered form %s of %s does not compile: %v", l.Schema, s.JSON(), err)
 			}
 		}
 	})
+}
+
+// TestSupportedDraftsCompile: every draft the unsupported-draft message
+// offers is one Compile accepts, with or without a trailing "#".
+func TestSupportedDraftsCompile(t *testing.T) {
+	cache := NewCache(Config{})
+	for _, d := range SupportedDrafts {
+		for _, url := range []string{d, strings.TrimSuffix(d, "#")} {
+			if _, err := cache.Compile([]byte(`{"$schema":"` + url + `","type":"object"}`)); err != nil {
+				t.Errorf("$schema %s: %v", url, err)
+			}
+		}
+	}
 }

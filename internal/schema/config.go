@@ -1,14 +1,15 @@
 package schema
 
-// Config is the server's structured-output configuration; it mirrors the
-// `structured_output:` section of internal/config. DefaultConfig holds the
-// defaults.
+// Config is the server's structured-output configuration; internal/config
+// makes it from its `structured_output:` section (config.Config.SchemaConfig),
+// whose defaults are the only defaults. The zero Config bounds nothing and
+// allows no re-ask: tests and tools set what they need.
 type Config struct {
 	// MaxSchemaBytes bounds a request's schema, measured as compact JSON.
-	// Larger schemas fail with ErrSchemaTooLarge. Zero or less means 64 KiB.
+	// Larger schemas fail with ErrSchemaTooLarge. Zero or less: no bound.
 	MaxSchemaBytes int
 	// SchemaCacheSize bounds how many compiled schemas a Cache keeps; the
-	// least recently used one is dropped first. Zero or less means 256.
+	// least recently used one is dropped first. Zero or less: no bound.
 	SchemaCacheSize int
 	// DefaultValidationRetries is how many re-asks a call may make when the
 	// request leaves max_validation_retries unset.
@@ -20,24 +21,6 @@ type Config struct {
 	// "date-time", ...). Draft 2020-12 makes it an annotation only, which is
 	// the default.
 	AssertFormat bool
-}
-
-// DefaultConfig returns the defaults: 64 KiB schemas, 256 cached, 2
-// re-asks unless the request says otherwise, at most 5.
-func DefaultConfig() Config {
-	return Config{MaxSchemaBytes: 64 << 10, SchemaCacheSize: 256, DefaultValidationRetries: 2, MaxValidationRetries: 5}
-}
-
-// withSizes fills in the size bounds left at zero.
-func (c Config) withSizes() Config {
-	d := DefaultConfig()
-	if c.MaxSchemaBytes <= 0 {
-		c.MaxSchemaBytes = d.MaxSchemaBytes
-	}
-	if c.SchemaCacheSize <= 0 {
-		c.SchemaCacheSize = d.SchemaCacheSize
-	}
-	return c
 }
 
 // ValidationRetries returns how many times a call may re-ask: the request's

@@ -3,8 +3,10 @@
 // model's reply and validating it, the re-ask message that lists what was
 // wrong, the bookkeeping of validation retries (Session), partial objects for
 // streaming (Partial), the deterministic instances the mock provider replies
-// with (Instance), and each provider's native form of a schema
-// (OpenAIResponseFormat, AnthropicOutputFormat, GeminiResponseSchema).
+// with (Instance), and lowering a schema into a provider's dialect (Lower):
+// each adapter declares its provider's Dialect (which keywords it keeps,
+// its strict subset) and owns the wire structs that carry the result;
+// this package owns the rewriting and knows no provider.
 //
 // Errors are typed for internal/apierr: *SchemaError and ErrSchemaTooLarge
 // for a bad request schema (INVALID_ARGUMENT), *ParseError for a reply that

@@ -13,7 +13,7 @@ import (
 // conforms, with one validation retry.
 func TestSessionReasksThenAccepts(t *testing.T) {
 	s := mustCompile(t, issueSchema)
-	sess := NewSession(s, DefaultConfig().ValidationRetries(nil))
+	sess := NewSession(s, twoOfFive.ValidationRetries(nil))
 
 	first := sess.Check(1, `{"sentiment":"great"}`)
 	if first.Verdict != Reask {

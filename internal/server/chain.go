@@ -30,10 +30,11 @@ func (s *Server) interceptorChain() ([]interceptors.Link, error) {
 		maxConcurrent[p.Name] = p.MaxConcurrent
 	}
 	return []interceptors.Link{
-		// Outermost, so a panic anywhere below becomes INTERNAL and the
-		// server keeps serving. It also starts the call record (request id,
-		// key, model, attempts) that the links and log lines below share.
-		interceptors.Recovery(s.log),
+		// Outermost: starts the call record (request id, key, model, the
+		// resolved target, attempts) that the links, the handler and the
+		// log lines below share, and guards the links themselves against
+		// a panic.
+		interceptors.Guard(s.log),
 		// Metrics before every link that can refuse a call, so refusals are
 		// counted with their code and handling time.
 		interceptors.Metrics(s.metrics),
@@ -65,12 +66,19 @@ func (s *Server) interceptorChain() ([]interceptors.Link, error) {
 		// Model access after validation, so a malformed model is
 		// INVALID_ARGUMENT rather than a permission problem.
 		interceptors.ModelAccess(),
+		// Model resolution after model access, so a key learns nothing of
+		// models it may not use; the one place the model is parsed.
+		interceptors.ResolveModel(s.providers),
 		// The provider queue last of the checks: only calls that will be
-		// served wait for a provider slot, within their deadline.
+		// served wait for a slot of their resolved provider, within their
+		// deadline.
 		interceptors.NewProviderQueue(maxConcurrent, s.cfg.Limits.ProviderQueue, s.metrics).Link(),
-		// Innermost: cuts off calls still running when the shutdown grace
-		// period ends.
+		// Cuts off calls still running when the shutdown grace period ends.
 		{Name: "drain", Unary: s.drainUnary, Stream: s.drainStream},
+		// Innermost, wrapping the handler: a panic in a call becomes
+		// INTERNAL where the metrics and logging links still count and log
+		// it, and the server keeps serving.
+		interceptors.Recovery(s.log),
 	}, nil
 }
 

@@ -27,8 +27,8 @@ func TestChainOrder(t *testing.T) {
 	for _, l := range links {
 		names = append(names, l.Name)
 	}
-	want := []string{"recovery", "metrics", "logging", "auth_throttle", "auth", "key_limits", "deadline",
-		"request_size", "validate", "model_access", "provider_queue", "drain"}
+	want := []string{"guard", "metrics", "logging", "auth_throttle", "auth", "key_limits", "deadline",
+		"request_size", "validate", "model_access", "resolve", "provider_queue", "drain", "recovery"}
 	if !slices.Equal(names, want) {
 		t.Errorf("chain %v,\nwant %v", names, want)
 	}

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"time"
@@ -19,9 +18,9 @@ func (s *Server) startMetrics() (stop func(), err error) {
 	if s.cfg.MetricsListen == "" {
 		return func() {}, nil
 	}
-	lis, err := net.Listen("tcp", s.cfg.MetricsListen)
+	lis, err := listen("metrics_listen", s.cfg.MetricsListen)
 	if err != nil {
-		return nil, fmt.Errorf("metrics: listen on %s: %w", s.cfg.MetricsListen, err)
+		return nil, err
 	}
 	s.log.Info("metrics serving", "listen", lis.Addr().String(), "path", "/metrics")
 	return s.serveMetrics(lis), nil

@@ -22,6 +22,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/service"
 )
 
@@ -38,7 +39,7 @@ type Server struct {
 	health    *health.Server
 	metrics   *metrics.Metrics
 	providers *provider.Set
-	timer     service.Timer
+	timer     retry.Timer
 
 	// hardStop is cancelled when the grace period ends; the drain link of
 	// the interceptor chain then cancels every call still running.
@@ -55,7 +56,7 @@ func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 // WithRetryTimer sets the timer that makes the waits between attempts; tests
 // pass one that records each wait and returns at once. The default is real
 // time.
-func WithRetryTimer(t service.Timer) Option { return func(s *Server) { s.timer = t } }
+func WithRetryTimer(t retry.Timer) Option { return func(s *Server) { s.timer = t } }
 
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
@@ -136,9 +137,9 @@ func (s *Server) Shutdown(ctx context.Context) {
 // Run listens on the configured address (and serves /metrics on
 // metrics_listen, if set) until ctx ends, then shuts down gracefully.
 func (s *Server) Run(ctx context.Context) error {
-	lis, err := net.Listen("tcp", s.cfg.Listen)
+	lis, err := listen("listen", s.cfg.Listen)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)
+		return err
 	}
 	stopMetrics, err := s.startMetrics()
 	if err != nil {
@@ -160,6 +161,39 @@ func (s *Server) Run(ctx context.Context) error {
 	s.log.Info("shutting down", "grace", s.cfg.ShutdownGrace)
 	s.Shutdown(context.Background())
 	return <-errc
+}
+
+// ListenError says that the server could not listen on one of its
+// configured addresses; errors.Is(err, syscall.EADDRINUSE) tells an address
+// in use.
+type ListenError struct {
+	// Setting is the config setting that holds the address: "listen" or
+	// "metrics_listen".
+	Setting string
+	Addr    string
+	Err     error
+}
+
+// Error implements error.
+func (e *ListenError) Error() string {
+	return fmt.Sprintf("%s: cannot listen on %s: %v", e.Setting, e.Addr, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ListenError) Unwrap() error { return e.Err }
+
+// listen listens on addr, the value of the named setting.
+func listen(setting, addr string) (net.Listener, error) {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		// The *net.OpError repeats the address; its cause says why.
+		var op *net.OpError
+		if errors.As(err, &op) {
+			err = op.Err
+		}
+		return nil, &ListenError{Setting: setting, Addr: addr, Err: err}
+	}
+	return lis, nil
 }
 
 // drainUnary and drainStream cancel a call's context with

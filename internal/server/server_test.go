@@ -17,6 +17,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
@@ -111,7 +112,7 @@ func TestGenerateRejectsBadRequestsWithTypedErrors(t *testing.T) {
 		wantField string
 	}{
 		{"unknown provider", &llmrelayv1.GenerateRequest{Model: "nope/x", Messages: echoRequest("x").Messages}, "UNKNOWN_PROVIDER", "model"},
-		{"unknown mock model", &llmrelayv1.GenerateRequest{Model: "mock/gpt-5", Messages: echoRequest("x").Messages}, "INVALID_PROVIDER_OPTIONS", "model"},
+		{"unknown mock model", &llmrelayv1.GenerateRequest{Model: "mock/gpt-5", Messages: echoRequest("x").Messages}, "UNKNOWN_MODEL", "model"},
 		{"malformed fault list", withOptions(t, echoRequest("x"), map[string]any{"faults": []any{map[string]any{"status": 503}, map[string]any{"drop_after": -1}}}), "INVALID_PROVIDER_OPTIONS", "provider_options.faults[1].drop_after"},
 		{"faults not a list", withOptions(t, echoRequest("x"), map[string]any{"faults": "503"}), "INVALID_PROVIDER_OPTIONS", "provider_options.faults"},
 		{"unknown option", withOptions(t, echoRequest("x"), map[string]any{"fautls": []any{}}), "INVALID_PROVIDER_OPTIONS", "provider_options.fautls"},
@@ -143,6 +144,29 @@ func TestGenerateRejectsBadRequestsWithTypedErrors(t *testing.T) {
 				t.Errorf("BadRequest %v, want one violation of %s", br, tc.wantField)
 			}
 		})
+	}
+}
+
+// TestUnknownModelErrorsNameOnlyWhatWasAskedFor: resolution errors do not
+// list the configured providers or models, which a caller's key may not be
+// allowed to see.
+func TestUnknownModelErrorsNameOnlyWhatWasAskedFor(t *testing.T) {
+	cfg := config.Default()
+	cfg.Providers = []provider.Config{{Name: "mock", Kind: "mock"}, {Name: "internal-finance", Kind: "mock", Models: []string{"echo"}}}
+	in := servertest.Start(t, cfg)
+	for _, model := range []string{"nope/x", "mock/gpt-5", "internal-finance/lorem"} {
+		req := echoRequest("x")
+		req.Model = model
+		_, err := servertest.Collect(t.Context(), in.Client, req)
+		msg := status.Convert(err).Message()
+		if !strings.Contains(msg, strings.SplitN(model, "/", 2)[0]) {
+			t.Errorf("%s: message %q does not name what was asked for", model, msg)
+		}
+		for _, secret := range []string{"echo", "lorem", "internal-finance"} {
+			if !strings.Contains(model, secret) && strings.Contains(msg, secret) {
+				t.Errorf("%s: message %q names %q, which the caller did not ask for", model, msg, secret)
+			}
+		}
 	}
 }
 

@@ -389,7 +389,7 @@ func TestFinalUsageSumsEveryAttempt(t *testing.T) {
 		step{events: []provider.Event{
 			{Kind: provider.EventText, Text: "partial"},
 			{Kind: provider.EventUsage, Usage: provider.Usage{InputTokens: 10, OutputTokens: 3}},
-		}, err: &provider.Error{Kind: provider.KindInStream, Type: "overloaded_error"}},
+		}, err: &provider.Error{Kind: provider.KindInStream, Class: provider.ClassOverloaded, Type: "overloaded_error"}},
 		step{events: []provider.Event{
 			{Kind: provider.EventText, Text: "done"},
 			{Kind: provider.EventFinish, FinishReason: provider.FinishStop},

@@ -1,7 +1,10 @@
 // Package service implements the llmrelay.v1.LLMService handlers. Handlers
-// are thin: they resolve the provider, run the call's attempts and turn each
-// provider event into a GenerateEvent; retry decisions live in
-// internal/retry and status mapping in internal/apierr.
+// are thin: Generate takes the target its model resolved to (from the call
+// record, which the interceptor chain filled), has the provider validate
+// the request, runs the call's attempt plan (internal/retry's Plan) and
+// turns each provider event into a GenerateEvent, numbered by one emitter.
+// Retry decisions live in internal/retry, classification in the provider
+// adapters and status mapping in internal/apierr.
 package service
 
 import (
@@ -31,23 +34,15 @@ type Service struct {
 	llmrelayv1.UnimplementedLLMServiceServer
 
 	providers *provider.Set
-	cfg       *config.Config
 	log       *slog.Logger
 	metrics   *metrics.Metrics
 	limits    retry.Limits
 	budgets   *retry.Budgets
-	timer     Timer
+	timer     retry.Timer
 	// schemas compiles and caches structured-output schemas; schemaCfg
 	// bounds them and the re-asks.
 	schemas   *schema.Cache
 	schemaCfg schema.Config
-}
-
-// Timer makes the waits between attempts; tests inject one that records
-// each wait and returns at once. Its After matches retry-go's Timer.
-type Timer interface {
-	// After returns a channel that receives once d has passed.
-	After(d time.Duration) <-chan time.Time
 }
 
 // Deps are what a Service needs.
@@ -57,7 +52,7 @@ type Deps struct {
 	Logger    *slog.Logger
 	Metrics   *metrics.Metrics // may be nil
 	// Timer makes the waits between attempts; nil means real time.
-	Timer Timer
+	Timer retry.Timer
 }
 
 // New returns a Service.
@@ -66,27 +61,12 @@ func New(d Deps) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r, dl, so := d.Config.Retry, d.Config.Deadlines, d.Config.StructuredOutput
-	schemaCfg := schema.Config{
-		MaxSchemaBytes:           so.MaxSchemaBytes,
-		SchemaCacheSize:          so.SchemaCacheSize,
-		DefaultValidationRetries: so.DefaultValidationRetries,
-		MaxValidationRetries:     so.MaxValidationRetries,
-	}
+	schemaCfg := d.Config.SchemaConfig()
+	r := d.Config.Retry
 	return &Service{
-		providers: d.Providers, cfg: d.Config, log: log, metrics: d.Metrics, timer: d.Timer,
+		providers: d.Providers, log: log, metrics: d.Metrics, timer: d.Timer,
 		schemas: schema.NewCache(schemaCfg), schemaCfg: schemaCfg,
-		limits: retry.Limits{
-			DefaultMaxAttempts: r.DefaultMaxAttempts,
-			MaxAttemptsLimit:   r.MaxAttemptsLimit,
-			InitialBackoff:     r.InitialBackoff,
-			MaxBackoff:         r.MaxBackoff,
-			MaxRetryAfter:      r.MaxRetryAfter,
-			DefaultDeadline:    dl.Default,
-			MaxDeadline:        dl.Max,
-			DefaultIdleTimeout: dl.StreamIdle,
-			MaxIdleTimeout:     dl.MaxStreamIdle,
-		},
+		limits:  d.Config.RetryLimits(),
 		budgets: retry.NewBudgets(r.Budget.MaxTokens, r.Budget.TokenRatio),
 	}
 }
@@ -115,18 +95,16 @@ func (s *Service) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequ
 }
 
 // Generate implements llmrelayv1.LLMServiceServer: it runs the call's
-// attempts (see run) under the call's effective deadline and ends with the
-// successful attempt's Final or the status of the failure.
+// attempt plan (see run) and ends with the successful attempt's Final or
+// the status of the failure. The call's deadline is the one its context
+// carries: the interceptor chain's deadline link owns it (the server's
+// default when the client set none, clamped to the server's max).
 func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
 	ctx := stream.Context()
 	c, err := s.newCall(ctx, req, stream)
 	if err != nil {
 		return s.fail(ctx, c, err)
 	}
-	// The service's own guarantee, whatever the interceptors did: a call
-	// without a deadline gets the default one, and none runs past the max.
-	ctx, cancel := context.WithDeadline(ctx, c.deadline)
-	defer cancel()
 	res, err := c.run(ctx)
 	if err != nil {
 		return s.fail(ctx, c, err)
@@ -134,28 +112,29 @@ func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerSt
 	if err := c.sendFinal(res); err != nil {
 		return s.fail(ctx, c, err)
 	}
-	s.metrics.CallDone(c.entry.Config.Name, codes.OK.String(), c.attempts)
+	s.metrics.CallDone(c.providerName(), codes.OK.String(), c.plan.Attempts())
 	return nil
 }
+
+// errUnresolved is the internal error of a call that reached the handler
+// without a resolved target: the interceptor chain is wired wrong.
+var errUnresolved = errors.New("service: the call's model was not resolved (the chain's resolve link did not run)")
 
 // call is one Generate call in flight.
 type call struct {
 	svc       *Service
 	req       *llmrelayv1.GenerateRequest
-	entry     *provider.Entry
-	model     string
+	target    provider.Target
 	preq      *provider.Request
 	out       *emitter
 	info      *callinfo.Info // nil without the interceptor chain
 	requestID string
 	start     time.Time
-	// policy, idle and deadline are the call's retry policy, stream idle
-	// timeout and effective deadline.
-	policy   retry.Policy
-	idle     time.Duration
-	deadline time.Time
-	// attempts counts the attempts made so far.
-	attempts int
+	// plan numbers the attempts, says where each goes and decides what
+	// follows each failure; nil until the call is ready to run.
+	plan *retry.Plan
+	// idle is the call's stream idle timeout.
+	idle time.Duration
 	// usage sums the tokens of every attempt.
 	usage provider.Usage
 	// firstDelta is set once the call sent its first delta.
@@ -164,9 +143,9 @@ type call struct {
 	so *structured
 }
 
-// newCall resolves the provider, prepares the provider request and works
-// out the call's policy, idle timeout and deadline. Errors are
-// *apierr.Error.
+// newCall takes the call's resolved target, prepares the provider request,
+// has the provider validate it and makes the call's attempt plan. Errors
+// are *apierr.Error or map to one.
 func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) (*call, error) {
 	c := &call{svc: s, req: req, out: &emitter{stream: stream}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now()}
 	if c.info != nil {
@@ -176,46 +155,62 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 	if c.requestID == "" {
 		c.requestID = uuid.NewString()
 	}
-	deadline, ok := ctx.Deadline()
-	c.deadline = s.limits.Deadline(c.start, deadline, ok)
-	c.idle = s.limits.IdleTimeout(req.GetStreamIdleTimeout().AsDuration())
-	rp := req.GetRetry()
-	c.policy = s.limits.Policy(retry.Request{
-		MaxAttempts:    int(rp.GetMaxAttempts()),
-		InitialBackoff: rp.GetInitialBackoff().AsDuration(),
-		MaxBackoff:     rp.GetMaxBackoff().AsDuration(),
-		Midstream:      retry.Midstream(rp.GetMidstream()),
-	})
-	entry, model, err := s.providers.Resolve(req.GetModel())
-	if err != nil {
-		reason := apierr.ReasonUnknownProvider
-		if errors.Is(err, provider.ErrUnknownModel) {
-			reason = apierr.ReasonUnknownModel
-		}
-		e := apierr.InvalidField(reason, "model", err.Error())
-		e.Cause = err
-		return c, e
+	target, ok := c.info.Target()
+	if !ok {
+		return c, errUnresolved
 	}
-	c.entry, c.model = entry, model
+	c.target = target
+	c.idle = s.limits.IdleTimeout(req.GetStreamIdleTimeout().AsDuration())
 	rf := responseFormat(req)
-	if c.preq, err = providerRequest(req, model, rf); err != nil {
-		var fe *provider.FieldError
-		if !errors.As(err, &fe) {
-			return c, err
-		}
-		return c, apierr.InvalidField(apierr.ReasonInvalidRequest, fe.Field, fe.Description)
+	var err error
+	if c.preq, err = providerRequest(req, target.Model, rf); err != nil {
+		return c, err
 	}
 	if rf != nil {
 		if c.so, err = s.newStructured(rf, c.preq); err != nil {
 			return c, err
 		}
 	}
-	if v, ok := entry.Provider.(provider.RequestValidator); ok {
+	if v, ok := target.Entry.Provider.(provider.RequestValidator); ok {
 		if err := v.ValidateRequest(c.preq); err != nil {
 			return c, err
 		}
 	}
+	rp := req.GetRetry()
+	deadline, _ := ctx.Deadline()
+	c.plan = retry.NewPlan(retry.PlanConfig{
+		Policy: s.limits.Policy(retry.Request{
+			MaxAttempts:    int(rp.GetMaxAttempts()),
+			InitialBackoff: rp.GetInitialBackoff().AsDuration(),
+			MaxBackoff:     rp.GetMaxBackoff().AsDuration(),
+			Midstream:      retry.Midstream(rp.GetMidstream()),
+		}),
+		Target:    target,
+		Budget:    func(name string) retry.Throttle { return s.budgets.For(name) },
+		Deadline:  deadline,
+		MaxReasks: c.so.maxReasks(),
+	})
 	return c, nil
+}
+
+// providerName returns the configured name of the provider the call's
+// current attempt goes to, "" before the call has a target.
+func (c *call) providerName() string {
+	if c.plan != nil {
+		return c.plan.Target().Entry.Config.Name
+	}
+	if c.target.Entry != nil {
+		return c.target.Entry.Config.Name
+	}
+	return ""
+}
+
+// attempts returns the attempts the call made.
+func (c *call) attempts() int {
+	if c.plan == nil {
+		return 0
+	}
+	return c.plan.Attempts()
 }
 
 // addToolCall folds a tool-call fragment into the result's calls.
@@ -247,12 +242,12 @@ func (c *call) sendFinal(res *attemptResult) error {
 		Message:      msg,
 		FinishReason: finishReason(res.finish),
 		Usage:        &llmrelayv1.Usage{InputTokens: uint64(c.usage.InputTokens), OutputTokens: uint64(c.usage.OutputTokens)},
-		Attempts:     uint32(c.attempts),
-		Provider:     c.entry.Config.Name,
-		Model:        c.model,
+		Attempts:     uint32(c.plan.Attempts()),
+		Provider:     c.providerName(),
+		Model:        c.plan.Target().Model,
 	}
 	c.so.fillFinal(final, res)
-	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(c.attempts), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
+	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(c.plan.Attempts()), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
 }
 
 // fail logs the error with the request id and returns its status. The
@@ -273,18 +268,14 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 	if ae.Code == codes.Internal {
 		s.log.Error("generate failed", "request_id", c.requestID, "error", err)
 	} else {
-		s.log.Debug("generate failed", "request_id", c.requestID, "code", ae.Code.String(), "reason", ae.Reason, "attempts", c.attempts, "error", err)
+		s.log.Debug("generate failed", "request_id", c.requestID, "code", ae.Code.String(), "reason", ae.Reason, "attempts", c.attempts(), "error", err)
 	}
-	name := ""
-	if c.entry != nil {
-		name = c.entry.Config.Name
-	}
-	s.metrics.CallDone(name, ae.Code.String(), c.attempts)
+	s.metrics.CallDone(c.providerName(), ae.Code.String(), c.attempts())
 	return ae
 }
 
 // emitter numbers and sends a call's events: sequence 1, 2, 3, ... with no
-// gaps.
+// gaps. It is the one place events are numbered.
 type emitter struct {
 	stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]
 	seq    uint64

@@ -50,7 +50,8 @@ func (s *Service) newStructured(rf *llmrelayv1.ResponseFormat, preq *provider.Re
 	}, nil
 }
 
-// retries returns the re-asks made so far.
+// retries returns the re-asks made so far, as the session counts them for
+// Final.validation_retries.
 func (so *structured) retries() int {
 	if so == nil {
 		return 0
@@ -167,8 +168,8 @@ func (p *partialObjects) value(v any) (*structpb.Value, error) {
 
 // checkOutput checks the reply of attempt n, which completed. It returns
 // res for the Final when the reply conforms (with res.object set) or when
-// it stays invalid under ON_INVALID_RETURN_TEXT (object unset); a
-// *nextAttempt after sending the WillRetry when the model is re-asked; and
+// it stays invalid under ON_INVALID_RETURN_TEXT (object unset); the plan's
+// re-ask step, after sending the WillRetry, when the model is re-asked; and
 // otherwise the ABORTED *apierr.Error that ends the call.
 func (c *call) checkOutput(n int, res *attemptResult) (*attemptResult, error) {
 	out := c.so.session.Check(n, res.text.String())
@@ -190,26 +191,27 @@ func (c *call) checkOutput(n int, res *attemptResult) (*attemptResult, error) {
 	if !errors.As(out.Err, &ioe) {
 		return nil, fmt.Errorf("a give-up verdict without its error: %w", out.Err)
 	}
-	return nil, apierr.InvalidOutput(ioe, c.entry.Config.Name)
+	return nil, apierr.InvalidOutput(ioe, c.providerName())
 }
 
 // reask announces the re-ask after attempt n's invalid reply (a WillRetry
 // with reason INVALID_OUTPUT, no delay, discard_partial, and the
 // validation errors as its cause), and adds the reply and the errors to the
-// conversation the next attempt sends. It returns the *nextAttempt that
-// makes retry-go run that attempt at once, or a *sendError.
+// conversation the next attempt sends. It returns the plan's re-ask step's
+// Continue, which makes the next attempt follow at once, or a *sendError.
 func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
 	var ioe *schema.InvalidOutputError
 	if !errors.As(out.Err, &ioe) {
 		return fmt.Errorf("a re-ask verdict without its error: %w", out.Err)
 	}
-	name := c.entry.Config.Name
+	name := c.providerName()
+	step := c.plan.Reask(out.Err)
 	c.svc.log.Info("retrying",
 		"request_id", c.requestID, "provider", name, "attempt", n, "reason", retry.ReasonInvalidOutput.String(),
 		"delay", time.Duration(0), "discard_partial", true, "validation_retry", c.so.retries(), "error", out.Err)
 	c.svc.metrics.Retry(name, retry.ReasonInvalidOutput.String())
 	c.svc.metrics.ValidationRetry(name)
-	if err := c.sendWillRetry(n, &llmrelayv1.WillRetry{
+	if err := c.sendWillRetry(n, step, &llmrelayv1.WillRetry{
 		Reason:         llmrelayv1.RetryReason_RETRY_REASON_INVALID_OUTPUT,
 		Delay:          durationpb.New(0),
 		DiscardPartial: true,
@@ -220,7 +222,7 @@ func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
 	c.preq.Messages = append(c.preq.Messages,
 		provider.Message{Role: provider.RoleAssistant, Content: res.text.String()},
 		provider.Message{Role: provider.RoleUser, Content: out.Reask})
-	return &nextAttempt{err: out.Err}
+	return step.Continue()
 }
 
 // sendPartial feeds an attempt's text delta to its partial-object reader

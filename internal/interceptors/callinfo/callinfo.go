@@ -1,7 +1,10 @@
 // Package callinfo carries what llmrelay learns about one call while it runs
-// (its request id, the caller's key name, the model, the attempts it took)
-// from the places that learn it (the interceptor chain, the Generate handler)
-// to the log lines and errors that report it.
+// (its request id, the caller's key name, the model it asked for and the
+// provider target that model resolved to, the attempts it took) from the
+// one place that learns each (the interceptor chain's links, the Generate
+// handler's attempt plan) to the code that needs it: the provider queue and
+// the handler use the resolved target, and the log lines and errors report
+// the rest.
 //
 // The outermost link of the chain puts an *Info in the call's context; every
 // later link and the handler find it with From. All methods are safe for
@@ -11,9 +14,14 @@ package callinfo
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
 // Info is one call's record.
@@ -22,11 +30,25 @@ type Info struct {
 	requestID string
 	key       string
 	model     string
+	target    provider.Target
 	attempts  int
+	metadata  []Label
 	// onAuth runs once the call has passed authentication.
 	onAuth func()
 	authed bool
 }
+
+// Label is one of the request's metadata pairs, as the log keeps it.
+type Label struct{ Key, Value string }
+
+// Bounds on the metadata a call record keeps for the log (the contract
+// allows 64 pairs, keys of 128 bytes and values of 1024; requests beyond it
+// fail validation, but are recorded before it).
+const (
+	MaxLabels        = 64
+	MaxLabelKeyLen   = 128
+	MaxLabelValueLen = 256
+)
 
 // MaxFieldLen bounds what Info keeps of client-supplied text (model,
 // request id), so an oversized invalid request cannot flood the logs.
@@ -63,6 +85,34 @@ func (i *Info) RecordRequest(model, requestID string) {
 	}
 }
 
+// RecordMetadata records the request's metadata labels, for the call's
+// log line: at most MaxLabels pairs, in key order, keys cut to
+// MaxLabelKeyLen bytes and values to MaxLabelValueLen.
+func (i *Info) RecordMetadata(md map[string]string) {
+	if i == nil || len(md) == 0 {
+		return
+	}
+	keys := slices.Sorted(maps.Keys(md))
+	labels := make([]Label, 0, min(len(keys), MaxLabels))
+	for _, k := range keys[:min(len(keys), MaxLabels)] {
+		labels = append(labels, Label{Key: clipTo(k, MaxLabelKeyLen), Value: clipTo(md[k], MaxLabelValueLen)})
+	}
+	i.mu.Lock()
+	i.metadata = labels
+	i.mu.Unlock()
+}
+
+// Metadata returns the labels RecordMetadata kept; the caller must not
+// modify them. It returns nil on a nil Info.
+func (i *Info) Metadata() []Label {
+	if i == nil {
+		return nil
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.metadata
+}
+
 // SetKey records the name of the caller's API key.
 func (i *Info) SetKey(name string) {
 	if i == nil {
@@ -71,6 +121,29 @@ func (i *Info) SetKey(name string) {
 	i.mu.Lock()
 	i.key = name
 	i.mu.Unlock()
+}
+
+// SetTarget records the provider target the request's model resolved to.
+// The chain's model resolution link calls it, once; see Target.
+func (i *Info) SetTarget(t provider.Target) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	i.target = t
+	i.mu.Unlock()
+}
+
+// Target returns the provider target the request's model resolved to, and
+// false when nothing resolved it (a request without a model, or a call
+// that runs without the chain).
+func (i *Info) Target() (provider.Target, bool) {
+	if i == nil {
+		return provider.Target{}, false
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.target, i.target.Entry != nil
 }
 
 // OnAuthenticated registers f to run once the call has passed
@@ -108,8 +181,7 @@ func (i *Info) Authenticated() {
 
 // ObserveAttempt records that the call reached attempt n (from 1): the
 // call's attempts are the largest n observed. The Generate handler calls it
-// as each attempt starts; the interceptor chain also calls it for every
-// event the call sends.
+// as each attempt of its plan starts; nothing else counts attempts.
 func (i *Info) ObserveAttempt(n int) {
 	if i == nil {
 		return
@@ -154,9 +226,15 @@ func (i *Info) Snapshot() Snapshot {
 	return Snapshot{RequestID: id, Key: i.key, Model: i.model, Attempts: i.attempts}
 }
 
-func clip(s string) string {
-	if len(s) > MaxFieldLen {
-		return s[:MaxFieldLen]
+func clip(s string) string { return clipTo(s, MaxFieldLen) }
+
+// clipTo cuts s to at most n bytes, at a UTF-8 character boundary.
+func clipTo(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -2,10 +2,14 @@ package callinfo
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
 func TestInfo(t *testing.T) {
@@ -56,7 +60,46 @@ func TestNilInfo(t *testing.T) {
 	info.RecordRequest("m", "")
 	info.SetKey("k")
 	info.ObserveAttempt(1)
-	if info.RequestID() != "" || info.Snapshot() != (Snapshot{}) {
+	info.RecordMetadata(map[string]string{"a": "b"})
+	if info.RequestID() != "" || info.Snapshot() != (Snapshot{}) || info.Metadata() != nil {
 		t.Error("a nil Info recorded something")
+	}
+}
+
+func TestTarget(t *testing.T) {
+	_, info := NewContext(context.Background())
+	if _, ok := info.Target(); ok {
+		t.Error("a new record has a target")
+	}
+	want := provider.Target{Entry: &provider.Entry{Config: provider.Config{Name: "mock"}}, Model: "echo"}
+	info.SetTarget(want)
+	if got, ok := info.Target(); !ok || got != want || got.String() != "mock/echo" {
+		t.Errorf("Target() = %v, %v; want %v", got, ok, want)
+	}
+	var none *Info
+	none.SetTarget(want)
+	if _, ok := none.Target(); ok {
+		t.Error("a nil Info has a target")
+	}
+}
+
+func TestRecordMetadataIsBounded(t *testing.T) {
+	md := map[string]string{}
+	for i := range MaxLabels + 10 {
+		md[fmt.Sprintf("k%03d", i)] = "v"
+	}
+	md["k000"] = strings.Repeat("é", MaxLabelValueLen) // 2 bytes each: cut at a character boundary
+	md["a"+strings.Repeat("k", 300)] = "long key"      // first in key order
+	_, info := NewContext(context.Background())
+	info.RecordMetadata(md)
+	got := info.Metadata()
+	if len(got) != MaxLabels {
+		t.Fatalf("%d labels kept, want %d", len(got), MaxLabels)
+	}
+	if len(got[0].Key) != MaxLabelKeyLen || got[0].Value != "long key" {
+		t.Errorf("first label %q (%d bytes), want the long key cut to %d bytes", got[0].Key, len(got[0].Key), MaxLabelKeyLen)
+	}
+	if got[1].Key != "k000" || len(got[1].Value) != MaxLabelValueLen || !utf8.ValidString(got[1].Value) {
+		t.Errorf("label %q = %d bytes, valid UTF-8 %v; want k000 cut to %d bytes", got[1].Key, len(got[1].Value), utf8.ValidString(got[1].Value), MaxLabelValueLen)
 	}
 }

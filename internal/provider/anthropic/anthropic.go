@@ -51,8 +51,17 @@ func New(cfg provider.Config) (provider.Provider, error) {
 	return &Provider{ep: ep, url: ep.BaseURL + "/messages"}, nil
 }
 
-// Stream implements provider.Provider. A tool call in the conversation
-// whose arguments are not a JSON object is a *provider.FieldError.
+// ValidateRequest implements provider.RequestValidator: it builds the wire
+// request, so everything the Messages API cannot take is refused before the
+// first attempt. A tool call in the conversation whose arguments are not a
+// JSON object is a *provider.FieldError naming it.
+func (*Provider) ValidateRequest(req *provider.Request) error {
+	_, err := newRequest(req)
+	return err
+}
+
+// Stream implements provider.Provider. The request was validated
+// (ValidateRequest) before the first attempt.
 func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
 	r, err := newRequest(req)
 	if err != nil {

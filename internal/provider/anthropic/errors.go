@@ -23,44 +23,56 @@ type errorBody struct {
 
 var errNoErrorObject = errors.New("an error event without an error object")
 
-// parseErrorBody is the httpx.ErrorBodyParser for Anthropic.
+// parseErrorBody is the httpx.ErrorBodyParser for Anthropic: it reads the
+// error object and classifies the error by its status and type
+// (provider.HTTPClass).
 func parseErrorBody(b []byte, e *provider.Error) {
 	var body errorBody
 	if json.Unmarshal(b, &body) == nil && body.Error != nil {
 		e.Type, e.Message = body.Error.Type, body.Error.Message
 	}
+	e.Class = provider.HTTPClass(e.Status, classOf(e.Type))
 }
 
 // inStream returns the KindInStream error for an `error` event, which
-// arrives under HTTP 200, with the status its type stands for.
+// arrives under HTTP 200: its class and the status its type stands for
+// come from the error table.
 func (a *apiError) inStream() *provider.Error {
-	return &provider.Error{Kind: provider.KindInStream, Status: statusOf(a.Type), Type: a.Type, Message: a.Message}
+	status, class := errorType(a.Type)
+	return &provider.Error{Kind: provider.KindInStream, Class: class, Status: status, Type: a.Type, Message: a.Message}
 }
 
-// statusOf is the HTTP status Anthropic uses for an error type; 0 for a
-// type it does not document.
-func statusOf(typ string) int {
+// classOf is the class the error table gives an error type.
+func classOf(typ string) provider.Class {
+	_, class := errorType(typ)
+	return class
+}
+
+// errorType is the anthropic adapter's error table: Anthropic's documented
+// error types, each with the HTTP status Anthropic uses for it and its
+// failure class; 0 and ClassUnknown for a type it does not document.
+func errorType(typ string) (status int, class provider.Class) {
 	switch typ {
 	case "invalid_request_error":
-		return http.StatusBadRequest
+		return http.StatusBadRequest, provider.ClassRejected
 	case "authentication_error":
-		return http.StatusUnauthorized
+		return http.StatusUnauthorized, provider.ClassAuth
 	case "billing_error":
-		return http.StatusPaymentRequired
+		return http.StatusPaymentRequired, provider.ClassQuotaExhausted
 	case "permission_error":
-		return http.StatusForbidden
+		return http.StatusForbidden, provider.ClassAuth
 	case "not_found_error":
-		return http.StatusNotFound
+		return http.StatusNotFound, provider.ClassRejected
 	case "request_too_large":
-		return http.StatusRequestEntityTooLarge
+		return http.StatusRequestEntityTooLarge, provider.ClassRejected
 	case "rate_limit_error":
-		return http.StatusTooManyRequests
+		return http.StatusTooManyRequests, provider.ClassRateLimited
 	case "api_error":
-		return http.StatusInternalServerError
+		return http.StatusInternalServerError, provider.ClassServerError
 	case "timeout_error":
-		return http.StatusGatewayTimeout
+		return http.StatusGatewayTimeout, provider.ClassServerError
 	case "overloaded_error":
-		return 529
+		return 529, provider.ClassOverloaded
 	}
-	return 0
+	return 0, provider.ClassUnknown
 }

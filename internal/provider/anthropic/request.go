@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -26,12 +27,49 @@ type messagesRequest struct {
 	ToolChoice    *toolChoice `json:"tool_choice,omitempty"`
 	// OutputConfig asks for structured output: {"format": {"type":
 	// "json_schema", "schema": ...}}, the schema in Anthropic's subset
-	// (schema.AnthropicOutputFormat).
+	// (dialect).
 	OutputConfig *outputConfig `json:"output_config,omitempty"`
 }
 
 type outputConfig struct {
-	Format *schema.AnthropicFormat `json:"format"`
+	Format *outputFormat `json:"format"`
+}
+
+// outputFormat is the `format` member of output_config.
+type outputFormat struct {
+	Type   string          `json:"type"` // always "json_schema"
+	Schema json.RawMessage `json:"schema"`
+}
+
+// dialect is what Anthropic's structured output takes of JSON Schema: $ref,
+// $defs, definitions, type, anyOf, allOf (without references among its
+// members), enum and const of plain values, properties, required, items,
+// the common formats, pattern, description and minItems 0 or 1;
+// additionalProperties false on every object, as Anthropic requires; oneOf
+// sent as anyOf. No recursion, no anchors or dynamic references.
+var dialect = &schema.Dialect{
+	Name: "Anthropic",
+	Keywords: []string{"$ref", "$defs", "definitions", "type", "anyOf", "allOf", "enum", "const",
+		"properties", "required", "items", "format", "pattern", "description", "additionalProperties", "minItems"},
+	Formats:          []string{"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"},
+	EnumBoolsAndNull: true,
+	Keep: func(k string, v any) bool {
+		switch k {
+		case "minItems":
+			return v == json.Number("0") || v == json.Number("1")
+		case "allOf":
+			list, _ := v.([]any)
+			return !slices.ContainsFunc(list, func(member any) bool {
+				m, _ := member.(map[string]any)
+				_, ref := m["$ref"]
+				return ref
+			})
+		}
+		return true
+	},
+	Unsupported:  []string{"$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$id"},
+	CloseObjects: true,
+	OneOfAsAnyOf: true,
 }
 
 type message struct {
@@ -118,7 +156,7 @@ func newRequest(req *provider.Request) (*messagesRequest, error) {
 		r.Messages = append(r.Messages, message{Role: role, Content: blocks})
 	}
 	if rf := req.ResponseFormat; rf != nil {
-		f, err := schema.AnthropicOutputFormat(rf.Schema)
+		l, err := schema.Lower(rf.Schema, dialect)
 		switch {
 		case errors.Is(err, schema.ErrNoNativeForm):
 			// A schema Anthropic cannot take (a recursive one): ask for it
@@ -127,7 +165,7 @@ func newRequest(req *provider.Request) (*messagesRequest, error) {
 		case err != nil:
 			return nil, &provider.FieldError{Field: "response_format.json_schema", Description: err.Error()}
 		default:
-			r.OutputConfig = &outputConfig{Format: f}
+			r.OutputConfig = &outputConfig{Format: &outputFormat{Type: "json_schema", Schema: l.Schema}}
 		}
 	}
 	r.System = strings.Join(system, "\n\n")

@@ -65,7 +65,7 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		return false, httpx.MalformedError(err)
 	}
 	if d.c.Error != nil {
-		return false, d.c.Error.toError(provider.KindInStream)
+		return false, d.c.Error.inStream()
 	}
 	for i := range d.c.Candidates {
 		c := &d.c.Candidates[i]

@@ -31,31 +31,63 @@ type errorBody struct {
 }
 
 // parseErrorBody is the httpx.ErrorBodyParser for Gemini: the body is
-// {"error": {...}} or, from the streaming endpoint, [{"error": {...}}].
+// {"error": {...}} or, from the streaming endpoint, [{"error": {...}}]. The
+// error is classified by its status and status name (provider.HTTPClass).
 func parseErrorBody(b []byte, e *provider.Error) {
+	if a := decodeError(b); a != nil {
+		a.fill(e)
+	}
+	e.Class = provider.HTTPClass(e.Status, classOf(e.Type))
+}
+
+// decodeError returns the error object of an error body, nil when it holds
+// none.
+func decodeError(b []byte) *apiError {
 	var body errorBody
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '[' {
 		var list []errorBody
 		if json.Unmarshal(b, &list) != nil || len(list) == 0 {
-			return
+			return nil
 		}
 		body = list[0]
 	} else if json.Unmarshal(b, &body) != nil {
-		return
+		return nil
 	}
-	if body.Error != nil {
-		body.Error.fill(e)
-	}
+	return body.Error
 }
 
-// toError returns the error of the given kind for an error object in a
-// stream; its code is the HTTP status it stands for.
-func (a *apiError) toError(kind provider.ErrorKind) *provider.Error {
-	e := &provider.Error{Kind: kind, Status: a.Code}
+// inStream returns the KindInStream error for an error object in a stream;
+// its code is the HTTP status it stands for. It is classified by its status
+// name, else by that status.
+func (a *apiError) inStream() *provider.Error {
+	e := &provider.Error{Kind: provider.KindInStream, Status: a.Code}
 	a.fill(e)
+	e.Class = classOf(e.Type)
+	if e.Class == provider.ClassUnknown {
+		e.Class = provider.ClassOfStatus(a.Code)
+	}
 	return e
 }
+
+// statusClasses is the gemini adapter's error table: the google.rpc status
+// names the Gemini API sends, each with its failure class. Gemini reports a
+// spent quota as RESOURCE_EXHAUSTED like any rate limit.
+var statusClasses = map[string]provider.Class{
+	"RESOURCE_EXHAUSTED":  provider.ClassRateLimited,
+	"UNAVAILABLE":         provider.ClassOverloaded,
+	"INTERNAL":            provider.ClassServerError,
+	"DEADLINE_EXCEEDED":   provider.ClassServerError,
+	"UNAUTHENTICATED":     provider.ClassAuth,
+	"PERMISSION_DENIED":   provider.ClassAuth,
+	"INVALID_ARGUMENT":    provider.ClassRejected,
+	"NOT_FOUND":           provider.ClassRejected,
+	"FAILED_PRECONDITION": provider.ClassRejected,
+}
+
+// classOf is the class the error table gives a status name; ClassUnknown
+// for a name it does not list.
+func classOf(status string) provider.Class { return statusClasses[status] }
 
 // fill sets e's Type (the status name, e.g. RESOURCE_EXHAUSTED), Code (the
 // ErrorInfo reason, e.g. API_KEY_INVALID), Message and, from RetryInfo,

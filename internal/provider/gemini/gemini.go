@@ -64,9 +64,23 @@ func (p *Provider) endpoint(model string) (string, error) {
 	return p.ep.BaseURL + "/" + strings.Join(segs, "/") + ":streamGenerateContent?alt=sse", nil
 }
 
-// Stream implements provider.Provider. A tool call in the conversation
-// whose arguments are not a JSON object, or a model name that is not a
-// clean path, is a *provider.FieldError.
+// ValidateRequest implements provider.RequestValidator: it checks that the
+// model name is a clean path and builds the wire request, so everything
+// streamGenerateContent cannot take is refused before the first attempt. A
+// tool call in the conversation whose arguments are not a JSON object, or a
+// model name with an empty, "." or ".." segment, is a *provider.FieldError
+// naming it.
+func (p *Provider) ValidateRequest(req *provider.Request) error {
+	if _, err := p.endpoint(req.Model); err != nil {
+		return err
+	}
+	_, err := newRequest(req)
+	return err
+}
+
+// Stream implements provider.Provider. The request was validated
+// (ValidateRequest) before the first attempt; the URL is checked again as
+// it is built.
 func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
 	u, err := p.endpoint(req.Model)
 	if err != nil {

@@ -69,10 +69,26 @@ type generationConfig struct {
 	TopP            *float64 `json:"topP,omitempty"`
 	StopSequences   []string `json:"stopSequences,omitempty"`
 	// ResponseMIMEType and ResponseJSONSchema ask for structured output:
-	// "application/json" and the schema in Gemini's subset
-	// (schema.GeminiResponseSchema).
+	// "application/json" and the schema in Gemini's subset (dialect).
 	ResponseMIMEType   string          `json:"responseMimeType,omitempty"`
 	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
+}
+
+// dialect is what Gemini's responseJsonSchema takes of JSON Schema: $id,
+// $defs, $ref, $anchor, type, format, title, description, enum of strings
+// and numbers, items, prefixItems, minItems, maxItems, minimum, maximum,
+// anyOf, oneOf, properties, additionalProperties, required and
+// propertyOrdering; const sent as a one-value enum; nothing but
+// $-keywords beside a $ref (Gemini's rule). No recursion, no dynamic
+// references.
+var dialect = &schema.Dialect{
+	Name: "Gemini",
+	Keywords: []string{"$id", "$defs", "$ref", "$anchor", "type", "format", "title", "description",
+		"enum", "items", "prefixItems", "minItems", "maxItems", "minimum", "maximum", "anyOf", "oneOf",
+		"properties", "additionalProperties", "required", "propertyOrdering"},
+	Unsupported: []string{"$dynamicRef", "$dynamicAnchor", "$recursiveRef"},
+	ConstAsEnum: true,
+	RefAlone:    true,
 }
 
 // newRequest maps a provider-neutral request to a streamGenerateContent
@@ -126,10 +142,9 @@ func newRequest(req *provider.Request) (*generateRequest, error) {
 		}
 		r.Contents = append(r.Contents, content{Role: role, Parts: parts})
 	}
-	var format *schema.GeminiFormat
+	var format json.RawMessage
 	if rf := req.ResponseFormat; rf != nil {
-		var err error
-		format, err = schema.GeminiResponseSchema(rf.Schema)
+		l, err := schema.Lower(rf.Schema, dialect)
 		switch {
 		case errors.Is(err, schema.ErrNoNativeForm):
 			// A schema Gemini cannot take (a recursive one): ask for it in
@@ -137,6 +152,8 @@ func newRequest(req *provider.Request) (*generateRequest, error) {
 			system = append(system, schema.Instruction(rf.Schema))
 		case err != nil:
 			return nil, &provider.FieldError{Field: "response_format.json_schema", Description: err.Error()}
+		default:
+			format = l.Schema
 		}
 	}
 	if len(system) > 0 {
@@ -155,8 +172,8 @@ func newRequest(req *provider.Request) (*generateRequest, error) {
 		r.GenerationConfig = &generationConfig{MaxOutputTokens: g.MaxOutputTokens, Temperature: g.Temperature, TopP: g.TopP, StopSequences: g.Stop}
 	}
 	if format != nil {
-		r.GenerationConfig.ResponseMIMEType = format.ResponseMIMEType
-		r.GenerationConfig.ResponseJSONSchema = format.ResponseJSONSchema
+		r.GenerationConfig.ResponseMIMEType = "application/json"
+		r.GenerationConfig.ResponseJSONSchema = format
 	}
 	return r, nil
 }

@@ -25,8 +25,9 @@ var ErrAttemptTimeout = errors.New("provider attempt timed out")
 const MaxErrorBody = 64 << 10
 
 // ErrorBodyParser fills e's Type, Code and Message (and, for providers that
-// put it there, the retry hint) from an error response's body. It leaves e
-// as it is when the body is not in the provider's error format.
+// put it there, the retry hint) from an error response's body, leaving them
+// as they are when the body is not in the provider's error format, and sets
+// e.Class from the adapter's error table (see provider.HTTPClass).
 type ErrorBodyParser func(body []byte, e *provider.Error)
 
 // ResponseError reads a non-2xx response's body (at most MaxErrorBody
@@ -107,9 +108,10 @@ func ShouldRetry(h http.Header) *bool {
 	return nil
 }
 
-// TransportError returns the *provider.Error of KindTransport for err.
+// TransportError returns the *provider.Error of KindTransport (and
+// ClassTransport) for err.
 func TransportError(msg string, err error) *provider.Error {
-	return &provider.Error{Kind: provider.KindTransport, Message: msg, Err: err}
+	return &provider.Error{Kind: provider.KindTransport, Class: provider.ClassTransport, Message: msg, Err: err}
 }
 
 // MalformedError returns the KindTransport error for an event the adapter

@@ -27,40 +27,12 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
-// Transport defaults, for the settings a provider's `transport:` leaves at
-// zero. Streams are long and many run at once, so the idle pool is large.
-// Connection set-up and the wait for response headers are bounded here,
-// and the service's stream idle timer starts only once the headers have
-// arrived, so these bounds are the ones that apply until then. The body is
-// bounded by the stream idle timer, the attempt's context (the provider's
-// timeout and the call's deadline) and, over HTTP/2, by pings.
-const (
-	// DialTimeout bounds establishing a TCP connection.
-	DialTimeout = 10 * time.Second
-	// TLSHandshakeTimeout bounds the TLS handshake.
-	TLSHandshakeTimeout = 10 * time.Second
-	// ResponseHeaderTimeout bounds the wait for response headers once the
-	// request is written: the provider accepting the call. Providers send
-	// them before the model's first token; a local server that loads a
-	// model first may need a longer response_header_timeout.
-	ResponseHeaderTimeout = 30 * time.Second
-	// IdleConnTimeout is how long an idle keep-alive connection is kept.
-	IdleConnTimeout = 90 * time.Second
-	// PingInterval and PingTimeout: an HTTP/2 connection silent for
-	// PingInterval is pinged, and closed (failing its streams) when the
-	// answer takes longer than PingTimeout, so a black-holed connection
-	// fails its streams within about 15 seconds.
-	PingInterval = 10 * time.Second
-	PingTimeout  = 5 * time.Second
-	// MaxIdleConnsPerHost sizes the idle pool per provider host for
-	// concurrent streams (net/http's default is 2).
-	MaxIdleConnsPerHost = 256
-	// tcpKeepAlive is the interval of TCP keep-alive probes.
-	tcpKeepAlive = 30 * time.Second
-)
+// tcpKeepAlive is the interval of TCP keep-alive probes.
+const tcpKeepAlive = 30 * time.Second
 
 // NewClient returns the http.Client for one provider, with a connection
-// pool of its own configured by t: keep-alive with a large idle pool,
+// pool of its own configured by t (zero settings defaulted, see
+// provider.DefaultTransport): keep-alive with a large idle pool,
 // HTTP/2 where the server offers it (with health pings), the proxy from the
 // environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, read now, with the rules
 // of net/http's ProxyFromEnvironment), dial, TLS-handshake and
@@ -72,6 +44,7 @@ func NewClient(t provider.Transport, redirects string) (*http.Client, error) {
 	if err := t.Check(); err != nil {
 		return nil, err
 	}
+	t = t.WithDefaults()
 	if err := provider.CheckRedirects(redirects); err != nil {
 		return nil, err
 	}
@@ -84,42 +57,31 @@ func NewClient(t provider.Transport, redirects string) (*http.Client, error) {
 		dial = testDial(dial)
 	}
 	proxy := httpproxy.FromEnvironment().ProxyFunc()
-	idle := MaxIdleConnsPerHost
-	if t.MaxIdleConns > 0 {
-		idle = t.MaxIdleConns
-	}
 	tr := &http.Transport{
 		Proxy:                 func(r *http.Request) (*url.URL, error) { return proxy(r.URL) },
 		DialContext:           dial,
 		TLSClientConfig:       tlsCfg,
 		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          idle,
-		MaxIdleConnsPerHost:   idle,
+		MaxIdleConns:          t.MaxIdleConns,
+		MaxIdleConnsPerHost:   t.MaxIdleConns,
 		MaxConnsPerHost:       t.MaxConns,
-		IdleConnTimeout:       orDefault(t.IdleConnTimeout, IdleConnTimeout),
-		TLSHandshakeTimeout:   orDefault(t.TLSHandshakeTimeout, TLSHandshakeTimeout),
-		ResponseHeaderTimeout: orDefault(t.ResponseHeaderTimeout, ResponseHeaderTimeout),
+		IdleConnTimeout:       t.IdleConnTimeout,
+		TLSHandshakeTimeout:   t.TLSHandshakeTimeout,
+		ResponseHeaderTimeout: t.ResponseHeaderTimeout,
 		ExpectContinueTimeout: time.Second,
 		HTTP2: &http.HTTP2Config{
-			SendPingTimeout: orDefault(t.PingInterval, PingInterval),
-			PingTimeout:     orDefault(t.PingTimeout, PingTimeout),
+			SendPingTimeout: t.PingInterval,
+			PingTimeout:     t.PingTimeout,
 		},
 	}
 	pool.add(tr)
 	return &http.Client{Transport: tr, CheckRedirect: redirectPolicy(redirects)}, nil
 }
 
-// dialer returns the TCP dialer for t: dial_timeout (default DialTimeout)
-// and keep-alive probes.
+// dialer returns the TCP dialer for t: dial_timeout (defaulted, see
+// provider.DefaultTransport) and keep-alive probes.
 func dialer(t provider.Transport) *net.Dialer {
-	return &net.Dialer{Timeout: orDefault(t.DialTimeout, DialTimeout), KeepAlive: tcpKeepAlive}
-}
-
-func orDefault(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
+	return &net.Dialer{Timeout: t.WithDefaults().DialTimeout, KeepAlive: tcpKeepAlive}
 }
 
 // tlsConfig returns the TLS settings for t: nil (net/http's defaults)

@@ -9,8 +9,8 @@ import (
 )
 
 func TestDialTimeout(t *testing.T) {
-	if d := dialer(provider.Transport{}); d.Timeout != DialTimeout {
-		t.Errorf("default dial timeout %v, want %v", d.Timeout, DialTimeout)
+	if d := dialer(provider.Transport{}); d.Timeout != provider.DefaultTransport.DialTimeout {
+		t.Errorf("default dial timeout %v, want %v", d.Timeout, provider.DefaultTransport.DialTimeout)
 	}
 	if d := dialer(provider.Transport{DialTimeout: 1500 * time.Millisecond}); d.Timeout != 1500*time.Millisecond {
 		t.Errorf("dial timeout %v, want the configured 1.5s", d.Timeout)

@@ -53,6 +53,11 @@ func New() *Provider { return &Provider{} }
 // DefaultModels implements provider.ModelLister.
 func (*Provider) DefaultModels() []string { return []string{ModelEcho, ModelLorem} }
 
+// ServesModel implements provider.ModelServer: the mock serves echo and
+// lorem only, so resolution refuses mock/<anything else> as an unknown
+// model.
+func (*Provider) ServesModel(model string) bool { return model == ModelEcho || model == ModelLorem }
+
 // options are the parsed provider_options.
 type options struct {
 	faults     []Fault
@@ -88,14 +93,30 @@ func parseOptions(req *provider.Request) (options, error) {
 	return o, nil
 }
 
-// ValidateRequest implements provider.RequestValidator: it checks the model
-// and provider_options before any attempt.
+// ValidateRequest implements provider.RequestValidator: it checks
+// provider_options and that the mock can make an instance of the response
+// format's schema, before any attempt. (Which models it serves is
+// resolution's decision: see ServesModel.)
 func (*Provider) ValidateRequest(req *provider.Request) error {
-	if req.Model != ModelEcho && req.Model != ModelLorem {
-		return fieldErr("model", fmt.Sprintf("the mock provider serves mock/%s and mock/%s, not mock/%s", ModelEcho, ModelLorem, req.Model))
+	if _, err := parseOptions(req); err != nil {
+		return err
 	}
-	_, err := parseOptions(req)
-	return err
+	if rf := req.ResponseFormat; rf != nil {
+		if _, err := instance(rf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// instance is the mock's reply to a response format: a deterministic
+// instance of its schema.
+func instance(rf *provider.ResponseFormat) (string, error) {
+	text, err := schema.InstanceText(rf.Schema)
+	if err != nil {
+		return "", fieldErr("response_format.json_schema", "the mock provider cannot make an instance of the schema: "+err.Error())
+	}
+	return text, nil
 }
 
 // Stream implements provider.Provider.
@@ -121,8 +142,8 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 		text = *f.Output
 	case req.ResponseFormat != nil:
 		var err error
-		if text, err = schema.InstanceText(req.ResponseFormat.Schema); err != nil {
-			return nil, fieldErr("response_format.json_schema", "the mock provider cannot make an instance of the schema: "+err.Error())
+		if text, err = instance(req.ResponseFormat); err != nil {
+			return nil, err
 		}
 	case req.Model == ModelLorem:
 		text = Lorem(o.words)
@@ -150,6 +171,7 @@ func statusError(f Fault) *provider.Error {
 	if e.Type == "" {
 		e.Type = defaultErrorType(f.Status)
 	}
+	e.Class = provider.HTTPClass(f.Status, errorClass(e.Type))
 	if f.RetryAfterMs >= 0 {
 		e.RetryAfter = time.Duration(f.RetryAfterMs) * time.Millisecond
 		e.HasRetryAfter = true
@@ -207,13 +229,13 @@ func (s *stream) Recv() (provider.Event, error) {
 	if s.next < len(s.chunks) || !s.finished {
 		switch s.next {
 		case s.fault.DropAfter:
-			return provider.Event{}, &provider.Error{Kind: provider.KindTransport, Message: "mock provider: connection dropped", Err: io.ErrUnexpectedEOF}
+			return provider.Event{}, &provider.Error{Kind: provider.KindTransport, Class: provider.ClassTransport, Message: "mock provider: connection dropped", Err: io.ErrUnexpectedEOF}
 		case s.fault.ErrorAfter:
 			typ := s.fault.ErrorType
 			if typ == "" {
 				typ = "overloaded_error"
 			}
-			return provider.Event{}, &provider.Error{Kind: provider.KindInStream, Status: statusOfType(typ), Type: typ, Message: "mock provider: injected in-stream error"}
+			return provider.Event{}, &provider.Error{Kind: provider.KindInStream, Class: errorClass(typ), Status: statusOfType(typ), Type: typ, Message: "mock provider: injected in-stream error"}
 		case s.fault.StallAfter:
 			<-s.ctx.Done()
 			return provider.Event{}, s.ctx.Err()
@@ -277,7 +299,32 @@ func toolCallFragments(calls []provider.ToolCall) []provider.ToolCallDelta {
 	return out
 }
 
-// statusOfType is the HTTP status an in-stream error type stands for.
+// errorClass is the mock's error table: the provider error types a fault
+// may name, those of OpenAI, Anthropic and Gemini alike since the mock
+// stands in for each, grouped by failure class. An injected in-stream error
+// is classified by its type alone; an injected status by the status, its
+// type saying only whether a 429 is a spent quota.
+func errorClass(typ string) provider.Class {
+	switch typ {
+	case "insufficient_quota", "billing_hard_limit_reached", "billing_error":
+		return provider.ClassQuotaExhausted
+	case "rate_limit_error", "rate_limit_exceeded", "RESOURCE_EXHAUSTED":
+		return provider.ClassRateLimited
+	case "overloaded_error", "UNAVAILABLE":
+		return provider.ClassOverloaded
+	case "api_error", "server_error", "timeout_error", "INTERNAL", "DEADLINE_EXCEEDED":
+		return provider.ClassServerError
+	case "authentication_error", "permission_error", "UNAUTHENTICATED", "PERMISSION_DENIED":
+		return provider.ClassAuth
+	case "invalid_request_error", "not_found_error", "request_too_large",
+		"INVALID_ARGUMENT", "NOT_FOUND", "FAILED_PRECONDITION":
+		return provider.ClassRejected
+	}
+	return provider.ClassUnknown
+}
+
+// statusOfType is the HTTP status an in-stream error type stands for, as
+// the error reports it.
 func statusOfType(typ string) int {
 	switch typ {
 	case "overloaded_error":

@@ -51,11 +51,14 @@ func decodeError(b []byte) (apiError, bool) {
 	return body.apiError, body.Message != "" || body.Type != ""
 }
 
-// parseErrorBody is the httpx.ErrorBodyParser for compatible servers.
+// parseErrorBody is the httpx.ErrorBodyParser for compatible servers: it
+// reads the error object, if the body holds one, and classifies the error
+// by its status and type (provider.HTTPClass).
 func parseErrorBody(b []byte, e *provider.Error) {
 	if a, ok := decodeError(b); ok {
 		e.Type, e.Code, e.Message = a.typ(), a.code(), a.Message
 	}
+	e.Class = provider.HTTPClass(e.Status, classOf(e.Type, e.Code, 0))
 }
 
 // inStreamError maps the data of an `error:` line (llama.cpp) to an error.
@@ -70,13 +73,17 @@ func inStreamError(b []byte) error {
 var errNotAnError = errors.New("an error event that holds no error object")
 
 // inStream returns the KindInStream error for an error object that arrived
-// in a stream, with the HTTP status it stands for.
+// in a stream: its class from the error table, and the HTTP status it
+// stands for, for reports.
 func (a *apiError) inStream() *provider.Error {
+	typ, code := a.typ(), a.code()
+	status := a.status()
 	return &provider.Error{
 		Kind:    provider.KindInStream,
-		Status:  a.status(),
-		Type:    a.typ(),
-		Code:    a.code(),
+		Class:   classOf(typ, code, status),
+		Status:  status,
+		Type:    typ,
+		Code:    code,
 		Message: a.Message,
 	}
 }
@@ -97,7 +104,7 @@ func (a *apiError) code() string {
 }
 
 // typ returns the error's type, or its code when it has no type (as
-// OpenRouter's in-stream errors): the retry engine classifies by it.
+// OpenRouter's in-stream errors): the error table reads it.
 func (a *apiError) typ() string {
 	if a.Type != "" {
 		return a.Type
@@ -109,28 +116,86 @@ func (a *apiError) typ() string {
 }
 
 // status is the HTTP status an in-stream error stands for: its numeric code
-// when that is one, else what its type or code names; 0 when unknown.
+// when that is one, else the status the error table gives its type or
+// code; 0 when unknown.
 func (a *apiError) status() int {
 	if n, err := strconv.Atoi(a.code()); err == nil && n >= 400 && n <= 599 {
 		return n
 	}
 	for _, s := range [2]string{a.Type, a.code()} {
-		switch s {
-		case "server_error", "internal_error", "internal_server_error", "api_error":
-			return http.StatusInternalServerError
-		case "overloaded", "overloaded_error", "service_unavailable", "engine_overloaded":
-			return http.StatusServiceUnavailable
-		case "rate_limit_exceeded", "rate_limit_error", "insufficient_quota", "tokens_exceeded":
-			return http.StatusTooManyRequests
-		case "invalid_request_error", "BadRequestError", "context_length_exceeded":
-			return http.StatusBadRequest
-		case "authentication_error", "invalid_api_key":
-			return http.StatusUnauthorized
-		case "permission_error":
-			return http.StatusForbidden
-		case "not_found_error", "model_not_found":
-			return http.StatusNotFound
+		if t, ok := errorTypes[s]; ok && t.status != 0 {
+			return t.status
 		}
 	}
 	return 0
+}
+
+// errorType is what the error table knows of one error type or code: the
+// failure class and, when the type implies one, the HTTP status.
+type errorType struct {
+	class  provider.Class
+	status int
+}
+
+// errorTypes is the openai adapter's error table: the error types and codes
+// that OpenAI and the compatible servers behind base_url send (OpenRouter
+// passes on its upstreams' types, Anthropic's and Google's among them).
+var errorTypes = map[string]errorType{
+	// The account's quota or spend limit is used up: never retried.
+	"insufficient_quota":         {provider.ClassQuotaExhausted, http.StatusTooManyRequests},
+	"billing_hard_limit_reached": {provider.ClassQuotaExhausted, 0},
+	"billing_error":              {provider.ClassQuotaExhausted, 0},
+
+	"rate_limit_exceeded": {provider.ClassRateLimited, http.StatusTooManyRequests},
+	"rate_limit_error":    {provider.ClassRateLimited, http.StatusTooManyRequests},
+	"tokens_exceeded":     {provider.ClassRateLimited, http.StatusTooManyRequests},
+	"RESOURCE_EXHAUSTED":  {provider.ClassRateLimited, 0},
+
+	"overloaded":          {provider.ClassOverloaded, http.StatusServiceUnavailable},
+	"overloaded_error":    {provider.ClassOverloaded, http.StatusServiceUnavailable},
+	"service_unavailable": {provider.ClassOverloaded, http.StatusServiceUnavailable},
+	"engine_overloaded":   {provider.ClassOverloaded, http.StatusServiceUnavailable},
+	"UNAVAILABLE":         {provider.ClassOverloaded, 0},
+
+	"server_error":          {provider.ClassServerError, http.StatusInternalServerError},
+	"internal_error":        {provider.ClassServerError, http.StatusInternalServerError},
+	"internal_server_error": {provider.ClassServerError, http.StatusInternalServerError},
+	"api_error":             {provider.ClassServerError, http.StatusInternalServerError},
+	"timeout_error":         {provider.ClassServerError, 0},
+	"INTERNAL":              {provider.ClassServerError, 0},
+	"DEADLINE_EXCEEDED":     {provider.ClassServerError, 0},
+
+	"authentication_error": {provider.ClassAuth, http.StatusUnauthorized},
+	"invalid_api_key":      {provider.ClassAuth, http.StatusUnauthorized},
+	"permission_error":     {provider.ClassAuth, http.StatusForbidden},
+	"UNAUTHENTICATED":      {provider.ClassAuth, 0},
+	"PERMISSION_DENIED":    {provider.ClassAuth, 0},
+
+	"invalid_request_error":   {provider.ClassRejected, http.StatusBadRequest},
+	"BadRequestError":         {provider.ClassRejected, http.StatusBadRequest},
+	"context_length_exceeded": {provider.ClassRejected, http.StatusBadRequest},
+	"not_found_error":         {provider.ClassRejected, http.StatusNotFound},
+	"model_not_found":         {provider.ClassRejected, http.StatusNotFound},
+	"request_too_large":       {provider.ClassRejected, 0},
+	"INVALID_ARGUMENT":        {provider.ClassRejected, 0},
+	"NOT_FOUND":               {provider.ClassRejected, 0},
+	"FAILED_PRECONDITION":     {provider.ClassRejected, 0},
+}
+
+// classOf classifies an error by its type and code: a quota type or code
+// first, then the type, then the code, then status (the HTTP status an
+// in-stream error stands for, 0 for none) by its generic meaning.
+func classOf(typ, code string, status int) provider.Class {
+	names := [2]string{typ, code}
+	for _, s := range names {
+		if errorTypes[s].class == provider.ClassQuotaExhausted {
+			return provider.ClassQuotaExhausted
+		}
+	}
+	for _, s := range names {
+		if t, ok := errorTypes[s]; ok {
+			return t.class
+		}
+	}
+	return provider.ClassOfStatus(status)
 }

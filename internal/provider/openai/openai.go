@@ -58,7 +58,17 @@ func New(cfg provider.Config) (provider.Provider, error) {
 	}, nil
 }
 
-// Stream implements provider.Provider.
+// ValidateRequest implements provider.RequestValidator: it builds the wire
+// request, so what a chat completion cannot take is refused before the
+// first attempt (a response format whose schema is not JSON is a
+// *provider.FieldError).
+func (p *Provider) ValidateRequest(req *provider.Request) error {
+	_, err := p.request(req)
+	return err
+}
+
+// Stream implements provider.Provider. The request was validated
+// (ValidateRequest) before the first attempt.
 func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
 	body, err := p.request(req)
 	if err != nil {

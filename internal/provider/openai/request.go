@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"regexp"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/schema"
@@ -23,8 +24,61 @@ type chatRequest struct {
 	ToolChoice          any           `json:"tool_choice,omitempty"`
 	// ResponseFormat asks for structured output: {"type": "json_schema",
 	// "json_schema": {name, schema, strict}}, strict only when the schema
-	// fits OpenAI's strict subset (schema.OpenAIResponseFormat).
-	ResponseFormat *schema.OpenAIFormat `json:"response_format,omitempty"`
+	// fits OpenAI's strict subset (see newResponseFormat).
+	ResponseFormat *responseFormat `json:"response_format,omitempty"`
+}
+
+// responseFormat is OpenAI's `response_format` for structured output.
+type responseFormat struct {
+	Type       string     `json:"type"` // always "json_schema"
+	JSONSchema jsonSchema `json:"json_schema"`
+}
+
+// jsonSchema is the `json_schema` member of responseFormat.
+type jsonSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
+}
+
+// dialect is OpenAI's structured output: any schema, sent as it is, and
+// enforced strictly when it fits the strict subset and its limits.
+var dialect = &schema.Dialect{
+	Name: "OpenAI",
+	Strict: &schema.StrictSubset{
+		Keywords: []string{"type", "properties", "required", "additionalProperties", "items",
+			"enum", "const", "anyOf", "$ref", "$defs", "definitions", "description", "title",
+			"pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+			"multipleOf", "minItems", "maxItems"},
+		Formats:       []string{"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"},
+		MaxProperties: 5000,
+		MaxNesting:    10,
+		MaxEnumValues: 1000,
+	},
+}
+
+// newResponseFormat returns the response_format for a schema: the schema as
+// it is (less $schema and $comment), with strict true only when it fits
+// OpenAI's strict subset. name defaults to "response" and is reduced to
+// OpenAI's alphabet. It fails only when the schema is not JSON.
+func newResponseFormat(name string, s []byte) (*responseFormat, error) {
+	l, err := schema.Lower(s, dialect)
+	if err != nil {
+		return nil, err
+	}
+	return &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{Name: formatName(name), Schema: l.Schema, Strict: l.Strict}}, nil
+}
+
+var formatNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+// formatName reduces name to the letters, digits, '_' and '-' that OpenAI
+// allows, and to 64 of them; "response" when empty.
+func formatName(name string) string {
+	name = formatNameChars.ReplaceAllString(name, "_")
+	if name == "" {
+		return "response"
+	}
+	return name[:min(len(name), 64)]
 }
 
 type streamOptions struct {
@@ -105,7 +159,7 @@ func (p *Provider) request(req *provider.Request) (*chatRequest, error) {
 		r.ToolChoice = toolChoice(req.ToolChoice)
 	}
 	if rf := req.ResponseFormat; rf != nil {
-		f, err := schema.OpenAIResponseFormat(rf.Name, rf.Schema)
+		f, err := newResponseFormat(rf.Name, rf.Schema)
 		if err != nil {
 			return nil, &provider.FieldError{Field: "response_format.json_schema", Description: err.Error()}
 		}

@@ -101,6 +101,16 @@ const guard = 10 * time.Second
 
 // Run runs the conformance suite against the provider h prepares.
 func Run(t *testing.T, h Harness) {
+	t.Run("validates requests before the first attempt", func(t *testing.T) {
+		su := h(t, Text)
+		v, ok := su.Provider.(provider.RequestValidator)
+		if !ok {
+			t.Fatalf("%T does not implement provider.RequestValidator", su.Provider)
+		}
+		if err := v.ValidateRequest(su.Request); err != nil {
+			t.Errorf("ValidateRequest(the suite's request) = %v, want nil", err)
+		}
+	})
 	t.Run("text", func(t *testing.T) {
 		r := collect(t, h, Text)
 		if r.Err != nil {
@@ -135,7 +145,7 @@ func Run(t *testing.T, h Harness) {
 		}
 		for i, want := range WantToolCalls {
 			got := r.ToolCalls[i]
-			if got.ID != want.ID || got.Name != want.Name || !sameJSON(got.Arguments, want.Arguments) {
+			if got.ID != want.ID || got.Name != want.Name || !SameJSON(got.Arguments, want.Arguments) {
 				t.Errorf("tool call %d = %+v, want %+v", i, got, want)
 			}
 		}
@@ -150,12 +160,13 @@ func Run(t *testing.T, h Harness) {
 	statusCases := []struct {
 		s      Scenario
 		status []int
+		class  provider.Class
 	}{
-		{RateLimited, []int{429}},
-		{ServerError, []int{500}},
-		{Overloaded, []int{529, 503}},
-		{BadRequest, []int{400}},
-		{Unauthorized, []int{401}},
+		{RateLimited, []int{429}, provider.ClassRateLimited},
+		{ServerError, []int{500}, provider.ClassServerError},
+		{Overloaded, []int{529, 503}, provider.ClassOverloaded},
+		{BadRequest, []int{400}, provider.ClassRejected},
+		{Unauthorized, []int{401}, provider.ClassAuth},
 	}
 	for _, c := range statusCases {
 		t.Run(string(c.s), func(t *testing.T) {
@@ -166,6 +177,9 @@ func Run(t *testing.T, h Harness) {
 			pe := wantError(t, r.Err, provider.KindHTTP)
 			if !slices.Contains(c.status, pe.Status) {
 				t.Errorf("status = %d, want one of %v", pe.Status, c.status)
+			}
+			if pe.Class != c.class {
+				t.Errorf("class = %v, want %v: the adapter's error table classifies its errors", pe.Class, c.class)
 			}
 			if pe.Message == "" {
 				t.Error("the error has no message")
@@ -194,6 +208,12 @@ func Run(t *testing.T, h Harness) {
 			if c.kind == provider.KindInStream && (pe.Status < 500 || pe.Type == "") {
 				t.Errorf("in-stream error has status %d and type %q, want a 5xx status and the provider's type", pe.Status, pe.Type)
 			}
+			if c.kind == provider.KindInStream && pe.Class != provider.ClassServerError && pe.Class != provider.ClassOverloaded {
+				t.Errorf("in-stream error has class %v, want server_error or overloaded from the adapter's error table", pe.Class)
+			}
+			if c.kind == provider.KindTransport && pe.Class != provider.ClassTransport {
+				t.Errorf("class = %v, want transport", pe.Class)
+			}
 		})
 	}
 
@@ -202,7 +222,9 @@ func Run(t *testing.T, h Harness) {
 		if !strings.HasPrefix(WantText, r.Text) || r.Text == "" {
 			t.Errorf("text = %q, want a prefix of %q", r.Text, WantText)
 		}
-		wantError(t, r.Err, provider.KindTransport)
+		if pe := wantError(t, r.Err, provider.KindTransport); pe.Class != provider.ClassTransport {
+			t.Errorf("class = %v, want transport", pe.Class)
+		}
 	})
 
 	t.Run("stall then cancel", func(t *testing.T) {
@@ -347,8 +369,9 @@ func count(r Result, k provider.EventKind) int {
 	return n
 }
 
-// sameJSON reports whether a and b are the same JSON value.
-func sameJSON(a, b string) bool {
+// SameJSON reports whether a and b are the same JSON value, whatever their
+// key order and spacing.
+func SameJSON(a, b string) bool {
 	var x, y any
 	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
 		return false

@@ -442,9 +442,15 @@ type GenerateRequest struct {
 	// as its model name (it may itself contain "/" or ":", as in
 	// "openrouter/meta-llama/llama-3-70b" or "ollama/llama3.1:8b").
 	// The built-in provider is "mock" with models "echo" and "lorem".
-	// Split at "/", the model name has no empty, "." or ".." segment
-	// ("g/a//b", "g/a/../b" are refused): adapters that put the model into a
-	// URL path (Gemini) must not be steered to another path.
+	//
+	// Required, at most 256 characters. The provider name is 1 to 63
+	// lower-case letters, digits, "_" or "-", starting with a letter or
+	// digit; the model name starts with a letter or digit and may contain
+	// letters, digits and . _ : / @ + -. A model that does not fit gets one
+	// violation that says so in words, not the pattern. Split at "/", the
+	// model name has no empty, "." or ".." segment ("g/a//b", "g/a/../b" are
+	// refused): adapters that put the model into a URL path (Gemini) must not
+	// be steered to another path.
 	Model string `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
 	// The conversation so far, oldest first. At least one message.
 	Messages []*Message `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
@@ -491,8 +497,10 @@ type GenerateRequest struct {
 	//	  {"usage": {"input_tokens": 12, "output_tokens": 9}}
 	//	                                        report these token counts
 	ProviderOptions *structpb.Struct `protobuf:"bytes,10,opt,name=provider_options,json=providerOptions,proto3" json:"provider_options,omitempty"`
-	// Free-form labels, logged with the call. At most 64 entries, keys up to
-	// 128 bytes, values up to 1024 bytes.
+	// Free-form labels (a team, a ticket, a feature flag), written to the
+	// call's "finished call" log line as metadata.<key>=<value>, values cut at
+	// 256 bytes there. Not sent to the provider. Keep secrets out of them. At
+	// most 64 entries, keys up to 128 bytes, values up to 1024 bytes.
 	Metadata      map[string]string `protobuf:"bytes,11,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -608,7 +616,7 @@ func (x *GenerateRequest) GetMetadata() map[string]string {
 // Message is one turn of the conversation.
 type Message struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Who wrote it.
+	// Who wrote it: one of the roles below, never ROLE_UNSPECIFIED.
 	Role Role `protobuf:"varint,1,opt,name=role,proto3,enum=llmrelay.v1.Role" json:"role,omitempty"`
 	// The text of the message. For ROLE_TOOL, the tool's result.
 	Content string `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
@@ -820,7 +828,7 @@ func (x *GenerationConfig) GetStop() []string {
 // Tool declares a function the model may call.
 type Tool struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The function's name.
+	// The function's name: 1 to 64 letters, digits, "_" or "-".
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// What the function does and when to call it; the model reads this.
 	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
@@ -954,8 +962,8 @@ type ResponseFormat struct {
 	// The JSON Schema (draft 2020-12) the reply must conform to. An invalid
 	// schema fails the call with INVALID_ARGUMENT before any provider call.
 	JsonSchema *structpb.Struct `protobuf:"bytes,1,opt,name=json_schema,json=jsonSchema,proto3" json:"json_schema,omitempty"`
-	// A short name for the schema, sent to providers that want one.
-	// Default "response".
+	// A short name for the schema, sent to providers that want one: up to 64
+	// letters, digits, "_" or "-". Default "response".
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// How many times to re-ask the model after an invalid reply. Unset means 2;
 	// 0 means never re-ask. Clamped to the server's limit.
@@ -1898,10 +1906,11 @@ var File_llmrelay_v1_llmrelay_proto protoreflect.FileDescriptor
 
 const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
-	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\xe3\a\n" +
-	"\x0fGenerateRequest\x12\x84\x02\n" +
-	"\x05model\x18\x01 \x01(\tB\xed\x01\xbaH\xe9\x01\xba\x01\xa3\x01\n" +
-	"\x13model.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1a<!this.split('/').exists(s, s == '' || s == '.' || s == '..')r@\x10\x03\x18\x80\x0229^[a-z0-9][a-z0-9_-]{0,62}/[A-Za-z0-9][A-Za-z0-9._:/@+-]*$R\x05model\x12=\n" +
+	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\xbb\t\n" +
+	"\x0fGenerateRequest\x12\xdc\x03\n" +
+	"\x05model\x18\x01 \x01(\tB\xc5\x03\xbaH\xc1\x03\xba\x01\x80\x02\n" +
+	"\fmodel.format\x12\xa4\x01must be <provider>/<model>, like mock/echo or openai/gpt-4o: a lower-case provider name, a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aIthis.matches('^[a-z0-9][a-z0-9_-]{0,62}/[A-Za-z0-9][A-Za-z0-9._:/@+-]*$')\xba\x01\xb1\x01\n" +
+	"\x13model.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1aJthis == '' || !this.split('/').exists(s, s == '' || s == '.' || s == '..')\xc8\x01\x01r\x03\x18\x80\x02R\x05model\x12=\n" +
 	"\bmessages\x18\x02 \x03(\v2\x14.llmrelay.v1.MessageB\v\xbaH\b\x92\x01\x05\b\x01\x10\x80\bR\bmessages\x12=\n" +
 	"\n" +
 	"generation\x18\x03 \x01(\v2\x1d.llmrelay.v1.GenerationConfigR\n" +
@@ -1920,10 +1929,10 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\bmetadata\x18\v \x03(\v2*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\ar\x05\x10\x01(\x80\x01*\x05r\x03(\x80\bR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xce\x01\n" +
-	"\aMessage\x121\n" +
-	"\x04role\x18\x01 \x01(\x0e2\x11.llmrelay.v1.RoleB\n" +
-	"\xbaH\a\x82\x01\x04\x10\x01 \x00R\x04role\x12#\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xac\x02\n" +
+	"\aMessage\x12\x8e\x01\n" +
+	"\x04role\x18\x01 \x01(\x0e2\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01a\n" +
+	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12#\n" +
 	"\acontent\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\acontent\x12?\n" +
 	"\n" +
 	"tool_calls\x18\x03 \x03(\v2\x15.llmrelay.v1.ToolCallB\t\xbaH\x06\x92\x01\x03\x10\x80\x01R\ttoolCalls\x12*\n" +
@@ -1944,9 +1953,10 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x04stop\x18\x04 \x03(\tB\x11\xbaH\x0e\x92\x01\v\x10\x10\"\ar\x05\x10\x01(\x80\x02R\x04stopB\x14\n" +
 	"\x12_max_output_tokensB\x0e\n" +
 	"\f_temperatureB\b\n" +
-	"\x06_top_p\"\x9e\x01\n" +
-	"\x04Tool\x120\n" +
-	"\x04name\x18\x01 \x01(\tB\x1c\xbaH\x19r\x172\x15^[A-Za-z0-9_-]{1,64}$R\x04name\x12+\n" +
+	"\x06_top_p\"\xf6\x01\n" +
+	"\x04Tool\x12\x87\x01\n" +
+	"\x04name\x18\x01 \x01(\tBs\xbaHp\xba\x01m\n" +
+	"\ttool.name\x129must be 1 to 64 letters, digits, _ or -, like get_weather\x1a%this.matches('^[A-Za-z0-9_-]{1,64}$')R\x04name\x12+\n" +
 	"\vdescription\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80\x01R\vdescription\x127\n" +
 	"\n" +
 	"parameters\x18\x03 \x01(\v2\x17.google.protobuf.StructR\n" +
@@ -1954,11 +1964,12 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
 	"ToolChoice\x129\n" +
 	"\x04mode\x18\x01 \x01(\x0e2\x1b.llmrelay.v1.ToolChoiceModeB\b\xbaH\x05\x82\x01\x02\x10\x01R\x04mode\x12\x1b\n" +
-	"\x04name\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04name\"\xda\x02\n" +
+	"\x04name\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04name\"\xc2\x03\n" +
 	"\x0eResponseFormat\x12@\n" +
 	"\vjson_schema\x18\x01 \x01(\v2\x17.google.protobuf.StructB\x06\xbaH\x03\xc8\x01\x01R\n" +
-	"jsonSchema\x120\n" +
-	"\x04name\x18\x02 \x01(\tB\x1c\xbaH\x19r\x172\x15^[A-Za-z0-9_-]{0,64}$R\x04name\x12B\n" +
+	"jsonSchema\x12\x97\x01\n" +
+	"\x04name\x18\x02 \x01(\tB\x82\x01\xbaH\x7f\xba\x01|\n" +
+	"\x14response_format.name\x12=must be up to 64 letters, digits, _ or -, like weather_report\x1a%this.matches('^[A-Za-z0-9_-]{0,64}$')R\x04name\x12B\n" +
 	"\x16max_validation_retries\x18\x03 \x01(\rB\a\xbaH\x04*\x02\x18\n" +
 	"H\x00R\x14maxValidationRetries\x88\x01\x01\x12?\n" +
 	"\n" +

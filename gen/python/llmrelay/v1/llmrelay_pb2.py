@@ -17,7 +17,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.rpc import status_pb2 as google_dot_rpc_dot_status__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1allmrelay/v1/llmrelay.proto\x12\x0bllmrelay.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\xdd\x06\n\x0fGenerateRequest\x12\x80\x02\n\x05model\x18\x01 \x01(\tB\xf0\x01\xbaHBr@\x10\x03\x18\x80\x02\x32\x39^[a-z0-9][a-z0-9_-]{0,62}/[A-Za-z0-9][A-Za-z0-9._:/@+-]*$\xbaH\xa7\x01\xba\x01\xa3\x01\n\x13model.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1a<!this.split(\'/\').exists(s, s == \'\' || s == \'.\' || s == \'..\')\x12\x33\n\x08messages\x18\x02 \x03(\x0b\x32\x14.llmrelay.v1.MessageB\x0b\xbaH\x08\x92\x01\x05\x08\x01\x10\x80\x08\x12\x31\n\ngeneration\x18\x03 \x01(\x0b\x32\x1d.llmrelay.v1.GenerationConfig\x12+\n\x05tools\x18\x04 \x03(\x0b\x32\x11.llmrelay.v1.ToolB\t\xbaH\x06\x92\x01\x03\x10\x80\x01\x12,\n\x0btool_choice\x18\x05 \x01(\x0b\x32\x17.llmrelay.v1.ToolChoice\x12\x34\n\x0fresponse_format\x18\x06 \x01(\x0b\x32\x1b.llmrelay.v1.ResponseFormat\x12\'\n\x05retry\x18\x07 \x01(\x0b\x32\x18.llmrelay.v1.RetryPolicy\x12\x45\n\x13stream_idle_timeout\x18\x08 \x01(\x0b\x32\x19.google.protobuf.DurationB\r\xbaH\n\xaa\x01\x07\"\x03\x08\x90\x1c*\x00\x12\"\n\nrequest_id\x18\t \x01(\tB\x0e\xbaH\x03\xd8\x01\x01\xbaH\x05r\x03\xb0\x01\x01\x12\x31\n\x10provider_options\x18\n \x01(\x0b\x32\x17.google.protobuf.Struct\x12V\n\x08metadata\x18\x0b \x03(\x0b\x32*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\x07r\x05\x10\x01(\x80\x01*\x05r\x03(\x80\x08\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xa8\x01\n\x07Message\x12+\n\x04role\x18\x01 \x01(\x0e\x32\x11.llmrelay.v1.RoleB\n\xbaH\x07\x82\x01\x04\x10\x01 \x00\x12\x1a\n\x07\x63ontent\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@\x12\x34\n\ntool_calls\x18\x03 \x03(\x0b\x32\x15.llmrelay.v1.ToolCallB\t\xbaH\x06\x92\x01\x03\x10\x80\x01\x12\x1e\n\x0ctool_call_id\x18\x04 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\"V\n\x08ToolCall\x12\x14\n\x02id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\x12\x16\n\x04name\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x01\x12\x1c\n\targuments\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@\"\xe0\x01\n\x10GenerationConfig\x12+\n\x11max_output_tokens\x18\x01 \x01(\rB\x0b\xbaH\x08*\x06\x18\xc0\x84=(\x01H\x00\x88\x01\x01\x12)\n\x0btemperature\x18\x02 \x01(\x02\x42\x0f\xbaH\x0c\n\n\x1d\x00\x00\x00@-\x00\x00\x00\x00H\x01\x88\x01\x01\x12#\n\x05top_p\x18\x03 \x01(\x02\x42\x0f\xbaH\x0c\n\n\x1d\x00\x00\x80?-\x00\x00\x00\x00H\x02\x88\x01\x01\x12\x1f\n\x04stop\x18\x04 \x03(\tB\x11\xbaH\x0e\x92\x01\x0b\x10\x10\"\x07r\x05\x10\x01(\x80\x02\x42\x14\n\x12_max_output_tokensB\x0e\n\x0c_temperatureB\x08\n\x06_top_p\"\x7f\n\x04Tool\x12*\n\x04name\x18\x01 \x01(\tB\x1c\xbaH\x19r\x17\x32\x15^[A-Za-z0-9_-]{1,64}$\x12\x1e\n\x0b\x64\x65scription\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80\x01\x12+\n\nparameters\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"X\n\nToolChoice\x12\x33\n\x04mode\x18\x01 \x01(\x0e\x32\x1b.llmrelay.v1.ToolChoiceModeB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12\x15\n\x04name\x18\x02 \x01(\tB\x07\xbaH\x04r\x02\x18@\"\x91\x02\n\x0eResponseFormat\x12\x34\n\x0bjson_schema\x18\x01 \x01(\x0b\x32\x17.google.protobuf.StructB\x06\xbaH\x03\xc8\x01\x01\x12*\n\x04name\x18\x02 \x01(\tB\x1c\xbaH\x19r\x17\x32\x15^[A-Za-z0-9_-]{0,64}$\x12,\n\x16max_validation_retries\x18\x03 \x01(\rB\x07\xbaH\x04*\x02\x18\nH\x00\x88\x01\x01\x12\x34\n\non_invalid\x18\x04 \x01(\x0e\x32\x16.llmrelay.v1.OnInvalidB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12\x1e\n\x16stream_partial_objects\x18\x05 \x01(\x08\x42\x19\n\x17_max_validation_retries\"\xe2\x01\n\x0bRetryPolicy\x12\x1d\n\x0cmax_attempts\x18\x01 \x01(\rB\x07\xbaH\x04*\x02\x18\n\x12@\n\x0finitial_backoff\x18\x02 \x01(\x0b\x32\x19.google.protobuf.DurationB\x0c\xbaH\t\xaa\x01\x06\"\x02\x08<*\x00\x12=\n\x0bmax_backoff\x18\x03 \x01(\x0b\x32\x19.google.protobuf.DurationB\r\xbaH\n\xaa\x01\x07\"\x03\x08\xac\x02*\x00\x12\x33\n\tmidstream\x18\x04 \x01(\x0e\x32\x16.llmrelay.v1.MidstreamB\x08\xbaH\x05\x82\x01\x02\x10\x01\"\xe5\x01\n\rGenerateEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\x0f\n\x07\x61ttempt\x18\x02 \x01(\r\x12#\n\x05\x64\x65lta\x18\x03 \x01(\x0b\x32\x12.llmrelay.v1.DeltaH\x00\x12,\n\nwill_retry\x18\x04 \x01(\x0b\x32\x16.llmrelay.v1.WillRetryH\x00\x12#\n\x05\x66inal\x18\x05 \x01(\x0b\x32\x12.llmrelay.v1.FinalH\x00\x12\x30\n\x0epartial_object\x18\x06 \x01(\x0b\x32\x16.google.protobuf.ValueH\x00\x42\x07\n\x05\x65vent\"D\n\x05\x44\x65lta\x12\x0c\n\x04text\x18\x01 \x01(\t\x12-\n\ttool_call\x18\x02 \x01(\x0b\x32\x1a.llmrelay.v1.ToolCallDelta\"Q\n\rToolCallDelta\x12\r\n\x05index\x18\x01 \x01(\r\x12\n\n\x02id\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x17\n\x0f\x61rguments_delta\x18\x04 \x01(\t\"\xb1\x01\n\tWillRetry\x12(\n\x06reason\x18\x01 \x01(\x0e\x32\x18.llmrelay.v1.RetryReason\x12(\n\x05\x64\x65lay\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x14\n\x0cnext_attempt\x18\x03 \x01(\r\x12\x17\n\x0f\x64iscard_partial\x18\x04 \x01(\x08\x12!\n\x05\x63\x61use\x18\x05 \x01(\x0b\x32\x12.google.rpc.Status\"\xb3\x02\n\x05\x46inal\x12%\n\x07message\x18\x01 \x01(\x0b\x32\x14.llmrelay.v1.Message\x12&\n\x06object\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x30\n\rfinish_reason\x18\x03 \x01(\x0e\x32\x19.llmrelay.v1.FinishReason\x12!\n\x05usage\x18\x04 \x01(\x0b\x32\x12.llmrelay.v1.Usage\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\r\x12\x1a\n\x12validation_retries\x18\x06 \x01(\r\x12\x37\n\x11validation_errors\x18\x07 \x03(\x0b\x32\x1c.llmrelay.v1.ValidationError\x12\x10\n\x08provider\x18\x08 \x01(\t\x12\r\n\x05model\x18\t \x01(\t\"4\n\x05Usage\x12\x14\n\x0cinput_tokens\x18\x01 \x01(\x04\x12\x15\n\routput_tokens\x18\x02 \x01(\x04\"h\n\x0fValidationError\x12\x0f\n\x07\x61ttempt\x18\x01 \x01(\r\x12\x19\n\x11instance_location\x18\x02 \x01(\t\x12\x18\n\x10keyword_location\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\".\n\x11ListModelsRequest\x12\x19\n\x08provider\x18\x01 \x01(\tB\x07\xbaH\x04r\x02\x18?\"8\n\x12ListModelsResponse\x12\"\n\x06models\x18\x01 \x03(\x0b\x32\x12.llmrelay.v1.Model\"J\n\x05Model\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08provider\x18\x02 \x01(\t\x12\x15\n\rprovider_kind\x18\x03 \x01(\t\x12\x0c\n\x04name\x18\x04 \x01(\t*_\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bROLE_SYSTEM\x10\x01\x12\r\n\tROLE_USER\x10\x02\x12\x12\n\x0eROLE_ASSISTANT\x10\x03\x12\r\n\tROLE_TOOL\x10\x04*\xa2\x01\n\x0eToolChoiceMode\x12 \n\x1cTOOL_CHOICE_MODE_UNSPECIFIED\x10\x00\x12\x19\n\x15TOOL_CHOICE_MODE_AUTO\x10\x01\x12\x19\n\x15TOOL_CHOICE_MODE_NONE\x10\x02\x12\x1d\n\x19TOOL_CHOICE_MODE_REQUIRED\x10\x03\x12\x19\n\x15TOOL_CHOICE_MODE_TOOL\x10\x04*X\n\tOnInvalid\x12\x1a\n\x16ON_INVALID_UNSPECIFIED\x10\x00\x12\x13\n\x0fON_INVALID_FAIL\x10\x01\x12\x1a\n\x16ON_INVALID_RETURN_TEXT\x10\x02*Q\n\tMidstream\x12\x19\n\x15MIDSTREAM_UNSPECIFIED\x10\x00\x12\x15\n\x11MIDSTREAM_RESTART\x10\x01\x12\x12\n\x0eMIDSTREAM_FAIL\x10\x02*\xdd\x01\n\x0bRetryReason\x12\x1c\n\x18RETRY_REASON_UNSPECIFIED\x10\x00\x12\x1d\n\x19RETRY_REASON_RATE_LIMITED\x10\x01\x12\x1b\n\x17RETRY_REASON_OVERLOADED\x10\x02\x12\x1d\n\x19RETRY_REASON_SERVER_ERROR\x10\x03\x12\x1a\n\x16RETRY_REASON_TRANSPORT\x10\x04\x12\x18\n\x14RETRY_REASON_STALLED\x10\x05\x12\x1f\n\x1bRETRY_REASON_INVALID_OUTPUT\x10\x06*\xb8\x01\n\x0c\x46inishReason\x12\x1d\n\x19\x46INISH_REASON_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46INISH_REASON_STOP\x10\x01\x12\x18\n\x14\x46INISH_REASON_LENGTH\x10\x02\x12\x1c\n\x18\x46INISH_REASON_TOOL_CALLS\x10\x03\x12 \n\x1c\x46INISH_REASON_CONTENT_FILTER\x10\x04\x12\x17\n\x13\x46INISH_REASON_OTHER\x10\x05\x32\xa3\x01\n\nLLMService\x12\x46\n\x08Generate\x12\x1c.llmrelay.v1.GenerateRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01\x12M\n\nListModels\x12\x1e.llmrelay.v1.ListModelsRequest\x1a\x1f.llmrelay.v1.ListModelsResponseB<Z:github.com/llmrelay/llmrelay/gen/go/llmrelay/v1;llmrelayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1allmrelay/v1/llmrelay.proto\x12\x0bllmrelay.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\xbc\x08\n\x0fGenerateRequest\x12\xdf\x03\n\x05model\x18\x01 \x01(\tB\xcf\x03\xbaH\x03\xc8\x01\x01\xbaH\x05r\x03\x18\x80\x02\xbaH\x84\x02\xba\x01\x80\x02\n\x0cmodel.format\x12\xa4\x01must be <provider>/<model>, like mock/echo or openai/gpt-4o: a lower-case provider name, a slash, then the provider\'s model name (letters, digits and . _ : / @ + -)\x1aIthis.matches(\'^[a-z0-9][a-z0-9_-]{0,62}/[A-Za-z0-9][A-Za-z0-9._:/@+-]*$\')\xbaH\xb5\x01\xba\x01\xb1\x01\n\x13model.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1aJthis == \'\' || !this.split(\'/\').exists(s, s == \'\' || s == \'.\' || s == \'..\')\x12\x33\n\x08messages\x18\x02 \x03(\x0b\x32\x14.llmrelay.v1.MessageB\x0b\xbaH\x08\x92\x01\x05\x08\x01\x10\x80\x08\x12\x31\n\ngeneration\x18\x03 \x01(\x0b\x32\x1d.llmrelay.v1.GenerationConfig\x12+\n\x05tools\x18\x04 \x03(\x0b\x32\x11.llmrelay.v1.ToolB\t\xbaH\x06\x92\x01\x03\x10\x80\x01\x12,\n\x0btool_choice\x18\x05 \x01(\x0b\x32\x17.llmrelay.v1.ToolChoice\x12\x34\n\x0fresponse_format\x18\x06 \x01(\x0b\x32\x1b.llmrelay.v1.ResponseFormat\x12\'\n\x05retry\x18\x07 \x01(\x0b\x32\x18.llmrelay.v1.RetryPolicy\x12\x45\n\x13stream_idle_timeout\x18\x08 \x01(\x0b\x32\x19.google.protobuf.DurationB\r\xbaH\n\xaa\x01\x07\"\x03\x08\x90\x1c*\x00\x12\"\n\nrequest_id\x18\t \x01(\tB\x0e\xbaH\x03\xd8\x01\x01\xbaH\x05r\x03\xb0\x01\x01\x12\x31\n\x10provider_options\x18\n \x01(\x0b\x32\x17.google.protobuf.Struct\x12V\n\x08metadata\x18\x0b \x03(\x0b\x32*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\x07r\x05\x10\x01(\x80\x01*\x05r\x03(\x80\x08\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x86\x02\n\x07Message\x12\x88\x01\n\x04role\x18\x01 \x01(\x0e\x32\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01\x61\n\x0crole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]\x12\x1a\n\x07\x63ontent\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@\x12\x34\n\ntool_calls\x18\x03 \x03(\x0b\x32\x15.llmrelay.v1.ToolCallB\t\xbaH\x06\x92\x01\x03\x10\x80\x01\x12\x1e\n\x0ctool_call_id\x18\x04 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\"V\n\x08ToolCall\x12\x14\n\x02id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\x12\x16\n\x04name\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x01\x12\x1c\n\targuments\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@\"\xe0\x01\n\x10GenerationConfig\x12+\n\x11max_output_tokens\x18\x01 \x01(\rB\x0b\xbaH\x08*\x06\x18\xc0\x84=(\x01H\x00\x88\x01\x01\x12)\n\x0btemperature\x18\x02 \x01(\x02\x42\x0f\xbaH\x0c\n\n\x1d\x00\x00\x00@-\x00\x00\x00\x00H\x01\x88\x01\x01\x12#\n\x05top_p\x18\x03 \x01(\x02\x42\x0f\xbaH\x0c\n\n\x1d\x00\x00\x80?-\x00\x00\x00\x00H\x02\x88\x01\x01\x12\x1f\n\x04stop\x18\x04 \x03(\tB\x11\xbaH\x0e\x92\x01\x0b\x10\x10\"\x07r\x05\x10\x01(\x80\x02\x42\x14\n\x12_max_output_tokensB\x0e\n\x0c_temperatureB\x08\n\x06_top_p\"\xd7\x01\n\x04Tool\x12\x81\x01\n\x04name\x18\x01 \x01(\tBs\xbaHp\xba\x01m\n\ttool.name\x12\x39must be 1 to 64 letters, digits, _ or -, like get_weather\x1a%this.matches(\'^[A-Za-z0-9_-]{1,64}$\')\x12\x1e\n\x0b\x64\x65scription\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80\x01\x12+\n\nparameters\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"X\n\nToolChoice\x12\x33\n\x04mode\x18\x01 \x01(\x0e\x32\x1b.llmrelay.v1.ToolChoiceModeB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12\x15\n\x04name\x18\x02 \x01(\tB\x07\xbaH\x04r\x02\x18@\"\xf9\x02\n\x0eResponseFormat\x12\x34\n\x0bjson_schema\x18\x01 \x01(\x0b\x32\x17.google.protobuf.StructB\x06\xbaH\x03\xc8\x01\x01\x12\x91\x01\n\x04name\x18\x02 \x01(\tB\x82\x01\xbaH\x7f\xba\x01|\n\x14response_format.name\x12=must be up to 64 letters, digits, _ or -, like weather_report\x1a%this.matches(\'^[A-Za-z0-9_-]{0,64}$\')\x12,\n\x16max_validation_retries\x18\x03 \x01(\rB\x07\xbaH\x04*\x02\x18\nH\x00\x88\x01\x01\x12\x34\n\non_invalid\x18\x04 \x01(\x0e\x32\x16.llmrelay.v1.OnInvalidB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12\x1e\n\x16stream_partial_objects\x18\x05 \x01(\x08\x42\x19\n\x17_max_validation_retries\"\xe2\x01\n\x0bRetryPolicy\x12\x1d\n\x0cmax_attempts\x18\x01 \x01(\rB\x07\xbaH\x04*\x02\x18\n\x12@\n\x0finitial_backoff\x18\x02 \x01(\x0b\x32\x19.google.protobuf.DurationB\x0c\xbaH\t\xaa\x01\x06\"\x02\x08<*\x00\x12=\n\x0bmax_backoff\x18\x03 \x01(\x0b\x32\x19.google.protobuf.DurationB\r\xbaH\n\xaa\x01\x07\"\x03\x08\xac\x02*\x00\x12\x33\n\tmidstream\x18\x04 \x01(\x0e\x32\x16.llmrelay.v1.MidstreamB\x08\xbaH\x05\x82\x01\x02\x10\x01\"\xe5\x01\n\rGenerateEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\x0f\n\x07\x61ttempt\x18\x02 \x01(\r\x12#\n\x05\x64\x65lta\x18\x03 \x01(\x0b\x32\x12.llmrelay.v1.DeltaH\x00\x12,\n\nwill_retry\x18\x04 \x01(\x0b\x32\x16.llmrelay.v1.WillRetryH\x00\x12#\n\x05\x66inal\x18\x05 \x01(\x0b\x32\x12.llmrelay.v1.FinalH\x00\x12\x30\n\x0epartial_object\x18\x06 \x01(\x0b\x32\x16.google.protobuf.ValueH\x00\x42\x07\n\x05\x65vent\"D\n\x05\x44\x65lta\x12\x0c\n\x04text\x18\x01 \x01(\t\x12-\n\ttool_call\x18\x02 \x01(\x0b\x32\x1a.llmrelay.v1.ToolCallDelta\"Q\n\rToolCallDelta\x12\r\n\x05index\x18\x01 \x01(\r\x12\n\n\x02id\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x17\n\x0f\x61rguments_delta\x18\x04 \x01(\t\"\xb1\x01\n\tWillRetry\x12(\n\x06reason\x18\x01 \x01(\x0e\x32\x18.llmrelay.v1.RetryReason\x12(\n\x05\x64\x65lay\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x14\n\x0cnext_attempt\x18\x03 \x01(\r\x12\x17\n\x0f\x64iscard_partial\x18\x04 \x01(\x08\x12!\n\x05\x63\x61use\x18\x05 \x01(\x0b\x32\x12.google.rpc.Status\"\xb3\x02\n\x05\x46inal\x12%\n\x07message\x18\x01 \x01(\x0b\x32\x14.llmrelay.v1.Message\x12&\n\x06object\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x30\n\rfinish_reason\x18\x03 \x01(\x0e\x32\x19.llmrelay.v1.FinishReason\x12!\n\x05usage\x18\x04 \x01(\x0b\x32\x12.llmrelay.v1.Usage\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\r\x12\x1a\n\x12validation_retries\x18\x06 \x01(\r\x12\x37\n\x11validation_errors\x18\x07 \x03(\x0b\x32\x1c.llmrelay.v1.ValidationError\x12\x10\n\x08provider\x18\x08 \x01(\t\x12\r\n\x05model\x18\t \x01(\t\"4\n\x05Usage\x12\x14\n\x0cinput_tokens\x18\x01 \x01(\x04\x12\x15\n\routput_tokens\x18\x02 \x01(\x04\"h\n\x0fValidationError\x12\x0f\n\x07\x61ttempt\x18\x01 \x01(\r\x12\x19\n\x11instance_location\x18\x02 \x01(\t\x12\x18\n\x10keyword_location\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\".\n\x11ListModelsRequest\x12\x19\n\x08provider\x18\x01 \x01(\tB\x07\xbaH\x04r\x02\x18?\"8\n\x12ListModelsResponse\x12\"\n\x06models\x18\x01 \x03(\x0b\x32\x12.llmrelay.v1.Model\"J\n\x05Model\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08provider\x18\x02 \x01(\t\x12\x15\n\rprovider_kind\x18\x03 \x01(\t\x12\x0c\n\x04name\x18\x04 \x01(\t*_\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bROLE_SYSTEM\x10\x01\x12\r\n\tROLE_USER\x10\x02\x12\x12\n\x0eROLE_ASSISTANT\x10\x03\x12\r\n\tROLE_TOOL\x10\x04*\xa2\x01\n\x0eToolChoiceMode\x12 \n\x1cTOOL_CHOICE_MODE_UNSPECIFIED\x10\x00\x12\x19\n\x15TOOL_CHOICE_MODE_AUTO\x10\x01\x12\x19\n\x15TOOL_CHOICE_MODE_NONE\x10\x02\x12\x1d\n\x19TOOL_CHOICE_MODE_REQUIRED\x10\x03\x12\x19\n\x15TOOL_CHOICE_MODE_TOOL\x10\x04*X\n\tOnInvalid\x12\x1a\n\x16ON_INVALID_UNSPECIFIED\x10\x00\x12\x13\n\x0fON_INVALID_FAIL\x10\x01\x12\x1a\n\x16ON_INVALID_RETURN_TEXT\x10\x02*Q\n\tMidstream\x12\x19\n\x15MIDSTREAM_UNSPECIFIED\x10\x00\x12\x15\n\x11MIDSTREAM_RESTART\x10\x01\x12\x12\n\x0eMIDSTREAM_FAIL\x10\x02*\xdd\x01\n\x0bRetryReason\x12\x1c\n\x18RETRY_REASON_UNSPECIFIED\x10\x00\x12\x1d\n\x19RETRY_REASON_RATE_LIMITED\x10\x01\x12\x1b\n\x17RETRY_REASON_OVERLOADED\x10\x02\x12\x1d\n\x19RETRY_REASON_SERVER_ERROR\x10\x03\x12\x1a\n\x16RETRY_REASON_TRANSPORT\x10\x04\x12\x18\n\x14RETRY_REASON_STALLED\x10\x05\x12\x1f\n\x1bRETRY_REASON_INVALID_OUTPUT\x10\x06*\xb8\x01\n\x0c\x46inishReason\x12\x1d\n\x19\x46INISH_REASON_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46INISH_REASON_STOP\x10\x01\x12\x18\n\x14\x46INISH_REASON_LENGTH\x10\x02\x12\x1c\n\x18\x46INISH_REASON_TOOL_CALLS\x10\x03\x12 \n\x1c\x46INISH_REASON_CONTENT_FILTER\x10\x04\x12\x17\n\x13\x46INISH_REASON_OTHER\x10\x05\x32\xa3\x01\n\nLLMService\x12\x46\n\x08Generate\x12\x1c.llmrelay.v1.GenerateRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01\x12M\n\nListModels\x12\x1e.llmrelay.v1.ListModelsRequest\x1a\x1f.llmrelay.v1.ListModelsResponseB<Z:github.com/llmrelay/llmrelay/gen/go/llmrelay/v1;llmrelayv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'llmrelay.v1.llmrelay_pb2', globals())
@@ -28,7 +28,7 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _GENERATEREQUEST_METADATAENTRY._options = None
   _GENERATEREQUEST_METADATAENTRY._serialized_options = b'8\001'
   _GENERATEREQUEST.fields_by_name['model']._options = None
-  _GENERATEREQUEST.fields_by_name['model']._serialized_options = b'\272HBr@\020\003\030\200\00229^[a-z0-9][a-z0-9_-]{0,62}/[A-Za-z0-9][A-Za-z0-9._:/@+-]*$\272H\247\001\272\001\243\001\n\023model.path_segments\022Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\032<!this.split(\'/\').exists(s, s == \'\' || s == \'.\' || s == \'..\')'
+  _GENERATEREQUEST.fields_by_name['model']._serialized_options = b'\272H\003\310\001\001\272H\005r\003\030\200\002\272H\204\002\272\001\200\002\n\014model.format\022\244\001must be <provider>/<model>, like mock/echo or openai/gpt-4o: a lower-case provider name, a slash, then the provider\'s model name (letters, digits and . _ : / @ + -)\032Ithis.matches(\'^[a-z0-9][a-z0-9_-]{0,62}/[A-Za-z0-9][A-Za-z0-9._:/@+-]*$\')\272H\265\001\272\001\261\001\n\023model.path_segments\022Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\032Jthis == \'\' || !this.split(\'/\').exists(s, s == \'\' || s == \'.\' || s == \'..\')'
   _GENERATEREQUEST.fields_by_name['messages']._options = None
   _GENERATEREQUEST.fields_by_name['messages']._serialized_options = b'\272H\010\222\001\005\010\001\020\200\010'
   _GENERATEREQUEST.fields_by_name['tools']._options = None
@@ -40,7 +40,7 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _GENERATEREQUEST.fields_by_name['metadata']._options = None
   _GENERATEREQUEST.fields_by_name['metadata']._serialized_options = b'\272H\025\232\001\022\020@\"\007r\005\020\001(\200\001*\005r\003(\200\010'
   _MESSAGE.fields_by_name['role']._options = None
-  _MESSAGE.fields_by_name['role']._serialized_options = b'\272H\007\202\001\004\020\001 \000'
+  _MESSAGE.fields_by_name['role']._serialized_options = b'\272Hd\272\001a\n\014role.defined\022;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\032\024this in [1, 2, 3, 4]'
   _MESSAGE.fields_by_name['content']._options = None
   _MESSAGE.fields_by_name['content']._serialized_options = b'\272H\006r\004(\200\200@'
   _MESSAGE.fields_by_name['tool_calls']._options = None
@@ -62,7 +62,7 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _GENERATIONCONFIG.fields_by_name['stop']._options = None
   _GENERATIONCONFIG.fields_by_name['stop']._serialized_options = b'\272H\016\222\001\013\020\020\"\007r\005\020\001(\200\002'
   _TOOL.fields_by_name['name']._options = None
-  _TOOL.fields_by_name['name']._serialized_options = b'\272H\031r\0272\025^[A-Za-z0-9_-]{1,64}$'
+  _TOOL.fields_by_name['name']._serialized_options = b'\272Hp\272\001m\n\ttool.name\0229must be 1 to 64 letters, digits, _ or -, like get_weather\032%this.matches(\'^[A-Za-z0-9_-]{1,64}$\')'
   _TOOL.fields_by_name['description']._options = None
   _TOOL.fields_by_name['description']._serialized_options = b'\272H\006r\004(\200\200\001'
   _TOOLCHOICE.fields_by_name['mode']._options = None
@@ -72,7 +72,7 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _RESPONSEFORMAT.fields_by_name['json_schema']._options = None
   _RESPONSEFORMAT.fields_by_name['json_schema']._serialized_options = b'\272H\003\310\001\001'
   _RESPONSEFORMAT.fields_by_name['name']._options = None
-  _RESPONSEFORMAT.fields_by_name['name']._serialized_options = b'\272H\031r\0272\025^[A-Za-z0-9_-]{0,64}$'
+  _RESPONSEFORMAT.fields_by_name['name']._serialized_options = b'\272H\177\272\001|\n\024response_format.name\022=must be up to 64 letters, digits, _ or -, like weather_report\032%this.matches(\'^[A-Za-z0-9_-]{0,64}$\')'
   _RESPONSEFORMAT.fields_by_name['max_validation_retries']._options = None
   _RESPONSEFORMAT.fields_by_name['max_validation_retries']._serialized_options = b'\272H\004*\002\030\n'
   _RESPONSEFORMAT.fields_by_name['on_invalid']._options = None
@@ -87,56 +87,56 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _RETRYPOLICY.fields_by_name['midstream']._serialized_options = b'\272H\005\202\001\002\020\001'
   _LISTMODELSREQUEST.fields_by_name['provider']._options = None
   _LISTMODELSREQUEST.fields_by_name['provider']._serialized_options = b'\272H\004r\002\030?'
-  _ROLE._serialized_start=3450
-  _ROLE._serialized_end=3545
-  _TOOLCHOICEMODE._serialized_start=3548
-  _TOOLCHOICEMODE._serialized_end=3710
-  _ONINVALID._serialized_start=3712
-  _ONINVALID._serialized_end=3800
-  _MIDSTREAM._serialized_start=3802
-  _MIDSTREAM._serialized_end=3883
-  _RETRYREASON._serialized_start=3886
-  _RETRYREASON._serialized_end=4107
-  _FINISHREASON._serialized_start=4110
-  _FINISHREASON._serialized_end=4294
+  _ROLE._serialized_start=3960
+  _ROLE._serialized_end=4055
+  _TOOLCHOICEMODE._serialized_start=4058
+  _TOOLCHOICEMODE._serialized_end=4220
+  _ONINVALID._serialized_start=4222
+  _ONINVALID._serialized_end=4310
+  _MIDSTREAM._serialized_start=4312
+  _MIDSTREAM._serialized_end=4393
+  _RETRYREASON._serialized_start=4396
+  _RETRYREASON._serialized_end=4617
+  _FINISHREASON._serialized_start=4620
+  _FINISHREASON._serialized_end=4804
   _GENERATEREQUEST._serialized_start=160
-  _GENERATEREQUEST._serialized_end=1021
-  _GENERATEREQUEST_METADATAENTRY._serialized_start=974
-  _GENERATEREQUEST_METADATAENTRY._serialized_end=1021
-  _MESSAGE._serialized_start=1024
-  _MESSAGE._serialized_end=1192
-  _TOOLCALL._serialized_start=1194
-  _TOOLCALL._serialized_end=1280
-  _GENERATIONCONFIG._serialized_start=1283
-  _GENERATIONCONFIG._serialized_end=1507
-  _TOOL._serialized_start=1509
-  _TOOL._serialized_end=1636
-  _TOOLCHOICE._serialized_start=1638
-  _TOOLCHOICE._serialized_end=1726
-  _RESPONSEFORMAT._serialized_start=1729
-  _RESPONSEFORMAT._serialized_end=2002
-  _RETRYPOLICY._serialized_start=2005
-  _RETRYPOLICY._serialized_end=2231
-  _GENERATEEVENT._serialized_start=2234
-  _GENERATEEVENT._serialized_end=2463
-  _DELTA._serialized_start=2465
-  _DELTA._serialized_end=2533
-  _TOOLCALLDELTA._serialized_start=2535
-  _TOOLCALLDELTA._serialized_end=2616
-  _WILLRETRY._serialized_start=2619
-  _WILLRETRY._serialized_end=2796
-  _FINAL._serialized_start=2799
-  _FINAL._serialized_end=3106
-  _USAGE._serialized_start=3108
-  _USAGE._serialized_end=3160
-  _VALIDATIONERROR._serialized_start=3162
-  _VALIDATIONERROR._serialized_end=3266
-  _LISTMODELSREQUEST._serialized_start=3268
-  _LISTMODELSREQUEST._serialized_end=3314
-  _LISTMODELSRESPONSE._serialized_start=3316
-  _LISTMODELSRESPONSE._serialized_end=3372
-  _MODEL._serialized_start=3374
-  _MODEL._serialized_end=3448
-  _LLMSERVICE._serialized_start=4297
-  _LLMSERVICE._serialized_end=4460
+  _GENERATEREQUEST._serialized_end=1244
+  _GENERATEREQUEST_METADATAENTRY._serialized_start=1197
+  _GENERATEREQUEST_METADATAENTRY._serialized_end=1244
+  _MESSAGE._serialized_start=1247
+  _MESSAGE._serialized_end=1509
+  _TOOLCALL._serialized_start=1511
+  _TOOLCALL._serialized_end=1597
+  _GENERATIONCONFIG._serialized_start=1600
+  _GENERATIONCONFIG._serialized_end=1824
+  _TOOL._serialized_start=1827
+  _TOOL._serialized_end=2042
+  _TOOLCHOICE._serialized_start=2044
+  _TOOLCHOICE._serialized_end=2132
+  _RESPONSEFORMAT._serialized_start=2135
+  _RESPONSEFORMAT._serialized_end=2512
+  _RETRYPOLICY._serialized_start=2515
+  _RETRYPOLICY._serialized_end=2741
+  _GENERATEEVENT._serialized_start=2744
+  _GENERATEEVENT._serialized_end=2973
+  _DELTA._serialized_start=2975
+  _DELTA._serialized_end=3043
+  _TOOLCALLDELTA._serialized_start=3045
+  _TOOLCALLDELTA._serialized_end=3126
+  _WILLRETRY._serialized_start=3129
+  _WILLRETRY._serialized_end=3306
+  _FINAL._serialized_start=3309
+  _FINAL._serialized_end=3616
+  _USAGE._serialized_start=3618
+  _USAGE._serialized_end=3670
+  _VALIDATIONERROR._serialized_start=3672
+  _VALIDATIONERROR._serialized_end=3776
+  _LISTMODELSREQUEST._serialized_start=3778
+  _LISTMODELSREQUEST._serialized_end=3824
+  _LISTMODELSRESPONSE._serialized_start=3826
+  _LISTMODELSRESPONSE._serialized_end=3882
+  _MODEL._serialized_start=3884
+  _MODEL._serialized_end=3958
+  _LLMSERVICE._serialized_start=4807
+  _LLMSERVICE._serialized_end=4970
 # @@protoc_insertion_point(module_scope)

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+var checkConfigCommand = &command{
+	name:    "check-config",
+	usage:   "check-config FILE",
+	summary: "check a config file and print the configuration it gives",
+	about: `Checks a config file as serve does before it listens (the file, then the
+LLMRELAY_* environment variables; every provider is built, so each variable
+that api_key_env names must be set) and prints the configuration serve would
+run with: every setting, defaults included, secret-looking values masked.
+FILE defaults to $LLMRELAY_CONFIG.
+
+Each problem is named by its setting and the file's line:
+
+  llmrelay.yaml:3: retry.max_backoff: "1 minute" is not a duration; use a Go duration such as 30s or 1m30s (units ms, s, m, h)
+
+Exit status: 0 the config is valid, 1 it is not, 2 the command line was wrong.`,
+	setup: func(_ *flag.FlagSet, env Env) func(context.Context, []string) error {
+		return func(_ context.Context, args []string) error {
+			var file string
+			switch len(args) {
+			case 0:
+				if file = env.Getenv(config.EnvConfig); file == "" {
+					return usagef("check-config", "check-config: name the config FILE to check (or set $%s)", config.EnvConfig)
+				}
+			case 1:
+				file = args[0]
+			default:
+				return usagef("check-config", "check-config takes one FILE, not %d arguments", len(args))
+			}
+			return checkConfig(file, env)
+		}
+	},
+}
+
+// checkConfig loads file as serve would and prints the result.
+func checkConfig(file string, env Env) error {
+	cfg, err := config.Load(config.Flags{ConfigPath: file}, env.Getenv)
+	if err != nil {
+		return err
+	}
+	// Building the providers finds what only the adapters check: an
+	// unknown kind, a base_url that is not a URL, an unset api_key_env.
+	if _, err := provider.NewSet(cfg.Providers); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	r := cfg.Redacted()
+	out, err := r.YAML()
+	if err != nil {
+		return err
+	}
+	writeHeader(env.Stdout, file, env.Getenv)
+	_, err = env.Stdout.Write(out)
+	return err
+}
+
+func writeHeader(w io.Writer, file string, getenv func(string) string) {
+	fmt.Fprintf(w, "# %s is valid. llmrelay would run with this configuration:\n", file)
+	fmt.Fprintln(w, "# defaults, then the file, then the environment; secret-looking values masked.")
+	for _, v := range []struct{ env, setting string }{
+		{config.EnvListen, "listen"},
+		{config.EnvMetricsListen, "metrics_listen"},
+	} {
+		if val := getenv(v.env); val != "" {
+			fmt.Fprintf(w, "# $%s=%s sets %s.\n", v.env, val, v.setting)
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHelp pins llmrelay's help: every way of asking for it prints the same
+// text on stdout, lists every command, and exits 0.
+func TestHelp(t *testing.T) {
+	cases := map[string][][]string{
+		"help.txt":              {{"--help"}, {"-h"}, {"help"}, {"-help"}},
+		"help-serve.txt":        {{"help", "serve"}, {"serve", "--help"}, {"serve", "-h"}, {"--listen", "127.0.0.1:1", "--help"}},
+		"help-hash-key.txt":     {{"help", "hash-key"}, {"hash-key", "--help"}, {"hash-key", "-h"}},
+		"help-check-config.txt": {{"help", "check-config"}, {"check-config", "--help"}, {"check-config", "x.yaml", "-h"}},
+		"help-version.txt":      {{"help", "version"}, {"version", "--help"}},
+	}
+	for file, invocations := range cases {
+		t.Run(file, func(t *testing.T) {
+			for i, args := range invocations {
+				r := runCLI(t.Context(), t, args, nil, "")
+				if r.code != ExitOK || r.stderr != "" {
+					t.Fatalf("llmrelay %s: exit %d, stderr %q; want exit 0 and nothing on stderr", strings.Join(args, " "), r.code, r.stderr)
+				}
+				if i == 0 {
+					golden(t, file, r.stdout)
+				} else if want := runCLI(t.Context(), t, invocations[0], nil, "").stdout; r.stdout != want {
+					t.Errorf("llmrelay %s printed other help than llmrelay %s", strings.Join(args, " "), strings.Join(invocations[0], " "))
+				}
+			}
+		})
+	}
+	help := runCLI(t.Context(), t, []string{"help"}, nil, "").stdout
+	for _, c := range commands {
+		if !strings.Contains(help, "llmrelay "+c.usage) {
+			t.Errorf("help does not list %s", c.name)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"serve", "--version"}} {
+		r := runCLI(t.Context(), t, args, nil, "")
+		if r.code != ExitOK || r.stderr != "" {
+			t.Fatalf("llmrelay %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.stderr)
+		}
+		golden(t, "version.txt", r.stdout)
+	}
+}
+
+// TestCheckConfig pins what check-config prints for a valid file (the
+// effective configuration, secrets masked) and for files with mistakes
+// (each problem by setting and line, in words).
+func TestCheckConfig(t *testing.T) {
+	tests := []struct {
+		name, file string
+		environ    map[string]string
+		wantCode   int
+		golden     string // of stdout when the file is valid, else of stderr
+	}{
+		{"misspelled field and bad duration", "testdata/bad.yaml", nil, ExitFailed, "check-config-bad.txt"},
+		{"problems found after parsing", "testdata/invalid.yaml", nil, ExitFailed, "check-config-invalid.txt"},
+		{"valid", "testdata/good.yaml", nil, ExitOK, "check-config-good.txt"},
+		{"valid, with the environment", "testdata/good.yaml", map[string]string{"LLMRELAY_METRICS_LISTEN": "off"}, ExitOK, "check-config-env.txt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t.Context(), t, []string{"check-config", tt.file}, tt.environ, "")
+			if r.code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, tt.wantCode, r.stderr)
+			}
+			got, other := r.stdout, r.stderr
+			if tt.wantCode != ExitOK {
+				got, other = r.stderr, r.stdout
+			}
+			if other != "" {
+				t.Errorf("unexpected output: %q", other)
+			}
+			golden(t, tt.golden, got)
+		})
+	}
+	t.Run("file from the environment", func(t *testing.T) {
+		r := runCLI(t.Context(), t, []string{"check-config"}, map[string]string{"LLMRELAY_CONFIG": "testdata/good.yaml"}, "")
+		if r.code != ExitOK || !strings.HasPrefix(r.stdout, "# testdata/good.yaml is valid.") {
+			t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+		}
+	})
+	t.Run("what only the adapters check", func(t *testing.T) {
+		file := writeConfig(t, "providers:\n  - name: oa\n    kind: openai\n    api_key_env: LLMRELAY_TEST_UNSET_KEY\n")
+		r := runCLI(t.Context(), t, []string{"check-config", file}, nil, "")
+		if r.code != ExitFailed || !strings.Contains(r.stderr, "LLMRELAY_TEST_UNSET_KEY") {
+			t.Errorf("exit %d, stderr %q; want the unset api_key_env variable named", r.code, r.stderr)
+		}
+	})
+	t.Run("the masked values", func(t *testing.T) {
+		r := runCLI(t.Context(), t, []string{"check-config", "testdata/good.yaml"}, nil, "")
+		if strings.Contains(r.stdout, "local-dev-token") {
+			t.Errorf("check-config printed a secret:\n%s", r.stdout)
+		}
+	})
+}

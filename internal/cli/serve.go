@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/server"
+)
+
+var serveCommand = &command{
+	name:    "serve",
+	usage:   "[serve] [flags]",
+	summary: "run the server (the default command)",
+	about: `Runs the server until SIGINT or SIGTERM, then shuts down gracefully: health
+turns NOT_SERVING, calls in flight may finish within shutdown_grace, and the
+rest end with UNAVAILABLE.
+
+With no configuration, llmrelay serves on 127.0.0.1:50051 with the built-in
+mock provider. Settings apply in this order: defaults, the config file,
+LLMRELAY_* environment variables, flags.`,
+	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
+		def := config.Default()
+		var flags config.Flags
+		fs.StringVar(&flags.ConfigPath, "config", "",
+			"read the YAML config from `FILE` (also $"+config.EnvConfig+"); without one, the embedded default")
+		fs.StringVar(&flags.Listen, "listen", "",
+			"serve gRPC on `HOST:PORT` (also $"+config.EnvListen+"); default "+def.Listen)
+		fs.Var(optionalString{&flags.MetricsListen}, "metrics-listen",
+			"serve Prometheus /metrics on `HOST:PORT`, or off (also $"+config.EnvMetricsListen+"); default "+def.MetricsListen)
+		version := fs.Bool("version", false, "print the version and exit")
+		return func(ctx context.Context, args []string) error {
+			if *version {
+				return versionCommand.run(ctx, nil, env)
+			}
+			if len(args) > 0 {
+				return usagef("serve", "serve: unexpected argument %q (serve takes only flags)", args[0])
+			}
+			return serve(ctx, flags, env)
+		}
+	},
+}
+
+// optionalString is a string flag that records whether it was given, so
+// that an empty value can mean something ("no metrics endpoint").
+type optionalString struct{ p **string }
+
+func (o optionalString) String() string {
+	if o.p == nil || *o.p == nil {
+		return ""
+	}
+	return **o.p
+}
+
+func (o optionalString) Set(v string) error {
+	*o.p = &v
+	return nil
+}
+
+func serve(ctx context.Context, flags config.Flags, env Env) error {
+	cfg, err := config.Load(flags, env.Getenv)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(cfg, server.WithLogger(newLogger(cfg.Log, env.Stderr)))
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return explainListenError(srv.Run(ctx))
+}
+
+// listenSettings names, for each listen address in the config, the flag
+// and environment variable that also set it.
+var listenSettings = map[string]struct{ flag, env, off string }{
+	"listen":         {"--listen", config.EnvListen, ""},
+	"metrics_listen": {"--metrics-listen", config.EnvMetricsListen, ", or turn metrics off with --metrics-listen off"},
+}
+
+// explainListenError says how to choose another address when one of the
+// server's addresses is taken.
+func explainListenError(err error) error {
+	var le *server.ListenError
+	if !errors.As(err, &le) || !errors.Is(le.Err, syscall.EADDRINUSE) {
+		return err
+	}
+	s := listenSettings[le.Setting]
+	return fmt.Errorf("%s: %s is already in use (is another llmrelay running?); choose another address with %s HOST:PORT, $%s or %s in the config file%s",
+		le.Setting, le.Addr, s.flag, s.env, le.Setting, s.off)
+}
+
+func newLogger(c config.Log, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(strings.ToUpper(c.Level)))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// watchWriter is a goroutine-safe buffer that closes seen when what it has
+// been written contains want.
+type watchWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+}
+
+func newWatchWriter(want string) *watchWriter {
+	return &watchWriter{want: want, seen: make(chan struct{})}
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	before := strings.Contains(w.buf.String(), w.want)
+	w.buf.Write(p)
+	if !before && strings.Contains(w.buf.String(), w.want) {
+		close(w.seen)
+	}
+	return len(p), nil
+}
+
+func (w *watchWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+func TestServeStopsCleanlyWhenItsContextEnds(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		environ map[string]string
+	}{
+		{"flags", []string{"--listen", "127.0.0.1:0", "--metrics-listen", "off"}, nil},
+		{"serve command, environment", []string{"serve"}, map[string]string{"LLMRELAY_LISTEN": "127.0.0.1:0", "LLMRELAY_METRICS_LISTEN": "off"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			stderr := newWatchWriter("llmrelay serving")
+			done := make(chan int, 1)
+			go func() {
+				done <- Run(ctx, tc.args, Env{Stdout: &bytes.Buffer{}, Stderr: stderr, Getenv: func(k string) string { return tc.environ[k] }})
+			}()
+			select {
+			case <-stderr.seen:
+			case code := <-done:
+				t.Fatalf("exited %d before serving: %s", code, stderr)
+			case <-time.After(60 * time.Second):
+				t.Fatalf("not serving after a minute: %s", stderr)
+			}
+			cancel()
+			select {
+			case code := <-done:
+				if code != ExitOK {
+					t.Fatalf("exit %d after its context ended: %s", code, stderr)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("Run did not return after its context ended")
+			}
+			if strings.Contains(stderr.String(), "metrics serving") {
+				t.Errorf("metrics were turned off, but: %s", stderr)
+			}
+		})
+	}
+}
+
+// TestAddressInUse: a second instance on a taken metrics port is told
+// which setting holds the address and how to change it, in one line.
+func TestAddressInUse(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"metrics", []string{"--listen", "127.0.0.1:0", "--metrics-listen", addr},
+			"llmrelay: metrics_listen: " + addr + " is already in use (is another llmrelay running?); choose another address with " +
+				"--metrics-listen HOST:PORT, $LLMRELAY_METRICS_LISTEN or metrics_listen in the config file, or turn metrics off with --metrics-listen off\n"},
+		{"grpc", []string{"--listen", addr, "--metrics-listen", "off"},
+			"llmrelay: listen: " + addr + " is already in use (is another llmrelay running?); choose another address with " +
+				"--listen HOST:PORT, $LLMRELAY_LISTEN or listen in the config file\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t.Context(), t, tt.args, nil, "")
+			if r.code != ExitFailed || r.stderr != tt.want {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and:\n%s", r.code, r.stderr, ExitFailed, tt.want)
+			}
+		})
+	}
+}
+
+// TestUsageErrors: every mistake on the command line is one message,
+// prefixed, with the exit code that tells a usage error from a failure.
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string // all of stderr
+	}{
+		{"unknown flag", []string{"--no-such-flag"}, ExitUsage,
+			"llmrelay: serve: unknown flag --no-such-flag; the flags are --config, --listen, --metrics-listen, --version\nRun 'llmrelay help' for usage.\n"},
+		{"flag of a command without flags", []string{"hash-key", "--key", "k"}, ExitUsage,
+			"llmrelay: hash-key: unknown flag --key; it takes no flags\nRun 'llmrelay help hash-key' for usage.\n"},
+		{"flag without its value", []string{"serve", "--listen"}, ExitUsage,
+			"llmrelay: serve: flag --listen needs a value\nRun 'llmrelay help' for usage.\n"},
+		{"unknown command", []string{"stray"}, ExitUsage,
+			"llmrelay: unknown command \"stray\"; the commands are serve, hash-key, check-config, version\nRun 'llmrelay help' for usage.\n"},
+		{"argument to serve", []string{"serve", "stray"}, ExitUsage,
+			"llmrelay: serve: unexpected argument \"stray\" (serve takes only flags)\nRun 'llmrelay help' for usage.\n"},
+		{"help on an unknown command", []string{"help", "nope"}, ExitUsage,
+			"llmrelay: help: unknown command \"nope\"; the commands are serve, hash-key, check-config, version\nRun 'llmrelay help' for usage.\n"},
+		{"check-config without a file", []string{"check-config"}, ExitUsage,
+			"llmrelay: check-config: name the config FILE to check (or set $LLMRELAY_CONFIG)\nRun 'llmrelay help check-config' for usage.\n"},
+		{"check-config with two files", []string{"check-config", "a.yaml", "b.yaml"}, ExitUsage,
+			"llmrelay: check-config takes one FILE, not 2 arguments\nRun 'llmrelay help check-config' for usage.\n"},
+		{"a port for --listen", []string{"--listen", "50061"}, ExitFailed,
+			"llmrelay: listen (from the command line): \"50061\" is a port without a host; use 127.0.0.1:50061 (this machine only) or 0.0.0.0:50061 (every interface)\n"},
+		{"missing config file", []string{"--config", "/does/not/exist.yaml"}, ExitFailed,
+			"llmrelay: config file /does/not/exist.yaml: no such file or directory\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t.Context(), t, tt.args, nil, "")
+			if r.code != tt.wantCode || r.stderr != tt.want || r.stdout != "" {
+				t.Errorf("llmrelay %s: exit %d, stdout %q, stderr:\n%s\nwant exit %d, no stdout, stderr:\n%s",
+					strings.Join(tt.args, " "), r.code, r.stdout, r.stderr, tt.wantCode, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,380 @@
+package config
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// decodeFile reads one YAML document over c. Before anything is decoded,
+// the document is checked against Config's shape, so that every unknown
+// field (with the closest known one), every value of the wrong type and
+// every duration that does not parse is reported at once, by path and
+// line, in words rather than Go type names. It returns the line of every
+// setting the file sets, for the errors Validate finds later.
+func (c *Config) decodeFile(name string, r io.Reader) (map[string]int, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, Problems{syntaxError(name, data, err)}
+	}
+	w := walker{file: name, lines: map[string]int{}, aliased: map[*yaml.Node]bool{}}
+	if len(doc.Content) > 0 {
+		w.walk(doc.Content[0], reflect.TypeFor[Config](), "")
+	}
+	if len(w.problems) > 0 {
+		return nil, w.problems.err()
+	}
+	if len(doc.Content) > 0 {
+		if err := doc.Content[0].Decode(c); err != nil {
+			// The walk checks everything the decoder does; this is for a
+			// field type with its own YAML decoding.
+			return nil, Problems{{File: name, Problem: strings.TrimPrefix(err.Error(), "yaml: ")}}
+		}
+	}
+	return w.lines, nil
+}
+
+// yamlLine finds the line in the YAML library's syntax errors, which have
+// no type of their own: "yaml: line 3: mapping values are not allowed ...".
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// hashLinePasted matches a key's sha256 set to the whole line `llmrelay
+// hash-key` prints, unquoted: "sha256: sha256: 9f86...", which is not YAML.
+var hashLinePasted = regexp.MustCompile(`sha256:\s*sha256:\s*([0-9A-Fa-f]*)`)
+
+// syntaxError describes YAML that does not parse.
+func syntaxError(name string, data []byte, err error) *FieldError {
+	fe := &FieldError{File: name, Problem: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	m := yamlLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return fe
+	}
+	fe.Line, _ = strconv.Atoi(m[1])
+	fe.Problem = "not valid YAML: " + m[2]
+	lines := strings.Split(string(data), "\n")
+	if fe.Line < 1 || fe.Line > len(lines) {
+		return fe
+	}
+	text := lines[fe.Line-1]
+	if h := hashLinePasted.FindStringSubmatch(text); h != nil {
+		fe.Problem = fmt.Sprintf(`not valid YAML: the whole line that hash-key prints was pasted after "sha256:"; `+
+			`write "sha256:" once: sha256: %s`, shortHash(h[1]))
+	} else if strings.Contains(m[2], "mapping values are not allowed") {
+		fe.Problem += `; a value that contains ": " must be quoted`
+	}
+	return fe
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12] + "…"
+	}
+	if h == "" {
+		return "<64 hex digits>"
+	}
+	return h
+}
+
+var (
+	durationType    = reflect.TypeFor[time.Duration]()
+	unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
+)
+
+// durationHint ends every message about a duration that does not parse.
+const durationHint = "use a Go duration such as 30s or 1m30s (units ms, s, m, h)"
+
+// walker checks a YAML document against a Go type before it is decoded,
+// noting the line of every setting.
+type walker struct {
+	file     string
+	lines    map[string]int
+	problems Problems
+	aliased  map[*yaml.Node]bool // anchored nodes already walked
+}
+
+func (w *walker) fail(n *yaml.Node, path, format string, args ...any) {
+	w.problems = append(w.problems, &FieldError{Path: path, File: w.file, Line: n.Line, Problem: fmt.Sprintf(format, args...)})
+}
+
+// walk checks node n, found at path, against type t.
+func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
+	if n.Kind == yaml.AliasNode {
+		// An anchored value is checked once, where it is defined: walking
+		// it at every alias would let a few lines of aliases of aliases
+		// expand exponentially (the decoder refuses excessive aliasing).
+		if n.Alias == nil || w.aliased[n.Alias] {
+			return
+		}
+		w.aliased[n.Alias] = true
+		n = n.Alias
+	}
+	if n.Anchor != "" {
+		if w.aliased[n] {
+			return
+		}
+		w.aliased[n] = true
+	}
+	if n.Tag == "!!null" {
+		return // an empty value leaves the setting as it was
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		return // the type decodes itself
+	}
+	switch {
+	case t == durationType:
+		w.duration(n, path)
+	case t.Kind() == reflect.Pointer:
+		w.walk(n, t.Elem(), path)
+	case t.Kind() == reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			w.fail(n, path, "want a section of settings (one \"name: value\" per line), not %s", describe(n))
+			return
+		}
+		w.section(n, t, path)
+	case t.Kind() == reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			w.fail(n, path, "want a list (one \"- item\" per line, or [a, b]), not %s", describe(n))
+			return
+		}
+		for i, item := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			w.lines[p] = item.Line
+			w.walk(item, t.Elem(), p)
+		}
+	case t.Kind() == reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			w.fail(n, path, "want \"name: value\" pairs, not %s", describe(n))
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			w.walk(v, t.Elem(), path+"."+k.Value)
+		}
+	case t.Kind() == reflect.Interface:
+	default:
+		w.scalar(n, t, path)
+	}
+}
+
+// section checks a mapping against struct type t: every key must name one
+// of its fields, once.
+func (w *walker) section(n *yaml.Node, t reflect.Type, path string) {
+	fields := yamlFields(t)
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		p := join(path, k.Value)
+		if first, dup := seen[k.Value]; dup {
+			w.fail(k, p, "set twice (first on line %d)", first)
+			continue
+		}
+		seen[k.Value] = k.Line
+		f, ok := fields[k.Value]
+		if !ok {
+			w.fail(k, p, "unknown field%s", suggest(k.Value, t, path))
+			continue
+		}
+		w.lines[p] = k.Line
+		w.walk(v, f.Type, p)
+	}
+}
+
+// duration checks a duration: a string time.ParseDuration accepts, or a
+// bare 0.
+func (w *walker) duration(n *yaml.Node, path string) {
+	if n.Kind != yaml.ScalarNode {
+		w.fail(n, path, "want a duration, not %s; %s", describe(n), durationHint)
+		return
+	}
+	if n.Tag == "!!int" || n.Tag == "!!float" {
+		if f, err := strconv.ParseFloat(n.Value, 64); err == nil && f == 0 {
+			n.Tag, n.Value = "!!str", "0s" // a bare 0 needs no unit
+			return
+		}
+		w.fail(n, path, "%s has no unit; %s", n.Value, durationHint)
+		return
+	}
+	if _, err := time.ParseDuration(n.Value); err != nil {
+		w.fail(n, path, "%q is not a duration; %s", n.Value, durationHint)
+	}
+}
+
+// scalar checks a single value of type t (a string, number or boolean).
+func (w *walker) scalar(n *yaml.Node, t reflect.Type, path string) {
+	want := map[reflect.Kind]string{
+		reflect.Bool:    "true or false",
+		reflect.String:  "a text value",
+		reflect.Float32: "a number",
+		reflect.Float64: "a number",
+	}[t.Kind()]
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		want = "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		want = "a whole number, 0 or more"
+	}
+	if n.Kind != yaml.ScalarNode {
+		w.fail(n, path, "want %s, not %s", want, describe(n))
+		return
+	}
+	if err := n.Decode(reflect.New(t).Interface()); err != nil {
+		w.fail(n, path, "want %s, not %q", want, n.Value)
+	}
+}
+
+// describe names the kind of YAML value n is, for messages.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a section"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	return strconv.Quote(n.Value)
+}
+
+// yamlFields returns struct type t's fields by YAML name.
+func yamlFields(t reflect.Type) map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
+	for f := range fieldsOf(t) {
+		out[yamlName(f)] = f
+	}
+	return out
+}
+
+// fieldsOf yields the exported fields of struct type t that YAML sees.
+func fieldsOf(t reflect.Type) func(yield func(reflect.StructField) bool) {
+	return func(yield func(reflect.StructField) bool) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() || yamlName(f) == "-" {
+				continue
+			}
+			if !yield(f) {
+				return
+			}
+		}
+	}
+}
+
+// yamlName returns the name a struct field has in YAML: its tag's, else
+// the field name in lower case, as the YAML library does.
+func yamlName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	if name == "" {
+		return strings.ToLower(f.Name)
+	}
+	return name
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// suggest returns ", did you mean X?" for an unknown key in the section of
+// type t at path: the field whose name is closest to key (the same once
+// case, "-" and "_" are ignored, or at most a third of its letters apart),
+// else a field of that name in another section, else the list of the
+// section's fields.
+func suggest(key string, t reflect.Type, path string) string {
+	var names []string
+	for f := range fieldsOf(t) {
+		names = append(names, yamlName(f))
+	}
+	best, bestDist := "", max(1, len(key)/3)+1
+	for _, name := range names {
+		if d := distance(squash(key), squash(name)); d < bestDist {
+			best, bestDist = name, d
+		}
+	}
+	if best != "" {
+		return "; did you mean " + best + "?"
+	}
+	if elsewhere := findField(reflect.TypeFor[Config](), "", squash(key)); elsewhere != "" && elsewhere != join(path, key) {
+		return fmt.Sprintf("; did you mean %s? (%s belongs in %s)", elsewhere, key, parentOf(elsewhere))
+	}
+	slices.Sort(names)
+	where := "here"
+	if path != "" {
+		where = "in " + path
+	}
+	return fmt.Sprintf("; the fields %s are %s", where, strings.Join(names, ", "))
+}
+
+// findField returns the path of the first field, anywhere in type t, whose
+// squashed name is key; list items appear as [0].
+func findField(t reflect.Type, path, key string) string {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		if t.Kind() == reflect.Slice {
+			path += "[0]"
+		}
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || t == durationType {
+		return ""
+	}
+	for f := range fieldsOf(t) {
+		if squash(yamlName(f)) == key {
+			return join(path, yamlName(f))
+		}
+	}
+	for f := range fieldsOf(t) {
+		if p := findField(f.Type, join(path, yamlName(f)), key); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+func parentOf(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[:i]
+	}
+	return "the top level"
+}
+
+// squash lower-cases s and drops "_" and "-": metricsListen,
+// metrics-listen and metrics_listen are the same.
+func squash(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' {
+			return -1
+		}
+		return r
+	}, strings.ToLower(s))
+}
+
+// distance is the Levenshtein distance between a and b, in bytes.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,120 @@
+package provider
+
+// Class is what kind of failure ended an attempt. The adapter that reports a
+// provider failure decides its class from its own error table (each
+// adapter's errors.go) and sets Error.Class; internal/retry classifies the
+// failures that are not the provider's (a stall, the call's context, a bare
+// network error) and turns a class into a retry decision, internal/apierr
+// into a gRPC status, and internal/metrics labels provider errors with it.
+type Class uint8
+
+// Failure classes.
+const (
+	// ClassUnknown: a failure nobody recognises. Not retried.
+	ClassUnknown Class = iota
+	// ClassRateLimited: HTTP 429 or a rate-limit error type. Retried.
+	ClassRateLimited
+	// ClassOverloaded: HTTP 503 or 529, or an overloaded error type. Retried.
+	ClassOverloaded
+	// ClassServerError: HTTP 408, 409, 500, 502, 504 and other 5xx, or a
+	// server error type. Retried.
+	ClassServerError
+	// ClassTransport: the connection failed, dropped or timed out, or the
+	// provider's stream was malformed or truncated. Retried.
+	ClassTransport
+	// ClassStalled: no provider event within the stream idle timeout. Retried.
+	ClassStalled
+	// ClassQuotaExhausted: a 429 (or error type) saying the account's quota or
+	// spend limit is used up. Not retried: waiting does not help.
+	ClassQuotaExhausted
+	// ClassRejected: the provider rejected the request (400, 404, 413, 422
+	// and other 4xx), or answered with a redirect that was not followed
+	// (3xx). Not retried.
+	ClassRejected
+	// ClassAuth: the provider rejected llmrelay's credentials (401, 403).
+	// Not retried.
+	ClassAuth
+	// ClassCanceled: the client cancelled the call. Not retried.
+	ClassCanceled
+	// ClassDeadline: the call's deadline passed. Not retried.
+	ClassDeadline
+)
+
+// String returns the class's snake_case name, used as a metric label.
+func (c Class) String() string {
+	switch c {
+	case ClassRateLimited:
+		return "rate_limited"
+	case ClassOverloaded:
+		return "overloaded"
+	case ClassServerError:
+		return "server_error"
+	case ClassTransport:
+		return "transport"
+	case ClassStalled:
+		return "stalled"
+	case ClassQuotaExhausted:
+		return "quota_exhausted"
+	case ClassRejected:
+		return "rejected"
+	case ClassAuth:
+		return "auth"
+	case ClassCanceled:
+		return "canceled"
+	case ClassDeadline:
+		return "deadline"
+	}
+	return "unknown"
+}
+
+// Transient reports whether failures of this class are worth retrying by
+// nature (before any x-should-retry override).
+func (c Class) Transient() bool {
+	switch c {
+	case ClassRateLimited, ClassOverloaded, ClassServerError, ClassTransport, ClassStalled:
+		return true
+	}
+	return false
+}
+
+// ClassOfStatus is the generic meaning of an HTTP error status, which every
+// HTTP adapter shares: 429 is ClassRateLimited; 503 and 529 (Anthropic's,
+// and some proxies') ClassOverloaded; 408, 409 and the other 5xx
+// ClassServerError; 401 and 403 ClassAuth; the other 4xx, and a 3xx (a
+// redirect that was not followed), ClassRejected; anything else
+// ClassUnknown.
+func ClassOfStatus(status int) Class {
+	switch {
+	case status == 429:
+		return ClassRateLimited
+	case status == 503 || status == 529:
+		return ClassOverloaded
+	case status == 408 || status == 409 || status >= 500 && status <= 599:
+		return ClassServerError
+	case status == 401 || status == 403:
+		return ClassAuth
+	case status >= 400 && status <= 499:
+		return ClassRejected
+	case status >= 300 && status <= 399:
+		// A redirect llmrelay did not follow (httpx follows none, or only
+		// same-origin ones): the same request gets the same answer.
+		return ClassRejected
+	}
+	return ClassUnknown
+}
+
+// HTTPClass is the class of an error status, given the class the adapter's
+// error table gives the provider's error type (ClassUnknown when it names
+// none): the status decides (ClassOfStatus), except that a 429 whose type
+// says the quota is used up is ClassQuotaExhausted. A response without a
+// status is classified by its type alone.
+func HTTPClass(status int, byType Class) Class {
+	if status == 0 {
+		return byType
+	}
+	c := ClassOfStatus(status)
+	if c == ClassRateLimited && byType == ClassQuotaExhausted {
+		return ClassQuotaExhausted
+	}
+	return c
+}

@@ -1,0 +1,51 @@
+package provider_test
+
+import (
+	"testing"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+func TestHTTPClass(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		byType provider.Class
+		want   provider.Class
+	}{
+		{"the status decides", 503, provider.ClassRejected, provider.ClassOverloaded},
+		{"a 429 that names a spent quota", 429, provider.ClassQuotaExhausted, provider.ClassQuotaExhausted},
+		{"a 429 with a rate-limit type", 429, provider.ClassRateLimited, provider.ClassRateLimited},
+		{"a quota type does not change another status", 402, provider.ClassQuotaExhausted, provider.ClassRejected},
+		{"529 is overloaded", 529, provider.ClassUnknown, provider.ClassOverloaded},
+		{"no status: the type decides", 0, provider.ClassServerError, provider.ClassServerError},
+		{"a status that is not an error", 200, provider.ClassServerError, provider.ClassUnknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := provider.HTTPClass(tt.status, tt.byType); got != tt.want {
+				t.Errorf("HTTPClass(%d, %v) = %v, want %v", tt.status, tt.byType, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFailureClass(t *testing.T) {
+	tests := []struct {
+		name string
+		err  provider.Error
+		want provider.Class
+	}{
+		{"the adapter's class", provider.Error{Kind: provider.KindHTTP, Status: 503, Class: provider.ClassRejected}, provider.ClassRejected},
+		{"an unclassified status", provider.Error{Kind: provider.KindHTTP, Status: 401}, provider.ClassAuth},
+		{"an unclassified transport failure", provider.Error{Kind: provider.KindTransport}, provider.ClassTransport},
+		{"an unclassified in-stream error", provider.Error{Kind: provider.KindInStream, Status: 503, Type: "overloaded_error"}, provider.ClassUnknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.err.FailureClass(); got != tt.want {
+				t.Errorf("FailureClass() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

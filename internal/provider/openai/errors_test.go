@@ -1,0 +1,41 @@
+package openai
+
+import (
+	"testing"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
+)
+
+// TestErrorTable checks the adapter's error table: each error response and
+// in-stream error gets its failure class straight from its status, type
+// and code.
+func TestErrorTable(t *testing.T) {
+	pt.CheckErrorTable(t, []pt.ErrorCase{
+		{Name: "429 rate limited", Status: 429, Body: `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`, Want: provider.ClassRateLimited},
+		{Name: "429 insufficient_quota type", Status: 429, Body: `{"error":{"message":"quota","type":"insufficient_quota","code":"insufficient_quota"}}`, Want: provider.ClassQuotaExhausted},
+		{Name: "429 insufficient_quota code only", Status: 429, Body: `{"error":{"message":"quota","type":"requests","code":"insufficient_quota"}}`, Want: provider.ClassQuotaExhausted},
+		{Name: "429 billing_hard_limit_reached", Status: 429, Body: `{"error":{"message":"billing","type":"billing_hard_limit_reached"}}`, Want: provider.ClassQuotaExhausted},
+		{Name: "a quota type under another status", Status: 400, Body: `{"error":{"message":"quota","type":"insufficient_quota"}}`, Want: provider.ClassRejected},
+		{Name: "503 from a proxy, not JSON", Status: 503, Body: `<html>upstream down</html>`, Want: provider.ClassOverloaded},
+		{Name: "529 overloaded", Status: 529, Body: `{"error":{"message":"overloaded","type":"overloaded_error"}}`, Want: provider.ClassOverloaded},
+		{Name: "400 vllm BadRequestError", Status: 400, Body: `{"object":"error","message":"max_tokens is too large","type":"BadRequestError","code":400}`, Want: provider.ClassRejected},
+		{Name: "401 invalid key", Status: 401, Body: `{"error":{"message":"bad key","type":"invalid_request_error","code":"invalid_api_key"}}`, Want: provider.ClassAuth},
+		{Name: "500 server error", Status: 500, Body: `{"error":{"message":"boom","type":"server_error"}}`, Want: provider.ClassServerError},
+
+		{Name: "in-stream server_error", Status: 0, Body: `{"error":{"message":"boom","type":"server_error","code":null}}`, Want: provider.ClassServerError},
+		{Name: "in-stream api_error", Status: 0, Body: `{"error":{"message":"boom","type":"api_error"}}`, Want: provider.ClassServerError},
+		{Name: "in-stream rate_limit_error", Status: 0, Body: `{"error":{"message":"slow","type":"rate_limit_error"}}`, Want: provider.ClassRateLimited},
+		{Name: "in-stream insufficient_quota", Status: 0, Body: `{"error":{"message":"quota","type":"insufficient_quota"}}`, Want: provider.ClassQuotaExhausted},
+		{Name: "in-stream invalid_request_error", Status: 0, Body: `{"error":{"message":"bad","type":"invalid_request_error"}}`, Want: provider.ClassRejected},
+		{Name: "in-stream context_length_exceeded", Status: 0, Body: `{"error":{"message":"long","code":"context_length_exceeded"}}`, Want: provider.ClassRejected},
+		{Name: "in-stream engine_overloaded", Status: 0, Body: `{"error":{"message":"busy","type":"engine_overloaded"}}`, Want: provider.ClassOverloaded},
+		{Name: "in-stream google UNAVAILABLE via OpenRouter", Status: 0, Body: `{"error":{"message":"busy","type":"UNAVAILABLE"}}`, Want: provider.ClassOverloaded},
+		{Name: "openrouter numeric code", Status: 0, Body: `{"error":{"code":502,"message":"Provider returned error"}}`, Want: provider.ClassServerError},
+		{Name: "an unknown type falls back to the numeric code", Status: 0, Body: `{"error":{"type":"mystery","code":503,"message":"m"}}`, Want: provider.ClassOverloaded},
+		{Name: "the type wins over the numeric code", Status: 0, Body: `{"error":{"type":"overloaded_error","code":500,"message":"m"}}`, Want: provider.ClassOverloaded},
+		{Name: "an unknown type without a code", Status: 0, Body: `{"error":{"type":"mystery","message":"m"}}`, Want: provider.ClassUnknown},
+	}, parseErrorBody, func(object []byte) error {
+		return decode("data: " + string(object) + "\n\n").Err
+	})
+}

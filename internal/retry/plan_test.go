@@ -1,0 +1,191 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
+)
+
+// waits records the waits a plan's Run makes and returns at once.
+type waits struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (w *waits) After(d time.Duration) <-chan time.Time {
+	w.mu.Lock()
+	w.d = append(w.d, d)
+	w.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	ch <- time.Time{}
+	return ch
+}
+
+// never is a timer whose waits never end: only the context can.
+type never struct{}
+
+func (never) After(time.Duration) <-chan time.Time { return nil }
+
+var testTarget = provider.Target{Entry: &provider.Entry{Config: provider.Config{Name: "up"}}, Model: "m"}
+
+func newPlan(maxAttempts, maxReasks int) *retry.Plan {
+	return retry.NewPlan(retry.PlanConfig{
+		Policy:    retry.Policy{MaxAttempts: maxAttempts, InitialBackoff: 100 * ms, MaxBackoff: time.Second, Midstream: retry.MidstreamRestart, MaxRetryAfter: time.Minute},
+		Target:    testTarget,
+		MaxReasks: maxReasks,
+		Rand:      func(int64) int64 { return 0 },
+	})
+}
+
+var overloaded = &provider.Error{Kind: provider.KindHTTP, Status: 503, Class: provider.ClassOverloaded}
+
+// script runs p with an attempt function that plays outcomes in order:
+// "ok" succeeds, "fail" fails with an overloaded error, "reask" re-asks.
+// It returns Run's result and the steps that retried.
+func script(t *testing.T, ctx context.Context, p *retry.Plan, timer retry.Timer, outcomes ...string) (string, []retry.Step, error) {
+	t.Helper()
+	var steps []retry.Step
+	res, err := retry.Run(ctx, p, timer, func(n int, target provider.Target) (string, error) {
+		if n != p.Attempts() || target != testTarget {
+			t.Errorf("attempt %d to %v; the plan says %d to %v", n, target, p.Attempts(), testTarget)
+		}
+		if n > len(outcomes) {
+			t.Fatalf("attempt %d beyond the script", n)
+		}
+		var step retry.Step
+		switch outcomes[n-1] {
+		case "ok":
+			p.Succeeded()
+			return "done", nil
+		case "fail":
+			step = p.Failed(overloaded, retry.Classify(overloaded), false)
+		case "reask":
+			step = p.Reask(errors.New("invalid output"))
+		}
+		if step.Retry() {
+			if step.Next != n+1 || step.Target != testTarget {
+				t.Errorf("after attempt %d the step announces attempt %d to %v", n, step.Next, step.Target)
+			}
+			steps = append(steps, step)
+		}
+		return "", step.Continue()
+	})
+	return res, steps, err
+}
+
+func TestPlanRunsUntilSuccessWithTheAnnouncedWaits(t *testing.T) {
+	p, timer := newPlan(3, 0), &waits{}
+	res, steps, err := script(t, t.Context(), p, timer, "fail", "fail", "ok")
+	if err != nil || res != "done" || p.Attempts() != 3 {
+		t.Fatalf("Run = %q, %v after %d attempts; want done after 3", res, err, p.Attempts())
+	}
+	// Each retrying step's delay is exactly the wait that followed it.
+	var announced []time.Duration
+	for _, s := range steps {
+		announced = append(announced, s.Delay)
+	}
+	if want := []time.Duration{50 * ms, 100 * ms}; !slices.Equal(announced, want) || !slices.Equal(timer.d, want) {
+		t.Errorf("steps announced %v and the waits were %v; want %v for both", announced, timer.d, want)
+	}
+}
+
+func TestPlanStopsAfterMaxAttempts(t *testing.T) {
+	p, timer := newPlan(3, 0), &waits{}
+	_, steps, err := script(t, t.Context(), p, timer, "fail", "fail", "fail")
+	var f *retry.Failure
+	if !errors.As(err, &f) || f.Stop != retry.StopAttempts || f.Attempts != 3 || f.Provider != "up" {
+		t.Fatalf("Run error = %v, want a Failure with StopAttempts after 3 attempts to up", err)
+	}
+	// A step retries only when another attempt follows: none after the last.
+	if len(steps) != 2 || len(timer.d) != 2 {
+		t.Errorf("%d retrying steps and %d waits, want 2 and 2", len(steps), len(timer.d))
+	}
+}
+
+func TestPlanReasksComeOnTopOfMaxAttempts(t *testing.T) {
+	p := newPlan(2, 2)
+	if p.MaxAttempts() != 4 {
+		t.Fatalf("MaxAttempts = %d, want 2 attempts and 2 re-asks", p.MaxAttempts())
+	}
+	_, steps, err := script(t, t.Context(), p, &waits{}, "fail", "reask", "reask", "fail")
+	var f *retry.Failure
+	if !errors.As(err, &f) || f.Stop != retry.StopAttempts || f.Attempts != 4 {
+		t.Fatalf("Run error = %v, want StopAttempts after 4 attempts (2 failed, 2 re-asked)", err)
+	}
+	if len(steps) != 3 || steps[1].Delay != 0 || steps[2].Delay != 0 {
+		t.Errorf("steps %+v, want 3, the re-asks without delay", steps)
+	}
+
+	p = newPlan(2, 2)
+	if res, _, err := script(t, t.Context(), p, &waits{}, "reask", "reask", "fail", "ok"); err != nil || res != "done" {
+		t.Errorf("two re-asks then a failure: Run = %q, %v; want the 4th attempt, a retry, to succeed", res, err)
+	}
+}
+
+func TestPlanInterruptedWait(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	p := newPlan(3, 0)
+	_, err := retry.Run(ctx, p, never{}, func(int, provider.Target) (string, error) {
+		step := p.Failed(overloaded, retry.Classify(overloaded), true)
+		cancel() // the client goes away during the wait
+		return "", step.Continue()
+	})
+	var f *retry.Failure
+	if !errors.As(err, &f) || f.Class.Class != provider.ClassCanceled || f.Stop != retry.StopNotRetryable || f.Attempts != 1 {
+		t.Fatalf("Run error = %v, want a canceled Failure after 1 attempt", err)
+	}
+}
+
+func TestPlanContextEndedBeforeTheFirstAttempt(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), -time.Second)
+	defer cancel()
+	_, err := retry.Run(ctx, newPlan(3, 0), nil, func(int, provider.Target) (string, error) {
+		t.Fatal("an attempt ran after the deadline")
+		return "", nil
+	})
+	var f *retry.Failure
+	if !errors.As(err, &f) || f.Class.Class != provider.ClassDeadline || f.Attempts != 0 {
+		t.Fatalf("Run error = %v, want a deadline Failure with no attempt", err)
+	}
+}
+
+func TestPlanAsksTheProvidersBudget(t *testing.T) {
+	budget := retry.NewBudget(4, 1)
+	var asked []string
+	p := retry.NewPlan(retry.PlanConfig{
+		Policy: retry.Policy{MaxAttempts: 5, InitialBackoff: ms, MaxBackoff: ms, MaxRetryAfter: time.Minute},
+		Target: testTarget,
+		Budget: func(name string) retry.Throttle { asked = append(asked, name); return budget },
+	})
+	// 4 tokens: the first failure leaves 3 (a retry), the second 2 (denied).
+	_, _, err := script(t, t.Context(), p, &waits{}, "fail", "fail")
+	var f *retry.Failure
+	if !errors.As(err, &f) || f.Stop != retry.StopBudget || f.Attempts != 2 {
+		t.Fatalf("Run error = %v, want StopBudget after 2 attempts", err)
+	}
+	if slices.ContainsFunc(asked, func(n string) bool { return n != "up" }) || len(asked) == 0 {
+		t.Errorf("budgets asked for %v, want the target's provider, up", asked)
+	}
+	p.Succeeded()
+	if got := budget.Tokens(); got != 3 {
+		t.Errorf("after a success the budget holds %v tokens, want 3", got)
+	}
+}
+
+// TestPlanOverrunIsAFailure: a plan that retries past its own bound (here
+// a re-ask the plan was not told to allow) ends the call with a Failure
+// rather than a retry that never runs.
+func TestPlanOverrunIsAFailure(t *testing.T) {
+	p := newPlan(1, 0)
+	_, _, err := script(t, t.Context(), p, &waits{}, "reask")
+	var f *retry.Failure
+	if !errors.As(err, &f) || f.Stop != retry.StopAttempts || f.Attempts != 1 || f.Err == nil {
+		t.Fatalf("Run error = %v, want a Failure naming the overrun", err)
+	}
+}

@@ -1,0 +1,67 @@
+package service_test
+
+import (
+	"testing"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
+	"github.com/llmrelay/llmrelay/internal/server"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+)
+
+// TestRequestShapeIsRefusedBeforeTheFirstAttempt: a request that the
+// provider's wire format cannot carry (tool-call arguments that are not a
+// JSON object, for providers that embed them as objects) fails with
+// INVALID_ARGUMENT naming the field before any attempt: nothing reaches the
+// upstream, no attempt is counted and no provider error is recorded.
+func TestRequestShapeIsRefusedBeforeTheFirstAttempt(t *testing.T) {
+	for _, kind := range []string{"anthropic", "gemini"} {
+		t.Run(kind, func(t *testing.T) {
+			upstream := pt.Replay(t, pt.Reply{Body: []byte("data: {}\n\n")})
+			t.Setenv("LLMRELAY_TEST_KEY", "test-key")
+			cfg := config.Default()
+			cfg.Providers = []provider.Config{{Name: "up", Kind: kind, BaseURL: upstream.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
+			in := servertest.Start(t, cfg, server.WithRetryTimer(&recordingTimer{}))
+			req := &llmrelayv1.GenerateRequest{
+				Model: "up/some-model",
+				Messages: []*llmrelayv1.Message{
+					{Role: llmrelayv1.Role_ROLE_USER, Content: "weather in Paris?"},
+					{Role: llmrelayv1.Role_ROLE_ASSISTANT, ToolCalls: []*llmrelayv1.ToolCall{{Id: "call_1", Name: "get_weather", Arguments: `["Paris"]`}}},
+					{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: "call_1", Content: "sunny"},
+				},
+			}
+			events, err := servertest.Collect(t.Context(), in.Client, req)
+			if len(events) != 0 {
+				t.Errorf("got events %v, want none", events)
+			}
+			st := wantStatus(t, err, codes.InvalidArgument, "INVALID_REQUEST", nil)
+			var br *errdetails.BadRequest
+			for _, d := range st.Details() {
+				if b, ok := d.(*errdetails.BadRequest); ok {
+					br = b
+				}
+			}
+			if v := br.GetFieldViolations(); len(v) != 1 || v[0].GetField() != "messages[1].tool_calls[0].arguments" {
+				t.Errorf("BadRequest = %v, want one violation of messages[1].tool_calls[0].arguments", br)
+			}
+			if _, counted := errorInfo(st).GetMetadata()["attempts"]; counted {
+				t.Errorf("ErrorInfo metadata %v counts attempts for a call that made none", errorInfo(st).GetMetadata())
+			}
+			if n := len(upstream.Requests()); n != 0 {
+				t.Errorf("the upstream received %d requests, want none", n)
+			}
+			m := in.Server.Metrics()
+			if got := metricValue(t, m, "llmrelay_provider_errors_total", map[string]string{"provider": "up"}); got != 0 {
+				t.Errorf("llmrelay_provider_errors_total = %v, want 0: the provider was never called", got)
+			}
+			if got := metricValue(t, m, "llmrelay_attempts_per_call", map[string]string{"provider": "up"}); got != 0 {
+				t.Errorf("llmrelay_attempts_per_call has %v samples, want none", got)
+			}
+		})
+	}
+}
