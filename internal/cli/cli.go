@@ -1,5 +1,5 @@
 // Package cli is llmrelay's command line: its commands (serve, the
-// default; hash-key; check-config; version; help), their flags and the
+// default; hash-key; check-config; health; version; help), their flags and the
 // LLMRELAY_* environment variables that mirror them, and how errors and
 // exit codes are reported. cmd/llmrelay and cmd/server are one-line
 // wrappers around Main.
@@ -54,7 +54,7 @@ func Main() int {
 
 // Run runs the command that args (without the program name) name, prints
 // its error, if any, once on env.Stderr, and returns the exit code. The
-// server stops when ctx ends or on SIGINT or SIGTERM.
+// server stops when ctx ends or on SIGINT or SIGTERM (server.RunWithSignals).
 func Run(ctx context.Context, args []string, env Env) int {
 	err := run(ctx, args, env)
 	if err == nil {
@@ -102,7 +102,7 @@ type command struct {
 }
 
 // commands lists the commands in the order help shows them.
-var commands = []*command{serveCommand, hashKeyCommand, checkConfigCommand, versionCommand}
+var commands = []*command{serveCommand, hashKeyCommand, checkConfigCommand, healthCommand, versionCommand}
 
 func lookup(name string) *command {
 	for _, c := range commands {

@@ -13,6 +13,7 @@ func TestHelp(t *testing.T) {
 		"help-serve.txt":        {{"help", "serve"}, {"serve", "--help"}, {"serve", "-h"}, {"--listen", "127.0.0.1:1", "--help"}},
 		"help-hash-key.txt":     {{"help", "hash-key"}, {"hash-key", "--help"}, {"hash-key", "-h"}},
 		"help-check-config.txt": {{"help", "check-config"}, {"check-config", "--help"}, {"check-config", "x.yaml", "-h"}},
+		"help-health.txt":       {{"help", "health"}, {"health", "--help"}, {"health", "-h"}},
 		"help-version.txt":      {{"help", "version"}, {"version", "--help"}},
 	}
 	for file, invocations := range cases {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os/signal"
 	"strings"
 	"syscall"
 
@@ -20,8 +19,11 @@ var serveCommand = &command{
 	usage:   "[serve] [flags]",
 	summary: "run the server (the default command)",
 	about: `Runs the server until SIGINT or SIGTERM, then shuts down gracefully: health
-turns NOT_SERVING, calls in flight may finish within shutdown_grace, and the
-rest end with UNAVAILABLE.
+turns NOT_SERVING while new calls are still served for drain_delay (so load
+balancers stop sending them), then calls in flight may finish within
+shutdown_grace, and the rest end with UNAVAILABLE. A second SIGINT or
+SIGTERM stops it at once (exit status 1). SIGHUP is logged and ignored:
+config reload is not supported yet.
 
 With no configuration, llmrelay serves on 127.0.0.1:50051 with the built-in
 mock provider. Settings apply in this order: defaults, the config file,
@@ -73,9 +75,7 @@ func serve(ctx context.Context, flags config.Flags, env Env) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	return explainListenError(srv.Run(ctx))
+	return explainListenError(srv.RunWithSignals(ctx))
 }
 
 // listenSettings names, for each listen address in the config, the flag

@@ -38,8 +38,13 @@ type Config struct {
 	// MetricsListen is the address of the Prometheus /metrics endpoint;
 	// empty turns it off.
 	MetricsListen string `yaml:"metrics_listen"`
-	// ShutdownGrace bounds how long in-flight calls may run after a shutdown
-	// signal before they are cut off with UNAVAILABLE.
+	// DrainDelay is how long the server keeps accepting new calls after a
+	// shutdown signal, with its health already NOT_SERVING, so load
+	// balancers and proxies stop sending it calls before it refuses them.
+	// The shutdown grace period starts after it. 0 refuses new calls at once.
+	DrainDelay time.Duration `yaml:"drain_delay"`
+	// ShutdownGrace bounds how long in-flight calls may run, once new calls
+	// are refused, before they are cut off with UNAVAILABLE.
 	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
 
 	Log              Log               `yaml:"log"`
@@ -159,6 +164,18 @@ type Limits struct {
 	// before closing the connection.
 	KeepaliveTime    time.Duration `yaml:"keepalive_time"`
 	KeepaliveTimeout time.Duration `yaml:"keepalive_timeout"`
+	// MaxConnectionAge is how long a client connection may live: then the
+	// server sends GOAWAY, the client opens a new connection for its next
+	// calls (which a load balancer may send to another replica), and calls
+	// already running on the old one may finish within
+	// MaxConnectionAgeGrace. gRPC adds ±10% jitter. 0 keeps connections
+	// forever.
+	MaxConnectionAge time.Duration `yaml:"max_connection_age"`
+	// MaxConnectionAgeGrace is how long calls on an aged connection may
+	// still run before the connection is closed under them; 0 means
+	// deadlines.max, so no call within its deadline is cut (see
+	// Config.ConnectionAgeGrace).
+	MaxConnectionAgeGrace time.Duration `yaml:"max_connection_age_grace"`
 	// StreamWorkers is how many goroutines gRPC keeps to serve calls
 	// (grpc.NumStreamWorkers): a call served by one reuses the stack an
 	// earlier call grew instead of growing a new one; calls beyond them get
@@ -189,6 +206,16 @@ type StructuredOutput struct {
 	MaxSchemaBytes int `yaml:"max_schema_bytes"`
 	// SchemaCacheSize bounds the compiled-schema cache.
 	SchemaCacheSize int `yaml:"schema_cache_size"`
+}
+
+// ConnectionAgeGrace returns how long calls on a connection past
+// limits.max_connection_age may still run: max_connection_age_grace, or
+// deadlines.max when that is 0.
+func (c *Config) ConnectionAgeGrace() time.Duration {
+	if c.Limits.MaxConnectionAgeGrace > 0 {
+		return c.Limits.MaxConnectionAgeGrace
+	}
+	return c.Deadlines.Max
 }
 
 // Default returns the embedded default configuration: loopback, the mock
@@ -222,6 +249,7 @@ func Default() *Config {
 			KeepaliveMinTime:            10 * time.Second,
 			KeepaliveTime:               2 * time.Minute,
 			KeepaliveTimeout:            20 * time.Second,
+			MaxConnectionAge:            30 * time.Minute,
 		},
 		StructuredOutput: StructuredOutput{
 			DefaultValidationRetries: 2,
@@ -384,6 +412,9 @@ func (c *Config) validate() Problems {
 			bad("metrics_listen", `%s; "" or off turns the metrics endpoint off`, msg)
 		}
 	}
+	if c.DrainDelay < 0 {
+		bad("drain_delay", "must not be negative")
+	}
 	if c.ShutdownGrace < 0 {
 		bad("shutdown_grace", "must not be negative")
 	}
@@ -494,6 +525,12 @@ func (c *Config) validate() Problems {
 	}
 	if l.KeepaliveTimeout <= 0 {
 		bad("limits.keepalive_timeout", "must be positive")
+	}
+	if l.MaxConnectionAge < 0 {
+		bad("limits.max_connection_age", "must not be negative (0 keeps connections forever)")
+	}
+	if l.MaxConnectionAgeGrace < 0 {
+		bad("limits.max_connection_age_grace", "must not be negative (0 means deadlines.max)")
 	}
 
 	if _, err := auth.NewKeyring(c.Auth.Keys); err != nil {

@@ -100,6 +100,9 @@ func TestLoadRejectsBadConfig(t *testing.T) {
 		{"attempts over limit", "retry: {default_max_attempts: 11}\n", "default_max_attempts"},
 		{"half tls", "tls: {cert_file: a.pem}\n", "tls"},
 		{"bad level", "log: {level: loud}\n", "log.level"},
+		{"negative drain delay", "drain_delay: -1s\n", "drain_delay"},
+		{"negative connection age", "limits: {max_connection_age: -1m}\n", "max_connection_age"},
+		{"negative connection age grace", "limits: {max_connection_age_grace: -1s}\n", "max_connection_age_grace"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,5 +114,40 @@ func TestLoadRejectsBadConfig(t *testing.T) {
 	}
 	if _, err := Load(Flags{ConfigPath: filepath.Join(t.TempDir(), "missing.yaml")}, env(nil)); err == nil {
 		t.Error("a missing config file loaded without error")
+	}
+}
+
+func TestConnectionAgeGrace(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       time.Duration
+	}{
+		{"unset: the longest deadline", "", 600 * time.Second},
+		{"unset follows deadlines.max", "deadlines: {max: 20m}\n", 20 * time.Minute},
+		{"set", "limits: {max_connection_age_grace: 45s}\n", 45 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(tc.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.ConnectionAgeGrace(); got != tc.want {
+				t.Errorf("ConnectionAgeGrace() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDrainAndConnectionAgeLoad(t *testing.T) {
+	cfg, err := Parse([]byte("drain_delay: 7s\nlimits: {max_connection_age: 5m, max_connection_age_grace: 2m}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DrainDelay != 7*time.Second || cfg.Limits.MaxConnectionAge != 5*time.Minute || cfg.Limits.MaxConnectionAgeGrace != 2*time.Minute {
+		t.Errorf("drain_delay %v, max_connection_age %v, grace %v; want 7s, 5m, 2m", cfg.DrainDelay, cfg.Limits.MaxConnectionAge, cfg.Limits.MaxConnectionAgeGrace)
+	}
+	if d := Default(); d.DrainDelay != 0 || d.Limits.MaxConnectionAge != 30*time.Minute {
+		t.Errorf("defaults: drain_delay %v, max_connection_age %v; want 0 and 30m", d.DrainDelay, d.Limits.MaxConnectionAge)
 	}
 }

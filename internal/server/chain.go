@@ -98,8 +98,10 @@ func (s *Server) serverOptions() ([]grpc.ServerOption, error) {
 		// or not; faster pingers are disconnected.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: l.KeepaliveMinTime, PermitWithoutStream: true}),
 		// The server pings idle connections, and drops those that do not
-		// answer, so dead peers do not hold streams.
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: l.KeepaliveTime, Timeout: l.KeepaliveTimeout}),
+		// answer, so dead peers do not hold streams. Connections older than
+		// MaxConnectionAge get a GOAWAY, so clients behind an L4 balancer
+		// reconnect, and spread onto replicas added since.
+		grpc.KeepaliveParams(s.keepaliveParams()),
 	)
 	if n := l.StreamWorkerCount(); n > 0 {
 		// Calls run on a pool of goroutines whose stacks have already
@@ -117,4 +119,16 @@ func (s *Server) serverOptions() ([]grpc.ServerOption, error) {
 		})))
 	}
 	return opts, nil
+}
+
+// keepaliveParams returns the server's keepalive and connection-age
+// settings from limits.
+func (s *Server) keepaliveParams() keepalive.ServerParameters {
+	l := s.cfg.Limits
+	p := keepalive.ServerParameters{Time: l.KeepaliveTime, Timeout: l.KeepaliveTimeout}
+	if l.MaxConnectionAge > 0 {
+		p.MaxConnectionAge = l.MaxConnectionAge
+		p.MaxConnectionAgeGrace = s.cfg.ConnectionAgeGrace()
+	}
+	return p
 }

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -31,6 +33,15 @@ import (
 // status before it closes every connection.
 const hardStopWait = 2 * time.Second
 
+// ShutdownBudget returns the longest a shutdown with cfg takes, from the
+// stop signal to the last connection closed: the drain delay, the grace
+// period, and the wait for cut-off calls to send their status. A process
+// supervisor's kill timeout (Kubernetes' terminationGracePeriodSeconds)
+// must be at least this, or calls are killed without a status.
+func ShutdownBudget(cfg *config.Config) time.Duration {
+	return cfg.DrainDelay + cfg.ShutdownGrace + hardStopWait
+}
+
 // Server is a configured llmrelay server.
 type Server struct {
 	cfg       *config.Config
@@ -45,6 +56,13 @@ type Server struct {
 	// the interceptor chain then cancels every call still running.
 	hardStop    context.Context
 	cancelCalls context.CancelFunc
+	// gracefulStop is cancelled when the grace period begins; the drain
+	// link then ends health watches.
+	gracefulStop context.Context
+	endWatches   context.CancelFunc
+	// drainStarted is set by the first Shutdown, which alone waits for
+	// the drain delay.
+	drainStarted atomic.Bool
 }
 
 // Option adjusts a Server.
@@ -74,6 +92,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.hardStop, s.cancelCalls = context.WithCancel(context.Background())
+	s.gracefulStop, s.endWatches = context.WithCancel(s.hardStop)
 
 	serverOpts, err := s.serverOptions()
 	if err != nil {
@@ -102,13 +121,27 @@ func (s *Server) Serve(lis net.Listener) error {
 	return err
 }
 
-// Shutdown stops the server gracefully: health turns NOT_SERVING first, new
-// calls are refused, and calls in flight may finish within the configured
-// grace period (or until ctx ends, if sooner). Calls still running then end
-// with UNAVAILABLE (reason SERVER_SHUTTING_DOWN), and every connection is
-// closed.
+// Shutdown stops the server in three steps. First health turns
+// NOT_SERVING and, for drain_delay, the server goes on accepting and serving
+// new calls, so load balancers and proxies that watch health or remove the
+// endpoint stop sending calls before any is refused. Then new calls are
+// refused and calls in flight may finish within shutdown_grace. Calls still
+// running after that end with UNAVAILABLE (reason SERVER_SHUTTING_DOWN), and
+// every connection is closed. If ctx ends first, what is left of the drain
+// delay and the grace period is skipped and calls are cut off at once.
+// Only the first call waits for the drain delay.
 func (s *Server) Shutdown(ctx context.Context) {
 	s.health.Shutdown()
+	if d := s.cfg.DrainDelay; d > 0 && !s.drainStarted.Swap(true) {
+		s.log.Info("draining: health is NOT_SERVING, new calls are still served", "drain_delay", d)
+		delay := time.NewTimer(d)
+		select {
+		case <-delay.C:
+		case <-ctx.Done():
+		}
+		delay.Stop()
+	}
+	s.endWatches()
 	drained := make(chan struct{})
 	go func() {
 		s.grpc.GracefulStop()
@@ -120,9 +153,10 @@ func (s *Server) Shutdown(ctx context.Context) {
 	case <-drained:
 		return
 	case <-grace.C:
+		s.log.Warn("shutdown grace period over: cutting off calls still running")
 	case <-ctx.Done():
+		s.log.Warn("shutdown cut short: cutting off calls still running")
 	}
-	s.log.Warn("shutdown grace period over: cutting off calls still running")
 	s.cancelCalls()
 	wait := time.NewTimer(hardStopWait)
 	defer wait.Stop()
@@ -134,13 +168,31 @@ func (s *Server) Shutdown(ctx context.Context) {
 	}
 }
 
+// stopNow cuts off every call and closes every connection at once, without
+// waiting for the calls to send their status.
+func (s *Server) stopNow() {
+	s.health.Shutdown()
+	s.cancelCalls()
+	s.grpc.Stop()
+}
+
 // Run listens on the configured address (and serves /metrics on
-// metrics_listen, if set) until ctx ends, then shuts down gracefully.
-func (s *Server) Run(ctx context.Context) error {
+// metrics_listen, if set) until ctx ends, then shuts down (Shutdown). It
+// handles no signals: RunWithSignals does.
+func (s *Server) Run(ctx context.Context) error { return s.run(ctx, nil) }
+
+// run listens on the configured address and serves there (serveOn).
+func (s *Server) run(ctx context.Context, sigs <-chan os.Signal) error {
 	lis, err := listen("listen", s.cfg.Listen)
 	if err != nil {
 		return err
 	}
+	return s.serveOn(ctx, lis, sigs)
+}
+
+// serveOn serves on lis until ctx ends or a stop signal arrives on sigs,
+// then shuts down; see RunWithSignals for what each signal does.
+func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.Signal) error {
 	stopMetrics, err := s.startMetrics()
 	if err != nil {
 		lis.Close()
@@ -153,13 +205,23 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
-	select {
-	case err := <-errc:
+	if stop, err := s.serveUntilStop(ctx, sigs, errc); !stop {
 		return err
-	case <-ctx.Done():
 	}
-	s.log.Info("shutting down", "grace", s.cfg.ShutdownGrace)
-	s.Shutdown(context.Background())
+	s.log.Info("shutting down", "drain_delay", s.cfg.DrainDelay, "grace", s.cfg.ShutdownGrace, "at_most", ShutdownBudget(s.cfg))
+	shutdownCtx, cutShort := context.WithCancel(context.Background())
+	defer cutShort()
+	done := make(chan struct{})
+	go func() {
+		s.Shutdown(shutdownCtx)
+		close(done)
+	}()
+	if err := s.shutdownUntilDone(sigs, done); err != nil {
+		cutShort()
+		<-done
+		<-errc
+		return err
+	}
 	return <-errc
 }
 
@@ -197,22 +259,30 @@ func listen(setting, addr string) (net.Listener, error) {
 }
 
 // drainUnary and drainStream cancel a call's context with
-// apierr.ErrShuttingDown when the shutdown grace period ends.
+// apierr.ErrShuttingDown when the shutdown grace period ends; health
+// watches, which never end by themselves, as soon as the grace period
+// begins, so that they do not hold the shutdown for all of it.
 func (s *Server) drainUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	ctx, stop := s.drainContext(ctx)
+	ctx, stop := drainContext(ctx, s.hardStop)
 	defer stop()
 	return handler(ctx, req)
 }
 
-func (s *Server) drainStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	ctx, stop := s.drainContext(ss.Context())
+func (s *Server) drainStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	until := s.hardStop
+	if info.FullMethod == healthpb.Health_Watch_FullMethodName {
+		until = s.gracefulStop
+	}
+	ctx, stop := drainContext(ss.Context(), until)
 	defer stop()
 	return handler(srv, &contextStream{ServerStream: ss, ctx: ctx})
 }
 
-func (s *Server) drainContext(parent context.Context) (context.Context, func()) {
+// drainContext returns parent, cancelled with apierr.ErrShuttingDown when
+// until ends.
+func drainContext(parent, until context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
-	unhook := context.AfterFunc(s.hardStop, func() { cancel(apierr.ErrShuttingDown) })
+	unhook := context.AfterFunc(until, func() { cancel(apierr.ErrShuttingDown) })
 	return ctx, func() {
 		unhook()
 		cancel(nil)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -29,45 +30,14 @@ func TestSIGTERMWithStreamsInFlight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the server binary")
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build the server with")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "llmrelay")
-	build := exec.Command(gobin, "build", "-o", bin, "github.com/llmrelay/llmrelay/cmd/server")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-
+	bin := buildServer(t)
 	// Streams hold after their first chunk until SIGTERM has turned health
 	// NOT_SERVING: none ends before, however long starting them all takes.
 	gate := make(chan struct{})
 	upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, ChunkDelay: 50 * time.Millisecond, Gate: gate})
 	t.Cleanup(upstream.Close)
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := lis.Addr().String()
-	lis.Close()
-	cfgPath := filepath.Join(dir, "llmrelay.yaml")
-	cfg := fmt.Sprintf("listen: %s\nmetrics_listen: \"\"\nshutdown_grace: 1m\nlog: {level: warn}\ndeadlines: {stream_idle: 10m, max_stream_idle: 10m}\nproviders:\n  - {name: openai, kind: openai, base_url: %q}\n", addr, upstream.URL())
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	var stderr bytes.Buffer
-	cmd := exec.Command(bin, "--config", cfgPath)
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
+	addr, _, cmd, exited := startServer(t, bin, fmt.Sprintf("shutdown_grace: 1m\nlog: {level: warn}\ndeadlines: {stream_idle: 10m, max_stream_idle: 10m}\nproviders:\n  - {name: openai, kind: openai, base_url: %q}\n", upstream.URL()), &stderr)
 
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -116,6 +86,51 @@ func TestSIGTERMWithStreamsInFlight(t *testing.T) {
 	case <-time.After(time.Minute): // a guard against hangs only
 		t.Fatalf("llmrelay still running a minute after SIGTERM\n%s", stderr.String())
 	}
+}
+
+// buildServer builds the server binary into a temporary directory and
+// returns its path.
+func buildServer(t *testing.T) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the server with")
+	}
+	bin := filepath.Join(t.TempDir(), "llmrelay")
+	build := exec.Command(gobin, "build", "-o", bin, "github.com/llmrelay/llmrelay/cmd/server")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startServer runs the server binary with cfg plus a free loopback listen
+// address and no metrics listener, and returns the address, the config's
+// path, the process and a channel that gets its exit; cleanup kills it.
+func startServer(t *testing.T, bin, cfg string, stderr io.Writer) (addr, cfgPath string, cmd *exec.Cmd, exited chan error) {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = lis.Addr().String()
+	lis.Close()
+	cfgPath = filepath.Join(t.TempDir(), "llmrelay.yaml")
+	if err := os.WriteFile(cfgPath, []byte("listen: "+addr+"\nmetrics_listen: \"\"\n"+cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(bin, "--config", cfgPath)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited = make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	return addr, cfgPath, cmd, exited
 }
 
 // waitServing polls the health check until the server says SERVING.
