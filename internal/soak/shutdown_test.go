@@ -255,6 +255,12 @@ func TestClientCancellationClosesUpstreamStreams(t *testing.T) {
 	defer cancel()
 	streams, wg := startStreams(t, ctx, in.Client, n, &ord)
 	if open := upstream.OpenStreams(); open != n {
+		for i, s := range streams {
+			if s.err != nil {
+				t.Errorf("stream %d ended before the cancel: %v after %d events", i, s.err, len(s.events))
+				break
+			}
+		}
 		t.Fatalf("%d upstream streams open, want %d", open, n)
 	}
 	cancelled := time.Now()
