@@ -170,5 +170,41 @@ else
 	fail "grpcurl failed" "$work/grpcurl.out" "$work/grpcurl.err"
 fi
 
+echo "== grpcurl, a reasoning stream (docs/reasoning.md)"
+request=$(printf '{"model": "mock/think", "messages": [{"role": "ROLE_USER", "content": "%s"}]}' "$TEXT")
+if go tool grpcurl -max-time 30 -plaintext -H "authorization: Bearer $key" -d "$request" "$addr" llmrelay.v1.LLMService/Generate >"$work/think.out" 2>"$work/think.err"; then
+	if "$PYTHON" - "$work/think.out" "$TEXT" >"$work/think.check" 2>&1 <<'EOF'; then
+import json, sys
+
+text = sys.argv[2]
+raw, events, dec, i = open(sys.argv[1]).read(), [], json.JSONDecoder(), 0
+while True:
+    while i < len(raw) and raw[i].isspace():
+        i += 1
+    if i == len(raw):
+        break
+    ev, i = dec.raw_decode(raw, i)
+    events.append(ev)
+deltas = [e["delta"] for e in events if "delta" in e]
+kinds = ["reasoning" if "reasoning" in d else "text" for d in deltas]
+assert kinds == sorted(kinds), f"reasoning after text: {kinds}"
+thought = "".join(d["reasoning"].get("text", "") for d in deltas if "reasoning" in d)
+signature = "".join(d["reasoning"].get("signature", "") for d in deltas if "reasoning" in d)
+final = events[-1].get("final")
+assert final and final["message"]["content"] == text, f"last event {events[-1]}"
+blocks = final["message"].get("reasoning", [])
+assert len(blocks) == 1 and blocks[0]["text"] == thought and blocks[0]["signature"] == signature and signature, f"final reasoning {blocks}"
+assert thought not in final["message"]["content"], "the reasoning leaked into the content"
+print(f"{kinds.count('reasoning')} reasoning deltas, then {kinds.count('text')} text deltas; reasoning: {thought!r}")
+EOF
+		cat "$work/think.check"
+		pass "grpcurl mock/think: reasoning streamed before the text, whole and signed in the final"
+	else
+		fail "grpcurl mock/think's events are not as expected" "$work/think.check" "$work/think.out"
+	fi
+else
+	fail "grpcurl mock/think failed" "$work/think.out" "$work/think.err"
+fi
+
 echo "test-clients: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -22,7 +22,9 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/protoadapt"
 
+	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
 )
 
@@ -45,6 +47,7 @@ const (
 	ReasonProviderServerError     = "PROVIDER_SERVER_ERROR"
 	ReasonProviderTransport       = "PROVIDER_TRANSPORT_ERROR"
 	ReasonProviderStalled         = "PROVIDER_STALLED"
+	ReasonProviderProtocolError   = "PROVIDER_PROTOCOL_ERROR"
 	ReasonProviderQuotaExhausted  = "PROVIDER_QUOTA_EXHAUSTED"
 	ReasonProviderError           = "PROVIDER_ERROR"
 	ReasonProviderRetryDisallowed = "PROVIDER_RETRY_DISALLOWED"
@@ -59,6 +62,9 @@ const (
 	ReasonDeadlineExceeded            = "DEADLINE_EXCEEDED"
 	ReasonShuttingDown                = "SERVER_SHUTTING_DOWN"
 	ReasonInternal                    = "INTERNAL"
+	// ReasonRefusedByHook is the reason of a call a server hook refused
+	// without naming a reason of its own.
+	ReasonRefusedByHook = "REFUSED_BY_HOOK"
 )
 
 // ErrShuttingDown is the cause with which the server cuts off calls still
@@ -105,8 +111,10 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Cause }
 
 // resolutionError maps a model that does not resolve: INVALID_ARGUMENT with
-// a BadRequest on `model`, reason UNKNOWN_PROVIDER or UNKNOWN_MODEL, and a
-// message that names only what was asked for. ok is false for other errors.
+// a BadRequest on its field (`model`, or `fallback_models[i]` when a
+// route.ResolveError says so), reason UNKNOWN_PROVIDER or UNKNOWN_MODEL,
+// and a message that names only what was asked for. ok is false for other
+// errors.
 func resolutionError(err error) (e *Error, ok bool) {
 	reason := ReasonUnknownModel
 	switch {
@@ -115,7 +123,12 @@ func resolutionError(err error) (e *Error, ok bool) {
 	case !errors.Is(err, provider.ErrUnknownModel):
 		return nil, false
 	}
-	e = InvalidField(reason, "model", err.Error()+"; ListModels lists the models you may use")
+	field, msg := "model", err.Error()
+	var re *route.ResolveError
+	if errors.As(err, &re) {
+		field, msg = re.Field, re.Err.Error()
+	}
+	e = InvalidField(reason, field, msg+"; ListModels lists the models you may use")
 	e.Cause = err
 	return e, true
 }
@@ -138,8 +151,9 @@ func InvalidField(reason, field, description string) *Error {
 // else INVALID_REQUEST), a *schema.SchemaError, schema.ErrSchemaTooLarge
 // and the resolution errors provider.ErrUnknownProvider (UNKNOWN_PROVIDER)
 // and provider.ErrUnknownModel (UNKNOWN_MODEL) become INVALID_ARGUMENT; a *schema.InvalidOutputError becomes ABORTED
-// (see InvalidOutput); anything else is INTERNAL with the cause kept for
-// the log only.
+// (see InvalidOutput); a server hook's *hook.Refusal becomes
+// PERMISSION_DENIED with the hook's reason; anything else is INTERNAL with
+// the cause kept for the log only.
 func FromError(err error) *Error {
 	if err == nil {
 		return nil
@@ -160,6 +174,14 @@ func FromError(err error) *Error {
 	}
 	if e, ok := schemaError(err); ok {
 		return e
+	}
+	var rf *hook.Refusal
+	if errors.As(err, &rf) {
+		reason := rf.Reason
+		if reason == "" {
+			reason = ReasonRefusedByHook
+		}
+		return &Error{Code: codes.PermissionDenied, Reason: reason, Message: rf.Message, Metadata: map[string]string{"hook": rf.Hook}, Cause: err}
 	}
 	if e, ok := resolutionError(err); ok {
 		return e

@@ -16,7 +16,9 @@ import (
 //	rate limited, quota exhausted                 RESOURCE_EXHAUSTED
 //	overloaded, server error, transport, stalled  UNAVAILABLE
 //	request rejected (400, 404, 413, 422, ...)    INVALID_ARGUMENT
+//	  (404: the model is unknown at the provider)
 //	credentials rejected (401, 403)               FAILED_PRECONDITION
+//	a stream that does not decode (protocol)      UNKNOWN
 //	deadline                                      DEADLINE_EXCEEDED
 //	client cancelled                              CANCELLED
 //	an unrecognised provider error                UNKNOWN
@@ -48,7 +50,7 @@ func FromFailure(f *retry.Failure) *Error {
 		Metadata: failureMetadata(f),
 		Cause:    f,
 	}
-	if c.Class == provider.ClassRejected && c.Provider != nil && c.Provider.Message != "" {
+	if (c.Class == provider.ClassRejected || c.Class == provider.ClassNotFound) && c.Provider != nil && c.Provider.Message != "" {
 		// Only the message the adapter parsed from the provider's error
 		// format, cleaned and bounded: never a raw body.
 		e.Message += ": " + provider.CleanText(c.Provider.Message, provider.MaxMessageLen)
@@ -93,8 +95,10 @@ var classStatuses = map[provider.Class]classStatus{
 	provider.ClassOverloaded:     {codes.Unavailable, ReasonProviderOverloaded, "is overloaded"},
 	provider.ClassServerError:    {codes.Unavailable, ReasonProviderServerError, "failed"},
 	provider.ClassTransport:      {codes.Unavailable, ReasonProviderTransport, "could not be reached or its stream broke"},
-	provider.ClassStalled:        {codes.Unavailable, ReasonProviderStalled, "sent nothing within the stream idle timeout"},
+	provider.ClassStalled:        {codes.Unavailable, ReasonProviderStalled, "showed no sign of life within the attempt's first event or stream idle timeout"},
+	provider.ClassProtocol:       {codes.Unknown, ReasonProviderProtocolError, "sent a stream llmrelay cannot decode"},
 	provider.ClassRejected:       {codes.InvalidArgument, ReasonProviderRejected, "rejected the request"},
+	provider.ClassNotFound:       {codes.InvalidArgument, ReasonProviderRejected, "does not know the model (or the endpoint)"},
 	provider.ClassAuth:           {codes.FailedPrecondition, ReasonProviderAuthFailed, "rejected llmrelay's credentials"},
 	provider.ClassCanceled:       {codes.Canceled, ReasonCancelled, "call was cancelled"},
 	provider.ClassDeadline:       {codes.DeadlineExceeded, ReasonDeadlineExceeded, "call ran out of time"},

@@ -77,6 +77,8 @@ func TestFromFailure(t *testing.T) {
 			codes.ResourceExhausted, "PROVIDER_QUOTA_EXHAUSTED", 0, nil},
 		{"x-should-retry false", failure(withHint(&provider.Error{Kind: provider.KindHTTP, Status: 503, ShouldRetry: &no}, time.Second), retry.StopNotRetryable, 1),
 			codes.Unavailable, "PROVIDER_RETRY_DISALLOWED", 0, nil},
+		{"a stream that does not decode", failure(&provider.Error{Kind: provider.KindProtocol, Raw: `{"choices": 5}`}, retry.StopNotRetryable, 1),
+			codes.Unknown, "PROVIDER_PROTOCOL_ERROR", 0, map[string]string{"attempts": "1"}},
 		{"unknown provider error", failure(&provider.Error{Kind: provider.KindInStream, Type: "mystery"}, retry.StopNotRetryable, 1),
 			codes.Unknown, "PROVIDER_ERROR", 0, map[string]string{"provider_error_type": "mystery"}},
 		{"client cancelled", failure(context.Canceled, retry.StopNotRetryable, 2),

@@ -60,9 +60,11 @@ type KeyConfig struct {
 	// Scopes lists what the key may do: "generate", "models.list".
 	Scopes []string `yaml:"scopes"`
 	// Models lists the models the key may use, as patterns on
-	// "<provider>/<model>": "*" matches any run of characters within a
-	// "/"-separated segment, "**" any run ("/" included), "?" any one
-	// character but "/". ["*"] allows every model (see MatchPattern).
+	// "<provider>/<model>" or on a route's name: "*" matches any run of
+	// characters within a "/"-separated segment, "**" any run ("/"
+	// included), "?" any one character but "/". ["*"] allows every model
+	// and route; "smart" allows the route smart (whatever its targets). See
+	// MatchPattern.
 	Models []string `yaml:"models"`
 	// RequestsPerSecond is the key's sustained call rate; 0 means unlimited.
 	RequestsPerSecond float64 `yaml:"requests_per_second"`
@@ -104,6 +106,19 @@ func (id *Identity) AllowsModel(providerName, model string) bool {
 	s := providerName + "/" + model
 	for _, p := range id.models {
 		if MatchPattern(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// AllowsRoute reports whether the key may use the route named name (which
+// has no "/"): the key's patterns are matched against the name, so a key
+// allowed "smart" may use that route without being allowed each of its
+// targets, and ["*"] allows every route.
+func (id *Identity) AllowsRoute(name string) bool {
+	for _, p := range id.models {
+		if MatchPattern(p, name) {
 			return true
 		}
 	}

@@ -106,6 +106,17 @@ func TestIdentityScopesModelsLimits(t *testing.T) {
 	if !batch.AllowsModel("anything", "at/all") {
 		t.Error(`"*" must allow every model`)
 	}
+	// Routes are matched by their name: a provider's pattern does not
+	// allow a route, "*" allows them all.
+	if checkout.AllowsRoute("smart") || checkout.AllowsRoute("mock") || !batch.AllowsRoute("smart") {
+		t.Error("AllowsRoute: want checkout no route, batch every route")
+	}
+	routes := &Identity{models: []string{"smart", "fast-*"}}
+	for name, want := range map[string]bool{"smart": true, "fast-eu": true, "fast": false, "smarter": false} {
+		if got := routes.AllowsRoute(name); got != want {
+			t.Errorf("AllowsRoute(%q) = %v, want %v", name, got, want)
+		}
+	}
 	if got := checkout.Limits; got != (Limits{20, 40, 8}) {
 		t.Errorf("checkout limits = %+v", got)
 	}

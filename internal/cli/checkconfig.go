@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/route"
 )
 
 var checkConfigCommand = &command{
@@ -15,8 +16,9 @@ var checkConfigCommand = &command{
 	usage:   "check-config FILE",
 	summary: "check a config file and print the configuration it gives",
 	about: `Checks a config file as serve does before it listens (the file, then the
-LLMRELAY_* environment variables; every provider is built, so each variable
-that api_key_env names must be set) and prints the configuration serve would
+LLMRELAY_* environment variables; every provider and route is built, so
+each variable that api_key_env names must be set, and each route target
+must be a model its provider serves) and prints the configuration serve would
 run with: every setting, defaults included, secret-looking values masked.
 FILE defaults to $LLMRELAY_CONFIG.
 
@@ -50,8 +52,13 @@ func checkConfig(file string, env Env) error {
 		return err
 	}
 	// Building the providers finds what only the adapters check: an
-	// unknown kind, a base_url that is not a URL, an unset api_key_env.
-	if _, err := provider.NewSet(cfg.Providers); err != nil {
+	// unknown kind, a base_url that is not a URL, an unset api_key_env;
+	// building the routes, a target model its provider does not serve.
+	set, err := provider.NewSet(cfg.Providers)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if _, err := route.NewTable(cfg.Routes, set, route.Options{}); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	r := cfg.Redacted()

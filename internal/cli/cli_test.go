@@ -93,6 +93,19 @@ func TestCheckConfig(t *testing.T) {
 			t.Errorf("exit %d, stderr %q; want the unset api_key_env variable named", r.code, r.stderr)
 		}
 	})
+	t.Run("a route target its provider does not serve", func(t *testing.T) {
+		file := writeConfig(t, "routes:\n  - name: smart\n    targets: [{model: mock/gpt-4.1}]\n")
+		r := runCLI(t.Context(), t, []string{"check-config", file}, nil, "")
+		if r.code != ExitFailed || !strings.Contains(r.stderr, `routes[0].targets[0].model: unknown model "gpt-4.1" for provider "mock"`) {
+			t.Errorf("exit %d, stderr %q; want the target named", r.code, r.stderr)
+		}
+	})
+	t.Run("the routes example", func(t *testing.T) {
+		r := runCLI(t.Context(), t, []string{"check-config", "../../examples/config/routes.yaml"}, nil, "")
+		if r.code != ExitOK {
+			t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+		}
+	})
 	t.Run("the masked values", func(t *testing.T) {
 		r := runCLI(t.Context(), t, []string{"check-config", "testdata/good.yaml"}, nil, "")
 		if strings.Contains(r.stdout, "local-dev-token") {

@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/server"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 var serveCommand = &command{
@@ -22,8 +24,18 @@ var serveCommand = &command{
 turns NOT_SERVING while new calls are still served for drain_delay (so load
 balancers stop sending them), then calls in flight may finish within
 shutdown_grace, and the rest end with UNAVAILABLE. A second SIGINT or
-SIGTERM stops it at once (exit status 1). SIGHUP is logged and ignored:
-config reload is not supported yet.
+SIGTERM stops it at once (exit status 1).
+
+SIGHUP reloads the config (the file, LLMRELAY_* and the flags, as at
+start): new calls get the new keys, providers and limits, calls in flight
+finish on the old ones; an invalid config is refused and the old one
+stays. reload.watch: true reloads when the config file changes. Listen
+addresses, TLS on or off, keepalive, the state store and the shutdown
+timings need a restart (docs/deployment.md).
+
+Traces are off unless the standard OTEL_* variables ask for them
+(OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL grpc or
+http/protobuf, OTEL_TRACES_EXPORTER; docs/observability.md).
 
 With no configuration, llmrelay serves on 127.0.0.1:50051 with the built-in
 mock provider. Settings apply in this order: defaults, the config file,
@@ -67,15 +79,47 @@ func (o optionalString) Set(v string) error {
 }
 
 func serve(ctx context.Context, flags config.Flags, env Env) error {
-	cfg, err := config.Load(flags, env.Getenv)
+	load := func() (*config.Config, error) { return config.Load(flags, env.Getenv) }
+	cfg, err := load()
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(cfg, server.WithLogger(newLogger(cfg.Log, env.Stderr)))
+	level := new(slog.LevelVar)
+	log := newLogger(cfg.Log, level, env.Stderr)
+	tracing, err := telemetry.Setup(ctx, env.Getenv, telemetry.Options{ServiceVersion: releaseVersion(buildInfo(env)), Logger: log})
+	if err != nil {
+		return err
+	}
+	defer flushTraces(tracing, log)
+	srv, err := server.New(cfg,
+		server.WithLogger(log), server.WithLogLevel(level), server.WithTracing(tracing),
+		server.WithConfigSource(configPath(flags, env), load))
 	if err != nil {
 		return err
 	}
 	return explainListenError(srv.RunWithSignals(ctx))
+}
+
+// traceFlushWait bounds how long exporting the last spans may hold the
+// exit.
+const traceFlushWait = 5 * time.Second
+
+// flushTraces exports the spans not exported yet, at exit.
+func flushTraces(t *telemetry.Tracing, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), traceFlushWait)
+	defer cancel()
+	if err := t.Shutdown(ctx); err != nil {
+		log.Warn("tracing: exporting the last spans", "error", err)
+	}
+}
+
+// configPath returns the config file the server was started with, "" for
+// none.
+func configPath(flags config.Flags, env Env) string {
+	if flags.ConfigPath != "" {
+		return flags.ConfigPath
+	}
+	return env.Getenv(config.EnvConfig)
 }
 
 // listenSettings names, for each listen address in the config, the flag
@@ -97,9 +141,12 @@ func explainListenError(err error) error {
 		le.Setting, le.Addr, s.flag, s.env, le.Setting, s.off)
 }
 
-func newLogger(c config.Log, w io.Writer) *slog.Logger {
-	var level slog.Level
-	_ = level.UnmarshalText([]byte(strings.ToUpper(c.Level)))
+// newLogger returns the logger of c, at level, which it sets to c's level
+// (the server moves it on reloads).
+func newLogger(c config.Log, level *slog.LevelVar, w io.Writer) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(strings.ToUpper(c.Level)))
+	level.Set(l)
 	opts := &slog.HandlerOptions{Level: level}
 	if c.Format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))

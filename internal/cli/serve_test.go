@@ -150,3 +150,26 @@ func TestUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestServeTracingVariables: an OTEL_* value llmrelay does not support
+// stops serve at start with a message naming the variable.
+func TestServeTracingVariables(t *testing.T) {
+	tests := []struct {
+		name    string
+		environ map[string]string
+		want    string
+	}{
+		{"exporter", map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"},
+			`llmrelay: OTEL_TRACES_EXPORTER="zipkin": unsupported: llmrelay exports traces with "otlp"; "none" turns them off` + "\n"},
+		{"protocol", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"},
+			`llmrelay: OTEL_EXPORTER_OTLP_PROTOCOL="http/json": unsupported: use grpc or http/protobuf` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t.Context(), t, []string{"--listen", "127.0.0.1:0", "--metrics-listen", "off"}, tt.environ, "")
+			if r.code != ExitFailed || r.stderr != tt.want {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and:\n%s", r.code, r.stderr, ExitFailed, tt.want)
+			}
+		})
+	}
+}

@@ -32,14 +32,42 @@ var versionCommand = &command{
 // version is the one make build stamped, else the module version Go
 // recorded, else the VCS revision, else "(devel)".
 func versionLine(env Env) string {
+	bi := buildInfo(env)
+	v := releaseVersion(bi)
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	platform := settings["GOOS"] + "/" + settings["GOARCH"]
+	if platform == "/" {
+		platform = ""
+	}
+	goVersion := bi.GoVersion
+	if goVersion == "" {
+		goVersion = "go (unknown version)"
+	}
+	if platform != "" {
+		return fmt.Sprintf("llmrelay %s (%s, %s)", v, goVersion, platform)
+	}
+	return fmt.Sprintf("llmrelay %s (%s)", v, goVersion)
+}
+
+// buildInfo returns how the binary was built (empty when unknown).
+func buildInfo(env Env) *debug.BuildInfo {
 	read := env.BuildInfo
 	if read == nil {
 		read = debug.ReadBuildInfo
 	}
 	bi, ok := read()
 	if !ok {
-		bi = &debug.BuildInfo{}
+		return &debug.BuildInfo{}
 	}
+	return bi
+}
+
+// releaseVersion is the version make build stamped, else the module
+// version Go recorded, else the VCS revision, else "(devel)".
+func releaseVersion(bi *debug.BuildInfo) string {
 	v := version
 	settings := map[string]string{}
 	for _, s := range bi.Settings {
@@ -57,16 +85,5 @@ func versionLine(env Env) string {
 	if v == "" {
 		v = "(devel)"
 	}
-	platform := settings["GOOS"] + "/" + settings["GOARCH"]
-	if platform == "/" {
-		platform = ""
-	}
-	goVersion := bi.GoVersion
-	if goVersion == "" {
-		goVersion = "go (unknown version)"
-	}
-	if platform != "" {
-		return fmt.Sprintf("llmrelay %s (%s, %s)", v, goVersion, platform)
-	}
-	return fmt.Sprintf("llmrelay %s (%s)", v, goVersion)
+	return v
 }

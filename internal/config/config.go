@@ -8,6 +8,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +16,7 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +24,9 @@ import (
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/state"
 )
 
 // EnvConfig names the environment variable holding the config file's path.
@@ -55,6 +59,33 @@ type Config struct {
 	TLS              TLS               `yaml:"tls"`
 	Limits           Limits            `yaml:"limits"`
 	StructuredOutput StructuredOutput  `yaml:"structured_output"`
+	// State chooses where the state shared by replicas lives: this
+	// process (memory, the default) or Redis; see docs/scale-out.md.
+	State state.Config `yaml:"state"`
+	// Tracing adjusts the traces the OTEL_* environment turns on; see
+	// docs/observability.md.
+	Tracing Tracing `yaml:"tracing"`
+	// Pricing is the optional price table that turns tokens into cost.
+	Pricing Pricing `yaml:"pricing"`
+	// Reload says how the server learns of a new config besides SIGHUP.
+	Reload Reload `yaml:"reload"`
+	// Routes are names requests may use as their model, each standing for
+	// one or more provider models (see internal/route and docs/routes.md).
+	Routes []route.Config `yaml:"routes"`
+	// OutlierDetection says when a route target that keeps failing is
+	// ejected, and for how long.
+	OutlierDetection OutlierDetection `yaml:"outlier_detection"`
+}
+
+// OutlierDetection configures route target health (state.OutlierPolicy):
+// ConsecutiveFailures attempts failing in a row (for reasons that are the
+// target's, not the request's) eject a target for BaseEjectionTime, the
+// n-th ejection in a row n times as long, at most MaxEjectionTime; one
+// success restores it.
+type OutlierDetection struct {
+	ConsecutiveFailures int           `yaml:"consecutive_failures"`
+	BaseEjectionTime    time.Duration `yaml:"base_ejection_time"`
+	MaxEjectionTime     time.Duration `yaml:"max_ejection_time"`
 }
 
 // Log configures logging.
@@ -97,10 +128,20 @@ type Deadlines struct {
 	Default time.Duration `yaml:"default"`
 	// Max clamps longer client deadlines.
 	Max time.Duration `yaml:"max"`
-	// StreamIdle is the default stream_idle_timeout.
+	// StreamIdle is the default stream_idle_timeout: how long a streaming
+	// attempt may show no sign of life.
 	StreamIdle time.Duration `yaml:"stream_idle"`
 	// MaxStreamIdle clamps a request's stream_idle_timeout.
 	MaxStreamIdle time.Duration `yaml:"max_stream_idle"`
+	// FirstEvent is the default first_event_timeout (how long an attempt
+	// may wait for the provider's first byte) of providers that set no
+	// first_event_timeout of their own.
+	FirstEvent time.Duration `yaml:"first_event"`
+	// MaxFirstEvent clamps first_event_timeout.
+	MaxFirstEvent time.Duration `yaml:"max_first_event"`
+	// MinStreamTimeout is the floor of a request's stream_idle_timeout and
+	// first_event_timeout: shorter ones are refused with INVALID_ARGUMENT.
+	MinStreamTimeout time.Duration `yaml:"min_stream_timeout"`
 }
 
 // Auth lists the API keys. With none, the server is open, which Validate
@@ -235,10 +276,13 @@ func Default() *Config {
 			Budget:             RetryBudget{MaxTokens: 100, TokenRatio: 0.1},
 		},
 		Deadlines: Deadlines{
-			Default:       120 * time.Second,
-			Max:           600 * time.Second,
-			StreamIdle:    30 * time.Second,
-			MaxStreamIdle: 300 * time.Second,
+			Default:          120 * time.Second,
+			Max:              600 * time.Second,
+			StreamIdle:       30 * time.Second,
+			MaxStreamIdle:    300 * time.Second,
+			FirstEvent:       120 * time.Second,
+			MaxFirstEvent:    600 * time.Second,
+			MinStreamTimeout: 100 * time.Millisecond,
 		},
 		Auth: Auth{Throttle: AuthThrottle{Burst: 20, PerSecond: 1, LogInterval: time.Minute}},
 		Limits: Limits{
@@ -257,21 +301,39 @@ func Default() *Config {
 			MaxSchemaBytes:           64 << 10,
 			SchemaCacheSize:          256,
 		},
+		OutlierDetection: OutlierDetection{
+			ConsecutiveFailures: state.DefaultOutlierPolicy.Failures,
+			BaseEjectionTime:    state.DefaultOutlierPolicy.BaseEjection,
+			MaxEjectionTime:     state.DefaultOutlierPolicy.MaxEjection,
+		},
+		State:   state.DefaultConfig(),
+		Pricing: Pricing{Currency: "USD"},
 	}
 }
 
-// RetryLimits returns the retry section and the stream idle timeouts as
-// internal/retry's Limits: Default's values are the only defaults.
+// OutlierPolicy returns the outlier_detection section as internal/state's
+// OutlierPolicy.
+func (c *Config) OutlierPolicy() state.OutlierPolicy {
+	o := c.OutlierDetection
+	return state.OutlierPolicy{Failures: o.ConsecutiveFailures, BaseEjection: o.BaseEjectionTime, MaxEjection: o.MaxEjectionTime}
+}
+
+// RetryLimits returns the retry section and the stall timeouts (stream
+// idle, first event) as internal/retry's Limits: Default's values are the
+// only defaults.
 func (c *Config) RetryLimits() retry.Limits {
 	r, d := c.Retry, c.Deadlines
 	return retry.Limits{
-		DefaultMaxAttempts: r.DefaultMaxAttempts,
-		MaxAttemptsLimit:   r.MaxAttemptsLimit,
-		InitialBackoff:     r.InitialBackoff,
-		MaxBackoff:         r.MaxBackoff,
-		MaxRetryAfter:      r.MaxRetryAfter,
-		DefaultIdleTimeout: d.StreamIdle,
-		MaxIdleTimeout:     d.MaxStreamIdle,
+		DefaultMaxAttempts:       r.DefaultMaxAttempts,
+		MaxAttemptsLimit:         r.MaxAttemptsLimit,
+		InitialBackoff:           r.InitialBackoff,
+		MaxBackoff:               r.MaxBackoff,
+		MaxRetryAfter:            r.MaxRetryAfter,
+		DefaultIdleTimeout:       d.StreamIdle,
+		MaxIdleTimeout:           d.MaxStreamIdle,
+		DefaultFirstEventTimeout: d.FirstEvent,
+		MaxFirstEventTimeout:     d.MaxFirstEvent,
+		MinStreamTimeout:         d.MinStreamTimeout,
 	}
 }
 
@@ -380,15 +442,20 @@ func (c *Config) finish(o *origin) error {
 	if len(c.Providers) == 0 {
 		c.Providers = DefaultProviders()
 	}
-	for i := range c.Providers {
-		c.Providers[i] = c.Providers[i].WithDefaults()
-	}
 	if strings.EqualFold(c.MetricsListen, "off") {
 		c.MetricsListen = ""
 	}
 	ps := c.validate()
 	o.locate(ps)
-	return ps.err()
+	if err := ps.err(); err != nil {
+		return err
+	}
+	// Checked as written (a transport timeout the operator set), then
+	// completed, so that the effective configuration shows the defaults.
+	for i := range c.Providers {
+		c.Providers[i] = c.Providers[i].WithDefaults()
+	}
+	return nil
 }
 
 // Validate checks the configuration as a whole. It returns nil or
@@ -462,6 +529,42 @@ func (c *Config) validate() Problems {
 		if err := pr.Transport.Check(); errors.As(err, &cp) {
 			bad(at(cp.Field), "%s", cp.Problem)
 		}
+		// A transport timeout the first event timeout always ends first
+		// could never fire: refuse it rather than let the stall timer
+		// override it silently.
+		first, firstAt := c.Deadlines.FirstEvent, "deadlines.first_event"
+		if pr.FirstEventTimeout > 0 {
+			first, firstAt = pr.FirstEventTimeout, at("first_event_timeout")
+		}
+		for _, tt := range []struct {
+			name string
+			v    time.Duration
+		}{
+			{"transport.dial_timeout", pr.Transport.DialTimeout},
+			{"transport.tls_handshake_timeout", pr.Transport.TLSHandshakeTimeout},
+			{"transport.response_header_timeout", pr.Transport.ResponseHeaderTimeout},
+		} {
+			if tt.v > 0 && first > 0 && tt.v >= first {
+				badBoth(at(tt.name), firstAt, "%s is not shorter than the first event timeout (%s), which bounds the wait for the provider's first byte and would always end it first; raise %s or leave this unset",
+					formatDuration(tt.v), formatDuration(first), firstAt)
+			}
+		}
+		if pr.FirstEventTimeout < 0 || pr.FirstEventTimeout > 0 && pr.FirstEventTimeout < c.Deadlines.MinStreamTimeout {
+			badBoth(at("first_event_timeout"), "deadlines.min_stream_timeout", "%s is not 0 (the server's deadlines.first_event) or at least min_stream_timeout (%s)",
+				formatDuration(pr.FirstEventTimeout), formatDuration(c.Deadlines.MinStreamTimeout))
+		}
+		for j, k := range pr.ProviderOptions.Allow {
+			if k == "" {
+				bad(at(fmt.Sprintf("provider_options.allow[%d]", j)), "must not be empty")
+			} else if slices.Contains(pr.ProviderOptions.Deny, k) {
+				bad(at(fmt.Sprintf("provider_options.allow[%d]", j)), "%q is also in provider_options.deny", k)
+			}
+		}
+		for j, k := range pr.ProviderOptions.Deny {
+			if k == "" {
+				bad(at(fmt.Sprintf("provider_options.deny[%d]", j)), "must not be empty")
+			}
+		}
 	}
 
 	r := c.Retry
@@ -492,10 +595,18 @@ func (c *Config) validate() Problems {
 	} else if d.Max < d.Default {
 		badBoth("deadlines.max", "deadlines.default", "%s is shorter than default (%s)", formatDuration(d.Max), formatDuration(d.Default))
 	}
-	if d.StreamIdle <= 0 {
-		bad("deadlines.stream_idle", "must be positive")
+	if d.MinStreamTimeout <= 0 {
+		bad("deadlines.min_stream_timeout", "must be positive")
+	}
+	if d.StreamIdle < d.MinStreamTimeout || d.StreamIdle <= 0 {
+		badBoth("deadlines.stream_idle", "deadlines.min_stream_timeout", "%s is shorter than min_stream_timeout (%s)", formatDuration(d.StreamIdle), formatDuration(d.MinStreamTimeout))
 	} else if d.MaxStreamIdle < d.StreamIdle {
 		badBoth("deadlines.max_stream_idle", "deadlines.stream_idle", "%s is shorter than stream_idle (%s)", formatDuration(d.MaxStreamIdle), formatDuration(d.StreamIdle))
+	}
+	if d.FirstEvent < d.MinStreamTimeout || d.FirstEvent <= 0 {
+		badBoth("deadlines.first_event", "deadlines.min_stream_timeout", "%s is shorter than min_stream_timeout (%s)", formatDuration(d.FirstEvent), formatDuration(d.MinStreamTimeout))
+	} else if d.MaxFirstEvent < d.FirstEvent {
+		badBoth("deadlines.max_first_event", "deadlines.first_event", "%s is shorter than first_event (%s)", formatDuration(d.MaxFirstEvent), formatDuration(d.FirstEvent))
 	}
 
 	switch {
@@ -568,7 +679,53 @@ func (c *Config) validate() Problems {
 	if so.SchemaCacheSize <= 0 {
 		bad("structured_output.schema_cache_size", "must be positive")
 	}
+
+	providerNames := make([]string, 0, len(c.Providers))
+	for _, pr := range c.Providers {
+		providerNames = append(providerNames, pr.Name)
+	}
+	for _, rp := range route.Check(c.Routes, providerNames) {
+		bad(rp.Path, "%s", rp.Message)
+	}
+	c.checkRouteSchemas(bad)
+	od := c.OutlierDetection
+	if od.ConsecutiveFailures < 1 {
+		bad("outlier_detection.consecutive_failures", "must be at least 1")
+	}
+	if od.BaseEjectionTime <= 0 {
+		bad("outlier_detection.base_ejection_time", "must be positive")
+	} else if od.MaxEjectionTime < od.BaseEjectionTime {
+		badBoth("outlier_detection.max_ejection_time", "outlier_detection.base_ejection_time", "%s is shorter than base_ejection_time (%s)",
+			formatDuration(od.MaxEjectionTime), formatDuration(od.BaseEjectionTime))
+	}
+	c.State.Check(func(path, format string, args ...any) { bad("state."+path, format, args...) })
+	c.checkPricing(bad)
 	return p.list
+}
+
+// checkRouteSchemas compiles every route's default response_format
+// schema, as a request's would be, so that a bad one stops the server at
+// start rather than failing every call.
+func (c *Config) checkRouteSchemas(bad func(path, format string, args ...any)) {
+	var cache *schema.Cache
+	for i, r := range c.Routes {
+		rf := r.Defaults.ResponseFormat
+		if rf == nil || len(rf.JSONSchema) == 0 {
+			continue
+		}
+		at := fmt.Sprintf("routes[%d].defaults.response_format.json_schema", i)
+		b, err := json.Marshal(rf.JSONSchema)
+		if err != nil {
+			bad(at, "is not JSON: %v", err)
+			continue
+		}
+		if cache == nil {
+			cache = schema.NewCache(c.SchemaConfig())
+		}
+		if _, err := cache.Compile(b); err != nil {
+			bad(at, "%v", err)
+		}
+	}
 }
 
 // addrProblem says what is wrong with a listen address, or returns "". A

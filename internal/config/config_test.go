@@ -96,6 +96,8 @@ func TestLoadRejectsBadConfig(t *testing.T) {
 		{"unknown redirect policy", "providers: [{name: a, kind: mock, redirects: always}]\n", `providers[0].redirects: "always" is not never or same_origin`},
 		{"negative transport timeout", "providers: [{name: a, kind: mock, transport: {dial_timeout: -1s}}]\n", "providers[0].transport.dial_timeout: must not be negative"},
 		{"client certificate without key", "providers: [{name: a, kind: mock, transport: {cert_file: c.pem}}]\n", "cert_file and key_file go together"},
+		{"transport timeout the first event timeout overrides", "providers: [{name: a, kind: mock, transport: {response_header_timeout: 5m}}]\n", "providers[0].transport.response_header_timeout: 5m is not shorter than the first event timeout (2m)"},
+		{"transport timeout against the provider's first event timeout", "providers: [{name: a, kind: mock, first_event_timeout: 10s, transport: {dial_timeout: 10s}}]\n", "providers[0].transport.dial_timeout: 10s is not shorter than the first event timeout (10s)"},
 		{"auth throttle without a rate", "auth: {throttle: {burst: 5, per_second: 0}}\n", "auth.throttle"},
 		{"attempts over limit", "retry: {default_max_attempts: 11}\n", "default_max_attempts"},
 		{"half tls", "tls: {cert_file: a.pem}\n", "tls"},

@@ -159,6 +159,7 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
+			w.lines[path+"."+k.Value] = k.Line
 			w.walk(v, t.Elem(), path+"."+k.Value)
 		}
 	case t.Kind() == reflect.Interface:

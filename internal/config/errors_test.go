@@ -25,7 +25,7 @@ func TestProblemsNameTheSettingAndLine(t *testing.T) {
 		{"field in the wrong section", "initial_backoff: 1s\n",
 			"config:1: initial_backoff: unknown field; did you mean retry.initial_backoff? (initial_backoff belongs in retry)"},
 		{"nothing close", "deadlines:\n  whenever: 1s\n",
-			"config:2: deadlines.whenever: unknown field; the fields in deadlines are default, max, max_stream_idle, stream_idle"},
+			"config:2: deadlines.whenever: unknown field; the fields in deadlines are default, first_event, max, max_first_event, max_stream_idle, min_stream_timeout, stream_idle"},
 		{"misspelled field of a list item", "providers:\n  - name: a\n    kind: mock\n  - name: b\n    knd: mock\n",
 			"config:5: providers[1].knd: unknown field; did you mean kind?"},
 		{"duration without a unit", "shutdown_grace: 30\n",
@@ -61,6 +61,14 @@ func TestProblemsNameTheSettingAndLine(t *testing.T) {
 				"  config:2: retry.max_backoff: \"soon\" is not a duration; use a Go duration such as 30s or 1m30s (units ms, s, m, h)\n" +
 				"  config:3: listn: unknown field; did you mean listen?\n" +
 				"  config:4: shutdown_grace: 5 has no unit; use a Go duration such as 30s or 1m30s (units ms, s, m, h)"},
+		{"a stream idle timeout under the floor", "deadlines:\n  stream_idle: 50ms\n",
+			"config:2: deadlines.stream_idle: 50ms is shorter than min_stream_timeout (100ms)"},
+		{"a first event timeout longer than its max", "deadlines:\n  first_event: 20m\n",
+			"config:2: deadlines.max_first_event: 10m is shorter than first_event (20m)"},
+		{"a provider's first event timeout under the floor", "providers:\n  - name: a\n    kind: mock\n    first_event_timeout: 1ms\n",
+			"config:4: providers[0].first_event_timeout: 1ms is not 0 (the server's deadlines.first_event) or at least min_stream_timeout (100ms)"},
+		{"an option key both allowed and denied", "providers:\n  - name: a\n    kind: openai\n    provider_options:\n      allow: [seed]\n      deny: [seed]\n",
+			`config:5: providers[0].provider_options.allow[0]: "seed" is also in provider_options.deny`},
 		{"several problems after parsing", "deadlines:\n  default: 1h\n  max: 10m\nlog:\n  level: loud\n",
 			"config has 2 problems:\n" +
 				"  config:3: deadlines.max: 10m is shorter than default (1h)\n" +

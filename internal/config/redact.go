@@ -126,7 +126,8 @@ func toNode(v reflect.Value) *yaml.Node {
 	switch {
 	case t == durationType:
 		return scalar("!!str", formatDuration(time.Duration(v.Int())))
-	case t.Kind() == reflect.Pointer:
+	case t.Kind() == reflect.Pointer, t.Kind() == reflect.Interface:
+		// Interfaces hold free-form values: provider options, schemas.
 		if v.IsNil() {
 			return scalar("!!null", "null")
 		}

@@ -3,6 +3,8 @@ package interceptors
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 
 	grpcauth "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
 	"google.golang.org/grpc"
@@ -83,12 +85,13 @@ func authError(err error) error {
 }
 
 // ModelAccess checks, once the request has arrived, that the caller's key
-// may use the model it names (PERMISSION_DENIED, MODEL_NOT_ALLOWED): the
-// key's patterns are matched against the provider and model the request
-// resolves to (provider.SplitModel, auth.MatchPattern). It
-// sits after validation, so a malformed model is INVALID_ARGUMENT, not a
-// permission problem. Calls without an identity (no keys configured) and
-// requests without a model pass.
+// may use the model it names and each of its fallback_models
+// (PERMISSION_DENIED, MODEL_NOT_ALLOWED): a route is allowed by its name,
+// whatever its targets are, and a "<provider>/<model>" by the key's
+// patterns on the provider and model it resolves to (provider.SplitModel,
+// auth.MatchPattern). It sits after validation, so a malformed model is
+// INVALID_ARGUMENT, not a permission problem. Calls without an identity
+// (no keys configured) and requests without a model pass.
 func ModelAccess() Link {
 	check := func(ctx context.Context, req any) error {
 		id, ok := auth.FromContext(ctx)
@@ -99,14 +102,33 @@ func ModelAccess() Link {
 		if !ok {
 			return nil
 		}
-		// The key's patterns match the provider and model the request
-		// resolves to, split where the provider set splits it.
-		if p, m, ok := provider.SplitModel(model); ok && id.AllowsModel(p, m) {
-			return nil
+		if !allowed(id, model) {
+			return statusError(codes.PermissionDenied, ReasonModelNotAllowed,
+				"API key "+id.Name+" may not use model "+model,
+				map[string]string{"key": id.Name, "model": model}, 0)
 		}
-		return statusError(codes.PermissionDenied, ReasonModelNotAllowed,
-			"API key "+id.Name+" may not use model "+model,
-			map[string]string{"key": id.Name, "model": model}, 0)
+		for i, f := range requestFallbacks(req) {
+			if !allowed(id, f) {
+				field := "fallback_models[" + strconv.Itoa(i) + "]"
+				return statusError(codes.PermissionDenied, ReasonModelNotAllowed,
+					"API key "+id.Name+" may not use model "+f+" ("+field+")",
+					map[string]string{"key": id.Name, "model": f, "field": field}, 0)
+			}
+		}
+		return nil
 	}
 	return requestCheck("model_access", check)
+}
+
+// allowed reports whether the key may use the model a request names: a
+// route by its name (which has no "/"), a provider's model by
+// "<provider>/<model>" (a name with an empty part by none).
+func allowed(id *auth.Identity, name string) bool {
+	p, m, ok := provider.SplitModel(name)
+	if !strings.Contains(name, "/") {
+		return id.AllowsRoute(name)
+	}
+	// Split where the provider set splits it, so the patterns match what
+	// the request resolves to.
+	return ok && id.AllowsModel(p, m)
 }

@@ -2,6 +2,7 @@ package interceptors
 
 import (
 	"context"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -93,6 +94,48 @@ func TestAuthSkipsHealth(t *testing.T) {
 	resp, err := c.health.Check(testCtx(t), &healthpb.HealthCheckRequest{})
 	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Fatalf("health without a key: %v, %v", resp, err)
+	}
+}
+
+// TestModelAccessRoutesAndFallbacks: a key's allow-list applies to the
+// name the caller used, a route by its name whatever its targets, and to
+// each of the request's fallback_models.
+func TestModelAccessRoutesAndFallbacks(t *testing.T) {
+	const key = "key-routes"
+	keys := testKeys(t, auth.KeyConfig{Name: "routes", SHA256: auth.HashKey(key), Scopes: []string{"generate"},
+		Models: []string{"smart", "mock/echo"}})
+	c := serve(t, &fakeService{}, Guard(discardLogger()), APIOnly(Auth(keys)), Validate(newValidator(t)), ModelAccess())
+	tests := []struct {
+		name      string
+		model     string
+		fallbacks []string
+		wantModel string // the model refused; "" when allowed
+		wantField string
+	}{
+		{"the allowed route", "smart", nil, "", ""},
+		{"another route", "fast", nil, "fast", ""},
+		{"a route is not a provider's model", "openai/smart", nil, "openai/smart", ""},
+		{"allowed fallbacks", "smart", []string{"mock/echo", "smart"}, "", ""},
+		{"a fallback the key may not use", "mock/echo", []string{"smart", "mock/lorem"}, "mock/lorem", "fallback_models[1]"},
+		{"a fallback route the key may not use", "smart", []string{"fast"}, "fast", "fallback_models[0]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := validRequest()
+			req.Model, req.FallbackModels = tt.model, tt.fallbacks
+			_, err := c.generate(metadata.AppendToOutgoingContext(testCtx(t), "authorization", "Bearer "+key), req)
+			if tt.wantModel == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			st := wantStatus(t, err, codes.PermissionDenied, ReasonModelNotAllowed)
+			md := findDetail[*errdetails.ErrorInfo](st).GetMetadata()
+			if md["model"] != tt.wantModel || md["field"] != tt.wantField {
+				t.Errorf("ErrorInfo metadata %v, want model %q field %q", md, tt.wantModel, tt.wantField)
+			}
+		})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
 )
 
 // BenchmarkChain measures a one-event Generate call over bufconn with no
@@ -21,8 +22,8 @@ func BenchmarkChain(b *testing.B) {
 	all := func(log *slog.Logger) []Link {
 		return []Link{
 			Guard(log), Metrics(m), Logging(log), APIOnly(Auth(keys)),
-			NewKeyLimits(keys, m).Link(), APIOnly(Deadline(time.Minute, time.Hour)), RequestSize(4 << 20),
-			Validate(newValidator(b)), ModelAccess(), ResolveModel(testProviders(b, "mock")),
+			NewKeyLimits(keys, memory.New(), m).Link(), APIOnly(Deadline(time.Minute, time.Hour)), RequestSize(4 << 20),
+			Validate(newValidator(b)), ModelAccess(), ResolveModel(testRoutes(b, nil, "mock")),
 			NewProviderQueue(map[string]int{"mock": 1000}, 10, m).Link(), Recovery(log),
 		}
 	}

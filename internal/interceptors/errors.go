@@ -30,6 +30,10 @@ const (
 	ReasonTooManyStreams = "TOO_MANY_STREAMS"
 	// UNAVAILABLE, with RetryInfo: the provider's max_concurrent and queue.
 	ReasonProviderBusy = "PROVIDER_BUSY"
+	// UNAVAILABLE, with RetryInfo: the shared state store (Redis) that
+	// holds the key's limits is unreachable and state.on_store_failure is
+	// fail_closed.
+	ReasonStateStoreUnavailable = "STATE_STORE_UNAVAILABLE"
 
 	// Shared with the rest of llmrelay.
 	ReasonInvalidRequest = apierr.ReasonInvalidRequest

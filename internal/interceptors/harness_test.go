@@ -23,6 +23,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/route"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -52,6 +53,16 @@ func testProviders(t testing.TB, names ...string) *provider.Set {
 		t.Fatal(err)
 	}
 	return set
+}
+
+// testRoutes returns a route table over testProviders(names...).
+func testRoutes(t testing.TB, routes []route.Config, names ...string) *route.Table {
+	t.Helper()
+	tb, err := route.NewTable(routes, testProviders(t, names...), route.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
 }
 
 // fakeService stands in for internal/service: the links are under test, not

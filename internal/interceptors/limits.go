@@ -2,16 +2,17 @@ package interceptors
 
 import (
 	"context"
+	"errors"
 	"strconv"
-	"sync/atomic"
 	"time"
 
-	"golang.org/x/time/rate"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 
+	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/state"
 )
 
 // Labels of metrics.RateLimited, one per limit.
@@ -21,99 +22,106 @@ const (
 	LimitProviderQueue = "provider_queue"
 )
 
-// keyState is one key's limiter and stream count.
-type keyState struct {
-	limiter    *rate.Limiter // nil: no rate limit
-	maxStreams int64         // 0: no stream limit
-	streams    atomic.Int64
-}
+// storeRetryAfter is the RetryInfo delay of a call refused because the
+// shared state store is unavailable (fail_closed): the store is pinged
+// about this often, and another replica may already reach it.
+const storeRetryAfter = time.Second
 
-// KeyLimits enforces each key's requests_per_second/burst (a token bucket
-// per key) on every call and its max_concurrent_streams on stream calls. It
-// is safe for concurrent use.
+// KeyLimits enforces each key's requests_per_second/burst on every call
+// and its max_concurrent_streams on stream calls, through a state.Admitter:
+// per process with the memory store, across every replica with the redis
+// store. Each call costs at most one Admit (one Redis round trip), and
+// none for keys without limits. It is safe for concurrent use.
 type KeyLimits struct {
-	keys    map[string]*keyState
+	quotas  map[string]state.Quota // by key name; keys without limits are absent
+	store   state.Admitter
 	metrics *metrics.Metrics
-	now     func() time.Time
 }
 
-// NewKeyLimits builds the limits of every configured key. m may be nil.
-func NewKeyLimits(keys *auth.Keyring, m *metrics.Metrics) *KeyLimits {
-	kl := &KeyLimits{keys: make(map[string]*keyState), metrics: m, now: time.Now}
+// NewKeyLimits builds the limits of every configured key on store. m may
+// be nil.
+func NewKeyLimits(keys *auth.Keyring, store state.Admitter, m *metrics.Metrics) *KeyLimits {
+	kl := &KeyLimits{quotas: make(map[string]state.Quota), store: store, metrics: m}
 	for _, id := range keys.Identities() {
-		st := &keyState{maxStreams: int64(id.Limits.MaxConcurrentStreams)}
+		q := state.Quota{MaxConcurrent: id.Limits.MaxConcurrentStreams}
 		if id.Limits.RequestsPerSecond > 0 {
-			st.limiter = rate.NewLimiter(rate.Limit(id.Limits.RequestsPerSecond), max(1, id.Limits.Burst))
+			q.Rate, q.Burst = id.Limits.RequestsPerSecond, max(1, id.Limits.Burst)
 		}
-		kl.keys[id.Name] = st
+		if q != (state.Quota{}) {
+			kl.quotas[id.Name] = q
+		}
 	}
 	return kl
 }
 
-// allow takes one token from the key's bucket, or returns
-// RESOURCE_EXHAUSTED (RATE_LIMITED) with a RetryInfo saying when the next
-// token is due. A refused call takes no token.
-func (kl *KeyLimits) allow(id *auth.Identity, st *keyState) error {
-	if st.limiter == nil {
-		return nil
-	}
-	now := kl.now()
-	r := st.limiter.ReserveN(now, 1)
-	delay := r.DelayFrom(now)
-	if !r.OK() {
-		delay = time.Second // burst 0; NewKeyLimits never builds one
-	} else if delay == 0 {
-		return nil
-	}
-	r.CancelAt(now)
-	kl.metrics.RateLimited(LimitRate)
-	return statusError(codes.ResourceExhausted, ReasonRateLimited,
-		"API key "+id.Name+" exceeded its rate of "+strconv.FormatFloat(id.Limits.RequestsPerSecond, 'g', -1, 64)+" requests per second",
-		map[string]string{"key": id.Name, "limit": LimitRate}, max(delay, time.Millisecond))
-}
-
-// state returns the limits of the caller's key, or nil for calls without an
-// identity (no keys configured; health and reflection).
-func (kl *KeyLimits) state(ctx context.Context) (*auth.Identity, *keyState) {
+// admit admits one call of id's key: with stream, under its stream limit
+// too. The returned release ends the call's stream lease (a no-op when
+// there is none). A refused call takes no token and no stream slot.
+func (kl *KeyLimits) admit(ctx context.Context, stream bool) (release func(), err error) {
 	id, ok := auth.FromContext(ctx)
-	if !ok {
-		return nil, nil
+	if !ok { // no keys configured; health and reflection
+		return func() {}, nil
 	}
-	return id, kl.keys[id.Name]
+	q, ok := kl.quotas[id.Name]
+	if !stream {
+		q.MaxConcurrent = 0
+	}
+	if !ok || q == (state.Quota{}) {
+		return func() {}, nil
+	}
+	adm, err := kl.store.Admit(ctx, id.Name, q)
+	switch {
+	case errors.Is(err, state.ErrUnavailable):
+		return nil, &apierr.Error{
+			Code: codes.Unavailable, Reason: ReasonStateStoreUnavailable,
+			Message:    "the store of shared limits is unavailable, and this server refuses calls until it is back; call again",
+			Metadata:   map[string]string{"key": id.Name},
+			RetryAfter: storeRetryAfter,
+			Cause:      err,
+		}
+	case err != nil: // the call's own cancellation or deadline
+		return nil, apierr.FromError(err)
+	}
+	switch {
+	case adm.Allowed:
+		if adm.Lease != nil {
+			return adm.Lease.Release, nil
+		}
+		return func() {}, nil
+	case adm.Refused == state.LimitConcurrency:
+		kl.metrics.RateLimited(LimitConcurrency)
+		return nil, statusError(codes.ResourceExhausted, ReasonTooManyStreams,
+			"API key "+id.Name+" already has "+strconv.Itoa(q.MaxConcurrent)+" streams open",
+			map[string]string{"key": id.Name, "limit": LimitConcurrency}, 0)
+	default:
+		kl.metrics.RateLimited(LimitRate)
+		return nil, statusError(codes.ResourceExhausted, ReasonRateLimited,
+			"API key "+id.Name+" exceeded its rate of "+strconv.FormatFloat(q.Rate, 'g', -1, 64)+" requests per second",
+			map[string]string{"key": id.Name, "limit": LimitRate}, max(adm.RetryAfter, time.Millisecond))
+	}
 }
 
 // Link returns the chain link: the rate limit for every call, and for stream
 // calls also the stream limit (RESOURCE_EXHAUSTED, TOO_MANY_STREAMS), held
-// until the stream ends.
+// until the stream ends. While a fail_closed store is unavailable, calls of
+// limited keys fail UNAVAILABLE (STATE_STORE_UNAVAILABLE).
 func (kl *KeyLimits) Link() Link {
 	return Link{
 		Name: "key_limits",
 		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			if id, st := kl.state(ctx); st != nil {
-				if err := kl.allow(id, st); err != nil {
-					return nil, err
-				}
+			release, err := kl.admit(ctx, false)
+			if err != nil {
+				return nil, err
 			}
+			defer release()
 			return h(ctx, req)
 		},
 		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			id, st := kl.state(ss.Context())
-			if st == nil {
-				return h(srv, ss)
-			}
-			// The stream slot first: a call refused for it takes no token.
-			if st.maxStreams > 0 {
-				defer st.streams.Add(-1)
-				if n := st.streams.Add(1); n > st.maxStreams {
-					kl.metrics.RateLimited(LimitConcurrency)
-					return statusError(codes.ResourceExhausted, ReasonTooManyStreams,
-						"API key "+id.Name+" already has "+strconv.FormatInt(st.maxStreams, 10)+" streams open",
-						map[string]string{"key": id.Name, "limit": LimitConcurrency}, 0)
-				}
-			}
-			if err := kl.allow(id, st); err != nil {
+			release, err := kl.admit(ss.Context(), true)
+			if err != nil {
 				return err
 			}
+			defer release()
 			return h(srv, ss)
 		},
 	}

@@ -1,16 +1,22 @@
 package interceptors
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
 )
 
 // fakeClock is a settable clock for rate limiters.
@@ -59,9 +65,8 @@ func TestKeyRateLimit(t *testing.T) {
 		auth.KeyConfig{Name: "free", SHA256: auth.HashKey("free"), Scopes: []string{"generate", "models.list"}, Models: []string{"*"}},
 	)
 	m := metrics.New()
-	kl := NewKeyLimits(keys, m)
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	kl.now = clock.now
+	kl := NewKeyLimits(keys, memory.New(memory.WithClock(clock.now)), m)
 	c := serve(t, &fakeService{}, APIOnly(Auth(keys)), kl.Link())
 
 	call := func(key string, stream bool) error {
@@ -117,7 +122,7 @@ func TestKeyConcurrentStreams(t *testing.T) {
 		}
 		return nil
 	}}
-	c := serve(t, svc, APIOnly(Auth(keys)), NewKeyLimits(keys, m).Link())
+	c := serve(t, svc, APIOnly(Auth(keys)), NewKeyLimits(keys, memory.New(), m).Link())
 
 	hold := validRequest()
 	hold.Model = "mock/hold"
@@ -146,5 +151,51 @@ func TestKeyConcurrentStreams(t *testing.T) {
 	// Finished streams give their slots back.
 	if _, err := c.generate(withKey(testCtx(t), "k"), validRequest()); err != nil {
 		t.Fatalf("after the streams ended: %v", err)
+	}
+}
+
+// downStore is a state store that cannot decide: Redis unreachable with
+// on_store_failure fail_closed. It records the quotas it was asked about.
+type downStore struct {
+	mu     sync.Mutex
+	quotas []state.Quota
+}
+
+func (d *downStore) Admit(_ context.Context, _ string, q state.Quota) (state.Admission, error) {
+	d.mu.Lock()
+	d.quotas = append(d.quotas, q)
+	d.mu.Unlock()
+	return state.Admission{}, &state.UnavailableError{Cause: errors.New("dial tcp 10.1.2.3:6379: connection refused")}
+}
+
+// TestKeyLimitsStoreUnavailable: calls of limited keys fail UNAVAILABLE with
+// a typed reason and a RetryInfo, without the store's internal error;
+// unlimited keys never ask the store; unary calls ask for no stream lease.
+func TestKeyLimitsStoreUnavailable(t *testing.T) {
+	keys := testKeys(t,
+		auth.KeyConfig{Name: "limited", SHA256: auth.HashKey("limited"), Scopes: []string{"generate", "models.list"}, Models: []string{"*"},
+			RequestsPerSecond: 5, Burst: 2, MaxConcurrentStreams: 3},
+		auth.KeyConfig{Name: "free", SHA256: auth.HashKey("free"), Scopes: []string{"generate", "models.list"}, Models: []string{"*"}},
+	)
+	store := &downStore{}
+	c := serve(t, &fakeService{}, APIOnly(Auth(keys)), NewKeyLimits(keys, store, metrics.New()).Link())
+
+	_, err := c.generate(withKey(testCtx(t), "limited"), validRequest())
+	st := wantStatus(t, err, codes.Unavailable, ReasonStateStoreUnavailable)
+	if ri := findDetail[*errdetails.RetryInfo](st); ri.GetRetryDelay().AsDuration() != time.Second {
+		t.Errorf("RetryInfo %v, want 1s", ri)
+	}
+	if strings.Contains(st.Message(), "10.1.2.3") || strings.Contains(st.Message(), "refused") {
+		t.Errorf("the status leaks the store's error: %q", st.Message())
+	}
+	_, err = c.llm.ListModels(withKey(testCtx(t), "limited"), &llmrelayv1.ListModelsRequest{})
+	wantStatus(t, err, codes.Unavailable, ReasonStateStoreUnavailable)
+
+	if _, err := c.generate(withKey(testCtx(t), "free"), validRequest()); err != nil {
+		t.Errorf("a key without limits: %v", err)
+	}
+	want := []state.Quota{{Rate: 5, Burst: 2, MaxConcurrent: 3}, {Rate: 5, Burst: 2}}
+	if diff := cmp.Diff(want, store.quotas); diff != "" {
+		t.Errorf("quotas asked of the store (-want +got):\n%s", diff)
 	}
 }

@@ -41,6 +41,62 @@ func Chain(links ...Link) []grpc.ServerOption {
 	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...)}
 }
 
+// Compose returns links composed into one unary and one stream
+// interceptor, the first outermost: what Chain installs, as values, for a
+// chain that is chosen per call (the server's runtime link runs the chain
+// of the call's config).
+func Compose(links ...Link) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
+	unary := make([]grpc.UnaryServerInterceptor, len(links))
+	stream := make([]grpc.StreamServerInterceptor, len(links))
+	for i, l := range links {
+		unary[i], stream[i] = l.Unary, l.Stream
+	}
+	return composeUnary(unary), composeStream(stream)
+}
+
+// composeUnary and composeStream chain interceptors the way gRPC's own
+// ChainUnaryInterceptor and ChainStreamInterceptor do, with one closure
+// per link and call.
+func composeUnary(is []grpc.UnaryServerInterceptor) grpc.UnaryServerInterceptor {
+	if len(is) == 0 {
+		return func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			return h(ctx, req)
+		}
+	}
+	var next func(i int, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) grpc.UnaryHandler
+	next = func(i int, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) grpc.UnaryHandler {
+		if i == len(is)-1 {
+			return h
+		}
+		return func(ctx context.Context, req any) (any, error) {
+			return is[i+1](ctx, req, info, next(i+1, info, h))
+		}
+	}
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		return is[0](ctx, req, info, next(0, info, h))
+	}
+}
+
+func composeStream(is []grpc.StreamServerInterceptor) grpc.StreamServerInterceptor {
+	if len(is) == 0 {
+		return func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			return h(srv, ss)
+		}
+	}
+	var next func(i int, info *grpc.StreamServerInfo, h grpc.StreamHandler) grpc.StreamHandler
+	next = func(i int, info *grpc.StreamServerInfo, h grpc.StreamHandler) grpc.StreamHandler {
+		if i == len(is)-1 {
+			return h
+		}
+		return func(srv any, ss grpc.ServerStream) error {
+			return is[i+1](srv, ss, info, next(i+1, info, h))
+		}
+	}
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+		return is[0](srv, ss, info, next(0, info, h))
+	}
+}
+
 // APIOnly restricts l to llmrelay's own API: calls to the infrastructure
 // services (grpc.health.v1, grpc.reflection.*) skip it, so probes and
 // grpcurl work without a key and long-lived health watches get no deadline.
@@ -123,6 +179,7 @@ func (s *peekStream) RecvMsg(m any) error {
 // The request fields the chain reads, as the generated getters.
 type (
 	modelGetter     interface{ GetModel() string }
+	fallbackGetter  interface{ GetFallbackModels() []string }
 	requestIDGetter interface{ GetRequestId() string }
 	metadataGetter  interface{ GetMetadata() map[string]string }
 )
@@ -134,6 +191,14 @@ func requestModel(msg any) (string, bool) {
 		return "", false
 	}
 	return g.GetModel(), true
+}
+
+// requestFallbacks returns the fallback_models a request names, if any.
+func requestFallbacks(msg any) []string {
+	if g, ok := msg.(fallbackGetter); ok {
+		return g.GetFallbackModels()
+	}
+	return nil
 }
 
 // Metrics records go-grpc-middleware's per-RPC server metrics (grpc_server_*,

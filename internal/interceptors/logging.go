@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/usage"
 )
 
 // Log field names llmrelay adds to go-grpc-middleware's (grpc.service,
@@ -32,6 +33,15 @@ const (
 	// FieldMetadata groups the request's metadata labels on the finish
 	// line: metadata.team=checkout in text, {"metadata": {...}} in JSON.
 	FieldMetadata = "metadata"
+	// FieldUsage groups a Generate call's tokens on the finish line, one
+	// <kind>_tokens field per kind (usage.Kinds: input and output always,
+	// the others when reported), and its cost when the model is priced:
+	// usage.input_tokens=12 usage.output_tokens=40 usage.cost=0.00043.
+	FieldUsage = "usage"
+	// FieldRoute is the route the request's model named.
+	FieldRoute = "route"
+	// FieldAnnotations groups the labels hooks attached to the call.
+	FieldAnnotations = "annotations"
 )
 
 // Logging logs each call with slog, with go-grpc-middleware's logging
@@ -40,12 +50,13 @@ const (
 // and "finished call" with its code and duration (at the middleware's level
 // for the code: info, warn or error). Both carry the call record's
 // request_id, key name and model; the finish line also carries the
-// request's metadata labels (bounded: callinfo.RecordMetadata), the attempts
-// (from the call record, else from the error's ErrorInfo metadata) and the
-// ErrorInfo reason. Credentials, request contents and provider keys are
-// never logged. Health checks are not logged (probes would flood the log),
-// nor are calls refused at authentication (AuthThrottle logs those, per
-// peer and interval).
+// request's metadata labels (bounded: callinfo.RecordMetadata), a Generate
+// call's usage (tokens by kind and, when priced, cost: FieldUsage), the
+// attempts (from the call record, else from the error's ErrorInfo
+// metadata) and the ErrorInfo reason. Credentials, request contents and
+// provider keys are never logged. Health checks are not logged (probes
+// would flood the log), nor are calls refused at authentication
+// (AuthThrottle logs those, per peer and interval).
 //
 // A line's fields are built only when its level is enabled, so a logger at
 // warn costs a successful call nothing but two level checks.
@@ -120,8 +131,15 @@ func (c *callLog) finished(err error) {
 		return
 	}
 	f := c.fields(nil)
-	if md := callinfo.From(c.ctx).Metadata(); len(md) > 0 {
+	ci := callinfo.From(c.ctx)
+	if md := ci.Metadata(); len(md) > 0 {
 		f = append(f, FieldMetadata, metadataGroup(md))
+	}
+	if notes := ci.Annotations(); len(notes) > 0 {
+		f = append(f, FieldAnnotations, metadataGroup(notes))
+	}
+	if u, ok := ci.Usage(); ok {
+		f = append(f, FieldUsage, usageGroup(u))
 	}
 	f = append(f, "grpc.code", code.String())
 	if err != nil {
@@ -192,6 +210,9 @@ func callFields(ctx context.Context) logging.Fields {
 	if s.Model != "" {
 		f = append(f, FieldModel, s.Model)
 	}
+	if s.Route != "" {
+		f = append(f, FieldRoute, s.Route)
+	}
 	if s.Attempts > 0 {
 		f = append(f, FieldAttempts, s.Attempts)
 	}
@@ -203,6 +224,20 @@ func metadataGroup(md []callinfo.Label) slog.Value {
 	attrs := make([]slog.Attr, len(md))
 	for i, l := range md {
 		attrs[i] = slog.String(l.Key, l.Value)
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// usageGroup is the log value of a call's usage.
+func usageGroup(u callinfo.Usage) slog.Value {
+	attrs := make([]slog.Attr, 0, len(usage.Kinds)+1)
+	for _, k := range usage.Kinds {
+		if n := k.Tokens(u.Tokens); n > 0 || k.PartOf == "" {
+			attrs = append(attrs, slog.Int64(k.Name+"_tokens", n))
+		}
+	}
+	if u.Priced {
+		attrs = append(attrs, slog.Float64("cost", u.Cost))
 	}
 	return slog.GroupValue(attrs...)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
 func TestLogging(t *testing.T) {
@@ -28,8 +29,9 @@ func TestLogging(t *testing.T) {
 	logs := &logBuffer{}
 	svc := &fakeService{generate: func(req *llmrelayv1.GenerateRequest, s llmrelayv1.LLMService_GenerateServer) error {
 		switch req.GetMessages()[0].GetContent() {
-		case "fail": // the handler reports its attempts
+		case "fail": // the handler reports its attempts and usage
 			callinfo.From(s.Context()).ObserveAttempt(3)
+			callinfo.From(s.Context()).RecordUsage(callinfo.Usage{Tokens: provider.Usage{InputTokens: 12, OutputTokens: 40}, Cost: 0.5, Priced: true})
 			return status.Error(codes.Unavailable, "provider down")
 		case "events": // the events do not: only the handler's plan counts attempts
 			_ = s.Send(&llmrelayv1.GenerateEvent{Sequence: 1, Attempt: 1,
@@ -74,14 +76,25 @@ func TestLogging(t *testing.T) {
 	if md, _ := finished[0][FieldMetadata].(map[string]any); md["team"] != "checkout" || md["ticket"] != "OPS-12" || len(md) != 2 {
 		t.Errorf("finish line's metadata = %v, want the request's labels", finished[0][FieldMetadata])
 	}
+	if u, _ := finished[0][FieldUsage].(map[string]any); u["input_tokens"] != float64(12) || u["output_tokens"] != float64(40) || u["cost"] != 0.5 {
+		t.Errorf("finish line's usage = %v, want the call's tokens and cost", finished[0][FieldUsage])
+	}
 	for _, content := range []string{"events", "metadata"} {
 		req := validRequest()
 		req.Messages[0].Content = content
 		_, _ = c.generate(withKey(testCtx(t), secret), req)
 	}
+	// Refused before the handler, after authentication: a model the key
+	// may not use.
+	other := validRequest()
+	other.Model = "other/x"
+	_, _ = c.generate(withKey(testCtx(t), secret), other)
 	finished = logs.lines(t, "finished call")
 	if _, ok := finished[1][FieldMetadata]; ok {
 		t.Errorf("a call without metadata logged some: %v", finished[1])
+	}
+	if f := finished[3]; f["grpc.code"] != "PermissionDenied" || f[FieldUsage] != nil {
+		t.Errorf("a call that never reached the handler: %v; want PermissionDenied and no usage", f)
 	}
 	if got := []any{finished[1][FieldAttempts], finished[2][FieldAttempts]}; got[0] != nil || got[1] != float64(4) {
 		t.Errorf("attempts from events and from ErrorInfo = %v, want [<nil> 4]: events are not counted", got)

@@ -26,11 +26,13 @@ const ProviderBusyRetryAfter = time.Second
 // safe for concurrent use.
 //
 // The queue is a link, not something the service calls: the link takes the
-// provider from the target the request's model resolved to (ResolveModel,
-// before it, records it in the call record), so the bound holds for the
-// whole call (every attempt and the waits between them) without the
-// handler knowing about it, and a call that will be refused never reaches
-// the handler. A call without a resolved target passes.
+// provider from the first target the request's model resolved to
+// (ResolveModel, before it, records the targets in the call record), so
+// the bound holds for the whole call (every attempt and the waits between
+// them) without the handler knowing about it, and a call that will be
+// refused never reaches the handler. A call that falls back to another
+// provider keeps the first one's slot and takes none of the other's. A
+// call without a resolved target passes.
 type ProviderQueue struct {
 	providers map[string]*providerSlots
 	metrics   *metrics.Metrics
@@ -54,6 +56,23 @@ func NewProviderQueue(maxConcurrent map[string]int, queueLen int, m *metrics.Met
 		}
 	}
 	return q
+}
+
+// Inherit makes q use prev's slots (and waiting calls) for every provider
+// whose max_concurrent and queue length are the same in both, so that
+// after a config reload the calls that started before it and those that
+// start after count against one bound. A provider whose bound changed gets
+// fresh slots: until the calls under the old bound end, both bounds hold
+// side by side.
+func (q *ProviderQueue) Inherit(prev *ProviderQueue) {
+	if prev == nil {
+		return
+	}
+	for name, p := range q.providers {
+		if old := prev.providers[name]; old != nil && cap(old.slots) == cap(p.slots) && old.maxQueue == p.maxQueue {
+			q.providers[name] = old
+		}
+	}
 }
 
 // Acquire takes a slot of the named provider, waiting in its queue if
@@ -122,7 +141,7 @@ func (q *ProviderQueue) Link() Link {
 	}
 }
 
-// acquireFor takes a slot for the provider of the call's resolved target,
+// acquireFor takes a slot for the provider of the call's first target,
 // if it has one.
 func (q *ProviderQueue) acquireFor(ctx context.Context) (func(), error) {
 	t, ok := callinfo.From(ctx).Target()

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
+	grpcstatus "google.golang.org/grpc/status"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/metrics"
@@ -84,7 +85,7 @@ func TestProviderQueueLink(t *testing.T) {
 		}
 		return nil
 	}}
-	c := serve(t, svc, Guard(discardLogger()), ResolveModel(testProviders(t, "mock", "openai")), q.Link())
+	c := serve(t, svc, Guard(discardLogger()), ResolveModel(testRoutes(t, nil, "mock", "openai")), q.Link())
 	hold := validRequest()
 	hold.Model = "mock/hold"
 	var wg sync.WaitGroup
@@ -117,5 +118,35 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestProviderQueueInherit: after a reload, calls of the old and the new
+// queue share one bound where a provider's bound did not change, and
+// count apart where it did.
+func TestProviderQueueInherit(t *testing.T) {
+	ctx := testCtx(t)
+	old := NewProviderQueue(map[string]int{"same": 1, "changed": 1}, 0, nil)
+	holdSame, err := old.Acquire(ctx, "same")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holdSame()
+	holdChanged, err := old.Acquire(ctx, "changed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holdChanged()
+
+	q := NewProviderQueue(map[string]int{"same": 1, "changed": 2}, 0, nil)
+	q.Inherit(old)
+	if _, err := q.Acquire(ctx, "same"); grpcstatus.Code(err) != codes.Unavailable {
+		t.Errorf("same bound: a call beside the old one got %v, want UNAVAILABLE (one bound)", err)
+	}
+	r, err := q.Acquire(ctx, "changed")
+	if err != nil {
+		t.Errorf("changed bound: %v, want a fresh slot", err)
+	} else {
+		r()
 	}
 }

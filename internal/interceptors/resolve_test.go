@@ -9,6 +9,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/route"
 )
 
 func TestResolveModel(t *testing.T) {
@@ -22,7 +23,7 @@ func TestResolveModel(t *testing.T) {
 		targets <- target.Entry.Config.Name + " " + target.Model
 		return nil
 	}}
-	c := serve(t, svc, Guard(discardLogger()), ResolveModel(testProviders(t, "mock", "secret-upstream")))
+	c := serve(t, svc, Guard(discardLogger()), ResolveModel(testRoutes(t, nil, "mock", "secret-upstream")))
 
 	req := validRequest()
 	req.Model = "mock/org/model:tag"
@@ -64,5 +65,50 @@ func TestResolveModel(t *testing.T) {
 	// Calls without a model (ListModels) pass.
 	if _, err := c.llm.ListModels(testCtx(t), &llmrelayv1.ListModelsRequest{}); err != nil {
 		t.Errorf("ListModels: %v", err)
+	}
+}
+
+func TestResolveModelRoutesAndFallbacks(t *testing.T) {
+	got := make(chan string, 1)
+	svc := &fakeService{generate: func(_ *llmrelayv1.GenerateRequest, s llmrelayv1.LLMService_GenerateServer) error {
+		res, ok := callinfo.From(s.Context()).Resolved()
+		if !ok {
+			got <- "<none>"
+			return nil
+		}
+		var ts []string
+		for _, t := range res.Targets {
+			ts = append(ts, t.String())
+		}
+		route := ""
+		if res.Route != nil {
+			route = res.Route.Name + ": "
+		}
+		got <- route + strings.Join(ts, " ")
+		return nil
+	}}
+	routes := testRoutes(t, []route.Config{{Name: "smart", Targets: []route.TargetConfig{{Model: "a/x"}, {Model: "b/y"}}}}, "a", "b")
+	c := serve(t, svc, Guard(discardLogger()), ResolveModel(routes))
+
+	req := validRequest()
+	req.Model, req.FallbackModels = "smart", []string{"b/z", "a/x"}
+	if _, err := c.generate(testCtx(t), req); err != nil {
+		t.Fatal(err)
+	}
+	if g := <-got; g != "smart: a/x b/y b/z" {
+		t.Errorf("the handler saw %q, want the route's targets then the new fallback", g)
+	}
+
+	req.Model, req.FallbackModels = "a/w", []string{"b/z", "c/none"}
+	_, err := c.generate(testCtx(t), req)
+	st := wantStatus(t, err, codes.InvalidArgument, "UNKNOWN_PROVIDER")
+	if v := findDetail[*errdetails.BadRequest](st).GetFieldViolations(); len(v) != 1 || v[0].GetField() != "fallback_models[1]" {
+		t.Errorf("BadRequest = %v, want one violation of fallback_models[1]", v)
+	}
+	req.Model, req.FallbackModels = "clever", nil
+	_, err = c.generate(testCtx(t), req)
+	st = wantStatus(t, err, codes.InvalidArgument, "UNKNOWN_MODEL")
+	if !strings.Contains(st.Message(), `"clever" is not a route`) || strings.Contains(st.Message(), "smart") {
+		t.Errorf("message %q, want the unknown route named and the configured ones not", st.Message())
 	}
 }

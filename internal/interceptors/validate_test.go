@@ -1,6 +1,7 @@
 package interceptors
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,7 +31,9 @@ func TestValidate(t *testing.T) {
 		wantField string // the first violation's field path
 	}{
 		{"empty model", func(r *llmrelayv1.GenerateRequest) { r.Model = "" }, "model"},
-		{"model without provider", func(r *llmrelayv1.GenerateRequest) { r.Model = "gpt-4o" }, "model"},
+		{"route name with a dot", func(r *llmrelayv1.GenerateRequest) { r.Model = "gpt-4.1" }, "model"},
+		{"fallback model with spaces", func(r *llmrelayv1.GenerateRequest) { r.FallbackModels = []string{"mock/echo", "mock/echo please"} }, "fallback_models[1]"},
+		{"nine fallback models", func(r *llmrelayv1.GenerateRequest) { r.FallbackModels = slices.Repeat([]string{"mock/echo"}, 9) }, "fallback_models"},
 		{"model with spaces", func(r *llmrelayv1.GenerateRequest) { r.Model = "mock/echo please" }, "model"},
 		{"model too long", func(r *llmrelayv1.GenerateRequest) { r.Model = "mock/" + strings.Repeat("e", 300) }, "model"},
 		{"no messages", func(r *llmrelayv1.GenerateRequest) { r.Messages = nil }, "messages"},
@@ -78,6 +81,10 @@ func TestValidate(t *testing.T) {
 		if _, err := c.generate(testCtx(t), req); err != nil {
 			t.Fatal(err)
 		}
+		req.Model, req.FallbackModels = "smart", []string{"fast_eu", "openai/gpt-4.1"}
+		if _, err := c.generate(testCtx(t), req); err != nil {
+			t.Fatalf("a route name with fallback models: %v", err)
+		}
 	})
 }
 
@@ -85,8 +92,8 @@ func TestValidate(t *testing.T) {
 // protovalidate's own would show a regular expression or say two things
 // about one mistake: each mistake is exactly one violation, in words.
 func TestValidationMessages(t *testing.T) {
-	const modelMsg = "must be <provider>/<model>, like mock/echo or openai/gpt-4o: a lower-case provider name, " +
-		"a slash, then the provider's model name (letters, digits and . _ : / @ + -)"
+	const modelMsg = "must be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o: a lower-case name, " +
+		"and for a provider's model a slash, then the provider's model name (letters, digits and . _ : / @ + -)"
 	const roleMsg = "must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL"
 	c := serve(t, &fakeService{}, Validate(newValidator(t)))
 	tests := []struct {
@@ -96,7 +103,9 @@ func TestValidationMessages(t *testing.T) {
 		message     string
 	}{
 		{"empty model", func(r *llmrelayv1.GenerateRequest) { r.Model = "" }, "model", "required", "value is required"},
-		{"model without provider", func(r *llmrelayv1.GenerateRequest) { r.Model = "gpt-4o" }, "model", "model.format", modelMsg},
+		{"route name with a dot", func(r *llmrelayv1.GenerateRequest) { r.Model = "gpt-4.1" }, "model", "model.format", modelMsg},
+		{"fallback model with a space", func(r *llmrelayv1.GenerateRequest) { r.FallbackModels = []string{"mock/echo please"} }, "fallback_models[0]", "fallback_models.format",
+			"must be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o"},
 		{"upper-case provider", func(r *llmrelayv1.GenerateRequest) { r.Model = "OpenAI/gpt-4o" }, "model", "model.format", modelMsg},
 		{"model with a space", func(r *llmrelayv1.GenerateRequest) { r.Model = "mock/echo please" }, "model", "model.format", modelMsg},
 		{"unspecified role", func(r *llmrelayv1.GenerateRequest) { r.Messages[0].Role = 0 }, "messages[0].role", "role.defined", roleMsg},

@@ -7,13 +7,16 @@
 package metrics
 
 import (
+	"fmt"
 	"net/http"
-	"time"
+	"strings"
+	"sync"
 
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
 )
 
 // Metric names. Keep the README's table in step with this list.
@@ -35,6 +38,60 @@ const (
 	NameRateLimited = "llmrelay_rate_limit_rejections_total"
 	// NameRetryBudgetExhausted counts retries the retry budget denied, by provider.
 	NameRetryBudgetExhausted = "llmrelay_retry_budget_exhausted_total"
+	// NameFallbacks counts calls moved from one target to the next, by
+	// route ("" for a request's fallback_models behind a provider's model)
+	// and the targets from and to.
+	NameFallbacks = "llmrelay_fallbacks_total"
+	// NameEjections counts route targets ejected by outlier detection, by target.
+	NameEjections = "llmrelay_target_ejections_total"
+	// NameEjected is 1 for a route target that is ejected now, else 0, by target.
+	NameEjected = "llmrelay_target_ejected"
+	// NameStateStoreUp is 1 while the shared state store (Redis) answers,
+	// 0 while it does not; only a redis store reports it.
+	NameStateStoreUp = "llmrelay_state_store_up"
+	// NameStateStoreErrors counts failed operations on the shared state
+	// store, by operation ("admit", "acquire", "count", "release", "renew",
+	// "ping").
+	NameStateStoreErrors = "llmrelay_state_store_errors_total"
+	// NameStateStoreFallbacks counts decisions made without the shared
+	// state store while it was unreachable, by decision: "local" (fail_open:
+	// decided on this replica's own limits) or "refused" (fail_closed).
+	NameStateStoreFallbacks = "llmrelay_state_store_fallbacks_total"
+
+	// The GenAI semantic conventions' metrics, in Prometheus form (dots
+	// become underscores, the unit a suffix), by provider, model, route
+	// and API key name (see CallLabels):
+	//
+	// NameTimeToFirstToken (gen_ai.server.time_to_first_token) observes
+	// the time from a Generate call's start to its first delta.
+	NameTimeToFirstToken = "gen_ai_server_time_to_first_token_seconds"
+	// NameRequestDuration (gen_ai.server.request.duration) observes each
+	// Generate call's duration, with error_type (the ErrorInfo reason of a
+	// failed call, "" for a successful one).
+	NameRequestDuration = "gen_ai_server_request_duration_seconds"
+	// NameTokenUsage (gen_ai.client.token.usage) observes the input and
+	// output tokens of each Generate call that reported usage, by
+	// token_type.
+	NameTokenUsage = "gen_ai_client_token_usage"
+
+	// NameTokens counts tokens by kind (type: input, output and the kinds
+	// that are part of them, usage.Kinds), provider, model, route and key:
+	// who is spending what.
+	NameTokens = "llmrelay_tokens_total"
+	// NameCost counts what the tokens cost at the price table's prices
+	// (pricing), by provider, model, route and key; only priced models.
+	NameCost = "llmrelay_cost_total"
+
+	// NameConfigReloads counts config reloads by result: "success" (the
+	// new config serves new calls), "failure" (refused; the old one
+	// stays).
+	NameConfigReloads = "llmrelay_config_reloads_total"
+	// NameConfigLastReloadSuccessful is 1 when the last reload succeeded
+	// (or none was tried), 0 when it failed.
+	NameConfigLastReloadSuccessful = "llmrelay_config_last_reload_successful"
+	// NameConfigLastReloadTime is when the config in use was loaded, in
+	// seconds since the Unix epoch.
+	NameConfigLastReloadTime = "llmrelay_config_last_reload_success_timestamp_seconds"
 )
 
 // Metrics holds llmrelay's collectors and the go-grpc-middleware server
@@ -54,6 +111,25 @@ type Metrics struct {
 	validationRetries *prometheus.CounterVec
 	rateLimited       *prometheus.CounterVec
 	budgetExhausted   *prometheus.CounterVec
+	fallbacks         *prometheus.CounterVec
+	ejections         *prometheus.CounterVec
+	stateUp           prometheus.Gauge
+	stateUpOnce       sync.Once
+	stateErrors       *prometheus.CounterVec
+	stateFallbacks    *prometheus.CounterVec
+
+	// The GenAI metrics and usage per key; calls holds their series per
+	// label set (genai.go).
+	timeToFirstToken *prometheus.HistogramVec
+	requestDuration  *prometheus.HistogramVec
+	tokenUsage       *prometheus.HistogramVec
+	tokens           *prometheus.CounterVec
+	cost             *prometheus.CounterVec
+	series           seriesCache
+
+	reloads           *prometheus.CounterVec
+	lastReloadOK      prometheus.Gauge
+	lastReloadSuccess prometheus.Gauge
 }
 
 // New creates the metrics on a fresh registry, with Go runtime and process
@@ -99,19 +175,123 @@ func New() *Metrics {
 			Name: NameRetryBudgetExhausted,
 			Help: "Retries denied by the per-provider retry budget, by provider.",
 		}, []string{"provider"}),
+		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameFallbacks,
+			Help: "Calls moved from a failing target to the next, by route and the targets from and to.",
+		}, []string{"route", "from", "to"}),
+		ejections: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameEjections,
+			Help: "Route targets ejected by outlier detection after failing in a row, by target.",
+		}, []string{"target"}),
+		stateUp: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: NameStateStoreUp,
+			Help: "1 while the shared state store (Redis) answers, 0 while it does not.",
+		}),
+		stateErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameStateStoreErrors,
+			Help: "Failed operations on the shared state store, by operation.",
+		}, []string{"op"}),
+		stateFallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameStateStoreFallbacks,
+			Help: "Decisions made without the unreachable shared state store: local (fail_open) or refused (fail_closed).",
+		}, []string{"decision"}),
+		timeToFirstToken: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: NameTimeToFirstToken,
+			Help: "Time from the start of a Generate call to its first delta (gen_ai.server.time_to_first_token).",
+			// The conventions' advice.
+			Buckets: []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0},
+		}, callLabelNames),
+		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    NameRequestDuration,
+			Help:    "Duration of Generate calls, by the ErrorInfo reason of failed ones (gen_ai.server.request.duration).",
+			Buckets: []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92, 163.84, 327.68, 655.36},
+		}, append(callLabelNames[:len(callLabelNames):len(callLabelNames)], "error_type")),
+		tokenUsage: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    NameTokenUsage,
+			Help:    "Input and output tokens of each Generate call (gen_ai.client.token.usage).",
+			Buckets: []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864},
+		}, append(callLabelNames[:len(callLabelNames):len(callLabelNames)], "token_type")),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameTokens,
+			Help: "Tokens used by Generate calls, by kind of token, provider, model, route and API key name.",
+		}, append(callLabelNames[:len(callLabelNames):len(callLabelNames)], "type")),
+		cost: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameCost,
+			Help: "Cost of the tokens of Generate calls at the configured prices, by provider, model, route and API key name.",
+		}, callLabelNames),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameConfigReloads,
+			Help: "Config reloads, by result: success or failure (refused, the old config stays).",
+		}, []string{"result"}),
+		lastReloadOK: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: NameConfigLastReloadSuccessful,
+			Help: "1 when the last config reload succeeded (or none was tried), 0 when it failed.",
+		}),
+		lastReloadSuccess: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: NameConfigLastReloadTime,
+			Help: "When the config in use was loaded, in seconds since the Unix epoch.",
+		}),
+	}
+	m.series.init()
+	m.lastReloadOK.Set(1)
+	m.lastReloadSuccess.SetToCurrentTime()
+	for _, r := range []string{ReloadSuccess, ReloadFailure} {
+		m.reloads.WithLabelValues(r)
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.Server, m.retries, m.attempts, m.timeToFirstDelta, m.calls,
 		m.providerErrors, m.validationRetries, m.rateLimited, m.budgetExhausted,
+		m.fallbacks, m.ejections,
+		m.stateErrors, m.stateFallbacks,
+		m.timeToFirstToken, m.requestDuration, m.tokenUsage, m.tokens, m.cost,
+		m.reloads, m.lastReloadOK, m.lastReloadSuccess,
 	)
 	return m
+}
+
+// Results of a config reload (NameConfigReloads).
+const (
+	ReloadSuccess = "success"
+	ReloadFailure = "failure"
+)
+
+// ConfigReloaded records a config reload's result.
+func (m *Metrics) ConfigReloaded(ok bool) {
+	if m == nil {
+		return
+	}
+	if !ok {
+		m.reloads.WithLabelValues(ReloadFailure).Inc()
+		m.lastReloadOK.Set(0)
+		return
+	}
+	m.reloads.WithLabelValues(ReloadSuccess).Inc()
+	m.lastReloadOK.Set(1)
+	m.lastReloadSuccess.SetToCurrentTime()
 }
 
 // Handler serves the registry in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{Registry: m.registry})
+}
+
+// Text returns the registry in the Prometheus text format, as the
+// Handler serves it, for tests.
+func (m *Metrics) Text() string {
+	mfs, err := m.registry.Gather()
+	var b strings.Builder
+	enc := expfmt.NewEncoder(&b, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			fmt.Fprintf(&b, "# error: %v\n", err)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "# error: %v\n", err)
+	}
+	return b.String()
 }
 
 // Registry returns the registry, for tests and extra collectors.
@@ -121,24 +301,6 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.registry }
 func (m *Metrics) Retry(provider, reason string) {
 	if m != nil {
 		m.retries.WithLabelValues(provider, reason).Inc()
-	}
-}
-
-// CallDone records a finished Generate call.
-func (m *Metrics) CallDone(provider, code string, attempts int) {
-	if m == nil {
-		return
-	}
-	m.calls.WithLabelValues(provider, code).Inc()
-	if attempts > 0 {
-		m.attempts.WithLabelValues(provider).Observe(float64(attempts))
-	}
-}
-
-// FirstDelta records the time to a call's first delta.
-func (m *Metrics) FirstDelta(provider string, d time.Duration) {
-	if m != nil {
-		m.timeToFirstDelta.WithLabelValues(provider).Observe(d.Seconds())
 	}
 }
 
@@ -167,5 +329,76 @@ func (m *Metrics) RateLimited(limit string) {
 func (m *Metrics) RetryBudgetExhausted(provider string) {
 	if m != nil {
 		m.budgetExhausted.WithLabelValues(provider).Inc()
+	}
+}
+
+// Fallback records a call moved from one target to the next.
+func (m *Metrics) Fallback(route, from, to string) {
+	if m != nil {
+		m.fallbacks.WithLabelValues(route, from, to).Inc()
+	}
+}
+
+// Ejection records a route target ejected by outlier detection.
+func (m *Metrics) Ejection(target string) {
+	if m != nil {
+		m.ejections.WithLabelValues(target).Inc()
+	}
+}
+
+// TargetHealth registers the gauge of route targets' health: ejected
+// returns, at each scrape, whether each target is ejected, by target.
+func (m *Metrics) TargetHealth(ejected func() map[string]bool) {
+	if m != nil {
+		m.registry.MustRegister(&ejectedCollector{ejected: ejected})
+	}
+}
+
+var ejectedDesc = prometheus.NewDesc(NameEjected,
+	"1 while a route target is ejected by outlier detection, else 0, by target.", []string{"target"}, nil)
+
+// ejectedCollector reports NameEjected from the targets' health at scrape
+// time: an ejection ends by the clock, not by an event to count.
+type ejectedCollector struct{ ejected func() map[string]bool }
+
+func (c *ejectedCollector) Describe(ch chan<- *prometheus.Desc) { ch <- ejectedDesc }
+
+func (c *ejectedCollector) Collect(ch chan<- prometheus.Metric) {
+	for target, ejected := range c.ejected() {
+		v := 0.0
+		if ejected {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(ejectedDesc, prometheus.GaugeValue, v, target)
+	}
+}
+
+// StateStoreUp records whether the shared state store answers. The gauge is
+// registered on the first call, so only servers with a redis store export
+// it.
+func (m *Metrics) StateStoreUp(up bool) {
+	if m == nil {
+		return
+	}
+	m.stateUpOnce.Do(func() { m.registry.MustRegister(m.stateUp) })
+	v := 0.0
+	if up {
+		v = 1
+	}
+	m.stateUp.Set(v)
+}
+
+// StateStoreError records a failed operation on the shared state store.
+func (m *Metrics) StateStoreError(op string) {
+	if m != nil {
+		m.stateErrors.WithLabelValues(op).Inc()
+	}
+}
+
+// StateStoreFallback records a decision made without the shared state
+// store: "local" or "refused".
+func (m *Metrics) StateStoreFallback(decision string) {
+	if m != nil {
+		m.stateFallbacks.WithLabelValues(decision).Inc()
 	}
 }

@@ -20,16 +20,18 @@ const (
 	// server error type. Retried.
 	ClassServerError
 	// ClassTransport: the connection failed, dropped or timed out, or the
-	// provider's stream was malformed or truncated. Retried.
+	// provider's stream was cut short (mid-event, or before its
+	// terminator). Retried.
 	ClassTransport
-	// ClassStalled: no provider event within the stream idle timeout. Retried.
+	// ClassStalled: no sign of life from the provider within the first
+	// event timeout or, once streaming, the stream idle timeout. Retried.
 	ClassStalled
 	// ClassQuotaExhausted: a 429 (or error type) saying the account's quota or
 	// spend limit is used up. Not retried: waiting does not help.
 	ClassQuotaExhausted
-	// ClassRejected: the provider rejected the request (400, 404, 413, 422
-	// and other 4xx), or answered with a redirect that was not followed
-	// (3xx). Not retried.
+	// ClassRejected: the provider rejected the request (400, 413, 422 and
+	// other 4xx but 404), or answered with a redirect that was not followed
+	// (3xx). Not retried; never falls back to another target.
 	ClassRejected
 	// ClassAuth: the provider rejected llmrelay's credentials (401, 403).
 	// Not retried.
@@ -38,6 +40,14 @@ const (
 	ClassCanceled
 	// ClassDeadline: the call's deadline passed. Not retried.
 	ClassDeadline
+	// ClassProtocol: the provider's stream arrived whole but does not decode
+	// (KindProtocol). Not retried: the provider would send the same.
+	ClassProtocol
+	// ClassNotFound: the provider does not know the model, or the endpoint
+	// (HTTP 404, or an error type that says so). Not retried: the same
+	// target gives the same answer; a route falls back to its next target,
+	// which may serve the model.
+	ClassNotFound
 )
 
 // String returns the class's snake_case name, used as a metric label.
@@ -63,6 +73,10 @@ func (c Class) String() string {
 		return "canceled"
 	case ClassDeadline:
 		return "deadline"
+	case ClassProtocol:
+		return "protocol_error"
+	case ClassNotFound:
+		return "not_found"
 	}
 	return "unknown"
 }
@@ -80,9 +94,9 @@ func (c Class) Transient() bool {
 // ClassOfStatus is the generic meaning of an HTTP error status, which every
 // HTTP adapter shares: 429 is ClassRateLimited; 503 and 529 (Anthropic's,
 // and some proxies') ClassOverloaded; 408, 409 and the other 5xx
-// ClassServerError; 401 and 403 ClassAuth; the other 4xx, and a 3xx (a
-// redirect that was not followed), ClassRejected; anything else
-// ClassUnknown.
+// ClassServerError; 401 and 403 ClassAuth; 404 ClassNotFound; the other
+// 4xx, and a 3xx (a redirect that was not followed), ClassRejected;
+// anything else ClassUnknown.
 func ClassOfStatus(status int) Class {
 	switch {
 	case status == 429:
@@ -93,6 +107,8 @@ func ClassOfStatus(status int) Class {
 		return ClassServerError
 	case status == 401 || status == 403:
 		return ClassAuth
+	case status == 404:
+		return ClassNotFound
 	case status >= 400 && status <= 499:
 		return ClassRejected
 	case status >= 300 && status <= 399:
@@ -106,15 +122,20 @@ func ClassOfStatus(status int) Class {
 // HTTPClass is the class of an error status, given the class the adapter's
 // error table gives the provider's error type (ClassUnknown when it names
 // none): the status decides (ClassOfStatus), except that a 429 whose type
-// says the quota is used up is ClassQuotaExhausted. A response without a
+// says the quota is used up is ClassQuotaExhausted, and a 4xx whose type
+// says the model is unknown is ClassNotFound. A response without a
 // status is classified by its type alone.
 func HTTPClass(status int, byType Class) Class {
 	if status == 0 {
 		return byType
 	}
 	c := ClassOfStatus(status)
-	if c == ClassRateLimited && byType == ClassQuotaExhausted {
+	switch {
+	case c == ClassRateLimited && byType == ClassQuotaExhausted:
 		return ClassQuotaExhausted
+	case c == ClassRejected && byType == ClassNotFound:
+		// Some compatible servers answer an unknown model with 400.
+		return ClassNotFound
 	}
 	return c
 }

@@ -20,6 +20,9 @@ func TestHTTPClass(t *testing.T) {
 		{"529 is overloaded", 529, provider.ClassUnknown, provider.ClassOverloaded},
 		{"no status: the type decides", 0, provider.ClassServerError, provider.ClassServerError},
 		{"a status that is not an error", 200, provider.ClassServerError, provider.ClassUnknown},
+		{"404 is an unknown model", 404, provider.ClassUnknown, provider.ClassNotFound},
+		{"a 400 whose type names an unknown model", 400, provider.ClassNotFound, provider.ClassNotFound},
+		{"a not-found type does not change a 5xx", 500, provider.ClassNotFound, provider.ClassServerError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

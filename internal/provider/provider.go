@@ -80,6 +80,12 @@ type Request struct {
 	Options map[string]any
 	// Attempt is the number of this attempt within the call, from 1.
 	Attempt int
+	// Activity, when not nil, is told of every sign of life from the
+	// provider during the attempt: an HTTP adapter touches it for every read
+	// of the response body that returned bytes (keep-alive comments, pings
+	// and reasoning included, which need not become events). The attempt's
+	// stall timers read it (see Activity). Nil-safe.
+	Activity *Activity
 }
 
 // Role says who wrote a message.
@@ -114,6 +120,12 @@ type Message struct {
 	Content    string
 	ToolCalls  []ToolCall
 	ToolCallID string
+	// Reasoning is an assistant turn's reasoning, block by block, as the
+	// provider sent it. An adapter sends back the blocks of its own formats
+	// (Reasoning.Format) and leaves out the others.
+	Reasoning []Reasoning
+	// Refusal is an assistant turn's refusal text. Adapters do not send it.
+	Refusal string
 }
 
 // ToolCall is a complete tool call made by the model.
@@ -122,7 +134,44 @@ type ToolCall struct {
 	Name string
 	// Arguments is the JSON text of the arguments.
 	Arguments string
+	// Signature is the provider's opaque signature of the call (Gemini's
+	// thoughtSignature), sent back with the call as it came.
+	Signature string
 }
+
+// Reasoning is one block of a model's reasoning.
+type Reasoning struct {
+	// Text is the readable reasoning; empty for a redacted block.
+	Text string
+	// Signature is the provider's opaque signature over the block.
+	Signature string
+	// Redacted is the opaque data of a redacted (encrypted) block.
+	Redacted string
+	// Format names the wire format the block came in (one of the
+	// Format* constants): the adapter that reads a format is the one that
+	// sends it back.
+	Format string
+}
+
+// Reasoning formats: where a reasoning block came from, so that the
+// adapter of that format, and only it, sends the block back.
+const (
+	// FormatAnthropic: a thinking or redacted_thinking content block.
+	FormatAnthropic = "anthropic"
+	// FormatGemini: thought parts and a thoughtSignature of a text part.
+	FormatGemini = "gemini"
+	// FormatReasoningContent: the delta.reasoning_content of OpenAI-compatible
+	// servers (DeepSeek, xAI, Qwen, vLLM).
+	FormatReasoningContent = "openai.reasoning_content"
+	// FormatReasoning: the delta.reasoning of OpenAI-compatible servers
+	// (Groq, OpenRouter, newer vLLM).
+	FormatReasoning = "openai.reasoning"
+	// FormatMistralThinking: the thinking content parts of Mistral's
+	// reasoning models (Magistral).
+	FormatMistralThinking = "mistral.thinking"
+	// FormatMock: the mock provider's reasoning.
+	FormatMock = "mock"
+)
 
 // Generation holds sampling settings. Nil means the provider's default.
 type Generation struct {
@@ -180,6 +229,12 @@ const (
 	// EventFinish carries Event.FinishReason. The stream may still carry a
 	// usage event before its terminator.
 	EventFinish
+	// EventReasoning carries Event.Reasoning, the next piece of a reasoning
+	// block: never part of the text.
+	EventReasoning
+	// EventRefusal carries Event.Text, the next piece of the model's
+	// refusal.
+	EventRefusal
 )
 
 // Event is one thing a provider stream produced.
@@ -187,23 +242,57 @@ type Event struct {
 	Kind         EventKind
 	Text         string
 	ToolCall     ToolCallDelta
+	Reasoning    ReasoningDelta
 	Usage        Usage
 	FinishReason FinishReason
 }
 
 // ToolCallDelta is a fragment of a tool call. Fragments with the same Index
-// belong to one call; ID and Name arrive with the first.
+// belong to one call; ID and Name arrive with the first. Signature, the
+// call's opaque signature, arrives in one fragment, usually the first.
 type ToolCallDelta struct {
 	Index          int
 	ID             string
 	Name           string
 	ArgumentsDelta string
+	Signature      string
 }
 
-// Usage counts tokens.
+// ReasoningDelta is a fragment of a reasoning block. Fragments with the
+// same Index belong to one block, numbered from 0 in the order blocks
+// start; Format arrives with the first, Signature and Redacted once each.
+type ReasoningDelta struct {
+	Index     int
+	Text      string
+	Signature string
+	Redacted  string
+	Format    string
+}
+
+// Usage counts tokens, the same way for every adapter: InputTokens
+// includes cached ones (read and written), OutputTokens includes reasoning
+// ones. The other counts say how much of those they are, where the
+// provider reports it.
 type Usage struct {
 	InputTokens  int64
 	OutputTokens int64
+	// ReasoningTokens is the part of OutputTokens spent on reasoning.
+	ReasoningTokens int64
+	// CachedInputTokens is the part of InputTokens read from the
+	// provider's prompt cache.
+	CachedInputTokens int64
+	// CacheCreationInputTokens is the part of InputTokens written to the
+	// provider's prompt cache.
+	CacheCreationInputTokens int64
+}
+
+// Add adds u2's counts to u's.
+func (u *Usage) Add(u2 Usage) {
+	u.InputTokens += u2.InputTokens
+	u.OutputTokens += u2.OutputTokens
+	u.ReasoningTokens += u2.ReasoningTokens
+	u.CachedInputTokens += u2.CachedInputTokens
+	u.CacheCreationInputTokens += u2.CacheCreationInputTokens
 }
 
 // FinishReason says why the model stopped.
@@ -217,7 +306,28 @@ const (
 	FinishToolCalls
 	FinishContentFilter
 	FinishOther
+	// FinishRefusal: the model declined to answer.
+	FinishRefusal
 )
+
+// String returns the reason's snake_case name.
+func (r FinishReason) String() string {
+	switch r {
+	case FinishStop:
+		return "stop"
+	case FinishLength:
+		return "length"
+	case FinishToolCalls:
+		return "tool_calls"
+	case FinishContentFilter:
+		return "content_filter"
+	case FinishOther:
+		return "other"
+	case FinishRefusal:
+		return "refusal"
+	}
+	return "unspecified"
+}
 
 // ErrorKind says where a provider failure happened.
 type ErrorKind uint8
@@ -230,9 +340,14 @@ const (
 	// KindInStream: the provider reported an error inside a stream it had
 	// started (under HTTP 200). Type says what kind.
 	KindInStream
-	// KindTransport: the connection failed or dropped, or the stream was
-	// malformed or ended without its terminator.
+	// KindTransport: the connection failed or dropped, the stream was cut
+	// in the middle of an event, or it ended without its terminator.
 	KindTransport
+	// KindProtocol: the stream arrived intact but broke the provider's wire
+	// format: a complete event (or line) that does not decode or does not
+	// fit the provider's schema. The provider would send the same again, so
+	// it is ClassProtocol, not retried.
+	KindProtocol
 )
 
 // Error is a failure reported by a provider or by the network on the way to
@@ -265,10 +380,11 @@ type Error struct {
 	ShouldRetry *bool
 	// Err is the underlying error, if any (a network error, a JSON error).
 	Err error
-	// Raw is what the provider sent with an error status (its body, and
-	// the Location of a redirect), bounded, for debug logs only: it may be a
-	// proxy's page or anything else, so it is never part of Error() or of
-	// any status a client sees.
+	// Raw is what the provider sent that the error is about (for
+	// KindProtocol, the event that did not decode; for an error status, its
+	// body and the Location of a redirect), bounded, for debug logs only: it
+	// may be a proxy's page or anything else, so it is never part of Error()
+	// or of any status a client sees.
 	Raw string
 }
 
@@ -282,6 +398,8 @@ func (e *Error) Error() string {
 		s = "provider reported an error in the stream"
 	case KindTransport:
 		s = "provider transport failure"
+	case KindProtocol:
+		s = "provider stream broke its wire format"
 	}
 	if e.Status != 0 {
 		s += " " + strconv.Itoa(e.Status)
@@ -303,8 +421,8 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // FailureClass returns the error's class: Class when the adapter set one,
 // else what the error's kind says by itself: ClassTransport for
-// KindTransport, the generic meaning of the status (ClassOfStatus) for
-// KindHTTP. An in-stream error the adapter did not classify stays
+// KindTransport, ClassProtocol for KindProtocol, the generic meaning of the
+// status (ClassOfStatus) for KindHTTP. An in-stream error the adapter did not classify stays
 // ClassUnknown: only the provider's own table knows its types.
 func (e *Error) FailureClass() Class {
 	switch {
@@ -312,6 +430,8 @@ func (e *Error) FailureClass() Class {
 		return e.Class
 	case e.Kind == KindTransport:
 		return ClassTransport
+	case e.Kind == KindProtocol:
+		return ClassProtocol
 	case e.Kind == KindHTTP:
 		return ClassOfStatus(e.Status)
 	}

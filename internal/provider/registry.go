@@ -34,11 +34,65 @@ type Config struct {
 	// MaxConcurrent bounds the calls in flight to this provider; zero means
 	// no bound.
 	MaxConcurrent int `yaml:"max_concurrent"`
+	// FirstEventTimeout is this provider's default first_event_timeout: how
+	// long an attempt waits for the provider's first byte when the request
+	// sets none. Zero means the server's deadlines.first_event.
+	FirstEventTimeout time.Duration `yaml:"first_event_timeout"`
+	// ProviderOptions says which provider_options keys requests may use
+	// with this provider.
+	ProviderOptions OptionsPolicy `yaml:"provider_options"`
+	// Options are settings of the adapter kind, read by its Factory: the
+	// mock reads `fault`, a standing fault every attempt gets (see
+	// internal/provider/mock). Adapters that read none refuse any
+	// (OptionReader).
+	Options map[string]any `yaml:"options"`
 	// Redirects says which HTTP redirects the provider's calls follow:
 	// RedirectsNever (the default) or RedirectsSameOrigin.
 	Redirects string `yaml:"redirects"`
 	// Transport tunes the HTTP connections to the provider.
 	Transport Transport `yaml:"transport"`
+}
+
+// OptionsPolicy is an operator's rule for the provider_options keys of a
+// provider's requests, on top of the adapter's own (an adapter refuses the
+// keys it sets itself). The service checks it before the adapter sees the
+// request.
+type OptionsPolicy struct {
+	// Allow, when not empty, lists the only top-level keys requests may
+	// use (extra_headers included).
+	Allow []string `yaml:"allow"`
+	// Deny lists keys requests may never use.
+	Deny []string `yaml:"deny"`
+}
+
+// Check returns a *FieldError naming the first key of opts, in sorted
+// order, that the policy refuses, or nil.
+func (p OptionsPolicy) Check(opts map[string]any) error {
+	if len(p.Allow) == 0 && len(p.Deny) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch {
+		case slices.Contains(p.Deny, k):
+			return &FieldError{Field: "provider_options." + k, Description: "not allowed with this provider (the server's configuration forbids it)"}
+		case len(p.Allow) > 0 && !slices.Contains(p.Allow, k):
+			return &FieldError{Field: "provider_options." + k, Description: "not allowed with this provider; allowed: " + strings.Join(p.Allow, ", ")}
+		}
+	}
+	return nil
+}
+
+// OptionReader is implemented by adapters whose Factory reads
+// Config.Options (the mock). NewSet refuses options for any other adapter,
+// so a setting in the wrong place is an error, not silently ignored.
+type OptionReader interface {
+	// ReadsOptions marks the adapter; it does nothing.
+	ReadsOptions()
 }
 
 // Redirect policies for Config.Redirects.
@@ -63,8 +117,8 @@ type Transport struct {
 	// TLSHandshakeTimeout bounds the TLS handshake (default 10s).
 	TLSHandshakeTimeout time.Duration `yaml:"tls_handshake_timeout"`
 	// ResponseHeaderTimeout bounds the wait for the response headers once
-	// the request is sent (default 30s). The stream idle timeout starts
-	// only once they have arrived.
+	// the request is sent (default none: the attempt's first event timeout
+	// bounds the wait for the provider's first byte, headers included).
 	ResponseHeaderTimeout time.Duration `yaml:"response_header_timeout"`
 	// IdleConnTimeout is how long an idle keep-alive connection is kept
 	// (default 90s).
@@ -91,27 +145,24 @@ type Transport struct {
 
 // DefaultTransport is the transport a provider gets for the settings it
 // leaves at zero. Streams are long and many run at once, so the idle pool
-// is large. Connection set-up and the wait for the response headers (the
-// provider accepting the call) are bounded here; the stream idle timer
-// starts once the headers have arrived. Over HTTP/2, a connection silent
-// for PingInterval is pinged and closed, failing its streams, when the
-// answer takes longer than PingTimeout: a black-holed connection fails
-// within about 15 seconds.
+// is large. Connection set-up is bounded here; the wait for the response
+// headers is bounded by the attempt's first event timeout (which the
+// service owns), unless ResponseHeaderTimeout is set. Over HTTP/2, a
+// connection silent for PingInterval is pinged and closed, failing its
+// streams, when the answer takes longer than PingTimeout: a black-holed
+// connection fails within about 15 seconds.
 var DefaultTransport = Transport{
 	DialTimeout:         10 * time.Second,
 	TLSHandshakeTimeout: 10 * time.Second,
-	// Providers send the headers before the model's first token; a local
-	// server that loads a model first may need a longer one.
-	ResponseHeaderTimeout: 30 * time.Second,
-	IdleConnTimeout:       90 * time.Second,
-	PingInterval:          10 * time.Second,
-	PingTimeout:           5 * time.Second,
+	IdleConnTimeout:     90 * time.Second,
+	PingInterval:        10 * time.Second,
+	PingTimeout:         5 * time.Second,
 	// net/http's default is 2 idle connections per host.
 	MaxIdleConns: 256,
 }
 
 // WithDefaults returns t with its zero settings taken from
-// DefaultTransport (MaxConns stays 0: no bound).
+// DefaultTransport (MaxConns and ResponseHeaderTimeout stay 0: no bound).
 func (t Transport) WithDefaults() Transport {
 	d := DefaultTransport
 	set := func(v *time.Duration, def time.Duration) {
@@ -121,7 +172,6 @@ func (t Transport) WithDefaults() Transport {
 	}
 	set(&t.DialTimeout, d.DialTimeout)
 	set(&t.TLSHandshakeTimeout, d.TLSHandshakeTimeout)
-	set(&t.ResponseHeaderTimeout, d.ResponseHeaderTimeout)
 	set(&t.IdleConnTimeout, d.IdleConnTimeout)
 	set(&t.PingInterval, d.PingInterval)
 	set(&t.PingTimeout, d.PingTimeout)
@@ -301,6 +351,9 @@ func NewSet(cfgs []Config) (*Set, error) {
 		p, err := f(c)
 		if err != nil {
 			return nil, fmt.Errorf("providers[%d] (%s): %w", i, c.Name, err)
+		}
+		if _, reads := p.(OptionReader); len(c.Options) > 0 && !reads {
+			return nil, fmt.Errorf("providers[%d] (%s): options: the %s adapter takes no options", i, c.Name, c.Kind)
 		}
 		models := slices.Clone(c.Models)
 		if len(models) == 0 {

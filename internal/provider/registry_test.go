@@ -62,3 +62,10 @@ func TestNewSetRejectsUnknownKindListingKnownOnes(t *testing.T) {
 		t.Errorf("error %v, want it to name the unknown kind and list the known ones", err)
 	}
 }
+
+func TestNewSetRefusesOptionsAnAdapterDoesNotRead(t *testing.T) {
+	_, err := provider.NewSet([]provider.Config{{Name: "x", Kind: "test-fake", Options: map[string]any{"fault": map[string]any{"status": 503}}}})
+	if err == nil || !strings.Contains(err.Error(), "options: the test-fake adapter takes no options") {
+		t.Fatalf("error %v, want the options refused", err)
+	}
+}

@@ -24,9 +24,10 @@ import (
 )
 
 // ErrStalled is the cause an attempt's context is cancelled with when the
-// provider sent nothing for the stream idle timeout. Classify reports it as
-// ClassStalled, which is retried.
-var ErrStalled = errors.New("the provider sent nothing within the stream idle timeout")
+// provider showed no sign of life in time: nothing before its first event
+// timeout, or nothing for its stream idle timeout once streaming. Classify
+// reports it as ClassStalled, which is retried.
+var ErrStalled = errors.New("the provider showed no sign of life within the attempt's timeout")
 
 // Reason says why an attempt failed, as a WillRetry event reports it. The
 // values mirror the proto enum llmrelay.v1.RetryReason number for number.
@@ -41,6 +42,10 @@ const (
 	ReasonTransport     Reason = 4
 	ReasonStalled       Reason = 5
 	ReasonInvalidOutput Reason = 6
+	// ReasonTargetRefused: the target cannot serve the call, and retrying
+	// it will not change that (a spent quota, an unknown model, refused
+	// credentials); only a move to another target follows it.
+	ReasonTargetRefused Reason = 9
 )
 
 // String returns the reason's name without the proto prefix, e.g.
@@ -59,6 +64,8 @@ func (r Reason) String() string {
 		return "STALLED"
 	case ReasonInvalidOutput:
 		return "INVALID_OUTPUT"
+	case ReasonTargetRefused:
+		return "TARGET_REFUSED"
 	}
 	return "UNSPECIFIED"
 }
@@ -97,6 +104,24 @@ type Classification struct {
 	HasHint bool
 	// Provider is the provider's error, when the failure was one.
 	Provider *provider.Error
+}
+
+// FallsBack reports whether the failure is the target's rather than the
+// request's, so that another target may serve the call: the provider is
+// rate-limited, out of quota, overloaded or failing, unreachable or
+// stalled, sends a stream that does not decode, does not know the model,
+// or refused llmrelay's credentials.
+// Failures of the request (rejected as invalid or refused by a content
+// policy), unrecognised errors, and the call's own end (cancelled, out of
+// time) do not fall back.
+func (c Classification) FallsBack() bool {
+	switch c.Class {
+	case provider.ClassRateLimited, provider.ClassQuotaExhausted, provider.ClassOverloaded,
+		provider.ClassServerError, provider.ClassTransport, provider.ClassStalled,
+		provider.ClassNotFound, provider.ClassAuth, provider.ClassProtocol:
+		return true
+	}
+	return false
 }
 
 // Classify decides what a failed attempt's error means. It looks at the

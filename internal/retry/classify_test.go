@@ -60,7 +60,7 @@ func TestClassify(t *testing.T) {
 
 		// Not retryable:
 		{"400 bad request", httpErr(400, "invalid_request_error", ""), provider.ClassRejected, false, retry.ReasonUnspecified},
-		{"404 not found", httpErr(404, "not_found_error", ""), provider.ClassRejected, false, retry.ReasonUnspecified},
+		{"404 not found", httpErr(404, "not_found_error", ""), provider.ClassNotFound, false, retry.ReasonUnspecified},
 		{"413 too large", httpErr(413, "request_too_large", ""), provider.ClassRejected, false, retry.ReasonUnspecified},
 		{"422 unprocessable", httpErr(422, "", ""), provider.ClassRejected, false, retry.ReasonUnspecified},
 		{"418 other 4xx", httpErr(418, "", ""), provider.ClassRejected, false, retry.ReasonUnspecified},
@@ -85,7 +85,8 @@ func TestClassify(t *testing.T) {
 
 		// Transport.
 		{"provider transport error", &provider.Error{Kind: provider.KindTransport, Err: io.ErrUnexpectedEOF}, provider.ClassTransport, true, retry.ReasonTransport},
-		{"malformed stream", &provider.Error{Kind: provider.KindTransport, Err: errors.New("invalid character")}, provider.ClassTransport, true, retry.ReasonTransport},
+		{"stream cut mid-event", &provider.Error{Kind: provider.KindTransport, Err: errors.New("unexpected end of JSON input")}, provider.ClassTransport, true, retry.ReasonTransport},
+		{"a complete event that does not decode", &provider.Error{Kind: provider.KindProtocol, Err: errors.New("invalid character")}, provider.ClassProtocol, false, retry.ReasonUnspecified},
 		{"bare EOF", io.EOF, provider.ClassTransport, true, retry.ReasonTransport},
 		{"bare unexpected EOF", fmt.Errorf("read body: %w", io.ErrUnexpectedEOF), provider.ClassTransport, true, retry.ReasonTransport},
 		{"connection refused", &net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, provider.ClassTransport, true, retry.ReasonTransport},

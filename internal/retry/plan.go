@@ -8,6 +8,7 @@ import (
 	retrygo "github.com/avast/retry-go/v4"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 // Throttle is a provider's retry budget as a plan uses it: Failure records
@@ -18,6 +19,16 @@ import (
 type Throttle interface {
 	Failure() bool
 	Success()
+}
+
+// Health learns how each attempt to a target went: route health (outlier
+// detection) counts a target's consecutive failures and restores it on a
+// success. The plan reports every success, and every failure that was the
+// target's (Classification.FallsBack), never the caller's. nil: nobody
+// listens.
+type Health interface {
+	Succeeded(t provider.Target)
+	Failed(t provider.Target)
 }
 
 // Timer makes the waits between attempts. Its After matches retry-go's
@@ -31,11 +42,17 @@ type Timer interface {
 type PlanConfig struct {
 	// Policy is the call's retry policy (Limits.Policy).
 	Policy Policy
-	// Target is where the call's attempts go.
+	// Target is where the call's first attempt goes.
 	Target provider.Target
+	// Fallbacks are where the call goes next, in order, when a target fails
+	// in a way that another target may not (see Plan.Failed); none without
+	// a route or the request's fallback_models.
+	Fallbacks []provider.Target
 	// Budget returns the retry budget of a provider, by its configured
 	// name; nil means no budget.
 	Budget func(provider string) Throttle
+	// Health learns the outcome of each attempt; nil: nobody.
+	Health Health
 	// Deadline is the call's deadline; zero means none.
 	Deadline time.Time
 	// MaxReasks is how many structured-output re-asks the call may make on
@@ -50,25 +67,32 @@ type PlanConfig struct {
 // attempts, says where each goes, and decides what follows each one that
 // did not succeed. Run executes it with retry-go.
 //
-// Its invariants: at most Policy.MaxAttempts attempts fail in transport
-// and the re-asks come on top, so a call makes at most MaxAttempts()
-// attempts; a Step that retries is always followed by another attempt,
-// unless the call's context ends during the wait (then Run reports the
-// Failure of an interrupted wait); every decision after a failure is
-// Policy.Decide's, with the exact delay.
+// Its invariants: on each target at most Policy.MaxAttempts attempts fail
+// in transport and the re-asks come on top, so a call makes at most
+// MaxAttempts() attempts; the call moves to its next target only when the
+// current one failed in a way that is the target's, not the request's
+// (Classification.FallsBack), and retrying it stopped (attempts used up,
+// not retryable, its hint or backoff too long, its budget spent), never
+// after output under MidstreamFail; a Step that retries is always
+// followed by another attempt, unless the call's context ends during the
+// wait (then Run reports the Failure of an interrupted wait); every
+// decision after a failure is Policy.Decide's, with the exact delay, and a
+// move to the next target follows at once.
 //
-// Where later work extends it: which target an attempt goes to (targetOf:
-// route fallback moves a failing call to its next target and says so in the
-// Step), what follows a failure (Failed), a budget shared between replicas
+// Where later work extends it: a budget shared between replicas
 // (PlanConfig.Budget), concurrent hedged attempts and a span per attempt
 // and per wait (Run).
 //
 // A Plan is used by its call's goroutine only.
 type Plan struct {
 	cfg      PlanConfig
-	attempts int  // attempts started
-	reasks   int  // re-asks made
-	waiting  bool // a Step retried and its attempt has not started
+	targets  []provider.Target // Target, then Fallbacks
+	cur      int               // the current target's index
+	attempts int               // attempts started
+	tries    int               // attempts on the current target that were not re-asks
+	reasks   int               // re-asks made
+	reasking bool              // the next attempt is a re-ask
+	waiting  bool              // a Step retried and its attempt has not started
 }
 
 // NewPlan returns the plan of a call.
@@ -76,30 +100,35 @@ func NewPlan(cfg PlanConfig) *Plan {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Plan{cfg: cfg}
+	targets := append([]provider.Target{cfg.Target}, cfg.Fallbacks...)
+	return &Plan{cfg: cfg, targets: targets}
 }
 
 // MaxAttempts returns the most attempts the call can make: the policy's
-// attempts and the re-asks on top.
-func (p *Plan) MaxAttempts() int { return p.cfg.Policy.MaxAttempts + p.cfg.MaxReasks }
+// attempts on each target and the re-asks on top.
+func (p *Plan) MaxAttempts() int {
+	return p.cfg.Policy.MaxAttempts*len(p.targets) + p.cfg.MaxReasks
+}
 
 // Attempts returns the attempts started so far.
 func (p *Plan) Attempts() int { return p.attempts }
 
 // Target returns the target of the current attempt (before the first, of
-// the first).
-func (p *Plan) Target() provider.Target { return p.targetOf(max(p.attempts, 1)) }
+// the first; after a Step, of the attempt it announced).
+func (p *Plan) Target() provider.Target { return p.targets[p.cur] }
+
+// Fallbacks returns how many times the call moved to another target.
+func (p *Plan) Fallbacks() int { return p.cur }
 
 // start begins the next attempt and returns its number, from 1, and target.
 func (p *Plan) start() (int, provider.Target) {
 	p.attempts++
-	p.waiting = false
-	return p.attempts, p.targetOf(p.attempts)
+	if !p.reasking {
+		p.tries++
+	}
+	p.reasking, p.waiting = false, false
+	return p.attempts, p.targets[p.cur]
 }
-
-// targetOf returns the target attempt n goes to: the call's target, for
-// every attempt. Route fallback will choose here.
-func (p *Plan) targetOf(int) provider.Target { return p.cfg.Target }
 
 // budget returns the retry budget of the current attempt's provider.
 func (p *Plan) budget() Throttle {
@@ -110,10 +139,14 @@ func (p *Plan) budget() Throttle {
 }
 
 // Succeeded records that the current attempt's provider call succeeded
-// (its stream ended normally), which refills the provider's budget.
+// (its stream ended normally), which refills the provider's budget and
+// tells the target's health.
 func (p *Plan) Succeeded() {
 	if b := p.budget(); b != nil {
 		b.Success()
+	}
+	if p.cfg.Health != nil {
+		p.cfg.Health.Succeeded(p.Target())
 	}
 }
 
@@ -124,6 +157,14 @@ type Step struct {
 	Next int
 	// Target is where the next attempt goes.
 	Target provider.Target
+	// Fallback says Target is not the failed attempt's target: the call
+	// moved on to its next one.
+	Fallback bool
+	// Reason is why the attempt failed, as the WillRetry reports it: the
+	// classification's, or ReasonTargetRefused for a failure that only a
+	// fallback gets past (a spent quota, an unknown model, refused
+	// credentials).
+	Reason Reason
 	// Delay is the exact wait before the next attempt.
 	Delay time.Duration
 	// Decision is the policy's decision, for logs and metrics (zero after a
@@ -145,21 +186,53 @@ func (s Step) Continue() error {
 	if s.Failure != nil {
 		return s.Failure
 	}
-	return &continueError{delay: s.Delay, err: s.err}
+	return &continueError{delay: s.Delay, err: s.err, step: s}
 }
 
 // Failed decides what follows the current attempt, which failed with err
-// (classified as c; streamed says it had sent the client output): the
-// policy decides (Policy.Decide, with the provider's budget and the call's
-// deadline), counting only the attempts that were not re-asks.
+// (classified as c; streamed says it had sent the client output). The
+// policy decides whether to retry the same target (Policy.Decide, with the
+// provider's budget and the call's deadline), counting only the attempts
+// to that target that were not re-asks. When it does not, and the failure
+// is the target's (c.FallsBack) and the call has a next target, the call
+// moves there at once, unless the attempt had streamed output under
+// MidstreamFail. Otherwise the call ends with the Failure.
 func (p *Plan) Failed(err error, c Classification, streamed bool) Step {
-	d := p.cfg.Policy.Decide(Attempt{
-		N: p.attempts - p.reasks, Class: c, Streamed: streamed, Now: p.cfg.Now(), Deadline: p.cfg.Deadline,
-	}, p.budget(), p.cfg.Rand)
-	if !d.Retry() {
-		return Step{Decision: d, Failure: p.failure(err, c, d.Stop)}
+	if c.FallsBack() && p.cfg.Health != nil {
+		p.cfg.Health.Failed(p.Target())
 	}
-	return p.retry(d.Delay, d, err)
+	d := p.cfg.Policy.Decide(Attempt{
+		N: p.tries, Class: c, Streamed: streamed, Now: p.cfg.Now(), Deadline: p.cfg.Deadline,
+	}, p.budget(), p.cfg.Rand)
+	if d.Retry() {
+		step := p.retry(d.Delay, d, err)
+		step.Reason = c.Reason
+		return step
+	}
+	if p.cur+1 < len(p.targets) && p.fallsBack(c, d, streamed) {
+		p.cur++
+		p.tries = 0
+		step := p.retry(0, d, err)
+		step.Fallback, step.Reason = true, c.Reason
+		if step.Reason == ReasonUnspecified {
+			step.Reason = ReasonTargetRefused
+		}
+		return step
+	}
+	return Step{Decision: d, Failure: p.failure(err, c, d.Stop)}
+}
+
+// fallsBack reports whether a failure that the current target will not
+// retry moves the call to its next target: the failure must be the
+// target's, and output already shown is never replaced under MidstreamFail.
+func (p *Plan) fallsBack(c Classification, d Decision, streamed bool) bool {
+	switch {
+	case !c.FallsBack():
+		return false
+	case d.Stop == StopMidstream, streamed && p.cfg.Policy.Midstream == MidstreamFail:
+		return false
+	}
+	return true
 }
 
 // Reask schedules a structured-output re-ask after the current attempt,
@@ -169,13 +242,15 @@ func (p *Plan) Failed(err error, c Classification, streamed bool) Step {
 // it allows at most PlanConfig.MaxReasks.
 func (p *Plan) Reask(err error) Step {
 	p.reasks++
-	return p.retry(0, Decision{}, err)
+	p.reasking = true
+	step := p.retry(0, Decision{}, err)
+	step.Reason = ReasonInvalidOutput
+	return step
 }
 
 func (p *Plan) retry(delay time.Duration, d Decision, err error) Step {
 	p.waiting = true
-	next := p.attempts + 1
-	return Step{Next: next, Target: p.targetOf(next), Delay: delay, Decision: d, err: err}
+	return Step{Next: p.attempts + 1, Target: p.Target(), Delay: delay, Decision: d, err: err}
 }
 
 // failure is the Failure that ends the call after the current attempt.
@@ -211,8 +286,15 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t
 	if timer != nil {
 		opts = append(opts, retrygo.WithTimer(timer))
 	}
+	// The span of the wait in progress, when the call is traced: from a
+	// Step's Continue to the next attempt's start, or the call's end.
+	var wait telemetry.Span
 	res, err := retrygo.DoWithData(func() (T, error) {
-		return attempt(p.start())
+		wait.EndWait(nil)
+		n, t := p.start()
+		res, err := attempt(n, t)
+		wait = startWait(ctx, err)
+		return res, err
 	}, opts...)
 	switch {
 	case err == nil:
@@ -220,13 +302,39 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t
 	case !p.waiting && p.attempts > 0:
 		return res, err
 	case ctx.Err() == nil:
+		wait.EndWait(nil)
 		return res, p.failure(errPlanOverrun, Classification{Class: provider.ClassUnknown}, StopAttempts)
 	}
 	// The wait before the next attempt was cut short, or the call ended
 	// before its first: report why the context ended (client cancel,
 	// deadline, shutdown).
 	cause := context.Cause(ctx)
+	wait.EndWait(cause)
 	return res, &Failure{Err: cause, Class: Classify(cause), Stop: StopNotRetryable, Attempts: p.attempts, Provider: p.Target().Entry.Config.Name}
+}
+
+// startWait starts the span of the wait that follows an attempt which
+// returned err, when err is a Step's Continue and the call is traced.
+func startWait(ctx context.Context, err error) telemetry.Span {
+	if !telemetry.Recording(ctx) {
+		return telemetry.Span{}
+	}
+	return traceWait(ctx, err)
+}
+
+// traceWait is startWait for a traced call (apart, so that an untraced
+// call does not allocate the errors.As target).
+func traceWait(ctx context.Context, err error) telemetry.Span {
+	var c *continueError
+	if !errors.As(err, &c) {
+		return telemetry.Span{}
+	}
+	s := c.step
+	return telemetry.StartWait(ctx, telemetry.Wait{
+		Next: s.Next, NextProvider: s.Target.Entry.Config.Name, NextModel: s.Target.Model,
+		Delay: s.Delay, FromHint: s.Decision.FromHint, Reason: s.Reason.String(),
+		Fallback: s.Fallback,
+	})
 }
 
 // continueError is a Step's Continue: the attempt's error and the exact
@@ -234,6 +342,7 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t
 type continueError struct {
 	delay time.Duration
 	err   error
+	step  Step
 }
 
 func (e *continueError) Error() string {

@@ -1,14 +1,18 @@
 package retry
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
-// Limits are the server's retry defaults and ceilings and its stream idle
-// timeouts, from its configuration (config.Config.RetryLimits: the
-// configuration's defaults are the only defaults). A request may ask for
-// less, never for more.
+// Limits are the server's retry defaults and ceilings and its stall
+// timeouts (first event, stream idle), from its configuration
+// (config.Config.RetryLimits: the configuration's defaults are the only
+// defaults). A request may ask for less, never for more, and never for less
+// than MinStreamTimeout.
 type Limits struct {
 	// DefaultMaxAttempts applies when a request leaves max_attempts at 0.
 	DefaultMaxAttempts int
@@ -24,6 +28,14 @@ type Limits struct {
 	DefaultIdleTimeout time.Duration
 	// MaxIdleTimeout clamps a request's stream idle timeout.
 	MaxIdleTimeout time.Duration
+	// DefaultFirstEventTimeout is the first event timeout of requests that
+	// set none, for providers that set no default of their own.
+	DefaultFirstEventTimeout time.Duration
+	// MaxFirstEventTimeout clamps a first event timeout.
+	MaxFirstEventTimeout time.Duration
+	// MinStreamTimeout is the shortest stream idle or first event timeout
+	// a request may ask for; shorter ones are refused (CheckStreamTimeouts).
+	MinStreamTimeout time.Duration
 }
 
 // Midstream says what happens when an attempt fails after it streamed
@@ -95,6 +107,35 @@ func (l Limits) IdleTimeout(requested time.Duration) time.Duration {
 		requested = l.DefaultIdleTimeout
 	}
 	return min(requested, l.MaxIdleTimeout)
+}
+
+// FirstEventTimeout returns an attempt's first event timeout: the
+// requested one, else the provider's default (providerDefault, zero for
+// none), else DefaultFirstEventTimeout; clamped to MaxFirstEventTimeout.
+func (l Limits) FirstEventTimeout(requested, providerDefault time.Duration) time.Duration {
+	switch {
+	case requested > 0:
+	case providerDefault > 0:
+		requested = providerDefault
+	default:
+		requested = l.DefaultFirstEventTimeout
+	}
+	return min(requested, l.MaxFirstEventTimeout)
+}
+
+// CheckStreamTimeouts refuses a request's stream idle or first event
+// timeout (zero: unset) below MinStreamTimeout, which no provider could
+// meet: a *provider.FieldError naming the request field.
+func (l Limits) CheckStreamTimeouts(idle, firstEvent time.Duration) error {
+	for _, t := range []struct {
+		field string
+		d     time.Duration
+	}{{"stream_idle_timeout", idle}, {"first_event_timeout", firstEvent}} {
+		if t.d > 0 && t.d < l.MinStreamTimeout {
+			return &provider.FieldError{Field: t.field, Description: fmt.Sprintf("%v is shorter than the server's floor of %v", t.d, l.MinStreamTimeout)}
+		}
+	}
+	return nil
 }
 
 // Rand returns a uniformly random integer in [0, n) for n > 0. Tests inject

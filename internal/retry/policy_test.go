@@ -1,11 +1,13 @@
 package retry_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 )
 
@@ -103,6 +105,52 @@ func TestLimitsIdleTimeout(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := l.IdleTimeout(tt.requested); got != tt.want {
 				t.Errorf("IdleTimeout(%v) = %v, want %v", tt.requested, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLimitsFirstEventTimeout(t *testing.T) {
+	l := config.Default().RetryLimits()
+	tests := []struct {
+		name                       string
+		requested, providerDefault time.Duration
+		want                       time.Duration
+	}{
+		{"unset takes the server default", 0, 0, 120 * time.Second},
+		{"unset takes the provider's default", 0, 300 * time.Second, 300 * time.Second},
+		{"the request's wins", time.Second, 300 * time.Second, time.Second},
+		{"longer is clamped", time.Hour, 0, 600 * time.Second},
+		{"a provider default longer than the max is clamped", 0, time.Hour, 600 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := l.FirstEventTimeout(tt.requested, tt.providerDefault); got != tt.want {
+				t.Errorf("FirstEventTimeout(%v, %v) = %v, want %v", tt.requested, tt.providerDefault, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLimitsCheckStreamTimeouts(t *testing.T) {
+	l := config.Default().RetryLimits()
+	tests := []struct {
+		name        string
+		idle, first time.Duration
+		field       string
+	}{
+		{"unset", 0, 0, ""},
+		{"at the floor", 100 * ms, 100 * ms, ""},
+		{"half a second", 500 * ms, 500 * ms, ""},
+		{"an idle timeout of 1ns", time.Nanosecond, 0, "stream_idle_timeout"},
+		{"a first event timeout under the floor", 0, 99 * ms, "first_event_timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := l.CheckStreamTimeouts(tt.idle, tt.first)
+			var fe *provider.FieldError
+			if tt.field == "" && err != nil || tt.field != "" && (!errors.As(err, &fe) || fe.Field != tt.field) {
+				t.Errorf("CheckStreamTimeouts(%v, %v) = %v, want a field error on %q", tt.idle, tt.first, err, tt.field)
 			}
 		})
 	}

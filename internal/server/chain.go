@@ -9,29 +9,23 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/keepalive"
 
-	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/interceptors"
 )
 
-// interceptorChain returns the server's interceptor chain, outermost first.
-// interceptors.Chain installs every link for unary and stream calls alike.
-// TestChainOrder pins the order.
-func (s *Server) interceptorChain() ([]interceptors.Link, error) {
-	keys, err := auth.NewKeyring(s.cfg.Auth.Keys)
+// interceptorChain returns the interceptor chain of runtime rt, outermost
+// first: the links that depend on the config (keys, limits, providers,
+// routes) are built from rt's. interceptors.Compose makes one interceptor of them
+// for unary and stream calls alike, which the runtime link runs for each
+// call that starts on rt. TestChainOrder pins the order.
+func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
+	keys, cfg := rt.keys, rt.cfg
+	validator, err := s.validator()
 	if err != nil {
 		return nil, err
 	}
-	validator, err := protovalidate.New()
-	if err != nil {
-		return nil, fmt.Errorf("protovalidate: %w", err)
-	}
-	maxConcurrent := make(map[string]int, len(s.cfg.Providers))
-	for _, p := range s.cfg.Providers {
-		maxConcurrent[p.Name] = p.MaxConcurrent
-	}
 	return []interceptors.Link{
 		// Outermost: starts the call record (request id, key, model, the
-		// resolved target, attempts) that the links, the handler and the
+		// resolved targets, attempts) that the links, the handler and the
 		// log lines below share, and guards the links themselves against
 		// a panic.
 		interceptors.Guard(s.log),
@@ -54,25 +48,27 @@ func (s *Server) interceptorChain() ([]interceptors.Link, error) {
 		// Per-key rate and stream limits right after auth, when the call
 		// starts: unary and stream calls are counted alike (a stream's
 		// request is only read later), and floods of invalid requests are
-		// throttled too.
-		interceptors.NewKeyLimits(keys, s.metrics).Link(),
+		// throttled too. Kept in the state store, so they hold across
+		// replicas when it is shared.
+		interceptors.NewKeyLimits(keys, s.store, s.metrics).Link(),
 		// Deadline before anything that waits, so every wait and provider
 		// call below is bounded. Not for health watches.
-		interceptors.APIOnly(interceptors.Deadline(s.cfg.Deadlines.Default, s.cfg.Deadlines.Max)),
+		interceptors.APIOnly(interceptors.Deadline(cfg.Deadlines.Default, cfg.Deadlines.Max)),
 		// Size before validation, so oversized requests are not walked.
-		interceptors.RequestSize(s.cfg.Limits.MaxRequestBytes),
+		interceptors.RequestSize(cfg.Limits.MaxRequestBytes),
 		// Validation before anything interprets the request's fields.
 		interceptors.Validate(validator),
 		// Model access after validation, so a malformed model is
 		// INVALID_ARGUMENT rather than a permission problem.
 		interceptors.ModelAccess(),
 		// Model resolution after model access, so a key learns nothing of
-		// models it may not use; the one place the model is parsed.
-		interceptors.ResolveModel(s.providers),
+		// models it may not use; the one place the model and its
+		// fallback_models become the call's targets.
+		interceptors.ResolveModel(rt.routes),
 		// The provider queue last of the checks: only calls that will be
 		// served wait for a slot of their resolved provider, within their
 		// deadline.
-		interceptors.NewProviderQueue(maxConcurrent, s.cfg.Limits.ProviderQueue, s.metrics).Link(),
+		rt.queue.Link(),
 		// Cuts off calls still running when the shutdown grace period ends.
 		{Name: "drain", Unary: s.drainUnary, Stream: s.drainStream},
 		// Innermost, wrapping the handler: a panic in a call becomes
@@ -82,16 +78,31 @@ func (s *Server) interceptorChain() ([]interceptors.Link, error) {
 	}, nil
 }
 
-// serverOptions returns the gRPC server options: the interceptor chain,
-// message and stream limits, keepalive enforcement, the stream worker pool
-// and, when configured, TLS.
-func (s *Server) serverOptions() ([]grpc.ServerOption, error) {
-	links, err := s.interceptorChain()
-	if err != nil {
-		return nil, err
+// validator returns the protovalidate validator every runtime's chain
+// shares (built once: it caches compiled rules).
+func (s *Server) validator() (protovalidate.Validator, error) {
+	if s.protoValidator == nil {
+		v, err := protovalidate.New()
+		if err != nil {
+			return nil, fmt.Errorf("protovalidate: %w", err)
+		}
+		s.protoValidator = v
 	}
+	return s.protoValidator, nil
+}
+
+// serverOptions returns the gRPC server options: the runtime link (which
+// runs the interceptor chain of each call's runtime), the server span when
+// tracing is on, message and stream limits, keepalive enforcement, the
+// stream worker pool and, when configured, TLS. These are fixed for the
+// server's life: a reload does not change them.
+func (s *Server) serverOptions() ([]grpc.ServerOption, error) {
 	l := s.cfg.Limits
-	opts := append(interceptors.Chain(links...),
+	opts := []grpc.ServerOption{
+		// The one installed interceptor: it picks the call's runtime and
+		// runs that runtime's chain.
+		grpc.UnaryInterceptor(s.runtimeUnary),
+		grpc.StreamInterceptor(s.runtimeStream),
 		grpc.MaxRecvMsgSize(l.MaxRecvMsgBytes),
 		grpc.MaxConcurrentStreams(l.MaxConcurrentStreamsPerConn),
 		// Clients may ping at most every KeepaliveMinTime, calls in flight
@@ -102,20 +113,21 @@ func (s *Server) serverOptions() ([]grpc.ServerOption, error) {
 		// MaxConnectionAge get a GOAWAY, so clients behind an L4 balancer
 		// reconnect, and spread onto replicas added since.
 		grpc.KeepaliveParams(s.keepaliveParams()),
-	)
+	}
+	if h := s.tracing.ServerHandler(); h != nil {
+		// The server span of each call, continuing the client's trace.
+		opts = append(opts, grpc.StatsHandler(h))
+	}
 	if n := l.StreamWorkerCount(); n > 0 {
 		// Calls run on a pool of goroutines whose stacks have already
 		// grown through the interceptor chain.
 		opts = append(opts, grpc.NumStreamWorkers(uint32(n)))
 	}
 	if s.cfg.TLS.Enabled() {
-		cert, err := tls.LoadX509KeyPair(s.cfg.TLS.CertFile, s.cfg.TLS.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("tls: %w", err)
-		}
+		// The certificate of the current runtime: a reload rotates it.
 		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{
-			Certificates: []tls.Certificate{cert},
-			MinVersion:   tls.VersionTLS12,
+			GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return s.current.Load().cert, nil },
+			MinVersion:     tls.VersionTLS12,
 		})))
 	}
 	return opts, nil

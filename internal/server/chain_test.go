@@ -19,7 +19,7 @@ func TestChainOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Shutdown(context.Background()) })
-	links, err := s.interceptorChain()
+	links, err := s.interceptorChain(s.current.Load())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -264,11 +264,11 @@ func TestDotSegmentModelIsRefusedBeforeAnyUpstreamCall(t *testing.T) {
 	}
 }
 
-// TestIdleTimeoutStartsAtTheResponseHeaders: the stream idle timer does not
-// cut short the wait for a provider's response headers, which the
-// provider's response_header_timeout bounds (a transport failure, not a
-// stall).
-func TestIdleTimeoutStartsAtTheResponseHeaders(t *testing.T) {
+// TestTheIdleTimeoutDoesNotCutTheHeaderWaitShort: the stream idle timeout
+// (1s here) does not bound the wait for a provider's response headers (3s),
+// which the first event timeout and the provider's response_header_timeout
+// bound (the latter as a transport failure, not a stall).
+func TestTheIdleTimeoutDoesNotCutTheHeaderWaitShort(t *testing.T) {
 	const slowHeaders = 3 * time.Second
 	tests := []struct {
 		name          string

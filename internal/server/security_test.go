@@ -320,7 +320,7 @@ func TestSecurityListModelsByKey(t *testing.T) {
 	if got := ids(keyEchoOnly); !slices.Equal(got, []string{"mock/echo"}) {
 		t.Errorf("echo-only key lists %v, want [mock/echo]", got)
 	}
-	if got := ids(keyFull); !slices.Equal(got, []string{"boom/any", "busy/echo", "busy/lorem", "mock/echo", "mock/lorem"}) {
+	if got := ids(keyFull); !slices.Equal(got, []string{"boom/any", "busy/echo", "busy/lorem", "busy/think", "mock/echo", "mock/lorem", "mock/think"}) {
 		t.Errorf("full key lists %v", got)
 	}
 }

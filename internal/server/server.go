@@ -11,9 +11,11 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"buf.build/go/protovalidate"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -22,10 +24,13 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/metrics"
-	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
-	"github.com/llmrelay/llmrelay/internal/service"
+	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 // hardStopWait is how long Shutdown waits, after cutting off the calls
@@ -44,13 +49,44 @@ func ShutdownBudget(cfg *config.Config) time.Duration {
 
 // Server is a configured llmrelay server.
 type Server struct {
-	cfg       *config.Config
-	log       *slog.Logger
-	grpc      *grpc.Server
-	health    *health.Server
-	metrics   *metrics.Metrics
-	providers *provider.Set
-	timer     retry.Timer
+	// cfg is the config the server started with; only the settings that a
+	// reload cannot change (config.KeepRestartOnly) are read from it.
+	cfg     *config.Config
+	log     *slog.Logger
+	grpc    *grpc.Server
+	health  *health.Server
+	metrics *metrics.Metrics
+	timer   retry.Timer
+	// current is the runtime new calls start on: the keys, providers,
+	// routes, chain and service of the config in use (runtime.go); a
+	// reload replaces it.
+	current atomic.Pointer[runtime]
+	// reload is how a reload finds the new config and how it is applied
+	// (reload.go).
+	reloader reloader
+	// tracing makes the server spans; nil when tracing is off.
+	tracing *telemetry.Tracing
+	// logLevel, when set, follows log.level across reloads.
+	logLevel *slog.LevelVar
+	// protoValidator is shared by every runtime's chain.
+	protoValidator protovalidate.Validator
+	// hooks are the compiled-in hooks that run after the routes' defaults.
+	hooks []hook.Hook
+	// routeClock and routeRand replace the routes' defaults, for tests.
+	routeClock func() time.Time
+	routeRand  func(int64) int64
+	// targetHealth keeps the route targets' health, across reloads: the
+	// state store's when it can (shared by the replicas that share the
+	// store), else this process's.
+	targetHealth state.TargetHealth
+	// ejectedOnce registers the targets' health gauge, once a config has
+	// routes.
+	ejectedOnce sync.Once
+	// store holds the state shared with other replicas (or this
+	// process's own, with the memory store); stopFollow stops readiness
+	// from following it.
+	store      state.Store
+	stopFollow func()
 
 	// hardStop is cancelled when the grace period ends; the drain link of
 	// the interceptor chain then cancels every call still running.
@@ -76,6 +112,27 @@ func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 // time.
 func WithRetryTimer(t retry.Timer) Option { return func(s *Server) { s.timer = t } }
 
+// WithTracing makes the server trace calls with t (telemetry.Setup's; nil
+// leaves tracing off).
+func WithTracing(t *telemetry.Tracing) Option { return func(s *Server) { s.tracing = t } }
+
+// WithLogLevel has log.level set v's level, at start and on every reload;
+// the logger given with WithLogger should be built on v.
+func WithLogLevel(v *slog.LevelVar) Option { return func(s *Server) { s.logLevel = v } }
+
+// WithHooks adds compiled-in hooks to every Generate call (see
+// internal/hook), in order, after the routes' defaults.
+func WithHooks(h ...hook.Hook) Option { return func(s *Server) { s.hooks = append(s.hooks, h...) } }
+
+// WithRouteClock sets the clock route targets' health runs on; tests pass
+// one they move. The default is time.Now.
+func WithRouteClock(now func() time.Time) Option { return func(s *Server) { s.routeClock = now } }
+
+// WithRouteRand sets the random source of weighted routes (a uniformly
+// random integer in [0, n), safe for concurrent use); tests pass a seeded
+// one. The default is math/rand/v2.
+func WithRouteRand(r func(n int64) int64) Option { return func(s *Server) { s.routeRand = r } }
+
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 
@@ -87,28 +144,64 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	for _, o := range opts {
 		o(s)
 	}
-	var err error
-	if s.providers, err = provider.NewSet(cfg.Providers); err != nil {
-		return nil, err
-	}
 	s.hardStop, s.cancelCalls = context.WithCancel(context.Background())
 	s.gracefulStop, s.endWatches = context.WithCancel(s.hardStop)
+	var err error
+	if s.store, err = s.openStore(); err != nil {
+		return nil, err
+	}
+	var ok bool
+	if s.targetHealth, ok = s.store.(state.TargetHealth); !ok {
+		s.targetHealth = memory.New()
+	}
+	// The first runtime: the keys, providers, routes, chain and service of
+	// cfg.
+	rt, err := s.newRuntime(cfg, nil)
+	if err != nil {
+		s.store.Close()
+		return nil, err
+	}
+	s.current.Store(rt)
+	s.setLogLevel(cfg)
 
 	serverOpts, err := s.serverOptions()
 	if err != nil {
+		s.store.Close()
 		return nil, err
 	}
 	s.grpc = grpc.NewServer(serverOpts...)
-	llmrelayv1.RegisterLLMServiceServer(s.grpc, service.New(service.Deps{
-		Providers: s.providers, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
-	}))
+	llmrelayv1.RegisterLLMServiceServer(s.grpc, llmService{})
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	s.health.SetServingStatus(llmrelayv1.LLMService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	s.health.SetServingStatus(ReadinessService, healthpb.HealthCheckResponse_SERVING)
+	s.stopFollow = s.followStore()
 	reflection.Register(s.grpc)
 	s.metrics.Server.InitializeMetrics(s.grpc)
 	return s, nil
+}
+
+// buildRoutes builds runtime rt's route table over its providers, with
+// the targets' health in s.targetHealth (kept across reloads), and the
+// hooks every call runs: the routes' defaults, then WithHooks'.
+func (s *Server) buildRoutes(rt *runtime) error {
+	var err error
+	rt.routes, err = route.NewTable(rt.cfg.Routes, rt.providers, route.Options{
+		Health: s.targetHealth, Policy: rt.cfg.OutlierPolicy(), Now: s.routeClock, Rand: s.routeRand, Logger: s.log, Metrics: s.metrics,
+	})
+	if err != nil {
+		return err
+	}
+	if len(rt.cfg.Routes) > 0 {
+		// The gauge reads the routes of the config in use.
+		s.ejectedOnce.Do(func() { s.metrics.TargetHealth(func() map[string]bool { return s.current.Load().routes.Ejected() }) })
+	}
+	defaults, err := hook.RouteDefaults(rt.routes.Routes())
+	if err != nil {
+		return err
+	}
+	rt.hooks = append(hook.Chain{defaults}, s.hooks...)
+	return nil
 }
 
 // Serve accepts connections on lis until Shutdown. It returns nil after a
@@ -147,6 +240,7 @@ func (s *Server) Shutdown(ctx context.Context) {
 		s.grpc.GracefulStop()
 		close(drained)
 	}()
+	defer s.closeStore(drained)
 	grace := time.NewTimer(s.cfg.ShutdownGrace)
 	defer grace.Stop()
 	select {
@@ -165,6 +259,16 @@ func (s *Server) Shutdown(ctx context.Context) {
 	case <-wait.C:
 		s.grpc.Stop()
 		<-drained
+	}
+}
+
+// closeStore closes the state store once every call has ended (drained),
+// giving back the leases this replica still holds.
+func (s *Server) closeStore(drained <-chan struct{}) {
+	<-drained
+	s.stopFollow()
+	if err := s.store.Close(); err != nil {
+		s.log.Warn("closing the state store", "error", err)
 	}
 }
 
@@ -199,7 +303,16 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 		return err
 	}
 	defer stopMetrics()
-	s.log.Info("llmrelay serving", "listen", lis.Addr().String(), "providers", s.providers.Names(), "tls", s.cfg.TLS.Enabled())
+	if s.cfg.Reload.Watch && s.reloader.path != "" {
+		stopWatch, err := s.watch(ctx)
+		if err != nil {
+			lis.Close()
+			return fmt.Errorf("reload.watch: %w", err)
+		}
+		defer stopWatch()
+	}
+	s.log.Info("llmrelay serving", "listen", lis.Addr().String(), "providers", s.current.Load().providers.Names(), "tls", s.cfg.TLS.Enabled(),
+		"tracing", s.tracing.Protocol(), "reload_watch", s.cfg.Reload.Watch)
 	if !s.cfg.TLS.Enabled() && !config.IsLoopback(s.cfg.Listen) {
 		s.log.Warn("serving without TLS on a non-loopback address: API keys cross the network in plaintext unless a proxy or mesh encrypts it")
 	}

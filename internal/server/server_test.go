@@ -212,8 +212,8 @@ func TestListModels(t *testing.T) {
 	for _, m := range resp.GetModels() {
 		ids = append(ids, m.GetId())
 	}
-	if strings.Join(ids, ",") != "mock/echo,mock/lorem" {
-		t.Errorf("models %v, want mock/echo and mock/lorem", ids)
+	if strings.Join(ids, ",") != "mock/echo,mock/lorem,mock/think" {
+		t.Errorf("models %v, want mock/echo, mock/lorem and mock/think", ids)
 	}
 }
 

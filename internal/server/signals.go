@@ -16,8 +16,8 @@ var ErrStoppedAtOnce = errors.New("stopped at once on a second signal: calls sti
 // RunWithSignals is Run for a process: it serves until ctx ends or SIGINT or
 // SIGTERM arrives, then shuts down (Shutdown: the drain delay, then the
 // grace period). A second SIGINT or SIGTERM during the shutdown stops the
-// server at once and RunWithSignals returns ErrStoppedAtOnce. SIGHUP asks
-// for a config reload (see reload); it never stops the server.
+// server at once and RunWithSignals returns ErrStoppedAtOnce. SIGHUP
+// reloads the config (reload, in reload.go); it never stops the server.
 //
 // All of llmrelay's signal handling is here, in RunWithSignals and the two
 // loops below.
@@ -40,7 +40,7 @@ func (s *Server) serveUntilStop(ctx context.Context, sigs <-chan os.Signal, serv
 			return true, nil
 		case sig := <-sigs:
 			if sig == syscall.SIGHUP {
-				s.reload()
+				_ = s.reload("SIGHUP")
 				continue
 			}
 			s.log.Info("signal received: shutting down (send it again to stop at once)", "signal", sig.String())
@@ -67,11 +67,4 @@ func (s *Server) shutdownUntilDone(sigs <-chan os.Signal, done <-chan struct{}) 
 			return ErrStoppedAtOnce
 		}
 	}
-}
-
-// reload is what SIGHUP does. Reloading the config without a restart is
-// not implemented yet: it only says so, and the server goes on serving
-// with the config it has.
-func (s *Server) reload() {
-	s.log.Warn("SIGHUP received: config reload is not supported yet; still serving with the config loaded at start")
 }

@@ -90,3 +90,55 @@ func TestTLSBadFiles(t *testing.T) {
 		t.Fatal("server.New accepted missing TLS files")
 	}
 }
+
+// TestTLSCertificateRotation: a reload with new certificate files serves
+// the new certificate to new connections; a reload whose files do not load
+// is refused and the old certificate stays.
+func TestTLSCertificateRotation(t *testing.T) {
+	cfg := securedConfig()
+	var first *x509.Certificate
+	cfg.TLS.CertFile, cfg.TLS.KeyFile, first = selfSigned(t, t.TempDir())
+	in := servertest.Start(t, cfg)
+
+	// served returns the certificate a new TLS connection is given.
+	served := func() *x509.Certificate {
+		t.Helper()
+		var got *x509.Certificate
+		conn := in.Dial(t, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{
+			ServerName:         "localhost",
+			InsecureSkipVerify: true, // the test compares the certificate itself
+			VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
+				var err error
+				got, err = x509.ParseCertificate(raw[0])
+				return err
+			},
+		})))
+		if _, err := servertest.Collect(bearer(t.Context(), keyFull), llmrelayv1.NewLLMServiceClient(conn), echoRequest("hi")); err != nil {
+			t.Fatalf("TLS call: %v", err)
+		}
+		return got
+	}
+	if got := served(); !got.Equal(first) {
+		t.Fatal("the server does not serve its configured certificate")
+	}
+
+	next := securedConfig()
+	var second *x509.Certificate
+	next.TLS.CertFile, next.TLS.KeyFile, second = selfSigned(t, t.TempDir())
+	if _, err := in.Server.Reload(next); err != nil {
+		t.Fatalf("Reload: %v", err)
+	}
+	if got := served(); !got.Equal(second) {
+		t.Error("after the reload, a new connection does not get the new certificate")
+	}
+
+	broken := securedConfig()
+	broken.TLS.CertFile = filepath.Join(t.TempDir(), "missing.pem")
+	broken.TLS.KeyFile = broken.TLS.CertFile
+	if _, err := in.Server.Reload(broken); err == nil {
+		t.Fatal("a reload with missing certificate files was applied")
+	}
+	if got := served(); !got.Equal(second) {
+		t.Error("a refused reload changed the certificate")
+	}
+}

@@ -39,14 +39,18 @@ func (e *sendError) Unwrap() error { return e.err }
 func (c *call) run(ctx context.Context) (*attemptResult, error) {
 	return retry.Run(ctx, c.plan, c.svc.timer, func(n int, t provider.Target) (*attemptResult, error) {
 		c.info.ObserveAttempt(n)
-		res, err := c.runAttempt(ctx, n, t)
-		c.usage.InputTokens += res.usage.InputTokens
-		c.usage.OutputTokens += res.usage.OutputTokens
+		actx, span := c.startAttempt(ctx, n, t)
+		res, err := c.runAttempt(actx, n, t)
+		defer c.endAttempt(span, t, res, err)
+		c.usage.Add(res.usage)
+		c.account(t, res.usage)
 		if err != nil {
-			return nil, c.afterFailure(ctx, n, t, res, err)
+			return nil, c.afterFailure(actx, n, t, res, err)
 		}
 		c.plan.Succeeded()
-		if c.so != nil {
+		if c.so != nil && res.finish != provider.FinishRefusal {
+			// A refusal is the model's answer: nothing to validate, and
+			// re-asking would only be refused again.
 			return c.checkOutput(n, res)
 		}
 		return res, nil
@@ -70,8 +74,9 @@ func (c *call) afterFailure(ctx context.Context, n int, t provider.Target, res *
 	name := t.Entry.Config.Name
 	cl := retry.Classify(err)
 	if pe := cl.Provider; pe != nil && pe.Raw != "" {
-		// What the provider sent with its error status may be anything (a
-		// proxy's page): never in a status, only here, at debug level.
+		// What the provider sent that the error is about (an event that did
+		// not decode, an error status's body: a proxy's page, say) may be
+		// anything: never in a status, only here, at debug level.
 		c.svc.log.Debug("provider error response", "request_id", c.requestID, "provider", name,
 			"attempt", n, "provider_status", pe.Status, "body", pe.Raw)
 	}
@@ -79,19 +84,28 @@ func (c *call) afterFailure(ctx context.Context, n int, t provider.Target, res *
 		c.svc.metrics.ProviderError(name, cl.Class.String())
 	}
 	step := c.plan.Failed(err, cl, res.streamed())
+	c.traceFailure(ctx, err, cl, step, res)
+	if step.Decision.Stop == retry.StopBudget {
+		c.svc.metrics.RetryBudgetExhausted(name)
+	}
 	if !step.Retry() {
-		if step.Failure.Stop == retry.StopBudget {
-			c.svc.metrics.RetryBudgetExhausted(name)
-		}
 		return step.Failure
 	}
 
-	c.svc.log.Info("retrying",
-		"request_id", c.requestID, "provider", name, "attempt", n,
-		"reason", cl.Reason.String(), "delay", step.Delay, "discard_partial", res.streamed(), "error", err)
-	c.svc.metrics.Retry(name, cl.Reason.String())
+	if step.Fallback {
+		from, to := c.svc.routes.Label(t), c.svc.routes.Label(step.Target)
+		c.svc.log.Info("falling back",
+			"request_id", c.requestID, "route", c.routeName(), "from", from, "to", to, "attempt", n,
+			"reason", step.Reason.String(), "stop", step.Decision.Stop.String(), "discard_partial", res.streamed(), "error", err)
+		c.svc.metrics.Fallback(c.routeName(), from, to)
+	} else {
+		c.svc.log.Info("retrying",
+			"request_id", c.requestID, "provider", name, "attempt", n,
+			"reason", step.Reason.String(), "delay", step.Delay, "discard_partial", res.streamed(), "error", err)
+	}
+	c.svc.metrics.Retry(name, step.Reason.String())
 	if err := c.sendWillRetry(n, step, &llmrelayv1.WillRetry{
-		Reason:         llmrelayv1.RetryReason(cl.Reason),
+		Reason:         llmrelayv1.RetryReason(step.Reason),
 		Delay:          durationpb.New(step.Delay),
 		DiscardPartial: res.streamed(),
 		Cause:          apierr.AttemptCause(cl, name, n),
@@ -102,9 +116,11 @@ func (c *call) afterFailure(ctx context.Context, n int, t provider.Target, res *
 }
 
 // sendWillRetry sends w, the WillRetry that follows failed attempt n and
-// announces the step's next attempt. Its error is a *sendError.
+// announces the step's next attempt: its number and target, and whether
+// the call falls back. Its error is a *sendError.
 func (c *call) sendWillRetry(n int, step retry.Step, w *llmrelayv1.WillRetry) error {
 	w.NextAttempt = uint32(step.Next)
+	w.NextProvider, w.NextModel, w.Fallback = step.Target.Entry.Config.Name, step.Target.Model, step.Fallback
 	if err := c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(n), Event: &llmrelayv1.GenerateEvent_WillRetry{WillRetry: w}}); err != nil {
 		return &sendError{err}
 	}
@@ -115,10 +131,13 @@ func (c *call) sendWillRetry(n int, step retry.Step, w *llmrelayv1.WillRetry) er
 type attemptResult struct {
 	text      strings.Builder
 	toolCalls []*llmrelayv1.ToolCall
+	reasoning []*reasoningBlock
+	refusal   strings.Builder
 	finish    provider.FinishReason
 	usage     provider.Usage
-	// deltas and partials count the deltas and partial objects this
-	// attempt sent to the client.
+	// deltas and partials count the deltas (text, reasoning, refusal and
+	// tool-call fragments) and partial objects this attempt sent to the
+	// client.
 	deltas, partials int
 	// partial reads the reply as it streams, for partial objects; nil
 	// without stream_partial_objects.
@@ -134,19 +153,21 @@ func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 
 // runAttempt runs attempt n to target t: it streams the provider's deltas
 // to the client as they arrive and returns the assembled result, or the
 // error that ended the attempt (with res holding what was sent before it).
-// Once the provider has accepted the attempt (Provider.Stream returned), an
-// attempt that receives no provider event for the call's idle timeout is
-// cancelled and fails with retry.ErrStalled. Until then the provider's
-// transport timeouts (dial, TLS handshake, response headers), its attempt
-// timeout and the call's deadline bound the wait, so that a configured
-// response_header_timeout is not cut short by the idle timer.
+// An attempt whose provider shows no sign of life within the first event
+// timeout (the call's first_event_timeout, else the provider's default),
+// or for the call's stream idle timeout once it streams, is cancelled and
+// fails with retry.ErrStalled (see stallTimer).
 func (c *call) runAttempt(ctx context.Context, n int, t provider.Target) (*attemptResult, error) {
 	res := &attemptResult{partial: c.so.newPartial()}
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	first := c.svc.limits.FirstEventTimeout(c.firstEvent, t.Entry.Config.FirstEventTimeout)
+	stall := startStallTimer(first, c.idle, cancel)
+	defer stall.stop()
 	stalled := func(err error) error {
-		if ctx.Err() == nil && errors.Is(context.Cause(actx), retry.ErrStalled) {
-			return fmt.Errorf("attempt %d: nothing for %v: %w", n, c.idle, retry.ErrStalled)
+		var se *stallError
+		if ctx.Err() == nil && errors.As(context.Cause(actx), &se) {
+			return fmt.Errorf("attempt %d: %w", n, se)
 		}
 		return err
 	}
@@ -154,13 +175,12 @@ func (c *call) runAttempt(ctx context.Context, n int, t provider.Target) (*attem
 	preq := *c.preq
 	preq.Attempt = n
 	preq.Model = t.Model
+	preq.Activity = &stall.act
 	st, err := t.Entry.Provider.Stream(actx, &preq)
 	if err != nil {
-		return res, err
+		return res, stalled(err)
 	}
 	defer st.Close()
-	idle := time.AfterFunc(c.idle, func() { cancel(retry.ErrStalled) })
-	defer idle.Stop()
 	for {
 		ev, err := st.Recv()
 		if errors.Is(err, io.EOF) {
@@ -169,13 +189,14 @@ func (c *call) runAttempt(ctx context.Context, n int, t provider.Target) (*attem
 		if err != nil {
 			return res, stalled(err)
 		}
-		// The idle timer runs only while waiting for the provider: a client
-		// slow to read must not make the provider look stalled.
-		idle.Stop()
-		if err := c.handle(n, ev, res); err != nil {
+		// Handing the event to the client is not the provider's time: a
+		// client slow to read must not make the provider look stalled.
+		stall.relay()
+		err = c.handle(n, ev, res)
+		stall.relayed()
+		if err != nil {
 			return res, err
 		}
-		idle.Reset(c.idle)
 	}
 }
 
@@ -196,10 +217,31 @@ func (c *call) handle(n int, ev provider.Event, res *attemptResult) error {
 		return c.sendPartial(n, ev.Text, res)
 	case provider.EventToolCall:
 		res.addToolCall(ev.ToolCall)
+		tc := ev.ToolCall
+		if tc.ID == "" && tc.Name == "" && tc.ArgumentsDelta == "" {
+			return nil // a signature alone: it is in the final message
+		}
 		de := newDeltaEvent()
 		de.delta.ToolCall = &llmrelayv1.ToolCallDelta{
-			Index: uint32(ev.ToolCall.Index), Id: ev.ToolCall.ID, Name: ev.ToolCall.Name, ArgumentsDelta: ev.ToolCall.ArgumentsDelta,
+			Index: uint32(tc.Index), Id: tc.ID, Name: tc.Name, ArgumentsDelta: tc.ArgumentsDelta,
 		}
+		return c.sendDelta(n, de, res)
+	case provider.EventReasoning:
+		r := ev.Reasoning
+		if r == (provider.ReasoningDelta{Index: r.Index}) {
+			return nil
+		}
+		res.addReasoning(r)
+		de := newReasoningDeltaEvent()
+		de.r.Index, de.r.Text, de.r.Signature, de.r.Redacted, de.r.Format = uint32(r.Index), r.Text, r.Signature, r.Redacted, r.Format
+		return c.sendDelta(n, &de.deltaEvent, res)
+	case provider.EventRefusal:
+		if ev.Text == "" {
+			return nil
+		}
+		res.refusal.WriteString(ev.Text)
+		de := newDeltaEvent()
+		de.delta.Refusal = ev.Text
 		return c.sendDelta(n, de, res)
 	case provider.EventUsage:
 		res.usage = ev.Usage
@@ -220,8 +262,26 @@ type deltaEvent struct {
 
 func newDeltaEvent() *deltaEvent {
 	de := &deltaEvent{}
+	de.init()
+	return de
+}
+
+func (de *deltaEvent) init() {
 	de.oneof.Delta = &de.delta
 	de.event.Event = &de.oneof
+}
+
+// reasoningDeltaEvent is a reasoning delta's four messages in one
+// allocation; text deltas do not pay for its size.
+type reasoningDeltaEvent struct {
+	deltaEvent
+	r llmrelayv1.ReasoningDelta
+}
+
+func newReasoningDeltaEvent() *reasoningDeltaEvent {
+	de := &reasoningDeltaEvent{}
+	de.init()
+	de.delta.Reasoning = &de.r
 	return de
 }
 
@@ -229,7 +289,7 @@ func newDeltaEvent() *deltaEvent {
 func (c *call) sendDelta(n int, de *deltaEvent, res *attemptResult) error {
 	if !c.firstDelta {
 		c.firstDelta = true
-		c.svc.metrics.FirstDelta(c.providerName(), time.Since(c.start))
+		c.svc.metrics.FirstToken(c.labels(c.lastTarget()), time.Since(c.start))
 	}
 	res.deltas++
 	de.event.Attempt = uint32(n)

@@ -35,8 +35,12 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 			ToolCallID: m.GetToolCallId(),
 		}
 		for _, tc := range m.GetToolCalls() {
-			pm.ToolCalls = append(pm.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments()})
+			pm.ToolCalls = append(pm.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments(), Signature: tc.GetSignature()})
 		}
+		for _, r := range m.GetReasoning() {
+			pm.Reasoning = append(pm.Reasoning, provider.Reasoning{Text: r.GetText(), Signature: r.GetSignature(), Redacted: r.GetRedacted(), Format: r.GetFormat()})
+		}
+		pm.Refusal = m.GetRefusal()
 		out.Messages[i] = pm
 	}
 	if g := req.GetGeneration(); g != nil {
@@ -97,6 +101,17 @@ func structJSON(s *structpb.Struct) (json.RawMessage, error) {
 		return nil, nil
 	}
 	return s.MarshalJSON()
+}
+
+// usage converts a call's usage.
+func usage(u provider.Usage) *llmrelayv1.Usage {
+	return &llmrelayv1.Usage{
+		InputTokens:              uint64(u.InputTokens),
+		OutputTokens:             uint64(u.OutputTokens),
+		ReasoningTokens:          uint64(u.ReasoningTokens),
+		CachedInputTokens:        uint64(u.CachedInputTokens),
+		CacheCreationInputTokens: uint64(u.CacheCreationInputTokens),
+	}
 }
 
 // finishReason maps the provider's finish reason onto the proto enum; the

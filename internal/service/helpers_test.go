@@ -84,6 +84,19 @@ func attempts(n uint32) *llmrelayv1.RetryPolicy {
 func render(ev *llmrelayv1.GenerateEvent) string {
 	switch e := ev.GetEvent().(type) {
 	case *llmrelayv1.GenerateEvent_Delta:
+		if r := e.Delta.GetReasoning(); r != nil {
+			s := fmt.Sprintf("reasoning a%d [%d]", ev.GetAttempt(), r.GetIndex())
+			if r.GetFormat() != "" {
+				s += " " + r.GetFormat()
+			}
+			if r.GetSignature() != "" {
+				s += " signature"
+			}
+			return s + fmt.Sprintf(" %q", r.GetText())
+		}
+		if e.Delta.GetRefusal() != "" {
+			return fmt.Sprintf("refusal a%d %q", ev.GetAttempt(), e.Delta.GetRefusal())
+		}
 		return fmt.Sprintf("delta a%d %q", ev.GetAttempt(), e.Delta.GetText())
 	case *llmrelayv1.GenerateEvent_WillRetry:
 		w := e.WillRetry

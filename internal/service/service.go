@@ -1,32 +1,41 @@
 // Package service implements the llmrelay.v1.LLMService handlers. Handlers
-// are thin: Generate takes the target its model resolved to (from the call
-// record, which the interceptor chain filled), has the provider validate
-// the request, runs the call's attempt plan (internal/retry's Plan) and
-// turns each provider event into a GenerateEvent, numbered by one emitter.
-// Retry decisions live in internal/retry, classification in the provider
-// adapters and status mapping in internal/apierr.
+// are thin: Generate takes the targets its model resolved to (from the call
+// record, which the interceptor chain filled), runs the server's hooks
+// (internal/hook: the route's defaults among them), has each target's
+// provider validate the request, runs the call's attempt plan
+// (internal/retry's Plan) and turns each provider event into a
+// GenerateEvent, numbered by one emitter. Retry and fallback decisions
+// live in internal/retry, target order and health in internal/route,
+// classification in the provider adapters and status mapping in
+// internal/apierr.
 package service
 
 import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	tokenusage "github.com/llmrelay/llmrelay/internal/usage"
 )
 
 // Service implements llmrelayv1.LLMServiceServer. It is safe for concurrent use.
@@ -34,6 +43,8 @@ type Service struct {
 	llmrelayv1.UnimplementedLLMServiceServer
 
 	providers *provider.Set
+	routes    *route.Table
+	hooks     hook.Chain
 	log       *slog.Logger
 	metrics   *metrics.Metrics
 	limits    retry.Limits
@@ -43,14 +54,23 @@ type Service struct {
 	// bounds them and the re-asks.
 	schemas   *schema.Cache
 	schemaCfg schema.Config
+	// prices turns tokens into cost (nil: none priced); captureContent
+	// records prompts and replies on the attempt spans.
+	prices         *tokenusage.Prices
+	captureContent bool
 }
 
 // Deps are what a Service needs.
 type Deps struct {
 	Providers *provider.Set
-	Config    *config.Config
-	Logger    *slog.Logger
-	Metrics   *metrics.Metrics // may be nil
+	// Routes resolves models and keeps the targets' health; nil: no routes.
+	Routes *route.Table
+	// Hooks run before each call's first attempt and after its success,
+	// in order; the server puts the routes' defaults first.
+	Hooks   hook.Chain
+	Config  *config.Config
+	Logger  *slog.Logger
+	Metrics *metrics.Metrics // may be nil
 	// Timer makes the waits between attempts; nil means real time.
 	Timer retry.Timer
 }
@@ -63,19 +83,27 @@ func New(d Deps) *Service {
 	}
 	schemaCfg := d.Config.SchemaConfig()
 	r := d.Config.Retry
+	routes := d.Routes
+	if routes == nil {
+		routes, _ = route.NewTable(nil, d.Providers, route.Options{}) // no routes: cannot fail
+	}
 	return &Service{
-		providers: d.Providers, log: log, metrics: d.Metrics, timer: d.Timer,
+		providers: d.Providers, routes: routes, hooks: d.Hooks, log: log, metrics: d.Metrics, timer: d.Timer,
 		schemas: schema.NewCache(schemaCfg), schemaCfg: schemaCfg,
 		limits:  d.Config.RetryLimits(),
 		budgets: retry.NewBudgets(r.Budget.MaxTokens, r.Budget.TokenRatio),
+		prices:  d.Config.Pricing.Prices(), captureContent: d.Config.Tracing.CaptureContent,
 	}
 }
 
 // ListModels implements llmrelayv1.LLMServiceServer. With an API key, it
-// lists only the models the key may use.
+// lists only the models and routes the key may use; a route is listed
+// with all its targets, each with its health, and a provider's model that
+// a route uses with its health.
 func (s *Service) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error) {
 	id, keyed := auth.FromContext(ctx)
 	resp := &llmrelayv1.ListModelsResponse{}
+	health := s.targetHealth(ctx)
 	for _, name := range s.providers.Names() {
 		if req.GetProvider() != "" && req.GetProvider() != name {
 			continue
@@ -87,11 +115,48 @@ func (s *Service) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequ
 			}
 			resp.Models = append(resp.Models, &llmrelayv1.Model{
 				Id: name + "/" + m, Provider: name, ProviderKind: e.Config.Kind, Name: m,
+				Kind: llmrelayv1.ModelKind_MODEL_KIND_PROVIDER_MODEL, Health: health[name+"/"+m],
 			})
 		}
 	}
+	for _, r := range s.routes.Routes() {
+		if req.GetProvider() != "" || keyed && !id.AllowsRoute(r.Name) {
+			continue
+		}
+		m := &llmrelayv1.Model{Id: r.Name, Name: r.Name, Kind: llmrelayv1.ModelKind_MODEL_KIND_ROUTE, Balance: llmrelayv1.RouteBalance_ROUTE_BALANCE_ORDERED}
+		if r.Weighted {
+			m.Balance = llmrelayv1.RouteBalance_ROUTE_BALANCE_WEIGHTED
+		}
+		for _, t := range r.Targets {
+			m.Targets = append(m.Targets, &llmrelayv1.RouteTarget{
+				Model: t.Key, Provider: t.Entry.Config.Name, Name: t.Model, Weight: uint32(t.Weight), Health: health[t.Key],
+			})
+		}
+		resp.Models = append(resp.Models, m)
+	}
 	sort.Slice(resp.Models, func(i, j int) bool { return resp.Models[i].Id < resp.Models[j].Id })
 	return resp, nil
+}
+
+// targetHealth returns the health of every route target, by key.
+func (s *Service) targetHealth(ctx context.Context) map[string]*llmrelayv1.TargetHealth {
+	var keys []string
+	for _, r := range s.routes.Routes() {
+		for _, t := range r.Targets {
+			if !slices.Contains(keys, t.Key) {
+				keys = append(keys, t.Key)
+			}
+		}
+	}
+	out := make(map[string]*llmrelayv1.TargetHealth, len(keys))
+	for i, st := range s.routes.Health(ctx, keys) {
+		h := &llmrelayv1.TargetHealth{Ejected: st.Ejected, ConsecutiveFailures: uint32(st.Failures), Ejections: uint32(st.Ejections)}
+		if st.Ejected {
+			h.EjectedUntil = timestamppb.New(st.Until)
+		}
+		out[keys[i]] = h
+	}
+	return out
 }
 
 // Generate implements llmrelayv1.LLMServiceServer: it runs the call's
@@ -101,7 +166,14 @@ func (s *Service) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequ
 // default when the client set none, clamped to the server's max).
 func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
 	ctx := stream.Context()
+	if res, ok := callinfo.From(ctx).Resolved(); ok && res.Route != nil && res.Route.Timeout > 0 {
+		// The route's timeout: it may only bring the call's deadline in.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, res.Route.Timeout)
+		defer cancel()
+	}
 	c, err := s.newCall(ctx, req, stream)
+	defer c.recordAnnotations()
 	if err != nil {
 		return s.fail(ctx, c, err)
 	}
@@ -109,10 +181,10 @@ func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerSt
 	if err != nil {
 		return s.fail(ctx, c, err)
 	}
-	if err := c.sendFinal(res); err != nil {
+	if err := c.sendFinal(ctx, res); err != nil {
 		return s.fail(ctx, c, err)
 	}
-	s.metrics.CallDone(c.providerName(), codes.OK.String(), c.plan.Attempts())
+	c.done(ctx, codes.OK, "", res)
 	return nil
 }
 
@@ -124,30 +196,37 @@ var errUnresolved = errors.New("service: the call's model was not resolved (the 
 type call struct {
 	svc       *Service
 	req       *llmrelayv1.GenerateRequest
-	target    provider.Target
+	resolved  *route.Resolved
+	hook      *hook.Call // what the hooks see; nil before they run
 	preq      *provider.Request
 	out       *emitter
 	info      *callinfo.Info // nil without the interceptor chain
 	requestID string
+	key       string // the caller's API key name, "" without keys
 	start     time.Time
 	// plan numbers the attempts, says where each goes and decides what
 	// follows each failure; nil until the call is ready to run.
 	plan *retry.Plan
-	// idle is the call's stream idle timeout.
-	idle time.Duration
-	// usage sums the tokens of every attempt.
-	usage provider.Usage
+	// idle is the call's stream idle timeout; firstEvent the first event
+	// timeout it asked for (zero: the provider's default, see runAttempt).
+	idle, firstEvent time.Duration
+	// usage sums the tokens of every attempt, and cost their cost when
+	// priced.
+	usage  provider.Usage
+	cost   float64
+	priced bool
 	// firstDelta is set once the call sent its first delta.
 	firstDelta bool
 	// so is the structured-output state; nil without response_format.
 	so *structured
 }
 
-// newCall takes the call's resolved target, prepares the provider request,
-// has the provider validate it and makes the call's attempt plan. Errors
-// are *apierr.Error or map to one.
+// newCall takes the call's resolved targets, runs the hooks before the
+// first attempt, prepares the provider request, has every target's
+// provider validate it and makes the call's attempt plan. Errors are
+// *apierr.Error or map to one.
 func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) (*call, error) {
-	c := &call{svc: s, req: req, out: &emitter{stream: stream}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now()}
+	c := &call{svc: s, req: req, out: &emitter{stream: stream}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now(), key: keyName(ctx)}
 	if c.info != nil {
 		// The chain's call record: the same id in every log line and error.
 		c.requestID = c.info.RequestID()
@@ -155,15 +234,29 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 	if c.requestID == "" {
 		c.requestID = uuid.NewString()
 	}
-	target, ok := c.info.Target()
+	res, ok := c.info.Resolved()
 	if !ok {
 		return c, errUnresolved
 	}
-	c.target = target
-	c.idle = s.limits.IdleTimeout(req.GetStreamIdleTimeout().AsDuration())
+	c.resolved = res
+	c.hook = &hook.Call{Model: res.Name, Route: res.Route, Request: req}
+	if id, ok := auth.FromContext(ctx); ok {
+		c.hook.Key = id.Name
+	}
+	if err := s.hooks.Before(ctx, c.hook); err != nil {
+		return c, err
+	}
+	req = c.hook.Request
+	c.req = req
+	first := res.Targets[0]
+	idle, firstEvent := req.GetStreamIdleTimeout().AsDuration(), req.GetFirstEventTimeout().AsDuration()
+	if err := s.limits.CheckStreamTimeouts(idle, firstEvent); err != nil {
+		return c, err
+	}
+	c.idle, c.firstEvent = s.limits.IdleTimeout(idle), firstEvent
 	rf := responseFormat(req)
 	var err error
-	if c.preq, err = providerRequest(req, target.Model, rf); err != nil {
+	if c.preq, err = providerRequest(req, first.Model, rf); err != nil {
 		return c, err
 	}
 	if rf != nil {
@@ -171,9 +264,19 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 			return c, err
 		}
 	}
-	if v, ok := target.Entry.Provider.(provider.RequestValidator); ok {
-		if err := v.ValidateRequest(c.preq); err != nil {
+	// Every target the call may reach must take the request: a request one
+	// of them cannot carry fails now, not after the others failed.
+	// The operator's provider_options policy of each target comes first.
+	for _, t := range res.Targets {
+		if err := t.Entry.Config.ProviderOptions.Check(c.preq.Options); err != nil {
 			return c, err
+		}
+		if v, ok := t.Entry.Provider.(provider.RequestValidator); ok {
+			preq := *c.preq
+			preq.Model = t.Model
+			if err := v.ValidateRequest(&preq); err != nil {
+				return c, err
+			}
 		}
 	}
 	rp := req.GetRetry()
@@ -185,8 +288,10 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 			MaxBackoff:     rp.GetMaxBackoff().AsDuration(),
 			Midstream:      retry.Midstream(rp.GetMidstream()),
 		}),
-		Target:    target,
+		Target:    first,
+		Fallbacks: res.Targets[1:],
 		Budget:    func(name string) retry.Throttle { return s.budgets.For(name) },
+		Health:    s.routes,
 		Deadline:  deadline,
 		MaxReasks: c.so.maxReasks(),
 	})
@@ -199,10 +304,27 @@ func (c *call) providerName() string {
 	if c.plan != nil {
 		return c.plan.Target().Entry.Config.Name
 	}
-	if c.target.Entry != nil {
-		return c.target.Entry.Config.Name
+	if c.resolved != nil {
+		return c.resolved.Targets[0].Entry.Config.Name
 	}
 	return ""
+}
+
+// routeName returns the route the call's model named, "" for
+// "<provider>/<model>".
+func (c *call) routeName() string {
+	if c.resolved == nil || c.resolved.Route == nil {
+		return ""
+	}
+	return c.resolved.Route.Name
+}
+
+// recordAnnotations writes the hooks' annotations to the call record, for
+// the call's log line, whether the call succeeded or not.
+func (c *call) recordAnnotations() {
+	if c != nil && c.hook != nil {
+		c.info.Annotate(c.hook.Annotations())
+	}
 }
 
 // attempts returns the attempts the call made.
@@ -225,14 +347,49 @@ func (r *attemptResult) addToolCall(d provider.ToolCallDelta) {
 	if d.Name != "" {
 		tc.Name = d.Name
 	}
+	tc.Signature += d.Signature
 	tc.Arguments += d.ArgumentsDelta
 }
 
-// sendFinal sends the call's Final: the successful attempt's message, with
-// the usage of every attempt and, for structured output, the object and the
-// validation retries and errors.
-func (c *call) sendFinal(res *attemptResult) error {
-	msg := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: res.text.String()}
+// reasoningBlock is a reasoning block being assembled from its fragments.
+type reasoningBlock struct {
+	text                        strings.Builder
+	signature, redacted, format string
+}
+
+// addReasoning folds a reasoning fragment into the result's blocks.
+func (r *attemptResult) addReasoning(d provider.ReasoningDelta) {
+	for len(r.reasoning) <= d.Index {
+		r.reasoning = append(r.reasoning, &reasoningBlock{})
+	}
+	b := r.reasoning[d.Index]
+	if d.Format != "" {
+		b.format = d.Format
+	}
+	b.text.WriteString(d.Text)
+	b.signature += d.Signature
+	b.redacted += d.Redacted
+}
+
+// providerReasoning returns the result's reasoning blocks.
+func (r *attemptResult) providerReasoning() []provider.Reasoning {
+	out := make([]provider.Reasoning, len(r.reasoning))
+	for i, b := range r.reasoning {
+		out[i] = provider.Reasoning{Text: b.text.String(), Signature: b.signature, Redacted: b.redacted, Format: b.format}
+	}
+	return out
+}
+
+// sendFinal sends the call's Final: the successful attempt's message (its
+// text, reasoning, tool calls and refusal), with the usage of every
+// attempt, the provider, model and route that answered, for structured
+// output the object and the validation retries and errors, and the
+// annotations of the hooks, which run just before.
+func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
+	msg := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: res.text.String(), Refusal: res.refusal.String()}
+	for _, r := range res.providerReasoning() {
+		msg.Reasoning = append(msg.Reasoning, &llmrelayv1.Reasoning{Text: r.Text, Signature: r.Signature, Redacted: r.Redacted, Format: r.Format})
+	}
 	for _, tc := range res.toolCalls {
 		if tc.GetId() != "" || tc.GetName() != "" || tc.GetArguments() != "" {
 			msg.ToolCalls = append(msg.ToolCalls, tc)
@@ -241,12 +398,15 @@ func (c *call) sendFinal(res *attemptResult) error {
 	final := &llmrelayv1.Final{
 		Message:      msg,
 		FinishReason: finishReason(res.finish),
-		Usage:        &llmrelayv1.Usage{InputTokens: uint64(c.usage.InputTokens), OutputTokens: uint64(c.usage.OutputTokens)},
+		Usage:        usage(c.usage),
 		Attempts:     uint32(c.plan.Attempts()),
 		Provider:     c.providerName(),
 		Model:        c.plan.Target().Model,
+		Route:        c.routeName(),
 	}
 	c.so.fillFinal(final, res)
+	c.svc.hooks.After(ctx, c.hook, final)
+	final.Annotations = c.hook.Annotations()
 	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(c.plan.Attempts()), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
 }
 
@@ -270,7 +430,7 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 	} else {
 		s.log.Debug("generate failed", "request_id", c.requestID, "code", ae.Code.String(), "reason", ae.Reason, "attempts", c.attempts(), "error", err)
 	}
-	s.metrics.CallDone(c.providerName(), ae.Code.String(), c.attempts())
+	c.done(ctx, ae.Code, ae.Reason, nil)
 	return ae
 }
 

@@ -220,7 +220,7 @@ func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
 		return err
 	}
 	c.preq.Messages = append(c.preq.Messages,
-		provider.Message{Role: provider.RoleAssistant, Content: res.text.String()},
+		provider.Message{Role: provider.RoleAssistant, Content: res.text.String(), Reasoning: res.providerReasoning()},
 		provider.Message{Role: provider.RoleUser, Content: out.Reask})
 	return step.Continue()
 }

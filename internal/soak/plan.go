@@ -49,7 +49,7 @@ const (
 	// timeout abandons the attempt.
 	Stalled
 	// Malformed is a line that is not server-sent events after Step.After
-	// chunks.
+	// chunks: a provider protocol error, which is never retried.
 	Malformed
 	// Rejected is HTTP 400, which is never retried.
 	Rejected
@@ -91,7 +91,7 @@ type Config struct {
 }
 
 // NewPlan draws call's plan: attempts until one that ends the call (OK,
-// SlowStart, Rejected) or MaxAttempts of them.
+// SlowStart, Rejected, Malformed) or MaxAttempts of them.
 func NewPlan(cfg Config, call int) Plan {
 	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(call)))
 	p := Plan{Call: call}
@@ -106,7 +106,7 @@ func NewPlan(cfg Config, call int) Plan {
 			s.After = rng.IntN(cfg.Chunks + 1)
 		}
 		p.Steps = append(p.Steps, s)
-		if s.Kind == OK || s.Kind == SlowStart || s.Kind == Rejected {
+		if s.Kind == OK || s.Kind == SlowStart || s.Kind == Rejected || s.Kind == Malformed {
 			break
 		}
 	}
@@ -167,7 +167,7 @@ func (s Step) Reason() llmrelayv1.RetryReason {
 		return llmrelayv1.RetryReason_RETRY_REASON_RATE_LIMITED
 	case Unavailable, Overloaded:
 		return llmrelayv1.RetryReason_RETRY_REASON_OVERLOADED
-	case Dropped, Malformed:
+	case Dropped:
 		return llmrelayv1.RetryReason_RETRY_REASON_TRANSPORT
 	case Stalled:
 		return llmrelayv1.RetryReason_RETRY_REASON_STALLED
@@ -182,12 +182,14 @@ func (p Plan) Succeeds() bool {
 }
 
 // Status is the code and ErrorInfo reason a failing plan ends with: the
-// provider's rejection as it is, or retries exhausted with the code of the
-// last failure.
+// provider's rejection or protocol error as it is, or retries exhausted
+// with the code of the last failure.
 func (p Plan) Status() (codes.Code, string) {
 	switch p.Steps[len(p.Steps)-1].Kind {
 	case Rejected:
 		return codes.InvalidArgument, apierr.ReasonProviderRejected
+	case Malformed:
+		return codes.Unknown, apierr.ReasonProviderProtocolError
 	case RateLimited:
 		return codes.ResourceExhausted, apierr.ReasonRetriesExhausted
 	}

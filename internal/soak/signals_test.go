@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -55,7 +56,9 @@ func (l *lockedBuffer) waitFor(t *testing.T, want string) {
 }
 
 // TestSignalsToTheBinary runs the built server with an hour's drain delay
-// and grace: SIGHUP leaves it serving; SIGTERM turns health NOT_SERVING
+// and grace: SIGHUP reloads the config (a provider added serves, the
+// stream in flight goes on; an invalid file is refused and the server
+// goes on as it was); SIGTERM turns health NOT_SERVING
 // (`llmrelay health` then fails) while new calls are still served; a
 // second SIGTERM makes the process exit at once, with a non-zero status,
 // cutting off the stream in flight.
@@ -103,13 +106,35 @@ func TestSignalsToTheBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+	// The same config with a provider added, then one that does not
+	// validate.
+	original, err := os.ReadFile(cfgPath)
+	if err != nil {
 		t.Fatal(err)
 	}
-	logs.waitFor(t, "config reload is not supported yet")
-	stillRunning("on SIGHUP")
-	if err := finishes(t.Context(), client, mockEcho(t, "after SIGHUP", 0)); err != nil {
-		t.Errorf("a call after SIGHUP: %v", err)
+	reloadWith := func(content, wantLog string) {
+		t.Helper()
+		if err := os.WriteFile(cfgPath, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		logs.waitFor(t, wantLog)
+		stillRunning("on SIGHUP")
+	}
+	spare := mockEcho(t, "after SIGHUP", 0)
+	spare.Model = "spare/echo"
+	if err := finishes(t.Context(), client, spare); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("a provider not configured yet: %v, want INVALID_ARGUMENT", err)
+	}
+	reloadWith(string(original)+"providers:\n  - {name: mock, kind: mock}\n  - {name: spare, kind: mock}\n", "config reloaded")
+	if err := finishes(t.Context(), client, spare); err != nil {
+		t.Errorf("the provider added by SIGHUP: %v", err)
+	}
+	reloadWith(string(original)+"retry: {max_attempts_limit: 99}\n", "config reload refused")
+	if err := finishes(t.Context(), client, spare); err != nil {
+		t.Errorf("after a refused reload, the provider of the config in use: %v", err)
 	}
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {

@@ -1,10 +1,10 @@
 // Package callinfo carries what llmrelay learns about one call while it runs
 // (its request id, the caller's key name, the model it asked for and the
-// provider target that model resolved to, the attempts it took) from the
-// one place that learns each (the interceptor chain's links, the Generate
-// handler's attempt plan) to the code that needs it: the provider queue and
-// the handler use the resolved target, and the log lines and errors report
-// the rest.
+// targets that model resolved to, the attempts it took, the annotations
+// its hooks made) from the one place that learns each (the interceptor
+// chain's links, the Generate handler and its attempt plan) to the code
+// that needs it: the provider queue and the handler use the resolved
+// targets, and the log lines and errors report the rest.
 //
 // The outermost link of the chain puts an *Info in the call's context; every
 // later link and the handler find it with From. All methods are safe for
@@ -22,6 +22,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/route"
 )
 
 // Info is one call's record.
@@ -30,9 +31,12 @@ type Info struct {
 	requestID string
 	key       string
 	model     string
-	target    provider.Target
+	resolved  *route.Resolved
 	attempts  int
 	metadata  []Label
+	usage     Usage
+	usageSet  bool
+	notes     []Label
 	// onAuth runs once the call has passed authentication.
 	onAuth func()
 	authed bool
@@ -123,27 +127,71 @@ func (i *Info) SetKey(name string) {
 	i.mu.Unlock()
 }
 
-// SetTarget records the provider target the request's model resolved to.
-// The chain's model resolution link calls it, once; see Target.
-func (i *Info) SetTarget(t provider.Target) {
-	if i == nil {
+// SetResolved records the targets the request's model (and its
+// fallback_models) resolved to. The chain's model resolution link calls
+// it, once; see Resolved.
+func (i *Info) SetResolved(r *route.Resolved) {
+	if i == nil || r == nil || len(r.Targets) == 0 {
 		return
 	}
 	i.mu.Lock()
-	i.target = t
+	i.resolved = r
 	i.mu.Unlock()
 }
 
-// Target returns the provider target the request's model resolved to, and
-// false when nothing resolved it (a request without a model, or a call
-// that runs without the chain).
-func (i *Info) Target() (provider.Target, bool) {
+// SetTarget records a resolution to the one target t, as SetResolved
+// does.
+func (i *Info) SetTarget(t provider.Target) {
+	i.SetResolved(&route.Resolved{Name: t.String(), Targets: []provider.Target{t}})
+}
+
+// Resolved returns what the request's model resolved to, and false when
+// nothing resolved it (a request without a model, or a call that runs
+// without the chain).
+func (i *Info) Resolved() (*route.Resolved, bool) {
 	if i == nil {
-		return provider.Target{}, false
+		return nil, false
 	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	return i.target, i.target.Entry != nil
+	return i.resolved, i.resolved != nil
+}
+
+// Target returns the first target the request's model resolved to, and
+// false when nothing resolved it.
+func (i *Info) Target() (provider.Target, bool) {
+	r, ok := i.Resolved()
+	if !ok {
+		return provider.Target{}, false
+	}
+	return r.Targets[0], true
+}
+
+// Annotate records labels a hook attached to the call, for its log line
+// (at most MaxLabels in all, cut like the request's metadata).
+func (i *Info) Annotate(labels map[string]string) {
+	if i == nil || len(labels) == 0 {
+		return
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		if len(i.notes) >= MaxLabels {
+			return
+		}
+		i.notes = append(i.notes, Label{Key: clipTo(k, MaxLabelKeyLen), Value: clipTo(labels[k], MaxLabelValueLen)})
+	}
+}
+
+// Annotations returns the labels Annotate kept; the caller must not
+// modify them.
+func (i *Info) Annotations() []Label {
+	if i == nil {
+		return nil
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.notes
 }
 
 // OnAuthenticated registers f to run once the call has passed
@@ -191,6 +239,37 @@ func (i *Info) ObserveAttempt(n int) {
 	i.mu.Unlock()
 }
 
+// Usage is what a call consumed, for its log line.
+type Usage struct {
+	// Tokens counts the tokens of every attempt.
+	Tokens provider.Usage
+	// Cost is what they cost at the price table's prices, when Priced.
+	Cost   float64
+	Priced bool
+}
+
+// RecordUsage records what the call consumed. The Generate handler calls
+// it once, as the call ends.
+func (i *Info) RecordUsage(u Usage) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	i.usage, i.usageSet = u, true
+	i.mu.Unlock()
+}
+
+// Usage returns what RecordUsage recorded, and false when nothing was (a
+// call that never reached the handler).
+func (i *Info) Usage() (Usage, bool) {
+	if i == nil {
+		return Usage{}, false
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.usage, i.usageSet
+}
+
 // RequestID returns the call's request id: the client's, or one made up on
 // the first call (a random UUID) and kept from then on. It returns "" on a
 // nil Info.
@@ -211,7 +290,10 @@ type Snapshot struct {
 	RequestID string
 	Key       string
 	Model     string
-	Attempts  int
+	// Route is the route the model named; "" for "<provider>/<model>" or
+	// before resolution.
+	Route    string
+	Attempts int
 }
 
 // Snapshot returns the fields recorded so far, making up the request id if
@@ -223,7 +305,11 @@ func (i *Info) Snapshot() Snapshot {
 	id := i.RequestID()
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	return Snapshot{RequestID: id, Key: i.key, Model: i.model, Attempts: i.attempts}
+	s := Snapshot{RequestID: id, Key: i.key, Model: i.model, Attempts: i.attempts}
+	if i.resolved != nil && i.resolved.Route != nil {
+		s.Route = i.resolved.Route.Name
+	}
+	return s
 }
 
 func clip(s string) string { return clipTo(s, MaxFieldLen) }

@@ -54,18 +54,28 @@ func New(cfg provider.Config) (provider.Provider, error) {
 // ValidateRequest implements provider.RequestValidator: it builds the wire
 // request, so everything the Messages API cannot take is refused before the
 // first attempt. A tool call in the conversation whose arguments are not a
-// JSON object is a *provider.FieldError naming it.
+// JSON object, and a provider_options key the adapter sets itself, are a
+// *provider.FieldError naming it.
 func (*Provider) ValidateRequest(req *provider.Request) error {
-	_, err := newRequest(req)
+	_, err := encode(req)
 	return err
+}
+
+// encode builds the wire request, with provider_options merged in.
+func encode(req *provider.Request) (httpx.Encoded, error) {
+	r, err := newRequest(req)
+	if err != nil {
+		return httpx.Encoded{}, err
+	}
+	return httpx.Encode(r, req.Options, owned)
 }
 
 // Stream implements provider.Provider. The request was validated
 // (ValidateRequest) before the first attempt.
 func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
-	r, err := newRequest(req)
+	body, err := encode(req)
 	if err != nil {
 		return nil, err
 	}
-	return p.ep.Stream(ctx, p.url, r, &decoder{}, parseErrorBody)
+	return p.ep.Stream(ctx, httpx.Call{URL: p.url, Body: body, Activity: req.Activity, Decoder: &decoder{}, Parse: parseErrorBody})
 }

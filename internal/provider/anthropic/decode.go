@@ -21,58 +21,95 @@ type startMessage struct {
 	Usage usage `json:"usage"`
 }
 
+// contentBlock is a content_block_start's block: text, tool_use, thinking
+// (its text and signature usually follow in deltas), redacted_thinking
+// (its data whole), or a block llmrelay does not relay (server tools and
+// their results, MCP blocks, compaction).
 type contentBlock struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-	ID   string `json:"id"`
-	Name string `json:"name"`
+	Type      string `json:"type"`
+	Text      string `json:"text"`
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Thinking  string `json:"thinking"`
+	Signature string `json:"signature"`
+	Data      string `json:"data"`
 }
 
 type eventDelta struct {
 	Type        string `json:"type"`
 	Text        string `json:"text"`
 	PartialJSON string `json:"partial_json"`
+	Thinking    string `json:"thinking"`
+	Signature   string `json:"signature"`
 	StopReason  string `json:"stop_reason"`
 }
 
+// usage is a usage object. InputTokens excludes cache reads and writes;
+// OutputTokens includes thinking tokens (OutputTokensDetails). A reply
+// that took several iterations (context compaction) reports each in
+// Iterations, and only the last at the top level.
 type usage struct {
 	InputTokens              int64 `json:"input_tokens"`
 	OutputTokens             int64 `json:"output_tokens"`
 	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	OutputTokensDetails      struct {
+		ThinkingTokens int64 `json:"thinking_tokens"`
+	} `json:"output_tokens_details"`
+	Iterations []usage `json:"iterations"`
 }
 
-// input is every input token: cache writes and reads are input too.
-func (u *usage) input() int64 {
-	return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+// provider returns the usage in llmrelay's terms: every input token, cache
+// reads and writes included, and of it the cached ones; output as
+// Anthropic counts it, thinking included. With iterations, their sum.
+func (u *usage) provider() provider.Usage {
+	if len(u.Iterations) > 0 {
+		var sum provider.Usage
+		for i := range u.Iterations {
+			sum.Add(u.Iterations[i].provider())
+		}
+		sum.ReasoningTokens = max(sum.ReasoningTokens, u.OutputTokensDetails.ThinkingTokens)
+		return sum
+	}
+	return provider.Usage{
+		InputTokens:              u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
+		OutputTokens:             u.OutputTokens,
+		ReasoningTokens:          u.OutputTokensDetails.ThinkingTokens,
+		CachedInputTokens:        u.CacheReadInputTokens,
+		CacheCreationInputTokens: u.CacheCreationInputTokens,
+	}
 }
 
-// toolBlock is a tool_use content block of this stream.
-type toolBlock struct {
-	ordinal int  // the call's index among the reply's tool calls
-	args    bool // an argument fragment was passed on
+// blockState is what a content block of this stream is to llmrelay, by its
+// index: a client tool call or a reasoning block, numbered among their
+// kind.
+type blockState struct {
+	reasoning bool
+	ordinal   int  // the call's (or reasoning block's) index in the reply
+	args      bool // a tool call's argument fragment was passed on
 }
 
 // decoder decodes one Messages API stream.
 type decoder struct {
-	json  httpx.JSONDecoder
-	ev    streamEvent
-	tools map[int]*toolBlock // by content block index
-	calls int
-	usage provider.Usage
+	json   httpx.JSONDecoder
+	ev     streamEvent
+	blocks map[int]*blockState // by content block index
+	calls  int
+	thinks int
+	usage  provider.Usage
 }
 
 // Decode implements httpx.Decoder.
 func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	d.ev = streamEvent{}
 	if err := d.json.Decode(ev.Data, &d.ev); err != nil {
-		return false, httpx.MalformedError(err)
+		return false, httpx.ProtocolError(err, ev.Data)
 	}
 	e := &d.ev
 	switch e.Type {
 	case "message_start":
 		if e.Message != nil {
-			d.usage = provider.Usage{InputTokens: e.Message.Usage.input(), OutputTokens: e.Message.Usage.OutputTokens}
+			d.usage = e.Message.Usage.provider()
 			*out = append(*out, provider.Event{Kind: provider.EventUsage, Usage: d.usage})
 		}
 	case "content_block_start":
@@ -81,7 +118,7 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		d.blockDelta(e, out)
 	case "content_block_stop":
 		// A tool without arguments still gets its {} arguments.
-		if b := d.tools[e.Index]; b != nil && !b.args {
+		if b := d.blocks[e.Index]; b != nil && !b.reasoning && !b.args {
 			*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: b.ordinal, ArgumentsDelta: "{}"}})
 			b.args = true
 		}
@@ -90,25 +127,33 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			*out = append(*out, provider.Event{Kind: provider.EventFinish, FinishReason: finishReason(e.Delta.StopReason)})
 		}
 		if u := e.Usage; u != nil {
-			// Cumulative counts; input is sent again only by newer API versions.
-			if in := u.input(); in > 0 {
-				d.usage.InputTokens = in
+			// The counts to bill: cumulative, input included since API
+			// versions of 2025; older ones send only the output count.
+			next := u.provider()
+			if next.InputTokens == 0 {
+				next.InputTokens, next.CachedInputTokens, next.CacheCreationInputTokens = d.usage.InputTokens, d.usage.CachedInputTokens, d.usage.CacheCreationInputTokens
 			}
-			d.usage.OutputTokens = u.OutputTokens
+			d.usage = next
 			*out = append(*out, provider.Event{Kind: provider.EventUsage, Usage: d.usage})
 		}
 	case "message_stop":
 		return true, nil
 	case "error":
 		if e.Error == nil {
-			return false, httpx.MalformedError(errNoErrorObject)
+			return false, httpx.ProtocolError(errNoErrorObject, ev.Data)
 		}
 		return false, e.Error.inStream()
 	}
-	// ping, and event types added after this adapter, carry nothing it uses.
+	// ping, and event types added after this adapter, carry nothing it
+	// relays; they are signs of life all the same (the stream's Activity
+	// saw their bytes).
 	return false, nil
 }
 
+// blockStart starts a content block. Blocks that are not text, a client
+// tool_use or reasoning (server_tool_use, web_search_tool_result,
+// mcp_tool_use, mcp_tool_result, compaction, ...) are the provider's own
+// business: they never become client tool calls or text.
 func (d *decoder) blockStart(e *streamEvent, out *[]provider.Event) {
 	b := &e.ContentBlock
 	switch b.Type {
@@ -117,29 +162,49 @@ func (d *decoder) blockStart(e *streamEvent, out *[]provider.Event) {
 			*out = append(*out, provider.Event{Kind: provider.EventText, Text: b.Text})
 		}
 	case "tool_use":
-		if d.tools == nil {
-			d.tools = make(map[int]*toolBlock, 2)
-		}
-		d.tools[e.Index] = &toolBlock{ordinal: d.calls}
+		d.track(e.Index, &blockState{ordinal: d.calls})
 		*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: d.calls, ID: b.ID, Name: b.Name}})
 		d.calls++
+	case "thinking", "redacted_thinking":
+		d.track(e.Index, &blockState{reasoning: true, ordinal: d.thinks})
+		*out = append(*out, provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{
+			Index: d.thinks, Format: provider.FormatAnthropic, Text: b.Thinking, Signature: b.Signature, Redacted: b.Data,
+		}})
+		d.thinks++
 	}
+}
+
+func (d *decoder) track(index int, b *blockState) {
+	if d.blocks == nil {
+		d.blocks = make(map[int]*blockState, 2)
+	}
+	d.blocks[index] = b
 }
 
 func (d *decoder) blockDelta(e *streamEvent, out *[]provider.Event) {
 	delta := &e.Delta
+	b := d.blocks[e.Index]
 	switch delta.Type {
 	case "text_delta":
 		if delta.Text != "" {
 			*out = append(*out, provider.Event{Kind: provider.EventText, Text: delta.Text})
 		}
 	case "input_json_delta":
-		if b := d.tools[e.Index]; b != nil && delta.PartialJSON != "" {
+		if b != nil && !b.reasoning && delta.PartialJSON != "" {
 			*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: b.ordinal, ArgumentsDelta: delta.PartialJSON}})
 			b.args = true
 		}
+	case "thinking_delta":
+		if b != nil && b.reasoning && delta.Thinking != "" {
+			*out = append(*out, provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Index: b.ordinal, Text: delta.Thinking}})
+		}
+	case "signature_delta":
+		if b != nil && b.reasoning && delta.Signature != "" {
+			*out = append(*out, provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Index: b.ordinal, Signature: delta.Signature}})
+		}
 	}
-	// thinking_delta, signature_delta and citations_delta are not relayed.
+	// citations_delta, compaction_delta and deltas of server-tool blocks
+	// are not relayed.
 }
 
 // EndsAtEOF implements httpx.Decoder: only message_stop ends a stream.
@@ -154,7 +219,7 @@ func finishReason(s string) provider.FinishReason {
 	case "tool_use":
 		return provider.FinishToolCalls
 	case "refusal":
-		return provider.FinishContentFilter
+		return provider.FinishRefusal
 	}
 	return provider.FinishOther
 }

@@ -35,7 +35,7 @@ func TestUnrelayedBlocksAndUnknownEventsAreSkipped(t *testing.T) {
 	if r.Err != nil || r.Text != "hi" || r.Finish != provider.FinishLength {
 		t.Errorf("got %q finish %d err %v, want the text only", r.Text, r.Finish, r.Err)
 	}
-	if r.Usage != (provider.Usage{InputTokens: 10, OutputTokens: 2}) {
+	if r.Usage != (provider.Usage{InputTokens: 10, OutputTokens: 2, CachedInputTokens: 7}) {
 		t.Errorf("usage %+v, want cached input counted and the last output count", r.Usage)
 	}
 }
@@ -88,5 +88,22 @@ func TestToolChoiceAndMerging(t *testing.T) {
 	}
 	if plain, _ := newRequest(pt.NewRequest("m")); plain.MaxTokens != DefaultMaxTokens {
 		t.Errorf("max_tokens without a bound = %d, want the required default %d", plain.MaxTokens, DefaultMaxTokens)
+	}
+}
+
+func TestRefusalStopReasonIsARefusal(t *testing.T) {
+	r := decode(event("message_delta", `{"type":"message_delta","delta":{"stop_reason":"refusal"},"usage":{"output_tokens":2}}`) +
+		event("message_stop", `{"type":"message_stop"}`))
+	if r.Err != nil || r.Finish != provider.FinishRefusal {
+		t.Errorf("finish %v err %v, want FinishRefusal", r.Finish, r.Err)
+	}
+}
+
+func TestEventsThatDoNotFitTheSchemaAreProtocolErrors(t *testing.T) {
+	for _, data := range []string{`{"type": 5}`, `{"type":"content_block_delta","index":"zero"}`, `{"type":"error"}`, `[1]`} {
+		r := decode(event("x", data))
+		if pe := pt.ProviderError(r.Err); pe == nil || pe.Kind != provider.KindProtocol {
+			t.Errorf("%s: %v, want a protocol error", data, r.Err)
+		}
 	}
 }

@@ -62,7 +62,7 @@ func errorType(typ string) (status int, class provider.Class) {
 	case "permission_error":
 		return http.StatusForbidden, provider.ClassAuth
 	case "not_found_error":
-		return http.StatusNotFound, provider.ClassRejected
+		return http.StatusNotFound, provider.ClassNotFound
 	case "request_too_large":
 		return http.StatusRequestEntityTooLarge, provider.ClassRejected
 	case "rate_limit_error":

@@ -18,7 +18,7 @@ func TestErrorTable(t *testing.T) {
 		{Name: "in-stream rate_limit_error", Body: `{"type":"rate_limit_error","message":"m"}`, Want: provider.ClassRateLimited},
 		{Name: "in-stream billing_error", Body: `{"type":"billing_error","message":"m"}`, Want: provider.ClassQuotaExhausted},
 		{Name: "in-stream invalid_request_error", Body: `{"type":"invalid_request_error","message":"m"}`, Want: provider.ClassRejected},
-		{Name: "in-stream not_found_error", Body: `{"type":"not_found_error","message":"m"}`, Want: provider.ClassRejected},
+		{Name: "in-stream not_found_error", Body: `{"type":"not_found_error","message":"m"}`, Want: provider.ClassNotFound},
 		{Name: "in-stream request_too_large", Body: `{"type":"request_too_large","message":"m"}`, Want: provider.ClassRejected},
 		{Name: "in-stream authentication_error", Body: `{"type":"authentication_error","message":"m"}`, Want: provider.ClassAuth},
 		{Name: "in-stream permission_error", Body: `{"type":"permission_error","message":"m"}`, Want: provider.ClassAuth},

@@ -77,15 +77,45 @@ type message struct {
 	Content []block `json:"content"`
 }
 
-// block is a content block: text, tool_use or tool_result.
+// block is a content block: text, thinking, redacted_thinking, tool_use
+// or tool_result. A thinking block always has its thinking and signature
+// fields, empty or not.
 type block struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text,omitempty"`
+	Thinking  *string         `json:"thinking,omitempty"`
+	Signature *string         `json:"signature,omitempty"`
+	Data      string          `json:"data,omitempty"`
 	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	Content   string          `json:"content,omitempty"`
+}
+
+// owned are the body fields the adapter sets from the request itself,
+// which provider_options may not set.
+var owned = httpx.Owned{
+	"model": "model", "messages": "messages", "system": "messages (ROLE_SYSTEM)", "stream": "",
+	"tools": "tools", "tool_choice": "tool_choice", "output_config.format": "response_format",
+}
+
+// reasoningBlocks returns an assistant turn's reasoning as the thinking
+// and redacted_thinking blocks it came in, unchanged, for the front of the
+// turn; blocks of other providers' formats are left out (their signatures
+// would not verify).
+func reasoningBlocks(rs []provider.Reasoning) []block {
+	var out []block
+	for _, r := range rs {
+		switch {
+		case r.Format != provider.FormatAnthropic:
+		case r.Redacted != "":
+			out = append(out, block{Type: "redacted_thinking", Data: r.Redacted})
+		default:
+			out = append(out, block{Type: "thinking", Thinking: &r.Text, Signature: &r.Signature})
+		}
+	}
+	return out
 }
 
 type tool struct {
@@ -103,8 +133,10 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // newRequest maps a provider-neutral request to a streamed Messages API
 // request: system messages are joined into the top-level system prompt,
-// tool results become tool_result blocks of a user turn, and consecutive
-// turns of one role are merged, as the API expects. A tool call whose
+// an assistant turn is its thinking blocks (sent back unchanged, as the
+// API requires with tool use), its text and its tool_use blocks, tool
+// results become tool_result blocks of a user turn, and consecutive turns
+// of one role are merged, as the API expects. A tool call whose
 // arguments are not a JSON object is a *provider.FieldError, and so is a
 // response format whose schema is not JSON. A schema Anthropic cannot
 // enforce goes into the system prompt as an instruction instead.
@@ -131,6 +163,7 @@ func newRequest(req *provider.Request) (*messagesRequest, error) {
 			blocks = []block{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}}
 		case provider.RoleAssistant:
 			role = "assistant"
+			blocks = reasoningBlocks(m.Reasoning)
 			if m.Content != "" {
 				blocks = append(blocks, block{Type: "text", Text: m.Content})
 			}

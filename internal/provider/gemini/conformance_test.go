@@ -30,6 +30,7 @@ var fixtures = map[pt.Scenario]pt.Fixture{
 	pt.InStreamError:     {File: "in_stream_error.sse"},
 	pt.Drop:              {File: "text.sse", After: 2, Fault: pt.FaultDrop},
 	pt.Malformed:         {File: "malformed.sse"},
+	pt.Cut:               {File: "cut_mid_event.sse"},
 	pt.MissingTerminator: {File: "missing_terminator.sse"},
 	pt.Stall:             {File: "text.sse", After: 2, Fault: pt.FaultStall},
 }

@@ -25,20 +25,41 @@ type candidate struct {
 	FinishReason string `json:"finishReason"`
 }
 
+// responsePart is a part of a candidate's content: text (a thought
+// summary when Thought is set), or a function call; either may carry the
+// opaque ThoughtSignature the API wants back in the next turn.
 type responsePart struct {
-	Text         string `json:"text"`
-	Thought      bool   `json:"thought"`
-	FunctionCall *struct {
+	Text             string `json:"text"`
+	Thought          bool   `json:"thought"`
+	ThoughtSignature string `json:"thoughtSignature"`
+	FunctionCall     *struct {
 		ID   string          `json:"id"`
 		Name string          `json:"name"`
 		Args json.RawMessage `json:"args"`
 	} `json:"functionCall"`
 }
 
+// usageMetadata is the stream's cumulative usage, repeated on every chunk:
+// promptTokenCount includes the cached tokens, candidatesTokenCount
+// excludes the thoughts, and a tool-use prompt is counted apart.
 type usageMetadata struct {
-	PromptTokenCount     int64 `json:"promptTokenCount"`
-	CandidatesTokenCount int64 `json:"candidatesTokenCount"`
-	ThoughtsTokenCount   int64 `json:"thoughtsTokenCount"`
+	PromptTokenCount        int64 `json:"promptTokenCount"`
+	CandidatesTokenCount    int64 `json:"candidatesTokenCount"`
+	ThoughtsTokenCount      int64 `json:"thoughtsTokenCount"`
+	CachedContentTokenCount int64 `json:"cachedContentTokenCount"`
+	ToolUsePromptTokenCount int64 `json:"toolUsePromptTokenCount"`
+}
+
+// provider returns the usage in llmrelay's terms: input is the prompt and
+// any tool-use prompt, cached tokens included; output is the candidates
+// and the thoughts.
+func (m *usageMetadata) provider() provider.Usage {
+	return provider.Usage{
+		InputTokens:       m.PromptTokenCount + m.ToolUsePromptTokenCount,
+		OutputTokens:      m.CandidatesTokenCount + m.ThoughtsTokenCount,
+		ReasoningTokens:   m.ThoughtsTokenCount,
+		CachedInputTokens: m.CachedContentTokenCount,
+	}
 }
 
 type promptFeedback struct {
@@ -54,6 +75,10 @@ type decoder struct {
 	calls    int
 	finished bool
 	usage    provider.Usage
+	// blocks counts the reasoning blocks started; signed says the current
+	// one has its signature.
+	blocks int
+	signed bool
 }
 
 // Decode implements httpx.Decoder.
@@ -62,7 +87,7 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	clear(cands) // encoding/json merges into reused elements
 	d.c = chunk{Candidates: cands[:0]}
 	if err := d.json.Decode(ev.Data, &d.c); err != nil {
-		return false, httpx.MalformedError(err)
+		return false, httpx.ProtocolError(err, ev.Data)
 	}
 	if d.c.Error != nil {
 		return false, d.c.Error.inStream()
@@ -89,7 +114,7 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		d.finished = true
 	}
 	if m := d.c.UsageMetadata; m != nil {
-		u := provider.Usage{InputTokens: m.PromptTokenCount, OutputTokens: m.CandidatesTokenCount + m.ThoughtsTokenCount}
+		u := m.provider()
 		if u != d.usage {
 			d.usage = u
 			*out = append(*out, provider.Event{Kind: provider.EventUsage, Usage: u})
@@ -98,13 +123,15 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	return false, nil
 }
 
-// part relays a text part (thoughts excepted) or a function call, which
-// Gemini sends whole: one event carries its id, name and arguments. A call
-// without an id gets "call_<n>", n counting the reply's calls from 0.
+// part relays one part: a function call, which Gemini sends whole (one
+// event carries its id, name, arguments and signature; a call without an
+// id gets "call_<n>", n counting the reply's calls from 0), a thought
+// (reasoning), or text. The signature of a part that is not a function
+// call signs the reasoning before it, so it goes to the current reasoning
+// block (a new one when that is signed already, or when there was no
+// thought, as with Gemini 3's signature on an empty last text part).
 func (d *decoder) part(p *responsePart, out *[]provider.Event) {
-	switch {
-	case p.FunctionCall != nil:
-		fc := p.FunctionCall
+	if fc := p.FunctionCall; fc != nil {
 		id := fc.ID
 		if id == "" {
 			id = "call_" + strconv.Itoa(d.calls)
@@ -113,11 +140,34 @@ func (d *decoder) part(p *responsePart, out *[]provider.Event) {
 		if len(fc.Args) == 0 || string(fc.Args) == "null" {
 			args = "{}"
 		}
-		*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: d.calls, ID: id, Name: fc.Name, ArgumentsDelta: args}})
+		*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{
+			Index: d.calls, ID: id, Name: fc.Name, ArgumentsDelta: args, Signature: p.ThoughtSignature,
+		}})
 		d.calls++
-	case p.Text != "" && !p.Thought:
+		return
+	}
+	if p.Thought && p.Text != "" {
+		*out = append(*out, d.reasoning(provider.ReasoningDelta{Text: p.Text}))
+	}
+	if p.ThoughtSignature != "" {
+		*out = append(*out, d.reasoning(provider.ReasoningDelta{Signature: p.ThoughtSignature}))
+		d.signed = true
+	}
+	if p.Text != "" && !p.Thought {
 		*out = append(*out, provider.Event{Kind: provider.EventText, Text: p.Text})
 	}
+}
+
+// reasoning returns the event for a piece of the current reasoning block,
+// starting a new block when there is none or the current one is signed.
+func (d *decoder) reasoning(r provider.ReasoningDelta) provider.Event {
+	if d.blocks == 0 || d.signed {
+		d.blocks++
+		d.signed = false
+		r.Format = provider.FormatGemini
+	}
+	r.Index = d.blocks - 1
+	return provider.Event{Kind: provider.EventReasoning, Reasoning: r}
 }
 
 // EndsAtEOF implements httpx.Decoder.

@@ -81,7 +81,7 @@ var statusClasses = map[string]provider.Class{
 	"UNAUTHENTICATED":     provider.ClassAuth,
 	"PERMISSION_DENIED":   provider.ClassAuth,
 	"INVALID_ARGUMENT":    provider.ClassRejected,
-	"NOT_FOUND":           provider.ClassRejected,
+	"NOT_FOUND":           provider.ClassNotFound,
 	"FAILED_PRECONDITION": provider.ClassRejected,
 }
 

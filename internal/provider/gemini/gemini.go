@@ -67,15 +67,24 @@ func (p *Provider) endpoint(model string) (string, error) {
 // ValidateRequest implements provider.RequestValidator: it checks that the
 // model name is a clean path and builds the wire request, so everything
 // streamGenerateContent cannot take is refused before the first attempt. A
-// tool call in the conversation whose arguments are not a JSON object, or a
-// model name with an empty, "." or ".." segment, is a *provider.FieldError
-// naming it.
+// tool call in the conversation whose arguments are not a JSON object, a
+// provider_options key the adapter sets itself, and a model name with an
+// empty, "." or ".." segment are a *provider.FieldError naming it.
 func (p *Provider) ValidateRequest(req *provider.Request) error {
 	if _, err := p.endpoint(req.Model); err != nil {
 		return err
 	}
-	_, err := newRequest(req)
+	_, err := encode(req)
 	return err
+}
+
+// encode builds the wire request, with provider_options merged in.
+func encode(req *provider.Request) (httpx.Encoded, error) {
+	r, err := newRequest(req)
+	if err != nil {
+		return httpx.Encoded{}, err
+	}
+	return httpx.Encode(r, req.Options, owned)
 }
 
 // Stream implements provider.Provider. The request was validated
@@ -86,9 +95,9 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 	if err != nil {
 		return nil, err
 	}
-	r, err := newRequest(req)
+	body, err := encode(req)
 	if err != nil {
 		return nil, err
 	}
-	return p.ep.Stream(ctx, u, r, &decoder{}, parseErrorBody)
+	return p.ep.Stream(ctx, httpx.Call{URL: u, Body: body, Activity: req.Activity, Decoder: &decoder{}, Parse: parseErrorBody})
 }

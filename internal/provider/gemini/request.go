@@ -26,10 +26,55 @@ type content struct {
 	Parts []part `json:"parts"`
 }
 
+// part is a part of a content: text (present even when empty, for a part
+// that only carries a signature), a function call or a function response.
+// ThoughtSignature goes back on the part it came on.
 type part struct {
-	Text             string            `json:"text,omitempty"`
+	Text             *string           `json:"text,omitempty"`
 	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
 	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
+	ThoughtSignature string            `json:"thoughtSignature,omitempty"`
+}
+
+// textPart returns a text part.
+func textPart(text string) part { return part{Text: &text} }
+
+// owned are the body fields the adapter sets from the request itself,
+// which provider_options may not set (in either spelling the API accepts).
+var owned = httpx.Owned{
+	"contents": "messages", "systemInstruction": "messages (ROLE_SYSTEM)", "system_instruction": "messages (ROLE_SYSTEM)",
+	"tools": "tools", "toolConfig": "tool_choice", "tool_config": "tool_choice",
+	"generation_config":                   "generation (add to it as generationConfig)",
+	"generationConfig.responseMimeType":   "response_format",
+	"generationConfig.responseJsonSchema": "response_format",
+	"generationConfig.responseSchema":     "response_format",
+}
+
+// modelParts returns an assistant turn's parts: its text, carrying the
+// signature of its Gemini reasoning (the API wants each signature back on
+// a part; the thought text itself is not sent back), an empty text part
+// for each further signature, then its function calls with theirs.
+func modelParts(m *provider.Message) []part {
+	var sigs []string
+	for _, r := range m.Reasoning {
+		if r.Format == provider.FormatGemini && r.Signature != "" {
+			sigs = append(sigs, r.Signature)
+		}
+	}
+	var parts []part
+	if m.Content != "" || len(sigs) > 0 {
+		p := textPart(m.Content)
+		if len(sigs) > 0 {
+			p.ThoughtSignature, sigs = sigs[0], sigs[1:]
+		}
+		parts = append(parts, p)
+	}
+	for _, s := range sigs {
+		p := textPart("")
+		p.ThoughtSignature = s
+		parts = append(parts, p)
+	}
+	return parts
 }
 
 type functionCall struct {
@@ -93,7 +138,8 @@ var dialect = &schema.Dialect{
 
 // newRequest maps a provider-neutral request to a streamGenerateContent
 // request: system messages are joined into systemInstruction, the
-// assistant's turns are the "model" role, tool results become
+// assistant's turns are the "model" role (with their thought signatures
+// where the API wants them back, see modelParts), tool results become
 // functionResponse parts (named after the call they answer), and
 // consecutive turns of one role are merged. A tool call whose arguments are
 // not a JSON object is a *provider.FieldError, and so is a response format
@@ -117,20 +163,18 @@ func newRequest(req *provider.Request) (*generateRequest, error) {
 			parts = []part{{FunctionResponse: &functionResponse{ID: m.ToolCallID, Name: name, Response: toolOutput(m.Content)}}}
 		case provider.RoleAssistant:
 			role = "model"
-			if m.Content != "" {
-				parts = append(parts, part{Text: m.Content})
-			}
+			parts = modelParts(&m)
 			for j, c := range m.ToolCalls {
 				args, err := httpx.JSONObject(c.Arguments)
 				if err != nil {
 					return nil, &provider.FieldError{Field: fmt.Sprintf("messages[%d].tool_calls[%d].arguments", i, j), Description: err.Error() + " for the gemini provider"}
 				}
 				names[c.ID] = c.Name
-				parts = append(parts, part{FunctionCall: &functionCall{ID: c.ID, Name: c.Name, Args: args}})
+				parts = append(parts, part{FunctionCall: &functionCall{ID: c.ID, Name: c.Name, Args: args}, ThoughtSignature: c.Signature})
 			}
 		default:
 			if m.Content != "" {
-				parts = []part{{Text: m.Content}}
+				parts = []part{textPart(m.Content)}
 			}
 		}
 		if len(parts) == 0 {
@@ -157,7 +201,7 @@ func newRequest(req *provider.Request) (*generateRequest, error) {
 		}
 	}
 	if len(system) > 0 {
-		r.SystemInstruction = &content{Parts: []part{{Text: strings.Join(system, "\n\n")}}}
+		r.SystemInstruction = &content{Parts: []part{textPart(strings.Join(system, "\n\n"))}}
 	}
 	if len(req.Tools) > 0 {
 		decls := make([]functionDeclaration, len(req.Tools))

@@ -2,8 +2,6 @@ package httpx
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -72,20 +70,34 @@ func NewEndpoint(cfg provider.Config, o EndpointOptions) (*Endpoint, error) {
 	return ep, nil
 }
 
-// Stream starts one attempt: it POSTs body, encoded as JSON, to url with
-// the endpoint's headers and key, and returns the provider.Stream that
-// decodes the response with dec, or the attempt's error (see Provider.Stream);
-// parse reads the provider's error bodies.
-func (e *Endpoint) Stream(ctx context.Context, url string, body any, dec Decoder, parse ErrorBodyParser) (provider.Stream, error) {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return nil, fmt.Errorf("httpx: encoding the request: %w", err)
-	}
+// Call is one attempt's HTTP call.
+type Call struct {
+	// URL is the endpoint's URL.
+	URL string
+	// Body is the request, encoded (Encode).
+	Body Encoded
+	// Activity, when not nil, is touched for every read of the response
+	// body that returned bytes (see provider.Activity).
+	Activity *provider.Activity
+	// Decoder decodes the response's events.
+	Decoder Decoder
+	// Parse reads the provider's error bodies.
+	Parse ErrorBodyParser
+}
+
+// Stream starts one attempt: it POSTs c.Body to c.URL with the endpoint's
+// headers, the body's extra headers and the key, and returns the
+// provider.Stream that decodes the response with c.Decoder, or the
+// attempt's error (see Provider.Stream).
+func (e *Endpoint) Stream(ctx context.Context, c Call) (provider.Stream, error) {
 	h := e.header.Clone()
+	for k, v := range c.Body.Header {
+		h[k] = v
+	}
 	if !e.key.IsZero() && e.auth != nil {
 		e.auth(h, e.key.Reveal())
 	}
-	s, err := open(ctx, e.client, request{url: url, header: h, body: b, timeout: e.timeout, extra: e.extra}, dec, parse)
+	s, err := open(ctx, e.client, request{url: c.URL, header: h, body: c.Body.Body, timeout: e.timeout, extra: e.extra, activity: c.Activity}, c.Decoder, c.Parse)
 	if err != nil {
 		return nil, err
 	}

@@ -201,7 +201,11 @@ func collect(t *testing.T, ep *httpx.Endpoint, url string, body any) pt.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := ep.Stream(ctx, url, body, lineDecoder{}, nil)
+	enc, err := httpx.Encode(body, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ep.Stream(ctx, httpx.Call{URL: url, Body: enc, Decoder: lineDecoder{}})
 	if err != nil {
 		return pt.Result{Err: err}
 	}

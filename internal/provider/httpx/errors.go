@@ -38,7 +38,7 @@ type ErrorBodyParser func(body []byte, e *provider.Error)
 // Message, Type and Code, cleaned and bounded (provider.CleanText): a body
 // that is not in the provider's format (a proxy's HTML page, say) leaves
 // them empty, and the status alone describes the failure. The raw body is
-// kept in Raw, for debug logs only. A redirect (3xx: the client follows
+// kept in Raw (its first MaxRaw bytes), for debug logs only. A redirect (3xx: the client follows
 // none, or only same-origin ones, see NewClient) gets a message saying so.
 func ResponseError(resp *http.Response, now time.Time, parse ErrorBodyParser) *provider.Error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
@@ -52,7 +52,7 @@ func ResponseError(resp *http.Response, now time.Time, parse ErrorBodyParser) *p
 	e.Message = provider.CleanText(e.Message, provider.MaxMessageLen)
 	e.Type = provider.CleanText(e.Type, provider.MaxTypeLen)
 	e.Code = provider.CleanText(e.Code, provider.MaxTypeLen)
-	e.Raw = string(body)
+	e.Raw = string(body[:min(len(body), MaxRaw)])
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 		e.Message = RedirectMessage
 		e.Raw = "location: " + resp.Header.Get("Location") + "\n" + e.Raw
@@ -114,8 +114,22 @@ func TransportError(msg string, err error) *provider.Error {
 	return &provider.Error{Kind: provider.KindTransport, Class: provider.ClassTransport, Message: msg, Err: err}
 }
 
-// MalformedError returns the KindTransport error for an event the adapter
-// could not decode: it wraps ErrMalformed and err.
-func MalformedError(err error) *provider.Error {
-	return TransportError("malformed stream event", fmt.Errorf("%w: %w", ErrMalformed, err))
+// MaxRaw bounds the part of an event a protocol error keeps for the debug
+// log (provider.Error.Raw).
+const MaxRaw = 4 << 10
+
+// ProtocolError returns the error for an event the adapter cannot decode
+// or that does not fit the provider's schema (data is the event's data):
+// KindProtocol and ClassProtocol, wrapping ErrMalformed and err, with the
+// start of data in Raw for the debug log. The stream (Stream.Recv) turns it
+// into a transport error when the event was cut short by the end of the
+// body instead.
+func ProtocolError(err error, data []byte) *provider.Error {
+	return &provider.Error{
+		Kind:    provider.KindProtocol,
+		Class:   provider.ClassProtocol,
+		Message: "a stream event that does not decode",
+		Err:     fmt.Errorf("%w: %w", ErrMalformed, err),
+		Raw:     string(data[:min(len(data), MaxRaw)]),
+	}
 }

@@ -120,10 +120,17 @@ func TestResponseErrorBoundsTheParsedMessage(t *testing.T) {
 	}
 }
 
-func TestMalformedErrorWrapsBoth(t *testing.T) {
-	cause := errors.New("unexpected end of JSON input")
-	e := MalformedError(cause)
-	if e.Kind != provider.KindTransport || !errors.Is(e, ErrMalformed) || !errors.Is(e, cause) {
-		t.Errorf("MalformedError = %v, want KindTransport wrapping ErrMalformed and the cause", e)
+func TestProtocolErrorWrapsBothAndKeepsTheEvent(t *testing.T) {
+	cause := errors.New("invalid character 'x'")
+	data := []byte(`{"choices": x` + strings.Repeat(" ", 2*MaxRaw))
+	e := ProtocolError(cause, data)
+	if e.Kind != provider.KindProtocol || e.FailureClass() != provider.ClassProtocol || !errors.Is(e, ErrMalformed) || !errors.Is(e, cause) {
+		t.Errorf("ProtocolError = %v, want KindProtocol/ClassProtocol wrapping ErrMalformed and the cause", e)
+	}
+	if e.Raw != string(data[:MaxRaw]) {
+		t.Errorf("Raw holds %d bytes, want the event's first %d", len(e.Raw), MaxRaw)
+	}
+	if strings.Contains(e.Error(), "choices") {
+		t.Errorf("Error() = %q shows the event; it belongs to Raw, for debug logs only", e.Error())
 	}
 }

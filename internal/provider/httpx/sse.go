@@ -9,10 +9,17 @@ import (
 	"sync"
 )
 
-// ErrMalformed is wrapped by the errors for a stream that breaks its wire
-// format: a line that is not a server-sent-events field, an event whose
-// data does not parse, an over-long line.
+// ErrMalformed is wrapped by the errors for a stream that arrived intact
+// but breaks its wire format: a complete line that is not a
+// server-sent-events field, a complete event whose data does not decode, an
+// over-long line. Such an error is a provider protocol error
+// (provider.KindProtocol), not retried.
 var ErrMalformed = errors.New("malformed provider stream")
+
+// ErrCut is wrapped by the error for a body that ended in the middle of a
+// line or of an event that does not decode: the stream was cut short, a
+// transport failure (retried), not a protocol error.
+var ErrCut = errors.New("provider stream cut in the middle of an event")
 
 // MaxLineBytes bounds one line of a stream. A longer line is ErrMalformed.
 const MaxLineBytes = 16 << 20
@@ -31,14 +38,20 @@ type Event struct {
 	Name []byte
 	// Data is the event's `data:` lines joined by "\n".
 	Data []byte
+	// Cut is set on an event that the end of the body dispatched, not a
+	// blank line: it may be whole (some servers end their last event so)
+	// or cut short. When its data does not decode, the stream was cut
+	// (ErrCut), not malformed.
+	Cut bool
 }
 
 // Reader reads server-sent events (the text/event-stream format) from a
 // response body. It is lenient where providers differ harmlessly (a last
 // event not followed by a blank line, "\r\n" line ends, comments) and
 // strict where a broken stream would otherwise pass for a good one: any
-// line that is not a comment or an event, data, id or retry field is
-// ErrMalformed.
+// complete line that is not a comment or an event, data, id or retry field
+// is ErrMalformed, and the same at the very end of the body, without its
+// line end, is ErrCut.
 //
 // A Reader reuses its buffers across events and, through GetReader and
 // PutReader, across streams. It is not safe for concurrent use.
@@ -50,6 +63,8 @@ type Reader struct {
 	// extra is a non-standard field that is dispatched as an event of its
 	// own, named after the field; empty for none.
 	extra string
+	// bad is the line of the last ErrMalformed, clipped, for the debug log.
+	bad []byte
 }
 
 var readers = sync.Pool{New: func() any {
@@ -69,6 +84,7 @@ func GetReader(body io.Reader, extra string) *Reader {
 
 // PutReader returns r to the pool. r must not be used afterwards.
 func PutReader(r *Reader) {
+	r.bad = r.bad[:0]
 	r.br.Reset(nil)
 	if cap(r.long) > 1<<20 {
 		r.long = nil
@@ -87,10 +103,10 @@ func (r *Reader) Next() (Event, error) {
 	r.data = r.data[:0]
 	hasData := false
 	for {
-		line, err := r.readLine()
+		line, whole, err := r.readLine()
 		if err != nil {
 			if errors.Is(err, io.EOF) && hasData {
-				return Event{Name: r.name, Data: r.data}, nil
+				return Event{Name: r.name, Data: r.data, Cut: true}, nil
 			}
 			return Event{}, err
 		}
@@ -120,24 +136,29 @@ func (r *Reader) Next() (Event, error) {
 		case "id", "retry":
 		default:
 			if r.extra == "" || string(field) != r.extra || hasData {
+				if !whole {
+					return Event{}, fmt.Errorf("%w: the body ended in the line %q", ErrCut, clip(line))
+				}
+				r.bad = append(r.bad[:0], line[:min(len(line), MaxRaw)]...)
 				return Event{}, fmt.Errorf("%w: unexpected line %q", ErrMalformed, clip(line))
 			}
 			r.name = append(r.name[:0], field...)
 			r.data = append(r.data[:0], value...)
-			return Event{Name: r.name, Data: r.data}, nil
+			return Event{Name: r.name, Data: r.data, Cut: !whole}, nil
 		}
 	}
 }
 
-// readLine returns the next line without its line end. A last line without
-// one is returned as it is; the call after it returns io.EOF.
-func (r *Reader) readLine() ([]byte, error) {
+// readLine returns the next line without its line end, and whether it had
+// one. A last line without one is returned as it is; the call after it
+// returns io.EOF.
+func (r *Reader) readLine() ([]byte, bool, error) {
 	line, err := r.br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		r.long = append(r.long[:0], line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			if len(r.long) > MaxLineBytes {
-				return nil, fmt.Errorf("%w: a line longer than %d bytes", ErrMalformed, MaxLineBytes)
+				return nil, false, fmt.Errorf("%w: a line longer than %d bytes", ErrMalformed, MaxLineBytes)
 			}
 			line, err = r.br.ReadSlice('\n')
 			r.long = append(r.long, line...)
@@ -145,10 +166,10 @@ func (r *Reader) readLine() ([]byte, error) {
 		line = r.long
 	}
 	if err != nil && (!errors.Is(err, io.EOF) || len(line) == 0) {
-		return nil, err
+		return nil, false, err
 	}
-	line = bytes.TrimSuffix(line, []byte{'\n'})
-	return bytes.TrimSuffix(line, []byte{'\r'}), nil
+	line, whole := bytes.CutSuffix(line, []byte{'\n'})
+	return bytes.TrimSuffix(line, []byte{'\r'}), whole, nil
 }
 
 // Drain reads and discards what is left of the body, up to limit bytes, so

@@ -62,19 +62,35 @@ func TestReaderEvents(t *testing.T) {
 }
 
 func TestReaderRejectsLinesThatAreNotFields(t *testing.T) {
-	tests := []struct{ name, body, extra string }{
-		{"plain text", "data: a\n\n<html>502 Bad Gateway</html>\n", ""},
-		{"NDJSON", "{\"message\":{\"content\":\"hi\"}}\n", ""},
-		{"extra field not accepted", "error: {}\n\n", ""},
-		{"extra field inside an event", "data: a\nerror: {}\n\n", "error"},
+	tests := []struct {
+		name, body, extra string
+		want              error
+	}{
+		{"plain text", "data: a\n\n<html>502 Bad Gateway</html>\n", "", ErrMalformed},
+		{"NDJSON", "{\"message\":{\"content\":\"hi\"}}\n", "", ErrMalformed},
+		{"extra field not accepted", "error: {}\n\n", "", ErrMalformed},
+		{"extra field inside an event", "data: a\nerror: {}\n\n", "error", ErrMalformed},
+		{"a field name cut by the end of the body", "data: a\n\nda", "", ErrCut},
+		{"a last line without its line end", "data: a\n\n<html>502", "", ErrCut},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readAll(tc.body, tc.extra)
-			if !errors.Is(err, ErrMalformed) {
-				t.Errorf("error = %v, want ErrMalformed", err)
+			if !errors.Is(err, tc.want) {
+				t.Errorf("error = %v, want %v", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestReaderMarksEventsTheEndOfTheBodyDispatched(t *testing.T) {
+	r := GetReader(strings.NewReader("data: a\n\ndata: b"), "")
+	defer PutReader(r)
+	if ev, err := r.Next(); err != nil || ev.Cut {
+		t.Fatalf("first event: cut %v, %v; want a whole event", ev.Cut, err)
+	}
+	if ev, err := r.Next(); err != nil || !ev.Cut || string(ev.Data) != "b" {
+		t.Fatalf("last event %q: cut %v, %v; want it dispatched by the end of the body", ev.Data, ev.Cut, err)
 	}
 }
 
@@ -121,7 +137,7 @@ func FuzzReader(f *testing.F) {
 		if err == nil {
 			t.Fatal("Next ended without an error")
 		}
-		if !errors.Is(err, io.EOF) && !errors.Is(err, ErrMalformed) {
+		if !errors.Is(err, io.EOF) && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrCut) {
 			t.Fatalf("unexpected error %v", err)
 		}
 		for _, ev := range events {

@@ -9,7 +9,11 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 // Decoder turns one provider's server-sent events into provider events. A
@@ -19,7 +23,7 @@ type Decoder interface {
 	// Decode handles one event, appending what it produced to out. It
 	// returns done when the event is the provider's terminator, and a
 	// *provider.Error for an in-stream error or an event it cannot decode
-	// (MalformedError).
+	// or that does not fit the provider's schema (ProtocolError).
 	Decode(ev Event, out *[]provider.Event) (done bool, err error)
 	// EndsAtEOF reports whether the end of the body is itself the
 	// terminator at this point of the stream (Gemini's streams end so once a
@@ -30,11 +34,12 @@ type Decoder interface {
 
 // request is one attempt's HTTP request.
 type request struct {
-	url     string
-	header  http.Header
-	body    []byte
-	timeout time.Duration
-	extra   string
+	url      string
+	header   http.Header
+	body     []byte
+	timeout  time.Duration
+	extra    string
+	activity *provider.Activity
 }
 
 // open sends req with client and, once a 2xx response's headers arrive,
@@ -52,6 +57,11 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 		return nil, fmt.Errorf("httpx: building the request: %w", err)
 	}
 	hr.Header = req.header
+	// The attempt's span (when the call is traced) goes upstream as W3C
+	// trace context, so the provider's side of the trace joins it.
+	if trace.SpanContextFromContext(ctx).IsValid() {
+		telemetry.UpstreamPropagator.Inject(ctx, propagation.HeaderCarrier(hr.Header))
+	}
 	if hr.Header.Get("Content-Type") == "" {
 		hr.Header.Set("Content-Type", "application/json")
 	}
@@ -69,9 +79,30 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 		release()
 		return nil, e
 	}
-	s := NewStream(ctx, resp.Body, req.extra, dec)
+	var body io.Reader = resp.Body
+	if req.activity != nil {
+		body = &activityReader{r: resp.Body, act: req.activity}
+	}
+	s := newStream(ctx, resp.Body, body, req.extra, dec)
 	s.attempt, s.release = attempt, release
 	return s, nil
+}
+
+// activityReader touches an attempt's Activity for every read of the
+// response body that returned bytes: every byte from the provider is a
+// sign of life, whatever it turns out to be (a comment, a ping, an event
+// the adapter does not relay).
+type activityReader struct {
+	r   io.Reader
+	act *provider.Activity
+}
+
+func (a *activityReader) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	if n > 0 {
+		a.act.Touch()
+	}
+	return n, err
 }
 
 // NewStream returns the Stream that decodes body with dec: the events of
@@ -81,12 +112,17 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 // Adapters get their streams from Endpoint.Stream; NewStream serves tests
 // and benchmarks of a decoder.
 func NewStream(ctx context.Context, body io.ReadCloser, extra string, dec Decoder) *Stream {
+	return newStream(ctx, body, body, extra, dec)
+}
+
+// newStream returns the Stream that reads events from r and closes body.
+func newStream(ctx context.Context, body io.ReadCloser, r io.Reader, extra string, dec Decoder) *Stream {
 	return &Stream{
 		ctx:     ctx,
 		attempt: ctx,
 		release: func() {},
 		body:    body,
-		r:       GetReader(body, extra),
+		r:       GetReader(r, extra),
 		dec:     dec,
 	}
 }
@@ -131,6 +167,12 @@ var ErrClosed = errors.New("httpx: stream closed")
 // Recv implements provider.Stream: it returns the decoded events in order,
 // then io.EOF after the provider's terminator, or the stream's error. The
 // error is sticky.
+//
+// What arrived intact but does not decode (a complete line that is not
+// server-sent events, a complete event the decoder refuses) is a protocol
+// error (provider.KindProtocol, not retried); a body that ends in the middle
+// of a line or of an event that does not decode was cut short, a transport
+// error (retried), as is one that ends without the provider's terminator.
 func (s *Stream) Recv() (provider.Event, error) {
 	for {
 		if s.next < len(s.events) {
@@ -150,21 +192,34 @@ func (s *Stream) Recv() (provider.Event, error) {
 			} else {
 				s.err = TransportError("the stream ended early", ErrNoTerminator)
 			}
+		case errors.Is(err, ErrCut):
+			s.err = TransportError("the stream was cut in the middle of a line", err)
 		case errors.Is(err, ErrMalformed):
-			s.err = TransportError("malformed stream", err)
+			s.err = &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol, Message: "a line that is not server-sent events", Err: err, Raw: string(s.r.bad)}
 		case err != nil:
 			s.err = failure(s.ctx, s.attempt, "reading the stream failed", err)
 		default:
 			done, derr := s.dec.Decode(ev, &s.events)
 			switch {
 			case derr != nil:
-				s.err = derr
+				s.err = decodeError(ev, derr)
 			case done:
 				s.drain()
 				s.err = io.EOF
 			}
 		}
 	}
+}
+
+// decodeError is the stream's error for an event the decoder refused: a
+// protocol error becomes a transport error when the end of the body
+// dispatched the event (it was cut short, not malformed).
+func decodeError(ev Event, err error) error {
+	var pe *provider.Error
+	if ev.Cut && errors.As(err, &pe) && pe.Kind == provider.KindProtocol {
+		return TransportError("the stream was cut in the middle of an event", fmt.Errorf("%w: %w", ErrCut, err))
+	}
+	return err
 }
 
 // drain reads what follows the terminator, briefly, so that an HTTP/1.1

@@ -34,12 +34,22 @@ func streamWithin(t *testing.T, ep *httpx.Endpoint, url string, d time.Duration)
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), d)
 	defer cancel()
-	s, err := ep.Stream(ctx, url, struct{}{}, lineDecoder{}, nil)
+	s, err := ep.Stream(ctx, call(t, url))
 	if err != nil {
 		return pt.Result{Err: err}
 	}
 	defer s.Close()
 	return pt.Drain(s, nil)
+}
+
+// call is a streaming POST of {} to url, read with lineDecoder.
+func call(t *testing.T, url string) httpx.Call {
+	t.Helper()
+	enc, err := httpx.Encode(struct{}{}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httpx.Call{URL: url, Body: enc, Decoder: lineDecoder{}}
 }
 
 // wantTransportFailure fails the test unless err is a KindTransport
@@ -158,7 +168,7 @@ func TestHTTP2PingsFailABlackHoledConnection(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), patience)
 	defer cancel()
-	s, err := ep.Stream(ctx, base, struct{}{}, lineDecoder{}, nil)
+	s, err := ep.Stream(ctx, call(t, base))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +295,7 @@ func TestResponseHeaderTimeout(t *testing.T) {
 	}))
 	t.Cleanup(held.Close)
 	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: held.URL, Transport: provider.Transport{ResponseHeaderTimeout: 100 * time.Millisecond}})
-	r := streamWithin(t, ep, held.URL, 20*time.Second) // the default is 30s
+	r := streamWithin(t, ep, held.URL, 20*time.Second) // without it, nothing but the context ends the wait
 	wantTransportFailure(t, r.Err, "timeout awaiting response headers")
 }
 
@@ -319,7 +329,7 @@ func TestMaxConns(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), patience)
 	defer cancel()
-	first, err := ep.Stream(ctx, srv.URL, struct{}{}, lineDecoder{}, nil)
+	first, err := ep.Stream(ctx, call(t, srv.URL))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,9 @@ import (
 
 // faults expresses every conformance scenario as the mock's fault for the
 // first attempt. The mock runs in-process, with no wire to garble: a
-// malformed stream and a stream without its terminator are, for it, the
-// transport failure they are reported as.
+// stream cut mid-event and a stream without its terminator are, for it,
+// the dropped connection they are reported as, and a malformed event its
+// malformed_after fault.
 func faults(s pt.Scenario) map[string]any {
 	text := map[string]any{"output": pt.WantText}
 	switch s {
@@ -36,8 +37,10 @@ func faults(s pt.Scenario) map[string]any {
 		return map[string]any{"status": 401.0}
 	case pt.InStreamError:
 		text["error_after"] = 2.0
-	case pt.Drop, pt.Malformed:
+	case pt.Drop, pt.Cut:
 		text["drop_after"] = 2.0
+	case pt.Malformed:
+		text["malformed_after"] = 2.0
 	case pt.MissingTerminator:
 		text["drop_after"] = float64(len(mock.SplitWords(pt.WantText)))
 	case pt.Stall:

@@ -30,6 +30,9 @@ type Fault struct {
 	ErrorAfter int
 	// StallAfter: after this many deltas the stream goes silent.
 	StallAfter int
+	// MalformedAfter: after this many deltas an event arrives that does not
+	// decode (a provider protocol error, not retried).
+	MalformedAfter int
 	// Output replaces the reply's text, when set (for structured output,
 	// the schema's instance).
 	Output *string
@@ -38,10 +41,17 @@ type Fault struct {
 	ToolCalls []provider.ToolCall
 	// Usage replaces the token counts the attempt reports, when set.
 	Usage *provider.Usage
+	// Reasoning, when set, is streamed before the text as a reasoning block
+	// (signed, see Sign); mock/think reasons without it.
+	Reasoning *string
+	// Refusal, when not empty, is streamed after the text as the model's
+	// refusal; the attempt then finishes with FinishRefusal.
+	Refusal string
 }
 
 // fault keys, in the order the error messages list them.
-var faultKeys = []string{"status", "retry_after_ms", "error_type", "should_retry", "drop_after", "error_after", "stall_after", "output", "tool_calls", "usage"}
+var faultKeys = []string{"status", "retry_after_ms", "error_type", "should_retry", "drop_after", "error_after", "stall_after", "malformed_after",
+	"output", "reasoning", "refusal", "tool_calls", "usage"}
 
 // ParseFaults reads provider_options.faults: a list with one object per
 // attempt. A nil value means no faults. Malformed input returns a
@@ -69,7 +79,7 @@ func ParseFaults(v any) ([]Fault, error) {
 }
 
 func parseFault(path string, v any) (Fault, error) {
-	f := Fault{RetryAfterMs: -1, DropAfter: -1, ErrorAfter: -1, StallAfter: -1}
+	f := noFault()
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return f, fieldErr(path, "must be an object such as {\"status\": 503} or {} for a normal attempt")
@@ -100,6 +110,9 @@ func parseFault(path string, v any) (Fault, error) {
 	if f.StallAfter, err = intField(obj, path, "stall_after", 0, 1_000_000); err != nil {
 		return f, err
 	}
+	if f.MalformedAfter, err = intField(obj, path, "malformed_after", 0, 1_000_000); err != nil {
+		return f, err
+	}
 	if v, ok := obj["error_type"]; ok {
 		s, isStr := v.(string)
 		if !isStr || s == "" || len(s) > 64 {
@@ -121,6 +134,20 @@ func parseFault(path string, v any) (Fault, error) {
 		}
 		f.Output = &s
 	}
+	if v, ok := obj["reasoning"]; ok {
+		s, isStr := v.(string)
+		if !isStr {
+			return f, fieldErr(path+".reasoning", "must be a string")
+		}
+		f.Reasoning = &s
+	}
+	if v, ok := obj["refusal"]; ok {
+		s, isStr := v.(string)
+		if !isStr || s == "" {
+			return f, fieldErr(path+".refusal", "must be a non-empty string")
+		}
+		f.Refusal = s
+	}
 	if v, ok := obj["tool_calls"]; ok {
 		if f.ToolCalls, err = parseToolCalls(path+".tool_calls", v); err != nil {
 			return f, err
@@ -134,16 +161,16 @@ func parseFault(path string, v any) (Fault, error) {
 
 	// Combinations that cannot happen on one attempt.
 	ends := 0
-	for _, n := range []int{f.DropAfter, f.ErrorAfter, f.StallAfter} {
+	for _, n := range []int{f.DropAfter, f.ErrorAfter, f.StallAfter, f.MalformedAfter} {
 		if n >= 0 {
 			ends++
 		}
 	}
-	if f.Status > 0 && (ends > 0 || f.Output != nil || f.ToolCalls != nil || f.Usage != nil) {
-		return f, fieldErr(path+".status", "fails the attempt before streaming; it cannot be combined with drop_after, error_after, stall_after, output, tool_calls or usage")
+	if f.Status > 0 && (ends > 0 || f.Output != nil || f.Reasoning != nil || f.Refusal != "" || f.ToolCalls != nil || f.Usage != nil) {
+		return f, fieldErr(path+".status", "fails the attempt before streaming; it cannot be combined with drop_after, error_after, stall_after, malformed_after, output, reasoning, refusal, tool_calls or usage")
 	}
 	if ends > 1 {
-		return f, fieldErr(path, "drop_after, error_after and stall_after each end the attempt; use one of them")
+		return f, fieldErr(path, "drop_after, error_after, stall_after and malformed_after each end the attempt; use one of them")
 	}
 	if f.Status == 0 && (f.RetryAfterMs >= 0 || f.ShouldRetry != nil) {
 		return f, fieldErr(path, "retry_after_ms and should_retry go with status")
@@ -195,26 +222,32 @@ func parseToolCalls(path string, v any) ([]provider.ToolCall, error) {
 	return calls, nil
 }
 
-// parseUsage reads a fault's usage: {"input_tokens": n, "output_tokens": m}.
+// usageKeys are the keys of a fault's usage, in the order messages list
+// them.
+var usageKeys = []string{"input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens", "cache_creation_input_tokens"}
+
+// parseUsage reads a fault's usage: {"input_tokens": n, "output_tokens": m}
+// and, optionally, reasoning_tokens, cached_input_tokens and
+// cache_creation_input_tokens.
 func parseUsage(path string, v any) (*provider.Usage, error) {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil, fieldErr(path, "must be an object such as {\"input_tokens\": 12, \"output_tokens\": 9}")
 	}
 	for k := range obj {
-		if k != "input_tokens" && k != "output_tokens" {
-			return nil, fieldErr(path+"."+k, "unknown key; known: input_tokens, output_tokens")
+		if !slices.Contains(usageKeys, k) {
+			return nil, fieldErr(path+"."+k, "unknown key; known: "+strings.Join(usageKeys, ", "))
 		}
 	}
-	in, err := intField(obj, path, "input_tokens", 0, 1<<31)
-	if err != nil {
-		return nil, err
+	n := make([]int64, len(usageKeys))
+	for i, k := range usageKeys {
+		v, err := intField(obj, path, k, 0, 1<<31)
+		if err != nil {
+			return nil, err
+		}
+		n[i] = int64(max(v, 0))
 	}
-	out, err := intField(obj, path, "output_tokens", 0, 1<<31)
-	if err != nil {
-		return nil, err
-	}
-	return &provider.Usage{InputTokens: int64(max(in, 0)), OutputTokens: int64(max(out, 0))}, nil
+	return &provider.Usage{InputTokens: n[0], OutputTokens: n[1], ReasoningTokens: n[2], CachedInputTokens: n[3], CacheCreationInputTokens: n[4]}, nil
 }
 
 // intField reads an optional integer in [lo, hi]; absent returns 0 for
@@ -241,6 +274,11 @@ func asInt(v any) (int, bool) {
 		return 0, false
 	}
 	return int(f), true
+}
+
+// noFault is a normal attempt: every count unset.
+func noFault() Fault {
+	return Fault{RetryAfterMs: -1, DropAfter: -1, ErrorAfter: -1, StallAfter: -1, MalformedAfter: -1}
 }
 
 func fieldErr(field, desc string) error {

@@ -18,7 +18,7 @@ func decode(t *testing.T, s string) any {
 }
 
 func TestParseFaults(t *testing.T) {
-	normal := Fault{RetryAfterMs: -1, DropAfter: -1, ErrorAfter: -1, StallAfter: -1}
+	normal := noFault()
 	with := func(f func(*Fault)) Fault { g := normal; f(&g); return g }
 	tru := true
 	out := "text"
@@ -44,6 +44,12 @@ func TestParseFaults(t *testing.T) {
 			f.ToolCalls = []provider.ToolCall{{ID: "c1", Name: "f", Arguments: `{"a":1}`}, {ID: "c2", Name: "g"}}
 		})}},
 		{"usage", `[{"usage":{"input_tokens":12,"output_tokens":9}}]`, []Fault{with(func(f *Fault) { f.Usage = &provider.Usage{InputTokens: 12, OutputTokens: 9} })}},
+		{"usage with reasoning and cache", `[{"usage":{"input_tokens":12,"output_tokens":9,"reasoning_tokens":4,"cached_input_tokens":10,"cache_creation_input_tokens":2}}]`, []Fault{with(func(f *Fault) {
+			f.Usage = &provider.Usage{InputTokens: 12, OutputTokens: 9, ReasoningTokens: 4, CachedInputTokens: 10, CacheCreationInputTokens: 2}
+		})}},
+		{"malformed", `[{"malformed_after":1}]`, []Fault{with(func(f *Fault) { f.MalformedAfter = 1 })}},
+		{"reasoning", `[{"reasoning":"text"}]`, []Fault{with(func(f *Fault) { f.Reasoning = &out })}},
+		{"refusal", `[{"refusal":"no"}]`, []Fault{with(func(f *Fault) { f.Refusal = "no" })}},
 		{"sequence", `[{"status":503},{"status":429,"retry_after_ms":700},{"drop_after":2}]`, []Fault{
 			with(func(f *Fault) { f.Status = 503 }),
 			with(func(f *Fault) { f.Status = 429; f.RetryAfterMs = 700 }),
@@ -83,6 +89,10 @@ func TestParseFaultsRejectsMalformedInput(t *testing.T) {
 		{"should_retry not bool", `[{"status":500,"should_retry":"yes"}]`, "provider_options.faults[0].should_retry"},
 		{"negative drop", `[{"drop_after":-2}]`, "provider_options.faults[0].drop_after"},
 		{"two endings", `[{"drop_after":1,"stall_after":2}]`, "provider_options.faults[0]"},
+		{"malformed and drop", `[{"drop_after":1,"malformed_after":2}]`, "provider_options.faults[0]"},
+		{"status and reasoning", `[{"status":503,"reasoning":"x"}]`, "provider_options.faults[0].status"},
+		{"reasoning not a string", `[{"reasoning":1}]`, "provider_options.faults[0].reasoning"},
+		{"refusal empty", `[{"refusal":""}]`, "provider_options.faults[0].refusal"},
 		{"status and drop", `[{"status":503,"drop_after":1}]`, "provider_options.faults[0].status"},
 		{"status and output", `[{"status":503,"output":"x"}]`, "provider_options.faults[0].status"},
 		{"output not string", `[{"output":5}]`, "provider_options.faults[0].output"},

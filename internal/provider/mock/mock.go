@@ -4,14 +4,24 @@
 // Models: "echo" replies with the last user message, one delta per word,
 // each word keeping its trailing whitespace so the deltas concatenate to
 // exactly the input; "lorem" replies with provider_options.words words
-// (default 32). Asked for structured output, either model replies with a
+// (default 32); "think" is echo that reasons first: a short reasoning
+// block, streamed word by word, signed (a signature the mock checks when
+// the block comes back in a later turn), then the echo. Asked for structured output, either model replies with a
 // deterministic instance of the schema (schema.InstanceText), indented, one
 // delta per word. provider_options.chunk_delay_ms paces the deltas, and
 // provider_options.faults scripts each attempt (see ParseFaults and Fault).
+//
+// A configured mock may carry a standing fault, which every attempt gets
+// that the request's own fault list does not cover: `options: {fault:
+// {status: 503}}` makes a provider that is always down, so route fallback
+// can be shown and tested without any provider_options.
 package mock
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +40,7 @@ const Kind = "mock"
 const (
 	ModelEcho  = "echo"
 	ModelLorem = "lorem"
+	ModelThink = "think"
 )
 
 const (
@@ -40,23 +51,66 @@ const (
 
 var optionKeys = map[string]bool{"faults": true, "words": true, "chunk_delay_ms": true}
 
-func init() {
-	provider.Register(Kind, func(provider.Config) (provider.Provider, error) { return New(), nil })
-}
+func init() { provider.Register(Kind, FromConfig) }
 
 // Provider is the mock provider. It is stateless and safe for concurrent use.
-type Provider struct{}
+type Provider struct {
+	// standing is the fault of every attempt the request's faults do not
+	// cover; nil: such attempts are normal.
+	standing *Fault
+}
 
-// New returns the mock provider.
+// New returns the mock provider, without a standing fault.
 func New() *Provider { return &Provider{} }
 
-// DefaultModels implements provider.ModelLister.
-func (*Provider) DefaultModels() []string { return []string{ModelEcho, ModelLorem} }
+// FromConfig is the mock's provider.Factory. Its options take one key,
+// `fault`: a standing fault, written like one entry of provider_options.faults
+// (for example {status: 503} or {status: 429, error_type: insufficient_quota}),
+// that every attempt gets unless the request's fault list covers it.
+func FromConfig(cfg provider.Config) (provider.Provider, error) {
+	p := New()
+	for k := range cfg.Options {
+		if k != "fault" {
+			return nil, fmt.Errorf("options.%s: unknown option for the mock provider; known: fault", k)
+		}
+	}
+	v, ok := cfg.Options["fault"]
+	if !ok {
+		return p, nil
+	}
+	// The YAML decoder's numbers are ints; faults are read as JSON values.
+	b, err := json.Marshal(v)
+	var jv any
+	if err == nil {
+		err = json.Unmarshal(b, &jv)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("options.fault: %w", err)
+	}
+	f, err := parseFault("options.fault", jv)
+	if err != nil {
+		var fe *provider.FieldError
+		if errors.As(err, &fe) {
+			return nil, errors.New(fe.Error())
+		}
+		return nil, err
+	}
+	p.standing = &f
+	return p, nil
+}
 
-// ServesModel implements provider.ModelServer: the mock serves echo and
-// lorem only, so resolution refuses mock/<anything else> as an unknown
+// ReadsOptions implements provider.OptionReader.
+func (*Provider) ReadsOptions() {}
+
+// DefaultModels implements provider.ModelLister.
+func (*Provider) DefaultModels() []string { return []string{ModelEcho, ModelLorem, ModelThink} }
+
+// ServesModel implements provider.ModelServer: the mock serves echo, lorem
+// and think only, so resolution refuses mock/<anything else> as an unknown
 // model.
-func (*Provider) ServesModel(model string) bool { return model == ModelEcho || model == ModelLorem }
+func (*Provider) ServesModel(model string) bool {
+	return model == ModelEcho || model == ModelLorem || model == ModelThink
+}
 
 // options are the parsed provider_options.
 type options struct {
@@ -94,12 +148,22 @@ func parseOptions(req *provider.Request) (options, error) {
 }
 
 // ValidateRequest implements provider.RequestValidator: it checks
-// provider_options and that the mock can make an instance of the response
-// format's schema, before any attempt. (Which models it serves is
-// resolution's decision: see ServesModel.)
+// provider_options, that the mock can make an instance of the response
+// format's schema, and, as providers that sign their reasoning do, that
+// every mock reasoning block sent back carries the signature the mock gave
+// it, before any attempt. (Which models it serves is resolution's
+// decision: see ServesModel.)
 func (*Provider) ValidateRequest(req *provider.Request) error {
 	if _, err := parseOptions(req); err != nil {
 		return err
+	}
+	for i, m := range req.Messages {
+		for j, r := range m.Reasoning {
+			if r.Format == provider.FormatMock && r.Signature != Sign(r.Text) {
+				return fieldErr(fmt.Sprintf("messages[%d].reasoning[%d].signature", i, j),
+					"does not match the reasoning's text: send the assistant message back as final.message gave it")
+			}
+		}
 	}
 	if rf := req.ResponseFormat; rf != nil {
 		if _, err := instance(rf); err != nil {
@@ -125,9 +189,11 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 		return nil, err
 	}
 	o, _ := parseOptions(req)
-	f := Fault{RetryAfterMs: -1, DropAfter: -1, ErrorAfter: -1, StallAfter: -1}
+	f := noFault()
 	if i := req.Attempt - 1; i >= 0 && i < len(o.faults) {
 		f = o.faults[i]
+	} else if p.standing != nil {
+		f = *p.standing
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -150,14 +216,53 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 	default:
 		text = lastUserMessage(req.Messages)
 	}
-	return &stream{
+	reasoning := ""
+	switch {
+	case f.Reasoning != nil:
+		reasoning = *f.Reasoning
+	case req.Model == ModelThink:
+		reasoning = fmt.Sprintf("The user wrote %d words. I will say them back.", len(strings.Fields(text)))
+	}
+	s := &stream{
 		ctx:        ctx,
-		chunks:     SplitWords(text),
 		calls:      toolCallFragments(f.ToolCalls),
 		fault:      f,
 		chunkDelay: o.chunkDelay,
+		activity:   req.Activity,
 		usage:      provider.Usage{InputTokens: int64(countWords(req.Messages))},
-	}, nil
+	}
+	thoughts := SplitWords(reasoning)
+	for i, w := range thoughts {
+		d := provider.ReasoningDelta{Text: w}
+		if i == 0 {
+			d.Format = provider.FormatMock
+		}
+		s.deltas = append(s.deltas, provider.Event{Kind: provider.EventReasoning, Reasoning: d})
+	}
+	if reasoning != "" {
+		s.deltas = append(s.deltas, provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Signature: Sign(reasoning)}})
+	}
+	words := SplitWords(text)
+	for _, w := range words {
+		s.deltas = append(s.deltas, provider.Event{Kind: provider.EventText, Text: w})
+	}
+	for _, w := range SplitWords(f.Refusal) {
+		s.deltas = append(s.deltas, provider.Event{Kind: provider.EventRefusal, Text: w})
+	}
+	s.usage.OutputTokens = int64(len(words) + len(thoughts) + len(SplitWords(f.Refusal)))
+	s.usage.ReasoningTokens = int64(len(thoughts))
+	if f.Usage != nil {
+		s.usage = *f.Usage
+	}
+	return s, nil
+}
+
+// Sign returns the mock's signature of a reasoning text: opaque to
+// clients, like the signatures real providers put on their reasoning, and
+// checked when the reasoning comes back in a later turn.
+func Sign(reasoning string) string {
+	sum := sha256.Sum256([]byte("llmrelay mock reasoning\x00" + reasoning))
+	return "mock1." + base64.RawURLEncoding.EncodeToString(sum[:18])
 }
 
 func statusError(f Fault) *provider.Error {
@@ -198,15 +303,18 @@ func defaultErrorType(status int) string {
 	return "invalid_request_error"
 }
 
-// stream replays the chunks of one attempt, applying its fault.
+// stream replays the deltas of one attempt (reasoning, its signature,
+// text, refusal), then its tool calls, finish reason and usage, applying
+// its fault.
 type stream struct {
 	ctx        context.Context
-	chunks     []string
+	deltas     []provider.Event
 	next       int
 	calls      []provider.ToolCallDelta
 	nextCall   int
 	fault      Fault
 	chunkDelay time.Duration
+	activity   *provider.Activity
 	usage      provider.Usage
 	finished   bool
 	done       bool
@@ -216,7 +324,17 @@ type stream struct {
 // errClosed is what Recv returns after Close.
 var errClosed = errors.New("mock provider: stream closed")
 
+// Recv implements provider.Stream. Each event it returns is a sign of
+// life on the attempt's Activity.
 func (s *stream) Recv() (provider.Event, error) {
+	ev, err := s.recv()
+	if err == nil {
+		s.activity.Touch()
+	}
+	return ev, err
+}
+
+func (s *stream) recv() (provider.Event, error) {
 	if s.closed {
 		return provider.Event{}, errClosed
 	}
@@ -226,10 +344,12 @@ func (s *stream) Recv() (provider.Event, error) {
 	if s.done {
 		return provider.Event{}, io.EOF
 	}
-	if s.next < len(s.chunks) || !s.finished {
+	if s.next < len(s.deltas) || !s.finished {
 		switch s.next {
 		case s.fault.DropAfter:
 			return provider.Event{}, &provider.Error{Kind: provider.KindTransport, Class: provider.ClassTransport, Message: "mock provider: connection dropped", Err: io.ErrUnexpectedEOF}
+		case s.fault.MalformedAfter:
+			return provider.Event{}, &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol, Message: "mock provider: an event that does not decode", Err: errMalformed, Raw: `{"choices": [{"delta": {"content": 42}}]}`}
 		case s.fault.ErrorAfter:
 			typ := s.fault.ErrorType
 			if typ == "" {
@@ -241,7 +361,7 @@ func (s *stream) Recv() (provider.Event, error) {
 			return provider.Event{}, s.ctx.Err()
 		}
 	}
-	if s.next < len(s.chunks) {
+	if s.next < len(s.deltas) {
 		if s.chunkDelay > 0 {
 			t := time.NewTimer(s.chunkDelay)
 			select {
@@ -251,9 +371,8 @@ func (s *stream) Recv() (provider.Event, error) {
 			case <-t.C:
 			}
 		}
-		text := s.chunks[s.next]
 		s.next++
-		return provider.Event{Kind: provider.EventText, Text: text}, nil
+		return s.deltas[s.next-1], nil
 	}
 	if s.nextCall < len(s.calls) {
 		d := s.calls[s.nextCall]
@@ -263,18 +382,20 @@ func (s *stream) Recv() (provider.Event, error) {
 	if !s.finished {
 		s.finished = true
 		reason := provider.FinishStop
-		if len(s.calls) > 0 {
+		switch {
+		case len(s.calls) > 0:
 			reason = provider.FinishToolCalls
+		case s.fault.Refusal != "":
+			reason = provider.FinishRefusal
 		}
 		return provider.Event{Kind: provider.EventFinish, FinishReason: reason}, nil
 	}
 	s.done = true
-	s.usage.OutputTokens = int64(len(s.chunks))
-	if s.fault.Usage != nil {
-		s.usage = *s.fault.Usage
-	}
 	return provider.Event{Kind: provider.EventUsage, Usage: s.usage}, nil
 }
+
+// errMalformed is the cause of the mock's protocol error.
+var errMalformed = errors.New("mock provider: injected malformed event")
 
 // Close implements provider.Stream: Recv fails from then on.
 func (s *stream) Close() error {
@@ -316,8 +437,9 @@ func errorClass(typ string) provider.Class {
 		return provider.ClassServerError
 	case "authentication_error", "permission_error", "UNAUTHENTICATED", "PERMISSION_DENIED":
 		return provider.ClassAuth
-	case "invalid_request_error", "not_found_error", "request_too_large",
-		"INVALID_ARGUMENT", "NOT_FOUND", "FAILED_PRECONDITION":
+	case "not_found_error", "model_not_found", "NOT_FOUND":
+		return provider.ClassNotFound
+	case "invalid_request_error", "request_too_large", "INVALID_ARGUMENT", "FAILED_PRECONDITION":
 		return provider.ClassRejected
 	}
 	return provider.ClassUnknown

@@ -244,3 +244,114 @@ func TestStructuredOutputRepliesWithAnInstance(t *testing.T) {
 		})
 	}
 }
+
+// TestThinkStreamsSignedReasoningFirst: mock/think reasons before it
+// echoes; its reasoning is signed, and a request that sends the reasoning
+// back changed is refused, naming the signature.
+func TestThinkStreamsSignedReasoningFirst(t *testing.T) {
+	req := request(1, nil)
+	req.Model = ModelThink
+	s, err := New().Stream(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasoning, text, sig string
+	for {
+		ev, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.Kind {
+		case provider.EventReasoning:
+			if text != "" {
+				t.Fatal("reasoning after the text")
+			}
+			reasoning += ev.Reasoning.Text
+			sig += ev.Reasoning.Signature
+		case provider.EventText:
+			text += ev.Text
+		case provider.EventUsage:
+			if ev.Usage.ReasoningTokens != 10 || ev.Usage.OutputTokens != 14 {
+				t.Errorf("usage %+v, want 10 reasoning tokens in 14", ev.Usage)
+			}
+		}
+	}
+	if reasoning != "The user wrote 4 words. I will say them back." || text != "a b c d" || sig != Sign(reasoning) {
+		t.Fatalf("reasoning %q (signature %q), text %q", reasoning, sig, text)
+	}
+	back := request(1, nil)
+	back.Messages = append(back.Messages, provider.Message{Role: provider.RoleAssistant, Content: text,
+		Reasoning: []provider.Reasoning{{Text: reasoning, Signature: sig, Format: provider.FormatMock}}})
+	if err := New().ValidateRequest(back); err != nil {
+		t.Errorf("the reasoning sent back as it came: %v", err)
+	}
+	back.Messages[1].Reasoning[0].Text += "!"
+	var fe *provider.FieldError
+	if err := New().ValidateRequest(back); !errors.As(err, &fe) || fe.Field != "messages[1].reasoning[0].signature" {
+		t.Errorf("changed reasoning: %v, want a field error on its signature", err)
+	}
+}
+
+func TestMalformedIsAProtocolError(t *testing.T) {
+	s, err := New().Stream(t.Context(), request(1, map[string]any{"faults": []any{map[string]any{"malformed_after": 1.0}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := drain(t, s)
+	var pe *provider.Error
+	if text != "a " || !errors.As(err, &pe) || pe.Kind != provider.KindProtocol || pe.FailureClass().Transient() || pe.Raw == "" {
+		t.Errorf("%q, %v; want one word, then a protocol error that is not retried, with the raw event", text, err)
+	}
+}
+
+func TestStandingFaultFailsEveryAttemptTheRequestDoesNotScript(t *testing.T) {
+	// As the YAML decoder gives it: whole numbers are ints.
+	p, err := FromConfig(provider.Config{Name: "down", Kind: Kind, Options: map[string]any{
+		"fault": map[string]any{"status": 503, "retry_after_ms": 250},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	for attempt := 1; attempt <= 3; attempt++ {
+		_, err := p.Stream(ctx, request(attempt, nil))
+		var pe *provider.Error
+		if !errors.As(err, &pe) || pe.Status != 503 || pe.FailureClass() != provider.ClassOverloaded || pe.RetryAfter != 250*time.Millisecond {
+			t.Fatalf("attempt %d: %v, want the standing 503 with its hint", attempt, err)
+		}
+	}
+	// The request's own fault list wins for the attempts it covers.
+	s, err := p.Stream(ctx, request(1, map[string]any{"faults": []any{map[string]any{}}}))
+	if err != nil {
+		t.Fatalf("a scripted normal attempt: %v", err)
+	}
+	if text, err := drain(t, s); text != "a b c d" || !errors.Is(err, io.EOF) {
+		t.Fatalf("scripted attempt: %q, %v", text, err)
+	}
+	if _, err := p.Stream(ctx, request(2, map[string]any{"faults": []any{map[string]any{}}})); err == nil {
+		t.Fatal("attempt 2, past the request's list, got no standing fault")
+	}
+}
+
+func TestStandingFaultConfigErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		options map[string]any
+		want    string
+	}{
+		{"unknown option", map[string]any{"faults": []any{}}, "options.faults: unknown option for the mock provider; known: fault"},
+		{"bad status", map[string]any{"fault": map[string]any{"status": 200}}, "options.fault.status: must be an integer from 400 to 599"},
+		{"not an object", map[string]any{"fault": "503"}, "options.fault: must be an object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := FromConfig(provider.Config{Name: "m", Kind: Kind, Options: tt.options})
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("error %v, want it to start with %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -27,6 +27,19 @@ func BenchmarkDecodeEncodingJSON(b *testing.B) {
 	pt.BenchmarkDecode(b, "bench_20.sse", "error", func() httpx.Decoder { return &decoder{slowOnly: true} }, 20)
 }
 
+// BenchmarkDecodeReasoning measures the decode path of a recorded DeepSeek
+// reasoning stream (reasoning_content deltas, then text, usage with
+// details): the fast path takes every chunk.
+func BenchmarkDecodeReasoning(b *testing.B) {
+	pt.BenchmarkDecode(b, "recorded/deepseek_reasoner_reasoning_content.sse", "error", func() httpx.Decoder { return &decoder{} }, 22)
+}
+
+// BenchmarkDecodeReasoningEncodingJSON is BenchmarkDecodeReasoning with
+// every chunk decoded by encoding/json.
+func BenchmarkDecodeReasoningEncodingJSON(b *testing.B) {
+	pt.BenchmarkDecode(b, "recorded/deepseek_reasoner_reasoning_content.sse", "error", func() httpx.Decoder { return &decoder{slowOnly: true} }, 22)
+}
+
 // BenchmarkDecodePlainScanner is the baseline BenchmarkDecode is held to:
 // a bufio.Scanner over the same body and encoding/json into a fresh chunk
 // per line, with no SSE handling beyond the "data: " prefix.
@@ -50,8 +63,8 @@ func BenchmarkDecodePlainScanner(b *testing.B) {
 				b.Fatal(err)
 			}
 			for _, ch := range c.Choices {
-				if ch.Delta.Content != "" {
-					events = append(events, provider.Event{Kind: provider.EventText, Text: ch.Delta.Content})
+				if ch.Delta.Content.Text != "" {
+					events = append(events, provider.Event{Kind: provider.EventText, Text: ch.Delta.Content.Text})
 				}
 			}
 		}

@@ -2,6 +2,9 @@ package openai
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
@@ -22,8 +25,112 @@ type choice struct {
 }
 
 type delta struct {
-	Content   string          `json:"content"`
+	Content content `json:"content"`
+	// ReasoningContent is the reasoning of DeepSeek, xAI, Qwen and vLLM;
+	// Reasoning the same under the name Groq, OpenRouter and newer vLLM
+	// use.
+	ReasoningContent string `json:"reasoning_content"`
+	Reasoning        string `json:"reasoning"`
+	// Refusal is OpenAI's refusal text, streamed instead of content.
+	Refusal   string          `json:"refusal"`
 	ToolCalls []toolCallDelta `json:"tool_calls"`
+}
+
+// content is delta.content: a string for every server, or, from Mistral's
+// reasoning models, a list of parts ({"type": "text", "text": ...} and
+// {"type": "thinking", "thinking": [{"type": "text", "text": ...}]}).
+// Text collects the text parts, Thinking the thinking parts' text.
+type content struct {
+	Text     string
+	Thinking string
+}
+
+// errContentType is the error for a content that is neither a string nor
+// a list of parts.
+var errContentType = errors.New("delta.content is neither a string nor a list of content parts")
+
+// contentPart is one part of a list content.
+type contentPart struct {
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	Thinking json.RawMessage `json:"thinking"`
+}
+
+// UnmarshalJSON implements json.Unmarshaler. Parts of other types (images,
+// references) carry no text llmrelay relays and are skipped.
+func (c *content) UnmarshalJSON(b []byte) error {
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		return nil
+	case b[0] == '"':
+		if s, ok := plainString(b); ok {
+			c.Text = s
+			return nil
+		}
+		return json.Unmarshal(b, &c.Text)
+	case b[0] != '[':
+		return errContentType
+	}
+	var parts []contentPart
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			c.Text += p.Text
+		case "thinking":
+			text, err := thinkingText(p.Thinking)
+			if err != nil {
+				return err
+			}
+			c.Thinking += text
+		}
+	}
+	return nil
+}
+
+// plainString returns the JSON string literal b as a string when it needs
+// no decoding (no escapes, no control characters, valid UTF-8), without
+// json.Unmarshal's allocations; ok is false otherwise.
+func plainString(b []byte) (string, bool) {
+	if len(b) < 2 || b[len(b)-1] != '"' {
+		return "", false
+	}
+	inner := b[1 : len(b)-1]
+	for _, c := range inner {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
+}
+
+// thinkingText returns the text of a thinking part's `thinking`: a list of
+// text parts (Magistral), or a string.
+func thinkingText(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	var parts []contentPart
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", err
+	}
+	var text string
+	for _, p := range parts {
+		if p.Type == "text" {
+			text += p.Text
+		}
+	}
+	return text, nil
 }
 
 type toolCallDelta struct {
@@ -35,16 +142,55 @@ type toolCallDelta struct {
 	} `json:"function"`
 }
 
+// usage is the usage object. PromptTokens includes cached tokens
+// (PromptTokensDetails.CachedTokens, or DeepSeek's PromptCacheHitTokens);
+// CompletionTokens includes reasoning tokens, except at xAI, which counts
+// them apart (see provider).
 type usage struct {
-	PromptTokens     int64 `json:"prompt_tokens"`
-	CompletionTokens int64 `json:"completion_tokens"`
+	PromptTokens            int64             `json:"prompt_tokens"`
+	CompletionTokens        int64             `json:"completion_tokens"`
+	TotalTokens             int64             `json:"total_tokens"`
+	PromptTokensDetails     promptDetails     `json:"prompt_tokens_details"`
+	CompletionTokensDetails completionDetails `json:"completion_tokens_details"`
+	PromptCacheHitTokens    int64             `json:"prompt_cache_hit_tokens"`
+}
+
+type promptDetails struct {
+	CachedTokens int64 `json:"cached_tokens"`
+}
+
+type completionDetails struct {
+	ReasoningTokens int64 `json:"reasoning_tokens"`
+}
+
+// provider returns the usage in llmrelay's terms: output includes
+// reasoning. A server that counts reasoning apart from completion_tokens
+// (xAI) says so by its total: prompt + completion + reasoning; then the
+// reasoning is added to the output. Cached input is prompt_tokens_details'
+// cached_tokens, or DeepSeek's prompt_cache_hit_tokens.
+func (u *usage) provider() provider.Usage {
+	reasoning := u.CompletionTokensDetails.ReasoningTokens
+	out := u.CompletionTokens
+	if reasoning > 0 && u.TotalTokens != u.PromptTokens+u.CompletionTokens && u.TotalTokens == u.PromptTokens+u.CompletionTokens+reasoning {
+		out += reasoning
+	}
+	cached := u.PromptTokensDetails.CachedTokens
+	if cached == 0 {
+		cached = u.PromptCacheHitTokens
+	}
+	return provider.Usage{InputTokens: u.PromptTokens, OutputTokens: out, ReasoningTokens: reasoning, CachedInputTokens: cached}
 }
 
 // openCall is a tool call seen in this stream.
 type openCall struct {
 	index int    // the server's index
 	id    string // the server's id, once known
-	named bool   // its id and name were passed on
+	name  string // the call's name, once known
+	// sent: the call's first event (its id and name) went out, numbered
+	// ordinal; until then its argument fragments wait in pending.
+	sent    bool
+	ordinal int
+	pending string
 }
 
 // decoder decodes one Chat Completions stream. It reuses its chunk between
@@ -54,6 +200,15 @@ type decoder struct {
 	json  httpx.JSONDecoder
 	c     chunk
 	calls []openCall
+	sent  int // tool calls whose first event went out
+	// reasoning is the current reasoning block: its index, from 0, its
+	// format, and whether it started.
+	reasoning       int
+	reasoningFormat string
+	// refused: the reply carried a refusal. finished: a finish reason
+	// arrived.
+	refused  bool
+	finished bool
 	// slowOnly skips decodeFast, for tests and benchmarks that compare.
 	slowOnly bool
 }
@@ -76,14 +231,17 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		return false, inStreamError(ev.Data)
 	}
 	if bytes.Equal(bytes.TrimSpace(ev.Data), doneMarker) {
+		d.flushCalls(out)
 		return true, nil
 	}
 	if d.slowOnly || !decodeFast(ev.Data, d.reset()) {
 		if err := d.json.Decode(ev.Data, d.reset()); err != nil {
-			return false, httpx.MalformedError(err)
+			return false, httpx.ProtocolError(err, ev.Data)
 		}
 	}
-	if d.c.Error != nil {
+	if d.c.Error != nil && !d.finished {
+		// An error after the finish reason (OpenRouter reports a length
+		// finish again as an error) ends nothing: the reply is complete.
 		return false, d.c.Error.inStream()
 	}
 	for i := range d.c.Choices {
@@ -91,31 +249,75 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		if ch.Index != 0 {
 			continue // llmrelay asks for one choice
 		}
-		if ch.Delta.Content != "" {
-			*out = append(*out, provider.Event{Kind: provider.EventText, Text: ch.Delta.Content})
-		}
-		for j := range ch.Delta.ToolCalls {
-			*out = append(*out, d.toolCall(&ch.Delta.ToolCalls[j]))
-		}
-		if ch.FinishReason != "" {
-			*out = append(*out, provider.Event{Kind: provider.EventFinish, FinishReason: finishReason(ch.FinishReason)})
+		d.delta(&ch.Delta, out)
+		if ch.FinishReason != "" && !d.finished {
+			// Some servers repeat the finish reason (OpenRouter); the first
+			// one counts.
+			d.flushCalls(out)
+			reason := finishReason(ch.FinishReason)
+			if reason == provider.FinishStop && d.refused {
+				reason = provider.FinishRefusal
+			}
+			*out = append(*out, provider.Event{Kind: provider.EventFinish, FinishReason: reason})
+			d.finished = true
 		}
 	}
 	if u := d.c.Usage; u != nil {
-		*out = append(*out, provider.Event{Kind: provider.EventUsage, Usage: provider.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}})
+		*out = append(*out, provider.Event{Kind: provider.EventUsage, Usage: u.provider()})
 	}
 	return false, nil
+}
+
+// delta relays one delta: reasoning first (a server sends it before the
+// text), then text, refusal and tool-call fragments.
+func (d *decoder) delta(dl *delta, out *[]provider.Event) {
+	switch {
+	case dl.ReasoningContent != "":
+		d.reason(provider.FormatReasoningContent, dl.ReasoningContent, out)
+	case dl.Reasoning != "":
+		d.reason(provider.FormatReasoning, dl.Reasoning, out)
+	}
+	if dl.Content.Thinking != "" {
+		d.reason(provider.FormatMistralThinking, dl.Content.Thinking, out)
+	}
+	if dl.Content.Text != "" {
+		*out = append(*out, provider.Event{Kind: provider.EventText, Text: dl.Content.Text})
+	}
+	if dl.Refusal != "" {
+		d.refused = true
+		*out = append(*out, provider.Event{Kind: provider.EventRefusal, Text: dl.Refusal})
+	}
+	for j := range dl.ToolCalls {
+		d.toolCall(&dl.ToolCalls[j], out)
+	}
+}
+
+// reason relays a piece of reasoning in the given format. A reply's
+// reasoning is one block, unless the server switches formats midway.
+func (d *decoder) reason(format, text string, out *[]provider.Event) {
+	ev := provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Text: text}}
+	if d.reasoningFormat != format {
+		if d.reasoningFormat != "" {
+			d.reasoning++
+		}
+		d.reasoningFormat = format
+		ev.Reasoning.Format = format
+	}
+	ev.Reasoning.Index = d.reasoning
+	*out = append(*out, ev)
 }
 
 // EndsAtEOF implements httpx.Decoder: only `data: [DONE]` ends a stream.
 func (d *decoder) EndsAtEOF() bool { return false }
 
-// toolCall turns a tool-call fragment into an event numbered by the order
-// in which calls appeared. A fragment whose server index is that of an
-// earlier call but whose id differs starts a new call: some compatible
-// servers send every call with index 0. The id and name go with a call's
-// first event only.
-func (d *decoder) toolCall(tc *toolCallDelta) provider.Event {
+// toolCall handles a tool-call fragment. A fragment whose server index is
+// that of an earlier call but whose id differs starts a new call: some
+// compatible servers send every call with index 0. An empty id or name in
+// a later fragment changes nothing. A call goes out once its name is known:
+// its first event carries its id, its name and the arguments so far (a
+// server may send the id first and the name later; the fragments in
+// between wait); calls are numbered in the order they go out.
+func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 	ord := -1
 	for i := len(d.calls) - 1; i >= 0; i-- {
 		c := &d.calls[i]
@@ -124,22 +326,49 @@ func (d *decoder) toolCall(tc *toolCallDelta) provider.Event {
 		}
 		if tc.ID == "" || c.id == "" || c.id == tc.ID {
 			ord = i
-			if c.id == "" {
-				c.id = tc.ID
-			}
 		}
 		break
 	}
 	if ord < 0 {
-		d.calls = append(d.calls, openCall{index: tc.Index, id: tc.ID})
+		d.calls = append(d.calls, openCall{index: tc.Index})
 		ord = len(d.calls) - 1
 	}
-	ev := provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: ord, ArgumentsDelta: tc.Function.Arguments}}
-	if c := &d.calls[ord]; !c.named && (tc.ID != "" || tc.Function.Name != "") {
-		ev.ToolCall.ID, ev.ToolCall.Name = tc.ID, tc.Function.Name
-		c.named = true
+	c := &d.calls[ord]
+	if c.id == "" {
+		c.id = tc.ID
 	}
-	return ev
+	if c.name == "" {
+		c.name = tc.Function.Name
+	}
+	switch {
+	case c.sent:
+		if tc.Function.Arguments != "" {
+			*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: c.ordinal, ArgumentsDelta: tc.Function.Arguments}})
+		}
+	case c.name == "":
+		c.pending += tc.Function.Arguments
+	default:
+		c.pending += tc.Function.Arguments
+		d.send(c, out)
+	}
+}
+
+// send sends a call's first event: its id, name and the arguments so far.
+func (d *decoder) send(c *openCall, out *[]provider.Event) {
+	c.sent, c.ordinal = true, d.sent
+	d.sent++
+	*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: c.ordinal, ID: c.id, Name: c.name, ArgumentsDelta: c.pending}})
+	c.pending = ""
+}
+
+// flushCalls sends the calls still waiting for their name when the reply
+// ends: without a name, as the server left them.
+func (d *decoder) flushCalls(out *[]provider.Event) {
+	for i := range d.calls {
+		if c := &d.calls[i]; !c.sent {
+			d.send(c, out)
+		}
+	}
 }
 
 func finishReason(s string) provider.FinishReason {

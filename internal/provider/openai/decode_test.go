@@ -144,3 +144,65 @@ func TestFinishReasons(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeToolCallsWaitForTheirName(t *testing.T) {
+	t.Run("calls go out in the order their names arrive", func(t *testing.T) {
+		r := decode(`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"arguments":"{\"x\""}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","function":{"name":"g","arguments":"{}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":":1}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+data: [DONE]
+`)
+		if r.Err != nil || len(r.Violations) > 0 || len(r.ToolCalls) != 2 {
+			t.Fatalf("calls %+v, err %v, violations %v", r.ToolCalls, r.Err, r.Violations)
+		}
+		if c := r.ToolCalls[0]; c.ID != "b" || c.Name != "g" || c.Arguments != "{}" {
+			t.Errorf("first call %+v, want b/g", c)
+		}
+		if c := r.ToolCalls[1]; c.ID != "a" || c.Name != "f" || c.Arguments != `{"x":1}` {
+			t.Errorf("second call %+v, want a/f with all its arguments", c)
+		}
+	})
+	t.Run("a call that never gets its name goes out at the finish", func(t *testing.T) {
+		r := decode(`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"arguments":"{}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+data: [DONE]
+`)
+		if len(r.ToolCalls) != 1 || r.ToolCalls[0].ID != "a" || r.ToolCalls[0].Arguments != "{}" || r.Events[len(r.Events)-1].Kind != provider.EventFinish {
+			t.Errorf("calls %+v, events %+v; want the call before the finish", r.ToolCalls, r.Events)
+		}
+	})
+}
+
+func TestDecodeContentParts(t *testing.T) {
+	tests := []struct {
+		name, data, text, reasoning string
+		protocolErr                 bool
+	}{
+		{"parts of unknown types are skipped", `{"choices":[{"index":0,"delta":{"content":[{"type":"image_url","image_url":{"url":"x"}},{"type":"text","text":"a"}]}}]}`, "a", "", false},
+		{"thinking as a string", `{"choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":"hm"}]}}]}`, "", "hm", false},
+		{"a content that is a number", `{"choices":[{"index":0,"delta":{"content":5}}]}`, "", "", true},
+		{"reasoning_content wins over a duplicate reasoning", `{"choices":[{"index":0,"delta":{"reasoning_content":"r","reasoning":"r"}}]}`, "", "r", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := decode("data: " + tc.data + "\n\ndata: [DONE]\n\n")
+			if pe := pt.ProviderError(r.Err); tc.protocolErr != (pe != nil && pe.Kind == provider.KindProtocol) {
+				t.Fatalf("error %v, want a protocol error: %v", r.Err, tc.protocolErr)
+			}
+			reasoning := ""
+			for _, b := range r.Reasoning {
+				reasoning += b.Text
+			}
+			if r.Text != tc.text || reasoning != tc.reasoning {
+				t.Errorf("text %q reasoning %q, want %q and %q", r.Text, reasoning, tc.text, tc.reasoning)
+			}
+		})
+	}
+}

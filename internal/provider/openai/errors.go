@@ -65,7 +65,7 @@ func parseErrorBody(b []byte, e *provider.Error) {
 func inStreamError(b []byte) error {
 	a, ok := decodeError(b)
 	if !ok {
-		return httpx.MalformedError(errNotAnError)
+		return httpx.ProtocolError(errNotAnError, b)
 	}
 	return a.inStream()
 }
@@ -174,11 +174,11 @@ var errorTypes = map[string]errorType{
 	"invalid_request_error":   {provider.ClassRejected, http.StatusBadRequest},
 	"BadRequestError":         {provider.ClassRejected, http.StatusBadRequest},
 	"context_length_exceeded": {provider.ClassRejected, http.StatusBadRequest},
-	"not_found_error":         {provider.ClassRejected, http.StatusNotFound},
-	"model_not_found":         {provider.ClassRejected, http.StatusNotFound},
+	"not_found_error":         {provider.ClassNotFound, http.StatusNotFound},
+	"model_not_found":         {provider.ClassNotFound, http.StatusNotFound},
 	"request_too_large":       {provider.ClassRejected, 0},
 	"INVALID_ARGUMENT":        {provider.ClassRejected, 0},
-	"NOT_FOUND":               {provider.ClassRejected, 0},
+	"NOT_FOUND":               {provider.ClassNotFound, 0},
 	"FAILED_PRECONDITION":     {provider.ClassRejected, 0},
 }
 

@@ -8,14 +8,15 @@ import (
 )
 
 // decodeFast decodes data into c exactly as encoding/json would, for the
-// chunks that make up nearly every stream: text deltas, finish reasons and
-// usage. It scans the data once where encoding/json scans it twice through
+// chunks that make up nearly every stream: text and reasoning deltas
+// (content as a string, reasoning_content, reasoning, refusal), finish
+// reasons and usage with its details. It scans the data once where encoding/json scans it twice through
 // reflection, which made the JSON decode the largest CPU cost of relaying a
 // stream (see the README's performance section).
 //
 // It reports false, leaving c in any state, on anything it does not handle
 // the way encoding/json does or does not handle at all: tool calls, an error
-// object, keys with escapes or non-ASCII bytes, keys that match a field only
+// object, content as a list of parts (Mistral), keys with escapes or non-ASCII bytes, keys that match a field only
 // ignoring case, duplicate fields, numbers that are not plain integers,
 // strings that are not valid UTF-8, unexpected types, deep nesting, invalid
 // JSON. The caller then decodes data with encoding/json, which has the last
@@ -204,11 +205,18 @@ func (p *scan) delta(d *delta) bool {
 	return p.object(func(key []byte) bool {
 		switch string(key) {
 		case "content":
-			return once(&seen, 1) && p.str(&d.Content)
+			// A string or null; a list of parts takes the slow path.
+			return once(&seen, 1) && p.str(&d.Content.Text)
 		case "tool_calls":
 			return once(&seen, 2) && p.null() // tool calls take the slow path
+		case "reasoning_content":
+			return once(&seen, 4) && p.str(&d.ReasoningContent)
+		case "reasoning":
+			return once(&seen, 8) && p.str(&d.Reasoning)
+		case "refusal":
+			return once(&seen, 16) && p.str(&d.Refusal)
 		}
-		return !foldsTo(key, "content", "tool_calls") && p.skip(0)
+		return !foldsTo(key, "content", "tool_calls", "reasoning_content", "reasoning", "refusal") && p.skip(0)
 	})
 }
 
@@ -228,11 +236,39 @@ func (p *scan) usage(c *chunk) bool {
 		case "completion_tokens":
 			u.CompletionTokens, ok = p.integer()
 			return once(&seen, 2) && ok
+		case "total_tokens":
+			u.TotalTokens, ok = p.integer()
+			return once(&seen, 4) && ok
+		case "prompt_cache_hit_tokens":
+			u.PromptCacheHitTokens, ok = p.integer()
+			return once(&seen, 8) && ok
+		case "prompt_tokens_details":
+			return once(&seen, 16) && p.details("cached_tokens", &u.PromptTokensDetails.CachedTokens)
+		case "completion_tokens_details":
+			return once(&seen, 32) && p.details("reasoning_tokens", &u.CompletionTokensDetails.ReasoningTokens)
 		}
-		return !foldsTo(key, "prompt_tokens", "completion_tokens") && p.skip(0)
+		return !foldsTo(key, "prompt_tokens", "completion_tokens", "total_tokens", "prompt_cache_hit_tokens",
+			"prompt_tokens_details", "completion_tokens_details") && p.skip(0)
 	})
 	c.Usage = u
 	return ok
+}
+
+// details parses a usage details object (or null, which leaves it as it
+// is) into the one count llmrelay reads from it, name.
+func (p *scan) details(name string, n *int64) bool {
+	if p.null() {
+		return true
+	}
+	var seen uint8
+	return p.object(func(key []byte) bool {
+		if string(key) == name {
+			var ok bool
+			*n, ok = p.integer()
+			return once(&seen, 1) && ok
+		}
+		return !foldsTo(key, name) && p.skip(0)
+	})
 }
 
 // integer parses null (which leaves a field as it is: zero, since fields

@@ -16,7 +16,8 @@ import (
 // with every data line of the fixtures and the edge cases below.
 func FuzzDecodeFast(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.sse"))
-	for _, name := range files {
+	recorded, _ := filepath.Glob(filepath.Join("testdata", "recorded", "*.sse"))
+	for _, name := range append(files, recorded...) {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
@@ -40,6 +41,13 @@ func FuzzDecodeFast(f *testing.F) {
 		`{"choices":[{"delta":{"content":"\xff"}}]}`,
 		`{"error":null,"choices":[{"index":0,"delta":{"tool_calls":null,"role":"assistant"}}]}`,
 		`{"choices":[{"index":0}]}x`,
+		`{"choices":[{"index":0,"delta":{"content":null,"reasoning_content":"Hmm","reasoning":null,"refusal":null}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"a"}]},{"type":"text","text":"b"}]}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":5}}]}`,
+		`{"choices":[{"index":0,"delta":{"Reasoning_Content":"x","REFUSAL":"y"}}]}`,
+		`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":2,"total_tokens":354,"prompt_tokens_details":{"cached_tokens":11,"cached_tokens":3},"completion_tokens_details":{"reasoning_tokens":340}}}`,
+		`{"choices":[],"usage":{"prompt_tokens":6,"prompt_cache_hit_tokens":5,"prompt_tokens_details":null,"completion_tokens_details":{"Reasoning_Tokens":1}}}`,
+		`{"choices":[],"usage":{"prompt_tokens_details":7}}`,
 	} {
 		f.Add([]byte(s))
 	}

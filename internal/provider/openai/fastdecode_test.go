@@ -19,6 +19,11 @@ func TestDecodeFastTakesTheCommonChunks(t *testing.T) {
 		{"bench_20.sse", true},
 		{"text.sse", true},
 		{"tool_calls.sse", false},
+		{"recorded/deepseek_reasoner_reasoning_content.sse", true},
+		{"recorded/xai_grok3mini_reasoning_content.sse", true},
+		{"recorded/groq_qwen3_delta_reasoning.sse", true},
+		{"recorded/openai_gpt4o_refusal.sse", true},
+		{"recorded/magistral_medium_thinking_parts_then_string.sse", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -43,7 +48,7 @@ func TestDecodeFastTakesTheCommonChunks(t *testing.T) {
 				t.Errorf("decodeFast took %d of %d chunks, want all", taken, lines)
 			}
 			if !tc.want && taken == lines {
-				t.Errorf("decodeFast took all %d chunks, want the tool-call chunks left to encoding/json", lines)
+				t.Errorf("decodeFast took all %d chunks, want the tool-call and content-part chunks left to encoding/json", lines)
 			}
 		})
 	}

@@ -60,19 +60,28 @@ func New(cfg provider.Config) (provider.Provider, error) {
 
 // ValidateRequest implements provider.RequestValidator: it builds the wire
 // request, so what a chat completion cannot take is refused before the
-// first attempt (a response format whose schema is not JSON is a
-// *provider.FieldError).
+// first attempt (a response format whose schema is not JSON, a
+// provider_options key the adapter sets itself: a *provider.FieldError).
 func (p *Provider) ValidateRequest(req *provider.Request) error {
-	_, err := p.request(req)
+	_, err := p.encode(req)
 	return err
+}
+
+// encode builds the wire request, with provider_options merged in.
+func (p *Provider) encode(req *provider.Request) (httpx.Encoded, error) {
+	body, err := p.request(req)
+	if err != nil {
+		return httpx.Encoded{}, err
+	}
+	return httpx.Encode(body, req.Options, owned)
 }
 
 // Stream implements provider.Provider. The request was validated
 // (ValidateRequest) before the first attempt.
 func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
-	body, err := p.request(req)
+	body, err := p.encode(req)
 	if err != nil {
 		return nil, err
 	}
-	return p.ep.Stream(ctx, p.url, body, &decoder{}, parseErrorBody)
+	return p.ep.Stream(ctx, httpx.Call{URL: p.url, Body: body, Activity: req.Activity, Decoder: &decoder{}, Parse: parseErrorBody})
 }

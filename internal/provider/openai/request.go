@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	"github.com/llmrelay/llmrelay/internal/schema"
 )
 
@@ -87,10 +88,25 @@ type streamOptions struct {
 
 type chatMessage struct {
 	Role string `json:"role"`
-	// Content is omitted only for an assistant turn that is all tool calls.
-	Content    *string        `json:"content,omitempty"`
-	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string         `json:"tool_call_id,omitempty"`
+	// Content is a string, or for an assistant turn with Mistral thinking
+	// a list of parts (contentParts); omitted only for an assistant turn
+	// that is all tool calls.
+	Content any `json:"content,omitempty"`
+	// ReasoningContent and Reasoning send an assistant turn's reasoning
+	// back under the name it came in (DeepSeek requires it after tool
+	// calls).
+	ReasoningContent *string        `json:"reasoning_content,omitempty"`
+	Reasoning        *string        `json:"reasoning,omitempty"`
+	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string         `json:"tool_call_id,omitempty"`
+}
+
+// requestPart is a part of a list content: {"type": "text", "text": ...}
+// or Mistral's {"type": "thinking", "thinking": [{"type": "text", ...}]}.
+type requestPart struct {
+	Type     string        `json:"type"`
+	Text     string        `json:"text,omitempty"`
+	Thinking []requestPart `json:"thinking,omitempty"`
 }
 
 type chatToolCall struct {
@@ -168,11 +184,31 @@ func (p *Provider) request(req *provider.Request) (*chatRequest, error) {
 	return r, nil
 }
 
+// message maps a message. An assistant turn's reasoning goes back in the
+// field it came in: reasoning_content, reasoning, or Mistral's thinking
+// parts before the text; reasoning of other providers' formats is left
+// out.
 func message(m *provider.Message) chatMessage {
 	out := chatMessage{Role: m.Role.String(), ToolCallID: m.ToolCallID}
 	if m.Content != "" || len(m.ToolCalls) == 0 {
-		content := m.Content
-		out.Content = &content
+		out.Content = m.Content
+	}
+	var thinking []requestPart
+	for _, r := range m.Reasoning {
+		switch r.Format {
+		case provider.FormatReasoningContent:
+			out.ReasoningContent = appendText(out.ReasoningContent, r.Text)
+		case provider.FormatReasoning:
+			out.Reasoning = appendText(out.Reasoning, r.Text)
+		case provider.FormatMistralThinking:
+			thinking = append(thinking, requestPart{Type: "thinking", Thinking: []requestPart{{Type: "text", Text: r.Text}}})
+		}
+	}
+	if thinking != nil {
+		if m.Content != "" {
+			thinking = append(thinking, requestPart{Type: "text", Text: m.Content})
+		}
+		out.Content = thinking
 	}
 	if len(m.ToolCalls) > 0 {
 		out.ToolCalls = make([]chatToolCall, len(m.ToolCalls))
@@ -181,6 +217,23 @@ func message(m *provider.Message) chatMessage {
 		}
 	}
 	return out
+}
+
+// appendText appends text to the reasoning field *s, creating it.
+func appendText(s *string, text string) *string {
+	if s == nil {
+		return &text
+	}
+	joined := *s + text
+	return &joined
+}
+
+// owned are the body fields the adapter sets from the request itself,
+// which provider_options may not set.
+var owned = httpx.Owned{
+	"model": "model", "messages": "messages", "stream": "", "stream_options": "", "n": "",
+	"tools": "tools", "tool_choice": "tool_choice", "functions": "tools", "function_call": "tool_choice",
+	"response_format": "response_format",
 }
 
 func toolChoice(c provider.ToolChoice) any {

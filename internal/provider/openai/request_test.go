@@ -151,3 +151,72 @@ func TestResponseFormatThatIsNotJSON(t *testing.T) {
 		t.Error("the invalid request was sent")
 	}
 }
+
+// TestReasoningGoesBackWhereItCameFrom: an assistant turn's reasoning is
+// sent back under the name it arrived in (DeepSeek requires
+// reasoning_content after tool calls), Mistral's thinking as content parts
+// before the text, and reasoning of other providers' formats not at all.
+func TestReasoningGoesBackWhereItCameFrom(t *testing.T) {
+	turn := func(rs ...provider.Reasoning) *provider.Request {
+		req := pt.NewRequest("deepseek-reasoner")
+		req.Messages = append(req.Messages,
+			provider.Message{Role: provider.RoleAssistant, Content: "Checking.", Reasoning: rs,
+				ToolCalls: []provider.ToolCall{{ID: "call_1", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
+			provider.Message{Role: provider.RoleTool, ToolCallID: "call_1", Content: "18°C"})
+		return req
+	}
+	tests := []struct {
+		name string
+		req  *provider.Request
+		want string // the assistant message as sent
+	}{
+		{"reasoning_content", turn(provider.Reasoning{Text: "The user wants", Format: provider.FormatReasoningContent}, provider.Reasoning{Text: " the weather.", Format: provider.FormatReasoningContent}),
+			`{"role":"assistant","content":"Checking.","reasoning_content":"The user wants the weather.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}`},
+		{"reasoning", turn(provider.Reasoning{Text: "Think.", Format: provider.FormatReasoning}),
+			`{"role":"assistant","content":"Checking.","reasoning":"Think.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}`},
+		{"mistral thinking parts", turn(provider.Reasoning{Text: "Think.", Format: provider.FormatMistralThinking}),
+			`{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"Think."}]},{"type":"text","text":"Checking."}],"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}`},
+		{"another provider's signed thinking is left out", turn(provider.Reasoning{Text: "Think.", Signature: "sig", Format: provider.FormatAnthropic}),
+			`{"role":"assistant","content":"Checking.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u := pt.Replay(t, fixtures[pt.Text].Reply(t))
+			got := pt.CaptureRequest(t, u, newProvider(t, u.URL), tc.req)
+			var body struct {
+				Messages []json.RawMessage `json:"messages"`
+			}
+			if err := json.Unmarshal(got.Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(body.Messages); n != 4 || string(body.Messages[2]) != tc.want {
+				t.Errorf("assistant message\n %s\nwant\n %s", body.Messages[2], tc.want)
+			}
+		})
+	}
+}
+
+// TestProviderOptionsReachTheBody: provider_options are merged into the
+// chat completion request; keys the adapter sets itself are refused before
+// anything is sent; extra_headers become headers.
+func TestProviderOptionsReachTheBody(t *testing.T) {
+	u := pt.Replay(t, fixtures[pt.Text].Reply(t))
+	p := newProvider(t, u.URL)
+	req := pt.NewRequest("o3-mini")
+	req.Options = map[string]any{"reasoning_effort": "high", "seed": 7.0, "extra_headers": map[string]any{"OpenAI-Organization": "org-1"}}
+	got := pt.CaptureRequest(t, u, p, req)
+	pt.GoldenJSON(t, "request_options.golden.json", got.Body, *update)
+	if got.Header.Get("Openai-Organization") != "org-1" || got.Header.Get("Authorization") != "Bearer "+testKey {
+		t.Errorf("headers %v, want the extra header and the key", got.Header)
+	}
+	for key, field := range map[string]string{"model": "provider_options.model", "messages": "provider_options.messages", "stream": "provider_options.stream",
+		"tools": "provider_options.tools", "response_format": "provider_options.response_format"} {
+		req := pt.NewRequest("o3-mini")
+		req.Options = map[string]any{key: "x"}
+		err := p.(provider.RequestValidator).ValidateRequest(req)
+		var fe *provider.FieldError
+		if !errors.As(err, &fe) || fe.Field != field {
+			t.Errorf("%s: ValidateRequest = %v, want a field error on %s", key, err, field)
+		}
+	}
+}

@@ -26,6 +26,11 @@ type Result struct {
 	Text string
 	// ToolCalls are the tool calls assembled from their fragments, by index.
 	ToolCalls []provider.ToolCall
+	// Reasoning is the reasoning blocks assembled from their fragments, by
+	// index.
+	Reasoning []provider.Reasoning
+	// Refusal is the concatenated refusal text.
+	Refusal string
 	// Usage is the last usage event's counts; HasUsage says there was one.
 	Usage    provider.Usage
 	HasUsage bool
@@ -35,8 +40,9 @@ type Result struct {
 	// Recv's error.
 	Err error
 	// Violations lists breaches of the provider.Stream contract seen on the
-	// way (a tool call's id arriving after its first fragment, Recv
-	// returning something else after its end).
+	// way (a tool call's id arriving after its first fragment, a reasoning
+	// block numbered out of order, Recv returning something else after its
+	// end).
 	Violations []string
 }
 
@@ -99,7 +105,35 @@ func Drain(s provider.Stream, each func(provider.Event)) Result {
 			if d.Name != "" {
 				c.Name = d.Name
 			}
+			if d.Signature != "" {
+				if c.Signature != "" {
+					r.Violations = append(r.Violations, fmt.Sprintf("tool call %d: a second signature", d.Index))
+				}
+				c.Signature = d.Signature
+			}
 			c.Arguments += d.ArgumentsDelta
+		case provider.EventReasoning:
+			d := ev.Reasoning
+			if d.Index < 0 || d.Index > len(r.Reasoning) {
+				r.Violations = append(r.Violations, fmt.Sprintf("reasoning block %d skips past %d blocks", d.Index, len(r.Reasoning)))
+				continue
+			}
+			if d.Index == len(r.Reasoning) {
+				r.Reasoning = append(r.Reasoning, provider.Reasoning{Format: d.Format})
+				if d.Format == "" {
+					r.Violations = append(r.Violations, fmt.Sprintf("reasoning block %d: first fragment lacks its format", d.Index))
+				}
+			} else if d.Format != "" {
+				r.Violations = append(r.Violations, fmt.Sprintf("reasoning block %d: format after its first fragment", d.Index))
+			}
+			b := &r.Reasoning[d.Index]
+			b.Text += d.Text
+			if d.Signature != "" {
+				b.Signature += d.Signature
+			}
+			b.Redacted += d.Redacted
+		case provider.EventRefusal:
+			r.Refusal += ev.Text
 		case provider.EventUsage:
 			r.Usage, r.HasUsage = ev.Usage, true
 		case provider.EventFinish:

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -16,15 +17,18 @@ import (
 )
 
 // FuzzDecode is an adapter's decoder fuzz target. Its seed corpus is every
-// stream fixture (testdata/*.sse) of the calling package, plus whatever `go
-// test -fuzz` keeps in testdata/fuzz. For any body, decoding it must:
+// stream fixture of the calling package (testdata/*.sse, and the recorded
+// real streams in testdata/recorded/*.sse), plus whatever `go test -fuzz`
+// keeps in testdata/fuzz. For any body, decoding it must:
 //
 //   - not panic;
 //   - end cleanly or with a *provider.Error, never another error;
 //   - number tool calls from 0 without gaps, and send a call's id and name
 //     in its first fragment only (they may be empty there when the provider
 //     sent none: that is the provider's doing, not the decoder's);
-//   - produce no more text than the body holds;
+//   - number reasoning blocks from 0 without gaps, with the format in a
+//     block's first fragment only;
+//   - produce no more text and reasoning than the body holds;
 //   - not depend on how the body arrives: read one byte at a time, it gives
 //     the same events and the same end.
 //
@@ -35,6 +39,8 @@ func FuzzDecode(f *testing.F, extra string, newDec func() httpx.Decoder) {
 	if err != nil || len(seeds) == 0 {
 		f.Fatalf("no stream fixtures in testdata to seed the corpus (%v)", err)
 	}
+	recorded, _ := filepath.Glob(filepath.Join("testdata", "recorded", "*.sse"))
+	seeds = append(seeds, recorded...)
 	for _, name := range seeds {
 		b, err := os.ReadFile(name)
 		if err != nil {
@@ -47,14 +53,23 @@ func FuzzDecode(f *testing.F, extra string, newDec func() httpx.Decoder) {
 		if whole.Err != nil && ProviderError(whole.Err) == nil {
 			t.Fatalf("the stream ended with %T %v, want io.EOF or a *provider.Error", whole.Err, whole.Err)
 		}
-		if pe := ProviderError(whole.Err); pe != nil && (pe.Kind < provider.KindHTTP || pe.Kind > provider.KindTransport) {
+		if pe := ProviderError(whole.Err); pe != nil && (pe.Kind < provider.KindHTTP || pe.Kind > provider.KindProtocol) {
 			t.Fatalf("a *provider.Error of unknown kind %d", pe.Kind)
 		}
 		if err := checkToolCalls(whole.Events); err != "" {
 			t.Fatal(err)
 		}
-		if len(whole.Text) > len(body) {
-			t.Fatalf("%d bytes of text from a %d-byte body", len(whole.Text), len(body))
+		for _, v := range whole.Violations {
+			if strings.HasPrefix(v, "reasoning") {
+				t.Fatal(v)
+			}
+		}
+		reasoning := 0
+		for _, b := range whole.Reasoning {
+			reasoning += len(b.Text)
+		}
+		if len(whole.Text)+reasoning+len(whole.Refusal) > len(body) {
+			t.Fatalf("%d bytes of text, reasoning and refusal from a %d-byte body", len(whole.Text)+reasoning+len(whole.Refusal), len(body))
 		}
 		bytewise := decodeFrom(iotest.OneByteReader(bytes.NewReader(body)), extra, newDec())
 		if !reflect.DeepEqual(bytewise.Events, whole.Events) || errText(bytewise.Err) != errText(whole.Err) {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -47,6 +49,140 @@ func CaptureRequest(t *testing.T, u *Upstream, p provider.Provider, req *provide
 		t.Fatal("the upstream received no request")
 	}
 	return reqs[len(reqs)-1]
+}
+
+// RenderEvents writes a stream's events as text, one line each, and how it
+// ended, for golden files: what a decoder made of a recorded stream.
+func RenderEvents(r Result) []byte {
+	var b strings.Builder
+	for _, ev := range r.Events {
+		switch ev.Kind {
+		case provider.EventText:
+			fmt.Fprintf(&b, "text %q\n", ev.Text)
+		case provider.EventRefusal:
+			fmt.Fprintf(&b, "refusal %q\n", ev.Text)
+		case provider.EventReasoning:
+			d := ev.Reasoning
+			fmt.Fprintf(&b, "reasoning[%d]", d.Index)
+			if d.Format != "" {
+				fmt.Fprintf(&b, " format=%s", d.Format)
+			}
+			if d.Text != "" {
+				fmt.Fprintf(&b, " text=%q", d.Text)
+			}
+			if d.Signature != "" {
+				fmt.Fprintf(&b, " signature=%q", d.Signature)
+			}
+			if d.Redacted != "" {
+				fmt.Fprintf(&b, " redacted=%q", d.Redacted)
+			}
+			b.WriteByte('\n')
+		case provider.EventToolCall:
+			d := ev.ToolCall
+			fmt.Fprintf(&b, "tool[%d]", d.Index)
+			if d.ID != "" || d.Name != "" {
+				fmt.Fprintf(&b, " id=%q name=%q", d.ID, d.Name)
+			}
+			fmt.Fprintf(&b, " args=%q", d.ArgumentsDelta)
+			if d.Signature != "" {
+				fmt.Fprintf(&b, " signature=%q", d.Signature)
+			}
+			b.WriteByte('\n')
+		case provider.EventUsage:
+			u := ev.Usage
+			fmt.Fprintf(&b, "usage input=%d output=%d reasoning=%d cached=%d cache_creation=%d\n",
+				u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CachedInputTokens, u.CacheCreationInputTokens)
+		case provider.EventFinish:
+			fmt.Fprintf(&b, "finish %s\n", ev.FinishReason)
+		default:
+			fmt.Fprintf(&b, "unknown event %d\n", ev.Kind)
+		}
+	}
+	switch pe := ProviderError(r.Err); {
+	case r.Err == nil:
+		b.WriteString("end\n")
+	case pe != nil:
+		fmt.Fprintf(&b, "error kind=%d class=%s status=%d type=%q\n", pe.Kind, pe.FailureClass(), pe.Status, pe.Type)
+	default:
+		fmt.Fprintf(&b, "error %v\n", r.Err)
+	}
+	return []byte(b.String())
+}
+
+// GoldenText compares got with testdata/name; with update it writes the
+// file instead.
+func GoldenText(t *testing.T, name string, got []byte, update bool) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run with -update to create it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run with -update to accept):\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// ReplayRecorded plays the recorded stream testdata/recorded/<file> from an
+// Upstream to the provider build makes, over loopback HTTP, with an
+// Activity on the request, and returns what the attempt produced and the
+// Activity.
+func ReplayRecorded(t *testing.T, file string, build func(t *testing.T, baseURL string) provider.Provider, req *provider.Request) (Result, *provider.Activity) {
+	t.Helper()
+	u := Replay(t, Fixture{File: filepath.Join("recorded", file)}.Reply(t))
+	var act provider.Activity
+	r := *req
+	r.Activity = &act
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	res := Collect(ctx, build(t, u.URL), &r)
+	for _, v := range res.Violations {
+		t.Errorf("stream contract: %s", v)
+	}
+	return res, &act
+}
+
+// RecordedWant is what every adapter's test of a recorded stream checks
+// beyond its own facts: the tool calls (an empty ID is not checked; the
+// signature is the adapter's to check), the finish reason and the usage.
+type RecordedWant struct {
+	Calls  []provider.ToolCall
+	Finish provider.FinishReason
+	Usage  provider.Usage
+}
+
+// CheckRecorded checks what a replayed recorded stream (ReplayRecorded of
+// testdata/recorded/<file>) produced against want, that its bytes reached
+// the attempt's Activity, and its whole event sequence against the golden
+// file testdata/golden/<file without .sse>.events (update rewrites it).
+func CheckRecorded(t *testing.T, file string, r Result, act *provider.Activity, want RecordedWant, update bool) {
+	t.Helper()
+	if len(r.ToolCalls) != len(want.Calls) {
+		t.Errorf("tool calls %+v, want %+v", r.ToolCalls, want.Calls)
+	} else {
+		for i, w := range want.Calls {
+			got := r.ToolCalls[i]
+			if w.ID != "" && got.ID != w.ID || got.Name != w.Name || got.Arguments != w.Arguments {
+				t.Errorf("tool call %d = %+v, want %+v", i, got, w)
+			}
+		}
+	}
+	if r.Finish != want.Finish || r.Usage != want.Usage {
+		t.Errorf("finish %v usage %+v, want %v %+v", r.Finish, r.Usage, want.Finish, want.Usage)
+	}
+	if act.Last() == 0 {
+		t.Error("the stream's bytes did not reach the attempt's Activity")
+	}
+	GoldenText(t, "golden/"+strings.TrimSuffix(file, ".sse")+".events", RenderEvents(r), update)
 }
 
 // GoldenJSON compares the JSON document got, indented, with

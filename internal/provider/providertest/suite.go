@@ -41,8 +41,12 @@ const (
 	InStreamError Scenario = "in_stream_error"
 	// Drop streams PartialText, then the connection drops.
 	Drop Scenario = "drop"
-	// Malformed streams PartialText, then a line that does not parse.
+	// Malformed streams PartialText, then a complete event whose data does
+	// not parse: a protocol error, not retried.
 	Malformed Scenario = "malformed"
+	// Cut streams PartialText, then the body ends in the middle of an
+	// event: a transport error, retried.
+	Cut Scenario = "cut"
 	// MissingTerminator streams the whole reply and ends cleanly, but
 	// without the provider's terminator.
 	MissingTerminator Scenario = "missing_terminator"
@@ -53,7 +57,7 @@ const (
 
 // Scenarios lists every scenario.
 var Scenarios = []Scenario{Text, ToolCalls, RateLimited, ServerError, Overloaded, BadRequest,
-	Unauthorized, InStreamError, Drop, Malformed, MissingTerminator, Stall}
+	Unauthorized, InStreamError, Drop, Malformed, Cut, MissingTerminator, Stall}
 
 // The canonical content every harness reproduces.
 const (
@@ -111,6 +115,20 @@ func Run(t *testing.T, h Harness) {
 			t.Errorf("ValidateRequest(the suite's request) = %v, want nil", err)
 		}
 	})
+	t.Run("reports activity", func(t *testing.T) {
+		su := h(t, Text)
+		var act provider.Activity
+		req := *su.Request
+		req.Activity = &act
+		ctx, cancel := context.WithTimeout(context.Background(), guard)
+		defer cancel()
+		if r := Collect(ctx, su.Provider, &req); r.Err != nil {
+			t.Fatalf("stream failed: %v", r.Err)
+		}
+		if act.Last() == 0 {
+			t.Error("the stream streamed a reply, but Request.Activity saw no sign of life: the attempt's stall timer would not see the provider working")
+		}
+	})
 	t.Run("text", func(t *testing.T) {
 		r := collect(t, h, Text)
 		if r.Err != nil {
@@ -125,7 +143,7 @@ func Run(t *testing.T, h Harness) {
 		if r.Finish != provider.FinishStop {
 			t.Errorf("finish reason = %d, want FinishStop", r.Finish)
 		}
-		if !r.HasUsage || r.Usage != WantTextUsage {
+		if !r.HasUsage || !sameTokens(r.Usage, WantTextUsage) {
 			t.Errorf("usage = %+v (reported: %v), want %+v", r.Usage, r.HasUsage, WantTextUsage)
 		}
 		if len(r.ToolCalls) != 0 {
@@ -152,7 +170,7 @@ func Run(t *testing.T, h Harness) {
 		if r.Finish != provider.FinishToolCalls {
 			t.Errorf("finish reason = %d, want FinishToolCalls", r.Finish)
 		}
-		if !r.HasUsage || r.Usage != WantToolUsage {
+		if !r.HasUsage || !sameTokens(r.Usage, WantToolUsage) {
 			t.Errorf("usage = %+v (reported: %v), want %+v", r.Usage, r.HasUsage, WantToolUsage)
 		}
 	})
@@ -196,7 +214,8 @@ func Run(t *testing.T, h Harness) {
 	}{
 		{InStreamError, provider.KindInStream},
 		{Drop, provider.KindTransport},
-		{Malformed, provider.KindTransport},
+		{Malformed, provider.KindProtocol},
+		{Cut, provider.KindTransport},
 	}
 	for _, c := range midCases {
 		t.Run(string(c.s), func(t *testing.T) {
@@ -213,6 +232,9 @@ func Run(t *testing.T, h Harness) {
 			}
 			if c.kind == provider.KindTransport && pe.Class != provider.ClassTransport {
 				t.Errorf("class = %v, want transport", pe.Class)
+			}
+			if c.kind == provider.KindProtocol && (pe.FailureClass() != provider.ClassProtocol || pe.FailureClass().Transient()) {
+				t.Errorf("class = %v, want protocol_error, which is not retried", pe.FailureClass())
 			}
 		})
 	}
@@ -357,6 +379,13 @@ func wantError(t *testing.T, err error, kind provider.ErrorKind) *provider.Error
 		t.Fatalf("error kind = %d (%v), want %d", pe.Kind, pe, kind)
 	}
 	return pe
+}
+
+// sameTokens compares the input and output counts, which every adapter
+// reports; the other counts are each adapter's own (reasoning, cache) and
+// its tests check them.
+func sameTokens(a, b provider.Usage) bool {
+	return a.InputTokens == b.InputTokens && a.OutputTokens == b.OutputTokens
 }
 
 func count(r Result, k provider.EventKind) int {

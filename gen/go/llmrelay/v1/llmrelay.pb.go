@@ -2,11 +2,14 @@
 //
 // A client opens `LLMService/Generate` and reads a stream of `GenerateEvent`s:
 //
-//   - `delta`          text and tool-call fragments, as the model produces them;
+//   - `delta`          text, reasoning and tool-call fragments, as the model
+//                      produces them;
 //   - `partial_object` (structured output only) the reply parsed so far;
 //   - `will_retry`     an attempt failed and another one is coming: why, after
-//                      exactly how long, and whether what that attempt already
-//                      streamed must be thrown away (`discard_partial`);
+//                      exactly how long, where it goes (a route may fall back
+//                      to another provider and model), and whether what that
+//                      attempt already streamed must be thrown away
+//                      (`discard_partial`);
 //   - `final`          exactly one, always last: the successful attempt's message.
 //
 // The one idiom every client needs:
@@ -16,6 +19,12 @@
 //     delta:      shown += event.delta.text            (print it)
 //     will_retry: if event.will_retry.discard_partial: shown = ""   (erase it)
 //     final:      the answer is event.final.message, not `shown`
+//
+// Reasoning models also stream their reasoning (`delta.reasoning`), apart
+// from the text: show it as "thinking" if you like, never as the answer; it
+// follows the same discard rule as the text. The `final` message carries it
+// (`message.reasoning`) with the opaque signatures some providers need: send
+// that message back unchanged in the next turn's `messages`.
 //
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
@@ -32,6 +41,8 @@
 //   PERMISSION_DENIED    the key lacks the scope or may not use the model
 //   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo
 //   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
+//   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
+//                        not retried), or an error llmrelay does not recognise
 //   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
 //   DEADLINE_EXCEEDED    the call's deadline passed
 //   CANCELLED            the client cancelled
@@ -53,6 +64,7 @@ import (
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -310,14 +322,26 @@ const (
 	// The provider failed (HTTP 500, 502, 504, other 5xx, 408, 409, or an
 	// in-stream server error).
 	RetryReason_RETRY_REASON_SERVER_ERROR RetryReason = 3
-	// The connection failed or dropped, or the provider's stream was malformed
-	// or ended without its terminator.
+	// The connection failed or dropped, the provider's stream was cut in the
+	// middle of an event, or it ended without its terminator. (A complete
+	// event that does not decode is not retried on the same target, which
+	// would send the same: the call falls back to its next target, if any,
+	// with RETRY_REASON_TARGET_REFUSED, else fails with UNKNOWN, reason
+	// PROVIDER_PROTOCOL_ERROR.)
 	RetryReason_RETRY_REASON_TRANSPORT RetryReason = 4
-	// The provider sent nothing for `stream_idle_timeout`.
+	// The provider sent nothing for `first_event_timeout` before its first
+	// byte, or showed no sign of life for `stream_idle_timeout` once
+	// streaming.
 	RetryReason_RETRY_REASON_STALLED RetryReason = 5
 	// Structured output did not parse or did not conform to the schema; the
 	// model is asked again with the validation errors.
 	RetryReason_RETRY_REASON_INVALID_OUTPUT RetryReason = 6
+	// The target cannot serve the call and retrying it would not change
+	// that: its quota or spend limit is used up, it does not know the model
+	// (HTTP 404), it refused llmrelay's credentials (401/403), or its stream
+	// does not decode (PROVIDER_PROTOCOL_ERROR). Only sent when the call
+	// falls back to another target (`fallback`).
+	RetryReason_RETRY_REASON_TARGET_REFUSED RetryReason = 9
 )
 
 // Enum value maps for RetryReason.
@@ -330,6 +354,7 @@ var (
 		4: "RETRY_REASON_TRANSPORT",
 		5: "RETRY_REASON_STALLED",
 		6: "RETRY_REASON_INVALID_OUTPUT",
+		9: "RETRY_REASON_TARGET_REFUSED",
 	}
 	RetryReason_value = map[string]int32{
 		"RETRY_REASON_UNSPECIFIED":    0,
@@ -339,6 +364,7 @@ var (
 		"RETRY_REASON_TRANSPORT":      4,
 		"RETRY_REASON_STALLED":        5,
 		"RETRY_REASON_INVALID_OUTPUT": 6,
+		"RETRY_REASON_TARGET_REFUSED": 9,
 	}
 )
 
@@ -385,6 +411,10 @@ const (
 	FinishReason_FINISH_REASON_CONTENT_FILTER FinishReason = 4
 	// Any other reason the provider gave.
 	FinishReason_FINISH_REASON_OTHER FinishReason = 5
+	// The model declined to answer: `message.refusal` says why when the
+	// provider sent a refusal (OpenAI), and Anthropic's `refusal` stop reason
+	// is reported so.
+	FinishReason_FINISH_REASON_REFUSAL FinishReason = 6
 )
 
 // Enum value maps for FinishReason.
@@ -396,6 +426,7 @@ var (
 		3: "FINISH_REASON_TOOL_CALLS",
 		4: "FINISH_REASON_CONTENT_FILTER",
 		5: "FINISH_REASON_OTHER",
+		6: "FINISH_REASON_REFUSAL",
 	}
 	FinishReason_value = map[string]int32{
 		"FINISH_REASON_UNSPECIFIED":    0,
@@ -404,6 +435,7 @@ var (
 		"FINISH_REASON_TOOL_CALLS":     3,
 		"FINISH_REASON_CONTENT_FILTER": 4,
 		"FINISH_REASON_OTHER":          5,
+		"FINISH_REASON_REFUSAL":        6,
 	}
 )
 
@@ -434,16 +466,134 @@ func (FinishReason) EnumDescriptor() ([]byte, []int) {
 	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
 }
 
+// ModelKind says what a listed model is.
+type ModelKind int32
+
+const (
+	// Not used.
+	ModelKind_MODEL_KIND_UNSPECIFIED ModelKind = 0
+	// A provider's model, called as "<provider>/<model>".
+	ModelKind_MODEL_KIND_PROVIDER_MODEL ModelKind = 1
+	// A route, called by its name.
+	ModelKind_MODEL_KIND_ROUTE ModelKind = 2
+)
+
+// Enum value maps for ModelKind.
+var (
+	ModelKind_name = map[int32]string{
+		0: "MODEL_KIND_UNSPECIFIED",
+		1: "MODEL_KIND_PROVIDER_MODEL",
+		2: "MODEL_KIND_ROUTE",
+	}
+	ModelKind_value = map[string]int32{
+		"MODEL_KIND_UNSPECIFIED":    0,
+		"MODEL_KIND_PROVIDER_MODEL": 1,
+		"MODEL_KIND_ROUTE":          2,
+	}
+)
+
+func (x ModelKind) Enum() *ModelKind {
+	p := new(ModelKind)
+	*p = x
+	return p
+}
+
+func (x ModelKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ModelKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[6].Descriptor()
+}
+
+func (ModelKind) Type() protoreflect.EnumType {
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[6]
+}
+
+func (x ModelKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ModelKind.Descriptor instead.
+func (ModelKind) EnumDescriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
+}
+
+// RouteBalance says how a route orders its targets for a call.
+type RouteBalance int32
+
+const (
+	// Not used.
+	RouteBalance_ROUTE_BALANCE_UNSPECIFIED RouteBalance = 0
+	// In configuration order: the first healthy target serves, the next ones
+	// are its fallbacks.
+	RouteBalance_ROUTE_BALANCE_ORDERED RouteBalance = 1
+	// Each call picks its first target at random by weight among the healthy
+	// ones; the others follow as fallbacks, also by weight.
+	RouteBalance_ROUTE_BALANCE_WEIGHTED RouteBalance = 2
+)
+
+// Enum value maps for RouteBalance.
+var (
+	RouteBalance_name = map[int32]string{
+		0: "ROUTE_BALANCE_UNSPECIFIED",
+		1: "ROUTE_BALANCE_ORDERED",
+		2: "ROUTE_BALANCE_WEIGHTED",
+	}
+	RouteBalance_value = map[string]int32{
+		"ROUTE_BALANCE_UNSPECIFIED": 0,
+		"ROUTE_BALANCE_ORDERED":     1,
+		"ROUTE_BALANCE_WEIGHTED":    2,
+	}
+)
+
+func (x RouteBalance) Enum() *RouteBalance {
+	p := new(RouteBalance)
+	*p = x
+	return p
+}
+
+func (x RouteBalance) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RouteBalance) Descriptor() protoreflect.EnumDescriptor {
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[7].Descriptor()
+}
+
+func (RouteBalance) Type() protoreflect.EnumType {
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[7]
+}
+
+func (x RouteBalance) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RouteBalance.Descriptor instead.
+func (RouteBalance) EnumDescriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
+}
+
 // GenerateRequest asks for one model reply.
 type GenerateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The model, as "<provider>/<model>": the provider is the configured
-	// provider name before the first "/", the rest is passed to that provider
-	// as its model name (it may itself contain "/" or ":", as in
-	// "openrouter/meta-llama/llama-3-70b" or "ollama/llama3.1:8b").
-	// The built-in provider is "mock" with models "echo" and "lorem".
+	// The model: a route's name, or "<provider>/<model>".
 	//
-	// Required, at most 256 characters. The provider name is 1 to 63
+	// A route is a name the server's config defines (see docs/routes.md),
+	// such as "smart": it stands for one or more targets, each a provider
+	// and model, tried in order when one fails (fallback) or picked by
+	// weight and health (balancing), and it may set defaults for the
+	// request's unset fields (retry policy, generation settings, a system
+	// prompt, a response format) and bound the call's time. A route name has
+	// no "/". `ListModels` lists the routes a key may use, with their targets.
+	//
+	// With "<provider>/<model>", the provider is the configured provider name
+	// before the first "/", the rest is passed to that provider as its model
+	// name (it may itself contain "/" or ":", as in
+	// "openrouter/meta-llama/llama-3-70b" or "ollama/llama3.1:8b").
+	// The built-in provider is "mock" with models "echo", "lorem" and "think".
+	//
+	// Required, at most 256 characters. A route or provider name is 1 to 63
 	// lower-case letters, digits, "_" or "-", starting with a letter or
 	// digit; the model name starts with a letter or digit and may contain
 	// letters, digits and . _ : / @ + -. A model that does not fit gets one
@@ -467,19 +617,52 @@ type GenerateRequest struct {
 	// How llmrelay retries failed attempts. Unset fields take the server's
 	// defaults, and every field is clamped to the server's limits.
 	Retry *RetryPolicy `protobuf:"bytes,7,opt,name=retry,proto3" json:"retry,omitempty"`
-	// An attempt that receives nothing from the provider for this long is
-	// abandoned as STALLED (and retried like any transient failure). The
-	// time counts from the provider's response headers on; until they arrive
-	// the provider's transport timeouts (connect, TLS, response headers:
-	// server config) bound the wait, and their expiry is a TRANSPORT failure.
+	// Once an attempt's stream has started (the provider sent its first
+	// byte, see `first_event_timeout`), an attempt whose provider shows no
+	// sign of life for this long is abandoned as STALLED and retried like any
+	// transient failure (RETRY_REASON_STALLED).
+	//
+	// What counts as a sign of life is any byte from the provider, not only
+	// what becomes an event for you: keep-alive comments (`: keep-alive`),
+	// Anthropic's `ping`, reasoning ("thinking") that is streamed, usage-only
+	// chunks, server-tool blocks. So a provider that is visibly working is
+	// never declared stalled, even when it sends you nothing for a while. The
+	// time llmrelay spends handing an event to a slow client does not count.
+	//
 	// Unset takes the server default (30s); longer values are clamped to the
-	// server maximum.
+	// server maximum; values below the server's floor (100ms unless the
+	// operator changed deadlines.min_stream_timeout) are refused with
+	// INVALID_ARGUMENT naming this field.
 	StreamIdleTimeout *durationpb.Duration `protobuf:"bytes,8,opt,name=stream_idle_timeout,json=streamIdleTimeout,proto3" json:"stream_idle_timeout,omitempty"`
 	// A client-chosen UUID that identifies this call in llmrelay's logs and
 	// errors. When empty, llmrelay makes one up.
 	RequestId string `protobuf:"bytes,9,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	// Options passed as they are to the provider adapter; their meaning depends
-	// on the provider. The mock provider reads:
+	// Options for the provider, checked before the first attempt.
+	//
+	// For the openai, anthropic and gemini providers, each top-level key is
+	// merged into the body of the request llmrelay sends the provider (an
+	// object value is merged key by key with an object llmrelay sets, as
+	// Gemini's `generationConfig`), so the provider's own parameters are
+	// usable as the provider documents them, for example:
+	//
+	//	openai:    {"reasoning_effort": "high", "seed": 7}
+	//	anthropic: {"thinking": {"type": "enabled", "budget_tokens": 2048}, "top_k": 5}
+	//	gemini:    {"generationConfig": {"topK": 40, "thinkingConfig": {"includeThoughts": true}},
+	//	            "safetySettings": [...]}
+	//
+	// `extra_headers` (an object of header names to string values) adds HTTP
+	// headers to the provider request instead (e.g. "anthropic-beta");
+	// credentials, Host and the body's framing headers cannot be set.
+	//
+	// A key llmrelay sets itself from this request (model, messages/contents,
+	// system, stream, tools, tool_choice, the response format, and any field
+	// the request's `generation` or other fields set) is refused with
+	// INVALID_ARGUMENT, reason INVALID_PROVIDER_OPTIONS, naming the key (e.g.
+	// `provider_options.model`): use the request's own field. The server's
+	// operator may allow only some keys, or forbid some, per provider (a
+	// forbidden key is refused the same way). Nothing is ignored silently.
+	//
+	// The mock provider reads:
 	//
 	//	words:          (mock/lorem) how many words to reply with, default 32
 	//	chunk_delay_ms: pause before each delta
@@ -491,19 +674,54 @@ type GenerateRequest struct {
 	//	  {"drop_after": 2}                     2 deltas, then the connection drops
 	//	  {"error_after": 2}                    2 deltas, then an in-stream "overloaded" error
 	//	  {"stall_after": 2}                    2 deltas, then silence
+	//	  {"malformed_after": 2}                2 deltas, then an event that does not
+	//	                                        decode (PROVIDER_PROTOCOL_ERROR, not retried)
 	//	  {"output": "text"}                    reply with this text instead
 	//	  {"tool_calls": [{"id": "call_1", "name": "f", "arguments": "{}"}]}
 	//	                                        after the text, stream these tool calls
 	//	  {"usage": {"input_tokens": 12, "output_tokens": 9}}
 	//	                                        report these token counts
+	//	  {"reasoning": "text"}                 stream this reasoning before the
+	//	                                        text (mock/think always reasons)
+	//	  {"refusal": "text"}                   stream this refusal, then finish with
+	//	                                        FINISH_REASON_REFUSAL
 	ProviderOptions *structpb.Struct `protobuf:"bytes,10,opt,name=provider_options,json=providerOptions,proto3" json:"provider_options,omitempty"`
+	// Where the call goes when `model` fails in a way another model may not
+	// (rate limited, quota spent, overloaded, failing, unreachable, stalled,
+	// model unknown at the provider, llmrelay's credentials refused; never
+	// for a request the provider rejects as invalid): each entry a route's
+	// name or "<provider>/<model>", tried in order after the targets of
+	// `model`. A route entry adds its targets, in the order the route would
+	// try them; its defaults do not apply. A target already listed is not
+	// tried twice. Each entry must be a model the caller's key may use.
+	//
+	// A move to another target is announced by a `will_retry` whose
+	// `next_provider` and `next_model` name it (with `fallback` set);
+	// `final` names the provider and model that answered. On each target the
+	// retry policy applies afresh; the call's deadline covers every target.
+	// At most 8 entries, each following the rules of `model` (no empty, "."
+	// or ".." segment in a model name).
+	FallbackModels []string `protobuf:"bytes,15,rep,name=fallback_models,json=fallbackModels,proto3" json:"fallback_models,omitempty"`
 	// Free-form labels (a team, a ticket, a feature flag), written to the
 	// call's "finished call" log line as metadata.<key>=<value>, values cut at
 	// 256 bytes there. Not sent to the provider. Keep secrets out of them. At
 	// most 64 entries, keys up to 128 bytes, values up to 1024 bytes.
-	Metadata      map[string]string `protobuf:"bytes,11,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Metadata map[string]string `protobuf:"bytes,11,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// How long an attempt may wait for the provider's first byte (the
+	// response headers, then the first byte of the stream) before it is
+	// abandoned as STALLED and retried (RETRY_REASON_STALLED). Reasoning
+	// models may think for minutes before they send anything, so this is
+	// generous; once the first byte arrived, `stream_idle_timeout` takes over.
+	//
+	// Unset takes the provider's default (server config
+	// `providers[].first_event_timeout`, else `deadlines.first_event`,
+	// 120s); longer values are clamped to the server maximum; values below
+	// the server's floor (100ms unless the operator changed
+	// deadlines.min_stream_timeout) are refused with INVALID_ARGUMENT naming
+	// this field. The call's deadline bounds it like everything else.
+	FirstEventTimeout *durationpb.Duration `protobuf:"bytes,12,opt,name=first_event_timeout,json=firstEventTimeout,proto3" json:"first_event_timeout,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *GenerateRequest) Reset() {
@@ -606,9 +824,23 @@ func (x *GenerateRequest) GetProviderOptions() *structpb.Struct {
 	return nil
 }
 
+func (x *GenerateRequest) GetFallbackModels() []string {
+	if x != nil {
+		return x.FallbackModels
+	}
+	return nil
+}
+
 func (x *GenerateRequest) GetMetadata() map[string]string {
 	if x != nil {
 		return x.Metadata
+	}
+	return nil
+}
+
+func (x *GenerateRequest) GetFirstEventTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.FirstEventTimeout
 	}
 	return nil
 }
@@ -623,7 +855,23 @@ type Message struct {
 	// For ROLE_ASSISTANT: the tool calls the model made in this turn.
 	ToolCalls []*ToolCall `protobuf:"bytes,3,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
 	// For ROLE_TOOL: the `ToolCall.id` this message answers.
-	ToolCallId    string `protobuf:"bytes,4,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	ToolCallId string `protobuf:"bytes,4,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	// For ROLE_ASSISTANT: the model's reasoning in this turn, block by block,
+	// in the order the provider sent it. Never part of `content`.
+	//
+	// Send an assistant message back exactly as `final.message` gave it: each
+	// provider needs its own blocks back to continue the conversation
+	// (Anthropic requires the signed thinking blocks of a turn that called
+	// tools; Gemini 3 refuses a function-calling turn without its
+	// signatures; DeepSeek requires `reasoning_content` after tool calls).
+	// The adapter puts them where its API expects them (see docs/providers.md)
+	// and leaves out blocks another provider's format produced, whose
+	// signatures it could not verify.
+	Reasoning []*Reasoning `protobuf:"bytes,5,rep,name=reasoning,proto3" json:"reasoning,omitempty"`
+	// For ROLE_ASSISTANT: the model's refusal, when it declined to answer and
+	// said why (OpenAI's `refusal`); `content` is then usually empty, and the
+	// final's finish_reason FINISH_REASON_REFUSAL. Not sent back to providers.
+	Refusal       string `protobuf:"bytes,6,opt,name=refusal,proto3" json:"refusal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -686,6 +934,104 @@ func (x *Message) GetToolCallId() string {
 	return ""
 }
 
+func (x *Message) GetReasoning() []*Reasoning {
+	if x != nil {
+		return x.Reasoning
+	}
+	return nil
+}
+
+func (x *Message) GetRefusal() string {
+	if x != nil {
+		return x.Refusal
+	}
+	return ""
+}
+
+// Reasoning is one block of a model's reasoning (its "thinking"), as the
+// provider sent it: readable text, or an opaque block, and the opaque
+// signature the provider needs to accept the block back in a later turn.
+// Signatures and redacted data are not meant to be read: keep them byte
+// for byte.
+type Reasoning struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The reasoning text (Anthropic's `thinking`, Gemini's thought summary,
+	// `reasoning_content` of OpenAI-compatible servers, Magistral's thinking
+	// parts). Empty for a redacted block or a signature alone.
+	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	// Opaque: the provider's signature over the block (Anthropic's thinking
+	// `signature`, Gemini's `thoughtSignature` of a text part).
+	Signature string `protobuf:"bytes,2,opt,name=signature,proto3" json:"signature,omitempty"`
+	// Opaque: reasoning the provider encrypted or redacted (the `data` of
+	// Anthropic's `redacted_thinking`). Never shown.
+	Redacted string `protobuf:"bytes,3,opt,name=redacted,proto3" json:"redacted,omitempty"`
+	// The wire format the block came in, set by llmrelay: "anthropic",
+	// "gemini", "openai.reasoning_content", "openai.reasoning",
+	// "mistral.thinking" or "mock". An adapter sends back the blocks of its
+	// own formats only. Keep it as it is.
+	Format        string `protobuf:"bytes,4,opt,name=format,proto3" json:"format,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Reasoning) Reset() {
+	*x = Reasoning{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Reasoning) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Reasoning) ProtoMessage() {}
+
+func (x *Reasoning) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Reasoning.ProtoReflect.Descriptor instead.
+func (*Reasoning) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Reasoning) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Reasoning) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
+func (x *Reasoning) GetRedacted() string {
+	if x != nil {
+		return x.Redacted
+	}
+	return ""
+}
+
+func (x *Reasoning) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
 // ToolCall is one complete call the model made to a tool.
 type ToolCall struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -695,14 +1041,20 @@ type ToolCall struct {
 	// The tool's name, as declared in `Tool.name`.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// The arguments as the JSON text the model produced (normally an object).
-	Arguments     string `protobuf:"bytes,3,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	Arguments string `protobuf:"bytes,3,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	// Opaque: the provider's signature of the call (Gemini's
+	// `thoughtSignature` on a function call), which the provider needs back
+	// with the call in the next turn; Gemini 3 refuses the turn without it.
+	// Set in `final.message` only (not in the deltas); send it back byte for
+	// byte.
+	Signature     string `protobuf:"bytes,4,opt,name=signature,proto3" json:"signature,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[2]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -714,7 +1066,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[2]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -727,7 +1079,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{2}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ToolCall) GetId() string {
@@ -751,6 +1103,13 @@ func (x *ToolCall) GetArguments() string {
 	return ""
 }
 
+func (x *ToolCall) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
 // GenerationConfig holds sampling and length settings. Unset means the
 // provider's default.
 type GenerationConfig struct {
@@ -769,7 +1128,7 @@ type GenerationConfig struct {
 
 func (x *GenerationConfig) Reset() {
 	*x = GenerationConfig{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -781,7 +1140,7 @@ func (x *GenerationConfig) String() string {
 func (*GenerationConfig) ProtoMessage() {}
 
 func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -794,7 +1153,7 @@ func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerationConfig.ProtoReflect.Descriptor instead.
 func (*GenerationConfig) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GenerationConfig) GetMaxOutputTokens() uint32 {
@@ -841,7 +1200,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -853,7 +1212,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -866,7 +1225,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Tool) GetName() string {
@@ -903,7 +1262,7 @@ type ToolChoice struct {
 
 func (x *ToolChoice) Reset() {
 	*x = ToolChoice{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -915,7 +1274,7 @@ func (x *ToolChoice) String() string {
 func (*ToolChoice) ProtoMessage() {}
 
 func (x *ToolChoice) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -928,7 +1287,7 @@ func (x *ToolChoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolChoice.ProtoReflect.Descriptor instead.
 func (*ToolChoice) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ToolChoice) GetMode() ToolChoiceMode {
@@ -979,7 +1338,7 @@ type ResponseFormat struct {
 
 func (x *ResponseFormat) Reset() {
 	*x = ResponseFormat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -991,7 +1350,7 @@ func (x *ResponseFormat) String() string {
 func (*ResponseFormat) ProtoMessage() {}
 
 func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1004,7 +1363,7 @@ func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseFormat.ProtoReflect.Descriptor instead.
 func (*ResponseFormat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ResponseFormat) GetJsonSchema() *structpb.Struct {
@@ -1043,8 +1402,9 @@ func (x *ResponseFormat) GetStreamPartialObjects() bool {
 }
 
 // RetryPolicy says how llmrelay retries failed attempts. Transient failures
-// are retried: rate limits, overload, 5xx, dropped connections, malformed
-// provider streams and stalls. Requests the provider rejects are not.
+// are retried: rate limits, overload, 5xx, dropped or cut connections and
+// stalls. Requests the provider rejects are not, nor streams that arrive
+// whole but do not decode (PROVIDER_PROTOCOL_ERROR).
 type RetryPolicy struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The most attempts, the first one included: 1 disables retries; 0 takes
@@ -1066,7 +1426,7 @@ type RetryPolicy struct {
 
 func (x *RetryPolicy) Reset() {
 	*x = RetryPolicy{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1078,7 +1438,7 @@ func (x *RetryPolicy) String() string {
 func (*RetryPolicy) ProtoMessage() {}
 
 func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1091,7 +1451,7 @@ func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryPolicy.ProtoReflect.Descriptor instead.
 func (*RetryPolicy) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RetryPolicy) GetMaxAttempts() uint32 {
@@ -1145,7 +1505,7 @@ type GenerateEvent struct {
 
 func (x *GenerateEvent) Reset() {
 	*x = GenerateEvent{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1157,7 +1517,7 @@ func (x *GenerateEvent) String() string {
 func (*GenerateEvent) ProtoMessage() {}
 
 func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1170,7 +1530,7 @@ func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateEvent.ProtoReflect.Descriptor instead.
 func (*GenerateEvent) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GenerateEvent) GetSequence() uint64 {
@@ -1265,20 +1625,26 @@ func (*GenerateEvent_Final) isGenerateEvent_Event() {}
 func (*GenerateEvent_PartialObject) isGenerateEvent_Event() {}
 
 // Delta is a fragment of the reply. Concatenating the `text` of the deltas of
-// one attempt gives that attempt's text.
+// one attempt gives that attempt's text. A delta carries one of its fields.
 type Delta struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The next piece of text.
 	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	// The next piece of a tool call.
-	ToolCall      *ToolCallDelta `protobuf:"bytes,2,opt,name=tool_call,json=toolCall,proto3" json:"tool_call,omitempty"`
+	ToolCall *ToolCallDelta `protobuf:"bytes,2,opt,name=tool_call,json=toolCall,proto3" json:"tool_call,omitempty"`
+	// The next piece of the model's reasoning, never part of the text. A
+	// `will_retry` with `discard_partial` discards it with the text.
+	Reasoning *ReasoningDelta `protobuf:"bytes,3,opt,name=reasoning,proto3" json:"reasoning,omitempty"`
+	// The next piece of a refusal (the model declined to answer: see
+	// `Message.refusal`).
+	Refusal       string `protobuf:"bytes,4,opt,name=refusal,proto3" json:"refusal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Delta) Reset() {
 	*x = Delta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1290,7 +1656,7 @@ func (x *Delta) String() string {
 func (*Delta) ProtoMessage() {}
 
 func (x *Delta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1303,7 +1669,7 @@ func (x *Delta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delta.ProtoReflect.Descriptor instead.
 func (*Delta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Delta) GetText() string {
@@ -1320,9 +1686,110 @@ func (x *Delta) GetToolCall() *ToolCallDelta {
 	return nil
 }
 
+func (x *Delta) GetReasoning() *ReasoningDelta {
+	if x != nil {
+		return x.Reasoning
+	}
+	return nil
+}
+
+func (x *Delta) GetRefusal() string {
+	if x != nil {
+		return x.Refusal
+	}
+	return ""
+}
+
+// ReasoningDelta is a fragment of a reasoning block. Fragments with the same
+// `index` belong to the same block; their `text`s concatenate to the
+// block's text, and `final.message.reasoning[index]` holds the whole block.
+type ReasoningDelta struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Which reasoning block of this attempt's reply the fragment belongs to,
+	// from 0.
+	Index uint32 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// The next piece of the block's text.
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// The block's signature (opaque), in one fragment, usually the block's
+	// last.
+	Signature string `protobuf:"bytes,3,opt,name=signature,proto3" json:"signature,omitempty"`
+	// A redacted block's data (opaque), whole, in one fragment.
+	Redacted string `protobuf:"bytes,4,opt,name=redacted,proto3" json:"redacted,omitempty"`
+	// The block's wire format (see `Reasoning.format`), in its first fragment.
+	Format        string `protobuf:"bytes,5,opt,name=format,proto3" json:"format,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReasoningDelta) Reset() {
+	*x = ReasoningDelta{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReasoningDelta) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReasoningDelta) ProtoMessage() {}
+
+func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReasoningDelta.ProtoReflect.Descriptor instead.
+func (*ReasoningDelta) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ReasoningDelta) GetIndex() uint32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *ReasoningDelta) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *ReasoningDelta) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
+func (x *ReasoningDelta) GetRedacted() string {
+	if x != nil {
+		return x.Redacted
+	}
+	return ""
+}
+
+func (x *ReasoningDelta) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
 // ToolCallDelta is a fragment of a tool call. Fragments with the same `index`
-// belong to the same call; `id` and `name` arrive in the first of them, and
-// the `arguments_delta`s concatenate to the call's arguments.
+// belong to the same call; `id` and `name` arrive in the first of them (a
+// provider that sends the name later holds the call back until it does),
+// and the `arguments_delta`s concatenate to the call's arguments.
 type ToolCallDelta struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Which tool call of this reply the fragment belongs to, from 0.
@@ -1339,7 +1806,7 @@ type ToolCallDelta struct {
 
 func (x *ToolCallDelta) Reset() {
 	*x = ToolCallDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1351,7 +1818,7 @@ func (x *ToolCallDelta) String() string {
 func (*ToolCallDelta) ProtoMessage() {}
 
 func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1364,7 +1831,7 @@ func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallDelta.ProtoReflect.Descriptor instead.
 func (*ToolCallDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ToolCallDelta) GetIndex() uint32 {
@@ -1406,22 +1873,33 @@ type WillRetry struct {
 	Delay *durationpb.Duration `protobuf:"bytes,2,opt,name=delay,proto3" json:"delay,omitempty"`
 	// The number of the attempt that comes next.
 	NextAttempt uint32 `protobuf:"varint,3,opt,name=next_attempt,json=nextAttempt,proto3" json:"next_attempt,omitempty"`
-	// True when the failed attempt already sent deltas (or partial objects):
-	// the client must throw them away, because the next attempt streams its
-	// reply from the start.
+	// True when the failed attempt already sent deltas (text, reasoning,
+	// refusal or tool-call fragments) or partial objects: the client must
+	// throw them away, because the next attempt streams its reply from the
+	// start.
 	DiscardPartial bool `protobuf:"varint,4,opt,name=discard_partial,json=discardPartial,proto3" json:"discard_partial,omitempty"`
 	// The failure, as a status with a google.rpc.ErrorInfo (and, for
 	// RETRY_REASON_INVALID_OUTPUT, a google.rpc.BadRequest with one field
 	// violation per validation error, the field being the JSON pointer of the
 	// offending value).
-	Cause         *status.Status `protobuf:"bytes,5,opt,name=cause,proto3" json:"cause,omitempty"`
+	Cause *status.Status `protobuf:"bytes,5,opt,name=cause,proto3" json:"cause,omitempty"`
+	// The configured provider the next attempt goes to, e.g. "openai".
+	NextProvider string `protobuf:"bytes,6,opt,name=next_provider,json=nextProvider,proto3" json:"next_provider,omitempty"`
+	// The model the next attempt asks that provider for, as the provider
+	// names it, e.g. "gpt-4.1".
+	NextModel string `protobuf:"bytes,7,opt,name=next_model,json=nextModel,proto3" json:"next_model,omitempty"`
+	// True when the next attempt goes to another target than the failed one:
+	// the call falls back (to the next target of its route, or to
+	// `fallback_models`). The failed target will not be tried again in this
+	// call.
+	Fallback      bool `protobuf:"varint,8,opt,name=fallback,proto3" json:"fallback,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WillRetry) Reset() {
 	*x = WillRetry{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1433,7 +1911,7 @@ func (x *WillRetry) String() string {
 func (*WillRetry) ProtoMessage() {}
 
 func (x *WillRetry) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1446,7 +1924,7 @@ func (x *WillRetry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WillRetry.ProtoReflect.Descriptor instead.
 func (*WillRetry) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *WillRetry) GetReason() RetryReason {
@@ -1484,15 +1962,39 @@ func (x *WillRetry) GetCause() *status.Status {
 	return nil
 }
 
+func (x *WillRetry) GetNextProvider() string {
+	if x != nil {
+		return x.NextProvider
+	}
+	return ""
+}
+
+func (x *WillRetry) GetNextModel() string {
+	if x != nil {
+		return x.NextModel
+	}
+	return ""
+}
+
+func (x *WillRetry) GetFallback() bool {
+	if x != nil {
+		return x.Fallback
+	}
+	return false
+}
+
 // Final is the outcome of a successful call.
 type Final struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The assistant message of the successful attempt only: its full text and
-	// its complete tool calls. Output of failed attempts never appears here.
+	// The assistant message of the successful attempt only: its full text,
+	// its reasoning blocks with their signatures, its complete tool calls
+	// (with their signatures) and its refusal. Output of failed attempts
+	// never appears here. Send it back as it is in the next turn.
 	Message *Message `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
 	// Structured output: the reply parsed as JSON, conforming to
-	// `response_format.json_schema`. Unset without `response_format`, and with
-	// ON_INVALID_RETURN_TEXT when the reply stayed invalid.
+	// `response_format.json_schema`. Unset without `response_format`, with
+	// ON_INVALID_RETURN_TEXT when the reply stayed invalid, and when the model
+	// refused (FINISH_REASON_REFUSAL: a refusal is not re-asked).
 	Object *structpb.Value `protobuf:"bytes,2,opt,name=object,proto3" json:"object,omitempty"`
 	// Why the model stopped.
 	FinishReason FinishReason `protobuf:"varint,3,opt,name=finish_reason,json=finishReason,proto3,enum=llmrelay.v1.FinishReason" json:"finish_reason,omitempty"`
@@ -1509,14 +2011,21 @@ type Final struct {
 	// The provider that served the reply, e.g. "openai".
 	Provider string `protobuf:"bytes,8,opt,name=provider,proto3" json:"provider,omitempty"`
 	// The model that served the reply, as the provider named it.
-	Model         string `protobuf:"bytes,9,opt,name=model,proto3" json:"model,omitempty"`
+	Model string `protobuf:"bytes,9,opt,name=model,proto3" json:"model,omitempty"`
+	// The route the call named as its `model`, e.g. "smart"; empty when it
+	// named "<provider>/<model>".
+	Route string `protobuf:"bytes,13,opt,name=route,proto3" json:"route,omitempty"`
+	// Labels the server's hooks attached to the call once it succeeded (for
+	// example which route default applied); empty without such hooks. The
+	// same labels are written to the call's log line.
+	Annotations   map[string]string `protobuf:"bytes,14,rep,name=annotations,proto3" json:"annotations,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1528,7 +2037,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1541,7 +2050,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Final) GetMessage() *Message {
@@ -1607,20 +2116,47 @@ func (x *Final) GetModel() string {
 	return ""
 }
 
-// Usage counts tokens.
+func (x *Final) GetRoute() string {
+	if x != nil {
+		return x.Route
+	}
+	return ""
+}
+
+func (x *Final) GetAnnotations() map[string]string {
+	if x != nil {
+		return x.Annotations
+	}
+	return nil
+}
+
+// Usage counts tokens, the same way for every provider (docs/providers.md
+// says how each provider's own counts map onto these).
 type Usage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Tokens in the prompt.
+	// Tokens in the prompt, those read from or written to the provider's
+	// prompt cache included.
 	InputTokens uint64 `protobuf:"varint,1,opt,name=input_tokens,json=inputTokens,proto3" json:"input_tokens,omitempty"`
-	// Tokens the model produced.
-	OutputTokens  uint64 `protobuf:"varint,2,opt,name=output_tokens,json=outputTokens,proto3" json:"output_tokens,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// Tokens the model produced, reasoning tokens included: where a provider
+	// counts reasoning apart from its output (Gemini, xAI), llmrelay adds it.
+	OutputTokens uint64 `protobuf:"varint,2,opt,name=output_tokens,json=outputTokens,proto3" json:"output_tokens,omitempty"`
+	// Of `output_tokens`, the model's reasoning ("thinking") tokens, where the
+	// provider reports them.
+	ReasoningTokens uint64 `protobuf:"varint,3,opt,name=reasoning_tokens,json=reasoningTokens,proto3" json:"reasoning_tokens,omitempty"`
+	// Of `input_tokens`, those read from the provider's prompt cache (cache
+	// hits, billed at a discount), where the provider reports them.
+	CachedInputTokens uint64 `protobuf:"varint,4,opt,name=cached_input_tokens,json=cachedInputTokens,proto3" json:"cached_input_tokens,omitempty"`
+	// Of `input_tokens`, those written to the provider's prompt cache
+	// (Anthropic bills cache writes at a premium), where the provider reports
+	// them.
+	CacheCreationInputTokens uint64 `protobuf:"varint,5,opt,name=cache_creation_input_tokens,json=cacheCreationInputTokens,proto3" json:"cache_creation_input_tokens,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
 }
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1632,7 +2168,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1645,7 +2181,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Usage) GetInputTokens() uint64 {
@@ -1658,6 +2194,27 @@ func (x *Usage) GetInputTokens() uint64 {
 func (x *Usage) GetOutputTokens() uint64 {
 	if x != nil {
 		return x.OutputTokens
+	}
+	return 0
+}
+
+func (x *Usage) GetReasoningTokens() uint64 {
+	if x != nil {
+		return x.ReasoningTokens
+	}
+	return 0
+}
+
+func (x *Usage) GetCachedInputTokens() uint64 {
+	if x != nil {
+		return x.CachedInputTokens
+	}
+	return 0
+}
+
+func (x *Usage) GetCacheCreationInputTokens() uint64 {
+	if x != nil {
+		return x.CacheCreationInputTokens
 	}
 	return 0
 }
@@ -1681,7 +2238,7 @@ type ValidationError struct {
 
 func (x *ValidationError) Reset() {
 	*x = ValidationError{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1693,7 +2250,7 @@ func (x *ValidationError) String() string {
 func (*ValidationError) ProtoMessage() {}
 
 func (x *ValidationError) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1706,7 +2263,7 @@ func (x *ValidationError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidationError.ProtoReflect.Descriptor instead.
 func (*ValidationError) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ValidationError) GetAttempt() uint32 {
@@ -1740,7 +2297,8 @@ func (x *ValidationError) GetMessage() string {
 // ListModelsRequest asks which models the caller may use.
 type ListModelsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Only list this provider's models. Empty lists every provider's.
+	// Only list this provider's models, and no routes. Empty lists every
+	// provider's models and every route.
 	Provider      string `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1748,7 +2306,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1760,7 +2318,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1773,7 +2331,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListModelsRequest) GetProvider() string {
@@ -1794,7 +2352,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1806,7 +2364,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1819,7 +2377,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListModelsResponse) GetModels() []*Model {
@@ -1829,24 +2387,35 @@ func (x *ListModelsResponse) GetModels() []*Model {
 	return nil
 }
 
-// Model is a model llmrelay can route to.
+// Model is a model llmrelay can route to: a provider's model, or a route.
 type Model struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The value for `GenerateRequest.model`, e.g. "mock/echo".
+	// The value for `GenerateRequest.model`, e.g. "mock/echo" or "smart".
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	// The provider's configured name, e.g. "mock".
+	// The provider's configured name, e.g. "mock"; empty for a route.
 	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
-	// The provider's kind: "mock", "openai", "anthropic" or "gemini".
+	// The provider's kind: "mock", "openai", "anthropic" or "gemini"; empty
+	// for a route.
 	ProviderKind string `protobuf:"bytes,3,opt,name=provider_kind,json=providerKind,proto3" json:"provider_kind,omitempty"`
-	// The model's name at the provider, e.g. "echo".
-	Name          string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// The model's name at the provider, e.g. "echo"; for a route, its name.
+	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// Whether this is a provider's model or a route.
+	Kind ModelKind `protobuf:"varint,5,opt,name=kind,proto3,enum=llmrelay.v1.ModelKind" json:"kind,omitempty"`
+	// For a route: its targets, in its fallback order (for a weighted route,
+	// in configuration order; each call picks its own order by weight).
+	Targets []*RouteTarget `protobuf:"bytes,6,rep,name=targets,proto3" json:"targets,omitempty"`
+	// For a route: how it orders its targets for each call.
+	Balance RouteBalance `protobuf:"varint,7,opt,name=balance,proto3,enum=llmrelay.v1.RouteBalance" json:"balance,omitempty"`
+	// For a provider's model that a route uses as a target: its health. Unset
+	// for models no route uses, whose health is not tracked.
+	Health        *TargetHealth `protobuf:"bytes,8,opt,name=health,proto3" json:"health,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Model) Reset() {
 	*x = Model{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1858,7 +2427,7 @@ func (x *Model) String() string {
 func (*Model) ProtoMessage() {}
 
 func (x *Model) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1871,7 +2440,7 @@ func (x *Model) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Model.ProtoReflect.Descriptor instead.
 func (*Model) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Model) GetId() string {
@@ -1902,14 +2471,202 @@ func (x *Model) GetName() string {
 	return ""
 }
 
+func (x *Model) GetKind() ModelKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ModelKind_MODEL_KIND_UNSPECIFIED
+}
+
+func (x *Model) GetTargets() []*RouteTarget {
+	if x != nil {
+		return x.Targets
+	}
+	return nil
+}
+
+func (x *Model) GetBalance() RouteBalance {
+	if x != nil {
+		return x.Balance
+	}
+	return RouteBalance_ROUTE_BALANCE_UNSPECIFIED
+}
+
+func (x *Model) GetHealth() *TargetHealth {
+	if x != nil {
+		return x.Health
+	}
+	return nil
+}
+
+// RouteTarget is one target of a route.
+type RouteTarget struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The target as "<provider>/<model>", e.g. "openai/gpt-4.1".
+	Model string `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	// The provider's configured name, e.g. "openai".
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	// The model's name at the provider, e.g. "gpt-4.1".
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// Its weight in a weighted route (1 when the config leaves it unset).
+	Weight uint32 `protobuf:"varint,4,opt,name=weight,proto3" json:"weight,omitempty"`
+	// Its health.
+	Health        *TargetHealth `protobuf:"bytes,5,opt,name=health,proto3" json:"health,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RouteTarget) Reset() {
+	*x = RouteTarget{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RouteTarget) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RouteTarget) ProtoMessage() {}
+
+func (x *RouteTarget) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RouteTarget.ProtoReflect.Descriptor instead.
+func (*RouteTarget) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *RouteTarget) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *RouteTarget) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *RouteTarget) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RouteTarget) GetWeight() uint32 {
+	if x != nil {
+		return x.Weight
+	}
+	return 0
+}
+
+func (x *RouteTarget) GetHealth() *TargetHealth {
+	if x != nil {
+		return x.Health
+	}
+	return nil
+}
+
+// TargetHealth is a route target's health, by outlier detection: a target
+// whose attempts fail several times in a row (for reasons that are the
+// target's, not the request's) is ejected, taken out of rotation, for an
+// interval that grows with each ejection in a row; one successful attempt
+// restores it. Routes skip ejected targets, unless all are ejected.
+type TargetHealth struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Whether the target is ejected now.
+	Ejected bool `protobuf:"varint,1,opt,name=ejected,proto3" json:"ejected,omitempty"`
+	// When the current ejection ends; unset when not ejected.
+	EjectedUntil *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=ejected_until,json=ejectedUntil,proto3" json:"ejected_until,omitempty"`
+	// Attempts that failed in a row since the last success or ejection.
+	ConsecutiveFailures uint32 `protobuf:"varint,3,opt,name=consecutive_failures,json=consecutiveFailures,proto3" json:"consecutive_failures,omitempty"`
+	// Ejections in a row since the last success; the next ejection lasts
+	// longer with each.
+	Ejections     uint32 `protobuf:"varint,4,opt,name=ejections,proto3" json:"ejections,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TargetHealth) Reset() {
+	*x = TargetHealth{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TargetHealth) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TargetHealth) ProtoMessage() {}
+
+func (x *TargetHealth) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TargetHealth.ProtoReflect.Descriptor instead.
+func (*TargetHealth) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *TargetHealth) GetEjected() bool {
+	if x != nil {
+		return x.Ejected
+	}
+	return false
+}
+
+func (x *TargetHealth) GetEjectedUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EjectedUntil
+	}
+	return nil
+}
+
+func (x *TargetHealth) GetConsecutiveFailures() uint32 {
+	if x != nil {
+		return x.ConsecutiveFailures
+	}
+	return 0
+}
+
+func (x *TargetHealth) GetEjections() uint32 {
+	if x != nil {
+		return x.Ejections
+	}
+	return 0
+}
+
 var File_llmrelay_v1_llmrelay_proto protoreflect.FileDescriptor
 
 const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
-	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\xbb\t\n" +
-	"\x0fGenerateRequest\x12\xdc\x03\n" +
-	"\x05model\x18\x01 \x01(\tB\xc5\x03\xbaH\xc1\x03\xba\x01\x80\x02\n" +
-	"\fmodel.format\x12\xa4\x01must be <provider>/<model>, like mock/echo or openai/gpt-4o: a lower-case provider name, a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aIthis.matches('^[a-z0-9][a-z0-9_-]{0,62}/[A-Za-z0-9][A-Za-z0-9._:/@+-]*$')\xba\x01\xb1\x01\n" +
+	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\"\x85\x0e\n" +
+	"\x0fGenerateRequest\x12\x8c\x04\n" +
+	"\x05model\x18\x01 \x01(\tB\xf5\x03\xbaH\xf1\x03\xba\x01\xb0\x02\n" +
+	"\fmodel.format\x12\xd1\x01must be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o: a lower-case name, and for a provider's model a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')\xba\x01\xb1\x01\n" +
 	"\x13model.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1aJthis == '' || !this.split('/').exists(s, s == '' || s == '.' || s == '..')\xc8\x01\x01r\x03\x18\x80\x02R\x05model\x12=\n" +
 	"\bmessages\x18\x02 \x03(\v2\x14.llmrelay.v1.MessageB\v\xbaH\b\x92\x01\x05\b\x01\x10\x80\bR\bmessages\x12=\n" +
 	"\n" +
@@ -1925,11 +2682,16 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\t \x01(\tB\v\xbaH\b\xd8\x01\x01r\x03\xb0\x01\x01R\trequestId\x12B\n" +
 	"\x10provider_options\x18\n" +
-	" \x01(\v2\x17.google.protobuf.StructR\x0fproviderOptions\x12`\n" +
-	"\bmetadata\x18\v \x03(\v2*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\ar\x05\x10\x01(\x80\x01*\x05r\x03(\x80\bR\bmetadata\x1a;\n" +
+	" \x01(\v2\x17.google.protobuf.StructR\x0fproviderOptions\x12\xbd\x03\n" +
+	"\x0ffallback_models\x18\x0f \x03(\tB\x93\x03\xbaH\x8f\x03\x92\x01\x8b\x03\x10\b\"\x86\x03\xba\x01\xbe\x01\n" +
+	"\x16fallback_models.format\x12Vmust be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')\xba\x01\xbb\x01\n" +
+	"\x1dfallback_models.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1aJthis == '' || !this.split('/').exists(s, s == '' || s == '.' || s == '..')r\x03\x18\x80\x02R\x0efallbackModels\x12`\n" +
+	"\bmetadata\x18\v \x03(\v2*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\ar\x05\x10\x01(\x80\x01*\x05r\x03(\x80\bR\bmetadata\x12X\n" +
+	"\x13first_event_timeout\x18\f \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
+	"\xaa\x01\a\"\x03\b\x90\x1c*\x00R\x11firstEventTimeout\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xac\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb2\x04\n" +
 	"\aMessage\x12\x8e\x01\n" +
 	"\x04role\x18\x01 \x01(\x0e2\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01a\n" +
 	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12#\n" +
@@ -1937,11 +2699,20 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
 	"tool_calls\x18\x03 \x03(\v2\x15.llmrelay.v1.ToolCallB\t\xbaH\x06\x92\x01\x03\x10\x80\x01R\ttoolCalls\x12*\n" +
 	"\ftool_call_id\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\n" +
-	"toolCallId\"k\n" +
+	"toolCallId\x12?\n" +
+	"\treasoning\x18\x05 \x03(\v2\x16.llmrelay.v1.ReasoningB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\treasoning\x12#\n" +
+	"\arefusal\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\arefusal:\x9d\x01\xbaH\x99\x01\x1a\x96\x01\n" +
+	"\x16message.assistant_only\x127reasoning and refusal belong to ROLE_ASSISTANT messages\x1aCthis.role == 3 || (size(this.reasoning) == 0 && this.refusal == '')\"\x9b\x01\n" +
+	"\tReasoning\x12\x1d\n" +
+	"\x04text\x18\x01 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\x04text\x12'\n" +
+	"\tsignature\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\tsignature\x12%\n" +
+	"\bredacted\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\bredacted\x12\x1f\n" +
+	"\x06format\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\"\x94\x01\n" +
 	"\bToolCall\x12\x18\n" +
 	"\x02id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\x02id\x12\x1c\n" +
 	"\x04name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04name\x12'\n" +
-	"\targuments\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\targuments\"\x8a\x02\n" +
+	"\targuments\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\targuments\x12'\n" +
+	"\tsignature\x18\x04 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\tsignature\"\x8a\x02\n" +
 	"\x10GenerationConfig\x12<\n" +
 	"\x11max_output_tokens\x18\x01 \x01(\rB\v\xbaH\b*\x06\x18\xc0\x84=(\x01H\x00R\x0fmaxOutputTokens\x88\x01\x01\x126\n" +
 	"\vtemperature\x18\x02 \x01(\x02B\x0f\xbaH\f\n" +
@@ -1992,21 +2763,33 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"will_retry\x18\x04 \x01(\v2\x16.llmrelay.v1.WillRetryH\x00R\twillRetry\x12*\n" +
 	"\x05final\x18\x05 \x01(\v2\x12.llmrelay.v1.FinalH\x00R\x05final\x12?\n" +
 	"\x0epartial_object\x18\x06 \x01(\v2\x16.google.protobuf.ValueH\x00R\rpartialObjectB\a\n" +
-	"\x05event\"T\n" +
+	"\x05event\"\xa9\x01\n" +
 	"\x05Delta\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x127\n" +
-	"\ttool_call\x18\x02 \x01(\v2\x1a.llmrelay.v1.ToolCallDeltaR\btoolCall\"r\n" +
+	"\ttool_call\x18\x02 \x01(\v2\x1a.llmrelay.v1.ToolCallDeltaR\btoolCall\x129\n" +
+	"\treasoning\x18\x03 \x01(\v2\x1b.llmrelay.v1.ReasoningDeltaR\treasoning\x12\x18\n" +
+	"\arefusal\x18\x04 \x01(\tR\arefusal\"\x8c\x01\n" +
+	"\x0eReasoningDelta\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\rR\x05index\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1c\n" +
+	"\tsignature\x18\x03 \x01(\tR\tsignature\x12\x1a\n" +
+	"\bredacted\x18\x04 \x01(\tR\bredacted\x12\x16\n" +
+	"\x06format\x18\x05 \x01(\tR\x06format\"r\n" +
 	"\rToolCallDelta\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12'\n" +
-	"\x0farguments_delta\x18\x04 \x01(\tR\x0eargumentsDelta\"\xe4\x01\n" +
+	"\x0farguments_delta\x18\x04 \x01(\tR\x0eargumentsDelta\"\xc4\x02\n" +
 	"\tWillRetry\x120\n" +
 	"\x06reason\x18\x01 \x01(\x0e2\x18.llmrelay.v1.RetryReasonR\x06reason\x12/\n" +
 	"\x05delay\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x05delay\x12!\n" +
 	"\fnext_attempt\x18\x03 \x01(\rR\vnextAttempt\x12'\n" +
 	"\x0fdiscard_partial\x18\x04 \x01(\bR\x0ediscardPartial\x12(\n" +
-	"\x05cause\x18\x05 \x01(\v2\x12.google.rpc.StatusR\x05cause\"\x99\x03\n" +
+	"\x05cause\x18\x05 \x01(\v2\x12.google.rpc.StatusR\x05cause\x12#\n" +
+	"\rnext_provider\x18\x06 \x01(\tR\fnextProvider\x12\x1d\n" +
+	"\n" +
+	"next_model\x18\a \x01(\tR\tnextModel\x12\x1a\n" +
+	"\bfallback\x18\b \x01(\bR\bfallback\"\xb6\x04\n" +
 	"\x05Final\x12.\n" +
 	"\amessage\x18\x01 \x01(\v2\x14.llmrelay.v1.MessageR\amessage\x12.\n" +
 	"\x06object\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x06object\x12>\n" +
@@ -2016,10 +2799,18 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x12validation_retries\x18\x06 \x01(\rR\x11validationRetries\x12I\n" +
 	"\x11validation_errors\x18\a \x03(\v2\x1c.llmrelay.v1.ValidationErrorR\x10validationErrors\x12\x1a\n" +
 	"\bprovider\x18\b \x01(\tR\bprovider\x12\x14\n" +
-	"\x05model\x18\t \x01(\tR\x05model\"O\n" +
+	"\x05model\x18\t \x01(\tR\x05model\x12\x14\n" +
+	"\x05route\x18\r \x01(\tR\x05route\x12E\n" +
+	"\vannotations\x18\x0e \x03(\v2#.llmrelay.v1.Final.AnnotationsEntryR\vannotations\x1a>\n" +
+	"\x10AnnotationsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe9\x01\n" +
 	"\x05Usage\x12!\n" +
 	"\finput_tokens\x18\x01 \x01(\x04R\vinputTokens\x12#\n" +
-	"\routput_tokens\x18\x02 \x01(\x04R\foutputTokens\"\x9d\x01\n" +
+	"\routput_tokens\x18\x02 \x01(\x04R\foutputTokens\x12)\n" +
+	"\x10reasoning_tokens\x18\x03 \x01(\x04R\x0freasoningTokens\x12.\n" +
+	"\x13cached_input_tokens\x18\x04 \x01(\x04R\x11cachedInputTokens\x12=\n" +
+	"\x1bcache_creation_input_tokens\x18\x05 \x01(\x04R\x18cacheCreationInputTokens\"\x9d\x01\n" +
 	"\x0fValidationError\x12\x18\n" +
 	"\aattempt\x18\x01 \x01(\rR\aattempt\x12+\n" +
 	"\x11instance_location\x18\x02 \x01(\tR\x10instanceLocation\x12)\n" +
@@ -2028,12 +2819,27 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x11ListModelsRequest\x12#\n" +
 	"\bprovider\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18?R\bprovider\"@\n" +
 	"\x12ListModelsResponse\x12*\n" +
-	"\x06models\x18\x01 \x03(\v2\x12.llmrelay.v1.ModelR\x06models\"l\n" +
+	"\x06models\x18\x01 \x03(\v2\x12.llmrelay.v1.ModelR\x06models\"\xb4\x02\n" +
 	"\x05Model\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
 	"\bprovider\x18\x02 \x01(\tR\bprovider\x12#\n" +
 	"\rprovider_kind\x18\x03 \x01(\tR\fproviderKind\x12\x12\n" +
-	"\x04name\x18\x04 \x01(\tR\x04name*_\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12*\n" +
+	"\x04kind\x18\x05 \x01(\x0e2\x16.llmrelay.v1.ModelKindR\x04kind\x122\n" +
+	"\atargets\x18\x06 \x03(\v2\x18.llmrelay.v1.RouteTargetR\atargets\x123\n" +
+	"\abalance\x18\a \x01(\x0e2\x19.llmrelay.v1.RouteBalanceR\abalance\x121\n" +
+	"\x06health\x18\b \x01(\v2\x19.llmrelay.v1.TargetHealthR\x06health\"\x9e\x01\n" +
+	"\vRouteTarget\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x1a\n" +
+	"\bprovider\x18\x02 \x01(\tR\bprovider\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x16\n" +
+	"\x06weight\x18\x04 \x01(\rR\x06weight\x121\n" +
+	"\x06health\x18\x05 \x01(\v2\x19.llmrelay.v1.TargetHealthR\x06health\"\xba\x01\n" +
+	"\fTargetHealth\x12\x18\n" +
+	"\aejected\x18\x01 \x01(\bR\aejected\x12?\n" +
+	"\rejected_until\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\fejectedUntil\x121\n" +
+	"\x14consecutive_failures\x18\x03 \x01(\rR\x13consecutiveFailures\x12\x1c\n" +
+	"\tejections\x18\x04 \x01(\rR\tejections*_\n" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vROLE_SYSTEM\x10\x01\x12\r\n" +
@@ -2053,7 +2859,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\tMidstream\x12\x19\n" +
 	"\x15MIDSTREAM_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MIDSTREAM_RESTART\x10\x01\x12\x12\n" +
-	"\x0eMIDSTREAM_FAIL\x10\x02*\xdd\x01\n" +
+	"\x0eMIDSTREAM_FAIL\x10\x02*\xfe\x01\n" +
 	"\vRetryReason\x12\x1c\n" +
 	"\x18RETRY_REASON_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19RETRY_REASON_RATE_LIMITED\x10\x01\x12\x1b\n" +
@@ -2061,14 +2867,24 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x19RETRY_REASON_SERVER_ERROR\x10\x03\x12\x1a\n" +
 	"\x16RETRY_REASON_TRANSPORT\x10\x04\x12\x18\n" +
 	"\x14RETRY_REASON_STALLED\x10\x05\x12\x1f\n" +
-	"\x1bRETRY_REASON_INVALID_OUTPUT\x10\x06*\xb8\x01\n" +
+	"\x1bRETRY_REASON_INVALID_OUTPUT\x10\x06\x12\x1f\n" +
+	"\x1bRETRY_REASON_TARGET_REFUSED\x10\t*\xd3\x01\n" +
 	"\fFinishReason\x12\x1d\n" +
 	"\x19FINISH_REASON_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12FINISH_REASON_STOP\x10\x01\x12\x18\n" +
 	"\x14FINISH_REASON_LENGTH\x10\x02\x12\x1c\n" +
 	"\x18FINISH_REASON_TOOL_CALLS\x10\x03\x12 \n" +
 	"\x1cFINISH_REASON_CONTENT_FILTER\x10\x04\x12\x17\n" +
-	"\x13FINISH_REASON_OTHER\x10\x052\xa3\x01\n" +
+	"\x13FINISH_REASON_OTHER\x10\x05\x12\x19\n" +
+	"\x15FINISH_REASON_REFUSAL\x10\x06*\\\n" +
+	"\tModelKind\x12\x1a\n" +
+	"\x16MODEL_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
+	"\x19MODEL_KIND_PROVIDER_MODEL\x10\x01\x12\x14\n" +
+	"\x10MODEL_KIND_ROUTE\x10\x02*d\n" +
+	"\fRouteBalance\x12\x1d\n" +
+	"\x19ROUTE_BALANCE_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15ROUTE_BALANCE_ORDERED\x10\x01\x12\x1a\n" +
+	"\x16ROUTE_BALANCE_WEIGHTED\x10\x022\xa3\x01\n" +
 	"\n" +
 	"LLMService\x12F\n" +
 	"\bGenerate\x12\x1c.llmrelay.v1.GenerateRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01\x12M\n" +
@@ -2087,81 +2903,99 @@ func file_llmrelay_v1_llmrelay_proto_rawDescGZIP() []byte {
 	return file_llmrelay_v1_llmrelay_proto_rawDescData
 }
 
-var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
+var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
-	(Role)(0),                   // 0: llmrelay.v1.Role
-	(ToolChoiceMode)(0),         // 1: llmrelay.v1.ToolChoiceMode
-	(OnInvalid)(0),              // 2: llmrelay.v1.OnInvalid
-	(Midstream)(0),              // 3: llmrelay.v1.Midstream
-	(RetryReason)(0),            // 4: llmrelay.v1.RetryReason
-	(FinishReason)(0),           // 5: llmrelay.v1.FinishReason
-	(*GenerateRequest)(nil),     // 6: llmrelay.v1.GenerateRequest
-	(*Message)(nil),             // 7: llmrelay.v1.Message
-	(*ToolCall)(nil),            // 8: llmrelay.v1.ToolCall
-	(*GenerationConfig)(nil),    // 9: llmrelay.v1.GenerationConfig
-	(*Tool)(nil),                // 10: llmrelay.v1.Tool
-	(*ToolChoice)(nil),          // 11: llmrelay.v1.ToolChoice
-	(*ResponseFormat)(nil),      // 12: llmrelay.v1.ResponseFormat
-	(*RetryPolicy)(nil),         // 13: llmrelay.v1.RetryPolicy
-	(*GenerateEvent)(nil),       // 14: llmrelay.v1.GenerateEvent
-	(*Delta)(nil),               // 15: llmrelay.v1.Delta
-	(*ToolCallDelta)(nil),       // 16: llmrelay.v1.ToolCallDelta
-	(*WillRetry)(nil),           // 17: llmrelay.v1.WillRetry
-	(*Final)(nil),               // 18: llmrelay.v1.Final
-	(*Usage)(nil),               // 19: llmrelay.v1.Usage
-	(*ValidationError)(nil),     // 20: llmrelay.v1.ValidationError
-	(*ListModelsRequest)(nil),   // 21: llmrelay.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),  // 22: llmrelay.v1.ListModelsResponse
-	(*Model)(nil),               // 23: llmrelay.v1.Model
-	nil,                         // 24: llmrelay.v1.GenerateRequest.MetadataEntry
-	(*durationpb.Duration)(nil), // 25: google.protobuf.Duration
-	(*structpb.Struct)(nil),     // 26: google.protobuf.Struct
-	(*structpb.Value)(nil),      // 27: google.protobuf.Value
-	(*status.Status)(nil),       // 28: google.rpc.Status
+	(Role)(0),                     // 0: llmrelay.v1.Role
+	(ToolChoiceMode)(0),           // 1: llmrelay.v1.ToolChoiceMode
+	(OnInvalid)(0),                // 2: llmrelay.v1.OnInvalid
+	(Midstream)(0),                // 3: llmrelay.v1.Midstream
+	(RetryReason)(0),              // 4: llmrelay.v1.RetryReason
+	(FinishReason)(0),             // 5: llmrelay.v1.FinishReason
+	(ModelKind)(0),                // 6: llmrelay.v1.ModelKind
+	(RouteBalance)(0),             // 7: llmrelay.v1.RouteBalance
+	(*GenerateRequest)(nil),       // 8: llmrelay.v1.GenerateRequest
+	(*Message)(nil),               // 9: llmrelay.v1.Message
+	(*Reasoning)(nil),             // 10: llmrelay.v1.Reasoning
+	(*ToolCall)(nil),              // 11: llmrelay.v1.ToolCall
+	(*GenerationConfig)(nil),      // 12: llmrelay.v1.GenerationConfig
+	(*Tool)(nil),                  // 13: llmrelay.v1.Tool
+	(*ToolChoice)(nil),            // 14: llmrelay.v1.ToolChoice
+	(*ResponseFormat)(nil),        // 15: llmrelay.v1.ResponseFormat
+	(*RetryPolicy)(nil),           // 16: llmrelay.v1.RetryPolicy
+	(*GenerateEvent)(nil),         // 17: llmrelay.v1.GenerateEvent
+	(*Delta)(nil),                 // 18: llmrelay.v1.Delta
+	(*ReasoningDelta)(nil),        // 19: llmrelay.v1.ReasoningDelta
+	(*ToolCallDelta)(nil),         // 20: llmrelay.v1.ToolCallDelta
+	(*WillRetry)(nil),             // 21: llmrelay.v1.WillRetry
+	(*Final)(nil),                 // 22: llmrelay.v1.Final
+	(*Usage)(nil),                 // 23: llmrelay.v1.Usage
+	(*ValidationError)(nil),       // 24: llmrelay.v1.ValidationError
+	(*ListModelsRequest)(nil),     // 25: llmrelay.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),    // 26: llmrelay.v1.ListModelsResponse
+	(*Model)(nil),                 // 27: llmrelay.v1.Model
+	(*RouteTarget)(nil),           // 28: llmrelay.v1.RouteTarget
+	(*TargetHealth)(nil),          // 29: llmrelay.v1.TargetHealth
+	nil,                           // 30: llmrelay.v1.GenerateRequest.MetadataEntry
+	nil,                           // 31: llmrelay.v1.Final.AnnotationsEntry
+	(*durationpb.Duration)(nil),   // 32: google.protobuf.Duration
+	(*structpb.Struct)(nil),       // 33: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 34: google.protobuf.Value
+	(*status.Status)(nil),         // 35: google.rpc.Status
+	(*timestamppb.Timestamp)(nil), // 36: google.protobuf.Timestamp
 }
 var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
-	7,  // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
-	9,  // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
-	10, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
-	11, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
-	12, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
-	13, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
-	25, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
-	26, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
-	24, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
-	0,  // 9: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
-	8,  // 10: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
-	26, // 11: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
-	1,  // 12: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
-	26, // 13: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
-	2,  // 14: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	25, // 15: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	25, // 16: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
-	3,  // 17: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	15, // 18: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
-	17, // 19: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
-	18, // 20: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	27, // 21: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
-	16, // 22: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
-	4,  // 23: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	25, // 24: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	28, // 25: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
-	7,  // 26: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	27, // 27: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
-	5,  // 28: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
-	19, // 29: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
-	20, // 30: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	23, // 31: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
-	6,  // 32: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	21, // 33: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	14, // 34: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	22, // 35: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	34, // [34:36] is the sub-list for method output_type
-	32, // [32:34] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	9,  // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
+	12, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
+	13, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
+	14, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
+	15, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
+	16, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
+	32, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
+	33, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
+	30, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
+	32, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
+	0,  // 10: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
+	11, // 11: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
+	10, // 12: llmrelay.v1.Message.reasoning:type_name -> llmrelay.v1.Reasoning
+	33, // 13: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	1,  // 14: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
+	33, // 15: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
+	2,  // 16: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
+	32, // 17: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	32, // 18: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	3,  // 19: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
+	18, // 20: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
+	21, // 21: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
+	22, // 22: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
+	34, // 23: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	20, // 24: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
+	19, // 25: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
+	4,  // 26: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
+	32, // 27: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	35, // 28: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	9,  // 29: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
+	34, // 30: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	5,  // 31: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
+	23, // 32: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
+	24, // 33: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
+	31, // 34: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
+	27, // 35: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
+	6,  // 36: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
+	28, // 37: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
+	7,  // 38: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
+	29, // 39: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
+	29, // 40: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
+	36, // 41: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
+	8,  // 42: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	25, // 43: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	17, // 44: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	26, // 45: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	44, // [44:46] is the sub-list for method output_type
+	42, // [42:44] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }
@@ -2169,9 +3003,9 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 	if File_llmrelay_v1_llmrelay_proto != nil {
 		return
 	}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[3].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[6].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[8].OneofWrappers = []any{
+	file_llmrelay_v1_llmrelay_proto_msgTypes[4].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[7].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[9].OneofWrappers = []any{
 		(*GenerateEvent_Delta)(nil),
 		(*GenerateEvent_WillRetry)(nil),
 		(*GenerateEvent_Final)(nil),
@@ -2182,8 +3016,8 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_v1_llmrelay_proto_rawDesc), len(file_llmrelay_v1_llmrelay_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   19,
+			NumEnums:      8,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -2,11 +2,14 @@
 //
 // A client opens `LLMService/Generate` and reads a stream of `GenerateEvent`s:
 //
-//   - `delta`          text and tool-call fragments, as the model produces them;
+//   - `delta`          text, reasoning and tool-call fragments, as the model
+//                      produces them;
 //   - `partial_object` (structured output only) the reply parsed so far;
 //   - `will_retry`     an attempt failed and another one is coming: why, after
-//                      exactly how long, and whether what that attempt already
-//                      streamed must be thrown away (`discard_partial`);
+//                      exactly how long, where it goes (a route may fall back
+//                      to another provider and model), and whether what that
+//                      attempt already streamed must be thrown away
+//                      (`discard_partial`);
 //   - `final`          exactly one, always last: the successful attempt's message.
 //
 // The one idiom every client needs:
@@ -16,6 +19,12 @@
 //     delta:      shown += event.delta.text            (print it)
 //     will_retry: if event.will_retry.discard_partial: shown = ""   (erase it)
 //     final:      the answer is event.final.message, not `shown`
+//
+// Reasoning models also stream their reasoning (`delta.reasoning`), apart
+// from the text: show it as "thinking" if you like, never as the answer; it
+// follows the same discard rule as the text. The `final` message carries it
+// (`message.reasoning`) with the opaque signatures some providers need: send
+// that message back unchanged in the next turn's `messages`.
 //
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
@@ -32,6 +41,8 @@
 //   PERMISSION_DENIED    the key lacks the scope or may not use the model
 //   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo
 //   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
+//   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
+//                        not retried), or an error llmrelay does not recognise
 //   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
 //   DEADLINE_EXCEEDED    the call's deadline passed
 //   CANCELLED            the client cancelled
@@ -84,7 +95,8 @@ type LLMServiceClient interface {
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	Generate(ctx context.Context, in *GenerateRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GenerateEvent], error)
-	// ListModels lists the models the caller may use, per configured provider.
+	// ListModels lists the models the caller may use: each configured
+	// provider's models, and the routes, with their targets and health.
 	ListModels(ctx context.Context, in *ListModelsRequest, opts ...grpc.CallOption) (*ListModelsResponse, error)
 }
 
@@ -146,7 +158,8 @@ type LLMServiceServer interface {
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	Generate(*GenerateRequest, grpc.ServerStreamingServer[GenerateEvent]) error
-	// ListModels lists the models the caller may use, per configured provider.
+	// ListModels lists the models the caller may use: each configured
+	// provider's models, and the routes, with their targets and health.
 	ListModels(context.Context, *ListModelsRequest) (*ListModelsResponse, error)
 	mustEmbedUnimplementedLLMServiceServer()
 }

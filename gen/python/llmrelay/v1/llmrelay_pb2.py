@@ -14,10 +14,11 @@ _sym_db = _symbol_database.Default()
 from buf.validate import validate_pb2 as buf_dot_validate_dot_validate__pb2
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from google.rpc import status_pb2 as google_dot_rpc_dot_status__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1allmrelay/v1/llmrelay.proto\x12\x0bllmrelay.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\"\xbc\x08\n\x0fGenerateRequest\x12\xdf\x03\n\x05model\x18\x01 \x01(\tB\xcf\x03\xbaH\x03\xc8\x01\x01\xbaH\x05r\x03\x18\x80\x02\xbaH\x84\x02\xba\x01\x80\x02\n\x0cmodel.format\x12\xa4\x01must be <provider>/<model>, like mock/echo or openai/gpt-4o: a lower-case provider name, a slash, then the provider\'s model name (letters, digits and . _ : / @ + -)\x1aIthis.matches(\'^[a-z0-9][a-z0-9_-]{0,62}/[A-Za-z0-9][A-Za-z0-9._:/@+-]*$\')\xbaH\xb5\x01\xba\x01\xb1\x01\n\x13model.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1aJthis == \'\' || !this.split(\'/\').exists(s, s == \'\' || s == \'.\' || s == \'..\')\x12\x33\n\x08messages\x18\x02 \x03(\x0b\x32\x14.llmrelay.v1.MessageB\x0b\xbaH\x08\x92\x01\x05\x08\x01\x10\x80\x08\x12\x31\n\ngeneration\x18\x03 \x01(\x0b\x32\x1d.llmrelay.v1.GenerationConfig\x12+\n\x05tools\x18\x04 \x03(\x0b\x32\x11.llmrelay.v1.ToolB\t\xbaH\x06\x92\x01\x03\x10\x80\x01\x12,\n\x0btool_choice\x18\x05 \x01(\x0b\x32\x17.llmrelay.v1.ToolChoice\x12\x34\n\x0fresponse_format\x18\x06 \x01(\x0b\x32\x1b.llmrelay.v1.ResponseFormat\x12\'\n\x05retry\x18\x07 \x01(\x0b\x32\x18.llmrelay.v1.RetryPolicy\x12\x45\n\x13stream_idle_timeout\x18\x08 \x01(\x0b\x32\x19.google.protobuf.DurationB\r\xbaH\n\xaa\x01\x07\"\x03\x08\x90\x1c*\x00\x12\"\n\nrequest_id\x18\t \x01(\tB\x0e\xbaH\x03\xd8\x01\x01\xbaH\x05r\x03\xb0\x01\x01\x12\x31\n\x10provider_options\x18\n \x01(\x0b\x32\x17.google.protobuf.Struct\x12V\n\x08metadata\x18\x0b \x03(\x0b\x32*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\x07r\x05\x10\x01(\x80\x01*\x05r\x03(\x80\x08\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x86\x02\n\x07Message\x12\x88\x01\n\x04role\x18\x01 \x01(\x0e\x32\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01\x61\n\x0crole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]\x12\x1a\n\x07\x63ontent\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@\x12\x34\n\ntool_calls\x18\x03 \x03(\x0b\x32\x15.llmrelay.v1.ToolCallB\t\xbaH\x06\x92\x01\x03\x10\x80\x01\x12\x1e\n\x0ctool_call_id\x18\x04 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\"V\n\x08ToolCall\x12\x14\n\x02id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\x12\x16\n\x04name\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x01\x12\x1c\n\targuments\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@\"\xe0\x01\n\x10GenerationConfig\x12+\n\x11max_output_tokens\x18\x01 \x01(\rB\x0b\xbaH\x08*\x06\x18\xc0\x84=(\x01H\x00\x88\x01\x01\x12)\n\x0btemperature\x18\x02 \x01(\x02\x42\x0f\xbaH\x0c\n\n\x1d\x00\x00\x00@-\x00\x00\x00\x00H\x01\x88\x01\x01\x12#\n\x05top_p\x18\x03 \x01(\x02\x42\x0f\xbaH\x0c\n\n\x1d\x00\x00\x80?-\x00\x00\x00\x00H\x02\x88\x01\x01\x12\x1f\n\x04stop\x18\x04 \x03(\tB\x11\xbaH\x0e\x92\x01\x0b\x10\x10\"\x07r\x05\x10\x01(\x80\x02\x42\x14\n\x12_max_output_tokensB\x0e\n\x0c_temperatureB\x08\n\x06_top_p\"\xd7\x01\n\x04Tool\x12\x81\x01\n\x04name\x18\x01 \x01(\tBs\xbaHp\xba\x01m\n\ttool.name\x12\x39must be 1 to 64 letters, digits, _ or -, like get_weather\x1a%this.matches(\'^[A-Za-z0-9_-]{1,64}$\')\x12\x1e\n\x0b\x64\x65scription\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80\x01\x12+\n\nparameters\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"X\n\nToolChoice\x12\x33\n\x04mode\x18\x01 \x01(\x0e\x32\x1b.llmrelay.v1.ToolChoiceModeB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12\x15\n\x04name\x18\x02 \x01(\tB\x07\xbaH\x04r\x02\x18@\"\xf9\x02\n\x0eResponseFormat\x12\x34\n\x0bjson_schema\x18\x01 \x01(\x0b\x32\x17.google.protobuf.StructB\x06\xbaH\x03\xc8\x01\x01\x12\x91\x01\n\x04name\x18\x02 \x01(\tB\x82\x01\xbaH\x7f\xba\x01|\n\x14response_format.name\x12=must be up to 64 letters, digits, _ or -, like weather_report\x1a%this.matches(\'^[A-Za-z0-9_-]{0,64}$\')\x12,\n\x16max_validation_retries\x18\x03 \x01(\rB\x07\xbaH\x04*\x02\x18\nH\x00\x88\x01\x01\x12\x34\n\non_invalid\x18\x04 \x01(\x0e\x32\x16.llmrelay.v1.OnInvalidB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12\x1e\n\x16stream_partial_objects\x18\x05 \x01(\x08\x42\x19\n\x17_max_validation_retries\"\xe2\x01\n\x0bRetryPolicy\x12\x1d\n\x0cmax_attempts\x18\x01 \x01(\rB\x07\xbaH\x04*\x02\x18\n\x12@\n\x0finitial_backoff\x18\x02 \x01(\x0b\x32\x19.google.protobuf.DurationB\x0c\xbaH\t\xaa\x01\x06\"\x02\x08<*\x00\x12=\n\x0bmax_backoff\x18\x03 \x01(\x0b\x32\x19.google.protobuf.DurationB\r\xbaH\n\xaa\x01\x07\"\x03\x08\xac\x02*\x00\x12\x33\n\tmidstream\x18\x04 \x01(\x0e\x32\x16.llmrelay.v1.MidstreamB\x08\xbaH\x05\x82\x01\x02\x10\x01\"\xe5\x01\n\rGenerateEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\x0f\n\x07\x61ttempt\x18\x02 \x01(\r\x12#\n\x05\x64\x65lta\x18\x03 \x01(\x0b\x32\x12.llmrelay.v1.DeltaH\x00\x12,\n\nwill_retry\x18\x04 \x01(\x0b\x32\x16.llmrelay.v1.WillRetryH\x00\x12#\n\x05\x66inal\x18\x05 \x01(\x0b\x32\x12.llmrelay.v1.FinalH\x00\x12\x30\n\x0epartial_object\x18\x06 \x01(\x0b\x32\x16.google.protobuf.ValueH\x00\x42\x07\n\x05\x65vent\"D\n\x05\x44\x65lta\x12\x0c\n\x04text\x18\x01 \x01(\t\x12-\n\ttool_call\x18\x02 \x01(\x0b\x32\x1a.llmrelay.v1.ToolCallDelta\"Q\n\rToolCallDelta\x12\r\n\x05index\x18\x01 \x01(\r\x12\n\n\x02id\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x17\n\x0f\x61rguments_delta\x18\x04 \x01(\t\"\xb1\x01\n\tWillRetry\x12(\n\x06reason\x18\x01 \x01(\x0e\x32\x18.llmrelay.v1.RetryReason\x12(\n\x05\x64\x65lay\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x14\n\x0cnext_attempt\x18\x03 \x01(\r\x12\x17\n\x0f\x64iscard_partial\x18\x04 \x01(\x08\x12!\n\x05\x63\x61use\x18\x05 \x01(\x0b\x32\x12.google.rpc.Status\"\xb3\x02\n\x05\x46inal\x12%\n\x07message\x18\x01 \x01(\x0b\x32\x14.llmrelay.v1.Message\x12&\n\x06object\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x30\n\rfinish_reason\x18\x03 \x01(\x0e\x32\x19.llmrelay.v1.FinishReason\x12!\n\x05usage\x18\x04 \x01(\x0b\x32\x12.llmrelay.v1.Usage\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\r\x12\x1a\n\x12validation_retries\x18\x06 \x01(\r\x12\x37\n\x11validation_errors\x18\x07 \x03(\x0b\x32\x1c.llmrelay.v1.ValidationError\x12\x10\n\x08provider\x18\x08 \x01(\t\x12\r\n\x05model\x18\t \x01(\t\"4\n\x05Usage\x12\x14\n\x0cinput_tokens\x18\x01 \x01(\x04\x12\x15\n\routput_tokens\x18\x02 \x01(\x04\"h\n\x0fValidationError\x12\x0f\n\x07\x61ttempt\x18\x01 \x01(\r\x12\x19\n\x11instance_location\x18\x02 \x01(\t\x12\x18\n\x10keyword_location\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\".\n\x11ListModelsRequest\x12\x19\n\x08provider\x18\x01 \x01(\tB\x07\xbaH\x04r\x02\x18?\"8\n\x12ListModelsResponse\x12\"\n\x06models\x18\x01 \x03(\x0b\x32\x12.llmrelay.v1.Model\"J\n\x05Model\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08provider\x18\x02 \x01(\t\x12\x15\n\rprovider_kind\x18\x03 \x01(\t\x12\x0c\n\x04name\x18\x04 \x01(\t*_\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bROLE_SYSTEM\x10\x01\x12\r\n\tROLE_USER\x10\x02\x12\x12\n\x0eROLE_ASSISTANT\x10\x03\x12\r\n\tROLE_TOOL\x10\x04*\xa2\x01\n\x0eToolChoiceMode\x12 \n\x1cTOOL_CHOICE_MODE_UNSPECIFIED\x10\x00\x12\x19\n\x15TOOL_CHOICE_MODE_AUTO\x10\x01\x12\x19\n\x15TOOL_CHOICE_MODE_NONE\x10\x02\x12\x1d\n\x19TOOL_CHOICE_MODE_REQUIRED\x10\x03\x12\x19\n\x15TOOL_CHOICE_MODE_TOOL\x10\x04*X\n\tOnInvalid\x12\x1a\n\x16ON_INVALID_UNSPECIFIED\x10\x00\x12\x13\n\x0fON_INVALID_FAIL\x10\x01\x12\x1a\n\x16ON_INVALID_RETURN_TEXT\x10\x02*Q\n\tMidstream\x12\x19\n\x15MIDSTREAM_UNSPECIFIED\x10\x00\x12\x15\n\x11MIDSTREAM_RESTART\x10\x01\x12\x12\n\x0eMIDSTREAM_FAIL\x10\x02*\xdd\x01\n\x0bRetryReason\x12\x1c\n\x18RETRY_REASON_UNSPECIFIED\x10\x00\x12\x1d\n\x19RETRY_REASON_RATE_LIMITED\x10\x01\x12\x1b\n\x17RETRY_REASON_OVERLOADED\x10\x02\x12\x1d\n\x19RETRY_REASON_SERVER_ERROR\x10\x03\x12\x1a\n\x16RETRY_REASON_TRANSPORT\x10\x04\x12\x18\n\x14RETRY_REASON_STALLED\x10\x05\x12\x1f\n\x1bRETRY_REASON_INVALID_OUTPUT\x10\x06*\xb8\x01\n\x0c\x46inishReason\x12\x1d\n\x19\x46INISH_REASON_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46INISH_REASON_STOP\x10\x01\x12\x18\n\x14\x46INISH_REASON_LENGTH\x10\x02\x12\x1c\n\x18\x46INISH_REASON_TOOL_CALLS\x10\x03\x12 \n\x1c\x46INISH_REASON_CONTENT_FILTER\x10\x04\x12\x17\n\x13\x46INISH_REASON_OTHER\x10\x05\x32\xa3\x01\n\nLLMService\x12\x46\n\x08Generate\x12\x1c.llmrelay.v1.GenerateRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01\x12M\n\nListModels\x12\x1e.llmrelay.v1.ListModelsRequest\x1a\x1f.llmrelay.v1.ListModelsResponseB<Z:github.com/llmrelay/llmrelay/gen/go/llmrelay/v1;llmrelayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1allmrelay/v1/llmrelay.proto\x12\x0bllmrelay.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\"\xfc\x0c\n\x0fGenerateRequest\x12\x8f\x04\n\x05model\x18\x01 \x01(\tB\xff\x03\xbaH\x03\xc8\x01\x01\xbaH\x05r\x03\x18\x80\x02\xbaH\xb4\x02\xba\x01\xb0\x02\n\x0cmodel.format\x12\xd1\x01must be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o: a lower-case name, and for a provider\'s model a slash, then the provider\'s model name (letters, digits and . _ : / @ + -)\x1aLthis.matches(\'^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$\')\xbaH\xb5\x01\xba\x01\xb1\x01\n\x13model.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1aJthis == \'\' || !this.split(\'/\').exists(s, s == \'\' || s == \'.\' || s == \'..\')\x12\x33\n\x08messages\x18\x02 \x03(\x0b\x32\x14.llmrelay.v1.MessageB\x0b\xbaH\x08\x92\x01\x05\x08\x01\x10\x80\x08\x12\x31\n\ngeneration\x18\x03 \x01(\x0b\x32\x1d.llmrelay.v1.GenerationConfig\x12+\n\x05tools\x18\x04 \x03(\x0b\x32\x11.llmrelay.v1.ToolB\t\xbaH\x06\x92\x01\x03\x10\x80\x01\x12,\n\x0btool_choice\x18\x05 \x01(\x0b\x32\x17.llmrelay.v1.ToolChoice\x12\x34\n\x0fresponse_format\x18\x06 \x01(\x0b\x32\x1b.llmrelay.v1.ResponseFormat\x12\'\n\x05retry\x18\x07 \x01(\x0b\x32\x18.llmrelay.v1.RetryPolicy\x12\x45\n\x13stream_idle_timeout\x18\x08 \x01(\x0b\x32\x19.google.protobuf.DurationB\r\xbaH\n\xaa\x01\x07\"\x03\x08\x90\x1c*\x00\x12\"\n\nrequest_id\x18\t \x01(\tB\x0e\xbaH\x03\xd8\x01\x01\xbaH\x05r\x03\xb0\x01\x01\x12\x31\n\x10provider_options\x18\n \x01(\x0b\x32\x17.google.protobuf.Struct\x12\xc6\x03\n\x0f\x66\x61llback_models\x18\x0f \x03(\tB\xac\x03\xbaH\x05\x92\x01\x02\x10\x08\xbaH\n\x92\x01\x07\"\x05r\x03\x18\x80\x02\xbaH\xc9\x01\x92\x01\xc5\x01\"\xc2\x01\xba\x01\xbe\x01\n\x16\x66\x61llback_models.format\x12Vmust be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o\x1aLthis.matches(\'^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$\')\xbaH\xc6\x01\x92\x01\xc2\x01\"\xbf\x01\xba\x01\xbb\x01\n\x1d\x66\x61llback_models.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1aJthis == \'\' || !this.split(\'/\').exists(s, s == \'\' || s == \'.\' || s == \'..\')\x12V\n\x08metadata\x18\x0b \x03(\x0b\x32*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\x07r\x05\x10\x01(\x80\x01*\x05r\x03(\x80\x08\x12\x45\n\x13\x66irst_event_timeout\x18\x0c \x01(\x0b\x32\x19.google.protobuf.DurationB\r\xbaH\n\xaa\x01\x07\"\x03\x08\x90\x1c*\x00\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xf8\x03\n\x07Message\x12\x88\x01\n\x04role\x18\x01 \x01(\x0e\x32\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01\x61\n\x0crole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]\x12\x1a\n\x07\x63ontent\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@\x12\x34\n\ntool_calls\x18\x03 \x03(\x0b\x32\x15.llmrelay.v1.ToolCallB\t\xbaH\x06\x92\x01\x03\x10\x80\x01\x12\x1e\n\x0ctool_call_id\x18\x04 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\x12\x34\n\treasoning\x18\x05 \x03(\x0b\x32\x16.llmrelay.v1.ReasoningB\t\xbaH\x06\x92\x01\x03\x10\x80\x02\x12\x1a\n\x07refusal\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@:\x9d\x01\xbaH\x99\x01\x1a\x96\x01\n\x16message.assistant_only\x12\x37reasoning and refusal belong to ROLE_ASSISTANT messages\x1a\x43this.role == 3 || (size(this.reasoning) == 0 && this.refusal == \'\')\"x\n\tReasoning\x12\x17\n\x04text\x18\x01 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@\x12\x1c\n\tsignature\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@\x12\x1b\n\x08redacted\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@\x12\x17\n\x06\x66ormat\x18\x04 \x01(\tB\x07\xbaH\x04r\x02\x18@\"t\n\x08ToolCall\x12\x14\n\x02id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\x12\x16\n\x04name\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x01\x12\x1c\n\targuments\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@\x12\x1c\n\tsignature\x18\x04 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@\"\xe0\x01\n\x10GenerationConfig\x12+\n\x11max_output_tokens\x18\x01 \x01(\rB\x0b\xbaH\x08*\x06\x18\xc0\x84=(\x01H\x00\x88\x01\x01\x12)\n\x0btemperature\x18\x02 \x01(\x02\x42\x0f\xbaH\x0c\n\n\x1d\x00\x00\x00@-\x00\x00\x00\x00H\x01\x88\x01\x01\x12#\n\x05top_p\x18\x03 \x01(\x02\x42\x0f\xbaH\x0c\n\n\x1d\x00\x00\x80?-\x00\x00\x00\x00H\x02\x88\x01\x01\x12\x1f\n\x04stop\x18\x04 \x03(\tB\x11\xbaH\x0e\x92\x01\x0b\x10\x10\"\x07r\x05\x10\x01(\x80\x02\x42\x14\n\x12_max_output_tokensB\x0e\n\x0c_temperatureB\x08\n\x06_top_p\"\xd7\x01\n\x04Tool\x12\x81\x01\n\x04name\x18\x01 \x01(\tBs\xbaHp\xba\x01m\n\ttool.name\x12\x39must be 1 to 64 letters, digits, _ or -, like get_weather\x1a%this.matches(\'^[A-Za-z0-9_-]{1,64}$\')\x12\x1e\n\x0b\x64\x65scription\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80\x01\x12+\n\nparameters\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"X\n\nToolChoice\x12\x33\n\x04mode\x18\x01 \x01(\x0e\x32\x1b.llmrelay.v1.ToolChoiceModeB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12\x15\n\x04name\x18\x02 \x01(\tB\x07\xbaH\x04r\x02\x18@\"\xf9\x02\n\x0eResponseFormat\x12\x34\n\x0bjson_schema\x18\x01 \x01(\x0b\x32\x17.google.protobuf.StructB\x06\xbaH\x03\xc8\x01\x01\x12\x91\x01\n\x04name\x18\x02 \x01(\tB\x82\x01\xbaH\x7f\xba\x01|\n\x14response_format.name\x12=must be up to 64 letters, digits, _ or -, like weather_report\x1a%this.matches(\'^[A-Za-z0-9_-]{0,64}$\')\x12,\n\x16max_validation_retries\x18\x03 \x01(\rB\x07\xbaH\x04*\x02\x18\nH\x00\x88\x01\x01\x12\x34\n\non_invalid\x18\x04 \x01(\x0e\x32\x16.llmrelay.v1.OnInvalidB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12\x1e\n\x16stream_partial_objects\x18\x05 \x01(\x08\x42\x19\n\x17_max_validation_retries\"\xe2\x01\n\x0bRetryPolicy\x12\x1d\n\x0cmax_attempts\x18\x01 \x01(\rB\x07\xbaH\x04*\x02\x18\n\x12@\n\x0finitial_backoff\x18\x02 \x01(\x0b\x32\x19.google.protobuf.DurationB\x0c\xbaH\t\xaa\x01\x06\"\x02\x08<*\x00\x12=\n\x0bmax_backoff\x18\x03 \x01(\x0b\x32\x19.google.protobuf.DurationB\r\xbaH\n\xaa\x01\x07\"\x03\x08\xac\x02*\x00\x12\x33\n\tmidstream\x18\x04 \x01(\x0e\x32\x16.llmrelay.v1.MidstreamB\x08\xbaH\x05\x82\x01\x02\x10\x01\"\xe5\x01\n\rGenerateEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\x0f\n\x07\x61ttempt\x18\x02 \x01(\r\x12#\n\x05\x64\x65lta\x18\x03 \x01(\x0b\x32\x12.llmrelay.v1.DeltaH\x00\x12,\n\nwill_retry\x18\x04 \x01(\x0b\x32\x16.llmrelay.v1.WillRetryH\x00\x12#\n\x05\x66inal\x18\x05 \x01(\x0b\x32\x12.llmrelay.v1.FinalH\x00\x12\x30\n\x0epartial_object\x18\x06 \x01(\x0b\x32\x16.google.protobuf.ValueH\x00\x42\x07\n\x05\x65vent\"\x85\x01\n\x05\x44\x65lta\x12\x0c\n\x04text\x18\x01 \x01(\t\x12-\n\ttool_call\x18\x02 \x01(\x0b\x32\x1a.llmrelay.v1.ToolCallDelta\x12.\n\treasoning\x18\x03 \x01(\x0b\x32\x1b.llmrelay.v1.ReasoningDelta\x12\x0f\n\x07refusal\x18\x04 \x01(\t\"b\n\x0eReasoningDelta\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x11\n\tsignature\x18\x03 \x01(\t\x12\x10\n\x08redacted\x18\x04 \x01(\t\x12\x0e\n\x06\x66ormat\x18\x05 \x01(\t\"Q\n\rToolCallDelta\x12\r\n\x05index\x18\x01 \x01(\r\x12\n\n\x02id\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x17\n\x0f\x61rguments_delta\x18\x04 \x01(\t\"\xee\x01\n\tWillRetry\x12(\n\x06reason\x18\x01 \x01(\x0e\x32\x18.llmrelay.v1.RetryReason\x12(\n\x05\x64\x65lay\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x14\n\x0cnext_attempt\x18\x03 \x01(\r\x12\x17\n\x0f\x64iscard_partial\x18\x04 \x01(\x08\x12!\n\x05\x63\x61use\x18\x05 \x01(\x0b\x32\x12.google.rpc.Status\x12\x15\n\rnext_provider\x18\x06 \x01(\t\x12\x12\n\nnext_model\x18\x07 \x01(\t\x12\x10\n\x08\x66\x61llback\x18\x08 \x01(\x08\"\xb0\x03\n\x05\x46inal\x12%\n\x07message\x18\x01 \x01(\x0b\x32\x14.llmrelay.v1.Message\x12&\n\x06object\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x30\n\rfinish_reason\x18\x03 \x01(\x0e\x32\x19.llmrelay.v1.FinishReason\x12!\n\x05usage\x18\x04 \x01(\x0b\x32\x12.llmrelay.v1.Usage\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\r\x12\x1a\n\x12validation_retries\x18\x06 \x01(\r\x12\x37\n\x11validation_errors\x18\x07 \x03(\x0b\x32\x1c.llmrelay.v1.ValidationError\x12\x10\n\x08provider\x18\x08 \x01(\t\x12\r\n\x05model\x18\t \x01(\t\x12\r\n\x05route\x18\r \x01(\t\x12\x38\n\x0b\x61nnotations\x18\x0e \x03(\x0b\x32#.llmrelay.v1.Final.AnnotationsEntry\x1a\x32\n\x10\x41nnotationsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x90\x01\n\x05Usage\x12\x14\n\x0cinput_tokens\x18\x01 \x01(\x04\x12\x15\n\routput_tokens\x18\x02 \x01(\x04\x12\x18\n\x10reasoning_tokens\x18\x03 \x01(\x04\x12\x1b\n\x13\x63\x61\x63hed_input_tokens\x18\x04 \x01(\x04\x12#\n\x1b\x63\x61\x63he_creation_input_tokens\x18\x05 \x01(\x04\"h\n\x0fValidationError\x12\x0f\n\x07\x61ttempt\x18\x01 \x01(\r\x12\x19\n\x11instance_location\x18\x02 \x01(\t\x12\x18\n\x10keyword_location\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\".\n\x11ListModelsRequest\x12\x19\n\x08provider\x18\x01 \x01(\tB\x07\xbaH\x04r\x02\x18?\"8\n\x12ListModelsResponse\x12\"\n\x06models\x18\x01 \x03(\x0b\x32\x12.llmrelay.v1.Model\"\xf2\x01\n\x05Model\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08provider\x18\x02 \x01(\t\x12\x15\n\rprovider_kind\x18\x03 \x01(\t\x12\x0c\n\x04name\x18\x04 \x01(\t\x12$\n\x04kind\x18\x05 \x01(\x0e\x32\x16.llmrelay.v1.ModelKind\x12)\n\x07targets\x18\x06 \x03(\x0b\x32\x18.llmrelay.v1.RouteTarget\x12*\n\x07\x62\x61lance\x18\x07 \x01(\x0e\x32\x19.llmrelay.v1.RouteBalance\x12)\n\x06health\x18\x08 \x01(\x0b\x32\x19.llmrelay.v1.TargetHealth\"w\n\x0bRouteTarget\x12\r\n\x05model\x18\x01 \x01(\t\x12\x10\n\x08provider\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0e\n\x06weight\x18\x04 \x01(\r\x12)\n\x06health\x18\x05 \x01(\x0b\x32\x19.llmrelay.v1.TargetHealth\"\x83\x01\n\x0cTargetHealth\x12\x0f\n\x07\x65jected\x18\x01 \x01(\x08\x12\x31\n\rejected_until\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1c\n\x14\x63onsecutive_failures\x18\x03 \x01(\r\x12\x11\n\tejections\x18\x04 \x01(\r*_\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bROLE_SYSTEM\x10\x01\x12\r\n\tROLE_USER\x10\x02\x12\x12\n\x0eROLE_ASSISTANT\x10\x03\x12\r\n\tROLE_TOOL\x10\x04*\xa2\x01\n\x0eToolChoiceMode\x12 \n\x1cTOOL_CHOICE_MODE_UNSPECIFIED\x10\x00\x12\x19\n\x15TOOL_CHOICE_MODE_AUTO\x10\x01\x12\x19\n\x15TOOL_CHOICE_MODE_NONE\x10\x02\x12\x1d\n\x19TOOL_CHOICE_MODE_REQUIRED\x10\x03\x12\x19\n\x15TOOL_CHOICE_MODE_TOOL\x10\x04*X\n\tOnInvalid\x12\x1a\n\x16ON_INVALID_UNSPECIFIED\x10\x00\x12\x13\n\x0fON_INVALID_FAIL\x10\x01\x12\x1a\n\x16ON_INVALID_RETURN_TEXT\x10\x02*Q\n\tMidstream\x12\x19\n\x15MIDSTREAM_UNSPECIFIED\x10\x00\x12\x15\n\x11MIDSTREAM_RESTART\x10\x01\x12\x12\n\x0eMIDSTREAM_FAIL\x10\x02*\xfe\x01\n\x0bRetryReason\x12\x1c\n\x18RETRY_REASON_UNSPECIFIED\x10\x00\x12\x1d\n\x19RETRY_REASON_RATE_LIMITED\x10\x01\x12\x1b\n\x17RETRY_REASON_OVERLOADED\x10\x02\x12\x1d\n\x19RETRY_REASON_SERVER_ERROR\x10\x03\x12\x1a\n\x16RETRY_REASON_TRANSPORT\x10\x04\x12\x18\n\x14RETRY_REASON_STALLED\x10\x05\x12\x1f\n\x1bRETRY_REASON_INVALID_OUTPUT\x10\x06\x12\x1f\n\x1bRETRY_REASON_TARGET_REFUSED\x10\t*\xd3\x01\n\x0c\x46inishReason\x12\x1d\n\x19\x46INISH_REASON_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46INISH_REASON_STOP\x10\x01\x12\x18\n\x14\x46INISH_REASON_LENGTH\x10\x02\x12\x1c\n\x18\x46INISH_REASON_TOOL_CALLS\x10\x03\x12 \n\x1c\x46INISH_REASON_CONTENT_FILTER\x10\x04\x12\x17\n\x13\x46INISH_REASON_OTHER\x10\x05\x12\x19\n\x15\x46INISH_REASON_REFUSAL\x10\x06*\\\n\tModelKind\x12\x1a\n\x16MODEL_KIND_UNSPECIFIED\x10\x00\x12\x1d\n\x19MODEL_KIND_PROVIDER_MODEL\x10\x01\x12\x14\n\x10MODEL_KIND_ROUTE\x10\x02*d\n\x0cRouteBalance\x12\x1d\n\x19ROUTE_BALANCE_UNSPECIFIED\x10\x00\x12\x19\n\x15ROUTE_BALANCE_ORDERED\x10\x01\x12\x1a\n\x16ROUTE_BALANCE_WEIGHTED\x10\x02\x32\xa3\x01\n\nLLMService\x12\x46\n\x08Generate\x12\x1c.llmrelay.v1.GenerateRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01\x12M\n\nListModels\x12\x1e.llmrelay.v1.ListModelsRequest\x1a\x1f.llmrelay.v1.ListModelsResponseB<Z:github.com/llmrelay/llmrelay/gen/go/llmrelay/v1;llmrelayv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'llmrelay.v1.llmrelay_pb2', globals())
@@ -28,7 +29,7 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _GENERATEREQUEST_METADATAENTRY._options = None
   _GENERATEREQUEST_METADATAENTRY._serialized_options = b'8\001'
   _GENERATEREQUEST.fields_by_name['model']._options = None
-  _GENERATEREQUEST.fields_by_name['model']._serialized_options = b'\272H\003\310\001\001\272H\005r\003\030\200\002\272H\204\002\272\001\200\002\n\014model.format\022\244\001must be <provider>/<model>, like mock/echo or openai/gpt-4o: a lower-case provider name, a slash, then the provider\'s model name (letters, digits and . _ : / @ + -)\032Ithis.matches(\'^[a-z0-9][a-z0-9_-]{0,62}/[A-Za-z0-9][A-Za-z0-9._:/@+-]*$\')\272H\265\001\272\001\261\001\n\023model.path_segments\022Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\032Jthis == \'\' || !this.split(\'/\').exists(s, s == \'\' || s == \'.\' || s == \'..\')'
+  _GENERATEREQUEST.fields_by_name['model']._serialized_options = b'\272H\003\310\001\001\272H\005r\003\030\200\002\272H\264\002\272\001\260\002\n\014model.format\022\321\001must be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o: a lower-case name, and for a provider\'s model a slash, then the provider\'s model name (letters, digits and . _ : / @ + -)\032Lthis.matches(\'^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$\')\272H\265\001\272\001\261\001\n\023model.path_segments\022Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\032Jthis == \'\' || !this.split(\'/\').exists(s, s == \'\' || s == \'.\' || s == \'..\')'
   _GENERATEREQUEST.fields_by_name['messages']._options = None
   _GENERATEREQUEST.fields_by_name['messages']._serialized_options = b'\272H\010\222\001\005\010\001\020\200\010'
   _GENERATEREQUEST.fields_by_name['tools']._options = None
@@ -37,8 +38,12 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _GENERATEREQUEST.fields_by_name['stream_idle_timeout']._serialized_options = b'\272H\n\252\001\007\"\003\010\220\034*\000'
   _GENERATEREQUEST.fields_by_name['request_id']._options = None
   _GENERATEREQUEST.fields_by_name['request_id']._serialized_options = b'\272H\003\330\001\001\272H\005r\003\260\001\001'
+  _GENERATEREQUEST.fields_by_name['fallback_models']._options = None
+  _GENERATEREQUEST.fields_by_name['fallback_models']._serialized_options = b'\272H\005\222\001\002\020\010\272H\n\222\001\007\"\005r\003\030\200\002\272H\311\001\222\001\305\001\"\302\001\272\001\276\001\n\026fallback_models.format\022Vmust be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o\032Lthis.matches(\'^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$\')\272H\306\001\222\001\302\001\"\277\001\272\001\273\001\n\035fallback_models.path_segments\022Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\032Jthis == \'\' || !this.split(\'/\').exists(s, s == \'\' || s == \'.\' || s == \'..\')'
   _GENERATEREQUEST.fields_by_name['metadata']._options = None
   _GENERATEREQUEST.fields_by_name['metadata']._serialized_options = b'\272H\025\232\001\022\020@\"\007r\005\020\001(\200\001*\005r\003(\200\010'
+  _GENERATEREQUEST.fields_by_name['first_event_timeout']._options = None
+  _GENERATEREQUEST.fields_by_name['first_event_timeout']._serialized_options = b'\272H\n\252\001\007\"\003\010\220\034*\000'
   _MESSAGE.fields_by_name['role']._options = None
   _MESSAGE.fields_by_name['role']._serialized_options = b'\272Hd\272\001a\n\014role.defined\022;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\032\024this in [1, 2, 3, 4]'
   _MESSAGE.fields_by_name['content']._options = None
@@ -47,12 +52,28 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _MESSAGE.fields_by_name['tool_calls']._serialized_options = b'\272H\006\222\001\003\020\200\001'
   _MESSAGE.fields_by_name['tool_call_id']._options = None
   _MESSAGE.fields_by_name['tool_call_id']._serialized_options = b'\272H\005r\003\030\200\002'
+  _MESSAGE.fields_by_name['reasoning']._options = None
+  _MESSAGE.fields_by_name['reasoning']._serialized_options = b'\272H\006\222\001\003\020\200\002'
+  _MESSAGE.fields_by_name['refusal']._options = None
+  _MESSAGE.fields_by_name['refusal']._serialized_options = b'\272H\006r\004(\200\200@'
+  _MESSAGE._options = None
+  _MESSAGE._serialized_options = b'\272H\231\001\032\226\001\n\026message.assistant_only\0227reasoning and refusal belong to ROLE_ASSISTANT messages\032Cthis.role == 3 || (size(this.reasoning) == 0 && this.refusal == \'\')'
+  _REASONING.fields_by_name['text']._options = None
+  _REASONING.fields_by_name['text']._serialized_options = b'\272H\006r\004(\200\200@'
+  _REASONING.fields_by_name['signature']._options = None
+  _REASONING.fields_by_name['signature']._serialized_options = b'\272H\006r\004(\200\200@'
+  _REASONING.fields_by_name['redacted']._options = None
+  _REASONING.fields_by_name['redacted']._serialized_options = b'\272H\006r\004(\200\200@'
+  _REASONING.fields_by_name['format']._options = None
+  _REASONING.fields_by_name['format']._serialized_options = b'\272H\004r\002\030@'
   _TOOLCALL.fields_by_name['id']._options = None
   _TOOLCALL.fields_by_name['id']._serialized_options = b'\272H\005r\003\030\200\002'
   _TOOLCALL.fields_by_name['name']._options = None
   _TOOLCALL.fields_by_name['name']._serialized_options = b'\272H\005r\003\030\200\001'
   _TOOLCALL.fields_by_name['arguments']._options = None
   _TOOLCALL.fields_by_name['arguments']._serialized_options = b'\272H\006r\004(\200\200@'
+  _TOOLCALL.fields_by_name['signature']._options = None
+  _TOOLCALL.fields_by_name['signature']._serialized_options = b'\272H\006r\004(\200\200@'
   _GENERATIONCONFIG.fields_by_name['max_output_tokens']._options = None
   _GENERATIONCONFIG.fields_by_name['max_output_tokens']._serialized_options = b'\272H\010*\006\030\300\204=(\001'
   _GENERATIONCONFIG.fields_by_name['temperature']._options = None
@@ -85,58 +106,74 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _RETRYPOLICY.fields_by_name['max_backoff']._serialized_options = b'\272H\n\252\001\007\"\003\010\254\002*\000'
   _RETRYPOLICY.fields_by_name['midstream']._options = None
   _RETRYPOLICY.fields_by_name['midstream']._serialized_options = b'\272H\005\202\001\002\020\001'
+  _FINAL_ANNOTATIONSENTRY._options = None
+  _FINAL_ANNOTATIONSENTRY._serialized_options = b'8\001'
   _LISTMODELSREQUEST.fields_by_name['provider']._options = None
   _LISTMODELSREQUEST.fields_by_name['provider']._serialized_options = b'\272H\004r\002\030?'
-  _ROLE._serialized_start=3960
-  _ROLE._serialized_end=4055
-  _TOOLCHOICEMODE._serialized_start=4058
-  _TOOLCHOICEMODE._serialized_end=4220
-  _ONINVALID._serialized_start=4222
-  _ONINVALID._serialized_end=4310
-  _MIDSTREAM._serialized_start=4312
-  _MIDSTREAM._serialized_end=4393
-  _RETRYREASON._serialized_start=4396
-  _RETRYREASON._serialized_end=4617
-  _FINISHREASON._serialized_start=4620
-  _FINISHREASON._serialized_end=4804
-  _GENERATEREQUEST._serialized_start=160
-  _GENERATEREQUEST._serialized_end=1244
-  _GENERATEREQUEST_METADATAENTRY._serialized_start=1197
-  _GENERATEREQUEST_METADATAENTRY._serialized_end=1244
-  _MESSAGE._serialized_start=1247
-  _MESSAGE._serialized_end=1509
-  _TOOLCALL._serialized_start=1511
-  _TOOLCALL._serialized_end=1597
-  _GENERATIONCONFIG._serialized_start=1600
-  _GENERATIONCONFIG._serialized_end=1824
-  _TOOL._serialized_start=1827
-  _TOOL._serialized_end=2042
-  _TOOLCHOICE._serialized_start=2044
-  _TOOLCHOICE._serialized_end=2132
-  _RESPONSEFORMAT._serialized_start=2135
-  _RESPONSEFORMAT._serialized_end=2512
-  _RETRYPOLICY._serialized_start=2515
-  _RETRYPOLICY._serialized_end=2741
-  _GENERATEEVENT._serialized_start=2744
-  _GENERATEEVENT._serialized_end=2973
-  _DELTA._serialized_start=2975
-  _DELTA._serialized_end=3043
-  _TOOLCALLDELTA._serialized_start=3045
-  _TOOLCALLDELTA._serialized_end=3126
-  _WILLRETRY._serialized_start=3129
-  _WILLRETRY._serialized_end=3306
-  _FINAL._serialized_start=3309
-  _FINAL._serialized_end=3616
-  _USAGE._serialized_start=3618
-  _USAGE._serialized_end=3670
-  _VALIDATIONERROR._serialized_start=3672
-  _VALIDATIONERROR._serialized_end=3776
-  _LISTMODELSREQUEST._serialized_start=3778
-  _LISTMODELSREQUEST._serialized_end=3824
-  _LISTMODELSRESPONSE._serialized_start=3826
-  _LISTMODELSRESPONSE._serialized_end=3882
-  _MODEL._serialized_start=3884
-  _MODEL._serialized_end=3958
-  _LLMSERVICE._serialized_start=4807
-  _LLMSERVICE._serialized_end=4970
+  _ROLE._serialized_start=5832
+  _ROLE._serialized_end=5927
+  _TOOLCHOICEMODE._serialized_start=5930
+  _TOOLCHOICEMODE._serialized_end=6092
+  _ONINVALID._serialized_start=6094
+  _ONINVALID._serialized_end=6182
+  _MIDSTREAM._serialized_start=6184
+  _MIDSTREAM._serialized_end=6265
+  _RETRYREASON._serialized_start=6268
+  _RETRYREASON._serialized_end=6522
+  _FINISHREASON._serialized_start=6525
+  _FINISHREASON._serialized_end=6736
+  _MODELKIND._serialized_start=6738
+  _MODELKIND._serialized_end=6830
+  _ROUTEBALANCE._serialized_start=6832
+  _ROUTEBALANCE._serialized_end=6932
+  _GENERATEREQUEST._serialized_start=193
+  _GENERATEREQUEST._serialized_end=1853
+  _GENERATEREQUEST_METADATAENTRY._serialized_start=1806
+  _GENERATEREQUEST_METADATAENTRY._serialized_end=1853
+  _MESSAGE._serialized_start=1856
+  _MESSAGE._serialized_end=2360
+  _REASONING._serialized_start=2362
+  _REASONING._serialized_end=2482
+  _TOOLCALL._serialized_start=2484
+  _TOOLCALL._serialized_end=2600
+  _GENERATIONCONFIG._serialized_start=2603
+  _GENERATIONCONFIG._serialized_end=2827
+  _TOOL._serialized_start=2830
+  _TOOL._serialized_end=3045
+  _TOOLCHOICE._serialized_start=3047
+  _TOOLCHOICE._serialized_end=3135
+  _RESPONSEFORMAT._serialized_start=3138
+  _RESPONSEFORMAT._serialized_end=3515
+  _RETRYPOLICY._serialized_start=3518
+  _RETRYPOLICY._serialized_end=3744
+  _GENERATEEVENT._serialized_start=3747
+  _GENERATEEVENT._serialized_end=3976
+  _DELTA._serialized_start=3979
+  _DELTA._serialized_end=4112
+  _REASONINGDELTA._serialized_start=4114
+  _REASONINGDELTA._serialized_end=4212
+  _TOOLCALLDELTA._serialized_start=4214
+  _TOOLCALLDELTA._serialized_end=4295
+  _WILLRETRY._serialized_start=4298
+  _WILLRETRY._serialized_end=4536
+  _FINAL._serialized_start=4539
+  _FINAL._serialized_end=4971
+  _FINAL_ANNOTATIONSENTRY._serialized_start=4921
+  _FINAL_ANNOTATIONSENTRY._serialized_end=4971
+  _USAGE._serialized_start=4974
+  _USAGE._serialized_end=5118
+  _VALIDATIONERROR._serialized_start=5120
+  _VALIDATIONERROR._serialized_end=5224
+  _LISTMODELSREQUEST._serialized_start=5226
+  _LISTMODELSREQUEST._serialized_end=5272
+  _LISTMODELSRESPONSE._serialized_start=5274
+  _LISTMODELSRESPONSE._serialized_end=5330
+  _MODEL._serialized_start=5333
+  _MODEL._serialized_end=5575
+  _ROUTETARGET._serialized_start=5577
+  _ROUTETARGET._serialized_end=5696
+  _TARGETHEALTH._serialized_start=5699
+  _TARGETHEALTH._serialized_end=5830
+  _LLMSERVICE._serialized_start=6935
+  _LLMSERVICE._serialized_end=7098
 # @@protoc_insertion_point(module_scope)

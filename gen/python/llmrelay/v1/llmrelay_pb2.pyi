@@ -1,6 +1,7 @@
 from buf.validate import validate_pb2 as _validate_pb2
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.rpc import status_pb2 as _status_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -12,12 +13,16 @@ DESCRIPTOR: _descriptor.FileDescriptor
 FINISH_REASON_CONTENT_FILTER: FinishReason
 FINISH_REASON_LENGTH: FinishReason
 FINISH_REASON_OTHER: FinishReason
+FINISH_REASON_REFUSAL: FinishReason
 FINISH_REASON_STOP: FinishReason
 FINISH_REASON_TOOL_CALLS: FinishReason
 FINISH_REASON_UNSPECIFIED: FinishReason
 MIDSTREAM_FAIL: Midstream
 MIDSTREAM_RESTART: Midstream
 MIDSTREAM_UNSPECIFIED: Midstream
+MODEL_KIND_PROVIDER_MODEL: ModelKind
+MODEL_KIND_ROUTE: ModelKind
+MODEL_KIND_UNSPECIFIED: ModelKind
 ON_INVALID_FAIL: OnInvalid
 ON_INVALID_RETURN_TEXT: OnInvalid
 ON_INVALID_UNSPECIFIED: OnInvalid
@@ -26,6 +31,7 @@ RETRY_REASON_OVERLOADED: RetryReason
 RETRY_REASON_RATE_LIMITED: RetryReason
 RETRY_REASON_SERVER_ERROR: RetryReason
 RETRY_REASON_STALLED: RetryReason
+RETRY_REASON_TARGET_REFUSED: RetryReason
 RETRY_REASON_TRANSPORT: RetryReason
 RETRY_REASON_UNSPECIFIED: RetryReason
 ROLE_ASSISTANT: Role
@@ -33,6 +39,9 @@ ROLE_SYSTEM: Role
 ROLE_TOOL: Role
 ROLE_UNSPECIFIED: Role
 ROLE_USER: Role
+ROUTE_BALANCE_ORDERED: RouteBalance
+ROUTE_BALANCE_UNSPECIFIED: RouteBalance
+ROUTE_BALANCE_WEIGHTED: RouteBalance
 TOOL_CHOICE_MODE_AUTO: ToolChoiceMode
 TOOL_CHOICE_MODE_NONE: ToolChoiceMode
 TOOL_CHOICE_MODE_REQUIRED: ToolChoiceMode
@@ -40,34 +49,49 @@ TOOL_CHOICE_MODE_TOOL: ToolChoiceMode
 TOOL_CHOICE_MODE_UNSPECIFIED: ToolChoiceMode
 
 class Delta(_message.Message):
-    __slots__ = ["text", "tool_call"]
+    __slots__ = ["reasoning", "refusal", "text", "tool_call"]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
+    reasoning: ReasoningDelta
+    refusal: str
     text: str
     tool_call: ToolCallDelta
-    def __init__(self, text: _Optional[str] = ..., tool_call: _Optional[_Union[ToolCallDelta, _Mapping]] = ...) -> None: ...
+    def __init__(self, text: _Optional[str] = ..., tool_call: _Optional[_Union[ToolCallDelta, _Mapping]] = ..., reasoning: _Optional[_Union[ReasoningDelta, _Mapping]] = ..., refusal: _Optional[str] = ...) -> None: ...
 
 class Final(_message.Message):
-    __slots__ = ["attempts", "finish_reason", "message", "model", "object", "provider", "usage", "validation_errors", "validation_retries"]
+    __slots__ = ["annotations", "attempts", "finish_reason", "message", "model", "object", "provider", "route", "usage", "validation_errors", "validation_retries"]
+    class AnnotationsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    ANNOTATIONS_FIELD_NUMBER: _ClassVar[int]
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     FINISH_REASON_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     OBJECT_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    ROUTE_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
     VALIDATION_ERRORS_FIELD_NUMBER: _ClassVar[int]
     VALIDATION_RETRIES_FIELD_NUMBER: _ClassVar[int]
+    annotations: _containers.ScalarMap[str, str]
     attempts: int
     finish_reason: FinishReason
     message: Message
     model: str
     object: _struct_pb2.Value
     provider: str
+    route: str
     usage: Usage
     validation_errors: _containers.RepeatedCompositeFieldContainer[ValidationError]
     validation_retries: int
-    def __init__(self, message: _Optional[_Union[Message, _Mapping]] = ..., object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., attempts: _Optional[int] = ..., validation_retries: _Optional[int] = ..., validation_errors: _Optional[_Iterable[_Union[ValidationError, _Mapping]]] = ..., provider: _Optional[str] = ..., model: _Optional[str] = ...) -> None: ...
+    def __init__(self, message: _Optional[_Union[Message, _Mapping]] = ..., object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., attempts: _Optional[int] = ..., validation_retries: _Optional[int] = ..., validation_errors: _Optional[_Iterable[_Union[ValidationError, _Mapping]]] = ..., provider: _Optional[str] = ..., model: _Optional[str] = ..., route: _Optional[str] = ..., annotations: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class GenerateEvent(_message.Message):
     __slots__ = ["attempt", "delta", "final", "partial_object", "sequence", "will_retry"]
@@ -86,7 +110,7 @@ class GenerateEvent(_message.Message):
     def __init__(self, sequence: _Optional[int] = ..., attempt: _Optional[int] = ..., delta: _Optional[_Union[Delta, _Mapping]] = ..., will_retry: _Optional[_Union[WillRetry, _Mapping]] = ..., final: _Optional[_Union[Final, _Mapping]] = ..., partial_object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
 
 class GenerateRequest(_message.Message):
-    __slots__ = ["generation", "messages", "metadata", "model", "provider_options", "request_id", "response_format", "retry", "stream_idle_timeout", "tool_choice", "tools"]
+    __slots__ = ["fallback_models", "first_event_timeout", "generation", "messages", "metadata", "model", "provider_options", "request_id", "response_format", "retry", "stream_idle_timeout", "tool_choice", "tools"]
     class MetadataEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -94,6 +118,8 @@ class GenerateRequest(_message.Message):
         key: str
         value: str
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    FALLBACK_MODELS_FIELD_NUMBER: _ClassVar[int]
+    FIRST_EVENT_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     GENERATION_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
@@ -105,6 +131,8 @@ class GenerateRequest(_message.Message):
     STREAM_IDLE_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
     TOOL_CHOICE_FIELD_NUMBER: _ClassVar[int]
+    fallback_models: _containers.RepeatedScalarFieldContainer[str]
+    first_event_timeout: _duration_pb2.Duration
     generation: GenerationConfig
     messages: _containers.RepeatedCompositeFieldContainer[Message]
     metadata: _containers.ScalarMap[str, str]
@@ -116,7 +144,7 @@ class GenerateRequest(_message.Message):
     stream_idle_timeout: _duration_pb2.Duration
     tool_choice: ToolChoice
     tools: _containers.RepeatedCompositeFieldContainer[Tool]
-    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., generation: _Optional[_Union[GenerationConfig, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., tool_choice: _Optional[_Union[ToolChoice, _Mapping]] = ..., response_format: _Optional[_Union[ResponseFormat, _Mapping]] = ..., retry: _Optional[_Union[RetryPolicy, _Mapping]] = ..., stream_idle_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., generation: _Optional[_Union[GenerationConfig, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., tool_choice: _Optional[_Union[ToolChoice, _Mapping]] = ..., response_format: _Optional[_Union[ResponseFormat, _Mapping]] = ..., retry: _Optional[_Union[RetryPolicy, _Mapping]] = ..., stream_idle_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., fallback_models: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., first_event_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class GenerationConfig(_message.Message):
     __slots__ = ["max_output_tokens", "stop", "temperature", "top_p"]
@@ -143,28 +171,66 @@ class ListModelsResponse(_message.Message):
     def __init__(self, models: _Optional[_Iterable[_Union[Model, _Mapping]]] = ...) -> None: ...
 
 class Message(_message.Message):
-    __slots__ = ["content", "role", "tool_call_id", "tool_calls"]
+    __slots__ = ["content", "reasoning", "refusal", "role", "tool_call_id", "tool_calls"]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     content: str
+    reasoning: _containers.RepeatedCompositeFieldContainer[Reasoning]
+    refusal: str
     role: Role
     tool_call_id: str
     tool_calls: _containers.RepeatedCompositeFieldContainer[ToolCall]
-    def __init__(self, role: _Optional[_Union[Role, str]] = ..., content: _Optional[str] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCall, _Mapping]]] = ..., tool_call_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, role: _Optional[_Union[Role, str]] = ..., content: _Optional[str] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCall, _Mapping]]] = ..., tool_call_id: _Optional[str] = ..., reasoning: _Optional[_Iterable[_Union[Reasoning, _Mapping]]] = ..., refusal: _Optional[str] = ...) -> None: ...
 
 class Model(_message.Message):
-    __slots__ = ["id", "name", "provider", "provider_kind"]
+    __slots__ = ["balance", "health", "id", "kind", "name", "provider", "provider_kind", "targets"]
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    HEALTH_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_KIND_FIELD_NUMBER: _ClassVar[int]
+    TARGETS_FIELD_NUMBER: _ClassVar[int]
+    balance: RouteBalance
+    health: TargetHealth
     id: str
+    kind: ModelKind
     name: str
     provider: str
     provider_kind: str
-    def __init__(self, id: _Optional[str] = ..., provider: _Optional[str] = ..., provider_kind: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+    targets: _containers.RepeatedCompositeFieldContainer[RouteTarget]
+    def __init__(self, id: _Optional[str] = ..., provider: _Optional[str] = ..., provider_kind: _Optional[str] = ..., name: _Optional[str] = ..., kind: _Optional[_Union[ModelKind, str]] = ..., targets: _Optional[_Iterable[_Union[RouteTarget, _Mapping]]] = ..., balance: _Optional[_Union[RouteBalance, str]] = ..., health: _Optional[_Union[TargetHealth, _Mapping]] = ...) -> None: ...
+
+class Reasoning(_message.Message):
+    __slots__ = ["format", "redacted", "signature", "text"]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    REDACTED_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    format: str
+    redacted: str
+    signature: str
+    text: str
+    def __init__(self, text: _Optional[str] = ..., signature: _Optional[str] = ..., redacted: _Optional[str] = ..., format: _Optional[str] = ...) -> None: ...
+
+class ReasoningDelta(_message.Message):
+    __slots__ = ["format", "index", "redacted", "signature", "text"]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    REDACTED_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    format: str
+    index: int
+    redacted: str
+    signature: str
+    text: str
+    def __init__(self, index: _Optional[int] = ..., text: _Optional[str] = ..., signature: _Optional[str] = ..., redacted: _Optional[str] = ..., format: _Optional[str] = ...) -> None: ...
 
 class ResponseFormat(_message.Message):
     __slots__ = ["json_schema", "max_validation_retries", "name", "on_invalid", "stream_partial_objects"]
@@ -192,6 +258,32 @@ class RetryPolicy(_message.Message):
     midstream: Midstream
     def __init__(self, max_attempts: _Optional[int] = ..., initial_backoff: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., max_backoff: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., midstream: _Optional[_Union[Midstream, str]] = ...) -> None: ...
 
+class RouteTarget(_message.Message):
+    __slots__ = ["health", "model", "name", "provider", "weight"]
+    HEALTH_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    health: TargetHealth
+    model: str
+    name: str
+    provider: str
+    weight: int
+    def __init__(self, model: _Optional[str] = ..., provider: _Optional[str] = ..., name: _Optional[str] = ..., weight: _Optional[int] = ..., health: _Optional[_Union[TargetHealth, _Mapping]] = ...) -> None: ...
+
+class TargetHealth(_message.Message):
+    __slots__ = ["consecutive_failures", "ejected", "ejected_until", "ejections"]
+    CONSECUTIVE_FAILURES_FIELD_NUMBER: _ClassVar[int]
+    EJECTED_FIELD_NUMBER: _ClassVar[int]
+    EJECTED_UNTIL_FIELD_NUMBER: _ClassVar[int]
+    EJECTIONS_FIELD_NUMBER: _ClassVar[int]
+    consecutive_failures: int
+    ejected: bool
+    ejected_until: _timestamp_pb2.Timestamp
+    ejections: int
+    def __init__(self, ejected: bool = ..., ejected_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., consecutive_failures: _Optional[int] = ..., ejections: _Optional[int] = ...) -> None: ...
+
 class Tool(_message.Message):
     __slots__ = ["description", "name", "parameters"]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
@@ -203,14 +295,16 @@ class Tool(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., parameters: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class ToolCall(_message.Message):
-    __slots__ = ["arguments", "id", "name"]
+    __slots__ = ["arguments", "id", "name", "signature"]
     ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
     arguments: str
     id: str
     name: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., arguments: _Optional[str] = ...) -> None: ...
+    signature: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., arguments: _Optional[str] = ..., signature: _Optional[str] = ...) -> None: ...
 
 class ToolCallDelta(_message.Message):
     __slots__ = ["arguments_delta", "id", "index", "name"]
@@ -233,12 +327,18 @@ class ToolChoice(_message.Message):
     def __init__(self, mode: _Optional[_Union[ToolChoiceMode, str]] = ..., name: _Optional[str] = ...) -> None: ...
 
 class Usage(_message.Message):
-    __slots__ = ["input_tokens", "output_tokens"]
+    __slots__ = ["cache_creation_input_tokens", "cached_input_tokens", "input_tokens", "output_tokens", "reasoning_tokens"]
+    CACHED_INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    CACHE_CREATION_INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    REASONING_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    cache_creation_input_tokens: int
+    cached_input_tokens: int
     input_tokens: int
     output_tokens: int
-    def __init__(self, input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ...) -> None: ...
+    reasoning_tokens: int
+    def __init__(self, input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., reasoning_tokens: _Optional[int] = ..., cached_input_tokens: _Optional[int] = ..., cache_creation_input_tokens: _Optional[int] = ...) -> None: ...
 
 class ValidationError(_message.Message):
     __slots__ = ["attempt", "instance_location", "keyword_location", "message"]
@@ -253,18 +353,24 @@ class ValidationError(_message.Message):
     def __init__(self, attempt: _Optional[int] = ..., instance_location: _Optional[str] = ..., keyword_location: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class WillRetry(_message.Message):
-    __slots__ = ["cause", "delay", "discard_partial", "next_attempt", "reason"]
+    __slots__ = ["cause", "delay", "discard_partial", "fallback", "next_attempt", "next_model", "next_provider", "reason"]
     CAUSE_FIELD_NUMBER: _ClassVar[int]
     DELAY_FIELD_NUMBER: _ClassVar[int]
     DISCARD_PARTIAL_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_FIELD_NUMBER: _ClassVar[int]
     NEXT_ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    NEXT_MODEL_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PROVIDER_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     cause: _status_pb2.Status
     delay: _duration_pb2.Duration
     discard_partial: bool
+    fallback: bool
     next_attempt: int
+    next_model: str
+    next_provider: str
     reason: RetryReason
-    def __init__(self, reason: _Optional[_Union[RetryReason, str]] = ..., delay: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., next_attempt: _Optional[int] = ..., discard_partial: bool = ..., cause: _Optional[_Union[_status_pb2.Status, _Mapping]] = ...) -> None: ...
+    def __init__(self, reason: _Optional[_Union[RetryReason, str]] = ..., delay: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., next_attempt: _Optional[int] = ..., discard_partial: bool = ..., cause: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., next_provider: _Optional[str] = ..., next_model: _Optional[str] = ..., fallback: bool = ...) -> None: ...
 
 class Role(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
@@ -282,4 +388,10 @@ class RetryReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class FinishReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class ModelKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class RouteBalance(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -52,7 +52,8 @@ class LLMServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def ListModels(self, request, context):
-        """ListModels lists the models the caller may use, per configured provider.
+        """ListModels lists the models the caller may use: each configured
+        provider's models, and the routes, with their targets and health.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

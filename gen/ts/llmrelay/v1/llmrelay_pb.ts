@@ -2,11 +2,14 @@
 //
 // A client opens `LLMService/Generate` and reads a stream of `GenerateEvent`s:
 //
-//   - `delta`          text and tool-call fragments, as the model produces them;
+//   - `delta`          text, reasoning and tool-call fragments, as the model
+//                      produces them;
 //   - `partial_object` (structured output only) the reply parsed so far;
 //   - `will_retry`     an attempt failed and another one is coming: why, after
-//                      exactly how long, and whether what that attempt already
-//                      streamed must be thrown away (`discard_partial`);
+//                      exactly how long, where it goes (a route may fall back
+//                      to another provider and model), and whether what that
+//                      attempt already streamed must be thrown away
+//                      (`discard_partial`);
 //   - `final`          exactly one, always last: the successful attempt's message.
 //
 // The one idiom every client needs:
@@ -16,6 +19,12 @@
 //     delta:      shown += event.delta.text            (print it)
 //     will_retry: if event.will_retry.discard_partial: shown = ""   (erase it)
 //     final:      the answer is event.final.message, not `shown`
+//
+// Reasoning models also stream their reasoning (`delta.reasoning`), apart
+// from the text: show it as "thinking" if you like, never as the answer; it
+// follows the same discard rule as the text. The `final` message carries it
+// (`message.reasoning`) with the opaque signatures some providers need: send
+// that message back unchanged in the next turn's `messages`.
 //
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
@@ -32,6 +41,8 @@
 //   PERMISSION_DENIED    the key lacks the scope or may not use the model
 //   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo
 //   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
+//   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
+//                        not retried), or an error llmrelay does not recognise
 //   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
 //   DEADLINE_EXCEEDED    the call's deadline passed
 //   CANCELLED            the client cancelled
@@ -45,8 +56,8 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
-import type { Duration, Value } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_duration, file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp, Value } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Status } from "../../google/rpc/status_pb.js";
 import { file_google_rpc_status } from "../../google/rpc/status_pb.js";
 import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
@@ -55,7 +66,7 @@ import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file llmrelay/v1/llmrelay.proto.
  */
 export const file_llmrelay_v1_llmrelay: GenFile = /*@__PURE__*/
-  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEivAgKD0dlbmVyYXRlUmVxdWVzdBLfAwoFbW9kZWwYASABKAlCzwO6SAPIAQG6SAVyAxiAArpIhAK6AYACCgxtb2RlbC5mb3JtYXQSpAFtdXN0IGJlIDxwcm92aWRlcj4vPG1vZGVsPiwgbGlrZSBtb2NrL2VjaG8gb3Igb3BlbmFpL2dwdC00bzogYSBsb3dlci1jYXNlIHByb3ZpZGVyIG5hbWUsIGEgc2xhc2gsIHRoZW4gdGhlIHByb3ZpZGVyJ3MgbW9kZWwgbmFtZSAobGV0dGVycywgZGlnaXRzIGFuZCAuIF8gOiAvIEAgKyAtKRpJdGhpcy5tYXRjaGVzKCdeW2EtejAtOV1bYS16MC05Xy1dezAsNjJ9L1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKiQnKbpItQG6AbEBChNtb2RlbC5wYXRoX3NlZ21lbnRzEk50aGUgbW9kZWwgbmFtZSBtdXN0IG5vdCBoYXZlIGFuIGVtcHR5LCAiLiIgb3IgIi4uIiBzZWdtZW50IGJldHdlZW4gaXRzIHNsYXNoZXMaSnRoaXMgPT0gJycgfHwgIXRoaXMuc3BsaXQoJy8nKS5leGlzdHMocywgcyA9PSAnJyB8fCBzID09ICcuJyB8fCBzID09ICcuLicpEjMKCG1lc3NhZ2VzGAIgAygLMhQubGxtcmVsYXkudjEuTWVzc2FnZUILukgIkgEFCAEQgAgSMQoKZ2VuZXJhdGlvbhgDIAEoCzIdLmxsbXJlbGF5LnYxLkdlbmVyYXRpb25Db25maWcSKwoFdG9vbHMYBCADKAsyES5sbG1yZWxheS52MS5Ub29sQgm6SAaSAQMQgAESLAoLdG9vbF9jaG9pY2UYBSABKAsyFy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlEjQKD3Jlc3BvbnNlX2Zvcm1hdBgGIAEoCzIbLmxsbXJlbGF5LnYxLlJlc3BvbnNlRm9ybWF0EicKBXJldHJ5GAcgASgLMhgubGxtcmVsYXkudjEuUmV0cnlQb2xpY3kSRQoTc3RyZWFtX2lkbGVfdGltZW91dBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIkBwqABIiCgpyZXF1ZXN0X2lkGAkgASgJQg66SAPYAQG6SAVyA7ABARIxChBwcm92aWRlcl9vcHRpb25zGAogASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBJWCghtZXRhZGF0YRgLIAMoCzIqLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdC5NZXRhZGF0YUVudHJ5Qhi6SBWaARIQQCIHcgUQASiAASoFcgMogAgaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIoYCCgdNZXNzYWdlEogBCgRyb2xlGAEgASgOMhEubGxtcmVsYXkudjEuUm9sZUJnukhkugFhCgxyb2xlLmRlZmluZWQSO211c3QgYmUgUk9MRV9TWVNURU0sIFJPTEVfVVNFUiwgUk9MRV9BU1NJU1RBTlQgb3IgUk9MRV9UT09MGhR0aGlzIGluIFsxLCAyLCAzLCA0XRIaCgdjb250ZW50GAIgASgJQgm6SAZyBCiAgEASNAoKdG9vbF9jYWxscxgDIAMoCzIVLmxsbXJlbGF5LnYxLlRvb2xDYWxsQgm6SAaSAQMQgAESHgoMdG9vbF9jYWxsX2lkGAQgASgJQgi6SAVyAxiAAiJWCghUb29sQ2FsbBIUCgJpZBgBIAEoCUIIukgFcgMYgAISFgoEbmFtZRgCIAEoCUIIukgFcgMYgAESHAoJYXJndW1lbnRzGAMgASgJQgm6SAZyBCiAgEAi4AEKEEdlbmVyYXRpb25Db25maWcSKwoRbWF4X291dHB1dF90b2tlbnMYASABKA1CC7pICCoGGMCEPSgBSACIAQESKQoLdGVtcGVyYXR1cmUYAiABKAJCD7pIDAoKHQAAAEAtAAAAAEgBiAEBEiMKBXRvcF9wGAMgASgCQg+6SAwKCh0AAIA/LQAAAABIAogBARIfCgRzdG9wGAQgAygJQhG6SA6SAQsQECIHcgUQASiAAkIUChJfbWF4X291dHB1dF90b2tlbnNCDgoMX3RlbXBlcmF0dXJlQggKBl90b3BfcCLXAQoEVG9vbBKBAQoEbmFtZRgBIAEoCUJzukhwugFtCgl0b29sLm5hbWUSOW11c3QgYmUgMSB0byA2NCBsZXR0ZXJzLCBkaWdpdHMsIF8gb3IgLSwgbGlrZSBnZXRfd2VhdGhlcholdGhpcy5tYXRjaGVzKCdeW0EtWmEtejAtOV8tXXsxLDY0fSQnKRIeCgtkZXNjcmlwdGlvbhgCIAEoCUIJukgGcgQogIABEisKCnBhcmFtZXRlcnMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlgKClRvb2xDaG9pY2USMwoEbW9kZRgBIAEoDjIbLmxsbXJlbGF5LnYxLlRvb2xDaG9pY2VNb2RlQgi6SAWCAQIQARIVCgRuYW1lGAIgASgJQge6SARyAhhAIvkCCg5SZXNwb25zZUZvcm1hdBI0Cgtqc29uX3NjaGVtYRgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCBrpIA8gBARKRAQoEbmFtZRgCIAEoCUKCAbpIf7oBfAoUcmVzcG9uc2VfZm9ybWF0Lm5hbWUSPW11c3QgYmUgdXAgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2Ugd2VhdGhlcl9yZXBvcnQaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MCw2NH0kJykSLAoWbWF4X3ZhbGlkYXRpb25fcmV0cmllcxgDIAEoDUIHukgEKgIYCkgAiAEBEjQKCm9uX2ludmFsaWQYBCABKA4yFi5sbG1yZWxheS52MS5PbkludmFsaWRCCLpIBYIBAhABEh4KFnN0cmVhbV9wYXJ0aWFsX29iamVjdHMYBSABKAhCGQoXX21heF92YWxpZGF0aW9uX3JldHJpZXMi4gEKC1JldHJ5UG9saWN5Eh0KDG1heF9hdHRlbXB0cxgBIAEoDUIHukgEKgIYChJACg9pbml0aWFsX2JhY2tvZmYYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDLpICaoBBiICCDwqABI9CgttYXhfYmFja29mZhgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIrAIqABIzCgltaWRzdHJlYW0YBCABKA4yFi5sbG1yZWxheS52MS5NaWRzdHJlYW1CCLpIBYIBAhABIuUBCg1HZW5lcmF0ZUV2ZW50EhAKCHNlcXVlbmNlGAEgASgEEg8KB2F0dGVtcHQYAiABKA0SIwoFZGVsdGEYAyABKAsyEi5sbG1yZWxheS52MS5EZWx0YUgAEiwKCndpbGxfcmV0cnkYBCABKAsyFi5sbG1yZWxheS52MS5XaWxsUmV0cnlIABIjCgVmaW5hbBgFIAEoCzISLmxsbXJlbGF5LnYxLkZpbmFsSAASMAoOcGFydGlhbF9vYmplY3QYBiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVIAEIHCgVldmVudCJECgVEZWx0YRIMCgR0ZXh0GAEgASgJEi0KCXRvb2xfY2FsbBgCIAEoCzIaLmxsbXJlbGF5LnYxLlRvb2xDYWxsRGVsdGEiUQoNVG9vbENhbGxEZWx0YRINCgVpbmRleBgBIAEoDRIKCgJpZBgCIAEoCRIMCgRuYW1lGAMgASgJEhcKD2FyZ3VtZW50c19kZWx0YRgEIAEoCSKxAQoJV2lsbFJldHJ5EigKBnJlYXNvbhgBIAEoDjIYLmxsbXJlbGF5LnYxLlJldHJ5UmVhc29uEigKBWRlbGF5GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhQKDG5leHRfYXR0ZW1wdBgDIAEoDRIXCg9kaXNjYXJkX3BhcnRpYWwYBCABKAgSIQoFY2F1c2UYBSABKAsyEi5nb29nbGUucnBjLlN0YXR1cyKzAgoFRmluYWwSJQoHbWVzc2FnZRgBIAEoCzIULmxsbXJlbGF5LnYxLk1lc3NhZ2USJgoGb2JqZWN0GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjAKDWZpbmlzaF9yZWFzb24YAyABKA4yGS5sbG1yZWxheS52MS5GaW5pc2hSZWFzb24SIQoFdXNhZ2UYBCABKAsyEi5sbG1yZWxheS52MS5Vc2FnZRIQCghhdHRlbXB0cxgFIAEoDRIaChJ2YWxpZGF0aW9uX3JldHJpZXMYBiABKA0SNwoRdmFsaWRhdGlvbl9lcnJvcnMYByADKAsyHC5sbG1yZWxheS52MS5WYWxpZGF0aW9uRXJyb3ISEAoIcHJvdmlkZXIYCCABKAkSDQoFbW9kZWwYCSABKAkiNAoFVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQiaAoPVmFsaWRhdGlvbkVycm9yEg8KB2F0dGVtcHQYASABKA0SGQoRaW5zdGFuY2VfbG9jYXRpb24YAiABKAkSGAoQa2V5d29yZF9sb2NhdGlvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJIi4KEUxpc3RNb2RlbHNSZXF1ZXN0EhkKCHByb3ZpZGVyGAEgASgJQge6SARyAhg/IjgKEkxpc3RNb2RlbHNSZXNwb25zZRIiCgZtb2RlbHMYASADKAsyEi5sbG1yZWxheS52MS5Nb2RlbCJKCgVNb2RlbBIKCgJpZBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIVCg1wcm92aWRlcl9raW5kGAMgASgJEgwKBG5hbWUYBCABKAkqXwoEUm9sZRIUChBST0xFX1VOU1BFQ0lGSUVEEAASDwoLUk9MRV9TWVNURU0QARINCglST0xFX1VTRVIQAhISCg5ST0xFX0FTU0lTVEFOVBADEg0KCVJPTEVfVE9PTBAEKqIBCg5Ub29sQ2hvaWNlTW9kZRIgChxUT09MX0NIT0lDRV9NT0RFX1VOU1BFQ0lGSUVEEAASGQoVVE9PTF9DSE9JQ0VfTU9ERV9BVVRPEAESGQoVVE9PTF9DSE9JQ0VfTU9ERV9OT05FEAISHQoZVE9PTF9DSE9JQ0VfTU9ERV9SRVFVSVJFRBADEhkKFVRPT0xfQ0hPSUNFX01PREVfVE9PTBAEKlgKCU9uSW52YWxpZBIaChZPTl9JTlZBTElEX1VOU1BFQ0lGSUVEEAASEwoPT05fSU5WQUxJRF9GQUlMEAESGgoWT05fSU5WQUxJRF9SRVRVUk5fVEVYVBACKlEKCU1pZHN0cmVhbRIZChVNSURTVFJFQU1fVU5TUEVDSUZJRUQQABIVChFNSURTVFJFQU1fUkVTVEFSVBABEhIKDk1JRFNUUkVBTV9GQUlMEAIq3QEKC1JldHJ5UmVhc29uEhwKGFJFVFJZX1JFQVNPTl9VTlNQRUNJRklFRBAAEh0KGVJFVFJZX1JFQVNPTl9SQVRFX0xJTUlURUQQARIbChdSRVRSWV9SRUFTT05fT1ZFUkxPQURFRBACEh0KGVJFVFJZX1JFQVNPTl9TRVJWRVJfRVJST1IQAxIaChZSRVRSWV9SRUFTT05fVFJBTlNQT1JUEAQSGAoUUkVUUllfUkVBU09OX1NUQUxMRUQQBRIfChtSRVRSWV9SRUFTT05fSU5WQUxJRF9PVVRQVVQQBiq4AQoMRmluaXNoUmVhc29uEh0KGUZJTklTSF9SRUFTT05fVU5TUEVDSUZJRUQQABIWChJGSU5JU0hfUkVBU09OX1NUT1AQARIYChRGSU5JU0hfUkVBU09OX0xFTkdUSBACEhwKGEZJTklTSF9SRUFTT05fVE9PTF9DQUxMUxADEiAKHEZJTklTSF9SRUFTT05fQ09OVEVOVF9GSUxURVIQBBIXChNGSU5JU0hfUkVBU09OX09USEVSEAUyowEKCkxMTVNlcnZpY2USRgoIR2VuZXJhdGUSHC5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QaGi5sbG1yZWxheS52MS5HZW5lcmF0ZUV2ZW50MAESTQoKTGlzdE1vZGVscxIeLmxsbXJlbGF5LnYxLkxpc3RNb2RlbHNSZXF1ZXN0Gh8ubGxtcmVsYXkudjEuTGlzdE1vZGVsc1Jlc3BvbnNlQjxaOmdpdGh1Yi5jb20vbGxtcmVsYXkvbGxtcmVsYXkvZ2VuL2dvL2xsbXJlbGF5L3YxO2xsbXJlbGF5djFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_rpc_status]);
+  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEi/AwKD0dlbmVyYXRlUmVxdWVzdBKPBAoFbW9kZWwYASABKAlC/wO6SAPIAQG6SAVyAxiAArpItAK6AbACCgxtb2RlbC5mb3JtYXQS0QFtdXN0IGJlIGEgcm91dGUgbmFtZSBsaWtlIHNtYXJ0LCBvciA8cHJvdmlkZXI+Lzxtb2RlbD4gbGlrZSBtb2NrL2VjaG8gb3Igb3BlbmFpL2dwdC00bzogYSBsb3dlci1jYXNlIG5hbWUsIGFuZCBmb3IgYSBwcm92aWRlcidzIG1vZGVsIGEgc2xhc2gsIHRoZW4gdGhlIHByb3ZpZGVyJ3MgbW9kZWwgbmFtZSAobGV0dGVycywgZGlnaXRzIGFuZCAuIF8gOiAvIEAgKyAtKRpMdGhpcy5tYXRjaGVzKCdeW2EtejAtOV1bYS16MC05Xy1dezAsNjJ9KC9bQS1aYS16MC05XVtBLVphLXowLTkuXzovQCstXSopPyQnKbpItQG6AbEBChNtb2RlbC5wYXRoX3NlZ21lbnRzEk50aGUgbW9kZWwgbmFtZSBtdXN0IG5vdCBoYXZlIGFuIGVtcHR5LCAiLiIgb3IgIi4uIiBzZWdtZW50IGJldHdlZW4gaXRzIHNsYXNoZXMaSnRoaXMgPT0gJycgfHwgIXRoaXMuc3BsaXQoJy8nKS5leGlzdHMocywgcyA9PSAnJyB8fCBzID09ICcuJyB8fCBzID09ICcuLicpEjMKCG1lc3NhZ2VzGAIgAygLMhQubGxtcmVsYXkudjEuTWVzc2FnZUILukgIkgEFCAEQgAgSMQoKZ2VuZXJhdGlvbhgDIAEoCzIdLmxsbXJlbGF5LnYxLkdlbmVyYXRpb25Db25maWcSKwoFdG9vbHMYBCADKAsyES5sbG1yZWxheS52MS5Ub29sQgm6SAaSAQMQgAESLAoLdG9vbF9jaG9pY2UYBSABKAsyFy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlEjQKD3Jlc3BvbnNlX2Zvcm1hdBgGIAEoCzIbLmxsbXJlbGF5LnYxLlJlc3BvbnNlRm9ybWF0EicKBXJldHJ5GAcgASgLMhgubGxtcmVsYXkudjEuUmV0cnlQb2xpY3kSRQoTc3RyZWFtX2lkbGVfdGltZW91dBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIkBwqABIiCgpyZXF1ZXN0X2lkGAkgASgJQg66SAPYAQG6SAVyA7ABARIxChBwcm92aWRlcl9vcHRpb25zGAogASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBLGAwoPZmFsbGJhY2tfbW9kZWxzGA8gAygJQqwDukgFkgECEAi6SAqSAQciBXIDGIACukjJAZIBxQEiwgG6Ab4BChZmYWxsYmFja19tb2RlbHMuZm9ybWF0ElZtdXN0IGJlIGEgcm91dGUgbmFtZSBsaWtlIHNtYXJ0LCBvciA8cHJvdmlkZXI+Lzxtb2RlbD4gbGlrZSBtb2NrL2VjaG8gb3Igb3BlbmFpL2dwdC00bxpMdGhpcy5tYXRjaGVzKCdeW2EtejAtOV1bYS16MC05Xy1dezAsNjJ9KC9bQS1aYS16MC05XVtBLVphLXowLTkuXzovQCstXSopPyQnKbpIxgGSAcIBIr8BugG7AQodZmFsbGJhY2tfbW9kZWxzLnBhdGhfc2VnbWVudHMSTnRoZSBtb2RlbCBuYW1lIG11c3Qgbm90IGhhdmUgYW4gZW1wdHksICIuIiBvciAiLi4iIHNlZ21lbnQgYmV0d2VlbiBpdHMgc2xhc2hlcxpKdGhpcyA9PSAnJyB8fCAhdGhpcy5zcGxpdCgnLycpLmV4aXN0cyhzLCBzID09ICcnIHx8IHMgPT0gJy4nIHx8IHMgPT0gJy4uJykSVgoIbWV0YWRhdGEYCyADKAsyKi5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QuTWV0YWRhdGFFbnRyeUIYukgVmgESEEAiB3IFEAEogAEqBXIDKIAIEkUKE2ZpcnN0X2V2ZW50X3RpbWVvdXQYDCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCJAcKgAaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIvgDCgdNZXNzYWdlEogBCgRyb2xlGAEgASgOMhEubGxtcmVsYXkudjEuUm9sZUJnukhkugFhCgxyb2xlLmRlZmluZWQSO211c3QgYmUgUk9MRV9TWVNURU0sIFJPTEVfVVNFUiwgUk9MRV9BU1NJU1RBTlQgb3IgUk9MRV9UT09MGhR0aGlzIGluIFsxLCAyLCAzLCA0XRIaCgdjb250ZW50GAIgASgJQgm6SAZyBCiAgEASNAoKdG9vbF9jYWxscxgDIAMoCzIVLmxsbXJlbGF5LnYxLlRvb2xDYWxsQgm6SAaSAQMQgAESHgoMdG9vbF9jYWxsX2lkGAQgASgJQgi6SAVyAxiAAhI0CglyZWFzb25pbmcYBSADKAsyFi5sbG1yZWxheS52MS5SZWFzb25pbmdCCbpIBpIBAxCAAhIaCgdyZWZ1c2FsGAYgASgJQgm6SAZyBCiAgEA6nQG6SJkBGpYBChZtZXNzYWdlLmFzc2lzdGFudF9vbmx5EjdyZWFzb25pbmcgYW5kIHJlZnVzYWwgYmVsb25nIHRvIFJPTEVfQVNTSVNUQU5UIG1lc3NhZ2VzGkN0aGlzLnJvbGUgPT0gMyB8fCAoc2l6ZSh0aGlzLnJlYXNvbmluZykgPT0gMCAmJiB0aGlzLnJlZnVzYWwgPT0gJycpIngKCVJlYXNvbmluZxIXCgR0ZXh0GAEgASgJQgm6SAZyBCiAgEASHAoJc2lnbmF0dXJlGAIgASgJQgm6SAZyBCiAgEASGwoIcmVkYWN0ZWQYAyABKAlCCbpIBnIEKICAQBIXCgZmb3JtYXQYBCABKAlCB7pIBHICGEAidAoIVG9vbENhbGwSFAoCaWQYASABKAlCCLpIBXIDGIACEhYKBG5hbWUYAiABKAlCCLpIBXIDGIABEhwKCWFyZ3VtZW50cxgDIAEoCUIJukgGcgQogIBAEhwKCXNpZ25hdHVyZRgEIAEoCUIJukgGcgQogIBAIuABChBHZW5lcmF0aW9uQ29uZmlnEisKEW1heF9vdXRwdXRfdG9rZW5zGAEgASgNQgu6SAgqBhjAhD0oAUgAiAEBEikKC3RlbXBlcmF0dXJlGAIgASgCQg+6SAwKCh0AAABALQAAAABIAYgBARIjCgV0b3BfcBgDIAEoAkIPukgMCgodAACAPy0AAAAASAKIAQESHwoEc3RvcBgEIAMoCUIRukgOkgELEBAiB3IFEAEogAJCFAoSX21heF9vdXRwdXRfdG9rZW5zQg4KDF90ZW1wZXJhdHVyZUIICgZfdG9wX3Ai1wEKBFRvb2wSgQEKBG5hbWUYASABKAlCc7pIcLoBbQoJdG9vbC5uYW1lEjltdXN0IGJlIDEgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2UgZ2V0X3dlYXRoZXIaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MSw2NH0kJykSHgoLZGVzY3JpcHRpb24YAiABKAlCCbpIBnIEKICAARIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJYCgpUb29sQ2hvaWNlEjMKBG1vZGUYASABKA4yGy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlTW9kZUIIukgFggECEAESFQoEbmFtZRgCIAEoCUIHukgEcgIYQCL5AgoOUmVzcG9uc2VGb3JtYXQSNAoLanNvbl9zY2hlbWEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qga6SAPIAQESkQEKBG5hbWUYAiABKAlCggG6SH+6AXwKFHJlc3BvbnNlX2Zvcm1hdC5uYW1lEj1tdXN0IGJlIHVwIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIHdlYXRoZXJfcmVwb3J0GiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezAsNjR9JCcpEiwKFm1heF92YWxpZGF0aW9uX3JldHJpZXMYAyABKA1CB7pIBCoCGApIAIgBARI0Cgpvbl9pbnZhbGlkGAQgASgOMhYubGxtcmVsYXkudjEuT25JbnZhbGlkQgi6SAWCAQIQARIeChZzdHJlYW1fcGFydGlhbF9vYmplY3RzGAUgASgIQhkKF19tYXhfdmFsaWRhdGlvbl9yZXRyaWVzIuIBCgtSZXRyeVBvbGljeRIdCgxtYXhfYXR0ZW1wdHMYASABKA1CB7pIBCoCGAoSQAoPaW5pdGlhbF9iYWNrb2ZmGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8KgASPQoLbWF4X2JhY2tvZmYYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASMwoJbWlkc3RyZWFtGAQgASgOMhYubGxtcmVsYXkudjEuTWlkc3RyZWFtQgi6SAWCAQIQASLlAQoNR2VuZXJhdGVFdmVudBIQCghzZXF1ZW5jZRgBIAEoBBIPCgdhdHRlbXB0GAIgASgNEiMKBWRlbHRhGAMgASgLMhIubGxtcmVsYXkudjEuRGVsdGFIABIsCgp3aWxsX3JldHJ5GAQgASgLMhYubGxtcmVsYXkudjEuV2lsbFJldHJ5SAASIwoFZmluYWwYBSABKAsyEi5sbG1yZWxheS52MS5GaW5hbEgAEjAKDnBhcnRpYWxfb2JqZWN0GAYgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlSABCBwoFZXZlbnQihQEKBURlbHRhEgwKBHRleHQYASABKAkSLQoJdG9vbF9jYWxsGAIgASgLMhoubGxtcmVsYXkudjEuVG9vbENhbGxEZWx0YRIuCglyZWFzb25pbmcYAyABKAsyGy5sbG1yZWxheS52MS5SZWFzb25pbmdEZWx0YRIPCgdyZWZ1c2FsGAQgASgJImIKDlJlYXNvbmluZ0RlbHRhEg0KBWluZGV4GAEgASgNEgwKBHRleHQYAiABKAkSEQoJc2lnbmF0dXJlGAMgASgJEhAKCHJlZGFjdGVkGAQgASgJEg4KBmZvcm1hdBgFIAEoCSJRCg1Ub29sQ2FsbERlbHRhEg0KBWluZGV4GAEgASgNEgoKAmlkGAIgASgJEgwKBG5hbWUYAyABKAkSFwoPYXJndW1lbnRzX2RlbHRhGAQgASgJIu4BCglXaWxsUmV0cnkSKAoGcmVhc29uGAEgASgOMhgubGxtcmVsYXkudjEuUmV0cnlSZWFzb24SKAoFZGVsYXkYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFAoMbmV4dF9hdHRlbXB0GAMgASgNEhcKD2Rpc2NhcmRfcGFydGlhbBgEIAEoCBIhCgVjYXVzZRgFIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzEhUKDW5leHRfcHJvdmlkZXIYBiABKAkSEgoKbmV4dF9tb2RlbBgHIAEoCRIQCghmYWxsYmFjaxgIIAEoCCKwAwoFRmluYWwSJQoHbWVzc2FnZRgBIAEoCzIULmxsbXJlbGF5LnYxLk1lc3NhZ2USJgoGb2JqZWN0GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjAKDWZpbmlzaF9yZWFzb24YAyABKA4yGS5sbG1yZWxheS52MS5GaW5pc2hSZWFzb24SIQoFdXNhZ2UYBCABKAsyEi5sbG1yZWxheS52MS5Vc2FnZRIQCghhdHRlbXB0cxgFIAEoDRIaChJ2YWxpZGF0aW9uX3JldHJpZXMYBiABKA0SNwoRdmFsaWRhdGlvbl9lcnJvcnMYByADKAsyHC5sbG1yZWxheS52MS5WYWxpZGF0aW9uRXJyb3ISEAoIcHJvdmlkZXIYCCABKAkSDQoFbW9kZWwYCSABKAkSDQoFcm91dGUYDSABKAkSOAoLYW5ub3RhdGlvbnMYDiADKAsyIy5sbG1yZWxheS52MS5GaW5hbC5Bbm5vdGF0aW9uc0VudHJ5GjIKEEFubm90YXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKQAQoFVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQSGAoQcmVhc29uaW5nX3Rva2VucxgDIAEoBBIbChNjYWNoZWRfaW5wdXRfdG9rZW5zGAQgASgEEiMKG2NhY2hlX2NyZWF0aW9uX2lucHV0X3Rva2VucxgFIAEoBCJoCg9WYWxpZGF0aW9uRXJyb3ISDwoHYXR0ZW1wdBgBIAEoDRIZChFpbnN0YW5jZV9sb2NhdGlvbhgCIAEoCRIYChBrZXl3b3JkX2xvY2F0aW9uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkiLgoRTGlzdE1vZGVsc1JlcXVlc3QSGQoIcHJvdmlkZXIYASABKAlCB7pIBHICGD8iOAoSTGlzdE1vZGVsc1Jlc3BvbnNlEiIKBm1vZGVscxgBIAMoCzISLmxsbXJlbGF5LnYxLk1vZGVsIvIBCgVNb2RlbBIKCgJpZBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIVCg1wcm92aWRlcl9raW5kGAMgASgJEgwKBG5hbWUYBCABKAkSJAoEa2luZBgFIAEoDjIWLmxsbXJlbGF5LnYxLk1vZGVsS2luZBIpCgd0YXJnZXRzGAYgAygLMhgubGxtcmVsYXkudjEuUm91dGVUYXJnZXQSKgoHYmFsYW5jZRgHIAEoDjIZLmxsbXJlbGF5LnYxLlJvdXRlQmFsYW5jZRIpCgZoZWFsdGgYCCABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgidwoLUm91dGVUYXJnZXQSDQoFbW9kZWwYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSDAoEbmFtZRgDIAEoCRIOCgZ3ZWlnaHQYBCABKA0SKQoGaGVhbHRoGAUgASgLMhkubGxtcmVsYXkudjEuVGFyZ2V0SGVhbHRoIoMBCgxUYXJnZXRIZWFsdGgSDwoHZWplY3RlZBgBIAEoCBIxCg1lamVjdGVkX3VudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgDIAEoDRIRCgllamVjdGlvbnMYBCABKA0qXwoEUm9sZRIUChBST0xFX1VOU1BFQ0lGSUVEEAASDwoLUk9MRV9TWVNURU0QARINCglST0xFX1VTRVIQAhISCg5ST0xFX0FTU0lTVEFOVBADEg0KCVJPTEVfVE9PTBAEKqIBCg5Ub29sQ2hvaWNlTW9kZRIgChxUT09MX0NIT0lDRV9NT0RFX1VOU1BFQ0lGSUVEEAASGQoVVE9PTF9DSE9JQ0VfTU9ERV9BVVRPEAESGQoVVE9PTF9DSE9JQ0VfTU9ERV9OT05FEAISHQoZVE9PTF9DSE9JQ0VfTU9ERV9SRVFVSVJFRBADEhkKFVRPT0xfQ0hPSUNFX01PREVfVE9PTBAEKlgKCU9uSW52YWxpZBIaChZPTl9JTlZBTElEX1VOU1BFQ0lGSUVEEAASEwoPT05fSU5WQUxJRF9GQUlMEAESGgoWT05fSU5WQUxJRF9SRVRVUk5fVEVYVBACKlEKCU1pZHN0cmVhbRIZChVNSURTVFJFQU1fVU5TUEVDSUZJRUQQABIVChFNSURTVFJFQU1fUkVTVEFSVBABEhIKDk1JRFNUUkVBTV9GQUlMEAIq/gEKC1JldHJ5UmVhc29uEhwKGFJFVFJZX1JFQVNPTl9VTlNQRUNJRklFRBAAEh0KGVJFVFJZX1JFQVNPTl9SQVRFX0xJTUlURUQQARIbChdSRVRSWV9SRUFTT05fT1ZFUkxPQURFRBACEh0KGVJFVFJZX1JFQVNPTl9TRVJWRVJfRVJST1IQAxIaChZSRVRSWV9SRUFTT05fVFJBTlNQT1JUEAQSGAoUUkVUUllfUkVBU09OX1NUQUxMRUQQBRIfChtSRVRSWV9SRUFTT05fSU5WQUxJRF9PVVRQVVQQBhIfChtSRVRSWV9SRUFTT05fVEFSR0VUX1JFRlVTRUQQCSrTAQoMRmluaXNoUmVhc29uEh0KGUZJTklTSF9SRUFTT05fVU5TUEVDSUZJRUQQABIWChJGSU5JU0hfUkVBU09OX1NUT1AQARIYChRGSU5JU0hfUkVBU09OX0xFTkdUSBACEhwKGEZJTklTSF9SRUFTT05fVE9PTF9DQUxMUxADEiAKHEZJTklTSF9SRUFTT05fQ09OVEVOVF9GSUxURVIQBBIXChNGSU5JU0hfUkVBU09OX09USEVSEAUSGQoVRklOSVNIX1JFQVNPTl9SRUZVU0FMEAYqXAoJTW9kZWxLaW5kEhoKFk1PREVMX0tJTkRfVU5TUEVDSUZJRUQQABIdChlNT0RFTF9LSU5EX1BST1ZJREVSX01PREVMEAESFAoQTU9ERUxfS0lORF9ST1VURRACKmQKDFJvdXRlQmFsYW5jZRIdChlST1VURV9CQUxBTkNFX1VOU1BFQ0lGSUVEEAASGQoVUk9VVEVfQkFMQU5DRV9PUkRFUkVEEAESGgoWUk9VVEVfQkFMQU5DRV9XRUlHSFRFRBACMqMBCgpMTE1TZXJ2aWNlEkYKCEdlbmVyYXRlEhwubGxtcmVsYXkudjEuR2VuZXJhdGVSZXF1ZXN0GhoubGxtcmVsYXkudjEuR2VuZXJhdGVFdmVudDABEk0KCkxpc3RNb2RlbHMSHi5sbG1yZWxheS52MS5MaXN0TW9kZWxzUmVxdWVzdBofLmxsbXJlbGF5LnYxLkxpc3RNb2RlbHNSZXNwb25zZUI8WjpnaXRodWIuY29tL2xsbXJlbGF5L2xsbXJlbGF5L2dlbi9nby9sbG1yZWxheS92MTtsbG1yZWxheXYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
 
 /**
  * GenerateRequest asks for one model reply.
@@ -64,13 +75,23 @@ export const file_llmrelay_v1_llmrelay: GenFile = /*@__PURE__*/
  */
 export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
   /**
-   * The model, as "<provider>/<model>": the provider is the configured
-   * provider name before the first "/", the rest is passed to that provider
-   * as its model name (it may itself contain "/" or ":", as in
-   * "openrouter/meta-llama/llama-3-70b" or "ollama/llama3.1:8b").
-   * The built-in provider is "mock" with models "echo" and "lorem".
+   * The model: a route's name, or "<provider>/<model>".
    *
-   * Required, at most 256 characters. The provider name is 1 to 63
+   * A route is a name the server's config defines (see docs/routes.md),
+   * such as "smart": it stands for one or more targets, each a provider
+   * and model, tried in order when one fails (fallback) or picked by
+   * weight and health (balancing), and it may set defaults for the
+   * request's unset fields (retry policy, generation settings, a system
+   * prompt, a response format) and bound the call's time. A route name has
+   * no "/". `ListModels` lists the routes a key may use, with their targets.
+   *
+   * With "<provider>/<model>", the provider is the configured provider name
+   * before the first "/", the rest is passed to that provider as its model
+   * name (it may itself contain "/" or ":", as in
+   * "openrouter/meta-llama/llama-3-70b" or "ollama/llama3.1:8b").
+   * The built-in provider is "mock" with models "echo", "lorem" and "think".
+   *
+   * Required, at most 256 characters. A route or provider name is 1 to 63
    * lower-case letters, digits, "_" or "-", starting with a letter or
    * digit; the model name starts with a letter or digit and may contain
    * letters, digits and . _ : / @ + -. A model that does not fit gets one
@@ -129,13 +150,22 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
   retry?: RetryPolicy | undefined;
 
   /**
-   * An attempt that receives nothing from the provider for this long is
-   * abandoned as STALLED (and retried like any transient failure). The
-   * time counts from the provider's response headers on; until they arrive
-   * the provider's transport timeouts (connect, TLS, response headers:
-   * server config) bound the wait, and their expiry is a TRANSPORT failure.
+   * Once an attempt's stream has started (the provider sent its first
+   * byte, see `first_event_timeout`), an attempt whose provider shows no
+   * sign of life for this long is abandoned as STALLED and retried like any
+   * transient failure (RETRY_REASON_STALLED).
+   *
+   * What counts as a sign of life is any byte from the provider, not only
+   * what becomes an event for you: keep-alive comments (`: keep-alive`),
+   * Anthropic's `ping`, reasoning ("thinking") that is streamed, usage-only
+   * chunks, server-tool blocks. So a provider that is visibly working is
+   * never declared stalled, even when it sends you nothing for a while. The
+   * time llmrelay spends handing an event to a slow client does not count.
+   *
    * Unset takes the server default (30s); longer values are clamped to the
-   * server maximum.
+   * server maximum; values below the server's floor (100ms unless the
+   * operator changed deadlines.min_stream_timeout) are refused with
+   * INVALID_ARGUMENT naming this field.
    *
    * @generated from field: google.protobuf.Duration stream_idle_timeout = 8;
    */
@@ -150,8 +180,32 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
   requestId: string;
 
   /**
-   * Options passed as they are to the provider adapter; their meaning depends
-   * on the provider. The mock provider reads:
+   * Options for the provider, checked before the first attempt.
+   *
+   * For the openai, anthropic and gemini providers, each top-level key is
+   * merged into the body of the request llmrelay sends the provider (an
+   * object value is merged key by key with an object llmrelay sets, as
+   * Gemini's `generationConfig`), so the provider's own parameters are
+   * usable as the provider documents them, for example:
+   *
+   *   openai:    {"reasoning_effort": "high", "seed": 7}
+   *   anthropic: {"thinking": {"type": "enabled", "budget_tokens": 2048}, "top_k": 5}
+   *   gemini:    {"generationConfig": {"topK": 40, "thinkingConfig": {"includeThoughts": true}},
+   *               "safetySettings": [...]}
+   *
+   * `extra_headers` (an object of header names to string values) adds HTTP
+   * headers to the provider request instead (e.g. "anthropic-beta");
+   * credentials, Host and the body's framing headers cannot be set.
+   *
+   * A key llmrelay sets itself from this request (model, messages/contents,
+   * system, stream, tools, tool_choice, the response format, and any field
+   * the request's `generation` or other fields set) is refused with
+   * INVALID_ARGUMENT, reason INVALID_PROVIDER_OPTIONS, naming the key (e.g.
+   * `provider_options.model`): use the request's own field. The server's
+   * operator may allow only some keys, or forbid some, per provider (a
+   * forbidden key is refused the same way). Nothing is ignored silently.
+   *
+   * The mock provider reads:
    *
    *   words:          (mock/lorem) how many words to reply with, default 32
    *   chunk_delay_ms: pause before each delta
@@ -163,15 +217,42 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    *     {"drop_after": 2}                     2 deltas, then the connection drops
    *     {"error_after": 2}                    2 deltas, then an in-stream "overloaded" error
    *     {"stall_after": 2}                    2 deltas, then silence
+   *     {"malformed_after": 2}                2 deltas, then an event that does not
+   *                                           decode (PROVIDER_PROTOCOL_ERROR, not retried)
    *     {"output": "text"}                    reply with this text instead
    *     {"tool_calls": [{"id": "call_1", "name": "f", "arguments": "{}"}]}
    *                                           after the text, stream these tool calls
    *     {"usage": {"input_tokens": 12, "output_tokens": 9}}
    *                                           report these token counts
+   *     {"reasoning": "text"}                 stream this reasoning before the
+   *                                           text (mock/think always reasons)
+   *     {"refusal": "text"}                   stream this refusal, then finish with
+   *                                           FINISH_REASON_REFUSAL
    *
    * @generated from field: google.protobuf.Struct provider_options = 10;
    */
   providerOptions?: JsonObject | undefined;
+
+  /**
+   * Where the call goes when `model` fails in a way another model may not
+   * (rate limited, quota spent, overloaded, failing, unreachable, stalled,
+   * model unknown at the provider, llmrelay's credentials refused; never
+   * for a request the provider rejects as invalid): each entry a route's
+   * name or "<provider>/<model>", tried in order after the targets of
+   * `model`. A route entry adds its targets, in the order the route would
+   * try them; its defaults do not apply. A target already listed is not
+   * tried twice. Each entry must be a model the caller's key may use.
+   *
+   * A move to another target is announced by a `will_retry` whose
+   * `next_provider` and `next_model` name it (with `fallback` set);
+   * `final` names the provider and model that answered. On each target the
+   * retry policy applies afresh; the call's deadline covers every target.
+   * At most 8 entries, each following the rules of `model` (no empty, "."
+   * or ".." segment in a model name).
+   *
+   * @generated from field: repeated string fallback_models = 15;
+   */
+  fallbackModels: string[];
 
   /**
    * Free-form labels (a team, a ticket, a feature flag), written to the
@@ -182,6 +263,24 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    * @generated from field: map<string, string> metadata = 11;
    */
   metadata: { [key: string]: string };
+
+  /**
+   * How long an attempt may wait for the provider's first byte (the
+   * response headers, then the first byte of the stream) before it is
+   * abandoned as STALLED and retried (RETRY_REASON_STALLED). Reasoning
+   * models may think for minutes before they send anything, so this is
+   * generous; once the first byte arrived, `stream_idle_timeout` takes over.
+   *
+   * Unset takes the provider's default (server config
+   * `providers[].first_event_timeout`, else `deadlines.first_event`,
+   * 120s); longer values are clamped to the server maximum; values below
+   * the server's floor (100ms unless the operator changed
+   * deadlines.min_stream_timeout) are refused with INVALID_ARGUMENT naming
+   * this field. The call's deadline bounds it like everything else.
+   *
+   * @generated from field: google.protobuf.Duration first_event_timeout = 12;
+   */
+  firstEventTimeout?: Duration | undefined;
 };
 
 /**
@@ -224,6 +323,32 @@ export type Message = Message$1<"llmrelay.v1.Message"> & {
    * @generated from field: string tool_call_id = 4;
    */
   toolCallId: string;
+
+  /**
+   * For ROLE_ASSISTANT: the model's reasoning in this turn, block by block,
+   * in the order the provider sent it. Never part of `content`.
+   *
+   * Send an assistant message back exactly as `final.message` gave it: each
+   * provider needs its own blocks back to continue the conversation
+   * (Anthropic requires the signed thinking blocks of a turn that called
+   * tools; Gemini 3 refuses a function-calling turn without its
+   * signatures; DeepSeek requires `reasoning_content` after tool calls).
+   * The adapter puts them where its API expects them (see docs/providers.md)
+   * and leaves out blocks another provider's format produced, whose
+   * signatures it could not verify.
+   *
+   * @generated from field: repeated llmrelay.v1.Reasoning reasoning = 5;
+   */
+  reasoning: Reasoning[];
+
+  /**
+   * For ROLE_ASSISTANT: the model's refusal, when it declined to answer and
+   * said why (OpenAI's `refusal`); `content` is then usually empty, and the
+   * final's finish_reason FINISH_REASON_REFUSAL. Not sent back to providers.
+   *
+   * @generated from field: string refusal = 6;
+   */
+  refusal: string;
 };
 
 /**
@@ -232,6 +357,59 @@ export type Message = Message$1<"llmrelay.v1.Message"> & {
  */
 export const MessageSchema: GenMessage<Message> = /*@__PURE__*/
   messageDesc(file_llmrelay_v1_llmrelay, 1);
+
+/**
+ * Reasoning is one block of a model's reasoning (its "thinking"), as the
+ * provider sent it: readable text, or an opaque block, and the opaque
+ * signature the provider needs to accept the block back in a later turn.
+ * Signatures and redacted data are not meant to be read: keep them byte
+ * for byte.
+ *
+ * @generated from message llmrelay.v1.Reasoning
+ */
+export type Reasoning = Message$1<"llmrelay.v1.Reasoning"> & {
+  /**
+   * The reasoning text (Anthropic's `thinking`, Gemini's thought summary,
+   * `reasoning_content` of OpenAI-compatible servers, Magistral's thinking
+   * parts). Empty for a redacted block or a signature alone.
+   *
+   * @generated from field: string text = 1;
+   */
+  text: string;
+
+  /**
+   * Opaque: the provider's signature over the block (Anthropic's thinking
+   * `signature`, Gemini's `thoughtSignature` of a text part).
+   *
+   * @generated from field: string signature = 2;
+   */
+  signature: string;
+
+  /**
+   * Opaque: reasoning the provider encrypted or redacted (the `data` of
+   * Anthropic's `redacted_thinking`). Never shown.
+   *
+   * @generated from field: string redacted = 3;
+   */
+  redacted: string;
+
+  /**
+   * The wire format the block came in, set by llmrelay: "anthropic",
+   * "gemini", "openai.reasoning_content", "openai.reasoning",
+   * "mistral.thinking" or "mock". An adapter sends back the blocks of its
+   * own formats only. Keep it as it is.
+   *
+   * @generated from field: string format = 4;
+   */
+  format: string;
+};
+
+/**
+ * Describes the message llmrelay.v1.Reasoning.
+ * Use `create(ReasoningSchema)` to create a new message.
+ */
+export const ReasoningSchema: GenMessage<Reasoning> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 2);
 
 /**
  * ToolCall is one complete call the model made to a tool.
@@ -260,6 +438,17 @@ export type ToolCall = Message$1<"llmrelay.v1.ToolCall"> & {
    * @generated from field: string arguments = 3;
    */
   arguments: string;
+
+  /**
+   * Opaque: the provider's signature of the call (Gemini's
+   * `thoughtSignature` on a function call), which the provider needs back
+   * with the call in the next turn; Gemini 3 refuses the turn without it.
+   * Set in `final.message` only (not in the deltas); send it back byte for
+   * byte.
+   *
+   * @generated from field: string signature = 4;
+   */
+  signature: string;
 };
 
 /**
@@ -267,7 +456,7 @@ export type ToolCall = Message$1<"llmrelay.v1.ToolCall"> & {
  * Use `create(ToolCallSchema)` to create a new message.
  */
 export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 2);
+  messageDesc(file_llmrelay_v1_llmrelay, 3);
 
 /**
  * GenerationConfig holds sampling and length settings. Unset means the
@@ -310,7 +499,7 @@ export type GenerationConfig = Message$1<"llmrelay.v1.GenerationConfig"> & {
  * Use `create(GenerationConfigSchema)` to create a new message.
  */
 export const GenerationConfigSchema: GenMessage<GenerationConfig> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 3);
+  messageDesc(file_llmrelay_v1_llmrelay, 4);
 
 /**
  * Tool declares a function the model may call.
@@ -346,7 +535,7 @@ export type Tool = Message$1<"llmrelay.v1.Tool"> & {
  * Use `create(ToolSchema)` to create a new message.
  */
 export const ToolSchema: GenMessage<Tool> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 4);
+  messageDesc(file_llmrelay_v1_llmrelay, 5);
 
 /**
  * ToolChoice says whether the model must call a tool.
@@ -374,7 +563,7 @@ export type ToolChoice = Message$1<"llmrelay.v1.ToolChoice"> & {
  * Use `create(ToolChoiceSchema)` to create a new message.
  */
 export const ToolChoiceSchema: GenMessage<ToolChoice> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 5);
+  messageDesc(file_llmrelay_v1_llmrelay, 6);
 
 /**
  * ResponseFormat asks for structured output.
@@ -438,12 +627,13 @@ export type ResponseFormat = Message$1<"llmrelay.v1.ResponseFormat"> & {
  * Use `create(ResponseFormatSchema)` to create a new message.
  */
 export const ResponseFormatSchema: GenMessage<ResponseFormat> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 6);
+  messageDesc(file_llmrelay_v1_llmrelay, 7);
 
 /**
  * RetryPolicy says how llmrelay retries failed attempts. Transient failures
- * are retried: rate limits, overload, 5xx, dropped connections, malformed
- * provider streams and stalls. Requests the provider rejects are not.
+ * are retried: rate limits, overload, 5xx, dropped or cut connections and
+ * stalls. Requests the provider rejects are not, nor streams that arrive
+ * whole but do not decode (PROVIDER_PROTOCOL_ERROR).
  *
  * @generated from message llmrelay.v1.RetryPolicy
  */
@@ -487,7 +677,7 @@ export type RetryPolicy = Message$1<"llmrelay.v1.RetryPolicy"> & {
  * Use `create(RetryPolicySchema)` to create a new message.
  */
 export const RetryPolicySchema: GenMessage<RetryPolicy> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 7);
+  messageDesc(file_llmrelay_v1_llmrelay, 8);
 
 /**
  * GenerateEvent is one event of a Generate stream.
@@ -557,11 +747,11 @@ export type GenerateEvent = Message$1<"llmrelay.v1.GenerateEvent"> & {
  * Use `create(GenerateEventSchema)` to create a new message.
  */
 export const GenerateEventSchema: GenMessage<GenerateEvent> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 8);
+  messageDesc(file_llmrelay_v1_llmrelay, 9);
 
 /**
  * Delta is a fragment of the reply. Concatenating the `text` of the deltas of
- * one attempt gives that attempt's text.
+ * one attempt gives that attempt's text. A delta carries one of its fields.
  *
  * @generated from message llmrelay.v1.Delta
  */
@@ -579,6 +769,22 @@ export type Delta = Message$1<"llmrelay.v1.Delta"> & {
    * @generated from field: llmrelay.v1.ToolCallDelta tool_call = 2;
    */
   toolCall?: ToolCallDelta | undefined;
+
+  /**
+   * The next piece of the model's reasoning, never part of the text. A
+   * `will_retry` with `discard_partial` discards it with the text.
+   *
+   * @generated from field: llmrelay.v1.ReasoningDelta reasoning = 3;
+   */
+  reasoning?: ReasoningDelta | undefined;
+
+  /**
+   * The next piece of a refusal (the model declined to answer: see
+   * `Message.refusal`).
+   *
+   * @generated from field: string refusal = 4;
+   */
+  refusal: string;
 };
 
 /**
@@ -586,12 +792,66 @@ export type Delta = Message$1<"llmrelay.v1.Delta"> & {
  * Use `create(DeltaSchema)` to create a new message.
  */
 export const DeltaSchema: GenMessage<Delta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 9);
+  messageDesc(file_llmrelay_v1_llmrelay, 10);
+
+/**
+ * ReasoningDelta is a fragment of a reasoning block. Fragments with the same
+ * `index` belong to the same block; their `text`s concatenate to the
+ * block's text, and `final.message.reasoning[index]` holds the whole block.
+ *
+ * @generated from message llmrelay.v1.ReasoningDelta
+ */
+export type ReasoningDelta = Message$1<"llmrelay.v1.ReasoningDelta"> & {
+  /**
+   * Which reasoning block of this attempt's reply the fragment belongs to,
+   * from 0.
+   *
+   * @generated from field: uint32 index = 1;
+   */
+  index: number;
+
+  /**
+   * The next piece of the block's text.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * The block's signature (opaque), in one fragment, usually the block's
+   * last.
+   *
+   * @generated from field: string signature = 3;
+   */
+  signature: string;
+
+  /**
+   * A redacted block's data (opaque), whole, in one fragment.
+   *
+   * @generated from field: string redacted = 4;
+   */
+  redacted: string;
+
+  /**
+   * The block's wire format (see `Reasoning.format`), in its first fragment.
+   *
+   * @generated from field: string format = 5;
+   */
+  format: string;
+};
+
+/**
+ * Describes the message llmrelay.v1.ReasoningDelta.
+ * Use `create(ReasoningDeltaSchema)` to create a new message.
+ */
+export const ReasoningDeltaSchema: GenMessage<ReasoningDelta> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 11);
 
 /**
  * ToolCallDelta is a fragment of a tool call. Fragments with the same `index`
- * belong to the same call; `id` and `name` arrive in the first of them, and
- * the `arguments_delta`s concatenate to the call's arguments.
+ * belong to the same call; `id` and `name` arrive in the first of them (a
+ * provider that sends the name later holds the call back until it does),
+ * and the `arguments_delta`s concatenate to the call's arguments.
  *
  * @generated from message llmrelay.v1.ToolCallDelta
  */
@@ -630,7 +890,7 @@ export type ToolCallDelta = Message$1<"llmrelay.v1.ToolCallDelta"> & {
  * Use `create(ToolCallDeltaSchema)` to create a new message.
  */
 export const ToolCallDeltaSchema: GenMessage<ToolCallDelta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 10);
+  messageDesc(file_llmrelay_v1_llmrelay, 12);
 
 /**
  * WillRetry says an attempt failed and another one is coming.
@@ -662,9 +922,10 @@ export type WillRetry = Message$1<"llmrelay.v1.WillRetry"> & {
   nextAttempt: number;
 
   /**
-   * True when the failed attempt already sent deltas (or partial objects):
-   * the client must throw them away, because the next attempt streams its
-   * reply from the start.
+   * True when the failed attempt already sent deltas (text, reasoning,
+   * refusal or tool-call fragments) or partial objects: the client must
+   * throw them away, because the next attempt streams its reply from the
+   * start.
    *
    * @generated from field: bool discard_partial = 4;
    */
@@ -679,6 +940,31 @@ export type WillRetry = Message$1<"llmrelay.v1.WillRetry"> & {
    * @generated from field: google.rpc.Status cause = 5;
    */
   cause?: Status | undefined;
+
+  /**
+   * The configured provider the next attempt goes to, e.g. "openai".
+   *
+   * @generated from field: string next_provider = 6;
+   */
+  nextProvider: string;
+
+  /**
+   * The model the next attempt asks that provider for, as the provider
+   * names it, e.g. "gpt-4.1".
+   *
+   * @generated from field: string next_model = 7;
+   */
+  nextModel: string;
+
+  /**
+   * True when the next attempt goes to another target than the failed one:
+   * the call falls back (to the next target of its route, or to
+   * `fallback_models`). The failed target will not be tried again in this
+   * call.
+   *
+   * @generated from field: bool fallback = 8;
+   */
+  fallback: boolean;
 };
 
 /**
@@ -686,7 +972,7 @@ export type WillRetry = Message$1<"llmrelay.v1.WillRetry"> & {
  * Use `create(WillRetrySchema)` to create a new message.
  */
 export const WillRetrySchema: GenMessage<WillRetry> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 11);
+  messageDesc(file_llmrelay_v1_llmrelay, 13);
 
 /**
  * Final is the outcome of a successful call.
@@ -695,8 +981,10 @@ export const WillRetrySchema: GenMessage<WillRetry> = /*@__PURE__*/
  */
 export type Final = Message$1<"llmrelay.v1.Final"> & {
   /**
-   * The assistant message of the successful attempt only: its full text and
-   * its complete tool calls. Output of failed attempts never appears here.
+   * The assistant message of the successful attempt only: its full text,
+   * its reasoning blocks with their signatures, its complete tool calls
+   * (with their signatures) and its refusal. Output of failed attempts
+   * never appears here. Send it back as it is in the next turn.
    *
    * @generated from field: llmrelay.v1.Message message = 1;
    */
@@ -704,8 +992,9 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
 
   /**
    * Structured output: the reply parsed as JSON, conforming to
-   * `response_format.json_schema`. Unset without `response_format`, and with
-   * ON_INVALID_RETURN_TEXT when the reply stayed invalid.
+   * `response_format.json_schema`. Unset without `response_format`, with
+   * ON_INVALID_RETURN_TEXT when the reply stayed invalid, and when the model
+   * refused (FINISH_REASON_REFUSAL: a refusal is not re-asked).
    *
    * @generated from field: google.protobuf.Value object = 2;
    */
@@ -761,6 +1050,23 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
    * @generated from field: string model = 9;
    */
   model: string;
+
+  /**
+   * The route the call named as its `model`, e.g. "smart"; empty when it
+   * named "<provider>/<model>".
+   *
+   * @generated from field: string route = 13;
+   */
+  route: string;
+
+  /**
+   * Labels the server's hooks attached to the call once it succeeded (for
+   * example which route default applied); empty without such hooks. The
+   * same labels are written to the call's log line.
+   *
+   * @generated from field: map<string, string> annotations = 14;
+   */
+  annotations: { [key: string]: string };
 };
 
 /**
@@ -768,27 +1074,55 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
  * Use `create(FinalSchema)` to create a new message.
  */
 export const FinalSchema: GenMessage<Final> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 12);
+  messageDesc(file_llmrelay_v1_llmrelay, 14);
 
 /**
- * Usage counts tokens.
+ * Usage counts tokens, the same way for every provider (docs/providers.md
+ * says how each provider's own counts map onto these).
  *
  * @generated from message llmrelay.v1.Usage
  */
 export type Usage = Message$1<"llmrelay.v1.Usage"> & {
   /**
-   * Tokens in the prompt.
+   * Tokens in the prompt, those read from or written to the provider's
+   * prompt cache included.
    *
    * @generated from field: uint64 input_tokens = 1;
    */
   inputTokens: bigint;
 
   /**
-   * Tokens the model produced.
+   * Tokens the model produced, reasoning tokens included: where a provider
+   * counts reasoning apart from its output (Gemini, xAI), llmrelay adds it.
    *
    * @generated from field: uint64 output_tokens = 2;
    */
   outputTokens: bigint;
+
+  /**
+   * Of `output_tokens`, the model's reasoning ("thinking") tokens, where the
+   * provider reports them.
+   *
+   * @generated from field: uint64 reasoning_tokens = 3;
+   */
+  reasoningTokens: bigint;
+
+  /**
+   * Of `input_tokens`, those read from the provider's prompt cache (cache
+   * hits, billed at a discount), where the provider reports them.
+   *
+   * @generated from field: uint64 cached_input_tokens = 4;
+   */
+  cachedInputTokens: bigint;
+
+  /**
+   * Of `input_tokens`, those written to the provider's prompt cache
+   * (Anthropic bills cache writes at a premium), where the provider reports
+   * them.
+   *
+   * @generated from field: uint64 cache_creation_input_tokens = 5;
+   */
+  cacheCreationInputTokens: bigint;
 };
 
 /**
@@ -796,7 +1130,7 @@ export type Usage = Message$1<"llmrelay.v1.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 13);
+  messageDesc(file_llmrelay_v1_llmrelay, 15);
 
 /**
  * ValidationError is one way a structured-output reply failed its schema.
@@ -840,7 +1174,7 @@ export type ValidationError = Message$1<"llmrelay.v1.ValidationError"> & {
  * Use `create(ValidationErrorSchema)` to create a new message.
  */
 export const ValidationErrorSchema: GenMessage<ValidationError> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 14);
+  messageDesc(file_llmrelay_v1_llmrelay, 16);
 
 /**
  * ListModelsRequest asks which models the caller may use.
@@ -849,7 +1183,8 @@ export const ValidationErrorSchema: GenMessage<ValidationError> = /*@__PURE__*/
  */
 export type ListModelsRequest = Message$1<"llmrelay.v1.ListModelsRequest"> & {
   /**
-   * Only list this provider's models. Empty lists every provider's.
+   * Only list this provider's models, and no routes. Empty lists every
+   * provider's models and every route.
    *
    * @generated from field: string provider = 1;
    */
@@ -861,7 +1196,7 @@ export type ListModelsRequest = Message$1<"llmrelay.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 15);
+  messageDesc(file_llmrelay_v1_llmrelay, 17);
 
 /**
  * ListModelsResponse lists models.
@@ -882,41 +1217,72 @@ export type ListModelsResponse = Message$1<"llmrelay.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 16);
+  messageDesc(file_llmrelay_v1_llmrelay, 18);
 
 /**
- * Model is a model llmrelay can route to.
+ * Model is a model llmrelay can route to: a provider's model, or a route.
  *
  * @generated from message llmrelay.v1.Model
  */
 export type Model = Message$1<"llmrelay.v1.Model"> & {
   /**
-   * The value for `GenerateRequest.model`, e.g. "mock/echo".
+   * The value for `GenerateRequest.model`, e.g. "mock/echo" or "smart".
    *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
-   * The provider's configured name, e.g. "mock".
+   * The provider's configured name, e.g. "mock"; empty for a route.
    *
    * @generated from field: string provider = 2;
    */
   provider: string;
 
   /**
-   * The provider's kind: "mock", "openai", "anthropic" or "gemini".
+   * The provider's kind: "mock", "openai", "anthropic" or "gemini"; empty
+   * for a route.
    *
    * @generated from field: string provider_kind = 3;
    */
   providerKind: string;
 
   /**
-   * The model's name at the provider, e.g. "echo".
+   * The model's name at the provider, e.g. "echo"; for a route, its name.
    *
    * @generated from field: string name = 4;
    */
   name: string;
+
+  /**
+   * Whether this is a provider's model or a route.
+   *
+   * @generated from field: llmrelay.v1.ModelKind kind = 5;
+   */
+  kind: ModelKind;
+
+  /**
+   * For a route: its targets, in its fallback order (for a weighted route,
+   * in configuration order; each call picks its own order by weight).
+   *
+   * @generated from field: repeated llmrelay.v1.RouteTarget targets = 6;
+   */
+  targets: RouteTarget[];
+
+  /**
+   * For a route: how it orders its targets for each call.
+   *
+   * @generated from field: llmrelay.v1.RouteBalance balance = 7;
+   */
+  balance: RouteBalance;
+
+  /**
+   * For a provider's model that a route uses as a target: its health. Unset
+   * for models no route uses, whose health is not tracked.
+   *
+   * @generated from field: llmrelay.v1.TargetHealth health = 8;
+   */
+  health?: TargetHealth | undefined;
 };
 
 /**
@@ -924,7 +1290,103 @@ export type Model = Message$1<"llmrelay.v1.Model"> & {
  * Use `create(ModelSchema)` to create a new message.
  */
 export const ModelSchema: GenMessage<Model> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 17);
+  messageDesc(file_llmrelay_v1_llmrelay, 19);
+
+/**
+ * RouteTarget is one target of a route.
+ *
+ * @generated from message llmrelay.v1.RouteTarget
+ */
+export type RouteTarget = Message$1<"llmrelay.v1.RouteTarget"> & {
+  /**
+   * The target as "<provider>/<model>", e.g. "openai/gpt-4.1".
+   *
+   * @generated from field: string model = 1;
+   */
+  model: string;
+
+  /**
+   * The provider's configured name, e.g. "openai".
+   *
+   * @generated from field: string provider = 2;
+   */
+  provider: string;
+
+  /**
+   * The model's name at the provider, e.g. "gpt-4.1".
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * Its weight in a weighted route (1 when the config leaves it unset).
+   *
+   * @generated from field: uint32 weight = 4;
+   */
+  weight: number;
+
+  /**
+   * Its health.
+   *
+   * @generated from field: llmrelay.v1.TargetHealth health = 5;
+   */
+  health?: TargetHealth | undefined;
+};
+
+/**
+ * Describes the message llmrelay.v1.RouteTarget.
+ * Use `create(RouteTargetSchema)` to create a new message.
+ */
+export const RouteTargetSchema: GenMessage<RouteTarget> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 20);
+
+/**
+ * TargetHealth is a route target's health, by outlier detection: a target
+ * whose attempts fail several times in a row (for reasons that are the
+ * target's, not the request's) is ejected, taken out of rotation, for an
+ * interval that grows with each ejection in a row; one successful attempt
+ * restores it. Routes skip ejected targets, unless all are ejected.
+ *
+ * @generated from message llmrelay.v1.TargetHealth
+ */
+export type TargetHealth = Message$1<"llmrelay.v1.TargetHealth"> & {
+  /**
+   * Whether the target is ejected now.
+   *
+   * @generated from field: bool ejected = 1;
+   */
+  ejected: boolean;
+
+  /**
+   * When the current ejection ends; unset when not ejected.
+   *
+   * @generated from field: google.protobuf.Timestamp ejected_until = 2;
+   */
+  ejectedUntil?: Timestamp | undefined;
+
+  /**
+   * Attempts that failed in a row since the last success or ejection.
+   *
+   * @generated from field: uint32 consecutive_failures = 3;
+   */
+  consecutiveFailures: number;
+
+  /**
+   * Ejections in a row since the last success; the next ejection lasts
+   * longer with each.
+   *
+   * @generated from field: uint32 ejections = 4;
+   */
+  ejections: number;
+};
+
+/**
+ * Describes the message llmrelay.v1.TargetHealth.
+ * Use `create(TargetHealthSchema)` to create a new message.
+ */
+export const TargetHealthSchema: GenMessage<TargetHealth> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 21);
 
 /**
  * Role says who wrote a message.
@@ -1130,15 +1592,21 @@ export enum RetryReason {
   SERVER_ERROR = 3,
 
   /**
-   * The connection failed or dropped, or the provider's stream was malformed
-   * or ended without its terminator.
+   * The connection failed or dropped, the provider's stream was cut in the
+   * middle of an event, or it ended without its terminator. (A complete
+   * event that does not decode is not retried on the same target, which
+   * would send the same: the call falls back to its next target, if any,
+   * with RETRY_REASON_TARGET_REFUSED, else fails with UNKNOWN, reason
+   * PROVIDER_PROTOCOL_ERROR.)
    *
    * @generated from enum value: RETRY_REASON_TRANSPORT = 4;
    */
   TRANSPORT = 4,
 
   /**
-   * The provider sent nothing for `stream_idle_timeout`.
+   * The provider sent nothing for `first_event_timeout` before its first
+   * byte, or showed no sign of life for `stream_idle_timeout` once
+   * streaming.
    *
    * @generated from enum value: RETRY_REASON_STALLED = 5;
    */
@@ -1151,6 +1619,17 @@ export enum RetryReason {
    * @generated from enum value: RETRY_REASON_INVALID_OUTPUT = 6;
    */
   INVALID_OUTPUT = 6,
+
+  /**
+   * The target cannot serve the call and retrying it would not change
+   * that: its quota or spend limit is used up, it does not know the model
+   * (HTTP 404), it refused llmrelay's credentials (401/403), or its stream
+   * does not decode (PROVIDER_PROTOCOL_ERROR). Only sent when the call
+   * falls back to another target (`fallback`).
+   *
+   * @generated from enum value: RETRY_REASON_TARGET_REFUSED = 9;
+   */
+  TARGET_REFUSED = 9,
 }
 
 /**
@@ -1206,6 +1685,15 @@ export enum FinishReason {
    * @generated from enum value: FINISH_REASON_OTHER = 5;
    */
   OTHER = 5,
+
+  /**
+   * The model declined to answer: `message.refusal` says why when the
+   * provider sent a refusal (OpenAI), and Anthropic's `refusal` stop reason
+   * is reported so.
+   *
+   * @generated from enum value: FINISH_REASON_REFUSAL = 6;
+   */
+  REFUSAL = 6,
 }
 
 /**
@@ -1213,6 +1701,76 @@ export enum FinishReason {
  */
 export const FinishReasonSchema: GenEnum<FinishReason> = /*@__PURE__*/
   enumDesc(file_llmrelay_v1_llmrelay, 5);
+
+/**
+ * ModelKind says what a listed model is.
+ *
+ * @generated from enum llmrelay.v1.ModelKind
+ */
+export enum ModelKind {
+  /**
+   * Not used.
+   *
+   * @generated from enum value: MODEL_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A provider's model, called as "<provider>/<model>".
+   *
+   * @generated from enum value: MODEL_KIND_PROVIDER_MODEL = 1;
+   */
+  PROVIDER_MODEL = 1,
+
+  /**
+   * A route, called by its name.
+   *
+   * @generated from enum value: MODEL_KIND_ROUTE = 2;
+   */
+  ROUTE = 2,
+}
+
+/**
+ * Describes the enum llmrelay.v1.ModelKind.
+ */
+export const ModelKindSchema: GenEnum<ModelKind> = /*@__PURE__*/
+  enumDesc(file_llmrelay_v1_llmrelay, 6);
+
+/**
+ * RouteBalance says how a route orders its targets for a call.
+ *
+ * @generated from enum llmrelay.v1.RouteBalance
+ */
+export enum RouteBalance {
+  /**
+   * Not used.
+   *
+   * @generated from enum value: ROUTE_BALANCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * In configuration order: the first healthy target serves, the next ones
+   * are its fallbacks.
+   *
+   * @generated from enum value: ROUTE_BALANCE_ORDERED = 1;
+   */
+  ORDERED = 1,
+
+  /**
+   * Each call picks its first target at random by weight among the healthy
+   * ones; the others follow as fallbacks, also by weight.
+   *
+   * @generated from enum value: ROUTE_BALANCE_WEIGHTED = 2;
+   */
+  WEIGHTED = 2,
+}
+
+/**
+ * Describes the enum llmrelay.v1.RouteBalance.
+ */
+export const RouteBalanceSchema: GenEnum<RouteBalance> = /*@__PURE__*/
+  enumDesc(file_llmrelay_v1_llmrelay, 7);
 
 /**
  * LLMService relays generation requests to the configured LLM providers.
@@ -1244,7 +1802,8 @@ export const LLMService: GenService<{
     output: typeof GenerateEventSchema;
   },
   /**
-   * ListModels lists the models the caller may use, per configured provider.
+   * ListModels lists the models the caller may use: each configured
+   * provider's models, and the routes, with their targets and health.
    *
    * @generated from rpc llmrelay.v1.LLMService.ListModels
    */

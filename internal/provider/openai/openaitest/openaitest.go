@@ -40,8 +40,26 @@ const (
 	// the connection until the client goes away.
 	Stall
 	// Malformed sends a line that is not server-sent events after
-	// Fault.After content chunks and ends the response.
+	// Fault.After content chunks and ends the response: a protocol error,
+	// which llmrelay does not retry.
 	Malformed
+	// Cut ends the response in the middle of an event after Fault.After
+	// content chunks: the body ends cleanly, the event is half there.
+	Cut
+)
+
+// Busy is what a stream sends while it makes the client wait before its
+// content chunks (Fault.Busy).
+type Busy uint8
+
+// Ways to be busy.
+const (
+	// KeepAlive sends `: keep-alive` comments, as DeepSeek does while a
+	// request is queued.
+	KeepAlive Busy = iota + 1
+	// Thinking sends reasoning_content deltas, as a reasoning model does
+	// while it thinks.
+	Thinking
 )
 
 // Fault is how one request fails.
@@ -59,6 +77,13 @@ type Fault struct {
 	// FirstByteDelay holds back the whole response, headers included, for
 	// this long, whatever the kind (a slow first byte).
 	FirstByteDelay time.Duration
+	// Busy, BusyFor and BusyEvery make the stream busy after its first
+	// content chunk: for BusyFor, it sends what Busy says every BusyEvery,
+	// and nothing else. Text holds only the content chunks' words either
+	// way.
+	Busy      Busy
+	BusyFor   time.Duration
+	BusyEvery time.Duration
 }
 
 // Options configure a Server.
@@ -214,12 +239,35 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		flusher.Flush()
+		if i == 0 && f.Busy != 0 && !s.busy(w, r, f) {
+			return
+		}
 	}
 	if f.Kind != None && f.After >= len(s.chunks) {
 		s.fail(w, r, f)
 		return
 	}
 	_, _ = w.Write(s.tail)
+}
+
+// busy sends f.Busy's keep-alives or reasoning every f.BusyEvery for
+// f.BusyFor, and reports whether the client is still there.
+func (s *Server) busy(w http.ResponseWriter, r *http.Request, f Fault) bool {
+	flusher := w.(http.Flusher)
+	for end := time.Now().Add(f.BusyFor); time.Now().Before(end); {
+		if !s.wait(r, f.BusyEvery) {
+			return false
+		}
+		msg := []byte(": keep-alive\n\n")
+		if f.Busy == Thinking {
+			msg = chunk(`{"content":null,"reasoning_content":"hmm "}`, "null")
+		}
+		if _, err := w.Write(msg); err != nil {
+			return false
+		}
+		flusher.Flush()
+	}
+	return true
 }
 
 // wait pauses for d and reports whether the client is still there and the
@@ -258,6 +306,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, f Fault) {
 		_, _ = w.Write([]byte("\n\n"))
 	case Malformed:
 		_, _ = w.Write([]byte("this is not a server-sent event\n\n"))
+	case Cut:
+		c := chunk(`{"content":"cut"}`, "null")
+		_, _ = w.Write(c[:len(c)/2])
 	case Stall:
 		select {
 		case <-r.Context().Done():

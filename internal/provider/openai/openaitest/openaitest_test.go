@@ -136,7 +136,7 @@ func TestFaultForPicksEachRequestsFault(t *testing.T) {
 	ctx := context.Background()
 
 	r := pt.Collect(ctx, p, pt.NewRequest("fake"))
-	if pe := pt.ProviderError(r.Err); r.Text != openaitest.Text(2) || pe == nil || pe.Kind != provider.KindTransport || !errors.Is(r.Err, httpx.ErrMalformed) {
+	if pe := pt.ProviderError(r.Err); r.Text != openaitest.Text(2) || pe == nil || pe.Kind != provider.KindProtocol || !errors.Is(r.Err, httpx.ErrMalformed) {
 		t.Errorf("request 0: %q, %v; want 2 chunks, then a malformed stream", r.Text, r.Err)
 	}
 	r = pt.Collect(ctx, p, pt.NewRequest("fake"))

@@ -1,0 +1,135 @@
+package config
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/usage"
+)
+
+// Tracing adjusts llmrelay's traces. Whether they are on, where they go
+// and how they are sampled are the standard OTEL_* environment variables'
+// (docs/observability.md).
+type Tracing struct {
+	// CaptureContent records prompts and replies on the attempt spans
+	// (gen_ai.input.messages, gen_ai.output.messages,
+	// gen_ai.system_instructions). Off by default: they may hold personal
+	// or confidential data.
+	CaptureContent bool `yaml:"capture_content"`
+}
+
+// Pricing is the price table: what a million tokens of each kind cost,
+// per model. Calls to a model without a price have no cost.
+type Pricing struct {
+	// Currency names the prices' currency in the docs and the config dump;
+	// metrics carry numbers only.
+	Currency string `yaml:"currency"`
+	// Models maps "<provider>/<model>" to its prices per million tokens,
+	// by kind of token: input and output, and optionally the kinds that
+	// are part of them (cached_input, ...: see usage.Kinds).
+	Models map[string]usage.Price `yaml:"models"`
+}
+
+// Prices returns the price table, nil when it prices no model. The
+// config is valid, so it cannot fail.
+func (p Pricing) Prices() *usage.Prices {
+	if len(p.Models) == 0 {
+		return nil
+	}
+	prices, err := usage.NewPrices(p.Models)
+	if err != nil {
+		return nil // Validate refuses such a table
+	}
+	return prices
+}
+
+// Reload says how the server learns of a new config besides SIGHUP.
+type Reload struct {
+	// Watch reloads the config file when it changes (written in place,
+	// replaced, or a Kubernetes ConfigMap update).
+	Watch bool `yaml:"watch"`
+}
+
+// checkPricing reports the problems of the price table: models not of
+// the form <provider>/<model>, or of a provider that is not configured,
+// and price lists that usage.Check refuses.
+func (c *Config) checkPricing(bad func(path, format string, args ...any)) {
+	for _, model := range slices.Sorted(maps.Keys(c.Pricing.Models)) {
+		path := "pricing.models." + model
+		name, m, ok := strings.Cut(model, "/")
+		if !ok || name == "" || m == "" {
+			bad(path, "%q is not <provider>/<model>", model)
+			continue
+		}
+		i := slices.IndexFunc(c.Providers, func(p provider.Config) bool { return p.Name == name })
+		switch {
+		case i < 0:
+			bad(path, "no provider is named %q", name)
+			continue
+		case len(c.Providers[i].Models) > 0 && !slices.Contains(c.Providers[i].Models, m):
+			bad(path, "provider %q does not list model %q", name, m)
+			continue
+		}
+		if err := usage.Check(c.Pricing.Models[model]); err != nil {
+			bad(path, "%v", err)
+		}
+	}
+}
+
+// restartOnly lists the settings a reload cannot change: the listeners and
+// their connection settings, the shutdown timings, the log format, the
+// state store, the reload watch, and whether TLS is on (its files are
+// reloaded: certificates can be rotated).
+var restartOnly = []struct {
+	path  string
+	field func(*Config) any // a pointer to the setting
+}{
+	{"listen", func(c *Config) any { return &c.Listen }},
+	{"metrics_listen", func(c *Config) any { return &c.MetricsListen }},
+	{"drain_delay", func(c *Config) any { return &c.DrainDelay }},
+	{"shutdown_grace", func(c *Config) any { return &c.ShutdownGrace }},
+	{"log.format", func(c *Config) any { return &c.Log.Format }},
+	{"limits.max_recv_msg_bytes", func(c *Config) any { return &c.Limits.MaxRecvMsgBytes }},
+	{"limits.max_concurrent_streams_per_conn", func(c *Config) any { return &c.Limits.MaxConcurrentStreamsPerConn }},
+	{"limits.keepalive_min_time", func(c *Config) any { return &c.Limits.KeepaliveMinTime }},
+	{"limits.keepalive_time", func(c *Config) any { return &c.Limits.KeepaliveTime }},
+	{"limits.keepalive_timeout", func(c *Config) any { return &c.Limits.KeepaliveTimeout }},
+	{"limits.max_connection_age", func(c *Config) any { return &c.Limits.MaxConnectionAge }},
+	{"limits.max_connection_age_grace", func(c *Config) any { return &c.Limits.MaxConnectionAgeGrace }},
+	{"limits.stream_workers", func(c *Config) any { return &c.Limits.StreamWorkers }},
+	{"state", func(c *Config) any { return &c.State }},
+	{"reload", func(c *Config) any { return &c.Reload }},
+}
+
+// KeepRestartOnly makes c, a config loaded to replace running, keep
+// running's values of the settings that only a restart can change, and
+// returns the paths of those that c had changed. A reload applies the rest
+// of c and logs these as needing a restart.
+func (c *Config) KeepRestartOnly(running *Config) []string {
+	var changed []string
+	for _, s := range restartOnly {
+		now, was := reflect.ValueOf(s.field(c)).Elem(), reflect.ValueOf(s.field(running)).Elem()
+		if !reflect.DeepEqual(now.Interface(), was.Interface()) {
+			changed = append(changed, s.path)
+			now.Set(was)
+		}
+	}
+	if c.TLS.Enabled() != running.TLS.Enabled() {
+		changed = append(changed, "tls")
+		c.TLS = running.TLS
+	}
+	return changed
+}
+
+// RestartOnlySettings returns the paths of the settings that only a
+// restart can change, for the docs and messages.
+func RestartOnlySettings() []string {
+	out := make([]string, 0, len(restartOnly)+1)
+	for _, s := range restartOnly {
+		out = append(out, s.path)
+	}
+	return append(out, "tls (turning it on or off)")
+}

@@ -1,0 +1,68 @@
+package metrics
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// TestOpenModelsAreBounded: a provider that lists no models keeps its
+// first MaxOpenModels model names as labels and counts the rest as
+// OtherModel, so clients cannot grow the metrics without bound; a provider
+// that lists its models keeps every name.
+func TestOpenModelsAreBounded(t *testing.T) {
+	m := New()
+	for i := range MaxOpenModels + 20 {
+		m.GenerateDone(CallLabels{Provider: "open", Model: "m" + strconv.Itoa(i), OpenModels: true}, CallResult{Code: "OK"})
+		m.GenerateDone(CallLabels{Provider: "listed", Model: "m" + strconv.Itoa(i)}, CallResult{Code: "OK"})
+	}
+	count := func(provider, model string) uint64 {
+		h := m.requestDuration.WithLabelValues(provider, model, "", "", "")
+		return histogramCount(t, h)
+	}
+	if got := count("open", OtherModel); got != 20 {
+		t.Errorf("%d calls counted as %q, want 20", got, OtherModel)
+	}
+	if got := count("open", "m0"); got != 1 {
+		t.Errorf("the first model has %d calls, want 1", got)
+	}
+	if got := count("listed", "m"+strconv.Itoa(MaxOpenModels+10)); got != 1 {
+		t.Errorf("a listed model beyond the bound has %d calls, want 1", got)
+	}
+}
+
+// TestRecordingDoesNotAllocate: once a label set's series exist, recording
+// a call's metrics does not allocate.
+func TestRecordingDoesNotAllocate(t *testing.T) {
+	m := New()
+	l := CallLabels{Provider: "mock", Model: "echo", Key: "checkout"}
+	u := provider.Usage{InputTokens: 3, OutputTokens: 5}
+	record := func() {
+		m.FirstToken(l, time.Millisecond)
+		m.AttemptUsage(l, u, 0.001, true)
+		m.GenerateDone(l, CallResult{Code: "OK", Attempts: 1, Duration: time.Second})
+	}
+	record()
+	if allocs := testing.AllocsPerRun(100, record); allocs != 0 {
+		t.Errorf("%v allocations per call, want 0", allocs)
+	}
+	if got := testutil.ToFloat64(m.tokens.WithLabelValues("mock", "echo", "", "checkout", "output")); got != 5*102 {
+		t.Errorf("output tokens %v, want %d (record, then AllocsPerRun's 101 runs)", got, 5*102)
+	}
+}
+
+// histogramCount returns how many observations o (a histogram) holds.
+func histogramCount(t *testing.T, o prometheus.Observer) uint64 {
+	t.Helper()
+	var d dto.Metric
+	if err := o.(prometheus.Metric).Write(&d); err != nil {
+		t.Fatal(err)
+	}
+	return d.GetHistogram().GetSampleCount()
+}

@@ -1,0 +1,201 @@
+package httpx
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// Encoded is a provider request ready to send: its JSON body, with the
+// request's provider_options merged in, and the extra headers they ask for.
+type Encoded struct {
+	Body []byte
+	// Header holds the extra headers; nil for none.
+	Header http.Header
+}
+
+// Owned maps the paths of the body fields an adapter sets from the
+// request itself to the request field that sets them ("" when none does:
+// the adapter's own, such as "stream"). A path names a top-level key, or a
+// key of a nested object with dots ("output_config.format").
+// provider_options may not set them.
+type Owned map[string]string
+
+// ExtraHeadersKey is the provider_options key whose value, an object of
+// header names to strings, adds HTTP headers to the request instead of body
+// fields.
+const ExtraHeadersKey = "extra_headers"
+
+// MaxExtraHeaders bounds the headers extra_headers may add.
+const MaxExtraHeaders = 32
+
+// Encode encodes body as JSON and merges opts, the request's
+// provider_options, into it: every top-level key is added to the body;
+// where the body already has the key, an object is merged into an object
+// key by key (recursively, as Gemini's generationConfig needs), anything
+// else is refused, since llmrelay set that field from the request. A path
+// that owned lists is refused even when the body does not have it.
+// extra_headers gives Encoded.Header (see ExtraHeaderProblem). Every refusal
+// is a *provider.FieldError naming the option's path,
+// "provider_options.<key>[.<key>...]". Without options the body is
+// json.Marshal's; with them its keys are sorted.
+func Encode(body any, opts map[string]any, owned Owned) (Encoded, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return Encoded{}, fmt.Errorf("httpx: encoding the request: %w", err)
+	}
+	if len(opts) == 0 {
+		return Encoded{Body: b}, nil
+	}
+	var enc Encoded
+	fields := make(map[string]any, len(opts))
+	for k, v := range opts {
+		if k == ExtraHeadersKey {
+			if enc.Header, err = extraHeaders(v); err != nil {
+				return Encoded{}, err
+			}
+			continue
+		}
+		fields[k] = v
+	}
+	if len(fields) == 0 {
+		enc.Body = b
+		return enc, nil
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return Encoded{}, fmt.Errorf("httpx: the request body is not a JSON object: %w", err)
+	}
+	if err := merge(doc, fields, "", owned); err != nil {
+		return Encoded{}, err
+	}
+	if enc.Body, err = json.Marshal(doc); err != nil {
+		return Encoded{}, fmt.Errorf("httpx: encoding the request: %w", err)
+	}
+	return enc, nil
+}
+
+// merge adds opts to doc, the object at path prefix (with its trailing
+// dot), as Encode describes.
+func merge(doc map[string]json.RawMessage, opts map[string]any, prefix string, owned Owned) error {
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		path, v := prefix+k, opts[k]
+		if from, ok := owned[path]; ok {
+			return optionErr(path, ownedDescription(from))
+		}
+		sub, isObject := v.(map[string]any)
+		cur, exists := doc[k]
+		inner := map[string]json.RawMessage{}
+		switch {
+		case exists && isObject && json.Unmarshal(cur, &inner) == nil && inner != nil:
+		case exists:
+			return optionErr(path, "llmrelay already sets this field from the request's own fields (generation, tools, response_format, messages); set it there")
+		case ownsUnder(owned, path) && !isObject:
+			return optionErr(path, "must be an object: llmrelay sets some of its fields from the request")
+		case !isObject || !ownsUnder(owned, path):
+			raw, err := json.Marshal(v)
+			if err != nil {
+				return optionErr(path, "is not JSON: "+err.Error())
+			}
+			doc[k] = raw
+			continue
+		}
+		if err := merge(inner, sub, path+".", owned); err != nil {
+			return err
+		}
+		raw, err := json.Marshal(inner)
+		if err != nil {
+			return optionErr(path, "is not JSON: "+err.Error())
+		}
+		doc[k] = raw
+	}
+	return nil
+}
+
+// ownsUnder reports whether owned lists a path inside the object at path.
+func ownsUnder(owned Owned, path string) bool {
+	for p := range owned {
+		if strings.HasPrefix(p, path+".") {
+			return true
+		}
+	}
+	return false
+}
+
+func ownedDescription(from string) string {
+	if from == "" {
+		return "llmrelay sets this field itself; it cannot be set through provider_options"
+	}
+	return "llmrelay sets this field from the request's " + from + "; set that instead"
+}
+
+func optionErr(path, desc string) error {
+	return &provider.FieldError{Field: "provider_options." + path, Description: desc}
+}
+
+// forbiddenHeaders are the headers extra_headers may not set: credentials
+// (the provider's key is the server's), the connection's and the body's
+// framing, which the HTTP client owns.
+var forbiddenHeaders = []string{
+	"Authorization", "Proxy-Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key", "Cookie",
+	"Host", "Content-Length", "Content-Type", "Content-Encoding", "Transfer-Encoding", "Connection",
+	"Keep-Alive", "Te", "Trailer", "Upgrade", "Accept", "Accept-Encoding", "Expect",
+}
+
+// ExtraHeaderProblem says what is wrong with one header of extra_headers,
+// or returns "": its name must be a valid header name that is not one of
+// the credentials or framing headers the client owns (Authorization,
+// x-api-key, Host, Content-Type, ...; any Proxy-*), its value a valid
+// header value.
+func ExtraHeaderProblem(name, value string) string {
+	canonical := http.CanonicalHeaderKey(name)
+	switch {
+	case !httpguts.ValidHeaderFieldName(name):
+		return "is not a valid header name"
+	case slices.Contains(forbiddenHeaders, canonical) || strings.HasPrefix(canonical, "Proxy-"):
+		return "cannot be set: llmrelay sets this header itself (credentials and framing are the server's)"
+	case !httpguts.ValidHeaderFieldValue(value):
+		return "has a value that is not a valid header value"
+	}
+	return ""
+}
+
+// extraHeaders reads extra_headers.
+func extraHeaders(v any) (http.Header, error) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, optionErr(ExtraHeadersKey, `must be an object of header names to strings, such as {"anthropic-beta": "interleaved-thinking-2025-05-14"}`)
+	}
+	if len(obj) > MaxExtraHeaders {
+		return nil, optionErr(ExtraHeadersKey, fmt.Sprintf("has %d headers; at most %d", len(obj), MaxExtraHeaders))
+	}
+	names := make([]string, 0, len(obj))
+	for name := range obj {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	h := make(http.Header, len(obj))
+	for _, name := range names {
+		value, ok := obj[name].(string)
+		if !ok {
+			return nil, optionErr(ExtraHeadersKey+"."+name, "must be a string")
+		}
+		if problem := ExtraHeaderProblem(name, value); problem != "" {
+			return nil, optionErr(ExtraHeadersKey+"."+name, problem)
+		}
+		h.Set(name, value)
+	}
+	return h, nil
+}

@@ -1,0 +1,344 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/metrics"
+)
+
+const (
+	keyOld  = "old-key-0123456789abcdef"
+	keyKeep = "keep-key-0123456789abcdef"
+	keyNew  = "new-key-0123456789abcdef"
+)
+
+// gatedUpstream is an OpenAI-compatible upstream that sends the first
+// chunk of "Hello world" at once and the rest only once release is
+// closed, so a stream through it is in flight for as long as the test
+// wants.
+func gatedUpstream(t *testing.T) (url string, release func()) {
+	gate := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		f := w.(http.Flusher)
+		fmt.Fprint(w, `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}`+"\n\n")
+		f.Flush()
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+		fmt.Fprint(w, `data: {"choices":[{"index":0,"delta":{"content":" world"},"finish_reason":"stop"}]}`+"\n\n"+"data: [DONE]\n\n")
+		f.Flush()
+	}))
+	t.Cleanup(srv.Close)
+	var released bool
+	return srv.URL + "/v1", func() {
+		if !released {
+			released = true
+			close(gate)
+		}
+	}
+}
+
+// configYAML is a config with the named keys (each allowed everything),
+// the mock provider and an openai-kind provider "up" at upURL; extra is
+// appended as is.
+func configYAML(upURL string, keys map[string]string, extra string) string {
+	var b strings.Builder
+	b.WriteString("metrics_listen: \"\"\nauth:\n  keys:\n")
+	for name, secret := range keys {
+		fmt.Fprintf(&b, "    - {name: %s, sha256: %s, scopes: [generate], models: [\"*\"]}\n", name, auth.HashKey(secret))
+	}
+	fmt.Fprintf(&b, "providers:\n  - {name: mock, kind: mock}\n  - {name: up, kind: openai, base_url: %q, models: [gpt-test]}\n", upURL)
+	b.WriteString(extra)
+	return b.String()
+}
+
+// writeFile replaces path's content at once (a rename), as editors and
+// deploy tools do.
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reloadHarness is a server serving on loopback from a config file, with
+// its signal channel and its reloads reported on reloaded.
+type reloadHarness struct {
+	s        *Server
+	sigs     chan os.Signal
+	reloaded chan error
+	logs     *syncBuffer
+	client   llmrelayv1.LLMServiceClient
+	path     string
+}
+
+func startReloadable(t *testing.T, path string) *reloadHarness {
+	t.Helper()
+	load := func() (*config.Config, error) {
+		return config.Load(config.Flags{ConfigPath: path}, func(string) string { return "" })
+	}
+	cfg, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &reloadHarness{sigs: make(chan os.Signal), reloaded: make(chan error, 8), logs: &syncBuffer{}, path: path}
+	h.s, err = New(cfg, WithLogger(slog.New(slog.NewTextHandler(h.logs, nil))), WithConfigSource(path, load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.s.reloader.done = func(err error) { h.reloaded <- err }
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- h.s.serveOn(ctx, lis, h.sigs) }()
+	t.Cleanup(func() {
+		stop()
+		<-ran
+	})
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	h.client = llmrelayv1.NewLLMServiceClient(conn)
+	return h
+}
+
+// waitReload waits for the next reload's result.
+func (h *reloadHarness) waitReload(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-h.reloaded:
+		return err
+	case <-time.After(time.Minute): // a guard against hangs only
+		t.Fatal("no reload happened")
+		return nil
+	}
+}
+
+// echo makes a mock/echo call with key and returns its status error.
+func (h *reloadHarness) echo(t *testing.T, key string) error { return h.call(t, key, "mock/echo") }
+
+// call makes a call to model with key and returns its status error.
+func (h *reloadHarness) call(t *testing.T, key, model string) error {
+	t.Helper()
+	ctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+key)
+	stream, err := h.client.Generate(ctx, &llmrelayv1.GenerateRequest{
+		Model: model, Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "ping"}},
+	})
+	if err != nil {
+		return err
+	}
+	for {
+		if _, err := stream.Recv(); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// TestReloadOnSIGHUP is the done-when test of reload: with a stream in
+// flight, SIGHUP with a new key added and an old one removed: the stream
+// completes, the new key works, the removed key gets UNAUTHENTICATED (and
+// an added provider serves); an
+// invalid config on SIGHUP leaves everything as it was and is logged and
+// counted; a setting that needs a restart is logged as such.
+func TestReloadOnSIGHUP(t *testing.T) {
+	upURL, release := gatedUpstream(t)
+	defer release()
+	path := filepath.Join(t.TempDir(), "llmrelay.yaml")
+	writeFile(t, path, configYAML(upURL, map[string]string{"old": keyOld, "keep": keyKeep}, ""))
+	h := startReloadable(t, path)
+
+	// A stream of the key about to be removed, in flight: the upstream
+	// holds its second chunk until release.
+	ctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+keyOld)
+	inFlight, err := h.client.Generate(ctx, &llmrelayv1.GenerateRequest{
+		Model: "up/gpt-test", Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "hi"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := inFlight.Recv(); err != nil || ev.GetDelta().GetText() != "Hello" {
+		t.Fatalf("first event %v, %v; want the delta Hello", ev, err)
+	}
+	if err := h.echo(t, keyNew); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("the new key before the reload: %v, want UNAUTHENTICATED", err)
+	}
+
+	if err := h.call(t, keyKeep, "spare/echo"); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("a provider not configured yet: %v, want INVALID_ARGUMENT", err)
+	}
+	// The new config: a key added, one removed, a provider added, and a
+	// setting that needs a restart.
+	writeFile(t, path, configYAML(upURL, map[string]string{"keep": keyKeep, "new": keyNew}, "  - {name: spare, kind: mock}\ndrain_delay: 5s\n"))
+	h.sigs <- syscall.SIGHUP
+	if err := h.waitReload(t); err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	if err := h.echo(t, keyNew); err != nil {
+		t.Errorf("the new key after the reload: %v", err)
+	}
+	if err := h.echo(t, keyKeep); err != nil {
+		t.Errorf("a kept key after the reload: %v", err)
+	}
+	if err := h.echo(t, keyOld); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("the removed key after the reload: %v, want UNAUTHENTICATED", err)
+	}
+	if err := h.call(t, keyKeep, "spare/echo"); err != nil {
+		t.Errorf("the added provider after the reload: %v", err)
+	}
+
+	release()
+	var final string
+	for {
+		ev, err := inFlight.Recv()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the stream in flight during the reload: %v", err)
+		}
+		if f := ev.GetFinal(); f != nil {
+			final = f.GetMessage().GetContent()
+		}
+	}
+	if final != "Hello world" {
+		t.Errorf("the stream in flight ended with %q, want the whole reply", final)
+	}
+
+	// An invalid config is refused whole: the new key still works, the
+	// removed one is still refused.
+	writeFile(t, path, configYAML(upURL, map[string]string{"keep": keyKeep}, "retry:\n  max_attempts_limit: 99\n"))
+	h.sigs <- syscall.SIGHUP
+	if err := h.waitReload(t); err == nil {
+		t.Fatal("an invalid config was applied")
+	}
+	if err := h.echo(t, keyNew); err != nil {
+		t.Errorf("the new key after a refused reload: %v", err)
+	}
+	if err := h.echo(t, keyOld); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("the removed key after a refused reload: %v, want UNAUTHENTICATED", err)
+	}
+	logs := h.logs.String()
+	for _, want := range []string{
+		`msg="config reloaded: new calls use it`,
+		`needs a restart; still using its running value" setting=drain_delay`,
+		`msg="config reload refused: still serving with the previous config" trigger=SIGHUP`,
+		`retry.max_attempts_limit`,
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the log lacks %s:\n%s", want, logs)
+		}
+	}
+	body := h.s.Metrics().Text()
+	for _, want := range []string{
+		metrics.NameConfigReloads + `{result="success"} 1`,
+		metrics.NameConfigReloads + `{result="failure"} 1`,
+		metrics.NameConfigLastReloadSuccessful + ` 0`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+// TestReloadWatch: with reload.watch, a config file replaced in place or
+// by a Kubernetes ConfigMap update (a symbolic link swapped) is reloaded
+// without a signal.
+func TestReloadWatch(t *testing.T) {
+	upURL, release := gatedUpstream(t)
+	defer release()
+	const watch = "reload:\n  watch: true\n"
+	tests := []struct {
+		name   string
+		layout func(t *testing.T, dir string) (path string, update func(content string))
+	}{
+		{"file replaced", func(t *testing.T, dir string) (string, func(string)) {
+			path := filepath.Join(dir, "llmrelay.yaml")
+			return path, func(c string) { writeFile(t, path, c) }
+		}},
+		{"ConfigMap symlink swap", func(t *testing.T, dir string) (string, func(string)) {
+			// Kubernetes mounts config.yaml -> ..data/config.yaml, and
+			// ..data -> ..<timestamp>; an update writes a new timestamped
+			// directory and swaps ..data.
+			n := 0
+			update := func(c string) {
+				n++
+				ts := filepath.Join(dir, fmt.Sprintf("..v%d", n))
+				if err := os.Mkdir(ts, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(ts, "config.yaml"), []byte(c), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				tmp := filepath.Join(dir, "..data_tmp")
+				if err := os.Symlink(filepath.Base(ts), tmp); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(tmp, filepath.Join(dir, "..data")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			path := filepath.Join(dir, "config.yaml")
+			if err := os.Symlink(filepath.Join("..data", "config.yaml"), path); err != nil {
+				t.Fatal(err)
+			}
+			return path, update
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path, update := tt.layout(t, t.TempDir())
+			update(configYAML(upURL, map[string]string{"keep": keyKeep}, watch))
+			h := startReloadable(t, path)
+			if err := h.echo(t, keyNew); status.Code(err) != codes.Unauthenticated {
+				t.Fatalf("the new key before the change: %v, want UNAUTHENTICATED", err)
+			}
+			update(configYAML(upURL, map[string]string{"keep": keyKeep, "new": keyNew}, watch))
+			if err := h.waitReload(t); err != nil {
+				t.Fatalf("reload: %v", err)
+			}
+			if err := h.echo(t, keyNew); err != nil {
+				t.Errorf("the new key after the change: %v", err)
+			}
+			if !strings.Contains(h.logs.String(), `trigger="config file changed"`) {
+				t.Errorf("the log does not say the file change reloaded:\n%s", h.logs.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,136 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+
+	"google.golang.org/grpc"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/hook"
+	"github.com/llmrelay/llmrelay/internal/interceptors"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/service"
+)
+
+// runtime is what one config makes of the server: its API keys, its
+// providers and routes, the interceptor chain built from them and the
+// LLMService that serves with them. A runtime is immutable once built.
+//
+// Each call reads the server's current runtime once, as it starts (the
+// runtime link, outermost), and runs its whole chain and handler on it, to
+// its end. A reload builds a new runtime from the new config and swaps it
+// in: calls that start afterwards see the new keys and providers, calls in
+// flight finish on the runtime they started with.
+type runtime struct {
+	cfg       *config.Config
+	keys      *auth.Keyring
+	providers *provider.Set
+	routes    *route.Table
+	hooks     hook.Chain
+	queue     *interceptors.ProviderQueue
+	service   *service.Service
+	// cert is the TLS certificate, nil without TLS.
+	cert *tls.Certificate
+	// unary and stream are the interceptor chain, composed.
+	unary  grpc.UnaryServerInterceptor
+	stream grpc.StreamServerInterceptor
+}
+
+// newRuntime builds the runtime of cfg, a validated config. prev is the
+// runtime it replaces (nil at start): calls of both count against the
+// same provider slots where a provider's max_concurrent and queue did not
+// change.
+func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error) {
+	rt := &runtime{cfg: cfg}
+	var err error
+	if rt.keys, err = auth.NewKeyring(cfg.Auth.Keys); err != nil {
+		return nil, err
+	}
+	if rt.providers, err = provider.NewSet(cfg.Providers); err != nil {
+		return nil, err
+	}
+	if err := s.buildRoutes(rt); err != nil {
+		return nil, err
+	}
+	maxConcurrent := make(map[string]int, len(cfg.Providers))
+	for _, p := range cfg.Providers {
+		maxConcurrent[p.Name] = p.MaxConcurrent
+	}
+	rt.queue = interceptors.NewProviderQueue(maxConcurrent, cfg.Limits.ProviderQueue, s.metrics)
+	if prev != nil {
+		rt.queue.Inherit(prev.queue)
+	}
+	if cfg.TLS.Enabled() {
+		cert, err := tls.LoadX509KeyPair(cfg.TLS.CertFile, cfg.TLS.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("tls: %w", err)
+		}
+		rt.cert = &cert
+	}
+	rt.service = service.New(service.Deps{
+		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
+	})
+	links, err := s.interceptorChain(rt)
+	if err != nil {
+		return nil, err
+	}
+	rt.unary, rt.stream = interceptors.Compose(links...)
+	return rt, nil
+}
+
+// runtimeUnary and runtimeStream are the server's one installed
+// interceptor: they read the current runtime once for the call and run its
+// chain. An LLMService call is handed to the runtime's Service: a stream
+// handler gets it as its srv, a unary one finds it in the context.
+func (s *Server) runtimeUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	rt := s.current.Load()
+	if _, ok := info.Server.(llmService); ok {
+		ctx = context.WithValue(ctx, runtimeKey{}, rt)
+	}
+	return rt.unary(ctx, req, info, h)
+}
+
+func (s *Server) runtimeStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	rt := s.current.Load()
+	if _, ok := srv.(llmService); ok {
+		srv = rt.service
+	}
+	return rt.stream(srv, ss, info, h)
+}
+
+type runtimeKey struct{}
+
+// llmService is the LLMService registered with gRPC. It serves nothing
+// itself: the runtime link hands each call to the Service of the call's
+// runtime. It embeds the Unsafe interface, so that an RPC added to the
+// proto fails to compile here until it is dispatched too.
+type llmService struct {
+	llmrelayv1.UnsafeLLMServiceServer
+}
+
+// ListModels implements llmrelayv1.LLMServiceServer.
+func (llmService) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error) {
+	rt, ok := ctx.Value(runtimeKey{}).(*runtime)
+	if !ok {
+		return nil, apierr.FromError(errNotDispatched)
+	}
+	return rt.service.ListModels(ctx, req)
+}
+
+// Generate implements llmrelayv1.LLMServiceServer; the runtime link
+// replaces it with the runtime's Service, so it only runs if that link is
+// missing.
+func (llmService) Generate(*llmrelayv1.GenerateRequest, grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
+	return apierr.FromError(errNotDispatched)
+}
+
+// errNotDispatched is the internal error of a call that reached the
+// registered LLMService without the runtime link: the server is wired
+// wrong.
+var errNotDispatched = fmt.Errorf("server: the call was not handed to a runtime (the runtime link did not run)")

@@ -1,0 +1,56 @@
+package server
+
+import (
+	"fmt"
+
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
+	"github.com/llmrelay/llmrelay/internal/state/redisstore"
+)
+
+// ReadinessService is the health-check service name that readiness probes
+// ask for: NOT_SERVING while the server cannot admit calls (a fail_closed
+// state store is unreachable) or is shutting down. The empty name, for
+// liveness probes, stays SERVING until shutdown: restarting a replica does
+// not bring Redis back.
+var ReadinessService = llmrelayv1.LLMService_ServiceDesc.ServiceName
+
+// openStore opens the configured state store.
+func (s *Server) openStore() (state.Store, error) {
+	c := s.cfg.State
+	switch c.Store {
+	case state.StoreRedis:
+		st, err := redisstore.New(c.Redis, redisstore.Options{
+			FailClosed: c.OnStoreFailure == state.FailClosed,
+			Logger:     s.log,
+			Metrics:    s.metrics,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("state: %w", err)
+		}
+		return st, nil
+	case state.StoreMemory, "":
+		return memory.New(), nil
+	}
+	return nil, fmt.Errorf("state.store: %q is not %s or %s", c.Store, state.StoreMemory, state.StoreRedis)
+}
+
+// followStore makes readiness follow the store's condition, for stores
+// that can fail; it returns the function that stops following.
+func (s *Server) followStore() (stop func()) {
+	w, ok := s.store.(state.Watcher)
+	if !ok {
+		return func() {}
+	}
+	return w.Watch(func(c state.Condition) {
+		status := healthpb.HealthCheckResponse_SERVING
+		if !c.Admitting {
+			status = healthpb.HealthCheckResponse_NOT_SERVING
+		}
+		// Ignored after Shutdown, which has set everything NOT_SERVING.
+		s.health.SetServingStatus(ReadinessService, status)
+	})
+}

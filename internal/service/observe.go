@@ -1,0 +1,136 @@
+package service
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
+)
+
+// What a call reports about itself: its metrics (internal/metrics), its
+// usage for the log line (the call record), and its spans
+// (internal/telemetry). None of it allocates for a call that is not
+// traced, beyond the metrics' first use of a label set.
+
+// keyName returns the name of the caller's API key, "" without keys.
+func keyName(ctx context.Context) string {
+	if id, ok := auth.FromContext(ctx); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// labels returns the labels of the call's metrics for target t.
+func (c *call) labels(t provider.Target) metrics.CallLabels {
+	l := metrics.CallLabels{Key: c.key, Route: c.routeName()}
+	if e := t.Entry; e != nil {
+		_, fixed := e.Provider.(provider.ModelServer)
+		l.Provider, l.Model, l.OpenModels = e.Config.Name, t.Model, len(e.Config.Models) == 0 && !fixed
+	}
+	return l
+}
+
+// lastTarget returns the target of the call's last attempt (of its first
+// before any; none before the call resolved).
+func (c *call) lastTarget() provider.Target {
+	switch {
+	case c.plan != nil:
+		return c.plan.Target()
+	case c.resolved != nil:
+		return c.resolved.Targets[0]
+	}
+	return provider.Target{}
+}
+
+// account records the tokens of attempt to t, u, in the metrics and adds
+// their cost to the call's.
+func (c *call) account(t provider.Target, u provider.Usage) {
+	cost, priced := c.svc.prices.Cost(t.Entry.Config.Name, t.Model, u)
+	c.cost += cost
+	c.priced = c.priced || priced
+	c.svc.metrics.AttemptUsage(c.labels(t), u, cost, priced)
+}
+
+// done records the end of the call, with gRPC code and ErrorInfo reason
+// (empty on success); res is the successful attempt's result, nil when
+// the call failed.
+func (c *call) done(ctx context.Context, code codes.Code, reason string, res *attemptResult) {
+	t := c.lastTarget()
+	c.svc.metrics.GenerateDone(c.labels(t), metrics.CallResult{
+		Code: code.String(), ErrorType: reason, Attempts: c.attempts(), Duration: time.Since(c.start),
+	})
+	c.info.RecordUsage(callinfo.Usage{Tokens: c.usage, Cost: c.cost, Priced: c.priced})
+	if !telemetry.Recording(ctx) {
+		return
+	}
+	call := telemetry.Call{
+		RequestID: c.requestID, Key: c.key, Route: c.routeName(), Model: c.req.GetModel(), Target: t, Attempts: c.attempts(),
+		Usage: c.usage, Cost: c.cost, Priced: c.priced, ErrorType: reason,
+	}
+	if res != nil {
+		call.FinishReason = finishName(res.finish)
+	}
+	telemetry.EndCall(ctx, call)
+}
+
+// startAttempt starts the span of attempt n to t, when the call is traced.
+func (c *call) startAttempt(ctx context.Context, n int, t provider.Target) (context.Context, telemetry.Span) {
+	if !telemetry.Recording(ctx) {
+		return ctx, telemetry.Span{}
+	}
+	return telemetry.StartAttempt(ctx, telemetry.Attempt{N: n, Target: t, Request: c.preq, CaptureContent: c.svc.captureContent})
+}
+
+// endAttempt ends the span of an attempt to t that produced res and ended
+// with err (nil: the provider's stream ended normally).
+func (c *call) endAttempt(span telemetry.Span, t provider.Target, res *attemptResult, err error) {
+	if !span.Recording() {
+		return
+	}
+	e := telemetry.AttemptEnd{Usage: res.usage, FinishReason: finishName(res.finish), Deltas: res.deltas}
+	if err == nil {
+		e.Model = t.Model
+	}
+	if c.svc.captureContent {
+		out := &telemetry.Output{Text: res.text.String()}
+		for _, tc := range res.toolCalls {
+			out.ToolCalls = append(out.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments()})
+		}
+		e.Output = out
+	}
+	span.EndAttempt(e)
+}
+
+// traceFailure records on the attempt span in ctx how the attempt failed
+// with err (classified cl, with res sent before) and the step the plan
+// took.
+func (c *call) traceFailure(ctx context.Context, err error, cl retry.Classification, step retry.Step, res *attemptResult) {
+	if !telemetry.Recording(ctx) {
+		return
+	}
+	f := telemetry.AttemptFailure{
+		Class: cl.Class.String(), Err: err, Retried: step.Retry(),
+		RetryReason: step.Reason.String(), DiscardPartial: res.streamed(),
+	}
+	if !step.Retry() {
+		f.Stop = step.Failure.Stop.String()
+	}
+	telemetry.AttemptFailed(ctx, f)
+}
+
+// finishName is a finish reason's gen_ai.response.finish_reasons value
+// ("stop", "length", "tool_calls", ...), "" when none came.
+func finishName(r provider.FinishReason) string {
+	if r == provider.FinishUnspecified {
+		return ""
+	}
+	return strings.ToLower(strings.TrimPrefix(finishReason(r).String(), "FINISH_REASON_"))
+}

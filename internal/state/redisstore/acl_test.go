@@ -1,0 +1,67 @@
+package redisstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/redisstore"
+	"github.com/llmrelay/llmrelay/internal/state/redistest"
+)
+
+// aclRules are the least privileges of llmrelay's Redis user, as
+// docs/scale-out.md lists them: its keys, and the commands it and its
+// scripts run.
+var aclRules = []any{"~llmrelay:*", "resetchannels", "+@connection",
+	"+eval", "+evalsha", "+time", "+get", "+set", "+zadd", "+zrem", "+zremrangebyscore", "+zcard", "+pexpire"}
+
+// TestLeastPrivilegeACLUser runs every operation (admission, leases,
+// renewal, release flushing, counting, close) as a Redis ACL user with only
+// the documented rules: none of them fails.
+func TestLeastPrivilegeACLUser(t *testing.T) {
+	srv := redistest.Start(t)
+	args := append([]any{"ACL", "SETUSER", "llmrelay", "on", ">s3cret"}, aclRules...)
+	if err := srv.Client(t).Do(context.Background(), args...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config(srv)
+	cfg.KeyPrefix, cfg.Username, cfg.PasswordEnv = "llmrelay:", "llmrelay", "TEST_REDIS_PASSWORD"
+	cfg.LeaseTTL = time.Second
+	m := metrics.New()
+	s := open(t, cfg, redisstore.Options{Metrics: m, Getenv: func(string) string { return "s3cret" }})
+	ctx := context.Background()
+	adm, err := s.Admit(ctx, "k", state.Quota{Rate: 10, Burst: 5, MaxConcurrent: 3})
+	if err != nil || !adm.Allowed {
+		t.Fatalf("Admit: %+v, %v", adm, err)
+	}
+	l, ok, err := s.Acquire(ctx, "set", 2)
+	if err != nil || !ok {
+		t.Fatalf("Acquire: %v, %v", ok, err)
+	}
+	time.Sleep(cfg.LeaseTTL) // renewals run
+	if n, err := s.Count(ctx, "set"); err != nil || n != 1 {
+		t.Fatalf("Count = %d, %v", n, err)
+	}
+	adm.Lease.Release()
+	l.Release()
+	if n, err := s.Count(ctx, "set"); err != nil || n != 0 {
+		t.Fatalf("Count after release = %d, %v", n, err)
+	}
+	time.Sleep(100 * time.Millisecond) // the flusher runs
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == metrics.NameStateStoreErrors {
+			for _, mm := range mf.GetMetric() {
+				t.Errorf("%s %v = %v: an operation was refused to the ACL user", mf.GetName(), mm.GetLabel(), mm.GetCounter().GetValue())
+			}
+		}
+	}
+}

@@ -1,0 +1,10 @@
+package redisstore
+
+// Crash stops s as a killed process would: no more renewals, no release,
+// and its connections dropped.
+func Crash(s *Store) {
+	s.closed.Store(true)
+	close(s.stop)
+	s.wg.Wait()
+	_ = s.rdb.Close()
+}
