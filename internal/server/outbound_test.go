@@ -253,9 +253,17 @@ func TestDotSegmentModelIsRefusedBeforeAnyUpstreamCall(t *testing.T) {
 					t.Errorf("model %q: violations %v, want one on model", model, v)
 				}
 			}
+			// A fallback model follows the same rule.
+			req := outboundRequest("gemini-2.5-flash")
+			req.FallbackModels = []string{"up/gemini-2.5-flash/../../v1beta/models/gemini-2.5-pro"}
+			_, err := servertest.Collect(ctx, in.Client, req)
+			st := wantError(t, err, codes.InvalidArgument, "INVALID_REQUEST")
+			if v := detail[*validate.Violations](st).GetViolations(); len(v) != 1 || protovalidate.FieldPathString(v[0].GetField()) != "fallback_models[0]" {
+				t.Errorf("fallback model: violations %v, want one on fallback_models[0]", v)
+			}
 			// A clean path under the pattern's prefix is another model: the
 			// key's "*" does not cross "/".
-			_, err := servertest.Collect(ctx, in.Client, outboundRequest("gemini-2.5-flash/x"))
+			_, err = servertest.Collect(ctx, in.Client, outboundRequest("gemini-2.5-flash/x"))
 			wantError(t, err, codes.PermissionDenied, "MODEL_NOT_ALLOWED")
 			if n := len(up.requests()); n != 0 {
 				t.Errorf("the upstream received %d requests", n)
