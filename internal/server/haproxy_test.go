@@ -22,7 +22,6 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/config"
-	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
@@ -50,22 +49,7 @@ func haproxyBinary(t *testing.T) string {
 func haproxyInFront(t *testing.T, cfg *config.Config) llmrelayv1.LLMServiceClient {
 	t.Helper()
 	bin := haproxyBinary(t)
-	srv, err := server.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(lis) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		<-served
-	})
+	_, backend := serveTCP(t, cfg)
 
 	front := freePort(t)
 	conf := fmt.Sprintf(`global
@@ -81,7 +65,7 @@ frontend grpc_in
     default_backend llmrelay
 backend llmrelay
     server relay %s proto h2
-`, front, lis.Addr())
+`, front, backend)
 	path := filepath.Join(t.TempDir(), "haproxy.cfg")
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
