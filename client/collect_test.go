@@ -118,6 +118,17 @@ func TestCollectAppliesDiscardPartial(t *testing.T) {
 			wantScreen:    "the quick brown fox",
 		},
 		{
+			name: "heartbeats are skipped",
+			events: []*llmrelayv1.GenerateEvent{
+				{Event: &llmrelayv1.GenerateEvent_Heartbeat{Heartbeat: &llmrelayv1.Heartbeat{}}},
+				delta(1, "hello"),
+				{Event: &llmrelayv1.GenerateEvent_Heartbeat{Heartbeat: &llmrelayv1.Heartbeat{}}},
+				final(1, "hello"),
+			},
+			wantFinal:  "hello",
+			wantScreen: "hello",
+		},
+		{
 			name: "a retry before any delta discards nothing",
 			events: []*llmrelayv1.GenerateEvent{
 				willRetry(1, false), delta(2, "hello"), final(2, "hello"),

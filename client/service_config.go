@@ -6,7 +6,11 @@ import _ "embed"
 // dials with (published as docs/service-config.json for other languages).
 // It retries UNAVAILABLE on ListModels, and on Generate before its first
 // event (gRPC retries a call only until it has received something), with
-// exponential backoff, and throttles retries when most calls fail.
+// exponential backoff, and throttles retries when most calls fail. grpc-go
+// follows the server's pushback (grpc-retry-pushback-ms): llmrelay says -1,
+// do not retry, on every failure it decided not to retry itself, so only
+// a draining server, a busy provider queue or a failing hop in between is
+// retried (docs/retries.md).
 //
 //go:embed service_config.json
 var ServiceConfig string

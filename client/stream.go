@@ -100,7 +100,8 @@ type Hooks struct {
 // Collect reads r to its end, calling hooks (which may be nil) as events
 // arrive, and returns the final event: its message is the answer, whatever
 // failed attempts showed before it. A failed call returns its *Error, and a
-// stream without a final returns ErrNoFinal. A *Stream is closed on return.
+// stream without a final returns ErrNoFinal. Heartbeat events (a call with
+// heartbeat_interval) are skipped. A *Stream is closed on return.
 func Collect(r Receiver, hooks *Hooks) (*llmrelayv1.Final, error) {
 	if s, ok := r.(*Stream); ok {
 		defer s.Close()

@@ -4,6 +4,9 @@
 #
 #   - haproxy (bookworm: 2.6): the HAProxy tests put it, with its default
 #     buffers, in front of a real llmrelay on loopback (internal/server).
+#   - nghttpx (package nghttp2-proxy; bookworm: 1.52): the heartbeat tests
+#     put it, with a short backend read timeout, in front of a real
+#     llmrelay on loopback (internal/server).
 #
 # Needs root (or sudo) and apt-get to install; when it cannot, it says so
 # and exits 0: the tests that need a missing program skip with a message
@@ -11,8 +14,8 @@
 # is missing. TEST_DEPS_STRICT=1 (CI) makes a failed install an error.
 set -uo pipefail
 
-packages=(haproxy)
-commands=(haproxy)
+packages=(haproxy nghttp2-proxy)
+commands=(haproxy nghttpx)
 
 missing=()
 for i in "${!packages[@]}"; do

@@ -51,42 +51,72 @@ async function main(): Promise<void> {
   // shown is what the current attempt has put on screen.
   let shown = "";
   let answer: string | undefined;
-  try {
-    const headers = key ? { authorization: `Bearer ${key}` } : undefined;
-    for await (const ev of client.generate(request, { headers, timeoutMs: 30_000 })) {
-      switch (ev.event.case) {
-        case "delta":
-          process.stdout.write(ev.event.value.text);
-          shown += ev.event.value.text;
-          lineOpen ||= ev.event.value.text !== "";
-          break;
-        case "willRetry": {
-          const w = ev.event.value;
-          // A terminal cannot unprint: end the line, say what is dropped,
-          // and stream the next attempt on a fresh line.
-          const discarded = w.discardPartial ? shown : "";
-          if (w.discardPartial) shown = "";
-          endLine();
-          console.log(
-            `will_retry: next_attempt=${w.nextAttempt} delay_ms=${Math.floor(w.delay ? durationMs(w.delay) : 0)}` +
-              ` reason=${RetryReasonSchema.value[w.reason]?.name ?? w.reason}` +
-              ` discard_partial=${w.discardPartial} discarded=${JSON.stringify(discarded)}`,
-          );
-          break;
+  const headers = key ? { authorization: `Bearer ${key}` } : undefined;
+  // Connect does not retry by itself. Like the recommended service config
+  // the Go and Python examples dial with (docs/service-config.json), retry
+  // UNAVAILABLE before the first event, following the server's pushback.
+  for (let call = 1; ; call++) {
+    let received = false;
+    try {
+      for await (const ev of client.generate(request, { headers, timeoutMs: 30_000 })) {
+        received = true;
+        switch (ev.event.case) {
+          case "delta":
+            process.stdout.write(ev.event.value.text);
+            shown += ev.event.value.text;
+            lineOpen ||= ev.event.value.text !== "";
+            break;
+          case "willRetry": {
+            const w = ev.event.value;
+            // A terminal cannot unprint: end the line, say what is dropped,
+            // and stream the next attempt on a fresh line.
+            const discarded = w.discardPartial ? shown : "";
+            if (w.discardPartial) shown = "";
+            endLine();
+            console.log(
+              `will_retry: next_attempt=${w.nextAttempt} delay_ms=${Math.floor(w.delay ? durationMs(w.delay) : 0)}` +
+                ` reason=${RetryReasonSchema.value[w.reason]?.name ?? w.reason}` +
+                ` discard_partial=${w.discardPartial} discarded=${JSON.stringify(discarded)}`,
+            );
+            break;
+          }
+          case "final":
+            // The final message is the answer, whatever the deltas showed.
+            answer = ev.event.value.message?.content ?? "";
+            break;
         }
-        case "final":
-          // The final message is the answer, whatever the deltas showed.
-          answer = ev.event.value.message?.content ?? "";
-          break;
       }
+      break;
+    } catch (err) {
+      const wait = received ? undefined : retryWait(ConnectError.from(err), call);
+      if (wait === undefined) throw err;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    } finally {
+      endLine();
     }
-  } finally {
-    endLine();
   }
   if (answer === undefined) {
     throw new Error("the stream ended without a final event");
   }
   console.log(`final: ${answer}`);
+}
+
+// retryWait returns how long to wait before calling again after call number
+// `call` failed before its first event, or undefined not to: the
+// recommended service config's policy (UNAVAILABLE only, 4 calls in all,
+// backoff from 250ms doubling to 2s, gRFC A6's random wait), where the
+// server's grpc-retry-pushback-ms trailer has the last word: negative means
+// llmrelay decided against another attempt itself, a number is the wait.
+function retryWait(e: ConnectError, call: number): number | undefined {
+  if (e.code !== Code.Unavailable || call >= 4) {
+    return undefined;
+  }
+  const pushback = e.metadata.get("grpc-retry-pushback-ms");
+  if (pushback !== null) {
+    const ms = /^\d+$/.test(pushback) ? Number(pushback) : -1;
+    return ms >= 0 ? ms : undefined;
+  }
+  return Math.random() * Math.min(250 * 2 ** (call - 1), 2000);
 }
 
 main().catch((err: unknown) => {

@@ -85,6 +85,12 @@ type Error struct {
 	Metadata map[string]string
 	// RetryAfter, when positive, adds a RetryInfo with this delay.
 	RetryAfter time.Duration
+	// CallAgain says that calling again after RetryAfter is all it takes
+	// (the server was busy or shutting down), so a client's gRPC retry
+	// policy may do it by itself: the status's grpc-retry-pushback-ms is
+	// RetryAfter instead of -1 (see Pushback). A failed provider call never
+	// sets it: the server has retried that as far as it would.
+	CallAgain bool
 	// FieldViolations, when any, add a BadRequest.
 	FieldViolations []*errdetails.BadRequest_FieldViolation
 	// Extra details appended as they are.
@@ -192,7 +198,7 @@ func FromError(err error) *Error {
 	}
 	switch {
 	case errors.Is(err, ErrShuttingDown):
-		return &Error{Code: codes.Unavailable, Reason: ReasonShuttingDown, Message: "the server is shutting down; call again", RetryAfter: time.Second, Cause: err}
+		return &Error{Code: codes.Unavailable, Reason: ReasonShuttingDown, Message: "the server is shutting down; call again", RetryAfter: time.Second, CallAgain: true, Cause: err}
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: codes.Canceled, Reason: ReasonCancelled, Message: "the call was cancelled", Cause: err}
 	case errors.Is(err, context.DeadlineExceeded):

@@ -146,7 +146,7 @@ func describeStop(f *retry.Failure) string {
 	case retry.StopAttempts:
 		return "gave up after " + attempts
 	case retry.StopBudget:
-		return "not retried after " + attempts + ": the provider's retry budget is exhausted (too many recent failures)"
+		return "not retried after " + attempts + ": the provider's retry budget is exhausted (too many retries to it in flight)"
 	case retry.StopHintTooLong:
 		return "not retried after " + attempts + ": the provider asked to wait " + f.Class.Hint.String() + ", longer than the server waits"
 	case retry.StopHintPastDeadline:

@@ -58,6 +58,7 @@ type Config struct {
 	Auth             Auth              `yaml:"auth"`
 	TLS              TLS               `yaml:"tls"`
 	Limits           Limits            `yaml:"limits"`
+	Heartbeat        Heartbeat         `yaml:"heartbeat"`
 	StructuredOutput StructuredOutput  `yaml:"structured_output"`
 	// State chooses where the state shared by replicas lives: this
 	// process (memory, the default) or Redis; see docs/scale-out.md.
@@ -88,6 +89,21 @@ type OutlierDetection struct {
 	MaxEjectionTime     time.Duration `yaml:"max_ejection_time"`
 }
 
+// Heartbeat keeps quiet Generate streams alive through proxies that cut
+// streams silent for longer than their idle timeout: a call with a
+// heartbeat sends its response headers at once, and a heartbeat event
+// whenever it has sent nothing else for the interval (see
+// docs/deployment.md, "Timeouts of what sits in front").
+type Heartbeat struct {
+	// Interval turns the heartbeat on for every Generate call, with this
+	// interval, unless a request asks for another one; 0 (the default)
+	// leaves it to requests (heartbeat_interval).
+	Interval time.Duration `yaml:"interval"`
+	// MinInterval is the shortest heartbeat_interval a request may ask
+	// for; shorter ones are INVALID_ARGUMENT.
+	MinInterval time.Duration `yaml:"min_interval"`
+}
+
 // Log configures logging.
 type Log struct {
 	// Level is debug, info, warn or error.
@@ -110,16 +126,28 @@ type Retry struct {
 	// MaxRetryAfter is the longest provider retry hint llmrelay waits for; a
 	// longer hint fails the call at once with RetryInfo carrying the hint.
 	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
-	// Budget throttles retries per provider.
+	// Budget bounds the retries in flight per provider.
 	Budget RetryBudget `yaml:"budget"`
 }
 
-// RetryBudget is a per-provider token bucket (gRFC A6 retry throttling):
-// each failed attempt takes one token, each success gives back TokenRatio;
-// retries stop while the bucket holds MaxTokens/2 or less.
+// RetryBudget is Envoy's retry budget, per provider: the retries in flight
+// to a provider (from the decision to retry until its attempt starts) may
+// not exceed BudgetPercent of its attempts in flight, and
+// MinRetryConcurrency retries may always be in flight. It counts what is in
+// flight, never history, so it recovers as soon as retries end. Retries of
+// failures a caller caused (a stall under its own stricter idle or first
+// event timeout) and structured-output re-asks do not count. See
+// docs/retries.md.
 type RetryBudget struct {
-	MaxTokens  float64 `yaml:"max_tokens"`
-	TokenRatio float64 `yaml:"token_ratio"`
+	// Enabled turns the budget on (the default); off, the call's own
+	// max_attempts is the only bound on retries.
+	Enabled bool `yaml:"enabled"`
+	// BudgetPercent is the retries in flight allowed per 100 attempts in
+	// flight to the same provider.
+	BudgetPercent float64 `yaml:"budget_percent"`
+	// MinRetryConcurrency is how many retries may be in flight to a
+	// provider whatever its attempts in flight.
+	MinRetryConcurrency int `yaml:"min_retry_concurrency"`
 }
 
 // Deadlines bounds every call.
@@ -205,6 +233,14 @@ type Limits struct {
 	// before closing the connection.
 	KeepaliveTime    time.Duration `yaml:"keepalive_time"`
 	KeepaliveTimeout time.Duration `yaml:"keepalive_timeout"`
+	// DefaultMaxOutputBytes is the output limit of a request that sets
+	// none (output_limit.max_bytes): the most bytes of text, tool-call
+	// arguments and reasoning one attempt may stream.
+	DefaultMaxOutputBytes int64 `yaml:"default_max_output_bytes"`
+	// MaxOutputBytes caps any request's output limit. Final repeats the
+	// reply, so above about 3.5 MiB clients must raise their receive
+	// limit (4 MiB by default in gRPC libraries).
+	MaxOutputBytes int64 `yaml:"max_output_bytes"`
 	// MaxConnectionAge is how long a client connection may live: then the
 	// server sends GOAWAY, the client opens a new connection for its next
 	// calls (which a load balancer may send to another replica), and calls
@@ -273,7 +309,7 @@ func Default() *Config {
 			InitialBackoff:     500 * time.Millisecond,
 			MaxBackoff:         8 * time.Second,
 			MaxRetryAfter:      60 * time.Second,
-			Budget:             RetryBudget{MaxTokens: 100, TokenRatio: 0.1},
+			Budget:             RetryBudget{Enabled: true, BudgetPercent: 20, MinRetryConcurrency: 3},
 		},
 		Deadlines: Deadlines{
 			Default:          120 * time.Second,
@@ -293,8 +329,11 @@ func Default() *Config {
 			KeepaliveMinTime:            10 * time.Second,
 			KeepaliveTime:               2 * time.Minute,
 			KeepaliveTimeout:            20 * time.Second,
+			DefaultMaxOutputBytes:       2 << 20,
+			MaxOutputBytes:              3 << 20,
 			MaxConnectionAge:            30 * time.Minute,
 		},
+		Heartbeat: Heartbeat{MinInterval: time.Second},
 		StructuredOutput: StructuredOutput{
 			DefaultValidationRetries: 2,
 			MaxValidationRetries:     5,
@@ -335,6 +374,13 @@ func (c *Config) RetryLimits() retry.Limits {
 		MaxFirstEventTimeout:     d.MaxFirstEvent,
 		MinStreamTimeout:         d.MinStreamTimeout,
 	}
+}
+
+// RetryBudget returns retry.budget as internal/retry's BudgetConfig; ok is
+// false when the budget is off.
+func (c *Config) RetryBudget() (b retry.BudgetConfig, ok bool) {
+	rb := c.Retry.Budget
+	return retry.BudgetConfig{Percent: rb.BudgetPercent, MinRetryConcurrency: rb.MinRetryConcurrency}, rb.Enabled
 }
 
 // SchemaConfig returns the structured_output section as internal/schema's
@@ -582,11 +628,15 @@ func (c *Config) validate() Problems {
 	if r.MaxRetryAfter <= 0 {
 		bad("retry.max_retry_after", "must be positive")
 	}
-	if r.Budget.MaxTokens < 0 {
-		bad("retry.budget.max_tokens", "must not be negative")
+	if b := r.Budget; b.BudgetPercent < 0 || b.BudgetPercent > 1000 {
+		bad("retry.budget.budget_percent", "%v is not within 0..1000 (retries in flight per 100 attempts in flight)", b.BudgetPercent)
 	}
-	if r.Budget.TokenRatio < 0 {
-		bad("retry.budget.token_ratio", "must not be negative")
+	if r.Budget.MinRetryConcurrency < 0 {
+		bad("retry.budget.min_retry_concurrency", "must not be negative")
+	}
+	if b := r.Budget; b.Enabled && b.BudgetPercent == 0 && b.MinRetryConcurrency == 0 {
+		badBoth("retry.budget.min_retry_concurrency", "retry.budget.budget_percent",
+			"0 with budget_percent 0 would deny every retry; set max_attempts to 1 for that, or enabled: false for no budget")
 	}
 
 	d := c.Deadlines
@@ -636,6 +686,17 @@ func (c *Config) validate() Problems {
 	}
 	if l.KeepaliveTimeout <= 0 {
 		bad("limits.keepalive_timeout", "must be positive")
+	}
+	if l.MaxOutputBytes <= 0 {
+		bad("limits.max_output_bytes", "must be positive")
+	}
+	if l.DefaultMaxOutputBytes <= 0 || l.DefaultMaxOutputBytes > l.MaxOutputBytes {
+		badBoth("limits.default_max_output_bytes", "limits.max_output_bytes", "%d is not within 1..max_output_bytes (%d)", l.DefaultMaxOutputBytes, l.MaxOutputBytes)
+	}
+	if h := c.Heartbeat; h.MinInterval <= 0 {
+		bad("heartbeat.min_interval", "must be positive")
+	} else if h.Interval < 0 || (h.Interval > 0 && h.Interval < h.MinInterval) {
+		badBoth("heartbeat.interval", "heartbeat.min_interval", "%s is not 0 (off) or at least min_interval (%s)", formatDuration(h.Interval), formatDuration(h.MinInterval))
 	}
 	if l.MaxConnectionAge < 0 {
 		bad("limits.max_connection_age", "must not be negative (0 keeps connections forever)")

@@ -168,6 +168,17 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
 	}
 }
 
+// removed says why settings that earlier versions read are gone, and
+// what replaces them.
+var removed = map[string]string{
+	"retry.budget.max_tokens":  budgetReplaced,
+	"retry.budget.token_ratio": budgetReplaced,
+}
+
+const budgetReplaced = "removed: the retry budget is no longer a token bucket (which could wedge); " +
+	"it bounds the retries in flight with budget_percent (default 20) and min_retry_concurrency (default 3), " +
+	"or enabled: false turns it off (docs/retries.md)"
+
 // section checks a mapping against struct type t: every key must name one
 // of its fields, once.
 func (w *walker) section(n *yaml.Node, t reflect.Type, path string) {
@@ -183,6 +194,10 @@ func (w *walker) section(n *yaml.Node, t reflect.Type, path string) {
 		seen[k.Value] = k.Line
 		f, ok := fields[k.Value]
 		if !ok {
+			if why, gone := removed[p]; gone {
+				w.fail(k, p, "%s", why)
+				continue
+			}
 			w.fail(k, p, "unknown field%s", suggest(k.Value, t, path))
 			continue
 		}

@@ -24,6 +24,10 @@ func TestProblemsNameTheSettingAndLine(t *testing.T) {
 			"config:2: retry.intial_backoff: unknown field; did you mean initial_backoff?"},
 		{"field in the wrong section", "initial_backoff: 1s\n",
 			"config:1: initial_backoff: unknown field; did you mean retry.initial_backoff? (initial_backoff belongs in retry)"},
+		{"a removed setting", "retry:\n  budget: {max_tokens: 100}\n",
+			"config:2: retry.budget.max_tokens: removed: the retry budget is no longer a token bucket (which could wedge); " +
+				"it bounds the retries in flight with budget_percent (default 20) and min_retry_concurrency (default 3), " +
+				"or enabled: false turns it off (docs/retries.md)"},
 		{"nothing close", "deadlines:\n  whenever: 1s\n",
 			"config:2: deadlines.whenever: unknown field; the fields in deadlines are default, first_event, max, max_first_event, max_stream_idle, min_stream_timeout, stream_idle"},
 		{"misspelled field of a list item", "providers:\n  - name: a\n    kind: mock\n  - name: b\n    knd: mock\n",

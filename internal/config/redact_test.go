@@ -64,7 +64,7 @@ providers:
     models: [llama3.1, "qwen:7b"]
     headers: {X-Team: search}
     timeout: 2m
-retry: {budget: {token_ratio: 0.25}}
+retry: {budget: {budget_percent: 25}}
 `))
 	if err != nil {
 		t.Fatal(err)

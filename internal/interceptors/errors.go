@@ -42,7 +42,9 @@ const (
 )
 
 // statusError builds the chain's errors through apierr: an ErrorInfo always,
-// a RetryInfo when retryAfter > 0, then the extra details.
+// a RetryInfo when retryAfter > 0, then the extra details. The chain's
+// refusals with a RetryInfo (a key's rate, a busy provider) are served by
+// calling again after it: apierr.Pushback tells a client's retry policy so.
 func statusError(code codes.Code, reason, msg string, meta map[string]string, retryAfter time.Duration, extra ...protoadapt.MessageV1) error {
-	return &apierr.Error{Code: code, Reason: reason, Message: msg, Metadata: meta, RetryAfter: retryAfter, Extra: extra}
+	return &apierr.Error{Code: code, Reason: reason, Message: msg, Metadata: meta, RetryAfter: retryAfter, CallAgain: retryAfter > 0, Extra: extra}
 }

@@ -3,9 +3,10 @@
 // error, and classifies stalls, context and network errors itself), how
 // long to wait before it (Policy.Backoff and the provider's retry hint),
 // when to stop (Policy.Decide: attempts, hint cap, the call's deadline, the
-// midstream rule), how many retries a provider may receive while it fails
-// (Budget, gRFC A6 retry throttling), and the attempt plan of one call that
-// ties them together (Plan, executed by retry-go).
+// midstream rule), how many retries may be in flight to a provider at once
+// (Throttle, implemented in process by Budget: Envoy's retry budget), and
+// the attempt plan of one call that ties them together (Plan, executed by
+// retry-go).
 //
 // The package is pure: it knows provider errors and context errors, but no
 // gRPC. It reports neutral provider.Class and Stop values; internal/apierr
@@ -28,6 +29,40 @@ import (
 // timeout, or nothing for its stream idle timeout once streaming. Classify
 // reports it as ClassStalled, which is retried.
 var ErrStalled = errors.New("the provider showed no sign of life within the attempt's timeout")
+
+// The stall timeouts a StallError names, by their request fields.
+const (
+	SettingFirstEvent = "first_event_timeout"
+	SettingStreamIdle = "stream_idle_timeout"
+)
+
+// StallError is the error of an attempt abandoned because the provider
+// showed no sign of life for one of its stall timeouts. It matches
+// ErrStalled.
+type StallError struct {
+	// Setting names the timeout that passed: SettingFirstEvent (nothing
+	// before the first sign of life) or SettingStreamIdle (silence once it
+	// streamed).
+	Setting string
+	// Timeout is that timeout's value.
+	Timeout time.Duration
+	// CallerSet says the timeout was the caller's own choice, stricter
+	// than the one the server would have used: the caller caused the stall
+	// as much as the provider did, so its retry does not spend the
+	// provider's retry budget (Classification.CallerCaused).
+	CallerSet bool
+}
+
+// Error implements error.
+func (e *StallError) Error() string {
+	if e.Setting == SettingFirstEvent {
+		return "nothing from the provider within first_event_timeout (" + e.Timeout.String() + "): " + ErrStalled.Error()
+	}
+	return "no sign of life from the provider for stream_idle_timeout (" + e.Timeout.String() + "): " + ErrStalled.Error()
+}
+
+// Is makes errors.Is(err, ErrStalled) true.
+func (e *StallError) Is(target error) bool { return target == ErrStalled }
 
 // Reason says why an attempt failed, as a WillRetry event reports it. The
 // values mirror the proto enum llmrelay.v1.RetryReason number for number.
@@ -104,6 +139,12 @@ type Classification struct {
 	HasHint bool
 	// Provider is the provider's error, when the failure was one.
 	Provider *provider.Error
+	// CallerCaused says the caller's own settings caused the failure (a
+	// stall under a stream idle or first event timeout stricter than the
+	// server's): it is retried under the call's policy, but its retry does
+	// not spend the provider's retry budget, so that one caller's
+	// pathological settings cannot deny every other caller's retries.
+	CallerCaused bool
 }
 
 // FallsBack reports whether the failure is the target's rather than the
@@ -112,9 +153,14 @@ type Classification struct {
 // stalled, sends a stream that does not decode, does not know the model,
 // or refused llmrelay's credentials.
 // Failures of the request (rejected as invalid or refused by a content
-// policy), unrecognised errors, and the call's own end (cancelled, out of
-// time) do not fall back.
+// policy), unrecognised errors, the call's own end (cancelled, out of
+// time) and failures the caller caused (a stall under its own stricter
+// idle timeout, which must not count against the target's health) do not
+// fall back.
 func (c Classification) FallsBack() bool {
+	if c.CallerCaused {
+		return false
+	}
 	switch c.Class {
 	case provider.ClassRateLimited, provider.ClassQuotaExhausted, provider.ClassOverloaded,
 		provider.ClassServerError, provider.ClassTransport, provider.ClassStalled,
@@ -127,7 +173,8 @@ func (c Classification) FallsBack() bool {
 // Classify decides what a failed attempt's error means. It looks at the
 // error's type and codes only, never at its text, in this order:
 //
-//   - ErrStalled (wrapped anywhere) is ClassStalled;
+//   - ErrStalled (wrapped anywhere) is ClassStalled, CallerCaused when a
+//     *StallError says the timeout was the caller's own;
 //   - a *provider.Error has the class its adapter gave it (FailureClass),
 //     and its ShouldRetry (x-should-retry) overrides whether it is retried;
 //   - context.Canceled is ClassCanceled, context.DeadlineExceeded
@@ -143,7 +190,10 @@ func (c Classification) FallsBack() bool {
 // retried.
 func Classify(err error) Classification {
 	if errors.Is(err, ErrStalled) {
-		return transient(provider.ClassStalled)
+		c := transient(provider.ClassStalled)
+		var se *StallError
+		c.CallerCaused = errors.As(err, &se) && se.CallerSet
+		return c
 	}
 	var pe *provider.Error
 	if errors.As(err, &pe) {

@@ -27,7 +27,8 @@ const (
 	// StopBackoffPastDeadline: waiting the backoff would cross the call's
 	// deadline.
 	StopBackoffPastDeadline
-	// StopBudget: the provider's retry budget denies the retry.
+	// StopBudget: the provider's retry budget denies the retry: too many
+	// retries to the provider are in flight already.
 	StopBudget
 )
 
@@ -85,14 +86,12 @@ func (d Decision) Retry() bool { return d.Stop == StopNone }
 // In order: a failure that is not retryable stops; a failure after output
 // stops under MidstreamFail; the last attempt stops; a provider hint replaces
 // the backoff, and stops the call at once when it exceeds MaxRetryAfter; a
-// wait that would reach the deadline stops; and finally the budget (nil: no
-// budget) is asked. Every retryable failure is recorded in the budget, as
-// gRFC A6 throttling counts failures whether or not a retry follows.
-func (p Policy) Decide(a Attempt, b Throttle, rnd Rand) Decision {
+// wait that would reach the deadline stops. The provider's retry budget is
+// not the policy's: the plan asks it after a decision to retry (Plan.Failed).
+func (p Policy) Decide(a Attempt, rnd Rand) Decision {
 	if !a.Class.Retryable {
 		return Decision{Stop: StopNotRetryable}
 	}
-	allowed := b == nil || b.Failure()
 	if a.Streamed && p.Midstream == MidstreamFail {
 		return Decision{Stop: StopMidstream}
 	}
@@ -112,10 +111,6 @@ func (p Policy) Decide(a Attempt, b Throttle, rnd Rand) Decision {
 		if d.FromHint {
 			d.Stop = StopHintPastDeadline
 		}
-		return d
-	}
-	if !allowed {
-		d.Stop = StopBudget
 	}
 	return d
 }

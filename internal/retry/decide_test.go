@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 )
@@ -21,65 +20,58 @@ func TestDecide(t *testing.T) {
 	hint := func(d time.Duration) retry.Classification {
 		return retry.Classify(&provider.Error{Kind: provider.KindHTTP, Status: 429, RetryAfter: d, HasRetryAfter: true})
 	}
-	drained := retry.NewBudget(2, 0.1)
-	drained.Failure() // 1 token left: at half, the next failure is denied
-
 	tests := []struct {
 		name   string
 		policy retry.Policy
 		a      retry.Attempt
-		budget *retry.Budget
 		want   retry.Decision
 	}{
 		{"backoff before the first retry", restart,
-			retry.Attempt{N: 1, Class: overloaded, Now: now}, nil,
+			retry.Attempt{N: 1, Class: overloaded, Now: now},
 			retry.Decision{Delay: 50 * ms}},
 		{"backoff doubles", restart,
-			retry.Attempt{N: 2, Class: overloaded, Now: now}, nil,
+			retry.Attempt{N: 2, Class: overloaded, Now: now},
 			retry.Decision{Delay: 100 * ms}},
 		{"not retryable", restart,
-			retry.Attempt{N: 1, Class: rejected, Now: now}, nil,
+			retry.Attempt{N: 1, Class: rejected, Now: now},
 			retry.Decision{Stop: retry.StopNotRetryable}},
 		{"last attempt", restart,
-			retry.Attempt{N: 3, Class: overloaded, Now: now}, nil,
+			retry.Attempt{N: 3, Class: overloaded, Now: now},
 			retry.Decision{Stop: retry.StopAttempts}},
 		{"midstream restart retries", restart,
-			retry.Attempt{N: 1, Class: overloaded, Streamed: true, Now: now}, nil,
+			retry.Attempt{N: 1, Class: overloaded, Streamed: true, Now: now},
 			retry.Decision{Delay: 50 * ms}},
 		{"midstream fail stops", fail,
-			retry.Attempt{N: 1, Class: overloaded, Streamed: true, Now: now}, nil,
+			retry.Attempt{N: 1, Class: overloaded, Streamed: true, Now: now},
 			retry.Decision{Stop: retry.StopMidstream}},
 		{"midstream fail retries a failure before output", fail,
-			retry.Attempt{N: 1, Class: overloaded, Now: now}, nil,
+			retry.Attempt{N: 1, Class: overloaded, Now: now},
 			retry.Decision{Delay: 50 * ms}},
 		{"the hint replaces the backoff", restart,
-			retry.Attempt{N: 1, Class: hint(700 * ms), Now: now}, nil,
+			retry.Attempt{N: 1, Class: hint(700 * ms), Now: now},
 			retry.Decision{Delay: 700 * ms, FromHint: true}},
 		{"a hint above max_backoff is still honoured", restart,
-			retry.Attempt{N: 1, Class: hint(30 * time.Second), Now: now}, nil,
+			retry.Attempt{N: 1, Class: hint(30 * time.Second), Now: now},
 			retry.Decision{Delay: 30 * time.Second, FromHint: true}},
 		{"a hint above the cap stops at once", restart,
-			retry.Attempt{N: 1, Class: hint(2 * time.Minute), Now: now}, nil,
+			retry.Attempt{N: 1, Class: hint(2 * time.Minute), Now: now},
 			retry.Decision{Stop: retry.StopHintTooLong, Delay: 2 * time.Minute, FromHint: true}},
 		{"a hint past the deadline stops at once", restart,
-			retry.Attempt{N: 1, Class: hint(5 * time.Second), Now: now, Deadline: now.Add(time.Second)}, nil,
+			retry.Attempt{N: 1, Class: hint(5 * time.Second), Now: now, Deadline: now.Add(time.Second)},
 			retry.Decision{Stop: retry.StopHintPastDeadline, Delay: 5 * time.Second, FromHint: true}},
 		{"a hint ending exactly at the deadline stops", restart,
-			retry.Attempt{N: 1, Class: hint(time.Second), Now: now, Deadline: now.Add(time.Second)}, nil,
+			retry.Attempt{N: 1, Class: hint(time.Second), Now: now, Deadline: now.Add(time.Second)},
 			retry.Decision{Stop: retry.StopHintPastDeadline, Delay: time.Second, FromHint: true}},
 		{"a backoff past the deadline stops", restart,
-			retry.Attempt{N: 1, Class: overloaded, Now: now, Deadline: now.Add(10 * ms)}, nil,
+			retry.Attempt{N: 1, Class: overloaded, Now: now, Deadline: now.Add(10 * ms)},
 			retry.Decision{Stop: retry.StopBackoffPastDeadline, Delay: 50 * ms}},
 		{"a backoff within the deadline retries", restart,
-			retry.Attempt{N: 1, Class: overloaded, Now: now, Deadline: now.Add(51 * ms)}, nil,
+			retry.Attempt{N: 1, Class: overloaded, Now: now, Deadline: now.Add(51 * ms)},
 			retry.Decision{Delay: 50 * ms}},
-		{"the budget denies", restart,
-			retry.Attempt{N: 1, Class: overloaded, Now: now}, drained,
-			retry.Decision{Stop: retry.StopBudget, Delay: 50 * ms}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := tt.policy.Decide(tt.a, tt.budget, lowest)
+			got := tt.policy.Decide(tt.a, lowest)
 			if got != tt.want {
 				t.Errorf("Decide = %+v, want %+v", got, tt.want)
 			}
@@ -87,18 +79,5 @@ func TestDecide(t *testing.T) {
 				t.Errorf("Retry() = %v for stop %v", got.Retry(), got.Stop)
 			}
 		})
-	}
-}
-
-func TestDecideDrainsTheBudgetOnlyOnRetryableFailures(t *testing.T) {
-	p := config.Default().RetryLimits().Policy(retry.Request{MaxAttempts: 1})
-	b := retry.NewBudget(10, 1)
-	p.Decide(retry.Attempt{N: 1, Class: retry.Classify(&provider.Error{Kind: provider.KindHTTP, Status: 400})}, b, nil)
-	if got := b.Tokens(); got != 10 {
-		t.Errorf("after a rejected request the budget holds %v tokens, want 10", got)
-	}
-	p.Decide(retry.Attempt{N: 1, Class: retry.Classify(&provider.Error{Kind: provider.KindHTTP, Status: 503})}, b, nil)
-	if got := b.Tokens(); got != 9 {
-		t.Errorf("after an overloaded attempt (the last one) the budget holds %v tokens, want 9", got)
 	}
 }

@@ -181,10 +181,19 @@ func TestPlanFallsBackToTheNextTarget(t *testing.T) {
 		{
 			name:       "a spent retry budget moves on",
 			policy:     two,
-			budget:     retry.NewBudget(2, 0), // the first failure leaves 1 token: denied
+			budget:     retry.NewBudget(retry.BudgetConfig{}), // denies every retry
 			outcomes:   []outcome{{err: overloaded}, {err: overloaded}, {}},
 			want:       []string{"1→a", "fallback 2→b OVERLOADED 0s", "2→b", "fallback 3→c OVERLOADED 0s", "3→c"},
 			wantHealth: "fail a, fail b, ok c",
+		},
+		{
+			name:       "a stall the caller caused neither falls back nor counts against the target",
+			policy:     one,
+			outcomes:   []outcome{{err: &retry.StallError{Timeout: 100 * ms, CallerSet: true}}},
+			want:       []string{"1→a"},
+			wantHealth: "",
+			wantStop:   retry.StopAttempts,
+			wantLast:   "a",
 		},
 		{
 			name:       "every target exhausted: the last failure ends the call",

@@ -11,16 +11,6 @@ import (
 	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
-// Throttle is a provider's retry budget as a plan uses it: Failure records
-// a retryable failure and reports whether a retry may follow, Success
-// records a successful attempt. *Budget (in memory, per process) is one; a
-// budget shared between replicas would be another. A nil *Budget allows
-// every retry.
-type Throttle interface {
-	Failure() bool
-	Success()
-}
-
 // Health learns how each attempt to a target went: route health (outlier
 // detection) counts a target's consecutive failures and restores it on a
 // success. The plan reports every success, and every failure that was the
@@ -49,7 +39,7 @@ type PlanConfig struct {
 	// a route or the request's fallback_models.
 	Fallbacks []provider.Target
 	// Budget returns the retry budget of a provider, by its configured
-	// name; nil means no budget.
+	// name; nil (or a nil func) means no budget.
 	Budget func(provider string) Throttle
 	// Health learns the outcome of each attempt; nil: nobody.
 	Health Health
@@ -80,12 +70,13 @@ type PlanConfig struct {
 // move to the next target follows at once.
 //
 // Where later work extends it: a budget shared between replicas
-// (PlanConfig.Budget), concurrent hedged attempts and a span per attempt
+// (PlanConfig.Budget, a Throttle), concurrent hedged attempts and a span per attempt
 // and per wait (Run).
 //
 // A Plan is used by its call's goroutine only.
 type Plan struct {
 	cfg      PlanConfig
+	ctx      context.Context   // Run's, for the budget
 	targets  []provider.Target // Target, then Fallbacks
 	cur      int               // the current target's index
 	attempts int               // attempts started
@@ -93,6 +84,10 @@ type Plan struct {
 	reasks   int               // re-asks made
 	reasking bool              // the next attempt is a re-ask
 	waiting  bool              // a Step retried and its attempt has not started
+	// The budget's accounting: endAttempt ends the current attempt's
+	// count in flight; next releases the retry a Step took for the next
+	// attempt, which is in flight until that attempt starts.
+	endAttempt, next func()
 }
 
 // NewPlan returns the plan of a call.
@@ -120,31 +115,53 @@ func (p *Plan) Target() provider.Target { return p.targets[p.cur] }
 // Fallbacks returns how many times the call moved to another target.
 func (p *Plan) Fallbacks() int { return p.cur }
 
-// start begins the next attempt and returns its number, from 1, and target.
+// start begins the next attempt and returns its number, from 1, and
+// target: a retry waiting for it is no longer in flight, and the attempt
+// counts as in flight at its provider until end.
 func (p *Plan) start() (int, provider.Target) {
 	p.attempts++
 	if !p.reasking {
 		p.tries++
 	}
 	p.reasking, p.waiting = false, false
-	return p.attempts, p.targets[p.cur]
+	release(&p.next)
+	t := p.targets[p.cur]
+	p.endAttempt = p.budget(t).Begin(p.context())
+	return p.attempts, t
 }
 
-// budget returns the retry budget of the current attempt's provider.
-func (p *Plan) budget() Throttle {
-	if p.cfg.Budget == nil {
-		return nil
+// end ends the current attempt's count in flight.
+func (p *Plan) end() { release(&p.endAttempt) }
+
+// release calls *f once, if set.
+func release(f *func()) {
+	if *f != nil {
+		(*f)()
+		*f = nil
 	}
-	return p.cfg.Budget(p.Target().Entry.Config.Name)
+}
+
+func (p *Plan) context() context.Context {
+	if p.ctx == nil {
+		return context.Background()
+	}
+	return p.ctx
+}
+
+// budget returns the retry budget of t's provider; a nil *Budget (which
+// allows everything) when there is none.
+func (p *Plan) budget(t provider.Target) Throttle {
+	if p.cfg.Budget != nil {
+		if b := p.cfg.Budget(t.Entry.Config.Name); b != nil {
+			return b
+		}
+	}
+	return (*Budget)(nil)
 }
 
 // Succeeded records that the current attempt's provider call succeeded
-// (its stream ended normally), which refills the provider's budget and
-// tells the target's health.
+// (its stream ended normally), which tells the target's health.
 func (p *Plan) Succeeded() {
-	if b := p.budget(); b != nil {
-		b.Success()
-	}
 	if p.cfg.Health != nil {
 		p.cfg.Health.Succeeded(p.Target())
 	}
@@ -192,18 +209,30 @@ func (s Step) Continue() error {
 // Failed decides what follows the current attempt, which failed with err
 // (classified as c; streamed says it had sent the client output). The
 // policy decides whether to retry the same target (Policy.Decide, with the
-// provider's budget and the call's deadline), counting only the attempts
-// to that target that were not re-asks. When it does not, and the failure
-// is the target's (c.FallsBack) and the call has a next target, the call
-// moves there at once, unless the attempt had streamed output under
-// MidstreamFail. Otherwise the call ends with the Failure.
+// call's deadline), counting only the attempts to that target that were
+// not re-asks; a retry must then be allowed by the target's provider's
+// retry budget, unless the caller caused the failure (c.CallerCaused), and
+// is in flight in it until its attempt starts. When the call does not
+// retry, and the failure is the target's (c.FallsBack) and the call has a
+// next target, the call moves there at once (the first attempt at its
+// target, which no budget is asked for), unless the attempt had streamed
+// output under MidstreamFail. Otherwise the call ends with the Failure.
 func (p *Plan) Failed(err error, c Classification, streamed bool) Step {
 	if c.FallsBack() && p.cfg.Health != nil {
 		p.cfg.Health.Failed(p.Target())
 	}
 	d := p.cfg.Policy.Decide(Attempt{
 		N: p.tries, Class: c, Streamed: streamed, Now: p.cfg.Now(), Deadline: p.cfg.Deadline,
-	}, p.budget(), p.cfg.Rand)
+	}, p.cfg.Rand)
+	if d.Retry() && !c.CallerCaused {
+		slot, ok := p.budget(p.Target()).Retry(p.context())
+		if !ok {
+			d.Stop = StopBudget
+		} else {
+			release(&p.next) // a Step's slot not taken up: never expected
+			p.next = slot
+		}
+	}
 	if d.Retry() {
 		step := p.retry(d.Delay, d, err)
 		step.Reason = c.Reason
@@ -273,6 +302,10 @@ var errPlanOverrun = errors.New("retry: the attempt plan retried past its own bo
 // first attempt or during a wait, the *Failure of that interruption:
 // class canceled or deadline (by ctx's cause), StopNotRetryable.
 func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t provider.Target) (T, error)) (T, error) {
+	p.ctx = ctx
+	// A retry slot the call holds when it ends (its wait was cut short)
+	// goes back to the budget.
+	defer func() { p.end(); release(&p.next) }()
 	opts := []retrygo.Option{
 		retrygo.Context(ctx),
 		// The plan bounds the attempts; this bound is never what stops it.
@@ -293,6 +326,7 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t
 		wait.EndWait(nil)
 		n, t := p.start()
 		res, err := attempt(n, t)
+		p.end()
 		wait = startWait(ctx, err)
 		return res, err
 	}, opts...)

@@ -61,7 +61,6 @@ func script(t *testing.T, ctx context.Context, p *retry.Plan, timer retry.Timer,
 		var step retry.Step
 		switch outcomes[n-1] {
 		case "ok":
-			p.Succeeded()
 			return "done", nil
 		case "fail":
 			step = p.Failed(overloaded, retry.Classify(overloaded), false)
@@ -155,26 +154,110 @@ func TestPlanContextEndedBeforeTheFirstAttempt(t *testing.T) {
 	}
 }
 
+// inFlight is a budget's attempts and retries in flight at one point.
+type inFlight struct{ attempts, retries int }
+
 func TestPlanAsksTheProvidersBudget(t *testing.T) {
-	budget := retry.NewBudget(4, 1)
+	budget := retry.NewBudget(retry.BudgetConfig{MinRetryConcurrency: 1})
 	var asked []string
 	p := retry.NewPlan(retry.PlanConfig{
 		Policy: retry.Policy{MaxAttempts: 5, InitialBackoff: ms, MaxBackoff: ms, MaxRetryAfter: time.Minute},
 		Target: testTarget,
 		Budget: func(name string) retry.Throttle { asked = append(asked, name); return budget },
 	})
-	// 4 tokens: the first failure leaves 3 (a retry), the second 2 (denied).
-	_, _, err := script(t, t.Context(), p, &waits{}, "fail", "fail")
+	snap := func() inFlight { a, r := budget.InFlight(); return inFlight{a, r} }
+	var seen []inFlight
+	_, err := retry.Run(t.Context(), p, &waits{}, func(n int, _ provider.Target) (string, error) {
+		seen = append(seen, snap())
+		if n == 2 {
+			// Another call's retry takes the budget's one slot.
+			if _, ok := budget.Retry(t.Context()); !ok {
+				t.Error("another call's retry was denied while this call's retry was no longer waiting")
+			}
+		}
+		step := p.Failed(overloaded, retry.Classify(overloaded), false)
+		seen = append(seen, snap())
+		return "", step.Continue()
+	})
 	var f *retry.Failure
 	if !errors.As(err, &f) || f.Stop != retry.StopBudget || f.Attempts != 2 {
 		t.Fatalf("Run error = %v, want StopBudget after 2 attempts", err)
 	}
+	want := []inFlight{
+		{1, 0}, // attempt 1 in flight
+		{1, 1}, // it failed: its retry is in flight, waiting
+		{1, 0}, // attempt 2 started: no longer a retry in flight
+		{1, 1}, // the other call's retry fills the budget: this one is denied
+	}
+	if !slices.Equal(seen, want) {
+		t.Errorf("in flight at each step: %v, want %v", seen, want)
+	}
+	if got := snap(); got != (inFlight{0, 1}) {
+		t.Errorf("after the call: %v in flight, want only the other call's retry", got)
+	}
 	if slices.ContainsFunc(asked, func(n string) bool { return n != "up" }) || len(asked) == 0 {
 		t.Errorf("budgets asked for %v, want the target's provider, up", asked)
 	}
-	p.Succeeded()
-	if got := budget.Tokens(); got != 3 {
-		t.Errorf("after a success the budget holds %v tokens, want 3", got)
+}
+
+// TestPlanReleasesItsRetries: a call's retries leave the budget when their
+// attempts start, or when the call ends during a wait.
+func TestPlanReleasesItsRetries(t *testing.T) {
+	budget := retry.NewBudget(retry.BudgetConfig{MinRetryConcurrency: 1})
+	cfg := retry.PlanConfig{
+		Policy: retry.Policy{MaxAttempts: 3, InitialBackoff: ms, MaxBackoff: ms, MaxRetryAfter: time.Minute},
+		Target: testTarget,
+		Budget: func(string) retry.Throttle { return budget },
+	}
+	p := retry.NewPlan(cfg)
+	if _, _, err := script(t, t.Context(), p, &waits{}, "fail", "fail", "fail"); err == nil {
+		t.Fatal("three failures succeeded")
+	}
+	if p.Attempts() != 3 {
+		t.Errorf("%d attempts, want 3: each retry's slot must be free again once its attempt started", p.Attempts())
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	p = retry.NewPlan(cfg)
+	_, _ = retry.Run(ctx, p, never{}, func(int, provider.Target) (string, error) {
+		step := p.Failed(overloaded, retry.Classify(overloaded), false)
+		cancel()
+		return "", step.Continue()
+	})
+	if a, r := budget.InFlight(); a != 0 || r != 0 {
+		t.Errorf("after a call cancelled in its wait: %d attempts and %d retries in flight, want none", a, r)
+	}
+}
+
+// TestPlanCallerCausedFailuresSpendNoBudget: a stall under the caller's own
+// stricter idle timeout is retried without asking the provider's budget.
+func TestPlanCallerCausedFailuresSpendNoBudget(t *testing.T) {
+	budget := retry.NewBudget(retry.BudgetConfig{}) // denies every retry
+	cfg := retry.PlanConfig{
+		Policy: retry.Policy{MaxAttempts: 3, InitialBackoff: ms, MaxBackoff: ms, MaxRetryAfter: time.Minute},
+		Target: testTarget,
+		Budget: func(string) retry.Throttle { return budget },
+	}
+	p := retry.NewPlan(cfg)
+	own := &retry.StallError{Timeout: 100 * ms, CallerSet: true}
+	res, err := retry.Run(t.Context(), p, &waits{}, func(n int, _ provider.Target) (string, error) {
+		if n == 2 {
+			return "done", nil
+		}
+		return "", p.Failed(own, retry.Classify(own), false).Continue()
+	})
+	if err != nil || res != "done" {
+		t.Fatalf("Run = %q, %v; want the retry of a caller-caused stall to succeed", res, err)
+	}
+
+	p = retry.NewPlan(cfg)
+	server := &retry.StallError{Timeout: 30 * time.Second}
+	_, err = retry.Run(t.Context(), p, &waits{}, func(int, provider.Target) (string, error) {
+		return "", p.Failed(server, retry.Classify(server), false).Continue()
+	})
+	var f *retry.Failure
+	if !errors.As(err, &f) || f.Stop != retry.StopBudget {
+		t.Errorf("a stall under the server's idle timeout: Run error = %v, want StopBudget", err)
 	}
 }
 

@@ -29,6 +29,10 @@ func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
 		// log lines below share, and guards the links themselves against
 		// a panic.
 		interceptors.Guard(s.log),
+		// Pushback right inside the guard, outside every link that can
+		// fail a call, so that every failure tells a client's retry policy
+		// whether to retry it (gRFC A6's grpc-retry-pushback-ms).
+		interceptors.APIOnly(interceptors.Pushback()),
 		// Metrics before every link that can refuse a call, so refusals are
 		// counted with their code and handling time.
 		interceptors.Metrics(s.metrics),

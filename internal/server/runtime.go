@@ -14,6 +14,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/interceptors"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/service"
 )
@@ -35,6 +36,9 @@ type runtime struct {
 	hooks     hook.Chain
 	queue     *interceptors.ProviderQueue
 	service   *service.Service
+	// budgets are the providers' retry budgets (nil: off), carried over
+	// from the runtime this one replaces.
+	budgets *retry.Budgets
 	// cert is the TLS certificate, nil without TLS.
 	cert *tls.Certificate
 	// unary and stream are the interceptor chain, composed.
@@ -45,7 +49,7 @@ type runtime struct {
 // newRuntime builds the runtime of cfg, a validated config. prev is the
 // runtime it replaces (nil at start): calls of both count against the
 // same provider slots where a provider's max_concurrent and queue did not
-// change.
+// change, and against the same retry budgets.
 func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error) {
 	rt := &runtime{cfg: cfg}
 	var err error
@@ -73,8 +77,14 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		}
 		rt.cert = &cert
 	}
+	rt.budgets = service.NewBudgets(cfg)
+	if prev != nil {
+		// Calls in flight on the previous config keep counting.
+		rt.budgets.Inherit(prev.budgets)
+	}
 	rt.service = service.New(service.Deps{
 		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
+		Budgets: rt.budgets,
 	})
 	links, err := s.interceptorChain(rt)
 	if err != nil {

@@ -63,7 +63,10 @@ func (c *call) run(ctx context.Context) (*attemptResult, error) {
 // *retry.Failure that ends the call (or the *sendError that already did).
 func (c *call) afterFailure(ctx context.Context, n int, t provider.Target, res *attemptResult, err error) error {
 	var se *sendError
-	if errors.As(err, &se) {
+	var ae *apierr.Error
+	if errors.As(err, &se) || errors.As(err, &ae) {
+		// Not a provider failure: the client could not be written to, or
+		// the attempt ended the call itself (its output passed the limit).
 		return err
 	}
 	if ctx.Err() != nil {
@@ -139,6 +142,8 @@ type attemptResult struct {
 	// tool-call fragments) and partial objects this attempt sent to the
 	// client.
 	deltas, partials int
+	// outputBytes counts the attempt's output against the call's limit.
+	outputBytes int64
 	// partial reads the reply as it streams, for partial objects; nil
 	// without stream_partial_objects.
 	partial *partialObjects
@@ -156,18 +161,30 @@ func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 
 // An attempt whose provider shows no sign of life within the first event
 // timeout (the call's first_event_timeout, else the provider's default),
 // or for the call's stream idle timeout once it streams, is cancelled and
-// fails with retry.ErrStalled (see stallTimer).
+// fails with a *retry.StallError (see stallTimer), which says whether the
+// timeout was the caller's own stricter one. An attempt whose output
+// reaches the call's limit is cancelled at once, which stops the provider's
+// stream: under truncation it succeeds, cut, with FinishLength; otherwise
+// it fails with OUTPUT_TOO_LARGE, which ends the call.
 func (c *call) runAttempt(ctx context.Context, n int, t provider.Target) (*attemptResult, error) {
 	res := &attemptResult{partial: c.so.newPartial()}
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	first := c.svc.limits.FirstEventTimeout(c.firstEvent, t.Entry.Config.FirstEventTimeout)
+	// A first event timeout the caller chose stricter than the one it
+	// would otherwise get makes a stall under it the caller's doing.
+	firstCallerSet := first < c.svc.limits.FirstEventTimeout(0, t.Entry.Config.FirstEventTimeout)
 	stall := startStallTimer(first, c.idle, cancel)
 	defer stall.stop()
 	stalled := func(err error) error {
-		var se *stallError
+		var se *retry.StallError
 		if ctx.Err() == nil && errors.As(context.Cause(actx), &se) {
-			return fmt.Errorf("attempt %d: %w", n, se)
+			stall := *se
+			stall.CallerSet = c.idleCallerSet
+			if stall.Setting == retry.SettingFirstEvent {
+				stall.CallerSet = firstCallerSet
+			}
+			return fmt.Errorf("attempt %d: %w", n, &stall)
 		}
 		return err
 	}
@@ -194,6 +211,10 @@ func (c *call) runAttempt(ctx context.Context, n int, t provider.Target) (*attem
 		stall.relay()
 		err = c.handle(n, ev, res)
 		stall.relayed()
+		if errors.Is(err, errTruncated) {
+			res.finish = provider.FinishLength
+			return res, nil
+		}
 		if err != nil {
 			return res, err
 		}
@@ -201,8 +222,22 @@ func (c *call) runAttempt(ctx context.Context, n int, t provider.Target) (*attem
 }
 
 // handle folds one provider event of attempt n into res and sends the
-// client its delta, if it makes one.
+// client its delta, if it makes one. Output past the call's limit ends the
+// attempt (meterOutput): cut at the limit and errTruncated, or an error.
 func (c *call) handle(n int, ev provider.Event, res *attemptResult) error {
+	limited := c.meterOutput(n, &ev, res)
+	if limited != nil && !errors.Is(limited, errTruncated) {
+		return limited
+	}
+	if err := c.fold(n, ev, res); err != nil {
+		return err
+	}
+	return limited
+}
+
+// fold folds one provider event of attempt n into res and sends the client
+// its delta, if it makes one.
+func (c *call) fold(n int, ev provider.Event, res *attemptResult) error {
 	switch ev.Kind {
 	case provider.EventText:
 		if ev.Text == "" {

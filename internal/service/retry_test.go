@@ -351,32 +351,6 @@ func TestServerDeadlines(t *testing.T) {
 	}
 }
 
-func TestRetryBudgetStopsRetriesUnderOutage(t *testing.T) {
-	cfg := config.Default()
-	cfg.Retry.Budget.MaxTokens = 4 // retries stop at 2 tokens
-	in := servertest.Start(t, cfg, server.WithRetryTimer(&recordingTimer{}))
-	outage := `[{"status":503},{"status":503},{"status":503},{"status":503},{"status":503}]`
-
-	// 4 tokens: the first failure leaves 3 (a retry), the second 2 (denied).
-	events, err := servertest.Collect(t.Context(), in.Client, echo(t, input, outage, attempts(5)))
-	if n := len(willRetries(events)); n != 1 {
-		t.Errorf("first call retried %d times, want 1", n)
-	}
-	wantStatus(t, err, codes.Unavailable, "RETRY_BUDGET_EXHAUSTED", map[string]string{"attempts": "2"})
-
-	// Every later call during the outage makes a single attempt.
-	for range 5 {
-		events, err := servertest.Collect(t.Context(), in.Client, echo(t, input, outage, attempts(5)))
-		if len(events) != 0 {
-			t.Errorf("a call during the outage sent %v", events)
-		}
-		wantStatus(t, err, codes.Unavailable, "RETRY_BUDGET_EXHAUSTED", map[string]string{"attempts": "1"})
-	}
-	if got := metricValue(t, in.Server.Metrics(), "llmrelay_retry_budget_exhausted_total", map[string]string{"provider": "mock"}); got != 6 {
-		t.Errorf("llmrelay_retry_budget_exhausted_total = %v, want 6", got)
-	}
-}
-
 // scriptedConfig is the default config with the test's scripted provider.
 func scriptedConfig(t testing.TB) *config.Config {
 	cfg := config.Default()

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -54,6 +55,12 @@ type Service struct {
 	// bounds them and the re-asks.
 	schemas   *schema.Cache
 	schemaCfg schema.Config
+	// defaultOutput and maxOutput are the server's output limit for
+	// requests that set none, and its cap on any request's.
+	defaultOutput, maxOutput int64
+	// heartbeat is the server's heartbeat interval (0: off unless a
+	// request asks), minHeartbeat the shortest a request may ask for.
+	heartbeat, minHeartbeat time.Duration
 	// prices turns tokens into cost (nil: none priced); captureContent
 	// records prompts and replies on the attempt spans.
 	prices         *tokenusage.Prices
@@ -73,6 +80,10 @@ type Deps struct {
 	Metrics *metrics.Metrics // may be nil
 	// Timer makes the waits between attempts; nil means real time.
 	Timer retry.Timer
+	// Budgets are the providers' retry budgets; nil makes them from
+	// Config (none when the budget is off). The server passes its own, so
+	// that a config reload keeps counting what is in flight.
+	Budgets *retry.Budgets
 }
 
 // New returns a Service.
@@ -82,18 +93,32 @@ func New(d Deps) *Service {
 		log = slog.New(slog.DiscardHandler)
 	}
 	schemaCfg := d.Config.SchemaConfig()
-	r := d.Config.Retry
 	routes := d.Routes
 	if routes == nil {
 		routes, _ = route.NewTable(nil, d.Providers, route.Options{}) // no routes: cannot fail
 	}
-	return &Service{
+	s := &Service{
 		providers: d.Providers, routes: routes, hooks: d.Hooks, log: log, metrics: d.Metrics, timer: d.Timer,
 		schemas: schema.NewCache(schemaCfg), schemaCfg: schemaCfg,
-		limits:  d.Config.RetryLimits(),
-		budgets: retry.NewBudgets(r.Budget.MaxTokens, r.Budget.TokenRatio),
-		prices:  d.Config.Pricing.Prices(), captureContent: d.Config.Tracing.CaptureContent,
+		limits:        d.Config.RetryLimits(),
+		defaultOutput: d.Config.Limits.DefaultMaxOutputBytes, maxOutput: d.Config.Limits.MaxOutputBytes,
+		heartbeat: d.Config.Heartbeat.Interval, minHeartbeat: d.Config.Heartbeat.MinInterval,
+		prices: d.Config.Pricing.Prices(), captureContent: d.Config.Tracing.CaptureContent,
 	}
+	s.budgets = d.Budgets
+	if s.budgets == nil {
+		s.budgets = NewBudgets(d.Config)
+	}
+	return s
+}
+
+// NewBudgets returns the providers' retry budgets of cfg, nil when the
+// budget is off.
+func NewBudgets(cfg *config.Config) *retry.Budgets {
+	if b, on := cfg.RetryBudget(); on {
+		return retry.NewBudgets(b)
+	}
+	return nil
 }
 
 // ListModels implements llmrelayv1.LLMServiceServer. With an API key, it
@@ -177,6 +202,12 @@ func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerSt
 	if err != nil {
 		return s.fail(ctx, c, err)
 	}
+	if c.heartbeat > 0 {
+		if err := c.out.startHeartbeat(c.heartbeat); err != nil {
+			return s.fail(ctx, c, err)
+		}
+		defer c.out.stopHeartbeat()
+	}
 	res, err := c.run(ctx)
 	if err != nil {
 		return s.fail(ctx, c, err)
@@ -209,7 +240,11 @@ type call struct {
 	plan *retry.Plan
 	// idle is the call's stream idle timeout; firstEvent the first event
 	// timeout it asked for (zero: the provider's default, see runAttempt).
+	// idleCallerSet says the caller chose an idle timeout stricter than the
+	// server's default, which makes a stall under it the caller's doing
+	// (retry.StallError).
 	idle, firstEvent time.Duration
+	idleCallerSet    bool
 	// usage sums the tokens of every attempt, and cost their cost when
 	// priced.
 	usage  provider.Usage
@@ -219,6 +254,10 @@ type call struct {
 	firstDelta bool
 	// so is the structured-output state; nil without response_format.
 	so *structured
+	// output bounds each attempt's output.
+	output outputLimit
+	// heartbeat is the call's heartbeat interval, 0 for none.
+	heartbeat time.Duration
 }
 
 // newCall takes the call's resolved targets, runs the hooks before the
@@ -254,8 +293,17 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 		return c, err
 	}
 	c.idle, c.firstEvent = s.limits.IdleTimeout(idle), firstEvent
-	rf := responseFormat(req)
+	c.idleCallerSet = c.idle < s.limits.DefaultIdleTimeout
+	c.output = s.outputLimitOf(req)
 	var err error
+	if c.heartbeat, err = s.heartbeatOf(req); err != nil {
+		return c, err
+	}
+	rf := responseFormat(req)
+	if rf != nil && c.output.truncate {
+		return c, apierr.InvalidField(apierr.ReasonInvalidRequest, "output_limit.on_limit",
+			"ON_OUTPUT_LIMIT_TRUNCATE cannot be combined with response_format: an object cut at the limit never conforms to its schema")
+	}
 	if c.preq, err = providerRequest(req, first.Model, rf); err != nil {
 		return c, err
 	}
@@ -407,6 +455,7 @@ func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
 	c.so.fillFinal(final, res)
 	c.svc.hooks.After(ctx, c.hook, final)
 	final.Annotations = c.hook.Annotations()
+	c.out.stopHeartbeat() // nothing follows the final
 	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(c.plan.Attempts()), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
 }
 
@@ -435,15 +484,29 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 }
 
 // emitter numbers and sends a call's events: sequence 1, 2, 3, ... with no
-// gaps. It is the one place events are numbered.
+// gaps. It is the one place events are numbered. With a heartbeat
+// (startHeartbeat), its goroutine sends heartbeat events too, taking turns
+// with send.
 type emitter struct {
 	stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]
-	seq    uint64
+
+	mu   sync.Mutex
+	seq  uint64
+	last time.Time // when the last event was sent, with a heartbeat
+	// stop ends the heartbeat's goroutine, which closes stopped; nil
+	// without a heartbeat. Only the call's goroutine uses them.
+	stop, stopped chan struct{}
 }
 
 // send stamps the next sequence number on ev and sends it.
 func (e *emitter) send(ev *llmrelayv1.GenerateEvent) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.seq++
 	ev.Sequence = e.seq
-	return e.stream.Send(ev)
+	err := e.stream.Send(ev)
+	if e.stop != nil {
+		e.last = time.Now()
+	}
+	return err
 }

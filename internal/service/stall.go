@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,7 +23,7 @@ import (
 // Nothing on the per-event path touches the timer: the adapter and the
 // runner only store a timestamp (Activity.Touch) and a flag, and the
 // timer, when it fires, reads them and either cancels the attempt with a
-// *stallError or sets itself for the time that is left.
+// *retry.StallError or sets itself for the time that is left.
 type stallTimer struct {
 	act      provider.Activity
 	relaying atomic.Bool
@@ -39,7 +38,7 @@ type stallTimer struct {
 }
 
 // startStallTimer starts the stall timeouts of an attempt, which cancel
-// with a *stallError when one passes.
+// with a *retry.StallError when one passes.
 func startStallTimer(first, idle time.Duration, cancel context.CancelCauseFunc) *stallTimer {
 	w := &stallTimer{start: provider.ActivityClock(), first: first, idle: idle, cancel: cancel}
 	w.mu.Lock()
@@ -90,7 +89,7 @@ func (w *stallTimer) stop() {
 
 // stallCheck decides, at now, about an attempt that started at start and
 // whose provider last showed a sign of life at last (0: never; all on
-// provider.ActivityClock's scale): a *stallError when the first event
+// provider.ActivityClock's scale): a *retry.StallError when the first event
 // timeout passed without a sign of life or the idle timeout passed since
 // the last one, else how long until the next check. While the runner is
 // relaying an event, nothing is the provider's fault: the check comes back
@@ -105,26 +104,10 @@ func stallCheck(now, start, last int64, relaying bool, first, idle time.Duration
 		if waited := time.Duration(now - start); waited < first {
 			return min(first-waited, idle), nil
 		}
-		return 0, &stallError{timeout: "first_event_timeout", d: first}
+		return 0, &retry.StallError{Setting: retry.SettingFirstEvent, Timeout: first}
 	}
 	if silent := time.Duration(now - last); silent < idle {
 		return idle - silent, nil
 	}
-	return 0, &stallError{timeout: "stream_idle_timeout", d: idle}
+	return 0, &retry.StallError{Setting: retry.SettingStreamIdle, Timeout: idle}
 }
-
-// stallError is the cause of a stalled attempt: which of its timeouts
-// passed. It is retry.ErrStalled (ClassStalled, retried).
-type stallError struct {
-	timeout string
-	d       time.Duration
-}
-
-func (e *stallError) Error() string {
-	if e.timeout == "first_event_timeout" {
-		return fmt.Sprintf("nothing from the provider within first_event_timeout (%v): %v", e.d, retry.ErrStalled)
-	}
-	return fmt.Sprintf("no sign of life from the provider for stream_idle_timeout (%v): %v", e.d, retry.ErrStalled)
-}
-
-func (e *stallError) Unwrap() error { return retry.ErrStalled }

@@ -36,11 +36,11 @@ func TestStallCheck(t *testing.T) {
 				last = at(tc.last)
 			}
 			wait, err := stallCheck(at(tc.now), start, last, tc.relaying, first, idle)
-			var se *stallError
+			var se *retry.StallError
 			switch {
 			case tc.timeout == "" && (err != nil || wait != tc.wait):
 				t.Errorf("got wait %v, %v; want %v and no stall", wait, err, tc.wait)
-			case tc.timeout != "" && (!errors.As(err, &se) || se.timeout != tc.timeout || !errors.Is(err, retry.ErrStalled)):
+			case tc.timeout != "" && (!errors.As(err, &se) || se.Setting != tc.timeout || !errors.Is(err, retry.ErrStalled)):
 				t.Errorf("got %v, want a stall on %s that is retry.ErrStalled", err, tc.timeout)
 			}
 		})

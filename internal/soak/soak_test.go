@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"strconv"
@@ -97,9 +98,9 @@ func (l *errorLog) WithAttrs([]slog.Attr) slog.Handler { return l }
 func (l *errorLog) WithGroup(string) slog.Handler      { return l }
 
 // relay starts the production server in-process with an `openai` provider
-// at upstream and the given retry budget (0: none), and checks when the
+// at upstream, with the default retry budget or none, and checks when the
 // test ends that it logged no errors and left no goroutine behind.
-func relay(t *testing.T, upstream *openaitest.Server, budget float64) *servertest.Instance {
+func relay(t *testing.T, upstream *openaitest.Server, budget bool) *servertest.Instance {
 	t.Helper()
 	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreCurrent()) })
 	t.Cleanup(upstream.Close)
@@ -107,7 +108,7 @@ func relay(t *testing.T, upstream *openaitest.Server, budget float64) *servertes
 	cfg := config.Default()
 	cfg.MetricsListen = ""
 	cfg.Providers = []provider.Config{{Name: "openai", Kind: "openai", BaseURL: upstream.URL()}}
-	cfg.Retry.Budget.MaxTokens = budget
+	cfg.Retry.Budget.Enabled = budget
 	logs := &errorLog{}
 	t.Cleanup(func() {
 		if n := logs.n.Load(); n > 0 {
@@ -167,7 +168,8 @@ func TestSoak(t *testing.T) {
 		}
 		up := soak.NewUpstream(func(call int) soak.Plan { return plans[call] })
 		upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, FaultFor: up.FaultFor})
-		in := relay(t, upstream, 0)
+		// No budget: every call must follow its plan to the letter.
+		in := relay(t, upstream, false)
 
 		var mu sync.Mutex
 		var failures []string
@@ -211,11 +213,15 @@ func TestSoak(t *testing.T) {
 			return openaitest.Fault{Kind: openaitest.Status, Status: 503}
 		}})
 		def := config.Default().Retry
-		in := relay(t, upstream, def.Budget.MaxTokens)
+		in := relay(t, upstream, true)
 		var mu sync.Mutex
 		reasons := map[string]int{}
+		start := time.Now()
 		run(t.Context(), in.Client, calls, concurrency, func(call int) *llmrelayv1.GenerateRequest {
-			return request(call, uint32(def.DefaultMaxAttempts))
+			// The server's default policy: 3 attempts, backoff from 500ms.
+			req := request(call, 0)
+			req.Retry = nil
+			return req
 		}, func(_ int, _ []*llmrelayv1.GenerateEvent, err error) {
 			st, _ := status.FromError(err)
 			key := st.Code().String() + " " + reason(st)
@@ -223,20 +229,88 @@ func TestSoak(t *testing.T) {
 			reasons[key]++
 			mu.Unlock()
 		})
+		elapsed := time.Since(start)
 		for key, count := range reasons {
 			if key != "Unavailable "+apierr.ReasonRetriesExhausted && key != "Unavailable "+apierr.ReasonRetryBudgetExhausted {
 				t.Errorf("%d calls ended %s, want UNAVAILABLE, retries or budget exhausted", count, key)
 			}
 		}
-		// Every failure takes a token and retries stop once half are gone:
-		// at most MaxTokens/2 retries in all, whatever the concurrency.
+		// Every attempt fails at once, so the retries in flight are those
+		// waiting their backoff, and the attempts in flight are few: the
+		// budget holds the retries near min_retry_concurrency at a time,
+		// and most calls make one attempt.
 		requests := upstream.Requests()
-		if limit := int64(calls) + int64(def.Budget.MaxTokens/2); requests > limit {
-			t.Errorf("the upstream received %d requests for %d calls, want at most %d", requests, calls, limit)
+		if limit := int64(calls) * 3 / 2; requests > limit {
+			t.Errorf("the upstream received %d requests for %d calls, want at most %d (without a budget: %d)", requests, calls, limit, calls*def.DefaultMaxAttempts)
 		}
-		t.Logf("outage: %d calls, max_attempts %d, budget %.0f tokens: the upstream received %d requests, %.2f of max_attempts × calls (%d); endings %v",
-			calls, def.DefaultMaxAttempts, def.Budget.MaxTokens, requests, float64(requests)/float64(calls*def.DefaultMaxAttempts), calls*def.DefaultMaxAttempts, reasons)
+		t.Logf("outage: %d calls in %v, max_attempts %d, budget %v%% / min %d: the upstream received %d requests, %.2f of max_attempts × calls (%d); endings %v",
+			calls, elapsed.Round(time.Millisecond), def.DefaultMaxAttempts, def.Budget.BudgetPercent, def.Budget.MinRetryConcurrency,
+			requests, float64(requests)/float64(calls*def.DefaultMaxAttempts), calls*def.DefaultMaxAttempts, reasons)
 	})
+}
+
+// TestRetryBudgetWhenEveryFirstAttemptDrops: 64 callers against an
+// upstream whose every first attempt drops mid-stream (after a drawn number
+// of chunks, paced like a model's output) and whose retry always succeeds.
+// The retry budget lets ~all of them retry: a retry is in flight only
+// while it waits its backoff, then it counts as an attempt in flight. (The
+// token bucket it replaced failed 99.9% of such calls
+// RETRY_BUDGET_EXHAUSTED.)
+func TestRetryBudgetWhenEveryFirstAttemptDrops(t *testing.T) {
+	calls := max(size(t, shortCalls), 2000)
+	cfg := soak.Config{Seed: seed(t), Chunks: chunks, MaxAttempts: 2}
+	plans := make([]soak.Plan, calls)
+	for i := range plans {
+		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
+		plans[i] = soak.Plan{Call: i, Steps: []soak.Step{{Kind: soak.Dropped, After: 1 + rng.IntN(chunks-1)}, {Kind: soak.OK}}}
+	}
+	up := soak.NewUpstream(func(call int) soak.Plan { return plans[call] })
+	upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, ChunkDelay: 2 * time.Millisecond, FaultFor: up.FaultFor})
+	in := relay(t, upstream, true)
+
+	var mu sync.Mutex
+	endings := map[string]int{}
+	var mismatches []string
+	start := time.Now()
+	run(t.Context(), in.Client, calls, concurrency, func(call int) *llmrelayv1.GenerateRequest {
+		req := request(call, 2)
+		// The server's idle timeout: no stall on a loaded machine may pass
+		// for a failed retry.
+		req.StreamIdleTimeout = nil
+		return req
+	}, func(call int, events []*llmrelayv1.GenerateEvent, err error) {
+		st, _ := status.FromError(err)
+		key := st.Code().String() + " " + reason(st)
+		var cerr error
+		if err == nil {
+			cerr = soak.Check(cfg, maxBackoff, plans[call], soak.Outcome{Events: events, Err: err, Seen: up.Attempts(call)})
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		endings[key]++
+		if cerr != nil {
+			mismatches = append(mismatches, fmt.Sprintf("call %d: %v", call, cerr))
+		}
+	})
+	elapsed := time.Since(start)
+	for i, m := range mismatches {
+		if i == 10 {
+			t.Errorf("... and %d more", len(mismatches)-10)
+			break
+		}
+		t.Error(m)
+	}
+	ok := endings["OK "]
+	for key, count := range endings {
+		if key != "OK " && key != "Unavailable "+apierr.ReasonRetryBudgetExhausted {
+			t.Errorf("%d calls ended %s, want OK (or a denied retry)", count, key)
+		}
+	}
+	if failed := calls - ok; failed*100 > calls {
+		t.Errorf("%d of %d calls failed, want ~all (at least 99%%) to succeed on their retry", failed, calls)
+	}
+	t.Logf("every first attempt dropped: %d of %d calls succeeded on their retry at concurrency %d in %v (%.0f calls/s); endings %v",
+		ok, calls, concurrency, elapsed.Round(time.Millisecond), float64(calls)/elapsed.Seconds(), endings)
 }
 
 func reason(st *status.Status) string {

@@ -60,6 +60,31 @@ func Start(t testing.TB, cfg *config.Config, opts ...server.Option) *Instance {
 	return in
 }
 
+// Listen builds the server from cfg as Start does, but serves it on a free
+// loopback TCP port, for tests that need a real network in between (a
+// proxy, a client library's own dialing). It returns the address;
+// cleanup shuts the server down.
+func Listen(t testing.TB, cfg *config.Config, opts ...server.Option) (addr string, srv *server.Server) {
+	t.Helper()
+	srv, err := server.New(cfg, opts...)
+	if err != nil {
+		t.Fatalf("servertest: server.New: %v", err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("servertest: listen: %v", err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(lis) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		<-served
+	})
+	return lis.Addr().String(), srv
+}
+
 // Dial opens another client connection to the server, closed at cleanup.
 func (in *Instance) Dial(t testing.TB, opts ...grpc.DialOption) *grpc.ClientConn {
 	t.Helper()

@@ -10,7 +10,8 @@
 //                      to another provider and model), and whether what that
 //                      attempt already streamed must be thrown away
 //                      (`discard_partial`);
-//   - `final`          exactly one, always last: the successful attempt's message.
+//   - `final`          exactly one, always last: the successful attempt's message;
+//   - `heartbeat`      (opt-in) nothing else was sent for a while; skip it.
 //
 // The one idiom every client needs:
 //
@@ -39,7 +40,8 @@
 //   INVALID_ARGUMENT     the request is invalid, or the provider rejected it (400/404/413/422)
 //   UNAUTHENTICATED      missing, malformed or unknown API key
 //   PERMISSION_DENIED    the key lacks the scope or may not use the model
-//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo
+//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
+//                        or the reply passed its output limit (OUTPUT_TOO_LARGE)
 //   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
 //   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
 //                        not retried), or an error llmrelay does not recognise
@@ -76,6 +78,66 @@ const (
 	// Verify that runtime/protoimpl is sufficiently up-to-date.
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
+
+// OnOutputLimit says what happens when a reply reaches its output limit.
+type OnOutputLimit int32
+
+const (
+	// Same as ON_OUTPUT_LIMIT_FAIL.
+	OnOutputLimit_ON_OUTPUT_LIMIT_UNSPECIFIED OnOutputLimit = 0
+	// End the call with RESOURCE_EXHAUSTED, ErrorInfo reason
+	// OUTPUT_TOO_LARGE (metadata `max_output_bytes`, `provider`,
+	// `attempts`), without a `final`. What the attempt streamed before the
+	// limit was sent as deltas.
+	OnOutputLimit_ON_OUTPUT_LIMIT_FAIL OnOutputLimit = 1
+	// End the call with a `final` whose message holds the reply up to the
+	// limit (the last delta cut on a character boundary, so a tool call's
+	// arguments may be cut too) and whose `finish_reason` is
+	// FINISH_REASON_LENGTH. Not allowed with `response_format`, whose object
+	// could never conform once cut: INVALID_ARGUMENT.
+	OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE OnOutputLimit = 2
+)
+
+// Enum value maps for OnOutputLimit.
+var (
+	OnOutputLimit_name = map[int32]string{
+		0: "ON_OUTPUT_LIMIT_UNSPECIFIED",
+		1: "ON_OUTPUT_LIMIT_FAIL",
+		2: "ON_OUTPUT_LIMIT_TRUNCATE",
+	}
+	OnOutputLimit_value = map[string]int32{
+		"ON_OUTPUT_LIMIT_UNSPECIFIED": 0,
+		"ON_OUTPUT_LIMIT_FAIL":        1,
+		"ON_OUTPUT_LIMIT_TRUNCATE":    2,
+	}
+)
+
+func (x OnOutputLimit) Enum() *OnOutputLimit {
+	p := new(OnOutputLimit)
+	*p = x
+	return p
+}
+
+func (x OnOutputLimit) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (OnOutputLimit) Descriptor() protoreflect.EnumDescriptor {
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[0].Descriptor()
+}
+
+func (OnOutputLimit) Type() protoreflect.EnumType {
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[0]
+}
+
+func (x OnOutputLimit) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use OnOutputLimit.Descriptor instead.
+func (OnOutputLimit) EnumDescriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{0}
+}
 
 // Role says who wrote a message.
 type Role int32
@@ -123,11 +185,11 @@ func (x Role) String() string {
 }
 
 func (Role) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[0].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[1].Descriptor()
 }
 
 func (Role) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[0]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[1]
 }
 
 func (x Role) Number() protoreflect.EnumNumber {
@@ -136,7 +198,7 @@ func (x Role) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Role.Descriptor instead.
 func (Role) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{0}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{1}
 }
 
 // ToolChoiceMode says whether the model must call a tool.
@@ -184,11 +246,11 @@ func (x ToolChoiceMode) String() string {
 }
 
 func (ToolChoiceMode) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[1].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[2].Descriptor()
 }
 
 func (ToolChoiceMode) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[1]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[2]
 }
 
 func (x ToolChoiceMode) Number() protoreflect.EnumNumber {
@@ -197,7 +259,7 @@ func (x ToolChoiceMode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ToolChoiceMode.Descriptor instead.
 func (ToolChoiceMode) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{1}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{2}
 }
 
 // OnInvalid says what happens when structured output stays invalid.
@@ -239,11 +301,11 @@ func (x OnInvalid) String() string {
 }
 
 func (OnInvalid) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[2].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[3].Descriptor()
 }
 
 func (OnInvalid) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[2]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[3]
 }
 
 func (x OnInvalid) Number() protoreflect.EnumNumber {
@@ -252,7 +314,7 @@ func (x OnInvalid) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use OnInvalid.Descriptor instead.
 func (OnInvalid) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{2}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
 }
 
 // Midstream says what happens when an attempt fails after it streamed deltas.
@@ -293,11 +355,11 @@ func (x Midstream) String() string {
 }
 
 func (Midstream) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[3].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[4].Descriptor()
 }
 
 func (Midstream) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[3]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[4]
 }
 
 func (x Midstream) Number() protoreflect.EnumNumber {
@@ -306,7 +368,7 @@ func (x Midstream) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Midstream.Descriptor instead.
 func (Midstream) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
 }
 
 // RetryReason says why an attempt failed.
@@ -379,11 +441,11 @@ func (x RetryReason) String() string {
 }
 
 func (RetryReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[4].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[5].Descriptor()
 }
 
 func (RetryReason) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[4]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[5]
 }
 
 func (x RetryReason) Number() protoreflect.EnumNumber {
@@ -392,7 +454,7 @@ func (x RetryReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RetryReason.Descriptor instead.
 func (RetryReason) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
 }
 
 // FinishReason says why the model stopped.
@@ -403,7 +465,8 @@ const (
 	FinishReason_FINISH_REASON_UNSPECIFIED FinishReason = 0
 	// The model finished its reply, or hit a stop sequence.
 	FinishReason_FINISH_REASON_STOP FinishReason = 1
-	// The reply hit `max_output_tokens`.
+	// The reply hit `max_output_tokens`, or llmrelay cut it at
+	// `output_limit.max_bytes` (ON_OUTPUT_LIMIT_TRUNCATE).
 	FinishReason_FINISH_REASON_LENGTH FinishReason = 2
 	// The model called one or more tools.
 	FinishReason_FINISH_REASON_TOOL_CALLS FinishReason = 3
@@ -450,11 +513,11 @@ func (x FinishReason) String() string {
 }
 
 func (FinishReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[5].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[6].Descriptor()
 }
 
 func (FinishReason) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[5]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[6]
 }
 
 func (x FinishReason) Number() protoreflect.EnumNumber {
@@ -463,7 +526,7 @@ func (x FinishReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use FinishReason.Descriptor instead.
 func (FinishReason) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
 }
 
 // ModelKind says what a listed model is.
@@ -503,11 +566,11 @@ func (x ModelKind) String() string {
 }
 
 func (ModelKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[6].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[7].Descriptor()
 }
 
 func (ModelKind) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[6]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[7]
 }
 
 func (x ModelKind) Number() protoreflect.EnumNumber {
@@ -516,7 +579,7 @@ func (x ModelKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ModelKind.Descriptor instead.
 func (ModelKind) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
 }
 
 // RouteBalance says how a route orders its targets for a call.
@@ -558,11 +621,11 @@ func (x RouteBalance) String() string {
 }
 
 func (RouteBalance) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[7].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[8].Descriptor()
 }
 
 func (RouteBalance) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[7]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[8]
 }
 
 func (x RouteBalance) Number() protoreflect.EnumNumber {
@@ -571,7 +634,7 @@ func (x RouteBalance) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RouteBalance.Descriptor instead.
 func (RouteBalance) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
 }
 
 // GenerateRequest asks for one model reply.
@@ -720,6 +783,26 @@ type GenerateRequest struct {
 	// deadlines.min_stream_timeout) are refused with INVALID_ARGUMENT naming
 	// this field. The call's deadline bounds it like everything else.
 	FirstEventTimeout *durationpb.Duration `protobuf:"bytes,12,opt,name=first_event_timeout,json=firstEventTimeout,proto3" json:"first_event_timeout,omitempty"`
+	// How much output the reply may have, and what happens past it. Unset
+	// takes the server's default limit (2 MiB unless configured) and fails
+	// the call past it. See OutputLimit.
+	OutputLimit *OutputLimit `protobuf:"bytes,13,opt,name=output_limit,json=outputLimit,proto3" json:"output_limit,omitempty"`
+	// Send a `heartbeat` event whenever the call has sent nothing else for
+	// this long, and send the response headers at once, for clients behind
+	// proxies or load balancers that cut streams silent for longer than
+	// their idle (read) timeout: pick an interval well below the shortest
+	// such timeout on the path. Silences happen before the first event,
+	// during retry waits (up to a minute) and while a model thinks.
+	//
+	// The trade-off: response headers commit the call, so a client library
+	// can no longer retry it transparently when it fails before its first
+	// event (gRPC retries a call only until it has received headers or a
+	// message); llmrelay's own retries, announced by `will_retry`, still
+	// happen. Unset takes the server's default (`heartbeat.interval`, off
+	// unless configured); a request cannot turn off a server default.
+	// Values below the server's `heartbeat.min_interval` (1s unless
+	// configured) fail with INVALID_ARGUMENT.
+	HeartbeatInterval *durationpb.Duration `protobuf:"bytes,14,opt,name=heartbeat_interval,json=heartbeatInterval,proto3" json:"heartbeat_interval,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -845,6 +928,88 @@ func (x *GenerateRequest) GetFirstEventTimeout() *durationpb.Duration {
 	return nil
 }
 
+func (x *GenerateRequest) GetOutputLimit() *OutputLimit {
+	if x != nil {
+		return x.OutputLimit
+	}
+	return nil
+}
+
+func (x *GenerateRequest) GetHeartbeatInterval() *durationpb.Duration {
+	if x != nil {
+		return x.HeartbeatInterval
+	}
+	return nil
+}
+
+// OutputLimit bounds the size of a reply. Output is counted per attempt, in
+// UTF-8 bytes, as it streams: the text, the tool calls' arguments and, where
+// the provider streams it, the model's reasoning. `final` repeats the
+// reply, so the limit also keeps `final` within a client's message size
+// limit (4 MiB by default in gRPC libraries) when the server's limit is
+// below it, as by default.
+//
+// When an attempt's output reaches the limit, llmrelay stops it at the
+// provider at once (the provider's stream is cancelled, so generation, and
+// its cost, stops there) and ends the call as `on_limit` says. Neither
+// outcome is retried: the reply would be as long the next time.
+type OutputLimit struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The most bytes of output a reply may have. 0 takes the server's
+	// default (`limits.default_max_output_bytes`); larger values are lowered
+	// to the server's limit (`limits.max_output_bytes`, 3 MiB unless
+	// configured): a request may ask for less, never for more.
+	MaxBytes uint64 `protobuf:"varint,1,opt,name=max_bytes,json=maxBytes,proto3" json:"max_bytes,omitempty"`
+	// What happens when the reply reaches `max_bytes`.
+	OnLimit       OnOutputLimit `protobuf:"varint,2,opt,name=on_limit,json=onLimit,proto3,enum=llmrelay.v1.OnOutputLimit" json:"on_limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OutputLimit) Reset() {
+	*x = OutputLimit{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OutputLimit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OutputLimit) ProtoMessage() {}
+
+func (x *OutputLimit) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OutputLimit.ProtoReflect.Descriptor instead.
+func (*OutputLimit) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *OutputLimit) GetMaxBytes() uint64 {
+	if x != nil {
+		return x.MaxBytes
+	}
+	return 0
+}
+
+func (x *OutputLimit) GetOnLimit() OnOutputLimit {
+	if x != nil {
+		return x.OnLimit
+	}
+	return OnOutputLimit_ON_OUTPUT_LIMIT_UNSPECIFIED
+}
+
 // Message is one turn of the conversation.
 type Message struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -878,7 +1043,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[1]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -890,7 +1055,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[1]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -903,7 +1068,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{1}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Message) GetRole() Role {
@@ -976,7 +1141,7 @@ type Reasoning struct {
 
 func (x *Reasoning) Reset() {
 	*x = Reasoning{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[2]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -988,7 +1153,7 @@ func (x *Reasoning) String() string {
 func (*Reasoning) ProtoMessage() {}
 
 func (x *Reasoning) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[2]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1001,7 +1166,7 @@ func (x *Reasoning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reasoning.ProtoReflect.Descriptor instead.
 func (*Reasoning) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{2}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Reasoning) GetText() string {
@@ -1054,7 +1219,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1066,7 +1231,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[3]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1079,7 +1244,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ToolCall) GetId() string {
@@ -1128,7 +1293,7 @@ type GenerationConfig struct {
 
 func (x *GenerationConfig) Reset() {
 	*x = GenerationConfig{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1140,7 +1305,7 @@ func (x *GenerationConfig) String() string {
 func (*GenerationConfig) ProtoMessage() {}
 
 func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1153,7 +1318,7 @@ func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerationConfig.ProtoReflect.Descriptor instead.
 func (*GenerationConfig) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GenerationConfig) GetMaxOutputTokens() uint32 {
@@ -1200,7 +1365,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1212,7 +1377,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1225,7 +1390,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Tool) GetName() string {
@@ -1262,7 +1427,7 @@ type ToolChoice struct {
 
 func (x *ToolChoice) Reset() {
 	*x = ToolChoice{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1274,7 +1439,7 @@ func (x *ToolChoice) String() string {
 func (*ToolChoice) ProtoMessage() {}
 
 func (x *ToolChoice) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1287,7 +1452,7 @@ func (x *ToolChoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolChoice.ProtoReflect.Descriptor instead.
 func (*ToolChoice) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ToolChoice) GetMode() ToolChoiceMode {
@@ -1338,7 +1503,7 @@ type ResponseFormat struct {
 
 func (x *ResponseFormat) Reset() {
 	*x = ResponseFormat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1350,7 +1515,7 @@ func (x *ResponseFormat) String() string {
 func (*ResponseFormat) ProtoMessage() {}
 
 func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1363,7 +1528,7 @@ func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseFormat.ProtoReflect.Descriptor instead.
 func (*ResponseFormat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ResponseFormat) GetJsonSchema() *structpb.Struct {
@@ -1426,7 +1591,7 @@ type RetryPolicy struct {
 
 func (x *RetryPolicy) Reset() {
 	*x = RetryPolicy{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1438,7 +1603,7 @@ func (x *RetryPolicy) String() string {
 func (*RetryPolicy) ProtoMessage() {}
 
 func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1451,7 +1616,7 @@ func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryPolicy.ProtoReflect.Descriptor instead.
 func (*RetryPolicy) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RetryPolicy) GetMaxAttempts() uint32 {
@@ -1498,6 +1663,7 @@ type GenerateEvent struct {
 	//	*GenerateEvent_WillRetry
 	//	*GenerateEvent_Final
 	//	*GenerateEvent_PartialObject
+	//	*GenerateEvent_Heartbeat
 	Event         isGenerateEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1505,7 +1671,7 @@ type GenerateEvent struct {
 
 func (x *GenerateEvent) Reset() {
 	*x = GenerateEvent{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1517,7 +1683,7 @@ func (x *GenerateEvent) String() string {
 func (*GenerateEvent) ProtoMessage() {}
 
 func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1530,7 +1696,7 @@ func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateEvent.ProtoReflect.Descriptor instead.
 func (*GenerateEvent) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GenerateEvent) GetSequence() uint64 {
@@ -1590,6 +1756,15 @@ func (x *GenerateEvent) GetPartialObject() *structpb.Value {
 	return nil
 }
 
+func (x *GenerateEvent) GetHeartbeat() *Heartbeat {
+	if x != nil {
+		if x, ok := x.Event.(*GenerateEvent_Heartbeat); ok {
+			return x.Heartbeat
+		}
+	}
+	return nil
+}
+
 type isGenerateEvent_Event interface {
 	isGenerateEvent_Event()
 }
@@ -1616,6 +1791,14 @@ type GenerateEvent_PartialObject struct {
 	PartialObject *structpb.Value `protobuf:"bytes,6,opt,name=partial_object,json=partialObject,proto3,oneof"`
 }
 
+type GenerateEvent_Heartbeat struct {
+	// Nothing else was sent for the call's heartbeat interval (only with
+	// `heartbeat_interval` or the server's `heartbeat.interval`). It
+	// carries nothing; clients skip it. Its `attempt` is 0: it belongs to
+	// no attempt.
+	Heartbeat *Heartbeat `protobuf:"bytes,7,opt,name=heartbeat,proto3,oneof"`
+}
+
 func (*GenerateEvent_Delta) isGenerateEvent_Event() {}
 
 func (*GenerateEvent_WillRetry) isGenerateEvent_Event() {}
@@ -1623,6 +1806,47 @@ func (*GenerateEvent_WillRetry) isGenerateEvent_Event() {}
 func (*GenerateEvent_Final) isGenerateEvent_Event() {}
 
 func (*GenerateEvent_PartialObject) isGenerateEvent_Event() {}
+
+func (*GenerateEvent_Heartbeat) isGenerateEvent_Event() {}
+
+// Heartbeat keeps a quiet stream alive through proxies that cut streams
+// silent for longer than their idle timeout. See
+// `GenerateRequest.heartbeat_interval`.
+type Heartbeat struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Heartbeat) Reset() {
+	*x = Heartbeat{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Heartbeat) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Heartbeat) ProtoMessage() {}
+
+func (x *Heartbeat) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
+func (*Heartbeat) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
+}
 
 // Delta is a fragment of the reply. Concatenating the `text` of the deltas of
 // one attempt gives that attempt's text. A delta carries one of its fields.
@@ -1644,7 +1868,7 @@ type Delta struct {
 
 func (x *Delta) Reset() {
 	*x = Delta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1656,7 +1880,7 @@ func (x *Delta) String() string {
 func (*Delta) ProtoMessage() {}
 
 func (x *Delta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1669,7 +1893,7 @@ func (x *Delta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delta.ProtoReflect.Descriptor instead.
 func (*Delta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Delta) GetText() string {
@@ -1723,7 +1947,7 @@ type ReasoningDelta struct {
 
 func (x *ReasoningDelta) Reset() {
 	*x = ReasoningDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1735,7 +1959,7 @@ func (x *ReasoningDelta) String() string {
 func (*ReasoningDelta) ProtoMessage() {}
 
 func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1748,7 +1972,7 @@ func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReasoningDelta.ProtoReflect.Descriptor instead.
 func (*ReasoningDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ReasoningDelta) GetIndex() uint32 {
@@ -1806,7 +2030,7 @@ type ToolCallDelta struct {
 
 func (x *ToolCallDelta) Reset() {
 	*x = ToolCallDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1818,7 +2042,7 @@ func (x *ToolCallDelta) String() string {
 func (*ToolCallDelta) ProtoMessage() {}
 
 func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1831,7 +2055,7 @@ func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallDelta.ProtoReflect.Descriptor instead.
 func (*ToolCallDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ToolCallDelta) GetIndex() uint32 {
@@ -1899,7 +2123,7 @@ type WillRetry struct {
 
 func (x *WillRetry) Reset() {
 	*x = WillRetry{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1911,7 +2135,7 @@ func (x *WillRetry) String() string {
 func (*WillRetry) ProtoMessage() {}
 
 func (x *WillRetry) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1924,7 +2148,7 @@ func (x *WillRetry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WillRetry.ProtoReflect.Descriptor instead.
 func (*WillRetry) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WillRetry) GetReason() RetryReason {
@@ -2025,7 +2249,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2037,7 +2261,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2050,7 +2274,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Final) GetMessage() *Message {
@@ -2156,7 +2380,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2168,7 +2392,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2181,7 +2405,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Usage) GetInputTokens() uint64 {
@@ -2238,7 +2462,7 @@ type ValidationError struct {
 
 func (x *ValidationError) Reset() {
 	*x = ValidationError{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2250,7 +2474,7 @@ func (x *ValidationError) String() string {
 func (*ValidationError) ProtoMessage() {}
 
 func (x *ValidationError) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2263,7 +2487,7 @@ func (x *ValidationError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidationError.ProtoReflect.Descriptor instead.
 func (*ValidationError) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ValidationError) GetAttempt() uint32 {
@@ -2306,7 +2530,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2318,7 +2542,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2331,7 +2555,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListModelsRequest) GetProvider() string {
@@ -2352,7 +2576,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2364,7 +2588,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2377,7 +2601,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListModelsResponse) GetModels() []*Model {
@@ -2415,7 +2639,7 @@ type Model struct {
 
 func (x *Model) Reset() {
 	*x = Model{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2427,7 +2651,7 @@ func (x *Model) String() string {
 func (*Model) ProtoMessage() {}
 
 func (x *Model) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2440,7 +2664,7 @@ func (x *Model) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Model.ProtoReflect.Descriptor instead.
 func (*Model) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Model) GetId() string {
@@ -2518,7 +2742,7 @@ type RouteTarget struct {
 
 func (x *RouteTarget) Reset() {
 	*x = RouteTarget{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2530,7 +2754,7 @@ func (x *RouteTarget) String() string {
 func (*RouteTarget) ProtoMessage() {}
 
 func (x *RouteTarget) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2543,7 +2767,7 @@ func (x *RouteTarget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteTarget.ProtoReflect.Descriptor instead.
 func (*RouteTarget) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RouteTarget) GetModel() string {
@@ -2603,7 +2827,7 @@ type TargetHealth struct {
 
 func (x *TargetHealth) Reset() {
 	*x = TargetHealth{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2615,7 +2839,7 @@ func (x *TargetHealth) String() string {
 func (*TargetHealth) ProtoMessage() {}
 
 func (x *TargetHealth) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2628,7 +2852,7 @@ func (x *TargetHealth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TargetHealth.ProtoReflect.Descriptor instead.
 func (*TargetHealth) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TargetHealth) GetEjected() bool {
@@ -2663,7 +2887,7 @@ var File_llmrelay_v1_llmrelay_proto protoreflect.FileDescriptor
 
 const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
-	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\"\x85\x0e\n" +
+	"\x1allmrelay/v1/llmrelay.proto\x12\vllmrelay.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\"\x9b\x0f\n" +
 	"\x0fGenerateRequest\x12\x8c\x04\n" +
 	"\x05model\x18\x01 \x01(\tB\xf5\x03\xbaH\xf1\x03\xba\x01\xb0\x02\n" +
 	"\fmodel.format\x12\xd1\x01must be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o: a lower-case name, and for a provider's model a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')\xba\x01\xb1\x01\n" +
@@ -2688,10 +2912,16 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x1dfallback_models.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1aJthis == '' || !this.split('/').exists(s, s == '' || s == '.' || s == '..')r\x03\x18\x80\x02R\x0efallbackModels\x12`\n" +
 	"\bmetadata\x18\v \x03(\v2*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\ar\x05\x10\x01(\x80\x01*\x05r\x03(\x80\bR\bmetadata\x12X\n" +
 	"\x13first_event_timeout\x18\f \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
-	"\xaa\x01\a\"\x03\b\x90\x1c*\x00R\x11firstEventTimeout\x1a;\n" +
+	"\xaa\x01\a\"\x03\b\x90\x1c*\x00R\x11firstEventTimeout\x12;\n" +
+	"\foutput_limit\x18\r \x01(\v2\x18.llmrelay.v1.OutputLimitR\voutputLimit\x12W\n" +
+	"\x12heartbeat_interval\x18\x0e \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
+	"\xaa\x01\a\"\x03\b\xac\x02*\x00R\x11heartbeatInterval\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb2\x04\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"x\n" +
+	"\vOutputLimit\x12(\n" +
+	"\tmax_bytes\x18\x01 \x01(\x04B\v\xbaH\b2\x06\x18\x80\x80\x80\x80\x04R\bmaxBytes\x12?\n" +
+	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\xb2\x04\n" +
 	"\aMessage\x12\x8e\x01\n" +
 	"\x04role\x18\x01 \x01(\x0e2\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01a\n" +
 	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12#\n" +
@@ -2754,7 +2984,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\vmax_backoff\x18\x03 \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
 	"\xaa\x01\a\"\x03\b\xac\x02*\x00R\n" +
 	"maxBackoff\x12>\n" +
-	"\tmidstream\x18\x04 \x01(\x0e2\x16.llmrelay.v1.MidstreamB\b\xbaH\x05\x82\x01\x02\x10\x01R\tmidstream\"\xa0\x02\n" +
+	"\tmidstream\x18\x04 \x01(\x0e2\x16.llmrelay.v1.MidstreamB\b\xbaH\x05\x82\x01\x02\x10\x01R\tmidstream\"\xd8\x02\n" +
 	"\rGenerateEvent\x12\x1a\n" +
 	"\bsequence\x18\x01 \x01(\x04R\bsequence\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\rR\aattempt\x12*\n" +
@@ -2762,8 +2992,10 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
 	"will_retry\x18\x04 \x01(\v2\x16.llmrelay.v1.WillRetryH\x00R\twillRetry\x12*\n" +
 	"\x05final\x18\x05 \x01(\v2\x12.llmrelay.v1.FinalH\x00R\x05final\x12?\n" +
-	"\x0epartial_object\x18\x06 \x01(\v2\x16.google.protobuf.ValueH\x00R\rpartialObjectB\a\n" +
-	"\x05event\"\xa9\x01\n" +
+	"\x0epartial_object\x18\x06 \x01(\v2\x16.google.protobuf.ValueH\x00R\rpartialObject\x126\n" +
+	"\theartbeat\x18\a \x01(\v2\x16.llmrelay.v1.HeartbeatH\x00R\theartbeatB\a\n" +
+	"\x05event\"\v\n" +
+	"\tHeartbeat\"\xa9\x01\n" +
 	"\x05Delta\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x127\n" +
 	"\ttool_call\x18\x02 \x01(\v2\x1a.llmrelay.v1.ToolCallDeltaR\btoolCall\x129\n" +
@@ -2839,7 +3071,11 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\aejected\x18\x01 \x01(\bR\aejected\x12?\n" +
 	"\rejected_until\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\fejectedUntil\x121\n" +
 	"\x14consecutive_failures\x18\x03 \x01(\rR\x13consecutiveFailures\x12\x1c\n" +
-	"\tejections\x18\x04 \x01(\rR\tejections*_\n" +
+	"\tejections\x18\x04 \x01(\rR\tejections*h\n" +
+	"\rOnOutputLimit\x12\x1f\n" +
+	"\x1bON_OUTPUT_LIMIT_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14ON_OUTPUT_LIMIT_FAIL\x10\x01\x12\x1c\n" +
+	"\x18ON_OUTPUT_LIMIT_TRUNCATE\x10\x02*_\n" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vROLE_SYSTEM\x10\x01\x12\r\n" +
@@ -2903,99 +3139,106 @@ func file_llmrelay_v1_llmrelay_proto_rawDescGZIP() []byte {
 	return file_llmrelay_v1_llmrelay_proto_rawDescData
 }
 
-var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
-var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 9)
+var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
-	(Role)(0),                     // 0: llmrelay.v1.Role
-	(ToolChoiceMode)(0),           // 1: llmrelay.v1.ToolChoiceMode
-	(OnInvalid)(0),                // 2: llmrelay.v1.OnInvalid
-	(Midstream)(0),                // 3: llmrelay.v1.Midstream
-	(RetryReason)(0),              // 4: llmrelay.v1.RetryReason
-	(FinishReason)(0),             // 5: llmrelay.v1.FinishReason
-	(ModelKind)(0),                // 6: llmrelay.v1.ModelKind
-	(RouteBalance)(0),             // 7: llmrelay.v1.RouteBalance
-	(*GenerateRequest)(nil),       // 8: llmrelay.v1.GenerateRequest
-	(*Message)(nil),               // 9: llmrelay.v1.Message
-	(*Reasoning)(nil),             // 10: llmrelay.v1.Reasoning
-	(*ToolCall)(nil),              // 11: llmrelay.v1.ToolCall
-	(*GenerationConfig)(nil),      // 12: llmrelay.v1.GenerationConfig
-	(*Tool)(nil),                  // 13: llmrelay.v1.Tool
-	(*ToolChoice)(nil),            // 14: llmrelay.v1.ToolChoice
-	(*ResponseFormat)(nil),        // 15: llmrelay.v1.ResponseFormat
-	(*RetryPolicy)(nil),           // 16: llmrelay.v1.RetryPolicy
-	(*GenerateEvent)(nil),         // 17: llmrelay.v1.GenerateEvent
-	(*Delta)(nil),                 // 18: llmrelay.v1.Delta
-	(*ReasoningDelta)(nil),        // 19: llmrelay.v1.ReasoningDelta
-	(*ToolCallDelta)(nil),         // 20: llmrelay.v1.ToolCallDelta
-	(*WillRetry)(nil),             // 21: llmrelay.v1.WillRetry
-	(*Final)(nil),                 // 22: llmrelay.v1.Final
-	(*Usage)(nil),                 // 23: llmrelay.v1.Usage
-	(*ValidationError)(nil),       // 24: llmrelay.v1.ValidationError
-	(*ListModelsRequest)(nil),     // 25: llmrelay.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),    // 26: llmrelay.v1.ListModelsResponse
-	(*Model)(nil),                 // 27: llmrelay.v1.Model
-	(*RouteTarget)(nil),           // 28: llmrelay.v1.RouteTarget
-	(*TargetHealth)(nil),          // 29: llmrelay.v1.TargetHealth
-	nil,                           // 30: llmrelay.v1.GenerateRequest.MetadataEntry
-	nil,                           // 31: llmrelay.v1.Final.AnnotationsEntry
-	(*durationpb.Duration)(nil),   // 32: google.protobuf.Duration
-	(*structpb.Struct)(nil),       // 33: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 34: google.protobuf.Value
-	(*status.Status)(nil),         // 35: google.rpc.Status
-	(*timestamppb.Timestamp)(nil), // 36: google.protobuf.Timestamp
+	(OnOutputLimit)(0),            // 0: llmrelay.v1.OnOutputLimit
+	(Role)(0),                     // 1: llmrelay.v1.Role
+	(ToolChoiceMode)(0),           // 2: llmrelay.v1.ToolChoiceMode
+	(OnInvalid)(0),                // 3: llmrelay.v1.OnInvalid
+	(Midstream)(0),                // 4: llmrelay.v1.Midstream
+	(RetryReason)(0),              // 5: llmrelay.v1.RetryReason
+	(FinishReason)(0),             // 6: llmrelay.v1.FinishReason
+	(ModelKind)(0),                // 7: llmrelay.v1.ModelKind
+	(RouteBalance)(0),             // 8: llmrelay.v1.RouteBalance
+	(*GenerateRequest)(nil),       // 9: llmrelay.v1.GenerateRequest
+	(*OutputLimit)(nil),           // 10: llmrelay.v1.OutputLimit
+	(*Message)(nil),               // 11: llmrelay.v1.Message
+	(*Reasoning)(nil),             // 12: llmrelay.v1.Reasoning
+	(*ToolCall)(nil),              // 13: llmrelay.v1.ToolCall
+	(*GenerationConfig)(nil),      // 14: llmrelay.v1.GenerationConfig
+	(*Tool)(nil),                  // 15: llmrelay.v1.Tool
+	(*ToolChoice)(nil),            // 16: llmrelay.v1.ToolChoice
+	(*ResponseFormat)(nil),        // 17: llmrelay.v1.ResponseFormat
+	(*RetryPolicy)(nil),           // 18: llmrelay.v1.RetryPolicy
+	(*GenerateEvent)(nil),         // 19: llmrelay.v1.GenerateEvent
+	(*Heartbeat)(nil),             // 20: llmrelay.v1.Heartbeat
+	(*Delta)(nil),                 // 21: llmrelay.v1.Delta
+	(*ReasoningDelta)(nil),        // 22: llmrelay.v1.ReasoningDelta
+	(*ToolCallDelta)(nil),         // 23: llmrelay.v1.ToolCallDelta
+	(*WillRetry)(nil),             // 24: llmrelay.v1.WillRetry
+	(*Final)(nil),                 // 25: llmrelay.v1.Final
+	(*Usage)(nil),                 // 26: llmrelay.v1.Usage
+	(*ValidationError)(nil),       // 27: llmrelay.v1.ValidationError
+	(*ListModelsRequest)(nil),     // 28: llmrelay.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),    // 29: llmrelay.v1.ListModelsResponse
+	(*Model)(nil),                 // 30: llmrelay.v1.Model
+	(*RouteTarget)(nil),           // 31: llmrelay.v1.RouteTarget
+	(*TargetHealth)(nil),          // 32: llmrelay.v1.TargetHealth
+	nil,                           // 33: llmrelay.v1.GenerateRequest.MetadataEntry
+	nil,                           // 34: llmrelay.v1.Final.AnnotationsEntry
+	(*durationpb.Duration)(nil),   // 35: google.protobuf.Duration
+	(*structpb.Struct)(nil),       // 36: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 37: google.protobuf.Value
+	(*status.Status)(nil),         // 38: google.rpc.Status
+	(*timestamppb.Timestamp)(nil), // 39: google.protobuf.Timestamp
 }
 var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
-	9,  // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
-	12, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
-	13, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
-	14, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
-	15, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
-	16, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
-	32, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
-	33, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
-	30, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
-	32, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
-	0,  // 10: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
-	11, // 11: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
-	10, // 12: llmrelay.v1.Message.reasoning:type_name -> llmrelay.v1.Reasoning
-	33, // 13: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
-	1,  // 14: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
-	33, // 15: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
-	2,  // 16: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	32, // 17: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	32, // 18: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
-	3,  // 19: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	18, // 20: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
-	21, // 21: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
-	22, // 22: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	34, // 23: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
-	20, // 24: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
-	19, // 25: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
-	4,  // 26: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	32, // 27: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	35, // 28: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
-	9,  // 29: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	34, // 30: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
-	5,  // 31: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
-	23, // 32: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
-	24, // 33: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	31, // 34: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
-	27, // 35: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
-	6,  // 36: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
-	28, // 37: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
-	7,  // 38: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
-	29, // 39: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
-	29, // 40: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
-	36, // 41: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
-	8,  // 42: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	25, // 43: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	17, // 44: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	26, // 45: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	44, // [44:46] is the sub-list for method output_type
-	42, // [42:44] is the sub-list for method input_type
-	42, // [42:42] is the sub-list for extension type_name
-	42, // [42:42] is the sub-list for extension extendee
-	0,  // [0:42] is the sub-list for field type_name
+	11, // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
+	14, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
+	15, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
+	16, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
+	17, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
+	18, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
+	35, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
+	36, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
+	33, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
+	35, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
+	10, // 10: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
+	35, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
+	0,  // 12: llmrelay.v1.OutputLimit.on_limit:type_name -> llmrelay.v1.OnOutputLimit
+	1,  // 13: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
+	13, // 14: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
+	12, // 15: llmrelay.v1.Message.reasoning:type_name -> llmrelay.v1.Reasoning
+	36, // 16: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	2,  // 17: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
+	36, // 18: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
+	3,  // 19: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
+	35, // 20: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	35, // 21: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	4,  // 22: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
+	21, // 23: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
+	24, // 24: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
+	25, // 25: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
+	37, // 26: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	20, // 27: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
+	23, // 28: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
+	22, // 29: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
+	5,  // 30: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
+	35, // 31: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	38, // 32: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	11, // 33: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
+	37, // 34: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	6,  // 35: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
+	26, // 36: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
+	27, // 37: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
+	34, // 38: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
+	30, // 39: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
+	7,  // 40: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
+	31, // 41: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
+	8,  // 42: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
+	32, // 43: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
+	32, // 44: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
+	39, // 45: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
+	9,  // 46: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	28, // 47: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	19, // 48: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	29, // 49: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	48, // [48:50] is the sub-list for method output_type
+	46, // [46:48] is the sub-list for method input_type
+	46, // [46:46] is the sub-list for extension type_name
+	46, // [46:46] is the sub-list for extension extendee
+	0,  // [0:46] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }
@@ -3003,21 +3246,22 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 	if File_llmrelay_v1_llmrelay_proto != nil {
 		return
 	}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[4].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[7].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[9].OneofWrappers = []any{
+	file_llmrelay_v1_llmrelay_proto_msgTypes[5].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[8].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[10].OneofWrappers = []any{
 		(*GenerateEvent_Delta)(nil),
 		(*GenerateEvent_WillRetry)(nil),
 		(*GenerateEvent_Final)(nil),
 		(*GenerateEvent_PartialObject)(nil),
+		(*GenerateEvent_Heartbeat)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_v1_llmrelay_proto_rawDesc), len(file_llmrelay_v1_llmrelay_proto_rawDesc)),
-			NumEnums:      8,
-			NumMessages:   24,
+			NumEnums:      9,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

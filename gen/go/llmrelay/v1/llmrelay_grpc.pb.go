@@ -10,7 +10,8 @@
 //                      to another provider and model), and whether what that
 //                      attempt already streamed must be thrown away
 //                      (`discard_partial`);
-//   - `final`          exactly one, always last: the successful attempt's message.
+//   - `final`          exactly one, always last: the successful attempt's message;
+//   - `heartbeat`      (opt-in) nothing else was sent for a while; skip it.
 //
 // The one idiom every client needs:
 //
@@ -39,7 +40,8 @@
 //   INVALID_ARGUMENT     the request is invalid, or the provider rejected it (400/404/413/422)
 //   UNAUTHENTICATED      missing, malformed or unknown API key
 //   PERMISSION_DENIED    the key lacks the scope or may not use the model
-//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo
+//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
+//                        or the reply passed its output limit (OUTPUT_TOO_LARGE)
 //   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
 //   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
 //                        not retried), or an error llmrelay does not recognise
@@ -88,10 +90,15 @@ type LLMServiceClient interface {
 	// Nothing follows the `final`. A call that fails ends with a non-OK status
 	// instead of a `final`.
 	//
-	// llmrelay sends no response headers before the first event, so a client
-	// library may transparently retry a call that failed before any event (for
-	// example UNAVAILABLE while the server drains). Once events flow, retries are
-	// llmrelay's job and are reported as `will_retry` events.
+	// llmrelay sends no response headers before the first event (unless the
+	// call has a heartbeat), so a client library may transparently retry a
+	// call that failed before any event (for example UNAVAILABLE while the
+	// server drains). Once events flow, retries are llmrelay's job and are
+	// reported as `will_retry` events. Every failed call's trailers carry
+	// `grpc-retry-pushback-ms` (gRFC A6): -1, do not retry, when llmrelay
+	// decided against another attempt itself, or the wait before calling
+	// again when the server was only busy or shutting down; gRPC libraries
+	// with a retry policy follow it.
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	Generate(ctx context.Context, in *GenerateRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GenerateEvent], error)
@@ -151,10 +158,15 @@ type LLMServiceServer interface {
 	// Nothing follows the `final`. A call that fails ends with a non-OK status
 	// instead of a `final`.
 	//
-	// llmrelay sends no response headers before the first event, so a client
-	// library may transparently retry a call that failed before any event (for
-	// example UNAVAILABLE while the server drains). Once events flow, retries are
-	// llmrelay's job and are reported as `will_retry` events.
+	// llmrelay sends no response headers before the first event (unless the
+	// call has a heartbeat), so a client library may transparently retry a
+	// call that failed before any event (for example UNAVAILABLE while the
+	// server drains). Once events flow, retries are llmrelay's job and are
+	// reported as `will_retry` events. Every failed call's trailers carry
+	// `grpc-retry-pushback-ms` (gRFC A6): -1, do not retry, when llmrelay
+	// decided against another attempt itself, or the wait before calling
+	// again when the server was only busy or shutting down; gRPC libraries
+	// with a retry policy follow it.
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	Generate(*GenerateRequest, grpc.ServerStreamingServer[GenerateEvent]) error

@@ -26,6 +26,9 @@ MODEL_KIND_UNSPECIFIED: ModelKind
 ON_INVALID_FAIL: OnInvalid
 ON_INVALID_RETURN_TEXT: OnInvalid
 ON_INVALID_UNSPECIFIED: OnInvalid
+ON_OUTPUT_LIMIT_FAIL: OnOutputLimit
+ON_OUTPUT_LIMIT_TRUNCATE: OnOutputLimit
+ON_OUTPUT_LIMIT_UNSPECIFIED: OnOutputLimit
 RETRY_REASON_INVALID_OUTPUT: RetryReason
 RETRY_REASON_OVERLOADED: RetryReason
 RETRY_REASON_RATE_LIMITED: RetryReason
@@ -94,23 +97,25 @@ class Final(_message.Message):
     def __init__(self, message: _Optional[_Union[Message, _Mapping]] = ..., object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., attempts: _Optional[int] = ..., validation_retries: _Optional[int] = ..., validation_errors: _Optional[_Iterable[_Union[ValidationError, _Mapping]]] = ..., provider: _Optional[str] = ..., model: _Optional[str] = ..., route: _Optional[str] = ..., annotations: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class GenerateEvent(_message.Message):
-    __slots__ = ["attempt", "delta", "final", "partial_object", "sequence", "will_retry"]
+    __slots__ = ["attempt", "delta", "final", "heartbeat", "partial_object", "sequence", "will_retry"]
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     DELTA_FIELD_NUMBER: _ClassVar[int]
     FINAL_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
     PARTIAL_OBJECT_FIELD_NUMBER: _ClassVar[int]
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     WILL_RETRY_FIELD_NUMBER: _ClassVar[int]
     attempt: int
     delta: Delta
     final: Final
+    heartbeat: Heartbeat
     partial_object: _struct_pb2.Value
     sequence: int
     will_retry: WillRetry
-    def __init__(self, sequence: _Optional[int] = ..., attempt: _Optional[int] = ..., delta: _Optional[_Union[Delta, _Mapping]] = ..., will_retry: _Optional[_Union[WillRetry, _Mapping]] = ..., final: _Optional[_Union[Final, _Mapping]] = ..., partial_object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
+    def __init__(self, sequence: _Optional[int] = ..., attempt: _Optional[int] = ..., delta: _Optional[_Union[Delta, _Mapping]] = ..., will_retry: _Optional[_Union[WillRetry, _Mapping]] = ..., final: _Optional[_Union[Final, _Mapping]] = ..., partial_object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ...) -> None: ...
 
 class GenerateRequest(_message.Message):
-    __slots__ = ["fallback_models", "first_event_timeout", "generation", "messages", "metadata", "model", "provider_options", "request_id", "response_format", "retry", "stream_idle_timeout", "tool_choice", "tools"]
+    __slots__ = ["fallback_models", "first_event_timeout", "generation", "heartbeat_interval", "messages", "metadata", "model", "output_limit", "provider_options", "request_id", "response_format", "retry", "stream_idle_timeout", "tool_choice", "tools"]
     class MetadataEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -121,9 +126,11 @@ class GenerateRequest(_message.Message):
     FALLBACK_MODELS_FIELD_NUMBER: _ClassVar[int]
     FIRST_EVENT_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     GENERATION_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_INTERVAL_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_LIMIT_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FORMAT_FIELD_NUMBER: _ClassVar[int]
@@ -134,9 +141,11 @@ class GenerateRequest(_message.Message):
     fallback_models: _containers.RepeatedScalarFieldContainer[str]
     first_event_timeout: _duration_pb2.Duration
     generation: GenerationConfig
+    heartbeat_interval: _duration_pb2.Duration
     messages: _containers.RepeatedCompositeFieldContainer[Message]
     metadata: _containers.ScalarMap[str, str]
     model: str
+    output_limit: OutputLimit
     provider_options: _struct_pb2.Struct
     request_id: str
     response_format: ResponseFormat
@@ -144,7 +153,7 @@ class GenerateRequest(_message.Message):
     stream_idle_timeout: _duration_pb2.Duration
     tool_choice: ToolChoice
     tools: _containers.RepeatedCompositeFieldContainer[Tool]
-    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., generation: _Optional[_Union[GenerationConfig, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., tool_choice: _Optional[_Union[ToolChoice, _Mapping]] = ..., response_format: _Optional[_Union[ResponseFormat, _Mapping]] = ..., retry: _Optional[_Union[RetryPolicy, _Mapping]] = ..., stream_idle_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., fallback_models: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., first_event_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., generation: _Optional[_Union[GenerationConfig, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., tool_choice: _Optional[_Union[ToolChoice, _Mapping]] = ..., response_format: _Optional[_Union[ResponseFormat, _Mapping]] = ..., retry: _Optional[_Union[RetryPolicy, _Mapping]] = ..., stream_idle_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., fallback_models: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., first_event_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., output_limit: _Optional[_Union[OutputLimit, _Mapping]] = ..., heartbeat_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class GenerationConfig(_message.Message):
     __slots__ = ["max_output_tokens", "stop", "temperature", "top_p"]
@@ -157,6 +166,10 @@ class GenerationConfig(_message.Message):
     temperature: float
     top_p: float
     def __init__(self, max_output_tokens: _Optional[int] = ..., temperature: _Optional[float] = ..., top_p: _Optional[float] = ..., stop: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Heartbeat(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
 
 class ListModelsRequest(_message.Message):
     __slots__ = ["provider"]
@@ -205,6 +218,14 @@ class Model(_message.Message):
     provider_kind: str
     targets: _containers.RepeatedCompositeFieldContainer[RouteTarget]
     def __init__(self, id: _Optional[str] = ..., provider: _Optional[str] = ..., provider_kind: _Optional[str] = ..., name: _Optional[str] = ..., kind: _Optional[_Union[ModelKind, str]] = ..., targets: _Optional[_Iterable[_Union[RouteTarget, _Mapping]]] = ..., balance: _Optional[_Union[RouteBalance, str]] = ..., health: _Optional[_Union[TargetHealth, _Mapping]] = ...) -> None: ...
+
+class OutputLimit(_message.Message):
+    __slots__ = ["max_bytes", "on_limit"]
+    MAX_BYTES_FIELD_NUMBER: _ClassVar[int]
+    ON_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    max_bytes: int
+    on_limit: OnOutputLimit
+    def __init__(self, max_bytes: _Optional[int] = ..., on_limit: _Optional[_Union[OnOutputLimit, str]] = ...) -> None: ...
 
 class Reasoning(_message.Message):
     __slots__ = ["format", "redacted", "signature", "text"]
@@ -371,6 +392,9 @@ class WillRetry(_message.Message):
     next_provider: str
     reason: RetryReason
     def __init__(self, reason: _Optional[_Union[RetryReason, str]] = ..., delay: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., next_attempt: _Optional[int] = ..., discard_partial: bool = ..., cause: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., next_provider: _Optional[str] = ..., next_model: _Optional[str] = ..., fallback: bool = ...) -> None: ...
+
+class OnOutputLimit(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
 
 class Role(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -40,10 +40,15 @@ class LLMServiceServicer(object):
         Nothing follows the `final`. A call that fails ends with a non-OK status
         instead of a `final`.
 
-        llmrelay sends no response headers before the first event, so a client
-        library may transparently retry a call that failed before any event (for
-        example UNAVAILABLE while the server drains). Once events flow, retries are
-        llmrelay's job and are reported as `will_retry` events.
+        llmrelay sends no response headers before the first event (unless the
+        call has a heartbeat), so a client library may transparently retry a
+        call that failed before any event (for example UNAVAILABLE while the
+        server drains). Once events flow, retries are llmrelay's job and are
+        reported as `will_retry` events. Every failed call's trailers carry
+        `grpc-retry-pushback-ms` (gRFC A6): -1, do not retry, when llmrelay
+        decided against another attempt itself, or the wait before calling
+        again when the server was only busy or shutting down; gRPC libraries
+        with a retry policy follow it.
 
         buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         """

@@ -10,7 +10,8 @@
 //                      to another provider and model), and whether what that
 //                      attempt already streamed must be thrown away
 //                      (`discard_partial`);
-//   - `final`          exactly one, always last: the successful attempt's message.
+//   - `final`          exactly one, always last: the successful attempt's message;
+//   - `heartbeat`      (opt-in) nothing else was sent for a while; skip it.
 //
 // The one idiom every client needs:
 //
@@ -39,7 +40,8 @@
 //   INVALID_ARGUMENT     the request is invalid, or the provider rejected it (400/404/413/422)
 //   UNAUTHENTICATED      missing, malformed or unknown API key
 //   PERMISSION_DENIED    the key lacks the scope or may not use the model
-//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo
+//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
+//                        or the reply passed its output limit (OUTPUT_TOO_LARGE)
 //   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
 //   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
 //                        not retried), or an error llmrelay does not recognise
@@ -66,7 +68,7 @@ import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file llmrelay/v1/llmrelay.proto.
  */
 export const file_llmrelay_v1_llmrelay: GenFile = /*@__PURE__*/
-  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEi/AwKD0dlbmVyYXRlUmVxdWVzdBKPBAoFbW9kZWwYASABKAlC/wO6SAPIAQG6SAVyAxiAArpItAK6AbACCgxtb2RlbC5mb3JtYXQS0QFtdXN0IGJlIGEgcm91dGUgbmFtZSBsaWtlIHNtYXJ0LCBvciA8cHJvdmlkZXI+Lzxtb2RlbD4gbGlrZSBtb2NrL2VjaG8gb3Igb3BlbmFpL2dwdC00bzogYSBsb3dlci1jYXNlIG5hbWUsIGFuZCBmb3IgYSBwcm92aWRlcidzIG1vZGVsIGEgc2xhc2gsIHRoZW4gdGhlIHByb3ZpZGVyJ3MgbW9kZWwgbmFtZSAobGV0dGVycywgZGlnaXRzIGFuZCAuIF8gOiAvIEAgKyAtKRpMdGhpcy5tYXRjaGVzKCdeW2EtejAtOV1bYS16MC05Xy1dezAsNjJ9KC9bQS1aYS16MC05XVtBLVphLXowLTkuXzovQCstXSopPyQnKbpItQG6AbEBChNtb2RlbC5wYXRoX3NlZ21lbnRzEk50aGUgbW9kZWwgbmFtZSBtdXN0IG5vdCBoYXZlIGFuIGVtcHR5LCAiLiIgb3IgIi4uIiBzZWdtZW50IGJldHdlZW4gaXRzIHNsYXNoZXMaSnRoaXMgPT0gJycgfHwgIXRoaXMuc3BsaXQoJy8nKS5leGlzdHMocywgcyA9PSAnJyB8fCBzID09ICcuJyB8fCBzID09ICcuLicpEjMKCG1lc3NhZ2VzGAIgAygLMhQubGxtcmVsYXkudjEuTWVzc2FnZUILukgIkgEFCAEQgAgSMQoKZ2VuZXJhdGlvbhgDIAEoCzIdLmxsbXJlbGF5LnYxLkdlbmVyYXRpb25Db25maWcSKwoFdG9vbHMYBCADKAsyES5sbG1yZWxheS52MS5Ub29sQgm6SAaSAQMQgAESLAoLdG9vbF9jaG9pY2UYBSABKAsyFy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlEjQKD3Jlc3BvbnNlX2Zvcm1hdBgGIAEoCzIbLmxsbXJlbGF5LnYxLlJlc3BvbnNlRm9ybWF0EicKBXJldHJ5GAcgASgLMhgubGxtcmVsYXkudjEuUmV0cnlQb2xpY3kSRQoTc3RyZWFtX2lkbGVfdGltZW91dBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIkBwqABIiCgpyZXF1ZXN0X2lkGAkgASgJQg66SAPYAQG6SAVyA7ABARIxChBwcm92aWRlcl9vcHRpb25zGAogASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBLGAwoPZmFsbGJhY2tfbW9kZWxzGA8gAygJQqwDukgFkgECEAi6SAqSAQciBXIDGIACukjJAZIBxQEiwgG6Ab4BChZmYWxsYmFja19tb2RlbHMuZm9ybWF0ElZtdXN0IGJlIGEgcm91dGUgbmFtZSBsaWtlIHNtYXJ0LCBvciA8cHJvdmlkZXI+Lzxtb2RlbD4gbGlrZSBtb2NrL2VjaG8gb3Igb3BlbmFpL2dwdC00bxpMdGhpcy5tYXRjaGVzKCdeW2EtejAtOV1bYS16MC05Xy1dezAsNjJ9KC9bQS1aYS16MC05XVtBLVphLXowLTkuXzovQCstXSopPyQnKbpIxgGSAcIBIr8BugG7AQodZmFsbGJhY2tfbW9kZWxzLnBhdGhfc2VnbWVudHMSTnRoZSBtb2RlbCBuYW1lIG11c3Qgbm90IGhhdmUgYW4gZW1wdHksICIuIiBvciAiLi4iIHNlZ21lbnQgYmV0d2VlbiBpdHMgc2xhc2hlcxpKdGhpcyA9PSAnJyB8fCAhdGhpcy5zcGxpdCgnLycpLmV4aXN0cyhzLCBzID09ICcnIHx8IHMgPT0gJy4nIHx8IHMgPT0gJy4uJykSVgoIbWV0YWRhdGEYCyADKAsyKi5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QuTWV0YWRhdGFFbnRyeUIYukgVmgESEEAiB3IFEAEogAEqBXIDKIAIEkUKE2ZpcnN0X2V2ZW50X3RpbWVvdXQYDCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCJAcKgAaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIvgDCgdNZXNzYWdlEogBCgRyb2xlGAEgASgOMhEubGxtcmVsYXkudjEuUm9sZUJnukhkugFhCgxyb2xlLmRlZmluZWQSO211c3QgYmUgUk9MRV9TWVNURU0sIFJPTEVfVVNFUiwgUk9MRV9BU1NJU1RBTlQgb3IgUk9MRV9UT09MGhR0aGlzIGluIFsxLCAyLCAzLCA0XRIaCgdjb250ZW50GAIgASgJQgm6SAZyBCiAgEASNAoKdG9vbF9jYWxscxgDIAMoCzIVLmxsbXJlbGF5LnYxLlRvb2xDYWxsQgm6SAaSAQMQgAESHgoMdG9vbF9jYWxsX2lkGAQgASgJQgi6SAVyAxiAAhI0CglyZWFzb25pbmcYBSADKAsyFi5sbG1yZWxheS52MS5SZWFzb25pbmdCCbpIBpIBAxCAAhIaCgdyZWZ1c2FsGAYgASgJQgm6SAZyBCiAgEA6nQG6SJkBGpYBChZtZXNzYWdlLmFzc2lzdGFudF9vbmx5EjdyZWFzb25pbmcgYW5kIHJlZnVzYWwgYmVsb25nIHRvIFJPTEVfQVNTSVNUQU5UIG1lc3NhZ2VzGkN0aGlzLnJvbGUgPT0gMyB8fCAoc2l6ZSh0aGlzLnJlYXNvbmluZykgPT0gMCAmJiB0aGlzLnJlZnVzYWwgPT0gJycpIngKCVJlYXNvbmluZxIXCgR0ZXh0GAEgASgJQgm6SAZyBCiAgEASHAoJc2lnbmF0dXJlGAIgASgJQgm6SAZyBCiAgEASGwoIcmVkYWN0ZWQYAyABKAlCCbpIBnIEKICAQBIXCgZmb3JtYXQYBCABKAlCB7pIBHICGEAidAoIVG9vbENhbGwSFAoCaWQYASABKAlCCLpIBXIDGIACEhYKBG5hbWUYAiABKAlCCLpIBXIDGIABEhwKCWFyZ3VtZW50cxgDIAEoCUIJukgGcgQogIBAEhwKCXNpZ25hdHVyZRgEIAEoCUIJukgGcgQogIBAIuABChBHZW5lcmF0aW9uQ29uZmlnEisKEW1heF9vdXRwdXRfdG9rZW5zGAEgASgNQgu6SAgqBhjAhD0oAUgAiAEBEikKC3RlbXBlcmF0dXJlGAIgASgCQg+6SAwKCh0AAABALQAAAABIAYgBARIjCgV0b3BfcBgDIAEoAkIPukgMCgodAACAPy0AAAAASAKIAQESHwoEc3RvcBgEIAMoCUIRukgOkgELEBAiB3IFEAEogAJCFAoSX21heF9vdXRwdXRfdG9rZW5zQg4KDF90ZW1wZXJhdHVyZUIICgZfdG9wX3Ai1wEKBFRvb2wSgQEKBG5hbWUYASABKAlCc7pIcLoBbQoJdG9vbC5uYW1lEjltdXN0IGJlIDEgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2UgZ2V0X3dlYXRoZXIaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MSw2NH0kJykSHgoLZGVzY3JpcHRpb24YAiABKAlCCbpIBnIEKICAARIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJYCgpUb29sQ2hvaWNlEjMKBG1vZGUYASABKA4yGy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlTW9kZUIIukgFggECEAESFQoEbmFtZRgCIAEoCUIHukgEcgIYQCL5AgoOUmVzcG9uc2VGb3JtYXQSNAoLanNvbl9zY2hlbWEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qga6SAPIAQESkQEKBG5hbWUYAiABKAlCggG6SH+6AXwKFHJlc3BvbnNlX2Zvcm1hdC5uYW1lEj1tdXN0IGJlIHVwIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIHdlYXRoZXJfcmVwb3J0GiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezAsNjR9JCcpEiwKFm1heF92YWxpZGF0aW9uX3JldHJpZXMYAyABKA1CB7pIBCoCGApIAIgBARI0Cgpvbl9pbnZhbGlkGAQgASgOMhYubGxtcmVsYXkudjEuT25JbnZhbGlkQgi6SAWCAQIQARIeChZzdHJlYW1fcGFydGlhbF9vYmplY3RzGAUgASgIQhkKF19tYXhfdmFsaWRhdGlvbl9yZXRyaWVzIuIBCgtSZXRyeVBvbGljeRIdCgxtYXhfYXR0ZW1wdHMYASABKA1CB7pIBCoCGAoSQAoPaW5pdGlhbF9iYWNrb2ZmGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8KgASPQoLbWF4X2JhY2tvZmYYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASMwoJbWlkc3RyZWFtGAQgASgOMhYubGxtcmVsYXkudjEuTWlkc3RyZWFtQgi6SAWCAQIQASLlAQoNR2VuZXJhdGVFdmVudBIQCghzZXF1ZW5jZRgBIAEoBBIPCgdhdHRlbXB0GAIgASgNEiMKBWRlbHRhGAMgASgLMhIubGxtcmVsYXkudjEuRGVsdGFIABIsCgp3aWxsX3JldHJ5GAQgASgLMhYubGxtcmVsYXkudjEuV2lsbFJldHJ5SAASIwoFZmluYWwYBSABKAsyEi5sbG1yZWxheS52MS5GaW5hbEgAEjAKDnBhcnRpYWxfb2JqZWN0GAYgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlSABCBwoFZXZlbnQihQEKBURlbHRhEgwKBHRleHQYASABKAkSLQoJdG9vbF9jYWxsGAIgASgLMhoubGxtcmVsYXkudjEuVG9vbENhbGxEZWx0YRIuCglyZWFzb25pbmcYAyABKAsyGy5sbG1yZWxheS52MS5SZWFzb25pbmdEZWx0YRIPCgdyZWZ1c2FsGAQgASgJImIKDlJlYXNvbmluZ0RlbHRhEg0KBWluZGV4GAEgASgNEgwKBHRleHQYAiABKAkSEQoJc2lnbmF0dXJlGAMgASgJEhAKCHJlZGFjdGVkGAQgASgJEg4KBmZvcm1hdBgFIAEoCSJRCg1Ub29sQ2FsbERlbHRhEg0KBWluZGV4GAEgASgNEgoKAmlkGAIgASgJEgwKBG5hbWUYAyABKAkSFwoPYXJndW1lbnRzX2RlbHRhGAQgASgJIu4BCglXaWxsUmV0cnkSKAoGcmVhc29uGAEgASgOMhgubGxtcmVsYXkudjEuUmV0cnlSZWFzb24SKAoFZGVsYXkYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFAoMbmV4dF9hdHRlbXB0GAMgASgNEhcKD2Rpc2NhcmRfcGFydGlhbBgEIAEoCBIhCgVjYXVzZRgFIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzEhUKDW5leHRfcHJvdmlkZXIYBiABKAkSEgoKbmV4dF9tb2RlbBgHIAEoCRIQCghmYWxsYmFjaxgIIAEoCCKwAwoFRmluYWwSJQoHbWVzc2FnZRgBIAEoCzIULmxsbXJlbGF5LnYxLk1lc3NhZ2USJgoGb2JqZWN0GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjAKDWZpbmlzaF9yZWFzb24YAyABKA4yGS5sbG1yZWxheS52MS5GaW5pc2hSZWFzb24SIQoFdXNhZ2UYBCABKAsyEi5sbG1yZWxheS52MS5Vc2FnZRIQCghhdHRlbXB0cxgFIAEoDRIaChJ2YWxpZGF0aW9uX3JldHJpZXMYBiABKA0SNwoRdmFsaWRhdGlvbl9lcnJvcnMYByADKAsyHC5sbG1yZWxheS52MS5WYWxpZGF0aW9uRXJyb3ISEAoIcHJvdmlkZXIYCCABKAkSDQoFbW9kZWwYCSABKAkSDQoFcm91dGUYDSABKAkSOAoLYW5ub3RhdGlvbnMYDiADKAsyIy5sbG1yZWxheS52MS5GaW5hbC5Bbm5vdGF0aW9uc0VudHJ5GjIKEEFubm90YXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKQAQoFVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQSGAoQcmVhc29uaW5nX3Rva2VucxgDIAEoBBIbChNjYWNoZWRfaW5wdXRfdG9rZW5zGAQgASgEEiMKG2NhY2hlX2NyZWF0aW9uX2lucHV0X3Rva2VucxgFIAEoBCJoCg9WYWxpZGF0aW9uRXJyb3ISDwoHYXR0ZW1wdBgBIAEoDRIZChFpbnN0YW5jZV9sb2NhdGlvbhgCIAEoCRIYChBrZXl3b3JkX2xvY2F0aW9uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkiLgoRTGlzdE1vZGVsc1JlcXVlc3QSGQoIcHJvdmlkZXIYASABKAlCB7pIBHICGD8iOAoSTGlzdE1vZGVsc1Jlc3BvbnNlEiIKBm1vZGVscxgBIAMoCzISLmxsbXJlbGF5LnYxLk1vZGVsIvIBCgVNb2RlbBIKCgJpZBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIVCg1wcm92aWRlcl9raW5kGAMgASgJEgwKBG5hbWUYBCABKAkSJAoEa2luZBgFIAEoDjIWLmxsbXJlbGF5LnYxLk1vZGVsS2luZBIpCgd0YXJnZXRzGAYgAygLMhgubGxtcmVsYXkudjEuUm91dGVUYXJnZXQSKgoHYmFsYW5jZRgHIAEoDjIZLmxsbXJlbGF5LnYxLlJvdXRlQmFsYW5jZRIpCgZoZWFsdGgYCCABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgidwoLUm91dGVUYXJnZXQSDQoFbW9kZWwYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSDAoEbmFtZRgDIAEoCRIOCgZ3ZWlnaHQYBCABKA0SKQoGaGVhbHRoGAUgASgLMhkubGxtcmVsYXkudjEuVGFyZ2V0SGVhbHRoIoMBCgxUYXJnZXRIZWFsdGgSDwoHZWplY3RlZBgBIAEoCBIxCg1lamVjdGVkX3VudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgDIAEoDRIRCgllamVjdGlvbnMYBCABKA0qXwoEUm9sZRIUChBST0xFX1VOU1BFQ0lGSUVEEAASDwoLUk9MRV9TWVNURU0QARINCglST0xFX1VTRVIQAhISCg5ST0xFX0FTU0lTVEFOVBADEg0KCVJPTEVfVE9PTBAEKqIBCg5Ub29sQ2hvaWNlTW9kZRIgChxUT09MX0NIT0lDRV9NT0RFX1VOU1BFQ0lGSUVEEAASGQoVVE9PTF9DSE9JQ0VfTU9ERV9BVVRPEAESGQoVVE9PTF9DSE9JQ0VfTU9ERV9OT05FEAISHQoZVE9PTF9DSE9JQ0VfTU9ERV9SRVFVSVJFRBADEhkKFVRPT0xfQ0hPSUNFX01PREVfVE9PTBAEKlgKCU9uSW52YWxpZBIaChZPTl9JTlZBTElEX1VOU1BFQ0lGSUVEEAASEwoPT05fSU5WQUxJRF9GQUlMEAESGgoWT05fSU5WQUxJRF9SRVRVUk5fVEVYVBACKlEKCU1pZHN0cmVhbRIZChVNSURTVFJFQU1fVU5TUEVDSUZJRUQQABIVChFNSURTVFJFQU1fUkVTVEFSVBABEhIKDk1JRFNUUkVBTV9GQUlMEAIq/gEKC1JldHJ5UmVhc29uEhwKGFJFVFJZX1JFQVNPTl9VTlNQRUNJRklFRBAAEh0KGVJFVFJZX1JFQVNPTl9SQVRFX0xJTUlURUQQARIbChdSRVRSWV9SRUFTT05fT1ZFUkxPQURFRBACEh0KGVJFVFJZX1JFQVNPTl9TRVJWRVJfRVJST1IQAxIaChZSRVRSWV9SRUFTT05fVFJBTlNQT1JUEAQSGAoUUkVUUllfUkVBU09OX1NUQUxMRUQQBRIfChtSRVRSWV9SRUFTT05fSU5WQUxJRF9PVVRQVVQQBhIfChtSRVRSWV9SRUFTT05fVEFSR0VUX1JFRlVTRUQQCSrTAQoMRmluaXNoUmVhc29uEh0KGUZJTklTSF9SRUFTT05fVU5TUEVDSUZJRUQQABIWChJGSU5JU0hfUkVBU09OX1NUT1AQARIYChRGSU5JU0hfUkVBU09OX0xFTkdUSBACEhwKGEZJTklTSF9SRUFTT05fVE9PTF9DQUxMUxADEiAKHEZJTklTSF9SRUFTT05fQ09OVEVOVF9GSUxURVIQBBIXChNGSU5JU0hfUkVBU09OX09USEVSEAUSGQoVRklOSVNIX1JFQVNPTl9SRUZVU0FMEAYqXAoJTW9kZWxLaW5kEhoKFk1PREVMX0tJTkRfVU5TUEVDSUZJRUQQABIdChlNT0RFTF9LSU5EX1BST1ZJREVSX01PREVMEAESFAoQTU9ERUxfS0lORF9ST1VURRACKmQKDFJvdXRlQmFsYW5jZRIdChlST1VURV9CQUxBTkNFX1VOU1BFQ0lGSUVEEAASGQoVUk9VVEVfQkFMQU5DRV9PUkRFUkVEEAESGgoWUk9VVEVfQkFMQU5DRV9XRUlHSFRFRBACMqMBCgpMTE1TZXJ2aWNlEkYKCEdlbmVyYXRlEhwubGxtcmVsYXkudjEuR2VuZXJhdGVSZXF1ZXN0GhoubGxtcmVsYXkudjEuR2VuZXJhdGVFdmVudDABEk0KCkxpc3RNb2RlbHMSHi5sbG1yZWxheS52MS5MaXN0TW9kZWxzUmVxdWVzdBofLmxsbXJlbGF5LnYxLkxpc3RNb2RlbHNSZXNwb25zZUI8WjpnaXRodWIuY29tL2xsbXJlbGF5L2xsbXJlbGF5L2dlbi9nby9sbG1yZWxheS92MTtsbG1yZWxheXYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
+  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEi8g0KD0dlbmVyYXRlUmVxdWVzdBKPBAoFbW9kZWwYASABKAlC/wO6SAPIAQG6SAVyAxiAArpItAK6AbACCgxtb2RlbC5mb3JtYXQS0QFtdXN0IGJlIGEgcm91dGUgbmFtZSBsaWtlIHNtYXJ0LCBvciA8cHJvdmlkZXI+Lzxtb2RlbD4gbGlrZSBtb2NrL2VjaG8gb3Igb3BlbmFpL2dwdC00bzogYSBsb3dlci1jYXNlIG5hbWUsIGFuZCBmb3IgYSBwcm92aWRlcidzIG1vZGVsIGEgc2xhc2gsIHRoZW4gdGhlIHByb3ZpZGVyJ3MgbW9kZWwgbmFtZSAobGV0dGVycywgZGlnaXRzIGFuZCAuIF8gOiAvIEAgKyAtKRpMdGhpcy5tYXRjaGVzKCdeW2EtejAtOV1bYS16MC05Xy1dezAsNjJ9KC9bQS1aYS16MC05XVtBLVphLXowLTkuXzovQCstXSopPyQnKbpItQG6AbEBChNtb2RlbC5wYXRoX3NlZ21lbnRzEk50aGUgbW9kZWwgbmFtZSBtdXN0IG5vdCBoYXZlIGFuIGVtcHR5LCAiLiIgb3IgIi4uIiBzZWdtZW50IGJldHdlZW4gaXRzIHNsYXNoZXMaSnRoaXMgPT0gJycgfHwgIXRoaXMuc3BsaXQoJy8nKS5leGlzdHMocywgcyA9PSAnJyB8fCBzID09ICcuJyB8fCBzID09ICcuLicpEjMKCG1lc3NhZ2VzGAIgAygLMhQubGxtcmVsYXkudjEuTWVzc2FnZUILukgIkgEFCAEQgAgSMQoKZ2VuZXJhdGlvbhgDIAEoCzIdLmxsbXJlbGF5LnYxLkdlbmVyYXRpb25Db25maWcSKwoFdG9vbHMYBCADKAsyES5sbG1yZWxheS52MS5Ub29sQgm6SAaSAQMQgAESLAoLdG9vbF9jaG9pY2UYBSABKAsyFy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlEjQKD3Jlc3BvbnNlX2Zvcm1hdBgGIAEoCzIbLmxsbXJlbGF5LnYxLlJlc3BvbnNlRm9ybWF0EicKBXJldHJ5GAcgASgLMhgubGxtcmVsYXkudjEuUmV0cnlQb2xpY3kSRQoTc3RyZWFtX2lkbGVfdGltZW91dBgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIkBwqABIiCgpyZXF1ZXN0X2lkGAkgASgJQg66SAPYAQG6SAVyA7ABARIxChBwcm92aWRlcl9vcHRpb25zGAogASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBLGAwoPZmFsbGJhY2tfbW9kZWxzGA8gAygJQqwDukgFkgECEAi6SAqSAQciBXIDGIACukjJAZIBxQEiwgG6Ab4BChZmYWxsYmFja19tb2RlbHMuZm9ybWF0ElZtdXN0IGJlIGEgcm91dGUgbmFtZSBsaWtlIHNtYXJ0LCBvciA8cHJvdmlkZXI+Lzxtb2RlbD4gbGlrZSBtb2NrL2VjaG8gb3Igb3BlbmFpL2dwdC00bxpMdGhpcy5tYXRjaGVzKCdeW2EtejAtOV1bYS16MC05Xy1dezAsNjJ9KC9bQS1aYS16MC05XVtBLVphLXowLTkuXzovQCstXSopPyQnKbpIxgGSAcIBIr8BugG7AQodZmFsbGJhY2tfbW9kZWxzLnBhdGhfc2VnbWVudHMSTnRoZSBtb2RlbCBuYW1lIG11c3Qgbm90IGhhdmUgYW4gZW1wdHksICIuIiBvciAiLi4iIHNlZ21lbnQgYmV0d2VlbiBpdHMgc2xhc2hlcxpKdGhpcyA9PSAnJyB8fCAhdGhpcy5zcGxpdCgnLycpLmV4aXN0cyhzLCBzID09ICcnIHx8IHMgPT0gJy4nIHx8IHMgPT0gJy4uJykSVgoIbWV0YWRhdGEYCyADKAsyKi5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QuTWV0YWRhdGFFbnRyeUIYukgVmgESEEAiB3IFEAEogAEqBXIDKIAIEkUKE2ZpcnN0X2V2ZW50X3RpbWVvdXQYDCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCJAcKgASLgoMb3V0cHV0X2xpbWl0GA0gASgLMhgubGxtcmVsYXkudjEuT3V0cHV0TGltaXQSRAoSaGVhcnRiZWF0X2ludGVydmFsGA4gASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQg26SAqqAQciAwisAioAGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJlCgtPdXRwdXRMaW1pdBIeCgltYXhfYnl0ZXMYASABKARCC7pICDIGGICAgIAEEjYKCG9uX2xpbWl0GAIgASgOMhoubGxtcmVsYXkudjEuT25PdXRwdXRMaW1pdEIIukgFggECEAEi+AMKB01lc3NhZ2USiAEKBHJvbGUYASABKA4yES5sbG1yZWxheS52MS5Sb2xlQme6SGS6AWEKDHJvbGUuZGVmaW5lZBI7bXVzdCBiZSBST0xFX1NZU1RFTSwgUk9MRV9VU0VSLCBST0xFX0FTU0lTVEFOVCBvciBST0xFX1RPT0waFHRoaXMgaW4gWzEsIDIsIDMsIDRdEhoKB2NvbnRlbnQYAiABKAlCCbpIBnIEKICAQBI0Cgp0b29sX2NhbGxzGAMgAygLMhUubGxtcmVsYXkudjEuVG9vbENhbGxCCbpIBpIBAxCAARIeCgx0b29sX2NhbGxfaWQYBCABKAlCCLpIBXIDGIACEjQKCXJlYXNvbmluZxgFIAMoCzIWLmxsbXJlbGF5LnYxLlJlYXNvbmluZ0IJukgGkgEDEIACEhoKB3JlZnVzYWwYBiABKAlCCbpIBnIEKICAQDqdAbpImQEalgEKFm1lc3NhZ2UuYXNzaXN0YW50X29ubHkSN3JlYXNvbmluZyBhbmQgcmVmdXNhbCBiZWxvbmcgdG8gUk9MRV9BU1NJU1RBTlQgbWVzc2FnZXMaQ3RoaXMucm9sZSA9PSAzIHx8IChzaXplKHRoaXMucmVhc29uaW5nKSA9PSAwICYmIHRoaXMucmVmdXNhbCA9PSAnJykieAoJUmVhc29uaW5nEhcKBHRleHQYASABKAlCCbpIBnIEKICAQBIcCglzaWduYXR1cmUYAiABKAlCCbpIBnIEKICAQBIbCghyZWRhY3RlZBgDIAEoCUIJukgGcgQogIBAEhcKBmZvcm1hdBgEIAEoCUIHukgEcgIYQCJ0CghUb29sQ2FsbBIUCgJpZBgBIAEoCUIIukgFcgMYgAISFgoEbmFtZRgCIAEoCUIIukgFcgMYgAESHAoJYXJndW1lbnRzGAMgASgJQgm6SAZyBCiAgEASHAoJc2lnbmF0dXJlGAQgASgJQgm6SAZyBCiAgEAi4AEKEEdlbmVyYXRpb25Db25maWcSKwoRbWF4X291dHB1dF90b2tlbnMYASABKA1CC7pICCoGGMCEPSgBSACIAQESKQoLdGVtcGVyYXR1cmUYAiABKAJCD7pIDAoKHQAAAEAtAAAAAEgBiAEBEiMKBXRvcF9wGAMgASgCQg+6SAwKCh0AAIA/LQAAAABIAogBARIfCgRzdG9wGAQgAygJQhG6SA6SAQsQECIHcgUQASiAAkIUChJfbWF4X291dHB1dF90b2tlbnNCDgoMX3RlbXBlcmF0dXJlQggKBl90b3BfcCLXAQoEVG9vbBKBAQoEbmFtZRgBIAEoCUJzukhwugFtCgl0b29sLm5hbWUSOW11c3QgYmUgMSB0byA2NCBsZXR0ZXJzLCBkaWdpdHMsIF8gb3IgLSwgbGlrZSBnZXRfd2VhdGhlcholdGhpcy5tYXRjaGVzKCdeW0EtWmEtejAtOV8tXXsxLDY0fSQnKRIeCgtkZXNjcmlwdGlvbhgCIAEoCUIJukgGcgQogIABEisKCnBhcmFtZXRlcnMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlgKClRvb2xDaG9pY2USMwoEbW9kZRgBIAEoDjIbLmxsbXJlbGF5LnYxLlRvb2xDaG9pY2VNb2RlQgi6SAWCAQIQARIVCgRuYW1lGAIgASgJQge6SARyAhhAIvkCCg5SZXNwb25zZUZvcm1hdBI0Cgtqc29uX3NjaGVtYRgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCBrpIA8gBARKRAQoEbmFtZRgCIAEoCUKCAbpIf7oBfAoUcmVzcG9uc2VfZm9ybWF0Lm5hbWUSPW11c3QgYmUgdXAgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2Ugd2VhdGhlcl9yZXBvcnQaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MCw2NH0kJykSLAoWbWF4X3ZhbGlkYXRpb25fcmV0cmllcxgDIAEoDUIHukgEKgIYCkgAiAEBEjQKCm9uX2ludmFsaWQYBCABKA4yFi5sbG1yZWxheS52MS5PbkludmFsaWRCCLpIBYIBAhABEh4KFnN0cmVhbV9wYXJ0aWFsX29iamVjdHMYBSABKAhCGQoXX21heF92YWxpZGF0aW9uX3JldHJpZXMi4gEKC1JldHJ5UG9saWN5Eh0KDG1heF9hdHRlbXB0cxgBIAEoDUIHukgEKgIYChJACg9pbml0aWFsX2JhY2tvZmYYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDLpICaoBBiICCDwqABI9CgttYXhfYmFja29mZhgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIrAIqABIzCgltaWRzdHJlYW0YBCABKA4yFi5sbG1yZWxheS52MS5NaWRzdHJlYW1CCLpIBYIBAhABIpICCg1HZW5lcmF0ZUV2ZW50EhAKCHNlcXVlbmNlGAEgASgEEg8KB2F0dGVtcHQYAiABKA0SIwoFZGVsdGEYAyABKAsyEi5sbG1yZWxheS52MS5EZWx0YUgAEiwKCndpbGxfcmV0cnkYBCABKAsyFi5sbG1yZWxheS52MS5XaWxsUmV0cnlIABIjCgVmaW5hbBgFIAEoCzISLmxsbXJlbGF5LnYxLkZpbmFsSAASMAoOcGFydGlhbF9vYmplY3QYBiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVIABIrCgloZWFydGJlYXQYByABKAsyFi5sbG1yZWxheS52MS5IZWFydGJlYXRIAEIHCgVldmVudCILCglIZWFydGJlYXQihQEKBURlbHRhEgwKBHRleHQYASABKAkSLQoJdG9vbF9jYWxsGAIgASgLMhoubGxtcmVsYXkudjEuVG9vbENhbGxEZWx0YRIuCglyZWFzb25pbmcYAyABKAsyGy5sbG1yZWxheS52MS5SZWFzb25pbmdEZWx0YRIPCgdyZWZ1c2FsGAQgASgJImIKDlJlYXNvbmluZ0RlbHRhEg0KBWluZGV4GAEgASgNEgwKBHRleHQYAiABKAkSEQoJc2lnbmF0dXJlGAMgASgJEhAKCHJlZGFjdGVkGAQgASgJEg4KBmZvcm1hdBgFIAEoCSJRCg1Ub29sQ2FsbERlbHRhEg0KBWluZGV4GAEgASgNEgoKAmlkGAIgASgJEgwKBG5hbWUYAyABKAkSFwoPYXJndW1lbnRzX2RlbHRhGAQgASgJIu4BCglXaWxsUmV0cnkSKAoGcmVhc29uGAEgASgOMhgubGxtcmVsYXkudjEuUmV0cnlSZWFzb24SKAoFZGVsYXkYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFAoMbmV4dF9hdHRlbXB0GAMgASgNEhcKD2Rpc2NhcmRfcGFydGlhbBgEIAEoCBIhCgVjYXVzZRgFIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzEhUKDW5leHRfcHJvdmlkZXIYBiABKAkSEgoKbmV4dF9tb2RlbBgHIAEoCRIQCghmYWxsYmFjaxgIIAEoCCKwAwoFRmluYWwSJQoHbWVzc2FnZRgBIAEoCzIULmxsbXJlbGF5LnYxLk1lc3NhZ2USJgoGb2JqZWN0GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjAKDWZpbmlzaF9yZWFzb24YAyABKA4yGS5sbG1yZWxheS52MS5GaW5pc2hSZWFzb24SIQoFdXNhZ2UYBCABKAsyEi5sbG1yZWxheS52MS5Vc2FnZRIQCghhdHRlbXB0cxgFIAEoDRIaChJ2YWxpZGF0aW9uX3JldHJpZXMYBiABKA0SNwoRdmFsaWRhdGlvbl9lcnJvcnMYByADKAsyHC5sbG1yZWxheS52MS5WYWxpZGF0aW9uRXJyb3ISEAoIcHJvdmlkZXIYCCABKAkSDQoFbW9kZWwYCSABKAkSDQoFcm91dGUYDSABKAkSOAoLYW5ub3RhdGlvbnMYDiADKAsyIy5sbG1yZWxheS52MS5GaW5hbC5Bbm5vdGF0aW9uc0VudHJ5GjIKEEFubm90YXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKQAQoFVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQSGAoQcmVhc29uaW5nX3Rva2VucxgDIAEoBBIbChNjYWNoZWRfaW5wdXRfdG9rZW5zGAQgASgEEiMKG2NhY2hlX2NyZWF0aW9uX2lucHV0X3Rva2VucxgFIAEoBCJoCg9WYWxpZGF0aW9uRXJyb3ISDwoHYXR0ZW1wdBgBIAEoDRIZChFpbnN0YW5jZV9sb2NhdGlvbhgCIAEoCRIYChBrZXl3b3JkX2xvY2F0aW9uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkiLgoRTGlzdE1vZGVsc1JlcXVlc3QSGQoIcHJvdmlkZXIYASABKAlCB7pIBHICGD8iOAoSTGlzdE1vZGVsc1Jlc3BvbnNlEiIKBm1vZGVscxgBIAMoCzISLmxsbXJlbGF5LnYxLk1vZGVsIvIBCgVNb2RlbBIKCgJpZBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIVCg1wcm92aWRlcl9raW5kGAMgASgJEgwKBG5hbWUYBCABKAkSJAoEa2luZBgFIAEoDjIWLmxsbXJlbGF5LnYxLk1vZGVsS2luZBIpCgd0YXJnZXRzGAYgAygLMhgubGxtcmVsYXkudjEuUm91dGVUYXJnZXQSKgoHYmFsYW5jZRgHIAEoDjIZLmxsbXJlbGF5LnYxLlJvdXRlQmFsYW5jZRIpCgZoZWFsdGgYCCABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgidwoLUm91dGVUYXJnZXQSDQoFbW9kZWwYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSDAoEbmFtZRgDIAEoCRIOCgZ3ZWlnaHQYBCABKA0SKQoGaGVhbHRoGAUgASgLMhkubGxtcmVsYXkudjEuVGFyZ2V0SGVhbHRoIoMBCgxUYXJnZXRIZWFsdGgSDwoHZWplY3RlZBgBIAEoCBIxCg1lamVjdGVkX3VudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgDIAEoDRIRCgllamVjdGlvbnMYBCABKA0qaAoNT25PdXRwdXRMaW1pdBIfChtPTl9PVVRQVVRfTElNSVRfVU5TUEVDSUZJRUQQABIYChRPTl9PVVRQVVRfTElNSVRfRkFJTBABEhwKGE9OX09VVFBVVF9MSU1JVF9UUlVOQ0FURRACKl8KBFJvbGUSFAoQUk9MRV9VTlNQRUNJRklFRBAAEg8KC1JPTEVfU1lTVEVNEAESDQoJUk9MRV9VU0VSEAISEgoOUk9MRV9BU1NJU1RBTlQQAxINCglST0xFX1RPT0wQBCqiAQoOVG9vbENob2ljZU1vZGUSIAocVE9PTF9DSE9JQ0VfTU9ERV9VTlNQRUNJRklFRBAAEhkKFVRPT0xfQ0hPSUNFX01PREVfQVVUTxABEhkKFVRPT0xfQ0hPSUNFX01PREVfTk9ORRACEh0KGVRPT0xfQ0hPSUNFX01PREVfUkVRVUlSRUQQAxIZChVUT09MX0NIT0lDRV9NT0RFX1RPT0wQBCpYCglPbkludmFsaWQSGgoWT05fSU5WQUxJRF9VTlNQRUNJRklFRBAAEhMKD09OX0lOVkFMSURfRkFJTBABEhoKFk9OX0lOVkFMSURfUkVUVVJOX1RFWFQQAipRCglNaWRzdHJlYW0SGQoVTUlEU1RSRUFNX1VOU1BFQ0lGSUVEEAASFQoRTUlEU1RSRUFNX1JFU1RBUlQQARISCg5NSURTVFJFQU1fRkFJTBACKv4BCgtSZXRyeVJlYXNvbhIcChhSRVRSWV9SRUFTT05fVU5TUEVDSUZJRUQQABIdChlSRVRSWV9SRUFTT05fUkFURV9MSU1JVEVEEAESGwoXUkVUUllfUkVBU09OX09WRVJMT0FERUQQAhIdChlSRVRSWV9SRUFTT05fU0VSVkVSX0VSUk9SEAMSGgoWUkVUUllfUkVBU09OX1RSQU5TUE9SVBAEEhgKFFJFVFJZX1JFQVNPTl9TVEFMTEVEEAUSHwobUkVUUllfUkVBU09OX0lOVkFMSURfT1VUUFVUEAYSHwobUkVUUllfUkVBU09OX1RBUkdFVF9SRUZVU0VEEAkq0wEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASFgoSRklOSVNIX1JFQVNPTl9TVE9QEAESGAoURklOSVNIX1JFQVNPTl9MRU5HVEgQAhIcChhGSU5JU0hfUkVBU09OX1RPT0xfQ0FMTFMQAxIgChxGSU5JU0hfUkVBU09OX0NPTlRFTlRfRklMVEVSEAQSFwoTRklOSVNIX1JFQVNPTl9PVEhFUhAFEhkKFUZJTklTSF9SRUFTT05fUkVGVVNBTBAGKlwKCU1vZGVsS2luZBIaChZNT0RFTF9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZTU9ERUxfS0lORF9QUk9WSURFUl9NT0RFTBABEhQKEE1PREVMX0tJTkRfUk9VVEUQAipkCgxSb3V0ZUJhbGFuY2USHQoZUk9VVEVfQkFMQU5DRV9VTlNQRUNJRklFRBAAEhkKFVJPVVRFX0JBTEFOQ0VfT1JERVJFRBABEhoKFlJPVVRFX0JBTEFOQ0VfV0VJR0hURUQQAjKjAQoKTExNU2VydmljZRJGCghHZW5lcmF0ZRIcLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdBoaLmxsbXJlbGF5LnYxLkdlbmVyYXRlRXZlbnQwARJNCgpMaXN0TW9kZWxzEh4ubGxtcmVsYXkudjEuTGlzdE1vZGVsc1JlcXVlc3QaHy5sbG1yZWxheS52MS5MaXN0TW9kZWxzUmVzcG9uc2VCPFo6Z2l0aHViLmNvbS9sbG1yZWxheS9sbG1yZWxheS9nZW4vZ28vbGxtcmVsYXkvdjE7bGxtcmVsYXl2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
 
 /**
  * GenerateRequest asks for one model reply.
@@ -281,6 +283,36 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    * @generated from field: google.protobuf.Duration first_event_timeout = 12;
    */
   firstEventTimeout?: Duration | undefined;
+
+  /**
+   * How much output the reply may have, and what happens past it. Unset
+   * takes the server's default limit (2 MiB unless configured) and fails
+   * the call past it. See OutputLimit.
+   *
+   * @generated from field: llmrelay.v1.OutputLimit output_limit = 13;
+   */
+  outputLimit?: OutputLimit | undefined;
+
+  /**
+   * Send a `heartbeat` event whenever the call has sent nothing else for
+   * this long, and send the response headers at once, for clients behind
+   * proxies or load balancers that cut streams silent for longer than
+   * their idle (read) timeout: pick an interval well below the shortest
+   * such timeout on the path. Silences happen before the first event,
+   * during retry waits (up to a minute) and while a model thinks.
+   *
+   * The trade-off: response headers commit the call, so a client library
+   * can no longer retry it transparently when it fails before its first
+   * event (gRPC retries a call only until it has received headers or a
+   * message); llmrelay's own retries, announced by `will_retry`, still
+   * happen. Unset takes the server's default (`heartbeat.interval`, off
+   * unless configured); a request cannot turn off a server default.
+   * Values below the server's `heartbeat.min_interval` (1s unless
+   * configured) fail with INVALID_ARGUMENT.
+   *
+   * @generated from field: google.protobuf.Duration heartbeat_interval = 14;
+   */
+  heartbeatInterval?: Duration | undefined;
 };
 
 /**
@@ -289,6 +321,47 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
  */
 export const GenerateRequestSchema: GenMessage<GenerateRequest> = /*@__PURE__*/
   messageDesc(file_llmrelay_v1_llmrelay, 0);
+
+/**
+ * OutputLimit bounds the size of a reply. Output is counted per attempt, in
+ * UTF-8 bytes, as it streams: the text, the tool calls' arguments and, where
+ * the provider streams it, the model's reasoning. `final` repeats the
+ * reply, so the limit also keeps `final` within a client's message size
+ * limit (4 MiB by default in gRPC libraries) when the server's limit is
+ * below it, as by default.
+ *
+ * When an attempt's output reaches the limit, llmrelay stops it at the
+ * provider at once (the provider's stream is cancelled, so generation, and
+ * its cost, stops there) and ends the call as `on_limit` says. Neither
+ * outcome is retried: the reply would be as long the next time.
+ *
+ * @generated from message llmrelay.v1.OutputLimit
+ */
+export type OutputLimit = Message$1<"llmrelay.v1.OutputLimit"> & {
+  /**
+   * The most bytes of output a reply may have. 0 takes the server's
+   * default (`limits.default_max_output_bytes`); larger values are lowered
+   * to the server's limit (`limits.max_output_bytes`, 3 MiB unless
+   * configured): a request may ask for less, never for more.
+   *
+   * @generated from field: uint64 max_bytes = 1;
+   */
+  maxBytes: bigint;
+
+  /**
+   * What happens when the reply reaches `max_bytes`.
+   *
+   * @generated from field: llmrelay.v1.OnOutputLimit on_limit = 2;
+   */
+  onLimit: OnOutputLimit;
+};
+
+/**
+ * Describes the message llmrelay.v1.OutputLimit.
+ * Use `create(OutputLimitSchema)` to create a new message.
+ */
+export const OutputLimitSchema: GenMessage<OutputLimit> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 1);
 
 /**
  * Message is one turn of the conversation.
@@ -356,7 +429,7 @@ export type Message = Message$1<"llmrelay.v1.Message"> & {
  * Use `create(MessageSchema)` to create a new message.
  */
 export const MessageSchema: GenMessage<Message> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 1);
+  messageDesc(file_llmrelay_v1_llmrelay, 2);
 
 /**
  * Reasoning is one block of a model's reasoning (its "thinking"), as the
@@ -409,7 +482,7 @@ export type Reasoning = Message$1<"llmrelay.v1.Reasoning"> & {
  * Use `create(ReasoningSchema)` to create a new message.
  */
 export const ReasoningSchema: GenMessage<Reasoning> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 2);
+  messageDesc(file_llmrelay_v1_llmrelay, 3);
 
 /**
  * ToolCall is one complete call the model made to a tool.
@@ -456,7 +529,7 @@ export type ToolCall = Message$1<"llmrelay.v1.ToolCall"> & {
  * Use `create(ToolCallSchema)` to create a new message.
  */
 export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 3);
+  messageDesc(file_llmrelay_v1_llmrelay, 4);
 
 /**
  * GenerationConfig holds sampling and length settings. Unset means the
@@ -499,7 +572,7 @@ export type GenerationConfig = Message$1<"llmrelay.v1.GenerationConfig"> & {
  * Use `create(GenerationConfigSchema)` to create a new message.
  */
 export const GenerationConfigSchema: GenMessage<GenerationConfig> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 4);
+  messageDesc(file_llmrelay_v1_llmrelay, 5);
 
 /**
  * Tool declares a function the model may call.
@@ -535,7 +608,7 @@ export type Tool = Message$1<"llmrelay.v1.Tool"> & {
  * Use `create(ToolSchema)` to create a new message.
  */
 export const ToolSchema: GenMessage<Tool> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 5);
+  messageDesc(file_llmrelay_v1_llmrelay, 6);
 
 /**
  * ToolChoice says whether the model must call a tool.
@@ -563,7 +636,7 @@ export type ToolChoice = Message$1<"llmrelay.v1.ToolChoice"> & {
  * Use `create(ToolChoiceSchema)` to create a new message.
  */
 export const ToolChoiceSchema: GenMessage<ToolChoice> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 6);
+  messageDesc(file_llmrelay_v1_llmrelay, 7);
 
 /**
  * ResponseFormat asks for structured output.
@@ -627,7 +700,7 @@ export type ResponseFormat = Message$1<"llmrelay.v1.ResponseFormat"> & {
  * Use `create(ResponseFormatSchema)` to create a new message.
  */
 export const ResponseFormatSchema: GenMessage<ResponseFormat> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 7);
+  messageDesc(file_llmrelay_v1_llmrelay, 8);
 
 /**
  * RetryPolicy says how llmrelay retries failed attempts. Transient failures
@@ -677,7 +750,7 @@ export type RetryPolicy = Message$1<"llmrelay.v1.RetryPolicy"> & {
  * Use `create(RetryPolicySchema)` to create a new message.
  */
 export const RetryPolicySchema: GenMessage<RetryPolicy> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 8);
+  messageDesc(file_llmrelay_v1_llmrelay, 9);
 
 /**
  * GenerateEvent is one event of a Generate stream.
@@ -739,6 +812,17 @@ export type GenerateEvent = Message$1<"llmrelay.v1.GenerateEvent"> & {
      */
     value: Value;
     case: "partialObject";
+  } | {
+    /**
+     * Nothing else was sent for the call's heartbeat interval (only with
+     * `heartbeat_interval` or the server's `heartbeat.interval`). It
+     * carries nothing; clients skip it. Its `attempt` is 0: it belongs to
+     * no attempt.
+     *
+     * @generated from field: llmrelay.v1.Heartbeat heartbeat = 7;
+     */
+    value: Heartbeat;
+    case: "heartbeat";
   } | { case: undefined; value?: undefined };
 };
 
@@ -747,7 +831,24 @@ export type GenerateEvent = Message$1<"llmrelay.v1.GenerateEvent"> & {
  * Use `create(GenerateEventSchema)` to create a new message.
  */
 export const GenerateEventSchema: GenMessage<GenerateEvent> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 9);
+  messageDesc(file_llmrelay_v1_llmrelay, 10);
+
+/**
+ * Heartbeat keeps a quiet stream alive through proxies that cut streams
+ * silent for longer than their idle timeout. See
+ * `GenerateRequest.heartbeat_interval`.
+ *
+ * @generated from message llmrelay.v1.Heartbeat
+ */
+export type Heartbeat = Message$1<"llmrelay.v1.Heartbeat"> & {
+};
+
+/**
+ * Describes the message llmrelay.v1.Heartbeat.
+ * Use `create(HeartbeatSchema)` to create a new message.
+ */
+export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 11);
 
 /**
  * Delta is a fragment of the reply. Concatenating the `text` of the deltas of
@@ -792,7 +893,7 @@ export type Delta = Message$1<"llmrelay.v1.Delta"> & {
  * Use `create(DeltaSchema)` to create a new message.
  */
 export const DeltaSchema: GenMessage<Delta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 10);
+  messageDesc(file_llmrelay_v1_llmrelay, 12);
 
 /**
  * ReasoningDelta is a fragment of a reasoning block. Fragments with the same
@@ -845,7 +946,7 @@ export type ReasoningDelta = Message$1<"llmrelay.v1.ReasoningDelta"> & {
  * Use `create(ReasoningDeltaSchema)` to create a new message.
  */
 export const ReasoningDeltaSchema: GenMessage<ReasoningDelta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 11);
+  messageDesc(file_llmrelay_v1_llmrelay, 13);
 
 /**
  * ToolCallDelta is a fragment of a tool call. Fragments with the same `index`
@@ -890,7 +991,7 @@ export type ToolCallDelta = Message$1<"llmrelay.v1.ToolCallDelta"> & {
  * Use `create(ToolCallDeltaSchema)` to create a new message.
  */
 export const ToolCallDeltaSchema: GenMessage<ToolCallDelta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 12);
+  messageDesc(file_llmrelay_v1_llmrelay, 14);
 
 /**
  * WillRetry says an attempt failed and another one is coming.
@@ -972,7 +1073,7 @@ export type WillRetry = Message$1<"llmrelay.v1.WillRetry"> & {
  * Use `create(WillRetrySchema)` to create a new message.
  */
 export const WillRetrySchema: GenMessage<WillRetry> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 13);
+  messageDesc(file_llmrelay_v1_llmrelay, 15);
 
 /**
  * Final is the outcome of a successful call.
@@ -1074,7 +1175,7 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
  * Use `create(FinalSchema)` to create a new message.
  */
 export const FinalSchema: GenMessage<Final> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 14);
+  messageDesc(file_llmrelay_v1_llmrelay, 16);
 
 /**
  * Usage counts tokens, the same way for every provider (docs/providers.md
@@ -1130,7 +1231,7 @@ export type Usage = Message$1<"llmrelay.v1.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 15);
+  messageDesc(file_llmrelay_v1_llmrelay, 17);
 
 /**
  * ValidationError is one way a structured-output reply failed its schema.
@@ -1174,7 +1275,7 @@ export type ValidationError = Message$1<"llmrelay.v1.ValidationError"> & {
  * Use `create(ValidationErrorSchema)` to create a new message.
  */
 export const ValidationErrorSchema: GenMessage<ValidationError> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 16);
+  messageDesc(file_llmrelay_v1_llmrelay, 18);
 
 /**
  * ListModelsRequest asks which models the caller may use.
@@ -1196,7 +1297,7 @@ export type ListModelsRequest = Message$1<"llmrelay.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 17);
+  messageDesc(file_llmrelay_v1_llmrelay, 19);
 
 /**
  * ListModelsResponse lists models.
@@ -1217,7 +1318,7 @@ export type ListModelsResponse = Message$1<"llmrelay.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 18);
+  messageDesc(file_llmrelay_v1_llmrelay, 20);
 
 /**
  * Model is a model llmrelay can route to: a provider's model, or a route.
@@ -1290,7 +1391,7 @@ export type Model = Message$1<"llmrelay.v1.Model"> & {
  * Use `create(ModelSchema)` to create a new message.
  */
 export const ModelSchema: GenMessage<Model> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 19);
+  messageDesc(file_llmrelay_v1_llmrelay, 21);
 
 /**
  * RouteTarget is one target of a route.
@@ -1339,7 +1440,7 @@ export type RouteTarget = Message$1<"llmrelay.v1.RouteTarget"> & {
  * Use `create(RouteTargetSchema)` to create a new message.
  */
 export const RouteTargetSchema: GenMessage<RouteTarget> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 20);
+  messageDesc(file_llmrelay_v1_llmrelay, 22);
 
 /**
  * TargetHealth is a route target's health, by outlier detection: a target
@@ -1386,7 +1487,48 @@ export type TargetHealth = Message$1<"llmrelay.v1.TargetHealth"> & {
  * Use `create(TargetHealthSchema)` to create a new message.
  */
 export const TargetHealthSchema: GenMessage<TargetHealth> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 21);
+  messageDesc(file_llmrelay_v1_llmrelay, 23);
+
+/**
+ * OnOutputLimit says what happens when a reply reaches its output limit.
+ *
+ * @generated from enum llmrelay.v1.OnOutputLimit
+ */
+export enum OnOutputLimit {
+  /**
+   * Same as ON_OUTPUT_LIMIT_FAIL.
+   *
+   * @generated from enum value: ON_OUTPUT_LIMIT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * End the call with RESOURCE_EXHAUSTED, ErrorInfo reason
+   * OUTPUT_TOO_LARGE (metadata `max_output_bytes`, `provider`,
+   * `attempts`), without a `final`. What the attempt streamed before the
+   * limit was sent as deltas.
+   *
+   * @generated from enum value: ON_OUTPUT_LIMIT_FAIL = 1;
+   */
+  FAIL = 1,
+
+  /**
+   * End the call with a `final` whose message holds the reply up to the
+   * limit (the last delta cut on a character boundary, so a tool call's
+   * arguments may be cut too) and whose `finish_reason` is
+   * FINISH_REASON_LENGTH. Not allowed with `response_format`, whose object
+   * could never conform once cut: INVALID_ARGUMENT.
+   *
+   * @generated from enum value: ON_OUTPUT_LIMIT_TRUNCATE = 2;
+   */
+  TRUNCATE = 2,
+}
+
+/**
+ * Describes the enum llmrelay.v1.OnOutputLimit.
+ */
+export const OnOutputLimitSchema: GenEnum<OnOutputLimit> = /*@__PURE__*/
+  enumDesc(file_llmrelay_v1_llmrelay, 0);
 
 /**
  * Role says who wrote a message.
@@ -1435,7 +1577,7 @@ export enum Role {
  * Describes the enum llmrelay.v1.Role.
  */
 export const RoleSchema: GenEnum<Role> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 0);
+  enumDesc(file_llmrelay_v1_llmrelay, 1);
 
 /**
  * ToolChoiceMode says whether the model must call a tool.
@@ -1483,7 +1625,7 @@ export enum ToolChoiceMode {
  * Describes the enum llmrelay.v1.ToolChoiceMode.
  */
 export const ToolChoiceModeSchema: GenEnum<ToolChoiceMode> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 1);
+  enumDesc(file_llmrelay_v1_llmrelay, 2);
 
 /**
  * OnInvalid says what happens when structured output stays invalid.
@@ -1519,7 +1661,7 @@ export enum OnInvalid {
  * Describes the enum llmrelay.v1.OnInvalid.
  */
 export const OnInvalidSchema: GenEnum<OnInvalid> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 2);
+  enumDesc(file_llmrelay_v1_llmrelay, 3);
 
 /**
  * Midstream says what happens when an attempt fails after it streamed deltas.
@@ -1554,7 +1696,7 @@ export enum Midstream {
  * Describes the enum llmrelay.v1.Midstream.
  */
 export const MidstreamSchema: GenEnum<Midstream> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 3);
+  enumDesc(file_llmrelay_v1_llmrelay, 4);
 
 /**
  * RetryReason says why an attempt failed.
@@ -1636,7 +1778,7 @@ export enum RetryReason {
  * Describes the enum llmrelay.v1.RetryReason.
  */
 export const RetryReasonSchema: GenEnum<RetryReason> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 4);
+  enumDesc(file_llmrelay_v1_llmrelay, 5);
 
 /**
  * FinishReason says why the model stopped.
@@ -1659,7 +1801,8 @@ export enum FinishReason {
   STOP = 1,
 
   /**
-   * The reply hit `max_output_tokens`.
+   * The reply hit `max_output_tokens`, or llmrelay cut it at
+   * `output_limit.max_bytes` (ON_OUTPUT_LIMIT_TRUNCATE).
    *
    * @generated from enum value: FINISH_REASON_LENGTH = 2;
    */
@@ -1700,7 +1843,7 @@ export enum FinishReason {
  * Describes the enum llmrelay.v1.FinishReason.
  */
 export const FinishReasonSchema: GenEnum<FinishReason> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 5);
+  enumDesc(file_llmrelay_v1_llmrelay, 6);
 
 /**
  * ModelKind says what a listed model is.
@@ -1734,7 +1877,7 @@ export enum ModelKind {
  * Describes the enum llmrelay.v1.ModelKind.
  */
 export const ModelKindSchema: GenEnum<ModelKind> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 6);
+  enumDesc(file_llmrelay_v1_llmrelay, 7);
 
 /**
  * RouteBalance says how a route orders its targets for a call.
@@ -1770,7 +1913,7 @@ export enum RouteBalance {
  * Describes the enum llmrelay.v1.RouteBalance.
  */
 export const RouteBalanceSchema: GenEnum<RouteBalance> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 7);
+  enumDesc(file_llmrelay_v1_llmrelay, 8);
 
 /**
  * LLMService relays generation requests to the configured LLM providers.
@@ -1787,10 +1930,15 @@ export const LLMService: GenService<{
    * Nothing follows the `final`. A call that fails ends with a non-OK status
    * instead of a `final`.
    *
-   * llmrelay sends no response headers before the first event, so a client
-   * library may transparently retry a call that failed before any event (for
-   * example UNAVAILABLE while the server drains). Once events flow, retries are
-   * llmrelay's job and are reported as `will_retry` events.
+   * llmrelay sends no response headers before the first event (unless the
+   * call has a heartbeat), so a client library may transparently retry a
+   * call that failed before any event (for example UNAVAILABLE while the
+   * server drains). Once events flow, retries are llmrelay's job and are
+   * reported as `will_retry` events. Every failed call's trailers carry
+   * `grpc-retry-pushback-ms` (gRFC A6): -1, do not retry, when llmrelay
+   * decided against another attempt itself, or the wait before calling
+   * again when the server was only busy or shutting down; gRPC libraries
+   * with a retry policy follow it.
    *
    * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
    *

@@ -1,0 +1,76 @@
+package service
+
+import (
+	"errors"
+	"unicode/utf8"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// outputLimit is a call's bound on the output of each of its attempts:
+// max bytes of text, tool-call arguments and reasoning; past it, the
+// attempt ends, and the call with it, truncated or failed.
+type outputLimit struct {
+	max      int64
+	truncate bool
+}
+
+// outputLimitOf returns the request's output limit: its max_bytes, the
+// server's default when 0, lowered to the server's limit.
+func (s *Service) outputLimitOf(req *llmrelayv1.GenerateRequest) outputLimit {
+	ol := req.GetOutputLimit()
+	n := int64(min(ol.GetMaxBytes(), uint64(s.maxOutput)))
+	if n == 0 {
+		n = s.defaultOutput
+	}
+	return outputLimit{max: n, truncate: ol.GetOnLimit() == llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE}
+}
+
+// errTruncated ends an attempt whose output reached the limit of a call
+// that asked for truncation: the attempt succeeded, cut at the limit.
+var errTruncated = errors.New("the reply reached its output limit and was truncated")
+
+// outputOf returns the field of ev that holds reply output, counted
+// against the call's output limit (and cut there under truncation); nil
+// for events without output. Every kind of output event is listed here.
+func outputOf(ev *provider.Event) *string {
+	switch ev.Kind {
+	case provider.EventText:
+		return &ev.Text
+	case provider.EventToolCall:
+		return &ev.ToolCall.ArgumentsDelta
+	case provider.EventReasoning:
+		return &ev.Reasoning.Text
+	}
+	return nil
+}
+
+// meterOutput counts ev's output against the call's limit for attempt n,
+// whose output so far res holds. Under the limit, it returns nil. The
+// piece that reaches the limit makes it return errTruncated, with ev's
+// output cut to what still fits (on a character boundary), under
+// truncation; otherwise the OUTPUT_TOO_LARGE *apierr.Error that ends the
+// call, with nothing of the piece sent.
+func (c *call) meterOutput(n int, ev *provider.Event, res *attemptResult) error {
+	out := outputOf(ev)
+	if out == nil {
+		return nil
+	}
+	left := c.output.max - res.outputBytes
+	if int64(len(*out)) <= left {
+		res.outputBytes += int64(len(*out))
+		return nil
+	}
+	if !c.output.truncate {
+		return apierr.OutputTooLarge(c.output.max, c.providerName(), n)
+	}
+	cut := int(left)
+	for cut > 0 && !utf8.RuneStart((*out)[cut]) {
+		cut--
+	}
+	*out = (*out)[:cut]
+	res.outputBytes += int64(cut)
+	return errTruncated
+}
