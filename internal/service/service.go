@@ -131,7 +131,7 @@ func (s *Service) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequ
 		}
 		e, _ := s.providers.Get(name)
 		for _, m := range e.Models {
-			if keyed && !id.AllowsModel(name+"/"+m) {
+			if keyed && !id.AllowsModel(name, m) {
 				continue
 			}
 			resp.Models = append(resp.Models, &llmrelayv1.Model{
