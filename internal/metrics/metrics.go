@@ -51,7 +51,7 @@ const (
 	NameStateStoreUp = "llmrelay_state_store_up"
 	// NameStateStoreErrors counts failed operations on the shared state
 	// store, by operation ("admit", "acquire", "count", "release", "renew",
-	// "ping").
+	// "ping", "retry_budget", "target_health").
 	NameStateStoreErrors = "llmrelay_state_store_errors_total"
 	// NameStateStoreFallbacks counts decisions made without the shared
 	// state store while it was unreachable, by decision: "local" (fail_open:
