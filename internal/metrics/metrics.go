@@ -51,8 +51,9 @@ const (
 	NameStateStoreUp = "llmrelay_state_store_up"
 	// NameStateStoreErrors counts failed operations on the shared state
 	// store, by operation ("admit", "acquire", "count", "release", "renew",
-	// "ping"; the event logs of resumable calls: "create_log",
-	// "append_log", "read_log", "keep_log", "delete_log", "renew_log").
+	// "ping", "retry_budget", "target_health"; the event logs of resumable
+	// calls: "create_log", "append_log", "read_log", "keep_log",
+	// "delete_log", "renew_log").
 	NameStateStoreErrors = "llmrelay_state_store_errors_total"
 	// NameStateStoreFallbacks counts decisions made without the shared
 	// state store while it was unreachable, by decision: "local" (fail_open:

@@ -385,7 +385,8 @@ func listen(setting, addr string) (net.Listener, error) {
 // drainUnary and drainStream cancel a call's context with
 // apierr.ErrShuttingDown when the shutdown grace period ends; health
 // watches, which never end by themselves, as soon as the grace period
-// begins, so that they do not hold the shutdown for all of it.
+// begins and they have sent NOT_SERVING (see drainWatch), so that they do
+// not hold the shutdown for all of it.
 func (s *Server) drainUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	ctx, stop := drainContext(ctx, s.hardStop)
 	defer stop()
@@ -393,13 +394,69 @@ func (s *Server) drainUnary(ctx context.Context, req any, _ *grpc.UnaryServerInf
 }
 
 func (s *Server) drainStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	until := s.hardStop
 	if info.FullMethod == healthpb.Health_Watch_FullMethodName {
-		until = s.gracefulStop
+		return s.drainWatch(srv, ss, handler)
 	}
-	ctx, stop := drainContext(ss.Context(), until)
+	ctx, stop := drainContext(ss.Context(), s.hardStop)
 	defer stop()
 	return handler(srv, &contextStream{ServerStream: ss, ctx: ctx})
+}
+
+// watchNoticeWait bounds how long an ending health watch waits to have told
+// its watcher that the server is no longer serving.
+const watchNoticeWait = 5 * time.Second
+
+// drainWatch runs a health watch until the grace period begins and the
+// watcher has been sent a status other than SERVING (or watchNoticeWait
+// passed): ending the stream before the health service sent NOT_SERVING
+// would hide the drain from the watcher, which would see only a broken
+// stream.
+func (s *Server) drainWatch(srv any, ss grpc.ServerStream, handler grpc.StreamHandler) error {
+	ctx, cancel := context.WithCancelCause(ss.Context())
+	defer cancel(nil)
+	ws := &watchStream{ServerStream: ss, ctx: ctx, told: make(chan struct{}, 1)}
+	ws.serving.Store(true)
+	stop := context.AfterFunc(s.gracefulStop, func() {
+		wait := time.NewTimer(watchNoticeWait)
+		defer wait.Stop()
+		for ws.serving.Load() {
+			select {
+			case <-ws.told:
+			case <-wait.C:
+				cancel(apierr.ErrShuttingDown)
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+		cancel(apierr.ErrShuttingDown)
+	})
+	defer stop()
+	return handler(srv, ws)
+}
+
+// watchStream is a health watch's stream: it replaces the context and
+// remembers whether the last status it sent was SERVING.
+type watchStream struct {
+	grpc.ServerStream
+	ctx     context.Context
+	serving atomic.Bool
+	// told receives (without blocking) after each status sent.
+	told chan struct{}
+}
+
+func (w *watchStream) Context() context.Context { return w.ctx }
+
+func (w *watchStream) SendMsg(m any) error {
+	err := w.ServerStream.SendMsg(m)
+	if r, ok := m.(*healthpb.HealthCheckResponse); ok {
+		w.serving.Store(r.GetStatus() == healthpb.HealthCheckResponse_SERVING)
+		select {
+		case w.told <- struct{}{}:
+		default:
+		}
+	}
+	return err
 }
 
 // drainContext returns parent, cancelled with apierr.ErrShuttingDown when

@@ -51,7 +51,7 @@ type Service struct {
 	log       *slog.Logger
 	metrics   *metrics.Metrics
 	limits    retry.Limits
-	budgets   *retry.Budgets
+	budget    func(provider string) retry.Throttle
 	timer     retry.Timer
 	// schemas compiles and caches structured-output schemas; schemaCfg
 	// bounds them and the re-asks.
@@ -84,10 +84,13 @@ type Deps struct {
 	Metrics *metrics.Metrics // may be nil
 	// Timer makes the waits between attempts; nil means real time.
 	Timer retry.Timer
-	// Budgets are the providers' retry budgets; nil makes them from
-	// Config (none when the budget is off). The server passes its own, so
-	// that a config reload keeps counting what is in flight.
-	Budgets *retry.Budgets
+	// Budget returns a provider's retry budget, by its configured name
+	// (nil: none); a nil func makes this process's own from Config (none
+	// when the budget is off). The server passes its own: the state
+	// store's, shared by the replicas, when it has them, else this
+	// process's, kept across config reloads so that what is in flight
+	// goes on counting.
+	Budget func(provider string) retry.Throttle
 	// Resume runs resumable calls; nil makes one on an in-memory store
 	// from Config. The server passes its own, on its state store, which
 	// outlives reloads.
@@ -113,24 +116,17 @@ func New(d Deps) *Service {
 		heartbeat: d.Config.Heartbeat.Interval, minHeartbeat: d.Config.Heartbeat.MinInterval,
 		prices: d.Config.Pricing.Prices(), captureContent: d.Config.Tracing.CaptureContent,
 	}
-	s.budgets = d.Budgets
-	if s.budgets == nil {
-		s.budgets = NewBudgets(d.Config)
+	s.budget = d.Budget
+	if s.budget == nil {
+		if b, on := d.Config.RetryBudget(); on {
+			s.budget = retry.NewBudgets(b).Throttle
+		}
 	}
 	s.resume = d.Resume
 	if s.resume == nil {
 		s.resume = resume.New(d.Config.ResumeConfig(), memory.New(), log, d.Metrics)
 	}
 	return s
-}
-
-// NewBudgets returns the providers' retry budgets of cfg, nil when the
-// budget is off.
-func NewBudgets(cfg *config.Config) *retry.Budgets {
-	if b, on := cfg.RetryBudget(); on {
-		return retry.NewBudgets(b)
-	}
-	return nil
 }
 
 // ListModels implements llmrelayv1.LLMServiceServer. With an API key, it
@@ -147,7 +143,7 @@ func (s *Service) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequ
 		}
 		e, _ := s.providers.Get(name)
 		for _, m := range e.Models {
-			if keyed && !id.AllowsModel(name+"/"+m) {
+			if keyed && !id.AllowsModel(name, m) {
 				continue
 			}
 			resp.Models = append(resp.Models, &llmrelayv1.Model{
@@ -376,7 +372,7 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 		}),
 		Target:    first,
 		Fallbacks: res.Targets[1:],
-		Budget:    func(name string) retry.Throttle { return s.budgets.For(name) },
+		Budget:    s.budget,
 		Health:    s.routes,
 		Deadline:  deadline,
 		MaxReasks: c.so.maxReasks(),

@@ -16,11 +16,13 @@ import (
 // scripts run.
 var aclRules = []any{"~llmrelay:*", "resetchannels", "+@connection",
 	"+eval", "+evalsha", "+time", "+get", "+set", "+zadd", "+zrem", "+zremrangebyscore", "+zcard", "+pexpire",
+	"+hgetall", "+hmget", "+hset", "+hdel", "+del",
 	// event logs of resumable calls
-	"+multi", "+exec", "+hgetall", "+hget", "+hset", "+hexists", "+xadd", "+xrange", "+xread", "+del", "+exists", "+pttl"}
+	"+multi", "+exec", "+hget", "+hexists", "+xadd", "+xrange", "+xread", "+exists", "+pttl"}
 
 // TestLeastPrivilegeACLUser runs every operation (admission, leases,
-// renewal, release flushing, counting, close) as a Redis ACL user with only
+// renewal, release flushing, counting, retry budgets and their
+// publication, route target health, its refresh and restoration, close) as a Redis ACL user with only
 // the documented rules: none of them fails.
 func TestLeastPrivilegeACLUser(t *testing.T) {
 	srv := redistest.Start(t)
@@ -71,7 +73,27 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	if n, err := s.Count(ctx, "set"); err != nil || n != 0 {
 		t.Fatalf("Count after release = %d, %v", n, err)
 	}
-	time.Sleep(100 * time.Millisecond) // the flusher runs
+	budget := s.RetryBudget("p", state.BudgetLimit{MinRetryConcurrency: 1})
+	end := budget.Begin(ctx)
+	release, ok := budget.Retry(ctx)
+	if !ok {
+		t.Fatal("Retry denied")
+	}
+	release()
+	end()
+	now := time.Now()
+	policy := state.OutlierPolicy{Failures: 1, BaseEjection: time.Minute, MaxEjection: time.Minute}
+	if st, err := s.RecordTarget(ctx, "p/m", false, now, policy); err != nil || !st.JustEjected {
+		t.Fatalf("RecordTarget: %+v, %v", st, err)
+	}
+	if st, err := s.TargetStatus(ctx, []string{"p/m", "p/other"}, now); err != nil || !st[0].Ejected {
+		t.Fatalf("TargetStatus: %+v, %v", st, err)
+	}
+	time.Sleep(2 * cfg.HealthCheckInterval) // the view is refreshed
+	if _, err := s.RecordTarget(ctx, "p/m", true, now, policy); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the flushers run
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -727,7 +727,10 @@ type GenerateRequest struct {
 	// lower-case letters, digits, "_" or "-", starting with a letter or
 	// digit; the model name starts with a letter or digit and may contain
 	// letters, digits and . _ : / @ + -. A model that does not fit gets one
-	// violation that says so in words, not the pattern.
+	// violation that says so in words, not the pattern. Split at "/", the
+	// model name has no empty, "." or ".." segment ("g/a//b", "g/a/../b" are
+	// refused): adapters that put the model into a URL path (Gemini) must not
+	// be steered to another path.
 	Model string `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
 	// The conversation so far, oldest first. At least one message.
 	Messages []*Message `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
@@ -826,7 +829,8 @@ type GenerateRequest struct {
 	// `next_provider` and `next_model` name it (with `fallback` set);
 	// `final` names the provider and model that answered. On each target the
 	// retry policy applies afresh; the call's deadline covers every target.
-	// At most 8 entries.
+	// At most 8 entries, each following the rules of `model` (no empty, "."
+	// or ".." segment in a model name).
 	FallbackModels []string `protobuf:"bytes,15,rep,name=fallback_models,json=fallbackModels,proto3" json:"fallback_models,omitempty"`
 	// Free-form labels (a team, a ticket, a feature flag), written to the
 	// call's "finished call" log line as metadata.<key>=<value>, values cut at
@@ -3001,10 +3005,11 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\rResumeRequest\x12*\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tB\v\xbaH\b\xc8\x01\x01r\x03\xb0\x01\x01R\trequestId\x12%\n" +
-	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\"\xd8\f\n" +
-	"\x0fGenerateRequest\x12\xd7\x02\n" +
-	"\x05model\x18\x01 \x01(\tB\xc0\x02\xbaH\xbc\x02\xba\x01\xb0\x02\n" +
-	"\fmodel.format\x12\xd1\x01must be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o: a lower-case name, and for a provider's model a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')\xc8\x01\x01r\x03\x18\x80\x02R\x05model\x12=\n" +
+	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\"\xcc\x0f\n" +
+	"\x0fGenerateRequest\x12\x8c\x04\n" +
+	"\x05model\x18\x01 \x01(\tB\xf5\x03\xbaH\xf1\x03\xba\x01\xb0\x02\n" +
+	"\fmodel.format\x12\xd1\x01must be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o: a lower-case name, and for a provider's model a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')\xba\x01\xb1\x01\n" +
+	"\x13model.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1aJthis == '' || !this.split('/').exists(s, s == '' || s == '.' || s == '..')\xc8\x01\x01r\x03\x18\x80\x02R\x05model\x12=\n" +
 	"\bmessages\x18\x02 \x03(\v2\x14.llmrelay.v1.MessageB\v\xbaH\b\x92\x01\x05\b\x01\x10\x80\bR\bmessages\x12=\n" +
 	"\n" +
 	"generation\x18\x03 \x01(\v2\x1d.llmrelay.v1.GenerationConfigR\n" +
@@ -3019,9 +3024,10 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\t \x01(\tB\v\xbaH\b\xd8\x01\x01r\x03\xb0\x01\x01R\trequestId\x12B\n" +
 	"\x10provider_options\x18\n" +
-	" \x01(\v2\x17.google.protobuf.StructR\x0fproviderOptions\x12\xfe\x01\n" +
-	"\x0ffallback_models\x18\x0f \x03(\tB\xd4\x01\xbaH\xd0\x01\x92\x01\xcc\x01\x10\b\"\xc7\x01\xba\x01\xbe\x01\n" +
-	"\x16fallback_models.format\x12Vmust be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')r\x03\x18\x80\x02R\x0efallbackModels\x12`\n" +
+	" \x01(\v2\x17.google.protobuf.StructR\x0fproviderOptions\x12\xbd\x03\n" +
+	"\x0ffallback_models\x18\x0f \x03(\tB\x93\x03\xbaH\x8f\x03\x92\x01\x8b\x03\x10\b\"\x86\x03\xba\x01\xbe\x01\n" +
+	"\x16fallback_models.format\x12Vmust be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')\xba\x01\xbb\x01\n" +
+	"\x1dfallback_models.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1aJthis == '' || !this.split('/').exists(s, s == '' || s == '.' || s == '..')r\x03\x18\x80\x02R\x0efallbackModels\x12`\n" +
 	"\bmetadata\x18\v \x03(\v2*.llmrelay.v1.GenerateRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\ar\x05\x10\x01(\x80\x01*\x05r\x03(\x80\bR\bmetadata\x12X\n" +
 	"\x13first_event_timeout\x18\f \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
 	"\xaa\x01\a\"\x03\b\x90\x1c*\x00R\x11firstEventTimeout\x12;\n" +

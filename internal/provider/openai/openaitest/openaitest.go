@@ -96,14 +96,19 @@ type Options struct {
 	// Faults says how request n (from 0) fails; requests past its end, and
 	// zero Faults, are served normally.
 	Faults []Fault
+	// Gate, when set, holds every stream after its first content chunk
+	// until Gate is closed (or the client goes away): tests start many
+	// streams and know that none ends before they let it.
+	Gate <-chan struct{}
 	// FaultFor, when set, picks each request's fault instead of Faults. It
 	// is called once per chat completion request, on the request's
 	// goroutine, with the request's number (from 0) and its JSON body; it
 	// must be safe for concurrent use.
 	FaultFor func(n int, body []byte) Fault
 	// Pause, when set, holds every stream after its first Pause.After
-	// content chunks until Pause.Until is closed, as a model pausing
-	// mid-reply would: tests cut a connection at a known point this way.
+	// content chunks until Pause.Until is closed (or the client goes
+	// away), as a model pausing mid-reply would: tests cut a connection at
+	// a known point this way. (Gate is Pause with After 1.)
 	Pause *Pause
 }
 
@@ -235,7 +240,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, f)
 			return
 		}
-		if p := s.opts.Pause; p != nil && i == p.After && !s.hold(r, p.Until) {
+		if i == 1 && s.opts.Gate != nil && !s.await(r, s.opts.Gate) {
+			return
+		}
+		if p := s.opts.Pause; p != nil && i == p.After && !s.await(r, p.Until) {
 			return
 		}
 		if s.opts.ChunkDelay > 0 && !s.wait(r, s.opts.ChunkDelay) {
@@ -290,11 +298,11 @@ func (s *Server) wait(r *http.Request, d time.Duration) bool {
 	return false
 }
 
-// hold waits until until is closed and reports whether the client is
-// still there and the server still open.
-func (s *Server) hold(r *http.Request, until <-chan struct{}) bool {
+// await waits until gate is closed and reports whether the client is still
+// there and the server still open.
+func (s *Server) await(r *http.Request, gate <-chan struct{}) bool {
 	select {
-	case <-until:
+	case <-gate:
 		return true
 	case <-r.Context().Done():
 	case <-s.quit:
