@@ -2,9 +2,7 @@ package scaleout_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"syscall"
@@ -74,39 +72,14 @@ func resumable(id string) *llmrelayv1.GenerateRequest {
 	}
 }
 
-func readEvents(s interface {
-	Recv() (*llmrelayv1.GenerateEvent, error)
-}) ([]*llmrelayv1.GenerateEvent, error) {
-	var evs []*llmrelayv1.GenerateEvent
-	for {
-		ev, err := s.Recv()
-		if errors.Is(err, io.EOF) {
-			return evs, nil
-		}
-		if err != nil {
-			return evs, err
-		}
-		evs = append(evs, ev)
-	}
-}
+var readEvents = servertest.ReadAll
 
-// wantWholeCall checks that evs are one call's events numbered from first
-// with no gap and no duplicate, and, with those before them, its whole
-// reply of chunks deltas and its final.
+// wantWholeCall checks that before and evs, the events of a call read
+// over two streams, are its whole reply of chunks deltas and its final,
+// with no gap and no duplicate.
 func wantWholeCall(t *testing.T, before, evs []*llmrelayv1.GenerateEvent, chunks int) {
 	t.Helper()
-	all := append(append([]*llmrelayv1.GenerateEvent(nil), before...), evs...)
-	var text strings.Builder
-	for i, ev := range all {
-		if ev.GetSequence() != uint64(i+1) {
-			t.Fatalf("event %d has sequence %d: a gap or a duplicate", i, ev.GetSequence())
-		}
-		text.WriteString(ev.GetDelta().GetText())
-	}
-	final := all[len(all)-1].GetFinal()
-	if text.String() != openaitest.Text(chunks) || final.GetMessage().GetContent() != openaitest.Text(chunks) {
-		t.Fatalf("deltas %q, final %v: want the whole reply once", text.String(), final)
-	}
+	servertest.CheckWholeReply(t, append(append([]*llmrelayv1.GenerateEvent(nil), before...), evs...), openaitest.Text(chunks))
 }
 
 // TestResumeOnAnotherReplica is the done-when test across two replicas

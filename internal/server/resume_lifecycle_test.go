@@ -105,11 +105,7 @@ func TestDetachedCallKeepsItsDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 2 {
-		if _, err := gs.Recv(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	recvN(t, gs, 2)
 	cancel()
 	eventually(t, "the call ended at its deadline", func() bool {
 		return metricValue(in, metrics.NameCalls, `code="DeadlineExceeded"`) == "1"
@@ -142,11 +138,7 @@ func TestDetachedCallHoldsItsStreamSlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 2 {
-		if _, err := gs.Recv(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	recvN(t, gs, 2)
 	cancel()
 	eventually(t, "the call detached", func() bool { return metricValue(in, metrics.NameResumeEvents, `event="detached"`) == "1" })
 	_, err = readAllGenerate(keyed(t.Context(), resumeKeyA), in.Client, resumableRequest(uuid.NewString()))
@@ -182,11 +174,7 @@ func TestShutdownDrainsADetachedCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 2 {
-		if _, err := gs.Recv(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	recvN(t, gs, 2)
 	cancel()
 	waitFor := func(name, match, want string) {
 		eventually(t, name+" "+match, func() bool { return metricIn(srv.Metrics().Text(), name, match) == want })

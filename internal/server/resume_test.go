@@ -2,8 +2,6 @@ package server_test
 
 import (
 	"context"
-	"errors"
-	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,48 +75,33 @@ func keyed(ctx context.Context, key string) context.Context {
 // errReason returns the ErrorInfo reason of err.
 func errReason(err error) string { return client.FromError(err).Reason }
 
-// readAll reads s to its end: the events and the error that ended it (nil
-// after a clean end).
-func readAll(s interface {
-	Recv() (*llmrelayv1.GenerateEvent, error)
-}) ([]*llmrelayv1.GenerateEvent, error) {
-	var evs []*llmrelayv1.GenerateEvent
-	for {
+// readAll reads s to its end (servertest.ReadAll).
+var readAll = servertest.ReadAll
+
+// recvN receives n events from s, failing t if it cannot.
+func recvN(t *testing.T, s servertest.Receiver, n int) []*llmrelayv1.GenerateEvent {
+	t.Helper()
+	evs := make([]*llmrelayv1.GenerateEvent, 0, n)
+	for range n {
 		ev, err := s.Recv()
-		if errors.Is(err, io.EOF) {
-			return evs, nil
-		}
 		if err != nil {
-			return evs, err
+			t.Fatalf("after %d events: %v", len(evs), err)
 		}
 		evs = append(evs, ev)
 	}
+	return evs
 }
 
 // checkResumed checks that before and after, the events a client got
 // before its connection dropped and those it resumed, are one call's
-// events numbered 1, 2, 3, ... with no gap and no duplicate, whose deltas
-// are the whole reply of chunks chunks, ending with its final.
+// events with no gap and no duplicate: the whole reply of chunks deltas,
+// then its final, after one attempt.
 func checkResumed(t *testing.T, before, after []*llmrelayv1.GenerateEvent, chunks int) {
 	t.Helper()
 	all := append(append([]*llmrelayv1.GenerateEvent(nil), before...), after...)
-	var text strings.Builder
-	deltas := 0
-	for i, ev := range all {
-		if ev.GetSequence() != uint64(i+1) {
-			t.Fatalf("event %d has sequence %d: a gap or a duplicate", i, ev.GetSequence())
-		}
-		if d := ev.GetDelta(); d != nil {
-			deltas++
-			text.WriteString(d.GetText())
-		}
-	}
-	if deltas != chunks || text.String() != openaitest.Text(chunks) {
-		t.Fatalf("%d deltas reading %q, want %d reading the whole reply", deltas, text.String(), chunks)
-	}
-	final := all[len(all)-1].GetFinal()
-	if final == nil || final.GetMessage().GetContent() != openaitest.Text(chunks) || final.GetAttempts() != 1 {
-		t.Fatalf("last event %v, want the final with the whole reply after one attempt", all[len(all)-1])
+	servertest.CheckWholeReply(t, all, openaitest.Text(chunks))
+	if n := all[len(all)-1].GetFinal().GetAttempts(); n != 1 {
+		t.Fatalf("the final says %d attempts, want 1", n)
 	}
 }
 
@@ -140,14 +123,7 @@ func TestResumeAfterTheConnectionIsCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var before []*llmrelayv1.GenerateEvent
-	for len(before) < 10 {
-		ev, err := gs.Recv()
-		if err != nil {
-			t.Fatalf("after %d events: %v", len(before), err)
-		}
-		before = append(before, ev)
-	}
+	before := recvN(t, gs, 10)
 	if h, _ := gs.Header(); h.Get("llmrelay-resumable")[0] != "true" || h.Get("llmrelay-request-id")[0] != id {
 		t.Fatalf("response headers %v, want the call resumable under its id", h)
 	}
@@ -361,11 +337,7 @@ func TestRepeatedGenerateAttachesToTheCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 4 {
-		if _, err := first.Recv(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	recvN(t, first, 4)
 	var wg sync.WaitGroup
 	var again []*llmrelayv1.GenerateEvent
 	var againErr error
@@ -440,11 +412,7 @@ func TestAbandonedCallEndsAfterTheGracePeriod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 5 {
-		if _, err := gs.Recv(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	recvN(t, gs, 5)
 	cancel() // the client goes away
 	eventually(t, "the call detached", func() bool { return metricValue(in, metrics.NameResumeEvents, `event="detached"`) == "1" })
 	if n := up.OpenStreams(); n != 1 {
@@ -525,11 +493,7 @@ func TestFullCallWithoutReaderIsCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
-		if _, err := gs.Recv(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	recvN(t, gs, 3)
 	cancel()
 	eventually(t, "the call detached", func() bool { return metricValue(in, metrics.NameResumeEvents, `event="detached"`) == "1" })
 	close(release)
