@@ -162,6 +162,22 @@ func TestResumeAfterTheConnectionIsCut(t *testing.T) {
 	if n := up.Requests(); n != 1 {
 		t.Fatalf("after the replay the upstream saw %d requests, want 1", n)
 	}
+
+	// The Go client's Resume, after event 20: the last five deltas and the
+	// final, as an application that kept the call's id would get them.
+	c, err := client.New(proxy.Addr(), client.WithInsecure(), client.WithAPIKey(resumeKeyA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cs, err := c.Resume(t.Context(), id, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail, err := readAll(cs)
+	if err != nil || len(tail) != 6 || tail[0].GetSequence() != 21 || tail[5].GetFinal() == nil {
+		t.Fatalf("client.Resume after 20: %d events from %v, %v; want events 21 to 26", len(tail), tail[:min(1, len(tail))], err)
+	}
 }
 
 // TestGoClientResumesByItself: the Go client package, through the same
@@ -498,9 +514,7 @@ func TestFullCallWithoutReaderIsCancelled(t *testing.T) {
 	eventually(t, "the call detached", func() bool { return metricValue(in, metrics.NameResumeEvents, `event="detached"`) == "1" })
 	close(release)
 	eventually(t, "the call ended", func() bool { return metricValue(in, metrics.NameCalls, `code="ResourceExhausted"`) == "1" })
-	if up.OpenStreams() != 0 {
-		t.Fatal("the upstream request is still open")
-	}
+	eventually(t, "the upstream request closed", func() bool { return up.OpenStreams() == 0 })
 	rs, err := in.Client.Resume(keyed(t.Context(), resumeKeyA), &llmrelayv1.ResumeRequest{RequestId: id, AfterSequence: 3})
 	if err == nil {
 		_, err = readAll(rs)

@@ -4,10 +4,11 @@
 // (internal/hook: the route's defaults among them), has each target's
 // provider validate the request, runs the call's attempt plan
 // (internal/retry's Plan) and turns each provider event into a
-// GenerateEvent, numbered by one emitter. Retry and fallback decisions
-// live in internal/retry, target order and health in internal/route,
-// classification in the provider adapters and status mapping in
-// internal/apierr.
+// GenerateEvent, numbered by one emitter; a resumable call's events also
+// go to its event log, which Resume replays (internal/resume). Retry and
+// fallback decisions live in internal/retry, target order and health in
+// internal/route, classification in the provider adapters and status
+// mapping in internal/apierr.
 package service
 
 import (
