@@ -1,0 +1,72 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+)
+
+// wildcard in an expected output stands for any run of characters: within
+// one line in text mode, anywhere in json mode.
+const wildcard = "…"
+
+// matches reports whether actual is the expected output.
+//
+// Text mode compares line by line, ignoring trailing spaces and blank lines
+// at the start and the end. JSON mode (for grpcurl's output, which prints
+// each message over several lines) first removes every space, tab and line
+// break outside string literals from both, so the documentation may lay
+// each message out on one line, or wrap it where it likes.
+func matches(expected, actual string, jsonMode bool) bool {
+	if jsonMode {
+		return wildcardMatch(stripJSONSpace(expected), stripJSONSpace(actual), `(?s:.*?)`)
+	}
+	return wildcardMatch(normalizeText(expected), normalizeText(actual), `[^\n]*?`)
+}
+
+func wildcardMatch(pattern, s, any string) bool {
+	parts := strings.Split(pattern, wildcard)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	re, err := regexp.Compile(`^` + strings.Join(parts, any) + `$`)
+	if err != nil {
+		return false
+	}
+	return re.MatchString(s)
+}
+
+// normalizeText trims the spaces at the end of each line and the blank
+// lines at the start and the end.
+func normalizeText(s string) string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.Trim(strings.Join(lines, "\n"), "\n")
+}
+
+// stripJSONSpace removes the whitespace outside JSON string literals.
+func stripJSONSpace(s string) string {
+	var b strings.Builder
+	inString, escaped := false, false
+	for _, r := range s {
+		switch {
+		case inString:
+			b.WriteRune(r)
+			if escaped {
+				escaped = false
+			} else if r == '\\' {
+				escaped = true
+			} else if r == '"' {
+				inString = false
+			}
+		case r == '"':
+			inString = true
+			b.WriteRune(r)
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
