@@ -196,7 +196,8 @@ func (r *runner) runBlock(where, work string, b *block, s *server) {
 			cmd.Dir = r.repo
 		}
 	}
-	cmd.Env = r.env()
+	// The examples read the server's address from $LLMRELAY_ADDR.
+	cmd.Env = append(r.env(), "LLMRELAY_ADDR="+s.listen)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
@@ -226,7 +227,7 @@ func (r *runner) runBlock(where, work string, b *block, s *server) {
 		return
 	}
 	if b.hasOutput && !matches(b.output, actual, b.jsonMode) {
-		r.fail(where, fmt.Sprintf("the output differs from the one shown at %s:%d", b.file, b.outputLine), actual)
+		r.fail(where, fmt.Sprintf("the output differs from the one shown at %s:%d; %s", b.file, b.outputLine, firstDifference(b.output, actual, b.jsonMode)), actual)
 		return
 	}
 	r.passed++
@@ -244,8 +245,9 @@ func (r *runner) fail(where, why, output string) {
 	}
 }
 
-// env is the environment blocks run in: the built llmrelay first on PATH,
-// and no LLMRELAY_* setting of the caller's.
+// env is the environment blocks and servers run in: the built llmrelay and
+// grpcurl first on PATH, and none of the caller's LLMRELAY_* or OTEL_*
+// settings.
 func (r *runner) env() []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -275,7 +277,12 @@ var (
 func (r *runner) startServer(work, name string) (*server, error) {
 	args := []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"}
 	if name != "" {
-		args = append([]string{"--config", filepath.Join(work, name)}, args...)
+		// A file a block of the same page saved, or one in the repository.
+		path := filepath.Join(work, name)
+		if _, err := os.Stat(path); err != nil {
+			path = filepath.Join(r.repo, name)
+		}
+		args = append([]string{"--config", path}, args...)
 	}
 	cmd := exec.Command(filepath.Join(r.bin, "llmrelay"), args...)
 	cmd.Dir = work

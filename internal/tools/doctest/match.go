@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -69,4 +70,28 @@ func stripJSONSpace(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// firstDifference shows where actual stops following expected: the text of
+// each from there, for the failure message. Past a wildcard it gives up.
+func firstDifference(expected, actual string, jsonMode bool) string {
+	if jsonMode {
+		expected, actual = stripJSONSpace(expected), stripJSONSpace(actual)
+	} else {
+		expected, actual = normalizeText(expected), normalizeText(actual)
+	}
+	e, a := []rune(expected), []rune(actual)
+	i := 0
+	for i < len(e) && i < len(a) && e[i] == a[i] {
+		i++
+	}
+	if i < len(e) && string(e[i]) == wildcard {
+		return "the output matches up to a wildcard; the difference is after it"
+	}
+	snippet := func(r []rune) string {
+		start := max(0, i-40)
+		end := min(len(r), i+60)
+		return string(r[start:end])
+	}
+	return fmt.Sprintf("first difference at character %d:\n       shown: …%s\n     printed: …%s", i, snippet(e), snippet(a))
 }
