@@ -7,7 +7,8 @@ import (
 )
 
 // wildcard in an expected output stands for any run of characters: within
-// one line in text mode, anywhere in json mode.
+// one line in text mode (a line holding only the wildcard stands for one or
+// more whole lines), anywhere in json mode.
 const wildcard = "…"
 
 // matches reports whether actual is the expected output.
@@ -21,15 +22,35 @@ func matches(expected, actual string, jsonMode bool) bool {
 	if jsonMode {
 		return wildcardMatch(stripJSONSpace(expected), stripJSONSpace(actual), `(?s:.*?)`)
 	}
-	return wildcardMatch(normalizeText(expected), normalizeText(actual), `[^\n]*?`)
+	// Line by line, each with its line break; a line holding only the
+	// wildcard stands for one or more lines.
+	var pattern strings.Builder
+	for _, l := range strings.Split(normalizeText(expected), "\n") {
+		if l == wildcard {
+			pattern.WriteString(`(?:[^\n]*\n)+?`)
+			continue
+		}
+		pattern.WriteString(wildcardPattern(l, `[^\n]*?`) + `\n`)
+	}
+	return regexpMatch(pattern.String(), normalizeText(actual)+"\n")
 }
 
 func wildcardMatch(pattern, s, any string) bool {
+	return regexpMatch(wildcardPattern(pattern, any), s)
+}
+
+// wildcardPattern is a regular expression matching pattern literally, with
+// any in place of each wildcard.
+func wildcardPattern(pattern, any string) string {
 	parts := strings.Split(pattern, wildcard)
 	for i, p := range parts {
 		parts[i] = regexp.QuoteMeta(p)
 	}
-	re, err := regexp.Compile(`^` + strings.Join(parts, any) + `$`)
+	return strings.Join(parts, any)
+}
+
+func regexpMatch(pattern, s string) bool {
+	re, err := regexp.Compile(`^` + pattern + `$`)
 	if err != nil {
 		return false
 	}
