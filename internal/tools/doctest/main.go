@@ -1,7 +1,7 @@
 // Command doctest runs the code blocks of the documentation that are marked
 // runnable and compares what they print with the output the documentation
 // shows (make test-docs). How to mark a block, and what is normalised, is in
-// CONTRIBUTING.md ("Runnable documentation").
+// docs/testing.md ("Runnable documentation").
 //
 // It builds llmrelay and grpcurl (at the version go.mod pins) once, and
 // starts a server for each Markdown file that needs one: the embedded
@@ -41,7 +41,7 @@ func main() {
 	run := flag.String("run", "", "run only the blocks whose FILE:LINE matches this regular expression")
 	verbose := flag.Bool("v", false, "print every block's output")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: doctest [-run REGEXP] [-v] FILE.md...\n\nRuns the documentation's blocks marked <!-- test-docs --> (see CONTRIBUTING.md).\n")
+		fmt.Fprintf(os.Stderr, "usage: doctest [-run REGEXP] [-v] FILE.md...\n\nRuns the documentation's blocks marked <!-- test-docs --> (see docs/testing.md).\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
