@@ -183,7 +183,7 @@ test-clients: client-tools ## Run the Go, TypeScript and Python examples and grp
 	scripts/test-clients.sh
 
 .PHONY: test-docs
-test-docs: ## Run the README's and docs/'s blocks marked <!-- test-docs --> against a freshly built server and compare their output (docs/testing.md).
+test-docs: client-tools ## Run the README's and docs/'s blocks marked <!-- test-docs --> against a freshly built server and compare their output (docs/testing.md).
 	$(GO) run ./internal/tools/doctest README.md CONTRIBUTING.md docs/*.md
 
 .PHONY: clean

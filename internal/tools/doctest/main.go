@@ -14,6 +14,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -175,6 +176,7 @@ func (r *runner) runBlock(where, work string, b *block, s *server) {
 	ctx, cancel := context.WithTimeout(context.Background(), blockTimeout)
 	defer cancel()
 	var cmd *exec.Cmd
+	var extraEnv []string
 	switch b.lang {
 	case "go":
 		dir := filepath.Join(r.tmp, "go", fmt.Sprintf("%s_%d", filepath.Base(b.file), b.line))
@@ -189,6 +191,18 @@ func (r *runner) runBlock(where, work string, b *block, s *server) {
 		}
 		cmd = exec.CommandContext(ctx, "go", "run", main)
 		cmd.Dir = r.repo
+	case "python":
+		// As the clients' page says: from the repository's root, with the
+		// generated code on the path, by the Python the Debian packages are for.
+		file := filepath.Join(r.tmp, fmt.Sprintf("%s_%d.py", filepath.Base(b.file), b.line))
+		if err := os.WriteFile(file, []byte(code), 0o644); err != nil {
+			r.fail(where, err.Error(), "")
+			return
+		}
+		python := cmp.Or(os.Getenv("PYTHON"), "/usr/bin/python3")
+		cmd = exec.CommandContext(ctx, python, file)
+		cmd.Dir = r.repo
+		extraEnv = append(extraEnv, "PYTHONPATH="+filepath.Join(r.repo, "gen", "python"))
 	default:
 		cmd = exec.CommandContext(ctx, "bash", "-c", "set -eo pipefail\n"+code)
 		cmd.Dir = work
@@ -197,7 +211,7 @@ func (r *runner) runBlock(where, work string, b *block, s *server) {
 		}
 	}
 	// The examples read the server's address from $LLMRELAY_ADDR.
-	cmd.Env = append(r.env(), "LLMRELAY_ADDR="+s.listen)
+	cmd.Env = append(append(r.env(), "LLMRELAY_ADDR="+s.listen), extraEnv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second

@@ -112,7 +112,7 @@ func parse(path, text string) ([]*block, error) {
 		switch {
 		case b.saveAs != "":
 		case info == "sh" || info == "console" || info == "shell" || info == "bash":
-		case info == "go":
+		case info == "go" || info == "python":
 		default:
 			return nil, fmt.Errorf("%s:%d: a %q block can only be saved (file=NAME), not run", path, start, info)
 		}
