@@ -84,7 +84,7 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 	}
 	rt.service = service.New(service.Deps{
 		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
-		Budgets: rt.budgets,
+		Budgets: rt.budgets, Latencies: s.latencies,
 	})
 	links, err := s.interceptorChain(rt)
 	if err != nil {

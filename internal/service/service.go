@@ -50,6 +50,7 @@ type Service struct {
 	metrics   *metrics.Metrics
 	limits    retry.Limits
 	budgets   *retry.Budgets
+	latencies *retry.Latencies
 	timer     retry.Timer
 	// schemas compiles and caches structured-output schemas; schemaCfg
 	// bounds them and the re-asks.
@@ -84,6 +85,10 @@ type Deps struct {
 	// Config (none when the budget is off). The server passes its own, so
 	// that a config reload keeps counting what is in flight.
 	Budgets *retry.Budgets
+	// Latencies are the targets' recent times to first delta, which
+	// adaptive hedging delays follow; nil starts an empty record. The
+	// server passes its own, kept across reloads.
+	Latencies *retry.Latencies
 }
 
 // New returns a Service.
@@ -108,6 +113,10 @@ func New(d Deps) *Service {
 	s.budgets = d.Budgets
 	if s.budgets == nil {
 		s.budgets = NewBudgets(d.Config)
+	}
+	s.latencies = d.Latencies
+	if s.latencies == nil {
+		s.latencies = retry.NewLatencies()
 	}
 	return s
 }
@@ -327,6 +336,10 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 			}
 		}
 	}
+	hedging, err := s.limits.Hedging(hedgeRequest(req.GetHedging()))
+	if err != nil {
+		return c, err
+	}
 	rp := req.GetRetry()
 	deadline, _ := ctx.Deadline()
 	c.plan = retry.NewPlan(retry.PlanConfig{
@@ -342,8 +355,23 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 		Health:    s.routes,
 		Deadline:  deadline,
 		MaxReasks: c.so.maxReasks(),
+		Hedging:   hedging,
+		Latencies: s.latencies,
 	})
 	return c, nil
+}
+
+// hedgeRequest reads a request's hedging policy.
+func hedgeRequest(h *llmrelayv1.HedgePolicy) retry.HedgeRequest {
+	if h == nil {
+		return retry.HedgeRequest{}
+	}
+	r := retry.HedgeRequest{Set: true, After: h.GetHedgeAfter().AsDuration(), Adaptive: h.GetAdaptive(), Target: retry.HedgeTarget(h.GetTarget())}
+	if h.MaxHedges != nil {
+		n := int(h.GetMaxHedges())
+		r.MaxHedges = &n
+	}
+	return r
 }
 
 // providerName returns the configured name of the provider the call's
@@ -375,12 +403,20 @@ func (c *call) recordAnnotations() {
 	}
 }
 
-// attempts returns the attempts the call made.
+// attempts returns the attempts the call made, hedges included.
 func (c *call) attempts() int {
 	if c.plan == nil {
 		return 0
 	}
 	return c.plan.Attempts()
+}
+
+// hedges returns how many of the call's attempts were hedges.
+func (c *call) hedges() int {
+	if c.plan == nil {
+		return 0
+	}
+	return c.plan.Hedges()
 }
 
 // addToolCall folds a tool-call fragment into the result's calls.
@@ -430,7 +466,7 @@ func (r *attemptResult) providerReasoning() []provider.Reasoning {
 
 // sendFinal sends the call's Final: the successful attempt's message (its
 // text, reasoning, tool calls and refusal), with the usage of every
-// attempt, the provider, model and route that answered, for structured
+// attempt (cancelled hedges included), how many attempts and hedges ran, the provider, model and route that answered, for structured
 // output the object and the validation retries and errors, and the
 // annotations of the hooks, which run just before.
 func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
@@ -448,6 +484,7 @@ func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
 		FinishReason: finishReason(res.finish),
 		Usage:        usage(c.usage),
 		Attempts:     uint32(c.plan.Attempts()),
+		Hedges:       uint32(c.plan.Hedges()),
 		Provider:     c.providerName(),
 		Model:        c.plan.Target().Model,
 		Route:        c.routeName(),
@@ -456,7 +493,7 @@ func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
 	c.svc.hooks.After(ctx, c.hook, final)
 	final.Annotations = c.hook.Annotations()
 	c.out.stopHeartbeat() // nothing follows the final
-	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(c.plan.Attempts()), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
+	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(res.attempt), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
 }
 
 // fail logs the error with the request id and returns its status. The
