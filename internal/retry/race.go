@@ -395,4 +395,3 @@ func after(timer Timer, d time.Duration) (<-chan time.Time, func()) {
 	t := time.NewTimer(d)
 	return t.C, func() { t.Stop() }
 }
-

@@ -204,8 +204,8 @@ type attemptResult struct {
 	// attempt is the attempt's number, set once it succeeded.
 	attempt int
 	// sctx is the attempt's context, with its span (span).
-	sctx context.Context
-	span telemetry.Span
+	sctx      context.Context
+	span      telemetry.Span
 	text      strings.Builder
 	toolCalls []*llmrelayv1.ToolCall
 	reasoning []*reasoningBlock
