@@ -18,6 +18,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
@@ -179,8 +180,8 @@ func TestReasoningWinsTheRace(t *testing.T) {
 		`delta a1 "slow"`,
 		`final a1 attempts=2 "slow"`,
 	})
-	if !cancelled(up) {
-		t.Error("the hedge was not cancelled when the reasoning came")
+	if err := up.cause(2); !errors.Is(err, retry.ErrLost) {
+		t.Errorf("the hedge's context ended with %v, want ErrLost: cancelled as the reasoning came", err)
 	}
 }
 

@@ -296,6 +296,7 @@ type scriptedProvider struct {
 	mu       sync.Mutex
 	requests []provider.Request
 	arrived  map[int]chan struct{}
+	contexts map[int]context.Context // each attempt number's last context
 }
 
 func newScripted(t testing.TB, steps ...step) *scriptedProvider {
@@ -304,7 +305,7 @@ func newScripted(t testing.TB, steps ...step) *scriptedProvider {
 
 // newScriptedAt is newScripted for a provider whose base_url is url.
 func newScriptedAt(t testing.TB, url string, steps ...step) *scriptedProvider {
-	p := &scriptedProvider{steps: steps, cancelled: make(chan struct{}), arrived: map[int]chan struct{}{}}
+	p := &scriptedProvider{steps: steps, cancelled: make(chan struct{}), arrived: map[int]chan struct{}{}, contexts: map[int]context.Context{}}
 	scripted.Store(url, p)
 	t.Cleanup(func() { scripted.Delete(url) })
 	return p
@@ -328,6 +329,7 @@ func (p *scriptedProvider) Stream(ctx context.Context, req *provider.Request) (p
 	r := *req
 	r.Messages = slices.Clone(req.Messages)
 	p.requests = append(p.requests, r)
+	p.contexts[req.Attempt] = ctx
 	select {
 	case <-p.arrived[req.Attempt]: // another call's attempt of the same number
 	default:
@@ -338,6 +340,17 @@ func (p *scriptedProvider) Stream(ctx context.Context, req *provider.Request) (p
 		return nil, &provider.Error{Kind: provider.KindHTTP, Status: 400, Message: "no step left in the script"}
 	}
 	return &scriptedStream{p: p, ctx: ctx, step: p.steps[req.Attempt-1]}, nil
+}
+
+// cause returns why attempt n's context ended (nil: it did not, or n
+// never arrived).
+func (p *scriptedProvider) cause(n int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ctx := p.contexts[n]; ctx != nil {
+		return context.Cause(ctx)
+	}
+	return nil
 }
 
 // Requests returns the requests received so far.
