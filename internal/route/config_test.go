@@ -51,9 +51,13 @@ func TestCheck(t *testing.T) {
 		{"adaptive hedging without a delay", func(c *route.Config) { c.Defaults.Hedging = &route.HedgingDefaults{Adaptive: true} }, ""},
 		{"hedging without a delay", func(c *route.Config) { c.Defaults.Hedging = &route.HedgingDefaults{MaxHedges: 1} },
 			"routes[0].defaults.hedging.hedge_after: required unless adaptive is true"},
-		{"three hedges", func(c *route.Config) { c.Defaults.Hedging = &route.HedgingDefaults{HedgeAfter: time.Second, MaxHedges: 3} },
+		{"three hedges", func(c *route.Config) {
+			c.Defaults.Hedging = &route.HedgingDefaults{HedgeAfter: time.Second, MaxHedges: 3}
+		},
 			"routes[0].defaults.hedging.max_hedges: 3 is not 1 or 2"},
-		{"a hedge target", func(c *route.Config) { c.Defaults.Hedging = &route.HedgingDefaults{HedgeAfter: time.Second, Target: "other"} },
+		{"a hedge target", func(c *route.Config) {
+			c.Defaults.Hedging = &route.HedgingDefaults{HedgeAfter: time.Second, Target: "other"}
+		},
 			`routes[0].defaults.hedging.target: "other" is not same or next`},
 	}
 	for _, tt := range tests {
