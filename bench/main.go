@@ -7,7 +7,10 @@
 //	go run ./bench [-llmrelay bin/llmrelay] [-n 2000] [-d 6s] [-hold 10000]
 //
 // It also measures hedging: the same calls, unhedged and hedged, against
-// an upstream whose first byte has a long tail (-hedge-n, -hedge-after).
+// an upstream whose first byte has a long tail (-hedge-n, -hedge-after),
+// and the issue's case: hedged calls whose first request takes 2s to its
+// first byte and whose hedge takes 50ms, hedge_after 200ms (-hedge-n/10+1
+// calls).
 //
 // `make bench` builds the server and runs it. With -cpuprofile, llmrelay
 // runs in this process instead and only the concurrency-8 relayed load is
@@ -68,7 +71,7 @@ func main() {
 	flag.StringVar(&o.memprofile, "memprofile", "", "with -cpuprofile: also write an allocation profile to this file")
 	flag.StringVar(&o.heapprofile, "heapprofile", "", "run llmrelay in-process, hold -hold slow streams open and write a heap profile with them all open to this file")
 	flag.StringVar(&o.relayEnv, "relay-env", "", "extra environment for the llmrelay process, e.g. GOGC=200 (comma-separated)")
-	flag.IntVar(&o.hedgeN, "hedge-n", 300, "calls of each kind, unhedged and hedged, against the long-tail upstream (0: skip)")
+	flag.IntVar(&o.hedgeN, "hedge-n", 300, "calls of each kind (unhedged, one hedge, two hedges) against the long-tail upstream (0: skip)")
 	flag.DurationVar(&o.hedgeAfter, "hedge-after", 100*time.Millisecond, "hedge_after of the hedged calls")
 	levels := flag.String("c", "1,8,64", "concurrency levels of the throughput measurements")
 	flag.BoolVar(&o.description, "machine", true, "print the machine's description (nproc, lscpu, go version) first")
@@ -105,7 +108,7 @@ func run(ctx context.Context, o options) error {
 	defer fast.Close()
 	slow := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, ChunkDelay: o.holdDelay})
 	defer slow.Close()
-	tail := tailUpstream(o.chunks)
+	tail := newTailUpstream(o.chunks)
 	defer tail.Close()
 
 	if o.cpuprofile != "" || o.heapprofile != "" {
@@ -148,9 +151,12 @@ func run(ctx context.Context, o options) error {
 	rep.insideCall, rep.insideFirstDelta = inside(before, after)
 
 	if o.hedgeN > 0 {
-		fmt.Printf("%d calls unhedged and %d hedged against a long-tail upstream...\n", o.hedgeN, o.hedgeN)
+		fmt.Printf("%d calls each, unhedged and hedged, against a long-tail upstream...\n", o.hedgeN)
 		h := measureHedging(ctx, llmrelayv1.NewLLMServiceClient(conn), tail, o.hedgeN, o.hedgeAfter, want)
 		rep.hedge = &h
+		fmt.Printf("%d hedged calls whose first request is slow...\n", o.hedgeN/10+1)
+		sf := measureSlowFirst(ctx, llmrelayv1.NewLLMServiceClient(conn), tail, o.hedgeN/10+1, want)
+		rep.slowFirst = &sf
 	}
 
 	for _, c := range o.levels {

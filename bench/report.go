@@ -58,6 +58,7 @@ type report struct {
 	loads                        []loadRow
 	held                         *held
 	hedge                        *hedgeReport
+	slowFirst                    *slowFirstReport
 }
 
 func (rep report) print(w io.Writer) {
@@ -90,6 +91,9 @@ func (rep report) print(w io.Writer) {
 
 	if rep.hedge != nil {
 		rep.hedge.print(w)
+	}
+	if rep.slowFirst != nil {
+		rep.slowFirst.print(w)
 	}
 
 	fmt.Fprintln(w, "\n### Throughput (streams/s)")
