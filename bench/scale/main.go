@@ -72,7 +72,7 @@ func run(ctx context.Context, bin string, n int) error {
 	printMachine(redisBin)
 
 	fmt.Printf("\nstate store operations, in-process, %d each (one API key: rate and stream lease)\n", n)
-	fmt.Printf("  %-34s %9s %9s %9s\n", "", "p50", "p90", "p99")
+	fmt.Printf("  %-42s %9s %9s %9s\n", "", "p50", "p90", "p99")
 	memAdmit, redisAdmit, redisRelease, err := storeOps(ctx, rs.Addr, n)
 	if err != nil {
 		return err
@@ -80,6 +80,22 @@ func run(ctx context.Context, bin string, n int) error {
 	row("memory Admit", memAdmit)
 	row("redis Admit (one round trip)", redisAdmit)
 	row("redis Lease.Release", redisRelease)
+	shared, err := sharedOps(ctx, rs.Addr, n)
+	if err != nil {
+		return err
+	}
+	for _, r := range shared {
+		row(r.name, r.d)
+	}
+	memBegin, redisBegin := beginMeans(ctx, rs.Addr)
+	fmt.Printf("  budget Begin + end, mean of %d: memory %.0f ns, redis %.0f ns (no round trip)\n", beginLoops, memBegin, redisBegin)
+	const callers = 64
+	decisions, scripts, err := concurrentRetries(ctx, rs.Addr, callers, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  redis budget Retry, %d callers at once for 2s: %d decisions in %d scripts (%.1f per round trip; scripts include the publisher's)\n",
+		callers, decisions, scripts, float64(decisions)/float64(max(scripts, 1)))
 
 	mem, err := startRelay(ctx, bin, dir, "memory", "")
 	if err != nil {
@@ -93,12 +109,13 @@ func run(ctx context.Context, bin string, n int) error {
 	defer red.kill()
 
 	fmt.Printf("\nllmrelay calls, concurrency 1, alternating between the two servers, %d each\n", n)
-	fmt.Printf("  %-34s %9s %9s %9s\n", "", "p50", "p90", "p99")
+	fmt.Printf("  %-42s %9s %9s %9s\n", "", "p50", "p90", "p99")
 	calls := []struct {
 		name string
 		call func(context.Context, llmrelayv1.LLMServiceClient) error
 	}{
 		{"Generate (rate + stream lease)", generate},
+		{"Generate via a route (+ health)", generateRoute},
 		{"ListModels (rate)", listModels},
 	}
 	var summary []string
@@ -123,7 +140,11 @@ func run(ctx context.Context, bin string, n int) error {
 		row(c.name+", memory", m)
 		row(c.name+", redis", r)
 		added := pct(r, 50) - pct(m, 50)
-		summary = append(summary, fmt.Sprintf("%s %+.3f ms", strings.Fields(c.name)[0], ms(added)))
+		name := strings.Fields(c.name)[0]
+		if strings.Contains(c.name, "route") {
+			name += " via a route"
+		}
+		summary = append(summary, fmt.Sprintf("%s %+.3f ms", name, ms(added)))
 	}
 	fmt.Printf("\nadded by the redis store per call, p50: %s (target: under 0.3 ms)\n", strings.Join(summary, ", "))
 	return nil
@@ -173,10 +194,14 @@ func withKey(ctx context.Context) context.Context {
 }
 
 func generate(ctx context.Context, c llmrelayv1.LLMServiceClient) error {
-	gs, err := c.Generate(withKey(ctx), &llmrelayv1.GenerateRequest{
+	return drain(c.Generate(withKey(ctx), &llmrelayv1.GenerateRequest{
 		Model:    "mock/echo",
 		Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "one two three four"}},
-	})
+	}))
+}
+
+// drain reads a Generate stream to its end.
+func drain(gs grpc.ServerStreamingClient[llmrelayv1.GenerateEvent], err error) error {
 	if err != nil {
 		return err
 	}
@@ -188,6 +213,15 @@ func generate(ctx context.Context, c llmrelayv1.LLMServiceClient) error {
 			return err
 		}
 	}
+}
+
+// generateRoute calls the route "echo", whose one target is mock/echo: the
+// route's target health is read and the success recorded.
+func generateRoute(ctx context.Context, c llmrelayv1.LLMServiceClient) error {
+	return drain(c.Generate(withKey(ctx), &llmrelayv1.GenerateRequest{
+		Model:    "echo",
+		Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "one two three four"}},
+	}))
 }
 
 func listModels(ctx context.Context, c llmrelayv1.LLMServiceClient) error {
@@ -222,6 +256,8 @@ log: {level: warn}
 auth:
   keys:
     - {name: bench, sha256: %s, scopes: [generate, models.list], models: ["*"], requests_per_second: 1000000, burst: 1000000, max_concurrent_streams: 1000}
+routes:
+  - {name: echo, targets: [{model: mock/echo}]}
 state:
   store: %s
 `, addr, auth.HashKey(apiKey), store)
@@ -268,7 +304,7 @@ func pct(d []time.Duration, p int) time.Duration {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func row(name string, d []time.Duration) {
-	fmt.Printf("  %-34s %7.3fms %7.3fms %7.3fms\n", name, ms(pct(d, 50)), ms(pct(d, 90)), ms(pct(d, 99)))
+	fmt.Printf("  %-42s %7.3fms %7.3fms %7.3fms\n", name, ms(pct(d, 50)), ms(pct(d, 90)), ms(pct(d, 99)))
 }
 
 func printMachine(redisBin string) {

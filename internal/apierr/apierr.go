@@ -21,7 +21,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/protoadapt"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -62,7 +61,10 @@ const (
 	ReasonCancelled                   = "CANCELLED"
 	ReasonDeadlineExceeded            = "DEADLINE_EXCEEDED"
 	ReasonShuttingDown                = "SERVER_SHUTTING_DOWN"
-	ReasonInternal                    = "INTERNAL"
+	// ReasonStateStoreUnavailable: the shared state store (Redis) is
+	// unreachable (UNAVAILABLE, with RetryInfo).
+	ReasonStateStoreUnavailable = "STATE_STORE_UNAVAILABLE"
+	ReasonInternal              = "INTERNAL"
 	// ReasonRefusedByHook is the reason of a call a server hook refused
 	// without naming a reason of its own.
 	ReasonRefusedByHook = "REFUSED_BY_HOOK"
@@ -116,25 +118,6 @@ func (e *Error) Error() string {
 
 // Unwrap returns the internal cause.
 func (e *Error) Unwrap() error { return e.Cause }
-
-// GRPCStatus builds the status with its details.
-func (e *Error) GRPCStatus() *status.Status {
-	st := status.New(e.Code, e.Message)
-	details := make([]protoadapt.MessageV1, 0, 3+len(e.Extra))
-	details = append(details, &errdetails.ErrorInfo{Reason: e.Reason, Domain: Domain, Metadata: e.Metadata})
-	if e.RetryAfter > 0 {
-		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(e.RetryAfter)})
-	}
-	if len(e.FieldViolations) > 0 {
-		details = append(details, &errdetails.BadRequest{FieldViolations: e.FieldViolations})
-	}
-	details = append(details, e.Extra...)
-	withDetails, err := st.WithDetails(details...)
-	if err != nil {
-		return st
-	}
-	return withDetails
-}
 
 // resolutionError maps a model that does not resolve: INVALID_ARGUMENT with
 // a BadRequest on its field (`model`, or `fallback_models[i]` when a

@@ -10,10 +10,6 @@ import (
 	"github.com/llmrelay/llmrelay/internal/retry"
 )
 
-// maxProviderMessage bounds the provider's own message quoted to the caller
-// when the provider rejected the request.
-const maxProviderMessage = 512
-
 // FromFailure turns a call whose attempts failed into its status. The code
 // follows what the last failure was:
 //
@@ -55,7 +51,9 @@ func FromFailure(f *retry.Failure) *Error {
 		Cause:    f,
 	}
 	if (c.Class == provider.ClassRejected || c.Class == provider.ClassNotFound) && c.Provider != nil && c.Provider.Message != "" {
-		e.Message += ": " + truncate(c.Provider.Message, maxProviderMessage)
+		// Only the message the adapter parsed from the provider's error
+		// format, cleaned and bounded: never a raw body.
+		e.Message += ": " + provider.CleanText(c.Provider.Message, provider.MaxMessageLen)
 	}
 	e.Message += "; " + describeStop(f)
 	if c.HasHint && c.Class.Transient() && f.Stop != retry.StopNotRetryable {
@@ -168,17 +166,21 @@ func describeStop(f *retry.Failure) string {
 // public message.
 func describeProvider(c retry.Classification) string {
 	pe := c.Provider
-	if pe == nil || (pe.Status == 0 && pe.Type == "") {
+	if pe == nil {
+		return ""
+	}
+	typ := provider.CleanText(pe.Type, provider.MaxTypeLen)
+	if pe.Status == 0 && typ == "" {
 		return ""
 	}
 	s := " ("
 	if pe.Status != 0 {
 		s += "HTTP " + strconv.Itoa(pe.Status)
-		if pe.Type != "" {
+		if typ != "" {
 			s += ", "
 		}
 	}
-	return s + pe.Type + ")"
+	return s + typ + ")"
 }
 
 func failureMetadata(f *retry.Failure) map[string]string {
@@ -193,19 +195,9 @@ func providerMetadata(c retry.Classification, providerName string) map[string]st
 		if pe.Status != 0 {
 			md["provider_status"] = strconv.Itoa(pe.Status)
 		}
-		if pe.Type != "" {
-			md["provider_error_type"] = pe.Type
+		if typ := provider.CleanText(pe.Type, provider.MaxTypeLen); typ != "" {
+			md["provider_error_type"] = typ
 		}
 	}
 	return md
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 { // do not cut a UTF-8 sequence
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -140,6 +140,15 @@ func TestFromFailureMessage(t *testing.T) {
 	if m := apierr.FromFailure(failure(long, retry.StopNotRetryable, 1)).Message; len(m) > 700 || !strings.Contains(m, "…") {
 		t.Errorf("a long provider message is not truncated: %d bytes", len(m))
 	}
+	// An adapter's in-stream error is quoted cleaned too: no control
+	// characters reach the grpc-message trailer.
+	dirty := httpErr(400, "invalid\r\nrequest")
+	dirty.Message = "line one\r\nline two\x00"
+	e := apierr.FromFailure(failure(dirty, retry.StopNotRetryable, 1))
+	if strings.ContainsAny(e.Message, "\r\n\x00") || !strings.Contains(e.Message, "line one line two") ||
+		e.Metadata["provider_error_type"] != "invalid request" {
+		t.Errorf("message %q, metadata %v: want control characters replaced", e.Message, e.Metadata)
+	}
 }
 
 func TestAttemptCause(t *testing.T) {

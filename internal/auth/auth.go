@@ -61,9 +61,10 @@ type KeyConfig struct {
 	Scopes []string `yaml:"scopes"`
 	// Models lists the models the key may use, as patterns on
 	// "<provider>/<model>" or on a route's name: "*" matches any run of
-	// characters ("/" included), "?" any one character. ["*"] allows every
-	// model and route; "smart" allows the route smart (whatever its
-	// targets).
+	// characters within a "/"-separated segment, "**" any run ("/"
+	// included), "?" any one character but "/". ["*"] allows every model
+	// and route; "smart" allows the route smart (whatever its targets). See
+	// MatchPattern.
 	Models []string `yaml:"models"`
 	// RequestsPerSecond is the key's sustained call rate; 0 means unlimited.
 	RequestsPerSecond float64 `yaml:"requests_per_second"`
@@ -97,10 +98,14 @@ type Identity struct {
 // HasScope reports whether the key may perform s.
 func (id *Identity) HasScope(s Scope) bool { return slices.Contains(id.scopes, s) }
 
-// AllowsModel reports whether the key may use model ("<provider>/<model>").
-func (id *Identity) AllowsModel(model string) bool {
+// AllowsModel reports whether the key may use the model a request resolved
+// to: the configured provider's name and the model name at that provider
+// (see provider.SplitModel). Patterns match "<provider>/<model>" (see
+// MatchPattern).
+func (id *Identity) AllowsModel(providerName, model string) bool {
+	s := providerName + "/" + model
 	for _, p := range id.models {
-		if MatchPattern(p, model) {
+		if MatchPattern(p, s) {
 			return true
 		}
 	}
@@ -332,33 +337,43 @@ func HashKey(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// MatchPattern reports whether s matches pattern, where "*" matches any run
-// of characters, "/" included, "?" matches any one character, and every
-// other character matches itself.
+// MatchPattern reports whether s ("<provider>/<model>") matches pattern,
+// where "*" matches any run of characters within one "/"-separated segment,
+// "**" any run of characters, "/" included, "?" any one character but "/",
+// and every other character matches itself. The pattern "*" on its own
+// matches everything. So "openai/gpt-4o*" covers "openai/gpt-4o-mini" but
+// not "openai/gpt-4o/x", and "openrouter/**" covers
+// "openrouter/meta-llama/llama-3-70b".
 func MatchPattern(pattern, s string) bool {
-	// Greedy matching with backtracking to the last "*": linear in
-	// practice, never exponential.
-	p, i := 0, 0
-	star, mark := -1, 0
-	for i < len(s) {
-		switch {
-		case p < len(pattern) && pattern[p] == '*':
-			star, mark = p, i
-			p++
-		case p < len(pattern) && (pattern[p] == '?' || pattern[p] == s[i]):
-			p++
-			i++
-		case star >= 0:
-			mark++
-			p, i = star+1, mark
+	if pattern == "*" {
+		return true
+	}
+	// One row of the match table per pattern token: ok[j] says whether the
+	// tokens so far match s[:j]. Linear in len(pattern)·len(s), never
+	// exponential.
+	ok := make([]bool, len(s)+1)
+	ok[0] = true
+	for p := 0; p < len(pattern); p++ {
+		switch c := pattern[p]; {
+		case c == '*' && p+1 < len(pattern) && pattern[p+1] == '*':
+			for p+1 < len(pattern) && pattern[p+1] == '*' {
+				p++
+			}
+			for j := 1; j <= len(s); j++ {
+				ok[j] = ok[j] || ok[j-1]
+			}
+		case c == '*':
+			for j := 1; j <= len(s); j++ {
+				ok[j] = ok[j] || ok[j-1] && s[j-1] != '/'
+			}
 		default:
-			return false
+			for j := len(s); j >= 1; j-- {
+				ok[j] = ok[j-1] && (s[j-1] == c || c == '?' && s[j-1] != '/')
+			}
+			ok[0] = false
 		}
 	}
-	for p < len(pattern) && pattern[p] == '*' {
-		p++
-	}
-	return p == len(pattern)
+	return ok[len(s)]
 }
 
 type identityKey struct{}

@@ -92,16 +92,18 @@ func TestIdentityScopesModelsLimits(t *testing.T) {
 		"openai/gpt-4o":      true,
 		"openai/gpt-4o-mini": true,
 		"openai/gpt-4.1":     false,
+		"openai/gpt-4o/x":    false,
 		"mock/echo":          true,
-		"mock/deep/er":       true,
+		"mock/deep/er":       false,
 		"mockx/echo":         false,
 		"anthropic/claude":   false,
 	} {
-		if got := checkout.AllowsModel(model); got != want {
+		p, m, _ := strings.Cut(model, "/")
+		if got := checkout.AllowsModel(p, m); got != want {
 			t.Errorf("checkout.AllowsModel(%q) = %v, want %v", model, got, want)
 		}
 	}
-	if !batch.AllowsModel("anything/at-all") {
+	if !batch.AllowsModel("anything", "at/all") {
 		t.Error(`"*" must allow every model`)
 	}
 	// Routes are matched by their name: a provider's pattern does not
@@ -188,19 +190,31 @@ func TestMatchPattern(t *testing.T) {
 		want       bool
 	}{
 		{"*", "", true},
-		{"*", "openrouter/meta-llama/llama-3-70b", true},
-		{"openrouter/*", "openrouter/meta-llama/llama-3-70b", true},
+		{"*", "openrouter/meta-llama/llama-3-70b", true}, // "*" alone: every model
+		{"**", "openrouter/meta-llama/llama-3-70b", true},
+		{"openrouter/**", "openrouter/meta-llama/llama-3-70b", true},
+		{"openrouter/*", "openrouter/meta-llama/llama-3-70b", false}, // "*" stays in its segment
+		{"openrouter/*/*", "openrouter/meta-llama/llama-3-70b", true},
+		{"openrouter/meta-llama/*", "openrouter/meta-llama/llama-3-70b", true},
+		{"g/gemini-2.5-flash*", "g/gemini-2.5-flash-lite", true},
+		{"g/gemini-2.5-flash*", "g/gemini-2.5-flash/x", false},
+		{"g/gemini-2.5-flash*", "g/gemini-2.5-flash/../../v1beta/models/gemini-2.5-pro", false},
 		{"mock/*", "mock/", true},
 		{"mock/*", "mock", false},
 		{"mock/echo", "mock/echo", true},
 		{"mock/echo", "mock/echoes", false},
 		{"ollama/llama3.?:8b", "ollama/llama3.1:8b", true},
 		{"ollama/llama3.?:8b", "ollama/llama3.10:8b", false},
+		{"mock/ech?", "mock/ech/", false},
 		{"*/gpt-4o", "openai/gpt-4o", true},
 		{"*/gpt-4o", "openai/gpt-4o-mini", false},
 		{"a*b*c", "aXXbYYbZZc", true},
 		{"a*b*c", "aXXbYYbZZ", false},
+		{"a**c", "a/b/c", true},
+		{"a***c", "a/b/c", true},
 		{"**", "x", true},
+		{"", "", true},
+		{"", "x", false},
 	}
 	for _, tt := range tests {
 		if got := MatchPattern(tt.pattern, tt.s); got != tt.want {
@@ -231,18 +245,23 @@ func FuzzMatchPattern(f *testing.F) {
 		// Reference: the same pattern as a regular expression.
 		var re strings.Builder
 		re.WriteString(`(?s)^`)
-		for _, c := range pattern {
-			switch c {
-			case '*':
+		for i := 0; i < len(pattern); i++ {
+			switch c := pattern[i]; {
+			case c == '*' && strings.HasPrefix(pattern[i:], "**"):
 				re.WriteString(`.*`)
-			case '?':
-				re.WriteString(`.`)
+				for i+1 < len(pattern) && pattern[i+1] == '*' {
+					i++
+				}
+			case c == '*':
+				re.WriteString(`[^/]*`)
+			case c == '?':
+				re.WriteString(`[^/]`)
 			default:
 				re.WriteString(regexp.QuoteMeta(string(c)))
 			}
 		}
 		re.WriteString(`$`)
-		want := regexp.MustCompile(re.String()).MatchString(s)
+		want := pattern == "*" || regexp.MustCompile(re.String()).MatchString(s)
 		if got := MatchPattern(pattern, s); got != want {
 			t.Fatalf("MatchPattern(%q, %q) = %v, regexp says %v", pattern, s, got, want)
 		}

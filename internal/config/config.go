@@ -23,6 +23,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
@@ -76,6 +77,26 @@ type Config struct {
 	// OutlierDetection says when a route target that keeps failing is
 	// ejected, and for how long.
 	OutlierDetection OutlierDetection `yaml:"outlier_detection"`
+	// Resume bounds resumable calls (GenerateRequest.resumable); see
+	// docs/resume.md.
+	Resume Resume `yaml:"resume"`
+}
+
+// Resume bounds resumable calls: how long one runs without a reader and
+// how long its events are kept after it ended (Grace), and how many bytes
+// of events are kept per call and for all the calls of a replica. A call
+// past a bound stops being resumable (RESUME_BUFFER_FULL).
+type Resume struct {
+	// Grace is how long a resumable call keeps running after its client
+	// went away, waiting for a Resume, and how long its events are kept
+	// after it ended.
+	Grace time.Duration `yaml:"grace"`
+	// MaxCallBytes bounds the events kept for one call (each counts its
+	// encoded size plus 64 bytes).
+	MaxCallBytes int64 `yaml:"max_call_bytes"`
+	// MaxBufferedBytes bounds the events kept for all the resumable calls
+	// of this replica, in memory or, with the redis store, in Redis.
+	MaxBufferedBytes int64 `yaml:"max_buffered_bytes"`
 }
 
 // OutlierDetection configures route target health (state.OutlierPolicy):
@@ -190,6 +211,23 @@ type Deadlines struct {
 // allows only on a loopback address (IsLoopback).
 type Auth struct {
 	Keys []APIKey `yaml:"keys"`
+	// Throttle limits failed authentications per caller address.
+	Throttle AuthThrottle `yaml:"throttle"`
+}
+
+// AuthThrottle limits failed authentications per caller address (a token
+// bucket per address, see interceptors.AuthThrottle): after Burst failures
+// in a row, an address's calls are refused (UNAUTHENTICATED,
+// AUTHENTICATION_THROTTLED, with RetryInfo) until it earns back a try, one
+// per 1/PerSecond. Failures are logged at most once per address and
+// LogInterval.
+type AuthThrottle struct {
+	// Burst: failures an address may make in a row; 0 turns throttling off.
+	Burst int `yaml:"burst"`
+	// PerSecond: how fast a throttled address earns back tries.
+	PerSecond float64 `yaml:"per_second"`
+	// LogInterval: at most one log line per address and interval.
+	LogInterval time.Duration `yaml:"log_interval"`
 }
 
 // APIKey is one client key, stored as the SHA-256 of the key; its fields
@@ -318,6 +356,7 @@ func Default() *Config {
 			MaxFirstEvent:    600 * time.Second,
 			MinStreamTimeout: 100 * time.Millisecond,
 		},
+		Auth: Auth{Throttle: AuthThrottle{Burst: 20, PerSecond: 1, LogInterval: time.Minute}},
 		Limits: Limits{
 			MaxRecvMsgBytes:             8 << 20,
 			MaxRequestBytes:             4 << 20,
@@ -344,6 +383,7 @@ func Default() *Config {
 		},
 		State:   state.DefaultConfig(),
 		Pricing: Pricing{Currency: "USD"},
+		Resume:  Resume{Grace: 60 * time.Second, MaxCallBytes: 8 << 20, MaxBufferedBytes: 256 << 20},
 	}
 }
 
@@ -380,6 +420,12 @@ func (c *Config) RetryLimits() retry.Limits {
 func (c *Config) RetryBudget() (b retry.BudgetConfig, ok bool) {
 	rb := c.Retry.Budget
 	return retry.BudgetConfig{Percent: rb.BudgetPercent, MinRetryConcurrency: rb.MinRetryConcurrency}, rb.Enabled
+}
+
+// ResumeConfig returns the resume section as internal/resume's Config.
+func (c *Config) ResumeConfig() resume.Config {
+	r := c.Resume
+	return resume.Config{Grace: r.Grace, MaxCallBytes: r.MaxCallBytes, MaxBufferedBytes: r.MaxBufferedBytes}
 }
 
 // SchemaConfig returns the structured_output section as internal/schema's
@@ -484,8 +530,9 @@ func Parse(data []byte) (*Config, error) {
 }
 
 // finish completes a configuration whose sources have all been applied:
-// the default provider list when there is none, "off" as no metrics
-// endpoint; then Validate, with each problem located by o.
+// the default provider list when there is none, each provider's transport
+// and redirect defaults (so the effective configuration shows them), "off"
+// as no metrics endpoint; then Validate, with each problem located by o.
 func (c *Config) finish(o *origin) error {
 	if len(c.Providers) == 0 {
 		c.Providers = DefaultProviders()
@@ -495,7 +542,15 @@ func (c *Config) finish(o *origin) error {
 	}
 	ps := c.validate()
 	o.locate(ps)
-	return ps.err()
+	if err := ps.err(); err != nil {
+		return err
+	}
+	// Checked as written (a transport timeout the operator set), then
+	// completed, so that the effective configuration shows the defaults.
+	for i := range c.Providers {
+		c.Providers[i] = c.Providers[i].WithDefaults()
+	}
+	return nil
 }
 
 // Validate checks the configuration as a whole. It returns nil or
@@ -540,10 +595,10 @@ func (c *Config) validate() Problems {
 	for i, pr := range c.Providers {
 		at := func(field string) string { return fmt.Sprintf("providers[%d].%s", i, field) }
 		switch first, dup := names[pr.Name]; {
-		case pr.Name == "":
-			bad(at("name"), "required")
-		case strings.Contains(pr.Name, "/"):
-			bad(at("name"), "%q must not contain '/'", pr.Name)
+		case provider.CheckName(pr.Name) != nil:
+			// The rule request models' provider part follows: a name
+			// that breaks it could never be called.
+			bad(at("name"), "%v", provider.CheckName(pr.Name))
 		case dup:
 			bad(at("name"), "%q is listed twice (also providers[%d])", pr.Name, first)
 		default:
@@ -561,6 +616,33 @@ func (c *Config) validate() Problems {
 		}
 		if pr.MaxConcurrent < 0 {
 			bad(at("max_concurrent"), "must not be negative")
+		}
+		var cp *provider.ConfigProblem
+		if err := provider.CheckRedirects(pr.Redirects); errors.As(err, &cp) {
+			bad(at(cp.Field), "%s", cp.Problem)
+		}
+		if err := pr.Transport.Check(); errors.As(err, &cp) {
+			bad(at(cp.Field), "%s", cp.Problem)
+		}
+		// A transport timeout the first event timeout always ends first
+		// could never fire: refuse it rather than let the stall timer
+		// override it silently.
+		first, firstAt := c.Deadlines.FirstEvent, "deadlines.first_event"
+		if pr.FirstEventTimeout > 0 {
+			first, firstAt = pr.FirstEventTimeout, at("first_event_timeout")
+		}
+		for _, tt := range []struct {
+			name string
+			v    time.Duration
+		}{
+			{"transport.dial_timeout", pr.Transport.DialTimeout},
+			{"transport.tls_handshake_timeout", pr.Transport.TLSHandshakeTimeout},
+			{"transport.response_header_timeout", pr.Transport.ResponseHeaderTimeout},
+		} {
+			if tt.v > 0 && first > 0 && tt.v >= first {
+				badBoth(at(tt.name), firstAt, "%s is not shorter than the first event timeout (%s), which bounds the wait for the provider's first byte and would always end it first; raise %s or leave this unset",
+					formatDuration(tt.v), formatDuration(first), firstAt)
+			}
 		}
 		if pr.FirstEventTimeout < 0 || pr.FirstEventTimeout > 0 && pr.FirstEventTimeout < c.Deadlines.MinStreamTimeout {
 			badBoth(at("first_event_timeout"), "deadlines.min_stream_timeout", "%s is not 0 (the server's deadlines.first_event) or at least min_stream_timeout (%s)",
@@ -674,6 +756,14 @@ func (c *Config) validate() Problems {
 	if l.DefaultMaxOutputBytes <= 0 || l.DefaultMaxOutputBytes > l.MaxOutputBytes {
 		badBoth("limits.default_max_output_bytes", "limits.max_output_bytes", "%d is not within 1..max_output_bytes (%d)", l.DefaultMaxOutputBytes, l.MaxOutputBytes)
 	}
+	if r := c.Resume; r.Grace <= 0 {
+		bad("resume.grace", "must be positive")
+	}
+	if r := c.Resume; r.MaxCallBytes <= 0 {
+		bad("resume.max_call_bytes", "must be positive")
+	} else if r.MaxBufferedBytes < r.MaxCallBytes {
+		bad("resume.max_buffered_bytes", "%d is below resume.max_call_bytes (%d)", r.MaxBufferedBytes, r.MaxCallBytes)
+	}
 	if h := c.Heartbeat; h.MinInterval <= 0 {
 		bad("heartbeat.min_interval", "must be positive")
 	} else if h.Interval < 0 || (h.Interval > 0 && h.Interval < h.MinInterval) {
@@ -693,6 +783,14 @@ func (c *Config) validate() Problems {
 		} else {
 			bad("auth.keys", "%v", err)
 		}
+	}
+	if th := c.Auth.Throttle; th.Burst < 0 {
+		bad("auth.throttle.burst", "must not be negative")
+	} else if th.Burst > 0 && th.PerSecond <= 0 {
+		bad("auth.throttle.per_second", "must be positive when burst is (burst: 0 turns the throttle off)")
+	}
+	if c.Auth.Throttle.LogInterval <= 0 {
+		bad("auth.throttle.log_interval", "must be positive")
 	}
 	if listenOK && len(c.Auth.Keys) == 0 && !IsLoopback(c.Listen) {
 		bad("listen", "%s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+

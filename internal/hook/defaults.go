@@ -34,7 +34,8 @@ const AnnotationRouteDefaults = "route.defaults"
 //     does not allow);
 //   - stream_idle_timeout;
 //   - hedging: when the request has no hedging policy (a request's own
-//     replaces the route's whole; max_hedges 0 turns it off).
+//     replaces the route's whole; max_hedges 0 turns it off);
+//   - resumable, when the request leaves it unset (false turns it off).
 //
 // It annotates the call with what it applied (AnnotationRouteDefaults).
 // The routes' defaults are converted once, here: an error means a default
@@ -57,16 +58,17 @@ type routeDefaults struct {
 
 // defaults are a route's defaults in the request's own types.
 type defaults struct {
-	retry  route.RetryDefaults
-	gen    route.GenerationDefaults
-	prefix []*llmrelayv1.Message
-	format *llmrelayv1.ResponseFormat
-	idle   *durationpb.Duration
-	hedge  *llmrelayv1.HedgePolicy
+	retry     route.RetryDefaults
+	gen       route.GenerationDefaults
+	prefix    []*llmrelayv1.Message
+	format    *llmrelayv1.ResponseFormat
+	idle      *durationpb.Duration
+	hedge     *llmrelayv1.HedgePolicy
+	resumable *bool
 }
 
 func convert(d route.Defaults) (*defaults, error) {
-	out := &defaults{retry: d.Retry, gen: d.Generation}
+	out := &defaults{retry: d.Retry, gen: d.Generation, resumable: d.Resumable}
 	if d.System != "" {
 		out.prefix = append(out.prefix, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_SYSTEM, Content: d.System})
 	}
@@ -205,6 +207,10 @@ func (h *routeDefaults) BeforeAttempts(_ context.Context, c *Call) error {
 	if d.hedge != nil && req.GetHedging() == nil {
 		req.Hedging = proto.CloneOf(d.hedge)
 		set("hedging")
+	}
+	if d.resumable != nil && req.Resumable == nil {
+		req.Resumable = proto.Bool(*d.resumable)
+		set("resumable")
 	}
 	if len(applied) > 0 {
 		c.Annotate(AnnotationRouteDefaults, strings.Join(applied, ","))

@@ -14,6 +14,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
 // methodScopes maps each API method to the scope it needs. A method missing
@@ -21,6 +22,8 @@ import (
 var methodScopes = map[string]auth.Scope{
 	llmrelayv1.LLMService_Generate_FullMethodName:   auth.ScopeGenerate,
 	llmrelayv1.LLMService_ListModels_FullMethodName: auth.ScopeModelsList,
+	// Resuming a call is reading the rest of a Generate.
+	llmrelayv1.LLMService_Resume_FullMethodName: auth.ScopeGenerate,
 }
 
 // Auth authenticates every call with go-grpc-middleware's auth interceptor:
@@ -35,14 +38,21 @@ var methodScopes = map[string]auth.Scope{
 // reflection need no key.
 func Auth(keys *auth.Keyring) Link {
 	if keys.Len() == 0 {
-		return noop("auth")
+		// No keys: every call passes.
+		pass := func(ctx context.Context) (context.Context, error) {
+			callinfo.From(ctx).Authenticated()
+			return ctx, nil
+		}
+		return Link{Name: "auth", Unary: grpcauth.UnaryServerInterceptor(pass), Stream: grpcauth.StreamServerInterceptor(pass)}
 	}
 	authFunc := func(ctx context.Context) (context.Context, error) {
 		id, err := keys.Authenticate(metadata.ValueFromIncomingContext(ctx, "authorization"))
 		if err != nil {
 			return nil, authError(err)
 		}
-		callinfo.From(ctx).SetKey(id.Name)
+		ci := callinfo.From(ctx)
+		ci.SetKey(id.Name)
+		ci.Authenticated()
 		method, _ := grpc.Method(ctx)
 		scope, known := methodScopes[method]
 		if !known {
@@ -80,7 +90,8 @@ func authError(err error) error {
 // may use the model it names and each of its fallback_models
 // (PERMISSION_DENIED, MODEL_NOT_ALLOWED): a route is allowed by its name,
 // whatever its targets are, and a "<provider>/<model>" by the key's
-// patterns on it. It sits after validation, so a malformed model is
+// patterns on the provider and model it resolves to (provider.SplitModel,
+// auth.MatchPattern). It sits after validation, so a malformed model is
 // INVALID_ARGUMENT, not a permission problem. Calls without an identity
 // (no keys configured) and requests without a model pass.
 func ModelAccess() Link {
@@ -113,10 +124,13 @@ func ModelAccess() Link {
 
 // allowed reports whether the key may use the model a request names: a
 // route by its name (which has no "/"), a provider's model by
-// "<provider>/<model>".
+// "<provider>/<model>" (a name with an empty part by none).
 func allowed(id *auth.Identity, name string) bool {
+	p, m, ok := provider.SplitModel(name)
 	if !strings.Contains(name, "/") {
 		return id.AllowsRoute(name)
 	}
-	return id.AllowsModel(name)
+	// Split where the provider set splits it, so the patterns match what
+	// the request resolves to.
+	return ok && id.AllowsModel(p, m)
 }

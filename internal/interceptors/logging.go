@@ -14,6 +14,7 @@ import (
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
@@ -44,7 +45,8 @@ const (
 )
 
 // Logging logs each call with slog, with go-grpc-middleware's logging
-// fields and levels: "started call" once the request has arrived (at info)
+// fields and levels: "started call" once the request has arrived and the
+// call passed authentication (at info)
 // and "finished call" with its code and duration (at the middleware's level
 // for the code: info, warn or error). Both carry the call record's
 // request_id, key name and model; the finish line also carries the
@@ -52,8 +54,9 @@ const (
 // call's usage (tokens by kind and, when priced, cost: FieldUsage), the
 // attempts (from the call record, else from the error's ErrorInfo
 // metadata) and the ErrorInfo reason. Credentials, request contents and
-// provider keys are
-// never logged. Health checks are not logged (probes would flood the log).
+// provider keys are never logged. Health checks are not logged (probes
+// would flood the log), nor are calls refused at authentication
+// (AuthThrottle logs those, per peer and interval).
 //
 // A line's fields are built only when its level is enabled, so a logger at
 // warn costs a successful call nothing but two level checks.
@@ -63,7 +66,9 @@ func Logging(logger *slog.Logger) Link {
 	})
 	unary := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 		cl := &callLog{logger: logger, ctx: ctx, meta: grpcmeta.NewServerCallMeta(info.FullMethod, nil, req), start: time.Now()}
-		cl.started(nil)
+		// The request has arrived; the start line waits for the call to pass
+		// authentication.
+		callinfo.From(ctx).OnAuthenticated(func() { cl.started(nil) })
 		resp, err := h(ctx, req)
 		cl.finished(err)
 		return resp, err
@@ -109,12 +114,18 @@ func (c *callLog) started(err error) {
 	c.logger.Log(c.ctx, lvl, "started call", f...)
 }
 
-// finished writes the finish line of a call that ended with err.
+// finished writes the finish line of a call that ended with err. A call
+// refused at authentication (UNAUTHENTICATED) gets none: the auth throttle
+// logs failed authentications per peer, at most once per interval, so a
+// flood of bad keys cannot flood the log.
 func (c *callLog) finished(err error) {
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}
 	code := status.Code(err)
+	if code == codes.Unauthenticated {
+		return
+	}
 	lvl := slog.Level(logging.DefaultServerCodeToLevel(code))
 	if !c.logger.Enabled(c.ctx, lvl) {
 		return

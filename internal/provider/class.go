@@ -30,7 +30,8 @@ const (
 	// spend limit is used up. Not retried: waiting does not help.
 	ClassQuotaExhausted
 	// ClassRejected: the provider rejected the request (400, 413, 422 and
-	// other 4xx but 404). Not retried; never falls back to another target.
+	// other 4xx but 404), or answered with a redirect that was not followed
+	// (3xx). Not retried; never falls back to another target.
 	ClassRejected
 	// ClassAuth: the provider rejected llmrelay's credentials (401, 403).
 	// Not retried.
@@ -94,7 +95,8 @@ func (c Class) Transient() bool {
 // HTTP adapter shares: 429 is ClassRateLimited; 503 and 529 (Anthropic's,
 // and some proxies') ClassOverloaded; 408, 409 and the other 5xx
 // ClassServerError; 401 and 403 ClassAuth; 404 ClassNotFound; the other
-// 4xx ClassRejected; anything else ClassUnknown.
+// 4xx, and a 3xx (a redirect that was not followed), ClassRejected;
+// anything else ClassUnknown.
 func ClassOfStatus(status int) Class {
 	switch {
 	case status == 429:
@@ -108,6 +110,10 @@ func ClassOfStatus(status int) Class {
 	case status == 404:
 		return ClassNotFound
 	case status >= 400 && status <= 499:
+		return ClassRejected
+	case status >= 300 && status <= 399:
+		// A redirect llmrelay did not follow (httpx follows none, or only
+		// same-origin ones): the same request gets the same answer.
 		return ClassRejected
 	}
 	return ClassUnknown

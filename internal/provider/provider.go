@@ -369,7 +369,8 @@ type Error struct {
 	Type string
 	// Code is the provider's error code, when it sends one apart from Type.
 	Code string
-	// Message is the provider's human-readable message.
+	// Message is the provider's human-readable message, as the adapter
+	// parsed it from the provider's error format; never a raw body.
 	Message string
 	// RetryAfter is the provider's retry hint (retry-after-ms, retry-after,
 	// google.rpc.RetryInfo), valid when HasRetryAfter.
@@ -380,8 +381,10 @@ type Error struct {
 	// Err is the underlying error, if any (a network error, a JSON error).
 	Err error
 	// Raw is what the provider sent that the error is about (for
-	// KindProtocol, the event that did not decode), bounded, for debug logs
-	// only: it is never part of Error() or of any status a client sees.
+	// KindProtocol, the event that did not decode; for an error status, its
+	// body and the Location of a redirect), bounded, for debug logs only: it
+	// may be a proxy's page or anything else, so it is never part of Error()
+	// or of any status a client sees.
 	Raw string
 }
 

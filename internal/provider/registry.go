@@ -46,6 +46,11 @@ type Config struct {
 	// internal/provider/mock). Adapters that read none refuse any
 	// (OptionReader).
 	Options map[string]any `yaml:"options"`
+	// Redirects says which HTTP redirects the provider's calls follow:
+	// RedirectsNever (the default) or RedirectsSameOrigin.
+	Redirects string `yaml:"redirects"`
+	// Transport tunes the HTTP connections to the provider.
+	Transport Transport `yaml:"transport"`
 }
 
 // OptionsPolicy is an operator's rule for the provider_options keys of a
@@ -88,6 +93,148 @@ func (p OptionsPolicy) Check(opts map[string]any) error {
 type OptionReader interface {
 	// ReadsOptions marks the adapter; it does nothing.
 	ReadsOptions()
+}
+
+// Redirect policies for Config.Redirects.
+const (
+	// RedirectsNever: a redirect is not followed; the call fails with the
+	// redirect's status as a provider error. The default ("" means it).
+	RedirectsNever = "never"
+	// RedirectsSameOrigin: 307 and 308 redirects (which keep the method and
+	// body) to the same scheme, host and port are followed, at most
+	// MaxRedirects in a row; any other redirect is not.
+	RedirectsSameOrigin = "same_origin"
+)
+
+// MaxRedirects bounds how many same-origin redirects one attempt follows.
+const MaxRedirects = 5
+
+// Transport configures the HTTP connections to one provider. Zero values
+// take DefaultTransport's.
+type Transport struct {
+	// DialTimeout bounds establishing a TCP connection (default 10s).
+	DialTimeout time.Duration `yaml:"dial_timeout"`
+	// TLSHandshakeTimeout bounds the TLS handshake (default 10s).
+	TLSHandshakeTimeout time.Duration `yaml:"tls_handshake_timeout"`
+	// ResponseHeaderTimeout bounds the wait for the response headers once
+	// the request is sent (default none: the attempt's first event timeout
+	// bounds the wait for the provider's first byte, headers included).
+	ResponseHeaderTimeout time.Duration `yaml:"response_header_timeout"`
+	// IdleConnTimeout is how long an idle keep-alive connection is kept
+	// (default 90s).
+	IdleConnTimeout time.Duration `yaml:"idle_conn_timeout"`
+	// PingInterval: an HTTP/2 connection that received nothing for this
+	// long is sent a ping (default 10s), and PingTimeout: a connection whose
+	// ping is not answered within it is closed, failing its streams
+	// (default 5s).
+	PingInterval time.Duration `yaml:"ping_interval"`
+	PingTimeout  time.Duration `yaml:"ping_timeout"`
+	// MaxConns bounds the connections to the provider's host, idle or in
+	// use; requests beyond it wait for one (0: no bound).
+	MaxConns int `yaml:"max_conns"`
+	// MaxIdleConns bounds the idle connections kept (default 256).
+	MaxIdleConns int `yaml:"max_idle_conns"`
+	// CAFile is a PEM bundle of the certificate authorities trusted for the
+	// provider's TLS certificate, instead of the system's.
+	CAFile string `yaml:"ca_file"`
+	// CertFile and KeyFile are a PEM client certificate and its key, sent
+	// when the provider asks for one (mutual TLS). Both or neither.
+	CertFile string `yaml:"cert_file"`
+	KeyFile  string `yaml:"key_file"`
+}
+
+// DefaultTransport is the transport a provider gets for the settings it
+// leaves at zero. Streams are long and many run at once, so the idle pool
+// is large. Connection set-up is bounded here; the wait for the response
+// headers is bounded by the attempt's first event timeout (which the
+// service owns), unless ResponseHeaderTimeout is set. Over HTTP/2, a
+// connection silent for PingInterval is pinged and closed, failing its
+// streams, when the answer takes longer than PingTimeout: a black-holed
+// connection fails within about 15 seconds.
+var DefaultTransport = Transport{
+	DialTimeout:         10 * time.Second,
+	TLSHandshakeTimeout: 10 * time.Second,
+	IdleConnTimeout:     90 * time.Second,
+	PingInterval:        10 * time.Second,
+	PingTimeout:         5 * time.Second,
+	// net/http's default is 2 idle connections per host.
+	MaxIdleConns: 256,
+}
+
+// WithDefaults returns t with its zero settings taken from
+// DefaultTransport (MaxConns and ResponseHeaderTimeout stay 0: no bound).
+func (t Transport) WithDefaults() Transport {
+	d := DefaultTransport
+	set := func(v *time.Duration, def time.Duration) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	set(&t.DialTimeout, d.DialTimeout)
+	set(&t.TLSHandshakeTimeout, d.TLSHandshakeTimeout)
+	set(&t.IdleConnTimeout, d.IdleConnTimeout)
+	set(&t.PingInterval, d.PingInterval)
+	set(&t.PingTimeout, d.PingTimeout)
+	if t.MaxIdleConns == 0 {
+		t.MaxIdleConns = d.MaxIdleConns
+	}
+	return t
+}
+
+// WithDefaults returns c with its transport's zero settings defaulted
+// (Transport.WithDefaults) and, for an empty redirects, RedirectsNever.
+func (c Config) WithDefaults() Config {
+	c.Transport = c.Transport.WithDefaults()
+	if c.Redirects == "" {
+		c.Redirects = RedirectsNever
+	}
+	return c
+}
+
+// ConfigProblem is a problem with one setting of a provider's
+// configuration: Field is the setting's path below the provider, e.g.
+// "transport.dial_timeout".
+type ConfigProblem struct {
+	Field, Problem string
+}
+
+// Error implements error.
+func (p *ConfigProblem) Error() string { return p.Field + ": " + p.Problem }
+
+// Check reports, as a *ConfigProblem, the first problem with the transport
+// settings that can be seen without reading files: a negative value, or a
+// certificate without its key.
+func (t Transport) Check() error {
+	for _, d := range []struct {
+		name string
+		v    int64
+	}{
+		{"dial_timeout", int64(t.DialTimeout)}, {"tls_handshake_timeout", int64(t.TLSHandshakeTimeout)},
+		{"response_header_timeout", int64(t.ResponseHeaderTimeout)}, {"idle_conn_timeout", int64(t.IdleConnTimeout)},
+		{"ping_interval", int64(t.PingInterval)}, {"ping_timeout", int64(t.PingTimeout)},
+		{"max_conns", int64(t.MaxConns)}, {"max_idle_conns", int64(t.MaxIdleConns)},
+	} {
+		if d.v < 0 {
+			return &ConfigProblem{"transport." + d.name, "must not be negative"}
+		}
+	}
+	switch {
+	case t.CertFile != "" && t.KeyFile == "":
+		return &ConfigProblem{"transport.key_file", "required with cert_file (cert_file and key_file go together)"}
+	case t.CertFile == "" && t.KeyFile != "":
+		return &ConfigProblem{"transport.cert_file", "required with key_file (cert_file and key_file go together)"}
+	}
+	return nil
+}
+
+// CheckRedirects reports, as a *ConfigProblem, whether r is not a known
+// redirect policy.
+func CheckRedirects(r string) error {
+	switch r {
+	case "", RedirectsNever, RedirectsSameOrigin:
+		return nil
+	}
+	return &ConfigProblem{"redirects", fmt.Sprintf("%q is not %s or %s", r, RedirectsNever, RedirectsSameOrigin)}
 }
 
 // Factory builds a Provider from its configuration.
@@ -188,8 +335,8 @@ type Set struct {
 func NewSet(cfgs []Config) (*Set, error) {
 	s := &Set{byName: make(map[string]*Entry, len(cfgs))}
 	for i, c := range cfgs {
-		if c.Name == "" {
-			return nil, fmt.Errorf("providers[%d]: name is required", i)
+		if err := CheckName(c.Name); err != nil {
+			return nil, fmt.Errorf("providers[%d].name: %w", i, err)
 		}
 		if _, dup := s.byName[c.Name]; dup {
 			return nil, fmt.Errorf("providers[%d]: duplicate provider name %q", i, c.Name)
@@ -237,8 +384,8 @@ func (s *Set) Get(name string) (*Entry, bool) {
 // for, never the configured providers or models: a caller's key may not be
 // allowed to see them (ListModels lists what it may use).
 func (s *Set) Resolve(model string) (*Entry, string, error) {
-	name, m, ok := strings.Cut(model, "/")
-	if !ok || name == "" || m == "" {
+	name, m, ok := SplitModel(model)
+	if !ok {
 		return nil, "", fmt.Errorf("%w: model %q is not of the form <provider>/<model>", ErrUnknownProvider, model)
 	}
 	e, found := s.byName[name]

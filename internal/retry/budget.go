@@ -2,8 +2,9 @@ package retry
 
 import (
 	"context"
-	"math"
 	"sync"
+
+	"github.com/llmrelay/llmrelay/internal/state"
 )
 
 // Throttle is one provider's retry budget as an attempt plan uses it. It
@@ -12,10 +13,10 @@ import (
 // cannot wedge: once the retries in flight end, retries are allowed again.
 //
 // The interface is small on purpose, so that a budget shared between
-// replicas can implement it with two counted lease sets in a shared store
-// (Begin: a lease in the provider's "active" set; Retry: a lease in its
-// "retries" set, limited by the size of the "active" set). *Budget is the
-// in-process implementation.
+// replicas implements it: a state store's state.RetryBudget (the redis
+// store's counts every replica's attempts and retries in flight, Begin
+// without a round trip, Retry in one) has exactly this method set. *Budget
+// is the in-process implementation.
 //
 // Implementations are safe for concurrent use. The funcs they return are
 // idempotent and never block for long.
@@ -32,23 +33,19 @@ type Throttle interface {
 	Retry(ctx context.Context) (release func(), ok bool)
 }
 
+// A shared store's budget is a Throttle, and a Throttle is what a store's
+// budget must be: the two interfaces stay one method set.
+var (
+	_ Throttle          = state.RetryBudget(nil)
+	_ state.RetryBudget = Throttle(nil)
+)
+
 // BudgetConfig is a retry budget's shape, Envoy's retry budget: retries in
 // flight to a provider may not exceed Percent of its attempts in flight,
-// and MinRetryConcurrency retries are always allowed at once.
-type BudgetConfig struct {
-	// Percent is the retries in flight allowed per 100 attempts in flight.
-	Percent float64
-	// MinRetryConcurrency is how many retries are allowed in flight
-	// whatever the attempts in flight, so that a quiet provider's calls
-	// can always retry.
-	MinRetryConcurrency int
-}
-
-// Limit returns how many retries may be in flight with active attempts in
-// flight: max(MinRetryConcurrency, ⌊Percent·active/100⌋).
-func (c BudgetConfig) Limit(active int) int {
-	return max(c.MinRetryConcurrency, int(math.Floor(c.Percent*float64(active)/100)))
-}
+// and MinRetryConcurrency retries are always allowed at once. Its Limit is
+// the one formula of the budget, kept in internal/state so that a budget
+// shared through a state store applies it too.
+type BudgetConfig = state.BudgetLimit
 
 // Budget is one provider's retry budget in this process: a Throttle that
 // allows a retry while fewer than Limit(attempts in flight) retries are in
@@ -158,6 +155,15 @@ func (bs *Budgets) Inherit(prev *Budgets) {
 // NewBudgets returns per-provider budgets of cfg.
 func NewBudgets(cfg BudgetConfig) *Budgets {
 	return &Budgets{cfg: cfg, m: map[string]*Budget{}}
+}
+
+// Throttle returns the provider's budget as a Throttle: a PlanConfig's
+// Budget. A nil *Budgets returns nil: no budget.
+func (bs *Budgets) Throttle(provider string) Throttle {
+	if bs == nil {
+		return nil
+	}
+	return bs.For(provider)
 }
 
 // For returns the provider's budget. A nil *Budgets returns nil: no

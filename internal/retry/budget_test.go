@@ -1,12 +1,20 @@
 package retry_test
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/statetest"
 )
+
+// TestBudgetConformance runs the retry budget conformance suite, which
+// every state store's shared budget passes too, against the in-process
+// Budget.
+func TestBudgetConformance(t *testing.T) {
+	statetest.RunRetryBudget(t, func(_ *testing.T, limit state.BudgetLimit) state.RetryBudget { return retry.NewBudget(limit) })
+}
 
 // envoy is Envoy's default retry budget, which is also llmrelay's.
 var envoy = retry.BudgetConfig{Percent: 20, MinRetryConcurrency: 3}
@@ -41,82 +49,6 @@ func TestConfigDefaultIsEnvoysBudget(t *testing.T) {
 	}
 }
 
-// retries takes retries from b until it denies one and returns their
-// releases.
-func retries(t *testing.T, b *retry.Budget) []func() {
-	t.Helper()
-	var held []func()
-	for range 10_000 {
-		release, ok := b.Retry(t.Context())
-		if !ok {
-			return held
-		}
-		held = append(held, release)
-	}
-	t.Fatal("the budget never denied a retry")
-	return nil
-}
-
-func TestBudgetHoldsRetriesInFlightToItsLimit(t *testing.T) {
-	b := retry.NewBudget(envoy)
-	if got := len(retries(t, b)); got != 3 {
-		t.Errorf("with no attempt in flight, %d retries were allowed at once, want min_retry_concurrency (3)", got)
-	}
-
-	b = retry.NewBudget(envoy)
-	var ends []func()
-	for range 50 {
-		ends = append(ends, b.Begin(t.Context()))
-	}
-	held := retries(t, b)
-	if len(held) != 10 {
-		t.Errorf("with 50 attempts in flight, %d retries were allowed at once, want 20%% (10)", len(held))
-	}
-	// Attempts ending lower the limit: no new retry until the retries in
-	// flight are below it again.
-	for _, end := range ends[:40] {
-		end()
-	}
-	if _, ok := b.Retry(t.Context()); ok {
-		t.Error("a retry was allowed with 10 in flight and 10 attempts in flight (limit 3)")
-	}
-	for _, release := range held[:8] {
-		release()
-	}
-	if _, ok := b.Retry(t.Context()); !ok {
-		t.Error("a retry was denied with 2 in flight (limit 3)")
-	}
-}
-
-// TestBudgetCannotWedge: whatever happened before, once the retries in
-// flight end, retries are allowed again. The budget keeps no history (the
-// token bucket it replaced never recovered once its successes stopped).
-func TestBudgetCannotWedge(t *testing.T) {
-	b := retry.NewBudget(envoy)
-	for range 1000 {
-		held := retries(t, b)
-		for _, release := range held {
-			release()
-		}
-	}
-	if got := len(retries(t, b)); got != 3 {
-		t.Errorf("after 1000 rounds of denied retries, %d retries were allowed at once, want 3", got)
-	}
-}
-
-func TestBudgetReleasesAreIdempotent(t *testing.T) {
-	b := retry.NewBudget(envoy)
-	end := b.Begin(t.Context())
-	release, _ := b.Retry(t.Context())
-	for range 3 {
-		end()
-		release()
-	}
-	if a, r := b.InFlight(); a != 0 || r != 0 {
-		t.Errorf("after repeated releases: %d attempts and %d retries in flight, want 0 and 0", a, r)
-	}
-}
-
 func TestNilBudgetAllowsEverything(t *testing.T) {
 	var b *retry.Budget
 	for range 100 {
@@ -136,7 +68,7 @@ func TestNilBudgetAllowsEverything(t *testing.T) {
 func TestBudgetsArePerProvider(t *testing.T) {
 	bs := retry.NewBudgets(envoy)
 	down := bs.For("down")
-	retries(t, down)
+	statetest.TakeRetries(t, down)
 	if bs.For("down") != down {
 		t.Error("For returned a new budget for the same provider")
 	}
@@ -145,35 +77,15 @@ func TestBudgetsArePerProvider(t *testing.T) {
 	}
 }
 
-func TestBudgetConcurrentUse(t *testing.T) {
-	b := retry.NewBudget(envoy)
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			for range 1000 {
-				end := b.Begin(t.Context())
-				if release, ok := b.Retry(t.Context()); ok {
-					release()
-				}
-				end()
-			}
-		})
-	}
-	wg.Wait()
-	if a, r := b.InFlight(); a != 0 || r != 0 {
-		t.Errorf("after every attempt and retry ended: %d attempts and %d retries in flight, want 0 and 0", a, r)
-	}
-}
-
 // TestBudgetsInheritWhatIsInFlight: after a config reload, the new
 // budgets go on counting the retries in flight of the calls that started
 // on the old config, with the new config's limit.
 func TestBudgetsInheritWhatIsInFlight(t *testing.T) {
 	old := retry.NewBudgets(envoy)
-	held := retries(t, old.For("openai")) // 3 retries in flight
+	held := statetest.TakeRetries(t, old.For("openai")) // 3 retries in flight
 	reloaded := retry.NewBudgets(retry.BudgetConfig{Percent: 20, MinRetryConcurrency: 4})
 	reloaded.Inherit(old)
-	if got := len(retries(t, reloaded.For("openai"))); got != 1 {
+	if got := len(statetest.TakeRetries(t, reloaded.For("openai"))); got != 1 {
 		t.Errorf("after the reload %d more retries were allowed, want 1 (the new minimum, 4, less the 3 in flight)", got)
 	}
 	for _, release := range held {

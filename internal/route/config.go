@@ -59,6 +59,9 @@ type Defaults struct {
 	// (a request's own hedging replaces it whole; max_hedges 0 turns it
 	// off).
 	Hedging *HedgingDefaults `yaml:"hedging"`
+	// Resumable makes the route's calls resumable (docs/resume.md) unless
+	// the request says otherwise; nil leaves it to requests.
+	Resumable *bool `yaml:"resumable"`
 }
 
 // HedgingDefaults mirror llmrelay.v1.HedgePolicy.

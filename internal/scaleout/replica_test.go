@@ -80,6 +80,7 @@ func build(t *testing.T) string {
 const (
 	keyRate    = "rate-key"    // requests_per_second 10, burst 20
 	keyStreams = "streams-key" // max_concurrent_streams 4
+	keyFree    = "free-key"    // no limits
 	rateLimit  = 10.0
 	rateBurst  = 20
 	maxStreams = 4
@@ -87,8 +88,9 @@ const (
 )
 
 // replicaConfig is one replica's config: its own listen addresses, the
-// shared redis-server and key prefix, and the failure policy.
-func replicaConfig(listen, metricsListen, redisAddr, prefix, policy string) string {
+// shared redis-server and key prefix, the failure policy, and more
+// top-level settings, if any (providers, routes, retry).
+func replicaConfig(listen, metricsListen, redisAddr, prefix, policy, extra string) string {
 	return fmt.Sprintf(`listen: %s
 metrics_listen: %s
 shutdown_grace: 5s
@@ -97,6 +99,7 @@ auth:
   keys:
     - {name: rate, sha256: %s, scopes: [generate, models.list], models: ["*"], requests_per_second: %g, burst: %d}
     - {name: streams, sha256: %s, scopes: [generate], models: ["*"], max_concurrent_streams: %d}
+    - {name: free, sha256: %s, scopes: [generate, models.list], models: ["*"]}
 state:
   store: redis
   redis:
@@ -108,8 +111,8 @@ state:
     read_timeout: 3s
     write_timeout: 3s
   on_store_failure: %s
-`, listen, metricsListen, auth.HashKey(keyRate), rateLimit, rateBurst, auth.HashKey(keyStreams), maxStreams,
-		redisAddr, prefix, leaseTTL, policy)
+%s`, listen, metricsListen, auth.HashKey(keyRate), rateLimit, rateBurst, auth.HashKey(keyStreams), maxStreams, auth.HashKey(keyFree),
+		redisAddr, prefix, leaseTTL, policy, extra)
 }
 
 // replica is one llmrelay process.
@@ -135,13 +138,24 @@ func freeAddr(t *testing.T) string {
 }
 
 // startReplica starts the binary with a config sharing redis (under
-// prefix) and waits until it is SERVING. It is killed at cleanup.
-func startReplica(t *testing.T, name string, redis *redistest.Server, prefix, policy string) *replica {
+// prefix), and extra settings if any, and waits until it is SERVING. It is
+// killed at cleanup.
+func startReplica(t *testing.T, name string, redis *redistest.Server, prefix, policy string, extra ...string) *replica {
+	t.Helper()
+	return startReplicaWith(t, name, func(listen, metricsListen string) string {
+		return replicaConfig(listen, metricsListen, redis.Addr, prefix, policy, strings.Join(extra, ""))
+	})
+}
+
+// startReplicaWith starts the binary with the config that config makes
+// for the replica's listen and metrics addresses, and waits until it is
+// SERVING. It is killed at cleanup.
+func startReplicaWith(t *testing.T, name string, config func(listen, metricsListen string) string) *replica {
 	t.Helper()
 	bin := build(t)
 	r := &replica{name: name, addr: freeAddr(t), metrics: freeAddr(t), exited: make(chan struct{}), stderr: &syncBuffer{}}
 	cfgPath := filepath.Join(t.TempDir(), name+".yaml")
-	if err := os.WriteFile(cfgPath, []byte(replicaConfig(r.addr, r.metrics, redis.Addr, prefix, policy)), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(config(r.addr, r.metrics)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r.cmd = exec.Command(bin, "--config", cfgPath)

@@ -39,6 +39,13 @@ func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
 		// Logging before auth, so refused calls are logged too; the key and
 		// model reach its lines through the call record.
 		interceptors.Logging(s.log),
+		// The auth throttle right outside auth: it refuses addresses that
+		// failed authentication too often before their key is looked at,
+		// counts auth's refusals, and logs them per address and interval
+		// (the logging link leaves them out).
+		interceptors.APIOnly(interceptors.NewAuthThrottle(interceptors.AuthThrottleOptions{
+			Burst: s.cfg.Auth.Throttle.Burst, PerSecond: s.cfg.Auth.Throttle.PerSecond, LogInterval: s.cfg.Auth.Throttle.LogInterval,
+		}, s.log, s.metrics).Link(keys)),
 		// Auth before anything reads the request. Health and reflection
 		// need no key.
 		interceptors.APIOnly(interceptors.Auth(keys)),

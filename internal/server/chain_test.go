@@ -27,7 +27,7 @@ func TestChainOrder(t *testing.T) {
 	for _, l := range links {
 		names = append(names, l.Name)
 	}
-	want := []string{"guard", "pushback", "metrics", "logging", "auth", "key_limits", "deadline",
+	want := []string{"guard", "pushback", "metrics", "logging", "auth_throttle", "auth", "key_limits", "deadline",
 		"request_size", "validate", "model_access", "resolve", "provider_queue", "drain", "recovery"}
 	if !slices.Equal(names, want) {
 		t.Errorf("chain %v,\nwant %v", names, want)

@@ -36,8 +36,10 @@ type runtime struct {
 	hooks     hook.Chain
 	queue     *interceptors.ProviderQueue
 	service   *service.Service
-	// budgets are the providers' retry budgets (nil: off), carried over
-	// from the runtime this one replaces.
+	// budget returns a provider's retry budget (nil func: off): the state
+	// store's, shared by the replicas, or this process's own, budgets,
+	// carried over from the runtime this one replaces.
+	budget  func(provider string) retry.Throttle
 	budgets *retry.Budgets
 	// cert is the TLS certificate, nil without TLS.
 	cert *tls.Certificate
@@ -77,14 +79,10 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		}
 		rt.cert = &cert
 	}
-	rt.budgets = service.NewBudgets(cfg)
-	if prev != nil {
-		// Calls in flight on the previous config keep counting.
-		rt.budgets.Inherit(prev.budgets)
-	}
+	s.retryBudgets(rt, prev)
 	rt.service = service.New(service.Deps{
 		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
-		Budgets: rt.budgets, Latencies: s.latencies,
+		Budget: rt.budget, Resume: s.resume, Latencies: s.latencies,
 	})
 	links, err := s.interceptorChain(rt)
 	if err != nil {
@@ -137,6 +135,12 @@ func (llmService) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequ
 // replaces it with the runtime's Service, so it only runs if that link is
 // missing.
 func (llmService) Generate(*llmrelayv1.GenerateRequest, grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
+	return apierr.FromError(errNotDispatched)
+}
+
+// Resume implements llmrelayv1.LLMServiceServer; like Generate, the
+// runtime link hands it to the runtime's Service.
+func (llmService) Resume(*llmrelayv1.ResumeRequest, grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
 	return apierr.FromError(errNotDispatched)
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/state"
@@ -90,6 +91,9 @@ type Server struct {
 	// from following it.
 	store      state.Store
 	stopFollow func()
+	// resume runs the resumable calls, their logs in the state store; it
+	// outlives reloads, like the calls.
+	resume *resume.Registry
 
 	// hardStop is cancelled when the grace period ends; the drain link of
 	// the interceptor chain then cancels every call still running.
@@ -158,6 +162,11 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 		s.targetHealth = memory.New()
 	}
 	s.latencies = retry.NewLatencies()
+	logs, ok := s.store.(state.EventLogs)
+	if !ok {
+		logs = memory.New()
+	}
+	s.resume = resume.New(cfg.ResumeConfig(), logs, s.log, s.metrics)
 	// The first runtime: the keys, providers, routes, chain and service of
 	// cfg.
 	rt, err := s.newRuntime(cfg, nil)
@@ -267,9 +276,11 @@ func (s *Server) Shutdown(ctx context.Context) {
 }
 
 // closeStore closes the state store once every call has ended (drained),
-// giving back the leases this replica still holds.
+// giving back the leases this replica still holds, after the last events
+// of the resumable calls are in it.
 func (s *Server) closeStore(drained <-chan struct{}) {
 	<-drained
+	s.resume.Close()
 	s.stopFollow()
 	if err := s.store.Close(); err != nil {
 		s.log.Warn("closing the state store", "error", err)
@@ -378,7 +389,8 @@ func listen(setting, addr string) (net.Listener, error) {
 // drainUnary and drainStream cancel a call's context with
 // apierr.ErrShuttingDown when the shutdown grace period ends; health
 // watches, which never end by themselves, as soon as the grace period
-// begins, so that they do not hold the shutdown for all of it.
+// begins and they have sent NOT_SERVING (see drainWatch), so that they do
+// not hold the shutdown for all of it.
 func (s *Server) drainUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	ctx, stop := drainContext(ctx, s.hardStop)
 	defer stop()
@@ -386,19 +398,76 @@ func (s *Server) drainUnary(ctx context.Context, req any, _ *grpc.UnaryServerInf
 }
 
 func (s *Server) drainStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	until := s.hardStop
 	if info.FullMethod == healthpb.Health_Watch_FullMethodName {
-		until = s.gracefulStop
+		return s.drainWatch(srv, ss, handler)
 	}
-	ctx, stop := drainContext(ss.Context(), until)
+	ctx, stop := drainContext(ss.Context(), s.hardStop)
 	defer stop()
 	return handler(srv, &contextStream{ServerStream: ss, ctx: ctx})
+}
+
+// watchNoticeWait bounds how long an ending health watch waits to have told
+// its watcher that the server is no longer serving.
+const watchNoticeWait = 5 * time.Second
+
+// drainWatch runs a health watch until the grace period begins and the
+// watcher has been sent a status other than SERVING (or watchNoticeWait
+// passed): ending the stream before the health service sent NOT_SERVING
+// would hide the drain from the watcher, which would see only a broken
+// stream.
+func (s *Server) drainWatch(srv any, ss grpc.ServerStream, handler grpc.StreamHandler) error {
+	ctx, cancel := context.WithCancelCause(ss.Context())
+	defer cancel(nil)
+	ws := &watchStream{ServerStream: ss, ctx: ctx, told: make(chan struct{}, 1)}
+	ws.serving.Store(true)
+	stop := context.AfterFunc(s.gracefulStop, func() {
+		wait := time.NewTimer(watchNoticeWait)
+		defer wait.Stop()
+		for ws.serving.Load() {
+			select {
+			case <-ws.told:
+			case <-wait.C:
+				cancel(apierr.ErrShuttingDown)
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+		cancel(apierr.ErrShuttingDown)
+	})
+	defer stop()
+	return handler(srv, ws)
+}
+
+// watchStream is a health watch's stream: it replaces the context and
+// remembers whether the last status it sent was SERVING.
+type watchStream struct {
+	grpc.ServerStream
+	ctx     context.Context
+	serving atomic.Bool
+	// told receives (without blocking) after each status sent.
+	told chan struct{}
+}
+
+func (w *watchStream) Context() context.Context { return w.ctx }
+
+func (w *watchStream) SendMsg(m any) error {
+	err := w.ServerStream.SendMsg(m)
+	if r, ok := m.(*healthpb.HealthCheckResponse); ok {
+		w.serving.Store(r.GetStatus() == healthpb.HealthCheckResponse_SERVING)
+		select {
+		case w.told <- struct{}{}:
+		default:
+		}
+	}
+	return err
 }
 
 // drainContext returns parent, cancelled with apierr.ErrShuttingDown when
 // until ends.
 func drainContext(parent, until context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
+	// A resumable call that outlives its stream follows until too.
+	ctx, cancel := context.WithCancelCause(resume.WithCutoff(parent, until))
 	unhook := context.AfterFunc(until, func() { cancel(apierr.ErrShuttingDown) })
 	return ctx, func() {
 		unhook()

@@ -6,6 +6,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/state/memory"
 	"github.com/llmrelay/llmrelay/internal/state/redisstore"
@@ -53,4 +54,30 @@ func (s *Server) followStore() (stop func()) {
 		// Ignored after Shutdown, which has set everything NOT_SERVING.
 		s.health.SetServingStatus(ReadinessService, status)
 	})
+}
+
+// retryBudgets gives runtime rt its providers' retry budgets (none when
+// retry.budget is off): the state store's when it has them (the redis
+// store: one budget per provider for every replica; what is in flight is
+// the store's, so it outlives a reload), else this process's own, which go
+// on counting the calls in flight on prev, the runtime rt replaces.
+func (s *Server) retryBudgets(rt *runtime, prev *runtime) {
+	limit, on := rt.cfg.RetryBudget()
+	if !on {
+		return
+	}
+	if shared, ok := s.store.(state.RetryBudgets); ok {
+		byName := make(map[string]retry.Throttle, len(rt.cfg.Providers))
+		for _, p := range rt.cfg.Providers {
+			byName[p.Name] = shared.RetryBudget(p.Name, limit)
+		}
+		rt.budget = func(name string) retry.Throttle { return byName[name] }
+		return
+	}
+	rt.budgets = retry.NewBudgets(limit)
+	if prev != nil {
+		// Calls in flight on the previous config keep counting.
+		rt.budgets.Inherit(prev.budgets)
+	}
+	rt.budget = rt.budgets.Throttle
 }

@@ -114,8 +114,8 @@ func (c *call) classify(ctx context.Context, a *retry.Attempt, err error) (error
 	cl := retry.Classify(err)
 	if pe := cl.Provider; pe != nil && pe.Raw != "" {
 		// What the provider sent that the error is about (an event that did
-		// not decode) may be anything: never in a status, only here, at
-		// debug level.
+		// not decode, an error status's body: a proxy's page, say) may be
+		// anything: never in a status, only here, at debug level.
 		c.svc.log.Debug("provider error response", "request_id", c.requestID, "provider", name,
 			"attempt", a.N, "provider_status", pe.Status, "body", pe.Raw)
 	}

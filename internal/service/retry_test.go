@@ -263,14 +263,17 @@ func TestRetryHints(t *testing.T) {
 	t.Run("a hint past the deadline fails at once with RetryInfo", func(t *testing.T) {
 		// Real time: had the server slept for the hint, the call would end
 		// DEADLINE_EXCEEDED instead.
+		// The deadline is far longer than a loaded machine needs to reach
+		// the first attempt, and the hint longer still (and under the
+		// server's 60s cap).
 		in := servertest.Start(t, nil)
-		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
-		_, err := servertest.Collect(ctx, in.Client, echo(t, input, `[{"status":429,"retry_after_ms":5000}]`, nil))
+		_, err := servertest.Collect(ctx, in.Client, echo(t, input, `[{"status":429,"retry_after_ms":30000}]`, nil))
 		st := wantStatus(t, err, codes.ResourceExhausted, "RETRY_HINT_EXCEEDS_DEADLINE",
 			map[string]string{"attempts": "1", "provider_status": "429"})
-		if got := retryInfo(st).GetRetryDelay().AsDuration(); got != 5*time.Second {
-			t.Errorf("RetryInfo = %v, want 5s", got)
+		if got := retryInfo(st).GetRetryDelay().AsDuration(); got != 30*time.Second {
+			t.Errorf("RetryInfo = %v, want 30s", got)
 		}
 	})
 	t.Run("a hint above the server's cap fails at once with RetryInfo", func(t *testing.T) {
@@ -286,8 +289,11 @@ func TestRetryHints(t *testing.T) {
 		}
 	})
 	t.Run("a backoff past the deadline fails at once", func(t *testing.T) {
+		// An 8s backoff waits at least 4s (equal jitter): past a 3s
+		// deadline, which leaves a loaded machine ample time for the
+		// first attempt.
 		in := servertest.Start(t, nil)
-		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 		defer cancel()
 		_, err := servertest.Collect(ctx, in.Client, echo(t, input, `[{"status":503}]`,
 			&llmrelayv1.RetryPolicy{InitialBackoff: durationpb.New(8 * time.Second)}))
@@ -305,18 +311,20 @@ func TestRetryHints(t *testing.T) {
 }
 
 func TestServerDeadlines(t *testing.T) {
+	const def, limit = time.Second, 2 * time.Second
 	short := func() *config.Config {
 		cfg := config.Default()
-		cfg.Deadlines.Default = 200 * time.Millisecond
-		cfg.Deadlines.Max = 300 * time.Millisecond
+		cfg.Deadlines.Default = def
+		cfg.Deadlines.Max = limit
 		return cfg
 	}
 	tests := []struct {
 		name     string
 		deadline time.Duration // 0: none
+		want     time.Duration // the deadline the server applies
 	}{
-		{"a call without a deadline gets the server default", 0},
-		{"a longer deadline is clamped to the server max", time.Hour},
+		{"a call without a deadline gets the server default", 0, def},
+		{"a longer deadline is clamped to the server max", time.Hour, limit},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -327,11 +335,18 @@ func TestServerDeadlines(t *testing.T) {
 				ctx, cancel = context.WithTimeout(ctx, tt.deadline)
 				defer cancel()
 			}
-			// The attempt stalls forever (the idle timeout is 30s): only a
-			// deadline ends it.
-			events, err := servertest.Collect(ctx, in.Client, echo(t, input, `[{"stall_after":1}]`, nil))
-			checkStream(t, events, []string{`delta a1 "the "`})
+			// The attempt is silent from the start (the idle timeout is
+			// 30s): only a deadline ends it, and nothing was sent before,
+			// however slow the machine.
+			start := time.Now()
+			events, err := servertest.Collect(ctx, in.Client, echo(t, input, `[{"stall_after":0}]`, nil))
+			checkStream(t, events, nil)
 			wantStatus(t, err, codes.DeadlineExceeded, "DEADLINE_EXCEEDED", map[string]string{"attempts": "1"})
+			// The server's deadline, not an earlier one, ended the call (a
+			// lower bound: a loaded machine only makes it later).
+			if took := time.Since(start); took < tt.want {
+				t.Errorf("the call ended after %v, before the %v deadline", took, tt.want)
+			}
 		})
 	}
 }

@@ -4,10 +4,11 @@
 // (internal/hook: the route's defaults among them), has each target's
 // provider validate the request, runs the call's attempt plan
 // (internal/retry's Plan) and turns each provider event into a
-// GenerateEvent, numbered by one emitter. Retry and fallback decisions
-// live in internal/retry, target order and health in internal/route,
-// classification in the provider adapters and status mapping in
-// internal/apierr.
+// GenerateEvent, numbered by one emitter; a resumable call's events also
+// go to its event log, which Resume replays (internal/resume). Retry and
+// fallback decisions live in internal/retry, target order and health in
+// internal/route, classification in the provider adapters and status
+// mapping in internal/apierr.
 package service
 
 import (
@@ -33,9 +34,11 @@ import (
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
 	tokenusage "github.com/llmrelay/llmrelay/internal/usage"
 )
 
@@ -49,7 +52,7 @@ type Service struct {
 	log       *slog.Logger
 	metrics   *metrics.Metrics
 	limits    retry.Limits
-	budgets   *retry.Budgets
+	budget    func(provider string) retry.Throttle
 	latencies *retry.Latencies
 	timer     retry.Timer
 	// schemas compiles and caches structured-output schemas; schemaCfg
@@ -66,6 +69,8 @@ type Service struct {
 	// records prompts and replies on the attempt spans.
 	prices         *tokenusage.Prices
 	captureContent bool
+	// resume runs the resumable calls and replays their logs.
+	resume *resume.Registry
 }
 
 // Deps are what a Service needs.
@@ -81,10 +86,17 @@ type Deps struct {
 	Metrics *metrics.Metrics // may be nil
 	// Timer makes the waits between attempts; nil means real time.
 	Timer retry.Timer
-	// Budgets are the providers' retry budgets; nil makes them from
-	// Config (none when the budget is off). The server passes its own, so
-	// that a config reload keeps counting what is in flight.
-	Budgets *retry.Budgets
+	// Budget returns a provider's retry budget, by its configured name
+	// (nil: none); a nil func makes this process's own from Config (none
+	// when the budget is off). The server passes its own: the state
+	// store's, shared by the replicas, when it has them, else this
+	// process's, kept across config reloads so that what is in flight
+	// goes on counting.
+	Budget func(provider string) retry.Throttle
+	// Resume runs resumable calls; nil makes one on an in-memory store
+	// from Config. The server passes its own, on its state store, which
+	// outlives reloads.
+	Resume *resume.Registry
 	// Latencies are the targets' recent times to first delta, which
 	// adaptive hedging delays follow; nil starts an empty record. The
 	// server passes its own, kept across reloads.
@@ -110,24 +122,21 @@ func New(d Deps) *Service {
 		heartbeat: d.Config.Heartbeat.Interval, minHeartbeat: d.Config.Heartbeat.MinInterval,
 		prices: d.Config.Pricing.Prices(), captureContent: d.Config.Tracing.CaptureContent,
 	}
-	s.budgets = d.Budgets
-	if s.budgets == nil {
-		s.budgets = NewBudgets(d.Config)
+	s.budget = d.Budget
+	if s.budget == nil {
+		if b, on := d.Config.RetryBudget(); on {
+			s.budget = retry.NewBudgets(b).Throttle
+		}
+	}
+	s.resume = d.Resume
+	if s.resume == nil {
+		s.resume = resume.New(d.Config.ResumeConfig(), memory.New(), log, d.Metrics)
 	}
 	s.latencies = d.Latencies
 	if s.latencies == nil {
 		s.latencies = retry.NewLatencies()
 	}
 	return s
-}
-
-// NewBudgets returns the providers' retry budgets of cfg, nil when the
-// budget is off.
-func NewBudgets(cfg *config.Config) *retry.Budgets {
-	if b, on := cfg.RetryBudget(); on {
-		return retry.NewBudgets(b)
-	}
-	return nil
 }
 
 // ListModels implements llmrelayv1.LLMServiceServer. With an API key, it
@@ -144,7 +153,7 @@ func (s *Service) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequ
 		}
 		e, _ := s.providers.Get(name)
 		for _, m := range e.Models {
-			if keyed && !id.AllowsModel(name+"/"+m) {
+			if keyed && !id.AllowsModel(name, m) {
 				continue
 			}
 			resp.Models = append(resp.Models, &llmrelayv1.Model{
@@ -211,6 +220,19 @@ func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerSt
 	if err != nil {
 		return s.fail(ctx, c, err)
 	}
+	if c.resumable {
+		// From here on the call runs on a context of its own, which the
+		// client's going away does not end (see resumable).
+		detached, end, err := c.makeResumable(ctx, stream)
+		switch {
+		case errors.Is(err, resume.ErrAttach):
+			return s.attach(ctx, c, stream)
+		case err != nil:
+			return s.fail(ctx, c, err)
+		}
+		defer end()
+		ctx = detached
+	}
 	if c.heartbeat > 0 {
 		if err := c.out.startHeartbeat(c.heartbeat); err != nil {
 			return s.fail(ctx, c, err)
@@ -224,6 +246,7 @@ func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerSt
 	if err := c.sendFinal(ctx, res); err != nil {
 		return s.fail(ctx, c, err)
 	}
+	c.out.endLog(nil)
 	c.done(ctx, codes.OK, "", res)
 	return nil
 }
@@ -267,6 +290,11 @@ type call struct {
 	output outputLimit
 	// heartbeat is the call's heartbeat interval, 0 for none.
 	heartbeat time.Duration
+	// resumable says the call asked to survive its stream (the request,
+	// or its route's default); fingerprint identifies the client's
+	// request, for a repeated Generate of the same call (resume.go).
+	resumable   bool
+	fingerprint string
 }
 
 // newCall takes the call's resolved targets, runs the hooks before the
@@ -287,6 +315,10 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 		return c, errUnresolved
 	}
 	c.resolved = res
+	if mayResume(req, res) {
+		// The client's request as it sent it: hooks change it.
+		c.fingerprint = fingerprint(req)
+	}
 	c.hook = &hook.Call{Model: res.Name, Route: res.Route, Request: req}
 	if id, ok := auth.FromContext(ctx); ok {
 		c.hook.Key = id.Name
@@ -296,6 +328,9 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 	}
 	req = c.hook.Request
 	c.req = req
+	if c.resumable = req.GetResumable(); c.resumable && c.fingerprint == "" {
+		c.fingerprint = fingerprint(req)
+	}
 	first := res.Targets[0]
 	idle, firstEvent := req.GetStreamIdleTimeout().AsDuration(), req.GetFirstEventTimeout().AsDuration()
 	if err := s.limits.CheckStreamTimeouts(idle, firstEvent); err != nil {
@@ -351,7 +386,7 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 		}),
 		Target:    first,
 		Fallbacks: res.Targets[1:],
-		Budget:    func(name string) retry.Throttle { return s.budgets.For(name) },
+		Budget:    s.budget,
 		Health:    s.routes,
 		Deadline:  deadline,
 		MaxReasks: c.so.maxReasks(),
@@ -511,6 +546,7 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 		}
 		ae = apierr.FromError(err)
 	}
+	c.out.endLog(ae)
 	if ae.Code == codes.Internal {
 		s.log.Error("generate failed", "request_id", c.requestID, "error", err)
 	} else {
@@ -523,9 +559,15 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 // emitter numbers and sends a call's events: sequence 1, 2, 3, ... with no
 // gaps. It is the one place events are numbered. With a heartbeat
 // (startHeartbeat), its goroutine sends heartbeat events too, taking turns
-// with send.
+// with send. For a resumable call every event also goes to the call's log,
+// numbered the same, and the client's stream going away is no error: the
+// events then go to the log only (resume.go).
 type emitter struct {
 	stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]
+	// log is the resumable call's log, nil for other calls; gone says the
+	// client's stream went away. Guarded by mu.
+	log  *resume.Call
+	gone bool
 
 	mu   sync.Mutex
 	seq  uint64
@@ -541,7 +583,7 @@ func (e *emitter) send(ev *llmrelayv1.GenerateEvent) error {
 	defer e.mu.Unlock()
 	e.seq++
 	ev.Sequence = e.seq
-	err := e.stream.Send(ev)
+	err := e.deliver(ev)
 	if e.stop != nil {
 		e.last = time.Now()
 	}

@@ -25,16 +25,21 @@ import (
 )
 
 // pacedRelay starts the server in-process with an `openai` provider whose
-// streams take chunks × delay, and the given shutdown grace.
-func pacedRelay(t *testing.T, delay, grace time.Duration) (*servertest.Instance, *openaitest.Server) {
+// streams hold after their first chunk until gate is closed, then take
+// chunks × delay; and the given shutdown grace. The stream idle timeout is
+// far longer than any test waits, so that held streams do not stall however
+// long a loaded machine takes to start them all.
+func pacedRelay(t *testing.T, delay, grace time.Duration, gate <-chan struct{}) (*servertest.Instance, *openaitest.Server) {
 	t.Helper()
 	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreCurrent()) })
-	upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, ChunkDelay: delay})
+	upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, ChunkDelay: delay, Gate: gate})
 	t.Cleanup(upstream.Close)
 	t.Cleanup(httpx.CloseIdleConnections)
 	cfg := config.Default()
 	cfg.MetricsListen = ""
 	cfg.ShutdownGrace = grace
+	cfg.Deadlines.StreamIdle, cfg.Deadlines.MaxStreamIdle = 10*time.Minute, 10*time.Minute
+	cfg.Deadlines.Default, cfg.Deadlines.Max = 20*time.Minute, 20*time.Minute
 	cfg.Providers = []provider.Config{{Name: "openai", Kind: "openai", BaseURL: upstream.URL()}}
 	return servertest.Start(t, cfg), upstream
 }
@@ -47,14 +52,23 @@ func (o *order) next() int64 { return o.n.Add(1) }
 // stream is one call in flight: started once its first delta arrived,
 // ended with its events and status, and the position of its end.
 type stream struct {
-	started chan struct{}
-	events  []*llmrelayv1.GenerateEvent
-	err     error
-	endedAt int64
+	started   chan struct{}
+	deltaSeen bool
+	events    []*llmrelayv1.GenerateEvent
+	err       error
+	endedAt   int64
+}
+
+// heldRequest is call i's request, with the server's stream idle timeout
+// (pacedRelay's, far longer than streams are held) instead of the soak's.
+func heldRequest(i int) *llmrelayv1.GenerateRequest {
+	req := request(i, 1)
+	req.StreamIdleTimeout = nil
+	return req
 }
 
 // startStreams starts n calls on client and returns them once every one
-// has received its first delta.
+// has received its first delta (or ended).
 func startStreams(t *testing.T, ctx context.Context, client llmrelayv1.LLMServiceClient, n int, ord *order) ([]*stream, *sync.WaitGroup) {
 	t.Helper()
 	streams := make([]*stream, n)
@@ -64,7 +78,7 @@ func startStreams(t *testing.T, ctx context.Context, client llmrelayv1.LLMServic
 		streams[i] = s
 		wg.Go(func() {
 			defer func() { s.endedAt = ord.next() }()
-			gs, err := client.Generate(ctx, request(i, 1))
+			gs, err := client.Generate(ctx, heldRequest(i))
 			if err != nil {
 				s.err = err
 				close(s.started)
@@ -84,7 +98,11 @@ func startStreams(t *testing.T, ctx context.Context, client llmrelayv1.LLMServic
 					return
 				}
 				s.events = append(s.events, ev)
-				if len(s.events) == 1 {
+				// Started once the upstream stream is open and held: a
+				// will_retry (a connection refused on a loaded machine, say)
+				// comes before that.
+				if ev.GetDelta() != nil && !s.deltaSeen {
+					s.deltaSeen = true
 					close(s.started)
 				}
 			}
@@ -139,17 +157,18 @@ func TestShutdownUnderLoad(t *testing.T) {
 	tests := []struct {
 		name         string
 		delay, grace time.Duration
-		finish       bool // the streams fit in the grace period
+		finish       bool // the streams are let go once shutdown began
 	}{
-		// 20 chunks 100ms apart: two seconds, well within the grace.
-		{"streams finish within the grace period", 100 * time.Millisecond, time.Minute, true},
-		// 20 chunks 400ms apart (within the stream idle timeout): eight
-		// seconds, far past the grace.
-		{"streams past the grace period end UNAVAILABLE", 400 * time.Millisecond, 300 * time.Millisecond, false},
+		// Let go once health turned NOT_SERVING: 20 chunks 50ms apart, one
+		// second, far within the grace.
+		{"streams finish within the grace period", 50 * time.Millisecond, time.Minute, true},
+		// Held until the grace period ends.
+		{"streams past the grace period end UNAVAILABLE", 50 * time.Millisecond, 300 * time.Millisecond, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			in, _ := pacedRelay(t, tc.delay, tc.grace)
+			gate := make(chan struct{})
+			in, _ := pacedRelay(t, tc.delay, tc.grace, gate)
 			var ord order
 			wctx, stopWatch := context.WithCancel(t.Context())
 			defer stopWatch()
@@ -165,6 +184,9 @@ func TestShutdownUnderLoad(t *testing.T) {
 			stopWatch() // the watch is a call in flight too
 			if at == 0 {
 				t.Fatal("health never turned NOT_SERVING")
+			}
+			if tc.finish {
+				close(gate)
 			}
 			refused := refusedSoon(t, llmrelayv1.NewLLMServiceClient(in.Dial(t)))
 			select {
@@ -212,7 +234,7 @@ func refusedSoon(t *testing.T, client llmrelayv1.LLMServiceClient) codes.Code {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-		_, err := servertest.Collect(ctx, client, request(-1, 1))
+		_, err := servertest.Collect(ctx, client, heldRequest(-1))
 		cancel()
 		if err != nil {
 			return status.Code(err)
@@ -225,12 +247,20 @@ func refusedSoon(t *testing.T, client llmrelayv1.LLMServiceClient) codes.Code {
 // and checks that llmrelay closes every one of the upstream streams.
 func TestClientCancellationClosesUpstreamStreams(t *testing.T) {
 	const n = 500
-	in, upstream := pacedRelay(t, 100*time.Millisecond, time.Minute)
+	// Held after their first chunk: none ends before all have started,
+	// however loaded the machine.
+	in, upstream := pacedRelay(t, 100*time.Millisecond, time.Minute, make(chan struct{}))
 	var ord order
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	streams, wg := startStreams(t, ctx, in.Client, n, &ord)
 	if open := upstream.OpenStreams(); open != n {
+		for i, s := range streams {
+			if s.err != nil {
+				t.Errorf("stream %d ended before the cancel: %v after %d events", i, s.err, len(s.events))
+				break
+			}
+		}
 		t.Fatalf("%d upstream streams open, want %d", open, n)
 	}
 	cancelled := time.Now()

@@ -31,10 +31,13 @@ func TestSIGTERMWithStreamsInFlight(t *testing.T) {
 		t.Skip("builds the server binary")
 	}
 	bin := buildServer(t)
-	upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, ChunkDelay: 100 * time.Millisecond})
+	// Streams hold after their first chunk until SIGTERM has turned health
+	// NOT_SERVING: none ends before, however long starting them all takes.
+	gate := make(chan struct{})
+	upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, ChunkDelay: 50 * time.Millisecond, Gate: gate})
 	t.Cleanup(upstream.Close)
 	var stderr bytes.Buffer
-	addr, _, cmd, exited := startServer(t, bin, fmt.Sprintf("shutdown_grace: 1m\nlog: {level: warn}\nproviders:\n  - {name: openai, kind: openai, base_url: %q}\n", upstream.URL()), &stderr)
+	addr, _, cmd, exited := startServer(t, bin, fmt.Sprintf("shutdown_grace: 1m\nlog: {level: warn}\ndeadlines: {stream_idle: 10m, max_stream_idle: 10m}\nproviders:\n  - {name: openai, kind: openai, base_url: %q}\n", upstream.URL()), &stderr)
 
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -56,6 +59,7 @@ func TestSIGTERMWithStreamsInFlight(t *testing.T) {
 	if at == 0 {
 		t.Fatal("health never turned NOT_SERVING")
 	}
+	close(gate)
 	fresh, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

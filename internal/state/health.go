@@ -17,9 +17,9 @@ import (
 //
 // It is an optional capability of a Store, found by type assertion: a
 // store that implements it shares the targets' health between the
-// replicas that use it (a Redis store would, with Record as one script);
-// for a store that does not, the server keeps the health in process
-// (memory.Store implements it). Targets are named by key,
+// replicas that use it (the redis store does: a failure recorded in one
+// script, reads from a view it refreshes); for a store that does not, the
+// server keeps the health in process (memory.Store implements it). Targets are named by key,
 // "<provider>/<model>"; the time is the caller's, so that every
 // implementation runs on the same clock in tests. Implementations are safe
 // for concurrent use. An error means the health could not be read or

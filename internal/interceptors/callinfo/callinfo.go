@@ -37,6 +37,9 @@ type Info struct {
 	usage     Usage
 	usageSet  bool
 	notes     []Label
+	// onAuth runs once the call has passed authentication.
+	onAuth func()
+	authed bool
 }
 
 // Label is one of the request's metadata pairs, as the log keeps it.
@@ -189,6 +192,39 @@ func (i *Info) Annotations() []Label {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return i.notes
+}
+
+// OnAuthenticated registers f to run once the call has passed
+// authentication (see Authenticated), or at once if it already has. The
+// logging link writes a unary call's start line then, so that calls refused
+// at authentication (which the auth links log in aggregate) have none.
+func (i *Info) OnAuthenticated(f func()) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	if !i.authed {
+		i.onAuth = f
+		i.mu.Unlock()
+		return
+	}
+	i.mu.Unlock()
+	f()
+}
+
+// Authenticated records that the call passed authentication (or needs
+// none: the server has no keys) and runs what OnAuthenticated registered.
+func (i *Info) Authenticated() {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	f := i.onAuth
+	i.onAuth, i.authed = nil, true
+	i.mu.Unlock()
+	if f != nil {
+		f()
+	}
 }
 
 // ObserveAttempt records that the call reached attempt n (from 1): the

@@ -46,39 +46,54 @@ func New(cfg provider.Config) (provider.Provider, error) {
 
 // endpoint returns the streaming URL for a model: "gemini-2.5-flash" and
 // "models/gemini-2.5-flash" name the same model; a name with its own
-// collection ("tunedModels/x") is used as it is.
-func (p *Provider) endpoint(model string) string {
-	if !strings.Contains(model, "/") {
-		model = "models/" + url.PathEscape(model)
+// collection ("tunedModels/x") is used as it is. Each segment of the name
+// is escaped, and a name with an empty, "." or ".." segment is a
+// *provider.FieldError on "model": the URL never leaves the API's model
+// paths.
+func (p *Provider) endpoint(model string) (string, error) {
+	if err := provider.CheckModelPath(model); err != nil {
+		return "", &provider.FieldError{Field: "model", Description: err.Error()}
 	}
-	return p.ep.BaseURL + "/" + model + ":streamGenerateContent?alt=sse"
+	segs := strings.Split(model, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	if len(segs) == 1 {
+		segs = []string{"models", segs[0]}
+	}
+	return p.ep.BaseURL + "/" + strings.Join(segs, "/") + ":streamGenerateContent?alt=sse", nil
 }
 
-// ValidateRequest implements provider.RequestValidator: it builds the wire
-// request, so everything streamGenerateContent cannot take is refused
-// before the first attempt. A tool call in the conversation whose arguments
-// are not a JSON object, and a provider_options key the adapter sets
-// itself, are a *provider.FieldError naming it.
-func (*Provider) ValidateRequest(req *provider.Request) error {
+// ValidateRequest implements provider.RequestValidator: it checks that the
+// model name is a clean path and builds the wire request, so everything
+// streamGenerateContent cannot take is refused before the first attempt. A
+// tool call in the conversation whose arguments are not a JSON object, a
+// provider_options key the adapter sets itself, and a model name with an
+// empty, "." or ".." segment are a *provider.FieldError naming it.
+func (p *Provider) ValidateRequest(req *provider.Request) error {
+	if _, err := p.endpoint(req.Model); err != nil {
+		return err
+	}
 	_, err := encode(req)
 	return err
 }
 
 // encode builds the wire request, with provider_options merged in.
 func encode(req *provider.Request) (httpx.Encoded, error) {
-	r, err := newRequest(req)
-	if err != nil {
-		return httpx.Encoded{}, err
-	}
-	return httpx.Encode(r, req.Options, owned)
+	return httpx.EncodeRequest(req, newRequest, owned)
 }
 
 // Stream implements provider.Provider. The request was validated
-// (ValidateRequest) before the first attempt.
+// (ValidateRequest) before the first attempt; the URL is checked again as
+// it is built.
 func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
+	u, err := p.endpoint(req.Model)
+	if err != nil {
+		return nil, err
+	}
 	body, err := encode(req)
 	if err != nil {
 		return nil, err
 	}
-	return p.ep.Stream(ctx, httpx.Call{URL: p.endpoint(req.Model), Body: body, Activity: req.Activity, Decoder: &decoder{}, Parse: parseErrorBody})
+	return p.ep.Stream(ctx, httpx.Call{URL: u, Body: body, Activity: req.Activity, Decoder: &decoder{}, Parse: parseErrorBody})
 }

@@ -96,11 +96,34 @@ func TestModelNames(t *testing.T) {
 		"gemini-2.5-flash":        "/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
 		"models/gemini-2.5-flash": "/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
 		"tunedModels/my-model-7":  "/tunedModels/my-model-7:streamGenerateContent?alt=sse",
+		// Each segment is escaped: nothing in a name starts a query or
+		// fragment, or joins two segments.
+		"tunedModels/a b?c#d%2F..": "/tunedModels/a%20b%3Fc%23d%252F..:streamGenerateContent?alt=sse",
 	} {
 		u := pt.Replay(t, fixtures[pt.Text].Reply(t))
 		got := pt.CaptureRequest(t, u, newProvider(t, u.URL), pt.NewRequest(model))
 		if got.URI != want {
 			t.Errorf("model %q: URI %s, want %s", model, got.URI, want)
+		}
+	}
+}
+
+// TestModelPathsAreRefusedBeforeAnyRequest: a model name with an empty, "."
+// or ".." segment could steer the URL to another model or API; it is a
+// field error on "model", and the upstream receives nothing.
+func TestModelPathsAreRefusedBeforeAnyRequest(t *testing.T) {
+	for _, model := range []string{
+		"gemini-2.5-flash/../../v1beta/models/gemini-2.5-pro",
+		"models/../tunedModels/x", "models//x", "./x", "x/",
+	} {
+		u := pt.Replay(t, fixtures[pt.Text].Reply(t))
+		_, err := newProvider(t, u.URL).Stream(t.Context(), pt.NewRequest(model))
+		var fe *provider.FieldError
+		if !errors.As(err, &fe) || fe.Field != "model" {
+			t.Errorf("model %q: error %v, want a field error on model", model, err)
+		}
+		if n := len(u.Requests()); n != 0 {
+			t.Errorf("model %q: the upstream received %d requests", model, n)
 		}
 	}
 }

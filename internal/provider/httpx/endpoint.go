@@ -26,8 +26,8 @@ type EndpointOptions struct {
 }
 
 // Endpoint is what every HTTP adapter holds for one configured provider:
-// its base URL, API key, headers and timeout, and the shared client. It is
-// safe for concurrent use.
+// its base URL, API key, headers and timeout, and its client (see
+// NewClient). It is safe for concurrent use.
 type Endpoint struct {
 	// BaseURL is the configured base_url without trailing slashes, or the
 	// kind's default.
@@ -42,8 +42,8 @@ type Endpoint struct {
 }
 
 // NewEndpoint reads a provider's configuration: the base URL (validated),
-// the API key from the environment (see APIKey), the headers and the
-// timeout.
+// the API key from the environment (see APIKey), the headers, the
+// timeout, the transport settings and the redirect policy.
 func NewEndpoint(cfg provider.Config, o EndpointOptions) (*Endpoint, error) {
 	key, err := APIKey(cfg, o.KeyRequired)
 	if err != nil {
@@ -53,15 +53,21 @@ func NewEndpoint(cfg provider.Config, o EndpointOptions) (*Endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Endpoint{
+	client, err := NewClient(cfg.Transport, cfg.Redirects)
+	if err != nil {
+		return nil, err
+	}
+	ep := &Endpoint{
 		BaseURL: base,
 		key:     key,
 		header:  StaticHeader(cfg, o.Header),
 		timeout: cfg.Timeout,
-		client:  Client(),
+		client:  client,
 		auth:    o.Auth,
 		extra:   o.Extra,
-	}, nil
+	}
+	release(ep, client)
+	return ep, nil
 }
 
 // Call is one attempt's HTTP call.

@@ -170,7 +170,9 @@ func TestConnectionsAreReused(t *testing.T) {
 
 func TestAttemptTimeoutIsATransportFailure(t *testing.T) {
 	u := pt.Replay(t, pt.Reply{Body: []byte("data: a\n\ndata: b\n\n"), After: 1, Fault: pt.FaultStall})
-	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: u.URL, Timeout: 20 * time.Millisecond})
+	// The first chunk comes at once; the timeout leaves a loaded machine
+	// ample time for it.
+	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: u.URL, Timeout: time.Second})
 	r := collect(t, ep, u.URL, struct{}{})
 	pe := pt.ProviderError(r.Err)
 	if r.Text != "a" || pe == nil || pe.Kind != provider.KindTransport || !errors.Is(r.Err, httpx.ErrAttemptTimeout) {

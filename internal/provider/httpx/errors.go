@@ -1,7 +1,6 @@
 package httpx
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -35,8 +34,12 @@ type ErrorBodyParser func(body []byte, e *provider.Error)
 // bytes), closes it and returns the *provider.Error of KindHTTP: the status,
 // the retry hint from retry-after-ms or retry-after (seconds or an HTTP
 // date, relative to now), x-should-retry, and whatever parse finds in the
-// body. When parse finds no message, the start of the body (or the status
-// text) is the message.
+// body in the provider's error format. Only what parse finds becomes the
+// Message, Type and Code, cleaned and bounded (provider.CleanText): a body
+// that is not in the provider's format (a proxy's HTML page, say) leaves
+// them empty, and the status alone describes the failure. The raw body is
+// kept in Raw (its first MaxRaw bytes), for debug logs only. A redirect (3xx: the client follows
+// none, or only same-origin ones, see NewClient) gets a message saying so.
 func ResponseError(resp *http.Response, now time.Time, parse ErrorBodyParser) *provider.Error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
 	_ = resp.Body.Close()
@@ -46,14 +49,20 @@ func ResponseError(resp *http.Response, now time.Time, parse ErrorBodyParser) *p
 	if parse != nil {
 		parse(body, e)
 	}
-	if e.Message == "" {
-		e.Message = string(clip(bytes.TrimSpace(body)))
-	}
-	if e.Message == "" {
-		e.Message = http.StatusText(resp.StatusCode)
+	e.Message = provider.CleanText(e.Message, provider.MaxMessageLen)
+	e.Type = provider.CleanText(e.Type, provider.MaxTypeLen)
+	e.Code = provider.CleanText(e.Code, provider.MaxTypeLen)
+	e.Raw = string(body[:min(len(body), MaxRaw)])
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		e.Message = RedirectMessage
+		e.Raw = "location: " + resp.Header.Get("Location") + "\n" + e.Raw
 	}
 	return e
 }
+
+// RedirectMessage is the message of the error for a redirect that was not
+// followed.
+const RedirectMessage = "the provider answered with a redirect, which llmrelay does not follow (see the provider's redirects setting)"
 
 // RetryHint returns the retry hint in h: retry-after-ms (milliseconds, as
 // OpenAI and Anthropic send it) takes precedence over retry-after (seconds

@@ -65,26 +65,32 @@ func TestShouldRetry(t *testing.T) {
 func TestResponseError(t *testing.T) {
 	parse := func(b []byte, e *provider.Error) {
 		if strings.HasPrefix(string(b), "{") {
-			e.Type, e.Message = "overloaded_error", "Overloaded"
+			e.Type, e.Message = "overloaded_error", "Overloaded\n\x1b[2Jnow"
 		}
 	}
+	const page = "<html><body>502 Bad Gateway: upstream 10.0.0.7 token=sk-proxy-secret</body></html>"
 	tests := []struct {
 		name     string
 		status   int
+		header   map[string]string
 		body     string
 		wantType string
 		wantMsg  string
 	}{
-		{"parsed body", 529, `{"error":{}}`, "overloaded_error", "Overloaded"},
-		{"unparsed body is the message", 502, "  <html>Bad Gateway</html>\n", "", "<html>Bad Gateway</html>"},
-		{"empty body gives the status text", 503, "", "", "Service Unavailable"},
-		{"long body is clipped", 500, strings.Repeat("e", 5000), "", strings.Repeat("e", 120)},
+		{"parsed body, cleaned", 529, nil, `{"error":{}}`, "overloaded_error", "Overloaded [2Jnow"},
+		{"unparsed body is no message", 502, nil, "  " + page + "\n", "", ""},
+		{"unparsed 4xx body is no message", 404, nil, page, "", ""},
+		{"empty body", 503, nil, "", "", ""},
+		{"redirect", 307, map[string]string{"Location": "https://elsewhere.test/v1"}, page, "", RedirectMessage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := http.Header{}
 			h.Set("Retry-After", "3")
 			h.Set("X-Should-Retry", "false")
+			for k, v := range tc.header {
+				h.Set(k, v)
+			}
 			resp := &http.Response{StatusCode: tc.status, Header: h, Body: io.NopCloser(strings.NewReader(tc.body))}
 			e := ResponseError(resp, time.Now(), parse)
 			if e.Kind != provider.KindHTTP || e.Status != tc.status || e.Type != tc.wantType || e.Message != tc.wantMsg {
@@ -93,7 +99,24 @@ func TestResponseError(t *testing.T) {
 			if !e.HasRetryAfter || e.RetryAfter != 3*time.Second || e.ShouldRetry == nil || *e.ShouldRetry {
 				t.Errorf("hints %v/%v should_retry %v, want 3s and false", e.RetryAfter, e.HasRetryAfter, e.ShouldRetry)
 			}
+			if strings.Contains(e.Error(), "sk-proxy-secret") {
+				t.Errorf("Error() carries the raw body: %s", e.Error())
+			}
+			if !strings.Contains(e.Raw, tc.body) || !strings.Contains(e.Raw, tc.header["Location"]) {
+				t.Errorf("Raw = %q, want the body (and a redirect's Location) for the debug log", e.Raw)
+			}
 		})
+	}
+}
+
+func TestResponseErrorBoundsTheParsedMessage(t *testing.T) {
+	parse := func(_ []byte, e *provider.Error) {
+		e.Type, e.Code, e.Message = strings.Repeat("t", 500), "c\nc", strings.Repeat("m", 5000)
+	}
+	resp := &http.Response{StatusCode: 400, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("{}"))}
+	e := ResponseError(resp, time.Now(), parse)
+	if len(e.Message) > provider.MaxMessageLen+len("…") || len(e.Type) > provider.MaxTypeLen+len("…") || e.Code != "c c" {
+		t.Errorf("message of %d bytes, type of %d, code %q: want them bounded and clean", len(e.Message), len(e.Type), e.Code)
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package httpx holds what llmrelay's HTTP provider adapters share: one tuned
-// http.Client for every provider, a lean server-sent-events reader that reuses
-// its buffers, the plumbing that turns a streamed response into a
+// http.Client per configured provider, a lean server-sent-events reader that
+// reuses its buffers, the plumbing that turns a streamed response into a
 // provider.Stream, and the mapping of HTTP failures (status, retry hints,
 // x-should-retry, dropped or malformed streams) to *provider.Error.
 //
@@ -9,64 +9,197 @@
 package httpx
 
 import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/net/http/httpproxy"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
-// Transport settings. Streams are long and many run at once, so the idle
-// pool per host is large, and only connection set-up and the wait for
-// response headers are bounded here: the rest is bounded by the attempt's
-// context (the provider's timeout, the call's deadline, and the stream idle
-// timer, which also runs while the headers are awaited).
-const (
-	// DialTimeout bounds establishing a TCP connection.
-	DialTimeout = 10 * time.Second
-	// TLSHandshakeTimeout bounds the TLS handshake.
-	TLSHandshakeTimeout = 10 * time.Second
-	// ResponseHeaderTimeout bounds the wait for response headers once the
-	// request is written. The attempt's stream idle timer (the request's
-	// stream_idle_timeout, 30s by default) runs during that wait too and
-	// ends it first unless it is longer than this: this bound matters only
-	// to calls with a long idle timeout, such as one that waits for a local
-	// server to load a model.
-	ResponseHeaderTimeout = 2 * time.Minute
-	// IdleConnTimeout is how long an idle keep-alive connection is kept.
-	IdleConnTimeout = 90 * time.Second
-	// MaxIdleConnsPerHost sizes the idle pool per provider host for
-	// concurrent streams (net/http's default is 2).
-	MaxIdleConnsPerHost = 256
-)
+// tcpKeepAlive is the interval of TCP keep-alive probes.
+const tcpKeepAlive = 30 * time.Second
 
-// NewTransport returns an http.Transport tuned for many concurrent,
-// long-lived streaming responses: keep-alive with a large idle pool per
-// host, HTTP/2 where the server offers it, proxies from the environment, and
-// dial, TLS-handshake and response-header timeouts.
-func NewTransport() *http.Transport {
-	d := &net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}
-	return &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           d.DialContext,
+// NewClient returns the http.Client for one provider, with a connection
+// pool of its own configured by t (zero settings defaulted, see
+// provider.DefaultTransport): keep-alive with a large idle pool,
+// HTTP/2 where the server offers it (with health pings), the proxy from the
+// environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, read now, with the rules
+// of net/http's ProxyFromEnvironment), dial, TLS-handshake and
+// response-header timeouts, the CA bundle and client certificate, and the
+// redirect policy (see provider.Config.Redirects). It has no overall
+// timeout: each attempt's context bounds it. It fails when a file cannot be
+// read or parsed.
+func NewClient(t provider.Transport, redirects string) (*http.Client, error) {
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
+	t = t.WithDefaults()
+	if err := provider.CheckRedirects(redirects); err != nil {
+		return nil, err
+	}
+	tlsCfg, err := tlsConfig(t)
+	if err != nil {
+		return nil, err
+	}
+	dial := dialer(t).DialContext
+	if testDial != nil {
+		dial = testDial(dial)
+	}
+	proxy := httpproxy.FromEnvironment().ProxyFunc()
+	tr := &http.Transport{
+		Proxy:                 func(r *http.Request) (*url.URL, error) { return proxy(r.URL) },
+		DialContext:           dial,
+		TLSClientConfig:       tlsCfg,
 		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          4 * MaxIdleConnsPerHost,
-		MaxIdleConnsPerHost:   MaxIdleConnsPerHost,
-		IdleConnTimeout:       IdleConnTimeout,
-		TLSHandshakeTimeout:   TLSHandshakeTimeout,
-		ResponseHeaderTimeout: ResponseHeaderTimeout,
+		MaxIdleConns:          t.MaxIdleConns,
+		MaxIdleConnsPerHost:   t.MaxIdleConns,
+		MaxConnsPerHost:       t.MaxConns,
+		IdleConnTimeout:       t.IdleConnTimeout,
+		TLSHandshakeTimeout:   t.TLSHandshakeTimeout,
+		ResponseHeaderTimeout: t.ResponseHeaderTimeout,
 		ExpectContinueTimeout: time.Second,
+		HTTP2: &http.HTTP2Config{
+			SendPingTimeout: t.PingInterval,
+			PingTimeout:     t.PingTimeout,
+		},
+	}
+	pool.add(tr)
+	return &http.Client{Transport: tr, CheckRedirect: redirectPolicy(redirects)}, nil
+}
+
+// dialer returns the TCP dialer for t: dial_timeout (defaulted, see
+// provider.DefaultTransport) and keep-alive probes.
+func dialer(t provider.Transport) *net.Dialer {
+	return &net.Dialer{Timeout: t.WithDefaults().DialTimeout, KeepAlive: tcpKeepAlive}
+}
+
+// tlsConfig returns the TLS settings for t: nil (net/http's defaults)
+// without a CA bundle or client certificate.
+func tlsConfig(t provider.Transport) (*tls.Config, error) {
+	if t.CAFile == "" && t.CertFile == "" {
+		return nil, nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("transport.ca_file: %w", err)
+		}
+		cfg.RootCAs = x509.NewCertPool()
+		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("transport.ca_file: %s holds no PEM certificate", t.CAFile)
+		}
+	}
+	if t.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("transport.cert_file, key_file: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+// redirectPolicy returns the client's CheckRedirect: with
+// provider.RedirectsSameOrigin it follows 307 and 308 redirects (which keep
+// the method and the body) to the request's own scheme, host and port, at
+// most provider.MaxRedirects in a row; otherwise, and for every other
+// redirect, it stops, and the redirect response is the attempt's answer (a
+// provider error with its status). A redirect that is not followed sends
+// nothing to its target: no credentials, no prompt.
+func redirectPolicy(policy string) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if policy != provider.RedirectsSameOrigin || len(via) > provider.MaxRedirects || req.Response == nil {
+			return http.ErrUseLastResponse
+		}
+		switch req.Response.StatusCode {
+		case http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		default:
+			return http.ErrUseLastResponse
+		}
+		if !sameOrigin(req.URL, via[0].URL) {
+			return http.ErrUseLastResponse
+		}
+		return nil
 	}
 }
 
-var shared = sync.OnceValue(func() *http.Client {
-	return &http.Client{Transport: NewTransport()}
-})
+// sameOrigin reports whether a and b have the same scheme, host and port
+// (the scheme's default port when none is given).
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
 
-// Client returns the http.Client every adapter shares, built once with
-// NewTransport. It has no overall timeout: each attempt's context bounds it.
-// It is safe for concurrent use.
-func Client() *http.Client { return shared() }
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
 
-// CloseIdleConnections closes the shared client's idle connections. Tests
-// call it so that no keep-alive goroutine outlives them.
-func CloseIdleConnections() { shared().CloseIdleConnections() }
+// dialFunc is a transport's DialContext.
+type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// testDial, set by tests before clients are built, wraps every client's
+// dialer (to reach a made-up host name on loopback).
+var testDial func(dialFunc) dialFunc
+
+// transports are the transports of the clients NewClient built, so that
+// CloseIdleConnections reaches them all.
+type transports struct {
+	mu  sync.Mutex
+	all map[*http.Transport]struct{}
+}
+
+var pool = &transports{all: map[*http.Transport]struct{}{}}
+
+func (p *transports) add(tr *http.Transport) {
+	p.mu.Lock()
+	p.all[tr] = struct{}{}
+	p.mu.Unlock()
+}
+
+func (p *transports) remove(tr *http.Transport) {
+	tr.CloseIdleConnections()
+	p.mu.Lock()
+	delete(p.all, tr)
+	p.mu.Unlock()
+}
+
+// release closes the idle connections of the client's transport and forgets
+// it once owner is garbage: a provider that is no longer used keeps nothing
+// open.
+func release(owner *Endpoint, c *http.Client) {
+	if tr, ok := c.Transport.(*http.Transport); ok {
+		runtime.AddCleanup(owner, pool.remove, tr)
+	}
+}
+
+// CloseIdleConnections closes the idle connections of every client
+// NewClient built. Tests call it so that no keep-alive goroutine outlives
+// them.
+func CloseIdleConnections() {
+	pool.mu.Lock()
+	all := make([]*http.Transport, 0, len(pool.all))
+	for tr := range pool.all {
+		all = append(all, tr)
+	}
+	pool.mu.Unlock()
+	for _, tr := range all {
+		tr.CloseIdleConnections()
+	}
+}

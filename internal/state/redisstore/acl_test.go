@@ -15,10 +15,14 @@ import (
 // docs/scale-out.md lists them: its keys, and the commands it and its
 // scripts run.
 var aclRules = []any{"~llmrelay:*", "resetchannels", "+@connection",
-	"+eval", "+evalsha", "+time", "+get", "+set", "+zadd", "+zrem", "+zremrangebyscore", "+zcard", "+pexpire"}
+	"+eval", "+evalsha", "+time", "+get", "+set", "+zadd", "+zrem", "+zremrangebyscore", "+zcard", "+pexpire",
+	"+hgetall", "+hmget", "+hset", "+hdel", "+del",
+	// event logs of resumable calls
+	"+multi", "+exec", "+hget", "+hexists", "+xadd", "+xrange", "+xread", "+exists", "+pttl"}
 
 // TestLeastPrivilegeACLUser runs every operation (admission, leases,
-// renewal, release flushing, counting, close) as a Redis ACL user with only
+// renewal, release flushing, counting, retry budgets and their
+// publication, route target health, its refresh and restoration, close) as a Redis ACL user with only
 // the documented rules: none of them fails.
 func TestLeastPrivilegeACLUser(t *testing.T) {
 	srv := redistest.Start(t)
@@ -44,12 +48,52 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	if n, err := s.Count(ctx, "set"); err != nil || n != 1 {
 		t.Fatalf("Count = %d, %v", n, err)
 	}
+	// Event logs: create, append, read (blocking too), keep, delete.
+	if _, err := s.CreateLog(ctx, "call", state.LogInfo{Token: "t", MaxRecords: 100}); err != nil {
+		t.Fatalf("CreateLog: %v", err)
+	}
+	if err := s.AppendLog(ctx, "call", []state.LogRecord{{Seq: 1, Data: []byte("e")}}); err != nil {
+		t.Fatalf("AppendLog: %v", err)
+	}
+	if _, recs, err := s.ReadLog(ctx, "call", 0, 10, 0); err != nil || len(recs) != 1 {
+		t.Fatalf("ReadLog: %v, %v", recs, err)
+	}
+	if _, _, err := s.ReadLog(ctx, "call", 1, 10, 10*time.Millisecond); err != nil {
+		t.Fatalf("ReadLog, blocking: %v", err)
+	}
+	if _, err := s.KeepLog(ctx, "call", time.Second); err != nil {
+		t.Fatalf("KeepLog: %v", err)
+	}
+	time.Sleep(cfg.LeaseTTL) // the log's renewal runs
+	if err := s.DeleteLog(ctx, "call", "t"); err != nil {
+		t.Fatalf("DeleteLog: %v", err)
+	}
 	adm.Lease.Release()
 	l.Release()
 	if n, err := s.Count(ctx, "set"); err != nil || n != 0 {
 		t.Fatalf("Count after release = %d, %v", n, err)
 	}
-	time.Sleep(100 * time.Millisecond) // the flusher runs
+	budget := s.RetryBudget("p", state.BudgetLimit{MinRetryConcurrency: 1})
+	end := budget.Begin(ctx)
+	release, ok := budget.Retry(ctx)
+	if !ok {
+		t.Fatal("Retry denied")
+	}
+	release()
+	end()
+	now := time.Now()
+	policy := state.OutlierPolicy{Failures: 1, BaseEjection: time.Minute, MaxEjection: time.Minute}
+	if st, err := s.RecordTarget(ctx, "p/m", false, now, policy); err != nil || !st.JustEjected {
+		t.Fatalf("RecordTarget: %+v, %v", st, err)
+	}
+	if st, err := s.TargetStatus(ctx, []string{"p/m", "p/other"}, now); err != nil || !st[0].Ejected {
+		t.Fatalf("TargetStatus: %+v, %v", st, err)
+	}
+	time.Sleep(2 * cfg.HealthCheckInterval) // the view is refreshed
+	if _, err := s.RecordTarget(ctx, "p/m", true, now, policy); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the flushers run
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,11 @@
 // of leases per API key (or lease set), each member expiring at a time the
 // holding replica pushes forward every LeaseTTL/3. A call's admission is
 // one Lua script, one round trip; nothing happens per delta. A crashed
-// replica stops renewing, and its leases lapse within LeaseTTL.
+// replica stops renewing, and its leases lapse within LeaseTTL. The
+// providers' retry budgets (budget.go: attempts counted locally and
+// published off the call's path, retries decided in one script) and the
+// route targets' health (health.go: a failure recorded in one script,
+// reads from a refreshed view) are shared the same way.
 //
 // The store owns what happens when Redis fails. A failed or too slow
 // command marks it unreachable; a ping every HealthCheckInterval marks it
@@ -75,6 +79,12 @@ type Store struct {
 	pending   map[string]map[string]struct{} // lease set key → released members not yet known removed
 	flush     chan struct{}
 
+	// budgets are this replica's counts of the shared retry budgets
+	// (budget.go); health is its view of the route targets' health
+	// (health.go).
+	budgets budgetBook
+	health  healthBook
+
 	up        atomic.Bool
 	condMu    sync.Mutex
 	lastErr   error
@@ -88,6 +98,11 @@ type Store struct {
 	closed atomic.Bool
 	stop   chan struct{}
 	wg     sync.WaitGroup
+
+	// opts are the client's options; logs the event logs' state
+	// (eventlog.go).
+	opts *redis.UniversalOptions
+	logs logState
 }
 
 var (
@@ -128,6 +143,7 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 	}
 	s := &Store{
 		rdb:        redis.NewUniversalClient(ro),
+		opts:       ro,
 		prefix:     cfg.KeyPrefix,
 		replica:    replicaID(),
 		ttl:        cfg.LeaseTTL,
@@ -139,6 +155,8 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		held:       make(map[string]map[string]struct{}),
 		pending:    make(map[string]map[string]struct{}),
 		flush:      make(chan struct{}, 1),
+		budgets:    budgetBook{byName: map[string]*budget{}, flush: make(chan struct{}, 1)},
+		health:     newHealthBook(),
 		changed:    make(chan struct{}, 1),
 		watchers:   make(map[int]*watcher),
 		stop:       make(chan struct{}),
@@ -154,10 +172,12 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		s.up.Store(true)
 	}
 	s.metrics.StateStoreUp(s.up.Load())
-	s.wg.Add(3)
+	s.wg.Add(5)
 	go s.monitor()
 	go s.renewLoop()
 	go s.flusher()
+	go s.publishBudgets()
+	go s.healthLoop()
 	return s, nil
 }
 
@@ -577,6 +597,7 @@ func (s *Store) monitor() {
 		}
 		if s.markUp() {
 			s.renew() // restore this replica's leases at once
+			s.republishBudgets()
 		}
 	}
 }
@@ -672,14 +693,15 @@ func (s *Store) Watch(f func(state.Condition)) (stop func()) {
 }
 
 // Close implements state.Store: it stops the health check and renewal,
-// removes the leases this replica still holds from Redis (best effort)
-// and closes the connections.
+// removes the leases and retry budget entries this replica still holds
+// from Redis (best effort) and closes the connections.
 func (s *Store) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	close(s.stop)
 	s.wg.Wait()
+	s.closeLogs()
 	s.mu.Lock()
 	pipe := s.rdb.Pipeline()
 	n := 0
@@ -700,6 +722,7 @@ func (s *Store) Close() error {
 	}
 	s.pending = map[string]map[string]struct{}{}
 	s.pendingMu.Unlock()
+	n += s.forgetBudgets(context.Background(), pipe)
 	var err error
 	if n > 0 && s.up.Load() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)

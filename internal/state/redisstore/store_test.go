@@ -351,14 +351,23 @@ func TestReleaseThenAdmitOnOneReplica(t *testing.T) {
 // all its keys on one node.
 func TestConformanceOnCluster(t *testing.T) {
 	addrs := redistest.StartCluster(t, 3)
-	cfg := func() state.RedisConfig {
-		c := state.DefaultConfig().Redis
-		c.Mode, c.Addresses = state.RedisCluster, addrs
-		c.KeyPrefix = "cluster" + strconv.FormatInt(prefixes.Add(1), 10) + ":"
-		c.ReadTimeout, c.WriteTimeout = 5*time.Second, 5*time.Second
-		return c
-	}
+	cfg := func() state.RedisConfig { return clusterConfig(addrs) }
 	statetest.RunAll(t, func(t *testing.T) state.Store { return open(t, cfg(), redisstore.Options{FailClosed: true}) })
+	// A budget's hash and a target's record are one key each: any node.
+	t.Run("RetryBudget", func(t *testing.T) {
+		statetest.RunRetryBudget(t, func(t *testing.T, limit state.BudgetLimit) state.RetryBudget {
+			s := open(t, cfg(), redisstore.Options{FailClosed: true})
+			t.Cleanup(func() { s.Close() })
+			return s.RetryBudget("p", limit)
+		})
+	})
+	t.Run("TargetHealth", func(t *testing.T) {
+		statetest.RunTargetHealth(t, func(t *testing.T) state.TargetHealth {
+			s := open(t, cfg(), redisstore.Options{FailClosed: true})
+			t.Cleanup(func() { s.Close() })
+			return s
+		})
+	})
 
 	t.Run("LeasesRenewedAcrossNodes", func(t *testing.T) {
 		c := cfg()
@@ -383,6 +392,17 @@ func TestConformanceOnCluster(t *testing.T) {
 			l.Release()
 		}
 	})
+}
+
+// clusterConfig is a config for the cluster of addrs, with a key prefix
+// of its own.
+func clusterConfig(addrs []string) state.RedisConfig {
+	c := state.DefaultConfig().Redis
+	c.Mode, c.Addresses = state.RedisCluster, addrs
+	c.KeyPrefix = "cluster" + strconv.FormatInt(prefixes.Add(1), 10) + ":"
+	c.ReadTimeout, c.WriteTimeout = 5*time.Second, 5*time.Second
+	c.HealthCheckInterval = 100 * time.Millisecond
+	return c
 }
 
 // TestConformanceThroughSentinel runs the conformance suite against a

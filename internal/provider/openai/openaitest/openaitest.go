@@ -96,6 +96,10 @@ type Options struct {
 	// Faults says how request n (from 0) fails; requests past its end, and
 	// zero Faults, are served normally.
 	Faults []Fault
+	// Gate, when set, holds every stream after its first content chunk
+	// until Gate is closed (or the client goes away): tests start many
+	// streams and know that none ends before they let it.
+	Gate <-chan struct{}
 	// FaultFor, when set, picks each request's fault instead of Faults. It
 	// is called once per chat completion request, on the request's
 	// goroutine, with the request's number (from 0) and its JSON body; it
@@ -107,6 +111,17 @@ type Options struct {
 	// response had been written. It is called on the request's goroutine
 	// and must be safe for concurrent use.
 	ClientGone func(n int, wrote bool)
+	// Pause, when set, holds every stream after its first Pause.After
+	// content chunks until Pause.Until is closed (or the client goes
+	// away), as a model pausing mid-reply would: tests cut a connection at
+	// a known point this way. (Gate is Pause with After 1.)
+	Pause *Pause
+}
+
+// Pause holds streams at a point (see Options.Pause).
+type Pause struct {
+	After int
+	Until <-chan struct{}
 }
 
 // Server is the fake upstream. Its methods are safe for concurrent use.
@@ -240,6 +255,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, f)
 			return
 		}
+		if i == 1 && s.opts.Gate != nil && !s.await(r, s.opts.Gate) {
+			return
+		}
+		if p := s.opts.Pause; p != nil && i == p.After && !s.await(r, p.Until) {
+			return
+		}
 		if s.opts.ChunkDelay > 0 && !s.wait(r, s.opts.ChunkDelay) {
 			return
 		}
@@ -286,6 +307,18 @@ func (s *Server) wait(r *http.Request, d time.Duration) bool {
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.quit:
+	}
+	return false
+}
+
+// await waits until gate is closed and reports whether the client is still
+// there and the server still open.
+func (s *Server) await(r *http.Request, gate <-chan struct{}) bool {
+	select {
+	case <-gate:
 		return true
 	case <-r.Context().Done():
 	case <-s.quit:

@@ -1,0 +1,117 @@
+package interceptors
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+)
+
+// throttled serves the auth links with a throttle of burst failures, one
+// try back per second, and a log interval of a minute, on a fake clock;
+// the throttle's and the logging link's lines go to logs.
+func throttled(t *testing.T, burst int) (testConn, *fakeClock, *logBuffer) {
+	t.Helper()
+	clock := &fakeClock{t: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
+	logs := &logBuffer{}
+	th := NewAuthThrottle(AuthThrottleOptions{Burst: burst, PerSecond: 1, LogInterval: time.Minute}, logs.logger(), nil)
+	th.now = clock.now
+	keys := authKeys(t)
+	c := serve(t, &fakeService{}, Recovery(discardLogger()), Logging(logs.logger()), APIOnly(th.Link(keys)), APIOnly(Auth(keys)))
+	return c, clock, logs
+}
+
+func TestAuthThrottleRefusesAnAddressAfterRepeatedFailures(t *testing.T) {
+	c, clock, _ := throttled(t, 3)
+	list := func(key string) error {
+		_, err := c.llm.ListModels(withKey(testCtx(t), key), &llmrelayv1.ListModelsRequest{})
+		return err
+	}
+	for range 3 {
+		wantStatus(t, list("guess"), codes.Unauthenticated, ReasonAPIKeyUnknown)
+	}
+	// The bucket is empty: even the right key is not looked at.
+	st := wantStatus(t, list(fullKey), codes.Unauthenticated, ReasonAuthThrottled)
+	if d := findDetail[*errdetails.RetryInfo](st).GetRetryDelay().AsDuration(); d != time.Second {
+		t.Errorf("RetryInfo %v, want 1s (one try back per second)", d)
+	}
+	_, err := c.generate(withKey(testCtx(t), fullKey), validRequest())
+	wantStatus(t, err, codes.Unauthenticated, ReasonAuthThrottled)
+
+	clock.advance(time.Second)
+	if err := list(fullKey); err != nil {
+		t.Fatalf("after the RetryInfo's delay: %v", err)
+	}
+	// Refused calls took no try: one more failure empties the bucket again.
+	wantStatus(t, list("guess"), codes.Unauthenticated, ReasonAPIKeyUnknown)
+	wantStatus(t, list(fullKey), codes.Unauthenticated, ReasonAuthThrottled)
+}
+
+func TestAuthThrottleLogsOncePerInterval(t *testing.T) {
+	c, clock, logs := throttled(t, 5)
+	for range 40 {
+		_, _ = c.llm.ListModels(withKey(testCtx(t), "guess"), &llmrelayv1.ListModelsRequest{})
+		_, _ = c.generate(testCtx(t), validRequest()) // no credentials at all
+	}
+	lines := logs.lines(t, "failed authentication")
+	if len(lines) != 1 || lines[0]["failures"] != float64(1) || lines[0]["peer"] != "local" || lines[0]["level"] != "WARN" {
+		t.Fatalf("%d lines for 80 failures within a minute, want one (the first):\n%s", len(lines), logs)
+	}
+	if n := len(logs.lines(t, "started call")) + len(logs.lines(t, "finished call")); n != 0 {
+		t.Errorf("the logging link wrote %d lines for calls refused at authentication", n)
+	}
+	clock.advance(time.Minute)
+	_, _ = c.llm.ListModels(withKey(testCtx(t), "guess"), &llmrelayv1.ListModelsRequest{})
+	lines = logs.lines(t, "failed authentication")
+	// 5 failures took the tries; the other 75 calls were throttled, and so
+	// was the last one (1 try back per second, 60 seconds on: 5 in the bucket).
+	if len(lines) != 2 || lines[1]["failures"].(float64)+lines[1]["throttled"].(float64) != 80 {
+		t.Errorf("lines %v, want a second one counting the 80 calls since the first", lines)
+	}
+	if strings.Contains(logs.String(), "guess") {
+		t.Error("a presented key reached the log")
+	}
+}
+
+func TestAuthThrottleOff(t *testing.T) {
+	c, _, logs := throttled(t, 0)
+	for range 30 {
+		_, err := c.llm.ListModels(withKey(testCtx(t), "guess"), &llmrelayv1.ListModelsRequest{})
+		wantStatus(t, err, codes.Unauthenticated, ReasonAPIKeyUnknown)
+	}
+	if _, err := c.llm.ListModels(withKey(testCtx(t), fullKey), &llmrelayv1.ListModelsRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(logs.lines(t, "failed authentication")); n != 1 {
+		t.Errorf("%d lines, want 1", n)
+	}
+}
+
+func TestPeerPrefix(t *testing.T) {
+	tests := []struct {
+		addr net.Addr
+		want string
+	}{
+		{&net.TCPAddr{IP: net.ParseIP("203.0.113.7"), Port: 4000}, "203.0.113.7"},
+		{&net.TCPAddr{IP: net.ParseIP("::ffff:203.0.113.7"), Port: 4000}, "203.0.113.7"},
+		{&net.TCPAddr{IP: net.ParseIP("2001:db8:1:2:aaaa::1"), Port: 4000}, "2001:db8:1:2::/64"},
+		{&net.TCPAddr{IP: net.ParseIP("2001:db8:1:2:bbbb::9"), Port: 1}, "2001:db8:1:2::/64"},
+		{&net.UnixAddr{Name: "/run/llmrelay.sock", Net: "unix"}, "local"},
+	}
+	for _, tc := range tests {
+		ctx := peer.NewContext(context.Background(), &peer.Peer{Addr: tc.addr})
+		if got := peerName(peerPrefix(ctx)); got != tc.want {
+			t.Errorf("%v: %s, want %s", tc.addr, got, tc.want)
+		}
+	}
+	if got := peerName(peerPrefix(context.Background())); got != "local" {
+		t.Errorf("no peer: %s", got)
+	}
+}

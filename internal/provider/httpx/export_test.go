@@ -1,0 +1,16 @@
+package httpx
+
+import (
+	"context"
+	"net"
+)
+
+// DialFunc is a transport's dialer.
+type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// SetTestDial makes the clients built from now on dial through wrap (to
+// reach a made-up host name on loopback) until restore is called.
+func SetTestDial(wrap func(DialFunc) DialFunc) (restore func()) {
+	testDial = func(d dialFunc) dialFunc { return wrap(d) }
+	return func() { testDial = nil }
+}

@@ -1,0 +1,165 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+)
+
+// haproxyBinary returns the haproxy program, installing it with the
+// project's scripts/test-deps.sh when it is missing; the test skips, saying
+// why, only when it cannot be installed.
+func haproxyBinary(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("haproxy"); err == nil {
+		return p
+	}
+	_, file, _, _ := runtime.Caller(0)
+	script := filepath.Join(filepath.Dir(file), "..", "..", "scripts", "test-deps.sh")
+	out, err := exec.Command("bash", script).CombinedOutput()
+	if p, lerr := exec.LookPath("haproxy"); lerr == nil {
+		return p
+	}
+	t.Skipf("haproxy (Debian package haproxy) is not installed and scripts/test-deps.sh could not install it (%v): %s", err, out)
+	return ""
+}
+
+// haproxyInFront starts HAProxy, with its default buffers and an h2c
+// frontend and backend, in front of a real llmrelay listening on loopback,
+// and returns a client connected through it.
+func haproxyInFront(t *testing.T, cfg *config.Config) llmrelayv1.LLMServiceClient {
+	t.Helper()
+	bin := haproxyBinary(t)
+	_, backend := serveTCP(t, cfg)
+
+	front := freePort(t)
+	conf := fmt.Sprintf(`global
+    log stderr format raw local0 warning
+defaults
+    mode http
+    log global
+    timeout connect 10s
+    timeout client 60s
+    timeout server 60s
+frontend grpc_in
+    bind 127.0.0.1:%d proto h2
+    default_backend llmrelay
+backend llmrelay
+    server relay %s proto h2
+`, front, backend)
+	path := filepath.Join(t.TempDir(), "haproxy.cfg")
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	cmd := exec.Command(bin, "-db", "-f", path)
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+		if t.Failed() {
+			t.Logf("haproxy's log:\n%s", logs.String())
+		}
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", front)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case <-exited:
+			t.Fatalf("haproxy exited: %s", logs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return llmrelayv1.NewLLMServiceClient(conn)
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestManyViolationsThroughHAProxy: a request with 500 validation
+// violations gets its INVALID_ARGUMENT through HAProxy 2.6 with default
+// buffers. Unbounded, the trailers (each violation listed in grpc-message
+// and in grpc-status-details-bin) exceed what HAProxy accepts, and the
+// client sees UNAVAILABLE, which the shipped service config retries.
+func TestManyViolationsThroughHAProxy(t *testing.T) {
+	cfg := config.Default()
+	cfg.MetricsListen = ""
+	cfg.Providers = config.DefaultProviders()
+	client := haproxyInFront(t, cfg)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+
+	// The proxy itself works: an ordinary call goes through.
+	if _, err := servertest.Collect(ctx, client, echoRequest("through the proxy")); err != nil {
+		t.Fatalf("a valid call through haproxy: %v", err)
+	}
+	req := echoRequest("x")
+	req.Messages = nil
+	for range 500 {
+		req.Messages = append(req.Messages, &llmrelayv1.Message{Content: "a message without a role " + strings.Repeat("z", 40)})
+	}
+	_, err := servertest.Collect(ctx, client, req)
+	st := wantError(t, err, codes.InvalidArgument, apierr.ReasonInvalidRequest)
+	md := detail[*errdetails.ErrorInfo](st).GetMetadata()
+	if md[apierr.MetaViolations] != "500" || md[apierr.MetaViolationsListed] == "" {
+		t.Errorf("ErrorInfo metadata %v, want the 500 violations counted and how many are listed", md)
+	}
+	t.Logf("status through haproxy: %d-byte message, violations %s listed of %s", len(st.Message()), md[apierr.MetaViolationsListed], md[apierr.MetaViolations])
+}
