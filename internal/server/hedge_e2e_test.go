@@ -2,18 +2,21 @@ package server_test
 
 import (
 	"context"
-	"errors"
-	"io"
 	"os"
-	"slices"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"go.uber.org/goleak"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
@@ -21,147 +24,150 @@ import (
 	"github.com/llmrelay/llmrelay/internal/telemetry/otlptest"
 )
 
-// The issue's numbers: the first upstream request takes 2s to its first
-// byte, the second 50ms, and the call hedges after 200ms.
+// The issue's numbers: the first upstream request is slow to its first
+// byte (2s in the issue; here it holds until its request is closed, so that
+// no machine is slow enough to let it answer first), the second takes 50ms,
+// and the call hedges after 200ms. The time to first delta this gives (the
+// issue asks under 400ms) is measured by `make bench`, not asserted: see
+// docs/hedging.md.
 const (
-	slowFirstByte = 2 * time.Second
 	fastFirstByte = 50 * time.Millisecond
 	hedgeAfter    = 200 * time.Millisecond
 )
 
-// timeToFirstDelta makes one call and returns the time from its start to
-// its first event, which must be a delta, and all its events.
-func timeToFirstDelta(t *testing.T, in *servertest.Instance, req *llmrelayv1.GenerateRequest) (time.Duration, []*llmrelayv1.GenerateEvent) {
+// gateTimer hands every wait of the retry plan (a hedging delay, a
+// backoff) to the test, which ends it when it is ready: a hedge starts
+// when the test says, not when a clock does, so a loaded machine cannot
+// reorder what the test is about.
+type gateTimer struct{ asked chan gateWait }
+
+// gateWait is one wait asked of a gateTimer: end it with fire.
+type gateWait struct {
+	d    time.Duration
+	fire chan time.Time
+}
+
+func newGateTimer() *gateTimer { return &gateTimer{asked: make(chan gateWait, 8)} }
+
+func (g *gateTimer) After(d time.Duration) <-chan time.Time {
+	w := gateWait{d: d, fire: make(chan time.Time, 1)}
+	g.asked <- w
+	return w.fire
+}
+
+// next returns the next wait asked (the deadline only guards against
+// hangs).
+func (g *gateTimer) next(t *testing.T) gateWait {
 	t.Helper()
-	start := time.Now()
-	stream, err := in.Client.Generate(t.Context(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := stream.Recv()
-	took := time.Since(start)
-	if err != nil || first.GetDelta() == nil {
-		t.Fatalf("first event %v, %v; want a delta", first, err)
-	}
-	events := []*llmrelayv1.GenerateEvent{first}
-	for {
-		ev, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			return took, events
-		}
-		if err != nil {
-			t.Fatalf("Generate: %v", err)
-		}
-		events = append(events, ev)
+	select {
+	case w := <-g.asked:
+		return w
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call never asked for a wait")
+		return gateWait{}
 	}
 }
 
-// TestHedgeCutsTheTimeToFirstDelta is the done-when test of hedging, over
-// the real wire: an OpenAI-compatible upstream whose first request of the
-// hedged call takes 2s to its first byte and whose second takes 50ms, and
-// hedge_after 200ms. The call's first delta comes from the second request
-// (the hedge), the slow request is cancelled (the upstream sees its
-// request context end, before it sent anything), and the client sees no
-// event of the loser.
-//
-// Which request is slow is decided by arrival at the upstream, as the
-// issue says; the hedge's request arrives second unless the first
-// attempt's took longer than hedge_after to get there. Either way the
-// reply can only come from the second request, since the first is
-// cancelled before its first byte: that is what is asserted, along with
-// every event the client saw belonging to one attempt, the winner.
-//
-// On timing: the issue asks for the first delta in under 400ms, which is
-// hedge_after (200ms) + the fast first byte (50ms) + 150ms for everything
-// else. A quiet machine meets it by far; a loaded 2-core machine running
-// the race detector may not. So the bound is measured against what the
-// machine can do now: three unhedged calls to the same upstream, answering
-// after 50ms, give this machine's time for a 50ms first byte (their
-// median); the hedged call may take hedge_after more, plus the issue's
-// 150ms, plus twice the machine's overhead beyond the 50ms (the first
-// attempt's start and the hedge's). On a quiet machine that is the issue's
-// 400ms. A load spike during the one measured call is filtered by taking
-// the best of up to three hedged calls: a hedge that does not work (the
-// delta after the slow first byte, 2s) fails them all. The essential facts
-// do not depend on speed at all: the slow request ended before its first
-// byte, and nothing of it was shown.
-func TestHedgeCutsTheTimeToFirstDelta(t *testing.T) {
-	const baselines, tries = 3, 3
-	type goneRequest struct {
-		n     int
-		wrote bool
+// recvWithin receives from ch; the deadline only guards against hangs.
+func recvWithin[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s: not within 30s", what)
+		var zero T
+		return zero
 	}
-	gone := make(chan goneRequest, 2*tries)
+}
+
+// goneRequest is an upstream request whose client went away before its
+// response was complete (openaitest.Options.ClientGone).
+type goneRequest struct {
+	n     int
+	wrote bool
+}
+
+// httpPool ignores the goroutines of idle HTTP connections, llmrelay's to
+// the upstream and the upstream's own: they are the connection pool's,
+// kept for the next call, not the call's.
+var httpPool = []goleak.Option{
+	goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
+	goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
+	goleak.IgnoreAnyFunction("net/http.(*conn).serve"),
+}
+
+// TestHedgeWinsOverASlowUpstreamRequest is the done-when test of hedging,
+// over the real wire: an OpenAI-compatible upstream whose first request
+// holds back its first byte and whose second answers after 50ms, and
+// hedge_after 200ms. The call asks for a 200ms hedging delay; once the
+// first request is at the upstream, the test lets that delay pass (the
+// retry timer is the test's) and the hedge's request arrives. The reply
+// comes from the hedge, attempt 2; the slow request is closed (the
+// upstream sees its client go away before it wrote anything); every event
+// the client saw is the hedge's; and no goroutine of the call outlives it.
+func TestHedgeWinsOverASlowUpstreamRequest(t *testing.T) {
+	const chunks = 5
+	arrived := make(chan int, 4)
+	gone := make(chan goneRequest, 4)
 	up := openaitest.Start(t, openaitest.Options{
-		Chunks: 5,
+		Chunks: chunks,
 		FaultFor: func(n int, _ []byte) openaitest.Fault {
-			// The baselines, then each hedged call's first request to
-			// arrive (slow) and its second (fast).
-			if n >= baselines && (n-baselines)%2 == 0 {
-				return openaitest.Fault{FirstByteDelay: slowFirstByte}
+			arrived <- n
+			if n == 0 {
+				return openaitest.Fault{FirstByteDelay: time.Hour} // until its request is closed
 			}
 			return openaitest.Fault{FirstByteDelay: fastFirstByte}
 		},
 		ClientGone: func(n int, wrote bool) { gone <- goneRequest{n, wrote} },
 	})
-	in := relayTo(t, up)
+	timer := newGateTimer()
+	cfg := config.Default()
+	cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(), Models: []string{"fake-model"}}}
+	in := servertest.Start(t, cfg, server.WithRetryTimer(timer))
+	// Connect first: the connection's goroutines are not the call's.
+	if _, err := healthpb.NewHealthClient(in.Conn).Check(t.Context(), &healthpb.HealthCheckRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	ignore := goleak.IgnoreCurrent()
 
-	var base []time.Duration
-	for range baselines {
-		d, _ := timeToFirstDelta(t, in, upRequest(1))
-		base = append(base, d)
+	req := upRequest(1)
+	req.Hedging = &llmrelayv1.HedgePolicy{HedgeAfter: durationpb.New(hedgeAfter)}
+	stream, err := in.Client.Generate(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
 	}
-	slices.Sort(base)
-	baseline := base[baselines/2]
-	overhead := max(baseline-fastFirstByte, 0)
-	bound := hedgeAfter + fastFirstByte + 150*time.Millisecond + 2*overhead
-
-	best := time.Duration(1<<63 - 1)
-	for try := range tries {
-		slow := baselines + 2*try
-		req := upRequest(1)
-		req.Hedging = &llmrelayv1.HedgePolicy{HedgeAfter: durationpb.New(hedgeAfter)}
-		took, events := timeToFirstDelta(t, in, req)
-		best = min(best, took)
-
-		// The client saw the winner's events only.
-		winner := events[0].GetAttempt()
-		for _, ev := range events {
-			if ev.GetAttempt() != winner {
-				t.Errorf("the client saw events of attempts %d and %d", winner, ev.GetAttempt())
-			}
-		}
-		final := events[len(events)-1].GetFinal()
-		if final.GetAttempts() != 2 || final.GetHedges() != 1 || final.GetMessage().GetContent() != openaitest.Text(5) {
-			t.Errorf("final %v, want a whole reply after 2 attempts, 1 a hedge", final)
-		}
-		if winner != 2 {
-			t.Logf("the first attempt won: its request reached the upstream after its hedge's (a loaded machine)")
-		}
-		// The slow request was cancelled before its first byte. (The wait
-		// is a guard against hangs, not a timing.)
-		select {
-		case g := <-gone:
-			if g.n != slow || g.wrote {
-				t.Errorf("request %d's client went away (after it wrote: %v); want the slow request, %d, before its first byte", g.n, g.wrote, slow)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatal("the slow upstream request was never cancelled")
-		}
-		if got := up.Requests(); got != int64(slow+2) {
-			t.Fatalf("the upstream saw %d requests, want %d: the hedged call made two", got, slow+2)
-		}
-		t.Logf("first delta after %v (bound %v; an unhedged call's first delta on this machine: %v; the slow first byte: %v)", took, bound, baseline, slowFirstByte)
-		if took < bound {
-			break
+	if n := recvWithin(t, arrived, "the first attempt's request"); n != 0 {
+		t.Fatalf("request %d arrived first", n)
+	}
+	w := timer.next(t)
+	if w.d != hedgeAfter {
+		t.Fatalf("the call waits %v before hedging, want hedge_after, %v", w.d, hedgeAfter)
+	}
+	w.fire <- time.Now() // hedge_after passed without a delta
+	if n := recvWithin(t, arrived, "the hedge's request"); n != 1 {
+		t.Fatalf("request %d arrived second", n)
+	}
+	events, err := servertest.ReadAll(stream)
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	servertest.CheckWholeReply(t, events, openaitest.Text(chunks))
+	for _, ev := range events {
+		if ev.GetAttempt() != 2 {
+			t.Fatalf("the client saw an event of attempt %d (%v); want the hedge's only, attempt 2", ev.GetAttempt(), ev)
 		}
 	}
-	if best >= bound {
-		t.Errorf("the first delta came after %v at best, want under %v", best, bound)
+	if final := events[len(events)-1].GetFinal(); final.GetAttempts() != 2 || final.GetHedges() != 1 {
+		t.Fatalf("final attempts %d, hedges %d; want 2 and 1", final.GetAttempts(), final.GetHedges())
 	}
-	if best >= slowFirstByte {
-		t.Errorf("the first delta came after %v, no sooner than the slow upstream's first byte (%v)", best, slowFirstByte)
+	if g := recvWithin(t, gone, "the slow request closed"); g.n != 0 || g.wrote {
+		t.Fatalf("request %d's client went away (after it wrote: %v); want the slow request, 0, before its first byte", g.n, g.wrote)
 	}
+	if got := up.Requests(); got != 2 {
+		t.Fatalf("the upstream saw %d requests, want 2", got)
+	}
+	goleak.VerifyNone(t, append(httpPool, ignore)...)
 }
 
 // TestTraceOfAHedgedCall: each attempt of a race has its span, the hedge
@@ -221,4 +227,126 @@ func (instantTimer) After(time.Duration) <-chan time.Time {
 	ch := make(chan time.Time, 1)
 	ch <- time.Now()
 	return ch
+}
+
+// TestResumableHedgedCall: a call both resumable and hedged. Its event
+// log is what its client is sent, the winner's events only: a resume
+// after the client went away, and a replay from the start, hold nothing
+// of the loser, whichever attempt wins, including when both answer at
+// once. The upstream requests are held after three chunks, so that the
+// client goes away mid-reply and the rest comes from the log.
+func TestResumableHedgedCall(t *testing.T) {
+	const chunks, before = 8, 3
+	for _, tc := range []struct {
+		name string
+		// fault is what request n gets; hedgeArrived is closed when the
+		// hedge's request (1) has arrived.
+		fault func(n int, hedgeArrived <-chan struct{}) openaitest.Fault
+		// winner is the attempt that must win; 0: either.
+		winner uint32
+	}{
+		{"the hedge wins", func(n int, _ <-chan struct{}) openaitest.Fault {
+			if n == 0 {
+				return openaitest.Fault{FirstByteDelay: time.Hour} // until its request is closed
+			}
+			return openaitest.Fault{}
+		}, 2},
+		{"the first attempt wins after its hedge started", func(n int, hedgeArrived <-chan struct{}) openaitest.Fault {
+			if n == 0 {
+				<-hedgeArrived
+				return openaitest.Fault{}
+			}
+			return openaitest.Fault{FirstByteDelay: time.Hour}
+		}, 1},
+		{"both answer at once", func(n int, hedgeArrived <-chan struct{}) openaitest.Fault {
+			if n == 0 {
+				<-hedgeArrived
+			}
+			return openaitest.Fault{}
+		}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			arrived := make(chan int, 4)
+			hedgeArrived := make(chan struct{})
+			gone := make(chan goneRequest, 4)
+			release := make(chan struct{})
+			up := openaitest.Start(t, openaitest.Options{
+				Chunks: chunks,
+				Pause:  &openaitest.Pause{After: before, Until: release},
+				FaultFor: func(n int, _ []byte) openaitest.Fault {
+					arrived <- n
+					if n == 1 {
+						close(hedgeArrived)
+					}
+					return tc.fault(n, hedgeArrived)
+				},
+				ClientGone: func(n int, wrote bool) { gone <- goneRequest{n, wrote} },
+			})
+			timer := newGateTimer()
+			in := servertest.Start(t, resumeConfig(up), server.WithRetryTimer(timer))
+
+			id := uuid.NewString()
+			req := resumableRequest(id)
+			req.Hedging = &llmrelayv1.HedgePolicy{HedgeAfter: durationpb.New(hedgeAfter)}
+			ctx, cancel := context.WithCancel(keyed(t.Context(), resumeKeyA))
+			defer cancel()
+			gs, err := in.Client.Generate(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := recvWithin(t, arrived, "the first attempt's request"); n != 0 {
+				t.Fatalf("request %d arrived first", n)
+			}
+			timer.next(t).fire <- time.Now() // hedge_after passed without a delta
+			if n := recvWithin(t, arrived, "the hedge's request"); n != 1 {
+				t.Fatalf("request %d arrived second", n)
+			}
+			live := recvN(t, gs, before)
+			winner := live[0].GetAttempt()
+			if tc.winner != 0 && winner != tc.winner {
+				t.Fatalf("attempt %d won, want %d", winner, tc.winner)
+			}
+			// The race is decided: the loser's request is closed.
+			loser := recvWithin(t, gone, "the loser's request closed")
+			if want := 2 - int(winner); loser.n != want {
+				t.Fatalf("request %d was closed, want the loser's, %d", loser.n, want)
+			}
+			cancel() // the client goes away; the call runs on
+			eventually(t, "the call detached", func() bool { return metricValue(in, metrics.NameResumeEvents, `event="detached"`) == "1" })
+			close(release)
+
+			resume := func(after uint64) []*llmrelayv1.GenerateEvent {
+				t.Helper()
+				rs, err := in.Client.Resume(keyed(t.Context(), resumeKeyA), &llmrelayv1.ResumeRequest{RequestId: id, AfterSequence: after})
+				if err != nil {
+					t.Fatal(err)
+				}
+				evs, err := readAll(rs)
+				if err != nil {
+					t.Fatalf("Resume after %d: %v", after, err)
+				}
+				return evs
+			}
+			rest := resume(before)
+			servertest.CheckWholeReply(t, append(append([]*llmrelayv1.GenerateEvent(nil), live...), rest...), openaitest.Text(chunks))
+			replay := resume(0)
+			servertest.CheckWholeReply(t, replay, openaitest.Text(chunks))
+			for i, ev := range live {
+				if !proto.Equal(ev, replay[i]) {
+					t.Fatalf("event %d: the client was sent %v, the log holds %v", i+1, ev, replay[i])
+				}
+			}
+			for _, ev := range replay {
+				if ev.GetAttempt() != winner || ev.GetWillRetry() != nil {
+					t.Fatalf("the log holds %v; want attempt %d's events only", ev, winner)
+				}
+			}
+			if final := replay[len(replay)-1].GetFinal(); final.GetAttempts() != 2 || final.GetHedges() != 1 {
+				t.Fatalf("final attempts %d, hedges %d; want 2 and 1", final.GetAttempts(), final.GetHedges())
+			}
+			if got := up.Requests(); got != 2 {
+				t.Fatalf("the upstream saw %d requests, want 2", got)
+			}
+		})
+	}
 }
