@@ -14,53 +14,11 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/retry/retrytest"
 )
 
 // Races start goroutines: none may outlive its test.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// wait is one wait a manualTimer was asked for; the test fires it.
-type wait struct {
-	d    time.Duration
-	fire chan time.Time
-}
-
-// manualTimer hands every wait it is asked for (hedging delays and the
-// waits between rounds) to the test, which fires it when it chooses: the
-// test, not the machine's speed, decides when a hedge starts.
-type manualTimer struct{ asked chan wait }
-
-func newManualTimer() *manualTimer { return &manualTimer{asked: make(chan wait, 16)} }
-
-func (m *manualTimer) After(d time.Duration) <-chan time.Time {
-	w := wait{d: d, fire: make(chan time.Time, 1)}
-	m.asked <- w
-	return w.fire
-}
-
-// next returns the next wait Run asked for.
-func (m *manualTimer) next(t *testing.T) wait {
-	t.Helper()
-	select {
-	case w := <-m.asked:
-		return w
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run asked for no wait")
-		return wait{}
-	}
-}
-
-// none checks that Run asked for no further wait.
-func (m *manualTimer) none(t *testing.T) {
-	t.Helper()
-	select {
-	case w := <-m.asked:
-		t.Errorf("Run asked for a wait of %v, want none", w.d)
-	default:
-	}
-}
-
-func (w wait) fireNow() { w.fire <- time.Now() }
 
 // racer is a scripted Attempter: each attempt, as it starts, is handed to
 // the test (started), which then makes it commit, succeed or fail through
@@ -268,16 +226,16 @@ func hedgedPlan(h retry.Hedging, budget retry.Throttle, health retry.Health, tar
 func TestHedgeStartsAfterTheDelayAndTheFirstToCommitWins(t *testing.T) {
 	budget := retry.NewBudget(retry.BudgetConfig{MinRetryConcurrency: 3})
 	p := hedgedPlan(retry.Hedging{Max: 1, After: 200 * ms}, budget, nil)
-	timer, r := newManualTimer(), newRacer(t, p)
+	timer, r := retrytest.NewManualTimer(), newRacer(t, p)
 	done := runAsync(t.Context(), p, timer, r)
 
 	first := r.next()
-	w := timer.next(t)
-	if w.d != 200*ms {
-		t.Fatalf("the hedging delay is %v, want hedge_after, 200ms", w.d)
+	w := timer.Next(t)
+	if w.D != 200*ms {
+		t.Fatalf("the hedging delay is %v, want hedge_after, 200ms", w.D)
 	}
 	r.noneStarted() // nothing before the delay passed
-	w.fireNow()
+	w.Fire()
 	hedge := r.next()
 	if hedge.a.N != 2 || !hedge.a.Hedge || first.a.Hedge || hedge.a.Target != testTarget {
 		t.Fatalf("the hedge is attempt %d (hedge %v) to %v; want attempt 2, a hedge, to the same target", hedge.a.N, hedge.a.Hedge, hedge.a.Target)
@@ -310,7 +268,7 @@ func TestHedgeStartsAfterTheDelayAndTheFirstToCommitWins(t *testing.T) {
 	if a, rt := budget.InFlight(); a != 0 || rt != 0 {
 		t.Errorf("after the call: %d attempts and %d retries in flight, want none", a, rt)
 	}
-	timer.none(t)
+	timer.None(t)
 }
 
 // TestHedgeCommitIsExclusive: two attempts whose first deltas come
@@ -318,11 +276,11 @@ func TestHedgeStartsAfterTheDelayAndTheFirstToCommitWins(t *testing.T) {
 // the first to commit may show anything.
 func TestHedgeCommitIsExclusive(t *testing.T) {
 	p := hedgedPlan(retry.Hedging{Max: 1, After: 200 * ms}, nil, nil)
-	timer, r := newManualTimer(), newRacer(t, p)
+	timer, r := retrytest.NewManualTimer(), newRacer(t, p)
 	r.deaf[2] = true
 	done := runAsync(t.Context(), p, timer, r)
 	first := r.next()
-	timer.next(t).fireNow()
+	timer.Next(t).Fire()
 	hedge := r.next()
 	if !first.tryCommit() {
 		t.Fatal("the first attempt could not commit")
@@ -343,14 +301,14 @@ func TestHedgeCommitIsExclusive(t *testing.T) {
 
 func TestNoHedgeWhenTheFirstAttemptCommitsInTime(t *testing.T) {
 	p := hedgedPlan(retry.Hedging{Max: 2, After: 200 * ms}, nil, nil)
-	timer, r := newManualTimer(), newRacer(t, p)
+	timer, r := retrytest.NewManualTimer(), newRacer(t, p)
 	done := runAsync(t.Context(), p, timer, r)
 	first := r.next()
-	w := timer.next(t)
+	w := timer.Next(t)
 	if !first.tryCommit() {
 		t.Fatal("the first attempt could not commit")
 	}
-	w.fireNow() // too late: the attempt committed
+	w.Fire() // too late: the attempt committed
 	first.end <- nil
 	if res := r.wait(done); res.err != nil || res.res != "reply of 1" {
 		t.Fatalf("Run = %q, %v; want the first attempt's reply", res.res, res.err)
@@ -368,18 +326,18 @@ func TestMaxHedges(t *testing.T) {
 	for _, max := range []int{1, 2} {
 		t.Run(fmt.Sprint(max), func(t *testing.T) {
 			p := hedgedPlan(retry.Hedging{Max: max, After: 200 * ms}, nil, nil)
-			timer, r := newManualTimer(), newRacer(t, p)
+			timer, r := retrytest.NewManualTimer(), newRacer(t, p)
 			done := runAsync(t.Context(), p, timer, r)
 			controls := []*control{r.next()}
 			for range max {
-				w := timer.next(t)
-				if w.d != 200*ms {
-					t.Errorf("hedging delay %v, want 200ms between hedges too", w.d)
+				w := timer.Next(t)
+				if w.D != 200*ms {
+					t.Errorf("hedging delay %v, want 200ms between hedges too", w.D)
 				}
-				w.fireNow()
+				w.Fire()
 				controls = append(controls, r.next())
 			}
-			timer.none(t) // no delay is armed past max_hedges
+			timer.None(t) // no delay is armed past max_hedges
 			last := controls[len(controls)-1]
 			if last.a.N != max+1 || !last.tryCommit() {
 				t.Fatalf("the last hedge is attempt %d; want %d, and able to commit", last.a.N, max+1)
@@ -402,10 +360,10 @@ func TestMaxHedges(t *testing.T) {
 func TestMaxHedgesIsPerCall(t *testing.T) {
 	var health healthLog
 	p := hedgedPlan(retry.Hedging{Max: 1, After: 200 * ms}, nil, &health)
-	timer, r := newManualTimer(), newRacer(t, p)
+	timer, r := retrytest.NewManualTimer(), newRacer(t, p)
 	done := runAsync(t.Context(), p, timer, r)
 	first := r.next()
-	timer.next(t).fireNow()
+	timer.Next(t).Fire()
 	hedge := r.next()
 	first.end <- overloaded
 	// The first attempt failed, but the hedge runs on: no decision yet.
@@ -416,16 +374,16 @@ func TestMaxHedgesIsPerCall(t *testing.T) {
 	if got := r.nextSettled(); got != "1→up failed decides" {
 		t.Errorf("then %q, want the first attempt, which decides the round", got)
 	}
-	backoff := timer.next(t)
-	if backoff.d != 50*ms {
-		t.Errorf("the wait before the retry is %v, want the backoff", backoff.d)
+	backoff := timer.Next(t)
+	if backoff.D != 50*ms {
+		t.Errorf("the wait before the retry is %v, want the backoff", backoff.D)
 	}
-	backoff.fireNow()
+	backoff.Fire()
 	retried := r.next()
 	if retried.a.N != 3 || retried.a.Hedge {
 		t.Errorf("the retry is attempt %d (hedge %v), want 3, not a hedge", retried.a.N, retried.a.Hedge)
 	}
-	timer.none(t) // the call used its one hedge: the retry runs alone
+	timer.None(t) // the call used its one hedge: the retry runs alone
 	retried.end <- nil
 	if res := r.wait(done); res.err != nil || res.res != "reply of 3" {
 		t.Fatalf("Run = %q, %v; want the retry's reply", res.res, res.err)
@@ -439,10 +397,10 @@ func TestMaxHedgesIsPerCall(t *testing.T) {
 // the first attempt runs on decides nothing; the first then wins.
 func TestHedgeFailureIsNotTheCallsWhileAnotherRuns(t *testing.T) {
 	p := hedgedPlan(retry.Hedging{Max: 2, After: 200 * ms}, nil, nil)
-	timer, r := newManualTimer(), newRacer(t, p)
+	timer, r := retrytest.NewManualTimer(), newRacer(t, p)
 	done := runAsync(t.Context(), p, timer, r)
 	first := r.next()
-	timer.next(t).fireNow()
+	timer.Next(t).Fire()
 	hedge := r.next()
 	hedge.end <- overloaded
 	if got := r.nextSettled(); got != "2→up failed hedge" {
@@ -467,10 +425,10 @@ func TestFirstAttemptFailureWaitsForItsRace(t *testing.T) {
 	seen := make(chan int, 4)
 	retry.SetTestHookEnded(t.Cleanup, func(n int) { seen <- n })
 	p := hedgedPlan(retry.Hedging{Max: 1, After: 200 * ms}, nil, nil)
-	timer, r := newManualTimer(), newRacer(t, p)
+	timer, r := retrytest.NewManualTimer(), newRacer(t, p)
 	done := runAsync(t.Context(), p, timer, r)
 	first := r.next()
-	timer.next(t).fireNow()
+	timer.Next(t).Fire()
 	hedge := r.next()
 	first.end <- dropped
 	if n := <-seen; n != 1 {
@@ -491,12 +449,12 @@ func TestFirstAttemptFailureWaitsForItsRace(t *testing.T) {
 func TestHedgeRefusedByTheBudget(t *testing.T) {
 	budget := retry.NewBudget(retry.BudgetConfig{}) // denies every retry
 	p := hedgedPlan(retry.Hedging{Max: 2, After: 200 * ms}, budget, nil)
-	timer, r := newManualTimer(), newRacer(t, p)
+	timer, r := retrytest.NewManualTimer(), newRacer(t, p)
 	done := runAsync(t.Context(), p, timer, r)
 	first := r.next()
-	timer.next(t).fireNow()
+	timer.Next(t).Fire()
 	r.nextRefusal()
-	timer.none(t) // refused: the round tries no further hedge
+	timer.None(t) // refused: the round tries no further hedge
 	if !first.tryCommit() {
 		t.Fatal("the first attempt could not commit")
 	}
@@ -520,13 +478,13 @@ func TestHedgeRefusedByTheBudget(t *testing.T) {
 func TestHedgeHoldsItsRetryUntilTheRaceIsDecided(t *testing.T) {
 	budget := retry.NewBudget(retry.BudgetConfig{MinRetryConcurrency: 1})
 	p := hedgedPlan(retry.Hedging{Max: 2, After: 200 * ms}, budget, nil)
-	timer, r := newManualTimer(), newRacer(t, p)
+	timer, r := retrytest.NewManualTimer(), newRacer(t, p)
 	done := runAsync(t.Context(), p, timer, r)
 	first := r.next()
-	timer.next(t).fireNow()
+	timer.Next(t).Fire()
 	hedge := r.next()
 	// The budget's one retry is the hedge's: the second hedge is refused.
-	timer.next(t).fireNow()
+	timer.Next(t).Fire()
 	if got := r.nextRefusal(); got != "up" {
 		t.Errorf("refused by %q's budget, want up's", got)
 	}
@@ -566,12 +524,12 @@ func TestHedgeOnTheNextTarget(t *testing.T) {
 	var health healthLog
 	a, b := target("a"), target("b")
 	p := hedgedPlan(retry.Hedging{Max: 2, After: 200 * ms, Target: retry.HedgeNextTarget}, nil, &health, a, b)
-	timer, r := newManualTimer(), newRacer(t, p)
+	timer, r := retrytest.NewManualTimer(), newRacer(t, p)
 	done := runAsync(t.Context(), p, timer, r)
 	first := r.next()
-	timer.next(t).fireNow()
+	timer.Next(t).Fire()
 	toB := r.next()
-	timer.next(t).fireNow()
+	timer.Next(t).Fire()
 	toA := r.next()
 	if first.a.Target != a || toB.a.Target != b || toA.a.Target != a {
 		t.Fatalf("attempts to %v, %v, %v; want a, then hedges to the next target b and, with no target after it, a again",
@@ -583,8 +541,8 @@ func TestHedgeOnTheNextTarget(t *testing.T) {
 	// The winner on b fails after it committed: the call is on b now, and
 	// the plan retries b.
 	toB.end <- dropped
-	backoff := timer.next(t)
-	backoff.fireNow()
+	backoff := timer.Next(t)
+	backoff.Fire()
 	retried := r.next()
 	if retried.a.N != 4 || retried.a.Target != b || retried.a.Hedge {
 		t.Errorf("the retry is attempt %d to %v (hedge %v), want 4 to b", retried.a.N, retried.a.Target, retried.a.Hedge)
@@ -604,10 +562,10 @@ func TestHedgeOnTheNextTarget(t *testing.T) {
 func TestRaceEndsWithTheCall(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	p := hedgedPlan(retry.Hedging{Max: 1, After: 200 * ms}, nil, nil)
-	timer, r := newManualTimer(), newRacer(t, p)
+	timer, r := retrytest.NewManualTimer(), newRacer(t, p)
 	done := runAsync(ctx, p, timer, r)
 	r.next()
-	timer.next(t).fireNow()
+	timer.Next(t).Fire()
 	r.next()
 	cancel()
 	res := r.wait(done)
@@ -624,7 +582,7 @@ func TestRaceEndsWithTheCall(t *testing.T) {
 
 func TestRaceReraisesAnAttemptsPanic(t *testing.T) {
 	p := hedgedPlan(retry.Hedging{Max: 1, After: 200 * ms}, nil, nil)
-	timer := newManualTimer()
+	timer := retrytest.NewManualTimer()
 	var other atomicErr
 	at := panicky{started: make(chan struct{}, 2), other: &other}
 	done := make(chan any, 1)
@@ -633,7 +591,7 @@ func TestRaceReraisesAnAttemptsPanic(t *testing.T) {
 		_, _ = retry.Run(t.Context(), p, timer, at)
 	}()
 	<-at.started
-	timer.next(t).fireNow()
+	timer.Next(t).Fire()
 	var v any
 	select {
 	case v = <-done:
@@ -678,10 +636,10 @@ func (a *atomicErr) get() error    { a.mu.Lock(); defer a.mu.Unlock(); return a.
 // without showing anything wins, if no other attempt committed.
 func TestAReplyWithoutDeltasCommitsAsItEnds(t *testing.T) {
 	p := hedgedPlan(retry.Hedging{Max: 1, After: 200 * ms}, nil, nil)
-	timer, r := newManualTimer(), newRacer(t, p)
+	timer, r := retrytest.NewManualTimer(), newRacer(t, p)
 	done := runAsync(t.Context(), p, timer, r)
 	first := r.next()
-	timer.next(t).fireNow()
+	timer.Next(t).Fire()
 	r.next()
 	first.end <- nil
 	if res := r.wait(done); res.err != nil || res.res != "reply of 1" {
@@ -699,12 +657,12 @@ func TestAdaptiveHedgingDelay(t *testing.T) {
 		return retry.PlanConfig{Policy: retry.Policy{MaxAttempts: 1}, Target: testTarget, Hedging: h, Latencies: lat}
 	}
 	// Too few samples: an adaptive-only policy hedges nothing.
-	timer := newManualTimer()
+	timer := retrytest.NewManualTimer()
 	p := retry.NewPlan(cfg(h))
 	r := newRacer(t, p)
 	done := runAsync(t.Context(), p, timer, r)
 	first := r.next()
-	timer.none(t)
+	timer.None(t)
 	first.tryCommit()
 	first.end <- nil
 	if res := r.wait(done); res.err != nil {
@@ -727,11 +685,11 @@ func TestAdaptiveHedgingDelay(t *testing.T) {
 			h := h
 			h.After = tc.after
 			p := retry.NewPlan(cfg(h))
-			timer, r := newManualTimer(), newRacer(t, p)
+			timer, r := retrytest.NewManualTimer(), newRacer(t, p)
 			done := runAsync(t.Context(), p, timer, r)
 			first := r.next()
-			if w := timer.next(t); w.d != tc.want {
-				t.Errorf("hedging delay %v, want %v", w.d, tc.want)
+			if w := timer.Next(t); w.D != tc.want {
+				t.Errorf("hedging delay %v, want %v", w.D, tc.want)
 			}
 			first.tryCommit()
 			first.end <- nil

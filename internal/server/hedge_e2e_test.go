@@ -18,6 +18,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
+	"github.com/llmrelay/llmrelay/internal/retry/retrytest"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/telemetry"
@@ -34,39 +35,6 @@ const (
 	fastFirstByte = 50 * time.Millisecond
 	hedgeAfter    = 200 * time.Millisecond
 )
-
-// gateTimer hands every wait of the retry plan (a hedging delay, a
-// backoff) to the test, which ends it when it is ready: a hedge starts
-// when the test says, not when a clock does, so a loaded machine cannot
-// reorder what the test is about.
-type gateTimer struct{ asked chan gateWait }
-
-// gateWait is one wait asked of a gateTimer: end it with fire.
-type gateWait struct {
-	d    time.Duration
-	fire chan time.Time
-}
-
-func newGateTimer() *gateTimer { return &gateTimer{asked: make(chan gateWait, 8)} }
-
-func (g *gateTimer) After(d time.Duration) <-chan time.Time {
-	w := gateWait{d: d, fire: make(chan time.Time, 1)}
-	g.asked <- w
-	return w.fire
-}
-
-// next returns the next wait asked (the deadline only guards against
-// hangs).
-func (g *gateTimer) next(t *testing.T) gateWait {
-	t.Helper()
-	select {
-	case w := <-g.asked:
-		return w
-	case <-time.After(30 * time.Second):
-		t.Fatal("the call never asked for a wait")
-		return gateWait{}
-	}
-}
 
 // recvWithin receives from ch; the deadline only guards against hangs.
 func recvWithin[T any](t *testing.T, ch <-chan T, what string) T {
@@ -121,7 +89,7 @@ func TestHedgeWinsOverASlowUpstreamRequest(t *testing.T) {
 		},
 		ClientGone: func(n int, wrote bool) { gone <- goneRequest{n, wrote} },
 	})
-	timer := newGateTimer()
+	timer := retrytest.NewManualTimer()
 	cfg := config.Default()
 	cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(), Models: []string{"fake-model"}}}
 	in := servertest.Start(t, cfg, server.WithRetryTimer(timer))
@@ -140,11 +108,11 @@ func TestHedgeWinsOverASlowUpstreamRequest(t *testing.T) {
 	if n := recvWithin(t, arrived, "the first attempt's request"); n != 0 {
 		t.Fatalf("request %d arrived first", n)
 	}
-	w := timer.next(t)
-	if w.d != hedgeAfter {
-		t.Fatalf("the call waits %v before hedging, want hedge_after, %v", w.d, hedgeAfter)
+	w := timer.Next(t)
+	if w.D != hedgeAfter {
+		t.Fatalf("the call waits %v before hedging, want hedge_after, %v", w.D, hedgeAfter)
 	}
-	w.fire <- time.Now() // hedge_after passed without a delta
+	w.Fire() // hedge_after passed without a delta
 	if n := recvWithin(t, arrived, "the hedge's request"); n != 1 {
 		t.Fatalf("request %d arrived second", n)
 	}
@@ -282,7 +250,7 @@ func TestResumableHedgedCall(t *testing.T) {
 				},
 				ClientGone: func(n int, wrote bool) { gone <- goneRequest{n, wrote} },
 			})
-			timer := newGateTimer()
+			timer := retrytest.NewManualTimer()
 			in := servertest.Start(t, resumeConfig(up), server.WithRetryTimer(timer))
 
 			id := uuid.NewString()
@@ -297,7 +265,7 @@ func TestResumableHedgedCall(t *testing.T) {
 			if n := recvWithin(t, arrived, "the first attempt's request"); n != 0 {
 				t.Fatalf("request %d arrived first", n)
 			}
-			timer.next(t).fire <- time.Now() // hedge_after passed without a delta
+			timer.Next(t).Fire() // hedge_after passed without a delta
 			if n := recvWithin(t, arrived, "the hedge's request"); n != 1 {
 				t.Fatalf("request %d arrived second", n)
 			}
