@@ -1863,6 +1863,8 @@ func (x *RetryPolicy) GetMidstream() Midstream {
 // What you see. Only the winner's events: its deltas (with its `attempt`
 // number), and, if it fails after streaming, the `will_retry` that says
 // so. Nothing of a loser ever reaches you, so there is nothing to discard.
+// A call both `resumable` and hedged keeps the same events: `Resume`
+// replays the winner's, never a loser's.
 // A hedge that fails before producing a delta while another attempt of its
 // race still runs is not a `will_retry`: the call still has a live
 // attempt. When every attempt of a race fails before any delta, the call
