@@ -147,8 +147,23 @@ func (r *runner) runFile(file string, blocks []*block, filter *regexp.Regexp) er
 	for _, b := range blocks {
 		where := fmt.Sprintf("%s:%d", b.file, b.line)
 		if b.saveAs != "" {
-			// Saved files are written whatever -run says: later blocks need them.
-			if err := os.WriteFile(filepath.Join(work, b.saveAs), []byte(b.code), 0o644); err != nil {
+			// Saved files are written whatever -run says: later blocks need
+			// them. One that names the documented addresses (a program, say)
+			// gets the default server's.
+			code := b.code
+			if strings.Contains(code, docListen) || strings.Contains(code, docMetricsListen) {
+				s, err := r.server(servers, work, "")
+				if err != nil {
+					r.fail(where, fmt.Sprintf("could not start the server: %v", err), "")
+					continue
+				}
+				code = strings.NewReplacer(docListen, s.listen, docMetricsListen, s.metrics).Replace(code)
+			}
+			path := filepath.Join(work, b.saveAs)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(path, []byte(code), 0o644); err != nil {
 				return err
 			}
 			continue
@@ -156,18 +171,28 @@ func (r *runner) runFile(file string, blocks []*block, filter *regexp.Regexp) er
 		if filter != nil && !filter.MatchString(where) {
 			continue
 		}
-		s, ok := servers[b.server]
-		if !ok {
-			var err error
-			if s, err = r.startServer(work, b.server); err != nil {
-				r.fail(where, fmt.Sprintf("could not start the server: %v", err), "")
-				continue
-			}
-			servers[b.server] = s
+		s, err := r.server(servers, work, b.server)
+		if err != nil {
+			r.fail(where, fmt.Sprintf("could not start the server: %v", err), "")
+			continue
 		}
 		r.runBlock(where, work, b, s)
 	}
 	return nil
+}
+
+// server returns the page's server with the config file name ("" for the
+// embedded default), started on first use.
+func (r *runner) server(servers map[string]*server, work, name string) (*server, error) {
+	if s, ok := servers[name]; ok {
+		return s, nil
+	}
+	s, err := r.startServer(work, name)
+	if err != nil {
+		return nil, err
+	}
+	servers[name] = s
+	return s, nil
 }
 
 func (r *runner) runBlock(where, work string, b *block, s *server) {
@@ -210,8 +235,9 @@ func (r *runner) runBlock(where, work string, b *block, s *server) {
 			cmd.Dir = r.repo
 		}
 	}
-	// The examples read the server's address from $LLMRELAY_ADDR.
-	cmd.Env = append(append(r.env(), "LLMRELAY_ADDR="+s.listen), extraEnv...)
+	// The examples read the server's address from $LLMRELAY_ADDR; the Go
+	// client's replace recipe points at the repository, $LLMRELAY_REPO.
+	cmd.Env = append(append(r.env(), "LLMRELAY_ADDR="+s.listen, "LLMRELAY_REPO="+r.repo), extraEnv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
