@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -48,6 +49,12 @@ type options struct {
 	relayEnv    string
 	skipHold    bool
 	description bool
+	// binB is a second llmrelay binary measured alternately with bin
+	// (before and after a change, in one run); floor adds the floor relay
+	// (floor.go), and holdFloor holds slow streams open through it too.
+	binB      string
+	floor     bool
+	holdFloor bool
 }
 
 func main() {
@@ -63,9 +70,15 @@ func main() {
 	flag.StringVar(&o.memprofile, "memprofile", "", "with -cpuprofile: also write an allocation profile to this file")
 	flag.StringVar(&o.heapprofile, "heapprofile", "", "run llmrelay in-process, hold -hold slow streams open and write a heap profile with them all open to this file")
 	flag.StringVar(&o.relayEnv, "relay-env", "", "extra environment for the llmrelay process, e.g. GOGC=200 (comma-separated)")
+	flag.StringVar(&o.binB, "llmrelay-b", "", "a second llmrelay binary, measured alternately with -llmrelay (before and after a change)")
+	flag.BoolVar(&o.floor, "floor", true, "also measure the floor: llmrelay's openai adapter behind a bare grpc-go server, no chain, no retry plan")
+	flag.BoolVar(&o.holdFloor, "hold-floor", true, "with -floor, hold the slow streams open through the floor too")
 	levels := flag.String("c", "1,8,64", "concurrency levels of the throughput measurements")
 	flag.BoolVar(&o.description, "machine", true, "print the machine's description (nproc, lscpu, go version) first")
 	flag.Parse()
+	if runChild() {
+		return
+	}
 	for _, f := range strings.Split(*levels, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
@@ -94,44 +107,77 @@ func run(ctx context.Context, o options) error {
 		printMachine()
 	}
 	want := openaitest.Text(o.chunks)
-	fast := openaitest.NewServer(openaitest.Options{Chunks: o.chunks})
-	defer fast.Close()
-	slow := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, ChunkDelay: o.holdDelay})
-	defer slow.Close()
 
 	if o.cpuprofile != "" || o.heapprofile != "" {
+		fast := openaitest.NewServer(openaitest.Options{Chunks: o.chunks})
+		defer fast.Close()
+		slow := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, ChunkDelay: o.holdDelay})
+		defer slow.Close()
 		return profileInProcess(ctx, o, fast, slow, want)
 	}
+
+	// The upstream runs in a process of its own, so that the client's CPU
+	// time (this process's) and the upstream's can be told apart.
+	up, err := startUpstream(ctx, o.chunks, o.holdDelay)
+	if err != nil {
+		return err
+	}
+	defer up.stop()
 
 	dir, err := os.MkdirTemp("", "relaybench")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	rel, err := startRelay(ctx, o.bin, o.relayEnv, dir, fast.URL(), slow.URL(), time.Duration(o.chunks)*o.holdDelay)
+	slowStream := time.Duration(o.chunks) * o.holdDelay
+	var servers []*relay
+	rel, err := startRelay(ctx, o.bin, o.relayEnv, filepath.Join(dir, "a"), up.fast, up.slow, slowStream)
 	if err != nil {
 		return err
 	}
 	defer rel.kill()
-
-	conn, err := grpc.NewClient(rel.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return err
+	servers = append(servers, rel)
+	if o.binB != "" {
+		relB, err := startRelay(ctx, o.binB, o.relayEnv, filepath.Join(dir, "b"), up.fast, up.slow, slowStream)
+		if err != nil {
+			return err
+		}
+		defer relB.kill()
+		relB.name = "llmrelay-b"
+		servers = append(servers, relB)
 	}
-	defer conn.Close()
+	if o.floor {
+		fl, err := startFloor(ctx, o.relayEnv, up.fast, up.slow)
+		if err != nil {
+			return err
+		}
+		defer fl.stop()
+		servers = append(servers, fl)
+	}
+
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}}
 	defer hc.CloseIdleConnections()
-	d := direct(hc, fast.URL(), want)
-	r := relayed(llmrelayv1.NewLLMServiceClient(conn), "openai/fake", want)
+	kinds := []*kind{{name: "direct", stream: direct(hc, up.fast, want)}}
+	for _, s := range servers {
+		conn, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		kinds = append(kinds, &kind{name: s.name, server: s, stream: relayed(llmrelayv1.NewLLMServiceClient(conn), "openai/fake", want)})
+	}
 
-	rep := report{chunks: o.chunks}
+	rep := report{chunks: o.chunks, kinds: kinds}
 	fmt.Printf("warming up, then %d streams of each kind at concurrency 1...\n", o.n)
-	latencies(ctx, d, r, min(o.n/4, 500))
+	latencies(ctx, kinds, min(o.n/4, 500))
 	before, err := rel.sample()
 	if err != nil {
 		return err
 	}
-	rep.directLat, rep.relayLat = latencies(ctx, d, r, o.n)
+	for _, k := range kinds {
+		k.lat = nil
+	}
+	latencies(ctx, kinds, o.n)
 	after, err := rel.sample()
 	if err != nil {
 		return err
@@ -140,18 +186,18 @@ func run(ctx context.Context, o options) error {
 
 	for _, c := range o.levels {
 		fmt.Printf("throughput at concurrency %d (%v per kind)...\n", c, o.dur)
-		row := loadRow{conc: c}
-		// Two rounds, alternating the order, so drift hits both kinds alike.
+		row := loadRow{conc: c, kinds: make([]loadCell, len(kinds))}
+		// Two rounds, alternating the order, so drift hits every kind alike.
 		for round := range 2 {
-			steps := []func() error{
-				func() error { row.direct.add(throughput(ctx, d, c, o.dur/2)); return nil },
-				func() error { return row.measureRelay(ctx, rel, r, c, o.dur/2) },
+			order := make([]int, len(kinds))
+			for i := range order {
+				order[i] = i
 			}
 			if round == 1 {
-				slices.Reverse(steps)
+				slices.Reverse(order)
 			}
-			for _, step := range steps {
-				if err := step(); err != nil {
+			for _, i := range order {
+				if err := row.kinds[i].measure(ctx, kinds[i], up, c, o.dur/2); err != nil {
 					return err
 				}
 			}
@@ -160,24 +206,32 @@ func run(ctx context.Context, o options) error {
 	}
 
 	if !o.skipHold {
-		fmt.Printf("holding %d slow streams (%d chunks, one every %v) open at once...\n", o.hold, o.chunks, o.holdDelay)
-		var clients []llmrelayv1.LLMServiceClient
-		for range o.holdConns {
-			c, err := grpc.NewClient(rel.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-			if err != nil {
-				return err
+		for _, s := range servers {
+			if s.floor != nil && !o.holdFloor {
+				continue
 			}
-			defer c.Close()
-			clients = append(clients, llmrelayv1.NewLLMServiceClient(c))
-		}
-		h, err := hold(ctx, rel, clients, slow, o.hold, want)
-		rep.held = &h
-		if err != nil {
-			fmt.Println("warning:", err)
+			fmt.Printf("holding %d slow streams (%d chunks, one every %v) open at once through %s...\n", o.hold, o.chunks, o.holdDelay, s.name)
+			var clients []llmrelayv1.LLMServiceClient
+			for range o.holdConns {
+				c, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				clients = append(clients, llmrelayv1.NewLLMServiceClient(c))
+			}
+			h, err := hold(ctx, s, clients, up, o.hold, want)
+			h.name = s.name
+			rep.held = append(rep.held, h)
+			if err != nil {
+				fmt.Println("warning:", err)
+			}
 		}
 	}
-	if err := rel.stop(); err != nil {
-		fmt.Println("warning: llmrelay exit:", err)
+	for _, s := range servers {
+		if err := s.stop(); err != nil {
+			fmt.Printf("warning: %s exit: %v\n", s.name, err)
+		}
 	}
 	rep.print(os.Stdout)
 	return nil

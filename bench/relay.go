@@ -23,13 +23,26 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
-// relay is llmrelay running as a child process on loopback TCP.
+// relay is a gRPC server the benchmark streams through, running as a
+// child process on loopback TCP: llmrelay, or the floor (floor.go).
 type relay struct {
+	name        string
 	cmd         *exec.Cmd
 	addr        string // gRPC host:port
 	metricsAddr string // /metrics host:port
 	exited      chan error
 	stderr      *bytes.Buffer
+	// floor is the floor's process, nil for llmrelay.
+	floor *child
+}
+
+// startFloor starts the floor relay in front of the upstreams.
+func startFloor(ctx context.Context, env, fastURL, slowURL string) (*relay, error) {
+	c, err := startChild(ctx, "floor", env, "-child-fast", fastURL, "-child-slow", slowURL)
+	if err != nil {
+		return nil, err
+	}
+	return &relay{name: "floor", cmd: c.cmd, addr: c.addrs["grpc"], metricsAddr: c.addrs["metrics"], exited: c.exited, floor: c}, nil
 }
 
 // relayConfig is the generated configuration: an `openai` provider at the
@@ -74,11 +87,14 @@ func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL string, slo
 	if err != nil {
 		return nil, err
 	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
 	cfgPath := filepath.Join(dir, "llmrelay.yaml")
 	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, maddr, fastURL, slowURL, slowStream)), 0o600); err != nil {
 		return nil, err
 	}
-	r := &relay{addr: addr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}
+	r := &relay{name: "llmrelay", addr: addr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}
 	r.cmd = exec.Command(bin, "--config", cfgPath)
 	r.cmd.Env = os.Environ()
 	if env != "" {
@@ -124,24 +140,29 @@ func (r *relay) waitServing(ctx context.Context) error {
 		}
 		select {
 		case err := <-r.exited:
-			return fmt.Errorf("llmrelay exited before serving: %v\n%s", err, r.stderr)
+			return fmt.Errorf("%s exited before serving: %v\n%s", r.name, err, r.stderr)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("llmrelay not SERVING after 30s (last: %v)\n%s", err, r.stderr)
+			return fmt.Errorf("%s not SERVING after 30s (last: %v)\n%s", r.name, err, r.stderr)
 		}
 	}
 }
 
-// stop sends SIGTERM and waits for the process to exit.
+// stop sends SIGTERM (closes the floor's stdin) and waits for the process
+// to exit.
 func (r *relay) stop() error {
+	if r.floor != nil {
+		r.floor.stop()
+		return nil
+	}
 	_ = r.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-r.exited:
 		return err
 	case <-time.After(30 * time.Second):
 		r.kill()
-		return errors.New("llmrelay did not exit within 30s of SIGTERM")
+		return fmt.Errorf("%s did not exit within 30s of SIGTERM", r.name)
 	}
 }
 
@@ -200,18 +221,7 @@ func (r *relay) sample() (usage, error) {
 // procStats reads the CPU time and RSS from /proc.
 func (r *relay) procStats(u *usage) error {
 	pid := r.cmd.Process.Pid
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return err
-	}
-	// Fields after the command name, which is in parentheses and may hold
-	// spaces: state is field 3, utime 14, stime 15 (man 5 proc).
-	rest := stat[bytes.LastIndexByte(stat, ')')+2:]
-	f := strings.Fields(string(rest))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	const clockTicks = 100 // USER_HZ on Linux
-	u.cpu = time.Duration(utime+stime) * time.Second / clockTicks
+	u.cpu = cpuOf(pid)
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return err
