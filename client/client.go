@@ -31,9 +31,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 )
@@ -129,14 +131,38 @@ func (c *Client) Stub() llmrelayv1.LLMServiceClient { return c.stub }
 // Generate starts a Generate call. The returned Stream must be read to its
 // end or closed. A call the server refuses before any event fails when the
 // stream is read, not here.
+//
+// A resumable call (req.resumable, or a route that makes calls resumable)
+// survives a dropped connection: the Stream picks it up by itself (see
+// Stream.Recv). When req asks to be resumable without a request_id,
+// Generate gives it a new one (on a copy of req), so that the call can be
+// found again; Stream.RequestID returns it.
 func (c *Client) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, opts ...grpc.CallOption) (*Stream, error) {
+	if req.GetResumable() && req.GetRequestId() == "" {
+		req = proto.CloneOf(req)
+		req.RequestId = uuid.NewString()
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	s, err := c.stub.Generate(ctx, req, opts...)
-	if err != nil {
+	s := &Stream{stub: c.stub, ctx: ctx, cancel: cancel, req: req, opts: opts, requestID: req.GetRequestId(), resumable: req.GetResumable()}
+	if err := s.open(); err != nil {
 		cancel()
 		return nil, FromError(err)
 	}
-	return &Stream{recv: s, cancel: cancel}, nil
+	return s, nil
+}
+
+// Resume picks up the resumable call requestID after the event numbered
+// afterSequence (0: from its first event), as the server's Resume RPC
+// does, for a caller that kept a call's id across its own restart, say. The
+// returned Stream resumes again by itself when its connection drops.
+func (c *Client) Resume(ctx context.Context, requestID string, afterSequence uint64, opts ...grpc.CallOption) (*Stream, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Stream{stub: c.stub, ctx: ctx, cancel: cancel, opts: opts, requestID: requestID, resumable: true, last: afterSequence, received: true}
+	if err := s.open(); err != nil {
+		cancel()
+		return nil, FromError(err)
+	}
+	return s, nil
 }
 
 // ListModels lists the models the caller may use. Errors are *Error.

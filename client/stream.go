@@ -3,10 +3,12 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"strings"
 
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
@@ -27,25 +29,77 @@ type Stream struct {
 	recv   Receiver
 	cancel context.CancelFunc
 	final  bool
+
+	// What resuming the call needs (resume.go).
+	stub      llmrelayv1.LLMServiceClient
+	ctx       context.Context
+	req       *llmrelayv1.GenerateRequest // nil for a Stream of Client.Resume
+	opts      []grpc.CallOption
+	requestID string
+	// resumable: the call survives its stream (asked for, or said so by
+	// the response headers).
+	resumable bool
+	// headersRead: the response headers were looked at.
+	headersRead bool
+	// last is the sequence of the last event received; received says
+	// there was one.
+	last     uint64
+	received bool
+	// tries counts the reconnections since the last event received;
+	// resumes all of them.
+	tries, resumes int
+	onResume       func(afterSequence uint64, cause error)
 }
 
 // Recv returns the next event. After the final event it returns io.EOF; a
 // stream that ends without one returns ErrNoFinal; a failed call returns its
 // *Error.
+//
+// A resumable call (GenerateRequest.resumable) survives a dropped
+// connection: when the stream fails with UNAVAILABLE, ABORTED, INTERNAL,
+// UNKNOWN or CANCELLED without llmrelay's ErrorInfo (a connection reset, a
+// proxy's RST_STREAM), and not because its context ended,
+// Recv picks the call up on a new stream, after the last event it
+// returned (Resume; or Generate again with the same request_id, which
+// llmrelay does not run twice, when no event had come yet), up to 8 times
+// in a row with a backoff from 100ms to 2s, and goes on as if nothing
+// happened: no event is missed or repeated. It does the same after
+// RESUME_INTERRUPTED (the server serving a Resume shuts down) and
+// STATE_STORE_UNAVAILABLE, which leave the call running. Other errors of
+// llmrelay's own (the call's failure; NOT_FOUND when the call can no
+// longer be resumed) end the stream as usual.
 func (s *Stream) Recv() (*llmrelayv1.GenerateEvent, error) {
-	ev, err := s.recv.Recv()
-	switch {
-	case errors.Is(err, io.EOF) && s.final:
-		return nil, io.EOF
-	case errors.Is(err, io.EOF):
-		return nil, ErrNoFinal
-	case err != nil:
-		return nil, FromError(err)
+	for {
+		ev, err := s.recv.Recv()
+		switch {
+		case err == nil:
+			s.readHeaders()
+			if s.Resumable() && s.received {
+				// What a resumed stream must continue: the next number.
+				if ev.GetSequence() <= s.last {
+					continue // already returned (llmrelay never sends it twice)
+				}
+				if ev.GetSequence() != s.last+1 {
+					return nil, fmt.Errorf("%w: got event %d after %d", ErrEventsMissing, ev.GetSequence(), s.last)
+				}
+			}
+			s.last, s.received, s.tries = ev.GetSequence(), true, 0
+			if ev.GetFinal() != nil {
+				s.final = true
+			}
+			return ev, nil
+		case errors.Is(err, io.EOF) && s.final:
+			return nil, io.EOF
+		case errors.Is(err, io.EOF):
+			return nil, ErrNoFinal
+		}
+		if !s.mayResume(err) {
+			return nil, FromError(err)
+		}
+		if rerr := s.reconnect(err); rerr != nil {
+			return nil, rerr
+		}
 	}
-	if ev.GetFinal() != nil {
-		s.final = true
-	}
-	return ev, nil
 }
 
 // Events returns the stream's events, to range over once. The sequence ends
@@ -95,6 +149,11 @@ type Hooks struct {
 	OnWillRetry func(w *llmrelayv1.WillRetry, discarded string)
 	// OnPartialObject is called with each partial_object event.
 	OnPartialObject func(v *structpb.Value)
+	// OnResume is called when a resumable call's stream dropped (cause)
+	// and Collect picks the call up again after the event numbered
+	// afterSequence (see Stream.Recv). Nothing is to be taken back: the
+	// events go on where they stopped.
+	OnResume func(afterSequence uint64, cause error)
 }
 
 // Collect reads r to its end, calling hooks (which may be nil) as events
@@ -105,6 +164,9 @@ type Hooks struct {
 func Collect(r Receiver, hooks *Hooks) (*llmrelayv1.Final, error) {
 	if s, ok := r.(*Stream); ok {
 		defer s.Close()
+		if hooks != nil && hooks.OnResume != nil {
+			s.onResume = hooks.OnResume
+		}
 	}
 	if hooks == nil {
 		hooks = &Hooks{}

@@ -10,6 +10,11 @@
 # up for the run; without it, each example must report the ErrorInfo reason
 # CREDENTIALS_MISSING.
 #
+# The resume examples (a resumable call, docs/resume.md) run through a proxy
+# that cuts their connection in the middle of the reply: each must say it
+# resumed, print the reply exactly once (no word lost, none repeated) and a
+# final line equal to it.
+#
 # Run it through `make test-clients`, which installs the tools first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +47,8 @@ fail() {
 echo "== build the server and the examples"
 go build -o "$work/llmrelay" ./cmd/llmrelay
 go build -o "$work/example-go" ./examples/go
+go build -o "$work/example-go-resume" ./examples/go/resume
+go build -o "$work/cutproxy" ./internal/tools/cutproxy
 npm --prefix examples/ts run --silent build
 
 echo "== start the server"
@@ -131,6 +138,66 @@ for name in go ts python; do
 	else
 		fail "$name without a key did not report CREDENTIALS_MISSING" "$work/$name.nokey.err"
 	fi
+done
+
+# The reply of the resume examples (their default text).
+RESUME_TEXT="a resumable call keeps running on the server when the connection drops and the client picks it up again after the last event it received so that nothing is lost and nothing is repeated"
+
+# resume_example NAME: runs NAME's resume example through a proxy that cuts
+# the first connection after 600 bytes from the server (about 15 of the
+# reply's 36 events), and checks what it prints.
+resume_example() {
+	local name=$1
+	local out="$work/$name.resume.out" err="$work/$name.resume.err" plog="$work/$name.proxy.log"
+	echo "== $name, resumable, its connection cut mid-reply"
+	"$work/cutproxy" -target "$addr" -cut-after 600 >"$plog" 2>&1 &
+	local proxy_pid=$! proxy_addr=""
+	for _ in $(seq 100); do
+		proxy_addr=$(sed -n 's/^cutproxy listening on //p' "$plog")
+		[ -n "$proxy_addr" ] && break
+		sleep 0.05
+	done
+	local rc=0
+	case $name in
+	go) LLMRELAY_ADDR=$proxy_addr "$work/example-go-resume" >"$out" 2>"$err" || rc=$? ;;
+	ts) LLMRELAY_ADDR=$proxy_addr node examples/ts/dist/examples/ts/resume.js >"$out" 2>"$err" || rc=$? ;;
+	python) LLMRELAY_ADDR=$proxy_addr PYTHONPATH=gen/python "$PYTHON" examples/python/resume.py >"$out" 2>"$err" || rc=$? ;;
+	esac
+	kill "$proxy_pid" 2>/dev/null || true
+	wait "$proxy_pid" 2>/dev/null || true
+	cat "$out"
+	if [ "$rc" -ne 0 ]; then
+		fail "$name's resume example exited with an error" "$out" "$err" "$plog"
+		return
+	fi
+	if ! grep -q '^cutproxy cut a connection' "$plog"; then
+		fail "$name: the proxy never cut the connection (the reply ended first)" "$plog"
+		return
+	fi
+	# Every line but the resumed and final ones is streamed text: together
+	# they must be the reply, once.
+	if "$PYTHON" - "$out" "$RESUME_TEXT" >"$work/$name.resume.check" 2>&1 <<'EOF'; then
+import re, sys
+
+lines = open(sys.argv[1]).read().splitlines()
+text = sys.argv[2]
+resumed = [l for l in lines if l.startswith("resumed: ")]
+finals = [l for l in lines if l.startswith("final: ")]
+streamed = "".join(l for l in lines if not l.startswith(("resumed: ", "final: ")))
+assert resumed and all(re.fullmatch(r"resumed: after_sequence=\d+", l) for l in resumed), f"no resume line: {lines}"
+assert finals == ["final: " + text], f"final lines {finals}"
+assert streamed == text, f"streamed {streamed!r}, want the reply once: {text!r}"
+print(f"{resumed[0]}; the reply streamed once, whole")
+EOF
+		cat "$work/$name.resume.check"
+		pass "$name: resumed after the cut, no word lost or repeated, final equals the reply"
+	else
+		fail "$name's resumed output is not as expected" "$work/$name.resume.check" "$out"
+	fi
+}
+
+for name in go ts python; do
+	resume_example "$name"
 done
 
 echo "== grpcurl"

@@ -15,13 +15,13 @@ import { durationFromMs, durationMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
-import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/ts/google/rpc/error_details_pb.js";
 import {
   GenerateRequestSchema,
   LLMService,
   RetryReasonSchema,
   Role,
 } from "../../gen/ts/llmrelay/v1/llmrelay_pb.js";
+import { reportError } from "./report.js";
 
 async function main(): Promise<void> {
   const addr = process.env.LLMRELAY_ADDR || "127.0.0.1:50051";
@@ -119,13 +119,4 @@ function retryWait(e: ConnectError, call: number): number | undefined {
   return Math.random() * Math.min(250 * 2 ** (call - 1), 2000);
 }
 
-main().catch((err: unknown) => {
-  const e = ConnectError.from(err);
-  const info = e.findDetails(ErrorInfoSchema)[0];
-  console.error(`error: ${Code[e.code]} ${info?.reason ?? ""}: ${e.rawMessage}`);
-  const retry = e.findDetails(RetryInfoSchema)[0];
-  if (retry?.retryDelay) {
-    console.error(`the server suggests calling again in ${durationMs(retry.retryDelay)}ms`);
-  }
-  process.exit(1);
-});
+main().catch(reportError);

@@ -61,7 +61,10 @@ const (
 	ReasonCancelled                   = "CANCELLED"
 	ReasonDeadlineExceeded            = "DEADLINE_EXCEEDED"
 	ReasonShuttingDown                = "SERVER_SHUTTING_DOWN"
-	ReasonInternal                    = "INTERNAL"
+	// ReasonStateStoreUnavailable: the shared state store (Redis) is
+	// unreachable (UNAVAILABLE, with RetryInfo).
+	ReasonStateStoreUnavailable = "STATE_STORE_UNAVAILABLE"
+	ReasonInternal              = "INTERNAL"
 	// ReasonRefusedByHook is the reason of a call a server hook refused
 	// without naming a reason of its own.
 	ReasonRefusedByHook = "REFUSED_BY_HOOK"

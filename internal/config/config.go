@@ -23,6 +23,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
@@ -76,6 +77,26 @@ type Config struct {
 	// OutlierDetection says when a route target that keeps failing is
 	// ejected, and for how long.
 	OutlierDetection OutlierDetection `yaml:"outlier_detection"`
+	// Resume bounds resumable calls (GenerateRequest.resumable); see
+	// docs/resume.md.
+	Resume Resume `yaml:"resume"`
+}
+
+// Resume bounds resumable calls: how long one runs without a reader and
+// how long its events are kept after it ended (Grace), and how many bytes
+// of events are kept per call and for all the calls of a replica. A call
+// past a bound stops being resumable (RESUME_BUFFER_FULL).
+type Resume struct {
+	// Grace is how long a resumable call keeps running after its client
+	// went away, waiting for a Resume, and how long its events are kept
+	// after it ended.
+	Grace time.Duration `yaml:"grace"`
+	// MaxCallBytes bounds the events kept for one call (each counts its
+	// encoded size plus 64 bytes).
+	MaxCallBytes int64 `yaml:"max_call_bytes"`
+	// MaxBufferedBytes bounds the events kept for all the resumable calls
+	// of this replica, in memory or, with the redis store, in Redis.
+	MaxBufferedBytes int64 `yaml:"max_buffered_bytes"`
 }
 
 // OutlierDetection configures route target health (state.OutlierPolicy):
@@ -347,6 +368,7 @@ func Default() *Config {
 		},
 		State:   state.DefaultConfig(),
 		Pricing: Pricing{Currency: "USD"},
+		Resume:  Resume{Grace: 60 * time.Second, MaxCallBytes: 8 << 20, MaxBufferedBytes: 256 << 20},
 	}
 }
 
@@ -381,6 +403,12 @@ func (c *Config) RetryLimits() retry.Limits {
 func (c *Config) RetryBudget() (b retry.BudgetConfig, ok bool) {
 	rb := c.Retry.Budget
 	return retry.BudgetConfig{Percent: rb.BudgetPercent, MinRetryConcurrency: rb.MinRetryConcurrency}, rb.Enabled
+}
+
+// ResumeConfig returns the resume section as internal/resume's Config.
+func (c *Config) ResumeConfig() resume.Config {
+	r := c.Resume
+	return resume.Config{Grace: r.Grace, MaxCallBytes: r.MaxCallBytes, MaxBufferedBytes: r.MaxBufferedBytes}
 }
 
 // SchemaConfig returns the structured_output section as internal/schema's
@@ -692,6 +720,14 @@ func (c *Config) validate() Problems {
 	}
 	if l.DefaultMaxOutputBytes <= 0 || l.DefaultMaxOutputBytes > l.MaxOutputBytes {
 		badBoth("limits.default_max_output_bytes", "limits.max_output_bytes", "%d is not within 1..max_output_bytes (%d)", l.DefaultMaxOutputBytes, l.MaxOutputBytes)
+	}
+	if r := c.Resume; r.Grace <= 0 {
+		bad("resume.grace", "must be positive")
+	}
+	if r := c.Resume; r.MaxCallBytes <= 0 {
+		bad("resume.max_call_bytes", "must be positive")
+	} else if r.MaxBufferedBytes < r.MaxCallBytes {
+		bad("resume.max_buffered_bytes", "%d is below resume.max_call_bytes (%d)", r.MaxBufferedBytes, r.MaxCallBytes)
 	}
 	if h := c.Heartbeat; h.MinInterval <= 0 {
 		bad("heartbeat.min_interval", "must be positive")

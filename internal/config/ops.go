@@ -81,8 +81,9 @@ func (c *Config) checkPricing(bad func(path, format string, args ...any)) {
 
 // restartOnly lists the settings a reload cannot change: the listeners and
 // their connection settings, the shutdown timings, the log format, the
-// state store, the reload watch, and whether TLS is on (its files are
-// reloaded: certificates can be rotated).
+// state store and the resumable calls' bounds, the reload watch, and
+// whether TLS is on (its files are reloaded: certificates can be
+// rotated).
 var restartOnly = []struct {
 	path  string
 	field func(*Config) any // a pointer to the setting
@@ -101,6 +102,7 @@ var restartOnly = []struct {
 	{"limits.max_connection_age_grace", func(c *Config) any { return &c.Limits.MaxConnectionAgeGrace }},
 	{"limits.stream_workers", func(c *Config) any { return &c.Limits.StreamWorkers }},
 	{"state", func(c *Config) any { return &c.State }},
+	{"resume", func(c *Config) any { return &c.Resume }},
 	{"reload", func(c *Config) any { return &c.Reload }},
 }
 

@@ -32,7 +32,8 @@ const AnnotationRouteDefaults = "route.defaults"
 //   - response_format: when the request has none and offers no tools (a
 //     request that offers tools wants tool calls, which structured output
 //     does not allow);
-//   - stream_idle_timeout.
+//   - stream_idle_timeout;
+//   - resumable, when the request leaves it unset (false turns it off).
 //
 // It annotates the call with what it applied (AnnotationRouteDefaults).
 // The routes' defaults are converted once, here: an error means a default
@@ -55,15 +56,16 @@ type routeDefaults struct {
 
 // defaults are a route's defaults in the request's own types.
 type defaults struct {
-	retry  route.RetryDefaults
-	gen    route.GenerationDefaults
-	prefix []*llmrelayv1.Message
-	format *llmrelayv1.ResponseFormat
-	idle   *durationpb.Duration
+	retry     route.RetryDefaults
+	gen       route.GenerationDefaults
+	prefix    []*llmrelayv1.Message
+	format    *llmrelayv1.ResponseFormat
+	idle      *durationpb.Duration
+	resumable *bool
 }
 
 func convert(d route.Defaults) (*defaults, error) {
-	out := &defaults{retry: d.Retry, gen: d.Generation}
+	out := &defaults{retry: d.Retry, gen: d.Generation, resumable: d.Resumable}
 	if d.System != "" {
 		out.prefix = append(out.prefix, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_SYSTEM, Content: d.System})
 	}
@@ -185,6 +187,10 @@ func (h *routeDefaults) BeforeAttempts(_ context.Context, c *Call) error {
 	if d.idle != nil && req.GetStreamIdleTimeout() == nil {
 		req.StreamIdleTimeout = proto.CloneOf(d.idle)
 		set("stream_idle_timeout")
+	}
+	if d.resumable != nil && req.Resumable == nil {
+		req.Resumable = proto.Bool(*d.resumable)
+		set("resumable")
 	}
 	if len(applied) > 0 {
 		c.Annotate(AnnotationRouteDefaults, strings.Join(applied, ","))

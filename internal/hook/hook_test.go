@@ -26,6 +26,7 @@ var supportRoute = &route.Route{Name: "support", Defaults: route.Defaults{
 	Messages:          []route.Message{{Role: "assistant", Content: "How can I help?"}},
 	ResponseFormat:    &route.ResponseFormat{JSONSchema: map[string]any{"type": "object"}, Name: "ticket", MaxValidationRetries: ptr(1), OnInvalid: "return_text"},
 	StreamIdleTimeout: 20 * time.Second,
+	Resumable:         ptr(true),
 }}
 
 // compact renders the request's fields the defaults touch.
@@ -63,8 +64,8 @@ func TestRouteDefaults(t *testing.T) {
 			want: `{"messages":[{"role":"ROLE_SYSTEM","content":"You are the support assistant."},{"role":"ROLE_ASSISTANT","content":"How can I help?"},{"role":"ROLE_USER","content":"hi"}],` +
 				`"generation":{"maxOutputTokens":1024,"temperature":0.2,"stop":["END"]},` +
 				`"responseFormat":{"jsonSchema":{"type":"object"},"name":"ticket","maxValidationRetries":1,"onInvalid":"ON_INVALID_RETURN_TEXT"},` +
-				`"retry":{"maxAttempts":2,"initialBackoff":"1s","midstream":"MIDSTREAM_FAIL"},"streamIdleTimeout":"20s"}`,
-			wantNote: "messages,retry.max_attempts,retry.initial_backoff,retry.midstream,generation.max_output_tokens,generation.temperature,generation.stop,response_format,stream_idle_timeout",
+				`"retry":{"maxAttempts":2,"initialBackoff":"1s","midstream":"MIDSTREAM_FAIL"},"streamIdleTimeout":"20s","resumable":true}`,
+			wantNote: "messages,retry.max_attempts,retry.initial_backoff,retry.midstream,generation.max_output_tokens,generation.temperature,generation.stop,response_format,stream_idle_timeout,resumable",
 		},
 		{
 			name:  "the request's own settings win, field by field",
@@ -75,10 +76,11 @@ func TestRouteDefaults(t *testing.T) {
 				Retry:             &llmrelayv1.RetryPolicy{MaxAttempts: 5, Midstream: llmrelayv1.Midstream_MIDSTREAM_RESTART},
 				ResponseFormat:    &llmrelayv1.ResponseFormat{Name: "mine"},
 				StreamIdleTimeout: durationpb.New(time.Second),
+				Resumable:         ptr(false), // a request turns the route's default off
 			},
 			want: `{"messages":[{"role":"ROLE_SYSTEM","content":"You are the support assistant."},{"role":"ROLE_ASSISTANT","content":"How can I help?"},{"role":"ROLE_USER","content":"hi"}],` +
 				`"generation":{"maxOutputTokens":1024,"temperature":1,"stop":["STOP"]},"responseFormat":{"name":"mine"},` +
-				`"retry":{"maxAttempts":5,"initialBackoff":"1s","midstream":"MIDSTREAM_RESTART"},"streamIdleTimeout":"1s"}`,
+				`"retry":{"maxAttempts":5,"initialBackoff":"1s","midstream":"MIDSTREAM_RESTART"},"streamIdleTimeout":"1s","resumable":false}`,
 			wantNote: "messages,retry.initial_backoff,generation.max_output_tokens",
 		},
 		{

@@ -22,6 +22,8 @@ import (
 var methodScopes = map[string]auth.Scope{
 	llmrelayv1.LLMService_Generate_FullMethodName:   auth.ScopeGenerate,
 	llmrelayv1.LLMService_ListModels_FullMethodName: auth.ScopeModelsList,
+	// Resuming a call is reading the rest of a Generate.
+	llmrelayv1.LLMService_Resume_FullMethodName: auth.ScopeGenerate,
 }
 
 // Auth authenticates every call with go-grpc-middleware's auth interceptor:

@@ -33,7 +33,7 @@ const (
 	// UNAVAILABLE, with RetryInfo: the shared state store (Redis) that
 	// holds the key's limits is unreachable and state.on_store_failure is
 	// fail_closed.
-	ReasonStateStoreUnavailable = "STATE_STORE_UNAVAILABLE"
+	ReasonStateStoreUnavailable = apierr.ReasonStateStoreUnavailable
 
 	// Shared with the rest of llmrelay.
 	ReasonInvalidRequest = apierr.ReasonInvalidRequest

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/metrics"
@@ -103,8 +104,11 @@ func (kl *KeyLimits) admit(ctx context.Context, stream bool) (release func(), er
 
 // Link returns the chain link: the rate limit for every call, and for stream
 // calls also the stream limit (RESOURCE_EXHAUSTED, TOO_MANY_STREAMS), held
-// until the stream ends. While a fail_closed store is unavailable, calls of
-// limited keys fail UNAVAILABLE (STATE_STORE_UNAVAILABLE).
+// until the stream ends. A Resume takes a rate token but no stream slot:
+// the resumable call it reads holds one for as long as it runs, so a key
+// at its limit can still pick its own calls up. While a fail_closed store
+// is unavailable, calls of limited keys fail UNAVAILABLE
+// (STATE_STORE_UNAVAILABLE).
 func (kl *KeyLimits) Link() Link {
 	return Link{
 		Name: "key_limits",
@@ -116,8 +120,8 @@ func (kl *KeyLimits) Link() Link {
 			defer release()
 			return h(ctx, req)
 		},
-		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			release, err := kl.admit(ss.Context(), true)
+		Stream: func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			release, err := kl.admit(ss.Context(), info.FullMethod != llmrelayv1.LLMService_Resume_FullMethodName)
 			if err != nil {
 				return err
 			}

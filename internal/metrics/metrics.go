@@ -51,7 +51,9 @@ const (
 	NameStateStoreUp = "llmrelay_state_store_up"
 	// NameStateStoreErrors counts failed operations on the shared state
 	// store, by operation ("admit", "acquire", "count", "release", "renew",
-	// "ping", "retry_budget", "target_health").
+	// "ping", "retry_budget", "target_health"; the event logs of resumable
+	// calls: "create_log", "append_log", "read_log", "keep_log",
+	// "delete_log", "renew_log").
 	NameStateStoreErrors = "llmrelay_state_store_errors_total"
 	// NameStateStoreFallbacks counts decisions made without the shared
 	// state store while it was unreachable, by decision: "local" (fail_open:
@@ -130,6 +132,8 @@ type Metrics struct {
 	reloads           *prometheus.CounterVec
 	lastReloadOK      prometheus.Gauge
 	lastReloadSuccess prometheus.Gauge
+
+	resume resumeMetrics // resumable calls (resume.go)
 }
 
 // New creates the metrics on a fresh registry, with Go runtime and process
@@ -233,6 +237,7 @@ func New() *Metrics {
 		}),
 	}
 	m.series.init()
+	m.resume = newResumeMetrics(reg)
 	m.lastReloadOK.Set(1)
 	m.lastReloadSuccess.SetToCurrentTime()
 	for _, r := range []string{ReloadSuccess, ReloadFailure} {

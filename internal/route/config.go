@@ -55,6 +55,9 @@ type Defaults struct {
 	// StreamIdleTimeout is the stream idle timeout of requests that set
 	// none (still clamped to the server's deadlines.max_stream_idle).
 	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
+	// Resumable makes the route's calls resumable (docs/resume.md) unless
+	// the request says otherwise; nil leaves it to requests.
+	Resumable *bool `yaml:"resumable"`
 }
 
 // RetryDefaults mirror llmrelay.v1.RetryPolicy; zero values set nothing.

@@ -142,10 +142,20 @@ func freeAddr(t *testing.T) string {
 // killed at cleanup.
 func startReplica(t *testing.T, name string, redis *redistest.Server, prefix, policy string, extra ...string) *replica {
 	t.Helper()
+	return startReplicaWith(t, name, func(listen, metricsListen string) string {
+		return replicaConfig(listen, metricsListen, redis.Addr, prefix, policy, strings.Join(extra, ""))
+	})
+}
+
+// startReplicaWith starts the binary with the config that config makes
+// for the replica's listen and metrics addresses, and waits until it is
+// SERVING. It is killed at cleanup.
+func startReplicaWith(t *testing.T, name string, config func(listen, metricsListen string) string) *replica {
+	t.Helper()
 	bin := build(t)
 	r := &replica{name: name, addr: freeAddr(t), metrics: freeAddr(t), exited: make(chan struct{}), stderr: &syncBuffer{}}
 	cfgPath := filepath.Join(t.TempDir(), name+".yaml")
-	if err := os.WriteFile(cfgPath, []byte(replicaConfig(r.addr, r.metrics, redis.Addr, prefix, policy, strings.Join(extra, ""))), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(config(r.addr, r.metrics)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r.cmd = exec.Command(bin, "--config", cfgPath)

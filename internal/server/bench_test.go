@@ -3,11 +3,18 @@ package server_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/redistest"
 	"github.com/llmrelay/llmrelay/internal/telemetry"
 	"github.com/llmrelay/llmrelay/internal/telemetry/otlptest"
 )
@@ -45,6 +52,37 @@ func BenchmarkGenerateEcho(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := servertest.Collect(ctx, in.Client, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGenerateResumable measures what making a call resumable adds:
+// a 20-delta mock/echo call over bufconn, ordinary, resumable on the
+// memory store, and resumable on the redis store (a local redis-server;
+// skipped without one). Each resumable call creates its log, appends
+// every event (off the call's path) and ends it (docs/performance.md).
+func BenchmarkGenerateResumable(b *testing.B) {
+	text := strings.TrimSpace(strings.Repeat("word ", 20))
+	for _, name := range []string{"ordinary", "memory", "redis"} {
+		b.Run(name, func(b *testing.B) {
+			cfg := config.Default()
+			if name == "redis" {
+				srv := redistest.Start(b)
+				cfg.State.Store = state.StoreRedis
+				cfg.State.Redis.Address = srv.Addr
+				cfg.State.Redis.KeyPrefix = "bench:"
+			}
+			cfg.Resume.Grace = time.Second // keep what is kept steady
+			in := servertest.Start(b, cfg)
+			req := echoRequest(text)
+			req.Resumable = proto.Bool(name != "ordinary")
+			b.ReportAllocs()
+			for b.Loop() {
+				req.RequestId = uuid.NewString()
+				if _, err := servertest.Collect(b.Context(), in.Client, req); err != nil {
 					b.Fatal(err)
 				}
 			}

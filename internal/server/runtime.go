@@ -82,7 +82,7 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 	s.retryBudgets(rt, prev)
 	rt.service = service.New(service.Deps{
 		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
-		Budget: rt.budget,
+		Budget: rt.budget, Resume: s.resume,
 	})
 	links, err := s.interceptorChain(rt)
 	if err != nil {
@@ -135,6 +135,12 @@ func (llmService) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequ
 // replaces it with the runtime's Service, so it only runs if that link is
 // missing.
 func (llmService) Generate(*llmrelayv1.GenerateRequest, grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
+	return apierr.FromError(errNotDispatched)
+}
+
+// Resume implements llmrelayv1.LLMServiceServer; like Generate, the
+// runtime link hands it to the runtime's Service.
+func (llmService) Resume(*llmrelayv1.ResumeRequest, grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
 	return apierr.FromError(errNotDispatched)
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/state"
@@ -87,6 +88,9 @@ type Server struct {
 	// from following it.
 	store      state.Store
 	stopFollow func()
+	// resume runs the resumable calls, their logs in the state store; it
+	// outlives reloads, like the calls.
+	resume *resume.Registry
 
 	// hardStop is cancelled when the grace period ends; the drain link of
 	// the interceptor chain then cancels every call still running.
@@ -154,6 +158,11 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	if s.targetHealth, ok = s.store.(state.TargetHealth); !ok {
 		s.targetHealth = memory.New()
 	}
+	logs, ok := s.store.(state.EventLogs)
+	if !ok {
+		logs = memory.New()
+	}
+	s.resume = resume.New(cfg.ResumeConfig(), logs, s.log, s.metrics)
 	// The first runtime: the keys, providers, routes, chain and service of
 	// cfg.
 	rt, err := s.newRuntime(cfg, nil)
@@ -263,9 +272,11 @@ func (s *Server) Shutdown(ctx context.Context) {
 }
 
 // closeStore closes the state store once every call has ended (drained),
-// giving back the leases this replica still holds.
+// giving back the leases this replica still holds, after the last events
+// of the resumable calls are in it.
 func (s *Server) closeStore(drained <-chan struct{}) {
 	<-drained
+	s.resume.Close()
 	s.stopFollow()
 	if err := s.store.Close(); err != nil {
 		s.log.Warn("closing the state store", "error", err)
@@ -451,7 +462,8 @@ func (w *watchStream) SendMsg(m any) error {
 // drainContext returns parent, cancelled with apierr.ErrShuttingDown when
 // until ends.
 func drainContext(parent, until context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
+	// A resumable call that outlives its stream follows until too.
+	ctx, cancel := context.WithCancelCause(resume.WithCutoff(parent, until))
 	unhook := context.AfterFunc(until, func() { cancel(apierr.ErrShuttingDown) })
 	return ctx, func() {
 		unhook()

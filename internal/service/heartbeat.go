@@ -30,7 +30,10 @@ func (e *emitter) startHeartbeat(every time.Duration) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.stream.SendHeader(nil); err != nil {
-		return &sendError{err}
+		if e.log == nil {
+			return &sendError{err}
+		}
+		e.goneLocked() // a resumable call goes on without its client
 	}
 	e.last = time.Now()
 	e.stop, e.stopped = make(chan struct{}), make(chan struct{})
@@ -53,10 +56,11 @@ func (e *emitter) beat(every time.Duration, stop <-chan struct{}, stopped chan<-
 		quiet := time.Since(e.last)
 		if quiet >= every {
 			e.seq++
-			err := e.stream.Send(&llmrelayv1.GenerateEvent{Sequence: e.seq, Event: &llmrelayv1.GenerateEvent_Heartbeat{Heartbeat: &llmrelayv1.Heartbeat{}}})
+			err := e.deliver(&llmrelayv1.GenerateEvent{Sequence: e.seq, Event: &llmrelayv1.GenerateEvent_Heartbeat{Heartbeat: &llmrelayv1.Heartbeat{}}})
 			e.last, quiet = time.Now(), 0
 			if err != nil {
-				// The client is gone; the call notices on its own.
+				// The client is gone; the call notices on its own. (A
+				// resumable call's heartbeats go on, into its log.)
 				e.mu.Unlock()
 				return
 			}

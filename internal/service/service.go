@@ -4,10 +4,11 @@
 // (internal/hook: the route's defaults among them), has each target's
 // provider validate the request, runs the call's attempt plan
 // (internal/retry's Plan) and turns each provider event into a
-// GenerateEvent, numbered by one emitter. Retry and fallback decisions
-// live in internal/retry, target order and health in internal/route,
-// classification in the provider adapters and status mapping in
-// internal/apierr.
+// GenerateEvent, numbered by one emitter; a resumable call's events also
+// go to its event log, which Resume replays (internal/resume). Retry and
+// fallback decisions live in internal/retry, target order and health in
+// internal/route, classification in the provider adapters and status
+// mapping in internal/apierr.
 package service
 
 import (
@@ -33,9 +34,11 @@ import (
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
 	tokenusage "github.com/llmrelay/llmrelay/internal/usage"
 )
 
@@ -65,6 +68,8 @@ type Service struct {
 	// records prompts and replies on the attempt spans.
 	prices         *tokenusage.Prices
 	captureContent bool
+	// resume runs the resumable calls and replays their logs.
+	resume *resume.Registry
 }
 
 // Deps are what a Service needs.
@@ -87,6 +92,10 @@ type Deps struct {
 	// process's, kept across config reloads so that what is in flight
 	// goes on counting.
 	Budget func(provider string) retry.Throttle
+	// Resume runs resumable calls; nil makes one on an in-memory store
+	// from Config. The server passes its own, on its state store, which
+	// outlives reloads.
+	Resume *resume.Registry
 }
 
 // New returns a Service.
@@ -113,6 +122,10 @@ func New(d Deps) *Service {
 		if b, on := d.Config.RetryBudget(); on {
 			s.budget = retry.NewBudgets(b).Throttle
 		}
+	}
+	s.resume = d.Resume
+	if s.resume == nil {
+		s.resume = resume.New(d.Config.ResumeConfig(), memory.New(), log, d.Metrics)
 	}
 	return s
 }
@@ -198,6 +211,19 @@ func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerSt
 	if err != nil {
 		return s.fail(ctx, c, err)
 	}
+	if c.resumable {
+		// From here on the call runs on a context of its own, which the
+		// client's going away does not end (see resumable).
+		detached, end, err := c.makeResumable(ctx, stream)
+		switch {
+		case errors.Is(err, resume.ErrAttach):
+			return s.attach(ctx, c, stream)
+		case err != nil:
+			return s.fail(ctx, c, err)
+		}
+		defer end()
+		ctx = detached
+	}
 	if c.heartbeat > 0 {
 		if err := c.out.startHeartbeat(c.heartbeat); err != nil {
 			return s.fail(ctx, c, err)
@@ -211,6 +237,7 @@ func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerSt
 	if err := c.sendFinal(ctx, res); err != nil {
 		return s.fail(ctx, c, err)
 	}
+	c.out.endLog(nil)
 	c.done(ctx, codes.OK, "", res)
 	return nil
 }
@@ -254,6 +281,11 @@ type call struct {
 	output outputLimit
 	// heartbeat is the call's heartbeat interval, 0 for none.
 	heartbeat time.Duration
+	// resumable says the call asked to survive its stream (the request,
+	// or its route's default); fingerprint identifies the client's
+	// request, for a repeated Generate of the same call (resume.go).
+	resumable   bool
+	fingerprint string
 }
 
 // newCall takes the call's resolved targets, runs the hooks before the
@@ -274,6 +306,10 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 		return c, errUnresolved
 	}
 	c.resolved = res
+	if mayResume(req, res) {
+		// The client's request as it sent it: hooks change it.
+		c.fingerprint = fingerprint(req)
+	}
 	c.hook = &hook.Call{Model: res.Name, Route: res.Route, Request: req}
 	if id, ok := auth.FromContext(ctx); ok {
 		c.hook.Key = id.Name
@@ -283,6 +319,9 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 	}
 	req = c.hook.Request
 	c.req = req
+	if c.resumable = req.GetResumable(); c.resumable && c.fingerprint == "" {
+		c.fingerprint = fingerprint(req)
+	}
 	first := res.Targets[0]
 	idle, firstEvent := req.GetStreamIdleTimeout().AsDuration(), req.GetFirstEventTimeout().AsDuration()
 	if err := s.limits.CheckStreamTimeouts(idle, firstEvent); err != nil {
@@ -470,6 +509,7 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 		}
 		ae = apierr.FromError(err)
 	}
+	c.out.endLog(ae)
 	if ae.Code == codes.Internal {
 		s.log.Error("generate failed", "request_id", c.requestID, "error", err)
 	} else {
@@ -482,9 +522,15 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 // emitter numbers and sends a call's events: sequence 1, 2, 3, ... with no
 // gaps. It is the one place events are numbered. With a heartbeat
 // (startHeartbeat), its goroutine sends heartbeat events too, taking turns
-// with send.
+// with send. For a resumable call every event also goes to the call's log,
+// numbered the same, and the client's stream going away is no error: the
+// events then go to the log only (resume.go).
 type emitter struct {
 	stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]
+	// log is the resumable call's log, nil for other calls; gone says the
+	// client's stream went away. Guarded by mu.
+	log  *resume.Call
+	gone bool
 
 	mu   sync.Mutex
 	seq  uint64
@@ -500,7 +546,7 @@ func (e *emitter) send(ev *llmrelayv1.GenerateEvent) error {
 	defer e.mu.Unlock()
 	e.seq++
 	ev.Sequence = e.seq
-	err := e.stream.Send(ev)
+	err := e.deliver(ev)
 	if e.stop != nil {
 		e.last = time.Now()
 	}

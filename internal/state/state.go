@@ -12,14 +12,15 @@
 //   - Leases: counted slots that a live replica holds and a crashed one
 //     loses within the lease TTL (concurrency caps).
 //
-// A concern planned beside them (not yet implemented): the event logs of
-// resumable calls (Redis Streams). Optional capabilities are separate
-// interfaces found by type assertion: Watcher, for stores that depend on
-// something that can fail; TargetHealth, route targets' health by outlier
-// detection (consecutive failures, ejection until a time, ejection count),
-// which both stores implement; and RetryBudgets, providers' retry budgets
-// in Envoy's model counted across replicas, which the redis store
-// implements (one process's budget is internal/retry's Budget).
+// Optional capabilities are separate interfaces found by type assertion:
+// Watcher, for stores that depend on something that can fail;
+// TargetHealth, route targets' health by outlier detection (consecutive
+// failures, ejection until a time, ejection count), which both stores
+// implement; RetryBudgets, providers' retry budgets in Envoy's model
+// counted across replicas, which the redis store implements (one
+// process's budget is internal/retry's Budget); and EventLogs, the event
+// logs of resumable calls (a Redis Stream per call in the redis store),
+// which both implement.
 //
 // The conformance suite in internal/state/statetest runs against every
 // implementation.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,9 +108,20 @@ func Collect(ctx context.Context, c llmrelayv1.LLMServiceClient, req *llmrelayv1
 	if err != nil {
 		return nil, err
 	}
+	return ReadAll(stream)
+}
+
+// Receiver is a stream of events: Generate's or Resume's.
+type Receiver interface {
+	Recv() (*llmrelayv1.GenerateEvent, error)
+}
+
+// ReadAll reads s to its end and returns every event received and the
+// status error that ended it (nil after a clean end).
+func ReadAll(s Receiver) ([]*llmrelayv1.GenerateEvent, error) {
 	var events []*llmrelayv1.GenerateEvent
 	for {
-		ev, err := stream.Recv()
+		ev, err := s.Recv()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return events, nil
@@ -117,5 +129,26 @@ func Collect(ctx context.Context, c llmrelayv1.LLMServiceClient, req *llmrelayv1
 			return events, err
 		}
 		events = append(events, ev)
+	}
+}
+
+// CheckWholeReply fails t unless events are one call's events numbered 1,
+// 2, 3, ... with no gap and no duplicate (as a client that resumed a call
+// has them, its streams put together), whose deltas are reply, once, and
+// whose last event is the final with reply as its message.
+func CheckWholeReply(t testing.TB, events []*llmrelayv1.GenerateEvent, reply string) {
+	t.Helper()
+	var text strings.Builder
+	for i, ev := range events {
+		if ev.GetSequence() != uint64(i+1) {
+			t.Fatalf("event %d has sequence %d: a gap or a duplicate", i, ev.GetSequence())
+		}
+		text.WriteString(ev.GetDelta().GetText())
+	}
+	if text.String() != reply {
+		t.Fatalf("the deltas read %q, want the reply once: %q", text.String(), reply)
+	}
+	if len(events) == 0 || events[len(events)-1].GetFinal().GetMessage().GetContent() != reply {
+		t.Fatalf("the last event is not the final with the reply: %v", events[len(events)-1:])
 	}
 }

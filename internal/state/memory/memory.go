@@ -22,6 +22,9 @@ type Store struct {
 	// only targets that failed since their last success have an entry.
 	targetsMu sync.RWMutex
 	targets   map[string]state.TargetStatus
+
+	// logs are the event logs of resumable calls (eventlog.go).
+	logs eventLogs
 }
 
 var (

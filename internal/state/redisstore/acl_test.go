@@ -16,7 +16,9 @@ import (
 // scripts run.
 var aclRules = []any{"~llmrelay:*", "resetchannels", "+@connection",
 	"+eval", "+evalsha", "+time", "+get", "+set", "+zadd", "+zrem", "+zremrangebyscore", "+zcard", "+pexpire",
-	"+hgetall", "+hmget", "+hset", "+hdel", "+del"}
+	"+hgetall", "+hmget", "+hset", "+hdel", "+del",
+	// event logs of resumable calls
+	"+multi", "+exec", "+hget", "+hexists", "+xadd", "+xrange", "+xread", "+exists", "+pttl"}
 
 // TestLeastPrivilegeACLUser runs every operation (admission, leases,
 // renewal, release flushing, counting, retry budgets and their
@@ -45,6 +47,26 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	time.Sleep(cfg.LeaseTTL) // renewals run
 	if n, err := s.Count(ctx, "set"); err != nil || n != 1 {
 		t.Fatalf("Count = %d, %v", n, err)
+	}
+	// Event logs: create, append, read (blocking too), keep, delete.
+	if _, err := s.CreateLog(ctx, "call", state.LogInfo{Token: "t", MaxRecords: 100}); err != nil {
+		t.Fatalf("CreateLog: %v", err)
+	}
+	if err := s.AppendLog(ctx, "call", []state.LogRecord{{Seq: 1, Data: []byte("e")}}); err != nil {
+		t.Fatalf("AppendLog: %v", err)
+	}
+	if _, recs, err := s.ReadLog(ctx, "call", 0, 10, 0); err != nil || len(recs) != 1 {
+		t.Fatalf("ReadLog: %v, %v", recs, err)
+	}
+	if _, _, err := s.ReadLog(ctx, "call", 1, 10, 10*time.Millisecond); err != nil {
+		t.Fatalf("ReadLog, blocking: %v", err)
+	}
+	if _, err := s.KeepLog(ctx, "call", time.Second); err != nil {
+		t.Fatalf("KeepLog: %v", err)
+	}
+	time.Sleep(cfg.LeaseTTL) // the log's renewal runs
+	if err := s.DeleteLog(ctx, "call", "t"); err != nil {
+		t.Fatalf("DeleteLog: %v", err)
 	}
 	adm.Lease.Release()
 	l.Release()

@@ -6,5 +6,6 @@ func Crash(s *Store) {
 	s.closed.Store(true)
 	close(s.stop)
 	s.wg.Wait()
+	s.closeLogs()
 	_ = s.rdb.Close()
 }

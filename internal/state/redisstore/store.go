@@ -98,6 +98,11 @@ type Store struct {
 	closed atomic.Bool
 	stop   chan struct{}
 	wg     sync.WaitGroup
+
+	// opts are the client's options; logs the event logs' state
+	// (eventlog.go).
+	opts *redis.UniversalOptions
+	logs logState
 }
 
 var (
@@ -138,6 +143,7 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 	}
 	s := &Store{
 		rdb:        redis.NewUniversalClient(ro),
+		opts:       ro,
 		prefix:     cfg.KeyPrefix,
 		replica:    replicaID(),
 		ttl:        cfg.LeaseTTL,
@@ -695,6 +701,7 @@ func (s *Store) Close() error {
 	}
 	close(s.stop)
 	s.wg.Wait()
+	s.closeLogs()
 	s.mu.Lock()
 	pipe := s.rdb.Pipeline()
 	n := 0

@@ -115,7 +115,7 @@ class GenerateEvent(_message.Message):
     def __init__(self, sequence: _Optional[int] = ..., attempt: _Optional[int] = ..., delta: _Optional[_Union[Delta, _Mapping]] = ..., will_retry: _Optional[_Union[WillRetry, _Mapping]] = ..., final: _Optional[_Union[Final, _Mapping]] = ..., partial_object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ...) -> None: ...
 
 class GenerateRequest(_message.Message):
-    __slots__ = ["fallback_models", "first_event_timeout", "generation", "heartbeat_interval", "messages", "metadata", "model", "output_limit", "provider_options", "request_id", "response_format", "retry", "stream_idle_timeout", "tool_choice", "tools"]
+    __slots__ = ["fallback_models", "first_event_timeout", "generation", "heartbeat_interval", "messages", "metadata", "model", "output_limit", "provider_options", "request_id", "response_format", "resumable", "retry", "stream_idle_timeout", "tool_choice", "tools"]
     class MetadataEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -134,6 +134,7 @@ class GenerateRequest(_message.Message):
     PROVIDER_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FORMAT_FIELD_NUMBER: _ClassVar[int]
+    RESUMABLE_FIELD_NUMBER: _ClassVar[int]
     RETRY_FIELD_NUMBER: _ClassVar[int]
     STREAM_IDLE_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
@@ -149,11 +150,12 @@ class GenerateRequest(_message.Message):
     provider_options: _struct_pb2.Struct
     request_id: str
     response_format: ResponseFormat
+    resumable: bool
     retry: RetryPolicy
     stream_idle_timeout: _duration_pb2.Duration
     tool_choice: ToolChoice
     tools: _containers.RepeatedCompositeFieldContainer[Tool]
-    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., generation: _Optional[_Union[GenerationConfig, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., tool_choice: _Optional[_Union[ToolChoice, _Mapping]] = ..., response_format: _Optional[_Union[ResponseFormat, _Mapping]] = ..., retry: _Optional[_Union[RetryPolicy, _Mapping]] = ..., stream_idle_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., fallback_models: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., first_event_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., output_limit: _Optional[_Union[OutputLimit, _Mapping]] = ..., heartbeat_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., generation: _Optional[_Union[GenerationConfig, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., tool_choice: _Optional[_Union[ToolChoice, _Mapping]] = ..., response_format: _Optional[_Union[ResponseFormat, _Mapping]] = ..., retry: _Optional[_Union[RetryPolicy, _Mapping]] = ..., stream_idle_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., fallback_models: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., first_event_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., output_limit: _Optional[_Union[OutputLimit, _Mapping]] = ..., heartbeat_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., resumable: bool = ...) -> None: ...
 
 class GenerationConfig(_message.Message):
     __slots__ = ["max_output_tokens", "stop", "temperature", "top_p"]
@@ -266,6 +268,14 @@ class ResponseFormat(_message.Message):
     on_invalid: OnInvalid
     stream_partial_objects: bool
     def __init__(self, json_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., name: _Optional[str] = ..., max_validation_retries: _Optional[int] = ..., on_invalid: _Optional[_Union[OnInvalid, str]] = ..., stream_partial_objects: bool = ...) -> None: ...
+
+class ResumeRequest(_message.Message):
+    __slots__ = ["after_sequence", "request_id"]
+    AFTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    after_sequence: int
+    request_id: str
+    def __init__(self, request_id: _Optional[str] = ..., after_sequence: _Optional[int] = ...) -> None: ...
 
 class RetryPolicy(_message.Message):
     __slots__ = ["initial_backoff", "max_attempts", "max_backoff", "midstream"]

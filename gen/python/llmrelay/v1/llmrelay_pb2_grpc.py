@@ -25,6 +25,11 @@ class LLMServiceStub(object):
                 request_serializer=llmrelay_dot_v1_dot_llmrelay__pb2.ListModelsRequest.SerializeToString,
                 response_deserializer=llmrelay_dot_v1_dot_llmrelay__pb2.ListModelsResponse.FromString,
                 )
+        self.Resume = channel.unary_stream(
+                '/llmrelay.v1.LLMService/Resume',
+                request_serializer=llmrelay_dot_v1_dot_llmrelay__pb2.ResumeRequest.SerializeToString,
+                response_deserializer=llmrelay_dot_v1_dot_llmrelay__pb2.GenerateEvent.FromString,
+                )
 
 
 class LLMServiceServicer(object):
@@ -50,7 +55,10 @@ class LLMServiceServicer(object):
         again when the server was only busy or shutting down; gRPC libraries
         with a retry policy follow it.
 
+        Resume sends the same events, so both return GenerateEvent.
+
         buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+        buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -59,6 +67,51 @@ class LLMServiceServicer(object):
     def ListModels(self, request, context):
         """ListModels lists the models the caller may use: each configured
         provider's models, and the routes, with their targets and health.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Resume(self, request, context):
+        """Resume picks up a resumable call (`GenerateRequest.resumable`) whose
+        stream went away: the client's connection dropped, a proxy or sidecar
+        restarted, or the client cancelled. It streams the call's events whose
+        `sequence` is greater than `after_sequence`, exactly as Generate
+        numbered and sent them (heartbeats included), then the call's live
+        events as they come, until its `final`; a call that fails ends Resume
+        with the call's own status. Pass the `sequence` of the last event
+        received, and the stream continues right after it: nothing is missed,
+        nothing repeated. The call itself ran on without a reader: its
+        upstream request is the same one, never sent again.
+
+        A call can be resumed while it runs and for the server's
+        `resume.grace` (60s unless configured) after it ended or after its
+        last reader went away, whichever is later; a finished call is then
+        replayed to its end. Several Resume streams may read a call at once.
+        With the state store shared in Redis (`state.store: redis`), any
+        replica serves Resume, the call running on the replica that took it;
+        with the memory store only that replica can (see docs/resume.md).
+
+        Only the API key that started the call may resume it. Resume needs the
+        key's `generate` scope and takes a token of its rate limit, not one of
+        its `max_concurrent_streams` slots: the call it reads holds one.
+
+        Errors (ErrorInfo reason in parentheses):
+
+        NOT_FOUND          (RESUMABLE_CALL_NOT_FOUND) no resumable call has this
+        request_id: it never existed, was not resumable, its
+        grace period passed, or the replica that ran it is gone
+        PERMISSION_DENIED  (RESUME_KEY_MISMATCH) another API key started the call
+        OUT_OF_RANGE       (RESUME_SEQUENCE_AHEAD) after_sequence is past the
+        call's last event
+        RESOURCE_EXHAUSTED (RESUME_BUFFER_FULL) the call's events outgrew the
+        server's resume bounds, so it stopped being
+        resumable; sent after the events that were kept
+        UNAVAILABLE        (STATE_STORE_UNAVAILABLE) the shared store cannot be
+        read right now; see RetryInfo, then resume again
+
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+        buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -76,6 +129,11 @@ def add_LLMServiceServicer_to_server(servicer, server):
                     servicer.ListModels,
                     request_deserializer=llmrelay_dot_v1_dot_llmrelay__pb2.ListModelsRequest.FromString,
                     response_serializer=llmrelay_dot_v1_dot_llmrelay__pb2.ListModelsResponse.SerializeToString,
+            ),
+            'Resume': grpc.unary_stream_rpc_method_handler(
+                    servicer.Resume,
+                    request_deserializer=llmrelay_dot_v1_dot_llmrelay__pb2.ResumeRequest.FromString,
+                    response_serializer=llmrelay_dot_v1_dot_llmrelay__pb2.GenerateEvent.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -119,5 +177,22 @@ class LLMService(object):
         return grpc.experimental.unary_unary(request, target, '/llmrelay.v1.LLMService/ListModels',
             llmrelay_dot_v1_dot_llmrelay__pb2.ListModelsRequest.SerializeToString,
             llmrelay_dot_v1_dot_llmrelay__pb2.ListModelsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Resume(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(request, target, '/llmrelay.v1.LLMService/Resume',
+            llmrelay_dot_v1_dot_llmrelay__pb2.ResumeRequest.SerializeToString,
+            llmrelay_dot_v1_dot_llmrelay__pb2.GenerateEvent.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

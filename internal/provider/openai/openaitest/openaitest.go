@@ -105,6 +105,17 @@ type Options struct {
 	// goroutine, with the request's number (from 0) and its JSON body; it
 	// must be safe for concurrent use.
 	FaultFor func(n int, body []byte) Fault
+	// Pause, when set, holds every stream after its first Pause.After
+	// content chunks until Pause.Until is closed (or the client goes
+	// away), as a model pausing mid-reply would: tests cut a connection at
+	// a known point this way. (Gate is Pause with After 1.)
+	Pause *Pause
+}
+
+// Pause holds streams at a point (see Options.Pause).
+type Pause struct {
+	After int
+	Until <-chan struct{}
 }
 
 // Server is the fake upstream. Its methods are safe for concurrent use.
@@ -230,6 +241,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if i == 1 && s.opts.Gate != nil && !s.await(r, s.opts.Gate) {
+			return
+		}
+		if p := s.opts.Pause; p != nil && i == p.After && !s.await(r, p.Until) {
 			return
 		}
 		if s.opts.ChunkDelay > 0 && !s.wait(r, s.opts.ChunkDelay) {

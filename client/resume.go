@@ -1,0 +1,144 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+)
+
+// The response headers of a resumable call.
+const (
+	// HeaderRequestID carries the call's request id, the one Resume takes.
+	HeaderRequestID = "llmrelay-request-id"
+	// HeaderResumable is "true" when the call is resumable.
+	HeaderResumable = "llmrelay-resumable"
+)
+
+// ErrorInfo reasons a resumable call's stream is picked up again after:
+// the call runs on.
+const (
+	// ReasonResumeInterrupted: the server serving a Resume is shutting down.
+	ReasonResumeInterrupted = "RESUME_INTERRUPTED"
+	// ReasonStateStoreUnavailable: the shared store cannot be read for now.
+	ReasonStateStoreUnavailable = "STATE_STORE_UNAVAILABLE"
+)
+
+// ErrEventsMissing is returned when a stream skips sequence numbers, which
+// llmrelay never does.
+var ErrEventsMissing = errors.New("llmrelay: events are missing from the stream")
+
+// Bounds on picking a call up again (see Stream.Recv).
+const (
+	maxResumeTries   = 8
+	resumeBackoffMin = 100 * time.Millisecond
+	resumeBackoffMax = 2 * time.Second
+)
+
+// resumeBackoff is the wait before reconnection number try+1 in a row
+// (the first one is at once); tests shorten it.
+var resumeBackoff = func(try int) time.Duration { return min(resumeBackoffMin<<(try-1), resumeBackoffMax) }
+
+// RequestID returns the call's request id: the one the request set (or
+// Generate gave a resumable request), else the one the server sent once
+// the first event arrived; "" when none is known.
+func (s *Stream) RequestID() string { return s.requestID }
+
+// Resumable reports whether the call is known to be resumable: the request
+// asked for it, or the server's headers said so.
+func (s *Stream) Resumable() bool { return s.resumable && s.requestID != "" }
+
+// Resumes returns how many times the stream picked its call up again.
+func (s *Stream) Resumes() int { return s.resumes }
+
+// open starts the stream: Generate, or Resume after the last event.
+func (s *Stream) open() error {
+	var err error
+	if s.req != nil && !s.received {
+		s.recv, err = s.stub.Generate(s.ctx, s.req, s.opts...)
+	} else {
+		s.recv, err = s.stub.Resume(s.ctx, &llmrelayv1.ResumeRequest{RequestId: s.requestID, AfterSequence: s.last}, s.opts...)
+	}
+	return err
+}
+
+// readHeaders learns from the response headers, once, whether the call is
+// resumable and its id (a route may have made it so, the server may have
+// chosen the id, or its store may have left it an ordinary call).
+func (s *Stream) readHeaders() {
+	if s.headersRead {
+		return
+	}
+	s.headersRead = true
+	cs, ok := s.recv.(grpc.ClientStream)
+	if !ok {
+		return
+	}
+	md, err := cs.Header() // they came with the event: this does not wait
+	if err != nil {
+		return
+	}
+	if v := md.Get(HeaderResumable); len(v) > 0 {
+		s.resumable = v[0] == "true"
+		if ids := md.Get(HeaderRequestID); len(ids) > 0 && s.requestID == "" {
+			s.requestID = ids[0]
+		}
+	} else if s.req != nil {
+		// A server that did not make the call resumable (its store was
+		// unreachable, or it predates resumable calls).
+		s.resumable = false
+	}
+}
+
+// mayResume reports whether err, which ended the stream, is a dropped
+// stream of a resumable call that may be picked up again.
+func (s *Stream) mayResume(err error) bool {
+	if !s.Resumable() || s.final || s.ctx.Err() != nil || s.tries >= maxResumeTries {
+		return false
+	}
+	if e := FromError(err); e.Domain == Domain {
+		// llmrelay's own answer: the call's outcome, or why it cannot be
+		// resumed; but a server serving a Resume that shuts down, or
+		// cannot read the shared store for a moment, leaves the call
+		// running.
+		return e.Reason == ReasonResumeInterrupted || e.Reason == ReasonStateStoreUnavailable
+	}
+	switch status.Code(err) {
+	case codes.Unavailable, codes.Aborted, codes.Internal, codes.Unknown, codes.Canceled:
+		return true
+	}
+	return false
+}
+
+// reconnect waits a backoff and opens the stream again, after the last
+// event received.
+func (s *Stream) reconnect(cause error) error {
+	if s.tries > 0 {
+		t := time.NewTimer(resumeBackoff(s.tries))
+		select {
+		case <-t.C:
+		case <-s.ctx.Done():
+			t.Stop()
+			return FromError(status.FromContextError(context.Cause(s.ctx)).Err())
+		}
+	}
+	s.tries++
+	s.resumes++
+	if s.onResume != nil {
+		s.onResume(s.last, cause)
+	}
+	if err := s.open(); err != nil {
+		s.recv = failed{err}
+	}
+	return nil
+}
+
+// failed is a stream that could not be opened: its error comes at Recv.
+type failed struct{ err error }
+
+func (f failed) Recv() (*llmrelayv1.GenerateEvent, error) { return nil, f.err }

@@ -1,0 +1,253 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+)
+
+// scriptedStub answers each Generate or Resume with the next scripted
+// stream, and records the calls.
+type scriptedStub struct {
+	llmrelayv1.LLMServiceClient
+	streams []*scripted
+	calls   []string // "generate <request id>" or "resume <id> <after>"
+}
+
+func (s *scriptedStub) next() *scripted {
+	if len(s.streams) == 0 {
+		return &scripted{end: status.Error(codes.Internal, "no more scripted streams")}
+	}
+	st := s.streams[0]
+	s.streams = s.streams[1:]
+	return st
+}
+
+func (s *scriptedStub) Generate(_ context.Context, req *llmrelayv1.GenerateRequest, _ ...grpc.CallOption) (grpc.ServerStreamingClient[llmrelayv1.GenerateEvent], error) {
+	s.calls = append(s.calls, "generate "+req.GetRequestId())
+	return s.next(), nil
+}
+
+func (s *scriptedStub) Resume(_ context.Context, req *llmrelayv1.ResumeRequest, _ ...grpc.CallOption) (grpc.ServerStreamingClient[llmrelayv1.GenerateEvent], error) {
+	s.calls = append(s.calls, fmt.Sprintf("resume %s %d", req.GetRequestId(), req.GetAfterSequence()))
+	return s.next(), nil
+}
+
+// scripted is a stream that sends its events, then ends with end, with
+// response headers.
+type scripted struct {
+	grpc.ClientStream
+	header metadata.MD
+	events []*llmrelayv1.GenerateEvent
+	end    error
+}
+
+func (s *scripted) Recv() (*llmrelayv1.GenerateEvent, error) {
+	if len(s.events) == 0 {
+		return nil, s.end
+	}
+	ev := s.events[0]
+	s.events = s.events[1:]
+	return ev, nil
+}
+
+func (s *scripted) Header() (metadata.MD, error) { return s.header, nil }
+
+func ev(seq uint64, text string) *llmrelayv1.GenerateEvent {
+	return &llmrelayv1.GenerateEvent{Sequence: seq, Attempt: 1, Event: &llmrelayv1.GenerateEvent_Delta{Delta: &llmrelayv1.Delta{Text: text}}}
+}
+
+func fin(seq uint64) *llmrelayv1.GenerateEvent {
+	return &llmrelayv1.GenerateEvent{Sequence: seq, Attempt: 1, Event: &llmrelayv1.GenerateEvent_Final{Final: &llmrelayv1.Final{}}}
+}
+
+// llmrelayErr is a status with llmrelay's ErrorInfo.
+func llmrelayErr(code codes.Code, reason string) error {
+	st, _ := status.New(code, reason).WithDetails(&errdetails.ErrorInfo{Domain: Domain, Reason: reason})
+	return st.Err()
+}
+
+var (
+	resumableHeader = metadata.Pairs(HeaderResumable, "true", HeaderRequestID, "id-1")
+	dropped         = status.Error(codes.Unavailable, "error reading from server: EOF")
+)
+
+func TestStreamResumes(t *testing.T) {
+	tests := []struct {
+		name      string
+		req       *llmrelayv1.GenerateRequest
+		streams   []*scripted
+		wantCalls []string
+		wantSeqs  []uint64
+		wantErr   func(error) bool
+	}{
+		{
+			name: "dropped after two events: resumed after 2",
+			req:  &llmrelayv1.GenerateRequest{RequestId: "id-1", Resumable: proto.Bool(true)},
+			streams: []*scripted{
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a"), ev(2, "b")}, end: dropped},
+				{events: []*llmrelayv1.GenerateEvent{ev(3, "c"), fin(4)}, end: io.EOF},
+			},
+			wantCalls: []string{"generate id-1", "resume id-1 2"},
+			wantSeqs:  []uint64{1, 2, 3, 4},
+		},
+		{
+			name: "a route made it resumable: the id comes from the headers",
+			req:  &llmrelayv1.GenerateRequest{},
+			streams: []*scripted{
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a")}, end: status.Error(codes.Internal, "stream terminated by RST_STREAM")},
+				{events: []*llmrelayv1.GenerateEvent{fin(2)}, end: io.EOF},
+			},
+			wantCalls: []string{"generate ", "resume id-1 1"},
+			wantSeqs:  []uint64{1, 2},
+		},
+		{
+			name: "dropped before any event: the same Generate again",
+			req:  &llmrelayv1.GenerateRequest{RequestId: "id-1", Resumable: proto.Bool(true)},
+			streams: []*scripted{
+				{end: dropped},
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a"), fin(2)}, end: io.EOF},
+			},
+			wantCalls: []string{"generate id-1", "generate id-1"},
+			wantSeqs:  []uint64{1, 2},
+		},
+		{
+			name: "a repeated event is skipped",
+			req:  &llmrelayv1.GenerateRequest{RequestId: "id-1", Resumable: proto.Bool(true)},
+			streams: []*scripted{
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a"), ev(2, "b")}, end: dropped},
+				{events: []*llmrelayv1.GenerateEvent{ev(2, "b"), ev(3, "c"), fin(4)}, end: io.EOF},
+			},
+			wantCalls: []string{"generate id-1", "resume id-1 2"},
+			wantSeqs:  []uint64{1, 2, 3, 4},
+		},
+		{
+			name: "a gap is an error, never skipped over",
+			req:  &llmrelayv1.GenerateRequest{RequestId: "id-1", Resumable: proto.Bool(true)},
+			streams: []*scripted{
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a")}, end: dropped},
+				{events: []*llmrelayv1.GenerateEvent{ev(3, "c")}, end: io.EOF},
+			},
+			wantCalls: []string{"generate id-1", "resume id-1 1"},
+			wantSeqs:  []uint64{1},
+			wantErr:   func(err error) bool { return errors.Is(err, ErrEventsMissing) },
+		},
+		{
+			name: "the call's own failure ends the stream",
+			req:  &llmrelayv1.GenerateRequest{RequestId: "id-1", Resumable: proto.Bool(true)},
+			streams: []*scripted{
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a")}, end: llmrelayErr(codes.Unavailable, "RETRIES_EXHAUSTED")},
+			},
+			wantCalls: []string{"generate id-1"},
+			wantSeqs:  []uint64{1},
+			wantErr:   func(err error) bool { return FromError(err).Reason == "RETRIES_EXHAUSTED" },
+		},
+		{
+			name: "a Resume cut by its server's shutdown is resumed again",
+			req:  &llmrelayv1.GenerateRequest{RequestId: "id-1", Resumable: proto.Bool(true)},
+			streams: []*scripted{
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a")}, end: dropped},
+				{events: []*llmrelayv1.GenerateEvent{ev(2, "b")}, end: llmrelayErr(codes.Unavailable, ReasonResumeInterrupted)},
+				{events: []*llmrelayv1.GenerateEvent{fin(3)}, end: io.EOF},
+			},
+			wantCalls: []string{"generate id-1", "resume id-1 1", "resume id-1 2"},
+			wantSeqs:  []uint64{1, 2, 3},
+		},
+		{
+			name: "NOT_FOUND ends the stream",
+			req:  &llmrelayv1.GenerateRequest{RequestId: "id-1", Resumable: proto.Bool(true)},
+			streams: []*scripted{
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a")}, end: dropped},
+				{end: llmrelayErr(codes.NotFound, "RESUMABLE_CALL_NOT_FOUND")},
+			},
+			wantCalls: []string{"generate id-1", "resume id-1 1"},
+			wantSeqs:  []uint64{1},
+			wantErr:   func(err error) bool { return FromError(err).Code == codes.NotFound },
+		},
+		{
+			name: "a call that is not resumable is not resumed",
+			req:  &llmrelayv1.GenerateRequest{RequestId: "id-1"},
+			streams: []*scripted{
+				{events: []*llmrelayv1.GenerateEvent{ev(1, "a")}, end: dropped},
+			},
+			wantCalls: []string{"generate id-1"},
+			wantSeqs:  []uint64{1},
+			wantErr:   func(err error) bool { return FromError(err).Code == codes.Unavailable },
+		},
+		{
+			name: "a server that could not make it resumable says so in its headers",
+			req:  &llmrelayv1.GenerateRequest{RequestId: "id-1", Resumable: proto.Bool(true)},
+			streams: []*scripted{
+				{header: metadata.MD{}, events: []*llmrelayv1.GenerateEvent{ev(1, "a")}, end: dropped},
+			},
+			wantCalls: []string{"generate id-1"},
+			wantSeqs:  []uint64{1},
+			wantErr:   func(err error) bool { return FromError(err).Code == codes.Unavailable },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stub := &scriptedStub{streams: tt.streams}
+			c := &Client{stub: stub}
+			s, err := c.Generate(t.Context(), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seqs []uint64
+			var gotErr error
+			for e, err := range s.Events() {
+				if err != nil {
+					gotErr = err
+					break
+				}
+				seqs = append(seqs, e.GetSequence())
+			}
+			if fmt.Sprint(stub.calls) != fmt.Sprint(tt.wantCalls) {
+				t.Errorf("calls %q, want %q", stub.calls, tt.wantCalls)
+			}
+			if fmt.Sprint(seqs) != fmt.Sprint(tt.wantSeqs) {
+				t.Errorf("events %v, want %v", seqs, tt.wantSeqs)
+			}
+			if (tt.wantErr == nil) != (gotErr == nil) || (tt.wantErr != nil && !tt.wantErr(gotErr)) {
+				t.Errorf("error %v", gotErr)
+			}
+		})
+	}
+}
+
+// TestStreamResumeGivesUp: a call that cannot be picked up again (the
+// network stays down) ends after maxResumeTries reconnections in a row.
+func TestStreamResumeGivesUp(t *testing.T) {
+	defer func(b func(int) time.Duration) { resumeBackoff = b }(resumeBackoff)
+	var waits []time.Duration
+	real := resumeBackoff
+	resumeBackoff = func(try int) time.Duration { waits = append(waits, real(try)); return time.Millisecond }
+	streams := []*scripted{{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a")}, end: dropped}}
+	for range maxResumeTries + 2 {
+		streams = append(streams, &scripted{end: dropped})
+	}
+	stub := &scriptedStub{streams: streams}
+	s, err := (&Client{stub: stub}).Generate(t.Context(), &llmrelayv1.GenerateRequest{RequestId: "id-1", Resumable: proto.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Collect(s, nil)
+	if FromError(err).Code != codes.Unavailable || len(stub.calls) != 1+maxResumeTries {
+		t.Fatalf("%v after %d calls, want UNAVAILABLE after %d", err, len(stub.calls), 1+maxResumeTries)
+	}
+	if want := "[100ms 200ms 400ms 800ms 1.6s 2s 2s]"; fmt.Sprint(waits) != want {
+		t.Fatalf("waits %v, want %s", waits, want)
+	}
+}

@@ -1,0 +1,273 @@
+package resume
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/state"
+)
+
+// Call is one resumable call this replica runs: its events go to its log
+// through Append, in order, and End closes the log with the call's
+// outcome. A writer goroutine puts the events in the store off the call's
+// path (a Redis round trip never delays a delta), in batches, retrying
+// while the store is unreachable; what is not stored yet still counts
+// against the bounds. It is safe for concurrent use.
+type Call struct {
+	r      *Registry
+	id     string
+	token  string
+	cancel context.CancelCauseFunc
+
+	mu sync.Mutex
+	// pending are the records not yet in the store, in order.
+	pending []state.LogRecord
+	// last is the Seq of the last record taken.
+	last uint64
+	// charged is what the call's records cost against the bounds.
+	charged int64
+	// full: a bound was passed and the log ended with RESUME_BUFFER_FULL.
+	full bool
+	// ended: the log's last record is taken; finished: the call ended.
+	ended, finished bool
+	// attached: the stream that started the call still reads it.
+	attached bool
+	// timer gives up on the call when nobody reads it; nil while someone
+	// does on this side.
+	timer *time.Timer
+	// expired: the call was given up on; its log is deleted. closing:
+	// the registry is closing, the timer is off for good.
+	expired, closing bool
+	wake             chan struct{}
+}
+
+// ID returns the call's request id.
+func (c *Call) ID() string { return c.id }
+
+// Append takes the event numbered seq, encoded as data, for the log. Past
+// a bound the log ends with RESUME_BUFFER_FULL instead, and the call is
+// cancelled at once if nobody reads it live. It never blocks on the store.
+func (c *Call) Append(seq uint64, data []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended || c.expired {
+		return
+	}
+	cost := int64(len(data)) + recordOverhead
+	if c.charged+cost > c.r.cfg.MaxCallBytes || !c.r.charge(cost) {
+		c.overflowLocked(seq)
+		return
+	}
+	c.charged += cost
+	c.takeLocked(state.LogRecord{Seq: seq, Data: data})
+}
+
+// overflowLocked ends the log at seq with RESUME_BUFFER_FULL. c.mu is held.
+func (c *Call) overflowLocked(seq uint64) {
+	c.full = true
+	c.r.metrics.ResumeEvent(metrics.ResumeBufferFull)
+	c.r.log.Warn("resumable call past the resume bounds: no longer resumable", "request_id", c.id,
+		"call_bytes", c.charged, "max_call_bytes", c.r.cfg.MaxCallBytes, "max_buffered_bytes", c.r.cfg.MaxBufferedBytes)
+	c.takeLocked(state.LogRecord{Seq: seq, Data: statusBytes(errBufferFull(c.id)), End: state.LogFailed})
+	if !c.attached && !c.finished {
+		c.cancel(errBufferFull(c.id))
+	}
+}
+
+// takeLocked queues rec for the writer. c.mu is held.
+func (c *Call) takeLocked(rec state.LogRecord) {
+	c.pending = append(c.pending, rec)
+	c.last = rec.Seq
+	if rec.End != state.LogOpen {
+		c.ended = true
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// End closes the log with the call's outcome: nil after its final event,
+// else the error that ended it (as its status). seq is the Seq the end
+// takes: one past the call's last event.
+func (c *Call) End(seq uint64, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.finished = true
+	if c.ended || c.expired {
+		return
+	}
+	if err == nil {
+		c.takeLocked(state.LogRecord{Seq: seq, End: state.LogSucceeded})
+		return
+	}
+	c.takeLocked(state.LogRecord{Seq: seq, Data: statusBytes(apierr.FromError(err)), End: state.LogFailed})
+}
+
+// statusBytes encodes e's status, as a failed log's last record holds it.
+func statusBytes(e *apierr.Error) []byte {
+	b, _ := proto.Marshal(e.GRPCStatus().Proto())
+	return b
+}
+
+// Detach says the stream that started the call no longer reads it (it
+// went away, or the call ended and its handler returned): from now on
+// the call waits Config.Grace for a reader before it is given up on. A
+// call whose log is full is cancelled at once: nobody could resume it.
+func (c *Call) Detach() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.attached {
+		return
+	}
+	c.attached = false
+	if !c.finished {
+		c.r.metrics.ResumeEvent(metrics.ResumeDetached)
+		if c.full {
+			c.cancel(errBufferFull(c.id))
+		}
+	}
+	c.armLocked(c.r.cfg.Grace)
+}
+
+// armLocked (re)starts the timer that gives up on the call after d.
+// c.mu is held.
+func (c *Call) armLocked(d time.Duration) {
+	if c.expired || c.closing {
+		return
+	}
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.timer = time.AfterFunc(d, c.expire)
+}
+
+// stopTimer stops the grace timer, for good; the writer goes on storing
+// what is pending.
+func (c *Call) stopTimer() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.closing = true
+}
+
+// keepTimeout bounds the store operations the grace timer makes.
+const keepTimeout = 5 * time.Second
+
+// expire runs when the call's grace timer fires. When a reader (on any
+// replica) still holds the log, it waits for the hold to pass; otherwise
+// it gives up on the call: a running call is cancelled, and the log is
+// deleted.
+func (c *Call) expire() {
+	ctx, cancel := context.WithTimeout(c.r.ctx, keepTimeout)
+	defer cancel()
+	left, err := c.r.logs.KeepLog(ctx, c.id, 0)
+	if err != nil && !errors.Is(err, state.ErrLogNotFound) {
+		// Nobody can read the log now anyway.
+		c.r.log.Warn("resumable call: cannot read its log's hold; giving up on it", "request_id", c.id, "error", err)
+	}
+	c.mu.Lock()
+	if c.expired || c.closing {
+		c.mu.Unlock()
+		return
+	}
+	if err == nil && left > 0 {
+		c.timer = time.AfterFunc(left, c.expire)
+		c.mu.Unlock()
+		return
+	}
+	c.expired, c.timer = true, nil
+	running := !c.finished
+	c.mu.Unlock()
+	if running {
+		c.r.metrics.ResumeEvent(metrics.ResumeGraceExpired)
+		c.cancel(errGraceExpired(c.id))
+	}
+	if err := c.r.logs.DeleteLog(ctx, c.id, c.token); err != nil {
+		c.r.log.Warn("resumable call: deleting its log", "request_id", c.id, "error", err)
+	}
+	c.r.forget(c)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Batches and retries of the writer.
+const (
+	writeBatch    = 256
+	writeTimeout  = 10 * time.Second
+	writeRetryMin = 50 * time.Millisecond
+	writeRetryMax = 2 * time.Second
+)
+
+// write puts the call's records in the store, in order, until the log
+// ended (then it keeps the log for the grace period) or is gone.
+func (c *Call) write() {
+	defer c.r.wg.Done()
+	retry := writeRetryMin
+	for {
+		c.mu.Lock()
+		batch := c.pending[:min(len(c.pending), writeBatch)]
+		stop := c.expired
+		c.mu.Unlock()
+		if stop {
+			return
+		}
+		if len(batch) == 0 {
+			select {
+			case <-c.wake:
+				continue
+			case <-c.r.closing:
+				return // nothing left to store
+			case <-c.r.ctx.Done():
+				return
+			}
+		}
+		ctx, cancel := context.WithTimeout(c.r.ctx, writeTimeout)
+		err := c.r.logs.AppendLog(ctx, c.id, batch)
+		cancel()
+		switch {
+		case err == nil:
+			c.mu.Lock()
+			clear(c.pending[:len(batch)])
+			c.pending = c.pending[len(batch):]
+			c.mu.Unlock()
+			retry = writeRetryMin
+			if batch[len(batch)-1].End != state.LogOpen {
+				c.keepEnded()
+				return
+			}
+		case errors.Is(err, state.ErrLogNotFound):
+			return // given up on, or lost with the store's data
+		default:
+			// The store is unreachable: the records wait, charged
+			// against the bounds, and go in order once it is back.
+			t := time.NewTimer(retry)
+			select {
+			case <-t.C:
+			case <-c.r.ctx.Done():
+				t.Stop()
+				return
+			}
+			retry = min(2*retry, writeRetryMax)
+		}
+	}
+}
+
+// keepEnded keeps the log of the ended call for the grace period.
+func (c *Call) keepEnded() {
+	ctx, cancel := context.WithTimeout(c.r.ctx, keepTimeout)
+	defer cancel()
+	if _, err := c.r.logs.KeepLog(ctx, c.id, c.r.cfg.Grace); err != nil && !errors.Is(err, state.ErrLogNotFound) {
+		c.r.log.Warn("resumable call: keeping its ended log", "request_id", c.id, "error", err)
+	}
+}

@@ -1,0 +1,134 @@
+package resume
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	spb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/state"
+)
+
+// readBatch is how many records one read of a log returns at most.
+const readBatch = 256
+
+// holdEvery returns how often a reader renews its hold on a log: often
+// enough that the hold (Grace plus this) never lapses while it reads.
+func (c Config) holdEvery() time.Duration {
+	return min(max(c.Grace/3, 50*time.Millisecond), 10*time.Second)
+}
+
+// Replay sends send the events of call id whose sequence is above after,
+// in order, then the call's live events as they are logged, until the
+// call ends. It returns nil when the call succeeded (its final event was
+// sent), the call's own status when it failed, send's error when the
+// client could not be written to, or:
+//
+//   - NOT_FOUND (RESUMABLE_CALL_NOT_FOUND): no log id, now or any more
+//     while reading (given up on, or its replica is gone);
+//   - PERMISSION_DENIED (RESUME_KEY_MISMATCH): key did not start it;
+//   - OUT_OF_RANGE (RESUME_SEQUENCE_AHEAD): after is past the call's end;
+//   - DATA_LOSS (RESUME_EVENTS_LOST): the log misses events;
+//   - UNAVAILABLE (STATE_STORE_UNAVAILABLE): the store cannot be read.
+//
+// While it reads, Replay holds the log (state.EventLogs.KeepLog), so the
+// replica running the call keeps it running; when it stops, the call gets
+// the grace period again.
+func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, send func(data []byte) error) error {
+	in, recs, err := r.logs.ReadLog(ctx, id, after, readBatch, 0)
+	switch {
+	case errors.Is(err, state.ErrLogNotFound):
+		return errNotFound(id)
+	case err != nil:
+		return storeError(ctx, err)
+	case in.Key != key:
+		return &apierr.Error{Code: codes.PermissionDenied, Reason: ReasonKeyMismatch,
+			Message:  "another API key started the call with request_id " + id + "; only that key may resume it",
+			Metadata: map[string]string{"request_id": id}}
+	case in.End == state.LogFailed && after >= in.Last:
+		// A client may be ahead of a log that ended early (full) because
+		// its live stream went on: it learns why it cannot resume.
+		_, end, err := r.logs.ReadLog(ctx, id, in.Last-1, 1, 0)
+		if err != nil || len(end) == 0 {
+			return r.readError(ctx, id, cmp.Or(err, state.ErrLogNotFound))
+		}
+		return outcome(end[0])
+	case in.End != state.LogOpen && after >= in.Last:
+		return &apierr.Error{Code: codes.OutOfRange, Reason: ReasonSequenceAhead,
+			Message:  "after_sequence " + strconv.FormatUint(after, 10) + " is past the call's last event, " + strconv.FormatUint(in.Last-1, 10),
+			Metadata: map[string]string{"request_id": id, "last_sequence": strconv.FormatUint(in.Last-1, 10)}}
+	}
+	r.metrics.ResumeEvent(metrics.ResumeResumed)
+	every := r.cfg.holdEvery()
+	hold := r.cfg.Grace + every
+	if _, err := r.logs.KeepLog(ctx, id, hold); err != nil {
+		return r.readError(ctx, id, err)
+	}
+	defer r.release(id)
+	renew := time.Now().Add(every)
+	next := after
+	for {
+		for _, rec := range recs {
+			if rec.Seq != next+1 {
+				return &apierr.Error{Code: codes.DataLoss, Reason: ReasonEventsLost,
+					Message:  "the call's log misses events after " + strconv.FormatUint(next, 10) + "; call Generate again",
+					Metadata: map[string]string{"request_id": id}}
+			}
+			if rec.End != state.LogOpen {
+				return outcome(rec)
+			}
+			if err := send(rec.Data); err != nil {
+				return err
+			}
+			next = rec.Seq
+		}
+		if now := time.Now(); !now.Before(renew) {
+			if _, err := r.logs.KeepLog(ctx, id, hold); err != nil {
+				return r.readError(ctx, id, err)
+			}
+			renew = now.Add(every)
+		}
+		_, recs, err = r.logs.ReadLog(ctx, id, next, readBatch, every)
+		if err != nil {
+			return r.readError(ctx, id, err)
+		}
+	}
+}
+
+// readError maps an error of the store while a log is read.
+func (r *Registry) readError(ctx context.Context, id string, err error) error {
+	if errors.Is(err, state.ErrLogNotFound) {
+		return errNotFound(id)
+	}
+	return storeError(ctx, err)
+}
+
+// release gives the call the grace period again when a reader stops: its
+// hold then passes Grace from now.
+func (r *Registry) release(id string) {
+	ctx, cancel := context.WithTimeout(r.ctx, keepTimeout)
+	defer cancel()
+	// A hold only grows: the reader's own (Grace plus a renewal period,
+	// renewed) passes at most a renewal period later than this.
+	_, _ = r.logs.KeepLog(ctx, id, r.cfg.Grace)
+}
+
+// outcome returns the call's outcome from its log's last record.
+func outcome(rec state.LogRecord) error {
+	if rec.End == state.LogSucceeded {
+		return nil
+	}
+	var st spb.Status
+	if err := proto.Unmarshal(rec.Data, &st); err != nil || st.GetCode() == 0 {
+		return &apierr.Error{Code: codes.Unknown, Reason: apierr.ReasonInternal, Message: "the call failed", Cause: err}
+	}
+	return status.ErrorProto(&st)
+}

@@ -1,0 +1,306 @@
+// Package resume owns resumable calls (GenerateRequest.resumable,
+// docs/resume.md): a call that survives its client's stream. While such a
+// call runs, every event its emitter numbers is also appended to the
+// call's event log in the state store (state.EventLogs: this process's
+// memory, or a Redis Stream that every replica can read); when the
+// client's stream goes away the call runs on, detached from it, and a
+// Resume (on any replica sharing the store) replays the log after the
+// last event the client saw and tails it to the end.
+//
+// It decides, in one place:
+//
+//   - how long a call runs without a reader: Config.Grace after its
+//     stream went away, or after its last reader left, whichever is
+//     later; then it is cancelled (RESUME_GRACE_EXPIRED) and its log
+//     deleted. Readers anywhere keep a call wanted through the log's hold
+//     (state.EventLogs.KeepLog), which the replica running it reads
+//     before giving up on it;
+//   - how long a log is kept after the call ended: Config.Grace;
+//   - how much is kept: Config.MaxCallBytes per call, MaxBufferedBytes
+//     for all the calls of this replica. A call past either stops being
+//     resumable: its log ends with RESUME_BUFFER_FULL, and the call is
+//     cancelled as soon as nobody on this replica reads it live;
+//   - who may resume a call: the API key that started it
+//     (PERMISSION_DENIED otherwise), and what a repeated Generate with the
+//     id of a call still kept does (it attaches to that call; another key
+//     or request: ALREADY_EXISTS);
+//   - what a detached call keeps of its stream's context (Detach): its
+//     values, its deadline and the shutdown's cut-off, not the client's
+//     cancellation.
+//
+// Event numbering stays the service's emitter's: this package stores and
+// replays what it is given, checking only that a replay has no gap.
+package resume
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/state"
+)
+
+// Config bounds resumable calls (the config's `resume` section).
+type Config struct {
+	// Grace is how long a call runs without a reader, and how long its
+	// events are kept after it ended.
+	Grace time.Duration
+	// MaxCallBytes bounds the events kept for one call.
+	MaxCallBytes int64
+	// MaxBufferedBytes bounds the events kept for all the calls of this
+	// replica.
+	MaxBufferedBytes int64
+}
+
+// recordOverhead is what one kept event costs beyond its bytes (in Redis:
+// the stream entry and its ID), charged against the bounds so that many
+// tiny events (heartbeats) are bounded too.
+const recordOverhead = 64
+
+// maxRecords is the store's safety cap on a log's records: more than the
+// per-call bound lets a call keep, so it never trims a log by itself.
+func (c Config) maxRecords() int { return int(c.MaxCallBytes/recordOverhead) + 16 }
+
+// ErrorInfo reasons of resumable calls. Stable: clients switch on them.
+const (
+	// NOT_FOUND: no resumable call has the request id (any more).
+	ReasonNotFound = "RESUMABLE_CALL_NOT_FOUND"
+	// PERMISSION_DENIED: another API key started the call.
+	ReasonKeyMismatch = "RESUME_KEY_MISMATCH"
+	// OUT_OF_RANGE: after_sequence is past the call's last event.
+	ReasonSequenceAhead = "RESUME_SEQUENCE_AHEAD"
+	// RESOURCE_EXHAUSTED: the call's events outgrew the resume bounds.
+	ReasonBufferFull = "RESUME_BUFFER_FULL"
+	// CANCELLED: nobody resumed the call within the grace period (the
+	// status of the call itself, in its log line and metrics).
+	ReasonGraceExpired = "RESUME_GRACE_EXPIRED"
+	// DATA_LOSS: the call's log lost events (a store that trimmed it).
+	ReasonEventsLost = "RESUME_EVENTS_LOST"
+	// ALREADY_EXISTS: a resumable call with this request id is kept for
+	// another request or API key.
+	ReasonRequestIDInUse = "REQUEST_ID_IN_USE"
+	// UNAVAILABLE: the server serving a Resume is shutting down; the call
+	// goes on (on the replica that runs it): resume again.
+	ReasonInterrupted = "RESUME_INTERRUPTED"
+)
+
+// storeRetryAfter is the RetryInfo delay when the store cannot be read.
+const storeRetryAfter = time.Second
+
+func errNotFound(id string) *apierr.Error {
+	return &apierr.Error{Code: codes.NotFound, Reason: ReasonNotFound,
+		Message:  "no resumable call has request_id " + id + ": it was not resumable, its grace period passed, or the replica that ran it is gone; call Generate again",
+		Metadata: map[string]string{"request_id": id}}
+}
+
+func errBufferFull(id string) *apierr.Error {
+	return &apierr.Error{Code: codes.ResourceExhausted, Reason: ReasonBufferFull,
+		Message:  "the call's events outgrew the server's resume bounds, so it is no longer resumable; call Generate again",
+		Metadata: map[string]string{"request_id": id}}
+}
+
+func errGraceExpired(id string) *apierr.Error {
+	return &apierr.Error{Code: codes.Canceled, Reason: ReasonGraceExpired,
+		Message:  "the client went away and did not resume the call within the grace period",
+		Metadata: map[string]string{"request_id": id}}
+}
+
+func errInUse(id string) *apierr.Error {
+	return &apierr.Error{Code: codes.AlreadyExists, Reason: ReasonRequestIDInUse,
+		Message:  "a resumable call with request_id " + id + " is kept for another request; resume it with Resume, or use a new request_id",
+		Metadata: map[string]string{"request_id": id}}
+}
+
+// Interrupted returns the status of a Resume (or a repeated Generate) cut
+// off because the server serving it shuts down: not the call's end, which
+// runs on (on the replica that runs it), so the client resumes again,
+// typically on another replica.
+func Interrupted() *apierr.Error {
+	return &apierr.Error{Code: codes.Unavailable, Reason: ReasonInterrupted,
+		Message: "this server is shutting down; the call goes on: resume it again", RetryAfter: storeRetryAfter, CallAgain: true}
+}
+
+// storeError maps a store failure; ctx's own end passes as it is.
+func storeError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return &apierr.Error{Code: codes.Unavailable, Reason: apierr.ReasonStateStoreUnavailable,
+		Message: "the store of resumable calls cannot be reached right now; try again", RetryAfter: storeRetryAfter, CallAgain: true, Cause: err}
+}
+
+// ErrAttach is returned by Start when a resumable call with the id, of
+// the same key and request, is kept already: the caller replays it
+// (Replay from 0) instead of running the request again.
+var ErrAttach = errors.New("resume: the call is kept already")
+
+// Registry runs the resumable calls of this replica and replays the logs
+// of any. It outlives config reloads (the server keeps one). It is safe
+// for concurrent use.
+type Registry struct {
+	cfg     Config
+	logs    state.EventLogs
+	log     *slog.Logger
+	metrics *metrics.Metrics
+
+	// buffered is the bytes charged for the logs of this replica's calls
+	// still kept.
+	buffered atomic.Int64
+
+	// closing is closed when Close begins: writers with nothing left to
+	// store stop. ctx ends when the writers have had their time to finish.
+	closing chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // writers
+
+	mu     sync.Mutex
+	calls  map[string]*Call // by token
+	closed bool
+}
+
+// New returns a Registry on logs. log and m may be nil.
+func New(cfg Config, logs state.EventLogs, log *slog.Logger, m *metrics.Metrics) *Registry {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Registry{cfg: cfg, logs: logs, log: log.With("component", "resume"), metrics: m, calls: make(map[string]*Call), closing: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	return r
+}
+
+// Config returns the registry's bounds.
+func (r *Registry) Config() Config { return r.cfg }
+
+// Buffered returns the bytes of events kept for this replica's calls.
+func (r *Registry) Buffered() int64 { return r.buffered.Load() }
+
+// charge takes n bytes of the replica's bound, and reports whether they
+// fit.
+func (r *Registry) charge(n int64) bool {
+	if r.buffered.Add(n) > r.cfg.MaxBufferedBytes {
+		r.buffered.Add(-n)
+		return false
+	}
+	r.metrics.ResumeBuffered(r.buffered.Load())
+	return true
+}
+
+func (r *Registry) uncharge(n int64) {
+	if n != 0 {
+		r.metrics.ResumeBuffered(r.buffered.Add(-n))
+	}
+}
+
+// Start makes call id resumable: it creates the call's log, for API key
+// key (its name; "" without keys) running the request fingerprinted fp.
+// cancel cancels the call: the registry does so, with the call's status
+// as the cause, when nobody resumes it within the grace period or when its
+// log outgrows the bounds while nobody reads it.
+//
+// When a call id is kept already: of the same key and request, Start
+// returns ErrAttach (unless it failed: then it is replaced); of another,
+// ALREADY_EXISTS (REQUEST_ID_IN_USE). A store that cannot be reached
+// fails with UNAVAILABLE.
+func (r *Registry) Start(ctx context.Context, id, key, fp string, cancel context.CancelCauseFunc) (*Call, error) {
+	c := &Call{r: r, id: id, token: newToken(), cancel: cancel, attached: true, wake: make(chan struct{}, 1)}
+	info := state.LogInfo{Key: key, Fingerprint: fp, Token: c.token, MaxRecords: r.cfg.maxRecords()}
+	for range 3 {
+		got, err := r.logs.CreateLog(ctx, id, info)
+		switch {
+		case err == nil:
+			return c, r.add(c)
+		case !errors.Is(err, state.ErrLogExists):
+			return nil, storeError(ctx, err)
+		case got.Key != key || got.Fingerprint != fp:
+			return nil, errInUse(id)
+		case got.End == state.LogFailed:
+			// A call that failed is run again: its log makes way.
+			if err := r.logs.DeleteLog(ctx, id, got.Token); err != nil {
+				return nil, storeError(ctx, err)
+			}
+		default:
+			return nil, ErrAttach
+		}
+	}
+	return nil, errInUse(id)
+}
+
+// add registers c and starts its writer.
+func (r *Registry) add(c *Call) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		go func() { _ = r.logs.DeleteLog(context.Background(), c.id, c.token) }()
+		return apierr.FromError(apierr.ErrShuttingDown)
+	}
+	r.calls[c.token] = c
+	r.wg.Add(1)
+	go c.write()
+	return nil
+}
+
+// forget drops c, whose log is gone, and gives back what it charged.
+func (r *Registry) forget(c *Call) {
+	r.mu.Lock()
+	delete(r.calls, c.token)
+	r.mu.Unlock()
+	c.mu.Lock()
+	n := c.charged
+	c.charged = 0
+	c.mu.Unlock()
+	r.uncharge(n)
+}
+
+// closeWait bounds how long Close waits for the writers to put the last
+// events of their calls in the store.
+const closeWait = 2 * time.Second
+
+// Close stops the registry, once the server's calls have ended: it stops
+// the grace timers and waits (briefly) for the writers to store the last
+// events, so that the logs of ended calls stay readable (for the rest of
+// their grace period, on the other replicas that share a redis store).
+func (r *Registry) Close() {
+	r.mu.Lock()
+	if !r.closed {
+		close(r.closing)
+	}
+	r.closed = true
+	calls := make([]*Call, 0, len(r.calls))
+	for _, c := range r.calls {
+		calls = append(calls, c)
+	}
+	r.mu.Unlock()
+	for _, c := range calls {
+		c.stopTimer()
+	}
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(closeWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	r.cancel()
+	<-done
+}
+
+// newToken returns a random token naming one call's log.
+func newToken() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

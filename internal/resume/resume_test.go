@@ -1,0 +1,389 @@
+package resume_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/resume"
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// harness is a Registry on a memory store, closed at cleanup.
+type harness struct {
+	r    *resume.Registry
+	logs *memory.Store
+}
+
+func newHarness(t *testing.T, cfg resume.Config) *harness {
+	t.Helper()
+	if cfg.Grace == 0 {
+		cfg.Grace = time.Hour
+	}
+	if cfg.MaxCallBytes == 0 {
+		cfg.MaxCallBytes = 1 << 20
+	}
+	if cfg.MaxBufferedBytes == 0 {
+		cfg.MaxBufferedBytes = 16 << 20
+	}
+	h := &harness{logs: memory.New()}
+	h.r = resume.New(cfg, h.logs, nil, nil)
+	t.Cleanup(h.r.Close)
+	return h
+}
+
+// call is one started call and how it was cancelled.
+type call struct {
+	*resume.Call
+	mu    sync.Mutex
+	cause error
+}
+
+func (c *call) cancelled() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cause
+}
+
+func (h *harness) start(t *testing.T, id string) *call {
+	t.Helper()
+	c := &call{}
+	rc, err := h.r.Start(t.Context(), id, "key", "fp", func(cause error) {
+		c.mu.Lock()
+		if c.cause == nil {
+			c.cause = cause
+		}
+		c.mu.Unlock()
+	})
+	if err != nil {
+		t.Fatalf("Start(%s): %v", id, err)
+	}
+	c.Call = rc
+	return c
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 30s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// reasonOf returns the ErrorInfo reason of err, an *apierr.Error or the
+// status a log replays.
+func reasonOf(err error) string {
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		return ae.Reason
+	}
+	for _, d := range status.Convert(err).Details() {
+		if ei, ok := d.(*errdetails.ErrorInfo); ok {
+			return ei.GetReason()
+		}
+	}
+	return ""
+}
+
+// replay reads call id after after to its end, returning the data sent.
+func replay(t *testing.T, r *resume.Registry, id string, after uint64) ([]string, error) {
+	t.Helper()
+	var got []string
+	err := r.Replay(t.Context(), id, "key", after, func(b []byte) error {
+		got = append(got, string(b))
+		return nil
+	})
+	return got, err
+}
+
+func TestDetachedCallWithoutReaderIsCancelled(t *testing.T) {
+	h := newHarness(t, resume.Config{Grace: 50 * time.Millisecond})
+	c := h.start(t, "call")
+	c.Append(1, []byte("e1"))
+	c.Detach()
+	eventually(t, "the call cancelled", func() bool { return c.cancelled() != nil })
+	if reasonOf(c.cancelled()) != resume.ReasonGraceExpired {
+		t.Fatalf("cancelled with %v, want %s", c.cancelled(), resume.ReasonGraceExpired)
+	}
+	eventually(t, "its log deleted", func() bool { _, err := replay(t, h.r, "call", 0); return reasonOf(err) == resume.ReasonNotFound })
+	eventually(t, "its bytes given back", func() bool { return h.r.Buffered() == 0 })
+}
+
+// TestReaderHoldKeepsTheCallRunning: a reader's hold on the log (from any
+// replica) keeps a detached call running past the grace period; the call
+// ends, and its log goes, only when nothing holds it.
+func TestReaderHoldKeepsTheCallRunning(t *testing.T) {
+	const grace = 50 * time.Millisecond
+	h := newHarness(t, resume.Config{Grace: grace})
+	c := h.start(t, "call")
+	c.Append(1, []byte("e1"))
+	if _, err := h.logs.KeepLog(t.Context(), "call", time.Hour); err != nil { // a reader elsewhere
+		t.Fatal(err)
+	}
+	c.Detach()
+	time.Sleep(10 * grace)
+	if err := c.cancelled(); err != nil {
+		t.Fatalf("cancelled (%v) while a reader held it", err)
+	}
+	c.End(2, nil)
+	if got, err := replay(t, h.r, "call", 0); err != nil || len(got) != 1 {
+		t.Fatalf("replay of the held call: %v, %v", got, err)
+	}
+	if err := c.cancelled(); err != nil {
+		t.Fatalf("the ended call was cancelled: %v", err)
+	}
+}
+
+func TestEndedCallIsKeptForTheGracePeriod(t *testing.T) {
+	h := newHarness(t, resume.Config{Grace: 100 * time.Millisecond})
+	c := h.start(t, "call")
+	for s := uint64(1); s <= 3; s++ {
+		c.Append(s, []byte("e"+strconv.FormatUint(s, 10)))
+	}
+	c.End(4, nil)
+	c.Detach()
+	got, err := replay(t, h.r, "call", 1)
+	if err != nil || len(got) != 2 || got[0] != "e2" || got[1] != "e3" {
+		t.Fatalf("replay after 1: %v, %v; want e2, e3", got, err)
+	}
+	if _, err := replay(t, h.r, "call", 3); err != nil {
+		t.Fatalf("replay after the last event: %v, want the end", err)
+	}
+	if _, err := replay(t, h.r, "call", 4); status.Code(toStatus(err)) != codes.OutOfRange {
+		t.Fatalf("replay past the end: %v, want OUT_OF_RANGE", err)
+	}
+	eventually(t, "the log dropped after the grace period", func() bool { return h.r.Buffered() == 0 })
+	if _, err := replay(t, h.r, "call", 0); reasonOf(err) != resume.ReasonNotFound {
+		t.Fatalf("replay after the grace period: %v, want %s", err, resume.ReasonNotFound)
+	}
+}
+
+func toStatus(err error) error {
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		return ae.GRPCStatus().Err()
+	}
+	return err
+}
+
+// TestFailedCallReplaysItsStatus: a call that failed ends its log with its
+// status, which a replay returns after the events.
+func TestFailedCallReplaysItsStatus(t *testing.T) {
+	h := newHarness(t, resume.Config{})
+	c := h.start(t, "call")
+	c.Append(1, []byte("e1"))
+	c.End(2, &apierr.Error{Code: codes.Unavailable, Reason: apierr.ReasonRetriesExhausted, Message: "gave up"})
+	got, err := replay(t, h.r, "call", 0)
+	if len(got) != 1 || status.Code(err) != codes.Unavailable || status.Convert(err).Message() != "gave up" {
+		t.Fatalf("replay: %v, %v; want e1 then the call's status", got, err)
+	}
+}
+
+// TestStartOfAnIDKeptAlready: a call of the same key and request attaches;
+// another key or request is REQUEST_ID_IN_USE; a failed call is replaced.
+func TestStartOfAnIDKeptAlready(t *testing.T) {
+	h := newHarness(t, resume.Config{})
+	c := h.start(t, "call")
+	start := func(key, fp string) error {
+		_, err := h.r.Start(t.Context(), "call", key, fp, func(error) {})
+		return err
+	}
+	if err := start("key", "fp"); !errors.Is(err, resume.ErrAttach) {
+		t.Fatalf("the same call again: %v, want ErrAttach", err)
+	}
+	for _, kf := range [][2]string{{"other", "fp"}, {"key", "other"}} {
+		if err := start(kf[0], kf[1]); reasonOf(err) != resume.ReasonRequestIDInUse {
+			t.Fatalf("Start(%v): %v, want %s", kf, err, resume.ReasonRequestIDInUse)
+		}
+	}
+	c.End(1, errors.New("boom"))
+	eventually(t, "the failure logged", func() bool { _, err := replay(t, h.r, "call", 0); return err != nil })
+	again, err := h.r.Start(t.Context(), "call", "key", "fp", func(error) {})
+	if err != nil {
+		t.Fatalf("Start after the call failed: %v, want a new call", err)
+	}
+	again.Append(1, []byte("new"))
+	again.End(2, nil)
+	if got, err := replay(t, h.r, "call", 0); err != nil || len(got) != 1 || got[0] != "new" {
+		t.Fatalf("replay of the new call: %v, %v", got, err)
+	}
+}
+
+// TestBoundsPerCallAndInTotal: a call's log ends RESUME_BUFFER_FULL at the
+// event that would pass either bound; a detached call is cancelled then.
+func TestBoundsPerCallAndInTotal(t *testing.T) {
+	const event = 100 // bytes; each costs 164 with the overhead
+	h := newHarness(t, resume.Config{MaxCallBytes: 5 * 164, MaxBufferedBytes: 8 * 164})
+	data := make([]byte, event)
+	a := h.start(t, "a")
+	for s := uint64(1); s <= 7; s++ {
+		a.Append(s, data)
+	}
+	got, err := replay(t, h.r, "a", 0)
+	if len(got) != 5 || reasonOf(err) != resume.ReasonBufferFull {
+		t.Fatalf("a past its own bound: %d events, %v; want 5 and %s", len(got), err, resume.ReasonBufferFull)
+	}
+	if a.cancelled() != nil {
+		t.Fatal("a call still read live was cancelled for its log")
+	}
+	b := h.start(t, "b")
+	b.Detach() // nobody reads b
+	for s := uint64(1); s <= 4; s++ {
+		b.Append(s, data)
+	}
+	got, err = replay(t, h.r, "b", 0)
+	if len(got) != 3 || reasonOf(err) != resume.ReasonBufferFull {
+		t.Fatalf("b past the total: %d events, %v; want 3 and %s", len(got), err, resume.ReasonBufferFull)
+	}
+	if reasonOf(b.cancelled()) != resume.ReasonBufferFull {
+		t.Fatalf("b, detached and full: cancelled with %v, want %s", b.cancelled(), resume.ReasonBufferFull)
+	}
+	if n := h.r.Buffered(); n != 8*164 {
+		t.Fatalf("buffered %d, want the total bound %d", n, 8*164)
+	}
+}
+
+// TestReplayNoticesAGap: a log that misses events (a store that trimmed
+// it) fails the replay with DATA_LOSS rather than skip them.
+func TestReplayNoticesAGap(t *testing.T) {
+	h := newHarness(t, resume.Config{})
+	ctx := t.Context()
+	if _, err := h.logs.CreateLog(ctx, "gap", state.LogInfo{Key: "key", Token: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.logs.AppendLog(ctx, "gap", []state.LogRecord{{Seq: 1}, {Seq: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := replay(t, h.r, "gap", 0)
+	if len(got) != 1 || reasonOf(err) != resume.ReasonEventsLost {
+		t.Fatalf("replay of a log with a gap: %v, %v; want %s after event 1", got, err, resume.ReasonEventsLost)
+	}
+}
+
+// TestReplayTailsTheLiveCall: a reader gets the events logged while it
+// waits, in order, and the end.
+func TestReplayTailsTheLiveCall(t *testing.T) {
+	h := newHarness(t, resume.Config{})
+	c := h.start(t, "call")
+	c.Append(1, []byte("e1"))
+	got := make(chan string, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- h.r.Replay(t.Context(), "call", "key", 0, func(b []byte) error { got <- string(b); return nil })
+	}()
+	if e := <-got; e != "e1" {
+		t.Fatalf("first %q", e)
+	}
+	for s := uint64(2); s <= 50; s++ {
+		c.Append(s, []byte("e"+strconv.FormatUint(s, 10)))
+	}
+	c.End(51, nil)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	close(got)
+	n := 1
+	for e := range got {
+		n++
+		if e != "e"+strconv.Itoa(n) {
+			t.Fatalf("event %d is %q", n, e)
+		}
+	}
+	if n != 50 {
+		t.Fatalf("tailed %d events, want 50", n)
+	}
+}
+
+// TestMemoryPerBufferedCallIsBounded: however much a call streams, what is
+// kept of it stays within max_call_bytes: 40 calls streaming 1 MiB each
+// with a bound of 64 KiB grow the heap by about 40 × 64 KiB, not 40 MiB.
+func TestMemoryPerBufferedCallIsBounded(t *testing.T) {
+	const calls, perCall, bound = 40, 1 << 20, 64 << 10
+	h := newHarness(t, resume.Config{MaxCallBytes: bound, MaxBufferedBytes: calls * bound})
+	before := heap()
+	event := make([]byte, 1000)
+	for i := range calls {
+		c := h.start(t, "call"+strconv.Itoa(i))
+		for s := uint64(1); s <= perCall/uint64(len(event)); s++ {
+			c.Append(s, event)
+		}
+	}
+	// Wait for the writers to store what they have.
+	eventually(t, "the logs written", func() bool {
+		for i := range calls {
+			in, _, err := h.logs.ReadLog(t.Context(), "call"+strconv.Itoa(i), 0, 1, 0)
+			if err != nil || in.End == state.LogOpen {
+				return false
+			}
+		}
+		return true
+	})
+	grown := heap() - before
+	perCallHeap := grown / calls
+	t.Logf("heap per buffered call: %d bytes (bound %d; unbounded it would be %d)", perCallHeap, bound, perCall)
+	if perCallHeap > 2*bound {
+		t.Fatalf("heap per buffered call %d bytes, want within twice the bound (%d)", perCallHeap, 2*bound)
+	}
+	if b := h.r.Buffered(); b > calls*bound {
+		t.Fatalf("buffered %d, over the total bound", b)
+	}
+}
+
+func heap() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// TestDetach: a detached context keeps the values and the deadline, ends
+// at the shutdown's cut-off, and not when its parent is cancelled.
+func TestDetach(t *testing.T) {
+	type key struct{}
+	parent, cancelParent := context.WithTimeout(context.WithValue(context.Background(), key{}, "v"), time.Hour)
+	cutoff, cut := context.WithCancel(context.Background())
+	defer cut()
+	ctx, cancel := resume.Detach(resume.WithCutoff(parent, cutoff))
+	defer cancel(nil)
+	cancelParent()
+	if ctx.Err() != nil {
+		t.Fatal("the detached context ended with its parent")
+	}
+	if ctx.Value(key{}) != "v" {
+		t.Fatal("the detached context lost a value")
+	}
+	if d, ok := ctx.Deadline(); !ok || time.Until(d) < 50*time.Minute {
+		t.Fatalf("deadline %v, %v; want the parent's", d, ok)
+	}
+	cut()
+	<-ctx.Done()
+	if !errors.Is(context.Cause(ctx), apierr.ErrShuttingDown) {
+		t.Fatalf("cause %v, want ErrShuttingDown", context.Cause(ctx))
+	}
+
+	short, stop := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer stop()
+	d, cancel2 := resume.Detach(short)
+	defer cancel2(nil)
+	<-d.Done()
+	if !errors.Is(d.Err(), context.DeadlineExceeded) {
+		t.Fatalf("a detached context past its deadline: %v", d.Err())
+	}
+}

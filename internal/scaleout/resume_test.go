@@ -1,0 +1,273 @@
+package scaleout_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/llmrelay/llmrelay/client"
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+	"github.com/llmrelay/llmrelay/internal/state/redistest"
+)
+
+// The keys of the resume tests.
+const (
+	resumeKeyA = "resume-a"
+	resumeKeyB = "resume-b"
+)
+
+var resumePrefixes int
+
+// resumeReplicas starts two replicas in front of up (provider "up")
+// sharing redis under a prefix of their own.
+func resumeReplicas(t *testing.T, redis *redistest.Server, up *openaitest.Server) (a, b *replica) {
+	t.Helper()
+	resumePrefixes++
+	prefix := "resume" + strconv.Itoa(resumePrefixes) + ":"
+	config := func(listen, metricsListen string) string {
+		return fmt.Sprintf(`listen: %s
+metrics_listen: %s
+shutdown_grace: 5s
+log: {level: warn}
+providers:
+  - {name: up, kind: openai, base_url: %s, models: [fake-model]}
+auth:
+  keys:
+    - {name: a, sha256: %s, scopes: [generate], models: ["*"]}
+    - {name: b, sha256: %s, scopes: [generate], models: ["*"]}
+state:
+  store: redis
+  redis:
+    address: %s
+    key_prefix: %q
+    lease_ttl: %s
+    health_check_interval: 200ms
+    read_timeout: 3s
+    write_timeout: 3s
+`, listen, metricsListen, up.URL(), auth.HashKey(resumeKeyA), auth.HashKey(resumeKeyB), redis.Addr, prefix, leaseTTL)
+	}
+	return startReplicaWith(t, "a", config), startReplicaWith(t, "b", config)
+}
+
+func resumable(id string) *llmrelayv1.GenerateRequest {
+	return &llmrelayv1.GenerateRequest{
+		Model:     "up/fake-model",
+		Messages:  []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "go"}},
+		RequestId: id,
+		Resumable: proto.Bool(true),
+	}
+}
+
+var readEvents = servertest.ReadAll
+
+// wantWholeCall checks that before and evs, the events of a call read
+// over two streams, are its whole reply of chunks deltas and its final,
+// with no gap and no duplicate.
+func wantWholeCall(t *testing.T, before, evs []*llmrelayv1.GenerateEvent, chunks int) {
+	t.Helper()
+	servertest.CheckWholeReply(t, append(append([]*llmrelayv1.GenerateEvent(nil), before...), evs...), openaitest.Text(chunks))
+}
+
+// TestResumeOnAnotherReplica is the done-when test across two replicas
+// sharing redis-server: the client's connection to replica a is cut after
+// 10 deltas; it resumes on replica b with after_sequence 10 and gets
+// exactly the remaining deltas and the final, the call running on a all
+// along; the upstream saw one request. Another key is denied there too,
+// and the finished call replays from b.
+func TestResumeOnAnotherReplica(t *testing.T) {
+	redis := redistest.Start(t)
+	const chunks = 25
+	release := make(chan struct{})
+	up := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 10, Until: release}})
+	a, b := resumeReplicas(t, redis, up)
+	proxy := servertest.StartProxy(t, a.addr)
+	conn, err := grpc.NewClient(proxy.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx := withKey(t.Context(), resumeKeyA)
+	id := uuid.NewString()
+
+	gs, err := llmrelayv1.NewLLMServiceClient(conn).Generate(ctx, resumable(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before []*llmrelayv1.GenerateEvent
+	for len(before) < 10 {
+		ev, err := gs.Recv()
+		if err != nil {
+			t.Fatalf("after %d events: %v", len(before), err)
+		}
+		before = append(before, ev)
+	}
+	proxy.Cut()
+	if _, err := gs.Recv(); status.Code(err) != codes.Unavailable {
+		t.Fatalf("the cut stream ended with %v, want UNAVAILABLE", err)
+	}
+
+	if _, err := readEvents(must(b.client.Resume(withKey(t.Context(), resumeKeyB), &llmrelayv1.ResumeRequest{RequestId: id, AfterSequence: 10}))); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("Resume on b with another key: %v, want PERMISSION_DENIED", err)
+	}
+	close(release)
+	after, err := readEvents(must(b.client.Resume(ctx, &llmrelayv1.ResumeRequest{RequestId: id, AfterSequence: 10})))
+	if err != nil {
+		t.Fatalf("Resume on b: %v", err)
+	}
+	if len(after) == 0 || after[0].GetSequence() != 11 {
+		t.Fatalf("Resume on b started with %v, want event 11", after)
+	}
+	wantWholeCall(t, before, after, chunks)
+	if n := up.Requests(); n != 1 {
+		t.Fatalf("the upstream saw %d requests, want 1", n)
+	}
+	replay, err := readEvents(must(b.client.Resume(ctx, &llmrelayv1.ResumeRequest{RequestId: id})))
+	if err != nil {
+		t.Fatalf("replay on b: %v", err)
+	}
+	wantWholeCall(t, nil, replay, chunks)
+	if got := a.metric(t, "llmrelay_generate_calls_total", `code="OK"`); got != 1 {
+		t.Fatalf("replica a counted %v successful calls, want the one it ran", got)
+	}
+	if got := b.metric(t, "llmrelay_generate_calls_total", ""); got != 0 {
+		t.Fatalf("replica b counted %v calls, want none: it only read a's log", got)
+	}
+}
+
+// TestGoClientResumesOnAnotherReplica: the Go client, whose reconnection a
+// load balancer sends to another replica, picks the call up there by
+// itself.
+func TestGoClientResumesOnAnotherReplica(t *testing.T) {
+	redis := redistest.Start(t)
+	const chunks = 25
+	release := make(chan struct{})
+	up := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 10, Until: release}})
+	a, b := resumeReplicas(t, redis, up)
+	proxy := servertest.StartProxy(t, a.addr)
+	c, err := client.New(proxy.Addr(), client.WithInsecure(), client.WithAPIKey(resumeKeyA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	stream, err := c.Generate(t.Context(), resumable(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	deltas := 0
+	var resumed []uint64
+	final, err := client.Collect(stream, &client.Hooks{
+		OnDelta: func(d *llmrelayv1.Delta) {
+			text.WriteString(d.GetText())
+			if deltas++; deltas == 10 {
+				proxy.SetTarget(b.addr) // the next connection lands on b
+				proxy.Cut()
+				close(release)
+			}
+		},
+		OnResume: func(after uint64, _ error) { resumed = append(resumed, after) },
+	})
+	if err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	if len(resumed) != 1 || resumed[0] != 10 || text.String() != openaitest.Text(chunks) || final.GetMessage().GetContent() != openaitest.Text(chunks) {
+		t.Fatalf("resumed after %v; deltas %q; final %q", resumed, text.String(), final.GetMessage().GetContent())
+	}
+	if n := up.Requests(); n != 1 {
+		t.Fatalf("the upstream saw %d requests, want 1", n)
+	}
+	if got := b.metric(t, "llmrelay_resume_events_total", `event="resumed"`); got != 1 {
+		t.Fatalf("replica b served %v resumes, want 1", got)
+	}
+}
+
+// TestResumeWhenTheReplicaRunningTheCallDies: a reader on another replica
+// learns, within the lease TTL, that the call is gone with its replica.
+func TestResumeWhenTheReplicaRunningTheCallDies(t *testing.T) {
+	redis := redistest.Start(t)
+	never := make(chan struct{})
+	up := openaitest.Start(t, openaitest.Options{Chunks: 20, Pause: &openaitest.Pause{After: 5, Until: never}})
+	a, b := resumeReplicas(t, redis, up)
+	ctx, cancel := context.WithCancel(withKey(t.Context(), resumeKeyA))
+	id := uuid.NewString()
+	gs := must(a.client.Generate(ctx, resumable(id)))
+	for range 5 {
+		if _, err := gs.Recv(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	rs := must(b.client.Resume(withKey(t.Context(), resumeKeyA), &llmrelayv1.ResumeRequest{RequestId: id}))
+	for range 5 { // what a logged before it died
+		if _, err := rs.Recv(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	a.kill()
+	_, err := readEvents(rs)
+	if status.Code(err) != codes.NotFound || reason(err) != "RESUMABLE_CALL_NOT_FOUND" {
+		t.Fatalf("the reader on b ended with %v, want NOT_FOUND RESUMABLE_CALL_NOT_FOUND", err)
+	}
+	t.Logf("the reader learned the call was gone %v after its replica died (lease_ttl %v)", time.Since(start).Round(time.Millisecond), leaseTTL)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestResumeReaderShutdownInterrupts: a replica that serves a Resume and
+// shuts down ends it with RESUME_INTERRUPTED, not the call's end: the
+// call runs on on its replica, and the client resumes it there.
+func TestResumeReaderShutdownInterrupts(t *testing.T) {
+	redis := redistest.Start(t)
+	const chunks = 12
+	release := make(chan struct{})
+	up := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 4, Until: release}})
+	a, b := resumeReplicas(t, redis, up)
+	ctx := withKey(t.Context(), resumeKeyA)
+	id := uuid.NewString()
+	gctx, cancel := context.WithCancel(ctx)
+	gs := must(a.client.Generate(gctx, resumable(id)))
+	var first []*llmrelayv1.GenerateEvent
+	for range 4 {
+		first = append(first, must(gs.Recv()))
+	}
+	cancel()
+	rs := must(b.client.Resume(ctx, &llmrelayv1.ResumeRequest{RequestId: id, AfterSequence: 2}))
+	for want := uint64(3); want <= 4; want++ {
+		if ev := must(rs.Recv()); ev.GetSequence() != want {
+			t.Fatalf("Resume on b: event %d, want %d", ev.GetSequence(), want)
+		}
+	}
+	if err := b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_, err := readEvents(rs)
+	if status.Code(err) != codes.Unavailable || reason(err) != "RESUME_INTERRUPTED" {
+		t.Fatalf("the Resume on the replica shutting down ended with %v, want UNAVAILABLE RESUME_INTERRUPTED", err)
+	}
+	close(release)
+	rest, err := readEvents(must(a.client.Resume(ctx, &llmrelayv1.ResumeRequest{RequestId: id, AfterSequence: 4})))
+	if err != nil {
+		t.Fatalf("Resume on a after b went: %v", err)
+	}
+	wantWholeCall(t, first, rest, chunks)
+}

@@ -1,0 +1,172 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/resume"
+	"github.com/llmrelay/llmrelay/internal/route"
+)
+
+// Response headers of a resumable call (GenerateRequest.resumable).
+const (
+	// HeaderRequestID carries the call's request id: the id Resume takes.
+	HeaderRequestID = "llmrelay-request-id"
+	// HeaderResumable is "true" on a call that is resumable.
+	HeaderResumable = "llmrelay-resumable"
+)
+
+// mayResume reports whether a request may turn out resumable once the
+// hooks ran: it asks to be, or leaves it to a route that makes it so.
+func mayResume(req *llmrelayv1.GenerateRequest, res *route.Resolved) bool {
+	if req.Resumable != nil {
+		return req.GetResumable()
+	}
+	return res.Route != nil && res.Route.Defaults.Resumable != nil && *res.Route.Defaults.Resumable
+}
+
+// fingerprint identifies a request, so that a repeated Generate of a
+// resumable call can be told from another request under the same id.
+func fingerprint(req *llmrelayv1.GenerateRequest) string {
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+// makeResumable makes the call resumable (internal/resume): it creates the
+// call's log, tells the client the call's id in the response headers and
+// returns the context the call runs on from then on, detached from the
+// client's stream (its values, deadline and the shutdown's cut-off, not
+// the client's cancellation), and end, which the handler defers: the
+// stream no longer reads the call once the handler returns.
+//
+// A call of the same id, key and request kept already is
+// resume.ErrAttach: the handler replays it instead (attach). When the
+// store cannot take the call, it runs as an ordinary call: its client
+// still gets its answer, and the headers do not say it is resumable.
+func (c *call) makeResumable(ctx context.Context, stream grpc.ServerStream) (detached context.Context, end func(), err error) {
+	detached, cancel := resume.Detach(ctx)
+	rc, err := c.svc.resume.Start(ctx, c.requestID, c.key, c.fingerprint, cancel)
+	if err != nil {
+		cancel(nil)
+		var ae *apierr.Error
+		if errors.Is(err, resume.ErrAttach) || !errors.As(err, &ae) || ae.Reason != apierr.ReasonStateStoreUnavailable {
+			return ctx, nil, err
+		}
+		c.svc.log.Warn("resumable call runs as an ordinary call: its log cannot be kept", "request_id", c.requestID, "error", err)
+		return ctx, func() {}, nil
+	}
+	// Headers go out with the first event (or at once with a
+	// heartbeat): setting them commits nothing.
+	_ = stream.SetHeader(metadata.Pairs(HeaderRequestID, c.requestID, HeaderResumable, "true"))
+	c.out.mu.Lock()
+	c.out.log = rc
+	c.out.mu.Unlock()
+	// The client going away while nothing is being sent.
+	stopWatch := context.AfterFunc(stream.Context(), c.out.clientGone)
+	return detached, func() {
+		stopWatch()
+		c.out.clientGone() // the handler returns: nobody reads the call here any more
+		cancel(nil)
+	}, nil
+}
+
+// attach serves a Generate that repeats a resumable call still kept (the
+// same id, key and request: a client library's retry, say): it streams
+// that call from its first event, as Resume would, and runs nothing.
+func (s *Service) attach(ctx context.Context, c *call, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
+	s.log.Info("generate repeats a resumable call still kept: streaming it from its first event", "request_id", c.requestID)
+	_ = stream.SetHeader(metadata.Pairs(HeaderRequestID, c.requestID, HeaderResumable, "true"))
+	return replayResult(ctx, s.resume.Replay(ctx, c.requestID, c.key, 0, sendEncoded(stream)))
+}
+
+// Resume implements llmrelayv1.LLMServiceServer: it streams the events of
+// a resumable call after the client's last one, then the call's live
+// events until it ends (resume.Registry.Replay). The interceptor chain
+// authenticated the key; only the key that started the call may resume
+// it.
+func (s *Service) Resume(req *llmrelayv1.ResumeRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
+	ctx := stream.Context()
+	err := s.resume.Replay(ctx, req.GetRequestId(), keyName(ctx), req.GetAfterSequence(), sendEncoded(stream))
+	return replayResult(ctx, err)
+}
+
+// sendEncoded returns a Replay's send for stream: it decodes each event
+// the log holds and sends it as it is, sequence included.
+func sendEncoded(stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) func([]byte) error {
+	return func(data []byte) error {
+		ev := &llmrelayv1.GenerateEvent{}
+		if err := proto.Unmarshal(data, ev); err != nil {
+			return apierr.FromError(err)
+		}
+		return stream.Send(ev)
+	}
+}
+
+// replayResult is the status a replay ends its stream with: the call's
+// own, or why the replay ended (a client gone: its context's cause; this
+// server shutting down: RESUME_INTERRUPTED, for the call runs on).
+func replayResult(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	cause := context.Cause(ctx)
+	if errors.Is(cause, apierr.ErrShuttingDown) {
+		return resume.Interrupted()
+	}
+	return apierr.FromError(cause)
+}
+
+// deliver sends ev, numbered, to the client and, for a resumable call, to
+// its log; once the client's stream went away, to the log only. e.mu is
+// held.
+func (e *emitter) deliver(ev *llmrelayv1.GenerateEvent) error {
+	if e.log == nil {
+		return e.stream.Send(ev)
+	}
+	data, _ := proto.Marshal(ev)
+	e.log.Append(ev.GetSequence(), data)
+	if !e.gone {
+		if err := e.stream.Send(ev); err != nil {
+			e.goneLocked()
+		}
+	}
+	return nil
+}
+
+// clientGone says the client's stream went away (or the handler is
+// returning): a resumable call goes on without it.
+func (e *emitter) clientGone() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.goneLocked()
+}
+
+func (e *emitter) goneLocked() {
+	if e.log != nil && !e.gone {
+		e.gone = true
+		e.log.Detach()
+	}
+}
+
+// endLog ends a resumable call's log with the call's outcome (nil: its
+// final was sent), numbered after its last event. The heartbeat stops
+// first, so that no event follows the end. Only the call's goroutine calls
+// it.
+func (e *emitter) endLog(err error) {
+	if e.log == nil {
+		return
+	}
+	e.stopHeartbeat()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.log.End(e.seq+1, err)
+}

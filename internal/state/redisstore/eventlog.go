@@ -1,0 +1,468 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/llmrelay/llmrelay/internal/state"
+)
+
+// The event logs of resumable calls (state.EventLogs), one per call, in
+// three keys that share the hash tag {r:<id>} (one Cluster slot):
+//
+//	<prefix>{r:<id>}:meta  a hash: key, fp (fingerprint), token, max
+//	                       (MaxRecords), last (the last record's Seq) and,
+//	                       once the log ended, end ("ok" or "failed")
+//	<prefix>{r:<id>}:log   a Redis Stream: record n has the entry ID 0-n,
+//	                       one field, "e" (an event) or the end's kind, the
+//	                       record's data its value; XADD with MAXLEN ~
+//	                       max, a safety cap
+//	<prefix>{r:<id>}:hold  a string whose TTL is the log's hold (KeepLog)
+//
+// A running log expires LeaseTTL after its replica last renewed it (every
+// LeaseTTL/3, in one pipeline for all its logs), so a crashed replica's
+// logs go within LeaseTTL; an ended one is kept until its hold passes.
+// Readers tail with XREAD BLOCK on a client of their own, so a blocked read
+// never takes a connection that admission needs, and a slow one never
+// marks the store unreachable.
+
+var _ state.EventLogs = (*Store)(nil)
+
+// logReadBlockMax bounds one blocking read: a waiting reader comes back at
+// least this often to see whether the log still exists.
+const logReadBlockMax = 2 * time.Second
+
+// logState is the store's event log state. The zero value is ready.
+type logState struct {
+	once sync.Once // starts the renewal loop and the tail client
+	tail redis.UniversalClient
+	wg   sync.WaitGroup
+
+	mu    sync.Mutex
+	owned map[string]ownedLog // the running logs this replica created, by id
+}
+
+// ownedLog is a running log this replica created.
+type ownedLog struct {
+	token string
+	max   int // its MaxRecords
+}
+
+func (s *Store) logKeys(id string) []string {
+	tag := s.prefix + "{r:" + id + "}:"
+	return []string{tag + "meta", tag + "log", tag + "hold"}
+}
+
+// startLogs starts, once, the renewal of this replica's running logs and
+// the client that blocking reads use.
+func (s *Store) startLogs() {
+	s.logs.once.Do(func() {
+		o := *s.opts
+		s.logs.tail = redis.NewUniversalClient(&o)
+		s.logs.owned = make(map[string]ownedLog)
+		if s.closed.Load() {
+			return
+		}
+		s.logs.wg.Add(1)
+		go s.renewLogs()
+	})
+}
+
+// closeLogs stops what startLogs started; Close and Crash call it once the
+// store has stopped.
+func (s *Store) closeLogs() {
+	s.logs.wg.Wait()
+	if s.logs.tail != nil {
+		_ = s.logs.tail.Close()
+	}
+}
+
+// logError turns a failed command of a log operation into the error it
+// returns: the caller's own cancellation as it is; anything else marks the
+// store unreachable and is a *state.UnavailableError.
+func (s *Store) logError(ctx context.Context, op string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	s.metrics.StateStoreError(op)
+	s.markDown(err)
+	return &state.UnavailableError{Cause: err}
+}
+
+// unavailable returns the error of a log operation while the store is
+// unreachable, nil while it is reachable.
+func (s *Store) unavailable() error {
+	if s.up.Load() {
+		return nil
+	}
+	s.condMu.Lock()
+	defer s.condMu.Unlock()
+	return &state.UnavailableError{Cause: s.lastErr}
+}
+
+// createLogScript creates a log's meta, unless it exists.
+//
+//	KEYS  meta, log, hold
+//	ARGV  key, fingerprint, token, max records, TTL (ms)
+//
+// It returns {} when it created the log, else the existing meta's fields.
+var createLogScript = redis.NewScript(`
+local cur = redis.call('HGETALL', KEYS[1])
+if #cur > 0 then return cur end
+redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('HSET', KEYS[1], 'key', ARGV[1], 'fp', ARGV[2], 'token', ARGV[3], 'max', ARGV[4], 'last', 0)
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return {}
+`)
+
+// CreateLog implements state.EventLogs.
+func (s *Store) CreateLog(ctx context.Context, id string, info state.LogInfo) (state.LogInfo, error) {
+	if err := s.unavailable(); err != nil {
+		return state.LogInfo{}, err
+	}
+	s.startLogs()
+	res, err := createLogScript.Run(ctx, s.rdb, s.logKeys(id),
+		info.Key, info.Fingerprint, info.Token, info.MaxRecords, s.ttl.Milliseconds()).StringSlice()
+	if err != nil {
+		return state.LogInfo{}, s.logError(ctx, "create_log", err)
+	}
+	if len(res) > 0 {
+		return parseMeta(res), state.ErrLogExists
+	}
+	s.logs.mu.Lock()
+	s.logs.owned[id] = ownedLog{token: info.Token, max: info.MaxRecords}
+	s.logs.mu.Unlock()
+	info.Last, info.End = 0, state.LogOpen
+	return info, nil
+}
+
+// parseMeta reads a log's meta from HGETALL's field-value list.
+func parseMeta(kv []string) state.LogInfo {
+	var in state.LogInfo
+	for i := 0; i+1 < len(kv); i += 2 {
+		v := kv[i+1]
+		switch kv[i] {
+		case "key":
+			in.Key = v
+		case "fp":
+			in.Fingerprint = v
+		case "token":
+			in.Token = v
+		case "max":
+			in.MaxRecords, _ = strconv.Atoi(v)
+		case "last":
+			in.Last, _ = strconv.ParseUint(v, 10, 64)
+		case "end":
+			in.End = endOf(v)
+		}
+	}
+	return in
+}
+
+// The stream field of a record, by how it ends the log.
+const (
+	fieldEvent     = "e"
+	fieldSucceeded = "ok"
+	fieldFailed    = "failed"
+)
+
+func fieldOf(e state.LogEnd) string {
+	switch e {
+	case state.LogSucceeded:
+		return fieldSucceeded
+	case state.LogFailed:
+		return fieldFailed
+	}
+	return fieldEvent
+}
+
+func endOf(field string) state.LogEnd {
+	switch field {
+	case fieldSucceeded:
+		return state.LogSucceeded
+	case fieldFailed:
+		return state.LogFailed
+	}
+	return state.LogOpen
+}
+
+// appendLogScript appends records whose Seq is above the log's last,
+// until one ends it.
+//
+//	KEYS  meta, log, hold
+//	ARGV  max records (0: no cap), then per record: Seq, field, data
+//
+// It returns -1 when there is no log, 0 when it had ended already, 1
+// when it is still open, 2 when these records ended it; an ended log is
+// then kept at least as long as its hold.
+var appendLogScript = redis.NewScript(`
+local last = redis.call('HGET', KEYS[1], 'last')
+if not last then return -1 end
+if redis.call('HEXISTS', KEYS[1], 'end') == 1 then return 0 end
+last = tonumber(last)
+local max = tonumber(ARGV[1])
+local ended = 0
+for i = 2, #ARGV, 3 do
+  local seq = tonumber(ARGV[i])
+  if ended == 0 and seq > last then
+    if max > 0 then
+      redis.call('XADD', KEYS[2], 'MAXLEN', '~', max, '0-' .. ARGV[i], ARGV[i+1], ARGV[i+2])
+    else
+      redis.call('XADD', KEYS[2], '0-' .. ARGV[i], ARGV[i+1], ARGV[i+2])
+    end
+    last = seq
+    if ARGV[i+1] ~= 'e' then
+      redis.call('HSET', KEYS[1], 'end', ARGV[i+1])
+      ended = 1
+    end
+  end
+end
+redis.call('HSET', KEYS[1], 'last', last)
+local ttl = redis.call('PTTL', KEYS[1])
+if ended == 1 then
+  local hold = redis.call('PTTL', KEYS[3])
+  if hold > ttl then
+    ttl = hold
+    redis.call('PEXPIRE', KEYS[1], ttl)
+  end
+end
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+return 1 + ended
+`)
+
+// AppendLog implements state.EventLogs.
+func (s *Store) AppendLog(ctx context.Context, id string, recs []state.LogRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if err := s.unavailable(); err != nil {
+		return err
+	}
+	s.startLogs()
+	// The cap: the writer knows it from CreateLog (a log is appended to by
+	// the replica that created it).
+	s.logs.mu.Lock()
+	max := s.logs.owned[id].max
+	s.logs.mu.Unlock()
+	args := make([]any, 0, 1+3*len(recs))
+	args = append(args, max)
+	for _, r := range recs {
+		args = append(args, r.Seq, fieldOf(r.End), r.Data)
+	}
+	n, err := appendLogScript.Run(ctx, s.rdb, s.logKeys(id), args...).Int()
+	if err != nil {
+		return s.logError(ctx, "append_log", err)
+	}
+	switch n {
+	case -1:
+		return state.ErrLogNotFound
+	case 0, 2:
+		s.disown(id)
+	}
+	return nil
+}
+
+// disown stops renewing log id: it ended, or is gone.
+func (s *Store) disown(id string) {
+	s.logs.mu.Lock()
+	delete(s.logs.owned, id)
+	s.logs.mu.Unlock()
+}
+
+// ReadLog implements state.EventLogs: the meta and the records after seq
+// in one transaction; when there are none and wait > 0, one XREAD BLOCK
+// (of at most logReadBlockMax) on the tail client.
+func (s *Store) ReadLog(ctx context.Context, id string, after uint64, max int, wait time.Duration) (state.LogInfo, []state.LogRecord, error) {
+	if err := ctx.Err(); err != nil {
+		return state.LogInfo{}, nil, err
+	}
+	if err := s.unavailable(); err != nil {
+		return state.LogInfo{}, nil, err
+	}
+	s.startLogs()
+	keys := s.logKeys(id)
+	var meta *redis.MapStringStringCmd
+	var rng *redis.XMessageSliceCmd
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		meta = p.HGetAll(ctx, keys[0])
+		rng = p.XRangeN(ctx, keys[1], "(0-"+strconv.FormatUint(after, 10), "+", int64(max))
+		return nil
+	})
+	if err != nil {
+		return state.LogInfo{}, nil, s.logError(ctx, "read_log", err)
+	}
+	m := meta.Val()
+	if len(m) == 0 {
+		return state.LogInfo{}, nil, state.ErrLogNotFound
+	}
+	kv := make([]string, 0, 2*len(m))
+	for k, v := range m {
+		kv = append(kv, k, v)
+	}
+	in := parseMeta(kv)
+	recs, err := records(rng.Val())
+	if err != nil || len(recs) > 0 || wait <= 0 || in.End != state.LogOpen {
+		return in, recs, err
+	}
+	res, err := s.logs.tail.XRead(ctx, &redis.XReadArgs{
+		Streams: []string{keys[1], "0-" + strconv.FormatUint(after, 10)},
+		Count:   int64(max),
+		Block:   min(wait, logReadBlockMax),
+	}).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return in, nil, nil
+	case err != nil:
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return state.LogInfo{}, nil, ctxErr
+		}
+		// Not an outage of the store: a blocking read may wait for a
+		// connection of its own pool.
+		return state.LogInfo{}, nil, &state.UnavailableError{Cause: err}
+	}
+	if len(res) == 0 {
+		return in, nil, nil
+	}
+	recs, err = records(res[0].Messages)
+	return in, recs, err
+}
+
+// records decodes stream entries into records.
+func records(msgs []redis.XMessage) ([]state.LogRecord, error) {
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	out := make([]state.LogRecord, 0, len(msgs))
+	for _, m := range msgs {
+		_, n, ok := strings.Cut(m.ID, "-")
+		seq, err := strconv.ParseUint(n, 10, 64)
+		if !ok || err != nil || len(m.Values) != 1 {
+			return nil, fmt.Errorf("redisstore: event log entry %q is not llmrelay's", m.ID)
+		}
+		for field, v := range m.Values {
+			data, _ := v.(string)
+			out = append(out, state.LogRecord{Seq: seq, Data: []byte(data), End: endOf(field)})
+		}
+	}
+	return out, nil
+}
+
+// keepLogScript extends a log's hold, and keeps an ended log that long.
+//
+//	KEYS  meta, log, hold
+//	ARGV  the hold wanted from now (ms); 0 changes nothing
+//
+// It returns -1 when there is no log, else the hold left (ms).
+var keepLogScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local d = tonumber(ARGV[1])
+local cur = redis.call('PTTL', KEYS[3])
+if cur < 0 then cur = 0 end
+if d > cur then
+  redis.call('SET', KEYS[3], '1', 'PX', d)
+  cur = d
+end
+if cur > 0 and redis.call('HEXISTS', KEYS[1], 'end') == 1 and redis.call('PTTL', KEYS[1]) < cur then
+  redis.call('PEXPIRE', KEYS[1], cur)
+  redis.call('PEXPIRE', KEYS[2], cur)
+end
+return cur
+`)
+
+// KeepLog implements state.EventLogs, on Redis's clock.
+func (s *Store) KeepLog(ctx context.Context, id string, d time.Duration) (time.Duration, error) {
+	if err := s.unavailable(); err != nil {
+		return 0, err
+	}
+	ms := d.Milliseconds()
+	if d > 0 && ms == 0 {
+		ms = 1
+	}
+	n, err := keepLogScript.Run(ctx, s.rdb, s.logKeys(id), ms).Int64()
+	if err != nil {
+		return 0, s.logError(ctx, "keep_log", err)
+	}
+	if n < 0 {
+		return 0, state.ErrLogNotFound
+	}
+	return time.Duration(n) * time.Millisecond, nil
+}
+
+// deleteLogScript deletes a log if its token is ARGV[1].
+var deleteLogScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'token') == ARGV[1] then
+  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+end
+return 0
+`)
+
+// DeleteLog implements state.EventLogs.
+func (s *Store) DeleteLog(ctx context.Context, id, token string) error {
+	s.logs.mu.Lock()
+	if o, ok := s.logs.owned[id]; ok && o.token == token {
+		delete(s.logs.owned, id)
+	}
+	s.logs.mu.Unlock()
+	if err := s.unavailable(); err != nil {
+		return err
+	}
+	if err := deleteLogScript.Run(ctx, s.rdb, s.logKeys(id), token).Err(); err != nil && !errors.Is(err, redis.Nil) {
+		return s.logError(ctx, "delete_log", err)
+	}
+	return nil
+}
+
+// renewLogScript pushes a running log's expiry forward, if it is still
+// the writer's (token ARGV[1]).
+//
+//	KEYS  meta, log
+//	ARGV  token, TTL (ms)
+var renewLogScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'token') == ARGV[1] and redis.call('HEXISTS', KEYS[1], 'end') == 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+end
+return 0
+`)
+
+// renewLogs renews this replica's running logs every LeaseTTL/3, all in
+// one pipelined round trip, until the store stops.
+func (s *Store) renewLogs() {
+	defer s.logs.wg.Done()
+	t := time.NewTicker(s.ttl / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		s.logs.mu.Lock()
+		owned := make(map[string]string, len(s.logs.owned))
+		for id, o := range s.logs.owned {
+			owned[id] = o.token
+		}
+		s.logs.mu.Unlock()
+		if len(owned) == 0 || !s.up.Load() {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.ttl/3)
+		pipe := s.rdb.Pipeline()
+		for id, tok := range owned {
+			keys := s.logKeys(id)
+			renewLogScript.Eval(ctx, pipe, keys[:2], tok, s.ttl.Milliseconds())
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			s.metrics.StateStoreError("renew_log")
+			s.markDown(err)
+		}
+		cancel()
+	}
+}

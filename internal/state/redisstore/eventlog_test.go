@@ -1,0 +1,123 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/redisstore"
+	"github.com/llmrelay/llmrelay/internal/state/redistest"
+	"github.com/llmrelay/llmrelay/internal/state/statetest"
+)
+
+func TestEventLogsConformance(t *testing.T) {
+	srv := redistest.Start(t)
+	statetest.RunEventLogs(t, func(t *testing.T) state.EventLogs {
+		s := open(t, config(srv), redisstore.Options{FailClosed: true})
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// TestEventLogsConformanceOnCluster: a log's three keys share a hash tag,
+// so every script and transaction finds them on one node.
+func TestEventLogsConformanceOnCluster(t *testing.T) {
+	addrs := redistest.StartCluster(t, 3)
+	statetest.RunEventLogs(t, func(t *testing.T) state.EventLogs {
+		c := state.DefaultConfig().Redis
+		c.Mode, c.Addresses = state.RedisCluster, addrs
+		c.KeyPrefix = "cluster" + strconv.FormatInt(prefixes.Add(1), 10) + ":"
+		c.ReadTimeout, c.WriteTimeout = 5*time.Second, 5*time.Second
+		s := open(t, c, redisstore.Options{FailClosed: true})
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// TestEventLogOfACrashedReplicaLapses: a running log lives while its
+// replica renews it, past several lease TTLs, and lapses within the TTL
+// once that replica crashed; another replica then finds it gone.
+func TestEventLogOfACrashedReplicaLapses(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	cfg.LeaseTTL = time.Second
+	writer := open(t, cfg, redisstore.Options{})
+	reader := open(t, cfg, redisstore.Options{})
+	defer reader.Close()
+	ctx := context.Background()
+	if _, err := writer.CreateLog(ctx, "call", state.LogInfo{Token: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writer.AppendLog(ctx, "call", []state.LogRecord{{Seq: 1, Data: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * cfg.LeaseTTL)
+	if _, recs, err := reader.ReadLog(ctx, "call", 0, 10, 0); err != nil || len(recs) != 1 {
+		t.Fatalf("after 3 lease TTLs: %v, %v; want the renewed log", recs, err)
+	}
+	redisstore.Crash(writer)
+	poll(t, "the crashed replica's log lapsed", 30*time.Second, func() bool {
+		_, _, err := reader.ReadLog(ctx, "call", 0, 10, 0)
+		return errors.Is(err, state.ErrLogNotFound)
+	})
+}
+
+// TestEndedEventLogKeptForItsHold: an ended log outlives its writer for
+// its hold, and no longer.
+func TestEndedEventLogKeptForItsHold(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	cfg.LeaseTTL = time.Second
+	writer := open(t, cfg, redisstore.Options{})
+	reader := open(t, cfg, redisstore.Options{})
+	defer reader.Close()
+	ctx := context.Background()
+	if _, err := writer.CreateLog(ctx, "call", state.LogInfo{Token: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	end := []state.LogRecord{{Seq: 1, Data: []byte("final")}, {Seq: 2, End: state.LogSucceeded}}
+	if err := writer.AppendLog(ctx, "call", end); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writer.KeepLog(ctx, "call", 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	redisstore.Crash(writer)
+	time.Sleep(2 * cfg.LeaseTTL) // past the TTL it was renewed to
+	in, recs, err := reader.ReadLog(ctx, "call", 0, 10, 0)
+	if err != nil || len(recs) != 2 || in.End != state.LogSucceeded {
+		t.Fatalf("within its hold: %+v, %v, %v; want the ended log", in, recs, err)
+	}
+	ttl := srv.Client(t).PTTL(ctx, cfg.KeyPrefix+"{r:call}:log").Val()
+	if ttl <= 0 || ttl > 5*time.Second {
+		t.Fatalf("the log's TTL is %v, want within its hold", ttl)
+	}
+	poll(t, "the ended log expired with its hold", 30*time.Second, func() bool {
+		_, _, err := reader.ReadLog(ctx, "call", 0, 10, 0)
+		return errors.Is(err, state.ErrLogNotFound)
+	})
+}
+
+// TestEventLogWhileRedisIsDown: log operations fail fast with
+// ErrUnavailable while the store is unreachable, whatever
+// on_store_failure says (there is no local log to fall back on).
+func TestEventLogWhileRedisIsDown(t *testing.T) {
+	srv := redistest.Start(t)
+	s := open(t, config(srv), redisstore.Options{})
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := s.CreateLog(ctx, "call", state.LogInfo{Token: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	poll(t, "the store noticed the outage", 30*time.Second, func() bool {
+		_, _, err := s.ReadLog(ctx, "call", 0, 10, 0)
+		return errors.Is(err, state.ErrUnavailable)
+	})
+	if err := s.AppendLog(ctx, "call", []state.LogRecord{{Seq: 1}}); !errors.Is(err, state.ErrUnavailable) {
+		t.Fatalf("AppendLog while down: %v", err)
+	}
+}
