@@ -209,5 +209,3 @@ func serveMetrics() (string, error) {
 	go func() { _ = http.Serve(l, promhttp.Handler()) }()
 	return l.Addr().String(), nil
 }
-
-
