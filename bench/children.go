@@ -51,14 +51,23 @@ var (
 	childSlowDelay = flag.Duration("child-slow-delay", 1500*time.Millisecond, "internal: the slow upstream's pause before each chunk")
 	childFast      = flag.String("child-fast", "", "internal: the floor child's fast upstream")
 	childSlow      = flag.String("child-slow", "", "internal: the floor child's slow upstream")
+	childCA        = flag.String("child-ca", "", "internal: the upstream child serves HTTPS with HTTP/2 and writes its certificate here; the floor child trusts it")
 )
 
 // serveUpstream runs the fast and slow upstreams and a control endpoint
 // that reports how many streams the slow one has open, then prints
 // "fast=URL slow=URL ctl=URL".
 func serveUpstream() {
-	fast := openaitest.NewServer(openaitest.Options{Chunks: *childChunks})
-	slow := openaitest.NewServer(openaitest.Options{Chunks: *childChunks, ChunkDelay: *childSlowDelay})
+	tls := *childCA != ""
+	fast := openaitest.NewServer(openaitest.Options{Chunks: *childChunks, TLS: tls})
+	slow := openaitest.NewServer(openaitest.Options{Chunks: *childChunks, ChunkDelay: *childSlowDelay, TLS: tls})
+	if tls {
+		// httptest serves every TLS server with the same certificate.
+		if err := os.WriteFile(*childCA, fast.CertificatePEM(), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, "bench upstream:", err)
+			os.Exit(1)
+		}
+	}
 	ctl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench upstream:", err)
@@ -147,23 +156,27 @@ func (c *child) stop() {
 	}
 }
 
-// upstream is the upstream child: its two servers' base URLs.
+// upstream is the upstream child: its two servers' base URLs and, when
+// they serve HTTPS (HTTP/2), the file holding their certificate.
 type upstream struct {
 	*child
 	fast, slow, ctl string
+	ca              string
 }
 
-func startUpstream(ctx context.Context, chunks int, slowDelay time.Duration) (*upstream, error) {
-	c, err := startChild(ctx, "upstream", "", "-child-chunks", strconv.Itoa(chunks), "-child-slow-delay", slowDelay.String())
+// startUpstream starts the upstream child; with a non-empty ca it serves
+// HTTPS with HTTP/2 and writes its certificate to the file ca.
+func startUpstream(ctx context.Context, chunks int, slowDelay time.Duration, ca string) (*upstream, error) {
+	c, err := startChild(ctx, "upstream", "", "-child-chunks", strconv.Itoa(chunks), "-child-slow-delay", slowDelay.String(), "-child-ca", ca)
 	if err != nil {
 		return nil, err
 	}
-	return &upstream{child: c, fast: c.addrs["fast"], slow: c.addrs["slow"], ctl: c.addrs["ctl"]}, nil
+	return &upstream{child: c, fast: c.addrs["fast"], slow: c.addrs["slow"], ctl: c.addrs["ctl"], ca: ca}, nil
 }
 
 // OpenStreams returns how many streams the slow upstream has open.
 func (u *upstream) OpenStreams() int64 {
-	resp, err := http.Get(u.ctl + "/open")
+	resp, err := http.Get(u.ctl + "/open") // the control endpoint is plain HTTP
 	if err != nil {
 		return 0
 	}

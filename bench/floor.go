@@ -44,7 +44,7 @@ func serveFloor() {
 	}
 	svc := &floorService{providers: map[string]provider.Provider{}}
 	for name, url := range map[string]string{"openai": *childFast, "slow": *childSlow} {
-		p, err := openai.New(provider.Config{Name: name, Kind: "openai", BaseURL: url})
+		p, err := openai.New(provider.Config{Name: name, Kind: "openai", BaseURL: url, Transport: provider.Transport{CAFile: *childCA}})
 		if err != nil {
 			fail(err)
 		}

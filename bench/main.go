@@ -13,6 +13,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"flag"
 	"fmt"
 	"net/http"
@@ -55,6 +57,8 @@ type options struct {
 	binB      string
 	floor     bool
 	holdFloor bool
+	// upstreamTLS serves the upstream over HTTPS with HTTP/2.
+	upstreamTLS bool
 }
 
 func main() {
@@ -73,6 +77,7 @@ func main() {
 	flag.StringVar(&o.binB, "llmrelay-b", "", "a second llmrelay binary, measured alternately with -llmrelay (before and after a change)")
 	flag.BoolVar(&o.floor, "floor", true, "also measure the floor: llmrelay's openai adapter behind a bare grpc-go server, no chain, no retry plan")
 	flag.BoolVar(&o.holdFloor, "hold-floor", true, "with -floor, hold the slow streams open through the floor too")
+	flag.BoolVar(&o.upstreamTLS, "upstream-tls", false, "serve the upstream over HTTPS with HTTP/2 (as the hosted APIs do) instead of HTTP/1.1 in the clear; everyone connects with TLS")
 	levels := flag.String("c", "1,8,64", "concurrency levels of the throughput measurements")
 	flag.BoolVar(&o.description, "machine", true, "print the machine's description (nproc, lscpu, go version) first")
 	flag.Parse()
@@ -109,36 +114,39 @@ func run(ctx context.Context, o options) error {
 	want := openaitest.Text(o.chunks)
 
 	if o.cpuprofile != "" || o.heapprofile != "" {
-		fast := openaitest.NewServer(openaitest.Options{Chunks: o.chunks})
+		fast := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, TLS: o.upstreamTLS})
 		defer fast.Close()
-		slow := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, ChunkDelay: o.holdDelay})
+		slow := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, ChunkDelay: o.holdDelay, TLS: o.upstreamTLS})
 		defer slow.Close()
 		return profileInProcess(ctx, o, fast, slow, want)
 	}
-
-	// The upstream runs in a process of its own, so that the client's CPU
-	// time (this process's) and the upstream's can be told apart.
-	up, err := startUpstream(ctx, o.chunks, o.holdDelay)
-	if err != nil {
-		return err
-	}
-	defer up.stop()
 
 	dir, err := os.MkdirTemp("", "relaybench")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	// The upstream runs in a process of its own, so that the client's CPU
+	// time (this process's) and the upstream's can be told apart.
+	ca := ""
+	if o.upstreamTLS {
+		ca = filepath.Join(dir, "upstream-ca.pem")
+	}
+	up, err := startUpstream(ctx, o.chunks, o.holdDelay, ca)
+	if err != nil {
+		return err
+	}
+	defer up.stop()
 	slowStream := time.Duration(o.chunks) * o.holdDelay
 	var servers []*relay
-	rel, err := startRelay(ctx, o.bin, o.relayEnv, filepath.Join(dir, "a"), up.fast, up.slow, slowStream)
+	rel, err := startRelay(ctx, o.bin, o.relayEnv, filepath.Join(dir, "a"), up.fast, up.slow, up.ca, slowStream)
 	if err != nil {
 		return err
 	}
 	defer rel.kill()
 	servers = append(servers, rel)
 	if o.binB != "" {
-		relB, err := startRelay(ctx, o.binB, o.relayEnv, filepath.Join(dir, "b"), up.fast, up.slow, slowStream)
+		relB, err := startRelay(ctx, o.binB, o.relayEnv, filepath.Join(dir, "b"), up.fast, up.slow, up.ca, slowStream)
 		if err != nil {
 			return err
 		}
@@ -147,7 +155,7 @@ func run(ctx context.Context, o options) error {
 		servers = append(servers, relB)
 	}
 	if o.floor {
-		fl, err := startFloor(ctx, o.relayEnv, up.fast, up.slow)
+		fl, err := startFloor(ctx, o.relayEnv, up.fast, up.slow, up.ca)
 		if err != nil {
 			return err
 		}
@@ -155,7 +163,16 @@ func run(ctx context.Context, o options) error {
 		servers = append(servers, fl)
 	}
 
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}}
+	tr := &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute, ForceAttemptHTTP2: true}
+	if up.ca != "" {
+		pem, err := os.ReadFile(up.ca)
+		if err != nil {
+			return err
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: x509.NewCertPool(), MinVersion: tls.VersionTLS12}
+		tr.TLSClientConfig.RootCAs.AppendCertsFromPEM(pem)
+	}
+	hc := &http.Client{Transport: tr}
 	defer hc.CloseIdleConnections()
 	kinds := []*kind{{name: "direct", stream: direct(hc, up.fast, want)}}
 	for _, s := range servers {

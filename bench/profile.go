@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"sync"
@@ -31,7 +32,19 @@ func profileInProcess(ctx context.Context, o options, fast, slow *openaitest.Ser
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Parse([]byte(relayConfig(lis.Addr().String(), "", fastURL, slowURL, time.Minute)))
+	ca := ""
+	if pem := fast.CertificatePEM(); pem != nil {
+		dir, err := os.MkdirTemp("", "relaybench")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		ca = filepath.Join(dir, "upstream-ca.pem")
+		if err := os.WriteFile(ca, pem, 0o600); err != nil {
+			return err
+		}
+	}
+	cfg, err := config.Parse([]byte(relayConfig(lis.Addr().String(), "", fastURL, slowURL, ca, time.Minute)))
 	if err != nil {
 		return err
 	}

@@ -37,8 +37,8 @@ type relay struct {
 }
 
 // startFloor starts the floor relay in front of the upstreams.
-func startFloor(ctx context.Context, env, fastURL, slowURL string) (*relay, error) {
-	c, err := startChild(ctx, "floor", env, "-child-fast", fastURL, "-child-slow", slowURL)
+func startFloor(ctx context.Context, env, fastURL, slowURL, ca string) (*relay, error) {
+	c, err := startChild(ctx, "floor", env, "-child-fast", fastURL, "-child-slow", slowURL, "-child-ca", ca)
 	if err != nil {
 		return nil, err
 	}
@@ -48,8 +48,13 @@ func startFloor(ctx context.Context, env, fastURL, slowURL string) (*relay, erro
 // relayConfig is the generated configuration: an `openai` provider at the
 // fast upstream and a `slow` one at the paced upstream, no keys (loopback),
 // limits that let 10,000 streams through, and the metrics endpoint on, for
-// the Go runtime's memory and allocation counters.
-func relayConfig(listen, metricsListen, fastURL, slowURL string, slowStream time.Duration) string {
+// the Go runtime's memory and allocation counters. With a CA file the
+// upstreams serve HTTPS (and HTTP/2) on a certificate it holds.
+func relayConfig(listen, metricsListen, fastURL, slowURL, ca string, slowStream time.Duration) string {
+	transport := ""
+	if ca != "" {
+		transport = fmt.Sprintf("\n    transport: {ca_file: %q}", ca)
+	}
 	return fmt.Sprintf(`listen: %s
 metrics_listen: "%s"
 shutdown_grace: 5s
@@ -57,10 +62,10 @@ log: {level: warn, format: text}
 providers:
   - name: openai
     kind: openai
-    base_url: %s
+    base_url: %s%s
   - name: slow
     kind: openai
-    base_url: %s
+    base_url: %s%s
 deadlines:
   default: %s
   max: 600s
@@ -72,13 +77,13 @@ limits:
   keepalive_min_time: 10s
   keepalive_time: 2m
   keepalive_timeout: 20s
-`, listen, metricsListen, fastURL, slowURL, slowStream+time.Minute)
+`, listen, metricsListen, fastURL, transport, slowURL, transport, slowStream+time.Minute)
 }
 
 // startRelay writes the configuration to dir and starts the binary with it
 // (and env, comma-separated KEY=VALUE pairs, added to this process's
 // environment), then waits until its health check says SERVING.
-func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL string, slowStream time.Duration) (*relay, error) {
+func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, ca string, slowStream time.Duration) (*relay, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -91,7 +96,7 @@ func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL string, slo
 		return nil, err
 	}
 	cfgPath := filepath.Join(dir, "llmrelay.yaml")
-	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, maddr, fastURL, slowURL, slowStream)), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, maddr, fastURL, slowURL, ca, slowStream)), 0o600); err != nil {
 		return nil, err
 	}
 	r := &relay{name: "llmrelay", addr: addr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}
