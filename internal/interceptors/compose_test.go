@@ -62,7 +62,9 @@ func TestComposedStreamChainPerMethod(t *testing.T) {
 // composed, a call through any number of links allocates nothing for the
 // chain itself (it used to allocate a closure per link and call).
 func TestComposedStreamChainAllocatesNothing(t *testing.T) {
-	pass := func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error { return h(srv, ss) }
+	pass := func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+		return h(srv, ss)
+	}
 	links := make([]Link, 12)
 	for i := range links {
 		links[i] = Link{Name: "pass", Stream: pass}
