@@ -80,11 +80,7 @@ func (p *Provider) ValidateRequest(req *provider.Request) error {
 
 // encode builds the wire request, with provider_options merged in.
 func encode(req *provider.Request) (httpx.Encoded, error) {
-	r, err := newRequest(req)
-	if err != nil {
-		return httpx.Encoded{}, err
-	}
-	return httpx.Encode(r, req.Options, owned)
+	return httpx.EncodeRequest(req, newRequest, owned)
 }
 
 // Stream implements provider.Provider. The request was validated

@@ -36,6 +36,17 @@ const ExtraHeadersKey = "extra_headers"
 // MaxExtraHeaders bounds the headers extra_headers may add.
 const MaxExtraHeaders = 32
 
+// EncodeRequest builds an adapter's wire request with build and encodes it
+// with the request's provider_options merged in (see Encode). A request
+// build refuses is build's error, unchanged.
+func EncodeRequest[T any](req *provider.Request, build func(*provider.Request) (T, error), owned Owned) (Encoded, error) {
+	body, err := build(req)
+	if err != nil {
+		return Encoded{}, err
+	}
+	return Encode(body, req.Options, owned)
+}
+
 // Encode encodes body as JSON and merges opts, the request's
 // provider_options, into it: every top-level key is added to the body;
 // where the body already has the key, an object is merged into an object
