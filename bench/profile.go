@@ -126,6 +126,13 @@ func heapWithStreamsOpen(ctx context.Context, o options, addr string, slow *open
 		defer f.Close()
 		_ = pprof.Lookup("heap").WriteTo(f, 0)
 		fmt.Printf("heap profile with %d streams open in %s\n", slow.OpenStreams(), o.heapprofile)
+		// The goroutines' stacks at the same moment: what each open stream
+		// holds while it waits for the upstream's next chunk.
+		if g, err := os.Create(o.heapprofile + ".goroutines"); err == nil {
+			_ = pprof.Lookup("goroutine").WriteTo(g, 1)
+			_ = g.Close()
+			fmt.Printf("goroutine stacks in %s.goroutines\n", o.heapprofile)
+		}
 	}()
 	var wg sync.WaitGroup
 	for i := range o.hold {
