@@ -9,6 +9,12 @@
 //
 //	go run ./bench [-llmrelay bin/llmrelay] [-n 2000] [-d 10s] [-hold 10000]
 //
+// It also measures hedging through llmrelay: the same calls, unhedged and
+// hedged, against an upstream whose first byte has a long tail (-hedge-n,
+// -hedge-after), and the issue's case: hedged calls whose first request
+// takes 2s to its first byte and whose hedge takes 50ms, hedge_after 200ms
+// (-hedge-n/10+1 calls).
+//
 // `make bench` builds the server and runs it. -llmrelay-b measures a second
 // build alternately with the first (before and after a change);
 // -upstream-tls serves the upstream over HTTPS with HTTP/2. With
@@ -66,6 +72,8 @@ type options struct {
 	holdFloor bool
 	// upstreamTLS serves the upstream over HTTPS with HTTP/2.
 	upstreamTLS bool
+	hedgeN      int
+	hedgeAfter  time.Duration
 }
 
 func main() {
@@ -85,6 +93,8 @@ func main() {
 	flag.BoolVar(&o.floor, "floor", true, "also measure the floor: llmrelay's openai adapter behind a bare grpc-go server, no chain, no retry plan")
 	flag.BoolVar(&o.holdFloor, "hold-floor", true, "with -floor, hold the slow streams open through the floor too")
 	flag.BoolVar(&o.upstreamTLS, "upstream-tls", false, "serve the upstream over HTTPS with HTTP/2 (as the hosted APIs do) instead of HTTP/1.1 in the clear; everyone connects with TLS")
+	flag.IntVar(&o.hedgeN, "hedge-n", 300, "calls of each kind (unhedged, one hedge, two hedges) against the long-tail upstream (0: skip)")
+	flag.DurationVar(&o.hedgeAfter, "hedge-after", 100*time.Millisecond, "hedge_after of the hedged calls")
 	levels := flag.String("c", "1,8,64", "concurrency levels of the throughput measurements")
 	flag.BoolVar(&o.description, "machine", true, "print the machine's description (nproc, lscpu, go version) first")
 	flag.Parse()
@@ -144,16 +154,20 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer up.stop()
+	// The long-tail upstream of the hedging measurement serves in this
+	// process (its requests are paced, its CPU time negligible).
+	tail := newTailUpstream(o.chunks)
+	defer tail.Close()
 	slowStream := time.Duration(o.chunks) * o.holdDelay
 	var servers []*relay
-	rel, err := startRelay(ctx, o.bin, o.relayEnv, filepath.Join(dir, "a"), up.fast, up.slow, up.ca, slowStream)
+	rel, err := startRelay(ctx, o.bin, o.relayEnv, filepath.Join(dir, "a"), up.fast, up.slow, tail.URL(), up.ca, slowStream)
 	if err != nil {
 		return err
 	}
 	defer rel.kill()
 	servers = append(servers, rel)
 	if o.binB != "" {
-		relB, err := startRelay(ctx, o.binB, o.relayEnv, filepath.Join(dir, "b"), up.fast, up.slow, up.ca, slowStream)
+		relB, err := startRelay(ctx, o.binB, o.relayEnv, filepath.Join(dir, "b"), up.fast, up.slow, "", up.ca, slowStream)
 		if err != nil {
 			return err
 		}
@@ -182,13 +196,18 @@ func run(ctx context.Context, o options) error {
 	hc := &http.Client{Transport: tr}
 	defer hc.CloseIdleConnections()
 	kinds := []*kind{{name: "direct", stream: direct(hc, up.fast, want)}}
+	var client llmrelayv1.LLMServiceClient // llmrelay's (the first server)
 	for _, s := range servers {
 		conn, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			return err
 		}
 		defer conn.Close()
-		kinds = append(kinds, &kind{name: s.name, server: s, stream: relayed(llmrelayv1.NewLLMServiceClient(conn), "openai/fake", want)})
+		c := llmrelayv1.NewLLMServiceClient(conn)
+		if client == nil {
+			client = c
+		}
+		kinds = append(kinds, &kind{name: s.name, server: s, stream: relayed(c, "openai/fake", want)})
 	}
 
 	rep := report{chunks: o.chunks, kinds: kinds}
@@ -207,6 +226,15 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	rep.insideCall, rep.insideFirstDelta = inside(before, after)
+
+	if o.hedgeN > 0 {
+		fmt.Printf("%d calls each, unhedged and hedged, against a long-tail upstream...\n", o.hedgeN)
+		h := measureHedging(ctx, client, tail, o.hedgeN, o.hedgeAfter, want)
+		rep.hedge = &h
+		fmt.Printf("%d hedged calls whose first request is slow...\n", o.hedgeN/10+1)
+		sf := measureSlowFirst(ctx, client, tail, o.hedgeN/10+1, want)
+		rep.slowFirst = &sf
+	}
 
 	for _, c := range o.levels {
 		fmt.Printf("throughput at concurrency %d (%v per kind)...\n", c, o.dur)

@@ -49,11 +49,20 @@ func startFloor(ctx context.Context, env, fastURL, slowURL, ca string) (*relay, 
 // fast upstream and a `slow` one at the paced upstream, no keys (loopback),
 // limits that let 10,000 streams through, and the metrics endpoint on, for
 // the Go runtime's memory and allocation counters. With a CA file the
-// upstreams serve HTTPS (and HTTP/2) on a certificate it holds.
-func relayConfig(listen, metricsListen, fastURL, slowURL, ca string, slowStream time.Duration) string {
+// fast and slow upstreams serve HTTPS (and HTTP/2) on a certificate it
+// holds. When tailURL is not empty, a `tail` provider points at the
+// upstream whose first byte has a long tail (for hedging; HTTP/1.1).
+func relayConfig(listen, metricsListen, fastURL, slowURL, tailURL, ca string, slowStream time.Duration) string {
 	transport := ""
 	if ca != "" {
 		transport = fmt.Sprintf("\n    transport: {ca_file: %q}", ca)
+	}
+	tail := ""
+	if tailURL != "" {
+		tail = fmt.Sprintf(`
+  - name: tail
+    kind: openai
+    base_url: %s`, tailURL)
 	}
 	return fmt.Sprintf(`listen: %s
 metrics_listen: "%s"
@@ -65,7 +74,7 @@ providers:
     base_url: %s%s
   - name: slow
     kind: openai
-    base_url: %s%s
+    base_url: %s%s%s
 deadlines:
   default: %s
   max: 600s
@@ -77,13 +86,13 @@ limits:
   keepalive_min_time: 10s
   keepalive_time: 2m
   keepalive_timeout: 20s
-`, listen, metricsListen, fastURL, transport, slowURL, transport, slowStream+time.Minute)
+`, listen, metricsListen, fastURL, transport, slowURL, transport, tail, slowStream+time.Minute)
 }
 
 // startRelay writes the configuration to dir and starts the binary with it
 // (and env, comma-separated KEY=VALUE pairs, added to this process's
 // environment), then waits until its health check says SERVING.
-func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, ca string, slowStream time.Duration) (*relay, error) {
+func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL, ca string, slowStream time.Duration) (*relay, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -96,7 +105,7 @@ func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, ca string,
 		return nil, err
 	}
 	cfgPath := filepath.Join(dir, "llmrelay.yaml")
-	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, maddr, fastURL, slowURL, ca, slowStream)), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, maddr, fastURL, slowURL, tailURL, ca, slowStream)), 0o600); err != nil {
 		return nil, err
 	}
 	r := &relay{name: "llmrelay", addr: addr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}

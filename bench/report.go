@@ -73,6 +73,8 @@ type report struct {
 	insideCall, insideFirstDelta time.Duration
 	loads                        []loadRow
 	held                         []held
+	hedge                        *hedgeReport
+	slowFirst                    *slowFirstReport
 }
 
 // The targets of issue 17, which the summary checks (docs/performance.md).
@@ -130,6 +132,13 @@ func (rep report) print(w io.Writer) {
 		if err, n := firstErr(k.lat); n > 0 {
 			fmt.Fprintf(w, "\n%s: %d of %d streams failed; first: %v\n", k.name, n, len(k.lat), err)
 		}
+	}
+
+	if rep.hedge != nil {
+		rep.hedge.print(w)
+	}
+	if rep.slowFirst != nil {
+		rep.slowFirst.print(w)
 	}
 
 	fmt.Fprintln(w, "\n### Throughput (streams/s) and CPU per stream")
@@ -226,6 +235,9 @@ func (rep report) summary() string {
 			s += fmt.Sprintf("; relays %.0f%% of direct throughput at concurrency 8 with %s CPU and %.0f allocations per stream",
 				100*rc.perSecond()/max(row.kinds[0].perSecond(), 1e-9), us(rc.per(rc.relay)), rc.allocsPerStream())
 		}
+	}
+	if rep.hedge != nil {
+		s += rep.hedge.summary()
 	}
 	for _, h := range rep.held {
 		if h.name == r.name {

@@ -3,6 +3,7 @@ package route_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmrelay/llmrelay/internal/route"
 )
@@ -44,6 +45,20 @@ func TestCheck(t *testing.T) {
 			c.Defaults.ResponseFormat = &route.ResponseFormat{JSONSchema: map[string]any{"type": "object"}, OnInvalid: "ignore"}
 		}, `routes[0].defaults.response_format.on_invalid: "ignore" is not fail or return_text`},
 		{"a negative timeout", func(c *route.Config) { c.Timeout = -1 }, "routes[0].timeout: must not be negative"},
+		{"hedging", func(c *route.Config) {
+			c.Defaults.Hedging = &route.HedgingDefaults{HedgeAfter: time.Second, MaxHedges: 2, Target: "next"}
+		}, ""},
+		{"adaptive hedging without a delay", func(c *route.Config) { c.Defaults.Hedging = &route.HedgingDefaults{Adaptive: true} }, ""},
+		{"hedging without a delay", func(c *route.Config) { c.Defaults.Hedging = &route.HedgingDefaults{MaxHedges: 1} },
+			"routes[0].defaults.hedging.hedge_after: required unless adaptive is true"},
+		{"three hedges", func(c *route.Config) {
+			c.Defaults.Hedging = &route.HedgingDefaults{HedgeAfter: time.Second, MaxHedges: 3}
+		},
+			"routes[0].defaults.hedging.max_hedges: 3 is not 1 or 2"},
+		{"a hedge target", func(c *route.Config) {
+			c.Defaults.Hedging = &route.HedgingDefaults{HedgeAfter: time.Second, Target: "other"}
+		},
+			`routes[0].defaults.hedging.target: "other" is not same or next`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
