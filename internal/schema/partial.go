@@ -44,7 +44,7 @@ type Partial struct {
 	// marks counts the values that started showing or completed: the
 	// structural changes, as opposed to a string growing.
 	marks int
-	err     *ParseError
+	err   *ParseError
 }
 
 type pstate uint8
