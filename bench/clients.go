@@ -95,10 +95,14 @@ func direct(client *http.Client, url, want string) streamer {
 // relayed streams the same reply through llmrelay with the generated Go
 // client.
 func relayed(client llmrelayv1.LLMServiceClient, model, want string) streamer {
-	req := &llmrelayv1.GenerateRequest{
+	return relayedRequest(client, &llmrelayv1.GenerateRequest{
 		Model:    model,
 		Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "Say twenty words."}},
-	}
+	}, want)
+}
+
+// relayedRequest streams req's reply through llmrelay and checks it.
+func relayedRequest(client llmrelayv1.LLMServiceClient, req *llmrelayv1.GenerateRequest, want string) streamer {
 	return func(ctx context.Context) result {
 		start := time.Now()
 		stream, err := client.Generate(ctx, req)

@@ -6,6 +6,12 @@
 //
 //	go run ./bench [-llmrelay bin/llmrelay] [-n 2000] [-d 6s] [-hold 10000]
 //
+// It also measures hedging: the same calls, unhedged and hedged, against
+// an upstream whose first byte has a long tail (-hedge-n, -hedge-after),
+// and the issue's case: hedged calls whose first request takes 2s to its
+// first byte and whose hedge takes 50ms, hedge_after 200ms (-hedge-n/10+1
+// calls).
+//
 // `make bench` builds the server and runs it. With -cpuprofile, llmrelay
 // runs in this process instead and only the concurrency-8 relayed load is
 // measured, under the CPU profiler (and -memprofile writes the allocations).
@@ -48,6 +54,8 @@ type options struct {
 	relayEnv    string
 	skipHold    bool
 	description bool
+	hedgeN      int
+	hedgeAfter  time.Duration
 }
 
 func main() {
@@ -63,6 +71,8 @@ func main() {
 	flag.StringVar(&o.memprofile, "memprofile", "", "with -cpuprofile: also write an allocation profile to this file")
 	flag.StringVar(&o.heapprofile, "heapprofile", "", "run llmrelay in-process, hold -hold slow streams open and write a heap profile with them all open to this file")
 	flag.StringVar(&o.relayEnv, "relay-env", "", "extra environment for the llmrelay process, e.g. GOGC=200 (comma-separated)")
+	flag.IntVar(&o.hedgeN, "hedge-n", 300, "calls of each kind (unhedged, one hedge, two hedges) against the long-tail upstream (0: skip)")
+	flag.DurationVar(&o.hedgeAfter, "hedge-after", 100*time.Millisecond, "hedge_after of the hedged calls")
 	levels := flag.String("c", "1,8,64", "concurrency levels of the throughput measurements")
 	flag.BoolVar(&o.description, "machine", true, "print the machine's description (nproc, lscpu, go version) first")
 	flag.Parse()
@@ -98,6 +108,8 @@ func run(ctx context.Context, o options) error {
 	defer fast.Close()
 	slow := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, ChunkDelay: o.holdDelay})
 	defer slow.Close()
+	tail := newTailUpstream(o.chunks)
+	defer tail.Close()
 
 	if o.cpuprofile != "" || o.heapprofile != "" {
 		return profileInProcess(ctx, o, fast, slow, want)
@@ -108,7 +120,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	rel, err := startRelay(ctx, o.bin, o.relayEnv, dir, fast.URL(), slow.URL(), time.Duration(o.chunks)*o.holdDelay)
+	rel, err := startRelay(ctx, o.bin, o.relayEnv, dir, fast.URL(), slow.URL(), tail.URL(), time.Duration(o.chunks)*o.holdDelay)
 	if err != nil {
 		return err
 	}
@@ -137,6 +149,15 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	rep.insideCall, rep.insideFirstDelta = inside(before, after)
+
+	if o.hedgeN > 0 {
+		fmt.Printf("%d calls each, unhedged and hedged, against a long-tail upstream...\n", o.hedgeN)
+		h := measureHedging(ctx, llmrelayv1.NewLLMServiceClient(conn), tail, o.hedgeN, o.hedgeAfter, want)
+		rep.hedge = &h
+		fmt.Printf("%d hedged calls whose first request is slow...\n", o.hedgeN/10+1)
+		sf := measureSlowFirst(ctx, llmrelayv1.NewLLMServiceClient(conn), tail, o.hedgeN/10+1, want)
+		rep.slowFirst = &sf
+	}
 
 	for _, c := range o.levels {
 		fmt.Printf("throughput at concurrency %d (%v per kind)...\n", c, o.dur)

@@ -31,7 +31,7 @@ func profileInProcess(ctx context.Context, o options, fast, slow *openaitest.Ser
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Parse([]byte(relayConfig(lis.Addr().String(), "", fastURL, slowURL, time.Minute)))
+	cfg, err := config.Parse([]byte(relayConfig(lis.Addr().String(), "", fastURL, slowURL, "", time.Minute)))
 	if err != nil {
 		return err
 	}

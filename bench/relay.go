@@ -33,10 +33,19 @@ type relay struct {
 }
 
 // relayConfig is the generated configuration: an `openai` provider at the
-// fast upstream and a `slow` one at the paced upstream, no keys (loopback),
-// limits that let 10,000 streams through, and the metrics endpoint on, for
-// the Go runtime's memory and allocation counters.
-func relayConfig(listen, metricsListen, fastURL, slowURL string, slowStream time.Duration) string {
+// fast upstream, a `slow` one at the paced upstream and, when tailURL is
+// not empty, a `tail` one at the upstream whose first byte has a long tail
+// (for hedging), no keys (loopback), limits that let 10,000 streams
+// through, and the metrics endpoint on, for the Go runtime's memory and
+// allocation counters.
+func relayConfig(listen, metricsListen, fastURL, slowURL, tailURL string, slowStream time.Duration) string {
+	tail := ""
+	if tailURL != "" {
+		tail = fmt.Sprintf(`
+  - name: tail
+    kind: openai
+    base_url: %s`, tailURL)
+	}
 	return fmt.Sprintf(`listen: %s
 metrics_listen: "%s"
 shutdown_grace: 5s
@@ -47,7 +56,7 @@ providers:
     base_url: %s
   - name: slow
     kind: openai
-    base_url: %s
+    base_url: %s%s
 deadlines:
   default: %s
   max: 600s
@@ -59,13 +68,13 @@ limits:
   keepalive_min_time: 10s
   keepalive_time: 2m
   keepalive_timeout: 20s
-`, listen, metricsListen, fastURL, slowURL, slowStream+time.Minute)
+`, listen, metricsListen, fastURL, slowURL, tail, slowStream+time.Minute)
 }
 
 // startRelay writes the configuration to dir and starts the binary with it
 // (and env, comma-separated KEY=VALUE pairs, added to this process's
 // environment), then waits until its health check says SERVING.
-func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL string, slowStream time.Duration) (*relay, error) {
+func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL string, slowStream time.Duration) (*relay, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -75,7 +84,7 @@ func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL string, slo
 		return nil, err
 	}
 	cfgPath := filepath.Join(dir, "llmrelay.yaml")
-	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, maddr, fastURL, slowURL, slowStream)), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, maddr, fastURL, slowURL, tailURL, slowStream)), 0o600); err != nil {
 		return nil, err
 	}
 	r := &relay{addr: addr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}

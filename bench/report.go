@@ -57,6 +57,8 @@ type report struct {
 	insideCall, insideFirstDelta time.Duration
 	loads                        []loadRow
 	held                         *held
+	hedge                        *hedgeReport
+	slowFirst                    *slowFirstReport
 }
 
 func (rep report) print(w io.Writer) {
@@ -85,6 +87,13 @@ func (rep report) print(w io.Writer) {
 		if err, n := firstErr(kind.rs); n > 0 {
 			fmt.Fprintf(w, "\n%s: %d of %d streams failed; first: %v\n", kind.name, n, len(kind.rs), err)
 		}
+	}
+
+	if rep.hedge != nil {
+		rep.hedge.print(w)
+	}
+	if rep.slowFirst != nil {
+		rep.slowFirst.print(w)
 	}
 
 	fmt.Fprintln(w, "\n### Throughput (streams/s)")
@@ -130,6 +139,9 @@ func (rep report) summary() string {
 			s += fmt.Sprintf("; relays %.0f%% of direct throughput at concurrency 8 with %s CPU and %.0f allocations per stream",
 				100*row.relay.perSecond()/max(row.direct.perSecond(), 1e-9), us(row.cpuPerStream()), row.allocsPerStream())
 		}
+	}
+	if rep.hedge != nil {
+		s += rep.hedge.summary()
 	}
 	if h := rep.held; h != nil {
 		s += fmt.Sprintf("; %.1f KiB RSS per open stream; %d of %d concurrent streams completed, %d failed",

@@ -149,6 +149,20 @@ type Retry struct {
 	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
 	// Budget bounds the retries in flight per provider.
 	Budget RetryBudget `yaml:"budget"`
+	// Hedging bounds what requests (and routes' defaults) may ask of
+	// hedged attempts; see docs/retries.md.
+	Hedging Hedging `yaml:"hedging"`
+}
+
+// Hedging bounds hedged attempts (GenerateRequest.hedging): a request may
+// ask for fewer hedges, never for more, and no shorter delay than the floor.
+type Hedging struct {
+	// MaxHedges caps the hedges of any call (0, 1 or 2); 0 turns hedging
+	// off on this server: calls that ask for it run without hedges.
+	MaxHedges int `yaml:"max_hedges"`
+	// MinHedgeAfter is the shortest hedge_after a request may ask for
+	// (shorter is INVALID_ARGUMENT) and the least an adaptive delay waits.
+	MinHedgeAfter time.Duration `yaml:"min_hedge_after"`
 }
 
 // RetryBudget is Envoy's retry budget, per provider: the retries in flight
@@ -335,6 +349,7 @@ func Default() *Config {
 			MaxBackoff:         8 * time.Second,
 			MaxRetryAfter:      60 * time.Second,
 			Budget:             RetryBudget{Enabled: true, BudgetPercent: 20, MinRetryConcurrency: 3},
+			Hedging:            Hedging{MaxHedges: 2, MinHedgeAfter: 50 * time.Millisecond},
 		},
 		Deadlines: Deadlines{
 			Default:          120 * time.Second,
@@ -399,6 +414,8 @@ func (c *Config) RetryLimits() retry.Limits {
 		DefaultFirstEventTimeout: d.FirstEvent,
 		MaxFirstEventTimeout:     d.MaxFirstEvent,
 		MinStreamTimeout:         d.MinStreamTimeout,
+		MaxHedges:                r.Hedging.MaxHedges,
+		MinHedgeAfter:            r.Hedging.MinHedgeAfter,
 	}
 }
 
@@ -427,6 +444,10 @@ func (c *Config) SchemaConfig() schema.Config {
 		PartialObjectMinInterval: so.PartialObjectMinInterval,
 	}
 }
+
+// MaxHedges is the most hedges a server may allow a call
+// (retry.hedging.max_hedges), as the contract's max_hedges is bounded.
+const MaxHedges = 2
 
 // DefaultProviders is the provider list used when the config names none.
 func DefaultProviders() []provider.Config {
@@ -666,6 +687,20 @@ func (c *Config) validate() Problems {
 	}
 	if r.Budget.MinRetryConcurrency < 0 {
 		bad("retry.budget.min_retry_concurrency", "must not be negative")
+	}
+	if h := r.Hedging; h.MaxHedges < 0 || h.MaxHedges > MaxHedges {
+		bad("retry.hedging.max_hedges", "%d is not within 0..%d (0 turns hedging off)", h.MaxHedges, MaxHedges)
+	}
+	if h := r.Hedging; h.MinHedgeAfter <= 0 || h.MinHedgeAfter > time.Minute {
+		bad("retry.hedging.min_hedge_after", "%s is not within 1ms..1m", formatDuration(h.MinHedgeAfter))
+	}
+	for i, rt := range c.Routes {
+		h := rt.Defaults.Hedging
+		if h == nil || h.HedgeAfter <= 0 || h.HedgeAfter >= r.Hedging.MinHedgeAfter {
+			continue
+		}
+		badBoth(fmt.Sprintf("routes[%d].defaults.hedging.hedge_after", i), "retry.hedging.min_hedge_after",
+			"%s is shorter than retry.hedging.min_hedge_after (%s)", formatDuration(h.HedgeAfter), formatDuration(r.Hedging.MinHedgeAfter))
 	}
 	if b := r.Budget; b.Enabled && b.BudgetPercent == 0 && b.MinRetryConcurrency == 0 {
 		badBoth("retry.budget.min_retry_concurrency", "retry.budget.budget_percent",

@@ -87,6 +87,19 @@ routes:
   - name: smart
     target: [{model: mock/echo}]
 `, `config:4: routes[0].target: unknown field; did you mean targets?`},
+		{"a route's hedging delay below the server's floor", `
+retry:
+  hedging: {min_hedge_after: 100ms}
+routes:
+  - name: smart
+    targets: [{model: mock/echo}]
+    defaults:
+      hedging: {hedge_after: 50ms}
+`, `config:8: routes[0].defaults.hedging.hedge_after: 50ms is shorter than retry.hedging.min_hedge_after (100ms)`},
+		{"a server allowing three hedges", `
+retry:
+  hedging: {max_hedges: 3}
+`, `config:3: retry.hedging.max_hedges: 3 is not within 0..2 (0 turns hedging off)`},
 		{"outlier detection", `
 outlier_detection: {base_ejection_time: 1m, max_ejection_time: 30s}
 `, `config:2: outlier_detection.max_ejection_time: 30s is shorter than base_ejection_time (1m)`},

@@ -33,6 +33,8 @@ const AnnotationRouteDefaults = "route.defaults"
 //     request that offers tools wants tool calls, which structured output
 //     does not allow);
 //   - stream_idle_timeout;
+//   - hedging: when the request has no hedging policy (a request's own
+//     replaces the route's whole; max_hedges 0 turns it off);
 //   - resumable, when the request leaves it unset (false turns it off).
 //
 // It annotates the call with what it applied (AnnotationRouteDefaults).
@@ -61,6 +63,7 @@ type defaults struct {
 	prefix    []*llmrelayv1.Message
 	format    *llmrelayv1.ResponseFormat
 	idle      *durationpb.Duration
+	hedge     *llmrelayv1.HedgePolicy
 	resumable *bool
 }
 
@@ -95,6 +98,19 @@ func convert(d route.Defaults) (*defaults, error) {
 	}
 	if d.StreamIdleTimeout > 0 {
 		out.idle = durationpb.New(d.StreamIdleTimeout)
+	}
+	if h := d.Hedging; h != nil {
+		out.hedge = &llmrelayv1.HedgePolicy{Adaptive: h.Adaptive, Target: llmrelayv1.HedgeTarget_HEDGE_TARGET_SAME}
+		if h.HedgeAfter > 0 {
+			out.hedge.HedgeAfter = durationpb.New(h.HedgeAfter)
+		}
+		if h.MaxHedges > 0 {
+			n := uint32(h.MaxHedges)
+			out.hedge.MaxHedges = &n
+		}
+		if h.Target == route.HedgeTargetNext {
+			out.hedge.Target = llmrelayv1.HedgeTarget_HEDGE_TARGET_NEXT
+		}
 	}
 	return out, nil
 }
@@ -190,6 +206,10 @@ func (h *routeDefaults) BeforeAttempts(_ context.Context, c *Call) error {
 	if d.idle != nil && req.GetStreamIdleTimeout() == nil {
 		req.StreamIdleTimeout = proto.CloneOf(d.idle)
 		set("stream_idle_timeout")
+	}
+	if d.hedge != nil && req.GetHedging() == nil {
+		req.Hedging = proto.CloneOf(d.hedge)
+		set("hedging")
 	}
 	if d.resumable != nil && req.Resumable == nil {
 		req.Resumable = proto.Bool(*d.resumable)

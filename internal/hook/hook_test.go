@@ -29,6 +29,10 @@ var supportRoute = &route.Route{Name: "support", Defaults: route.Defaults{
 	Resumable:         ptr(true),
 }}
 
+var hedgedRoute = &route.Route{Name: "hedged", Defaults: route.Defaults{
+	Hedging: &route.HedgingDefaults{HedgeAfter: 300 * time.Millisecond, Adaptive: true, MaxHedges: 2, Target: route.HedgeTargetNext},
+}}
+
 // compact renders the request's fields the defaults touch.
 func compact(t *testing.T, r *llmrelayv1.GenerateRequest) string {
 	t.Helper()
@@ -89,6 +93,20 @@ func TestRouteDefaults(t *testing.T) {
 			req:      &llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{user}, Tools: []*llmrelayv1.Tool{{Name: "f"}}},
 			want:     `{"messages":[{"role":"ROLE_USER","content":"hi"}],"tools":[{"name":"f"}]}`,
 			wantNote: "",
+		},
+		{
+			name:  "a route's hedging applies whole to a request without one",
+			route: hedgedRoute,
+			req:   &llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{user}},
+			want: `{"messages":[{"role":"ROLE_USER","content":"hi"}],` +
+				`"hedging":{"hedgeAfter":"0.300s","adaptive":true,"maxHedges":2,"target":"HEDGE_TARGET_NEXT"}}`,
+			wantNote: "hedging",
+		},
+		{
+			name:  "a request's own hedging replaces the route's, max_hedges 0 turning it off",
+			route: hedgedRoute,
+			req:   &llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{user}, Hedging: &llmrelayv1.HedgePolicy{MaxHedges: ptr(uint32(0))}},
+			want:  `{"messages":[{"role":"ROLE_USER","content":"hi"}],"hedging":{"maxHedges":0}}`,
 		},
 		{
 			name:     "a provider's model has no route defaults",

@@ -42,6 +42,12 @@ const (
 	// route ("" for a request's fallback_models behind a provider's model)
 	// and the targets from and to.
 	NameFallbacks = "llmrelay_fallbacks_total"
+	// NameHedges counts hedges (attempts started beside a slower attempt
+	// of the same call) by provider and result: "won" (its delta came
+	// first), "lost" (cancelled: another attempt's came first, or the call
+	// ended), "failed" (it failed before producing a delta), "refused"
+	// (the retry budget did not allow it: it never started).
+	NameHedges = "llmrelay_hedges_total"
 	// NameEjections counts route targets ejected by outlier detection, by target.
 	NameEjections = "llmrelay_target_ejections_total"
 	// NameEjected is 1 for a route target that is ejected now, else 0, by target.
@@ -114,6 +120,7 @@ type Metrics struct {
 	rateLimited       *prometheus.CounterVec
 	budgetExhausted   *prometheus.CounterVec
 	fallbacks         *prometheus.CounterVec
+	hedges            *prometheus.CounterVec
 	ejections         *prometheus.CounterVec
 	stateUp           prometheus.Gauge
 	stateUpOnce       sync.Once
@@ -183,6 +190,10 @@ func New() *Metrics {
 			Name: NameFallbacks,
 			Help: "Calls moved from a failing target to the next, by route and the targets from and to.",
 		}, []string{"route", "from", "to"}),
+		hedges: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameHedges,
+			Help: "Hedged attempts, by provider and result: won, lost, failed, or refused by the retry budget.",
+		}, []string{"provider", "result"}),
 		ejections: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameEjections,
 			Help: "Route targets ejected by outlier detection after failing in a row, by target.",
@@ -248,7 +259,7 @@ func New() *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.Server, m.retries, m.attempts, m.timeToFirstDelta, m.calls,
 		m.providerErrors, m.validationRetries, m.rateLimited, m.budgetExhausted,
-		m.fallbacks, m.ejections,
+		m.fallbacks, m.hedges, m.ejections,
 		m.stateErrors, m.stateFallbacks,
 		m.timeToFirstToken, m.requestDuration, m.tokenUsage, m.tokens, m.cost,
 		m.reloads, m.lastReloadOK, m.lastReloadSuccess,
@@ -341,6 +352,21 @@ func (m *Metrics) RetryBudgetExhausted(provider string) {
 func (m *Metrics) Fallback(route, from, to string) {
 	if m != nil {
 		m.fallbacks.WithLabelValues(route, from, to).Inc()
+	}
+}
+
+// Hedge results (NameHedges).
+const (
+	HedgeWon     = "won"
+	HedgeLost    = "lost"
+	HedgeFailed  = "failed"
+	HedgeRefused = "refused"
+)
+
+// Hedge records one hedge to provider and its result.
+func (m *Metrics) Hedge(provider, result string) {
+	if m != nil {
+		m.hedges.WithLabelValues(provider, result).Inc()
 	}
 }
 

@@ -55,8 +55,8 @@ func (s Stop) String() string {
 	return "unknown"
 }
 
-// Attempt describes one failed attempt for Policy.Decide.
-type Attempt struct {
+// FailedAttempt describes one failed attempt for Policy.Decide.
+type FailedAttempt struct {
 	// N is the attempt's number, from 1.
 	N int
 	// Class is Classify's verdict on the attempt's error.
@@ -88,7 +88,7 @@ func (d Decision) Retry() bool { return d.Stop == StopNone }
 // the backoff, and stops the call at once when it exceeds MaxRetryAfter; a
 // wait that would reach the deadline stops. The provider's retry budget is
 // not the policy's: the plan asks it after a decision to retry (Plan.Failed).
-func (p Policy) Decide(a Attempt, rnd Rand) Decision {
+func (p Policy) Decide(a FailedAttempt, rnd Rand) Decision {
 	if !a.Class.Retryable {
 		return Decision{Stop: StopNotRetryable}
 	}

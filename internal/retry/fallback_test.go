@@ -54,7 +54,7 @@ func runFallback(t *testing.T, policy retry.Policy, budget retry.Throttle, outco
 		Budget:    func(string) retry.Throttle { return budget },
 		Rand:      func(int64) int64 { return 0 },
 	})
-	_, err = retry.Run(t.Context(), p, &waits{}, func(n int, tg provider.Target) (string, error) {
+	_, err = retry.Run(t.Context(), p, &waits{}, decideWith[string](func(n int, tg provider.Target) (string, error) {
 		trace = append(trace, fmt.Sprintf("%d→%s", n, tg.Entry.Config.Name))
 		if n > len(outcomes) {
 			t.Fatalf("attempt %d beyond the script", n)
@@ -73,7 +73,7 @@ func runFallback(t *testing.T, policy retry.Policy, budget retry.Throttle, outco
 			trace = append(trace, s)
 		}
 		return "", step.Continue()
-	})
+	}))
 	return trace, health, err
 }
 
@@ -247,7 +247,7 @@ func TestPlanReasksStayOnTheTarget(t *testing.T) {
 		MaxReasks: 1,
 	})
 	var trace []string
-	_, err := retry.Run(t.Context(), p, &waits{}, func(n int, tg provider.Target) (string, error) {
+	_, err := retry.Run(t.Context(), p, &waits{}, decideWith[string](func(n int, tg provider.Target) (string, error) {
 		trace = append(trace, fmt.Sprintf("%d→%s", n, tg.Entry.Config.Name))
 		switch n {
 		case 1:
@@ -256,7 +256,7 @@ func TestPlanReasksStayOnTheTarget(t *testing.T) {
 			return "", p.Failed(overloaded, retry.Classify(overloaded), true).Continue()
 		}
 		return "done", nil
-	})
+	}))
 	if err != nil || strings.Join(trace, " ") != "1→a 2→a 3→b" {
 		t.Fatalf("trace %v, %v; want a re-ask to a, then a's one attempt, then b", trace, err)
 	}

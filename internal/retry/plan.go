@@ -48,6 +48,11 @@ type PlanConfig struct {
 	// MaxReasks is how many structured-output re-asks the call may make on
 	// top of Policy.MaxAttempts; 0 without structured output.
 	MaxReasks int
+	// Hedging is the call's hedging policy (Limits.Hedging); zero: none.
+	Hedging Hedging
+	// Latencies learns each attempt's time to first delta and gives
+	// adaptive hedging delays; nil: none.
+	Latencies *Latencies
 	// Now and Rand default to time.Now and math/rand/v2; tests set them.
 	Now  func() time.Time
 	Rand Rand
@@ -69,25 +74,35 @@ type PlanConfig struct {
 // decision after a failure is Policy.Decide's, with the exact delay, and a
 // move to the next target follows at once.
 //
-// Where later work extends it: a budget shared between replicas
-// (PlanConfig.Budget, a Throttle), concurrent hedged attempts and a span per attempt
-// and per wait (Run).
+// With hedging (PlanConfig.Hedging), each attempt the plan starts opens a
+// round: while the call has hedges left and no attempt of the round has
+// committed for the hedging delay, Run starts a hedge beside it (numbered
+// as the next attempt, to the target Hedging.Target says, allowed by that
+// target's retry budget like a retry, and counted in flight there as a
+// retry until its race is decided). The first attempt of the round to
+// commit wins and the others are cancelled; the winner's outcome is the
+// round's, and a winner on another target makes that target the current
+// one. When every attempt of the round fails before committing, the plan
+// decides on the round's first attempt, as if it had run alone; hedges
+// never count against Policy.MaxAttempts, and the call starts at most
+// Hedging.Max of them in all.
 //
-// A Plan is used by its call's goroutine only.
+// A Plan is used by its call's goroutine only (Run's).
 type Plan struct {
 	cfg      PlanConfig
 	ctx      context.Context   // Run's, for the budget
 	targets  []provider.Target // Target, then Fallbacks
 	cur      int               // the current target's index
-	attempts int               // attempts started
-	tries    int               // attempts on the current target that were not re-asks
+	attempts int               // attempts started, hedges included
+	hedges   int               // hedges started
+	round    int               // hedges started in the current round
+	tries    int               // attempts on the current target that were not re-asks or hedges
 	reasks   int               // re-asks made
 	reasking bool              // the next attempt is a re-ask
 	waiting  bool              // a Step retried and its attempt has not started
-	// The budget's accounting: endAttempt ends the current attempt's
-	// count in flight; next releases the retry a Step took for the next
-	// attempt, which is in flight until that attempt starts.
-	endAttempt, next func()
+	// next releases the retry a Step took for the next attempt, which is
+	// in flight in the budget until that attempt starts.
+	next func()
 }
 
 // NewPlan returns the plan of a call.
@@ -105,8 +120,11 @@ func (p *Plan) MaxAttempts() int {
 	return p.cfg.Policy.MaxAttempts*len(p.targets) + p.cfg.MaxReasks
 }
 
-// Attempts returns the attempts started so far.
+// Attempts returns the attempts started so far, hedges included.
 func (p *Plan) Attempts() int { return p.attempts }
+
+// Hedges returns how many of the attempts started so far were hedges.
+func (p *Plan) Hedges() int { return p.hedges }
 
 // Target returns the target of the current attempt (before the first, of
 // the first; after a Step, of the attempt it announced).
@@ -115,23 +133,110 @@ func (p *Plan) Target() provider.Target { return p.targets[p.cur] }
 // Fallbacks returns how many times the call moved to another target.
 func (p *Plan) Fallbacks() int { return p.cur }
 
-// start begins the next attempt and returns its number, from 1, and
-// target: a retry waiting for it is no longer in flight, and the attempt
-// counts as in flight at its provider until end.
-func (p *Plan) start() (int, provider.Target) {
+// start begins the next attempt of the plan, which opens a round: a retry
+// waiting for it is no longer in flight, and the attempt counts as in
+// flight at its provider until ended.
+func (p *Plan) start() *Attempt {
 	p.attempts++
 	if !p.reasking {
 		p.tries++
 	}
 	p.reasking, p.waiting = false, false
+	p.round = 0
 	release(&p.next)
 	t := p.targets[p.cur]
-	p.endAttempt = p.budget(t).Begin(p.context())
-	return p.attempts, t
+	return &Attempt{N: p.attempts, Target: t, Started: p.cfg.Now(), now: p.cfg.Now, end: p.budget(t).Begin(p.context())}
 }
 
-// end ends the current attempt's count in flight.
-func (p *Plan) end() { release(&p.endAttempt) }
+// ended records that a ended: its time, and the end of the retry a hedge
+// holds in the budget. a stays in flight at its provider until done: the
+// attempt that decides its round, until its decision is made (a retry is
+// asked for while it still counts).
+func (p *Plan) ended(a *Attempt) {
+	a.Ended = p.cfg.Now()
+	release(&a.slot)
+}
+
+// done ends a's count in flight at its provider.
+func (p *Plan) done(a *Attempt) { release(&a.end) }
+
+// hedgesLeft returns how many hedges the call may still start.
+func (p *Plan) hedgesLeft() int { return max(p.cfg.Hedging.Max-p.hedges, 0) }
+
+// hedgeDelay returns the hedging delay of the round that starts: 0 when
+// it starts no hedge (none left, or an adaptive delay not known yet).
+func (p *Plan) hedgeDelay() time.Duration {
+	if p.hedgesLeft() == 0 {
+		return 0
+	}
+	return p.cfg.Hedging.Delay(p.cfg.Latencies, p.Target())
+}
+
+// hedgeTarget returns the target of the round's next hedge.
+func (p *Plan) hedgeTarget() provider.Target {
+	if p.cfg.Hedging.Target == HedgeNextTarget {
+		if i := p.cur + p.round + 1; i < len(p.targets) {
+			return p.targets[i]
+		}
+	}
+	return p.targets[p.cur]
+}
+
+// hedge asks the retry budget of the round's next hedge's target, t, for
+// the hedge. When it allows it, ok is true and slot holds the retry in
+// flight; the hedge is then either made (newHedge) or slot released.
+// When it denies it, the round starts no more hedges.
+func (p *Plan) hedge(ctx context.Context) (t provider.Target, slot func(), ok bool) {
+	t = p.hedgeTarget()
+	slot, ok = p.budget(t).Retry(ctx)
+	return t, slot, ok
+}
+
+// newHedge numbers a hedge to t, which holds slot in the budget and end
+// in flight at its provider.
+func (p *Plan) newHedge(t provider.Target, slot, end func()) *Attempt {
+	p.attempts++
+	p.hedges++
+	p.round++
+	return &Attempt{N: p.attempts, Target: t, Hedge: true, Started: p.cfg.Now(), now: p.cfg.Now, end: end, slot: slot}
+}
+
+// commitTo makes the target of a, the attempt that won its race, the
+// call's current target: a hedge on the route's next target that won
+// moves the call there, as its first try.
+func (p *Plan) commitTo(a *Attempt) {
+	if a.Target == p.targets[p.cur] {
+		return
+	}
+	for i, t := range p.targets {
+		if t == a.Target {
+			p.cur, p.tries = i, 1
+			return
+		}
+	}
+}
+
+// observe records a's time to first delta, when it has one: committed, or
+// cancelled as it lost its race (the time it had waited).
+func (p *Plan) observe(a *Attempt) {
+	switch {
+	case p.cfg.Latencies == nil:
+	case a.committed && !a.committedAt.IsZero():
+		p.cfg.Latencies.Observe(a.Target, a.committedAt.Sub(a.Started))
+	case a.outcome == OutcomeLost:
+		p.cfg.Latencies.Observe(a.Target, a.Ended.Sub(a.Started))
+	}
+}
+
+// RaceFailed records that a, an attempt of a race whose outcome is not its
+// round's (see Attempt.Decides), failed (classified c): its target's health
+// hears of it when the failure is the target's, as Failed would tell it.
+// Nothing follows it.
+func (p *Plan) RaceFailed(a *Attempt, c Classification) {
+	if c.FallsBack() && p.cfg.Health != nil {
+		p.cfg.Health.Failed(a.Target)
+	}
+}
 
 // release calls *f once, if set.
 func release(f *func()) {
@@ -221,7 +326,7 @@ func (p *Plan) Failed(err error, c Classification, streamed bool) Step {
 	if c.FallsBack() && p.cfg.Health != nil {
 		p.cfg.Health.Failed(p.Target())
 	}
-	d := p.cfg.Policy.Decide(Attempt{
+	d := p.cfg.Policy.Decide(FailedAttempt{
 		N: p.tries, Class: c, Streamed: streamed, Now: p.cfg.Now(), Deadline: p.cfg.Deadline,
 	}, p.cfg.Rand)
 	if d.Retry() && !c.CallerCaused {
@@ -291,21 +396,25 @@ func (p *Plan) failure(err error, c Classification, stop Stop) *Failure {
 // given the attempt: a bug in how the plan bounds its attempts.
 var errPlanOverrun = errors.New("retry: the attempt plan retried past its own bound")
 
-// Run executes the plan with retry-go under ctx: it runs attempt for each
-// attempt, with its number (from 1) and target, until one returns a
+// Run executes the plan with retry-go under ctx, one round per attempt
+// the plan starts: the attempt (at.Attempt), and with hedging its hedges
+// beside it, concurrently; once every attempt of the round ended, Settle
+// of the one that decides the round says what follows, until it returns a
 // result, or an error other than a Step's Continue. retry-go makes the
-// waits, which end early when ctx ends; timer, when not nil, makes them
-// instead of real time.
+// waits between rounds, which end early when ctx ends; timer, when not
+// nil, makes them instead of real time, and the hedging delays too.
 //
 // Run returns the result, the error an attempt ended the call with (a
 // Step's *Failure, or the caller's own), or, when ctx ended before the
 // first attempt or during a wait, the *Failure of that interruption:
-// class canceled or deadline (by ctx's cause), StopNotRetryable.
-func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t provider.Target) (T, error)) (T, error) {
+// class canceled or deadline (by ctx's cause), StopNotRetryable. No
+// attempt is running when it returns. A panic of an attempt's goroutine
+// is raised again by Run, once the other attempts of its race ended.
+func Run[T any](ctx context.Context, p *Plan, timer Timer, at Attempter[T]) (T, error) {
 	p.ctx = ctx
 	// A retry slot the call holds when it ends (its wait was cut short)
 	// goes back to the budget.
-	defer func() { p.end(); release(&p.next) }()
+	defer release(&p.next)
 	opts := []retrygo.Option{
 		retrygo.Context(ctx),
 		// The plan bounds the attempts; this bound is never what stops it.
@@ -324,9 +433,7 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, attempt func(n int, t
 	var wait telemetry.Span
 	res, err := retrygo.DoWithData(func() (T, error) {
 		wait.EndWait(nil)
-		n, t := p.start()
-		res, err := attempt(n, t)
-		p.end()
+		res, err := round(ctx, p, timer, at)
 		wait = startWait(ctx, err)
 		return res, err
 	}, opts...)

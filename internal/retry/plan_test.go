@@ -51,7 +51,7 @@ var overloaded = &provider.Error{Kind: provider.KindHTTP, Status: 503, Class: pr
 func script(t *testing.T, ctx context.Context, p *retry.Plan, timer retry.Timer, outcomes ...string) (string, []retry.Step, error) {
 	t.Helper()
 	var steps []retry.Step
-	res, err := retry.Run(ctx, p, timer, func(n int, target provider.Target) (string, error) {
+	res, err := retry.Run(ctx, p, timer, decideWith[string](func(n int, target provider.Target) (string, error) {
 		if n != p.Attempts() || target != testTarget {
 			t.Errorf("attempt %d to %v; the plan says %d to %v", n, target, p.Attempts(), testTarget)
 		}
@@ -74,7 +74,7 @@ func script(t *testing.T, ctx context.Context, p *retry.Plan, timer retry.Timer,
 			steps = append(steps, step)
 		}
 		return "", step.Continue()
-	})
+	}))
 	return res, steps, err
 }
 
@@ -130,11 +130,11 @@ func TestPlanReasksComeOnTopOfMaxAttempts(t *testing.T) {
 func TestPlanInterruptedWait(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	p := newPlan(3, 0)
-	_, err := retry.Run(ctx, p, never{}, func(int, provider.Target) (string, error) {
+	_, err := retry.Run(ctx, p, never{}, decideWith[string](func(int, provider.Target) (string, error) {
 		step := p.Failed(overloaded, retry.Classify(overloaded), true)
 		cancel() // the client goes away during the wait
 		return "", step.Continue()
-	})
+	}))
 	var f *retry.Failure
 	if !errors.As(err, &f) || f.Class.Class != provider.ClassCanceled || f.Stop != retry.StopNotRetryable || f.Attempts != 1 {
 		t.Fatalf("Run error = %v, want a canceled Failure after 1 attempt", err)
@@ -144,10 +144,10 @@ func TestPlanInterruptedWait(t *testing.T) {
 func TestPlanContextEndedBeforeTheFirstAttempt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), -time.Second)
 	defer cancel()
-	_, err := retry.Run(ctx, newPlan(3, 0), nil, func(int, provider.Target) (string, error) {
+	_, err := retry.Run(ctx, newPlan(3, 0), nil, decideWith[string](func(int, provider.Target) (string, error) {
 		t.Fatal("an attempt ran after the deadline")
 		return "", nil
-	})
+	}))
 	var f *retry.Failure
 	if !errors.As(err, &f) || f.Class.Class != provider.ClassDeadline || f.Attempts != 0 {
 		t.Fatalf("Run error = %v, want a deadline Failure with no attempt", err)
@@ -167,7 +167,7 @@ func TestPlanAsksTheProvidersBudget(t *testing.T) {
 	})
 	snap := func() inFlight { a, r := budget.InFlight(); return inFlight{a, r} }
 	var seen []inFlight
-	_, err := retry.Run(t.Context(), p, &waits{}, func(n int, _ provider.Target) (string, error) {
+	_, err := retry.Run(t.Context(), p, &waits{}, decideWith[string](func(n int, _ provider.Target) (string, error) {
 		seen = append(seen, snap())
 		if n == 2 {
 			// Another call's retry takes the budget's one slot.
@@ -178,7 +178,7 @@ func TestPlanAsksTheProvidersBudget(t *testing.T) {
 		step := p.Failed(overloaded, retry.Classify(overloaded), false)
 		seen = append(seen, snap())
 		return "", step.Continue()
-	})
+	}))
 	var f *retry.Failure
 	if !errors.As(err, &f) || f.Stop != retry.StopBudget || f.Attempts != 2 {
 		t.Fatalf("Run error = %v, want StopBudget after 2 attempts", err)
@@ -219,11 +219,11 @@ func TestPlanReleasesItsRetries(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	p = retry.NewPlan(cfg)
-	_, _ = retry.Run(ctx, p, never{}, func(int, provider.Target) (string, error) {
+	_, _ = retry.Run(ctx, p, never{}, decideWith[string](func(int, provider.Target) (string, error) {
 		step := p.Failed(overloaded, retry.Classify(overloaded), false)
 		cancel()
 		return "", step.Continue()
-	})
+	}))
 	if a, r := budget.InFlight(); a != 0 || r != 0 {
 		t.Errorf("after a call cancelled in its wait: %d attempts and %d retries in flight, want none", a, r)
 	}
@@ -240,21 +240,21 @@ func TestPlanCallerCausedFailuresSpendNoBudget(t *testing.T) {
 	}
 	p := retry.NewPlan(cfg)
 	own := &retry.StallError{Timeout: 100 * ms, CallerSet: true}
-	res, err := retry.Run(t.Context(), p, &waits{}, func(n int, _ provider.Target) (string, error) {
+	res, err := retry.Run(t.Context(), p, &waits{}, decideWith[string](func(n int, _ provider.Target) (string, error) {
 		if n == 2 {
 			return "done", nil
 		}
 		return "", p.Failed(own, retry.Classify(own), false).Continue()
-	})
+	}))
 	if err != nil || res != "done" {
 		t.Fatalf("Run = %q, %v; want the retry of a caller-caused stall to succeed", res, err)
 	}
 
 	p = retry.NewPlan(cfg)
 	server := &retry.StallError{Timeout: 30 * time.Second}
-	_, err = retry.Run(t.Context(), p, &waits{}, func(int, provider.Target) (string, error) {
+	_, err = retry.Run(t.Context(), p, &waits{}, decideWith[string](func(int, provider.Target) (string, error) {
 		return "", p.Failed(server, retry.Classify(server), false).Continue()
-	})
+	}))
 	var f *retry.Failure
 	if !errors.As(err, &f) || f.Stop != retry.StopBudget {
 		t.Errorf("a stall under the server's idle timeout: Run error = %v, want StopBudget", err)
@@ -272,3 +272,15 @@ func TestPlanOverrunIsAFailure(t *testing.T) {
 		t.Fatalf("Run error = %v, want a Failure naming the overrun", err)
 	}
 }
+
+// decideWith adapts a decision function, which the attempt functions of
+// plans without hedging were, to an Attempter: Attempt produces nothing,
+// and Settle decides with the function.
+type decideWith[T any] func(n int, t provider.Target) (T, error)
+
+func (f decideWith[T]) Attempt(context.Context, *retry.Attempt) (T, error) {
+	var zero T
+	return zero, nil
+}
+
+func (f decideWith[T]) Settle(a *retry.Attempt, _ T, _ error) (T, error) { return f(a.N, a.Target) }

@@ -36,6 +36,11 @@ type Limits struct {
 	// MinStreamTimeout is the shortest stream idle or first event timeout
 	// a request may ask for; shorter ones are refused (CheckStreamTimeouts).
 	MinStreamTimeout time.Duration
+	// MaxHedges caps the hedges any call may start (0: the server hedges
+	// nothing); MinHedgeAfter is the shortest hedging delay a request may
+	// ask for, and the least an adaptive one waits (see Hedging).
+	MaxHedges     int
+	MinHedgeAfter time.Duration
 }
 
 // Midstream says what happens when an attempt fails after it streamed

@@ -55,10 +55,32 @@ type Defaults struct {
 	// StreamIdleTimeout is the stream idle timeout of requests that set
 	// none (still clamped to the server's deadlines.max_stream_idle).
 	StreamIdleTimeout time.Duration `yaml:"stream_idle_timeout"`
+	// Hedging is the route's hedging policy, for requests that have none
+	// (a request's own hedging replaces it whole; max_hedges 0 turns it
+	// off).
+	Hedging *HedgingDefaults `yaml:"hedging"`
 	// Resumable makes the route's calls resumable (docs/resume.md) unless
 	// the request says otherwise; nil leaves it to requests.
 	Resumable *bool `yaml:"resumable"`
 }
+
+// HedgingDefaults mirror llmrelay.v1.HedgePolicy.
+type HedgingDefaults struct {
+	// HedgeAfter is the hedging delay; required unless Adaptive.
+	HedgeAfter time.Duration `yaml:"hedge_after"`
+	// Adaptive follows the target's observed p95 time to first delta.
+	Adaptive bool `yaml:"adaptive"`
+	// MaxHedges is 1 or 2; 0 (unset) means 1.
+	MaxHedges int `yaml:"max_hedges"`
+	// Target is "same" (the default) or "next".
+	Target string `yaml:"target"`
+}
+
+// Hedge targets (HedgingDefaults.Target).
+const (
+	HedgeTargetSame = "same"
+	HedgeTargetNext = "next"
+)
 
 // RetryDefaults mirror llmrelay.v1.RetryPolicy; zero values set nothing.
 type RetryDefaults struct {
@@ -132,6 +154,8 @@ const (
 	maxStopBytes       = 256
 	maxValidationRetry = 10
 	maxPrefixMessages  = 64
+	maxHedges          = 2
+	maxHedgeAfter      = 5 * time.Minute
 )
 
 var schemaNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{0,64}$`)
@@ -268,5 +292,21 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 	}
 	if d.StreamIdleTimeout < 0 || d.StreamIdleTimeout > time.Hour {
 		bad(at("stream_idle_timeout"), "must be within 0..1h")
+	}
+	if h := d.Hedging; h != nil {
+		switch {
+		case h.HedgeAfter < 0 || h.HedgeAfter > maxHedgeAfter:
+			bad(at("hedging.hedge_after"), "must be within 0..%s", maxHedgeAfter)
+		case h.HedgeAfter == 0 && !h.Adaptive:
+			bad(at("hedging.hedge_after"), "required unless adaptive is true: how long an attempt may show nothing before a hedge starts, e.g. 500ms")
+		}
+		if h.MaxHedges < 0 || h.MaxHedges > maxHedges {
+			bad(at("hedging.max_hedges"), "%d is not 1 or 2 (unset: 1)", h.MaxHedges)
+		}
+		switch h.Target {
+		case "", HedgeTargetSame, HedgeTargetNext:
+		default:
+			bad(at("hedging.target"), "%q is not %s or %s", h.Target, HedgeTargetSame, HedgeTargetNext)
+		}
 	}
 }

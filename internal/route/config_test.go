@@ -48,6 +48,20 @@ func TestCheck(t *testing.T) {
 			c.Defaults.ResponseFormat = &route.ResponseFormat{JSONSchema: map[string]any{"type": "object"}, PartialObjectInterval: 2 * time.Minute}
 		}, "routes[0].defaults.response_format.partial_object_interval: 2m0s is not within 0..1m"},
 		{"a negative timeout", func(c *route.Config) { c.Timeout = -1 }, "routes[0].timeout: must not be negative"},
+		{"hedging", func(c *route.Config) {
+			c.Defaults.Hedging = &route.HedgingDefaults{HedgeAfter: time.Second, MaxHedges: 2, Target: "next"}
+		}, ""},
+		{"adaptive hedging without a delay", func(c *route.Config) { c.Defaults.Hedging = &route.HedgingDefaults{Adaptive: true} }, ""},
+		{"hedging without a delay", func(c *route.Config) { c.Defaults.Hedging = &route.HedgingDefaults{MaxHedges: 1} },
+			"routes[0].defaults.hedging.hedge_after: required unless adaptive is true"},
+		{"three hedges", func(c *route.Config) {
+			c.Defaults.Hedging = &route.HedgingDefaults{HedgeAfter: time.Second, MaxHedges: 3}
+		},
+			"routes[0].defaults.hedging.max_hedges: 3 is not 1 or 2"},
+		{"a hedge target", func(c *route.Config) {
+			c.Defaults.Hedging = &route.HedgingDefaults{HedgeAfter: time.Second, Target: "other"}
+		},
+			`routes[0].defaults.hedging.target: "other" is not same or next`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

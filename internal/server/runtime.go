@@ -82,7 +82,7 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 	s.retryBudgets(rt, prev)
 	rt.service = service.New(service.Deps{
 		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
-		Budget: rt.budget, Resume: s.resume,
+		Budget: rt.budget, Resume: s.resume, Latencies: s.latencies,
 	})
 	links, err := s.interceptorChain(rt)
 	if err != nil {

@@ -80,6 +80,9 @@ type Server struct {
 	// state store's when it can (shared by the replicas that share the
 	// store), else this process's.
 	targetHealth state.TargetHealth
+	// latencies keep the targets' recent times to first delta, which
+	// adaptive hedging follows, across reloads (this process's own).
+	latencies *retry.Latencies
 	// ejectedOnce registers the targets' health gauge, once a config has
 	// routes.
 	ejectedOnce sync.Once
@@ -158,6 +161,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	if s.targetHealth, ok = s.store.(state.TargetHealth); !ok {
 		s.targetHealth = memory.New()
 	}
+	s.latencies = retry.NewLatencies()
 	logs, ok := s.store.(state.EventLogs)
 	if !ok {
 		logs = memory.New()

@@ -13,8 +13,10 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 // sendError is a failure to send an event to the client: never a provider
@@ -33,35 +35,116 @@ func (e *sendError) Unwrap() error { return e.err }
 // when the client could not be written to.
 //
 // retry.Run executes the plan on retry-go, which makes the waits and ends
-// them early when ctx ends. After each failed attempt the plan decides
-// (afterFailure), and the WillRetry event is sent with the step's exact
-// delay before retry-go waits it.
+// them early when ctx ends, and runs the races of hedged attempts: each
+// attempt streams on its own (attempter.Attempt), and once it ended the
+// call settles it (attempter.Settle): after a failure that decides its
+// round the plan decides (afterFailure), and the WillRetry event is sent
+// with the step's exact delay before retry-go waits it.
 func (c *call) run(ctx context.Context) (*attemptResult, error) {
-	return retry.Run(ctx, c.plan, c.svc.timer, func(n int, t provider.Target) (*attemptResult, error) {
-		c.info.ObserveAttempt(n)
-		actx, span := c.startAttempt(ctx, n, t)
-		res, err := c.runAttempt(actx, n, t)
-		defer c.endAttempt(span, t, res, err)
-		c.usage.Add(res.usage)
-		c.account(t, res.usage)
-		if err != nil {
-			return nil, c.afterFailure(actx, n, t, res, err)
-		}
-		c.plan.Succeeded()
-		if c.so != nil && res.finish != provider.FinishRefusal {
-			// A refusal is the model's answer: nothing to validate, and
-			// re-asking would only be refused again.
-			return c.checkOutput(n, res)
-		}
-		return res, nil
-	})
+	return retry.Run(ctx, c.plan, c.svc.timer, attempter{c: c, ctx: ctx})
 }
 
-// afterFailure reports attempt n to target t, which failed with err, to the
-// plan. When the call retries, it logs and counts the retry, sends the
-// WillRetry event and returns the step's Continue; otherwise it returns the
-// *retry.Failure that ends the call (or the *sendError that already did).
-func (c *call) afterFailure(ctx context.Context, n int, t provider.Target, res *attemptResult, err error) error {
+// attempter is the call's side of its attempts, as retry.Run runs them.
+type attempter struct {
+	c   *call
+	ctx context.Context // the call's
+}
+
+// Attempt implements retry.Attempter: it runs attempt a, streaming its
+// deltas to the client once a commits. With hedging it runs on a goroutine
+// of its own, beside the other attempts of its race: it touches only what
+// is a's (its result, its span) and, once committed, the emitter.
+func (at attempter) Attempt(ctx context.Context, a *retry.Attempt) (*attemptResult, error) {
+	c := at.c
+	c.info.ObserveAttempt(a.N)
+	if a.Hedge {
+		c.svc.log.Debug("hedging", "request_id", c.requestID, "attempt", a.N, "provider", a.Target.Entry.Config.Name, "model", a.Target.Model)
+	}
+	sctx, span := c.startAttempt(ctx, a)
+	res, err := c.runAttempt(sctx, a)
+	res.sctx, res.span = sctx, span
+	return res, err
+}
+
+// Settle implements retry.Attempter, on the call's goroutine: it accounts
+// for attempt a's usage, ends its span, and, when a decides its round,
+// reports it to the plan (a failure: afterFailure; a success: the target's
+// health, then the structured-output check).
+func (at attempter) Settle(a *retry.Attempt, res *attemptResult, err error) (*attemptResult, error) {
+	c := at.c
+	defer c.endAttempt(a, res, err)
+	c.usage.Add(res.usage)
+	c.account(a.Target, res.usage)
+	if a.Hedge {
+		c.svc.metrics.Hedge(a.Target.Entry.Config.Name, a.Outcome().String())
+	}
+	if !a.Decides() {
+		if a.Outcome() == retry.OutcomeFailed {
+			c.raceFailure(at.ctx, a, res, err)
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, c.afterFailure(at.ctx, a, res, err)
+	}
+	c.plan.Succeeded()
+	res.attempt = a.N
+	if c.so != nil && res.finish != provider.FinishRefusal {
+		// A refusal is the model's answer: nothing to validate, and
+		// re-asking would only be refused again.
+		return c.checkOutput(a.N, res)
+	}
+	return res, nil
+}
+
+// HedgeRefused implements retry.HedgeObserver.
+func (at attempter) HedgeRefused(t provider.Target) {
+	at.c.svc.metrics.Hedge(t.Entry.Config.Name, metrics.HedgeRefused)
+}
+
+// classify classifies the error of attempt a, which failed with err while
+// the call's context was ctx: the call's own end when ctx ended (not how
+// the provider call noticed it). It logs what the provider sent that the
+// error is about and counts the provider error.
+func (c *call) classify(ctx context.Context, a *retry.Attempt, err error) (error, retry.Classification) {
+	if ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	name := a.Target.Entry.Config.Name
+	cl := retry.Classify(err)
+	if pe := cl.Provider; pe != nil && pe.Raw != "" {
+		// What the provider sent that the error is about (an event that did
+		// not decode, an error status's body: a proxy's page, say) may be
+		// anything: never in a status, only here, at debug level.
+		c.svc.log.Debug("provider error response", "request_id", c.requestID, "provider", name,
+			"attempt", a.N, "provider_status", pe.Status, "body", pe.Raw)
+	}
+	if cl.Class != provider.ClassCanceled && cl.Class != provider.ClassDeadline {
+		c.svc.metrics.ProviderError(name, cl.Class.String())
+	}
+	return err, cl
+}
+
+// raceFailure accounts for attempt a of a race, which failed with err
+// before it produced a delta while another attempt of its race ran on:
+// the failure counts (metrics, its target's health, its span), and nothing
+// follows it.
+func (c *call) raceFailure(ctx context.Context, a *retry.Attempt, res *attemptResult, err error) {
+	err, cl := c.classify(ctx, a, err)
+	c.plan.RaceFailed(a, cl)
+	c.svc.log.Debug("attempt failed beside another", "request_id", c.requestID, "attempt", a.N, "hedge", a.Hedge,
+		"provider", a.Target.Entry.Config.Name, "class", cl.Class.String(), "error", err)
+	if telemetry.Recording(res.sctx) {
+		telemetry.AttemptFailed(res.sctx, telemetry.AttemptFailure{Class: cl.Class.String(), Err: err})
+	}
+}
+
+// afterFailure reports attempt a, which failed with err and decides its
+// round, to the plan. When the call retries, it logs and counts the retry,
+// sends the WillRetry event and returns the step's Continue; otherwise it
+// returns the *retry.Failure that ends the call (or the *sendError that
+// already did).
+func (c *call) afterFailure(ctx context.Context, a *retry.Attempt, res *attemptResult, err error) error {
 	var se *sendError
 	var ae *apierr.Error
 	if errors.As(err, &se) || errors.As(err, &ae) {
@@ -69,25 +152,11 @@ func (c *call) afterFailure(ctx context.Context, n int, t provider.Target, res *
 		// the attempt ended the call itself (its output passed the limit).
 		return err
 	}
-	if ctx.Err() != nil {
-		// The call itself ended: report why, not how the provider call
-		// noticed it.
-		err = context.Cause(ctx)
-	}
+	n, t := a.N, a.Target
 	name := t.Entry.Config.Name
-	cl := retry.Classify(err)
-	if pe := cl.Provider; pe != nil && pe.Raw != "" {
-		// What the provider sent that the error is about (an event that did
-		// not decode, an error status's body: a proxy's page, say) may be
-		// anything: never in a status, only here, at debug level.
-		c.svc.log.Debug("provider error response", "request_id", c.requestID, "provider", name,
-			"attempt", n, "provider_status", pe.Status, "body", pe.Raw)
-	}
-	if cl.Class != provider.ClassCanceled && cl.Class != provider.ClassDeadline {
-		c.svc.metrics.ProviderError(name, cl.Class.String())
-	}
+	err, cl := c.classify(ctx, a, err)
 	step := c.plan.Failed(err, cl, res.streamed())
-	c.traceFailure(ctx, err, cl, step, res)
+	c.traceFailure(res.sctx, err, cl, step, res)
 	if step.Decision.Stop == retry.StopBudget {
 		c.svc.metrics.RetryBudgetExhausted(name)
 	}
@@ -132,6 +201,11 @@ func (c *call) sendWillRetry(n int, step retry.Step, w *llmrelayv1.WillRetry) er
 
 // attemptResult is what one attempt produced.
 type attemptResult struct {
+	// attempt is the attempt's number, set once it succeeded.
+	attempt int
+	// sctx is the attempt's context, with its span (span).
+	sctx      context.Context
+	span      telemetry.Span
 	text      strings.Builder
 	toolCalls []*llmrelayv1.ToolCall
 	reasoning []*reasoningBlock
@@ -155,9 +229,11 @@ type attemptResult struct {
 // retry must tell it to discard.
 func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 }
 
-// runAttempt runs attempt n to target t: it streams the provider's deltas
-// to the client as they arrive and returns the assembled result, or the
-// error that ended the attempt (with res holding what was sent before it).
+// runAttempt runs attempt a: it streams the provider's deltas to the
+// client as they arrive, once a committed (see sendDelta), and returns the
+// assembled result, or the error that ended the attempt (with res holding
+// what was sent before it); errLost when another attempt of its race
+// committed first.
 // An attempt whose provider shows no sign of life within the first event
 // timeout (the call's first_event_timeout, else the provider's default),
 // or for the call's stream idle timeout once it streams, is cancelled and
@@ -166,7 +242,8 @@ func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 
 // reaches the call's limit is cancelled at once, which stops the provider's
 // stream: under truncation it succeeds, cut, with FinishLength; otherwise
 // it fails with OUTPUT_TOO_LARGE, which ends the call.
-func (c *call) runAttempt(ctx context.Context, n int, t provider.Target) (*attemptResult, error) {
+func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult, error) {
+	n, t := a.N, a.Target
 	res := &attemptResult{partial: c.so.newPartial()}
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -209,7 +286,7 @@ func (c *call) runAttempt(ctx context.Context, n int, t provider.Target) (*attem
 		// Handing the event to the client is not the provider's time: a
 		// client slow to read must not make the provider look stalled.
 		stall.relay()
-		err = c.handle(n, ev, res)
+		err = c.handle(a, ev, res)
 		stall.relayed()
 		if errors.Is(err, errTruncated) {
 			res.finish = provider.FinishLength
@@ -221,23 +298,34 @@ func (c *call) runAttempt(ctx context.Context, n int, t provider.Target) (*attem
 	}
 }
 
-// handle folds one provider event of attempt n into res and sends the
+// handle folds one provider event of attempt a into res and sends the
 // client its delta, if it makes one. Output past the call's limit ends the
-// attempt (meterOutput): cut at the limit and errTruncated, or an error.
-func (c *call) handle(n int, ev provider.Event, res *attemptResult) error {
-	limited := c.meterOutput(n, &ev, res)
+// attempt (meterOutput): cut at the limit and errTruncated, or an error
+// that ends the call, for which a commits first (errLost when it cannot).
+func (c *call) handle(a *retry.Attempt, ev provider.Event, res *attemptResult) error {
+	limited := c.meterOutput(a, &ev, res)
 	if limited != nil && !errors.Is(limited, errTruncated) {
+		if !a.Commit() {
+			return errLost
+		}
 		return limited
 	}
-	if err := c.fold(n, ev, res); err != nil {
+	if err := c.fold(a, ev, res); err != nil {
 		return err
 	}
 	return limited
 }
 
-// fold folds one provider event of attempt n into res and sends the client
-// its delta, if it makes one.
-func (c *call) fold(n int, ev provider.Event, res *attemptResult) error {
+// errLost ends an attempt that another attempt of its race beat to its
+// first delta: it shows nothing.
+var errLost = errors.New("another attempt answered first")
+
+// fold folds one provider event of attempt a into res and sends the client
+// its delta, if it makes one: a delta is what the client sees (text,
+// reasoning, a refusal, a tool call's id, name or arguments), and the
+// first one commits the attempt. Usage, finish reasons and a tool call's
+// signature alone make none.
+func (c *call) fold(a *retry.Attempt, ev provider.Event, res *attemptResult) error {
 	switch ev.Kind {
 	case provider.EventText:
 		if ev.Text == "" {
@@ -246,10 +334,10 @@ func (c *call) fold(n int, ev provider.Event, res *attemptResult) error {
 		res.text.WriteString(ev.Text)
 		de := newDeltaEvent()
 		de.delta.Text = ev.Text
-		if err := c.sendDelta(n, de, res); err != nil {
+		if err := c.sendDelta(a, de, res); err != nil {
 			return err
 		}
-		return c.sendPartial(n, ev.Text, res)
+		return c.sendPartial(a.N, ev.Text, res)
 	case provider.EventToolCall:
 		res.addToolCall(ev.ToolCall)
 		tc := ev.ToolCall
@@ -260,7 +348,7 @@ func (c *call) fold(n int, ev provider.Event, res *attemptResult) error {
 		de.delta.ToolCall = &llmrelayv1.ToolCallDelta{
 			Index: uint32(tc.Index), Id: tc.ID, Name: tc.Name, ArgumentsDelta: tc.ArgumentsDelta,
 		}
-		return c.sendDelta(n, de, res)
+		return c.sendDelta(a, de, res)
 	case provider.EventReasoning:
 		r := ev.Reasoning
 		if r == (provider.ReasoningDelta{Index: r.Index}) {
@@ -269,7 +357,7 @@ func (c *call) fold(n int, ev provider.Event, res *attemptResult) error {
 		res.addReasoning(r)
 		de := newReasoningDeltaEvent()
 		de.r.Index, de.r.Text, de.r.Signature, de.r.Redacted, de.r.Format = uint32(r.Index), r.Text, r.Signature, r.Redacted, r.Format
-		return c.sendDelta(n, &de.deltaEvent, res)
+		return c.sendDelta(a, &de.deltaEvent, res)
 	case provider.EventRefusal:
 		if ev.Text == "" {
 			return nil
@@ -277,7 +365,7 @@ func (c *call) fold(n int, ev provider.Event, res *attemptResult) error {
 		res.refusal.WriteString(ev.Text)
 		de := newDeltaEvent()
 		de.delta.Refusal = ev.Text
-		return c.sendDelta(n, de, res)
+		return c.sendDelta(a, de, res)
 	case provider.EventUsage:
 		res.usage = ev.Usage
 	case provider.EventFinish:
@@ -320,14 +408,19 @@ func newReasoningDeltaEvent() *reasoningDeltaEvent {
 	return de
 }
 
-// sendDelta sends one delta of attempt n. Its error is a *sendError.
-func (c *call) sendDelta(n int, de *deltaEvent, res *attemptResult) error {
+// sendDelta sends one delta of attempt a, which commits it first. Its
+// error is a *sendError, or errLost when another attempt of a's race
+// committed first.
+func (c *call) sendDelta(a *retry.Attempt, de *deltaEvent, res *attemptResult) error {
+	if !a.Commit() {
+		return errLost
+	}
 	if !c.firstDelta {
 		c.firstDelta = true
-		c.svc.metrics.FirstToken(c.labels(c.lastTarget()), time.Since(c.start))
+		c.svc.metrics.FirstToken(c.labels(a.Target), time.Since(c.start))
 	}
 	res.deltas++
-	de.event.Attempt = uint32(n)
+	de.event.Attempt = uint32(a.N)
 	if err := c.out.send(&de.event); err != nil {
 		return &sendError{err}
 	}

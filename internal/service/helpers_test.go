@@ -276,11 +276,13 @@ func init() {
 
 // step is one attempt of a scriptedProvider: it streams events, then ends
 // with err (io.EOF for success), or blocks until cancelled when block is
-// set.
+// set. The event at i (len(events): the end) waits for the channel at
+// wait[i], if any, to be closed (or the attempt to be cancelled).
 type step struct {
 	events []provider.Event
 	err    error
 	block  bool
+	wait   map[int]<-chan struct{}
 }
 
 // scriptedProvider plays one step per attempt, records the requests it
@@ -293,25 +295,62 @@ type scriptedProvider struct {
 
 	mu       sync.Mutex
 	requests []provider.Request
+	arrived  map[int]chan struct{}
+	contexts map[int]context.Context // each attempt number's last context
 }
 
 func newScripted(t testing.TB, steps ...step) *scriptedProvider {
-	p := &scriptedProvider{steps: steps, cancelled: make(chan struct{})}
-	scripted.Store(t.Name(), p)
-	t.Cleanup(func() { scripted.Delete(t.Name()) })
+	return newScriptedAt(t, t.Name(), steps...)
+}
+
+// newScriptedAt is newScripted for a provider whose base_url is url.
+func newScriptedAt(t testing.TB, url string, steps ...step) *scriptedProvider {
+	p := &scriptedProvider{steps: steps, cancelled: make(chan struct{}), arrived: map[int]chan struct{}{}, contexts: map[int]context.Context{}}
+	scripted.Store(url, p)
+	t.Cleanup(func() { scripted.Delete(url) })
 	return p
 }
 
+// arrival returns a channel closed once attempt n reached the provider.
+func (p *scriptedProvider) arrival(n int) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ch, ok := p.arrived[n]
+	if !ok {
+		ch = make(chan struct{})
+		p.arrived[n] = ch
+	}
+	return ch
+}
+
 func (p *scriptedProvider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
+	p.arrival(req.Attempt)
 	p.mu.Lock()
 	r := *req
 	r.Messages = slices.Clone(req.Messages)
 	p.requests = append(p.requests, r)
+	p.contexts[req.Attempt] = ctx
+	select {
+	case <-p.arrived[req.Attempt]: // another call's attempt of the same number
+	default:
+		close(p.arrived[req.Attempt])
+	}
 	p.mu.Unlock()
 	if req.Attempt > len(p.steps) {
 		return nil, &provider.Error{Kind: provider.KindHTTP, Status: 400, Message: "no step left in the script"}
 	}
 	return &scriptedStream{p: p, ctx: ctx, step: p.steps[req.Attempt-1]}, nil
+}
+
+// cause returns why attempt n's context ended (nil: it did not, or n
+// never arrived).
+func (p *scriptedProvider) cause(n int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ctx := p.contexts[n]; ctx != nil {
+		return context.Cause(ctx)
+	}
+	return nil
 }
 
 // Requests returns the requests received so far.
@@ -322,13 +361,26 @@ func (p *scriptedProvider) Requests() []provider.Request {
 }
 
 type scriptedStream struct {
-	p    *scriptedProvider
-	ctx  context.Context
-	step step
-	next int
+	p      *scriptedProvider
+	ctx    context.Context
+	step   step
+	next   int
+	passed map[int]bool // the waits passed
 }
 
 func (s *scriptedStream) Recv() (provider.Event, error) {
+	if gate := s.step.wait[s.next]; gate != nil && !s.passed[s.next] {
+		select {
+		case <-gate:
+			if s.passed == nil {
+				s.passed = map[int]bool{}
+			}
+			s.passed[s.next] = true
+		case <-s.ctx.Done():
+			s.p.once.Do(func() { close(s.p.cancelled) })
+			return provider.Event{}, s.ctx.Err()
+		}
+	}
 	if s.next < len(s.step.events) {
 		s.next++
 		return s.step.events[s.next-1], nil

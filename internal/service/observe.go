@@ -72,7 +72,7 @@ func (c *call) done(ctx context.Context, code codes.Code, reason string, res *at
 		return
 	}
 	call := telemetry.Call{
-		RequestID: c.requestID, Key: c.key, Route: c.routeName(), Model: c.req.GetModel(), Target: t, Attempts: c.attempts(),
+		RequestID: c.requestID, Key: c.key, Route: c.routeName(), Model: c.req.GetModel(), Target: t, Attempts: c.attempts(), Hedges: c.hedges(),
 		Usage: c.usage, Cost: c.cost, Priced: c.priced, ErrorType: reason,
 	}
 	if res != nil {
@@ -81,23 +81,28 @@ func (c *call) done(ctx context.Context, code codes.Code, reason string, res *at
 	telemetry.EndCall(ctx, call)
 }
 
-// startAttempt starts the span of attempt n to t, when the call is traced.
-func (c *call) startAttempt(ctx context.Context, n int, t provider.Target) (context.Context, telemetry.Span) {
+// startAttempt starts the span of attempt a, when the call is traced.
+func (c *call) startAttempt(ctx context.Context, a *retry.Attempt) (context.Context, telemetry.Span) {
 	if !telemetry.Recording(ctx) {
 		return ctx, telemetry.Span{}
 	}
-	return telemetry.StartAttempt(ctx, telemetry.Attempt{N: n, Target: t, Request: c.preq, CaptureContent: c.svc.captureContent})
+	return telemetry.StartAttempt(ctx, telemetry.Attempt{N: a.N, Target: a.Target, Request: c.preq, CaptureContent: c.svc.captureContent, Hedge: a.Hedge})
 }
 
-// endAttempt ends the span of an attempt to t that produced res and ended
-// with err (nil: the provider's stream ended normally).
-func (c *call) endAttempt(span telemetry.Span, t provider.Target, res *attemptResult, err error) {
+// endAttempt ends the span of attempt a, which produced res and ended with
+// err (nil: the provider's stream ended normally), when it ended; an
+// attempt of a race says how it fared.
+func (c *call) endAttempt(a *retry.Attempt, res *attemptResult, err error) {
+	span := res.span
 	if !span.Recording() {
 		return
 	}
-	e := telemetry.AttemptEnd{Usage: res.usage, FinishReason: finishName(res.finish), Deltas: res.deltas}
-	if err == nil {
-		e.Model = t.Model
+	e := telemetry.AttemptEnd{Usage: res.usage, FinishReason: finishName(res.finish), Deltas: res.deltas, At: a.Ended}
+	if err == nil && a.Outcome() != retry.OutcomeLost {
+		e.Model = a.Target.Model
+	}
+	if a.Raced() {
+		e.RaceOutcome = a.Outcome().String()
 	}
 	if c.svc.captureContent {
 		out := &telemetry.Output{Text: res.text.String()}

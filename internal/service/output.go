@@ -7,6 +7,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/retry"
 )
 
 // outputLimit is a call's bound on the output of each of its attempts:
@@ -47,13 +48,13 @@ func outputOf(ev *provider.Event) *string {
 	return nil
 }
 
-// meterOutput counts ev's output against the call's limit for attempt n,
+// meterOutput counts ev's output against the call's limit for attempt a,
 // whose output so far res holds. Under the limit, it returns nil. The
 // piece that reaches the limit makes it return errTruncated, with ev's
 // output cut to what still fits (on a character boundary), under
 // truncation; otherwise the OUTPUT_TOO_LARGE *apierr.Error that ends the
 // call, with nothing of the piece sent.
-func (c *call) meterOutput(n int, ev *provider.Event, res *attemptResult) error {
+func (c *call) meterOutput(a *retry.Attempt, ev *provider.Event, res *attemptResult) error {
 	out := outputOf(ev)
 	if out == nil {
 		return nil
@@ -64,7 +65,7 @@ func (c *call) meterOutput(n int, ev *provider.Event, res *attemptResult) error 
 		return nil
 	}
 	if !c.output.truncate {
-		return apierr.OutputTooLarge(c.output.max, c.providerName(), n)
+		return apierr.OutputTooLarge(c.output.max, a.Target.Entry.Config.Name, a.N)
 	}
 	cut := int(left)
 	for cut > 0 && !utf8.RuneStart((*out)[cut]) {

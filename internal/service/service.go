@@ -53,6 +53,7 @@ type Service struct {
 	metrics   *metrics.Metrics
 	limits    retry.Limits
 	budget    func(provider string) retry.Throttle
+	latencies *retry.Latencies
 	timer     retry.Timer
 	// schemas compiles and caches structured-output schemas; schemaCfg
 	// bounds them and the re-asks.
@@ -96,6 +97,10 @@ type Deps struct {
 	// from Config. The server passes its own, on its state store, which
 	// outlives reloads.
 	Resume *resume.Registry
+	// Latencies are the targets' recent times to first delta, which
+	// adaptive hedging delays follow; nil starts an empty record. The
+	// server passes its own, kept across reloads.
+	Latencies *retry.Latencies
 }
 
 // New returns a Service.
@@ -126,6 +131,10 @@ func New(d Deps) *Service {
 	s.resume = d.Resume
 	if s.resume == nil {
 		s.resume = resume.New(d.Config.ResumeConfig(), memory.New(), log, d.Metrics)
+	}
+	s.latencies = d.Latencies
+	if s.latencies == nil {
+		s.latencies = retry.NewLatencies()
 	}
 	return s
 }
@@ -362,6 +371,10 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 			}
 		}
 	}
+	hedging, err := s.limits.Hedging(hedgeRequest(req.GetHedging()))
+	if err != nil {
+		return c, err
+	}
 	rp := req.GetRetry()
 	deadline, _ := ctx.Deadline()
 	c.plan = retry.NewPlan(retry.PlanConfig{
@@ -377,8 +390,23 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 		Health:    s.routes,
 		Deadline:  deadline,
 		MaxReasks: c.so.maxReasks(),
+		Hedging:   hedging,
+		Latencies: s.latencies,
 	})
 	return c, nil
+}
+
+// hedgeRequest reads a request's hedging policy.
+func hedgeRequest(h *llmrelayv1.HedgePolicy) retry.HedgeRequest {
+	if h == nil {
+		return retry.HedgeRequest{}
+	}
+	r := retry.HedgeRequest{Set: true, After: h.GetHedgeAfter().AsDuration(), Adaptive: h.GetAdaptive(), Target: retry.HedgeTarget(h.GetTarget())}
+	if h.MaxHedges != nil {
+		n := int(h.GetMaxHedges())
+		r.MaxHedges = &n
+	}
+	return r
 }
 
 // providerName returns the configured name of the provider the call's
@@ -410,12 +438,20 @@ func (c *call) recordAnnotations() {
 	}
 }
 
-// attempts returns the attempts the call made.
+// attempts returns the attempts the call made, hedges included.
 func (c *call) attempts() int {
 	if c.plan == nil {
 		return 0
 	}
 	return c.plan.Attempts()
+}
+
+// hedges returns how many of the call's attempts were hedges.
+func (c *call) hedges() int {
+	if c.plan == nil {
+		return 0
+	}
+	return c.plan.Hedges()
 }
 
 // addToolCall folds a tool-call fragment into the result's calls.
@@ -465,7 +501,7 @@ func (r *attemptResult) providerReasoning() []provider.Reasoning {
 
 // sendFinal sends the call's Final: the successful attempt's message (its
 // text, reasoning, tool calls and refusal), with the usage of every
-// attempt, the provider, model and route that answered, for structured
+// attempt (cancelled hedges included), how many attempts and hedges ran, the provider, model and route that answered, for structured
 // output the object and the validation retries and errors, and the
 // annotations of the hooks, which run just before.
 func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
@@ -483,6 +519,7 @@ func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
 		FinishReason: finishReason(res.finish),
 		Usage:        usage(c.usage),
 		Attempts:     uint32(c.plan.Attempts()),
+		Hedges:       uint32(c.plan.Hedges()),
 		Provider:     c.providerName(),
 		Model:        c.plan.Target().Model,
 		Route:        c.routeName(),
@@ -491,7 +528,7 @@ func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
 	c.svc.hooks.After(ctx, c.hook, final)
 	final.Annotations = c.hook.Annotations()
 	c.out.stopHeartbeat() // nothing follows the final
-	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(c.plan.Attempts()), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
+	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(res.attempt), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
 }
 
 // fail logs the error with the request id and returns its status. The

@@ -75,6 +75,14 @@ const (
 	AttrFallback = attribute.Key("llmrelay.retry.fallback")
 	// AttrInterrupted says a wait was cut short by the call's end.
 	AttrInterrupted = attribute.Key("llmrelay.retry.interrupted")
+	// AttrHedge marks an attempt that is a hedge (started beside a slower
+	// attempt); AttrHedgeHedges counts a call's hedges, on its span.
+	AttrHedge       = attribute.Key("llmrelay.hedge")
+	AttrHedgeHedges = attribute.Key("llmrelay.hedges")
+	// AttrRaceOutcome is how an attempt that raced others fared: "won"
+	// (it produced a delta first), "lost" (cancelled: another did), or
+	// "failed" (it failed before producing one).
+	AttrRaceOutcome = attribute.Key("llmrelay.hedge.outcome")
 )
 
 // Span names of the spans llmrelay makes (the server span is otelgrpc's,

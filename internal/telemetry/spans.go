@@ -47,6 +47,8 @@ type Attempt struct {
 	// attributes, and its messages too when CaptureContent.
 	Request        *provider.Request
 	CaptureContent bool
+	// Hedge marks a hedge.
+	Hedge bool
 }
 
 // StartAttempt starts the span of one attempt, a child of the call's span
@@ -65,6 +67,9 @@ func StartAttempt(ctx context.Context, a Attempt) (context.Context, Span) {
 		AttrRequestModel.String(a.Target.Model),
 		AttrProvider.String(cfg.Name),
 		AttrAttempt.Int(a.N),
+	}
+	if a.Hedge {
+		attrs = append(attrs, AttrHedge.Bool(true))
 	}
 	if r := a.Request; r != nil {
 		g := r.Generation
@@ -141,6 +146,12 @@ type AttemptEnd struct {
 	// Output is the attempt's reply, recorded with CaptureContent (nil:
 	// none).
 	Output *Output
+	// RaceOutcome is how the attempt fared in a race of hedged attempts
+	// ("won", "lost", "failed"); "" when it ran alone.
+	RaceOutcome string
+	// At is when the attempt ended; zero: now. (An attempt of a race may
+	// be settled after it ended.)
+	At time.Time
 }
 
 // EndAttempt ends an attempt span with what the attempt produced.
@@ -159,8 +170,15 @@ func (s Span) EndAttempt(e AttemptEnd) {
 	if e.Output != nil {
 		attrs = append(attrs, e.Output.attribute(e.FinishReason))
 	}
+	if e.RaceOutcome != "" {
+		attrs = append(attrs, AttrRaceOutcome.String(e.RaceOutcome))
+	}
 	s.span.SetAttributes(attrs...)
-	s.span.End()
+	if e.At.IsZero() {
+		s.span.End()
+		return
+	}
+	s.span.End(trace.WithTimestamp(e.At))
 }
 
 // appendUsage appends the token counts of every kind the conventions
@@ -232,8 +250,10 @@ type Call struct {
 	// Model is the model as the client asked for it.
 	Model string
 	// Target is where the last attempt went ("" model before any).
-	Target       provider.Target
+	Target provider.Target
+	// Attempts counts every attempt, Hedges the hedges among them.
 	Attempts     int
+	Hedges       int
 	Usage        provider.Usage
 	FinishReason string
 	// Cost is the call's cost when Priced.
@@ -255,6 +275,9 @@ func EndCall(ctx context.Context, c Call) {
 		AttrRequestID.String(c.RequestID),
 		AttrModel.String(c.Model),
 		AttrAttempts.Int(c.Attempts),
+	}
+	if c.Hedges > 0 {
+		attrs = append(attrs, AttrHedgeHedges.Int(c.Hedges))
 	}
 	if c.Key != "" {
 		attrs = append(attrs, AttrAPIKey.String(c.Key))

@@ -47,11 +47,15 @@ type Fault struct {
 	// Refusal, when not empty, is streamed after the text as the model's
 	// refusal; the attempt then finishes with FinishRefusal.
 	Refusal string
+	// FirstDelayMs holds the attempt's first event back this long (a
+	// provider slow to its first token), -1 when unset; the attempt's
+	// context ends the wait.
+	FirstDelayMs int
 }
 
 // fault keys, in the order the error messages list them.
 var faultKeys = []string{"status", "retry_after_ms", "error_type", "should_retry", "drop_after", "error_after", "stall_after", "malformed_after",
-	"output", "reasoning", "refusal", "tool_calls", "usage"}
+	"first_delay_ms", "output", "reasoning", "refusal", "tool_calls", "usage"}
 
 // ParseFaults reads provider_options.faults: a list with one object per
 // attempt. A nil value means no faults. Malformed input returns a
@@ -113,6 +117,9 @@ func parseFault(path string, v any) (Fault, error) {
 	if f.MalformedAfter, err = intField(obj, path, "malformed_after", 0, 1_000_000); err != nil {
 		return f, err
 	}
+	if f.FirstDelayMs, err = intField(obj, path, "first_delay_ms", 0, 600_000); err != nil {
+		return f, err
+	}
 	if v, ok := obj["error_type"]; ok {
 		s, isStr := v.(string)
 		if !isStr || s == "" || len(s) > 64 {
@@ -166,8 +173,8 @@ func parseFault(path string, v any) (Fault, error) {
 			ends++
 		}
 	}
-	if f.Status > 0 && (ends > 0 || f.Output != nil || f.Reasoning != nil || f.Refusal != "" || f.ToolCalls != nil || f.Usage != nil) {
-		return f, fieldErr(path+".status", "fails the attempt before streaming; it cannot be combined with drop_after, error_after, stall_after, malformed_after, output, reasoning, refusal, tool_calls or usage")
+	if f.Status > 0 && (ends > 0 || f.Output != nil || f.Reasoning != nil || f.Refusal != "" || f.ToolCalls != nil || f.Usage != nil || f.FirstDelayMs >= 0) {
+		return f, fieldErr(path+".status", "fails the attempt before streaming; it cannot be combined with drop_after, error_after, stall_after, malformed_after, first_delay_ms, output, reasoning, refusal, tool_calls or usage")
 	}
 	if ends > 1 {
 		return f, fieldErr(path, "drop_after, error_after, stall_after and malformed_after each end the attempt; use one of them")
@@ -278,7 +285,7 @@ func asInt(v any) (int, bool) {
 
 // noFault is a normal attempt: every count unset.
 func noFault() Fault {
-	return Fault{RetryAfterMs: -1, DropAfter: -1, ErrorAfter: -1, StallAfter: -1, MalformedAfter: -1}
+	return Fault{RetryAfterMs: -1, DropAfter: -1, ErrorAfter: -1, StallAfter: -1, MalformedAfter: -1, FirstDelayMs: -1}
 }
 
 func fieldErr(field, desc string) error {

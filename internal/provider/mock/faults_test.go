@@ -38,6 +38,7 @@ func TestParseFaults(t *testing.T) {
 		{"drop at once", `[{"drop_after":0}]`, []Fault{with(func(f *Fault) { f.DropAfter = 0 })}},
 		{"error", `[{"error_after":2,"error_type":"api_error"}]`, []Fault{with(func(f *Fault) { f.ErrorAfter = 2; f.ErrorType = "api_error" })}},
 		{"stall", `[{"stall_after":2}]`, []Fault{with(func(f *Fault) { f.StallAfter = 2 })}},
+		{"slow first event", `[{"first_delay_ms":2000}]`, []Fault{with(func(f *Fault) { f.FirstDelayMs = 2000 })}},
 		{"output", `[{"output":"text"}]`, []Fault{with(func(f *Fault) { f.Output = &out })}},
 		{"output then drop", `[{"output":"text","drop_after":1}]`, []Fault{with(func(f *Fault) { f.Output = &out; f.DropAfter = 1 })}},
 		{"tool calls", `[{"tool_calls":[{"id":"c1","name":"f","arguments":"{\"a\":1}"},{"id":"c2","name":"g"}]}]`, []Fault{with(func(f *Fault) {
@@ -95,6 +96,8 @@ func TestParseFaultsRejectsMalformedInput(t *testing.T) {
 		{"refusal empty", `[{"refusal":""}]`, "provider_options.faults[0].refusal"},
 		{"status and drop", `[{"status":503,"drop_after":1}]`, "provider_options.faults[0].status"},
 		{"status and output", `[{"status":503,"output":"x"}]`, "provider_options.faults[0].status"},
+		{"status and first delay", `[{"status":503,"first_delay_ms":10}]`, "provider_options.faults[0].status"},
+		{"first delay too long", `[{"first_delay_ms":600001}]`, "provider_options.faults[0].first_delay_ms"},
 		{"output not string", `[{"output":5}]`, "provider_options.faults[0].output"},
 		{"error_type alone", `[{"error_type":"x"}]`, "provider_options.faults[0].error_type"},
 		{"error_type empty", `[{"status":500,"error_type":""}]`, "provider_options.faults[0].error_type"},

@@ -316,6 +316,7 @@ type stream struct {
 	chunkDelay time.Duration
 	activity   *provider.Activity
 	usage      provider.Usage
+	started    bool // the first event's delay (fault.FirstDelayMs) is behind
 	finished   bool
 	done       bool
 	closed     bool
@@ -343,6 +344,18 @@ func (s *stream) recv() (provider.Event, error) {
 	}
 	if s.done {
 		return provider.Event{}, io.EOF
+	}
+	if !s.started {
+		s.started = true
+		if d := s.fault.FirstDelayMs; d > 0 {
+			t := time.NewTimer(time.Duration(d) * time.Millisecond)
+			select {
+			case <-s.ctx.Done():
+				t.Stop()
+				return provider.Event{}, s.ctx.Err()
+			case <-t.C:
+			}
+		}
 	}
 	if s.next < len(s.deltas) || !s.finished {
 		switch s.next {

@@ -115,6 +115,34 @@ func TestStallEndsWithTheContext(t *testing.T) {
 	}
 }
 
+// TestFirstDelayHoldsTheFirstEvent: first_delay_ms holds the first event
+// back, and the attempt's context ends the wait.
+func TestFirstDelayHoldsTheFirstEvent(t *testing.T) {
+	slow := map[string]any{"faults": []any{map[string]any{"first_delay_ms": 60_000.0}}}
+	ctx, cancel := context.WithCancel(t.Context())
+	s, err := New().Stream(ctx, request(1, slow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() { _, err := s.Recv(); got <- err }()
+	select {
+	case err := <-got:
+		t.Fatalf("the first event came before its delay: %v", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	cancel()
+	if err := <-got; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Recv returned %v, want context.Canceled once cancelled", err)
+	}
+
+	quick := map[string]any{"faults": []any{map[string]any{"first_delay_ms": 1.0}}}
+	s, _ = New().Stream(t.Context(), request(1, quick))
+	if text, err := drain(t, s); text != "a b c d" || !errors.Is(err, io.EOF) {
+		t.Fatalf("after a 1ms delay: %q, %v; want the echo", text, err)
+	}
+}
+
 func TestStreamReportsFinishAndUsage(t *testing.T) {
 	s, err := New().Stream(t.Context(), request(1, nil))
 	if err != nil {

@@ -48,6 +48,11 @@ type healthBook struct {
 	// resets are targets restored here whose record Redis still holds.
 	resets map[string]bool
 	flush  chan struct{}
+	// pushing is held by pushResets from reading resets until its deletes
+	// are done, and by a failure while it takes its target's reset: a
+	// push's delete must never land after a failure counted from the
+	// restored record, or the failure is lost.
+	pushing sync.Mutex
 }
 
 // healthEntry is one target's status in the view; gen counts the changes
@@ -103,10 +108,12 @@ func (s *Store) RecordTarget(ctx context.Context, key string, ok bool, now time.
 		return state.TargetStatus{}, nil
 	}
 	if s.up.Load() {
+		h.pushing.Lock()
 		h.mu.Lock()
 		reset := h.resets[key]
 		delete(h.resets, key)
 		h.mu.Unlock()
+		h.pushing.Unlock()
 		res, err := recordScript.Run(ctx, s.rdb, []string{s.healthKey(key)},
 			now.UnixMicro(), p.Failures, micros(p.BaseEjection), micros(p.MaxEjection), healthRetention.Milliseconds(), flag(reset)).Int64Slice()
 		if err == nil && len(res) != 5 {
@@ -248,6 +255,8 @@ func (s *Store) pushResets() {
 		return
 	}
 	h := &s.health
+	h.pushing.Lock()
+	defer h.pushing.Unlock()
 	h.mu.Lock()
 	targets := make([]string, 0, len(h.resets))
 	for k := range h.resets {

@@ -27,6 +27,13 @@
 // (`message.reasoning`) with the opaque signatures some providers need: send
 // that message back unchanged in the next turn's `messages`.
 //
+// Hedging (opt-in, `hedging`): when a provider is slow to start, llmrelay
+// may run a second attempt beside the first; whichever shows something
+// first is the one you see, and the other is cancelled before it showed
+// anything. You never discard a hedge's output: the idiom above is
+// unchanged. `attempt` numbers may then skip (the loser's), and
+// `final.hedges` says how many extra attempts ran.
+//
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
 // reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as
@@ -380,6 +387,63 @@ func (Midstream) EnumDescriptor() ([]byte, []int) {
 	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
 }
 
+// HedgeTarget says where an attempt's hedges go.
+type HedgeTarget int32
+
+const (
+	// Same as HEDGE_TARGET_SAME.
+	HedgeTarget_HEDGE_TARGET_UNSPECIFIED HedgeTarget = 0
+	// To the target (provider and model) of the attempt they race.
+	HedgeTarget_HEDGE_TARGET_SAME HedgeTarget = 1
+	// To the call's next targets (its route's next target, then its
+	// `fallback_models`): the first hedge to the target after the attempt's,
+	// the second to the one after that; to the attempt's own target when
+	// there is none. A hedge that wins moves the call to its target, as a
+	// fallback would (`final.provider` and `final.model` name it).
+	HedgeTarget_HEDGE_TARGET_NEXT HedgeTarget = 2
+)
+
+// Enum value maps for HedgeTarget.
+var (
+	HedgeTarget_name = map[int32]string{
+		0: "HEDGE_TARGET_UNSPECIFIED",
+		1: "HEDGE_TARGET_SAME",
+		2: "HEDGE_TARGET_NEXT",
+	}
+	HedgeTarget_value = map[string]int32{
+		"HEDGE_TARGET_UNSPECIFIED": 0,
+		"HEDGE_TARGET_SAME":        1,
+		"HEDGE_TARGET_NEXT":        2,
+	}
+)
+
+func (x HedgeTarget) Enum() *HedgeTarget {
+	p := new(HedgeTarget)
+	*p = x
+	return p
+}
+
+func (x HedgeTarget) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (HedgeTarget) Descriptor() protoreflect.EnumDescriptor {
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[5].Descriptor()
+}
+
+func (HedgeTarget) Type() protoreflect.EnumType {
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[5]
+}
+
+func (x HedgeTarget) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use HedgeTarget.Descriptor instead.
+func (HedgeTarget) EnumDescriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+}
+
 // RetryReason says why an attempt failed.
 type RetryReason int32
 
@@ -450,11 +514,11 @@ func (x RetryReason) String() string {
 }
 
 func (RetryReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[5].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[6].Descriptor()
 }
 
 func (RetryReason) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[5]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[6]
 }
 
 func (x RetryReason) Number() protoreflect.EnumNumber {
@@ -463,7 +527,7 @@ func (x RetryReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RetryReason.Descriptor instead.
 func (RetryReason) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
 }
 
 // FinishReason says why the model stopped.
@@ -522,11 +586,11 @@ func (x FinishReason) String() string {
 }
 
 func (FinishReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[6].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[7].Descriptor()
 }
 
 func (FinishReason) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[6]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[7]
 }
 
 func (x FinishReason) Number() protoreflect.EnumNumber {
@@ -535,7 +599,7 @@ func (x FinishReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use FinishReason.Descriptor instead.
 func (FinishReason) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
 }
 
 // ModelKind says what a listed model is.
@@ -575,11 +639,11 @@ func (x ModelKind) String() string {
 }
 
 func (ModelKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[7].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[8].Descriptor()
 }
 
 func (ModelKind) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[7]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[8]
 }
 
 func (x ModelKind) Number() protoreflect.EnumNumber {
@@ -588,7 +652,7 @@ func (x ModelKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ModelKind.Descriptor instead.
 func (ModelKind) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
 }
 
 // RouteBalance says how a route orders its targets for a call.
@@ -630,11 +694,11 @@ func (x RouteBalance) String() string {
 }
 
 func (RouteBalance) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[8].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[9].Descriptor()
 }
 
 func (RouteBalance) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[8]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[9]
 }
 
 func (x RouteBalance) Number() protoreflect.EnumNumber {
@@ -643,7 +707,7 @@ func (x RouteBalance) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RouteBalance.Descriptor instead.
 func (RouteBalance) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
 }
 
 // ResumeRequest picks up a resumable call where the client left it.
@@ -804,6 +868,8 @@ type GenerateRequest struct {
 	//	  {"drop_after": 2}                     2 deltas, then the connection drops
 	//	  {"error_after": 2}                    2 deltas, then an in-stream "overloaded" error
 	//	  {"stall_after": 2}                    2 deltas, then silence
+	//	  {"first_delay_ms": 2000}              hold the first event back 2s (a slow
+	//	                                        first token: see `hedging`)
 	//	  {"malformed_after": 2}                2 deltas, then an event that does not
 	//	                                        decode (PROVIDER_PROTOCOL_ERROR, not retried)
 	//	  {"output": "text"}                    reply with this text instead
@@ -909,7 +975,14 @@ type GenerateRequest struct {
 	// events kept and fails with RESOURCE_EXHAUSTED, reason
 	// RESUME_BUFFER_FULL. Heartbeats are events like the others: numbered,
 	// kept and replayed, so a resumed stream has no gap in its sequence.
-	Resumable     *bool `protobuf:"varint,16,opt,name=resumable,proto3,oneof" json:"resumable,omitempty"`
+	Resumable *bool `protobuf:"varint,16,opt,name=resumable,proto3,oneof" json:"resumable,omitempty"`
+	// Hedge a slow start: when the attempt in progress has shown nothing for
+	// `hedging.hedge_after`, llmrelay starts another attempt beside it, and
+	// the first of them to show something is the one you see. Cuts the long
+	// tail of time to first token, at the price of extra provider requests.
+	// See HedgePolicy. Unset: the route's default (`defaults.hedging`), if
+	// any; otherwise no hedging. Off by default.
+	Hedging       *HedgePolicy `protobuf:"bytes,17,opt,name=hedging,proto3" json:"hedging,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1054,6 +1127,13 @@ func (x *GenerateRequest) GetResumable() bool {
 		return *x.Resumable
 	}
 	return false
+}
+
+func (x *GenerateRequest) GetHedging() *HedgePolicy {
+	if x != nil {
+		return x.Hedging
+	}
+	return nil
 }
 
 // OutputLimit bounds the size of a reply. Output is counted per attempt, in
@@ -1798,13 +1878,148 @@ func (x *RetryPolicy) GetMidstream() Midstream {
 	return Midstream_MIDSTREAM_UNSPECIFIED
 }
 
+// HedgePolicy asks llmrelay to hedge slow attempts (gRFC A6's hedging,
+// adapted to streams).
+//
+// How it runs. Each attempt llmrelay starts (the first, and each retry,
+// fallback or structured-output re-ask) may race hedges: when the attempt
+// has produced no delta for the hedging delay, llmrelay starts a hedge,
+// another attempt of the same request, beside it; and, with `max_hedges`
+// 2, another one after a further delay, while the call has hedges left.
+// The first attempt of the race to produce a delta wins: llmrelay cancels
+// the others at once (their provider requests are closed, which stops
+// their generation and their cost) and streams only the winner.
+//
+// "Produce a delta" means produce something you would see: a text,
+// reasoning, refusal or tool-call fragment (`delta`). Signs of life you do
+// not see (a provider's keep-alives and pings, usage reports) do not win a
+// race, nor stop a hedge from starting; a reasoning model that streams its
+// reasoning does both. An attempt that completes without any delta (an
+// empty reply) wins when it ends, if no other attempt produced a delta.
+//
+// What you see. Only the winner's events: its deltas (with its `attempt`
+// number), and, if it fails after streaming, the `will_retry` that says
+// so. Nothing of a loser ever reaches you, so there is nothing to discard.
+// A call both `resumable` and hedged keeps the same events: `Resume`
+// replays the winner's, never a loser's.
+// A hedge that fails before producing a delta while another attempt of its
+// race still runs is not a `will_retry`: the call still has a live
+// attempt. When every attempt of a race fails before any delta, the call
+// goes on as if the race's first attempt had run alone: its failure is the
+// one the retry policy, the route's fallback and the `will_retry` (its
+// `attempt` and `cause`) are about.
+//
+// Attempt numbers. Attempts are numbered in the order they start, hedges
+// included: a call whose attempt 1 was hedged by attempt 2, which won,
+// streams deltas with `attempt` 2 and a `final` with `attempt` 2,
+// `attempts` 2 and `hedges` 1; the next attempt after a failed race of
+// attempts 1 and 2 is attempt 3 (`will_retry.next_attempt`).
+//
+// Cost. Every hedge is a provider request: its input tokens are paid, and
+// its output tokens up to its cancellation (most providers bill what they
+// generated before the request was closed). `final.usage` sums the tokens
+// every attempt reported, cancelled hedges included; a hedge cancelled
+// before its provider reported usage counts none there. A call starts at
+// most `max_hedges` hedges in all. Hedges count against the provider's
+// retry budget like retries: the budget may refuse a hedge (the call then
+// runs on without it), and a hedge counts as a retry in flight until its
+// race is decided, so that hedging a slow provider adds at most the
+// budget's share of requests to it. Hedges do not count against
+// `retry.max_attempts`.
+type HedgePolicy struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Start a hedge when the attempt has produced no delta for this long,
+	// and the next one this long after it. Choose about the provider's p95
+	// time to first token: then about one call in twenty is hedged. Required
+	// unless `adaptive` is set; with `adaptive`, the least wait. At least the
+	// server's floor (`retry.hedging.min_hedge_after`, 50ms unless
+	// configured): shorter is INVALID_ARGUMENT naming this field.
+	HedgeAfter *durationpb.Duration `protobuf:"bytes,1,opt,name=hedge_after,json=hedgeAfter,proto3" json:"hedge_after,omitempty"`
+	// Derive the delay from what this llmrelay replica observed: the p95
+	// time to first delta of the target's recent attempts (its last 200,
+	// once it has 20; an attempt cancelled because a hedge won counts with
+	// the time it had waited), never below `hedge_after` nor the server's
+	// floor. Until the target has 20 observations the delay is `hedge_after`,
+	// or, without it, the call is not hedged.
+	Adaptive bool `protobuf:"varint,2,opt,name=adaptive,proto3" json:"adaptive,omitempty"`
+	// How many hedges the call may start, in all: 1 or 2. Unset means 1; 0
+	// turns hedging off for this call (also a route's default). Lowered to
+	// the server's limit (`retry.hedging.max_hedges`, 2 unless configured;
+	// a server that allows 0 hedges nothing).
+	MaxHedges *uint32 `protobuf:"varint,3,opt,name=max_hedges,json=maxHedges,proto3,oneof" json:"max_hedges,omitempty"`
+	// Where the hedges go. Unset means HEDGE_TARGET_SAME.
+	Target        HedgeTarget `protobuf:"varint,4,opt,name=target,proto3,enum=llmrelay.v1.HedgeTarget" json:"target,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HedgePolicy) Reset() {
+	*x = HedgePolicy{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HedgePolicy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HedgePolicy) ProtoMessage() {}
+
+func (x *HedgePolicy) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HedgePolicy.ProtoReflect.Descriptor instead.
+func (*HedgePolicy) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *HedgePolicy) GetHedgeAfter() *durationpb.Duration {
+	if x != nil {
+		return x.HedgeAfter
+	}
+	return nil
+}
+
+func (x *HedgePolicy) GetAdaptive() bool {
+	if x != nil {
+		return x.Adaptive
+	}
+	return false
+}
+
+func (x *HedgePolicy) GetMaxHedges() uint32 {
+	if x != nil && x.MaxHedges != nil {
+		return *x.MaxHedges
+	}
+	return 0
+}
+
+func (x *HedgePolicy) GetTarget() HedgeTarget {
+	if x != nil {
+		return x.Target
+	}
+	return HedgeTarget_HEDGE_TARGET_UNSPECIFIED
+}
+
 // GenerateEvent is one event of a Generate stream.
 type GenerateEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The event's position in the stream: 1, 2, 3, ... with no gaps.
 	Sequence uint64 `protobuf:"varint,1,opt,name=sequence,proto3" json:"sequence,omitempty"`
 	// The attempt this event belongs to, from 1. For `will_retry`, the attempt
-	// that failed; for `final`, the attempt that succeeded.
+	// that failed; for `final`, the attempt that succeeded. Attempts are
+	// numbered in the order they start, hedges included (see HedgePolicy): a
+	// hedge that lost never shows, so numbers may skip.
 	Attempt uint32 `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
 	// The event.
 	//
@@ -1822,7 +2037,7 @@ type GenerateEvent struct {
 
 func (x *GenerateEvent) Reset() {
 	*x = GenerateEvent{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1834,7 +2049,7 @@ func (x *GenerateEvent) String() string {
 func (*GenerateEvent) ProtoMessage() {}
 
 func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1847,7 +2062,7 @@ func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateEvent.ProtoReflect.Descriptor instead.
 func (*GenerateEvent) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GenerateEvent) GetSequence() uint64 {
@@ -1974,7 +2189,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1986,7 +2201,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1999,7 +2214,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
 }
 
 // Delta is a fragment of the reply. Concatenating the `text` of the deltas of
@@ -2022,7 +2237,7 @@ type Delta struct {
 
 func (x *Delta) Reset() {
 	*x = Delta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2034,7 +2249,7 @@ func (x *Delta) String() string {
 func (*Delta) ProtoMessage() {}
 
 func (x *Delta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2047,7 +2262,7 @@ func (x *Delta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delta.ProtoReflect.Descriptor instead.
 func (*Delta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Delta) GetText() string {
@@ -2101,7 +2316,7 @@ type ReasoningDelta struct {
 
 func (x *ReasoningDelta) Reset() {
 	*x = ReasoningDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2113,7 +2328,7 @@ func (x *ReasoningDelta) String() string {
 func (*ReasoningDelta) ProtoMessage() {}
 
 func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2126,7 +2341,7 @@ func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReasoningDelta.ProtoReflect.Descriptor instead.
 func (*ReasoningDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ReasoningDelta) GetIndex() uint32 {
@@ -2184,7 +2399,7 @@ type ToolCallDelta struct {
 
 func (x *ToolCallDelta) Reset() {
 	*x = ToolCallDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2196,7 +2411,7 @@ func (x *ToolCallDelta) String() string {
 func (*ToolCallDelta) ProtoMessage() {}
 
 func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2209,7 +2424,7 @@ func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallDelta.ProtoReflect.Descriptor instead.
 func (*ToolCallDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ToolCallDelta) GetIndex() uint32 {
@@ -2277,7 +2492,7 @@ type WillRetry struct {
 
 func (x *WillRetry) Reset() {
 	*x = WillRetry{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2289,7 +2504,7 @@ func (x *WillRetry) String() string {
 func (*WillRetry) ProtoMessage() {}
 
 func (x *WillRetry) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2302,7 +2517,7 @@ func (x *WillRetry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WillRetry.ProtoReflect.Descriptor instead.
 func (*WillRetry) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *WillRetry) GetReason() RetryReason {
@@ -2376,10 +2591,11 @@ type Final struct {
 	Object *structpb.Value `protobuf:"bytes,2,opt,name=object,proto3" json:"object,omitempty"`
 	// Why the model stopped.
 	FinishReason FinishReason `protobuf:"varint,3,opt,name=finish_reason,json=finishReason,proto3,enum=llmrelay.v1.FinishReason" json:"finish_reason,omitempty"`
-	// Tokens used, summed over every attempt of the call (failed ones
-	// included, as far as the provider reported them).
+	// Tokens used, summed over every attempt of the call (failed ones and
+	// cancelled hedges included, as far as the provider reported them).
 	Usage *Usage `protobuf:"bytes,4,opt,name=usage,proto3" json:"usage,omitempty"`
-	// How many attempts the call took, the successful one included.
+	// How many attempts the call took, the successful one included, and the
+	// hedges that ran beside them (see `hedges`).
 	Attempts uint32 `protobuf:"varint,5,opt,name=attempts,proto3" json:"attempts,omitempty"`
 	// How many times the model was re-asked because its structured output was
 	// invalid. Counted apart from transport retries, but included in `attempts`.
@@ -2390,6 +2606,10 @@ type Final struct {
 	Provider string `protobuf:"bytes,8,opt,name=provider,proto3" json:"provider,omitempty"`
 	// The model that served the reply, as the provider named it.
 	Model string `protobuf:"bytes,9,opt,name=model,proto3" json:"model,omitempty"`
+	// How many of `attempts` were hedges: attempts started beside a slower
+	// one (see HedgePolicy), whether they won, lost or failed. 0 without
+	// hedging.
+	Hedges uint32 `protobuf:"varint,10,opt,name=hedges,proto3" json:"hedges,omitempty"`
 	// The route the call named as its `model`, e.g. "smart"; empty when it
 	// named "<provider>/<model>".
 	Route string `protobuf:"bytes,13,opt,name=route,proto3" json:"route,omitempty"`
@@ -2403,7 +2623,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2415,7 +2635,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2428,7 +2648,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Final) GetMessage() *Message {
@@ -2494,6 +2714,13 @@ func (x *Final) GetModel() string {
 	return ""
 }
 
+func (x *Final) GetHedges() uint32 {
+	if x != nil {
+		return x.Hedges
+	}
+	return 0
+}
+
 func (x *Final) GetRoute() string {
 	if x != nil {
 		return x.Route
@@ -2534,7 +2761,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2546,7 +2773,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2559,7 +2786,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Usage) GetInputTokens() uint64 {
@@ -2616,7 +2843,7 @@ type ValidationError struct {
 
 func (x *ValidationError) Reset() {
 	*x = ValidationError{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2628,7 +2855,7 @@ func (x *ValidationError) String() string {
 func (*ValidationError) ProtoMessage() {}
 
 func (x *ValidationError) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2641,7 +2868,7 @@ func (x *ValidationError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidationError.ProtoReflect.Descriptor instead.
 func (*ValidationError) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ValidationError) GetAttempt() uint32 {
@@ -2684,7 +2911,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2696,7 +2923,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2709,7 +2936,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListModelsRequest) GetProvider() string {
@@ -2730,7 +2957,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2742,7 +2969,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2755,7 +2982,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListModelsResponse) GetModels() []*Model {
@@ -2793,7 +3020,7 @@ type Model struct {
 
 func (x *Model) Reset() {
 	*x = Model{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2805,7 +3032,7 @@ func (x *Model) String() string {
 func (*Model) ProtoMessage() {}
 
 func (x *Model) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2818,7 +3045,7 @@ func (x *Model) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Model.ProtoReflect.Descriptor instead.
 func (*Model) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Model) GetId() string {
@@ -2896,7 +3123,7 @@ type RouteTarget struct {
 
 func (x *RouteTarget) Reset() {
 	*x = RouteTarget{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2908,7 +3135,7 @@ func (x *RouteTarget) String() string {
 func (*RouteTarget) ProtoMessage() {}
 
 func (x *RouteTarget) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2921,7 +3148,7 @@ func (x *RouteTarget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteTarget.ProtoReflect.Descriptor instead.
 func (*RouteTarget) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RouteTarget) GetModel() string {
@@ -2981,7 +3208,7 @@ type TargetHealth struct {
 
 func (x *TargetHealth) Reset() {
 	*x = TargetHealth{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2993,7 +3220,7 @@ func (x *TargetHealth) String() string {
 func (*TargetHealth) ProtoMessage() {}
 
 func (x *TargetHealth) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3006,7 +3233,7 @@ func (x *TargetHealth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TargetHealth.ProtoReflect.Descriptor instead.
 func (*TargetHealth) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{24}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *TargetHealth) GetEjected() bool {
@@ -3045,7 +3272,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\rResumeRequest\x12*\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tB\v\xbaH\b\xc8\x01\x01r\x03\xb0\x01\x01R\trequestId\x12%\n" +
-	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\"\xcc\x0f\n" +
+	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\"\x80\x10\n" +
 	"\x0fGenerateRequest\x12\x8c\x04\n" +
 	"\x05model\x18\x01 \x01(\tB\xf5\x03\xbaH\xf1\x03\xba\x01\xb0\x02\n" +
 	"\fmodel.format\x12\xd1\x01must be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o: a lower-case name, and for a provider's model a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')\xba\x01\xb1\x01\n" +
@@ -3074,7 +3301,8 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\foutput_limit\x18\r \x01(\v2\x18.llmrelay.v1.OutputLimitR\voutputLimit\x12W\n" +
 	"\x12heartbeat_interval\x18\x0e \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
 	"\xaa\x01\a\"\x03\b\xac\x02*\x00R\x11heartbeatInterval\x12!\n" +
-	"\tresumable\x18\x10 \x01(\bH\x00R\tresumable\x88\x01\x01\x1a;\n" +
+	"\tresumable\x18\x10 \x01(\bH\x00R\tresumable\x88\x01\x01\x122\n" +
+	"\ahedging\x18\x11 \x01(\v2\x18.llmrelay.v1.HedgePolicyR\ahedging\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\f\n" +
@@ -3146,7 +3374,16 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\vmax_backoff\x18\x03 \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
 	"\xaa\x01\a\"\x03\b\xac\x02*\x00R\n" +
 	"maxBackoff\x12>\n" +
-	"\tmidstream\x18\x04 \x01(\x0e2\x16.llmrelay.v1.MidstreamB\b\xbaH\x05\x82\x01\x02\x10\x01R\tmidstream\"\xd8\x02\n" +
+	"\tmidstream\x18\x04 \x01(\x0e2\x16.llmrelay.v1.MidstreamB\b\xbaH\x05\x82\x01\x02\x10\x01R\tmidstream\"\xec\x01\n" +
+	"\vHedgePolicy\x12I\n" +
+	"\vhedge_after\x18\x01 \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
+	"\xaa\x01\a\"\x03\b\xac\x02*\x00R\n" +
+	"hedgeAfter\x12\x1a\n" +
+	"\badaptive\x18\x02 \x01(\bR\badaptive\x12+\n" +
+	"\n" +
+	"max_hedges\x18\x03 \x01(\rB\a\xbaH\x04*\x02\x18\x02H\x00R\tmaxHedges\x88\x01\x01\x12:\n" +
+	"\x06target\x18\x04 \x01(\x0e2\x18.llmrelay.v1.HedgeTargetB\b\xbaH\x05\x82\x01\x02\x10\x01R\x06targetB\r\n" +
+	"\v_max_hedges\"\xd8\x02\n" +
 	"\rGenerateEvent\x12\x1a\n" +
 	"\bsequence\x18\x01 \x01(\x04R\bsequence\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\rR\aattempt\x12*\n" +
@@ -3183,7 +3420,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\rnext_provider\x18\x06 \x01(\tR\fnextProvider\x12\x1d\n" +
 	"\n" +
 	"next_model\x18\a \x01(\tR\tnextModel\x12\x1a\n" +
-	"\bfallback\x18\b \x01(\bR\bfallback\"\xb6\x04\n" +
+	"\bfallback\x18\b \x01(\bR\bfallback\"\xce\x04\n" +
 	"\x05Final\x12.\n" +
 	"\amessage\x18\x01 \x01(\v2\x14.llmrelay.v1.MessageR\amessage\x12.\n" +
 	"\x06object\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x06object\x12>\n" +
@@ -3193,7 +3430,9 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x12validation_retries\x18\x06 \x01(\rR\x11validationRetries\x12I\n" +
 	"\x11validation_errors\x18\a \x03(\v2\x1c.llmrelay.v1.ValidationErrorR\x10validationErrors\x12\x1a\n" +
 	"\bprovider\x18\b \x01(\tR\bprovider\x12\x14\n" +
-	"\x05model\x18\t \x01(\tR\x05model\x12\x14\n" +
+	"\x05model\x18\t \x01(\tR\x05model\x12\x16\n" +
+	"\x06hedges\x18\n" +
+	" \x01(\rR\x06hedges\x12\x14\n" +
 	"\x05route\x18\r \x01(\tR\x05route\x12E\n" +
 	"\vannotations\x18\x0e \x03(\v2#.llmrelay.v1.Final.AnnotationsEntryR\vannotations\x1a>\n" +
 	"\x10AnnotationsEntry\x12\x10\n" +
@@ -3257,7 +3496,11 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\tMidstream\x12\x19\n" +
 	"\x15MIDSTREAM_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MIDSTREAM_RESTART\x10\x01\x12\x12\n" +
-	"\x0eMIDSTREAM_FAIL\x10\x02*\xfe\x01\n" +
+	"\x0eMIDSTREAM_FAIL\x10\x02*Y\n" +
+	"\vHedgeTarget\x12\x1c\n" +
+	"\x18HEDGE_TARGET_UNSPECIFIED\x10\x00\x12\x15\n" +
+	"\x11HEDGE_TARGET_SAME\x10\x01\x12\x15\n" +
+	"\x11HEDGE_TARGET_NEXT\x10\x02*\xfe\x01\n" +
 	"\vRetryReason\x12\x1c\n" +
 	"\x18RETRY_REASON_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19RETRY_REASON_RATE_LIMITED\x10\x01\x12\x1b\n" +
@@ -3302,110 +3545,115 @@ func file_llmrelay_v1_llmrelay_proto_rawDescGZIP() []byte {
 	return file_llmrelay_v1_llmrelay_proto_rawDescData
 }
 
-var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 9)
-var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 10)
+var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(OnOutputLimit)(0),            // 0: llmrelay.v1.OnOutputLimit
 	(Role)(0),                     // 1: llmrelay.v1.Role
 	(ToolChoiceMode)(0),           // 2: llmrelay.v1.ToolChoiceMode
 	(OnInvalid)(0),                // 3: llmrelay.v1.OnInvalid
 	(Midstream)(0),                // 4: llmrelay.v1.Midstream
-	(RetryReason)(0),              // 5: llmrelay.v1.RetryReason
-	(FinishReason)(0),             // 6: llmrelay.v1.FinishReason
-	(ModelKind)(0),                // 7: llmrelay.v1.ModelKind
-	(RouteBalance)(0),             // 8: llmrelay.v1.RouteBalance
-	(*ResumeRequest)(nil),         // 9: llmrelay.v1.ResumeRequest
-	(*GenerateRequest)(nil),       // 10: llmrelay.v1.GenerateRequest
-	(*OutputLimit)(nil),           // 11: llmrelay.v1.OutputLimit
-	(*Message)(nil),               // 12: llmrelay.v1.Message
-	(*Reasoning)(nil),             // 13: llmrelay.v1.Reasoning
-	(*ToolCall)(nil),              // 14: llmrelay.v1.ToolCall
-	(*GenerationConfig)(nil),      // 15: llmrelay.v1.GenerationConfig
-	(*Tool)(nil),                  // 16: llmrelay.v1.Tool
-	(*ToolChoice)(nil),            // 17: llmrelay.v1.ToolChoice
-	(*ResponseFormat)(nil),        // 18: llmrelay.v1.ResponseFormat
-	(*RetryPolicy)(nil),           // 19: llmrelay.v1.RetryPolicy
-	(*GenerateEvent)(nil),         // 20: llmrelay.v1.GenerateEvent
-	(*Heartbeat)(nil),             // 21: llmrelay.v1.Heartbeat
-	(*Delta)(nil),                 // 22: llmrelay.v1.Delta
-	(*ReasoningDelta)(nil),        // 23: llmrelay.v1.ReasoningDelta
-	(*ToolCallDelta)(nil),         // 24: llmrelay.v1.ToolCallDelta
-	(*WillRetry)(nil),             // 25: llmrelay.v1.WillRetry
-	(*Final)(nil),                 // 26: llmrelay.v1.Final
-	(*Usage)(nil),                 // 27: llmrelay.v1.Usage
-	(*ValidationError)(nil),       // 28: llmrelay.v1.ValidationError
-	(*ListModelsRequest)(nil),     // 29: llmrelay.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),    // 30: llmrelay.v1.ListModelsResponse
-	(*Model)(nil),                 // 31: llmrelay.v1.Model
-	(*RouteTarget)(nil),           // 32: llmrelay.v1.RouteTarget
-	(*TargetHealth)(nil),          // 33: llmrelay.v1.TargetHealth
-	nil,                           // 34: llmrelay.v1.GenerateRequest.MetadataEntry
-	nil,                           // 35: llmrelay.v1.Final.AnnotationsEntry
-	(*durationpb.Duration)(nil),   // 36: google.protobuf.Duration
-	(*structpb.Struct)(nil),       // 37: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 38: google.protobuf.Value
-	(*status.Status)(nil),         // 39: google.rpc.Status
-	(*timestamppb.Timestamp)(nil), // 40: google.protobuf.Timestamp
+	(HedgeTarget)(0),              // 5: llmrelay.v1.HedgeTarget
+	(RetryReason)(0),              // 6: llmrelay.v1.RetryReason
+	(FinishReason)(0),             // 7: llmrelay.v1.FinishReason
+	(ModelKind)(0),                // 8: llmrelay.v1.ModelKind
+	(RouteBalance)(0),             // 9: llmrelay.v1.RouteBalance
+	(*ResumeRequest)(nil),         // 10: llmrelay.v1.ResumeRequest
+	(*GenerateRequest)(nil),       // 11: llmrelay.v1.GenerateRequest
+	(*OutputLimit)(nil),           // 12: llmrelay.v1.OutputLimit
+	(*Message)(nil),               // 13: llmrelay.v1.Message
+	(*Reasoning)(nil),             // 14: llmrelay.v1.Reasoning
+	(*ToolCall)(nil),              // 15: llmrelay.v1.ToolCall
+	(*GenerationConfig)(nil),      // 16: llmrelay.v1.GenerationConfig
+	(*Tool)(nil),                  // 17: llmrelay.v1.Tool
+	(*ToolChoice)(nil),            // 18: llmrelay.v1.ToolChoice
+	(*ResponseFormat)(nil),        // 19: llmrelay.v1.ResponseFormat
+	(*RetryPolicy)(nil),           // 20: llmrelay.v1.RetryPolicy
+	(*HedgePolicy)(nil),           // 21: llmrelay.v1.HedgePolicy
+	(*GenerateEvent)(nil),         // 22: llmrelay.v1.GenerateEvent
+	(*Heartbeat)(nil),             // 23: llmrelay.v1.Heartbeat
+	(*Delta)(nil),                 // 24: llmrelay.v1.Delta
+	(*ReasoningDelta)(nil),        // 25: llmrelay.v1.ReasoningDelta
+	(*ToolCallDelta)(nil),         // 26: llmrelay.v1.ToolCallDelta
+	(*WillRetry)(nil),             // 27: llmrelay.v1.WillRetry
+	(*Final)(nil),                 // 28: llmrelay.v1.Final
+	(*Usage)(nil),                 // 29: llmrelay.v1.Usage
+	(*ValidationError)(nil),       // 30: llmrelay.v1.ValidationError
+	(*ListModelsRequest)(nil),     // 31: llmrelay.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),    // 32: llmrelay.v1.ListModelsResponse
+	(*Model)(nil),                 // 33: llmrelay.v1.Model
+	(*RouteTarget)(nil),           // 34: llmrelay.v1.RouteTarget
+	(*TargetHealth)(nil),          // 35: llmrelay.v1.TargetHealth
+	nil,                           // 36: llmrelay.v1.GenerateRequest.MetadataEntry
+	nil,                           // 37: llmrelay.v1.Final.AnnotationsEntry
+	(*durationpb.Duration)(nil),   // 38: google.protobuf.Duration
+	(*structpb.Struct)(nil),       // 39: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 40: google.protobuf.Value
+	(*status.Status)(nil),         // 41: google.rpc.Status
+	(*timestamppb.Timestamp)(nil), // 42: google.protobuf.Timestamp
 }
 var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
-	12, // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
-	15, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
-	16, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
-	17, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
-	18, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
-	19, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
-	36, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
-	37, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
-	34, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
-	36, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
-	11, // 10: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
-	36, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
-	0,  // 12: llmrelay.v1.OutputLimit.on_limit:type_name -> llmrelay.v1.OnOutputLimit
-	1,  // 13: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
-	14, // 14: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
-	13, // 15: llmrelay.v1.Message.reasoning:type_name -> llmrelay.v1.Reasoning
-	37, // 16: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
-	2,  // 17: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
-	37, // 18: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
-	3,  // 19: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	36, // 20: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
-	36, // 21: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	36, // 22: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
-	4,  // 23: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	22, // 24: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
-	25, // 25: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
-	26, // 26: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	38, // 27: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
-	21, // 28: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
-	24, // 29: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
-	23, // 30: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
-	5,  // 31: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	36, // 32: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	39, // 33: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
-	12, // 34: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	38, // 35: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
-	6,  // 36: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
-	27, // 37: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
-	28, // 38: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	35, // 39: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
-	31, // 40: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
-	7,  // 41: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
-	32, // 42: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
-	8,  // 43: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
-	33, // 44: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
-	33, // 45: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
-	40, // 46: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
-	10, // 47: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	29, // 48: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	9,  // 49: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
-	20, // 50: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	30, // 51: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	20, // 52: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
-	50, // [50:53] is the sub-list for method output_type
-	47, // [47:50] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	13, // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
+	16, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
+	17, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
+	18, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
+	19, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
+	20, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
+	38, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
+	39, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
+	36, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
+	38, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
+	12, // 10: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
+	38, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
+	21, // 12: llmrelay.v1.GenerateRequest.hedging:type_name -> llmrelay.v1.HedgePolicy
+	0,  // 13: llmrelay.v1.OutputLimit.on_limit:type_name -> llmrelay.v1.OnOutputLimit
+	1,  // 14: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
+	15, // 15: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
+	14, // 16: llmrelay.v1.Message.reasoning:type_name -> llmrelay.v1.Reasoning
+	39, // 17: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	2,  // 18: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
+	39, // 19: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
+	3,  // 20: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
+	38, // 21: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
+	38, // 22: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	38, // 23: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	4,  // 24: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
+	38, // 25: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
+	5,  // 26: llmrelay.v1.HedgePolicy.target:type_name -> llmrelay.v1.HedgeTarget
+	24, // 27: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
+	27, // 28: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
+	28, // 29: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
+	40, // 30: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	23, // 31: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
+	26, // 32: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
+	25, // 33: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
+	6,  // 34: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
+	38, // 35: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	41, // 36: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	13, // 37: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
+	40, // 38: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	7,  // 39: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
+	29, // 40: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
+	30, // 41: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
+	37, // 42: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
+	33, // 43: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
+	8,  // 44: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
+	34, // 45: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
+	9,  // 46: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
+	35, // 47: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
+	35, // 48: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
+	42, // 49: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
+	11, // 50: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	31, // 51: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	10, // 52: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
+	22, // 53: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	32, // 54: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	22, // 55: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
+	53, // [53:56] is the sub-list for method output_type
+	50, // [50:53] is the sub-list for method input_type
+	50, // [50:50] is the sub-list for extension type_name
+	50, // [50:50] is the sub-list for extension extendee
+	0,  // [0:50] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }
@@ -3416,7 +3664,8 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 	file_llmrelay_v1_llmrelay_proto_msgTypes[1].OneofWrappers = []any{}
 	file_llmrelay_v1_llmrelay_proto_msgTypes[6].OneofWrappers = []any{}
 	file_llmrelay_v1_llmrelay_proto_msgTypes[9].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[11].OneofWrappers = []any{
+	file_llmrelay_v1_llmrelay_proto_msgTypes[11].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[12].OneofWrappers = []any{
 		(*GenerateEvent_Delta)(nil),
 		(*GenerateEvent_WillRetry)(nil),
 		(*GenerateEvent_Final)(nil),
@@ -3428,8 +3677,8 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_v1_llmrelay_proto_rawDesc), len(file_llmrelay_v1_llmrelay_proto_rawDesc)),
-			NumEnums:      9,
-			NumMessages:   27,
+			NumEnums:      10,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,6 +27,13 @@
 // (`message.reasoning`) with the opaque signatures some providers need: send
 // that message back unchanged in the next turn's `messages`.
 //
+// Hedging (opt-in, `hedging`): when a provider is slow to start, llmrelay
+// may run a second attempt beside the first; whichever shows something
+// first is the one you see, and the other is cancelled before it showed
+// anything. You never discard a hedge's output: the idiom above is
+// unchanged. `attempt` numbers may then skip (the loser's), and
+// `final.hedges` says how many extra attempts ran.
+//
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
 // reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as

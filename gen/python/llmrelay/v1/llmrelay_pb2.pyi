@@ -17,6 +17,9 @@ FINISH_REASON_REFUSAL: FinishReason
 FINISH_REASON_STOP: FinishReason
 FINISH_REASON_TOOL_CALLS: FinishReason
 FINISH_REASON_UNSPECIFIED: FinishReason
+HEDGE_TARGET_NEXT: HedgeTarget
+HEDGE_TARGET_SAME: HedgeTarget
+HEDGE_TARGET_UNSPECIFIED: HedgeTarget
 MIDSTREAM_FAIL: Midstream
 MIDSTREAM_RESTART: Midstream
 MIDSTREAM_UNSPECIFIED: Midstream
@@ -64,7 +67,7 @@ class Delta(_message.Message):
     def __init__(self, text: _Optional[str] = ..., tool_call: _Optional[_Union[ToolCallDelta, _Mapping]] = ..., reasoning: _Optional[_Union[ReasoningDelta, _Mapping]] = ..., refusal: _Optional[str] = ...) -> None: ...
 
 class Final(_message.Message):
-    __slots__ = ["annotations", "attempts", "finish_reason", "message", "model", "object", "provider", "route", "usage", "validation_errors", "validation_retries"]
+    __slots__ = ["annotations", "attempts", "finish_reason", "hedges", "message", "model", "object", "provider", "route", "usage", "validation_errors", "validation_retries"]
     class AnnotationsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -75,6 +78,7 @@ class Final(_message.Message):
     ANNOTATIONS_FIELD_NUMBER: _ClassVar[int]
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     FINISH_REASON_FIELD_NUMBER: _ClassVar[int]
+    HEDGES_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     OBJECT_FIELD_NUMBER: _ClassVar[int]
@@ -86,6 +90,7 @@ class Final(_message.Message):
     annotations: _containers.ScalarMap[str, str]
     attempts: int
     finish_reason: FinishReason
+    hedges: int
     message: Message
     model: str
     object: _struct_pb2.Value
@@ -94,7 +99,7 @@ class Final(_message.Message):
     usage: Usage
     validation_errors: _containers.RepeatedCompositeFieldContainer[ValidationError]
     validation_retries: int
-    def __init__(self, message: _Optional[_Union[Message, _Mapping]] = ..., object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., attempts: _Optional[int] = ..., validation_retries: _Optional[int] = ..., validation_errors: _Optional[_Iterable[_Union[ValidationError, _Mapping]]] = ..., provider: _Optional[str] = ..., model: _Optional[str] = ..., route: _Optional[str] = ..., annotations: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    def __init__(self, message: _Optional[_Union[Message, _Mapping]] = ..., object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., attempts: _Optional[int] = ..., validation_retries: _Optional[int] = ..., validation_errors: _Optional[_Iterable[_Union[ValidationError, _Mapping]]] = ..., provider: _Optional[str] = ..., model: _Optional[str] = ..., hedges: _Optional[int] = ..., route: _Optional[str] = ..., annotations: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class GenerateEvent(_message.Message):
     __slots__ = ["attempt", "delta", "final", "heartbeat", "partial_object", "sequence", "will_retry"]
@@ -115,7 +120,7 @@ class GenerateEvent(_message.Message):
     def __init__(self, sequence: _Optional[int] = ..., attempt: _Optional[int] = ..., delta: _Optional[_Union[Delta, _Mapping]] = ..., will_retry: _Optional[_Union[WillRetry, _Mapping]] = ..., final: _Optional[_Union[Final, _Mapping]] = ..., partial_object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ...) -> None: ...
 
 class GenerateRequest(_message.Message):
-    __slots__ = ["fallback_models", "first_event_timeout", "generation", "heartbeat_interval", "messages", "metadata", "model", "output_limit", "provider_options", "request_id", "response_format", "resumable", "retry", "stream_idle_timeout", "tool_choice", "tools"]
+    __slots__ = ["fallback_models", "first_event_timeout", "generation", "heartbeat_interval", "hedging", "messages", "metadata", "model", "output_limit", "provider_options", "request_id", "response_format", "resumable", "retry", "stream_idle_timeout", "tool_choice", "tools"]
     class MetadataEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -127,6 +132,7 @@ class GenerateRequest(_message.Message):
     FIRST_EVENT_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     GENERATION_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_INTERVAL_FIELD_NUMBER: _ClassVar[int]
+    HEDGING_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -143,6 +149,7 @@ class GenerateRequest(_message.Message):
     first_event_timeout: _duration_pb2.Duration
     generation: GenerationConfig
     heartbeat_interval: _duration_pb2.Duration
+    hedging: HedgePolicy
     messages: _containers.RepeatedCompositeFieldContainer[Message]
     metadata: _containers.ScalarMap[str, str]
     model: str
@@ -155,7 +162,7 @@ class GenerateRequest(_message.Message):
     stream_idle_timeout: _duration_pb2.Duration
     tool_choice: ToolChoice
     tools: _containers.RepeatedCompositeFieldContainer[Tool]
-    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., generation: _Optional[_Union[GenerationConfig, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., tool_choice: _Optional[_Union[ToolChoice, _Mapping]] = ..., response_format: _Optional[_Union[ResponseFormat, _Mapping]] = ..., retry: _Optional[_Union[RetryPolicy, _Mapping]] = ..., stream_idle_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., fallback_models: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., first_event_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., output_limit: _Optional[_Union[OutputLimit, _Mapping]] = ..., heartbeat_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., resumable: bool = ...) -> None: ...
+    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., generation: _Optional[_Union[GenerationConfig, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., tool_choice: _Optional[_Union[ToolChoice, _Mapping]] = ..., response_format: _Optional[_Union[ResponseFormat, _Mapping]] = ..., retry: _Optional[_Union[RetryPolicy, _Mapping]] = ..., stream_idle_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., fallback_models: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., first_event_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., output_limit: _Optional[_Union[OutputLimit, _Mapping]] = ..., heartbeat_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., resumable: bool = ..., hedging: _Optional[_Union[HedgePolicy, _Mapping]] = ...) -> None: ...
 
 class GenerationConfig(_message.Message):
     __slots__ = ["max_output_tokens", "stop", "temperature", "top_p"]
@@ -172,6 +179,18 @@ class GenerationConfig(_message.Message):
 class Heartbeat(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
+
+class HedgePolicy(_message.Message):
+    __slots__ = ["adaptive", "hedge_after", "max_hedges", "target"]
+    ADAPTIVE_FIELD_NUMBER: _ClassVar[int]
+    HEDGE_AFTER_FIELD_NUMBER: _ClassVar[int]
+    MAX_HEDGES_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    adaptive: bool
+    hedge_after: _duration_pb2.Duration
+    max_hedges: int
+    target: HedgeTarget
+    def __init__(self, hedge_after: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., adaptive: bool = ..., max_hedges: _Optional[int] = ..., target: _Optional[_Union[HedgeTarget, str]] = ...) -> None: ...
 
 class ListModelsRequest(_message.Message):
     __slots__ = ["provider"]
@@ -418,6 +437,9 @@ class OnInvalid(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class Midstream(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class HedgeTarget(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class RetryReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):

@@ -27,6 +27,13 @@
 // (`message.reasoning`) with the opaque signatures some providers need: send
 // that message back unchanged in the next turn's `messages`.
 //
+// Hedging (opt-in, `hedging`): when a provider is slow to start, llmrelay
+// may run a second attempt beside the first; whichever shows something
+// first is the one you see, and the other is cancelled before it showed
+// anything. You never discard a hedge's output: the idiom above is
+// unchanged. `attempt` numbers may then skip (the loser's), and
+// `final.hedges` says how many extra attempts ran.
+//
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
 // reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as
@@ -77,7 +84,7 @@ import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file llmrelay/v1/llmrelay.proto.
  */
 export const file_llmrelay_v1_llmrelay: GenFile = /*@__PURE__*/
-  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEiSwoNUmVzdW1lUmVxdWVzdBIiCgpyZXF1ZXN0X2lkGAEgASgJQg66SAPIAQG6SAVyA7ABARIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoBCKYDgoPR2VuZXJhdGVSZXF1ZXN0Eo8ECgVtb2RlbBgBIAEoCUL/A7pIA8gBAbpIBXIDGIACuki0AroBsAIKDG1vZGVsLmZvcm1hdBLRAW11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvOiBhIGxvd2VyLWNhc2UgbmFtZSwgYW5kIGZvciBhIHByb3ZpZGVyJ3MgbW9kZWwgYSBzbGFzaCwgdGhlbiB0aGUgcHJvdmlkZXIncyBtb2RlbCBuYW1lIChsZXR0ZXJzLCBkaWdpdHMgYW5kIC4gXyA6IC8gQCArIC0pGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpuki1AboBsQEKE21vZGVsLnBhdGhfc2VnbWVudHMSTnRoZSBtb2RlbCBuYW1lIG11c3Qgbm90IGhhdmUgYW4gZW1wdHksICIuIiBvciAiLi4iIHNlZ21lbnQgYmV0d2VlbiBpdHMgc2xhc2hlcxpKdGhpcyA9PSAnJyB8fCAhdGhpcy5zcGxpdCgnLycpLmV4aXN0cyhzLCBzID09ICcnIHx8IHMgPT0gJy4nIHx8IHMgPT0gJy4uJykSMwoIbWVzc2FnZXMYAiADKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlQgu6SAiSAQUIARCACBIxCgpnZW5lcmF0aW9uGAMgASgLMh0ubGxtcmVsYXkudjEuR2VuZXJhdGlvbkNvbmZpZxIrCgV0b29scxgEIAMoCzIRLmxsbXJlbGF5LnYxLlRvb2xCCbpIBpIBAxCAARIsCgt0b29sX2Nob2ljZRgFIAEoCzIXLmxsbXJlbGF5LnYxLlRvb2xDaG9pY2USNAoPcmVzcG9uc2VfZm9ybWF0GAYgASgLMhsubGxtcmVsYXkudjEuUmVzcG9uc2VGb3JtYXQSJwoFcmV0cnkYByABKAsyGC5sbG1yZWxheS52MS5SZXRyeVBvbGljeRJFChNzdHJlYW1faWRsZV90aW1lb3V0GAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQg26SAqqAQciAwiQHCoAEiIKCnJlcXVlc3RfaWQYCSABKAlCDrpIA9gBAbpIBXIDsAEBEjEKEHByb3ZpZGVyX29wdGlvbnMYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EsYDCg9mYWxsYmFja19tb2RlbHMYDyADKAlCrAO6SAWSAQIQCLpICpIBByIFcgMYgAK6SMkBkgHFASLCAboBvgEKFmZhbGxiYWNrX21vZGVscy5mb3JtYXQSVm11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpukjGAZIBwgEivwG6AbsBCh1mYWxsYmFja19tb2RlbHMucGF0aF9zZWdtZW50cxJOdGhlIG1vZGVsIG5hbWUgbXVzdCBub3QgaGF2ZSBhbiBlbXB0eSwgIi4iIG9yICIuLiIgc2VnbWVudCBiZXR3ZWVuIGl0cyBzbGFzaGVzGkp0aGlzID09ICcnIHx8ICF0aGlzLnNwbGl0KCcvJykuZXhpc3RzKHMsIHMgPT0gJycgfHwgcyA9PSAnLicgfHwgcyA9PSAnLi4nKRJWCghtZXRhZGF0YRgLIAMoCzIqLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdC5NZXRhZGF0YUVudHJ5Qhi6SBWaARIQQCIHcgUQASiAASoFcgMogAgSRQoTZmlyc3RfZXZlbnRfdGltZW91dBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIkBwqABIuCgxvdXRwdXRfbGltaXQYDSABKAsyGC5sbG1yZWxheS52MS5PdXRwdXRMaW1pdBJEChJoZWFydGJlYXRfaW50ZXJ2YWwYDiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASFgoJcmVzdW1hYmxlGBAgASgISACIAQEaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgwKCl9yZXN1bWFibGUiZQoLT3V0cHV0TGltaXQSHgoJbWF4X2J5dGVzGAEgASgEQgu6SAgyBhiAgICABBI2Cghvbl9saW1pdBgCIAEoDjIaLmxsbXJlbGF5LnYxLk9uT3V0cHV0TGltaXRCCLpIBYIBAhABIvgDCgdNZXNzYWdlEogBCgRyb2xlGAEgASgOMhEubGxtcmVsYXkudjEuUm9sZUJnukhkugFhCgxyb2xlLmRlZmluZWQSO211c3QgYmUgUk9MRV9TWVNURU0sIFJPTEVfVVNFUiwgUk9MRV9BU1NJU1RBTlQgb3IgUk9MRV9UT09MGhR0aGlzIGluIFsxLCAyLCAzLCA0XRIaCgdjb250ZW50GAIgASgJQgm6SAZyBCiAgEASNAoKdG9vbF9jYWxscxgDIAMoCzIVLmxsbXJlbGF5LnYxLlRvb2xDYWxsQgm6SAaSAQMQgAESHgoMdG9vbF9jYWxsX2lkGAQgASgJQgi6SAVyAxiAAhI0CglyZWFzb25pbmcYBSADKAsyFi5sbG1yZWxheS52MS5SZWFzb25pbmdCCbpIBpIBAxCAAhIaCgdyZWZ1c2FsGAYgASgJQgm6SAZyBCiAgEA6nQG6SJkBGpYBChZtZXNzYWdlLmFzc2lzdGFudF9vbmx5EjdyZWFzb25pbmcgYW5kIHJlZnVzYWwgYmVsb25nIHRvIFJPTEVfQVNTSVNUQU5UIG1lc3NhZ2VzGkN0aGlzLnJvbGUgPT0gMyB8fCAoc2l6ZSh0aGlzLnJlYXNvbmluZykgPT0gMCAmJiB0aGlzLnJlZnVzYWwgPT0gJycpIngKCVJlYXNvbmluZxIXCgR0ZXh0GAEgASgJQgm6SAZyBCiAgEASHAoJc2lnbmF0dXJlGAIgASgJQgm6SAZyBCiAgEASGwoIcmVkYWN0ZWQYAyABKAlCCbpIBnIEKICAQBIXCgZmb3JtYXQYBCABKAlCB7pIBHICGEAidAoIVG9vbENhbGwSFAoCaWQYASABKAlCCLpIBXIDGIACEhYKBG5hbWUYAiABKAlCCLpIBXIDGIABEhwKCWFyZ3VtZW50cxgDIAEoCUIJukgGcgQogIBAEhwKCXNpZ25hdHVyZRgEIAEoCUIJukgGcgQogIBAIuABChBHZW5lcmF0aW9uQ29uZmlnEisKEW1heF9vdXRwdXRfdG9rZW5zGAEgASgNQgu6SAgqBhjAhD0oAUgAiAEBEikKC3RlbXBlcmF0dXJlGAIgASgCQg+6SAwKCh0AAABALQAAAABIAYgBARIjCgV0b3BfcBgDIAEoAkIPukgMCgodAACAPy0AAAAASAKIAQESHwoEc3RvcBgEIAMoCUIRukgOkgELEBAiB3IFEAEogAJCFAoSX21heF9vdXRwdXRfdG9rZW5zQg4KDF90ZW1wZXJhdHVyZUIICgZfdG9wX3Ai1wEKBFRvb2wSgQEKBG5hbWUYASABKAlCc7pIcLoBbQoJdG9vbC5uYW1lEjltdXN0IGJlIDEgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2UgZ2V0X3dlYXRoZXIaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MSw2NH0kJykSHgoLZGVzY3JpcHRpb24YAiABKAlCCbpIBnIEKICAARIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJYCgpUb29sQ2hvaWNlEjMKBG1vZGUYASABKA4yGy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlTW9kZUIIukgFggECEAESFQoEbmFtZRgCIAEoCUIHukgEcgIYQCLDAwoOUmVzcG9uc2VGb3JtYXQSNAoLanNvbl9zY2hlbWEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qga6SAPIAQESkQEKBG5hbWUYAiABKAlCggG6SH+6AXwKFHJlc3BvbnNlX2Zvcm1hdC5uYW1lEj1tdXN0IGJlIHVwIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIHdlYXRoZXJfcmVwb3J0GiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezAsNjR9JCcpEiwKFm1heF92YWxpZGF0aW9uX3JldHJpZXMYAyABKA1CB7pIBCoCGApIAIgBARI0Cgpvbl9pbnZhbGlkGAQgASgOMhYubGxtcmVsYXkudjEuT25JbnZhbGlkQgi6SAWCAQIQARIeChZzdHJlYW1fcGFydGlhbF9vYmplY3RzGAUgASgIEkgKF3BhcnRpYWxfb2JqZWN0X2ludGVydmFsGAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8MgBCGQoXX21heF92YWxpZGF0aW9uX3JldHJpZXMi4gEKC1JldHJ5UG9saWN5Eh0KDG1heF9hdHRlbXB0cxgBIAEoDUIHukgEKgIYChJACg9pbml0aWFsX2JhY2tvZmYYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDLpICaoBBiICCDwqABI9CgttYXhfYmFja29mZhgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIrAIqABIzCgltaWRzdHJlYW0YBCABKA4yFi5sbG1yZWxheS52MS5NaWRzdHJlYW1CCLpIBYIBAhABIpICCg1HZW5lcmF0ZUV2ZW50EhAKCHNlcXVlbmNlGAEgASgEEg8KB2F0dGVtcHQYAiABKA0SIwoFZGVsdGEYAyABKAsyEi5sbG1yZWxheS52MS5EZWx0YUgAEiwKCndpbGxfcmV0cnkYBCABKAsyFi5sbG1yZWxheS52MS5XaWxsUmV0cnlIABIjCgVmaW5hbBgFIAEoCzISLmxsbXJlbGF5LnYxLkZpbmFsSAASMAoOcGFydGlhbF9vYmplY3QYBiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVIABIrCgloZWFydGJlYXQYByABKAsyFi5sbG1yZWxheS52MS5IZWFydGJlYXRIAEIHCgVldmVudCILCglIZWFydGJlYXQihQEKBURlbHRhEgwKBHRleHQYASABKAkSLQoJdG9vbF9jYWxsGAIgASgLMhoubGxtcmVsYXkudjEuVG9vbENhbGxEZWx0YRIuCglyZWFzb25pbmcYAyABKAsyGy5sbG1yZWxheS52MS5SZWFzb25pbmdEZWx0YRIPCgdyZWZ1c2FsGAQgASgJImIKDlJlYXNvbmluZ0RlbHRhEg0KBWluZGV4GAEgASgNEgwKBHRleHQYAiABKAkSEQoJc2lnbmF0dXJlGAMgASgJEhAKCHJlZGFjdGVkGAQgASgJEg4KBmZvcm1hdBgFIAEoCSJRCg1Ub29sQ2FsbERlbHRhEg0KBWluZGV4GAEgASgNEgoKAmlkGAIgASgJEgwKBG5hbWUYAyABKAkSFwoPYXJndW1lbnRzX2RlbHRhGAQgASgJIu4BCglXaWxsUmV0cnkSKAoGcmVhc29uGAEgASgOMhgubGxtcmVsYXkudjEuUmV0cnlSZWFzb24SKAoFZGVsYXkYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFAoMbmV4dF9hdHRlbXB0GAMgASgNEhcKD2Rpc2NhcmRfcGFydGlhbBgEIAEoCBIhCgVjYXVzZRgFIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzEhUKDW5leHRfcHJvdmlkZXIYBiABKAkSEgoKbmV4dF9tb2RlbBgHIAEoCRIQCghmYWxsYmFjaxgIIAEoCCKwAwoFRmluYWwSJQoHbWVzc2FnZRgBIAEoCzIULmxsbXJlbGF5LnYxLk1lc3NhZ2USJgoGb2JqZWN0GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjAKDWZpbmlzaF9yZWFzb24YAyABKA4yGS5sbG1yZWxheS52MS5GaW5pc2hSZWFzb24SIQoFdXNhZ2UYBCABKAsyEi5sbG1yZWxheS52MS5Vc2FnZRIQCghhdHRlbXB0cxgFIAEoDRIaChJ2YWxpZGF0aW9uX3JldHJpZXMYBiABKA0SNwoRdmFsaWRhdGlvbl9lcnJvcnMYByADKAsyHC5sbG1yZWxheS52MS5WYWxpZGF0aW9uRXJyb3ISEAoIcHJvdmlkZXIYCCABKAkSDQoFbW9kZWwYCSABKAkSDQoFcm91dGUYDSABKAkSOAoLYW5ub3RhdGlvbnMYDiADKAsyIy5sbG1yZWxheS52MS5GaW5hbC5Bbm5vdGF0aW9uc0VudHJ5GjIKEEFubm90YXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKQAQoFVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQSGAoQcmVhc29uaW5nX3Rva2VucxgDIAEoBBIbChNjYWNoZWRfaW5wdXRfdG9rZW5zGAQgASgEEiMKG2NhY2hlX2NyZWF0aW9uX2lucHV0X3Rva2VucxgFIAEoBCJoCg9WYWxpZGF0aW9uRXJyb3ISDwoHYXR0ZW1wdBgBIAEoDRIZChFpbnN0YW5jZV9sb2NhdGlvbhgCIAEoCRIYChBrZXl3b3JkX2xvY2F0aW9uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkiLgoRTGlzdE1vZGVsc1JlcXVlc3QSGQoIcHJvdmlkZXIYASABKAlCB7pIBHICGD8iOAoSTGlzdE1vZGVsc1Jlc3BvbnNlEiIKBm1vZGVscxgBIAMoCzISLmxsbXJlbGF5LnYxLk1vZGVsIvIBCgVNb2RlbBIKCgJpZBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIVCg1wcm92aWRlcl9raW5kGAMgASgJEgwKBG5hbWUYBCABKAkSJAoEa2luZBgFIAEoDjIWLmxsbXJlbGF5LnYxLk1vZGVsS2luZBIpCgd0YXJnZXRzGAYgAygLMhgubGxtcmVsYXkudjEuUm91dGVUYXJnZXQSKgoHYmFsYW5jZRgHIAEoDjIZLmxsbXJlbGF5LnYxLlJvdXRlQmFsYW5jZRIpCgZoZWFsdGgYCCABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgidwoLUm91dGVUYXJnZXQSDQoFbW9kZWwYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSDAoEbmFtZRgDIAEoCRIOCgZ3ZWlnaHQYBCABKA0SKQoGaGVhbHRoGAUgASgLMhkubGxtcmVsYXkudjEuVGFyZ2V0SGVhbHRoIoMBCgxUYXJnZXRIZWFsdGgSDwoHZWplY3RlZBgBIAEoCBIxCg1lamVjdGVkX3VudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgDIAEoDRIRCgllamVjdGlvbnMYBCABKA0qaAoNT25PdXRwdXRMaW1pdBIfChtPTl9PVVRQVVRfTElNSVRfVU5TUEVDSUZJRUQQABIYChRPTl9PVVRQVVRfTElNSVRfRkFJTBABEhwKGE9OX09VVFBVVF9MSU1JVF9UUlVOQ0FURRACKl8KBFJvbGUSFAoQUk9MRV9VTlNQRUNJRklFRBAAEg8KC1JPTEVfU1lTVEVNEAESDQoJUk9MRV9VU0VSEAISEgoOUk9MRV9BU1NJU1RBTlQQAxINCglST0xFX1RPT0wQBCqiAQoOVG9vbENob2ljZU1vZGUSIAocVE9PTF9DSE9JQ0VfTU9ERV9VTlNQRUNJRklFRBAAEhkKFVRPT0xfQ0hPSUNFX01PREVfQVVUTxABEhkKFVRPT0xfQ0hPSUNFX01PREVfTk9ORRACEh0KGVRPT0xfQ0hPSUNFX01PREVfUkVRVUlSRUQQAxIZChVUT09MX0NIT0lDRV9NT0RFX1RPT0wQBCpYCglPbkludmFsaWQSGgoWT05fSU5WQUxJRF9VTlNQRUNJRklFRBAAEhMKD09OX0lOVkFMSURfRkFJTBABEhoKFk9OX0lOVkFMSURfUkVUVVJOX1RFWFQQAipRCglNaWRzdHJlYW0SGQoVTUlEU1RSRUFNX1VOU1BFQ0lGSUVEEAASFQoRTUlEU1RSRUFNX1JFU1RBUlQQARISCg5NSURTVFJFQU1fRkFJTBACKv4BCgtSZXRyeVJlYXNvbhIcChhSRVRSWV9SRUFTT05fVU5TUEVDSUZJRUQQABIdChlSRVRSWV9SRUFTT05fUkFURV9MSU1JVEVEEAESGwoXUkVUUllfUkVBU09OX09WRVJMT0FERUQQAhIdChlSRVRSWV9SRUFTT05fU0VSVkVSX0VSUk9SEAMSGgoWUkVUUllfUkVBU09OX1RSQU5TUE9SVBAEEhgKFFJFVFJZX1JFQVNPTl9TVEFMTEVEEAUSHwobUkVUUllfUkVBU09OX0lOVkFMSURfT1VUUFVUEAYSHwobUkVUUllfUkVBU09OX1RBUkdFVF9SRUZVU0VEEAkq0wEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASFgoSRklOSVNIX1JFQVNPTl9TVE9QEAESGAoURklOSVNIX1JFQVNPTl9MRU5HVEgQAhIcChhGSU5JU0hfUkVBU09OX1RPT0xfQ0FMTFMQAxIgChxGSU5JU0hfUkVBU09OX0NPTlRFTlRfRklMVEVSEAQSFwoTRklOSVNIX1JFQVNPTl9PVEhFUhAFEhkKFUZJTklTSF9SRUFTT05fUkVGVVNBTBAGKlwKCU1vZGVsS2luZBIaChZNT0RFTF9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZTU9ERUxfS0lORF9QUk9WSURFUl9NT0RFTBABEhQKEE1PREVMX0tJTkRfUk9VVEUQAipkCgxSb3V0ZUJhbGFuY2USHQoZUk9VVEVfQkFMQU5DRV9VTlNQRUNJRklFRBAAEhkKFVJPVVRFX0JBTEFOQ0VfT1JERVJFRBABEhoKFlJPVVRFX0JBTEFOQ0VfV0VJR0hURUQQAjLnAQoKTExNU2VydmljZRJGCghHZW5lcmF0ZRIcLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdBoaLmxsbXJlbGF5LnYxLkdlbmVyYXRlRXZlbnQwARJNCgpMaXN0TW9kZWxzEh4ubGxtcmVsYXkudjEuTGlzdE1vZGVsc1JlcXVlc3QaHy5sbG1yZWxheS52MS5MaXN0TW9kZWxzUmVzcG9uc2USQgoGUmVzdW1lEhoubGxtcmVsYXkudjEuUmVzdW1lUmVxdWVzdBoaLmxsbXJlbGF5LnYxLkdlbmVyYXRlRXZlbnQwAUI8WjpnaXRodWIuY29tL2xsbXJlbGF5L2xsbXJlbGF5L2dlbi9nby9sbG1yZWxheS92MTtsbG1yZWxheXYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
+  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEiSwoNUmVzdW1lUmVxdWVzdBIiCgpyZXF1ZXN0X2lkGAEgASgJQg66SAPIAQG6SAVyA7ABARIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoBCLDDgoPR2VuZXJhdGVSZXF1ZXN0Eo8ECgVtb2RlbBgBIAEoCUL/A7pIA8gBAbpIBXIDGIACuki0AroBsAIKDG1vZGVsLmZvcm1hdBLRAW11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvOiBhIGxvd2VyLWNhc2UgbmFtZSwgYW5kIGZvciBhIHByb3ZpZGVyJ3MgbW9kZWwgYSBzbGFzaCwgdGhlbiB0aGUgcHJvdmlkZXIncyBtb2RlbCBuYW1lIChsZXR0ZXJzLCBkaWdpdHMgYW5kIC4gXyA6IC8gQCArIC0pGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpuki1AboBsQEKE21vZGVsLnBhdGhfc2VnbWVudHMSTnRoZSBtb2RlbCBuYW1lIG11c3Qgbm90IGhhdmUgYW4gZW1wdHksICIuIiBvciAiLi4iIHNlZ21lbnQgYmV0d2VlbiBpdHMgc2xhc2hlcxpKdGhpcyA9PSAnJyB8fCAhdGhpcy5zcGxpdCgnLycpLmV4aXN0cyhzLCBzID09ICcnIHx8IHMgPT0gJy4nIHx8IHMgPT0gJy4uJykSMwoIbWVzc2FnZXMYAiADKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlQgu6SAiSAQUIARCACBIxCgpnZW5lcmF0aW9uGAMgASgLMh0ubGxtcmVsYXkudjEuR2VuZXJhdGlvbkNvbmZpZxIrCgV0b29scxgEIAMoCzIRLmxsbXJlbGF5LnYxLlRvb2xCCbpIBpIBAxCAARIsCgt0b29sX2Nob2ljZRgFIAEoCzIXLmxsbXJlbGF5LnYxLlRvb2xDaG9pY2USNAoPcmVzcG9uc2VfZm9ybWF0GAYgASgLMhsubGxtcmVsYXkudjEuUmVzcG9uc2VGb3JtYXQSJwoFcmV0cnkYByABKAsyGC5sbG1yZWxheS52MS5SZXRyeVBvbGljeRJFChNzdHJlYW1faWRsZV90aW1lb3V0GAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQg26SAqqAQciAwiQHCoAEiIKCnJlcXVlc3RfaWQYCSABKAlCDrpIA9gBAbpIBXIDsAEBEjEKEHByb3ZpZGVyX29wdGlvbnMYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EsYDCg9mYWxsYmFja19tb2RlbHMYDyADKAlCrAO6SAWSAQIQCLpICpIBByIFcgMYgAK6SMkBkgHFASLCAboBvgEKFmZhbGxiYWNrX21vZGVscy5mb3JtYXQSVm11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpukjGAZIBwgEivwG6AbsBCh1mYWxsYmFja19tb2RlbHMucGF0aF9zZWdtZW50cxJOdGhlIG1vZGVsIG5hbWUgbXVzdCBub3QgaGF2ZSBhbiBlbXB0eSwgIi4iIG9yICIuLiIgc2VnbWVudCBiZXR3ZWVuIGl0cyBzbGFzaGVzGkp0aGlzID09ICcnIHx8ICF0aGlzLnNwbGl0KCcvJykuZXhpc3RzKHMsIHMgPT0gJycgfHwgcyA9PSAnLicgfHwgcyA9PSAnLi4nKRJWCghtZXRhZGF0YRgLIAMoCzIqLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdC5NZXRhZGF0YUVudHJ5Qhi6SBWaARIQQCIHcgUQASiAASoFcgMogAgSRQoTZmlyc3RfZXZlbnRfdGltZW91dBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIkBwqABIuCgxvdXRwdXRfbGltaXQYDSABKAsyGC5sbG1yZWxheS52MS5PdXRwdXRMaW1pdBJEChJoZWFydGJlYXRfaW50ZXJ2YWwYDiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASFgoJcmVzdW1hYmxlGBAgASgISACIAQESKQoHaGVkZ2luZxgRIAEoCzIYLmxsbXJlbGF5LnYxLkhlZGdlUG9saWN5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIMCgpfcmVzdW1hYmxlImUKC091dHB1dExpbWl0Eh4KCW1heF9ieXRlcxgBIAEoBEILukgIMgYYgICAgAQSNgoIb25fbGltaXQYAiABKA4yGi5sbG1yZWxheS52MS5Pbk91dHB1dExpbWl0Qgi6SAWCAQIQASL4AwoHTWVzc2FnZRKIAQoEcm9sZRgBIAEoDjIRLmxsbXJlbGF5LnYxLlJvbGVCZ7pIZLoBYQoMcm9sZS5kZWZpbmVkEjttdXN0IGJlIFJPTEVfU1lTVEVNLCBST0xFX1VTRVIsIFJPTEVfQVNTSVNUQU5UIG9yIFJPTEVfVE9PTBoUdGhpcyBpbiBbMSwgMiwgMywgNF0SGgoHY29udGVudBgCIAEoCUIJukgGcgQogIBAEjQKCnRvb2xfY2FsbHMYAyADKAsyFS5sbG1yZWxheS52MS5Ub29sQ2FsbEIJukgGkgEDEIABEh4KDHRvb2xfY2FsbF9pZBgEIAEoCUIIukgFcgMYgAISNAoJcmVhc29uaW5nGAUgAygLMhYubGxtcmVsYXkudjEuUmVhc29uaW5nQgm6SAaSAQMQgAISGgoHcmVmdXNhbBgGIAEoCUIJukgGcgQogIBAOp0BukiZARqWAQoWbWVzc2FnZS5hc3Npc3RhbnRfb25seRI3cmVhc29uaW5nIGFuZCByZWZ1c2FsIGJlbG9uZyB0byBST0xFX0FTU0lTVEFOVCBtZXNzYWdlcxpDdGhpcy5yb2xlID09IDMgfHwgKHNpemUodGhpcy5yZWFzb25pbmcpID09IDAgJiYgdGhpcy5yZWZ1c2FsID09ICcnKSJ4CglSZWFzb25pbmcSFwoEdGV4dBgBIAEoCUIJukgGcgQogIBAEhwKCXNpZ25hdHVyZRgCIAEoCUIJukgGcgQogIBAEhsKCHJlZGFjdGVkGAMgASgJQgm6SAZyBCiAgEASFwoGZm9ybWF0GAQgASgJQge6SARyAhhAInQKCFRvb2xDYWxsEhQKAmlkGAEgASgJQgi6SAVyAxiAAhIWCgRuYW1lGAIgASgJQgi6SAVyAxiAARIcCglhcmd1bWVudHMYAyABKAlCCbpIBnIEKICAQBIcCglzaWduYXR1cmUYBCABKAlCCbpIBnIEKICAQCLgAQoQR2VuZXJhdGlvbkNvbmZpZxIrChFtYXhfb3V0cHV0X3Rva2VucxgBIAEoDUILukgIKgYYwIQ9KAFIAIgBARIpCgt0ZW1wZXJhdHVyZRgCIAEoAkIPukgMCgodAAAAQC0AAAAASAGIAQESIwoFdG9wX3AYAyABKAJCD7pIDAoKHQAAgD8tAAAAAEgCiAEBEh8KBHN0b3AYBCADKAlCEbpIDpIBCxAQIgdyBRABKIACQhQKEl9tYXhfb3V0cHV0X3Rva2Vuc0IOCgxfdGVtcGVyYXR1cmVCCAoGX3RvcF9wItcBCgRUb29sEoEBCgRuYW1lGAEgASgJQnO6SHC6AW0KCXRvb2wubmFtZRI5bXVzdCBiZSAxIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIGdldF93ZWF0aGVyGiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezEsNjR9JCcpEh4KC2Rlc2NyaXB0aW9uGAIgASgJQgm6SAZyBCiAgAESKwoKcGFyYW1ldGVycxgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiWAoKVG9vbENob2ljZRIzCgRtb2RlGAEgASgOMhsubGxtcmVsYXkudjEuVG9vbENob2ljZU1vZGVCCLpIBYIBAhABEhUKBG5hbWUYAiABKAlCB7pIBHICGEAiwwMKDlJlc3BvbnNlRm9ybWF0EjQKC2pzb25fc2NoZW1hGAEgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIGukgDyAEBEpEBCgRuYW1lGAIgASgJQoIBukh/ugF8ChRyZXNwb25zZV9mb3JtYXQubmFtZRI9bXVzdCBiZSB1cCB0byA2NCBsZXR0ZXJzLCBkaWdpdHMsIF8gb3IgLSwgbGlrZSB3ZWF0aGVyX3JlcG9ydBoldGhpcy5tYXRjaGVzKCdeW0EtWmEtejAtOV8tXXswLDY0fSQnKRIsChZtYXhfdmFsaWRhdGlvbl9yZXRyaWVzGAMgASgNQge6SAQqAhgKSACIAQESNAoKb25faW52YWxpZBgEIAEoDjIWLmxsbXJlbGF5LnYxLk9uSW52YWxpZEIIukgFggECEAESHgoWc3RyZWFtX3BhcnRpYWxfb2JqZWN0cxgFIAEoCBJIChdwYXJ0aWFsX29iamVjdF9pbnRlcnZhbBgGIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkIMukgJqgEGIgIIPDIAQhkKF19tYXhfdmFsaWRhdGlvbl9yZXRyaWVzIuIBCgtSZXRyeVBvbGljeRIdCgxtYXhfYXR0ZW1wdHMYASABKA1CB7pIBCoCGAoSQAoPaW5pdGlhbF9iYWNrb2ZmGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8KgASPQoLbWF4X2JhY2tvZmYYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASMwoJbWlkc3RyZWFtGAQgASgOMhYubGxtcmVsYXkudjEuTWlkc3RyZWFtQgi6SAWCAQIQASLDAQoLSGVkZ2VQb2xpY3kSPQoLaGVkZ2VfYWZ0ZXIYASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASEAoIYWRhcHRpdmUYAiABKAgSIAoKbWF4X2hlZGdlcxgDIAEoDUIHukgEKgIYAkgAiAEBEjIKBnRhcmdldBgEIAEoDjIYLmxsbXJlbGF5LnYxLkhlZGdlVGFyZ2V0Qgi6SAWCAQIQAUINCgtfbWF4X2hlZGdlcyKSAgoNR2VuZXJhdGVFdmVudBIQCghzZXF1ZW5jZRgBIAEoBBIPCgdhdHRlbXB0GAIgASgNEiMKBWRlbHRhGAMgASgLMhIubGxtcmVsYXkudjEuRGVsdGFIABIsCgp3aWxsX3JldHJ5GAQgASgLMhYubGxtcmVsYXkudjEuV2lsbFJldHJ5SAASIwoFZmluYWwYBSABKAsyEi5sbG1yZWxheS52MS5GaW5hbEgAEjAKDnBhcnRpYWxfb2JqZWN0GAYgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlSAASKwoJaGVhcnRiZWF0GAcgASgLMhYubGxtcmVsYXkudjEuSGVhcnRiZWF0SABCBwoFZXZlbnQiCwoJSGVhcnRiZWF0IoUBCgVEZWx0YRIMCgR0ZXh0GAEgASgJEi0KCXRvb2xfY2FsbBgCIAEoCzIaLmxsbXJlbGF5LnYxLlRvb2xDYWxsRGVsdGESLgoJcmVhc29uaW5nGAMgASgLMhsubGxtcmVsYXkudjEuUmVhc29uaW5nRGVsdGESDwoHcmVmdXNhbBgEIAEoCSJiCg5SZWFzb25pbmdEZWx0YRINCgVpbmRleBgBIAEoDRIMCgR0ZXh0GAIgASgJEhEKCXNpZ25hdHVyZRgDIAEoCRIQCghyZWRhY3RlZBgEIAEoCRIOCgZmb3JtYXQYBSABKAkiUQoNVG9vbENhbGxEZWx0YRINCgVpbmRleBgBIAEoDRIKCgJpZBgCIAEoCRIMCgRuYW1lGAMgASgJEhcKD2FyZ3VtZW50c19kZWx0YRgEIAEoCSLuAQoJV2lsbFJldHJ5EigKBnJlYXNvbhgBIAEoDjIYLmxsbXJlbGF5LnYxLlJldHJ5UmVhc29uEigKBWRlbGF5GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhQKDG5leHRfYXR0ZW1wdBgDIAEoDRIXCg9kaXNjYXJkX3BhcnRpYWwYBCABKAgSIQoFY2F1c2UYBSABKAsyEi5nb29nbGUucnBjLlN0YXR1cxIVCg1uZXh0X3Byb3ZpZGVyGAYgASgJEhIKCm5leHRfbW9kZWwYByABKAkSEAoIZmFsbGJhY2sYCCABKAgiwAMKBUZpbmFsEiUKB21lc3NhZ2UYASABKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlEiYKBm9iamVjdBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIwCg1maW5pc2hfcmVhc29uGAMgASgOMhkubGxtcmVsYXkudjEuRmluaXNoUmVhc29uEiEKBXVzYWdlGAQgASgLMhIubGxtcmVsYXkudjEuVXNhZ2USEAoIYXR0ZW1wdHMYBSABKA0SGgoSdmFsaWRhdGlvbl9yZXRyaWVzGAYgASgNEjcKEXZhbGlkYXRpb25fZXJyb3JzGAcgAygLMhwubGxtcmVsYXkudjEuVmFsaWRhdGlvbkVycm9yEhAKCHByb3ZpZGVyGAggASgJEg0KBW1vZGVsGAkgASgJEg4KBmhlZGdlcxgKIAEoDRINCgVyb3V0ZRgNIAEoCRI4Cgthbm5vdGF0aW9ucxgOIAMoCzIjLmxsbXJlbGF5LnYxLkZpbmFsLkFubm90YXRpb25zRW50cnkaMgoQQW5ub3RhdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpABCgVVc2FnZRIUCgxpbnB1dF90b2tlbnMYASABKAQSFQoNb3V0cHV0X3Rva2VucxgCIAEoBBIYChByZWFzb25pbmdfdG9rZW5zGAMgASgEEhsKE2NhY2hlZF9pbnB1dF90b2tlbnMYBCABKAQSIwobY2FjaGVfY3JlYXRpb25faW5wdXRfdG9rZW5zGAUgASgEImgKD1ZhbGlkYXRpb25FcnJvchIPCgdhdHRlbXB0GAEgASgNEhkKEWluc3RhbmNlX2xvY2F0aW9uGAIgASgJEhgKEGtleXdvcmRfbG9jYXRpb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCSIuChFMaXN0TW9kZWxzUmVxdWVzdBIZCghwcm92aWRlchgBIAEoCUIHukgEcgIYPyI4ChJMaXN0TW9kZWxzUmVzcG9uc2USIgoGbW9kZWxzGAEgAygLMhIubGxtcmVsYXkudjEuTW9kZWwi8gEKBU1vZGVsEgoKAmlkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJEhUKDXByb3ZpZGVyX2tpbmQYAyABKAkSDAoEbmFtZRgEIAEoCRIkCgRraW5kGAUgASgOMhYubGxtcmVsYXkudjEuTW9kZWxLaW5kEikKB3RhcmdldHMYBiADKAsyGC5sbG1yZWxheS52MS5Sb3V0ZVRhcmdldBIqCgdiYWxhbmNlGAcgASgOMhkubGxtcmVsYXkudjEuUm91dGVCYWxhbmNlEikKBmhlYWx0aBgIIAEoCzIZLmxsbXJlbGF5LnYxLlRhcmdldEhlYWx0aCJ3CgtSb3V0ZVRhcmdldBINCgVtb2RlbBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIMCgRuYW1lGAMgASgJEg4KBndlaWdodBgEIAEoDRIpCgZoZWFsdGgYBSABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgigwEKDFRhcmdldEhlYWx0aBIPCgdlamVjdGVkGAEgASgIEjEKDWVqZWN0ZWRfdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFGNvbnNlY3V0aXZlX2ZhaWx1cmVzGAMgASgNEhEKCWVqZWN0aW9ucxgEIAEoDSpoCg1Pbk91dHB1dExpbWl0Eh8KG09OX09VVFBVVF9MSU1JVF9VTlNQRUNJRklFRBAAEhgKFE9OX09VVFBVVF9MSU1JVF9GQUlMEAESHAoYT05fT1VUUFVUX0xJTUlUX1RSVU5DQVRFEAIqXwoEUm9sZRIUChBST0xFX1VOU1BFQ0lGSUVEEAASDwoLUk9MRV9TWVNURU0QARINCglST0xFX1VTRVIQAhISCg5ST0xFX0FTU0lTVEFOVBADEg0KCVJPTEVfVE9PTBAEKqIBCg5Ub29sQ2hvaWNlTW9kZRIgChxUT09MX0NIT0lDRV9NT0RFX1VOU1BFQ0lGSUVEEAASGQoVVE9PTF9DSE9JQ0VfTU9ERV9BVVRPEAESGQoVVE9PTF9DSE9JQ0VfTU9ERV9OT05FEAISHQoZVE9PTF9DSE9JQ0VfTU9ERV9SRVFVSVJFRBADEhkKFVRPT0xfQ0hPSUNFX01PREVfVE9PTBAEKlgKCU9uSW52YWxpZBIaChZPTl9JTlZBTElEX1VOU1BFQ0lGSUVEEAASEwoPT05fSU5WQUxJRF9GQUlMEAESGgoWT05fSU5WQUxJRF9SRVRVUk5fVEVYVBACKlEKCU1pZHN0cmVhbRIZChVNSURTVFJFQU1fVU5TUEVDSUZJRUQQABIVChFNSURTVFJFQU1fUkVTVEFSVBABEhIKDk1JRFNUUkVBTV9GQUlMEAIqWQoLSGVkZ2VUYXJnZXQSHAoYSEVER0VfVEFSR0VUX1VOU1BFQ0lGSUVEEAASFQoRSEVER0VfVEFSR0VUX1NBTUUQARIVChFIRURHRV9UQVJHRVRfTkVYVBACKv4BCgtSZXRyeVJlYXNvbhIcChhSRVRSWV9SRUFTT05fVU5TUEVDSUZJRUQQABIdChlSRVRSWV9SRUFTT05fUkFURV9MSU1JVEVEEAESGwoXUkVUUllfUkVBU09OX09WRVJMT0FERUQQAhIdChlSRVRSWV9SRUFTT05fU0VSVkVSX0VSUk9SEAMSGgoWUkVUUllfUkVBU09OX1RSQU5TUE9SVBAEEhgKFFJFVFJZX1JFQVNPTl9TVEFMTEVEEAUSHwobUkVUUllfUkVBU09OX0lOVkFMSURfT1VUUFVUEAYSHwobUkVUUllfUkVBU09OX1RBUkdFVF9SRUZVU0VEEAkq0wEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASFgoSRklOSVNIX1JFQVNPTl9TVE9QEAESGAoURklOSVNIX1JFQVNPTl9MRU5HVEgQAhIcChhGSU5JU0hfUkVBU09OX1RPT0xfQ0FMTFMQAxIgChxGSU5JU0hfUkVBU09OX0NPTlRFTlRfRklMVEVSEAQSFwoTRklOSVNIX1JFQVNPTl9PVEhFUhAFEhkKFUZJTklTSF9SRUFTT05fUkVGVVNBTBAGKlwKCU1vZGVsS2luZBIaChZNT0RFTF9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZTU9ERUxfS0lORF9QUk9WSURFUl9NT0RFTBABEhQKEE1PREVMX0tJTkRfUk9VVEUQAipkCgxSb3V0ZUJhbGFuY2USHQoZUk9VVEVfQkFMQU5DRV9VTlNQRUNJRklFRBAAEhkKFVJPVVRFX0JBTEFOQ0VfT1JERVJFRBABEhoKFlJPVVRFX0JBTEFOQ0VfV0VJR0hURUQQAjLnAQoKTExNU2VydmljZRJGCghHZW5lcmF0ZRIcLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdBoaLmxsbXJlbGF5LnYxLkdlbmVyYXRlRXZlbnQwARJNCgpMaXN0TW9kZWxzEh4ubGxtcmVsYXkudjEuTGlzdE1vZGVsc1JlcXVlc3QaHy5sbG1yZWxheS52MS5MaXN0TW9kZWxzUmVzcG9uc2USQgoGUmVzdW1lEhoubGxtcmVsYXkudjEuUmVzdW1lUmVxdWVzdBoaLmxsbXJlbGF5LnYxLkdlbmVyYXRlRXZlbnQwAUI8WjpnaXRodWIuY29tL2xsbXJlbGF5L2xsbXJlbGF5L2dlbi9nby9sbG1yZWxheS92MTtsbG1yZWxheXYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
 
 /**
  * ResumeRequest picks up a resumable call where the client left it.
@@ -259,6 +266,8 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    *     {"drop_after": 2}                     2 deltas, then the connection drops
    *     {"error_after": 2}                    2 deltas, then an in-stream "overloaded" error
    *     {"stall_after": 2}                    2 deltas, then silence
+   *     {"first_delay_ms": 2000}              hold the first event back 2s (a slow
+   *                                           first token: see `hedging`)
    *     {"malformed_after": 2}                2 deltas, then an event that does not
    *                                           decode (PROVIDER_PROTOCOL_ERROR, not retried)
    *     {"output": "text"}                    reply with this text instead
@@ -398,6 +407,18 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    * @generated from field: optional bool resumable = 16;
    */
   resumable?: boolean | undefined;
+
+  /**
+   * Hedge a slow start: when the attempt in progress has shown nothing for
+   * `hedging.hedge_after`, llmrelay starts another attempt beside it, and
+   * the first of them to show something is the one you see. Cuts the long
+   * tail of time to first token, at the price of extra provider requests.
+   * See HedgePolicy. Unset: the route's default (`defaults.hedging`), if
+   * any; otherwise no hedging. Off by default.
+   *
+   * @generated from field: llmrelay.v1.HedgePolicy hedging = 17;
+   */
+  hedging?: HedgePolicy | undefined;
 };
 
 /**
@@ -873,6 +894,108 @@ export const RetryPolicySchema: GenMessage<RetryPolicy> = /*@__PURE__*/
   messageDesc(file_llmrelay_v1_llmrelay, 10);
 
 /**
+ * HedgePolicy asks llmrelay to hedge slow attempts (gRFC A6's hedging,
+ * adapted to streams).
+ *
+ * How it runs. Each attempt llmrelay starts (the first, and each retry,
+ * fallback or structured-output re-ask) may race hedges: when the attempt
+ * has produced no delta for the hedging delay, llmrelay starts a hedge,
+ * another attempt of the same request, beside it; and, with `max_hedges`
+ * 2, another one after a further delay, while the call has hedges left.
+ * The first attempt of the race to produce a delta wins: llmrelay cancels
+ * the others at once (their provider requests are closed, which stops
+ * their generation and their cost) and streams only the winner.
+ *
+ * "Produce a delta" means produce something you would see: a text,
+ * reasoning, refusal or tool-call fragment (`delta`). Signs of life you do
+ * not see (a provider's keep-alives and pings, usage reports) do not win a
+ * race, nor stop a hedge from starting; a reasoning model that streams its
+ * reasoning does both. An attempt that completes without any delta (an
+ * empty reply) wins when it ends, if no other attempt produced a delta.
+ *
+ * What you see. Only the winner's events: its deltas (with its `attempt`
+ * number), and, if it fails after streaming, the `will_retry` that says
+ * so. Nothing of a loser ever reaches you, so there is nothing to discard.
+ * A call both `resumable` and hedged keeps the same events: `Resume`
+ * replays the winner's, never a loser's.
+ * A hedge that fails before producing a delta while another attempt of its
+ * race still runs is not a `will_retry`: the call still has a live
+ * attempt. When every attempt of a race fails before any delta, the call
+ * goes on as if the race's first attempt had run alone: its failure is the
+ * one the retry policy, the route's fallback and the `will_retry` (its
+ * `attempt` and `cause`) are about.
+ *
+ * Attempt numbers. Attempts are numbered in the order they start, hedges
+ * included: a call whose attempt 1 was hedged by attempt 2, which won,
+ * streams deltas with `attempt` 2 and a `final` with `attempt` 2,
+ * `attempts` 2 and `hedges` 1; the next attempt after a failed race of
+ * attempts 1 and 2 is attempt 3 (`will_retry.next_attempt`).
+ *
+ * Cost. Every hedge is a provider request: its input tokens are paid, and
+ * its output tokens up to its cancellation (most providers bill what they
+ * generated before the request was closed). `final.usage` sums the tokens
+ * every attempt reported, cancelled hedges included; a hedge cancelled
+ * before its provider reported usage counts none there. A call starts at
+ * most `max_hedges` hedges in all. Hedges count against the provider's
+ * retry budget like retries: the budget may refuse a hedge (the call then
+ * runs on without it), and a hedge counts as a retry in flight until its
+ * race is decided, so that hedging a slow provider adds at most the
+ * budget's share of requests to it. Hedges do not count against
+ * `retry.max_attempts`.
+ *
+ * @generated from message llmrelay.v1.HedgePolicy
+ */
+export type HedgePolicy = Message$1<"llmrelay.v1.HedgePolicy"> & {
+  /**
+   * Start a hedge when the attempt has produced no delta for this long,
+   * and the next one this long after it. Choose about the provider's p95
+   * time to first token: then about one call in twenty is hedged. Required
+   * unless `adaptive` is set; with `adaptive`, the least wait. At least the
+   * server's floor (`retry.hedging.min_hedge_after`, 50ms unless
+   * configured): shorter is INVALID_ARGUMENT naming this field.
+   *
+   * @generated from field: google.protobuf.Duration hedge_after = 1;
+   */
+  hedgeAfter?: Duration | undefined;
+
+  /**
+   * Derive the delay from what this llmrelay replica observed: the p95
+   * time to first delta of the target's recent attempts (its last 200,
+   * once it has 20; an attempt cancelled because a hedge won counts with
+   * the time it had waited), never below `hedge_after` nor the server's
+   * floor. Until the target has 20 observations the delay is `hedge_after`,
+   * or, without it, the call is not hedged.
+   *
+   * @generated from field: bool adaptive = 2;
+   */
+  adaptive: boolean;
+
+  /**
+   * How many hedges the call may start, in all: 1 or 2. Unset means 1; 0
+   * turns hedging off for this call (also a route's default). Lowered to
+   * the server's limit (`retry.hedging.max_hedges`, 2 unless configured;
+   * a server that allows 0 hedges nothing).
+   *
+   * @generated from field: optional uint32 max_hedges = 3;
+   */
+  maxHedges?: number | undefined;
+
+  /**
+   * Where the hedges go. Unset means HEDGE_TARGET_SAME.
+   *
+   * @generated from field: llmrelay.v1.HedgeTarget target = 4;
+   */
+  target: HedgeTarget;
+};
+
+/**
+ * Describes the message llmrelay.v1.HedgePolicy.
+ * Use `create(HedgePolicySchema)` to create a new message.
+ */
+export const HedgePolicySchema: GenMessage<HedgePolicy> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 11);
+
+/**
  * GenerateEvent is one event of a Generate stream.
  *
  * @generated from message llmrelay.v1.GenerateEvent
@@ -887,7 +1010,9 @@ export type GenerateEvent = Message$1<"llmrelay.v1.GenerateEvent"> & {
 
   /**
    * The attempt this event belongs to, from 1. For `will_retry`, the attempt
-   * that failed; for `final`, the attempt that succeeded.
+   * that failed; for `final`, the attempt that succeeded. Attempts are
+   * numbered in the order they start, hedges included (see HedgePolicy): a
+   * hedge that lost never shows, so numbers may skip.
    *
    * @generated from field: uint32 attempt = 2;
    */
@@ -954,7 +1079,7 @@ export type GenerateEvent = Message$1<"llmrelay.v1.GenerateEvent"> & {
  * Use `create(GenerateEventSchema)` to create a new message.
  */
 export const GenerateEventSchema: GenMessage<GenerateEvent> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 11);
+  messageDesc(file_llmrelay_v1_llmrelay, 12);
 
 /**
  * Heartbeat keeps a quiet stream alive through proxies that cut streams
@@ -971,7 +1096,7 @@ export type Heartbeat = Message$1<"llmrelay.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 12);
+  messageDesc(file_llmrelay_v1_llmrelay, 13);
 
 /**
  * Delta is a fragment of the reply. Concatenating the `text` of the deltas of
@@ -1016,7 +1141,7 @@ export type Delta = Message$1<"llmrelay.v1.Delta"> & {
  * Use `create(DeltaSchema)` to create a new message.
  */
 export const DeltaSchema: GenMessage<Delta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 13);
+  messageDesc(file_llmrelay_v1_llmrelay, 14);
 
 /**
  * ReasoningDelta is a fragment of a reasoning block. Fragments with the same
@@ -1069,7 +1194,7 @@ export type ReasoningDelta = Message$1<"llmrelay.v1.ReasoningDelta"> & {
  * Use `create(ReasoningDeltaSchema)` to create a new message.
  */
 export const ReasoningDeltaSchema: GenMessage<ReasoningDelta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 14);
+  messageDesc(file_llmrelay_v1_llmrelay, 15);
 
 /**
  * ToolCallDelta is a fragment of a tool call. Fragments with the same `index`
@@ -1114,7 +1239,7 @@ export type ToolCallDelta = Message$1<"llmrelay.v1.ToolCallDelta"> & {
  * Use `create(ToolCallDeltaSchema)` to create a new message.
  */
 export const ToolCallDeltaSchema: GenMessage<ToolCallDelta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 15);
+  messageDesc(file_llmrelay_v1_llmrelay, 16);
 
 /**
  * WillRetry says an attempt failed and another one is coming.
@@ -1196,7 +1321,7 @@ export type WillRetry = Message$1<"llmrelay.v1.WillRetry"> & {
  * Use `create(WillRetrySchema)` to create a new message.
  */
 export const WillRetrySchema: GenMessage<WillRetry> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 16);
+  messageDesc(file_llmrelay_v1_llmrelay, 17);
 
 /**
  * Final is the outcome of a successful call.
@@ -1232,15 +1357,16 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
   finishReason: FinishReason;
 
   /**
-   * Tokens used, summed over every attempt of the call (failed ones
-   * included, as far as the provider reported them).
+   * Tokens used, summed over every attempt of the call (failed ones and
+   * cancelled hedges included, as far as the provider reported them).
    *
    * @generated from field: llmrelay.v1.Usage usage = 4;
    */
   usage?: Usage | undefined;
 
   /**
-   * How many attempts the call took, the successful one included.
+   * How many attempts the call took, the successful one included, and the
+   * hedges that ran beside them (see `hedges`).
    *
    * @generated from field: uint32 attempts = 5;
    */
@@ -1276,6 +1402,15 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
   model: string;
 
   /**
+   * How many of `attempts` were hedges: attempts started beside a slower
+   * one (see HedgePolicy), whether they won, lost or failed. 0 without
+   * hedging.
+   *
+   * @generated from field: uint32 hedges = 10;
+   */
+  hedges: number;
+
+  /**
    * The route the call named as its `model`, e.g. "smart"; empty when it
    * named "<provider>/<model>".
    *
@@ -1298,7 +1433,7 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
  * Use `create(FinalSchema)` to create a new message.
  */
 export const FinalSchema: GenMessage<Final> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 17);
+  messageDesc(file_llmrelay_v1_llmrelay, 18);
 
 /**
  * Usage counts tokens, the same way for every provider (docs/providers.md
@@ -1354,7 +1489,7 @@ export type Usage = Message$1<"llmrelay.v1.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 18);
+  messageDesc(file_llmrelay_v1_llmrelay, 19);
 
 /**
  * ValidationError is one way a structured-output reply failed its schema.
@@ -1398,7 +1533,7 @@ export type ValidationError = Message$1<"llmrelay.v1.ValidationError"> & {
  * Use `create(ValidationErrorSchema)` to create a new message.
  */
 export const ValidationErrorSchema: GenMessage<ValidationError> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 19);
+  messageDesc(file_llmrelay_v1_llmrelay, 20);
 
 /**
  * ListModelsRequest asks which models the caller may use.
@@ -1420,7 +1555,7 @@ export type ListModelsRequest = Message$1<"llmrelay.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 20);
+  messageDesc(file_llmrelay_v1_llmrelay, 21);
 
 /**
  * ListModelsResponse lists models.
@@ -1441,7 +1576,7 @@ export type ListModelsResponse = Message$1<"llmrelay.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 21);
+  messageDesc(file_llmrelay_v1_llmrelay, 22);
 
 /**
  * Model is a model llmrelay can route to: a provider's model, or a route.
@@ -1514,7 +1649,7 @@ export type Model = Message$1<"llmrelay.v1.Model"> & {
  * Use `create(ModelSchema)` to create a new message.
  */
 export const ModelSchema: GenMessage<Model> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 22);
+  messageDesc(file_llmrelay_v1_llmrelay, 23);
 
 /**
  * RouteTarget is one target of a route.
@@ -1563,7 +1698,7 @@ export type RouteTarget = Message$1<"llmrelay.v1.RouteTarget"> & {
  * Use `create(RouteTargetSchema)` to create a new message.
  */
 export const RouteTargetSchema: GenMessage<RouteTarget> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 23);
+  messageDesc(file_llmrelay_v1_llmrelay, 24);
 
 /**
  * TargetHealth is a route target's health, by outlier detection: a target
@@ -1610,7 +1745,7 @@ export type TargetHealth = Message$1<"llmrelay.v1.TargetHealth"> & {
  * Use `create(TargetHealthSchema)` to create a new message.
  */
 export const TargetHealthSchema: GenMessage<TargetHealth> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 24);
+  messageDesc(file_llmrelay_v1_llmrelay, 25);
 
 /**
  * OnOutputLimit says what happens when a reply reaches its output limit.
@@ -1822,6 +1957,44 @@ export const MidstreamSchema: GenEnum<Midstream> = /*@__PURE__*/
   enumDesc(file_llmrelay_v1_llmrelay, 4);
 
 /**
+ * HedgeTarget says where an attempt's hedges go.
+ *
+ * @generated from enum llmrelay.v1.HedgeTarget
+ */
+export enum HedgeTarget {
+  /**
+   * Same as HEDGE_TARGET_SAME.
+   *
+   * @generated from enum value: HEDGE_TARGET_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * To the target (provider and model) of the attempt they race.
+   *
+   * @generated from enum value: HEDGE_TARGET_SAME = 1;
+   */
+  SAME = 1,
+
+  /**
+   * To the call's next targets (its route's next target, then its
+   * `fallback_models`): the first hedge to the target after the attempt's,
+   * the second to the one after that; to the attempt's own target when
+   * there is none. A hedge that wins moves the call to its target, as a
+   * fallback would (`final.provider` and `final.model` name it).
+   *
+   * @generated from enum value: HEDGE_TARGET_NEXT = 2;
+   */
+  NEXT = 2,
+}
+
+/**
+ * Describes the enum llmrelay.v1.HedgeTarget.
+ */
+export const HedgeTargetSchema: GenEnum<HedgeTarget> = /*@__PURE__*/
+  enumDesc(file_llmrelay_v1_llmrelay, 5);
+
+/**
  * RetryReason says why an attempt failed.
  *
  * @generated from enum llmrelay.v1.RetryReason
@@ -1901,7 +2074,7 @@ export enum RetryReason {
  * Describes the enum llmrelay.v1.RetryReason.
  */
 export const RetryReasonSchema: GenEnum<RetryReason> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 5);
+  enumDesc(file_llmrelay_v1_llmrelay, 6);
 
 /**
  * FinishReason says why the model stopped.
@@ -1966,7 +2139,7 @@ export enum FinishReason {
  * Describes the enum llmrelay.v1.FinishReason.
  */
 export const FinishReasonSchema: GenEnum<FinishReason> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 6);
+  enumDesc(file_llmrelay_v1_llmrelay, 7);
 
 /**
  * ModelKind says what a listed model is.
@@ -2000,7 +2173,7 @@ export enum ModelKind {
  * Describes the enum llmrelay.v1.ModelKind.
  */
 export const ModelKindSchema: GenEnum<ModelKind> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 7);
+  enumDesc(file_llmrelay_v1_llmrelay, 8);
 
 /**
  * RouteBalance says how a route orders its targets for a call.
@@ -2036,7 +2209,7 @@ export enum RouteBalance {
  * Describes the enum llmrelay.v1.RouteBalance.
  */
 export const RouteBalanceSchema: GenEnum<RouteBalance> = /*@__PURE__*/
-  enumDesc(file_llmrelay_v1_llmrelay, 8);
+  enumDesc(file_llmrelay_v1_llmrelay, 9);
 
 /**
  * LLMService relays generation requests to the configured LLM providers.

@@ -105,6 +105,12 @@ type Options struct {
 	// goroutine, with the request's number (from 0) and its JSON body; it
 	// must be safe for concurrent use.
 	FaultFor func(n int, body []byte) Fault
+	// ClientGone, when set, is told of every chat completion request whose
+	// client went away (its request context ended) before the response
+	// was complete, with the request's number and whether anything of the
+	// response had been written. It is called on the request's goroutine
+	// and must be safe for concurrent use.
+	ClientGone func(n int, wrote bool)
 	// Pause, when set, holds every stream after its first Pause.After
 	// content chunks until Pause.Until is closed (or the client goes
 	// away), as a model pausing mid-reply would: tests cut a connection at
@@ -205,6 +211,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	n := int(s.requests.Add(1) - 1)
 	s.open.Add(1)
 	defer s.open.Add(-1)
+	// complete: the response was written whole; wrote: a byte of it was.
+	var complete, wrote bool
+	defer func() {
+		if !complete && s.opts.ClientGone != nil && r.Context().Err() != nil {
+			s.opts.ClientGone(n, wrote)
+		}
+	}()
 
 	var f Fault
 	switch {
@@ -227,12 +240,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		_, _ = w.Write(errorObject(f.ErrorType, "injected HTTP "+strconv.Itoa(status)))
+		complete = true
 		return
 	}
 
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	flusher := w.(http.Flusher)
+	wrote = true
 	_, _ = w.Write(chunk(`{"role":"assistant","content":""}`, "null"))
 	flusher.Flush()
 	for i, c := range s.chunks {
@@ -262,6 +277,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, _ = w.Write(s.tail)
+	complete = true
 }
 
 // busy sends f.Busy's keep-alives or reasoning every f.BusyEvery for
