@@ -92,7 +92,8 @@ func (so *structured) newPartial() *partialObjects {
 // snapshot every time the text grew by about a third (R/(R-1) for a
 // budget of R × the text): dense while the reply is short, then spaced
 // geometrically, so the bytes stay linear in the reply while the last
-// snapshot before the final shows about three quarters of it or more.
+// snapshot before the final shows most of it (inside a long string, the
+// half budget spaces them at each doubling instead).
 // proto/llmrelay/v1/llmrelay.proto documents the bound to clients.
 const partialRatio = 4
 

@@ -1705,21 +1705,23 @@ type ResponseFormat struct {
 	// started or completed: an object, array or string opened, a number or
 	// literal read, anything closed), but when only a string being written
 	// grew, only while the snapshots so far stay within 2 × the text, so that
-	// a long string leaves room for the values after it. In practice the
-	// first snapshot comes within the first few bytes of the reply, snapshots
-	// are dense while the reply is short and then spaced so that each follows
-	// about a third more text, and the last one before `final` shows at least
-	// about three quarters of the reply. A snapshot larger than 4 × the text
-	// (an array of one-digit numbers encodes to more than that) waits until
-	// the budget has room, possibly for `final`.
+	// a long string leaves room for the values after it. A snapshot encodes
+	// to about the size of the text it shows, so in practice the first one
+	// comes within the first few bytes of the reply, they are dense while the
+	// reply is short, then each follows about a third more text (a doubling,
+	// inside a long string), and the last one before `final` shows most of
+	// the reply. A snapshot much larger than its text (an array of one-digit
+	// numbers takes 11 bytes per 2-byte element) waits until the budget has
+	// room, possibly for `final`. Each attempt has its own budget.
 	StreamPartialObjects bool `protobuf:"varint,5,opt,name=stream_partial_objects,json=streamPartialObjects,proto3" json:"stream_partial_objects,omitempty"`
 	// The shortest time between two `partial_object` events of an attempt, on
 	// top of the byte bound above; the first one of each attempt is not held
-	// back. A snapshot due sooner is skipped, not delayed: the next delta after
-	// the interval brings one that shows everything. Unset or 0: no interval.
-	// The server may impose a longer one (`structured_output.
-	// partial_object_min_interval`); the longer of the two applies. Only with
-	// `stream_partial_objects`.
+	// back. A snapshot due sooner is skipped, not delayed: a later one shows
+	// everything it would have, and `final` has the object. Unset or 0: no
+	// interval.
+	// The server may impose a longer one
+	// (`structured_output.partial_object_min_interval`); the longer of the two
+	// applies. Only with `stream_partial_objects`.
 	PartialObjectInterval *durationpb.Duration `protobuf:"bytes,6,opt,name=partial_object_interval,json=partialObjectInterval,proto3" json:"partial_object_interval,omitempty"`
 	unknownFields         protoimpl.UnknownFields
 	sizeCache             protoimpl.SizeCache
