@@ -83,7 +83,7 @@ func BenchmarkPartialObjects(b *testing.B) {
 						if bounded {
 							ev = p.next(d, 1)
 						} else {
-							ev = nextEveryChange(b, p, d)
+							ev = nextEveryChange(p, d)
 						}
 						if ev == nil {
 							continue
@@ -107,17 +107,9 @@ func BenchmarkPartialObjects(b *testing.B) {
 
 // nextEveryChange is partialObjects.next without the byte bound: the
 // event for every delta that changes what can be read of the reply.
-func nextEveryChange(b *testing.B, p *partialObjects, delta string) *llmrelayv1.GenerateEvent {
+func nextEveryChange(p *partialObjects, delta string) *llmrelayv1.GenerateEvent {
 	if !p.Feed(delta) {
 		return nil
 	}
-	v, ok := p.Snapshot()
-	if !ok {
-		return nil
-	}
-	pv, err := p.convert(v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return &llmrelayv1.GenerateEvent{Attempt: 1, Event: &llmrelayv1.GenerateEvent_PartialObject{PartialObject: pv}}
+	return p.event(1)
 }

@@ -154,17 +154,13 @@ func (p *partialObjects) next(delta string, attempt int) *llmrelayv1.GenerateEve
 			return nil
 		}
 	}
-	v, ok := p.Snapshot()
-	if !ok {
-		return nil
-	}
-	pv, err := p.convert(v)
-	if err != nil {
+	ev := p.event(attempt)
+	if ev == nil {
 		return nil
 	}
 	// The size with the largest sequence number the event could carry: the
 	// emitter numbers it when it sends it.
-	ev := &llmrelayv1.GenerateEvent{Sequence: math.MaxUint64, Attempt: uint32(attempt), Event: &llmrelayv1.GenerateEvent_PartialObject{PartialObject: pv}}
+	ev.Sequence = math.MaxUint64
 	size := proto.Size(ev)
 	p.want = size
 	if size > room {
@@ -174,6 +170,20 @@ func (p *partialObjects) next(delta string, attempt int) *llmrelayv1.GenerateEve
 	p.marks = p.Marks()
 	p.last = now
 	return ev
+}
+
+// event returns the partial_object event of the current snapshot for
+// attempt, nil when there is none or it does not convert.
+func (p *partialObjects) event(attempt int) *llmrelayv1.GenerateEvent {
+	v, ok := p.Snapshot()
+	if !ok {
+		return nil
+	}
+	pv, err := p.convert(v)
+	if err != nil {
+		return nil
+	}
+	return &llmrelayv1.GenerateEvent{Attempt: uint32(attempt), Event: &llmrelayv1.GenerateEvent_PartialObject{PartialObject: pv}}
 }
 
 // containerID is the identity of a non-empty map or slice: its data
