@@ -7,11 +7,11 @@ import (
 	"time"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
-	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 )
 
 // held is what holding many slow streams open at once showed.
 type held struct {
+	name      string // the relay's
 	streams   int
 	open      int64 // streams the upstream had open at the sample
 	completed int
@@ -32,7 +32,7 @@ func (h held) per(f func(usage) float64) float64 {
 // hold opens n streams through llmrelay to the paced upstream, spread over
 // the client connections, samples llmrelay once the upstream has all of
 // them open, and waits for every one of them to complete.
-func hold(ctx context.Context, rel *relay, clients []llmrelayv1.LLMServiceClient, slow *openaitest.Server, n int, want string) (held, error) {
+func hold(ctx context.Context, rel *relay, clients []llmrelayv1.LLMServiceClient, slow openCounter, n int, want string) (held, error) {
 	h := held{streams: n}
 	base, err := lowest(rel, 5, 100*time.Millisecond)
 	if err != nil {
@@ -94,3 +94,6 @@ func lowest(rel *relay, n int, every time.Duration) (usage, error) {
 	}
 	return low, nil
 }
+
+// kib is per, in KiB.
+func (h held) kib(f func(usage) float64) float64 { return h.per(f) / 1024 }

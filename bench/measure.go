@@ -8,20 +8,25 @@ import (
 	"time"
 )
 
-// latencies runs n streams of each kind one at a time, alternating which
-// goes first, so that both see the same machine state. It returns the
-// results in run order.
-func latencies(ctx context.Context, a, b streamer, n int) (ra, rb []result) {
+// kind is one way of streaming the reply: direct, or through one of the
+// relays (server).
+type kind struct {
+	name   string
+	stream streamer
+	server *relay // nil for direct
+	lat    []result
+}
+
+// latencies runs n streams of each kind one at a time, rotating which goes
+// first, so that every kind sees the same machine state, and appends the
+// results to each kind's lat in run order.
+func latencies(ctx context.Context, kinds []*kind, n int) {
 	for i := range n {
-		if i%2 == 0 {
-			ra = append(ra, a(ctx))
-			rb = append(rb, b(ctx))
-		} else {
-			rb = append(rb, b(ctx))
-			ra = append(ra, a(ctx))
+		for j := range kinds {
+			k := kinds[(i+j)%len(kinds)]
+			k.lat = append(k.lat, k.stream(ctx))
 		}
 	}
-	return ra, rb
 }
 
 // dist is a latency distribution.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"sync"
@@ -31,7 +32,19 @@ func profileInProcess(ctx context.Context, o options, fast, slow *openaitest.Ser
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Parse([]byte(relayConfig(lis.Addr().String(), "", fastURL, slowURL, "", time.Minute)))
+	ca := ""
+	if pem := fast.CertificatePEM(); pem != nil {
+		dir, err := os.MkdirTemp("", "relaybench")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		ca = filepath.Join(dir, "upstream-ca.pem")
+		if err := os.WriteFile(ca, pem, 0o600); err != nil {
+			return err
+		}
+	}
+	cfg, err := config.Parse([]byte(relayConfig(lis.Addr().String(), "", fastURL, slowURL, "", ca, time.Minute)))
 	if err != nil {
 		return err
 	}
@@ -113,6 +126,13 @@ func heapWithStreamsOpen(ctx context.Context, o options, addr string, slow *open
 		defer f.Close()
 		_ = pprof.Lookup("heap").WriteTo(f, 0)
 		fmt.Printf("heap profile with %d streams open in %s\n", slow.OpenStreams(), o.heapprofile)
+		// The goroutines' stacks at the same moment: what each open stream
+		// holds while it waits for the upstream's next chunk.
+		if g, err := os.Create(o.heapprofile + ".goroutines"); err == nil {
+			_ = pprof.Lookup("goroutine").WriteTo(g, 1)
+			_ = g.Close()
+			fmt.Printf("goroutine stacks in %s.goroutines\n", o.heapprofile)
+		}
 	}()
 	var wg sync.WaitGroup
 	for i := range o.hold {

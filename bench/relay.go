@@ -23,22 +23,40 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
-// relay is llmrelay running as a child process on loopback TCP.
+// relay is a gRPC server the benchmark streams through, running as a
+// child process on loopback TCP: llmrelay, or the floor (floor.go).
 type relay struct {
+	name        string
 	cmd         *exec.Cmd
 	addr        string // gRPC host:port
 	metricsAddr string // /metrics host:port
 	exited      chan error
 	stderr      *bytes.Buffer
+	// floor is the floor's process, nil for llmrelay.
+	floor *child
+}
+
+// startFloor starts the floor relay in front of the upstreams.
+func startFloor(ctx context.Context, env, fastURL, slowURL, ca string) (*relay, error) {
+	c, err := startChild(ctx, "floor", env, "-child-fast", fastURL, "-child-slow", slowURL, "-child-ca", ca)
+	if err != nil {
+		return nil, err
+	}
+	return &relay{name: "floor", cmd: c.cmd, addr: c.addrs["grpc"], metricsAddr: c.addrs["metrics"], exited: c.exited, floor: c}, nil
 }
 
 // relayConfig is the generated configuration: an `openai` provider at the
-// fast upstream, a `slow` one at the paced upstream and, when tailURL is
-// not empty, a `tail` one at the upstream whose first byte has a long tail
-// (for hedging), no keys (loopback), limits that let 10,000 streams
-// through, and the metrics endpoint on, for the Go runtime's memory and
-// allocation counters.
-func relayConfig(listen, metricsListen, fastURL, slowURL, tailURL string, slowStream time.Duration) string {
+// fast upstream and a `slow` one at the paced upstream, no keys (loopback),
+// limits that let 10,000 streams through, and the metrics endpoint on, for
+// the Go runtime's memory and allocation counters. With a CA file the
+// fast and slow upstreams serve HTTPS (and HTTP/2) on a certificate it
+// holds. When tailURL is not empty, a `tail` provider points at the
+// upstream whose first byte has a long tail (for hedging; HTTP/1.1).
+func relayConfig(listen, metricsListen, fastURL, slowURL, tailURL, ca string, slowStream time.Duration) string {
+	transport := ""
+	if ca != "" {
+		transport = fmt.Sprintf("\n    transport: {ca_file: %q}", ca)
+	}
 	tail := ""
 	if tailURL != "" {
 		tail = fmt.Sprintf(`
@@ -53,10 +71,10 @@ log: {level: warn, format: text}
 providers:
   - name: openai
     kind: openai
-    base_url: %s
+    base_url: %s%s
   - name: slow
     kind: openai
-    base_url: %s%s
+    base_url: %s%s%s
 deadlines:
   default: %s
   max: 600s
@@ -68,13 +86,13 @@ limits:
   keepalive_min_time: 10s
   keepalive_time: 2m
   keepalive_timeout: 20s
-`, listen, metricsListen, fastURL, slowURL, tail, slowStream+time.Minute)
+`, listen, metricsListen, fastURL, transport, slowURL, transport, tail, slowStream+time.Minute)
 }
 
 // startRelay writes the configuration to dir and starts the binary with it
 // (and env, comma-separated KEY=VALUE pairs, added to this process's
 // environment), then waits until its health check says SERVING.
-func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL string, slowStream time.Duration) (*relay, error) {
+func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL, ca string, slowStream time.Duration) (*relay, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -83,11 +101,14 @@ func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL st
 	if err != nil {
 		return nil, err
 	}
-	cfgPath := filepath.Join(dir, "llmrelay.yaml")
-	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, maddr, fastURL, slowURL, tailURL, slowStream)), 0o600); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	r := &relay{addr: addr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}
+	cfgPath := filepath.Join(dir, "llmrelay.yaml")
+	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, maddr, fastURL, slowURL, tailURL, ca, slowStream)), 0o600); err != nil {
+		return nil, err
+	}
+	r := &relay{name: "llmrelay", addr: addr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}
 	r.cmd = exec.Command(bin, "--config", cfgPath)
 	r.cmd.Env = os.Environ()
 	if env != "" {
@@ -133,24 +154,29 @@ func (r *relay) waitServing(ctx context.Context) error {
 		}
 		select {
 		case err := <-r.exited:
-			return fmt.Errorf("llmrelay exited before serving: %v\n%s", err, r.stderr)
+			return fmt.Errorf("%s exited before serving: %v\n%s", r.name, err, r.stderr)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("llmrelay not SERVING after 30s (last: %v)\n%s", err, r.stderr)
+			return fmt.Errorf("%s not SERVING after 30s (last: %v)\n%s", r.name, err, r.stderr)
 		}
 	}
 }
 
-// stop sends SIGTERM and waits for the process to exit.
+// stop sends SIGTERM (closes the floor's stdin) and waits for the process
+// to exit.
 func (r *relay) stop() error {
+	if r.floor != nil {
+		r.floor.stop()
+		return nil
+	}
 	_ = r.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-r.exited:
 		return err
 	case <-time.After(30 * time.Second):
 		r.kill()
-		return errors.New("llmrelay did not exit within 30s of SIGTERM")
+		return fmt.Errorf("%s did not exit within 30s of SIGTERM", r.name)
 	}
 }
 
@@ -209,18 +235,7 @@ func (r *relay) sample() (usage, error) {
 // procStats reads the CPU time and RSS from /proc.
 func (r *relay) procStats(u *usage) error {
 	pid := r.cmd.Process.Pid
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return err
-	}
-	// Fields after the command name, which is in parentheses and may hold
-	// spaces: state is field 3, utime 14, stime 15 (man 5 proc).
-	rest := stat[bytes.LastIndexByte(stat, ')')+2:]
-	f := strings.Fields(string(rest))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	const clockTicks = 100 // USER_HZ on Linux
-	u.cpu = time.Duration(utime+stime) * time.Second / clockTicks
+	u.cpu = cpuOf(pid)
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return err

@@ -4,88 +4,133 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 )
 
-// loadRow is one concurrency level's throughput, both kinds, with
-// llmrelay's CPU time and allocations during its relayed runs.
+// loadRow is one concurrency level's throughput, for every kind.
 type loadRow struct {
-	conc          int
-	direct, relay load
-	cpu           time.Duration
-	mallocs       float64
+	conc  int
+	kinds []loadCell // in the report's order of kinds
 }
 
-// measureRelay runs the relayed load and charges llmrelay's CPU time and
-// heap allocations over it to the row.
-func (row *loadRow) measureRelay(ctx context.Context, rel *relay, s streamer, conc int, d time.Duration) error {
-	before, err := rel.sample()
-	if err != nil {
-		return err
+// loadCell is one kind's throughput at one level, with the CPU time each
+// process spent on it: the client (this process), the upstream, and the
+// relay (none for direct), and the relay's heap allocations.
+type loadCell struct {
+	load
+	client, upstream, relay time.Duration
+	mallocs                 float64
+}
+
+// measure runs k's load at concurrency conc for d and charges what each
+// process spent meanwhile to the cell.
+func (c *loadCell) measure(ctx context.Context, k *kind, up *upstream, conc int, d time.Duration) error {
+	var before, after usage
+	var err error
+	if k.server != nil {
+		if before, err = k.server.sample(); err != nil {
+			return err
+		}
 	}
-	row.relay.add(throughput(ctx, s, conc, d))
-	after, err := rel.sample()
-	if err != nil {
-		return err
+	self, upCPU := cpuOf(os.Getpid()), cpuOf(up.pid())
+	c.add(throughput(ctx, k.stream, conc, d))
+	c.client += cpuOf(os.Getpid()) - self
+	c.upstream += cpuOf(up.pid()) - upCPU
+	if k.server != nil {
+		if after, err = k.server.sample(); err != nil {
+			return err
+		}
+		c.relay += after.cpu - before.cpu
+		c.mallocs += after.mallocs - before.mallocs
 	}
-	row.cpu += after.cpu - before.cpu
-	row.mallocs += after.mallocs - before.mallocs
 	return nil
 }
 
-func (row loadRow) cpuPerStream() time.Duration {
-	if row.relay.streams == 0 {
+// per returns d per completed stream.
+func (c loadCell) per(d time.Duration) time.Duration {
+	if c.streams == 0 {
 		return 0
 	}
-	return row.cpu / time.Duration(row.relay.streams)
+	return d / time.Duration(c.streams)
 }
 
-func (row loadRow) allocsPerStream() float64 {
-	if row.relay.streams == 0 {
+func (c loadCell) allocsPerStream() float64 {
+	if c.streams == 0 {
 		return 0
 	}
-	return row.mallocs / float64(row.relay.streams)
+	return c.mallocs / float64(c.streams)
 }
 
 // report is everything one run measured.
 type report struct {
-	chunks              int
-	directLat, relayLat []result
+	chunks int
+	kinds  []*kind // direct first, then llmrelay, then the others
 	// insideCall and insideFirstDelta are llmrelay's own view of the
 	// concurrency-1 relayed calls: the mean time in its interceptor chain
 	// and handler, and from the handler's start to the first delta.
 	insideCall, insideFirstDelta time.Duration
 	loads                        []loadRow
-	held                         *held
+	held                         []held
 	hedge                        *hedgeReport
 	slowFirst                    *slowFirstReport
 }
 
+// The targets of issue 17, which the summary checks (docs/performance.md).
+const (
+	targetAddedP50        = 150 * time.Microsecond
+	targetAddedFirstDelta = 100 * time.Microsecond
+	targetThroughput      = 0.85
+	targetKiBPerStream    = 32
+)
+
 func (rep report) print(w io.Writer) {
-	dt, rt := distOf(rep.directLat, total), distOf(rep.relayLat, total)
-	df, rf := distOf(rep.directLat, firstDelta), distOf(rep.relayLat, firstDelta)
-	fmt.Fprintf(w, "\n### %d-chunk stream, concurrency 1 (%d streams of each kind)\n\n", rep.chunks, len(rep.directLat))
-	fmt.Fprintln(w, "| | direct | through llmrelay | added |")
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: |")
+	direct := rep.kinds[0]
+	fmt.Fprintf(w, "\n### %d-chunk stream, concurrency 1 (%d streams of each kind, alternating)\n\n", rep.chunks, len(direct.lat))
+	head := "| |"
+	rule := "| --- |"
+	for _, k := range rep.kinds {
+		head += " " + k.name + " |"
+		rule += " ---: |"
+	}
+	for _, k := range rep.kinds[1:] {
+		head += " " + k.name + " added |"
+		rule += " ---: |"
+	}
+	fmt.Fprintln(w, head)
+	fmt.Fprintln(w, rule)
 	for _, l := range []struct {
 		name string
-		d, r time.Duration
+		pick func(result) time.Duration
+		p99  bool
 	}{
-		{"whole stream p50", dt.p50, rt.p50},
-		{"whole stream p99", dt.p99, rt.p99},
-		{"first delta p50", df.p50, rf.p50},
-		{"first delta p99", df.p99, rf.p99},
+		{"whole stream p50", total, false},
+		{"whole stream p99", total, true},
+		{"first delta p50", firstDelta, false},
+		{"first delta p99", firstDelta, true},
 	} {
-		fmt.Fprintf(w, "| %s | %s | %s | %s (×%.2f) |\n", l.name, us(l.d), us(l.r), signedUS(l.r-l.d), ratio(l.r, l.d))
+		at := func(k *kind) time.Duration {
+			d := distOf(k.lat, l.pick)
+			if l.p99 {
+				return d.p99
+			}
+			return d.p50
+		}
+		line := "| " + l.name + " |"
+		for _, k := range rep.kinds {
+			line += " " + us(at(k)) + " |"
+		}
+		for _, k := range rep.kinds[1:] {
+			line += " " + signedUS(at(k)-at(direct)) + " |"
+		}
+		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintf(w, "\nInside llmrelay (its metrics, means): %s per call from the interceptor chain's start to the status, %s from the handler's start to the first delta.\n",
 		us(rep.insideCall), us(rep.insideFirstDelta))
-	for _, kind := range []struct {
-		name string
-		rs   []result
-	}{{"direct", rep.directLat}, {"relayed", rep.relayLat}} {
-		if err, n := firstErr(kind.rs); n > 0 {
-			fmt.Fprintf(w, "\n%s: %d of %d streams failed; first: %v\n", kind.name, n, len(kind.rs), err)
+	for _, k := range rep.kinds {
+		if err, n := firstErr(k.lat); n > 0 {
+			fmt.Fprintf(w, "\n%s: %d of %d streams failed; first: %v\n", k.name, n, len(k.lat), err)
 		}
 	}
 
@@ -96,56 +141,109 @@ func (rep report) print(w io.Writer) {
 		rep.slowFirst.print(w)
 	}
 
-	fmt.Fprintln(w, "\n### Throughput (streams/s)")
+	fmt.Fprintln(w, "\n### Throughput (streams/s) and CPU per stream")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| concurrency | direct | through llmrelay | relayed/direct | llmrelay CPU per stream | llmrelay allocs per stream |")
-	fmt.Fprintln(w, "| ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Fprintln(w, "CPU per stream is each process's user + system time over the run, divided by the streams completed: the client is")
+	fmt.Fprintln(w, "this program (an HTTP client for direct, the generated gRPC client otherwise), the upstream is its own process.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| concurrency | kind | streams/s | of direct | client CPU | upstream CPU | relay CPU | relay allocs |")
+	fmt.Fprintln(w, "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, row := range rep.loads {
-		fmt.Fprintf(w, "| %d | %.0f | %.0f | %.0f%% | %s | %.0f |\n", row.conc, row.direct.perSecond(), row.relay.perSecond(),
-			100*row.relay.perSecond()/max(row.direct.perSecond(), 1e-9), us(row.cpuPerStream()), row.allocsPerStream())
-		for _, l := range []struct {
-			name string
-			l    load
-		}{{"direct", row.direct}, {"relayed", row.relay}} {
-			if l.l.errs > 0 {
-				fmt.Fprintf(w, "\n%s at concurrency %d: %d streams failed; first: %v\n", l.name, row.conc, l.l.errs, l.l.err)
+		d := row.kinds[0]
+		for i, c := range row.kinds {
+			relay, allocs := "", ""
+			if i > 0 {
+				relay, allocs = us(c.per(c.relay)), fmt.Sprintf("%.0f", c.allocsPerStream())
+			}
+			fmt.Fprintf(w, "| %d | %s | %.0f | %.0f%% | %s | %s | %s | %s |\n", row.conc, rep.kinds[i].name, c.perSecond(),
+				100*c.perSecond()/max(d.perSecond(), 1e-9), us(c.per(c.client)), us(c.per(c.upstream)), relay, allocs)
+			if c.errs > 0 {
+				fmt.Fprintf(w, "\n%s at concurrency %d: %d streams failed; first: %v\n\n", rep.kinds[i].name, row.conc, c.errs, c.err)
 			}
 		}
 	}
 
-	if h := rep.held; h != nil {
-		fmt.Fprintf(w, "\n### %d slow streams open at once through llmrelay\n\n", h.streams)
-		fmt.Fprintln(w, "| open at once | completed | failed | RSS per stream | heap per stream | stacks per stream | goroutines per stream | ramp-up |")
-		fmt.Fprintln(w, "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-		fmt.Fprintf(w, "| %d | %d | %d | %.1f KiB | %.1f KiB | %.1f KiB | %.1f | %v |\n", h.open, h.completed, h.errs,
-			h.per(func(u usage) float64 { return float64(u.rss) })/1024, h.per(func(u usage) float64 { return u.heap })/1024,
-			h.per(func(u usage) float64 { return u.stack })/1024, h.per(func(u usage) float64 { return u.goroutine }),
-			h.ramp.Round(100*time.Millisecond))
-		if h.errs > 0 {
-			fmt.Fprintf(w, "\nfirst failure: %v\n", h.err)
+	if len(rep.held) > 0 {
+		fmt.Fprintf(w, "\n### Slow streams open at once\n\n")
+		fmt.Fprintln(w, "| relay | open at once | completed | failed | RSS per stream | heap per stream | stacks per stream | goroutines per stream | ramp-up |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+		for _, h := range rep.held {
+			fmt.Fprintf(w, "| %s | %d | %d | %d | %.1f KiB | %.1f KiB | %.1f KiB | %.1f | %v |\n", h.name, h.open, h.completed, h.errs,
+				h.kib(func(u usage) float64 { return float64(u.rss) }), h.kib(func(u usage) float64 { return u.heap }),
+				h.kib(func(u usage) float64 { return u.stack }), h.per(func(u usage) float64 { return u.goroutine }),
+				h.ramp.Round(100*time.Millisecond))
+		}
+		for _, h := range rep.held {
+			if h.errs > 0 {
+				fmt.Fprintf(w, "\n%s: first failure: %v\n", h.name, h.err)
+			}
 		}
 	}
 
 	fmt.Fprintln(w)
+	fmt.Fprint(w, rep.targets())
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, rep.summary())
+}
+
+// targets checks llmrelay (the second kind) against issue 17's targets.
+func (rep report) targets() string {
+	var b strings.Builder
+	d, r := rep.kinds[0], rep.kinds[1]
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "MISSED"
+	}
+	fmt.Fprintf(&b, "### Targets (%s against direct, this run)\n\n", r.name)
+	fmt.Fprintln(&b, "| target | measured | |")
+	fmt.Fprintln(&b, "| --- | ---: | --- |")
+	added := distOf(r.lat, total).p50 - distOf(d.lat, total).p50
+	fmt.Fprintf(&b, "| added p50 per %d-chunk stream, concurrency 1, ≤ %s | %s | %s |\n", rep.chunks, us(targetAddedP50), signedUS(added), verdict(added <= targetAddedP50))
+	first := distOf(r.lat, firstDelta).p50 - distOf(d.lat, firstDelta).p50
+	fmt.Fprintf(&b, "| added time to the first delta (p50), concurrency 1, ≤ %s | %s | %s |\n", us(targetAddedFirstDelta), signedUS(first), verdict(first <= targetAddedFirstDelta))
+	for _, row := range rep.loads {
+		if row.conc != 8 {
+			continue
+		}
+		dc, rc := row.kinds[0], row.kinds[1]
+		ratio := rc.perSecond() / max(dc.perSecond(), 1e-9)
+		fmt.Fprintf(&b, "| throughput at concurrency 8 ≥ %.0f%% of direct | %.0f%% (client CPU per stream: %s direct, %s gRPC) | %s |\n",
+			100*targetThroughput, 100*ratio, us(dc.per(dc.client)), us(rc.per(rc.client)), verdict(ratio >= targetThroughput))
+	}
+	for _, h := range rep.held {
+		if h.name != r.name {
+			continue
+		}
+		kib := h.kib(func(u usage) float64 { return float64(u.rss) })
+		fmt.Fprintf(&b, "| RSS per open stream with %d open ≤ %d KiB | %.1f KiB | %s |\n", h.open, targetKiBPerStream, kib, verdict(kib <= targetKiBPerStream && h.open > 0))
+	}
+	return b.String()
 }
 
 // summary is the one-line result.
 func (rep report) summary() string {
-	dt, rt := distOf(rep.directLat, total), distOf(rep.relayLat, total)
-	s := fmt.Sprintf("summary: llmrelay adds %s p50 to a %d-chunk stream (×%.2f)", signedUS(rt.p50-dt.p50), rep.chunks, ratio(rt.p50, dt.p50))
+	d, r := rep.kinds[0], rep.kinds[1]
+	dt, rt := distOf(d.lat, total), distOf(r.lat, total)
+	df, rf := distOf(d.lat, firstDelta), distOf(r.lat, firstDelta)
+	s := fmt.Sprintf("summary: %s adds %s p50 to a %d-chunk stream (×%.2f) and %s to the first delta", r.name,
+		signedUS(rt.p50-dt.p50), rep.chunks, ratio(rt.p50, dt.p50), signedUS(rf.p50-df.p50))
 	for _, row := range rep.loads {
 		if row.conc == 8 {
+			rc := row.kinds[1]
 			s += fmt.Sprintf("; relays %.0f%% of direct throughput at concurrency 8 with %s CPU and %.0f allocations per stream",
-				100*row.relay.perSecond()/max(row.direct.perSecond(), 1e-9), us(row.cpuPerStream()), row.allocsPerStream())
+				100*rc.perSecond()/max(row.kinds[0].perSecond(), 1e-9), us(rc.per(rc.relay)), rc.allocsPerStream())
 		}
 	}
 	if rep.hedge != nil {
 		s += rep.hedge.summary()
 	}
-	if h := rep.held; h != nil {
-		s += fmt.Sprintf("; %.1f KiB RSS per open stream; %d of %d concurrent streams completed, %d failed",
-			h.per(func(u usage) float64 { return float64(u.rss) })/1024, h.completed, h.streams, h.errs)
+	for _, h := range rep.held {
+		if h.name == r.name {
+			s += fmt.Sprintf("; %.1f KiB RSS per open stream; %d of %d concurrent streams completed, %d failed",
+				h.kib(func(u usage) float64 { return float64(u.rss) }), h.completed, h.streams, h.errs)
+		}
 	}
 	return s
 }

@@ -147,7 +147,10 @@ type Hooks struct {
 	// previous will_retry (or the start) carried, which the caller must
 	// take back off the screen; otherwise it is empty.
 	OnWillRetry func(w *llmrelayv1.WillRetry, discarded string)
-	// OnPartialObject is called with each partial_object event.
+	// OnPartialObject is called with each partial_object event: a whole
+	// snapshot of the object so far, to replace the previous one. Not
+	// every change gets one (the server bounds their bytes at 4 × the
+	// reply's); the final object comes with the final event.
 	OnPartialObject func(v *structpb.Value)
 	// OnResume is called when a resumable call's stream dropped (cause)
 	// and Collect picks the call up again after the event numbered

@@ -318,6 +318,10 @@ type StructuredOutput struct {
 	MaxSchemaBytes int `yaml:"max_schema_bytes"`
 	// SchemaCacheSize bounds the compiled-schema cache.
 	SchemaCacheSize int `yaml:"schema_cache_size"`
+	// PartialObjectMinInterval is the shortest time between two
+	// partial_object events of an attempt; a request's
+	// partial_object_interval can only ask for longer. 0: none.
+	PartialObjectMinInterval time.Duration `yaml:"partial_object_min_interval"`
 }
 
 // ConnectionAgeGrace returns how long calls on a connection past
@@ -437,6 +441,7 @@ func (c *Config) SchemaConfig() schema.Config {
 		SchemaCacheSize:          so.SchemaCacheSize,
 		DefaultValidationRetries: so.DefaultValidationRetries,
 		MaxValidationRetries:     so.MaxValidationRetries,
+		PartialObjectMinInterval: so.PartialObjectMinInterval,
 	}
 }
 
@@ -810,6 +815,9 @@ func (c *Config) validate() Problems {
 	}
 	if so.SchemaCacheSize <= 0 {
 		bad("structured_output.schema_cache_size", "must be positive")
+	}
+	if so.PartialObjectMinInterval < 0 || so.PartialObjectMinInterval > time.Minute {
+		bad("structured_output.partial_object_min_interval", "%s is not within 0..1m", formatDuration(so.PartialObjectMinInterval))
 	}
 
 	providerNames := make([]string, 0, len(c.Providers))

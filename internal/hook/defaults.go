@@ -89,6 +89,9 @@ func convert(d route.Defaults) (*defaults, error) {
 			v := uint32(*n)
 			out.format.MaxValidationRetries = &v
 		}
+		if d := rf.PartialObjectInterval; d > 0 {
+			out.format.PartialObjectInterval = durationpb.New(d)
+		}
 		if rf.OnInvalid == "return_text" {
 			out.format.OnInvalid = llmrelayv1.OnInvalid_ON_INVALID_RETURN_TEXT
 		}

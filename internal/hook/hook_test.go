@@ -24,7 +24,7 @@ var supportRoute = &route.Route{Name: "support", Defaults: route.Defaults{
 	Generation:        route.GenerationDefaults{MaxOutputTokens: ptr(1024), Temperature: ptr(0.2), Stop: []string{"END"}},
 	System:            "You are the support assistant.",
 	Messages:          []route.Message{{Role: "assistant", Content: "How can I help?"}},
-	ResponseFormat:    &route.ResponseFormat{JSONSchema: map[string]any{"type": "object"}, Name: "ticket", MaxValidationRetries: ptr(1), OnInvalid: "return_text"},
+	ResponseFormat:    &route.ResponseFormat{JSONSchema: map[string]any{"type": "object"}, Name: "ticket", MaxValidationRetries: ptr(1), OnInvalid: "return_text", StreamPartialObjects: true, PartialObjectInterval: 250 * time.Millisecond},
 	StreamIdleTimeout: 20 * time.Second,
 	Resumable:         ptr(true),
 }}
@@ -67,7 +67,7 @@ func TestRouteDefaults(t *testing.T) {
 			req:   &llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{user}},
 			want: `{"messages":[{"role":"ROLE_SYSTEM","content":"You are the support assistant."},{"role":"ROLE_ASSISTANT","content":"How can I help?"},{"role":"ROLE_USER","content":"hi"}],` +
 				`"generation":{"maxOutputTokens":1024,"temperature":0.2,"stop":["END"]},` +
-				`"responseFormat":{"jsonSchema":{"type":"object"},"name":"ticket","maxValidationRetries":1,"onInvalid":"ON_INVALID_RETURN_TEXT"},` +
+				`"responseFormat":{"jsonSchema":{"type":"object"},"name":"ticket","maxValidationRetries":1,"onInvalid":"ON_INVALID_RETURN_TEXT","streamPartialObjects":true,"partialObjectInterval":"0.250s"},` +
 				`"retry":{"maxAttempts":2,"initialBackoff":"1s","midstream":"MIDSTREAM_FAIL"},"streamIdleTimeout":"20s","resumable":true}`,
 			wantNote: "messages,retry.max_attempts,retry.initial_backoff,retry.midstream,generation.max_output_tokens,generation.temperature,generation.stop,response_format,stream_idle_timeout,resumable",
 		},

@@ -12,7 +12,11 @@ package interceptors
 
 import (
 	"context"
+	"maps"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	middleware "github.com/grpc-ecosystem/go-grpc-middleware/v2"
 	grpcmeta "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
@@ -54,9 +58,8 @@ func Compose(links ...Link) (grpc.UnaryServerInterceptor, grpc.StreamServerInter
 	return composeUnary(unary), composeStream(stream)
 }
 
-// composeUnary and composeStream chain interceptors the way gRPC's own
-// ChainUnaryInterceptor and ChainStreamInterceptor do, with one closure
-// per link and call.
+// composeUnary chains interceptors the way gRPC's own
+// ChainUnaryInterceptor does, with one closure per link and call.
 func composeUnary(is []grpc.UnaryServerInterceptor) grpc.UnaryServerInterceptor {
 	if len(is) == 0 {
 		return func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
@@ -77,25 +80,68 @@ func composeUnary(is []grpc.UnaryServerInterceptor) grpc.UnaryServerInterceptor 
 	}
 }
 
+// composeStream composes the stream links once per method: the handlers
+// that run link i+1 from link i are built at a method's first call and
+// kept, so a call pays no closure per link (gRPC's ChainStreamInterceptor
+// builds them per call). A method's chain is keyed by its name, its kind
+// and its handler, which gRPC passes unchanged (the same func value) for
+// every call of a registered method. At most maxComposed are kept; calls
+// beyond (only possible with an unknown-service handler, which llmrelay
+// does not install) are composed per call.
 func composeStream(is []grpc.StreamServerInterceptor) grpc.StreamServerInterceptor {
 	if len(is) == 0 {
 		return func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 			return h(srv, ss)
 		}
 	}
-	var next func(i int, info *grpc.StreamServerInfo, h grpc.StreamHandler) grpc.StreamHandler
-	next = func(i int, info *grpc.StreamServerInfo, h grpc.StreamHandler) grpc.StreamHandler {
-		if i == len(is)-1 {
-			return h
+	build := func(info *grpc.StreamServerInfo, h grpc.StreamHandler) grpc.StreamHandler {
+		for i := len(is) - 1; i >= 0; i-- {
+			link, next := is[i], h
+			h = func(srv any, ss grpc.ServerStream) error { return link(srv, ss, info, next) }
 		}
-		return func(srv any, ss grpc.ServerStream) error {
-			return is[i+1](srv, ss, info, next(i+1, info, h))
-		}
+		return h
 	}
+	var (
+		composed atomic.Pointer[map[chainKey]grpc.StreamHandler]
+		mu       sync.Mutex // serialises adding to composed
+	)
+	composed.Store(&map[chainKey]grpc.StreamHandler{})
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-		return is[0](srv, ss, info, next(0, info, h))
+		key := chainKey{method: info.FullMethod, client: info.IsClientStream, server: info.IsServerStream, handler: funcIdentity(h)}
+		if c, ok := (*composed.Load())[key]; ok {
+			return c(srv, ss)
+		}
+		// The chain keeps its own copy of info: gRPC's is the call's.
+		c := build(&grpc.StreamServerInfo{FullMethod: info.FullMethod, IsClientStream: info.IsClientStream, IsServerStream: info.IsServerStream}, h)
+		mu.Lock()
+		if old := *composed.Load(); len(old) < maxComposed {
+			m := make(map[chainKey]grpc.StreamHandler, len(old)+1)
+			maps.Copy(m, old)
+			m[key] = c
+			composed.Store(&m)
+		}
+		mu.Unlock()
+		return c(srv, ss)
 	}
 }
+
+// chainKey identifies a method's composed chain.
+type chainKey struct {
+	method         string
+	client, server bool
+	handler        unsafe.Pointer // funcIdentity of the handler
+}
+
+// funcIdentity is the identity of a func value: the closure it points to
+// (a function named at top level, as gRPC's generated handlers are, has one
+// for the whole program). Two func values with the same identity run the
+// same code on the same captured variables.
+func funcIdentity(h grpc.StreamHandler) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&h))
+}
+
+// maxComposed bounds the methods whose chains composeStream keeps.
+const maxComposed = 256
 
 // APIOnly restricts l to llmrelay's own API: calls to the infrastructure
 // services (grpc.health.v1, grpc.reflection.*) skip it, so probes and

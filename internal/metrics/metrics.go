@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -107,9 +106,10 @@ const (
 type Metrics struct {
 	registry *prometheus.Registry
 
-	// Server is go-grpc-middleware's per-RPC metrics (grpc_server_*), with
-	// the handling-time histogram; its interceptors go into the chain.
-	Server *grpcprom.ServerMetrics
+	// Server is the per-RPC metrics (grpc_server_*, as go-grpc-middleware's
+	// Prometheus provider names them), with the handling-time histogram;
+	// its interceptors go into the chain (grpcserver.go).
+	Server *ServerMetrics
 
 	retries           *prometheus.CounterVec
 	attempts          *prometheus.HistogramVec
@@ -149,9 +149,7 @@ func New() *Metrics {
 	reg := prometheus.NewRegistry()
 	m := &Metrics{
 		registry: reg,
-		Server: grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram(
-			grpcprom.WithHistogramBuckets([]float64{.001, .005, .01, .05, .1, .5, 1, 2.5, 5, 10, 30, 60, 120}),
-		)),
+		Server:   newServerMetrics([]float64{.001, .005, .01, .05, .1, .5, 1, 2.5, 5, 10, 30, 60, 120}),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameRetries,
 			Help: "Retries of Generate attempts, by provider and reason.",

@@ -120,6 +120,9 @@ type ResponseFormat struct {
 	OnInvalid string `yaml:"on_invalid"`
 	// StreamPartialObjects streams partial_object events.
 	StreamPartialObjects bool `yaml:"stream_partial_objects"`
+	// PartialObjectInterval is the shortest time between two partial
+	// objects of an attempt, 0..1m; 0: none.
+	PartialObjectInterval time.Duration `yaml:"partial_object_interval"`
 }
 
 // Balance modes.
@@ -282,6 +285,9 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 		case "", "fail", "return_text":
 		default:
 			bad(at("response_format.on_invalid"), "%q is not fail or return_text", rf.OnInvalid)
+		}
+		if d := rf.PartialObjectInterval; d < 0 || d > time.Minute {
+			bad(at("response_format.partial_object_interval"), "%s is not within 0..1m", d)
 		}
 	}
 	if d.StreamIdleTimeout < 0 || d.StreamIdleTimeout > time.Hour {

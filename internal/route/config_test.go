@@ -44,6 +44,9 @@ func TestCheck(t *testing.T) {
 		{"on_invalid", func(c *route.Config) {
 			c.Defaults.ResponseFormat = &route.ResponseFormat{JSONSchema: map[string]any{"type": "object"}, OnInvalid: "ignore"}
 		}, `routes[0].defaults.response_format.on_invalid: "ignore" is not fail or return_text`},
+		{"a partial object interval over a minute", func(c *route.Config) {
+			c.Defaults.ResponseFormat = &route.ResponseFormat{JSONSchema: map[string]any{"type": "object"}, PartialObjectInterval: 2 * time.Minute}
+		}, "routes[0].defaults.response_format.partial_object_interval: 2m0s is not within 0..1m"},
 		{"a negative timeout", func(c *route.Config) { c.Timeout = -1 }, "routes[0].timeout: must not be negative"},
 		{"hedging", func(c *route.Config) {
 			c.Defaults.Hedging = &route.HedgingDefaults{HedgeAfter: time.Second, MaxHedges: 2, Target: "next"}

@@ -1,5 +1,7 @@
 package schema
 
+import "time"
+
 // Config is the server's structured-output configuration; internal/config
 // makes it from its `structured_output:` section (config.Config.SchemaConfig),
 // whose defaults are the only defaults. The zero Config bounds nothing and
@@ -21,6 +23,17 @@ type Config struct {
 	// "date-time", ...). Draft 2020-12 makes it an annotation only, which is
 	// the default.
 	AssertFormat bool
+	// PartialObjectMinInterval is the shortest time between two
+	// partial_object events of an attempt, whatever the request asks:
+	// a request's partial_object_interval shorter than it is raised to it.
+	PartialObjectMinInterval time.Duration
+}
+
+// PartialObjectInterval returns the time a call leaves between two
+// partial objects: the request's partial_object_interval, raised to
+// PartialObjectMinInterval.
+func (c Config) PartialObjectInterval(requested time.Duration) time.Duration {
+	return max(requested, c.PartialObjectMinInterval, 0)
 }
 
 // ValidationRetries returns how many times a call may re-ask: the request's

@@ -41,7 +41,10 @@ type Partial struct {
 	fence   []byte // the opening fence line read so far
 	off     int    // bytes consumed
 	changed bool
-	err     *ParseError
+	// marks counts the values that started showing or completed: the
+	// structural changes, as opposed to a string growing.
+	marks int
+	err   *ParseError
 }
 
 type pstate uint8
@@ -137,6 +140,12 @@ func (p *Partial) Err() error {
 	}
 	return p.err
 }
+
+// Marks counts the structural changes so far: each value that started to
+// show (an array, object or string opened, a number or literal read) and
+// each value that completed. Between two snapshots, an unchanged count
+// means only strings being written grew.
+func (p *Partial) Marks() int { return p.marks }
 
 // Done reports whether the value is complete.
 func (p *Partial) Done() bool { return p.state == psDone }
@@ -316,6 +325,7 @@ func (p *Partial) detachKey() {
 // member of the innermost container.
 func (p *Partial) attach(n *pnode) {
 	p.changed = true
+	p.marks++
 	if len(p.stack) == 0 {
 		p.root = n
 		return
@@ -347,6 +357,7 @@ func (p *Partial) closeContainer(kind pkind) {
 
 // valueDone moves on after a complete value.
 func (p *Partial) valueDone() {
+	p.marks++
 	if len(p.stack) == 0 {
 		p.state = psDone
 		return

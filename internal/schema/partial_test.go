@@ -335,3 +335,27 @@ func TestPartialOverInstance(t *testing.T) {
 		t.Fatalf("partial objects %#v\nwant %#v", got, want)
 	}
 }
+
+func TestPartialMarks(t *testing.T) {
+	p := NewPartial()
+	steps := []struct {
+		delta string
+		marks int // after the delta
+	}{
+		{"{", 1},              // the object shows
+		{`"title": "A lo`, 2}, // the string shows
+		{"ng ti", 2},          // only the string grew
+		{`tle"`, 3},           // the string completed
+		{`, "n": 1`, 3},       // the number is not read yet
+		{"2,", 5},             // the number shows complete
+		{` "tags": ["a", `, 8},
+		{`"b"]`, 11},
+		{"}", 12},
+	}
+	for i, s := range steps {
+		p.Feed(s.delta)
+		if got := p.Marks(); got != s.marks {
+			t.Fatalf("step %d: Marks() = %d after %q, want %d", i, got, s.delta, s.marks)
+		}
+	}
+}

@@ -27,7 +27,7 @@ func benchReply() []provider.Event {
 
 // BenchmarkStructuredOutput measures one structured-output call of the
 // 6.4 KB reply over bufconn through the production wiring: validated only,
-// and with a partial object after every delta that changes it.
+// and with partial objects (within their byte bound).
 func BenchmarkStructuredOutput(b *testing.B) {
 	events := benchReply()
 	for _, partials := range []bool{false, true} {

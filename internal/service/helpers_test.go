@@ -275,7 +275,7 @@ func init() {
 }
 
 // step is one attempt of a scriptedProvider: it streams events, then ends
-// with err (io.EOF for success), or blocks until cancelled when block is
+// with err (nil or io.EOF: success), or blocks until cancelled when block is
 // set. The event at i (len(events): the end) waits for the channel at
 // wait[i], if any, to be closed (or the attempt to be cancelled).
 type step struct {
@@ -389,6 +389,9 @@ func (s *scriptedStream) Recv() (provider.Event, error) {
 		<-s.ctx.Done()
 		s.p.once.Do(func() { close(s.p.cancelled) })
 		return provider.Event{}, s.ctx.Err()
+	}
+	if s.step.err == nil {
+		return provider.Event{}, io.EOF
 	}
 	return provider.Event{}, s.step.err
 }

@@ -7,31 +7,44 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 )
 
-// BenchReplyDeltas is benchReplyDeltas for the package's external tests.
-var BenchReplyDeltas = benchReplyDeltas
+// BenchReplyDeltas, ItemsReply and SplitDeltas are benchReplyDeltas,
+// itemsReply and splitDeltas for the package's external tests.
+var (
+	BenchReplyDeltas = benchReplyDeltas
+	ItemsReply       = itemsReply
+	SplitDeltas      = splitDeltas
+)
 
 // benchReplyDeltas returns a structured reply of 6.4 KB, an object
 // holding an array of 60 small objects, cut in deltas of about 4 bytes as
-// a model streams tokens (on rune boundaries: deltas are valid UTF-8).
-func benchReplyDeltas() []string {
+// a model streams tokens.
+func benchReplyDeltas() []string { return splitDeltas(itemsReply(60), 4) }
+
+// itemsReply returns a structured reply holding a summary and an array of
+// n small objects, about 104 bytes each.
+func itemsReply(n int) string {
 	var b strings.Builder
 	b.WriteString(`{"summary": "A long summary with \"quotes\" and ünïcode, to be streamed", "items": [`)
-	for i := range 60 {
+	for i := range n {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, `{"id": %d, "name": "item number %d", "score": %d.25, "ok": %v, "tags": ["a", "b", "c"], "note": null}`, i, i, i, i%2 == 0)
 	}
 	b.WriteString("]}")
-	reply := b.String()
+	return b.String()
+}
+
+// splitDeltas cuts reply in deltas of about size bytes, as a model streams
+// tokens, on rune boundaries: deltas are valid UTF-8.
+func splitDeltas(reply string, size int) []string {
 	var deltas []string
 	for i := 0; i < len(reply); {
-		j := min(i+4, len(reply))
+		j := min(i+size, len(reply))
 		for j < len(reply) && !utf8.RuneStart(reply[j]) {
 			j++
 		}
@@ -42,47 +55,61 @@ func benchReplyDeltas() []string {
 }
 
 // BenchmarkPartialObjects measures the server's side of partial objects
-// for one 6.4 KB reply: reading each delta, converting each changed snapshot
-// to a google.protobuf.Value and marshalling its event as gRPC does, with
-// the conversion done from scratch every time or reusing the completed
-// members.
+// for one reply of 6.4 KB or 25 KB (60 or 240 small objects in an array)
+// streamed in 4-byte deltas: reading each delta, converting the snapshots
+// it sends to google.protobuf.Value and marshalling their events as gRPC
+// does. policy=every-change is what llmrelay did before the byte bound, a
+// snapshot for every delta that changed what can be read;
+// policy=bounded is what it does (partialObjects.next). partial-bytes/op
+// is the bytes of partial_object events per reply, x-reply their ratio to
+// the reply's bytes (the bound is partialRatio).
 func BenchmarkPartialObjects(b *testing.B) {
-	deltas := benchReplyDeltas()
 	so := &structured{partials: true}
-	for _, reuse := range []bool{false, true} {
-		b.Run(fmt.Sprintf("reuse=%v", reuse), func(b *testing.B) {
-			b.ReportAllocs()
-			var events, bytes int
-			for b.Loop() {
-				p := so.newPartial()
-				for _, d := range deltas {
-					if !p.Feed(d) {
-						continue
-					}
-					v, ok := p.Snapshot()
-					if !ok {
-						continue
-					}
-					var pv *structpb.Value
-					var err error
-					if reuse {
-						pv, err = p.convert(v)
-					} else {
-						pv, err = structpb.NewValue(v)
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
-					out, err := proto.Marshal(&llmrelayv1.GenerateEvent{Event: &llmrelayv1.GenerateEvent_PartialObject{PartialObject: pv}})
-					if err != nil {
-						b.Fatal(err)
-					}
-					events++
-					bytes += len(out)
-				}
+	for _, items := range []int{60, 240} {
+		reply := itemsReply(items)
+		deltas := splitDeltas(reply, 4)
+		for _, bounded := range []bool{false, true} {
+			policy := "every-change"
+			if bounded {
+				policy = "bounded"
 			}
-			b.ReportMetric(float64(events)/float64(b.N), "events/op")
-			b.ReportMetric(float64(bytes)/float64(b.N), "wire-bytes/op")
-		})
+			b.Run(fmt.Sprintf("reply=%.1fKB/policy=%s", float64(len(reply))/1000, policy), func(b *testing.B) {
+				b.ReportAllocs()
+				var events, bytes int
+				for b.Loop() {
+					p := so.newPartial()
+					for _, d := range deltas {
+						var ev *llmrelayv1.GenerateEvent
+						if bounded {
+							ev = p.next(d, 1)
+						} else {
+							ev = nextEveryChange(p, d)
+						}
+						if ev == nil {
+							continue
+						}
+						events++
+						ev.Sequence = uint64(events)
+						out, err := proto.Marshal(ev)
+						if err != nil {
+							b.Fatal(err)
+						}
+						bytes += len(out)
+					}
+				}
+				b.ReportMetric(float64(events)/float64(b.N), "events/op")
+				b.ReportMetric(float64(bytes)/float64(b.N), "partial-bytes/op")
+				b.ReportMetric(float64(bytes)/float64(b.N)/float64(len(reply)), "x-reply")
+			})
+		}
 	}
+}
+
+// nextEveryChange is partialObjects.next without the byte bound: the
+// event for every delta that changes what can be read of the reply.
+func nextEveryChange(p *partialObjects, delta string) *llmrelayv1.GenerateEvent {
+	if !p.Feed(delta) {
+		return nil
+	}
+	return p.event(1)
 }

@@ -3,10 +3,12 @@ package service
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"time"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -27,8 +29,10 @@ type structured struct {
 	reasks int
 	// returnText: ON_INVALID_RETURN_TEXT.
 	returnText bool
-	// partials: stream_partial_objects.
+	// partials: stream_partial_objects; interval: the time left between
+	// two partial objects of an attempt.
 	partials bool
+	interval time.Duration
 }
 
 // newStructured compiles the response format's schema (through the
@@ -47,6 +51,7 @@ func (s *Service) newStructured(rf *llmrelayv1.ResponseFormat, preq *provider.Re
 		reasks:     n,
 		returnText: rf.GetOnInvalid() == llmrelayv1.OnInvalid_ON_INVALID_RETURN_TEXT,
 		partials:   rf.GetStreamPartialObjects(),
+		interval:   s.schemaCfg.PartialObjectInterval(rf.GetPartialObjectInterval().AsDuration()),
 	}, nil
 }
 
@@ -73,14 +78,31 @@ func (so *structured) newPartial() *partialObjects {
 	if so == nil || !so.partials {
 		return nil
 	}
-	return &partialObjects{Partial: schema.NewPartial(), cache: map[containerID]*converted{}}
+	return &partialObjects{Partial: schema.NewPartial(), cache: map[containerID]*converted{}, interval: so.interval}
 }
 
-// partialObjects reads one attempt's reply as it streams and converts its
-// snapshots to google.protobuf.Value. Each snapshot is converted whole, but
-// the arrays and objects that were already converted for the previous one
-// are reused: schema.Partial hands out the same map or slice for a member
-// once it is complete, and never modifies it.
+// partialRatio is the bound on partial objects' bytes: the partial_object
+// events of an attempt, each counted as its whole encoded GenerateEvent,
+// total at most partialRatio × the bytes of reply text the attempt
+// received so far. A snapshot made when only a string being written grew
+// must keep them within partialRatio/2 × the text, which leaves the rest
+// of the budget to the structural changes (a value started or completed).
+//
+// With each snapshot about as large as the text it shows, this sends a
+// snapshot every time the text grew by about a third (R/(R-1) for a
+// budget of R × the text): dense while the reply is short, then spaced
+// geometrically, so the bytes stay linear in the reply while the last
+// snapshot before the final shows most of it (inside a long string, the
+// half budget spaces them at each doubling instead).
+// proto/llmrelay/v1/llmrelay.proto documents the bound to clients.
+const partialRatio = 4
+
+// partialObjects reads one attempt's reply as it streams, decides which
+// snapshots to send under the byte bound (partialRatio) and the interval,
+// and converts them to google.protobuf.Value. Each snapshot is converted
+// whole, but the arrays and objects that were already converted for the
+// previous one are reused: schema.Partial hands out the same map or slice
+// for a member once it is complete, and never modifies it.
 type partialObjects struct {
 	*schema.Partial
 	// cache holds the conversions of the containers of the last snapshot,
@@ -88,6 +110,80 @@ type partialObjects struct {
 	// cannot be reused by another container while it is cached.
 	cache map[containerID]*converted
 	gen   uint64
+
+	// text counts the reply's bytes fed so far; sent the bytes of the
+	// partial_object events sent (at most partialRatio × text).
+	text, sent int
+	// want is the size of the last snapshot built: a snapshot only grows,
+	// so none is built again until the budget has room for that much. It
+	// keeps the work of building snapshots proportional to what is sent.
+	want int
+	// marks is the Partial's Marks at the last snapshot sent.
+	marks int
+	// interval is the time left between two partial objects; last is when
+	// the last one went out.
+	interval time.Duration
+	last     time.Time
+}
+
+// room returns how many bytes the next partial_object event may take.
+func (p *partialObjects) room() int {
+	if p.Marks() == p.marks {
+		return partialRatio/2*p.text - p.sent
+	}
+	return partialRatio*p.text - p.sent
+}
+
+// next feeds the next piece of the reply and returns the partial_object
+// event to send for it, nil when none is due: nothing changed, the budget
+// has no room, the interval has not passed, or the snapshot does not
+// convert (partial objects are best effort). The event is counted as sent.
+func (p *partialObjects) next(delta string, attempt int) *llmrelayv1.GenerateEvent {
+	p.text += len(delta)
+	if !p.Feed(delta) {
+		return nil
+	}
+	room := p.room()
+	if room < p.want {
+		return nil
+	}
+	var now time.Time
+	if p.interval > 0 {
+		now = time.Now()
+		if !p.last.IsZero() && now.Sub(p.last) < p.interval {
+			return nil
+		}
+	}
+	ev := p.event(attempt)
+	if ev == nil {
+		return nil
+	}
+	// The size with the largest sequence number the event could carry: the
+	// emitter numbers it when it sends it.
+	ev.Sequence = math.MaxUint64
+	size := proto.Size(ev)
+	p.want = size
+	if size > room {
+		return nil
+	}
+	p.sent += size
+	p.marks = p.Marks()
+	p.last = now
+	return ev
+}
+
+// event returns the partial_object event of the current snapshot for
+// attempt, nil when there is none or it does not convert.
+func (p *partialObjects) event(attempt int) *llmrelayv1.GenerateEvent {
+	v, ok := p.Snapshot()
+	if !ok {
+		return nil
+	}
+	pv, err := p.convert(v)
+	if err != nil {
+		return nil
+	}
+	return &llmrelayv1.GenerateEvent{Attempt: uint32(attempt), Event: &llmrelayv1.GenerateEvent_PartialObject{PartialObject: pv}}
 }
 
 // containerID is the identity of a non-empty map or slice: its data
@@ -226,23 +322,18 @@ func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
 }
 
 // sendPartial feeds an attempt's text delta to its partial-object reader
-// and, when what can be read of the reply changed, sends it as a
-// partial_object event. Partial objects are best effort: a value that does
-// not convert is skipped. Its error is a *sendError.
+// and sends the partial_object event it makes, if any (see
+// partialObjects.next). Its error is a *sendError.
 func (c *call) sendPartial(n int, text string, res *attemptResult) error {
-	if res.partial == nil || !res.partial.Feed(text) {
+	if res.partial == nil {
 		return nil
 	}
-	v, ok := res.partial.Snapshot()
-	if !ok {
-		return nil
-	}
-	pv, err := res.partial.convert(v)
-	if err != nil {
+	ev := res.partial.next(text, n)
+	if ev == nil {
 		return nil
 	}
 	res.partials++
-	if err := c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(n), Event: &llmrelayv1.GenerateEvent_PartialObject{PartialObject: pv}}); err != nil {
+	if err := c.out.send(ev); err != nil {
 		return &sendError{err}
 	}
 	return nil

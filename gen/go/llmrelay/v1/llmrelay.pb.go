@@ -1688,11 +1688,43 @@ type ResponseFormat struct {
 	MaxValidationRetries *uint32 `protobuf:"varint,3,opt,name=max_validation_retries,json=maxValidationRetries,proto3,oneof" json:"max_validation_retries,omitempty"`
 	// What to do when the reply is still invalid after every re-ask.
 	OnInvalid OnInvalid `protobuf:"varint,4,opt,name=on_invalid,json=onInvalid,proto3,enum=llmrelay.v1.OnInvalid" json:"on_invalid,omitempty"`
-	// Also stream `partial_object` events: the reply parsed so far, each time it
+	// Also stream `partial_object` events: the reply parsed so far, as it
 	// changes. Partial objects are not validated; only `final.object` is.
+	//
+	// Each `partial_object` is a whole snapshot, so sending one per delta
+	// would make the bytes grow with the square of the reply. llmrelay sends a
+	// snapshot only while the bound below holds, and otherwise skips it (the
+	// next one shows everything the skipped one did):
+	//
+	//	The `partial_object` events of one attempt, each counted as its whole
+	//	encoded GenerateEvent, total at most 4 × the bytes of reply text that
+	//	attempt received so far.
+	//
+	// Within that budget a snapshot goes out when what can be read changed:
+	// at once while the budget allows after a structural change (a value
+	// started or completed: an object, array or string opened, a number or
+	// literal read, anything closed), but when only a string being written
+	// grew, only while the snapshots so far stay within 2 × the text, so that
+	// a long string leaves room for the values after it. A snapshot encodes
+	// to about the size of the text it shows, so in practice the first one
+	// comes within the first few bytes of the reply, they are dense while the
+	// reply is short, then each follows about a third more text (a doubling,
+	// inside a long string), and the last one before `final` shows most of
+	// the reply. A snapshot much larger than its text (an array of one-digit
+	// numbers takes 11 bytes per 2-byte element) waits until the budget has
+	// room, possibly for `final`. Each attempt has its own budget.
 	StreamPartialObjects bool `protobuf:"varint,5,opt,name=stream_partial_objects,json=streamPartialObjects,proto3" json:"stream_partial_objects,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// The shortest time between two `partial_object` events of an attempt, on
+	// top of the byte bound above; the first one of each attempt is not held
+	// back. A snapshot due sooner is skipped, not delayed: a later one shows
+	// everything it would have, and `final` has the object. Unset or 0: no
+	// interval.
+	// The server may impose a longer one
+	// (`structured_output.partial_object_min_interval`); the longer of the two
+	// applies. Only with `stream_partial_objects`.
+	PartialObjectInterval *durationpb.Duration `protobuf:"bytes,6,opt,name=partial_object_interval,json=partialObjectInterval,proto3" json:"partial_object_interval,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *ResponseFormat) Reset() {
@@ -1758,6 +1790,13 @@ func (x *ResponseFormat) GetStreamPartialObjects() bool {
 		return x.StreamPartialObjects
 	}
 	return false
+}
+
+func (x *ResponseFormat) GetPartialObjectInterval() *durationpb.Duration {
+	if x != nil {
+		return x.PartialObjectInterval
+	}
+	return nil
 }
 
 // RetryPolicy says how llmrelay retries failed attempts. Transient failures
@@ -2116,7 +2155,10 @@ type GenerateEvent_Final struct {
 type GenerateEvent_PartialObject struct {
 	// Structured output with `stream_partial_objects`: the reply parsed so
 	// far, with open strings, arrays and objects closed and any incomplete
-	// key or literal dropped. Not validated.
+	// key or literal dropped. Not validated. Always a whole snapshot, never
+	// a difference; not every change gets one (see
+	// `ResponseFormat.stream_partial_objects` for the byte bound and
+	// `ResponseFormat.partial_object_interval`).
 	PartialObject *structpb.Value `protobuf:"bytes,6,opt,name=partial_object,json=partialObject,proto3,oneof"`
 }
 
@@ -3314,7 +3356,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
 	"ToolChoice\x129\n" +
 	"\x04mode\x18\x01 \x01(\x0e2\x1b.llmrelay.v1.ToolChoiceModeB\b\xbaH\x05\x82\x01\x02\x10\x01R\x04mode\x12\x1b\n" +
-	"\x04name\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04name\"\xc2\x03\n" +
+	"\x04name\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04name\"\xa3\x04\n" +
 	"\x0eResponseFormat\x12@\n" +
 	"\vjson_schema\x18\x01 \x01(\v2\x17.google.protobuf.StructB\x06\xbaH\x03\xc8\x01\x01R\n" +
 	"jsonSchema\x12\x97\x01\n" +
@@ -3324,7 +3366,8 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"H\x00R\x14maxValidationRetries\x88\x01\x01\x12?\n" +
 	"\n" +
 	"on_invalid\x18\x04 \x01(\x0e2\x16.llmrelay.v1.OnInvalidB\b\xbaH\x05\x82\x01\x02\x10\x01R\tonInvalid\x124\n" +
-	"\x16stream_partial_objects\x18\x05 \x01(\bR\x14streamPartialObjectsB\x19\n" +
+	"\x16stream_partial_objects\x18\x05 \x01(\bR\x14streamPartialObjects\x12_\n" +
+	"\x17partial_object_interval\x18\x06 \x01(\v2\x19.google.protobuf.DurationB\f\xbaH\t\xaa\x01\x06\"\x02\b<2\x00R\x15partialObjectIntervalB\x19\n" +
 	"\x17_max_validation_retries\"\x96\x02\n" +
 	"\vRetryPolicy\x12*\n" +
 	"\fmax_attempts\x18\x01 \x01(\rB\a\xbaH\x04*\x02\x18\n" +
@@ -3573,45 +3616,46 @@ var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	2,  // 18: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
 	39, // 19: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
 	3,  // 20: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	38, // 21: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	38, // 22: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
-	4,  // 23: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	38, // 24: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
-	5,  // 25: llmrelay.v1.HedgePolicy.target:type_name -> llmrelay.v1.HedgeTarget
-	24, // 26: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
-	27, // 27: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
-	28, // 28: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	40, // 29: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
-	23, // 30: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
-	26, // 31: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
-	25, // 32: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
-	6,  // 33: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	38, // 34: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	41, // 35: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
-	13, // 36: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	40, // 37: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
-	7,  // 38: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
-	29, // 39: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
-	30, // 40: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	37, // 41: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
-	33, // 42: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
-	8,  // 43: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
-	34, // 44: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
-	9,  // 45: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
-	35, // 46: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
-	35, // 47: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
-	42, // 48: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
-	11, // 49: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	31, // 50: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	10, // 51: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
-	22, // 52: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	32, // 53: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	22, // 54: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
-	52, // [52:55] is the sub-list for method output_type
-	49, // [49:52] is the sub-list for method input_type
-	49, // [49:49] is the sub-list for extension type_name
-	49, // [49:49] is the sub-list for extension extendee
-	0,  // [0:49] is the sub-list for field type_name
+	38, // 21: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
+	38, // 22: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	38, // 23: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	4,  // 24: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
+	38, // 25: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
+	5,  // 26: llmrelay.v1.HedgePolicy.target:type_name -> llmrelay.v1.HedgeTarget
+	24, // 27: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
+	27, // 28: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
+	28, // 29: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
+	40, // 30: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	23, // 31: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
+	26, // 32: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
+	25, // 33: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
+	6,  // 34: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
+	38, // 35: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	41, // 36: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	13, // 37: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
+	40, // 38: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	7,  // 39: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
+	29, // 40: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
+	30, // 41: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
+	37, // 42: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
+	33, // 43: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
+	8,  // 44: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
+	34, // 45: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
+	9,  // 46: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
+	35, // 47: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
+	35, // 48: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
+	42, // 49: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
+	11, // 50: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	31, // 51: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	10, // 52: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
+	22, // 53: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	32, // 54: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	22, // 55: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
+	53, // [53:56] is the sub-list for method output_type
+	50, // [50:53] is the sub-list for method input_type
+	50, // [50:50] is the sub-list for extension type_name
+	50, // [50:50] is the sub-list for extension extendee
+	0,  // [0:50] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }

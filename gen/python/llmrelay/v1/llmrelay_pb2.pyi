@@ -275,18 +275,20 @@ class ReasoningDelta(_message.Message):
     def __init__(self, index: _Optional[int] = ..., text: _Optional[str] = ..., signature: _Optional[str] = ..., redacted: _Optional[str] = ..., format: _Optional[str] = ...) -> None: ...
 
 class ResponseFormat(_message.Message):
-    __slots__ = ["json_schema", "max_validation_retries", "name", "on_invalid", "stream_partial_objects"]
+    __slots__ = ["json_schema", "max_validation_retries", "name", "on_invalid", "partial_object_interval", "stream_partial_objects"]
     JSON_SCHEMA_FIELD_NUMBER: _ClassVar[int]
     MAX_VALIDATION_RETRIES_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     ON_INVALID_FIELD_NUMBER: _ClassVar[int]
+    PARTIAL_OBJECT_INTERVAL_FIELD_NUMBER: _ClassVar[int]
     STREAM_PARTIAL_OBJECTS_FIELD_NUMBER: _ClassVar[int]
     json_schema: _struct_pb2.Struct
     max_validation_retries: int
     name: str
     on_invalid: OnInvalid
+    partial_object_interval: _duration_pb2.Duration
     stream_partial_objects: bool
-    def __init__(self, json_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., name: _Optional[str] = ..., max_validation_retries: _Optional[int] = ..., on_invalid: _Optional[_Union[OnInvalid, str]] = ..., stream_partial_objects: bool = ...) -> None: ...
+    def __init__(self, json_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., name: _Optional[str] = ..., max_validation_retries: _Optional[int] = ..., on_invalid: _Optional[_Union[OnInvalid, str]] = ..., stream_partial_objects: bool = ..., partial_object_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class ResumeRequest(_message.Message):
     __slots__ = ["after_sequence", "request_id"]

@@ -10,6 +10,7 @@ package openaitest
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
@@ -116,6 +117,10 @@ type Options struct {
 	// away), as a model pausing mid-reply would: tests cut a connection at
 	// a known point this way. (Gate is Pause with After 1.)
 	Pause *Pause
+	// TLS serves HTTPS with HTTP/2 (offered by ALPN, as the hosted APIs
+	// do) on a self-signed certificate; CertificatePEM is what clients
+	// trust. Without it the server speaks HTTP/1.1 in the clear.
+	TLS bool
 }
 
 // Pause holds streams at a point (see Options.Pause).
@@ -151,6 +156,12 @@ func NewServer(opts Options) *Server {
 	fmt.Fprintf(&tail, "data: {\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"created\":1730000000,\"model\":\"fake\",\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\n", 10, opts.Chunks, 10+opts.Chunks)
 	tail.WriteString("data: [DONE]\n\n")
 	s.tail = tail.Bytes()
+	if opts.TLS {
+		s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+		s.srv.EnableHTTP2 = true
+		s.srv.StartTLS()
+		return s
+	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -165,6 +176,16 @@ func Start(tb testing.TB, opts Options) *Server {
 // URL is the base URL to configure as the openai provider's base_url (it
 // ends in /v1).
 func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// CertificatePEM is the server's certificate in PEM (with Options.TLS),
+// to trust as a CA bundle; nil without TLS.
+func (s *Server) CertificatePEM() []byte {
+	c := s.srv.Certificate()
+	if c == nil {
+		return nil
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})
+}
 
 // Requests returns how many chat completion requests arrived.
 func (s *Server) Requests() int64 { return s.requests.Load() }

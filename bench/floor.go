@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/openai"
+)
+
+// The floor is the least a gateway of llmrelay's design can cost: a gRPC
+// server (grpc-go, default options, no interceptors) whose Generate hands
+// the request straight to llmrelay's own openai adapter (the same HTTP
+// client, transport settings, SSE reader and decoder) and relays its
+// events as GenerateEvents: the same 20 deltas and Final the client gets
+// from llmrelay. No chain (auth, limits, validation, metrics, logging),
+// no retry plan, no stall timers, no output limit, no call record. What
+// llmrelay costs above the floor is what those features cost; what the
+// floor costs above a direct call is the price of the design itself (a
+// gRPC hop in front of an HTTP client in a second process).
+
+// floorService is the floor's LLMService.
+type floorService struct {
+	llmrelayv1.UnimplementedLLMServiceServer
+	providers map[string]provider.Provider // by the model's provider prefix
+}
+
+// serveFloor runs the floor relay on a loopback port in front of the
+// upstreams named by -child-fast and -child-slow, and prints
+// "grpc=ADDR metrics=ADDR".
+func serveFloor() {
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "bench floor:", err)
+		os.Exit(1)
+	}
+	svc := &floorService{providers: map[string]provider.Provider{}}
+	for name, url := range map[string]string{"openai": *childFast, "slow": *childSlow} {
+		p, err := openai.New(provider.Config{Name: name, Kind: "openai", BaseURL: url, Transport: provider.Transport{CAFile: *childCA}})
+		if err != nil {
+			fail(err)
+		}
+		svc.providers[name] = p
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fail(err)
+	}
+	maddr, err := serveMetrics()
+	if err != nil {
+		fail(err)
+	}
+	s := grpc.NewServer()
+	llmrelayv1.RegisterLLMServiceServer(s, svc)
+	go func() { _ = s.Serve(l) }()
+	fmt.Printf("grpc=%s metrics=%s\n", l.Addr(), maddr)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	s.Stop()
+	os.Exit(0)
+}
+
+// Generate implements llmrelayv1.LLMServiceServer: one attempt, its
+// text relayed as deltas, then the Final.
+func (f *floorService) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
+	name, model, _ := strings.Cut(req.GetModel(), "/")
+	p, ok := f.providers[name]
+	if !ok {
+		return status.Error(codes.InvalidArgument, "unknown provider")
+	}
+	preq := &provider.Request{Model: model, Attempt: 1}
+	for _, m := range req.GetMessages() {
+		preq.Messages = append(preq.Messages, provider.Message{Role: provider.Role(m.GetRole()), Content: m.GetContent()})
+	}
+	st, err := p.Stream(stream.Context(), preq)
+	if err != nil {
+		return status.Error(codes.Unavailable, err.Error())
+	}
+	defer st.Close()
+	var text strings.Builder
+	var seq uint64
+	final := &llmrelayv1.Final{Attempts: 1, Provider: name, Model: model}
+	for {
+		ev, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return status.Error(codes.Unavailable, err.Error())
+		}
+		switch ev.Kind {
+		case provider.EventText:
+			if ev.Text == "" {
+				continue
+			}
+			text.WriteString(ev.Text)
+			seq++
+			if err := stream.Send(&llmrelayv1.GenerateEvent{Sequence: seq, Attempt: 1,
+				Event: &llmrelayv1.GenerateEvent_Delta{Delta: &llmrelayv1.Delta{Text: ev.Text}}}); err != nil {
+				return err
+			}
+		case provider.EventFinish:
+			final.FinishReason = llmrelayv1.FinishReason(ev.FinishReason)
+		case provider.EventUsage:
+			final.Usage = &llmrelayv1.Usage{InputTokens: uint64(ev.Usage.InputTokens), OutputTokens: uint64(ev.Usage.OutputTokens)}
+		}
+	}
+	final.Message = &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: text.String()}
+	seq++
+	return stream.Send(&llmrelayv1.GenerateEvent{Sequence: seq, Attempt: 1, Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
+}
