@@ -182,6 +182,10 @@ checkgenerate: generate ## Fail if the committed gen/ differs from what proto/ g
 test-clients: client-tools ## Run the Go, TypeScript and Python examples and grpcurl against a freshly built server, and check what they print.
 	scripts/test-clients.sh
 
+.PHONY: test-docs
+test-docs: client-tools ## Run the README's and docs/'s blocks marked <!-- test-docs --> against a freshly built server and compare their output (docs/testing.md).
+	$(GO) run ./internal/tools/doctest README.md CONTRIBUTING.md docs/*.md
+
 .PHONY: clean
 clean: ## Remove build outputs and caches.
 	rm -rf bin .cache examples/ts/dist

@@ -303,7 +303,7 @@ func raiseFileLimit() uint64 {
 	return l.Cur
 }
 
-// printMachine prints what the README's performance section quotes.
+// printMachine prints the machine docs/performance.md quotes.
 func printMachine() {
 	fmt.Println("machine:")
 	for _, c := range [][]string{{"nproc"}, {"sh", "-c", "lscpu | head -n 15"}} {

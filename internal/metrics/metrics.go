@@ -1,5 +1,5 @@
 // Package metrics owns llmrelay's Prometheus metrics: every metric name is
-// defined here, once, and documented in the README's metrics table.
+// defined here, once, and documented in docs/observability.md (Metrics).
 //
 // A Metrics value is created once per server on its own registry (tests make
 // as many servers as they like) and is safe for concurrent use. A nil
@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 )
 
-// Metric names. Keep the README's table in step with this list.
+// Metric names. Keep docs/observability.md's table in step with this list.
 const (
 	// NameRetries counts retries (WillRetry events) by provider and reason.
 	NameRetries = "llmrelay_retries_total"

@@ -299,7 +299,7 @@ func TestPartialSharesNothingWithLaterInput(t *testing.T) {
 	}
 }
 
-// TestPartialOverInstance follows the README's structured-output section: the mock's
+// TestPartialOverInstance follows docs/structured-output.md: the mock's
 // instance of the schema, streamed word by word (each word with the
 // whitespace after it), yields these partial objects.
 func TestPartialOverInstance(t *testing.T) {

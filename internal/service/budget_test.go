@@ -164,7 +164,7 @@ func TestPathologicalCallersDoNotStopAnotherCallersRetry(t *testing.T) {
 	cancel()
 }
 
-// TestDemoRunsKeepSucceedingOnTheirRetry: the README's fault demos, run
+// TestDemoRunsKeepSucceedingOnTheirRetry: the fault demos of docs/retries.md, run
 // one after another, keep succeeding on their retries. The token bucket
 // this budget replaced wedged after about 50 of them (each failure took a
 // token, each success gave back a tenth, and retries stopped at half).

@@ -28,7 +28,7 @@ const MaxLineBytes = 16 << 20
 // assembled in a separate, reused buffer. Every open stream holds one, on
 // top of the 4 KiB read buffer of its HTTP connection, so it is small: the
 // lines of the providers' streams are a few hundred bytes (8 KiB cost 6 KiB
-// more per open stream; see the README's performance section).
+// more per open stream; see docs/performance.md, "Earlier measurements").
 const readerBufferSize = 2 << 10
 
 // Event is one server-sent event. Its slices are valid until the next call

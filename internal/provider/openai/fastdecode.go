@@ -12,7 +12,7 @@ import (
 // (content as a string, reasoning_content, reasoning, refusal), finish
 // reasons and usage with its details. It scans the data once where encoding/json scans it twice through
 // reflection, which made the JSON decode the largest CPU cost of relaying a
-// stream (see the README's performance section).
+// stream (see docs/performance.md, "Earlier measurements").
 //
 // It reports false, leaving c in any state, on anything it does not handle
 // the way encoding/json does or does not handle at all: tool calls, an error
