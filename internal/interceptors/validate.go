@@ -11,14 +11,18 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/protoadapt"
+
+	"github.com/llmrelay/llmrelay/internal/apierr"
 )
 
 // Validate checks every request against its buf.validate rules (in
 // proto/llmrelay/v1/llmrelay.proto) with go-grpc-middleware's protovalidate
-// interceptor. A violation is INVALID_ARGUMENT carrying the
-// buf.validate.Violations detail; Validate adds the ErrorInfo (reason
-// INVALID_REQUEST) the middleware leaves out.
+// interceptor. A violation is INVALID_ARGUMENT with an ErrorInfo (reason
+// INVALID_REQUEST) and a google.rpc.BadRequest: one field violation per
+// broken rule, its field path (`messages[0].role`), its message as the
+// description and its rule id (`role.defined`) as the reason. BadRequest
+// rather than the middleware's buf.validate.Violations, so every client
+// decodes it with the standard error details alone.
 func Validate(v protovalidate.Validator) Link {
 	unary := pvmw.UnaryServerInterceptor(v)
 	stream := pvmw.StreamServerInterceptor(v)
@@ -56,8 +60,9 @@ func (s *violationStream) RecvMsg(m any) error {
 }
 
 // withErrorInfo rebuilds a validation failure from the middleware
-// (INVALID_ARGUMENT with a Violations detail) with an ErrorInfo first; any
-// other error is returned as it is.
+// (INVALID_ARGUMENT with a Violations detail) as llmrelay's: an ErrorInfo
+// and the violations as a BadRequest; any other error is returned as it
+// is.
 func withErrorInfo(err error) error {
 	var se interface{ GRPCStatus() *status.Status }
 	if !errors.As(err, &se) {
@@ -79,5 +84,13 @@ func withErrorInfo(err error) error {
 	if violations == nil {
 		return err
 	}
-	return statusError(codes.InvalidArgument, ReasonInvalidRequest, st.Message(), nil, 0, protoadapt.MessageV1Of(violations))
+	fv := make([]*errdetails.BadRequest_FieldViolation, len(violations.GetViolations()))
+	for i, v := range violations.GetViolations() {
+		fv[i] = &errdetails.BadRequest_FieldViolation{
+			Field:       protovalidate.FieldPathString(v.GetField()),
+			Description: v.GetMessage(),
+			Reason:      v.GetRuleId(),
+		}
+	}
+	return &apierr.Error{Code: codes.InvalidArgument, Reason: ReasonInvalidRequest, Message: st.Message(), FieldViolations: fv}
 }

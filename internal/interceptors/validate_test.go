@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	"buf.build/go/protovalidate"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -61,11 +61,11 @@ func TestValidate(t *testing.T) {
 			tt.mutate(req)
 			_, err := c.generate(testCtx(t), req)
 			st := wantStatus(t, err, codes.InvalidArgument, ReasonInvalidRequest)
-			v := findDetail[*validate.Violations](st)
-			if v == nil || len(v.GetViolations()) == 0 {
-				t.Fatalf("no buf.validate.Violations in %v", st)
+			v := findDetail[*errdetails.BadRequest](st)
+			if v == nil || len(v.GetFieldViolations()) == 0 {
+				t.Fatalf("no google.rpc.BadRequest in %v", st)
 			}
-			if got := protovalidate.FieldPathString(v.GetViolations()[0].GetField()); got != tt.wantField {
+			if got := v.GetFieldViolations()[0].GetField(); got != tt.wantField {
 				t.Errorf("violation on %q, want %q", got, tt.wantField)
 			}
 		})
@@ -123,13 +123,13 @@ func TestValidationMessages(t *testing.T) {
 			tt.mutate(req)
 			_, err := c.generate(testCtx(t), req)
 			st := wantStatus(t, err, codes.InvalidArgument, ReasonInvalidRequest)
-			vs := findDetail[*validate.Violations](st).GetViolations()
+			vs := findDetail[*errdetails.BadRequest](st).GetFieldViolations()
 			if len(vs) != 1 {
 				t.Fatalf("%d violations, want exactly one: %v", len(vs), vs)
 			}
 			v := vs[0]
-			if got := protovalidate.FieldPathString(v.GetField()); got != tt.field || v.GetRuleId() != tt.rule || v.GetMessage() != tt.message {
-				t.Errorf("violation %s [%s] %q\nwant      %s [%s] %q", got, v.GetRuleId(), v.GetMessage(), tt.field, tt.rule, tt.message)
+			if v.GetField() != tt.field || v.GetReason() != tt.rule || v.GetDescription() != tt.message {
+				t.Errorf("violation %s [%s] %q\nwant      %s [%s] %q", v.GetField(), v.GetReason(), v.GetDescription(), tt.field, tt.rule, tt.message)
 			}
 			if strings.Contains(st.Message(), "^[") {
 				t.Errorf("the status message shows a regular expression: %s", st.Message())

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
-	"buf.build/go/protovalidate"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -248,8 +246,8 @@ func TestDotSegmentModelIsRefusedBeforeAnyUpstreamCall(t *testing.T) {
 			} {
 				_, err := servertest.Collect(ctx, in.Client, outboundRequest(model))
 				st := wantError(t, err, codes.InvalidArgument, "INVALID_REQUEST")
-				v := detail[*validate.Violations](st).GetViolations()
-				if len(v) != 1 || protovalidate.FieldPathString(v[0].GetField()) != "model" {
+				v := detail[*errdetails.BadRequest](st).GetFieldViolations()
+				if len(v) != 1 || v[0].GetField() != "model" {
 					t.Errorf("model %q: violations %v, want one on model", model, v)
 				}
 			}
@@ -258,7 +256,7 @@ func TestDotSegmentModelIsRefusedBeforeAnyUpstreamCall(t *testing.T) {
 			req.FallbackModels = []string{"up/gemini-2.5-flash/../../v1beta/models/gemini-2.5-pro"}
 			_, err := servertest.Collect(ctx, in.Client, req)
 			st := wantError(t, err, codes.InvalidArgument, "INVALID_REQUEST")
-			if v := detail[*validate.Violations](st).GetViolations(); len(v) != 1 || protovalidate.FieldPathString(v[0].GetField()) != "fallback_models[0]" {
+			if v := detail[*errdetails.BadRequest](st).GetFieldViolations(); len(v) != 1 || v[0].GetField() != "fallback_models[0]" {
 				t.Errorf("fallback model: violations %v, want one on fallback_models[0]", v)
 			}
 			// A clean path under the pattern's prefix is another model: the

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
-	"buf.build/go/protovalidate"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -262,11 +260,11 @@ func TestSecurityValidation(t *testing.T) {
 			// The echo-only key: validation comes before the model check.
 			_, err := servertest.Collect(bearer(t.Context(), keyEchoOnly), in.Client, req)
 			st := wantError(t, err, codes.InvalidArgument, "INVALID_REQUEST")
-			v := detail[*validate.Violations](st)
-			if len(v.GetViolations()) == 0 {
-				t.Fatalf("no buf.validate.Violations in %v", st)
+			v := detail[*errdetails.BadRequest](st)
+			if len(v.GetFieldViolations()) == 0 {
+				t.Fatalf("no google.rpc.BadRequest in %v", st)
 			}
-			if got := protovalidate.FieldPathString(v.GetViolations()[0].GetField()); got != tc.field {
+			if got := v.GetFieldViolations()[0].GetField(); got != tc.field {
 				t.Errorf("violation on %q, want %q", got, tc.field)
 			}
 		})

@@ -38,9 +38,11 @@
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
 // reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as
 // `attempts`, `provider`, `provider_status`, `provider_error_type`), and a
-// `google.rpc.RetryInfo` when waiting before calling again would help. Invalid
-// requests carry `buf.validate.Violations`; invalid structured output carries
-// `google.rpc.BadRequest`.
+// `google.rpc.RetryInfo` when waiting before calling again would help.
+// Invalid requests carry a `google.rpc.BadRequest`: one field violation per
+// mistake, with the field's path (`messages[0].role`), a description written
+// for people and, for a rule of this file, the rule's id as its `reason`
+// (`role.defined`); invalid structured output carries one too.
 //
 // Status codes:
 //
