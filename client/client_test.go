@@ -49,6 +49,8 @@ func TestCollectAgainstTheServer(t *testing.T) {
 	c := client.FromConn(servertest.Start(t, nil).Conn)
 	unknownModel := echoRequest(text)
 	unknownModel.Model = "nosuch/model"
+	badRole := echoRequest(text)
+	badRole.Messages[0].Role = 0
 	tests := []struct {
 		name          string
 		req           *llmrelayv1.GenerateRequest
@@ -84,6 +86,13 @@ func TestCollectAgainstTheServer(t *testing.T) {
 			wantCode:   codes.InvalidArgument,
 			wantReason: "UNKNOWN_PROVIDER",
 			wantField:  "model",
+		},
+		{
+			name:       "a request that breaks a rule of the proto",
+			req:        badRole,
+			wantCode:   codes.InvalidArgument,
+			wantReason: "INVALID_REQUEST",
+			wantField:  "messages[0].role",
 		},
 	}
 	for _, tt := range tests {
