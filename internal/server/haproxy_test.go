@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -25,30 +24,12 @@ import (
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
-// haproxyBinary returns the haproxy program, installing it with the
-// project's scripts/test-deps.sh when it is missing; the test skips, saying
-// why, only when it cannot be installed.
-func haproxyBinary(t *testing.T) string {
-	t.Helper()
-	if p, err := exec.LookPath("haproxy"); err == nil {
-		return p
-	}
-	_, file, _, _ := runtime.Caller(0)
-	script := filepath.Join(filepath.Dir(file), "..", "..", "scripts", "test-deps.sh")
-	out, err := exec.Command("bash", script).CombinedOutput()
-	if p, lerr := exec.LookPath("haproxy"); lerr == nil {
-		return p
-	}
-	t.Skipf("haproxy (Debian package haproxy) is not installed and scripts/test-deps.sh could not install it (%v): %s", err, out)
-	return ""
-}
-
 // haproxyInFront starts HAProxy, with its default buffers and an h2c
 // frontend and backend, in front of a real llmrelay listening on loopback,
 // and returns a client connected through it.
 func haproxyInFront(t *testing.T, cfg *config.Config) llmrelayv1.LLMServiceClient {
 	t.Helper()
-	bin := haproxyBinary(t)
+	bin := testProgram(t, "haproxy", "haproxy")
 	_, backend := serveTCP(t, cfg)
 
 	front := freePort(t)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
@@ -22,31 +21,13 @@ import (
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
-// nghttpxBinary returns the nghttpx program, installing it (Debian package
-// nghttp2-proxy) with the project's scripts/test-deps.sh when it is
-// missing; the test skips, saying why, only when it cannot be installed.
-func nghttpxBinary(t *testing.T) string {
-	t.Helper()
-	if p, err := exec.LookPath("nghttpx"); err == nil {
-		return p
-	}
-	_, file, _, _ := runtime.Caller(0)
-	script := filepath.Join(filepath.Dir(file), "..", "..", "scripts", "test-deps.sh")
-	out, err := exec.Command("bash", script).CombinedOutput()
-	if p, lerr := exec.LookPath("nghttpx"); lerr == nil {
-		return p
-	}
-	t.Skipf("nghttpx (Debian package nghttp2-proxy) is not installed and scripts/test-deps.sh could not install it (%v): %s", err, out)
-	return ""
-}
-
 // nghttpxInFront starts a real llmrelay on loopback with cfg and nghttpx in
 // front of it (cleartext HTTP/2 on both sides) with the given backend read
 // timeout, the timeout that cuts a stream whose backend sent nothing for
 // that long, and returns a client connected through the proxy.
 func nghttpxInFront(t *testing.T, cfg *config.Config, readTimeout time.Duration) llmrelayv1.LLMServiceClient {
 	t.Helper()
-	bin := nghttpxBinary(t)
+	bin := testProgram(t, "nghttpx", "nghttp2-proxy")
 	relay, _ := servertest.Listen(t, cfg)
 
 	// A free port for the proxy's frontend.
