@@ -2,7 +2,6 @@ package scaleout_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +29,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
 )
 
@@ -124,7 +124,7 @@ type replica struct {
 	conn    *grpc.ClientConn
 	client  llmrelayv1.LLMServiceClient
 	exited  chan struct{}
-	stderr  *syncBuffer
+	stderr  *servertest.LockedBuffer
 }
 
 func freeAddr(t *testing.T) string {
@@ -153,7 +153,7 @@ func startReplica(t *testing.T, name string, redis *redistest.Server, prefix, po
 func startReplicaWith(t *testing.T, name string, config func(listen, metricsListen string) string) *replica {
 	t.Helper()
 	bin := build(t)
-	r := &replica{name: name, addr: freeAddr(t), metrics: freeAddr(t), exited: make(chan struct{}), stderr: &syncBuffer{}}
+	r := &replica{name: name, addr: freeAddr(t), metrics: freeAddr(t), exited: make(chan struct{}), stderr: &servertest.LockedBuffer{}}
 	cfgPath := filepath.Join(t.TempDir(), name+".yaml")
 	if err := os.WriteFile(cfgPath, []byte(config(r.addr, r.metrics)), 0o600); err != nil {
 		t.Fatal(err)
@@ -385,21 +385,4 @@ func holdStream(t *testing.T, r *replica) (cancel context.CancelFunc, err error)
 	}
 	t.Cleanup(cancel)
 	return cancel, nil
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -191,7 +191,7 @@ func TestRawUpstreamBodiesNeverReachClients(t *testing.T) {
 					w.WriteHeader(code)
 					_, _ = io.WriteString(w, page)
 				})
-				var logs lockedBuffer
+				var logs servertest.LockedBuffer
 				logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 				cfg := config.Default()
 				cfg.Providers = []provider.Config{outboundProvider(t, k.kind, up.URL)}

@@ -1,7 +1,6 @@
 package soak_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,30 +19,12 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
-// lockedBuffer collects a process's output for the test to read while it
-// runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// waitFor waits until the buffer holds want; the minute is a guard
+// waitForLog waits until the log holds want; the minute is a guard
 // against hangs only.
-func (l *lockedBuffer) waitFor(t *testing.T, want string) {
+func waitForLog(t *testing.T, l *servertest.LockedBuffer, want string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for !strings.Contains(l.String(), want) {
@@ -67,7 +47,7 @@ func TestSignalsToTheBinary(t *testing.T) {
 		t.Skip("builds the server binary")
 	}
 	bin := buildServer(t)
-	var logs lockedBuffer
+	var logs servertest.LockedBuffer
 	// The mock provider; an hour's drain and grace.
 	addr, cfgPath, cmd, exited := startServer(t, bin, "drain_delay: 1h\nshutdown_grace: 1h\n", &logs)
 	probe := func() error {
@@ -120,7 +100,7 @@ func TestSignalsToTheBinary(t *testing.T) {
 		if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 			t.Fatal(err)
 		}
-		logs.waitFor(t, wantLog)
+		waitForLog(t, &logs, wantLog)
 		stillRunning("on SIGHUP")
 	}
 	spare := mockEcho(t, "after SIGHUP", 0)
@@ -140,7 +120,7 @@ func TestSignalsToTheBinary(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	logs.waitFor(t, "draining")
+	waitForLog(t, &logs, "draining")
 	if err := probe(); err == nil {
 		t.Error("llmrelay health succeeded during the drain, want a failure")
 	}
