@@ -12,9 +12,7 @@ import (
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
@@ -52,37 +50,7 @@ backend llmrelay
 	var logs servertest.LockedBuffer
 	cmd := exec.Command(bin, "-db", "-f", path)
 	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("haproxy's log:\n%s", logs.String())
-		}
-	})
-	addr := fmt.Sprintf("127.0.0.1:%d", front)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			break
-		}
-		select {
-		case <-exited:
-			t.Fatalf("haproxy exited: %s", logs.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return llmrelayv1.NewLLMServiceClient(conn)
+	return proxyClient(t, cmd, front, logs.String)
 }
 
 func freePort(t *testing.T) int {

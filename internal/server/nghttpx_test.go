@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
@@ -45,39 +43,10 @@ func nghttpxInFront(t *testing.T, cfg *config.Config, readTimeout time.Duration)
 		"--backend-read-timeout="+readTimeout.String(),
 		"--errorlog-file="+errlog, "--accesslog-file=/dev/null", "--log-level=WARN")
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			log, _ := os.ReadFile(errlog)
-			t.Logf("nghttpx's log:\n%s", log)
-		}
+	return proxyClient(t, cmd, front, func() string {
+		log, _ := os.ReadFile(errlog)
+		return string(log)
 	})
-	addr := fmt.Sprintf("127.0.0.1:%d", front)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			break
-		}
-		select {
-		case <-exited:
-			log, _ := os.ReadFile(errlog)
-			t.Fatalf("nghttpx exited: %s", log)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return llmrelayv1.NewLLMServiceClient(conn)
 }
 
 // TestHeartbeatKeepsASilentStreamAliveThroughNghttpx reproduces, scaled
