@@ -93,6 +93,7 @@ const (
 	LLMService_Generate_FullMethodName   = "/llmrelay.v1.LLMService/Generate"
 	LLMService_ListModels_FullMethodName = "/llmrelay.v1.LLMService/ListModels"
 	LLMService_Resume_FullMethodName     = "/llmrelay.v1.LLMService/Resume"
+	LLMService_ListTools_FullMethodName  = "/llmrelay.v1.LLMService/ListTools"
 )
 
 // LLMServiceClient is the client API for LLMService service.
@@ -167,6 +168,18 @@ type LLMServiceClient interface {
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	Resume(ctx context.Context, in *ResumeRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GenerateEvent], error)
+	// ListTools lists the server tools the caller may offer a model
+	// (`GenerateRequest.server_tools`): the tools of the MCP servers in the
+	// server's config (`tools.mcp_servers`) that the config's `allow` lets
+	// llmrelay offer and the caller's API key's `tools` patterns let it use,
+	// each with its description, input schema and whether its server answers
+	// right now; and the MCP servers themselves, available or not. A server
+	// that is down is listed with `available: false`, with the tools it had
+	// when it last answered (none if it never did), until it answers again.
+	//
+	// Needs the key's `generate` scope: the tools it lists are what the key
+	// may use in Generate. Without API keys configured, every tool is listed.
+	ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error)
 }
 
 type lLMServiceClient struct {
@@ -224,6 +237,16 @@ func (c *lLMServiceClient) Resume(ctx context.Context, in *ResumeRequest, opts .
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type LLMService_ResumeClient = grpc.ServerStreamingClient[GenerateEvent]
+
+func (c *lLMServiceClient) ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListToolsResponse)
+	err := c.cc.Invoke(ctx, LLMService_ListTools_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
 
 // LLMServiceServer is the server API for LLMService service.
 // All implementations must embed UnimplementedLLMServiceServer
@@ -297,6 +320,18 @@ type LLMServiceServer interface {
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	Resume(*ResumeRequest, grpc.ServerStreamingServer[GenerateEvent]) error
+	// ListTools lists the server tools the caller may offer a model
+	// (`GenerateRequest.server_tools`): the tools of the MCP servers in the
+	// server's config (`tools.mcp_servers`) that the config's `allow` lets
+	// llmrelay offer and the caller's API key's `tools` patterns let it use,
+	// each with its description, input schema and whether its server answers
+	// right now; and the MCP servers themselves, available or not. A server
+	// that is down is listed with `available: false`, with the tools it had
+	// when it last answered (none if it never did), until it answers again.
+	//
+	// Needs the key's `generate` scope: the tools it lists are what the key
+	// may use in Generate. Without API keys configured, every tool is listed.
+	ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error)
 	mustEmbedUnimplementedLLMServiceServer()
 }
 
@@ -315,6 +350,9 @@ func (UnimplementedLLMServiceServer) ListModels(context.Context, *ListModelsRequ
 }
 func (UnimplementedLLMServiceServer) Resume(*ResumeRequest, grpc.ServerStreamingServer[GenerateEvent]) error {
 	return status.Error(codes.Unimplemented, "method Resume not implemented")
+}
+func (UnimplementedLLMServiceServer) ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTools not implemented")
 }
 func (UnimplementedLLMServiceServer) mustEmbedUnimplementedLLMServiceServer() {}
 func (UnimplementedLLMServiceServer) testEmbeddedByValue()                    {}
@@ -377,6 +415,24 @@ func _LLMService_Resume_Handler(srv interface{}, stream grpc.ServerStream) error
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type LLMService_ResumeServer = grpc.ServerStreamingServer[GenerateEvent]
 
+func _LLMService_ListTools_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListToolsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LLMServiceServer).ListTools(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LLMService_ListTools_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LLMServiceServer).ListTools(ctx, req.(*ListToolsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LLMService_ServiceDesc is the grpc.ServiceDesc for LLMService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -387,6 +443,10 @@ var LLMService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListModels",
 			Handler:    _LLMService_ListModels_Handler,
+		},
+		{
+			MethodName: "ListTools",
+			Handler:    _LLMService_ListTools_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

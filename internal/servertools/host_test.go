@@ -1,0 +1,255 @@
+package servertools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/servertools/mcptest"
+)
+
+// wide is the deadline of every wait on a test server: far beyond what
+// any step takes, even on a loaded machine.
+const wide = 2 * time.Minute
+
+func testHost(t *testing.T, cfg Config, scopes Scopes) *Host {
+	t.Helper()
+	h := NewHost(Options{ReconnectMin: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond, Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
+	p, err := Prepare(cfg, scopes, func(string) string { return "secret" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Apply(p)
+	t.Cleanup(h.Close)
+	return h
+}
+
+func config(servers ...ServerConfig) Config {
+	c := DefaultConfig()
+	c.MCPServers = servers
+	return c
+}
+
+func waitAvailable(t *testing.T, h *Host, server string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wide)
+	defer cancel()
+	if err := h.WaitAvailable(ctx, server); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitUntil waits until cond holds, re-checking it at every change of the
+// host's catalog.
+func waitUntil(t *testing.T, h *Host, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(wide)
+	for {
+		h.mu.Lock()
+		changed := h.changed
+		h.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("timed out waiting until %s", what)
+		}
+	}
+}
+
+func tool(t *testing.T, h *Host, key, name string) *Tool {
+	t.Helper()
+	o, err := h.Resolve(key, []string{name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, ok := o.Lookup(o.Tools()[0].ModelName)
+	if !ok || tl.Name != name {
+		t.Fatalf("resolved %v, want %s", o.Tools(), name)
+	}
+	return tl
+}
+
+func TestEverything(t *testing.T) {
+	e := mcptest.StartEverything(t)
+	h := testHost(t, config(ServerConfig{Name: "everything", URL: e.URL, Allow: []string{"echo", "get-sum", "trigger-long-running-operation", "get-structured-content", "get-tiny-image"}}), Scopes{Open: true})
+	waitAvailable(t, h, "everything")
+	ctx := context.Background()
+
+	t.Run("lists the allowed tools with their schemas", func(t *testing.T) {
+		tools, servers := h.List("", "")
+		var names []string
+		for _, tl := range tools {
+			names = append(names, tl.Name)
+		}
+		want := "everything/echo everything/get-structured-content everything/get-sum everything/get-tiny-image everything/trigger-long-running-operation"
+		if got := strings.Join(names, " "); got != want {
+			t.Fatalf("tools %q, want %q", got, want)
+		}
+		echo := tools[0]
+		if echo.ModelName != "everything__echo" || !echo.Available || !echo.Idempotent || !strings.Contains(string(echo.InputSchema), `"message"`) || echo.Description == "" {
+			t.Fatalf("echo = %+v (schema %s)", echo, echo.InputSchema)
+		}
+		if len(servers) != 1 || !servers[0].Available || servers[0].Tools != 5 || servers[0].ListedAt.IsZero() {
+			t.Fatalf("servers = %+v", servers)
+		}
+	})
+	t.Run("echo", func(t *testing.T) {
+		res, err := h.Call(ctx, tool(t, h, "", "everything/echo"), `{"message":"hello"}`, nil)
+		if err != nil || res.Content != "Echo: hello" || res.IsError || res.Attempts != 1 {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+	})
+	t.Run("progress before the result", func(t *testing.T) {
+		var mu sync.Mutex
+		var got []Progress
+		res, err := h.Call(ctx, tool(t, h, "", "everything/trigger-long-running-operation"), `{"duration":0.2,"steps":2}`, func(p Progress) {
+			mu.Lock()
+			got = append(got, p)
+			mu.Unlock()
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil || !strings.Contains(res.Content, "Steps: 2") {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+		if len(got) < 2 || got[1].Progress != 2 || !got[1].HasTotal || got[1].Total != 2 {
+			t.Fatalf("progress %+v", got)
+		}
+	})
+	t.Run("an image is described", func(t *testing.T) {
+		res, err := h.Call(ctx, tool(t, h, "", "everything/get-tiny-image"), ``, nil)
+		if err != nil || !strings.Contains(res.Content, "[image: image/png") {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+	})
+	t.Run("bad arguments reach the model as an error", func(t *testing.T) {
+		res, err := h.Call(ctx, tool(t, h, "", "everything/get-sum"), `[1,2]`, nil)
+		if err != nil || !res.IsError || res.Outcome != OutcomeRefused || res.Attempts != 0 {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+	})
+}
+
+func TestGoServer(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	ctx := context.Background()
+
+	t.Run("a tool error is an error result", func(t *testing.T) {
+		res, err := h.Call(ctx, tool(t, h, "", "go/fail"), `{"message":"no such city"}`, nil)
+		if err != nil || !res.IsError || res.Content != "no such city" || res.Outcome != OutcomeToolError || res.Attempts != 1 {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+	})
+	t.Run("a long result is cut, with a note", func(t *testing.T) {
+		res, err := h.Call(ctx, tool(t, h, "", "go/big"), fmt.Sprintf(`{"bytes":%d}`, 3*DefaultMaxResultBytes), nil)
+		if err != nil || !res.Truncated || len(res.Content) > DefaultMaxResultBytes || !strings.HasSuffix(res.Content, fmt.Sprintf("cut here, at %d of its %d bytes]", DefaultMaxResultBytes, 3*DefaultMaxResultBytes)) {
+			t.Fatalf("res = %d bytes, truncated %v, %v: ...%s", len(res.Content), res.Truncated, err, res.Content[max(0, len(res.Content)-80):])
+		}
+	})
+	t.Run("progress", func(t *testing.T) {
+		var n int
+		res, err := h.Call(ctx, tool(t, h, "", "go/progress"), `{"steps":3}`, func(p Progress) { n++ })
+		if err != nil || res.Content != "3 steps done" || n != 3 {
+			t.Fatalf("res = %+v, %v, %d progress reports", res, err, n)
+		}
+	})
+	t.Run("an unknown tool at the server is refused", func(t *testing.T) {
+		res, err := h.Call(ctx, &Tool{Name: "go/nosuch", Server: "go", ServerTool: "nosuch"}, `{}`, nil)
+		if err != nil || !res.IsError || res.Outcome != OutcomeRefused {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+	})
+}
+
+// TestKilledMidCall: a server killed (and restarted) during a call: an
+// idempotent tool is tried again on the restarted server, a
+// non-idempotent one gives the model an error result.
+func TestKilledMidCall(t *testing.T) {
+	for _, tc := range []struct {
+		tool         string
+		wantContent  string
+		wantError    bool
+		wantAttempts int
+		wantCalls    int
+	}{
+		{tool: "block", wantContent: "done on generation 2", wantAttempts: 2, wantCalls: 2},
+		{tool: "block_once", wantContent: "could not reach MCP server go, or it dropped the call", wantError: true, wantAttempts: 1, wantCalls: 1},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			g := mcptest.NewGoServer(t)
+			h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+			waitAvailable(t, h, "go")
+			tl := tool(t, h, "", "go/"+tc.tool)
+			if tl.Idempotent != (tc.wantAttempts > 1) {
+				t.Fatalf("%s: idempotent %v", tc.tool, tl.Idempotent)
+			}
+			done := make(chan Result, 1)
+			go func() {
+				res, err := h.Call(context.Background(), tl, `{}`, nil)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- res
+			}()
+			<-g.Started
+			g.Kill()
+			res := <-done
+			if res.IsError != tc.wantError || !strings.Contains(res.Content, tc.wantContent) || res.Attempts != tc.wantAttempts {
+				t.Fatalf("res = %+v", res)
+			}
+			if n := g.Calls(tc.tool); n != tc.wantCalls {
+				t.Fatalf("the server saw %d calls, want %d", n, tc.wantCalls)
+			}
+		})
+	}
+}
+
+// TestDeadlineCancelsAtServer: a call whose context ends while its tool
+// hangs is cancelled at the MCP server.
+func TestDeadlineCancelsAtServer(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := h.Call(ctx, tool(t, h, "", "go/hang"), `{}`, nil)
+		errc <- err
+	}()
+	<-g.Started
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Call returned %v, want the context's end", err)
+	}
+	select {
+	case <-g.Cancelled:
+	case <-time.After(wide):
+		t.Fatal("the tool was not cancelled at the server")
+	}
+}
+
+// TestTimeout: a tool that does not return within its server's timeout is
+// an error result, and is cancelled at the server.
+func TestTimeout(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: 300 * time.Millisecond}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	res, err := h.Call(context.Background(), tool(t, h, "", "go/hang"), `{}`, nil)
+	if err != nil || !res.IsError || res.Outcome != OutcomeTimeout || res.Content != "the tool did not return within 300ms" {
+		t.Fatalf("res = %+v, %v", res, err)
+	}
+	select {
+	case <-g.Cancelled:
+	case <-time.After(wide):
+		t.Fatal("the tool was not cancelled at the server")
+	}
+}
