@@ -27,6 +27,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/servertools"
 	"github.com/llmrelay/llmrelay/internal/state"
 )
 
@@ -80,6 +81,10 @@ type Config struct {
 	// Resume bounds resumable calls (GenerateRequest.resumable); see
 	// docs/resume.md.
 	Resume Resume `yaml:"resume"`
+	// Tools are the MCP servers whose tools llmrelay runs for the model
+	// (GenerateRequest.server_tools), and the tool loop's bounds; see
+	// docs/tools.md.
+	Tools servertools.Config `yaml:"tools"`
 }
 
 // Resume bounds resumable calls: how long one runs without a reader and
@@ -388,7 +393,18 @@ func Default() *Config {
 		State:   state.DefaultConfig(),
 		Pricing: Pricing{Currency: "USD"},
 		Resume:  Resume{Grace: 60 * time.Second, MaxCallBytes: 8 << 20, MaxBufferedBytes: 256 << 20},
+		Tools:   servertools.DefaultConfig(),
 	}
+}
+
+// ToolScopes returns which server tools each API key may use (its
+// `tools`), for internal/servertools; without keys, every tool.
+func (c *Config) ToolScopes() servertools.Scopes {
+	s := servertools.Scopes{Open: len(c.Auth.Keys) == 0, Keys: map[string][]string{}}
+	for _, k := range c.Auth.Keys {
+		s.Keys[k.Name] = k.Tools
+	}
+	return s
 }
 
 // OutlierPolicy returns the outlier_detection section as internal/state's
@@ -839,6 +855,7 @@ func (c *Config) validate() Problems {
 			formatDuration(od.MaxEjectionTime), formatDuration(od.BaseEjectionTime))
 	}
 	c.State.Check(func(path, format string, args ...any) { bad("state."+path, format, args...) })
+	c.Tools.Check(func(path, format string, args ...any) { bad("tools."+path, format, args...) })
 	c.checkPricing(bad)
 	return p.list
 }

@@ -213,10 +213,13 @@ func (c *conn) callOnce(ctx context.Context, t *Tool, args json.RawMessage, time
 	c.mu.Lock()
 	sem := c.sem
 	c.mu.Unlock()
+	c.queued.Add(1)
 	select {
 	case sem <- struct{}{}:
+		c.queued.Add(-1)
 		defer func() { <-sem }()
 	case <-tctx.Done():
+		c.queued.Add(-1)
 		return nil, c.tryErr(ctx, tctx, timeout, errNotConnected)
 	}
 	cs, gen, err := c.liveSession(tctx)

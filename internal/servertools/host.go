@@ -191,18 +191,19 @@ func (h *Host) Config() Config {
 // connection and is listed again.
 func (h *Host) Apply(p *Prepared) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.closed {
+		h.mu.Unlock()
 		return
 	}
 	h.cfg, h.scopes = p.cfg, p.scopes
+	var stopped []*conn
 	keep := map[string]bool{}
 	for _, sc := range p.cfg.MCPServers {
 		keep[sc.Name] = true
 		hdr := p.headers[sc.Name]
 		c := h.servers[sc.Name]
 		if c != nil && (c.url != sc.URL || !headersEqual(c.headers, hdr)) {
-			c.stop()
+			stopped = append(stopped, c)
 			c = nil
 		}
 		if c == nil {
@@ -215,12 +216,18 @@ func (h *Host) Apply(p *Prepared) {
 	}
 	for name, c := range h.servers {
 		if !keep[name] {
-			c.stop()
+			stopped = append(stopped, c)
 			delete(h.servers, name)
 			h.opts.Metrics.MCPServerRemoved(name)
 		}
 	}
 	h.rebuildLocked()
+	h.mu.Unlock()
+	// A server's goroutine takes h.mu to report its state: stop them with
+	// it released.
+	for _, c := range stopped {
+		c.stop()
+	}
 }
 
 // Close disconnects every server. Calls in flight fail.
@@ -344,6 +351,8 @@ type conn struct {
 	// changes the bound makes a new one, calls in flight release the one
 	// they took.
 	sem chan struct{}
+	// queued counts the calls waiting for a slot.
+	queued atomic.Int32
 	// session is the live session, nil while the server is down; gen
 	// numbers sessions, so that a failure reported on an old one does not
 	// end a newer one.
@@ -591,8 +600,10 @@ func (c *conn) down(gen uint64, err error, final bool) {
 	c.up = make(chan struct{})
 	c.mu.Unlock()
 	go cs.Close() // sends the session's DELETE, bounded by the SDK
-	c.h.opts.Metrics.MCPServerUp(c.name, false)
 	if !final {
+		// (A server stopped by Apply is either gone from the gauge or
+		// replaced by a new connection that reports itself.)
+		c.h.opts.Metrics.MCPServerUp(c.name, false)
 		c.h.log.Warn("MCP server connection lost", "mcp_server", c.name, "error", err)
 		c.h.rebuild()
 		c.signal()

@@ -63,6 +63,19 @@ func waitUntil(t *testing.T, h *Host, what string, cond func() bool) {
 	}
 }
 
+// poll waits until cond holds, checking it every few milliseconds: for
+// conditions nothing signals.
+func poll(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(wide)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func tool(t *testing.T, h *Host, key, name string) *Tool {
 	t.Helper()
 	o, err := h.Resolve(key, []string{name})
@@ -252,4 +265,163 @@ func TestTimeout(t *testing.T) {
 	case <-time.After(wide):
 		t.Fatal("the tool was not cancelled at the server")
 	}
+}
+
+// TestResolve: which tools a key's call may offer, by name or pattern.
+func TestResolve(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	down := fmt.Sprintf("http://127.0.0.1:%d/mcp", mcptest.FreePort(t))
+	scopes := Scopes{Keys: map[string][]string{
+		"all":  {"*"},
+		"echo": {"go/echo"},
+		"go":   {"go/*"},
+		"none": nil,
+	}}
+	h := testHost(t, config(
+		ServerConfig{Name: "go", URL: g.URL, Allow: []string{"echo", "fail", "progress"}, Timeout: wide},
+		ServerConfig{Name: "down", URL: down, Allow: []string{"*"}},
+	), scopes)
+	waitAvailable(t, h, "go")
+	for _, tc := range []struct {
+		key     string
+		entries []string
+		want    string // the model names offered, or the error
+	}{
+		{"echo", []string{"go/echo"}, "go__echo"},
+		{"go", []string{"go/*"}, "go__echo go__fail go__progress"},
+		{"echo", []string{"go/*"}, "go__echo"}, // a pattern offers what the key may use
+		{"all", []string{"**"}, "go__echo go__fail go__progress"},
+		{"echo", []string{"go/fail"}, "server_tools[0]: go/fail: " + ErrNotPermitted.Error()},
+		{"none", []string{"go/echo"}, "server_tools[0]: go/echo: " + ErrNotPermitted.Error()},
+		{"none", []string{"go/*"}, "server_tools[0]: go/*: " + ErrUnknown.Error() + " (it matches no server tool the API key may use; ListTools lists them)"},
+		{"all", []string{"go/gate"}, "server_tools[0]: go/gate: " + ErrUnknown.Error() + " (ListTools lists the server tools you may use)"}, // not in allow
+		{"all", []string{"nosuch/echo"}, "server_tools[0]: nosuch/echo: " + ErrUnknown.Error() + " (ListTools lists the server tools you may use)"},
+		{"all", []string{"echo"}, `server_tools[0]: echo: ` + ErrUnknown.Error() + ` (a server tool is named "<server>/<tool>", e.g. everything/echo)`},
+		{"all", []string{"go/echo", "down/anything"}, "server_tools[1]: down/anything: " + ErrUnavailable.Error() + " (MCP server down is not answering)"},
+		{"all", []string{"down/*"}, "server_tools[0]: down/*: " + ErrUnavailable.Error() + " (it matches no tool of the MCP servers that answer, and server down is not answering)"},
+		{"unknown-key", []string{"go/echo"}, "server_tools[0]: go/echo: " + ErrNotPermitted.Error()},
+	} {
+		t.Run(tc.key+" "+strings.Join(tc.entries, ","), func(t *testing.T) {
+			o, err := h.Resolve(tc.key, tc.entries)
+			got := ""
+			if err != nil {
+				got = err.Error()
+				var re *ResolveError
+				if !errors.As(err, &re) {
+					t.Fatalf("%T is not a *ResolveError", err)
+				}
+			} else {
+				var names []string
+				for _, tl := range o.Tools() {
+					names = append(names, tl.ModelName)
+				}
+				got = strings.Join(names, " ")
+			}
+			if got != tc.want {
+				t.Fatalf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+	t.Run("List shows a key its tools only", func(t *testing.T) {
+		tools, servers := h.List("echo", "")
+		if len(tools) != 1 || tools[0].Name != "go/echo" || len(servers) != 2 || servers[0].Name != "down" || servers[0].Available || !servers[1].Available {
+			t.Fatalf("tools %+v, servers %+v", tools, servers)
+		}
+	})
+}
+
+// TestServerDownAtStart: a server that does not answer at start is
+// unavailable, and its tools become available once it answers.
+func TestServerDownAtStart(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", mcptest.FreePort(t))
+	h := testHost(t, config(ServerConfig{Name: "late", URL: "http://" + addr + "/mcp", Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	if _, err := h.Resolve("", []string{"late/echo"}); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Resolve before the server answers: %v", err)
+	}
+	mcptest.NewGoServerAt(t, addr)
+	waitAvailable(t, h, "late")
+	if _, err := h.Resolve("", []string{"late/echo"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestListChanged: a server's tools/list_changed makes the host list its
+// tools again.
+func TestListChanged(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	g.AddTool("late_tool")
+	waitUntil(t, h, "go/late_tool is listed", func() bool {
+		_, err := h.Resolve("", []string{"go/late_tool"})
+		return err == nil
+	})
+}
+
+// TestReload: Apply changes what a server offers and drops a server that
+// left the config.
+func TestReload(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	apply := func(cfg Config) {
+		p, err := Prepare(cfg, Scopes{Open: true}, func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Apply(p)
+	}
+	apply(config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"echo"}, Timeout: wide}))
+	if tools, _ := h.List("", ""); len(tools) != 1 || tools[0].Name != "go/echo" {
+		t.Fatalf("after allowing echo only: %v", tools)
+	}
+	apply(config())
+	if tools, servers := h.List("", ""); len(tools) != 0 || len(servers) != 0 {
+		t.Fatalf("after removing the server: %v %v", tools, servers)
+	}
+	if _, err := h.Resolve("", []string{"go/echo"}); !errors.Is(err, ErrUnknown) {
+		t.Fatalf("Resolve after removing the server: %v", err)
+	}
+}
+
+// TestHeaders: the configured headers, read from the environment, reach
+// the server.
+func TestHeaders(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, HeadersEnv: map[string]string{"Authorization": "GO_AUTH"}}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	if got := g.Header().Get("Authorization"); got != "secret" {
+		t.Fatalf("Authorization %q, want the variable's value", got)
+	}
+}
+
+// TestMaxConcurrency: calls beyond a server's max_concurrency wait for a
+// slot before they reach the server.
+func TestMaxConcurrency(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, MaxConcurrency: 2, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	gate := tool(t, h, "", "go/gate")
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if res, err := h.Call(context.Background(), gate, `{}`, nil); err != nil || res.Content != "through" {
+				t.Errorf("res = %+v, %v", res, err)
+			}
+		}()
+	}
+	<-g.Started
+	<-g.Started
+	c := h.servers["go"]
+	poll(t, "the third call waits for a slot", func() bool { return c.queued.Load() == 1 })
+	if n := g.Calls("gate"); n != 2 {
+		t.Fatalf("%d calls reached the server, want 2", n)
+	}
+	g.Release <- struct{}{}
+	<-g.Started // the third, once a slot is free
+	g.Release <- struct{}{}
+	g.Release <- struct{}{}
+	wg.Wait()
 }

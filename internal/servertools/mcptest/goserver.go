@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -26,7 +27,8 @@ import (
 //     idempotentHint, block_once says nothing;
 //   - hang {} signals Started and blocks until the server cancels it
 //     (the client's notifications/cancelled), then closes Cancelled;
-//   - progress {steps} sends steps progress notifications, then answers.
+//   - progress {steps} sends steps progress notifications, then answers;
+//   - gate {} signals Started, then waits for Release.
 //
 // Kill cuts every connection and restarts the server behind the same
 // address, with none of its sessions: what a crash and a restart look
@@ -40,27 +42,46 @@ type GoServer struct {
 	// Cancelled is closed when a hang call was cancelled at the server.
 	Cancelled chan struct{}
 
+	// Release lets one gate call return.
+	Release chan struct{}
+
 	srv        *httptest.Server
 	gen        atomic.Int32
 	handler    atomic.Pointer[mcp.StreamableHTTPHandler]
+	server     atomic.Pointer[mcp.Server]
+	header     atomic.Pointer[http.Header]
 	calls      sync.Map // tool name -> *atomic.Int32
 	cancelOnce sync.Once
 	mu         sync.Mutex
 	killed     chan struct{} // closed by Kill, for generation gen's blocking tools
 }
 
-// NewGoServer starts a GoServer and closes it when the test ends.
-func NewGoServer(t testing.TB) *GoServer {
-	g := &GoServer{Started: make(chan string, 16), Cancelled: make(chan struct{}), killed: make(chan struct{})}
+// NewGoServer starts a GoServer on a free loopback port and closes it
+// when the test ends.
+func NewGoServer(t testing.TB) *GoServer { return NewGoServerAt(t, "127.0.0.1:0") }
+
+// NewGoServerAt starts a GoServer listening on addr (a loopback address).
+func NewGoServerAt(t testing.TB, addr string) *GoServer {
+	t.Helper()
+	g := &GoServer{Started: make(chan string, 16), Cancelled: make(chan struct{}), Release: make(chan struct{}), killed: make(chan struct{})}
 	g.gen.Store(1)
 	g.handler.Store(g.newHandler(1, g.killed))
-	g.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	g.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/mcp" {
 			http.NotFound(w, r)
 			return
 		}
+		h := r.Header.Clone()
+		g.header.Store(&h)
 		g.handler.Load().ServeHTTP(w, r)
 	}))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.srv.Listener.Close()
+	g.srv.Listener = ln
+	g.srv.Start()
 	g.URL = g.srv.URL + "/mcp"
 	t.Cleanup(func() {
 		g.mu.Lock()
@@ -91,6 +112,21 @@ func (g *GoServer) Kill() {
 	// never return at all.
 	g.srv.CloseClientConnections()
 	close(old)
+}
+
+// Header returns the headers of the last request the server received.
+func (g *GoServer) Header() http.Header {
+	if h := g.header.Load(); h != nil {
+		return *h
+	}
+	return nil
+}
+
+// AddTool adds a tool that answers its own name to the running server,
+// which tells its clients that its tools changed (tools/list_changed).
+func (g *GoServer) AddTool(name string) {
+	g.server.Load().AddTool(&mcp.Tool{Name: name, Description: "Added while the server ran", InputSchema: object(nil)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text(name), nil })
 }
 
 // Calls returns how many times the tool was called, over every generation.
@@ -189,5 +225,17 @@ func (g *GoServer) newHandler(gen int32, killed chan struct{}) *mcp.StreamableHT
 			}
 			return text(fmt.Sprintf("%d steps done", int(n))), nil
 		})
+	s.AddTool(&mcp.Tool{Name: "gate", Description: "Signals Started, then waits for Release", InputSchema: object(nil)},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			g.count("gate")
+			g.Started <- "gate"
+			select {
+			case <-g.Release:
+			case <-ctx.Done():
+			case <-killed:
+			}
+			return text("through"), nil
+		})
+	g.server.Store(s)
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 }
