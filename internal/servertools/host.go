@@ -230,6 +230,25 @@ func (h *Host) Apply(p *Prepared) {
 	}
 }
 
+// Settle waits until every server has been tried once (connected and
+// listed, or failed), or ctx ends: the server waits for it, briefly, before
+// it serves, so that the first calls find the servers that answer.
+func (h *Host) Settle(ctx context.Context) {
+	h.mu.Lock()
+	var tried []chan struct{}
+	for _, c := range h.servers {
+		tried = append(tried, c.tried)
+	}
+	h.mu.Unlock()
+	for _, t := range tried {
+		select {
+		case <-t:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
 // Close disconnects every server. Calls in flight fail.
 func (h *Host) Close() {
 	h.mu.Lock()
@@ -311,7 +330,7 @@ func (h *Host) newConn(sc ServerConfig, hdr http.Header) *conn {
 	c := &conn{
 		h: h, name: sc.Name, url: sc.URL, headers: hdr,
 		cfg: sc, sem: make(chan struct{}, sc.concurrency()),
-		up: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}),
+		up: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}), tried: make(chan struct{}),
 		progress: map[string]func(Progress){},
 	}
 	c.client = mcp.NewClient(&mcp.Implementation{Name: "llmrelay", Version: "1"}, &mcp.ClientOptions{
@@ -367,6 +386,10 @@ type conn struct {
 	listedAt time.Time
 	// progress routes progress notifications by token to the calls.
 	progress map[string]func(Progress)
+
+	// tried is closed once the first attempt to connect ended, either way.
+	tried     chan struct{}
+	triedOnce sync.Once
 
 	wake   chan struct{}
 	relist atomic.Bool
@@ -476,6 +499,7 @@ func (c *conn) run(ctx context.Context) {
 		case !connected:
 			c.relist.Store(false)
 			err = c.connect(ctx)
+			c.triedOnce.Do(func() { close(c.tried) })
 		case c.relist.Swap(false):
 			err = c.list(ctx)
 		}

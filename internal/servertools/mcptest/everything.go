@@ -8,6 +8,7 @@ package mcptest
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -31,7 +32,6 @@ type Everything struct {
 	URL  string
 	Port int
 
-	t    testing.TB
 	cmd  *exec.Cmd
 	done chan struct{}
 	log  *lockedLog
@@ -60,9 +60,13 @@ func unavailable(t testing.TB, format string, args ...any) {
 	t.Skip(msg)
 }
 
+// ErrUnavailable is the error of RunEverything when Node or the npm
+// package cannot be had.
+var ErrUnavailable = errors.New("@modelcontextprotocol/server-everything cannot run here")
+
 // install makes sure server-everything is installed, running the
 // project's scripts/test-deps.sh (npm ci from the lockfile) when it is
-// not. Installation runs once per test binary.
+// not. Installation runs once per process.
 var install = sync.OnceValue(func() error {
 	if _, err := os.Stat(entry()); err == nil {
 		return nil
@@ -70,7 +74,7 @@ var install = sync.OnceValue(func() error {
 	script := filepath.Join(dir(), "..", "..", "..", "..", "scripts", "test-deps.sh")
 	out, err := exec.Command("bash", script).CombinedOutput()
 	if _, serr := os.Stat(entry()); serr != nil {
-		return fmt.Errorf("scripts/test-deps.sh could not install it (%v): %s", err, out)
+		return fmt.Errorf("%w: @modelcontextprotocol/server-everything@%s is not installed, and scripts/test-deps.sh could not install it (%v): %s", ErrUnavailable, EverythingVersion, err, out)
 	}
 	return nil
 })
@@ -80,49 +84,74 @@ var install = sync.OnceValue(func() error {
 // package cannot be had (failing it in CI).
 func StartEverything(t testing.TB) *Everything {
 	t.Helper()
+	e, err := RunEverything()
+	if errors.Is(err, ErrUnavailable) {
+		unavailable(t, "%v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		e.Kill()
+		if t.Failed() {
+			t.Logf("server-everything's log:\n%s", e.Log())
+		}
+	})
+	return e
+}
+
+// RunEverything starts server-everything on a free loopback port, for a
+// program rather than a test (make test-docs); Kill stops it. The error
+// wraps ErrUnavailable when Node or the package cannot be had.
+func RunEverything() (*Everything, error) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		unavailable(t, "node is not installed: the tests of server tools run @modelcontextprotocol/server-everything")
+		return nil, fmt.Errorf("%w: node is not installed", ErrUnavailable)
 	}
 	if err := install(); err != nil {
-		unavailable(t, "@modelcontextprotocol/server-everything@%s is not installed: %v", EverythingVersion, err)
+		return nil, err
 	}
 	var last string
 	for range 5 {
-		e, log, ok := startEverything(t, node)
-		if ok {
-			return e
+		e, log, err := startEverything(node)
+		if err != nil {
+			return nil, err
+		}
+		if e != nil {
+			return e, nil
 		}
 		last = log
 	}
-	t.Fatalf("server-everything did not start:\n%s", last)
-	return nil
+	return nil, fmt.Errorf("server-everything did not start:\n%s", last)
 }
 
-// startEverything tries once, on a port that was free a moment ago; ok is
-// false when the process exited before listening (the port was taken).
-func startEverything(t testing.TB, node string) (*Everything, string, bool) {
-	port := FreePort(t)
+// startEverything tries once, on a port that was free a moment ago; e is
+// nil when the process exited before listening (the port was taken).
+func startEverything(node string) (e *Everything, log string, err error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, "", err
+	}
 	cmd := exec.Command(node, "--import", "file://"+filepath.Join(dir(), "loopback.mjs"), entry(), "streamableHttp")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
 	cmd.Dir = dir()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, "", err
 	}
-	log := &lockedLog{}
-	cmd.Stdout = log
+	logs := &lockedLog{}
+	cmd.Stdout = logs
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, "", err
 	}
-	e := &Everything{URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), Port: port, t: t, cmd: cmd, done: make(chan struct{}), log: log}
+	e = &Everything{URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), Port: port, cmd: cmd, done: make(chan struct{}), log: logs}
 	listening := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		said := false
 		for sc.Scan() {
 			line := sc.Text()
-			log.Write([]byte(line + "\n"))
+			logs.Write([]byte(line + "\n"))
 			if !said && strings.Contains(line, "listening on port") {
 				said = true
 				close(listening)
@@ -133,20 +162,13 @@ func startEverything(t testing.TB, node string) (*Everything, string, bool) {
 	go func() { _ = cmd.Wait(); close(e.done) }()
 	select {
 	case <-listening:
+		return e, "", nil
 	case <-e.done:
-		return nil, log.String(), false
+		return nil, logs.String(), nil
 	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
-		<-e.done
-		t.Fatalf("server-everything did not listen within 2 minutes:\n%s", log.String())
-	}
-	t.Cleanup(func() {
 		e.Kill()
-		if t.Failed() {
-			t.Logf("server-everything's log:\n%s", log.String())
-		}
-	})
-	return e, "", true
+		return nil, "", fmt.Errorf("server-everything did not listen within 2 minutes:\n%s", logs.String())
+	}
 }
 
 // Kill stops the server at once (SIGKILL) and waits for it to exit.
@@ -161,12 +183,20 @@ func (e *Everything) Log() string { return e.log.String() }
 // FreePort returns a loopback TCP port that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return port
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
 	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // lockedLog is a log buffer safe for concurrent writers.
