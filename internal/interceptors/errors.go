@@ -46,5 +46,5 @@ const (
 // refusals with a RetryInfo (a key's rate, a busy provider) are served by
 // calling again after it: apierr.Pushback tells a client's retry policy so.
 func statusError(code codes.Code, reason, msg string, meta map[string]string, retryAfter time.Duration, extra ...protoadapt.MessageV1) error {
-	return &apierr.Error{Code: code, Reason: reason, Message: msg, Metadata: meta, RetryAfter: retryAfter, CallAgain: retryAfter > 0, Extra: extra}
+	return &apierr.Error{Kind: apierr.Kind(code), Reason: reason, Message: msg, Metadata: meta, RetryAfter: retryAfter, CallAgain: retryAfter > 0, Extra: extra}
 }

@@ -74,7 +74,7 @@ func (kl *KeyLimits) admit(ctx context.Context, stream bool) (release func(), er
 	switch {
 	case errors.Is(err, state.ErrUnavailable):
 		return nil, &apierr.Error{
-			Code: codes.Unavailable, Reason: ReasonStateStoreUnavailable,
+			Kind: apierr.Unavailable, Reason: ReasonStateStoreUnavailable,
 			Message:    "the store of shared limits is unavailable, and this server refuses calls until it is back; call again",
 			Metadata:   map[string]string{"key": id.Name},
 			RetryAfter: storeRetryAfter,

@@ -92,5 +92,5 @@ func withErrorInfo(err error) error {
 			Reason:      v.GetRuleId(),
 		}
 	}
-	return &apierr.Error{Code: codes.InvalidArgument, Reason: ReasonInvalidRequest, Message: st.Message(), FieldViolations: fv}
+	return &apierr.Error{Kind: apierr.InvalidArgument, Reason: ReasonInvalidRequest, Message: st.Message(), FieldViolations: fv}
 }

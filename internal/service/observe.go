@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
 
+	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
@@ -62,7 +62,7 @@ func (c *call) account(t provider.Target, u provider.Usage) {
 // done records the end of the call, with gRPC code and ErrorInfo reason
 // (empty on success); res is the successful attempt's result, nil when
 // the call failed.
-func (c *call) done(ctx context.Context, code codes.Code, reason string, res *attemptResult) {
+func (c *call) done(ctx context.Context, code apierr.Kind, reason string, res *attemptResult) {
 	t := c.lastTarget()
 	c.svc.metrics.GenerateDone(c.labels(t), metrics.CallResult{
 		Code: code.String(), ErrorType: reason, Attempts: c.attempts(), Duration: time.Since(c.start),

@@ -23,7 +23,6 @@ import (
 
 	"github.com/google/uuid"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
@@ -247,7 +246,7 @@ func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerSt
 		return s.fail(ctx, c, err)
 	}
 	c.out.endLog(nil)
-	c.done(ctx, codes.OK, "", res)
+	c.done(ctx, apierr.OK, "", res)
 	return nil
 }
 
@@ -547,12 +546,12 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 		ae = apierr.FromError(err)
 	}
 	c.out.endLog(ae)
-	if ae.Code == codes.Internal {
+	if ae.Kind == apierr.Internal {
 		s.log.Error("generate failed", "request_id", c.requestID, "error", err)
 	} else {
-		s.log.Debug("generate failed", "request_id", c.requestID, "code", ae.Code.String(), "reason", ae.Reason, "attempts", c.attempts(), "error", err)
+		s.log.Debug("generate failed", "request_id", c.requestID, "code", ae.Kind.String(), "reason", ae.Reason, "attempts", c.attempts(), "error", err)
 	}
-	c.done(ctx, ae.Code, ae.Reason, nil)
+	c.done(ctx, ae.Kind, ae.Reason, nil)
 	return ae
 }
 
