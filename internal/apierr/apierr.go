@@ -209,7 +209,28 @@ func FromError(err error) *Error {
 		return &Error{Kind: DeadlineExceeded, Reason: ReasonDeadlineExceeded, Message: "the call's deadline passed", Cause: err}
 	}
 	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
-		return &Error{Kind: Kind(st.Code()), Reason: ReasonInternal, Message: st.Message(), Cause: err}
+		return fromStatus(st, err)
 	}
 	return &Error{Kind: Internal, Reason: ReasonInternal, Message: "internal error", Cause: err}
+}
+
+// fromStatus rebuilds the Error a status was made of (a resumable call's
+// stored outcome, a status from another llmrelay): its kind, message and
+// details, with the ErrorInfo's reason and metadata (INTERNAL without
+// one), the RetryInfo's delay and the BadRequest's violations.
+func fromStatus(st *status.Status, cause error) *Error {
+	e := &Error{Kind: Kind(st.Code()), Reason: ReasonInternal, Message: st.Message(), Cause: cause}
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *errdetails.ErrorInfo:
+			e.Reason, e.Metadata = d.GetReason(), d.GetMetadata()
+		case *errdetails.RetryInfo:
+			e.RetryAfter = d.GetRetryDelay().AsDuration()
+		case *errdetails.BadRequest:
+			e.FieldViolations = d.GetFieldViolations()
+		case protoadapt.MessageV1:
+			e.Extra = append(e.Extra, d)
+		}
+	}
+	return e
 }

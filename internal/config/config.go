@@ -211,24 +211,21 @@ type Deadlines struct {
 // allows only on a loopback address (IsLoopback).
 type Auth struct {
 	Keys []APIKey `yaml:"keys"`
-	// Throttle limits failed authentications per caller address.
+	// Throttle limits failed authentications per client address.
 	Throttle AuthThrottle `yaml:"throttle"`
+	// TrustedProxies lists the proxies in front of the server (IP
+	// addresses or CIDR prefixes) whose X-Forwarded-For header names the
+	// client, so that failed authentications count against the client
+	// rather than the proxy; from any other peer the header is ignored.
+	TrustedProxies []string `yaml:"trusted_proxies"`
 }
 
-// AuthThrottle limits failed authentications per caller address (a token
-// bucket per address, see interceptors.AuthThrottle): after Burst failures
-// in a row, an address's calls are refused (UNAUTHENTICATED,
-// AUTHENTICATION_THROTTLED, with RetryInfo) until it earns back a try, one
-// per 1/PerSecond. Failures are logged at most once per address and
-// LogInterval.
-type AuthThrottle struct {
-	// Burst: failures an address may make in a row; 0 turns throttling off.
-	Burst int `yaml:"burst"`
-	// PerSecond: how fast a throttled address earns back tries.
-	PerSecond float64 `yaml:"per_second"`
-	// LogInterval: at most one log line per address and interval.
-	LogInterval time.Duration `yaml:"log_interval"`
-}
+// AuthThrottle is the auth.throttle section (auth.ThrottleConfig): after
+// Burst failures in a row, an address's failed authentications are
+// refused (UNAUTHENTICATED, AUTHENTICATION_THROTTLED, with RetryInfo)
+// until it earns back a try, one per 1/PerSecond; a valid key always
+// passes. Failures are logged at most once per address and LogInterval.
+type AuthThrottle = auth.ThrottleConfig
 
 // APIKey is one client key, stored as the SHA-256 of the key; its fields
 // and their meaning are auth.KeyConfig's.
@@ -796,6 +793,9 @@ func (c *Config) validate() Problems {
 	}
 	if c.Auth.Throttle.LogInterval <= 0 {
 		bad("auth.throttle.log_interval", "must be positive")
+	}
+	if _, i, err := auth.ParseTrustedProxies(c.Auth.TrustedProxies); err != nil {
+		bad(fmt.Sprintf("auth.trusted_proxies[%d]", i), "%q is not an IP address or a CIDR prefix such as 10.0.0.0/8", c.Auth.TrustedProxies[i])
 	}
 	if listenOK && len(c.Auth.Keys) == 0 && !IsLoopback(c.Listen) {
 		bad("listen", "%s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+

@@ -22,6 +22,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/route"
 )
@@ -191,4 +192,13 @@ func testKeys(t testing.TB, cfgs ...auth.KeyConfig) *auth.Keyring {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// keyAuth is the engine's authenticator over keys, without a throttle
+// (none when keys is empty: every call passes).
+func keyAuth(keys *auth.Keyring) *engine.Authenticator {
+	if keys.Len() == 0 {
+		return &engine.Authenticator{}
+	}
+	return &engine.Authenticator{Keys: keys}
 }

@@ -18,7 +18,7 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
-	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/usage"
 )
 

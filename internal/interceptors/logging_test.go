@@ -17,7 +17,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
-	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
@@ -43,7 +43,7 @@ func TestLogging(t *testing.T) {
 		}
 		return nil
 	}}
-	c := serve(t, svc, Guard(discardLogger()), Logging(logs.logger()), APIOnly(Auth(keys)), ModelAccess())
+	c := serve(t, svc, Guard(discardLogger()), Logging(logs.logger()), APIOnly(Auth(keyAuth(keys))), ModelAccess())
 
 	req := validRequest()
 	req.RequestId = requestID
@@ -165,7 +165,7 @@ func TestLoggingMatchesMiddleware(t *testing.T) {
 	run := func(link func(*slog.Logger) Link, level slog.Level) []map[string]any {
 		logs := &logBuffer{}
 		logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: level}))
-		c := serve(t, svc, Guard(discardLogger()), link(logger), APIOnly(Auth(keys)), ModelAccess())
+		c := serve(t, svc, Guard(discardLogger()), link(logger), APIOnly(Auth(keyAuth(keys))), ModelAccess())
 		ctx := withKey(testCtx(t), secret)
 		for i, content := range []string{"ok", "fail", "metadata"} {
 			req := validRequest()

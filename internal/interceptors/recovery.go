@@ -8,9 +8,9 @@ import (
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 
-	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 )
 
 // Guard is the outermost link. It starts the call's record (callinfo),
@@ -70,9 +70,8 @@ func recoveryOption(logger *slog.Logger, msg string) recovery.Option {
 		logger.ErrorContext(ctx, msg,
 			"request_id", id, "grpc.method", method,
 			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-		return statusError(codes.Internal, ReasonInternal,
-			"internal error; please report it with request_id "+id,
-			map[string]string{"request_id": id}, 0)
+		return &apierr.Error{Kind: apierr.Internal, Reason: ReasonInternal,
+			Message: "internal error; please report it with request_id " + id, Metadata: map[string]string{"request_id": id}}
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/hook"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/interceptors"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
@@ -34,8 +35,10 @@ type runtime struct {
 	providers *provider.Set
 	routes    *route.Table
 	hooks     hook.Chain
-	queue     *interceptors.ProviderQueue
-	service   *service.Service
+	queue     *engine.ProviderQueue
+	// engine runs the calls; service is its gRPC door.
+	engine  *engine.Engine
+	service *service.Service
 	// budget returns a provider's retry budget (nil func: off): the state
 	// store's, shared by the replicas, or this process's own, budgets,
 	// carried over from the runtime this one replaces.
@@ -68,7 +71,7 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 	for _, p := range cfg.Providers {
 		maxConcurrent[p.Name] = p.MaxConcurrent
 	}
-	rt.queue = interceptors.NewProviderQueue(maxConcurrent, cfg.Limits.ProviderQueue, s.metrics)
+	rt.queue = engine.NewProviderQueue(maxConcurrent, cfg.Limits.ProviderQueue, s.metrics)
 	if prev != nil {
 		rt.queue.Inherit(prev.queue)
 	}
@@ -80,10 +83,36 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		rt.cert = &cert
 	}
 	s.retryBudgets(rt, prev)
-	rt.service = service.New(service.Deps{
-		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
+	validator, err := s.validator()
+	if err != nil {
+		return nil, err
+	}
+	trusted, _, err := auth.ParseTrustedProxies(cfg.Auth.TrustedProxies)
+	if err != nil {
+		return nil, err
+	}
+	authn := &engine.Authenticator{Throttle: s.throttle, TrustedProxies: trusted, Metrics: s.metrics}
+	if rt.keys.Len() > 0 {
+		authn.Keys = rt.keys
+	}
+	rt.engine = engine.New(engine.Deps{
+		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
+		Retry: cfg.RetryLimits(), Schema: cfg.SchemaConfig(),
+		Output:    engine.OutputLimits{Default: cfg.Limits.DefaultMaxOutputBytes, Max: cfg.Limits.MaxOutputBytes},
+		Heartbeat: engine.Heartbeat{Interval: cfg.Heartbeat.Interval, MinInterval: cfg.Heartbeat.MinInterval},
+		Prices:    cfg.Pricing.Prices(), CaptureContent: cfg.Tracing.CaptureContent,
 		Budget: rt.budget, Resume: s.resume, Latencies: s.latencies,
+		Admission: &engine.Admission{
+			Auth:      authn,
+			Limits:    engine.NewKeyLimits(s.store, s.metrics),
+			Deadlines: engine.Deadlines{Default: cfg.Deadlines.Default, Max: cfg.Deadlines.Max},
+			Size:      engine.RequestSize(cfg.Limits.MaxRequestBytes),
+			Validator: engine.Validator{V: validator},
+			Resolver:  engine.Resolver{Routes: rt.routes},
+			Queue:     rt.queue,
+		},
 	})
+	rt.service = service.New(rt.engine)
 	links, err := s.interceptorChain(rt)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/metrics"
@@ -94,6 +95,10 @@ type Server struct {
 	// resume runs the resumable calls, their logs in the state store; it
 	// outlives reloads, like the calls.
 	resume *resume.Registry
+	// throttle counts failed authentications per client address; it
+	// outlives reloads (a reload applies auth.throttle to it), so that a
+	// throttled address stays throttled.
+	throttle *auth.Throttle
 
 	// hardStop is cancelled when the grace period ends; the drain link of
 	// the interceptor chain then cancels every call still running.
@@ -167,6 +172,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 		logs = memory.New()
 	}
 	s.resume = resume.New(cfg.ResumeConfig(), logs, s.log, s.metrics)
+	s.throttle = auth.NewThrottle(cfg.Auth.Throttle, s.log)
 	// The first runtime: the keys, providers, routes, chain and service of
 	// cfg.
 	rt, err := s.newRuntime(cfg, nil)

@@ -1,4 +1,4 @@
-package service
+package engine
 
 import (
 	"errors"
@@ -20,11 +20,11 @@ type outputLimit struct {
 
 // outputLimitOf returns the request's output limit: its max_bytes, the
 // server's default when 0, lowered to the server's limit.
-func (s *Service) outputLimitOf(req *llmrelayv1.GenerateRequest) outputLimit {
+func (s *Engine) outputLimitOf(req *llmrelayv1.GenerateRequest) outputLimit {
 	ol := req.GetOutputLimit()
-	n := int64(min(ol.GetMaxBytes(), uint64(s.maxOutput)))
+	n := int64(min(ol.GetMaxBytes(), uint64(s.output.Max)))
 	if n == 0 {
-		n = s.defaultOutput
+		n = s.output.Default
 	}
 	return outputLimit{max: n, truncate: ol.GetOnLimit() == llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE}
 }

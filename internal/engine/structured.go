@@ -1,4 +1,4 @@
-package service
+package engine
 
 import (
 	"errors"
@@ -39,7 +39,7 @@ type structured struct {
 // server's cache), puts its canonical JSON into the provider request, and
 // starts the call's session. A schema that is invalid or too large is an
 // INVALID_ARGUMENT *apierr.Error, before any provider call.
-func (s *Service) newStructured(rf *llmrelayv1.ResponseFormat, preq *provider.Request) (*structured, error) {
+func (s *Engine) newStructured(rf *llmrelayv1.ResponseFormat, preq *provider.Request) (*structured, error) {
 	sch, err := s.schemas.Compile(preq.ResponseFormat.Schema)
 	if err != nil {
 		return nil, apierr.FromError(err)
@@ -302,11 +302,11 @@ func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
 	}
 	name := c.providerName()
 	step := c.plan.Reask(out.Err)
-	c.svc.log.Info("retrying",
+	c.eng.log.Info("retrying",
 		"request_id", c.requestID, "provider", name, "attempt", n, "reason", retry.ReasonInvalidOutput.String(),
 		"delay", time.Duration(0), "discard_partial", true, "validation_retry", c.so.retries(), "error", out.Err)
-	c.svc.metrics.Retry(name, retry.ReasonInvalidOutput.String())
-	c.svc.metrics.ValidationRetry(name)
+	c.eng.metrics.Retry(name, retry.ReasonInvalidOutput.String())
+	c.eng.metrics.ValidationRetry(name)
 	if err := c.sendWillRetry(n, step, &llmrelayv1.WillRetry{
 		Reason:         llmrelayv1.RetryReason_RETRY_REASON_INVALID_OUTPUT,
 		Delay:          durationpb.New(0),
