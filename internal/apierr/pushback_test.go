@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/schema"
