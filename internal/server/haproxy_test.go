@@ -8,15 +8,22 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/llmrelay/llmrelay/client"
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/interceptors"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
@@ -24,6 +31,14 @@ import (
 // frontend and backend, in front of a real llmrelay listening on loopback,
 // and returns a client connected through it.
 func haproxyInFront(t *testing.T, cfg *config.Config) llmrelayv1.LLMServiceClient {
+	t.Helper()
+	client, _ := haproxyWith(t, cfg, "")
+	return client
+}
+
+// haproxyWith is haproxyInFront with extra lines for HAProxy's defaults
+// section; it also returns the frontend's address.
+func haproxyWith(t *testing.T, cfg *config.Config, defaults string) (llmrelayv1.LLMServiceClient, string) {
 	t.Helper()
 	bin := testProgram(t, "haproxy", "haproxy")
 	_, backend := serveTCP(t, cfg)
@@ -37,12 +52,12 @@ defaults
     timeout connect 10s
     timeout client 60s
     timeout server 60s
-frontend grpc_in
+%sfrontend grpc_in
     bind 127.0.0.1:%d proto h2
     default_backend llmrelay
 backend llmrelay
     server relay %s proto h2
-`, front, backend)
+`, defaults, front, backend)
 	path := filepath.Join(t.TempDir(), "haproxy.cfg")
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
@@ -50,7 +65,84 @@ backend llmrelay
 	var logs servertest.LockedBuffer
 	cmd := exec.Command(bin, "-db", "-f", path)
 	cmd.Stdout, cmd.Stderr = &logs, &logs
-	return proxyClient(t, cmd, front, logs.String)
+	return proxyClient(t, cmd, front, logs.String), fmt.Sprintf("127.0.0.1:%d", front)
+}
+
+// dialFrom returns a client of addr whose connection comes from the
+// loopback address from (any of 127.0.0.0/8), as a distinct client host.
+func dialFrom(t *testing.T, addr, from string) llmrelayv1.LLMServiceClient {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(ctx context.Context, a string) (net.Conn, error) { return d.DialContext(ctx, "tcp", a) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return llmrelayv1.NewLLMServiceClient(conn)
+}
+
+// TestUnknownKeyBehindHAProxyLocksNobodyOut (issue 23 item 9): behind a
+// real HAProxy that names each client in X-Forwarded-For, one client
+// hammering with an unknown key is throttled on its own address, while
+// every call of another client with a valid key succeeds, and a third
+// client's first failure is counted, not throttled. Every call reaches
+// llmrelay from HAProxy's one address.
+func TestUnknownKeyBehindHAProxyLocksNobodyOut(t *testing.T) {
+	const goodKey = "good-key-0123456789abcdef"
+	cfg := config.Default()
+	cfg.MetricsListen = ""
+	cfg.Providers = config.DefaultProviders()
+	cfg.Auth.Keys = []config.APIKey{{Name: "good", SHA256: auth.HashKey(goodKey), Scopes: []string{"generate"}, Models: []string{"*"}}}
+	cfg.Auth.Throttle = config.AuthThrottle{Burst: 5, PerSecond: 0.001, LogInterval: time.Minute}
+	cfg.Auth.TrustedProxies = []string{"127.0.0.1"}
+	_, front := haproxyWith(t, cfg, "    option forwardfor\n")
+	attacker, victim, other := dialFrom(t, front, "127.0.0.2"), dialFrom(t, front, "127.0.0.3"), dialFrom(t, front, "127.0.0.4")
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	call := func(c llmrelayv1.LLMServiceClient, key string) error {
+		_, err := servertest.Collect(keyed(ctx, key), c, echoRequest("hello"))
+		return err
+	}
+
+	// The attacker hammers from four goroutines until the victim is done.
+	stop := make(chan struct{})
+	throttled := make(chan struct{})
+	var once sync.Once
+	var wg sync.WaitGroup
+	var attempts, refused atomic.Int64
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				attempts.Add(1)
+				if client.FromError(call(attacker, "revoked-key")).Reason == interceptors.ReasonAuthThrottled {
+					refused.Add(1)
+					once.Do(func() { close(throttled) })
+				}
+			}
+		})
+	}
+	select {
+	case <-throttled:
+	case <-ctx.Done():
+		t.Fatal("the attacker was never throttled")
+	}
+	for i := range 100 {
+		if err := call(victim, goodKey); err != nil {
+			t.Fatalf("the valid key's call %d failed while another client hammered: %v", i+1, err)
+		}
+	}
+	if r := client.FromError(call(other, "typo-key")).Reason; r != interceptors.ReasonAPIKeyUnknown {
+		t.Errorf("a third client's first failure: %s, want %s (the throttle falls on the offender, not the proxy)", r, interceptors.ReasonAPIKeyUnknown)
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("the attacker made %d calls, %d refused as throttled; the valid key's 100 calls all succeeded", attempts.Load(), refused.Load())
 }
 
 func freePort(t *testing.T) int {
