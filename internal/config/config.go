@@ -442,10 +442,6 @@ func (c *Config) SchemaConfig() schema.Config {
 	}
 }
 
-// MaxHedges is the most hedges a server may allow a call
-// (retry.hedging.max_hedges), as the contract's max_hedges is bounded.
-const MaxHedges = 2
-
 // DefaultProviders is the provider list used when the config names none.
 func DefaultProviders() []provider.Config {
 	return []provider.Config{{Name: "mock", Kind: "mock"}}
@@ -685,8 +681,8 @@ func (c *Config) validate() Problems {
 	if r.Budget.MinRetryConcurrency < 0 {
 		bad("retry.budget.min_retry_concurrency", "must not be negative")
 	}
-	if h := r.Hedging; h.MaxHedges < 0 || h.MaxHedges > MaxHedges {
-		bad("retry.hedging.max_hedges", "%d is not within 0..%d (0 turns hedging off)", h.MaxHedges, MaxHedges)
+	if h := r.Hedging; h.MaxHedges < 0 || h.MaxHedges > retry.MaxHedges {
+		bad("retry.hedging.max_hedges", "%d is not within 0..%d (0 turns hedging off)", h.MaxHedges, retry.MaxHedges)
 	}
 	if h := r.Hedging; h.MinHedgeAfter <= 0 || h.MinHedgeAfter > time.Minute {
 		bad("retry.hedging.min_hedge_after", "%s is not within 1ms..1m", formatDuration(h.MinHedgeAfter))

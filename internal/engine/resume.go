@@ -25,10 +25,10 @@ const (
 // mayResume reports whether a request may turn out resumable once the
 // hooks ran: it asks to be, or leaves it to a route that makes it so.
 func mayResume(req *llmrelayv1.GenerateRequest, res *route.Resolved) bool {
-	if req.Resumable != nil {
+	if res.Route == nil {
 		return req.GetResumable()
 	}
-	return res.Route != nil && res.Route.Defaults.Resumable != nil && *res.Route.Defaults.Resumable
+	return res.Route.Defaults.ResumableFor(req.Resumable)
 }
 
 // fingerprint identifies a request, so that a repeated Generate of a

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/llmrelay/llmrelay/internal/retry"
 )
 
 // Config configures one route, as listed under `routes:` in the server's
@@ -154,9 +156,21 @@ const (
 	maxStopBytes       = 256
 	maxValidationRetry = 10
 	maxPrefixMessages  = 64
-	maxHedges          = 2
 	maxHedgeAfter      = 5 * time.Minute
 )
+
+// ResumableFor says whether a call of the route is resumable when its
+// request set resumable to requested (nil: unset): the request's choice,
+// else the route's default. The one owner of that decision: the route's
+// defaults hook applies it, and the engine asks it before the hooks run
+// (to keep the fingerprint of the request a repeated Generate is matched
+// by).
+func (d Defaults) ResumableFor(requested *bool) bool {
+	if requested != nil {
+		return *requested
+	}
+	return d.Resumable != nil && *d.Resumable
+}
 
 var schemaNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{0,64}$`)
 
@@ -300,7 +314,7 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 		case h.HedgeAfter == 0 && !h.Adaptive:
 			bad(at("hedging.hedge_after"), "required unless adaptive is true: how long an attempt may show nothing before a hedge starts, e.g. 500ms")
 		}
-		if h.MaxHedges < 0 || h.MaxHedges > maxHedges {
+		if h.MaxHedges < 0 || h.MaxHedges > retry.MaxHedges {
 			bad(at("hedging.max_hedges"), "%d is not 1 or 2 (unset: 1)", h.MaxHedges)
 		}
 		switch h.Target {
