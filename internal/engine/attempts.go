@@ -41,7 +41,7 @@ func (e *sendError) Unwrap() error { return e.err }
 // round the plan decides (afterFailure), and the WillRetry event is sent
 // with the step's exact delay before retry-go waits it.
 func (c *call) run(ctx context.Context) (*attemptResult, error) {
-	return retry.Run(ctx, c.plan, c.eng.timer, attempter{c: c, ctx: ctx})
+	return retry.Run(ctx, c.turn.plan, c.eng.timer, attempter{c: c, ctx: ctx})
 }
 
 // attempter is the call's side of its attempts, as retry.Run runs them.
@@ -87,9 +87,9 @@ func (at attempter) Settle(a *retry.Attempt, res *attemptResult, err error) (*at
 	if err != nil {
 		return nil, c.afterFailure(at.ctx, a, res, err)
 	}
-	c.plan.Succeeded()
+	c.turn.plan.Succeeded()
 	res.attempt = a.N
-	if c.so != nil && res.finish != provider.FinishRefusal {
+	if c.turn.so != nil && res.finish != provider.FinishRefusal {
 		// A refusal is the model's answer: nothing to validate, and
 		// re-asking would only be refused again.
 		return c.checkOutput(a.N, res)
@@ -131,7 +131,7 @@ func (c *call) classify(ctx context.Context, a *retry.Attempt, err error) (error
 // follows it.
 func (c *call) raceFailure(ctx context.Context, a *retry.Attempt, res *attemptResult, err error) {
 	err, cl := c.classify(ctx, a, err)
-	c.plan.RaceFailed(a, cl)
+	c.turn.plan.RaceFailed(a, cl)
 	c.eng.log.Debug("attempt failed beside another", "request_id", c.requestID, "attempt", a.N, "hedge", a.Hedge,
 		"provider", a.Target.Entry.Config.Name, "class", cl.Class.String(), "error", err)
 	if telemetry.Recording(res.sctx) {
@@ -155,7 +155,7 @@ func (c *call) afterFailure(ctx context.Context, a *retry.Attempt, res *attemptR
 	n, t := a.N, a.Target
 	name := t.Entry.Config.Name
 	err, cl := c.classify(ctx, a, err)
-	step := c.plan.Failed(err, cl, res.streamed())
+	step := c.turn.plan.Failed(err, cl, res.streamed())
 	c.traceFailure(res.sctx, err, cl, step, res)
 	if step.Decision.Stop == retry.StopBudget {
 		c.eng.metrics.RetryBudgetExhausted(name)
@@ -244,10 +244,10 @@ func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 
 // it fails with OUTPUT_TOO_LARGE, which ends the call.
 func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult, error) {
 	n, t := a.N, a.Target
-	res := &attemptResult{partial: c.so.newPartial()}
+	res := &attemptResult{partial: c.turn.so.newPartial()}
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	timeouts := c.eng.limits.Stall(c.idle, c.firstEvent, t.Entry.Config.FirstEventTimeout)
+	timeouts := c.eng.limits.Stall(c.turn.idle, c.turn.firstEvent, t.Entry.Config.FirstEventTimeout)
 	stall := startStallTimer(timeouts, cancel)
 	defer stall.stop()
 	stalled := func(err error) error {
@@ -258,7 +258,7 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 		return err
 	}
 
-	preq := *c.preq
+	preq := *c.turn.preq
 	preq.Attempt = n
 	preq.Model = t.Model
 	preq.Activity = &stall.act

@@ -277,24 +277,24 @@ func (s *Engine) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 // without a resolved target: its door did not admit it.
 var errUnresolved = errors.New("engine: the call's model was not resolved (Admit did not run)")
 
-// call is one Generate call in flight.
+// call is one Generate call in flight: what the client sees once (the
+// emitter, the sole owner of event numbering; the usage and cost of every
+// attempt; the resumable log; the Final) and the turn it runs.
 type call struct {
 	eng       *Engine
 	req       *llmrelayv1.GenerateRequest
 	resolved  *route.Resolved
 	hook      *hook.Call // what the hooks see; nil before they run
-	preq      *provider.Request
 	out       *emitter
 	info      *callinfo.Info // nil without the interceptor chain
 	requestID string
 	key       string // the caller's API key name, "" without keys
 	start     time.Time
-	// plan numbers the attempts, says where each goes and decides what
-	// follows each failure; nil until the call is ready to run.
-	plan *retry.Plan
-	// idle and firstEvent are the stall timeouts the request asked for
-	// (zero: unset; retry.Limits.Stall makes each attempt's).
-	idle, firstEvent time.Duration
+	// turn is the turn running; nil until the call is ready to run.
+	// attemptsBefore and hedgesBefore count the attempts and hedges of
+	// the turns before it.
+	turn                         *turn
+	attemptsBefore, hedgesBefore int
 	// usage sums the tokens of every attempt, and cost their cost when
 	// priced.
 	usage  provider.Usage
@@ -302,10 +302,6 @@ type call struct {
 	priced bool
 	// firstDelta is set once the call sent its first delta.
 	firstDelta bool
-	// so is the structured-output state; nil without response_format.
-	so *structured
-	// output bounds each attempt's output.
-	output outputLimit
 	// heartbeat is the call's heartbeat interval, 0 for none.
 	heartbeat time.Duration
 	// resumable says the call asked to survive its stream (the request,
@@ -349,52 +345,83 @@ func (s *Engine) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, s
 	if c.resumable = req.GetResumable(); c.resumable && c.fingerprint == "" {
 		c.fingerprint = fingerprint(req)
 	}
-	first := res.Targets[0]
-	idle, firstEvent := req.GetStreamIdleTimeout().AsDuration(), req.GetFirstEventTimeout().AsDuration()
-	if err := s.limits.CheckStreamTimeouts(idle, firstEvent); err != nil {
-		return c, err
-	}
-	c.idle, c.firstEvent = idle, firstEvent
-	c.output = s.outputLimitOf(req)
 	var err error
 	if c.heartbeat, err = s.heartbeatOf(req); err != nil {
 		return c, err
 	}
+	c.turn, err = s.newTurn(ctx, c, req)
+	return c, err
+}
+
+// turn is one model request of a call: the provider request, its attempt
+// plan, its structured output and the output limit of its attempts. A call
+// has one turn today; a loop of turns (server tools) gives each its own,
+// numbered, with its attempts numbered after the earlier turns'.
+type turn struct {
+	// n is the turn's number in its call, from 1.
+	n    int
+	preq *provider.Request
+	// plan numbers the turn's attempts, says where each goes and decides
+	// what follows each failure.
+	plan *retry.Plan
+	// idle and firstEvent are the stall timeouts the request asked for
+	// (zero: unset; retry.Limits.Stall makes each attempt's).
+	idle, firstEvent time.Duration
+	// so is the structured-output state; nil without response_format.
+	so *structured
+	// output bounds each attempt's output.
+	output outputLimit
+}
+
+// newTurn prepares call c's next turn for req: the provider request, which
+// every target's provider must take, and the turn's attempt plan. Errors
+// are *apierr.Error or map to one.
+func (s *Engine) newTurn(ctx context.Context, c *call, req *llmrelayv1.GenerateRequest) (*turn, error) {
+	res := c.resolved
+	tn := &turn{n: 1}
+	first := res.Targets[0]
+	idle, firstEvent := req.GetStreamIdleTimeout().AsDuration(), req.GetFirstEventTimeout().AsDuration()
+	if err := s.limits.CheckStreamTimeouts(idle, firstEvent); err != nil {
+		return nil, err
+	}
+	tn.idle, tn.firstEvent = idle, firstEvent
+	tn.output = s.outputLimitOf(req)
+	var err error
 	rf := responseFormat(req)
-	if rf != nil && c.output.truncate {
-		return c, apierr.InvalidField(apierr.ReasonInvalidRequest, "output_limit.on_limit",
+	if rf != nil && tn.output.truncate {
+		return nil, apierr.InvalidField(apierr.ReasonInvalidRequest, "output_limit.on_limit",
 			"ON_OUTPUT_LIMIT_TRUNCATE cannot be combined with response_format: an object cut at the limit never conforms to its schema")
 	}
-	if c.preq, err = providerRequest(req, first.Model, rf); err != nil {
-		return c, err
+	if tn.preq, err = providerRequest(req, first.Model, rf); err != nil {
+		return nil, err
 	}
 	if rf != nil {
-		if c.so, err = s.newStructured(rf, c.preq); err != nil {
-			return c, err
+		if tn.so, err = s.newStructured(rf, tn.preq); err != nil {
+			return nil, err
 		}
 	}
 	// Every target the call may reach must take the request: a request one
 	// of them cannot carry fails now, not after the others failed.
 	// The operator's provider_options policy of each target comes first.
 	for _, t := range res.Targets {
-		if err := t.Entry.Config.ProviderOptions.Check(c.preq.Options); err != nil {
-			return c, err
+		if err := t.Entry.Config.ProviderOptions.Check(tn.preq.Options); err != nil {
+			return nil, err
 		}
 		if v, ok := t.Entry.Provider.(provider.RequestValidator); ok {
-			preq := *c.preq
+			preq := *tn.preq
 			preq.Model = t.Model
 			if err := v.ValidateRequest(&preq); err != nil {
-				return c, err
+				return nil, err
 			}
 		}
 	}
 	hedging, err := s.limits.Hedging(hedgeRequest(req.GetHedging()))
 	if err != nil {
-		return c, err
+		return nil, err
 	}
 	rp := req.GetRetry()
 	deadline, _ := ctx.Deadline()
-	c.plan = retry.NewPlan(retry.PlanConfig{
+	tn.plan = retry.NewPlan(retry.PlanConfig{
 		Policy: s.limits.Policy(retry.Request{
 			MaxAttempts:    int(rp.GetMaxAttempts()),
 			InitialBackoff: rp.GetInitialBackoff().AsDuration(),
@@ -406,11 +433,12 @@ func (s *Engine) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, s
 		Budget:    s.budget,
 		Health:    s.routes,
 		Deadline:  deadline,
-		MaxReasks: c.so.maxReasks(),
+		MaxReasks: tn.so.maxReasks(),
 		Hedging:   hedging,
 		Latencies: s.latencies,
+		Numbered:  c.attempts(),
 	})
-	return c, nil
+	return tn, nil
 }
 
 // hedgeRequest reads a request's hedging policy.
@@ -429,8 +457,8 @@ func hedgeRequest(h *llmrelayv1.HedgePolicy) retry.HedgeRequest {
 // providerName returns the configured name of the provider the call's
 // current attempt goes to, "" before the call has a target.
 func (c *call) providerName() string {
-	if c.plan != nil {
-		return c.plan.Target().Entry.Config.Name
+	if p := c.plan(); p != nil {
+		return p.Target().Entry.Config.Name
 	}
 	if c.resolved != nil {
 		return c.resolved.Targets[0].Entry.Config.Name
@@ -455,20 +483,30 @@ func (c *call) recordAnnotations() {
 	}
 }
 
-// attempts returns the attempts the call made, hedges included.
-func (c *call) attempts() int {
-	if c.plan == nil {
-		return 0
+// plan returns the plan of the call's turn, nil before it has one.
+func (c *call) plan() *retry.Plan {
+	if c.turn == nil {
+		return nil
 	}
-	return c.plan.Attempts()
+	return c.turn.plan
+}
+
+// attempts returns the attempts the call made, hedges included, in every
+// turn: the plan of a turn numbers its attempts after the earlier turns'
+// (retry.PlanConfig.Numbered).
+func (c *call) attempts() int {
+	if p := c.plan(); p != nil {
+		return c.attemptsBefore + p.Attempts()
+	}
+	return c.attemptsBefore
 }
 
 // hedges returns how many of the call's attempts were hedges.
 func (c *call) hedges() int {
-	if c.plan == nil {
-		return 0
+	if p := c.plan(); p != nil {
+		return c.hedgesBefore + p.Hedges()
 	}
-	return c.plan.Hedges()
+	return c.hedgesBefore
 }
 
 // addToolCall folds a tool-call fragment into the result's calls.
@@ -535,13 +573,13 @@ func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
 		Message:      msg,
 		FinishReason: finishReason(res.finish),
 		Usage:        usage(c.usage),
-		Attempts:     uint32(c.plan.Attempts()),
-		Hedges:       uint32(c.plan.Hedges()),
+		Attempts:     uint32(c.attempts()),
+		Hedges:       uint32(c.hedges()),
 		Provider:     c.providerName(),
-		Model:        c.plan.Target().Model,
+		Model:        c.turn.plan.Target().Model,
 		Route:        c.routeName(),
 	}
-	c.so.fillFinal(final, res)
+	c.turn.so.fillFinal(final, res)
 	c.eng.hooks.After(ctx, c.hook, final)
 	final.Annotations = c.hook.Annotations()
 	c.out.stopHeartbeat() // nothing follows the final

@@ -41,8 +41,8 @@ func (c *call) labels(t provider.Target) metrics.CallLabels {
 // before any; none before the call resolved).
 func (c *call) lastTarget() provider.Target {
 	switch {
-	case c.plan != nil:
-		return c.plan.Target()
+	case c.plan() != nil:
+		return c.plan().Target()
 	case c.resolved != nil:
 		return c.resolved.Targets[0]
 	}
@@ -85,7 +85,7 @@ func (c *call) startAttempt(ctx context.Context, a *retry.Attempt) (context.Cont
 	if !telemetry.Recording(ctx) {
 		return ctx, telemetry.Span{}
 	}
-	return telemetry.StartAttempt(ctx, telemetry.Attempt{N: a.N, Target: a.Target, Request: c.preq, CaptureContent: c.eng.captureContent, Hedge: a.Hedge})
+	return telemetry.StartAttempt(ctx, telemetry.Attempt{N: a.N, Target: a.Target, Request: c.turn.preq, CaptureContent: c.eng.captureContent, Hedge: a.Hedge})
 }
 
 // endAttempt ends the span of attempt a, which produced res and ended with

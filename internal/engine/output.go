@@ -59,13 +59,13 @@ func (c *call) meterOutput(a *retry.Attempt, ev *provider.Event, res *attemptRes
 	if out == nil {
 		return nil
 	}
-	left := c.output.max - res.outputBytes
+	left := c.turn.output.max - res.outputBytes
 	if int64(len(*out)) <= left {
 		res.outputBytes += int64(len(*out))
 		return nil
 	}
-	if !c.output.truncate {
-		return apierr.OutputTooLarge(c.output.max, a.Target.Entry.Config.Name, a.N)
+	if !c.turn.output.truncate {
+		return apierr.OutputTooLarge(c.turn.output.max, a.Target.Entry.Config.Name, a.N)
 	}
 	cut := int(left)
 	for cut > 0 && !utf8.RuneStart((*out)[cut]) {

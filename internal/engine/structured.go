@@ -268,7 +268,7 @@ func (p *partialObjects) value(v any) (*structpb.Value, error) {
 // re-ask step, after sending the WillRetry, when the model is re-asked; and
 // otherwise the ABORTED *apierr.Error that ends the call.
 func (c *call) checkOutput(n int, res *attemptResult) (*attemptResult, error) {
-	out := c.so.session.Check(n, res.text.String())
+	out := c.turn.so.session.Check(n, res.text.String())
 	switch out.Verdict {
 	case schema.Accept:
 		v, err := structpb.NewValue(out.Value)
@@ -280,7 +280,7 @@ func (c *call) checkOutput(n int, res *attemptResult) (*attemptResult, error) {
 	case schema.Reask:
 		return nil, c.reask(n, res, out)
 	}
-	if c.so.returnText {
+	if c.turn.so.returnText {
 		return res, nil
 	}
 	var ioe *schema.InvalidOutputError
@@ -301,10 +301,10 @@ func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
 		return fmt.Errorf("a re-ask verdict without its error: %w", out.Err)
 	}
 	name := c.providerName()
-	step := c.plan.Reask(out.Err)
+	step := c.turn.plan.Reask(out.Err)
 	c.eng.log.Info("retrying",
 		"request_id", c.requestID, "provider", name, "attempt", n, "reason", retry.ReasonInvalidOutput.String(),
-		"delay", time.Duration(0), "discard_partial", true, "validation_retry", c.so.retries(), "error", out.Err)
+		"delay", time.Duration(0), "discard_partial", true, "validation_retry", c.turn.so.retries(), "error", out.Err)
 	c.eng.metrics.Retry(name, retry.ReasonInvalidOutput.String())
 	c.eng.metrics.ValidationRetry(name)
 	if err := c.sendWillRetry(n, step, &llmrelayv1.WillRetry{
@@ -315,7 +315,7 @@ func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
 	}); err != nil {
 		return err
 	}
-	c.preq.Messages = append(c.preq.Messages,
+	c.turn.preq.Messages = append(c.turn.preq.Messages,
 		provider.Message{Role: provider.RoleAssistant, Content: res.text.String(), Reasoning: res.providerReasoning()},
 		provider.Message{Role: provider.RoleUser, Content: out.Reask})
 	return step.Continue()

@@ -395,7 +395,7 @@ func (p *Plan) retry(delay time.Duration, d Decision, err error) Step {
 
 // failure is the Failure that ends the call after the current attempt.
 func (p *Plan) failure(err error, c Classification, stop Stop) *Failure {
-	return &Failure{Err: err, Class: c, Stop: stop, Attempts: p.attempts, Provider: p.Target().Entry.Config.Name}
+	return &Failure{Err: err, Class: c, Stop: stop, Attempts: p.cfg.Numbered + p.attempts, Provider: p.Target().Entry.Config.Name}
 }
 
 // errPlanOverrun is the cause of a plan that decided to retry but was not
@@ -457,7 +457,7 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, at Attempter[T]) (T, 
 	// deadline, shutdown).
 	cause := context.Cause(ctx)
 	wait.EndWait(cause)
-	return res, &Failure{Err: cause, Class: Classify(cause), Stop: StopNotRetryable, Attempts: p.attempts, Provider: p.Target().Entry.Config.Name}
+	return res, &Failure{Err: cause, Class: Classify(cause), Stop: StopNotRetryable, Attempts: p.cfg.Numbered + p.attempts, Provider: p.Target().Entry.Config.Name}
 }
 
 // startWait starts the span of the wait that follows an attempt which
