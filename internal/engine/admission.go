@@ -333,8 +333,14 @@ func (kl *KeyLimits) Admit(ctx context.Context, method string) (release func(), 
 // once, as Generate starts; a provider's per-attempt `timeout`
 // (internal/provider/httpx) bounds each of its HTTP requests within it.
 // Zero Default or Max switches that half off.
+//
+// It is the deadlines section's default and max (the rest of the section
+// is retry.StallSettings).
 type Deadlines struct {
-	Default, Max time.Duration
+	// Default applies to calls that arrive without a deadline.
+	Default time.Duration `yaml:"default"`
+	// Max clamps longer client deadlines.
+	Max time.Duration `yaml:"max"`
 }
 
 // Bound returns ctx with the call's deadline, and the cancel that ends it.
@@ -354,6 +360,26 @@ func (d Deadlines) Bound(ctx context.Context) (context.Context, context.CancelFu
 // REQUEST_TOO_LARGE, and no RetryInfo, since the same request never fits.
 // Zero switches it off.
 type RequestSize int
+
+// Limits are the engine's part of the limits section: what one request may
+// ask of the server (the rest of the section is the gRPC server's).
+type Limits struct {
+	// MaxRequestBytes caps a request's total encoded size; larger requests
+	// fail RESOURCE_EXHAUSTED with reason REQUEST_TOO_LARGE (RequestSize).
+	MaxRequestBytes int `yaml:"max_request_bytes"`
+	// ProviderQueue is how many calls may wait, per provider, for one of
+	// the provider's max_concurrent slots; beyond it calls fail at once
+	// with UNAVAILABLE (PROVIDER_BUSY).
+	ProviderQueue int `yaml:"provider_queue"`
+	// DefaultMaxOutputBytes is the output limit of a request that sets
+	// none (output_limit.max_bytes): the most bytes of text, tool-call
+	// arguments and reasoning one attempt may stream.
+	DefaultMaxOutputBytes int64 `yaml:"default_max_output_bytes"`
+	// MaxOutputBytes caps any request's output limit. Final repeats the
+	// reply, so above about 3.5 MiB clients must raise their receive
+	// limit (4 MiB by default in gRPC libraries).
+	MaxOutputBytes int64 `yaml:"max_output_bytes"`
+}
 
 // Check implements the step.
 func (max RequestSize) Check(_ context.Context, req any) error {

@@ -99,10 +99,19 @@ type OutputLimits struct {
 	Default, Max int64
 }
 
-// Heartbeat is the heartbeat section: the server's interval (0: off
-// unless a request asks) and the shortest a request may ask for.
+// Heartbeat is the heartbeat section: it keeps quiet Generate streams
+// alive through proxies that cut streams silent for longer than their idle
+// timeout: a call with a heartbeat sends its response headers at once, and
+// a heartbeat event whenever it has sent nothing else for the interval
+// (see docs/deployment.md, "Timeouts of what sits in front").
 type Heartbeat struct {
-	Interval, MinInterval time.Duration
+	// Interval turns the heartbeat on for every Generate call, with this
+	// interval, unless a request asks for another one; 0 (the default)
+	// leaves it to requests (heartbeat_interval).
+	Interval time.Duration `yaml:"interval"`
+	// MinInterval is the shortest heartbeat_interval a request may ask
+	// for; shorter ones are INVALID_ARGUMENT.
+	MinInterval time.Duration `yaml:"min_interval"`
 }
 
 // Deps are what an Engine runs on: the runtime's parts, each package's own

@@ -32,7 +32,7 @@ func build(keys ...auth.KeyConfig) (eng *engine.Engine, stop func(), err error) 
 	}
 	store := memory.New()
 	routes, err := route.NewTable([]route.Config{{Name: "smart", Targets: []route.TargetConfig{{Model: "primary/echo"}, {Model: "backup/echo"}}}},
-		providers, route.Options{Health: store, Policy: cfg.OutlierPolicy()})
+		providers, route.Options{Health: store, Policy: cfg.OutlierDetection})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -46,10 +46,10 @@ func build(keys ...auth.KeyConfig) (eng *engine.Engine, stop func(), err error) 
 			return nil, nil, err
 		}
 	}
-	reg := resume.New(cfg.ResumeConfig(), store, nil, nil)
+	reg := resume.New(cfg.Resume, store, nil, nil)
 	eng = engine.New(engine.Deps{
 		Providers: providers, Routes: routes, Timer: noWait{},
-		Retry: cfg.RetryLimits(), Schema: cfg.SchemaConfig(),
+		Retry: cfg.RetryLimits(), Schema: cfg.StructuredOutput,
 		Output:    engine.OutputLimits{Default: cfg.Limits.DefaultMaxOutputBytes, Max: cfg.Limits.MaxOutputBytes},
 		Heartbeat: engine.Heartbeat{MinInterval: cfg.Heartbeat.MinInterval},
 		Resume:    reg, Latencies: retry.NewLatencies(),

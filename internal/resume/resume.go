@@ -44,19 +44,41 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/setting"
 	"github.com/llmrelay/llmrelay/internal/state"
 )
 
 // Config bounds resumable calls (the config's `resume` section).
+//
+// It is the resume section of llmrelay's configuration: a call past a
+// bound stops being resumable (RESUME_BUFFER_FULL).
 type Config struct {
-	// Grace is how long a call runs without a reader, and how long its
-	// events are kept after it ended.
-	Grace time.Duration
-	// MaxCallBytes bounds the events kept for one call.
-	MaxCallBytes int64
+	// Grace is how long a call runs without a reader, waiting for a
+	// Resume, and how long its events are kept after it ended.
+	Grace time.Duration `yaml:"grace"`
+	// MaxCallBytes bounds the events kept for one call (each counts its
+	// encoded size plus 64 bytes).
+	MaxCallBytes int64 `yaml:"max_call_bytes"`
 	// MaxBufferedBytes bounds the events kept for all the calls of this
-	// replica.
-	MaxBufferedBytes int64
+	// replica, in memory or, with the redis store, in Redis.
+	MaxBufferedBytes int64 `yaml:"max_buffered_bytes"`
+}
+
+// DefaultConfig returns the resume section's defaults.
+func DefaultConfig() Config {
+	return Config{Grace: 60 * time.Second, MaxCallBytes: 8 << 20, MaxBufferedBytes: 256 << 20}
+}
+
+// Check reports the section's problems.
+func (c Config) Check(p setting.Problems) {
+	if c.Grace <= 0 {
+		p.Bad("grace", "must be positive")
+	}
+	if c.MaxCallBytes <= 0 {
+		p.Bad("max_call_bytes", "must be positive")
+	} else if c.MaxBufferedBytes < c.MaxCallBytes {
+		p.Bad("max_buffered_bytes", "%d is below resume.max_call_bytes (%d)", c.MaxBufferedBytes, c.MaxCallBytes)
+	}
 }
 
 // recordOverhead is what one kept event costs beyond its bytes (in Redis:

@@ -1,6 +1,7 @@
 package route
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/setting"
 )
 
 // Config configures one route, as listed under `routes:` in the server's
@@ -321,6 +324,49 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 		case "", HedgeTargetSame, HedgeTargetNext:
 		default:
 			bad(at("hedging.target"), "%q is not %s or %s", h.Target, HedgeTargetSame, HedgeTargetNext)
+		}
+	}
+}
+
+// Against is what the routes section is checked against: the configured
+// providers' names, the server's hedging floor (retry.hedging's
+// min_hedge_after) and the structured-output bounds a default schema must
+// compile under.
+type Against struct {
+	Providers     []string
+	MinHedgeAfter time.Duration
+	Schemas       schema.Config
+}
+
+// CheckSection reports the routes section's problems (Check's), a
+// default hedge_after below the server's floor, and a default
+// response_format schema that does not compile, as a request's would not:
+// a bad one stops the server at start rather than failing every call.
+func CheckSection(cfgs []Config, a Against, p setting.Problems) {
+	for _, rp := range Check(cfgs, a.Providers) {
+		p.Bad(rp.Path, "%s", rp.Message)
+	}
+	var cache *schema.Cache
+	for i, r := range cfgs {
+		if h := r.Defaults.Hedging; h != nil && h.HedgeAfter > 0 && h.HedgeAfter < a.MinHedgeAfter {
+			p.Between(fmt.Sprintf("routes[%d].defaults.hedging.hedge_after", i), "retry.hedging.min_hedge_after",
+				"%s is shorter than retry.hedging.min_hedge_after (%s)", setting.Duration(h.HedgeAfter), setting.Duration(a.MinHedgeAfter))
+		}
+		rf := r.Defaults.ResponseFormat
+		if rf == nil || len(rf.JSONSchema) == 0 {
+			continue
+		}
+		at := fmt.Sprintf("routes[%d].defaults.response_format.json_schema", i)
+		b, err := json.Marshal(rf.JSONSchema)
+		if err != nil {
+			p.Bad(at, "is not JSON: %v", err)
+			continue
+		}
+		if cache == nil {
+			cache = schema.NewCache(a.Schemas)
+		}
+		if _, err := cache.Compile(b); err != nil {
+			p.Bad(at, "%v", err)
 		}
 	}
 }

@@ -97,15 +97,14 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 	}
 	rt.engine = engine.New(engine.Deps{
 		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
-		Retry: cfg.RetryLimits(), Schema: cfg.SchemaConfig(),
-		Output:    engine.OutputLimits{Default: cfg.Limits.DefaultMaxOutputBytes, Max: cfg.Limits.MaxOutputBytes},
-		Heartbeat: engine.Heartbeat{Interval: cfg.Heartbeat.Interval, MinInterval: cfg.Heartbeat.MinInterval},
-		Prices:    cfg.Pricing.Prices(), CaptureContent: cfg.Tracing.CaptureContent,
+		Retry: cfg.Retry.Limits(cfg.Deadlines.StallSettings), Schema: cfg.StructuredOutput,
+		Output: cfg.Limits.Output(), Heartbeat: cfg.Heartbeat,
+		Prices: cfg.Pricing.Prices(), CaptureContent: cfg.Tracing.CaptureContent,
 		Budget: rt.budget, Resume: s.resume, Latencies: s.latencies,
 		Admission: &engine.Admission{
 			Auth:      authn,
 			Limits:    engine.NewKeyLimits(s.store, s.metrics),
-			Deadlines: engine.Deadlines{Default: cfg.Deadlines.Default, Max: cfg.Deadlines.Max},
+			Deadlines: cfg.Deadlines.Deadlines,
 			Size:      engine.RequestSize(cfg.Limits.MaxRequestBytes),
 			Validator: engine.Validator{V: validator},
 			Resolver:  engine.Resolver{Routes: rt.routes},

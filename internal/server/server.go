@@ -171,7 +171,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	if !ok {
 		logs = memory.New()
 	}
-	s.resume = resume.New(cfg.ResumeConfig(), logs, s.log, s.metrics)
+	s.resume = resume.New(cfg.Resume, logs, s.log, s.metrics)
 	s.throttle = auth.NewThrottle(cfg.Auth.Throttle, s.log)
 	// The first runtime: the keys, providers, routes, chain and service of
 	// cfg.
@@ -206,7 +206,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 func (s *Server) buildRoutes(rt *runtime) error {
 	var err error
 	rt.routes, err = route.NewTable(rt.cfg.Routes, rt.providers, route.Options{
-		Health: s.targetHealth, Policy: rt.cfg.OutlierPolicy(), Now: s.routeClock, Rand: s.routeRand, Logger: s.log, Metrics: s.metrics,
+		Health: s.targetHealth, Policy: rt.cfg.OutlierDetection, Now: s.routeClock, Rand: s.routeRand, Logger: s.log, Metrics: s.metrics,
 	})
 	if err != nil {
 		return err
