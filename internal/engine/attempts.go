@@ -269,6 +269,14 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 	defer st.Close()
 	for {
 		ev, err := st.Recv()
+		if actx.Err() != nil {
+			// The attempt was cancelled (its call ended, another attempt
+			// won its race, it stalled, its output passed the limit):
+			// what the provider's stream still holds in its buffers is
+			// nobody's to see. Without this check a reply the transport
+			// had already buffered whole would stream on to its end.
+			err = context.Cause(actx)
+		}
 		if errors.Is(err, io.EOF) {
 			return res, nil
 		}
