@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/engine/enginetest"
+	"github.com/llmrelay/llmrelay/internal/provider"
 
 	_ "github.com/llmrelay/llmrelay/internal/provider/mock" // registers kind mock
 )
@@ -207,4 +209,72 @@ func (g *goneAfter) Send(ev *llmrelayv1.GenerateEvent) error {
 		g.Gone(context.Canceled)
 	}
 	return g.Recorder.Send(ev)
+}
+
+// kindBuffered is the kind of bufferedProvider.
+const kindBuffered = "enginetest-buffered"
+
+func init() {
+	provider.Register(kindBuffered, func(provider.Config) (provider.Provider, error) { return bufferedProvider{}, nil })
+}
+
+// bufferedProvider streams a reply of 100,000 one-letter deltas that it
+// already holds whole, as a transport that buffered a reply would: its
+// Recv never looks at the attempt's context.
+type bufferedProvider struct{}
+
+func (bufferedProvider) Stream(context.Context, *provider.Request) (provider.Stream, error) {
+	return &bufferedStream{}, nil
+}
+
+type bufferedStream struct{ n int }
+
+func (s *bufferedStream) Recv() (provider.Event, error) {
+	if s.n == 100_000 {
+		return provider.Event{}, io.EOF
+	}
+	s.n++
+	return provider.Event{Kind: provider.EventText, Text: "x"}, nil
+}
+
+func (s *bufferedStream) Close() error { return nil }
+
+// TestCancelledAttemptShowsNothingMore: once a call's context ends, the
+// attempt stops at once even when its provider's stream still holds
+// events: the client sees none of them and the call ends cancelled.
+func TestCancelledAttemptShowsNothingMore(t *testing.T) {
+	eng := newEngine(t)
+	req := request(t, "buffered/reply", "hi", "")
+	ctx, _ := callinfo.NewContext(t.Context())
+	ctx, release, err := eng.Admission().Admit(ctx, engine.Caller{Method: llmrelayv1.LLMService_Generate_FullMethodName}, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sink := &cancelAfter{n: 3, cancel: cancel}
+	err = eng.Generate(ctx, req, sink)
+	var ae *apierr.Error
+	if !errors.As(err, &ae) || ae.Kind != apierr.Canceled {
+		t.Errorf("Generate: %v, want CANCELLED", err)
+	}
+	if n := len(sink.Events()); n != 3 {
+		t.Errorf("the client got %d events, want the 3 before it went away", n)
+	}
+}
+
+// cancelAfter is a Sink whose client cancels its call after n events.
+type cancelAfter struct {
+	enginetest.Recorder
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Send(ev *llmrelayv1.GenerateEvent) error {
+	err := c.Recorder.Send(ev)
+	if len(c.Events()) == c.n {
+		c.cancel()
+	}
+	return err
 }

@@ -21,12 +21,13 @@ import (
 )
 
 // build builds an engine as the server's runtime does, from the default
-// settings, on two mock providers (primary and backup), the route smart
+// settings, on two mock providers (primary and backup) and a buffered one
+// (see bufferedProvider), the route smart
 // over them and an in-memory state store; keys, when given, are required
 // of callers. stop ends what it started.
 func build(keys ...auth.KeyConfig) (eng *engine.Engine, stop func(), err error) {
 	cfg := config.Default()
-	providers, err := provider.NewSet([]provider.Config{{Name: "primary", Kind: "mock"}, {Name: "backup", Kind: "mock"}})
+	providers, err := provider.NewSet([]provider.Config{{Name: "primary", Kind: "mock"}, {Name: "backup", Kind: "mock"}, {Name: "buffered", Kind: kindBuffered}})
 	if err != nil {
 		return nil, nil, err
 	}
