@@ -155,7 +155,7 @@ func (a *Admission) Admit(ctx context.Context, c Caller, req proto.Message) (con
 }
 
 func requestModelOf(req any) string {
-	m, _ := requestModel(req)
+	m, _ := RequestModel(req)
 	return m
 }
 
@@ -443,7 +443,7 @@ func AllowModels(ctx context.Context, req any) error {
 	if !ok {
 		return nil
 	}
-	model, ok := requestModel(req)
+	model, ok := RequestModel(req)
 	if !ok {
 		return nil
 	}
@@ -490,7 +490,7 @@ type Resolver struct{ Routes *route.Table }
 
 // Resolve implements the step.
 func (r Resolver) Resolve(ctx context.Context, req any) error {
-	model, ok := requestModel(req)
+	model, ok := RequestModel(req)
 	if !ok {
 		return nil
 	}
@@ -508,8 +508,9 @@ type (
 	fallbackGetter interface{ GetFallbackModels() []string }
 )
 
-// requestModel returns the model a request names, if it names one.
-func requestModel(msg any) (string, bool) {
+// RequestModel returns the model a request names, if it is a request that
+// names one (a GenerateRequest).
+func RequestModel(msg any) (string, bool) {
 	g, ok := msg.(modelGetter)
 	if !ok {
 		return "", false

@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"buf.build/go/protovalidate"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/retry/retrytest"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/state/memory"
 )
@@ -49,7 +49,7 @@ func build(keys ...auth.KeyConfig) (eng *engine.Engine, stop func(), err error) 
 	}
 	reg := resume.New(cfg.Resume, store, nil, nil)
 	eng = engine.New(engine.Deps{
-		Providers: providers, Routes: routes, Timer: noWait{},
+		Providers: providers, Routes: routes, Timer: retrytest.Instant{},
 		Retry: cfg.RetryLimits(), Schema: cfg.StructuredOutput,
 		Output:    engine.OutputLimits{Default: cfg.Limits.DefaultMaxOutputBytes, Max: cfg.Limits.MaxOutputBytes},
 		Heartbeat: engine.Heartbeat{MinInterval: cfg.Heartbeat.MinInterval},
@@ -65,15 +65,6 @@ func build(keys ...auth.KeyConfig) (eng *engine.Engine, stop func(), err error) 
 		},
 	})
 	return eng, reg.Close, nil
-}
-
-// noWait makes every wait between attempts at once.
-type noWait struct{}
-
-func (noWait) After(time.Duration) <-chan time.Time {
-	ch := make(chan time.Time, 1)
-	ch <- time.Now()
-	return ch
 }
 
 // A door drives the engine in three steps: it describes its caller and

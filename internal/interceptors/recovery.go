@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 )
 
@@ -78,7 +79,7 @@ func recoveryOption(logger *slog.Logger, msg string) recovery.Option {
 // recordRequest notes a request's model, request id and metadata labels in
 // its call record.
 func recordRequest(ci *callinfo.Info, req any) {
-	model, _ := requestModel(req)
+	model, _ := engine.RequestModel(req)
 	var id string
 	if g, ok := req.(requestIDGetter); ok {
 		id = g.GetRequestId()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/retry/retrytest"
 )
 
 // flaky is an Attempter (the call's side of its attempts) whose provider
@@ -45,15 +46,6 @@ func (f flaky) Settle(a *retry.Attempt, res string, err error) (string, error) {
 	return "", step.Continue()
 }
 
-// noWait makes every wait at once, as a test's timer does.
-type noWait struct{}
-
-func (noWait) After(time.Duration) <-chan time.Time {
-	ch := make(chan time.Time, 1)
-	ch <- time.Now()
-	return ch
-}
-
 // Run executes a call's attempt plan: the Plan numbers the attempts, says
 // where each goes and decides what follows a failure; the Attempter runs
 // them and announces each retry.
@@ -65,7 +57,7 @@ func ExampleRun() {
 		Target: provider.Target{Entry: entry, Model: "gpt-4o"},
 		Rand:   func(n int64) int64 { return n - 1 }, // no jitter, for the example
 	})
-	res, err := retry.Run(context.Background(), plan, noWait{}, flaky{plan: plan})
+	res, err := retry.Run(context.Background(), plan, retrytest.Instant{}, flaky{plan: plan})
 	fmt.Println(res, err)
 	// Output:
 	// attempt 1 failed (OVERLOADED): retrying as attempt 2 after 500ms
