@@ -237,6 +237,9 @@ func parseForwarded(s string) (netip.Addr, error) {
 	return ip.Unmap(), err
 }
 
+// Trusted reports whether ip is one of the trusted proxies.
+func Trusted(ip netip.Addr, trusted []netip.Prefix) bool { return isTrusted(ip.Unmap(), trusted) }
+
 func isTrusted(ip netip.Addr, trusted []netip.Prefix) bool {
 	for _, p := range trusted {
 		if p.Contains(ip) {

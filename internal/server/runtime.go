@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net/netip"
 
 	"google.golang.org/grpc"
 
@@ -44,6 +45,9 @@ type runtime struct {
 	// carried over from the runtime this one replaces.
 	budget  func(provider string) retry.Throttle
 	budgets *retry.Budgets
+	// trusted are the proxies whose X-Forwarded-For or PROXY protocol
+	// header names the client (auth.trusted_proxies).
+	trusted []netip.Prefix
 	// cert is the TLS certificate, nil without TLS.
 	cert *tls.Certificate
 	// unary and stream are the interceptor chain, composed.
@@ -87,11 +91,10 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 	if err != nil {
 		return nil, err
 	}
-	trusted, _, err := auth.ParseTrustedProxies(cfg.Auth.TrustedProxies)
-	if err != nil {
+	if rt.trusted, _, err = auth.ParseTrustedProxies(cfg.Auth.TrustedProxies); err != nil {
 		return nil, err
 	}
-	authn := &engine.Authenticator{Throttle: s.throttle, TrustedProxies: trusted, Metrics: s.metrics}
+	authn := &engine.Authenticator{Throttle: s.throttle, TrustedProxies: rt.trusted, Metrics: s.metrics}
 	if rt.keys.Len() > 0 {
 		authn.Keys = rt.keys
 	}

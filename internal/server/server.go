@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"buf.build/go/protovalidate"
+	"github.com/pires/go-proxyproto"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -224,13 +226,35 @@ func (s *Server) buildRoutes(rt *runtime) error {
 }
 
 // Serve accepts connections on lis until Shutdown. It returns nil after a
-// shutdown.
+// shutdown. With auth.trusted_proxies, a connection from a trusted proxy
+// may open with a PROXY protocol header (v1 or v2, as HAProxy's
+// send-proxy and send-proxy-v2 write it), whose source address is the
+// client's; other connections are read as they are. (Turning the PROXY
+// protocol on, from no trusted proxies to some, takes a restart; a reload
+// changes which proxies are trusted.)
 func (s *Server) Serve(lis net.Listener) error {
+	if len(s.cfg.Auth.TrustedProxies) > 0 {
+		lis = &proxyproto.Listener{Listener: lis, ConnPolicy: s.proxyPolicy, ReadHeaderTimeout: proxyHeaderTimeout}
+	}
 	err := s.grpc.Serve(lis)
 	if errors.Is(err, grpc.ErrServerStopped) {
 		return nil
 	}
 	return err
+}
+
+// proxyHeaderTimeout bounds the wait for a trusted proxy's PROXY header.
+const proxyHeaderTimeout = 10 * time.Second
+
+// proxyPolicy reads a PROXY protocol header only from the current
+// runtime's trusted proxies (a reload may change them); from any other
+// peer it reads nothing, so that a client cannot name its own address.
+func (s *Server) proxyPolicy(o proxyproto.ConnPolicyOptions) (proxyproto.Policy, error) {
+	ap, err := netip.ParseAddrPort(o.Upstream.String())
+	if err == nil && auth.Trusted(ap.Addr(), s.current.Load().trusted) {
+		return proxyproto.USE, nil
+	}
+	return proxyproto.SKIP, nil
 }
 
 // Shutdown stops the server in three steps. First health turns
