@@ -295,7 +295,7 @@ type call struct {
 	resolved  *route.Resolved
 	hook      *hook.Call // what the hooks see; nil before they run
 	out       *emitter
-	info      *callinfo.Info // nil without the interceptor chain
+	info      *callinfo.Info // the call record; nil when a door made none
 	requestID string
 	key       string // the caller's API key name, "" without keys
 	start     time.Time

@@ -43,11 +43,11 @@ func fingerprint(req *llmrelayv1.GenerateRequest) string {
 // call's log, tells the client the call's id in the response headers and
 // returns the context the call runs on from then on, detached from the
 // client's stream (its values, deadline and the shutdown's cut-off, not
-// the client's cancellation), and end, which the handler defers: the
-// stream no longer reads the call once the handler returns.
+// the client's cancellation), and end, which Generate defers: the
+// stream no longer reads the call once Generate returns.
 //
 // A call of the same id, key and request kept already is
-// resume.ErrAttach: the handler replays it instead (attach). When the
+// resume.ErrAttach: Generate replays it instead (attach). When the
 // store cannot take the call, it runs as an ordinary call: its client
 // still gets its answer, and the headers do not say it is resumable.
 func (c *call) makeResumable(ctx context.Context, sink Sink) (detached context.Context, end func(), err error) {
@@ -72,7 +72,7 @@ func (c *call) makeResumable(ctx context.Context, sink Sink) (detached context.C
 	stopWatch := context.AfterFunc(ctx, c.out.clientGone)
 	return detached, func() {
 		stopWatch()
-		c.out.clientGone() // the handler returns: nobody reads the call here any more
+		c.out.clientGone() // Generate returns: nobody reads the call here any more
 		cancel(nil)
 	}, nil
 }
@@ -149,7 +149,7 @@ func (e *emitter) deliver(ev *llmrelayv1.GenerateEvent) error {
 	return nil
 }
 
-// clientGone says the client's stream went away (or the handler is
+// clientGone says the client's stream went away (or Generate is
 // returning): a resumable call goes on without it.
 func (e *emitter) clientGone() {
 	e.mu.Lock()
