@@ -29,9 +29,13 @@ const HeaderForwardedFor = "x-forwarded-for"
 // caller describes a gRPC call as the engine's Caller: its
 // `authorization` header, its peer, its X-Forwarded-For and its method.
 func caller(ctx context.Context) engine.Caller {
-	md, _ := metadata.FromIncomingContext(ctx)
 	method, _ := grpc.Method(ctx)
-	return engine.Caller{Credential: auth.Bearer(md.Get("authorization")), Peer: peerAddr(ctx), ForwardedFor: md.Get(HeaderForwardedFor), Method: method}
+	return engine.Caller{
+		Credential:   auth.Bearer(metadata.ValueFromIncomingContext(ctx, "authorization")),
+		Peer:         peerAddr(ctx),
+		ForwardedFor: metadata.ValueFromIncomingContext(ctx, HeaderForwardedFor),
+		Method:       method,
+	}
 }
 
 // peerAddr is the IP address of the call's transport peer; invalid for a
