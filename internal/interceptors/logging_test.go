@@ -61,7 +61,7 @@ func TestLogging(t *testing.T) {
 	}
 
 	started, finished := logs.lines(t, "started call"), logs.lines(t, "finished call")
-	// A call refused at authentication has no line: AuthThrottle logs those.
+	// A call refused at authentication has no line: auth.Throttle logs those.
 	if len(started) != 1 || len(finished) != 1 {
 		t.Fatalf("%d started and %d finished lines, want 1 and 1:\n%s", len(started), len(finished), logs)
 	}
@@ -137,7 +137,7 @@ func middlewareLogging(logger *slog.Logger) Link {
 // lines are the same, field for field (times, the peer's port and made-up
 // request ids aside; a unary start line also names the key), and at warn
 // neither writes a start line or a successful call's line. (Calls refused
-// at authentication, which Logging leaves to AuthThrottle, are not among
+// at authentication, which Logging leaves to auth.Throttle, are not among
 // them.)
 func TestLoggingMatchesMiddleware(t *testing.T) {
 	const secret = "sk-key"
