@@ -25,6 +25,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/state"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -59,7 +60,7 @@ func testProviders(t testing.TB, names ...string) *provider.Set {
 // testRoutes returns a route table over testProviders(names...).
 func testRoutes(t testing.TB, routes []route.Config, names ...string) *route.Table {
 	t.Helper()
-	tb, err := route.NewTable(routes, testProviders(t, names...), route.Options{})
+	tb, err := route.NewTable(routes, testProviders(t, names...), route.Options{Policy: state.DefaultOutlierPolicy})
 	if err != nil {
 		t.Fatal(err)
 	}
