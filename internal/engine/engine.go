@@ -304,6 +304,8 @@ type call struct {
 	// the turns before it.
 	turn                         *turn
 	attemptsBefore, hedgesBefore int
+	// first is the call's first turn, allocated with the call.
+	first turn
 	// usage sums the tokens of every attempt, and cost their cost when
 	// priced.
 	usage  provider.Usage
@@ -358,8 +360,11 @@ func (s *Engine) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, s
 	if c.heartbeat, err = s.heartbeatOf(req); err != nil {
 		return c, err
 	}
-	c.turn, err = s.newTurn(ctx, c, req)
-	return c, err
+	if err := s.prepareTurn(ctx, c, &c.first, req); err != nil {
+		return c, err
+	}
+	c.turn = &c.first
+	return c, nil
 }
 
 // turn is one model request of a call: the provider request, its attempt
@@ -382,31 +387,31 @@ type turn struct {
 	output outputLimit
 }
 
-// newTurn prepares call c's next turn for req: the provider request, which
-// every target's provider must take, and the turn's attempt plan. Errors
-// are *apierr.Error or map to one.
-func (s *Engine) newTurn(ctx context.Context, c *call, req *llmrelayv1.GenerateRequest) (*turn, error) {
+// prepareTurn prepares tn, call c's next turn, for req: the provider
+// request, which every target's provider must take, and the turn's
+// attempt plan. Errors are *apierr.Error or map to one.
+func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrelayv1.GenerateRequest) error {
 	res := c.resolved
-	tn := &turn{n: 1}
+	tn.n = 1
 	first := res.Targets[0]
 	idle, firstEvent := req.GetStreamIdleTimeout().AsDuration(), req.GetFirstEventTimeout().AsDuration()
 	if err := s.limits.CheckStreamTimeouts(idle, firstEvent); err != nil {
-		return nil, err
+		return err
 	}
 	tn.idle, tn.firstEvent = idle, firstEvent
 	tn.output = s.outputLimitOf(req)
 	var err error
 	rf := responseFormat(req)
 	if rf != nil && tn.output.truncate {
-		return nil, apierr.InvalidField(apierr.ReasonInvalidRequest, "output_limit.on_limit",
+		return apierr.InvalidField(apierr.ReasonInvalidRequest, "output_limit.on_limit",
 			"ON_OUTPUT_LIMIT_TRUNCATE cannot be combined with response_format: an object cut at the limit never conforms to its schema")
 	}
 	if tn.preq, err = providerRequest(req, first.Model, rf); err != nil {
-		return nil, err
+		return err
 	}
 	if rf != nil {
 		if tn.so, err = s.newStructured(rf, tn.preq); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// Every target the call may reach must take the request: a request one
@@ -414,19 +419,19 @@ func (s *Engine) newTurn(ctx context.Context, c *call, req *llmrelayv1.GenerateR
 	// The operator's provider_options policy of each target comes first.
 	for _, t := range res.Targets {
 		if err := t.Entry.Config.ProviderOptions.Check(tn.preq.Options); err != nil {
-			return nil, err
+			return err
 		}
 		if v, ok := t.Entry.Provider.(provider.RequestValidator); ok {
 			preq := *tn.preq
 			preq.Model = t.Model
 			if err := v.ValidateRequest(&preq); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	hedging, err := s.limits.Hedging(hedgeRequest(req.GetHedging()))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rp := req.GetRetry()
 	deadline, _ := ctx.Deadline()
@@ -447,7 +452,7 @@ func (s *Engine) newTurn(ctx context.Context, c *call, req *llmrelayv1.GenerateR
 		Latencies: s.latencies,
 		Numbered:  c.attempts(),
 	})
-	return tn, nil
+	return nil
 }
 
 // hedgeRequest reads a request's hedging policy.

@@ -48,6 +48,9 @@ func peerAddr(ctx context.Context) netip.Addr {
 	if tcp, ok := p.Addr.(*net.TCPAddr); ok {
 		return tcp.AddrPort().Addr().Unmap()
 	}
+	if n := p.Addr.Network(); n != "tcp" && n != "tcp4" && n != "tcp6" {
+		return netip.Addr{} // bufconn, a Unix socket: no IP address to parse
+	}
 	ap, err := netip.ParseAddrPort(p.Addr.String())
 	if err != nil {
 		return netip.Addr{}

@@ -190,8 +190,9 @@ func requestCheck(name string, check func(ctx context.Context, req any) error) L
 			return h(ctx, req)
 		},
 		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			ctx := ss.Context()
-			return h(srv, &peekStream{ServerStream: ss, onFirst: func(m any) error { return check(ctx, m) }})
+			// One allocation per call: the stream carries the check and its
+			// context, no closure over them.
+			return h(srv, &peekStream{ServerStream: ss, check: check, ctx: ss.Context()})
 		},
 	}
 }
@@ -209,7 +210,10 @@ func withContext(ss grpc.ServerStream, ctx context.Context) grpc.ServerStream {
 // way, so links that need the request (the model) see it here.
 type peekStream struct {
 	grpc.ServerStream
+	// onFirst, or else check with ctx, sees the first message.
 	onFirst func(msg any) error
+	check   func(ctx context.Context, msg any) error
+	ctx     context.Context
 	seen    bool
 }
 
@@ -222,6 +226,9 @@ func (s *peekStream) RecvMsg(m any) error {
 		return nil
 	}
 	s.seen = true
+	if s.onFirst == nil {
+		return s.check(s.ctx, m)
+	}
 	return s.onFirst(m)
 }
 
