@@ -14,6 +14,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/state/memory"
@@ -66,8 +67,8 @@ func TestKeyRateLimit(t *testing.T) {
 	)
 	m := metrics.New()
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	kl := NewKeyLimits(keys, memory.New(memory.WithClock(clock.now)), m)
-	c := serve(t, &fakeService{}, APIOnly(Auth(keys)), kl.Link())
+	kl := engine.NewKeyLimits(memory.New(memory.WithClock(clock.now)), m)
+	c := serve(t, &fakeService{}, APIOnly(Auth(keyAuth(keys))), KeyLimits(kl))
 
 	call := func(key string, stream bool) error {
 		ctx := withKey(testCtx(t), key)
@@ -122,7 +123,7 @@ func TestKeyConcurrentStreams(t *testing.T) {
 		}
 		return nil
 	}}
-	c := serve(t, svc, APIOnly(Auth(keys)), NewKeyLimits(keys, memory.New(), m).Link())
+	c := serve(t, svc, APIOnly(Auth(keyAuth(keys))), KeyLimits(engine.NewKeyLimits(memory.New(), m)))
 
 	hold := validRequest()
 	hold.Model = "mock/hold"
@@ -178,7 +179,7 @@ func TestKeyLimitsStoreUnavailable(t *testing.T) {
 		auth.KeyConfig{Name: "free", SHA256: auth.HashKey("free"), Scopes: []string{"generate", "models.list"}, Models: []string{"*"}},
 	)
 	store := &downStore{}
-	c := serve(t, &fakeService{}, APIOnly(Auth(keys)), NewKeyLimits(keys, store, metrics.New()).Link())
+	c := serve(t, &fakeService{}, APIOnly(Auth(keyAuth(keys))), KeyLimits(engine.NewKeyLimits(store, metrics.New())))
 
 	_, err := c.generate(withKey(testCtx(t), "limited"), validRequest())
 	st := wantStatus(t, err, codes.Unavailable, ReasonStateStoreUnavailable)

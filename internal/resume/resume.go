@@ -42,23 +42,43 @@ import (
 	"sync/atomic"
 	"time"
 
-	"google.golang.org/grpc/codes"
-
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/setting"
 	"github.com/llmrelay/llmrelay/internal/state"
 )
 
 // Config bounds resumable calls (the config's `resume` section).
+//
+// It is the resume section of llmrelay's configuration: a call past a
+// bound stops being resumable (RESUME_BUFFER_FULL).
 type Config struct {
-	// Grace is how long a call runs without a reader, and how long its
-	// events are kept after it ended.
-	Grace time.Duration
-	// MaxCallBytes bounds the events kept for one call.
-	MaxCallBytes int64
+	// Grace is how long a call runs without a reader, waiting for a
+	// Resume, and how long its events are kept after it ended.
+	Grace time.Duration `yaml:"grace"`
+	// MaxCallBytes bounds the events kept for one call (each counts its
+	// encoded size plus 64 bytes).
+	MaxCallBytes int64 `yaml:"max_call_bytes"`
 	// MaxBufferedBytes bounds the events kept for all the calls of this
-	// replica.
-	MaxBufferedBytes int64
+	// replica, in memory or, with the redis store, in Redis.
+	MaxBufferedBytes int64 `yaml:"max_buffered_bytes"`
+}
+
+// DefaultConfig returns the resume section's defaults.
+func DefaultConfig() Config {
+	return Config{Grace: 60 * time.Second, MaxCallBytes: 8 << 20, MaxBufferedBytes: 256 << 20}
+}
+
+// Check reports the section's problems.
+func (c Config) Check(p setting.Problems) {
+	if c.Grace <= 0 {
+		p.Bad("grace", "must be positive")
+	}
+	if c.MaxCallBytes <= 0 {
+		p.Bad("max_call_bytes", "must be positive")
+	} else if c.MaxBufferedBytes < c.MaxCallBytes {
+		p.Bad("max_buffered_bytes", "%d is below resume.max_call_bytes (%d)", c.MaxBufferedBytes, c.MaxCallBytes)
+	}
 }
 
 // recordOverhead is what one kept event costs beyond its bytes (in Redis:
@@ -97,25 +117,25 @@ const (
 const storeRetryAfter = time.Second
 
 func errNotFound(id string) *apierr.Error {
-	return &apierr.Error{Code: codes.NotFound, Reason: ReasonNotFound,
+	return &apierr.Error{Kind: apierr.NotFound, Reason: ReasonNotFound,
 		Message:  "no resumable call has request_id " + id + ": it was not resumable, its grace period passed, or the replica that ran it is gone; call Generate again",
 		Metadata: map[string]string{"request_id": id}}
 }
 
 func errBufferFull(id string) *apierr.Error {
-	return &apierr.Error{Code: codes.ResourceExhausted, Reason: ReasonBufferFull,
+	return &apierr.Error{Kind: apierr.ResourceExhausted, Reason: ReasonBufferFull,
 		Message:  "the call's events outgrew the server's resume bounds, so it is no longer resumable; call Generate again",
 		Metadata: map[string]string{"request_id": id}}
 }
 
 func errGraceExpired(id string) *apierr.Error {
-	return &apierr.Error{Code: codes.Canceled, Reason: ReasonGraceExpired,
+	return &apierr.Error{Kind: apierr.Canceled, Reason: ReasonGraceExpired,
 		Message:  "the client went away and did not resume the call within the grace period",
 		Metadata: map[string]string{"request_id": id}}
 }
 
 func errInUse(id string) *apierr.Error {
-	return &apierr.Error{Code: codes.AlreadyExists, Reason: ReasonRequestIDInUse,
+	return &apierr.Error{Kind: apierr.AlreadyExists, Reason: ReasonRequestIDInUse,
 		Message:  "a resumable call with request_id " + id + " is kept for another request; resume it with Resume, or use a new request_id",
 		Metadata: map[string]string{"request_id": id}}
 }
@@ -125,7 +145,7 @@ func errInUse(id string) *apierr.Error {
 // runs on (on the replica that runs it), so the client resumes again,
 // typically on another replica.
 func Interrupted() *apierr.Error {
-	return &apierr.Error{Code: codes.Unavailable, Reason: ReasonInterrupted,
+	return &apierr.Error{Kind: apierr.Unavailable, Reason: ReasonInterrupted,
 		Message: "this server is shutting down; the call goes on: resume it again", RetryAfter: storeRetryAfter, CallAgain: true}
 }
 
@@ -134,7 +154,7 @@ func storeError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	return &apierr.Error{Code: codes.Unavailable, Reason: apierr.ReasonStateStoreUnavailable,
+	return &apierr.Error{Kind: apierr.Unavailable, Reason: apierr.ReasonStateStoreUnavailable,
 		Message: "the store of resumable calls cannot be reached right now; try again", RetryAfter: storeRetryAfter, CallAgain: true, Cause: err}
 }
 

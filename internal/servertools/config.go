@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/llmrelay/llmrelay/internal/setting"
 )
 
 // Config is the `tools` section of the server's config: the MCP servers
@@ -119,9 +121,10 @@ var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // reservedHeaders are headers the MCP transport sets itself.
 var reservedHeaders = []string{"Accept", "Content-Type", "Content-Length", "Host", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id", "Connection", "Transfer-Encoding"}
 
-// Check reports every problem of the section to bad, each with the path of
-// its setting under `tools`.
-func (c Config) Check(bad func(path, format string, args ...any)) {
+// Check reports every problem of the section, each with the path of its
+// setting within the section.
+func (c Config) Check(p setting.Problems) {
+	bad := p.Bad
 	if c.MaxToolTurnsLimit < 1 || c.MaxToolTurnsLimit > maxTurnsLimit {
 		bad("max_tool_turns_limit", "%d is not within 1..%d", c.MaxToolTurnsLimit, maxTurnsLimit)
 	} else if c.MaxToolTurns < 1 || c.MaxToolTurns > c.MaxToolTurnsLimit {

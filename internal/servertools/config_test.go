@@ -8,6 +8,14 @@ import (
 	"time"
 )
 
+// problems is a setting.Problems that hands every problem to a func.
+type problems func(path, format string, args ...any)
+
+func (f problems) Bad(path, format string, args ...any) { f(path, format, args...) }
+func (f problems) Between(path, _, format string, args ...any) {
+	f(path, format, args...)
+}
+
 func TestCheck(t *testing.T) {
 	good := ServerConfig{Name: "everything", URL: "http://127.0.0.1:3001/mcp", Allow: []string{"*"}, HeadersEnv: map[string]string{"Authorization": "EVERYTHING_AUTH"}}
 	for _, tc := range []struct {
@@ -39,12 +47,12 @@ func TestCheck(t *testing.T) {
 			c.MCPServers = []ServerConfig{good}
 			tc.edit(&c)
 			var paths []string
-			c.Check(func(path, format string, args ...any) {
+			c.Check(problems(func(path, format string, args ...any) {
 				paths = append(paths, path)
 				if msg := fmt.Sprintf(format, args...); strings.Contains(msg, "u:p@") {
 					t.Errorf("%s: the message repeats the URL's credentials: %s", path, msg)
 				}
-			})
+			}))
 			if !slices.Equal(paths, tc.paths) {
 				t.Fatalf("problems at %v, want %v", paths, tc.paths)
 			}

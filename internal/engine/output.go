@@ -1,4 +1,4 @@
-package service
+package engine
 
 import (
 	"errors"
@@ -20,11 +20,11 @@ type outputLimit struct {
 
 // outputLimitOf returns the request's output limit: its max_bytes, the
 // server's default when 0, lowered to the server's limit.
-func (s *Service) outputLimitOf(req *llmrelayv1.GenerateRequest) outputLimit {
+func (s *Engine) outputLimitOf(req *llmrelayv1.GenerateRequest) outputLimit {
 	ol := req.GetOutputLimit()
-	n := int64(min(ol.GetMaxBytes(), uint64(s.maxOutput)))
+	n := int64(min(ol.GetMaxBytes(), uint64(s.output.Max)))
 	if n == 0 {
-		n = s.defaultOutput
+		n = s.output.Default
 	}
 	return outputLimit{max: n, truncate: ol.GetOnLimit() == llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE}
 }
@@ -59,13 +59,13 @@ func (c *call) meterOutput(a *retry.Attempt, ev *provider.Event, res *attemptRes
 	if out == nil {
 		return nil
 	}
-	left := c.output.max - res.outputBytes
+	left := c.turn.output.max - res.outputBytes
 	if int64(len(*out)) <= left {
 		res.outputBytes += int64(len(*out))
 		return nil
 	}
-	if !c.output.truncate {
-		return apierr.OutputTooLarge(c.output.max, a.Target.Entry.Config.Name, a.N)
+	if !c.turn.output.truncate {
+		return apierr.OutputTooLarge(c.turn.output.max, a.Target.Entry.Config.Name, a.N)
 	}
 	cut := int(left)
 	for cut > 0 && !utf8.RuneStart((*out)[cut]) {

@@ -1,4 +1,4 @@
-package service
+package engine
 
 import (
 	"errors"
@@ -39,7 +39,7 @@ type structured struct {
 // server's cache), puts its canonical JSON into the provider request, and
 // starts the call's session. A schema that is invalid or too large is an
 // INVALID_ARGUMENT *apierr.Error, before any provider call.
-func (s *Service) newStructured(rf *llmrelayv1.ResponseFormat, preq *provider.Request) (*structured, error) {
+func (s *Engine) newStructured(rf *llmrelayv1.ResponseFormat, preq *provider.Request) (*structured, error) {
 	sch, err := s.schemas.Compile(preq.ResponseFormat.Schema)
 	if err != nil {
 		return nil, apierr.FromError(err)
@@ -268,7 +268,7 @@ func (p *partialObjects) value(v any) (*structpb.Value, error) {
 // re-ask step, after sending the WillRetry, when the model is re-asked; and
 // otherwise the ABORTED *apierr.Error that ends the call.
 func (c *call) checkOutput(n int, res *attemptResult) (*attemptResult, error) {
-	out := c.so.session.Check(n, res.text.String())
+	out := c.turn.so.session.Check(n, res.text.String())
 	switch out.Verdict {
 	case schema.Accept:
 		v, err := structpb.NewValue(out.Value)
@@ -280,7 +280,7 @@ func (c *call) checkOutput(n int, res *attemptResult) (*attemptResult, error) {
 	case schema.Reask:
 		return nil, c.reask(n, res, out)
 	}
-	if c.so.returnText {
+	if c.turn.so.returnText {
 		return res, nil
 	}
 	var ioe *schema.InvalidOutputError
@@ -301,12 +301,12 @@ func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
 		return fmt.Errorf("a re-ask verdict without its error: %w", out.Err)
 	}
 	name := c.providerName()
-	step := c.plan.Reask(out.Err)
-	c.svc.log.Info("retrying",
+	step := c.turn.plan.Reask(out.Err)
+	c.eng.log.Info("retrying",
 		"request_id", c.requestID, "provider", name, "attempt", n, "reason", retry.ReasonInvalidOutput.String(),
-		"delay", time.Duration(0), "discard_partial", true, "validation_retry", c.so.retries(), "error", out.Err)
-	c.svc.metrics.Retry(name, retry.ReasonInvalidOutput.String())
-	c.svc.metrics.ValidationRetry(name)
+		"delay", time.Duration(0), "discard_partial", true, "validation_retry", c.turn.so.retries(), "error", out.Err)
+	c.eng.metrics.Retry(name, retry.ReasonInvalidOutput.String())
+	c.eng.metrics.ValidationRetry(name)
 	if err := c.sendWillRetry(n, step, &llmrelayv1.WillRetry{
 		Reason:         llmrelayv1.RetryReason_RETRY_REASON_INVALID_OUTPUT,
 		Delay:          durationpb.New(0),
@@ -315,7 +315,7 @@ func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
 	}); err != nil {
 		return err
 	}
-	c.preq.Messages = append(c.preq.Messages,
+	c.turn.preq.Messages = append(c.turn.preq.Messages,
 		provider.Message{Role: provider.RoleAssistant, Content: res.text.String(), Reasoning: res.providerReasoning()},
 		provider.Message{Role: provider.RoleUser, Content: out.Reask})
 	return step.Continue()
