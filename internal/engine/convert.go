@@ -29,19 +29,7 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 		Messages: make([]provider.Message, len(req.GetMessages())),
 	}
 	for i, m := range req.GetMessages() {
-		pm := provider.Message{
-			Role:       provider.Role(m.GetRole()), // the enums share their numbering
-			Content:    m.GetContent(),
-			ToolCallID: m.GetToolCallId(),
-		}
-		for _, tc := range m.GetToolCalls() {
-			pm.ToolCalls = append(pm.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments(), Signature: tc.GetSignature()})
-		}
-		for _, r := range m.GetReasoning() {
-			pm.Reasoning = append(pm.Reasoning, provider.Reasoning{Text: r.GetText(), Signature: r.GetSignature(), Redacted: r.GetRedacted(), Format: r.GetFormat()})
-		}
-		pm.Refusal = m.GetRefusal()
-		out.Messages[i] = pm
+		out.Messages[i] = providerMessage(m)
 	}
 	if g := req.GetGeneration(); g != nil {
 		if g.MaxOutputTokens != nil {
@@ -93,6 +81,23 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 		out.Options = opts.AsMap()
 	}
 	return out, nil
+}
+
+// providerMessage converts one message of a conversation.
+func providerMessage(m *llmrelayv1.Message) provider.Message {
+	pm := provider.Message{
+		Role:       provider.Role(m.GetRole()), // the enums share their numbering
+		Content:    m.GetContent(),
+		ToolCallID: m.GetToolCallId(),
+		Refusal:    m.GetRefusal(),
+	}
+	for _, tc := range m.GetToolCalls() {
+		pm.ToolCalls = append(pm.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments(), Signature: tc.GetSignature()})
+	}
+	for _, r := range m.GetReasoning() {
+		pm.Reasoning = append(pm.Reasoning, provider.Reasoning{Text: r.GetText(), Signature: r.GetSignature(), Redacted: r.GetRedacted(), Format: r.GetFormat()})
+	}
+	return pm
 }
 
 // structJSON encodes a Struct as JSON, nil for an unset Struct.
