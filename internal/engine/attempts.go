@@ -269,12 +269,13 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 	defer st.Close()
 	for {
 		ev, err := st.Recv()
-		if actx.Err() != nil {
+		if err == nil && actx.Err() != nil && shows(ev) {
 			// The attempt was cancelled (its call ended, another attempt
-			// won its race, it stalled, its output passed the limit):
-			// what the provider's stream still holds in its buffers is
-			// nobody's to see. Without this check a reply the transport
-			// had already buffered whole would stream on to its end.
+			// won its race, it stalled): what the provider's stream still
+			// holds in its buffers is nobody's to see. Without this check
+			// a reply the transport had already buffered whole would
+			// stream on to its end. (Usage and the finish reason are
+			// accounted for all the same.)
 			err = context.Cause(actx)
 		}
 		if errors.Is(err, io.EOF) {
@@ -296,6 +297,13 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 			return res, err
 		}
 	}
+}
+
+// shows reports whether ev is something the client is shown (text,
+// reasoning, a refusal, a tool call), rather than accounted for (usage,
+// the finish reason).
+func shows(ev provider.Event) bool {
+	return ev.Kind != provider.EventUsage && ev.Kind != provider.EventFinish
 }
 
 // handle folds one provider event of attempt a into res and sends the
