@@ -58,7 +58,7 @@ func (s *Engine) newTools(c *call, req *llmrelayv1.GenerateRequest) (*tools, err
 	if s.tools == nil {
 		return nil, errNoToolHost
 	}
-	offer, err := s.tools.Resolve(c.key, req.GetServerTools())
+	offer, err := s.tools.Resolve(c.key, req.GetServerTools(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -147,11 +147,12 @@ func (c *call) runTurns(ctx context.Context) (*attemptResult, error) {
 }
 
 // nextTurn prepares the call's next turn: the key's tools are resolved
-// again (a reload may have changed what it may use), the conversation is
+// again (a reload may have changed what it may use; a tool of the turn
+// before stays offered while its server reconnects), the conversation is
 // the request's messages and the transcript, and the turn starts at the
 // target that answered the last one, followed by the targets after it.
 func (c *call) nextTurn(ctx context.Context) error {
-	offer, err := c.eng.tools.Resolve(c.key, c.req.GetServerTools())
+	offer, err := c.eng.tools.Resolve(c.key, c.req.GetServerTools(), c.tools.offer)
 	if err != nil {
 		return err
 	}

@@ -78,7 +78,7 @@ func poll(t *testing.T, what string, cond func() bool) {
 
 func tool(t *testing.T, h *Host, key, name string) *Tool {
 	t.Helper()
-	o, err := h.Resolve(key, []string{name})
+	o, err := h.Resolve(key, []string{name}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestResolve(t *testing.T) {
 		{"unknown-key", []string{"go/echo"}, "server_tools[0]: go/echo: " + ErrNotPermitted.Error()},
 	} {
 		t.Run(tc.key+" "+strings.Join(tc.entries, ","), func(t *testing.T) {
-			o, err := h.Resolve(tc.key, tc.entries)
+			o, err := h.Resolve(tc.key, tc.entries, nil)
 			got := ""
 			if err != nil {
 				got = err.Error()
@@ -335,12 +335,12 @@ func TestResolve(t *testing.T) {
 func TestServerDownAtStart(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", mcptest.FreePort(t))
 	h := testHost(t, config(ServerConfig{Name: "late", URL: "http://" + addr + "/mcp", Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
-	if _, err := h.Resolve("", []string{"late/echo"}); !errors.Is(err, ErrUnavailable) {
+	if _, err := h.Resolve("", []string{"late/echo"}, nil); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Resolve before the server answers: %v", err)
 	}
 	mcptest.NewGoServerAt(t, addr)
 	waitAvailable(t, h, "late")
-	if _, err := h.Resolve("", []string{"late/echo"}); err != nil {
+	if _, err := h.Resolve("", []string{"late/echo"}, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -353,7 +353,7 @@ func TestListChanged(t *testing.T) {
 	waitAvailable(t, h, "go")
 	g.AddTool("late_tool")
 	waitUntil(t, h, "go/late_tool is listed", func() bool {
-		_, err := h.Resolve("", []string{"go/late_tool"})
+		_, err := h.Resolve("", []string{"go/late_tool"}, nil)
 		return err == nil
 	})
 }
@@ -379,7 +379,7 @@ func TestReload(t *testing.T) {
 	if tools, servers := h.List("", ""); len(tools) != 0 || len(servers) != 0 {
 		t.Fatalf("after removing the server: %v %v", tools, servers)
 	}
-	if _, err := h.Resolve("", []string{"go/echo"}); !errors.Is(err, ErrUnknown) {
+	if _, err := h.Resolve("", []string{"go/echo"}, nil); !errors.Is(err, ErrUnknown) {
 		t.Fatalf("Resolve after removing the server: %v", err)
 	}
 }
@@ -424,4 +424,29 @@ func TestMaxConcurrency(t *testing.T) {
 	g.Release <- struct{}{}
 	g.Release <- struct{}{}
 	wg.Wait()
+}
+
+// TestResolveKeepsAToolWhileItsServerIsDown: a later turn keeps offering
+// a tool of the turn before whose server went down; a new call cannot
+// have it.
+func TestResolveKeepsAToolWhileItsServerIsDown(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	byName, _ := h.Resolve("", []string{"go/echo"}, nil)
+	byPattern, _ := h.Resolve("", []string{"go/*"}, nil)
+	g.Close()
+	waitUntil(t, h, "the server is down", func() bool {
+		_, servers := h.List("", "")
+		return !servers[0].Available
+	})
+	for entry, first := range map[string]*Offer{"go/echo": byName, "go/*": byPattern} {
+		if _, err := h.Resolve("", []string{entry}, nil); !errors.Is(err, ErrUnavailable) {
+			t.Fatalf("%s for a new call: %v, want ErrUnavailable", entry, err)
+		}
+		again, err := h.Resolve("", []string{entry}, first)
+		if err != nil || again.Len() != first.Len() || first.Len() == 0 {
+			t.Fatalf("%s for the next turn: %v, %v; want the %d tools of the turn before", entry, again.Tools(), err, first.Len())
+		}
+	}
 }

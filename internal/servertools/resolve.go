@@ -83,7 +83,13 @@ func (o *Offer) Len() int {
 // the key may use, and must match at least one. It reads the current
 // config and scopes, so a call resolving again before each turn sees a
 // reload's changes. Errors are *ResolveError. No entries: a nil Offer.
-func (h *Host) Resolve(key string, entries []string) (*Offer, error) {
+//
+// prev is the offer of the call's turn before (nil for the first): a tool
+// it offered whose server is down right now (a moment's reconnection, say)
+// stays offered, so that a conversation's tools do not change with a
+// server's hiccup; calling it waits for the server, up to its timeout.
+// Permissions and the config are checked afresh all the same.
+func (h *Host) Resolve(key string, entries []string, prev *Offer) (*Offer, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
@@ -115,9 +121,12 @@ func (h *Host) Resolve(key string, entries []string) (*Offer, error) {
 				return nil, fail(ErrNotPermitted, "")
 			}
 			t := cat.byName[e]
+			kept, wasOffered := prev.byName(e)
 			switch {
 			case t != nil && t.Available:
 				add(t)
+			case wasOffered && (t != nil || cat.isDown(server)):
+				add(kept)
 			case t != nil || cat.isDown(server):
 				// A server that never answered has no tools listed: its
 				// tool may well exist.
@@ -129,7 +138,16 @@ func (h *Host) Resolve(key string, entries []string) (*Offer, error) {
 		}
 		n := 0
 		for _, t := range cat.tools {
-			if t.Available && auth.MatchPattern(e, t.Name) && scopes.allows(key, t.Name) {
+			_, wasOffered := prev.byName(t.Name)
+			if (t.Available || wasOffered) && auth.MatchPattern(e, t.Name) && scopes.allows(key, t.Name) {
+				add(t)
+				n++
+			}
+		}
+		for _, t := range prev.Tools() {
+			// A server that went down since keeps its tools listed; one
+			// whose tools were dropped from the catalog is left out.
+			if cat.byName[t.Name] == nil && cat.isDown(t.Server) && auth.MatchPattern(e, t.Name) && scopes.allows(key, t.Name) {
 				add(t)
 				n++
 			}
@@ -146,6 +164,16 @@ func (h *Host) Resolve(key string, entries []string) (*Offer, error) {
 		return nil, fail(ErrUnknown, "it matches no server tool the API key may use; ListTools lists them")
 	}
 	return o, nil
+}
+
+// byName returns the tool of the offer named name.
+func (o *Offer) byName(name string) (*Tool, bool) {
+	for _, t := range o.Tools() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return nil, false
 }
 
 // isDown reports whether the configured server named name does not answer.

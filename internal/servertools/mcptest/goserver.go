@@ -83,18 +83,23 @@ func NewGoServerAt(t testing.TB, addr string) *GoServer {
 	g.srv.Listener = ln
 	g.srv.Start()
 	g.URL = g.srv.URL + "/mcp"
-	t.Cleanup(func() {
-		g.mu.Lock()
-		select {
-		case <-g.killed:
-		default:
-			close(g.killed)
-		}
-		g.mu.Unlock()
-		g.srv.CloseClientConnections()
-		g.srv.Close()
-	})
+	t.Cleanup(g.Close)
 	return g
+}
+
+// Close stops the server for good: its connections are cut and its
+// address refuses connections.
+func (g *GoServer) Close() {
+	g.mu.Lock()
+	select {
+	case <-g.killed:
+	default:
+		close(g.killed)
+	}
+	g.mu.Unlock()
+	g.srv.CloseClientConnections()
+	g.srv.Close()
+	closeSessions(g.server.Load())
 }
 
 // Kill cuts every connection to the server and restarts it, with no
@@ -102,7 +107,7 @@ func NewGoServerAt(t testing.TB, addr string) *GoServer {
 // and the blocking tools of the new generation answer at once.
 func (g *GoServer) Kill() {
 	g.mu.Lock()
-	old := g.killed
+	old, oldServer := g.killed, g.server.Load()
 	g.killed = make(chan struct{})
 	gen := g.gen.Add(1)
 	g.handler.Store(g.newHandler(gen, g.killed))
@@ -112,6 +117,15 @@ func (g *GoServer) Kill() {
 	// never return at all.
 	g.srv.CloseClientConnections()
 	close(old)
+	closeSessions(oldServer)
+}
+
+// closeSessions ends the sessions a generation of the server still holds
+// (a dead process holds none).
+func closeSessions(s *mcp.Server) {
+	for ss := range s.Sessions() {
+		_ = ss.Close()
+	}
 }
 
 // Header returns the headers of the last request the server received.
