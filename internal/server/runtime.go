@@ -2,10 +2,10 @@ package server
 
 import (
 	"context"
-	"os"
 	"crypto/tls"
 	"fmt"
 	"net/netip"
+	"os"
 
 	"google.golang.org/grpc"
 
@@ -19,8 +19,8 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
-	"github.com/llmrelay/llmrelay/internal/service"
 	"github.com/llmrelay/llmrelay/internal/servertools"
+	"github.com/llmrelay/llmrelay/internal/service"
 )
 
 // runtime is what one config makes of the server: its API keys, its
