@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -19,9 +22,12 @@ import (
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/servertools"
 	"github.com/llmrelay/llmrelay/internal/servertools/mcptest"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
+	"github.com/llmrelay/llmrelay/internal/telemetry/otlptest"
 )
 
 // The server-tool tests run llmrelay in-process against real MCP servers
@@ -521,4 +527,102 @@ func TestServerToolScopeCheckedEveryTurn(t *testing.T) {
 	}
 	g.Release <- struct{}{}
 	wantError(t, <-done, codes.PermissionDenied, "SERVER_TOOL_NOT_PERMITTED")
+}
+
+// TestServerToolTracesAndMetrics: a tool call is an execute_tool span,
+// child of the call's server span, with the GenAI conventions' tool
+// attributes, and counts in the tool metrics by server, tool and result.
+func TestServerToolTracesAndMetrics(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	recv, endpoint := otlptest.StartGRPC(t)
+	t.Setenv(telemetry.EnvEndpoint, endpoint)
+	t.Setenv(telemetry.EnvProtocol, telemetry.ProtocolGRPC)
+	tr, err := telemetry.Setup(t.Context(), os.Getenv, telemetry.Options{ServiceVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
+	in := servertest.Start(t, toolsConfig(goServer(g)), server.WithTracing(tr))
+	_, err = servertest.Collect(t.Context(), in.Client, scripted(t, []string{"go/*"}, `{"script": [{"tool_calls": [
+		{"name": "go__echo", "arguments": {"message": "traced"}}, {"name": "go__fail", "arguments": {"message": "bad"}}]}]}`))
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	spans := exported(t, tr, recv, 5) // the server span, two turns, two tools
+	var srv otlptest.Span
+	tools := map[string]otlptest.Span{}
+	for _, s := range spans {
+		switch {
+		case s.GetName() == "llmrelay.v1.LLMService/Generate":
+			srv = s
+		case strings.HasPrefix(s.GetName(), "execute_tool "):
+			tools[s.GetName()] = s
+		}
+	}
+	echo, fail := tools["execute_tool go/echo"], tools["execute_tool go/fail"]
+	if srv.Span == nil || echo.Span == nil || fail.Span == nil {
+		t.Fatalf("spans %v", spans)
+	}
+	if echo.ParentID() != srv.SpanID() || echo.TraceID() != srv.TraceID() {
+		t.Errorf("the tool span is not a child of the server span")
+	}
+	wantAttrs(t, "echo", echo, map[string]any{
+		"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "go/echo", "gen_ai.tool.call.id": "mock_1_0",
+		"gen_ai.tool.type": "extension", "llmrelay.tool.server": "go", "llmrelay.turn": int64(1), "llmrelay.tool.attempts": int64(1),
+	})
+	wantAttrs(t, "fail", fail, map[string]any{"gen_ai.tool.call.id": "mock_1_1", "error.type": "tool_error"})
+
+	body := in.Server.Metrics().Text()
+	for _, want := range []string{
+		`llmrelay_tool_calls_total{result="ok",server="go",tool="echo"} 1`,
+		`llmrelay_tool_calls_total{result="tool_error",server="go",tool="fail"} 1`,
+		`llmrelay_tool_call_duration_seconds_count{result="ok",server="go",tool="echo"} 1`,
+		`llmrelay_mcp_server_up{server="go"} 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+// TestServerToolResumableAcrossTurns: the client of a resumable call goes
+// away while its tool runs; the call runs on, and Resume streams the rest
+// of it: the tool's result, the next turn, the Final.
+func TestServerToolResumableAcrossTurns(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	in := servertest.Start(t, toolsConfig(goServer(g)))
+	req := scripted(t, []string{"go/gate"}, `{"script": [{"tool_calls": [{"name": "go__gate"}]}]}`)
+	req.RequestId = uuid.NewString()
+	req.Resumable = proto.Bool(true)
+	ctx, cancel := context.WithCancel(t.Context())
+	stream, err := in.Client.Generate(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []*llmrelayv1.GenerateEvent
+	for len(first) < 2 { // the tool call's two fragments
+		ev, err := stream.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		first = append(first, ev)
+	}
+	<-g.Started
+	cancel()
+	g.Release <- struct{}{}
+	rs, err := in.Client.Resume(t.Context(), &llmrelayv1.ResumeRequest{RequestId: req.GetRequestId(), AfterSequence: first[len(first)-1].GetSequence()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, err := servertest.ReadAll(rs)
+	if err != nil {
+		t.Fatalf("Resume: %v", err)
+	}
+	checkEvents(t, append(first, rest...), []string{
+		`t1 a1 call 0 mock_1_0 go__gate {`,
+		`t1 a1 call 0   }`,
+		`t1 a1 result mock_1_0 go/gate "through"`,
+		`t2 a2 text "through"`,
+		`t2 a2 final turns=2 attempts=2 FINISH_REASON_STOP "through"`,
+	})
 }
