@@ -10,6 +10,10 @@
 //                      to another provider and model), and whether what that
 //                      attempt already streamed must be thrown away
 //                      (`discard_partial`);
+//   - `tool_progress`, `tool_result`  (with `server_tools` only) a server
+//                      tool the model called is running, or returned: llmrelay
+//                      runs it on an MCP server and goes on with the model's
+//                      next turn;
 //   - `final`          exactly one, always last: the successful attempt's message;
 //   - `heartbeat`      (opt-in) nothing else was sent for a while; skip it.
 //
@@ -20,6 +24,10 @@
 //     delta:      shown += event.delta.text            (print it)
 //     will_retry: if event.will_retry.discard_partial: shown = ""   (erase it)
 //     final:      the answer is event.final.message, not `shown`
+//
+// Every event carries its `turn` (1 unless the call runs server tools).
+// With server tools, keep what was shown per turn: a `will_retry` discards
+// only its own turn's output, never an earlier turn's nor a tool's result.
 //
 // Reasoning models also stream their reasoning (`delta.reasoning`), apart
 // from the text: show it as "thinking" if you like, never as the answer; it
@@ -48,10 +56,11 @@
 //
 //   INVALID_ARGUMENT     the request is invalid, or the provider rejected it (400/404/413/422)
 //   UNAUTHENTICATED      missing, malformed or unknown API key
-//   PERMISSION_DENIED    the key lacks the scope or may not use the model
+//   PERMISSION_DENIED    the key lacks the scope or may not use the model or a server tool
 //   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
 //                        or the reply passed its output limit (OUTPUT_TOO_LARGE)
-//   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
+//   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries,
+//                        or a server tool's MCP server is not answering
 //   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
 //                        not retried), or an error llmrelay does not recognise
 //   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)

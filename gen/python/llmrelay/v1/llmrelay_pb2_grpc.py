@@ -47,8 +47,10 @@ class LLMServiceServicer(object):
         The stream carries, in order and numbered by `GenerateEvent.sequence`:
         zero or more `delta`s (and `partial_object`s) per attempt, a `will_retry`
         between a failed attempt and the next one, and then exactly one `final`.
-        Nothing follows the `final`. A call that fails ends with a non-OK status
-        instead of a `final`.
+        With `server_tools`, each turn whose reply called server tools is
+        followed by their `tool_progress` and `tool_result` events, then the
+        next turn's. Nothing follows the `final`. A call that fails ends with a
+        non-OK status instead of a `final`.
 
         llmrelay sends no response headers before the first event (unless the
         call has a heartbeat), so a client library may transparently retry a
