@@ -112,8 +112,9 @@ func (c ServerConfig) attempts() int {
 
 // serverNameRE is what a server's name may be: it is the first segment of
 // its tools' names and the start of the names the model sees, so it has
-// no "/" and no "__" (the model's names' separator).
-var serverNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+// no "/" and no "__" (the model's names' separator), and starts with a
+// letter (Gemini's function names must).
+var serverNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
 
 // envNameRE is what an environment variable's name may be.
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -140,7 +141,7 @@ func (c Config) Check(p setting.Problems) {
 		case s.Name == "":
 			bad(at("name"), "required: the server's tools are named <name>/<tool>")
 		case !serverNameRE.MatchString(s.Name) || strings.Contains(s.Name, "__"):
-			bad(at("name"), "%q: a server's name is 1 to 63 lower-case letters, digits, '_' or '-', starting with a letter or digit, without \"__\" (for example \"everything\")", s.Name)
+			bad(at("name"), "%q: a server's name is 1 to 63 lower-case letters, digits, '_' or '-', starting with a letter, without \"__\" (for example \"everything\")", s.Name)
 		case dup:
 			bad(at("name"), "%q is listed twice (also mcp_servers[%d])", s.Name, first)
 		default:

@@ -28,6 +28,7 @@ func TestCheck(t *testing.T) {
 		{"no name", func(c *Config) { c.MCPServers[0].Name = "" }, []string{"mcp_servers[0].name"}},
 		{"a name with __", func(c *Config) { c.MCPServers[0].Name = "a__b" }, []string{"mcp_servers[0].name"}},
 		{"a name with /", func(c *Config) { c.MCPServers[0].Name = "a/b" }, []string{"mcp_servers[0].name"}},
+		{"a name starting with a digit", func(c *Config) { c.MCPServers[0].Name = "1x" }, []string{"mcp_servers[0].name"}},
 		{"twice", func(c *Config) { c.MCPServers = append(c.MCPServers, c.MCPServers[0]) }, []string{"mcp_servers[1].name"}},
 		{"no url", func(c *Config) { c.MCPServers[0].URL = "" }, []string{"mcp_servers[0].url"}},
 		{"not http", func(c *Config) { c.MCPServers[0].URL = "stdio:///usr/bin/x" }, []string{"mcp_servers[0].url"}},
