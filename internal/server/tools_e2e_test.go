@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -441,8 +442,7 @@ func TestServerToolMaxTurns(t *testing.T) {
 	in := servertest.Start(t, toolsConfig(goServer(g)))
 	call := `{"tool_calls": [{"name": "go__echo", "arguments": {"message": "again"}}]}`
 	req := scripted(t, []string{"go/echo"}, `{"script": [`+call+`,`+call+`,`+call+`]}`)
-	req.MaxToolTurns = new(uint32)
-	*req.MaxToolTurns = 2
+	req.MaxToolTurns = proto.Uint32(2)
 	events, err := servertest.Collect(t.Context(), in.Client, req)
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
@@ -625,4 +625,71 @@ func TestServerToolResumableAcrossTurns(t *testing.T) {
 		`t2 a2 text "through"`,
 		`t2 a2 final turns=2 attempts=2 FINISH_REASON_STOP "through"`,
 	})
+}
+
+// TestServerToolResultBounded: a result past tools.max_tool_result_bytes
+// is cut, with a note the model reads and a flag on the event.
+func TestServerToolResultBounded(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	cfg := toolsConfig(goServer(g))
+	cfg.Tools.MaxResultBytes = 4096
+	in := servertest.Start(t, cfg)
+	events, err := servertest.Collect(t.Context(), in.Client, scripted(t, []string{"go/big"}, `{"script": [{"tool_calls": [{"name": "go__big", "arguments": {"bytes": 100000}}]}]}`))
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	var r *llmrelayv1.ToolResult
+	for _, ev := range events {
+		if ev.GetToolResult() != nil {
+			r = ev.GetToolResult()
+		}
+	}
+	if r == nil || !r.GetTruncated() || len(r.GetContent()) > 4096 || !strings.HasSuffix(r.GetContent(), "cut here, at 4096 of its 100000 bytes]") {
+		t.Fatalf("result %d bytes, truncated %v", len(r.GetContent()), r.GetTruncated())
+	}
+	if got := final(t, events).GetTranscript()[1].GetContent(); got != r.GetContent() {
+		t.Error("the transcript's result is not the one the model was sent")
+	}
+}
+
+// TestServerToolMaxTurnsIsBounded: a request's max_tool_turns above the
+// server's tools.max_tool_turns_limit is lowered to it.
+func TestServerToolMaxTurnsIsBounded(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	cfg := toolsConfig(goServer(g))
+	cfg.Tools.MaxToolTurns, cfg.Tools.MaxToolTurnsLimit = 1, 1
+	in := servertest.Start(t, cfg)
+	call := `{"tool_calls": [{"name": "go__echo", "arguments": {"message": "again"}}]}`
+	req := scripted(t, []string{"go/echo"}, `{"script": [`+call+`,`+call+`,`+call+`]}`)
+	req.MaxToolTurns = proto.Uint32(5)
+	events, err := servertest.Collect(t.Context(), in.Client, req)
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	if f := final(t, events); f.GetFinishReason() != llmrelayv1.FinishReason_FINISH_REASON_MAX_TOOL_TURNS || f.GetTurns() != 2 || g.Calls("echo") != 1 {
+		t.Fatalf("final %v, the tool ran %d times", f, g.Calls("echo"))
+	}
+}
+
+// TestServerToolServerDownAtStart: llmrelay starts with an MCP server that
+// does not answer: ListTools says so, and a call naming its tool is
+// UNAVAILABLE, while the calls that need no tool are served.
+func TestServerToolServerDownAtStart(t *testing.T) {
+	down := servertools.ServerConfig{Name: "down", URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", mcptest.FreePort(t)), Allow: []string{"*"}}
+	in := servertest.Start(t, toolsConfig(down))
+	resp, err := in.Client.ListTools(t.Context(), &llmrelayv1.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.GetServers()) != 1 || resp.GetServers()[0].GetAvailable() || resp.GetServers()[0].GetListedAt() != nil {
+		t.Fatalf("servers %v", resp.GetServers())
+	}
+	_, err = servertest.Collect(t.Context(), in.Client, scripted(t, []string{"down/echo"}, `{}`))
+	st := wantError(t, err, codes.Unavailable, "SERVER_TOOL_UNAVAILABLE")
+	if detail[*errdetails.RetryInfo](st) == nil {
+		t.Error("no RetryInfo")
+	}
+	if _, err := servertest.Collect(t.Context(), in.Client, scripted(t, nil, `{}`)); err != nil {
+		t.Fatalf("a call without tools: %v", err)
+	}
 }

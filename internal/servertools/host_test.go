@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/servertools/mcptest"
 )
 
@@ -448,5 +450,45 @@ func TestResolveKeepsAToolWhileItsServerIsDown(t *testing.T) {
 		if err != nil || again.Len() != first.Len() || first.Len() == 0 {
 			t.Fatalf("%s for the next turn: %v, %v; want the %d tools of the turn before", entry, again.Tools(), err, first.Len())
 		}
+	}
+}
+
+// denyRetries is a retry budget that allows no retry.
+type denyRetries struct{ asked atomic.Int32 }
+
+func (d *denyRetries) Begin(context.Context) func() { return func() {} }
+func (d *denyRetries) Retry(context.Context) (func(), bool) {
+	d.asked.Add(1)
+	return nil, false
+}
+
+// TestRetryBudget: an idempotent tool whose server failed is not called
+// again when the server's retry budget says no.
+func TestRetryBudget(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	budget := &denyRetries{}
+	h := NewHost(Options{Budget: func(server string) retry.Throttle {
+		if server != "go" {
+			t.Errorf("budget asked for %q", server)
+		}
+		return budget
+	}})
+	t.Cleanup(h.Close)
+	p, err := Prepare(config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Apply(p)
+	waitAvailable(t, h, "go")
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := h.Call(context.Background(), tool(t, h, "", "go/block"), `{}`, nil)
+		done <- res
+	}()
+	<-g.Started
+	g.Kill()
+	res := <-done
+	if !res.IsError || res.Attempts != 1 || !strings.Contains(res.Content, "retry budget") || budget.asked.Load() != 1 {
+		t.Fatalf("res = %+v, budget asked %d times", res, budget.asked.Load())
 	}
 }
