@@ -247,13 +247,26 @@ func (c *conn) callOnce(ctx context.Context, t *Tool, args json.RawMessage, time
 	if refused(err) && tctx.Err() == nil {
 		return nil, &tryError{outcome: OutcomeRefused, err: err}
 	}
-	if tctx.Err() == nil {
+	if tctx.Err() == nil && !c.alive(ctx, cs, timeout) {
 		// The session failed under the call: the server went away, or
-		// lost the session.
+		// lost the session. (A request that failed on a session that
+		// still answers, a connection a proxy dropped, say, leaves the
+		// session to the other calls it carries.)
 		c.down(gen, err, false)
 	}
 	return nil, c.tryErr(ctx, tctx, timeout, err)
 }
+
+// alive reports whether the session still answers a ping, within the
+// server's timeout and at most a few seconds.
+func (c *conn) alive(ctx context.Context, cs *mcp.ClientSession, timeout time.Duration) bool {
+	pctx, cancel := context.WithTimeout(ctx, min(timeout, pingTimeout))
+	defer cancel()
+	return cs.Ping(pctx, nil) == nil
+}
+
+// pingTimeout bounds the ping that checks a session after a failed call.
+const pingTimeout = 5 * time.Second
 
 // refused reports whether err is the server's JSON-RPC error answering
 // the call (an unknown tool, invalid arguments, the tool's own failure
