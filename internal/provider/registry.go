@@ -87,6 +87,41 @@ func (p OptionsPolicy) Check(opts map[string]any) error {
 	return nil
 }
 
+// ExtraHeadersKey is the provider_options key whose value, an object of
+// header names to strings, adds HTTP headers to the provider request
+// instead of body fields (internal/provider/httpx reads it).
+const ExtraHeadersKey = "extra_headers"
+
+// CheckOptions returns a *FieldError for the first key of opts, a
+// request's provider_options, that this provider's configuration refuses:
+// a key ProviderOptions refuses, or a header of extra_headers that Headers
+// sets (matched without regard to case). A header the operator configured
+// (a project to bill, a gateway's credential) is never the request's to
+// replace. nil when the configuration takes every key.
+func (c Config) CheckOptions(opts map[string]any) error {
+	if err := c.ProviderOptions.Check(opts); err != nil {
+		return err
+	}
+	extra, _ := opts[ExtraHeadersKey].(map[string]any)
+	if len(extra) == 0 || len(c.Headers) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(extra))
+	for name := range extra {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		for configured := range c.Headers {
+			if strings.EqualFold(name, configured) {
+				return &FieldError{Field: "provider_options." + ExtraHeadersKey + "." + name,
+					Description: "cannot be set: the server's configuration sets this header for this provider"}
+			}
+		}
+	}
+	return nil
+}
+
 // OptionReader is implemented by adapters whose Factory reads
 // Config.Options (the mock). NewSet refuses options for any other adapter,
 // so a setting in the wrong place is an error, not silently ignored.

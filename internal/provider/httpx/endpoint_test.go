@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -74,6 +75,40 @@ func TestEndpointSendsHeadersKeyAndBody(t *testing.T) {
 	}
 	if got.Method != http.MethodPost || got.URI != "/v1/x" || string(got.Body) != `{"n":1}` {
 		t.Errorf("request %s %s %s", got.Method, got.URI, got.Body)
+	}
+}
+
+// A request's extra headers add to the provider's headers and may replace
+// the kind's fixed ones, but never one the configuration sets: the
+// operator's value is sent.
+func TestExtraHeadersNeverReplaceConfiguredHeaders(t *testing.T) {
+	u := pt.Replay(t, pt.Reply{Body: []byte("data: hi\n\ndata: END\n\n")})
+	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: u.URL,
+		Headers: map[string]string{"openai-project": "proj_operator", "cf-aig-authorization": "Bearer gateway-secret"}})
+	enc, err := httpx.Encode(struct{}{}, map[string]any{httpx.ExtraHeadersKey: map[string]any{
+		"OpenAI-Project": "proj_other", "CF-AIG-Authorization": "Bearer caller", "X-Kind-Version": "3", "X-Title": "app"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	s, err := ep.Stream(ctx, httpx.Call{URL: u.URL, Body: enc, Decoder: lineDecoder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := pt.Drain(s, nil); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	s.Close()
+	got := u.Requests()[0].Header
+	want := map[string][]string{
+		"Openai-Project": {"proj_operator"}, "Cf-Aig-Authorization": {"Bearer gateway-secret"},
+		"X-Kind-Version": {"3"}, "X-Title": {"app"},
+	}
+	for k, v := range want {
+		if !slices.Equal(got[k], v) {
+			t.Errorf("header %s = %q, want %q", k, got[k], v)
+		}
 	}
 }
 
