@@ -339,8 +339,11 @@ func (c *call) fold(a *retry.Attempt, ev provider.Event, res *attemptResult) err
 		}
 		return c.sendPartial(a.N, ev.Text, res)
 	case provider.EventToolCall:
-		res.addToolCall(ev.ToolCall)
 		tc := ev.ToolCall
+		if tc == (provider.ToolCallDelta{Index: tc.Index}) {
+			return nil // nothing, or nothing left under the output limit
+		}
+		res.addToolCall(tc)
 		if tc.ID == "" && tc.Name == "" && tc.ArgumentsDelta == "" {
 			return nil // a signature alone: it is in the final message
 		}
