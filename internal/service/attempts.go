@@ -92,7 +92,7 @@ func (at attempter) Settle(a *retry.Attempt, res *attemptResult, err error) (*at
 	if c.so != nil && res.finish != provider.FinishRefusal {
 		// A refusal is the model's answer: nothing to validate, and
 		// re-asking would only be refused again.
-		return c.checkOutput(a.N, res)
+		return c.checkOutput(at.ctx, a.N, res)
 	}
 	return res, nil
 }
