@@ -504,7 +504,8 @@ func (m *meter) arraySize(arr []any) int {
 }
 
 // stringWork is the steps the keywords of s take on the string v in
-// proportion to its length.
+// proportion to its length. (contentSchema is never applied: the compiler
+// does not assert content, so it is an annotation.)
 func stringWork(s *jsonschema.Schema, v string) int {
 	w := 0
 	if s.MinLength != nil || s.MaxLength != nil {
