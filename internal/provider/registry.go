@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -71,12 +72,7 @@ func (p OptionsPolicy) Check(opts map[string]any) error {
 	if len(p.Allow) == 0 && len(p.Deny) == 0 {
 		return nil
 	}
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		switch {
 		case slices.Contains(p.Deny, k):
 			return &FieldError{Field: "provider_options." + k, Description: "not allowed with this provider (the server's configuration forbids it)"}
@@ -106,12 +102,7 @@ func (c Config) CheckOptions(opts map[string]any) error {
 	if len(extra) == 0 || len(c.Headers) == 0 {
 		return nil
 	}
-	names := make([]string, 0, len(extra))
-	for name := range extra {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(extra)) {
 		for configured := range c.Headers {
 			if strings.EqualFold(name, configured) {
 				return &FieldError{Field: "provider_options." + ExtraHeadersKey + "." + name,
