@@ -416,9 +416,10 @@ func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrel
 	}
 	// Every target the call may reach must take the request: a request one
 	// of them cannot carry fails now, not after the others failed.
-	// The operator's provider_options policy of each target comes first.
+	// The operator's provider_options policy of each target comes first
+	// (with the headers it configured, which extra_headers cannot replace).
 	for _, t := range res.Targets {
-		if err := t.Entry.Config.ProviderOptions.Check(tn.preq.Options); err != nil {
+		if err := t.Entry.Config.CheckOptions(tn.preq.Options); err != nil {
 			return err
 		}
 		if v, ok := t.Entry.Provider.(provider.RequestValidator); ok {
