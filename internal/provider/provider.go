@@ -378,6 +378,12 @@ type Error struct {
 	HasRetryAfter bool
 	// ShouldRetry is the provider's x-should-retry header, nil when absent.
 	ShouldRetry *bool
+	// Net is what kind of network failure a KindTransport error was
+	// (connection refused, DNS, TLS, timeout, ...), NetUnknown when
+	// the HTTP layer could not tell or for other kinds. Clients see it
+	// (ErrorInfo metadata `transport_failure`), so it never holds an
+	// address.
+	Net NetFailure
 	// Err is the underlying error, if any (a network error, a JSON error).
 	Err error
 	// Raw is what the provider sent that the error is about (for

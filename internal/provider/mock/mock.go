@@ -360,7 +360,7 @@ func (s *stream) recv() (provider.Event, error) {
 	if s.next < len(s.deltas) || !s.finished {
 		switch s.next {
 		case s.fault.DropAfter:
-			return provider.Event{}, &provider.Error{Kind: provider.KindTransport, Class: provider.ClassTransport, Message: "mock provider: connection dropped", Err: io.ErrUnexpectedEOF}
+			return provider.Event{}, &provider.Error{Kind: provider.KindTransport, Class: provider.ClassTransport, Net: provider.NetReset, Message: "mock provider: connection dropped", Err: io.ErrUnexpectedEOF}
 		case s.fault.MalformedAfter:
 			return provider.Event{}, &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol, Message: "mock provider: an event that does not decode", Err: errMalformed, Raw: `{"choices": [{"delta": {"content": 42}}]}`}
 		case s.fault.ErrorAfter:
