@@ -52,7 +52,7 @@ func FromFailure(f *retry.Failure) *Error {
 		Metadata: failureMetadata(f),
 		Cause:    f,
 	}
-	if (c.Class == provider.ClassRejected || c.Class == provider.ClassNotFound) && c.Provider != nil && c.Provider.Message != "" {
+	if (c.Class == provider.ClassRejected || c.Class == provider.ClassNotFound || c.Class == provider.ClassInvalidOutput) && c.Provider != nil && c.Provider.Message != "" {
 		// Only the message the adapter parsed from the provider's error
 		// format, cleaned and bounded: never a raw body.
 		e.Message += ": " + provider.CleanText(c.Provider.Message, provider.MaxMessageLen)
@@ -102,6 +102,7 @@ var classStatuses = map[provider.Class]classStatus{
 	provider.ClassProtocol:       {codes.Unknown, ReasonProviderProtocolError, "sent a stream llmrelay cannot decode"},
 	provider.ClassRejected:       {codes.InvalidArgument, ReasonProviderRejected, "rejected the request"},
 	provider.ClassNotFound:       {codes.InvalidArgument, ReasonProviderRejected, "does not know the model (or the endpoint)"},
+	provider.ClassInvalidOutput:  {codes.InvalidArgument, ReasonProviderRejected, "rejected the model's output"},
 	provider.ClassAuth:           {codes.FailedPrecondition, ReasonProviderAuthFailed, "rejected llmrelay's credentials"},
 	provider.ClassCanceled:       {codes.Canceled, ReasonCancelled, "call was cancelled"},
 	provider.ClassDeadline:       {codes.DeadlineExceeded, ReasonDeadlineExceeded, "call ran out of time"},
@@ -171,6 +172,9 @@ func describeStop(f *retry.Failure) string {
 	}
 	if f.Class.Class.Transient() {
 		return "not retried: the provider said not to (x-should-retry: false)"
+	}
+	if f.Class.Class == provider.ClassInvalidOutput && f.Attempts > 1 {
+		return "not retried again after " + attempts + ": a refused output is retried once per call"
 	}
 	return "not retried"
 }

@@ -35,7 +35,8 @@ var errTruncated = errors.New("the reply reached its output limit and was trunca
 
 // outputOf returns the field of ev that holds reply output, counted
 // against the call's output limit (and cut there under truncation); nil
-// for events without output. Every kind of output event is listed here.
+// for events without output. Every kind of output event is listed here,
+// but a provider tool block, which meterOutput counts whole.
 func outputOf(ev *provider.Event) *string {
 	switch ev.Kind {
 	case provider.EventText:
@@ -54,12 +55,28 @@ func outputOf(ev *provider.Event) *string {
 // output cut to what still fits (on a character boundary), under
 // truncation; otherwise the OUTPUT_TOO_LARGE *apierr.Error that ends the
 // call, with nothing of the piece sent.
+//
+// A provider tool block counts whole and is never cut (the provider
+// needs it back as it came): under truncation the reply ends before the
+// block that reaches the limit.
 func (c *call) meterOutput(a *retry.Attempt, ev *provider.Event, res *attemptResult) error {
+	left := c.output.max - res.outputBytes
+	if ev.Kind == provider.EventProviderTool && ev.ProviderTool != nil {
+		if size := int64(ev.ProviderTool.Size()); size <= left {
+			res.outputBytes += size
+			return nil
+		}
+		if !c.output.truncate {
+			return apierr.OutputTooLarge(c.output.max, a.Target.Entry.Config.Name, a.N)
+		}
+		ev.ProviderTool = nil
+		res.outputBytes = c.output.max
+		return errTruncated
+	}
 	out := outputOf(ev)
 	if out == nil {
 		return nil
 	}
-	left := c.output.max - res.outputBytes
 	if int64(len(*out)) <= left {
 		res.outputBytes += int64(len(*out))
 		return nil

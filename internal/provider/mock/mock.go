@@ -454,6 +454,8 @@ func errorClass(typ string) provider.Class {
 		return provider.ClassNotFound
 	case "invalid_request_error", "request_too_large", "INVALID_ARGUMENT", "FAILED_PRECONDITION":
 		return provider.ClassRejected
+	case "tool_use_failed":
+		return provider.ClassInvalidOutput
 	}
 	return provider.ClassUnknown
 }
@@ -468,6 +470,8 @@ func statusOfType(typ string) int {
 		return 429
 	case "api_error":
 		return 500
+	case "tool_use_failed":
+		return 400
 	}
 	return 0
 }
