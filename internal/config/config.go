@@ -80,7 +80,20 @@ type Config struct {
 	// Resume bounds resumable calls (GenerateRequest.resumable); see
 	// docs/resume.md.
 	Resume Resume `yaml:"resume"`
+
+	// defaultListen holds the listen settings ("listen",
+	// "metrics_listen") that Load found set by no file, variable or flag:
+	// their addresses are the embedded default's (ListenIsDefault).
+	defaultListen map[string]bool
 }
+
+// ListenIsDefault reports whether the address of setting ("listen" or
+// "metrics_listen") is the embedded default's: Load found it set by no
+// config file, environment variable or flag. When that address is taken
+// (another llmrelay, or another program on 9464), the server may listen
+// on a free port of the same host instead and say so; an address someone
+// chose is used as it is, or the server fails.
+func (c *Config) ListenIsDefault(setting string) bool { return c.defaultListen[setting] }
 
 // Resume bounds resumable calls: how long one runs without a reader and
 // how long its events are kept after it ended (Grace), and how many bytes
@@ -516,6 +529,14 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	}
 	if err := cfg.finish(o); err != nil {
 		return nil, err
+	}
+	for _, setting := range []string{"listen", "metrics_listen"} {
+		if _, inFile := o.lines[setting]; !inFile && o.sources[setting] == "" {
+			if cfg.defaultListen == nil {
+				cfg.defaultListen = map[string]bool{}
+			}
+			cfg.defaultListen[setting] = true
+		}
 	}
 	return cfg, nil
 }
