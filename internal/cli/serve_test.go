@@ -185,7 +185,9 @@ func TestTwoDefaultServersSideBySide(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		log = newWatchWriter("llmrelay serving")
 		done := make(chan int, 1)
-		go func() { done <- Run(ctx, nil, Env{Stdout: &bytes.Buffer{}, Stderr: log, Getenv: func(string) string { return "" }}) }()
+		go func() {
+			done <- Run(ctx, nil, Env{Stdout: &bytes.Buffer{}, Stderr: log, Getenv: func(string) string { return "" }})
+		}()
 		t.Cleanup(func() {
 			cancel()
 			if code := <-done; code != ExitOK {

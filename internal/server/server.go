@@ -11,9 +11,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"syscall"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"buf.build/go/protovalidate"
