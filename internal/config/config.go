@@ -81,10 +81,11 @@ type Config struct {
 	// docs/resume.md.
 	Resume Resume `yaml:"resume"`
 
-	// defaultListen holds the listen settings ("listen",
+	// DefaultListens names the listen settings ("listen",
 	// "metrics_listen") that Load found set by no file, variable or flag:
-	// their addresses are the embedded default's (ListenIsDefault).
-	defaultListen map[string]bool
+	// their addresses are the embedded default's (ListenIsDefault). Not a
+	// setting: Load fills it in.
+	DefaultListens []string `yaml:"-"`
 }
 
 // ListenIsDefault reports whether the address of setting ("listen" or
@@ -93,7 +94,9 @@ type Config struct {
 // (another llmrelay, or another program on 9464), the server may listen
 // on a free port of the same host instead and say so; an address someone
 // chose is used as it is, or the server fails.
-func (c *Config) ListenIsDefault(setting string) bool { return c.defaultListen[setting] }
+func (c *Config) ListenIsDefault(setting string) bool {
+	return slices.Contains(c.DefaultListens, setting)
+}
 
 // Resume bounds resumable calls: how long one runs without a reader and
 // how long its events are kept after it ended (Grace), and how many bytes
@@ -532,10 +535,7 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	}
 	for _, setting := range []string{"listen", "metrics_listen"} {
 		if _, inFile := o.lines[setting]; !inFile && o.sources[setting] == "" {
-			if cfg.defaultListen == nil {
-				cfg.defaultListen = map[string]bool{}
-			}
-			cfg.defaultListen[setting] = true
+			cfg.DefaultListens = append(cfg.DefaultListens, setting)
 		}
 	}
 	return cfg, nil
