@@ -64,3 +64,38 @@ func (o *Order) Parts(text string) []Part {
 	}
 	return out
 }
+
+// Usual reports whether the reply's blocks came in the usual order, the
+// one Message.Blocks gives a message without Parts: its reasoning blocks
+// in order, its text as one block (text being the reply's text, as Parts
+// takes it), its provider tool blocks, its tool calls in order. Then the
+// reply needs no Parts. It allocates nothing.
+func (o *Order) Usual(text string) bool {
+	i := 0
+	next := func(kind PartKind, index int) bool {
+		if i >= len(o.parts) || o.parts[i].kind != kind || kind != PartText && o.parts[i].index != index {
+			return false
+		}
+		i++
+		return true
+	}
+	for k := range o.reasoning {
+		if !next(PartReasoning, k) {
+			return false
+		}
+	}
+	if text != "" && (!next(PartText, 0) || o.parts[i-1].start != 0 || o.parts[i-1].end < len(text)) {
+		return false
+	}
+	for k := range o.tool {
+		if !next(PartProviderTool, k) {
+			return false
+		}
+	}
+	for k := range o.calls {
+		if !next(PartToolCall, k) {
+			return false
+		}
+	}
+	return i == len(o.parts)
+}

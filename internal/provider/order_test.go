@@ -23,17 +23,21 @@ func TestOrder(t *testing.T) {
 		events []provider.Event
 		cut    int // the reply's text cut to this many bytes; -1: not cut
 		want   []provider.Part
+		usual  bool // the usual order: no parts needed
 	}{
-		{"text pieces make one block", []provider.Event{text("a"), text("b")}, -1, []provider.Part{txt("ab")}},
+		{"the usual order", []provider.Event{reason(0), reason(1), text("a"), tool, call(0), call(0), call(1)}, -1,
+			[]provider.Part{part(provider.PartReasoning, 0), part(provider.PartReasoning, 1), txt("a"), part(provider.PartProviderTool, 0), part(provider.PartToolCall, 0), part(provider.PartToolCall, 1)}, true},
+		{"nothing", nil, -1, []provider.Part{}, true},
+		{"text pieces make one block", []provider.Event{text("a"), text("b")}, -1, []provider.Part{txt("ab")}, true},
 		{"interleaved thinking and calls", []provider.Event{reason(0), reason(0), call(0), call(0), reason(1), call(1)}, -1,
-			[]provider.Part{part(provider.PartReasoning, 0), part(provider.PartToolCall, 0), part(provider.PartReasoning, 1), part(provider.PartToolCall, 1)}},
+			[]provider.Part{part(provider.PartReasoning, 0), part(provider.PartToolCall, 0), part(provider.PartReasoning, 1), part(provider.PartToolCall, 1)}, false},
 		{"text between provider tool blocks", []provider.Event{reason(0), text("Let me "), text("search."), tool, tool, text("More."), tool}, -1,
-			[]provider.Part{part(provider.PartReasoning, 0), txt("Let me search."), part(provider.PartProviderTool, 0), part(provider.PartProviderTool, 1), txt("More."), part(provider.PartProviderTool, 2)}},
+			[]provider.Part{part(provider.PartReasoning, 0), txt("Let me search."), part(provider.PartProviderTool, 0), part(provider.PartProviderTool, 1), txt("More."), part(provider.PartProviderTool, 2)}, false},
 		{"a fragment of a placed block does not split the text", []provider.Event{reason(0), text("a"), reason(0), text("b")}, -1,
-			[]provider.Part{part(provider.PartReasoning, 0), txt("ab")}},
-		{"a signature after the text", []provider.Event{text("Hello"), reason(0)}, -1, []provider.Part{txt("Hello"), part(provider.PartReasoning, 0)}},
-		{"text cut short", []provider.Event{text("abc"), tool, text("def")}, 4, []provider.Part{txt("abc"), part(provider.PartProviderTool, 0), txt("d")}},
-		{"a text block cut away", []provider.Event{text("abc"), tool, text("def")}, 3, []provider.Part{txt("abc"), part(provider.PartProviderTool, 0)}},
+			[]provider.Part{part(provider.PartReasoning, 0), txt("ab")}, true},
+		{"a signature after the text", []provider.Event{text("Hello"), reason(0)}, -1, []provider.Part{txt("Hello"), part(provider.PartReasoning, 0)}, false},
+		{"text cut short", []provider.Event{text("abc"), tool, text("def")}, 4, []provider.Part{txt("abc"), part(provider.PartProviderTool, 0), txt("d")}, false},
+		{"a text block cut away", []provider.Event{text("abc"), tool, text("def")}, 3, []provider.Part{txt("abc"), part(provider.PartProviderTool, 0)}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,6 +52,9 @@ func TestOrder(t *testing.T) {
 			}
 			if got := o.Parts(reply); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("parts %+v, want %+v", got, tt.want)
+			}
+			if got := o.Usual(reply); got != tt.usual {
+				t.Errorf("Usual = %v, want %v", got, tt.usual)
 			}
 		})
 	}

@@ -221,6 +221,9 @@ func finalMessage(res *attemptResult) *llmrelayv1.Message {
 			Kind: t.Kind, Id: t.ID, Name: t.Name, Input: t.Input, Result: t.Result, Extra: t.Extra, Format: t.Format,
 		})
 	}
+	if res.order.Usual(msg.Content) {
+		return msg // the order every adapter takes without parts: no need to send it
+	}
 	for _, p := range res.order.Parts(msg.Content) {
 		var part llmrelayv1.Part
 		switch p.Kind {
@@ -238,47 +241,5 @@ func finalMessage(res *attemptResult) *llmrelayv1.Message {
 		}
 		msg.Parts = append(msg.Parts, &part)
 	}
-	if usualOrder(msg) {
-		msg.Parts = nil // the order every adapter takes without parts: no need to send it
-	}
 	return msg
-}
-
-// usualOrder reports whether msg's parts are in the order a message
-// without parts is taken in (provider.Message.Blocks): its reasoning, its
-// text as one block, its provider tool blocks, its tool calls.
-func usualOrder(msg *llmrelayv1.Message) bool {
-	parts := msg.GetParts()
-	at := func(i int) *llmrelayv1.Part {
-		if i < len(parts) {
-			return parts[i]
-		}
-		return nil
-	}
-	n := 0
-	for i := range msg.GetReasoning() {
-		if p, ok := at(n).GetPart().(*llmrelayv1.Part_Reasoning); !ok || p.Reasoning != uint32(i) {
-			return false
-		}
-		n++
-	}
-	if msg.GetContent() != "" {
-		if p, ok := at(n).GetPart().(*llmrelayv1.Part_Text); !ok || p.Text != msg.GetContent() {
-			return false
-		}
-		n++
-	}
-	for i := range msg.GetProviderTools() {
-		if p, ok := at(n).GetPart().(*llmrelayv1.Part_ProviderTool); !ok || p.ProviderTool != uint32(i) {
-			return false
-		}
-		n++
-	}
-	for i := range msg.GetToolCalls() {
-		if p, ok := at(n).GetPart().(*llmrelayv1.Part_ToolCall); !ok || p.ToolCall != uint32(i) {
-			return false
-		}
-		n++
-	}
-	return n == len(parts)
 }

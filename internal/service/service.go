@@ -518,7 +518,9 @@ func (r *attemptResult) providerMessage() provider.Message {
 	for _, tc := range r.toolCalls {
 		m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments(), Signature: tc.GetSignature()})
 	}
-	m.Parts = r.order.Parts(m.Content)
+	if !r.order.Usual(m.Content) {
+		m.Parts = r.order.Parts(m.Content)
+	}
 	return m
 }
 

@@ -3668,7 +3668,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"_resumable\"x\n" +
 	"\vOutputLimit\x12(\n" +
 	"\tmax_bytes\x18\x01 \x01(\x04B\v\xbaH\b2\x06\x18\x80\x80\x80\x80\x04R\bmaxBytes\x12?\n" +
-	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\x8a\x06\n" +
+	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\x80\x06\n" +
 	"\aMessage\x12\x8e\x01\n" +
 	"\x04role\x18\x01 \x01(\x0e2\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01a\n" +
 	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12#\n" +
@@ -3680,8 +3680,8 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\treasoning\x18\x05 \x03(\v2\x16.llmrelay.v1.ReasoningB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\treasoning\x12#\n" +
 	"\arefusal\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\arefusal\x122\n" +
 	"\x05parts\x18\a \x03(\v2\x11.llmrelay.v1.PartB\t\xbaH\x06\x92\x01\x03\x10\x80\bR\x05parts\x12P\n" +
-	"\x0eprovider_tools\x18\b \x03(\v2\x1e.llmrelay.v1.ProviderToolBlockB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\rproviderTools:\xef\x01\xbaH\xeb\x01\x1a\xe8\x01\n" +
-	"\x16message.assistant_only\x12Nreasoning, refusal, parts and provider_tools belong to ROLE_ASSISTANT messages\x1a~this.role == 3 || (size(this.reasoning) == 0 && this.refusal == '' && size(this.parts) == 0 && size(this.provider_tools) == 0)\"\x9c\x01\n" +
+	"\x0eprovider_tools\x18\b \x03(\v2\x1e.llmrelay.v1.ProviderToolBlockB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\rproviderTools:\xe5\x01\xbaH\xe1\x01\x1a\xde\x01\n" +
+	"\x16message.assistant_only\x12Nreasoning, refusal, parts and provider_tools belong to ROLE_ASSISTANT messages\x1atthis.role == 3 || (size(this.reasoning) == 0 && this.refusal == '' && !has(this.parts) && !has(this.provider_tools))\"\x9c\x01\n" +
 	"\x04Part\x12\x1f\n" +
 	"\x04text\x18\x01 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@H\x00R\x04text\x12\x1e\n" +
 	"\treasoning\x18\x02 \x01(\rH\x00R\treasoning\x12\x1d\n" +
