@@ -22,6 +22,7 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,6 +94,22 @@ type Config struct {
 	// (GenerateRequest.server_tools), and the tool loop's bounds; see
 	// docs/tools.md.
 	Tools servertools.Config `yaml:"tools"`
+
+	// DefaultListens names the listen settings ("listen",
+	// "metrics_listen") that Load found set by no file, variable or flag:
+	// their addresses are the embedded default's (ListenIsDefault). Not a
+	// setting: Load fills it in.
+	DefaultListens []string `yaml:"-"`
+}
+
+// ListenIsDefault reports whether the address of setting ("listen" or
+// "metrics_listen") is the embedded default's: Load found it set by no
+// config file, environment variable or flag. When that address is taken
+// (another llmrelay, or another program on 9464), the server may listen
+// on a free port of the same host instead and say so; an address someone
+// chose is used as it is, or the server fails.
+func (c *Config) ListenIsDefault(setting string) bool {
+	return slices.Contains(c.DefaultListens, setting)
 }
 
 // The sections each package owns: their types, defaults and checks live
@@ -326,6 +343,11 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	}
 	if err := cfg.finish(o); err != nil {
 		return nil, err
+	}
+	for _, setting := range []string{"listen", "metrics_listen"} {
+		if _, inFile := o.lines[setting]; !inFile && o.sources[setting] == "" {
+			cfg.DefaultListens = append(cfg.DefaultListens, setting)
+		}
 	}
 	return cfg, nil
 }

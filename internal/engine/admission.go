@@ -374,8 +374,8 @@ type Limits struct {
 	// with UNAVAILABLE (PROVIDER_BUSY).
 	ProviderQueue int `yaml:"provider_queue"`
 	// DefaultMaxOutputBytes is the output limit of a request that sets
-	// none (output_limit.max_bytes): the most bytes of text, tool-call
-	// arguments and reasoning one attempt may stream.
+	// none (output_limit.max_bytes): the most bytes of output (text,
+	// refusals, tool calls, reasoning) one attempt may stream.
 	DefaultMaxOutputBytes int64 `yaml:"default_max_output_bytes"`
 	// MaxOutputBytes caps any request's output limit. Final repeats the
 	// reply, so above about 3.5 MiB clients must raise their receive

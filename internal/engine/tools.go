@@ -109,7 +109,7 @@ func (c *call) runTurns(ctx context.Context) (*attemptResult, error) {
 		if err != nil || c.tools == nil {
 			return res, err
 		}
-		msg := assistantMessage(res)
+		msg := finalMessage(res)
 		c.tools.transcript = append(c.tools.transcript, msg)
 		var calls []serverCall
 		client := false
@@ -179,16 +179,21 @@ func (c *call) nextTurn(ctx context.Context) error {
 }
 
 // turnMessages returns the messages the provider request of a turn
-// carries after the request's own: the transcript so far.
-func (t *tools) turnMessages() []provider.Message {
+// carries after the request's own (first of them: the request's
+// messages[first]): the transcript so far.
+func (t *tools) turnMessages(first int) ([]provider.Message, error) {
 	if t == nil {
-		return nil
+		return nil, nil
 	}
 	out := make([]provider.Message, len(t.transcript))
 	for i, m := range t.transcript {
-		out[i] = providerMessage(m)
+		pm, err := providerMessage(first+i, m)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = pm
 	}
-	return out
+	return out, nil
 }
 
 // serverCall is a tool call of the model's reply to a server tool.
@@ -248,21 +253,6 @@ func (c *call) runTools(ctx context.Context, attempt int, calls []serverCall) ([
 		return nil, context.Cause(ctx)
 	}
 	return results, sendErr
-}
-
-// assistantMessage is the assistant message of a turn's successful
-// attempt: its text, reasoning, complete tool calls and refusal.
-func assistantMessage(res *attemptResult) *llmrelayv1.Message {
-	msg := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: res.text.String(), Refusal: res.refusal.String()}
-	for _, r := range res.providerReasoning() {
-		msg.Reasoning = append(msg.Reasoning, &llmrelayv1.Reasoning{Text: r.Text, Signature: r.Signature, Redacted: r.Redacted, Format: r.Format})
-	}
-	for _, tc := range res.toolCalls {
-		if tc.GetId() != "" || tc.GetName() != "" || tc.GetArguments() != "" {
-			msg.ToolCalls = append(msg.ToolCalls, tc)
-		}
-	}
-	return msg
 }
 
 // fillTools puts a call's server-tool outcome in its Final: the

@@ -381,7 +381,11 @@ func CheckSection(cfgs []Config, a Against, p setting.Problems) {
 		if cache == nil {
 			cache = schema.NewCache(a.Schemas)
 		}
-		if _, err := cache.Compile(b); err != nil {
+		sch, err := cache.Compile(b)
+		if err == nil {
+			err = sch.Admit()
+		}
+		if err != nil {
 			p.Bad(at, "%v", err)
 		}
 	}

@@ -8,8 +8,9 @@ import (
 
 // Config is the structured_output section of llmrelay's configuration:
 // the bounds on structured-output requests (DefaultConfig's values are the
-// only defaults). The zero Config bounds nothing and allows no re-ask:
-// tests and tools set what they need.
+// only defaults). The zero Config bounds nothing but the work of a check
+// (DefaultValidationBudget) and allows no re-ask: tests and tools set what
+// they need.
 type Config struct {
 	// DefaultValidationRetries is how many re-asks a call may make when the
 	// request leaves max_validation_retries unset.
@@ -23,6 +24,11 @@ type Config struct {
 	// SchemaCacheSize bounds how many compiled schemas a Cache keeps; the
 	// least recently used one is dropped first. Zero or less: no bound.
 	SchemaCacheSize int `yaml:"schema_cache_size"`
+	// ValidationBudget bounds the work of checking one reply, in
+	// validation steps (see DefaultValidationBudget, its default when zero
+	// or less): a check that would take more fails with a *BudgetError,
+	// and Schema.Admit refuses a schema on which any value would.
+	ValidationBudget int `yaml:"validation_budget"`
 	// PartialObjectMinInterval is the shortest time between two
 	// partial_object events of an attempt, whatever the request asks:
 	// a request's partial_object_interval shorter than it is raised to it.
@@ -35,7 +41,7 @@ type Config struct {
 
 // DefaultConfig returns the structured_output section's defaults.
 func DefaultConfig() Config {
-	return Config{DefaultValidationRetries: 2, MaxValidationRetries: 5, MaxSchemaBytes: 64 << 10, SchemaCacheSize: 256}
+	return Config{DefaultValidationRetries: 2, MaxValidationRetries: 5, MaxSchemaBytes: 64 << 10, SchemaCacheSize: 256, ValidationBudget: DefaultValidationBudget}
 }
 
 // Check reports the section's problems.
@@ -52,6 +58,9 @@ func (c Config) Check(p setting.Problems) {
 	}
 	if c.SchemaCacheSize <= 0 {
 		p.Bad("schema_cache_size", "must be positive")
+	}
+	if c.ValidationBudget <= 0 {
+		p.Bad("validation_budget", "must be positive")
 	}
 	if c.PartialObjectMinInterval < 0 || c.PartialObjectMinInterval > time.Minute {
 		p.Bad("partial_object_min_interval", "%s is not within 0..1m", setting.Duration(c.PartialObjectMinInterval))
@@ -74,4 +83,13 @@ func (c Config) ValidationRetries(requested *uint32) int {
 		n = int(min(*requested, uint32(max(c.MaxValidationRetries, 0))))
 	}
 	return max(min(n, c.MaxValidationRetries), 0)
+}
+
+// validationBudget returns ValidationBudget, or DefaultValidationBudget
+// when it is zero or less.
+func (c Config) validationBudget() int {
+	if c.ValidationBudget > 0 {
+		return c.ValidationBudget
+	}
+	return DefaultValidationBudget
 }

@@ -33,7 +33,11 @@
 // from the text: show it as "thinking" if you like, never as the answer; it
 // follows the same discard rule as the text. The `final` message carries it
 // (`message.reasoning`) with the opaque signatures some providers need: send
-// that message back unchanged in the next turn's `messages`.
+// that message back unchanged in the next turn's `messages`. It also keeps
+// the order of the reply's blocks (`message.parts`: thinking between tool
+// calls, text between the searches a provider ran itself) and the blocks
+// of tools the provider ran itself (`message.provider_tools`), which go
+// back as they came.
 //
 // Hedging (opt-in, `hedging`): when a provider is slow to start, llmrelay
 // may run a second attempt beside the first; whichever shows something
@@ -45,8 +49,13 @@
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
 // reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as
-// `attempts`, `provider`, `provider_status`, `provider_error_type`), and a
-// `google.rpc.RetryInfo` when waiting before calling again would help.
+// `attempts`, `provider`, `provider_status`, `provider_error_type`, and
+// `retry_reason`, why the last attempt failed, e.g. STALLED or OVERLOADED),
+// and a `google.rpc.RetryInfo` when waiting before calling again would help.
+// Every status carries the call's `request_id` in that metadata, and every
+// call, failed or not, in its `llmrelay-request-id` trailer: report it
+// with the status, and the server's log records of the call are found by
+// it.
 // Invalid requests carry a `google.rpc.BadRequest`: one field violation per
 // mistake, with the field's path (`messages[0].role`), a description written
 // for people and, for a rule of this file, the rule's id as its `reason`
@@ -119,9 +128,12 @@ const (
 	OnOutputLimit_ON_OUTPUT_LIMIT_FAIL OnOutputLimit = 1
 	// End the call with a `final` whose message holds the reply up to the
 	// limit (the last delta cut on a character boundary, so a tool call's
-	// arguments may be cut too) and whose `finish_reason` is
-	// FINISH_REASON_LENGTH. Not allowed with `response_format`, whose object
-	// could never conform once cut: INVALID_ARGUMENT.
+	// arguments, a refusal or reasoning text may be cut too; an opaque value
+	// that does not fit whole, such as a signature, a redacted reasoning
+	// block or a tool call's id or name, is left out) and whose
+	// `finish_reason` is FINISH_REASON_LENGTH. Not allowed with
+	// `response_format`, whose object could never conform once cut:
+	// INVALID_ARGUMENT.
 	OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE OnOutputLimit = 2
 )
 
@@ -479,8 +491,11 @@ const (
 	// byte, or showed no sign of life for `stream_idle_timeout` once
 	// streaming.
 	RetryReason_RETRY_REASON_STALLED RetryReason = 5
-	// Structured output did not parse or did not conform to the schema; the
-	// model is asked again with the validation errors.
+	// The model's output was invalid. Structured output that did not parse
+	// or did not conform to the schema: the model is asked again with the
+	// validation errors. A tool call the provider refused as malformed
+	// (Groq's `tool_use_failed`): the same request is tried again, once per
+	// call (docs/providers.md says why).
 	RetryReason_RETRY_REASON_INVALID_OUTPUT RetryReason = 6
 	// The target cannot serve the call and retrying it would not change
 	// that: its quota or spend limit is used up, it does not know the model
@@ -562,6 +577,13 @@ const (
 	// provider sent a refusal (OpenAI), and Anthropic's `refusal` stop reason
 	// is reported so.
 	FinishReason_FINISH_REASON_REFUSAL FinishReason = 6
+	// The provider paused a long turn before it was done (Anthropic's
+	// `pause_turn`: its server tools, such as web search, ran for many
+	// iterations). The turn is not over: to continue it, send the same
+	// request again with `final.message` appended, unchanged (its `parts`
+	// and `provider_tools` included), as the last message, and the model
+	// carries on where it stopped. Do not add a user message after it.
+	FinishReason_FINISH_REASON_PAUSED FinishReason = 7
 	// The model called server tools again after `max_tool_turns` turns had
 	// run them: the call ended without running them. `message` holds the
 	// unrun tool calls and `transcript` the conversation so far; send them
@@ -580,6 +602,7 @@ var (
 		4: "FINISH_REASON_CONTENT_FILTER",
 		5: "FINISH_REASON_OTHER",
 		6: "FINISH_REASON_REFUSAL",
+		7: "FINISH_REASON_PAUSED",
 		8: "FINISH_REASON_MAX_TOOL_TURNS",
 	}
 	FinishReason_value = map[string]int32{
@@ -590,6 +613,7 @@ var (
 		"FINISH_REASON_CONTENT_FILTER": 4,
 		"FINISH_REASON_OTHER":          5,
 		"FINISH_REASON_REFUSAL":        6,
+		"FINISH_REASON_PAUSED":         7,
 		"FINISH_REASON_MAX_TOOL_TURNS": 8,
 	}
 )
@@ -865,7 +889,11 @@ type GenerateRequest struct {
 	//
 	// `extra_headers` (an object of header names to string values) adds HTTP
 	// headers to the provider request instead (e.g. "anthropic-beta");
-	// credentials, Host and the body's framing headers cannot be set.
+	// credentials, Host and the body's framing headers cannot be set, and
+	// neither can a header the server's operator configured for the provider
+	// (its `headers`, such as OpenAI-Project or a gateway's credential): a
+	// request never replaces one, and naming one (in any case) is refused
+	// like the keys below, e.g. `provider_options.extra_headers.OpenAI-Project`.
 	//
 	// A key llmrelay sets itself from this request (model, messages/contents,
 	// system, stream, tools, tool_choice, the response format, and any field
@@ -1231,11 +1259,13 @@ func (x *GenerateRequest) GetMaxToolTurns() uint32 {
 }
 
 // OutputLimit bounds the size of a reply. Output is counted per attempt, in
-// UTF-8 bytes, as it streams: the text, the tool calls' arguments and, where
-// the provider streams it, the model's reasoning. `final` repeats the
-// reply, so the limit also keeps `final` within a client's message size
-// limit (4 MiB by default in gRPC libraries) when the server's limit is
-// below it, as by default.
+// UTF-8 bytes, as it streams: every byte of the reply the client receives
+// from the provider, whatever the event: the text, a refusal, the tool
+// calls (ids, names, arguments, signatures) and, where the provider
+// streams it, the model's reasoning (text, format, signatures, redacted
+// blocks). `final` repeats the reply, so the limit also keeps `final`
+// within a client's message size limit (4 MiB by default in gRPC
+// libraries) when the server's limit is below it, as by default.
 //
 // When an attempt's output reaches the limit, llmrelay stops it at the
 // provider at once (the provider's stream is cancelled, so generation, and
@@ -1325,6 +1355,42 @@ type Message struct {
 	// said why (OpenAI's `refusal`); `content` is then usually empty, and the
 	// final's finish_reason FINISH_REASON_REFUSAL. Not sent back to providers.
 	Refusal string `protobuf:"bytes,6,opt,name=refusal,proto3" json:"refusal,omitempty"`
+	// For ROLE_ASSISTANT: the order of the turn's blocks, exactly as the
+	// provider sent them. The fields above hold each kind of block apart
+	// (the text in `content`, the reasoning blocks in `reasoning`, the tool
+	// calls in `tool_calls`, the provider's own tool blocks in
+	// `provider_tools`); `parts` says in which order they came, one part per
+	// block: a text block with its text, or which reasoning block, tool call
+	// or provider tool block comes next. Replies interleave them: a model
+	// may think, call a tool, think again and call another (Anthropic's
+	// interleaved thinking), or write text between the searches it runs
+	// itself.
+	//
+	// A message without `parts` is in the usual order: its reasoning blocks,
+	// its text (one block), its provider tool blocks, its tool calls.
+	// `final.message` has `parts` whenever the reply came in another order,
+	// so that an empty `parts` always means the usual order. Send it back as
+	// it is: every adapter sends the blocks in this order where its wire
+	// format keeps one (Anthropic's content blocks, Gemini's parts,
+	// Mistral's content parts), and providers that check the order
+	// (Anthropic, with thinking and tool use) accept the turn only so.
+	//
+	// When set, it must describe the message exactly: its text parts,
+	// concatenated, are `content`, and it names every reasoning block, tool
+	// call and provider tool block once; otherwise the request is
+	// INVALID_ARGUMENT naming the part. Edit `content` and drop `parts`
+	// together, or neither.
+	Parts []*Part `protobuf:"bytes,7,rep,name=parts,proto3" json:"parts,omitempty"`
+	// For ROLE_ASSISTANT: the blocks of the tools the provider ran itself in
+	// this turn (Anthropic's server tools: web search, web fetch, code
+	// execution, tool search; its MCP connector), calls and results, in the
+	// order they came (`parts` places them among the other blocks).
+	// llmrelay neither runs nor reads these tools: it carries their blocks
+	// so that the turn can go back to the provider as it came, which the
+	// provider needs to continue a paused turn (FINISH_REASON_PAUSED) and to
+	// keep the results in the conversation. Send them back unchanged; an
+	// adapter leaves out blocks of another provider's format.
+	ProviderTools []*ProviderToolBlock `protobuf:"bytes,8,rep,name=provider_tools,json=providerTools,proto3" json:"provider_tools,omitempty"`
 	// For ROLE_TOOL messages of a `final.transcript`: the server tool llmrelay
 	// ran to produce this result, as requests name it ("everything/echo").
 	// Empty for the results of tools the client ran. Informational: providers
@@ -1411,6 +1477,20 @@ func (x *Message) GetRefusal() string {
 	return ""
 }
 
+func (x *Message) GetParts() []*Part {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+func (x *Message) GetProviderTools() []*ProviderToolBlock {
+	if x != nil {
+		return x.ProviderTools
+	}
+	return nil
+}
+
 func (x *Message) GetServerTool() string {
 	if x != nil {
 		return x.ServerTool
@@ -1423,6 +1503,250 @@ func (x *Message) GetToolError() bool {
 		return x.ToolError
 	}
 	return false
+}
+
+// Part is one block of an assistant turn, in the order of
+// `Message.parts`: a text block, or the place of one of the message's
+// reasoning blocks, tool calls or provider tool blocks. Exactly one of its
+// fields is set.
+type Part struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The block.
+	//
+	// Types that are valid to be assigned to Part:
+	//
+	//	*Part_Text
+	//	*Part_Reasoning
+	//	*Part_ToolCall
+	//	*Part_ProviderTool
+	Part          isPart_Part `protobuf_oneof:"part"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Part) Reset() {
+	*x = Part{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Part) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Part) ProtoMessage() {}
+
+func (x *Part) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Part.ProtoReflect.Descriptor instead.
+func (*Part) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Part) GetPart() isPart_Part {
+	if x != nil {
+		return x.Part
+	}
+	return nil
+}
+
+func (x *Part) GetText() string {
+	if x != nil {
+		if x, ok := x.Part.(*Part_Text); ok {
+			return x.Text
+		}
+	}
+	return ""
+}
+
+func (x *Part) GetReasoning() uint32 {
+	if x != nil {
+		if x, ok := x.Part.(*Part_Reasoning); ok {
+			return x.Reasoning
+		}
+	}
+	return 0
+}
+
+func (x *Part) GetToolCall() uint32 {
+	if x != nil {
+		if x, ok := x.Part.(*Part_ToolCall); ok {
+			return x.ToolCall
+		}
+	}
+	return 0
+}
+
+func (x *Part) GetProviderTool() uint32 {
+	if x != nil {
+		if x, ok := x.Part.(*Part_ProviderTool); ok {
+			return x.ProviderTool
+		}
+	}
+	return 0
+}
+
+type isPart_Part interface {
+	isPart_Part()
+}
+
+type Part_Text struct {
+	// A text block: its text, a piece of `Message.content` (the text
+	// parts of a message, concatenated, are its `content`).
+	Text string `protobuf:"bytes,1,opt,name=text,proto3,oneof"`
+}
+
+type Part_Reasoning struct {
+	// `Message.reasoning[reasoning]` comes here.
+	Reasoning uint32 `protobuf:"varint,2,opt,name=reasoning,proto3,oneof"`
+}
+
+type Part_ToolCall struct {
+	// `Message.tool_calls[tool_call]` comes here.
+	ToolCall uint32 `protobuf:"varint,3,opt,name=tool_call,json=toolCall,proto3,oneof"`
+}
+
+type Part_ProviderTool struct {
+	// `Message.provider_tools[provider_tool]` comes here.
+	ProviderTool uint32 `protobuf:"varint,4,opt,name=provider_tool,json=providerTool,proto3,oneof"`
+}
+
+func (*Part_Text) isPart_Part() {}
+
+func (*Part_Reasoning) isPart_Part() {}
+
+func (*Part_ToolCall) isPart_Part() {}
+
+func (*Part_ProviderTool) isPart_Part() {}
+
+// ProviderToolBlock is one content block of a tool that the provider ran
+// itself during the turn (a "server tool"): the model's call of the tool,
+// or the tool's result, as the provider sent it. llmrelay carries it
+// opaquely: `kind`, `id` and `name` say what it is, `input` and `result`
+// hold the provider's JSON as it came, and `extra` whatever else the block
+// had, so that the adapter that read it writes it back byte for byte in
+// content. Do not change it.
+type ProviderToolBlock struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The provider's type of the block. Anthropic: "server_tool_use" (a call
+	// of a server tool), "web_search_tool_result", "web_fetch_tool_result",
+	// "code_execution_tool_result", "bash_code_execution_tool_result",
+	// "text_editor_code_execution_tool_result", "tool_search_tool_result"
+	// (results), "mcp_tool_use" and "mcp_tool_result" (its MCP connector),
+	// and the kinds it adds later.
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The tool call's id: a call's own id, or for a result the id of the
+	// call it answers (Anthropic's `tool_use_id`).
+	Id string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	// For a call: the tool's name, e.g. "web_search". Empty for a result.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// For a call: its input, the JSON text the provider sent (an object),
+	// e.g. `{"query": "San Francisco weather today"}`. Empty for a result.
+	Input string `protobuf:"bytes,4,opt,name=input,proto3" json:"input,omitempty"`
+	// For a result: the result, the JSON text the provider sent (Anthropic:
+	// the block's `content`, a list of results or an error object; a web
+	// search's results carry `encrypted_content` the provider needs back).
+	// Empty for a call.
+	Result string `protobuf:"bytes,5,opt,name=result,proto3" json:"result,omitempty"`
+	// The block's other fields, as a JSON object (Anthropic's `caller`, an
+	// MCP block's `server_name` or `is_error`); empty when it had none.
+	Extra string `protobuf:"bytes,6,opt,name=extra,proto3" json:"extra,omitempty"`
+	// The wire format the block came in, set by llmrelay: "anthropic". An
+	// adapter sends back the blocks of its own formats only. Keep it as it
+	// is.
+	Format        string `protobuf:"bytes,7,opt,name=format,proto3" json:"format,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProviderToolBlock) Reset() {
+	*x = ProviderToolBlock{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProviderToolBlock) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProviderToolBlock) ProtoMessage() {}
+
+func (x *ProviderToolBlock) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProviderToolBlock.ProtoReflect.Descriptor instead.
+func (*ProviderToolBlock) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ProviderToolBlock) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ProviderToolBlock) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ProviderToolBlock) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ProviderToolBlock) GetInput() string {
+	if x != nil {
+		return x.Input
+	}
+	return ""
+}
+
+func (x *ProviderToolBlock) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+func (x *ProviderToolBlock) GetExtra() string {
+	if x != nil {
+		return x.Extra
+	}
+	return ""
+}
+
+func (x *ProviderToolBlock) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
 }
 
 // Reasoning is one block of a model's reasoning (its "thinking"), as the
@@ -1444,16 +1768,34 @@ type Reasoning struct {
 	Redacted string `protobuf:"bytes,3,opt,name=redacted,proto3" json:"redacted,omitempty"`
 	// The wire format the block came in, set by llmrelay: "anthropic",
 	// "gemini", "openai.reasoning_content", "openai.reasoning",
-	// "mistral.thinking" or "mock". An adapter sends back the blocks of its
-	// own formats only. Keep it as it is.
-	Format        string `protobuf:"bytes,4,opt,name=format,proto3" json:"format,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// "openrouter.reasoning_details", "mistral.thinking" or "mock". An
+	// adapter sends back the blocks of its own formats only. Keep it as it
+	// is.
+	Format string `protobuf:"bytes,4,opt,name=format,proto3" json:"format,omitempty"`
+	// Opaque: the provider's id of the block, when it gives one
+	// (OpenRouter's reasoning_details `id`, such as the `rs_…` id of an
+	// OpenAI reasoning item, which must come back with its encrypted data).
+	// Keep it as it is.
+	Id string `protobuf:"bytes,5,opt,name=id,proto3" json:"id,omitempty"`
+	// What kind of block it is, when its format has several (OpenRouter's
+	// reasoning_details `type`: "reasoning.text" (readable `text`, maybe a
+	// `signature`), "reasoning.summary" (`text` is a summary of the
+	// reasoning), "reasoning.encrypted" (the block is in `redacted`)).
+	// Empty for formats of one kind. Keep it as it is.
+	Kind string `protobuf:"bytes,6,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The format the model's own provider gave the block, when a router
+	// relays it (OpenRouter's reasoning_details `format`:
+	// "anthropic-claude-v1", "openai-responses-v1", "xai-responses-v1",
+	// "google-gemini-v1", ...); the router needs it back to hand the block
+	// to that provider. Keep it as it is.
+	ProviderFormat string `protobuf:"bytes,7,opt,name=provider_format,json=providerFormat,proto3" json:"provider_format,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Reasoning) Reset() {
 	*x = Reasoning{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1465,7 +1807,7 @@ func (x *Reasoning) String() string {
 func (*Reasoning) ProtoMessage() {}
 
 func (x *Reasoning) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1478,7 +1820,7 @@ func (x *Reasoning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reasoning.ProtoReflect.Descriptor instead.
 func (*Reasoning) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Reasoning) GetText() string {
@@ -1509,6 +1851,27 @@ func (x *Reasoning) GetFormat() string {
 	return ""
 }
 
+func (x *Reasoning) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Reasoning) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Reasoning) GetProviderFormat() string {
+	if x != nil {
+		return x.ProviderFormat
+	}
+	return ""
+}
+
 // ToolCall is one complete call the model made to a tool.
 type ToolCall struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1531,7 +1894,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1543,7 +1906,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1556,7 +1919,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ToolCall) GetId() string {
@@ -1605,7 +1968,7 @@ type GenerationConfig struct {
 
 func (x *GenerationConfig) Reset() {
 	*x = GenerationConfig{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1617,7 +1980,7 @@ func (x *GenerationConfig) String() string {
 func (*GenerationConfig) ProtoMessage() {}
 
 func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1630,7 +1993,7 @@ func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerationConfig.ProtoReflect.Descriptor instead.
 func (*GenerationConfig) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GenerationConfig) GetMaxOutputTokens() uint32 {
@@ -1677,7 +2040,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1689,7 +2052,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1702,7 +2065,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Tool) GetName() string {
@@ -1739,7 +2102,7 @@ type ToolChoice struct {
 
 func (x *ToolChoice) Reset() {
 	*x = ToolChoice{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1751,7 +2114,7 @@ func (x *ToolChoice) String() string {
 func (*ToolChoice) ProtoMessage() {}
 
 func (x *ToolChoice) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1764,7 +2127,7 @@ func (x *ToolChoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolChoice.ProtoReflect.Descriptor instead.
 func (*ToolChoice) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ToolChoice) GetMode() ToolChoiceMode {
@@ -1847,7 +2210,7 @@ type ResponseFormat struct {
 
 func (x *ResponseFormat) Reset() {
 	*x = ResponseFormat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1859,7 +2222,7 @@ func (x *ResponseFormat) String() string {
 func (*ResponseFormat) ProtoMessage() {}
 
 func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1872,7 +2235,7 @@ func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseFormat.ProtoReflect.Descriptor instead.
 func (*ResponseFormat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ResponseFormat) GetJsonSchema() *structpb.Struct {
@@ -1942,7 +2305,7 @@ type RetryPolicy struct {
 
 func (x *RetryPolicy) Reset() {
 	*x = RetryPolicy{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1954,7 +2317,7 @@ func (x *RetryPolicy) String() string {
 func (*RetryPolicy) ProtoMessage() {}
 
 func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1967,7 +2330,7 @@ func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryPolicy.ProtoReflect.Descriptor instead.
 func (*RetryPolicy) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RetryPolicy) GetMaxAttempts() uint32 {
@@ -2075,7 +2438,7 @@ type HedgePolicy struct {
 
 func (x *HedgePolicy) Reset() {
 	*x = HedgePolicy{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2087,7 +2450,7 @@ func (x *HedgePolicy) String() string {
 func (*HedgePolicy) ProtoMessage() {}
 
 func (x *HedgePolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2100,7 +2463,7 @@ func (x *HedgePolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HedgePolicy.ProtoReflect.Descriptor instead.
 func (*HedgePolicy) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *HedgePolicy) GetHedgeAfter() *durationpb.Duration {
@@ -2168,7 +2531,7 @@ type GenerateEvent struct {
 
 func (x *GenerateEvent) Reset() {
 	*x = GenerateEvent{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2180,7 +2543,7 @@ func (x *GenerateEvent) String() string {
 func (*GenerateEvent) ProtoMessage() {}
 
 func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2193,7 +2556,7 @@ func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateEvent.ProtoReflect.Descriptor instead.
 func (*GenerateEvent) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GenerateEvent) GetSequence() uint64 {
@@ -2374,7 +2737,7 @@ type ToolProgress struct {
 
 func (x *ToolProgress) Reset() {
 	*x = ToolProgress{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2386,7 +2749,7 @@ func (x *ToolProgress) String() string {
 func (*ToolProgress) ProtoMessage() {}
 
 func (x *ToolProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2399,7 +2762,7 @@ func (x *ToolProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolProgress.ProtoReflect.Descriptor instead.
 func (*ToolProgress) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ToolProgress) GetToolCallId() string {
@@ -2468,7 +2831,7 @@ type ToolResult struct {
 
 func (x *ToolResult) Reset() {
 	*x = ToolResult{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2480,7 +2843,7 @@ func (x *ToolResult) String() string {
 func (*ToolResult) ProtoMessage() {}
 
 func (x *ToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2493,7 +2856,7 @@ func (x *ToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
 func (*ToolResult) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ToolResult) GetToolCallId() string {
@@ -2549,7 +2912,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2561,7 +2924,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2574,7 +2937,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
 }
 
 // Delta is a fragment of the reply. Concatenating the `text` of the deltas of
@@ -2597,7 +2960,7 @@ type Delta struct {
 
 func (x *Delta) Reset() {
 	*x = Delta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2609,7 +2972,7 @@ func (x *Delta) String() string {
 func (*Delta) ProtoMessage() {}
 
 func (x *Delta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2622,7 +2985,7 @@ func (x *Delta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delta.ProtoReflect.Descriptor instead.
 func (*Delta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Delta) GetText() string {
@@ -2676,7 +3039,7 @@ type ReasoningDelta struct {
 
 func (x *ReasoningDelta) Reset() {
 	*x = ReasoningDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2688,7 +3051,7 @@ func (x *ReasoningDelta) String() string {
 func (*ReasoningDelta) ProtoMessage() {}
 
 func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2701,7 +3064,7 @@ func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReasoningDelta.ProtoReflect.Descriptor instead.
 func (*ReasoningDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ReasoningDelta) GetIndex() uint32 {
@@ -2759,7 +3122,7 @@ type ToolCallDelta struct {
 
 func (x *ToolCallDelta) Reset() {
 	*x = ToolCallDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2771,7 +3134,7 @@ func (x *ToolCallDelta) String() string {
 func (*ToolCallDelta) ProtoMessage() {}
 
 func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2784,7 +3147,7 @@ func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallDelta.ProtoReflect.Descriptor instead.
 func (*ToolCallDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ToolCallDelta) GetIndex() uint32 {
@@ -2852,7 +3215,7 @@ type WillRetry struct {
 
 func (x *WillRetry) Reset() {
 	*x = WillRetry{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2864,7 +3227,7 @@ func (x *WillRetry) String() string {
 func (*WillRetry) ProtoMessage() {}
 
 func (x *WillRetry) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2877,7 +3240,7 @@ func (x *WillRetry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WillRetry.ProtoReflect.Descriptor instead.
 func (*WillRetry) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *WillRetry) GetReason() RetryReason {
@@ -2996,7 +3359,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3008,7 +3371,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3021,7 +3384,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Final) GetMessage() *Message {
@@ -3148,7 +3511,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3160,7 +3523,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3173,7 +3536,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Usage) GetInputTokens() uint64 {
@@ -3230,7 +3593,7 @@ type ValidationError struct {
 
 func (x *ValidationError) Reset() {
 	*x = ValidationError{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3242,7 +3605,7 @@ func (x *ValidationError) String() string {
 func (*ValidationError) ProtoMessage() {}
 
 func (x *ValidationError) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3255,7 +3618,7 @@ func (x *ValidationError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidationError.ProtoReflect.Descriptor instead.
 func (*ValidationError) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ValidationError) GetAttempt() uint32 {
@@ -3298,7 +3661,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3310,7 +3673,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3323,7 +3686,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListModelsRequest) GetProvider() string {
@@ -3344,7 +3707,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3356,7 +3719,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3369,7 +3732,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{24}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListModelsResponse) GetModels() []*Model {
@@ -3407,7 +3770,7 @@ type Model struct {
 
 func (x *Model) Reset() {
 	*x = Model{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3419,7 +3782,7 @@ func (x *Model) String() string {
 func (*Model) ProtoMessage() {}
 
 func (x *Model) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3432,7 +3795,7 @@ func (x *Model) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Model.ProtoReflect.Descriptor instead.
 func (*Model) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{25}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Model) GetId() string {
@@ -3510,7 +3873,7 @@ type RouteTarget struct {
 
 func (x *RouteTarget) Reset() {
 	*x = RouteTarget{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3522,7 +3885,7 @@ func (x *RouteTarget) String() string {
 func (*RouteTarget) ProtoMessage() {}
 
 func (x *RouteTarget) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3535,7 +3898,7 @@ func (x *RouteTarget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteTarget.ProtoReflect.Descriptor instead.
 func (*RouteTarget) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{26}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RouteTarget) GetModel() string {
@@ -3595,7 +3958,7 @@ type TargetHealth struct {
 
 func (x *TargetHealth) Reset() {
 	*x = TargetHealth{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3607,7 +3970,7 @@ func (x *TargetHealth) String() string {
 func (*TargetHealth) ProtoMessage() {}
 
 func (x *TargetHealth) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3620,7 +3983,7 @@ func (x *TargetHealth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TargetHealth.ProtoReflect.Descriptor instead.
 func (*TargetHealth) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{27}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *TargetHealth) GetEjected() bool {
@@ -3663,7 +4026,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3675,7 +4038,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3688,7 +4051,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{28}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListToolsRequest) GetServer() string {
@@ -3714,7 +4077,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3726,7 +4089,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3739,7 +4102,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{29}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListToolsResponse) GetTools() []*ServerTool {
@@ -3788,7 +4151,7 @@ type ServerTool struct {
 
 func (x *ServerTool) Reset() {
 	*x = ServerTool{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3800,7 +4163,7 @@ func (x *ServerTool) String() string {
 func (*ServerTool) ProtoMessage() {}
 
 func (x *ServerTool) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3813,7 +4176,7 @@ func (x *ServerTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerTool.ProtoReflect.Descriptor instead.
 func (*ServerTool) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{30}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ServerTool) GetName() string {
@@ -3891,7 +4254,7 @@ type ToolServer struct {
 
 func (x *ToolServer) Reset() {
 	*x = ToolServer{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3903,7 +4266,7 @@ func (x *ToolServer) String() string {
 func (*ToolServer) ProtoMessage() {}
 
 func (x *ToolServer) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3916,7 +4279,7 @@ func (x *ToolServer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolServer.ProtoReflect.Descriptor instead.
 func (*ToolServer) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{31}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ToolServer) GetName() string {
@@ -3997,7 +4360,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x0f_max_tool_turns\"x\n" +
 	"\vOutputLimit\x12(\n" +
 	"\tmax_bytes\x18\x01 \x01(\x04B\v\xbaH\b2\x06\x18\x80\x80\x80\x80\x04R\bmaxBytes\x12?\n" +
-	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\xfc\x04\n" +
+	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\xca\x06\n" +
 	"\aMessage\x12\x8e\x01\n" +
 	"\x04role\x18\x01 \x01(\x0e2\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01a\n" +
 	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12#\n" +
@@ -4007,17 +4370,37 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\ftool_call_id\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\n" +
 	"toolCallId\x12?\n" +
 	"\treasoning\x18\x05 \x03(\v2\x16.llmrelay.v1.ReasoningB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\treasoning\x12#\n" +
-	"\arefusal\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\arefusal\x12)\n" +
+	"\arefusal\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\arefusal\x122\n" +
+	"\x05parts\x18\a \x03(\v2\x11.llmrelay.v1.PartB\t\xbaH\x06\x92\x01\x03\x10\x80\bR\x05parts\x12P\n" +
+	"\x0eprovider_tools\x18\b \x03(\v2\x1e.llmrelay.v1.ProviderToolBlockB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\rproviderTools\x12)\n" +
 	"\vserver_tool\x18\x14 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\n" +
 	"serverTool\x12\x1d\n" +
 	"\n" +
-	"tool_error\x18\x15 \x01(\bR\ttoolError:\x9d\x01\xbaH\x99\x01\x1a\x96\x01\n" +
-	"\x16message.assistant_only\x127reasoning and refusal belong to ROLE_ASSISTANT messages\x1aCthis.role == 3 || (size(this.reasoning) == 0 && this.refusal == '')\"\x9b\x01\n" +
+	"tool_error\x18\x15 \x01(\bR\ttoolError:\xe5\x01\xbaH\xe1\x01\x1a\xde\x01\n" +
+	"\x16message.assistant_only\x12Nreasoning, refusal, parts and provider_tools belong to ROLE_ASSISTANT messages\x1atthis.role == 3 || (size(this.reasoning) == 0 && this.refusal == '' && !has(this.parts) && !has(this.provider_tools))\"\x9c\x01\n" +
+	"\x04Part\x12\x1f\n" +
+	"\x04text\x18\x01 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@H\x00R\x04text\x12\x1e\n" +
+	"\treasoning\x18\x02 \x01(\rH\x00R\treasoning\x12\x1d\n" +
+	"\ttool_call\x18\x03 \x01(\rH\x00R\btoolCall\x12%\n" +
+	"\rprovider_tool\x18\x04 \x01(\rH\x00R\fproviderToolB\r\n" +
+	"\x04part\x12\x05\xbaH\x02\b\x01\"\xf1\x01\n" +
+	"\x11ProviderToolBlock\x12\x1e\n" +
+	"\x04kind\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x04kind\x12\x18\n" +
+	"\x02id\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\x02id\x12\x1c\n" +
+	"\x04name\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04name\x12\x1f\n" +
+	"\x05input\x18\x04 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\x05input\x12!\n" +
+	"\x06result\x18\x05 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\x06result\x12\x1f\n" +
+	"\x05extra\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80\x04R\x05extra\x12\x1f\n" +
+	"\x06format\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\"\x84\x02\n" +
 	"\tReasoning\x12\x1d\n" +
 	"\x04text\x18\x01 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\x04text\x12'\n" +
 	"\tsignature\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\tsignature\x12%\n" +
 	"\bredacted\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\bredacted\x12\x1f\n" +
-	"\x06format\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\"\x94\x01\n" +
+	"\x06format\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\x12\x18\n" +
+	"\x02id\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\x02id\x12\x1b\n" +
+	"\x04kind\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04kind\x120\n" +
+	"\x0fprovider_format\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\x0eproviderFormat\"\x94\x01\n" +
 	"\bToolCall\x12\x18\n" +
 	"\x02id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\x02id\x12\x1c\n" +
 	"\x04name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04name\x12'\n" +
@@ -4250,7 +4633,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x16RETRY_REASON_TRANSPORT\x10\x04\x12\x18\n" +
 	"\x14RETRY_REASON_STALLED\x10\x05\x12\x1f\n" +
 	"\x1bRETRY_REASON_INVALID_OUTPUT\x10\x06\x12\x1f\n" +
-	"\x1bRETRY_REASON_TARGET_REFUSED\x10\t*\xf5\x01\n" +
+	"\x1bRETRY_REASON_TARGET_REFUSED\x10\t*\x8f\x02\n" +
 	"\fFinishReason\x12\x1d\n" +
 	"\x19FINISH_REASON_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12FINISH_REASON_STOP\x10\x01\x12\x18\n" +
@@ -4258,7 +4641,8 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x18FINISH_REASON_TOOL_CALLS\x10\x03\x12 \n" +
 	"\x1cFINISH_REASON_CONTENT_FILTER\x10\x04\x12\x17\n" +
 	"\x13FINISH_REASON_OTHER\x10\x05\x12\x19\n" +
-	"\x15FINISH_REASON_REFUSAL\x10\x06\x12 \n" +
+	"\x15FINISH_REASON_REFUSAL\x10\x06\x12\x18\n" +
+	"\x14FINISH_REASON_PAUSED\x10\a\x12 \n" +
 	"\x1cFINISH_REASON_MAX_TOOL_TURNS\x10\b*\\\n" +
 	"\tModelKind\x12\x1a\n" +
 	"\x16MODEL_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
@@ -4289,7 +4673,7 @@ func file_llmrelay_v1_llmrelay_proto_rawDescGZIP() []byte {
 }
 
 var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 10)
-var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(OnOutputLimit)(0),            // 0: llmrelay.v1.OnOutputLimit
 	(Role)(0),                     // 1: llmrelay.v1.Role
@@ -4305,113 +4689,117 @@ var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(*GenerateRequest)(nil),       // 11: llmrelay.v1.GenerateRequest
 	(*OutputLimit)(nil),           // 12: llmrelay.v1.OutputLimit
 	(*Message)(nil),               // 13: llmrelay.v1.Message
-	(*Reasoning)(nil),             // 14: llmrelay.v1.Reasoning
-	(*ToolCall)(nil),              // 15: llmrelay.v1.ToolCall
-	(*GenerationConfig)(nil),      // 16: llmrelay.v1.GenerationConfig
-	(*Tool)(nil),                  // 17: llmrelay.v1.Tool
-	(*ToolChoice)(nil),            // 18: llmrelay.v1.ToolChoice
-	(*ResponseFormat)(nil),        // 19: llmrelay.v1.ResponseFormat
-	(*RetryPolicy)(nil),           // 20: llmrelay.v1.RetryPolicy
-	(*HedgePolicy)(nil),           // 21: llmrelay.v1.HedgePolicy
-	(*GenerateEvent)(nil),         // 22: llmrelay.v1.GenerateEvent
-	(*ToolProgress)(nil),          // 23: llmrelay.v1.ToolProgress
-	(*ToolResult)(nil),            // 24: llmrelay.v1.ToolResult
-	(*Heartbeat)(nil),             // 25: llmrelay.v1.Heartbeat
-	(*Delta)(nil),                 // 26: llmrelay.v1.Delta
-	(*ReasoningDelta)(nil),        // 27: llmrelay.v1.ReasoningDelta
-	(*ToolCallDelta)(nil),         // 28: llmrelay.v1.ToolCallDelta
-	(*WillRetry)(nil),             // 29: llmrelay.v1.WillRetry
-	(*Final)(nil),                 // 30: llmrelay.v1.Final
-	(*Usage)(nil),                 // 31: llmrelay.v1.Usage
-	(*ValidationError)(nil),       // 32: llmrelay.v1.ValidationError
-	(*ListModelsRequest)(nil),     // 33: llmrelay.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),    // 34: llmrelay.v1.ListModelsResponse
-	(*Model)(nil),                 // 35: llmrelay.v1.Model
-	(*RouteTarget)(nil),           // 36: llmrelay.v1.RouteTarget
-	(*TargetHealth)(nil),          // 37: llmrelay.v1.TargetHealth
-	(*ListToolsRequest)(nil),      // 38: llmrelay.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),     // 39: llmrelay.v1.ListToolsResponse
-	(*ServerTool)(nil),            // 40: llmrelay.v1.ServerTool
-	(*ToolServer)(nil),            // 41: llmrelay.v1.ToolServer
-	nil,                           // 42: llmrelay.v1.GenerateRequest.MetadataEntry
-	nil,                           // 43: llmrelay.v1.Final.AnnotationsEntry
-	(*durationpb.Duration)(nil),   // 44: google.protobuf.Duration
-	(*structpb.Struct)(nil),       // 45: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 46: google.protobuf.Value
-	(*status.Status)(nil),         // 47: google.rpc.Status
-	(*timestamppb.Timestamp)(nil), // 48: google.protobuf.Timestamp
+	(*Part)(nil),                  // 14: llmrelay.v1.Part
+	(*ProviderToolBlock)(nil),     // 15: llmrelay.v1.ProviderToolBlock
+	(*Reasoning)(nil),             // 16: llmrelay.v1.Reasoning
+	(*ToolCall)(nil),              // 17: llmrelay.v1.ToolCall
+	(*GenerationConfig)(nil),      // 18: llmrelay.v1.GenerationConfig
+	(*Tool)(nil),                  // 19: llmrelay.v1.Tool
+	(*ToolChoice)(nil),            // 20: llmrelay.v1.ToolChoice
+	(*ResponseFormat)(nil),        // 21: llmrelay.v1.ResponseFormat
+	(*RetryPolicy)(nil),           // 22: llmrelay.v1.RetryPolicy
+	(*HedgePolicy)(nil),           // 23: llmrelay.v1.HedgePolicy
+	(*GenerateEvent)(nil),         // 24: llmrelay.v1.GenerateEvent
+	(*ToolProgress)(nil),          // 25: llmrelay.v1.ToolProgress
+	(*ToolResult)(nil),            // 26: llmrelay.v1.ToolResult
+	(*Heartbeat)(nil),             // 27: llmrelay.v1.Heartbeat
+	(*Delta)(nil),                 // 28: llmrelay.v1.Delta
+	(*ReasoningDelta)(nil),        // 29: llmrelay.v1.ReasoningDelta
+	(*ToolCallDelta)(nil),         // 30: llmrelay.v1.ToolCallDelta
+	(*WillRetry)(nil),             // 31: llmrelay.v1.WillRetry
+	(*Final)(nil),                 // 32: llmrelay.v1.Final
+	(*Usage)(nil),                 // 33: llmrelay.v1.Usage
+	(*ValidationError)(nil),       // 34: llmrelay.v1.ValidationError
+	(*ListModelsRequest)(nil),     // 35: llmrelay.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),    // 36: llmrelay.v1.ListModelsResponse
+	(*Model)(nil),                 // 37: llmrelay.v1.Model
+	(*RouteTarget)(nil),           // 38: llmrelay.v1.RouteTarget
+	(*TargetHealth)(nil),          // 39: llmrelay.v1.TargetHealth
+	(*ListToolsRequest)(nil),      // 40: llmrelay.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),     // 41: llmrelay.v1.ListToolsResponse
+	(*ServerTool)(nil),            // 42: llmrelay.v1.ServerTool
+	(*ToolServer)(nil),            // 43: llmrelay.v1.ToolServer
+	nil,                           // 44: llmrelay.v1.GenerateRequest.MetadataEntry
+	nil,                           // 45: llmrelay.v1.Final.AnnotationsEntry
+	(*durationpb.Duration)(nil),   // 46: google.protobuf.Duration
+	(*structpb.Struct)(nil),       // 47: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 48: google.protobuf.Value
+	(*status.Status)(nil),         // 49: google.rpc.Status
+	(*timestamppb.Timestamp)(nil), // 50: google.protobuf.Timestamp
 }
 var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	13, // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
-	16, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
-	17, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
-	18, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
-	19, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
-	20, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
-	44, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
-	45, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
-	42, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
-	44, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
+	18, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
+	19, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
+	20, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
+	21, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
+	22, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
+	46, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
+	47, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
+	44, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
+	46, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
 	12, // 10: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
-	44, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
-	21, // 12: llmrelay.v1.GenerateRequest.hedging:type_name -> llmrelay.v1.HedgePolicy
+	46, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
+	23, // 12: llmrelay.v1.GenerateRequest.hedging:type_name -> llmrelay.v1.HedgePolicy
 	0,  // 13: llmrelay.v1.OutputLimit.on_limit:type_name -> llmrelay.v1.OnOutputLimit
 	1,  // 14: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
-	15, // 15: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
-	14, // 16: llmrelay.v1.Message.reasoning:type_name -> llmrelay.v1.Reasoning
-	45, // 17: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
-	2,  // 18: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
-	45, // 19: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
-	3,  // 20: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	44, // 21: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
-	44, // 22: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	44, // 23: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
-	4,  // 24: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	44, // 25: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
-	5,  // 26: llmrelay.v1.HedgePolicy.target:type_name -> llmrelay.v1.HedgeTarget
-	26, // 27: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
-	29, // 28: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
-	30, // 29: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	46, // 30: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
-	25, // 31: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
-	23, // 32: llmrelay.v1.GenerateEvent.tool_progress:type_name -> llmrelay.v1.ToolProgress
-	24, // 33: llmrelay.v1.GenerateEvent.tool_result:type_name -> llmrelay.v1.ToolResult
-	28, // 34: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
-	27, // 35: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
-	6,  // 36: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	44, // 37: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	47, // 38: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
-	13, // 39: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	46, // 40: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
-	7,  // 41: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
-	31, // 42: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
-	32, // 43: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	43, // 44: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
-	13, // 45: llmrelay.v1.Final.transcript:type_name -> llmrelay.v1.Message
-	35, // 46: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
-	8,  // 47: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
-	36, // 48: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
-	9,  // 49: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
-	37, // 50: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
-	37, // 51: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
-	48, // 52: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
-	40, // 53: llmrelay.v1.ListToolsResponse.tools:type_name -> llmrelay.v1.ServerTool
-	41, // 54: llmrelay.v1.ListToolsResponse.servers:type_name -> llmrelay.v1.ToolServer
-	45, // 55: llmrelay.v1.ServerTool.input_schema:type_name -> google.protobuf.Struct
-	48, // 56: llmrelay.v1.ToolServer.listed_at:type_name -> google.protobuf.Timestamp
-	11, // 57: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	33, // 58: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	10, // 59: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
-	38, // 60: llmrelay.v1.LLMService.ListTools:input_type -> llmrelay.v1.ListToolsRequest
-	22, // 61: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	34, // 62: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	22, // 63: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
-	39, // 64: llmrelay.v1.LLMService.ListTools:output_type -> llmrelay.v1.ListToolsResponse
-	61, // [61:65] is the sub-list for method output_type
-	57, // [57:61] is the sub-list for method input_type
-	57, // [57:57] is the sub-list for extension type_name
-	57, // [57:57] is the sub-list for extension extendee
-	0,  // [0:57] is the sub-list for field type_name
+	17, // 15: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
+	16, // 16: llmrelay.v1.Message.reasoning:type_name -> llmrelay.v1.Reasoning
+	14, // 17: llmrelay.v1.Message.parts:type_name -> llmrelay.v1.Part
+	15, // 18: llmrelay.v1.Message.provider_tools:type_name -> llmrelay.v1.ProviderToolBlock
+	47, // 19: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	2,  // 20: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
+	47, // 21: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
+	3,  // 22: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
+	46, // 23: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
+	46, // 24: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	46, // 25: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	4,  // 26: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
+	46, // 27: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
+	5,  // 28: llmrelay.v1.HedgePolicy.target:type_name -> llmrelay.v1.HedgeTarget
+	28, // 29: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
+	31, // 30: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
+	32, // 31: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
+	48, // 32: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	27, // 33: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
+	25, // 34: llmrelay.v1.GenerateEvent.tool_progress:type_name -> llmrelay.v1.ToolProgress
+	26, // 35: llmrelay.v1.GenerateEvent.tool_result:type_name -> llmrelay.v1.ToolResult
+	30, // 36: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
+	29, // 37: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
+	6,  // 38: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
+	46, // 39: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	49, // 40: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	13, // 41: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
+	48, // 42: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	7,  // 43: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
+	33, // 44: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
+	34, // 45: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
+	45, // 46: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
+	13, // 47: llmrelay.v1.Final.transcript:type_name -> llmrelay.v1.Message
+	37, // 48: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
+	8,  // 49: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
+	38, // 50: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
+	9,  // 51: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
+	39, // 52: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
+	39, // 53: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
+	50, // 54: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
+	42, // 55: llmrelay.v1.ListToolsResponse.tools:type_name -> llmrelay.v1.ServerTool
+	43, // 56: llmrelay.v1.ListToolsResponse.servers:type_name -> llmrelay.v1.ToolServer
+	47, // 57: llmrelay.v1.ServerTool.input_schema:type_name -> google.protobuf.Struct
+	50, // 58: llmrelay.v1.ToolServer.listed_at:type_name -> google.protobuf.Timestamp
+	11, // 59: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	35, // 60: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	10, // 61: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
+	40, // 62: llmrelay.v1.LLMService.ListTools:input_type -> llmrelay.v1.ListToolsRequest
+	24, // 63: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	36, // 64: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	24, // 65: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
+	41, // 66: llmrelay.v1.LLMService.ListTools:output_type -> llmrelay.v1.ListToolsResponse
+	63, // [63:67] is the sub-list for method output_type
+	59, // [59:63] is the sub-list for method input_type
+	59, // [59:59] is the sub-list for extension type_name
+	59, // [59:59] is the sub-list for extension extendee
+	0,  // [0:59] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }
@@ -4420,10 +4808,16 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 		return
 	}
 	file_llmrelay_v1_llmrelay_proto_msgTypes[1].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[6].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[9].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[4].OneofWrappers = []any{
+		(*Part_Text)(nil),
+		(*Part_Reasoning)(nil),
+		(*Part_ToolCall)(nil),
+		(*Part_ProviderTool)(nil),
+	}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[8].OneofWrappers = []any{}
 	file_llmrelay_v1_llmrelay_proto_msgTypes[11].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[12].OneofWrappers = []any{
+	file_llmrelay_v1_llmrelay_proto_msgTypes[13].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[14].OneofWrappers = []any{
 		(*GenerateEvent_Delta)(nil),
 		(*GenerateEvent_WillRetry)(nil),
 		(*GenerateEvent_Final)(nil),
@@ -4432,14 +4826,14 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 		(*GenerateEvent_ToolProgress)(nil),
 		(*GenerateEvent_ToolResult)(nil),
 	}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[13].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_v1_llmrelay_proto_rawDesc), len(file_llmrelay_v1_llmrelay_proto_rawDesc)),
 			NumEnums:      10,
-			NumMessages:   34,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -33,7 +33,11 @@
 // from the text: show it as "thinking" if you like, never as the answer; it
 // follows the same discard rule as the text. The `final` message carries it
 // (`message.reasoning`) with the opaque signatures some providers need: send
-// that message back unchanged in the next turn's `messages`.
+// that message back unchanged in the next turn's `messages`. It also keeps
+// the order of the reply's blocks (`message.parts`: thinking between tool
+// calls, text between the searches a provider ran itself) and the blocks
+// of tools the provider ran itself (`message.provider_tools`), which go
+// back as they came.
 //
 // Hedging (opt-in, `hedging`): when a provider is slow to start, llmrelay
 // may run a second attempt beside the first; whichever shows something
@@ -45,8 +49,13 @@
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
 // reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as
-// `attempts`, `provider`, `provider_status`, `provider_error_type`), and a
-// `google.rpc.RetryInfo` when waiting before calling again would help.
+// `attempts`, `provider`, `provider_status`, `provider_error_type`, and
+// `retry_reason`, why the last attempt failed, e.g. STALLED or OVERLOADED),
+// and a `google.rpc.RetryInfo` when waiting before calling again would help.
+// Every status carries the call's `request_id` in that metadata, and every
+// call, failed or not, in its `llmrelay-request-id` trailer: report it
+// with the status, and the server's log records of the call are found by
+// it.
 // Invalid requests carry a `google.rpc.BadRequest`: one field violation per
 // mistake, with the field's path (`messages[0].role`), a description written
 // for people and, for a rule of this file, the rule's id as its `reason`
@@ -95,7 +104,7 @@ import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file llmrelay/v1/llmrelay.proto.
  */
 export const file_llmrelay_v1_llmrelay: GenFile = /*@__PURE__*/
-  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEiSwoNUmVzdW1lUmVxdWVzdBIiCgpyZXF1ZXN0X2lkGAEgASgJQg66SAPIAQG6SAVyA7ABARIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoBCKoDwoPR2VuZXJhdGVSZXF1ZXN0Eo8ECgVtb2RlbBgBIAEoCUL/A7pIA8gBAbpIBXIDGIACuki0AroBsAIKDG1vZGVsLmZvcm1hdBLRAW11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvOiBhIGxvd2VyLWNhc2UgbmFtZSwgYW5kIGZvciBhIHByb3ZpZGVyJ3MgbW9kZWwgYSBzbGFzaCwgdGhlbiB0aGUgcHJvdmlkZXIncyBtb2RlbCBuYW1lIChsZXR0ZXJzLCBkaWdpdHMgYW5kIC4gXyA6IC8gQCArIC0pGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpuki1AboBsQEKE21vZGVsLnBhdGhfc2VnbWVudHMSTnRoZSBtb2RlbCBuYW1lIG11c3Qgbm90IGhhdmUgYW4gZW1wdHksICIuIiBvciAiLi4iIHNlZ21lbnQgYmV0d2VlbiBpdHMgc2xhc2hlcxpKdGhpcyA9PSAnJyB8fCAhdGhpcy5zcGxpdCgnLycpLmV4aXN0cyhzLCBzID09ICcnIHx8IHMgPT0gJy4nIHx8IHMgPT0gJy4uJykSMwoIbWVzc2FnZXMYAiADKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlQgu6SAiSAQUIARCACBIxCgpnZW5lcmF0aW9uGAMgASgLMh0ubGxtcmVsYXkudjEuR2VuZXJhdGlvbkNvbmZpZxIrCgV0b29scxgEIAMoCzIRLmxsbXJlbGF5LnYxLlRvb2xCCbpIBpIBAxCAARIsCgt0b29sX2Nob2ljZRgFIAEoCzIXLmxsbXJlbGF5LnYxLlRvb2xDaG9pY2USNAoPcmVzcG9uc2VfZm9ybWF0GAYgASgLMhsubGxtcmVsYXkudjEuUmVzcG9uc2VGb3JtYXQSJwoFcmV0cnkYByABKAsyGC5sbG1yZWxheS52MS5SZXRyeVBvbGljeRJFChNzdHJlYW1faWRsZV90aW1lb3V0GAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQg26SAqqAQciAwiQHCoAEiIKCnJlcXVlc3RfaWQYCSABKAlCDrpIA9gBAbpIBXIDsAEBEjEKEHByb3ZpZGVyX29wdGlvbnMYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EsYDCg9mYWxsYmFja19tb2RlbHMYDyADKAlCrAO6SAWSAQIQCLpICpIBByIFcgMYgAK6SMkBkgHFASLCAboBvgEKFmZhbGxiYWNrX21vZGVscy5mb3JtYXQSVm11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpukjGAZIBwgEivwG6AbsBCh1mYWxsYmFja19tb2RlbHMucGF0aF9zZWdtZW50cxJOdGhlIG1vZGVsIG5hbWUgbXVzdCBub3QgaGF2ZSBhbiBlbXB0eSwgIi4iIG9yICIuLiIgc2VnbWVudCBiZXR3ZWVuIGl0cyBzbGFzaGVzGkp0aGlzID09ICcnIHx8ICF0aGlzLnNwbGl0KCcvJykuZXhpc3RzKHMsIHMgPT0gJycgfHwgcyA9PSAnLicgfHwgcyA9PSAnLi4nKRJWCghtZXRhZGF0YRgLIAMoCzIqLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdC5NZXRhZGF0YUVudHJ5Qhi6SBWaARIQQCIHcgUQASiAASoFcgMogAgSRQoTZmlyc3RfZXZlbnRfdGltZW91dBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIkBwqABIuCgxvdXRwdXRfbGltaXQYDSABKAsyGC5sbG1yZWxheS52MS5PdXRwdXRMaW1pdBJEChJoZWFydGJlYXRfaW50ZXJ2YWwYDiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASFgoJcmVzdW1hYmxlGBAgASgISACIAQESKQoHaGVkZ2luZxgRIAEoCzIYLmxsbXJlbGF5LnYxLkhlZGdlUG9saWN5EicKDHNlcnZlcl90b29scxgUIAMoCUIRukgOkgELEEAiB3IFEAEYgAISJwoObWF4X3Rvb2xfdHVybnMYFSABKA1CCrpIByoFGOgHKAFIAYgBARovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDAoKX3Jlc3VtYWJsZUIRCg9fbWF4X3Rvb2xfdHVybnMiZQoLT3V0cHV0TGltaXQSHgoJbWF4X2J5dGVzGAEgASgEQgu6SAgyBhiAgICABBI2Cghvbl9saW1pdBgCIAEoDjIaLmxsbXJlbGF5LnYxLk9uT3V0cHV0TGltaXRCCLpIBYIBAhABIqsECgdNZXNzYWdlEogBCgRyb2xlGAEgASgOMhEubGxtcmVsYXkudjEuUm9sZUJnukhkugFhCgxyb2xlLmRlZmluZWQSO211c3QgYmUgUk9MRV9TWVNURU0sIFJPTEVfVVNFUiwgUk9MRV9BU1NJU1RBTlQgb3IgUk9MRV9UT09MGhR0aGlzIGluIFsxLCAyLCAzLCA0XRIaCgdjb250ZW50GAIgASgJQgm6SAZyBCiAgEASNAoKdG9vbF9jYWxscxgDIAMoCzIVLmxsbXJlbGF5LnYxLlRvb2xDYWxsQgm6SAaSAQMQgAESHgoMdG9vbF9jYWxsX2lkGAQgASgJQgi6SAVyAxiAAhI0CglyZWFzb25pbmcYBSADKAsyFi5sbG1yZWxheS52MS5SZWFzb25pbmdCCbpIBpIBAxCAAhIaCgdyZWZ1c2FsGAYgASgJQgm6SAZyBCiAgEASHQoLc2VydmVyX3Rvb2wYFCABKAlCCLpIBXIDGIACEhIKCnRvb2xfZXJyb3IYFSABKAg6nQG6SJkBGpYBChZtZXNzYWdlLmFzc2lzdGFudF9vbmx5EjdyZWFzb25pbmcgYW5kIHJlZnVzYWwgYmVsb25nIHRvIFJPTEVfQVNTSVNUQU5UIG1lc3NhZ2VzGkN0aGlzLnJvbGUgPT0gMyB8fCAoc2l6ZSh0aGlzLnJlYXNvbmluZykgPT0gMCAmJiB0aGlzLnJlZnVzYWwgPT0gJycpIngKCVJlYXNvbmluZxIXCgR0ZXh0GAEgASgJQgm6SAZyBCiAgEASHAoJc2lnbmF0dXJlGAIgASgJQgm6SAZyBCiAgEASGwoIcmVkYWN0ZWQYAyABKAlCCbpIBnIEKICAQBIXCgZmb3JtYXQYBCABKAlCB7pIBHICGEAidAoIVG9vbENhbGwSFAoCaWQYASABKAlCCLpIBXIDGIACEhYKBG5hbWUYAiABKAlCCLpIBXIDGIABEhwKCWFyZ3VtZW50cxgDIAEoCUIJukgGcgQogIBAEhwKCXNpZ25hdHVyZRgEIAEoCUIJukgGcgQogIBAIuABChBHZW5lcmF0aW9uQ29uZmlnEisKEW1heF9vdXRwdXRfdG9rZW5zGAEgASgNQgu6SAgqBhjAhD0oAUgAiAEBEikKC3RlbXBlcmF0dXJlGAIgASgCQg+6SAwKCh0AAABALQAAAABIAYgBARIjCgV0b3BfcBgDIAEoAkIPukgMCgodAACAPy0AAAAASAKIAQESHwoEc3RvcBgEIAMoCUIRukgOkgELEBAiB3IFEAEogAJCFAoSX21heF9vdXRwdXRfdG9rZW5zQg4KDF90ZW1wZXJhdHVyZUIICgZfdG9wX3Ai1wEKBFRvb2wSgQEKBG5hbWUYASABKAlCc7pIcLoBbQoJdG9vbC5uYW1lEjltdXN0IGJlIDEgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2UgZ2V0X3dlYXRoZXIaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MSw2NH0kJykSHgoLZGVzY3JpcHRpb24YAiABKAlCCbpIBnIEKICAARIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJYCgpUb29sQ2hvaWNlEjMKBG1vZGUYASABKA4yGy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlTW9kZUIIukgFggECEAESFQoEbmFtZRgCIAEoCUIHukgEcgIYQCLDAwoOUmVzcG9uc2VGb3JtYXQSNAoLanNvbl9zY2hlbWEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qga6SAPIAQESkQEKBG5hbWUYAiABKAlCggG6SH+6AXwKFHJlc3BvbnNlX2Zvcm1hdC5uYW1lEj1tdXN0IGJlIHVwIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIHdlYXRoZXJfcmVwb3J0GiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezAsNjR9JCcpEiwKFm1heF92YWxpZGF0aW9uX3JldHJpZXMYAyABKA1CB7pIBCoCGApIAIgBARI0Cgpvbl9pbnZhbGlkGAQgASgOMhYubGxtcmVsYXkudjEuT25JbnZhbGlkQgi6SAWCAQIQARIeChZzdHJlYW1fcGFydGlhbF9vYmplY3RzGAUgASgIEkgKF3BhcnRpYWxfb2JqZWN0X2ludGVydmFsGAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8MgBCGQoXX21heF92YWxpZGF0aW9uX3JldHJpZXMi4gEKC1JldHJ5UG9saWN5Eh0KDG1heF9hdHRlbXB0cxgBIAEoDUIHukgEKgIYChJACg9pbml0aWFsX2JhY2tvZmYYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDLpICaoBBiICCDwqABI9CgttYXhfYmFja29mZhgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIrAIqABIzCgltaWRzdHJlYW0YBCABKA4yFi5sbG1yZWxheS52MS5NaWRzdHJlYW1CCLpIBYIBAhABIsMBCgtIZWRnZVBvbGljeRI9CgtoZWRnZV9hZnRlchgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIrAIqABIQCghhZGFwdGl2ZRgCIAEoCBIgCgptYXhfaGVkZ2VzGAMgASgNQge6SAQqAhgCSACIAQESMgoGdGFyZ2V0GAQgASgOMhgubGxtcmVsYXkudjEuSGVkZ2VUYXJnZXRCCLpIBYIBAhABQg0KC19tYXhfaGVkZ2VzIoQDCg1HZW5lcmF0ZUV2ZW50EhAKCHNlcXVlbmNlGAEgASgEEg8KB2F0dGVtcHQYAiABKA0SIwoFZGVsdGEYAyABKAsyEi5sbG1yZWxheS52MS5EZWx0YUgAEiwKCndpbGxfcmV0cnkYBCABKAsyFi5sbG1yZWxheS52MS5XaWxsUmV0cnlIABIjCgVmaW5hbBgFIAEoCzISLmxsbXJlbGF5LnYxLkZpbmFsSAASMAoOcGFydGlhbF9vYmplY3QYBiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVIABIrCgloZWFydGJlYXQYByABKAsyFi5sbG1yZWxheS52MS5IZWFydGJlYXRIABIyCg10b29sX3Byb2dyZXNzGAkgASgLMhkubGxtcmVsYXkudjEuVG9vbFByb2dyZXNzSAASLgoLdG9vbF9yZXN1bHQYCiABKAsyFy5sbG1yZWxheS52MS5Ub29sUmVzdWx0SAASDAoEdHVybhgIIAEoDUIHCgVldmVudCJzCgxUb29sUHJvZ3Jlc3MSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhAKCHByb2dyZXNzGAIgASgBEhIKBXRvdGFsGAMgASgBSACIAQESDwoHbWVzc2FnZRgEIAEoCRIMCgRuYW1lGAUgASgJQggKBl90b3RhbCJ4CgpUb29sUmVzdWx0EhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEg8KB2NvbnRlbnQYAyABKAkSEAoIaXNfZXJyb3IYBCABKAgSEQoJdHJ1bmNhdGVkGAUgASgIEhAKCGF0dGVtcHRzGAYgASgNIgsKCUhlYXJ0YmVhdCKFAQoFRGVsdGESDAoEdGV4dBgBIAEoCRItCgl0b29sX2NhbGwYAiABKAsyGi5sbG1yZWxheS52MS5Ub29sQ2FsbERlbHRhEi4KCXJlYXNvbmluZxgDIAEoCzIbLmxsbXJlbGF5LnYxLlJlYXNvbmluZ0RlbHRhEg8KB3JlZnVzYWwYBCABKAkiYgoOUmVhc29uaW5nRGVsdGESDQoFaW5kZXgYASABKA0SDAoEdGV4dBgCIAEoCRIRCglzaWduYXR1cmUYAyABKAkSEAoIcmVkYWN0ZWQYBCABKAkSDgoGZm9ybWF0GAUgASgJIlEKDVRvb2xDYWxsRGVsdGESDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIXCg9hcmd1bWVudHNfZGVsdGEYBCABKAki7gEKCVdpbGxSZXRyeRIoCgZyZWFzb24YASABKA4yGC5sbG1yZWxheS52MS5SZXRyeVJlYXNvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIUCgxuZXh0X2F0dGVtcHQYAyABKA0SFwoPZGlzY2FyZF9wYXJ0aWFsGAQgASgIEiEKBWNhdXNlGAUgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMSFQoNbmV4dF9wcm92aWRlchgGIAEoCRISCgpuZXh0X21vZGVsGAcgASgJEhAKCGZhbGxiYWNrGAggASgIIvkDCgVGaW5hbBIlCgdtZXNzYWdlGAEgASgLMhQubGxtcmVsYXkudjEuTWVzc2FnZRImCgZvYmplY3QYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSMAoNZmluaXNoX3JlYXNvbhgDIAEoDjIZLmxsbXJlbGF5LnYxLkZpbmlzaFJlYXNvbhIhCgV1c2FnZRgEIAEoCzISLmxsbXJlbGF5LnYxLlVzYWdlEhAKCGF0dGVtcHRzGAUgASgNEhoKEnZhbGlkYXRpb25fcmV0cmllcxgGIAEoDRI3ChF2YWxpZGF0aW9uX2Vycm9ycxgHIAMoCzIcLmxsbXJlbGF5LnYxLlZhbGlkYXRpb25FcnJvchIQCghwcm92aWRlchgIIAEoCRINCgVtb2RlbBgJIAEoCRIOCgZoZWRnZXMYCiABKA0SDQoFcm91dGUYDSABKAkSOAoLYW5ub3RhdGlvbnMYDiADKAsyIy5sbG1yZWxheS52MS5GaW5hbC5Bbm5vdGF0aW9uc0VudHJ5EigKCnRyYW5zY3JpcHQYFCADKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlEg0KBXR1cm5zGBUgASgNGjIKEEFubm90YXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKQAQoFVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQSGAoQcmVhc29uaW5nX3Rva2VucxgDIAEoBBIbChNjYWNoZWRfaW5wdXRfdG9rZW5zGAQgASgEEiMKG2NhY2hlX2NyZWF0aW9uX2lucHV0X3Rva2VucxgFIAEoBCJoCg9WYWxpZGF0aW9uRXJyb3ISDwoHYXR0ZW1wdBgBIAEoDRIZChFpbnN0YW5jZV9sb2NhdGlvbhgCIAEoCRIYChBrZXl3b3JkX2xvY2F0aW9uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkiLgoRTGlzdE1vZGVsc1JlcXVlc3QSGQoIcHJvdmlkZXIYASABKAlCB7pIBHICGD8iOAoSTGlzdE1vZGVsc1Jlc3BvbnNlEiIKBm1vZGVscxgBIAMoCzISLmxsbXJlbGF5LnYxLk1vZGVsIvIBCgVNb2RlbBIKCgJpZBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIVCg1wcm92aWRlcl9raW5kGAMgASgJEgwKBG5hbWUYBCABKAkSJAoEa2luZBgFIAEoDjIWLmxsbXJlbGF5LnYxLk1vZGVsS2luZBIpCgd0YXJnZXRzGAYgAygLMhgubGxtcmVsYXkudjEuUm91dGVUYXJnZXQSKgoHYmFsYW5jZRgHIAEoDjIZLmxsbXJlbGF5LnYxLlJvdXRlQmFsYW5jZRIpCgZoZWFsdGgYCCABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgidwoLUm91dGVUYXJnZXQSDQoFbW9kZWwYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSDAoEbmFtZRgDIAEoCRIOCgZ3ZWlnaHQYBCABKA0SKQoGaGVhbHRoGAUgASgLMhkubGxtcmVsYXkudjEuVGFyZ2V0SGVhbHRoIoMBCgxUYXJnZXRIZWFsdGgSDwoHZWplY3RlZBgBIAEoCBIxCg1lamVjdGVkX3VudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgDIAEoDRIRCgllamVjdGlvbnMYBCABKA0iKwoQTGlzdFRvb2xzUmVxdWVzdBIXCgZzZXJ2ZXIYASABKAlCB7pIBHICGD8iZQoRTGlzdFRvb2xzUmVzcG9uc2USJgoFdG9vbHMYASADKAsyFy5sbG1yZWxheS52MS5TZXJ2ZXJUb29sEigKB3NlcnZlcnMYAiADKAsyFy5sbG1yZWxheS52MS5Ub29sU2VydmVyIrgBCgpTZXJ2ZXJUb29sEgwKBG5hbWUYASABKAkSDgoGc2VydmVyGAIgASgJEhIKCm1vZGVsX25hbWUYAyABKAkSDQoFdGl0bGUYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkSLQoMaW5wdXRfc2NoZW1hGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCglhdmFpbGFibGUYByABKAgSEgoKaWRlbXBvdGVudBgIIAEoCCJrCgpUb29sU2VydmVyEgwKBG5hbWUYASABKAkSEQoJYXZhaWxhYmxlGAIgASgIEi0KCWxpc3RlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFdG9vbHMYBCABKA0qaAoNT25PdXRwdXRMaW1pdBIfChtPTl9PVVRQVVRfTElNSVRfVU5TUEVDSUZJRUQQABIYChRPTl9PVVRQVVRfTElNSVRfRkFJTBABEhwKGE9OX09VVFBVVF9MSU1JVF9UUlVOQ0FURRACKl8KBFJvbGUSFAoQUk9MRV9VTlNQRUNJRklFRBAAEg8KC1JPTEVfU1lTVEVNEAESDQoJUk9MRV9VU0VSEAISEgoOUk9MRV9BU1NJU1RBTlQQAxINCglST0xFX1RPT0wQBCqiAQoOVG9vbENob2ljZU1vZGUSIAocVE9PTF9DSE9JQ0VfTU9ERV9VTlNQRUNJRklFRBAAEhkKFVRPT0xfQ0hPSUNFX01PREVfQVVUTxABEhkKFVRPT0xfQ0hPSUNFX01PREVfTk9ORRACEh0KGVRPT0xfQ0hPSUNFX01PREVfUkVRVUlSRUQQAxIZChVUT09MX0NIT0lDRV9NT0RFX1RPT0wQBCpYCglPbkludmFsaWQSGgoWT05fSU5WQUxJRF9VTlNQRUNJRklFRBAAEhMKD09OX0lOVkFMSURfRkFJTBABEhoKFk9OX0lOVkFMSURfUkVUVVJOX1RFWFQQAipRCglNaWRzdHJlYW0SGQoVTUlEU1RSRUFNX1VOU1BFQ0lGSUVEEAASFQoRTUlEU1RSRUFNX1JFU1RBUlQQARISCg5NSURTVFJFQU1fRkFJTBACKlkKC0hlZGdlVGFyZ2V0EhwKGEhFREdFX1RBUkdFVF9VTlNQRUNJRklFRBAAEhUKEUhFREdFX1RBUkdFVF9TQU1FEAESFQoRSEVER0VfVEFSR0VUX05FWFQQAir+AQoLUmV0cnlSZWFzb24SHAoYUkVUUllfUkVBU09OX1VOU1BFQ0lGSUVEEAASHQoZUkVUUllfUkVBU09OX1JBVEVfTElNSVRFRBABEhsKF1JFVFJZX1JFQVNPTl9PVkVSTE9BREVEEAISHQoZUkVUUllfUkVBU09OX1NFUlZFUl9FUlJPUhADEhoKFlJFVFJZX1JFQVNPTl9UUkFOU1BPUlQQBBIYChRSRVRSWV9SRUFTT05fU1RBTExFRBAFEh8KG1JFVFJZX1JFQVNPTl9JTlZBTElEX09VVFBVVBAGEh8KG1JFVFJZX1JFQVNPTl9UQVJHRVRfUkVGVVNFRBAJKvUBCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhYKEkZJTklTSF9SRUFTT05fU1RPUBABEhgKFEZJTklTSF9SRUFTT05fTEVOR1RIEAISHAoYRklOSVNIX1JFQVNPTl9UT09MX0NBTExTEAMSIAocRklOSVNIX1JFQVNPTl9DT05URU5UX0ZJTFRFUhAEEhcKE0ZJTklTSF9SRUFTT05fT1RIRVIQBRIZChVGSU5JU0hfUkVBU09OX1JFRlVTQUwQBhIgChxGSU5JU0hfUkVBU09OX01BWF9UT09MX1RVUk5TEAgqXAoJTW9kZWxLaW5kEhoKFk1PREVMX0tJTkRfVU5TUEVDSUZJRUQQABIdChlNT0RFTF9LSU5EX1BST1ZJREVSX01PREVMEAESFAoQTU9ERUxfS0lORF9ST1VURRACKmQKDFJvdXRlQmFsYW5jZRIdChlST1VURV9CQUxBTkNFX1VOU1BFQ0lGSUVEEAASGQoVUk9VVEVfQkFMQU5DRV9PUkRFUkVEEAESGgoWUk9VVEVfQkFMQU5DRV9XRUlHSFRFRBACMrMCCgpMTE1TZXJ2aWNlEkYKCEdlbmVyYXRlEhwubGxtcmVsYXkudjEuR2VuZXJhdGVSZXF1ZXN0GhoubGxtcmVsYXkudjEuR2VuZXJhdGVFdmVudDABEk0KCkxpc3RNb2RlbHMSHi5sbG1yZWxheS52MS5MaXN0TW9kZWxzUmVxdWVzdBofLmxsbXJlbGF5LnYxLkxpc3RNb2RlbHNSZXNwb25zZRJCCgZSZXN1bWUSGi5sbG1yZWxheS52MS5SZXN1bWVSZXF1ZXN0GhoubGxtcmVsYXkudjEuR2VuZXJhdGVFdmVudDABEkoKCUxpc3RUb29scxIdLmxsbXJlbGF5LnYxLkxpc3RUb29sc1JlcXVlc3QaHi5sbG1yZWxheS52MS5MaXN0VG9vbHNSZXNwb25zZUI8WjpnaXRodWIuY29tL2xsbXJlbGF5L2xsbXJlbGF5L2dlbi9nby9sbG1yZWxheS92MTtsbG1yZWxheXYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
+  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEiSwoNUmVzdW1lUmVxdWVzdBIiCgpyZXF1ZXN0X2lkGAEgASgJQg66SAPIAQG6SAVyA7ABARIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoBCKoDwoPR2VuZXJhdGVSZXF1ZXN0Eo8ECgVtb2RlbBgBIAEoCUL/A7pIA8gBAbpIBXIDGIACuki0AroBsAIKDG1vZGVsLmZvcm1hdBLRAW11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvOiBhIGxvd2VyLWNhc2UgbmFtZSwgYW5kIGZvciBhIHByb3ZpZGVyJ3MgbW9kZWwgYSBzbGFzaCwgdGhlbiB0aGUgcHJvdmlkZXIncyBtb2RlbCBuYW1lIChsZXR0ZXJzLCBkaWdpdHMgYW5kIC4gXyA6IC8gQCArIC0pGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpuki1AboBsQEKE21vZGVsLnBhdGhfc2VnbWVudHMSTnRoZSBtb2RlbCBuYW1lIG11c3Qgbm90IGhhdmUgYW4gZW1wdHksICIuIiBvciAiLi4iIHNlZ21lbnQgYmV0d2VlbiBpdHMgc2xhc2hlcxpKdGhpcyA9PSAnJyB8fCAhdGhpcy5zcGxpdCgnLycpLmV4aXN0cyhzLCBzID09ICcnIHx8IHMgPT0gJy4nIHx8IHMgPT0gJy4uJykSMwoIbWVzc2FnZXMYAiADKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlQgu6SAiSAQUIARCACBIxCgpnZW5lcmF0aW9uGAMgASgLMh0ubGxtcmVsYXkudjEuR2VuZXJhdGlvbkNvbmZpZxIrCgV0b29scxgEIAMoCzIRLmxsbXJlbGF5LnYxLlRvb2xCCbpIBpIBAxCAARIsCgt0b29sX2Nob2ljZRgFIAEoCzIXLmxsbXJlbGF5LnYxLlRvb2xDaG9pY2USNAoPcmVzcG9uc2VfZm9ybWF0GAYgASgLMhsubGxtcmVsYXkudjEuUmVzcG9uc2VGb3JtYXQSJwoFcmV0cnkYByABKAsyGC5sbG1yZWxheS52MS5SZXRyeVBvbGljeRJFChNzdHJlYW1faWRsZV90aW1lb3V0GAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQg26SAqqAQciAwiQHCoAEiIKCnJlcXVlc3RfaWQYCSABKAlCDrpIA9gBAbpIBXIDsAEBEjEKEHByb3ZpZGVyX29wdGlvbnMYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EsYDCg9mYWxsYmFja19tb2RlbHMYDyADKAlCrAO6SAWSAQIQCLpICpIBByIFcgMYgAK6SMkBkgHFASLCAboBvgEKFmZhbGxiYWNrX21vZGVscy5mb3JtYXQSVm11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpukjGAZIBwgEivwG6AbsBCh1mYWxsYmFja19tb2RlbHMucGF0aF9zZWdtZW50cxJOdGhlIG1vZGVsIG5hbWUgbXVzdCBub3QgaGF2ZSBhbiBlbXB0eSwgIi4iIG9yICIuLiIgc2VnbWVudCBiZXR3ZWVuIGl0cyBzbGFzaGVzGkp0aGlzID09ICcnIHx8ICF0aGlzLnNwbGl0KCcvJykuZXhpc3RzKHMsIHMgPT0gJycgfHwgcyA9PSAnLicgfHwgcyA9PSAnLi4nKRJWCghtZXRhZGF0YRgLIAMoCzIqLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdC5NZXRhZGF0YUVudHJ5Qhi6SBWaARIQQCIHcgUQASiAASoFcgMogAgSRQoTZmlyc3RfZXZlbnRfdGltZW91dBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIkBwqABIuCgxvdXRwdXRfbGltaXQYDSABKAsyGC5sbG1yZWxheS52MS5PdXRwdXRMaW1pdBJEChJoZWFydGJlYXRfaW50ZXJ2YWwYDiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASFgoJcmVzdW1hYmxlGBAgASgISACIAQESKQoHaGVkZ2luZxgRIAEoCzIYLmxsbXJlbGF5LnYxLkhlZGdlUG9saWN5EicKDHNlcnZlcl90b29scxgUIAMoCUIRukgOkgELEEAiB3IFEAEYgAISJwoObWF4X3Rvb2xfdHVybnMYFSABKA1CCrpIByoFGOgHKAFIAYgBARovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDAoKX3Jlc3VtYWJsZUIRCg9fbWF4X3Rvb2xfdHVybnMiZQoLT3V0cHV0TGltaXQSHgoJbWF4X2J5dGVzGAEgASgEQgu6SAgyBhiAgICABBI2Cghvbl9saW1pdBgCIAEoDjIaLmxsbXJlbGF5LnYxLk9uT3V0cHV0TGltaXRCCLpIBYIBAhABIuMFCgdNZXNzYWdlEogBCgRyb2xlGAEgASgOMhEubGxtcmVsYXkudjEuUm9sZUJnukhkugFhCgxyb2xlLmRlZmluZWQSO211c3QgYmUgUk9MRV9TWVNURU0sIFJPTEVfVVNFUiwgUk9MRV9BU1NJU1RBTlQgb3IgUk9MRV9UT09MGhR0aGlzIGluIFsxLCAyLCAzLCA0XRIaCgdjb250ZW50GAIgASgJQgm6SAZyBCiAgEASNAoKdG9vbF9jYWxscxgDIAMoCzIVLmxsbXJlbGF5LnYxLlRvb2xDYWxsQgm6SAaSAQMQgAESHgoMdG9vbF9jYWxsX2lkGAQgASgJQgi6SAVyAxiAAhI0CglyZWFzb25pbmcYBSADKAsyFi5sbG1yZWxheS52MS5SZWFzb25pbmdCCbpIBpIBAxCAAhIaCgdyZWZ1c2FsGAYgASgJQgm6SAZyBCiAgEASKwoFcGFydHMYByADKAsyES5sbG1yZWxheS52MS5QYXJ0Qgm6SAaSAQMQgAgSQQoOcHJvdmlkZXJfdG9vbHMYCCADKAsyHi5sbG1yZWxheS52MS5Qcm92aWRlclRvb2xCbG9ja0IJukgGkgEDEIACEh0KC3NlcnZlcl90b29sGBQgASgJQgi6SAVyAxiAAhISCgp0b29sX2Vycm9yGBUgASgIOuUBukjhARreAQoWbWVzc2FnZS5hc3Npc3RhbnRfb25seRJOcmVhc29uaW5nLCByZWZ1c2FsLCBwYXJ0cyBhbmQgcHJvdmlkZXJfdG9vbHMgYmVsb25nIHRvIFJPTEVfQVNTSVNUQU5UIG1lc3NhZ2VzGnR0aGlzLnJvbGUgPT0gMyB8fCAoc2l6ZSh0aGlzLnJlYXNvbmluZykgPT0gMCAmJiB0aGlzLnJlZnVzYWwgPT0gJycgJiYgIWhhcyh0aGlzLnBhcnRzKSAmJiAhaGFzKHRoaXMucHJvdmlkZXJfdG9vbHMpKSJzCgRQYXJ0EhkKBHRleHQYASABKAlCCbpIBnIEKICAQEgAEhMKCXJlYXNvbmluZxgCIAEoDUgAEhMKCXRvb2xfY2FsbBgDIAEoDUgAEhcKDXByb3ZpZGVyX3Rvb2wYBCABKA1IAEINCgRwYXJ0EgW6SAIIASLDAQoRUHJvdmlkZXJUb29sQmxvY2sSGAoEa2luZBgBIAEoCUIKukgHcgUQARiAARIUCgJpZBgCIAEoCUIIukgFcgMYgAISFgoEbmFtZRgDIAEoCUIIukgFcgMYgAESGAoFaW5wdXQYBCABKAlCCbpIBnIEKICAQBIZCgZyZXN1bHQYBSABKAlCCbpIBnIEKICAQBIYCgVleHRyYRgGIAEoCUIJukgGcgQogIAEEhcKBmZvcm1hdBgHIAEoCUIHukgEcgIYQCLHAQoJUmVhc29uaW5nEhcKBHRleHQYASABKAlCCbpIBnIEKICAQBIcCglzaWduYXR1cmUYAiABKAlCCbpIBnIEKICAQBIbCghyZWRhY3RlZBgDIAEoCUIJukgGcgQogIBAEhcKBmZvcm1hdBgEIAEoCUIHukgEcgIYQBIUCgJpZBgFIAEoCUIIukgFcgMYgAISFQoEa2luZBgGIAEoCUIHukgEcgIYQBIgCg9wcm92aWRlcl9mb3JtYXQYByABKAlCB7pIBHICGEAidAoIVG9vbENhbGwSFAoCaWQYASABKAlCCLpIBXIDGIACEhYKBG5hbWUYAiABKAlCCLpIBXIDGIABEhwKCWFyZ3VtZW50cxgDIAEoCUIJukgGcgQogIBAEhwKCXNpZ25hdHVyZRgEIAEoCUIJukgGcgQogIBAIuABChBHZW5lcmF0aW9uQ29uZmlnEisKEW1heF9vdXRwdXRfdG9rZW5zGAEgASgNQgu6SAgqBhjAhD0oAUgAiAEBEikKC3RlbXBlcmF0dXJlGAIgASgCQg+6SAwKCh0AAABALQAAAABIAYgBARIjCgV0b3BfcBgDIAEoAkIPukgMCgodAACAPy0AAAAASAKIAQESHwoEc3RvcBgEIAMoCUIRukgOkgELEBAiB3IFEAEogAJCFAoSX21heF9vdXRwdXRfdG9rZW5zQg4KDF90ZW1wZXJhdHVyZUIICgZfdG9wX3Ai1wEKBFRvb2wSgQEKBG5hbWUYASABKAlCc7pIcLoBbQoJdG9vbC5uYW1lEjltdXN0IGJlIDEgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2UgZ2V0X3dlYXRoZXIaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MSw2NH0kJykSHgoLZGVzY3JpcHRpb24YAiABKAlCCbpIBnIEKICAARIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJYCgpUb29sQ2hvaWNlEjMKBG1vZGUYASABKA4yGy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlTW9kZUIIukgFggECEAESFQoEbmFtZRgCIAEoCUIHukgEcgIYQCLDAwoOUmVzcG9uc2VGb3JtYXQSNAoLanNvbl9zY2hlbWEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qga6SAPIAQESkQEKBG5hbWUYAiABKAlCggG6SH+6AXwKFHJlc3BvbnNlX2Zvcm1hdC5uYW1lEj1tdXN0IGJlIHVwIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIHdlYXRoZXJfcmVwb3J0GiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezAsNjR9JCcpEiwKFm1heF92YWxpZGF0aW9uX3JldHJpZXMYAyABKA1CB7pIBCoCGApIAIgBARI0Cgpvbl9pbnZhbGlkGAQgASgOMhYubGxtcmVsYXkudjEuT25JbnZhbGlkQgi6SAWCAQIQARIeChZzdHJlYW1fcGFydGlhbF9vYmplY3RzGAUgASgIEkgKF3BhcnRpYWxfb2JqZWN0X2ludGVydmFsGAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8MgBCGQoXX21heF92YWxpZGF0aW9uX3JldHJpZXMi4gEKC1JldHJ5UG9saWN5Eh0KDG1heF9hdHRlbXB0cxgBIAEoDUIHukgEKgIYChJACg9pbml0aWFsX2JhY2tvZmYYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDLpICaoBBiICCDwqABI9CgttYXhfYmFja29mZhgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIrAIqABIzCgltaWRzdHJlYW0YBCABKA4yFi5sbG1yZWxheS52MS5NaWRzdHJlYW1CCLpIBYIBAhABIsMBCgtIZWRnZVBvbGljeRI9CgtoZWRnZV9hZnRlchgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIrAIqABIQCghhZGFwdGl2ZRgCIAEoCBIgCgptYXhfaGVkZ2VzGAMgASgNQge6SAQqAhgCSACIAQESMgoGdGFyZ2V0GAQgASgOMhgubGxtcmVsYXkudjEuSGVkZ2VUYXJnZXRCCLpIBYIBAhABQg0KC19tYXhfaGVkZ2VzIoQDCg1HZW5lcmF0ZUV2ZW50EhAKCHNlcXVlbmNlGAEgASgEEg8KB2F0dGVtcHQYAiABKA0SIwoFZGVsdGEYAyABKAsyEi5sbG1yZWxheS52MS5EZWx0YUgAEiwKCndpbGxfcmV0cnkYBCABKAsyFi5sbG1yZWxheS52MS5XaWxsUmV0cnlIABIjCgVmaW5hbBgFIAEoCzISLmxsbXJlbGF5LnYxLkZpbmFsSAASMAoOcGFydGlhbF9vYmplY3QYBiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVIABIrCgloZWFydGJlYXQYByABKAsyFi5sbG1yZWxheS52MS5IZWFydGJlYXRIABIyCg10b29sX3Byb2dyZXNzGAkgASgLMhkubGxtcmVsYXkudjEuVG9vbFByb2dyZXNzSAASLgoLdG9vbF9yZXN1bHQYCiABKAsyFy5sbG1yZWxheS52MS5Ub29sUmVzdWx0SAASDAoEdHVybhgIIAEoDUIHCgVldmVudCJzCgxUb29sUHJvZ3Jlc3MSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhAKCHByb2dyZXNzGAIgASgBEhIKBXRvdGFsGAMgASgBSACIAQESDwoHbWVzc2FnZRgEIAEoCRIMCgRuYW1lGAUgASgJQggKBl90b3RhbCJ4CgpUb29sUmVzdWx0EhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEg8KB2NvbnRlbnQYAyABKAkSEAoIaXNfZXJyb3IYBCABKAgSEQoJdHJ1bmNhdGVkGAUgASgIEhAKCGF0dGVtcHRzGAYgASgNIgsKCUhlYXJ0YmVhdCKFAQoFRGVsdGESDAoEdGV4dBgBIAEoCRItCgl0b29sX2NhbGwYAiABKAsyGi5sbG1yZWxheS52MS5Ub29sQ2FsbERlbHRhEi4KCXJlYXNvbmluZxgDIAEoCzIbLmxsbXJlbGF5LnYxLlJlYXNvbmluZ0RlbHRhEg8KB3JlZnVzYWwYBCABKAkiYgoOUmVhc29uaW5nRGVsdGESDQoFaW5kZXgYASABKA0SDAoEdGV4dBgCIAEoCRIRCglzaWduYXR1cmUYAyABKAkSEAoIcmVkYWN0ZWQYBCABKAkSDgoGZm9ybWF0GAUgASgJIlEKDVRvb2xDYWxsRGVsdGESDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIXCg9hcmd1bWVudHNfZGVsdGEYBCABKAki7gEKCVdpbGxSZXRyeRIoCgZyZWFzb24YASABKA4yGC5sbG1yZWxheS52MS5SZXRyeVJlYXNvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIUCgxuZXh0X2F0dGVtcHQYAyABKA0SFwoPZGlzY2FyZF9wYXJ0aWFsGAQgASgIEiEKBWNhdXNlGAUgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMSFQoNbmV4dF9wcm92aWRlchgGIAEoCRISCgpuZXh0X21vZGVsGAcgASgJEhAKCGZhbGxiYWNrGAggASgIIvkDCgVGaW5hbBIlCgdtZXNzYWdlGAEgASgLMhQubGxtcmVsYXkudjEuTWVzc2FnZRImCgZvYmplY3QYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSMAoNZmluaXNoX3JlYXNvbhgDIAEoDjIZLmxsbXJlbGF5LnYxLkZpbmlzaFJlYXNvbhIhCgV1c2FnZRgEIAEoCzISLmxsbXJlbGF5LnYxLlVzYWdlEhAKCGF0dGVtcHRzGAUgASgNEhoKEnZhbGlkYXRpb25fcmV0cmllcxgGIAEoDRI3ChF2YWxpZGF0aW9uX2Vycm9ycxgHIAMoCzIcLmxsbXJlbGF5LnYxLlZhbGlkYXRpb25FcnJvchIQCghwcm92aWRlchgIIAEoCRINCgVtb2RlbBgJIAEoCRIOCgZoZWRnZXMYCiABKA0SDQoFcm91dGUYDSABKAkSOAoLYW5ub3RhdGlvbnMYDiADKAsyIy5sbG1yZWxheS52MS5GaW5hbC5Bbm5vdGF0aW9uc0VudHJ5EigKCnRyYW5zY3JpcHQYFCADKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlEg0KBXR1cm5zGBUgASgNGjIKEEFubm90YXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKQAQoFVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQSGAoQcmVhc29uaW5nX3Rva2VucxgDIAEoBBIbChNjYWNoZWRfaW5wdXRfdG9rZW5zGAQgASgEEiMKG2NhY2hlX2NyZWF0aW9uX2lucHV0X3Rva2VucxgFIAEoBCJoCg9WYWxpZGF0aW9uRXJyb3ISDwoHYXR0ZW1wdBgBIAEoDRIZChFpbnN0YW5jZV9sb2NhdGlvbhgCIAEoCRIYChBrZXl3b3JkX2xvY2F0aW9uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkiLgoRTGlzdE1vZGVsc1JlcXVlc3QSGQoIcHJvdmlkZXIYASABKAlCB7pIBHICGD8iOAoSTGlzdE1vZGVsc1Jlc3BvbnNlEiIKBm1vZGVscxgBIAMoCzISLmxsbXJlbGF5LnYxLk1vZGVsIvIBCgVNb2RlbBIKCgJpZBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIVCg1wcm92aWRlcl9raW5kGAMgASgJEgwKBG5hbWUYBCABKAkSJAoEa2luZBgFIAEoDjIWLmxsbXJlbGF5LnYxLk1vZGVsS2luZBIpCgd0YXJnZXRzGAYgAygLMhgubGxtcmVsYXkudjEuUm91dGVUYXJnZXQSKgoHYmFsYW5jZRgHIAEoDjIZLmxsbXJlbGF5LnYxLlJvdXRlQmFsYW5jZRIpCgZoZWFsdGgYCCABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgidwoLUm91dGVUYXJnZXQSDQoFbW9kZWwYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSDAoEbmFtZRgDIAEoCRIOCgZ3ZWlnaHQYBCABKA0SKQoGaGVhbHRoGAUgASgLMhkubGxtcmVsYXkudjEuVGFyZ2V0SGVhbHRoIoMBCgxUYXJnZXRIZWFsdGgSDwoHZWplY3RlZBgBIAEoCBIxCg1lamVjdGVkX3VudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgDIAEoDRIRCgllamVjdGlvbnMYBCABKA0iKwoQTGlzdFRvb2xzUmVxdWVzdBIXCgZzZXJ2ZXIYASABKAlCB7pIBHICGD8iZQoRTGlzdFRvb2xzUmVzcG9uc2USJgoFdG9vbHMYASADKAsyFy5sbG1yZWxheS52MS5TZXJ2ZXJUb29sEigKB3NlcnZlcnMYAiADKAsyFy5sbG1yZWxheS52MS5Ub29sU2VydmVyIrgBCgpTZXJ2ZXJUb29sEgwKBG5hbWUYASABKAkSDgoGc2VydmVyGAIgASgJEhIKCm1vZGVsX25hbWUYAyABKAkSDQoFdGl0bGUYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkSLQoMaW5wdXRfc2NoZW1hGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCglhdmFpbGFibGUYByABKAgSEgoKaWRlbXBvdGVudBgIIAEoCCJrCgpUb29sU2VydmVyEgwKBG5hbWUYASABKAkSEQoJYXZhaWxhYmxlGAIgASgIEi0KCWxpc3RlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFdG9vbHMYBCABKA0qaAoNT25PdXRwdXRMaW1pdBIfChtPTl9PVVRQVVRfTElNSVRfVU5TUEVDSUZJRUQQABIYChRPTl9PVVRQVVRfTElNSVRfRkFJTBABEhwKGE9OX09VVFBVVF9MSU1JVF9UUlVOQ0FURRACKl8KBFJvbGUSFAoQUk9MRV9VTlNQRUNJRklFRBAAEg8KC1JPTEVfU1lTVEVNEAESDQoJUk9MRV9VU0VSEAISEgoOUk9MRV9BU1NJU1RBTlQQAxINCglST0xFX1RPT0wQBCqiAQoOVG9vbENob2ljZU1vZGUSIAocVE9PTF9DSE9JQ0VfTU9ERV9VTlNQRUNJRklFRBAAEhkKFVRPT0xfQ0hPSUNFX01PREVfQVVUTxABEhkKFVRPT0xfQ0hPSUNFX01PREVfTk9ORRACEh0KGVRPT0xfQ0hPSUNFX01PREVfUkVRVUlSRUQQAxIZChVUT09MX0NIT0lDRV9NT0RFX1RPT0wQBCpYCglPbkludmFsaWQSGgoWT05fSU5WQUxJRF9VTlNQRUNJRklFRBAAEhMKD09OX0lOVkFMSURfRkFJTBABEhoKFk9OX0lOVkFMSURfUkVUVVJOX1RFWFQQAipRCglNaWRzdHJlYW0SGQoVTUlEU1RSRUFNX1VOU1BFQ0lGSUVEEAASFQoRTUlEU1RSRUFNX1JFU1RBUlQQARISCg5NSURTVFJFQU1fRkFJTBACKlkKC0hlZGdlVGFyZ2V0EhwKGEhFREdFX1RBUkdFVF9VTlNQRUNJRklFRBAAEhUKEUhFREdFX1RBUkdFVF9TQU1FEAESFQoRSEVER0VfVEFSR0VUX05FWFQQAir+AQoLUmV0cnlSZWFzb24SHAoYUkVUUllfUkVBU09OX1VOU1BFQ0lGSUVEEAASHQoZUkVUUllfUkVBU09OX1JBVEVfTElNSVRFRBABEhsKF1JFVFJZX1JFQVNPTl9PVkVSTE9BREVEEAISHQoZUkVUUllfUkVBU09OX1NFUlZFUl9FUlJPUhADEhoKFlJFVFJZX1JFQVNPTl9UUkFOU1BPUlQQBBIYChRSRVRSWV9SRUFTT05fU1RBTExFRBAFEh8KG1JFVFJZX1JFQVNPTl9JTlZBTElEX09VVFBVVBAGEh8KG1JFVFJZX1JFQVNPTl9UQVJHRVRfUkVGVVNFRBAJKo8CCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhYKEkZJTklTSF9SRUFTT05fU1RPUBABEhgKFEZJTklTSF9SRUFTT05fTEVOR1RIEAISHAoYRklOSVNIX1JFQVNPTl9UT09MX0NBTExTEAMSIAocRklOSVNIX1JFQVNPTl9DT05URU5UX0ZJTFRFUhAEEhcKE0ZJTklTSF9SRUFTT05fT1RIRVIQBRIZChVGSU5JU0hfUkVBU09OX1JFRlVTQUwQBhIYChRGSU5JU0hfUkVBU09OX1BBVVNFRBAHEiAKHEZJTklTSF9SRUFTT05fTUFYX1RPT0xfVFVSTlMQCCpcCglNb2RlbEtpbmQSGgoWTU9ERUxfS0lORF9VTlNQRUNJRklFRBAAEh0KGU1PREVMX0tJTkRfUFJPVklERVJfTU9ERUwQARIUChBNT0RFTF9LSU5EX1JPVVRFEAIqZAoMUm91dGVCYWxhbmNlEh0KGVJPVVRFX0JBTEFOQ0VfVU5TUEVDSUZJRUQQABIZChVST1VURV9CQUxBTkNFX09SREVSRUQQARIaChZST1VURV9CQUxBTkNFX1dFSUdIVEVEEAIyswIKCkxMTVNlcnZpY2USRgoIR2VuZXJhdGUSHC5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QaGi5sbG1yZWxheS52MS5HZW5lcmF0ZUV2ZW50MAESTQoKTGlzdE1vZGVscxIeLmxsbXJlbGF5LnYxLkxpc3RNb2RlbHNSZXF1ZXN0Gh8ubGxtcmVsYXkudjEuTGlzdE1vZGVsc1Jlc3BvbnNlEkIKBlJlc3VtZRIaLmxsbXJlbGF5LnYxLlJlc3VtZVJlcXVlc3QaGi5sbG1yZWxheS52MS5HZW5lcmF0ZUV2ZW50MAESSgoJTGlzdFRvb2xzEh0ubGxtcmVsYXkudjEuTGlzdFRvb2xzUmVxdWVzdBoeLmxsbXJlbGF5LnYxLkxpc3RUb29sc1Jlc3BvbnNlQjxaOmdpdGh1Yi5jb20vbGxtcmVsYXkvbGxtcmVsYXkvZ2VuL2dvL2xsbXJlbGF5L3YxO2xsbXJlbGF5djFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
 
 /**
  * ResumeRequest picks up a resumable call where the client left it.
@@ -255,7 +264,11 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    *
    * `extra_headers` (an object of header names to string values) adds HTTP
    * headers to the provider request instead (e.g. "anthropic-beta");
-   * credentials, Host and the body's framing headers cannot be set.
+   * credentials, Host and the body's framing headers cannot be set, and
+   * neither can a header the server's operator configured for the provider
+   * (its `headers`, such as OpenAI-Project or a gateway's credential): a
+   * request never replaces one, and naming one (in any case) is refused
+   * like the keys below, e.g. `provider_options.extra_headers.OpenAI-Project`.
    *
    * A key llmrelay sets itself from this request (model, messages/contents,
    * system, stream, tools, tool_choice, the response format, and any field
@@ -511,11 +524,13 @@ export const GenerateRequestSchema: GenMessage<GenerateRequest> = /*@__PURE__*/
 
 /**
  * OutputLimit bounds the size of a reply. Output is counted per attempt, in
- * UTF-8 bytes, as it streams: the text, the tool calls' arguments and, where
- * the provider streams it, the model's reasoning. `final` repeats the
- * reply, so the limit also keeps `final` within a client's message size
- * limit (4 MiB by default in gRPC libraries) when the server's limit is
- * below it, as by default.
+ * UTF-8 bytes, as it streams: every byte of the reply the client receives
+ * from the provider, whatever the event: the text, a refusal, the tool
+ * calls (ids, names, arguments, signatures) and, where the provider
+ * streams it, the model's reasoning (text, format, signatures, redacted
+ * blocks). `final` repeats the reply, so the limit also keeps `final`
+ * within a client's message size limit (4 MiB by default in gRPC
+ * libraries) when the server's limit is below it, as by default.
  *
  * When an attempt's output reaches the limit, llmrelay stops it at the
  * provider at once (the provider's stream is cancelled, so generation, and
@@ -611,6 +626,52 @@ export type Message = Message$1<"llmrelay.v1.Message"> & {
   refusal: string;
 
   /**
+   * For ROLE_ASSISTANT: the order of the turn's blocks, exactly as the
+   * provider sent them. The fields above hold each kind of block apart
+   * (the text in `content`, the reasoning blocks in `reasoning`, the tool
+   * calls in `tool_calls`, the provider's own tool blocks in
+   * `provider_tools`); `parts` says in which order they came, one part per
+   * block: a text block with its text, or which reasoning block, tool call
+   * or provider tool block comes next. Replies interleave them: a model
+   * may think, call a tool, think again and call another (Anthropic's
+   * interleaved thinking), or write text between the searches it runs
+   * itself.
+   *
+   * A message without `parts` is in the usual order: its reasoning blocks,
+   * its text (one block), its provider tool blocks, its tool calls.
+   * `final.message` has `parts` whenever the reply came in another order,
+   * so that an empty `parts` always means the usual order. Send it back as
+   * it is: every adapter sends the blocks in this order where its wire
+   * format keeps one (Anthropic's content blocks, Gemini's parts,
+   * Mistral's content parts), and providers that check the order
+   * (Anthropic, with thinking and tool use) accept the turn only so.
+   *
+   * When set, it must describe the message exactly: its text parts,
+   * concatenated, are `content`, and it names every reasoning block, tool
+   * call and provider tool block once; otherwise the request is
+   * INVALID_ARGUMENT naming the part. Edit `content` and drop `parts`
+   * together, or neither.
+   *
+   * @generated from field: repeated llmrelay.v1.Part parts = 7;
+   */
+  parts: Part[];
+
+  /**
+   * For ROLE_ASSISTANT: the blocks of the tools the provider ran itself in
+   * this turn (Anthropic's server tools: web search, web fetch, code
+   * execution, tool search; its MCP connector), calls and results, in the
+   * order they came (`parts` places them among the other blocks).
+   * llmrelay neither runs nor reads these tools: it carries their blocks
+   * so that the turn can go back to the provider as it came, which the
+   * provider needs to continue a paused turn (FINISH_REASON_PAUSED) and to
+   * keep the results in the conversation. Send them back unchanged; an
+   * adapter leaves out blocks of another provider's format.
+   *
+   * @generated from field: repeated llmrelay.v1.ProviderToolBlock provider_tools = 8;
+   */
+  providerTools: ProviderToolBlock[];
+
+  /**
    * For ROLE_TOOL messages of a `final.transcript`: the server tool llmrelay
    * ran to produce this result, as requests name it ("everything/echo").
    * Empty for the results of tools the client ran. Informational: providers
@@ -637,6 +698,145 @@ export type Message = Message$1<"llmrelay.v1.Message"> & {
  */
 export const MessageSchema: GenMessage<Message> = /*@__PURE__*/
   messageDesc(file_llmrelay_v1_llmrelay, 3);
+
+/**
+ * Part is one block of an assistant turn, in the order of
+ * `Message.parts`: a text block, or the place of one of the message's
+ * reasoning blocks, tool calls or provider tool blocks. Exactly one of its
+ * fields is set.
+ *
+ * @generated from message llmrelay.v1.Part
+ */
+export type Part = Message$1<"llmrelay.v1.Part"> & {
+  /**
+   * The block.
+   *
+   * @generated from oneof llmrelay.v1.Part.part
+   */
+  part: {
+    /**
+     * A text block: its text, a piece of `Message.content` (the text
+     * parts of a message, concatenated, are its `content`).
+     *
+     * @generated from field: string text = 1;
+     */
+    value: string;
+    case: "text";
+  } | {
+    /**
+     * `Message.reasoning[reasoning]` comes here.
+     *
+     * @generated from field: uint32 reasoning = 2;
+     */
+    value: number;
+    case: "reasoning";
+  } | {
+    /**
+     * `Message.tool_calls[tool_call]` comes here.
+     *
+     * @generated from field: uint32 tool_call = 3;
+     */
+    value: number;
+    case: "toolCall";
+  } | {
+    /**
+     * `Message.provider_tools[provider_tool]` comes here.
+     *
+     * @generated from field: uint32 provider_tool = 4;
+     */
+    value: number;
+    case: "providerTool";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message llmrelay.v1.Part.
+ * Use `create(PartSchema)` to create a new message.
+ */
+export const PartSchema: GenMessage<Part> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 4);
+
+/**
+ * ProviderToolBlock is one content block of a tool that the provider ran
+ * itself during the turn (a "server tool"): the model's call of the tool,
+ * or the tool's result, as the provider sent it. llmrelay carries it
+ * opaquely: `kind`, `id` and `name` say what it is, `input` and `result`
+ * hold the provider's JSON as it came, and `extra` whatever else the block
+ * had, so that the adapter that read it writes it back byte for byte in
+ * content. Do not change it.
+ *
+ * @generated from message llmrelay.v1.ProviderToolBlock
+ */
+export type ProviderToolBlock = Message$1<"llmrelay.v1.ProviderToolBlock"> & {
+  /**
+   * The provider's type of the block. Anthropic: "server_tool_use" (a call
+   * of a server tool), "web_search_tool_result", "web_fetch_tool_result",
+   * "code_execution_tool_result", "bash_code_execution_tool_result",
+   * "text_editor_code_execution_tool_result", "tool_search_tool_result"
+   * (results), "mcp_tool_use" and "mcp_tool_result" (its MCP connector),
+   * and the kinds it adds later.
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * The tool call's id: a call's own id, or for a result the id of the
+   * call it answers (Anthropic's `tool_use_id`).
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * For a call: the tool's name, e.g. "web_search". Empty for a result.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * For a call: its input, the JSON text the provider sent (an object),
+   * e.g. `{"query": "San Francisco weather today"}`. Empty for a result.
+   *
+   * @generated from field: string input = 4;
+   */
+  input: string;
+
+  /**
+   * For a result: the result, the JSON text the provider sent (Anthropic:
+   * the block's `content`, a list of results or an error object; a web
+   * search's results carry `encrypted_content` the provider needs back).
+   * Empty for a call.
+   *
+   * @generated from field: string result = 5;
+   */
+  result: string;
+
+  /**
+   * The block's other fields, as a JSON object (Anthropic's `caller`, an
+   * MCP block's `server_name` or `is_error`); empty when it had none.
+   *
+   * @generated from field: string extra = 6;
+   */
+  extra: string;
+
+  /**
+   * The wire format the block came in, set by llmrelay: "anthropic". An
+   * adapter sends back the blocks of its own formats only. Keep it as it
+   * is.
+   *
+   * @generated from field: string format = 7;
+   */
+  format: string;
+};
+
+/**
+ * Describes the message llmrelay.v1.ProviderToolBlock.
+ * Use `create(ProviderToolBlockSchema)` to create a new message.
+ */
+export const ProviderToolBlockSchema: GenMessage<ProviderToolBlock> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 5);
 
 /**
  * Reasoning is one block of a model's reasoning (its "thinking"), as the
@@ -676,12 +876,45 @@ export type Reasoning = Message$1<"llmrelay.v1.Reasoning"> & {
   /**
    * The wire format the block came in, set by llmrelay: "anthropic",
    * "gemini", "openai.reasoning_content", "openai.reasoning",
-   * "mistral.thinking" or "mock". An adapter sends back the blocks of its
-   * own formats only. Keep it as it is.
+   * "openrouter.reasoning_details", "mistral.thinking" or "mock". An
+   * adapter sends back the blocks of its own formats only. Keep it as it
+   * is.
    *
    * @generated from field: string format = 4;
    */
   format: string;
+
+  /**
+   * Opaque: the provider's id of the block, when it gives one
+   * (OpenRouter's reasoning_details `id`, such as the `rs_…` id of an
+   * OpenAI reasoning item, which must come back with its encrypted data).
+   * Keep it as it is.
+   *
+   * @generated from field: string id = 5;
+   */
+  id: string;
+
+  /**
+   * What kind of block it is, when its format has several (OpenRouter's
+   * reasoning_details `type`: "reasoning.text" (readable `text`, maybe a
+   * `signature`), "reasoning.summary" (`text` is a summary of the
+   * reasoning), "reasoning.encrypted" (the block is in `redacted`)).
+   * Empty for formats of one kind. Keep it as it is.
+   *
+   * @generated from field: string kind = 6;
+   */
+  kind: string;
+
+  /**
+   * The format the model's own provider gave the block, when a router
+   * relays it (OpenRouter's reasoning_details `format`:
+   * "anthropic-claude-v1", "openai-responses-v1", "xai-responses-v1",
+   * "google-gemini-v1", ...); the router needs it back to hand the block
+   * to that provider. Keep it as it is.
+   *
+   * @generated from field: string provider_format = 7;
+   */
+  providerFormat: string;
 };
 
 /**
@@ -689,7 +922,7 @@ export type Reasoning = Message$1<"llmrelay.v1.Reasoning"> & {
  * Use `create(ReasoningSchema)` to create a new message.
  */
 export const ReasoningSchema: GenMessage<Reasoning> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 4);
+  messageDesc(file_llmrelay_v1_llmrelay, 6);
 
 /**
  * ToolCall is one complete call the model made to a tool.
@@ -736,7 +969,7 @@ export type ToolCall = Message$1<"llmrelay.v1.ToolCall"> & {
  * Use `create(ToolCallSchema)` to create a new message.
  */
 export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 5);
+  messageDesc(file_llmrelay_v1_llmrelay, 7);
 
 /**
  * GenerationConfig holds sampling and length settings. Unset means the
@@ -779,7 +1012,7 @@ export type GenerationConfig = Message$1<"llmrelay.v1.GenerationConfig"> & {
  * Use `create(GenerationConfigSchema)` to create a new message.
  */
 export const GenerationConfigSchema: GenMessage<GenerationConfig> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 6);
+  messageDesc(file_llmrelay_v1_llmrelay, 8);
 
 /**
  * Tool declares a function the model may call.
@@ -815,7 +1048,7 @@ export type Tool = Message$1<"llmrelay.v1.Tool"> & {
  * Use `create(ToolSchema)` to create a new message.
  */
 export const ToolSchema: GenMessage<Tool> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 7);
+  messageDesc(file_llmrelay_v1_llmrelay, 9);
 
 /**
  * ToolChoice says whether the model must call a tool.
@@ -843,7 +1076,7 @@ export type ToolChoice = Message$1<"llmrelay.v1.ToolChoice"> & {
  * Use `create(ToolChoiceSchema)` to create a new message.
  */
 export const ToolChoiceSchema: GenMessage<ToolChoice> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 8);
+  messageDesc(file_llmrelay_v1_llmrelay, 10);
 
 /**
  * ResponseFormat asks for structured output.
@@ -944,7 +1177,7 @@ export type ResponseFormat = Message$1<"llmrelay.v1.ResponseFormat"> & {
  * Use `create(ResponseFormatSchema)` to create a new message.
  */
 export const ResponseFormatSchema: GenMessage<ResponseFormat> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 9);
+  messageDesc(file_llmrelay_v1_llmrelay, 11);
 
 /**
  * RetryPolicy says how llmrelay retries failed attempts. Transient failures
@@ -994,7 +1227,7 @@ export type RetryPolicy = Message$1<"llmrelay.v1.RetryPolicy"> & {
  * Use `create(RetryPolicySchema)` to create a new message.
  */
 export const RetryPolicySchema: GenMessage<RetryPolicy> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 10);
+  messageDesc(file_llmrelay_v1_llmrelay, 12);
 
 /**
  * HedgePolicy asks llmrelay to hedge slow attempts (gRFC A6's hedging,
@@ -1096,7 +1329,7 @@ export type HedgePolicy = Message$1<"llmrelay.v1.HedgePolicy"> & {
  * Use `create(HedgePolicySchema)` to create a new message.
  */
 export const HedgePolicySchema: GenMessage<HedgePolicy> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 11);
+  messageDesc(file_llmrelay_v1_llmrelay, 13);
 
 /**
  * GenerateEvent is one event of a Generate stream.
@@ -1218,7 +1451,7 @@ export type GenerateEvent = Message$1<"llmrelay.v1.GenerateEvent"> & {
  * Use `create(GenerateEventSchema)` to create a new message.
  */
 export const GenerateEventSchema: GenMessage<GenerateEvent> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 12);
+  messageDesc(file_llmrelay_v1_llmrelay, 14);
 
 /**
  * ToolProgress is a progress report of a running server tool.
@@ -1268,7 +1501,7 @@ export type ToolProgress = Message$1<"llmrelay.v1.ToolProgress"> & {
  * Use `create(ToolProgressSchema)` to create a new message.
  */
 export const ToolProgressSchema: GenMessage<ToolProgress> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 13);
+  messageDesc(file_llmrelay_v1_llmrelay, 15);
 
 /**
  * ToolResult is the result of a server tool call, as the model is sent it.
@@ -1334,7 +1567,7 @@ export type ToolResult = Message$1<"llmrelay.v1.ToolResult"> & {
  * Use `create(ToolResultSchema)` to create a new message.
  */
 export const ToolResultSchema: GenMessage<ToolResult> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 14);
+  messageDesc(file_llmrelay_v1_llmrelay, 16);
 
 /**
  * Heartbeat keeps a quiet stream alive through proxies that cut streams
@@ -1351,7 +1584,7 @@ export type Heartbeat = Message$1<"llmrelay.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 15);
+  messageDesc(file_llmrelay_v1_llmrelay, 17);
 
 /**
  * Delta is a fragment of the reply. Concatenating the `text` of the deltas of
@@ -1396,7 +1629,7 @@ export type Delta = Message$1<"llmrelay.v1.Delta"> & {
  * Use `create(DeltaSchema)` to create a new message.
  */
 export const DeltaSchema: GenMessage<Delta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 16);
+  messageDesc(file_llmrelay_v1_llmrelay, 18);
 
 /**
  * ReasoningDelta is a fragment of a reasoning block. Fragments with the same
@@ -1449,7 +1682,7 @@ export type ReasoningDelta = Message$1<"llmrelay.v1.ReasoningDelta"> & {
  * Use `create(ReasoningDeltaSchema)` to create a new message.
  */
 export const ReasoningDeltaSchema: GenMessage<ReasoningDelta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 17);
+  messageDesc(file_llmrelay_v1_llmrelay, 19);
 
 /**
  * ToolCallDelta is a fragment of a tool call. Fragments with the same `index`
@@ -1494,7 +1727,7 @@ export type ToolCallDelta = Message$1<"llmrelay.v1.ToolCallDelta"> & {
  * Use `create(ToolCallDeltaSchema)` to create a new message.
  */
 export const ToolCallDeltaSchema: GenMessage<ToolCallDelta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 18);
+  messageDesc(file_llmrelay_v1_llmrelay, 20);
 
 /**
  * WillRetry says an attempt failed and another one is coming.
@@ -1576,7 +1809,7 @@ export type WillRetry = Message$1<"llmrelay.v1.WillRetry"> & {
  * Use `create(WillRetrySchema)` to create a new message.
  */
 export const WillRetrySchema: GenMessage<WillRetry> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 19);
+  messageDesc(file_llmrelay_v1_llmrelay, 21);
 
 /**
  * Final is the outcome of a successful call.
@@ -1711,7 +1944,7 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
  * Use `create(FinalSchema)` to create a new message.
  */
 export const FinalSchema: GenMessage<Final> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 20);
+  messageDesc(file_llmrelay_v1_llmrelay, 22);
 
 /**
  * Usage counts tokens, the same way for every provider (docs/providers.md
@@ -1767,7 +2000,7 @@ export type Usage = Message$1<"llmrelay.v1.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 21);
+  messageDesc(file_llmrelay_v1_llmrelay, 23);
 
 /**
  * ValidationError is one way a structured-output reply failed its schema.
@@ -1811,7 +2044,7 @@ export type ValidationError = Message$1<"llmrelay.v1.ValidationError"> & {
  * Use `create(ValidationErrorSchema)` to create a new message.
  */
 export const ValidationErrorSchema: GenMessage<ValidationError> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 22);
+  messageDesc(file_llmrelay_v1_llmrelay, 24);
 
 /**
  * ListModelsRequest asks which models the caller may use.
@@ -1833,7 +2066,7 @@ export type ListModelsRequest = Message$1<"llmrelay.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 23);
+  messageDesc(file_llmrelay_v1_llmrelay, 25);
 
 /**
  * ListModelsResponse lists models.
@@ -1854,7 +2087,7 @@ export type ListModelsResponse = Message$1<"llmrelay.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 24);
+  messageDesc(file_llmrelay_v1_llmrelay, 26);
 
 /**
  * Model is a model llmrelay can route to: a provider's model, or a route.
@@ -1927,7 +2160,7 @@ export type Model = Message$1<"llmrelay.v1.Model"> & {
  * Use `create(ModelSchema)` to create a new message.
  */
 export const ModelSchema: GenMessage<Model> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 25);
+  messageDesc(file_llmrelay_v1_llmrelay, 27);
 
 /**
  * RouteTarget is one target of a route.
@@ -1976,7 +2209,7 @@ export type RouteTarget = Message$1<"llmrelay.v1.RouteTarget"> & {
  * Use `create(RouteTargetSchema)` to create a new message.
  */
 export const RouteTargetSchema: GenMessage<RouteTarget> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 26);
+  messageDesc(file_llmrelay_v1_llmrelay, 28);
 
 /**
  * TargetHealth is a route target's health, by outlier detection: a target
@@ -2023,7 +2256,7 @@ export type TargetHealth = Message$1<"llmrelay.v1.TargetHealth"> & {
  * Use `create(TargetHealthSchema)` to create a new message.
  */
 export const TargetHealthSchema: GenMessage<TargetHealth> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 27);
+  messageDesc(file_llmrelay_v1_llmrelay, 29);
 
 /**
  * ListToolsRequest asks which server tools the caller may use.
@@ -2045,7 +2278,7 @@ export type ListToolsRequest = Message$1<"llmrelay.v1.ListToolsRequest"> & {
  * Use `create(ListToolsRequestSchema)` to create a new message.
  */
 export const ListToolsRequestSchema: GenMessage<ListToolsRequest> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 28);
+  messageDesc(file_llmrelay_v1_llmrelay, 30);
 
 /**
  * ListToolsResponse lists server tools and their MCP servers.
@@ -2076,7 +2309,7 @@ export type ListToolsResponse = Message$1<"llmrelay.v1.ListToolsResponse"> & {
  * Use `create(ListToolsResponseSchema)` to create a new message.
  */
 export const ListToolsResponseSchema: GenMessage<ListToolsResponse> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 29);
+  messageDesc(file_llmrelay_v1_llmrelay, 31);
 
 /**
  * ServerTool is a tool of an MCP server that llmrelay runs for the model
@@ -2153,7 +2386,7 @@ export type ServerTool = Message$1<"llmrelay.v1.ServerTool"> & {
  * Use `create(ServerToolSchema)` to create a new message.
  */
 export const ServerToolSchema: GenMessage<ServerTool> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 30);
+  messageDesc(file_llmrelay_v1_llmrelay, 32);
 
 /**
  * ToolServer is an MCP server of the server's config.
@@ -2197,7 +2430,7 @@ export type ToolServer = Message$1<"llmrelay.v1.ToolServer"> & {
  * Use `create(ToolServerSchema)` to create a new message.
  */
 export const ToolServerSchema: GenMessage<ToolServer> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 31);
+  messageDesc(file_llmrelay_v1_llmrelay, 33);
 
 /**
  * OnOutputLimit says what happens when a reply reaches its output limit.
@@ -2225,9 +2458,12 @@ export enum OnOutputLimit {
   /**
    * End the call with a `final` whose message holds the reply up to the
    * limit (the last delta cut on a character boundary, so a tool call's
-   * arguments may be cut too) and whose `finish_reason` is
-   * FINISH_REASON_LENGTH. Not allowed with `response_format`, whose object
-   * could never conform once cut: INVALID_ARGUMENT.
+   * arguments, a refusal or reasoning text may be cut too; an opaque value
+   * that does not fit whole, such as a signature, a redacted reasoning
+   * block or a tool call's id or name, is left out) and whose
+   * `finish_reason` is FINISH_REASON_LENGTH. Not allowed with
+   * `response_format`, whose object could never conform once cut:
+   * INVALID_ARGUMENT.
    *
    * @generated from enum value: ON_OUTPUT_LIMIT_TRUNCATE = 2;
    */
@@ -2503,8 +2739,11 @@ export enum RetryReason {
   STALLED = 5,
 
   /**
-   * Structured output did not parse or did not conform to the schema; the
-   * model is asked again with the validation errors.
+   * The model's output was invalid. Structured output that did not parse
+   * or did not conform to the schema: the model is asked again with the
+   * validation errors. A tool call the provider refused as malformed
+   * (Groq's `tool_use_failed`): the same request is tried again, once per
+   * call (docs/providers.md says why).
    *
    * @generated from enum value: RETRY_REASON_INVALID_OUTPUT = 6;
    */
@@ -2585,6 +2824,18 @@ export enum FinishReason {
    * @generated from enum value: FINISH_REASON_REFUSAL = 6;
    */
   REFUSAL = 6,
+
+  /**
+   * The provider paused a long turn before it was done (Anthropic's
+   * `pause_turn`: its server tools, such as web search, ran for many
+   * iterations). The turn is not over: to continue it, send the same
+   * request again with `final.message` appended, unchanged (its `parts`
+   * and `provider_tools` included), as the last message, and the model
+   * carries on where it stopped. Do not add a user message after it.
+   *
+   * @generated from enum value: FINISH_REASON_PAUSED = 7;
+   */
+  PAUSED = 7,
 
   /**
    * The model called server tools again after `max_tool_turns` turns had
