@@ -53,18 +53,8 @@ func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, sen
 		return &apierr.Error{Code: codes.PermissionDenied, Reason: ReasonKeyMismatch,
 			Message:  "another API key started the call with request_id " + id + "; only that key may resume it",
 			Metadata: map[string]string{"request_id": id}}
-	case in.End == state.LogFailed && after >= in.Last:
-		// A client may be ahead of a log that ended early (full) because
-		// its live stream went on: it learns why it cannot resume.
-		_, end, err := r.logs.ReadLog(ctx, id, in.Last-1, 1, 0)
-		if err != nil || len(end) == 0 {
-			return r.readError(ctx, id, cmp.Or(err, state.ErrLogNotFound))
-		}
-		return outcome(end[0])
 	case in.End != state.LogOpen && after >= in.Last:
-		return &apierr.Error{Code: codes.OutOfRange, Reason: ReasonSequenceAhead,
-			Message:  "after_sequence " + strconv.FormatUint(after, 10) + " is past the call's last event, " + strconv.FormatUint(in.Last-1, 10),
-			Metadata: map[string]string{"request_id": id, "last_sequence": strconv.FormatUint(in.Last-1, 10)}}
+		return r.ahead(ctx, id, in, after)
 	}
 	r.metrics.ResumeEvent(metrics.ResumeResumed)
 	every := r.cfg.holdEvery()
@@ -73,7 +63,7 @@ func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, sen
 		return r.readError(ctx, id, err)
 	}
 	defer r.release(id)
-	renew := time.Now().Add(every)
+	renew := r.clock.Now().Add(every)
 	next := after
 	for {
 		for _, rec := range recs {
@@ -90,17 +80,40 @@ func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, sen
 			}
 			next = rec.Seq
 		}
-		if now := time.Now(); !now.Before(renew) {
+		if now := r.clock.Now(); !now.Before(renew) {
 			if _, err := r.logs.KeepLog(ctx, id, hold); err != nil {
 				return r.readError(ctx, id, err)
 			}
 			renew = now.Add(every)
 		}
-		_, recs, err = r.logs.ReadLog(ctx, id, next, readBatch, every)
+		in, recs, err = r.logs.ReadLog(ctx, id, next, readBatch, every)
 		if err != nil {
 			return r.readError(ctx, id, err)
 		}
+		if len(recs) == 0 && in.End != state.LogOpen && next >= in.Last {
+			// The reader is ahead of an end stored after it began: its
+			// live stream went on past a log that ended early.
+			return r.ahead(ctx, id, in, next)
+		}
 	}
+}
+
+// ahead answers a reader whose after is at or past the end of the log in
+// describes (in.End is not LogOpen): a client may be ahead of a log that
+// ended early (full) because its live stream went on, and learns why it
+// cannot resume (the end's status); past a successful end, it is
+// OUT_OF_RANGE (RESUME_SEQUENCE_AHEAD).
+func (r *Registry) ahead(ctx context.Context, id string, in state.LogInfo, after uint64) error {
+	if in.End == state.LogFailed {
+		_, end, err := r.logs.ReadLog(ctx, id, in.Last-1, 1, 0)
+		if err != nil || len(end) == 0 {
+			return r.readError(ctx, id, cmp.Or(err, state.ErrLogNotFound))
+		}
+		return outcome(end[0])
+	}
+	return &apierr.Error{Code: codes.OutOfRange, Reason: ReasonSequenceAhead,
+		Message:  "after_sequence " + strconv.FormatUint(after, 10) + " is past the call's last event, " + strconv.FormatUint(in.Last-1, 10),
+		Metadata: map[string]string{"request_id": id, "last_sequence": strconv.FormatUint(in.Last-1, 10)}}
 }
 
 // readError maps an error of the store while a log is read.

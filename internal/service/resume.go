@@ -50,15 +50,16 @@ func fingerprint(req *llmrelayv1.GenerateRequest) string {
 //
 // A call of the same id, key and request kept already is
 // resume.ErrAttach: the handler replays it instead (attach). When the
-// store cannot take the call, it runs as an ordinary call: its client
-// still gets its answer, and the headers do not say it is resumable.
+// call cannot be kept (resume.CannotKeep: the store is unreachable, or
+// this replica's kept calls fill its bound), it runs as an ordinary call:
+// its client still gets its answer, and the headers do not say it is
+// resumable.
 func (c *call) makeResumable(ctx context.Context, stream grpc.ServerStream) (detached context.Context, end func(), err error) {
 	detached, cancel := resume.Detach(ctx)
 	rc, err := c.svc.resume.Start(ctx, c.requestID, c.key, c.fingerprint, cancel)
 	if err != nil {
 		cancel(nil)
-		var ae *apierr.Error
-		if errors.Is(err, resume.ErrAttach) || !errors.As(err, &ae) || ae.Reason != apierr.ReasonStateStoreUnavailable {
+		if !resume.CannotKeep(err) {
 			return ctx, nil, err
 		}
 		c.svc.log.Warn("resumable call runs as an ordinary call: its log cannot be kept", "request_id", c.requestID, "error", err)

@@ -92,7 +92,7 @@ func (s *Store) ReadLog(ctx context.Context, id string, after uint64, max int, w
 		}
 		info, recs, grew := l.info, l.after(after, max), l.grew
 		s.logs.mu.Unlock()
-		if len(recs) > 0 || wait <= 0 {
+		if len(recs) > 0 || wait <= 0 || info.End != state.LogOpen {
 			return info, recs, nil
 		}
 		if timeout == nil {

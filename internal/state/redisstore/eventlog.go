@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,19 +32,25 @@ import (
 // logs go within LeaseTTL; an ended one is kept until its hold passes.
 // Readers tail with XREAD BLOCK on a client of their own, so a blocked read
 // never takes a connection that admission needs, and a slow one never
-// marks the store unreachable.
+// marks the store unreachable; the blocking reads in flight are bounded by
+// that client's pool (logState.slot), so one never fails for want of a
+// connection.
 
 var _ state.EventLogs = (*Store)(nil)
 
 // logReadBlockMax bounds one blocking read: a waiting reader comes back at
-// least this often to see whether the log still exists.
-const logReadBlockMax = 2 * time.Second
+// least this often to see whether the log still exists and its writer is
+// alive, and holds a slot of the tail client no longer than this.
+const logReadBlockMax = 500 * time.Millisecond
 
 // logState is the store's event log state. The zero value is ready.
 type logState struct {
 	once sync.Once // starts the renewal loop and the tail client
 	tail redis.UniversalClient
-	wg   sync.WaitGroup
+	// slots bound the blocking reads in flight to the tail client's pool
+	// size (see slot).
+	slots chan struct{}
+	wg    sync.WaitGroup
 
 	mu    sync.Mutex
 	owned map[string]ownedLog // the running logs this replica created, by id
@@ -65,7 +72,10 @@ func (s *Store) logKeys(id string) []string {
 func (s *Store) startLogs() {
 	s.logs.once.Do(func() {
 		o := *s.opts
+		o.PoolSize = tailPoolSize(s.opts)
+		o.MinIdleConns = 0
 		s.logs.tail = redis.NewUniversalClient(&o)
+		s.logs.slots = make(chan struct{}, o.PoolSize)
 		s.logs.owned = make(map[string]ownedLog)
 		if s.closed.Load() {
 			return
@@ -73,6 +83,42 @@ func (s *Store) startLogs() {
 		s.logs.wg.Add(1)
 		go s.renewLogs()
 	})
+}
+
+// tailPoolSize is the size of the tail client's pool: the store's own
+// (pool_size, per node), or go-redis's default, 10 per CPU.
+func tailPoolSize(o *redis.UniversalOptions) int {
+	if o.PoolSize > 0 {
+		return o.PoolSize
+	}
+	return 10 * runtime.GOMAXPROCS(0)
+}
+
+// slot takes one of the tail client's slots, waiting up to wait (and while
+// ctx lasts) for one, and returns its release. Blocking reads hold a slot
+// each, and there are as many slots as the tail client has connections
+// per node, so a blocking read never waits inside go-redis for a
+// connection (where a wait longer than its pool timeout is an error):
+// it waits here, in turn (a channel's senders are served first come,
+// first served), and each slot is given back within logReadBlockMax. A
+// reader that gets none within wait reads again, which is what it does
+// after a wait that saw nothing. Non-blocking operations never touch the
+// tail client.
+func (l *logState) slot(ctx context.Context, wait time.Duration) (release func(), ok bool) {
+	select {
+	case l.slots <- struct{}{}:
+		return func() { <-l.slots }, true
+	default:
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case l.slots <- struct{}{}:
+		return func() { <-l.slots }, true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return nil, false
 }
 
 // closeLogs stops what startLogs started; Close and Crash call it once the
@@ -278,7 +324,8 @@ func (s *Store) disown(id string) {
 
 // ReadLog implements state.EventLogs: the meta and the records after seq
 // in one transaction; when there are none and wait > 0, one XREAD BLOCK
-// (of at most logReadBlockMax) on the tail client.
+// (of at most logReadBlockMax) on the tail client, holding one of its
+// slots (tailWait).
 func (s *Store) ReadLog(ctx context.Context, id string, after uint64, max int, wait time.Duration) (state.LogInfo, []state.LogRecord, error) {
 	if err := ctx.Err(); err != nil {
 		return state.LogInfo{}, nil, err
@@ -311,10 +358,29 @@ func (s *Store) ReadLog(ctx context.Context, id string, after uint64, max int, w
 	if err != nil || len(recs) > 0 || wait <= 0 || in.End != state.LogOpen {
 		return in, recs, err
 	}
+	return s.tailLog(ctx, keys[1], in, after, max, wait)
+}
+
+// tailLog waits, up to wait, for a record of the open log in to be
+// appended after after, with one XREAD BLOCK on the tail client. The read
+// starts at the log's last record, not after, so that it also wakes when
+// the log ends at a Seq not above after (a reader ahead of an end stored
+// late): the returned info then says the log ended.
+func (s *Store) tailLog(ctx context.Context, stream string, in state.LogInfo, after uint64, max int, wait time.Duration) (state.LogInfo, []state.LogRecord, error) {
+	block := min(wait, logReadBlockMax)
+	release, ok := s.logs.slot(ctx, block)
+	if !ok {
+		if err := ctx.Err(); err != nil {
+			return state.LogInfo{}, nil, err
+		}
+		return in, nil, nil // every slot busy for all of the wait: read again
+	}
+	defer release()
+	from := min(after, in.Last)
 	res, err := s.logs.tail.XRead(ctx, &redis.XReadArgs{
-		Streams: []string{keys[1], "0-" + strconv.FormatUint(after, 10)},
+		Streams: []string{stream, "0-" + strconv.FormatUint(from, 10)},
 		Count:   int64(max),
-		Block:   min(wait, logReadBlockMax),
+		Block:   block,
 	}).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
@@ -323,15 +389,30 @@ func (s *Store) ReadLog(ctx context.Context, id string, after uint64, max int, w
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return state.LogInfo{}, nil, ctxErr
 		}
-		// Not an outage of the store: a blocking read may wait for a
-		// connection of its own pool.
+		// Not an outage of the store: a slow blocking read does not mark
+		// it unreachable.
 		return state.LogInfo{}, nil, &state.UnavailableError{Cause: err}
 	}
 	if len(res) == 0 {
 		return in, nil, nil
 	}
-	recs, err = records(res[0].Messages)
-	return in, recs, err
+	got, err := records(res[0].Messages)
+	if err != nil {
+		return state.LogInfo{}, nil, err
+	}
+	recs := got[:0]
+	for _, r := range got {
+		if r.Seq > in.Last {
+			in.Last = r.Seq
+		}
+		if r.End != state.LogOpen {
+			in.End = r.End
+		}
+		if r.Seq > after {
+			recs = append(recs, r)
+		}
+	}
+	return in, recs, nil
 }
 
 // records decodes stream entries into records.

@@ -121,3 +121,59 @@ func TestEventLogWhileRedisIsDown(t *testing.T) {
 		t.Fatalf("AppendLog while down: %v", err)
 	}
 }
+
+// TestBlockingReadersBeyondThePoolStarveNobody: three times as many
+// readers tailing one log as the tail client has connections never make a
+// reader of another log fail (go-redis gives up on a connection after its
+// pool timeout, shorter than a blocking read): that reader waits its turn
+// and gets every record appended to its log.
+func TestBlockingReadersBeyondThePoolStarveNobody(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	cfg.ReadTimeout, cfg.WriteTimeout = 500*time.Millisecond, 500*time.Millisecond // the defaults
+	cfg.PoolSize = 4
+	s := open(t, cfg, redisstore.Options{FailClosed: true})
+	t.Cleanup(func() { s.Close() })
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	for _, id := range []string{"busy", "other"} {
+		if _, err := s.CreateLog(ctx, id, state.LogInfo{Key: id, Token: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan struct{})
+	for range 3 * cfg.PoolSize {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for ctx.Err() == nil {
+				_, _, _ = s.ReadLog(ctx, "busy", 0, 10, time.Hour)
+			}
+		}()
+	}
+	const records = 20
+	go func() {
+		for seq := uint64(1); seq <= records && ctx.Err() == nil; seq++ {
+			time.Sleep(100 * time.Millisecond) // so that the reader waits for most of them
+			if err := s.AppendLog(ctx, "other", []state.LogRecord{{Seq: seq, Data: []byte("e")}}); err != nil {
+				t.Errorf("AppendLog: %v", err)
+				return
+			}
+		}
+	}()
+	for after := uint64(0); after < records; {
+		_, recs, err := s.ReadLog(t.Context(), "other", after, 10, time.Hour)
+		if err != nil {
+			t.Fatalf("reading another log while %d readers tail one: %v", 3*cfg.PoolSize, err)
+		}
+		for _, r := range recs {
+			if r.Seq != after+1 {
+				t.Fatalf("record %d after %d", r.Seq, after)
+			}
+			after = r.Seq
+		}
+	}
+	stop()
+	for range 3 * cfg.PoolSize {
+		<-done
+	}
+}
