@@ -271,3 +271,121 @@ func TestResumeReaderShutdownInterrupts(t *testing.T) {
 	}
 	wantWholeCall(t, first, rest, chunks)
 }
+
+// TestResumeFloodOfOneKeyStarvesNoOther (issue 23): 200 concurrent Resumes
+// by one key, tailing a call on a real redis-server with the default Redis
+// timeouts and pool, do not make another key's Generate or Resume fail:
+// the flood's readers past resume.max_readers_per_key are refused
+// TOO_MANY_STREAMS, and the ones admitted share the blocking reads with
+// the other key's reader, which waits its turn instead of failing.
+func TestResumeFloodOfOneKeyStarvesNoOther(t *testing.T) {
+	redis := redistest.Start(t)
+	const flood, chunks = 200, 12
+	releaseA, releaseB := make(chan struct{}), make(chan struct{})
+	upA := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 2, Until: releaseA}})
+	upB := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 4, Until: releaseB}})
+	r := startReplicaWith(t, "r", func(listen, metricsListen string) string {
+		return fmt.Sprintf(`listen: %s
+metrics_listen: %s
+shutdown_grace: 5s
+log: {level: warn}
+providers:
+  - {name: a, kind: openai, base_url: %s, models: [fake-model]}
+  - {name: b, kind: openai, base_url: %s, models: [fake-model]}
+auth:
+  keys:
+    - {name: a, sha256: %s, scopes: [generate], models: ["*"]}
+    - {name: b, sha256: %s, scopes: [generate], models: ["*"]}
+state:
+  store: redis
+  redis: {address: %s, key_prefix: "flood:"}
+`, listen, metricsListen, upA.URL(), upB.URL(), auth.HashKey(resumeKeyA), auth.HashKey(resumeKeyB), redis.Addr)
+	})
+	request := func(provider, id string) *llmrelayv1.GenerateRequest {
+		req := resumable(id)
+		req.Model = provider + "/fake-model"
+		return req
+	}
+	ctxA, ctxB := withKey(t.Context(), resumeKeyA), withKey(t.Context(), resumeKeyB)
+
+	// a's call, paused after 2 deltas; its client leaves.
+	idA := uuid.NewString()
+	gctx, leave := context.WithCancel(ctxA)
+	gs := must(r.client.Generate(gctx, request("a", idA)))
+	for range 2 {
+		must(gs.Recv())
+	}
+	leave()
+	// The flood: 200 readers of a's call at once.
+	type result struct {
+		events int
+		err    error
+	}
+	results := make(chan result, flood)
+	for range flood {
+		go func() {
+			rs, err := r.client.Resume(ctxA, &llmrelayv1.ResumeRequest{RequestId: idA})
+			if err != nil {
+				results <- result{0, err}
+				return
+			}
+			evs, err := readEvents(rs)
+			results <- result{len(evs), err}
+		}()
+	}
+	var refused []error
+	eventually(t, "every reader of the flood admitted or refused", func() bool {
+		for {
+			select {
+			case res := <-results:
+				refused = append(refused, res.err)
+				continue
+			default:
+			}
+			break
+		}
+		return int(r.metric(t, "llmrelay_resume_events_total", `event="resumed"`))+len(refused) == flood
+	})
+	for _, err := range refused {
+		if status.Code(err) != codes.ResourceExhausted || reason(err) != "TOO_MANY_STREAMS" {
+			t.Fatalf("a reader of the flood refused with %v, want RESOURCE_EXHAUSTED TOO_MANY_STREAMS", err)
+		}
+	}
+	admitted := flood - len(refused)
+	t.Logf("the flood: %d readers admitted, %d refused", admitted, len(refused))
+	if admitted != 32 {
+		t.Fatalf("%d of the flood's readers admitted, want resume.max_readers_per_key (32)", admitted)
+	}
+
+	// b, meanwhile: a resumable Generate, and a Resume of it that tails it.
+	idB := uuid.NewString()
+	live := must(r.client.Generate(ctxB, request("b", idB)))
+	var first []*llmrelayv1.GenerateEvent
+	for range 4 {
+		ev, err := live.Recv()
+		if err != nil {
+			t.Fatalf("b's Generate during the flood: %v", err)
+		}
+		first = append(first, ev)
+	}
+	reader := must(r.client.Resume(ctxB, &llmrelayv1.ResumeRequest{RequestId: idB, AfterSequence: 2}))
+	close(releaseB)
+	rest, err := readEvents(live)
+	if err != nil {
+		t.Fatalf("b's Generate during the flood: %v", err)
+	}
+	wantWholeCall(t, first, rest, chunks)
+	resumed, err := readEvents(reader)
+	if err != nil {
+		t.Fatalf("b's Resume during the flood: %v", err)
+	}
+	wantWholeCall(t, first[:2], resumed, chunks)
+
+	// The flood's admitted readers get a's whole call once it goes on.
+	close(releaseA)
+	for range admitted {
+		if res := <-results; res.err != nil || res.events == 0 {
+			t.Fatalf("an admitted reader of a's call: %d events, %v", res.events, res.err)
+		}
+	}
+}
