@@ -110,19 +110,33 @@ func (c *Call) takeLocked(rec state.LogRecord) {
 
 // End closes the log with the call's outcome: nil after its final event,
 // else the error that ended it (as its status). seq is the Seq the end
-// takes: one past the call's last event.
-func (c *Call) End(seq uint64, err error) {
+// takes: one past the call's last event. It returns the status the call
+// ends with, on its stream too: err's, except that a call cut off by the
+// server's shutdown (SERVER_SHUTTING_DOWN) is lost (ABORTED,
+// RESUMABLE_CALL_LOST): nothing will run it on, and its client, told so,
+// may send the request again.
+func (c *Call) End(seq uint64, err error) error {
+	if err == nil {
+		c.end(seq, state.LogSucceeded, nil)
+		return nil
+	}
+	e := apierr.FromError(err)
+	if e.Reason == apierr.ReasonShuttingDown {
+		c.r.metrics.ResumeEvent(metrics.ResumeLost)
+		e = errLost(c.id)
+	}
+	c.end(seq, state.LogFailed, statusBytes(e))
+	return e
+}
+
+func (c *Call) end(seq uint64, end state.LogEnd, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.finished, c.cancel = true, nil
 	if c.ended || c.expired {
 		return
 	}
-	if err == nil {
-		c.endLocked(seq, state.LogSucceeded, nil)
-		return
-	}
-	c.endLocked(seq, state.LogFailed, statusBytes(apierr.FromError(err)))
+	c.endLocked(seq, end, data)
 }
 
 // statusBytes encodes e's status, as a failed log's last record holds it.

@@ -129,6 +129,11 @@ const (
 	// UNAVAILABLE: the server serving a Resume is shutting down; the call
 	// goes on (on the replica that runs it): resume again.
 	ReasonInterrupted = "RESUME_INTERRUPTED"
+	// ABORTED: the call is gone before its end (its replica crashed, or
+	// shut down before the call finished): nothing more will come. The
+	// client may send the same request again (the same request_id is
+	// accepted) and must discard what the lost call showed.
+	ReasonLost = "RESUMABLE_CALL_LOST"
 )
 
 // storeRetryAfter is the RetryInfo delay when the store cannot be read.
@@ -144,6 +149,14 @@ func errBufferFull(id string) *apierr.Error {
 	return &apierr.Error{Code: codes.ResourceExhausted, Reason: ReasonBufferFull,
 		Message:  "the call's events outgrew the server's resume bounds, so it is no longer resumable; call Generate again",
 		Metadata: map[string]string{"request_id": id}}
+}
+
+// errLost is the status of a call gone before its end: the replica running
+// it crashed, or shut down before the call finished.
+func errLost(id string) *apierr.Error {
+	return &apierr.Error{Code: codes.Aborted, Reason: ReasonLost,
+		Message:  "the resumable call is lost: the server running it stopped before it finished, and nothing more will come; send the same request again (its request_id is accepted) and discard what this call showed",
+		Metadata: map[string]string{"request_id": id}, CallAgain: true}
 }
 
 func errGraceExpired(id string) *apierr.Error {
@@ -264,7 +277,8 @@ func (r *Registry) uncharge(n int64) {
 // log outgrows the bounds while nobody reads it.
 //
 // When a call id is kept already: of the same key and request, Start
-// returns ErrAttach (unless it failed: then it is replaced); of another,
+// returns ErrAttach (unless it failed or was lost with its replica: then
+// it is replaced); of another,
 // ALREADY_EXISTS (REQUEST_ID_IN_USE). A store that cannot be reached
 // fails with UNAVAILABLE; a replica whose kept calls fill
 // MaxBufferedBytes, with RESOURCE_EXHAUSTED (RESUME_BUFFER_FULL).
@@ -293,8 +307,9 @@ func (r *Registry) create(ctx context.Context, c *Call, key, fp string) (*Call, 
 			return nil, storeError(ctx, err)
 		case got.Key != key || got.Fingerprint != fp:
 			return nil, errInUse(id)
-		case got.End == state.LogFailed:
-			// A call that failed is run again: its log makes way.
+		case got.End == state.LogFailed || got.End == state.LogOpen && got.WriterGone:
+			// A call that failed, or was lost, is run again: its log
+			// makes way.
 			if err := r.logs.DeleteLog(ctx, id, got.Token); err != nil {
 				return nil, storeError(ctx, err)
 			}

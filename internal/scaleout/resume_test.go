@@ -195,8 +195,11 @@ func TestGoClientResumesOnAnotherReplica(t *testing.T) {
 	}
 }
 
-// TestResumeWhenTheReplicaRunningTheCallDies: a reader on another replica
-// learns, within the lease TTL, that the call is gone with its replica.
+// TestResumeWhenTheReplicaRunningTheCallDies: when the replica running a
+// call is killed (kill -9), a reader on another replica gets the events it
+// logged, then ABORTED RESUMABLE_CALL_LOST at once, long before the lease
+// TTL (after which the log would simply be gone); a later Resume learns
+// the same, and the same request sent again runs the call anew there.
 func TestResumeWhenTheReplicaRunningTheCallDies(t *testing.T) {
 	redis := redistest.Start(t)
 	never := make(chan struct{})
@@ -220,10 +223,76 @@ func TestResumeWhenTheReplicaRunningTheCallDies(t *testing.T) {
 	start := time.Now()
 	a.kill()
 	_, err := readEvents(rs)
-	if status.Code(err) != codes.NotFound || reason(err) != "RESUMABLE_CALL_NOT_FOUND" {
-		t.Fatalf("the reader on b ended with %v, want NOT_FOUND RESUMABLE_CALL_NOT_FOUND", err)
+	if status.Code(err) != codes.Aborted || reason(err) != "RESUMABLE_CALL_LOST" {
+		t.Fatalf("the reader on b ended with %v, want ABORTED RESUMABLE_CALL_LOST", err)
 	}
-	t.Logf("the reader learned the call was gone %v after its replica died (lease_ttl %v)", time.Since(start).Round(time.Millisecond), leaseTTL)
+	t.Logf("the reader learned the call was lost %v after its replica died (lease_ttl %v)", time.Since(start).Round(time.Millisecond), leaseTTL)
+	evs, err := readEvents(must(b.client.Resume(withKey(t.Context(), resumeKeyA), &llmrelayv1.ResumeRequest{RequestId: id, AfterSequence: 5})))
+	if len(evs) != 0 || reason(err) != "RESUMABLE_CALL_LOST" {
+		t.Fatalf("a later Resume: %d events, %v; want RESUMABLE_CALL_LOST", len(evs), err)
+	}
+	// The same request again: the lost call makes way (the upstream, still
+	// paused, shows the new call began).
+	again := must(b.client.Generate(withKey(t.Context(), resumeKeyA), resumable(id)))
+	if _, err := again.Recv(); err != nil {
+		t.Fatalf("the same request sent again: %v", err)
+	}
+	if n := up.Requests(); n != 2 {
+		t.Fatalf("the upstream saw %d requests, want the lost call's and the new one", n)
+	}
+}
+
+// TestGoClientReissuesACallLostWithItsReplica: the Go client, allowed to
+// (Hooks.OnReissue), sends the request of a call lost with its replica
+// again, takes back what it showed, and gets the whole answer once.
+func TestGoClientReissuesACallLostWithItsReplica(t *testing.T) {
+	redis := redistest.Start(t)
+	const chunks = 12
+	release := make(chan struct{})
+	up := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 4, Until: release}})
+	a, b := resumeReplicas(t, redis, up)
+	proxy := servertest.StartProxy(t, a.addr)
+	c, err := client.New(proxy.Addr(), client.WithInsecure(), client.WithAPIKey(resumeKeyA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	stream, err := c.Generate(t.Context(), resumable(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var screen strings.Builder
+	deltas, reissued := 0, 0
+	final, err := client.Collect(stream, &client.Hooks{
+		OnDelta: func(d *llmrelayv1.Delta) {
+			screen.WriteString(d.GetText())
+			if deltas++; deltas == 4 {
+				proxy.SetTarget(b.addr) // the next connection lands on b
+				a.kill()
+			}
+			if deltas == 6 {
+				close(release) // the new call, on b, goes on
+			}
+		},
+		OnReissue: func(cause error, discarded string) {
+			reissued++
+			if client.FromError(cause).Reason != client.ReasonResumableCallLost {
+				t.Errorf("reissued after %v, want RESUMABLE_CALL_LOST", cause)
+			}
+			rest := strings.TrimSuffix(screen.String(), discarded)
+			screen.Reset()
+			screen.WriteString(rest)
+		},
+	})
+	if err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	if reissued != 1 || screen.String() != openaitest.Text(chunks) || final.GetMessage().GetContent() != openaitest.Text(chunks) {
+		t.Fatalf("reissued %d times; screen %q; final %q", reissued, screen.String(), final.GetMessage().GetContent())
+	}
+	if n := up.Requests(); n != 2 {
+		t.Fatalf("the upstream saw %d requests, want the lost call's and the new one", n)
+	}
 }
 
 func must[T any](v T, err error) T {

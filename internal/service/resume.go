@@ -159,15 +159,16 @@ func (e *emitter) goneLocked() {
 }
 
 // endLog ends a resumable call's log with the call's outcome (nil: its
-// final was sent), numbered after its last event. The heartbeat stops
-// first, so that no event follows the end. Only the call's goroutine calls
-// it.
-func (e *emitter) endLog(err error) {
+// final was sent), numbered after its last event, and returns the error
+// the call ends with: err, or what the log made of it (a call cut off by
+// the shutdown is lost: resume.Call.End). The heartbeat stops first, so
+// that no event follows the end. Only the call's goroutine calls it.
+func (e *emitter) endLog(err error) error {
 	if e.log == nil {
-		return
+		return err
 	}
 	e.stopHeartbeat()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.log.End(e.seq+1, err)
+	return e.log.End(e.seq+1, err)
 }

@@ -78,6 +78,13 @@ type LogInfo struct {
 	Last uint64
 	// End says whether and how the log ended.
 	End LogEnd
+	// WriterGone says that the log has not ended but the replica writing
+	// it is gone (it crashed, or lost the store): nothing more will be
+	// appended by it. A store reports it, when it can tell, where a log's
+	// info is read and nothing new was found (ReadLog) or where one exists
+	// already (CreateLog); the memory store never does (its writer is
+	// this process).
+	WriterGone bool
 }
 
 // LogEnd says whether and how a log ended.

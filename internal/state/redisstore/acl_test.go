@@ -14,11 +14,13 @@ import (
 // aclRules are the least privileges of llmrelay's Redis user, as
 // docs/scale-out.md lists them: its keys, and the commands it and its
 // scripts run.
-var aclRules = []any{"~llmrelay:*", "resetchannels", "+@connection",
+var aclRules = []any{"~llmrelay:*", "resetchannels", "&llmrelay:*", "+@connection",
 	"+eval", "+evalsha", "+time", "+get", "+set", "+zadd", "+zrem", "+zremrangebyscore", "+zcard", "+pexpire",
 	"+hgetall", "+hmget", "+hset", "+hdel", "+del",
 	// event logs of resumable calls
-	"+multi", "+exec", "+hget", "+hexists", "+xadd", "+xrange", "+xread", "+exists", "+pttl"}
+	"+multi", "+exec", "+hget", "+hexists", "+xadd", "+xrange", "+xread", "+exists", "+pttl",
+	// the replicas' presence, which tells a crashed writer of a log
+	"+ssubscribe", "+pubsub|shardnumsub"}
 
 // TestLeastPrivilegeACLUser runs every operation (admission, leases,
 // renewal, release flushing, counting, retry budgets and their
@@ -60,6 +62,14 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	}
 	if _, _, err := s.ReadLog(ctx, "call", 1, 10, 10*time.Millisecond); err != nil {
 		t.Fatalf("ReadLog, blocking: %v", err)
+	}
+	// Another replica reading the log sees its writer alive.
+	other := open(t, cfg, redisstore.Options{Metrics: m, Getenv: func(string) string { return "s3cret" }})
+	if in, _, err := other.ReadLog(ctx, "call", 1, 10, 0); err != nil || in.WriterGone {
+		t.Fatalf("ReadLog on another replica: %+v, %v; want the writer alive", in, err)
+	}
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := s.KeepLog(ctx, "call", time.Second); err != nil {
 		t.Fatalf("KeepLog: %v", err)

@@ -19,7 +19,8 @@ import (
 // three keys that share the hash tag {r:<id>} (one Cluster slot):
 //
 //	<prefix>{r:<id>}:meta  a hash: key, fp (fingerprint), token, max
-//	                       (MaxRecords), last (the last record's Seq) and,
+//	                       (MaxRecords), w (the writer: the replica that
+//	                       created it), last (the last record's Seq) and,
 //	                       once the log ended, end ("ok" or "failed")
 //	<prefix>{r:<id>}:log   a Redis Stream: record n has the entry ID 0-n,
 //	                       one field, "e" (an event) or the end's kind, the
@@ -30,6 +31,14 @@ import (
 // A running log expires LeaseTTL after its replica last renewed it (every
 // LeaseTTL/3, in one pipeline for all its logs), so a crashed replica's
 // logs go within LeaseTTL; an ended one is kept until its hold passes.
+//
+// Whether a running log's writer is alive is known at once, not after the
+// lease TTL: every replica holds a sharded Pub/Sub subscription to a
+// channel of its own, <prefix>{p:<replica>}, for as long as it runs, and
+// Redis drops it the moment the replica's connection closes (a crash, a
+// kill -9). A reader that finds nothing new in a running log counts the
+// writer's subscribers (PUBSUB SHARDNUMSUB): none, and the log is
+// state.LogInfo.WriterGone.
 // Readers tail with XREAD BLOCK on a client of their own, so a blocked read
 // never takes a connection that admission needs, and a slow one never
 // marks the store unreachable; the blocking reads in flight are bounded by
@@ -50,7 +59,9 @@ type logState struct {
 	// slots bound the blocking reads in flight to the tail client's pool
 	// size (see slot).
 	slots chan struct{}
-	wg    sync.WaitGroup
+	// presence is this replica's subscription to its presence channel.
+	presence *redis.PubSub
+	wg       sync.WaitGroup
 
 	mu    sync.Mutex
 	owned map[string]ownedLog // the running logs this replica created, by id
@@ -76,6 +87,7 @@ func (s *Store) startLogs() {
 		o.MinIdleConns = 0
 		s.logs.tail = redis.NewUniversalClient(&o)
 		s.logs.slots = make(chan struct{}, o.PoolSize)
+		s.logs.presence = s.subscribePresence()
 		s.logs.owned = make(map[string]ownedLog)
 		if s.closed.Load() {
 			return
@@ -125,9 +137,59 @@ func (l *logState) slot(ctx context.Context, wait time.Duration) (release func()
 // store has stopped.
 func (s *Store) closeLogs() {
 	s.logs.wg.Wait()
+	if s.logs.presence != nil {
+		_ = s.logs.presence.Close()
+	}
 	if s.logs.tail != nil {
 		_ = s.logs.tail.Close()
 	}
+}
+
+// presenceChannel is the sharded Pub/Sub channel whose subscriber says
+// that replica runs.
+func (s *Store) presenceChannel(replica string) string {
+	return s.prefix + "{p:" + replica + "}"
+}
+
+// subscribePresence subscribes this replica to its presence channel and
+// waits (briefly) for Redis to confirm it, so that the logs it creates
+// from now on have a writer that readers see alive. The subscription's
+// own goroutine (PubSub.Channel) keeps it: it pings, and re-subscribes on
+// a new connection when one fails.
+func (s *Store) subscribePresence() *redis.PubSub {
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.DialTimeout+s.opts.ReadTimeout)
+	defer cancel()
+	ps := s.rdb.SSubscribe(ctx, s.presenceChannel(s.replica))
+	if _, err := ps.Receive(ctx); err != nil {
+		s.log.Warn("resumable calls: cannot subscribe to this replica's presence channel yet; readers elsewhere may take its calls for lost until it can", "error", err)
+	}
+	ps.Channel() // nothing is ever published: this keeps the subscription
+	return ps
+}
+
+// writerGone reports whether writer, the replica that created a running
+// log, is gone: nobody holds its presence subscription. This replica is
+// never gone to itself.
+func (s *Store) writerGone(ctx context.Context, writer string) (bool, error) {
+	if writer == "" || writer == s.replica {
+		return false, nil
+	}
+	ch := s.presenceChannel(writer)
+	var c redis.Cmdable = s.rdb
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+		// PUBSUB SHARDNUMSUB counts on the node that serves the
+		// channel's slot.
+		node, err := cc.MasterForKey(ctx, ch)
+		if err != nil {
+			return false, err
+		}
+		c = node
+	}
+	n, err := c.PubSubShardNumSub(ctx, ch).Result()
+	if err != nil {
+		return false, err
+	}
+	return n[ch] == 0, nil
 }
 
 // logError turns a failed command of a log operation into the error it
@@ -156,14 +218,14 @@ func (s *Store) unavailable() error {
 // createLogScript creates a log's meta, unless it exists.
 //
 //	KEYS  meta, log, hold
-//	ARGV  key, fingerprint, token, max records, TTL (ms)
+//	ARGV  key, fingerprint, token, max records, TTL (ms), writer
 //
 // It returns {} when it created the log, else the existing meta's fields.
 var createLogScript = redis.NewScript(`
 local cur = redis.call('HGETALL', KEYS[1])
 if #cur > 0 then return cur end
 redis.call('DEL', KEYS[2], KEYS[3])
-redis.call('HSET', KEYS[1], 'key', ARGV[1], 'fp', ARGV[2], 'token', ARGV[3], 'max', ARGV[4], 'last', 0)
+redis.call('HSET', KEYS[1], 'key', ARGV[1], 'fp', ARGV[2], 'token', ARGV[3], 'max', ARGV[4], 'last', 0, 'w', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return {}
 `)
@@ -175,12 +237,18 @@ func (s *Store) CreateLog(ctx context.Context, id string, info state.LogInfo) (s
 	}
 	s.startLogs()
 	res, err := createLogScript.Run(ctx, s.rdb, s.logKeys(id),
-		info.Key, info.Fingerprint, info.Token, info.MaxRecords, s.ttl.Milliseconds()).StringSlice()
+		info.Key, info.Fingerprint, info.Token, info.MaxRecords, s.ttl.Milliseconds(), s.replica).StringSlice()
 	if err != nil {
 		return state.LogInfo{}, s.logError(ctx, "create_log", err)
 	}
 	if len(res) > 0 {
-		return parseMeta(res), state.ErrLogExists
+		got, writer := parseMeta(res)
+		if got.End == state.LogOpen {
+			if got.WriterGone, err = s.writerGone(ctx, writer); err != nil {
+				return state.LogInfo{}, s.logError(ctx, "create_log", err)
+			}
+		}
+		return got, state.ErrLogExists
 	}
 	s.logs.mu.Lock()
 	s.logs.owned[id] = ownedLog{token: info.Token, max: info.MaxRecords}
@@ -189,12 +257,14 @@ func (s *Store) CreateLog(ctx context.Context, id string, info state.LogInfo) (s
 	return info, nil
 }
 
-// parseMeta reads a log's meta from HGETALL's field-value list.
-func parseMeta(kv []string) state.LogInfo {
-	var in state.LogInfo
+// parseMeta reads a log's meta from HGETALL's field-value list, and its
+// writer.
+func parseMeta(kv []string) (in state.LogInfo, writer string) {
 	for i := 0; i+1 < len(kv); i += 2 {
 		v := kv[i+1]
 		switch kv[i] {
+		case "w":
+			writer = v
 		case "key":
 			in.Key = v
 		case "fp":
@@ -209,7 +279,7 @@ func parseMeta(kv []string) state.LogInfo {
 			in.End = endOf(v)
 		}
 	}
-	return in
+	return in, writer
 }
 
 // The stream field of a record, by how it ends the log.
@@ -353,10 +423,17 @@ func (s *Store) ReadLog(ctx context.Context, id string, after uint64, max int, w
 	for k, v := range m {
 		kv = append(kv, k, v)
 	}
-	in := parseMeta(kv)
+	in, writer := parseMeta(kv)
 	recs, err := records(rng.Val())
-	if err != nil || len(recs) > 0 || wait <= 0 || in.End != state.LogOpen {
+	if err != nil || len(recs) > 0 || in.End != state.LogOpen {
 		return in, recs, err
+	}
+	// Nothing new in a running log: is anyone still writing it?
+	if in.WriterGone, err = s.writerGone(ctx, writer); err != nil {
+		return state.LogInfo{}, nil, s.logError(ctx, "read_log", err)
+	}
+	if in.WriterGone || wait <= 0 {
+		return in, nil, nil
 	}
 	return s.tailLog(ctx, keys[1], in, after, max, wait)
 }

@@ -65,6 +65,69 @@ func TestEventLogOfACrashedReplicaLapses(t *testing.T) {
 	})
 }
 
+// TestEventLogOfACrashedReplicaHasNoWriter: another replica tells a
+// running log whose writer crashed from one whose writer runs, at once
+// (the writer's presence subscription went with its connection), both
+// where it reads the log and where it would create it again; a reader
+// waiting on the log learns it too.
+func TestEventLogOfACrashedReplicaHasNoWriter(t *testing.T) {
+	testWriterGone(t, config(redistest.Start(t)))
+}
+
+// TestEventLogOfACrashedReplicaHasNoWriterOnCluster: the same on a
+// Cluster, where a presence channel's subscribers are counted on the node
+// that serves its slot.
+func TestEventLogOfACrashedReplicaHasNoWriterOnCluster(t *testing.T) {
+	c := state.DefaultConfig().Redis
+	c.Mode, c.Addresses = state.RedisCluster, redistest.StartCluster(t, 3)
+	c.KeyPrefix = "cluster" + strconv.FormatInt(prefixes.Add(1), 10) + ":"
+	c.ReadTimeout, c.WriteTimeout = 5*time.Second, 5*time.Second
+	testWriterGone(t, c)
+}
+
+func testWriterGone(t *testing.T, cfg state.RedisConfig) {
+	cfg.LeaseTTL = time.Hour // the log outlives the test: only presence can tell
+	writer := open(t, cfg, redisstore.Options{})
+	reader := open(t, cfg, redisstore.Options{})
+	defer reader.Close()
+	ctx := context.Background()
+	info := state.LogInfo{Key: "k", Fingerprint: "fp", Token: "w"}
+	if _, err := writer.CreateLog(ctx, "call", info); err != nil {
+		t.Fatal(err)
+	}
+	if err := writer.AppendLog(ctx, "call", []state.LogRecord{{Seq: 1, Data: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	if in, recs, err := reader.ReadLog(ctx, "call", 1, 10, 0); err != nil || len(recs) != 0 || in.WriterGone {
+		t.Fatalf("while the writer runs: %+v, %v, %v; want it alive", in, recs, err)
+	}
+	if got, err := reader.CreateLog(ctx, "call", info); !errors.Is(err, state.ErrLogExists) || got.WriterGone {
+		t.Fatalf("CreateLog while the writer runs: %+v, %v; want ErrLogExists, writer alive", got, err)
+	}
+	waited := make(chan state.LogInfo, 1)
+	go func() {
+		in, _, _ := reader.ReadLog(ctx, "call", 1, 10, time.Hour)
+		for !in.WriterGone {
+			in, _, _ = reader.ReadLog(ctx, "call", 1, 10, time.Hour)
+		}
+		waited <- in
+	}()
+	redisstore.Crash(writer)
+	// Records are read before the writer is looked at.
+	if in, recs, err := reader.ReadLog(ctx, "call", 0, 10, 0); err != nil || len(recs) != 1 {
+		t.Fatalf("after the crash, from 0: %+v, %v, %v; want the record", in, recs, err)
+	}
+	if in, recs, err := reader.ReadLog(ctx, "call", 1, 10, 0); err != nil || len(recs) != 0 || !in.WriterGone || in.End != state.LogOpen {
+		t.Fatalf("after the crash: %+v, %v, %v; want the writer gone", in, recs, err)
+	}
+	if got, err := reader.CreateLog(ctx, "call", info); !errors.Is(err, state.ErrLogExists) || !got.WriterGone {
+		t.Fatalf("CreateLog after the crash: %+v, %v; want ErrLogExists, writer gone", got, err)
+	}
+	if in := <-waited; in.Last != 1 {
+		t.Fatalf("the waiting reader: %+v", in)
+	}
+}
+
 // TestEndedEventLogKeptForItsHold: an ended log outlives its writer for
 // its hold, and no longer.
 func TestEndedEventLogKeptForItsHold(t *testing.T) {
