@@ -3,6 +3,7 @@ package deploy_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
@@ -46,8 +47,26 @@ func TestEnvoyConfigIsAValidBootstrap(t *testing.T) {
 		t.Fatal("envoy.yaml's cluster does not check /readyz")
 	}
 	for _, e := range cl[0].GetLoadAssignment().GetEndpoints()[0].GetLbEndpoints() {
-		if e.GetEndpoint().GetHealthCheckConfig().GetPortValue() != 9090 {
+		if e.GetEndpoint().GetHealthCheckConfig().GetPortValue() != 9464 {
 			t.Fatalf("endpoint %v is not checked on the metrics port", e.GetEndpoint().GetAddress())
+		}
+	}
+}
+
+// TestProxiesDocShowsTheTestedFiles: docs/proxies.md shows each proxy
+// configuration exactly as the tests run it.
+func TestProxiesDocShowsTheTestedFiles(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "proxies.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"haproxy.cfg", "nghttpx.conf", "envoy.yaml"} {
+		data, err := os.ReadFile(filepath.Join("proxies", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(doc), "\n"+string(data)+"```\n") {
+			t.Errorf("docs/proxies.md does not show proxies/%s as it is", name)
 		}
 	}
 }
