@@ -17,13 +17,20 @@
 //     before giving up on it;
 //   - how long a log is kept after the call ended: Config.Grace;
 //   - how much is kept: Config.MaxCallBytes per call, MaxBufferedBytes
-//     for all the calls of this replica. A call past either stops being
+//     for all the calls of this replica (each call's own cost,
+//     CallOverhead, included). A call past either stops being
 //     resumable: its log ends with RESUME_BUFFER_FULL, and the call is
 //     cancelled as soon as nobody on this replica reads it live;
 //   - who may resume a call: the API key that started it
 //     (PERMISSION_DENIED otherwise), and what a repeated Generate with the
 //     id of a call still kept does (it attaches to that call; another key
-//     or request: ALREADY_EXISTS);
+//     or request: ALREADY_EXISTS; a call that failed or was lost is
+//     replaced);
+//   - when a call is lost (ABORTED, RESUMABLE_CALL_LOST: nothing more will
+//     come, and the same request may be sent again): cut off by this
+//     server's shutdown (Call.End), or found by a reader with its writer
+//     gone (state.LogInfo.WriterGone: its replica crashed), which then
+//     closes the log so for every later reader;
 //   - what a detached call keeps of its stream's context (Detach): its
 //     values, its deadline and the shutdown's cut-off, not the client's
 //     cancellation.
