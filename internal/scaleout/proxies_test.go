@@ -99,38 +99,8 @@ func startHAProxy(t *testing.T, replicas []*replica) string {
 	var logs servertest.LockedBuffer
 	cmd := exec.Command(bin, "-db", "-f", path)
 	cmd.Stdout, cmd.Stderr = &logs, &logs
-	startProxy(t, cmd, front, logs.String)
+	servertest.StartProgram(t, cmd, front, logs.String)
 	return front
-}
-
-// startProxy starts cmd, a proxy listening on addr, waits until it
-// accepts connections, and stops it when the test ends.
-func startProxy(t *testing.T, cmd *exec.Cmd, addr string, log func() string) {
-	t.Helper()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("%s's log:\n%s", filepath.Base(cmd.Path), log())
-		}
-	})
-	eventually(t, filepath.Base(cmd.Path)+" accepting", func() bool {
-		select {
-		case <-exited:
-			t.Fatalf("%s exited: %s", filepath.Base(cmd.Path), log())
-		default:
-		}
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
 }
 
 // readyz returns the HTTP status of the replica's /readyz.
@@ -337,7 +307,7 @@ func startNghttpx(t *testing.T, replicas []*replica) string {
 	var logs servertest.LockedBuffer
 	cmd := exec.Command(bin, "--conf="+path, "--single-process")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
-	startProxy(t, cmd, front, logs.String)
+	servertest.StartProgram(t, cmd, front, logs.String)
 	return front
 }
 

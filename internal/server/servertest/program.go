@@ -1,10 +1,12 @@
 package servertest
 
 import (
+	"net"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // Program returns the path of a program some tests run as a real process
@@ -24,4 +26,37 @@ func Program(t testing.TB, name, debianPackage string) string {
 	}
 	t.Skipf("%s (Debian package %s) is not installed and scripts/test-deps.sh could not install it (%v): %s", name, debianPackage, err, out)
 	return ""
+}
+
+// StartProgram starts cmd, a program serving on addr (a proxy in front of
+// llmrelay), waits until it accepts connections there, and kills it when
+// the test ends. log reads the program's output, shown when it exits early
+// or the test fails.
+func StartProgram(t testing.TB, cmd *exec.Cmd, addr string, log func() string) {
+	t.Helper()
+	name := filepath.Base(cmd.Path)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+		if t.Failed() {
+			t.Logf("%s's log:\n%s", name, log())
+		}
+	})
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return
+		}
+		select {
+		case <-exited:
+			t.Fatalf("%s exited: %s", name, log())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
