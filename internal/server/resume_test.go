@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -524,4 +525,56 @@ func TestFullCallWithoutReaderIsCancelled(t *testing.T) {
 	if errReason(err) != resume.ReasonBufferFull {
 		t.Fatalf("Resume: %v, want %s", err, resume.ReasonBufferFull)
 	}
+}
+
+// TestKeptCallsCostWhatTheMetricSays (issue 24): 10,000 resumable calls
+// that ended, kept for their grace period, grow the server's heap by what
+// llmrelay_resume_buffered_bytes reports (and max_buffered_bytes bounds),
+// within 20 %, and keep no goroutine each.
+func TestKeptCallsCostWhatTheMetricSays(t *testing.T) {
+	const calls = 10_000
+	cfg := config.Default()
+	cfg.MetricsListen = ""
+	in := servertest.Start(t, cfg)
+	run := func(n int) {
+		t.Helper()
+		for range n {
+			_, err := servertest.Collect(t.Context(), in.Client, &llmrelayv1.GenerateRequest{
+				Model:     "mock/echo",
+				Messages:  []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "one two three four five six seven eight nine ten"}},
+				RequestId: uuid.NewString(),
+				Resumable: proto.Bool(true),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	buffered := func() int64 {
+		v, err := strconv.ParseFloat(metricValue(in, metrics.NameResumeBuffered, ""), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int64(v)
+	}
+	run(100) // what the first calls set up once
+	goroutines, before, metricBefore := runtime.NumGoroutine(), heapAlloc(), buffered()
+	run(calls)
+	grown, charged := heapAlloc()-before, buffered()-metricBefore
+	t.Logf("%d kept calls: heap grew %d bytes (%d per call), %s grew %d (%d per call)", calls, grown, grown/calls, metrics.NameResumeBuffered, charged, charged/calls)
+	if d := float64(grown-charged) / float64(charged); d > 0.2 || d < -0.2 {
+		t.Fatalf("heap grew %d bytes, the metric %d: %.0f%% apart, want within 20%%", grown, charged, 100*d)
+	}
+	if n := runtime.NumGoroutine(); n > goroutines+5 {
+		t.Fatalf("%d goroutines after the calls ended, %d before: kept calls hold goroutines", n, goroutines)
+	}
+}
+
+// heapAlloc returns the live heap, after two collections.
+func heapAlloc() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }
