@@ -58,6 +58,9 @@ const (
 	LimitConcurrency   = "concurrency"
 	LimitProviderQueue = "provider_queue"
 	LimitAuthFailures  = "auth_failures"
+	// LimitResumeReaders is the limit on a key's Resume streams, in a
+	// refusal's ErrorInfo metadata (its metric counts it as concurrency).
+	LimitResumeReaders = "resume_readers"
 )
 
 // refusal builds admission's errors: an ErrorInfo always, a RetryInfo when
@@ -261,11 +264,61 @@ const storeRetryAfter = time.Second
 type KeyLimits struct {
 	store   state.Admitter
 	metrics *metrics.Metrics
+	// readers holds the Resume streams' leases, up to readersPerKey each
+	// key (or its max_concurrent_streams, when higher); nil: Resumes are
+	// not counted.
+	readers       state.Leases
+	readersPerKey int
 }
 
 // NewKeyLimits returns the key limits kept in store. m may be nil.
 func NewKeyLimits(store state.Admitter, m *metrics.Metrics) *KeyLimits {
 	return &KeyLimits{store: store, metrics: m}
+}
+
+// WithResumeReaders has each key's Resume streams open at once counted in
+// leases, across the replicas that share leases, up to perKey or the key's
+// max_concurrent_streams, whichever is higher (resume.max_readers_per_key):
+// a Resume reads a call that holds a stream slot already, so it takes
+// none, but one key's readers, each tailing a log, must not crowd out
+// another's. It returns kl.
+func (kl *KeyLimits) WithResumeReaders(leases state.Leases, perKey int) *KeyLimits {
+	kl.readers, kl.readersPerKey = leases, perKey
+	return kl
+}
+
+// admitReader takes a Resume stream's lease of id's key; the returned
+// release gives it back.
+func (kl *KeyLimits) admitReader(ctx context.Context, id *auth.Identity) (release func(), err error) {
+	if kl.readers == nil {
+		return func() {}, nil
+	}
+	limit := max(kl.readersPerKey, id.Limits.MaxConcurrentStreams)
+	l, ok, err := kl.readers.Acquire(ctx, "resume-readers:"+id.Name, limit)
+	switch {
+	case errors.Is(err, state.ErrUnavailable):
+		return nil, storeUnavailable(id.Name, err)
+	case err != nil:
+		return nil, apierr.FromError(err)
+	case !ok:
+		kl.metrics.RateLimited(LimitConcurrency)
+		return nil, refusal(apierr.ResourceExhausted, ReasonTooManyStreams,
+			"API key "+id.Name+" already has "+strconv.Itoa(limit)+" Resume streams open",
+			map[string]string{"key": id.Name, "limit": LimitResumeReaders}, 0)
+	}
+	return l.Release, nil
+}
+
+// storeUnavailable is the error of a call of key refused because a
+// fail_closed store is unavailable.
+func storeUnavailable(key string, err error) error {
+	return &apierr.Error{
+		Kind: apierr.Unavailable, Reason: apierr.ReasonStateStoreUnavailable,
+		Message:    "the store of shared limits is unavailable, and this server refuses calls until it is back; call again",
+		Metadata:   map[string]string{"key": key},
+		RetryAfter: storeRetryAfter,
+		Cause:      err,
+	}
 }
 
 // quota returns an identity's quota, zero for none.
@@ -280,15 +333,34 @@ func quota(id *auth.Identity) state.Quota {
 // Admit admits one call of the caller's key (auth.FromContext) to method:
 // a rate token for every call, and for a Generate a stream slot under the
 // key's stream limit too (RESOURCE_EXHAUSTED, TOO_MANY_STREAMS), held
-// until release. A Resume takes a rate token but no stream slot: the
-// resumable call it reads holds one for as long as it runs. A refused call
-// takes nothing. While a fail_closed store is unavailable, calls of
-// limited keys fail UNAVAILABLE (STATE_STORE_UNAVAILABLE).
+// until release. A Resume takes a rate token but no stream slot (the
+// resumable call it reads holds one for as long as it runs): it takes a
+// reader's lease instead (WithResumeReaders). A refused call takes
+// nothing.
+// While a fail_closed store is unavailable, calls of limited keys fail
+// UNAVAILABLE (STATE_STORE_UNAVAILABLE).
 func (kl *KeyLimits) Admit(ctx context.Context, method string) (release func(), err error) {
 	id, ok := auth.FromContext(ctx)
 	if kl == nil || !ok { // no keys configured; health and reflection
 		return func() {}, nil
 	}
+	releaseCall, err := kl.admit(ctx, id, method)
+	if err != nil || method != llmrelayv1.LLMService_Resume_FullMethodName {
+		return releaseCall, err
+	}
+	releaseReader, err := kl.admitReader(ctx, id)
+	if err != nil {
+		releaseCall()
+		return nil, err
+	}
+	return func() {
+		releaseReader()
+		releaseCall()
+	}, nil
+}
+
+// admit takes a rate token and, for a Generate, a stream slot of id's key.
+func (kl *KeyLimits) admit(ctx context.Context, id *auth.Identity, method string) (release func(), err error) {
 	q := quota(id)
 	if method != llmrelayv1.LLMService_Generate_FullMethodName {
 		q.MaxConcurrent = 0
@@ -299,13 +371,7 @@ func (kl *KeyLimits) Admit(ctx context.Context, method string) (release func(), 
 	adm, err := kl.store.Admit(ctx, id.Name, q)
 	switch {
 	case errors.Is(err, state.ErrUnavailable):
-		return nil, &apierr.Error{
-			Kind: apierr.Unavailable, Reason: apierr.ReasonStateStoreUnavailable,
-			Message:    "the store of shared limits is unavailable, and this server refuses calls until it is back; call again",
-			Metadata:   map[string]string{"key": id.Name},
-			RetryAfter: storeRetryAfter,
-			Cause:      err,
-		}
+		return nil, storeUnavailable(id.Name, err)
 	case err != nil: // the call's own cancellation or deadline
 		return nil, apierr.FromError(err)
 	}

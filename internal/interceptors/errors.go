@@ -30,4 +30,5 @@ const (
 	LimitConcurrency   = engine.LimitConcurrency
 	LimitProviderQueue = engine.LimitProviderQueue
 	LimitAuthFailures  = engine.LimitAuthFailures
+	LimitResumeReaders = engine.LimitResumeReaders
 )

@@ -46,7 +46,7 @@ func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
 		// starts: unary and stream calls are counted alike (a stream's
 		// request is only read later), and floods of invalid requests are
 		// throttled too. Kept in the state store, so they hold across
-		// replicas when it is shared.
+		// replicas when it is shared; a key's Resume streams too.
 		interceptors.KeyLimits(adm.Limits),
 		// Deadline before anything that waits, so every wait and provider
 		// call below is bounded. Not for health watches.

@@ -91,7 +91,7 @@ backend llmrelay
 // through it and the frontend's address.
 func haproxyWith(t *testing.T, cfg *config.Config, conf func(front int, backend string) string) (llmrelayv1.LLMServiceClient, string) {
 	t.Helper()
-	bin := testProgram(t, "haproxy", "haproxy")
+	bin := servertest.Program(t, "haproxy", "haproxy")
 	_, backend := serveTCP(t, cfg)
 
 	front := freePort(t)

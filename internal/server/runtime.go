@@ -113,8 +113,9 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		Prices: cfg.Pricing.Prices(), CaptureContent: cfg.Tracing.CaptureContent,
 		Budget: rt.budget, Resume: s.resume, Latencies: s.latencies, Tools: s.tools,
 		Admission: &engine.Admission{
-			Auth:      authn,
-			Limits:    engine.NewKeyLimits(s.store, s.metrics),
+			Auth: authn,
+			// Resume is restart-only: the start-up config's is the one in force.
+			Limits:    engine.NewKeyLimits(s.store, s.metrics).WithResumeReaders(s.store, s.cfg.Resume.MaxReadersPerKey),
 			Deadlines: cfg.Deadlines.Deadlines,
 			Size:      engine.RequestSize(cfg.Limits.MaxRequestBytes),
 			Validator: engine.Validator{V: validator},
