@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -222,6 +221,8 @@ type attemptResult struct {
 	deltas, partials int
 	// outputBytes counts the attempt's output against the call's limit.
 	outputBytes int64
+	// pending is the delta folded and not sent yet (coalesce.go).
+	pending pendingDelta
 	// partial reads the reply as it streams, for partial objects; nil
 	// without stream_partial_objects.
 	partial *partialObjects
@@ -234,7 +235,7 @@ type attemptResult struct {
 func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 }
 
 // runAttempt runs attempt a: it streams the provider's deltas to the
-// client as they arrive, once a committed (see sendDelta), and returns the
+// client as they arrive, once a committed (see queueDelta), and returns the
 // assembled result, or the error that ended the attempt (with res holding
 // what was sent before it); errLost when another attempt of its race
 // committed first.
@@ -271,8 +272,28 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 		return res, stalled(err)
 	}
 	defer st.Close()
+	// What the stream already holds joins the pending delta (coalesce.go).
+	var buffered provider.BufferedStream
+	if c.eng.streaming.CoalesceDeltas {
+		buffered, _ = st.(provider.BufferedStream)
+	}
 	for {
-		ev, err := st.Recv()
+		var ev provider.Event
+		if res.pending.kind == 0 {
+			ev, err = st.Recv()
+		} else {
+			ready := false
+			if buffered != nil {
+				ev, ready, err = buffered.RecvBuffered()
+			}
+			if !ready {
+				// Nothing more is here yet: the pending delta goes now.
+				if err := c.flushDelta(a, res, stall); err != nil {
+					return res, err
+				}
+				continue
+			}
+		}
 		if err == nil && actx.Err() != nil && shows(ev) {
 			// The attempt was cancelled (its call ended, another attempt
 			// won its race, it stalled): what the provider's stream still
@@ -282,22 +303,36 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 			// accounted for all the same.)
 			err = context.Cause(actx)
 		}
-		if errors.Is(err, io.EOF) {
-			return res, nil
-		}
 		if err != nil {
+			// What arrived before the end is shown before it, as it would
+			// have been one delta at a time; a cancelled attempt shows
+			// nothing more.
+			if actx.Err() == nil {
+				if ferr := c.flushDelta(a, res, stall); ferr != nil {
+					return res, ferr
+				}
+			}
+			if errors.Is(err, io.EOF) {
+				return res, nil
+			}
 			return res, stalled(err)
 		}
-		// Handing the event to the client is not the provider's time: a
-		// client slow to read must not make the provider look stalled.
-		stall.relay()
-		err = c.handle(a, ev, res)
-		stall.relayed()
-		if errors.Is(err, errTruncated) {
+		err = c.handle(a, ev, res, stall)
+		switch {
+		case err == nil:
+		case errors.Is(err, errTruncated):
 			res.finish = provider.FinishLength
-			return res, nil
-		}
-		if err != nil {
+			return res, c.flushDelta(a, res, stall)
+		case errors.Is(err, errLost):
+			return res, err
+		default:
+			var se *sendError
+			if !errors.As(err, &se) {
+				// The output limit ended the call: what fit is shown first.
+				if ferr := c.flushDelta(a, res, stall); ferr != nil {
+					return res, ferr
+				}
+			}
 			return res, err
 		}
 	}
@@ -314,7 +349,7 @@ func shows(ev provider.Event) bool {
 // client its delta, if it makes one. Output past the call's limit ends the
 // attempt (meterOutput): cut at the limit and errTruncated, or an error
 // that ends the call, for which a commits first (errLost when it cannot).
-func (c *call) handle(a *retry.Attempt, ev provider.Event, res *attemptResult) error {
+func (c *call) handle(a *retry.Attempt, ev provider.Event, res *attemptResult, stall *stallTimer) error {
 	limited := c.meterOutput(a, &ev, res)
 	if limited != nil && !errors.Is(limited, errTruncated) {
 		if !a.Commit() {
@@ -322,7 +357,7 @@ func (c *call) handle(a *retry.Attempt, ev provider.Event, res *attemptResult) e
 		}
 		return limited
 	}
-	if err := c.fold(a, ev, res); err != nil {
+	if err := c.fold(a, ev, res, stall); err != nil {
 		return err
 	}
 	return limited
@@ -332,12 +367,12 @@ func (c *call) handle(a *retry.Attempt, ev provider.Event, res *attemptResult) e
 // first delta: it shows nothing.
 var errLost = errors.New("another attempt answered first")
 
-// fold folds one provider event of attempt a into res and sends the client
-// its delta, if it makes one: a delta is what the client sees (text,
-// reasoning, a refusal, a tool call's id, name or arguments), and the
-// first one commits the attempt. Usage, finish reasons and a tool call's
-// signature alone make none.
-func (c *call) fold(a *retry.Attempt, ev provider.Event, res *attemptResult) error {
+// fold folds one provider event of attempt a into res and queues the
+// client's delta, if it makes one (queueDelta): a delta is what the client
+// sees (text, reasoning, a refusal, a tool call's id, name or arguments),
+// and the first one commits the attempt. Usage, finish reasons and a tool
+// call's signature alone make none.
+func (c *call) fold(a *retry.Attempt, ev provider.Event, res *attemptResult, stall *stallTimer) error {
 	switch ev.Kind {
 	case provider.EventText:
 		if ev.Text == "" {
@@ -345,12 +380,7 @@ func (c *call) fold(a *retry.Attempt, ev provider.Event, res *attemptResult) err
 		}
 		res.order.Add(&ev, res.text.Len())
 		res.text.WriteString(ev.Text)
-		de := newDeltaEvent()
-		de.delta.Text = ev.Text
-		if err := c.sendDelta(a, de, res); err != nil {
-			return err
-		}
-		return c.sendPartial(a.N, ev.Text, res)
+		return c.queueDelta(a, &fragment{kind: ev.Kind, text: ev.Text}, res, stall)
 	case provider.EventToolCall:
 		tc := ev.ToolCall
 		if tc == (provider.ToolCallDelta{Index: tc.Index}) {
@@ -361,11 +391,7 @@ func (c *call) fold(a *retry.Attempt, ev provider.Event, res *attemptResult) err
 		if tc.ID == "" && tc.Name == "" && tc.ArgumentsDelta == "" {
 			return nil // a signature alone: it is in the final message
 		}
-		de := newDeltaEvent()
-		de.delta.ToolCall = &llmrelayv1.ToolCallDelta{
-			Index: uint32(tc.Index), Id: tc.ID, Name: tc.Name, ArgumentsDelta: tc.ArgumentsDelta,
-		}
-		return c.sendDelta(a, de, res)
+		return c.queueDelta(a, &fragment{kind: ev.Kind, index: tc.Index, id: tc.ID, name: tc.Name, text: tc.ArgumentsDelta}, res, stall)
 	case provider.EventReasoning:
 		r := ev.Reasoning
 		if r == (provider.ReasoningDelta{Index: r.Index}) {
@@ -376,17 +402,13 @@ func (c *call) fold(a *retry.Attempt, ev provider.Event, res *attemptResult) err
 		if r.Text == "" && r.Signature == "" && r.Redacted == "" && r.Format == "" {
 			return nil // the block's id or kind alone: it is in the final message
 		}
-		de := newReasoningDeltaEvent()
-		de.r.Index, de.r.Text, de.r.Signature, de.r.Redacted, de.r.Format = uint32(r.Index), r.Text, r.Signature, r.Redacted, r.Format
-		return c.sendDelta(a, &de.deltaEvent, res)
+		return c.queueDelta(a, &fragment{kind: ev.Kind, index: r.Index, text: r.Text, signature: r.Signature, redacted: r.Redacted, format: r.Format}, res, stall)
 	case provider.EventRefusal:
 		if ev.Text == "" {
 			return nil
 		}
 		res.refusal.WriteString(ev.Text)
-		de := newDeltaEvent()
-		de.delta.Refusal = ev.Text
-		return c.sendDelta(a, de, res)
+		return c.queueDelta(a, &fragment{kind: ev.Kind, text: ev.Text}, res, stall)
 	case provider.EventProviderTool:
 		// A block of a tool the provider ran: no delta (nothing to show
 		// as it streams), kept for the final message.
@@ -434,23 +456,4 @@ func newReasoningDeltaEvent() *reasoningDeltaEvent {
 	de.init()
 	de.delta.Reasoning = &de.r
 	return de
-}
-
-// sendDelta sends one delta of attempt a, which commits it first. Its
-// error is a *sendError, or errLost when another attempt of a's race
-// committed first.
-func (c *call) sendDelta(a *retry.Attempt, de *deltaEvent, res *attemptResult) error {
-	if !a.Commit() {
-		return errLost
-	}
-	if !c.firstDelta {
-		c.firstDelta = true
-		c.eng.metrics.FirstToken(c.labels(a.Target), time.Since(c.start))
-	}
-	res.deltas++
-	de.event.Attempt = uint32(a.N)
-	if err := c.out.send(&de.event); err != nil {
-		return &sendError{err}
-	}
-	return nil
 }
