@@ -74,6 +74,10 @@ type options struct {
 	upstreamTLS bool
 	hedgeN      int
 	hedgeAfter  time.Duration
+	// stacks, when positive, holds that many streams through each relay
+	// and prints its goroutines' depths from a dump (stacks.go), and
+	// nothing else.
+	stacks int
 }
 
 func main() {
@@ -95,6 +99,8 @@ func main() {
 	flag.BoolVar(&o.upstreamTLS, "upstream-tls", false, "serve the upstream over HTTPS with HTTP/2 (as the hosted APIs do) instead of HTTP/1.1 in the clear; everyone connects with TLS")
 	flag.IntVar(&o.hedgeN, "hedge-n", 300, "calls of each kind (unhedged, one hedge, two hedges) against the long-tail upstream (0: skip)")
 	flag.DurationVar(&o.hedgeAfter, "hedge-after", 100*time.Millisecond, "hedge_after of the hedged calls")
+	flag.IntVar(&o.stacks, "stacks", 0, "hold this many slow streams through each relay, dump its goroutines (SIGQUIT, GOTRACEBACK=system) and print how deep they wait; nothing else is measured")
+	flag.BoolVar(&verboseStacks, "stacks-frames", false, "with -stacks: also print one handler's frames with their sizes")
 	levels := flag.String("c", "1,8,64", "concurrency levels of the throughput measurements")
 	flag.BoolVar(&o.description, "machine", true, "print the machine's description (nproc, lscpu, go version) first")
 	flag.Parse()
@@ -154,11 +160,14 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer up.stop()
+	slowStream := time.Duration(o.chunks) * o.holdDelay
+	if o.stacks > 0 {
+		return stacksMode(ctx, o, up, dir, slowStream)
+	}
 	// The long-tail upstream of the hedging measurement serves in this
 	// process (its requests are paced, its CPU time negligible).
 	tail := newTailUpstream(o.chunks)
 	defer tail.Close()
-	slowStream := time.Duration(o.chunks) * o.holdDelay
 	var servers []*relay
 	rel, err := startRelay(ctx, o.bin, o.relayEnv, filepath.Join(dir, "a"), up.fast, up.slow, tail.URL(), up.ca, slowStream)
 	if err != nil {

@@ -34,15 +34,29 @@ type relay struct {
 	stderr      *bytes.Buffer
 	// floor is the floor's process, nil for llmrelay.
 	floor *child
+	// dumpFile holds the process's stderr, when it goes to a file.
+	dumpFile string
 }
 
 // startFloor starts the floor relay in front of the upstreams.
 func startFloor(ctx context.Context, env, fastURL, slowURL, ca string) (*relay, error) {
-	c, err := startChild(ctx, "floor", env, "-child-fast", fastURL, "-child-slow", slowURL, "-child-ca", ca)
+	c, err := startChild(ctx, "floor", env, "", "-child-fast", fastURL, "-child-slow", slowURL, "-child-ca", ca)
 	if err != nil {
 		return nil, err
 	}
 	return &relay{name: "floor", cmd: c.cmd, addr: c.addrs["grpc"], metricsAddr: c.addrs["metrics"], exited: c.exited, floor: c}, nil
+}
+
+// startFloorDump starts the floor as startFloor does, with
+// GOTRACEBACK=system and its stderr in the file dir/floor.stderr (for the
+// goroutine dump of -stacks).
+func startFloorDump(ctx context.Context, env string, up *upstream, dir string) (*relay, error) {
+	path := filepath.Join(dir, "floor.stderr")
+	c, err := startChild(ctx, "floor", strings.Trim(env+",GOTRACEBACK=system", ","), path, "-child-fast", up.fast, "-child-slow", up.slow, "-child-ca", up.ca)
+	if err != nil {
+		return nil, err
+	}
+	return &relay{name: "floor", cmd: c.cmd, addr: c.addrs["grpc"], metricsAddr: c.addrs["metrics"], exited: c.exited, dumpFile: path}, nil
 }
 
 // relayConfig is the generated configuration: an `openai` provider at the
@@ -93,6 +107,18 @@ limits:
 // (and env, comma-separated KEY=VALUE pairs, added to this process's
 // environment), then waits until its health check says SERVING.
 func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL, ca string, slowStream time.Duration) (*relay, error) {
+	return startRelayTo(ctx, bin, env, dir, fastURL, slowURL, tailURL, ca, slowStream, "")
+}
+
+// startRelayDump starts the binary as startRelay does, in front of up, with
+// its stderr in the file dir/stderr (for the goroutine dump of -stacks).
+func startRelayDump(ctx context.Context, bin, env, dir string, up *upstream, slowStream time.Duration) (*relay, error) {
+	return startRelayTo(ctx, bin, env, dir, up.fast, up.slow, "", up.ca, slowStream, filepath.Join(dir, "stderr"))
+}
+
+// startRelayTo is startRelay, with the process's stderr in the file
+// stderrPath when it is not empty.
+func startRelayTo(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL, ca string, slowStream time.Duration, stderrPath string) (*relay, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -116,6 +142,14 @@ func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL, c
 	}
 	r.cmd.Stdout = io.Discard
 	r.cmd.Stderr = &limitedWriter{w: r.stderr, n: 64 << 10}
+	if stderrPath != "" {
+		f, err := os.Create(stderrPath)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close() // the child has its own descriptor
+		r.cmd.Stderr, r.dumpFile = f, stderrPath
+	}
 	if err := r.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
