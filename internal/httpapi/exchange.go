@@ -1,0 +1,231 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+)
+
+// errCannotDiscard ends a call whose stream would have to take back output
+// its client was shown, which a client that did not opt in to restarts
+// cannot do.
+var errCannotDiscard = errors.New("the client cannot discard output it was shown")
+
+// exchange is one call's HTTP response: the engine's Sink for the call,
+// writing its events in the call's wire format. It writes nothing before
+// the first thing the client is to see, so a call that fails before its
+// first delta, after however many invisible attempts, is still answered
+// with an HTTP error status the SDKs understand.
+//
+// The engine calls it from one goroutine at a time.
+type exchange struct {
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	f   format
+	r   replyInfo
+	enc streamEncoder // nil: the reply is one response body
+	buf frame
+	// committed: the status line and headers are written; ended: the
+	// reply is complete (its final, or its error, is written).
+	committed, ended bool
+	// shown: the client was shown output it would have to discard if the
+	// attempt it came from failed.
+	shown bool
+	// What the response headers say: the attempt the reply starts with,
+	// and its provider and model, as far as the call's events tell them.
+	attempt         uint32
+	provider, model string
+	// final is the call's Final, once sent.
+	final *llmrelayv1.Final
+}
+
+func newExchange(w http.ResponseWriter, f format, r replyInfo, stream bool) *exchange {
+	x := &exchange{w: w, rc: http.NewResponseController(w), f: f, r: r}
+	if stream {
+		x.enc = f.stream(&x.r)
+	}
+	return x
+}
+
+// target records where the call's first attempt goes, for the headers.
+func (x *exchange) target(providerName, model string) { x.provider, x.model = providerName, model }
+
+// Send implements the engine's Sink.
+func (x *exchange) Send(ev *llmrelayv1.GenerateEvent) error {
+	if x.ended {
+		return errCannotDiscard
+	}
+	switch e := ev.GetEvent().(type) {
+	case *llmrelayv1.GenerateEvent_Delta:
+		if x.enc == nil {
+			return nil // the reply's Final has it all
+		}
+		if err := x.commit(ev.GetAttempt()); err != nil {
+			return err
+		}
+		x.shown = true
+		return x.write(x.enc.delta(x.buf.reset(), e.Delta, ev.GetAttempt()))
+	case *llmrelayv1.GenerateEvent_WillRetry:
+		return x.willRetry(e.WillRetry, ev.GetAttempt())
+	case *llmrelayv1.GenerateEvent_Final:
+		return x.finish(e.Final, ev.GetAttempt())
+	case *llmrelayv1.GenerateEvent_Heartbeat:
+		if x.enc == nil || !x.committed {
+			return nil
+		}
+		return x.write(x.enc.ping(x.buf.reset()))
+	}
+	// partial_object: neither format has a place for it; the reply's text
+	// streams the same object.
+	return nil
+}
+
+// willRetry handles a failed attempt that another follows. Nothing of it
+// shows unless the client was shown output of the failed attempt: then a
+// client that opted in is told to discard it, and any other cannot be,
+// so its reply ends with an error (the door asks the engine for
+// MIDSTREAM_FAIL for such clients, so this happens only when a call
+// replaces shown output anyway).
+func (x *exchange) willRetry(w *llmrelayv1.WillRetry, attempt uint32) error {
+	if w.GetNextProvider() != "" {
+		x.provider, x.model = w.GetNextProvider(), w.GetNextModel()
+	}
+	if x.enc == nil || !x.shown {
+		return nil
+	}
+	x.shown = false
+	if !x.r.extension {
+		x.fail(failure{
+			status: http.StatusBadGateway, reason: apierr.ReasonMidstreamFailed,
+			message: "the attempt whose output was streamed failed, and another would replace it",
+		})
+		return errCannotDiscard
+	}
+	return x.write(x.enc.restart(x.buf.reset(), w, attempt))
+}
+
+// finish writes the call's Final: the whole reply, or a stream's end.
+func (x *exchange) finish(f *llmrelayv1.Final, attempt uint32) error {
+	x.final = f
+	if x.enc != nil {
+		if err := x.commit(attempt); err != nil {
+			return err
+		}
+		b, err := x.enc.final(x.buf.reset(), f)
+		x.ended = true
+		if err != nil {
+			return err
+		}
+		return x.write(b)
+	}
+	body, err := x.f.reply(&x.r, f)
+	if err != nil {
+		return err
+	}
+	x.attempt, x.provider, x.model = f.GetAttempts(), f.GetProvider(), f.GetModel()
+	h := x.w.Header()
+	x.setHeaders(h)
+	h.Set("Content-Type", "application/json")
+	x.committed, x.ended = true, true
+	x.w.WriteHeader(http.StatusOK)
+	_, err = x.w.Write(body)
+	return err
+}
+
+// SetHeader implements the engine's Sink: a header of the reply, if it is
+// not sent yet.
+func (x *exchange) SetHeader(key, value string) {
+	if !x.committed {
+		x.w.Header().Set(key, value)
+	}
+}
+
+// SendHeader implements the engine's Sink: a streamed reply starts now (a
+// call with heartbeats starts at once); a reply that is one body waits
+// for the Final, since its status depends on it.
+func (x *exchange) SendHeader() error {
+	if x.enc == nil {
+		return nil
+	}
+	return x.commit(0)
+}
+
+// commit starts a streamed reply: the status, the headers, and the
+// format's opening event.
+func (x *exchange) commit(attempt uint32) error {
+	if x.committed {
+		return nil
+	}
+	x.committed = true
+	x.attempt = max(attempt, 1)
+	h := x.w.Header()
+	x.setHeaders(h)
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not hold the stream back
+	x.w.WriteHeader(http.StatusOK)
+	return x.write(x.enc.start(x.buf.reset()))
+}
+
+// setHeaders sets the headers every response carries.
+func (x *exchange) setHeaders(h http.Header) {
+	h.Set(HeaderRequestID, x.r.requestID)
+	if _, ok := x.f.(anthropic); ok {
+		h.Set(HeaderAnthropicRequestID, x.r.requestID)
+	}
+	h.Set(HeaderAttempts, strconv.FormatUint(uint64(x.attempt), 10))
+	if x.provider != "" {
+		h.Set(HeaderProvider, x.provider)
+	}
+	if x.model != "" {
+		h.Set(HeaderModel, x.model)
+	}
+}
+
+// write sends one event (or a whole frame of them) and flushes it.
+func (x *exchange) write(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	if _, err := x.w.Write(b); err != nil {
+		return err
+	}
+	return x.rc.Flush()
+}
+
+// fail answers a call that failed: with the error's HTTP status when
+// nothing was sent yet, else with the format's error event, which ends
+// the stream.
+func (x *exchange) fail(f failure) {
+	if x.ended {
+		return
+	}
+	x.ended = true
+	if f.reason == apierr.ReasonMidstreamFailed && !x.r.extension {
+		f.message += "; a client that can discard what it was shown sends the header " +
+			HeaderMidstream + ": " + MidstreamRestart + " to have llmrelay restart the reply instead"
+	}
+	if x.committed {
+		if x.enc != nil {
+			_ = x.write(x.enc.fail(x.buf.reset(), f))
+		}
+		return
+	}
+	body, status := x.f.errorBody(f, x.r.requestID)
+	if n, err := strconv.ParseUint(f.metadata["attempts"], 10, 32); err == nil {
+		x.attempt = uint32(n)
+	}
+	if p := f.metadata["provider"]; p != "" && p != x.provider {
+		x.provider, x.model = p, ""
+	}
+	h := x.w.Header()
+	x.setHeaders(h)
+	f.setRetryHeaders(h)
+	h.Set("Content-Type", "application/json")
+	x.committed = true
+	x.w.WriteHeader(status)
+	_, _ = x.w.Write(body)
+}
