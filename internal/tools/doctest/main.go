@@ -34,6 +34,7 @@ import (
 const (
 	docListen        = "127.0.0.1:50051"
 	docMetricsListen = "127.0.0.1:9464"
+	docHTTPListen    = "127.0.0.1:8080"
 	grpcurlCommand   = "go tool grpcurl"
 	blockTimeout     = 5 * time.Minute
 )
@@ -151,13 +152,13 @@ func (r *runner) runFile(file string, blocks []*block, filter *regexp.Regexp) er
 			// them. One that names the documented addresses (a program, say)
 			// gets the default server's.
 			code := b.code
-			if strings.Contains(code, docListen) || strings.Contains(code, docMetricsListen) {
+			if strings.Contains(code, docListen) || strings.Contains(code, docMetricsListen) || strings.Contains(code, docHTTPListen) {
 				s, err := r.server(servers, work, "")
 				if err != nil {
 					r.fail(where, fmt.Sprintf("could not start the server: %v", err), "")
 					continue
 				}
-				code = strings.NewReplacer(docListen, s.listen, docMetricsListen, s.metrics).Replace(code)
+				code = strings.NewReplacer(s.addresses(true)...).Replace(code)
 			}
 			path := filepath.Join(work, b.saveAs)
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -196,7 +197,7 @@ func (r *runner) server(servers map[string]*server, work, name string) (*server,
 }
 
 func (r *runner) runBlock(where, work string, b *block, s *server) {
-	toReal := strings.NewReplacer(docListen, s.listen, docMetricsListen, s.metrics, grpcurlCommand, filepath.Join(r.bin, "grpcurl"))
+	toReal := strings.NewReplacer(append(s.addresses(true), grpcurlCommand, filepath.Join(r.bin, "grpcurl"))...)
 	code := toReal.Replace(b.code)
 	ctx, cancel := context.WithTimeout(context.Background(), blockTimeout)
 	defer cancel()
@@ -258,7 +259,7 @@ func (r *runner) runBlock(where, work string, b *block, s *server) {
 		r.fail(where, fmt.Sprintf("still running after %v: killed", blockTimeout), out.String())
 		return
 	}
-	actual := strings.NewReplacer(s.listen, docListen, s.metrics, docMetricsListen, work+"/", "", work, ".").Replace(out.String())
+	actual := strings.NewReplacer(append(s.addresses(false), work+"/", "", work, ".")...).Replace(out.String())
 	if r.verbose {
 		fmt.Printf("-- %s (exit %d)\n%s", where, status, actual)
 	}
@@ -303,11 +304,30 @@ type server struct {
 	cmd     *exec.Cmd
 	listen  string
 	metrics string
-	done    chan struct{}
+	// http is the HTTP doors' address; "" when the server has them off.
+	http string
+	done chan struct{}
+}
+
+// addresses returns the replacements of the documented addresses by the
+// server's (toReal), or back: pairs for strings.NewReplacer.
+func (s *server) addresses(toReal bool) []string {
+	var pairs []string
+	for _, a := range [][2]string{{docListen, s.listen}, {docMetricsListen, s.metrics}, {docHTTPListen, s.http}} {
+		switch {
+		case a[1] == "":
+		case toReal:
+			pairs = append(pairs, a[0], a[1])
+		default:
+			pairs = append(pairs, a[1], a[0])
+		}
+	}
+	return pairs
 }
 
 var (
 	serving        = regexp.MustCompile(`msg="llmrelay serving" listen=(\S+)`)
+	httpServing    = regexp.MustCompile(`msg="llmrelay serving" .*http_listen=(\S+)`)
 	metricsServing = regexp.MustCompile(`msg="metrics serving" listen=(\S+)`)
 )
 
@@ -315,7 +335,7 @@ var (
 // the work directory holds under name, or the embedded default, and waits
 // for its log to say where it listens.
 func (r *runner) startServer(work, name string) (*server, error) {
-	args := []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"}
+	args := []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"}
 	if name != "" {
 		// A file a block of the same page saved, or one in the repository.
 		path := filepath.Join(work, name)
@@ -348,6 +368,9 @@ func (r *runner) startServer(work, name string) (*server, error) {
 				logged.WriteString(line + "\n")
 				if m := metricsServing.FindStringSubmatch(line); m != nil {
 					s.metrics = m[1]
+				}
+				if m := httpServing.FindStringSubmatch(line); m != nil {
+					s.http = m[1]
 				}
 				if m := serving.FindStringSubmatch(line); m != nil {
 					s.listen = m[1]
