@@ -18,7 +18,7 @@ func (s *Server) startMetrics() (stop func(), err error) {
 	if s.cfg.MetricsListen == "" {
 		return func() {}, nil
 	}
-	lis, err := listen("metrics_listen", s.cfg.MetricsListen)
+	lis, err := s.listen("metrics_listen", s.cfg.MetricsListen)
 	if err != nil {
 		return nil, err
 	}
