@@ -102,11 +102,11 @@ func (t *translated) anthropicField(key string, raw json.RawMessage) error {
 	req := t.req
 	switch key {
 	case "model":
-		return json.Unmarshal(raw, &req.Model)
+		return decodeAs(raw, &req.Model, "must be a string")
 	case "messages":
 		return t.anthropicMessages(raw)
 	case "stream":
-		return json.Unmarshal(raw, &t.stream)
+		return decodeAs(raw, &t.stream, "must be true or false")
 	case "max_tokens":
 		var n int64
 		if err := json.Unmarshal(raw, &n); err != nil {
@@ -236,16 +236,25 @@ func (t *translated) anthropicMessages(raw json.RawMessage) error {
 	return nil
 }
 
-// blockTypes are the content blocks llmrelay translates, by role.
+// blockTypes are the content blocks llmrelay translates, by role; an
+// assistant message may also carry the blocks of Anthropic's server tools
+// (isProviderTool).
 var blockTypes = map[llmrelayv1.Role]map[string]bool{
 	llmrelayv1.Role_ROLE_USER:      {"text": true, "tool_result": true},
 	llmrelayv1.Role_ROLE_ASSISTANT: {"text": true, "tool_use": true, "thinking": true, "redacted_thinking": true},
 }
 
+// isProviderTool reports whether a block type is one of a tool Anthropic
+// ran itself: server_tool_use, mcp_tool_use and their *_tool_result.
+func isProviderTool(typ string) bool {
+	return typ == "server_tool_use" || typ == "mcp_tool_use" || strings.HasSuffix(typ, "_tool_result")
+}
+
 // anthropicMessage translates one message: a user message's tool_result
 // blocks each become a tool message, and its text a user message after
-// them; an assistant message's thinking, text and tool_use blocks become
-// one assistant message.
+// them (text blocks joined by newlines); an assistant message's blocks
+// become one assistant message, their order kept in its parts when it is
+// not the usual one.
 func (t *translated) anthropicMessage(role string, content json.RawMessage, path string) error {
 	var r llmrelayv1.Role
 	switch role {
@@ -273,16 +282,26 @@ func (t *translated) anthropicMessage(role string, content json.RawMessage, path
 		if err := json.Unmarshal(braw, &b); err != nil {
 			return inParam(at, jsonProblem(err))
 		}
+		if r == llmrelayv1.Role_ROLE_ASSISTANT && isProviderTool(b.Type) {
+			pt, err := providerToolOf(braw)
+			if err != nil {
+				return inParam(at, err)
+			}
+			m.Parts = append(m.Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_ProviderTool{ProviderTool: uint32(len(m.ProviderTools))}})
+			m.ProviderTools = append(m.ProviderTools, pt)
+			continue
+		}
 		if !blockTypes[r][b.Type] {
 			return &paramError{at + ".type", strconv.Quote(b.Type) + " blocks are not supported in " + role + " messages by llmrelay"}
 		}
 		if err := decodeStrict(braw, &b); err != nil {
 			return inParam(at, err)
 		}
-		switch {
-		case b.Type == "text":
+		switch b.Type {
+		case "text":
 			text = append(text, b.Text)
-		case b.Type == "tool_result" && r == llmrelayv1.Role_ROLE_USER:
+			m.Parts = append(m.Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_Text{Text: b.Text}})
+		case "tool_result":
 			out := ""
 			if !isNull(b.Content) {
 				var err error
@@ -291,27 +310,101 @@ func (t *translated) anthropicMessage(role string, content json.RawMessage, path
 				}
 			}
 			t.add(&llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: b.ToolUseID, Content: out}, path+at)
-		case b.Type == "tool_use" && r == llmrelayv1.Role_ROLE_ASSISTANT:
+		case "tool_use":
 			args := "{}"
 			if !isNull(b.Input) {
 				args = string(b.Input)
 			}
+			m.Parts = append(m.Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_ToolCall{ToolCall: uint32(len(m.ToolCalls))}})
 			m.ToolCalls = append(m.ToolCalls, &llmrelayv1.ToolCall{Id: b.ID, Name: b.Name, Arguments: args})
-		case b.Type == "thinking" && r == llmrelayv1.Role_ROLE_ASSISTANT:
-			format, sig := parseSignature(b.Signature)
-			m.Reasoning = append(m.Reasoning, &llmrelayv1.Reasoning{Text: b.Thinking, Signature: sig, Format: format})
-		case b.Type == "redacted_thinking" && r == llmrelayv1.Role_ROLE_ASSISTANT:
-			format, data := parseSignature(b.Data)
-			m.Reasoning = append(m.Reasoning, &llmrelayv1.Reasoning{Redacted: data, Format: format})
-		default:
-			return &paramError{at + ".type", strconv.Quote(b.Type) + " blocks are not supported in " + role + " messages by llmrelay"}
+		case "thinking", "redacted_thinking":
+			rs := &llmrelayv1.Reasoning{}
+			if b.Type == "thinking" {
+				rs.Format, rs.Signature = parseSignature(b.Signature)
+				rs.Text = b.Thinking
+			} else {
+				rs.Format, rs.Redacted = parseSignature(b.Data)
+			}
+			m.Parts = append(m.Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_Reasoning{Reasoning: uint32(len(m.Reasoning))}})
+			m.Reasoning = append(m.Reasoning, rs)
 		}
 	}
-	m.Content = strings.Join(text, "\n")
-	if m.Content != "" || len(m.ToolCalls) > 0 || len(m.Reasoning) > 0 || len(blocks) == 0 {
+	if r == llmrelayv1.Role_ROLE_ASSISTANT {
+		// The parts' text is the content, block by block.
+		m.Content = strings.Join(text, "")
+		if usualOrder(m.Parts) {
+			m.Parts = nil
+		}
+	} else {
+		m.Parts = nil
+		m.Content = strings.Join(text, "\n")
+	}
+	if m.Content != "" || len(m.ToolCalls) > 0 || len(m.Reasoning) > 0 || len(m.ProviderTools) > 0 || len(blocks) == 0 {
 		t.add(m, path)
 	}
 	return nil
+}
+
+// usualOrder reports whether an assistant message's parts are in the
+// order a message without parts means: its reasoning blocks, one text
+// block, its provider tool blocks, its tool calls.
+func usualOrder(parts []*llmrelayv1.Part) bool {
+	rank, texts := 0, 0
+	for _, p := range parts {
+		var r int
+		switch p.GetPart().(type) {
+		case *llmrelayv1.Part_Reasoning:
+			r = 0
+		case *llmrelayv1.Part_Text:
+			r, texts = 1, texts+1
+		case *llmrelayv1.Part_ProviderTool:
+			r = 2
+		default:
+			r = 3
+		}
+		if r < rank || texts > 1 {
+			return false
+		}
+		rank = r
+	}
+	return true
+}
+
+// providerToolOf reads the block of a tool Anthropic ran itself, kept as
+// llmrelay carries such blocks: its type, id, name, input and content, and
+// its other members as extra.
+func providerToolOf(raw json.RawMessage) (*llmrelayv1.ProviderToolBlock, error) {
+	fields, err := objectFields(raw)
+	if err != nil {
+		return nil, err
+	}
+	pt := &llmrelayv1.ProviderToolBlock{Format: provider.FormatAnthropic}
+	take := func(key string) json.RawMessage {
+		v := fields[key]
+		delete(fields, key)
+		return v
+	}
+	for key, dst := range map[string]*string{"type": &pt.Kind, "id": &pt.Id, "tool_use_id": &pt.Id, "name": &pt.Name} {
+		if v := take(key); !isNull(v) {
+			if err := json.Unmarshal(v, dst); err != nil {
+				return nil, &paramError{"." + key, "must be a string"}
+			}
+		}
+	}
+	if v := take("input"); !isNull(v) {
+		pt.Input = string(v)
+	}
+	if v := take("content"); !isNull(v) {
+		pt.Result = string(v)
+	}
+	if len(fields) > 0 {
+		extra, err := json.Marshal(fields)
+		if err != nil {
+			return nil, err
+		}
+		pt.Extra = string(extra)
+	}
+	return pt, nil
 }
 
 // add appends a message translated from the wire member at path.
@@ -485,6 +578,7 @@ var anthropicStopReasons = map[llmrelayv1.FinishReason]string{
 	llmrelayv1.FinishReason_FINISH_REASON_TOOL_CALLS:     "tool_use",
 	llmrelayv1.FinishReason_FINISH_REASON_CONTENT_FILTER: "refusal",
 	llmrelayv1.FinishReason_FINISH_REASON_REFUSAL:        "refusal",
+	llmrelayv1.FinishReason_FINISH_REASON_PAUSED:         "pause_turn",
 }
 
 func anthropicStopReason(r llmrelayv1.FinishReason) string {
@@ -506,39 +600,119 @@ type replyBlock struct {
 	Data      string          `json:"data,omitempty"`
 }
 
-// reply renders a Final as one message.
+// reply renders a Final as one message, its blocks in the message's
+// order (its parts).
 func (anthropic) reply(r *replyInfo, f *llmrelayv1.Final) ([]byte, error) {
 	m := f.GetMessage()
-	content := []replyBlock{}
-	for _, rs := range m.GetReasoning() {
+	content := []json.RawMessage{}
+	add := func(v any) error {
+		b, err := json.Marshal(v)
+		content = append(content, b)
+		return err
+	}
+	reasoning := func(rs *llmrelayv1.Reasoning) error {
 		if rs.GetRedacted() != "" {
-			content = append(content, replyBlock{Type: "redacted_thinking", Data: wireSignature(rs.GetFormat(), rs.GetRedacted())})
-			continue
+			return add(replyBlock{Type: "redacted_thinking", Data: wireSignature(rs.GetFormat(), rs.GetRedacted())})
 		}
 		text, sig := rs.GetText(), wireSignature(rs.GetFormat(), rs.GetSignature())
-		content = append(content, replyBlock{Type: "thinking", Thinking: &text, Signature: &sig})
+		return add(replyBlock{Type: "thinking", Thinking: &text, Signature: &sig})
 	}
-	for _, s := range []string{m.GetContent(), m.GetRefusal()} {
-		if s != "" {
-			content = append(content, replyBlock{Type: "text", Text: &s})
+	text := func(s string) error { return add(replyBlock{Type: "text", Text: &s}) }
+	toolCall := func(tc *llmrelayv1.ToolCall) error {
+		return add(replyBlock{Type: "tool_use", ID: tc.GetId(), Name: tc.GetName(), Input: toolInput(tc.GetArguments())})
+	}
+	providerTool := func(pt *llmrelayv1.ProviderToolBlock) error {
+		if pt.GetFormat() != provider.FormatAnthropic {
+			return nil // another provider's block: Anthropic's format has no place for it
+		}
+		b, err := providerToolBlock(pt)
+		content = append(content, b)
+		return err
+	}
+	var err error
+	if parts := m.GetParts(); len(parts) > 0 {
+		for _, p := range parts {
+			switch p := p.GetPart().(type) {
+			case *llmrelayv1.Part_Text:
+				err = errors.Join(err, text(p.Text))
+			case *llmrelayv1.Part_Reasoning:
+				if int(p.Reasoning) < len(m.GetReasoning()) {
+					err = errors.Join(err, reasoning(m.GetReasoning()[p.Reasoning]))
+				}
+			case *llmrelayv1.Part_ToolCall:
+				if int(p.ToolCall) < len(m.GetToolCalls()) {
+					err = errors.Join(err, toolCall(m.GetToolCalls()[p.ToolCall]))
+				}
+			case *llmrelayv1.Part_ProviderTool:
+				if int(p.ProviderTool) < len(m.GetProviderTools()) {
+					err = errors.Join(err, providerTool(m.GetProviderTools()[p.ProviderTool]))
+				}
+			}
+		}
+	} else {
+		for _, rs := range m.GetReasoning() {
+			err = errors.Join(err, reasoning(rs))
+		}
+		if c := m.GetContent(); c != "" {
+			err = errors.Join(err, text(c))
+		}
+		for _, pt := range m.GetProviderTools() {
+			err = errors.Join(err, providerTool(pt))
+		}
+		for _, tc := range m.GetToolCalls() {
+			err = errors.Join(err, toolCall(tc))
 		}
 	}
-	for _, tc := range m.GetToolCalls() {
-		content = append(content, replyBlock{Type: "tool_use", ID: tc.GetId(), Name: tc.GetName(), Input: toolInput(tc.GetArguments())})
+	if rf := m.GetRefusal(); rf != "" {
+		err = errors.Join(err, text(rf))
+	}
+	if err != nil {
+		return nil, err
 	}
 	return json.Marshal(struct {
-		ID           string         `json:"id"`
-		Type         string         `json:"type"`
-		Role         string         `json:"role"`
-		Model        string         `json:"model"`
-		Content      []replyBlock   `json:"content"`
-		StopReason   string         `json:"stop_reason"`
-		StopSequence *string        `json:"stop_sequence"`
-		Usage        anthropicUsage `json:"usage"`
+		ID           string            `json:"id"`
+		Type         string            `json:"type"`
+		Role         string            `json:"role"`
+		Model        string            `json:"model"`
+		Content      []json.RawMessage `json:"content"`
+		StopReason   string            `json:"stop_reason"`
+		StopSequence *string           `json:"stop_sequence"`
+		Usage        anthropicUsage    `json:"usage"`
 	}{
 		ID: "msg_" + r.requestID, Type: "message", Role: "assistant", Model: r.model, Content: content,
 		StopReason: anthropicStopReason(f.GetFinishReason()), Usage: anthropicUsageOf(f.GetUsage()),
 	})
+}
+
+// providerToolBlock renders the block of a tool Anthropic ran itself as it
+// came: its type, its id (tool_use_id for a result), name, input,
+// content and other members.
+func providerToolBlock(pt *llmrelayv1.ProviderToolBlock) (json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	if pt.GetExtra() != "" {
+		if err := json.Unmarshal([]byte(pt.GetExtra()), &out); err != nil {
+			return nil, err
+		}
+	}
+	str := func(s string) json.RawMessage { return appendString(nil, s) }
+	out["type"] = str(pt.GetKind())
+	idKey := "id"
+	if strings.HasSuffix(pt.GetKind(), "_tool_result") {
+		idKey = "tool_use_id"
+	}
+	if pt.GetId() != "" {
+		out[idKey] = str(pt.GetId())
+	}
+	if pt.GetName() != "" {
+		out["name"] = str(pt.GetName())
+	}
+	if pt.GetInput() != "" {
+		out["input"] = json.RawMessage(pt.GetInput())
+	}
+	if pt.GetResult() != "" {
+		out["content"] = json.RawMessage(pt.GetResult())
+	}
+	return json.Marshal(out)
 }
 
 // toolInput is a tool call's arguments as a tool_use block's input: the

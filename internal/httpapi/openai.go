@@ -35,17 +35,20 @@ type chatRequest struct {
 // provider_options policy applies to them as to any), each unless it has
 // its default value, which is the same as not sending it.
 var openAIOptions = map[string]string{
-	"reasoning_effort":    "",
-	"seed":                "",
-	"frequency_penalty":   "0",
-	"presence_penalty":    "0",
-	"logit_bias":          "{}",
-	"parallel_tool_calls": "true",
-	"service_tier":        `"auto"`,
-	"store":               "false",
-	"verbosity":           "",
-	"prompt_cache_key":    "",
-	"safety_identifier":   "",
+	"reasoning_effort":       "",
+	"seed":                   "",
+	"frequency_penalty":      "0",
+	"presence_penalty":       "0",
+	"logit_bias":             "{}",
+	"parallel_tool_calls":    "true",
+	"service_tier":           `"auto"`,
+	"store":                  "false",
+	"verbosity":              "",
+	"prompt_cache_key":       "",
+	"prompt_cache_options":   "",
+	"prompt_cache_retention": "",
+	"safety_identifier":      "",
+	"moderation":             "",
 }
 
 // openAIRefused are Chat Completions parameters whose answer llmrelay's
@@ -83,11 +86,11 @@ func (cr *chatRequest) field(t *translated, key string, raw json.RawMessage) err
 	req := t.req
 	switch key {
 	case "model":
-		return json.Unmarshal(raw, &req.Model)
+		return decodeAs(raw, &req.Model, "must be a string")
 	case "messages":
 		return t.chatMessages(raw)
 	case "stream":
-		return json.Unmarshal(raw, &t.stream)
+		return decodeAs(raw, &t.stream, "must be true or false")
 	case "stream_options":
 		var so struct {
 			IncludeUsage       bool `json:"include_usage"`

@@ -173,6 +173,23 @@ var responseCases = []responseCase{
 			{Text: "hmm", Signature: "EqQB", Format: provider.FormatAnthropic}, {Redacted: "opaque", Format: provider.FormatAnthropic},
 		}}, stop)},
 	},
+	{
+		name: "whole_parts",
+		events: []*llmrelayv1.GenerateEvent{final(1, &llmrelayv1.Message{
+			Content:   "Found it.",
+			Reasoning: []*llmrelayv1.Reasoning{{Text: "search first", Signature: "EqQB", Format: provider.FormatAnthropic}},
+			ToolCalls: []*llmrelayv1.ToolCall{{Id: "toolu_1", Name: "save", Arguments: `{"k":1}`}},
+			ProviderTools: []*llmrelayv1.ProviderToolBlock{
+				{Kind: "server_tool_use", Id: "srvtoolu_1", Name: "web_search", Input: `{"query":"q"}`, Format: provider.FormatAnthropic},
+				{Kind: "web_search_tool_result", Id: "srvtoolu_1", Result: `[]`, Extra: `{"caller":{"type":"direct"}}`, Format: provider.FormatAnthropic},
+			},
+			Parts: []*llmrelayv1.Part{
+				{Part: &llmrelayv1.Part_Reasoning{Reasoning: 0}}, {Part: &llmrelayv1.Part_ProviderTool{ProviderTool: 0}},
+				{Part: &llmrelayv1.Part_ProviderTool{ProviderTool: 1}}, {Part: &llmrelayv1.Part_Text{Text: "Found it."}},
+				{Part: &llmrelayv1.Part_ToolCall{ToolCall: 0}},
+			},
+		}, llmrelayv1.FinishReason_FINISH_REASON_PAUSED)},
+	},
 	{name: "whole_quota", err: errQuota},
 	{name: "whole_unauthenticated", err: &apierr.Error{Code: codes.Unauthenticated, Reason: "API_KEY_UNKNOWN", Message: "unknown API key"}},
 	{name: "whole_busy", err: &apierr.Error{Code: codes.Unavailable, Reason: "PROVIDER_BUSY", Message: "provider \"mock\" is busy", RetryAfter: 1500 * time.Millisecond, CallAgain: true}},

@@ -255,3 +255,11 @@ func setOption(req *llmrelayv1.GenerateRequest, key string, raw json.RawMessage)
 	req.ProviderOptions.Fields[key] = v
 	return nil
 }
+
+// decodeAs decodes raw into v, or says what raw must be.
+func decodeAs(raw json.RawMessage, v any, must string) error {
+	if json.Unmarshal(raw, v) != nil {
+		return errors.New(must)
+	}
+	return nil
+}
