@@ -145,6 +145,7 @@ func TestLoadRejectsBadConfig(t *testing.T) {
 		{"negative drain delay", "drain_delay: -1s\n", "drain_delay"},
 		{"negative connection age", "limits: {max_connection_age: -1m}\n", "max_connection_age"},
 		{"negative connection age grace", "limits: {max_connection_age_grace: -1s}\n", "max_connection_age_grace"},
+		{"no Resume readers per key", "resume: {max_readers_per_key: 0}\n", "resume.max_readers_per_key: must be positive"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

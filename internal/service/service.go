@@ -566,7 +566,7 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 		}
 		ae = apierr.FromError(err)
 	}
-	c.out.endLog(ae)
+	ae = apierr.FromError(c.out.endLog(ae))
 	if ae.Code == codes.Internal {
 		s.log.Error("generate failed", "request_id", c.requestID, "error", err)
 	} else {

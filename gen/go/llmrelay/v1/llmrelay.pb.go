@@ -980,7 +980,11 @@ type GenerateRequest struct {
 	// The call is kept waiting for a reader for the server's `resume.grace`
 	// (60s unless configured) after its stream goes away: when nobody
 	// resumes it by then, it is cancelled, its upstream request closed. Its
-	// events stay resumable for `resume.grace` after it ends. Meanwhile it
+	// events stay resumable for `resume.grace` after it ends. A server that
+	// drains runs it on for its `shutdown_grace`; a call the server loses
+	// (still running at the end of a drain, or on a replica that crashed)
+	// ends ABORTED, reason RESUMABLE_CALL_LOST, and may be sent again with
+	// the same request_id (see `Resume`). Meanwhile it
 	// holds its API key's stream slot (`max_concurrent_streams`) and its
 	// provider's `max_concurrent` slot, and it is billed like any call:
 	// it runs to its end when nobody reads it.
@@ -995,11 +999,15 @@ type GenerateRequest struct {
 	// with `after_sequence` 0), so a gRPC library's own retry of the call
 	// never runs it twice. The same `request_id` with another request, or
 	// from another key, fails with ALREADY_EXISTS, reason REQUEST_ID_IN_USE;
-	// a kept call that failed is replaced by the new one.
+	// a kept call that failed, or was lost (RESUMABLE_CALL_LOST), is
+	// replaced by the new one.
 	//
 	// The events kept are bounded: per call (`resume.max_call_bytes`, 8 MiB
 	// unless configured) and for all the calls of a replica
-	// (`resume.max_buffered_bytes`, 256 MiB). A call past either bound stops
+	// (`resume.max_buffered_bytes`, 256 MiB, which also counts each call's
+	// own cost, so that it bounds the memory kept calls take; a replica at
+	// that bound runs a new call as an ordinary one, without the
+	// `llmrelay-resumable` header). A call past either bound stops
 	// being resumable: it runs on for the client still reading it, but is
 	// cancelled as soon as no client reads it, and `Resume` then sends the
 	// events kept and fails with RESOURCE_EXHAUSTED, reason
