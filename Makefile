@@ -196,6 +196,8 @@ checkgenerate: generate ## Fail if the committed gen/ differs from what proto/ g
 .PHONY: test-clients
 test-clients: client-tools ## Run the Go, TypeScript and Python examples and grpcurl against a freshly built server, and check what they print.
 	scripts/test-clients.sh
+	@# The official OpenAI and Anthropic npm SDKs against the HTTP doors (docs/http.md).
+	scripts/test-http-sdks.sh
 
 .PHONY: test-docs
 test-docs: client-tools ## Run the README's and docs/'s blocks marked <!-- test-docs --> against a freshly built server and compare their output (docs/testing.md).

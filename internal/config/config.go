@@ -52,6 +52,12 @@ type Config struct {
 	// MetricsListen is the address of the Prometheus /metrics endpoint;
 	// empty turns it off.
 	MetricsListen string `yaml:"metrics_listen"`
+	// HTTPListen is the address of the HTTP doors (OpenAI's and
+	// Anthropic's APIs, docs/http.md); empty ("off" in the file) turns
+	// them off.
+	HTTPListen string `yaml:"http_listen"`
+	// HTTPTLS is the HTTP listener's own TLS; none when empty.
+	HTTPTLS TLS `yaml:"http_tls"`
 	// DrainDelay is how long the server keeps accepting new calls after a
 	// shutdown signal, with its health already NOT_SERVING, so load
 	// balancers and proxies stop sending it calls before it refuses them.
@@ -90,15 +96,15 @@ type Config struct {
 	// docs/resume.md.
 	Resume Resume `yaml:"resume"`
 
-	// DefaultListens names the listen settings ("listen",
+	// DefaultListens names the listen settings ("listen", "http_listen",
 	// "metrics_listen") that Load found set by no file, variable or flag:
 	// their addresses are the embedded default's (ListenIsDefault). Not a
 	// setting: Load fills it in.
 	DefaultListens []string `yaml:"-"`
 }
 
-// ListenIsDefault reports whether the address of setting ("listen" or
-// "metrics_listen") is the embedded default's: Load found it set by no
+// ListenIsDefault reports whether the address of setting ("listen",
+// "http_listen" or "metrics_listen") is the embedded default's: Load found it set by no
 // config file, environment variable or flag. When that address is taken
 // (another llmrelay, or another program on 9464), the server may listen
 // on a free port of the same host instead and say so; an address someone
@@ -232,6 +238,7 @@ func (c *Config) ConnectionAgeGrace() time.Duration {
 func Default() *Config {
 	return &Config{
 		Listen:        "127.0.0.1:50051",
+		HTTPListen:    "127.0.0.1:8080",
 		MetricsListen: "127.0.0.1:9464",
 		ShutdownGrace: 15 * time.Second,
 		Log:           Log{Level: "info", Format: "text"},
@@ -269,6 +276,10 @@ func DefaultProviders() []provider.Config {
 // `metrics_listen`; "off" turns the endpoint off.
 const EnvMetricsListen = "LLMRELAY_METRICS_LISTEN"
 
+// EnvHTTPListen names the environment variable that overrides
+// `http_listen`; "off" turns the HTTP doors off.
+const EnvHTTPListen = "LLMRELAY_HTTP_LISTEN"
+
 // Flags are the command-line overrides; empty fields override nothing.
 type Flags struct {
 	ConfigPath string
@@ -276,14 +287,17 @@ type Flags struct {
 	// MetricsListen, when not nil, overrides metrics_listen; "" or "off"
 	// turns the endpoint off.
 	MetricsListen *string
+	// HTTPListen, when not nil, overrides http_listen; "" or "off" turns
+	// the HTTP doors off.
+	HTTPListen *string
 }
 
 // fromCommandLine is how messages name a value that a flag set.
 const fromCommandLine = "the command line"
 
 // Load builds the configuration: defaults, then the file named by
-// flags.ConfigPath or $LLMRELAY_CONFIG (if any), then $LLMRELAY_LISTEN and
-// $LLMRELAY_METRICS_LISTEN, then the flags; and validates the result. A
+// flags.ConfigPath or $LLMRELAY_CONFIG (if any), then $LLMRELAY_LISTEN,
+// $LLMRELAY_HTTP_LISTEN and $LLMRELAY_METRICS_LISTEN, then the flags; and validates the result. A
 // configuration with problems gives Problems, each naming its setting and
 // the file's line (or the variable or flag that set it).
 func Load(flags Flags, getenv func(string) string) (*Config, error) {
@@ -317,6 +331,10 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		cfg.MetricsListen = v
 		o.override("metrics_listen", "$"+EnvMetricsListen)
 	}
+	if v := getenv(EnvHTTPListen); v != "" {
+		cfg.HTTPListen = v
+		o.override("http_listen", "$"+EnvHTTPListen)
+	}
 	if flags.Listen != "" {
 		cfg.Listen = flags.Listen
 		o.override("listen", fromCommandLine)
@@ -325,10 +343,14 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		cfg.MetricsListen = *flags.MetricsListen
 		o.override("metrics_listen", fromCommandLine)
 	}
+	if flags.HTTPListen != nil {
+		cfg.HTTPListen = *flags.HTTPListen
+		o.override("http_listen", fromCommandLine)
+	}
 	if err := cfg.finish(o); err != nil {
 		return nil, err
 	}
-	for _, setting := range []string{"listen", "metrics_listen"} {
+	for _, setting := range []string{"listen", "http_listen", "metrics_listen"} {
 		if _, inFile := o.lines[setting]; !inFile && o.sources[setting] == "" {
 			cfg.DefaultListens = append(cfg.DefaultListens, setting)
 		}
@@ -360,6 +382,9 @@ func (c *Config) finish(o *origin) error {
 	}
 	if strings.EqualFold(c.MetricsListen, "off") {
 		c.MetricsListen = ""
+	}
+	if strings.EqualFold(c.HTTPListen, "off") {
+		c.HTTPListen = ""
 	}
 	ps := c.validate()
 	o.locate(ps)
@@ -393,6 +418,13 @@ func (c *Config) validate() Problems {
 			bad("metrics_listen", `%s; "" or off turns the metrics endpoint off`, msg)
 		}
 	}
+	httpListenOK := c.HTTPListen != ""
+	if httpListenOK {
+		if msg := addrProblem(c.HTTPListen, "127.0.0.1:8080"); msg != "" {
+			bad("http_listen", `%s; "" or off turns the HTTP endpoints off`, msg)
+			httpListenOK = false
+		}
+	}
 	if c.DrainDelay < 0 {
 		bad("drain_delay", "must not be negative")
 	}
@@ -409,11 +441,16 @@ func (c *Config) validate() Problems {
 	default:
 		bad("log.format", "%q is not text or json", c.Log.Format)
 	}
-	switch {
-	case c.TLS.CertFile != "" && c.TLS.KeyFile == "":
-		badBoth("tls.key_file", "tls.cert_file", "required with cert_file: tls needs the certificate and its private key")
-	case c.TLS.CertFile == "" && c.TLS.KeyFile != "":
-		badBoth("tls.cert_file", "tls.key_file", "required with key_file: tls needs the certificate and its private key")
+	for _, t := range []struct {
+		name string
+		tls  TLS
+	}{{"tls", c.TLS}, {"http_tls", c.HTTPTLS}} {
+		switch {
+		case t.tls.CertFile != "" && t.tls.KeyFile == "":
+			badBoth(t.name+".key_file", t.name+".cert_file", "required with cert_file: "+t.name+" needs the certificate and its private key")
+		case t.tls.CertFile == "" && t.tls.KeyFile != "":
+			badBoth(t.name+".cert_file", t.name+".key_file", "required with key_file: "+t.name+" needs the certificate and its private key")
+		}
 	}
 	l := c.Limits
 	if l.MaxRecvMsgBytes <= 0 {
@@ -440,6 +477,10 @@ func (c *Config) validate() Problems {
 	if listenOK && len(c.Auth.Keys) == 0 && !IsLoopback(c.Listen) {
 		bad("listen", "%s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+
 			"add keys (`llmrelay hash-key` prints a key's sha256) or listen on 127.0.0.1", c.Listen)
+	}
+	if httpListenOK && len(c.Auth.Keys) == 0 && !IsLoopback(c.HTTPListen) {
+		bad("http_listen", "%s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+
+			"add keys (`llmrelay hash-key` prints a key's sha256), listen on 127.0.0.1, or turn the HTTP endpoints off", c.HTTPListen)
 	}
 
 	// Every other section is its package's, checked by its own rules.

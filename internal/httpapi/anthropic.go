@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
@@ -985,7 +986,7 @@ func (anthropic) errorBody(f failure, requestID string) ([]byte, int) {
 	switch {
 	case f.class == provider.ClassQuotaExhausted:
 		status = http.StatusPaymentRequired
-	case f.status == http.StatusServiceUnavailable && (f.class == provider.ClassOverloaded || f.reason == "PROVIDER_BUSY"):
+	case f.status == http.StatusServiceUnavailable && (f.class == provider.ClassOverloaded || f.reason == engine.ReasonProviderBusy):
 		status = StatusOverloaded
 	}
 	typ, ok := anthropicErrorTypes[status]

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
-
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 )
@@ -75,38 +74,34 @@ type failure struct {
 // kindStatus maps the kinds of error to HTTP statuses the official SDKs
 // understand: they retry 408, 409, 429 and 5xx by themselves unless
 // x-should-retry says otherwise.
-var kindStatus = map[codes.Code]int{
-	codes.Canceled:           StatusClientClosed,
-	codes.Unknown:            http.StatusBadGateway, // a provider stream llmrelay cannot decode, or an unrecognised provider error
-	codes.InvalidArgument:    http.StatusBadRequest,
-	codes.DeadlineExceeded:   http.StatusGatewayTimeout,
-	codes.NotFound:           http.StatusNotFound,
-	codes.AlreadyExists:      http.StatusConflict,
-	codes.PermissionDenied:   http.StatusForbidden,
-	codes.ResourceExhausted:  http.StatusTooManyRequests,
-	codes.FailedPrecondition: http.StatusBadGateway, // the provider refused llmrelay's own credentials: the caller cannot fix it
-	codes.Aborted:            http.StatusBadGateway, // the model's reply stayed invalid against the schema
-	codes.OutOfRange:         http.StatusBadRequest,
-	codes.Unimplemented:      http.StatusNotImplemented,
-	codes.Internal:           http.StatusInternalServerError,
-	codes.Unavailable:        http.StatusServiceUnavailable,
-	codes.DataLoss:           http.StatusInternalServerError,
-	codes.Unauthenticated:    http.StatusUnauthorized,
+var kindStatus = map[apierr.Kind]int{
+	apierr.Canceled:           StatusClientClosed,
+	apierr.Unknown:            http.StatusBadGateway, // a provider stream llmrelay cannot decode, or an unrecognised provider error
+	apierr.InvalidArgument:    http.StatusBadRequest,
+	apierr.DeadlineExceeded:   http.StatusGatewayTimeout,
+	apierr.NotFound:           http.StatusNotFound,
+	apierr.AlreadyExists:      http.StatusConflict,
+	apierr.PermissionDenied:   http.StatusForbidden,
+	apierr.ResourceExhausted:  http.StatusTooManyRequests,
+	apierr.FailedPrecondition: http.StatusBadGateway, // the provider refused llmrelay's own credentials: the caller cannot fix it
+	apierr.Aborted:            http.StatusBadGateway, // the model's reply stayed invalid against the schema
+	apierr.OutOfRange:         http.StatusBadRequest,
+	apierr.Unimplemented:      http.StatusNotImplemented,
+	apierr.Internal:           http.StatusInternalServerError,
+	apierr.Unavailable:        http.StatusServiceUnavailable,
+	apierr.DataLoss:           http.StatusInternalServerError,
+	apierr.Unauthenticated:    http.StatusUnauthorized,
 }
 
 // reasonStatus refines kindStatus where a reason has a closer HTTP status.
 var reasonStatus = map[string]int{
 	apierr.ReasonUnknownModel:    http.StatusNotFound,
 	apierr.ReasonUnknownProvider: http.StatusNotFound,
-	reasonRequestTooLarge:        http.StatusRequestEntityTooLarge,
+	engine.ReasonRequestTooLarge: http.StatusRequestEntityTooLarge,
 	// The reply outgrew its output limit: asking for less output helps,
 	// calling again does not.
 	apierr.ReasonOutputTooLarge: http.StatusBadRequest,
 }
-
-// reasonRequestTooLarge is admission's reason for a request over the
-// server's size limit.
-const reasonRequestTooLarge = "REQUEST_TOO_LARGE"
 
 // failureOf turns an error of a call into its failure. param maps a field
 // path of the engine's request (messages[1].content) to the wire format's
@@ -114,7 +109,7 @@ const reasonRequestTooLarge = "REQUEST_TOO_LARGE"
 func failureOf(err error, param func(string) string) failure {
 	e := apierr.FromError(err)
 	f := failure{
-		status:     kindStatus[e.Code],
+		status:     kindStatus[e.Kind],
 		reason:     e.Reason,
 		metadata:   e.Metadata,
 		message:    e.Message,

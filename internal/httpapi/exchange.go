@@ -40,6 +40,8 @@ type exchange struct {
 	provider, model string
 	// final is the call's Final, once sent.
 	final *llmrelayv1.Final
+	// status is the HTTP status written (0 before).
+	status int
 }
 
 func newExchange(w http.ResponseWriter, f format, r replyInfo, stream bool) *exchange {
@@ -126,12 +128,18 @@ func (x *exchange) finish(f *llmrelayv1.Final, attempt uint32) error {
 		return err
 	}
 	x.attempt, x.provider, x.model = f.GetAttempts(), f.GetProvider(), f.GetModel()
+	return x.reply(body)
+}
+
+// reply answers with a whole JSON body, with the headers every response
+// carries.
+func (x *exchange) reply(body []byte) error {
 	h := x.w.Header()
 	x.setHeaders(h)
 	h.Set("Content-Type", "application/json")
-	x.committed, x.ended = true, true
+	x.committed, x.ended, x.status = true, true, http.StatusOK
 	x.w.WriteHeader(http.StatusOK)
-	_, err = x.w.Write(body)
+	_, err := x.w.Write(body)
 	return err
 }
 
@@ -159,7 +167,7 @@ func (x *exchange) commit(attempt uint32) error {
 	if x.committed {
 		return nil
 	}
-	x.committed = true
+	x.committed, x.status = true, http.StatusOK
 	x.attempt = max(attempt, 1)
 	h := x.w.Header()
 	x.setHeaders(h)
@@ -225,7 +233,7 @@ func (x *exchange) fail(f failure) {
 	x.setHeaders(h)
 	f.setRetryHeaders(h)
 	h.Set("Content-Type", "application/json")
-	x.committed = true
+	x.committed, x.status = true, status
 	x.w.WriteHeader(status)
 	_, _ = x.w.Write(body)
 }

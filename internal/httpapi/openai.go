@@ -11,6 +11,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
@@ -703,9 +705,9 @@ func (openAI) errorBody(f failure, _ string) ([]byte, int) {
 	switch {
 	case f.class == provider.ClassQuotaExhausted:
 		typ, code = "insufficient_quota", "insufficient_quota"
-	case f.reason == "API_KEY_UNKNOWN" || f.reason == "CREDENTIALS_MALFORMED" || f.reason == "CREDENTIALS_MISSING":
+	case f.reason == engine.ReasonAPIKeyUnknown || f.reason == engine.ReasonCredentialsMalformed || f.reason == engine.ReasonCredentialsMissing:
 		code = "invalid_api_key"
-	case f.status == http.StatusNotFound && (f.reason == "UNKNOWN_MODEL" || f.reason == "UNKNOWN_PROVIDER"):
+	case f.status == http.StatusNotFound && (f.reason == apierr.ReasonUnknownModel || f.reason == apierr.ReasonUnknownProvider):
 		code = "model_not_found"
 	}
 	var param *string

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 	"github.com/llmrelay/llmrelay/internal/retry"
@@ -191,8 +191,8 @@ var responseCases = []responseCase{
 		}, llmrelayv1.FinishReason_FINISH_REASON_PAUSED)},
 	},
 	{name: "whole_quota", err: errQuota},
-	{name: "whole_unauthenticated", err: &apierr.Error{Code: codes.Unauthenticated, Reason: "API_KEY_UNKNOWN", Message: "unknown API key"}},
-	{name: "whole_busy", err: &apierr.Error{Code: codes.Unavailable, Reason: "PROVIDER_BUSY", Message: "provider \"mock\" is busy", RetryAfter: 1500 * time.Millisecond, CallAgain: true}},
+	{name: "whole_unauthenticated", err: &apierr.Error{Kind: apierr.Unauthenticated, Reason: engine.ReasonAPIKeyUnknown, Message: "unknown API key"}},
+	{name: "whole_busy", err: &apierr.Error{Kind: apierr.Unavailable, Reason: engine.ReasonProviderBusy, Message: "provider \"mock\" is busy", RetryAfter: 1500 * time.Millisecond, CallAgain: true}},
 }
 
 // TestResponses drives a reply with each case's events, as the engine

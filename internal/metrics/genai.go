@@ -12,7 +12,7 @@ import (
 
 // callLabelNames are the labels every Generate call metric shares (see
 // CallLabels).
-var callLabelNames = []string{"provider", "model", "route", "key"}
+var callLabelNames = []string{"provider", "model", "route", "key", "interface"}
 
 // MaxOpenModels bounds the model label of a provider that lists no models
 // (any model name resolves there, so clients choose it): its first
@@ -40,6 +40,9 @@ type CallLabels struct {
 	Route string
 	// Key is the name of the caller's API key; "" on a server without keys.
 	Key string
+	// Interface is the API the call came in by: "grpc", or an HTTP door's
+	// ("openai", "anthropic").
+	Interface string
 }
 
 // CallResult is how a Generate call ended.
@@ -117,7 +120,7 @@ type seriesCache struct {
 	open map[string]map[string]bool
 }
 
-type seriesKey struct{ provider, model, route, key string }
+type seriesKey struct{ provider, model, route, key, iface string }
 
 type callSeries struct {
 	timeToFirstToken, timeToFirstDelta prometheus.Observer
@@ -148,7 +151,7 @@ func (c *seriesCache) get(m *Metrics, l CallLabels) *callSeries {
 	if l.OpenModels {
 		l.Model = c.bound(l.Provider, l.Model)
 	}
-	k := seriesKey{l.Provider, l.Model, l.Route, l.Key}
+	k := seriesKey{l.Provider, l.Model, l.Route, l.Key, l.Interface}
 	c.mu.RLock()
 	s := c.byLabels[k]
 	c.mu.RUnlock()
@@ -160,7 +163,7 @@ func (c *seriesCache) get(m *Metrics, l CallLabels) *callSeries {
 	if s = c.byLabels[k]; s != nil {
 		return s
 	}
-	lv := []string{k.provider, k.model, k.route, k.key}
+	lv := []string{k.provider, k.model, k.route, k.key, k.iface}
 	s = &callSeries{
 		timeToFirstToken: m.timeToFirstToken.WithLabelValues(lv...),
 		timeToFirstDelta: m.timeToFirstDelta.WithLabelValues(k.provider),
@@ -224,8 +227,8 @@ func (s *callSeries) end(m *Metrics, l CallLabels, code, errorType string) *endS
 		l.Model = m.series.bound(l.Provider, l.Model)
 	}
 	e = &endSeries{
-		calls:    m.calls.WithLabelValues(l.Provider, code),
-		duration: m.requestDuration.WithLabelValues(l.Provider, l.Model, l.Route, l.Key, errorType),
+		calls:    m.calls.WithLabelValues(l.Provider, code, l.Interface),
+		duration: m.requestDuration.WithLabelValues(l.Provider, l.Model, l.Route, l.Key, l.Interface, errorType),
 	}
 	s.ends[k] = e
 	return e

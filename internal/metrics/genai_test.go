@@ -23,7 +23,7 @@ func TestOpenModelsAreBounded(t *testing.T) {
 		m.GenerateDone(CallLabels{Provider: "listed", Model: "m" + strconv.Itoa(i)}, CallResult{Code: "OK"})
 	}
 	count := func(provider, model string) uint64 {
-		h := m.requestDuration.WithLabelValues(provider, model, "", "", "")
+		h := m.requestDuration.WithLabelValues(provider, model, "", "", "", "")
 		return histogramCount(t, h)
 	}
 	if got := count("open", OtherModel); got != 20 {
@@ -52,7 +52,7 @@ func TestRecordingDoesNotAllocate(t *testing.T) {
 	if allocs := testing.AllocsPerRun(100, record); allocs != 0 {
 		t.Errorf("%v allocations per call, want 0", allocs)
 	}
-	if got := testutil.ToFloat64(m.tokens.WithLabelValues("mock", "echo", "", "checkout", "output")); got != 5*102 {
+	if got := testutil.ToFloat64(m.tokens.WithLabelValues("mock", "echo", "", "checkout", "", "output")); got != 5*102 {
 		t.Errorf("output tokens %v, want %d (record, then AllocsPerRun's 101 runs)", got, 5*102)
 	}
 }

@@ -48,8 +48,9 @@ type runtime struct {
 	// trusted are the proxies whose X-Forwarded-For or PROXY protocol
 	// header names the client (auth.trusted_proxies).
 	trusted []netip.Prefix
-	// cert is the TLS certificate, nil without TLS.
-	cert *tls.Certificate
+	// cert is the TLS certificate, nil without TLS; httpCert the HTTP
+	// listener's (http_tls).
+	cert, httpCert *tls.Certificate
 	// unary and stream are the interceptor chain, composed.
 	unary  grpc.UnaryServerInterceptor
 	stream grpc.StreamServerInterceptor
@@ -85,6 +86,13 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 			return nil, fmt.Errorf("tls: %w", err)
 		}
 		rt.cert = &cert
+	}
+	if cfg.HTTPTLS.Enabled() {
+		cert, err := tls.LoadX509KeyPair(cfg.HTTPTLS.CertFile, cfg.HTTPTLS.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("http_tls: %w", err)
+		}
+		rt.httpCert = &cert
 	}
 	s.retryBudgets(rt, prev)
 	validator, err := s.validator()

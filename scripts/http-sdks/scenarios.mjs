@@ -142,11 +142,12 @@ await scenario('openai: the SDK makes one request when llmrelay gave up', async 
 
 await scenario('openai: a 503 then success streams cleanly', async () => {
   const c = counted();
-  const stream = await openai({ fetch: c.fetch }).chat.completions.create({ model: MODEL, messages: user, stream: true, ...faults({ status: 503 }, {}) });
+  const { data: stream, response } = await openai({ fetch: c.fetch }).chat.completions
+    .create({ model: MODEL, messages: user, stream: true, ...faults({ status: 503 }, {}) }).withResponse();
   let text = '';
   for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
   expect(text === TEXT && c.n === 1, `text ${JSON.stringify(text)} after ${c.n} requests`);
-  expect(stream.response.headers.get('llmrelay-attempts') === '2', `llmrelay-attempts ${stream.response.headers.get('llmrelay-attempts')}`);
+  expect(response.headers.get('llmrelay-attempts') === '2', `llmrelay-attempts ${response.headers.get('llmrelay-attempts')}`);
 });
 
 await scenario('openai: a mid-stream failure raises an error', async () => {
@@ -246,7 +247,7 @@ await scenario('anthropic: the SDK makes one request when llmrelay gave up', asy
   const c = counted();
   const note = await anthropicError(
     () => anthropic({ fetch: c.fetch }).messages.create({ model: MODEL, max_tokens: 9, messages: user, ...faults({ status: 503 }, { status: 503 }, { status: 503 }) }),
-    { cls: Anthropic.InternalServerError, status: 503, type: 'api_error' });
+    { cls: Anthropic.InternalServerError, status: 529, type: 'overloaded_error' });
   expect(c.n === 1, `${c.n} requests`);
   return note;
 });
