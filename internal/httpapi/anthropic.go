@@ -421,6 +421,11 @@ func anthropicTools(req *llmrelayv1.GenerateRequest, raw json.RawMessage) error 
 		Description  string          `json:"description"`
 		InputSchema  json.RawMessage `json:"input_schema"`
 		CacheControl json.RawMessage `json:"cache_control"`
+		// Hints about how Anthropic runs or streams a tool, accepted and
+		// not forwarded.
+		Strict              json.RawMessage `json:"strict"`
+		EagerInputStreaming json.RawMessage `json:"eager_input_streaming"`
+		DeferLoading        json.RawMessage `json:"defer_loading"`
 	}
 	if err := decodeStrict(raw, &tools); err != nil {
 		return err
