@@ -666,6 +666,16 @@ type emitter struct {
 	stop, stopped chan struct{}
 }
 
+// setHeader sets a response header of the client's stream, taking turns
+// with the events, as the Sink needs (nothing once the stream went away).
+func (e *emitter) setHeader(key, value string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.gone {
+		e.sink.SetHeader(key, value)
+	}
+}
+
 // send stamps the next sequence number on ev and sends it.
 func (e *emitter) send(ev *llmrelayv1.GenerateEvent) error {
 	e.mu.Lock()

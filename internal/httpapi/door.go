@@ -128,9 +128,6 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 	eng := d.o.Engine()
 	actx, release, err := eng.Admission().Admit(ctx, caller(r, llmrelayv1.LLMService_Generate_FullMethodName), t.req)
 	if err == nil {
-		if target, ok := callinfo.From(actx).Target(); ok {
-			x.target(target.Entry.Config.Name, target.Model)
-		}
 		err = eng.Generate(actx, t.req, x)
 		release()
 		if err == nil && x.final == nil {

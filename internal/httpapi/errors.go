@@ -22,12 +22,13 @@ const (
 	HeaderAnthropicRequestID = "Request-Id"
 	// HeaderAttempts is how many attempts the reply took: for a streamed
 	// reply, the number of the attempt whose output the stream began
-	// with; otherwise the Final's attempts.
-	HeaderAttempts = "Llmrelay-Attempts"
+	// with (the engine's header); otherwise the Final's attempts, or the
+	// failed call's.
+	HeaderAttempts = engine.HeaderAttempts
 	// HeaderProvider and HeaderModel name the configured provider and the
 	// model name at it that the reply comes from.
-	HeaderProvider = "Llmrelay-Provider"
-	HeaderModel    = "Llmrelay-Model"
+	HeaderProvider = engine.HeaderProvider
+	HeaderModel    = engine.HeaderModel
 	// HeaderMidstream is the request header by which a streaming client
 	// opts in to restarts after output was sent (MidstreamRestart).
 	HeaderMidstream = "Llmrelay-Midstream"

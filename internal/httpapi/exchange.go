@@ -34,10 +34,6 @@ type exchange struct {
 	// shown: the client was shown output it would have to discard if the
 	// attempt it came from failed.
 	shown bool
-	// What the response headers say: the attempt the reply starts with,
-	// and its provider and model, as far as the call's events tell them.
-	attempt         uint32
-	provider, model string
 	// final is the call's Final, once sent.
 	final *llmrelayv1.Final
 	// status is the HTTP status written (0 before).
@@ -52,9 +48,6 @@ func newExchange(w http.ResponseWriter, f format, r replyInfo, stream bool) *exc
 	return x
 }
 
-// target records where the call's first attempt goes, for the headers.
-func (x *exchange) target(providerName, model string) { x.provider, x.model = providerName, model }
-
 // Send implements the engine's Sink.
 func (x *exchange) Send(ev *llmrelayv1.GenerateEvent) error {
 	if x.ended {
@@ -65,7 +58,7 @@ func (x *exchange) Send(ev *llmrelayv1.GenerateEvent) error {
 		if x.enc == nil {
 			return nil // the reply's Final has it all
 		}
-		if err := x.commit(ev.GetAttempt()); err != nil {
+		if err := x.commit(); err != nil {
 			return err
 		}
 		x.shown = true
@@ -92,9 +85,6 @@ func (x *exchange) Send(ev *llmrelayv1.GenerateEvent) error {
 // MIDSTREAM_FAIL for such clients, so this happens only when a call
 // replaces shown output anyway).
 func (x *exchange) willRetry(w *llmrelayv1.WillRetry, attempt uint32) error {
-	if w.GetNextProvider() != "" {
-		x.provider, x.model = w.GetNextProvider(), w.GetNextModel()
-	}
 	if x.enc == nil || !x.shown {
 		return nil
 	}
@@ -113,7 +103,7 @@ func (x *exchange) willRetry(w *llmrelayv1.WillRetry, attempt uint32) error {
 func (x *exchange) finish(f *llmrelayv1.Final, attempt uint32) error {
 	x.final = f
 	if x.enc != nil {
-		if err := x.commit(attempt); err != nil {
+		if err := x.commit(); err != nil {
 			return err
 		}
 		b, err := x.enc.final(x.buf.reset(), f)
@@ -127,7 +117,10 @@ func (x *exchange) finish(f *llmrelayv1.Final, attempt uint32) error {
 	if err != nil {
 		return err
 	}
-	x.attempt, x.provider, x.model = f.GetAttempts(), f.GetProvider(), f.GetModel()
+	h := x.w.Header()
+	h.Set(HeaderAttempts, strconv.FormatUint(uint64(f.GetAttempts()), 10))
+	h.Set(HeaderProvider, f.GetProvider())
+	h.Set(HeaderModel, f.GetModel())
 	return x.reply(body)
 }
 
@@ -158,17 +151,16 @@ func (x *exchange) SendHeader() error {
 	if x.enc == nil {
 		return nil
 	}
-	return x.commit(0)
+	return x.commit()
 }
 
 // commit starts a streamed reply: the status, the headers, and the
 // format's opening event.
-func (x *exchange) commit(attempt uint32) error {
+func (x *exchange) commit() error {
 	if x.committed {
 		return nil
 	}
 	x.committed, x.status = true, http.StatusOK
-	x.attempt = max(attempt, 1)
 	h := x.w.Header()
 	x.setHeaders(h)
 	h.Set("Content-Type", "text/event-stream")
@@ -178,18 +170,14 @@ func (x *exchange) commit(attempt uint32) error {
 	return x.write(x.enc.start(x.buf.reset()))
 }
 
-// setHeaders sets the headers every response carries.
+// setHeaders sets the request id, which every response carries. The
+// engine sets the attempt, provider and model a streamed reply starts with
+// (SetHeader, with the call's first delta); a whole reply takes them from
+// its Final, an error from its metadata.
 func (x *exchange) setHeaders(h http.Header) {
 	h.Set(HeaderRequestID, x.r.requestID)
 	if _, ok := x.f.(anthropic); ok {
 		h.Set(HeaderAnthropicRequestID, x.r.requestID)
-	}
-	h.Set(HeaderAttempts, strconv.FormatUint(uint64(x.attempt), 10))
-	if x.provider != "" {
-		h.Set(HeaderProvider, x.provider)
-	}
-	if x.model != "" {
-		h.Set(HeaderModel, x.model)
 	}
 }
 
@@ -223,14 +211,16 @@ func (x *exchange) fail(f failure) {
 		return
 	}
 	body, status := x.f.errorBody(f, x.r.requestID)
-	if n, err := strconv.ParseUint(f.metadata["attempts"], 10, 32); err == nil {
-		x.attempt = uint32(n)
-	}
-	if p := f.metadata["provider"]; p != "" && p != x.provider {
-		x.provider, x.model = p, ""
-	}
 	h := x.w.Header()
 	x.setHeaders(h)
+	h.Del(HeaderModel) // the attempts failed: no model answered
+	h.Set(HeaderAttempts, "0")
+	if n := f.metadata["attempts"]; n != "" {
+		h.Set(HeaderAttempts, n)
+	}
+	if p := f.metadata["provider"]; p != "" {
+		h.Set(HeaderProvider, p)
+	}
 	f.setRetryHeaders(h)
 	h.Set("Content-Type", "application/json")
 	x.committed, x.status = true, status

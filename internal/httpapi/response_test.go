@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -217,9 +218,20 @@ func drive(t *testing.T, f format, tc responseCase) []byte {
 		requestID: "0b7d6a8e-1f1c-4c55-9d7e-2a9e4f1c0d11", created: 1767225600, model: "smart",
 		includeUsage: true, extension: tc.extension,
 	}, tc.stream)
-	x.target("mock", "echo")
+	// As the engine does: the headers of the attempt whose delta is the
+	// call's first, set with it.
+	provider, delta := "mock", false
 	var sendErr error
 	for _, ev := range tc.events {
+		if next := ev.GetWillRetry().GetNextProvider(); next != "" {
+			provider = next
+		}
+		if ev.GetDelta() != nil && !delta {
+			delta = true
+			x.SetHeader(engine.HeaderAttempts, strconv.Itoa(int(ev.GetAttempt())))
+			x.SetHeader(engine.HeaderProvider, provider)
+			x.SetHeader(engine.HeaderModel, "echo")
+		}
 		if ev.GetHeartbeat() != nil {
 			if err := x.SendHeader(); err != nil {
 				t.Fatal(err)
