@@ -38,9 +38,9 @@ Traces are off unless the standard OTEL_* variables ask for them
 http/protobuf, OTEL_TRACES_EXPORTER; docs/observability.md).
 
 With no configuration, llmrelay serves gRPC on 127.0.0.1:50051 and the
-OpenAI- and Anthropic-compatible HTTP endpoints on 127.0.0.1:8080, with the
-built-in mock provider. Settings apply in this order: defaults, the config file,
-LLMRELAY_* environment variables, flags.`,
+OpenAI- and Anthropic-compatible HTTP endpoints on 127.0.0.1:8080, with
+the built-in mock provider. Settings apply in this order: defaults, the
+config file, LLMRELAY_* environment variables, flags.`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
 		def := config.Default()
 		var flags config.Flags

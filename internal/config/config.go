@@ -49,15 +49,15 @@ const EnvListen = "LLMRELAY_LISTEN"
 type Config struct {
 	// Listen is the gRPC address, host:port.
 	Listen string `yaml:"listen"`
-	// MetricsListen is the address of the Prometheus /metrics endpoint;
-	// empty turns it off.
-	MetricsListen string `yaml:"metrics_listen"`
 	// HTTPListen is the address of the HTTP doors (OpenAI's and
 	// Anthropic's APIs, docs/http.md); empty ("off" in the file) turns
 	// them off.
 	HTTPListen string `yaml:"http_listen"`
 	// HTTPTLS is the HTTP listener's own TLS; none when empty.
 	HTTPTLS TLS `yaml:"http_tls"`
+	// MetricsListen is the address of the Prometheus /metrics endpoint;
+	// empty turns it off.
+	MetricsListen string `yaml:"metrics_listen"`
 	// DrainDelay is how long the server keeps accepting new calls after a
 	// shutdown signal, with its health already NOT_SERVING, so load
 	// balancers and proxies stop sending it calls before it refuses them.
