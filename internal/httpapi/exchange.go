@@ -183,6 +183,7 @@ func (x *exchange) setHeaders(h http.Header) {
 
 // write sends one event (or a whole frame of them) and flushes it.
 func (x *exchange) write(b []byte) error {
+	x.buf.b = b[:0] // keep what the buffer grew to for the next event
 	if len(b) == 0 {
 		return nil
 	}
