@@ -40,12 +40,14 @@ var anthropicOptions = map[string]string{
 	"cache_control": "",
 	"inference_geo": "",
 	"speed":         "",
+	"mcp_servers":   "",
+	"container":     "",
 }
 
 // anthropicRefused are Messages parameters whose answer llmrelay's reply
 // cannot carry.
 var anthropicRefused = map[string]bool{
-	"container": true, "mcp_servers": true, "context_management": true, "diagnostics": true,
+	"context_management": true, "diagnostics": true,
 }
 
 // foreignSignature prefixes the signature of reasoning that another
@@ -145,7 +147,7 @@ func (t *translated) anthropicField(key string, raw json.RawMessage) error {
 			labels(req)["user_id"] = md.UserID
 		}
 	case "tools":
-		return anthropicTools(req, raw)
+		return t.anthropicTools(raw)
 	case "tool_choice":
 		return anthropicToolChoice(req, raw)
 	case "output_config":
@@ -414,26 +416,43 @@ func (t *translated) add(m *llmrelayv1.Message, path string) {
 	t.messages = append(t.messages, path)
 }
 
-func anthropicTools(req *llmrelayv1.GenerateRequest, raw json.RawMessage) error {
-	var tools []struct {
-		Type         string          `json:"type"`
-		Name         string          `json:"name"`
-		Description  string          `json:"description"`
-		InputSchema  json.RawMessage `json:"input_schema"`
-		CacheControl json.RawMessage `json:"cache_control"`
-		// Hints about how Anthropic runs or streams a tool, accepted and
-		// not forwarded.
-		Strict              json.RawMessage `json:"strict"`
-		EagerInputStreaming json.RawMessage `json:"eager_input_streaming"`
-		DeferLoading        json.RawMessage `json:"defer_loading"`
+// anthropicTools translates tools: custom tools are the request's tools;
+// Anthropic's server tools (a versioned type, such as
+// web_search_20250305) go, as they are, to provider_options.server_tools,
+// which the anthropic adapter sends with them (docs/providers.md).
+func (t *translated) anthropicTools(raw json.RawMessage) error {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(raw, &raws); err != nil {
+		return errors.New("must be a list of tools")
 	}
-	if err := decodeStrict(raw, &tools); err != nil {
-		return err
-	}
-	for i, tl := range tools {
+	var server []any
+	for i, traw := range raws {
 		at := "[" + strconv.Itoa(i) + "]"
+		var tl struct {
+			Type         string          `json:"type"`
+			Name         string          `json:"name"`
+			Description  string          `json:"description"`
+			InputSchema  json.RawMessage `json:"input_schema"`
+			CacheControl json.RawMessage `json:"cache_control"`
+			// Hints about how Anthropic runs or streams a tool, accepted
+			// and not forwarded.
+			Strict              json.RawMessage `json:"strict"`
+			EagerInputStreaming json.RawMessage `json:"eager_input_streaming"`
+			DeferLoading        json.RawMessage `json:"defer_loading"`
+		}
+		if err := json.Unmarshal(traw, &tl); err != nil {
+			return inParam(at, jsonProblem(err))
+		}
 		if tl.Type != "" && tl.Type != "custom" {
-			return &paramError{at + ".type", strconv.Quote(tl.Type) + " tools run at Anthropic and are not supported by llmrelay"}
+			var def any
+			if err := json.Unmarshal(traw, &def); err != nil {
+				return inParam(at, jsonProblem(err))
+			}
+			server = append(server, def)
+			continue
+		}
+		if err := decodeStrict(traw, &tl); err != nil {
+			return inParam(at, err)
 		}
 		tool := &llmrelayv1.Tool{Name: tl.Name, Description: tl.Description}
 		if !isNull(tl.InputSchema) {
@@ -443,10 +462,24 @@ func anthropicTools(req *llmrelayv1.GenerateRequest, raw json.RawMessage) error 
 			}
 			tool.Parameters = s
 		}
-		req.Tools = append(req.Tools, tool)
+		t.req.Tools = append(t.req.Tools, tool)
+	}
+	if len(server) > 0 {
+		v, err := structpb.NewList(server)
+		if err != nil {
+			return err
+		}
+		t.own[serverToolsOption] = true
+		if t.req.ProviderOptions == nil {
+			t.req.ProviderOptions = &structpb.Struct{Fields: map[string]*structpb.Value{}}
+		}
+		t.req.ProviderOptions.Fields[serverToolsOption] = structpb.NewListValue(v)
 	}
 	return nil
 }
+
+// serverToolsOption is the provider option of Anthropic's server tools.
+const serverToolsOption = "server_tools"
 
 var anthropicToolModes = map[string]llmrelayv1.ToolChoiceMode{
 	"auto": llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO,
@@ -547,6 +580,10 @@ func (t *translated) anthropicParam(field string) string {
 		return t.messages[i]
 	case "tools":
 		return head + idx + strings.Replace(rest, ".parameters", ".input_schema", 1)
+	case "provider_options":
+		if strings.HasPrefix(rest, "."+serverToolsOption) {
+			return "tools" // one of Anthropic's server tools
+		}
 	case "tool_choice":
 		return field
 	case "response_format":

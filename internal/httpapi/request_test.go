@@ -234,7 +234,12 @@ func TestAnthropicRequest(t *testing.T) {
 				"generation":{"maxOutputTokens":9}}`,
 		},
 		{name: "unknown member", body: `{"model":"m","frobnicate":1}`, wantParam: "frobnicate", wantMsg: "frobnicate: Extra inputs are not permitted"},
-		{name: "server tool", body: `{"model":"m","tools":[{"type":"web_search_20250305","name":"web_search"}]}`, wantParam: "tools[0].type", wantMsg: `tools[0].type: "web_search_20250305" tools run at Anthropic and are not supported by llmrelay`},
+		{
+			name: "server tools go to provider_options.server_tools",
+			body: `{"model":"m","tools":[{"type":"web_search_20250305","name":"web_search","max_uses":5},{"name":"f","input_schema":{"type":"object"}}],"mcp_servers":[{"type":"url","url":"https://mcp.example","name":"ex"}]}`,
+			want: `{"model":"m","tools":[{"name":"f","parameters":{"type":"object"}}],
+				"providerOptions":{"server_tools":[{"type":"web_search_20250305","name":"web_search","max_uses":5}],"mcp_servers":[{"type":"url","url":"https://mcp.example","name":"ex"}]}}`,
+		},
 		{
 			name:      "image block",
 			body:      `{"model":"m","messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}}]}]}`,
@@ -246,7 +251,7 @@ func TestAnthropicRequest(t *testing.T) {
 			wantParam: "messages[0].content[0].type", wantMsg: `messages[0].content[0].type: "tool_use" blocks are not supported in user messages by llmrelay`,
 		},
 		{name: "system role in messages", body: `{"model":"m","messages":[{"role":"system","content":"x"}]}`, wantParam: "messages[0].role", wantMsg: "messages[0].role: must be user or assistant"},
-		{name: "container", body: `{"model":"m","container":"c1"}`, wantParam: "container", wantMsg: "container: not supported by llmrelay"},
+		{name: "context management", body: `{"model":"m","context_management":{"edits":[]}}`, wantParam: "context_management", wantMsg: "context_management: not supported by llmrelay"},
 		{name: "system block of another type", body: `{"model":"m","system":[{"type":"image"}]}`, wantParam: "system[0].type", wantMsg: `system[0].type: "image" blocks are not supported here by llmrelay: only text`},
 	})
 }
@@ -289,6 +294,7 @@ func TestParam(t *testing.T) {
 		{an, "tools[0].parameters", "tools[0].input_schema"},
 		{an, "response_format.json_schema", "output_config.format.schema"},
 		{an, "provider_options.top_k", "top_k"},
+		{an, "provider_options.server_tools[0]", "tools"},
 	} {
 		if got := tc.t.param(tc.field); got != tc.want {
 			t.Errorf("%s param(%q) = %q, want %q", tc.t.format.name(), tc.field, got, tc.want)
