@@ -163,6 +163,18 @@ else
 	go build -o "$work/scenarios-go" ./clients/go
 fi
 
+echo "== the packages' own tests (an in-process fake server: a lost call re-issued, retries and pushback)"
+if (cd clients/ts && timeout 300 npm test) >"$work/ts-test.log" 2>&1; then
+	pass "TypeScript: npm test ($(sed -n 's/^# pass //p' "$work/ts-test.log") passed)"
+else
+	fail "TypeScript: npm test failed" "$work/ts-test.log"
+fi
+if [ -x "$venv/bin/python" ] && timeout 300 "$venv/bin/python" -m unittest discover -s clients/python/tests >"$work/py-test.log" 2>&1; then
+	pass "Python: unittest against the installed wheel ($(sed -n 's/^Ran \([0-9]*\) tests.*/\1/p' "$work/py-test.log") passed)"
+else
+	fail "Python: unittest failed" "$work/py-test.log"
+fi
+
 echo "== start the server"
 # One API key, made up for this run, that the clients send.
 key=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')

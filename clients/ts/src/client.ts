@@ -2,7 +2,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "@bufbuild/protobuf";
 import type { Client as ConnectClient, Interceptor } from "@connectrpc/connect";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { randomUUID } from "node:crypto";
 import type { SecureContextOptions } from "node:tls";
 
@@ -89,6 +89,7 @@ export class Client {
   readonly stub: ConnectClient<typeof LLMService>;
   private readonly retry: RetryPolicy | false;
   private readonly throttle = new Throttle();
+  private readonly session: Http2SessionManager;
 
   /**
    * @param address "host:port", or a URL: "http://host:port" (plaintext), "https://host:port".
@@ -110,13 +111,20 @@ export class Client {
       }
       return next(req);
     };
+    this.session = new Http2SessionManager(baseUrl, undefined, options.tls);
     const transport = createGrpcTransport({
       baseUrl,
       interceptors: [headers],
       nodeOptions: options.tls,
+      sessionManager: this.session,
     });
     this.stub = createClient(LLMService, transport);
     this.retry = options.retry ?? defaultRetryPolicy;
+  }
+
+  /** Closes the connection; calls in progress fail. The process may exit once every client is closed. */
+  close(): void {
+    this.session.abort();
   }
 
   /**
@@ -236,12 +244,10 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
     let received = this.from !== undefined; // a Resume continues after `last`
     let tries = 0; // reconnections since the last event
     let calls = 0; // Generate calls that failed before any event, in a row
-    let sawHeaders = false;
     for (;;) {
       const opts = {
         ...callOptions(this.options, deadline),
         onHeader: (h: Headers) => {
-          sawHeaders = true;
           const r = h.get(RESUMABLE_HEADER);
           if (r !== null) {
             this.resumable = r === "true";
@@ -251,7 +257,6 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
           }
         },
       };
-      sawHeaders = false;
       const stream =
         received || this.request === undefined
           ? this.client.stub.resume(create(ResumeRequestSchema, { requestId: this.requestId, afterSequence: last }), opts)
@@ -303,7 +308,7 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
           for (const fn of this.resumeListeners) fn(last, e);
           continue;
         }
-        if (!received && !sawHeaders) {
+        if (!received) {
           // Failed before its first event: the service config's retry.
           calls++;
           const wait = this.client.retryWait(e, calls, signal);
