@@ -17,7 +17,13 @@ The generated messages are in ``llmrelay.v1.llmrelay_pb2`` (also ``llmrelay.pb``
 """
 
 from . import aio
-from ._call import REASON_RESUMABLE_CALL_LOST, RESUMABLE_HEADER, channel_options, service_config
+from ._call import (
+    REASON_RESUMABLE_CALL_LOST,
+    REASON_RESUMABLE_CALL_NOT_FOUND,
+    RESUMABLE_HEADER,
+    channel_options,
+    service_config,
+)
 from ._client import Client, GenerateStream
 from ._errors import DOMAIN, REQUEST_ID_HEADER, FieldViolation, LLMRelayError
 from ._reply import ReasoningSoFar, Reply, ToolCallSoFar
@@ -49,6 +55,7 @@ __all__ = [
     "REQUEST_ID_HEADER",
     "RESUMABLE_HEADER",
     "REASON_RESUMABLE_CALL_LOST",
+    "REASON_RESUMABLE_CALL_NOT_FOUND",
     "channel_options",
     "service_config",
     "aio",

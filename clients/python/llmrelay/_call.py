@@ -22,6 +22,9 @@ RESUMABLE_HEADER = "llmrelay-resumable"
 REASON_RESUMABLE_CALL_LOST = "RESUMABLE_CALL_LOST"
 """The reason (code ABORTED) of a resumable call the server lost."""
 
+REASON_RESUMABLE_CALL_NOT_FOUND = "RESUMABLE_CALL_NOT_FOUND"
+"""The reason (NOT_FOUND) of a Resume of a call the server does not have (any more)."""
+
 # Reasons of llmrelay's after which a resumable call runs on, to be resumed again.
 _RESUME_AGAIN = {"RESUME_INTERRUPTED", "STATE_STORE_UNAVAILABLE"}
 # Codes of a stream that dropped rather than ended, when the status carries no
@@ -99,12 +102,14 @@ class CallState:
         self.resumes = 0
         self.reissues = 0
         self.headers_read = False
+        self.resuming = False  # the current stream is a Resume
 
     def next_rpc(self) -> Tuple[str, Any]:
         """The RPC to send now and its request: ("Generate", GenerateRequest)
         or ("Resume", ResumeRequest)."""
         self.headers_read = False
-        if self.received or self.request is None:
+        self.resuming = self.received or self.request is None
+        if self.resuming:
             return "Resume", llmrelay_pb2.ResumeRequest(request_id=self.request_id, after_sequence=self.last)
         return "Generate", self.request
 
@@ -155,11 +160,14 @@ class CallState:
         """Decides after a failed stream: a Retry, or raises e."""
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise e
-        if e.code == grpc.StatusCode.ABORTED and e.domain == DOMAIN and e.reason == REASON_RESUMABLE_CALL_LOST:
+        if self._lost(e):
             if not self.reissue_lost_call or self.request is None or self.reissues >= MAX_REISSUES:
                 raise e
             self.reissues += 1
             self.received, self.last, self.tries, self.final = False, 0, 0, False
+            # What the headers said of the lost call is learnt again.
+            self.resumable = self.request.HasField("resumable") and self.request.resumable
+            self.request_id = self.request.request_id
             return Retry(0.0, resumed=False)
         if not self._may_resume(e):
             raise e
@@ -167,6 +175,17 @@ class CallState:
         self.tries += 1
         self.resumes += 1
         return Retry(delay, resumed=True)
+
+    def _lost(self, e: LLMRelayError) -> bool:
+        """Whether e says the server lost this resumable call:
+        RESUMABLE_CALL_LOST, or RESUMABLE_CALL_NOT_FOUND in answer to the
+        stream's own Resume after a drop (the call was lost with a server
+        that kept it in memory)."""
+        if e.domain != DOMAIN or self.request is None:
+            return False
+        return e.reason == REASON_RESUMABLE_CALL_LOST or (
+            e.reason == REASON_RESUMABLE_CALL_NOT_FOUND and self.resuming and self.resumes > 0
+        )
 
     def _may_resume(self, e: LLMRelayError) -> bool:
         if not self.resumable or not self.request_id or self.final or self.tries >= MAX_RESUME_TRIES:

@@ -103,7 +103,8 @@ class Client:
 
         ``reissue_lost_call=True`` sends a resumable call the server lost
         (ABORTED, RESUMABLE_CALL_LOST: its replica crashed, or a drain could
-        not keep it) again with the same request_id; what it showed must be
+        not keep it; or RESUMABLE_CALL_NOT_FOUND in answer to the stream's
+        own Resume after a drop) again with the same request_id, up to 3 times; what it showed must be
         discarded, as for will_retry.discard_partial: Reply does it, and
         ``on_reissue(cause)`` tells a reader of the raw stream. Off by
         default: the lost call may have had effects the caller must weigh.

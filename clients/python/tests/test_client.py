@@ -63,6 +63,12 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
                 yield from list(_reply("lost words here"))[:2]
                 _abort(context, grpc.StatusCode.ABORTED, "RESUMABLE_CALL_LOST")
             yield from _reply("the whole reply")
+        elif request.model == "fake/dropped-then-not-found":  # dropped; its Resume finds nothing
+            context.send_initial_metadata([("llmrelay-resumable", "true")])
+            if n == 1:
+                yield from list(_reply("dropped words here"))[:2]
+                context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
+            yield from _reply("the whole reply")
         elif request.model == "fake/unavailable-once":
             if n == 1:
                 context.abort(grpc.StatusCode.UNAVAILABLE, "a hop failed")
@@ -77,6 +83,11 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST", details=[bad, retry])
         else:
             context.abort(grpc.StatusCode.NOT_FOUND, f"no such fake model {request.model}")
+
+
+    def Resume(self, request, context):
+        _abort(context, grpc.StatusCode.NOT_FOUND, "RESUMABLE_CALL_NOT_FOUND")
+        yield  # a generator, as a streaming handler is
 
 
 def _ask(model, resumable=True):
@@ -108,6 +119,13 @@ class ClientTest(unittest.TestCase):
         sent = self.fake.calls["fake/lost"]
         self.assertEqual(len(sent), 2)
         self.assertTrue(sent[0].request_id and sent[0].request_id == sent[1].request_id, "the same request_id both times")
+
+    def test_not_found_after_a_drop_reissued_when_asked(self):
+        stream = self.relay.generate(**_ask("fake/dropped-then-not-found"), reissue_lost_call=True)
+        reply = Reply.collect(stream)
+        self.assertEqual(reply.text, "the whole reply")
+        self.assertEqual((stream.resumes, stream.reissues), (1, 1))
+        self.assertEqual(len(self.fake.calls["fake/dropped-then-not-found"]), 2)
 
     def test_lost_call_not_reissued_by_default(self):
         with self.assertRaises(LLMRelayError) as cm:

@@ -52,7 +52,8 @@ export interface GenerateOptions extends CallOptions {
   /**
    * Re-issue the same request (same request_id) when the server reports its
    * resumable call lost (ABORTED, RESUMABLE_CALL_LOST: its replica crashed,
-   * or a drain could not keep it). What the lost call showed must then be
+   * or a drain could not keep it; or NOT_FOUND, RESUMABLE_CALL_NOT_FOUND, in
+   * answer to the stream's own Resume after a drop), up to 3 times. What the lost call showed must then be
    * discarded, as on will_retry.discard_partial: `Reply` does it, a caller
    * of the raw stream listens with onReissue. Off by default: the lost call
    * may have had effects the caller must weigh first.
@@ -68,6 +69,8 @@ export interface GenerateOptions extends CallOptions {
 const RESUME_AGAIN = ["RESUME_INTERRUPTED", "STATE_STORE_UNAVAILABLE"];
 /** The reason of a resumable call the server lost (ABORTED). */
 export const REASON_RESUMABLE_CALL_LOST = "RESUMABLE_CALL_LOST";
+/** The reason (NOT_FOUND) of a Resume of a call the server does not have (any more). */
+export const REASON_RESUMABLE_CALL_NOT_FOUND = "RESUMABLE_CALL_NOT_FOUND";
 // Codes of a stream that dropped rather than ended, when the status carries
 // no llmrelay ErrorInfo (connect-node reports a reset connection as ABORTED).
 const DROPPED = [Code.Unavailable, Code.Aborted, Code.Internal, Code.Unknown, Code.Canceled];
@@ -257,8 +260,8 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
           }
         },
       };
-      const stream =
-        received || this.request === undefined
+      const resuming = received || this.request === undefined;
+      const stream = resuming
           ? this.client.stub.resume(create(ResumeRequestSchema, { requestId: this.requestId, afterSequence: last }), opts)
           : this.client.stub.generate(this.request, opts);
       let final = false;
@@ -290,12 +293,15 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
         if (signal?.aborted || expired(deadline)) {
           throw e;
         }
-        if (this.lost(e)) {
+        if (this.lost(e, resuming)) {
           if (!this.options.reissueLostCall || this.request === undefined || this.reissues >= MAX_REISSUES) throw e;
           this.reissues++;
           received = false;
           last = 0n;
           tries = 0;
+          // What the headers said of the lost call is learnt again.
+          this.resumable = this.request.resumable === true;
+          this.requestId = this.request.requestId;
           for (const fn of this.reissueListeners) fn(e);
           continue;
         }
@@ -322,9 +328,14 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
     }
   }
 
-  /** Whether e says the server lost this resumable call. */
-  private lost(e: LLMRelayError): boolean {
-    return e.code === Code.Aborted && e.domain === DOMAIN && e.reason === REASON_RESUMABLE_CALL_LOST;
+  /**
+   * Whether e says the server lost this resumable call: RESUMABLE_CALL_LOST,
+   * or RESUMABLE_CALL_NOT_FOUND in answer to the stream's own Resume after
+   * a drop (the call was lost with a server that kept it in memory).
+   */
+  private lost(e: LLMRelayError, resuming: boolean): boolean {
+    if (e.domain !== DOMAIN || this.request === undefined) return false;
+    return e.reason === REASON_RESUMABLE_CALL_LOST || (e.reason === REASON_RESUMABLE_CALL_NOT_FOUND && resuming && this.resumes > 0);
   }
 
   /** Whether e, which ended the stream, is a drop of a resumable call that may be picked up again. */

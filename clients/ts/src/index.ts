@@ -20,7 +20,7 @@
  *
  * @module
  */
-export { Client, GenerateStream, RESUMABLE_HEADER, REASON_RESUMABLE_CALL_LOST } from "./client.js";
+export { Client, GenerateStream, RESUMABLE_HEADER, REASON_RESUMABLE_CALL_LOST, REASON_RESUMABLE_CALL_NOT_FOUND } from "./client.js";
 export type { CallOptions, ClientOptions, GenerateOptions, GenerateRequestInit } from "./client.js";
 export { Code, codeName, DOMAIN, LLMRelayError, REQUEST_ID_HEADER } from "./errors.js";
 export type { FieldViolation } from "./errors.js";

@@ -138,7 +138,10 @@ export class Reply {
    */
   static async collect(stream: GenerateStream, hooks: ReplyHooks = {}): Promise<Reply> {
     const reply = new Reply();
-    stream.onReissue((cause) => hooks.onReissue?.(cause, reply.discard()));
+    stream.onReissue((cause) => {
+      const discarded = reply.discard();
+      hooks.onReissue?.(cause, discarded);
+    });
     if (hooks.onResume) stream.onResume(hooks.onResume);
     for await (const ev of stream) {
       const discarded = reply.apply(ev);

@@ -55,6 +55,14 @@ function routes(router: ConnectRouter): void {
           }
           yield* reply("the whole reply");
           return;
+        case "fake/dropped-then-not-found": // dropped after two words; its Resume finds nothing; sent again, served
+          ctx.responseHeader.set("llmrelay-resumable", "true");
+          if (seen.length === 1) {
+            yield* [...reply("dropped words here")].slice(0, 2);
+            throw new ConnectError("the connection broke", Code.Unavailable);
+          }
+          yield* reply("the whole reply");
+          return;
         case "fake/unavailable-once": // UNAVAILABLE without pushback, then served
           if (seen.length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
           yield* reply("served");
@@ -76,6 +84,10 @@ function routes(router: ConnectRouter): void {
         default:
           throw new ConnectError(`no such fake model ${req.model}`, Code.NotFound);
       }
+    },
+    // eslint-disable-next-line require-yield
+    async *resume() {
+      throw llmrelayError(Code.NotFound, "RESUMABLE_CALL_NOT_FOUND");
     },
   });
 }
@@ -109,6 +121,15 @@ describe("a resumable call the server lost", () => {
     const sent = calls.get("fake/lost") ?? [];
     assert.equal(sent.length, 2);
     assert.ok(sent[0].requestId !== "" && sent[0].requestId === sent[1].requestId, "the same request_id both times");
+  });
+
+  test("found missing by the stream's own Resume after a drop, is sent again when asked", async () => {
+    calls.delete("fake/dropped-then-not-found");
+    const stream = relay.generate(ask("fake/dropped-then-not-found"), { reissueLostCall: true, timeoutMs: 10_000 });
+    const r = await Reply.collect(stream);
+    assert.equal(r.text, "the whole reply");
+    assert.deepEqual([stream.resumes, stream.reissues], [1, 1]);
+    assert.equal(calls.get("fake/dropped-then-not-found")?.length, 2);
   });
 
   test("without it, ends with the typed error and is not sent again", async () => {
