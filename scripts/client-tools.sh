@@ -9,8 +9,9 @@
 #   - Debian's protobuf-compiler (protoc), libprotobuf-dev (the well-known
 #     .proto files protoc reads), protobuf-compiler-grpc (grpc_python_plugin),
 #     python3-grpcio and python3-protobuf, and what builds the Python wheel
-#     offline and installs it into a venv (python3-venv, python3-pip,
-#     python3-setuptools, python3-wheel), when missing (needs root: apt-get).
+#     offline, installs it into a venv and checks its types (python3-venv,
+#     python3-pip, python3-setuptools, python3-wheel, python3-mypy), when
+#     missing (needs root: apt-get).
 #
 # PROTOC_VERSION and GRPC_PYTHON_VERSION (from the Makefile) are the upstream
 # versions the generated code must come from.
@@ -24,7 +25,7 @@ die() { echo "client-tools: $*" >&2; exit 1; }
 
 # Debian packages.
 packages=(protobuf-compiler libprotobuf-dev protobuf-compiler-grpc python3-grpcio python3-protobuf
-	python3-venv python3-pip python3-setuptools python3-wheel)
+	python3-venv python3-pip python3-setuptools python3-wheel python3-mypy)
 missing=()
 for p in "${packages[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

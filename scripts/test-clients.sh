@@ -169,6 +169,12 @@ if (cd clients/ts && timeout 300 npm test) >"$work/ts-test.log" 2>&1; then
 else
 	fail "TypeScript: npm test failed" "$work/ts-test.log"
 fi
+# The package's types, with the settings in its pyproject.toml (strict).
+if (cd clients/python && "$PYTHON" -m mypy llmrelay) >"$work/py-mypy.log" 2>&1; then
+	pass "Python: mypy --strict on the package: $(tail -n1 "$work/py-mypy.log")"
+else
+	fail "Python: mypy found type errors" "$work/py-mypy.log"
+fi
 if [ -x "$venv/bin/python" ] && timeout 300 "$venv/bin/python" -m unittest discover -s clients/python/tests >"$work/py-test.log" 2>&1; then
 	pass "Python: unittest against the installed wheel ($(sed -n 's/^Ran \([0-9]*\) tests.*/\1/p' "$work/py-test.log") passed)"
 else

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import grpc
 from google.protobuf import struct_pb2
@@ -22,7 +22,7 @@ def credentials(insecure: bool, root_certificates: Optional[bytes]) -> Optional[
     return grpc.ssl_channel_credentials(root_certificates=root_certificates)
 
 
-def build_request(request: Optional[llmrelay_pb2.GenerateRequest], fields: dict) -> llmrelay_pb2.GenerateRequest:
+def build_request(request: Optional[llmrelay_pb2.GenerateRequest], fields: Dict[str, Any]) -> llmrelay_pb2.GenerateRequest:
     """The request: as given, or built from keyword fields
     (``provider_options`` may be a dict)."""
     if request is not None and fields:
@@ -225,9 +225,11 @@ class GenerateStream:
             finally:
                 if not rpc.done():
                     rpc.cancel()
-            for fn in self._on_resume if retry.resumed else ():
-                fn(st.last, e)
-            for fn in self._on_reissue if not retry.resumed else ():
-                fn(e)
+            if retry.resumed:
+                for on_resume in self._on_resume:
+                    on_resume(st.last, e)
+            else:
+                for on_reissue in self._on_reissue:
+                    on_reissue(e)
             if retry.delay:
                 time.sleep(retry.delay)

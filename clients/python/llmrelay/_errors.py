@@ -68,7 +68,7 @@ class LLMRelayError(Exception):
     @property
     def code_name(self) -> str:
         """The gRPC name of the code, e.g. "DEADLINE_EXCEEDED"."""
-        return self.code.name
+        return str(self.code.name)
 
     @property
     def from_llmrelay(self) -> bool:

@@ -178,9 +178,11 @@ class GenerateStream:
             finally:
                 if not rpc.done():
                     rpc.cancel()
-            for fn in self._on_resume if retry.resumed else ():
-                fn(st.last, e)
-            for fn in self._on_reissue if not retry.resumed else ():
-                fn(e)
+            if retry.resumed:
+                for on_resume in self._on_resume:
+                    on_resume(st.last, e)
+            else:
+                for on_reissue in self._on_reissue:
+                    on_reissue(e)
             if retry.delay:
                 await asyncio.sleep(retry.delay)
