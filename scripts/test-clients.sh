@@ -38,10 +38,10 @@ work=$(mktemp -d)
 pids=()
 cleanup() {
 	local pid
-	for pid in "${pids[@]}"; do
+	for pid in "${pids[@]+"${pids[@]}"}"; do
 		kill "$pid" 2>/dev/null || true
 	done
-	for pid in "${pids[@]}"; do
+	for pid in "${pids[@]+"${pids[@]}"}"; do
 		wait "$pid" 2>/dev/null || true
 	done
 	rm -rf "$work"
@@ -67,6 +67,16 @@ background() {
 	: >"$log"
 	"$@" >"$log" 2>&1 &
 	pids+=($!)
+}
+
+# stop PID: kills a process background started, and forgets it (so that
+# cleanup never kills a reused pid).
+stop() {
+	local pid=$1 keep=() p
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	for p in "${pids[@]+"${pids[@]}"}"; do [ "$p" = "$pid" ] || keep+=("$p"); done
+	pids=("${keep[@]+"${keep[@]}"}")
 }
 
 # wait_addr FILE PID: waits (up to a minute) for PID to write its address to
@@ -218,13 +228,15 @@ scenarios() {
 	local out="$work/$lang.scenarios" plog="$work/$lang.proxy.log" paddr="$work/$lang.proxy.addr"
 	echo "== $lang scenarios"
 	background "$plog" "$work/cutproxy" -target "$addr" -cut-after 600 -addr-file "$paddr"
-	local proxy
-	if ! proxy=$(wait_addr "$paddr" "${pids[-1]}"); then
+	local proxy proxy_pid=${pids[-1]}
+	if ! proxy=$(wait_addr "$paddr" "$proxy_pid"); then
 		fail "$lang: the cutting proxy did not start" "$plog"
+		stop "$proxy_pid"
 		return
 	fi
 	local rc=0
 	LLMRELAY_CUT_ADDR=$proxy timeout 300 "$@" >"$out" 2>"$out.err" || rc=$?
+	stop "$proxy_pid"
 	sed 's/^/   /' "$out"
 	local name missing=()
 	for name in $SCENARIOS; do
