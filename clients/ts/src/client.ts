@@ -290,8 +290,14 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
           throw err; // the stream itself was wrong: nothing to retry
         }
         const e = LLMRelayError.from(err, this.requestId);
-        if (signal?.aborted || expired(deadline)) {
+        if (signal?.aborted) {
           throw e;
+        }
+        if (expired(deadline)) {
+          // The server ends a call at the deadline it was sent (never
+          // before ours) with RST_STREAM CANCEL: when that arrives before
+          // our own timer, under load, it is still the deadline.
+          throw e.fromLLMRelay || e.code === Code.DeadlineExceeded ? e : deadlineExceeded(e, this.requestId);
         }
         if (this.lost(e, resuming)) {
           if (!this.options.reissueLostCall || this.request === undefined || this.reissues >= MAX_REISSUES) throw e;
@@ -361,6 +367,10 @@ function brokenStream(code: Code, message: string, requestId: string): LLMRelayE
   const e = new LLMRelayError({ code, message, requestId });
   broken.add(e);
   return e;
+}
+
+function deadlineExceeded(cause: LLMRelayError, requestId: string): LLMRelayError {
+  return new LLMRelayError({ code: Code.DeadlineExceeded, message: `the call's deadline passed (${cause.message})`, requestId, cause });
 }
 
 function deadlineOf(timeoutMs: number | undefined): number | undefined {
