@@ -4,7 +4,6 @@ to do after a failure). Their loops only do the I/O."""
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from dataclasses import dataclass
@@ -203,3 +202,66 @@ def auth_metadata(api_key: Optional[str], extra: Optional[Metadata]) -> List[Tup
     if api_key:
         md.append(("authorization", f"Bearer {api_key}"))
     return md
+
+
+class StreamBase:
+    """What the sync and the asyncio GenerateStream share: the call's state
+    as properties, the listeners, cancel()."""
+
+    def __init__(self, state: CallState, metadata: Metadata, on_resume: Optional[OnResume], on_reissue: Optional[OnReissue]) -> None:
+        self._state = state
+        self._metadata = metadata
+        self._on_resume: List[OnResume] = [on_resume] if on_resume else []
+        self._on_reissue: List[OnReissue] = [on_reissue] if on_reissue else []
+        self._rpc: Any = None
+        self._cancelled = False
+
+    @property
+    def request_id(self) -> str:
+        """The call's request id: the request's (one is made up for a
+        resumable request without one), else the server's once known."""
+        return self._state.request_id
+
+    @property
+    def resumable(self) -> bool:
+        """Whether the call is known to be resumable."""
+        return self._state.resumable
+
+    @property
+    def resumes(self) -> int:
+        """How many times the stream picked the call up again after a drop."""
+        return self._state.resumes
+
+    @property
+    def reissues(self) -> int:
+        """How many times the call was issued again after the server lost it."""
+        return self._state.reissues
+
+    def on_resume(self, fn: OnResume) -> None:
+        """Adds a listener for resumes."""
+        self._on_resume.append(fn)
+
+    def on_reissue(self, fn: OnReissue) -> None:
+        """Adds a listener for re-issues of a lost call."""
+        self._on_reissue.append(fn)
+
+    def cancel(self) -> None:
+        """Ends the call."""
+        self._cancelled = True
+        if self._rpc is not None:
+            self._rpc.cancel()
+
+    def _failed(self, err: grpc.RpcError) -> Retry:
+        """Decides after a failed stream (see CallState.failed), telling the
+        listeners of a resume or a re-issue; raises the call's error."""
+        e = LLMRelayError.from_rpc_error(err, self._state.request_id)
+        if self._cancelled:
+            raise e from None
+        retry = self._state.failed(e)
+        if retry.resumed:
+            for on_resume in self._on_resume:
+                on_resume(self._state.last, e)
+        else:
+            for on_reissue in self._on_reissue:
+                on_reissue(e)
+        return retry

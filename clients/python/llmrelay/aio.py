@@ -12,7 +12,7 @@ from typing import Any, AsyncIterator, List, Optional, Sequence, Tuple
 import grpc
 import grpc.aio
 
-from ._call import CallState, Metadata, OnReissue, OnResume, auth_metadata, channel_options
+from ._call import CallState, Metadata, OnReissue, OnResume, StreamBase, auth_metadata, channel_options
 from ._client import build_request, credentials
 from ._errors import LLMRelayError
 from .v1 import llmrelay_pb2, llmrelay_pb2_grpc
@@ -96,7 +96,7 @@ class Client:
         return list(resp.models)
 
 
-class GenerateStream:
+class GenerateStream(StreamBase):
     """The events of one Generate call, to iterate once with ``async for``:
     llmrelay.GenerateStream's behaviour, on asyncio."""
 
@@ -108,48 +108,9 @@ class GenerateStream:
         on_resume: Optional[OnResume],
         on_reissue: Optional[OnReissue],
     ) -> None:
+        super().__init__(state, metadata, on_resume, on_reissue)
         self._stub = stub
-        self._state = state
-        self._metadata = metadata
-        self._on_resume: List[OnResume] = [on_resume] if on_resume else []
-        self._on_reissue: List[OnReissue] = [on_reissue] if on_reissue else []
-        self._rpc: Any = None
-        self._cancelled = False
         self._iter: Optional[AsyncIterator[llmrelay_pb2.GenerateEvent]] = None
-
-    @property
-    def request_id(self) -> str:
-        """The call's request id (see llmrelay.GenerateStream.request_id)."""
-        return self._state.request_id
-
-    @property
-    def resumable(self) -> bool:
-        """Whether the call is known to be resumable."""
-        return self._state.resumable
-
-    @property
-    def resumes(self) -> int:
-        """How many times the stream picked the call up again after a drop."""
-        return self._state.resumes
-
-    @property
-    def reissues(self) -> int:
-        """How many times the call was issued again after the server lost it."""
-        return self._state.reissues
-
-    def on_resume(self, fn: OnResume) -> None:
-        """Adds a listener for resumes."""
-        self._on_resume.append(fn)
-
-    def on_reissue(self, fn: OnReissue) -> None:
-        """Adds a listener for re-issues of a lost call."""
-        self._on_reissue.append(fn)
-
-    def cancel(self) -> None:
-        """Ends the call."""
-        self._cancelled = True
-        if self._rpc is not None:
-            self._rpc.cancel()
 
     def __aiter__(self) -> AsyncIterator[llmrelay_pb2.GenerateEvent]:
         if self._iter is None:
@@ -171,18 +132,9 @@ class GenerateStream:
                 st.ended()
                 return
             except grpc.RpcError as err:
-                e = LLMRelayError.from_rpc_error(err, st.request_id)
-                if self._cancelled:
-                    raise e from None
-                retry = st.failed(e)
+                retry = self._failed(err)
             finally:
                 if not rpc.done():
                     rpc.cancel()
-            if retry.resumed:
-                for on_resume in self._on_resume:
-                    on_resume(st.last, e)
-            else:
-                for on_reissue in self._on_reissue:
-                    on_reissue(e)
             if retry.delay:
                 await asyncio.sleep(retry.delay)
