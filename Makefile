@@ -171,6 +171,17 @@ generate-python: protodeps client-tools $(RPC_PROTOSET)
 	protoc $(PROTOC_CLIENT_FLAGS) --plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin \
 		--grpc_python_out=gen/python llmrelay/v1/llmrelay.proto
 
+# The contract is additive: proto/ must stay wire- and source-compatible with
+# the last landed release (the commit CI passed at the end of the previous round).
+BREAKING_AGAINST ?= f566ab6
+
+.PHONY: breaking
+breaking: protodeps ## Fail if proto/ breaks compatibility with BREAKING_AGAINST (buf breaking, FILE rules).
+	@set -euo pipefail; base=$$(mktemp -d); trap 'rm -rf $$base' EXIT; \
+	git archive $(BREAKING_AGAINST) proto buf.yaml | tar -x -C $$base; \
+	mkdir -p $$base/.cache && cp -r $(PROTODEPS) $$base/.cache/; \
+	$(BUF) breaking --against $$base && echo "proto/ is compatible with $(BREAKING_AGAINST)"
+
 .PHONY: checkgenerate
 checkgenerate: generate ## Fail if the committed gen/ differs from what proto/ generates.
 	@if [ -n "$$(git status --porcelain -- gen)" ]; then \

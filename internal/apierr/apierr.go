@@ -157,8 +157,8 @@ func InvalidField(reason, field, description string) *Error {
 // FromError turns any error into an *Error. Errors that already are one
 // pass through; context errors become CANCELLED or DEADLINE_EXCEEDED; a
 // *provider.FieldError (INVALID_PROVIDER_OPTIONS under provider_options,
-// else INVALID_REQUEST), a *schema.SchemaError, schema.ErrSchemaTooLarge
-// and the resolution errors provider.ErrUnknownProvider (UNKNOWN_PROVIDER)
+// else INVALID_REQUEST), a *schema.SchemaError, schema.ErrSchemaTooLarge,
+// a *schema.BudgetError and the resolution errors provider.ErrUnknownProvider (UNKNOWN_PROVIDER)
 // and provider.ErrUnknownModel (UNKNOWN_MODEL) become INVALID_ARGUMENT; a *schema.InvalidOutputError becomes ABORTED
 // (see InvalidOutput); a server hook's *hook.Refusal becomes
 // PERMISSION_DENIED with the hook's reason; anything else is INTERNAL with

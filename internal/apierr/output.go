@@ -14,7 +14,8 @@ import (
 // Structured-output reasons.
 const (
 	// ReasonInvalidSchema: the request's response_format.json_schema is not
-	// a valid JSON Schema, or is larger than the server allows.
+	// a valid JSON Schema, is larger than the server allows, or costs more
+	// to check a reply against than the server's validation budget.
 	ReasonInvalidSchema = "INVALID_SCHEMA"
 	// ReasonOutputValidationFailed: the model's reply did not parse or did
 	// not conform to the schema (a WillRetry cause, or the end of a call
@@ -26,12 +27,14 @@ const (
 const SchemaField = "response_format.json_schema"
 
 // schemaError maps a request schema that cannot be used: a *schema.SchemaError
-// (its message names the offending keyword by JSON pointer) or an error
-// wrapping schema.ErrSchemaTooLarge. Both are INVALID_ARGUMENT with a
-// BadRequest on response_format.json_schema. ok is false for other errors.
+// (its message names the offending keyword by JSON pointer), an error
+// wrapping schema.ErrSchemaTooLarge, or a *schema.BudgetError (a reply
+// that could not be checked against the schema within the validation
+// budget). All are INVALID_ARGUMENT with a BadRequest on
+// response_format.json_schema. ok is false for other errors.
 func schemaError(err error) (e *Error, ok bool) {
 	var se *schema.SchemaError
-	if !errors.As(err, &se) && !errors.Is(err, schema.ErrSchemaTooLarge) {
+	if !errors.As(err, &se) && !errors.Is(err, schema.ErrSchemaTooLarge) && !errors.Is(err, schema.ErrBudgetExceeded) {
 		return nil, false
 	}
 	e = InvalidField(ReasonInvalidSchema, SchemaField, err.Error())

@@ -28,7 +28,10 @@ func invalidOutput(t *testing.T, retries int, reply string) *schema.InvalidOutpu
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := schema.NewSession(sch, retries).Check(3, reply)
+	out, err := schema.NewSession(sch, retries).Check(t.Context(), 3, reply)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var ioe *schema.InvalidOutputError
 	if !errors.As(out.Err, &ioe) {
 		t.Fatalf("Check(%q) = %v, want an *InvalidOutputError", reply, out.Err)

@@ -269,8 +269,8 @@ type Limits struct {
 	KeepaliveTime    time.Duration `yaml:"keepalive_time"`
 	KeepaliveTimeout time.Duration `yaml:"keepalive_timeout"`
 	// DefaultMaxOutputBytes is the output limit of a request that sets
-	// none (output_limit.max_bytes): the most bytes of text, tool-call
-	// arguments and reasoning one attempt may stream.
+	// none (output_limit.max_bytes): the most bytes of output (text,
+	// refusals, tool calls, reasoning) one attempt may stream.
 	DefaultMaxOutputBytes int64 `yaml:"default_max_output_bytes"`
 	// MaxOutputBytes caps any request's output limit. Final repeats the
 	// reply, so above about 3.5 MiB clients must raise their receive
@@ -318,6 +318,9 @@ type StructuredOutput struct {
 	MaxSchemaBytes int `yaml:"max_schema_bytes"`
 	// SchemaCacheSize bounds the compiled-schema cache.
 	SchemaCacheSize int `yaml:"schema_cache_size"`
+	// ValidationBudget bounds the work of checking one reply against its
+	// schema, in validation steps (schema.Config.ValidationBudget).
+	ValidationBudget int `yaml:"validation_budget"`
 	// PartialObjectMinInterval is the shortest time between two
 	// partial_object events of an attempt; a request's
 	// partial_object_interval can only ask for longer. 0: none.
@@ -379,6 +382,7 @@ func Default() *Config {
 			MaxValidationRetries:     5,
 			MaxSchemaBytes:           64 << 10,
 			SchemaCacheSize:          256,
+			ValidationBudget:         schema.DefaultValidationBudget,
 		},
 		OutlierDetection: OutlierDetection{
 			ConsecutiveFailures: state.DefaultOutlierPolicy.Failures,
@@ -439,6 +443,7 @@ func (c *Config) SchemaConfig() schema.Config {
 	return schema.Config{
 		MaxSchemaBytes:           so.MaxSchemaBytes,
 		SchemaCacheSize:          so.SchemaCacheSize,
+		ValidationBudget:         so.ValidationBudget,
 		DefaultValidationRetries: so.DefaultValidationRetries,
 		MaxValidationRetries:     so.MaxValidationRetries,
 		PartialObjectMinInterval: so.PartialObjectMinInterval,
@@ -816,6 +821,9 @@ func (c *Config) validate() Problems {
 	if so.SchemaCacheSize <= 0 {
 		bad("structured_output.schema_cache_size", "must be positive")
 	}
+	if so.ValidationBudget <= 0 {
+		bad("structured_output.validation_budget", "must be positive")
+	}
 	if so.PartialObjectMinInterval < 0 || so.PartialObjectMinInterval > time.Minute {
 		bad("structured_output.partial_object_min_interval", "%s is not within 0..1m", formatDuration(so.PartialObjectMinInterval))
 	}
@@ -862,7 +870,11 @@ func (c *Config) checkRouteSchemas(bad func(path, format string, args ...any)) {
 		if cache == nil {
 			cache = schema.NewCache(c.SchemaConfig())
 		}
-		if _, err := cache.Compile(b); err != nil {
+		s, err := cache.Compile(b)
+		if err == nil {
+			err = s.Admit()
+		}
+		if err != nil {
 			bad(at, "%v", err)
 		}
 	}

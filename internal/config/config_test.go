@@ -107,6 +107,7 @@ func TestLoadRejectsBadConfig(t *testing.T) {
 		{"heartbeat below its minimum", "heartbeat: {interval: 100ms}\n", "heartbeat.interval: 100ms is not 0 (off) or at least min_interval (1s)"},
 		{"budget denying every retry", "retry: {budget: {budget_percent: 0, min_retry_concurrency: 0}}\n", "would deny every retry"},
 		{"partial object interval over a minute", "structured_output: {partial_object_min_interval: 2m}\n", "structured_output.partial_object_min_interval: 2m is not within 0..1m"},
+		{"no validation budget", "structured_output: {validation_budget: 0}\n", "structured_output.validation_budget: must be positive"},
 		{"negative drain delay", "drain_delay: -1s\n", "drain_delay"},
 		{"negative connection age", "limits: {max_connection_age: -1m}\n", "max_connection_age"},
 		{"negative connection age grace", "limits: {max_connection_age_grace: -1s}\n", "max_connection_age_grace"},

@@ -82,6 +82,15 @@ routes:
       response_format:
         json_schema: {type: objekt}
 `, `config:7: routes[0].defaults.response_format.json_schema: `},
+		{"a default schema no reply could be checked against", `
+routes:
+  - name: smart
+    targets: [{model: mock/echo}]
+    defaults:
+      response_format:
+        json_schema: {$ref: "#/$defs/a", $defs: {a: {anyOf: [{$ref: "#/$defs/b"}, {$ref: "#/$defs/b"}]}, b: {anyOf: [{$ref: "#/$defs/c"}, {$ref: "#/$defs/c"}]}, c: {anyOf: [{$ref: "#/$defs/d"}, {$ref: "#/$defs/d"}]}, d: {type: string}}}
+structured_output: {validation_budget: 10}
+`, `config:7: routes[0].defaults.response_format.json_schema: invalid JSON Schema at '/$defs/`},
 		{"a misspelt field", `
 routes:
   - name: smart

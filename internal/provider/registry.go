@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -71,17 +72,42 @@ func (p OptionsPolicy) Check(opts map[string]any) error {
 	if len(p.Allow) == 0 && len(p.Deny) == 0 {
 		return nil
 	}
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		switch {
 		case slices.Contains(p.Deny, k):
 			return &FieldError{Field: "provider_options." + k, Description: "not allowed with this provider (the server's configuration forbids it)"}
 		case len(p.Allow) > 0 && !slices.Contains(p.Allow, k):
 			return &FieldError{Field: "provider_options." + k, Description: "not allowed with this provider; allowed: " + strings.Join(p.Allow, ", ")}
+		}
+	}
+	return nil
+}
+
+// ExtraHeadersKey is the provider_options key whose value, an object of
+// header names to strings, adds HTTP headers to the provider request
+// instead of body fields (internal/provider/httpx reads it).
+const ExtraHeadersKey = "extra_headers"
+
+// CheckOptions returns a *FieldError for the first key of opts, a
+// request's provider_options, that this provider's configuration refuses:
+// a key ProviderOptions refuses, or a header of extra_headers that Headers
+// sets (matched without regard to case). A header the operator configured
+// (a project to bill, a gateway's credential) is never the request's to
+// replace. nil when the configuration takes every key.
+func (c Config) CheckOptions(opts map[string]any) error {
+	if err := c.ProviderOptions.Check(opts); err != nil {
+		return err
+	}
+	extra, _ := opts[ExtraHeadersKey].(map[string]any)
+	if len(extra) == 0 || len(c.Headers) == 0 {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(extra)) {
+		for configured := range c.Headers {
+			if strings.EqualFold(name, configured) {
+				return &FieldError{Field: "provider_options." + ExtraHeadersKey + "." + name,
+					Description: "cannot be set: the server's configuration sets this header for this provider"}
+			}
 		}
 	}
 	return nil

@@ -69,3 +69,36 @@ func TestNewSetRefusesOptionsAnAdapterDoesNotRead(t *testing.T) {
 		t.Fatalf("error %v, want the options refused", err)
 	}
 }
+
+// CheckOptions: the operator's policy, then the headers the configuration
+// sets, which extra_headers may not name in any case.
+func TestConfigCheckOptions(t *testing.T) {
+	cfg := provider.Config{
+		Headers:         map[string]string{"OpenAI-Project": "proj_operator"},
+		ProviderOptions: provider.OptionsPolicy{Deny: []string{"seed"}},
+	}
+	headers := func(h map[string]any) map[string]any { return map[string]any{provider.ExtraHeadersKey: h} }
+	tests := []struct {
+		name  string
+		opts  map[string]any
+		field string // "" for accepted
+	}{
+		{"no options", nil, ""},
+		{"another header", headers(map[string]any{"anthropic-beta": "x", "X-Title": "app"}), ""},
+		{"a configured header", headers(map[string]any{"OpenAI-Project": "proj_other"}), "provider_options.extra_headers.OpenAI-Project"},
+		{"a configured header in another case", headers(map[string]any{"x-a": "1", "openai-project": "proj_other"}), "provider_options.extra_headers.openai-project"},
+		{"a key the policy denies first", map[string]any{"seed": 1.0, "extra_headers": map[string]any{"OpenAI-Project": "p"}}, "provider_options.seed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := cfg.CheckOptions(tc.opts)
+			var fe *provider.FieldError
+			switch {
+			case tc.field == "" && err != nil:
+				t.Errorf("CheckOptions = %v, want nil", err)
+			case tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field):
+				t.Errorf("CheckOptions = %v, want a *FieldError on %s", err, tc.field)
+			}
+		})
+	}
+}

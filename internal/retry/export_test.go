@@ -6,3 +6,10 @@ func SetTestHookEnded(cleanup func(func()), f func(n int)) {
 	testHookEnded = f
 	cleanup(func() { testHookEnded = nil })
 }
+
+// Targets returns how many targets' windows l keeps.
+func (l *Latencies) Targets() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.m)
+}

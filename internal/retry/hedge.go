@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"container/list"
 	"fmt"
 	"math"
 	"slices"
@@ -136,11 +137,17 @@ func (l Limits) Hedging(r HedgeRequest) (Hedging, error) {
 // of its time to first delta, so that hedging does not hide the slow tail
 // it cuts off); failed attempts are not recorded.
 //
+// It keeps the windows of MaxLatencyTargets targets at most, dropping the
+// one observed least recently: at a provider that lists no models the
+// model is the caller's string, so callers could otherwise grow it
+// without bound (and a server keeps it across reloads).
+//
 // A nil *Latencies records nothing and knows nothing. Latencies is safe
 // for concurrent use.
 type Latencies struct {
-	mu sync.Mutex
-	m  map[targetKey]*window
+	mu  sync.Mutex
+	m   map[targetKey]*list.Element // of *window
+	lru list.List                   // most recently observed first
 }
 
 // LatencyWindow is how many recent times to first delta Latencies keeps
@@ -150,6 +157,10 @@ const (
 	LatencyWindow     = 200
 	LatencyMinSamples = 20
 )
+
+// MaxLatencyTargets bounds the targets whose windows Latencies keeps
+// (about 1.7 KB each).
+const MaxLatencyTargets = 512
 
 // targetKey identifies a target without building its "<provider>/<model>"
 // string.
@@ -165,12 +176,13 @@ func keyOf(t provider.Target) targetKey {
 
 // window is a ring of a target's recent samples.
 type window struct {
+	key     targetKey
 	samples [LatencyWindow]time.Duration
 	n, next int
 }
 
 // NewLatencies returns an empty record.
-func NewLatencies() *Latencies { return &Latencies{m: map[targetKey]*window{}} }
+func NewLatencies() *Latencies { return &Latencies{m: map[targetKey]*list.Element{}} }
 
 // Observe records one attempt to t that took d to its first delta.
 func (l *Latencies) Observe(t provider.Target, d time.Duration) {
@@ -180,11 +192,17 @@ func (l *Latencies) Observe(t provider.Target, d time.Duration) {
 	k := keyOf(t)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	w := l.m[k]
-	if w == nil {
-		w = &window{}
-		l.m[k] = w
+	el := l.m[k]
+	if el == nil {
+		el = l.lru.PushFront(&window{key: k})
+		l.m[k] = el
+		if l.lru.Len() > MaxLatencyTargets {
+			delete(l.m, l.lru.Remove(l.lru.Back()).(*window).key)
+		}
+	} else {
+		l.lru.MoveToFront(el)
 	}
+	w := el.Value.(*window)
 	w.samples[w.next] = d
 	w.next = (w.next + 1) % LatencyWindow
 	w.n = min(w.n+1, LatencyWindow)
@@ -199,7 +217,10 @@ func (l *Latencies) Quantile(t provider.Target, q float64) (time.Duration, bool)
 	}
 	var buf [LatencyWindow]time.Duration
 	l.mu.Lock()
-	w := l.m[keyOf(t)]
+	var w *window
+	if el := l.m[keyOf(t)]; el != nil {
+		w = el.Value.(*window)
+	}
 	if w == nil || w.n < LatencyMinSamples {
 		l.mu.Unlock()
 		return 0, false

@@ -807,3 +807,37 @@ func TestLimitsHedging(t *testing.T) {
 		t.Errorf("hedging on a server that allows none: %+v", got)
 	}
 }
+
+// TestLatenciesKeepABoundedNumberOfTargets: model names a caller makes up
+// do not grow the record past MaxLatencyTargets; the targets observed
+// least recently are dropped, the ones in use kept.
+func TestLatenciesKeepABoundedNumberOfTargets(t *testing.T) {
+	lat := retry.NewLatencies()
+	for range retry.LatencyMinSamples {
+		lat.Observe(testTarget, 7*ms)
+	}
+	made := func(i int) provider.Target {
+		return provider.Target{Entry: testTarget.Entry, Model: fmt.Sprintf("made-up-%d", i)}
+	}
+	for i := range 10 * retry.MaxLatencyTargets {
+		lat.Observe(made(i), ms)
+		if i%64 == 0 {
+			lat.Observe(testTarget, 7*ms) // a target in use
+		}
+	}
+	if n := lat.Targets(); n != retry.MaxLatencyTargets {
+		t.Errorf("Latencies keeps %d targets, want %d", n, retry.MaxLatencyTargets)
+	}
+	if got, ok := lat.Quantile(testTarget, 0.5); !ok || got != 7*ms {
+		t.Errorf("the target in use lost its window: %v, %v", got, ok)
+	}
+	for range retry.LatencyMinSamples {
+		lat.Observe(made(0), ms)
+	}
+	if got, ok := lat.Quantile(made(0), 0.5); !ok || got != ms || lat.Targets() != retry.MaxLatencyTargets {
+		t.Errorf("a target dropped and observed again: %v, %v, %d targets", got, ok, lat.Targets())
+	}
+	if _, ok := lat.Quantile(made(1), 0.5); ok {
+		t.Error("the oldest made-up target was kept")
+	}
+}

@@ -130,3 +130,15 @@ func BenchmarkCompileUncached(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPartialRepeatedKeys feeds an object of 20,000 keys that repeats
+// each of them: each repeat costs as little as a new key (it cost a shift
+// of every later key before).
+func BenchmarkPartialRepeatedKeys(b *testing.B) {
+	text := duplicateKeys(20000)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		p := NewPartial()
+		p.Feed(text)
+	}
+}

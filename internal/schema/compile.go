@@ -47,6 +47,25 @@ type Schema struct {
 	key      string
 	json     []byte
 	compiled *jsonschema.Schema
+	// budget bounds the work of a check; analysis says what its
+	// subschemas cost (see budget.go).
+	budget   int
+	analysis *analysis
+}
+
+// Admit returns a *SchemaError when s is compiled but replies cannot be
+// checked against it within the validation budget whatever they are: a
+// subschema whose $ref, anyOf, oneOf and allOf apply so many subschemas
+// to the same value that any value spends more than the budget (the error
+// names the one where the fan-out passes it), or a $dynamicRef or
+// $recursiveRef resolved in the dynamic scope, which the budget's walk
+// does not follow. A request with such a schema is refused before any
+// provider call. nil when s is admitted.
+func (s *Schema) Admit() error {
+	if s.analysis.refusal != nil {
+		return s.analysis.refusal
+	}
+	return nil
 }
 
 // Key returns the hex SHA-256 of the schema's canonical JSON: equal schemas
@@ -239,7 +258,8 @@ func compile(doc any, canon []byte, hash [sha256.Size]byte, cfg Config) (*Schema
 	if err != nil {
 		return nil, schemaError(err, doc)
 	}
-	return &Schema{key: hex.EncodeToString(hash[:]), json: canon, compiled: compiled}, nil
+	budget := cfg.validationBudget()
+	return &Schema{key: hex.EncodeToString(hash[:]), json: canon, compiled: compiled, budget: budget, analysis: analyze(compiled, budget)}, nil
 }
 
 // schemaError turns the compiler's error into a *SchemaError that names the

@@ -129,8 +129,8 @@ func TestCacheConcurrentUse(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if vs := s.Validate(map[string]any{"n": "x"}); len(vs) != 1 {
-					t.Errorf("Validate: %v", vs)
+				if vs, err := s.Validate(t.Context(), map[string]any{"n": "x"}); err != nil || len(vs) != 1 {
+					t.Errorf("Validate: %v, %v", vs, err)
 					return
 				}
 			}

@@ -4,8 +4,9 @@ import "time"
 
 // Config is the server's structured-output configuration; internal/config
 // makes it from its `structured_output:` section (config.Config.SchemaConfig),
-// whose defaults are the only defaults. The zero Config bounds nothing and
-// allows no re-ask: tests and tools set what they need.
+// whose defaults are the only defaults. The zero Config bounds nothing but
+// the work of a check (DefaultValidationBudget) and allows no re-ask: tests
+// and tools set what they need.
 type Config struct {
 	// MaxSchemaBytes bounds a request's schema, measured as compact JSON.
 	// Larger schemas fail with ErrSchemaTooLarge. Zero or less: no bound.
@@ -23,6 +24,11 @@ type Config struct {
 	// "date-time", ...). Draft 2020-12 makes it an annotation only, which is
 	// the default.
 	AssertFormat bool
+	// ValidationBudget bounds the work of checking one reply, in
+	// validation steps (see DefaultValidationBudget, its default when zero
+	// or less): a check that would take more fails with a *BudgetError,
+	// and Schema.Admit refuses a schema on which any value would.
+	ValidationBudget int
 	// PartialObjectMinInterval is the shortest time between two
 	// partial_object events of an attempt, whatever the request asks:
 	// a request's partial_object_interval shorter than it is raised to it.
@@ -45,4 +51,13 @@ func (c Config) ValidationRetries(requested *uint32) int {
 		n = int(min(*requested, uint32(max(c.MaxValidationRetries, 0))))
 	}
 	return max(min(n, c.MaxValidationRetries), 0)
+}
+
+// validationBudget returns ValidationBudget, or DefaultValidationBudget
+// when it is zero or less.
+func (c Config) validationBudget() int {
+	if c.ValidationBudget > 0 {
+		return c.ValidationBudget
+	}
+	return DefaultValidationBudget
 }

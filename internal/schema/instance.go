@@ -77,7 +77,7 @@ type generator struct {
 // differs from variant 0 where the schema allows, for uniqueItems.
 func (g *generator) value(s any, depth, variant int) any {
 	m, ok := s.(map[string]any)
-	if !ok || depth > maxInstanceDepth {
+	if !ok || depth > maxInstanceDepth || g.budget <= 0 {
 		return nil
 	}
 	g.budget--

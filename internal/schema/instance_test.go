@@ -120,3 +120,18 @@ func TestInstanceStaysSmall(t *testing.T) {
 		t.Fatalf("instance of %d bytes for a nested minItems schema; want it bounded", len(text))
 	}
 }
+
+// TestInstanceOfASchemaThatNeverBottomsOut: anyOf and allOf that lead back
+// to themselves on the same value end at the instance budget instead of
+// recursing until the stack overflows (which kills the process: the mock
+// provider answers any caller's schema with an instance).
+func TestInstanceOfASchemaThatNeverBottomsOut(t *testing.T) {
+	for _, schema := range []string{
+		`{"$defs":{"d":{"anyOf":[{"$ref":"#/$defs/d"}]}},"$ref":"#/$defs/d"}`,
+		`{"$defs":{"d":{"oneOf":[{"allOf":[{"$ref":"#/$defs/e"}]}]},"e":{"anyOf":[{"$ref":"#/$defs/d"}]}},"$ref":"#/$defs/d"}`,
+	} {
+		if _, err := InstanceText([]byte(schema)); err != nil {
+			t.Errorf("InstanceText(%s): %v", schema, err)
+		}
+	}
+}

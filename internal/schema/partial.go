@@ -79,7 +79,7 @@ const (
 type pnode struct {
 	kind  pkind
 	done  bool
-	keys  []string // pObject, in order
+	keys  []string // pObject, in no order (a snapshot is a map)
 	vals  []*pnode
 	index map[string]int // pObject with many keys
 	items []*pnode       // pArray
@@ -392,12 +392,16 @@ func (n *pnode) remove(k string) bool {
 		}
 		return false
 	}
-	n.keys = append(n.keys[:i], n.keys[i+1:]...)
-	n.vals = append(n.vals[:i], n.vals[i+1:]...)
+	// The last member takes the removed one's place: members have no
+	// order (a snapshot is a map), and a reply that repeats keys costs
+	// no more per repeat than a new key.
+	last := len(n.keys) - 1
+	n.keys[i], n.vals[i] = n.keys[last], n.vals[last]
+	n.keys, n.vals = n.keys[:last], n.vals[:last]
 	if n.index != nil {
 		delete(n.index, k)
-		for j := i; j < len(n.keys); j++ {
-			n.index[n.keys[j]] = j
+		if i < last {
+			n.index[n.keys[i]] = i
 		}
 	}
 	return true

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -356,6 +357,43 @@ func TestPartialMarks(t *testing.T) {
 		p.Feed(s.delta)
 		if got := p.Marks(); got != s.marks {
 			t.Fatalf("step %d: Marks() = %d after %q, want %d", i, got, s.delta, s.marks)
+		}
+	}
+}
+
+// duplicateKeys is an object of n keys followed by n repeats of its keys,
+// first key first, each with a new value: the last value wins.
+func duplicateKeys(n int) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 2 * n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"k%d":%d`, i%n, i)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// TestPartialRepeatedKeys: a reply that repeats its keys (the last value
+// wins, as ParseReply reads it) shows every key once with its latest value,
+// below and above the size from which an object keeps an index.
+func TestPartialRepeatedKeys(t *testing.T) {
+	for _, n := range []int{3, indexFrom + 5, 200} {
+		text := duplicateKeys(n)
+		want, err := ParseReply(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := NewPartial()
+		for i := 0; i < len(text); i += 7 {
+			p.Feed(text[i:min(i+7, len(text))])
+			p.Snapshot()
+		}
+		got, ok := p.Snapshot()
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("n=%d: snapshot %v, want %v", n, got, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -131,19 +132,24 @@ func NewSession(s *Schema, maxRetries int) *Session {
 // Check checks the full text of an attempt that completed (its stream ended
 // normally). Call it once per such attempt; attempts that failed in
 // transport are not checked. A Reask verdict counts one validation retry.
-func (s *Session) Check(attempt int, reply string) Outcome {
-	v, vs := s.schema.Check(reply)
+// Its error says the reply could not be checked (Schema.Validate's: the
+// budget was spent, or ctx ended first); it counts nothing.
+func (s *Session) Check(ctx context.Context, attempt int, reply string) (Outcome, error) {
+	v, vs, err := s.schema.CheckContext(ctx, reply)
+	if err != nil {
+		return Outcome{}, err
+	}
 	if len(vs) == 0 {
-		return Outcome{Verdict: Accept, Value: v}
+		return Outcome{Verdict: Accept, Value: v}, nil
 	}
 	for _, x := range vs {
 		s.seen = append(s.seen, AttemptViolation{Attempt: attempt, Violation: x})
 	}
 	if s.retries >= s.maxRetries {
-		return Outcome{Verdict: GiveUp, Violations: vs, Err: &InvalidOutputError{Attempt: attempt, Violations: vs, Exhausted: true}}
+		return Outcome{Verdict: GiveUp, Violations: vs, Err: &InvalidOutputError{Attempt: attempt, Violations: vs, Exhausted: true}}, nil
 	}
 	s.retries++
-	return Outcome{Verdict: Reask, Violations: vs, Reask: ReaskMessage(vs), Err: &InvalidOutputError{Attempt: attempt, Violations: vs}}
+	return Outcome{Verdict: Reask, Violations: vs, Reask: ReaskMessage(vs), Err: &InvalidOutputError{Attempt: attempt, Violations: vs}}, nil
 }
 
 // Retries returns how many re-asks the call made so far: Final.validation_retries.

@@ -15,7 +15,7 @@ func TestSessionReasksThenAccepts(t *testing.T) {
 	s := mustCompile(t, issueSchema)
 	sess := NewSession(s, twoOfFive.ValidationRetries(nil))
 
-	first := sess.Check(1, `{"sentiment":"great"}`)
+	first := mustCheck(t, sess, 1, `{"sentiment":"great"}`)
 	if first.Verdict != Reask {
 		t.Fatalf("first reply: verdict %v, want reask", first.Verdict)
 	}
@@ -32,7 +32,7 @@ func TestSessionReasksThenAccepts(t *testing.T) {
 	}
 
 	instance, _ := InstanceText(s.JSON())
-	second := sess.Check(2, instance)
+	second := mustCheck(t, sess, 2, instance)
 	if second.Verdict != Accept || second.Err != nil {
 		t.Fatalf("second reply %s: %+v", instance, second)
 	}
@@ -53,11 +53,11 @@ func TestSessionReasksThenAccepts(t *testing.T) {
 func TestSessionGivesUp(t *testing.T) {
 	s := mustCompile(t, issueSchema)
 	sess := NewSession(s, 1)
-	if o := sess.Check(1, `not json`); o.Verdict != Reask {
+	if o := mustCheck(t, sess, 1, `not json`); o.Verdict != Reask {
 		t.Fatalf("attempt 1: %v", o.Verdict)
 	}
 	// A transport retry in between is not checked; attempt 3 is.
-	o := sess.Check(3, `{"sentiment":"positive","score":"high"}`)
+	o := mustCheck(t, sess, 3, `{"sentiment":"positive","score":"high"}`)
 	var inv *InvalidOutputError
 	if o.Verdict != GiveUp || !errors.As(o.Err, &inv) || !inv.Exhausted || inv.Attempt != 3 {
 		t.Fatalf("attempt 3: %+v", o)
@@ -82,7 +82,17 @@ func TestSessionGivesUp(t *testing.T) {
 
 func TestSessionWithoutRetries(t *testing.T) {
 	sess := NewSession(mustCompile(t, issueSchema), 0)
-	if o := sess.Check(1, `{}`); o.Verdict != GiveUp {
+	if o := mustCheck(t, sess, 1, `{}`); o.Verdict != GiveUp {
 		t.Fatalf("verdict %v, want give-up at once", o.Verdict)
 	}
+}
+
+// mustCheck is sess.Check, which must be able to check the reply.
+func mustCheck(t *testing.T, sess *Session, attempt int, reply string) Outcome {
+	t.Helper()
+	o, err := sess.Check(t.Context(), attempt, reply)
+	if err != nil {
+		t.Fatalf("Check(%d, %q): %v", attempt, reply, err)
+	}
+	return o
 }

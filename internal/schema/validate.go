@@ -2,6 +2,7 @@ package schema
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // MaxViolations bounds the violations reported for one reply: the first
@@ -39,54 +42,89 @@ func (v Violation) String() string {
 
 // Validate checks the value v (as decoded by ParseReply) against s and
 // returns its violations, sorted by instance then keyword location, at most
-// MaxViolations of them; none when v conforms.
-func (s *Schema) Validate(v any) []Violation {
+// MaxViolations of them; none when v conforms. Its work is bounded by the
+// validation budget (see budget.go): it fails with a *BudgetError when
+// checking v would take more, with ctx's error when ctx ends first, and
+// with Admit's error, whatever v, for a reference resolved in the
+// dynamic scope.
+func (s *Schema) Validate(ctx context.Context, v any) ([]Violation, error) {
+	if s.analysis.scoped {
+		return nil, s.Admit()
+	}
+	if _, err := meterCheck(ctx, s.analysis, s.compiled, v, s.budget); err != nil {
+		return nil, err
+	}
 	err := s.compiled.Validate(v)
 	if err == nil {
-		return nil
+		return nil, nil
 	}
 	var verr *jsonschema.ValidationError
 	if !errors.As(err, &verr) {
-		return []Violation{{Message: "cannot be validated: " + err.Error()}}
+		return []Violation{{Message: "cannot be validated: " + err.Error()}}, nil
 	}
-	return flatten(verr)
+	return flatten(verr), nil
 }
 
-// Check parses the reply text with ParseReply and validates the value. It
-// returns the value and no violations when the reply conforms; a reply that
-// is not JSON is one violation with an empty keyword location.
-func (s *Schema) Check(reply string) (any, []Violation) {
+// CheckContext parses the reply text with ParseReply and validates the
+// value (see Validate). It returns the value and no violations when the
+// reply conforms; a reply that is not JSON is one violation with an empty
+// keyword location. Its error is Validate's: the reply could not be
+// checked.
+func (s *Schema) CheckContext(ctx context.Context, reply string) (any, []Violation, error) {
 	v, err := ParseReply(reply)
 	var pe *ParseError
 	if errors.As(err, &pe) {
-		return nil, []Violation{{Message: pe.Reason()}}
+		return nil, []Violation{{Message: pe.Reason()}}, nil
 	}
-	if vs := s.Validate(v); len(vs) > 0 {
-		return nil, vs
+	vs, err := s.Validate(ctx, v)
+	if err != nil || len(vs) > 0 {
+		return nil, vs, err
 	}
-	return v, nil
+	return v, nil, nil
+}
+
+// Check is CheckContext without a context, for tools and tests: a reply
+// it cannot check within the budget is one violation of the whole reply
+// saying so, never accepted.
+func (s *Schema) Check(reply string) (any, []Violation) {
+	v, vs, err := s.CheckContext(context.Background(), reply)
+	if err != nil {
+		return nil, []Violation{{Message: "cannot be checked: " + err.Error()}}
+	}
+	return v, vs
 }
 
 // flatten returns the leaf errors of the library's error tree as sorted,
-// de-duplicated violations.
+// de-duplicated violations, the first MaxViolations of them. It walks the
+// tree as the library's detailed output does, without building that
+// output, keeps no more than a few times MaxViolations leaves at any time,
+// however many the tree has, and describes only those it keeps.
 func flatten(verr *jsonschema.ValidationError) []Violation {
+	type leaf struct {
+		instance, keyword string
+		kind              jsonschema.ErrorKind
+	}
+	var kept []leaf
+	keep := func() {
+		slices.SortFunc(kept, func(a, b leaf) int {
+			return cmp.Or(cmp.Compare(a.instance, b.instance), cmp.Compare(a.keyword, b.keyword))
+		})
+		kept = slices.CompactFunc(kept, func(a, b leaf) bool { return a.instance == b.instance && a.keyword == b.keyword })
+		kept = kept[:min(len(kept), MaxViolations)]
+	}
+	leaves(verr, "", nil, func(e *jsonschema.ValidationError, keyword string) {
+		kept = append(kept, leaf{pointer("", e.InstanceLocation...), keyword, e.ErrorKind})
+		if len(kept) >= 4*MaxViolations {
+			keep()
+		}
+	})
+	keep()
 	var out []Violation
-	var walk func(u *jsonschema.OutputUnit)
-	walk = func(u *jsonschema.OutputUnit) {
-		if len(u.Errors) > 0 {
-			for i := range u.Errors {
-				walk(&u.Errors[i])
-			}
-			return
-		}
-		if u.Error == nil {
-			return
-		}
-		for _, m := range describe(u.Error) {
-			out = append(out, Violation{InstanceLocation: u.InstanceLocation, KeywordLocation: u.KeywordLocation, Message: m})
+	for _, l := range kept {
+		for _, m := range describe(l.kind) {
+			out = append(out, Violation{InstanceLocation: l.instance, KeywordLocation: l.keyword, Message: m})
 		}
 	}
-	walk(verr.DetailedOutput())
 	slices.SortFunc(out, func(a, b Violation) int {
 		return cmp.Or(
 			cmp.Compare(a.InstanceLocation, b.InstanceLocation),
@@ -94,10 +132,56 @@ func flatten(verr *jsonschema.ValidationError) []Violation {
 			cmp.Compare(a.Message, b.Message))
 	})
 	out = slices.Compact(out)
-	if len(out) > MaxViolations {
-		out = out[:MaxViolations]
+	return out[:min(len(out), MaxViolations)]
+}
+
+// leaves calls leaf with each error of e's tree that has no causes and its
+// keyword location, as reached from the schema's root through $ref: what
+// the library's DetailedOutput computes for it, given the schema location
+// and keyword location of e's parent (kw: its pieces, built only for the
+// leaves, since a chain of references makes them long).
+func leaves(e *jsonschema.ValidationError, schemaURL string, kw *keywordPath, leaf func(e *jsonschema.ValidationError, keyword string)) {
+	ref, isRef := e.ErrorKind.(*kind.Reference)
+	if schemaURL != "" {
+		piece := e.SchemaURL[len(schemaURL):]
+		if isRef {
+			piece = pointer(piece, ref.KeywordPath()...)
+		}
+		if piece != "" {
+			kw = &keywordPath{up: kw, piece: piece}
+		}
 	}
-	return out
+	schemaURL = e.SchemaURL
+	if isRef {
+		schemaURL = ref.URL
+	}
+	if len(e.Causes) == 0 {
+		keyword := kw.String()
+		if !isRef {
+			keyword = pointer(keyword, e.ErrorKind.KeywordPath()...)
+		}
+		leaf(e, keyword)
+		return
+	}
+	for _, c := range e.Causes {
+		leaves(c, schemaURL, kw, leaf)
+	}
+}
+
+// keywordPath is a keyword location as a list of pieces, the last first.
+type keywordPath struct {
+	up    *keywordPath
+	piece string
+}
+
+// String joins the pieces; "" for nil.
+func (p *keywordPath) String() string {
+	var pieces []string
+	for ; p != nil; p = p.up {
+		pieces = append(pieces, p.piece)
+	}
+	slices.Reverse(pieces)
+	return strings.Join(pieces, "")
 }
 
 // messagesAt joins the messages of the violations at location at.
@@ -111,10 +195,14 @@ func messagesAt(vs []Violation, at string) string {
 	return strings.Join(ms, "; or ")
 }
 
+// printer renders the library's own messages, for the kinds describe has
+// none for.
+var printer = message.NewPrinter(language.English)
+
 // describe returns the messages for one leaf error: one for most kinds, one
 // per property for required, additionalProperties and dependentRequired.
-func describe(e *jsonschema.OutputError) []string {
-	switch k := e.Kind.(type) {
+func describe(e jsonschema.ErrorKind) []string {
+	switch k := e.(type) {
 	case *kind.Type:
 		return []string{fmt.Sprintf("got %s, want %s", k.Got, strings.Join(k.Want, " or "))}
 	case *kind.Enum:
@@ -182,7 +270,7 @@ func describe(e *jsonschema.OutputError) []string {
 	case *kind.FalseSchema:
 		return []string{"no value is allowed here"}
 	}
-	return []string{e.String()}
+	return []string{e.LocalizedString(printer)}
 }
 
 func eachProperty(names []string, format string) []string {
@@ -269,4 +357,4 @@ func decimalString(r *big.Rat) (string, bool) {
 }
 
 // sortedKeys returns m's keys in order.
-func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -92,7 +92,7 @@ func (at attempter) Settle(a *retry.Attempt, res *attemptResult, err error) (*at
 	if c.so != nil && res.finish != provider.FinishRefusal {
 		// A refusal is the model's answer: nothing to validate, and
 		// re-asking would only be refused again.
-		return c.checkOutput(a.N, res)
+		return c.checkOutput(at.ctx, a.N, res)
 	}
 	return res, nil
 }
@@ -339,8 +339,11 @@ func (c *call) fold(a *retry.Attempt, ev provider.Event, res *attemptResult) err
 		}
 		return c.sendPartial(a.N, ev.Text, res)
 	case provider.EventToolCall:
-		res.addToolCall(ev.ToolCall)
 		tc := ev.ToolCall
+		if tc == (provider.ToolCallDelta{Index: tc.Index}) {
+			return nil // nothing, or nothing left under the output limit
+		}
+		res.addToolCall(tc)
 		if tc.ID == "" && tc.Name == "" && tc.ArgumentsDelta == "" {
 			return nil // a signature alone: it is in the final message
 		}

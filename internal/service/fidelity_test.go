@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
@@ -249,6 +250,27 @@ func TestOperatorOptionsPolicy(t *testing.T) {
 	}
 	if _, err := servertest.Collect(t.Context(), in.Client, echo(t, input, "", nil)); err != nil {
 		t.Errorf("a call without the key: %v", err)
+	}
+}
+
+// TestExtraHeadersCannotReplaceConfiguredHeaders: a request whose
+// extra_headers name a header the operator configured for the provider
+// (in any case) is refused naming the header, before any attempt.
+func TestExtraHeadersCannotReplaceConfiguredHeaders(t *testing.T) {
+	sp := newScripted(t, step{events: []provider.Event{{Kind: provider.EventText, Text: "hi"}}, err: io.EOF})
+	cfg := scriptedConfig(t)
+	cfg.Providers[0].Headers = map[string]string{"OpenAI-Project": "proj_operator"}
+	in := servertest.Start(t, cfg)
+	req := scriptedRequest(t, nil)
+	opts, err := structpb.NewStruct(map[string]any{"extra_headers": map[string]any{"openai-project": "proj_other"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ProviderOptions = opts
+	events, err := servertest.Collect(t.Context(), in.Client, req)
+	st := wantStatus(t, err, codes.InvalidArgument, "INVALID_PROVIDER_OPTIONS", nil)
+	if f := fieldViolation(st.Details()); f != "provider_options.extra_headers.openai-project" || len(events) != 0 || len(sp.Requests()) != 0 {
+		t.Errorf("violation on %q after %d events and %d attempts, want provider_options.extra_headers.openai-project before any", f, len(events), len(sp.Requests()))
 	}
 }
 

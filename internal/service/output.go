@@ -11,7 +11,7 @@ import (
 )
 
 // outputLimit is a call's bound on the output of each of its attempts:
-// max bytes of text, tool-call arguments and reasoning; past it, the
+// max bytes of output (see outputOf); past it, the
 // attempt ends, and the call with it, truncated or failed.
 type outputLimit struct {
 	max      int64
@@ -33,45 +33,71 @@ func (s *Service) outputLimitOf(req *llmrelayv1.GenerateRequest) outputLimit {
 // that asked for truncation: the attempt succeeded, cut at the limit.
 var errTruncated = errors.New("the reply reached its output limit and was truncated")
 
-// outputOf returns the field of ev that holds reply output, counted
-// against the call's output limit (and cut there under truncation); nil
-// for events without output. Every kind of output event is listed here.
-func outputOf(ev *provider.Event) *string {
+// outputField is a field of an event that the client receives: text that
+// may be cut at the limit, or an opaque value (an id, a name, a format, a
+// signature, a redacted block) that is sent whole or not at all.
+type outputField struct {
+	s      *string
+	opaque bool
+}
+
+// outputOf returns the fields of ev that the client receives from the
+// provider, in their order, counted against the call's output limit (and
+// cut or left out there under truncation); none for events without
+// output. Every kind of output event, and every field of it the client
+// sees in a delta or the final, is listed here.
+func outputOf(ev *provider.Event) (fs [4]outputField) {
 	switch ev.Kind {
-	case provider.EventText:
-		return &ev.Text
+	case provider.EventText, provider.EventRefusal:
+		fs[0] = outputField{s: &ev.Text}
 	case provider.EventToolCall:
-		return &ev.ToolCall.ArgumentsDelta
+		tc := &ev.ToolCall
+		fs = [4]outputField{{&tc.ID, true}, {&tc.Name, true}, {&tc.ArgumentsDelta, false}, {&tc.Signature, true}}
 	case provider.EventReasoning:
-		return &ev.Reasoning.Text
+		r := &ev.Reasoning
+		fs = [4]outputField{{&r.Format, true}, {&r.Text, false}, {&r.Signature, true}, {&r.Redacted, true}}
 	}
-	return nil
+	return fs
 }
 
 // meterOutput counts ev's output against the call's limit for attempt a,
 // whose output so far res holds. Under the limit, it returns nil. The
-// piece that reaches the limit makes it return errTruncated, with ev's
-// output cut to what still fits (on a character boundary), under
-// truncation; otherwise the OUTPUT_TOO_LARGE *apierr.Error that ends the
-// call, with nothing of the piece sent.
+// event that reaches the limit makes it return errTruncated, with ev's
+// output cut to what still fits, under truncation: text cut on a character
+// boundary, an opaque field that does not fit whole left out, and nothing
+// after either; otherwise the OUTPUT_TOO_LARGE *apierr.Error that ends the
+// call, with nothing of the event sent.
 func (c *call) meterOutput(a *retry.Attempt, ev *provider.Event, res *attemptResult) error {
-	out := outputOf(ev)
-	if out == nil {
-		return nil
+	fs := outputOf(ev)
+	var n int64
+	for _, f := range fs {
+		if f.s != nil {
+			n += int64(len(*f.s))
+		}
 	}
 	left := c.output.max - res.outputBytes
-	if int64(len(*out)) <= left {
-		res.outputBytes += int64(len(*out))
+	if n <= left {
+		res.outputBytes += n
 		return nil
 	}
 	if !c.output.truncate {
 		return apierr.OutputTooLarge(c.output.max, a.Target.Entry.Config.Name, a.N)
 	}
-	cut := int(left)
-	for cut > 0 && !utf8.RuneStart((*out)[cut]) {
-		cut--
+	for _, f := range fs {
+		switch {
+		case f.s == nil:
+		case int64(len(*f.s)) <= left:
+			left -= int64(len(*f.s))
+		case f.opaque:
+			*f.s, left = "", 0
+		default:
+			cut := int(left)
+			for cut > 0 && !utf8.RuneStart((*f.s)[cut]) {
+				cut--
+			}
+			*f.s, left = (*f.s)[:cut], 0
+		}
 	}
-	*out = (*out)[:cut]
-	res.outputBytes += int64(cut)
+	res.outputBytes = c.output.max - left
 	return errTruncated
 }

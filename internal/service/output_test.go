@@ -64,8 +64,8 @@ func TestOutputLimit(t *testing.T) {
 			&llmrelayv1.OutputLimit{MaxBytes: 2, OnLimit: truncate}, // "a" and half of "ñ"
 			[]string{`delta a1 "a"`, `final a1 attempts=1 "a"`},
 			"a", "", llmrelayv1.FinishReason_FINISH_REASON_LENGTH, ""},
-		{"tool arguments count", []provider.Event{text("abcd"), toolArgs(0, "c1", "f", `{"x":`), toolArgs(0, "", "", `"yy"}`)},
-			&llmrelayv1.OutputLimit{MaxBytes: 12, OnLimit: truncate},
+		{"tool arguments count, and the call's id and name", []provider.Event{text("abcd"), toolArgs(0, "c1", "f", `{"x":`), toolArgs(0, "", "", `"yy"}`)},
+			&llmrelayv1.OutputLimit{MaxBytes: 15, OnLimit: truncate},
 			nil, "abcd", `{"x":"yy`, llmrelayv1.FinishReason_FINISH_REASON_LENGTH, ""},
 		{"reasoning counts", []provider.Event{
 			{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Text: "let me think hard"}}, text("abc")},
@@ -107,6 +107,93 @@ func TestOutputLimit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOutputLimitCountsEverythingTheClientReceives: a refusal, a tool
+// call's id, name and signature, and reasoning's format, signature and
+// redacted blocks are output like text. 1 MiB of any of them does not get
+// past a 1 KiB limit, in the deltas or in the final, whether the call
+// fails at the limit or is cut there; cut, an opaque value that does not
+// fit whole is left out, never sent in part.
+func TestOutputLimitCountsEverythingTheClientReceives(t *testing.T) {
+	const limit = 1024
+	big := strings.Repeat("x", 64<<10)
+	kinds := []struct {
+		name   string
+		ev     func(i int) provider.Event
+		opaque bool
+	}{
+		{"refusal", func(int) provider.Event { return provider.Event{Kind: provider.EventRefusal, Text: big} }, false},
+		{"redacted reasoning", func(i int) provider.Event {
+			return provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Index: i, Redacted: big}}
+		}, true},
+		{"reasoning signature", func(int) provider.Event {
+			return provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Signature: big}}
+		}, true},
+		{"reasoning format", func(i int) provider.Event {
+			return provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Index: i, Format: big}}
+		}, true},
+		{"tool call id", func(i int) provider.Event { return toolArgs(i, big, "f", "{}") }, true},
+		{"tool call name", func(i int) provider.Event { return toolArgs(i, "c", big, "{}") }, true},
+		{"tool call signature", func(i int) provider.Event {
+			return provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: i, Signature: big}}
+		}, true},
+	}
+	for _, k := range kinds {
+		for _, onLimit := range []llmrelayv1.OnOutputLimit{llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_FAIL, llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE} {
+			t.Run(k.name+"/"+onLimit.String(), func(t *testing.T) {
+				events := []provider.Event{text("hello")}
+				for i := range 16 {
+					events = append(events, k.ev(i))
+				}
+				events = append(events, provider.Event{Kind: provider.EventFinish, FinishReason: provider.FinishStop})
+				newScripted(t, step{events: events, err: io.EOF})
+				in := servertest.Start(t, scriptedConfig(t))
+				got, err := servertest.Collect(t.Context(), in.Client, scriptedRequest(t, &llmrelayv1.OutputLimit{MaxBytes: limit, OnLimit: onLimit}))
+				var deltas, final string
+				for _, ev := range got {
+					deltas += deltaOutput(ev.GetDelta())
+					final += messageOutput(ev.GetFinal().GetMessage())
+				}
+				if len(deltas) > limit || len(final) > limit {
+					t.Errorf("%d bytes of deltas and a final of %d bytes passed a %d-byte output limit", len(deltas), len(final), limit)
+				}
+				if onLimit == llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_FAIL {
+					wantStatus(t, err, codes.ResourceExhausted, "OUTPUT_TOO_LARGE", nil)
+					return
+				}
+				if err != nil {
+					t.Fatalf("the call failed: %v", err)
+				}
+				f := got[len(got)-1].GetFinal()
+				if f.GetFinishReason() != llmrelayv1.FinishReason_FINISH_REASON_LENGTH || f.GetMessage().GetContent() != "hello" {
+					t.Errorf("final %q, %v; want the text before the limit and FINISH_REASON_LENGTH", f.GetMessage().GetContent(), f.GetFinishReason())
+				}
+				if k.opaque && (strings.Contains(final, "x") || strings.Contains(deltas, "x")) {
+					t.Errorf("a part of an opaque value was sent")
+				}
+			})
+		}
+	}
+}
+
+// deltaOutput returns the output from the provider that a delta carries.
+func deltaOutput(d *llmrelayv1.Delta) string {
+	tc, r := d.GetToolCall(), d.GetReasoning()
+	return d.GetText() + d.GetRefusal() + tc.GetId() + tc.GetName() + tc.GetArgumentsDelta() +
+		r.GetText() + r.GetSignature() + r.GetRedacted() + r.GetFormat()
+}
+
+// messageOutput returns the output from the provider that a message carries.
+func messageOutput(m *llmrelayv1.Message) string {
+	out := m.GetContent() + m.GetRefusal()
+	for _, tc := range m.GetToolCalls() {
+		out += tc.GetId() + tc.GetName() + tc.GetArguments() + tc.GetSignature()
+	}
+	for _, r := range m.GetReasoning() {
+		out += r.GetText() + r.GetSignature() + r.GetRedacted() + r.GetFormat()
+	}
+	return out
 }
 
 func TestOutputLimitDefaultsAndCap(t *testing.T) {

@@ -358,9 +358,10 @@ func (s *Service) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 	}
 	// Every target the call may reach must take the request: a request one
 	// of them cannot carry fails now, not after the others failed.
-	// The operator's provider_options policy of each target comes first.
+	// The operator's provider_options policy of each target comes first
+	// (with the headers it configured, which extra_headers cannot replace).
 	for _, t := range res.Targets {
-		if err := t.Entry.Config.ProviderOptions.Check(c.preq.Options); err != nil {
+		if err := t.Entry.Config.CheckOptions(c.preq.Options); err != nil {
 			return c, err
 		}
 		if v, ok := t.Entry.Provider.(provider.RequestValidator); ok {

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -37,10 +38,15 @@ type structured struct {
 
 // newStructured compiles the response format's schema (through the
 // server's cache), puts its canonical JSON into the provider request, and
-// starts the call's session. A schema that is invalid or too large is an
-// INVALID_ARGUMENT *apierr.Error, before any provider call.
+// starts the call's session. A schema that is invalid, too large, or that
+// no reply could be checked against within the validation budget
+// (schema.Schema.Admit) is an INVALID_ARGUMENT *apierr.Error, before any
+// provider call.
 func (s *Service) newStructured(rf *llmrelayv1.ResponseFormat, preq *provider.Request) (*structured, error) {
 	sch, err := s.schemas.Compile(preq.ResponseFormat.Schema)
+	if err == nil {
+		err = sch.Admit()
+	}
 	if err != nil {
 		return nil, apierr.FromError(err)
 	}
@@ -266,9 +272,14 @@ func (p *partialObjects) value(v any) (*structpb.Value, error) {
 // res for the Final when the reply conforms (with res.object set) or when
 // it stays invalid under ON_INVALID_RETURN_TEXT (object unset); the plan's
 // re-ask step, after sending the WillRetry, when the model is re-asked; and
-// otherwise the ABORTED *apierr.Error that ends the call.
-func (c *call) checkOutput(n int, res *attemptResult) (*attemptResult, error) {
-	out := c.so.session.Check(n, res.text.String())
+// otherwise the ABORTED *apierr.Error that ends the call. A reply that
+// cannot be checked (the validation budget spent, or ctx ended first) ends
+// the call with the check's error.
+func (c *call) checkOutput(ctx context.Context, n int, res *attemptResult) (*attemptResult, error) {
+	out, err := c.so.session.Check(ctx, n, res.text.String())
+	if err != nil {
+		return nil, err
+	}
 	switch out.Verdict {
 	case schema.Accept:
 		v, err := structpb.NewValue(out.Value)

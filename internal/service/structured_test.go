@@ -254,6 +254,7 @@ func TestInvalidSchemaFailsBeforeAnyProviderCall(t *testing.T) {
 		{"a nested bad keyword", `{"type":"object","properties":{"score":{"minimum":"zero"}}}`, 0, "'/properties/score/minimum'"},
 		{"a remote reference", `{"$ref":"https://example.com/schema.json"}`, 0, "'/$ref'"},
 		{"a schema over the size limit", sentiment, 64, "too large"},
+		{"a $ref fan-out no reply could be checked against (1,947 bytes)", refFanOut(30), 0, "fan-out"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -280,6 +281,40 @@ func TestInvalidSchemaFailsBeforeAnyProviderCall(t *testing.T) {
 				t.Errorf("the provider was called %d times", n)
 			}
 		})
+	}
+}
+
+// refFanOut is a schema whose n $defs each apply the next twice under
+// anyOf: checking a value that fails them evaluates 2^(n+1) subschemas.
+func refFanOut(n int) string {
+	var defs []string
+	for i := range n {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, fmt.Sprintf(`"d%d":{"type":"string"}`, n))
+	return `{"$defs":{` + strings.Join(defs, ",") + `},"$ref":"#/$defs/d0"}`
+}
+
+// TestReplyPastTheValidationBudgetEndsTheCall: a reply whose check would
+// take more than structured_output.validation_budget is neither accepted
+// nor re-asked: the call ends INVALID_ARGUMENT, INVALID_SCHEMA, after the
+// one attempt.
+func TestReplyPastTheValidationBudgetEndsTheCall(t *testing.T) {
+	reply := "[" + strings.Repeat("1,", 299) + "1]"
+	p := newScripted(t, step{events: []provider.Event{{Kind: provider.EventText, Text: reply}}, err: io.EOF})
+	cfg := scriptedConfig(t)
+	cfg.StructuredOutput.ValidationBudget = 500
+	in := servertest.Start(t, cfg)
+	req := structuredEcho(t, `{"type":"array","items":{"anyOf":[{"type":"string"},{"type":"integer"}]}}`, "", nil)
+	req.Model = "scripted/any"
+	events, err := servertest.Collect(t.Context(), in.Client, req)
+	checkStream(t, events, []string{fmt.Sprintf("delta a1 %q", reply)})
+	st := wantStatus(t, err, codes.InvalidArgument, "INVALID_SCHEMA", nil)
+	if !strings.Contains(st.Message(), "validation budget") {
+		t.Errorf("message = %q, want it to say the budget was spent", st.Message())
+	}
+	if n := len(p.Requests()); n != 1 {
+		t.Errorf("the provider was called %d times, want once", n)
 	}
 }
 

@@ -16,17 +16,33 @@ import (
 const UserAgent = "llmrelay"
 
 // BaseURL returns cfg.BaseURL without trailing slashes, or def when it is
-// empty. It must be an absolute http or https URL.
+// empty. It must be an absolute http or https URL. The error names the
+// field and what is wrong, never the value: a base_url may carry a key in
+// its query or its user info, and start-up and reload log this error.
 func BaseURL(cfg provider.Config, def string) (string, error) {
 	base := strings.TrimRight(cfg.BaseURL, "/")
 	if base == "" {
 		return def, nil
 	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("base_url %q is not an absolute http or https URL", cfg.BaseURL)
+	if problem := baseURLProblem(base); problem != "" {
+		return "", fmt.Errorf("base_url is not an absolute http or https URL: %s (the value is not shown: it may hold a secret)", problem)
 	}
 	return base, nil
+}
+
+// baseURLProblem says what keeps base from being an absolute http or https
+// URL, without quoting any of it, or returns "".
+func baseURLProblem(base string) string {
+	u, err := url.Parse(base)
+	switch {
+	case err != nil:
+		return "it does not parse as a URL"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "it must start with https:// or http://"
+	case u.Host == "":
+		return "it has no host"
+	}
+	return ""
 }
 
 // StaticHeader returns the headers every request of a provider carries: the

@@ -33,12 +33,15 @@ type Endpoint struct {
 	// kind's default.
 	BaseURL string
 
-	key     Secret
-	header  http.Header
-	timeout time.Duration
-	client  *http.Client
-	auth    func(h http.Header, key string)
-	extra   string
+	key    Secret
+	header http.Header
+	// operator holds the canonical names of the configuration's headers,
+	// which a request's extra headers never replace.
+	operator map[string]bool
+	timeout  time.Duration
+	client   *http.Client
+	auth     func(h http.Header, key string)
+	extra    string
 }
 
 // NewEndpoint reads a provider's configuration: the base URL (validated),
@@ -58,13 +61,17 @@ func NewEndpoint(cfg provider.Config, o EndpointOptions) (*Endpoint, error) {
 		return nil, err
 	}
 	ep := &Endpoint{
-		BaseURL: base,
-		key:     key,
-		header:  StaticHeader(cfg, o.Header),
-		timeout: cfg.Timeout,
-		client:  client,
-		auth:    o.Auth,
-		extra:   o.Extra,
+		BaseURL:  base,
+		key:      key,
+		header:   StaticHeader(cfg, o.Header),
+		operator: make(map[string]bool, len(cfg.Headers)),
+		timeout:  cfg.Timeout,
+		client:   client,
+		auth:     o.Auth,
+		extra:    o.Extra,
+	}
+	for k := range cfg.Headers {
+		ep.operator[http.CanonicalHeaderKey(k)] = true
 	}
 	release(ep, client)
 	return ep, nil
@@ -86,13 +93,16 @@ type Call struct {
 }
 
 // Stream starts one attempt: it POSTs c.Body to c.URL with the endpoint's
-// headers, the body's extra headers and the key, and returns the
+// headers, the body's extra headers (but for those the configuration sets:
+// the operator's value is sent) and the key, and returns the
 // provider.Stream that decodes the response with c.Decoder, or the
 // attempt's error (see Provider.Stream).
 func (e *Endpoint) Stream(ctx context.Context, c Call) (provider.Stream, error) {
 	h := e.header.Clone()
 	for k, v := range c.Body.Header {
-		h[k] = v
+		if !e.operator[k] {
+			h[k] = v
+		}
 	}
 	if !e.key.IsZero() && e.auth != nil {
 		e.auth(h, e.key.Reveal())

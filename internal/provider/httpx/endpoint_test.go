@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -77,6 +78,40 @@ func TestEndpointSendsHeadersKeyAndBody(t *testing.T) {
 	}
 }
 
+// A request's extra headers add to the provider's headers and may replace
+// the kind's fixed ones, but never one the configuration sets: the
+// operator's value is sent.
+func TestExtraHeadersNeverReplaceConfiguredHeaders(t *testing.T) {
+	u := pt.Replay(t, pt.Reply{Body: []byte("data: hi\n\ndata: END\n\n")})
+	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: u.URL,
+		Headers: map[string]string{"openai-project": "proj_operator", "cf-aig-authorization": "Bearer gateway-secret"}})
+	enc, err := httpx.Encode(struct{}{}, map[string]any{httpx.ExtraHeadersKey: map[string]any{
+		"OpenAI-Project": "proj_other", "CF-AIG-Authorization": "Bearer caller", "X-Kind-Version": "3", "X-Title": "app"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	s, err := ep.Stream(ctx, httpx.Call{URL: u.URL, Body: enc, Decoder: lineDecoder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := pt.Drain(s, nil); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	s.Close()
+	got := u.Requests()[0].Header
+	want := map[string][]string{
+		"Openai-Project": {"proj_operator"}, "Cf-Aig-Authorization": {"Bearer gateway-secret"},
+		"X-Kind-Version": {"3"}, "X-Title": {"app"},
+	}
+	for k, v := range want {
+		if !slices.Equal(got[k], v) {
+			t.Errorf("header %s = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
 func TestEndpointWithoutKeySendsNoAuth(t *testing.T) {
 	u := pt.Replay(t, pt.Reply{Body: []byte("data: END\n\n")})
 	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: u.URL})
@@ -109,6 +144,52 @@ func TestNewEndpointErrors(t *testing.T) {
 				t.Errorf("error = %v, want one naming %s", err, tc.want)
 			}
 		})
+	}
+}
+
+// A malformed base_url is refused with an error that names the field and
+// the problem but never quotes the value: start-up and reload log it, and
+// a base_url may carry a key (Azure's api-key query parameter, user info).
+func TestBaseURLErrorsDoNotQuoteTheValue(t *testing.T) {
+	const secret = "0123456789abcdef0123456789abcdef"
+	tests := []struct{ name, baseURL, want string }{
+		{"no scheme", "myres.openai.azure.com/openai?api-key=" + secret, "https://"},
+		{"host and port without scheme", "user:" + secret + "@localhost:11434/v1", "https://"},
+		{"another scheme", "ftp://example.test/?key=" + secret, "https://"},
+		{"no host", "https:///v1?key=" + secret, "no host"},
+		{"not a URL", "https://example.test/%zz?key=" + secret, "does not parse"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := httpx.NewEndpoint(provider.Config{Kind: "openai", BaseURL: tc.baseURL}, httpx.EndpointOptions{})
+			if err == nil {
+				t.Fatal("NewEndpoint accepted a malformed base_url")
+			}
+			if msg := err.Error(); !strings.Contains(msg, "base_url") || !strings.Contains(msg, tc.want) || strings.Contains(msg, secret) {
+				t.Errorf("error = %q, want one naming base_url and %q, without the secret", msg, tc.want)
+			}
+		})
+	}
+}
+
+// The error of a request that could not be sent quotes its URL; the query
+// and user info, which may hold a key, are left out, since it is logged.
+func TestTransportErrorsLeaveTheURLsSecretsOut(t *testing.T) {
+	const secret = "0123456789abcdef0123456789abcdef"
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	base := "http://user:" + secret + "@" + addr + "/openai"
+	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: base})
+	r := collect(t, ep, base+"/chat/completions?api-key="+secret, struct{}{})
+	if r.Err == nil {
+		t.Fatal("the request to a closed port succeeded")
+	}
+	if msg := r.Err.Error(); strings.Contains(msg, secret) || !strings.Contains(msg, addr+"/openai/chat/completions") {
+		t.Errorf("error = %q, want the URL without its user info and query", msg)
 	}
 }
 

@@ -30,8 +30,9 @@ type Owned map[string]string
 
 // ExtraHeadersKey is the provider_options key whose value, an object of
 // header names to strings, adds HTTP headers to the request instead of body
-// fields.
-const ExtraHeadersKey = "extra_headers"
+// fields. A header the provider's configuration sets is kept: see
+// provider.Config.CheckOptions and Endpoint.Stream.
+const ExtraHeadersKey = provider.ExtraHeadersKey
 
 // MaxExtraHeaders bounds the headers extra_headers may add.
 const MaxExtraHeaders = 32

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"go.opentelemetry.io/otel/propagation"
@@ -70,6 +71,10 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 	}
 	resp, err := client.Do(hr)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = loggableURL(ue.URL)
+		}
 		err = failure(ctx, attempt, "sending the request failed", err)
 		release()
 		return nil, err
@@ -245,4 +250,17 @@ func (s *Stream) Close() error {
 	}
 	s.events, s.next = nil, 0
 	return err
+}
+
+// loggableURL returns raw without its user info and query, which may hold
+// credentials (a base_url with Azure's api-key): the errors of failed
+// requests quote their URL, and they are logged.
+func loggableURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(a URL that does not parse)"
+	}
+	u.User = nil
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+	return u.String()
 }

@@ -246,7 +246,11 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    *
    * `extra_headers` (an object of header names to string values) adds HTTP
    * headers to the provider request instead (e.g. "anthropic-beta");
-   * credentials, Host and the body's framing headers cannot be set.
+   * credentials, Host and the body's framing headers cannot be set, and
+   * neither can a header the server's operator configured for the provider
+   * (its `headers`, such as OpenAI-Project or a gateway's credential): a
+   * request never replaces one, and naming one (in any case) is refused
+   * like the keys below, e.g. `provider_options.extra_headers.OpenAI-Project`.
    *
    * A key llmrelay sets itself from this request (model, messages/contents,
    * system, stream, tools, tool_choice, the response format, and any field
@@ -432,11 +436,13 @@ export const GenerateRequestSchema: GenMessage<GenerateRequest> = /*@__PURE__*/
 
 /**
  * OutputLimit bounds the size of a reply. Output is counted per attempt, in
- * UTF-8 bytes, as it streams: the text, the tool calls' arguments and, where
- * the provider streams it, the model's reasoning. `final` repeats the
- * reply, so the limit also keeps `final` within a client's message size
- * limit (4 MiB by default in gRPC libraries) when the server's limit is
- * below it, as by default.
+ * UTF-8 bytes, as it streams: every byte of the reply the client receives
+ * from the provider, whatever the event: the text, a refusal, the tool
+ * calls (ids, names, arguments, signatures) and, where the provider
+ * streams it, the model's reasoning (text, format, signatures, redacted
+ * blocks). `final` repeats the reply, so the limit also keeps `final`
+ * within a client's message size limit (4 MiB by default in gRPC
+ * libraries) when the server's limit is below it, as by default.
  *
  * When an attempt's output reaches the limit, llmrelay stops it at the
  * provider at once (the provider's stream is cancelled, so generation, and
@@ -1777,9 +1783,12 @@ export enum OnOutputLimit {
   /**
    * End the call with a `final` whose message holds the reply up to the
    * limit (the last delta cut on a character boundary, so a tool call's
-   * arguments may be cut too) and whose `finish_reason` is
-   * FINISH_REASON_LENGTH. Not allowed with `response_format`, whose object
-   * could never conform once cut: INVALID_ARGUMENT.
+   * arguments, a refusal or reasoning text may be cut too; an opaque value
+   * that does not fit whole, such as a signature, a redacted reasoning
+   * block or a tool call's id or name, is left out) and whose
+   * `finish_reason` is FINISH_REASON_LENGTH. Not allowed with
+   * `response_format`, whose object could never conform once cut:
+   * INVALID_ARGUMENT.
    *
    * @generated from enum value: ON_OUTPUT_LIMIT_TRUNCATE = 2;
    */
