@@ -61,7 +61,7 @@ func TestGenerate(t *testing.T) {
 				"mock/echo, stop, 4 input and 4 output tokens, 2 attempts\n"}},
 		{name: "an unknown provider: the code, the reason and the message",
 			args: []string{"generate", "-m", "nope/x", "hi"}, env: env, code: ExitFailed,
-			stderrHave: []string{"llmrelay: " + addr + ": INVALID_ARGUMENT UNKNOWN_PROVIDER: model: unknown provider \"nope\""}},
+			stderrHave: []string{"llmrelay: " + addr + ": INVALID_ARGUMENT UNKNOWN_PROVIDER: model: unknown provider \"nope\"", "\n  request id "}},
 		{name: "a request breaking a field rule lists the field",
 			args: []string{"generate", "-m", "mock/echo", "--provider-options", `{"faults": [{"status": "x"}]}`, "hi"}, env: env, code: ExitFailed,
 			stderrHave: []string{"INVALID_ARGUMENT", "provider_options.faults[0].status"}},
