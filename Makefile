@@ -71,6 +71,7 @@ test: test-deps ## Run every test with the race detector, and deploy/'s manifest
 	@set -o pipefail; $(GO) build -race -v ./... 2>&1 | $(PROGRESS)
 	@echo "==> go test -race ./... (compiles the tests, then runs them: a few minutes)"
 	$(GO) test -race -count=1 ./...
+	cd client && $(GO) test -race -count=1 ./...
 	cd deploy && $(GO) test -count=1 ./...
 
 .PHONY: image
@@ -119,8 +120,9 @@ fuzz: ## Run every fuzz target (found with go test -list) for FUZZTIME each (def
 	done; exit $$status
 
 .PHONY: vet
-vet: ## Run go vet (the deploy/ module too).
+vet: ## Run go vet (the client/ and deploy/ modules too).
 	$(GO) vet ./...
+	cd client && $(GO) vet ./...
 	cd deploy && $(GO) vet ./...
 
 .PHONY: protodeps
@@ -146,9 +148,9 @@ lint-proto: protodeps ## Lint the protos (buf STANDARD).
 generate: generate-go generate-clients ## Regenerate gen/ (Go, TypeScript, Python) from proto/.
 
 .PHONY: generate-go
-generate-go: protodeps ## Lint the protos and regenerate gen/go (needs only Go).
+generate-go: protodeps ## Lint the protos and regenerate client/gen, the Go code (needs only Go).
 	$(BUF) lint
-	rm -rf gen/go
+	rm -rf client/gen
 	$(BUF) generate
 
 .PHONY: generate-clients
@@ -188,9 +190,9 @@ breaking: protodeps ## Fail if proto/ breaks compatibility with BREAKING_AGAINST
 
 .PHONY: checkgenerate
 checkgenerate: generate ## Fail if the committed gen/ differs from what proto/ generates.
-	@if [ -n "$$(git status --porcelain -- gen)" ]; then \
-		echo "gen/ is out of date: run 'make generate' and commit the result"; \
-		git status --porcelain -- gen; git --no-pager diff --stat -- gen; exit 1; \
+	@if [ -n "$$(git status --porcelain -- gen client/gen)" ]; then \
+		echo "gen/ or client/gen/ is out of date: run 'make generate' and commit the result"; \
+		git status --porcelain -- gen client/gen; git --no-pager diff --stat -- gen client/gen; exit 1; \
 	fi
 
 .PHONY: test-clients

@@ -150,27 +150,28 @@ echo "== Go: the client module from a fresh module with one replace"
 gomod="$work/go-module"
 mkdir -p "$gomod"
 cp clients/go/main.go "$gomod/"
-if [ -f client/go.mod ]; then
-	(
-		cd "$gomod"
-		go mod init example.com/scenarios
-		go mod edit -require=github.com/llmrelay/llmrelay/client@v0.0.0 -replace=github.com/llmrelay/llmrelay/client="$repo/client"
-		GOFLAGS=-mod=mod go mod tidy
-		go build -o "$work/scenarios-go" .
-		go list -deps . >"$work/go-deps.txt"
-	) >"$work/go-install.log" 2>&1 || { fail "the Go client module did not build from a fresh module" "$work/go-install.log"; }
-	if [ -s "$work/go-deps.txt" ]; then
-		if heavy=$(grep -E 'redis|opentelemetry|k8s\.io|llmrelay/llmrelay/internal' "$work/go-deps.txt"); then
-			echo "$heavy" >"$work/go-heavy.txt"
-			fail "the Go client pulls server dependencies" "$work/go-heavy.txt"
-		else
-			pass "the Go client's go list -deps: $(grep -c . "$work/go-deps.txt") packages, no redis, OpenTelemetry or Kubernetes one"
-		fi
+(
+	cd "$gomod"
+	go mod init example.com/scenarios
+	go mod edit -require=github.com/llmrelay/llmrelay/client@v0.0.0 -replace=github.com/llmrelay/llmrelay/client="$repo/client"
+	GOFLAGS=-mod=mod go mod tidy
+	go build -o "$work/scenarios-go" .
+	go list -deps . >"$work/go-deps.txt"
+	# The examples' module (replace-free, as a user's is) in a copy, with
+	# the same one replace.
+	cp -r "$repo/examples/go" "$work/go-examples"
+	cd "$work/go-examples"
+	go mod edit -replace=github.com/llmrelay/llmrelay/client="$repo/client"
+	GOFLAGS=-mod=mod go mod tidy
+	go build -o "$work/example-go" .
+) >"$work/go-install.log" 2>&1 || { fail "the Go client module did not build from a fresh module" "$work/go-install.log"; }
+if [ -s "$work/go-deps.txt" ]; then
+	if heavy=$(grep -E 'redis|opentelemetry|k8s\.io|llmrelay/llmrelay/internal' "$work/go-deps.txt"); then
+		echo "$heavy" >"$work/go-heavy.txt"
+		fail "the Go client pulls server dependencies" "$work/go-heavy.txt"
+	else
+		pass "the Go client's go list -deps: $(grep -c . "$work/go-deps.txt") packages, no redis, OpenTelemetry or Kubernetes one"
 	fi
-else
-	# Until the client is a module of its own, it builds in this one.
-	echo "note: client/ is not a module of its own yet: the Go scenarios build inside the server's module"
-	go build -o "$work/scenarios-go" ./clients/go
 fi
 
 echo "== the packages' own tests (an in-process fake server: a lost call re-issued, retries and pushback)"
@@ -297,7 +298,7 @@ example() {
 		fail "$name's example printed something else (diff against the expected output)" "$out.diff" "$out.err"
 	fi
 }
-go build -o "$work/example-go" ./examples/go && example go "$work/example-go"
+[ -x "$work/example-go" ] && example go "$work/example-go"
 [ -f "$tsproj/out/stream.js" ] && example ts node "$tsproj/out/stream.js"
 [ -x "$venv/bin/python" ] && example python "$venv/bin/python" clients/python/examples/stream.py
 

@@ -3927,7 +3927,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\bGenerate\x12\x1c.llmrelay.v1.GenerateRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01\x12M\n" +
 	"\n" +
 	"ListModels\x12\x1e.llmrelay.v1.ListModelsRequest\x1a\x1f.llmrelay.v1.ListModelsResponse\x12B\n" +
-	"\x06Resume\x12\x1a.llmrelay.v1.ResumeRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01B<Z:github.com/llmrelay/llmrelay/gen/go/llmrelay/v1;llmrelayv1b\x06proto3"
+	"\x06Resume\x12\x1a.llmrelay.v1.ResumeRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01B@Z>github.com/llmrelay/llmrelay/client/gen/llmrelay/v1;llmrelayv1b\x06proto3"
 
 var (
 	file_llmrelay_v1_llmrelay_proto_rawDescOnce sync.Once

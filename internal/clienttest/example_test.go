@@ -1,4 +1,4 @@
-package client_test
+package clienttest_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/llmrelay/llmrelay/client"
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
 // Stream a reply, showing each delta as it arrives, taking back what a
@@ -55,7 +55,7 @@ func Example() {
 // will_retry hook gets the text to take back, and the final message is the
 // answer. (The mock provider's fault plan drops the first attempt here after
 // two deltas.)
-func ExampleCollect() {
+func Example_collect() {
 	c, err := client.New(exampleServer(), client.WithInsecure())
 	if err != nil {
 		log.Fatal(err)
@@ -91,7 +91,7 @@ func ExampleCollect() {
 }
 
 // Range over a stream's events to handle each kind yourself.
-func ExampleStream_Events() {
+func Example_events() {
 	c, err := client.New(exampleServer(), client.WithInsecure())
 	if err != nil {
 		log.Fatal(err)

@@ -1,4 +1,4 @@
-package client_test
+package clienttest_test
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/llmrelay/llmrelay/client"
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
@@ -274,7 +274,7 @@ func TestNewRejectsTLSWithInsecure(t *testing.T) {
 }
 
 func TestPublishedServiceConfigIsTheOneInUse(t *testing.T) {
-	published, err := os.ReadFile("../docs/service-config.json")
+	published, err := os.ReadFile("../../docs/service-config.json")
 	if err != nil {
 		t.Fatal(err)
 	}
