@@ -37,6 +37,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/servertools"
 	"github.com/llmrelay/llmrelay/internal/setting"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/usage"
@@ -92,6 +93,10 @@ type Config struct {
 	// Resume bounds resumable calls (GenerateRequest.resumable); see
 	// docs/resume.md.
 	Resume Resume `yaml:"resume"`
+	// Tools are the MCP servers whose tools llmrelay runs for the model
+	// (GenerateRequest.server_tools), and the tool loop's bounds; see
+	// docs/tools.md.
+	Tools servertools.Config `yaml:"tools"`
 
 	// DefaultListens names the listen settings ("listen",
 	// "metrics_listen") that Load found set by no file, variable or flag:
@@ -259,7 +264,18 @@ func Default() *Config {
 		State:            state.DefaultConfig(),
 		Pricing:          usage.DefaultPricing(),
 		Resume:           resume.DefaultConfig(),
+		Tools:            servertools.DefaultConfig(),
 	}
+}
+
+// ToolScopes returns which server tools each API key may use (its
+// `tools`), for internal/servertools; without keys, every tool.
+func (c *Config) ToolScopes() servertools.Scopes {
+	s := servertools.Scopes{Open: len(c.Auth.Keys) == 0, Keys: map[string][]string{}}
+	for _, k := range c.Auth.Keys {
+		s.Keys[k.Name] = k.Tools
+	}
+	return s
 }
 
 // RetryLimits returns the attempt plan's limits: the retry section and

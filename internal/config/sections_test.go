@@ -37,6 +37,8 @@ limits:
 pricing:
   models:
     nowhere/x: {input: 1, output: 1}
+tools:
+  max_tool_result_bytes: 10
 `
 	_, err := Parse([]byte(yaml))
 	var ps Problems
@@ -53,7 +55,7 @@ pricing:
 	for _, want := range []string{
 		"retry.initial_backoff", "deadlines.stream_idle", "heartbeat.min_interval", "auth.throttle.log_interval",
 		"structured_output.max_validation_retries", "outlier_detection.consecutive_failures", "state.on_store_failure",
-		"resume.grace", "limits.provider_queue", "pricing.models.nowhere/x",
+		"resume.grace", "limits.provider_queue", "pricing.models.nowhere/x", "tools.max_tool_result_bytes",
 	} {
 		if !slices.Contains(got, want) {
 			t.Errorf("no problem with %s; got %s", want, err)

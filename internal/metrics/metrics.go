@@ -141,6 +141,7 @@ type Metrics struct {
 	lastReloadSuccess prometheus.Gauge
 
 	resume resumeMetrics // resumable calls (resume.go)
+	tools  toolMetrics   // server tools (tools.go)
 }
 
 // New creates the metrics on a fresh registry, with Go runtime and process
@@ -247,6 +248,7 @@ func New() *Metrics {
 	}
 	m.series.init()
 	m.resume = newResumeMetrics(reg)
+	m.tools = newToolMetrics(reg)
 	m.lastReloadOK.Set(1)
 	m.lastReloadSuccess.SetToCurrentTime()
 	for _, r := range []string{ReloadSuccess, ReloadFailure} {
