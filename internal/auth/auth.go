@@ -235,7 +235,7 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 	for _, s := range c.Scopes {
 		if !slices.Contains(knownScopes, Scope(s)) {
 			problem := fmt.Sprintf("has an unknown scope %q; known scopes: %s", s, scopeList())
-			if c := setting.Closest(s, strings.Split(scopeList(), ", ")); c != "" {
+			if c := setting.Closest(s, scopeNames()); c != "" {
 				problem += "; did you mean " + c + "?"
 			}
 			return nil, sum, "scopes", problem
@@ -279,12 +279,14 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 	return id, sum, "", ""
 }
 
-func scopeList() string {
+func scopeList() string { return strings.Join(scopeNames(), ", ") }
+
+func scopeNames() []string {
 	s := make([]string, len(knownScopes))
 	for i, sc := range knownScopes {
 		s[i] = string(sc)
 	}
-	return strings.Join(s, ", ")
+	return s
 }
 
 // Len returns the number of configured keys. Zero means the server runs
