@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/llmrelay/llmrelay/internal/setting"
 )
 
 // Scope names an operation a key may perform.
@@ -66,6 +68,12 @@ type KeyConfig struct {
 	// and route; "smart" allows the route smart (whatever its targets). See
 	// MatchPattern.
 	Models []string `yaml:"models"`
+	// Tools lists the server tools the key may offer a model
+	// (GenerateRequest.server_tools), as patterns on "<server>/<tool>",
+	// matched as Models are: ["everything/*"] allows every tool of the MCP
+	// server everything, ["*"] every tool; empty allows none. The decision
+	// is internal/servertools' (Scopes), made again before every turn.
+	Tools []string `yaml:"tools"`
 	// RequestsPerSecond is the key's sustained call rate; 0 means unlimited.
 	RequestsPerSecond float64 `yaml:"requests_per_second"`
 	// Burst is how many calls may arrive at once above the rate; 0 means
@@ -172,32 +180,41 @@ func NormalizeHash(s string) string {
 // NewKeyring checks the configured keys and builds the table. It fails with
 // a *KeyError on a missing or duplicate name, a hash that is not 64 hex
 // digits (after NormalizeHash), a duplicate hash, an unknown or missing
-// scope, an empty model list or pattern, or a negative limit. An empty list
-// gives an empty Keyring.
+// scope, an empty model list or pattern, or a negative limit: one for
+// each key with a problem, joined (errors.Join) when there are several.
+// An empty list gives an empty Keyring.
 func NewKeyring(cfgs []KeyConfig) (*Keyring, error) {
 	k := &Keyring{}
 	names := make(map[string]int, len(cfgs))
+	var errs []error
 	for i, c := range cfgs {
-		fail := func(field, format string, args ...any) error {
-			return &KeyError{Index: i, Name: c.Name, Field: field, Problem: fmt.Sprintf(format, args...)}
+		fail := func(field, format string, args ...any) {
+			errs = append(errs, &KeyError{Index: i, Name: c.Name, Field: field, Problem: fmt.Sprintf(format, args...)})
 		}
 		id, sum, field, problem := buildIdentity(c)
 		if problem != "" {
-			return nil, fail(field, "%s", problem)
+			fail(field, "%s", problem)
+			continue
 		}
 		if j, dup := names[c.Name]; dup {
-			return nil, fail("name", "%q is already used by auth.keys[%d]", c.Name, j)
+			fail("name", "%q is already used by auth.keys[%d]", c.Name, j)
+			continue
 		}
-		for j, h := range k.hashes {
-			if h == sum {
-				return nil, fail("sha256", "is the same as key %q's: each key needs its own", k.ids[j].Name)
-			}
+		if j := slices.Index(k.hashes, sum); j >= 0 {
+			fail("sha256", "is the same as key %q's: each key needs its own", k.ids[j].Name)
+			continue
 		}
 		names[c.Name] = i
 		k.hashes = append(k.hashes, sum)
 		k.ids = append(k.ids, id)
 	}
-	return k, nil
+	switch len(errs) {
+	case 0:
+		return k, nil
+	case 1:
+		return nil, errs[0]
+	}
+	return nil, errors.Join(errs...)
 }
 
 // buildIdentity checks one key; on a problem it returns the field at fault
@@ -217,7 +234,11 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 	id = &Identity{Name: c.Name}
 	for _, s := range c.Scopes {
 		if !slices.Contains(knownScopes, Scope(s)) {
-			return nil, sum, "scopes", fmt.Sprintf("has an unknown scope %q; known scopes: %s", s, scopeList())
+			problem := fmt.Sprintf("has an unknown scope %q; known scopes: %s", s, scopeList())
+			if c := setting.Closest(s, scopeNames()); c != "" {
+				problem += "; did you mean " + c + "?"
+			}
+			return nil, sum, "scopes", problem
 		}
 		id.scopes = append(id.scopes, Scope(s))
 	}
@@ -230,6 +251,11 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 		}
 	}
 	id.models = slices.Clone(c.Models)
+	for _, m := range c.Tools {
+		if m == "" || strings.ContainsFunc(m, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			return nil, sum, "tools", fmt.Sprintf("has a pattern %q that is empty or contains spaces or control characters", m)
+		}
+	}
 	for _, l := range []struct {
 		field string
 		v     float64
@@ -253,12 +279,14 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 	return id, sum, "", ""
 }
 
-func scopeList() string {
+func scopeList() string { return strings.Join(scopeNames(), ", ") }
+
+func scopeNames() []string {
 	s := make([]string, len(knownScopes))
 	for i, sc := range knownScopes {
 		s[i] = string(sc)
 	}
-	return strings.Join(s, ", ")
+	return s
 }
 
 // Len returns the number of configured keys. Zero means the server runs

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/servertools"
 )
 
 func TestRedactedMasksWhatLooksSecret(t *testing.T) {
@@ -52,6 +53,20 @@ func TestRedactedMasksWhatLooksSecret(t *testing.T) {
 	}
 }
 
+// TestRedactedMasksMCPServerURLs: an MCP server's url is shown without a
+// token its query carries; its headers_env names variables, not values.
+func TestRedactedMasksMCPServerURLs(t *testing.T) {
+	cfg := Default()
+	cfg.Tools.MCPServers = []servertools.ServerConfig{{Name: "s", URL: "https://mcp.example/mcp?token=tok-1234567890abcdefghij&v=2", HeadersEnv: map[string]string{"Authorization": "MCP_AUTH"}}}
+	r := cfg.Redacted()
+	if u := r.Tools.MCPServers[0].URL; strings.Contains(u, "tok-123") || !strings.Contains(u, "v=2") {
+		t.Errorf("url %q: want the token masked, the rest kept", u)
+	}
+	if r.Tools.MCPServers[0].HeadersEnv["Authorization"] != "MCP_AUTH" || !strings.Contains(cfg.Tools.MCPServers[0].URL, "tok-123") {
+		t.Error("Redacted changed the variable's name or the original")
+	}
+}
+
 // TestYAMLReadsBack: the YAML that check-config prints is a config file
 // that loads as the same configuration.
 func TestYAMLReadsBack(t *testing.T) {
@@ -77,7 +92,7 @@ retry: {budget: {budget_percent: 25}}
 	if err != nil {
 		t.Fatalf("the printed config does not load: %v\n%s", err, out)
 	}
-	if !cmp.Equal(cfg, again, cmpopts.EquateEmpty()) {
+	if !cmp.Equal(cfg, again, cmpopts.EquateEmpty(), cmpopts.IgnoreUnexported(Config{})) {
 		t.Errorf("the printed config loads differently:\n%s\nfirst  %+v\nsecond %+v", out, cfg, again)
 	}
 	for _, want := range []string{"shutdown_grace: 1m30s\n", "models: [llama3.1, 'qwen:7b']\n", "scopes: [generate, models.list]\n"} {

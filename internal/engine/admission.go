@@ -14,7 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/protoadapt"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
@@ -95,6 +95,8 @@ var methodScopes = map[string]auth.Scope{
 	llmrelayv1.LLMService_ListModels_FullMethodName: auth.ScopeModelsList,
 	// Resuming a call is reading the rest of a Generate.
 	llmrelayv1.LLMService_Resume_FullMethodName: auth.ScopeGenerate,
+	// The server tools a key may offer are what it uses in Generate.
+	llmrelayv1.LLMService_ListTools_FullMethodName: auth.ScopeGenerate,
 }
 
 // Admission is the engine's admission of a call: who may call, and what a

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
 // discardWriter is a ResponseWriter that keeps nothing, so that a

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
 // The interfaces llmrelay serves, as its metrics and logs label calls.

@@ -142,6 +142,7 @@ type Metrics struct {
 
 	resume resumeMetrics // resumable calls (resume.go)
 	http   httpMetrics   // the HTTP doors (http.go)
+	tools  toolMetrics   // server tools (tools.go)
 }
 
 // New creates the metrics on a fresh registry, with Go runtime and process
@@ -249,6 +250,7 @@ func New() *Metrics {
 	m.series.init()
 	m.resume = newResumeMetrics(reg)
 	m.http = newHTTPMetrics(reg)
+	m.tools = newToolMetrics(reg)
 	m.lastReloadOK.Set(1)
 	m.lastReloadSuccess.SetToCurrentTime()
 	for _, r := range []string{ReloadSuccess, ReloadFailure} {

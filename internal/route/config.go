@@ -67,6 +67,10 @@ type Defaults struct {
 	// Resumable makes the route's calls resumable (docs/resume.md) unless
 	// the request says otherwise; nil leaves it to requests.
 	Resumable *bool `yaml:"resumable"`
+	// ServerTools are the server tools (names "<server>/<tool>" or
+	// patterns, as a request's server_tools) offered to the model in calls
+	// whose request names none; see docs/tools.md.
+	ServerTools []string `yaml:"server_tools"`
 }
 
 // HedgingDefaults mirror llmrelay.v1.HedgePolicy.
@@ -159,6 +163,7 @@ const (
 	maxStopBytes       = 256
 	maxValidationRetry = 10
 	maxPrefixMessages  = 64
+	maxServerTools     = 64
 	maxHedgeAfter      = 5 * time.Minute
 )
 
@@ -205,7 +210,7 @@ func Check(cfgs []Config, providers []string) []Problem {
 		switch r.Balance {
 		case "", BalanceOrdered, BalanceWeighted:
 		default:
-			bad(at("balance"), "%q is not %s or %s", r.Balance, BalanceOrdered, BalanceWeighted)
+			bad(at("balance"), "%s", setting.NotOneOf(r.Balance, BalanceOrdered, BalanceWeighted))
 		}
 		if len(r.Targets) == 0 {
 			bad(at("targets"), "is empty; list the route's models, e.g. - model: openai/gpt-4.1")
@@ -254,7 +259,7 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 	switch r.Midstream {
 	case "", "restart", "fail":
 	default:
-		bad(at("retry.midstream"), "%q is not restart or fail", r.Midstream)
+		bad(at("retry.midstream"), "%s", setting.NotOneOf(r.Midstream, "restart", "fail"))
 	}
 	g := d.Generation
 	if g.MaxOutputTokens != nil && (*g.MaxOutputTokens < 1 || *g.MaxOutputTokens > maxOutputTokens) {
@@ -282,7 +287,7 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 		switch m.Role {
 		case "system", "user", "assistant":
 		default:
-			bad(mat+".role", "%q is not system, user or assistant", m.Role)
+			bad(mat+".role", "%s", setting.NotOneOf(m.Role, "system", "user", "assistant"))
 		}
 		if m.Content == "" {
 			bad(mat+".content", "required")
@@ -301,11 +306,22 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 		switch rf.OnInvalid {
 		case "", "fail", "return_text":
 		default:
-			bad(at("response_format.on_invalid"), "%q is not fail or return_text", rf.OnInvalid)
+			bad(at("response_format.on_invalid"), "%s", setting.NotOneOf(rf.OnInvalid, "fail", "return_text"))
 		}
 		if d := rf.PartialObjectInterval; d < 0 || d > time.Minute {
 			bad(at("response_format.partial_object_interval"), "%s is not within 0..1m", d)
 		}
+	}
+	if len(d.ServerTools) > maxServerTools {
+		bad(at("server_tools"), "has %d entries; at most %d", len(d.ServerTools), maxServerTools)
+	}
+	for k, t := range d.ServerTools {
+		if t == "" || len(t) > 256 || strings.ContainsFunc(t, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			bad(fmt.Sprintf("%s[%d]", at("server_tools"), k), "%q is not a server tool's name (<server>/<tool>) or a pattern on them", t)
+		}
+	}
+	if len(d.ServerTools) > 0 && d.ResponseFormat != nil {
+		bad(at("server_tools"), "cannot be combined with response_format: a call offering server tools cannot ask for structured output")
 	}
 	if d.StreamIdleTimeout < 0 || d.StreamIdleTimeout > time.Hour {
 		bad(at("stream_idle_timeout"), "must be within 0..1h")
@@ -323,7 +339,7 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 		switch h.Target {
 		case "", HedgeTargetSame, HedgeTargetNext:
 		default:
-			bad(at("hedging.target"), "%q is not %s or %s", h.Target, HedgeTargetSame, HedgeTargetNext)
+			bad(at("hedging.target"), "%s", setting.NotOneOf(h.Target, HedgeTargetSame, HedgeTargetNext))
 		}
 	}
 }
@@ -335,11 +351,17 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 type Against struct {
 	Providers     []string
 	MinHedgeAfter time.Duration
-	Schemas       schema.Config
+	// MinStreamTimeout is the floor of an attempt's stream timeouts
+	// (deadlines.min_stream_timeout), which a route's timeout must leave
+	// room for.
+	MinStreamTimeout time.Duration
+	Schemas          schema.Config
 }
 
 // CheckSection reports the routes section's problems (Check's), a
-// default hedge_after below the server's floor, and a default
+// default hedge_after below the server's floor, a timeout below the
+// floor of stream timeouts (every call of the route would end before an
+// attempt could wait that long for its provider), and a default
 // response_format schema that does not compile, as a request's would not:
 // a bad one stops the server at start rather than failing every call.
 func CheckSection(cfgs []Config, a Against, p setting.Problems) {
@@ -348,6 +370,11 @@ func CheckSection(cfgs []Config, a Against, p setting.Problems) {
 	}
 	var cache *schema.Cache
 	for i, r := range cfgs {
+		if r.Timeout > 0 && r.Timeout < a.MinStreamTimeout {
+			p.Between(fmt.Sprintf("routes[%d].timeout", i), "deadlines.min_stream_timeout",
+				"%s is shorter than deadlines.min_stream_timeout (%s): every call of the route would end before an attempt could wait that long for its provider",
+				setting.Duration(r.Timeout), setting.Duration(a.MinStreamTimeout))
+		}
 		if h := r.Defaults.Hedging; h != nil && h.HedgeAfter > 0 && h.HedgeAfter < a.MinHedgeAfter {
 			p.Between(fmt.Sprintf("routes[%d].defaults.hedging.hedge_after", i), "retry.hedging.min_hedge_after",
 				"%s is shorter than retry.hedging.min_hedge_after (%s)", setting.Duration(h.HedgeAfter), setting.Duration(a.MinHedgeAfter))

@@ -5,10 +5,11 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net/netip"
+	"os"
 
 	"google.golang.org/grpc"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
@@ -18,6 +19,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/servertools"
 	"github.com/llmrelay/llmrelay/internal/service"
 )
 
@@ -51,6 +53,9 @@ type runtime struct {
 	// cert is the TLS certificate, nil without TLS; httpCert the HTTP
 	// listener's (http_tls).
 	cert, httpCert *tls.Certificate
+	// tools is the tools section ready for the server's tool host, which
+	// applies it when the runtime is swapped in.
+	tools *servertools.Prepared
 	// unary and stream are the interceptor chain, composed.
 	unary  grpc.UnaryServerInterceptor
 	stream grpc.StreamServerInterceptor
@@ -67,10 +72,10 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		return nil, err
 	}
 	if rt.providers, err = provider.NewSet(cfg.Providers); err != nil {
-		return nil, err
+		return nil, cfg.Locate(err)
 	}
 	if err := s.buildRoutes(rt); err != nil {
-		return nil, err
+		return nil, cfg.Locate(err)
 	}
 	maxConcurrent := make(map[string]int, len(cfg.Providers))
 	for _, p := range cfg.Providers {
@@ -95,6 +100,9 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		rt.httpCert = &cert
 	}
 	s.retryBudgets(rt, prev)
+	if rt.tools, err = servertools.Prepare(cfg.Tools, cfg.ToolScopes(), os.Getenv); err != nil {
+		return nil, err
+	}
 	validator, err := s.validator()
 	if err != nil {
 		return nil, err
@@ -111,7 +119,7 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		Retry: cfg.Retry.Limits(cfg.Deadlines.StallSettings), Schema: cfg.StructuredOutput,
 		Output: cfg.Limits.Output(), Heartbeat: cfg.Heartbeat,
 		Prices: cfg.Pricing.Prices(), CaptureContent: cfg.Tracing.CaptureContent,
-		Budget: rt.budget, Resume: s.resume, Latencies: s.latencies,
+		Budget: rt.budget, Resume: s.resume, Latencies: s.latencies, Tools: s.tools,
 		Admission: &engine.Admission{
 			Auth: authn,
 			// Resume is restart-only: the start-up config's is the one in force.
@@ -169,6 +177,15 @@ func (llmService) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequ
 		return nil, apierr.FromError(errNotDispatched)
 	}
 	return rt.service.ListModels(ctx, req)
+}
+
+// ListTools implements llmrelayv1.LLMServiceServer.
+func (llmService) ListTools(ctx context.Context, req *llmrelayv1.ListToolsRequest) (*llmrelayv1.ListToolsResponse, error) {
+	rt, ok := ctx.Value(runtimeKey{}).(*runtime)
+	if !ok {
+		return nil, apierr.FromError(errNotDispatched)
+	}
+	return rt.service.ListTools(ctx, req)
 }
 
 // Generate implements llmrelayv1.LLMServiceServer; the runtime link

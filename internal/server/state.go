@@ -5,7 +5,7 @@ import (
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/state/memory"
@@ -70,6 +70,10 @@ func (s *Server) retryBudgets(rt *runtime, prev *runtime) {
 		byName := make(map[string]retry.Throttle, len(rt.cfg.Providers))
 		for _, p := range rt.cfg.Providers {
 			byName[p.Name] = shared.RetryBudget(p.Name, limit)
+		}
+		for _, m := range rt.cfg.Tools.MCPServers {
+			name := toolBudgetName(m.Name)
+			byName[name] = shared.RetryBudget(name, limit)
 		}
 		rt.budget = func(name string) retry.Throttle { return byName[name] }
 		return

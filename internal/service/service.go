@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/engine"
 )
 
@@ -34,6 +34,11 @@ func (s *Service) Engine() *engine.Engine { return s.eng }
 // ListModels implements llmrelayv1.LLMServiceServer.
 func (s *Service) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error) {
 	return s.eng.ListModels(ctx, req)
+}
+
+// ListTools implements llmrelayv1.LLMServiceServer.
+func (s *Service) ListTools(ctx context.Context, req *llmrelayv1.ListToolsRequest) (*llmrelayv1.ListToolsResponse, error) {
+	return s.eng.ListTools(ctx, req)
 }
 
 // Generate implements llmrelayv1.LLMServiceServer.
