@@ -622,6 +622,8 @@ var anthropicStopReasons = map[llmrelayv1.FinishReason]string{
 	llmrelayv1.FinishReason_FINISH_REASON_CONTENT_FILTER: "refusal",
 	llmrelayv1.FinishReason_FINISH_REASON_REFUSAL:        "refusal",
 	llmrelayv1.FinishReason_FINISH_REASON_PAUSED:         "pause_turn",
+	// The call reached max_tool_turns: the answer is unfinished.
+	llmrelayv1.FinishReason_FINISH_REASON_MAX_TOOL_TURNS: "max_tokens",
 }
 
 func anthropicStopReason(r llmrelayv1.FinishReason) string {
@@ -965,6 +967,9 @@ func (s *messagesStream) restart(b []byte, w *llmrelayv1.WillRetry, attempt uint
 	clear(s.tools)
 	return append(b, "}}\n\n"...)
 }
+
+// turn ends the open block: a later turn's text is a block of its own.
+func (s *messagesStream) turn(b []byte) []byte { return s.closeBlock(b) }
 
 func (s *messagesStream) ping(b []byte) []byte {
 	b = appendEvent(b, "ping")

@@ -128,6 +128,9 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 	eng := d.o.Engine()
 	actx, release, err := eng.Admission().Admit(ctx, caller(r, llmrelayv1.LLMService_Generate_FullMethodName), t.req)
 	if err == nil {
+		if t.stream && mayRunServerTools(actx, t.req) {
+			x.tools = &toolTurns{}
+		}
 		err = eng.Generate(actx, t.req, x)
 		release()
 		if err == nil && x.final == nil {
@@ -140,6 +143,17 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 		fail = &f
 	}
 	d.log(ctx, r, f, start, x.status, fail, err)
+}
+
+// mayRunServerTools reports whether a call may run server tools: its
+// request names some, or its route's defaults do (read from the call
+// record: the engine decides which run).
+func mayRunServerTools(ctx context.Context, req *llmrelayv1.GenerateRequest) bool {
+	if len(req.GetServerTools()) > 0 {
+		return true
+	}
+	res, ok := callinfo.From(ctx).Resolved()
+	return ok && res.Route != nil && len(res.Route.Defaults.ServerTools) > 0
 }
 
 // cannotDiscard asks the engine never to replace output a client was

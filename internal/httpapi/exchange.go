@@ -38,6 +38,11 @@ type exchange struct {
 	final *llmrelayv1.Final
 	// status is the HTTP status written (0 before).
 	status int
+	// tools holds a streamed call's tool calls while server tools may run
+	// (servertools.go); nil when none can. turn is the turn of the last
+	// delta shown.
+	tools *toolTurns
+	turn  uint32
 }
 
 func newExchange(w http.ResponseWriter, f format, r replyInfo, stream bool) *exchange {
@@ -58,24 +63,60 @@ func (x *exchange) Send(ev *llmrelayv1.GenerateEvent) error {
 		if x.enc == nil {
 			return nil // the reply's Final has it all
 		}
-		if err := x.commit(); err != nil {
-			return err
+		if x.tools != nil {
+			if e.Delta.GetToolCall() != nil {
+				x.tools.hold(ev)
+				return nil
+			}
+			x.tools.next(ev.GetTurn())
 		}
-		x.shown = true
-		return x.write(x.enc.delta(x.buf.reset(), e.Delta, ev.GetAttempt()))
+		return x.delta(ev)
 	case *llmrelayv1.GenerateEvent_WillRetry:
+		if x.tools != nil {
+			x.tools.discard()
+		}
 		return x.willRetry(e.WillRetry, ev.GetAttempt())
+	case *llmrelayv1.GenerateEvent_ToolResult:
+		if x.tools != nil {
+			x.tools.ranAtServer(e.ToolResult.GetToolCallId())
+		}
+		return x.keepAlive()
+	case *llmrelayv1.GenerateEvent_ToolProgress:
+		return x.keepAlive()
 	case *llmrelayv1.GenerateEvent_Final:
 		return x.finish(e.Final, ev.GetAttempt())
 	case *llmrelayv1.GenerateEvent_Heartbeat:
-		if x.enc == nil || !x.committed {
-			return nil
-		}
-		return x.write(x.enc.ping(x.buf.reset()))
+		return x.keepAlive()
 	}
 	// partial_object: neither format has a place for it; the reply's text
 	// streams the same object.
 	return nil
+}
+
+// delta writes one delta of a streamed reply. A delta of a later turn
+// than the last shown starts a new block (Anthropic's format).
+func (x *exchange) delta(ev *llmrelayv1.GenerateEvent) error {
+	if err := x.commit(); err != nil {
+		return err
+	}
+	b := x.buf.reset()
+	if t := ev.GetTurn(); t > x.turn {
+		if x.turn != 0 {
+			b = x.enc.turn(b)
+		}
+		x.turn = t
+	}
+	x.shown = true
+	return x.write(x.enc.delta(b, ev.GetDelta(), ev.GetAttempt()))
+}
+
+// keepAlive writes the format's keep-alive on a stream under way: for a
+// heartbeat, or a server tool's sign of life.
+func (x *exchange) keepAlive() error {
+	if x.enc == nil || !x.committed {
+		return nil
+	}
+	return x.write(x.enc.ping(x.buf.reset()))
 }
 
 // willRetry handles a failed attempt that another follows. Nothing of it
@@ -103,6 +144,13 @@ func (x *exchange) willRetry(w *llmrelayv1.WillRetry, attempt uint32) error {
 func (x *exchange) finish(f *llmrelayv1.Final, attempt uint32) error {
 	x.final = f
 	if x.enc != nil {
+		if x.tools != nil {
+			for _, ev := range x.tools.left(f) {
+				if err := x.delta(ev); err != nil {
+					return err
+				}
+			}
+		}
 		if err := x.commit(); err != nil {
 			return err
 		}
@@ -113,7 +161,7 @@ func (x *exchange) finish(f *llmrelayv1.Final, attempt uint32) error {
 		}
 		return x.write(b)
 	}
-	body, err := x.f.reply(&x.r, f)
+	body, err := x.f.reply(&x.r, clientFinal(f))
 	if err != nil {
 		return err
 	}

@@ -54,6 +54,9 @@ type streamEncoder interface {
 	restart(b []byte, w *llmrelayv1.WillRetry, attempt uint32) []byte
 	// ping keeps a quiet stream alive.
 	ping(b []byte) []byte
+	// turn marks the start of a later model turn of a call that runs
+	// server tools (Anthropic's format ends the open block).
+	turn(b []byte) []byte
 	// final ends a successful reply.
 	final(b []byte, f *llmrelayv1.Final) ([]byte, error)
 	// fail ends the reply with an error the SDKs raise.
@@ -112,8 +115,8 @@ func (t *translated) commonParam(field string) string {
 			return strings.TrimPrefix(rest, ".")
 		}
 		return extensionKey + ".provider_options" + rest
-	case "fallback_models":
-		return extensionKey + ".fallback_models" + idx + rest
+	case "fallback_models", "server_tools", "max_tool_turns":
+		return extensionKey + "." + head + idx + rest
 	}
 	return field
 }

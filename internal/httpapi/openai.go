@@ -481,6 +481,8 @@ var chatFinishReasons = map[llmrelayv1.FinishReason]string{
 	llmrelayv1.FinishReason_FINISH_REASON_TOOL_CALLS:     "tool_calls",
 	llmrelayv1.FinishReason_FINISH_REASON_CONTENT_FILTER: "content_filter",
 	llmrelayv1.FinishReason_FINISH_REASON_REFUSAL:        "stop", // the refusal is in the message's refusal
+	// The call reached max_tool_turns: the answer is unfinished.
+	llmrelayv1.FinishReason_FINISH_REASON_MAX_TOOL_TURNS: "length",
 }
 
 func chatFinishReason(r llmrelayv1.FinishReason) string {
@@ -638,6 +640,9 @@ func (s *chatStream) restart(b []byte, w *llmrelayv1.WillRetry, attempt uint32) 
 }
 
 func (s *chatStream) ping(b []byte) []byte { return append(b, ": ping\n\n"...) }
+
+// turn writes nothing: a message's content is one string in this format.
+func (s *chatStream) turn(b []byte) []byte { return b }
 
 // final ends the stream: the chunk with the finish reason, the usage
 // chunk when the client asked for it, then [DONE].

@@ -215,6 +215,10 @@ type extension struct {
 	ProviderOptions json.RawMessage `json:"provider_options"`
 	// FallbackModels are GenerateRequest.fallback_models.
 	FallbackModels []string `json:"fallback_models"`
+	// ServerTools and MaxToolTurns are GenerateRequest.server_tools and
+	// max_tool_turns: tools llmrelay runs for the model (docs/tools.md).
+	ServerTools  []string `json:"server_tools"`
+	MaxToolTurns *uint32  `json:"max_tool_turns"`
 }
 
 // apply adds the extension's fields to req; options are the provider
@@ -222,6 +226,7 @@ type extension struct {
 // repeat.
 func (x *extension) apply(req *llmrelayv1.GenerateRequest) error {
 	req.FallbackModels = x.FallbackModels
+	req.ServerTools, req.MaxToolTurns = x.ServerTools, x.MaxToolTurns
 	if isNull(x.ProviderOptions) {
 		return nil
 	}
