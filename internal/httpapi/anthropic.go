@@ -46,8 +46,8 @@ var anthropicOptions = map[string]string{
 
 // anthropicRefused are Messages parameters whose answer llmrelay's reply
 // cannot carry.
-var anthropicRefused = map[string]bool{
-	"context_management": true, "diagnostics": true,
+var anthropicRefused = map[string]string{
+	"context_management": "", "diagnostics": "",
 }
 
 // foreignSignature prefixes the signature of reasoning that another
@@ -104,32 +104,8 @@ func (anthropic) decode(body []byte, _ http.Header) (*translated, *failure) {
 func (t *translated) anthropicField(key string, raw json.RawMessage) error {
 	req := t.req
 	switch key {
-	case "model":
-		return decodeAs(raw, &req.Model, "must be a string")
 	case "messages":
 		return t.anthropicMessages(raw)
-	case "stream":
-		return decodeAs(raw, &t.stream, "must be true or false")
-	case "max_tokens":
-		var n int64
-		if err := json.Unmarshal(raw, &n); err != nil {
-			return errors.New("must be a whole number")
-		}
-		v, err := uint32Of(n)
-		if err != nil {
-			return err
-		}
-		generation(req).MaxOutputTokens = &v
-	case "temperature", "top_p":
-		var x float32
-		if err := json.Unmarshal(raw, &x); err != nil {
-			return errors.New("must be a number")
-		}
-		if key == "temperature" {
-			generation(req).Temperature = &x
-		} else {
-			generation(req).TopP = &x
-		}
 	case "stop_sequences":
 		var stop []string
 		if err := json.Unmarshal(raw, &stop); err != nil {
@@ -156,17 +132,10 @@ func (t *translated) anthropicField(key string, raw json.RawMessage) error {
 		// The structured-outputs beta's spelling of output_config.format.
 		return anthropicFormat(req, raw)
 	default:
-		if def, ok := anthropicOptions[key]; ok {
-			if string(raw) == def {
-				return nil
-			}
-			t.own[key] = true
-			return setOption(req, key, raw)
+		if handled, err := t.sharedField(key, raw); handled {
+			return err
 		}
-		if anthropicRefused[key] {
-			return errors.New("not supported by llmrelay")
-		}
-		return errors.New("Extra inputs are not permitted")
+		return t.otherField(key, raw, anthropicOptions, anthropicRefused, "Extra inputs are not permitted")
 	}
 	return nil
 }

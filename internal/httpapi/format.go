@@ -153,6 +153,63 @@ func labels(req *llmrelayv1.GenerateRequest) map[string]string {
 	return req.Metadata
 }
 
+// sharedField translates the members both formats write alike: the
+// model, stream, the output token limit (under the format's name,
+// maxTokensField), temperature and top_p. handled is false for any other.
+func (t *translated) sharedField(key string, raw json.RawMessage) (handled bool, err error) {
+	switch key {
+	case "model":
+		return true, decodeAs(raw, &t.req.Model, "must be a string")
+	case "stream":
+		return true, decodeAs(raw, &t.stream, "must be true or false")
+	case t.maxTokensField:
+		var n int64
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return true, errors.New("must be a whole number")
+		}
+		v, err := uint32Of(n)
+		if err != nil {
+			return true, err
+		}
+		generation(t.req).MaxOutputTokens = &v
+	case "temperature", "top_p":
+		var x float32
+		if err := json.Unmarshal(raw, &x); err != nil {
+			return true, errors.New("must be a number")
+		}
+		if key == "temperature" {
+			generation(t.req).Temperature = &x
+		} else {
+			generation(t.req).TopP = &x
+		}
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// otherField translates a member the format's switch does not: one of
+// options (passed to the provider as provider_options under its own name,
+// unless it has its default value, the raw JSON given), or of refused
+// (llmrelay's reply cannot carry its answer; accepted with its default
+// value, when it has one); any other is unknown, as the vendor's API says.
+func (t *translated) otherField(key string, raw json.RawMessage, options, refused map[string]string, unknown string) error {
+	if def, ok := options[key]; ok {
+		if string(raw) == def {
+			return nil
+		}
+		t.own[key] = true
+		return setOption(t.req, key, raw)
+	}
+	if def, ok := refused[key]; ok {
+		if def != "" && string(raw) == def {
+			return nil
+		}
+		return errors.New("not supported by llmrelay")
+	}
+	return errors.New(unknown)
+}
+
 // decodeFields translates a request's members, each with field, in order,
 // and then its llmrelay member; null members are absent. It returns the
 // failure that names the first wrong member.

@@ -26,12 +26,6 @@ type openAI struct{}
 
 func (openAI) name() string { return InterfaceOpenAI }
 
-// chatRequest holds the members of a Chat Completions request that need
-// more than one step to translate.
-type chatRequest struct {
-	maxTokensField string // max_completion_tokens or max_tokens, as the client wrote it
-}
-
 // openAIOptions are the Chat Completions parameters llmrelay passes to the
 // provider as provider_options under their own names (the operator's
 // provider_options policy applies to them as to any), each unless it has
@@ -73,26 +67,21 @@ func (openAI) decode(body []byte, _ http.Header) (*translated, *failure) {
 		return nil, &f
 	}
 	t := &translated{req: &llmrelayv1.GenerateRequest{}, own: map[string]bool{}, format: openAI{}}
-	var cr chatRequest
-	if f := t.decodeFields(fields, func(key string, raw json.RawMessage) error { return cr.field(t, key, raw) }); f != nil {
+	if f := t.decodeFields(fields, t.chatField); f != nil {
 		return nil, f
 	}
-	if t.maxTokensField = cr.maxTokensField; t.maxTokensField == "" {
+	if t.maxTokensField == "" {
 		t.maxTokensField = "max_completion_tokens"
 	}
 	return t, nil
 }
 
-// field translates one top-level member of the request.
-func (cr *chatRequest) field(t *translated, key string, raw json.RawMessage) error {
+// chatField translates one top-level member of the request.
+func (t *translated) chatField(key string, raw json.RawMessage) error {
 	req := t.req
 	switch key {
-	case "model":
-		return decodeAs(raw, &req.Model, "must be a string")
 	case "messages":
 		return t.chatMessages(raw)
-	case "stream":
-		return decodeAs(raw, &t.stream, "must be true or false")
 	case "stream_options":
 		var so struct {
 			IncludeUsage       bool `json:"include_usage"`
@@ -109,29 +98,12 @@ func (cr *chatRequest) field(t *translated, key string, raw json.RawMessage) err
 	case "response_format":
 		return chatResponseFormat(req, raw)
 	case "max_completion_tokens", "max_tokens":
-		if cr.maxTokensField != "" {
+		if t.maxTokensField != "" {
 			return fmt.Errorf("set only one of max_completion_tokens and max_tokens")
 		}
-		cr.maxTokensField = key
-		var n int64
-		if err := json.Unmarshal(raw, &n); err != nil {
-			return errors.New("must be a whole number")
-		}
-		v, err := uint32Of(n)
-		if err != nil {
-			return err
-		}
-		generation(req).MaxOutputTokens = &v
-	case "temperature", "top_p":
-		var x float32
-		if err := json.Unmarshal(raw, &x); err != nil {
-			return errors.New("must be a number")
-		}
-		if key == "temperature" {
-			generation(req).Temperature = &x
-		} else {
-			generation(req).TopP = &x
-		}
+		t.maxTokensField = key
+		_, err := t.sharedField(key, raw)
+		return err
 	case "stop":
 		stop, err := stringOrStrings(raw)
 		if err != nil {
@@ -164,20 +136,10 @@ func (cr *chatRequest) field(t *translated, key string, raw json.RawMessage) err
 		}
 		labels(req)["user"] = u
 	default:
-		if def, ok := openAIOptions[key]; ok {
-			if string(raw) == def {
-				return nil
-			}
-			t.own[key] = true
-			return setOption(req, key, raw)
+		if handled, err := t.sharedField(key, raw); handled {
+			return err
 		}
-		if def, ok := openAIRefused[key]; ok {
-			if def != "" && string(raw) == def {
-				return nil
-			}
-			return errors.New("not supported by llmrelay")
-		}
-		return errors.New("unrecognized request argument")
+		return t.otherField(key, raw, openAIOptions, openAIRefused, "unrecognized request argument")
 	}
 	return nil
 }

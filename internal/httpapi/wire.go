@@ -221,9 +221,9 @@ type extension struct {
 	MaxToolTurns *uint32  `json:"max_tool_turns"`
 }
 
-// apply adds the extension's fields to req; options are the provider
-// options the format's own fields set, which the extension's may not
-// repeat.
+// apply adds the extension's fields to req. Its provider_options join
+// those the format's own fields set (seed, thinking, ...), which they may
+// not repeat.
 func (x *extension) apply(req *llmrelayv1.GenerateRequest) error {
 	req.FallbackModels = x.FallbackModels
 	req.ServerTools, req.MaxToolTurns = x.ServerTools, x.MaxToolTurns
