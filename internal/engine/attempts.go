@@ -57,6 +57,7 @@ type attempter struct {
 func (at attempter) Attempt(ctx context.Context, a *retry.Attempt) (*attemptResult, error) {
 	c := at.c
 	c.info.ObserveAttempt(a.N)
+	c.info.ObserveTurn(c.turn.n)
 	if a.Hedge {
 		c.eng.log.Debug("hedging", "request_id", c.requestID, "attempt", a.N, "provider", a.Target.Entry.Config.Name, "model", a.Target.Model)
 	}

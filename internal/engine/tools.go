@@ -240,6 +240,7 @@ func (c *call) runTools(ctx context.Context, attempt int, calls []serverCall) ([
 			if err != nil {
 				return // the call ended: runTools reports it
 			}
+			c.info.RecordToolCall(r.IsError)
 			c.eng.log.Debug("server tool ran", "request_id", c.requestID, "tool", name, "tool_call_id", id,
 				"outcome", r.Outcome, "attempts", r.Attempts, "truncated", r.Truncated)
 			send(&llmrelayv1.GenerateEvent{Event: &llmrelayv1.GenerateEvent_ToolResult{ToolResult: &llmrelayv1.ToolResult{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -691,5 +692,42 @@ func TestServerToolServerDownAtStart(t *testing.T) {
 	}
 	if _, err := servertest.Collect(t.Context(), in.Client, scripted(t, nil, `{}`)); err != nil {
 		t.Fatalf("a call without tools: %v", err)
+	}
+}
+
+// TestServerToolsCallLogLine: a call's finish log line records its model
+// turns and its server tool calls, the failed ones apart; a call without
+// server tools has one turn and no tool counts.
+func TestServerToolsCallLogLine(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, toolsConfig(goServer(g)), server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	req := scripted(t, []string{"go/echo", "go/fail"}, `{"script": [{"tool_calls": [
+		{"name": "go__echo", "arguments": {"message": "a"}}, {"name": "go__fail", "arguments": {"message": "b"}}]}]}`)
+	req.RequestId = uuid.NewString()
+	if _, err := servertest.Collect(t.Context(), in.Client, req); err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	plain := scripted(t, nil, `{}`)
+	plain.RequestId = uuid.NewString()
+	if _, err := servertest.Collect(t.Context(), in.Client, plain); err != nil {
+		t.Fatalf("Generate without tools: %v", err)
+	}
+	// The line is written as the handler returns, which may be just after
+	// the client saw the stream end: wait for it.
+	line := func(id string) string {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if l := grepLines(logs.String(), `msg="finished call" request_id=`+id); l != "" || time.Now().After(deadline) {
+				return l
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if l := line(req.RequestId); !strings.Contains(l, " attempts=2 ") || !strings.Contains(l, " turns=2 tool_calls=2 tool_errors=1 ") {
+		t.Errorf("the tool call's finish line lacks turns=2 tool_calls=2 tool_errors=1:\n%s", l)
+	}
+	if l := line(plain.RequestId); !strings.Contains(l, " turns=1 ") || strings.Contains(l, "tool_calls=") {
+		t.Errorf("the plain call's finish line: want turns=1 and no tool counts:\n%s", l)
 	}
 }
