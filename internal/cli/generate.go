@@ -126,6 +126,7 @@ func readPrompt(args []string, stdin io.Reader) (string, error) {
 func printReply(env Env, stream *client.Stream) error {
 	out, errw := env.Stdout, env.Stderr
 	lineOpen := false // stdout's current line holds streamed text
+	turn := uint32(1) // with server tools, the model turn streaming
 	endLine := func() {
 		if lineOpen {
 			fmt.Fprintln(out)
@@ -151,11 +152,18 @@ func printReply(env Env, stream *client.Stream) error {
 				msg += " on " + next
 			}
 			if w.GetDiscardPartial() && discarded != "" {
-				msg += fmt.Sprintf("; discard the %d characters above: the reply starts over", len([]rune(discarded)))
+				over := "the reply starts over"
+				if turn > 1 {
+					over = fmt.Sprintf("turn %d's reply starts over", turn)
+				}
+				msg += fmt.Sprintf("; discard the %d characters above: %s", len([]rune(discarded)), over)
 			}
 			fmt.Fprintln(errw, msg)
 		},
-		OnTurn: func(uint32) { endLine() },
+		OnTurn: func(n uint32) {
+			endLine()
+			turn = n
+		},
 		OnToolProgress: func(p *llmrelayv1.ToolProgress) {
 			endLine()
 			done := strconv.FormatFloat(p.GetProgress(), 'f', -1, 64)

@@ -104,7 +104,7 @@ func TestGenerateServerTools(t *testing.T) {
 	}
 	for _, want := range []string{
 		"llmrelay: tool everything/echo (mock_1_0) returned: Echo: hello\n",
-		"attempt 3 in ", "; discard the 6 characters above: the reply starts over\n",
+		"attempt 3 in ", "; discard the 6 characters above: turn 2's reply starts over\n",
 		"llmrelay: mock/echo, stop, ", ", 3 attempts, 2 turns\n",
 	} {
 		if !strings.Contains(r.stderr, want) {
