@@ -155,14 +155,6 @@ const scenarios: [string, () => Promise<string>][] = [
         list.tools.some((t) => t.name === "everything/echo" && t.available),
         `listTools: ${JSON.stringify(list.tools.map((t) => [t.name, t.available]))}`,
       );
-      // Turn 1 says a few words and calls both tools; turn 2 answers from
-      // their results, its first attempt (2) dropping after one delta.
-      const echo = { name: "everything__echo", arguments: { message: "hello" } };
-      const long = { name: "everything__trigger-long-running-operation", arguments: { duration: 1, steps: 2 } };
-      const providerOptions = {
-        script: [{ text: "Let me ask the tools. ", tool_calls: [echo, long] }],
-        faults: [{}, { drop_after: 1 }, {}],
-      };
       const discards: string[] = [];
       let before = -1; // the long operation's progress events before its result
       const progress = new Map<string, number>();
@@ -173,7 +165,21 @@ const scenarios: [string, () => Promise<string>][] = [
             messages: user("use the tools"),
             serverTools: ["everything/echo", "everything/trigger-long-running-operation"],
             retry: { initialBackoff: { nanos: 50_000_000 } },
-            providerOptions,
+            // Turn 1 says a few words and calls both tools; turn 2 answers
+            // from their results, its first attempt (2) dropping after one
+            // delta.
+            providerOptions: {
+              script: [
+                {
+                  text: "Let me ask the tools. ",
+                  tool_calls: [
+                    { name: "everything__echo", arguments: { message: "hello" } },
+                    { name: "everything__trigger-long-running-operation", arguments: { duration: 1, steps: 2 } },
+                  ],
+                },
+              ],
+              faults: [{}, { drop_after: 1 }, {}],
+            },
           },
           { timeoutMs: 60_000 },
         ),
