@@ -8,8 +8,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protojson"
-
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
@@ -46,12 +44,7 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 				return callError(addr, err)
 			}
 			if cf.json {
-				b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(resp)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(env.Stdout, "%s\n", b)
-				return nil
+				return printJSON(env.Stdout, resp)
 			}
 			if len(resp.GetServers()) == 0 {
 				fmt.Fprintln(env.Stderr, "llmrelay: the server has no MCP servers (tools.mcp_servers in its config): no server tools")
