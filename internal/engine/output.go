@@ -77,21 +77,17 @@ func (c *call) newToolBudget(res *attemptResult) *toolBudget {
 func (b *toolBudget) take(r *servertools.Result, id, name string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	size := func() int64 { return int64(len(r.Content) + len(id) + len(name)) }
-	if n := size(); n <= b.left {
+	ids := int64(len(id) + len(name))
+	if n := ids + int64(len(r.Content)); n <= b.left {
 		b.left -= n
 		b.used += n
 		return
 	}
-	room := b.left - int64(len(id)+len(name))
-	if room > 0 {
-		r.Content = servertools.Bound(r.Content, int(room))
-	} else {
-		r.Content = ""
-	}
+	r.Content = servertools.Bound(r.Content, int(max(b.left-ids, 0)))
 	r.Truncated, b.cut = true, true
-	b.used += size()
-	b.left = max(b.left-size(), 0)
+	n := ids + int64(len(r.Content))
+	b.used += n
+	b.left = max(b.left-n, 0)
 }
 
 // outputTooLarge is the error of attempt n of target provider whose

@@ -32,16 +32,17 @@ type Info struct {
 	model     string
 	resolved  *route.Resolved
 	attempts  int
-	// turns is the call's model turns; toolCalls and toolErrors count
-	// its server tool calls and those whose result is an error.
-	turns, toolCalls, toolErrors int
-	metadata                     []Label
-	usage                        Usage
-	usageSet                     bool
-	notes                        []Label
+	metadata  []Label
+	usage     Usage
+	usageSet  bool
+	notes     []Label
 	// onAuth runs once the call has passed authentication.
 	onAuth func()
 	authed bool
+
+	// turns is the call's model turns; toolCalls and toolErrors count
+	// its server tool calls and those whose result is an error.
+	turns, toolCalls, toolErrors int
 }
 
 // Label is one of the request's metadata pairs, as the log keeps it.
