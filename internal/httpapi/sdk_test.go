@@ -249,6 +249,11 @@ func TestOpenAISDK(t *testing.T) {
 		if err := stream.Err(); !errors.As(err, &se) || !strings.Contains(string(se.Event.Data), `"reason":"MIDSTREAM_FAILED"`) {
 			t.Fatalf("error %v, want the stream's error event", err)
 		}
+		// The engine ended the call at the failed attempt: no second
+		// provider call whose reply the client could not have been shown.
+		if !strings.Contains(string(se.Event.Data), `"attempts":"1"`) {
+			t.Errorf("error event %s, want the call ended after its first attempt", se.Event.Data)
+		}
 		if text != sdkFirst {
 			t.Errorf("shown %q, want %q", text, sdkFirst)
 		}
