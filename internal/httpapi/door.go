@@ -230,7 +230,7 @@ func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
 
 // log writes a call's "finished call" line: the call record's fields (as
 // the gRPC door's line has them: request id, key, model, route, attempts,
-// metadata, annotations, usage), the interface, the HTTP status and, for
+// metadata, annotations, usage, turns and server tool calls), the interface, the HTTP status and, for
 // a failed call, llmrelay's reason, at the level the gRPC door gives its
 // kind of error. A call refused at authentication gets none: the engine's
 // failed-authentication throttle logs those per client address.
@@ -278,6 +278,12 @@ func (d *door) log(ctx context.Context, r *http.Request, f format, start time.Ti
 	}
 	if u, ok := ci.Usage(); ok {
 		attrs = append(attrs, slog.Any("usage", u))
+	}
+	if s.Turns > 0 {
+		attrs = append(attrs, slog.Int("turns", s.Turns))
+		if s.ToolCalls > 0 {
+			attrs = append(attrs, slog.Int("tool_calls", s.ToolCalls), slog.Int("tool_errors", s.ToolErrors))
+		}
 	}
 	attrs = append(attrs, slog.String("interface", f.name()), slog.String("http.method", r.Method),
 		slog.String("http.path", r.URL.Path), slog.Int("http.status", status), slog.String("peer.address", r.RemoteAddr))

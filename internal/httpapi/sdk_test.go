@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -39,9 +40,9 @@ const (
 )
 
 // doors starts llmrelay with the mock provider, one API key, instant
-// waits between attempts, and its HTTP doors on a loopback port; it
-// returns their base URL.
-func doors(t *testing.T, edit func(*config.Config)) (string, *servertest.Instance) {
+// waits between attempts, and its HTTP doors on a loopback port (opts
+// added); it returns their base URL.
+func doors(t *testing.T, edit func(*config.Config), opts ...server.Option) (string, *servertest.Instance) {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Providers = config.DefaultProviders()
@@ -49,8 +50,52 @@ func doors(t *testing.T, edit func(*config.Config)) (string, *servertest.Instanc
 	if edit != nil {
 		edit(cfg)
 	}
-	in := servertest.Start(t, cfg, server.WithRetryTimer(retrytest.Instant{}))
+	in := servertest.Start(t, cfg, append([]server.Option{server.WithRetryTimer(retrytest.Instant{})}, opts...)...)
 	return in.HTTP(t), in
+}
+
+// finishLines is a log handler that passes each "finished call" line to
+// the test, its attributes as text (a group's members as group.member).
+type finishLines chan map[string]string
+
+func (finishLines) Enabled(context.Context, slog.Level) bool { return true }
+func (l finishLines) WithAttrs([]slog.Attr) slog.Handler     { return l }
+func (l finishLines) WithGroup(string) slog.Handler          { return l }
+
+func (l finishLines) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "finished call" {
+		return nil
+	}
+	line := map[string]string{}
+	var add func(prefix string, a slog.Attr)
+	add = func(prefix string, a slog.Attr) {
+		v := a.Value.Resolve()
+		if v.Kind() != slog.KindGroup {
+			line[prefix+a.Key] = v.String()
+			return
+		}
+		for _, m := range v.Group() {
+			add(prefix+a.Key+".", m)
+		}
+	}
+	r.Attrs(func(a slog.Attr) bool { add("", a); return true })
+	select {
+	case l <- line:
+	default: // the test reads the lines it asked for
+	}
+	return nil
+}
+
+// next returns the next "finished call" line.
+func (l finishLines) next(t *testing.T) map[string]string {
+	t.Helper()
+	select {
+	case line := <-l:
+		return line
+	case <-ctxOf(t).Done():
+		t.Fatal("no finished call line")
+		return nil
+	}
 }
 
 // faults scripts the mock provider's attempts.

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"log/slog"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	ooption "github.com/openai/openai-go/v3/option"
 
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/servertools"
 	"github.com/llmrelay/llmrelay/internal/servertools/mcptest"
 )
@@ -21,10 +23,11 @@ import (
 // shown (a client would take them for its own).
 func TestServerToolsThroughTheDoors(t *testing.T) {
 	g := mcptest.NewGoServer(t)
+	lines := make(finishLines, 16)
 	base, _ := doors(t, func(cfg *config.Config) {
 		cfg.Tools.MCPServers = []servertools.ServerConfig{{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: 2 * time.Minute}}
 		cfg.Auth.Keys[0].Tools = []string{"go/*"}
-	})
+	}, server.WithLogger(slog.New(lines)))
 	// Turn 1 says something and calls go/echo, and, in the mixed case, the
 	// client's own tool; turn 2 answers from the result.
 	script := func(clientCall bool) map[string]any {
@@ -55,6 +58,14 @@ func TestServerToolsThroughTheDoors(t *testing.T) {
 		m := acc.Choices[0]
 		if m.Message.Content != "Let me ask. Echo: hi" || len(m.Message.ToolCalls) != 0 || m.FinishReason != "stop" {
 			t.Errorf("reply %q, %d tool calls, finish %s", m.Message.Content, len(m.Message.ToolCalls), m.FinishReason)
+		}
+		// The finish log line counts the turns and the server's tool calls,
+		// as the gRPC door's does.
+		line := lines.next(t)
+		for k, want := range map[string]string{"interface": "openai", "http.status": "200", "turns": "2", "tool_calls": "1", "tool_errors": "0"} {
+			if line[k] != want {
+				t.Errorf("finish line %s=%q, want %q (%v)", k, line[k], want, line)
+			}
 		}
 	})
 
