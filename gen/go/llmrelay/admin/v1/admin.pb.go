@@ -448,9 +448,11 @@ type Budget struct {
 	Window string `protobuf:"bytes,1,opt,name=window,proto3" json:"window,omitempty"`
 	// The most the window's calls may cost, in US dollars, at the prices of
 	// the server's `pricing` table (calls to unpriced models cost nothing).
+	// At most 1,000,000.
 	MaxCostUsd float64 `protobuf:"fixed64,2,opt,name=max_cost_usd,json=maxCostUsd,proto3" json:"max_cost_usd,omitempty"`
 	// The most tokens the window's calls may use: input plus output tokens
-	// (reasoning is part of output, cached input part of input).
+	// (reasoning is part of output, cached input part of input). At most
+	// 10^15.
 	MaxTokens     uint64 `protobuf:"varint,3,opt,name=max_tokens,json=maxTokens,proto3" json:"max_tokens,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1304,13 +1306,13 @@ const file_llmrelay_admin_v1_admin_proto_rawDesc = "" +
 	"\tKeyLimits\x12G\n" +
 	"\x13requests_per_second\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x80\x84.A)\x00\x00\x00\x00\x00\x00\x00\x00R\x11requestsPerSecond\x12\x1f\n" +
 	"\x05burst\x18\x02 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=R\x05burst\x12?\n" +
-	"\x16max_concurrent_streams\x18\x03 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=R\x14maxConcurrentStreams\"\xfe\x01\n" +
+	"\x16max_concurrent_streams\x18\x03 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=R\x14maxConcurrentStreams\"\x8e\x02\n" +
 	"\x06Budget\x120\n" +
 	"\x06window\x18\x01 \x01(\tB\x18\xbaH\x15r\x13R\x03dayR\x05monthR\x05totalR\x06window\x129\n" +
-	"\fmax_cost_usd\x18\x02 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00e\xcd\xcdA)\x00\x00\x00\x00\x00\x00\x00\x00R\n" +
-	"maxCostUsd\x12\x1d\n" +
+	"\fmax_cost_usd\x18\x02 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x80\x84.A)\x00\x00\x00\x00\x00\x00\x00\x00R\n" +
+	"maxCostUsd\x12-\n" +
 	"\n" +
-	"max_tokens\x18\x03 \x01(\x04R\tmaxTokens:h\xbaHe\x1ac\n" +
+	"max_tokens\x18\x03 \x01(\x04B\x0e\xbaH\v2\t\x18\x80\x80\x9a\xa6\xea\xaf\xe3\x01R\tmaxTokens:h\xbaHe\x1ac\n" +
 	"\n" +
 	"budget.cap\x12$set max_cost_usd, max_tokens or both\x1a/this.max_cost_usd > 0.0 || this.max_tokens > 0u\"D\n" +
 	"\x10CreateKeyRequest\x120\n" +
