@@ -140,7 +140,8 @@ type Metrics struct {
 	lastReloadOK      prometheus.Gauge
 	lastReloadSuccess prometheus.Gauge
 
-	resume resumeMetrics // resumable calls (resume.go)
+	resume     resumeMetrics     // resumable calls (resume.go)
+	governance governanceMetrics // the admin API and budgets (governance.go)
 }
 
 // New creates the metrics on a fresh registry, with Go runtime and process
@@ -247,6 +248,7 @@ func New() *Metrics {
 	}
 	m.series.init()
 	m.resume = newResumeMetrics(reg)
+	m.governance = newGovernanceMetrics(reg)
 	m.lastReloadOK.Set(1)
 	m.lastReloadSuccess.SetToCurrentTime()
 	for _, r := range []string{ReloadSuccess, ReloadFailure} {
