@@ -453,7 +453,15 @@ type Budget struct {
 	// The most tokens the window's calls may use: input plus output tokens
 	// (reasoning is part of output, cached input part of input). At most
 	// 10^15.
-	MaxTokens     uint64 `protobuf:"varint,3,opt,name=max_tokens,json=maxTokens,proto3" json:"max_tokens,omitempty"`
+	MaxTokens uint64 `protobuf:"varint,3,opt,name=max_tokens,json=maxTokens,proto3" json:"max_tokens,omitempty"`
+	// What the calls of the current window spent, in US dollars and in
+	// tokens, as settled so far (calls running hold a reservation on top).
+	// Output only: set by GetKey, ListKeys, UpdateKey on a key's own budgets.
+	SpentCostUsd float64 `protobuf:"fixed64,4,opt,name=spent_cost_usd,json=spentCostUsd,proto3" json:"spent_cost_usd,omitempty"`
+	SpentTokens  uint64  `protobuf:"varint,5,opt,name=spent_tokens,json=spentTokens,proto3" json:"spent_tokens,omitempty"`
+	// When the current window ends and the budget starts afresh; unset for
+	// "total". Output only, as `spent_cost_usd`.
+	ResetsAt      *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=resets_at,json=resetsAt,proto3" json:"resets_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -507,6 +515,27 @@ func (x *Budget) GetMaxTokens() uint64 {
 		return x.MaxTokens
 	}
 	return 0
+}
+
+func (x *Budget) GetSpentCostUsd() float64 {
+	if x != nil {
+		return x.SpentCostUsd
+	}
+	return 0
+}
+
+func (x *Budget) GetSpentTokens() uint64 {
+	if x != nil {
+		return x.SpentTokens
+	}
+	return 0
+}
+
+func (x *Budget) GetResetsAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ResetsAt
+	}
+	return nil
 }
 
 // CreateKeyRequest describes the key to make.
@@ -1306,13 +1335,16 @@ const file_llmrelay_admin_v1_admin_proto_rawDesc = "" +
 	"\tKeyLimits\x12G\n" +
 	"\x13requests_per_second\x18\x01 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x80\x84.A)\x00\x00\x00\x00\x00\x00\x00\x00R\x11requestsPerSecond\x12\x1f\n" +
 	"\x05burst\x18\x02 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=R\x05burst\x12?\n" +
-	"\x16max_concurrent_streams\x18\x03 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=R\x14maxConcurrentStreams\"\x8e\x02\n" +
+	"\x16max_concurrent_streams\x18\x03 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=R\x14maxConcurrentStreams\"\x90\x03\n" +
 	"\x06Budget\x120\n" +
 	"\x06window\x18\x01 \x01(\tB\x18\xbaH\x15r\x13R\x03dayR\x05monthR\x05totalR\x06window\x129\n" +
 	"\fmax_cost_usd\x18\x02 \x01(\x01B\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x80\x84.A)\x00\x00\x00\x00\x00\x00\x00\x00R\n" +
 	"maxCostUsd\x12-\n" +
 	"\n" +
-	"max_tokens\x18\x03 \x01(\x04B\x0e\xbaH\v2\t\x18\x80\x80\x9a\xa6\xea\xaf\xe3\x01R\tmaxTokens:h\xbaHe\x1ac\n" +
+	"max_tokens\x18\x03 \x01(\x04B\x0e\xbaH\v2\t\x18\x80\x80\x9a\xa6\xea\xaf\xe3\x01R\tmaxTokens\x12$\n" +
+	"\x0espent_cost_usd\x18\x04 \x01(\x01R\fspentCostUsd\x12!\n" +
+	"\fspent_tokens\x18\x05 \x01(\x04R\vspentTokens\x127\n" +
+	"\tresets_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\bresetsAt:h\xbaHe\x1ac\n" +
 	"\n" +
 	"budget.cap\x12$set max_cost_usd, max_tokens or both\x1a/this.max_cost_usd > 0.0 || this.max_tokens > 0u\"D\n" +
 	"\x10CreateKeyRequest\x120\n" +
@@ -1427,33 +1459,34 @@ var file_llmrelay_admin_v1_admin_proto_depIdxs = []int32{
 	19, // 6: llmrelay.admin.v1.Key.created_at:type_name -> google.protobuf.Timestamp
 	19, // 7: llmrelay.admin.v1.Key.updated_at:type_name -> google.protobuf.Timestamp
 	19, // 8: llmrelay.admin.v1.Key.revoked_at:type_name -> google.protobuf.Timestamp
-	2,  // 9: llmrelay.admin.v1.CreateKeyRequest.key:type_name -> llmrelay.admin.v1.Key
-	2,  // 10: llmrelay.admin.v1.CreateKeyResponse.key:type_name -> llmrelay.admin.v1.Key
-	2,  // 11: llmrelay.admin.v1.GetKeyResponse.key:type_name -> llmrelay.admin.v1.Key
-	2,  // 12: llmrelay.admin.v1.ListKeysResponse.keys:type_name -> llmrelay.admin.v1.Key
-	2,  // 13: llmrelay.admin.v1.UpdateKeyRequest.key:type_name -> llmrelay.admin.v1.Key
-	20, // 14: llmrelay.admin.v1.UpdateKeyRequest.update_mask:type_name -> google.protobuf.FieldMask
-	2,  // 15: llmrelay.admin.v1.UpdateKeyResponse.key:type_name -> llmrelay.admin.v1.Key
-	2,  // 16: llmrelay.admin.v1.RevokeKeyResponse.key:type_name -> llmrelay.admin.v1.Key
-	17, // 17: llmrelay.admin.v1.GetUsageResponse.records:type_name -> llmrelay.admin.v1.UsageRecord
-	21, // 18: llmrelay.admin.v1.UsageRecord.usage:type_name -> llmrelay.v1.Usage
-	5,  // 19: llmrelay.admin.v1.KeyService.CreateKey:input_type -> llmrelay.admin.v1.CreateKeyRequest
-	7,  // 20: llmrelay.admin.v1.KeyService.GetKey:input_type -> llmrelay.admin.v1.GetKeyRequest
-	9,  // 21: llmrelay.admin.v1.KeyService.ListKeys:input_type -> llmrelay.admin.v1.ListKeysRequest
-	11, // 22: llmrelay.admin.v1.KeyService.UpdateKey:input_type -> llmrelay.admin.v1.UpdateKeyRequest
-	13, // 23: llmrelay.admin.v1.KeyService.RevokeKey:input_type -> llmrelay.admin.v1.RevokeKeyRequest
-	15, // 24: llmrelay.admin.v1.UsageService.GetUsage:input_type -> llmrelay.admin.v1.GetUsageRequest
-	6,  // 25: llmrelay.admin.v1.KeyService.CreateKey:output_type -> llmrelay.admin.v1.CreateKeyResponse
-	8,  // 26: llmrelay.admin.v1.KeyService.GetKey:output_type -> llmrelay.admin.v1.GetKeyResponse
-	10, // 27: llmrelay.admin.v1.KeyService.ListKeys:output_type -> llmrelay.admin.v1.ListKeysResponse
-	12, // 28: llmrelay.admin.v1.KeyService.UpdateKey:output_type -> llmrelay.admin.v1.UpdateKeyResponse
-	14, // 29: llmrelay.admin.v1.KeyService.RevokeKey:output_type -> llmrelay.admin.v1.RevokeKeyResponse
-	16, // 30: llmrelay.admin.v1.UsageService.GetUsage:output_type -> llmrelay.admin.v1.GetUsageResponse
-	25, // [25:31] is the sub-list for method output_type
-	19, // [19:25] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	19, // 9: llmrelay.admin.v1.Budget.resets_at:type_name -> google.protobuf.Timestamp
+	2,  // 10: llmrelay.admin.v1.CreateKeyRequest.key:type_name -> llmrelay.admin.v1.Key
+	2,  // 11: llmrelay.admin.v1.CreateKeyResponse.key:type_name -> llmrelay.admin.v1.Key
+	2,  // 12: llmrelay.admin.v1.GetKeyResponse.key:type_name -> llmrelay.admin.v1.Key
+	2,  // 13: llmrelay.admin.v1.ListKeysResponse.keys:type_name -> llmrelay.admin.v1.Key
+	2,  // 14: llmrelay.admin.v1.UpdateKeyRequest.key:type_name -> llmrelay.admin.v1.Key
+	20, // 15: llmrelay.admin.v1.UpdateKeyRequest.update_mask:type_name -> google.protobuf.FieldMask
+	2,  // 16: llmrelay.admin.v1.UpdateKeyResponse.key:type_name -> llmrelay.admin.v1.Key
+	2,  // 17: llmrelay.admin.v1.RevokeKeyResponse.key:type_name -> llmrelay.admin.v1.Key
+	17, // 18: llmrelay.admin.v1.GetUsageResponse.records:type_name -> llmrelay.admin.v1.UsageRecord
+	21, // 19: llmrelay.admin.v1.UsageRecord.usage:type_name -> llmrelay.v1.Usage
+	5,  // 20: llmrelay.admin.v1.KeyService.CreateKey:input_type -> llmrelay.admin.v1.CreateKeyRequest
+	7,  // 21: llmrelay.admin.v1.KeyService.GetKey:input_type -> llmrelay.admin.v1.GetKeyRequest
+	9,  // 22: llmrelay.admin.v1.KeyService.ListKeys:input_type -> llmrelay.admin.v1.ListKeysRequest
+	11, // 23: llmrelay.admin.v1.KeyService.UpdateKey:input_type -> llmrelay.admin.v1.UpdateKeyRequest
+	13, // 24: llmrelay.admin.v1.KeyService.RevokeKey:input_type -> llmrelay.admin.v1.RevokeKeyRequest
+	15, // 25: llmrelay.admin.v1.UsageService.GetUsage:input_type -> llmrelay.admin.v1.GetUsageRequest
+	6,  // 26: llmrelay.admin.v1.KeyService.CreateKey:output_type -> llmrelay.admin.v1.CreateKeyResponse
+	8,  // 27: llmrelay.admin.v1.KeyService.GetKey:output_type -> llmrelay.admin.v1.GetKeyResponse
+	10, // 28: llmrelay.admin.v1.KeyService.ListKeys:output_type -> llmrelay.admin.v1.ListKeysResponse
+	12, // 29: llmrelay.admin.v1.KeyService.UpdateKey:output_type -> llmrelay.admin.v1.UpdateKeyResponse
+	14, // 30: llmrelay.admin.v1.KeyService.RevokeKey:output_type -> llmrelay.admin.v1.RevokeKeyResponse
+	16, // 31: llmrelay.admin.v1.UsageService.GetUsage:output_type -> llmrelay.admin.v1.GetUsageResponse
+	26, // [26:32] is the sub-list for method output_type
+	20, // [20:26] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_admin_v1_admin_proto_init() }
