@@ -232,4 +232,3 @@ func timestamp(t time.Time) *timestamppb.Timestamp {
 	}
 	return timestamppb.New(t)
 }
-
