@@ -56,7 +56,9 @@ build: ## Build the server to bin/llmrelay (the first build compiles the depende
 	@echo "==> built $(BIN): $$($(BIN) version)"
 
 .PHONY: run
-run: build ## Build and start the server (embedded default: 127.0.0.1:50051, mock provider). ARGS="--config x.yaml" passes flags.
+run: build ## Build and start the server (embedded default: 127.0.0.1:50051, mock provider; free ports when those are taken). ARGS="--config x.yaml" passes flags.
+	@echo "==> building grpcurl for your first call (go tool grpcurl; once, about a minute on a cold machine)"
+	@$(GO) tool grpcurl -version >/dev/null 2>&1 || echo "    (grpcurl did not build; the first 'go tool grpcurl' will try again)"
 	@echo "==> starting $(BIN) $(ARGS) (Ctrl-C stops it; $(BIN) help lists its commands and flags)"
 	$(BIN) $(ARGS)
 
@@ -64,8 +66,10 @@ run: build ## Build and start the server (embedded default: 127.0.0.1:50051, moc
 test: test-deps ## Run every test with the race detector, and deploy/'s manifest checks; installs Debian's redis-server, haproxy and nghttpx first, if it can (needs a C compiler; the first run compiles everything with -race, several minutes on a cold machine).
 	@command -v $${CC:-gcc} >/dev/null || command -v cc >/dev/null || { \
 		echo "make test runs the race detector, which needs a C compiler: install one (Debian: apt-get install gcc)"; exit 1; }
-	@echo "==> go test -race ./... (the first run compiles every package with the race detector once: several minutes on a cold machine)"
 	@scripts/redis-server.sh || echo "make test: no redis-server: the tests of the redis state store and of several replicas will skip"
+	@echo "==> compiling every package with the race detector (the first run: several minutes on a cold machine; later runs: seconds)"
+	@set -o pipefail; $(GO) build -race -v ./... 2>&1 | $(PROGRESS)
+	@echo "==> go test -race ./... (compiles the tests, then runs them: a few minutes)"
 	$(GO) test -race -count=1 ./...
 	cd deploy && $(GO) test -count=1 ./...
 

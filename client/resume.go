@@ -29,12 +29,28 @@ const (
 	ReasonStateStoreUnavailable = "STATE_STORE_UNAVAILABLE"
 )
 
+// ErrorInfo reasons after which a resumable call's request may be sent
+// again (see Stream.AllowReissue): the call is gone.
+const (
+	// ReasonResumableCallLost (ABORTED): the server running the call
+	// stopped before it finished (it crashed, or its shutdown cut the call
+	// off); nothing more will come.
+	ReasonResumableCallLost = "RESUMABLE_CALL_LOST"
+	// ReasonResumableCallNotFound (NOT_FOUND): the server has no such call
+	// (any more). After a dropped stream this means that the call was lost
+	// with a server that kept it in its own memory, or that the client
+	// came back after the grace period.
+	ReasonResumableCallNotFound = "RESUMABLE_CALL_NOT_FOUND"
+)
+
 // ErrEventsMissing is returned when a stream skips sequence numbers, which
 // llmrelay never does.
 var ErrEventsMissing = errors.New("llmrelay: events are missing from the stream")
 
 // Bounds on picking a call up again (see Stream.Recv).
 const (
+	// maxReissues bounds how often one Stream sends its request again.
+	maxReissues      = 3
 	maxResumeTries   = 8
 	resumeBackoffMin = 100 * time.Millisecond
 	resumeBackoffMax = 2 * time.Second
@@ -56,15 +72,59 @@ func (s *Stream) Resumable() bool { return s.resumable && s.requestID != "" }
 // Resumes returns how many times the stream picked its call up again.
 func (s *Stream) Resumes() int { return s.resumes }
 
+// Reissues returns how many times the stream sent its request again
+// after the server lost the call (see AllowReissue).
+func (s *Stream) Reissues() int { return s.reissues }
+
+// AllowReissue lets the stream send its request again, the same
+// request_id and all, when the server lost a resumable call (see Recv):
+// the call's events then start over from sequence 1, and discard is
+// called first, with why the call was lost: the caller must take back
+// everything the stream returned so far, as for a will_retry with
+// discard_partial. Without it (the default) a lost call ends the stream
+// with its error. Collect calls it for Hooks.OnReissue. A re-issued call
+// asks the provider again: the caller pays for it twice.
+func (s *Stream) AllowReissue(discard func(cause error)) { s.reissue = discard }
+
 // open starts the stream: Generate, or Resume after the last event.
 func (s *Stream) open() error {
 	var err error
-	if s.req != nil && !s.received {
+	s.resuming = !(s.req != nil && !s.received)
+	if !s.resuming {
 		s.recv, err = s.stub.Generate(s.ctx, s.req, s.opts...)
 	} else {
 		s.recv, err = s.stub.Resume(s.ctx, &llmrelayv1.ResumeRequest{RequestId: s.requestID, AfterSequence: s.last}, s.opts...)
 	}
 	return err
+}
+
+// mayReissue reports whether err, which ended the stream, says that the
+// resumable call is gone and the caller allowed its request to be sent
+// again: RESUMABLE_CALL_LOST, or RESUMABLE_CALL_NOT_FOUND in answer to
+// the stream's own Resume after a drop.
+func (s *Stream) mayReissue(err error) bool {
+	if s.reissue == nil || s.req == nil || !s.Resumable() || s.final || s.ctx.Err() != nil || s.reissues >= maxReissues {
+		return false
+	}
+	e := FromError(err)
+	if e.Domain != Domain {
+		return false
+	}
+	return e.Reason == ReasonResumableCallLost || e.Reason == ReasonResumableCallNotFound && s.resuming && s.resumes > 0
+}
+
+// reissueCall sends the request again, after the caller was told to
+// discard what it was shown: the call starts over.
+func (s *Stream) reissueCall(cause error) {
+	s.reissue(FromError(cause))
+	s.reissues++
+	s.last, s.received, s.tries = 0, false, 0
+	// What the headers said of the lost call (an id the server chose, for
+	// a call a route made resumable) is learnt again.
+	s.headersRead, s.resumable, s.requestID = false, s.req.GetResumable(), s.req.GetRequestId()
+	if err := s.open(); err != nil {
+		s.recv = failed{err}
+	}
 }
 
 // readHeaders learns from the response headers, once, whether the call is

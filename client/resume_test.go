@@ -251,3 +251,158 @@ func TestStreamResumeGivesUp(t *testing.T) {
 		t.Fatalf("waits %v, want %s", waits, want)
 	}
 }
+
+// TestStreamReissues: a resumable call the server lost (RESUMABLE_CALL_LOST,
+// or NOT_FOUND in answer to the stream's own Resume) is sent again, with
+// the same request_id, only when the caller allowed it, after the caller
+// was told to discard what it was shown; its events then start over.
+func TestStreamReissues(t *testing.T) {
+	lost := llmrelayErr(codes.Aborted, ReasonResumableCallLost)
+	req := func() *llmrelayv1.GenerateRequest {
+		return &llmrelayv1.GenerateRequest{RequestId: "id-1", Resumable: proto.Bool(true)}
+	}
+	tests := []struct {
+		name      string
+		allow     bool
+		streams   []*scripted
+		wantCalls []string
+		wantSeqs  []uint64
+		discards  int
+		wantErr   string // the reason the stream ends with, "" for its final
+	}{
+		{
+			name:      "lost, not allowed: the stream ends with the reason",
+			streams:   []*scripted{{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a")}, end: lost}},
+			wantCalls: []string{"generate id-1"},
+			wantSeqs:  []uint64{1},
+			wantErr:   ReasonResumableCallLost,
+		},
+		{
+			name:  "lost on the live stream: the same request again",
+			allow: true,
+			streams: []*scripted{
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a"), ev(2, "b")}, end: lost},
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a"), ev(2, "b"), fin(3)}, end: io.EOF},
+			},
+			wantCalls: []string{"generate id-1", "generate id-1"},
+			wantSeqs:  []uint64{1, 2, 1, 2, 3},
+			discards:  1,
+		},
+		{
+			name:  "dropped, then lost in answer to the Resume",
+			allow: true,
+			streams: []*scripted{
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a"), ev(2, "b")}, end: dropped},
+				{end: lost},
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a"), fin(2)}, end: io.EOF},
+			},
+			wantCalls: []string{"generate id-1", "resume id-1 2", "generate id-1"},
+			wantSeqs:  []uint64{1, 2, 1, 2},
+			discards:  1,
+		},
+		{
+			name:  "dropped, then NOT_FOUND in answer to the Resume",
+			allow: true,
+			streams: []*scripted{
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a")}, end: dropped},
+				{end: llmrelayErr(codes.NotFound, ReasonResumableCallNotFound)},
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{fin(1)}, end: io.EOF},
+			},
+			wantCalls: []string{"generate id-1", "resume id-1 1", "generate id-1"},
+			wantSeqs:  []uint64{1, 1},
+			discards:  1,
+		},
+		{
+			name:  "the call's own failure is not sent again",
+			allow: true,
+			streams: []*scripted{
+				{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a")}, end: llmrelayErr(codes.Unavailable, "RETRIES_EXHAUSTED")},
+			},
+			wantCalls: []string{"generate id-1"},
+			wantSeqs:  []uint64{1},
+			wantErr:   "RETRIES_EXHAUSTED",
+		},
+		{
+			name:  "at most 3 times",
+			allow: true,
+			streams: []*scripted{
+				{header: resumableHeader, end: lost},
+				{header: resumableHeader, end: lost},
+				{header: resumableHeader, end: lost},
+				{header: resumableHeader, end: lost},
+			},
+			wantCalls: []string{"generate id-1", "generate id-1", "generate id-1", "generate id-1"},
+			discards:  3,
+			wantErr:   ReasonResumableCallLost,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stub := &scriptedStub{streams: tt.streams}
+			s, err := (&Client{stub: stub}).Generate(t.Context(), req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			discards := 0
+			if tt.allow {
+				s.AllowReissue(func(cause error) {
+					if r := FromError(cause).Reason; r != ReasonResumableCallLost && r != ReasonResumableCallNotFound {
+						t.Errorf("discard told of %v", cause)
+					}
+					discards++
+				})
+			}
+			var seqs []uint64
+			var gotErr error
+			for e, err := range s.Events() {
+				if err != nil {
+					gotErr = err
+					break
+				}
+				seqs = append(seqs, e.GetSequence())
+			}
+			if fmt.Sprint(stub.calls) != fmt.Sprint(tt.wantCalls) {
+				t.Errorf("calls %q, want %q", stub.calls, tt.wantCalls)
+			}
+			if fmt.Sprint(seqs) != fmt.Sprint(tt.wantSeqs) {
+				t.Errorf("events %v, want %v", seqs, tt.wantSeqs)
+			}
+			if discards != tt.discards || s.Reissues() != tt.discards {
+				t.Errorf("%d discards, %d reissues; want %d", discards, s.Reissues(), tt.discards)
+			}
+			got := ""
+			if gotErr != nil {
+				got = FromError(gotErr).Reason
+			}
+			if (gotErr == nil) != (tt.wantErr == "") || got != tt.wantErr {
+				t.Errorf("error %v, want reason %q", gotErr, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestCollectReissues: Collect with Hooks.OnReissue takes back what the
+// lost call showed and returns the new call's final.
+func TestCollectReissues(t *testing.T) {
+	stub := &scriptedStub{streams: []*scripted{
+		{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "Hel"), ev(2, "lo")}, end: llmrelayErr(codes.Aborted, ReasonResumableCallLost)},
+		{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "Hi"), {Sequence: 2, Attempt: 1, Event: &llmrelayv1.GenerateEvent_Final{Final: &llmrelayv1.Final{Message: &llmrelayv1.Message{Content: "Hi"}}}}}, end: io.EOF},
+	}}
+	s, err := (&Client{stub: stub}).Generate(t.Context(), &llmrelayv1.GenerateRequest{RequestId: "id-1", Resumable: proto.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var screen string
+	final, err := Collect(s, &Hooks{
+		OnDelta: func(d *llmrelayv1.Delta) { screen += d.GetText() },
+		OnReissue: func(cause error, discarded string) {
+			if discarded != "Hello" || FromError(cause).Reason != ReasonResumableCallLost {
+				t.Errorf("OnReissue(%v, %q), want the lost call's reason and \"Hello\"", cause, discarded)
+			}
+			screen = screen[:len(screen)-len(discarded)]
+		},
+	})
+	if err != nil || final.GetMessage().GetContent() != "Hi" || screen != "Hi" {
+		t.Fatalf("Collect: %v, final %q, screen %q; want \"Hi\" shown once", err, final.GetMessage().GetContent(), screen)
+	}
+}

@@ -49,6 +49,12 @@ type Stream struct {
 	// resumes all of them.
 	tries, resumes int
 	onResume       func(afterSequence uint64, cause error)
+	// resuming: the stream in recv is a Resume.
+	resuming bool
+	// reissue, when set, allows the request to be sent again after the
+	// server lost the call (AllowReissue); reissues counts how often.
+	reissue  func(cause error)
+	reissues int
 }
 
 // Recv returns the next event. After the final event it returns io.EOF; a
@@ -68,6 +74,15 @@ type Stream struct {
 // STATE_STORE_UNAVAILABLE, which leave the call running. Other errors of
 // llmrelay's own (the call's failure; NOT_FOUND when the call can no
 // longer be resumed) end the stream as usual.
+//
+// A resumable call the server lost (ABORTED, RESUMABLE_CALL_LOST: the
+// server running it crashed or shut down before it finished; or NOT_FOUND
+// in answer to the stream's own Resume after a drop) ends the stream too,
+// unless the caller allowed its request to be sent again (AllowReissue;
+// Collect with Hooks.OnReissue): then, up to 3 times, Recv tells the
+// caller to discard what it was shown, sends the same request again (the
+// server accepts its request_id and replaces the lost call), and returns
+// the new call's events, from sequence 1.
 func (s *Stream) Recv() (*llmrelayv1.GenerateEvent, error) {
 	for {
 		ev, err := s.recv.Recv()
@@ -92,6 +107,10 @@ func (s *Stream) Recv() (*llmrelayv1.GenerateEvent, error) {
 			return nil, io.EOF
 		case errors.Is(err, io.EOF):
 			return nil, ErrNoFinal
+		}
+		if s.mayReissue(err) {
+			s.reissueCall(err)
+			continue
 		}
 		if !s.mayResume(err) {
 			return nil, FromError(err)
@@ -157,6 +176,14 @@ type Hooks struct {
 	// afterSequence (see Stream.Recv). Nothing is to be taken back: the
 	// events go on where they stopped.
 	OnResume func(afterSequence uint64, cause error)
+	// OnReissue, when set, allows Collect to send a resumable call's
+	// request again when the server lost the call (Stream.AllowReissue),
+	// and is called just before, with why (an *Error: reason
+	// RESUMABLE_CALL_LOST or RESUMABLE_CALL_NOT_FOUND) and the text the
+	// deltas showed since the last discard, which the caller must take
+	// back: the new call streams its reply from the start. Leave it nil to
+	// have a lost call end Collect with its error.
+	OnReissue func(cause error, discarded string)
 }
 
 // Collect reads r to its end, calling hooks (which may be nil) as events
@@ -165,17 +192,24 @@ type Hooks struct {
 // stream without a final returns ErrNoFinal. Heartbeat events (a call with
 // heartbeat_interval) are skipped. A *Stream is closed on return.
 func Collect(r Receiver, hooks *Hooks) (*llmrelayv1.Final, error) {
-	if s, ok := r.(*Stream); ok {
-		defer s.Close()
-		if hooks != nil && hooks.OnResume != nil {
-			s.onResume = hooks.OnResume
-		}
-	}
 	if hooks == nil {
 		hooks = &Hooks{}
 	}
 	// shown is the text shown since the last discard.
 	var shown strings.Builder
+	if s, ok := r.(*Stream); ok {
+		defer s.Close()
+		if hooks.OnResume != nil {
+			s.onResume = hooks.OnResume
+		}
+		if hooks.OnReissue != nil {
+			s.AllowReissue(func(cause error) {
+				discarded := shown.String()
+				shown.Reset()
+				hooks.OnReissue(cause, discarded)
+			})
+		}
+	}
 	for {
 		ev, err := r.Recv()
 		switch {

@@ -26,8 +26,10 @@ import (
 // and the ErrorInfo reason says why retrying stopped (RETRIES_EXHAUSTED,
 // RETRY_BUDGET_EXHAUSTED, RETRY_HINT_TOO_LONG, ...) or, for a failure that
 // is never retried, what it was (PROVIDER_REJECTED, ...). The metadata holds
-// attempts, provider and, when known, provider_status and
-// provider_error_type. A RetryInfo carries the provider's retry hint when
+// attempts, provider and, when known, what the last attempt's failure was:
+// retry_reason (for every failure that has one, a call of one attempt
+// included), provider_status, provider_error_type and transport_failure
+// (see the Meta* keys). A RetryInfo carries the provider's retry hint when
 // the failure was transient and the provider did not forbid retrying it.
 func FromFailure(f *retry.Failure) *Error {
 	c := f.Class
@@ -46,11 +48,11 @@ func FromFailure(f *retry.Failure) *Error {
 	e := &Error{
 		Code:     cs.code,
 		Reason:   stopReason(f),
-		Message:  "provider " + strconv.Quote(f.Provider) + " " + cs.what + describeProvider(c),
+		Message:  "provider " + strconv.Quote(f.Provider) + " " + cs.describe(c) + describeProvider(c),
 		Metadata: failureMetadata(f),
 		Cause:    f,
 	}
-	if (c.Class == provider.ClassRejected || c.Class == provider.ClassNotFound) && c.Provider != nil && c.Provider.Message != "" {
+	if (c.Class == provider.ClassRejected || c.Class == provider.ClassNotFound || c.Class == provider.ClassInvalidOutput) && c.Provider != nil && c.Provider.Message != "" {
 		// Only the message the adapter parsed from the provider's error
 		// format, cleaned and bounded: never a raw body.
 		e.Message += ": " + provider.CleanText(c.Provider.Message, provider.MaxMessageLen)
@@ -68,16 +70,17 @@ func FromFailure(f *retry.Failure) *Error {
 // code FromFailure would give the failure, an ErrorInfo whose reason names
 // the kind of failure (PROVIDER_RATE_LIMITED, PROVIDER_OVERLOADED,
 // PROVIDER_SERVER_ERROR, PROVIDER_TRANSPORT_ERROR, PROVIDER_STALLED) and
-// the metadata attempt, provider, provider_status, provider_error_type.
+// the metadata attempt, provider, retry_reason, provider_status,
+// provider_error_type and transport_failure, as they apply.
 func AttemptCause(c retry.Classification, providerName string, attempt int) *spb.Status {
 	cs := statusOf(c.Class)
 	e := &Error{
 		Code:     cs.code,
 		Reason:   cs.reason,
-		Message:  "provider " + strconv.Quote(providerName) + " " + cs.what + describeProvider(c),
+		Message:  "provider " + strconv.Quote(providerName) + " " + cs.describe(c) + describeProvider(c),
 		Metadata: providerMetadata(c, providerName),
 	}
-	e.Metadata["attempt"] = strconv.Itoa(attempt)
+	e.Metadata[MetaAttempt] = strconv.Itoa(attempt)
 	return e.GRPCStatus().Proto()
 }
 
@@ -99,9 +102,20 @@ var classStatuses = map[provider.Class]classStatus{
 	provider.ClassProtocol:       {codes.Unknown, ReasonProviderProtocolError, "sent a stream llmrelay cannot decode"},
 	provider.ClassRejected:       {codes.InvalidArgument, ReasonProviderRejected, "rejected the request"},
 	provider.ClassNotFound:       {codes.InvalidArgument, ReasonProviderRejected, "does not know the model (or the endpoint)"},
+	provider.ClassInvalidOutput:  {codes.InvalidArgument, ReasonProviderRejected, "rejected the model's output"},
 	provider.ClassAuth:           {codes.FailedPrecondition, ReasonProviderAuthFailed, "rejected llmrelay's credentials"},
 	provider.ClassCanceled:       {codes.Canceled, ReasonCancelled, "call was cancelled"},
 	provider.ClassDeadline:       {codes.DeadlineExceeded, ReasonDeadlineExceeded, "call ran out of time"},
+}
+
+// describe says what happened, for the public message: the class's
+// words, or for a transport failure whose kind the HTTP layer could tell
+// (refused, DNS, TLS, timeout, ...), that kind's.
+func (cs classStatus) describe(c retry.Classification) string {
+	if pe := c.Provider; pe != nil && c.Class == provider.ClassTransport && pe.Net != provider.NetUnknown {
+		return pe.Net.Describe()
+	}
+	return cs.what
 }
 
 // statusOf returns the class's status; unknown failures are UNKNOWN.
@@ -159,6 +173,9 @@ func describeStop(f *retry.Failure) string {
 	if f.Class.Class.Transient() {
 		return "not retried: the provider said not to (x-should-retry: false)"
 	}
+	if f.Class.Class == provider.ClassInvalidOutput && f.Attempts > 1 {
+		return "not retried again after " + attempts + ": a refused output is retried once per call"
+	}
 	return "not retried"
 }
 
@@ -183,20 +200,54 @@ func describeProvider(c retry.Classification) string {
 	return s + typ + ")"
 }
 
+// ErrorInfo metadata keys of a failed provider call (FromFailure) and of
+// a WillRetry cause (AttemptCause). Stable: clients read them.
+const (
+	// MetaProvider is the configured provider the (last) attempt went to.
+	MetaProvider = "provider"
+	// MetaAttempts is how many attempts the call made (FromFailure).
+	MetaAttempts = "attempts"
+	// MetaAttempt is the number of the attempt that failed (AttemptCause).
+	MetaAttempt = "attempt"
+	// MetaRetryReason is why the last attempt failed, as a RetryReason
+	// without its RETRY_REASON_ prefix ("STALLED", "OVERLOADED",
+	// "TRANSPORT", ...), set whenever the failure has one, however many
+	// attempts the call made (one included).
+	MetaRetryReason = "retry_reason"
+	// MetaProviderStatus is the HTTP status of the provider's error (or
+	// the status an in-stream error stands for).
+	MetaProviderStatus = "provider_status"
+	// MetaProviderErrorType is the provider's error type, cleaned.
+	MetaProviderErrorType = "provider_error_type"
+	// MetaTransportFailure is what kind of network failure a transport
+	// failure was (provider.NetFailure: connection_refused, dns, tls,
+	// timeout, connection_reset, stream_cut), when known.
+	MetaTransportFailure = "transport_failure"
+)
+
 func failureMetadata(f *retry.Failure) map[string]string {
 	md := providerMetadata(f.Class, f.Provider)
-	md["attempts"] = strconv.Itoa(f.Attempts)
+	md[MetaAttempts] = strconv.Itoa(f.Attempts)
 	return md
 }
 
+// providerMetadata is the metadata that says what one failed attempt's
+// failure was: the provider, the retry reason, the provider's status and
+// error type, and the kind of network failure.
 func providerMetadata(c retry.Classification, providerName string) map[string]string {
-	md := map[string]string{"provider": providerName}
+	md := map[string]string{MetaProvider: providerName}
+	if c.Reason != retry.ReasonUnspecified {
+		md[MetaRetryReason] = c.Reason.String()
+	}
 	if pe := c.Provider; pe != nil {
 		if pe.Status != 0 {
-			md["provider_status"] = strconv.Itoa(pe.Status)
+			md[MetaProviderStatus] = strconv.Itoa(pe.Status)
 		}
 		if typ := provider.CleanText(pe.Type, provider.MaxTypeLen); typ != "" {
-			md["provider_error_type"] = typ
+			md[MetaProviderErrorType] = typ
+		}
+		if pe.Net != provider.NetUnknown {
+			md[MetaTransportFailure] = pe.Net.String()
 		}
 	}
 	return md

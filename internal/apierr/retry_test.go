@@ -47,13 +47,17 @@ func TestFromFailure(t *testing.T) {
 	}{
 		{"overloaded, attempts exhausted", failure(httpErr(503, "overloaded_error"), retry.StopAttempts, 3),
 			codes.Unavailable, "RETRIES_EXHAUSTED", 0,
-			map[string]string{"attempts": "3", "provider": "openai", "provider_status": "503", "provider_error_type": "overloaded_error"}},
+			map[string]string{"attempts": "3", "provider": "openai", "retry_reason": "OVERLOADED", "provider_status": "503", "provider_error_type": "overloaded_error"}},
+		{"stalled, a call of one attempt", failure(retry.ErrStalled, retry.StopAttempts, 1),
+			codes.Unavailable, "RETRIES_EXHAUSTED", 0, map[string]string{"attempts": "1", "retry_reason": "STALLED"}},
+		{"connection refused, attempts exhausted", failure(&provider.Error{Kind: provider.KindTransport, Net: provider.NetRefused}, retry.StopAttempts, 2),
+			codes.Unavailable, "RETRIES_EXHAUSTED", 0, map[string]string{"retry_reason": "TRANSPORT", "transport_failure": "connection_refused"}},
 		{"server error, attempts exhausted", failure(httpErr(500, "server_error"), retry.StopAttempts, 2),
 			codes.Unavailable, "RETRIES_EXHAUSTED", 0, map[string]string{"attempts": "2"}},
 		{"transport, attempts exhausted", failure(&provider.Error{Kind: provider.KindTransport}, retry.StopAttempts, 3),
 			codes.Unavailable, "RETRIES_EXHAUSTED", 0, map[string]string{"attempts": "3", "provider": "openai"}},
 		{"stalled, attempts exhausted", failure(retry.ErrStalled, retry.StopAttempts, 3),
-			codes.Unavailable, "RETRIES_EXHAUSTED", 0, map[string]string{"attempts": "3"}},
+			codes.Unavailable, "RETRIES_EXHAUSTED", 0, map[string]string{"attempts": "3", "retry_reason": "STALLED"}},
 		{"rate limited with a hint, attempts exhausted", failure(withHint(httpErr(429, "rate_limit_error"), 2*time.Second), retry.StopAttempts, 3),
 			codes.ResourceExhausted, "RETRIES_EXHAUSTED", 2 * time.Second, map[string]string{"provider_status": "429"}},
 		{"rate limited, hint past the deadline", failure(withHint(httpErr(429, ""), 5*time.Second), retry.StopHintPastDeadline, 1),
@@ -67,7 +71,7 @@ func TestFromFailure(t *testing.T) {
 		{"failed after output", failure(&provider.Error{Kind: provider.KindTransport}, retry.StopMidstream, 1),
 			codes.Unavailable, "MIDSTREAM_FAILED", 0, nil},
 		{"rejected request", failure(httpErr(400, "invalid_request_error"), retry.StopNotRetryable, 1),
-			codes.InvalidArgument, "PROVIDER_REJECTED", 0, map[string]string{"provider_status": "400", "provider_error_type": "invalid_request_error"}},
+			codes.InvalidArgument, "PROVIDER_REJECTED", 0, map[string]string{"provider_status": "400", "provider_error_type": "invalid_request_error", "retry_reason": ""}},
 		{"not found", failure(httpErr(404, ""), retry.StopNotRetryable, 1), codes.InvalidArgument, "PROVIDER_REJECTED", 0, nil},
 		{"too large", failure(httpErr(413, ""), retry.StopNotRetryable, 1), codes.InvalidArgument, "PROVIDER_REJECTED", 0, nil},
 		{"unprocessable", failure(httpErr(422, ""), retry.StopNotRetryable, 1), codes.InvalidArgument, "PROVIDER_REJECTED", 0, nil},
@@ -172,6 +176,49 @@ func TestAttemptCause(t *testing.T) {
 			ei, ok := st.Details()[0].(*errdetails.ErrorInfo)
 			if !ok || ei.GetReason() != tt.reason || ei.GetMetadata()["attempt"] != "2" || ei.GetMetadata()["provider"] != "openai" {
 				t.Errorf("ErrorInfo = %v, want reason %s, attempt 2, provider openai", st.Details(), tt.reason)
+			}
+		})
+	}
+}
+
+// TestTransportFailureSaysWhichKind: an unreachable provider's status says
+// which kind of network failure it was, in the message and the metadata,
+// and nothing of the error chain (which holds the provider's URL).
+func TestTransportFailureSaysWhichKind(t *testing.T) {
+	secret := errors.New(`Post "https://internal-host:8443/v1/chat?key=sk-secret": dial tcp 10.0.0.7:8443: connect: connection refused`)
+	tests := []struct {
+		net      provider.NetFailure
+		metadata string
+		words    string
+	}{
+		{provider.NetRefused, "connection_refused", "connection refused"},
+		{provider.NetDNS, "dns", "host name does not resolve"},
+		{provider.NetTLS, "tls", "TLS handshake failed"},
+		{provider.NetTimeout, "timeout", "did not answer in time"},
+		{provider.NetReset, "connection_reset", "dropped the connection"},
+		{provider.NetCut, "stream_cut", "cut its stream short"},
+		{provider.NetUnknown, "", "could not be reached or its stream broke"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.net.String(), func(t *testing.T) {
+			pe := &provider.Error{Kind: provider.KindTransport, Net: tt.net, Message: "sending the request failed", Err: secret}
+			for _, e := range []*apierr.Error{
+				apierr.FromFailure(failure(pe, retry.StopAttempts, 3)),
+				{Message: status.FromProto(apierr.AttemptCause(retry.Classify(pe), "openai", 1)).Message(),
+					Metadata: status.FromProto(apierr.AttemptCause(retry.Classify(pe), "openai", 1)).Details()[0].(*errdetails.ErrorInfo).GetMetadata()},
+			} {
+				if !strings.Contains(e.Message, tt.words) {
+					t.Errorf("message %q does not say %q", e.Message, tt.words)
+				}
+				if got := e.Metadata["transport_failure"]; got != tt.metadata {
+					t.Errorf("transport_failure = %q, want %q", got, tt.metadata)
+				}
+				if e.Metadata["retry_reason"] != "TRANSPORT" {
+					t.Errorf("retry_reason = %q, want TRANSPORT", e.Metadata["retry_reason"])
+				}
+				if strings.Contains(e.Message, "internal-host") || strings.Contains(e.Message, "sk-secret") || strings.Contains(e.Message, "10.0.0.7") {
+					t.Errorf("message %q leaks the provider's address", e.Message)
+				}
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -171,5 +172,56 @@ func TestServeTracingVariables(t *testing.T) {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and:\n%s", r.code, r.stderr, ExitFailed, tt.want)
 			}
 		})
+	}
+}
+
+// TestTwoDefaultServersSideBySide: two servers on the embedded default
+// (what two `make run`s start) both serve: the second finds the default
+// addresses taken, listens on free ports instead and says so; each answers
+// health checks on the address it logged. An address someone chose is
+// not replaced (TestAddressInUse).
+func TestTwoDefaultServersSideBySide(t *testing.T) {
+	start := func() (addr string, log *watchWriter) {
+		ctx, cancel := context.WithCancel(t.Context())
+		log = newWatchWriter("llmrelay serving")
+		done := make(chan int, 1)
+		go func() {
+			done <- Run(ctx, nil, Env{Stdout: &bytes.Buffer{}, Stderr: log, Getenv: func(string) string { return "" }})
+		}()
+		t.Cleanup(func() {
+			cancel()
+			if code := <-done; code != ExitOK {
+				t.Errorf("exit %d: %s", code, log)
+			}
+		})
+		select {
+		case <-log.seen:
+		case code := <-done:
+			done <- code
+			t.Fatalf("exited %d before serving: %s", code, log)
+		case <-time.After(60 * time.Second):
+			t.Fatalf("not serving after a minute: %s", log)
+		}
+		m := regexp.MustCompile(`msg="llmrelay serving" listen=(\S+)`).FindStringSubmatch(log.String())
+		if m == nil {
+			t.Fatalf("no address in %s", log)
+		}
+		return m[1], log
+	}
+	first, _ := start()
+	second, log := start()
+	if first == second {
+		t.Fatalf("both serve on %s", first)
+	}
+	for _, setting := range []string{"listen", "metrics_listen"} {
+		if !strings.Contains(log.String(), "level=WARN msg=\""+setting+": the default address is in use") {
+			t.Errorf("the second server did not say that it left the default %s:\n%s", setting, log)
+		}
+	}
+	for _, addr := range []string{first, second} {
+		r := runCLI(t.Context(), t, []string{"health", "--addr", addr}, nil, "")
+		if r.code != ExitOK {
+			t.Errorf("health of %s: exit %d, %s%s", addr, r.code, r.stdout, r.stderr)
+		}
 	}
 }

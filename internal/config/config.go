@@ -80,6 +80,22 @@ type Config struct {
 	// Resume bounds resumable calls (GenerateRequest.resumable); see
 	// docs/resume.md.
 	Resume Resume `yaml:"resume"`
+
+	// DefaultListens names the listen settings ("listen",
+	// "metrics_listen") that Load found set by no file, variable or flag:
+	// their addresses are the embedded default's (ListenIsDefault). Not a
+	// setting: Load fills it in.
+	DefaultListens []string `yaml:"-"`
+}
+
+// ListenIsDefault reports whether the address of setting ("listen" or
+// "metrics_listen") is the embedded default's: Load found it set by no
+// config file, environment variable or flag. When that address is taken
+// (another llmrelay, or another program on 9464), the server may listen
+// on a free port of the same host instead and say so; an address someone
+// chose is used as it is, or the server fails.
+func (c *Config) ListenIsDefault(setting string) bool {
+	return slices.Contains(c.DefaultListens, setting)
 }
 
 // Resume bounds resumable calls: how long one runs without a reader and
@@ -94,9 +110,15 @@ type Resume struct {
 	// MaxCallBytes bounds the events kept for one call (each counts its
 	// encoded size plus 64 bytes).
 	MaxCallBytes int64 `yaml:"max_call_bytes"`
-	// MaxBufferedBytes bounds the events kept for all the resumable calls
-	// of this replica, in memory or, with the redis store, in Redis.
+	// MaxBufferedBytes bounds what all the resumable calls of this replica
+	// keep (their events, and a fixed cost each), in memory or, with the
+	// redis store, in Redis.
 	MaxBufferedBytes int64 `yaml:"max_buffered_bytes"`
+	// MaxReadersPerKey bounds the Resume streams one API key has open at
+	// once (across the replicas that share a redis store), or the key's
+	// max_concurrent_streams when that is higher: one key's readers cannot
+	// crowd out another's.
+	MaxReadersPerKey int `yaml:"max_readers_per_key"`
 }
 
 // OutlierDetection configures route target health (state.OutlierPolicy):
@@ -391,7 +413,7 @@ func Default() *Config {
 		},
 		State:   state.DefaultConfig(),
 		Pricing: Pricing{Currency: "USD"},
-		Resume:  Resume{Grace: 60 * time.Second, MaxCallBytes: 8 << 20, MaxBufferedBytes: 256 << 20},
+		Resume:  Resume{Grace: 60 * time.Second, MaxCallBytes: 8 << 20, MaxBufferedBytes: 256 << 20, MaxReadersPerKey: 32},
 	}
 }
 
@@ -521,6 +543,11 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	}
 	if err := cfg.finish(o); err != nil {
 		return nil, err
+	}
+	for _, setting := range []string{"listen", "metrics_listen"} {
+		if _, inFile := o.lines[setting]; !inFile && o.sources[setting] == "" {
+			cfg.DefaultListens = append(cfg.DefaultListens, setting)
+		}
 	}
 	return cfg, nil
 }
@@ -773,6 +800,9 @@ func (c *Config) validate() Problems {
 		bad("resume.max_call_bytes", "must be positive")
 	} else if r.MaxBufferedBytes < r.MaxCallBytes {
 		bad("resume.max_buffered_bytes", "%d is below resume.max_call_bytes (%d)", r.MaxBufferedBytes, r.MaxCallBytes)
+	}
+	if r := c.Resume; r.MaxReadersPerKey <= 0 {
+		bad("resume.max_readers_per_key", "must be positive")
 	}
 	if h := c.Heartbeat; h.MinInterval <= 0 {
 		bad("heartbeat.min_interval", "must be positive")

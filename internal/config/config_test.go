@@ -26,6 +26,40 @@ func TestLoadWithNothingGivesTheEmbeddedDefault(t *testing.T) {
 	}
 }
 
+// TestListenIsDefault: only an address no file, variable or flag set is
+// the embedded default's, which the server may replace when it is taken;
+// one given as the very same address is not.
+func TestListenIsDefault(t *testing.T) {
+	metrics := "127.0.0.1:9464"
+	tests := []struct {
+		name                string
+		flags               Flags
+		env                 map[string]string
+		listen, metricsFrom bool // want ListenIsDefault of listen, metrics_listen
+	}{
+		{"nothing given", Flags{}, nil, true, true},
+		{"a file that sets neither", Flags{ConfigPath: writeFile(t, "shutdown_grace: 3s\n")}, nil, true, true},
+		{"a file that sets listen", Flags{ConfigPath: writeFile(t, "listen: 127.0.0.1:50051\n")}, nil, false, true},
+		{"the variable", Flags{}, map[string]string{EnvMetricsListen: metrics}, true, false},
+		{"the flag, with the default's address", Flags{MetricsListen: &metrics}, nil, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Load(tt.flags, env(tt.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.ListenIsDefault("listen") != tt.listen || cfg.ListenIsDefault("metrics_listen") != tt.metricsFrom {
+				t.Errorf("ListenIsDefault: listen %v, metrics_listen %v; want %v, %v",
+					cfg.ListenIsDefault("listen"), cfg.ListenIsDefault("metrics_listen"), tt.listen, tt.metricsFrom)
+			}
+		})
+	}
+	if Default().ListenIsDefault("listen") {
+		t.Error("a config not loaded says its address is the default's")
+	}
+}
+
 func writeFile(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "llmrelay.yaml")
@@ -111,6 +145,7 @@ func TestLoadRejectsBadConfig(t *testing.T) {
 		{"negative drain delay", "drain_delay: -1s\n", "drain_delay"},
 		{"negative connection age", "limits: {max_connection_age: -1m}\n", "max_connection_age"},
 		{"negative connection age grace", "limits: {max_connection_age_grace: -1s}\n", "max_connection_age_grace"},
+		{"no Resume readers per key", "resume: {max_readers_per_key: 0}\n", "resume.max_readers_per_key: must be positive"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

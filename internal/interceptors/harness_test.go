@@ -71,6 +71,14 @@ type fakeService struct {
 	llmrelayv1.UnimplementedLLMServiceServer
 	generate   func(*llmrelayv1.GenerateRequest, llmrelayv1.LLMService_GenerateServer) error
 	listModels func(context.Context, *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error)
+	resume     func(*llmrelayv1.ResumeRequest, llmrelayv1.LLMService_ResumeServer) error
+}
+
+func (f *fakeService) Resume(req *llmrelayv1.ResumeRequest, s llmrelayv1.LLMService_ResumeServer) error {
+	if f.resume != nil {
+		return f.resume(req, s)
+	}
+	return s.Send(&llmrelayv1.GenerateEvent{Sequence: 1, Attempt: 1, Event: &llmrelayv1.GenerateEvent_Final{Final: &llmrelayv1.Final{Attempts: 1}}})
 }
 
 func (f *fakeService) Generate(req *llmrelayv1.GenerateRequest, s llmrelayv1.LLMService_GenerateServer) error {

@@ -21,6 +21,9 @@ const (
 	LimitRate          = "rate"
 	LimitConcurrency   = "concurrency"
 	LimitProviderQueue = "provider_queue"
+	// LimitResumeReaders is the limit on a key's Resume streams, in a
+	// refusal's ErrorInfo metadata (its metric counts it as concurrency).
+	LimitResumeReaders = "resume_readers"
 )
 
 // storeRetryAfter is the RetryInfo delay of a call refused because the
@@ -37,6 +40,10 @@ type KeyLimits struct {
 	quotas  map[string]state.Quota // by key name; keys without limits are absent
 	store   state.Admitter
 	metrics *metrics.Metrics
+	// readers holds the Resume streams' leases, up to readersOf each
+	// key; nil: Resumes are not counted.
+	readers   state.Leases
+	readersOf map[string]int
 }
 
 // NewKeyLimits builds the limits of every configured key on store. m may
@@ -53,6 +60,55 @@ func NewKeyLimits(keys *auth.Keyring, store state.Admitter, m *metrics.Metrics) 
 		}
 	}
 	return kl
+}
+
+// WithResumeReaders has each key's Resume streams open at once counted in
+// leases, across the replicas that share leases, up to perKey or the key's
+// max_concurrent_streams, whichever is higher (resume.max_readers_per_key):
+// a Resume reads a call that holds a stream slot already, so it takes
+// none, but one key's readers, each tailing a log, must not crowd out
+// another's. It returns kl.
+func (kl *KeyLimits) WithResumeReaders(keys *auth.Keyring, leases state.Leases, perKey int) *KeyLimits {
+	kl.readers, kl.readersOf = leases, make(map[string]int)
+	for _, id := range keys.Identities() {
+		kl.readersOf[id.Name] = max(perKey, id.Limits.MaxConcurrentStreams)
+	}
+	return kl
+}
+
+// admitReader takes a Resume stream's lease of its key; the returned
+// release gives it back.
+func (kl *KeyLimits) admitReader(ctx context.Context) (release func(), err error) {
+	id, ok := auth.FromContext(ctx)
+	if !ok || kl.readers == nil {
+		return func() {}, nil
+	}
+	limit := kl.readersOf[id.Name]
+	l, ok, err := kl.readers.Acquire(ctx, "resume-readers:"+id.Name, limit)
+	switch {
+	case errors.Is(err, state.ErrUnavailable):
+		return nil, storeUnavailable(id.Name, err)
+	case err != nil:
+		return nil, apierr.FromError(err)
+	case !ok:
+		kl.metrics.RateLimited(LimitConcurrency)
+		return nil, statusError(codes.ResourceExhausted, ReasonTooManyStreams,
+			"API key "+id.Name+" already has "+strconv.Itoa(limit)+" Resume streams open",
+			map[string]string{"key": id.Name, "limit": LimitResumeReaders}, 0)
+	}
+	return l.Release, nil
+}
+
+// storeUnavailable is the error of a call of key refused because a
+// fail_closed store is unavailable.
+func storeUnavailable(key string, err error) error {
+	return &apierr.Error{
+		Code: codes.Unavailable, Reason: ReasonStateStoreUnavailable,
+		Message:    "the store of shared limits is unavailable, and this server refuses calls until it is back; call again",
+		Metadata:   map[string]string{"key": key},
+		RetryAfter: storeRetryAfter,
+		Cause:      err,
+	}
 }
 
 // admit admits one call of id's key: with stream, under its stream limit
@@ -73,13 +129,7 @@ func (kl *KeyLimits) admit(ctx context.Context, stream bool) (release func(), er
 	adm, err := kl.store.Admit(ctx, id.Name, q)
 	switch {
 	case errors.Is(err, state.ErrUnavailable):
-		return nil, &apierr.Error{
-			Code: codes.Unavailable, Reason: ReasonStateStoreUnavailable,
-			Message:    "the store of shared limits is unavailable, and this server refuses calls until it is back; call again",
-			Metadata:   map[string]string{"key": id.Name},
-			RetryAfter: storeRetryAfter,
-			Cause:      err,
-		}
+		return nil, storeUnavailable(id.Name, err)
 	case err != nil: // the call's own cancellation or deadline
 		return nil, apierr.FromError(err)
 	}
@@ -106,9 +156,9 @@ func (kl *KeyLimits) admit(ctx context.Context, stream bool) (release func(), er
 // calls also the stream limit (RESOURCE_EXHAUSTED, TOO_MANY_STREAMS), held
 // until the stream ends. A Resume takes a rate token but no stream slot:
 // the resumable call it reads holds one for as long as it runs, so a key
-// at its limit can still pick its own calls up. While a fail_closed store
-// is unavailable, calls of limited keys fail UNAVAILABLE
-// (STATE_STORE_UNAVAILABLE).
+// at its limit can still pick its own calls up; it takes a reader's lease
+// instead (WithResumeReaders). While a fail_closed store is unavailable,
+// calls of limited keys fail UNAVAILABLE (STATE_STORE_UNAVAILABLE).
 func (kl *KeyLimits) Link() Link {
 	return Link{
 		Name: "key_limits",
@@ -121,11 +171,19 @@ func (kl *KeyLimits) Link() Link {
 			return h(ctx, req)
 		},
 		Stream: func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			release, err := kl.admit(ss.Context(), info.FullMethod != llmrelayv1.LLMService_Resume_FullMethodName)
+			resume := info.FullMethod == llmrelayv1.LLMService_Resume_FullMethodName
+			release, err := kl.admit(ss.Context(), !resume)
 			if err != nil {
 				return err
 			}
 			defer release()
+			if resume {
+				releaseReader, err := kl.admitReader(ss.Context())
+				if err != nil {
+					return err
+				}
+				defer releaseReader()
+			}
 			return h(srv, ss)
 		},
 	}

@@ -3,6 +3,7 @@ package interceptors
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -151,6 +152,75 @@ func TestKeyConcurrentStreams(t *testing.T) {
 	// Finished streams give their slots back.
 	if _, err := c.generate(withKey(testCtx(t), "k"), validRequest()); err != nil {
 		t.Fatalf("after the streams ended: %v", err)
+	}
+}
+
+// TestKeyResumeReaders: a key's Resume streams open at once are bounded by
+// resume.max_readers_per_key (or its max_concurrent_streams, if higher),
+// counted apart from its Generate streams, and one key's readers leave
+// another key's alone.
+func TestKeyResumeReaders(t *testing.T) {
+	keys := testKeys(t,
+		auth.KeyConfig{Name: "a", SHA256: auth.HashKey("a"), Scopes: []string{"generate"}, Models: []string{"*"}, MaxConcurrentStreams: 1},
+		auth.KeyConfig{Name: "b", SHA256: auth.HashKey("b"), Scopes: []string{"generate"}, Models: []string{"*"}, MaxConcurrentStreams: 3},
+	)
+	m := metrics.New()
+	entered, release := make(chan struct{}), make(chan struct{})
+	svc := &fakeService{resume: func(req *llmrelayv1.ResumeRequest, s llmrelayv1.LLMService_ResumeServer) error {
+		if req.GetRequestId() == "hold" {
+			entered <- struct{}{}
+			<-release
+		}
+		return nil
+	}}
+	store := memory.New()
+	c := serve(t, svc, APIOnly(Auth(keys)), NewKeyLimits(keys, store, m).WithResumeReaders(keys, store, 2).Link())
+	resume := func(key, id string) error {
+		s, err := c.llm.Resume(withKey(testCtx(t), key), &llmrelayv1.ResumeRequest{RequestId: id})
+		if err != nil {
+			return err
+		}
+		for {
+			if _, err := s.Recv(); err != nil {
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				return err
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 5)
+	hold := func(key string, n int) {
+		for range n {
+			wg.Go(func() { errs <- resume(key, "hold") })
+			<-entered
+		}
+	}
+	// a: 2 readers (its stream limit, 1, is lower), and its stream slot
+	// stays free for a Generate.
+	hold("a", 2)
+	st := wantStatus(t, resume("a", "x"), codes.ResourceExhausted, ReasonTooManyStreams)
+	if got := findDetail[*errdetails.ErrorInfo](st).GetMetadata()["limit"]; got != LimitResumeReaders {
+		t.Errorf("the refusal's limit = %q, want %s", got, LimitResumeReaders)
+	}
+	if _, err := c.generate(withKey(testCtx(t), "a"), validRequest()); err != nil {
+		t.Fatalf("a's Generate while its readers are at their limit: %v", err)
+	}
+	// b: its stream limit, 3, is higher: 3 readers, whatever a holds.
+	hold("b", 3)
+	wantStatus(t, resume("b", "x"), codes.ResourceExhausted, ReasonTooManyStreams)
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("held Resume: %v", err)
+		}
+	}
+	// Finished readers give their leases back.
+	if err := resume("a", "x"); err != nil {
+		t.Fatalf("after the readers ended: %v", err)
 	}
 }
 

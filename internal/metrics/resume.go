@@ -4,16 +4,18 @@ import "github.com/prometheus/client_golang/prometheus"
 
 // The metrics of resumable calls (internal/resume).
 const (
-	// NameResumeBuffered is the bytes of events this replica keeps for
-	// resumable calls (in memory, or in Redis with the redis store),
-	// against resume.max_buffered_bytes.
+	// NameResumeBuffered is what this replica's resumable calls keep (their
+	// events, in memory or in Redis with the redis store, and their own
+	// cost), against resume.max_buffered_bytes.
 	NameResumeBuffered = "llmrelay_resume_buffered_bytes"
 	// NameResumeEvents counts what happens to resumable calls, by event:
 	// "detached" (the client's stream went away while the call ran),
 	// "resumed" (a Resume stream, or a repeated Generate, attached to a
 	// call), "grace_expired" (cancelled: nobody resumed it within
 	// resume.grace), "buffer_full" (its events outgrew a bound; no longer
-	// resumable).
+	// resumable), "lost" (it ended RESUMABLE_CALL_LOST: cut off by this
+	// replica's shutdown, or found by a reader here with its replica
+	// gone).
 	NameResumeEvents = "llmrelay_resume_events_total"
 )
 
@@ -23,6 +25,7 @@ const (
 	ResumeResumed      = "resumed"
 	ResumeGraceExpired = "grace_expired"
 	ResumeBufferFull   = "buffer_full"
+	ResumeLost         = "lost"
 )
 
 // resumeMetrics are the collectors of resumable calls.
@@ -35,14 +38,14 @@ func newResumeMetrics(reg *prometheus.Registry) resumeMetrics {
 	r := resumeMetrics{
 		buffered: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: NameResumeBuffered,
-			Help: "Bytes of events kept for resumable calls by this replica.",
+			Help: "Bytes kept for resumable calls by this replica: their events and their own cost.",
 		}),
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameResumeEvents,
-			Help: "Resumable calls detached from their client, resumed, cancelled after the grace period, or past the buffer bounds.",
+			Help: "Resumable calls detached from their client, resumed, cancelled after the grace period, past the buffer bounds, or lost.",
 		}, []string{"event"}),
 	}
-	for _, e := range []string{ResumeDetached, ResumeResumed, ResumeGraceExpired, ResumeBufferFull} {
+	for _, e := range []string{ResumeDetached, ResumeResumed, ResumeGraceExpired, ResumeBufferFull, ResumeLost} {
 		r.events.WithLabelValues(e)
 	}
 	reg.MustRegister(r.buffered, r.events)

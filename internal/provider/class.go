@@ -48,6 +48,16 @@ const (
 	// target gives the same answer; a route falls back to its next target,
 	// which may serve the model.
 	ClassNotFound
+	// ClassInvalidOutput: the provider refused the model's own output, not
+	// the request: a tool call the model got wrong (Groq's
+	// `tool_use_failed`: arguments that do not fit the tool's schema, or
+	// no call where one was required). Another generation of the same
+	// request often gets it right, so it is retried, on the same target,
+	// once per call (retry.Plan): a second one says the request itself
+	// leads the model astray. It is the model's failure, not the
+	// target's: it never falls back and counts against no target's
+	// health.
+	ClassInvalidOutput
 )
 
 // String returns the class's snake_case name, used as a metric label.
@@ -77,6 +87,8 @@ func (c Class) String() string {
 		return "protocol_error"
 	case ClassNotFound:
 		return "not_found"
+	case ClassInvalidOutput:
+		return "invalid_output"
 	}
 	return "unknown"
 }
@@ -122,8 +134,9 @@ func ClassOfStatus(status int) Class {
 // HTTPClass is the class of an error status, given the class the adapter's
 // error table gives the provider's error type (ClassUnknown when it names
 // none): the status decides (ClassOfStatus), except that a 429 whose type
-// says the quota is used up is ClassQuotaExhausted, and a 4xx whose type
-// says the model is unknown is ClassNotFound. A response without a
+// says the quota is used up is ClassQuotaExhausted, a 4xx whose type
+// says the model is unknown is ClassNotFound, and one whose type says the
+// model's output was refused is ClassInvalidOutput. A response without a
 // status is classified by its type alone.
 func HTTPClass(status int, byType Class) Class {
 	if status == 0 {
@@ -133,9 +146,10 @@ func HTTPClass(status int, byType Class) Class {
 	switch {
 	case c == ClassRateLimited && byType == ClassQuotaExhausted:
 		return ClassQuotaExhausted
-	case c == ClassRejected && byType == ClassNotFound:
-		// Some compatible servers answer an unknown model with 400.
-		return ClassNotFound
+	case c == ClassRejected && (byType == ClassNotFound || byType == ClassInvalidOutput):
+		// Some compatible servers answer an unknown model with 400; Groq
+		// answers a malformed tool call with 400 tool_use_failed.
+		return byType
 	}
 	return c
 }

@@ -23,6 +23,8 @@ func TestHTTPClass(t *testing.T) {
 		{"404 is an unknown model", 404, provider.ClassUnknown, provider.ClassNotFound},
 		{"a 400 whose type names an unknown model", 400, provider.ClassNotFound, provider.ClassNotFound},
 		{"a not-found type does not change a 5xx", 500, provider.ClassNotFound, provider.ClassServerError},
+		{"a 400 whose type says the model's output was refused", 400, provider.ClassInvalidOutput, provider.ClassInvalidOutput},
+		{"an invalid-output type does not change a 5xx", 503, provider.ClassInvalidOutput, provider.ClassOverloaded},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -126,6 +126,96 @@ type Message struct {
 	Reasoning []Reasoning
 	// Refusal is an assistant turn's refusal text. Adapters do not send it.
 	Refusal string
+	// ProviderTools are the blocks of tools the provider ran itself in an
+	// assistant turn (server tools), calls and results, in the order they
+	// came. An adapter sends back the blocks of its own formats
+	// (ProviderTool.Format) and leaves out the others.
+	ProviderTools []ProviderTool
+	// Parts is the order of an assistant turn's blocks, as the provider
+	// sent them; nil for a turn without one (see Blocks). The service
+	// checked it against the other fields: each text part is a piece of
+	// Content (all of them, concatenated, are Content), and each index
+	// names a block that exists, once.
+	Parts []Part
+}
+
+// Blocks returns an assistant turn's blocks in order: Parts when the turn
+// has them, else the usual order: its reasoning blocks, its text (one
+// block, when not empty), its provider tool blocks, its tool calls. Every
+// adapter builds an assistant turn by walking them, so that a reply goes
+// back in the order it came where the adapter's wire format keeps one.
+func (m *Message) Blocks() []Part {
+	if m.Parts != nil {
+		return m.Parts
+	}
+	parts := make([]Part, 0, len(m.Reasoning)+1+len(m.ProviderTools)+len(m.ToolCalls))
+	for i := range m.Reasoning {
+		parts = append(parts, Part{Kind: PartReasoning, Index: i})
+	}
+	if m.Content != "" {
+		parts = append(parts, Part{Kind: PartText, Text: m.Content})
+	}
+	for i := range m.ProviderTools {
+		parts = append(parts, Part{Kind: PartProviderTool, Index: i})
+	}
+	for i := range m.ToolCalls {
+		parts = append(parts, Part{Kind: PartToolCall, Index: i})
+	}
+	return parts
+}
+
+// PartKind says what a Part is.
+type PartKind uint8
+
+// Kinds of part.
+const (
+	// PartText is a text block: Part.Text.
+	PartText PartKind = iota + 1
+	// PartReasoning places Message.Reasoning[Part.Index].
+	PartReasoning
+	// PartToolCall places Message.ToolCalls[Part.Index].
+	PartToolCall
+	// PartProviderTool places Message.ProviderTools[Part.Index].
+	PartProviderTool
+)
+
+// Part is one block of an assistant turn, in order: a text block with its
+// text, or the place of one of the turn's other blocks.
+type Part struct {
+	Kind PartKind
+	// Text is a text block's text (PartText).
+	Text string
+	// Index is the block's index in the field its kind names.
+	Index int
+}
+
+// ProviderTool is one content block of a tool the provider ran itself
+// (Anthropic's server tools and MCP connector): the model's call or the
+// tool's result, carried opaquely so that the adapter that read it writes
+// it back byte for byte in content. llmrelay neither runs nor reads these
+// tools.
+type ProviderTool struct {
+	// Kind is the provider's type of the block, e.g. "server_tool_use",
+	// "web_search_tool_result".
+	Kind string
+	// ID is a call's id, or for a result the id of the call it answers.
+	ID string
+	// Name is a call's tool name; empty for a result.
+	Name string
+	// Input is a call's input, the JSON text the provider sent.
+	Input string
+	// Result is a result's content, the JSON text the provider sent.
+	Result string
+	// Extra holds the block's other fields as a JSON object, in the order
+	// they came; "" when none.
+	Extra string
+	// Format names the wire format the block came in (FormatAnthropic).
+	Format string
+}
+
+// Size is the block's size in bytes, as the output limit counts it.
+func (t *ProviderTool) Size() int {
+	return len(t.Kind) + len(t.ID) + len(t.Name) + len(t.Input) + len(t.Result) + len(t.Extra)
 }
 
 // ToolCall is a complete tool call made by the model.
@@ -151,6 +241,17 @@ type Reasoning struct {
 	// Format* constants): the adapter that reads a format is the one that
 	// sends it back.
 	Format string
+	// ID is the provider's id of the block, when it gives one
+	// (OpenRouter's reasoning_details id).
+	ID string
+	// Kind is the block's kind, when its format has several (OpenRouter's
+	// reasoning_details type: reasoning.text, reasoning.summary,
+	// reasoning.encrypted).
+	Kind string
+	// ProviderFormat is the format the model's own provider gave the
+	// block, when a router relays it (OpenRouter's reasoning_details
+	// format, e.g. "anthropic-claude-v1").
+	ProviderFormat string
 }
 
 // Reasoning formats: where a reasoning block came from, so that the
@@ -166,6 +267,10 @@ const (
 	// FormatReasoning: the delta.reasoning of OpenAI-compatible servers
 	// (Groq, OpenRouter, newer vLLM).
 	FormatReasoning = "openai.reasoning"
+	// FormatOpenRouterDetails: the delta.reasoning_details of OpenRouter
+	// (readable, summarised or encrypted reasoning, with the signatures
+	// and ids its upstream needs back).
+	FormatOpenRouterDetails = "openrouter.reasoning_details"
 	// FormatMistralThinking: the thinking content parts of Mistral's
 	// reasoning models (Magistral).
 	FormatMistralThinking = "mistral.thinking"
@@ -235,6 +340,10 @@ const (
 	// EventRefusal carries Event.Text, the next piece of the model's
 	// refusal.
 	EventRefusal
+	// EventProviderTool carries Event.ProviderTool, a whole block of a
+	// tool the provider ran itself: the reply's provider tool blocks are
+	// numbered by the order of their events.
+	EventProviderTool
 )
 
 // Event is one thing a provider stream produced.
@@ -245,6 +354,7 @@ type Event struct {
 	Reasoning    ReasoningDelta
 	Usage        Usage
 	FinishReason FinishReason
+	ProviderTool *ProviderTool
 }
 
 // ToolCallDelta is a fragment of a tool call. Fragments with the same Index
@@ -260,13 +370,18 @@ type ToolCallDelta struct {
 
 // ReasoningDelta is a fragment of a reasoning block. Fragments with the
 // same Index belong to one block, numbered from 0 in the order blocks
-// start; Format arrives with the first, Signature and Redacted once each.
+// start; Format arrives with the first, Signature and Redacted once each;
+// ID, Kind and ProviderFormat (see Reasoning) in any fragment, each the
+// block's whole value.
 type ReasoningDelta struct {
-	Index     int
-	Text      string
-	Signature string
-	Redacted  string
-	Format    string
+	Index          int
+	Text           string
+	Signature      string
+	Redacted       string
+	Format         string
+	ID             string
+	Kind           string
+	ProviderFormat string
 }
 
 // Usage counts tokens, the same way for every adapter: InputTokens
@@ -308,6 +423,9 @@ const (
 	FinishOther
 	// FinishRefusal: the model declined to answer.
 	FinishRefusal
+	// FinishPaused: the provider paused a long turn (Anthropic's
+	// pause_turn); sending the reply back continues it.
+	FinishPaused
 )
 
 // String returns the reason's snake_case name.
@@ -325,6 +443,8 @@ func (r FinishReason) String() string {
 		return "other"
 	case FinishRefusal:
 		return "refusal"
+	case FinishPaused:
+		return "paused"
 	}
 	return "unspecified"
 }
@@ -378,6 +498,12 @@ type Error struct {
 	HasRetryAfter bool
 	// ShouldRetry is the provider's x-should-retry header, nil when absent.
 	ShouldRetry *bool
+	// Net is what kind of network failure a KindTransport error was
+	// (connection refused, DNS, TLS, timeout, ...), NetUnknown when
+	// the HTTP layer could not tell or for other kinds. Clients see it
+	// (ErrorInfo metadata `transport_failure`), so it never holds an
+	// address.
+	Net NetFailure
 	// Err is the underlying error, if any (a network error, a JSON error).
 	Err error
 	// Raw is what the provider sent that the error is about (for

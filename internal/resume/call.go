@@ -20,27 +20,31 @@ import (
 // while the store is unreachable; what is not stored yet still counts
 // against the bounds. It is safe for concurrent use.
 type Call struct {
-	r      *Registry
-	id     string
-	token  string
-	cancel context.CancelCauseFunc
+	r     *Registry
+	id    string
+	token string
 
 	mu sync.Mutex
+	// cancel cancels the running call; nil once it finished, so that a
+	// kept call does not keep its context (its request, its record) alive.
+	cancel context.CancelCauseFunc
 	// pending are the records not yet in the store, in order.
 	pending []state.LogRecord
 	// last is the Seq of the last record taken.
 	last uint64
-	// charged is what the call's records cost against the bounds.
-	charged int64
+	// charged is what the call costs against MaxBufferedBytes, given back
+	// when it is dropped: its own cost (CallOverhead) and its records';
+	// events is what its events cost against MaxCallBytes.
+	charged, events int64
 	// full: a bound was passed and the log ended with RESUME_BUFFER_FULL.
 	full bool
 	// ended: the log's last record is taken; finished: the call ended.
 	ended, finished bool
 	// attached: the stream that started the call still reads it.
 	attached bool
-	// timer gives up on the call when nobody reads it; nil while someone
-	// does on this side.
-	timer *time.Timer
+	// stopTimer stops the timer that gives up on the call when nobody
+	// reads it; nil while someone does on this side.
+	stopTimer func() bool
 	// expired: the call was given up on; its log is deleted. closing:
 	// the registry is closing, the timer is off for good.
 	expired, closing bool
@@ -59,13 +63,24 @@ func (c *Call) Append(seq uint64, data []byte) {
 	if c.ended || c.expired {
 		return
 	}
-	cost := int64(len(data)) + recordOverhead
-	if c.charged+cost > c.r.cfg.MaxCallBytes || !c.r.charge(cost) {
+	cost := recordCost(data)
+	if c.events+cost > c.r.cfg.MaxCallBytes || !c.r.charge(cost) {
 		c.overflowLocked(seq)
 		return
 	}
+	c.events += cost
 	c.charged += cost
 	c.takeLocked(state.LogRecord{Seq: seq, Data: data})
+}
+
+// endLocked takes the log's last record, ending it as end says with data
+// (the status of a failure). It is charged against MaxBufferedBytes
+// whatever the bound: a log always gets its end. c.mu is held.
+func (c *Call) endLocked(seq uint64, end state.LogEnd, data []byte) {
+	cost := recordCost(data)
+	c.r.chargeAnyway(cost)
+	c.charged += cost
+	c.takeLocked(state.LogRecord{Seq: seq, Data: data, End: end})
 }
 
 // overflowLocked ends the log at seq with RESUME_BUFFER_FULL. c.mu is held.
@@ -73,8 +88,8 @@ func (c *Call) overflowLocked(seq uint64) {
 	c.full = true
 	c.r.metrics.ResumeEvent(metrics.ResumeBufferFull)
 	c.r.log.Warn("resumable call past the resume bounds: no longer resumable", "request_id", c.id,
-		"call_bytes", c.charged, "max_call_bytes", c.r.cfg.MaxCallBytes, "max_buffered_bytes", c.r.cfg.MaxBufferedBytes)
-	c.takeLocked(state.LogRecord{Seq: seq, Data: statusBytes(errBufferFull(c.id)), End: state.LogFailed})
+		"call_bytes", c.events, "max_call_bytes", c.r.cfg.MaxCallBytes, "max_buffered_bytes", c.r.cfg.MaxBufferedBytes)
+	c.endLocked(seq, state.LogFailed, statusBytes(errBufferFull(c.id)))
 	if !c.attached && !c.finished {
 		c.cancel(errBufferFull(c.id))
 	}
@@ -95,19 +110,33 @@ func (c *Call) takeLocked(rec state.LogRecord) {
 
 // End closes the log with the call's outcome: nil after its final event,
 // else the error that ended it (as its status). seq is the Seq the end
-// takes: one past the call's last event.
-func (c *Call) End(seq uint64, err error) {
+// takes: one past the call's last event. It returns the status the call
+// ends with, on its stream too: err's, except that a call cut off by the
+// server's shutdown (SERVER_SHUTTING_DOWN) is lost (ABORTED,
+// RESUMABLE_CALL_LOST): nothing will run it on, and its client, told so,
+// may send the request again.
+func (c *Call) End(seq uint64, err error) error {
+	if err == nil {
+		c.end(seq, state.LogSucceeded, nil)
+		return nil
+	}
+	e := apierr.FromError(err)
+	if e.Reason == apierr.ReasonShuttingDown {
+		c.r.metrics.ResumeEvent(metrics.ResumeLost)
+		e = errLost(c.id)
+	}
+	c.end(seq, state.LogFailed, statusBytes(e))
+	return e
+}
+
+func (c *Call) end(seq uint64, end state.LogEnd, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.finished = true
+	c.finished, c.cancel = true, nil
 	if c.ended || c.expired {
 		return
 	}
-	if err == nil {
-		c.takeLocked(state.LogRecord{Seq: seq, End: state.LogSucceeded})
-		return
-	}
-	c.takeLocked(state.LogRecord{Seq: seq, Data: statusBytes(apierr.FromError(err)), End: state.LogFailed})
+	c.endLocked(seq, end, data)
 }
 
 // statusBytes encodes e's status, as a failed log's last record holds it.
@@ -142,19 +171,19 @@ func (c *Call) armLocked(d time.Duration) {
 	if c.expired || c.closing {
 		return
 	}
-	if c.timer != nil {
-		c.timer.Stop()
+	if c.stopTimer != nil {
+		c.stopTimer()
 	}
-	c.timer = time.AfterFunc(d, c.expire)
+	c.stopTimer = c.r.clock.AfterFunc(d, c.expire)
 }
 
-// stopTimer stops the grace timer, for good; the writer goes on storing
+// stopForGood stops the grace timer, for good; the writer goes on storing
 // what is pending.
-func (c *Call) stopTimer() {
+func (c *Call) stopForGood() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.timer != nil {
-		c.timer.Stop()
+	if c.stopTimer != nil {
+		c.stopTimer()
 	}
 	c.closing = true
 }
@@ -180,16 +209,16 @@ func (c *Call) expire() {
 		return
 	}
 	if err == nil && left > 0 {
-		c.timer = time.AfterFunc(left, c.expire)
+		c.stopTimer = c.r.clock.AfterFunc(left, c.expire)
 		c.mu.Unlock()
 		return
 	}
-	c.expired, c.timer = true, nil
-	running := !c.finished
+	c.expired, c.stopTimer = true, nil
+	cancelCall := c.cancel
 	c.mu.Unlock()
-	if running {
+	if cancelCall != nil { // still running
 		c.r.metrics.ResumeEvent(metrics.ResumeGraceExpired)
-		c.cancel(errGraceExpired(c.id))
+		cancelCall(errGraceExpired(c.id))
 	}
 	if err := c.r.logs.DeleteLog(ctx, c.id, c.token); err != nil {
 		c.r.log.Warn("resumable call: deleting its log", "request_id", c.id, "error", err)
@@ -237,12 +266,18 @@ func (c *Call) write() {
 		cancel()
 		switch {
 		case err == nil:
+			// Read the batch's end before its records are cleared: batch
+			// shares them with pending.
+			ended := batch[len(batch)-1].End != state.LogOpen
 			c.mu.Lock()
 			clear(c.pending[:len(batch)])
 			c.pending = c.pending[len(batch):]
+			if len(c.pending) == 0 {
+				c.pending = nil // its array goes too
+			}
 			c.mu.Unlock()
 			retry = writeRetryMin
-			if batch[len(batch)-1].End != state.LogOpen {
+			if ended {
 				c.keepEnded()
 				return
 			}

@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -37,6 +38,9 @@ func (c Config) holdEvery() time.Duration {
 //   - PERMISSION_DENIED (RESUME_KEY_MISMATCH): key did not start it;
 //   - OUT_OF_RANGE (RESUME_SEQUENCE_AHEAD): after is past the call's end;
 //   - DATA_LOSS (RESUME_EVENTS_LOST): the log misses events;
+//   - ABORTED (RESUMABLE_CALL_LOST): the replica running the call is gone
+//     (the store says so: state.LogInfo.WriterGone), once the events it
+//     logged are sent; the log then ends so, for every later reader;
 //   - UNAVAILABLE (STATE_STORE_UNAVAILABLE): the store cannot be read.
 //
 // While it reads, Replay holds the log (state.EventLogs.KeepLog), so the
@@ -53,18 +57,12 @@ func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, sen
 		return &apierr.Error{Code: codes.PermissionDenied, Reason: ReasonKeyMismatch,
 			Message:  "another API key started the call with request_id " + id + "; only that key may resume it",
 			Metadata: map[string]string{"request_id": id}}
-	case in.End == state.LogFailed && after >= in.Last:
-		// A client may be ahead of a log that ended early (full) because
-		// its live stream went on: it learns why it cannot resume.
-		_, end, err := r.logs.ReadLog(ctx, id, in.Last-1, 1, 0)
-		if err != nil || len(end) == 0 {
-			return r.readError(ctx, id, cmp.Or(err, state.ErrLogNotFound))
-		}
-		return outcome(end[0])
 	case in.End != state.LogOpen && after >= in.Last:
-		return &apierr.Error{Code: codes.OutOfRange, Reason: ReasonSequenceAhead,
-			Message:  "after_sequence " + strconv.FormatUint(after, 10) + " is past the call's last event, " + strconv.FormatUint(in.Last-1, 10),
-			Metadata: map[string]string{"request_id": id, "last_sequence": strconv.FormatUint(in.Last-1, 10)}}
+		return r.ahead(ctx, id, in, after)
+	case len(recs) == 0 && in.WriterGone:
+		if goOn, err := r.lost(ctx, id, in); !goOn {
+			return err
+		}
 	}
 	r.metrics.ResumeEvent(metrics.ResumeResumed)
 	every := r.cfg.holdEvery()
@@ -73,7 +71,7 @@ func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, sen
 		return r.readError(ctx, id, err)
 	}
 	defer r.release(id)
-	renew := time.Now().Add(every)
+	renew := r.clock.Now().Add(every)
 	next := after
 	for {
 		for _, rec := range recs {
@@ -90,17 +88,76 @@ func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, sen
 			}
 			next = rec.Seq
 		}
-		if now := time.Now(); !now.Before(renew) {
+		if now := r.clock.Now(); !now.Before(renew) {
 			if _, err := r.logs.KeepLog(ctx, id, hold); err != nil {
 				return r.readError(ctx, id, err)
 			}
 			renew = now.Add(every)
 		}
-		_, recs, err = r.logs.ReadLog(ctx, id, next, readBatch, every)
+		in, recs, err = r.logs.ReadLog(ctx, id, next, readBatch, every)
 		if err != nil {
 			return r.readError(ctx, id, err)
 		}
+		switch {
+		case len(recs) > 0:
+		case in.End != state.LogOpen && next >= in.Last:
+			// The reader is ahead of an end stored after it began: its
+			// live stream went on past a log that ended early.
+			return r.ahead(ctx, id, in, next)
+		case in.WriterGone:
+			if goOn, err := r.lost(ctx, id, in); !goOn {
+				return err
+			}
+		}
 	}
+}
+
+// lost ends the log in describes, whose writer is gone, with
+// RESUMABLE_CALL_LOST, keeps it for the grace period (so that every
+// reader from now on learns the same, and a client sending the request
+// again replaces it), and returns its end: that one, or the writer's own
+// if it got there first. goOn, with a nil error, says that the writer
+// appended an event after all (it was only cut off from the store for a
+// moment): the reader reads on.
+func (r *Registry) lost(ctx context.Context, id string, in state.LogInfo) (goOn bool, err error) {
+	end := state.LogRecord{Seq: in.Last + 1, Data: statusBytes(errLost(id)), End: state.LogFailed}
+	if err := r.logs.AppendLog(ctx, id, []state.LogRecord{end}); err != nil {
+		return false, r.readError(ctx, id, err)
+	}
+	if _, err := r.logs.KeepLog(ctx, id, r.cfg.Grace); err != nil {
+		return false, r.readError(ctx, id, err)
+	}
+	_, recs, err := r.logs.ReadLog(ctx, id, in.Last, 1, 0)
+	switch {
+	case err != nil:
+		return false, r.readError(ctx, id, err)
+	case len(recs) == 0:
+		return false, r.readError(ctx, id, state.ErrLogNotFound)
+	case recs[0].End == state.LogOpen:
+		return true, nil
+	case bytes.Equal(recs[0].Data, end.Data):
+		r.log.Warn("resumable call lost with the replica that ran it", "request_id", id)
+		r.metrics.ResumeEvent(metrics.ResumeLost)
+	}
+	return false, outcome(recs[0])
+}
+
+// ahead answers a reader whose after is at or past the end of the log in
+// describes (in.End is not LogOpen): a client may be ahead of a log that
+// ended early (full) because its live stream went on, and learns why it
+// cannot resume (the end's status); past a successful end, it is
+// OUT_OF_RANGE (RESUME_SEQUENCE_AHEAD).
+func (r *Registry) ahead(ctx context.Context, id string, in state.LogInfo, after uint64) error {
+	if in.End == state.LogFailed {
+		_, end, err := r.logs.ReadLog(ctx, id, in.Last-1, 1, 0)
+		if err != nil || len(end) == 0 {
+			return r.readError(ctx, id, cmp.Or(err, state.ErrLogNotFound))
+		}
+		return outcome(end[0])
+	}
+	return &apierr.Error{Code: codes.OutOfRange, Reason: ReasonSequenceAhead,
+		Message:  "after_sequence " + strconv.FormatUint(after, 10) + " is past the call's last event, " + strconv.FormatUint(in.Last-1, 10),
+		Metadata: map[string]string{"request_id": id, "last_sequence": strconv.FormatUint(in.Last-1, 10)}}
 }
 
 // readError maps an error of the store while a log is read.

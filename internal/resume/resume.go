@@ -17,13 +17,20 @@
 //     before giving up on it;
 //   - how long a log is kept after the call ended: Config.Grace;
 //   - how much is kept: Config.MaxCallBytes per call, MaxBufferedBytes
-//     for all the calls of this replica. A call past either stops being
+//     for all the calls of this replica (each call's own cost,
+//     CallOverhead, included). A call past either stops being
 //     resumable: its log ends with RESUME_BUFFER_FULL, and the call is
 //     cancelled as soon as nobody on this replica reads it live;
 //   - who may resume a call: the API key that started it
 //     (PERMISSION_DENIED otherwise), and what a repeated Generate with the
 //     id of a call still kept does (it attaches to that call; another key
-//     or request: ALREADY_EXISTS);
+//     or request: ALREADY_EXISTS; a call that failed or was lost is
+//     replaced);
+//   - when a call is lost (ABORTED, RESUMABLE_CALL_LOST: nothing more will
+//     come, and the same request may be sent again): cut off by this
+//     server's shutdown (Call.End), or found by a reader with its writer
+//     gone (state.LogInfo.WriterGone: its replica crashed), which then
+//     closes the log so for every later reader;
 //   - what a detached call keeps of its stream's context (Detach): its
 //     values, its deadline and the shutdown's cut-off, not the client's
 //     cancellation.
@@ -54,21 +61,59 @@ type Config struct {
 	// Grace is how long a call runs without a reader, and how long its
 	// events are kept after it ended.
 	Grace time.Duration
-	// MaxCallBytes bounds the events kept for one call.
+	// MaxCallBytes bounds the events kept for one call (each costs its
+	// bytes and RecordOverhead).
 	MaxCallBytes int64
-	// MaxBufferedBytes bounds the events kept for all the calls of this
-	// replica.
+	// MaxBufferedBytes bounds what all the calls of this replica keep:
+	// their records, and CallOverhead each.
 	MaxBufferedBytes int64
 }
 
-// recordOverhead is what one kept event costs beyond its bytes (in Redis:
-// the stream entry and its ID), charged against the bounds so that many
-// tiny events (heartbeats) are bounded too.
-const recordOverhead = 64
+// What a kept call costs, charged against the bounds and reported by
+// llmrelay_resume_buffered_bytes, so that they bound the memory kept calls
+// really take, however small their events (TestKeptCallsCostWhatIsCharged
+// measures it).
+const (
+	// RecordOverhead is what each record of a log costs beyond its bytes
+	// (in memory: the record; in Redis: the stream entry and its ID),
+	// against both bounds.
+	RecordOverhead = 64
+	// CallOverhead is what each kept call costs once, against
+	// MaxBufferedBytes: the Call, its place in the registry, its grace
+	// timer, and the log's own record in the store.
+	CallOverhead = 768
+)
+
+// recordCost is what one record holding data costs against the bounds.
+func recordCost(data []byte) int64 { return int64(len(data)) + RecordOverhead }
 
 // maxRecords is the store's safety cap on a log's records: more than the
 // per-call bound lets a call keep, so it never trims a log by itself.
-func (c Config) maxRecords() int { return int(c.MaxCallBytes/recordOverhead) + 16 }
+func (c Config) maxRecords() int { return int(c.MaxCallBytes/RecordOverhead) + 16 }
+
+// Clock is the time the registry runs on: when a call is given up on, and
+// when a reader renews its hold. The store keeps its own clock (the redis
+// store's is Redis's).
+type Clock interface {
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine once d has passed, unless
+	// the returned stop is called first (stop reports whether it was).
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+// realClock is the wall clock.
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+
+// Option adjusts a Registry.
+type Option func(*Registry)
+
+// WithClock runs the registry on c instead of the wall clock; tests pass
+// one they move.
+func WithClock(c Clock) Option { return func(r *Registry) { r.clock = c } }
 
 // ErrorInfo reasons of resumable calls. Stable: clients switch on them.
 const (
@@ -91,6 +136,11 @@ const (
 	// UNAVAILABLE: the server serving a Resume is shutting down; the call
 	// goes on (on the replica that runs it): resume again.
 	ReasonInterrupted = "RESUME_INTERRUPTED"
+	// ABORTED: the call is gone before its end (its replica crashed, or
+	// shut down before the call finished): nothing more will come. The
+	// client may send the same request again (the same request_id is
+	// accepted) and must discard what the lost call showed.
+	ReasonLost = "RESUMABLE_CALL_LOST"
 )
 
 // storeRetryAfter is the RetryInfo delay when the store cannot be read.
@@ -106,6 +156,14 @@ func errBufferFull(id string) *apierr.Error {
 	return &apierr.Error{Code: codes.ResourceExhausted, Reason: ReasonBufferFull,
 		Message:  "the call's events outgrew the server's resume bounds, so it is no longer resumable; call Generate again",
 		Metadata: map[string]string{"request_id": id}}
+}
+
+// errLost is the status of a call gone before its end: the replica running
+// it crashed, or shut down before the call finished.
+func errLost(id string) *apierr.Error {
+	return &apierr.Error{Code: codes.Aborted, Reason: ReasonLost,
+		Message:  "the resumable call is lost: the server running it stopped before it finished, and nothing more will come; send the same request again (its request_id is accepted) and discard what this call showed",
+		Metadata: map[string]string{"request_id": id}, CallAgain: true}
 }
 
 func errGraceExpired(id string) *apierr.Error {
@@ -138,6 +196,16 @@ func storeError(ctx context.Context, err error) error {
 		Message: "the store of resumable calls cannot be reached right now; try again", RetryAfter: storeRetryAfter, CallAgain: true, Cause: err}
 }
 
+// CannotKeep reports whether err, from Start, says that the call cannot be
+// kept for now (the store cannot be reached, or this replica's kept calls
+// fill MaxBufferedBytes) rather than that it must not run: the caller may
+// run it as an ordinary call, which its client can tell by the missing
+// resumable header.
+func CannotKeep(err error) bool {
+	var ae *apierr.Error
+	return errors.As(err, &ae) && (ae.Reason == apierr.ReasonStateStoreUnavailable || ae.Reason == ReasonBufferFull)
+}
+
 // ErrAttach is returned by Start when a resumable call with the id, of
 // the same key and request, is kept already: the caller replays it
 // (Replay from 0) instead of running the request again.
@@ -151,6 +219,7 @@ type Registry struct {
 	logs    state.EventLogs
 	log     *slog.Logger
 	metrics *metrics.Metrics
+	clock   Clock
 
 	// buffered is the bytes charged for the logs of this replica's calls
 	// still kept.
@@ -169,11 +238,14 @@ type Registry struct {
 }
 
 // New returns a Registry on logs. log and m may be nil.
-func New(cfg Config, logs state.EventLogs, log *slog.Logger, m *metrics.Metrics) *Registry {
+func New(cfg Config, logs state.EventLogs, log *slog.Logger, m *metrics.Metrics, opts ...Option) *Registry {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Registry{cfg: cfg, logs: logs, log: log.With("component", "resume"), metrics: m, calls: make(map[string]*Call), closing: make(chan struct{})}
+	r := &Registry{cfg: cfg, logs: logs, log: log.With("component", "resume"), metrics: m, clock: realClock{}, calls: make(map[string]*Call), closing: make(chan struct{})}
+	for _, o := range opts {
+		o(r)
+	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r
 }
@@ -181,7 +253,8 @@ func New(cfg Config, logs state.EventLogs, log *slog.Logger, m *metrics.Metrics)
 // Config returns the registry's bounds.
 func (r *Registry) Config() Config { return r.cfg }
 
-// Buffered returns the bytes of events kept for this replica's calls.
+// Buffered returns what this replica's kept calls cost against
+// MaxBufferedBytes: their events and their own cost (see CallOverhead).
 func (r *Registry) Buffered() int64 { return r.buffered.Load() }
 
 // charge takes n bytes of the replica's bound, and reports whether they
@@ -194,6 +267,9 @@ func (r *Registry) charge(n int64) bool {
 	r.metrics.ResumeBuffered(r.buffered.Load())
 	return true
 }
+
+// chargeAnyway takes n bytes of the replica's bound, fitting or not.
+func (r *Registry) chargeAnyway(n int64) { r.metrics.ResumeBuffered(r.buffered.Add(n)) }
 
 func (r *Registry) uncharge(n int64) {
 	if n != 0 {
@@ -208,11 +284,26 @@ func (r *Registry) uncharge(n int64) {
 // log outgrows the bounds while nobody reads it.
 //
 // When a call id is kept already: of the same key and request, Start
-// returns ErrAttach (unless it failed: then it is replaced); of another,
+// returns ErrAttach (unless it failed or was lost with its replica: then
+// it is replaced); of another,
 // ALREADY_EXISTS (REQUEST_ID_IN_USE). A store that cannot be reached
-// fails with UNAVAILABLE.
+// fails with UNAVAILABLE; a replica whose kept calls fill
+// MaxBufferedBytes, with RESOURCE_EXHAUSTED (RESUME_BUFFER_FULL).
 func (r *Registry) Start(ctx context.Context, id, key, fp string, cancel context.CancelCauseFunc) (*Call, error) {
-	c := &Call{r: r, id: id, token: newToken(), cancel: cancel, attached: true, wake: make(chan struct{}, 1)}
+	if !r.charge(CallOverhead) {
+		return nil, errBufferFull(id)
+	}
+	c := &Call{r: r, id: id, token: newToken(), cancel: cancel, attached: true, charged: CallOverhead, wake: make(chan struct{}, 1)}
+	c, err := r.create(ctx, c, key, fp)
+	if err != nil {
+		r.uncharge(CallOverhead)
+	}
+	return c, err
+}
+
+// create creates c's log, for Start.
+func (r *Registry) create(ctx context.Context, c *Call, key, fp string) (*Call, error) {
+	id := c.id
 	info := state.LogInfo{Key: key, Fingerprint: fp, Token: c.token, MaxRecords: r.cfg.maxRecords()}
 	for range 3 {
 		got, err := r.logs.CreateLog(ctx, id, info)
@@ -223,8 +314,9 @@ func (r *Registry) Start(ctx context.Context, id, key, fp string, cancel context
 			return nil, storeError(ctx, err)
 		case got.Key != key || got.Fingerprint != fp:
 			return nil, errInUse(id)
-		case got.End == state.LogFailed:
-			// A call that failed is run again: its log makes way.
+		case got.End == state.LogFailed || got.End == state.LogOpen && got.WriterGone:
+			// A call that failed, or was lost, is run again: its log
+			// makes way.
 			if err := r.logs.DeleteLog(ctx, id, got.Token); err != nil {
 				return nil, storeError(ctx, err)
 			}
@@ -281,7 +373,7 @@ func (r *Registry) Close() {
 	}
 	r.mu.Unlock()
 	for _, c := range calls {
-		c.stopTimer()
+		c.stopForGood()
 	}
 	done := make(chan struct{})
 	go func() {

@@ -226,10 +226,13 @@ func TestStartOfAnIDKeptAlready(t *testing.T) {
 }
 
 // TestBoundsPerCallAndInTotal: a call's log ends RESUME_BUFFER_FULL at the
-// event that would pass either bound; a detached call is cancelled then.
+// event that would pass either bound (each call costing CallOverhead
+// besides its events); a detached call is cancelled then.
 func TestBoundsPerCallAndInTotal(t *testing.T) {
-	const event = 100 // bytes; each costs 164 with the overhead
-	h := newHarness(t, resume.Config{MaxCallBytes: 5 * 164, MaxBufferedBytes: 8 * 164})
+	const event = 100 // bytes
+	const cost = event + resume.RecordOverhead
+	const total = 2*resume.CallOverhead + 9*cost
+	h := newHarness(t, resume.Config{MaxCallBytes: 5 * cost, MaxBufferedBytes: total})
 	data := make([]byte, event)
 	a := h.start(t, "a")
 	for s := uint64(1); s <= 7; s++ {
@@ -243,19 +246,24 @@ func TestBoundsPerCallAndInTotal(t *testing.T) {
 		t.Fatal("a call still read live was cancelled for its log")
 	}
 	b := h.start(t, "b")
+	room := (total - h.r.Buffered()) / cost // what b's events may still take
+	if room < 1 || room >= 5 {
+		t.Fatalf("room for b: %d events; the test wants b to pass the total bound before its own", room)
+	}
 	b.Detach() // nobody reads b
-	for s := uint64(1); s <= 4; s++ {
+	for s := uint64(1); s <= 5; s++ {
 		b.Append(s, data)
 	}
 	got, err = replay(t, h.r, "b", 0)
-	if len(got) != 3 || reasonOf(err) != resume.ReasonBufferFull {
-		t.Fatalf("b past the total: %d events, %v; want 3 and %s", len(got), err, resume.ReasonBufferFull)
+	if int64(len(got)) != room || reasonOf(err) != resume.ReasonBufferFull {
+		t.Fatalf("b past the total: %d events, %v; want %d and %s", len(got), err, room, resume.ReasonBufferFull)
 	}
 	if reasonOf(b.cancelled()) != resume.ReasonBufferFull {
 		t.Fatalf("b, detached and full: cancelled with %v, want %s", b.cancelled(), resume.ReasonBufferFull)
 	}
-	if n := h.r.Buffered(); n != 8*164 {
-		t.Fatalf("buffered %d, want the total bound %d", n, 8*164)
+	// Each log's end is charged whatever the bounds: it is all that passes.
+	if n, most := h.r.Buffered(), int64(total+2*(resume.RecordOverhead+1024)); n > most {
+		t.Fatalf("buffered %d, want at most the total bound and two ends, %d", n, most)
 	}
 }
 
@@ -315,7 +323,8 @@ func TestReplayTailsTheLiveCall(t *testing.T) {
 // with a bound of 64 KiB grow the heap by about 40 × 64 KiB, not 40 MiB.
 func TestMemoryPerBufferedCallIsBounded(t *testing.T) {
 	const calls, perCall, bound = 40, 1 << 20, 64 << 10
-	h := newHarness(t, resume.Config{MaxCallBytes: bound, MaxBufferedBytes: calls * bound})
+	const total = calls * (bound + resume.CallOverhead)
+	h := newHarness(t, resume.Config{MaxCallBytes: bound, MaxBufferedBytes: total})
 	before := heap()
 	event := make([]byte, 1000)
 	for i := range calls {
@@ -340,8 +349,10 @@ func TestMemoryPerBufferedCallIsBounded(t *testing.T) {
 	if perCallHeap > 2*bound {
 		t.Fatalf("heap per buffered call %d bytes, want within twice the bound (%d)", perCallHeap, 2*bound)
 	}
-	if b := h.r.Buffered(); b > calls*bound {
-		t.Fatalf("buffered %d, over the total bound", b)
+	// Each log's end (a status of a few hundred bytes) is charged whatever
+	// the bounds.
+	if b, most := h.r.Buffered(), int64(total+calls*(resume.RecordOverhead+512)); b > most {
+		t.Fatalf("buffered %d, over the total bound and the ends (%d)", b, most)
 	}
 }
 
@@ -386,4 +397,83 @@ func TestDetach(t *testing.T) {
 	if !errors.Is(d.Err(), context.DeadlineExceeded) {
 		t.Fatalf("a detached context past its deadline: %v", d.Err())
 	}
+}
+
+// TestKeptCallsCostWhatIsCharged: 10,000 resumable calls that ended and
+// are kept for their grace period grow the heap by what the registry
+// charges for them against max_buffered_bytes, and reports as
+// llmrelay_resume_buffered_bytes (Buffered), within 20 %; and none keeps a
+// goroutine.
+func TestKeptCallsCostWhatIsCharged(t *testing.T) {
+	const calls, events = 10_000, 12
+	h := newHarness(t, resume.Config{MaxCallBytes: 1 << 20, MaxBufferedBytes: 1 << 30})
+	goroutines := runtime.NumGoroutine()
+	before := heap()
+	for i := range calls {
+		c := h.start(t, "call-"+strconv.Itoa(i))
+		for s := uint64(1); s <= events; s++ {
+			// Deltas of a few words, as a provider streams them; each
+			// event is its own allocation, as the emitter's encoding is.
+			c.Append(s, make([]byte, 20+(int(s)*i)%60))
+		}
+		c.End(events+1, nil)
+		c.Detach()
+	}
+	eventually(t, "every log written to its end", func() bool {
+		for i := range calls {
+			in, _, err := h.logs.ReadLog(t.Context(), "call-"+strconv.Itoa(i), 0, 1, 0)
+			if err != nil || in.End == state.LogOpen {
+				return false
+			}
+		}
+		return true
+	})
+	eventually(t, "the writers gone", func() bool { return runtime.NumGoroutine() <= goroutines+2 })
+	grown, charged := heap()-before, h.r.Buffered()
+	t.Logf("%d kept calls: heap grew %d bytes (%d per call), charged %d (%d per call)", calls, grown, grown/calls, charged, charged/calls)
+	if d := float64(grown-charged) / float64(charged); d > 0.2 || d < -0.2 {
+		t.Fatalf("heap grew %d bytes, charged %d: %.0f%% apart, want within 20%%", grown, charged, 100*d)
+	}
+}
+
+// TestReplayAheadOfAnEndStoredLater: a client whose live stream went on
+// past a log that ended early (RESUME_BUFFER_FULL), resuming before the
+// writer stored that end, gets the end's status as soon as it is stored,
+// not when its own deadline passes; and, no longer holding the log, lets
+// it go after the grace period.
+func TestReplayAheadOfAnEndStoredLater(t *testing.T) {
+	const event = 100
+	h := newHarness(t, resume.Config{MaxCallBytes: 3 * (event + resume.RecordOverhead), Grace: 50 * time.Millisecond})
+	c := h.start(t, "call")
+	data := make([]byte, event)
+	for seq := uint64(1); seq <= 3; seq++ {
+		c.Append(seq, data)
+	}
+	eventually(t, "3 events stored", func() bool {
+		in, _, err := h.logs.ReadLog(t.Context(), "call", 0, 10, 0)
+		return err == nil && in.Last == 3
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		// The client saw events 4 and 5 live: 4 overflowed the log (its
+		// end takes seq 4), 5 went on the live stream.
+		done <- h.r.Replay(ctx, "call", "key", 5, func([]byte) error { return nil })
+	}()
+	c.Append(4, data)
+	c.Append(5, data)
+	c.Detach()
+	select {
+	case err := <-done:
+		if reasonOf(err) != resume.ReasonBufferFull {
+			t.Fatalf("Replay ahead of the end: %v, want %s", err, resume.ReasonBufferFull)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Replay ahead of the end did not see the end stored after it began")
+	}
+	eventually(t, "the log dropped after its grace period", func() bool {
+		_, _, err := h.logs.ReadLog(t.Context(), "call", 0, 1, 0)
+		return errors.Is(err, state.ErrLogNotFound)
+	})
 }

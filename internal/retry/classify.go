@@ -105,7 +105,7 @@ func (r Reason) String() string {
 	return "UNSPECIFIED"
 }
 
-// reasonOf is the WillRetry reason of a transient class.
+// reasonOf is the WillRetry reason of a class that is retried.
 func reasonOf(c provider.Class) Reason {
 	switch c {
 	case provider.ClassRateLimited:
@@ -118,6 +118,8 @@ func reasonOf(c provider.Class) Reason {
 		return ReasonTransport
 	case provider.ClassStalled:
 		return ReasonStalled
+	case provider.ClassInvalidOutput:
+		return ReasonInvalidOutput
 	}
 	return ReasonUnspecified
 }
@@ -216,7 +218,8 @@ func transient(c provider.Class) Classification {
 
 func classifyProvider(pe *provider.Error) Classification {
 	c := Classification{Provider: pe, Class: pe.FailureClass()}
-	c.Retryable = c.Class.Transient()
+	// The model's refused output is retried too, once per call (Plan.Failed).
+	c.Retryable = c.Class.Transient() || c.Class == provider.ClassInvalidOutput
 	c.Reason = reasonOf(c.Class)
 	if pe.ShouldRetry != nil {
 		c.Retryable = *pe.ShouldRetry

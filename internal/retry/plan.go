@@ -99,7 +99,10 @@ type Plan struct {
 	tries    int               // attempts on the current target that were not re-asks or hedges
 	reasks   int               // re-asks made
 	reasking bool              // the next attempt is a re-ask
-	waiting  bool              // a Step retried and its attempt has not started
+	// refused counts the attempts whose output the provider refused
+	// (provider.ClassInvalidOutput): the first is retried, no other.
+	refused int
+	waiting bool // a Step retried and its attempt has not started
 	// next releases the retry a Step took for the next attempt, which is
 	// in flight in the budget until that attempt starts.
 	next func()
@@ -325,6 +328,13 @@ func (s Step) Continue() error {
 func (p *Plan) Failed(err error, c Classification, streamed bool) Step {
 	if c.FallsBack() && p.cfg.Health != nil {
 		p.cfg.Health.Failed(p.Target())
+	}
+	if c.Class == provider.ClassInvalidOutput {
+		// The model's output refused (a malformed tool call): another
+		// generation usually gets it right, once; twice says the request
+		// leads the model astray, and more attempts would only cost.
+		p.refused++
+		c.Retryable = c.Retryable && p.refused == 1
 	}
 	d := p.cfg.Policy.Decide(FailedAttempt{
 		N: p.tries, Class: c, Streamed: streamed, Now: p.cfg.Now(), Deadline: p.cfg.Deadline,

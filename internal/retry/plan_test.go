@@ -45,6 +45,9 @@ func newPlan(maxAttempts, maxReasks int) *retry.Plan {
 
 var overloaded = &provider.Error{Kind: provider.KindHTTP, Status: 503, Class: provider.ClassOverloaded}
 
+// refusedOutput is Groq's tool_use_failed: the model's tool call refused.
+var refusedOutput = &provider.Error{Kind: provider.KindInStream, Status: 400, Type: "invalid_request_error", Code: "tool_use_failed", Class: provider.ClassInvalidOutput}
+
 // script runs p with an attempt function that plays outcomes in order:
 // "ok" succeeds, "fail" fails with an overloaded error, "reask" re-asks.
 // It returns Run's result and the steps that retried.
@@ -66,6 +69,8 @@ func script(t *testing.T, ctx context.Context, p *retry.Plan, timer retry.Timer,
 			step = p.Failed(overloaded, retry.Classify(overloaded), false)
 		case "reask":
 			step = p.Reask(errors.New("invalid output"))
+		case "refused":
+			step = p.Failed(refusedOutput, retry.Classify(refusedOutput), true)
 		}
 		if step.Retry() {
 			if step.Next != n+1 || step.Target != testTarget {
@@ -124,6 +129,29 @@ func TestPlanReasksComeOnTopOfMaxAttempts(t *testing.T) {
 	p = newPlan(2, 2)
 	if res, _, err := script(t, t.Context(), p, &waits{}, "reask", "reask", "fail", "ok"); err != nil || res != "done" {
 		t.Errorf("two re-asks then a failure: Run = %q, %v; want the 4th attempt, a retry, to succeed", res, err)
+	}
+}
+
+// TestPlanRetriesARefusedOutputOnce: the model's output refused by the
+// provider (a malformed tool call) is retried, reason INVALID_OUTPUT,
+// within max_attempts, but only once per call: a second one ends the call
+// even with attempts left; transport failures around it are retried as
+// ever.
+func TestPlanRetriesARefusedOutputOnce(t *testing.T) {
+	p := newPlan(3, 0)
+	res, steps, err := script(t, t.Context(), p, &waits{}, "refused", "ok")
+	if err != nil || res != "done" || len(steps) != 1 || steps[0].Reason != retry.ReasonInvalidOutput {
+		t.Fatalf("Run = %q, %v, steps %+v; want a retry with INVALID_OUTPUT, then the answer", res, err, steps)
+	}
+
+	p = newPlan(5, 0)
+	_, steps, err = script(t, t.Context(), p, &waits{}, "refused", "fail", "refused")
+	var f *retry.Failure
+	if !errors.As(err, &f) || f.Stop != retry.StopNotRetryable || f.Attempts != 3 || f.Class.Class != provider.ClassInvalidOutput {
+		t.Fatalf("Run error = %v, want the second refused output to end the call (not retryable) after 3 attempts", err)
+	}
+	if len(steps) != 2 {
+		t.Errorf("%d retries, want 2 (the first refusal, the overload)", len(steps))
 	}
 }
 

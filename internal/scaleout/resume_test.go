@@ -195,8 +195,11 @@ func TestGoClientResumesOnAnotherReplica(t *testing.T) {
 	}
 }
 
-// TestResumeWhenTheReplicaRunningTheCallDies: a reader on another replica
-// learns, within the lease TTL, that the call is gone with its replica.
+// TestResumeWhenTheReplicaRunningTheCallDies: when the replica running a
+// call is killed (kill -9), a reader on another replica gets the events it
+// logged, then ABORTED RESUMABLE_CALL_LOST at once, long before the lease
+// TTL (after which the log would simply be gone); a later Resume learns
+// the same, and the same request sent again runs the call anew there.
 func TestResumeWhenTheReplicaRunningTheCallDies(t *testing.T) {
 	redis := redistest.Start(t)
 	never := make(chan struct{})
@@ -220,10 +223,76 @@ func TestResumeWhenTheReplicaRunningTheCallDies(t *testing.T) {
 	start := time.Now()
 	a.kill()
 	_, err := readEvents(rs)
-	if status.Code(err) != codes.NotFound || reason(err) != "RESUMABLE_CALL_NOT_FOUND" {
-		t.Fatalf("the reader on b ended with %v, want NOT_FOUND RESUMABLE_CALL_NOT_FOUND", err)
+	if status.Code(err) != codes.Aborted || reason(err) != "RESUMABLE_CALL_LOST" {
+		t.Fatalf("the reader on b ended with %v, want ABORTED RESUMABLE_CALL_LOST", err)
 	}
-	t.Logf("the reader learned the call was gone %v after its replica died (lease_ttl %v)", time.Since(start).Round(time.Millisecond), leaseTTL)
+	t.Logf("the reader learned the call was lost %v after its replica died (lease_ttl %v)", time.Since(start).Round(time.Millisecond), leaseTTL)
+	evs, err := readEvents(must(b.client.Resume(withKey(t.Context(), resumeKeyA), &llmrelayv1.ResumeRequest{RequestId: id, AfterSequence: 5})))
+	if len(evs) != 0 || reason(err) != "RESUMABLE_CALL_LOST" {
+		t.Fatalf("a later Resume: %d events, %v; want RESUMABLE_CALL_LOST", len(evs), err)
+	}
+	// The same request again: the lost call makes way (the upstream, still
+	// paused, shows the new call began).
+	again := must(b.client.Generate(withKey(t.Context(), resumeKeyA), resumable(id)))
+	if _, err := again.Recv(); err != nil {
+		t.Fatalf("the same request sent again: %v", err)
+	}
+	if n := up.Requests(); n != 2 {
+		t.Fatalf("the upstream saw %d requests, want the lost call's and the new one", n)
+	}
+}
+
+// TestGoClientReissuesACallLostWithItsReplica: the Go client, allowed to
+// (Hooks.OnReissue), sends the request of a call lost with its replica
+// again, takes back what it showed, and gets the whole answer once.
+func TestGoClientReissuesACallLostWithItsReplica(t *testing.T) {
+	redis := redistest.Start(t)
+	const chunks = 12
+	release := make(chan struct{})
+	up := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 4, Until: release}})
+	a, b := resumeReplicas(t, redis, up)
+	proxy := servertest.StartProxy(t, a.addr)
+	c, err := client.New(proxy.Addr(), client.WithInsecure(), client.WithAPIKey(resumeKeyA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	stream, err := c.Generate(t.Context(), resumable(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var screen strings.Builder
+	deltas, reissued := 0, 0
+	final, err := client.Collect(stream, &client.Hooks{
+		OnDelta: func(d *llmrelayv1.Delta) {
+			screen.WriteString(d.GetText())
+			if deltas++; deltas == 4 {
+				proxy.SetTarget(b.addr) // the next connection lands on b
+				a.kill()
+			}
+			if deltas == 6 {
+				close(release) // the new call, on b, goes on
+			}
+		},
+		OnReissue: func(cause error, discarded string) {
+			reissued++
+			if client.FromError(cause).Reason != client.ReasonResumableCallLost {
+				t.Errorf("reissued after %v, want RESUMABLE_CALL_LOST", cause)
+			}
+			rest := strings.TrimSuffix(screen.String(), discarded)
+			screen.Reset()
+			screen.WriteString(rest)
+		},
+	})
+	if err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	if reissued != 1 || screen.String() != openaitest.Text(chunks) || final.GetMessage().GetContent() != openaitest.Text(chunks) {
+		t.Fatalf("reissued %d times; screen %q; final %q", reissued, screen.String(), final.GetMessage().GetContent())
+	}
+	if n := up.Requests(); n != 2 {
+		t.Fatalf("the upstream saw %d requests, want the lost call's and the new one", n)
+	}
 }
 
 func must[T any](v T, err error) T {
@@ -270,4 +339,122 @@ func TestResumeReaderShutdownInterrupts(t *testing.T) {
 		t.Fatalf("Resume on a after b went: %v", err)
 	}
 	wantWholeCall(t, first, rest, chunks)
+}
+
+// TestResumeFloodOfOneKeyStarvesNoOther (issue 23): 200 concurrent Resumes
+// by one key, tailing a call on a real redis-server with the default Redis
+// timeouts and pool, do not make another key's Generate or Resume fail:
+// the flood's readers past resume.max_readers_per_key are refused
+// TOO_MANY_STREAMS, and the ones admitted share the blocking reads with
+// the other key's reader, which waits its turn instead of failing.
+func TestResumeFloodOfOneKeyStarvesNoOther(t *testing.T) {
+	redis := redistest.Start(t)
+	const flood, chunks = 200, 12
+	releaseA, releaseB := make(chan struct{}), make(chan struct{})
+	upA := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 2, Until: releaseA}})
+	upB := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 4, Until: releaseB}})
+	r := startReplicaWith(t, "r", func(listen, metricsListen string) string {
+		return fmt.Sprintf(`listen: %s
+metrics_listen: %s
+shutdown_grace: 5s
+log: {level: warn}
+providers:
+  - {name: a, kind: openai, base_url: %s, models: [fake-model]}
+  - {name: b, kind: openai, base_url: %s, models: [fake-model]}
+auth:
+  keys:
+    - {name: a, sha256: %s, scopes: [generate], models: ["*"]}
+    - {name: b, sha256: %s, scopes: [generate], models: ["*"]}
+state:
+  store: redis
+  redis: {address: %s, key_prefix: "flood:"}
+`, listen, metricsListen, upA.URL(), upB.URL(), auth.HashKey(resumeKeyA), auth.HashKey(resumeKeyB), redis.Addr)
+	})
+	request := func(provider, id string) *llmrelayv1.GenerateRequest {
+		req := resumable(id)
+		req.Model = provider + "/fake-model"
+		return req
+	}
+	ctxA, ctxB := withKey(t.Context(), resumeKeyA), withKey(t.Context(), resumeKeyB)
+
+	// a's call, paused after 2 deltas; its client leaves.
+	idA := uuid.NewString()
+	gctx, leave := context.WithCancel(ctxA)
+	gs := must(r.client.Generate(gctx, request("a", idA)))
+	for range 2 {
+		must(gs.Recv())
+	}
+	leave()
+	// The flood: 200 readers of a's call at once.
+	type result struct {
+		events int
+		err    error
+	}
+	results := make(chan result, flood)
+	for range flood {
+		go func() {
+			rs, err := r.client.Resume(ctxA, &llmrelayv1.ResumeRequest{RequestId: idA})
+			if err != nil {
+				results <- result{0, err}
+				return
+			}
+			evs, err := readEvents(rs)
+			results <- result{len(evs), err}
+		}()
+	}
+	var refused []error
+	eventually(t, "every reader of the flood admitted or refused", func() bool {
+		for {
+			select {
+			case res := <-results:
+				refused = append(refused, res.err)
+				continue
+			default:
+			}
+			break
+		}
+		return int(r.metric(t, "llmrelay_resume_events_total", `event="resumed"`))+len(refused) == flood
+	})
+	for _, err := range refused {
+		if status.Code(err) != codes.ResourceExhausted || reason(err) != "TOO_MANY_STREAMS" {
+			t.Fatalf("a reader of the flood refused with %v, want RESOURCE_EXHAUSTED TOO_MANY_STREAMS", err)
+		}
+	}
+	admitted := flood - len(refused)
+	t.Logf("the flood: %d readers admitted, %d refused", admitted, len(refused))
+	if admitted != 32 {
+		t.Fatalf("%d of the flood's readers admitted, want resume.max_readers_per_key (32)", admitted)
+	}
+
+	// b, meanwhile: a resumable Generate, and a Resume of it that tails it.
+	idB := uuid.NewString()
+	live := must(r.client.Generate(ctxB, request("b", idB)))
+	var first []*llmrelayv1.GenerateEvent
+	for range 4 {
+		ev, err := live.Recv()
+		if err != nil {
+			t.Fatalf("b's Generate during the flood: %v", err)
+		}
+		first = append(first, ev)
+	}
+	reader := must(r.client.Resume(ctxB, &llmrelayv1.ResumeRequest{RequestId: idB, AfterSequence: 2}))
+	close(releaseB)
+	rest, err := readEvents(live)
+	if err != nil {
+		t.Fatalf("b's Generate during the flood: %v", err)
+	}
+	wantWholeCall(t, first, rest, chunks)
+	resumed, err := readEvents(reader)
+	if err != nil {
+		t.Fatalf("b's Resume during the flood: %v", err)
+	}
+	wantWholeCall(t, first[:2], resumed, chunks)
+
+	// The flood's admitted readers get a's whole call once it goes on.
+	close(releaseA)
+	for range admitted {
+		if res := <-results; res.err != nil || res.events == 0 {
+			t.Fatalf("an admitted reader of a's call: %d events, %v", res.events, res.err)
+		}
+	}
 }

@@ -53,8 +53,8 @@ func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
 		// starts: unary and stream calls are counted alike (a stream's
 		// request is only read later), and floods of invalid requests are
 		// throttled too. Kept in the state store, so they hold across
-		// replicas when it is shared.
-		interceptors.NewKeyLimits(keys, s.store, s.metrics).Link(),
+		// replicas when it is shared; a key's Resume streams too.
+		interceptors.NewKeyLimits(keys, s.store, s.metrics).WithResumeReaders(keys, s.store, s.cfg.Resume.MaxReadersPerKey).Link(),
 		// Deadline before anything that waits, so every wait and provider
 		// call below is bounded. Not for health watches.
 		interceptors.APIOnly(interceptors.Deadline(cfg.Deadlines.Default, cfg.Deadlines.Max)),

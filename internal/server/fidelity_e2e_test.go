@@ -19,6 +19,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/anthropic/anthropictest"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
@@ -272,17 +273,9 @@ func TestThinkingRoundTripThroughTheService(t *testing.T) {
 // request body.
 func anthropicTurns(t *testing.T, body []byte) [][]map[string]any {
 	t.Helper()
-	var req struct {
-		Messages []struct {
-			Content []map[string]any `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	turns, err := anthropictest.Turns(body)
+	if err != nil {
 		t.Fatal(err)
-	}
-	turns := make([][]map[string]any, len(req.Messages))
-	for i, m := range req.Messages {
-		turns[i] = m.Content
 	}
 	return turns
 }

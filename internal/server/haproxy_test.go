@@ -25,7 +25,7 @@ import (
 // and returns a client connected through it.
 func haproxyInFront(t *testing.T, cfg *config.Config) llmrelayv1.LLMServiceClient {
 	t.Helper()
-	bin := testProgram(t, "haproxy", "haproxy")
+	bin := servertest.Program(t, "haproxy", "haproxy")
 	_, backend := serveTCP(t, cfg)
 
 	front := freePort(t)

@@ -25,7 +25,7 @@ import (
 // that long, and returns a client connected through the proxy.
 func nghttpxInFront(t *testing.T, cfg *config.Config, readTimeout time.Duration) llmrelayv1.LLMServiceClient {
 	t.Helper()
-	bin := testProgram(t, "nghttpx", "nghttp2-proxy")
+	bin := servertest.Program(t, "nghttpx", "nghttp2-proxy")
 	relay, _ := servertest.Listen(t, cfg)
 
 	// A free port for the proxy's frontend.

@@ -283,7 +283,7 @@ func TestTheIdleTimeoutDoesNotCutTheHeaderWaitShort(t *testing.T) {
 		wantMessage   string
 	}{
 		{"headers later than the idle timeout", 0, codes.OK, ""},
-		{"headers later than response_header_timeout", 300 * time.Millisecond, codes.Unavailable, "could not be reached"},
+		{"headers later than response_header_timeout", 300 * time.Millisecond, codes.Unavailable, "did not answer in time"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -159,7 +159,9 @@ func TestDetachedCallHoldsItsStreamSlot(t *testing.T) {
 
 // TestShutdownDrainsADetachedCall: a detached call is one of the calls a
 // shutdown waits for; when the grace period ends it is cut off with the
-// others (SERVER_SHUTTING_DOWN), its upstream request closed.
+// others, its upstream request closed, and lost: it ends ABORTED,
+// RESUMABLE_CALL_LOST (not SERVER_SHUTTING_DOWN), which its log keeps
+// for a reader elsewhere.
 func TestShutdownDrainsADetachedCall(t *testing.T) {
 	never := make(chan struct{})
 	up := openaitest.Start(t, openaitest.Options{Chunks: 10, Pause: &openaitest.Pause{After: 2, Until: never}})
@@ -181,8 +183,11 @@ func TestShutdownDrainsADetachedCall(t *testing.T) {
 	shutCtx, stop := context.WithTimeout(context.Background(), 30*time.Second)
 	defer stop()
 	srv.Shutdown(shutCtx) // returns once the call ended: the shutdown waited for it
-	if got := metricIn(srv.Metrics().Text(), metrics.NameCalls, `code="Unavailable"`); got != "1" {
-		t.Fatalf("after the shutdown, %q calls ended UNAVAILABLE, want the detached one", got)
+	if got := metricIn(srv.Metrics().Text(), metrics.NameCalls, `code="Aborted"`); got != "1" {
+		t.Fatalf("after the shutdown, %q calls ended ABORTED, want the detached one", got)
+	}
+	if got := metricIn(srv.Metrics().Text(), metrics.NameResumeEvents, `event="lost"`); got != "1" {
+		t.Fatalf("after the shutdown, %q resumable calls lost, want the detached one", got)
 	}
 	// The upstream notices its request closed when its connection does.
 	eventually(t, "the upstream request closed", func() bool { return up.OpenStreams() == 0 })

@@ -13,6 +13,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"buf.build/go/protovalidate"
@@ -302,7 +303,7 @@ func (s *Server) Run(ctx context.Context) error { return s.run(ctx, nil) }
 
 // run listens on the configured address and serves there (serveOn).
 func (s *Server) run(ctx context.Context, sigs <-chan os.Signal) error {
-	lis, err := listen("listen", s.cfg.Listen)
+	lis, err := s.listen("listen", s.cfg.Listen)
 	if err != nil {
 		return err
 	}
@@ -371,6 +372,27 @@ func (e *ListenError) Error() string {
 
 // Unwrap returns the cause.
 func (e *ListenError) Unwrap() error { return e.Err }
+
+// listen listens on addr, the value of the named setting. When addr is
+// taken and is the embedded default's (config.ListenIsDefault: no file,
+// variable or flag chose it), it listens on a free port of the same host
+// instead and logs both addresses at warn, so that a second `make run`, or
+// one beside another program on the default metrics port, starts; an
+// address someone chose fails with the *ListenError.
+func (s *Server) listen(setting, addr string) (net.Listener, error) {
+	lis, err := listen(setting, addr)
+	if err == nil || !errors.Is(err, syscall.EADDRINUSE) || !s.cfg.ListenIsDefault(setting) {
+		return lis, err
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	free, ferr := listen(setting, net.JoinHostPort(host, "0"))
+	if ferr != nil {
+		return nil, err
+	}
+	s.log.Warn(setting+": the default address is in use (another llmrelay, or another program?); listening on a free port instead: set "+setting+" to choose one",
+		"default", addr, "listen", free.Addr().String())
+	return free, nil
+}
 
 // listen listens on addr, the value of the named setting.
 func listen(setting, addr string) (net.Listener, error) {

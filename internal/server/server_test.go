@@ -116,6 +116,12 @@ func TestGenerateRejectsBadRequestsWithTypedErrors(t *testing.T) {
 		{"malformed fault list", withOptions(t, echoRequest("x"), map[string]any{"faults": []any{map[string]any{"status": 503}, map[string]any{"drop_after": -1}}}), "INVALID_PROVIDER_OPTIONS", "provider_options.faults[1].drop_after"},
 		{"faults not a list", withOptions(t, echoRequest("x"), map[string]any{"faults": "503"}), "INVALID_PROVIDER_OPTIONS", "provider_options.faults"},
 		{"unknown option", withOptions(t, echoRequest("x"), map[string]any{"fautls": []any{}}), "INVALID_PROVIDER_OPTIONS", "provider_options.fautls"},
+		{"parts on a user message", &llmrelayv1.GenerateRequest{Model: "mock/echo", Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "x",
+			Parts: []*llmrelayv1.Part{{Part: &llmrelayv1.Part_Text{Text: "x"}}}}}}, "INVALID_REQUEST", "messages[0]"},
+		{"a provider tool block on a user message", &llmrelayv1.GenerateRequest{Model: "mock/echo", Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "x",
+			ProviderTools: []*llmrelayv1.ProviderToolBlock{{Kind: "server_tool_use", Format: "anthropic"}}}}}, "INVALID_REQUEST", "messages[0]"},
+		{"parts that do not add up to the content", &llmrelayv1.GenerateRequest{Model: "mock/echo", Messages: []*llmrelayv1.Message{echoRequest("x").Messages[0],
+			{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: "hello", Parts: []*llmrelayv1.Part{{Part: &llmrelayv1.Part_Text{Text: "hell"}}}}}}, "INVALID_REQUEST", "messages[1].parts"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

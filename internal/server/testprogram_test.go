@@ -2,37 +2,15 @@ package server_test
 
 import (
 	"fmt"
-	"net"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"testing"
-	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
-
-// testProgram returns the path of a program some tests run as a real
-// process (haproxy, nghttpx), installing its Debian package with the
-// project's scripts/test-deps.sh when it is missing; the test skips, saying
-// why, only when it cannot be installed.
-func testProgram(t *testing.T, name, debianPackage string) string {
-	t.Helper()
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	_, file, _, _ := runtime.Caller(0)
-	script := filepath.Join(filepath.Dir(file), "..", "..", "scripts", "test-deps.sh")
-	out, err := exec.Command("bash", script).CombinedOutput()
-	if p, lerr := exec.LookPath(name); lerr == nil {
-		return p
-	}
-	t.Skipf("%s (Debian package %s) is not installed and scripts/test-deps.sh could not install it (%v): %s", name, debianPackage, err, out)
-	return ""
-}
 
 // proxyClient starts cmd, a proxy in front of llmrelay, and stops it when
 // the test ends; it waits until the proxy accepts connections on
@@ -40,32 +18,8 @@ func testProgram(t *testing.T, name, debianPackage string) string {
 // proxy's log, shown when the proxy exits early or the test fails.
 func proxyClient(t *testing.T, cmd *exec.Cmd, front int, log func() string) llmrelayv1.LLMServiceClient {
 	t.Helper()
-	name := filepath.Base(cmd.Path)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("%s's log:\n%s", name, log())
-		}
-	})
 	addr := fmt.Sprintf("127.0.0.1:%d", front)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			break
-		}
-		select {
-		case <-exited:
-			t.Fatalf("%s exited: %s", name, log())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	servertest.StartProgram(t, cmd, addr, log)
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

@@ -210,8 +210,12 @@ type attemptResult struct {
 	toolCalls []*llmrelayv1.ToolCall
 	reasoning []*reasoningBlock
 	refusal   strings.Builder
-	finish    provider.FinishReason
-	usage     provider.Usage
+	// providerTools are the blocks of tools the provider ran itself, and
+	// order the order of all the reply's blocks (for Message.parts).
+	providerTools []provider.ProviderTool
+	order         provider.Order
+	finish        provider.FinishReason
+	usage         provider.Usage
 	// deltas and partials count the deltas (text, reasoning, refusal and
 	// tool-call fragments) and partial objects this attempt sent to the
 	// client.
@@ -331,6 +335,7 @@ func (c *call) fold(a *retry.Attempt, ev provider.Event, res *attemptResult) err
 		if ev.Text == "" {
 			return nil
 		}
+		res.order.Add(&ev, res.text.Len())
 		res.text.WriteString(ev.Text)
 		de := newDeltaEvent()
 		de.delta.Text = ev.Text
@@ -343,6 +348,7 @@ func (c *call) fold(a *retry.Attempt, ev provider.Event, res *attemptResult) err
 		if tc == (provider.ToolCallDelta{Index: tc.Index}) {
 			return nil // nothing, or nothing left under the output limit
 		}
+		res.order.Add(&ev, 0)
 		res.addToolCall(tc)
 		if tc.ID == "" && tc.Name == "" && tc.ArgumentsDelta == "" {
 			return nil // a signature alone: it is in the final message
@@ -357,7 +363,11 @@ func (c *call) fold(a *retry.Attempt, ev provider.Event, res *attemptResult) err
 		if r == (provider.ReasoningDelta{Index: r.Index}) {
 			return nil
 		}
+		res.order.Add(&ev, 0)
 		res.addReasoning(r)
+		if r.Text == "" && r.Signature == "" && r.Redacted == "" && r.Format == "" {
+			return nil // the block's id or kind alone: it is in the final message
+		}
 		de := newReasoningDeltaEvent()
 		de.r.Index, de.r.Text, de.r.Signature, de.r.Redacted, de.r.Format = uint32(r.Index), r.Text, r.Signature, r.Redacted, r.Format
 		return c.sendDelta(a, &de.deltaEvent, res)
@@ -369,6 +379,13 @@ func (c *call) fold(a *retry.Attempt, ev provider.Event, res *attemptResult) err
 		de := newDeltaEvent()
 		de.delta.Refusal = ev.Text
 		return c.sendDelta(a, de, res)
+	case provider.EventProviderTool:
+		// A block of a tool the provider ran: no delta (nothing to show
+		// as it streams), kept for the final message.
+		if ev.ProviderTool != nil {
+			res.order.Add(&ev, 0)
+			res.providerTools = append(res.providerTools, *ev.ProviderTool)
+		}
 	case provider.EventUsage:
 		res.usage = ev.Usage
 	case provider.EventFinish:

@@ -3,6 +3,8 @@ package service
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -38,9 +40,19 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 			pm.ToolCalls = append(pm.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments(), Signature: tc.GetSignature()})
 		}
 		for _, r := range m.GetReasoning() {
-			pm.Reasoning = append(pm.Reasoning, provider.Reasoning{Text: r.GetText(), Signature: r.GetSignature(), Redacted: r.GetRedacted(), Format: r.GetFormat()})
+			pm.Reasoning = append(pm.Reasoning, provider.Reasoning{Text: r.GetText(), Signature: r.GetSignature(), Redacted: r.GetRedacted(), Format: r.GetFormat(),
+				ID: r.GetId(), Kind: r.GetKind(), ProviderFormat: r.GetProviderFormat()})
+		}
+		for _, t := range m.GetProviderTools() {
+			pm.ProviderTools = append(pm.ProviderTools, provider.ProviderTool{Kind: t.GetKind(), ID: t.GetId(), Name: t.GetName(),
+				Input: t.GetInput(), Result: t.GetResult(), Extra: t.GetExtra(), Format: t.GetFormat()})
 		}
 		pm.Refusal = m.GetRefusal()
+		parts, err := messageParts(i, m)
+		if err != nil {
+			return nil, err
+		}
+		pm.Parts = parts
 		out.Messages[i] = pm
 	}
 	if g := req.GetGeneration(); g != nil {
@@ -95,6 +107,72 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 	return out, nil
 }
 
+// messageParts converts messages[i]'s parts, nil when it has none, and
+// checks that they describe the message exactly: each names a block that
+// exists, every block is named once, and the text parts, concatenated,
+// are the message's content. Anything else is a *provider.FieldError:
+// sent on, the adapters would drop or repeat blocks.
+func messageParts(i int, m *llmrelayv1.Message) ([]provider.Part, error) {
+	if len(m.GetParts()) == 0 {
+		return nil, nil
+	}
+	field := fmt.Sprintf("messages[%d].parts", i)
+	kinds := [...]struct {
+		name  string
+		count int
+		seen  []bool
+	}{
+		provider.PartReasoning:    {name: "reasoning", count: len(m.GetReasoning())},
+		provider.PartToolCall:     {name: "tool_calls", count: len(m.GetToolCalls())},
+		provider.PartProviderTool: {name: "provider_tools", count: len(m.GetProviderTools())},
+	}
+	for k := range kinds {
+		kinds[k].seen = make([]bool, kinds[k].count)
+	}
+	parts := make([]provider.Part, len(m.GetParts()))
+	text := 0
+	for j, p := range m.GetParts() {
+		var part provider.Part
+		var index uint32
+		switch v := p.GetPart().(type) {
+		case *llmrelayv1.Part_Text:
+			if !strings.HasPrefix(m.GetContent()[text:], v.Text) {
+				return nil, &provider.FieldError{Field: fmt.Sprintf("%s[%d].text", field, j), Description: "is not the next piece of content: the text parts, in order, must add up to content (send the message as final.message gave it, or without parts)"}
+			}
+			text += len(v.Text)
+			parts[j] = provider.Part{Kind: provider.PartText, Text: v.Text}
+			continue
+		case *llmrelayv1.Part_Reasoning:
+			part, index = provider.Part{Kind: provider.PartReasoning}, v.Reasoning
+		case *llmrelayv1.Part_ToolCall:
+			part, index = provider.Part{Kind: provider.PartToolCall}, v.ToolCall
+		case *llmrelayv1.Part_ProviderTool:
+			part, index = provider.Part{Kind: provider.PartProviderTool}, v.ProviderTool
+		default:
+			return nil, &provider.FieldError{Field: fmt.Sprintf("%s[%d]", field, j), Description: "is empty: set text, reasoning, tool_call or provider_tool"}
+		}
+		k := &kinds[part.Kind]
+		switch {
+		case int64(index) >= int64(k.count):
+			return nil, &provider.FieldError{Field: fmt.Sprintf("%s[%d]", field, j), Description: fmt.Sprintf("names %s[%d], but the message has %d", k.name, index, k.count)}
+		case k.seen[index]:
+			return nil, &provider.FieldError{Field: fmt.Sprintf("%s[%d]", field, j), Description: fmt.Sprintf("names %s[%d] a second time", k.name, index)}
+		}
+		k.seen[index] = true
+		part.Index = int(index)
+		parts[j] = part
+	}
+	if text != len(m.GetContent()) {
+		return nil, &provider.FieldError{Field: field, Description: "its text parts do not add up to content (send the message as final.message gave it, or without parts)"}
+	}
+	for _, k := range kinds {
+		if n := slices.Index(k.seen, false); n >= 0 {
+			return nil, &provider.FieldError{Field: field, Description: fmt.Sprintf("does not name %s[%d]: every block of the message needs its part", k.name, n)}
+		}
+	}
+	return parts, nil
+}
+
 // structJSON encodes a Struct as JSON, nil for an unset Struct.
 func structJSON(s *structpb.Struct) (json.RawMessage, error) {
 	if s == nil {
@@ -118,4 +196,50 @@ func usage(u provider.Usage) *llmrelayv1.Usage {
 // two share their numbering.
 func finishReason(r provider.FinishReason) llmrelayv1.FinishReason {
 	return llmrelayv1.FinishReason(r)
+}
+
+// finalMessage returns the final's message of a successful attempt: its
+// text, reasoning, tool calls (those that got an id, a name or arguments),
+// provider tool blocks, refusal, and the order of its blocks.
+func finalMessage(res *attemptResult) *llmrelayv1.Message {
+	msg := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: res.text.String(), Refusal: res.refusal.String()}
+	for _, r := range res.providerReasoning() {
+		msg.Reasoning = append(msg.Reasoning, &llmrelayv1.Reasoning{Text: r.Text, Signature: r.Signature, Redacted: r.Redacted, Format: r.Format,
+			Id: r.ID, Kind: r.Kind, ProviderFormat: r.ProviderFormat})
+	}
+	calls := make([]int, len(res.toolCalls)) // a call's index in msg.ToolCalls, -1 when left out
+	for i, tc := range res.toolCalls {
+		calls[i] = -1
+		if tc.GetId() != "" || tc.GetName() != "" || tc.GetArguments() != "" {
+			calls[i] = len(msg.ToolCalls)
+			msg.ToolCalls = append(msg.ToolCalls, tc)
+		}
+	}
+	for i := range res.providerTools {
+		t := &res.providerTools[i]
+		msg.ProviderTools = append(msg.ProviderTools, &llmrelayv1.ProviderToolBlock{
+			Kind: t.Kind, Id: t.ID, Name: t.Name, Input: t.Input, Result: t.Result, Extra: t.Extra, Format: t.Format,
+		})
+	}
+	if res.order.Usual(msg.Content) {
+		return msg // the order every adapter takes without parts: no need to send it
+	}
+	for _, p := range res.order.Parts(msg.Content) {
+		var part llmrelayv1.Part
+		switch p.Kind {
+		case provider.PartText:
+			part.Part = &llmrelayv1.Part_Text{Text: p.Text}
+		case provider.PartReasoning:
+			part.Part = &llmrelayv1.Part_Reasoning{Reasoning: uint32(p.Index)}
+		case provider.PartToolCall:
+			if p.Index >= len(calls) || calls[p.Index] < 0 {
+				continue
+			}
+			part.Part = &llmrelayv1.Part_ToolCall{ToolCall: uint32(calls[p.Index])}
+		case provider.PartProviderTool:
+			part.Part = &llmrelayv1.Part_ProviderTool{ProviderTool: uint32(p.Index)}
+		}
+		msg.Parts = append(msg.Parts, &part)
+	}
+	return msg
 }

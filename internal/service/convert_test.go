@@ -30,6 +30,8 @@ func TestEnumsShareNumbering(t *testing.T) {
 		provider.FinishToolCalls:     llmrelayv1.FinishReason_FINISH_REASON_TOOL_CALLS,
 		provider.FinishContentFilter: llmrelayv1.FinishReason_FINISH_REASON_CONTENT_FILTER,
 		provider.FinishOther:         llmrelayv1.FinishReason_FINISH_REASON_OTHER,
+		provider.FinishRefusal:       llmrelayv1.FinishReason_FINISH_REASON_REFUSAL,
+		provider.FinishPaused:        llmrelayv1.FinishReason_FINISH_REASON_PAUSED,
 	}
 	for p, pb := range finishes {
 		if finishReason(p) != pb {
@@ -69,6 +71,57 @@ func TestStructsThatAreNotJSONNameTheirField(t *testing.T) {
 			var fe *provider.FieldError
 			if !errors.As(err, &fe) || fe.Field != tt.field {
 				t.Errorf("error = %v, want a field error on %s", err, tt.field)
+			}
+		})
+	}
+}
+
+// TestPartsMustDescribeTheMessage: an assistant message's parts go to the
+// adapters only when they describe it exactly; anything else is a field
+// error naming the part, before any attempt.
+func TestPartsMustDescribeTheMessage(t *testing.T) {
+	text := func(s string) *llmrelayv1.Part { return &llmrelayv1.Part{Part: &llmrelayv1.Part_Text{Text: s}} }
+	reasoning := func(i uint32) *llmrelayv1.Part {
+		return &llmrelayv1.Part{Part: &llmrelayv1.Part_Reasoning{Reasoning: i}}
+	}
+	call := func(i uint32) *llmrelayv1.Part { return &llmrelayv1.Part{Part: &llmrelayv1.Part_ToolCall{ToolCall: i}} }
+	tool := func(i uint32) *llmrelayv1.Part {
+		return &llmrelayv1.Part{Part: &llmrelayv1.Part_ProviderTool{ProviderTool: i}}
+	}
+	message := func(parts ...*llmrelayv1.Part) *llmrelayv1.Message {
+		return &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: "Let me search. Done.",
+			Reasoning:     []*llmrelayv1.Reasoning{{Text: "think", Format: "anthropic"}},
+			ToolCalls:     []*llmrelayv1.ToolCall{{Id: "c1", Name: "f", Arguments: "{}"}},
+			ProviderTools: []*llmrelayv1.ProviderToolBlock{{Kind: "server_tool_use", Id: "s1", Name: "web_search", Input: "{}", Format: "anthropic"}},
+			Parts:         parts}
+	}
+	tests := []struct {
+		name  string
+		msg   *llmrelayv1.Message
+		field string // "" when valid
+	}{
+		{"in its order", message(reasoning(0), text("Let me search. "), tool(0), text("Done."), call(0)), ""},
+		{"no parts: the usual order", message(), ""},
+		{"text that is not the next piece of content", message(reasoning(0), text("Let me search."), tool(0), text("Done!"), call(0)), "messages[1].parts[3].text"},
+		{"text that falls short of content", message(reasoning(0), text("Let me search. "), tool(0), call(0)), "messages[1].parts"},
+		{"an index past the blocks", message(reasoning(1), text("Let me search. Done."), tool(0), call(0)), "messages[1].parts[0]"},
+		{"a block named twice", message(reasoning(0), reasoning(0), text("Let me search. Done."), tool(0), call(0)), "messages[1].parts[1]"},
+		{"a block left out", message(reasoning(0), text("Let me search. Done."), tool(0)), "messages[1].parts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := &llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "q"}, tt.msg}}
+			out, err := providerRequest(req, "m", nil)
+			var fe *provider.FieldError
+			switch {
+			case tt.field == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.field == "":
+				if got := out.Messages[1]; len(got.Parts) != len(tt.msg.GetParts()) || len(got.ProviderTools) != 1 || got.ProviderTools[0].Input != "{}" {
+					t.Errorf("converted %+v", got)
+				}
+			case !errors.As(err, &fe) || fe.Field != tt.field:
+				t.Errorf("error %v, want a field error on %s", err, tt.field)
 			}
 		})
 	}

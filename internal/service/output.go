@@ -67,7 +67,24 @@ func outputOf(ev *provider.Event) (fs [4]outputField) {
 // boundary, an opaque field that does not fit whole left out, and nothing
 // after either; otherwise the OUTPUT_TOO_LARGE *apierr.Error that ends the
 // call, with nothing of the event sent.
+//
+// A provider tool block counts whole and is never cut (the provider
+// needs it back as it came): under truncation the reply ends before the
+// block that reaches the limit.
 func (c *call) meterOutput(a *retry.Attempt, ev *provider.Event, res *attemptResult) error {
+	left := c.output.max - res.outputBytes
+	if ev.Kind == provider.EventProviderTool && ev.ProviderTool != nil {
+		if size := int64(ev.ProviderTool.Size()); size <= left {
+			res.outputBytes += size
+			return nil
+		}
+		if !c.output.truncate {
+			return apierr.OutputTooLarge(c.output.max, a.Target.Entry.Config.Name, a.N)
+		}
+		ev.ProviderTool = nil
+		res.outputBytes = c.output.max
+		return errTruncated
+	}
 	fs := outputOf(ev)
 	var n int64
 	for _, f := range fs {
@@ -75,7 +92,6 @@ func (c *call) meterOutput(a *retry.Attempt, ev *provider.Event, res *attemptRes
 			n += int64(len(*f.s))
 		}
 	}
-	left := c.output.max - res.outputBytes
 	if n <= left {
 		res.outputBytes += n
 		return nil

@@ -50,15 +50,16 @@ func fingerprint(req *llmrelayv1.GenerateRequest) string {
 //
 // A call of the same id, key and request kept already is
 // resume.ErrAttach: the handler replays it instead (attach). When the
-// store cannot take the call, it runs as an ordinary call: its client
-// still gets its answer, and the headers do not say it is resumable.
+// call cannot be kept (resume.CannotKeep: the store is unreachable, or
+// this replica's kept calls fill its bound), it runs as an ordinary call:
+// its client still gets its answer, and the headers do not say it is
+// resumable.
 func (c *call) makeResumable(ctx context.Context, stream grpc.ServerStream) (detached context.Context, end func(), err error) {
 	detached, cancel := resume.Detach(ctx)
 	rc, err := c.svc.resume.Start(ctx, c.requestID, c.key, c.fingerprint, cancel)
 	if err != nil {
 		cancel(nil)
-		var ae *apierr.Error
-		if errors.Is(err, resume.ErrAttach) || !errors.As(err, &ae) || ae.Reason != apierr.ReasonStateStoreUnavailable {
+		if !resume.CannotKeep(err) {
 			return ctx, nil, err
 		}
 		c.svc.log.Warn("resumable call runs as an ordinary call: its log cannot be kept", "request_id", c.requestID, "error", err)
@@ -158,15 +159,16 @@ func (e *emitter) goneLocked() {
 }
 
 // endLog ends a resumable call's log with the call's outcome (nil: its
-// final was sent), numbered after its last event. The heartbeat stops
-// first, so that no event follows the end. Only the call's goroutine calls
-// it.
-func (e *emitter) endLog(err error) {
+// final was sent), numbered after its last event, and returns the error
+// the call ends with: err, or what the log made of it (a call cut off by
+// the shutdown is lost: resume.Call.End). The heartbeat stops first, so
+// that no event follows the end. Only the call's goroutine calls it.
+func (e *emitter) endLog(err error) error {
 	if e.log == nil {
-		return
+		return err
 	}
 	e.stopHeartbeat()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.log.End(e.seq+1, err)
+	return e.log.End(e.seq+1, err)
 }

@@ -475,6 +475,7 @@ func (r *attemptResult) addToolCall(d provider.ToolCallDelta) {
 type reasoningBlock struct {
 	text                        strings.Builder
 	signature, redacted, format string
+	id, kind, providerFormat    string
 }
 
 // addReasoning folds a reasoning fragment into the result's blocks.
@@ -489,32 +490,50 @@ func (r *attemptResult) addReasoning(d provider.ReasoningDelta) {
 	b.text.WriteString(d.Text)
 	b.signature += d.Signature
 	b.redacted += d.Redacted
+	if d.ID != "" {
+		b.id = d.ID
+	}
+	if d.Kind != "" {
+		b.kind = d.Kind
+	}
+	if d.ProviderFormat != "" {
+		b.providerFormat = d.ProviderFormat
+	}
 }
 
 // providerReasoning returns the result's reasoning blocks.
 func (r *attemptResult) providerReasoning() []provider.Reasoning {
 	out := make([]provider.Reasoning, len(r.reasoning))
 	for i, b := range r.reasoning {
-		out[i] = provider.Reasoning{Text: b.text.String(), Signature: b.signature, Redacted: b.redacted, Format: b.format}
+		out[i] = provider.Reasoning{Text: b.text.String(), Signature: b.signature, Redacted: b.redacted, Format: b.format,
+			ID: b.id, Kind: b.kind, ProviderFormat: b.providerFormat}
 	}
 	return out
 }
 
+// providerMessage returns the result as the assistant message a provider
+// is sent back (a structured-output re-ask's): its text, reasoning,
+// provider tool blocks, tool calls and their order.
+func (r *attemptResult) providerMessage() provider.Message {
+	m := provider.Message{Role: provider.RoleAssistant, Content: r.text.String(), Reasoning: r.providerReasoning(), ProviderTools: r.providerTools}
+	for _, tc := range r.toolCalls {
+		m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments(), Signature: tc.GetSignature()})
+	}
+	if !r.order.Usual(m.Content) {
+		m.Parts = r.order.Parts(m.Content)
+	}
+	return m
+}
+
 // sendFinal sends the call's Final: the successful attempt's message (its
-// text, reasoning, tool calls and refusal), with the usage of every
-// attempt (cancelled hedges included), how many attempts and hedges ran, the provider, model and route that answered, for structured
-// output the object and the validation retries and errors, and the
-// annotations of the hooks, which run just before.
+// text, reasoning, tool calls, provider tool blocks, refusal and the
+// order of its blocks), with the usage of every attempt (cancelled hedges
+// included), how many attempts and hedges ran, the provider, model and
+// route that answered, for structured output the object and the
+// validation retries and errors, and the annotations of the hooks, which
+// run just before.
 func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
-	msg := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: res.text.String(), Refusal: res.refusal.String()}
-	for _, r := range res.providerReasoning() {
-		msg.Reasoning = append(msg.Reasoning, &llmrelayv1.Reasoning{Text: r.Text, Signature: r.Signature, Redacted: r.Redacted, Format: r.Format})
-	}
-	for _, tc := range res.toolCalls {
-		if tc.GetId() != "" || tc.GetName() != "" || tc.GetArguments() != "" {
-			msg.ToolCalls = append(msg.ToolCalls, tc)
-		}
-	}
+	msg := finalMessage(res)
 	final := &llmrelayv1.Final{
 		Message:      msg,
 		FinishReason: finishReason(res.finish),
@@ -547,7 +566,7 @@ func (s *Service) fail(ctx context.Context, c *call, err error) error {
 		}
 		ae = apierr.FromError(err)
 	}
-	c.out.endLog(ae)
+	ae = apierr.FromError(c.out.endLog(ae))
 	if ae.Code == codes.Internal {
 		s.log.Error("generate failed", "request_id", c.requestID, "error", err)
 	} else {

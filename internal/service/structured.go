@@ -327,7 +327,7 @@ func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
 		return err
 	}
 	c.preq.Messages = append(c.preq.Messages,
-		provider.Message{Role: provider.RoleAssistant, Content: res.text.String(), Reasoning: res.providerReasoning()},
+		res.providerMessage(),
 		provider.Message{Role: provider.RoleUser, Content: out.Reask})
 	return step.Continue()
 }

@@ -45,7 +45,10 @@ type EventLogs interface {
 	// ReadLog returns the log's info and up to max of its records whose Seq
 	// is above after, in order. When there are none, it waits up to wait
 	// for one to be appended (0: it does not wait), and returns none if
-	// none came. It returns ErrLogNotFound when there is no log id.
+	// none came. A log that ended, or ends while it waits (even at a Seq
+	// not above after: a reader may be ahead of an end stored late), ends
+	// the wait, and the info returned says so. It returns ErrLogNotFound
+	// when there is no log id.
 	ReadLog(ctx context.Context, id string, after uint64, max int, wait time.Duration) (LogInfo, []LogRecord, error)
 	// KeepLog extends the log's hold to at least d from now (d 0 changes
 	// nothing) and returns how much of it is left: 0 when it has passed. A
@@ -75,6 +78,13 @@ type LogInfo struct {
 	Last uint64
 	// End says whether and how the log ended.
 	End LogEnd
+	// WriterGone says that the log has not ended but the replica writing
+	// it is gone (it crashed, or lost the store): nothing more will be
+	// appended by it. A store reports it, when it can tell, where a log's
+	// info is read and nothing new was found (ReadLog) or where one exists
+	// already (CreateLog); the memory store never does (its writer is
+	// this process).
+	WriterGone bool
 }
 
 // LogEnd says whether and how a log ended.

@@ -7,6 +7,8 @@ package anthropic
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"net/http"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -61,9 +63,56 @@ func (*Provider) ValidateRequest(req *provider.Request) error {
 	return err
 }
 
-// encode builds the wire request, with provider_options merged in.
+// encode builds the wire request, with provider_options merged in and
+// provider_options.server_tools added to its tools.
 func encode(req *provider.Request) (httpx.Encoded, error) {
-	return httpx.EncodeRequest(req, newRequest, owned)
+	server, opts, err := serverTools(req.Options)
+	if err != nil {
+		return httpx.Encoded{}, err
+	}
+	r := *req
+	r.Options = opts
+	return httpx.EncodeRequest(&r, func(req *provider.Request) (*messagesRequest, error) {
+		m, err := newRequest(req)
+		if err == nil {
+			m.Tools = append(m.Tools, server...)
+		}
+		return m, err
+	}, owned)
+}
+
+// serverToolsKey is the provider_options key of the tools Anthropic runs
+// itself (web search, web fetch, code execution, ...): `tools` is the
+// request's own, so they come apart.
+const serverToolsKey = "server_tools"
+
+// serverTools takes provider_options.server_tools out of opts: a list of
+// the definitions of tools Anthropic runs itself, each an object with the
+// tool's versioned type, e.g. {"type": "web_search_20250305", "name":
+// "web_search", "max_uses": 5}, added to the body's tools as given. Their
+// calls and results come back as provider tool blocks; a long run of them
+// may pause the turn (FinishPaused). Anything else is a
+// *provider.FieldError.
+func serverTools(opts map[string]any) (tools []any, rest map[string]any, err error) {
+	v, ok := opts[serverToolsKey]
+	if !ok {
+		return nil, opts, nil
+	}
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return nil, nil, &provider.FieldError{Field: "provider_options." + serverToolsKey,
+			Description: `must be a list of the tools Anthropic runs itself, e.g. [{"type": "web_search_20250305", "name": "web_search"}]`}
+	}
+	for i, t := range list {
+		m, _ := t.(map[string]any)
+		if typ, _ := m["type"].(string); typ == "" || typ == "custom" {
+			return nil, nil, &provider.FieldError{Field: fmt.Sprintf("provider_options.%s[%d]", serverToolsKey, i),
+				Description: "must be an object with the server tool's versioned type (web_search_20250305, web_fetch_20250910, code_execution_20250825, ...); your own tools go in the request's tools"}
+		}
+	}
+	rest = maps.Clone(opts)
+	delete(rest, serverToolsKey)
+	return list, rest, nil
 }
 
 // Stream implements provider.Provider. The request was validated

@@ -1,6 +1,9 @@
 package anthropic
 
 import (
+	"encoding/json"
+	"strings"
+
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 )
@@ -23,8 +26,9 @@ type startMessage struct {
 
 // contentBlock is a content_block_start's block: text, tool_use, thinking
 // (its text and signature usually follow in deltas), redacted_thinking
-// (its data whole), or a block llmrelay does not relay (server tools and
-// their results, MCP blocks, compaction).
+// (its data whole), a block of a tool Anthropic runs itself (server tools
+// and their results, MCP blocks: read again whole, see providerTool), or
+// a block llmrelay does not relay (compaction).
 type contentBlock struct {
 	Type      string `json:"type"`
 	Text      string `json:"text"`
@@ -82,11 +86,16 @@ func (u *usage) provider() provider.Usage {
 
 // blockState is what a content block of this stream is to llmrelay, by its
 // index: a client tool call or a reasoning block, numbered among their
-// kind.
+// kind, or a provider tool block, held until its end.
 type blockState struct {
 	reasoning bool
 	ordinal   int  // the call's (or reasoning block's) index in the reply
 	args      bool // a tool call's argument fragment was passed on
+	// tool is a provider tool block, sent whole at its content_block_stop;
+	// input collects its streamed input (input_json_delta), which
+	// replaces the input of its start when any came.
+	tool  *provider.ProviderTool
+	input strings.Builder
 }
 
 // decoder decodes one Messages API stream.
@@ -113,10 +122,21 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			*out = append(*out, provider.Event{Kind: provider.EventUsage, Usage: d.usage})
 		}
 	case "content_block_start":
+		if isProviderTool(e.ContentBlock.Type) {
+			return false, d.providerToolStart(e.Index, ev.Data)
+		}
 		d.blockStart(e, out)
 	case "content_block_delta":
 		d.blockDelta(e, out)
 	case "content_block_stop":
+		if b := d.blocks[e.Index]; b != nil && b.tool != nil {
+			if b.input.Len() > 0 {
+				b.tool.Input = b.input.String()
+			}
+			*out = append(*out, provider.Event{Kind: provider.EventProviderTool, ProviderTool: b.tool})
+			delete(d.blocks, e.Index)
+			break
+		}
 		// A tool without arguments still gets its {} arguments.
 		if b := d.blocks[e.Index]; b != nil && !b.reasoning && !b.args {
 			*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: b.ordinal, ArgumentsDelta: "{}"}})
@@ -150,10 +170,29 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	return false, nil
 }
 
+// providerToolStart starts a provider tool block (server_tool_use,
+// web_search_tool_result, mcp_tool_use, ...): the provider's own business,
+// never a client tool call or text, carried whole to the final message.
+// Its content_block is read again from the event's data, keeping every
+// value's bytes; a block that does not decode is a protocol error.
+func (d *decoder) providerToolStart(index int, data []byte) error {
+	var start struct {
+		ContentBlock json.RawMessage `json:"content_block"`
+	}
+	if err := json.Unmarshal(data, &start); err != nil {
+		return httpx.ProtocolError(err, data)
+	}
+	t, err := providerTool(start.ContentBlock)
+	if err != nil {
+		return httpx.ProtocolError(err, data)
+	}
+	d.track(index, &blockState{tool: t})
+	return nil
+}
+
 // blockStart starts a content block. Blocks that are not text, a client
-// tool_use or reasoning (server_tool_use, web_search_tool_result,
-// mcp_tool_use, mcp_tool_result, compaction, ...) are the provider's own
-// business: they never become client tool calls or text.
+// tool_use, reasoning or a provider tool block (compaction, ...) are the
+// provider's own business: they never become client tool calls or text.
 func (d *decoder) blockStart(e *streamEvent, out *[]provider.Event) {
 	b := &e.ContentBlock
 	switch b.Type {
@@ -190,6 +229,10 @@ func (d *decoder) blockDelta(e *streamEvent, out *[]provider.Event) {
 			*out = append(*out, provider.Event{Kind: provider.EventText, Text: delta.Text})
 		}
 	case "input_json_delta":
+		if b != nil && b.tool != nil {
+			b.input.WriteString(delta.PartialJSON)
+			return
+		}
 		if b != nil && !b.reasoning && delta.PartialJSON != "" {
 			*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: b.ordinal, ArgumentsDelta: delta.PartialJSON}})
 			b.args = true
@@ -203,8 +246,7 @@ func (d *decoder) blockDelta(e *streamEvent, out *[]provider.Event) {
 			*out = append(*out, provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Index: b.ordinal, Signature: delta.Signature}})
 		}
 	}
-	// citations_delta, compaction_delta and deltas of server-tool blocks
-	// are not relayed.
+	// citations_delta and compaction_delta are not relayed.
 }
 
 // EndsAtEOF implements httpx.Decoder: only message_stop ends a stream.
@@ -220,6 +262,8 @@ func finishReason(s string) provider.FinishReason {
 		return provider.FinishToolCalls
 	case "refusal":
 		return provider.FinishRefusal
+	case "pause_turn":
+		return provider.FinishPaused
 	}
 	return provider.FinishOther
 }

@@ -60,6 +60,20 @@ var recordings = []recorded{
 	// input too.
 	{file: "code_execution_prompt_cache_usage.sse",
 		finish: provider.FinishStop, usage: provider.Usage{InputTokens: 6 + 3337 + 6289, OutputTokens: 198, CachedInputTokens: 6289, CacheCreationInputTokens: 3337}},
+	// A paused turn: thinking, text, ten web searches run by Anthropic
+	// (server_tool_use + web_search_tool_result, results whole in their
+	// start events), text between them, and an eleventh search left
+	// without its result when the turn paused.
+	{file: "pause_turn_web_search.sse", textHas: "Let me continue with the remaining searches",
+		thinking: []thinkingBlock{{textHas: "The user wants me to run a series of web searches", signature: -1}},
+		finish:   provider.FinishPaused, usage: provider.Usage{InputTokens: 404500, OutputTokens: 943, ReasoningTokens: 261}},
+	// Composed (SOURCES.md): thinking, a tool call, thinking again, a
+	// second tool call.
+	{file: "interleaved_thinking_two_tools.composed.sse",
+		thinking: []thinkingBlock{{text: turn1Thinking, signature: 524}, {textHas: "call get_weather", signature: -1}},
+		calls: []provider.ToolCall{{ID: "toolu_01825dXWLSoJwCst1qTsiWdb", Name: "fixed_version", Arguments: "{}"},
+			{ID: "toolu_handwritten_second_call", Name: "get_weather", Arguments: `{"city": "Paris"}`}},
+		finish: provider.FinishToolCalls, usage: provider.Usage{InputTokens: 598, OutputTokens: 92, ReasoningTokens: 53}},
 	// With compaction, the top-level usage is the last iteration only: the
 	// bill is the sum of the iterations.
 	{file: "compaction_block_cache_read.sse", textHas: "Hello!",

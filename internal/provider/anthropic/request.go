@@ -15,16 +15,18 @@ import (
 // messagesRequest is the body of POST /messages, with the fields llmrelay
 // sets.
 type messagesRequest struct {
-	Model         string      `json:"model"`
-	MaxTokens     int         `json:"max_tokens"`
-	System        string      `json:"system,omitempty"`
-	Messages      []message   `json:"messages"`
-	Stream        bool        `json:"stream"`
-	Temperature   *float64    `json:"temperature,omitempty"`
-	TopP          *float64    `json:"top_p,omitempty"`
-	StopSequences []string    `json:"stop_sequences,omitempty"`
-	Tools         []tool      `json:"tools,omitempty"`
-	ToolChoice    *toolChoice `json:"tool_choice,omitempty"`
+	Model         string    `json:"model"`
+	MaxTokens     int       `json:"max_tokens"`
+	System        string    `json:"system,omitempty"`
+	Messages      []message `json:"messages"`
+	Stream        bool      `json:"stream"`
+	Temperature   *float64  `json:"temperature,omitempty"`
+	TopP          *float64  `json:"top_p,omitempty"`
+	StopSequences []string  `json:"stop_sequences,omitempty"`
+	// Tools are the request's tools (tool), then the server tools of
+	// provider_options.server_tools, as they were given.
+	Tools      []any       `json:"tools,omitempty"`
+	ToolChoice *toolChoice `json:"tool_choice,omitempty"`
 	// OutputConfig asks for structured output: {"format": {"type":
 	// "json_schema", "schema": ...}}, the schema in Anthropic's subset
 	// (dialect).
@@ -78,8 +80,9 @@ type message struct {
 }
 
 // block is a content block: text, thinking, redacted_thinking, tool_use
-// or tool_result. A thinking block always has its thinking and signature
-// fields, empty or not.
+// or tool_result, or, as raw JSON, a provider tool block sent back as it
+// came. A thinking block always has its thinking and signature fields,
+// empty or not.
 type block struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text,omitempty"`
@@ -91,6 +94,18 @@ type block struct {
 	Input     json.RawMessage `json:"input,omitempty"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	Content   string          `json:"content,omitempty"`
+	// raw, when set, is the whole block (providerToolBlock).
+	raw json.RawMessage
+}
+
+// MarshalJSON implements json.Marshaler: a raw block as it is, any other
+// by its fields.
+func (b block) MarshalJSON() ([]byte, error) {
+	if b.raw != nil {
+		return b.raw, nil
+	}
+	type fields block
+	return json.Marshal(fields(b))
 }
 
 // owned are the body fields the adapter sets from the request itself,
@@ -100,22 +115,67 @@ var owned = httpx.Owned{
 	"tools": "tools", "tool_choice": "tool_choice", "output_config.format": "response_format",
 }
 
-// reasoningBlocks returns an assistant turn's reasoning as the thinking
-// and redacted_thinking blocks it came in, unchanged, for the front of the
-// turn; blocks of other providers' formats are left out (their signatures
-// would not verify).
-func reasoningBlocks(rs []provider.Reasoning) []block {
+// assistantBlocks returns an assistant turn (messages[i]) as content
+// blocks, in the order of its blocks (provider.Message.Blocks): its
+// reasoning as the thinking and redacted_thinking blocks it came in,
+// unchanged (blocks of other providers' formats are left out: their
+// signatures would not verify), its text, its tool calls as tool_use
+// blocks, and its provider tool blocks as they came (those of other
+// formats left out). A tool call whose arguments are not a JSON object,
+// or a provider tool block whose input, result or extra fields are not
+// JSON, is a *provider.FieldError.
+func assistantBlocks(i int, m *provider.Message) ([]block, error) {
 	var out []block
-	for _, r := range rs {
-		switch {
-		case r.Format != provider.FormatAnthropic:
-		case r.Redacted != "":
-			out = append(out, block{Type: "redacted_thinking", Data: r.Redacted})
-		default:
-			out = append(out, block{Type: "thinking", Thinking: &r.Text, Signature: &r.Signature})
+	for _, p := range m.Blocks() {
+		switch p.Kind {
+		case provider.PartText:
+			if p.Text != "" {
+				out = append(out, block{Type: "text", Text: p.Text})
+			}
+		case provider.PartReasoning:
+			r := &m.Reasoning[p.Index]
+			switch {
+			case r.Format != provider.FormatAnthropic:
+			case r.Redacted != "":
+				out = append(out, block{Type: "redacted_thinking", Data: r.Redacted})
+			default:
+				out = append(out, block{Type: "thinking", Thinking: &r.Text, Signature: &r.Signature})
+			}
+		case provider.PartToolCall:
+			c := &m.ToolCalls[p.Index]
+			input, err := httpx.JSONObject(c.Arguments)
+			if err != nil {
+				return nil, &provider.FieldError{Field: fmt.Sprintf("messages[%d].tool_calls[%d].arguments", i, p.Index), Description: err.Error() + " for the anthropic provider"}
+			}
+			out = append(out, block{Type: "tool_use", ID: c.ID, Name: c.Name, Input: input})
+		case provider.PartProviderTool:
+			t := &m.ProviderTools[p.Index]
+			if t.Format != provider.FormatAnthropic {
+				continue
+			}
+			if err := checkProviderTool(t); err != "" {
+				return nil, &provider.FieldError{Field: fmt.Sprintf("messages[%d].provider_tools[%d].%s", i, p.Index, err), Description: "is not the JSON the provider sent: send the block back as final.message gave it"}
+			}
+			out = append(out, block{raw: providerToolBlock(t)})
 		}
 	}
-	return out
+	return out, nil
+}
+
+// checkProviderTool returns the field of t that cannot be sent back as
+// raw JSON ("" when every one can): input and result must be one JSON
+// value each (when set), extra a JSON object. The block's bytes go into
+// the request as they are, so nothing else may get in.
+func checkProviderTool(t *provider.ProviderTool) string {
+	switch {
+	case t.Input != "" && !json.Valid([]byte(t.Input)):
+		return "input"
+	case t.Result != "" && !json.Valid([]byte(t.Result)):
+		return "result"
+	case t.Extra != "" && (!json.Valid([]byte(t.Extra)) || !strings.HasPrefix(strings.TrimSpace(t.Extra), "{")):
+		return "extra"
+	}
+	return ""
 }
 
 type tool struct {
@@ -133,10 +193,12 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // newRequest maps a provider-neutral request to a streamed Messages API
 // request: system messages are joined into the top-level system prompt,
-// an assistant turn is its thinking blocks (sent back unchanged, as the
-// API requires with tool use), its text and its tool_use blocks, tool
-// results become tool_result blocks of a user turn, and consecutive turns
-// of one role are merged, as the API expects. A tool call whose
+// an assistant turn is its blocks in the order they came (assistantBlocks:
+// thinking sent back unchanged, as the API requires with tool use, text,
+// tool_use, and the blocks of server tools as they came, as a paused turn
+// needs), tool results become tool_result blocks of a user turn, and
+// consecutive turns of one role are merged, as the API expects (so a
+// paused turn sent back after the reply before it continues that turn). A tool call whose
 // arguments are not a JSON object is a *provider.FieldError, and so is a
 // response format whose schema is not JSON. A schema Anthropic cannot
 // enforce goes into the system prompt as an instruction instead.
@@ -163,16 +225,9 @@ func newRequest(req *provider.Request) (*messagesRequest, error) {
 			blocks = []block{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}}
 		case provider.RoleAssistant:
 			role = "assistant"
-			blocks = reasoningBlocks(m.Reasoning)
-			if m.Content != "" {
-				blocks = append(blocks, block{Type: "text", Text: m.Content})
-			}
-			for j, c := range m.ToolCalls {
-				input, err := httpx.JSONObject(c.Arguments)
-				if err != nil {
-					return nil, &provider.FieldError{Field: fmt.Sprintf("messages[%d].tool_calls[%d].arguments", i, j), Description: err.Error() + " for the anthropic provider"}
-				}
-				blocks = append(blocks, block{Type: "tool_use", ID: c.ID, Name: c.Name, Input: input})
+			var err error
+			if blocks, err = assistantBlocks(i, &m); err != nil {
+				return nil, err
 			}
 		default:
 			if m.Content != "" {
@@ -203,7 +258,7 @@ func newRequest(req *provider.Request) (*messagesRequest, error) {
 	}
 	r.System = strings.Join(system, "\n\n")
 	if len(req.Tools) > 0 {
-		r.Tools = make([]tool, len(req.Tools))
+		r.Tools = make([]any, len(req.Tools))
 		for i, t := range req.Tools {
 			schema := t.Parameters
 			if len(schema) == 0 {

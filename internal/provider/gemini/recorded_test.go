@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -193,5 +194,33 @@ func TestTextSignatureGoesBack(t *testing.T) {
 				t.Error("the thoughts were sent back")
 			}
 		})
+	}
+}
+
+// TestSignaturesGoBackWhereTheyCame: with the reply's order (the final
+// message's parts), Gemini 3's signature on its empty last text part goes
+// back on an empty part after the text, where it came, not on the text.
+func TestSignaturesGoBackWhereTheyCame(t *testing.T) {
+	turn1, _ := pt.ReplayRecorded(t, "gemini3_signature_on_empty_text_part.sse", newProvider, pt.NewRequest("gemini-3-pro-preview"))
+	if want := []provider.Part{{Kind: provider.PartText, Text: turn1.Text}, {Kind: provider.PartReasoning, Index: 0}}; !reflect.DeepEqual(turn1.Parts, want) {
+		t.Fatalf("parts %+v, want the text, then the signature", turn1.Parts)
+	}
+	req := pt.NewRequest("gemini-3-pro-preview")
+	req.Messages = append(req.Messages,
+		provider.Message{Role: provider.RoleAssistant, Content: turn1.Text, Reasoning: turn1.Reasoning, Parts: turn1.Parts},
+		provider.Message{Role: provider.RoleUser, Content: "And then?"})
+	u := pt.Replay(t, pt.Fixture{File: "recorded/gemini3pro_function_call_signature_turn2.sse"}.Reply(t))
+	got := pt.CaptureRequest(t, u, newProvider(t, u.URL), req)
+	var body struct {
+		Contents []struct {
+			Parts []map[string]any `json:"parts"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(got.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{{"text": turn1.Text}, {"text": "", "thoughtSignature": turn1.Reasoning[0].Signature}}
+	if parts := body.Contents[1].Parts; !reflect.DeepEqual(parts, want) {
+		t.Errorf("model turn parts %v, want %v", parts, want)
 	}
 }

@@ -50,31 +50,59 @@ var owned = httpx.Owned{
 	"generationConfig.responseSchema":     "response_format",
 }
 
-// modelParts returns an assistant turn's parts: its text, carrying the
-// signature of its Gemini reasoning (the API wants each signature back on
-// a part; the thought text itself is not sent back), an empty text part
-// for each further signature, then its function calls with theirs.
-func modelParts(m *provider.Message) []part {
-	var sigs []string
-	for _, r := range m.Reasoning {
-		if r.Format == provider.FormatGemini && r.Signature != "" {
-			sigs = append(sigs, r.Signature)
-		}
-	}
+// modelParts returns an assistant turn (messages[i]) as "model" parts, in
+// the order of its blocks (provider.Message.Blocks): its text parts and
+// function calls (with their signatures; names records each call's name by
+// its id, for the function responses after it), and the signatures of its
+// Gemini reasoning, each back on a part as the API wants (the thought text
+// itself is not sent back): a reasoning block's signature goes on the
+// text part that follows it, the signatures no text part takes on empty
+// text parts of their own, where the next function call or the turn's end
+// comes. In the usual order (reasoning, text, calls) that puts the first
+// signature on the text and the others on empty parts after it; in a
+// reply's own order (Message.Parts) every signature goes back to the place
+// it came from. A call whose arguments are not a JSON object is a
+// *provider.FieldError.
+func modelParts(i int, m *provider.Message, names map[string]string) ([]part, error) {
 	var parts []part
-	if m.Content != "" || len(sigs) > 0 {
-		p := textPart(m.Content)
-		if len(sigs) > 0 {
-			p.ThoughtSignature, sigs = sigs[0], sigs[1:]
+	var sigs []string // signatures waiting for their part
+	flush := func() {
+		for _, s := range sigs {
+			p := textPart("")
+			p.ThoughtSignature = s
+			parts = append(parts, p)
 		}
-		parts = append(parts, p)
+		sigs = sigs[:0]
 	}
-	for _, s := range sigs {
-		p := textPart("")
-		p.ThoughtSignature = s
-		parts = append(parts, p)
+	for _, b := range m.Blocks() {
+		switch b.Kind {
+		case provider.PartReasoning:
+			if r := &m.Reasoning[b.Index]; r.Format == provider.FormatGemini && r.Signature != "" {
+				sigs = append(sigs, r.Signature)
+			}
+		case provider.PartText:
+			if b.Text == "" {
+				continue
+			}
+			p := textPart(b.Text)
+			if len(sigs) > 0 {
+				p.ThoughtSignature, sigs = sigs[0], sigs[1:]
+			}
+			parts = append(parts, p)
+			flush()
+		case provider.PartToolCall:
+			flush()
+			c := &m.ToolCalls[b.Index]
+			args, err := httpx.JSONObject(c.Arguments)
+			if err != nil {
+				return nil, &provider.FieldError{Field: fmt.Sprintf("messages[%d].tool_calls[%d].arguments", i, b.Index), Description: err.Error() + " for the gemini provider"}
+			}
+			names[c.ID] = c.Name
+			parts = append(parts, part{FunctionCall: &functionCall{ID: c.ID, Name: c.Name, Args: args}, ThoughtSignature: c.Signature})
+		}
 	}
-	return parts
+	flush()
+	return parts, nil
 }
 
 type functionCall struct {
@@ -163,14 +191,9 @@ func newRequest(req *provider.Request) (*generateRequest, error) {
 			parts = []part{{FunctionResponse: &functionResponse{ID: m.ToolCallID, Name: name, Response: toolOutput(m.Content)}}}
 		case provider.RoleAssistant:
 			role = "model"
-			parts = modelParts(&m)
-			for j, c := range m.ToolCalls {
-				args, err := httpx.JSONObject(c.Arguments)
-				if err != nil {
-					return nil, &provider.FieldError{Field: fmt.Sprintf("messages[%d].tool_calls[%d].arguments", i, j), Description: err.Error() + " for the gemini provider"}
-				}
-				names[c.ID] = c.Name
-				parts = append(parts, part{FunctionCall: &functionCall{ID: c.ID, Name: c.Name, Args: args}, ThoughtSignature: c.Signature})
+			var err error
+			if parts, err = modelParts(i, &m, names); err != nil {
+				return nil, err
 			}
 		default:
 			if m.Content != "" {

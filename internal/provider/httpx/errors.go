@@ -1,12 +1,16 @@
 package httpx
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -109,9 +113,54 @@ func ShouldRetry(h http.Header) *bool {
 }
 
 // TransportError returns the *provider.Error of KindTransport (and
-// ClassTransport) for err.
+// ClassTransport) for err, with the kind of failure err's chain shows
+// (NetFailureOf).
 func TransportError(msg string, err error) *provider.Error {
-	return &provider.Error{Kind: provider.KindTransport, Class: provider.ClassTransport, Message: msg, Err: err}
+	return &provider.Error{Kind: provider.KindTransport, Class: provider.ClassTransport, Message: msg, Err: err, Net: NetFailureOf(err)}
+}
+
+// NetFailureOf says what kind of network failure err is, from its chain as
+// net/http, net and crypto/tls build it: a stream cut short (ErrCut,
+// ErrNoTerminator), a timeout (ErrAttemptTimeout, or a net.Error that
+// timed out), a name that does not resolve (*net.DNSError), a refused
+// connection (ECONNREFUSED), a failed TLS handshake (certificate
+// verification, an alert from the peer, a non-TLS answer), a connection
+// reset or closed under the request (ECONNRESET, EPIPE, an unexpected
+// EOF); provider.NetUnknown otherwise.
+func NetFailureOf(err error) provider.NetFailure {
+	var (
+		dns    *net.DNSError
+		verify *tls.CertificateVerificationError
+		record tls.RecordHeaderError
+		alert  tls.AlertError
+		unk    x509.UnknownAuthorityError
+		host   x509.HostnameError
+		inval  x509.CertificateInvalidError
+		ne     net.Error
+	)
+	switch {
+	case err == nil:
+		return provider.NetUnknown
+	case errors.Is(err, ErrCut), errors.Is(err, ErrNoTerminator):
+		return provider.NetCut
+	case errors.Is(err, ErrAttemptTimeout):
+		return provider.NetTimeout
+	case errors.As(err, &dns):
+		// Before the timeout check: a lookup that timed out is still a
+		// name that did not resolve.
+		return provider.NetDNS
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return provider.NetRefused
+	case errors.As(err, &verify), errors.As(err, &record), errors.As(err, &alert),
+		errors.As(err, &unk), errors.As(err, &host), errors.As(err, &inval):
+		return provider.NetTLS
+	case errors.As(err, &ne) && ne.Timeout():
+		return provider.NetTimeout
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return provider.NetReset
+	}
+	return provider.NetUnknown
 }
 
 // MaxRaw bounds the part of an event a protocol error keeps for the debug

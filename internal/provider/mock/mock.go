@@ -360,7 +360,7 @@ func (s *stream) recv() (provider.Event, error) {
 	if s.next < len(s.deltas) || !s.finished {
 		switch s.next {
 		case s.fault.DropAfter:
-			return provider.Event{}, &provider.Error{Kind: provider.KindTransport, Class: provider.ClassTransport, Message: "mock provider: connection dropped", Err: io.ErrUnexpectedEOF}
+			return provider.Event{}, &provider.Error{Kind: provider.KindTransport, Class: provider.ClassTransport, Net: provider.NetReset, Message: "mock provider: connection dropped", Err: io.ErrUnexpectedEOF}
 		case s.fault.MalformedAfter:
 			return provider.Event{}, &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol, Message: "mock provider: an event that does not decode", Err: errMalformed, Raw: `{"choices": [{"delta": {"content": 42}}]}`}
 		case s.fault.ErrorAfter:
@@ -454,6 +454,8 @@ func errorClass(typ string) provider.Class {
 		return provider.ClassNotFound
 	case "invalid_request_error", "request_too_large", "INVALID_ARGUMENT", "FAILED_PRECONDITION":
 		return provider.ClassRejected
+	case "tool_use_failed":
+		return provider.ClassInvalidOutput
 	}
 	return provider.ClassUnknown
 }
@@ -468,6 +470,8 @@ func statusOfType(typ string) int {
 		return 429
 	case "api_error":
 		return 500
+	case "tool_use_failed":
+		return 400
 	}
 	return 0
 }

@@ -31,6 +31,11 @@ type delta struct {
 	// use.
 	ReasoningContent string `json:"reasoning_content"`
 	Reasoning        string `json:"reasoning"`
+	// ReasoningDetails is OpenRouter's reasoning, block by block, with
+	// what its upstream needs back: the signatures of Anthropic's
+	// thinking, the encrypted reasoning of OpenAI's and xAI's models. It
+	// repeats `reasoning`'s text, which is then not read.
+	ReasoningDetails []reasoningDetail `json:"reasoning_details"`
 	// Refusal is OpenAI's refusal text, streamed instead of content.
 	Refusal   string          `json:"refusal"`
 	ToolCalls []toolCallDelta `json:"tool_calls"`
@@ -133,6 +138,22 @@ func thinkingText(raw json.RawMessage) (string, error) {
 	return text, nil
 }
 
+// reasoningDetail is a fragment of one of OpenRouter's reasoning_details:
+// fragments with the same index belong to one detail. Type says what it
+// is: "reasoning.text" (text, and its signature once), "reasoning.summary"
+// (summary), "reasoning.encrypted" (data); id and format are its
+// upstream's (format: "anthropic-claude-v1", "openai-responses-v1", ...).
+type reasoningDetail struct {
+	Type      string `json:"type"`
+	Text      string `json:"text"`
+	Summary   string `json:"summary"`
+	Signature string `json:"signature"`
+	Data      string `json:"data"`
+	ID        string `json:"id"`
+	Format    string `json:"format"`
+	Index     *int   `json:"index"`
+}
+
 type toolCallDelta struct {
 	Index    int    `json:"index"`
 	ID       string `json:"id"`
@@ -205,6 +226,10 @@ type decoder struct {
 	// format, and whether it started.
 	reasoning       int
 	reasoningFormat string
+	// details maps an OpenRouter reasoning detail's index to its reasoning
+	// block; once a stream sent details, its `reasoning` text (the same
+	// text again) is not read.
+	details map[int]int
 	// refused: the reply carried a refusal. finished: a finish reason
 	// arrived.
 	refused  bool
@@ -271,10 +296,13 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 // delta relays one delta: reasoning first (a server sends it before the
 // text), then text, refusal and tool-call fragments.
 func (d *decoder) delta(dl *delta, out *[]provider.Event) {
+	for i := range dl.ReasoningDetails {
+		d.detail(&dl.ReasoningDetails[i], out)
+	}
 	switch {
 	case dl.ReasoningContent != "":
 		d.reason(provider.FormatReasoningContent, dl.ReasoningContent, out)
-	case dl.Reasoning != "":
+	case dl.Reasoning != "" && d.details == nil:
 		d.reason(provider.FormatReasoning, dl.Reasoning, out)
 	}
 	if dl.Content.Thinking != "" {
@@ -304,6 +332,36 @@ func (d *decoder) reason(format, text string, out *[]provider.Event) {
 		ev.Reasoning.Format = format
 	}
 	ev.Reasoning.Index = d.reasoning
+	*out = append(*out, ev)
+}
+
+// detail relays a fragment of an OpenRouter reasoning detail: the first
+// fragment of an index starts a reasoning block of its own (format
+// FormatOpenRouterDetails, its kind the detail's type), later ones add to
+// it. A summary's text is the block's text, encrypted data its redacted
+// data; id and the upstream's format go with the block.
+func (d *decoder) detail(rd *reasoningDetail, out *[]provider.Event) {
+	index := len(d.details)
+	if rd.Index != nil {
+		index = *rd.Index
+	}
+	ev := provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{
+		Text: rd.Text + rd.Summary, Signature: rd.Signature, Redacted: rd.Data, ID: rd.ID, ProviderFormat: rd.Format,
+	}}
+	block, ok := d.details[index]
+	if !ok {
+		if d.details == nil {
+			d.details = make(map[int]int, 1)
+		}
+		if d.reasoningFormat != "" {
+			d.reasoning++
+		}
+		block = d.reasoning
+		d.details[index] = block
+		d.reasoningFormat = provider.FormatOpenRouterDetails
+		ev.Reasoning.Format, ev.Reasoning.Kind = provider.FormatOpenRouterDetails, rd.Type
+	}
+	ev.Reasoning.Index = block
 	*out = append(*out, ev)
 }
 

@@ -171,6 +171,10 @@ var errorTypes = map[string]errorType{
 	"UNAUTHENTICATED":      {provider.ClassAuth, 0},
 	"PERMISSION_DENIED":    {provider.ClassAuth, 0},
 
+	// The model's tool call was malformed (Groq): its output, not the
+	// request, is at fault; retried once per call.
+	"tool_use_failed": {provider.ClassInvalidOutput, http.StatusBadRequest},
+
 	"invalid_request_error":   {provider.ClassRejected, http.StatusBadRequest},
 	"BadRequestError":         {provider.ClassRejected, http.StatusBadRequest},
 	"context_length_exceeded": {provider.ClassRejected, http.StatusBadRequest},
@@ -182,14 +186,16 @@ var errorTypes = map[string]errorType{
 	"FAILED_PRECONDITION":     {provider.ClassRejected, 0},
 }
 
-// classOf classifies an error by its type and code: a quota type or code
-// first, then the type, then the code, then status (the HTTP status an
-// in-stream error stands for, 0 for none) by its generic meaning.
+// classOf classifies an error by its type and code: a quota or
+// invalid-output type or code first (Groq sends tool_use_failed as the
+// code of an invalid_request_error), then the type, then the code, then
+// status (the HTTP status an in-stream error stands for, 0 for none) by
+// its generic meaning.
 func classOf(typ, code string, status int) provider.Class {
 	names := [2]string{typ, code}
 	for _, s := range names {
-		if errorTypes[s].class == provider.ClassQuotaExhausted {
-			return provider.ClassQuotaExhausted
+		if c := errorTypes[s].class; c == provider.ClassQuotaExhausted || c == provider.ClassInvalidOutput {
+			return c
 		}
 	}
 	for _, s := range names {

@@ -22,6 +22,8 @@ func TestErrorTable(t *testing.T) {
 		{Name: "400 vllm BadRequestError", Status: 400, Body: `{"object":"error","message":"max_tokens is too large","type":"BadRequestError","code":400}`, Want: provider.ClassRejected},
 		{Name: "401 invalid key", Status: 401, Body: `{"error":{"message":"bad key","type":"invalid_request_error","code":"invalid_api_key"}}`, Want: provider.ClassAuth},
 		{Name: "500 server error", Status: 500, Body: `{"error":{"message":"boom","type":"server_error"}}`, Want: provider.ClassServerError},
+		{Name: "400 Groq tool_use_failed", Status: 400, Body: `{"error":{"message":"Failed to call a function. Please adjust your prompt. See 'failed_generation' for more details.","type":"invalid_request_error","code":"tool_use_failed","failed_generation":"<function=x{}>"}}`, Want: provider.ClassInvalidOutput},
+		{Name: "in-stream Groq tool_use_failed", Status: 0, Body: `{"error":{"message":"Tool choice is required, but model did not call a tool","type":"invalid_request_error","code":"tool_use_failed","failed_generation":"","status_code":400}}`, Want: provider.ClassInvalidOutput},
 
 		{Name: "in-stream server_error", Status: 0, Body: `{"error":{"message":"boom","type":"server_error","code":null}}`, Want: provider.ClassServerError},
 		{Name: "in-stream api_error", Status: 0, Body: `{"error":{"message":"boom","type":"api_error"}}`, Want: provider.ClassServerError},

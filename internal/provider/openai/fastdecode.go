@@ -9,7 +9,8 @@ import (
 
 // decodeFast decodes data into c exactly as encoding/json would, for the
 // chunks that make up nearly every stream: text and reasoning deltas
-// (content as a string, reasoning_content, reasoning, refusal), finish
+// (content as a string, reasoning_content, reasoning, refusal, an empty
+// reasoning_details), finish
 // reasons and usage with its details. It scans the data once where encoding/json scans it twice through
 // reflection, which made the JSON decode the largest CPU cost of relaying a
 // stream (see docs/performance.md, "Earlier measurements").
@@ -115,6 +116,9 @@ func (p *scan) word(w string) bool {
 
 func (p *scan) null() bool { return p.word("null") }
 
+// emptyList parses `[]` (with any whitespace inside).
+func (p *scan) emptyList() bool { return p.eat('[') && p.eat(']') }
+
 // object parses an object, calling field with each key (plain: no
 // escapes, ASCII) to parse its value.
 func (p *scan) object(field func(key []byte) bool) bool {
@@ -215,8 +219,12 @@ func (p *scan) delta(d *delta) bool {
 			return once(&seen, 8) && p.str(&d.Reasoning)
 		case "refusal":
 			return once(&seen, 16) && p.str(&d.Refusal)
+		case "reasoning_details":
+			// OpenRouter sends an empty list with every chunk; a detail
+			// takes the slow path.
+			return once(&seen, 32) && (p.null() || p.emptyList())
 		}
-		return !foldsTo(key, "content", "tool_calls", "reasoning_content", "reasoning", "refusal") && p.skip(0)
+		return !foldsTo(key, "content", "tool_calls", "reasoning_content", "reasoning", "refusal", "reasoning_details") && p.skip(0)
 	})
 }
 

@@ -48,6 +48,8 @@ func FuzzDecodeFast(f *testing.F) {
 		`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":2,"total_tokens":354,"prompt_tokens_details":{"cached_tokens":11,"cached_tokens":3},"completion_tokens_details":{"reasoning_tokens":340}}}`,
 		`{"choices":[],"usage":{"prompt_tokens":6,"prompt_cache_hit_tokens":5,"prompt_tokens_details":null,"completion_tokens_details":{"Reasoning_Tokens":1}}}`,
 		`{"choices":[],"usage":{"prompt_tokens_details":7}}`,
+		`{"choices":[{"index":0,"delta":{"reasoning":"x","reasoning_details":[ ]}}]}`,
+		`{"choices":[{"index":0,"delta":{"reasoning":"x","reasoning_details":[{"type":"reasoning.text","text":"x","index":0}]}}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -67,11 +69,19 @@ func FuzzDecodeFast(f *testing.F) {
 	})
 }
 
-// sameChunk compares two decoded chunks, taking a nil and an empty Choices
-// as equal (encoding/json leaves either, depending on the input).
+// sameChunk compares two decoded chunks, taking a nil and an empty Choices,
+// or reasoning_details, as equal (encoding/json leaves either, depending on
+// the input).
 func sameChunk(a, b chunk) bool {
 	if len(a.Choices) == 0 && len(b.Choices) == 0 {
 		a.Choices, b.Choices = nil, nil
+	}
+	for _, c := range [][]choice{a.Choices, b.Choices} {
+		for i := range c {
+			if len(c[i].Delta.ReasoningDetails) == 0 {
+				c[i].Delta.ReasoningDetails = nil
+			}
+		}
 	}
 	return reflect.DeepEqual(a, b)
 }

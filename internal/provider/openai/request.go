@@ -95,10 +95,46 @@ type chatMessage struct {
 	// ReasoningContent and Reasoning send an assistant turn's reasoning
 	// back under the name it came in (DeepSeek requires it after tool
 	// calls).
-	ReasoningContent *string        `json:"reasoning_content,omitempty"`
-	Reasoning        *string        `json:"reasoning,omitempty"`
-	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
-	ToolCallID       string         `json:"tool_call_id,omitempty"`
+	ReasoningContent *string `json:"reasoning_content,omitempty"`
+	Reasoning        *string `json:"reasoning,omitempty"`
+	// ReasoningDetails sends OpenRouter's reasoning details back, in
+	// order, as they came (OpenRouter passes them to the model's own
+	// provider, which needs its signatures and encrypted reasoning).
+	ReasoningDetails []requestDetail `json:"reasoning_details,omitempty"`
+	ToolCalls        []chatToolCall  `json:"tool_calls,omitempty"`
+	ToolCallID       string          `json:"tool_call_id,omitempty"`
+}
+
+// requestDetail is one of OpenRouter's reasoning details in a request:
+// reasoning.text (text, signature), reasoning.summary (summary) or
+// reasoning.encrypted (data), with its id, its upstream's format and its
+// index among the message's details.
+type requestDetail struct {
+	Type      string `json:"type"`
+	Text      string `json:"text,omitempty"`
+	Summary   string `json:"summary,omitempty"`
+	Data      string `json:"data,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	ID        string `json:"id,omitempty"`
+	Format    string `json:"format,omitempty"`
+	Index     int    `json:"index"`
+}
+
+// detailOf returns reasoning block r, of FormatOpenRouterDetails, as the
+// index-th reasoning detail of its message.
+func detailOf(r *provider.Reasoning, index int) requestDetail {
+	d := requestDetail{Type: r.Kind, Signature: r.Signature, ID: r.ID, Format: r.ProviderFormat, Index: index, Data: r.Redacted}
+	switch r.Kind {
+	case "reasoning.summary":
+		d.Summary = r.Text
+	case "reasoning.encrypted":
+	default:
+		d.Text = r.Text
+	}
+	if d.Type == "" {
+		d.Type = "reasoning.text"
+	}
+	return d
 }
 
 // requestPart is a part of a list content: {"type": "text", "text": ...}
@@ -185,30 +221,40 @@ func (p *Provider) request(req *provider.Request) (*chatRequest, error) {
 }
 
 // message maps a message. An assistant turn's reasoning goes back in the
-// field it came in: reasoning_content, reasoning, or Mistral's thinking
-// parts before the text; reasoning of other providers' formats is left
+// field it came in: reasoning_content, reasoning, OpenRouter's
+// reasoning_details, or Mistral's thinking parts, which make the content
+// a list of parts in the order of the turn's blocks (thinking and text;
+// provider.Message.Blocks); reasoning of other providers' formats is left
 // out.
 func message(m *provider.Message) chatMessage {
 	out := chatMessage{Role: m.Role.String(), ToolCallID: m.ToolCallID}
 	if m.Content != "" || len(m.ToolCalls) == 0 {
 		out.Content = m.Content
 	}
-	var thinking []requestPart
-	for _, r := range m.Reasoning {
-		switch r.Format {
+	var mistral bool
+	for i := range m.Reasoning {
+		switch r := &m.Reasoning[i]; r.Format {
 		case provider.FormatReasoningContent:
 			out.ReasoningContent = appendText(out.ReasoningContent, r.Text)
 		case provider.FormatReasoning:
 			out.Reasoning = appendText(out.Reasoning, r.Text)
+		case provider.FormatOpenRouterDetails:
+			out.ReasoningDetails = append(out.ReasoningDetails, detailOf(r, len(out.ReasoningDetails)))
 		case provider.FormatMistralThinking:
-			thinking = append(thinking, requestPart{Type: "thinking", Thinking: []requestPart{{Type: "text", Text: r.Text}}})
+			mistral = true
 		}
 	}
-	if thinking != nil {
-		if m.Content != "" {
-			thinking = append(thinking, requestPart{Type: "text", Text: m.Content})
+	if mistral {
+		var parts []requestPart
+		for _, b := range m.Blocks() {
+			switch {
+			case b.Kind == provider.PartText && b.Text != "":
+				parts = append(parts, requestPart{Type: "text", Text: b.Text})
+			case b.Kind == provider.PartReasoning && m.Reasoning[b.Index].Format == provider.FormatMistralThinking:
+				parts = append(parts, requestPart{Type: "thinking", Thinking: []requestPart{{Type: "text", Text: m.Reasoning[b.Index].Text}}})
+			}
 		}
-		out.Content = thinking
+		out.Content = parts
 	}
 	if len(m.ToolCalls) > 0 {
 		out.ToolCalls = make([]chatToolCall, len(m.ToolCalls))

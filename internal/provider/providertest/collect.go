@@ -31,6 +31,11 @@ type Result struct {
 	Reasoning []provider.Reasoning
 	// Refusal is the concatenated refusal text.
 	Refusal string
+	// ProviderTools are the provider tool blocks, in order.
+	ProviderTools []provider.ProviderTool
+	// Parts is the order of the reply's blocks (provider.Order), as the
+	// retry engine records it for the final message.
+	Parts []provider.Part
 	// Usage is the last usage event's counts; HasUsage says there was one.
 	Usage    provider.Usage
 	HasUsage bool
@@ -63,6 +68,7 @@ func Collect(ctx context.Context, p provider.Provider, req *provider.Request) Re
 func Drain(s provider.Stream, each func(provider.Event)) Result {
 	var r Result
 	var seen []bool // per tool call: a fragment arrived
+	var order provider.Order
 	for {
 		ev, err := s.Recv()
 		if err != nil {
@@ -72,12 +78,14 @@ func Drain(s provider.Stream, each func(provider.Event)) Result {
 			if _, again := s.Recv(); !sameEnd(again, err) {
 				r.Violations = append(r.Violations, fmt.Sprintf("Recv after the end returned %v, want %v again", again, err))
 			}
+			r.Parts = order.Parts(r.Text)
 			return r
 		}
 		if each != nil {
 			each(ev)
 		}
 		r.Events = append(r.Events, ev)
+		order.Add(&ev, len(r.Text))
 		switch ev.Kind {
 		case provider.EventText:
 			r.Text += ev.Text
@@ -132,6 +140,20 @@ func Drain(s provider.Stream, each func(provider.Event)) Result {
 				b.Signature += d.Signature
 			}
 			b.Redacted += d.Redacted
+			for _, f := range [...]struct {
+				to *string
+				v  string
+			}{{&b.ID, d.ID}, {&b.Kind, d.Kind}, {&b.ProviderFormat, d.ProviderFormat}} {
+				if f.v != "" {
+					*f.to = f.v
+				}
+			}
+		case provider.EventProviderTool:
+			if ev.ProviderTool == nil || ev.ProviderTool.Kind == "" || ev.ProviderTool.Format == "" {
+				r.Violations = append(r.Violations, fmt.Sprintf("provider tool block %d without its block, kind or format", len(r.ProviderTools)))
+				continue
+			}
+			r.ProviderTools = append(r.ProviderTools, *ev.ProviderTool)
 		case provider.EventRefusal:
 			r.Refusal += ev.Text
 		case provider.EventUsage:

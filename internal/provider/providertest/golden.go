@@ -3,6 +3,7 @@ package providertest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -76,7 +77,18 @@ func RenderEvents(r Result) []byte {
 			if d.Redacted != "" {
 				fmt.Fprintf(&b, " redacted=%q", d.Redacted)
 			}
+			for _, f := range [...][2]string{{"id", d.ID}, {"kind", d.Kind}, {"provider_format", d.ProviderFormat}} {
+				if f[1] != "" {
+					fmt.Fprintf(&b, " %s=%q", f[0], f[1])
+				}
+			}
 			b.WriteByte('\n')
+		case provider.EventProviderTool:
+			if t := ev.ProviderTool; t != nil {
+				// A result can be tens of kilobytes: its size and digest.
+				fmt.Fprintf(&b, "provider_tool format=%s kind=%q id=%q name=%q input=%q result=%d bytes sha256:%x extra=%q\n",
+					t.Format, t.Kind, t.ID, t.Name, t.Input, len(t.Result), sha256.Sum256([]byte(t.Result)), t.Extra)
+			}
 		case provider.EventToolCall:
 			d := ev.ToolCall
 			fmt.Fprintf(&b, "tool[%d]", d.Index)

@@ -57,18 +57,32 @@ func (s *Store) AppendLog(ctx context.Context, id string, recs []state.LogRecord
 	if !ok {
 		return state.ErrLogNotFound
 	}
+	// The records' data is copied into one allocation per batch: a kept
+	// log costs its bytes, not a rounded-up allocation per record.
+	size := 0
+	for _, r := range recs {
+		size += len(r.Data)
+	}
+	buf := make([]byte, 0, size)
 	added := false
 	for _, r := range recs {
 		if l.info.End != state.LogOpen || r.Seq <= l.info.Last {
 			continue
 		}
-		r.Data = append([]byte(nil), r.Data...)
+		start := len(buf)
+		buf = append(buf, r.Data...)
+		r.Data = buf[start:len(buf):len(buf)]
 		l.recs = append(l.recs, r)
 		l.info.Last, l.info.End = r.Seq, r.End
 		added = true
 	}
-	if max := l.info.MaxRecords; max > 0 && len(l.recs) > max {
+	switch max := l.info.MaxRecords; {
+	case max > 0 && len(l.recs) > max:
 		l.recs = append(l.recs[:0:0], l.recs[len(l.recs)-max:]...)
+	case added && l.info.End != state.LogOpen:
+		// An ended log is kept as it is for its hold: without the room
+		// its growth left.
+		l.recs = append(l.recs[:0:0], l.recs...)
 	}
 	if added {
 		close(l.grew)
@@ -92,7 +106,7 @@ func (s *Store) ReadLog(ctx context.Context, id string, after uint64, max int, w
 		}
 		info, recs, grew := l.info, l.after(after, max), l.grew
 		s.logs.mu.Unlock()
-		if len(recs) > 0 || wait <= 0 {
+		if len(recs) > 0 || wait <= 0 || info.End != state.LogOpen {
 			return info, recs, nil
 		}
 		if timeout == nil {

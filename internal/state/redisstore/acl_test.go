@@ -1,7 +1,11 @@
 package redisstore_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,11 +18,15 @@ import (
 // aclRules are the least privileges of llmrelay's Redis user, as
 // docs/scale-out.md lists them: its keys, and the commands it and its
 // scripts run.
-var aclRules = []any{"~llmrelay:*", "resetchannels", "+@connection",
+var aclRules = []any{"~llmrelay:*", "resetchannels", "&llmrelay:*", "+@connection",
 	"+eval", "+evalsha", "+time", "+get", "+set", "+zadd", "+zrem", "+zremrangebyscore", "+zcard", "+pexpire",
 	"+hgetall", "+hmget", "+hset", "+hdel", "+del",
 	// event logs of resumable calls
-	"+multi", "+exec", "+hget", "+hexists", "+xadd", "+xrange", "+xread", "+exists", "+pttl"}
+	"+multi", "+exec", "+hget", "+hexists", "+xadd", "+xrange", "+xread", "+exists", "+pttl",
+	// the replicas' presence, which tells a crashed writer of a log
+	"+ssubscribe", "+pubsub|shardnumsub",
+	// the server's run_id, which tells a restart
+	"+info"}
 
 // TestLeastPrivilegeACLUser runs every operation (admission, leases,
 // renewal, release flushing, counting, retry budgets and their
@@ -34,7 +42,8 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	cfg.KeyPrefix, cfg.Username, cfg.PasswordEnv = "llmrelay:", "llmrelay", "TEST_REDIS_PASSWORD"
 	cfg.LeaseTTL = time.Second
 	m := metrics.New()
-	s := open(t, cfg, redisstore.Options{Metrics: m, Getenv: func(string) string { return "s3cret" }})
+	var logs lockedBuffer
+	s := open(t, cfg, redisstore.Options{Metrics: m, Logger: slog.New(slog.NewTextHandler(&logs, nil)), Getenv: func(string) string { return "s3cret" }})
 	ctx := context.Background()
 	adm, err := s.Admit(ctx, "k", state.Quota{Rate: 10, Burst: 5, MaxConcurrent: 3})
 	if err != nil || !adm.Allowed {
@@ -60,6 +69,14 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	}
 	if _, _, err := s.ReadLog(ctx, "call", 1, 10, 10*time.Millisecond); err != nil {
 		t.Fatalf("ReadLog, blocking: %v", err)
+	}
+	// Another replica reading the log sees its writer alive.
+	other := open(t, cfg, redisstore.Options{Metrics: m, Getenv: func(string) string { return "s3cret" }})
+	if in, _, err := other.ReadLog(ctx, "call", 1, 10, 0); err != nil || in.WriterGone {
+		t.Fatalf("ReadLog on another replica: %+v, %v; want the writer alive", in, err)
+	}
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := s.KeepLog(ctx, "call", time.Second); err != nil {
 		t.Fatalf("KeepLog: %v", err)
@@ -97,6 +114,9 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if strings.Contains(logs.String(), "level=WARN") {
+		t.Errorf("warnings with the documented rules:\n%s", logs.String())
+	}
 	mfs, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -108,4 +128,22 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lockedBuffer is a log sink safe for concurrent writers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,7 +19,8 @@ import (
 // three keys that share the hash tag {r:<id>} (one Cluster slot):
 //
 //	<prefix>{r:<id>}:meta  a hash: key, fp (fingerprint), token, max
-//	                       (MaxRecords), last (the last record's Seq) and,
+//	                       (MaxRecords), w (the writer: the replica that
+//	                       created it), last (the last record's Seq) and,
 //	                       once the log ended, end ("ok" or "failed")
 //	<prefix>{r:<id>}:log   a Redis Stream: record n has the entry ID 0-n,
 //	                       one field, "e" (an event) or the end's kind, the
@@ -29,21 +31,37 @@ import (
 // A running log expires LeaseTTL after its replica last renewed it (every
 // LeaseTTL/3, in one pipeline for all its logs), so a crashed replica's
 // logs go within LeaseTTL; an ended one is kept until its hold passes.
+//
+// Whether a running log's writer is alive is known at once, not after the
+// lease TTL: every replica holds a sharded Pub/Sub subscription to a
+// channel of its own, <prefix>{p:<replica>}, for as long as it runs, and
+// Redis drops it the moment the replica's connection closes (a crash, a
+// kill -9). A reader that finds nothing new in a running log counts the
+// writer's subscribers (PUBSUB SHARDNUMSUB): none, and the log is
+// state.LogInfo.WriterGone.
 // Readers tail with XREAD BLOCK on a client of their own, so a blocked read
 // never takes a connection that admission needs, and a slow one never
-// marks the store unreachable.
+// marks the store unreachable; the blocking reads in flight are bounded by
+// that client's pool (logState.slot), so one never fails for want of a
+// connection.
 
 var _ state.EventLogs = (*Store)(nil)
 
 // logReadBlockMax bounds one blocking read: a waiting reader comes back at
-// least this often to see whether the log still exists.
-const logReadBlockMax = 2 * time.Second
+// least this often to see whether the log still exists and its writer is
+// alive, and holds a slot of the tail client no longer than this.
+const logReadBlockMax = 500 * time.Millisecond
 
 // logState is the store's event log state. The zero value is ready.
 type logState struct {
 	once sync.Once // starts the renewal loop and the tail client
 	tail redis.UniversalClient
-	wg   sync.WaitGroup
+	// slots bound the blocking reads in flight to the tail client's pool
+	// size (see slot).
+	slots chan struct{}
+	// presence is this replica's subscription to its presence channel.
+	presence *redis.PubSub
+	wg       sync.WaitGroup
 
 	mu    sync.Mutex
 	owned map[string]ownedLog // the running logs this replica created, by id
@@ -65,7 +83,11 @@ func (s *Store) logKeys(id string) []string {
 func (s *Store) startLogs() {
 	s.logs.once.Do(func() {
 		o := *s.opts
+		o.PoolSize = tailPoolSize(s.opts)
+		o.MinIdleConns = 0
 		s.logs.tail = redis.NewUniversalClient(&o)
+		s.logs.slots = make(chan struct{}, o.PoolSize)
+		s.logs.presence = s.subscribePresence()
 		s.logs.owned = make(map[string]ownedLog)
 		if s.closed.Load() {
 			return
@@ -75,13 +97,99 @@ func (s *Store) startLogs() {
 	})
 }
 
+// tailPoolSize is the size of the tail client's pool: the store's own
+// (pool_size, per node), or go-redis's default, 10 per CPU.
+func tailPoolSize(o *redis.UniversalOptions) int {
+	if o.PoolSize > 0 {
+		return o.PoolSize
+	}
+	return 10 * runtime.GOMAXPROCS(0)
+}
+
+// slot takes one of the tail client's slots, waiting up to wait (and while
+// ctx lasts) for one, and returns its release. Blocking reads hold a slot
+// each, and there are as many slots as the tail client has connections
+// per node, so a blocking read never waits inside go-redis for a
+// connection (where a wait longer than its pool timeout is an error):
+// it waits here, in turn (a channel's senders are served first come,
+// first served), and each slot is given back within logReadBlockMax. A
+// reader that gets none within wait reads again, which is what it does
+// after a wait that saw nothing. Non-blocking operations never touch the
+// tail client.
+func (l *logState) slot(ctx context.Context, wait time.Duration) (release func(), ok bool) {
+	select {
+	case l.slots <- struct{}{}:
+		return func() { <-l.slots }, true
+	default:
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case l.slots <- struct{}{}:
+		return func() { <-l.slots }, true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return nil, false
+}
+
 // closeLogs stops what startLogs started; Close and Crash call it once the
 // store has stopped.
 func (s *Store) closeLogs() {
 	s.logs.wg.Wait()
+	if s.logs.presence != nil {
+		_ = s.logs.presence.Close()
+	}
 	if s.logs.tail != nil {
 		_ = s.logs.tail.Close()
 	}
+}
+
+// presenceChannel is the sharded Pub/Sub channel whose subscriber says
+// that replica runs.
+func (s *Store) presenceChannel(replica string) string {
+	return s.prefix + "{p:" + replica + "}"
+}
+
+// subscribePresence subscribes this replica to its presence channel and
+// waits (briefly) for Redis to confirm it, so that the logs it creates
+// from now on have a writer that readers see alive. The subscription's
+// own goroutine (PubSub.Channel) keeps it: it pings, and re-subscribes on
+// a new connection when one fails.
+func (s *Store) subscribePresence() *redis.PubSub {
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.DialTimeout+s.opts.ReadTimeout)
+	defer cancel()
+	ps := s.rdb.SSubscribe(ctx, s.presenceChannel(s.replica))
+	if _, err := ps.Receive(ctx); err != nil {
+		s.log.Warn("resumable calls: cannot subscribe to this replica's presence channel yet; readers elsewhere may take its calls for lost until it can", "error", err)
+	}
+	ps.Channel() // nothing is ever published: this keeps the subscription
+	return ps
+}
+
+// writerGone reports whether writer, the replica that created a running
+// log, is gone: nobody holds its presence subscription. This replica is
+// never gone to itself.
+func (s *Store) writerGone(ctx context.Context, writer string) (bool, error) {
+	if writer == "" || writer == s.replica {
+		return false, nil
+	}
+	ch := s.presenceChannel(writer)
+	var c redis.Cmdable = s.rdb
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+		// PUBSUB SHARDNUMSUB counts on the node that serves the
+		// channel's slot.
+		node, err := cc.MasterForKey(ctx, ch)
+		if err != nil {
+			return false, err
+		}
+		c = node
+	}
+	n, err := c.PubSubShardNumSub(ctx, ch).Result()
+	if err != nil {
+		return false, err
+	}
+	return n[ch] == 0, nil
 }
 
 // logError turns a failed command of a log operation into the error it
@@ -110,14 +218,14 @@ func (s *Store) unavailable() error {
 // createLogScript creates a log's meta, unless it exists.
 //
 //	KEYS  meta, log, hold
-//	ARGV  key, fingerprint, token, max records, TTL (ms)
+//	ARGV  key, fingerprint, token, max records, TTL (ms), writer
 //
 // It returns {} when it created the log, else the existing meta's fields.
 var createLogScript = redis.NewScript(`
 local cur = redis.call('HGETALL', KEYS[1])
 if #cur > 0 then return cur end
 redis.call('DEL', KEYS[2], KEYS[3])
-redis.call('HSET', KEYS[1], 'key', ARGV[1], 'fp', ARGV[2], 'token', ARGV[3], 'max', ARGV[4], 'last', 0)
+redis.call('HSET', KEYS[1], 'key', ARGV[1], 'fp', ARGV[2], 'token', ARGV[3], 'max', ARGV[4], 'last', 0, 'w', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return {}
 `)
@@ -129,12 +237,18 @@ func (s *Store) CreateLog(ctx context.Context, id string, info state.LogInfo) (s
 	}
 	s.startLogs()
 	res, err := createLogScript.Run(ctx, s.rdb, s.logKeys(id),
-		info.Key, info.Fingerprint, info.Token, info.MaxRecords, s.ttl.Milliseconds()).StringSlice()
+		info.Key, info.Fingerprint, info.Token, info.MaxRecords, s.ttl.Milliseconds(), s.replica).StringSlice()
 	if err != nil {
 		return state.LogInfo{}, s.logError(ctx, "create_log", err)
 	}
 	if len(res) > 0 {
-		return parseMeta(res), state.ErrLogExists
+		got, writer := parseMeta(res)
+		if got.End == state.LogOpen {
+			if got.WriterGone, err = s.writerGone(ctx, writer); err != nil {
+				return state.LogInfo{}, s.logError(ctx, "create_log", err)
+			}
+		}
+		return got, state.ErrLogExists
 	}
 	s.logs.mu.Lock()
 	s.logs.owned[id] = ownedLog{token: info.Token, max: info.MaxRecords}
@@ -143,12 +257,14 @@ func (s *Store) CreateLog(ctx context.Context, id string, info state.LogInfo) (s
 	return info, nil
 }
 
-// parseMeta reads a log's meta from HGETALL's field-value list.
-func parseMeta(kv []string) state.LogInfo {
-	var in state.LogInfo
+// parseMeta reads a log's meta from HGETALL's field-value list, and its
+// writer.
+func parseMeta(kv []string) (in state.LogInfo, writer string) {
 	for i := 0; i+1 < len(kv); i += 2 {
 		v := kv[i+1]
 		switch kv[i] {
+		case "w":
+			writer = v
 		case "key":
 			in.Key = v
 		case "fp":
@@ -163,7 +279,7 @@ func parseMeta(kv []string) state.LogInfo {
 			in.End = endOf(v)
 		}
 	}
-	return in
+	return in, writer
 }
 
 // The stream field of a record, by how it ends the log.
@@ -278,7 +394,8 @@ func (s *Store) disown(id string) {
 
 // ReadLog implements state.EventLogs: the meta and the records after seq
 // in one transaction; when there are none and wait > 0, one XREAD BLOCK
-// (of at most logReadBlockMax) on the tail client.
+// (of at most logReadBlockMax) on the tail client, holding one of its
+// slots (tailWait).
 func (s *Store) ReadLog(ctx context.Context, id string, after uint64, max int, wait time.Duration) (state.LogInfo, []state.LogRecord, error) {
 	if err := ctx.Err(); err != nil {
 		return state.LogInfo{}, nil, err
@@ -306,15 +423,41 @@ func (s *Store) ReadLog(ctx context.Context, id string, after uint64, max int, w
 	for k, v := range m {
 		kv = append(kv, k, v)
 	}
-	in := parseMeta(kv)
+	in, writer := parseMeta(kv)
 	recs, err := records(rng.Val())
-	if err != nil || len(recs) > 0 || wait <= 0 || in.End != state.LogOpen {
+	if err != nil || len(recs) > 0 || in.End != state.LogOpen {
 		return in, recs, err
 	}
+	// Nothing new in a running log: is anyone still writing it?
+	if in.WriterGone, err = s.writerGone(ctx, writer); err != nil {
+		return state.LogInfo{}, nil, s.logError(ctx, "read_log", err)
+	}
+	if in.WriterGone || wait <= 0 {
+		return in, nil, nil
+	}
+	return s.tailLog(ctx, keys[1], in, after, max, wait)
+}
+
+// tailLog waits, up to wait, for a record of the open log in to be
+// appended after after, with one XREAD BLOCK on the tail client. The read
+// starts at the log's last record, not after, so that it also wakes when
+// the log ends at a Seq not above after (a reader ahead of an end stored
+// late): the returned info then says the log ended.
+func (s *Store) tailLog(ctx context.Context, stream string, in state.LogInfo, after uint64, max int, wait time.Duration) (state.LogInfo, []state.LogRecord, error) {
+	block := min(wait, logReadBlockMax)
+	release, ok := s.logs.slot(ctx, block)
+	if !ok {
+		if err := ctx.Err(); err != nil {
+			return state.LogInfo{}, nil, err
+		}
+		return in, nil, nil // every slot busy for all of the wait: read again
+	}
+	defer release()
+	from := min(after, in.Last)
 	res, err := s.logs.tail.XRead(ctx, &redis.XReadArgs{
-		Streams: []string{keys[1], "0-" + strconv.FormatUint(after, 10)},
+		Streams: []string{stream, "0-" + strconv.FormatUint(from, 10)},
 		Count:   int64(max),
-		Block:   min(wait, logReadBlockMax),
+		Block:   block,
 	}).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
@@ -323,15 +466,30 @@ func (s *Store) ReadLog(ctx context.Context, id string, after uint64, max int, w
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return state.LogInfo{}, nil, ctxErr
 		}
-		// Not an outage of the store: a blocking read may wait for a
-		// connection of its own pool.
+		// Not an outage of the store: a slow blocking read does not mark
+		// it unreachable.
 		return state.LogInfo{}, nil, &state.UnavailableError{Cause: err}
 	}
 	if len(res) == 0 {
 		return in, nil, nil
 	}
-	recs, err = records(res[0].Messages)
-	return in, recs, err
+	got, err := records(res[0].Messages)
+	if err != nil {
+		return state.LogInfo{}, nil, err
+	}
+	recs := got[:0]
+	for _, r := range got {
+		if r.Seq > in.Last {
+			in.Last = r.Seq
+		}
+		if r.End != state.LogOpen {
+			in.End = r.End
+		}
+		if r.Seq > after {
+			recs = append(recs, r)
+		}
+	}
+	return in, recs, nil
 }
 
 // records decodes stream entries into records.

@@ -65,6 +65,69 @@ func TestEventLogOfACrashedReplicaLapses(t *testing.T) {
 	})
 }
 
+// TestEventLogOfACrashedReplicaHasNoWriter: another replica tells a
+// running log whose writer crashed from one whose writer runs, at once
+// (the writer's presence subscription went with its connection), both
+// where it reads the log and where it would create it again; a reader
+// waiting on the log learns it too.
+func TestEventLogOfACrashedReplicaHasNoWriter(t *testing.T) {
+	testWriterGone(t, config(redistest.Start(t)))
+}
+
+// TestEventLogOfACrashedReplicaHasNoWriterOnCluster: the same on a
+// Cluster, where a presence channel's subscribers are counted on the node
+// that serves its slot.
+func TestEventLogOfACrashedReplicaHasNoWriterOnCluster(t *testing.T) {
+	c := state.DefaultConfig().Redis
+	c.Mode, c.Addresses = state.RedisCluster, redistest.StartCluster(t, 3)
+	c.KeyPrefix = "cluster" + strconv.FormatInt(prefixes.Add(1), 10) + ":"
+	c.ReadTimeout, c.WriteTimeout = 5*time.Second, 5*time.Second
+	testWriterGone(t, c)
+}
+
+func testWriterGone(t *testing.T, cfg state.RedisConfig) {
+	cfg.LeaseTTL = time.Hour // the log outlives the test: only presence can tell
+	writer := open(t, cfg, redisstore.Options{})
+	reader := open(t, cfg, redisstore.Options{})
+	defer reader.Close()
+	ctx := context.Background()
+	info := state.LogInfo{Key: "k", Fingerprint: "fp", Token: "w"}
+	if _, err := writer.CreateLog(ctx, "call", info); err != nil {
+		t.Fatal(err)
+	}
+	if err := writer.AppendLog(ctx, "call", []state.LogRecord{{Seq: 1, Data: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	if in, recs, err := reader.ReadLog(ctx, "call", 1, 10, 0); err != nil || len(recs) != 0 || in.WriterGone {
+		t.Fatalf("while the writer runs: %+v, %v, %v; want it alive", in, recs, err)
+	}
+	if got, err := reader.CreateLog(ctx, "call", info); !errors.Is(err, state.ErrLogExists) || got.WriterGone {
+		t.Fatalf("CreateLog while the writer runs: %+v, %v; want ErrLogExists, writer alive", got, err)
+	}
+	waited := make(chan state.LogInfo, 1)
+	go func() {
+		in, _, _ := reader.ReadLog(ctx, "call", 1, 10, time.Hour)
+		for !in.WriterGone {
+			in, _, _ = reader.ReadLog(ctx, "call", 1, 10, time.Hour)
+		}
+		waited <- in
+	}()
+	redisstore.Crash(writer)
+	// Records are read before the writer is looked at.
+	if in, recs, err := reader.ReadLog(ctx, "call", 0, 10, 0); err != nil || len(recs) != 1 {
+		t.Fatalf("after the crash, from 0: %+v, %v, %v; want the record", in, recs, err)
+	}
+	if in, recs, err := reader.ReadLog(ctx, "call", 1, 10, 0); err != nil || len(recs) != 0 || !in.WriterGone || in.End != state.LogOpen {
+		t.Fatalf("after the crash: %+v, %v, %v; want the writer gone", in, recs, err)
+	}
+	if got, err := reader.CreateLog(ctx, "call", info); !errors.Is(err, state.ErrLogExists) || !got.WriterGone {
+		t.Fatalf("CreateLog after the crash: %+v, %v; want ErrLogExists, writer gone", got, err)
+	}
+	if in := <-waited; in.Last != 1 {
+		t.Fatalf("the waiting reader: %+v", in)
+	}
+}
+
 // TestEndedEventLogKeptForItsHold: an ended log outlives its writer for
 // its hold, and no longer.
 func TestEndedEventLogKeptForItsHold(t *testing.T) {
@@ -119,5 +182,61 @@ func TestEventLogWhileRedisIsDown(t *testing.T) {
 	})
 	if err := s.AppendLog(ctx, "call", []state.LogRecord{{Seq: 1}}); !errors.Is(err, state.ErrUnavailable) {
 		t.Fatalf("AppendLog while down: %v", err)
+	}
+}
+
+// TestBlockingReadersBeyondThePoolStarveNobody: three times as many
+// readers tailing one log as the tail client has connections never make a
+// reader of another log fail (go-redis gives up on a connection after its
+// pool timeout, shorter than a blocking read): that reader waits its turn
+// and gets every record appended to its log.
+func TestBlockingReadersBeyondThePoolStarveNobody(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	cfg.ReadTimeout, cfg.WriteTimeout = 500*time.Millisecond, 500*time.Millisecond // the defaults
+	cfg.PoolSize = 4
+	s := open(t, cfg, redisstore.Options{FailClosed: true})
+	t.Cleanup(func() { s.Close() })
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	for _, id := range []string{"busy", "other"} {
+		if _, err := s.CreateLog(ctx, id, state.LogInfo{Key: id, Token: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan struct{})
+	for range 3 * cfg.PoolSize {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for ctx.Err() == nil {
+				_, _, _ = s.ReadLog(ctx, "busy", 0, 10, time.Hour)
+			}
+		}()
+	}
+	const records = 20
+	go func() {
+		for seq := uint64(1); seq <= records && ctx.Err() == nil; seq++ {
+			time.Sleep(100 * time.Millisecond) // so that the reader waits for most of them
+			if err := s.AppendLog(ctx, "other", []state.LogRecord{{Seq: seq, Data: []byte("e")}}); err != nil {
+				t.Errorf("AppendLog: %v", err)
+				return
+			}
+		}
+	}()
+	for after := uint64(0); after < records; {
+		_, recs, err := s.ReadLog(t.Context(), "other", after, 10, time.Hour)
+		if err != nil {
+			t.Fatalf("reading another log while %d readers tail one: %v", 3*cfg.PoolSize, err)
+		}
+		for _, r := range recs {
+			if r.Seq != after+1 {
+				t.Fatalf("record %d after %d", r.Seq, after)
+			}
+			after = r.Seq
+		}
+	}
+	stop()
+	for range 3 * cfg.PoolSize {
+		<-done
 	}
 }

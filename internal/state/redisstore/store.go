@@ -21,7 +21,9 @@
 // state.ErrUnavailable. Both are counted in metrics and logged at most
 // every logEvery. When Redis answers again, the replica renews every lease
 // it holds at once, so the leases of streams still open come back even if
-// Redis lost its data.
+// Redis lost its data; a restart that no command saw fail is noticed on the
+// next new connection (restart.go), and capped admissions wait until every
+// replica could have re-registered its leases, so a cap holds across it.
 package redisstore
 
 import (
@@ -107,6 +109,15 @@ type Store struct {
 	// (eventlog.go).
 	opts *redis.UniversalOptions
 	logs logState
+
+	// The restarts of Redis (restart.go): the run_id of each node this
+	// replica connected to, and the gate capped admissions wait at after
+	// one; renewNow asks the renewal loop to renew at once.
+	nodesMu    sync.Mutex
+	nodes      map[string]string
+	gate       restartGate
+	renewNow   chan struct{}
+	noIdentity sync.Once
 }
 
 var (
@@ -146,7 +157,6 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{
-		rdb:        redis.NewUniversalClient(ro),
 		opts:       ro,
 		prefix:     cfg.KeyPrefix,
 		replica:    replicaID(),
@@ -164,7 +174,11 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		changed:    make(chan struct{}, 1),
 		watchers:   make(map[int]*watcher),
 		stop:       make(chan struct{}),
+		nodes:      make(map[string]string),
+		renewNow:   make(chan struct{}, 1),
 	}
+	ro.OnConnect = s.onConnect
+	s.rdb = redis.NewUniversalClient(ro)
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.DialTimeout+cfg.ReadTimeout)
 	err = s.rdb.Ping(ctx).Err()
 	cancel()
@@ -239,31 +253,21 @@ func (s *Store) Admit(ctx context.Context, key string, q state.Quota) (state.Adm
 		if q.Rate > 0 {
 			interval = 1e6 / q.Rate
 		}
-		member := ""
-		if q.MaxConcurrent > 0 {
-			member = s.member()
+		args := func(member string) []any {
+			return s.withReleased(leases, strconv.FormatFloat(interval, 'f', 3, 64), q.EffectiveBurst(), q.MaxConcurrent, member, micros(s.ttl))
 		}
-		args := s.withReleased(leases, strconv.FormatFloat(interval, 'f', 3, 64), q.EffectiveBurst(), q.MaxConcurrent, member, micros(s.ttl))
-		res, err := admitScript.Run(ctx, s.rdb, []string{leases, s.rateKey(key)}, args...).Int64Slice()
-		if err == nil && len(res) != 2 {
-			err = fmt.Errorf("admit script returned %v", res)
-		}
-		if err == nil {
-			switch res[0] {
-			case 1:
+		capped := q.MaxConcurrent > 0
+		res, lease, decided, err := s.admitInRedis(ctx, "admit", []string{leases, s.rateKey(key)}, capped, capped, args)
+		if decided {
+			switch {
+			case err != nil:
+				return state.Admission{}, err
+			case res[0] == 1:
 				return state.Admission{Refused: state.LimitRate, RetryAfter: time.Duration(res[1]) * time.Microsecond}, nil
-			case 2:
+			case res[0] == 2:
 				return state.Admission{Refused: state.LimitConcurrency}, nil
 			}
-			adm := state.Admission{Allowed: true}
-			if member != "" {
-				adm.Lease = s.hold(leases, member)
-			}
-			return adm, nil
-		}
-		s.queueRemoval(leases, member)
-		if err := s.failed(ctx, "admit", err); err != nil {
-			return state.Admission{}, err
+			return state.Admission{Allowed: true, Lease: lease}, nil
 		}
 	}
 	if err := s.fallback(); err != nil {
@@ -290,13 +294,55 @@ func (s *Store) Admit(ctx context.Context, key string, q state.Quota) (state.Adm
 	return adm, nil
 }
 
+// admitInRedis runs admitScript on keys (the lease set first) with the
+// arguments args makes for a lease member ("" when takeLease is false),
+// and returns its result and the lease it took, if any. decided is false
+// when Redis failed it (the store is then marked unreachable): the caller
+// decides locally.
+//
+// A capped admission waits at the restart gate first (restart.go); one
+// during which a restart of Redis was noticed (its own connection may have
+// met the restarted server, which forgot the other replicas' leases) gives
+// its lease back and is made again once the gate opens.
+func (s *Store) admitInRedis(ctx context.Context, op string, keys []string, takeLease, capped bool, args func(member string) []any) (res []int64, l state.Lease, decided bool, err error) {
+	for {
+		seq := s.gate.seq.Load()
+		if capped {
+			if err := s.gate.wait(ctx); err != nil {
+				return nil, nil, true, err
+			}
+		}
+		member := ""
+		if takeLease {
+			member = s.member()
+		}
+		res, err = admitScript.Run(ctx, s.rdb, keys, args(member)...).Int64Slice()
+		if err == nil && len(res) != 2 {
+			err = fmt.Errorf("admit script returned %v", res)
+		}
+		if err != nil {
+			s.queueRemoval(keys[0], member)
+			if err := s.failed(ctx, op, err); err != nil {
+				return nil, nil, true, err
+			}
+			return nil, nil, false, nil
+		}
+		if member == "" || res[0] != 0 {
+			return res, nil, true, nil
+		}
+		if !capped || seq == s.gate.seq.Load() {
+			return res, s.hold(keys[0], member), true, nil
+		}
+		s.queueRemoval(keys[0], member)
+	}
+}
+
 // Acquire implements state.Leases.
 func (s *Store) Acquire(ctx context.Context, set string, limit int) (state.Lease, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
 	leases := s.setLeasesKey(set)
-	member := s.member()
 	if s.up.Load() {
 		// With no limit the script still takes the lease: a limit of
 		// "more than can be held" keeps it one script.
@@ -304,20 +350,13 @@ func (s *Store) Acquire(ctx context.Context, set string, limit int) (state.Lease
 		if lim <= 0 {
 			lim = int(^uint32(0) >> 1)
 		}
-		args := s.withReleased(leases, "0", 1, lim, member, micros(s.ttl))
-		res, err := admitScript.Run(ctx, s.rdb, []string{leases}, args...).Int64Slice()
-		if err == nil && len(res) != 2 {
-			err = fmt.Errorf("admit script returned %v", res)
-		}
-		if err == nil {
-			if res[0] != 0 {
-				return nil, false, nil
+		args := func(member string) []any { return s.withReleased(leases, "0", 1, lim, member, micros(s.ttl)) }
+		res, lease, decided, err := s.admitInRedis(ctx, "acquire", []string{leases}, true, limit > 0, args)
+		if decided {
+			if err != nil || res[0] != 0 {
+				return nil, false, err
 			}
-			return s.hold(leases, member), true, nil
-		}
-		s.queueRemoval(leases, member)
-		if err := s.failed(ctx, "acquire", err); err != nil {
-			return nil, false, err
+			return lease, true, nil
 		}
 	}
 	if err := s.fallback(); err != nil {
@@ -328,7 +367,7 @@ func (s *Store) Acquire(ctx context.Context, set string, limit int) (state.Lease
 	if limit > 0 && len(s.held[leases]) >= limit {
 		return nil, false, nil
 	}
-	return s.holdLocked(leases, member), true, nil
+	return s.holdLocked(leases, s.member()), true, nil
 }
 
 // Count implements state.Leases. While Redis is unreachable with
@@ -516,7 +555,7 @@ func (s *Store) flusher() {
 }
 
 // renewLoop renews this replica's leases every LeaseTTL/3, and at once
-// when Redis answers again after an outage.
+// when asked to (a restart of Redis was noticed: restart.go).
 func (s *Store) renewLoop() {
 	defer s.wg.Done()
 	t := time.NewTicker(s.ttl / 3)
@@ -526,16 +565,26 @@ func (s *Store) renewLoop() {
 		case <-s.stop:
 			return
 		case <-t.C:
+		case <-s.renewNow:
 		}
 		s.renew()
 	}
 }
 
 // renew pushes the expiry of every lease this replica holds forward, in
-// one pipelined round trip, re-adding any that Redis lost.
+// one pipelined round trip, re-adding any that Redis lost. Once it did
+// after a restart of Redis, the restart gate knows (restart.go).
 func (s *Store) renew() {
+	after := s.gate.pending()
+	if s.renewLeases() {
+		s.gate.renewedNow(after)
+	}
+}
+
+// renewLeases is renew's round trip; it reports whether it succeeded.
+func (s *Store) renewLeases() bool {
 	if !s.up.Load() {
-		return
+		return false
 	}
 	s.renewMu.Lock()
 	defer s.renewMu.Unlock()
@@ -551,7 +600,7 @@ func (s *Store) renew() {
 	}
 	s.mu.Unlock()
 	if len(sets) == 0 {
-		return
+		return true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.ttl/3)
 	defer cancel()
@@ -564,7 +613,9 @@ func (s *Store) renew() {
 	if _, err := pipe.Exec(ctx); err != nil {
 		s.metrics.StateStoreError("renew")
 		s.markDown(err)
+		return false
 	}
+	return true
 }
 
 // monitor pings Redis every HealthCheckInterval, marking the store

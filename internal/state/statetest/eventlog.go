@@ -33,6 +33,7 @@ func RunEventLogs(t *testing.T, newLogs NewEventLogs) {
 		{"EndClosesTheLog", testLogEnd},
 		{"ReadWaitsForAppend", testLogReadWaits},
 		{"ReadWaitEndsEmpty", testLogReadWaitEnds},
+		{"ReadAheadWakesAtTheEnd", testLogReadAheadWakesAtTheEnd},
 		{"ConcurrentReadersSeeEverything", testLogConcurrentReaders},
 		{"UnknownLog", testLogUnknown},
 		{"DeleteNeedsTheToken", testLogDelete},
@@ -215,6 +216,45 @@ func testLogReadWaitEnds(t *testing.T, l state.EventLogs) {
 	cancel()
 	if _, _, err := l.ReadLog(ctx, id, 0, 100, time.Second); !errors.Is(err, context.Canceled) {
 		t.Fatalf("ReadLog with a cancelled context: %v", err)
+	}
+}
+
+// testLogReadAheadWakesAtTheEnd: a reader waiting after a Seq that the
+// log's end, appended later, does not reach (a client ahead of a log that
+// ended early) wakes when the end is stored and learns the log ended,
+// rather than wait all of its wait.
+func testLogReadAheadWakesAtTheEnd(t *testing.T, l state.EventLogs) {
+	id := logID(t, 0)
+	create(t, l, id, info("tok"))
+	appendRecs(t, l, id, events(1, 3)...)
+	type result struct {
+		in   state.LogInfo
+		recs []state.LogRecord
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		in, recs, err := l.ReadLog(t.Context(), id, 5, 100, time.Hour)
+		done <- result{in, recs, err}
+	}()
+	appendRecs(t, l, id, state.LogRecord{Seq: 4, Data: []byte("status"), End: state.LogFailed})
+	for {
+		r := <-done
+		if r.err != nil || len(r.recs) != 0 {
+			t.Fatalf("ReadLog ahead of the end: %v, %v; want no records", r.recs, r.err)
+		}
+		if r.in.End == state.LogFailed && r.in.Last == 4 {
+			return
+		}
+		if r.in.End != state.LogOpen {
+			t.Fatalf("ReadLog ahead of the end: %+v, want it ended (failed) at 4", r.in)
+		}
+		// The wait began before the end was appended and passed (a store
+		// may wait less than asked): wait again, as a tailing reader does.
+		go func() {
+			in, recs, err := l.ReadLog(t.Context(), id, 5, 100, time.Hour)
+			done <- result{in, recs, err}
+		}()
 	}
 }
 

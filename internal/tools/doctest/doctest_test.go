@@ -48,7 +48,7 @@ func TestParse(t *testing.T) {
 		"```yaml",
 		"listen: x",
 		"```",
-		"<!-- test-docs server=a.yaml exit=1 -->",
+		"<!-- test-docs server=a.yaml exit=1 env=KEY=sk-x env=B=2 -->",
 		"",
 		"````sh",
 		"llmrelay check-config a.yaml",
@@ -75,7 +75,7 @@ func TestParse(t *testing.T) {
 		t.Errorf("file block: %+v", b)
 	}
 	b := blocks[1]
-	if b.server != "a.yaml" || b.exit != 1 || b.code != "llmrelay check-config a.yaml\n```\n" || !b.hasOutput || b.output != "out\n" || !b.jsonMode || b.line != 11 {
+	if b.server != "a.yaml" || b.exit != 1 || strings.Join(b.env, " ") != "KEY=sk-x B=2" || b.code != "llmrelay check-config a.yaml\n```\n" || !b.hasOutput || b.output != "out\n" || !b.jsonMode || b.line != 11 {
 		t.Errorf("command block: %+v", b)
 	}
 	if b := blocks[2]; b.lang != "go" || !b.inRepo || b.hasOutput {
@@ -89,6 +89,7 @@ func TestParseErrors(t *testing.T) {
 		"marker followed by prose":        "<!-- test-docs -->\nprose\n```sh\nx\n```\n",
 		"marker at the end":               "<!-- test-docs -->\n",
 		"unknown option":                  "<!-- test-docs retries=3 -->\n```sh\nx\n```\n",
+		"env without a value":             "<!-- test-docs env=KEY -->\n```sh\nx\n```\n",
 		"a yaml block that cannot be run": "<!-- test-docs -->\n```yaml\nx: 1\n```\n",
 		"two outputs":                     "<!-- test-docs -->\n```sh\nx\n```\n<!-- test-docs-output -->\n```\n1\n```\n<!-- test-docs-output -->\n```\n2\n```\n",
 		"unclosed block":                  "<!-- test-docs -->\n```sh\nx\n",

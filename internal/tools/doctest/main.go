@@ -138,6 +138,11 @@ func (r *runner) runFile(file string, blocks []*block, filter *regexp.Regexp) er
 	if err := os.Symlink(filepath.Join(r.bin, "llmrelay"), filepath.Join(work, "bin", "llmrelay")); err != nil {
 		return err
 	}
+	// The deployment files, at the path the pages name from the
+	// repository's root (deploy/kubernetes/configmap.yaml).
+	if err := os.Symlink(filepath.Join(r.repo, "deploy"), filepath.Join(work, "deploy")); err != nil {
+		return err
+	}
 	servers := map[string]*server{}
 	defer func() {
 		for _, s := range servers {
@@ -152,7 +157,7 @@ func (r *runner) runFile(file string, blocks []*block, filter *regexp.Regexp) er
 			// gets the default server's.
 			code := b.code
 			if strings.Contains(code, docListen) || strings.Contains(code, docMetricsListen) {
-				s, err := r.server(servers, work, "")
+				s, err := r.server(servers, work, "", nil)
 				if err != nil {
 					r.fail(where, fmt.Sprintf("could not start the server: %v", err), "")
 					continue
@@ -171,7 +176,7 @@ func (r *runner) runFile(file string, blocks []*block, filter *regexp.Regexp) er
 		if filter != nil && !filter.MatchString(where) {
 			continue
 		}
-		s, err := r.server(servers, work, b.server)
+		s, err := r.server(servers, work, b.server, b.env)
 		if err != nil {
 			r.fail(where, fmt.Sprintf("could not start the server: %v", err), "")
 			continue
@@ -182,16 +187,18 @@ func (r *runner) runFile(file string, blocks []*block, filter *regexp.Regexp) er
 }
 
 // server returns the page's server with the config file name ("" for the
-// embedded default), started on first use.
-func (r *runner) server(servers map[string]*server, work, name string) (*server, error) {
-	if s, ok := servers[name]; ok {
+// embedded default) and the environment variables env, started on first
+// use.
+func (r *runner) server(servers map[string]*server, work, name string, env []string) (*server, error) {
+	key := strings.Join(append([]string{name}, env...), "\x00")
+	if s, ok := servers[key]; ok {
 		return s, nil
 	}
-	s, err := r.startServer(work, name)
+	s, err := r.startServer(work, name, env)
 	if err != nil {
 		return nil, err
 	}
-	servers[name] = s
+	servers[key] = s
 	return s, nil
 }
 
@@ -237,7 +244,7 @@ func (r *runner) runBlock(where, work string, b *block, s *server) {
 	}
 	// The examples read the server's address from $LLMRELAY_ADDR; the Go
 	// client's replace recipe points at the repository, $LLMRELAY_REPO.
-	cmd.Env = append(append(r.env(), "LLMRELAY_ADDR="+s.listen, "LLMRELAY_REPO="+r.repo), extraEnv...)
+	cmd.Env = append(append(append(r.env(), "LLMRELAY_ADDR="+s.listen, "LLMRELAY_REPO="+r.repo), extraEnv...), b.env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
@@ -306,15 +313,26 @@ type server struct {
 	done    chan struct{}
 }
 
+// The log lines that say where the server listens, in text or JSON.
 var (
-	serving        = regexp.MustCompile(`msg="llmrelay serving" listen=(\S+)`)
-	metricsServing = regexp.MustCompile(`msg="metrics serving" listen=(\S+)`)
+	serving        = regexp.MustCompile(`msg="llmrelay serving" listen=(\S+)|"msg":"llmrelay serving","listen":"([^"]+)"`)
+	metricsServing = regexp.MustCompile(`msg="metrics serving" listen=(\S+)|"msg":"metrics serving","listen":"([^"]+)"`)
 )
 
+// address returns the address a serving line matched by re names.
+func address(re *regexp.Regexp, line string) (string, bool) {
+	m := re.FindStringSubmatch(line)
+	if m == nil {
+		return "", false
+	}
+	return m[1] + m[2], true
+}
+
 // startServer starts llmrelay on free loopback ports, with the config file
-// the work directory holds under name, or the embedded default, and waits
-// for its log to say where it listens.
-func (r *runner) startServer(work, name string) (*server, error) {
+// the work directory holds under name, or the embedded default, and the
+// environment variables env, and waits for its log to say where it
+// listens.
+func (r *runner) startServer(work, name string, env []string) (*server, error) {
 	args := []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"}
 	if name != "" {
 		// A file a block of the same page saved, or one in the repository.
@@ -326,7 +344,7 @@ func (r *runner) startServer(work, name string) (*server, error) {
 	}
 	cmd := exec.Command(filepath.Join(r.bin, "llmrelay"), args...)
 	cmd.Dir = work
-	cmd.Env = r.env()
+	cmd.Env = append(r.env(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -346,11 +364,11 @@ func (r *runner) startServer(work, name string) (*server, error) {
 			line := sc.Text()
 			if !started {
 				logged.WriteString(line + "\n")
-				if m := metricsServing.FindStringSubmatch(line); m != nil {
-					s.metrics = m[1]
+				if addr, ok := address(metricsServing, line); ok {
+					s.metrics = addr
 				}
-				if m := serving.FindStringSubmatch(line); m != nil {
-					s.listen = m[1]
+				if addr, ok := address(serving, line); ok {
+					s.listen = addr
 					started = true
 					close(ready)
 				}

@@ -21,6 +21,9 @@ type block struct {
 	server string // server=NAME: run against a server started with config NAME
 	exit   int    // exit=N: the exit status the command must end with
 	inRepo bool   // cwd=repo: run in the repository's root
+	// env=NAME=VALUE (any number): set for the block and for the server
+	// it runs against (a config's provider key, say).
+	env []string
 
 	// The expected output: the block after <!-- test-docs-output ... -->.
 	hasOutput  bool
@@ -108,7 +111,7 @@ func parse(path, text string) ([]*block, error) {
 			last.hasOutput, last.outputLine, last.output, last.jsonMode = true, start, code, m.json
 			continue
 		}
-		b := &block{file: path, line: start, lang: info, code: code, saveAs: m.file, server: m.server, exit: m.exit, inRepo: m.inRepo}
+		b := &block{file: path, line: start, lang: info, code: code, saveAs: m.file, server: m.server, exit: m.exit, inRepo: m.inRepo, env: m.env}
 		switch {
 		case b.saveAs != "":
 		case info == "sh" || info == "console" || info == "shell" || info == "bash":
@@ -153,6 +156,7 @@ type marker struct {
 	server string
 	exit   int
 	inRepo bool
+	env    []string
 	json   bool
 }
 
@@ -184,6 +188,8 @@ func parseMarker(line string) (*marker, bool, error) {
 			m.exit = n
 		case !m.output && opt == "cwd=repo":
 			m.inRepo = true
+		case !m.output && key == "env" && strings.Contains(value, "="):
+			m.env = append(m.env, value)
 		default:
 			return nil, false, fmt.Errorf("%s: unknown option %q", fields[0], opt)
 		}

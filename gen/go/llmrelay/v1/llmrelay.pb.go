@@ -25,7 +25,11 @@
 // from the text: show it as "thinking" if you like, never as the answer; it
 // follows the same discard rule as the text. The `final` message carries it
 // (`message.reasoning`) with the opaque signatures some providers need: send
-// that message back unchanged in the next turn's `messages`.
+// that message back unchanged in the next turn's `messages`. It also keeps
+// the order of the reply's blocks (`message.parts`: thinking between tool
+// calls, text between the searches a provider ran itself) and the blocks
+// of tools the provider ran itself (`message.provider_tools`), which go
+// back as they came.
 //
 // Hedging (opt-in, `hedging`): when a provider is slow to start, llmrelay
 // may run a second attempt beside the first; whichever shows something
@@ -37,8 +41,13 @@
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
 // reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as
-// `attempts`, `provider`, `provider_status`, `provider_error_type`), and a
-// `google.rpc.RetryInfo` when waiting before calling again would help.
+// `attempts`, `provider`, `provider_status`, `provider_error_type`, and
+// `retry_reason`, why the last attempt failed, e.g. STALLED or OVERLOADED),
+// and a `google.rpc.RetryInfo` when waiting before calling again would help.
+// Every status carries the call's `request_id` in that metadata, and every
+// call, failed or not, in its `llmrelay-request-id` trailer: report it
+// with the status, and the server's log records of the call are found by
+// it.
 // Invalid requests carry a `google.rpc.BadRequest`: one field violation per
 // mistake, with the field's path (`messages[0].role`), a description written
 // for people and, for a rule of this file, the rule's id as its `reason`
@@ -473,8 +482,11 @@ const (
 	// byte, or showed no sign of life for `stream_idle_timeout` once
 	// streaming.
 	RetryReason_RETRY_REASON_STALLED RetryReason = 5
-	// Structured output did not parse or did not conform to the schema; the
-	// model is asked again with the validation errors.
+	// The model's output was invalid. Structured output that did not parse
+	// or did not conform to the schema: the model is asked again with the
+	// validation errors. A tool call the provider refused as malformed
+	// (Groq's `tool_use_failed`): the same request is tried again, once per
+	// call (docs/providers.md says why).
 	RetryReason_RETRY_REASON_INVALID_OUTPUT RetryReason = 6
 	// The target cannot serve the call and retrying it would not change
 	// that: its quota or spend limit is used up, it does not know the model
@@ -556,6 +568,13 @@ const (
 	// provider sent a refusal (OpenAI), and Anthropic's `refusal` stop reason
 	// is reported so.
 	FinishReason_FINISH_REASON_REFUSAL FinishReason = 6
+	// The provider paused a long turn before it was done (Anthropic's
+	// `pause_turn`: its server tools, such as web search, ran for many
+	// iterations). The turn is not over: to continue it, send the same
+	// request again with `final.message` appended, unchanged (its `parts`
+	// and `provider_tools` included), as the last message, and the model
+	// carries on where it stopped. Do not add a user message after it.
+	FinishReason_FINISH_REASON_PAUSED FinishReason = 7
 )
 
 // Enum value maps for FinishReason.
@@ -568,6 +587,7 @@ var (
 		4: "FINISH_REASON_CONTENT_FILTER",
 		5: "FINISH_REASON_OTHER",
 		6: "FINISH_REASON_REFUSAL",
+		7: "FINISH_REASON_PAUSED",
 	}
 	FinishReason_value = map[string]int32{
 		"FINISH_REASON_UNSPECIFIED":    0,
@@ -577,6 +597,7 @@ var (
 		"FINISH_REASON_CONTENT_FILTER": 4,
 		"FINISH_REASON_OTHER":          5,
 		"FINISH_REASON_REFUSAL":        6,
+		"FINISH_REASON_PAUSED":         7,
 	}
 )
 
@@ -959,7 +980,11 @@ type GenerateRequest struct {
 	// The call is kept waiting for a reader for the server's `resume.grace`
 	// (60s unless configured) after its stream goes away: when nobody
 	// resumes it by then, it is cancelled, its upstream request closed. Its
-	// events stay resumable for `resume.grace` after it ends. Meanwhile it
+	// events stay resumable for `resume.grace` after it ends. A server that
+	// drains runs it on for its `shutdown_grace`; a call the server loses
+	// (still running at the end of a drain, or on a replica that crashed)
+	// ends ABORTED, reason RESUMABLE_CALL_LOST, and may be sent again with
+	// the same request_id (see `Resume`). Meanwhile it
 	// holds its API key's stream slot (`max_concurrent_streams`) and its
 	// provider's `max_concurrent` slot, and it is billed like any call:
 	// it runs to its end when nobody reads it.
@@ -974,11 +999,15 @@ type GenerateRequest struct {
 	// with `after_sequence` 0), so a gRPC library's own retry of the call
 	// never runs it twice. The same `request_id` with another request, or
 	// from another key, fails with ALREADY_EXISTS, reason REQUEST_ID_IN_USE;
-	// a kept call that failed is replaced by the new one.
+	// a kept call that failed, or was lost (RESUMABLE_CALL_LOST), is
+	// replaced by the new one.
 	//
 	// The events kept are bounded: per call (`resume.max_call_bytes`, 8 MiB
 	// unless configured) and for all the calls of a replica
-	// (`resume.max_buffered_bytes`, 256 MiB). A call past either bound stops
+	// (`resume.max_buffered_bytes`, 256 MiB, which also counts each call's
+	// own cost, so that it bounds the memory kept calls take; a replica at
+	// that bound runs a new call as an ordinary one, without the
+	// `llmrelay-resumable` header). A call past either bound stops
 	// being resumable: it runs on for the client still reading it, but is
 	// cancelled as soon as no client reads it, and `Resume` then sends the
 	// events kept and fails with RESOURCE_EXHAUSTED, reason
@@ -1241,7 +1270,43 @@ type Message struct {
 	// For ROLE_ASSISTANT: the model's refusal, when it declined to answer and
 	// said why (OpenAI's `refusal`); `content` is then usually empty, and the
 	// final's finish_reason FINISH_REASON_REFUSAL. Not sent back to providers.
-	Refusal       string `protobuf:"bytes,6,opt,name=refusal,proto3" json:"refusal,omitempty"`
+	Refusal string `protobuf:"bytes,6,opt,name=refusal,proto3" json:"refusal,omitempty"`
+	// For ROLE_ASSISTANT: the order of the turn's blocks, exactly as the
+	// provider sent them. The fields above hold each kind of block apart
+	// (the text in `content`, the reasoning blocks in `reasoning`, the tool
+	// calls in `tool_calls`, the provider's own tool blocks in
+	// `provider_tools`); `parts` says in which order they came, one part per
+	// block: a text block with its text, or which reasoning block, tool call
+	// or provider tool block comes next. Replies interleave them: a model
+	// may think, call a tool, think again and call another (Anthropic's
+	// interleaved thinking), or write text between the searches it runs
+	// itself.
+	//
+	// A message without `parts` is in the usual order: its reasoning blocks,
+	// its text (one block), its provider tool blocks, its tool calls.
+	// `final.message` has `parts` whenever the reply came in another order,
+	// so that an empty `parts` always means the usual order. Send it back as
+	// it is: every adapter sends the blocks in this order where its wire
+	// format keeps one (Anthropic's content blocks, Gemini's parts,
+	// Mistral's content parts), and providers that check the order
+	// (Anthropic, with thinking and tool use) accept the turn only so.
+	//
+	// When set, it must describe the message exactly: its text parts,
+	// concatenated, are `content`, and it names every reasoning block, tool
+	// call and provider tool block once; otherwise the request is
+	// INVALID_ARGUMENT naming the part. Edit `content` and drop `parts`
+	// together, or neither.
+	Parts []*Part `protobuf:"bytes,7,rep,name=parts,proto3" json:"parts,omitempty"`
+	// For ROLE_ASSISTANT: the blocks of the tools the provider ran itself in
+	// this turn (Anthropic's server tools: web search, web fetch, code
+	// execution, tool search; its MCP connector), calls and results, in the
+	// order they came (`parts` places them among the other blocks).
+	// llmrelay neither runs nor reads these tools: it carries their blocks
+	// so that the turn can go back to the provider as it came, which the
+	// provider needs to continue a paused turn (FINISH_REASON_PAUSED) and to
+	// keep the results in the conversation. Send them back unchanged; an
+	// adapter leaves out blocks of another provider's format.
+	ProviderTools []*ProviderToolBlock `protobuf:"bytes,8,rep,name=provider_tools,json=providerTools,proto3" json:"provider_tools,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1318,6 +1383,264 @@ func (x *Message) GetRefusal() string {
 	return ""
 }
 
+func (x *Message) GetParts() []*Part {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+func (x *Message) GetProviderTools() []*ProviderToolBlock {
+	if x != nil {
+		return x.ProviderTools
+	}
+	return nil
+}
+
+// Part is one block of an assistant turn, in the order of
+// `Message.parts`: a text block, or the place of one of the message's
+// reasoning blocks, tool calls or provider tool blocks. Exactly one of its
+// fields is set.
+type Part struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The block.
+	//
+	// Types that are valid to be assigned to Part:
+	//
+	//	*Part_Text
+	//	*Part_Reasoning
+	//	*Part_ToolCall
+	//	*Part_ProviderTool
+	Part          isPart_Part `protobuf_oneof:"part"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Part) Reset() {
+	*x = Part{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Part) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Part) ProtoMessage() {}
+
+func (x *Part) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Part.ProtoReflect.Descriptor instead.
+func (*Part) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Part) GetPart() isPart_Part {
+	if x != nil {
+		return x.Part
+	}
+	return nil
+}
+
+func (x *Part) GetText() string {
+	if x != nil {
+		if x, ok := x.Part.(*Part_Text); ok {
+			return x.Text
+		}
+	}
+	return ""
+}
+
+func (x *Part) GetReasoning() uint32 {
+	if x != nil {
+		if x, ok := x.Part.(*Part_Reasoning); ok {
+			return x.Reasoning
+		}
+	}
+	return 0
+}
+
+func (x *Part) GetToolCall() uint32 {
+	if x != nil {
+		if x, ok := x.Part.(*Part_ToolCall); ok {
+			return x.ToolCall
+		}
+	}
+	return 0
+}
+
+func (x *Part) GetProviderTool() uint32 {
+	if x != nil {
+		if x, ok := x.Part.(*Part_ProviderTool); ok {
+			return x.ProviderTool
+		}
+	}
+	return 0
+}
+
+type isPart_Part interface {
+	isPart_Part()
+}
+
+type Part_Text struct {
+	// A text block: its text, a piece of `Message.content` (the text
+	// parts of a message, concatenated, are its `content`).
+	Text string `protobuf:"bytes,1,opt,name=text,proto3,oneof"`
+}
+
+type Part_Reasoning struct {
+	// `Message.reasoning[reasoning]` comes here.
+	Reasoning uint32 `protobuf:"varint,2,opt,name=reasoning,proto3,oneof"`
+}
+
+type Part_ToolCall struct {
+	// `Message.tool_calls[tool_call]` comes here.
+	ToolCall uint32 `protobuf:"varint,3,opt,name=tool_call,json=toolCall,proto3,oneof"`
+}
+
+type Part_ProviderTool struct {
+	// `Message.provider_tools[provider_tool]` comes here.
+	ProviderTool uint32 `protobuf:"varint,4,opt,name=provider_tool,json=providerTool,proto3,oneof"`
+}
+
+func (*Part_Text) isPart_Part() {}
+
+func (*Part_Reasoning) isPart_Part() {}
+
+func (*Part_ToolCall) isPart_Part() {}
+
+func (*Part_ProviderTool) isPart_Part() {}
+
+// ProviderToolBlock is one content block of a tool that the provider ran
+// itself during the turn (a "server tool"): the model's call of the tool,
+// or the tool's result, as the provider sent it. llmrelay carries it
+// opaquely: `kind`, `id` and `name` say what it is, `input` and `result`
+// hold the provider's JSON as it came, and `extra` whatever else the block
+// had, so that the adapter that read it writes it back byte for byte in
+// content. Do not change it.
+type ProviderToolBlock struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The provider's type of the block. Anthropic: "server_tool_use" (a call
+	// of a server tool), "web_search_tool_result", "web_fetch_tool_result",
+	// "code_execution_tool_result", "bash_code_execution_tool_result",
+	// "text_editor_code_execution_tool_result", "tool_search_tool_result"
+	// (results), "mcp_tool_use" and "mcp_tool_result" (its MCP connector),
+	// and the kinds it adds later.
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The tool call's id: a call's own id, or for a result the id of the
+	// call it answers (Anthropic's `tool_use_id`).
+	Id string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	// For a call: the tool's name, e.g. "web_search". Empty for a result.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// For a call: its input, the JSON text the provider sent (an object),
+	// e.g. `{"query": "San Francisco weather today"}`. Empty for a result.
+	Input string `protobuf:"bytes,4,opt,name=input,proto3" json:"input,omitempty"`
+	// For a result: the result, the JSON text the provider sent (Anthropic:
+	// the block's `content`, a list of results or an error object; a web
+	// search's results carry `encrypted_content` the provider needs back).
+	// Empty for a call.
+	Result string `protobuf:"bytes,5,opt,name=result,proto3" json:"result,omitempty"`
+	// The block's other fields, as a JSON object (Anthropic's `caller`, an
+	// MCP block's `server_name` or `is_error`); empty when it had none.
+	Extra string `protobuf:"bytes,6,opt,name=extra,proto3" json:"extra,omitempty"`
+	// The wire format the block came in, set by llmrelay: "anthropic". An
+	// adapter sends back the blocks of its own formats only. Keep it as it
+	// is.
+	Format        string `protobuf:"bytes,7,opt,name=format,proto3" json:"format,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProviderToolBlock) Reset() {
+	*x = ProviderToolBlock{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProviderToolBlock) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProviderToolBlock) ProtoMessage() {}
+
+func (x *ProviderToolBlock) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProviderToolBlock.ProtoReflect.Descriptor instead.
+func (*ProviderToolBlock) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ProviderToolBlock) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ProviderToolBlock) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ProviderToolBlock) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ProviderToolBlock) GetInput() string {
+	if x != nil {
+		return x.Input
+	}
+	return ""
+}
+
+func (x *ProviderToolBlock) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+func (x *ProviderToolBlock) GetExtra() string {
+	if x != nil {
+		return x.Extra
+	}
+	return ""
+}
+
+func (x *ProviderToolBlock) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
 // Reasoning is one block of a model's reasoning (its "thinking"), as the
 // provider sent it: readable text, or an opaque block, and the opaque
 // signature the provider needs to accept the block back in a later turn.
@@ -1337,16 +1660,34 @@ type Reasoning struct {
 	Redacted string `protobuf:"bytes,3,opt,name=redacted,proto3" json:"redacted,omitempty"`
 	// The wire format the block came in, set by llmrelay: "anthropic",
 	// "gemini", "openai.reasoning_content", "openai.reasoning",
-	// "mistral.thinking" or "mock". An adapter sends back the blocks of its
-	// own formats only. Keep it as it is.
-	Format        string `protobuf:"bytes,4,opt,name=format,proto3" json:"format,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// "openrouter.reasoning_details", "mistral.thinking" or "mock". An
+	// adapter sends back the blocks of its own formats only. Keep it as it
+	// is.
+	Format string `protobuf:"bytes,4,opt,name=format,proto3" json:"format,omitempty"`
+	// Opaque: the provider's id of the block, when it gives one
+	// (OpenRouter's reasoning_details `id`, such as the `rs_…` id of an
+	// OpenAI reasoning item, which must come back with its encrypted data).
+	// Keep it as it is.
+	Id string `protobuf:"bytes,5,opt,name=id,proto3" json:"id,omitempty"`
+	// What kind of block it is, when its format has several (OpenRouter's
+	// reasoning_details `type`: "reasoning.text" (readable `text`, maybe a
+	// `signature`), "reasoning.summary" (`text` is a summary of the
+	// reasoning), "reasoning.encrypted" (the block is in `redacted`)).
+	// Empty for formats of one kind. Keep it as it is.
+	Kind string `protobuf:"bytes,6,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The format the model's own provider gave the block, when a router
+	// relays it (OpenRouter's reasoning_details `format`:
+	// "anthropic-claude-v1", "openai-responses-v1", "xai-responses-v1",
+	// "google-gemini-v1", ...); the router needs it back to hand the block
+	// to that provider. Keep it as it is.
+	ProviderFormat string `protobuf:"bytes,7,opt,name=provider_format,json=providerFormat,proto3" json:"provider_format,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Reasoning) Reset() {
 	*x = Reasoning{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1358,7 +1699,7 @@ func (x *Reasoning) String() string {
 func (*Reasoning) ProtoMessage() {}
 
 func (x *Reasoning) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[4]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1371,7 +1712,7 @@ func (x *Reasoning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reasoning.ProtoReflect.Descriptor instead.
 func (*Reasoning) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Reasoning) GetText() string {
@@ -1402,6 +1743,27 @@ func (x *Reasoning) GetFormat() string {
 	return ""
 }
 
+func (x *Reasoning) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Reasoning) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Reasoning) GetProviderFormat() string {
+	if x != nil {
+		return x.ProviderFormat
+	}
+	return ""
+}
+
 // ToolCall is one complete call the model made to a tool.
 type ToolCall struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1424,7 +1786,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1436,7 +1798,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1449,7 +1811,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ToolCall) GetId() string {
@@ -1498,7 +1860,7 @@ type GenerationConfig struct {
 
 func (x *GenerationConfig) Reset() {
 	*x = GenerationConfig{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1510,7 +1872,7 @@ func (x *GenerationConfig) String() string {
 func (*GenerationConfig) ProtoMessage() {}
 
 func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1523,7 +1885,7 @@ func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerationConfig.ProtoReflect.Descriptor instead.
 func (*GenerationConfig) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GenerationConfig) GetMaxOutputTokens() uint32 {
@@ -1570,7 +1932,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1582,7 +1944,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1595,7 +1957,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Tool) GetName() string {
@@ -1632,7 +1994,7 @@ type ToolChoice struct {
 
 func (x *ToolChoice) Reset() {
 	*x = ToolChoice{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1644,7 +2006,7 @@ func (x *ToolChoice) String() string {
 func (*ToolChoice) ProtoMessage() {}
 
 func (x *ToolChoice) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1657,7 +2019,7 @@ func (x *ToolChoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolChoice.ProtoReflect.Descriptor instead.
 func (*ToolChoice) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ToolChoice) GetMode() ToolChoiceMode {
@@ -1740,7 +2102,7 @@ type ResponseFormat struct {
 
 func (x *ResponseFormat) Reset() {
 	*x = ResponseFormat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1752,7 +2114,7 @@ func (x *ResponseFormat) String() string {
 func (*ResponseFormat) ProtoMessage() {}
 
 func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1765,7 +2127,7 @@ func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseFormat.ProtoReflect.Descriptor instead.
 func (*ResponseFormat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ResponseFormat) GetJsonSchema() *structpb.Struct {
@@ -1835,7 +2197,7 @@ type RetryPolicy struct {
 
 func (x *RetryPolicy) Reset() {
 	*x = RetryPolicy{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1847,7 +2209,7 @@ func (x *RetryPolicy) String() string {
 func (*RetryPolicy) ProtoMessage() {}
 
 func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1860,7 +2222,7 @@ func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryPolicy.ProtoReflect.Descriptor instead.
 func (*RetryPolicy) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RetryPolicy) GetMaxAttempts() uint32 {
@@ -1968,7 +2330,7 @@ type HedgePolicy struct {
 
 func (x *HedgePolicy) Reset() {
 	*x = HedgePolicy{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1980,7 +2342,7 @@ func (x *HedgePolicy) String() string {
 func (*HedgePolicy) ProtoMessage() {}
 
 func (x *HedgePolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1993,7 +2355,7 @@ func (x *HedgePolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HedgePolicy.ProtoReflect.Descriptor instead.
 func (*HedgePolicy) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *HedgePolicy) GetHedgeAfter() *durationpb.Duration {
@@ -2050,7 +2412,7 @@ type GenerateEvent struct {
 
 func (x *GenerateEvent) Reset() {
 	*x = GenerateEvent{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2062,7 +2424,7 @@ func (x *GenerateEvent) String() string {
 func (*GenerateEvent) ProtoMessage() {}
 
 func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2075,7 +2437,7 @@ func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateEvent.ProtoReflect.Descriptor instead.
 func (*GenerateEvent) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GenerateEvent) GetSequence() uint64 {
@@ -2202,7 +2564,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2214,7 +2576,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2227,7 +2589,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
 }
 
 // Delta is a fragment of the reply. Concatenating the `text` of the deltas of
@@ -2250,7 +2612,7 @@ type Delta struct {
 
 func (x *Delta) Reset() {
 	*x = Delta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2262,7 +2624,7 @@ func (x *Delta) String() string {
 func (*Delta) ProtoMessage() {}
 
 func (x *Delta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2275,7 +2637,7 @@ func (x *Delta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delta.ProtoReflect.Descriptor instead.
 func (*Delta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Delta) GetText() string {
@@ -2329,7 +2691,7 @@ type ReasoningDelta struct {
 
 func (x *ReasoningDelta) Reset() {
 	*x = ReasoningDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2341,7 +2703,7 @@ func (x *ReasoningDelta) String() string {
 func (*ReasoningDelta) ProtoMessage() {}
 
 func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2354,7 +2716,7 @@ func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReasoningDelta.ProtoReflect.Descriptor instead.
 func (*ReasoningDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ReasoningDelta) GetIndex() uint32 {
@@ -2412,7 +2774,7 @@ type ToolCallDelta struct {
 
 func (x *ToolCallDelta) Reset() {
 	*x = ToolCallDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2424,7 +2786,7 @@ func (x *ToolCallDelta) String() string {
 func (*ToolCallDelta) ProtoMessage() {}
 
 func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2437,7 +2799,7 @@ func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallDelta.ProtoReflect.Descriptor instead.
 func (*ToolCallDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ToolCallDelta) GetIndex() uint32 {
@@ -2505,7 +2867,7 @@ type WillRetry struct {
 
 func (x *WillRetry) Reset() {
 	*x = WillRetry{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2517,7 +2879,7 @@ func (x *WillRetry) String() string {
 func (*WillRetry) ProtoMessage() {}
 
 func (x *WillRetry) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2530,7 +2892,7 @@ func (x *WillRetry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WillRetry.ProtoReflect.Descriptor instead.
 func (*WillRetry) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *WillRetry) GetReason() RetryReason {
@@ -2636,7 +2998,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2648,7 +3010,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2661,7 +3023,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Final) GetMessage() *Message {
@@ -2774,7 +3136,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2786,7 +3148,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2799,7 +3161,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Usage) GetInputTokens() uint64 {
@@ -2856,7 +3218,7 @@ type ValidationError struct {
 
 func (x *ValidationError) Reset() {
 	*x = ValidationError{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2868,7 +3230,7 @@ func (x *ValidationError) String() string {
 func (*ValidationError) ProtoMessage() {}
 
 func (x *ValidationError) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2881,7 +3243,7 @@ func (x *ValidationError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidationError.ProtoReflect.Descriptor instead.
 func (*ValidationError) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ValidationError) GetAttempt() uint32 {
@@ -2924,7 +3286,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2936,7 +3298,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2949,7 +3311,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListModelsRequest) GetProvider() string {
@@ -2970,7 +3332,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2982,7 +3344,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2995,7 +3357,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListModelsResponse) GetModels() []*Model {
@@ -3033,7 +3395,7 @@ type Model struct {
 
 func (x *Model) Reset() {
 	*x = Model{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3045,7 +3407,7 @@ func (x *Model) String() string {
 func (*Model) ProtoMessage() {}
 
 func (x *Model) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3058,7 +3420,7 @@ func (x *Model) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Model.ProtoReflect.Descriptor instead.
 func (*Model) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Model) GetId() string {
@@ -3136,7 +3498,7 @@ type RouteTarget struct {
 
 func (x *RouteTarget) Reset() {
 	*x = RouteTarget{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3148,7 +3510,7 @@ func (x *RouteTarget) String() string {
 func (*RouteTarget) ProtoMessage() {}
 
 func (x *RouteTarget) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3161,7 +3523,7 @@ func (x *RouteTarget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteTarget.ProtoReflect.Descriptor instead.
 func (*RouteTarget) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{24}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RouteTarget) GetModel() string {
@@ -3221,7 +3583,7 @@ type TargetHealth struct {
 
 func (x *TargetHealth) Reset() {
 	*x = TargetHealth{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3233,7 +3595,7 @@ func (x *TargetHealth) String() string {
 func (*TargetHealth) ProtoMessage() {}
 
 func (x *TargetHealth) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3246,7 +3608,7 @@ func (x *TargetHealth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TargetHealth.ProtoReflect.Descriptor instead.
 func (*TargetHealth) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{25}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *TargetHealth) GetEjected() bool {
@@ -3323,7 +3685,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"_resumable\"x\n" +
 	"\vOutputLimit\x12(\n" +
 	"\tmax_bytes\x18\x01 \x01(\x04B\v\xbaH\b2\x06\x18\x80\x80\x80\x80\x04R\bmaxBytes\x12?\n" +
-	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\xb2\x04\n" +
+	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\x80\x06\n" +
 	"\aMessage\x12\x8e\x01\n" +
 	"\x04role\x18\x01 \x01(\x0e2\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01a\n" +
 	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12#\n" +
@@ -3333,13 +3695,33 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\ftool_call_id\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\n" +
 	"toolCallId\x12?\n" +
 	"\treasoning\x18\x05 \x03(\v2\x16.llmrelay.v1.ReasoningB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\treasoning\x12#\n" +
-	"\arefusal\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\arefusal:\x9d\x01\xbaH\x99\x01\x1a\x96\x01\n" +
-	"\x16message.assistant_only\x127reasoning and refusal belong to ROLE_ASSISTANT messages\x1aCthis.role == 3 || (size(this.reasoning) == 0 && this.refusal == '')\"\x9b\x01\n" +
+	"\arefusal\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\arefusal\x122\n" +
+	"\x05parts\x18\a \x03(\v2\x11.llmrelay.v1.PartB\t\xbaH\x06\x92\x01\x03\x10\x80\bR\x05parts\x12P\n" +
+	"\x0eprovider_tools\x18\b \x03(\v2\x1e.llmrelay.v1.ProviderToolBlockB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\rproviderTools:\xe5\x01\xbaH\xe1\x01\x1a\xde\x01\n" +
+	"\x16message.assistant_only\x12Nreasoning, refusal, parts and provider_tools belong to ROLE_ASSISTANT messages\x1atthis.role == 3 || (size(this.reasoning) == 0 && this.refusal == '' && !has(this.parts) && !has(this.provider_tools))\"\x9c\x01\n" +
+	"\x04Part\x12\x1f\n" +
+	"\x04text\x18\x01 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@H\x00R\x04text\x12\x1e\n" +
+	"\treasoning\x18\x02 \x01(\rH\x00R\treasoning\x12\x1d\n" +
+	"\ttool_call\x18\x03 \x01(\rH\x00R\btoolCall\x12%\n" +
+	"\rprovider_tool\x18\x04 \x01(\rH\x00R\fproviderToolB\r\n" +
+	"\x04part\x12\x05\xbaH\x02\b\x01\"\xf1\x01\n" +
+	"\x11ProviderToolBlock\x12\x1e\n" +
+	"\x04kind\x18\x01 \x01(\tB\n" +
+	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x04kind\x12\x18\n" +
+	"\x02id\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\x02id\x12\x1c\n" +
+	"\x04name\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04name\x12\x1f\n" +
+	"\x05input\x18\x04 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\x05input\x12!\n" +
+	"\x06result\x18\x05 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\x06result\x12\x1f\n" +
+	"\x05extra\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80\x04R\x05extra\x12\x1f\n" +
+	"\x06format\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\"\x84\x02\n" +
 	"\tReasoning\x12\x1d\n" +
 	"\x04text\x18\x01 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\x04text\x12'\n" +
 	"\tsignature\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\tsignature\x12%\n" +
 	"\bredacted\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\bredacted\x12\x1f\n" +
-	"\x06format\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\"\x94\x01\n" +
+	"\x06format\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\x12\x18\n" +
+	"\x02id\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\x02id\x12\x1b\n" +
+	"\x04kind\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04kind\x120\n" +
+	"\x0fprovider_format\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\x0eproviderFormat\"\x94\x01\n" +
 	"\bToolCall\x12\x18\n" +
 	"\x02id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\x02id\x12\x1c\n" +
 	"\x04name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04name\x12'\n" +
@@ -3522,7 +3904,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x16RETRY_REASON_TRANSPORT\x10\x04\x12\x18\n" +
 	"\x14RETRY_REASON_STALLED\x10\x05\x12\x1f\n" +
 	"\x1bRETRY_REASON_INVALID_OUTPUT\x10\x06\x12\x1f\n" +
-	"\x1bRETRY_REASON_TARGET_REFUSED\x10\t*\xd3\x01\n" +
+	"\x1bRETRY_REASON_TARGET_REFUSED\x10\t*\xed\x01\n" +
 	"\fFinishReason\x12\x1d\n" +
 	"\x19FINISH_REASON_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12FINISH_REASON_STOP\x10\x01\x12\x18\n" +
@@ -3530,7 +3912,8 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x18FINISH_REASON_TOOL_CALLS\x10\x03\x12 \n" +
 	"\x1cFINISH_REASON_CONTENT_FILTER\x10\x04\x12\x17\n" +
 	"\x13FINISH_REASON_OTHER\x10\x05\x12\x19\n" +
-	"\x15FINISH_REASON_REFUSAL\x10\x06*\\\n" +
+	"\x15FINISH_REASON_REFUSAL\x10\x06\x12\x18\n" +
+	"\x14FINISH_REASON_PAUSED\x10\a*\\\n" +
 	"\tModelKind\x12\x1a\n" +
 	"\x16MODEL_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19MODEL_KIND_PROVIDER_MODEL\x10\x01\x12\x14\n" +
@@ -3559,7 +3942,7 @@ func file_llmrelay_v1_llmrelay_proto_rawDescGZIP() []byte {
 }
 
 var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 10)
-var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(OnOutputLimit)(0),            // 0: llmrelay.v1.OnOutputLimit
 	(Role)(0),                     // 1: llmrelay.v1.Role
@@ -3575,98 +3958,102 @@ var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(*GenerateRequest)(nil),       // 11: llmrelay.v1.GenerateRequest
 	(*OutputLimit)(nil),           // 12: llmrelay.v1.OutputLimit
 	(*Message)(nil),               // 13: llmrelay.v1.Message
-	(*Reasoning)(nil),             // 14: llmrelay.v1.Reasoning
-	(*ToolCall)(nil),              // 15: llmrelay.v1.ToolCall
-	(*GenerationConfig)(nil),      // 16: llmrelay.v1.GenerationConfig
-	(*Tool)(nil),                  // 17: llmrelay.v1.Tool
-	(*ToolChoice)(nil),            // 18: llmrelay.v1.ToolChoice
-	(*ResponseFormat)(nil),        // 19: llmrelay.v1.ResponseFormat
-	(*RetryPolicy)(nil),           // 20: llmrelay.v1.RetryPolicy
-	(*HedgePolicy)(nil),           // 21: llmrelay.v1.HedgePolicy
-	(*GenerateEvent)(nil),         // 22: llmrelay.v1.GenerateEvent
-	(*Heartbeat)(nil),             // 23: llmrelay.v1.Heartbeat
-	(*Delta)(nil),                 // 24: llmrelay.v1.Delta
-	(*ReasoningDelta)(nil),        // 25: llmrelay.v1.ReasoningDelta
-	(*ToolCallDelta)(nil),         // 26: llmrelay.v1.ToolCallDelta
-	(*WillRetry)(nil),             // 27: llmrelay.v1.WillRetry
-	(*Final)(nil),                 // 28: llmrelay.v1.Final
-	(*Usage)(nil),                 // 29: llmrelay.v1.Usage
-	(*ValidationError)(nil),       // 30: llmrelay.v1.ValidationError
-	(*ListModelsRequest)(nil),     // 31: llmrelay.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),    // 32: llmrelay.v1.ListModelsResponse
-	(*Model)(nil),                 // 33: llmrelay.v1.Model
-	(*RouteTarget)(nil),           // 34: llmrelay.v1.RouteTarget
-	(*TargetHealth)(nil),          // 35: llmrelay.v1.TargetHealth
-	nil,                           // 36: llmrelay.v1.GenerateRequest.MetadataEntry
-	nil,                           // 37: llmrelay.v1.Final.AnnotationsEntry
-	(*durationpb.Duration)(nil),   // 38: google.protobuf.Duration
-	(*structpb.Struct)(nil),       // 39: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 40: google.protobuf.Value
-	(*status.Status)(nil),         // 41: google.rpc.Status
-	(*timestamppb.Timestamp)(nil), // 42: google.protobuf.Timestamp
+	(*Part)(nil),                  // 14: llmrelay.v1.Part
+	(*ProviderToolBlock)(nil),     // 15: llmrelay.v1.ProviderToolBlock
+	(*Reasoning)(nil),             // 16: llmrelay.v1.Reasoning
+	(*ToolCall)(nil),              // 17: llmrelay.v1.ToolCall
+	(*GenerationConfig)(nil),      // 18: llmrelay.v1.GenerationConfig
+	(*Tool)(nil),                  // 19: llmrelay.v1.Tool
+	(*ToolChoice)(nil),            // 20: llmrelay.v1.ToolChoice
+	(*ResponseFormat)(nil),        // 21: llmrelay.v1.ResponseFormat
+	(*RetryPolicy)(nil),           // 22: llmrelay.v1.RetryPolicy
+	(*HedgePolicy)(nil),           // 23: llmrelay.v1.HedgePolicy
+	(*GenerateEvent)(nil),         // 24: llmrelay.v1.GenerateEvent
+	(*Heartbeat)(nil),             // 25: llmrelay.v1.Heartbeat
+	(*Delta)(nil),                 // 26: llmrelay.v1.Delta
+	(*ReasoningDelta)(nil),        // 27: llmrelay.v1.ReasoningDelta
+	(*ToolCallDelta)(nil),         // 28: llmrelay.v1.ToolCallDelta
+	(*WillRetry)(nil),             // 29: llmrelay.v1.WillRetry
+	(*Final)(nil),                 // 30: llmrelay.v1.Final
+	(*Usage)(nil),                 // 31: llmrelay.v1.Usage
+	(*ValidationError)(nil),       // 32: llmrelay.v1.ValidationError
+	(*ListModelsRequest)(nil),     // 33: llmrelay.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),    // 34: llmrelay.v1.ListModelsResponse
+	(*Model)(nil),                 // 35: llmrelay.v1.Model
+	(*RouteTarget)(nil),           // 36: llmrelay.v1.RouteTarget
+	(*TargetHealth)(nil),          // 37: llmrelay.v1.TargetHealth
+	nil,                           // 38: llmrelay.v1.GenerateRequest.MetadataEntry
+	nil,                           // 39: llmrelay.v1.Final.AnnotationsEntry
+	(*durationpb.Duration)(nil),   // 40: google.protobuf.Duration
+	(*structpb.Struct)(nil),       // 41: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 42: google.protobuf.Value
+	(*status.Status)(nil),         // 43: google.rpc.Status
+	(*timestamppb.Timestamp)(nil), // 44: google.protobuf.Timestamp
 }
 var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	13, // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
-	16, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
-	17, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
-	18, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
-	19, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
-	20, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
-	38, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
-	39, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
-	36, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
-	38, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
+	18, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
+	19, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
+	20, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
+	21, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
+	22, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
+	40, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
+	41, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
+	38, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
+	40, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
 	12, // 10: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
-	38, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
-	21, // 12: llmrelay.v1.GenerateRequest.hedging:type_name -> llmrelay.v1.HedgePolicy
+	40, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
+	23, // 12: llmrelay.v1.GenerateRequest.hedging:type_name -> llmrelay.v1.HedgePolicy
 	0,  // 13: llmrelay.v1.OutputLimit.on_limit:type_name -> llmrelay.v1.OnOutputLimit
 	1,  // 14: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
-	15, // 15: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
-	14, // 16: llmrelay.v1.Message.reasoning:type_name -> llmrelay.v1.Reasoning
-	39, // 17: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
-	2,  // 18: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
-	39, // 19: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
-	3,  // 20: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	38, // 21: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
-	38, // 22: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	38, // 23: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
-	4,  // 24: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	38, // 25: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
-	5,  // 26: llmrelay.v1.HedgePolicy.target:type_name -> llmrelay.v1.HedgeTarget
-	24, // 27: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
-	27, // 28: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
-	28, // 29: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	40, // 30: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
-	23, // 31: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
-	26, // 32: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
-	25, // 33: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
-	6,  // 34: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	38, // 35: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	41, // 36: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
-	13, // 37: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	40, // 38: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
-	7,  // 39: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
-	29, // 40: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
-	30, // 41: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	37, // 42: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
-	33, // 43: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
-	8,  // 44: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
-	34, // 45: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
-	9,  // 46: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
-	35, // 47: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
-	35, // 48: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
-	42, // 49: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
-	11, // 50: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	31, // 51: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	10, // 52: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
-	22, // 53: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	32, // 54: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	22, // 55: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
-	53, // [53:56] is the sub-list for method output_type
-	50, // [50:53] is the sub-list for method input_type
-	50, // [50:50] is the sub-list for extension type_name
-	50, // [50:50] is the sub-list for extension extendee
-	0,  // [0:50] is the sub-list for field type_name
+	17, // 15: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
+	16, // 16: llmrelay.v1.Message.reasoning:type_name -> llmrelay.v1.Reasoning
+	14, // 17: llmrelay.v1.Message.parts:type_name -> llmrelay.v1.Part
+	15, // 18: llmrelay.v1.Message.provider_tools:type_name -> llmrelay.v1.ProviderToolBlock
+	41, // 19: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	2,  // 20: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
+	41, // 21: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
+	3,  // 22: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
+	40, // 23: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
+	40, // 24: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	40, // 25: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	4,  // 26: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
+	40, // 27: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
+	5,  // 28: llmrelay.v1.HedgePolicy.target:type_name -> llmrelay.v1.HedgeTarget
+	26, // 29: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
+	29, // 30: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
+	30, // 31: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
+	42, // 32: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	25, // 33: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
+	28, // 34: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
+	27, // 35: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
+	6,  // 36: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
+	40, // 37: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	43, // 38: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	13, // 39: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
+	42, // 40: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	7,  // 41: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
+	31, // 42: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
+	32, // 43: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
+	39, // 44: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
+	35, // 45: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
+	8,  // 46: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
+	36, // 47: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
+	9,  // 48: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
+	37, // 49: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
+	37, // 50: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
+	44, // 51: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
+	11, // 52: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	33, // 53: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	10, // 54: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
+	24, // 55: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	34, // 56: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	24, // 57: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
+	55, // [55:58] is the sub-list for method output_type
+	52, // [52:55] is the sub-list for method input_type
+	52, // [52:52] is the sub-list for extension type_name
+	52, // [52:52] is the sub-list for extension extendee
+	0,  // [0:52] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }
@@ -3675,10 +4062,16 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 		return
 	}
 	file_llmrelay_v1_llmrelay_proto_msgTypes[1].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[6].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[9].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[4].OneofWrappers = []any{
+		(*Part_Text)(nil),
+		(*Part_Reasoning)(nil),
+		(*Part_ToolCall)(nil),
+		(*Part_ProviderTool)(nil),
+	}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[8].OneofWrappers = []any{}
 	file_llmrelay_v1_llmrelay_proto_msgTypes[11].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[12].OneofWrappers = []any{
+	file_llmrelay_v1_llmrelay_proto_msgTypes[13].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[14].OneofWrappers = []any{
 		(*GenerateEvent_Delta)(nil),
 		(*GenerateEvent_WillRetry)(nil),
 		(*GenerateEvent_Final)(nil),
@@ -3691,7 +4084,7 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_v1_llmrelay_proto_rawDesc), len(file_llmrelay_v1_llmrelay_proto_rawDesc)),
 			NumEnums:      10,
-			NumMessages:   28,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,7 +25,11 @@
 // from the text: show it as "thinking" if you like, never as the answer; it
 // follows the same discard rule as the text. The `final` message carries it
 // (`message.reasoning`) with the opaque signatures some providers need: send
-// that message back unchanged in the next turn's `messages`.
+// that message back unchanged in the next turn's `messages`. It also keeps
+// the order of the reply's blocks (`message.parts`: thinking between tool
+// calls, text between the searches a provider ran itself) and the blocks
+// of tools the provider ran itself (`message.provider_tools`), which go
+// back as they came.
 //
 // Hedging (opt-in, `hedging`): when a provider is slow to start, llmrelay
 // may run a second attempt beside the first; whichever shows something
@@ -37,8 +41,13 @@
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
 // reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as
-// `attempts`, `provider`, `provider_status`, `provider_error_type`), and a
-// `google.rpc.RetryInfo` when waiting before calling again would help.
+// `attempts`, `provider`, `provider_status`, `provider_error_type`, and
+// `retry_reason`, why the last attempt failed, e.g. STALLED or OVERLOADED),
+// and a `google.rpc.RetryInfo` when waiting before calling again would help.
+// Every status carries the call's `request_id` in that metadata, and every
+// call, failed or not, in its `llmrelay-request-id` trailer: report it
+// with the status, and the server's log records of the call are found by
+// it.
 // Invalid requests carry a `google.rpc.BadRequest`: one field violation per
 // mistake, with the field's path (`messages[0].role`), a description written
 // for people and, for a rule of this file, the rule's id as its `reason`
@@ -148,21 +157,56 @@ type LLMServiceClient interface {
 	//
 	// Only the API key that started the call may resume it. Resume needs the
 	// key's `generate` scope and takes a token of its rate limit, not one of
-	// its `max_concurrent_streams` slots: the call it reads holds one.
+	// its `max_concurrent_streams` slots (the call it reads holds one); a
+	// key's Resume streams open at once are bounded on their own, by
+	// `resume.max_readers_per_key` (32 unless configured) or the key's
+	// `max_concurrent_streams` if higher.
+	//
+	// What a resumable call promises when a server stops:
+	//
+	//   - A drain (SIGTERM): the replica running the call keeps running it,
+	//     and keeps its events where readers find them, for the server's
+	//     `shutdown_grace`, while it takes no new calls. A call that finishes
+	//     within it is answered live, or by Resume (on any replica with the
+	//     redis store). One still running when the grace period ends is
+	//     lost: it ends ABORTED, reason RESUMABLE_CALL_LOST, for its live
+	//     client and for every Resume after (its log keeps that end).
+	//   - A crash (kill -9, an OOM kill, a lost node): the call is lost at
+	//     once. With the redis store, a Resume on another replica sends the
+	//     events the call had logged, then ABORTED, RESUMABLE_CALL_LOST,
+	//     within about a second of the crash (the replicas watch each
+	//     other's presence in Redis), not after a lease TTL. With the memory
+	//     store the call was only ever on that replica: NOT_FOUND.
+	//
+	// RESUMABLE_CALL_LOST says that nothing more of the call will come. The
+	// client may send the same GenerateRequest again, with the same
+	// request_id (the lost call is replaced, never attached to); the new
+	// call streams its reply from the start, from sequence 1, so the client
+	// must discard what the lost call showed, exactly as for a will_retry
+	// with discard_partial. A new call asks the provider again: clients send
+	// it only when their caller allowed it (the Go client: Hooks.OnReissue).
 	//
 	// Errors (ErrorInfo reason in parentheses):
 	//
 	//	NOT_FOUND          (RESUMABLE_CALL_NOT_FOUND) no resumable call has this
 	//	                   request_id: it never existed, was not resumable, its
-	//	                   grace period passed, or the replica that ran it is gone
+	//	                   grace period passed, or the replica that ran it kept
+	//	                   it in its own memory and is gone
+	//	ABORTED            (RESUMABLE_CALL_LOST) the call is gone before its end
+	//	                   (see above); send the same request again to run it
+	//	                   anew, discarding what was shown
 	//	PERMISSION_DENIED  (RESUME_KEY_MISMATCH) another API key started the call
 	//	OUT_OF_RANGE       (RESUME_SEQUENCE_AHEAD) after_sequence is past the
 	//	                   call's last event
 	//	RESOURCE_EXHAUSTED (RESUME_BUFFER_FULL) the call's events outgrew the
 	//	                   server's resume bounds, so it stopped being
 	//	                   resumable; sent after the events that were kept
+	//	RESOURCE_EXHAUSTED (TOO_MANY_STREAMS, metadata limit resume_readers) the
+	//	                   key has as many Resume streams open as it may
 	//	UNAVAILABLE        (STATE_STORE_UNAVAILABLE) the shared store cannot be
 	//	                   read right now; see RetryInfo, then resume again
+	//	UNAVAILABLE        (RESUME_INTERRUPTED) the server serving this Resume
+	//	                   is shutting down; the call runs on: resume again
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
@@ -278,21 +322,56 @@ type LLMServiceServer interface {
 	//
 	// Only the API key that started the call may resume it. Resume needs the
 	// key's `generate` scope and takes a token of its rate limit, not one of
-	// its `max_concurrent_streams` slots: the call it reads holds one.
+	// its `max_concurrent_streams` slots (the call it reads holds one); a
+	// key's Resume streams open at once are bounded on their own, by
+	// `resume.max_readers_per_key` (32 unless configured) or the key's
+	// `max_concurrent_streams` if higher.
+	//
+	// What a resumable call promises when a server stops:
+	//
+	//   - A drain (SIGTERM): the replica running the call keeps running it,
+	//     and keeps its events where readers find them, for the server's
+	//     `shutdown_grace`, while it takes no new calls. A call that finishes
+	//     within it is answered live, or by Resume (on any replica with the
+	//     redis store). One still running when the grace period ends is
+	//     lost: it ends ABORTED, reason RESUMABLE_CALL_LOST, for its live
+	//     client and for every Resume after (its log keeps that end).
+	//   - A crash (kill -9, an OOM kill, a lost node): the call is lost at
+	//     once. With the redis store, a Resume on another replica sends the
+	//     events the call had logged, then ABORTED, RESUMABLE_CALL_LOST,
+	//     within about a second of the crash (the replicas watch each
+	//     other's presence in Redis), not after a lease TTL. With the memory
+	//     store the call was only ever on that replica: NOT_FOUND.
+	//
+	// RESUMABLE_CALL_LOST says that nothing more of the call will come. The
+	// client may send the same GenerateRequest again, with the same
+	// request_id (the lost call is replaced, never attached to); the new
+	// call streams its reply from the start, from sequence 1, so the client
+	// must discard what the lost call showed, exactly as for a will_retry
+	// with discard_partial. A new call asks the provider again: clients send
+	// it only when their caller allowed it (the Go client: Hooks.OnReissue).
 	//
 	// Errors (ErrorInfo reason in parentheses):
 	//
 	//	NOT_FOUND          (RESUMABLE_CALL_NOT_FOUND) no resumable call has this
 	//	                   request_id: it never existed, was not resumable, its
-	//	                   grace period passed, or the replica that ran it is gone
+	//	                   grace period passed, or the replica that ran it kept
+	//	                   it in its own memory and is gone
+	//	ABORTED            (RESUMABLE_CALL_LOST) the call is gone before its end
+	//	                   (see above); send the same request again to run it
+	//	                   anew, discarding what was shown
 	//	PERMISSION_DENIED  (RESUME_KEY_MISMATCH) another API key started the call
 	//	OUT_OF_RANGE       (RESUME_SEQUENCE_AHEAD) after_sequence is past the
 	//	                   call's last event
 	//	RESOURCE_EXHAUSTED (RESUME_BUFFER_FULL) the call's events outgrew the
 	//	                   server's resume bounds, so it stopped being
 	//	                   resumable; sent after the events that were kept
+	//	RESOURCE_EXHAUSTED (TOO_MANY_STREAMS, metadata limit resume_readers) the
+	//	                   key has as many Resume streams open as it may
 	//	UNAVAILABLE        (STATE_STORE_UNAVAILABLE) the shared store cannot be
 	//	                   read right now; see RetryInfo, then resume again
+	//	UNAVAILABLE        (RESUME_INTERRUPTED) the server serving this Resume
+	//	                   is shutting down; the call runs on: resume again
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE

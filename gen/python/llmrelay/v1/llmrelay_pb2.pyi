@@ -13,6 +13,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 FINISH_REASON_CONTENT_FILTER: FinishReason
 FINISH_REASON_LENGTH: FinishReason
 FINISH_REASON_OTHER: FinishReason
+FINISH_REASON_PAUSED: FinishReason
 FINISH_REASON_REFUSAL: FinishReason
 FINISH_REASON_STOP: FinishReason
 FINISH_REASON_TOOL_CALLS: FinishReason
@@ -205,20 +206,24 @@ class ListModelsResponse(_message.Message):
     def __init__(self, models: _Optional[_Iterable[_Union[Model, _Mapping]]] = ...) -> None: ...
 
 class Message(_message.Message):
-    __slots__ = ["content", "reasoning", "refusal", "role", "tool_call_id", "tool_calls"]
+    __slots__ = ["content", "parts", "provider_tools", "reasoning", "refusal", "role", "tool_call_id", "tool_calls"]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
+    PARTS_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_TOOLS_FIELD_NUMBER: _ClassVar[int]
     REASONING_FIELD_NUMBER: _ClassVar[int]
     REFUSAL_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     content: str
+    parts: _containers.RepeatedCompositeFieldContainer[Part]
+    provider_tools: _containers.RepeatedCompositeFieldContainer[ProviderToolBlock]
     reasoning: _containers.RepeatedCompositeFieldContainer[Reasoning]
     refusal: str
     role: Role
     tool_call_id: str
     tool_calls: _containers.RepeatedCompositeFieldContainer[ToolCall]
-    def __init__(self, role: _Optional[_Union[Role, str]] = ..., content: _Optional[str] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCall, _Mapping]]] = ..., tool_call_id: _Optional[str] = ..., reasoning: _Optional[_Iterable[_Union[Reasoning, _Mapping]]] = ..., refusal: _Optional[str] = ...) -> None: ...
+    def __init__(self, role: _Optional[_Union[Role, str]] = ..., content: _Optional[str] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCall, _Mapping]]] = ..., tool_call_id: _Optional[str] = ..., reasoning: _Optional[_Iterable[_Union[Reasoning, _Mapping]]] = ..., refusal: _Optional[str] = ..., parts: _Optional[_Iterable[_Union[Part, _Mapping]]] = ..., provider_tools: _Optional[_Iterable[_Union[ProviderToolBlock, _Mapping]]] = ...) -> None: ...
 
 class Model(_message.Message):
     __slots__ = ["balance", "health", "id", "kind", "name", "provider", "provider_kind", "targets"]
@@ -248,17 +253,53 @@ class OutputLimit(_message.Message):
     on_limit: OnOutputLimit
     def __init__(self, max_bytes: _Optional[int] = ..., on_limit: _Optional[_Union[OnOutputLimit, str]] = ...) -> None: ...
 
-class Reasoning(_message.Message):
-    __slots__ = ["format", "redacted", "signature", "text"]
+class Part(_message.Message):
+    __slots__ = ["provider_tool", "reasoning", "text", "tool_call"]
+    PROVIDER_TOOL_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
+    provider_tool: int
+    reasoning: int
+    text: str
+    tool_call: int
+    def __init__(self, text: _Optional[str] = ..., reasoning: _Optional[int] = ..., tool_call: _Optional[int] = ..., provider_tool: _Optional[int] = ...) -> None: ...
+
+class ProviderToolBlock(_message.Message):
+    __slots__ = ["extra", "format", "id", "input", "kind", "name", "result"]
+    EXTRA_FIELD_NUMBER: _ClassVar[int]
     FORMAT_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    extra: str
+    format: str
+    id: str
+    input: str
+    kind: str
+    name: str
+    result: str
+    def __init__(self, kind: _Optional[str] = ..., id: _Optional[str] = ..., name: _Optional[str] = ..., input: _Optional[str] = ..., result: _Optional[str] = ..., extra: _Optional[str] = ..., format: _Optional[str] = ...) -> None: ...
+
+class Reasoning(_message.Message):
+    __slots__ = ["format", "id", "kind", "provider_format", "redacted", "signature", "text"]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FORMAT_FIELD_NUMBER: _ClassVar[int]
     REDACTED_FIELD_NUMBER: _ClassVar[int]
     SIGNATURE_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     format: str
+    id: str
+    kind: str
+    provider_format: str
     redacted: str
     signature: str
     text: str
-    def __init__(self, text: _Optional[str] = ..., signature: _Optional[str] = ..., redacted: _Optional[str] = ..., format: _Optional[str] = ...) -> None: ...
+    def __init__(self, text: _Optional[str] = ..., signature: _Optional[str] = ..., redacted: _Optional[str] = ..., format: _Optional[str] = ..., id: _Optional[str] = ..., kind: _Optional[str] = ..., provider_format: _Optional[str] = ...) -> None: ...
 
 class ReasoningDelta(_message.Message):
     __slots__ = ["format", "index", "redacted", "signature", "text"]

@@ -25,7 +25,11 @@
 // from the text: show it as "thinking" if you like, never as the answer; it
 // follows the same discard rule as the text. The `final` message carries it
 // (`message.reasoning`) with the opaque signatures some providers need: send
-// that message back unchanged in the next turn's `messages`.
+// that message back unchanged in the next turn's `messages`. It also keeps
+// the order of the reply's blocks (`message.parts`: thinking between tool
+// calls, text between the searches a provider ran itself) and the blocks
+// of tools the provider ran itself (`message.provider_tools`), which go
+// back as they came.
 //
 // Hedging (opt-in, `hedging`): when a provider is slow to start, llmrelay
 // may run a second attempt beside the first; whichever shows something
@@ -37,8 +41,13 @@
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
 // always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
 // reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as
-// `attempts`, `provider`, `provider_status`, `provider_error_type`), and a
-// `google.rpc.RetryInfo` when waiting before calling again would help.
+// `attempts`, `provider`, `provider_status`, `provider_error_type`, and
+// `retry_reason`, why the last attempt failed, e.g. STALLED or OVERLOADED),
+// and a `google.rpc.RetryInfo` when waiting before calling again would help.
+// Every status carries the call's `request_id` in that metadata, and every
+// call, failed or not, in its `llmrelay-request-id` trailer: report it
+// with the status, and the server's log records of the call are found by
+// it.
 // Invalid requests carry a `google.rpc.BadRequest`: one field violation per
 // mistake, with the field's path (`messages[0].role`), a description written
 // for people and, for a rule of this file, the rule's id as its `reason`
@@ -86,7 +95,7 @@ import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file llmrelay/v1/llmrelay.proto.
  */
 export const file_llmrelay_v1_llmrelay: GenFile = /*@__PURE__*/
-  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEiSwoNUmVzdW1lUmVxdWVzdBIiCgpyZXF1ZXN0X2lkGAEgASgJQg66SAPIAQG6SAVyA7ABARIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoBCLDDgoPR2VuZXJhdGVSZXF1ZXN0Eo8ECgVtb2RlbBgBIAEoCUL/A7pIA8gBAbpIBXIDGIACuki0AroBsAIKDG1vZGVsLmZvcm1hdBLRAW11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvOiBhIGxvd2VyLWNhc2UgbmFtZSwgYW5kIGZvciBhIHByb3ZpZGVyJ3MgbW9kZWwgYSBzbGFzaCwgdGhlbiB0aGUgcHJvdmlkZXIncyBtb2RlbCBuYW1lIChsZXR0ZXJzLCBkaWdpdHMgYW5kIC4gXyA6IC8gQCArIC0pGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpuki1AboBsQEKE21vZGVsLnBhdGhfc2VnbWVudHMSTnRoZSBtb2RlbCBuYW1lIG11c3Qgbm90IGhhdmUgYW4gZW1wdHksICIuIiBvciAiLi4iIHNlZ21lbnQgYmV0d2VlbiBpdHMgc2xhc2hlcxpKdGhpcyA9PSAnJyB8fCAhdGhpcy5zcGxpdCgnLycpLmV4aXN0cyhzLCBzID09ICcnIHx8IHMgPT0gJy4nIHx8IHMgPT0gJy4uJykSMwoIbWVzc2FnZXMYAiADKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlQgu6SAiSAQUIARCACBIxCgpnZW5lcmF0aW9uGAMgASgLMh0ubGxtcmVsYXkudjEuR2VuZXJhdGlvbkNvbmZpZxIrCgV0b29scxgEIAMoCzIRLmxsbXJlbGF5LnYxLlRvb2xCCbpIBpIBAxCAARIsCgt0b29sX2Nob2ljZRgFIAEoCzIXLmxsbXJlbGF5LnYxLlRvb2xDaG9pY2USNAoPcmVzcG9uc2VfZm9ybWF0GAYgASgLMhsubGxtcmVsYXkudjEuUmVzcG9uc2VGb3JtYXQSJwoFcmV0cnkYByABKAsyGC5sbG1yZWxheS52MS5SZXRyeVBvbGljeRJFChNzdHJlYW1faWRsZV90aW1lb3V0GAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQg26SAqqAQciAwiQHCoAEiIKCnJlcXVlc3RfaWQYCSABKAlCDrpIA9gBAbpIBXIDsAEBEjEKEHByb3ZpZGVyX29wdGlvbnMYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EsYDCg9mYWxsYmFja19tb2RlbHMYDyADKAlCrAO6SAWSAQIQCLpICpIBByIFcgMYgAK6SMkBkgHFASLCAboBvgEKFmZhbGxiYWNrX21vZGVscy5mb3JtYXQSVm11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpukjGAZIBwgEivwG6AbsBCh1mYWxsYmFja19tb2RlbHMucGF0aF9zZWdtZW50cxJOdGhlIG1vZGVsIG5hbWUgbXVzdCBub3QgaGF2ZSBhbiBlbXB0eSwgIi4iIG9yICIuLiIgc2VnbWVudCBiZXR3ZWVuIGl0cyBzbGFzaGVzGkp0aGlzID09ICcnIHx8ICF0aGlzLnNwbGl0KCcvJykuZXhpc3RzKHMsIHMgPT0gJycgfHwgcyA9PSAnLicgfHwgcyA9PSAnLi4nKRJWCghtZXRhZGF0YRgLIAMoCzIqLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdC5NZXRhZGF0YUVudHJ5Qhi6SBWaARIQQCIHcgUQASiAASoFcgMogAgSRQoTZmlyc3RfZXZlbnRfdGltZW91dBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIkBwqABIuCgxvdXRwdXRfbGltaXQYDSABKAsyGC5sbG1yZWxheS52MS5PdXRwdXRMaW1pdBJEChJoZWFydGJlYXRfaW50ZXJ2YWwYDiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASFgoJcmVzdW1hYmxlGBAgASgISACIAQESKQoHaGVkZ2luZxgRIAEoCzIYLmxsbXJlbGF5LnYxLkhlZGdlUG9saWN5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIMCgpfcmVzdW1hYmxlImUKC091dHB1dExpbWl0Eh4KCW1heF9ieXRlcxgBIAEoBEILukgIMgYYgICAgAQSNgoIb25fbGltaXQYAiABKA4yGi5sbG1yZWxheS52MS5Pbk91dHB1dExpbWl0Qgi6SAWCAQIQASL4AwoHTWVzc2FnZRKIAQoEcm9sZRgBIAEoDjIRLmxsbXJlbGF5LnYxLlJvbGVCZ7pIZLoBYQoMcm9sZS5kZWZpbmVkEjttdXN0IGJlIFJPTEVfU1lTVEVNLCBST0xFX1VTRVIsIFJPTEVfQVNTSVNUQU5UIG9yIFJPTEVfVE9PTBoUdGhpcyBpbiBbMSwgMiwgMywgNF0SGgoHY29udGVudBgCIAEoCUIJukgGcgQogIBAEjQKCnRvb2xfY2FsbHMYAyADKAsyFS5sbG1yZWxheS52MS5Ub29sQ2FsbEIJukgGkgEDEIABEh4KDHRvb2xfY2FsbF9pZBgEIAEoCUIIukgFcgMYgAISNAoJcmVhc29uaW5nGAUgAygLMhYubGxtcmVsYXkudjEuUmVhc29uaW5nQgm6SAaSAQMQgAISGgoHcmVmdXNhbBgGIAEoCUIJukgGcgQogIBAOp0BukiZARqWAQoWbWVzc2FnZS5hc3Npc3RhbnRfb25seRI3cmVhc29uaW5nIGFuZCByZWZ1c2FsIGJlbG9uZyB0byBST0xFX0FTU0lTVEFOVCBtZXNzYWdlcxpDdGhpcy5yb2xlID09IDMgfHwgKHNpemUodGhpcy5yZWFzb25pbmcpID09IDAgJiYgdGhpcy5yZWZ1c2FsID09ICcnKSJ4CglSZWFzb25pbmcSFwoEdGV4dBgBIAEoCUIJukgGcgQogIBAEhwKCXNpZ25hdHVyZRgCIAEoCUIJukgGcgQogIBAEhsKCHJlZGFjdGVkGAMgASgJQgm6SAZyBCiAgEASFwoGZm9ybWF0GAQgASgJQge6SARyAhhAInQKCFRvb2xDYWxsEhQKAmlkGAEgASgJQgi6SAVyAxiAAhIWCgRuYW1lGAIgASgJQgi6SAVyAxiAARIcCglhcmd1bWVudHMYAyABKAlCCbpIBnIEKICAQBIcCglzaWduYXR1cmUYBCABKAlCCbpIBnIEKICAQCLgAQoQR2VuZXJhdGlvbkNvbmZpZxIrChFtYXhfb3V0cHV0X3Rva2VucxgBIAEoDUILukgIKgYYwIQ9KAFIAIgBARIpCgt0ZW1wZXJhdHVyZRgCIAEoAkIPukgMCgodAAAAQC0AAAAASAGIAQESIwoFdG9wX3AYAyABKAJCD7pIDAoKHQAAgD8tAAAAAEgCiAEBEh8KBHN0b3AYBCADKAlCEbpIDpIBCxAQIgdyBRABKIACQhQKEl9tYXhfb3V0cHV0X3Rva2Vuc0IOCgxfdGVtcGVyYXR1cmVCCAoGX3RvcF9wItcBCgRUb29sEoEBCgRuYW1lGAEgASgJQnO6SHC6AW0KCXRvb2wubmFtZRI5bXVzdCBiZSAxIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIGdldF93ZWF0aGVyGiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezEsNjR9JCcpEh4KC2Rlc2NyaXB0aW9uGAIgASgJQgm6SAZyBCiAgAESKwoKcGFyYW1ldGVycxgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiWAoKVG9vbENob2ljZRIzCgRtb2RlGAEgASgOMhsubGxtcmVsYXkudjEuVG9vbENob2ljZU1vZGVCCLpIBYIBAhABEhUKBG5hbWUYAiABKAlCB7pIBHICGEAiwwMKDlJlc3BvbnNlRm9ybWF0EjQKC2pzb25fc2NoZW1hGAEgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIGukgDyAEBEpEBCgRuYW1lGAIgASgJQoIBukh/ugF8ChRyZXNwb25zZV9mb3JtYXQubmFtZRI9bXVzdCBiZSB1cCB0byA2NCBsZXR0ZXJzLCBkaWdpdHMsIF8gb3IgLSwgbGlrZSB3ZWF0aGVyX3JlcG9ydBoldGhpcy5tYXRjaGVzKCdeW0EtWmEtejAtOV8tXXswLDY0fSQnKRIsChZtYXhfdmFsaWRhdGlvbl9yZXRyaWVzGAMgASgNQge6SAQqAhgKSACIAQESNAoKb25faW52YWxpZBgEIAEoDjIWLmxsbXJlbGF5LnYxLk9uSW52YWxpZEIIukgFggECEAESHgoWc3RyZWFtX3BhcnRpYWxfb2JqZWN0cxgFIAEoCBJIChdwYXJ0aWFsX29iamVjdF9pbnRlcnZhbBgGIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkIMukgJqgEGIgIIPDIAQhkKF19tYXhfdmFsaWRhdGlvbl9yZXRyaWVzIuIBCgtSZXRyeVBvbGljeRIdCgxtYXhfYXR0ZW1wdHMYASABKA1CB7pIBCoCGAoSQAoPaW5pdGlhbF9iYWNrb2ZmGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8KgASPQoLbWF4X2JhY2tvZmYYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASMwoJbWlkc3RyZWFtGAQgASgOMhYubGxtcmVsYXkudjEuTWlkc3RyZWFtQgi6SAWCAQIQASLDAQoLSGVkZ2VQb2xpY3kSPQoLaGVkZ2VfYWZ0ZXIYASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASEAoIYWRhcHRpdmUYAiABKAgSIAoKbWF4X2hlZGdlcxgDIAEoDUIHukgEKgIYAkgAiAEBEjIKBnRhcmdldBgEIAEoDjIYLmxsbXJlbGF5LnYxLkhlZGdlVGFyZ2V0Qgi6SAWCAQIQAUINCgtfbWF4X2hlZGdlcyKSAgoNR2VuZXJhdGVFdmVudBIQCghzZXF1ZW5jZRgBIAEoBBIPCgdhdHRlbXB0GAIgASgNEiMKBWRlbHRhGAMgASgLMhIubGxtcmVsYXkudjEuRGVsdGFIABIsCgp3aWxsX3JldHJ5GAQgASgLMhYubGxtcmVsYXkudjEuV2lsbFJldHJ5SAASIwoFZmluYWwYBSABKAsyEi5sbG1yZWxheS52MS5GaW5hbEgAEjAKDnBhcnRpYWxfb2JqZWN0GAYgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlSAASKwoJaGVhcnRiZWF0GAcgASgLMhYubGxtcmVsYXkudjEuSGVhcnRiZWF0SABCBwoFZXZlbnQiCwoJSGVhcnRiZWF0IoUBCgVEZWx0YRIMCgR0ZXh0GAEgASgJEi0KCXRvb2xfY2FsbBgCIAEoCzIaLmxsbXJlbGF5LnYxLlRvb2xDYWxsRGVsdGESLgoJcmVhc29uaW5nGAMgASgLMhsubGxtcmVsYXkudjEuUmVhc29uaW5nRGVsdGESDwoHcmVmdXNhbBgEIAEoCSJiCg5SZWFzb25pbmdEZWx0YRINCgVpbmRleBgBIAEoDRIMCgR0ZXh0GAIgASgJEhEKCXNpZ25hdHVyZRgDIAEoCRIQCghyZWRhY3RlZBgEIAEoCRIOCgZmb3JtYXQYBSABKAkiUQoNVG9vbENhbGxEZWx0YRINCgVpbmRleBgBIAEoDRIKCgJpZBgCIAEoCRIMCgRuYW1lGAMgASgJEhcKD2FyZ3VtZW50c19kZWx0YRgEIAEoCSLuAQoJV2lsbFJldHJ5EigKBnJlYXNvbhgBIAEoDjIYLmxsbXJlbGF5LnYxLlJldHJ5UmVhc29uEigKBWRlbGF5GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhQKDG5leHRfYXR0ZW1wdBgDIAEoDRIXCg9kaXNjYXJkX3BhcnRpYWwYBCABKAgSIQoFY2F1c2UYBSABKAsyEi5nb29nbGUucnBjLlN0YXR1cxIVCg1uZXh0X3Byb3ZpZGVyGAYgASgJEhIKCm5leHRfbW9kZWwYByABKAkSEAoIZmFsbGJhY2sYCCABKAgiwAMKBUZpbmFsEiUKB21lc3NhZ2UYASABKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlEiYKBm9iamVjdBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIwCg1maW5pc2hfcmVhc29uGAMgASgOMhkubGxtcmVsYXkudjEuRmluaXNoUmVhc29uEiEKBXVzYWdlGAQgASgLMhIubGxtcmVsYXkudjEuVXNhZ2USEAoIYXR0ZW1wdHMYBSABKA0SGgoSdmFsaWRhdGlvbl9yZXRyaWVzGAYgASgNEjcKEXZhbGlkYXRpb25fZXJyb3JzGAcgAygLMhwubGxtcmVsYXkudjEuVmFsaWRhdGlvbkVycm9yEhAKCHByb3ZpZGVyGAggASgJEg0KBW1vZGVsGAkgASgJEg4KBmhlZGdlcxgKIAEoDRINCgVyb3V0ZRgNIAEoCRI4Cgthbm5vdGF0aW9ucxgOIAMoCzIjLmxsbXJlbGF5LnYxLkZpbmFsLkFubm90YXRpb25zRW50cnkaMgoQQW5ub3RhdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpABCgVVc2FnZRIUCgxpbnB1dF90b2tlbnMYASABKAQSFQoNb3V0cHV0X3Rva2VucxgCIAEoBBIYChByZWFzb25pbmdfdG9rZW5zGAMgASgEEhsKE2NhY2hlZF9pbnB1dF90b2tlbnMYBCABKAQSIwobY2FjaGVfY3JlYXRpb25faW5wdXRfdG9rZW5zGAUgASgEImgKD1ZhbGlkYXRpb25FcnJvchIPCgdhdHRlbXB0GAEgASgNEhkKEWluc3RhbmNlX2xvY2F0aW9uGAIgASgJEhgKEGtleXdvcmRfbG9jYXRpb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCSIuChFMaXN0TW9kZWxzUmVxdWVzdBIZCghwcm92aWRlchgBIAEoCUIHukgEcgIYPyI4ChJMaXN0TW9kZWxzUmVzcG9uc2USIgoGbW9kZWxzGAEgAygLMhIubGxtcmVsYXkudjEuTW9kZWwi8gEKBU1vZGVsEgoKAmlkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJEhUKDXByb3ZpZGVyX2tpbmQYAyABKAkSDAoEbmFtZRgEIAEoCRIkCgRraW5kGAUgASgOMhYubGxtcmVsYXkudjEuTW9kZWxLaW5kEikKB3RhcmdldHMYBiADKAsyGC5sbG1yZWxheS52MS5Sb3V0ZVRhcmdldBIqCgdiYWxhbmNlGAcgASgOMhkubGxtcmVsYXkudjEuUm91dGVCYWxhbmNlEikKBmhlYWx0aBgIIAEoCzIZLmxsbXJlbGF5LnYxLlRhcmdldEhlYWx0aCJ3CgtSb3V0ZVRhcmdldBINCgVtb2RlbBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIMCgRuYW1lGAMgASgJEg4KBndlaWdodBgEIAEoDRIpCgZoZWFsdGgYBSABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgigwEKDFRhcmdldEhlYWx0aBIPCgdlamVjdGVkGAEgASgIEjEKDWVqZWN0ZWRfdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFGNvbnNlY3V0aXZlX2ZhaWx1cmVzGAMgASgNEhEKCWVqZWN0aW9ucxgEIAEoDSpoCg1Pbk91dHB1dExpbWl0Eh8KG09OX09VVFBVVF9MSU1JVF9VTlNQRUNJRklFRBAAEhgKFE9OX09VVFBVVF9MSU1JVF9GQUlMEAESHAoYT05fT1VUUFVUX0xJTUlUX1RSVU5DQVRFEAIqXwoEUm9sZRIUChBST0xFX1VOU1BFQ0lGSUVEEAASDwoLUk9MRV9TWVNURU0QARINCglST0xFX1VTRVIQAhISCg5ST0xFX0FTU0lTVEFOVBADEg0KCVJPTEVfVE9PTBAEKqIBCg5Ub29sQ2hvaWNlTW9kZRIgChxUT09MX0NIT0lDRV9NT0RFX1VOU1BFQ0lGSUVEEAASGQoVVE9PTF9DSE9JQ0VfTU9ERV9BVVRPEAESGQoVVE9PTF9DSE9JQ0VfTU9ERV9OT05FEAISHQoZVE9PTF9DSE9JQ0VfTU9ERV9SRVFVSVJFRBADEhkKFVRPT0xfQ0hPSUNFX01PREVfVE9PTBAEKlgKCU9uSW52YWxpZBIaChZPTl9JTlZBTElEX1VOU1BFQ0lGSUVEEAASEwoPT05fSU5WQUxJRF9GQUlMEAESGgoWT05fSU5WQUxJRF9SRVRVUk5fVEVYVBACKlEKCU1pZHN0cmVhbRIZChVNSURTVFJFQU1fVU5TUEVDSUZJRUQQABIVChFNSURTVFJFQU1fUkVTVEFSVBABEhIKDk1JRFNUUkVBTV9GQUlMEAIqWQoLSGVkZ2VUYXJnZXQSHAoYSEVER0VfVEFSR0VUX1VOU1BFQ0lGSUVEEAASFQoRSEVER0VfVEFSR0VUX1NBTUUQARIVChFIRURHRV9UQVJHRVRfTkVYVBACKv4BCgtSZXRyeVJlYXNvbhIcChhSRVRSWV9SRUFTT05fVU5TUEVDSUZJRUQQABIdChlSRVRSWV9SRUFTT05fUkFURV9MSU1JVEVEEAESGwoXUkVUUllfUkVBU09OX09WRVJMT0FERUQQAhIdChlSRVRSWV9SRUFTT05fU0VSVkVSX0VSUk9SEAMSGgoWUkVUUllfUkVBU09OX1RSQU5TUE9SVBAEEhgKFFJFVFJZX1JFQVNPTl9TVEFMTEVEEAUSHwobUkVUUllfUkVBU09OX0lOVkFMSURfT1VUUFVUEAYSHwobUkVUUllfUkVBU09OX1RBUkdFVF9SRUZVU0VEEAkq0wEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASFgoSRklOSVNIX1JFQVNPTl9TVE9QEAESGAoURklOSVNIX1JFQVNPTl9MRU5HVEgQAhIcChhGSU5JU0hfUkVBU09OX1RPT0xfQ0FMTFMQAxIgChxGSU5JU0hfUkVBU09OX0NPTlRFTlRfRklMVEVSEAQSFwoTRklOSVNIX1JFQVNPTl9PVEhFUhAFEhkKFUZJTklTSF9SRUFTT05fUkVGVVNBTBAGKlwKCU1vZGVsS2luZBIaChZNT0RFTF9LSU5EX1VOU1BFQ0lGSUVEEAASHQoZTU9ERUxfS0lORF9QUk9WSURFUl9NT0RFTBABEhQKEE1PREVMX0tJTkRfUk9VVEUQAipkCgxSb3V0ZUJhbGFuY2USHQoZUk9VVEVfQkFMQU5DRV9VTlNQRUNJRklFRBAAEhkKFVJPVVRFX0JBTEFOQ0VfT1JERVJFRBABEhoKFlJPVVRFX0JBTEFOQ0VfV0VJR0hURUQQAjLnAQoKTExNU2VydmljZRJGCghHZW5lcmF0ZRIcLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdBoaLmxsbXJlbGF5LnYxLkdlbmVyYXRlRXZlbnQwARJNCgpMaXN0TW9kZWxzEh4ubGxtcmVsYXkudjEuTGlzdE1vZGVsc1JlcXVlc3QaHy5sbG1yZWxheS52MS5MaXN0TW9kZWxzUmVzcG9uc2USQgoGUmVzdW1lEhoubGxtcmVsYXkudjEuUmVzdW1lUmVxdWVzdBoaLmxsbXJlbGF5LnYxLkdlbmVyYXRlRXZlbnQwAUI8WjpnaXRodWIuY29tL2xsbXJlbGF5L2xsbXJlbGF5L2dlbi9nby9sbG1yZWxheS92MTtsbG1yZWxheXYxYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
+  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEiSwoNUmVzdW1lUmVxdWVzdBIiCgpyZXF1ZXN0X2lkGAEgASgJQg66SAPIAQG6SAVyA7ABARIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoBCLDDgoPR2VuZXJhdGVSZXF1ZXN0Eo8ECgVtb2RlbBgBIAEoCUL/A7pIA8gBAbpIBXIDGIACuki0AroBsAIKDG1vZGVsLmZvcm1hdBLRAW11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvOiBhIGxvd2VyLWNhc2UgbmFtZSwgYW5kIGZvciBhIHByb3ZpZGVyJ3MgbW9kZWwgYSBzbGFzaCwgdGhlbiB0aGUgcHJvdmlkZXIncyBtb2RlbCBuYW1lIChsZXR0ZXJzLCBkaWdpdHMgYW5kIC4gXyA6IC8gQCArIC0pGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpuki1AboBsQEKE21vZGVsLnBhdGhfc2VnbWVudHMSTnRoZSBtb2RlbCBuYW1lIG11c3Qgbm90IGhhdmUgYW4gZW1wdHksICIuIiBvciAiLi4iIHNlZ21lbnQgYmV0d2VlbiBpdHMgc2xhc2hlcxpKdGhpcyA9PSAnJyB8fCAhdGhpcy5zcGxpdCgnLycpLmV4aXN0cyhzLCBzID09ICcnIHx8IHMgPT0gJy4nIHx8IHMgPT0gJy4uJykSMwoIbWVzc2FnZXMYAiADKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlQgu6SAiSAQUIARCACBIxCgpnZW5lcmF0aW9uGAMgASgLMh0ubGxtcmVsYXkudjEuR2VuZXJhdGlvbkNvbmZpZxIrCgV0b29scxgEIAMoCzIRLmxsbXJlbGF5LnYxLlRvb2xCCbpIBpIBAxCAARIsCgt0b29sX2Nob2ljZRgFIAEoCzIXLmxsbXJlbGF5LnYxLlRvb2xDaG9pY2USNAoPcmVzcG9uc2VfZm9ybWF0GAYgASgLMhsubGxtcmVsYXkudjEuUmVzcG9uc2VGb3JtYXQSJwoFcmV0cnkYByABKAsyGC5sbG1yZWxheS52MS5SZXRyeVBvbGljeRJFChNzdHJlYW1faWRsZV90aW1lb3V0GAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQg26SAqqAQciAwiQHCoAEiIKCnJlcXVlc3RfaWQYCSABKAlCDrpIA9gBAbpIBXIDsAEBEjEKEHByb3ZpZGVyX29wdGlvbnMYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EsYDCg9mYWxsYmFja19tb2RlbHMYDyADKAlCrAO6SAWSAQIQCLpICpIBByIFcgMYgAK6SMkBkgHFASLCAboBvgEKFmZhbGxiYWNrX21vZGVscy5mb3JtYXQSVm11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpukjGAZIBwgEivwG6AbsBCh1mYWxsYmFja19tb2RlbHMucGF0aF9zZWdtZW50cxJOdGhlIG1vZGVsIG5hbWUgbXVzdCBub3QgaGF2ZSBhbiBlbXB0eSwgIi4iIG9yICIuLiIgc2VnbWVudCBiZXR3ZWVuIGl0cyBzbGFzaGVzGkp0aGlzID09ICcnIHx8ICF0aGlzLnNwbGl0KCcvJykuZXhpc3RzKHMsIHMgPT0gJycgfHwgcyA9PSAnLicgfHwgcyA9PSAnLi4nKRJWCghtZXRhZGF0YRgLIAMoCzIqLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdC5NZXRhZGF0YUVudHJ5Qhi6SBWaARIQQCIHcgUQASiAASoFcgMogAgSRQoTZmlyc3RfZXZlbnRfdGltZW91dBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIkBwqABIuCgxvdXRwdXRfbGltaXQYDSABKAsyGC5sbG1yZWxheS52MS5PdXRwdXRMaW1pdBJEChJoZWFydGJlYXRfaW50ZXJ2YWwYDiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASFgoJcmVzdW1hYmxlGBAgASgISACIAQESKQoHaGVkZ2luZxgRIAEoCzIYLmxsbXJlbGF5LnYxLkhlZGdlUG9saWN5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIMCgpfcmVzdW1hYmxlImUKC091dHB1dExpbWl0Eh4KCW1heF9ieXRlcxgBIAEoBEILukgIMgYYgICAgAQSNgoIb25fbGltaXQYAiABKA4yGi5sbG1yZWxheS52MS5Pbk91dHB1dExpbWl0Qgi6SAWCAQIQASKwBQoHTWVzc2FnZRKIAQoEcm9sZRgBIAEoDjIRLmxsbXJlbGF5LnYxLlJvbGVCZ7pIZLoBYQoMcm9sZS5kZWZpbmVkEjttdXN0IGJlIFJPTEVfU1lTVEVNLCBST0xFX1VTRVIsIFJPTEVfQVNTSVNUQU5UIG9yIFJPTEVfVE9PTBoUdGhpcyBpbiBbMSwgMiwgMywgNF0SGgoHY29udGVudBgCIAEoCUIJukgGcgQogIBAEjQKCnRvb2xfY2FsbHMYAyADKAsyFS5sbG1yZWxheS52MS5Ub29sQ2FsbEIJukgGkgEDEIABEh4KDHRvb2xfY2FsbF9pZBgEIAEoCUIIukgFcgMYgAISNAoJcmVhc29uaW5nGAUgAygLMhYubGxtcmVsYXkudjEuUmVhc29uaW5nQgm6SAaSAQMQgAISGgoHcmVmdXNhbBgGIAEoCUIJukgGcgQogIBAEisKBXBhcnRzGAcgAygLMhEubGxtcmVsYXkudjEuUGFydEIJukgGkgEDEIAIEkEKDnByb3ZpZGVyX3Rvb2xzGAggAygLMh4ubGxtcmVsYXkudjEuUHJvdmlkZXJUb29sQmxvY2tCCbpIBpIBAxCAAjrlAbpI4QEa3gEKFm1lc3NhZ2UuYXNzaXN0YW50X29ubHkSTnJlYXNvbmluZywgcmVmdXNhbCwgcGFydHMgYW5kIHByb3ZpZGVyX3Rvb2xzIGJlbG9uZyB0byBST0xFX0FTU0lTVEFOVCBtZXNzYWdlcxp0dGhpcy5yb2xlID09IDMgfHwgKHNpemUodGhpcy5yZWFzb25pbmcpID09IDAgJiYgdGhpcy5yZWZ1c2FsID09ICcnICYmICFoYXModGhpcy5wYXJ0cykgJiYgIWhhcyh0aGlzLnByb3ZpZGVyX3Rvb2xzKSkicwoEUGFydBIZCgR0ZXh0GAEgASgJQgm6SAZyBCiAgEBIABITCglyZWFzb25pbmcYAiABKA1IABITCgl0b29sX2NhbGwYAyABKA1IABIXCg1wcm92aWRlcl90b29sGAQgASgNSABCDQoEcGFydBIFukgCCAEiwwEKEVByb3ZpZGVyVG9vbEJsb2NrEhgKBGtpbmQYASABKAlCCrpIB3IFEAEYgAESFAoCaWQYAiABKAlCCLpIBXIDGIACEhYKBG5hbWUYAyABKAlCCLpIBXIDGIABEhgKBWlucHV0GAQgASgJQgm6SAZyBCiAgEASGQoGcmVzdWx0GAUgASgJQgm6SAZyBCiAgEASGAoFZXh0cmEYBiABKAlCCbpIBnIEKICABBIXCgZmb3JtYXQYByABKAlCB7pIBHICGEAixwEKCVJlYXNvbmluZxIXCgR0ZXh0GAEgASgJQgm6SAZyBCiAgEASHAoJc2lnbmF0dXJlGAIgASgJQgm6SAZyBCiAgEASGwoIcmVkYWN0ZWQYAyABKAlCCbpIBnIEKICAQBIXCgZmb3JtYXQYBCABKAlCB7pIBHICGEASFAoCaWQYBSABKAlCCLpIBXIDGIACEhUKBGtpbmQYBiABKAlCB7pIBHICGEASIAoPcHJvdmlkZXJfZm9ybWF0GAcgASgJQge6SARyAhhAInQKCFRvb2xDYWxsEhQKAmlkGAEgASgJQgi6SAVyAxiAAhIWCgRuYW1lGAIgASgJQgi6SAVyAxiAARIcCglhcmd1bWVudHMYAyABKAlCCbpIBnIEKICAQBIcCglzaWduYXR1cmUYBCABKAlCCbpIBnIEKICAQCLgAQoQR2VuZXJhdGlvbkNvbmZpZxIrChFtYXhfb3V0cHV0X3Rva2VucxgBIAEoDUILukgIKgYYwIQ9KAFIAIgBARIpCgt0ZW1wZXJhdHVyZRgCIAEoAkIPukgMCgodAAAAQC0AAAAASAGIAQESIwoFdG9wX3AYAyABKAJCD7pIDAoKHQAAgD8tAAAAAEgCiAEBEh8KBHN0b3AYBCADKAlCEbpIDpIBCxAQIgdyBRABKIACQhQKEl9tYXhfb3V0cHV0X3Rva2Vuc0IOCgxfdGVtcGVyYXR1cmVCCAoGX3RvcF9wItcBCgRUb29sEoEBCgRuYW1lGAEgASgJQnO6SHC6AW0KCXRvb2wubmFtZRI5bXVzdCBiZSAxIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIGdldF93ZWF0aGVyGiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezEsNjR9JCcpEh4KC2Rlc2NyaXB0aW9uGAIgASgJQgm6SAZyBCiAgAESKwoKcGFyYW1ldGVycxgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiWAoKVG9vbENob2ljZRIzCgRtb2RlGAEgASgOMhsubGxtcmVsYXkudjEuVG9vbENob2ljZU1vZGVCCLpIBYIBAhABEhUKBG5hbWUYAiABKAlCB7pIBHICGEAiwwMKDlJlc3BvbnNlRm9ybWF0EjQKC2pzb25fc2NoZW1hGAEgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIGukgDyAEBEpEBCgRuYW1lGAIgASgJQoIBukh/ugF8ChRyZXNwb25zZV9mb3JtYXQubmFtZRI9bXVzdCBiZSB1cCB0byA2NCBsZXR0ZXJzLCBkaWdpdHMsIF8gb3IgLSwgbGlrZSB3ZWF0aGVyX3JlcG9ydBoldGhpcy5tYXRjaGVzKCdeW0EtWmEtejAtOV8tXXswLDY0fSQnKRIsChZtYXhfdmFsaWRhdGlvbl9yZXRyaWVzGAMgASgNQge6SAQqAhgKSACIAQESNAoKb25faW52YWxpZBgEIAEoDjIWLmxsbXJlbGF5LnYxLk9uSW52YWxpZEIIukgFggECEAESHgoWc3RyZWFtX3BhcnRpYWxfb2JqZWN0cxgFIAEoCBJIChdwYXJ0aWFsX29iamVjdF9pbnRlcnZhbBgGIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkIMukgJqgEGIgIIPDIAQhkKF19tYXhfdmFsaWRhdGlvbl9yZXRyaWVzIuIBCgtSZXRyeVBvbGljeRIdCgxtYXhfYXR0ZW1wdHMYASABKA1CB7pIBCoCGAoSQAoPaW5pdGlhbF9iYWNrb2ZmGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8KgASPQoLbWF4X2JhY2tvZmYYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASMwoJbWlkc3RyZWFtGAQgASgOMhYubGxtcmVsYXkudjEuTWlkc3RyZWFtQgi6SAWCAQIQASLDAQoLSGVkZ2VQb2xpY3kSPQoLaGVkZ2VfYWZ0ZXIYASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASEAoIYWRhcHRpdmUYAiABKAgSIAoKbWF4X2hlZGdlcxgDIAEoDUIHukgEKgIYAkgAiAEBEjIKBnRhcmdldBgEIAEoDjIYLmxsbXJlbGF5LnYxLkhlZGdlVGFyZ2V0Qgi6SAWCAQIQAUINCgtfbWF4X2hlZGdlcyKSAgoNR2VuZXJhdGVFdmVudBIQCghzZXF1ZW5jZRgBIAEoBBIPCgdhdHRlbXB0GAIgASgNEiMKBWRlbHRhGAMgASgLMhIubGxtcmVsYXkudjEuRGVsdGFIABIsCgp3aWxsX3JldHJ5GAQgASgLMhYubGxtcmVsYXkudjEuV2lsbFJldHJ5SAASIwoFZmluYWwYBSABKAsyEi5sbG1yZWxheS52MS5GaW5hbEgAEjAKDnBhcnRpYWxfb2JqZWN0GAYgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlSAASKwoJaGVhcnRiZWF0GAcgASgLMhYubGxtcmVsYXkudjEuSGVhcnRiZWF0SABCBwoFZXZlbnQiCwoJSGVhcnRiZWF0IoUBCgVEZWx0YRIMCgR0ZXh0GAEgASgJEi0KCXRvb2xfY2FsbBgCIAEoCzIaLmxsbXJlbGF5LnYxLlRvb2xDYWxsRGVsdGESLgoJcmVhc29uaW5nGAMgASgLMhsubGxtcmVsYXkudjEuUmVhc29uaW5nRGVsdGESDwoHcmVmdXNhbBgEIAEoCSJiCg5SZWFzb25pbmdEZWx0YRINCgVpbmRleBgBIAEoDRIMCgR0ZXh0GAIgASgJEhEKCXNpZ25hdHVyZRgDIAEoCRIQCghyZWRhY3RlZBgEIAEoCRIOCgZmb3JtYXQYBSABKAkiUQoNVG9vbENhbGxEZWx0YRINCgVpbmRleBgBIAEoDRIKCgJpZBgCIAEoCRIMCgRuYW1lGAMgASgJEhcKD2FyZ3VtZW50c19kZWx0YRgEIAEoCSLuAQoJV2lsbFJldHJ5EigKBnJlYXNvbhgBIAEoDjIYLmxsbXJlbGF5LnYxLlJldHJ5UmVhc29uEigKBWRlbGF5GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhQKDG5leHRfYXR0ZW1wdBgDIAEoDRIXCg9kaXNjYXJkX3BhcnRpYWwYBCABKAgSIQoFY2F1c2UYBSABKAsyEi5nb29nbGUucnBjLlN0YXR1cxIVCg1uZXh0X3Byb3ZpZGVyGAYgASgJEhIKCm5leHRfbW9kZWwYByABKAkSEAoIZmFsbGJhY2sYCCABKAgiwAMKBUZpbmFsEiUKB21lc3NhZ2UYASABKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlEiYKBm9iamVjdBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIwCg1maW5pc2hfcmVhc29uGAMgASgOMhkubGxtcmVsYXkudjEuRmluaXNoUmVhc29uEiEKBXVzYWdlGAQgASgLMhIubGxtcmVsYXkudjEuVXNhZ2USEAoIYXR0ZW1wdHMYBSABKA0SGgoSdmFsaWRhdGlvbl9yZXRyaWVzGAYgASgNEjcKEXZhbGlkYXRpb25fZXJyb3JzGAcgAygLMhwubGxtcmVsYXkudjEuVmFsaWRhdGlvbkVycm9yEhAKCHByb3ZpZGVyGAggASgJEg0KBW1vZGVsGAkgASgJEg4KBmhlZGdlcxgKIAEoDRINCgVyb3V0ZRgNIAEoCRI4Cgthbm5vdGF0aW9ucxgOIAMoCzIjLmxsbXJlbGF5LnYxLkZpbmFsLkFubm90YXRpb25zRW50cnkaMgoQQW5ub3RhdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpABCgVVc2FnZRIUCgxpbnB1dF90b2tlbnMYASABKAQSFQoNb3V0cHV0X3Rva2VucxgCIAEoBBIYChByZWFzb25pbmdfdG9rZW5zGAMgASgEEhsKE2NhY2hlZF9pbnB1dF90b2tlbnMYBCABKAQSIwobY2FjaGVfY3JlYXRpb25faW5wdXRfdG9rZW5zGAUgASgEImgKD1ZhbGlkYXRpb25FcnJvchIPCgdhdHRlbXB0GAEgASgNEhkKEWluc3RhbmNlX2xvY2F0aW9uGAIgASgJEhgKEGtleXdvcmRfbG9jYXRpb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCSIuChFMaXN0TW9kZWxzUmVxdWVzdBIZCghwcm92aWRlchgBIAEoCUIHukgEcgIYPyI4ChJMaXN0TW9kZWxzUmVzcG9uc2USIgoGbW9kZWxzGAEgAygLMhIubGxtcmVsYXkudjEuTW9kZWwi8gEKBU1vZGVsEgoKAmlkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJEhUKDXByb3ZpZGVyX2tpbmQYAyABKAkSDAoEbmFtZRgEIAEoCRIkCgRraW5kGAUgASgOMhYubGxtcmVsYXkudjEuTW9kZWxLaW5kEikKB3RhcmdldHMYBiADKAsyGC5sbG1yZWxheS52MS5Sb3V0ZVRhcmdldBIqCgdiYWxhbmNlGAcgASgOMhkubGxtcmVsYXkudjEuUm91dGVCYWxhbmNlEikKBmhlYWx0aBgIIAEoCzIZLmxsbXJlbGF5LnYxLlRhcmdldEhlYWx0aCJ3CgtSb3V0ZVRhcmdldBINCgVtb2RlbBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIMCgRuYW1lGAMgASgJEg4KBndlaWdodBgEIAEoDRIpCgZoZWFsdGgYBSABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgigwEKDFRhcmdldEhlYWx0aBIPCgdlamVjdGVkGAEgASgIEjEKDWVqZWN0ZWRfdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFGNvbnNlY3V0aXZlX2ZhaWx1cmVzGAMgASgNEhEKCWVqZWN0aW9ucxgEIAEoDSpoCg1Pbk91dHB1dExpbWl0Eh8KG09OX09VVFBVVF9MSU1JVF9VTlNQRUNJRklFRBAAEhgKFE9OX09VVFBVVF9MSU1JVF9GQUlMEAESHAoYT05fT1VUUFVUX0xJTUlUX1RSVU5DQVRFEAIqXwoEUm9sZRIUChBST0xFX1VOU1BFQ0lGSUVEEAASDwoLUk9MRV9TWVNURU0QARINCglST0xFX1VTRVIQAhISCg5ST0xFX0FTU0lTVEFOVBADEg0KCVJPTEVfVE9PTBAEKqIBCg5Ub29sQ2hvaWNlTW9kZRIgChxUT09MX0NIT0lDRV9NT0RFX1VOU1BFQ0lGSUVEEAASGQoVVE9PTF9DSE9JQ0VfTU9ERV9BVVRPEAESGQoVVE9PTF9DSE9JQ0VfTU9ERV9OT05FEAISHQoZVE9PTF9DSE9JQ0VfTU9ERV9SRVFVSVJFRBADEhkKFVRPT0xfQ0hPSUNFX01PREVfVE9PTBAEKlgKCU9uSW52YWxpZBIaChZPTl9JTlZBTElEX1VOU1BFQ0lGSUVEEAASEwoPT05fSU5WQUxJRF9GQUlMEAESGgoWT05fSU5WQUxJRF9SRVRVUk5fVEVYVBACKlEKCU1pZHN0cmVhbRIZChVNSURTVFJFQU1fVU5TUEVDSUZJRUQQABIVChFNSURTVFJFQU1fUkVTVEFSVBABEhIKDk1JRFNUUkVBTV9GQUlMEAIqWQoLSGVkZ2VUYXJnZXQSHAoYSEVER0VfVEFSR0VUX1VOU1BFQ0lGSUVEEAASFQoRSEVER0VfVEFSR0VUX1NBTUUQARIVChFIRURHRV9UQVJHRVRfTkVYVBACKv4BCgtSZXRyeVJlYXNvbhIcChhSRVRSWV9SRUFTT05fVU5TUEVDSUZJRUQQABIdChlSRVRSWV9SRUFTT05fUkFURV9MSU1JVEVEEAESGwoXUkVUUllfUkVBU09OX09WRVJMT0FERUQQAhIdChlSRVRSWV9SRUFTT05fU0VSVkVSX0VSUk9SEAMSGgoWUkVUUllfUkVBU09OX1RSQU5TUE9SVBAEEhgKFFJFVFJZX1JFQVNPTl9TVEFMTEVEEAUSHwobUkVUUllfUkVBU09OX0lOVkFMSURfT1VUUFVUEAYSHwobUkVUUllfUkVBU09OX1RBUkdFVF9SRUZVU0VEEAkq7QEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASFgoSRklOSVNIX1JFQVNPTl9TVE9QEAESGAoURklOSVNIX1JFQVNPTl9MRU5HVEgQAhIcChhGSU5JU0hfUkVBU09OX1RPT0xfQ0FMTFMQAxIgChxGSU5JU0hfUkVBU09OX0NPTlRFTlRfRklMVEVSEAQSFwoTRklOSVNIX1JFQVNPTl9PVEhFUhAFEhkKFUZJTklTSF9SRUFTT05fUkVGVVNBTBAGEhgKFEZJTklTSF9SRUFTT05fUEFVU0VEEAcqXAoJTW9kZWxLaW5kEhoKFk1PREVMX0tJTkRfVU5TUEVDSUZJRUQQABIdChlNT0RFTF9LSU5EX1BST1ZJREVSX01PREVMEAESFAoQTU9ERUxfS0lORF9ST1VURRACKmQKDFJvdXRlQmFsYW5jZRIdChlST1VURV9CQUxBTkNFX1VOU1BFQ0lGSUVEEAASGQoVUk9VVEVfQkFMQU5DRV9PUkRFUkVEEAESGgoWUk9VVEVfQkFMQU5DRV9XRUlHSFRFRBACMucBCgpMTE1TZXJ2aWNlEkYKCEdlbmVyYXRlEhwubGxtcmVsYXkudjEuR2VuZXJhdGVSZXF1ZXN0GhoubGxtcmVsYXkudjEuR2VuZXJhdGVFdmVudDABEk0KCkxpc3RNb2RlbHMSHi5sbG1yZWxheS52MS5MaXN0TW9kZWxzUmVxdWVzdBofLmxsbXJlbGF5LnYxLkxpc3RNb2RlbHNSZXNwb25zZRJCCgZSZXN1bWUSGi5sbG1yZWxheS52MS5SZXN1bWVSZXF1ZXN0GhoubGxtcmVsYXkudjEuR2VuZXJhdGVFdmVudDABQjxaOmdpdGh1Yi5jb20vbGxtcmVsYXkvbGxtcmVsYXkvZ2VuL2dvL2xsbXJlbGF5L3YxO2xsbXJlbGF5djFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
 
 /**
  * ResumeRequest picks up a resumable call where the client left it.
@@ -384,7 +393,11 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    * The call is kept waiting for a reader for the server's `resume.grace`
    * (60s unless configured) after its stream goes away: when nobody
    * resumes it by then, it is cancelled, its upstream request closed. Its
-   * events stay resumable for `resume.grace` after it ends. Meanwhile it
+   * events stay resumable for `resume.grace` after it ends. A server that
+   * drains runs it on for its `shutdown_grace`; a call the server loses
+   * (still running at the end of a drain, or on a replica that crashed)
+   * ends ABORTED, reason RESUMABLE_CALL_LOST, and may be sent again with
+   * the same request_id (see `Resume`). Meanwhile it
    * holds its API key's stream slot (`max_concurrent_streams`) and its
    * provider's `max_concurrent` slot, and it is billed like any call:
    * it runs to its end when nobody reads it.
@@ -399,11 +412,15 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    * with `after_sequence` 0), so a gRPC library's own retry of the call
    * never runs it twice. The same `request_id` with another request, or
    * from another key, fails with ALREADY_EXISTS, reason REQUEST_ID_IN_USE;
-   * a kept call that failed is replaced by the new one.
+   * a kept call that failed, or was lost (RESUMABLE_CALL_LOST), is
+   * replaced by the new one.
    *
    * The events kept are bounded: per call (`resume.max_call_bytes`, 8 MiB
    * unless configured) and for all the calls of a replica
-   * (`resume.max_buffered_bytes`, 256 MiB). A call past either bound stops
+   * (`resume.max_buffered_bytes`, 256 MiB, which also counts each call's
+   * own cost, so that it bounds the memory kept calls take; a replica at
+   * that bound runs a new call as an ordinary one, without the
+   * `llmrelay-resumable` header). A call past either bound stops
    * being resumable: it runs on for the client still reading it, but is
    * cancelled as soon as no client reads it, and `Resume` then sends the
    * events kept and fails with RESOURCE_EXHAUSTED, reason
@@ -536,6 +553,52 @@ export type Message = Message$1<"llmrelay.v1.Message"> & {
    * @generated from field: string refusal = 6;
    */
   refusal: string;
+
+  /**
+   * For ROLE_ASSISTANT: the order of the turn's blocks, exactly as the
+   * provider sent them. The fields above hold each kind of block apart
+   * (the text in `content`, the reasoning blocks in `reasoning`, the tool
+   * calls in `tool_calls`, the provider's own tool blocks in
+   * `provider_tools`); `parts` says in which order they came, one part per
+   * block: a text block with its text, or which reasoning block, tool call
+   * or provider tool block comes next. Replies interleave them: a model
+   * may think, call a tool, think again and call another (Anthropic's
+   * interleaved thinking), or write text between the searches it runs
+   * itself.
+   *
+   * A message without `parts` is in the usual order: its reasoning blocks,
+   * its text (one block), its provider tool blocks, its tool calls.
+   * `final.message` has `parts` whenever the reply came in another order,
+   * so that an empty `parts` always means the usual order. Send it back as
+   * it is: every adapter sends the blocks in this order where its wire
+   * format keeps one (Anthropic's content blocks, Gemini's parts,
+   * Mistral's content parts), and providers that check the order
+   * (Anthropic, with thinking and tool use) accept the turn only so.
+   *
+   * When set, it must describe the message exactly: its text parts,
+   * concatenated, are `content`, and it names every reasoning block, tool
+   * call and provider tool block once; otherwise the request is
+   * INVALID_ARGUMENT naming the part. Edit `content` and drop `parts`
+   * together, or neither.
+   *
+   * @generated from field: repeated llmrelay.v1.Part parts = 7;
+   */
+  parts: Part[];
+
+  /**
+   * For ROLE_ASSISTANT: the blocks of the tools the provider ran itself in
+   * this turn (Anthropic's server tools: web search, web fetch, code
+   * execution, tool search; its MCP connector), calls and results, in the
+   * order they came (`parts` places them among the other blocks).
+   * llmrelay neither runs nor reads these tools: it carries their blocks
+   * so that the turn can go back to the provider as it came, which the
+   * provider needs to continue a paused turn (FINISH_REASON_PAUSED) and to
+   * keep the results in the conversation. Send them back unchanged; an
+   * adapter leaves out blocks of another provider's format.
+   *
+   * @generated from field: repeated llmrelay.v1.ProviderToolBlock provider_tools = 8;
+   */
+  providerTools: ProviderToolBlock[];
 };
 
 /**
@@ -544,6 +607,145 @@ export type Message = Message$1<"llmrelay.v1.Message"> & {
  */
 export const MessageSchema: GenMessage<Message> = /*@__PURE__*/
   messageDesc(file_llmrelay_v1_llmrelay, 3);
+
+/**
+ * Part is one block of an assistant turn, in the order of
+ * `Message.parts`: a text block, or the place of one of the message's
+ * reasoning blocks, tool calls or provider tool blocks. Exactly one of its
+ * fields is set.
+ *
+ * @generated from message llmrelay.v1.Part
+ */
+export type Part = Message$1<"llmrelay.v1.Part"> & {
+  /**
+   * The block.
+   *
+   * @generated from oneof llmrelay.v1.Part.part
+   */
+  part: {
+    /**
+     * A text block: its text, a piece of `Message.content` (the text
+     * parts of a message, concatenated, are its `content`).
+     *
+     * @generated from field: string text = 1;
+     */
+    value: string;
+    case: "text";
+  } | {
+    /**
+     * `Message.reasoning[reasoning]` comes here.
+     *
+     * @generated from field: uint32 reasoning = 2;
+     */
+    value: number;
+    case: "reasoning";
+  } | {
+    /**
+     * `Message.tool_calls[tool_call]` comes here.
+     *
+     * @generated from field: uint32 tool_call = 3;
+     */
+    value: number;
+    case: "toolCall";
+  } | {
+    /**
+     * `Message.provider_tools[provider_tool]` comes here.
+     *
+     * @generated from field: uint32 provider_tool = 4;
+     */
+    value: number;
+    case: "providerTool";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message llmrelay.v1.Part.
+ * Use `create(PartSchema)` to create a new message.
+ */
+export const PartSchema: GenMessage<Part> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 4);
+
+/**
+ * ProviderToolBlock is one content block of a tool that the provider ran
+ * itself during the turn (a "server tool"): the model's call of the tool,
+ * or the tool's result, as the provider sent it. llmrelay carries it
+ * opaquely: `kind`, `id` and `name` say what it is, `input` and `result`
+ * hold the provider's JSON as it came, and `extra` whatever else the block
+ * had, so that the adapter that read it writes it back byte for byte in
+ * content. Do not change it.
+ *
+ * @generated from message llmrelay.v1.ProviderToolBlock
+ */
+export type ProviderToolBlock = Message$1<"llmrelay.v1.ProviderToolBlock"> & {
+  /**
+   * The provider's type of the block. Anthropic: "server_tool_use" (a call
+   * of a server tool), "web_search_tool_result", "web_fetch_tool_result",
+   * "code_execution_tool_result", "bash_code_execution_tool_result",
+   * "text_editor_code_execution_tool_result", "tool_search_tool_result"
+   * (results), "mcp_tool_use" and "mcp_tool_result" (its MCP connector),
+   * and the kinds it adds later.
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * The tool call's id: a call's own id, or for a result the id of the
+   * call it answers (Anthropic's `tool_use_id`).
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * For a call: the tool's name, e.g. "web_search". Empty for a result.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * For a call: its input, the JSON text the provider sent (an object),
+   * e.g. `{"query": "San Francisco weather today"}`. Empty for a result.
+   *
+   * @generated from field: string input = 4;
+   */
+  input: string;
+
+  /**
+   * For a result: the result, the JSON text the provider sent (Anthropic:
+   * the block's `content`, a list of results or an error object; a web
+   * search's results carry `encrypted_content` the provider needs back).
+   * Empty for a call.
+   *
+   * @generated from field: string result = 5;
+   */
+  result: string;
+
+  /**
+   * The block's other fields, as a JSON object (Anthropic's `caller`, an
+   * MCP block's `server_name` or `is_error`); empty when it had none.
+   *
+   * @generated from field: string extra = 6;
+   */
+  extra: string;
+
+  /**
+   * The wire format the block came in, set by llmrelay: "anthropic". An
+   * adapter sends back the blocks of its own formats only. Keep it as it
+   * is.
+   *
+   * @generated from field: string format = 7;
+   */
+  format: string;
+};
+
+/**
+ * Describes the message llmrelay.v1.ProviderToolBlock.
+ * Use `create(ProviderToolBlockSchema)` to create a new message.
+ */
+export const ProviderToolBlockSchema: GenMessage<ProviderToolBlock> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 5);
 
 /**
  * Reasoning is one block of a model's reasoning (its "thinking"), as the
@@ -583,12 +785,45 @@ export type Reasoning = Message$1<"llmrelay.v1.Reasoning"> & {
   /**
    * The wire format the block came in, set by llmrelay: "anthropic",
    * "gemini", "openai.reasoning_content", "openai.reasoning",
-   * "mistral.thinking" or "mock". An adapter sends back the blocks of its
-   * own formats only. Keep it as it is.
+   * "openrouter.reasoning_details", "mistral.thinking" or "mock". An
+   * adapter sends back the blocks of its own formats only. Keep it as it
+   * is.
    *
    * @generated from field: string format = 4;
    */
   format: string;
+
+  /**
+   * Opaque: the provider's id of the block, when it gives one
+   * (OpenRouter's reasoning_details `id`, such as the `rs_…` id of an
+   * OpenAI reasoning item, which must come back with its encrypted data).
+   * Keep it as it is.
+   *
+   * @generated from field: string id = 5;
+   */
+  id: string;
+
+  /**
+   * What kind of block it is, when its format has several (OpenRouter's
+   * reasoning_details `type`: "reasoning.text" (readable `text`, maybe a
+   * `signature`), "reasoning.summary" (`text` is a summary of the
+   * reasoning), "reasoning.encrypted" (the block is in `redacted`)).
+   * Empty for formats of one kind. Keep it as it is.
+   *
+   * @generated from field: string kind = 6;
+   */
+  kind: string;
+
+  /**
+   * The format the model's own provider gave the block, when a router
+   * relays it (OpenRouter's reasoning_details `format`:
+   * "anthropic-claude-v1", "openai-responses-v1", "xai-responses-v1",
+   * "google-gemini-v1", ...); the router needs it back to hand the block
+   * to that provider. Keep it as it is.
+   *
+   * @generated from field: string provider_format = 7;
+   */
+  providerFormat: string;
 };
 
 /**
@@ -596,7 +831,7 @@ export type Reasoning = Message$1<"llmrelay.v1.Reasoning"> & {
  * Use `create(ReasoningSchema)` to create a new message.
  */
 export const ReasoningSchema: GenMessage<Reasoning> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 4);
+  messageDesc(file_llmrelay_v1_llmrelay, 6);
 
 /**
  * ToolCall is one complete call the model made to a tool.
@@ -643,7 +878,7 @@ export type ToolCall = Message$1<"llmrelay.v1.ToolCall"> & {
  * Use `create(ToolCallSchema)` to create a new message.
  */
 export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 5);
+  messageDesc(file_llmrelay_v1_llmrelay, 7);
 
 /**
  * GenerationConfig holds sampling and length settings. Unset means the
@@ -686,7 +921,7 @@ export type GenerationConfig = Message$1<"llmrelay.v1.GenerationConfig"> & {
  * Use `create(GenerationConfigSchema)` to create a new message.
  */
 export const GenerationConfigSchema: GenMessage<GenerationConfig> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 6);
+  messageDesc(file_llmrelay_v1_llmrelay, 8);
 
 /**
  * Tool declares a function the model may call.
@@ -722,7 +957,7 @@ export type Tool = Message$1<"llmrelay.v1.Tool"> & {
  * Use `create(ToolSchema)` to create a new message.
  */
 export const ToolSchema: GenMessage<Tool> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 7);
+  messageDesc(file_llmrelay_v1_llmrelay, 9);
 
 /**
  * ToolChoice says whether the model must call a tool.
@@ -750,7 +985,7 @@ export type ToolChoice = Message$1<"llmrelay.v1.ToolChoice"> & {
  * Use `create(ToolChoiceSchema)` to create a new message.
  */
 export const ToolChoiceSchema: GenMessage<ToolChoice> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 8);
+  messageDesc(file_llmrelay_v1_llmrelay, 10);
 
 /**
  * ResponseFormat asks for structured output.
@@ -851,7 +1086,7 @@ export type ResponseFormat = Message$1<"llmrelay.v1.ResponseFormat"> & {
  * Use `create(ResponseFormatSchema)` to create a new message.
  */
 export const ResponseFormatSchema: GenMessage<ResponseFormat> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 9);
+  messageDesc(file_llmrelay_v1_llmrelay, 11);
 
 /**
  * RetryPolicy says how llmrelay retries failed attempts. Transient failures
@@ -901,7 +1136,7 @@ export type RetryPolicy = Message$1<"llmrelay.v1.RetryPolicy"> & {
  * Use `create(RetryPolicySchema)` to create a new message.
  */
 export const RetryPolicySchema: GenMessage<RetryPolicy> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 10);
+  messageDesc(file_llmrelay_v1_llmrelay, 12);
 
 /**
  * HedgePolicy asks llmrelay to hedge slow attempts (gRFC A6's hedging,
@@ -1003,7 +1238,7 @@ export type HedgePolicy = Message$1<"llmrelay.v1.HedgePolicy"> & {
  * Use `create(HedgePolicySchema)` to create a new message.
  */
 export const HedgePolicySchema: GenMessage<HedgePolicy> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 11);
+  messageDesc(file_llmrelay_v1_llmrelay, 13);
 
 /**
  * GenerateEvent is one event of a Generate stream.
@@ -1089,7 +1324,7 @@ export type GenerateEvent = Message$1<"llmrelay.v1.GenerateEvent"> & {
  * Use `create(GenerateEventSchema)` to create a new message.
  */
 export const GenerateEventSchema: GenMessage<GenerateEvent> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 12);
+  messageDesc(file_llmrelay_v1_llmrelay, 14);
 
 /**
  * Heartbeat keeps a quiet stream alive through proxies that cut streams
@@ -1106,7 +1341,7 @@ export type Heartbeat = Message$1<"llmrelay.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 13);
+  messageDesc(file_llmrelay_v1_llmrelay, 15);
 
 /**
  * Delta is a fragment of the reply. Concatenating the `text` of the deltas of
@@ -1151,7 +1386,7 @@ export type Delta = Message$1<"llmrelay.v1.Delta"> & {
  * Use `create(DeltaSchema)` to create a new message.
  */
 export const DeltaSchema: GenMessage<Delta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 14);
+  messageDesc(file_llmrelay_v1_llmrelay, 16);
 
 /**
  * ReasoningDelta is a fragment of a reasoning block. Fragments with the same
@@ -1204,7 +1439,7 @@ export type ReasoningDelta = Message$1<"llmrelay.v1.ReasoningDelta"> & {
  * Use `create(ReasoningDeltaSchema)` to create a new message.
  */
 export const ReasoningDeltaSchema: GenMessage<ReasoningDelta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 15);
+  messageDesc(file_llmrelay_v1_llmrelay, 17);
 
 /**
  * ToolCallDelta is a fragment of a tool call. Fragments with the same `index`
@@ -1249,7 +1484,7 @@ export type ToolCallDelta = Message$1<"llmrelay.v1.ToolCallDelta"> & {
  * Use `create(ToolCallDeltaSchema)` to create a new message.
  */
 export const ToolCallDeltaSchema: GenMessage<ToolCallDelta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 16);
+  messageDesc(file_llmrelay_v1_llmrelay, 18);
 
 /**
  * WillRetry says an attempt failed and another one is coming.
@@ -1331,7 +1566,7 @@ export type WillRetry = Message$1<"llmrelay.v1.WillRetry"> & {
  * Use `create(WillRetrySchema)` to create a new message.
  */
 export const WillRetrySchema: GenMessage<WillRetry> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 17);
+  messageDesc(file_llmrelay_v1_llmrelay, 19);
 
 /**
  * Final is the outcome of a successful call.
@@ -1443,7 +1678,7 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
  * Use `create(FinalSchema)` to create a new message.
  */
 export const FinalSchema: GenMessage<Final> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 18);
+  messageDesc(file_llmrelay_v1_llmrelay, 20);
 
 /**
  * Usage counts tokens, the same way for every provider (docs/providers.md
@@ -1499,7 +1734,7 @@ export type Usage = Message$1<"llmrelay.v1.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 19);
+  messageDesc(file_llmrelay_v1_llmrelay, 21);
 
 /**
  * ValidationError is one way a structured-output reply failed its schema.
@@ -1543,7 +1778,7 @@ export type ValidationError = Message$1<"llmrelay.v1.ValidationError"> & {
  * Use `create(ValidationErrorSchema)` to create a new message.
  */
 export const ValidationErrorSchema: GenMessage<ValidationError> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 20);
+  messageDesc(file_llmrelay_v1_llmrelay, 22);
 
 /**
  * ListModelsRequest asks which models the caller may use.
@@ -1565,7 +1800,7 @@ export type ListModelsRequest = Message$1<"llmrelay.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 21);
+  messageDesc(file_llmrelay_v1_llmrelay, 23);
 
 /**
  * ListModelsResponse lists models.
@@ -1586,7 +1821,7 @@ export type ListModelsResponse = Message$1<"llmrelay.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 22);
+  messageDesc(file_llmrelay_v1_llmrelay, 24);
 
 /**
  * Model is a model llmrelay can route to: a provider's model, or a route.
@@ -1659,7 +1894,7 @@ export type Model = Message$1<"llmrelay.v1.Model"> & {
  * Use `create(ModelSchema)` to create a new message.
  */
 export const ModelSchema: GenMessage<Model> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 23);
+  messageDesc(file_llmrelay_v1_llmrelay, 25);
 
 /**
  * RouteTarget is one target of a route.
@@ -1708,7 +1943,7 @@ export type RouteTarget = Message$1<"llmrelay.v1.RouteTarget"> & {
  * Use `create(RouteTargetSchema)` to create a new message.
  */
 export const RouteTargetSchema: GenMessage<RouteTarget> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 24);
+  messageDesc(file_llmrelay_v1_llmrelay, 26);
 
 /**
  * TargetHealth is a route target's health, by outlier detection: a target
@@ -1755,7 +1990,7 @@ export type TargetHealth = Message$1<"llmrelay.v1.TargetHealth"> & {
  * Use `create(TargetHealthSchema)` to create a new message.
  */
 export const TargetHealthSchema: GenMessage<TargetHealth> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 25);
+  messageDesc(file_llmrelay_v1_llmrelay, 27);
 
 /**
  * OnOutputLimit says what happens when a reply reaches its output limit.
@@ -2064,8 +2299,11 @@ export enum RetryReason {
   STALLED = 5,
 
   /**
-   * Structured output did not parse or did not conform to the schema; the
-   * model is asked again with the validation errors.
+   * The model's output was invalid. Structured output that did not parse
+   * or did not conform to the schema: the model is asked again with the
+   * validation errors. A tool call the provider refused as malformed
+   * (Groq's `tool_use_failed`): the same request is tried again, once per
+   * call (docs/providers.md says why).
    *
    * @generated from enum value: RETRY_REASON_INVALID_OUTPUT = 6;
    */
@@ -2146,6 +2384,18 @@ export enum FinishReason {
    * @generated from enum value: FINISH_REASON_REFUSAL = 6;
    */
   REFUSAL = 6,
+
+  /**
+   * The provider paused a long turn before it was done (Anthropic's
+   * `pause_turn`: its server tools, such as web search, ran for many
+   * iterations). The turn is not over: to continue it, send the same
+   * request again with `final.message` appended, unchanged (its `parts`
+   * and `provider_tools` included), as the last message, and the model
+   * carries on where it stopped. Do not add a user message after it.
+   *
+   * @generated from enum value: FINISH_REASON_PAUSED = 7;
+   */
+  PAUSED = 7,
 }
 
 /**
@@ -2294,21 +2544,56 @@ export const LLMService: GenService<{
    *
    * Only the API key that started the call may resume it. Resume needs the
    * key's `generate` scope and takes a token of its rate limit, not one of
-   * its `max_concurrent_streams` slots: the call it reads holds one.
+   * its `max_concurrent_streams` slots (the call it reads holds one); a
+   * key's Resume streams open at once are bounded on their own, by
+   * `resume.max_readers_per_key` (32 unless configured) or the key's
+   * `max_concurrent_streams` if higher.
+   *
+   * What a resumable call promises when a server stops:
+   *
+   *   - A drain (SIGTERM): the replica running the call keeps running it,
+   *     and keeps its events where readers find them, for the server's
+   *     `shutdown_grace`, while it takes no new calls. A call that finishes
+   *     within it is answered live, or by Resume (on any replica with the
+   *     redis store). One still running when the grace period ends is
+   *     lost: it ends ABORTED, reason RESUMABLE_CALL_LOST, for its live
+   *     client and for every Resume after (its log keeps that end).
+   *   - A crash (kill -9, an OOM kill, a lost node): the call is lost at
+   *     once. With the redis store, a Resume on another replica sends the
+   *     events the call had logged, then ABORTED, RESUMABLE_CALL_LOST,
+   *     within about a second of the crash (the replicas watch each
+   *     other's presence in Redis), not after a lease TTL. With the memory
+   *     store the call was only ever on that replica: NOT_FOUND.
+   *
+   * RESUMABLE_CALL_LOST says that nothing more of the call will come. The
+   * client may send the same GenerateRequest again, with the same
+   * request_id (the lost call is replaced, never attached to); the new
+   * call streams its reply from the start, from sequence 1, so the client
+   * must discard what the lost call showed, exactly as for a will_retry
+   * with discard_partial. A new call asks the provider again: clients send
+   * it only when their caller allowed it (the Go client: Hooks.OnReissue).
    *
    * Errors (ErrorInfo reason in parentheses):
    *
    *   NOT_FOUND          (RESUMABLE_CALL_NOT_FOUND) no resumable call has this
    *                      request_id: it never existed, was not resumable, its
-   *                      grace period passed, or the replica that ran it is gone
+   *                      grace period passed, or the replica that ran it kept
+   *                      it in its own memory and is gone
+   *   ABORTED            (RESUMABLE_CALL_LOST) the call is gone before its end
+   *                      (see above); send the same request again to run it
+   *                      anew, discarding what was shown
    *   PERMISSION_DENIED  (RESUME_KEY_MISMATCH) another API key started the call
    *   OUT_OF_RANGE       (RESUME_SEQUENCE_AHEAD) after_sequence is past the
    *                      call's last event
    *   RESOURCE_EXHAUSTED (RESUME_BUFFER_FULL) the call's events outgrew the
    *                      server's resume bounds, so it stopped being
    *                      resumable; sent after the events that were kept
+   *   RESOURCE_EXHAUSTED (TOO_MANY_STREAMS, metadata limit resume_readers) the
+   *                      key has as many Resume streams open as it may
    *   UNAVAILABLE        (STATE_STORE_UNAVAILABLE) the shared store cannot be
    *                      read right now; see RetryInfo, then resume again
+   *   UNAVAILABLE        (RESUME_INTERRUPTED) the server serving this Resume
+   *                      is shutting down; the call runs on: resume again
    *
    * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
    * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE

@@ -1,0 +1,173 @@
+package resume_test
+
+import (
+	"errors"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/resume"
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/memory"
+	"github.com/llmrelay/llmrelay/internal/state/redisstore"
+	"github.com/llmrelay/llmrelay/internal/state/redistest"
+)
+
+// fakeClock is a resume.Clock that moves only when told: Advance runs the
+// timers that fall due, in order, each at its own time.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*fakeTimer
+}
+
+type fakeTimer struct {
+	at   time.Time
+	f    func()
+	done bool // fired or stopped
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &fakeTimer{at: c.now.Add(d), f: f}
+	c.timers = append(c.timers, t)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		was := !t.done
+		t.done = true
+		return was
+	}
+}
+
+// Advance moves the clock d forward, running each timer that falls due
+// (synchronously, at its time, timers it sets included).
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	to := c.now.Add(d)
+	for {
+		sort.SliceStable(c.timers, func(i, j int) bool { return c.timers[i].at.Before(c.timers[j].at) })
+		var next *fakeTimer
+		for _, t := range c.timers {
+			if !t.done && !t.at.After(to) {
+				next = t
+				break
+			}
+		}
+		if next == nil {
+			c.now = to
+			c.mu.Unlock()
+			return
+		}
+		next.done = true
+		if next.at.After(c.now) {
+			c.now = next.at
+		}
+		c.mu.Unlock()
+		next.f()
+		c.mu.Lock()
+	}
+}
+
+// endCall starts call id, logs three events and its successful end, and
+// detaches it, as a call whose client read it to its end does.
+func endCall(t *testing.T, r *resume.Registry, id string) {
+	t.Helper()
+	c, err := r.Start(t.Context(), id, "key", "fp", func(error) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := uint64(1); s <= 3; s++ {
+		c.Append(s, []byte("e"+strconv.FormatUint(s, 10)))
+	}
+	c.End(4, nil)
+	c.Detach()
+}
+
+// TestEndedCallIsResumableForItsWholeGrace: on an injected clock, a call
+// that ended is resumable at grace − 1s, and NOT_FOUND once grace passed
+// (the memory store, sharing the clock).
+func TestEndedCallIsResumableForItsWholeGrace(t *testing.T) {
+	const grace = 60 * time.Second
+	clock := newFakeClock()
+	logs := memory.New(memory.WithClock(clock.Now))
+	r := resume.New(resume.Config{Grace: grace, MaxCallBytes: 1 << 20, MaxBufferedBytes: 1 << 20}, logs, nil, nil, resume.WithClock(clock))
+	t.Cleanup(r.Close)
+	for _, id := range []string{"read", "unread"} {
+		endCall(t, r, id)
+		// The writer stores the end and keeps the log for the grace
+		// period, from now on the clock.
+		eventually(t, id+" kept for the grace period", func() bool {
+			left, err := logs.KeepLog(t.Context(), id, 0)
+			return err == nil && left == grace
+		})
+	}
+
+	clock.Advance(grace - time.Second)
+	if got, err := replay(t, r, "read", 0); err != nil || len(got) != 3 {
+		t.Fatalf("Resume at grace − 1s: %v, %v; want the 3 events and the end", got, err)
+	}
+	clock.Advance(2 * time.Second)
+	if _, err := replay(t, r, "unread", 0); reasonOf(err) != resume.ReasonNotFound {
+		t.Fatalf("Resume of the call nobody read, at grace + 1s: %v, want %s", err, resume.ReasonNotFound)
+	}
+	// The reader gave its call the grace period again, from when it left
+	// (plus the renewal period of its hold, at most a third of it).
+	clock.Advance(grace + grace/3)
+	if _, err := replay(t, r, "read", 0); reasonOf(err) != resume.ReasonNotFound {
+		t.Fatalf("Resume a grace period after the last reader left: %v, want %s", err, resume.ReasonNotFound)
+	}
+	if n := r.Buffered(); n != 0 {
+		t.Fatalf("buffered %d after both calls were dropped, want 0", n)
+	}
+}
+
+// TestEndedCallIsResumableForItsWholeGraceOnRedis: the same on a real
+// redis-server, where an ended log expires on Redis's clock: resumable at
+// grace − 1s although the lease TTL (which a running log lives by) is far
+// shorter, and NOT_FOUND after grace.
+func TestEndedCallIsResumableForItsWholeGraceOnRedis(t *testing.T) {
+	const grace = 6 * time.Second
+	srv := redistest.Start(t)
+	cfg := state.DefaultConfig().Redis
+	cfg.Address, cfg.KeyPrefix = srv.Addr, "grace:"
+	cfg.ReadTimeout, cfg.WriteTimeout = 5*time.Second, 5*time.Second
+	cfg.LeaseTTL = time.Second
+	store, err := redisstore.New(cfg, redisstore.Options{FailClosed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	r := resume.New(resume.Config{Grace: grace, MaxCallBytes: 1 << 20, MaxBufferedBytes: 1 << 20}, store, nil, nil)
+	t.Cleanup(r.Close)
+
+	ended := time.Now() // the log's hold starts after this
+	endCall(t, r, "read")
+	endCall(t, r, "unread")
+	time.Sleep(time.Until(ended.Add(grace - time.Second)))
+	if got, err := replay(t, r, "read", 0); err != nil || len(got) != 3 {
+		t.Fatalf("Resume at grace − 1s: %v, %v; want the 3 events and the end", got, err)
+	}
+	// Looked at without a hold: a Resume would keep the call wanted.
+	eventually(t, "the unread call dropped after its grace period", func() bool {
+		_, _, err := store.ReadLog(t.Context(), "unread", 0, 1, 0)
+		return errors.Is(err, state.ErrLogNotFound)
+	})
+	if since := time.Since(ended); since < grace {
+		t.Fatalf("the unread call was dropped %v after it ended, before its grace period (%v)", since, grace)
+	}
+	if _, err := replay(t, r, "unread", 0); reasonOf(err) != resume.ReasonNotFound {
+		t.Fatalf("Resume after the grace period: %v, want %s", err, resume.ReasonNotFound)
+	}
+}
