@@ -78,8 +78,9 @@ var ErrShuttingDown = errors.New("server shutting down")
 // Error is an error with everything its gRPC status needs. It implements
 // GRPCStatus, so gRPC sends it as it is.
 type Error struct {
-	// Code is the gRPC code.
-	Code codes.Code
+	// Kind is what kind of failure this is; the gRPC door makes it the
+	// status code (GRPCStatus).
+	Kind Kind
 	// Reason is the ErrorInfo reason.
 	Reason string
 	// Message is the public message.
@@ -102,14 +103,14 @@ type Error struct {
 	Cause error
 }
 
-// New returns an Error with the code, reason and public message.
-func New(code codes.Code, reason, message string) *Error {
-	return &Error{Code: code, Reason: reason, Message: message}
+// New returns an Error with the kind, reason and public message.
+func New(kind Kind, reason, message string) *Error {
+	return &Error{Kind: kind, Reason: reason, Message: message}
 }
 
 // Error implements error with the public message and the internal cause.
 func (e *Error) Error() string {
-	s := e.Code.String() + " " + e.Reason + ": " + e.Message
+	s := e.Kind.String() + " " + e.Reason + ": " + e.Message
 	if e.Cause != nil {
 		s += ": " + e.Cause.Error()
 	}
@@ -145,7 +146,7 @@ func resolutionError(err error) (e *Error, ok bool) {
 // InvalidField returns INVALID_ARGUMENT for one bad request field.
 func InvalidField(reason, field, description string) *Error {
 	return &Error{
-		Code:    codes.InvalidArgument,
+		Kind:    InvalidArgument,
 		Reason:  reason,
 		Message: field + ": " + description,
 		FieldViolations: []*errdetails.BadRequest_FieldViolation{
@@ -190,7 +191,7 @@ func FromError(err error) *Error {
 		if reason == "" {
 			reason = ReasonRefusedByHook
 		}
-		return &Error{Code: codes.PermissionDenied, Reason: reason, Message: rf.Message, Metadata: map[string]string{"hook": rf.Hook}, Cause: err}
+		return &Error{Kind: PermissionDenied, Reason: reason, Message: rf.Message, Metadata: map[string]string{"hook": rf.Hook}, Cause: err}
 	}
 	if e, ok := resolutionError(err); ok {
 		return e
@@ -204,14 +205,35 @@ func FromError(err error) *Error {
 	}
 	switch {
 	case errors.Is(err, ErrShuttingDown):
-		return &Error{Code: codes.Unavailable, Reason: ReasonShuttingDown, Message: "the server is shutting down; call again", RetryAfter: time.Second, CallAgain: true, Cause: err}
+		return &Error{Kind: Unavailable, Reason: ReasonShuttingDown, Message: "the server is shutting down; call again", RetryAfter: time.Second, CallAgain: true, Cause: err}
 	case errors.Is(err, context.Canceled):
-		return &Error{Code: codes.Canceled, Reason: ReasonCancelled, Message: "the call was cancelled", Cause: err}
+		return &Error{Kind: Canceled, Reason: ReasonCancelled, Message: "the call was cancelled", Cause: err}
 	case errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: codes.DeadlineExceeded, Reason: ReasonDeadlineExceeded, Message: "the call's deadline passed", Cause: err}
+		return &Error{Kind: DeadlineExceeded, Reason: ReasonDeadlineExceeded, Message: "the call's deadline passed", Cause: err}
 	}
 	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
-		return &Error{Code: st.Code(), Reason: ReasonInternal, Message: st.Message(), Cause: err}
+		return fromStatus(st, err)
 	}
-	return &Error{Code: codes.Internal, Reason: ReasonInternal, Message: "internal error", Cause: err}
+	return &Error{Kind: Internal, Reason: ReasonInternal, Message: "internal error", Cause: err}
+}
+
+// fromStatus rebuilds the Error a status was made of (a resumable call's
+// stored outcome, a status from another llmrelay): its kind, message and
+// details, with the ErrorInfo's reason and metadata (INTERNAL without
+// one), the RetryInfo's delay and the BadRequest's violations.
+func fromStatus(st *status.Status, cause error) *Error {
+	e := &Error{Kind: Kind(st.Code()), Reason: ReasonInternal, Message: st.Message(), Cause: cause}
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *errdetails.ErrorInfo:
+			e.Reason, e.Metadata = d.GetReason(), d.GetMetadata()
+		case *errdetails.RetryInfo:
+			e.RetryAfter = d.GetRetryDelay().AsDuration()
+		case *errdetails.BadRequest:
+			e.FieldViolations = d.GetFieldViolations()
+		case protoadapt.MessageV1:
+			e.Extra = append(e.Extra, d)
+		}
+	}
+	return e
 }

@@ -39,7 +39,13 @@ const (
 	MetaViolationsListed = "violations_listed"
 )
 
-// GRPCStatus builds the status with its details: an ErrorInfo always, a
+// grpcCode is the gRPC status code of a Kind: the one place a Kind
+// becomes a gRPC code (the two share google.rpc.Code's numbering;
+// TestKindsAreGRPCCodes pins it).
+func grpcCode(k Kind) codes.Code { return codes.Code(k) }
+
+// GRPCStatus is how the gRPC door sends an Error, the one place an Error
+// becomes a gRPC status. It builds the status with its details: an ErrorInfo always, a
 // RetryInfo when RetryAfter is positive, a BadRequest for FieldViolations,
 // then Extra. The status fits in MaxTrailerBytes: the message is cut at
 // MaxMessageBytes, descriptions and metadata values at 256 bytes, and when
@@ -156,7 +162,7 @@ func (b *bounded) build(k int, note string) *status.Status {
 		}
 		details = append(details, x)
 	}
-	st := status.New(e.Code, msg)
+	st := status.New(grpcCode(e.Kind), msg)
 	withDetails, err := st.WithDetails(details...)
 	if err != nil {
 		return status.New(codes.Internal, "internal error")

@@ -57,14 +57,14 @@ func TestStatusesFitInTheTrailerBound(t *testing.T) {
 		err        *apierr.Error
 		violations int
 	}{
-		{"500 field violations", &apierr.Error{Code: codes.InvalidArgument, Reason: "INVALID_REQUEST", Message: longMsg,
+		{"500 field violations", &apierr.Error{Kind: apierr.InvalidArgument, Reason: "INVALID_REQUEST", Message: longMsg,
 			FieldViolations: manyFieldViolations(500)}, 500},
-		{"500 buf.validate violations", &apierr.Error{Code: codes.InvalidArgument, Reason: "INVALID_REQUEST", Message: longMsg,
+		{"500 buf.validate violations", &apierr.Error{Kind: apierr.InvalidArgument, Reason: "INVALID_REQUEST", Message: longMsg,
 			Extra: []protoadapt.MessageV1{manyViolations(500)}}, 500},
-		{"both lists", &apierr.Error{Code: codes.InvalidArgument, Reason: "INVALID_REQUEST", Message: "bad",
+		{"both lists", &apierr.Error{Kind: apierr.InvalidArgument, Reason: "INVALID_REQUEST", Message: "bad",
 			FieldViolations: manyFieldViolations(40), Extra: []protoadapt.MessageV1{manyViolations(60)}}, 100},
-		{"a long multibyte message", &apierr.Error{Code: codes.Aborted, Reason: "X", Message: strings.Repeat("é€", 5000)}, 0},
-		{"huge metadata and descriptions", &apierr.Error{Code: codes.PermissionDenied, Reason: "X", Message: "m",
+		{"a long multibyte message", &apierr.Error{Kind: apierr.Aborted, Reason: "X", Message: strings.Repeat("é€", 5000)}, 0},
+		{"huge metadata and descriptions", &apierr.Error{Kind: apierr.PermissionDenied, Reason: "X", Message: "m",
 			Metadata:        map[string]string{"model": strings.Repeat("m", 10000), "key": strings.Repeat("k", 10000)},
 			FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: "f", Description: strings.Repeat("d", 20000)}}}, 1},
 	}
@@ -74,7 +74,7 @@ func TestStatusesFitInTheTrailerBound(t *testing.T) {
 			if n := wireSize(st); n > apierr.MaxTrailerBytes {
 				t.Errorf("trailers of %d bytes, want at most %d", n, apierr.MaxTrailerBytes)
 			}
-			if st.Code() != tc.err.Code || len(st.Message()) > apierr.MaxMessageBytes || !utf8.ValidString(st.Message()) {
+			if st.Code() != codes.Code(tc.err.Kind) || len(st.Message()) > apierr.MaxMessageBytes || !utf8.ValidString(st.Message()) {
 				t.Errorf("code %v, message of %d bytes (valid UTF-8: %v)", st.Code(), len(st.Message()), utf8.ValidString(st.Message()))
 			}
 			var info *errdetails.ErrorInfo
@@ -129,5 +129,19 @@ func TestSmallStatusesAreUnchanged(t *testing.T) {
 	}
 	if md := st.Details()[0].(*errdetails.ErrorInfo).GetMetadata(); len(md) != 1 || md["key"] != "checkout" {
 		t.Errorf("metadata %v", md)
+	}
+}
+
+// TestKindsAreGRPCCodes: every Kind is the gRPC code of the same number and
+// name, so that the door's mapping (grpcCode) is exact.
+func TestKindsAreGRPCCodes(t *testing.T) {
+	for k := apierr.OK; k <= apierr.Unauthenticated; k++ {
+		st := (&apierr.Error{Kind: k, Reason: "X"}).GRPCStatus()
+		if k == apierr.OK {
+			continue // a status with details is never OK
+		}
+		if st.Code() != codes.Code(k) || st.Code().String() != k.String() {
+			t.Errorf("kind %v is status %v (%d), want the same name and number", k, st.Code(), st.Code())
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
-	"google.golang.org/grpc/codes"
 
 	"github.com/llmrelay/llmrelay/internal/schema"
 )
@@ -55,7 +54,7 @@ func InvalidOutput(err *schema.InvalidOutputError, providerName string) *Error {
 		md["provider"] = providerName
 	}
 	return &Error{
-		Code:            codes.Aborted,
+		Kind:            Aborted,
 		Reason:          ReasonOutputValidationFailed,
 		Message:         err.Error(),
 		Metadata:        md,
@@ -70,7 +69,7 @@ func InvalidOutput(err *schema.InvalidOutputError, providerName string) *Error {
 // InvalidOutput.
 func InvalidOutputCause(err *schema.InvalidOutputError, providerName string) *spb.Status {
 	e := &Error{
-		Code:            codes.InvalidArgument,
+		Kind:            InvalidArgument,
 		Reason:          ReasonOutputValidationFailed,
 		Message:         err.Error(),
 		Metadata:        map[string]string{"attempt": strconv.Itoa(err.Attempt), "provider": providerName},

@@ -2,8 +2,6 @@ package apierr
 
 import (
 	"strconv"
-
-	"google.golang.org/grpc/codes"
 )
 
 // ReasonOutputTooLarge is the ErrorInfo reason of a call whose reply passed
@@ -16,7 +14,7 @@ const ReasonOutputTooLarge = "OUTPUT_TOO_LARGE"
 // and attempts, and no RetryInfo: the reply would be as long again.
 func OutputTooLarge(maxBytes int64, providerName string, attempts int) *Error {
 	return &Error{
-		Code:   codes.ResourceExhausted,
+		Kind:   ResourceExhausted,
 		Reason: ReasonOutputTooLarge,
 		Message: "the reply of provider " + strconv.Quote(providerName) + " passed the output limit of " +
 			strconv.FormatInt(maxBytes, 10) + " bytes and was stopped at the provider; ask for a shorter reply " +

@@ -24,7 +24,7 @@ const sentimentSchema = `{"type":"object","properties":{"sentiment":{"type":"str
 // allows retries re-asks and returns the check's error.
 func invalidOutput(t *testing.T, retries int, reply string) *schema.InvalidOutputError {
 	t.Helper()
-	sch, err := schema.NewCache(config.Default().SchemaConfig()).Compile([]byte(sentimentSchema))
+	sch, err := schema.NewCache(config.Default().StructuredOutput).Compile([]byte(sentimentSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestFromError(t *testing.T) {
 		violations []violation // nil: no BadRequest
 		message    string      // a part of the public message
 	}{
-		{"an invalid schema names the keyword", compileErr(t, config.Default().SchemaConfig(), `{"type": 12}`),
+		{"an invalid schema names the keyword", compileErr(t, config.Default().StructuredOutput, `{"type": 12}`),
 			codes.InvalidArgument, "INVALID_SCHEMA", nil,
 			[]violation{{"response_format.json_schema", ""}}, "invalid JSON Schema at '/type'"},
 		{"an oversized schema", compileErr(t, schema.Config{MaxSchemaBytes: 16}, sentimentSchema),

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc/codes"
-
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/schema"
@@ -40,9 +38,9 @@ func TestPushback(t *testing.T) {
 		{"the call's deadline", apierr.FromError(context.DeadlineExceeded), "-1"},
 		{"an error that is not llmrelay's", errors.New("boom"), "-1"},
 		{"shutting down: call again in 1s", apierr.FromError(apierr.ErrShuttingDown), "1000"},
-		{"busy: call again after the RetryInfo", &apierr.Error{Code: codes.Unavailable, Reason: "PROVIDER_BUSY", RetryAfter: time.Second, CallAgain: true}, "1000"},
-		{"sub-millisecond waits round up", &apierr.Error{Code: codes.Unavailable, RetryAfter: 1500 * time.Microsecond, CallAgain: true}, "2"},
-		{"call again without a wait is no pushback", &apierr.Error{Code: codes.Unavailable, CallAgain: true}, "-1"},
+		{"busy: call again after the RetryInfo", &apierr.Error{Kind: apierr.Unavailable, Reason: "PROVIDER_BUSY", RetryAfter: time.Second, CallAgain: true}, "1000"},
+		{"sub-millisecond waits round up", &apierr.Error{Kind: apierr.Unavailable, RetryAfter: 1500 * time.Microsecond, CallAgain: true}, "2"},
+		{"call again without a wait is no pushback", &apierr.Error{Kind: apierr.Unavailable, CallAgain: true}, "-1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

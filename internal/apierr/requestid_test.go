@@ -13,8 +13,8 @@ import (
 
 func TestWithRequestID(t *testing.T) {
 	const id = "3f0b1c9e-5d2a-4c1b-8e7f-6a5b4c3d2e1f"
-	orig := &apierr.Error{Code: codes.ResourceExhausted, Reason: "RATE_LIMITED", Message: "slow down", Metadata: map[string]string{"key": "k"}}
-	replayed := (&apierr.Error{Code: codes.ResourceExhausted, Reason: "RESUME_BUFFER_FULL", Message: "full", Metadata: map[string]string{"request_id": "old"}}).GRPCStatus().Err()
+	orig := &apierr.Error{Kind: apierr.ResourceExhausted, Reason: "RATE_LIMITED", Message: "slow down", Metadata: map[string]string{"key": "k"}}
+	replayed := (&apierr.Error{Kind: apierr.ResourceExhausted, Reason: "RESUME_BUFFER_FULL", Message: "full", Metadata: map[string]string{"request_id": "old"}}).GRPCStatus().Err()
 	tests := []struct {
 		name   string
 		err    error

@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	spb "google.golang.org/genproto/googleapis/rpc/status"
-	"google.golang.org/grpc/codes"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
@@ -46,7 +45,7 @@ func FromFailure(f *retry.Failure) *Error {
 	}
 	cs := statusOf(c.Class)
 	e := &Error{
-		Code:     cs.code,
+		Kind:     cs.kind,
 		Reason:   stopReason(f),
 		Message:  "provider " + strconv.Quote(f.Provider) + " " + cs.describe(c) + describeProvider(c),
 		Metadata: failureMetadata(f),
@@ -75,7 +74,7 @@ func FromFailure(f *retry.Failure) *Error {
 func AttemptCause(c retry.Classification, providerName string, attempt int) *spb.Status {
 	cs := statusOf(c.Class)
 	e := &Error{
-		Code:     cs.code,
+		Kind:     cs.kind,
 		Reason:   cs.reason,
 		Message:  "provider " + strconv.Quote(providerName) + " " + cs.describe(c) + describeProvider(c),
 		Metadata: providerMetadata(c, providerName),
@@ -87,25 +86,25 @@ func AttemptCause(c retry.Classification, providerName string, attempt int) *spb
 // classStatus is what a failure class becomes: its gRPC code, the
 // ErrorInfo reason naming it and how the public message describes it.
 type classStatus struct {
-	code   codes.Code
+	kind   Kind
 	reason string
 	what   string
 }
 
 var classStatuses = map[provider.Class]classStatus{
-	provider.ClassRateLimited:    {codes.ResourceExhausted, ReasonProviderRateLimited, "rate-limited the request"},
-	provider.ClassQuotaExhausted: {codes.ResourceExhausted, ReasonProviderQuotaExhausted, "reports the account's quota or spend limit exhausted"},
-	provider.ClassOverloaded:     {codes.Unavailable, ReasonProviderOverloaded, "is overloaded"},
-	provider.ClassServerError:    {codes.Unavailable, ReasonProviderServerError, "failed"},
-	provider.ClassTransport:      {codes.Unavailable, ReasonProviderTransport, "could not be reached or its stream broke"},
-	provider.ClassStalled:        {codes.Unavailable, ReasonProviderStalled, "showed no sign of life within the attempt's first event or stream idle timeout"},
-	provider.ClassProtocol:       {codes.Unknown, ReasonProviderProtocolError, "sent a stream llmrelay cannot decode"},
-	provider.ClassRejected:       {codes.InvalidArgument, ReasonProviderRejected, "rejected the request"},
-	provider.ClassNotFound:       {codes.InvalidArgument, ReasonProviderRejected, "does not know the model (or the endpoint)"},
-	provider.ClassInvalidOutput:  {codes.InvalidArgument, ReasonProviderRejected, "rejected the model's output"},
-	provider.ClassAuth:           {codes.FailedPrecondition, ReasonProviderAuthFailed, "rejected llmrelay's credentials"},
-	provider.ClassCanceled:       {codes.Canceled, ReasonCancelled, "call was cancelled"},
-	provider.ClassDeadline:       {codes.DeadlineExceeded, ReasonDeadlineExceeded, "call ran out of time"},
+	provider.ClassRateLimited:    {ResourceExhausted, ReasonProviderRateLimited, "rate-limited the request"},
+	provider.ClassQuotaExhausted: {ResourceExhausted, ReasonProviderQuotaExhausted, "reports the account's quota or spend limit exhausted"},
+	provider.ClassOverloaded:     {Unavailable, ReasonProviderOverloaded, "is overloaded"},
+	provider.ClassServerError:    {Unavailable, ReasonProviderServerError, "failed"},
+	provider.ClassTransport:      {Unavailable, ReasonProviderTransport, "could not be reached or its stream broke"},
+	provider.ClassStalled:        {Unavailable, ReasonProviderStalled, "showed no sign of life within the attempt's first event or stream idle timeout"},
+	provider.ClassProtocol:       {Unknown, ReasonProviderProtocolError, "sent a stream llmrelay cannot decode"},
+	provider.ClassRejected:       {InvalidArgument, ReasonProviderRejected, "rejected the request"},
+	provider.ClassNotFound:       {InvalidArgument, ReasonProviderRejected, "does not know the model (or the endpoint)"},
+	provider.ClassInvalidOutput:  {InvalidArgument, ReasonProviderRejected, "rejected the model's output"},
+	provider.ClassAuth:           {FailedPrecondition, ReasonProviderAuthFailed, "rejected llmrelay's credentials"},
+	provider.ClassCanceled:       {Canceled, ReasonCancelled, "call was cancelled"},
+	provider.ClassDeadline:       {DeadlineExceeded, ReasonDeadlineExceeded, "call ran out of time"},
 }
 
 // describe says what happened, for the public message: the class's
@@ -123,7 +122,7 @@ func statusOf(c provider.Class) classStatus {
 	if cs, ok := classStatuses[c]; ok {
 		return cs
 	}
-	return classStatus{codes.Unknown, ReasonProviderError, "returned an error llmrelay does not recognise"}
+	return classStatus{Unknown, ReasonProviderError, "returned an error llmrelay does not recognise"}
 }
 
 // stopReason is the ErrorInfo reason of a failed call: why retrying stopped,

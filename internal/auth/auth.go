@@ -361,13 +361,8 @@ func ParseBearer(header []string) (string, error) {
 		return "", fmt.Errorf(`%w: want "Bearer <key>"`, ErrMalformedCredentials)
 	}
 	key = strings.TrimLeft(key, " ")
-	switch {
-	case key == "":
-		return "", fmt.Errorf("%w: empty key", ErrMalformedCredentials)
-	case len(key) > MaxKeyLen:
-		return "", fmt.Errorf("%w: key longer than %d bytes", ErrMalformedCredentials, MaxKeyLen)
-	case strings.ContainsFunc(key, func(r rune) bool { return r <= ' ' || r == 0x7f }):
-		return "", fmt.Errorf("%w: key contains spaces or control characters", ErrMalformedCredentials)
+	if err := checkKey(key); err != nil {
+		return "", err
 	}
 	return key, nil
 }

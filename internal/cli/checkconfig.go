@@ -58,7 +58,7 @@ func checkConfig(file string, env Env) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	if _, err := route.NewTable(cfg.Routes, set, route.Options{}); err != nil {
+	if _, err := route.NewTable(cfg.Routes, set, route.Options{Policy: cfg.OutlierDetection}); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	r := cfg.Redacted()

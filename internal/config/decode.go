@@ -269,12 +269,22 @@ func yamlFields(t reflect.Type) map[string]reflect.StructField {
 	return out
 }
 
-// fieldsOf yields the exported fields of struct type t that YAML sees.
+// fieldsOf yields the exported fields of struct type t that YAML sees,
+// those of an embedded `yaml:",inline"` struct (a section composed of
+// parts owned by different packages) as its own.
 func fieldsOf(t reflect.Type) func(yield func(reflect.StructField) bool) {
 	return func(yield func(reflect.StructField) bool) {
 		for i := range t.NumField() {
 			f := t.Field(i)
-			if !f.IsExported() || yamlName(f) == "-" {
+			switch {
+			case !f.IsExported() || yamlName(f) == "-":
+				continue
+			case isInline(f):
+				for g := range fieldsOf(f.Type) {
+					if !yield(g) {
+						return
+					}
+				}
 				continue
 			}
 			if !yield(f) {
@@ -282,6 +292,13 @@ func fieldsOf(t reflect.Type) func(yield func(reflect.StructField) bool) {
 			}
 		}
 	}
+}
+
+// isInline reports whether f is an embedded struct whose fields YAML reads
+// as its parent's (`yaml:",inline"`).
+func isInline(f reflect.StructField) bool {
+	_, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	return f.Anonymous && opts == "inline" && f.Type.Kind() == reflect.Struct
 }
 
 // yamlName returns the name a struct field has in YAML: its tag's, else

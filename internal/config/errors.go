@@ -108,8 +108,17 @@ func (p Problems) err() error {
 	return p
 }
 
-// problems collects FieldErrors.
+// problems collects FieldErrors; it is the setting.Problems every
+// section's Check reports to.
 type problems struct{ list Problems }
+
+// Bad implements setting.Problems.
+func (p *problems) Bad(path, format string, args ...any) { p.add(path, nil, format, args...) }
+
+// Between implements setting.Problems.
+func (p *problems) Between(path, other, format string, args ...any) {
+	p.add(path, []string{other}, format, args...)
+}
 
 // add records a problem with the setting at path; related names the other
 // settings it involves.

@@ -1,14 +1,6 @@
 package config
 
-import (
-	"maps"
-	"reflect"
-	"slices"
-	"strings"
-
-	"github.com/llmrelay/llmrelay/internal/provider"
-	"github.com/llmrelay/llmrelay/internal/usage"
-)
+import "reflect"
 
 // Tracing adjusts llmrelay's traces. Whether they are on, where they go
 // and how they are sampled are the standard OTEL_* environment variables'
@@ -21,62 +13,11 @@ type Tracing struct {
 	CaptureContent bool `yaml:"capture_content"`
 }
 
-// Pricing is the price table: what a million tokens of each kind cost,
-// per model. Calls to a model without a price have no cost.
-type Pricing struct {
-	// Currency names the prices' currency in the docs and the config dump;
-	// metrics carry numbers only.
-	Currency string `yaml:"currency"`
-	// Models maps "<provider>/<model>" to its prices per million tokens,
-	// by kind of token: input and output, and optionally the kinds that
-	// are part of them (cached_input, ...: see usage.Kinds).
-	Models map[string]usage.Price `yaml:"models"`
-}
-
-// Prices returns the price table, nil when it prices no model. The
-// config is valid, so it cannot fail.
-func (p Pricing) Prices() *usage.Prices {
-	if len(p.Models) == 0 {
-		return nil
-	}
-	prices, err := usage.NewPrices(p.Models)
-	if err != nil {
-		return nil // Validate refuses such a table
-	}
-	return prices
-}
-
 // Reload says how the server learns of a new config besides SIGHUP.
 type Reload struct {
 	// Watch reloads the config file when it changes (written in place,
 	// replaced, or a Kubernetes ConfigMap update).
 	Watch bool `yaml:"watch"`
-}
-
-// checkPricing reports the problems of the price table: models not of
-// the form <provider>/<model>, or of a provider that is not configured,
-// and price lists that usage.Check refuses.
-func (c *Config) checkPricing(bad func(path, format string, args ...any)) {
-	for _, model := range slices.Sorted(maps.Keys(c.Pricing.Models)) {
-		path := "pricing.models." + model
-		name, m, ok := strings.Cut(model, "/")
-		if !ok || name == "" || m == "" {
-			bad(path, "%q is not <provider>/<model>", model)
-			continue
-		}
-		i := slices.IndexFunc(c.Providers, func(p provider.Config) bool { return p.Name == name })
-		switch {
-		case i < 0:
-			bad(path, "no provider is named %q", name)
-			continue
-		case len(c.Providers[i].Models) > 0 && !slices.Contains(c.Providers[i].Models, m):
-			bad(path, "provider %q does not list model %q", name, m)
-			continue
-		}
-		if err := usage.Check(c.Pricing.Models[model]); err != nil {
-			bad(path, "%v", err)
-		}
-	}
 }
 
 // restartOnly lists the settings a reload cannot change: the listeners and

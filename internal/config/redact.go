@@ -15,6 +15,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/setting"
 )
 
 // Masked replaces a secret value in Redacted's copy.
@@ -105,18 +106,8 @@ func (c *Config) YAML() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// formatDuration writes d as a Go duration without zero trailing units:
-// "2m" rather than "2m0s", "1h" rather than "1h0m0s".
-func formatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+// formatDuration writes d as a Go duration without zero trailing units.
+func formatDuration(d time.Duration) string { return setting.Duration(d) }
 
 // toNode builds the YAML node for v, following the yaml tags as decoding
 // does.
@@ -136,7 +127,11 @@ func toNode(v reflect.Value) *yaml.Node {
 		n := &yaml.Node{Kind: yaml.MappingNode}
 		for i := range t.NumField() {
 			f := t.Field(i)
-			if !f.IsExported() || yamlName(f) == "-" {
+			switch {
+			case !f.IsExported() || yamlName(f) == "-":
+				continue
+			case isInline(f):
+				n.Content = append(n.Content, toNode(v.Field(i)).Content...)
 				continue
 			}
 			n.Content = append(n.Content, scalar("!!str", yamlName(f)), toNode(v.Field(i)))

@@ -65,10 +65,11 @@ type defaults struct {
 	idle      *durationpb.Duration
 	hedge     *llmrelayv1.HedgePolicy
 	resumable *bool
+	src       route.Defaults
 }
 
 func convert(d route.Defaults) (*defaults, error) {
-	out := &defaults{retry: d.Retry, gen: d.Generation, resumable: d.Resumable}
+	out := &defaults{retry: d.Retry, gen: d.Generation, resumable: d.Resumable, src: d}
 	if d.System != "" {
 		out.prefix = append(out.prefix, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_SYSTEM, Content: d.System})
 	}
@@ -212,7 +213,7 @@ func (h *routeDefaults) BeforeAttempts(_ context.Context, c *Call) error {
 		set("hedging")
 	}
 	if d.resumable != nil && req.Resumable == nil {
-		req.Resumable = proto.Bool(*d.resumable)
+		req.Resumable = proto.Bool(d.src.ResumableFor(nil))
 		set("resumable")
 	}
 	if len(applied) > 0 {

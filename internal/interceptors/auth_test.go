@@ -11,7 +11,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
-	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 )
 
 const (
@@ -37,7 +37,7 @@ func TestAuth(t *testing.T) {
 			return &llmrelayv1.ListModelsResponse{}, nil
 		},
 	}
-	c := serve(t, svc, Guard(discardLogger()), APIOnly(Auth(authKeys(t))), Validate(newValidator(t)), ModelAccess())
+	c := serve(t, svc, Guard(discardLogger()), APIOnly(Auth(keyAuth(authKeys(t)))), Validate(newValidator(t)), ModelAccess())
 	tests := []struct {
 		name       string
 		md         []string // authorization header values
@@ -90,7 +90,7 @@ func TestAuth(t *testing.T) {
 }
 
 func TestAuthSkipsHealth(t *testing.T) {
-	c := serve(t, &fakeService{}, APIOnly(Auth(authKeys(t))))
+	c := serve(t, &fakeService{}, APIOnly(Auth(keyAuth(authKeys(t)))))
 	resp, err := c.health.Check(testCtx(t), &healthpb.HealthCheckRequest{})
 	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Fatalf("health without a key: %v, %v", resp, err)
@@ -104,7 +104,7 @@ func TestModelAccessRoutesAndFallbacks(t *testing.T) {
 	const key = "key-routes"
 	keys := testKeys(t, auth.KeyConfig{Name: "routes", SHA256: auth.HashKey(key), Scopes: []string{"generate"},
 		Models: []string{"smart", "mock/echo"}})
-	c := serve(t, &fakeService{}, Guard(discardLogger()), APIOnly(Auth(keys)), Validate(newValidator(t)), ModelAccess())
+	c := serve(t, &fakeService{}, Guard(discardLogger()), APIOnly(Auth(keyAuth(keys))), Validate(newValidator(t)), ModelAccess())
 	tests := []struct {
 		name      string
 		model     string
@@ -140,7 +140,7 @@ func TestModelAccessRoutesAndFallbacks(t *testing.T) {
 }
 
 func TestAuthOpenWithoutKeys(t *testing.T) {
-	c := serve(t, &fakeService{}, APIOnly(Auth(testKeys(t))), ModelAccess())
+	c := serve(t, &fakeService{}, APIOnly(Auth(keyAuth(testKeys(t)))), ModelAccess())
 	if _, err := c.generate(testCtx(t), validRequest()); err != nil {
 		t.Fatalf("no keys configured: %v", err)
 	}

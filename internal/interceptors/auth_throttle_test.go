@@ -12,6 +12,8 @@ import (
 	"google.golang.org/grpc/peer"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine"
 )
 
 // throttled serves the auth links with a throttle of burst failures, one
@@ -21,10 +23,10 @@ func throttled(t *testing.T, burst int) (testConn, *fakeClock, *logBuffer) {
 	t.Helper()
 	clock := &fakeClock{t: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
 	logs := &logBuffer{}
-	th := NewAuthThrottle(AuthThrottleOptions{Burst: burst, PerSecond: 1, LogInterval: time.Minute}, logs.logger(), nil)
-	th.now = clock.now
-	keys := authKeys(t)
-	c := serve(t, &fakeService{}, Recovery(discardLogger()), Logging(logs.logger()), APIOnly(th.Link(keys)), APIOnly(Auth(keys)))
+	th := auth.NewThrottle(auth.ThrottleConfig{Burst: burst, PerSecond: 1, LogInterval: time.Minute}, logs.logger())
+	th.SetClock(clock.now)
+	a := &engine.Authenticator{Keys: authKeys(t), Throttle: th}
+	c := serve(t, &fakeService{}, Recovery(discardLogger()), Logging(logs.logger()), APIOnly(Auth(a)))
 	return c, clock, logs
 }
 
@@ -37,21 +39,27 @@ func TestAuthThrottleRefusesAnAddressAfterRepeatedFailures(t *testing.T) {
 	for range 3 {
 		wantStatus(t, list("guess"), codes.Unauthenticated, ReasonAPIKeyUnknown)
 	}
-	// The bucket is empty: even the right key is not looked at.
-	st := wantStatus(t, list(fullKey), codes.Unauthenticated, ReasonAuthThrottled)
+	// The bucket is empty: the next failure is refused as throttled.
+	st := wantStatus(t, list("guess"), codes.Unauthenticated, ReasonAuthThrottled)
 	if d := findDetail[*errdetails.RetryInfo](st).GetRetryDelay().AsDuration(); d != time.Second {
 		t.Errorf("RetryInfo %v, want 1s (one try back per second)", d)
 	}
-	_, err := c.generate(withKey(testCtx(t), fullKey), validRequest())
+	_, err := c.generate(withKey(testCtx(t), "guess"), validRequest())
 	wantStatus(t, err, codes.Unauthenticated, ReasonAuthThrottled)
+	// A valid key from the same address is never refused for the others'
+	// failures (issue 23 item 9: behind a proxy, every client shares it).
+	if err := list(fullKey); err != nil {
+		t.Fatalf("a valid key from a throttled address: %v", err)
+	}
+	if _, err := c.generate(withKey(testCtx(t), fullKey), validRequest()); err != nil {
+		t.Fatalf("a valid key's Generate from a throttled address: %v", err)
+	}
 
 	clock.advance(time.Second)
-	if err := list(fullKey); err != nil {
-		t.Fatalf("after the RetryInfo's delay: %v", err)
-	}
-	// Refused calls took no try: one more failure empties the bucket again.
+	// Refused calls took no try: one failure is allowed again, then the
+	// bucket is empty again.
 	wantStatus(t, list("guess"), codes.Unauthenticated, ReasonAPIKeyUnknown)
-	wantStatus(t, list(fullKey), codes.Unauthenticated, ReasonAuthThrottled)
+	wantStatus(t, list("guess"), codes.Unauthenticated, ReasonAuthThrottled)
 }
 
 func TestAuthThrottleLogsOncePerInterval(t *testing.T) {
@@ -107,11 +115,11 @@ func TestPeerPrefix(t *testing.T) {
 	}
 	for _, tc := range tests {
 		ctx := peer.NewContext(context.Background(), &peer.Peer{Addr: tc.addr})
-		if got := peerName(peerPrefix(ctx)); got != tc.want {
+		if got := auth.AddrName(auth.AddrKey(peerAddr(ctx))); got != tc.want {
 			t.Errorf("%v: %s, want %s", tc.addr, got, tc.want)
 		}
 	}
-	if got := peerName(peerPrefix(context.Background())); got != "local" {
+	if got := auth.AddrName(auth.AddrKey(peerAddr(context.Background()))); got != "local" {
 		t.Errorf("no peer: %s", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/state/memory"
 )
@@ -21,10 +22,10 @@ func BenchmarkChain(b *testing.B) {
 	m := metrics.New()
 	all := func(log *slog.Logger) []Link {
 		return []Link{
-			Guard(log), Metrics(m), Logging(log), APIOnly(Auth(keys)),
-			NewKeyLimits(keys, memory.New(), m).Link(), APIOnly(Deadline(time.Minute, time.Hour)), RequestSize(4 << 20),
+			Guard(log), Metrics(m), Logging(log), APIOnly(Auth(keyAuth(keys))),
+			KeyLimits(engine.NewKeyLimits(memory.New(), m)), APIOnly(Deadline(time.Minute, time.Hour)), RequestSize(4 << 20),
 			Validate(newValidator(b)), ModelAccess(), ResolveModel(testRoutes(b, nil, "mock")),
-			NewProviderQueue(map[string]int{"mock": 1000}, 10, m).Link(), Recovery(log),
+			ProviderQueue(engine.NewProviderQueue(map[string]int{"mock": 1000}, 10, m)), Recovery(log),
 		}
 	}
 	warn := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))

@@ -22,8 +22,10 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/state"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -58,7 +60,7 @@ func testProviders(t testing.TB, names ...string) *provider.Set {
 // testRoutes returns a route table over testProviders(names...).
 func testRoutes(t testing.TB, routes []route.Config, names ...string) *route.Table {
 	t.Helper()
-	tb, err := route.NewTable(routes, testProviders(t, names...), route.Options{})
+	tb, err := route.NewTable(routes, testProviders(t, names...), route.Options{Policy: state.DefaultOutlierPolicy})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,4 +201,13 @@ func testKeys(t testing.TB, cfgs ...auth.KeyConfig) *auth.Keyring {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// keyAuth is the engine's authenticator over keys, without a throttle
+// (none when keys is empty: every call passes).
+func keyAuth(keys *auth.Keyring) *engine.Authenticator {
+	if keys.Len() == 0 {
+		return &engine.Authenticator{}
+	}
+	return &engine.Authenticator{Keys: keys}
 }

@@ -15,6 +15,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/state/memory"
@@ -67,8 +68,8 @@ func TestKeyRateLimit(t *testing.T) {
 	)
 	m := metrics.New()
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	kl := NewKeyLimits(keys, memory.New(memory.WithClock(clock.now)), m)
-	c := serve(t, &fakeService{}, APIOnly(Auth(keys)), kl.Link())
+	kl := engine.NewKeyLimits(memory.New(memory.WithClock(clock.now)), m)
+	c := serve(t, &fakeService{}, APIOnly(Auth(keyAuth(keys))), KeyLimits(kl))
 
 	call := func(key string, stream bool) error {
 		ctx := withKey(testCtx(t), key)
@@ -123,7 +124,7 @@ func TestKeyConcurrentStreams(t *testing.T) {
 		}
 		return nil
 	}}
-	c := serve(t, svc, APIOnly(Auth(keys)), NewKeyLimits(keys, memory.New(), m).Link())
+	c := serve(t, svc, APIOnly(Auth(keyAuth(keys))), KeyLimits(engine.NewKeyLimits(memory.New(), m)))
 
 	hold := validRequest()
 	hold.Model = "mock/hold"
@@ -174,7 +175,7 @@ func TestKeyResumeReaders(t *testing.T) {
 		return nil
 	}}
 	store := memory.New()
-	c := serve(t, svc, APIOnly(Auth(keys)), NewKeyLimits(keys, store, m).WithResumeReaders(keys, store, 2).Link())
+	c := serve(t, svc, APIOnly(Auth(keyAuth(keys))), KeyLimits(engine.NewKeyLimits(store, m).WithResumeReaders(store, 2)))
 	resume := func(key, id string) error {
 		s, err := c.llm.Resume(withKey(testCtx(t), key), &llmrelayv1.ResumeRequest{RequestId: id})
 		if err != nil {
@@ -248,7 +249,7 @@ func TestKeyLimitsStoreUnavailable(t *testing.T) {
 		auth.KeyConfig{Name: "free", SHA256: auth.HashKey("free"), Scopes: []string{"generate", "models.list"}, Models: []string{"*"}},
 	)
 	store := &downStore{}
-	c := serve(t, &fakeService{}, APIOnly(Auth(keys)), NewKeyLimits(keys, store, metrics.New()).Link())
+	c := serve(t, &fakeService{}, APIOnly(Auth(keyAuth(keys))), KeyLimits(engine.NewKeyLimits(store, metrics.New())))
 
 	_, err := c.generate(withKey(testCtx(t), "limited"), validRequest())
 	st := wantStatus(t, err, codes.Unavailable, ReasonStateStoreUnavailable)

@@ -1,13 +1,16 @@
-// Package interceptors owns the links of llmrelay's gRPC interceptor chain:
-// the call record and panic recovery, metrics, logging, authentication,
-// request validation, deadlines, per-key rate and stream limits, model
-// access, model resolution and the per-provider queue.
+// Package interceptors owns the links of llmrelay's gRPC door's
+// interceptor chain. The concerns that are gRPC's own are decided here: the
+// call record's start and panic recovery (go-grpc-middleware's recovery),
+// the RPC's logging and metrics, server pushback. Everything else a link
+// does is one step of the engine's admission (internal/engine: auth, key
+// limits, deadline, request size, validation, model access, resolution,
+// the provider queue), which the link only runs: it decides nothing
+// itself.
 //
 // Each link is a Link: a unary and a stream interceptor that do the same
 // thing, so the chain built from them (internal/server/chain.go) is the same
-// for both kinds of call. Every error a link returns carries a
-// google.rpc.ErrorInfo (domain "llmrelay"), and a RetryInfo when waiting
-// helps.
+// for both kinds of call. Every error a link returns is an *apierr.Error
+// (an ErrorInfo, domain "llmrelay", and a RetryInfo when waiting helps).
 package interceptors
 
 import (
@@ -187,8 +190,9 @@ func requestCheck(name string, check func(ctx context.Context, req any) error) L
 			return h(ctx, req)
 		},
 		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			ctx := ss.Context()
-			return h(srv, &peekStream{ServerStream: ss, onFirst: func(m any) error { return check(ctx, m) }})
+			// One allocation per call: the stream carries the check and its
+			// context, no closure over them.
+			return h(srv, &peekStream{ServerStream: ss, check: check, ctx: ss.Context()})
 		},
 	}
 }
@@ -206,7 +210,10 @@ func withContext(ss grpc.ServerStream, ctx context.Context) grpc.ServerStream {
 // way, so links that need the request (the model) see it here.
 type peekStream struct {
 	grpc.ServerStream
+	// onFirst, or else check with ctx, sees the first message.
 	onFirst func(msg any) error
+	check   func(ctx context.Context, msg any) error
+	ctx     context.Context
 	seen    bool
 }
 
@@ -219,33 +226,17 @@ func (s *peekStream) RecvMsg(m any) error {
 		return nil
 	}
 	s.seen = true
+	if s.onFirst == nil {
+		return s.check(s.ctx, m)
+	}
 	return s.onFirst(m)
 }
 
-// The request fields the chain reads, as the generated getters.
+// The request fields the guard reads, as the generated getters.
 type (
-	modelGetter     interface{ GetModel() string }
-	fallbackGetter  interface{ GetFallbackModels() []string }
 	requestIDGetter interface{ GetRequestId() string }
 	metadataGetter  interface{ GetMetadata() map[string]string }
 )
-
-// requestModel returns the "<provider>/<model>" a request names, if any.
-func requestModel(msg any) (string, bool) {
-	g, ok := msg.(modelGetter)
-	if !ok {
-		return "", false
-	}
-	return g.GetModel(), true
-}
-
-// requestFallbacks returns the fallback_models a request names, if any.
-func requestFallbacks(msg any) []string {
-	if g, ok := msg.(fallbackGetter); ok {
-		return g.GetFallbackModels()
-	}
-	return nil
-}
 
 // Metrics records go-grpc-middleware's per-RPC server metrics (grpc_server_*,
 // with the handling-time histogram) on m. A nil m records nothing.

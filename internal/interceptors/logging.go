@@ -18,7 +18,7 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
-	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/usage"
 )
 
@@ -56,7 +56,7 @@ const (
 // metadata) and the ErrorInfo reason. Credentials, request contents and
 // provider keys are never logged. Health checks are not logged (probes
 // would flood the log), nor are calls refused at authentication
-// (AuthThrottle logs those, per peer and interval).
+// (auth.Throttle logs those, per address and interval).
 //
 // A line's fields are built only when its level is enabled, so a logger at
 // warn costs a successful call nothing but two level checks.

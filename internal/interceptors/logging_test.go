@@ -17,7 +17,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
-	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
@@ -38,12 +38,12 @@ func TestLogging(t *testing.T) {
 				Event: &llmrelayv1.GenerateEvent_WillRetry{WillRetry: &llmrelayv1.WillRetry{NextAttempt: 2}}})
 			return status.Error(codes.Unavailable, "provider down")
 		case "metadata": // the error's ErrorInfo does
-			return &apierr.Error{Code: codes.Unavailable, Reason: apierr.ReasonProviderUnavailable,
+			return &apierr.Error{Kind: apierr.Unavailable, Reason: apierr.ReasonProviderUnavailable,
 				Metadata: map[string]string{"attempts": "4"}}
 		}
 		return nil
 	}}
-	c := serve(t, svc, Guard(discardLogger()), Logging(logs.logger()), APIOnly(Auth(keys)), ModelAccess())
+	c := serve(t, svc, Guard(discardLogger()), Logging(logs.logger()), APIOnly(Auth(keyAuth(keys))), ModelAccess())
 
 	req := validRequest()
 	req.RequestId = requestID
@@ -61,7 +61,7 @@ func TestLogging(t *testing.T) {
 	}
 
 	started, finished := logs.lines(t, "started call"), logs.lines(t, "finished call")
-	// A call refused at authentication has no line: AuthThrottle logs those.
+	// A call refused at authentication has no line: auth.Throttle logs those.
 	if len(started) != 1 || len(finished) != 1 {
 		t.Fatalf("%d started and %d finished lines, want 1 and 1:\n%s", len(started), len(finished), logs)
 	}
@@ -137,7 +137,7 @@ func middlewareLogging(logger *slog.Logger) Link {
 // lines are the same, field for field (times, the peer's port and made-up
 // request ids aside; a unary start line also names the key), and at warn
 // neither writes a start line or a successful call's line. (Calls refused
-// at authentication, which Logging leaves to AuthThrottle, are not among
+// at authentication, which Logging leaves to auth.Throttle, are not among
 // them.)
 func TestLoggingMatchesMiddleware(t *testing.T) {
 	const secret = "sk-key"
@@ -150,7 +150,7 @@ func TestLoggingMatchesMiddleware(t *testing.T) {
 				callinfo.From(s.Context()).ObserveAttempt(3)
 				return status.Error(codes.Unavailable, "provider down")
 			case "metadata":
-				return &apierr.Error{Code: codes.Unavailable, Reason: apierr.ReasonProviderUnavailable,
+				return &apierr.Error{Kind: apierr.Unavailable, Reason: apierr.ReasonProviderUnavailable,
 					Metadata: map[string]string{"attempts": "4"}}
 			}
 			return s.Send(&llmrelayv1.GenerateEvent{Sequence: 1, Attempt: 1})
@@ -165,7 +165,7 @@ func TestLoggingMatchesMiddleware(t *testing.T) {
 	run := func(link func(*slog.Logger) Link, level slog.Level) []map[string]any {
 		logs := &logBuffer{}
 		logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: level}))
-		c := serve(t, svc, Guard(discardLogger()), link(logger), APIOnly(Auth(keys)), ModelAccess())
+		c := serve(t, svc, Guard(discardLogger()), link(logger), APIOnly(Auth(keyAuth(keys))), ModelAccess())
 		ctx := withKey(testCtx(t), secret)
 		for i, content := range []string{"ok", "fail", "metadata"} {
 			req := validRequest()

@@ -11,12 +11,13 @@ import (
 	grpcstatus "google.golang.org/grpc/status"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 )
 
 func TestProviderQueueAcquire(t *testing.T) {
 	m := metrics.New()
-	q := NewProviderQueue(map[string]int{"openai": 1, "free": 0}, 1, m)
+	q := engine.NewProviderQueue(map[string]int{"openai": 1, "free": 0}, 1, m)
 	ctx := testCtx(t)
 
 	release, err := q.Acquire(ctx, "openai")
@@ -41,13 +42,13 @@ func TestProviderQueueAcquire(t *testing.T) {
 		}
 		got <- err
 	}()
-	waitFor(t, func() bool { return q.providers["openai"].waiting.Load() == 1 })
+	waitFor(t, func() bool { return q.Waiting("openai") == 1 })
 
 	// The queue (length 1) is full: the third call fails at once.
 	_, err = q.Acquire(ctx, "openai")
 	st := wantStatus(t, err, codes.Unavailable, ReasonProviderBusy)
-	if d := findDetail[*errdetails.RetryInfo](st).GetRetryDelay().AsDuration(); d != ProviderBusyRetryAfter {
-		t.Errorf("RetryInfo delay = %v, want %v", d, ProviderBusyRetryAfter)
+	if d := findDetail[*errdetails.RetryInfo](st).GetRetryDelay().AsDuration(); d != engine.ProviderBusyRetryAfter {
+		t.Errorf("RetryInfo delay = %v, want %v", d, engine.ProviderBusyRetryAfter)
 	}
 	if got := rateLimited(t, m, LimitProviderQueue); got != 1 {
 		t.Errorf("%s{limit=provider_queue} = %v, want 1", metrics.NameRateLimited, got)
@@ -76,7 +77,7 @@ func TestProviderQueueAcquire(t *testing.T) {
 }
 
 func TestProviderQueueLink(t *testing.T) {
-	q := NewProviderQueue(map[string]int{"mock": 1}, 0, nil)
+	q := engine.NewProviderQueue(map[string]int{"mock": 1}, 0, nil)
 	entered, release := make(chan struct{}), make(chan struct{})
 	svc := &fakeService{generate: func(req *llmrelayv1.GenerateRequest, s llmrelayv1.LLMService_GenerateServer) error {
 		if req.GetModel() == "mock/hold" {
@@ -85,7 +86,7 @@ func TestProviderQueueLink(t *testing.T) {
 		}
 		return nil
 	}}
-	c := serve(t, svc, Guard(discardLogger()), ResolveModel(testRoutes(t, nil, "mock", "openai")), q.Link())
+	c := serve(t, svc, Guard(discardLogger()), ResolveModel(testRoutes(t, nil, "mock", "openai")), ProviderQueue(q))
 	hold := validRequest()
 	hold.Model = "mock/hold"
 	var wg sync.WaitGroup
@@ -126,7 +127,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // count apart where it did.
 func TestProviderQueueInherit(t *testing.T) {
 	ctx := testCtx(t)
-	old := NewProviderQueue(map[string]int{"same": 1, "changed": 1}, 0, nil)
+	old := engine.NewProviderQueue(map[string]int{"same": 1, "changed": 1}, 0, nil)
 	holdSame, err := old.Acquire(ctx, "same")
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +139,7 @@ func TestProviderQueueInherit(t *testing.T) {
 	}
 	defer holdChanged()
 
-	q := NewProviderQueue(map[string]int{"same": 1, "changed": 2}, 0, nil)
+	q := engine.NewProviderQueue(map[string]int{"same": 1, "changed": 2}, 0, nil)
 	q.Inherit(old)
 	if _, err := q.Acquire(ctx, "same"); grpcstatus.Code(err) != codes.Unavailable {
 		t.Errorf("same bound: a call beside the old one got %v, want UNAVAILABLE (one bound)", err)

@@ -7,7 +7,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/llmrelay/llmrelay/internal/apierr"
-	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 )
 
 // Pushback returns the link that finishes every API call's status on

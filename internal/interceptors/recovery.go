@@ -8,9 +8,10 @@ import (
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 
-	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/engine"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 )
 
 // Guard is the outermost link. It starts the call's record (callinfo),
@@ -70,16 +71,15 @@ func recoveryOption(logger *slog.Logger, msg string) recovery.Option {
 		logger.ErrorContext(ctx, msg,
 			"request_id", id, "grpc.method", method,
 			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-		return statusError(codes.Internal, ReasonInternal,
-			"internal error; please report it with request_id "+id,
-			map[string]string{"request_id": id}, 0)
+		return &apierr.Error{Kind: apierr.Internal, Reason: ReasonInternal,
+			Message: "internal error; please report it with request_id " + id, Metadata: map[string]string{"request_id": id}}
 	})
 }
 
 // recordRequest notes a request's model, request id and metadata labels in
 // its call record.
 func recordRequest(ci *callinfo.Info, req any) {
-	model, _ := requestModel(req)
+	model, _ := engine.RequestModel(req)
 	var id string
 	if g, ok := req.(requestIDGetter); ok {
 		id = g.GetRequestId()

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	spb "google.golang.org/genproto/googleapis/rpc/status"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -54,7 +53,7 @@ func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, sen
 	case err != nil:
 		return storeError(ctx, err)
 	case in.Key != key:
-		return &apierr.Error{Code: codes.PermissionDenied, Reason: ReasonKeyMismatch,
+		return &apierr.Error{Kind: apierr.PermissionDenied, Reason: ReasonKeyMismatch,
 			Message:  "another API key started the call with request_id " + id + "; only that key may resume it",
 			Metadata: map[string]string{"request_id": id}}
 	case in.End != state.LogOpen && after >= in.Last:
@@ -76,7 +75,7 @@ func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, sen
 	for {
 		for _, rec := range recs {
 			if rec.Seq != next+1 {
-				return &apierr.Error{Code: codes.DataLoss, Reason: ReasonEventsLost,
+				return &apierr.Error{Kind: apierr.DataLoss, Reason: ReasonEventsLost,
 					Message:  "the call's log misses events after " + strconv.FormatUint(next, 10) + "; call Generate again",
 					Metadata: map[string]string{"request_id": id}}
 			}
@@ -155,7 +154,7 @@ func (r *Registry) ahead(ctx context.Context, id string, in state.LogInfo, after
 		}
 		return outcome(end[0])
 	}
-	return &apierr.Error{Code: codes.OutOfRange, Reason: ReasonSequenceAhead,
+	return &apierr.Error{Kind: apierr.OutOfRange, Reason: ReasonSequenceAhead,
 		Message:  "after_sequence " + strconv.FormatUint(after, 10) + " is past the call's last event, " + strconv.FormatUint(in.Last-1, 10),
 		Metadata: map[string]string{"request_id": id, "last_sequence": strconv.FormatUint(in.Last-1, 10)}}
 }
@@ -185,7 +184,7 @@ func outcome(rec state.LogRecord) error {
 	}
 	var st spb.Status
 	if err := proto.Unmarshal(rec.Data, &st); err != nil || st.GetCode() == 0 {
-		return &apierr.Error{Code: codes.Unknown, Reason: apierr.ReasonInternal, Message: "the call failed", Cause: err}
+		return &apierr.Error{Kind: apierr.Unknown, Reason: apierr.ReasonInternal, Message: "the call failed", Cause: err}
 	}
 	return status.ErrorProto(&st)
 }

@@ -49,24 +49,52 @@ import (
 	"sync/atomic"
 	"time"
 
-	"google.golang.org/grpc/codes"
-
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/setting"
 	"github.com/llmrelay/llmrelay/internal/state"
 )
 
 // Config bounds resumable calls (the config's `resume` section).
+//
+// It is the resume section of llmrelay's configuration: a call past a
+// bound stops being resumable (RESUME_BUFFER_FULL).
 type Config struct {
-	// Grace is how long a call runs without a reader, and how long its
-	// events are kept after it ended.
-	Grace time.Duration
+	// Grace is how long a call runs without a reader, waiting for a
+	// Resume, and how long its events are kept after it ended.
+	Grace time.Duration `yaml:"grace"`
 	// MaxCallBytes bounds the events kept for one call (each costs its
 	// bytes and RecordOverhead).
-	MaxCallBytes int64
-	// MaxBufferedBytes bounds what all the calls of this replica keep:
-	// their records, and CallOverhead each.
-	MaxBufferedBytes int64
+	MaxCallBytes int64 `yaml:"max_call_bytes"`
+	// MaxBufferedBytes bounds what all the calls of this replica keep
+	// (their records, and CallOverhead each), in memory or, with the redis
+	// store, in Redis.
+	MaxBufferedBytes int64 `yaml:"max_buffered_bytes"`
+	// MaxReadersPerKey bounds the Resume streams one API key has open at
+	// once (across the replicas that share a redis store), or the key's
+	// max_concurrent_streams when that is higher: one key's readers cannot
+	// crowd out another's.
+	MaxReadersPerKey int `yaml:"max_readers_per_key"`
+}
+
+// DefaultConfig returns the resume section's defaults.
+func DefaultConfig() Config {
+	return Config{Grace: 60 * time.Second, MaxCallBytes: 8 << 20, MaxBufferedBytes: 256 << 20, MaxReadersPerKey: 32}
+}
+
+// Check reports the section's problems.
+func (c Config) Check(p setting.Problems) {
+	if c.Grace <= 0 {
+		p.Bad("grace", "must be positive")
+	}
+	if c.MaxCallBytes <= 0 {
+		p.Bad("max_call_bytes", "must be positive")
+	} else if c.MaxBufferedBytes < c.MaxCallBytes {
+		p.Bad("max_buffered_bytes", "%d is below resume.max_call_bytes (%d)", c.MaxBufferedBytes, c.MaxCallBytes)
+	}
+	if c.MaxReadersPerKey <= 0 {
+		p.Bad("max_readers_per_key", "must be positive")
+	}
 }
 
 // What a kept call costs, charged against the bounds and reported by
@@ -147,13 +175,13 @@ const (
 const storeRetryAfter = time.Second
 
 func errNotFound(id string) *apierr.Error {
-	return &apierr.Error{Code: codes.NotFound, Reason: ReasonNotFound,
+	return &apierr.Error{Kind: apierr.NotFound, Reason: ReasonNotFound,
 		Message:  "no resumable call has request_id " + id + ": it was not resumable, its grace period passed, or the replica that ran it is gone; call Generate again",
 		Metadata: map[string]string{"request_id": id}}
 }
 
 func errBufferFull(id string) *apierr.Error {
-	return &apierr.Error{Code: codes.ResourceExhausted, Reason: ReasonBufferFull,
+	return &apierr.Error{Kind: apierr.ResourceExhausted, Reason: ReasonBufferFull,
 		Message:  "the call's events outgrew the server's resume bounds, so it is no longer resumable; call Generate again",
 		Metadata: map[string]string{"request_id": id}}
 }
@@ -161,19 +189,19 @@ func errBufferFull(id string) *apierr.Error {
 // errLost is the status of a call gone before its end: the replica running
 // it crashed, or shut down before the call finished.
 func errLost(id string) *apierr.Error {
-	return &apierr.Error{Code: codes.Aborted, Reason: ReasonLost,
+	return &apierr.Error{Kind: apierr.Aborted, Reason: ReasonLost,
 		Message:  "the resumable call is lost: the server running it stopped before it finished, and nothing more will come; send the same request again (its request_id is accepted) and discard what this call showed",
 		Metadata: map[string]string{"request_id": id}, CallAgain: true}
 }
 
 func errGraceExpired(id string) *apierr.Error {
-	return &apierr.Error{Code: codes.Canceled, Reason: ReasonGraceExpired,
+	return &apierr.Error{Kind: apierr.Canceled, Reason: ReasonGraceExpired,
 		Message:  "the client went away and did not resume the call within the grace period",
 		Metadata: map[string]string{"request_id": id}}
 }
 
 func errInUse(id string) *apierr.Error {
-	return &apierr.Error{Code: codes.AlreadyExists, Reason: ReasonRequestIDInUse,
+	return &apierr.Error{Kind: apierr.AlreadyExists, Reason: ReasonRequestIDInUse,
 		Message:  "a resumable call with request_id " + id + " is kept for another request; resume it with Resume, or use a new request_id",
 		Metadata: map[string]string{"request_id": id}}
 }
@@ -183,7 +211,7 @@ func errInUse(id string) *apierr.Error {
 // runs on (on the replica that runs it), so the client resumes again,
 // typically on another replica.
 func Interrupted() *apierr.Error {
-	return &apierr.Error{Code: codes.Unavailable, Reason: ReasonInterrupted,
+	return &apierr.Error{Kind: apierr.Unavailable, Reason: ReasonInterrupted,
 		Message: "this server is shutting down; the call goes on: resume it again", RetryAfter: storeRetryAfter, CallAgain: true}
 }
 
@@ -192,7 +220,7 @@ func storeError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	return &apierr.Error{Code: codes.Unavailable, Reason: apierr.ReasonStateStoreUnavailable,
+	return &apierr.Error{Kind: apierr.Unavailable, Reason: apierr.ReasonStateStoreUnavailable,
 		Message: "the store of resumable calls cannot be reached right now; try again", RetryAfter: storeRetryAfter, CallAgain: true, Cause: err}
 }
 

@@ -188,7 +188,7 @@ func TestFailedCallReplaysItsStatus(t *testing.T) {
 	h := newHarness(t, resume.Config{})
 	c := h.start(t, "call")
 	c.Append(1, []byte("e1"))
-	c.End(2, &apierr.Error{Code: codes.Unavailable, Reason: apierr.ReasonRetriesExhausted, Message: "gave up"})
+	c.End(2, &apierr.Error{Kind: apierr.Unavailable, Reason: apierr.ReasonRetriesExhausted, Message: "gave up"})
 	got, err := replay(t, h.r, "call", 0)
 	if len(got) != 1 || status.Code(err) != codes.Unavailable || status.Convert(err).Message() != "gave up" {
 		t.Fatalf("replay: %v, %v; want e1 then the call's status", got, err)

@@ -44,7 +44,7 @@ func TestBudgetConfigLimit(t *testing.T) {
 }
 
 func TestConfigDefaultIsEnvoysBudget(t *testing.T) {
-	if got, on := config.Default().RetryBudget(); got != envoy || !on {
+	if got, on := config.Default().Retry.BudgetConfig(); got != envoy || !on {
 		t.Errorf("the default retry budget is %+v, want Envoy's %+v", got, envoy)
 	}
 }

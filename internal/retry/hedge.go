@@ -11,6 +11,12 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
+// MaxHedges is the most hedges any call may start: the one bound of
+// hedging, which the contract's HedgePolicy.max_hedges rule, the server's
+// retry.hedging.max_hedges and a route's defaults.hedging.max_hedges
+// follow (TestMaxHedgesIsTheContracts checks the proto's rule).
+const MaxHedges = 2
+
 // Hedging (gRFC A6's hedging, adapted to streams): when the attempt in
 // progress has shown the client nothing for a while, the plan starts
 // another attempt beside it, a hedge; the first attempt of the two to

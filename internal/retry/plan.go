@@ -53,6 +53,11 @@ type PlanConfig struct {
 	// Latencies learns each attempt's time to first delta and gives
 	// adaptive hedging delays; nil: none.
 	Latencies *Latencies
+	// Numbered is how many attempts the call made before this plan's
+	// turn: the plan numbers its attempts after them, so that a call's
+	// attempts are numbered 1, 2, 3, ... across its turns (0 for a call's
+	// first turn).
+	Numbered int
 	// Now and Rand default to time.Now and math/rand/v2; tests set them.
 	Now  func() time.Time
 	Rand Rand
@@ -123,7 +128,8 @@ func (p *Plan) MaxAttempts() int {
 	return p.cfg.Policy.MaxAttempts*len(p.targets) + p.cfg.MaxReasks
 }
 
-// Attempts returns the attempts started so far, hedges included.
+// Attempts returns the attempts this plan started so far, hedges
+// included.
 func (p *Plan) Attempts() int { return p.attempts }
 
 // Hedges returns how many of the attempts started so far were hedges.
@@ -148,7 +154,7 @@ func (p *Plan) start() *Attempt {
 	p.round = 0
 	release(&p.next)
 	t := p.targets[p.cur]
-	return &Attempt{N: p.attempts, Target: t, Started: p.cfg.Now(), now: p.cfg.Now, end: p.budget(t).Begin(p.context())}
+	return &Attempt{N: p.cfg.Numbered + p.attempts, Target: t, Started: p.cfg.Now(), now: p.cfg.Now, end: p.budget(t).Begin(p.context())}
 }
 
 // ended records that a ended: its time, and the end of the retry a hedge
@@ -201,7 +207,7 @@ func (p *Plan) newHedge(t provider.Target, slot, end func()) *Attempt {
 	p.attempts++
 	p.hedges++
 	p.round++
-	return &Attempt{N: p.attempts, Target: t, Hedge: true, Started: p.cfg.Now(), now: p.cfg.Now, end: end, slot: slot}
+	return &Attempt{N: p.cfg.Numbered + p.attempts, Target: t, Hedge: true, Started: p.cfg.Now(), now: p.cfg.Now, end: end, slot: slot}
 }
 
 // commitTo makes the target of a, the attempt that won its race, the
@@ -394,12 +400,12 @@ func (p *Plan) Reask(err error) Step {
 
 func (p *Plan) retry(delay time.Duration, d Decision, err error) Step {
 	p.waiting = true
-	return Step{Next: p.attempts + 1, Target: p.Target(), Delay: delay, Decision: d, err: err}
+	return Step{Next: p.cfg.Numbered + p.attempts + 1, Target: p.Target(), Delay: delay, Decision: d, err: err}
 }
 
 // failure is the Failure that ends the call after the current attempt.
 func (p *Plan) failure(err error, c Classification, stop Stop) *Failure {
-	return &Failure{Err: err, Class: c, Stop: stop, Attempts: p.attempts, Provider: p.Target().Entry.Config.Name}
+	return &Failure{Err: err, Class: c, Stop: stop, Attempts: p.cfg.Numbered + p.attempts, Provider: p.Target().Entry.Config.Name}
 }
 
 // errPlanOverrun is the cause of a plan that decided to retry but was not
@@ -461,7 +467,7 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, at Attempter[T]) (T, 
 	// deadline, shutdown).
 	cause := context.Cause(ctx)
 	wait.EndWait(cause)
-	return res, &Failure{Err: cause, Class: Classify(cause), Stop: StopNotRetryable, Attempts: p.attempts, Provider: p.Target().Entry.Config.Name}
+	return res, &Failure{Err: cause, Class: Classify(cause), Stop: StopNotRetryable, Attempts: p.cfg.Numbered + p.attempts, Provider: p.Target().Entry.Config.Name}
 }
 
 // startWait starts the span of the wait that follows an attempt which

@@ -165,3 +165,33 @@ func (p Policy) Backoff(n int, rnd Rand) time.Duration {
 	half := d / 2
 	return half + time.Duration(rnd(int64(d-half)+1))
 }
+
+// StallTimeouts are one attempt's two stall timeouts, and whether each is
+// the caller's own choice, stricter than what the server would use: a
+// stall under such a timeout is the caller's doing as much as the
+// provider's (Classification.CallerCaused).
+type StallTimeouts struct {
+	FirstEvent, Idle                   time.Duration
+	FirstEventCallerSet, IdleCallerSet bool
+}
+
+// Stall returns the stall timeouts of an attempt to a provider whose own
+// first event timeout is providerFirst (zero: none), for a request that
+// asked for idle and firstEvent (zero: unset): the one place that decides
+// whether a stall is the caller's doing.
+func (l Limits) Stall(idle, firstEvent, providerFirst time.Duration) StallTimeouts {
+	t := StallTimeouts{Idle: l.IdleTimeout(idle), FirstEvent: l.FirstEventTimeout(firstEvent, providerFirst)}
+	t.IdleCallerSet = t.Idle < l.DefaultIdleTimeout
+	t.FirstEventCallerSet = t.FirstEvent < l.FirstEventTimeout(0, providerFirst)
+	return t
+}
+
+// Stalled returns the StallError of an attempt whose timeout setting
+// (SettingFirstEvent or SettingStreamIdle) passed, saying whether the
+// caller set it.
+func (t StallTimeouts) Stalled(setting string) *StallError {
+	if setting == SettingFirstEvent {
+		return &StallError{Setting: setting, Timeout: t.FirstEvent, CallerSet: t.FirstEventCallerSet}
+	}
+	return &StallError{Setting: SettingStreamIdle, Timeout: t.Idle, CallerSet: t.IdleCallerSet}
+}

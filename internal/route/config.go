@@ -1,11 +1,16 @@
 package route
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/setting"
 )
 
 // Config configures one route, as listed under `routes:` in the server's
@@ -154,9 +159,21 @@ const (
 	maxStopBytes       = 256
 	maxValidationRetry = 10
 	maxPrefixMessages  = 64
-	maxHedges          = 2
 	maxHedgeAfter      = 5 * time.Minute
 )
+
+// ResumableFor says whether a call of the route is resumable when its
+// request set resumable to requested (nil: unset): the request's choice,
+// else the route's default. The one owner of that decision: the route's
+// defaults hook applies it, and the engine asks it before the hooks run
+// (to keep the fingerprint of the request a repeated Generate is matched
+// by).
+func (d Defaults) ResumableFor(requested *bool) bool {
+	if requested != nil {
+		return *requested
+	}
+	return d.Resumable != nil && *d.Resumable
+}
 
 var schemaNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{0,64}$`)
 
@@ -300,13 +317,60 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 		case h.HedgeAfter == 0 && !h.Adaptive:
 			bad(at("hedging.hedge_after"), "required unless adaptive is true: how long an attempt may show nothing before a hedge starts, e.g. 500ms")
 		}
-		if h.MaxHedges < 0 || h.MaxHedges > maxHedges {
+		if h.MaxHedges < 0 || h.MaxHedges > retry.MaxHedges {
 			bad(at("hedging.max_hedges"), "%d is not 1 or 2 (unset: 1)", h.MaxHedges)
 		}
 		switch h.Target {
 		case "", HedgeTargetSame, HedgeTargetNext:
 		default:
 			bad(at("hedging.target"), "%q is not %s or %s", h.Target, HedgeTargetSame, HedgeTargetNext)
+		}
+	}
+}
+
+// Against is what the routes section is checked against: the configured
+// providers' names, the server's hedging floor (retry.hedging's
+// min_hedge_after) and the structured-output bounds a default schema must
+// compile under.
+type Against struct {
+	Providers     []string
+	MinHedgeAfter time.Duration
+	Schemas       schema.Config
+}
+
+// CheckSection reports the routes section's problems (Check's), a
+// default hedge_after below the server's floor, and a default
+// response_format schema that does not compile, as a request's would not:
+// a bad one stops the server at start rather than failing every call.
+func CheckSection(cfgs []Config, a Against, p setting.Problems) {
+	for _, rp := range Check(cfgs, a.Providers) {
+		p.Bad(rp.Path, "%s", rp.Message)
+	}
+	var cache *schema.Cache
+	for i, r := range cfgs {
+		if h := r.Defaults.Hedging; h != nil && h.HedgeAfter > 0 && h.HedgeAfter < a.MinHedgeAfter {
+			p.Between(fmt.Sprintf("routes[%d].defaults.hedging.hedge_after", i), "retry.hedging.min_hedge_after",
+				"%s is shorter than retry.hedging.min_hedge_after (%s)", setting.Duration(h.HedgeAfter), setting.Duration(a.MinHedgeAfter))
+		}
+		rf := r.Defaults.ResponseFormat
+		if rf == nil || len(rf.JSONSchema) == 0 {
+			continue
+		}
+		at := fmt.Sprintf("routes[%d].defaults.response_format.json_schema", i)
+		b, err := json.Marshal(rf.JSONSchema)
+		if err != nil {
+			p.Bad(at, "is not JSON: %v", err)
+			continue
+		}
+		if cache == nil {
+			cache = schema.NewCache(a.Schemas)
+		}
+		sch, err := cache.Compile(b)
+		if err == nil {
+			err = sch.Admit()
+		}
+		if err != nil {
+			p.Bad(at, "%v", err)
 		}
 	}
 }

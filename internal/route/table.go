@@ -84,13 +84,13 @@ func (e *ResolveError) Error() string { return e.Field + ": " + e.Err.Error() }
 // Unwrap returns the resolution error.
 func (e *ResolveError) Unwrap() error { return e.Err }
 
-// Options are a Table's collaborators; every one is optional.
+// Options are a Table's collaborators; every one but Policy is optional.
 type Options struct {
 	// Health records the targets' health; nil: an in-process
 	// memory.Store's.
 	Health state.TargetHealth
-	// Policy is the outlier detection policy; zero: the default
-	// (state.DefaultOutlierPolicy).
+	// Policy is the outlier detection policy (the outlier_detection
+	// section, whose default is state.DefaultOutlierPolicy); required.
 	Policy state.OutlierPolicy
 	// Now is the clock target health is read and recorded on; nil:
 	// time.Now. Tests pass one they move.
@@ -115,6 +115,11 @@ type Table struct {
 	o         Options
 }
 
+// errNoPolicy is the error of a table built without an outlier policy:
+// the caller makes up no default of its own (config.Default composes
+// state.DefaultOutlierPolicy).
+var errNoPolicy = errors.New("route: a table needs an outlier detection policy (outlier_detection)")
+
 // NewTable builds the routes from their (checked: Check) configuration.
 // It fails when a target does not resolve: an unknown provider, or a model
 // the provider does not serve.
@@ -122,8 +127,8 @@ func NewTable(cfgs []Config, providers *provider.Set, o Options) (*Table, error)
 	if o.Health == nil {
 		o.Health = memory.New()
 	}
-	if o.Policy == (state.OutlierPolicy{}) {
-		o.Policy = state.DefaultOutlierPolicy
+	if o.Policy.Failures < 1 {
+		return nil, errNoPolicy
 	}
 	if o.Now == nil {
 		o.Now = time.Now

@@ -70,7 +70,7 @@ func keys(ts []provider.Target) string {
 }
 
 func TestResolve(t *testing.T) {
-	tb := newTable(t, nil, state.OutlierPolicy{})
+	tb := newTable(t, nil, state.DefaultOutlierPolicy)
 	tests := []struct {
 		name      string
 		model     string
@@ -101,7 +101,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveErrorsNameTheirField(t *testing.T) {
-	tb := newTable(t, nil, state.OutlierPolicy{})
+	tb := newTable(t, nil, state.DefaultOutlierPolicy)
 	tests := []struct {
 		name      string
 		model     string
@@ -129,7 +129,7 @@ func TestResolveErrorsNameTheirField(t *testing.T) {
 
 func TestNewTableRefusesATargetThatDoesNotResolve(t *testing.T) {
 	_, err := route.NewTable([]route.Config{{Name: "r", Targets: []route.TargetConfig{{Model: "a/echo"}, {Model: "a/gpt-4"}}}},
-		providers(t, "a"), route.Options{})
+		providers(t, "a"), route.Options{Policy: state.DefaultOutlierPolicy})
 	if !errors.Is(err, provider.ErrUnknownModel) || !strings.HasPrefix(err.Error(), "routes[0].targets[1].model: ") {
 		t.Fatalf("error %v, want the unknown model, at its setting", err)
 	}
@@ -139,7 +139,7 @@ func TestNewTableRefusesATargetThatDoesNotResolve(t *testing.T) {
 // weighted 3:1, the first target of each call is drawn within a few
 // percent of 750:250, and the other target is always the fallback.
 func TestWeightedBalancingSplitsByWeight(t *testing.T) {
-	tb := newTable(t, nil, state.OutlierPolicy{})
+	tb := newTable(t, nil, state.DefaultOutlierPolicy)
 	first := map[string]int{}
 	for range 1000 {
 		res, err := tb.Resolve(t.Context(), "fast", nil)
@@ -252,4 +252,12 @@ func mustGet(t *testing.T, tb *route.Table, name string) *provider.Entry {
 	}
 	t.Fatalf("no target of provider %s", name)
 	return nil
+}
+
+// TestNewTableNeedsAPolicy: the outlier policy's default is the config's
+// (outlier_detection); a table makes up none of its own.
+func TestNewTableNeedsAPolicy(t *testing.T) {
+	if _, err := route.NewTable(testRoutes, providers(t, "a", "b", "c"), route.Options{}); err == nil {
+		t.Fatal("a table without an outlier policy was built")
+	}
 }

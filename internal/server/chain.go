@@ -18,11 +18,7 @@ import (
 // for unary and stream calls alike, which the runtime link runs for each
 // call that starts on rt. TestChainOrder pins the order.
 func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
-	keys, cfg := rt.keys, rt.cfg
-	validator, err := s.validator()
-	if err != nil {
-		return nil, err
-	}
+	adm := rt.engine.Admission()
 	return []interceptors.Link{
 		// Outermost: starts the call record (request id, key, model, the
 		// resolved targets, attempts) that the links, the handler and the
@@ -39,40 +35,37 @@ func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
 		// Logging before auth, so refused calls are logged too; the key and
 		// model reach its lines through the call record.
 		interceptors.Logging(s.log),
-		// The auth throttle right outside auth: it refuses addresses that
-		// failed authentication too often before their key is looked at,
-		// counts auth's refusals, and logs them per address and interval
-		// (the logging link leaves them out).
-		interceptors.APIOnly(interceptors.NewAuthThrottle(interceptors.AuthThrottleOptions{
-			Burst: s.cfg.Auth.Throttle.Burst, PerSecond: s.cfg.Auth.Throttle.PerSecond, LogInterval: s.cfg.Auth.Throttle.LogInterval,
-		}, s.log, s.metrics).Link(keys)),
-		// Auth before anything reads the request. Health and reflection
-		// need no key.
-		interceptors.APIOnly(interceptors.Auth(keys)),
+		// From here to the provider queue, the engine's admission, one link
+		// per step in engine.Order (TestChainOrder checks it).
+		// Auth before anything reads the request: the key first, then the
+		// failed-authentication throttle per client address, which logs
+		// failures per address and interval (the logging link leaves them
+		// out). Health and reflection need no key.
+		interceptors.APIOnly(interceptors.Auth(adm.Auth)),
 		// Per-key rate and stream limits right after auth, when the call
 		// starts: unary and stream calls are counted alike (a stream's
 		// request is only read later), and floods of invalid requests are
 		// throttled too. Kept in the state store, so they hold across
 		// replicas when it is shared; a key's Resume streams too.
-		interceptors.NewKeyLimits(keys, s.store, s.metrics).WithResumeReaders(keys, s.store, s.cfg.Resume.MaxReadersPerKey).Link(),
+		interceptors.KeyLimits(adm.Limits),
 		// Deadline before anything that waits, so every wait and provider
 		// call below is bounded. Not for health watches.
-		interceptors.APIOnly(interceptors.Deadline(cfg.Deadlines.Default, cfg.Deadlines.Max)),
+		interceptors.APIOnly(interceptors.Deadline(adm.Deadlines.Default, adm.Deadlines.Max)),
 		// Size before validation, so oversized requests are not walked.
-		interceptors.RequestSize(cfg.Limits.MaxRequestBytes),
+		interceptors.RequestSize(int(adm.Size)),
 		// Validation before anything interprets the request's fields.
-		interceptors.Validate(validator),
+		interceptors.Validate(adm.Validator.V),
 		// Model access after validation, so a malformed model is
 		// INVALID_ARGUMENT rather than a permission problem.
 		interceptors.ModelAccess(),
 		// Model resolution after model access, so a key learns nothing of
 		// models it may not use; the one place the model and its
 		// fallback_models become the call's targets.
-		interceptors.ResolveModel(rt.routes),
+		interceptors.ResolveModel(adm.Resolver.Routes),
 		// The provider queue last of the checks: only calls that will be
 		// served wait for a slot of their resolved provider, within their
 		// deadline.
-		rt.queue.Link(),
+		interceptors.ProviderQueue(adm.Queue),
 		// Cuts off calls still running when the shutdown grace period ends.
 		{Name: "drain", Unary: s.drainUnary, Stream: s.drainStream},
 		// Innermost, wrapping the handler: a panic in a call becomes

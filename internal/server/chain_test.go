@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 )
 
@@ -27,10 +28,15 @@ func TestChainOrder(t *testing.T) {
 	for _, l := range links {
 		names = append(names, l.Name)
 	}
-	want := []string{"guard", "pushback", "metrics", "logging", "auth_throttle", "auth", "key_limits", "deadline",
+	want := []string{"guard", "pushback", "metrics", "logging", "auth", "key_limits", "deadline",
 		"request_size", "validate", "model_access", "resolve", "provider_queue", "drain", "recovery"}
 	if !slices.Equal(names, want) {
 		t.Errorf("chain %v,\nwant %v", names, want)
+	}
+	// The admission links run the engine's admission steps in its order,
+	// which doors without a chain run with Admission.Admit.
+	if i := slices.Index(names, engine.Order[0]); i < 0 || !slices.Equal(names[i:i+len(engine.Order)], engine.Order) {
+		t.Errorf("chain %v does not run engine.Order %v in order", names, engine.Order)
 	}
 }
 

@@ -21,9 +21,11 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/llmrelay/llmrelay/client"
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/interceptors"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 )
 
@@ -340,5 +342,66 @@ func TestReloadWatch(t *testing.T) {
 				t.Errorf("the log does not say the file change reloaded:\n%s", h.logs.String())
 			}
 		})
+	}
+}
+
+// TestReloadKeepsAndAppliesTheAuthThrottle: the failed-authentication
+// throttle is the server's, not the config's (issue 23 item 7): an address
+// throttled before a reload of the same settings stays throttled, a
+// reload that changes auth.throttle takes effect at once, and a valid key
+// from that address passes throughout.
+func TestReloadKeepsAndAppliesTheAuthThrottle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "llmrelay.yaml")
+	throttle := func(burst int) string {
+		return fmt.Sprintf("  throttle: {burst: %d, per_second: 0.001, log_interval: 1m}\n", burst)
+	}
+	// configYAML's keys come last under auth: the throttle follows them.
+	cfg := func(burst int) string {
+		return strings.Replace(configYAML("http://127.0.0.1:1", map[string]string{"keep": keyKeep}, ""), "providers:", throttle(burst)+"providers:", 1)
+	}
+	writeFile(t, path, cfg(3))
+	h := startReloadable(t, path)
+	reason := func() string { return client.FromError(h.echo(t, "wrong-key")).Reason }
+	reload := func(content string) {
+		t.Helper()
+		writeFile(t, path, content)
+		h.sigs <- syscall.SIGHUP
+		if err := h.waitReload(t); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		if r := reason(); r != interceptors.ReasonAPIKeyUnknown {
+			t.Fatalf("a failure within the burst: %s", r)
+		}
+	}
+	if r := reason(); r != interceptors.ReasonAuthThrottled {
+		t.Fatalf("after the burst: %s, want %s", r, interceptors.ReasonAuthThrottled)
+	}
+
+	reload(cfg(3))
+	if r := reason(); r != interceptors.ReasonAuthThrottled {
+		t.Errorf("after a reload of the same settings: %s, want the address still throttled", r)
+	}
+	if err := h.echo(t, keyKeep); err != nil {
+		t.Errorf("a valid key from the throttled address: %v", err)
+	}
+
+	// Throttling off takes effect at once.
+	reload(cfg(0))
+	for range 5 {
+		if r := reason(); r != interceptors.ReasonAPIKeyUnknown {
+			t.Fatalf("with the throttle off: %s, want %s", r, interceptors.ReasonAPIKeyUnknown)
+		}
+	}
+	// And so does a new burst: 2 failures, then throttled.
+	reload(cfg(2))
+	for range 2 {
+		if r := reason(); r != interceptors.ReasonAPIKeyUnknown {
+			t.Fatalf("within the new burst of 2: %s", r)
+		}
+	}
+	if r := reason(); r != interceptors.ReasonAuthThrottled {
+		t.Errorf("after the new burst of 2: %s, want throttled", r)
 	}
 }

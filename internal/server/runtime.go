@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net/netip"
 
 	"google.golang.org/grpc"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/interceptors"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -34,13 +36,18 @@ type runtime struct {
 	providers *provider.Set
 	routes    *route.Table
 	hooks     hook.Chain
-	queue     *interceptors.ProviderQueue
-	service   *service.Service
+	queue     *engine.ProviderQueue
+	// engine runs the calls; service is its gRPC door.
+	engine  *engine.Engine
+	service *service.Service
 	// budget returns a provider's retry budget (nil func: off): the state
 	// store's, shared by the replicas, or this process's own, budgets,
 	// carried over from the runtime this one replaces.
 	budget  func(provider string) retry.Throttle
 	budgets *retry.Budgets
+	// trusted are the proxies whose X-Forwarded-For or PROXY protocol
+	// header names the client (auth.trusted_proxies).
+	trusted []netip.Prefix
 	// cert is the TLS certificate, nil without TLS.
 	cert *tls.Certificate
 	// unary and stream are the interceptor chain, composed.
@@ -68,7 +75,7 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 	for _, p := range cfg.Providers {
 		maxConcurrent[p.Name] = p.MaxConcurrent
 	}
-	rt.queue = interceptors.NewProviderQueue(maxConcurrent, cfg.Limits.ProviderQueue, s.metrics)
+	rt.queue = engine.NewProviderQueue(maxConcurrent, cfg.Limits.ProviderQueue, s.metrics)
 	if prev != nil {
 		rt.queue.Inherit(prev.queue)
 	}
@@ -80,10 +87,35 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		rt.cert = &cert
 	}
 	s.retryBudgets(rt, prev)
-	rt.service = service.New(service.Deps{
-		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Config: cfg, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
+	validator, err := s.validator()
+	if err != nil {
+		return nil, err
+	}
+	if rt.trusted, _, err = auth.ParseTrustedProxies(cfg.Auth.TrustedProxies); err != nil {
+		return nil, err
+	}
+	authn := &engine.Authenticator{Throttle: s.throttle, TrustedProxies: rt.trusted, Metrics: s.metrics}
+	if rt.keys.Len() > 0 {
+		authn.Keys = rt.keys
+	}
+	rt.engine = engine.New(engine.Deps{
+		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
+		Retry: cfg.Retry.Limits(cfg.Deadlines.StallSettings), Schema: cfg.StructuredOutput,
+		Output: cfg.Limits.Output(), Heartbeat: cfg.Heartbeat,
+		Prices: cfg.Pricing.Prices(), CaptureContent: cfg.Tracing.CaptureContent,
 		Budget: rt.budget, Resume: s.resume, Latencies: s.latencies,
+		Admission: &engine.Admission{
+			Auth: authn,
+			// Resume is restart-only: the start-up config's is the one in force.
+			Limits:    engine.NewKeyLimits(s.store, s.metrics).WithResumeReaders(s.store, s.cfg.Resume.MaxReadersPerKey),
+			Deadlines: cfg.Deadlines.Deadlines,
+			Size:      engine.RequestSize(cfg.Limits.MaxRequestBytes),
+			Validator: engine.Validator{V: validator},
+			Resolver:  engine.Resolver{Routes: rt.routes},
+			Queue:     rt.queue,
+		},
 	})
+	rt.service = service.New(rt.engine)
 	links, err := s.interceptorChain(rt)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"buf.build/go/protovalidate"
+	"github.com/pires/go-proxyproto"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -24,6 +26,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/metrics"
@@ -95,6 +98,10 @@ type Server struct {
 	// resume runs the resumable calls, their logs in the state store; it
 	// outlives reloads, like the calls.
 	resume *resume.Registry
+	// throttle counts failed authentications per client address; it
+	// outlives reloads (a reload applies auth.throttle to it), so that a
+	// throttled address stays throttled.
+	throttle *auth.Throttle
 
 	// hardStop is cancelled when the grace period ends; the drain link of
 	// the interceptor chain then cancels every call still running.
@@ -167,7 +174,8 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	if !ok {
 		logs = memory.New()
 	}
-	s.resume = resume.New(cfg.ResumeConfig(), logs, s.log, s.metrics)
+	s.resume = resume.New(cfg.Resume, logs, s.log, s.metrics)
+	s.throttle = auth.NewThrottle(cfg.Auth.Throttle, s.log)
 	// The first runtime: the keys, providers, routes, chain and service of
 	// cfg.
 	rt, err := s.newRuntime(cfg, nil)
@@ -201,7 +209,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 func (s *Server) buildRoutes(rt *runtime) error {
 	var err error
 	rt.routes, err = route.NewTable(rt.cfg.Routes, rt.providers, route.Options{
-		Health: s.targetHealth, Policy: rt.cfg.OutlierPolicy(), Now: s.routeClock, Rand: s.routeRand, Logger: s.log, Metrics: s.metrics,
+		Health: s.targetHealth, Policy: rt.cfg.OutlierDetection, Now: s.routeClock, Rand: s.routeRand, Logger: s.log, Metrics: s.metrics,
 	})
 	if err != nil {
 		return err
@@ -219,13 +227,35 @@ func (s *Server) buildRoutes(rt *runtime) error {
 }
 
 // Serve accepts connections on lis until Shutdown. It returns nil after a
-// shutdown.
+// shutdown. With auth.trusted_proxies, a connection from a trusted proxy
+// may open with a PROXY protocol header (v1 or v2, as HAProxy's
+// send-proxy and send-proxy-v2 write it), whose source address is the
+// client's; other connections are read as they are. (Turning the PROXY
+// protocol on, from no trusted proxies to some, takes a restart; a reload
+// changes which proxies are trusted.)
 func (s *Server) Serve(lis net.Listener) error {
+	if len(s.cfg.Auth.TrustedProxies) > 0 {
+		lis = &proxyproto.Listener{Listener: lis, ConnPolicy: s.proxyPolicy, ReadHeaderTimeout: proxyHeaderTimeout}
+	}
 	err := s.grpc.Serve(lis)
 	if errors.Is(err, grpc.ErrServerStopped) {
 		return nil
 	}
 	return err
+}
+
+// proxyHeaderTimeout bounds the wait for a trusted proxy's PROXY header.
+const proxyHeaderTimeout = 10 * time.Second
+
+// proxyPolicy reads a PROXY protocol header only from the current
+// runtime's trusted proxies (a reload may change them); from any other
+// peer it reads nothing, so that a client cannot name its own address.
+func (s *Server) proxyPolicy(o proxyproto.ConnPolicyOptions) (proxyproto.Policy, error) {
+	ap, err := netip.ParseAddrPort(o.Upstream.String())
+	if err == nil && auth.Trusted(ap.Addr(), s.current.Load().trusted) {
+		return proxyproto.USE, nil
+	}
+	return proxyproto.SKIP, nil
 }
 
 // Shutdown stops the server in three steps. First health turns

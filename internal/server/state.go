@@ -62,7 +62,7 @@ func (s *Server) followStore() (stop func()) {
 // the store's, so it outlives a reload), else this process's own, which go
 // on counting the calls in flight on prev, the runtime rt replaces.
 func (s *Server) retryBudgets(rt *runtime, prev *runtime) {
-	limit, on := rt.cfg.RetryBudget()
+	limit, on := rt.cfg.Retry.BudgetConfig()
 	if !on {
 		return
 	}

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/engine/enginetest"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
-	"github.com/llmrelay/llmrelay/internal/service"
 )
 
 // benchItems is the schema of benchReply.
@@ -16,10 +16,10 @@ const benchItems = `{"type":"object","properties":{"summary":{"type":"string"},"
 	`"properties":{"id":{"type":"integer"},"name":{"type":"string"},"score":{"type":"number"},"ok":{"type":"boolean"},` +
 	`"tags":{"type":"array","items":{"type":"string"}},"note":{"type":"null"}},"required":["id","name","score"]}}},"required":["summary","items"]}`
 
-// benchReply is service.BenchReplyDeltas as provider events.
+// benchReply is enginetest.BenchReplyDeltas as provider events.
 func benchReply() []provider.Event {
 	var events []provider.Event
-	for _, d := range service.BenchReplyDeltas() {
+	for _, d := range enginetest.BenchReplyDeltas() {
 		events = append(events, provider.Event{Kind: provider.EventText, Text: d})
 	}
 	return events

@@ -14,11 +14,11 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/engine/enginetest"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
-	"github.com/llmrelay/llmrelay/internal/service"
 )
 
 // partialRatio is the documented bound: an attempt's partial_object events
@@ -90,7 +90,7 @@ func TestPartialObjectsStayLinear(t *testing.T) {
 		// last partial object must show, in percent.
 		lastShare int
 	}{
-		{"an array of objects", `{"type":"object","required":["items"]}`, service.ItemsReply(240), 20, 70},
+		{"an array of objects", `{"type":"object","required":["items"]}`, enginetest.ItemsReply(240), 20, 70},
 		{"one long string", `{"type":"object","properties":{"essay":{"type":"string"}}}`, `{"essay": "` + long + `"}`, 8, 45},
 		// Each one-digit number, 2 bytes of text, takes 11 bytes in a
 		// google.protobuf.Value: a snapshot is larger than 4 × its text,
@@ -102,7 +102,7 @@ func TestPartialObjectsStayLinear(t *testing.T) {
 			if len(tt.reply) < 25_000 {
 				t.Fatalf("the reply is %d bytes, want 25 KB", len(tt.reply))
 			}
-			deltas := service.SplitDeltas(tt.reply, 4)
+			deltas := enginetest.SplitDeltas(tt.reply, 4)
 			u := pt.NewUpstream(t, func(int, *http.Request) pt.Reply {
 				return pt.Reply{Body: openAIStreamDeltas(t, deltas...)}
 			})
@@ -143,8 +143,8 @@ func TestPartialObjectsStayLinear(t *testing.T) {
 // discarded with it, and the attempt after it starts with a budget of its
 // own: its first partial object comes as early as the first attempt's.
 func TestPartialObjectBoundPerAttempt(t *testing.T) {
-	reply := service.ItemsReply(100)
-	deltas := service.SplitDeltas(reply, 4)
+	reply := enginetest.ItemsReply(100)
+	deltas := enginetest.SplitDeltas(reply, 4)
 	var first []provider.Event
 	for _, d := range deltas[:len(deltas)/2] {
 		first = append(first, provider.Event{Kind: provider.EventText, Text: d})
@@ -197,7 +197,7 @@ func TestPartialObjectInterval(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			deltas := service.SplitDeltas(service.ItemsReply(20), 4)
+			deltas := enginetest.SplitDeltas(enginetest.ItemsReply(20), 4)
 			var evs []provider.Event
 			for _, d := range deltas {
 				evs = append(evs, provider.Event{Kind: provider.EventText, Text: d})

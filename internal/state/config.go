@@ -5,6 +5,8 @@ import (
 	"net"
 	"strings"
 	"time"
+
+	"github.com/llmrelay/llmrelay/internal/setting"
 )
 
 // Store kinds (Config.Store).
@@ -120,7 +122,8 @@ func DefaultConfig() Config {
 
 // Check reports every problem of the section to bad, each with the path of
 // its setting below "state." ("store", "redis.address") and what is wrong.
-func (c Config) Check(bad func(path, format string, args ...any)) {
+func (c Config) Check(p setting.Problems) {
+	bad := p.Bad
 	switch c.OnStoreFailure {
 	case FailOpen, FailClosed:
 	default:

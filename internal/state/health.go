@@ -3,6 +3,8 @@ package state
 import (
 	"context"
 	"time"
+
+	"github.com/llmrelay/llmrelay/internal/setting"
 )
 
 // TargetHealth records the health of route targets by outlier detection,
@@ -53,14 +55,32 @@ type TargetStatus struct {
 }
 
 // OutlierPolicy says when a target is ejected and for how long.
+//
+// It is the outlier_detection section of llmrelay's configuration:
+// Failures attempts failing in a row (for reasons that are the target's,
+// not the request's) eject a target for BaseEjection, the n-th ejection in
+// a row n times as long, at most MaxEjection; one success restores it.
 type OutlierPolicy struct {
 	// Failures is how many attempts must fail in a row to eject a target
 	// (at least 1).
-	Failures int
+	Failures int `yaml:"consecutive_failures"`
 	// BaseEjection is the first ejection's length; the n-th in a row lasts
 	// n times as long, up to MaxEjection.
-	BaseEjection time.Duration
-	MaxEjection  time.Duration
+	BaseEjection time.Duration `yaml:"base_ejection_time"`
+	MaxEjection  time.Duration `yaml:"max_ejection_time"`
+}
+
+// Check reports the policy's problems.
+func (p OutlierPolicy) Check(ps setting.Problems) {
+	if p.Failures < 1 {
+		ps.Bad("consecutive_failures", "must be at least 1")
+	}
+	if p.BaseEjection <= 0 {
+		ps.Bad("base_ejection_time", "must be positive")
+	} else if p.MaxEjection < p.BaseEjection {
+		ps.Between("max_ejection_time", "base_ejection_time", "%s is shorter than base_ejection_time (%s)",
+			setting.Duration(p.MaxEjection), setting.Duration(p.BaseEjection))
+	}
 }
 
 // DefaultOutlierPolicy is Envoy's outlier detection default: 5 failures in

@@ -54,3 +54,14 @@ func (m *ManualTimer) None(t testing.TB) {
 	default:
 	}
 }
+
+// Instant is a retry.Timer whose every wait ends at once: tests and
+// examples see the plan's decisions without waiting them.
+type Instant struct{}
+
+// After implements retry.Timer.
+func (Instant) After(time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	ch <- time.Now()
+	return ch
+}

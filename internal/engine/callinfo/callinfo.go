@@ -1,15 +1,14 @@
-// Package callinfo carries what llmrelay learns about one call while it runs
-// (its request id, the caller's key name, the model it asked for and the
-// targets that model resolved to, the attempts it took, the annotations
-// its hooks made) from the one place that learns each (the interceptor
-// chain's links, the Generate handler and its attempt plan) to the code
-// that needs it: the provider queue and the handler use the resolved
-// targets, and the log lines and errors report the rest.
+// Package callinfo is the engine's call record: what llmrelay learns about
+// one call while it runs (its request id, the caller's key name, the model
+// it asked for and the targets that model resolved to, the attempts it
+// took, the annotations its hooks made), from the one place that learns
+// each (the engine's admission steps, Generate and its attempt plan) to
+// the code that needs it: the provider queue and Generate use the resolved
+// targets, and a door's log lines and errors report the rest.
 //
-// The outermost link of the chain puts an *Info in the call's context; every
-// later link and the handler find it with From. All methods are safe for
-// concurrent use and do nothing on a nil *Info, so code that runs without the
-// chain (unit tests of the service) needs no special case.
+// A door puts an *Info in the call's context (NewContext) before it admits
+// the call; every admission step and the engine find it with From. All
+// methods are safe for concurrent use and do nothing on a nil *Info.
 package callinfo
 
 import (

@@ -1,58 +1,14 @@
-package service
+package engine
 
 import (
 	"fmt"
-	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/engine/enginetest"
 )
-
-// BenchReplyDeltas, ItemsReply and SplitDeltas are benchReplyDeltas,
-// itemsReply and splitDeltas for the package's external tests.
-var (
-	BenchReplyDeltas = benchReplyDeltas
-	ItemsReply       = itemsReply
-	SplitDeltas      = splitDeltas
-)
-
-// benchReplyDeltas returns a structured reply of 6.4 KB, an object
-// holding an array of 60 small objects, cut in deltas of about 4 bytes as
-// a model streams tokens.
-func benchReplyDeltas() []string { return splitDeltas(itemsReply(60), 4) }
-
-// itemsReply returns a structured reply holding a summary and an array of
-// n small objects, about 104 bytes each.
-func itemsReply(n int) string {
-	var b strings.Builder
-	b.WriteString(`{"summary": "A long summary with \"quotes\" and ünïcode, to be streamed", "items": [`)
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, `{"id": %d, "name": "item number %d", "score": %d.25, "ok": %v, "tags": ["a", "b", "c"], "note": null}`, i, i, i, i%2 == 0)
-	}
-	b.WriteString("]}")
-	return b.String()
-}
-
-// splitDeltas cuts reply in deltas of about size bytes, as a model streams
-// tokens, on rune boundaries: deltas are valid UTF-8.
-func splitDeltas(reply string, size int) []string {
-	var deltas []string
-	for i := 0; i < len(reply); {
-		j := min(i+size, len(reply))
-		for j < len(reply) && !utf8.RuneStart(reply[j]) {
-			j++
-		}
-		deltas = append(deltas, reply[i:j])
-		i = j
-	}
-	return deltas
-}
 
 // BenchmarkPartialObjects measures the server's side of partial objects
 // for one reply of 6.4 KB or 25 KB (60 or 240 small objects in an array)
@@ -66,8 +22,8 @@ func splitDeltas(reply string, size int) []string {
 func BenchmarkPartialObjects(b *testing.B) {
 	so := &structured{partials: true}
 	for _, items := range []int{60, 240} {
-		reply := itemsReply(items)
-		deltas := splitDeltas(reply, 4)
+		reply := enginetest.ItemsReply(items)
+		deltas := enginetest.SplitDeltas(reply, 4)
 		for _, bounded := range []bool{false, true} {
 			policy := "every-change"
 			if bounded {

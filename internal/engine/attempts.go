@@ -1,4 +1,4 @@
-package service
+package engine
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func (e *sendError) Unwrap() error { return e.err }
 // round the plan decides (afterFailure), and the WillRetry event is sent
 // with the step's exact delay before retry-go waits it.
 func (c *call) run(ctx context.Context) (*attemptResult, error) {
-	return retry.Run(ctx, c.plan, c.svc.timer, attempter{c: c, ctx: ctx})
+	return retry.Run(ctx, c.turn.plan, c.eng.timer, attempter{c: c, ctx: ctx})
 }
 
 // attempter is the call's side of its attempts, as retry.Run runs them.
@@ -58,7 +58,7 @@ func (at attempter) Attempt(ctx context.Context, a *retry.Attempt) (*attemptResu
 	c := at.c
 	c.info.ObserveAttempt(a.N)
 	if a.Hedge {
-		c.svc.log.Debug("hedging", "request_id", c.requestID, "attempt", a.N, "provider", a.Target.Entry.Config.Name, "model", a.Target.Model)
+		c.eng.log.Debug("hedging", "request_id", c.requestID, "attempt", a.N, "provider", a.Target.Entry.Config.Name, "model", a.Target.Model)
 	}
 	sctx, span := c.startAttempt(ctx, a)
 	res, err := c.runAttempt(sctx, a)
@@ -76,7 +76,7 @@ func (at attempter) Settle(a *retry.Attempt, res *attemptResult, err error) (*at
 	c.usage.Add(res.usage)
 	c.account(a.Target, res.usage)
 	if a.Hedge {
-		c.svc.metrics.Hedge(a.Target.Entry.Config.Name, a.Outcome().String())
+		c.eng.metrics.Hedge(a.Target.Entry.Config.Name, a.Outcome().String())
 	}
 	if !a.Decides() {
 		if a.Outcome() == retry.OutcomeFailed {
@@ -87,9 +87,9 @@ func (at attempter) Settle(a *retry.Attempt, res *attemptResult, err error) (*at
 	if err != nil {
 		return nil, c.afterFailure(at.ctx, a, res, err)
 	}
-	c.plan.Succeeded()
+	c.turn.plan.Succeeded()
 	res.attempt = a.N
-	if c.so != nil && res.finish != provider.FinishRefusal {
+	if c.turn.so != nil && res.finish != provider.FinishRefusal {
 		// A refusal is the model's answer: nothing to validate, and
 		// re-asking would only be refused again.
 		return c.checkOutput(at.ctx, a.N, res)
@@ -99,7 +99,7 @@ func (at attempter) Settle(a *retry.Attempt, res *attemptResult, err error) (*at
 
 // HedgeRefused implements retry.HedgeObserver.
 func (at attempter) HedgeRefused(t provider.Target) {
-	at.c.svc.metrics.Hedge(t.Entry.Config.Name, metrics.HedgeRefused)
+	at.c.eng.metrics.Hedge(t.Entry.Config.Name, metrics.HedgeRefused)
 }
 
 // classify classifies the error of attempt a, which failed with err while
@@ -116,11 +116,11 @@ func (c *call) classify(ctx context.Context, a *retry.Attempt, err error) (error
 		// What the provider sent that the error is about (an event that did
 		// not decode, an error status's body: a proxy's page, say) may be
 		// anything: never in a status, only here, at debug level.
-		c.svc.log.Debug("provider error response", "request_id", c.requestID, "provider", name,
+		c.eng.log.Debug("provider error response", "request_id", c.requestID, "provider", name,
 			"attempt", a.N, "provider_status", pe.Status, "body", pe.Raw)
 	}
 	if cl.Class != provider.ClassCanceled && cl.Class != provider.ClassDeadline {
-		c.svc.metrics.ProviderError(name, cl.Class.String())
+		c.eng.metrics.ProviderError(name, cl.Class.String())
 	}
 	return err, cl
 }
@@ -131,8 +131,8 @@ func (c *call) classify(ctx context.Context, a *retry.Attempt, err error) (error
 // follows it.
 func (c *call) raceFailure(ctx context.Context, a *retry.Attempt, res *attemptResult, err error) {
 	err, cl := c.classify(ctx, a, err)
-	c.plan.RaceFailed(a, cl)
-	c.svc.log.Debug("attempt failed beside another", "request_id", c.requestID, "attempt", a.N, "hedge", a.Hedge,
+	c.turn.plan.RaceFailed(a, cl)
+	c.eng.log.Debug("attempt failed beside another", "request_id", c.requestID, "attempt", a.N, "hedge", a.Hedge,
 		"provider", a.Target.Entry.Config.Name, "class", cl.Class.String(), "error", err)
 	if telemetry.Recording(res.sctx) {
 		telemetry.AttemptFailed(res.sctx, telemetry.AttemptFailure{Class: cl.Class.String(), Err: err})
@@ -155,27 +155,27 @@ func (c *call) afterFailure(ctx context.Context, a *retry.Attempt, res *attemptR
 	n, t := a.N, a.Target
 	name := t.Entry.Config.Name
 	err, cl := c.classify(ctx, a, err)
-	step := c.plan.Failed(err, cl, res.streamed())
+	step := c.turn.plan.Failed(err, cl, res.streamed())
 	c.traceFailure(res.sctx, err, cl, step, res)
 	if step.Decision.Stop == retry.StopBudget {
-		c.svc.metrics.RetryBudgetExhausted(name)
+		c.eng.metrics.RetryBudgetExhausted(name)
 	}
 	if !step.Retry() {
 		return step.Failure
 	}
 
 	if step.Fallback {
-		from, to := c.svc.routes.Label(t), c.svc.routes.Label(step.Target)
-		c.svc.log.Info("falling back",
+		from, to := c.eng.routes.Label(t), c.eng.routes.Label(step.Target)
+		c.eng.log.Info("falling back",
 			"request_id", c.requestID, "route", c.routeName(), "from", from, "to", to, "attempt", n,
 			"reason", step.Reason.String(), "stop", step.Decision.Stop.String(), "discard_partial", res.streamed(), "error", err)
-		c.svc.metrics.Fallback(c.routeName(), from, to)
+		c.eng.metrics.Fallback(c.routeName(), from, to)
 	} else {
-		c.svc.log.Info("retrying",
+		c.eng.log.Info("retrying",
 			"request_id", c.requestID, "provider", name, "attempt", n,
 			"reason", step.Reason.String(), "delay", step.Delay, "discard_partial", res.streamed(), "error", err)
 	}
-	c.svc.metrics.Retry(name, step.Reason.String())
+	c.eng.metrics.Retry(name, step.Reason.String())
 	if err := c.sendWillRetry(n, step, &llmrelayv1.WillRetry{
 		Reason:         llmrelayv1.RetryReason(step.Reason),
 		Delay:          durationpb.New(step.Delay),
@@ -248,29 +248,21 @@ func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 
 // it fails with OUTPUT_TOO_LARGE, which ends the call.
 func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult, error) {
 	n, t := a.N, a.Target
-	res := &attemptResult{partial: c.so.newPartial()}
+	res := &attemptResult{partial: c.turn.so.newPartial()}
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	first := c.svc.limits.FirstEventTimeout(c.firstEvent, t.Entry.Config.FirstEventTimeout)
-	// A first event timeout the caller chose stricter than the one it
-	// would otherwise get makes a stall under it the caller's doing.
-	firstCallerSet := first < c.svc.limits.FirstEventTimeout(0, t.Entry.Config.FirstEventTimeout)
-	stall := startStallTimer(first, c.idle, cancel)
+	timeouts := c.eng.limits.Stall(c.turn.idle, c.turn.firstEvent, t.Entry.Config.FirstEventTimeout)
+	stall := startStallTimer(timeouts, cancel)
 	defer stall.stop()
 	stalled := func(err error) error {
 		var se *retry.StallError
 		if ctx.Err() == nil && errors.As(context.Cause(actx), &se) {
-			stall := *se
-			stall.CallerSet = c.idleCallerSet
-			if stall.Setting == retry.SettingFirstEvent {
-				stall.CallerSet = firstCallerSet
-			}
-			return fmt.Errorf("attempt %d: %w", n, &stall)
+			return fmt.Errorf("attempt %d: %w", n, se)
 		}
 		return err
 	}
 
-	preq := *c.preq
+	preq := *c.turn.preq
 	preq.Attempt = n
 	preq.Model = t.Model
 	preq.Activity = &stall.act
@@ -281,6 +273,15 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 	defer st.Close()
 	for {
 		ev, err := st.Recv()
+		if err == nil && actx.Err() != nil && shows(ev) {
+			// The attempt was cancelled (its call ended, another attempt
+			// won its race, it stalled): what the provider's stream still
+			// holds in its buffers is nobody's to see. Without this check
+			// a reply the transport had already buffered whole would
+			// stream on to its end. (Usage and the finish reason are
+			// accounted for all the same.)
+			err = context.Cause(actx)
+		}
 		if errors.Is(err, io.EOF) {
 			return res, nil
 		}
@@ -300,6 +301,13 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 			return res, err
 		}
 	}
+}
+
+// shows reports whether ev is something the client is shown (text,
+// reasoning, a refusal, a tool call), rather than accounted for (usage,
+// the finish reason).
+func shows(ev provider.Event) bool {
+	return ev.Kind != provider.EventUsage && ev.Kind != provider.EventFinish
 }
 
 // handle folds one provider event of attempt a into res and sends the
@@ -437,7 +445,7 @@ func (c *call) sendDelta(a *retry.Attempt, de *deltaEvent, res *attemptResult) e
 	}
 	if !c.firstDelta {
 		c.firstDelta = true
-		c.svc.metrics.FirstToken(c.labels(a.Target), time.Since(c.start))
+		c.eng.metrics.FirstToken(c.labels(a.Target), time.Since(c.start))
 	}
 	res.deltas++
 	de.event.Attempt = uint32(a.N)

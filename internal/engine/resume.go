@@ -1,4 +1,4 @@
-package service
+package engine
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
@@ -27,10 +25,10 @@ const (
 // mayResume reports whether a request may turn out resumable once the
 // hooks ran: it asks to be, or leaves it to a route that makes it so.
 func mayResume(req *llmrelayv1.GenerateRequest, res *route.Resolved) bool {
-	if req.Resumable != nil {
+	if res.Route == nil {
 		return req.GetResumable()
 	}
-	return res.Route != nil && res.Route.Defaults.Resumable != nil && *res.Route.Defaults.Resumable
+	return res.Route.Defaults.ResumableFor(req.Resumable)
 }
 
 // fingerprint identifies a request, so that a repeated Generate of a
@@ -45,37 +43,37 @@ func fingerprint(req *llmrelayv1.GenerateRequest) string {
 // call's log, tells the client the call's id in the response headers and
 // returns the context the call runs on from then on, detached from the
 // client's stream (its values, deadline and the shutdown's cut-off, not
-// the client's cancellation), and end, which the handler defers: the
-// stream no longer reads the call once the handler returns.
+// the client's cancellation), and end, which Generate defers: the
+// stream no longer reads the call once Generate returns.
 //
 // A call of the same id, key and request kept already is
-// resume.ErrAttach: the handler replays it instead (attach). When the
+// resume.ErrAttach: Generate replays it instead (attach). When the
 // call cannot be kept (resume.CannotKeep: the store is unreachable, or
 // this replica's kept calls fill its bound), it runs as an ordinary call:
 // its client still gets its answer, and the headers do not say it is
 // resumable.
-func (c *call) makeResumable(ctx context.Context, stream grpc.ServerStream) (detached context.Context, end func(), err error) {
+func (c *call) makeResumable(ctx context.Context, sink Sink) (detached context.Context, end func(), err error) {
 	detached, cancel := resume.Detach(ctx)
-	rc, err := c.svc.resume.Start(ctx, c.requestID, c.key, c.fingerprint, cancel)
+	rc, err := c.eng.resume.Start(ctx, c.requestID, c.key, c.fingerprint, cancel)
 	if err != nil {
 		cancel(nil)
 		if !resume.CannotKeep(err) {
 			return ctx, nil, err
 		}
-		c.svc.log.Warn("resumable call runs as an ordinary call: its log cannot be kept", "request_id", c.requestID, "error", err)
+		c.eng.log.Warn("resumable call runs as an ordinary call: its log cannot be kept", "request_id", c.requestID, "error", err)
 		return ctx, func() {}, nil
 	}
 	// Headers go out with the first event (or at once with a
 	// heartbeat): setting them commits nothing.
-	_ = stream.SetHeader(metadata.Pairs(HeaderRequestID, c.requestID, HeaderResumable, "true"))
+	setResumableHeaders(sink, c.requestID)
 	c.out.mu.Lock()
 	c.out.log = rc
 	c.out.mu.Unlock()
 	// The client going away while nothing is being sent.
-	stopWatch := context.AfterFunc(stream.Context(), c.out.clientGone)
+	stopWatch := context.AfterFunc(ctx, c.out.clientGone)
 	return detached, func() {
 		stopWatch()
-		c.out.clientGone() // the handler returns: nobody reads the call here any more
+		c.out.clientGone() // Generate returns: nobody reads the call here any more
 		cancel(nil)
 	}, nil
 }
@@ -83,32 +81,41 @@ func (c *call) makeResumable(ctx context.Context, stream grpc.ServerStream) (det
 // attach serves a Generate that repeats a resumable call still kept (the
 // same id, key and request: a client library's retry, say): it streams
 // that call from its first event, as Resume would, and runs nothing.
-func (s *Service) attach(ctx context.Context, c *call, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
+func (s *Engine) attach(ctx context.Context, c *call, sink Sink) error {
 	s.log.Info("generate repeats a resumable call still kept: streaming it from its first event", "request_id", c.requestID)
-	_ = stream.SetHeader(metadata.Pairs(HeaderRequestID, c.requestID, HeaderResumable, "true"))
-	return replayResult(ctx, s.resume.Replay(ctx, c.requestID, c.key, 0, sendEncoded(stream)))
+	setResumableHeaders(sink, c.requestID)
+	return replayResult(ctx, s.resume.Replay(ctx, c.requestID, c.key, 0, sendEncoded(sink)))
 }
 
-// Resume implements llmrelayv1.LLMServiceServer: it streams the events of
-// a resumable call after the client's last one, then the call's live
-// events until it ends (resume.Registry.Replay). The interceptor chain
-// authenticated the key; only the key that started the call may resume
-// it.
-func (s *Service) Resume(req *llmrelayv1.ResumeRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
-	ctx := stream.Context()
-	err := s.resume.Replay(ctx, req.GetRequestId(), keyName(ctx), req.GetAfterSequence(), sendEncoded(stream))
-	return replayResult(ctx, err)
+// setResumableHeaders tells the client, in the response headers, that the
+// call is resumable and its id.
+func setResumableHeaders(sink Sink, requestID string) {
+	sink.SetHeader(HeaderRequestID, requestID)
+	sink.SetHeader(HeaderResumable, "true")
+}
+
+// Resume streams to sink the events of a resumable call after the
+// client's last one, then the call's live events until it ends
+// (resume.Registry.Replay), for an admitted caller: only the key that
+// started the call may resume it. It returns the call's own error, or why
+// the replay ended, as an *apierr.Error.
+func (s *Engine) Resume(ctx context.Context, req *llmrelayv1.ResumeRequest, sink Sink) error {
+	err := s.resume.Replay(ctx, req.GetRequestId(), keyName(ctx), req.GetAfterSequence(), sendEncoded(sink))
+	if err = replayResult(ctx, err); err != nil {
+		return apierr.FromError(err)
+	}
+	return nil
 }
 
 // sendEncoded returns a Replay's send for stream: it decodes each event
 // the log holds and sends it as it is, sequence included.
-func sendEncoded(stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) func([]byte) error {
+func sendEncoded(sink Sink) func([]byte) error {
 	return func(data []byte) error {
 		ev := &llmrelayv1.GenerateEvent{}
 		if err := proto.Unmarshal(data, ev); err != nil {
 			return apierr.FromError(err)
 		}
-		return stream.Send(ev)
+		return sink.Send(ev)
 	}
 }
 
@@ -131,19 +138,19 @@ func replayResult(ctx context.Context, err error) error {
 // held.
 func (e *emitter) deliver(ev *llmrelayv1.GenerateEvent) error {
 	if e.log == nil {
-		return e.stream.Send(ev)
+		return e.sink.Send(ev)
 	}
 	data, _ := proto.Marshal(ev)
 	e.log.Append(ev.GetSequence(), data)
 	if !e.gone {
-		if err := e.stream.Send(ev); err != nil {
+		if err := e.sink.Send(ev); err != nil {
 			e.goneLocked()
 		}
 	}
 	return nil
 }
 
-// clientGone says the client's stream went away (or the handler is
+// clientGone says the client's stream went away (or Generate is
 // returning): a resumable call goes on without it.
 func (e *emitter) clientGone() {
 	e.mu.Lock()

@@ -1,4 +1,4 @@
-package service
+package engine
 
 import (
 	"context"
@@ -30,6 +30,9 @@ type stallTimer struct {
 	start    int64 // provider.ActivityClock() when the attempt started
 	first    time.Duration
 	idle     time.Duration
+	// timeouts says whose each timeout is (retry.Limits.Stall), for the
+	// StallError a stall cancels with.
+	timeouts retry.StallTimeouts
 	cancel   context.CancelCauseFunc
 
 	mu      sync.Mutex
@@ -37,10 +40,11 @@ type stallTimer struct {
 	stopped bool
 }
 
-// startStallTimer starts the stall timeouts of an attempt, which cancel
-// with a *retry.StallError when one passes.
-func startStallTimer(first, idle time.Duration, cancel context.CancelCauseFunc) *stallTimer {
-	w := &stallTimer{start: provider.ActivityClock(), first: first, idle: idle, cancel: cancel}
+// startStallTimer starts the stall timeouts t of an attempt, which cancel
+// with t's *retry.StallError when one passes.
+func startStallTimer(t retry.StallTimeouts, cancel context.CancelCauseFunc) *stallTimer {
+	first, idle := t.FirstEvent, t.Idle
+	w := &stallTimer{start: provider.ActivityClock(), first: first, idle: idle, timeouts: t, cancel: cancel}
 	w.mu.Lock()
 	// The first sign of life does not touch the timer, so until it
 	// comes the timer checks at least every idle timeout.
@@ -64,7 +68,7 @@ func (w *stallTimer) fire() {
 	}
 	if err != nil {
 		w.stopped = true
-		w.cancel(err)
+		w.cancel(w.timeouts.Stalled(err.Setting))
 		return
 	}
 	w.timer.Reset(wait)
@@ -96,7 +100,7 @@ func (w *stallTimer) stop() {
 // a whole idle timeout later. Before the first sign of life, the next check
 // is at most an idle timeout away, since that sign does not reset the
 // timer.
-func stallCheck(now, start, last int64, relaying bool, first, idle time.Duration) (time.Duration, error) {
+func stallCheck(now, start, last int64, relaying bool, first, idle time.Duration) (time.Duration, *retry.StallError) {
 	switch {
 	case relaying:
 		return idle, nil

@@ -1,14 +1,13 @@
-package service
+package engine
 
 import (
 	"context"
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
-
+	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
-	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
@@ -42,8 +41,8 @@ func (c *call) labels(t provider.Target) metrics.CallLabels {
 // before any; none before the call resolved).
 func (c *call) lastTarget() provider.Target {
 	switch {
-	case c.plan != nil:
-		return c.plan.Target()
+	case c.plan() != nil:
+		return c.plan().Target()
 	case c.resolved != nil:
 		return c.resolved.Targets[0]
 	}
@@ -53,18 +52,18 @@ func (c *call) lastTarget() provider.Target {
 // account records the tokens of attempt to t, u, in the metrics and adds
 // their cost to the call's.
 func (c *call) account(t provider.Target, u provider.Usage) {
-	cost, priced := c.svc.prices.Cost(t.Entry.Config.Name, t.Model, u)
+	cost, priced := c.eng.prices.Cost(t.Entry.Config.Name, t.Model, u)
 	c.cost += cost
 	c.priced = c.priced || priced
-	c.svc.metrics.AttemptUsage(c.labels(t), u, cost, priced)
+	c.eng.metrics.AttemptUsage(c.labels(t), u, cost, priced)
 }
 
 // done records the end of the call, with gRPC code and ErrorInfo reason
 // (empty on success); res is the successful attempt's result, nil when
 // the call failed.
-func (c *call) done(ctx context.Context, code codes.Code, reason string, res *attemptResult) {
+func (c *call) done(ctx context.Context, code apierr.Kind, reason string, res *attemptResult) {
 	t := c.lastTarget()
-	c.svc.metrics.GenerateDone(c.labels(t), metrics.CallResult{
+	c.eng.metrics.GenerateDone(c.labels(t), metrics.CallResult{
 		Code: code.String(), ErrorType: reason, Attempts: c.attempts(), Duration: time.Since(c.start),
 	})
 	c.info.RecordUsage(callinfo.Usage{Tokens: c.usage, Cost: c.cost, Priced: c.priced})
@@ -86,7 +85,7 @@ func (c *call) startAttempt(ctx context.Context, a *retry.Attempt) (context.Cont
 	if !telemetry.Recording(ctx) {
 		return ctx, telemetry.Span{}
 	}
-	return telemetry.StartAttempt(ctx, telemetry.Attempt{N: a.N, Target: a.Target, Request: c.preq, CaptureContent: c.svc.captureContent, Hedge: a.Hedge})
+	return telemetry.StartAttempt(ctx, telemetry.Attempt{N: a.N, Target: a.Target, Request: c.turn.preq, CaptureContent: c.eng.captureContent, Hedge: a.Hedge})
 }
 
 // endAttempt ends the span of attempt a, which produced res and ended with
@@ -104,7 +103,7 @@ func (c *call) endAttempt(a *retry.Attempt, res *attemptResult, err error) {
 	if a.Raced() {
 		e.RaceOutcome = a.Outcome().String()
 	}
-	if c.svc.captureContent {
+	if c.eng.captureContent {
 		out := &telemetry.Output{Text: res.text.String()}
 		for _, tc := range res.toolCalls {
 			out.ToolCalls = append(out.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments()})

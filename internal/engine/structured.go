@@ -1,4 +1,4 @@
-package service
+package engine
 
 import (
 	"context"
@@ -42,7 +42,7 @@ type structured struct {
 // no reply could be checked against within the validation budget
 // (schema.Schema.Admit) is an INVALID_ARGUMENT *apierr.Error, before any
 // provider call.
-func (s *Service) newStructured(rf *llmrelayv1.ResponseFormat, preq *provider.Request) (*structured, error) {
+func (s *Engine) newStructured(rf *llmrelayv1.ResponseFormat, preq *provider.Request) (*structured, error) {
 	sch, err := s.schemas.Compile(preq.ResponseFormat.Schema)
 	if err == nil {
 		err = sch.Admit()
@@ -276,7 +276,7 @@ func (p *partialObjects) value(v any) (*structpb.Value, error) {
 // cannot be checked (the validation budget spent, or ctx ended first) ends
 // the call with the check's error.
 func (c *call) checkOutput(ctx context.Context, n int, res *attemptResult) (*attemptResult, error) {
-	out, err := c.so.session.Check(ctx, n, res.text.String())
+	out, err := c.turn.so.session.Check(ctx, n, res.text.String())
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +291,7 @@ func (c *call) checkOutput(ctx context.Context, n int, res *attemptResult) (*att
 	case schema.Reask:
 		return nil, c.reask(n, res, out)
 	}
-	if c.so.returnText {
+	if c.turn.so.returnText {
 		return res, nil
 	}
 	var ioe *schema.InvalidOutputError
@@ -312,12 +312,12 @@ func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
 		return fmt.Errorf("a re-ask verdict without its error: %w", out.Err)
 	}
 	name := c.providerName()
-	step := c.plan.Reask(out.Err)
-	c.svc.log.Info("retrying",
+	step := c.turn.plan.Reask(out.Err)
+	c.eng.log.Info("retrying",
 		"request_id", c.requestID, "provider", name, "attempt", n, "reason", retry.ReasonInvalidOutput.String(),
-		"delay", time.Duration(0), "discard_partial", true, "validation_retry", c.so.retries(), "error", out.Err)
-	c.svc.metrics.Retry(name, retry.ReasonInvalidOutput.String())
-	c.svc.metrics.ValidationRetry(name)
+		"delay", time.Duration(0), "discard_partial", true, "validation_retry", c.turn.so.retries(), "error", out.Err)
+	c.eng.metrics.Retry(name, retry.ReasonInvalidOutput.String())
+	c.eng.metrics.ValidationRetry(name)
 	if err := c.sendWillRetry(n, step, &llmrelayv1.WillRetry{
 		Reason:         llmrelayv1.RetryReason_RETRY_REASON_INVALID_OUTPUT,
 		Delay:          durationpb.New(0),
@@ -326,7 +326,7 @@ func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
 	}); err != nil {
 		return err
 	}
-	c.preq.Messages = append(c.preq.Messages,
+	c.turn.preq.Messages = append(c.turn.preq.Messages,
 		res.providerMessage(),
 		provider.Message{Role: provider.RoleUser, Content: out.Reask})
 	return step.Continue()

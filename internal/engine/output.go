@@ -1,4 +1,4 @@
-package service
+package engine
 
 import (
 	"errors"
@@ -20,11 +20,11 @@ type outputLimit struct {
 
 // outputLimitOf returns the request's output limit: its max_bytes, the
 // server's default when 0, lowered to the server's limit.
-func (s *Service) outputLimitOf(req *llmrelayv1.GenerateRequest) outputLimit {
+func (s *Engine) outputLimitOf(req *llmrelayv1.GenerateRequest) outputLimit {
 	ol := req.GetOutputLimit()
-	n := int64(min(ol.GetMaxBytes(), uint64(s.maxOutput)))
+	n := int64(min(ol.GetMaxBytes(), uint64(s.output.Max)))
 	if n == 0 {
-		n = s.defaultOutput
+		n = s.output.Default
 	}
 	return outputLimit{max: n, truncate: ol.GetOnLimit() == llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE}
 }
@@ -72,17 +72,17 @@ func outputOf(ev *provider.Event) (fs [4]outputField) {
 // needs it back as it came): under truncation the reply ends before the
 // block that reaches the limit.
 func (c *call) meterOutput(a *retry.Attempt, ev *provider.Event, res *attemptResult) error {
-	left := c.output.max - res.outputBytes
+	left := c.turn.output.max - res.outputBytes
 	if ev.Kind == provider.EventProviderTool && ev.ProviderTool != nil {
 		if size := int64(ev.ProviderTool.Size()); size <= left {
 			res.outputBytes += size
 			return nil
 		}
-		if !c.output.truncate {
-			return apierr.OutputTooLarge(c.output.max, a.Target.Entry.Config.Name, a.N)
+		if !c.turn.output.truncate {
+			return apierr.OutputTooLarge(c.turn.output.max, a.Target.Entry.Config.Name, a.N)
 		}
 		ev.ProviderTool = nil
-		res.outputBytes = c.output.max
+		res.outputBytes = c.turn.output.max
 		return errTruncated
 	}
 	fs := outputOf(ev)
@@ -96,8 +96,8 @@ func (c *call) meterOutput(a *retry.Attempt, ev *provider.Event, res *attemptRes
 		res.outputBytes += n
 		return nil
 	}
-	if !c.output.truncate {
-		return apierr.OutputTooLarge(c.output.max, a.Target.Entry.Config.Name, a.N)
+	if !c.turn.output.truncate {
+		return apierr.OutputTooLarge(c.turn.output.max, a.Target.Entry.Config.Name, a.N)
 	}
 	for _, f := range fs {
 		switch {
@@ -114,6 +114,6 @@ func (c *call) meterOutput(a *retry.Attempt, ev *provider.Event, res *attemptRes
 			*f.s, left = (*f.s)[:cut], 0
 		}
 	}
-	res.outputBytes = c.output.max - left
+	res.outputBytes = c.turn.output.max - left
 	return errTruncated
 }

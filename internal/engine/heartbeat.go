@@ -1,4 +1,4 @@
-package service
+package engine
 
 import (
 	"time"
@@ -10,14 +10,14 @@ import (
 // heartbeatOf returns the call's heartbeat interval: the request's, or
 // the server's default; 0 for none. A requested interval below the
 // server's minimum is an INVALID_ARGUMENT *apierr.Error.
-func (s *Service) heartbeatOf(req *llmrelayv1.GenerateRequest) (time.Duration, error) {
+func (s *Engine) heartbeatOf(req *llmrelayv1.GenerateRequest) (time.Duration, error) {
 	if req.GetHeartbeatInterval() == nil {
-		return s.heartbeat, nil
+		return s.heartbeat.Interval, nil
 	}
 	d := req.GetHeartbeatInterval().AsDuration()
-	if d < s.minHeartbeat {
+	if d < s.heartbeat.MinInterval {
 		return 0, apierr.InvalidField(apierr.ReasonInvalidRequest, "heartbeat_interval",
-			"must be at least "+s.minHeartbeat.String()+" (the server's heartbeat.min_interval)")
+			"must be at least "+s.heartbeat.MinInterval.String()+" (the server's heartbeat.min_interval)")
 	}
 	return d, nil
 }
@@ -29,7 +29,7 @@ func (s *Service) heartbeatOf(req *llmrelayv1.GenerateRequest) (time.Duration, e
 func (e *emitter) startHeartbeat(every time.Duration) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := e.stream.SendHeader(nil); err != nil {
+	if err := e.sink.SendHeader(); err != nil {
 		if e.log == nil {
 			return &sendError{err}
 		}

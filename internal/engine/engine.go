@@ -1,0 +1,680 @@
+// Package engine is one llmrelay call as plain Go, callable from any
+// door (the gRPC service today; HTTP doors in other vendors' formats
+// tomorrow). A door converts its request into a llmrelayv1.GenerateRequest,
+// describes its caller (Caller: the credential, the client's address, the
+// method), runs the engine's admission (Admit: authentication, limits,
+// deadline, request checks, model resolution, a provider slot, in the one
+// order Admission lists) and the call (Generate, Resume, ListModels), and
+// turns the events the engine hands its Sink, and the *apierr.Error it
+// returns, into its own wire format. The engine imports no transport: a
+// door decides nothing the engine decides.
+//
+// A Generate call is a call, its turns and their attempts. The call owns
+// what the client sees once (the emitter, the sole owner of event
+// numbering; usage and cost; the resumable log; the Final); a turn owns one
+// model request (the provider request, its attempt plan, structured output
+// and the output limit); an attempt is one provider stream of that plan.
+// Every call has one turn today; a loop of turns inside a call (server
+// tools) adds turns without touching the call's parts, and the plan numbers
+// attempts across them (retry.PlanConfig.Numbered).
+//
+// Retry and fallback decisions live in internal/retry, target order and
+// health in internal/route, classification in the provider adapters and
+// the error kinds in internal/apierr.
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
+	"github.com/llmrelay/llmrelay/internal/hook"
+	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/resume"
+	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/schema"
+	tokenusage "github.com/llmrelay/llmrelay/internal/usage"
+)
+
+// Sink receives the events of one call, for its door: the gRPC door's is
+// the call's server stream. The engine calls it from one goroutine at a
+// time.
+type Sink interface {
+	// Send delivers the next event. An error means the client is gone.
+	Send(*llmrelayv1.GenerateEvent) error
+	// SetHeader sets a response header, sent with the first event or by
+	// SendHeader; it commits nothing.
+	SetHeader(key, value string)
+	// SendHeader sends the response headers now, which commits the call:
+	// a client library no longer retries it by itself.
+	SendHeader() error
+}
+
+// Engine runs calls. It is safe for concurrent use.
+type Engine struct {
+	providers *provider.Set
+	routes    *route.Table
+	hooks     hook.Chain
+	log       *slog.Logger
+	metrics   *metrics.Metrics
+	limits    retry.Limits
+	budget    func(provider string) retry.Throttle
+	latencies *retry.Latencies
+	timer     retry.Timer
+	// schemas compiles and caches structured-output schemas; schemaCfg
+	// bounds them and the re-asks.
+	schemas   *schema.Cache
+	schemaCfg schema.Config
+	output    OutputLimits
+	heartbeat Heartbeat
+	// prices turns tokens into cost (nil: none priced); captureContent
+	// records prompts and replies on the attempt spans.
+	prices         *tokenusage.Prices
+	captureContent bool
+	// resume runs the resumable calls and replays their logs.
+	resume *resume.Registry
+	// admission decides who may call and what a call may take.
+	admission *Admission
+}
+
+// OutputLimits are the server's bounds on a reply's output (the
+// limits section's default_max_output_bytes and max_output_bytes).
+type OutputLimits struct {
+	// Default is the output limit of a request that sets none; Max caps
+	// any request's.
+	Default, Max int64
+}
+
+// Heartbeat is the heartbeat section: it keeps quiet Generate streams
+// alive through proxies that cut streams silent for longer than their idle
+// timeout: a call with a heartbeat sends its response headers at once, and
+// a heartbeat event whenever it has sent nothing else for the interval
+// (see docs/deployment.md, "Timeouts of what sits in front").
+type Heartbeat struct {
+	// Interval turns the heartbeat on for every Generate call, with this
+	// interval, unless a request asks for another one; 0 (the default)
+	// leaves it to requests (heartbeat_interval).
+	Interval time.Duration `yaml:"interval"`
+	// MinInterval is the shortest heartbeat_interval a request may ask
+	// for; shorter ones are INVALID_ARGUMENT.
+	MinInterval time.Duration `yaml:"min_interval"`
+}
+
+// Deps are what an Engine runs on: the runtime's parts, each package's own
+// settings, and the state that outlives a reload (the server's). Every
+// field but Hooks, Metrics, Timer, Budget and Prices is required: the
+// engine makes up no defaults (config.Default is their one owner).
+type Deps struct {
+	Providers *provider.Set
+	// Routes resolves models and keeps the targets' health.
+	Routes *route.Table
+	// Hooks run before each call's first attempt and after its success,
+	// in order; the server puts the routes' defaults first.
+	Hooks   hook.Chain
+	Logger  *slog.Logger
+	Metrics *metrics.Metrics // may be nil
+	// Timer makes the waits between attempts; nil means real time.
+	Timer retry.Timer
+	// Retry is the retry section with the stall timeouts; Schema the
+	// structured_output section; Output and Heartbeat theirs.
+	Retry     retry.Limits
+	Schema    schema.Config
+	Output    OutputLimits
+	Heartbeat Heartbeat
+	// Prices turns tokens into cost (nil: none priced); CaptureContent
+	// records prompts and replies on the attempt spans.
+	Prices         *tokenusage.Prices
+	CaptureContent bool
+	// Budget returns a provider's retry budget, by its configured name
+	// (nil: none): the state store's, shared by the replicas, or this
+	// process's, kept across reloads by the server.
+	Budget func(provider string) retry.Throttle
+	// Resume runs resumable calls, on the server's state store.
+	Resume *resume.Registry
+	// Latencies are the targets' recent times to first delta, which
+	// adaptive hedging delays follow; the server's, kept across reloads.
+	Latencies *retry.Latencies
+	// Admission decides who may call and what a call may take.
+	Admission *Admission
+}
+
+// New returns an Engine on d.
+func New(d Deps) *Engine {
+	log := d.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Engine{
+		providers: d.Providers, routes: d.Routes, hooks: d.Hooks, log: log, metrics: d.Metrics, timer: d.Timer,
+		schemas: schema.NewCache(d.Schema), schemaCfg: d.Schema,
+		limits: d.Retry, output: d.Output, heartbeat: d.Heartbeat,
+		prices: d.Prices, captureContent: d.CaptureContent,
+		budget: d.Budget, resume: d.Resume, latencies: d.Latencies, admission: d.Admission,
+	}
+}
+
+// Admission returns the engine's admission.
+func (s *Engine) Admission() *Admission { return s.admission }
+
+// ListModels lists the models and routes. With an API key, it
+// lists only the models and routes the key may use; a route is listed
+// with all its targets, each with its health, and a provider's model that
+// a route uses with its health.
+func (s *Engine) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error) {
+	id, keyed := auth.FromContext(ctx)
+	resp := &llmrelayv1.ListModelsResponse{}
+	health := s.targetHealth(ctx)
+	for _, name := range s.providers.Names() {
+		if req.GetProvider() != "" && req.GetProvider() != name {
+			continue
+		}
+		e, _ := s.providers.Get(name)
+		for _, m := range e.Models {
+			if keyed && !id.AllowsModel(name, m) {
+				continue
+			}
+			resp.Models = append(resp.Models, &llmrelayv1.Model{
+				Id: name + "/" + m, Provider: name, ProviderKind: e.Config.Kind, Name: m,
+				Kind: llmrelayv1.ModelKind_MODEL_KIND_PROVIDER_MODEL, Health: health[name+"/"+m],
+			})
+		}
+	}
+	for _, r := range s.routes.Routes() {
+		if req.GetProvider() != "" || keyed && !id.AllowsRoute(r.Name) {
+			continue
+		}
+		m := &llmrelayv1.Model{Id: r.Name, Name: r.Name, Kind: llmrelayv1.ModelKind_MODEL_KIND_ROUTE, Balance: llmrelayv1.RouteBalance_ROUTE_BALANCE_ORDERED}
+		if r.Weighted {
+			m.Balance = llmrelayv1.RouteBalance_ROUTE_BALANCE_WEIGHTED
+		}
+		for _, t := range r.Targets {
+			m.Targets = append(m.Targets, &llmrelayv1.RouteTarget{
+				Model: t.Key, Provider: t.Entry.Config.Name, Name: t.Model, Weight: uint32(t.Weight), Health: health[t.Key],
+			})
+		}
+		resp.Models = append(resp.Models, m)
+	}
+	sort.Slice(resp.Models, func(i, j int) bool { return resp.Models[i].Id < resp.Models[j].Id })
+	return resp, nil
+}
+
+// targetHealth returns the health of every route target, by key.
+func (s *Engine) targetHealth(ctx context.Context) map[string]*llmrelayv1.TargetHealth {
+	var keys []string
+	for _, r := range s.routes.Routes() {
+		for _, t := range r.Targets {
+			if !slices.Contains(keys, t.Key) {
+				keys = append(keys, t.Key)
+			}
+		}
+	}
+	out := make(map[string]*llmrelayv1.TargetHealth, len(keys))
+	for i, st := range s.routes.Health(ctx, keys) {
+		h := &llmrelayv1.TargetHealth{Ejected: st.Ejected, ConsecutiveFailures: uint32(st.Failures), Ejections: uint32(st.Ejections)}
+		if st.Ejected {
+			h.EjectedUntil = timestamppb.New(st.Until)
+		}
+		out[keys[i]] = h
+	}
+	return out
+}
+
+// Generate runs one call of an admitted caller (Admit ran on ctx) to its
+// end: the call's attempt plan (see run), its events to sink, numbered by
+// the call's one emitter, ending with the successful attempt's Final. A
+// failed call returns its *apierr.Error. The call's deadline is the one
+// ctx carries (Admission's deadline step owns it; a route's timeout may
+// only bring it in).
+func (s *Engine) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, sink Sink) error {
+	if res, ok := callinfo.From(ctx).Resolved(); ok && res.Route != nil && res.Route.Timeout > 0 {
+		// The route's timeout: it may only bring the call's deadline in.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, res.Route.Timeout)
+		defer cancel()
+	}
+	c, err := s.newCall(ctx, req, sink)
+	defer c.recordAnnotations()
+	if err != nil {
+		return s.fail(ctx, c, err)
+	}
+	if c.resumable {
+		// From here on the call runs on a context of its own, which the
+		// client's going away does not end (see resumable).
+		detached, end, err := c.makeResumable(ctx, sink)
+		switch {
+		case errors.Is(err, resume.ErrAttach):
+			return s.attach(ctx, c, sink)
+		case err != nil:
+			return s.fail(ctx, c, err)
+		}
+		defer end()
+		ctx = detached
+	}
+	if c.heartbeat > 0 {
+		if err := c.out.startHeartbeat(c.heartbeat); err != nil {
+			return s.fail(ctx, c, err)
+		}
+		defer c.out.stopHeartbeat()
+	}
+	res, err := c.run(ctx)
+	if err != nil {
+		return s.fail(ctx, c, err)
+	}
+	if err := c.sendFinal(ctx, res); err != nil {
+		return s.fail(ctx, c, err)
+	}
+	c.out.endLog(nil)
+	c.done(ctx, apierr.OK, "", res)
+	return nil
+}
+
+// errUnresolved is the internal error of a call that reached Generate
+// without a resolved target: its door did not admit it.
+var errUnresolved = errors.New("engine: the call's model was not resolved (Admit did not run)")
+
+// call is one Generate call in flight: what the client sees once (the
+// emitter, the sole owner of event numbering; the usage and cost of every
+// attempt; the resumable log; the Final) and the turn it runs.
+type call struct {
+	eng       *Engine
+	req       *llmrelayv1.GenerateRequest
+	resolved  *route.Resolved
+	hook      *hook.Call // what the hooks see; nil before they run
+	out       *emitter
+	info      *callinfo.Info // the call record; nil when a door made none
+	requestID string
+	key       string // the caller's API key name, "" without keys
+	start     time.Time
+	// turn is the turn running; nil until the call is ready to run.
+	// attemptsBefore and hedgesBefore count the attempts and hedges of
+	// the turns before it.
+	turn                         *turn
+	attemptsBefore, hedgesBefore int
+	// first is the call's first turn, allocated with the call.
+	first turn
+	// usage sums the tokens of every attempt, and cost their cost when
+	// priced.
+	usage  provider.Usage
+	cost   float64
+	priced bool
+	// firstDelta is set once the call sent its first delta.
+	firstDelta bool
+	// heartbeat is the call's heartbeat interval, 0 for none.
+	heartbeat time.Duration
+	// resumable says the call asked to survive its stream (the request,
+	// or its route's default); fingerprint identifies the client's
+	// request, for a repeated Generate of the same call (resume.go).
+	resumable   bool
+	fingerprint string
+}
+
+// newCall takes the call's resolved targets, runs the hooks before the
+// first attempt, prepares the provider request, has every target's
+// provider validate it and makes the call's attempt plan. Errors are
+// *apierr.Error or map to one.
+func (s *Engine) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, sink Sink) (*call, error) {
+	c := &call{eng: s, req: req, out: &emitter{sink: sink}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now(), key: keyName(ctx)}
+	if c.info != nil {
+		// The chain's call record: the same id in every log line and error.
+		c.requestID = c.info.RequestID()
+	}
+	if c.requestID == "" {
+		c.requestID = uuid.NewString()
+	}
+	res, ok := c.info.Resolved()
+	if !ok {
+		return c, errUnresolved
+	}
+	c.resolved = res
+	if mayResume(req, res) {
+		// The client's request as it sent it: hooks change it.
+		c.fingerprint = fingerprint(req)
+	}
+	c.hook = &hook.Call{Model: res.Name, Route: res.Route, Request: req}
+	if id, ok := auth.FromContext(ctx); ok {
+		c.hook.Key = id.Name
+	}
+	if err := s.hooks.Before(ctx, c.hook); err != nil {
+		return c, err
+	}
+	req = c.hook.Request
+	c.req = req
+	if c.resumable = req.GetResumable(); c.resumable && c.fingerprint == "" {
+		c.fingerprint = fingerprint(req)
+	}
+	var err error
+	if c.heartbeat, err = s.heartbeatOf(req); err != nil {
+		return c, err
+	}
+	if err := s.prepareTurn(ctx, c, &c.first, req); err != nil {
+		return c, err
+	}
+	c.turn = &c.first
+	return c, nil
+}
+
+// turn is one model request of a call: the provider request, its attempt
+// plan, its structured output and the output limit of its attempts. A call
+// has one turn today; a loop of turns (server tools) gives each its own,
+// numbered, with its attempts numbered after the earlier turns'.
+type turn struct {
+	// n is the turn's number in its call, from 1.
+	n    int
+	preq *provider.Request
+	// plan numbers the turn's attempts, says where each goes and decides
+	// what follows each failure.
+	plan *retry.Plan
+	// idle and firstEvent are the stall timeouts the request asked for
+	// (zero: unset; retry.Limits.Stall makes each attempt's).
+	idle, firstEvent time.Duration
+	// so is the structured-output state; nil without response_format.
+	so *structured
+	// output bounds each attempt's output.
+	output outputLimit
+}
+
+// prepareTurn prepares tn, call c's next turn, for req: the provider
+// request, which every target's provider must take, and the turn's
+// attempt plan. Errors are *apierr.Error or map to one.
+func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrelayv1.GenerateRequest) error {
+	res := c.resolved
+	tn.n = 1
+	first := res.Targets[0]
+	idle, firstEvent := req.GetStreamIdleTimeout().AsDuration(), req.GetFirstEventTimeout().AsDuration()
+	if err := s.limits.CheckStreamTimeouts(idle, firstEvent); err != nil {
+		return err
+	}
+	tn.idle, tn.firstEvent = idle, firstEvent
+	tn.output = s.outputLimitOf(req)
+	var err error
+	rf := responseFormat(req)
+	if rf != nil && tn.output.truncate {
+		return apierr.InvalidField(apierr.ReasonInvalidRequest, "output_limit.on_limit",
+			"ON_OUTPUT_LIMIT_TRUNCATE cannot be combined with response_format: an object cut at the limit never conforms to its schema")
+	}
+	if tn.preq, err = providerRequest(req, first.Model, rf); err != nil {
+		return err
+	}
+	if rf != nil {
+		if tn.so, err = s.newStructured(rf, tn.preq); err != nil {
+			return err
+		}
+	}
+	// Every target the call may reach must take the request: a request one
+	// of them cannot carry fails now, not after the others failed.
+	// The operator's provider_options policy of each target comes first
+	// (with the headers it configured, which extra_headers cannot replace).
+	for _, t := range res.Targets {
+		if err := t.Entry.Config.CheckOptions(tn.preq.Options); err != nil {
+			return err
+		}
+		if v, ok := t.Entry.Provider.(provider.RequestValidator); ok {
+			preq := *tn.preq
+			preq.Model = t.Model
+			if err := v.ValidateRequest(&preq); err != nil {
+				return err
+			}
+		}
+	}
+	hedging, err := s.limits.Hedging(hedgeRequest(req.GetHedging()))
+	if err != nil {
+		return err
+	}
+	rp := req.GetRetry()
+	deadline, _ := ctx.Deadline()
+	tn.plan = retry.NewPlan(retry.PlanConfig{
+		Policy: s.limits.Policy(retry.Request{
+			MaxAttempts:    int(rp.GetMaxAttempts()),
+			InitialBackoff: rp.GetInitialBackoff().AsDuration(),
+			MaxBackoff:     rp.GetMaxBackoff().AsDuration(),
+			Midstream:      retry.Midstream(rp.GetMidstream()),
+		}),
+		Target:    first,
+		Fallbacks: res.Targets[1:],
+		Budget:    s.budget,
+		Health:    s.routes,
+		Deadline:  deadline,
+		MaxReasks: tn.so.maxReasks(),
+		Hedging:   hedging,
+		Latencies: s.latencies,
+		Numbered:  c.attempts(),
+	})
+	return nil
+}
+
+// hedgeRequest reads a request's hedging policy.
+func hedgeRequest(h *llmrelayv1.HedgePolicy) retry.HedgeRequest {
+	if h == nil {
+		return retry.HedgeRequest{}
+	}
+	r := retry.HedgeRequest{Set: true, After: h.GetHedgeAfter().AsDuration(), Adaptive: h.GetAdaptive(), Target: retry.HedgeTarget(h.GetTarget())}
+	if h.MaxHedges != nil {
+		n := int(h.GetMaxHedges())
+		r.MaxHedges = &n
+	}
+	return r
+}
+
+// providerName returns the configured name of the provider the call's
+// current attempt goes to, "" before the call has a target.
+func (c *call) providerName() string {
+	if p := c.plan(); p != nil {
+		return p.Target().Entry.Config.Name
+	}
+	if c.resolved != nil {
+		return c.resolved.Targets[0].Entry.Config.Name
+	}
+	return ""
+}
+
+// routeName returns the route the call's model named, "" for
+// "<provider>/<model>".
+func (c *call) routeName() string {
+	if c.resolved == nil || c.resolved.Route == nil {
+		return ""
+	}
+	return c.resolved.Route.Name
+}
+
+// recordAnnotations writes the hooks' annotations to the call record, for
+// the call's log line, whether the call succeeded or not.
+func (c *call) recordAnnotations() {
+	if c != nil && c.hook != nil {
+		c.info.Annotate(c.hook.Annotations())
+	}
+}
+
+// plan returns the plan of the call's turn, nil before it has one.
+func (c *call) plan() *retry.Plan {
+	if c.turn == nil {
+		return nil
+	}
+	return c.turn.plan
+}
+
+// attempts returns the attempts the call made, hedges included, in every
+// turn: the plan of a turn numbers its attempts after the earlier turns'
+// (retry.PlanConfig.Numbered).
+func (c *call) attempts() int {
+	if p := c.plan(); p != nil {
+		return c.attemptsBefore + p.Attempts()
+	}
+	return c.attemptsBefore
+}
+
+// hedges returns how many of the call's attempts were hedges.
+func (c *call) hedges() int {
+	if p := c.plan(); p != nil {
+		return c.hedgesBefore + p.Hedges()
+	}
+	return c.hedgesBefore
+}
+
+// addToolCall folds a tool-call fragment into the result's calls.
+func (r *attemptResult) addToolCall(d provider.ToolCallDelta) {
+	for len(r.toolCalls) <= d.Index {
+		r.toolCalls = append(r.toolCalls, &llmrelayv1.ToolCall{})
+	}
+	tc := r.toolCalls[d.Index]
+	if d.ID != "" {
+		tc.Id = d.ID
+	}
+	if d.Name != "" {
+		tc.Name = d.Name
+	}
+	tc.Signature += d.Signature
+	tc.Arguments += d.ArgumentsDelta
+}
+
+// reasoningBlock is a reasoning block being assembled from its fragments.
+type reasoningBlock struct {
+	text                        strings.Builder
+	signature, redacted, format string
+	id, kind, providerFormat    string
+}
+
+// addReasoning folds a reasoning fragment into the result's blocks.
+func (r *attemptResult) addReasoning(d provider.ReasoningDelta) {
+	for len(r.reasoning) <= d.Index {
+		r.reasoning = append(r.reasoning, &reasoningBlock{})
+	}
+	b := r.reasoning[d.Index]
+	if d.Format != "" {
+		b.format = d.Format
+	}
+	b.text.WriteString(d.Text)
+	b.signature += d.Signature
+	b.redacted += d.Redacted
+	if d.ID != "" {
+		b.id = d.ID
+	}
+	if d.Kind != "" {
+		b.kind = d.Kind
+	}
+	if d.ProviderFormat != "" {
+		b.providerFormat = d.ProviderFormat
+	}
+}
+
+// providerReasoning returns the result's reasoning blocks.
+func (r *attemptResult) providerReasoning() []provider.Reasoning {
+	out := make([]provider.Reasoning, len(r.reasoning))
+	for i, b := range r.reasoning {
+		out[i] = provider.Reasoning{Text: b.text.String(), Signature: b.signature, Redacted: b.redacted, Format: b.format,
+			ID: b.id, Kind: b.kind, ProviderFormat: b.providerFormat}
+	}
+	return out
+}
+
+// providerMessage returns the result as the assistant message a provider
+// is sent back (a structured-output re-ask's): its text, reasoning,
+// provider tool blocks, tool calls and their order.
+func (r *attemptResult) providerMessage() provider.Message {
+	m := provider.Message{Role: provider.RoleAssistant, Content: r.text.String(), Reasoning: r.providerReasoning(), ProviderTools: r.providerTools}
+	for _, tc := range r.toolCalls {
+		m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments(), Signature: tc.GetSignature()})
+	}
+	if !r.order.Usual(m.Content) {
+		m.Parts = r.order.Parts(m.Content)
+	}
+	return m
+}
+
+// sendFinal sends the call's Final: the successful attempt's message (its
+// text, reasoning, tool calls, provider tool blocks, refusal and the
+// order of its blocks), with the usage of every attempt (cancelled hedges
+// included), how many attempts and hedges ran, the provider, model and
+// route that answered, for structured output the object and the
+// validation retries and errors, and the annotations of the hooks, which
+// run just before.
+func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
+	msg := finalMessage(res)
+	final := &llmrelayv1.Final{
+		Message:      msg,
+		FinishReason: finishReason(res.finish),
+		Usage:        usage(c.usage),
+		Attempts:     uint32(c.attempts()),
+		Hedges:       uint32(c.hedges()),
+		Provider:     c.providerName(),
+		Model:        c.turn.plan.Target().Model,
+		Route:        c.routeName(),
+	}
+	c.turn.so.fillFinal(final, res)
+	c.eng.hooks.After(ctx, c.hook, final)
+	final.Annotations = c.hook.Annotations()
+	c.out.stopHeartbeat() // nothing follows the final
+	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(res.attempt), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
+}
+
+// fail logs the error with the request id and returns its status. The
+// client sees only the public message.
+func (s *Engine) fail(ctx context.Context, c *call, err error) error {
+	var ae *apierr.Error
+	var f *retry.Failure
+	if errors.As(err, &f) {
+		ae = apierr.FromFailure(f)
+	} else {
+		if ctx.Err() != nil {
+			// Report why the context ended (client cancel, deadline,
+			// shutdown), not the error a send returned because of it.
+			err = context.Cause(ctx)
+		}
+		ae = apierr.FromError(err)
+	}
+	ae = apierr.FromError(c.out.endLog(ae))
+	if ae.Kind == apierr.Internal {
+		s.log.Error("generate failed", "request_id", c.requestID, "error", err)
+	} else {
+		s.log.Debug("generate failed", "request_id", c.requestID, "code", ae.Kind.String(), "reason", ae.Reason, "attempts", c.attempts(), "error", err)
+	}
+	c.done(ctx, ae.Kind, ae.Reason, nil)
+	return ae
+}
+
+// emitter numbers and sends a call's events: sequence 1, 2, 3, ... with no
+// gaps. It is the one place events are numbered. With a heartbeat
+// (startHeartbeat), its goroutine sends heartbeat events too, taking turns
+// with send. For a resumable call every event also goes to the call's log,
+// numbered the same, and the client's stream going away is no error: the
+// events then go to the log only (resume.go).
+type emitter struct {
+	sink Sink
+	// log is the resumable call's log, nil for other calls; gone says the
+	// client's stream went away. Guarded by mu.
+	log  *resume.Call
+	gone bool
+
+	mu   sync.Mutex
+	seq  uint64
+	last time.Time // when the last event was sent, with a heartbeat
+	// stop ends the heartbeat's goroutine, which closes stopped; nil
+	// without a heartbeat. Only the call's goroutine uses them.
+	stop, stopped chan struct{}
+}
+
+// send stamps the next sequence number on ev and sends it.
+func (e *emitter) send(ev *llmrelayv1.GenerateEvent) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.seq++
+	ev.Sequence = e.seq
+	err := e.deliver(ev)
+	if e.stop != nil {
+		e.last = time.Now()
+	}
+	return err
+}

@@ -1,0 +1,173 @@
+package interceptors
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"time"
+
+	grpcauth "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine"
+	"github.com/llmrelay/llmrelay/internal/route"
+
+	"buf.build/go/protovalidate"
+)
+
+// The links below are the gRPC door's adapters of the engine's admission
+// (engine.Admission): each runs one step, in engine.Order, and decides
+// nothing itself.
+
+// HeaderForwardedFor is the metadata key a proxy names the client in; it
+// counts only from a trusted proxy (auth.ClientAddr).
+const HeaderForwardedFor = "x-forwarded-for"
+
+// caller describes a gRPC call as the engine's Caller: its
+// `authorization` header, its peer, its X-Forwarded-For and its method.
+func caller(ctx context.Context) engine.Caller {
+	method, _ := grpc.Method(ctx)
+	return engine.Caller{
+		Credential:   auth.Bearer(metadata.ValueFromIncomingContext(ctx, "authorization")),
+		Peer:         peerAddr(ctx),
+		ForwardedFor: metadata.ValueFromIncomingContext(ctx, HeaderForwardedFor),
+		Method:       method,
+	}
+}
+
+// peerAddr is the IP address of the call's transport peer; invalid for a
+// peer without one (bufconn, a Unix socket).
+func peerAddr(ctx context.Context) netip.Addr {
+	p, ok := peer.FromContext(ctx)
+	if !ok || p.Addr == nil {
+		return netip.Addr{}
+	}
+	if tcp, ok := p.Addr.(*net.TCPAddr); ok {
+		return tcp.AddrPort().Addr().Unmap()
+	}
+	if n := p.Addr.Network(); n != "tcp" && n != "tcp4" && n != "tcp6" {
+		return netip.Addr{} // bufconn, a Unix socket: no IP address to parse
+	}
+	ap, err := netip.ParseAddrPort(p.Addr.String())
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
+}
+
+// Auth authenticates every call with go-grpc-middleware's auth interceptor
+// over the engine's Authenticator (see engine.Authenticator.Authenticate:
+// the key first, then the failed-authentication throttle per client
+// address). Wrap it in APIOnly so health and reflection need no key.
+func Auth(a *engine.Authenticator) Link {
+	authFunc := func(ctx context.Context) (context.Context, error) {
+		return a.Authenticate(ctx, caller(ctx))
+	}
+	return Link{Name: "auth", Unary: grpcauth.UnaryServerInterceptor(authFunc), Stream: grpcauth.StreamServerInterceptor(authFunc)}
+}
+
+// KeyLimits applies the key's rate and stream limits
+// (engine.KeyLimits.Admit) when the call starts, unary and stream calls
+// alike, and holds the stream slot until the call ends.
+func KeyLimits(kl *engine.KeyLimits) Link {
+	return Link{
+		Name: "key_limits",
+		Unary: func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			release, err := kl.Admit(ctx, info.FullMethod)
+			if err != nil {
+				return nil, err
+			}
+			defer release()
+			return h(ctx, req)
+		},
+		Stream: func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			release, err := kl.Admit(ss.Context(), info.FullMethod)
+			if err != nil {
+				return err
+			}
+			defer release()
+			return h(srv, ss)
+		},
+	}
+}
+
+// Deadline gives the call its deadline (engine.Deadlines: def when the
+// client set none, clamped to max). Wrap it in APIOnly: a health watch may
+// rightly last for days.
+func Deadline(def, max time.Duration) Link {
+	d := engine.Deadlines{Default: def, Max: max}
+	return Link{
+		Name: "deadline",
+		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			ctx, cancel := d.Bound(ctx)
+			defer cancel()
+			return h(ctx, req)
+		},
+		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			ctx, cancel := d.Bound(ss.Context())
+			defer cancel()
+			return h(srv, withContext(ss, ctx))
+		},
+	}
+}
+
+// RequestSize refuses oversized requests (engine.RequestSize). It
+// complements the server option grpc.MaxRecvMsgSize
+// (limits.max_recv_msg_bytes), the hard cap gRPC applies while reading a
+// message: gRPC answers that refusal itself, without llmrelay's ErrorInfo,
+// so max_request_bytes sits below it and catches the oversized requests a
+// client is likely to send with a typed error.
+func RequestSize(maxBytes int) Link {
+	if maxBytes <= 0 {
+		return noop("request_size")
+	}
+	return requestCheck("request_size", engine.RequestSize(maxBytes).Check)
+}
+
+// Validate checks every request against its buf.validate rules
+// (engine.Validator).
+func Validate(v protovalidate.Validator) Link {
+	return requestCheck("validate", engine.Validator{V: v}.Check)
+}
+
+// ModelAccess checks that the caller's key may use the request's models
+// (engine.AllowModels).
+func ModelAccess() Link { return requestCheck("model_access", engine.AllowModels) }
+
+// ResolveModel resolves the request's model and fallback_models into the
+// call's targets, in the call record (engine.Resolver).
+func ResolveModel(routes *route.Table) Link {
+	return requestCheck("resolve", engine.Resolver{Routes: routes}.Resolve)
+}
+
+// ProviderQueue takes a slot of the call's first target's provider once
+// the request has arrived and holds it until the call ends
+// (engine.ProviderQueue). Put it after Deadline, so the wait is bounded,
+// and after ResolveModel.
+func ProviderQueue(q *engine.ProviderQueue) Link {
+	return Link{
+		Name: "provider_queue",
+		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			release, err := q.AcquireFor(ctx)
+			if err != nil {
+				return nil, err
+			}
+			defer release()
+			return h(ctx, req)
+		},
+		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			release := func() {}
+			defer func() { release() }()
+			return h(srv, &peekStream{ServerStream: ss, onFirst: func(any) error {
+				r, err := q.AcquireFor(ss.Context())
+				if err == nil {
+					release = r
+				}
+				return err
+			}})
+		},
+	}
+}
