@@ -19,7 +19,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/apikeys"
 	"github.com/llmrelay/llmrelay/internal/auth"
-	"github.com/llmrelay/llmrelay/internal/interceptors/callinfo"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/spend"
 )
 

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"google.golang.org/grpc/codes"
-
 	"github.com/llmrelay/llmrelay/internal/apikeys"
 	"github.com/llmrelay/llmrelay/internal/spend"
 	"github.com/llmrelay/llmrelay/internal/state"
@@ -55,7 +53,7 @@ func governanceError(err error) (e *Error, ok bool) {
 		if !ee.Resets.IsZero() {
 			meta["resets_at"] = ee.Resets.UTC().Format(time.RFC3339)
 		}
-		return &Error{Code: codes.ResourceExhausted, Reason: ReasonBudgetExhausted, Message: ee.Error(), Metadata: meta, RetryAfter: ee.RetryAfter(), Cause: err}, true
+		return &Error{Kind: ResourceExhausted, Reason: ReasonBudgetExhausted, Message: ee.Error(), Metadata: meta, RetryAfter: ee.RetryAfter(), Cause: err}, true
 	}
 	var fe *apikeys.FieldError
 	if errors.As(err, &fe) {
@@ -65,22 +63,22 @@ func governanceError(err error) (e *Error, ok bool) {
 	}
 	for _, m := range []struct {
 		err    error
-		code   codes.Code
+		kind   Kind
 		reason string
 	}{
-		{apikeys.ErrNotFound, codes.NotFound, ReasonKeyNotFound},
-		{apikeys.ErrExists, codes.AlreadyExists, ReasonKeyExists},
-		{apikeys.ErrReadOnly, codes.FailedPrecondition, ReasonKeyReadOnly},
-		{apikeys.ErrRevoked, codes.FailedPrecondition, ReasonKeyRevoked},
-		{apikeys.ErrConflict, codes.Aborted, ReasonKeyConflict},
+		{apikeys.ErrNotFound, NotFound, ReasonKeyNotFound},
+		{apikeys.ErrExists, AlreadyExists, ReasonKeyExists},
+		{apikeys.ErrReadOnly, FailedPrecondition, ReasonKeyReadOnly},
+		{apikeys.ErrRevoked, FailedPrecondition, ReasonKeyRevoked},
+		{apikeys.ErrConflict, Aborted, ReasonKeyConflict},
 	} {
 		if errors.Is(err, m.err) {
 			// The sentinel's words and the key's name: nothing internal.
-			return &Error{Code: m.code, Reason: m.reason, Message: err.Error(), Cause: err}, true
+			return &Error{Kind: m.kind, Reason: m.reason, Message: err.Error(), Cause: err}, true
 		}
 	}
 	if errors.Is(err, state.ErrUnavailable) {
-		return &Error{Code: codes.Unavailable, Reason: ReasonStateStoreUnavailable,
+		return &Error{Kind: Unavailable, Reason: ReasonStateStoreUnavailable,
 			Message: "the state store is unavailable; call again", RetryAfter: storeRetryAfter, CallAgain: true, Cause: err}, true
 	}
 	return nil, false

@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"time"
 
@@ -126,9 +125,8 @@ func decodeKey(name string, record []byte) (*Key, error) {
 	return k, nil
 }
 
-// namePattern is what a stored key's name (and a team's) looks like: it
-// names metrics, logs and store keys.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// namePattern is what a stored key's name looks like (as a team's).
+var namePattern = spend.NamePattern
 
 // SecretPrefix starts every secret CreateKey makes.
 const SecretPrefix = "llmr_"

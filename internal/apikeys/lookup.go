@@ -48,12 +48,13 @@ func NewKeys(config *auth.Keyring, store state.KeyStore, now func() time.Time) *
 	return &Keys{config: config, store: store, now: now, cache: make(map[string]cached)}
 }
 
+var _ auth.Keys = (*Keys)(nil)
+
 // Lookup implements auth.Keys: the identity of the presented key, or an
 // error wrapping auth.ErrUnknownKey, auth.ErrRevokedKey or
 // auth.ErrExpiredKey; any other error says the store could not be read.
 func (k *Keys) Lookup(ctx context.Context, key string) (*auth.Identity, error) {
-	// TODO(issue 25): k.config.Lookup once auth.Keys lands.
-	if id, err := k.config.Authenticate([]string{"Bearer " + key}); err == nil || k.store == nil {
+	if id, err := k.config.Lookup(ctx, key); err == nil || k.store == nil {
 		return id, err
 	}
 	hash := auth.HashKey(key)

@@ -143,6 +143,36 @@ func ResolveModel(routes *route.Table) Link {
 	return requestCheck("resolve", engine.Resolver{Routes: routes}.Resolve)
 }
 
+// Budget reserves a Generate call's estimate on the budgets of its key and
+// team once the request has arrived (engine.Budget.Reserve), and gives it
+// back when the call ends without having run (Generate settles it
+// otherwise). Put it after ResolveModel (the reservation is priced at the
+// call's targets) and before ProviderQueue.
+func Budget(b *engine.Budget) Link {
+	return Link{
+		Name: "budget",
+		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			release, err := b.Reserve(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			defer release()
+			return h(ctx, req)
+		},
+		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			release := func() {}
+			defer func() { release() }()
+			return h(srv, &peekStream{ServerStream: ss, onFirst: func(msg any) error {
+				r, err := b.Reserve(ss.Context(), msg)
+				if err == nil {
+					release = r
+				}
+				return err
+			}})
+		},
+	}
+}
+
 // ProviderQueue takes a slot of the call's first target's provider once
 // the request has arrived and holds it until the call ends
 // (engine.ProviderQueue). Put it after Deadline, so the wait is bounded,

@@ -17,9 +17,14 @@ package spend
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"time"
 )
+
+// NamePattern is what a team's name (and a stored key's) looks like: it
+// names metrics, logs and store keys.
+var NamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // Window is a budget's window.
 type Window string

@@ -102,6 +102,12 @@ type budgetOf struct {
 	resets time.Time
 }
 
+// Budgeted reports whether a call of sub falls under any budget (its
+// key's or its team's), so that a caller may skip estimating it.
+func (b *Budgeter) Budgeted(sub Subject) bool {
+	return b != nil && sub.Key != "" && (len(sub.Budgets) > 0 || sub.Team != "" && len(b.teams[sub.Team]) > 0)
+}
+
 // Reserve admits one call of sub: it reserves r's estimate on every
 // budget of the key and its team, atomically, and returns the Hold that
 // settles the call. A budget without room for it refuses the call with an
