@@ -379,8 +379,14 @@ func TestAdminScopes(t *testing.T) {
 			_, err := keys.CreateKey(bearer(ctx, "app-secret"), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "x", Scopes: []string{"admin"}}})
 			return err
 		}, codes.PermissionDenied, "SCOPE_MISSING"},
-		{"usage.read lists no keys", func() error { _, err := keys.ListKeys(bearer(ctx, "finance-secret"), &adminv1.ListKeysRequest{}); return err }, codes.PermissionDenied, "SCOPE_MISSING"},
-		{"usage.read reads usage", func() error { _, err := use.GetUsage(bearer(ctx, "finance-secret"), &adminv1.GetUsageRequest{}); return err }, codes.OK, ""},
+		{"usage.read lists no keys", func() error {
+			_, err := keys.ListKeys(bearer(ctx, "finance-secret"), &adminv1.ListKeysRequest{})
+			return err
+		}, codes.PermissionDenied, "SCOPE_MISSING"},
+		{"usage.read reads usage", func() error {
+			_, err := use.GetUsage(bearer(ctx, "finance-secret"), &adminv1.GetUsageRequest{})
+			return err
+		}, codes.OK, ""},
 		{"a config key is read-only", func() error {
 			_, err := keys.RevokeKey(bearer(ctx, adminSecret), &adminv1.RevokeKeyRequest{Name: "app"})
 			return err
@@ -389,7 +395,10 @@ func TestAdminScopes(t *testing.T) {
 			_, err := keys.CreateKey(bearer(ctx, adminSecret), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "app", Scopes: []string{"admin"}}})
 			return err
 		}, codes.AlreadyExists, "KEY_EXISTS"},
-		{"an unknown key", func() error { _, err := keys.GetKey(bearer(ctx, adminSecret), &adminv1.GetKeyRequest{Name: "nobody"}); return err }, codes.NotFound, "KEY_NOT_FOUND"},
+		{"an unknown key", func() error {
+			_, err := keys.GetKey(bearer(ctx, adminSecret), &adminv1.GetKeyRequest{Name: "nobody"})
+			return err
+		}, codes.NotFound, "KEY_NOT_FOUND"},
 		{"a budget in no window", func() error {
 			_, err := keys.CreateKey(bearer(ctx, adminSecret), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "x", Scopes: []string{"admin"},
 				Budgets: []*adminv1.Budget{{Window: "week", MaxTokens: 5}}}})
