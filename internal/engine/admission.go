@@ -134,8 +134,10 @@ var Order = []string{"auth", "key_limits", "deadline", "request_size", "validate
 
 // Admit runs every admission step for a caller and its request, in Order,
 // and returns the call's context (its identity, its deadline, its record
-// with the resolved targets) and release, which gives back what the call
-// holds (its stream slot, its provider slot, its deadline) once it ended.
+// with the resolved targets and its budget hold) and release, which gives
+// back what the call holds (its stream slot, its budgets' reservation if
+// Generate did not settle it, its provider slot, its deadline) once it
+// ended.
 // ctx must carry a call record (callinfo.NewContext). An error is the
 // *apierr.Error of the step that refused the call, with nothing held.
 func (a *Admission) Admit(ctx context.Context, c Caller, req proto.Message) (context.Context, func(), error) {

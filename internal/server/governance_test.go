@@ -431,3 +431,35 @@ func TestAdminScopes(t *testing.T) {
 		t.Fatalf("ListKeys: %v, want %s", names, want)
 	}
 }
+
+// TestBudgetsWhenTheStoreFails: with Redis stopped, a call under a budget
+// follows state.on_store_failure: fail_closed refuses it as unavailable
+// (never as exhausted), fail_open admits it on the replica's own counters.
+func TestBudgetsWhenTheStoreFails(t *testing.T) {
+	for _, policy := range []string{"fail_closed", "fail_open"} {
+		t.Run(policy, func(t *testing.T) {
+			redis := redistest.Start(t)
+			cfg := redisConfig(redis, policy)
+			cfg.Providers = config.DefaultProviders()
+			cfg.Auth.Keys = []config.APIKey{{Name: "ci", SHA256: auth.HashKey("ci-secret"), Scopes: []string{"generate"}, Models: []string{"*"},
+				Budgets: []spend.Budget{{Window: spend.Day, MaxTokens: 1_000_000}}}}
+			in := servertest.Start(t, cfg)
+			if _, err := generate(t.Context(), in, "ci-secret", echoRequest("before")); err != nil {
+				t.Fatal(err)
+			}
+			redis.Stop()
+			_, err := generate(t.Context(), in, "ci-secret", echoRequest("during"))
+			code, info, _ := errorInfo(err)
+			switch policy {
+			case "fail_closed":
+				if code != codes.Unavailable || info.GetReason() != "STATE_STORE_UNAVAILABLE" {
+					t.Fatalf("a call under a budget with the store down: %v, want UNAVAILABLE STATE_STORE_UNAVAILABLE", err)
+				}
+			default:
+				if err != nil {
+					t.Fatalf("a call under a budget with the store down, fail_open: %v", err)
+				}
+			}
+		})
+	}
+}
