@@ -63,7 +63,7 @@ run: build ## Build and start the server (embedded default: 127.0.0.1:50051, moc
 	$(BIN) $(ARGS)
 
 .PHONY: test
-test: test-deps ## Run every test with the race detector, and deploy/'s manifest checks; installs Debian's redis-server, haproxy and nghttpx first, if it can (needs a C compiler; the first run compiles everything with -race, several minutes on a cold machine).
+test: test-deps ## Run every test with the race detector, and deploy/'s manifest checks; installs Debian's redis-server, haproxy and nghttpx, and the pinned MCP server (npm ci), first, if it can (needs a C compiler; the first run compiles everything with -race, several minutes on a cold machine).
 	@command -v $${CC:-gcc} >/dev/null || command -v cc >/dev/null || { \
 		echo "make test runs the race detector, which needs a C compiler: install one (Debian: apt-get install gcc)"; exit 1; }
 	@scripts/redis-server.sh || echo "make test: no redis-server: the tests of the redis state store and of several replicas will skip"
@@ -82,7 +82,7 @@ redis-server: ## Install Debian's redis-server when missing (the redis store's t
 	scripts/redis-server.sh
 
 .PHONY: test-deps
-test-deps: ## Install the programs some tests run as real processes (haproxy, nghttpx, from Debian) when missing.
+test-deps: ## Install the programs some tests run as real processes (haproxy, nghttpx from Debian; the MCP server @modelcontextprotocol/server-everything from its npm lockfile) when missing.
 	@scripts/test-deps.sh
 
 .PHONY: bench

@@ -7,12 +7,34 @@
 #   - nghttpx (package nghttp2-proxy; bookworm: 1.52): the heartbeat tests
 #     put it, with a short backend read timeout, in front of a real
 #     llmrelay on loopback (internal/server).
+#   - @modelcontextprotocol/server-everything (npm, pinned by the lockfile
+#     in internal/servertools/mcptest/everything): the reference MCP server
+#     the server-tool tests start on loopback; `npm ci` installs it, with
+#     Node 20 or later.
 #
-# Needs root (or sudo) and apt-get to install; when it cannot, it says so
-# and exits 0: the tests that need a missing program skip with a message
-# naming it. `make test` runs it first; tests also run it when the program
-# is missing. TEST_DEPS_STRICT=1 (CI) makes a failed install an error.
+# The Debian packages need root (or sudo) and apt-get; npm needs the npm
+# registry. When it cannot install something, it says so and exits 0: the
+# tests that need it skip with a message naming it (the server-tool tests
+# fail instead when CI is set). `make test` runs it first; tests also run
+# it when their program is missing. TEST_DEPS_STRICT=1 (CI) makes a failed
+# install an error.
 set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# The MCP server, from the committed lockfile, when it is not installed.
+everything=internal/servertools/mcptest/everything
+if [ ! -f "$everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]; then
+	if command -v npm >/dev/null 2>&1; then
+		echo "test-deps: npm ci in $everything (@modelcontextprotocol/server-everything)"
+		if ! npm ci --prefix "$everything" --no-audit --no-fund --loglevel=error; then
+			echo "test-deps: npm ci failed in $everything; the server-tool tests will skip" >&2
+			[ "${TEST_DEPS_STRICT:-0}" = 1 ] && exit 1
+		fi
+	else
+		echo "test-deps: no npm (Node 20 or later): cannot install @modelcontextprotocol/server-everything; the server-tool tests will skip" >&2
+		[ "${TEST_DEPS_STRICT:-0}" = 1 ] && exit 1
+	fi
+fi
 
 packages=(haproxy nghttp2-proxy)
 commands=(haproxy nghttpx)

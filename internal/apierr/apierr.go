@@ -26,6 +26,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/servertools"
 )
 
 // Domain is the ErrorInfo domain of every llmrelay error.
@@ -68,6 +69,13 @@ const (
 	// ReasonRefusedByHook is the reason of a call a server hook refused
 	// without naming a reason of its own.
 	ReasonRefusedByHook = "REFUSED_BY_HOOK"
+	// Server tools (GenerateRequest.server_tools): the API key may not use
+	// the tool (PERMISSION_DENIED), no MCP server offers it
+	// (INVALID_ARGUMENT), its MCP server is not answering (UNAVAILABLE,
+	// with RetryInfo). Metadata `tool` names the entry.
+	ReasonServerToolNotPermitted = "SERVER_TOOL_NOT_PERMITTED"
+	ReasonUnknownServerTool      = "UNKNOWN_SERVER_TOOL"
+	ReasonServerToolUnavailable  = "SERVER_TOOL_UNAVAILABLE"
 )
 
 // ErrShuttingDown is the cause with which the server cuts off calls still
@@ -143,6 +151,30 @@ func resolutionError(err error) (e *Error, ok bool) {
 	return e, true
 }
 
+// serverToolError maps a request's server tool that cannot be offered
+// (*servertools.ResolveError): PERMISSION_DENIED, INVALID_ARGUMENT with a
+// BadRequest on its field, or UNAVAILABLE with a RetryInfo; metadata
+// `tool` names the entry. ok is false for other errors.
+func serverToolError(err error) (e *Error, ok bool) {
+	var re *servertools.ResolveError
+	if !errors.As(err, &re) {
+		return nil, false
+	}
+	msg := re.Error()
+	switch {
+	case errors.Is(err, servertools.ErrNotPermitted):
+		e = &Error{Kind: PermissionDenied, Reason: ReasonServerToolNotPermitted, Message: msg + "; ListTools lists the server tools the key may use"}
+	case errors.Is(err, servertools.ErrUnavailable):
+		e = &Error{Kind: Unavailable, Reason: ReasonServerToolUnavailable, Message: msg, RetryAfter: max(re.RetryAfter, time.Second)}
+	default:
+		desc := strings.TrimPrefix(msg, re.Field+": ")
+		e = InvalidField(ReasonUnknownServerTool, re.Field, desc)
+	}
+	e.Metadata = map[string]string{"tool": re.Entry}
+	e.Cause = err
+	return e, true
+}
+
 // InvalidField returns INVALID_ARGUMENT for one bad request field.
 func InvalidField(reason, field, description string) *Error {
 	return &Error{
@@ -194,6 +226,9 @@ func FromError(err error) *Error {
 		return &Error{Kind: PermissionDenied, Reason: reason, Message: rf.Message, Metadata: map[string]string{"hook": rf.Hook}, Cause: err}
 	}
 	if e, ok := resolutionError(err); ok {
+		return e
+	}
+	if e, ok := serverToolError(err); ok {
 		return e
 	}
 	if e, ok := governanceError(err); ok {

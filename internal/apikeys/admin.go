@@ -365,9 +365,6 @@ func (a *Admin) check(k *Key, hash string, now time.Time, fields []string) error
 		}
 		return err
 	}
-	if len(k.Tools) > 0 {
-		return &FieldError{Field: "key.tools", Problem: "names server tools, which this server does not offer"}
-	}
 	if k.Team != "" && !a.teams[k.Team] {
 		teams := slices.Sorted(maps.Keys(a.teams))
 		return &FieldError{Field: "key.team", Problem: fmt.Sprintf("%q is not a configured team; the teams are [%s]", k.Team, strings.Join(teams, ", "))}

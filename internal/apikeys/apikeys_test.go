@@ -204,7 +204,7 @@ func TestCreateRefuses(t *testing.T) {
 		{"a budget of an unknown window", func(k *apikeys.Key) { k.Budgets = []spend.Budget{{Window: "week", MaxCostUSD: 1}} }, apikeys.ErrInvalid, "key.budgets[0].window"},
 		{"a budget without a cap", func(k *apikeys.Key) { k.Budgets = []spend.Budget{{Window: spend.Day}} }, apikeys.ErrInvalid, "key.budgets[0].max_cost_usd"},
 		{"an expiry in the past", func(k *apikeys.Key) { k.ExpiresAt = past.ExpiresAt }, apikeys.ErrInvalid, "key.expires_at"},
-		{"server tools", func(k *apikeys.Key) { k.Tools = []string{"everything/echo"} }, apikeys.ErrInvalid, "key.tools"},
+		{"a bad server tool pattern", func(k *apikeys.Key) { k.Tools = []string{"every thing/*"} }, apikeys.ErrInvalid, "key.tools"},
 	}
 	for _, tc := range tests {
 		k := appKey("new")
@@ -373,6 +373,32 @@ func TestAudit(t *testing.T) {
 		if !strings.Contains(text, metrics.NameAdminChanges+`{action="`+action+`"} 1`) {
 			t.Errorf("%s{action=%q} is not 1:\n%s", metrics.NameAdminChanges, action, text)
 		}
+	}
+}
+
+// TestStoredTools: the server tools of a stored key are those of its last
+// read, none once it is revoked.
+func TestStoredTools(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	k := appKey("ci")
+	k.Tools = []string{"everything/*"}
+	secret := h.create(t, k)
+	if got := h.keys.StoredTools("ci"); got != nil {
+		t.Fatalf("tools of a key never read: %v", got)
+	}
+	if _, err := h.keys.Lookup(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.keys.StoredTools("ci"); len(got) != 1 || got[0] != "everything/*" {
+		t.Fatalf("tools of the key read: %v", got)
+	}
+	if _, err := h.admin.Revoke(ctx, ops, "ci"); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = h.keys.Lookup(ctx, secret)
+	if got := h.keys.StoredTools("ci"); got != nil {
+		t.Fatalf("tools of a revoked key: %v", got)
 	}
 }
 

@@ -93,7 +93,7 @@ func (k *Key) State(now time.Time) State {
 // keyConfig returns the key as auth.NewIdentity checks it.
 func (k *Key) keyConfig(hash string) auth.KeyConfig {
 	return auth.KeyConfig{
-		Name: k.Name, SHA256: hash, Scopes: k.Scopes, Models: k.Models,
+		Name: k.Name, SHA256: hash, Scopes: k.Scopes, Models: k.Models, Tools: k.Tools,
 		RequestsPerSecond: k.Limits.RequestsPerSecond, Burst: k.Limits.Burst, MaxConcurrentStreams: k.Limits.MaxConcurrentStreams,
 		Team: k.Team, Budgets: k.Budgets,
 	}
@@ -102,7 +102,7 @@ func (k *Key) keyConfig(hash string) auth.KeyConfig {
 // configKey returns a config key as the admin API shows it.
 func configKey(c auth.KeyConfig) Key {
 	return Key{
-		Name: c.Name, Source: SourceConfig, Scopes: slices.Clone(c.Scopes), Models: slices.Clone(c.Models),
+		Name: c.Name, Source: SourceConfig, Scopes: slices.Clone(c.Scopes), Models: slices.Clone(c.Models), Tools: slices.Clone(c.Tools),
 		Limits: Limits{RequestsPerSecond: c.RequestsPerSecond, Burst: c.Burst, MaxConcurrentStreams: c.MaxConcurrentStreams},
 		Team:   c.Team, Budgets: slices.Clone(c.Budgets),
 	}

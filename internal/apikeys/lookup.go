@@ -28,8 +28,9 @@ type Keys struct {
 	store  state.KeyStore // nil: the config's keys only
 	now    func() time.Time
 
-	mu    sync.Mutex
-	cache map[string]cached // by hash
+	mu     sync.Mutex
+	cache  map[string]cached // by hash
+	byName map[string]string // name → hash, of the keys in cache
 }
 
 // cached is a stored key as last read.
@@ -45,7 +46,7 @@ func NewKeys(config *auth.Keyring, store state.KeyStore, now func() time.Time) *
 	if now == nil {
 		now = time.Now
 	}
-	return &Keys{config: config, store: store, now: now, cache: make(map[string]cached)}
+	return &Keys{config: config, store: store, now: now, cache: make(map[string]cached), byName: make(map[string]string)}
 }
 
 var _ auth.Keys = (*Keys)(nil)
@@ -101,11 +102,27 @@ func (k *Keys) remember(sk state.StoredKey, now time.Time) (cached, error) {
 		for h, old := range k.cache {
 			if now.Sub(old.read) >= CacheTTL {
 				delete(k.cache, h)
+				delete(k.byName, old.key.Name)
 			}
 		}
 	}
 	k.cache[sk.Hash] = c
+	k.byName[sk.Name] = sk.Hash
 	return c, nil
+}
+
+// StoredTools returns the server tool patterns of the stored key named
+// name, as this replica last read it (a call's key was read as it was
+// admitted), nil when it has not read it or the key is revoked or
+// expired. servertools asks it for the keys the config does not list.
+func (k *Keys) StoredTools(name string) []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	c, ok := k.cache[k.byName[name]]
+	if !ok || c.key.State(k.now()) != Active {
+		return nil
+	}
+	return c.key.Tools
 }
 
 // forget drops a key from the cache: it changed on this replica.

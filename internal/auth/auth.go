@@ -78,6 +78,12 @@ type KeyConfig struct {
 	// and route; "smart" allows the route smart (whatever its targets). See
 	// MatchPattern.
 	Models []string `yaml:"models"`
+	// Tools lists the server tools the key may offer a model
+	// (GenerateRequest.server_tools), as patterns on "<server>/<tool>",
+	// matched as Models are: ["everything/*"] allows every tool of the MCP
+	// server everything, ["*"] every tool; empty allows none. The decision
+	// is internal/servertools' (Scopes), made again before every turn.
+	Tools []string `yaml:"tools"`
 	// RequestsPerSecond is the key's sustained call rate; 0 means unlimited.
 	RequestsPerSecond float64 `yaml:"requests_per_second"`
 	// Burst is how many calls may arrive at once above the rate; 0 means
@@ -250,6 +256,11 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 		}
 	}
 	id.models = slices.Clone(c.Models)
+	for _, m := range c.Tools {
+		if m == "" || strings.ContainsFunc(m, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			return nil, sum, "tools", fmt.Sprintf("has a pattern %q that is empty or contains spaces or control characters", m)
+		}
+	}
 	for _, l := range []struct {
 		field string
 		v     float64

@@ -34,6 +34,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/servertools"
 	"github.com/llmrelay/llmrelay/internal/setting"
 	"github.com/llmrelay/llmrelay/internal/spend"
 	"github.com/llmrelay/llmrelay/internal/state"
@@ -96,6 +97,10 @@ type Config struct {
 	// Resume bounds resumable calls (GenerateRequest.resumable); see
 	// docs/resume.md.
 	Resume Resume `yaml:"resume"`
+	// Tools are the MCP servers whose tools llmrelay runs for the model
+	// (GenerateRequest.server_tools), and the tool loop's bounds; see
+	// docs/tools.md.
+	Tools servertools.Config `yaml:"tools"`
 
 	// DefaultListens names the listen settings ("listen",
 	// "metrics_listen") that Load found set by no file, variable or flag:
@@ -263,7 +268,18 @@ func Default() *Config {
 		Pricing:          usage.DefaultPricing(),
 		Governance:       spend.DefaultConfig(),
 		Resume:           resume.DefaultConfig(),
+		Tools:            servertools.DefaultConfig(),
 	}
+}
+
+// ToolScopes returns which server tools each API key may use (its
+// `tools`), for internal/servertools; without keys, every tool.
+func (c *Config) ToolScopes() servertools.Scopes {
+	s := servertools.Scopes{Open: len(c.Auth.Keys) == 0, Keys: map[string][]string{}}
+	for _, k := range c.Auth.Keys {
+		s.Keys[k.Name] = k.Tools
+	}
+	return s
 }
 
 // RetryLimits returns the attempt plan's limits: the retry section and
@@ -470,6 +486,7 @@ func (c *Config) validate() Problems {
 	c.OutlierDetection.Check(setting.Under(p, "outlier_detection."))
 	c.State.Check(setting.Under(p, "state."))
 	c.Pricing.Check(setting.Under(p, "pricing."), c.Providers)
+	c.Tools.Check(setting.Under(p, "tools."))
 	c.Governance.Check(setting.Under(p, "governance."))
 	keyTeams, keyBudgets := make([]string, len(c.Auth.Keys)), make([][]spend.Budget, len(c.Auth.Keys))
 	for i, k := range c.Auth.Keys {

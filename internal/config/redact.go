@@ -42,9 +42,10 @@ func secretLike(name, value string) bool {
 
 // Redacted returns a copy that is safe to show or log. The config holds no
 // secrets by design (provider keys are named by environment variable, API
-// keys listed by hash), but a provider's headers and base_url could: header
-// values and URL query values that look secret, and any password in a URL,
-// are Masked. Key hashes are shown normalised (auth.NormalizeHash): a hash
+// keys listed by hash, MCP servers' headers named by environment variable),
+// but a provider's headers and base_url, and an MCP server's url, could:
+// header values and URL query values that look secret, and any password in
+// a URL, are Masked. Key hashes are shown normalised (auth.NormalizeHash): a hash
 // does not reveal its key.
 func (c *Config) Redacted() Config {
 	cp := *c
@@ -55,6 +56,10 @@ func (c *Config) Redacted() Config {
 	cp.Providers = slices.Clone(c.Providers)
 	for i := range cp.Providers {
 		cp.Providers[i] = redactProvider(cp.Providers[i])
+	}
+	cp.Tools.MCPServers = slices.Clone(c.Tools.MCPServers)
+	for i := range cp.Tools.MCPServers {
+		cp.Tools.MCPServers[i].URL = redactURL(cp.Tools.MCPServers[i].URL)
 	}
 	return cp
 }
@@ -68,25 +73,33 @@ func redactProvider(p provider.Config) provider.Config {
 			}
 		}
 	}
-	if u, err := url.Parse(p.BaseURL); err == nil && p.BaseURL != "" {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), Masked)
-		}
-		if q := u.Query(); len(q) > 0 {
-			for k, vs := range q {
-				for i, v := range vs {
-					if secretLike(k, v) {
-						vs[i] = Masked
-					}
+	p.BaseURL = redactURL(p.BaseURL)
+	return p
+}
+
+// redactURL masks a URL's password and its query values that look secret.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return Masked // unparsable: it might hold anything
+	case raw == "":
+		return raw
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), Masked)
+	}
+	if q := u.Query(); len(q) > 0 {
+		for k, vs := range q {
+			for i, v := range vs {
+				if secretLike(k, v) {
+					vs[i] = Masked
 				}
 			}
-			u.RawQuery = q.Encode()
 		}
-		p.BaseURL = u.String()
-	} else if err != nil {
-		p.BaseURL = Masked // unparsable: it might hold anything
+		u.RawQuery = q.Encode()
 	}
-	return p
+	return u.String()
 }
 
 // YAML returns c as YAML in the config file's own shape, every

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/servertools"
 )
 
 func TestRedactedMasksWhatLooksSecret(t *testing.T) {
@@ -49,6 +50,20 @@ func TestRedactedMasksWhatLooksSecret(t *testing.T) {
 	}
 	if cfg.Providers[0].Headers["Authorization"] != "Bearer sk-live-1" || !strings.Contains(cfg.Providers[0].BaseURL, "hunter2") {
 		t.Error("Redacted changed the original")
+	}
+}
+
+// TestRedactedMasksMCPServerURLs: an MCP server's url is shown without a
+// token its query carries; its headers_env names variables, not values.
+func TestRedactedMasksMCPServerURLs(t *testing.T) {
+	cfg := Default()
+	cfg.Tools.MCPServers = []servertools.ServerConfig{{Name: "s", URL: "https://mcp.example/mcp?token=tok-1234567890abcdefghij&v=2", HeadersEnv: map[string]string{"Authorization": "MCP_AUTH"}}}
+	r := cfg.Redacted()
+	if u := r.Tools.MCPServers[0].URL; strings.Contains(u, "tok-123") || !strings.Contains(u, "v=2") {
+		t.Errorf("url %q: want the token masked, the rest kept", u)
+	}
+	if r.Tools.MCPServers[0].HeadersEnv["Authorization"] != "MCP_AUTH" || !strings.Contains(cfg.Tools.MCPServers[0].URL, "tok-123") {
+		t.Error("Redacted changed the variable's name or the original")
 	}
 }
 

@@ -110,6 +110,8 @@ var methodScopes = map[string][]auth.Scope{
 	adminv1.KeyService_UpdateKey_FullMethodName:  {auth.ScopeAdmin},
 	adminv1.KeyService_RevokeKey_FullMethodName:  {auth.ScopeAdmin},
 	adminv1.UsageService_GetUsage_FullMethodName: {auth.ScopeAdmin, auth.ScopeUsageRead},
+	// The server tools a key may offer are what it uses in Generate.
+	llmrelayv1.LLMService_ListTools_FullMethodName: {auth.ScopeGenerate},
 }
 
 // Admission is the engine's admission of a call: who may call, and what a

@@ -31,28 +31,10 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 		Messages: make([]provider.Message, len(req.GetMessages())),
 	}
 	for i, m := range req.GetMessages() {
-		pm := provider.Message{
-			Role:       provider.Role(m.GetRole()), // the enums share their numbering
-			Content:    m.GetContent(),
-			ToolCallID: m.GetToolCallId(),
-		}
-		for _, tc := range m.GetToolCalls() {
-			pm.ToolCalls = append(pm.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments(), Signature: tc.GetSignature()})
-		}
-		for _, r := range m.GetReasoning() {
-			pm.Reasoning = append(pm.Reasoning, provider.Reasoning{Text: r.GetText(), Signature: r.GetSignature(), Redacted: r.GetRedacted(), Format: r.GetFormat(),
-				ID: r.GetId(), Kind: r.GetKind(), ProviderFormat: r.GetProviderFormat()})
-		}
-		for _, t := range m.GetProviderTools() {
-			pm.ProviderTools = append(pm.ProviderTools, provider.ProviderTool{Kind: t.GetKind(), ID: t.GetId(), Name: t.GetName(),
-				Input: t.GetInput(), Result: t.GetResult(), Extra: t.GetExtra(), Format: t.GetFormat()})
-		}
-		pm.Refusal = m.GetRefusal()
-		parts, err := messageParts(i, m)
+		pm, err := providerMessage(i, m)
 		if err != nil {
 			return nil, err
 		}
-		pm.Parts = parts
 		out.Messages[i] = pm
 	}
 	if g := req.GetGeneration(); g != nil {
@@ -105,6 +87,34 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 		out.Options = opts.AsMap()
 	}
 	return out, nil
+}
+
+// providerMessage converts messages[i] of a conversation (the request's,
+// then, with server tools, the transcript's), its parts checked.
+func providerMessage(i int, m *llmrelayv1.Message) (provider.Message, error) {
+	pm := provider.Message{
+		Role:       provider.Role(m.GetRole()), // the enums share their numbering
+		Content:    m.GetContent(),
+		ToolCallID: m.GetToolCallId(),
+		Refusal:    m.GetRefusal(),
+	}
+	for _, tc := range m.GetToolCalls() {
+		pm.ToolCalls = append(pm.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments(), Signature: tc.GetSignature()})
+	}
+	for _, r := range m.GetReasoning() {
+		pm.Reasoning = append(pm.Reasoning, provider.Reasoning{Text: r.GetText(), Signature: r.GetSignature(), Redacted: r.GetRedacted(), Format: r.GetFormat(),
+			ID: r.GetId(), Kind: r.GetKind(), ProviderFormat: r.GetProviderFormat()})
+	}
+	for _, t := range m.GetProviderTools() {
+		pm.ProviderTools = append(pm.ProviderTools, provider.ProviderTool{Kind: t.GetKind(), ID: t.GetId(), Name: t.GetName(),
+			Input: t.GetInput(), Result: t.GetResult(), Extra: t.GetExtra(), Format: t.GetFormat()})
+	}
+	parts, err := messageParts(i, m)
+	if err != nil {
+		return pm, err
+	}
+	pm.Parts = parts
+	return pm, nil
 }
 
 // messageParts converts messages[i]'s parts, nil when it has none, and

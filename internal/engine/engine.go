@@ -14,8 +14,8 @@
 // numbering; usage and cost; the resumable log; the Final); a turn owns one
 // model request (the provider request, its attempt plan, structured output
 // and the output limit); an attempt is one provider stream of that plan.
-// Every call has one turn today; a loop of turns inside a call (server
-// tools) adds turns without touching the call's parts, and the plan numbers
+// A call has one turn, or with server tools a loop of turns (tools.go)
+// that adds turns without touching the call's parts, the plan numbering
 // attempts across them (retry.PlanConfig.Numbered).
 //
 // Retry and fallback decisions live in internal/retry, target order and
@@ -47,6 +47,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
+	"github.com/llmrelay/llmrelay/internal/servertools"
 	tokenusage "github.com/llmrelay/llmrelay/internal/usage"
 )
 
@@ -89,6 +90,8 @@ type Engine struct {
 	resume *resume.Registry
 	// admission decides who may call and what a call may take.
 	admission *Admission
+	// tools runs the server tools; nil: none.
+	tools *servertools.Host
 }
 
 // OutputLimits are the server's bounds on a reply's output (the
@@ -150,6 +153,10 @@ type Deps struct {
 	Latencies *retry.Latencies
 	// Admission decides who may call and what a call may take.
 	Admission *Admission
+	// Tools runs the server tools (GenerateRequest.server_tools) on the
+	// configured MCP servers; the server's, kept across reloads. nil: a
+	// request naming server tools fails.
+	Tools *servertools.Host
 }
 
 // New returns an Engine on d.
@@ -163,7 +170,7 @@ func New(d Deps) *Engine {
 		schemas: schema.NewCache(d.Schema), schemaCfg: d.Schema,
 		limits: d.Retry, output: d.Output, heartbeat: d.Heartbeat,
 		prices: d.Prices, captureContent: d.CaptureContent,
-		budget: d.Budget, resume: d.Resume, latencies: d.Latencies, admission: d.Admission,
+		budget: d.Budget, resume: d.Resume, latencies: d.Latencies, admission: d.Admission, tools: d.Tools,
 	}
 }
 
@@ -270,7 +277,7 @@ func (s *Engine) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 		}
 		defer c.out.stopHeartbeat()
 	}
-	res, err := c.run(ctx)
+	res, err := c.runTurns(ctx)
 	if err != nil {
 		return s.fail(ctx, c, err)
 	}
@@ -321,6 +328,9 @@ type call struct {
 	// request, for a repeated Generate of the same call (resume.go).
 	resumable   bool
 	fingerprint string
+	// tools is the call's server tools and its transcript (tools.go); nil
+	// without server tools.
+	tools *tools
 }
 
 // newCall takes the call's resolved targets, runs the hooks before the
@@ -364,16 +374,20 @@ func (s *Engine) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, s
 	if c.heartbeat, err = s.heartbeatOf(req); err != nil {
 		return c, err
 	}
-	if err := s.prepareTurn(ctx, c, &c.first, req); err != nil {
+	if c.tools, err = s.newTools(c, req); err != nil {
+		return c, err
+	}
+	if err := s.prepareTurn(ctx, c, &c.first, req, 1, res.Targets); err != nil {
 		return c, err
 	}
 	c.turn = &c.first
+	c.out.setTurn(1)
 	return c, nil
 }
 
 // turn is one model request of a call: the provider request, its attempt
 // plan, its structured output and the output limit of its attempts. A call
-// has one turn today; a loop of turns (server tools) gives each its own,
+// has one turn, or with server tools a loop of turns (tools.go), each
 // numbered, with its attempts numbered after the earlier turns'.
 type turn struct {
 	// n is the turn's number in its call, from 1.
@@ -391,13 +405,15 @@ type turn struct {
 	output outputLimit
 }
 
-// prepareTurn prepares tn, call c's next turn, for req: the provider
-// request, which every target's provider must take, and the turn's
-// attempt plan. Errors are *apierr.Error or map to one.
-func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrelayv1.GenerateRequest) error {
-	res := c.resolved
-	tn.n = 1
-	first := res.Targets[0]
+// prepareTurn prepares tn, call c's turn n, for req: the provider request
+// (with server tools, the conversation so far and the tools offered),
+// which every target's provider must take, and the turn's attempt plan
+// over targets (the call's, or from the second turn on those from the
+// target that answered the turn before). Errors are *apierr.Error or map
+// to one.
+func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrelayv1.GenerateRequest, n int, targets []provider.Target) error {
+	tn.n = n
+	first := targets[0]
 	idle, firstEvent := req.GetStreamIdleTimeout().AsDuration(), req.GetFirstEventTimeout().AsDuration()
 	if err := s.limits.CheckStreamTimeouts(idle, firstEvent); err != nil {
 		return err
@@ -413,6 +429,14 @@ func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrel
 	if tn.preq, err = providerRequest(req, first.Model, rf); err != nil {
 		return err
 	}
+	if c.tools != nil {
+		more, err := c.tools.turnMessages(len(tn.preq.Messages))
+		if err != nil {
+			return err
+		}
+		tn.preq.Messages = append(tn.preq.Messages, more...)
+		c.tools.offerTools(tn.preq, n)
+	}
 	if rf != nil {
 		if tn.so, err = s.newStructured(rf, tn.preq); err != nil {
 			return err
@@ -422,7 +446,7 @@ func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrel
 	// of them cannot carry fails now, not after the others failed.
 	// The operator's provider_options policy of each target comes first
 	// (with the headers it configured, which extra_headers cannot replace).
-	for _, t := range res.Targets {
+	for _, t := range targets {
 		if err := t.Entry.Config.CheckOptions(tn.preq.Options); err != nil {
 			return err
 		}
@@ -448,7 +472,7 @@ func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrel
 			Midstream:      retry.Midstream(rp.GetMidstream()),
 		}),
 		Target:    first,
-		Fallbacks: res.Targets[1:],
+		Fallbacks: targets[1:],
 		Budget:    s.budget,
 		Health:    s.routes,
 		Deadline:  deadline,
@@ -606,9 +630,8 @@ func (r *attemptResult) providerMessage() provider.Message {
 // validation retries and errors, and the annotations of the hooks, which
 // run just before.
 func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
-	msg := finalMessage(res)
 	final := &llmrelayv1.Final{
-		Message:      msg,
+		Message:      finalMessage(res),
 		FinishReason: finishReason(res.finish),
 		Usage:        usage(c.usage),
 		Attempts:     uint32(c.attempts()),
@@ -618,6 +641,7 @@ func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
 		Route:        c.routeName(),
 	}
 	c.turn.so.fillFinal(final, res)
+	c.fillTools(final)
 	c.eng.hooks.After(ctx, c.hook, final)
 	final.Annotations = c.hook.Annotations()
 	c.out.stopHeartbeat() // nothing follows the final
@@ -650,7 +674,8 @@ func (s *Engine) fail(ctx context.Context, c *call, err error) error {
 }
 
 // emitter numbers and sends a call's events: sequence 1, 2, 3, ... with no
-// gaps. It is the one place events are numbered. With a heartbeat
+// gaps, each with the turn it belongs to (heartbeats belong to none). It
+// is the one place events are numbered. With a heartbeat
 // (startHeartbeat), its goroutine sends heartbeat events too, taking turns
 // with send. For a resumable call every event also goes to the call's log,
 // numbered the same, and the client's stream going away is no error: the
@@ -664,18 +689,27 @@ type emitter struct {
 
 	mu   sync.Mutex
 	seq  uint64
+	turn uint32    // the turn the call's events belong to
 	last time.Time // when the last event was sent, with a heartbeat
 	// stop ends the heartbeat's goroutine, which closes stopped; nil
 	// without a heartbeat. Only the call's goroutine uses them.
 	stop, stopped chan struct{}
 }
 
-// send stamps the next sequence number on ev and sends it.
+// setTurn makes n the turn of the events sent from now on.
+func (e *emitter) setTurn(n int) {
+	e.mu.Lock()
+	e.turn = uint32(n)
+	e.mu.Unlock()
+}
+
+// send stamps the next sequence number and the current turn on ev and
+// sends it.
 func (e *emitter) send(ev *llmrelayv1.GenerateEvent) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.seq++
-	ev.Sequence = e.seq
+	ev.Sequence, ev.Turn = e.seq, e.turn
 	err := e.deliver(ev)
 	if e.stop != nil {
 		e.last = time.Now()

@@ -65,11 +65,12 @@ type defaults struct {
 	idle      *durationpb.Duration
 	hedge     *llmrelayv1.HedgePolicy
 	resumable *bool
+	tools     []string
 	src       route.Defaults
 }
 
 func convert(d route.Defaults) (*defaults, error) {
-	out := &defaults{retry: d.Retry, gen: d.Generation, resumable: d.Resumable, src: d}
+	out := &defaults{retry: d.Retry, gen: d.Generation, resumable: d.Resumable, tools: d.ServerTools, src: d}
 	if d.System != "" {
 		out.prefix = append(out.prefix, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_SYSTEM, Content: d.System})
 	}
@@ -200,7 +201,11 @@ func (h *routeDefaults) BeforeAttempts(_ context.Context, c *Call) error {
 		req.Generation = gen
 	}
 
-	if d.format != nil && req.GetResponseFormat() == nil && len(req.GetTools()) == 0 {
+	if len(d.tools) > 0 && len(req.GetServerTools()) == 0 {
+		req.ServerTools = append([]string(nil), d.tools...)
+		set("server_tools")
+	}
+	if d.format != nil && req.GetResponseFormat() == nil && len(req.GetTools()) == 0 && len(req.GetServerTools()) == 0 {
 		req.ResponseFormat = proto.CloneOf(d.format)
 		set("response_format")
 	}

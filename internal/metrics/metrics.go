@@ -143,6 +143,7 @@ type Metrics struct {
 	lastReloadSuccess prometheus.Gauge
 
 	resume     resumeMetrics     // resumable calls (resume.go)
+	tools      toolMetrics       // server tools (tools.go)
 	governance governanceMetrics // the admin API and budgets (governance.go)
 }
 
@@ -250,6 +251,7 @@ func New() *Metrics {
 	}
 	m.series.init()
 	m.resume = newResumeMetrics(reg)
+	m.tools = newToolMetrics(reg)
 	m.governance = newGovernanceMetrics(reg)
 	m.lastReloadOK.Set(1)
 	m.lastReloadSuccess.SetToCurrentTime()

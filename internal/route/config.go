@@ -67,6 +67,10 @@ type Defaults struct {
 	// Resumable makes the route's calls resumable (docs/resume.md) unless
 	// the request says otherwise; nil leaves it to requests.
 	Resumable *bool `yaml:"resumable"`
+	// ServerTools are the server tools (names "<server>/<tool>" or
+	// patterns, as a request's server_tools) offered to the model in calls
+	// whose request names none; see docs/tools.md.
+	ServerTools []string `yaml:"server_tools"`
 }
 
 // HedgingDefaults mirror llmrelay.v1.HedgePolicy.
@@ -159,6 +163,7 @@ const (
 	maxStopBytes       = 256
 	maxValidationRetry = 10
 	maxPrefixMessages  = 64
+	maxServerTools     = 64
 	maxHedgeAfter      = 5 * time.Minute
 )
 
@@ -306,6 +311,17 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 		if d := rf.PartialObjectInterval; d < 0 || d > time.Minute {
 			bad(at("response_format.partial_object_interval"), "%s is not within 0..1m", d)
 		}
+	}
+	if len(d.ServerTools) > maxServerTools {
+		bad(at("server_tools"), "has %d entries; at most %d", len(d.ServerTools), maxServerTools)
+	}
+	for k, t := range d.ServerTools {
+		if t == "" || len(t) > 256 || strings.ContainsFunc(t, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			bad(fmt.Sprintf("%s[%d]", at("server_tools"), k), "%q is not a server tool's name (<server>/<tool>) or a pattern on them", t)
+		}
+	}
+	if len(d.ServerTools) > 0 && d.ResponseFormat != nil {
+		bad(at("server_tools"), "cannot be combined with response_format: a call offering server tools cannot ask for structured output")
 	}
 	if d.StreamIdleTimeout < 0 || d.StreamIdleTimeout > time.Hour {
 		bad(at("stream_idle_timeout"), "must be within 0..1h")

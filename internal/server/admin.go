@@ -28,22 +28,30 @@ func WithGovernanceClock(now func() time.Time) Option {
 	return func(s *Server) { s.governanceClock = now }
 }
 
-// governance builds runtime rt's keys and budgets: the lookup of presented
-// keys among the config's and the store's, the budgets on the store's
-// counters, the admission step that reserves on them, and the admin API.
+// keyStore returns the store of the keys made through the admin API: the
+// state store (both of llmrelay's keep keys), or this process's.
+func (s *Server) keyStore() state.KeyStore {
+	if ks, ok := s.store.(state.KeyStore); ok {
+		return ks
+	}
+	return s.localGovernance()
+}
+
+// apiKeys builds runtime rt's lookup of presented keys among the config's
+// and the store's.
+func (s *Server) apiKeys(rt *runtime) {
+	rt.apiKeys = apikeys.NewKeys(rt.keys, s.keyStore(), s.governanceClock)
+}
+
+// governance builds runtime rt's budgets and admin API: authentication on
+// rt's keys (apiKeys), the budgets on the store's counters, the admission
+// step that reserves on them, and the admin API's service.
 func (s *Server) governance(rt *runtime, authn *engine.Authenticator) *engine.Budget {
 	cfg := rt.cfg
-	// Both of llmrelay's stores keep keys and spending; a store without
-	// them gets this process's.
-	keyStore, ok := s.store.(state.KeyStore)
-	if !ok {
-		keyStore = s.localGovernance()
-	}
 	spending, ok := s.store.(state.Spending)
 	if !ok {
 		spending = s.localGovernance()
 	}
-	rt.apiKeys = apikeys.NewKeys(rt.keys, keyStore, s.governanceClock)
 	if rt.keys.Len() > 0 {
 		authn.Keys = rt.apiKeys
 	}
@@ -53,7 +61,7 @@ func (s *Server) governance(rt *runtime, authn *engine.Authenticator) *engine.Bu
 		teams[i] = t.Name
 	}
 	rt.admin = admin.New(apikeys.NewAdmin(apikeys.AdminDeps{
-		Store: keyStore, Config: cfg.Auth.Keys, Teams: teams, Keys: rt.apiKeys,
+		Store: s.keyStore(), Config: cfg.Auth.Keys, Teams: teams, Keys: rt.apiKeys,
 		Now: s.governanceClock, Logger: s.log.With("component", "admin"), Metrics: s.metrics,
 	}), budgets, s.governanceClock)
 	return &engine.Budget{Budgets: budgets, Metrics: s.metrics}

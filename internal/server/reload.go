@@ -70,6 +70,7 @@ func (s *Server) apply(cfg *config.Config) ([]string, error) {
 		return nil, err
 	}
 	s.current.Store(rt)
+	s.tools.Apply(rt.tools)
 	s.throttle.Configure(cfg.Auth.Throttle)
 	s.setLogLevel(cfg)
 	return needRestart, nil

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net/netip"
+	"os"
 
 	"google.golang.org/grpc"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/servertools"
 	"github.com/llmrelay/llmrelay/internal/service"
 )
 
@@ -57,6 +59,9 @@ type runtime struct {
 	trusted []netip.Prefix
 	// cert is the TLS certificate, nil without TLS.
 	cert *tls.Certificate
+	// tools is the tools section ready for the server's tool host, which
+	// applies it when the runtime is swapped in.
+	tools *servertools.Prepared
 	// unary and stream are the interceptor chain, composed.
 	unary  grpc.UnaryServerInterceptor
 	stream grpc.StreamServerInterceptor
@@ -94,6 +99,12 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		rt.cert = &cert
 	}
 	s.retryBudgets(rt, prev)
+	s.apiKeys(rt)
+	scopes := cfg.ToolScopes()
+	scopes.Stored = rt.apiKeys.StoredTools
+	if rt.tools, err = servertools.Prepare(cfg.Tools, scopes, os.Getenv); err != nil {
+		return nil, err
+	}
 	validator, err := s.validator()
 	if err != nil {
 		return nil, err
@@ -108,7 +119,7 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		Retry: cfg.Retry.Limits(cfg.Deadlines.StallSettings), Schema: cfg.StructuredOutput,
 		Output: cfg.Limits.Output(), Heartbeat: cfg.Heartbeat,
 		Prices: cfg.Pricing.Prices(), CaptureContent: cfg.Tracing.CaptureContent,
-		Budget: rt.budget, Resume: s.resume, Latencies: s.latencies,
+		Budget: rt.budget, Resume: s.resume, Latencies: s.latencies, Tools: s.tools,
 		Admission: &engine.Admission{
 			Auth: authn,
 			// Resume is restart-only: the start-up config's is the one in force.
@@ -168,6 +179,15 @@ func (llmService) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequ
 		return nil, apierr.FromError(errNotDispatched)
 	}
 	return rt.service.ListModels(ctx, req)
+}
+
+// ListTools implements llmrelayv1.LLMServiceServer.
+func (llmService) ListTools(ctx context.Context, req *llmrelayv1.ListToolsRequest) (*llmrelayv1.ListToolsResponse, error) {
+	rt, ok := ctx.Value(runtimeKey{}).(*runtime)
+	if !ok {
+		return nil, apierr.FromError(errNotDispatched)
+	}
+	return rt.service.ListTools(ctx, req)
 }
 
 // Generate implements llmrelayv1.LLMServiceServer; the runtime link

@@ -34,6 +34,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/servertools"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/state/memory"
 	"github.com/llmrelay/llmrelay/internal/telemetry"
@@ -103,6 +104,10 @@ type Server struct {
 	// outlives reloads (a reload applies auth.throttle to it), so that a
 	// throttled address stays throttled.
 	throttle *auth.Throttle
+	// tools keeps the connections to the MCP servers of the tools section
+	// and runs their tools; it outlives reloads (a reload applies the
+	// section to it), like the connections.
+	tools *servertools.Host
 	// governanceClock is the clock of budgets and keys' expiry (tests
 	// move it); localGov keeps keys and spending for a store without
 	// them (admin.go).
@@ -183,6 +188,22 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	}
 	s.resume = resume.New(cfg.Resume, logs, s.log, s.metrics)
 	s.throttle = auth.NewThrottle(cfg.Auth.Throttle, s.log)
+	s.tools = servertools.NewHost(servertools.Options{
+		Logger: s.log, Metrics: s.metrics,
+		// An MCP server's retry budget is the state store's or this
+		// process's, as a provider's, under the name mcp/<server>.
+		Budget: func(server string) retry.Throttle {
+			if rt := s.current.Load(); rt != nil && rt.budget != nil {
+				return rt.budget(toolBudgetName(server))
+			}
+			return nil
+		},
+		// The wait before an idempotent tool is tried again is the retry
+		// section's backoff.
+		Backoff: func(n int) time.Duration {
+			return s.current.Load().cfg.RetryLimits().Policy(retry.Request{}).Backoff(n, nil)
+		},
+	})
 	// The first runtime: the keys, providers, routes, chain and service of
 	// cfg.
 	rt, err := s.newRuntime(cfg, nil)
@@ -191,6 +212,12 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.current.Store(rt)
+	s.tools.Apply(rt.tools)
+	// The first calls should find the MCP servers that answer: wait,
+	// briefly, until each was tried once.
+	settle, cancel := context.WithTimeout(context.Background(), toolsSettle)
+	s.tools.Settle(settle)
+	cancel()
 	s.setLogLevel(cfg)
 
 	serverOpts, err := s.serverOptions()
@@ -320,12 +347,22 @@ func (s *Server) Shutdown(ctx context.Context) {
 // of the resumable calls are in it.
 func (s *Server) closeStore(drained <-chan struct{}) {
 	<-drained
+	s.tools.Close()
 	s.resume.Close()
 	s.stopFollow()
 	if err := s.store.Close(); err != nil {
 		s.log.Warn("closing the state store", "error", err)
 	}
 }
+
+// toolsSettle bounds how long New waits for the MCP servers to answer
+// before the server serves: a server that is down does not hold it up
+// longer.
+const toolsSettle = 5 * time.Second
+
+// toolBudgetName is the retry budget name of an MCP server: beside the
+// providers' names, which have no "/".
+func toolBudgetName(server string) string { return "mcp/" + server }
 
 // stopNow cuts off every call and closes every connection at once, without
 // waiting for the calls to send their status.

@@ -71,6 +71,10 @@ func (s *Server) retryBudgets(rt *runtime, prev *runtime) {
 		for _, p := range rt.cfg.Providers {
 			byName[p.Name] = shared.RetryBudget(p.Name, limit)
 		}
+		for _, m := range rt.cfg.Tools.MCPServers {
+			name := toolBudgetName(m.Name)
+			byName[name] = shared.RetryBudget(name, limit)
+		}
 		rt.budget = func(name string) retry.Throttle { return byName[name] }
 		return
 	}

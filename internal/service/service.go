@@ -36,6 +36,11 @@ func (s *Service) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequ
 	return s.eng.ListModels(ctx, req)
 }
 
+// ListTools implements llmrelayv1.LLMServiceServer.
+func (s *Service) ListTools(ctx context.Context, req *llmrelayv1.ListToolsRequest) (*llmrelayv1.ListToolsResponse, error) {
+	return s.eng.ListTools(ctx, req)
+}
+
 // Generate implements llmrelayv1.LLMServiceServer.
 func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
 	return s.eng.Generate(stream.Context(), req, sink{stream})

@@ -8,8 +8,10 @@
 // block, streamed word by word, signed (a signature the mock checks when
 // the block comes back in a later turn), then the echo. Asked for structured output, either model replies with a
 // deterministic instance of the schema (schema.InstanceText), indented, one
-// delta per word. provider_options.chunk_delay_ms paces the deltas, and
-// provider_options.faults scripts each attempt (see ParseFaults and Fault).
+// delta per word. provider_options.chunk_delay_ms paces the deltas,
+// provider_options.faults scripts each attempt (see ParseFaults and Fault),
+// and provider_options.script makes a tool-calling model, turn by turn
+// (see script.go).
 //
 // A configured mock may carry a standing fault, which every attempt gets
 // that the request's own fault list does not cover: `options: {fault:
@@ -49,7 +51,7 @@ const (
 	maxChunkDelayMs   = 60_000
 )
 
-var optionKeys = map[string]bool{"faults": true, "words": true, "chunk_delay_ms": true}
+var optionKeys = map[string]bool{"faults": true, "words": true, "chunk_delay_ms": true, "script": true}
 
 func init() { provider.Register(Kind, FromConfig) }
 
@@ -117,13 +119,14 @@ type options struct {
 	faults     []Fault
 	words      int
 	chunkDelay time.Duration
+	script     []scriptTurn
 }
 
 func parseOptions(req *provider.Request) (options, error) {
 	o := options{words: defaultLoremWords}
 	for k := range req.Options {
 		if !optionKeys[k] {
-			return o, fieldErr("provider_options."+k, "unknown option for the mock provider; known: chunk_delay_ms, faults, words")
+			return o, fieldErr("provider_options."+k, "unknown option for the mock provider; known: chunk_delay_ms, faults, script, words")
 		}
 	}
 	var err error
@@ -136,6 +139,14 @@ func parseOptions(req *provider.Request) (options, error) {
 			return o, fieldErr("provider_options.words", fmt.Sprintf("must be an integer from 1 to %d", maxLoremWords))
 		}
 		o.words = n
+	}
+	if v, ok := req.Options["script"]; ok {
+		if o.script, err = parseScript(v); err != nil {
+			return o, err
+		}
+		if err := checkScript(o.script, req.Tools); err != nil {
+			return o, err
+		}
 	}
 	if v, ok := req.Options["chunk_delay_ms"]; ok {
 		n, ok := asInt(v)
@@ -203,9 +214,16 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 	}
 
 	var text string
+	calls := f.ToolCalls
+	sText, sCalls, sOK := scripted(o.script, req.Messages)
 	switch {
 	case f.Output != nil:
 		text = *f.Output
+	case sOK:
+		text = sText
+		if calls == nil {
+			calls = sCalls
+		}
 	case req.ResponseFormat != nil:
 		var err error
 		if text, err = instance(req.ResponseFormat); err != nil {
@@ -225,7 +243,7 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 	}
 	s := &stream{
 		ctx:        ctx,
-		calls:      toolCallFragments(f.ToolCalls),
+		calls:      toolCallFragments(calls),
 		fault:      f,
 		chunkDelay: o.chunkDelay,
 		activity:   req.Activity,

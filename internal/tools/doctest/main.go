@@ -27,6 +27,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/llmrelay/llmrelay/internal/servertools/mcptest"
 )
 
 // The addresses the documentation writes; the runner puts the addresses its
@@ -34,8 +36,13 @@ import (
 const (
 	docListen        = "127.0.0.1:50051"
 	docMetricsListen = "127.0.0.1:9464"
-	grpcurlCommand   = "go tool grpcurl"
-	blockTimeout     = 5 * time.Minute
+	// docMCP is where the documentation's MCP server listens
+	// (@modelcontextprotocol/server-everything; docs/tools.md): the runner
+	// starts the pinned one on a free loopback port in its place, before
+	// the server of a config that names it.
+	docMCP         = "127.0.0.1:3001"
+	grpcurlCommand = "go tool grpcurl"
+	blockTimeout   = 5 * time.Minute
 )
 
 func main() {
@@ -69,6 +76,9 @@ func main() {
 }
 
 type runner struct {
+	// mcp is the MCP server the pages share, started on first use.
+	mcp     *mcptest.Everything
+	mcpErr  error
 	repo    string // the repository's root (the working directory)
 	tmp     string
 	bin     string // llmrelay and grpcurl
@@ -103,6 +113,11 @@ func runAll(files []string, filter *regexp.Regexp, verbose bool) (bool, error) {
 	}
 	defer os.RemoveAll(tmp)
 	r := &runner{repo: repo, tmp: tmp, bin: filepath.Join(tmp, "bin"), verbose: verbose}
+	defer func() {
+		if r.mcp != nil {
+			r.mcp.Kill()
+		}
+	}()
 
 	fmt.Printf("== building llmrelay and grpcurl (%d runnable blocks in %d files)\n", total, len(files))
 	for _, build := range [][]string{
@@ -156,6 +171,14 @@ func (r *runner) runFile(file string, blocks []*block, filter *regexp.Regexp) er
 			// them. One that names the documented addresses (a program, say)
 			// gets the default server's.
 			code := b.code
+			if strings.Contains(code, docMCP) {
+				addr, err := r.mcpAddr()
+				if err != nil {
+					r.fail(where, fmt.Sprintf("could not start the MCP server: %v", err), "")
+					continue
+				}
+				code = strings.ReplaceAll(code, docMCP, addr)
+			}
 			if strings.Contains(code, docListen) || strings.Contains(code, docMetricsListen) {
 				s, err := r.server(servers, work, "", nil)
 				if err != nil {
@@ -202,8 +225,34 @@ func (r *runner) server(servers map[string]*server, work, name string, env []str
 	return s, nil
 }
 
+// mcpAddr returns the address of the MCP server the pages share, starting
+// it on first use.
+func (r *runner) mcpAddr() (string, error) {
+	if r.mcp == nil && r.mcpErr == nil {
+		fmt.Println("== starting @modelcontextprotocol/server-everything " + mcptest.EverythingVersion)
+		r.mcp, r.mcpErr = mcptest.RunEverything()
+	}
+	if r.mcpErr != nil {
+		return "", r.mcpErr
+	}
+	return fmt.Sprintf("127.0.0.1:%d", r.mcp.Port), nil
+}
+
 func (r *runner) runBlock(where, work string, b *block, s *server) {
-	toReal := strings.NewReplacer(docListen, s.listen, docMetricsListen, s.metrics, grpcurlCommand, filepath.Join(r.bin, "grpcurl"))
+	pairs := []string{docListen, s.listen, docMetricsListen, s.metrics, grpcurlCommand, filepath.Join(r.bin, "grpcurl")}
+	back := []string{s.listen, docListen, s.metrics, docMetricsListen, work + "/", "", work, "."}
+	if strings.Contains(b.code, docMCP) {
+		addr, err := r.mcpAddr()
+		if err != nil {
+			r.fail(where, fmt.Sprintf("could not start the MCP server: %v", err), "")
+			return
+		}
+		pairs = append(pairs, docMCP, addr)
+	}
+	if r.mcp != nil {
+		back = append(back, fmt.Sprintf("127.0.0.1:%d", r.mcp.Port), docMCP)
+	}
+	toReal := strings.NewReplacer(pairs...)
 	code := toReal.Replace(b.code)
 	ctx, cancel := context.WithTimeout(context.Background(), blockTimeout)
 	defer cancel()
@@ -265,7 +314,7 @@ func (r *runner) runBlock(where, work string, b *block, s *server) {
 		r.fail(where, fmt.Sprintf("still running after %v: killed", blockTimeout), out.String())
 		return
 	}
-	actual := strings.NewReplacer(s.listen, docListen, s.metrics, docMetricsListen, work+"/", "", work, ".").Replace(out.String())
+	actual := strings.NewReplacer(back...).Replace(out.String())
 	if r.verbose {
 		fmt.Printf("-- %s (exit %d)\n%s", where, status, actual)
 	}

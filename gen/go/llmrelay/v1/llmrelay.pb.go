@@ -10,6 +10,10 @@
 //                      to another provider and model), and whether what that
 //                      attempt already streamed must be thrown away
 //                      (`discard_partial`);
+//   - `tool_progress`, `tool_result`  (with `server_tools` only) a server
+//                      tool the model called is running, or returned: llmrelay
+//                      runs it on an MCP server and goes on with the model's
+//                      next turn;
 //   - `final`          exactly one, always last: the successful attempt's message;
 //   - `heartbeat`      (opt-in) nothing else was sent for a while; skip it.
 //
@@ -20,6 +24,10 @@
 //     delta:      shown += event.delta.text            (print it)
 //     will_retry: if event.will_retry.discard_partial: shown = ""   (erase it)
 //     final:      the answer is event.final.message, not `shown`
+//
+// Every event carries its `turn` (1 unless the call runs server tools).
+// With server tools, keep what was shown per turn: a `will_retry` discards
+// only its own turn's output, never an earlier turn's nor a tool's result.
 //
 // Reasoning models also stream their reasoning (`delta.reasoning`), apart
 // from the text: show it as "thinking" if you like, never as the answer; it
@@ -57,10 +65,11 @@
 //
 //   INVALID_ARGUMENT     the request is invalid, or the provider rejected it (400/404/413/422)
 //   UNAUTHENTICATED      missing, malformed or unknown API key
-//   PERMISSION_DENIED    the key lacks the scope or may not use the model
+//   PERMISSION_DENIED    the key lacks the scope or may not use the model or a server tool
 //   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
 //                        or the reply passed its output limit (OUTPUT_TOO_LARGE)
-//   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
+//   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries,
+//                        or a server tool's MCP server is not answering
 //   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
 //                        not retried), or an error llmrelay does not recognise
 //   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
@@ -575,6 +584,12 @@ const (
 	// and `provider_tools` included), as the last message, and the model
 	// carries on where it stopped. Do not add a user message after it.
 	FinishReason_FINISH_REASON_PAUSED FinishReason = 7
+	// The model called server tools again after `max_tool_turns` turns had
+	// run them: the call ended without running them. `message` holds the
+	// unrun tool calls and `transcript` the conversation so far; send them
+	// back (with a higher `max_tool_turns`, or after running the calls
+	// yourself) to go on.
+	FinishReason_FINISH_REASON_MAX_TOOL_TURNS FinishReason = 8
 )
 
 // Enum value maps for FinishReason.
@@ -588,6 +603,7 @@ var (
 		5: "FINISH_REASON_OTHER",
 		6: "FINISH_REASON_REFUSAL",
 		7: "FINISH_REASON_PAUSED",
+		8: "FINISH_REASON_MAX_TOOL_TURNS",
 	}
 	FinishReason_value = map[string]int32{
 		"FINISH_REASON_UNSPECIFIED":    0,
@@ -598,6 +614,7 @@ var (
 		"FINISH_REASON_OTHER":          5,
 		"FINISH_REASON_REFUSAL":        6,
 		"FINISH_REASON_PAUSED":         7,
+		"FINISH_REASON_MAX_TOOL_TURNS": 8,
 	}
 )
 
@@ -1020,7 +1037,68 @@ type GenerateRequest struct {
 	// tail of time to first token, at the price of extra provider requests.
 	// See HedgePolicy. Unset: the route's default (`defaults.hedging`), if
 	// any; otherwise no hedging. Off by default.
-	Hedging       *HedgePolicy `protobuf:"bytes,17,opt,name=hedging,proto3" json:"hedging,omitempty"`
+	Hedging *HedgePolicy `protobuf:"bytes,17,opt,name=hedging,proto3" json:"hedging,omitempty"`
+	// Server tools: tools that llmrelay itself runs for this call, on the
+	// MCP servers of its config (`tools.mcp_servers`), offered to the model
+	// beside the request's own `tools` (which stay the client's to run).
+	// Each entry is a tool's name, "<server>/<tool>" (for example
+	// "everything/echo"), or a pattern on those names: "*" matches any run
+	// of characters within a "/"-separated segment, "**" any run, "?" one
+	// character ("everything/*" offers every tool of the server everything
+	// that the key may use). `ListTools` lists the tools a key may use.
+	// Unset takes the route's default (`defaults.server_tools`), if any.
+	//
+	// Checked before the first attempt, against the API key's `tools`
+	// patterns and the server's config:
+	//   - a name (no pattern characters) the key may not use fails the call
+	//     with PERMISSION_DENIED, reason SERVER_TOOL_NOT_PERMITTED (metadata
+	//     `tool`), before any upstream request;
+	//   - a name no configured MCP server offers fails with
+	//     INVALID_ARGUMENT, reason UNKNOWN_SERVER_TOOL;
+	//   - a name whose MCP server is not answering fails with UNAVAILABLE,
+	//     reason SERVER_TOOL_UNAVAILABLE, with a RetryInfo;
+	//   - a pattern offers the tools it matches that the key may use and
+	//     whose servers answer; one that matches none fails as above.
+	//
+	// The check is made again before every later turn, against the
+	// configuration then current (a reload may have changed the key's
+	// patterns or the servers): a name no longer allowed ends the call with
+	// PERMISSION_DENIED; a pattern offers what it matches then.
+	//
+	// The model sees each server tool under a name its provider accepts:
+	// "<server>__<tool>", with any character other than letters, digits,
+	// "_" and "-" replaced by "_" (and shortened, with a hash, past 64
+	// characters); `ListTools` gives it as `ServerTool.model_name`. That is
+	// the name the model's tool calls carry (`ToolCallDelta.name`,
+	// `ToolCall.name`); `ToolResult.name` and `Message.server_tool` give the
+	// server tool's own name. A request tool (`tools`) with the same name as
+	// an offered server tool fails with INVALID_ARGUMENT.
+	//
+	// With server tools the call becomes a loop of turns: when a turn of the
+	// model ends with calls to server tools, llmrelay runs them (in
+	// parallel, up to each MCP server's `max_concurrency`), streams their
+	// progress (`tool_progress`) and results (`tool_result`), appends the
+	// assistant message and the results to the conversation and starts the
+	// next turn; until the model answers without calling a server tool, or
+	// `max_tool_turns` is reached. Every event carries its `turn`. The
+	// `final` carries the last turn's message, the whole `transcript` of the
+	// call, the usage summed over every turn and the number of `turns`.
+	// When the model also calls a request tool (one of `tools`), llmrelay
+	// runs that turn's server tools, then ends the call with
+	// FINISH_REASON_TOOL_CALLS, the client's tool calls left to the client.
+	// Not allowed with `response_format` (INVALID_ARGUMENT). See
+	// docs/tools.md.
+	ServerTools []string `protobuf:"bytes,20,rep,name=server_tools,json=serverTools,proto3" json:"server_tools,omitempty"`
+	// The most turns that may run server tools in this call: the model
+	// turn after the last of them that asks for server tools again ends the
+	// call with FINISH_REASON_MAX_TOOL_TURNS, without running them (its
+	// `final` carries that turn's message, its tool calls unrun, and the
+	// transcript so far). So a call makes at most max_tool_turns + 1 model
+	// turns. Unset takes the server's default (`tools.max_tool_turns`, 8
+	// unless configured); larger values are lowered to the server's limit
+	// (`tools.max_tool_turns_limit`, 32 unless configured). Only used with
+	// `server_tools`.
+	MaxToolTurns  *uint32 `protobuf:"varint,21,opt,name=max_tool_turns,json=maxToolTurns,proto3,oneof" json:"max_tool_turns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1174,6 +1252,20 @@ func (x *GenerateRequest) GetHedging() *HedgePolicy {
 	return nil
 }
 
+func (x *GenerateRequest) GetServerTools() []string {
+	if x != nil {
+		return x.ServerTools
+	}
+	return nil
+}
+
+func (x *GenerateRequest) GetMaxToolTurns() uint32 {
+	if x != nil && x.MaxToolTurns != nil {
+		return *x.MaxToolTurns
+	}
+	return 0
+}
+
 // OutputLimit bounds the size of a reply. Output is counted per attempt, in
 // UTF-8 bytes, as it streams: every byte of the reply the client receives
 // from the provider, whatever the event: the text, a refusal, the tool
@@ -1307,6 +1399,16 @@ type Message struct {
 	// keep the results in the conversation. Send them back unchanged; an
 	// adapter leaves out blocks of another provider's format.
 	ProviderTools []*ProviderToolBlock `protobuf:"bytes,8,rep,name=provider_tools,json=providerTools,proto3" json:"provider_tools,omitempty"`
+	// For ROLE_TOOL messages of a `final.transcript`: the server tool llmrelay
+	// ran to produce this result, as requests name it ("everything/echo").
+	// Empty for the results of tools the client ran. Informational: providers
+	// are sent `content` and `tool_call_id` only.
+	ServerTool string `protobuf:"bytes,20,opt,name=server_tool,json=serverTool,proto3" json:"server_tool,omitempty"`
+	// For ROLE_TOOL messages: the tool failed, and `content` says how (an MCP
+	// tool's `isError` result, or llmrelay's account of a call that could not
+	// be made or did not return in time). The model is sent the content as
+	// the tool's result either way.
+	ToolError     bool `protobuf:"varint,21,opt,name=tool_error,json=toolError,proto3" json:"tool_error,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1395,6 +1497,20 @@ func (x *Message) GetProviderTools() []*ProviderToolBlock {
 		return x.ProviderTools
 	}
 	return nil
+}
+
+func (x *Message) GetServerTool() string {
+	if x != nil {
+		return x.ServerTool
+	}
+	return ""
+}
+
+func (x *Message) GetToolError() bool {
+	if x != nil {
+		return x.ToolError
+	}
+	return false
 }
 
 // Part is one block of an assistant turn, in the order of
@@ -2405,7 +2521,18 @@ type GenerateEvent struct {
 	//	*GenerateEvent_Final
 	//	*GenerateEvent_PartialObject
 	//	*GenerateEvent_Heartbeat
-	Event         isGenerateEvent_Event `protobuf_oneof:"event"`
+	//	*GenerateEvent_ToolProgress
+	//	*GenerateEvent_ToolResult
+	Event isGenerateEvent_Event `protobuf_oneof:"event"`
+	// The turn this event belongs to, from 1. A call without server tools
+	// has one turn. With `server_tools`, each model turn, the server tools
+	// it called and their events (`tool_progress`, `tool_result`) share a
+	// turn; the next model turn's events have the next number. A
+	// `will_retry` concerns its turn only: `discard_partial` discards what
+	// the failed attempt of that turn streamed, never an earlier turn's
+	// output or tool results. The `final` carries the last turn. 0 for a
+	// `heartbeat`, which belongs to no turn.
+	Turn          uint32 `protobuf:"varint,8,opt,name=turn,proto3" json:"turn,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2506,6 +2633,31 @@ func (x *GenerateEvent) GetHeartbeat() *Heartbeat {
 	return nil
 }
 
+func (x *GenerateEvent) GetToolProgress() *ToolProgress {
+	if x != nil {
+		if x, ok := x.Event.(*GenerateEvent_ToolProgress); ok {
+			return x.ToolProgress
+		}
+	}
+	return nil
+}
+
+func (x *GenerateEvent) GetToolResult() *ToolResult {
+	if x != nil {
+		if x, ok := x.Event.(*GenerateEvent_ToolResult); ok {
+			return x.ToolResult
+		}
+	}
+	return nil
+}
+
+func (x *GenerateEvent) GetTurn() uint32 {
+	if x != nil {
+		return x.Turn
+	}
+	return 0
+}
+
 type isGenerateEvent_Event interface {
 	isGenerateEvent_Event()
 }
@@ -2543,6 +2695,22 @@ type GenerateEvent_Heartbeat struct {
 	Heartbeat *Heartbeat `protobuf:"bytes,7,opt,name=heartbeat,proto3,oneof"`
 }
 
+type GenerateEvent_ToolProgress struct {
+	// A server tool the model called is running and reported progress
+	// (MCP `notifications/progress`; llmrelay asks for progress on every
+	// tool call). Only with `server_tools`. Zero or more per tool call,
+	// before its `tool_result`.
+	ToolProgress *ToolProgress `protobuf:"bytes,9,opt,name=tool_progress,json=toolProgress,proto3,oneof"`
+}
+
+type GenerateEvent_ToolResult struct {
+	// A server tool the model called returned, or failed: what the model
+	// is sent as the tool's result. Only with `server_tools`. Exactly one
+	// per server tool call, after the turn's model output and before the
+	// next turn's first event. Never discarded: the tool ran.
+	ToolResult *ToolResult `protobuf:"bytes,10,opt,name=tool_result,json=toolResult,proto3,oneof"`
+}
+
 func (*GenerateEvent_Delta) isGenerateEvent_Event() {}
 
 func (*GenerateEvent_WillRetry) isGenerateEvent_Event() {}
@@ -2552,6 +2720,194 @@ func (*GenerateEvent_Final) isGenerateEvent_Event() {}
 func (*GenerateEvent_PartialObject) isGenerateEvent_Event() {}
 
 func (*GenerateEvent_Heartbeat) isGenerateEvent_Event() {}
+
+func (*GenerateEvent_ToolProgress) isGenerateEvent_Event() {}
+
+func (*GenerateEvent_ToolResult) isGenerateEvent_Event() {}
+
+// ToolProgress is a progress report of a running server tool.
+type ToolProgress struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The id of the model's tool call the tool runs for (`ToolCall.id`).
+	ToolCallId string `protobuf:"bytes,1,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	// The progress so far, as the tool counts it: it increases with every
+	// report, even when the total is unknown.
+	Progress float64 `protobuf:"fixed64,2,opt,name=progress,proto3" json:"progress,omitempty"`
+	// The total the progress counts towards, when the tool knows it.
+	Total *float64 `protobuf:"fixed64,3,opt,name=total,proto3,oneof" json:"total,omitempty"`
+	// What the tool is doing, when it says.
+	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	// The server tool, as requests name it ("everything/echo").
+	Name          string `protobuf:"bytes,5,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolProgress) Reset() {
+	*x = ToolProgress{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolProgress) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolProgress) ProtoMessage() {}
+
+func (x *ToolProgress) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolProgress.ProtoReflect.Descriptor instead.
+func (*ToolProgress) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ToolProgress) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
+}
+
+func (x *ToolProgress) GetProgress() float64 {
+	if x != nil {
+		return x.Progress
+	}
+	return 0
+}
+
+func (x *ToolProgress) GetTotal() float64 {
+	if x != nil && x.Total != nil {
+		return *x.Total
+	}
+	return 0
+}
+
+func (x *ToolProgress) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *ToolProgress) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// ToolResult is the result of a server tool call, as the model is sent it.
+type ToolResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The id of the model's tool call this result answers (`ToolCall.id`).
+	ToolCallId string `protobuf:"bytes,1,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	// The server tool that ran, as requests name it ("everything/echo").
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The result: the text parts of the tool's content, in order; its
+	// structured content, as JSON, when it has no text; every other part
+	// (image, audio, resource link, embedded resource) described in a line
+	// of its own (kind, MIME type, name or URI, size), never dropped
+	// silently. For an error (`is_error`), what went wrong.
+	Content string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	// The tool failed: the MCP server returned a result with `isError`, the
+	// tool does not exist or refused its arguments, the tool did not
+	// return within its server's `timeout`, or the server could not be
+	// reached (after retries, for idempotent tools). The model is sent the
+	// content as the tool's result and the call goes on.
+	IsError bool `protobuf:"varint,4,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	// The result was longer than the server's `tools.max_tool_result_bytes`
+	// and was cut there; the model is told so at the end of the content.
+	Truncated bool `protobuf:"varint,5,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// How many times the tool was called: more than 1 when an idempotent
+	// tool was called again after its server failed or timed out.
+	Attempts      uint32 `protobuf:"varint,6,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolResult) Reset() {
+	*x = ToolResult{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolResult) ProtoMessage() {}
+
+func (x *ToolResult) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
+func (*ToolResult) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ToolResult) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
+}
+
+func (x *ToolResult) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ToolResult) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *ToolResult) GetIsError() bool {
+	if x != nil {
+		return x.IsError
+	}
+	return false
+}
+
+func (x *ToolResult) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
+func (x *ToolResult) GetAttempts() uint32 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
 
 // Heartbeat keeps a quiet stream alive through proxies that cut streams
 // silent for longer than their idle timeout. See
@@ -2564,7 +2920,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2576,7 +2932,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2589,7 +2945,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
 }
 
 // Delta is a fragment of the reply. Concatenating the `text` of the deltas of
@@ -2612,7 +2968,7 @@ type Delta struct {
 
 func (x *Delta) Reset() {
 	*x = Delta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2624,7 +2980,7 @@ func (x *Delta) String() string {
 func (*Delta) ProtoMessage() {}
 
 func (x *Delta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2637,7 +2993,7 @@ func (x *Delta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delta.ProtoReflect.Descriptor instead.
 func (*Delta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Delta) GetText() string {
@@ -2691,7 +3047,7 @@ type ReasoningDelta struct {
 
 func (x *ReasoningDelta) Reset() {
 	*x = ReasoningDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2703,7 +3059,7 @@ func (x *ReasoningDelta) String() string {
 func (*ReasoningDelta) ProtoMessage() {}
 
 func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2716,7 +3072,7 @@ func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReasoningDelta.ProtoReflect.Descriptor instead.
 func (*ReasoningDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ReasoningDelta) GetIndex() uint32 {
@@ -2774,7 +3130,7 @@ type ToolCallDelta struct {
 
 func (x *ToolCallDelta) Reset() {
 	*x = ToolCallDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2786,7 +3142,7 @@ func (x *ToolCallDelta) String() string {
 func (*ToolCallDelta) ProtoMessage() {}
 
 func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2799,7 +3155,7 @@ func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallDelta.ProtoReflect.Descriptor instead.
 func (*ToolCallDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ToolCallDelta) GetIndex() uint32 {
@@ -2867,7 +3223,7 @@ type WillRetry struct {
 
 func (x *WillRetry) Reset() {
 	*x = WillRetry{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2879,7 +3235,7 @@ func (x *WillRetry) String() string {
 func (*WillRetry) ProtoMessage() {}
 
 func (x *WillRetry) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2892,7 +3248,7 @@ func (x *WillRetry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WillRetry.ProtoReflect.Descriptor instead.
 func (*WillRetry) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *WillRetry) GetReason() RetryReason {
@@ -2991,14 +3347,27 @@ type Final struct {
 	// Labels the server's hooks attached to the call once it succeeded (for
 	// example which route default applied); empty without such hooks. The
 	// same labels are written to the call's log line.
-	Annotations   map[string]string `protobuf:"bytes,14,rep,name=annotations,proto3" json:"annotations,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Annotations map[string]string `protobuf:"bytes,14,rep,name=annotations,proto3" json:"annotations,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// With `server_tools`: every message the call added to the conversation,
+	// in order: each turn's assistant message (with its tool calls and
+	// reasoning) followed by the ROLE_TOOL results of the server tools it
+	// called (`Message.server_tool` names the tool), and last the final
+	// turn's message (`message`). Send the request's `messages` followed by
+	// the transcript (and, after FINISH_REASON_TOOL_CALLS, the results of
+	// the client's own tool calls) to continue the conversation. Only the
+	// successful attempt of each turn appears. Empty without server tools:
+	// `message` is then the whole reply.
+	Transcript []*Message `protobuf:"bytes,20,rep,name=transcript,proto3" json:"transcript,omitempty"`
+	// How many model turns the call made: 1 without server tools; with
+	// them, one more for every turn whose server tool calls were run.
+	Turns         uint32 `protobuf:"varint,21,opt,name=turns,proto3" json:"turns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3010,7 +3379,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3023,7 +3392,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Final) GetMessage() *Message {
@@ -3110,6 +3479,20 @@ func (x *Final) GetAnnotations() map[string]string {
 	return nil
 }
 
+func (x *Final) GetTranscript() []*Message {
+	if x != nil {
+		return x.Transcript
+	}
+	return nil
+}
+
+func (x *Final) GetTurns() uint32 {
+	if x != nil {
+		return x.Turns
+	}
+	return 0
+}
+
 // Usage counts tokens, the same way for every provider (docs/providers.md
 // says how each provider's own counts map onto these).
 type Usage struct {
@@ -3136,7 +3519,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3148,7 +3531,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3161,7 +3544,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Usage) GetInputTokens() uint64 {
@@ -3218,7 +3601,7 @@ type ValidationError struct {
 
 func (x *ValidationError) Reset() {
 	*x = ValidationError{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3230,7 +3613,7 @@ func (x *ValidationError) String() string {
 func (*ValidationError) ProtoMessage() {}
 
 func (x *ValidationError) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3243,7 +3626,7 @@ func (x *ValidationError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidationError.ProtoReflect.Descriptor instead.
 func (*ValidationError) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ValidationError) GetAttempt() uint32 {
@@ -3286,7 +3669,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3298,7 +3681,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3311,7 +3694,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListModelsRequest) GetProvider() string {
@@ -3332,7 +3715,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3344,7 +3727,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3357,7 +3740,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{24}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListModelsResponse) GetModels() []*Model {
@@ -3395,7 +3778,7 @@ type Model struct {
 
 func (x *Model) Reset() {
 	*x = Model{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3407,7 +3790,7 @@ func (x *Model) String() string {
 func (*Model) ProtoMessage() {}
 
 func (x *Model) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3420,7 +3803,7 @@ func (x *Model) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Model.ProtoReflect.Descriptor instead.
 func (*Model) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{25}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Model) GetId() string {
@@ -3498,7 +3881,7 @@ type RouteTarget struct {
 
 func (x *RouteTarget) Reset() {
 	*x = RouteTarget{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3510,7 +3893,7 @@ func (x *RouteTarget) String() string {
 func (*RouteTarget) ProtoMessage() {}
 
 func (x *RouteTarget) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3523,7 +3906,7 @@ func (x *RouteTarget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteTarget.ProtoReflect.Descriptor instead.
 func (*RouteTarget) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{26}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RouteTarget) GetModel() string {
@@ -3583,7 +3966,7 @@ type TargetHealth struct {
 
 func (x *TargetHealth) Reset() {
 	*x = TargetHealth{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3595,7 +3978,7 @@ func (x *TargetHealth) String() string {
 func (*TargetHealth) ProtoMessage() {}
 
 func (x *TargetHealth) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3608,7 +3991,7 @@ func (x *TargetHealth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TargetHealth.ProtoReflect.Descriptor instead.
 func (*TargetHealth) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{27}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *TargetHealth) GetEjected() bool {
@@ -3639,6 +4022,302 @@ func (x *TargetHealth) GetEjections() uint32 {
 	return 0
 }
 
+// ListToolsRequest asks which server tools the caller may use.
+type ListToolsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only list this MCP server's tools (its configured name). Empty lists
+	// every server's.
+	Server        string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListToolsRequest) Reset() {
+	*x = ListToolsRequest{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListToolsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListToolsRequest) ProtoMessage() {}
+
+func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
+func (*ListToolsRequest) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ListToolsRequest) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+// ListToolsResponse lists server tools and their MCP servers.
+type ListToolsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tools the caller may use, sorted by `name`, the tools of servers
+	// that are not answering included (`available: false`).
+	Tools []*ServerTool `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
+	// The MCP servers of the server's config (of `server` only, when the
+	// request names one), sorted by `name`, whether or not the caller may
+	// use any of their tools.
+	Servers       []*ToolServer `protobuf:"bytes,2,rep,name=servers,proto3" json:"servers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListToolsResponse) Reset() {
+	*x = ListToolsResponse{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListToolsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListToolsResponse) ProtoMessage() {}
+
+func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
+func (*ListToolsResponse) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *ListToolsResponse) GetTools() []*ServerTool {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+func (x *ListToolsResponse) GetServers() []*ToolServer {
+	if x != nil {
+		return x.Servers
+	}
+	return nil
+}
+
+// ServerTool is a tool of an MCP server that llmrelay runs for the model
+// (`GenerateRequest.server_tools`).
+type ServerTool struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tool's name as requests and API keys write it: "<server>/<tool>",
+	// e.g. "everything/echo".
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The MCP server it belongs to, as the config names it.
+	Server string `protobuf:"bytes,2,opt,name=server,proto3" json:"server,omitempty"`
+	// The name the model sees and calls it by (see
+	// `GenerateRequest.server_tools`), e.g. "everything__echo".
+	ModelName string `protobuf:"bytes,3,opt,name=model_name,json=modelName,proto3" json:"model_name,omitempty"`
+	// The tool's title, when its server gives one.
+	Title string `protobuf:"bytes,4,opt,name=title,proto3" json:"title,omitempty"`
+	// What the tool does, as its server describes it; the model reads this.
+	Description string `protobuf:"bytes,5,opt,name=description,proto3" json:"description,omitempty"`
+	// The JSON Schema of the tool's arguments, as its server gives it.
+	InputSchema *structpb.Struct `protobuf:"bytes,6,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
+	// Whether the tool's server answers right now. A tool of a server that
+	// is down cannot be offered to a model until the server answers again
+	// (llmrelay keeps trying to reach it).
+	Available bool `protobuf:"varint,7,opt,name=available,proto3" json:"available,omitempty"`
+	// Whether llmrelay calls the tool again when its server fails or times
+	// out during a call: the server's annotations say it is idempotent
+	// (`idempotentHint`), or the config marks it so (`idempotent`).
+	Idempotent    bool `protobuf:"varint,8,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ServerTool) Reset() {
+	*x = ServerTool{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ServerTool) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ServerTool) ProtoMessage() {}
+
+func (x *ServerTool) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ServerTool.ProtoReflect.Descriptor instead.
+func (*ServerTool) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ServerTool) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ServerTool) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *ServerTool) GetModelName() string {
+	if x != nil {
+		return x.ModelName
+	}
+	return ""
+}
+
+func (x *ServerTool) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *ServerTool) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *ServerTool) GetInputSchema() *structpb.Struct {
+	if x != nil {
+		return x.InputSchema
+	}
+	return nil
+}
+
+func (x *ServerTool) GetAvailable() bool {
+	if x != nil {
+		return x.Available
+	}
+	return false
+}
+
+func (x *ServerTool) GetIdempotent() bool {
+	if x != nil {
+		return x.Idempotent
+	}
+	return false
+}
+
+// ToolServer is an MCP server of the server's config.
+type ToolServer struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The server's name in the config: the "<server>" of its tools' names.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Whether the server answers: llmrelay is connected to it and has listed
+	// its tools.
+	Available bool `protobuf:"varint,2,opt,name=available,proto3" json:"available,omitempty"`
+	// When llmrelay last listed the server's tools; unset if it never did.
+	ListedAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=listed_at,json=listedAt,proto3" json:"listed_at,omitempty"`
+	// How many tools llmrelay offers from the server (its `allow` patterns
+	// applied), whether or not the caller may use them.
+	Tools         uint32 `protobuf:"varint,4,opt,name=tools,proto3" json:"tools,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolServer) Reset() {
+	*x = ToolServer{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolServer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolServer) ProtoMessage() {}
+
+func (x *ToolServer) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolServer.ProtoReflect.Descriptor instead.
+func (*ToolServer) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *ToolServer) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ToolServer) GetAvailable() bool {
+	if x != nil {
+		return x.Available
+	}
+	return false
+}
+
+func (x *ToolServer) GetListedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ListedAt
+	}
+	return nil
+}
+
+func (x *ToolServer) GetTools() uint32 {
+	if x != nil {
+		return x.Tools
+	}
+	return 0
+}
+
 var File_llmrelay_v1_llmrelay_proto protoreflect.FileDescriptor
 
 const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
@@ -3647,7 +4326,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\rResumeRequest\x12*\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tB\v\xbaH\b\xc8\x01\x01r\x03\xb0\x01\x01R\trequestId\x12%\n" +
-	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\"\x80\x10\n" +
+	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\"\x80\x11\n" +
 	"\x0fGenerateRequest\x12\x8c\x04\n" +
 	"\x05model\x18\x01 \x01(\tB\xf5\x03\xbaH\xf1\x03\xba\x01\xb0\x02\n" +
 	"\fmodel.format\x12\xd1\x01must be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o: a lower-case name, and for a provider's model a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')\xba\x01\xb1\x01\n" +
@@ -3677,15 +4356,19 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x12heartbeat_interval\x18\x0e \x01(\v2\x19.google.protobuf.DurationB\r\xbaH\n" +
 	"\xaa\x01\a\"\x03\b\xac\x02*\x00R\x11heartbeatInterval\x12!\n" +
 	"\tresumable\x18\x10 \x01(\bH\x00R\tresumable\x88\x01\x01\x122\n" +
-	"\ahedging\x18\x11 \x01(\v2\x18.llmrelay.v1.HedgePolicyR\ahedging\x1a;\n" +
+	"\ahedging\x18\x11 \x01(\v2\x18.llmrelay.v1.HedgePolicyR\ahedging\x124\n" +
+	"\fserver_tools\x18\x14 \x03(\tB\x11\xbaH\x0e\x92\x01\v\x10@\"\ar\x05\x10\x01\x18\x80\x02R\vserverTools\x125\n" +
+	"\x0emax_tool_turns\x18\x15 \x01(\rB\n" +
+	"\xbaH\a*\x05\x18\xe8\a(\x01H\x01R\fmaxToolTurns\x88\x01\x01\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\f\n" +
 	"\n" +
-	"_resumable\"x\n" +
+	"_resumableB\x11\n" +
+	"\x0f_max_tool_turns\"x\n" +
 	"\vOutputLimit\x12(\n" +
 	"\tmax_bytes\x18\x01 \x01(\x04B\v\xbaH\b2\x06\x18\x80\x80\x80\x80\x04R\bmaxBytes\x12?\n" +
-	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\x80\x06\n" +
+	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\xca\x06\n" +
 	"\aMessage\x12\x8e\x01\n" +
 	"\x04role\x18\x01 \x01(\x0e2\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01a\n" +
 	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12#\n" +
@@ -3697,7 +4380,11 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\treasoning\x18\x05 \x03(\v2\x16.llmrelay.v1.ReasoningB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\treasoning\x12#\n" +
 	"\arefusal\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\arefusal\x122\n" +
 	"\x05parts\x18\a \x03(\v2\x11.llmrelay.v1.PartB\t\xbaH\x06\x92\x01\x03\x10\x80\bR\x05parts\x12P\n" +
-	"\x0eprovider_tools\x18\b \x03(\v2\x1e.llmrelay.v1.ProviderToolBlockB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\rproviderTools:\xe5\x01\xbaH\xe1\x01\x1a\xde\x01\n" +
+	"\x0eprovider_tools\x18\b \x03(\v2\x1e.llmrelay.v1.ProviderToolBlockB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\rproviderTools\x12)\n" +
+	"\vserver_tool\x18\x14 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\n" +
+	"serverTool\x12\x1d\n" +
+	"\n" +
+	"tool_error\x18\x15 \x01(\bR\ttoolError:\xe5\x01\xbaH\xe1\x01\x1a\xde\x01\n" +
 	"\x16message.assistant_only\x12Nreasoning, refusal, parts and provider_tools belong to ROLE_ASSISTANT messages\x1atthis.role == 3 || (size(this.reasoning) == 0 && this.refusal == '' && !has(this.parts) && !has(this.provider_tools))\"\x9c\x01\n" +
 	"\x04Part\x12\x1f\n" +
 	"\x04text\x18\x01 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@H\x00R\x04text\x12\x1e\n" +
@@ -3778,7 +4465,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
 	"max_hedges\x18\x03 \x01(\rB\a\xbaH\x04*\x02\x18\x02H\x00R\tmaxHedges\x88\x01\x01\x12:\n" +
 	"\x06target\x18\x04 \x01(\x0e2\x18.llmrelay.v1.HedgeTargetB\b\xbaH\x05\x82\x01\x02\x10\x01R\x06targetB\r\n" +
-	"\v_max_hedges\"\xd8\x02\n" +
+	"\v_max_hedges\"\xea\x03\n" +
 	"\rGenerateEvent\x12\x1a\n" +
 	"\bsequence\x18\x01 \x01(\x04R\bsequence\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\rR\aattempt\x12*\n" +
@@ -3787,8 +4474,30 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"will_retry\x18\x04 \x01(\v2\x16.llmrelay.v1.WillRetryH\x00R\twillRetry\x12*\n" +
 	"\x05final\x18\x05 \x01(\v2\x12.llmrelay.v1.FinalH\x00R\x05final\x12?\n" +
 	"\x0epartial_object\x18\x06 \x01(\v2\x16.google.protobuf.ValueH\x00R\rpartialObject\x126\n" +
-	"\theartbeat\x18\a \x01(\v2\x16.llmrelay.v1.HeartbeatH\x00R\theartbeatB\a\n" +
-	"\x05event\"\v\n" +
+	"\theartbeat\x18\a \x01(\v2\x16.llmrelay.v1.HeartbeatH\x00R\theartbeat\x12@\n" +
+	"\rtool_progress\x18\t \x01(\v2\x19.llmrelay.v1.ToolProgressH\x00R\ftoolProgress\x12:\n" +
+	"\vtool_result\x18\n" +
+	" \x01(\v2\x17.llmrelay.v1.ToolResultH\x00R\n" +
+	"toolResult\x12\x12\n" +
+	"\x04turn\x18\b \x01(\rR\x04turnB\a\n" +
+	"\x05event\"\x9f\x01\n" +
+	"\fToolProgress\x12 \n" +
+	"\ftool_call_id\x18\x01 \x01(\tR\n" +
+	"toolCallId\x12\x1a\n" +
+	"\bprogress\x18\x02 \x01(\x01R\bprogress\x12\x19\n" +
+	"\x05total\x18\x03 \x01(\x01H\x00R\x05total\x88\x01\x01\x12\x18\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12\x12\n" +
+	"\x04name\x18\x05 \x01(\tR\x04nameB\b\n" +
+	"\x06_total\"\xb1\x01\n" +
+	"\n" +
+	"ToolResult\x12 \n" +
+	"\ftool_call_id\x18\x01 \x01(\tR\n" +
+	"toolCallId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\x12\x19\n" +
+	"\bis_error\x18\x04 \x01(\bR\aisError\x12\x1c\n" +
+	"\ttruncated\x18\x05 \x01(\bR\ttruncated\x12\x1a\n" +
+	"\battempts\x18\x06 \x01(\rR\battempts\"\v\n" +
 	"\tHeartbeat\"\xa9\x01\n" +
 	"\x05Delta\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x127\n" +
@@ -3815,7 +4524,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\rnext_provider\x18\x06 \x01(\tR\fnextProvider\x12\x1d\n" +
 	"\n" +
 	"next_model\x18\a \x01(\tR\tnextModel\x12\x1a\n" +
-	"\bfallback\x18\b \x01(\bR\bfallback\"\xce\x04\n" +
+	"\bfallback\x18\b \x01(\bR\bfallback\"\x9a\x05\n" +
 	"\x05Final\x12.\n" +
 	"\amessage\x18\x01 \x01(\v2\x14.llmrelay.v1.MessageR\amessage\x12.\n" +
 	"\x06object\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x06object\x12>\n" +
@@ -3829,7 +4538,11 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x06hedges\x18\n" +
 	" \x01(\rR\x06hedges\x12\x14\n" +
 	"\x05route\x18\r \x01(\tR\x05route\x12E\n" +
-	"\vannotations\x18\x0e \x03(\v2#.llmrelay.v1.Final.AnnotationsEntryR\vannotations\x1a>\n" +
+	"\vannotations\x18\x0e \x03(\v2#.llmrelay.v1.Final.AnnotationsEntryR\vannotations\x124\n" +
+	"\n" +
+	"transcript\x18\x14 \x03(\v2\x14.llmrelay.v1.MessageR\n" +
+	"transcript\x12\x14\n" +
+	"\x05turns\x18\x15 \x01(\rR\x05turns\x1a>\n" +
 	"\x10AnnotationsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe9\x01\n" +
@@ -3867,7 +4580,31 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\aejected\x18\x01 \x01(\bR\aejected\x12?\n" +
 	"\rejected_until\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\fejectedUntil\x121\n" +
 	"\x14consecutive_failures\x18\x03 \x01(\rR\x13consecutiveFailures\x12\x1c\n" +
-	"\tejections\x18\x04 \x01(\rR\tejections*h\n" +
+	"\tejections\x18\x04 \x01(\rR\tejections\"3\n" +
+	"\x10ListToolsRequest\x12\x1f\n" +
+	"\x06server\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18?R\x06server\"u\n" +
+	"\x11ListToolsResponse\x12-\n" +
+	"\x05tools\x18\x01 \x03(\v2\x17.llmrelay.v1.ServerToolR\x05tools\x121\n" +
+	"\aservers\x18\x02 \x03(\v2\x17.llmrelay.v1.ToolServerR\aservers\"\x89\x02\n" +
+	"\n" +
+	"ServerTool\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06server\x18\x02 \x01(\tR\x06server\x12\x1d\n" +
+	"\n" +
+	"model_name\x18\x03 \x01(\tR\tmodelName\x12\x14\n" +
+	"\x05title\x18\x04 \x01(\tR\x05title\x12 \n" +
+	"\vdescription\x18\x05 \x01(\tR\vdescription\x12:\n" +
+	"\finput_schema\x18\x06 \x01(\v2\x17.google.protobuf.StructR\vinputSchema\x12\x1c\n" +
+	"\tavailable\x18\a \x01(\bR\tavailable\x12\x1e\n" +
+	"\n" +
+	"idempotent\x18\b \x01(\bR\n" +
+	"idempotent\"\x8d\x01\n" +
+	"\n" +
+	"ToolServer\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
+	"\tavailable\x18\x02 \x01(\bR\tavailable\x127\n" +
+	"\tlisted_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\blistedAt\x12\x14\n" +
+	"\x05tools\x18\x04 \x01(\rR\x05tools*h\n" +
 	"\rOnOutputLimit\x12\x1f\n" +
 	"\x1bON_OUTPUT_LIMIT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14ON_OUTPUT_LIMIT_FAIL\x10\x01\x12\x1c\n" +
@@ -3904,7 +4641,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x16RETRY_REASON_TRANSPORT\x10\x04\x12\x18\n" +
 	"\x14RETRY_REASON_STALLED\x10\x05\x12\x1f\n" +
 	"\x1bRETRY_REASON_INVALID_OUTPUT\x10\x06\x12\x1f\n" +
-	"\x1bRETRY_REASON_TARGET_REFUSED\x10\t*\xed\x01\n" +
+	"\x1bRETRY_REASON_TARGET_REFUSED\x10\t*\x8f\x02\n" +
 	"\fFinishReason\x12\x1d\n" +
 	"\x19FINISH_REASON_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12FINISH_REASON_STOP\x10\x01\x12\x18\n" +
@@ -3913,7 +4650,8 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x1cFINISH_REASON_CONTENT_FILTER\x10\x04\x12\x17\n" +
 	"\x13FINISH_REASON_OTHER\x10\x05\x12\x19\n" +
 	"\x15FINISH_REASON_REFUSAL\x10\x06\x12\x18\n" +
-	"\x14FINISH_REASON_PAUSED\x10\a*\\\n" +
+	"\x14FINISH_REASON_PAUSED\x10\a\x12 \n" +
+	"\x1cFINISH_REASON_MAX_TOOL_TURNS\x10\b*\\\n" +
 	"\tModelKind\x12\x1a\n" +
 	"\x16MODEL_KIND_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19MODEL_KIND_PROVIDER_MODEL\x10\x01\x12\x14\n" +
@@ -3921,13 +4659,14 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\fRouteBalance\x12\x1d\n" +
 	"\x19ROUTE_BALANCE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15ROUTE_BALANCE_ORDERED\x10\x01\x12\x1a\n" +
-	"\x16ROUTE_BALANCE_WEIGHTED\x10\x022\xe7\x01\n" +
+	"\x16ROUTE_BALANCE_WEIGHTED\x10\x022\xb3\x02\n" +
 	"\n" +
 	"LLMService\x12F\n" +
 	"\bGenerate\x12\x1c.llmrelay.v1.GenerateRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01\x12M\n" +
 	"\n" +
 	"ListModels\x12\x1e.llmrelay.v1.ListModelsRequest\x1a\x1f.llmrelay.v1.ListModelsResponse\x12B\n" +
-	"\x06Resume\x12\x1a.llmrelay.v1.ResumeRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01B<Z:github.com/llmrelay/llmrelay/gen/go/llmrelay/v1;llmrelayv1b\x06proto3"
+	"\x06Resume\x12\x1a.llmrelay.v1.ResumeRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01\x12J\n" +
+	"\tListTools\x12\x1d.llmrelay.v1.ListToolsRequest\x1a\x1e.llmrelay.v1.ListToolsResponseB<Z:github.com/llmrelay/llmrelay/gen/go/llmrelay/v1;llmrelayv1b\x06proto3"
 
 var (
 	file_llmrelay_v1_llmrelay_proto_rawDescOnce sync.Once
@@ -3942,7 +4681,7 @@ func file_llmrelay_v1_llmrelay_proto_rawDescGZIP() []byte {
 }
 
 var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 10)
-var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(OnOutputLimit)(0),            // 0: llmrelay.v1.OnOutputLimit
 	(Role)(0),                     // 1: llmrelay.v1.Role
@@ -3969,26 +4708,32 @@ var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(*RetryPolicy)(nil),           // 22: llmrelay.v1.RetryPolicy
 	(*HedgePolicy)(nil),           // 23: llmrelay.v1.HedgePolicy
 	(*GenerateEvent)(nil),         // 24: llmrelay.v1.GenerateEvent
-	(*Heartbeat)(nil),             // 25: llmrelay.v1.Heartbeat
-	(*Delta)(nil),                 // 26: llmrelay.v1.Delta
-	(*ReasoningDelta)(nil),        // 27: llmrelay.v1.ReasoningDelta
-	(*ToolCallDelta)(nil),         // 28: llmrelay.v1.ToolCallDelta
-	(*WillRetry)(nil),             // 29: llmrelay.v1.WillRetry
-	(*Final)(nil),                 // 30: llmrelay.v1.Final
-	(*Usage)(nil),                 // 31: llmrelay.v1.Usage
-	(*ValidationError)(nil),       // 32: llmrelay.v1.ValidationError
-	(*ListModelsRequest)(nil),     // 33: llmrelay.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),    // 34: llmrelay.v1.ListModelsResponse
-	(*Model)(nil),                 // 35: llmrelay.v1.Model
-	(*RouteTarget)(nil),           // 36: llmrelay.v1.RouteTarget
-	(*TargetHealth)(nil),          // 37: llmrelay.v1.TargetHealth
-	nil,                           // 38: llmrelay.v1.GenerateRequest.MetadataEntry
-	nil,                           // 39: llmrelay.v1.Final.AnnotationsEntry
-	(*durationpb.Duration)(nil),   // 40: google.protobuf.Duration
-	(*structpb.Struct)(nil),       // 41: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 42: google.protobuf.Value
-	(*status.Status)(nil),         // 43: google.rpc.Status
-	(*timestamppb.Timestamp)(nil), // 44: google.protobuf.Timestamp
+	(*ToolProgress)(nil),          // 25: llmrelay.v1.ToolProgress
+	(*ToolResult)(nil),            // 26: llmrelay.v1.ToolResult
+	(*Heartbeat)(nil),             // 27: llmrelay.v1.Heartbeat
+	(*Delta)(nil),                 // 28: llmrelay.v1.Delta
+	(*ReasoningDelta)(nil),        // 29: llmrelay.v1.ReasoningDelta
+	(*ToolCallDelta)(nil),         // 30: llmrelay.v1.ToolCallDelta
+	(*WillRetry)(nil),             // 31: llmrelay.v1.WillRetry
+	(*Final)(nil),                 // 32: llmrelay.v1.Final
+	(*Usage)(nil),                 // 33: llmrelay.v1.Usage
+	(*ValidationError)(nil),       // 34: llmrelay.v1.ValidationError
+	(*ListModelsRequest)(nil),     // 35: llmrelay.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),    // 36: llmrelay.v1.ListModelsResponse
+	(*Model)(nil),                 // 37: llmrelay.v1.Model
+	(*RouteTarget)(nil),           // 38: llmrelay.v1.RouteTarget
+	(*TargetHealth)(nil),          // 39: llmrelay.v1.TargetHealth
+	(*ListToolsRequest)(nil),      // 40: llmrelay.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),     // 41: llmrelay.v1.ListToolsResponse
+	(*ServerTool)(nil),            // 42: llmrelay.v1.ServerTool
+	(*ToolServer)(nil),            // 43: llmrelay.v1.ToolServer
+	nil,                           // 44: llmrelay.v1.GenerateRequest.MetadataEntry
+	nil,                           // 45: llmrelay.v1.Final.AnnotationsEntry
+	(*durationpb.Duration)(nil),   // 46: google.protobuf.Duration
+	(*structpb.Struct)(nil),       // 47: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 48: google.protobuf.Value
+	(*status.Status)(nil),         // 49: google.rpc.Status
+	(*timestamppb.Timestamp)(nil), // 50: google.protobuf.Timestamp
 }
 var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	13, // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
@@ -3997,12 +4742,12 @@ var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	20, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
 	21, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
 	22, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
-	40, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
-	41, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
-	38, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
-	40, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
+	46, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
+	47, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
+	44, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
+	46, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
 	12, // 10: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
-	40, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
+	46, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
 	23, // 12: llmrelay.v1.GenerateRequest.hedging:type_name -> llmrelay.v1.HedgePolicy
 	0,  // 13: llmrelay.v1.OutputLimit.on_limit:type_name -> llmrelay.v1.OnOutputLimit
 	1,  // 14: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
@@ -4010,50 +4755,59 @@ var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	16, // 16: llmrelay.v1.Message.reasoning:type_name -> llmrelay.v1.Reasoning
 	14, // 17: llmrelay.v1.Message.parts:type_name -> llmrelay.v1.Part
 	15, // 18: llmrelay.v1.Message.provider_tools:type_name -> llmrelay.v1.ProviderToolBlock
-	41, // 19: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	47, // 19: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
 	2,  // 20: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
-	41, // 21: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
+	47, // 21: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
 	3,  // 22: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	40, // 23: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
-	40, // 24: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	40, // 25: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	46, // 23: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
+	46, // 24: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	46, // 25: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
 	4,  // 26: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	40, // 27: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
+	46, // 27: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
 	5,  // 28: llmrelay.v1.HedgePolicy.target:type_name -> llmrelay.v1.HedgeTarget
-	26, // 29: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
-	29, // 30: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
-	30, // 31: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	42, // 32: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
-	25, // 33: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
-	28, // 34: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
-	27, // 35: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
-	6,  // 36: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	40, // 37: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	43, // 38: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
-	13, // 39: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	42, // 40: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
-	7,  // 41: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
-	31, // 42: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
-	32, // 43: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	39, // 44: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
-	35, // 45: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
-	8,  // 46: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
-	36, // 47: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
-	9,  // 48: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
-	37, // 49: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
-	37, // 50: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
-	44, // 51: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
-	11, // 52: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	33, // 53: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	10, // 54: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
-	24, // 55: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	34, // 56: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	24, // 57: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
-	55, // [55:58] is the sub-list for method output_type
-	52, // [52:55] is the sub-list for method input_type
-	52, // [52:52] is the sub-list for extension type_name
-	52, // [52:52] is the sub-list for extension extendee
-	0,  // [0:52] is the sub-list for field type_name
+	28, // 29: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
+	31, // 30: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
+	32, // 31: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
+	48, // 32: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	27, // 33: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
+	25, // 34: llmrelay.v1.GenerateEvent.tool_progress:type_name -> llmrelay.v1.ToolProgress
+	26, // 35: llmrelay.v1.GenerateEvent.tool_result:type_name -> llmrelay.v1.ToolResult
+	30, // 36: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
+	29, // 37: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
+	6,  // 38: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
+	46, // 39: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	49, // 40: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	13, // 41: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
+	48, // 42: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	7,  // 43: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
+	33, // 44: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
+	34, // 45: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
+	45, // 46: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
+	13, // 47: llmrelay.v1.Final.transcript:type_name -> llmrelay.v1.Message
+	37, // 48: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
+	8,  // 49: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
+	38, // 50: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
+	9,  // 51: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
+	39, // 52: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
+	39, // 53: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
+	50, // 54: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
+	42, // 55: llmrelay.v1.ListToolsResponse.tools:type_name -> llmrelay.v1.ServerTool
+	43, // 56: llmrelay.v1.ListToolsResponse.servers:type_name -> llmrelay.v1.ToolServer
+	47, // 57: llmrelay.v1.ServerTool.input_schema:type_name -> google.protobuf.Struct
+	50, // 58: llmrelay.v1.ToolServer.listed_at:type_name -> google.protobuf.Timestamp
+	11, // 59: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	35, // 60: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	10, // 61: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
+	40, // 62: llmrelay.v1.LLMService.ListTools:input_type -> llmrelay.v1.ListToolsRequest
+	24, // 63: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	36, // 64: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	24, // 65: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
+	41, // 66: llmrelay.v1.LLMService.ListTools:output_type -> llmrelay.v1.ListToolsResponse
+	63, // [63:67] is the sub-list for method output_type
+	59, // [59:63] is the sub-list for method input_type
+	59, // [59:59] is the sub-list for extension type_name
+	59, // [59:59] is the sub-list for extension extendee
+	0,  // [0:59] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }
@@ -4077,14 +4831,17 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 		(*GenerateEvent_Final)(nil),
 		(*GenerateEvent_PartialObject)(nil),
 		(*GenerateEvent_Heartbeat)(nil),
+		(*GenerateEvent_ToolProgress)(nil),
+		(*GenerateEvent_ToolResult)(nil),
 	}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_v1_llmrelay_proto_rawDesc), len(file_llmrelay_v1_llmrelay_proto_rawDesc)),
 			NumEnums:      10,
-			NumMessages:   30,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -10,6 +10,10 @@
 //                      to another provider and model), and whether what that
 //                      attempt already streamed must be thrown away
 //                      (`discard_partial`);
+//   - `tool_progress`, `tool_result`  (with `server_tools` only) a server
+//                      tool the model called is running, or returned: llmrelay
+//                      runs it on an MCP server and goes on with the model's
+//                      next turn;
 //   - `final`          exactly one, always last: the successful attempt's message;
 //   - `heartbeat`      (opt-in) nothing else was sent for a while; skip it.
 //
@@ -20,6 +24,10 @@
 //     delta:      shown += event.delta.text            (print it)
 //     will_retry: if event.will_retry.discard_partial: shown = ""   (erase it)
 //     final:      the answer is event.final.message, not `shown`
+//
+// Every event carries its `turn` (1 unless the call runs server tools).
+// With server tools, keep what was shown per turn: a `will_retry` discards
+// only its own turn's output, never an earlier turn's nor a tool's result.
 //
 // Reasoning models also stream their reasoning (`delta.reasoning`), apart
 // from the text: show it as "thinking" if you like, never as the answer; it
@@ -57,10 +65,11 @@
 //
 //   INVALID_ARGUMENT     the request is invalid, or the provider rejected it (400/404/413/422)
 //   UNAUTHENTICATED      missing, malformed or unknown API key
-//   PERMISSION_DENIED    the key lacks the scope or may not use the model
+//   PERMISSION_DENIED    the key lacks the scope or may not use the model or a server tool
 //   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
 //                        or the reply passed its output limit (OUTPUT_TOO_LARGE)
-//   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
+//   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries,
+//                        or a server tool's MCP server is not answering
 //   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
 //                        not retried), or an error llmrelay does not recognise
 //   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
@@ -102,6 +111,7 @@ const (
 	LLMService_Generate_FullMethodName   = "/llmrelay.v1.LLMService/Generate"
 	LLMService_ListModels_FullMethodName = "/llmrelay.v1.LLMService/ListModels"
 	LLMService_Resume_FullMethodName     = "/llmrelay.v1.LLMService/Resume"
+	LLMService_ListTools_FullMethodName  = "/llmrelay.v1.LLMService/ListTools"
 )
 
 // LLMServiceClient is the client API for LLMService service.
@@ -115,8 +125,10 @@ type LLMServiceClient interface {
 	// The stream carries, in order and numbered by `GenerateEvent.sequence`:
 	// zero or more `delta`s (and `partial_object`s) per attempt, a `will_retry`
 	// between a failed attempt and the next one, and then exactly one `final`.
-	// Nothing follows the `final`. A call that fails ends with a non-OK status
-	// instead of a `final`.
+	// With `server_tools`, each turn whose reply called server tools is
+	// followed by their `tool_progress` and `tool_result` events, then the
+	// next turn's. Nothing follows the `final`. A call that fails ends with a
+	// non-OK status instead of a `final`.
 	//
 	// llmrelay sends no response headers before the first event (unless the
 	// call has a heartbeat), so a client library may transparently retry a
@@ -211,6 +223,18 @@ type LLMServiceClient interface {
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	Resume(ctx context.Context, in *ResumeRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GenerateEvent], error)
+	// ListTools lists the server tools the caller may offer a model
+	// (`GenerateRequest.server_tools`): the tools of the MCP servers in the
+	// server's config (`tools.mcp_servers`) that the config's `allow` lets
+	// llmrelay offer and the caller's API key's `tools` patterns let it use,
+	// each with its description, input schema and whether its server answers
+	// right now; and the MCP servers themselves, available or not. A server
+	// that is down is listed with `available: false`, with the tools it had
+	// when it last answered (none if it never did), until it answers again.
+	//
+	// Needs the key's `generate` scope: the tools it lists are what the key
+	// may use in Generate. Without API keys configured, every tool is listed.
+	ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error)
 }
 
 type lLMServiceClient struct {
@@ -269,6 +293,16 @@ func (c *lLMServiceClient) Resume(ctx context.Context, in *ResumeRequest, opts .
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type LLMService_ResumeClient = grpc.ServerStreamingClient[GenerateEvent]
 
+func (c *lLMServiceClient) ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListToolsResponse)
+	err := c.cc.Invoke(ctx, LLMService_ListTools_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LLMServiceServer is the server API for LLMService service.
 // All implementations must embed UnimplementedLLMServiceServer
 // for forward compatibility.
@@ -280,8 +314,10 @@ type LLMServiceServer interface {
 	// The stream carries, in order and numbered by `GenerateEvent.sequence`:
 	// zero or more `delta`s (and `partial_object`s) per attempt, a `will_retry`
 	// between a failed attempt and the next one, and then exactly one `final`.
-	// Nothing follows the `final`. A call that fails ends with a non-OK status
-	// instead of a `final`.
+	// With `server_tools`, each turn whose reply called server tools is
+	// followed by their `tool_progress` and `tool_result` events, then the
+	// next turn's. Nothing follows the `final`. A call that fails ends with a
+	// non-OK status instead of a `final`.
 	//
 	// llmrelay sends no response headers before the first event (unless the
 	// call has a heartbeat), so a client library may transparently retry a
@@ -376,6 +412,18 @@ type LLMServiceServer interface {
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	Resume(*ResumeRequest, grpc.ServerStreamingServer[GenerateEvent]) error
+	// ListTools lists the server tools the caller may offer a model
+	// (`GenerateRequest.server_tools`): the tools of the MCP servers in the
+	// server's config (`tools.mcp_servers`) that the config's `allow` lets
+	// llmrelay offer and the caller's API key's `tools` patterns let it use,
+	// each with its description, input schema and whether its server answers
+	// right now; and the MCP servers themselves, available or not. A server
+	// that is down is listed with `available: false`, with the tools it had
+	// when it last answered (none if it never did), until it answers again.
+	//
+	// Needs the key's `generate` scope: the tools it lists are what the key
+	// may use in Generate. Without API keys configured, every tool is listed.
+	ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error)
 	mustEmbedUnimplementedLLMServiceServer()
 }
 
@@ -394,6 +442,9 @@ func (UnimplementedLLMServiceServer) ListModels(context.Context, *ListModelsRequ
 }
 func (UnimplementedLLMServiceServer) Resume(*ResumeRequest, grpc.ServerStreamingServer[GenerateEvent]) error {
 	return status.Error(codes.Unimplemented, "method Resume not implemented")
+}
+func (UnimplementedLLMServiceServer) ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTools not implemented")
 }
 func (UnimplementedLLMServiceServer) mustEmbedUnimplementedLLMServiceServer() {}
 func (UnimplementedLLMServiceServer) testEmbeddedByValue()                    {}
@@ -456,6 +507,24 @@ func _LLMService_Resume_Handler(srv interface{}, stream grpc.ServerStream) error
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type LLMService_ResumeServer = grpc.ServerStreamingServer[GenerateEvent]
 
+func _LLMService_ListTools_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListToolsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LLMServiceServer).ListTools(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LLMService_ListTools_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LLMServiceServer).ListTools(ctx, req.(*ListToolsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LLMService_ServiceDesc is the grpc.ServiceDesc for LLMService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -466,6 +535,10 @@ var LLMService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListModels",
 			Handler:    _LLMService_ListModels_Handler,
+		},
+		{
+			MethodName: "ListTools",
+			Handler:    _LLMService_ListTools_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

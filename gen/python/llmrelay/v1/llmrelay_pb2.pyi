@@ -12,6 +12,7 @@ from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Map
 DESCRIPTOR: _descriptor.FileDescriptor
 FINISH_REASON_CONTENT_FILTER: FinishReason
 FINISH_REASON_LENGTH: FinishReason
+FINISH_REASON_MAX_TOOL_TURNS: FinishReason
 FINISH_REASON_OTHER: FinishReason
 FINISH_REASON_PAUSED: FinishReason
 FINISH_REASON_REFUSAL: FinishReason
@@ -68,7 +69,7 @@ class Delta(_message.Message):
     def __init__(self, text: _Optional[str] = ..., tool_call: _Optional[_Union[ToolCallDelta, _Mapping]] = ..., reasoning: _Optional[_Union[ReasoningDelta, _Mapping]] = ..., refusal: _Optional[str] = ...) -> None: ...
 
 class Final(_message.Message):
-    __slots__ = ["annotations", "attempts", "finish_reason", "hedges", "message", "model", "object", "provider", "route", "usage", "validation_errors", "validation_retries"]
+    __slots__ = ["annotations", "attempts", "finish_reason", "hedges", "message", "model", "object", "provider", "route", "transcript", "turns", "usage", "validation_errors", "validation_retries"]
     class AnnotationsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -85,6 +86,8 @@ class Final(_message.Message):
     OBJECT_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_FIELD_NUMBER: _ClassVar[int]
     ROUTE_FIELD_NUMBER: _ClassVar[int]
+    TRANSCRIPT_FIELD_NUMBER: _ClassVar[int]
+    TURNS_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
     VALIDATION_ERRORS_FIELD_NUMBER: _ClassVar[int]
     VALIDATION_RETRIES_FIELD_NUMBER: _ClassVar[int]
@@ -97,19 +100,24 @@ class Final(_message.Message):
     object: _struct_pb2.Value
     provider: str
     route: str
+    transcript: _containers.RepeatedCompositeFieldContainer[Message]
+    turns: int
     usage: Usage
     validation_errors: _containers.RepeatedCompositeFieldContainer[ValidationError]
     validation_retries: int
-    def __init__(self, message: _Optional[_Union[Message, _Mapping]] = ..., object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., attempts: _Optional[int] = ..., validation_retries: _Optional[int] = ..., validation_errors: _Optional[_Iterable[_Union[ValidationError, _Mapping]]] = ..., provider: _Optional[str] = ..., model: _Optional[str] = ..., hedges: _Optional[int] = ..., route: _Optional[str] = ..., annotations: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    def __init__(self, message: _Optional[_Union[Message, _Mapping]] = ..., object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., attempts: _Optional[int] = ..., validation_retries: _Optional[int] = ..., validation_errors: _Optional[_Iterable[_Union[ValidationError, _Mapping]]] = ..., provider: _Optional[str] = ..., model: _Optional[str] = ..., hedges: _Optional[int] = ..., route: _Optional[str] = ..., annotations: _Optional[_Mapping[str, str]] = ..., transcript: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., turns: _Optional[int] = ...) -> None: ...
 
 class GenerateEvent(_message.Message):
-    __slots__ = ["attempt", "delta", "final", "heartbeat", "partial_object", "sequence", "will_retry"]
+    __slots__ = ["attempt", "delta", "final", "heartbeat", "partial_object", "sequence", "tool_progress", "tool_result", "turn", "will_retry"]
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     DELTA_FIELD_NUMBER: _ClassVar[int]
     FINAL_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
     PARTIAL_OBJECT_FIELD_NUMBER: _ClassVar[int]
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    TOOL_PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    TOOL_RESULT_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
     WILL_RETRY_FIELD_NUMBER: _ClassVar[int]
     attempt: int
     delta: Delta
@@ -117,11 +125,14 @@ class GenerateEvent(_message.Message):
     heartbeat: Heartbeat
     partial_object: _struct_pb2.Value
     sequence: int
+    tool_progress: ToolProgress
+    tool_result: ToolResult
+    turn: int
     will_retry: WillRetry
-    def __init__(self, sequence: _Optional[int] = ..., attempt: _Optional[int] = ..., delta: _Optional[_Union[Delta, _Mapping]] = ..., will_retry: _Optional[_Union[WillRetry, _Mapping]] = ..., final: _Optional[_Union[Final, _Mapping]] = ..., partial_object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ...) -> None: ...
+    def __init__(self, sequence: _Optional[int] = ..., attempt: _Optional[int] = ..., delta: _Optional[_Union[Delta, _Mapping]] = ..., will_retry: _Optional[_Union[WillRetry, _Mapping]] = ..., final: _Optional[_Union[Final, _Mapping]] = ..., partial_object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., tool_progress: _Optional[_Union[ToolProgress, _Mapping]] = ..., tool_result: _Optional[_Union[ToolResult, _Mapping]] = ..., turn: _Optional[int] = ...) -> None: ...
 
 class GenerateRequest(_message.Message):
-    __slots__ = ["fallback_models", "first_event_timeout", "generation", "heartbeat_interval", "hedging", "messages", "metadata", "model", "output_limit", "provider_options", "request_id", "response_format", "resumable", "retry", "stream_idle_timeout", "tool_choice", "tools"]
+    __slots__ = ["fallback_models", "first_event_timeout", "generation", "heartbeat_interval", "hedging", "max_tool_turns", "messages", "metadata", "model", "output_limit", "provider_options", "request_id", "response_format", "resumable", "retry", "server_tools", "stream_idle_timeout", "tool_choice", "tools"]
     class MetadataEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -134,6 +145,7 @@ class GenerateRequest(_message.Message):
     GENERATION_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_INTERVAL_FIELD_NUMBER: _ClassVar[int]
     HEDGING_FIELD_NUMBER: _ClassVar[int]
+    MAX_TOOL_TURNS_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -143,6 +155,7 @@ class GenerateRequest(_message.Message):
     RESPONSE_FORMAT_FIELD_NUMBER: _ClassVar[int]
     RESUMABLE_FIELD_NUMBER: _ClassVar[int]
     RETRY_FIELD_NUMBER: _ClassVar[int]
+    SERVER_TOOLS_FIELD_NUMBER: _ClassVar[int]
     STREAM_IDLE_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
     TOOL_CHOICE_FIELD_NUMBER: _ClassVar[int]
@@ -151,6 +164,7 @@ class GenerateRequest(_message.Message):
     generation: GenerationConfig
     heartbeat_interval: _duration_pb2.Duration
     hedging: HedgePolicy
+    max_tool_turns: int
     messages: _containers.RepeatedCompositeFieldContainer[Message]
     metadata: _containers.ScalarMap[str, str]
     model: str
@@ -160,10 +174,11 @@ class GenerateRequest(_message.Message):
     response_format: ResponseFormat
     resumable: bool
     retry: RetryPolicy
+    server_tools: _containers.RepeatedScalarFieldContainer[str]
     stream_idle_timeout: _duration_pb2.Duration
     tool_choice: ToolChoice
     tools: _containers.RepeatedCompositeFieldContainer[Tool]
-    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., generation: _Optional[_Union[GenerationConfig, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., tool_choice: _Optional[_Union[ToolChoice, _Mapping]] = ..., response_format: _Optional[_Union[ResponseFormat, _Mapping]] = ..., retry: _Optional[_Union[RetryPolicy, _Mapping]] = ..., stream_idle_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., fallback_models: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., first_event_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., output_limit: _Optional[_Union[OutputLimit, _Mapping]] = ..., heartbeat_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., resumable: bool = ..., hedging: _Optional[_Union[HedgePolicy, _Mapping]] = ...) -> None: ...
+    def __init__(self, model: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., generation: _Optional[_Union[GenerationConfig, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., tool_choice: _Optional[_Union[ToolChoice, _Mapping]] = ..., response_format: _Optional[_Union[ResponseFormat, _Mapping]] = ..., retry: _Optional[_Union[RetryPolicy, _Mapping]] = ..., stream_idle_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., fallback_models: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., first_event_timeout: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., output_limit: _Optional[_Union[OutputLimit, _Mapping]] = ..., heartbeat_interval: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., resumable: bool = ..., hedging: _Optional[_Union[HedgePolicy, _Mapping]] = ..., server_tools: _Optional[_Iterable[str]] = ..., max_tool_turns: _Optional[int] = ...) -> None: ...
 
 class GenerationConfig(_message.Message):
     __slots__ = ["max_output_tokens", "stop", "temperature", "top_p"]
@@ -205,25 +220,43 @@ class ListModelsResponse(_message.Message):
     models: _containers.RepeatedCompositeFieldContainer[Model]
     def __init__(self, models: _Optional[_Iterable[_Union[Model, _Mapping]]] = ...) -> None: ...
 
+class ListToolsRequest(_message.Message):
+    __slots__ = ["server"]
+    SERVER_FIELD_NUMBER: _ClassVar[int]
+    server: str
+    def __init__(self, server: _Optional[str] = ...) -> None: ...
+
+class ListToolsResponse(_message.Message):
+    __slots__ = ["servers", "tools"]
+    SERVERS_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    servers: _containers.RepeatedCompositeFieldContainer[ToolServer]
+    tools: _containers.RepeatedCompositeFieldContainer[ServerTool]
+    def __init__(self, tools: _Optional[_Iterable[_Union[ServerTool, _Mapping]]] = ..., servers: _Optional[_Iterable[_Union[ToolServer, _Mapping]]] = ...) -> None: ...
+
 class Message(_message.Message):
-    __slots__ = ["content", "parts", "provider_tools", "reasoning", "refusal", "role", "tool_call_id", "tool_calls"]
+    __slots__ = ["content", "parts", "provider_tools", "reasoning", "refusal", "role", "server_tool", "tool_call_id", "tool_calls", "tool_error"]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     PARTS_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_TOOLS_FIELD_NUMBER: _ClassVar[int]
     REASONING_FIELD_NUMBER: _ClassVar[int]
     REFUSAL_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
+    SERVER_TOOL_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOL_ERROR_FIELD_NUMBER: _ClassVar[int]
     content: str
     parts: _containers.RepeatedCompositeFieldContainer[Part]
     provider_tools: _containers.RepeatedCompositeFieldContainer[ProviderToolBlock]
     reasoning: _containers.RepeatedCompositeFieldContainer[Reasoning]
     refusal: str
     role: Role
+    server_tool: str
     tool_call_id: str
     tool_calls: _containers.RepeatedCompositeFieldContainer[ToolCall]
-    def __init__(self, role: _Optional[_Union[Role, str]] = ..., content: _Optional[str] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCall, _Mapping]]] = ..., tool_call_id: _Optional[str] = ..., reasoning: _Optional[_Iterable[_Union[Reasoning, _Mapping]]] = ..., refusal: _Optional[str] = ..., parts: _Optional[_Iterable[_Union[Part, _Mapping]]] = ..., provider_tools: _Optional[_Iterable[_Union[ProviderToolBlock, _Mapping]]] = ...) -> None: ...
+    tool_error: bool
+    def __init__(self, role: _Optional[_Union[Role, str]] = ..., content: _Optional[str] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCall, _Mapping]]] = ..., tool_call_id: _Optional[str] = ..., reasoning: _Optional[_Iterable[_Union[Reasoning, _Mapping]]] = ..., refusal: _Optional[str] = ..., parts: _Optional[_Iterable[_Union[Part, _Mapping]]] = ..., provider_tools: _Optional[_Iterable[_Union[ProviderToolBlock, _Mapping]]] = ..., server_tool: _Optional[str] = ..., tool_error: bool = ...) -> None: ...
 
 class Model(_message.Message):
     __slots__ = ["balance", "health", "id", "kind", "name", "provider", "provider_kind", "targets"]
@@ -365,6 +398,26 @@ class RouteTarget(_message.Message):
     weight: int
     def __init__(self, model: _Optional[str] = ..., provider: _Optional[str] = ..., name: _Optional[str] = ..., weight: _Optional[int] = ..., health: _Optional[_Union[TargetHealth, _Mapping]] = ...) -> None: ...
 
+class ServerTool(_message.Message):
+    __slots__ = ["available", "description", "idempotent", "input_schema", "model_name", "name", "server", "title"]
+    AVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
+    INPUT_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    MODEL_NAME_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SERVER_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    available: bool
+    description: str
+    idempotent: bool
+    input_schema: _struct_pb2.Struct
+    model_name: str
+    name: str
+    server: str
+    title: str
+    def __init__(self, name: _Optional[str] = ..., server: _Optional[str] = ..., model_name: _Optional[str] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., available: bool = ..., idempotent: bool = ...) -> None: ...
+
 class TargetHealth(_message.Message):
     __slots__ = ["consecutive_failures", "ejected", "ejected_until", "ejections"]
     CONSECUTIVE_FAILURES_FIELD_NUMBER: _ClassVar[int]
@@ -418,6 +471,48 @@ class ToolChoice(_message.Message):
     mode: ToolChoiceMode
     name: str
     def __init__(self, mode: _Optional[_Union[ToolChoiceMode, str]] = ..., name: _Optional[str] = ...) -> None: ...
+
+class ToolProgress(_message.Message):
+    __slots__ = ["message", "name", "progress", "tool_call_id", "total"]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    message: str
+    name: str
+    progress: float
+    tool_call_id: str
+    total: float
+    def __init__(self, tool_call_id: _Optional[str] = ..., progress: _Optional[float] = ..., total: _Optional[float] = ..., message: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class ToolResult(_message.Message):
+    __slots__ = ["attempts", "content", "is_error", "name", "tool_call_id", "truncated"]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    IS_ERROR_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    attempts: int
+    content: str
+    is_error: bool
+    name: str
+    tool_call_id: str
+    truncated: bool
+    def __init__(self, tool_call_id: _Optional[str] = ..., name: _Optional[str] = ..., content: _Optional[str] = ..., is_error: bool = ..., truncated: bool = ..., attempts: _Optional[int] = ...) -> None: ...
+
+class ToolServer(_message.Message):
+    __slots__ = ["available", "listed_at", "name", "tools"]
+    AVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    LISTED_AT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    available: bool
+    listed_at: _timestamp_pb2.Timestamp
+    name: str
+    tools: int
+    def __init__(self, name: _Optional[str] = ..., available: bool = ..., listed_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., tools: _Optional[int] = ...) -> None: ...
 
 class Usage(_message.Message):
     __slots__ = ["cache_creation_input_tokens", "cached_input_tokens", "input_tokens", "output_tokens", "reasoning_tokens"]

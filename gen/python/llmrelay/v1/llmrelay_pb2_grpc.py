@@ -30,6 +30,11 @@ class LLMServiceStub(object):
                 request_serializer=llmrelay_dot_v1_dot_llmrelay__pb2.ResumeRequest.SerializeToString,
                 response_deserializer=llmrelay_dot_v1_dot_llmrelay__pb2.GenerateEvent.FromString,
                 )
+        self.ListTools = channel.unary_unary(
+                '/llmrelay.v1.LLMService/ListTools',
+                request_serializer=llmrelay_dot_v1_dot_llmrelay__pb2.ListToolsRequest.SerializeToString,
+                response_deserializer=llmrelay_dot_v1_dot_llmrelay__pb2.ListToolsResponse.FromString,
+                )
 
 
 class LLMServiceServicer(object):
@@ -42,8 +47,10 @@ class LLMServiceServicer(object):
         The stream carries, in order and numbered by `GenerateEvent.sequence`:
         zero or more `delta`s (and `partial_object`s) per attempt, a `will_retry`
         between a failed attempt and the next one, and then exactly one `final`.
-        Nothing follows the `final`. A call that fails ends with a non-OK status
-        instead of a `final`.
+        With `server_tools`, each turn whose reply called server tools is
+        followed by their `tool_progress` and `tool_result` events, then the
+        next turn's. Nothing follows the `final`. A call that fails ends with a
+        non-OK status instead of a `final`.
 
         llmrelay sends no response headers before the first event (unless the
         call has a heartbeat), so a client library may transparently retry a
@@ -152,6 +159,23 @@ class LLMServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListTools(self, request, context):
+        """ListTools lists the server tools the caller may offer a model
+        (`GenerateRequest.server_tools`): the tools of the MCP servers in the
+        server's config (`tools.mcp_servers`) that the config's `allow` lets
+        llmrelay offer and the caller's API key's `tools` patterns let it use,
+        each with its description, input schema and whether its server answers
+        right now; and the MCP servers themselves, available or not. A server
+        that is down is listed with `available: false`, with the tools it had
+        when it last answered (none if it never did), until it answers again.
+
+        Needs the key's `generate` scope: the tools it lists are what the key
+        may use in Generate. Without API keys configured, every tool is listed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LLMServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -169,6 +193,11 @@ def add_LLMServiceServicer_to_server(servicer, server):
                     servicer.Resume,
                     request_deserializer=llmrelay_dot_v1_dot_llmrelay__pb2.ResumeRequest.FromString,
                     response_serializer=llmrelay_dot_v1_dot_llmrelay__pb2.GenerateEvent.SerializeToString,
+            ),
+            'ListTools': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTools,
+                    request_deserializer=llmrelay_dot_v1_dot_llmrelay__pb2.ListToolsRequest.FromString,
+                    response_serializer=llmrelay_dot_v1_dot_llmrelay__pb2.ListToolsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -229,5 +258,22 @@ class LLMService(object):
         return grpc.experimental.unary_stream(request, target, '/llmrelay.v1.LLMService/Resume',
             llmrelay_dot_v1_dot_llmrelay__pb2.ResumeRequest.SerializeToString,
             llmrelay_dot_v1_dot_llmrelay__pb2.GenerateEvent.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListTools(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/llmrelay.v1.LLMService/ListTools',
+            llmrelay_dot_v1_dot_llmrelay__pb2.ListToolsRequest.SerializeToString,
+            llmrelay_dot_v1_dot_llmrelay__pb2.ListToolsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -10,6 +10,10 @@
 //                      to another provider and model), and whether what that
 //                      attempt already streamed must be thrown away
 //                      (`discard_partial`);
+//   - `tool_progress`, `tool_result`  (with `server_tools` only) a server
+//                      tool the model called is running, or returned: llmrelay
+//                      runs it on an MCP server and goes on with the model's
+//                      next turn;
 //   - `final`          exactly one, always last: the successful attempt's message;
 //   - `heartbeat`      (opt-in) nothing else was sent for a while; skip it.
 //
@@ -20,6 +24,10 @@
 //     delta:      shown += event.delta.text            (print it)
 //     will_retry: if event.will_retry.discard_partial: shown = ""   (erase it)
 //     final:      the answer is event.final.message, not `shown`
+//
+// Every event carries its `turn` (1 unless the call runs server tools).
+// With server tools, keep what was shown per turn: a `will_retry` discards
+// only its own turn's output, never an earlier turn's nor a tool's result.
 //
 // Reasoning models also stream their reasoning (`delta.reasoning`), apart
 // from the text: show it as "thinking" if you like, never as the answer; it
@@ -57,10 +65,11 @@
 //
 //   INVALID_ARGUMENT     the request is invalid, or the provider rejected it (400/404/413/422)
 //   UNAUTHENTICATED      missing, malformed or unknown API key
-//   PERMISSION_DENIED    the key lacks the scope or may not use the model
+//   PERMISSION_DENIED    the key lacks the scope or may not use the model or a server tool
 //   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
 //                        or the reply passed its output limit (OUTPUT_TOO_LARGE)
-//   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries
+//   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries,
+//                        or a server tool's MCP server is not answering
 //   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
 //                        not retried), or an error llmrelay does not recognise
 //   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
@@ -95,7 +104,7 @@ import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file llmrelay/v1/llmrelay.proto.
  */
 export const file_llmrelay_v1_llmrelay: GenFile = /*@__PURE__*/
-  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEiSwoNUmVzdW1lUmVxdWVzdBIiCgpyZXF1ZXN0X2lkGAEgASgJQg66SAPIAQG6SAVyA7ABARIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoBCLDDgoPR2VuZXJhdGVSZXF1ZXN0Eo8ECgVtb2RlbBgBIAEoCUL/A7pIA8gBAbpIBXIDGIACuki0AroBsAIKDG1vZGVsLmZvcm1hdBLRAW11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvOiBhIGxvd2VyLWNhc2UgbmFtZSwgYW5kIGZvciBhIHByb3ZpZGVyJ3MgbW9kZWwgYSBzbGFzaCwgdGhlbiB0aGUgcHJvdmlkZXIncyBtb2RlbCBuYW1lIChsZXR0ZXJzLCBkaWdpdHMgYW5kIC4gXyA6IC8gQCArIC0pGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpuki1AboBsQEKE21vZGVsLnBhdGhfc2VnbWVudHMSTnRoZSBtb2RlbCBuYW1lIG11c3Qgbm90IGhhdmUgYW4gZW1wdHksICIuIiBvciAiLi4iIHNlZ21lbnQgYmV0d2VlbiBpdHMgc2xhc2hlcxpKdGhpcyA9PSAnJyB8fCAhdGhpcy5zcGxpdCgnLycpLmV4aXN0cyhzLCBzID09ICcnIHx8IHMgPT0gJy4nIHx8IHMgPT0gJy4uJykSMwoIbWVzc2FnZXMYAiADKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlQgu6SAiSAQUIARCACBIxCgpnZW5lcmF0aW9uGAMgASgLMh0ubGxtcmVsYXkudjEuR2VuZXJhdGlvbkNvbmZpZxIrCgV0b29scxgEIAMoCzIRLmxsbXJlbGF5LnYxLlRvb2xCCbpIBpIBAxCAARIsCgt0b29sX2Nob2ljZRgFIAEoCzIXLmxsbXJlbGF5LnYxLlRvb2xDaG9pY2USNAoPcmVzcG9uc2VfZm9ybWF0GAYgASgLMhsubGxtcmVsYXkudjEuUmVzcG9uc2VGb3JtYXQSJwoFcmV0cnkYByABKAsyGC5sbG1yZWxheS52MS5SZXRyeVBvbGljeRJFChNzdHJlYW1faWRsZV90aW1lb3V0GAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQg26SAqqAQciAwiQHCoAEiIKCnJlcXVlc3RfaWQYCSABKAlCDrpIA9gBAbpIBXIDsAEBEjEKEHByb3ZpZGVyX29wdGlvbnMYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EsYDCg9mYWxsYmFja19tb2RlbHMYDyADKAlCrAO6SAWSAQIQCLpICpIBByIFcgMYgAK6SMkBkgHFASLCAboBvgEKFmZhbGxiYWNrX21vZGVscy5mb3JtYXQSVm11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpukjGAZIBwgEivwG6AbsBCh1mYWxsYmFja19tb2RlbHMucGF0aF9zZWdtZW50cxJOdGhlIG1vZGVsIG5hbWUgbXVzdCBub3QgaGF2ZSBhbiBlbXB0eSwgIi4iIG9yICIuLiIgc2VnbWVudCBiZXR3ZWVuIGl0cyBzbGFzaGVzGkp0aGlzID09ICcnIHx8ICF0aGlzLnNwbGl0KCcvJykuZXhpc3RzKHMsIHMgPT0gJycgfHwgcyA9PSAnLicgfHwgcyA9PSAnLi4nKRJWCghtZXRhZGF0YRgLIAMoCzIqLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdC5NZXRhZGF0YUVudHJ5Qhi6SBWaARIQQCIHcgUQASiAASoFcgMogAgSRQoTZmlyc3RfZXZlbnRfdGltZW91dBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIkBwqABIuCgxvdXRwdXRfbGltaXQYDSABKAsyGC5sbG1yZWxheS52MS5PdXRwdXRMaW1pdBJEChJoZWFydGJlYXRfaW50ZXJ2YWwYDiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASFgoJcmVzdW1hYmxlGBAgASgISACIAQESKQoHaGVkZ2luZxgRIAEoCzIYLmxsbXJlbGF5LnYxLkhlZGdlUG9saWN5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIMCgpfcmVzdW1hYmxlImUKC091dHB1dExpbWl0Eh4KCW1heF9ieXRlcxgBIAEoBEILukgIMgYYgICAgAQSNgoIb25fbGltaXQYAiABKA4yGi5sbG1yZWxheS52MS5Pbk91dHB1dExpbWl0Qgi6SAWCAQIQASKwBQoHTWVzc2FnZRKIAQoEcm9sZRgBIAEoDjIRLmxsbXJlbGF5LnYxLlJvbGVCZ7pIZLoBYQoMcm9sZS5kZWZpbmVkEjttdXN0IGJlIFJPTEVfU1lTVEVNLCBST0xFX1VTRVIsIFJPTEVfQVNTSVNUQU5UIG9yIFJPTEVfVE9PTBoUdGhpcyBpbiBbMSwgMiwgMywgNF0SGgoHY29udGVudBgCIAEoCUIJukgGcgQogIBAEjQKCnRvb2xfY2FsbHMYAyADKAsyFS5sbG1yZWxheS52MS5Ub29sQ2FsbEIJukgGkgEDEIABEh4KDHRvb2xfY2FsbF9pZBgEIAEoCUIIukgFcgMYgAISNAoJcmVhc29uaW5nGAUgAygLMhYubGxtcmVsYXkudjEuUmVhc29uaW5nQgm6SAaSAQMQgAISGgoHcmVmdXNhbBgGIAEoCUIJukgGcgQogIBAEisKBXBhcnRzGAcgAygLMhEubGxtcmVsYXkudjEuUGFydEIJukgGkgEDEIAIEkEKDnByb3ZpZGVyX3Rvb2xzGAggAygLMh4ubGxtcmVsYXkudjEuUHJvdmlkZXJUb29sQmxvY2tCCbpIBpIBAxCAAjrlAbpI4QEa3gEKFm1lc3NhZ2UuYXNzaXN0YW50X29ubHkSTnJlYXNvbmluZywgcmVmdXNhbCwgcGFydHMgYW5kIHByb3ZpZGVyX3Rvb2xzIGJlbG9uZyB0byBST0xFX0FTU0lTVEFOVCBtZXNzYWdlcxp0dGhpcy5yb2xlID09IDMgfHwgKHNpemUodGhpcy5yZWFzb25pbmcpID09IDAgJiYgdGhpcy5yZWZ1c2FsID09ICcnICYmICFoYXModGhpcy5wYXJ0cykgJiYgIWhhcyh0aGlzLnByb3ZpZGVyX3Rvb2xzKSkicwoEUGFydBIZCgR0ZXh0GAEgASgJQgm6SAZyBCiAgEBIABITCglyZWFzb25pbmcYAiABKA1IABITCgl0b29sX2NhbGwYAyABKA1IABIXCg1wcm92aWRlcl90b29sGAQgASgNSABCDQoEcGFydBIFukgCCAEiwwEKEVByb3ZpZGVyVG9vbEJsb2NrEhgKBGtpbmQYASABKAlCCrpIB3IFEAEYgAESFAoCaWQYAiABKAlCCLpIBXIDGIACEhYKBG5hbWUYAyABKAlCCLpIBXIDGIABEhgKBWlucHV0GAQgASgJQgm6SAZyBCiAgEASGQoGcmVzdWx0GAUgASgJQgm6SAZyBCiAgEASGAoFZXh0cmEYBiABKAlCCbpIBnIEKICABBIXCgZmb3JtYXQYByABKAlCB7pIBHICGEAixwEKCVJlYXNvbmluZxIXCgR0ZXh0GAEgASgJQgm6SAZyBCiAgEASHAoJc2lnbmF0dXJlGAIgASgJQgm6SAZyBCiAgEASGwoIcmVkYWN0ZWQYAyABKAlCCbpIBnIEKICAQBIXCgZmb3JtYXQYBCABKAlCB7pIBHICGEASFAoCaWQYBSABKAlCCLpIBXIDGIACEhUKBGtpbmQYBiABKAlCB7pIBHICGEASIAoPcHJvdmlkZXJfZm9ybWF0GAcgASgJQge6SARyAhhAInQKCFRvb2xDYWxsEhQKAmlkGAEgASgJQgi6SAVyAxiAAhIWCgRuYW1lGAIgASgJQgi6SAVyAxiAARIcCglhcmd1bWVudHMYAyABKAlCCbpIBnIEKICAQBIcCglzaWduYXR1cmUYBCABKAlCCbpIBnIEKICAQCLgAQoQR2VuZXJhdGlvbkNvbmZpZxIrChFtYXhfb3V0cHV0X3Rva2VucxgBIAEoDUILukgIKgYYwIQ9KAFIAIgBARIpCgt0ZW1wZXJhdHVyZRgCIAEoAkIPukgMCgodAAAAQC0AAAAASAGIAQESIwoFdG9wX3AYAyABKAJCD7pIDAoKHQAAgD8tAAAAAEgCiAEBEh8KBHN0b3AYBCADKAlCEbpIDpIBCxAQIgdyBRABKIACQhQKEl9tYXhfb3V0cHV0X3Rva2Vuc0IOCgxfdGVtcGVyYXR1cmVCCAoGX3RvcF9wItcBCgRUb29sEoEBCgRuYW1lGAEgASgJQnO6SHC6AW0KCXRvb2wubmFtZRI5bXVzdCBiZSAxIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIGdldF93ZWF0aGVyGiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezEsNjR9JCcpEh4KC2Rlc2NyaXB0aW9uGAIgASgJQgm6SAZyBCiAgAESKwoKcGFyYW1ldGVycxgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiWAoKVG9vbENob2ljZRIzCgRtb2RlGAEgASgOMhsubGxtcmVsYXkudjEuVG9vbENob2ljZU1vZGVCCLpIBYIBAhABEhUKBG5hbWUYAiABKAlCB7pIBHICGEAiwwMKDlJlc3BvbnNlRm9ybWF0EjQKC2pzb25fc2NoZW1hGAEgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIGukgDyAEBEpEBCgRuYW1lGAIgASgJQoIBukh/ugF8ChRyZXNwb25zZV9mb3JtYXQubmFtZRI9bXVzdCBiZSB1cCB0byA2NCBsZXR0ZXJzLCBkaWdpdHMsIF8gb3IgLSwgbGlrZSB3ZWF0aGVyX3JlcG9ydBoldGhpcy5tYXRjaGVzKCdeW0EtWmEtejAtOV8tXXswLDY0fSQnKRIsChZtYXhfdmFsaWRhdGlvbl9yZXRyaWVzGAMgASgNQge6SAQqAhgKSACIAQESNAoKb25faW52YWxpZBgEIAEoDjIWLmxsbXJlbGF5LnYxLk9uSW52YWxpZEIIukgFggECEAESHgoWc3RyZWFtX3BhcnRpYWxfb2JqZWN0cxgFIAEoCBJIChdwYXJ0aWFsX29iamVjdF9pbnRlcnZhbBgGIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkIMukgJqgEGIgIIPDIAQhkKF19tYXhfdmFsaWRhdGlvbl9yZXRyaWVzIuIBCgtSZXRyeVBvbGljeRIdCgxtYXhfYXR0ZW1wdHMYASABKA1CB7pIBCoCGAoSQAoPaW5pdGlhbF9iYWNrb2ZmGAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8KgASPQoLbWF4X2JhY2tvZmYYAyABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASMwoJbWlkc3RyZWFtGAQgASgOMhYubGxtcmVsYXkudjEuTWlkc3RyZWFtQgi6SAWCAQIQASLDAQoLSGVkZ2VQb2xpY3kSPQoLaGVkZ2VfYWZ0ZXIYASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASEAoIYWRhcHRpdmUYAiABKAgSIAoKbWF4X2hlZGdlcxgDIAEoDUIHukgEKgIYAkgAiAEBEjIKBnRhcmdldBgEIAEoDjIYLmxsbXJlbGF5LnYxLkhlZGdlVGFyZ2V0Qgi6SAWCAQIQAUINCgtfbWF4X2hlZGdlcyKSAgoNR2VuZXJhdGVFdmVudBIQCghzZXF1ZW5jZRgBIAEoBBIPCgdhdHRlbXB0GAIgASgNEiMKBWRlbHRhGAMgASgLMhIubGxtcmVsYXkudjEuRGVsdGFIABIsCgp3aWxsX3JldHJ5GAQgASgLMhYubGxtcmVsYXkudjEuV2lsbFJldHJ5SAASIwoFZmluYWwYBSABKAsyEi5sbG1yZWxheS52MS5GaW5hbEgAEjAKDnBhcnRpYWxfb2JqZWN0GAYgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlSAASKwoJaGVhcnRiZWF0GAcgASgLMhYubGxtcmVsYXkudjEuSGVhcnRiZWF0SABCBwoFZXZlbnQiCwoJSGVhcnRiZWF0IoUBCgVEZWx0YRIMCgR0ZXh0GAEgASgJEi0KCXRvb2xfY2FsbBgCIAEoCzIaLmxsbXJlbGF5LnYxLlRvb2xDYWxsRGVsdGESLgoJcmVhc29uaW5nGAMgASgLMhsubGxtcmVsYXkudjEuUmVhc29uaW5nRGVsdGESDwoHcmVmdXNhbBgEIAEoCSJiCg5SZWFzb25pbmdEZWx0YRINCgVpbmRleBgBIAEoDRIMCgR0ZXh0GAIgASgJEhEKCXNpZ25hdHVyZRgDIAEoCRIQCghyZWRhY3RlZBgEIAEoCRIOCgZmb3JtYXQYBSABKAkiUQoNVG9vbENhbGxEZWx0YRINCgVpbmRleBgBIAEoDRIKCgJpZBgCIAEoCRIMCgRuYW1lGAMgASgJEhcKD2FyZ3VtZW50c19kZWx0YRgEIAEoCSLuAQoJV2lsbFJldHJ5EigKBnJlYXNvbhgBIAEoDjIYLmxsbXJlbGF5LnYxLlJldHJ5UmVhc29uEigKBWRlbGF5GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhQKDG5leHRfYXR0ZW1wdBgDIAEoDRIXCg9kaXNjYXJkX3BhcnRpYWwYBCABKAgSIQoFY2F1c2UYBSABKAsyEi5nb29nbGUucnBjLlN0YXR1cxIVCg1uZXh0X3Byb3ZpZGVyGAYgASgJEhIKCm5leHRfbW9kZWwYByABKAkSEAoIZmFsbGJhY2sYCCABKAgiwAMKBUZpbmFsEiUKB21lc3NhZ2UYASABKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlEiYKBm9iamVjdBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIwCg1maW5pc2hfcmVhc29uGAMgASgOMhkubGxtcmVsYXkudjEuRmluaXNoUmVhc29uEiEKBXVzYWdlGAQgASgLMhIubGxtcmVsYXkudjEuVXNhZ2USEAoIYXR0ZW1wdHMYBSABKA0SGgoSdmFsaWRhdGlvbl9yZXRyaWVzGAYgASgNEjcKEXZhbGlkYXRpb25fZXJyb3JzGAcgAygLMhwubGxtcmVsYXkudjEuVmFsaWRhdGlvbkVycm9yEhAKCHByb3ZpZGVyGAggASgJEg0KBW1vZGVsGAkgASgJEg4KBmhlZGdlcxgKIAEoDRINCgVyb3V0ZRgNIAEoCRI4Cgthbm5vdGF0aW9ucxgOIAMoCzIjLmxsbXJlbGF5LnYxLkZpbmFsLkFubm90YXRpb25zRW50cnkaMgoQQW5ub3RhdGlvbnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpABCgVVc2FnZRIUCgxpbnB1dF90b2tlbnMYASABKAQSFQoNb3V0cHV0X3Rva2VucxgCIAEoBBIYChByZWFzb25pbmdfdG9rZW5zGAMgASgEEhsKE2NhY2hlZF9pbnB1dF90b2tlbnMYBCABKAQSIwobY2FjaGVfY3JlYXRpb25faW5wdXRfdG9rZW5zGAUgASgEImgKD1ZhbGlkYXRpb25FcnJvchIPCgdhdHRlbXB0GAEgASgNEhkKEWluc3RhbmNlX2xvY2F0aW9uGAIgASgJEhgKEGtleXdvcmRfbG9jYXRpb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCSIuChFMaXN0TW9kZWxzUmVxdWVzdBIZCghwcm92aWRlchgBIAEoCUIHukgEcgIYPyI4ChJMaXN0TW9kZWxzUmVzcG9uc2USIgoGbW9kZWxzGAEgAygLMhIubGxtcmVsYXkudjEuTW9kZWwi8gEKBU1vZGVsEgoKAmlkGAEgASgJEhAKCHByb3ZpZGVyGAIgASgJEhUKDXByb3ZpZGVyX2tpbmQYAyABKAkSDAoEbmFtZRgEIAEoCRIkCgRraW5kGAUgASgOMhYubGxtcmVsYXkudjEuTW9kZWxLaW5kEikKB3RhcmdldHMYBiADKAsyGC5sbG1yZWxheS52MS5Sb3V0ZVRhcmdldBIqCgdiYWxhbmNlGAcgASgOMhkubGxtcmVsYXkudjEuUm91dGVCYWxhbmNlEikKBmhlYWx0aBgIIAEoCzIZLmxsbXJlbGF5LnYxLlRhcmdldEhlYWx0aCJ3CgtSb3V0ZVRhcmdldBINCgVtb2RlbBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIMCgRuYW1lGAMgASgJEg4KBndlaWdodBgEIAEoDRIpCgZoZWFsdGgYBSABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgigwEKDFRhcmdldEhlYWx0aBIPCgdlamVjdGVkGAEgASgIEjEKDWVqZWN0ZWRfdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFGNvbnNlY3V0aXZlX2ZhaWx1cmVzGAMgASgNEhEKCWVqZWN0aW9ucxgEIAEoDSpoCg1Pbk91dHB1dExpbWl0Eh8KG09OX09VVFBVVF9MSU1JVF9VTlNQRUNJRklFRBAAEhgKFE9OX09VVFBVVF9MSU1JVF9GQUlMEAESHAoYT05fT1VUUFVUX0xJTUlUX1RSVU5DQVRFEAIqXwoEUm9sZRIUChBST0xFX1VOU1BFQ0lGSUVEEAASDwoLUk9MRV9TWVNURU0QARINCglST0xFX1VTRVIQAhISCg5ST0xFX0FTU0lTVEFOVBADEg0KCVJPTEVfVE9PTBAEKqIBCg5Ub29sQ2hvaWNlTW9kZRIgChxUT09MX0NIT0lDRV9NT0RFX1VOU1BFQ0lGSUVEEAASGQoVVE9PTF9DSE9JQ0VfTU9ERV9BVVRPEAESGQoVVE9PTF9DSE9JQ0VfTU9ERV9OT05FEAISHQoZVE9PTF9DSE9JQ0VfTU9ERV9SRVFVSVJFRBADEhkKFVRPT0xfQ0hPSUNFX01PREVfVE9PTBAEKlgKCU9uSW52YWxpZBIaChZPTl9JTlZBTElEX1VOU1BFQ0lGSUVEEAASEwoPT05fSU5WQUxJRF9GQUlMEAESGgoWT05fSU5WQUxJRF9SRVRVUk5fVEVYVBACKlEKCU1pZHN0cmVhbRIZChVNSURTVFJFQU1fVU5TUEVDSUZJRUQQABIVChFNSURTVFJFQU1fUkVTVEFSVBABEhIKDk1JRFNUUkVBTV9GQUlMEAIqWQoLSGVkZ2VUYXJnZXQSHAoYSEVER0VfVEFSR0VUX1VOU1BFQ0lGSUVEEAASFQoRSEVER0VfVEFSR0VUX1NBTUUQARIVChFIRURHRV9UQVJHRVRfTkVYVBACKv4BCgtSZXRyeVJlYXNvbhIcChhSRVRSWV9SRUFTT05fVU5TUEVDSUZJRUQQABIdChlSRVRSWV9SRUFTT05fUkFURV9MSU1JVEVEEAESGwoXUkVUUllfUkVBU09OX09WRVJMT0FERUQQAhIdChlSRVRSWV9SRUFTT05fU0VSVkVSX0VSUk9SEAMSGgoWUkVUUllfUkVBU09OX1RSQU5TUE9SVBAEEhgKFFJFVFJZX1JFQVNPTl9TVEFMTEVEEAUSHwobUkVUUllfUkVBU09OX0lOVkFMSURfT1VUUFVUEAYSHwobUkVUUllfUkVBU09OX1RBUkdFVF9SRUZVU0VEEAkq7QEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASFgoSRklOSVNIX1JFQVNPTl9TVE9QEAESGAoURklOSVNIX1JFQVNPTl9MRU5HVEgQAhIcChhGSU5JU0hfUkVBU09OX1RPT0xfQ0FMTFMQAxIgChxGSU5JU0hfUkVBU09OX0NPTlRFTlRfRklMVEVSEAQSFwoTRklOSVNIX1JFQVNPTl9PVEhFUhAFEhkKFUZJTklTSF9SRUFTT05fUkVGVVNBTBAGEhgKFEZJTklTSF9SRUFTT05fUEFVU0VEEAcqXAoJTW9kZWxLaW5kEhoKFk1PREVMX0tJTkRfVU5TUEVDSUZJRUQQABIdChlNT0RFTF9LSU5EX1BST1ZJREVSX01PREVMEAESFAoQTU9ERUxfS0lORF9ST1VURRACKmQKDFJvdXRlQmFsYW5jZRIdChlST1VURV9CQUxBTkNFX1VOU1BFQ0lGSUVEEAASGQoVUk9VVEVfQkFMQU5DRV9PUkRFUkVEEAESGgoWUk9VVEVfQkFMQU5DRV9XRUlHSFRFRBACMucBCgpMTE1TZXJ2aWNlEkYKCEdlbmVyYXRlEhwubGxtcmVsYXkudjEuR2VuZXJhdGVSZXF1ZXN0GhoubGxtcmVsYXkudjEuR2VuZXJhdGVFdmVudDABEk0KCkxpc3RNb2RlbHMSHi5sbG1yZWxheS52MS5MaXN0TW9kZWxzUmVxdWVzdBofLmxsbXJlbGF5LnYxLkxpc3RNb2RlbHNSZXNwb25zZRJCCgZSZXN1bWUSGi5sbG1yZWxheS52MS5SZXN1bWVSZXF1ZXN0GhoubGxtcmVsYXkudjEuR2VuZXJhdGVFdmVudDABQjxaOmdpdGh1Yi5jb20vbGxtcmVsYXkvbGxtcmVsYXkvZ2VuL2dvL2xsbXJlbGF5L3YxO2xsbXJlbGF5djFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
+  fileDesc("ChpsbG1yZWxheS92MS9sbG1yZWxheS5wcm90bxILbGxtcmVsYXkudjEiSwoNUmVzdW1lUmVxdWVzdBIiCgpyZXF1ZXN0X2lkGAEgASgJQg66SAPIAQG6SAVyA7ABARIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoBCKoDwoPR2VuZXJhdGVSZXF1ZXN0Eo8ECgVtb2RlbBgBIAEoCUL/A7pIA8gBAbpIBXIDGIACuki0AroBsAIKDG1vZGVsLmZvcm1hdBLRAW11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvOiBhIGxvd2VyLWNhc2UgbmFtZSwgYW5kIGZvciBhIHByb3ZpZGVyJ3MgbW9kZWwgYSBzbGFzaCwgdGhlbiB0aGUgcHJvdmlkZXIncyBtb2RlbCBuYW1lIChsZXR0ZXJzLCBkaWdpdHMgYW5kIC4gXyA6IC8gQCArIC0pGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpuki1AboBsQEKE21vZGVsLnBhdGhfc2VnbWVudHMSTnRoZSBtb2RlbCBuYW1lIG11c3Qgbm90IGhhdmUgYW4gZW1wdHksICIuIiBvciAiLi4iIHNlZ21lbnQgYmV0d2VlbiBpdHMgc2xhc2hlcxpKdGhpcyA9PSAnJyB8fCAhdGhpcy5zcGxpdCgnLycpLmV4aXN0cyhzLCBzID09ICcnIHx8IHMgPT0gJy4nIHx8IHMgPT0gJy4uJykSMwoIbWVzc2FnZXMYAiADKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlQgu6SAiSAQUIARCACBIxCgpnZW5lcmF0aW9uGAMgASgLMh0ubGxtcmVsYXkudjEuR2VuZXJhdGlvbkNvbmZpZxIrCgV0b29scxgEIAMoCzIRLmxsbXJlbGF5LnYxLlRvb2xCCbpIBpIBAxCAARIsCgt0b29sX2Nob2ljZRgFIAEoCzIXLmxsbXJlbGF5LnYxLlRvb2xDaG9pY2USNAoPcmVzcG9uc2VfZm9ybWF0GAYgASgLMhsubGxtcmVsYXkudjEuUmVzcG9uc2VGb3JtYXQSJwoFcmV0cnkYByABKAsyGC5sbG1yZWxheS52MS5SZXRyeVBvbGljeRJFChNzdHJlYW1faWRsZV90aW1lb3V0GAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQg26SAqqAQciAwiQHCoAEiIKCnJlcXVlc3RfaWQYCSABKAlCDrpIA9gBAbpIBXIDsAEBEjEKEHByb3ZpZGVyX29wdGlvbnMYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EsYDCg9mYWxsYmFja19tb2RlbHMYDyADKAlCrAO6SAWSAQIQCLpICpIBByIFcgMYgAK6SMkBkgHFASLCAboBvgEKFmZhbGxiYWNrX21vZGVscy5mb3JtYXQSVm11c3QgYmUgYSByb3V0ZSBuYW1lIGxpa2Ugc21hcnQsIG9yIDxwcm92aWRlcj4vPG1vZGVsPiBsaWtlIG1vY2svZWNobyBvciBvcGVuYWkvZ3B0LTRvGkx0aGlzLm1hdGNoZXMoJ15bYS16MC05XVthLXowLTlfLV17MCw2Mn0oL1tBLVphLXowLTldW0EtWmEtejAtOS5fOi9AKy1dKik/JCcpukjGAZIBwgEivwG6AbsBCh1mYWxsYmFja19tb2RlbHMucGF0aF9zZWdtZW50cxJOdGhlIG1vZGVsIG5hbWUgbXVzdCBub3QgaGF2ZSBhbiBlbXB0eSwgIi4iIG9yICIuLiIgc2VnbWVudCBiZXR3ZWVuIGl0cyBzbGFzaGVzGkp0aGlzID09ICcnIHx8ICF0aGlzLnNwbGl0KCcvJykuZXhpc3RzKHMsIHMgPT0gJycgfHwgcyA9PSAnLicgfHwgcyA9PSAnLi4nKRJWCghtZXRhZGF0YRgLIAMoCzIqLmxsbXJlbGF5LnYxLkdlbmVyYXRlUmVxdWVzdC5NZXRhZGF0YUVudHJ5Qhi6SBWaARIQQCIHcgUQASiAASoFcgMogAgSRQoTZmlyc3RfZXZlbnRfdGltZW91dBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIkBwqABIuCgxvdXRwdXRfbGltaXQYDSABKAsyGC5sbG1yZWxheS52MS5PdXRwdXRMaW1pdBJEChJoZWFydGJlYXRfaW50ZXJ2YWwYDiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDbpICqoBByIDCKwCKgASFgoJcmVzdW1hYmxlGBAgASgISACIAQESKQoHaGVkZ2luZxgRIAEoCzIYLmxsbXJlbGF5LnYxLkhlZGdlUG9saWN5EicKDHNlcnZlcl90b29scxgUIAMoCUIRukgOkgELEEAiB3IFEAEYgAISJwoObWF4X3Rvb2xfdHVybnMYFSABKA1CCrpIByoFGOgHKAFIAYgBARovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDAoKX3Jlc3VtYWJsZUIRCg9fbWF4X3Rvb2xfdHVybnMiZQoLT3V0cHV0TGltaXQSHgoJbWF4X2J5dGVzGAEgASgEQgu6SAgyBhiAgICABBI2Cghvbl9saW1pdBgCIAEoDjIaLmxsbXJlbGF5LnYxLk9uT3V0cHV0TGltaXRCCLpIBYIBAhABIuMFCgdNZXNzYWdlEogBCgRyb2xlGAEgASgOMhEubGxtcmVsYXkudjEuUm9sZUJnukhkugFhCgxyb2xlLmRlZmluZWQSO211c3QgYmUgUk9MRV9TWVNURU0sIFJPTEVfVVNFUiwgUk9MRV9BU1NJU1RBTlQgb3IgUk9MRV9UT09MGhR0aGlzIGluIFsxLCAyLCAzLCA0XRIaCgdjb250ZW50GAIgASgJQgm6SAZyBCiAgEASNAoKdG9vbF9jYWxscxgDIAMoCzIVLmxsbXJlbGF5LnYxLlRvb2xDYWxsQgm6SAaSAQMQgAESHgoMdG9vbF9jYWxsX2lkGAQgASgJQgi6SAVyAxiAAhI0CglyZWFzb25pbmcYBSADKAsyFi5sbG1yZWxheS52MS5SZWFzb25pbmdCCbpIBpIBAxCAAhIaCgdyZWZ1c2FsGAYgASgJQgm6SAZyBCiAgEASKwoFcGFydHMYByADKAsyES5sbG1yZWxheS52MS5QYXJ0Qgm6SAaSAQMQgAgSQQoOcHJvdmlkZXJfdG9vbHMYCCADKAsyHi5sbG1yZWxheS52MS5Qcm92aWRlclRvb2xCbG9ja0IJukgGkgEDEIACEh0KC3NlcnZlcl90b29sGBQgASgJQgi6SAVyAxiAAhISCgp0b29sX2Vycm9yGBUgASgIOuUBukjhARreAQoWbWVzc2FnZS5hc3Npc3RhbnRfb25seRJOcmVhc29uaW5nLCByZWZ1c2FsLCBwYXJ0cyBhbmQgcHJvdmlkZXJfdG9vbHMgYmVsb25nIHRvIFJPTEVfQVNTSVNUQU5UIG1lc3NhZ2VzGnR0aGlzLnJvbGUgPT0gMyB8fCAoc2l6ZSh0aGlzLnJlYXNvbmluZykgPT0gMCAmJiB0aGlzLnJlZnVzYWwgPT0gJycgJiYgIWhhcyh0aGlzLnBhcnRzKSAmJiAhaGFzKHRoaXMucHJvdmlkZXJfdG9vbHMpKSJzCgRQYXJ0EhkKBHRleHQYASABKAlCCbpIBnIEKICAQEgAEhMKCXJlYXNvbmluZxgCIAEoDUgAEhMKCXRvb2xfY2FsbBgDIAEoDUgAEhcKDXByb3ZpZGVyX3Rvb2wYBCABKA1IAEINCgRwYXJ0EgW6SAIIASLDAQoRUHJvdmlkZXJUb29sQmxvY2sSGAoEa2luZBgBIAEoCUIKukgHcgUQARiAARIUCgJpZBgCIAEoCUIIukgFcgMYgAISFgoEbmFtZRgDIAEoCUIIukgFcgMYgAESGAoFaW5wdXQYBCABKAlCCbpIBnIEKICAQBIZCgZyZXN1bHQYBSABKAlCCbpIBnIEKICAQBIYCgVleHRyYRgGIAEoCUIJukgGcgQogIAEEhcKBmZvcm1hdBgHIAEoCUIHukgEcgIYQCLHAQoJUmVhc29uaW5nEhcKBHRleHQYASABKAlCCbpIBnIEKICAQBIcCglzaWduYXR1cmUYAiABKAlCCbpIBnIEKICAQBIbCghyZWRhY3RlZBgDIAEoCUIJukgGcgQogIBAEhcKBmZvcm1hdBgEIAEoCUIHukgEcgIYQBIUCgJpZBgFIAEoCUIIukgFcgMYgAISFQoEa2luZBgGIAEoCUIHukgEcgIYQBIgCg9wcm92aWRlcl9mb3JtYXQYByABKAlCB7pIBHICGEAidAoIVG9vbENhbGwSFAoCaWQYASABKAlCCLpIBXIDGIACEhYKBG5hbWUYAiABKAlCCLpIBXIDGIABEhwKCWFyZ3VtZW50cxgDIAEoCUIJukgGcgQogIBAEhwKCXNpZ25hdHVyZRgEIAEoCUIJukgGcgQogIBAIuABChBHZW5lcmF0aW9uQ29uZmlnEisKEW1heF9vdXRwdXRfdG9rZW5zGAEgASgNQgu6SAgqBhjAhD0oAUgAiAEBEikKC3RlbXBlcmF0dXJlGAIgASgCQg+6SAwKCh0AAABALQAAAABIAYgBARIjCgV0b3BfcBgDIAEoAkIPukgMCgodAACAPy0AAAAASAKIAQESHwoEc3RvcBgEIAMoCUIRukgOkgELEBAiB3IFEAEogAJCFAoSX21heF9vdXRwdXRfdG9rZW5zQg4KDF90ZW1wZXJhdHVyZUIICgZfdG9wX3Ai1wEKBFRvb2wSgQEKBG5hbWUYASABKAlCc7pIcLoBbQoJdG9vbC5uYW1lEjltdXN0IGJlIDEgdG8gNjQgbGV0dGVycywgZGlnaXRzLCBfIG9yIC0sIGxpa2UgZ2V0X3dlYXRoZXIaJXRoaXMubWF0Y2hlcygnXltBLVphLXowLTlfLV17MSw2NH0kJykSHgoLZGVzY3JpcHRpb24YAiABKAlCCbpIBnIEKICAARIrCgpwYXJhbWV0ZXJzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJYCgpUb29sQ2hvaWNlEjMKBG1vZGUYASABKA4yGy5sbG1yZWxheS52MS5Ub29sQ2hvaWNlTW9kZUIIukgFggECEAESFQoEbmFtZRgCIAEoCUIHukgEcgIYQCLDAwoOUmVzcG9uc2VGb3JtYXQSNAoLanNvbl9zY2hlbWEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Qga6SAPIAQESkQEKBG5hbWUYAiABKAlCggG6SH+6AXwKFHJlc3BvbnNlX2Zvcm1hdC5uYW1lEj1tdXN0IGJlIHVwIHRvIDY0IGxldHRlcnMsIGRpZ2l0cywgXyBvciAtLCBsaWtlIHdlYXRoZXJfcmVwb3J0GiV0aGlzLm1hdGNoZXMoJ15bQS1aYS16MC05Xy1dezAsNjR9JCcpEiwKFm1heF92YWxpZGF0aW9uX3JldHJpZXMYAyABKA1CB7pIBCoCGApIAIgBARI0Cgpvbl9pbnZhbGlkGAQgASgOMhYubGxtcmVsYXkudjEuT25JbnZhbGlkQgi6SAWCAQIQARIeChZzdHJlYW1fcGFydGlhbF9vYmplY3RzGAUgASgIEkgKF3BhcnRpYWxfb2JqZWN0X2ludGVydmFsGAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgy6SAmqAQYiAgg8MgBCGQoXX21heF92YWxpZGF0aW9uX3JldHJpZXMi4gEKC1JldHJ5UG9saWN5Eh0KDG1heF9hdHRlbXB0cxgBIAEoDUIHukgEKgIYChJACg9pbml0aWFsX2JhY2tvZmYYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb25CDLpICaoBBiICCDwqABI9CgttYXhfYmFja29mZhgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIrAIqABIzCgltaWRzdHJlYW0YBCABKA4yFi5sbG1yZWxheS52MS5NaWRzdHJlYW1CCLpIBYIBAhABIsMBCgtIZWRnZVBvbGljeRI9CgtoZWRnZV9hZnRlchgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkINukgKqgEHIgMIrAIqABIQCghhZGFwdGl2ZRgCIAEoCBIgCgptYXhfaGVkZ2VzGAMgASgNQge6SAQqAhgCSACIAQESMgoGdGFyZ2V0GAQgASgOMhgubGxtcmVsYXkudjEuSGVkZ2VUYXJnZXRCCLpIBYIBAhABQg0KC19tYXhfaGVkZ2VzIoQDCg1HZW5lcmF0ZUV2ZW50EhAKCHNlcXVlbmNlGAEgASgEEg8KB2F0dGVtcHQYAiABKA0SIwoFZGVsdGEYAyABKAsyEi5sbG1yZWxheS52MS5EZWx0YUgAEiwKCndpbGxfcmV0cnkYBCABKAsyFi5sbG1yZWxheS52MS5XaWxsUmV0cnlIABIjCgVmaW5hbBgFIAEoCzISLmxsbXJlbGF5LnYxLkZpbmFsSAASMAoOcGFydGlhbF9vYmplY3QYBiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVIABIrCgloZWFydGJlYXQYByABKAsyFi5sbG1yZWxheS52MS5IZWFydGJlYXRIABIyCg10b29sX3Byb2dyZXNzGAkgASgLMhkubGxtcmVsYXkudjEuVG9vbFByb2dyZXNzSAASLgoLdG9vbF9yZXN1bHQYCiABKAsyFy5sbG1yZWxheS52MS5Ub29sUmVzdWx0SAASDAoEdHVybhgIIAEoDUIHCgVldmVudCJzCgxUb29sUHJvZ3Jlc3MSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhAKCHByb2dyZXNzGAIgASgBEhIKBXRvdGFsGAMgASgBSACIAQESDwoHbWVzc2FnZRgEIAEoCRIMCgRuYW1lGAUgASgJQggKBl90b3RhbCJ4CgpUb29sUmVzdWx0EhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEg8KB2NvbnRlbnQYAyABKAkSEAoIaXNfZXJyb3IYBCABKAgSEQoJdHJ1bmNhdGVkGAUgASgIEhAKCGF0dGVtcHRzGAYgASgNIgsKCUhlYXJ0YmVhdCKFAQoFRGVsdGESDAoEdGV4dBgBIAEoCRItCgl0b29sX2NhbGwYAiABKAsyGi5sbG1yZWxheS52MS5Ub29sQ2FsbERlbHRhEi4KCXJlYXNvbmluZxgDIAEoCzIbLmxsbXJlbGF5LnYxLlJlYXNvbmluZ0RlbHRhEg8KB3JlZnVzYWwYBCABKAkiYgoOUmVhc29uaW5nRGVsdGESDQoFaW5kZXgYASABKA0SDAoEdGV4dBgCIAEoCRIRCglzaWduYXR1cmUYAyABKAkSEAoIcmVkYWN0ZWQYBCABKAkSDgoGZm9ybWF0GAUgASgJIlEKDVRvb2xDYWxsRGVsdGESDQoFaW5kZXgYASABKA0SCgoCaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIXCg9hcmd1bWVudHNfZGVsdGEYBCABKAki7gEKCVdpbGxSZXRyeRIoCgZyZWFzb24YASABKA4yGC5sbG1yZWxheS52MS5SZXRyeVJlYXNvbhIoCgVkZWxheRgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIUCgxuZXh0X2F0dGVtcHQYAyABKA0SFwoPZGlzY2FyZF9wYXJ0aWFsGAQgASgIEiEKBWNhdXNlGAUgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMSFQoNbmV4dF9wcm92aWRlchgGIAEoCRISCgpuZXh0X21vZGVsGAcgASgJEhAKCGZhbGxiYWNrGAggASgIIvkDCgVGaW5hbBIlCgdtZXNzYWdlGAEgASgLMhQubGxtcmVsYXkudjEuTWVzc2FnZRImCgZvYmplY3QYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSMAoNZmluaXNoX3JlYXNvbhgDIAEoDjIZLmxsbXJlbGF5LnYxLkZpbmlzaFJlYXNvbhIhCgV1c2FnZRgEIAEoCzISLmxsbXJlbGF5LnYxLlVzYWdlEhAKCGF0dGVtcHRzGAUgASgNEhoKEnZhbGlkYXRpb25fcmV0cmllcxgGIAEoDRI3ChF2YWxpZGF0aW9uX2Vycm9ycxgHIAMoCzIcLmxsbXJlbGF5LnYxLlZhbGlkYXRpb25FcnJvchIQCghwcm92aWRlchgIIAEoCRINCgVtb2RlbBgJIAEoCRIOCgZoZWRnZXMYCiABKA0SDQoFcm91dGUYDSABKAkSOAoLYW5ub3RhdGlvbnMYDiADKAsyIy5sbG1yZWxheS52MS5GaW5hbC5Bbm5vdGF0aW9uc0VudHJ5EigKCnRyYW5zY3JpcHQYFCADKAsyFC5sbG1yZWxheS52MS5NZXNzYWdlEg0KBXR1cm5zGBUgASgNGjIKEEFubm90YXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKQAQoFVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgEEhUKDW91dHB1dF90b2tlbnMYAiABKAQSGAoQcmVhc29uaW5nX3Rva2VucxgDIAEoBBIbChNjYWNoZWRfaW5wdXRfdG9rZW5zGAQgASgEEiMKG2NhY2hlX2NyZWF0aW9uX2lucHV0X3Rva2VucxgFIAEoBCJoCg9WYWxpZGF0aW9uRXJyb3ISDwoHYXR0ZW1wdBgBIAEoDRIZChFpbnN0YW5jZV9sb2NhdGlvbhgCIAEoCRIYChBrZXl3b3JkX2xvY2F0aW9uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkiLgoRTGlzdE1vZGVsc1JlcXVlc3QSGQoIcHJvdmlkZXIYASABKAlCB7pIBHICGD8iOAoSTGlzdE1vZGVsc1Jlc3BvbnNlEiIKBm1vZGVscxgBIAMoCzISLmxsbXJlbGF5LnYxLk1vZGVsIvIBCgVNb2RlbBIKCgJpZBgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIVCg1wcm92aWRlcl9raW5kGAMgASgJEgwKBG5hbWUYBCABKAkSJAoEa2luZBgFIAEoDjIWLmxsbXJlbGF5LnYxLk1vZGVsS2luZBIpCgd0YXJnZXRzGAYgAygLMhgubGxtcmVsYXkudjEuUm91dGVUYXJnZXQSKgoHYmFsYW5jZRgHIAEoDjIZLmxsbXJlbGF5LnYxLlJvdXRlQmFsYW5jZRIpCgZoZWFsdGgYCCABKAsyGS5sbG1yZWxheS52MS5UYXJnZXRIZWFsdGgidwoLUm91dGVUYXJnZXQSDQoFbW9kZWwYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSDAoEbmFtZRgDIAEoCRIOCgZ3ZWlnaHQYBCABKA0SKQoGaGVhbHRoGAUgASgLMhkubGxtcmVsYXkudjEuVGFyZ2V0SGVhbHRoIoMBCgxUYXJnZXRIZWFsdGgSDwoHZWplY3RlZBgBIAEoCBIxCg1lamVjdGVkX3VudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgDIAEoDRIRCgllamVjdGlvbnMYBCABKA0iKwoQTGlzdFRvb2xzUmVxdWVzdBIXCgZzZXJ2ZXIYASABKAlCB7pIBHICGD8iZQoRTGlzdFRvb2xzUmVzcG9uc2USJgoFdG9vbHMYASADKAsyFy5sbG1yZWxheS52MS5TZXJ2ZXJUb29sEigKB3NlcnZlcnMYAiADKAsyFy5sbG1yZWxheS52MS5Ub29sU2VydmVyIrgBCgpTZXJ2ZXJUb29sEgwKBG5hbWUYASABKAkSDgoGc2VydmVyGAIgASgJEhIKCm1vZGVsX25hbWUYAyABKAkSDQoFdGl0bGUYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkSLQoMaW5wdXRfc2NoZW1hGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCglhdmFpbGFibGUYByABKAgSEgoKaWRlbXBvdGVudBgIIAEoCCJrCgpUb29sU2VydmVyEgwKBG5hbWUYASABKAkSEQoJYXZhaWxhYmxlGAIgASgIEi0KCWxpc3RlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFdG9vbHMYBCABKA0qaAoNT25PdXRwdXRMaW1pdBIfChtPTl9PVVRQVVRfTElNSVRfVU5TUEVDSUZJRUQQABIYChRPTl9PVVRQVVRfTElNSVRfRkFJTBABEhwKGE9OX09VVFBVVF9MSU1JVF9UUlVOQ0FURRACKl8KBFJvbGUSFAoQUk9MRV9VTlNQRUNJRklFRBAAEg8KC1JPTEVfU1lTVEVNEAESDQoJUk9MRV9VU0VSEAISEgoOUk9MRV9BU1NJU1RBTlQQAxINCglST0xFX1RPT0wQBCqiAQoOVG9vbENob2ljZU1vZGUSIAocVE9PTF9DSE9JQ0VfTU9ERV9VTlNQRUNJRklFRBAAEhkKFVRPT0xfQ0hPSUNFX01PREVfQVVUTxABEhkKFVRPT0xfQ0hPSUNFX01PREVfTk9ORRACEh0KGVRPT0xfQ0hPSUNFX01PREVfUkVRVUlSRUQQAxIZChVUT09MX0NIT0lDRV9NT0RFX1RPT0wQBCpYCglPbkludmFsaWQSGgoWT05fSU5WQUxJRF9VTlNQRUNJRklFRBAAEhMKD09OX0lOVkFMSURfRkFJTBABEhoKFk9OX0lOVkFMSURfUkVUVVJOX1RFWFQQAipRCglNaWRzdHJlYW0SGQoVTUlEU1RSRUFNX1VOU1BFQ0lGSUVEEAASFQoRTUlEU1RSRUFNX1JFU1RBUlQQARISCg5NSURTVFJFQU1fRkFJTBACKlkKC0hlZGdlVGFyZ2V0EhwKGEhFREdFX1RBUkdFVF9VTlNQRUNJRklFRBAAEhUKEUhFREdFX1RBUkdFVF9TQU1FEAESFQoRSEVER0VfVEFSR0VUX05FWFQQAir+AQoLUmV0cnlSZWFzb24SHAoYUkVUUllfUkVBU09OX1VOU1BFQ0lGSUVEEAASHQoZUkVUUllfUkVBU09OX1JBVEVfTElNSVRFRBABEhsKF1JFVFJZX1JFQVNPTl9PVkVSTE9BREVEEAISHQoZUkVUUllfUkVBU09OX1NFUlZFUl9FUlJPUhADEhoKFlJFVFJZX1JFQVNPTl9UUkFOU1BPUlQQBBIYChRSRVRSWV9SRUFTT05fU1RBTExFRBAFEh8KG1JFVFJZX1JFQVNPTl9JTlZBTElEX09VVFBVVBAGEh8KG1JFVFJZX1JFQVNPTl9UQVJHRVRfUkVGVVNFRBAJKo8CCgxGaW5pc2hSZWFzb24SHQoZRklOSVNIX1JFQVNPTl9VTlNQRUNJRklFRBAAEhYKEkZJTklTSF9SRUFTT05fU1RPUBABEhgKFEZJTklTSF9SRUFTT05fTEVOR1RIEAISHAoYRklOSVNIX1JFQVNPTl9UT09MX0NBTExTEAMSIAocRklOSVNIX1JFQVNPTl9DT05URU5UX0ZJTFRFUhAEEhcKE0ZJTklTSF9SRUFTT05fT1RIRVIQBRIZChVGSU5JU0hfUkVBU09OX1JFRlVTQUwQBhIYChRGSU5JU0hfUkVBU09OX1BBVVNFRBAHEiAKHEZJTklTSF9SRUFTT05fTUFYX1RPT0xfVFVSTlMQCCpcCglNb2RlbEtpbmQSGgoWTU9ERUxfS0lORF9VTlNQRUNJRklFRBAAEh0KGU1PREVMX0tJTkRfUFJPVklERVJfTU9ERUwQARIUChBNT0RFTF9LSU5EX1JPVVRFEAIqZAoMUm91dGVCYWxhbmNlEh0KGVJPVVRFX0JBTEFOQ0VfVU5TUEVDSUZJRUQQABIZChVST1VURV9CQUxBTkNFX09SREVSRUQQARIaChZST1VURV9CQUxBTkNFX1dFSUdIVEVEEAIyswIKCkxMTVNlcnZpY2USRgoIR2VuZXJhdGUSHC5sbG1yZWxheS52MS5HZW5lcmF0ZVJlcXVlc3QaGi5sbG1yZWxheS52MS5HZW5lcmF0ZUV2ZW50MAESTQoKTGlzdE1vZGVscxIeLmxsbXJlbGF5LnYxLkxpc3RNb2RlbHNSZXF1ZXN0Gh8ubGxtcmVsYXkudjEuTGlzdE1vZGVsc1Jlc3BvbnNlEkIKBlJlc3VtZRIaLmxsbXJlbGF5LnYxLlJlc3VtZVJlcXVlc3QaGi5sbG1yZWxheS52MS5HZW5lcmF0ZUV2ZW50MAESSgoJTGlzdFRvb2xzEh0ubGxtcmVsYXkudjEuTGlzdFRvb2xzUmVxdWVzdBoeLmxsbXJlbGF5LnYxLkxpc3RUb29sc1Jlc3BvbnNlQjxaOmdpdGh1Yi5jb20vbGxtcmVsYXkvbGxtcmVsYXkvZ2VuL2dvL2xsbXJlbGF5L3YxO2xsbXJlbGF5djFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_rpc_status]);
 
 /**
  * ResumeRequest picks up a resumable call where the client left it.
@@ -442,6 +451,76 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    * @generated from field: llmrelay.v1.HedgePolicy hedging = 17;
    */
   hedging?: HedgePolicy | undefined;
+
+  /**
+   * Server tools: tools that llmrelay itself runs for this call, on the
+   * MCP servers of its config (`tools.mcp_servers`), offered to the model
+   * beside the request's own `tools` (which stay the client's to run).
+   * Each entry is a tool's name, "<server>/<tool>" (for example
+   * "everything/echo"), or a pattern on those names: "*" matches any run
+   * of characters within a "/"-separated segment, "**" any run, "?" one
+   * character ("everything/*" offers every tool of the server everything
+   * that the key may use). `ListTools` lists the tools a key may use.
+   * Unset takes the route's default (`defaults.server_tools`), if any.
+   *
+   * Checked before the first attempt, against the API key's `tools`
+   * patterns and the server's config:
+   *   - a name (no pattern characters) the key may not use fails the call
+   *     with PERMISSION_DENIED, reason SERVER_TOOL_NOT_PERMITTED (metadata
+   *     `tool`), before any upstream request;
+   *   - a name no configured MCP server offers fails with
+   *     INVALID_ARGUMENT, reason UNKNOWN_SERVER_TOOL;
+   *   - a name whose MCP server is not answering fails with UNAVAILABLE,
+   *     reason SERVER_TOOL_UNAVAILABLE, with a RetryInfo;
+   *   - a pattern offers the tools it matches that the key may use and
+   *     whose servers answer; one that matches none fails as above.
+   * The check is made again before every later turn, against the
+   * configuration then current (a reload may have changed the key's
+   * patterns or the servers): a name no longer allowed ends the call with
+   * PERMISSION_DENIED; a pattern offers what it matches then.
+   *
+   * The model sees each server tool under a name its provider accepts:
+   * "<server>__<tool>", with any character other than letters, digits,
+   * "_" and "-" replaced by "_" (and shortened, with a hash, past 64
+   * characters); `ListTools` gives it as `ServerTool.model_name`. That is
+   * the name the model's tool calls carry (`ToolCallDelta.name`,
+   * `ToolCall.name`); `ToolResult.name` and `Message.server_tool` give the
+   * server tool's own name. A request tool (`tools`) with the same name as
+   * an offered server tool fails with INVALID_ARGUMENT.
+   *
+   * With server tools the call becomes a loop of turns: when a turn of the
+   * model ends with calls to server tools, llmrelay runs them (in
+   * parallel, up to each MCP server's `max_concurrency`), streams their
+   * progress (`tool_progress`) and results (`tool_result`), appends the
+   * assistant message and the results to the conversation and starts the
+   * next turn; until the model answers without calling a server tool, or
+   * `max_tool_turns` is reached. Every event carries its `turn`. The
+   * `final` carries the last turn's message, the whole `transcript` of the
+   * call, the usage summed over every turn and the number of `turns`.
+   * When the model also calls a request tool (one of `tools`), llmrelay
+   * runs that turn's server tools, then ends the call with
+   * FINISH_REASON_TOOL_CALLS, the client's tool calls left to the client.
+   * Not allowed with `response_format` (INVALID_ARGUMENT). See
+   * docs/tools.md.
+   *
+   * @generated from field: repeated string server_tools = 20;
+   */
+  serverTools: string[];
+
+  /**
+   * The most turns that may run server tools in this call: the model
+   * turn after the last of them that asks for server tools again ends the
+   * call with FINISH_REASON_MAX_TOOL_TURNS, without running them (its
+   * `final` carries that turn's message, its tool calls unrun, and the
+   * transcript so far). So a call makes at most max_tool_turns + 1 model
+   * turns. Unset takes the server's default (`tools.max_tool_turns`, 8
+   * unless configured); larger values are lowered to the server's limit
+   * (`tools.max_tool_turns_limit`, 32 unless configured). Only used with
+   * `server_tools`.
+   *
+   * @generated from field: optional uint32 max_tool_turns = 21;
+   */
+  maxToolTurns?: number | undefined;
 };
 
 /**
@@ -599,6 +678,26 @@ export type Message = Message$1<"llmrelay.v1.Message"> & {
    * @generated from field: repeated llmrelay.v1.ProviderToolBlock provider_tools = 8;
    */
   providerTools: ProviderToolBlock[];
+
+  /**
+   * For ROLE_TOOL messages of a `final.transcript`: the server tool llmrelay
+   * ran to produce this result, as requests name it ("everything/echo").
+   * Empty for the results of tools the client ran. Informational: providers
+   * are sent `content` and `tool_call_id` only.
+   *
+   * @generated from field: string server_tool = 20;
+   */
+  serverTool: string;
+
+  /**
+   * For ROLE_TOOL messages: the tool failed, and `content` says how (an MCP
+   * tool's `isError` result, or llmrelay's account of a call that could not
+   * be made or did not return in time). The model is sent the content as
+   * the tool's result either way.
+   *
+   * @generated from field: bool tool_error = 21;
+   */
+  toolError: boolean;
 };
 
 /**
@@ -1316,7 +1415,43 @@ export type GenerateEvent = Message$1<"llmrelay.v1.GenerateEvent"> & {
      */
     value: Heartbeat;
     case: "heartbeat";
+  } | {
+    /**
+     * A server tool the model called is running and reported progress
+     * (MCP `notifications/progress`; llmrelay asks for progress on every
+     * tool call). Only with `server_tools`. Zero or more per tool call,
+     * before its `tool_result`.
+     *
+     * @generated from field: llmrelay.v1.ToolProgress tool_progress = 9;
+     */
+    value: ToolProgress;
+    case: "toolProgress";
+  } | {
+    /**
+     * A server tool the model called returned, or failed: what the model
+     * is sent as the tool's result. Only with `server_tools`. Exactly one
+     * per server tool call, after the turn's model output and before the
+     * next turn's first event. Never discarded: the tool ran.
+     *
+     * @generated from field: llmrelay.v1.ToolResult tool_result = 10;
+     */
+    value: ToolResult;
+    case: "toolResult";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * The turn this event belongs to, from 1. A call without server tools
+   * has one turn. With `server_tools`, each model turn, the server tools
+   * it called and their events (`tool_progress`, `tool_result`) share a
+   * turn; the next model turn's events have the next number. A
+   * `will_retry` concerns its turn only: `discard_partial` discards what
+   * the failed attempt of that turn streamed, never an earlier turn's
+   * output or tool results. The `final` carries the last turn. 0 for a
+   * `heartbeat`, which belongs to no turn.
+   *
+   * @generated from field: uint32 turn = 8;
+   */
+  turn: number;
 };
 
 /**
@@ -1325,6 +1460,122 @@ export type GenerateEvent = Message$1<"llmrelay.v1.GenerateEvent"> & {
  */
 export const GenerateEventSchema: GenMessage<GenerateEvent> = /*@__PURE__*/
   messageDesc(file_llmrelay_v1_llmrelay, 14);
+
+/**
+ * ToolProgress is a progress report of a running server tool.
+ *
+ * @generated from message llmrelay.v1.ToolProgress
+ */
+export type ToolProgress = Message$1<"llmrelay.v1.ToolProgress"> & {
+  /**
+   * The id of the model's tool call the tool runs for (`ToolCall.id`).
+   *
+   * @generated from field: string tool_call_id = 1;
+   */
+  toolCallId: string;
+
+  /**
+   * The progress so far, as the tool counts it: it increases with every
+   * report, even when the total is unknown.
+   *
+   * @generated from field: double progress = 2;
+   */
+  progress: number;
+
+  /**
+   * The total the progress counts towards, when the tool knows it.
+   *
+   * @generated from field: optional double total = 3;
+   */
+  total?: number | undefined;
+
+  /**
+   * What the tool is doing, when it says.
+   *
+   * @generated from field: string message = 4;
+   */
+  message: string;
+
+  /**
+   * The server tool, as requests name it ("everything/echo").
+   *
+   * @generated from field: string name = 5;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message llmrelay.v1.ToolProgress.
+ * Use `create(ToolProgressSchema)` to create a new message.
+ */
+export const ToolProgressSchema: GenMessage<ToolProgress> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 15);
+
+/**
+ * ToolResult is the result of a server tool call, as the model is sent it.
+ *
+ * @generated from message llmrelay.v1.ToolResult
+ */
+export type ToolResult = Message$1<"llmrelay.v1.ToolResult"> & {
+  /**
+   * The id of the model's tool call this result answers (`ToolCall.id`).
+   *
+   * @generated from field: string tool_call_id = 1;
+   */
+  toolCallId: string;
+
+  /**
+   * The server tool that ran, as requests name it ("everything/echo").
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The result: the text parts of the tool's content, in order; its
+   * structured content, as JSON, when it has no text; every other part
+   * (image, audio, resource link, embedded resource) described in a line
+   * of its own (kind, MIME type, name or URI, size), never dropped
+   * silently. For an error (`is_error`), what went wrong.
+   *
+   * @generated from field: string content = 3;
+   */
+  content: string;
+
+  /**
+   * The tool failed: the MCP server returned a result with `isError`, the
+   * tool does not exist or refused its arguments, the tool did not
+   * return within its server's `timeout`, or the server could not be
+   * reached (after retries, for idempotent tools). The model is sent the
+   * content as the tool's result and the call goes on.
+   *
+   * @generated from field: bool is_error = 4;
+   */
+  isError: boolean;
+
+  /**
+   * The result was longer than the server's `tools.max_tool_result_bytes`
+   * and was cut there; the model is told so at the end of the content.
+   *
+   * @generated from field: bool truncated = 5;
+   */
+  truncated: boolean;
+
+  /**
+   * How many times the tool was called: more than 1 when an idempotent
+   * tool was called again after its server failed or timed out.
+   *
+   * @generated from field: uint32 attempts = 6;
+   */
+  attempts: number;
+};
+
+/**
+ * Describes the message llmrelay.v1.ToolResult.
+ * Use `create(ToolResultSchema)` to create a new message.
+ */
+export const ToolResultSchema: GenMessage<ToolResult> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 16);
 
 /**
  * Heartbeat keeps a quiet stream alive through proxies that cut streams
@@ -1341,7 +1592,7 @@ export type Heartbeat = Message$1<"llmrelay.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 15);
+  messageDesc(file_llmrelay_v1_llmrelay, 17);
 
 /**
  * Delta is a fragment of the reply. Concatenating the `text` of the deltas of
@@ -1386,7 +1637,7 @@ export type Delta = Message$1<"llmrelay.v1.Delta"> & {
  * Use `create(DeltaSchema)` to create a new message.
  */
 export const DeltaSchema: GenMessage<Delta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 16);
+  messageDesc(file_llmrelay_v1_llmrelay, 18);
 
 /**
  * ReasoningDelta is a fragment of a reasoning block. Fragments with the same
@@ -1439,7 +1690,7 @@ export type ReasoningDelta = Message$1<"llmrelay.v1.ReasoningDelta"> & {
  * Use `create(ReasoningDeltaSchema)` to create a new message.
  */
 export const ReasoningDeltaSchema: GenMessage<ReasoningDelta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 17);
+  messageDesc(file_llmrelay_v1_llmrelay, 19);
 
 /**
  * ToolCallDelta is a fragment of a tool call. Fragments with the same `index`
@@ -1484,7 +1735,7 @@ export type ToolCallDelta = Message$1<"llmrelay.v1.ToolCallDelta"> & {
  * Use `create(ToolCallDeltaSchema)` to create a new message.
  */
 export const ToolCallDeltaSchema: GenMessage<ToolCallDelta> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 18);
+  messageDesc(file_llmrelay_v1_llmrelay, 20);
 
 /**
  * WillRetry says an attempt failed and another one is coming.
@@ -1566,7 +1817,7 @@ export type WillRetry = Message$1<"llmrelay.v1.WillRetry"> & {
  * Use `create(WillRetrySchema)` to create a new message.
  */
 export const WillRetrySchema: GenMessage<WillRetry> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 19);
+  messageDesc(file_llmrelay_v1_llmrelay, 21);
 
 /**
  * Final is the outcome of a successful call.
@@ -1671,6 +1922,29 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
    * @generated from field: map<string, string> annotations = 14;
    */
   annotations: { [key: string]: string };
+
+  /**
+   * With `server_tools`: every message the call added to the conversation,
+   * in order: each turn's assistant message (with its tool calls and
+   * reasoning) followed by the ROLE_TOOL results of the server tools it
+   * called (`Message.server_tool` names the tool), and last the final
+   * turn's message (`message`). Send the request's `messages` followed by
+   * the transcript (and, after FINISH_REASON_TOOL_CALLS, the results of
+   * the client's own tool calls) to continue the conversation. Only the
+   * successful attempt of each turn appears. Empty without server tools:
+   * `message` is then the whole reply.
+   *
+   * @generated from field: repeated llmrelay.v1.Message transcript = 20;
+   */
+  transcript: Message[];
+
+  /**
+   * How many model turns the call made: 1 without server tools; with
+   * them, one more for every turn whose server tool calls were run.
+   *
+   * @generated from field: uint32 turns = 21;
+   */
+  turns: number;
 };
 
 /**
@@ -1678,7 +1952,7 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
  * Use `create(FinalSchema)` to create a new message.
  */
 export const FinalSchema: GenMessage<Final> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 20);
+  messageDesc(file_llmrelay_v1_llmrelay, 22);
 
 /**
  * Usage counts tokens, the same way for every provider (docs/providers.md
@@ -1734,7 +2008,7 @@ export type Usage = Message$1<"llmrelay.v1.Usage"> & {
  * Use `create(UsageSchema)` to create a new message.
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 21);
+  messageDesc(file_llmrelay_v1_llmrelay, 23);
 
 /**
  * ValidationError is one way a structured-output reply failed its schema.
@@ -1778,7 +2052,7 @@ export type ValidationError = Message$1<"llmrelay.v1.ValidationError"> & {
  * Use `create(ValidationErrorSchema)` to create a new message.
  */
 export const ValidationErrorSchema: GenMessage<ValidationError> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 22);
+  messageDesc(file_llmrelay_v1_llmrelay, 24);
 
 /**
  * ListModelsRequest asks which models the caller may use.
@@ -1800,7 +2074,7 @@ export type ListModelsRequest = Message$1<"llmrelay.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 23);
+  messageDesc(file_llmrelay_v1_llmrelay, 25);
 
 /**
  * ListModelsResponse lists models.
@@ -1821,7 +2095,7 @@ export type ListModelsResponse = Message$1<"llmrelay.v1.ListModelsResponse"> & {
  * Use `create(ListModelsResponseSchema)` to create a new message.
  */
 export const ListModelsResponseSchema: GenMessage<ListModelsResponse> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 24);
+  messageDesc(file_llmrelay_v1_llmrelay, 26);
 
 /**
  * Model is a model llmrelay can route to: a provider's model, or a route.
@@ -1894,7 +2168,7 @@ export type Model = Message$1<"llmrelay.v1.Model"> & {
  * Use `create(ModelSchema)` to create a new message.
  */
 export const ModelSchema: GenMessage<Model> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 25);
+  messageDesc(file_llmrelay_v1_llmrelay, 27);
 
 /**
  * RouteTarget is one target of a route.
@@ -1943,7 +2217,7 @@ export type RouteTarget = Message$1<"llmrelay.v1.RouteTarget"> & {
  * Use `create(RouteTargetSchema)` to create a new message.
  */
 export const RouteTargetSchema: GenMessage<RouteTarget> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 26);
+  messageDesc(file_llmrelay_v1_llmrelay, 28);
 
 /**
  * TargetHealth is a route target's health, by outlier detection: a target
@@ -1990,7 +2264,181 @@ export type TargetHealth = Message$1<"llmrelay.v1.TargetHealth"> & {
  * Use `create(TargetHealthSchema)` to create a new message.
  */
 export const TargetHealthSchema: GenMessage<TargetHealth> = /*@__PURE__*/
-  messageDesc(file_llmrelay_v1_llmrelay, 27);
+  messageDesc(file_llmrelay_v1_llmrelay, 29);
+
+/**
+ * ListToolsRequest asks which server tools the caller may use.
+ *
+ * @generated from message llmrelay.v1.ListToolsRequest
+ */
+export type ListToolsRequest = Message$1<"llmrelay.v1.ListToolsRequest"> & {
+  /**
+   * Only list this MCP server's tools (its configured name). Empty lists
+   * every server's.
+   *
+   * @generated from field: string server = 1;
+   */
+  server: string;
+};
+
+/**
+ * Describes the message llmrelay.v1.ListToolsRequest.
+ * Use `create(ListToolsRequestSchema)` to create a new message.
+ */
+export const ListToolsRequestSchema: GenMessage<ListToolsRequest> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 30);
+
+/**
+ * ListToolsResponse lists server tools and their MCP servers.
+ *
+ * @generated from message llmrelay.v1.ListToolsResponse
+ */
+export type ListToolsResponse = Message$1<"llmrelay.v1.ListToolsResponse"> & {
+  /**
+   * The tools the caller may use, sorted by `name`, the tools of servers
+   * that are not answering included (`available: false`).
+   *
+   * @generated from field: repeated llmrelay.v1.ServerTool tools = 1;
+   */
+  tools: ServerTool[];
+
+  /**
+   * The MCP servers of the server's config (of `server` only, when the
+   * request names one), sorted by `name`, whether or not the caller may
+   * use any of their tools.
+   *
+   * @generated from field: repeated llmrelay.v1.ToolServer servers = 2;
+   */
+  servers: ToolServer[];
+};
+
+/**
+ * Describes the message llmrelay.v1.ListToolsResponse.
+ * Use `create(ListToolsResponseSchema)` to create a new message.
+ */
+export const ListToolsResponseSchema: GenMessage<ListToolsResponse> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 31);
+
+/**
+ * ServerTool is a tool of an MCP server that llmrelay runs for the model
+ * (`GenerateRequest.server_tools`).
+ *
+ * @generated from message llmrelay.v1.ServerTool
+ */
+export type ServerTool = Message$1<"llmrelay.v1.ServerTool"> & {
+  /**
+   * The tool's name as requests and API keys write it: "<server>/<tool>",
+   * e.g. "everything/echo".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The MCP server it belongs to, as the config names it.
+   *
+   * @generated from field: string server = 2;
+   */
+  server: string;
+
+  /**
+   * The name the model sees and calls it by (see
+   * `GenerateRequest.server_tools`), e.g. "everything__echo".
+   *
+   * @generated from field: string model_name = 3;
+   */
+  modelName: string;
+
+  /**
+   * The tool's title, when its server gives one.
+   *
+   * @generated from field: string title = 4;
+   */
+  title: string;
+
+  /**
+   * What the tool does, as its server describes it; the model reads this.
+   *
+   * @generated from field: string description = 5;
+   */
+  description: string;
+
+  /**
+   * The JSON Schema of the tool's arguments, as its server gives it.
+   *
+   * @generated from field: google.protobuf.Struct input_schema = 6;
+   */
+  inputSchema?: JsonObject | undefined;
+
+  /**
+   * Whether the tool's server answers right now. A tool of a server that
+   * is down cannot be offered to a model until the server answers again
+   * (llmrelay keeps trying to reach it).
+   *
+   * @generated from field: bool available = 7;
+   */
+  available: boolean;
+
+  /**
+   * Whether llmrelay calls the tool again when its server fails or times
+   * out during a call: the server's annotations say it is idempotent
+   * (`idempotentHint`), or the config marks it so (`idempotent`).
+   *
+   * @generated from field: bool idempotent = 8;
+   */
+  idempotent: boolean;
+};
+
+/**
+ * Describes the message llmrelay.v1.ServerTool.
+ * Use `create(ServerToolSchema)` to create a new message.
+ */
+export const ServerToolSchema: GenMessage<ServerTool> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 32);
+
+/**
+ * ToolServer is an MCP server of the server's config.
+ *
+ * @generated from message llmrelay.v1.ToolServer
+ */
+export type ToolServer = Message$1<"llmrelay.v1.ToolServer"> & {
+  /**
+   * The server's name in the config: the "<server>" of its tools' names.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Whether the server answers: llmrelay is connected to it and has listed
+   * its tools.
+   *
+   * @generated from field: bool available = 2;
+   */
+  available: boolean;
+
+  /**
+   * When llmrelay last listed the server's tools; unset if it never did.
+   *
+   * @generated from field: google.protobuf.Timestamp listed_at = 3;
+   */
+  listedAt?: Timestamp | undefined;
+
+  /**
+   * How many tools llmrelay offers from the server (its `allow` patterns
+   * applied), whether or not the caller may use them.
+   *
+   * @generated from field: uint32 tools = 4;
+   */
+  tools: number;
+};
+
+/**
+ * Describes the message llmrelay.v1.ToolServer.
+ * Use `create(ToolServerSchema)` to create a new message.
+ */
+export const ToolServerSchema: GenMessage<ToolServer> = /*@__PURE__*/
+  messageDesc(file_llmrelay_v1_llmrelay, 33);
 
 /**
  * OnOutputLimit says what happens when a reply reaches its output limit.
@@ -2396,6 +2844,17 @@ export enum FinishReason {
    * @generated from enum value: FINISH_REASON_PAUSED = 7;
    */
   PAUSED = 7,
+
+  /**
+   * The model called server tools again after `max_tool_turns` turns had
+   * run them: the call ended without running them. `message` holds the
+   * unrun tool calls and `transcript` the conversation so far; send them
+   * back (with a higher `max_tool_turns`, or after running the calls
+   * yourself) to go on.
+   *
+   * @generated from enum value: FINISH_REASON_MAX_TOOL_TURNS = 8;
+   */
+  MAX_TOOL_TURNS = 8,
 }
 
 /**
@@ -2486,8 +2945,10 @@ export const LLMService: GenService<{
    * The stream carries, in order and numbered by `GenerateEvent.sequence`:
    * zero or more `delta`s (and `partial_object`s) per attempt, a `will_retry`
    * between a failed attempt and the next one, and then exactly one `final`.
-   * Nothing follows the `final`. A call that fails ends with a non-OK status
-   * instead of a `final`.
+   * With `server_tools`, each turn whose reply called server tools is
+   * followed by their `tool_progress` and `tool_result` events, then the
+   * next turn's. Nothing follows the `final`. A call that fails ends with a
+   * non-OK status instead of a `final`.
    *
    * llmrelay sends no response headers before the first event (unless the
    * call has a heartbeat), so a client library may transparently retry a
@@ -2604,6 +3065,26 @@ export const LLMService: GenService<{
     methodKind: "server_streaming";
     input: typeof ResumeRequestSchema;
     output: typeof GenerateEventSchema;
+  },
+  /**
+   * ListTools lists the server tools the caller may offer a model
+   * (`GenerateRequest.server_tools`): the tools of the MCP servers in the
+   * server's config (`tools.mcp_servers`) that the config's `allow` lets
+   * llmrelay offer and the caller's API key's `tools` patterns let it use,
+   * each with its description, input schema and whether its server answers
+   * right now; and the MCP servers themselves, available or not. A server
+   * that is down is listed with `available: false`, with the tools it had
+   * when it last answered (none if it never did), until it answers again.
+   *
+   * Needs the key's `generate` scope: the tools it lists are what the key
+   * may use in Generate. Without API keys configured, every tool is listed.
+   *
+   * @generated from rpc llmrelay.v1.LLMService.ListTools
+   */
+  listTools: {
+    methodKind: "unary";
+    input: typeof ListToolsRequestSchema;
+    output: typeof ListToolsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_llmrelay_v1_llmrelay, 0);

@@ -1,0 +1,501 @@
+package servertools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/servertools/mcptest"
+)
+
+// wide is the deadline of every wait on a test server: far beyond what
+// any step takes, even on a loaded machine.
+const wide = 2 * time.Minute
+
+func testHost(t *testing.T, cfg Config, scopes Scopes) *Host {
+	t.Helper()
+	h := NewHost(Options{ReconnectMin: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond, Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
+	p, err := Prepare(cfg, scopes, func(string) string { return "secret" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Apply(p)
+	t.Cleanup(h.Close)
+	return h
+}
+
+func config(servers ...ServerConfig) Config {
+	c := DefaultConfig()
+	c.MCPServers = servers
+	return c
+}
+
+func waitAvailable(t *testing.T, h *Host, server string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wide)
+	defer cancel()
+	if err := h.WaitAvailable(ctx, server); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitUntil waits until cond holds, re-checking it at every change of the
+// host's catalog.
+func waitUntil(t *testing.T, h *Host, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(wide)
+	for {
+		h.mu.Lock()
+		changed := h.changed
+		h.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("timed out waiting until %s", what)
+		}
+	}
+}
+
+// poll waits until cond holds, checking it every few milliseconds: for
+// conditions nothing signals.
+func poll(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(wide)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func tool(t *testing.T, h *Host, key, name string) *Tool {
+	t.Helper()
+	o, err := h.Resolve(key, []string{name}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, ok := o.Lookup(o.Tools()[0].ModelName)
+	if !ok || tl.Name != name {
+		t.Fatalf("resolved %v, want %s", o.Tools(), name)
+	}
+	return tl
+}
+
+func TestEverything(t *testing.T) {
+	e := mcptest.StartEverything(t)
+	h := testHost(t, config(ServerConfig{Name: "everything", URL: e.URL, Allow: []string{"echo", "get-sum", "trigger-long-running-operation", "get-structured-content", "get-tiny-image"}}), Scopes{Open: true})
+	waitAvailable(t, h, "everything")
+	ctx := context.Background()
+
+	t.Run("lists the allowed tools with their schemas", func(t *testing.T) {
+		tools, servers := h.List("", "")
+		var names []string
+		for _, tl := range tools {
+			names = append(names, tl.Name)
+		}
+		want := "everything/echo everything/get-structured-content everything/get-sum everything/get-tiny-image everything/trigger-long-running-operation"
+		if got := strings.Join(names, " "); got != want {
+			t.Fatalf("tools %q, want %q", got, want)
+		}
+		echo := tools[0]
+		if echo.ModelName != "everything__echo" || !echo.Available || !echo.Idempotent || !strings.Contains(string(echo.InputSchema), `"message"`) || echo.Description == "" {
+			t.Fatalf("echo = %+v (schema %s)", echo, echo.InputSchema)
+		}
+		if len(servers) != 1 || !servers[0].Available || servers[0].Tools != 5 || servers[0].ListedAt.IsZero() {
+			t.Fatalf("servers = %+v", servers)
+		}
+	})
+	t.Run("echo", func(t *testing.T) {
+		res, err := h.Call(ctx, tool(t, h, "", "everything/echo"), `{"message":"hello"}`, nil)
+		if err != nil || res.Content != "Echo: hello" || res.IsError || res.Attempts != 1 {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+	})
+	t.Run("progress before the result", func(t *testing.T) {
+		var mu sync.Mutex
+		var got []Progress
+		res, err := h.Call(ctx, tool(t, h, "", "everything/trigger-long-running-operation"), `{"duration":0.2,"steps":2}`, func(p Progress) {
+			mu.Lock()
+			got = append(got, p)
+			mu.Unlock()
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil || !strings.Contains(res.Content, "Steps: 2") {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+		if len(got) < 2 || got[1].Progress != 2 || !got[1].HasTotal || got[1].Total != 2 {
+			t.Fatalf("progress %+v", got)
+		}
+	})
+	t.Run("an image is described", func(t *testing.T) {
+		res, err := h.Call(ctx, tool(t, h, "", "everything/get-tiny-image"), ``, nil)
+		if err != nil || !strings.Contains(res.Content, "[image: image/png") {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+	})
+	t.Run("bad arguments reach the model as an error", func(t *testing.T) {
+		res, err := h.Call(ctx, tool(t, h, "", "everything/get-sum"), `[1,2]`, nil)
+		if err != nil || !res.IsError || res.Outcome != OutcomeRefused || res.Attempts != 0 {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+	})
+}
+
+func TestGoServer(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	ctx := context.Background()
+
+	t.Run("a tool error is an error result", func(t *testing.T) {
+		res, err := h.Call(ctx, tool(t, h, "", "go/fail"), `{"message":"no such city"}`, nil)
+		if err != nil || !res.IsError || res.Content != "no such city" || res.Outcome != OutcomeToolError || res.Attempts != 1 {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+	})
+	t.Run("a long result is cut, with a note", func(t *testing.T) {
+		res, err := h.Call(ctx, tool(t, h, "", "go/big"), fmt.Sprintf(`{"bytes":%d}`, 3*DefaultMaxResultBytes), nil)
+		if err != nil || !res.Truncated || len(res.Content) > DefaultMaxResultBytes || !strings.HasSuffix(res.Content, fmt.Sprintf("cut here, at %d of its %d bytes]", DefaultMaxResultBytes, 3*DefaultMaxResultBytes)) {
+			t.Fatalf("res = %d bytes, truncated %v, %v: ...%s", len(res.Content), res.Truncated, err, res.Content[max(0, len(res.Content)-80):])
+		}
+	})
+	t.Run("progress", func(t *testing.T) {
+		var n int
+		res, err := h.Call(ctx, tool(t, h, "", "go/progress"), `{"steps":3}`, func(p Progress) { n++ })
+		if err != nil || res.Content != "3 steps done" || n != 3 {
+			t.Fatalf("res = %+v, %v, %d progress reports", res, err, n)
+		}
+	})
+	t.Run("an unknown tool at the server is refused", func(t *testing.T) {
+		res, err := h.Call(ctx, &Tool{Name: "go/nosuch", Server: "go", ServerTool: "nosuch"}, `{}`, nil)
+		if err != nil || !res.IsError || res.Outcome != OutcomeRefused {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+	})
+}
+
+// TestKilledMidCall: a server killed (and restarted) during a call: an
+// idempotent tool is tried again on the restarted server, a
+// non-idempotent one gives the model an error result.
+func TestKilledMidCall(t *testing.T) {
+	for _, tc := range []struct {
+		tool         string
+		wantContent  string
+		wantError    bool
+		wantAttempts int
+		wantCalls    int
+	}{
+		{tool: "block", wantContent: "done on generation 2", wantAttempts: 2, wantCalls: 2},
+		{tool: "block_once", wantContent: "could not reach MCP server go, or it dropped the call", wantError: true, wantAttempts: 1, wantCalls: 1},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			g := mcptest.NewGoServer(t)
+			h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+			waitAvailable(t, h, "go")
+			tl := tool(t, h, "", "go/"+tc.tool)
+			if tl.Idempotent != (tc.wantAttempts > 1) {
+				t.Fatalf("%s: idempotent %v", tc.tool, tl.Idempotent)
+			}
+			done := make(chan Result, 1)
+			go func() {
+				res, err := h.Call(context.Background(), tl, `{}`, nil)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- res
+			}()
+			<-g.Started
+			g.Kill()
+			res := <-done
+			if res.IsError != tc.wantError || !strings.Contains(res.Content, tc.wantContent) || res.Attempts != tc.wantAttempts {
+				t.Fatalf("res = %+v", res)
+			}
+			if n := g.Calls(tc.tool); n != tc.wantCalls {
+				t.Fatalf("the server saw %d calls, want %d", n, tc.wantCalls)
+			}
+		})
+	}
+}
+
+// TestDeadlineCancelsAtServer: a call whose context ends while its tool
+// hangs is cancelled at the MCP server.
+func TestDeadlineCancelsAtServer(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := h.Call(ctx, tool(t, h, "", "go/hang"), `{}`, nil)
+		errc <- err
+	}()
+	<-g.Started
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Call returned %v, want the context's end", err)
+	}
+	select {
+	case <-g.Cancelled:
+	case <-time.After(wide):
+		t.Fatal("the tool was not cancelled at the server")
+	}
+}
+
+// TestTimeout: a tool that does not return within its server's timeout is
+// an error result, and is cancelled at the server.
+func TestTimeout(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: 300 * time.Millisecond}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	res, err := h.Call(context.Background(), tool(t, h, "", "go/hang"), `{}`, nil)
+	if err != nil || !res.IsError || res.Outcome != OutcomeTimeout || res.Content != "the tool did not return within 300ms" {
+		t.Fatalf("res = %+v, %v", res, err)
+	}
+	select {
+	case <-g.Cancelled:
+	case <-time.After(wide):
+		t.Fatal("the tool was not cancelled at the server")
+	}
+}
+
+// TestResolve: which tools a key's call may offer, by name or pattern.
+func TestResolve(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	down := fmt.Sprintf("http://127.0.0.1:%d/mcp", mcptest.FreePort(t))
+	scopes := Scopes{Keys: map[string][]string{
+		"all":  {"*"},
+		"echo": {"go/echo"},
+		"go":   {"go/*"},
+		"none": nil,
+	}, Stored: func(key string) []string {
+		if key == "stored" { // a key made through the admin API
+			return []string{"go/fail"}
+		}
+		return nil
+	}}
+	h := testHost(t, config(
+		ServerConfig{Name: "go", URL: g.URL, Allow: []string{"echo", "fail", "progress"}, Timeout: wide},
+		ServerConfig{Name: "down", URL: down, Allow: []string{"*"}},
+	), scopes)
+	waitAvailable(t, h, "go")
+	for _, tc := range []struct {
+		key     string
+		entries []string
+		want    string // the model names offered, or the error
+	}{
+		{"echo", []string{"go/echo"}, "go__echo"},
+		{"go", []string{"go/*"}, "go__echo go__fail go__progress"},
+		{"echo", []string{"go/*"}, "go__echo"}, // a pattern offers what the key may use
+		{"all", []string{"**"}, "go__echo go__fail go__progress"},
+		{"echo", []string{"go/fail"}, "server_tools[0]: go/fail: " + ErrNotPermitted.Error()},
+		{"none", []string{"go/echo"}, "server_tools[0]: go/echo: " + ErrNotPermitted.Error()},
+		{"none", []string{"go/*"}, "server_tools[0]: go/*: " + ErrUnknown.Error() + " (it matches no server tool the API key may use; ListTools lists them)"},
+		{"all", []string{"go/gate"}, "server_tools[0]: go/gate: " + ErrUnknown.Error() + " (ListTools lists the server tools you may use)"}, // not in allow
+		{"all", []string{"nosuch/echo"}, "server_tools[0]: nosuch/echo: " + ErrUnknown.Error() + " (ListTools lists the server tools you may use)"},
+		{"all", []string{"echo"}, `server_tools[0]: echo: ` + ErrUnknown.Error() + ` (a server tool is named "<server>/<tool>", e.g. everything/echo)`},
+		{"all", []string{"go/echo", "down/anything"}, "server_tools[1]: down/anything: " + ErrUnavailable.Error() + " (MCP server down is not answering)"},
+		{"all", []string{"down/*"}, "server_tools[0]: down/*: " + ErrUnavailable.Error() + " (it matches no tool of the MCP servers that answer, and server down is not answering)"},
+		{"unknown-key", []string{"go/echo"}, "server_tools[0]: go/echo: " + ErrNotPermitted.Error()},
+		{"stored", []string{"go/*"}, "go__fail"},
+		{"stored", []string{"go/echo"}, "server_tools[0]: go/echo: " + ErrNotPermitted.Error()},
+	} {
+		t.Run(tc.key+" "+strings.Join(tc.entries, ","), func(t *testing.T) {
+			o, err := h.Resolve(tc.key, tc.entries, nil)
+			got := ""
+			if err != nil {
+				got = err.Error()
+				var re *ResolveError
+				if !errors.As(err, &re) {
+					t.Fatalf("%T is not a *ResolveError", err)
+				}
+			} else {
+				var names []string
+				for _, tl := range o.Tools() {
+					names = append(names, tl.ModelName)
+				}
+				got = strings.Join(names, " ")
+			}
+			if got != tc.want {
+				t.Fatalf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+	t.Run("List shows a key its tools only", func(t *testing.T) {
+		tools, servers := h.List("echo", "")
+		if len(tools) != 1 || tools[0].Name != "go/echo" || len(servers) != 2 || servers[0].Name != "down" || servers[0].Available || !servers[1].Available {
+			t.Fatalf("tools %+v, servers %+v", tools, servers)
+		}
+	})
+}
+
+// TestServerDownAtStart: a server that does not answer at start is
+// unavailable, and its tools become available once it answers.
+func TestServerDownAtStart(t *testing.T) {
+	addr := fmt.Sprintf("127.0.0.1:%d", mcptest.FreePort(t))
+	h := testHost(t, config(ServerConfig{Name: "late", URL: "http://" + addr + "/mcp", Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	if _, err := h.Resolve("", []string{"late/echo"}, nil); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Resolve before the server answers: %v", err)
+	}
+	mcptest.NewGoServerAt(t, addr)
+	waitAvailable(t, h, "late")
+	if _, err := h.Resolve("", []string{"late/echo"}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestListChanged: a server's tools/list_changed makes the host list its
+// tools again.
+func TestListChanged(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	g.AddTool("late_tool")
+	waitUntil(t, h, "go/late_tool is listed", func() bool {
+		_, err := h.Resolve("", []string{"go/late_tool"}, nil)
+		return err == nil
+	})
+}
+
+// TestReload: Apply changes what a server offers and drops a server that
+// left the config.
+func TestReload(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	apply := func(cfg Config) {
+		p, err := Prepare(cfg, Scopes{Open: true}, func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Apply(p)
+	}
+	apply(config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"echo"}, Timeout: wide}))
+	if tools, _ := h.List("", ""); len(tools) != 1 || tools[0].Name != "go/echo" {
+		t.Fatalf("after allowing echo only: %v", tools)
+	}
+	apply(config())
+	if tools, servers := h.List("", ""); len(tools) != 0 || len(servers) != 0 {
+		t.Fatalf("after removing the server: %v %v", tools, servers)
+	}
+	if _, err := h.Resolve("", []string{"go/echo"}, nil); !errors.Is(err, ErrUnknown) {
+		t.Fatalf("Resolve after removing the server: %v", err)
+	}
+}
+
+// TestHeaders: the configured headers, read from the environment, reach
+// the server.
+func TestHeaders(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, HeadersEnv: map[string]string{"Authorization": "GO_AUTH"}}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	if got := g.Header().Get("Authorization"); got != "secret" {
+		t.Fatalf("Authorization %q, want the variable's value", got)
+	}
+}
+
+// TestMaxConcurrency: calls beyond a server's max_concurrency wait for a
+// slot before they reach the server.
+func TestMaxConcurrency(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, MaxConcurrency: 2, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	gate := tool(t, h, "", "go/gate")
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if res, err := h.Call(context.Background(), gate, `{}`, nil); err != nil || res.Content != "through" {
+				t.Errorf("res = %+v, %v", res, err)
+			}
+		}()
+	}
+	<-g.Started
+	<-g.Started
+	c := h.servers["go"]
+	poll(t, "the third call waits for a slot", func() bool { return c.queued.Load() == 1 })
+	if n := g.Calls("gate"); n != 2 {
+		t.Fatalf("%d calls reached the server, want 2", n)
+	}
+	g.Release <- struct{}{}
+	<-g.Started // the third, once a slot is free
+	g.Release <- struct{}{}
+	g.Release <- struct{}{}
+	wg.Wait()
+}
+
+// TestResolveKeepsAToolWhileItsServerIsDown: a later turn keeps offering
+// a tool of the turn before whose server went down; a new call cannot
+// have it.
+func TestResolveKeepsAToolWhileItsServerIsDown(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	byName, _ := h.Resolve("", []string{"go/echo"}, nil)
+	byPattern, _ := h.Resolve("", []string{"go/*"}, nil)
+	g.Close()
+	waitUntil(t, h, "the server is down", func() bool {
+		_, servers := h.List("", "")
+		return !servers[0].Available
+	})
+	for entry, first := range map[string]*Offer{"go/echo": byName, "go/*": byPattern} {
+		if _, err := h.Resolve("", []string{entry}, nil); !errors.Is(err, ErrUnavailable) {
+			t.Fatalf("%s for a new call: %v, want ErrUnavailable", entry, err)
+		}
+		again, err := h.Resolve("", []string{entry}, first)
+		if err != nil || again.Len() != first.Len() || first.Len() == 0 {
+			t.Fatalf("%s for the next turn: %v, %v; want the %d tools of the turn before", entry, again.Tools(), err, first.Len())
+		}
+	}
+}
+
+// denyRetries is a retry budget that allows no retry.
+type denyRetries struct{ asked atomic.Int32 }
+
+func (d *denyRetries) Begin(context.Context) func() { return func() {} }
+func (d *denyRetries) Retry(context.Context) (func(), bool) {
+	d.asked.Add(1)
+	return nil, false
+}
+
+// TestRetryBudget: an idempotent tool whose server failed is not called
+// again when the server's retry budget says no.
+func TestRetryBudget(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	budget := &denyRetries{}
+	h := NewHost(Options{Budget: func(server string) retry.Throttle {
+		if server != "go" {
+			t.Errorf("budget asked for %q", server)
+		}
+		return budget
+	}})
+	t.Cleanup(h.Close)
+	p, err := Prepare(config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Apply(p)
+	waitAvailable(t, h, "go")
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := h.Call(context.Background(), tool(t, h, "", "go/block"), `{}`, nil)
+		done <- res
+	}()
+	<-g.Started
+	g.Kill()
+	res := <-done
+	if !res.IsError || res.Attempts != 1 || !strings.Contains(res.Content, "retry budget") || budget.asked.Load() != 1 {
+		t.Fatalf("res = %+v, budget asked %d times", res, budget.asked.Load())
+	}
+}
