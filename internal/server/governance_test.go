@@ -24,6 +24,8 @@ import (
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
+	"github.com/llmrelay/llmrelay/internal/servertools"
+	"github.com/llmrelay/llmrelay/internal/servertools/mcptest"
 	"github.com/llmrelay/llmrelay/internal/spend"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
 	"github.com/llmrelay/llmrelay/internal/state/statetest"
@@ -461,5 +463,40 @@ func TestBudgetsWhenTheStoreFails(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestServerToolTurnsSettled: a stored key whose `tools` allow the go
+// server's tools (made through the API, so servertools learns its patterns
+// from the key's record) runs a call of two turns around a real MCP
+// server's tool; GetUsage counts one call with both turns' tokens, as its
+// Final does.
+func TestServerToolTurnsSettled(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	cfg := governanceConfig(nil, "")
+	cfg.Tools.MCPServers = []servertools.ServerConfig{goServer(g)}
+	in := servertest.Start(t, cfg)
+	secret := createKey(t, in, &adminv1.Key{Name: "agent", Scopes: []string{"generate"}, Models: []string{"*"}, Tools: []string{"go/*"}})
+	req := scripted(t, []string{"go/echo"}, `{
+		"script": [{"tool_calls": [{"name": "go__echo", "arguments": {"message": "hi"}}]}],
+		"faults": [{"usage": {"input_tokens": 5, "output_tokens": 3}}, {"usage": {"input_tokens": 9, "output_tokens": 2}}]}`)
+	f, err := generate(t.Context(), in, secret, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.GetTurns() != 2 || f.GetUsage().GetInputTokens() != 14 || f.GetUsage().GetOutputTokens() != 5 {
+		t.Fatalf("final: %d turns, usage %v; want 2 turns and both turns' usage", f.GetTurns(), f.GetUsage())
+	}
+	resp, err := adminv1.NewUsageServiceClient(in.Conn).GetUsage(bearer(t.Context(), adminSecret), &adminv1.GetUsageRequest{Key: "agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs := resp.GetRecords(); len(recs) != 1 || recs[0].GetCalls() != 1 || recs[0].GetUsage().GetInputTokens() != 14 || recs[0].GetUsage().GetOutputTokens() != 5 {
+		t.Fatalf("GetUsage %v, want one call of 14 input and 5 output tokens", recs)
+	}
+	// Without the tool in its patterns, the same key may not offer it.
+	other := createKey(t, in, &adminv1.Key{Name: "plain", Scopes: []string{"generate"}, Models: []string{"*"}})
+	if _, err := generate(t.Context(), in, other, scripted(t, []string{"go/echo"}, `{}`)); err == nil {
+		t.Fatal("a stored key without tools offered a server tool")
 	}
 }
