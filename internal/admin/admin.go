@@ -89,15 +89,11 @@ func (s *Service) ListKeys(ctx context.Context, req *adminv1.ListKeysRequest) (*
 	if err != nil {
 		return nil, apierr.FromError(err)
 	}
-	resp := &adminv1.ListKeysResponse{NextPageToken: next}
-	for _, k := range keys {
-		pk, err := s.keyProto(ctx, k)
-		if err != nil {
-			return nil, apierr.FromError(err)
-		}
-		resp.Keys = append(resp.Keys, pk)
+	pks, err := s.keyProtos(ctx, keys)
+	if err != nil {
+		return nil, apierr.FromError(err)
 	}
-	return resp, nil
+	return &adminv1.ListKeysResponse{Keys: pks, NextPageToken: next}, nil
 }
 
 // UpdateKey implements KeyService.
@@ -195,6 +191,33 @@ func keyOf(pk *adminv1.Key) apikeys.Key {
 
 // keyProto converts a key, with its own budgets' current windows.
 func (s *Service) keyProto(ctx context.Context, k *apikeys.Key) (*adminv1.Key, error) {
+	pks, err := s.keyProtos(ctx, []*apikeys.Key{k})
+	if err != nil {
+		return nil, err
+	}
+	return pks[0], nil
+}
+
+// keyProtos converts keys, with their own budgets' current windows, read
+// in one store round trip.
+func (s *Service) keyProtos(ctx context.Context, keys []*apikeys.Key) ([]*adminv1.Key, error) {
+	kb := make([]spend.KeyBudgets, len(keys))
+	for i, k := range keys {
+		kb[i] = spend.KeyBudgets{Key: k.Name, Budgets: k.Budgets}
+	}
+	status, err := s.budgets.KeysStatus(ctx, kb)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*adminv1.Key, len(keys))
+	for i, k := range keys {
+		out[i] = s.convertKey(k, status[i])
+	}
+	return out, nil
+}
+
+// convertKey converts a key whose own budgets are in status.
+func (s *Service) convertKey(k *apikeys.Key, status []spend.Status) *adminv1.Key {
 	pk := &adminv1.Key{
 		Name: k.Name, Scopes: k.Scopes, Models: k.Models, Tools: k.Tools, Team: k.Team, Metadata: k.Metadata, CreatedBy: k.CreatedBy,
 		Source: adminv1.KeySource_KEY_SOURCE_STORE, State: adminv1.KeyState_KEY_STATE_ACTIVE,
@@ -212,10 +235,6 @@ func (s *Service) keyProto(ctx context.Context, k *apikeys.Key) (*adminv1.Key, e
 	if l := k.Limits; l != (apikeys.Limits{}) {
 		pk.Limits = &adminv1.KeyLimits{RequestsPerSecond: l.RequestsPerSecond, Burst: uint32(l.Burst), MaxConcurrentStreams: uint32(l.MaxConcurrentStreams)}
 	}
-	status, err := s.budgets.KeyStatus(ctx, k.Name, k.Budgets)
-	if err != nil {
-		return nil, err
-	}
 	for i, b := range k.Budgets {
 		pb := &adminv1.Budget{Window: string(b.Window), MaxCostUsd: b.MaxCostUSD, MaxTokens: uint64(b.MaxTokens)}
 		if i < len(status) {
@@ -223,7 +242,7 @@ func (s *Service) keyProto(ctx context.Context, k *apikeys.Key) (*adminv1.Key, e
 		}
 		pk.Budgets = append(pk.Budgets, pb)
 	}
-	return pk, nil
+	return pk
 }
 
 func timestamp(t time.Time) *timestamppb.Timestamp {

@@ -91,8 +91,8 @@ func (f *adminFlags) dial(cmd string, env Env) (*adminConn, error) {
 	if f.tls && f.plaintext {
 		return nil, usagef(cmd, "%s: --tls and --plaintext both given", cmd)
 	}
-	addr := cmp(f.addr, env.Getenv(EnvAdminAddr), adminDefaultAddr)
-	key := cmp(f.key, env.Getenv(EnvAdminKey))
+	addr := firstSet(f.addr, env.Getenv(EnvAdminAddr), adminDefaultAddr)
+	key := firstSet(f.key, env.Getenv(EnvAdminKey))
 	creds := credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
 	if f.plaintext || (!f.tls && loopbackAddr(addr)) {
 		creds = insecure.NewCredentials()
@@ -110,8 +110,8 @@ func (f *adminFlags) dial(cmd string, env Env) (*adminConn, error) {
 	return &adminConn{conn: conn, addr: addr, keys: adminv1.NewKeyServiceClient(conn), usage: adminv1.NewUsageServiceClient(conn)}, nil
 }
 
-// cmp returns the first of values that is not empty.
-func cmp(values ...string) string {
+// firstSet returns the first of values that is not empty.
+func firstSet(values ...string) string {
 	for _, v := range values {
 		if v != "" {
 			return v

@@ -72,30 +72,52 @@ type Status struct {
 	Resets time.Time
 }
 
+// KeyBudgets is a key and its own budgets.
+type KeyBudgets struct {
+	Key     string
+	Budgets []Budget
+}
+
+// KeysStatus returns the state of each key's own budgets in their current
+// windows, in order, in one store round trip.
+func (b *Budgeter) KeysStatus(ctx context.Context, keys []KeyBudgets) ([][]Status, error) {
+	now := b.now()
+	holds := make([]*Hold, len(keys))
+	var ids []string
+	for i, k := range keys {
+		holds[i] = &Hold{sub: Subject{Key: k.Key}}
+		for _, bu := range k.Budgets {
+			holds[i].add(false, bu, now)
+		}
+		for _, c := range holds[i].counters {
+			ids = append(ids, c.ID)
+		}
+	}
+	var bal []state.Balance
+	if len(ids) > 0 {
+		var err error
+		if bal, err = b.store.Balances(ctx, ids, now); err != nil {
+			return nil, err
+		}
+	}
+	out := make([][]Status, len(keys))
+	for i, h := range holds {
+		for _, of := range h.budgets {
+			out[i] = append(out[i], Status{Budget: of.budget, Used: bal[0].Used, Reserved: bal[0].Reserved, Resets: of.resets})
+			bal = bal[1:]
+		}
+	}
+	return out, nil
+}
+
 // KeyStatus returns the state of a key's own budgets in their current
 // windows, in order.
 func (b *Budgeter) KeyStatus(ctx context.Context, key string, budgets []Budget) ([]Status, error) {
-	if len(budgets) == 0 {
-		return nil, nil
-	}
-	now := b.now()
-	h := &Hold{sub: Subject{Key: key}}
-	for _, bu := range budgets {
-		h.add(false, bu, now)
-	}
-	ids := make([]string, len(h.counters))
-	for i, c := range h.counters {
-		ids[i] = c.ID
-	}
-	bal, err := b.store.Balances(ctx, ids, now)
+	st, err := b.KeysStatus(ctx, []KeyBudgets{{Key: key, Budgets: budgets}})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Status, len(budgets))
-	for i := range budgets {
-		out[i] = Status{Budget: budgets[i], Used: bal[i].Used, Reserved: bal[i].Reserved, Resets: h.budgets[i].resets}
-	}
-	return out, nil
+	return st[0], nil
 }
 
 // Today returns the day the Budgeter's clock is in, "YYYY-MM-DD" (UTC).

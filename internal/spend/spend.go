@@ -113,14 +113,14 @@ func (b *Budgeter) Budgeted(sub Subject) bool {
 // settles the call. A budget without room for it refuses the call with an
 // *ExhaustedError (and nothing is reserved). A key without budgets still
 // gets a Hold, which records its usage; a call without a key gets nil.
-// lapse is when an unsettled reservation is dropped: the call's deadline
-// (zero: none).
+// deadline is the call's (zero: none): an unsettled reservation is dropped
+// lapseMargin after it (a day after the call started without one).
 func (b *Budgeter) Reserve(ctx context.Context, sub Subject, r Request, deadline time.Time) (*Hold, error) {
 	if b == nil || sub.Key == "" {
 		return nil, nil
 	}
 	now := b.now()
-	h := &Hold{b: b, sub: sub, id: holdID(), day: now.UTC().Format(time.DateOnly), now: now}
+	h := &Hold{b: b, sub: sub, id: holdID(), day: now.UTC().Format(time.DateOnly)}
 	for _, bu := range sub.Budgets {
 		h.add(false, bu, now)
 	}
@@ -180,7 +180,6 @@ type Hold struct {
 	sub      Subject
 	id       string
 	day      string // the usage records' day: the call's admission's
-	now      time.Time
 	counters []state.Counter
 	budgets  []budgetOf
 	amount   state.Amount
