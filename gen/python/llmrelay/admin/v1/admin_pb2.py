@@ -17,7 +17,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from llmrelay.v1 import llmrelay_pb2 as llmrelay_dot_v1_dot_llmrelay__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dllmrelay/admin/v1/admin.proto\x12\x11llmrelay.admin.v1\x1a\x1b\x62uf/validate/validate.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1allmrelay/v1/llmrelay.proto\"\xcf\x05\n\x03Key\x12\x36\n\x04name\x18\x01 \x01(\tB(\xbaH%r#2!^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$\x12,\n\x06source\x18\x02 \x01(\x0e\x32\x1c.llmrelay.admin.v1.KeySource\x12*\n\x05state\x18\x03 \x01(\x0e\x32\x1b.llmrelay.admin.v1.KeyState\x12\x1e\n\x06scopes\x18\x04 \x03(\tB\x0e\xbaH\x0b\x92\x01\x08\x10\x10\"\x04r\x02\x18@\x12\"\n\x06models\x18\x05 \x03(\tB\x12\xbaH\x0f\x92\x01\x0c\x10\x80\x02\"\x07r\x05\x10\x01\x18\x80\x02\x12!\n\x05tools\x18\x06 \x03(\tB\x12\xbaH\x0f\x92\x01\x0c\x10\x80\x02\"\x07r\x05\x10\x01\x18\x80\x02\x12,\n\x06limits\x18\x07 \x01(\x0b\x32\x1c.llmrelay.admin.v1.KeyLimits\x12\x15\n\x04team\x18\x08 \x01(\tB\x07\xbaH\x04r\x02\x18@\x12\x34\n\x07\x62udgets\x18\t \x03(\x0b\x32\x19.llmrelay.admin.v1.BudgetB\x08\xbaH\x05\x92\x01\x02\x10\x03\x12.\n\nexpires_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12O\n\x08metadata\x18\x0b \x03(\x0b\x32$.llmrelay.admin.v1.Key.MetadataEntryB\x17\xbaH\x14\x9a\x01\x11\x10 \"\x06r\x04\x10\x01(@*\x05r\x03(\x80\x02\x12.\n\ncreated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nrevoked_at\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\ncreated_by\x18\x0f \x01(\t\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x86\x01\n\tKeyLimits\x12\x34\n\x13requests_per_second\x18\x01 \x01(\x01\x42\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x80\x84.A)\x00\x00\x00\x00\x00\x00\x00\x00\x12\x18\n\x05\x62urst\x18\x02 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=\x12)\n\x16max_concurrent_streams\x18\x03 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=\"\xdf\x01\n\x06\x42udget\x12(\n\x06window\x18\x01 \x01(\tB\x18\xbaH\x15r\x13R\x03\x64\x61yR\x05monthR\x05total\x12-\n\x0cmax_cost_usd\x18\x02 \x01(\x01\x42\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x65\xcd\xcd\x41)\x00\x00\x00\x00\x00\x00\x00\x00\x12\x12\n\nmax_tokens\x18\x03 \x01(\x04:h\xbaHe\x1a\x63\n\nbudget.cap\x12$set max_cost_usd, max_tokens or both\x1a/this.max_cost_usd > 0.0 || this.max_tokens > 0u\"?\n\x10\x43reateKeyRequest\x12+\n\x03key\x18\x01 \x01(\x0b\x32\x16.llmrelay.admin.v1.KeyB\x06\xbaH\x03\xc8\x01\x01\"H\n\x11\x43reateKeyResponse\x12#\n\x03key\x18\x01 \x01(\x0b\x32\x16.llmrelay.admin.v1.Key\x12\x0e\n\x06secret\x18\x02 \x01(\t\"(\n\rGetKeyRequest\x12\x17\n\x04name\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@\"5\n\x0eGetKeyResponse\x12#\n\x03key\x18\x01 \x01(\x0b\x32\x16.llmrelay.admin.v1.Key\"{\n\x0fListKeysRequest\x12\x1d\n\tpage_size\x18\x01 \x01(\x05\x42\n\xbaH\x07\x1a\x05\x18\xe8\x07(\x00\x12\x1c\n\npage_token\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\x12\x14\n\x0cshow_revoked\x18\x03 \x01(\x08\x12\x15\n\x04team\x18\x04 \x01(\tB\x07\xbaH\x04r\x02\x18@\"Q\n\x10ListKeysResponse\x12$\n\x04keys\x18\x01 \x03(\x0b\x32\x16.llmrelay.admin.v1.Key\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"x\n\x10UpdateKeyRequest\x12+\n\x03key\x18\x01 \x01(\x0b\x32\x16.llmrelay.admin.v1.KeyB\x06\xbaH\x03\xc8\x01\x01\x12\x37\n\x0bupdate_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMaskB\x06\xbaH\x03\xc8\x01\x01\"8\n\x11UpdateKeyResponse\x12#\n\x03key\x18\x01 \x01(\x0b\x32\x16.llmrelay.admin.v1.Key\"+\n\x10RevokeKeyRequest\x12\x17\n\x04name\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@\"8\n\x11RevokeKeyResponse\x12#\n\x03key\x18\x01 \x01(\x0b\x32\x16.llmrelay.admin.v1.Key\"\xbd\x02\n\x0fGetUsageRequest\x12\x39\n\tstart_day\x18\x01 \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$\x12\x37\n\x07\x65nd_day\x18\x02 \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$\x12\x14\n\x03key\x18\x03 \x01(\tB\x07\xbaH\x04r\x02\x18@\x12\x15\n\x04team\x18\x04 \x01(\tB\x07\xbaH\x04r\x02\x18@:\x88\x01\xbaH\x84\x01\x1a\x81\x01\n\x0busage.range\x12$end_day must not be before start_day\x1aLthis.end_day == \'\' || this.start_day == \'\' || this.end_day >= this.start_day\"C\n\x10GetUsageResponse\x12/\n\x07records\x18\x01 \x03(\x0b\x32\x1e.llmrelay.admin.v1.UsageRecord\"\x88\x01\n\x0bUsageRecord\x12\x0b\n\x03\x64\x61y\x18\x01 \x01(\t\x12\r\n\x03key\x18\x02 \x01(\tH\x00\x12\x0e\n\x04team\x18\x03 \x01(\tH\x00\x12\r\n\x05\x63\x61lls\x18\x04 \x01(\x04\x12!\n\x05usage\x18\x05 \x01(\x0b\x32\x12.llmrelay.v1.Usage\x12\x10\n\x08\x63ost_usd\x18\x06 \x01(\x01\x42\t\n\x07subject*T\n\tKeySource\x12\x1a\n\x16KEY_SOURCE_UNSPECIFIED\x10\x00\x12\x15\n\x11KEY_SOURCE_CONFIG\x10\x01\x12\x14\n\x10KEY_SOURCE_STORE\x10\x02*i\n\x08KeyState\x12\x19\n\x15KEY_STATE_UNSPECIFIED\x10\x00\x12\x14\n\x10KEY_STATE_ACTIVE\x10\x01\x12\x15\n\x11KEY_STATE_EXPIRED\x10\x02\x12\x15\n\x11KEY_STATE_REVOKED\x10\x03\x32\xb8\x03\n\nKeyService\x12V\n\tCreateKey\x12#.llmrelay.admin.v1.CreateKeyRequest\x1a$.llmrelay.admin.v1.CreateKeyResponse\x12M\n\x06GetKey\x12 .llmrelay.admin.v1.GetKeyRequest\x1a!.llmrelay.admin.v1.GetKeyResponse\x12S\n\x08ListKeys\x12\".llmrelay.admin.v1.ListKeysRequest\x1a#.llmrelay.admin.v1.ListKeysResponse\x12V\n\tUpdateKey\x12#.llmrelay.admin.v1.UpdateKeyRequest\x1a$.llmrelay.admin.v1.UpdateKeyResponse\x12V\n\tRevokeKey\x12#.llmrelay.admin.v1.RevokeKeyRequest\x1a$.llmrelay.admin.v1.RevokeKeyResponse2c\n\x0cUsageService\x12S\n\x08GetUsage\x12\".llmrelay.admin.v1.GetUsageRequest\x1a#.llmrelay.admin.v1.GetUsageResponseB?Z=github.com/llmrelay/llmrelay/gen/go/llmrelay/admin/v1;adminv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dllmrelay/admin/v1/admin.proto\x12\x11llmrelay.admin.v1\x1a\x1b\x62uf/validate/validate.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1allmrelay/v1/llmrelay.proto\"\xcf\x05\n\x03Key\x12\x36\n\x04name\x18\x01 \x01(\tB(\xbaH%r#2!^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$\x12,\n\x06source\x18\x02 \x01(\x0e\x32\x1c.llmrelay.admin.v1.KeySource\x12*\n\x05state\x18\x03 \x01(\x0e\x32\x1b.llmrelay.admin.v1.KeyState\x12\x1e\n\x06scopes\x18\x04 \x03(\tB\x0e\xbaH\x0b\x92\x01\x08\x10\x10\"\x04r\x02\x18@\x12\"\n\x06models\x18\x05 \x03(\tB\x12\xbaH\x0f\x92\x01\x0c\x10\x80\x02\"\x07r\x05\x10\x01\x18\x80\x02\x12!\n\x05tools\x18\x06 \x03(\tB\x12\xbaH\x0f\x92\x01\x0c\x10\x80\x02\"\x07r\x05\x10\x01\x18\x80\x02\x12,\n\x06limits\x18\x07 \x01(\x0b\x32\x1c.llmrelay.admin.v1.KeyLimits\x12\x15\n\x04team\x18\x08 \x01(\tB\x07\xbaH\x04r\x02\x18@\x12\x34\n\x07\x62udgets\x18\t \x03(\x0b\x32\x19.llmrelay.admin.v1.BudgetB\x08\xbaH\x05\x92\x01\x02\x10\x03\x12.\n\nexpires_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12O\n\x08metadata\x18\x0b \x03(\x0b\x32$.llmrelay.admin.v1.Key.MetadataEntryB\x17\xbaH\x14\x9a\x01\x11\x10 \"\x06r\x04\x10\x01(@*\x05r\x03(\x80\x02\x12.\n\ncreated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nrevoked_at\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\ncreated_by\x18\x0f \x01(\t\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x86\x01\n\tKeyLimits\x12\x34\n\x13requests_per_second\x18\x01 \x01(\x01\x42\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x80\x84.A)\x00\x00\x00\x00\x00\x00\x00\x00\x12\x18\n\x05\x62urst\x18\x02 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=\x12)\n\x16max_concurrent_streams\x18\x03 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=\"\xcc\x02\n\x06\x42udget\x12(\n\x06window\x18\x01 \x01(\tB\x18\xbaH\x15r\x13R\x03\x64\x61yR\x05monthR\x05total\x12-\n\x0cmax_cost_usd\x18\x02 \x01(\x01\x42\x17\xbaH\x14\x12\x12\x19\x00\x00\x00\x00\x80\x84.A)\x00\x00\x00\x00\x00\x00\x00\x00\x12\"\n\nmax_tokens\x18\x03 \x01(\x04\x42\x0e\xbaH\x0b\x32\t\x18\x80\x80\x9a\xa6\xea\xaf\xe3\x01\x12\x16\n\x0espent_cost_usd\x18\x04 \x01(\x01\x12\x14\n\x0cspent_tokens\x18\x05 \x01(\x04\x12-\n\tresets_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp:h\xbaHe\x1a\x63\n\nbudget.cap\x12$set max_cost_usd, max_tokens or both\x1a/this.max_cost_usd > 0.0 || this.max_tokens > 0u\"?\n\x10\x43reateKeyRequest\x12+\n\x03key\x18\x01 \x01(\x0b\x32\x16.llmrelay.admin.v1.KeyB\x06\xbaH\x03\xc8\x01\x01\"H\n\x11\x43reateKeyResponse\x12#\n\x03key\x18\x01 \x01(\x0b\x32\x16.llmrelay.admin.v1.Key\x12\x0e\n\x06secret\x18\x02 \x01(\t\"(\n\rGetKeyRequest\x12\x17\n\x04name\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@\"5\n\x0eGetKeyResponse\x12#\n\x03key\x18\x01 \x01(\x0b\x32\x16.llmrelay.admin.v1.Key\"{\n\x0fListKeysRequest\x12\x1d\n\tpage_size\x18\x01 \x01(\x05\x42\n\xbaH\x07\x1a\x05\x18\xe8\x07(\x00\x12\x1c\n\npage_token\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\x12\x14\n\x0cshow_revoked\x18\x03 \x01(\x08\x12\x15\n\x04team\x18\x04 \x01(\tB\x07\xbaH\x04r\x02\x18@\"Q\n\x10ListKeysResponse\x12$\n\x04keys\x18\x01 \x03(\x0b\x32\x16.llmrelay.admin.v1.Key\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"x\n\x10UpdateKeyRequest\x12+\n\x03key\x18\x01 \x01(\x0b\x32\x16.llmrelay.admin.v1.KeyB\x06\xbaH\x03\xc8\x01\x01\x12\x37\n\x0bupdate_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMaskB\x06\xbaH\x03\xc8\x01\x01\"8\n\x11UpdateKeyResponse\x12#\n\x03key\x18\x01 \x01(\x0b\x32\x16.llmrelay.admin.v1.Key\"+\n\x10RevokeKeyRequest\x12\x17\n\x04name\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@\"8\n\x11RevokeKeyResponse\x12#\n\x03key\x18\x01 \x01(\x0b\x32\x16.llmrelay.admin.v1.Key\"\xbd\x02\n\x0fGetUsageRequest\x12\x39\n\tstart_day\x18\x01 \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$\x12\x37\n\x07\x65nd_day\x18\x02 \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$\x12\x14\n\x03key\x18\x03 \x01(\tB\x07\xbaH\x04r\x02\x18@\x12\x15\n\x04team\x18\x04 \x01(\tB\x07\xbaH\x04r\x02\x18@:\x88\x01\xbaH\x84\x01\x1a\x81\x01\n\x0busage.range\x12$end_day must not be before start_day\x1aLthis.end_day == \'\' || this.start_day == \'\' || this.end_day >= this.start_day\"C\n\x10GetUsageResponse\x12/\n\x07records\x18\x01 \x03(\x0b\x32\x1e.llmrelay.admin.v1.UsageRecord\"\x88\x01\n\x0bUsageRecord\x12\x0b\n\x03\x64\x61y\x18\x01 \x01(\t\x12\r\n\x03key\x18\x02 \x01(\tH\x00\x12\x0e\n\x04team\x18\x03 \x01(\tH\x00\x12\r\n\x05\x63\x61lls\x18\x04 \x01(\x04\x12!\n\x05usage\x18\x05 \x01(\x0b\x32\x12.llmrelay.v1.Usage\x12\x10\n\x08\x63ost_usd\x18\x06 \x01(\x01\x42\t\n\x07subject*T\n\tKeySource\x12\x1a\n\x16KEY_SOURCE_UNSPECIFIED\x10\x00\x12\x15\n\x11KEY_SOURCE_CONFIG\x10\x01\x12\x14\n\x10KEY_SOURCE_STORE\x10\x02*i\n\x08KeyState\x12\x19\n\x15KEY_STATE_UNSPECIFIED\x10\x00\x12\x14\n\x10KEY_STATE_ACTIVE\x10\x01\x12\x15\n\x11KEY_STATE_EXPIRED\x10\x02\x12\x15\n\x11KEY_STATE_REVOKED\x10\x03\x32\xb8\x03\n\nKeyService\x12V\n\tCreateKey\x12#.llmrelay.admin.v1.CreateKeyRequest\x1a$.llmrelay.admin.v1.CreateKeyResponse\x12M\n\x06GetKey\x12 .llmrelay.admin.v1.GetKeyRequest\x1a!.llmrelay.admin.v1.GetKeyResponse\x12S\n\x08ListKeys\x12\".llmrelay.admin.v1.ListKeysRequest\x1a#.llmrelay.admin.v1.ListKeysResponse\x12V\n\tUpdateKey\x12#.llmrelay.admin.v1.UpdateKeyRequest\x1a$.llmrelay.admin.v1.UpdateKeyResponse\x12V\n\tRevokeKey\x12#.llmrelay.admin.v1.RevokeKeyRequest\x1a$.llmrelay.admin.v1.RevokeKeyResponse2c\n\x0cUsageService\x12S\n\x08GetUsage\x12\".llmrelay.admin.v1.GetUsageRequest\x1a#.llmrelay.admin.v1.GetUsageResponseB?Z=github.com/llmrelay/llmrelay/gen/go/llmrelay/admin/v1;adminv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'llmrelay.admin.v1.admin_pb2', globals())
@@ -50,7 +50,9 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _BUDGET.fields_by_name['window']._options = None
   _BUDGET.fields_by_name['window']._serialized_options = b'\272H\025r\023R\003dayR\005monthR\005total'
   _BUDGET.fields_by_name['max_cost_usd']._options = None
-  _BUDGET.fields_by_name['max_cost_usd']._serialized_options = b'\272H\024\022\022\031\000\000\000\000e\315\315A)\000\000\000\000\000\000\000\000'
+  _BUDGET.fields_by_name['max_cost_usd']._serialized_options = b'\272H\024\022\022\031\000\000\000\000\200\204.A)\000\000\000\000\000\000\000\000'
+  _BUDGET.fields_by_name['max_tokens']._options = None
+  _BUDGET.fields_by_name['max_tokens']._serialized_options = b'\272H\0132\t\030\200\200\232\246\352\257\343\001'
   _BUDGET._options = None
   _BUDGET._serialized_options = b'\272He\032c\n\nbudget.cap\022$set max_cost_usd, max_tokens or both\032/this.max_cost_usd > 0.0 || this.max_tokens > 0u'
   _CREATEKEYREQUEST.fields_by_name['key']._options = None
@@ -79,10 +81,10 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _GETUSAGEREQUEST.fields_by_name['team']._serialized_options = b'\272H\004r\002\030@'
   _GETUSAGEREQUEST._options = None
   _GETUSAGEREQUEST._serialized_options = b'\272H\204\001\032\201\001\n\013usage.range\022$end_day must not be before start_day\032Lthis.end_day == \'\' || this.start_day == \'\' || this.end_day >= this.start_day'
-  _KEYSOURCE._serialized_start=2516
-  _KEYSOURCE._serialized_end=2600
-  _KEYSTATE._serialized_start=2602
-  _KEYSTATE._serialized_end=2707
+  _KEYSOURCE._serialized_start=2625
+  _KEYSOURCE._serialized_end=2709
+  _KEYSTATE._serialized_start=2711
+  _KEYSTATE._serialized_end=2816
   _KEY._serialized_start=177
   _KEY._serialized_end=896
   _KEY_METADATAENTRY._serialized_start=849
@@ -90,35 +92,35 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _KEYLIMITS._serialized_start=899
   _KEYLIMITS._serialized_end=1033
   _BUDGET._serialized_start=1036
-  _BUDGET._serialized_end=1259
-  _CREATEKEYREQUEST._serialized_start=1261
-  _CREATEKEYREQUEST._serialized_end=1324
-  _CREATEKEYRESPONSE._serialized_start=1326
-  _CREATEKEYRESPONSE._serialized_end=1398
-  _GETKEYREQUEST._serialized_start=1400
-  _GETKEYREQUEST._serialized_end=1440
-  _GETKEYRESPONSE._serialized_start=1442
-  _GETKEYRESPONSE._serialized_end=1495
-  _LISTKEYSREQUEST._serialized_start=1497
-  _LISTKEYSREQUEST._serialized_end=1620
-  _LISTKEYSRESPONSE._serialized_start=1622
-  _LISTKEYSRESPONSE._serialized_end=1703
-  _UPDATEKEYREQUEST._serialized_start=1705
-  _UPDATEKEYREQUEST._serialized_end=1825
-  _UPDATEKEYRESPONSE._serialized_start=1827
-  _UPDATEKEYRESPONSE._serialized_end=1883
-  _REVOKEKEYREQUEST._serialized_start=1885
-  _REVOKEKEYREQUEST._serialized_end=1928
-  _REVOKEKEYRESPONSE._serialized_start=1930
-  _REVOKEKEYRESPONSE._serialized_end=1986
-  _GETUSAGEREQUEST._serialized_start=1989
-  _GETUSAGEREQUEST._serialized_end=2306
-  _GETUSAGERESPONSE._serialized_start=2308
-  _GETUSAGERESPONSE._serialized_end=2375
-  _USAGERECORD._serialized_start=2378
-  _USAGERECORD._serialized_end=2514
-  _KEYSERVICE._serialized_start=2710
-  _KEYSERVICE._serialized_end=3150
-  _USAGESERVICE._serialized_start=3152
-  _USAGESERVICE._serialized_end=3251
+  _BUDGET._serialized_end=1368
+  _CREATEKEYREQUEST._serialized_start=1370
+  _CREATEKEYREQUEST._serialized_end=1433
+  _CREATEKEYRESPONSE._serialized_start=1435
+  _CREATEKEYRESPONSE._serialized_end=1507
+  _GETKEYREQUEST._serialized_start=1509
+  _GETKEYREQUEST._serialized_end=1549
+  _GETKEYRESPONSE._serialized_start=1551
+  _GETKEYRESPONSE._serialized_end=1604
+  _LISTKEYSREQUEST._serialized_start=1606
+  _LISTKEYSREQUEST._serialized_end=1729
+  _LISTKEYSRESPONSE._serialized_start=1731
+  _LISTKEYSRESPONSE._serialized_end=1812
+  _UPDATEKEYREQUEST._serialized_start=1814
+  _UPDATEKEYREQUEST._serialized_end=1934
+  _UPDATEKEYRESPONSE._serialized_start=1936
+  _UPDATEKEYRESPONSE._serialized_end=1992
+  _REVOKEKEYREQUEST._serialized_start=1994
+  _REVOKEKEYREQUEST._serialized_end=2037
+  _REVOKEKEYRESPONSE._serialized_start=2039
+  _REVOKEKEYRESPONSE._serialized_end=2095
+  _GETUSAGEREQUEST._serialized_start=2098
+  _GETUSAGEREQUEST._serialized_end=2415
+  _GETUSAGERESPONSE._serialized_start=2417
+  _GETUSAGERESPONSE._serialized_end=2484
+  _USAGERECORD._serialized_start=2487
+  _USAGERECORD._serialized_end=2623
+  _KEYSERVICE._serialized_start=2819
+  _KEYSERVICE._serialized_end=3259
+  _USAGESERVICE._serialized_start=3261
+  _USAGESERVICE._serialized_end=3360
 # @@protoc_insertion_point(module_scope)

@@ -18,14 +18,20 @@ KEY_STATE_REVOKED: KeyState
 KEY_STATE_UNSPECIFIED: KeyState
 
 class Budget(_message.Message):
-    __slots__ = ["max_cost_usd", "max_tokens", "window"]
+    __slots__ = ["max_cost_usd", "max_tokens", "resets_at", "spent_cost_usd", "spent_tokens", "window"]
     MAX_COST_USD_FIELD_NUMBER: _ClassVar[int]
     MAX_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    RESETS_AT_FIELD_NUMBER: _ClassVar[int]
+    SPENT_COST_USD_FIELD_NUMBER: _ClassVar[int]
+    SPENT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     WINDOW_FIELD_NUMBER: _ClassVar[int]
     max_cost_usd: float
     max_tokens: int
+    resets_at: _timestamp_pb2.Timestamp
+    spent_cost_usd: float
+    spent_tokens: int
     window: str
-    def __init__(self, window: _Optional[str] = ..., max_cost_usd: _Optional[float] = ..., max_tokens: _Optional[int] = ...) -> None: ...
+    def __init__(self, window: _Optional[str] = ..., max_cost_usd: _Optional[float] = ..., max_tokens: _Optional[int] = ..., spent_cost_usd: _Optional[float] = ..., spent_tokens: _Optional[int] = ..., resets_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class CreateKeyRequest(_message.Message):
     __slots__ = ["key"]
