@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/llmrelay/llmrelay/internal/setting"
 	"github.com/llmrelay/llmrelay/internal/spend"
 )
 
@@ -198,32 +199,41 @@ func NormalizeHash(s string) string {
 // NewKeyring checks the configured keys and builds the table. It fails with
 // a *KeyError on a missing or duplicate name, a hash that is not 64 hex
 // digits (after NormalizeHash), a duplicate hash, an unknown or missing
-// scope, an empty model list or pattern, or a negative limit. An empty list
-// gives an empty Keyring.
+// scope, an empty model list or pattern, or a negative limit: one for
+// each key with a problem, joined (errors.Join) when there are several.
+// An empty list gives an empty Keyring.
 func NewKeyring(cfgs []KeyConfig) (*Keyring, error) {
 	k := &Keyring{}
 	names := make(map[string]int, len(cfgs))
+	var errs []error
 	for i, c := range cfgs {
-		fail := func(field, format string, args ...any) error {
-			return &KeyError{Index: i, Name: c.Name, Field: field, Problem: fmt.Sprintf(format, args...)}
+		fail := func(field, format string, args ...any) {
+			errs = append(errs, &KeyError{Index: i, Name: c.Name, Field: field, Problem: fmt.Sprintf(format, args...)})
 		}
 		id, sum, field, problem := buildIdentity(c)
 		if problem != "" {
-			return nil, fail(field, "%s", problem)
+			fail(field, "%s", problem)
+			continue
 		}
 		if j, dup := names[c.Name]; dup {
-			return nil, fail("name", "%q is already used by auth.keys[%d]", c.Name, j)
+			fail("name", "%q is already used by auth.keys[%d]", c.Name, j)
+			continue
 		}
-		for j, h := range k.hashes {
-			if h == sum {
-				return nil, fail("sha256", "is the same as key %q's: each key needs its own", k.ids[j].Name)
-			}
+		if j := slices.Index(k.hashes, sum); j >= 0 {
+			fail("sha256", "is the same as key %q's: each key needs its own", k.ids[j].Name)
+			continue
 		}
 		names[c.Name] = i
 		k.hashes = append(k.hashes, sum)
 		k.ids = append(k.ids, id)
 	}
-	return k, nil
+	switch len(errs) {
+	case 0:
+		return k, nil
+	case 1:
+		return nil, errs[0]
+	}
+	return nil, errors.Join(errs...)
 }
 
 // buildIdentity checks one key; on a problem it returns the field at fault
@@ -243,7 +253,11 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 	id = &Identity{Name: c.Name}
 	for _, s := range c.Scopes {
 		if !slices.Contains(knownScopes, Scope(s)) {
-			return nil, sum, "scopes", fmt.Sprintf("has an unknown scope %q; known scopes: %s", s, scopeList())
+			problem := fmt.Sprintf("has an unknown scope %q; known scopes: %s", s, scopeList())
+			if c := setting.Closest(s, scopeNames()); c != "" {
+				problem += "; did you mean " + c + "?"
+			}
+			return nil, sum, "scopes", problem
 		}
 		id.scopes = append(id.scopes, Scope(s))
 	}
@@ -306,12 +320,14 @@ func (id *Identity) Scopes() []Scope { return slices.Clone(id.scopes) }
 // Models returns the key's model patterns.
 func (id *Identity) Models() []string { return slices.Clone(id.models) }
 
-func scopeList() string {
+func scopeList() string { return strings.Join(scopeNames(), ", ") }
+
+func scopeNames() []string {
 	s := make([]string, len(knownScopes))
 	for i, sc := range knownScopes {
 		s[i] = string(sc)
 	}
-	return strings.Join(s, ", ")
+	return s
 }
 
 // Len returns the number of configured keys. Zero means the server runs

@@ -139,6 +139,7 @@ func TestNewKeyringRejects(t *testing.T) {
 		{"no name", func(c *KeyConfig) { c.Name = "" }, false, "name is required"},
 		{"plain key instead of hash", func(c *KeyConfig) { c.SHA256 = "a" }, false, "64 hex digits"},
 		{"unknown scope", func(c *KeyConfig) { c.Scopes = []string{"root"} }, false, `unknown scope "root"`},
+		{"misspelled scope", func(c *KeyConfig) { c.Scopes = []string{"genrate"} }, false, `; did you mean generate?`},
 		{"no scopes", func(c *KeyConfig) { c.Scopes = nil }, false, "scopes is empty"},
 		{"no models", func(c *KeyConfig) { c.Models = nil }, false, "models is empty"},
 		{"blank pattern", func(c *KeyConfig) { c.Models = []string{"mock/ x"} }, false, "spaces"},

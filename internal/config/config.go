@@ -5,7 +5,9 @@
 // route's and provider's lists, usage.Pricing; see internal/setting),
 // decodes YAML over the defaults, applies the order in which sources
 // override one another (defaults → file → environment → flags), and
-// reports every section's problems with their setting's path and line. It
+// reports every section's problems with their setting's path and line, in
+// one report. A section that needs only itself (a setting.Checker) is
+// checked by being a field of Config, with no other wiring. It
 // holds the server's own settings (listeners, shutdown, logging, TLS, the
 // gRPC server's limits) and no rule about another package's section.
 //
@@ -21,6 +23,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -107,6 +110,9 @@ type Config struct {
 	// their addresses are the embedded default's (ListenIsDefault). Not a
 	// setting: Load fills it in.
 	DefaultListens []string `yaml:"-"`
+
+	// origin is where each setting came from (Load, Parse), for Locate.
+	origin *origin
 }
 
 // ListenIsDefault reports whether the address of setting ("listen" or
@@ -315,6 +321,7 @@ const fromCommandLine = "the command line"
 func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	cfg := Default()
 	o := &origin{lines: map[string]int{}, sources: map[string]string{}}
+	var shape Problems
 	path, from := flags.ConfigPath, ""
 	if path == "" {
 		path, from = getenv(EnvConfig), " (from $"+EnvConfig+")"
@@ -329,7 +336,7 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 			return nil, fmt.Errorf("config file %s%s: %w", path, from, err)
 		}
 		o.file = path
-		o.lines, err = cfg.decodeFile(path, f)
+		o.lines, shape, err = cfg.decodeFile(path, f)
 		f.Close()
 		if err != nil {
 			return nil, err
@@ -351,7 +358,7 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		cfg.MetricsListen = *flags.MetricsListen
 		o.override("metrics_listen", fromCommandLine)
 	}
-	if err := cfg.finish(o); err != nil {
+	if err := cfg.finish(o, shape); err != nil {
 		return nil, err
 	}
 	for _, setting := range []string{"listen", "metrics_listen"} {
@@ -366,11 +373,11 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 // and validates the result. Tests use it; problems name the file "config".
 func Parse(data []byte) (*Config, error) {
 	cfg := Default()
-	lines, err := cfg.decodeFile("config", bytes.NewReader(data))
+	lines, shape, err := cfg.decodeFile("config", bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.finish(&origin{file: "config", lines: lines}); err != nil {
+	if err := cfg.finish(&origin{file: "config", lines: lines}, shape); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -380,7 +387,10 @@ func Parse(data []byte) (*Config, error) {
 // the default provider list when there is none, each provider's transport
 // and redirect defaults (so the effective configuration shows them), "off"
 // as no metrics endpoint; then Validate, with each problem located by o.
-func (c *Config) finish(o *origin) error {
+// shape are the file's problems of shape (decodeFile), which left their
+// settings out: reported with Validate's, without what follows from
+// leaving them out.
+func (c *Config) finish(o *origin, shape Problems) error {
 	if len(c.Providers) == 0 {
 		c.Providers = DefaultProviders()
 	}
@@ -389,9 +399,11 @@ func (c *Config) finish(o *origin) error {
 	}
 	ps := c.validate()
 	o.locate(ps)
-	if err := ps.err(); err != nil {
+	ps = slices.DeleteFunc(ps, func(e *FieldError) bool { return shape.cover(e) })
+	if err := append(shape, ps...).err(); err != nil {
 		return err
 	}
+	c.origin = o
 	// Checked as written (a transport timeout the operator set), then
 	// completed, so that the effective configuration shows the defaults.
 	for i := range c.Providers {
@@ -404,8 +416,88 @@ func (c *Config) finish(o *origin) error {
 // Problems: every problem found, each naming its setting.
 func (c *Config) Validate() error { return c.validate().err() }
 
+// Locate returns err, an error of something built from c (provider.NewSet,
+// route.NewTable), with the problems it lists (a setting.List) placed on
+// the lines of c's file, as Problems; any other error as it is.
+func (c *Config) Locate(err error) error {
+	var l setting.List
+	if !errors.As(err, &l) {
+		return err
+	}
+	ps := make(Problems, 0, len(l))
+	for _, p := range l {
+		fe := &FieldError{Path: p.Path, Problem: p.Message}
+		if p.Other != "" {
+			fe.related = []string{p.Other}
+		}
+		ps = append(ps, fe)
+	}
+	c.origin.locate(ps)
+	return ps.err()
+}
+
+// validate runs every check: the server's own settings', then each
+// section's. A section that needs only itself (a setting.Checker) is
+// checked by being a field of Config (checkSections); one whose rules
+// depend on other sections is called here with them.
 func (c *Config) validate() Problems {
 	p := &problems{}
+	c.checkServer(p)
+	checkSections(reflect.ValueOf(c).Elem(), "", p)
+
+	providerNames := make([]string, 0, len(c.Providers))
+	for _, pr := range c.Providers {
+		providerNames = append(providerNames, pr.Name)
+	}
+	floor := c.Deadlines.MinStreamTimeout
+	provider.CheckConfigs(c.Providers, provider.Against{FirstEvent: c.Deadlines.FirstEvent, MinStreamTimeout: floor}, p)
+	c.Deadlines.Deadlines.Check(setting.Under(p, "deadlines."), floor)
+	c.Limits.Limits.Check(setting.Under(p, "limits."), c.Limits.MaxRecvMsgBytes)
+	route.CheckSection(c.Routes, route.Against{
+		Providers: providerNames, MinHedgeAfter: c.Retry.Hedging.MinHedgeAfter, MinStreamTimeout: floor, Schemas: c.StructuredOutput,
+	}, p)
+	c.Pricing.Check(setting.Under(p, "pricing."), c.Providers)
+	keyTeams, keyBudgets := make([]string, len(c.Auth.Keys)), make([][]spend.Budget, len(c.Auth.Keys))
+	for i, k := range c.Auth.Keys {
+		keyTeams[i], keyBudgets[i] = k.Team, k.Budgets
+	}
+	spend.CheckSection(c.Teams, spend.Against{KeyTeams: keyTeams, KeyBudgets: keyBudgets, Currency: c.Pricing.Currency}, p)
+	return p.list
+}
+
+var (
+	checkerType = reflect.TypeFor[setting.Checker]()
+	configPkg   = reflect.TypeFor[Config]().PkgPath()
+)
+
+// checkSections runs the Check of every section in v, a struct of this
+// package's, that is a setting.Checker, with the section's path as the
+// prefix of its problems; the parts of a section of this package (Limits,
+// Deadlines: an inline part's settings are its parent's) are looked at
+// the same way.
+func checkSections(v reflect.Value, prefix string, p setting.Problems) {
+	for i := range v.NumField() {
+		f, fv := v.Type().Field(i), v.Field(i)
+		if !f.IsExported() || yamlName(f) == "-" {
+			continue
+		}
+		at := prefix + yamlName(f) + "."
+		if isInline(f) {
+			at = prefix
+		}
+		switch {
+		case f.Type.Implements(checkerType):
+			fv.Interface().(setting.Checker).Check(setting.Under(p, at))
+		case reflect.PointerTo(f.Type).Implements(checkerType):
+			fv.Addr().Interface().(setting.Checker).Check(setting.Under(p, at))
+		case f.Type.Kind() == reflect.Struct && f.Type.PkgPath() == configPkg:
+			checkSections(fv, at, p)
+		}
+	}
+}
+
+// checkServer checks the server's own settings.
+func (c *Config) checkServer(p *problems) {
 	bad, badBoth := p.Bad, p.Between
 
 	// The server's own settings.
@@ -425,15 +517,11 @@ func (c *Config) validate() Problems {
 	if c.ShutdownGrace < 0 {
 		bad("shutdown_grace", "must not be negative")
 	}
-	switch strings.ToLower(c.Log.Level) {
-	case "debug", "info", "warn", "error":
-	default:
-		bad("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)
+	if levels := []string{"debug", "info", "warn", "error"}; !slices.Contains(levels, strings.ToLower(c.Log.Level)) {
+		bad("log.level", "%s", setting.NotOneOf(c.Log.Level, levels...))
 	}
-	switch c.Log.Format {
-	case "text", "json":
-	default:
-		bad("log.format", "%q is not text or json", c.Log.Format)
+	if formats := []string{"text", "json"}; !slices.Contains(formats, c.Log.Format) {
+		bad("log.format", "%s", setting.NotOneOf(c.Log.Format, formats...))
 	}
 	switch {
 	case c.TLS.CertFile != "" && c.TLS.KeyFile == "":
@@ -467,33 +555,6 @@ func (c *Config) validate() Problems {
 		bad("listen", "%s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+
 			"add keys (`llmrelay hash-key` prints a key's sha256) or listen on 127.0.0.1", c.Listen)
 	}
-
-	// Every other section is its package's, checked by its own rules.
-	providerNames := make([]string, 0, len(c.Providers))
-	for _, pr := range c.Providers {
-		providerNames = append(providerNames, pr.Name)
-	}
-	provider.CheckConfigs(c.Providers, provider.Against{FirstEvent: c.Deadlines.FirstEvent, MinStreamTimeout: c.Deadlines.MinStreamTimeout}, p)
-	c.Retry.Check(setting.Under(p, "retry."))
-	c.Deadlines.Deadlines.Check(setting.Under(p, "deadlines."))
-	c.Deadlines.StallSettings.Check(setting.Under(p, "deadlines."))
-	c.Limits.Limits.Check(setting.Under(p, "limits."), c.Limits.MaxRecvMsgBytes)
-	c.Resume.Check(setting.Under(p, "resume."))
-	c.Heartbeat.Check(setting.Under(p, "heartbeat."))
-	c.Auth.Check(setting.Under(p, "auth."))
-	c.StructuredOutput.Check(setting.Under(p, "structured_output."))
-	route.CheckSection(c.Routes, route.Against{Providers: providerNames, MinHedgeAfter: c.Retry.Hedging.MinHedgeAfter, Schemas: c.StructuredOutput}, p)
-	c.OutlierDetection.Check(setting.Under(p, "outlier_detection."))
-	c.State.Check(setting.Under(p, "state."))
-	c.Pricing.Check(setting.Under(p, "pricing."), c.Providers)
-	c.Tools.Check(setting.Under(p, "tools."))
-	c.Governance.Check(setting.Under(p, "governance."))
-	keyTeams, keyBudgets := make([]string, len(c.Auth.Keys)), make([][]spend.Budget, len(c.Auth.Keys))
-	for i, k := range c.Auth.Keys {
-		keyTeams[i], keyBudgets[i] = k.Team, k.Budgets
-	}
-	spend.CheckSection(c.Teams, spend.Against{KeyTeams: keyTeams, KeyBudgets: keyBudgets, Currency: c.Pricing.Currency}, p)
-	return p.list
 }
 
 // addrProblem says what is wrong with a listen address, or returns "". A

@@ -78,10 +78,10 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		return nil, err
 	}
 	if rt.providers, err = provider.NewSet(cfg.Providers); err != nil {
-		return nil, err
+		return nil, cfg.Locate(err)
 	}
 	if err := s.buildRoutes(rt); err != nil {
-		return nil, err
+		return nil, cfg.Locate(err)
 	}
 	maxConcurrent := make(map[string]int, len(cfg.Providers))
 	for _, p := range cfg.Providers {
