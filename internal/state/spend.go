@@ -19,7 +19,10 @@ import (
 // (its clock decides windows and lapses), so that tests move them.
 //
 // It is an optional capability of a Store, found by type assertion (both
-// stores implement it). Each method is one store round trip at most.
+// stores implement it). Each method is one store round trip at most; a
+// settlement without counters (a call under no budget) may be written
+// after Settle returns, off the call's path (the redis store does, within
+// milliseconds), and Usage on the same store reads it.
 // Implementations are safe for concurrent use; an error means the store
 // could not decide (it matches ErrUnavailable when the redis store is
 // unreachable with fail_closed) or ctx ended. With fail_open, the redis

@@ -2,7 +2,9 @@ package redisstore_test
 
 import (
 	"errors"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,4 +163,40 @@ func TestGovernanceOnCluster(t *testing.T) {
 	t.Run("Spending", func(t *testing.T) {
 		statetest.RunSpending(t, func(t *testing.T) state.Spending { return closedStore(t, clusterConfig(addrs)) })
 	})
+}
+
+// TestUsageOnlySettlementsOffThePath: the settlements of calls under no
+// budget are written by the flusher, in batches: a thousand of them at
+// once all reach Redis, which another replica reads; the replica that
+// settled them reads them back at once.
+func TestUsageOnlySettlementsOffThePath(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	a, b := closedStore(t, cfg), closedStore(t, cfg)
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	for i := range 1000 {
+		wg.Go(func() {
+			err := a.Settle(t.Context(), state.Settlement{ID: strconv.Itoa(i), Now: now, UsageExpires: now.Add(time.Hour),
+				Usage: []state.UsageDelta{{Day: "2025-06-01", Subject: "k:free", Counts: map[string]int64{"calls": 1, "input": 3}}}})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	calls := func(s *redisstore.Store) int64 {
+		recs, err := s.Usage(t.Context(), state.UsageQuery{From: "2025-06-01", To: "2025-06-01"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) == 0 {
+			return 0
+		}
+		return recs[0].Counts["calls"]
+	}
+	if got := calls(a); got != 1000 {
+		t.Fatalf("the settling replica reads %d calls, want 1000 at once", got)
+	}
+	poll(t, "the other replica reading the thousand calls", 30*time.Second, func() bool { return calls(b) == 1000 })
 }

@@ -28,6 +28,12 @@ import (
 // Now), so that an injected clock moves them in tests and replicas whose
 // clocks disagree by seconds disagree by no more.
 //
+// A settlement of a call under no budget only adds to the usage records:
+// it is queued and written by the flusher (settleLoop), woken at once, in
+// pipelined batches, so that a call's end waits for no round trip; Usage
+// flushes the queue first, so a replica reads its own calls back at once.
+// A replica that crashes loses what it had not flushed.
+//
 // While Redis is unreachable, with fail_open, reservations are made on
 // this replica's own counters (the local memory store), and every
 // settlement is queued and added to Redis when it answers again: local
@@ -55,6 +61,9 @@ type spendQueue struct {
 	mu      sync.Mutex
 	pending []state.Settlement
 	local   map[string]struct{} // reservation IDs reserved on local counters
+	wake    chan struct{}
+	// flushMu lets one flush run at a time.
+	flushMu sync.Mutex
 }
 
 // Amounts are integers below 2^53 (nano-dollars: 9 million dollars), which
@@ -273,6 +282,13 @@ func (s *Store) Settle(ctx context.Context, st state.Settlement) error {
 		}
 		st.Reserved = state.Amount{}
 	}
+	if len(st.Counters) == 0 {
+		// A call under no budget only adds to the usage records: written
+		// off the call's path, by the flusher, in batches (and at once
+		// before this replica reads usage).
+		s.queueSettlement(st)
+		return nil
+	}
 	if s.up.Load() {
 		err := s.runSettle(ctx, st)
 		if err == nil {
@@ -288,6 +304,12 @@ func (s *Store) Settle(ctx context.Context, st state.Settlement) error {
 
 // runSettle runs the settlement's script.
 func (s *Store) runSettle(ctx context.Context, st state.Settlement) error {
+	keys, args := s.settleArgs(st)
+	return settleScript.Run(ctx, s.rdb, keys, args...).Err()
+}
+
+// settleArgs returns the keys and arguments of st's settlement script.
+func (s *Store) settleArgs(st state.Settlement) ([]string, []any) {
 	keys := s.counterKeys(st.Counters)
 	member := ""
 	if st.Reserved != (state.Amount{}) {
@@ -304,10 +326,11 @@ func (s *Store) runSettle(ctx context.Context, st state.Settlement) error {
 			args = append(args, name, n)
 		}
 	}
-	return settleScript.Run(ctx, s.rdb, keys, args...).Err()
+	return keys, args
 }
 
-// queueSettlement keeps st for Redis, dropping the oldest past the bound.
+// queueSettlement keeps st for the flusher, dropping the oldest past the
+// bound, and wakes the flusher.
 func (s *Store) queueSettlement(st state.Settlement) {
 	q := &s.spend
 	q.mu.Lock()
@@ -317,10 +340,18 @@ func (s *Store) queueSettlement(st state.Settlement) {
 	}
 	q.pending = append(q.pending, st)
 	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
 }
 
-// settleLoop adds the queued settlements to Redis while it answers,
-// checking every health-check interval.
+// settleBatch is the most settlements the flusher sends in one pipeline.
+const settleBatch = 256
+
+// settleLoop adds the queued settlements to Redis while it answers: at
+// once when one is queued, and every health-check interval for those an
+// outage kept.
 func (s *Store) settleLoop() {
 	defer s.wg.Done()
 	t := time.NewTicker(s.interval)
@@ -330,36 +361,48 @@ func (s *Store) settleLoop() {
 		case <-s.stop:
 			return
 		case <-t.C:
+		case <-s.spend.wake:
 		}
 		s.flushSettlements()
 	}
 }
 
-// flushSettlements sends the queued settlements, in order, until one
-// fails.
+// flushSettlements sends the queued settlements in pipelined batches (one
+// round trip each) until none is left or Redis fails; a settlement whose
+// script ran is never sent again. One flush runs at a time.
 func (s *Store) flushSettlements() {
 	q := &s.spend
+	q.flushMu.Lock()
+	defer q.flushMu.Unlock()
 	for s.up.Load() {
 		q.mu.Lock()
-		if len(q.pending) == 0 {
-			q.mu.Unlock()
+		batch := slices.Clone(q.pending[:min(len(q.pending), settleBatch)])
+		q.mu.Unlock()
+		if len(batch) == 0 {
 			return
 		}
-		st := q.pending[0]
-		q.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), s.opts.ReadTimeout+s.opts.WriteTimeout)
-		err := s.runSettle(ctx, st)
+		pipe := s.rdb.Pipeline()
+		cmds := make([]*redis.Cmd, len(batch))
+		for i, st := range batch {
+			// EVAL, not EVALSHA: a pipeline cannot fall back on NOSCRIPT.
+			keys, args := s.settleArgs(st)
+			cmds[i] = settleScript.Eval(ctx, pipe, keys, args...)
+		}
+		_, err := pipe.Exec(ctx)
 		cancel()
+		done := 0
+		for done < len(cmds) && cmds[done].Err() == nil {
+			done++
+		}
+		q.mu.Lock()
+		q.pending = q.pending[done:] // only this flush takes from the head
+		q.mu.Unlock()
 		if err != nil {
 			s.metrics.StateStoreError("settle")
 			s.markDown(err)
 			return
 		}
-		q.mu.Lock()
-		if len(q.pending) > 0 {
-			q.pending = q.pending[1:]
-		}
-		q.mu.Unlock()
 	}
 }
 
@@ -418,6 +461,7 @@ func (s *Store) Usage(ctx context.Context, q state.UsageQuery) ([]state.UsageRec
 	if !s.up.Load() {
 		return nil, s.downError()
 	}
+	s.flushSettlements() // this replica's last calls, read back at once
 	pipe := s.rdb.Pipeline()
 	subjects := make([]*redis.StringSliceCmd, len(days))
 	for i, d := range days {

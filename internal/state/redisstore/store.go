@@ -171,6 +171,7 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		flush:      make(chan struct{}, 1),
 		budgets:    budgetBook{byName: map[string]*budget{}, flush: make(chan struct{}, 1)},
 		health:     newHealthBook(),
+		spend:      spendQueue{wake: make(chan struct{}, 1)},
 		changed:    make(chan struct{}, 1),
 		watchers:   make(map[int]*watcher),
 		stop:       make(chan struct{}),
