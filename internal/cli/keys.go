@@ -161,6 +161,25 @@ func snake(s string) string {
 	return b.String()
 }
 
+// runAdmin dials the flags' server, makes one call with it and prints the
+// answer: as JSON with --json, else as text says.
+func runAdmin[R proto.Message](f *adminFlags, cmd string, env Env, call func(*adminConn) (R, error), text func(R)) error {
+	c, err := f.dial(cmd, env)
+	if err != nil {
+		return err
+	}
+	defer c.conn.Close()
+	resp, err := call(c)
+	if err != nil {
+		return c.failed(err)
+	}
+	if f.json {
+		return printJSON(env.Stdout, resp)
+	}
+	text(resp)
+	return nil
+}
+
 // printJSON prints m as one line of JSON.
 func printJSON(w io.Writer, m proto.Message) error {
 	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
@@ -302,21 +321,12 @@ now; a lost secret is replaced by revoking the key and creating another.
 			if err != nil {
 				return err
 			}
-			c, err := af.dial("keys create", env)
-			if err != nil {
-				return err
-			}
-			defer c.conn.Close()
-			resp, err := c.keys.CreateKey(ctx, &adminv1.CreateKeyRequest{Key: k})
-			if err != nil {
-				return c.failed(err)
-			}
-			if af.json {
-				return printJSON(env.Stdout, resp)
-			}
-			fmt.Fprintln(env.Stdout, resp.GetSecret())
-			fmt.Fprintf(env.Stderr, "created API key %s; its secret (above) is shown this once\n", resp.GetKey().GetName())
-			return nil
+			return runAdmin(&af, "keys create", env, func(c *adminConn) (*adminv1.CreateKeyResponse, error) {
+				return c.keys.CreateKey(ctx, &adminv1.CreateKeyRequest{Key: k})
+			}, func(resp *adminv1.CreateKeyResponse) {
+				fmt.Fprintln(env.Stdout, resp.GetSecret())
+				fmt.Fprintf(env.Stderr, "created API key %s; its secret (above) is shown this once\n", resp.GetKey().GetName())
+			})
 		}
 	},
 }
@@ -382,20 +392,10 @@ var keysGet = &command{
 			if err != nil {
 				return err
 			}
-			c, err := af.dial("keys get", env)
-			if err != nil {
-				return err
-			}
-			defer c.conn.Close()
-			resp, err := c.keys.GetKey(ctx, &adminv1.GetKeyRequest{Name: name})
-			if err != nil {
-				return c.failed(err)
-			}
-			if af.json {
-				return printJSON(env.Stdout, resp.GetKey())
-			}
-			printKey(env.Stdout, resp.GetKey())
-			return nil
+			return runAdmin(&af, "keys get", env, func(c *adminConn) (*adminv1.Key, error) {
+				resp, err := c.keys.GetKey(ctx, &adminv1.GetKeyRequest{Name: name})
+				return resp.GetKey(), err
+			}, func(k *adminv1.Key) { printKey(env.Stdout, k) })
 		}
 	},
 }
@@ -430,20 +430,10 @@ replica sees the change within a second. A repeated flag (--scope, --model,
 			if len(fields) == 0 {
 				return usagef("keys update", "keys update: nothing to change: give the flags of what changes (--scope, --model, --team, --budget, --expires, --rps, --burst, --max-streams, --metadata)")
 			}
-			c, err := af.dial("keys update", env)
-			if err != nil {
-				return err
-			}
-			defer c.conn.Close()
-			resp, err := c.keys.UpdateKey(ctx, &adminv1.UpdateKeyRequest{Key: k, UpdateMask: &fieldmaskpb.FieldMask{Paths: fields}})
-			if err != nil {
-				return c.failed(err)
-			}
-			if af.json {
-				return printJSON(env.Stdout, resp.GetKey())
-			}
-			printKey(env.Stdout, resp.GetKey())
-			return nil
+			return runAdmin(&af, "keys update", env, func(c *adminConn) (*adminv1.Key, error) {
+				resp, err := c.keys.UpdateKey(ctx, &adminv1.UpdateKeyRequest{Key: k, UpdateMask: &fieldmaskpb.FieldMask{Paths: fields}})
+				return resp.GetKey(), err
+			}, func(k *adminv1.Key) { printKey(env.Stdout, k) })
 		}
 	},
 }
@@ -461,20 +451,10 @@ var keysRevoke = &command{
 			if err != nil {
 				return err
 			}
-			c, err := af.dial("keys revoke", env)
-			if err != nil {
-				return err
-			}
-			defer c.conn.Close()
-			resp, err := c.keys.RevokeKey(ctx, &adminv1.RevokeKeyRequest{Name: name})
-			if err != nil {
-				return c.failed(err)
-			}
-			if af.json {
-				return printJSON(env.Stdout, resp.GetKey())
-			}
-			fmt.Fprintf(env.Stdout, "revoked API key %s\n", resp.GetKey().GetName())
-			return nil
+			return runAdmin(&af, "keys revoke", env, func(c *adminConn) (*adminv1.Key, error) {
+				resp, err := c.keys.RevokeKey(ctx, &adminv1.RevokeKeyRequest{Name: name})
+				return resp.GetKey(), err
+			}, func(k *adminv1.Key) { fmt.Fprintf(env.Stdout, "revoked API key %s\n", k.GetName()) })
 		}
 	},
 }
@@ -498,28 +478,23 @@ with the admin or usage.read scope.`,
 			if len(args) > 0 {
 				return usagef("keys usage", "keys usage: unexpected argument %q (it takes only flags)", args[0])
 			}
-			c, err := af.dial("keys usage", env)
-			if err != nil {
-				return err
-			}
-			defer c.conn.Close()
-			resp, err := c.usage.GetUsage(ctx, &adminv1.GetUsageRequest{StartDay: *from, EndDay: *to, Key: *key, Team: *team})
-			if err != nil {
-				return c.failed(err)
-			}
-			if af.json {
-				return printJSON(env.Stdout, resp)
-			}
-			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "DAY\tKEY\tTEAM\tCALLS\tINPUT\tOUTPUT\tREASONING\tCACHED\tCOST_USD")
-			for _, r := range resp.GetRecords() {
-				u := r.GetUsage()
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", r.GetDay(), dash(r.GetKey()), dash(r.GetTeam()), r.GetCalls(),
-					u.GetInputTokens(), u.GetOutputTokens(), u.GetReasoningTokens(), u.GetCachedInputTokens(), strconv.FormatFloat(r.GetCostUsd(), 'f', -1, 64))
-			}
-			return tw.Flush()
+			return runAdmin(&af, "keys usage", env, func(c *adminConn) (*adminv1.GetUsageResponse, error) {
+				return c.usage.GetUsage(ctx, &adminv1.GetUsageRequest{StartDay: *from, EndDay: *to, Key: *key, Team: *team})
+			}, func(resp *adminv1.GetUsageResponse) { printUsage(env.Stdout, resp) })
 		}
 	},
+}
+
+// printUsage prints GetUsage's records, a line each.
+func printUsage(w io.Writer, resp *adminv1.GetUsageResponse) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "DAY\tKEY\tTEAM\tCALLS\tINPUT\tOUTPUT\tREASONING\tCACHED\tCOST_USD")
+	for _, r := range resp.GetRecords() {
+		u := r.GetUsage()
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", r.GetDay(), dash(r.GetKey()), dash(r.GetTeam()), r.GetCalls(),
+			u.GetInputTokens(), u.GetOutputTokens(), u.GetReasoningTokens(), u.GetCachedInputTokens(), strconv.FormatFloat(r.GetCostUsd(), 'f', -1, 64))
+	}
+	tw.Flush()
 }
 
 func dash(s string) string {
