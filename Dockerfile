@@ -17,6 +17,8 @@ ARG BINARY_FROM=build
 FROM golang:${GO_VERSION}-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+# The Go client is a module of its own that go.mod replaces with ./client.
+COPY client/go.mod client/go.sum client/
 RUN go mod download
 COPY . .
 # The version `llmrelay version` prints (the build context has no .git).

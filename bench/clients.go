@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"time"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
 // result is one stream, seen from the client.

@@ -14,8 +14,8 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	adminv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/admin/v1"
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/apikeys"
 	"github.com/llmrelay/llmrelay/internal/auth"

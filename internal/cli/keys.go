@@ -2,13 +2,10 @@ package cli
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,30 +13,14 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	adminv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/admin/v1"
+	"github.com/llmrelay/llmrelay/client"
+	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
 	"github.com/llmrelay/llmrelay/internal/spend"
-)
-
-// The environment variables the admin commands read.
-const (
-	// EnvAdminAddr is the server address they call (the same variable
-	// as the other commands that call a server).
-	EnvAdminAddr = "LLMRELAY_ADDR"
-	// EnvAdminKey is the API key they send: a key with the admin scope.
-	EnvAdminKey = "LLMRELAY_API_KEY"
-	// adminDefaultAddr is where `make run` serves.
-	adminDefaultAddr = "127.0.0.1:50051"
 )
 
 var keysCommand = &command{
@@ -47,7 +28,7 @@ var keysCommand = &command{
 	usage:   "keys COMMAND [flags]",
 	summary: "create, list, change and revoke API keys, and read their usage, on a running server",
 	about: `Manages the API keys of a running llmrelay through its admin API
-(llmrelay.admin.v1), with a key that has the admin scope ($` + EnvAdminKey + ` or
+(llmrelay.admin.v1), with a key that has the admin scope ($` + EnvAPIKey + ` or
 --key). Keys created here are kept in the server's state store: with the
 redis store every replica knows them at once. The keys of the config file
 (auth.keys) are listed too, and cannot be changed here.
@@ -62,116 +43,36 @@ func init() {
 	keysCommand.subcommands = []*command{keysCreate, keysList, keysGet, keysUpdate, keysRevoke, keysUsage}
 }
 
-// adminFlags are the flags of every keys command: how to reach the
-// server.
-type adminFlags struct {
-	addr, key      string
-	tls, plaintext bool
-	json           bool
-}
-
-func (f *adminFlags) define(fs *flag.FlagSet) {
-	fs.StringVar(&f.addr, "addr", "", "the server's `HOST:PORT` (default $"+EnvAdminAddr+", else "+adminDefaultAddr+")")
-	fs.StringVar(&f.key, "key", "", "the admin API `KEY` to send (default $"+EnvAdminKey+")")
-	fs.BoolVar(&f.tls, "tls", false, "use TLS, verified with the system's roots (the default for an address that is not loopback)")
-	fs.BoolVar(&f.plaintext, "plaintext", false, "do not use TLS (the default for a loopback address; the key then travels in the clear)")
-	fs.BoolVar(&f.json, "json", false, "print the server's answer as JSON, one object a line")
-}
-
 // adminConn is a connection to a server's admin API.
 type adminConn struct {
-	conn  *grpc.ClientConn
-	addr  string
-	keys  adminv1.KeyServiceClient
-	usage adminv1.UsageServiceClient
+	client *client.Client
+	addr   string
+	keys   adminv1.KeyServiceClient
+	usage  adminv1.UsageServiceClient
 }
 
-// dial connects to the flags' server, with the environment's defaults.
-func (f *adminFlags) dial(cmd string, env Env) (*adminConn, error) {
-	if f.tls && f.plaintext {
-		return nil, usagef(cmd, "%s: --tls and --plaintext both given", cmd)
-	}
-	addr := firstSet(f.addr, env.Getenv(EnvAdminAddr), adminDefaultAddr)
-	key := firstSet(f.key, env.Getenv(EnvAdminKey))
-	creds := credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
-	if f.plaintext || (!f.tls && loopbackAddr(addr)) {
-		creds = insecure.NewCredentials()
-	}
-	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
-	if key != "" {
-		opts = append(opts, grpc.WithUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, o ...grpc.CallOption) error {
-			return invoker(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+key), method, req, reply, cc, o...)
-		}))
-	}
-	conn, err := grpc.NewClient(addr, opts...)
+// dialAdmin connects to the server of the flags (those of every command
+// that calls a running server: --addr, --key, --tls, --plaintext), for
+// its admin API.
+func dialAdmin(f *callFlags, cmd string, env Env) (*adminConn, error) {
+	c, addr, err := f.dial(cmd, env)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", addr, err)
+		return nil, err
 	}
-	return &adminConn{conn: conn, addr: addr, keys: adminv1.NewKeyServiceClient(conn), usage: adminv1.NewUsageServiceClient(conn)}, nil
-}
-
-// firstSet returns the first of values that is not empty.
-func firstSet(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// loopbackAddr reports whether addr (HOST:PORT) names this machine.
-func loopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(strings.TrimPrefix(addr, "dns:///"))
-	if err != nil {
-		host = addr
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// failed words a failed admin call: the code, the reason, the message and
-// the field at fault.
-func (c *adminConn) failed(err error) error {
-	st := status.Convert(err)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", c.addr, strings.ToUpper(snake(st.Code().String())))
-	for _, d := range st.Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok {
-			fmt.Fprintf(&b, " %s", info.GetReason())
-		}
-	}
-	fmt.Fprintf(&b, ": %s", st.Message())
-	return errors.New(b.String())
-}
-
-// snake writes a gRPC code's name as the spec does: "NotFound" as
-// "Not_Found" (upper-cased by the caller).
-func snake(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && r >= 'A' && r <= 'Z' {
-			b.WriteByte('_')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return &adminConn{client: c, addr: addr, keys: adminv1.NewKeyServiceClient(c.Conn()), usage: adminv1.NewUsageServiceClient(c.Conn())}, nil
 }
 
 // runAdmin dials the flags' server, makes one call with it and prints the
 // answer: as JSON with --json, else as text says.
-func runAdmin[R proto.Message](f *adminFlags, cmd string, env Env, call func(*adminConn) (R, error), text func(R)) error {
-	c, err := f.dial(cmd, env)
+func runAdmin[R proto.Message](f *callFlags, cmd string, env Env, call func(*adminConn) (R, error), text func(R)) error {
+	c, err := dialAdmin(f, cmd, env)
 	if err != nil {
 		return err
 	}
-	defer c.conn.Close()
+	defer c.client.Close()
 	resp, err := call(c)
 	if err != nil {
-		return c.failed(err)
+		return callError(c.addr, err)
 	}
 	if f.json {
 		return printJSON(env.Stdout, resp)
@@ -307,7 +208,7 @@ now; a lost secret is replaced by revoking the key and creating another.
   llmrelay keys create ci --scope generate --model 'mock/*' \
       --budget '{window: day, max_cost_usd: 5}'`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
-		var af adminFlags
+		var af callFlags
 		var spec keySpec
 		af.define(fs)
 		spec.define(fs)
@@ -337,7 +238,7 @@ var keysList = &command{
 	summary: "list the keys, config and stored",
 	about:   `Lists the server's API keys by name: the config's (source config) and the stored ones (source store), with their state, team, scopes and budgets. Revoked keys are listed with --revoked.`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
-		var af adminFlags
+		var af callFlags
 		af.define(fs)
 		revoked := fs.Bool("revoked", false, "list revoked keys too")
 		team := fs.String("team", "", "list only the keys of `TEAM`")
@@ -345,11 +246,11 @@ var keysList = &command{
 			if len(args) > 0 {
 				return usagef("keys list", "keys list: unexpected argument %q (it takes only flags)", args[0])
 			}
-			c, err := af.dial("keys list", env)
+			c, err := dialAdmin(&af, "keys list", env)
 			if err != nil {
 				return err
 			}
-			defer c.conn.Close()
+			defer c.client.Close()
 			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 			if !af.json {
 				fmt.Fprintln(tw, "NAME\tSOURCE\tSTATE\tTEAM\tSCOPES\tBUDGETS\tEXPIRES")
@@ -358,7 +259,7 @@ var keysList = &command{
 			for {
 				resp, err := c.keys.ListKeys(ctx, req)
 				if err != nil {
-					return c.failed(err)
+					return callError(c.addr, err)
 				}
 				for _, k := range resp.GetKeys() {
 					if af.json {
@@ -385,7 +286,7 @@ var keysGet = &command{
 	summary: "show a key and its budgets' spend",
 	about:   `Shows one API key, config or stored: its scopes, models, limits, team, expiry, metadata, and each of its own budgets with what its current window spent.`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
-		var af adminFlags
+		var af callFlags
 		af.define(fs)
 		return func(ctx context.Context, args []string) error {
 			name, err := oneName("keys get", args)
@@ -413,7 +314,7 @@ replica sees the change within a second. A repeated flag (--scope, --model,
 
   llmrelay keys update ci --budget '{window: day, max_cost_usd: 10}'`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
-		var af adminFlags
+		var af callFlags
 		var spec keySpec
 		af.define(fs)
 		spec.define(fs)
@@ -444,7 +345,7 @@ var keysRevoke = &command{
 	summary: "revoke a stored key for good",
 	about:   `Revokes a stored API key: every replica refuses it within a second (API_KEY_REVOKED). Calls already running finish. The key stays listed (keys list --revoked) with its usage.`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
-		var af adminFlags
+		var af callFlags
 		af.define(fs)
 		return func(ctx context.Context, args []string) error {
 			name, err := oneName("keys revoke", args)
@@ -468,7 +369,7 @@ output, reasoning and cached input tokens, and cost at the server's prices.
 Every admitted call counts, with the tokens of all its attempts. Needs a key
 with the admin or usage.read scope.`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
-		var af adminFlags
+		var af callFlags
 		af.define(fs)
 		from := fs.String("from", "", "the first `DAY` (YYYY-MM-DD, UTC; default today)")
 		to := fs.String("to", "", "the last `DAY` (default --from)")

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
@@ -26,7 +26,7 @@ func TestKeysAgainstARunningServer(t *testing.T) {
 	cfg.Auth.Keys = []config.APIKey{{Name: "ops", SHA256: auth.HashKey("ops-secret"), Scopes: []string{"admin"}}}
 	cfg.Teams = []spend.Team{{Name: "research"}}
 	addr, _ := servertest.Listen(t, cfg)
-	env := map[string]string{EnvAdminAddr: addr, EnvAdminKey: "ops-secret"}
+	env := map[string]string{EnvAddr: addr, EnvAPIKey: "ops-secret"}
 	run := func(args ...string) result {
 		t.Helper()
 		r := runCLI(t.Context(), t, args, env, "")
@@ -105,7 +105,7 @@ func TestKeysAgainstARunningServer(t *testing.T) {
 	}{
 		{[]string{"keys", "revoke", "ops"}, env, "FAILED_PRECONDITION KEY_READ_ONLY: config keys are read-only"},
 		{[]string{"keys", "get", "nobody"}, env, "NOT_FOUND KEY_NOT_FOUND"},
-		{[]string{"keys", "list"}, map[string]string{EnvAdminAddr: addr, EnvAdminKey: secret}, "UNAUTHENTICATED API_KEY_REVOKED"},
+		{[]string{"keys", "list"}, map[string]string{EnvAddr: addr, EnvAPIKey: secret}, "UNAUTHENTICATED API_KEY_REVOKED"},
 		{[]string{"keys", "create", "x", "--scope", "admin", "--team", "nope"}, env, `INVALID_ARGUMENT INVALID_REQUEST: key.team: "nope" is not a configured team`},
 	} {
 		r := runCLI(t.Context(), t, tc.args, tc.env, "")

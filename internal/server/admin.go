@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	adminv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/admin/v1"
+	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
 	"github.com/llmrelay/llmrelay/internal/admin"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/apikeys"

@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/grpc"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/admin"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/apikeys"
