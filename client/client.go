@@ -20,9 +20,10 @@
 // A failed call returns an [*Error] carrying the status's ErrorInfo reason
 // and RetryInfo delay as Go values.
 //
-// [New] dials with [ServiceConfig], which lets gRPC retry ListModels, and
-// Generate before its first event, on UNAVAILABLE. Once events flow, retries
-// are the server's job and arrive as will_retry events.
+// [New] dials with [ServiceConfig], which lets gRPC retry ListModels,
+// ListTools, and Generate before its first event, on UNAVAILABLE. Once
+// events flow, retries are the server's job and arrive as will_retry
+// events.
 package client
 
 import (
@@ -173,6 +174,17 @@ func (c *Client) Resume(ctx context.Context, requestID string, afterSequence uin
 // ListModels lists the models the caller may use. Errors are *Error.
 func (c *Client) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequest, opts ...grpc.CallOption) (*llmrelayv1.ListModelsResponse, error) {
 	resp, err := c.stub.ListModels(ctx, req, opts...)
+	if err != nil {
+		return nil, FromError(err)
+	}
+	return resp, nil
+}
+
+// ListTools lists the server tools the caller may offer a model
+// (GenerateRequest.server_tools), with whether each answers right now, and
+// the server's MCP servers. Errors are *Error.
+func (c *Client) ListTools(ctx context.Context, req *llmrelayv1.ListToolsRequest, opts ...grpc.CallOption) (*llmrelayv1.ListToolsResponse, error) {
+	resp, err := c.stub.ListTools(ctx, req, opts...)
 	if err != nil {
 		return nil, FromError(err)
 	}

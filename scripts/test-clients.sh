@@ -13,14 +13,19 @@
 #     OpenTelemetry or Kubernetes package.
 #
 # Each language's resume scenario goes through its own proxy that cuts the
-# first connection in the middle of the reply. The pushback scenarios print
+# first connection in the middle of the reply. The server-tools scenario
+# runs tools of the pinned MCP server @modelcontextprotocol/server-everything
+# (internal/servertools/mcptest, started by internal/tools/mcpeverything on
+# a free loopback port; the server's config names it in tools.mcp_servers). The pushback scenarios print
 # their request ids; the server's log must show each served once, with one
 # attempt. Then each package's example runs and must print what
-# docs/clients.md shows, `llmrelay generate` prints a reply, and grpcurl
-# checks the raw events.
+# docs/clients.md shows, `llmrelay generate` prints a reply (and runs a
+# server tool), `llmrelay tools` lists the tools, and grpcurl checks the raw
+# events.
 #
-# Deterministic: every background process (the server, the proxies) is
-# started through `background`, waited for through a file it writes once it
+# Deterministic: every background process (the server, the proxies, the
+# MCP server) is
+# started through `background`, waited for through what it writes once it
 # listens, and killed by its pid when the script exits, failed or not.
 #
 # Run it through `make test-clients`, which installs the tools first.
@@ -31,7 +36,7 @@ repo=$(pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
 TEXT="the quick brown fox jumps over the lazy dog"
 FIRST_ATTEMPT="the quick " # what mock/echo streams before {"drop_after": 2}
-SCENARIOS="stream retry resume field-violations deadline pushback unauthenticated"
+SCENARIOS="stream retry resume field-violations deadline pushback unauthenticated server-tools"
 LANGS="go ts python"
 
 work=$(mktemp -d)
@@ -97,6 +102,7 @@ wait_addr() {
 echo "== build the server and the proxy"
 go build -o "$work/llmrelay" ./cmd/llmrelay
 go build -o "$work/cutproxy" ./internal/tools/cutproxy
+go build -o "$work/mcpeverything" ./internal/tools/mcpeverything
 
 echo "== the packages' versions"
 version=$(cat VERSION)
@@ -192,6 +198,22 @@ else
 	fail "Python: unittest failed" "$work/py-test.log"
 fi
 
+echo "== start the MCP server (@modelcontextprotocol/server-everything, pinned)"
+background "$work/mcp.log" "$work/mcpeverything" -url-file "$work/mcp.url"
+mcp_pid=${pids[-1]}
+# Its first run may npm ci the pinned package (scripts/test-deps.sh).
+for _ in $(seq 1800); do
+	[ -s "$work/mcp.url" ] && break
+	kill -0 "$mcp_pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ ! -s "$work/mcp.url" ]; then
+	fail "the MCP server did not start (the server-tools scenarios need it)" "$work/mcp.log"
+	exit 1
+fi
+mcp_url=$(cat "$work/mcp.url")
+echo "server-everything on $mcp_url"
+
 echo "== start the server"
 # One API key, made up for this run, that the clients send.
 key=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
@@ -202,9 +224,12 @@ metrics_listen: ""
 log: {level: info, format: text}
 providers:
   - {name: mock, kind: mock}
+tools:
+  mcp_servers:
+    - {name: everything, url: "$mcp_url", allow: [echo, get-sum, trigger-long-running-operation], timeout: 2m}
 auth:
   keys:
-    - {name: test-clients, sha256: $sha, scopes: [generate, models.list], models: ["mock/*"]}
+    - {name: test-clients, sha256: $sha, scopes: [generate, models.list], models: ["mock/*"], tools: ["everything/*"]}
 EOF
 background "$work/server.log" "$work/llmrelay" --config "$work/config.yaml"
 server_pid=${pids[-1]}
@@ -309,6 +334,23 @@ if "$work/llmrelay" generate -m mock/echo "hello" >"$work/generate.out" 2>"$work
 	pass "llmrelay generate -m mock/echo \"hello\" printed the reply in $((($(date +%s%N) - start) / 1000000))ms"
 else
 	fail "llmrelay generate did not print the reply" "$work/generate.out" "$work/generate.err"
+fi
+
+echo "== llmrelay tools, llmrelay generate --server-tools"
+if "$work/llmrelay" tools >"$work/tools.out" 2>"$work/tools.err" &&
+	grep -q '^everything/echo  *yes  *Echoes back the input string$' "$work/tools.out"; then
+	pass "llmrelay tools lists $(($(wc -l <"$work/tools.out") - 1)) tools, everything/echo available"
+else
+	fail "llmrelay tools did not list everything/echo" "$work/tools.out" "$work/tools.err"
+fi
+options='{"script": [{"text": "Let me ask. ", "tool_calls": [{"name": "everything__echo", "arguments": {"message": "hello"}}]}]}'
+if "$work/llmrelay" generate -m mock/echo --server-tools everything/echo --provider-options "$options" "say hello" >"$work/generate-tools.out" 2>"$work/generate-tools.err" &&
+	[ "$(cat "$work/generate-tools.out")" = "$(printf 'Let me ask. \nEcho: hello')" ] &&
+	grep -q '^llmrelay: tool everything/echo (mock_1_0) returned: Echo: hello$' "$work/generate-tools.err" &&
+	grep -q ', 2 turns$' "$work/generate-tools.err"; then
+	pass "llmrelay generate --server-tools everything/echo: the tool's result on stderr, turn 2's text built from it"
+else
+	fail "llmrelay generate --server-tools did not run the tool" "$work/generate-tools.out" "$work/generate-tools.err"
 fi
 
 echo "== grpcurl"

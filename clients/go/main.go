@@ -45,6 +45,7 @@ func main() {
 		{"deadline", func(ctx context.Context) (string, error) { return deadline(ctx, relay) }},
 		{"pushback", func(ctx context.Context) (string, error) { return pushback(ctx, relay) }},
 		{"unauthenticated", func(ctx context.Context) (string, error) { return unauthenticated(ctx, anonymous) }},
+		{"server-tools", func(ctx context.Context) (string, error) { return serverTools(ctx, relay) }},
 	}
 	failed := 0
 	for _, s := range scenarios {
@@ -237,6 +238,78 @@ func unauthenticated(ctx context.Context, c *client.Client) (string, error) {
 		return "", e
 	}
 	return codeName(e.Code) + " " + e.Reason, nil
+}
+
+// toolsOptions scripts mock/echo for the server-tools scenario: turn 1 says
+// a few words and calls both tools; turn 2 answers from their results, its
+// first attempt (2) dropping after one delta.
+var toolsOptions = map[string]any{
+	"script": []any{map[string]any{"text": "Let me ask the tools. ", "tool_calls": []any{
+		map[string]any{"name": "everything__echo", "arguments": map[string]any{"message": "hello"}},
+		map[string]any{"name": "everything__trigger-long-running-operation", "arguments": map[string]any{"duration": 1, "steps": 2}},
+	}}},
+	"faults": []any{map[string]any{}, map[string]any{"drop_after": 1}, map[string]any{}},
+}
+
+func serverTools(ctx context.Context, c *client.Client) (string, error) {
+	list, err := c.ListTools(ctx, &llmrelayv1.ListToolsRequest{})
+	if err != nil {
+		return "", err
+	}
+	if !slices.ContainsFunc(list.GetTools(), func(t *llmrelayv1.ServerTool) bool { return t.GetName() == "everything/echo" && t.GetAvailable() }) {
+		return "", fmt.Errorf("ListTools does not list everything/echo, available: %v", list.GetTools())
+	}
+	req := echo("use the tools", toolsOptions)
+	req.ServerTools = []string{"everything/echo", "everything/trigger-long-running-operation"}
+	req.Retry = &llmrelayv1.RetryPolicy{InitialBackoff: durationpb.New(50 * time.Millisecond)}
+	s, err := c.Generate(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	// screen is what a terminal shows: each turn on a line of its own, a
+	// discarded text taken back.
+	var screen strings.Builder
+	var discards, results []string
+	progress := map[string]int{} // by tool call id
+	before := -1                 // the long operation's progress events before its result
+	final, err := client.Collect(s, &client.Hooks{
+		OnDelta: func(d *llmrelayv1.Delta) { screen.WriteString(d.GetText()) },
+		OnTurn:  func(uint32) { screen.WriteString("\n") },
+		OnWillRetry: func(w *llmrelayv1.WillRetry, discarded string) {
+			if w.GetDiscardPartial() {
+				discards = append(discards, discarded)
+				shown := screen.String()
+				screen.Reset()
+				screen.WriteString(strings.TrimSuffix(shown, discarded))
+			}
+		},
+		OnToolProgress: func(p *llmrelayv1.ToolProgress) { progress[p.GetToolCallId()]++ },
+		OnToolResult: func(r *llmrelayv1.ToolResult) {
+			results = append(results, r.GetName()+": "+strings.SplitN(r.GetContent(), ".", 2)[0])
+			if r.GetName() == "everything/trigger-long-running-operation" {
+				before = progress[r.GetToolCallId()]
+			}
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	answer := final.GetMessage().GetContent()
+	slices.Sort(results)
+	switch {
+	case !slices.Equal(results, []string{"everything/echo: Echo: hello", "everything/trigger-long-running-operation: Long running operation completed"}):
+		return "", fmt.Errorf("tool results %q", results)
+	case before < 2:
+		return "", fmt.Errorf("%d tool_progress events before the long operation's result, want 2 or more", before)
+	case !slices.Equal(discards, []string{"Echo: "}):
+		return "", fmt.Errorf("discarded %q, want turn 2's first delta only", discards)
+	case screen.String() != "Let me ask the tools. \n"+answer || !strings.HasPrefix(answer, "Echo: hello\n"):
+		return "", fmt.Errorf("screen %q, final %q", screen.String(), answer)
+	case final.GetTurns() != 2 || len(final.GetTranscript()) != 4:
+		return "", fmt.Errorf("final: %d turns, %d transcript messages; want 2 and 4", final.GetTurns(), len(final.GetTranscript()))
+	}
+	return fmt.Sprintf("listed everything/echo; 2 tool results, %d progress events before the long one's; turn 2's retry discarded %q only; the text equals the final; %d turns, %d messages in the transcript",
+		before, discards[0], final.GetTurns(), len(final.GetTranscript())), nil
 }
 
 // codeName is the gRPC name of a code, as the other languages print it.

@@ -13,7 +13,7 @@ import (
 	"github.com/llmrelay/llmrelay/client"
 )
 
-// The environment variables the client commands (generate, models) read.
+// The environment variables the client commands (generate, models, tools) read.
 const (
 	// EnvAddr is the server address the client commands call.
 	EnvAddr = "LLMRELAY_ADDR"

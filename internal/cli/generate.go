@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,11 @@ the retry starts the reply over (discard_partial), the notice says so and
 the next attempt's text starts on a new line: the answer is what follows
 the last notice. --json prints every event as JSON instead, one a line.
 
+With --server-tools, llmrelay runs the server tools (llmrelay tools lists
+them) the model calls and goes on with its next turn: each tool's progress
+and result go to stderr as notices, and each turn's text starts on a new
+line; a will_retry takes back only its own turn's text.
+
   llmrelay generate -m mock/echo "hello"
 
 Exit status: 0 the call succeeded; 1 it failed (the error's code, ErrorInfo
@@ -43,6 +49,8 @@ reason and message on stderr); 2 the command line was wrong.`,
 		timeout := fs.Duration("timeout", 0, "the call's deadline, e.g. 30s (default: the server's)")
 		resumable := fs.Bool("resumable", false, "make the call resumable: it survives a dropped connection (docs/resume.md)")
 		options := fs.String("provider-options", "", "the request's provider_options, a JSON `OBJECT` (for mock: '{\"faults\": [{\"drop_after\": 2}]}')")
+		var serverTools listFlag
+		fs.Var(&serverTools, "server-tools", "offer the model these server tools, a comma-separated `LIST` of names or patterns (everything/echo,everything/get-*; see llmrelay tools)")
 		return func(ctx context.Context, args []string) error {
 			if model == "" {
 				return usagef("generate", "generate: -m MODEL is required (llmrelay models lists them)")
@@ -64,6 +72,7 @@ reason and message on stderr); 2 the command line was wrong.`,
 			if *resumable {
 				req.Resumable = resumable
 			}
+			req.ServerTools = serverTools
 			if *options != "" {
 				req.ProviderOptions = &structpb.Struct{}
 				if err := protojson.Unmarshal([]byte(*options), req.ProviderOptions); err != nil {
@@ -117,6 +126,7 @@ func readPrompt(args []string, stdin io.Reader) (string, error) {
 func printReply(env Env, stream *client.Stream) error {
 	out, errw := env.Stdout, env.Stderr
 	lineOpen := false // stdout's current line holds streamed text
+	turn := uint32(1) // with server tools, the model turn streaming
 	endLine := func() {
 		if lineOpen {
 			fmt.Fprintln(out)
@@ -142,9 +152,47 @@ func printReply(env Env, stream *client.Stream) error {
 				msg += " on " + next
 			}
 			if w.GetDiscardPartial() && discarded != "" {
-				msg += fmt.Sprintf("; discard the %d characters above: the reply starts over", len([]rune(discarded)))
+				over := "the reply starts over"
+				if turn > 1 {
+					over = fmt.Sprintf("turn %d's reply starts over", turn)
+				}
+				msg += fmt.Sprintf("; discard the %d characters above: %s", len([]rune(discarded)), over)
 			}
 			fmt.Fprintln(errw, msg)
+		},
+		OnTurn: func(n uint32) {
+			endLine()
+			turn = n
+		},
+		OnToolProgress: func(p *llmrelayv1.ToolProgress) {
+			endLine()
+			done := strconv.FormatFloat(p.GetProgress(), 'f', -1, 64)
+			if p.Total != nil {
+				done += "/" + strconv.FormatFloat(p.GetTotal(), 'f', -1, 64)
+			}
+			if p.GetMessage() != "" {
+				done += " " + p.GetMessage()
+			}
+			fmt.Fprintf(errw, "llmrelay: tool %s (%s) is running: %s\n", p.GetName(), p.GetToolCallId(), done)
+		},
+		OnToolResult: func(r *llmrelayv1.ToolResult) {
+			endLine()
+			verb := "returned"
+			if r.GetIsError() {
+				verb = "failed"
+			}
+			var notes []string
+			if r.GetAttempts() > 1 {
+				notes = append(notes, fmt.Sprintf("after %d calls", r.GetAttempts()))
+			}
+			if r.GetTruncated() {
+				notes = append(notes, "cut at the server's max_tool_result_bytes")
+			}
+			note := ""
+			if len(notes) > 0 {
+				note = " (" + strings.Join(notes, ", ") + ")"
+			}
+			fmt.Fprintf(errw, "llmrelay: tool %s (%s) %s%s: %s\n", r.GetName(), r.GetToolCallId(), verb, note, preview(r.GetContent()))
 		},
 		OnResume: func(after uint64, cause error) {
 			endLine()
@@ -162,9 +210,42 @@ func printReply(env Env, stream *client.Stream) error {
 	}
 	endLine()
 	u := final.GetUsage()
-	fmt.Fprintf(errw, "llmrelay: %s/%s, %s, %d input and %d output tokens, %d attempt%s\n",
+	turns := ""
+	if final.GetTurns() > 1 {
+		turns = fmt.Sprintf(", %d turns", final.GetTurns())
+	}
+	fmt.Fprintf(errw, "llmrelay: %s/%s, %s, %d input and %d output tokens, %d attempt%s%s\n",
 		final.GetProvider(), final.GetModel(), strings.ToLower(strings.TrimPrefix(final.GetFinishReason().String(), "FINISH_REASON_")),
-		u.GetInputTokens(), u.GetOutputTokens(), final.GetAttempts(), plural(final.GetAttempts()))
+		u.GetInputTokens(), u.GetOutputTokens(), final.GetAttempts(), plural(final.GetAttempts()), turns)
+	return nil
+}
+
+// preview is a tool result's content for a one-line notice: its first
+// line, at most 100 characters, with how much more there is.
+func preview(content string) string {
+	line, _, more := strings.Cut(content, "\n")
+	r := []rune(line)
+	if len(r) > 100 {
+		line, more = string(r[:100]), true
+	}
+	if !more {
+		return line
+	}
+	return fmt.Sprintf("%s … (%d bytes in all)", line, len(content))
+}
+
+// listFlag is a flag that takes a comma-separated list, and may be
+// repeated.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
 	return nil
 }
 

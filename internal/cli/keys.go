@@ -75,14 +75,15 @@ func runAdmin[R proto.Message](f *callFlags, cmd string, env Env, call func(*adm
 		return callError(c.addr, err)
 	}
 	if f.json {
-		return printJSON(env.Stdout, resp)
+		return printJSONLine(env.Stdout, resp)
 	}
 	text(resp)
 	return nil
 }
 
-// printJSON prints m as one line of JSON.
-func printJSON(w io.Writer, m proto.Message) error {
+// printJSONLine prints m as one line of JSON with the proto's field names
+// (keys list prints one key a line).
+func printJSONLine(w io.Writer, m proto.Message) error {
 	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
 	if err != nil {
 		return err
@@ -263,7 +264,7 @@ var keysList = &command{
 				}
 				for _, k := range resp.GetKeys() {
 					if af.json {
-						if err := printJSON(env.Stdout, k); err != nil {
+						if err := printJSONLine(env.Stdout, k); err != nil {
 							return err
 						}
 						continue

@@ -4,11 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
@@ -43,12 +45,7 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 				return callError(addr, err)
 			}
 			if cf.json {
-				b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(resp)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(env.Stdout, "%s\n", b)
-				return nil
+				return printJSON(env.Stdout, resp)
 			}
 			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "MODEL\tKIND\tTARGETS")
@@ -58,6 +55,17 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 			return tw.Flush()
 		}
 	},
+}
+
+// printJSON prints a response as indented JSON (--json of models and
+// tools).
+func printJSON(w io.Writer, m proto.Message) error {
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(m)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }
 
 // modelKind is a model's provider kind, or "route".

@@ -57,6 +57,7 @@ type attempter struct {
 func (at attempter) Attempt(ctx context.Context, a *retry.Attempt) (*attemptResult, error) {
 	c := at.c
 	c.info.ObserveAttempt(a.N)
+	c.info.ObserveTurn(c.turn.n)
 	if a.Hedge {
 		c.eng.log.Debug("hedging", "request_id", c.requestID, "attempt", a.N, "provider", a.Target.Entry.Config.Name, "model", a.Target.Model)
 	}
@@ -220,8 +221,10 @@ type attemptResult struct {
 	// tool-call fragments) and partial objects this attempt sent to the
 	// client.
 	deltas, partials int
-	// outputBytes counts the attempt's output against the call's limit.
+	// outputBytes counts the attempt's output against the call's limit;
+	// cut says the output was cut at the limit (truncation).
 	outputBytes int64
+	cut         bool
 	// partial reads the reply as it streams, for partial objects; nil
 	// without stream_partial_objects.
 	partial *partialObjects
@@ -294,7 +297,7 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 		err = c.handle(a, ev, res)
 		stall.relayed()
 		if errors.Is(err, errTruncated) {
-			res.finish = provider.FinishLength
+			res.finish, res.cut = provider.FinishLength, true
 			return res, nil
 		}
 		if err != nil {

@@ -436,6 +436,7 @@ func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrel
 		}
 		tn.preq.Messages = append(tn.preq.Messages, more...)
 		c.tools.offerTools(tn.preq, n)
+		tn.output = c.tools.turnLimit(tn.output)
 	}
 	if rf != nil {
 		if tn.so, err = s.newStructured(rf, tn.preq); err != nil {

@@ -29,7 +29,13 @@ const (
 	FieldKey       = "key"
 	FieldModel     = "model"
 	FieldAttempts  = "attempts"
-	FieldReason    = "reason"
+	// FieldTurns is a Generate call's model turns (more than 1 with server
+	// tools); FieldToolCalls and FieldToolErrors count its server tool
+	// calls and those whose result was an error (only when it ran some).
+	FieldTurns      = "turns"
+	FieldToolCalls  = "tool_calls"
+	FieldToolErrors = "tool_errors"
+	FieldReason     = "reason"
 	// FieldMetadata groups the request's metadata labels on the finish
 	// line: metadata.team=checkout in text, {"metadata": {...}} in JSON.
 	FieldMetadata = "metadata"
@@ -53,7 +59,8 @@ const (
 // request's metadata labels (bounded: callinfo.RecordMetadata), a Generate
 // call's usage (tokens by kind and, when priced, cost: FieldUsage), the
 // attempts (from the call record, else from the error's ErrorInfo
-// metadata) and the ErrorInfo reason. Credentials, request contents and
+// metadata), its model turns and server tool calls (FieldTurns,
+// FieldToolCalls) and the ErrorInfo reason. Credentials, request contents and
 // provider keys are never logged. Health checks are not logged (probes
 // would flood the log), nor are calls refused at authentication
 // (auth.Throttle logs those, per address and interval).
@@ -140,6 +147,12 @@ func (c *callLog) finished(err error) {
 	}
 	if u, ok := ci.Usage(); ok {
 		f = append(f, FieldUsage, usageGroup(u))
+	}
+	if s := ci.Snapshot(); s.Turns > 0 {
+		f = append(f, FieldTurns, s.Turns)
+		if s.ToolCalls > 0 {
+			f = append(f, FieldToolCalls, s.ToolCalls, FieldToolErrors, s.ToolErrors)
+		}
 	}
 	f = append(f, "grpc.code", code.String())
 	if err != nil {

@@ -341,7 +341,10 @@ func TestServerDeadlines(t *testing.T) {
 			start := time.Now()
 			events, err := servertest.Collect(ctx, in.Client, echo(t, input, `[{"stall_after":0}]`, nil))
 			checkStream(t, events, nil)
-			wantStatus(t, err, codes.DeadlineExceeded, "DEADLINE_EXCEEDED", map[string]string{"attempts": "1"})
+			// No attempt count: on a loaded machine the short deadline may
+			// pass before the first attempt starts, which is still the
+			// server's deadline ending the call.
+			wantStatus(t, err, codes.DeadlineExceeded, "DEADLINE_EXCEEDED", nil)
 			// The server's deadline, not an earlier one, ended the call (a
 			// lower bound: a loaded machine only makes it later).
 			if took := time.Since(start); took < tt.want {

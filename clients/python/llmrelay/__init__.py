@@ -7,8 +7,10 @@
   connection dropped and, when asked, re-issues a resumable call the server
   lost.
 - ``Reply`` applies the event contract: it keeps the current attempt's text,
-  drops it on will_retry.discard_partial, and holds the final event, the
-  answer.
+  drops it on will_retry.discard_partial (only its own turn's, with server
+  tools, whose results and progress it keeps), and holds the final event,
+  the answer.
+- ``list_models`` and ``list_tools`` list what the caller may use.
 - A failed call raises ``LLMRelayError``: the status code, the ErrorInfo
   reason and metadata, the RetryInfo delay, the field violations and the
   request id.
@@ -26,7 +28,7 @@ from ._call import (
 )
 from ._client import Client, GenerateStream
 from ._errors import DOMAIN, REQUEST_ID_HEADER, FieldViolation, LLMRelayError
-from ._reply import ReasoningSoFar, Reply, ToolCallSoFar
+from ._reply import ReasoningSoFar, Reply, ToolCallSoFar, TurnSoFar
 from .v1 import llmrelay_pb2 as pb
 
 __version__ = "0.1.0"
@@ -49,6 +51,7 @@ __all__ = [
     "Reply",
     "ReasoningSoFar",
     "ToolCallSoFar",
+    "TurnSoFar",
     "LLMRelayError",
     "FieldViolation",
     "DOMAIN",

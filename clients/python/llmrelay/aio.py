@@ -96,6 +96,22 @@ class Client:
         return list(resp.models)
 
 
+    async def list_tools(
+        self, server: str = "", *, timeout: Optional[float] = 30.0, metadata: Optional[Metadata] = None
+    ) -> llmrelay_pb2.ListToolsResponse:
+        """Lists the server tools the caller may offer a model
+        (GenerateRequest.server_tools), each with whether its MCP server
+        answers right now, and the server's MCP servers (one server's only,
+        when named)."""
+        try:
+            resp: llmrelay_pb2.ListToolsResponse = await self.stub.ListTools(
+                llmrelay_pb2.ListToolsRequest(server=server), timeout=timeout, metadata=[*self._metadata, *(metadata or ())]
+            )
+        except grpc.RpcError as err:
+            raise LLMRelayError.from_rpc_error(err) from None
+        return resp
+
+
 class GenerateStream(StreamBase):
     """The events of one Generate call, to iterate once with ``async for``:
     llmrelay.GenerateStream's behaviour, on asyncio."""

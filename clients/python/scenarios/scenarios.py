@@ -67,6 +67,78 @@ def retry_check(reply, stream, events, discards):
     return f"one will_retry, discarded {discards[0]!r}, text equals the final after {reply.final.attempts} attempts"
 
 
+SERVER_TOOLS = ["everything/echo", "everything/trigger-long-running-operation"]
+
+
+def tools_req():
+    """Turn 1 says a few words and calls both tools; turn 2 answers from
+    their results, its first attempt (2) dropping after one delta."""
+    script = [
+        {
+            "text": "Let me ask the tools. ",
+            "tool_calls": [
+                {"name": "everything__echo", "arguments": {"message": "hello"}},
+                {"name": "everything__trigger-long-running-operation", "arguments": {"duration": 1, "steps": 2}},
+            ],
+        }
+    ]
+    return (
+        dict(
+            model="mock/echo",
+            messages=[user("use the tools")],
+            server_tools=SERVER_TOOLS,
+            retry=pb.RetryPolicy(initial_backoff={"nanos": 50_000_000}),
+            provider_options={"script": script, "faults": [{}, {"drop_after": 1}, {}]},
+        ),
+        dict(timeout=60),
+    )
+
+
+class ToolWatch:
+    """The hooks of the server-tools scenario: what will_retry discarded, and
+    how many tool_progress events came before the long operation's result."""
+
+    def __init__(self):
+        self.discards, self.progress, self.before = [], {}, -1
+
+    def hooks(self):
+        return dict(on_will_retry=self.will_retry, on_tool_progress=self.tool_progress, on_tool_result=self.tool_result)
+
+    def will_retry(self, w, discarded, reply):
+        if w.discard_partial:
+            self.discards.append(discarded)
+
+    def tool_progress(self, p, reply):
+        self.progress[p.tool_call_id] = self.progress.get(p.tool_call_id, 0) + 1
+
+    def tool_result(self, r, reply):
+        if r.name == "everything/trigger-long-running-operation":
+            self.before = self.progress.get(r.tool_call_id, 0)
+
+
+def tools_check(listed, reply, watch):
+    check(any(t.name == "everything/echo" and t.available for t in listed.tools), f"list_tools: {[(t.name, t.available) for t in listed.tools]}")
+    check(len(reply.earlier_turns) == 1, f"{len(reply.earlier_turns)} earlier turns, want 1")
+    turn1 = reply.earlier_turns[0]
+    results = sorted(f"{r.name}: {r.content.split('.')[0]}" for r in turn1.tool_results)
+    check(
+        results == ["everything/echo: Echo: hello", "everything/trigger-long-running-operation: Long running operation completed"],
+        f"turn 1's tool results {results}",
+    )
+    check(watch.before >= 2, f"{watch.before} tool_progress events before the long operation's result, want 2 or more")
+    check(watch.discards == ["Echo: "], f"discarded {watch.discards!r}, want turn 2's first delta only")
+    check(turn1.text == "Let me ask the tools. ", f"turn 1's text {turn1.text!r}")
+    content = reply.final.message.content
+    check(reply.turn == 2 and reply.text == content and content.startswith("Echo: hello\n"), f"text {reply.text!r}, final {content!r}")
+    final = reply.final
+    check(final.turns == 2 and len(final.transcript) == 4, f"final: {final.turns} turns, {len(final.transcript)} transcript messages; want 2 and 4")
+    return (
+        f"listed everything/echo; 2 tool results, {watch.before} progress events before the long one's; "
+        f"turn 2's retry discarded {watch.discards[0]!r} only; the text equals the final; "
+        f"{final.turns} turns, {len(final.transcript)} messages in the transcript"
+    )
+
+
 def error_check(name, e, start):
     if name == "field-violations":
         fields = [v.field for v in e.field_violations]
@@ -143,6 +215,13 @@ def run_sync():
             check(reply.final.message.content == RESUME_TEXT, f"final {reply.final.message.content!r}")
             return f"resumed {s.resumes} time(s); the reply streamed once, whole, and equals the final"
 
+    def server_tools():
+        listed = relay.list_tools()
+        fields, opts = tools_req()
+        watch = ToolWatch()
+        reply = Reply.collect(relay.generate(**fields, **opts), **watch.hooks())
+        return tools_check(listed, reply, watch)
+
     def failing(name):
         fields, opts, keyed = error_reqs()[name]
 
@@ -158,6 +237,7 @@ def run_sync():
 
     scenarios = [("stream", stream), ("retry", retry), ("resume", resume)]
     scenarios += [(n, failing(n)) for n in ("field-violations", "deadline", "pushback", "unauthenticated")]
+    scenarios += [("server-tools", server_tools)]
     failed = report(scenarios, "")
     relay.close()
     anonymous.close()
@@ -184,6 +264,13 @@ async def run_async():
         reply = await Reply.acollect(s, on_will_retry=lambda w, d, r: w.discard_partial and discards.append(d))
         return retry_check(reply, s, [], discards)
 
+    async def server_tools():
+        listed = await relay.list_tools()
+        fields, opts = tools_req()
+        watch = ToolWatch()
+        reply = await Reply.acollect(relay.generate(**fields, **opts), **watch.hooks())
+        return tools_check(listed, reply, watch)
+
     def failing(name):
         fields, opts, keyed = error_reqs()[name]
 
@@ -199,6 +286,7 @@ async def run_async():
 
     scenarios = [("stream", stream), ("retry", retry)]
     scenarios += [(n, failing(n)) for n in ("field-violations", "deadline", "pushback", "unauthenticated")]
+    scenarios += [("server-tools", server_tools)]
     failed = 0
     for name, fn in scenarios:
         try:

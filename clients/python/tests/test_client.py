@@ -1,7 +1,8 @@
 """Tests of what the scenarios against the real server cannot reach (yet):
-re-issuing a resumable call the server lost, and the service config's
-retry with and without the server's pushback, through the sync and the
-asyncio clients. An in-process grpcio server plays llmrelay.
+re-issuing a resumable call the server lost, the service config's retry
+with and without the server's pushback, and the reply helper's turns
+event by event, through the sync and the asyncio clients. An in-process
+grpcio server plays llmrelay.
 
     python -m unittest discover -s clients/python/tests   # with the package installed
 """
@@ -29,6 +30,25 @@ def _reply(text):
         attempt=1,
         final=pb.Final(message=pb.Message(role=pb.ROLE_ASSISTANT, content=text), attempts=1),
     )
+
+
+def _tool_turns():
+    """Turn 1 says a few words and calls a server tool, which reports progress
+    and returns; turn 2's first attempt fails after a word and is retried."""
+    events = [
+        dict(turn=1, attempt=1, delta=pb.Delta(text="Let me ask. ")),
+        dict(turn=1, attempt=1, delta=pb.Delta(tool_call=pb.ToolCallDelta(id="mock_1_0", name="everything__echo", arguments_delta='{"message":"hello"}'))),
+        dict(turn=1, attempt=1, tool_progress=pb.ToolProgress(tool_call_id="mock_1_0", name="everything/echo", progress=1, total=2)),
+        dict(heartbeat=pb.Heartbeat()),
+        dict(turn=1, attempt=1, tool_result=pb.ToolResult(tool_call_id="mock_1_0", name="everything/echo", content="Echo: hello", attempts=1)),
+        dict(turn=2, attempt=2, delta=pb.Delta(text="Echo: ")),
+        dict(turn=2, attempt=2, will_retry=pb.WillRetry(next_attempt=3, discard_partial=True)),
+        dict(turn=2, attempt=3, delta=pb.Delta(text="Echo: ")),
+        dict(turn=2, attempt=3, delta=pb.Delta(text="hello")),
+        dict(turn=2, attempt=3, final=pb.Final(message=pb.Message(role=pb.ROLE_ASSISTANT, content="Echo: hello"), attempts=3, turns=2)),
+    ]
+    for n, ev in enumerate(events, 1):
+        yield pb.GenerateEvent(sequence=n, **ev)
 
 
 def _abort(context, code, reason, pushback=None, details=()):
@@ -81,8 +101,18 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             retry = error_details_pb2.RetryInfo()
             retry.retry_delay.FromMilliseconds(1500)
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST", details=[bad, retry])
+        elif request.model == "fake/tools":
+            yield from _tool_turns()
         else:
             context.abort(grpc.StatusCode.NOT_FOUND, f"no such fake model {request.model}")
+
+    def ListTools(self, request, context):
+        if self.seen(pb.GenerateRequest(model="list_tools")) == 1:
+            context.abort(grpc.StatusCode.UNAVAILABLE, "a hop failed")
+        return pb.ListToolsResponse(
+            tools=[pb.ServerTool(name="everything/echo", server=request.server, available=True)],
+            servers=[pb.ToolServer(name=request.server, available=True, tools=1)],
+        )
 
 
     def Resume(self, request, context):
@@ -175,6 +205,50 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(LLMRelayError):
             asyncio.run(run())
         self.assertEqual(len(self.fake.calls["fake/pushback"]), 1)
+
+    def _check_turns(self, reply, seen):
+        self.assertEqual(seen, ["progress mock_1_0 1.0/2.0", "result mock_1_0 Echo: hello", "turn 2 after 'Let me ask. '", "discard 'Echo: '"])
+        self.assertEqual((reply.turn, reply.text, reply.final.message.content, reply.final.turns), (2, "Echo: hello", "Echo: hello", 2))
+        self.assertEqual(len(reply.earlier_turns), 1)
+        t1 = reply.earlier_turns[0]
+        self.assertEqual((t1.turn, t1.text), (1, "Let me ask. "))
+        self.assertEqual([(c.id, c.name, c.arguments) for c in t1.tool_calls], [("mock_1_0", "everything__echo", '{"message":"hello"}')])
+        self.assertEqual([r.content for r in t1.tool_results], ["Echo: hello"])
+        self.assertEqual((reply.tool_results, reply.tool_progress), ([], {}))
+
+    def _hooks(self, seen):
+        return dict(
+            on_turn=lambda turn, r: seen.append(f"turn {turn} after {r.earlier_turns[-1].text!r}"),
+            on_tool_progress=lambda p, r: seen.append(f"progress {p.tool_call_id} {p.progress}/{p.total}"),
+            on_tool_result=lambda res, r: seen.append(f"result {res.tool_call_id} {res.content}"),
+            on_will_retry=lambda w, discarded, r: seen.append(f"discard {discarded!r}"),
+        )
+
+    def test_reply_keeps_turns_apart(self):
+        """A will_retry discards only its own turn's text; tool events are kept."""
+        seen = []
+        reply = Reply.collect(self.relay.generate(**_ask("fake/tools", resumable=False)), **self._hooks(seen))
+        self._check_turns(reply, seen)
+
+    def test_aio_reply_keeps_turns_apart(self):
+        seen = []
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                return await Reply.acollect(relay.generate(**_ask("fake/tools", resumable=False)), **self._hooks(seen))
+
+        self._check_turns(asyncio.run(run()), seen)
+
+    def test_list_tools_retried_on_unavailable(self):
+        resp = self.relay.list_tools("everything")
+        self.assertEqual([(t.name, t.available) for t in resp.tools], [("everything/echo", True)])
+        self.assertEqual(len(self.fake.calls["list_tools"]), 2)
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                return await relay.list_tools("everything")
+
+        self.assertEqual([s.name for s in asyncio.run(run()).servers], ["everything"])
 
 
 if __name__ == "__main__":

@@ -147,6 +147,71 @@ const scenarios: [string, () => Promise<string>][] = [
       return `${e.codeName} ${e.reason}`;
     },
   ],
+  [
+    "server-tools",
+    async () => {
+      const list = await relay.listTools({}, { timeoutMs: 30_000 });
+      check(
+        list.tools.some((t) => t.name === "everything/echo" && t.available),
+        `listTools: ${JSON.stringify(list.tools.map((t) => [t.name, t.available]))}`,
+      );
+      const discards: string[] = [];
+      let before = -1; // the long operation's progress events before its result
+      const progress = new Map<string, number>();
+      const reply = await Reply.collect(
+        relay.generate(
+          {
+            model: "mock/echo",
+            messages: user("use the tools"),
+            serverTools: ["everything/echo", "everything/trigger-long-running-operation"],
+            retry: { initialBackoff: { nanos: 50_000_000 } },
+            // Turn 1 says a few words and calls both tools; turn 2 answers
+            // from their results, its first attempt (2) dropping after one
+            // delta.
+            providerOptions: {
+              script: [
+                {
+                  text: "Let me ask the tools. ",
+                  tool_calls: [
+                    { name: "everything__echo", arguments: { message: "hello" } },
+                    { name: "everything__trigger-long-running-operation", arguments: { duration: 1, steps: 2 } },
+                  ],
+                },
+              ],
+              faults: [{}, { drop_after: 1 }, {}],
+            },
+          },
+          { timeoutMs: 60_000 },
+        ),
+        {
+          onWillRetry: (w, discarded) => w.discardPartial && discards.push(discarded),
+          onToolProgress: (p) => progress.set(p.toolCallId, (progress.get(p.toolCallId) ?? 0) + 1),
+          onToolResult: (r) => {
+            if (r.name === "everything/trigger-long-running-operation") before = progress.get(r.toolCallId) ?? 0;
+          },
+        },
+      );
+      const [turn1] = reply.earlierTurns;
+      const results = (turn1?.toolResults ?? []).map((r) => `${r.name}: ${r.content.split(".")[0]}`).sort();
+      check(
+        JSON.stringify(results) === JSON.stringify(["everything/echo: Echo: hello", "everything/trigger-long-running-operation: Long running operation completed"]),
+        `turn 1's tool results ${JSON.stringify(results)}`,
+      );
+      check(before >= 2, `${before} tool_progress events before the long operation's result, want 2 or more`);
+      check(discards.length === 1 && discards[0] === "Echo: ", `discarded ${JSON.stringify(discards)}, want turn 2's first delta only`);
+      check(turn1.text === "Let me ask the tools. ", `turn 1's text ${JSON.stringify(turn1.text)}`);
+      const content = reply.final.message?.content ?? "";
+      check(reply.turn === 2 && reply.text === content && content.startsWith("Echo: hello\n"), `text ${JSON.stringify(reply.text)}, final ${JSON.stringify(content)}`);
+      check(
+        reply.final.turns === 2 && reply.final.transcript.length === 4,
+        `final: ${reply.final.turns} turns, ${reply.final.transcript.length} transcript messages; want 2 and 4`,
+      );
+      return (
+        `listed everything/echo; 2 tool results, ${before} progress events before the long one's; turn 2's retry discarded ` +
+        `${JSON.stringify(discards[0])} only; the text equals the final; ${reply.final.turns} turns, ${reply.final.transcript.length} messages in the transcript`
+      );
+    },
+  ],
 ];
 
 let failed = 0;

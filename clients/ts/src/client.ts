@@ -7,8 +7,14 @@ import { randomUUID } from "node:crypto";
 import type { SecureContextOptions } from "node:tls";
 
 import { DOMAIN, LLMRelayError, REQUEST_ID_HEADER } from "./errors.js";
-import type { GenerateEvent, GenerateRequest, ListModelsRequest, Model } from "./gen/llmrelay/v1/llmrelay_pb.js";
-import { GenerateRequestSchema, LLMService, ListModelsRequestSchema, ResumeRequestSchema } from "./gen/llmrelay/v1/llmrelay_pb.js";
+import type { GenerateEvent, GenerateRequest, ListToolsResponse, Model } from "./gen/llmrelay/v1/llmrelay_pb.js";
+import {
+  GenerateRequestSchema,
+  LLMService,
+  ListModelsRequestSchema,
+  ListToolsRequestSchema,
+  ResumeRequestSchema,
+} from "./gen/llmrelay/v1/llmrelay_pb.js";
 import type { RetryPolicy } from "./retry.js";
 import { defaultRetryPolicy, retryDelay, Throttle } from "./retry.js";
 
@@ -153,16 +159,32 @@ export class Client {
 
   /** Lists the models the caller may use (a provider's only, when named). */
   async listModels(request: MessageInitShape<typeof ListModelsRequestSchema> = {}, options: CallOptions = {}): Promise<Model[]> {
-    const req: ListModelsRequest = create(ListModelsRequestSchema, request);
+    const req = create(ListModelsRequestSchema, request);
+    const resp = await this.unary((opts) => this.stub.listModels(req, opts), options);
+    return resp.models;
+  }
+
+  /**
+   * Lists the server tools the caller may offer a model
+   * (`GenerateRequest.serverTools`), each with whether its MCP server answers
+   * right now, and the server's MCP servers (one server's only, when named).
+   */
+  async listTools(request: MessageInitShape<typeof ListToolsRequestSchema> = {}, options: CallOptions = {}): Promise<ListToolsResponse> {
+    const req = create(ListToolsRequestSchema, request);
+    return this.unary((opts) => this.stub.listTools(req, opts), options);
+  }
+
+  /** Makes a unary call, retried as the recommended service config says. */
+  private async unary<T>(call: (opts: ReturnType<typeof callOptions>) => Promise<T>, options: CallOptions): Promise<T> {
     const deadline = deadlineOf(options.timeoutMs);
-    for (let call = 1; ; call++) {
+    for (let n = 1; ; n++) {
       try {
-        const resp = await this.stub.listModels(req, callOptions(options, deadline));
+        const resp = await call(callOptions(options, deadline));
         this.throttle.record(true);
-        return resp.models;
+        return resp;
       } catch (err) {
         const e = LLMRelayError.from(err);
-        const wait = this.retryWait(e, call, options.signal);
+        const wait = this.retryWait(e, n, options.signal);
         if (wait === undefined) throw e;
         await sleep(wait, options.signal);
       }

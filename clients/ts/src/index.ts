@@ -9,8 +9,10 @@
  *   server's pushback), resumes a resumable call whose connection dropped,
  *   and, when asked, re-issues a resumable call the server lost.
  * - {@link Reply} applies the event contract: it keeps the current
- *   attempt's text, drops it on will_retry.discard_partial, and holds the
- *   final event, the answer.
+ *   attempt's text, drops it on will_retry.discard_partial (only its own
+ *   turn's, with server tools, whose results and progress it keeps), and
+ *   holds the final event, the answer.
+ * - `listModels` and `listTools` list what the caller may use.
  * - A failed call throws an {@link LLMRelayError}: the status code, the
  *   ErrorInfo reason and metadata, the RetryInfo delay, the field
  *   violations and the request id.
@@ -25,7 +27,7 @@ export type { CallOptions, ClientOptions, GenerateOptions, GenerateRequestInit }
 export { Code, codeName, DOMAIN, LLMRelayError, REQUEST_ID_HEADER } from "./errors.js";
 export type { FieldViolation } from "./errors.js";
 export { Reply } from "./reply.js";
-export type { ReasoningSoFar, ReplyHooks, ToolCallSoFar } from "./reply.js";
+export type { ReasoningSoFar, ReplyHooks, ToolCallSoFar, TurnSoFar } from "./reply.js";
 export { defaultRetryPolicy, PUSHBACK_TRAILER, Throttle } from "./retry.js";
 export type { RetryPolicy } from "./retry.js";
 export * from "./gen/llmrelay/v1/llmrelay_pb.js";

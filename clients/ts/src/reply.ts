@@ -5,7 +5,7 @@ import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { GenerateStream } from "./client.js";
 import type { LLMRelayError } from "./errors.js";
 import { LLMRelayError as Err } from "./errors.js";
-import type { Delta, Final, GenerateEvent, WillRetry } from "./gen/llmrelay/v1/llmrelay_pb.js";
+import type { Delta, Final, GenerateEvent, ToolProgress, ToolResult, WillRetry } from "./gen/llmrelay/v1/llmrelay_pb.js";
 
 /** A tool call as the deltas built it so far. */
 export interface ToolCallSoFar {
@@ -25,6 +25,20 @@ export interface ReasoningSoFar {
   format: string;
 }
 
+/** A turn of a call with server tools that is over, as its events showed it. */
+export interface TurnSoFar {
+  /** The turn's number, from 1. */
+  turn: number;
+  /** The text of the turn's successful attempt. */
+  text: string;
+  refusal: string;
+  reasoning: ReasoningSoFar[];
+  /** The model's tool calls in the turn: server tools', and the client's own. */
+  toolCalls: ToolCallSoFar[];
+  /** The results of the server tools the turn called, in the order they returned. */
+  toolResults: ToolResult[];
+}
+
 /** Hooks that show a reply while Reply.collect reads it. Every one is optional. */
 export interface ReplyHooks {
   /** Each delta, in order, as it arrives. */
@@ -32,14 +46,25 @@ export interface ReplyHooks {
   /**
    * Each will_retry event. With discard_partial, `discarded` is the text the
    * failed attempt had shown, which the caller must take back off the
-   * screen (Reply has already dropped it); otherwise "".
+   * screen (Reply has already dropped it); otherwise "". With server tools
+   * it concerns its own turn only: earlier turns and tool results stay.
    */
   onWillRetry?: (w: WillRetry, discarded: string, reply: Reply) => void;
+  /**
+   * A call with server tools moved on to its next model turn (`turn`, from
+   * 2), before that turn's first event is handled: the turn before is in
+   * `reply.earlierTurns`, never to be discarded.
+   */
+  onTurn?: (turn: number, reply: Reply) => void;
+  /** Each tool_progress: a server tool the model called is running. */
+  onToolProgress?: (p: ToolProgress, reply: Reply) => void;
+  /** Each tool_result: a server tool returned (or failed), what the model is sent. */
+  onToolResult?: (r: ToolResult, reply: Reply) => void;
   /** Each partial_object: a whole snapshot of the structured object so far. */
   onPartialObject?: (object: JsonValue, reply: Reply) => void;
   /** The stream dropped and the resumable call is picked up again: nothing to take back. */
   onResume?: (afterSequence: bigint, cause: LLMRelayError) => void;
-  /** The server lost the call and it is issued again (reissueLostCall): `discarded` was dropped. */
+  /** The server lost the call and it is issued again (reissueLostCall): `discarded` (every turn's text) was dropped. */
   onReissue?: (cause: LLMRelayError, discarded: string) => void;
 }
 
@@ -49,6 +74,12 @@ export interface ReplyHooks {
  * object), drops it when a will_retry says discard_partial (the next
  * attempt starts over) or a lost call is issued again, and holds the final
  * event, whose message is the answer.
+ *
+ * A call with server tools runs in turns (`GenerateEvent.turn`): the fields
+ * above are the current turn's, with its tool results and progress; each
+ * turn that is over moves to `earlierTurns`, which a will_retry (always of
+ * the current turn) never touches. The final's message is the last turn's;
+ * its `transcript` holds the whole call and `turns` counts the turns.
  *
  *     const reply = await Reply.collect(client.generate(request), { onDelta: (d) => process.stdout.write(d.text) });
  *     console.log(reply.final.message?.content);
@@ -68,6 +99,14 @@ export class Reply {
   attempt = 0;
   /** The will_retry events so far. */
   retries: WillRetry[] = [];
+  /** The current turn, from 1 (0 before the first event). */
+  turn = 0;
+  /** The turns before the current one (server tools), as they ended. */
+  earlierTurns: TurnSoFar[] = [];
+  /** The current turn's server tool results, in the order they returned. */
+  toolResults: ToolResult[] = [];
+  /** The latest progress of each of the current turn's running server tools, by tool call id. */
+  toolProgress = new Map<string, ToolProgress>();
   private finalEvent: Final | undefined;
 
   /** The final event; throws until it has arrived. */
@@ -85,6 +124,12 @@ export class Reply {
 
   /** Applies one event; returns the text discarded by it ("" when none). */
   apply(ev: GenerateEvent): string {
+    // A heartbeat's turn is 0 (it belongs to none), as is every event of a
+    // server older than server tools.
+    if (ev.turn > this.turn) {
+      if (this.turn > 0) this.endTurn();
+      this.turn = ev.turn;
+    }
     this.attempt = ev.attempt;
     switch (ev.event.case) {
       case "delta": {
@@ -112,12 +157,41 @@ export class Reply {
       case "partialObject":
         this.partialObject = toJson(ValueSchema, ev.event.value);
         return "";
+      case "toolProgress":
+        this.toolProgress.set(ev.event.value.toolCallId, ev.event.value);
+        return "";
+      case "toolResult":
+        this.toolResults.push(ev.event.value);
+        this.toolProgress.delete(ev.event.value.toolCallId);
+        return "";
       case "final":
         this.finalEvent = ev.event.value;
         return "";
       default:
         return ""; // heartbeats
     }
+  }
+
+  /** Moves the current turn to earlierTurns and starts the next one empty. */
+  private endTurn(): void {
+    const { turn, text, refusal, reasoning, toolCalls, toolResults } = this;
+    this.earlierTurns.push({ turn, text, refusal, reasoning, toolCalls, toolResults });
+    this.discard();
+    this.toolResults = [];
+    this.toolProgress = new Map();
+  }
+
+  /**
+   * Drops everything the call showed, every turn's, as when a lost call is
+   * issued again, and returns its text.
+   */
+  restart(): string {
+    const text = this.earlierTurns.map((t) => t.text).join("") + this.discard();
+    this.earlierTurns = [];
+    this.toolResults = [];
+    this.toolProgress = new Map();
+    this.turn = 0;
+    return text;
   }
 
   /** Drops what the current attempt showed and returns its text. */
@@ -139,12 +213,14 @@ export class Reply {
   static async collect(stream: GenerateStream, hooks: ReplyHooks = {}): Promise<Reply> {
     const reply = new Reply();
     stream.onReissue((cause) => {
-      const discarded = reply.discard();
+      const discarded = reply.restart();
       hooks.onReissue?.(cause, discarded);
     });
     if (hooks.onResume) stream.onResume(hooks.onResume);
     for await (const ev of stream) {
+      const before = reply.turn;
       const discarded = reply.apply(ev);
+      if (before > 0 && reply.turn > before) hooks.onTurn?.(reply.turn, reply);
       switch (ev.event.case) {
         case "delta":
           hooks.onDelta?.(ev.event.value, reply);
@@ -154,6 +230,12 @@ export class Reply {
           break;
         case "partialObject":
           hooks.onPartialObject?.(reply.partialObject ?? null, reply);
+          break;
+        case "toolProgress":
+          hooks.onToolProgress?.(ev.event.value, reply);
+          break;
+        case "toolResult":
+          hooks.onToolResult?.(ev.event.value, reply);
           break;
       }
     }

@@ -1,7 +1,8 @@
 // Tests of what the scenarios against the real server cannot reach (yet):
-// re-issuing a resumable call the server lost, and the service config's
-// retry with and without the server's pushback. An in-process gRPC server
-// (connect-node's, over HTTP/2) plays llmrelay.
+// re-issuing a resumable call the server lost, the service config's retry
+// with and without the server's pushback, and the reply helper's turns
+// event by event. An in-process gRPC server (connect-node's, over HTTP/2)
+// plays llmrelay.
 
 import assert from "node:assert/strict";
 import * as http2 from "node:http2";
@@ -9,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 
 import { create } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
@@ -16,7 +18,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { Client, LLMRelayError, Reply } from "../src/index.js";
 import { BadRequestSchema, ErrorInfoSchema, RetryInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 import type { GenerateEvent, GenerateRequest } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
-import { GenerateEventSchema, LLMService, Role } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
+import { GenerateEventSchema, GenerateRequestSchema, LLMService, ListToolsResponseSchema, Role } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
 
 /** The calls the fake server received, by model. */
 const calls = new Map<string, GenerateRequest[]>();
@@ -77,6 +79,25 @@ function routes(router: ConnectRouter): void {
           }
           yield* reply("served");
           return;
+        case "fake/tools": {
+          // Turn 1 says a few words, calls a server tool, which reports
+          // progress and returns; turn 2's first attempt fails after a word
+          // and is retried.
+          let n = 0n;
+          const ev = (turn: number, attempt: number, event: MessageInitShape<typeof GenerateEventSchema>["event"]) =>
+            create(GenerateEventSchema, { sequence: ++n, turn, attempt, event });
+          yield ev(1, 1, { case: "delta", value: { text: "Let me ask. " } });
+          yield ev(1, 1, { case: "delta", value: { toolCall: { id: "mock_1_0", name: "everything__echo", argumentsDelta: '{"message":"hello"}' } } });
+          yield ev(1, 1, { case: "toolProgress", value: { toolCallId: "mock_1_0", name: "everything/echo", progress: 1, total: 2 } });
+          yield ev(0, 0, { case: "heartbeat", value: {} });
+          yield ev(1, 1, { case: "toolResult", value: { toolCallId: "mock_1_0", name: "everything/echo", content: "Echo: hello", attempts: 1 } });
+          yield ev(2, 2, { case: "delta", value: { text: "Echo: " } });
+          yield ev(2, 2, { case: "willRetry", value: { nextAttempt: 3, discardPartial: true } });
+          yield ev(2, 3, { case: "delta", value: { text: "Echo: " } });
+          yield ev(2, 3, { case: "delta", value: { text: "hello" } });
+          yield ev(2, 3, { case: "final", value: { message: { role: Role.ASSISTANT, content: "Echo: hello" }, attempts: 3, turns: 2 } });
+          return;
+        }
         case "fake/invalid":
           throw llmrelayError(Code.InvalidArgument, "INVALID_REQUEST", [
             { desc: BadRequestSchema, value: { fieldViolations: [{ field: "messages[0].role", description: "must be set", reason: "role.defined" }] } },
@@ -84,6 +105,11 @@ function routes(router: ConnectRouter): void {
         default:
           throw new ConnectError(`no such fake model ${req.model}`, Code.NotFound);
       }
+    },
+    listTools(req) {
+      calls.set("listTools", [...(calls.get("listTools") ?? []), create(GenerateRequestSchema, { model: req.server })]);
+      if ((calls.get("listTools") ?? []).length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
+      return create(ListToolsResponseSchema, { tools: [{ name: "everything/echo", server: "everything", available: true }], servers: [{ name: "everything", available: true, tools: 1 }] });
     },
     // eslint-disable-next-line require-yield
     async *resume() {
@@ -185,4 +211,33 @@ test("a typed error carries the reason, the retry delay and the field violations
   assert.ok(e.fromLLMRelay);
   assert.deepEqual(e.fieldViolations, [{ field: "messages[0].role", description: "must be set", reason: "role.defined" }]);
   assert.equal(e.message, "INVALID_ARGUMENT INVALID_REQUEST: fake INVALID_REQUEST");
+});
+
+describe("server tools", () => {
+  test("Reply keeps each turn apart: a will_retry discards only its own turn's text; tool events are kept", async () => {
+    const seen: string[] = [];
+    const r = await Reply.collect(relay.generate({ ...ask("fake/tools"), resumable: false }), {
+      onTurn: (turn, reply) => seen.push(`turn ${turn} after ${JSON.stringify(reply.earlierTurns.at(-1)?.text)}`),
+      onToolProgress: (p) => seen.push(`progress ${p.toolCallId} ${p.progress}/${p.total}`),
+      onToolResult: (res) => seen.push(`result ${res.toolCallId} ${res.content}`),
+      onWillRetry: (_w, discarded) => seen.push(`discard ${JSON.stringify(discarded)}`),
+    });
+    assert.deepEqual(seen, ["progress mock_1_0 1/2", "result mock_1_0 Echo: hello", 'turn 2 after "Let me ask. "', 'discard "Echo: "']);
+    assert.equal(r.turn, 2);
+    assert.equal(r.text, "Echo: hello");
+    assert.equal(r.text, r.final.message?.content);
+    assert.equal(r.earlierTurns.length, 1);
+    const [t1] = r.earlierTurns;
+    assert.deepEqual([t1.turn, t1.text, t1.toolCalls.map((c) => `${c.id} ${c.name} ${c.arguments}`)], [1, "Let me ask. ", ['mock_1_0 everything__echo {"message":"hello"}']]);
+    assert.deepEqual(t1.toolResults.map((res) => res.content), ["Echo: hello"]);
+    assert.deepEqual([r.toolResults, r.toolProgress.size, r.final.turns], [[], 0, 2]);
+  });
+
+  test("listTools lists the tools, retried on UNAVAILABLE as the service config says", async () => {
+    calls.delete("listTools");
+    const resp = await relay.listTools({ server: "everything" }, { timeoutMs: 10_000 });
+    assert.deepEqual(resp.tools.map((t) => [t.name, t.available]), [["everything/echo", true]]);
+    assert.deepEqual(resp.servers.map((s) => s.name), ["everything"]);
+    assert.deepEqual(calls.get("listTools")?.map((c) => c.model), ["everything", "everything"]);
+  });
 });

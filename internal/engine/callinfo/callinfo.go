@@ -42,6 +42,10 @@ type Info struct {
 	// onAuth runs once the call has passed authentication.
 	onAuth func()
 	authed bool
+
+	// turns is the call's model turns; toolCalls and toolErrors count
+	// its server tool calls and those whose result is an error.
+	turns, toolCalls, toolErrors int
 }
 
 // Label is one of the request's metadata pairs, as the log keeps it.
@@ -263,6 +267,33 @@ func (i *Info) ObserveAttempt(n int) {
 	i.mu.Unlock()
 }
 
+// ObserveTurn records that the call's model turn n (from 1) started an
+// attempt: the call's turns are the largest n observed. The engine calls
+// it with ObserveAttempt.
+func (i *Info) ObserveTurn(n int) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	i.turns = max(i.turns, n)
+	i.mu.Unlock()
+}
+
+// RecordToolCall records that one of the call's server tool calls
+// returned, with an error result (failed) or not. Safe for concurrent use:
+// a turn's tools run in parallel.
+func (i *Info) RecordToolCall(failed bool) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	i.toolCalls++
+	if failed {
+		i.toolErrors++
+	}
+	i.mu.Unlock()
+}
+
 // Usage is what a call consumed, for its log line.
 type Usage struct {
 	// Tokens counts the tokens of every attempt.
@@ -318,6 +349,10 @@ type Snapshot struct {
 	// before resolution.
 	Route    string
 	Attempts int
+	// Turns is the call's model turns (0 before its first attempt, and for
+	// calls other than Generate); ToolCalls and ToolErrors count its
+	// server tool calls and their error results.
+	Turns, ToolCalls, ToolErrors int
 }
 
 // Snapshot returns the fields recorded so far, making up the request id if
@@ -329,7 +364,8 @@ func (i *Info) Snapshot() Snapshot {
 	id := i.RequestID()
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	s := Snapshot{RequestID: id, Key: i.key, Model: i.model, Attempts: i.attempts}
+	s := Snapshot{RequestID: id, Key: i.key, Model: i.model, Attempts: i.attempts,
+		Turns: i.turns, ToolCalls: i.toolCalls, ToolErrors: i.toolErrors}
 	if i.resolved != nil && i.resolved.Route != nil {
 		s.Route = i.resolved.Route.Name
 	}

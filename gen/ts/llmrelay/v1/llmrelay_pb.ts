@@ -545,6 +545,18 @@ export const GenerateRequestSchema: GenMessage<GenerateRequest> = /*@__PURE__*/
  * its cost, stops there) and ends the call as `on_limit` says. Neither
  * outcome is retried: the reply would be as long the next time.
  *
+ * With `server_tools` the limit bounds the whole call, so that its `final`
+ * stays within it: the `final` carries every turn's reply and every server
+ * tool's result (`transcript`) and the last turn's reply again (`message`).
+ * Each turn's reply may be half of what the turns before it left (any
+ * turn may be the last), and the turn's tool results may add what its
+ * reply left of that, counted as they return: the result that passes it
+ * is cut there (`tool_result.truncated`), and once the turn's tools have
+ * returned the call ends as `on_limit` says (OUTPUT_TOO_LARGE, its
+ * metadata naming the `turn`; or a `final` with FINISH_REASON_LENGTH and
+ * the transcript so far). A reply cut at its turn's share ends the call
+ * the same way, its tool calls not run.
+ *
  * @generated from message llmrelay.v1.OutputLimit
  */
 export type OutputLimit = Message$1<"llmrelay.v1.OutputLimit"> & {
