@@ -149,10 +149,25 @@ func ResolveModel(routes *route.Table) Link {
 // otherwise). Put it after ResolveModel (the reservation is priced at the
 // call's targets) and before ProviderQueue.
 func Budget(b *engine.Budget) Link {
+	return heldLink("budget", b.Reserve)
+}
+
+// ProviderQueue takes a slot of the call's first target's provider once
+// the request has arrived and holds it until the call ends
+// (engine.ProviderQueue). Put it after Deadline, so the wait is bounded,
+// and after ResolveModel.
+func ProviderQueue(q *engine.ProviderQueue) Link {
+	return heldLink("provider_queue", func(ctx context.Context, _ any) (func(), error) { return q.AcquireFor(ctx) })
+}
+
+// heldLink is a link that takes something once the request has arrived
+// (acquire, given the request) and releases it when the call ends; a
+// refusal ends the call with acquire's error.
+func heldLink(name string, acquire func(ctx context.Context, req any) (func(), error)) Link {
 	return Link{
-		Name: "budget",
+		Name: name,
 		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			release, err := b.Reserve(ctx, req)
+			release, err := acquire(ctx, req)
 			if err != nil {
 				return nil, err
 			}
@@ -163,36 +178,7 @@ func Budget(b *engine.Budget) Link {
 			release := func() {}
 			defer func() { release() }()
 			return h(srv, &peekStream{ServerStream: ss, onFirst: func(msg any) error {
-				r, err := b.Reserve(ss.Context(), msg)
-				if err == nil {
-					release = r
-				}
-				return err
-			}})
-		},
-	}
-}
-
-// ProviderQueue takes a slot of the call's first target's provider once
-// the request has arrived and holds it until the call ends
-// (engine.ProviderQueue). Put it after Deadline, so the wait is bounded,
-// and after ResolveModel.
-func ProviderQueue(q *engine.ProviderQueue) Link {
-	return Link{
-		Name: "provider_queue",
-		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			release, err := q.AcquireFor(ctx)
-			if err != nil {
-				return nil, err
-			}
-			defer release()
-			return h(ctx, req)
-		},
-		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			release := func() {}
-			defer func() { release() }()
-			return h(srv, &peekStream{ServerStream: ss, onFirst: func(any) error {
-				r, err := q.AcquireFor(ss.Context())
+				r, err := acquire(ss.Context(), msg)
 				if err == nil {
 					release = r
 				}
