@@ -12,7 +12,7 @@ import (
 
 // callLabelNames are the labels every Generate call metric shares (see
 // CallLabels).
-var callLabelNames = []string{"provider", "model", "route", "key"}
+var callLabelNames = []string{"provider", "model", "route", "key", "team"}
 
 // MaxOpenModels bounds the model label of a provider that lists no models
 // (any model name resolves there, so clients choose it): its first
@@ -40,6 +40,8 @@ type CallLabels struct {
 	Route string
 	// Key is the name of the caller's API key; "" on a server without keys.
 	Key string
+	// Team is the key's team; "" for a key of no team.
+	Team string
 }
 
 // CallResult is how a Generate call ended.
@@ -117,7 +119,7 @@ type seriesCache struct {
 	open map[string]map[string]bool
 }
 
-type seriesKey struct{ provider, model, route, key string }
+type seriesKey struct{ provider, model, route, key, team string }
 
 type callSeries struct {
 	timeToFirstToken, timeToFirstDelta prometheus.Observer
@@ -148,7 +150,7 @@ func (c *seriesCache) get(m *Metrics, l CallLabels) *callSeries {
 	if l.OpenModels {
 		l.Model = c.bound(l.Provider, l.Model)
 	}
-	k := seriesKey{l.Provider, l.Model, l.Route, l.Key}
+	k := seriesKey{l.Provider, l.Model, l.Route, l.Key, l.Team}
 	c.mu.RLock()
 	s := c.byLabels[k]
 	c.mu.RUnlock()
@@ -160,7 +162,7 @@ func (c *seriesCache) get(m *Metrics, l CallLabels) *callSeries {
 	if s = c.byLabels[k]; s != nil {
 		return s
 	}
-	lv := []string{k.provider, k.model, k.route, k.key}
+	lv := []string{k.provider, k.model, k.route, k.key, k.team}
 	s = &callSeries{
 		timeToFirstToken: m.timeToFirstToken.WithLabelValues(lv...),
 		timeToFirstDelta: m.timeToFirstDelta.WithLabelValues(k.provider),
@@ -225,7 +227,7 @@ func (s *callSeries) end(m *Metrics, l CallLabels, code, errorType string) *endS
 	}
 	e = &endSeries{
 		calls:    m.calls.WithLabelValues(l.Provider, code),
-		duration: m.requestDuration.WithLabelValues(l.Provider, l.Model, l.Route, l.Key, errorType),
+		duration: m.requestDuration.WithLabelValues(l.Provider, l.Model, l.Route, l.Key, l.Team, errorType),
 	}
 	s.ends[k] = e
 	return e
