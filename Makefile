@@ -32,7 +32,7 @@ GRPC_PYTHON_VERSION := 1.51.1
 PYTHON              ?= /usr/bin/python3
 RPC_PROTOSET        := .cache/clientgen/google-rpc.binpb
 PROTOC_CLIENT_FLAGS := -I proto -I $(PROTODEPS)/protovalidate --descriptor_set_in=$(RPC_PROTOSET)
-CLIENT_PROTOS       := llmrelay/v1/llmrelay.proto buf/validate/validate.proto google/rpc/status.proto google/rpc/error_details.proto
+CLIENT_PROTOS       := llmrelay/v1/llmrelay.proto llmrelay/admin/v1/admin.proto buf/validate/validate.proto google/rpc/status.proto google/rpc/error_details.proto
 export PROTOC_VERSION GRPC_PYTHON_VERSION PYTHON
 
 .PHONY: help
@@ -175,7 +175,7 @@ generate-python: protodeps client-tools $(RPC_PROTOSET)
 	rm -rf gen/python && mkdir -p gen/python
 	protoc $(PROTOC_CLIENT_FLAGS) --python_out=gen/python --pyi_out=gen/python $(CLIENT_PROTOS)
 	protoc $(PROTOC_CLIENT_FLAGS) --plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin \
-		--grpc_python_out=gen/python llmrelay/v1/llmrelay.proto
+		--grpc_python_out=gen/python llmrelay/v1/llmrelay.proto llmrelay/admin/v1/admin.proto
 
 # The contract is additive: proto/ must stay wire- and source-compatible with
 # the last landed release (the commit CI passed at the end of the previous round).

@@ -129,6 +129,11 @@ func (c *Client) Close() error {
 // Stub returns the generated stub, for calls this package does not wrap.
 func (c *Client) Stub() llmrelayv1.LLMServiceClient { return c.stub }
 
+// Conn returns the connection New opened, with its credentials, for the
+// server's other services (the admin API's llmrelay.admin.v1 stubs); nil
+// for a Client made with FromConn.
+func (c *Client) Conn() *grpc.ClientConn { return c.conn }
+
 // Generate starts a Generate call. The returned Stream must be read to its
 // end or closed. A call the server refuses before any event fails when the
 // stream is read, not here.

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/llmrelay/llmrelay/internal/setting"
+	"github.com/llmrelay/llmrelay/internal/spend"
 )
 
 // Scope names an operation a key may perform.
@@ -30,10 +31,15 @@ const (
 	ScopeGenerate Scope = "generate"
 	// ScopeModelsList allows LLMService/ListModels.
 	ScopeModelsList Scope = "models.list"
+	// ScopeAdmin allows every method of llmrelay.admin.v1 (keys and
+	// usage).
+	ScopeAdmin Scope = "admin"
+	// ScopeUsageRead allows llmrelay.admin.v1.UsageService only.
+	ScopeUsageRead Scope = "usage.read"
 )
 
 // knownScopes lists every Scope, for configuration checks and messages.
-var knownScopes = []Scope{ScopeGenerate, ScopeModelsList}
+var knownScopes = []Scope{ScopeGenerate, ScopeModelsList, ScopeAdmin, ScopeUsageRead}
 
 // MaxKeyLen bounds the length of a presented key; longer credentials are
 // malformed and are not hashed.
@@ -48,6 +54,11 @@ var (
 	ErrMalformedCredentials = errors.New("malformed credentials")
 	// ErrUnknownKey: the key matches no configured key.
 	ErrUnknownKey = errors.New("unknown API key")
+	// ErrRevokedKey: the key was revoked (a stored key, through the admin
+	// API).
+	ErrRevokedKey = errors.New("revoked API key")
+	// ErrExpiredKey: the key's expiry passed.
+	ErrExpiredKey = errors.New("expired API key")
 )
 
 // KeyConfig configures one API key, as listed under `auth.keys` in the
@@ -82,6 +93,11 @@ type KeyConfig struct {
 	// MaxConcurrentStreams bounds the key's Generate calls in flight; 0
 	// means unlimited.
 	MaxConcurrentStreams int `yaml:"max_concurrent_streams"`
+	// Team names the team the key belongs to (one of the config's teams):
+	// the team's budgets hold for its keys together. "" for none.
+	Team string `yaml:"team"`
+	// Budgets are the key's own budgets (see internal/spend).
+	Budgets []spend.Budget `yaml:"budgets"`
 }
 
 // Limits are an identity's call limits. Zero values mean unlimited.
@@ -98,6 +114,9 @@ type Identity struct {
 	Name string
 	// Limits are the key's rate and concurrency limits.
 	Limits Limits
+	// Team is the key's team, "" for none; Budgets its own budgets.
+	Team    string
+	Budgets []spend.Budget
 
 	scopes []Scope
 	models []string
@@ -242,7 +261,7 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 		}
 		id.scopes = append(id.scopes, Scope(s))
 	}
-	if len(c.Models) == 0 {
+	if len(c.Models) == 0 && id.HasScope(ScopeGenerate) {
 		return nil, sum, "models", `is empty; list model patterns such as "mock/*", or ["*"] for every model`
 	}
 	for _, m := range c.Models {
@@ -268,6 +287,11 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 			return nil, sum, l.field, "must not be negative"
 		}
 	}
+	var be *spend.BudgetError
+	if err := spend.CheckBudgets(c.Budgets); errors.As(err, &be) {
+		return nil, sum, fmt.Sprintf("budgets[%d].%s", be.Index, be.Field), be.Problem
+	}
+	id.Team, id.Budgets = c.Team, slices.Clone(c.Budgets)
 	id.Limits = Limits{
 		RequestsPerSecond:    c.RequestsPerSecond,
 		Burst:                c.Burst,
@@ -278,6 +302,23 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 	}
 	return id, sum, "", ""
 }
+
+// NewIdentity checks one key, as NewKeyring checks each configured key,
+// and returns its identity: for keys kept elsewhere (a state store). Its
+// error is a *KeyError with Index 0.
+func NewIdentity(c KeyConfig) (*Identity, error) {
+	id, _, field, problem := buildIdentity(c)
+	if problem != "" {
+		return nil, &KeyError{Name: c.Name, Field: field, Problem: problem}
+	}
+	return id, nil
+}
+
+// Scopes returns the key's scopes.
+func (id *Identity) Scopes() []Scope { return slices.Clone(id.scopes) }
+
+// Models returns the key's model patterns.
+func (id *Identity) Models() []string { return slices.Clone(id.models) }
 
 func scopeList() string { return strings.Join(scopeNames(), ", ") }
 

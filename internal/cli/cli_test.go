@@ -15,6 +15,9 @@ func TestHelp(t *testing.T) {
 		"help-check-config.txt": {{"help", "check-config"}, {"check-config", "--help"}, {"check-config", "x.yaml", "-h"}},
 		"help-health.txt":       {{"help", "health"}, {"health", "--help"}, {"health", "-h"}},
 		"help-version.txt":      {{"help", "version"}, {"version", "--help"}},
+		"help-keys.txt":         {{"help", "keys"}, {"keys"}, {"keys", "--help"}},
+		"help-keys-create.txt":  {{"help", "keys", "create"}, {"keys", "create", "--help"}, {"keys", "create", "ci", "-h"}},
+		"help-keys-update.txt":  {{"help", "keys", "update"}, {"keys", "update", "--help"}},
 	}
 	for file, invocations := range cases {
 		t.Run(file, func(t *testing.T) {

@@ -39,6 +39,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/schema"
 	"github.com/llmrelay/llmrelay/internal/servertools"
 	"github.com/llmrelay/llmrelay/internal/setting"
+	"github.com/llmrelay/llmrelay/internal/spend"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/usage"
 )
@@ -88,6 +89,12 @@ type Config struct {
 	Tracing Tracing `yaml:"tracing"`
 	// Pricing is the optional price table that turns tokens into cost.
 	Pricing Pricing `yaml:"pricing"`
+	// Teams are the teams API keys may belong to, each with the budgets
+	// its keys share (see docs/keys.md).
+	Teams []spend.Team `yaml:"teams"`
+	// Governance says what a call reserves against its budgets and how
+	// long the usage per key and team is kept.
+	Governance Governance `yaml:"governance"`
 	// Reload says how the server learns of a new config besides SIGHUP.
 	Reload Reload `yaml:"reload"`
 	// Routes are names requests may use as their model, each standing for
@@ -151,6 +158,8 @@ type (
 	StructuredOutput = schema.Config
 	// Pricing is the pricing section (usage.Pricing).
 	Pricing = usage.Pricing
+	// Governance is the governance section (spend.Config).
+	Governance = spend.Config
 )
 
 // Deadlines is the deadlines section: the call's deadline
@@ -270,6 +279,7 @@ func Default() *Config {
 		OutlierDetection: state.DefaultOutlierPolicy,
 		State:            state.DefaultConfig(),
 		Pricing:          usage.DefaultPricing(),
+		Governance:       spend.DefaultConfig(),
 		Resume:           resume.DefaultConfig(),
 		Tools:            servertools.DefaultConfig(),
 	}
@@ -472,6 +482,11 @@ func (c *Config) validate() Problems {
 		Providers: providerNames, MinHedgeAfter: c.Retry.Hedging.MinHedgeAfter, MinStreamTimeout: floor, Schemas: c.StructuredOutput,
 	}, p)
 	c.Pricing.Check(setting.Under(p, "pricing."), c.Providers)
+	keyTeams, keyBudgets := make([]string, len(c.Auth.Keys)), make([][]spend.Budget, len(c.Auth.Keys))
+	for i, k := range c.Auth.Keys {
+		keyTeams[i], keyBudgets[i] = k.Team, k.Budgets
+	}
+	spend.CheckSection(c.Teams, spend.Against{KeyTeams: keyTeams, KeyBudgets: keyBudgets, Currency: c.Pricing.Currency}, p)
 	return p.list
 }
 

@@ -305,6 +305,7 @@ type call struct {
 	info      *callinfo.Info // the call record; nil when a door made none
 	requestID string
 	key       string // the caller's API key name, "" without keys
+	team      string // its team, "" for none
 	start     time.Time
 	// turn is the turn running; nil until the call is ready to run.
 	// attemptsBefore and hedgesBefore count the attempts and hedges of
@@ -337,7 +338,10 @@ type call struct {
 // provider validate it and makes the call's attempt plan. Errors are
 // *apierr.Error or map to one.
 func (s *Engine) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, sink Sink) (*call, error) {
-	c := &call{eng: s, req: req, out: &emitter{sink: sink}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now(), key: keyName(ctx)}
+	c := &call{eng: s, req: req, out: &emitter{sink: sink}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now()}
+	if id, ok := auth.FromContext(ctx); ok {
+		c.key, c.team = id.Name, id.Team
+	}
 	if c.info != nil {
 		// The chain's call record: the same id in every log line and error.
 		c.requestID = c.info.RequestID()

@@ -17,6 +17,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/retry/retrytest"
 	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/spend"
 	"github.com/llmrelay/llmrelay/internal/state/memory"
 )
 
@@ -61,6 +62,7 @@ func build(keys ...auth.KeyConfig) (eng *engine.Engine, stop func(), err error) 
 			Size:      engine.RequestSize(cfg.Limits.MaxRequestBytes),
 			Validator: engine.Validator{V: v},
 			Resolver:  engine.Resolver{Routes: routes},
+			Budget:    &engine.Budget{Budgets: spend.New(store, nil, nil, cfg.Governance, nil)},
 			Queue:     engine.NewProviderQueue(nil, 0, nil),
 		},
 	})

@@ -192,6 +192,12 @@ var responseCases = []responseCase{
 		}, llmrelayv1.FinishReason_FINISH_REASON_PAUSED)},
 	},
 	{name: "whole_quota", err: errQuota},
+	// The key's own budget (issue 28) is spent until its window resets: a
+	// quota, which the SDKs must not retry.
+	{name: "whole_budget", err: &apierr.Error{
+		Kind: apierr.ResourceExhausted, Reason: apierr.ReasonBudgetExhausted, Message: "the key's day budget of $5 is spent",
+		Metadata: map[string]string{"owner": "key", "window": "day"}, RetryAfter: 3 * time.Hour,
+	}},
 	{name: "whole_unauthenticated", err: &apierr.Error{Kind: apierr.Unauthenticated, Reason: engine.ReasonAPIKeyUnknown, Message: "unknown API key"}},
 	{name: "whole_busy", err: &apierr.Error{Kind: apierr.Unavailable, Reason: engine.ReasonProviderBusy, Message: "provider \"mock\" is busy", RetryAfter: 1500 * time.Millisecond, CallAgain: true}},
 }

@@ -143,15 +143,31 @@ func ResolveModel(routes *route.Table) Link {
 	return requestCheck("resolve", engine.Resolver{Routes: routes}.Resolve)
 }
 
+// Budget reserves a Generate call's estimate on the budgets of its key and
+// team once the request has arrived (engine.Budget.Reserve), and gives it
+// back when the call ends without having run (Generate settles it
+// otherwise). Put it after ResolveModel (the reservation is priced at the
+// call's targets) and before ProviderQueue.
+func Budget(b *engine.Budget) Link {
+	return heldLink("budget", b.Reserve)
+}
+
 // ProviderQueue takes a slot of the call's first target's provider once
 // the request has arrived and holds it until the call ends
 // (engine.ProviderQueue). Put it after Deadline, so the wait is bounded,
 // and after ResolveModel.
 func ProviderQueue(q *engine.ProviderQueue) Link {
+	return heldLink("provider_queue", func(ctx context.Context, _ any) (func(), error) { return q.AcquireFor(ctx) })
+}
+
+// heldLink is a link that takes something once the request has arrived
+// (acquire, given the request) and releases it when the call ends; a
+// refusal ends the call with acquire's error.
+func heldLink(name string, acquire func(ctx context.Context, req any) (func(), error)) Link {
 	return Link{
-		Name: "provider_queue",
+		Name: name,
 		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			release, err := q.AcquireFor(ctx)
+			release, err := acquire(ctx, req)
 			if err != nil {
 				return nil, err
 			}
@@ -161,8 +177,8 @@ func ProviderQueue(q *engine.ProviderQueue) Link {
 		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 			release := func() {}
 			defer func() { release() }()
-			return h(srv, &peekStream{ServerStream: ss, onFirst: func(any) error {
-				r, err := q.AcquireFor(ss.Context())
+			return h(srv, &peekStream{ServerStream: ss, onFirst: func(msg any) error {
+				r, err := acquire(ss.Context(), msg)
 				if err == nil {
 					release = r
 				}

@@ -66,3 +66,20 @@ func histogramCount(t *testing.T, o prometheus.Observer) uint64 {
 	}
 	return d.GetHistogram().GetSampleCount()
 }
+
+// TestTeamLabel: the tokens and cost of a key's calls carry its team, so
+// a team's spend is one sum across its keys.
+func TestTeamLabel(t *testing.T) {
+	m := New()
+	u := provider.Usage{InputTokens: 3, OutputTokens: 5}
+	for _, key := range []string{"a", "b"} {
+		m.AttemptUsage(CallLabels{Provider: "mock", Model: "echo", Key: key, Team: "research"}, u, 0.25, true)
+	}
+	m.AttemptUsage(CallLabels{Provider: "mock", Model: "echo", Key: "c"}, u, 0.25, true)
+	if got := testutil.ToFloat64(m.cost.WithLabelValues("mock", "echo", "", "a", "research")); got != 0.25 {
+		t.Errorf("key a's cost with its team: %v", got)
+	}
+	if got := testutil.ToFloat64(m.tokens.WithLabelValues("mock", "echo", "", "c", "", "input")); got != 3 {
+		t.Errorf("a key of no team: %v input tokens under team \"\"", got)
+	}
+}

@@ -25,6 +25,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
@@ -110,6 +111,12 @@ type Server struct {
 	// and runs their tools; it outlives reloads (a reload applies the
 	// section to it), like the connections.
 	tools *servertools.Host
+	// governanceClock is the clock of budgets and keys' expiry (tests
+	// move it); localGov keeps keys and spending for a store without
+	// them (admin.go).
+	governanceClock func() time.Time
+	localGov        *memory.Store
+	localGovOnce    sync.Once
 
 	// hardStop is cancelled when the grace period ends; the drain link of
 	// the interceptor chain then cancels every call still running.
@@ -163,7 +170,7 @@ func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 // stream workers (limits.stream_workers) at once: call Shutdown when done
 // with it, even if it never served.
 func New(cfg *config.Config, opts ...Option) (*Server, error) {
-	s := &Server{cfg: cfg, log: slog.New(slog.DiscardHandler), metrics: metrics.New()}
+	s := &Server{cfg: cfg, log: slog.New(slog.DiscardHandler), metrics: metrics.New(), governanceClock: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
@@ -224,6 +231,8 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	s.grpc = grpc.NewServer(serverOpts...)
 	s.doors = s.newDoors()
 	llmrelayv1.RegisterLLMServiceServer(s.grpc, llmService{})
+	adminv1.RegisterKeyServiceServer(s.grpc, adminService{})
+	adminv1.RegisterUsageServiceServer(s.grpc, adminService{})
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)

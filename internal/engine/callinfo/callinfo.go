@@ -1,10 +1,11 @@
 // Package callinfo is the engine's call record: what llmrelay learns about
 // one call while it runs (its request id, the caller's key name, the model
 // it asked for and the targets that model resolved to, the attempts it
-// took, the annotations its hooks made), from the one place that learns
-// each (the engine's admission steps, Generate and its attempt plan) to
-// the code that needs it: the provider queue and Generate use the resolved
-// targets, and a door's log lines and errors report the rest.
+// took, the annotations its hooks made, the hold on its budgets), from the
+// one place that learns each (the engine's admission steps, Generate and
+// its attempt plan) to the code that needs it: the provider queue and
+// Generate use the resolved targets, Generate settles the hold, and a
+// door's log lines and errors report the rest.
 //
 // A door puts an *Info in the call's context (NewContext) before it admits
 // the call; every admission step and the engine find it with From. All
@@ -24,6 +25,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/usage"
+	"github.com/llmrelay/llmrelay/internal/spend"
 )
 
 // Info is one call's record.
@@ -33,6 +35,7 @@ type Info struct {
 	key       string
 	model     string
 	resolved  *route.Resolved
+	hold      *spend.Hold
 	attempts  int
 	metadata  []Label
 	usage     Usage
@@ -186,6 +189,28 @@ func (i *Info) SetResolved(r *route.Resolved) {
 	i.mu.Lock()
 	i.resolved = r
 	i.mu.Unlock()
+}
+
+// SetHold records the call's budget hold (admission's budget step), which
+// the call settles as it ends.
+func (i *Info) SetHold(h *spend.Hold) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	i.hold = h
+	i.mu.Unlock()
+}
+
+// Hold returns the call's budget hold, nil when it has none (no key, or
+// no budget step ran).
+func (i *Info) Hold() *spend.Hold {
+	if i == nil {
+		return nil
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.hold
 }
 
 // SetTarget records a resolution to the one target t, as SetResolved
