@@ -24,8 +24,8 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/route"
-	"github.com/llmrelay/llmrelay/internal/usage"
 	"github.com/llmrelay/llmrelay/internal/spend"
+	"github.com/llmrelay/llmrelay/internal/usage"
 )
 
 // Info is one call's record.
