@@ -45,7 +45,7 @@ COPY --from=binary /out/llmrelay /llmrelay
 COPY deploy/image/llmrelay.yaml /etc/llmrelay/llmrelay.yaml
 ENV LLMRELAY_CONFIG=/etc/llmrelay/llmrelay.yaml
 USER 65532:65532
-EXPOSE 50051 9464
+EXPOSE 50051 8080 9464
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=5s --start-period=5s --retries=3 CMD ["/llmrelay", "health"]
 ENTRYPOINT ["/llmrelay"]

@@ -198,6 +198,8 @@ checkgenerate: generate ## Fail if the committed gen/ differs from what proto/ g
 .PHONY: test-clients
 test-clients: client-tools ## Install the Go, TypeScript and Python client packages as a user would and run the shared scenarios, the examples and grpcurl against a freshly built server.
 	scripts/test-clients.sh
+	@# The official OpenAI and Anthropic npm SDKs against the HTTP doors (docs/http.md).
+	scripts/test-http-sdks.sh
 
 .PHONY: test-docs
 test-docs: client-tools ## Run the README's and docs/'s blocks marked <!-- test-docs --> against a freshly built server and compare their output (docs/testing.md).

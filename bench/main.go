@@ -74,6 +74,8 @@ type options struct {
 	upstreamTLS bool
 	hedgeN      int
 	hedgeAfter  time.Duration
+	// http adds the kind httpKind: the call through llmrelay's HTTP door.
+	http bool
 }
 
 func main() {
@@ -95,6 +97,7 @@ func main() {
 	flag.BoolVar(&o.upstreamTLS, "upstream-tls", false, "serve the upstream over HTTPS with HTTP/2 (as the hosted APIs do) instead of HTTP/1.1 in the clear; everyone connects with TLS")
 	flag.IntVar(&o.hedgeN, "hedge-n", 300, "calls of each kind (unhedged, one hedge, two hedges) against the long-tail upstream (0: skip)")
 	flag.DurationVar(&o.hedgeAfter, "hedge-after", 100*time.Millisecond, "hedge_after of the hedged calls")
+	flag.BoolVar(&o.http, "http", true, "also measure llmrelay's OpenAI-compatible HTTP door (POST /v1/chat/completions, streamed) with the direct kind's HTTP client")
 	levels := flag.String("c", "1,8,64", "concurrency levels of the throughput measurements")
 	flag.BoolVar(&o.description, "machine", true, "print the machine's description (nproc, lscpu, go version) first")
 	flag.Parse()
@@ -195,7 +198,7 @@ func run(ctx context.Context, o options) error {
 	}
 	hc := &http.Client{Transport: tr}
 	defer hc.CloseIdleConnections()
-	kinds := []*kind{{name: "direct", stream: direct(hc, up.fast, want)}}
+	kinds := []*kind{{name: "direct", stream: direct(hc, up.fast, directBody, want)}}
 	var client llmrelayv1.LLMServiceClient // llmrelay's (the first server)
 	for _, s := range servers {
 		conn, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -208,6 +211,11 @@ func run(ctx context.Context, o options) error {
 			client = c
 		}
 		kinds = append(kinds, &kind{name: s.name, server: s, stream: relayed(c, "openai/fake", want)})
+	}
+	if o.http {
+		// The same call through llmrelay's OpenAI-compatible door, by the
+		// same HTTP client as direct: what the door adds to the gRPC path.
+		kinds = append(kinds, &kind{name: httpKind, server: rel, stream: direct(hc, "http://"+rel.httpAddr+"/v1", httpDoorBody, want)})
 	}
 
 	rep := report{chunks: o.chunks, kinds: kinds}

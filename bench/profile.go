@@ -44,7 +44,7 @@ func profileInProcess(ctx context.Context, o options, fast, slow *openaitest.Ser
 			return err
 		}
 	}
-	cfg, err := config.Parse([]byte(relayConfig(lis.Addr().String(), "", fastURL, slowURL, "", ca, time.Minute)))
+	cfg, err := config.Parse([]byte(relayConfig(lis.Addr().String(), "off", "", fastURL, slowURL, "", ca, time.Minute)))
 	if err != nil {
 		return err
 	}

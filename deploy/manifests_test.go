@@ -222,6 +222,9 @@ func TestConfigWiring(t *testing.T) {
 	if got, want := port(t, "metrics_listen", cfg.MetricsListen), containerPort(t, c, "metrics"); got != want {
 		t.Errorf("the config serves metrics on port %d; the container's metrics port is %d", got, want)
 	}
+	if got, want := port(t, "http_listen", cfg.HTTPListen), containerPort(t, c, "http"); got != want {
+		t.Errorf("the config serves the HTTP endpoints on port %d; the container's http port is %d", got, want)
+	}
 	if len(cfg.Auth.Keys) == 0 {
 		t.Error("the config has no auth.keys")
 	}

@@ -77,6 +77,7 @@ func writeHeader(w io.Writer, file string, getenv func(string) string) {
 	fmt.Fprintln(w, "# defaults, then the file, then the environment; secret-looking values masked.")
 	for _, v := range []struct{ env, setting string }{
 		{config.EnvListen, "listen"},
+		{config.EnvHTTPListen, "http_listen"},
 		{config.EnvMetricsListen, "metrics_listen"},
 	} {
 		if val := getenv(v.env); val != "" {

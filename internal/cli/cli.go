@@ -284,9 +284,10 @@ func programHelp(env Env) error {
 	fmt.Fprintln(w, "\nFlags of serve:")
 	printFlags(w, fs)
 	fmt.Fprint(w, `
-With no configuration, llmrelay serves on 127.0.0.1:50051 with the built-in
-mock provider. Settings apply in this order: defaults, the config file,
-LLMRELAY_* environment variables, flags.
+With no configuration, llmrelay serves gRPC on 127.0.0.1:50051 and the
+OpenAI- and Anthropic-compatible HTTP endpoints on 127.0.0.1:8080, with
+the built-in mock provider. Settings apply in this order: defaults, the
+config file, LLMRELAY_* environment variables, flags.
 
 Exit status: 0 done, 1 failed, 2 the command line was wrong.
 Documentation: README.md and docs/ in the llmrelay repository.

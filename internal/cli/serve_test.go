@@ -121,7 +121,7 @@ func TestUsageErrors(t *testing.T) {
 		want     string // all of stderr
 	}{
 		{"unknown flag", []string{"--no-such-flag"}, ExitUsage,
-			"llmrelay: serve: unknown flag --no-such-flag; the flags are --config, --listen, --metrics-listen, --version\nRun 'llmrelay help' for usage.\n"},
+			"llmrelay: serve: unknown flag --no-such-flag; the flags are --config, --http-listen, --listen, --metrics-listen, --version\nRun 'llmrelay help' for usage.\n"},
 		{"flag of a command without flags", []string{"hash-key", "--key", "k"}, ExitUsage,
 			"llmrelay: hash-key: unknown flag --key; it takes no flags\nRun 'llmrelay help hash-key' for usage.\n"},
 		{"flag without its value", []string{"serve", "--listen"}, ExitUsage,

@@ -54,6 +54,12 @@ const EnvListen = "LLMRELAY_LISTEN"
 type Config struct {
 	// Listen is the gRPC address, host:port.
 	Listen string `yaml:"listen"`
+	// HTTPListen is the address of the HTTP doors (OpenAI's and
+	// Anthropic's APIs, docs/http.md); empty ("off" in the file) turns
+	// them off.
+	HTTPListen string `yaml:"http_listen"`
+	// HTTPTLS is the HTTP listener's own TLS; none when empty.
+	HTTPTLS TLS `yaml:"http_tls"`
 	// MetricsListen is the address of the Prometheus /metrics endpoint;
 	// empty turns it off.
 	MetricsListen string `yaml:"metrics_listen"`
@@ -105,7 +111,7 @@ type Config struct {
 	// docs/tools.md.
 	Tools servertools.Config `yaml:"tools"`
 
-	// DefaultListens names the listen settings ("listen",
+	// DefaultListens names the listen settings ("listen", "http_listen",
 	// "metrics_listen") that Load found set by no file, variable or flag:
 	// their addresses are the embedded default's (ListenIsDefault). Not a
 	// setting: Load fills it in.
@@ -115,8 +121,8 @@ type Config struct {
 	origin *origin
 }
 
-// ListenIsDefault reports whether the address of setting ("listen" or
-// "metrics_listen") is the embedded default's: Load found it set by no
+// ListenIsDefault reports whether the address of setting ("listen",
+// "http_listen" or "metrics_listen") is the embedded default's: Load found it set by no
 // config file, environment variable or flag. When that address is taken
 // (another llmrelay, or another program on 9464), the server may listen
 // on a free port of the same host instead and say so; an address someone
@@ -252,6 +258,7 @@ func (c *Config) ConnectionAgeGrace() time.Duration {
 func Default() *Config {
 	return &Config{
 		Listen:        "127.0.0.1:50051",
+		HTTPListen:    "127.0.0.1:8080",
 		MetricsListen: "127.0.0.1:9464",
 		ShutdownGrace: 15 * time.Second,
 		Log:           Log{Level: "info", Format: "text"},
@@ -301,6 +308,10 @@ func DefaultProviders() []provider.Config {
 // `metrics_listen`; "off" turns the endpoint off.
 const EnvMetricsListen = "LLMRELAY_METRICS_LISTEN"
 
+// EnvHTTPListen names the environment variable that overrides
+// `http_listen`; "off" turns the HTTP doors off.
+const EnvHTTPListen = "LLMRELAY_HTTP_LISTEN"
+
 // Flags are the command-line overrides; empty fields override nothing.
 type Flags struct {
 	ConfigPath string
@@ -308,14 +319,17 @@ type Flags struct {
 	// MetricsListen, when not nil, overrides metrics_listen; "" or "off"
 	// turns the endpoint off.
 	MetricsListen *string
+	// HTTPListen, when not nil, overrides http_listen; "" or "off" turns
+	// the HTTP doors off.
+	HTTPListen *string
 }
 
 // fromCommandLine is how messages name a value that a flag set.
 const fromCommandLine = "the command line"
 
 // Load builds the configuration: defaults, then the file named by
-// flags.ConfigPath or $LLMRELAY_CONFIG (if any), then $LLMRELAY_LISTEN and
-// $LLMRELAY_METRICS_LISTEN, then the flags; and validates the result. A
+// flags.ConfigPath or $LLMRELAY_CONFIG (if any), then $LLMRELAY_LISTEN,
+// $LLMRELAY_HTTP_LISTEN and $LLMRELAY_METRICS_LISTEN, then the flags; and validates the result. A
 // configuration with problems gives Problems, each naming its setting and
 // the file's line (or the variable or flag that set it).
 func Load(flags Flags, getenv func(string) string) (*Config, error) {
@@ -350,6 +364,10 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		cfg.MetricsListen = v
 		o.override("metrics_listen", "$"+EnvMetricsListen)
 	}
+	if v := getenv(EnvHTTPListen); v != "" {
+		cfg.HTTPListen = v
+		o.override("http_listen", "$"+EnvHTTPListen)
+	}
 	if flags.Listen != "" {
 		cfg.Listen = flags.Listen
 		o.override("listen", fromCommandLine)
@@ -358,10 +376,14 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		cfg.MetricsListen = *flags.MetricsListen
 		o.override("metrics_listen", fromCommandLine)
 	}
+	if flags.HTTPListen != nil {
+		cfg.HTTPListen = *flags.HTTPListen
+		o.override("http_listen", fromCommandLine)
+	}
 	if err := cfg.finish(o, shape); err != nil {
 		return nil, err
 	}
-	for _, setting := range []string{"listen", "metrics_listen"} {
+	for _, setting := range []string{"listen", "http_listen", "metrics_listen"} {
 		if _, inFile := o.lines[setting]; !inFile && o.sources[setting] == "" {
 			cfg.DefaultListens = append(cfg.DefaultListens, setting)
 		}
@@ -396,6 +418,9 @@ func (c *Config) finish(o *origin, shape Problems) error {
 	}
 	if strings.EqualFold(c.MetricsListen, "off") {
 		c.MetricsListen = ""
+	}
+	if strings.EqualFold(c.HTTPListen, "off") {
+		c.HTTPListen = ""
 	}
 	ps := c.validate()
 	o.locate(ps)
@@ -511,6 +536,13 @@ func (c *Config) checkServer(p *problems) {
 			bad("metrics_listen", `%s; "" or off turns the metrics endpoint off`, msg)
 		}
 	}
+	httpListenOK := c.HTTPListen != ""
+	if httpListenOK {
+		if msg := addrProblem(c.HTTPListen, "127.0.0.1:8080"); msg != "" {
+			bad("http_listen", `%s; "" or off turns the HTTP endpoints off`, msg)
+			httpListenOK = false
+		}
+	}
 	if c.DrainDelay < 0 {
 		bad("drain_delay", "must not be negative")
 	}
@@ -523,11 +555,16 @@ func (c *Config) checkServer(p *problems) {
 	if formats := []string{"text", "json"}; !slices.Contains(formats, c.Log.Format) {
 		bad("log.format", "%s", setting.NotOneOf(c.Log.Format, formats...))
 	}
-	switch {
-	case c.TLS.CertFile != "" && c.TLS.KeyFile == "":
-		badBoth("tls.key_file", "tls.cert_file", "required with cert_file: tls needs the certificate and its private key")
-	case c.TLS.CertFile == "" && c.TLS.KeyFile != "":
-		badBoth("tls.cert_file", "tls.key_file", "required with key_file: tls needs the certificate and its private key")
+	for _, t := range []struct {
+		name string
+		tls  TLS
+	}{{"tls", c.TLS}, {"http_tls", c.HTTPTLS}} {
+		switch {
+		case t.tls.CertFile != "" && t.tls.KeyFile == "":
+			badBoth(t.name+".key_file", t.name+".cert_file", "required with cert_file: "+t.name+" needs the certificate and its private key")
+		case t.tls.CertFile == "" && t.tls.KeyFile != "":
+			badBoth(t.name+".cert_file", t.name+".key_file", "required with key_file: "+t.name+" needs the certificate and its private key")
+		}
 	}
 	l := c.Limits
 	if l.MaxRecvMsgBytes <= 0 {
@@ -554,6 +591,10 @@ func (c *Config) checkServer(p *problems) {
 	if listenOK && len(c.Auth.Keys) == 0 && !IsLoopback(c.Listen) {
 		bad("listen", "%s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+
 			"add keys (`llmrelay hash-key` prints a key's sha256) or listen on 127.0.0.1", c.Listen)
+	}
+	if httpListenOK && len(c.Auth.Keys) == 0 && !IsLoopback(c.HTTPListen) {
+		bad("http_listen", "%s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+
+			"add keys (`llmrelay hash-key` prints a key's sha256), listen on 127.0.0.1, or turn the HTTP endpoints off", c.HTTPListen)
 	}
 }
 

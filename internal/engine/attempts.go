@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -449,6 +450,7 @@ func (c *call) sendDelta(a *retry.Attempt, de *deltaEvent, res *attemptResult) e
 	if !c.firstDelta {
 		c.firstDelta = true
 		c.eng.metrics.FirstToken(c.labels(a.Target), time.Since(c.start))
+		c.answerHeaders(a)
 	}
 	res.deltas++
 	de.event.Attempt = uint32(a.N)
@@ -456,4 +458,24 @@ func (c *call) sendDelta(a *retry.Attempt, de *deltaEvent, res *attemptResult) e
 		return &sendError{err}
 	}
 	return nil
+}
+
+// Response headers sent with a call's first delta (the response's headers,
+// when nothing sent them before): which attempt, provider and model the
+// reply starts with. A door that writes headers once, before the reply (an
+// HTTP door), shows the client where the answer comes from.
+const (
+	HeaderAttempts = "llmrelay-attempts"
+	HeaderProvider = "llmrelay-provider"
+	HeaderModel    = "llmrelay-model"
+)
+
+// answerHeaders sets the headers of the attempt whose delta is the call's
+// first.
+func (c *call) answerHeaders(a *retry.Attempt) {
+	c.out.setHeader(HeaderAttempts, strconv.Itoa(a.N))
+	if e := a.Target.Entry; e != nil {
+		c.out.setHeader(HeaderProvider, e.Config.Name)
+		c.out.setHeader(HeaderModel, a.Target.Model)
+	}
 }

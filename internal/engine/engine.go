@@ -697,6 +697,16 @@ type emitter struct {
 	stop, stopped chan struct{}
 }
 
+// setHeader sets a response header of the client's stream, taking turns
+// with the events, as the Sink needs (nothing once the stream went away).
+func (e *emitter) setHeader(key, value string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.gone {
+		e.sink.SetHeader(key, value)
+	}
+}
+
 // setTurn makes n the turn of the events sent from now on.
 func (e *emitter) setTurn(n int) {
 	e.mu.Lock()

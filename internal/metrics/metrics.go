@@ -26,7 +26,7 @@ const (
 	NameAttempts = "llmrelay_attempts_per_call"
 	// NameTimeToFirstDelta observes the time from the call's start to its first delta.
 	NameTimeToFirstDelta = "llmrelay_time_to_first_delta_seconds"
-	// NameCalls counts finished Generate calls by provider and gRPC code.
+	// NameCalls counts finished Generate calls by provider, gRPC code and interface.
 	NameCalls = "llmrelay_generate_calls_total"
 	// NameProviderErrors counts failed attempts by provider and error class.
 	NameProviderErrors = "llmrelay_provider_errors_total"
@@ -143,6 +143,7 @@ type Metrics struct {
 	lastReloadSuccess prometheus.Gauge
 
 	resume     resumeMetrics     // resumable calls (resume.go)
+	http       httpMetrics       // the HTTP doors (http.go)
 	tools      toolMetrics       // server tools (tools.go)
 	governance governanceMetrics // the admin API and budgets (governance.go)
 }
@@ -170,8 +171,8 @@ func New() *Metrics {
 		}, []string{"provider"}),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameCalls,
-			Help: "Finished Generate calls, by provider and gRPC code.",
-		}, []string{"provider", "code"}),
+			Help: "Finished Generate calls, by provider, gRPC code and interface (grpc, openai, anthropic).",
+		}, []string{"provider", "code", "interface"}),
 		providerErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameProviderErrors,
 			Help: "Failed attempts, by provider and error class.",
@@ -230,11 +231,11 @@ func New() *Metrics {
 		}, append(callLabelNames[:len(callLabelNames):len(callLabelNames)], "token_type")),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameTokens,
-			Help: "Tokens used by Generate calls, by kind of token, provider, model, route, API key name and team.",
+			Help: "Tokens used by Generate calls, by kind of token, provider, model, route, API key name, team and interface.",
 		}, append(callLabelNames[:len(callLabelNames):len(callLabelNames)], "type")),
 		cost: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameCost,
-			Help: "Cost of the tokens of Generate calls at the configured prices, by provider, model, route, API key name and team.",
+			Help: "Cost of the tokens of Generate calls at the configured prices, by provider, model, route, API key name, team and interface.",
 		}, callLabelNames),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameConfigReloads,
@@ -251,6 +252,7 @@ func New() *Metrics {
 	}
 	m.series.init()
 	m.resume = newResumeMetrics(reg)
+	m.http = newHTTPMetrics(reg)
 	m.tools = newToolMetrics(reg)
 	m.governance = newGovernanceMetrics(reg)
 	m.lastReloadOK.Set(1)

@@ -57,8 +57,9 @@ type runtime struct {
 	// trusted are the proxies whose X-Forwarded-For or PROXY protocol
 	// header names the client (auth.trusted_proxies).
 	trusted []netip.Prefix
-	// cert is the TLS certificate, nil without TLS.
-	cert *tls.Certificate
+	// cert is the TLS certificate, nil without TLS; httpCert the HTTP
+	// listener's (http_tls).
+	cert, httpCert *tls.Certificate
 	// tools is the tools section ready for the server's tool host, which
 	// applies it when the runtime is swapped in.
 	tools *servertools.Prepared
@@ -97,6 +98,13 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 			return nil, fmt.Errorf("tls: %w", err)
 		}
 		rt.cert = &cert
+	}
+	if cfg.HTTPTLS.Enabled() {
+		cert, err := tls.LoadX509KeyPair(cfg.HTTPTLS.CertFile, cfg.HTTPTLS.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("http_tls: %w", err)
+		}
+		rt.httpCert = &cert
 	}
 	s.retryBudgets(rt, prev)
 	s.apiKeys(rt)

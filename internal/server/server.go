@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"sync"
@@ -58,9 +59,11 @@ func ShutdownBudget(cfg *config.Config) time.Duration {
 type Server struct {
 	// cfg is the config the server started with; only the settings that a
 	// reload cannot change (config.KeepRestartOnly) are read from it.
-	cfg     *config.Config
-	log     *slog.Logger
-	grpc    *grpc.Server
+	cfg  *config.Config
+	log  *slog.Logger
+	grpc *grpc.Server
+	// doors serves the HTTP doors (doors.go), on http_listen.
+	doors   *http.Server
 	health  *health.Server
 	metrics *metrics.Metrics
 	timer   retry.Timer
@@ -226,6 +229,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.grpc = grpc.NewServer(serverOpts...)
+	s.doors = s.newDoors()
 	llmrelayv1.RegisterLLMServiceServer(s.grpc, llmService{})
 	adminv1.RegisterKeyServiceServer(s.grpc, adminService{})
 	adminv1.RegisterUsageServiceServer(s.grpc, adminService{})
@@ -317,7 +321,13 @@ func (s *Server) Shutdown(ctx context.Context) {
 	s.endWatches()
 	drained := make(chan struct{})
 	go func() {
+		httpDrained := make(chan struct{})
+		go func() {
+			s.stopDoors()
+			close(httpDrained)
+		}()
 		s.grpc.GracefulStop()
+		<-httpDrained
 		close(drained)
 	}()
 	defer s.closeStore(drained)
@@ -337,6 +347,7 @@ func (s *Server) Shutdown(ctx context.Context) {
 	select {
 	case <-drained:
 	case <-wait.C:
+		s.closeDoors()
 		s.grpc.Stop()
 		<-drained
 	}
@@ -369,11 +380,12 @@ func toolBudgetName(server string) string { return "mcp/" + server }
 func (s *Server) stopNow() {
 	s.health.Shutdown()
 	s.cancelCalls()
+	s.closeDoors()
 	s.grpc.Stop()
 }
 
-// Run listens on the configured address (and serves /metrics on
-// metrics_listen, if set) until ctx ends, then shuts down (Shutdown). It
+// Run listens on the configured address (and serves the HTTP doors on
+// http_listen and /metrics on metrics_listen, if set) until ctx ends, then shuts down (Shutdown). It
 // handles no signals: RunWithSignals does.
 func (s *Server) Run(ctx context.Context) error { return s.run(ctx, nil) }
 
@@ -403,13 +415,36 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 		}
 		defer stopWatch()
 	}
-	s.log.Info("llmrelay serving", "listen", lis.Addr().String(), "providers", s.current.Load().providers.Names(), "tls", s.cfg.TLS.Enabled(),
-		"tracing", s.tracing.Protocol(), "reload_watch", s.cfg.Reload.Watch)
+	var httpLis net.Listener
+	if s.cfg.HTTPListen != "" {
+		if httpLis, err = s.listen("http_listen", s.cfg.HTTPListen); err != nil {
+			lis.Close()
+			return err
+		}
+	}
+	serving := []any{"listen", lis.Addr().String()}
+	if httpLis != nil {
+		serving = append(serving, "http_listen", httpLis.Addr().String(), "http_tls", s.cfg.HTTPTLS.Enabled())
+	}
+	s.log.Info("llmrelay serving", append(serving, "providers", s.current.Load().providers.Names(), "tls", s.cfg.TLS.Enabled(),
+		"tracing", s.tracing.Protocol(), "reload_watch", s.cfg.Reload.Watch)...)
 	if !s.cfg.TLS.Enabled() && !config.IsLoopback(s.cfg.Listen) {
 		s.log.Warn("serving without TLS on a non-loopback address: API keys cross the network in plaintext unless a proxy or mesh encrypts it")
 	}
+	if httpLis != nil && !s.cfg.HTTPTLS.Enabled() && !config.IsLoopback(s.cfg.HTTPListen) {
+		s.log.Warn("serving HTTP without TLS (http_tls) on a non-loopback address: API keys cross the network in plaintext unless a proxy or mesh encrypts it")
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
+	if httpLis != nil {
+		httpErr := make(chan error, 1)
+		go func() { httpErr <- s.ServeHTTPDoors(httpLis) }()
+		defer func() {
+			if err := <-httpErr; err != nil {
+				s.log.Error("the HTTP doors failed", "error", err)
+			}
+		}()
+	}
 	if stop, err := s.serveUntilStop(ctx, sigs, errc); !stop {
 		return err
 	}
@@ -434,8 +469,8 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 // configured addresses; errors.Is(err, syscall.EADDRINUSE) tells an address
 // in use.
 type ListenError struct {
-	// Setting is the config setting that holds the address: "listen" or
-	// "metrics_listen".
+	// Setting is the config setting that holds the address: "listen",
+	// "http_listen" or "metrics_listen".
 	Setting string
 	Addr    string
 	Err     error

@@ -50,6 +50,7 @@ func (s *syncBuffer) String() string {
 func TestSignals(t *testing.T) {
 	cfg := config.Default()
 	cfg.MetricsListen = ""
+	cfg.HTTPListen = "127.0.0.1:0"
 	cfg.Providers = config.DefaultProviders()
 	cfg.DrainDelay = time.Hour
 	cfg.ShutdownGrace = time.Hour

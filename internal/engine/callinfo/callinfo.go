@@ -14,6 +14,7 @@ package callinfo
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"slices"
 	"sync"
@@ -24,6 +25,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/spend"
+	"github.com/llmrelay/llmrelay/internal/usage"
 )
 
 // Info is one call's record.
@@ -39,6 +41,9 @@ type Info struct {
 	usage     Usage
 	usageSet  bool
 	notes     []Label
+	// iface is the interface the call came in by (InterfaceGRPC, or an
+	// HTTP door's).
+	iface string
 	// onAuth runs once the call has passed authentication.
 	onAuth func()
 	authed bool
@@ -50,6 +55,18 @@ type Info struct {
 
 // Label is one of the request's metadata pairs, as the log keeps it.
 type Label struct{ Key, Value string }
+
+// Labels are a call's metadata labels or its hooks' annotations.
+type Labels []Label
+
+// LogValue implements slog.LogValuer: a group of the labels.
+func (ls Labels) LogValue() slog.Value {
+	attrs := make([]slog.Attr, len(ls))
+	for i, l := range ls {
+		attrs[i] = slog.String(l.Key, l.Value)
+	}
+	return slog.GroupValue(attrs...)
+}
 
 // Bounds on the metadata a call record keeps for the log (the contract
 // allows 64 pairs, keys of 128 bytes and values of 1024; requests beyond it
@@ -121,6 +138,35 @@ func (i *Info) Metadata() []Label {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return i.metadata
+}
+
+// InterfaceGRPC is the interface of a call of llmrelay's gRPC API; the
+// HTTP doors name theirs ("openai", "anthropic").
+const InterfaceGRPC = "grpc"
+
+// SetInterface records the interface, the door, the call came in by. A
+// door other than the gRPC service sets it before admission.
+func (i *Info) SetInterface(name string) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	i.iface = name
+	i.mu.Unlock()
+}
+
+// Interface returns the interface the call came in by: InterfaceGRPC
+// unless a door said otherwise.
+func (i *Info) Interface() string {
+	if i == nil {
+		return InterfaceGRPC
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.iface == "" {
+		return InterfaceGRPC
+	}
+	return i.iface
 }
 
 // SetKey records the name of the caller's API key.
@@ -301,6 +347,22 @@ type Usage struct {
 	// Cost is what they cost at the price table's prices, when Priced.
 	Cost   float64
 	Priced bool
+}
+
+// LogValue implements slog.LogValuer: the tokens by kind (every kind
+// that is a whole, and the parts that are not zero) and, when priced, the
+// cost.
+func (u Usage) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, len(usage.Kinds)+1)
+	for _, k := range usage.Kinds {
+		if n := k.Tokens(u.Tokens); n > 0 || k.PartOf == "" {
+			attrs = append(attrs, slog.Int64(k.Name+"_tokens", n))
+		}
+	}
+	if u.Priced {
+		attrs = append(attrs, slog.Float64("cost", u.Cost))
+	}
+	return slog.GroupValue(attrs...)
 }
 
 // RecordUsage records what the call consumed. The Generate handler calls
