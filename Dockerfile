@@ -17,6 +17,8 @@ ARG BINARY_FROM=build
 FROM golang:${GO_VERSION}-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+# The Go client is a module of its own that go.mod replaces with ./client.
+COPY client/go.mod client/go.sum client/
 RUN go mod download
 COPY . .
 # The version `llmrelay version` prints (the build context has no .git).
@@ -43,7 +45,7 @@ COPY --from=binary /out/llmrelay /llmrelay
 COPY deploy/image/llmrelay.yaml /etc/llmrelay/llmrelay.yaml
 ENV LLMRELAY_CONFIG=/etc/llmrelay/llmrelay.yaml
 USER 65532:65532
-EXPOSE 50051 9464
+EXPOSE 50051 8080 9464
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=5s --start-period=5s --retries=3 CMD ["/llmrelay", "health"]
 ENTRYPOINT ["/llmrelay"]

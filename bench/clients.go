@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"time"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
 // result is one stream, seen from the client.
@@ -25,8 +25,13 @@ type result struct {
 type streamer func(ctx context.Context) result
 
 // directBody is the request an application would send the provider itself:
-// what the openai adapter sends for the same call.
-var directBody = []byte(`{"model":"fake","messages":[{"role":"user","content":"Say twenty words."}],"stream":true,"stream_options":{"include_usage":true}}`)
+// what the openai adapter sends for the same call. httpDoorBody is the same
+// request to llmrelay's OpenAI-compatible door, which names the model as
+// llmrelay does.
+var (
+	directBody   = []byte(`{"model":"fake","messages":[{"role":"user","content":"Say twenty words."}],"stream":true,"stream_options":{"include_usage":true}}`)
+	httpDoorBody = []byte(`{"model":"openai/fake","messages":[{"role":"user","content":"Say twenty words."}],"stream":true,"stream_options":{"include_usage":true}}`)
+)
 
 // directChunk is the part of a chat.completion.chunk a client reads.
 type directChunk struct {
@@ -39,11 +44,12 @@ type directChunk struct {
 
 // direct streams a reply from the upstream the way a lean application
 // would: net/http, a bufio line reader and encoding/json into a small
-// struct, keep-alive connections.
-func direct(client *http.Client, url, want string) streamer {
+// struct, keep-alive connections. The same client streams through
+// llmrelay's OpenAI-compatible door (body httpDoorBody, url its /v1).
+func direct(client *http.Client, url string, body []byte, want string) streamer {
 	return func(ctx context.Context) result {
 		start := time.Now()
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/chat/completions", bytes.NewReader(directBody))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/chat/completions", bytes.NewReader(body))
 		if err != nil {
 			return result{err: err}
 		}

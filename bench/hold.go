@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
 // held is what holding many slow streams open at once showed.

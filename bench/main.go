@@ -45,7 +45,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 )
 
@@ -78,6 +78,8 @@ type options struct {
 	// and prints its goroutines' depths from a dump (stacks.go), and
 	// nothing else.
 	stacks int
+	// http adds the kind httpKind: the call through llmrelay's HTTP door.
+	http bool
 }
 
 func main() {
@@ -101,6 +103,7 @@ func main() {
 	flag.DurationVar(&o.hedgeAfter, "hedge-after", 100*time.Millisecond, "hedge_after of the hedged calls")
 	flag.IntVar(&o.stacks, "stacks", 0, "hold this many slow streams through each relay, dump its goroutines (SIGQUIT, GOTRACEBACK=system) and print how deep they wait; nothing else is measured")
 	flag.BoolVar(&verboseStacks, "stacks-frames", false, "with -stacks: also print one handler's frames with their sizes")
+	flag.BoolVar(&o.http, "http", true, "also measure llmrelay's OpenAI-compatible HTTP door (POST /v1/chat/completions, streamed) with the direct kind's HTTP client")
 	levels := flag.String("c", "1,8,64", "concurrency levels of the throughput measurements")
 	flag.BoolVar(&o.description, "machine", true, "print the machine's description (nproc, lscpu, go version) first")
 	flag.Parse()
@@ -204,7 +207,7 @@ func run(ctx context.Context, o options) error {
 	}
 	hc := &http.Client{Transport: tr}
 	defer hc.CloseIdleConnections()
-	kinds := []*kind{{name: "direct", stream: direct(hc, up.fast, want)}}
+	kinds := []*kind{{name: "direct", stream: direct(hc, up.fast, directBody, want)}}
 	var client llmrelayv1.LLMServiceClient // llmrelay's (the first server)
 	for _, s := range servers {
 		conn, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -217,6 +220,11 @@ func run(ctx context.Context, o options) error {
 			client = c
 		}
 		kinds = append(kinds, &kind{name: s.name, server: s, stream: relayed(c, "openai/fake", want)})
+	}
+	if o.http {
+		// The same call through llmrelay's OpenAI-compatible door, by the
+		// same HTTP client as direct: what the door adds to the gRPC path.
+		kinds = append(kinds, &kind{name: httpKind, server: rel, stream: direct(hc, "http://"+rel.httpAddr+"/v1", httpDoorBody, want)})
 	}
 
 	rep := report{chunks: o.chunks, kinds: kinds}

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 	"github.com/llmrelay/llmrelay/internal/server"
@@ -44,7 +44,7 @@ func profileInProcess(ctx context.Context, o options, fast, slow *openaitest.Ser
 			return err
 		}
 	}
-	cfg, err := config.Parse([]byte(relayConfig(lis.Addr().String(), "", fastURL, slowURL, "", ca, time.Minute)))
+	cfg, err := config.Parse([]byte(relayConfig(lis.Addr().String(), "off", "", fastURL, slowURL, "", ca, time.Minute)))
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ type relay struct {
 	name        string
 	cmd         *exec.Cmd
 	addr        string // gRPC host:port
+	httpAddr    string // the HTTP doors' host:port; "" for the floor
 	metricsAddr string // /metrics host:port
 	exited      chan error
 	stderr      *bytes.Buffer
@@ -66,7 +67,7 @@ func startFloorDump(ctx context.Context, env string, up *upstream, dir string) (
 // fast and slow upstreams serve HTTPS (and HTTP/2) on a certificate it
 // holds. When tailURL is not empty, a `tail` provider points at the
 // upstream whose first byte has a long tail (for hedging; HTTP/1.1).
-func relayConfig(listen, metricsListen, fastURL, slowURL, tailURL, ca string, slowStream time.Duration) string {
+func relayConfig(listen, httpListen, metricsListen, fastURL, slowURL, tailURL, ca string, slowStream time.Duration) string {
 	transport := ""
 	if ca != "" {
 		transport = fmt.Sprintf("\n    transport: {ca_file: %q}", ca)
@@ -79,6 +80,7 @@ func relayConfig(listen, metricsListen, fastURL, slowURL, tailURL, ca string, sl
     base_url: %s`, tailURL)
 	}
 	return fmt.Sprintf(`listen: %s
+http_listen: %s
 metrics_listen: "%s"
 shutdown_grace: 5s
 log: {level: warn, format: text}
@@ -100,7 +102,7 @@ limits:
   keepalive_min_time: 10s
   keepalive_time: 2m
   keepalive_timeout: 20s
-`, listen, metricsListen, fastURL, transport, slowURL, transport, tail, slowStream+time.Minute)
+`, listen, httpListen, metricsListen, fastURL, transport, slowURL, transport, tail, slowStream+time.Minute)
 }
 
 // startRelay writes the configuration to dir and starts the binary with it
@@ -127,14 +129,18 @@ func startRelayTo(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL,
 	if err != nil {
 		return nil, err
 	}
+	haddr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	cfgPath := filepath.Join(dir, "llmrelay.yaml")
-	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, maddr, fastURL, slowURL, tailURL, ca, slowStream)), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, haddr, maddr, fastURL, slowURL, tailURL, ca, slowStream)), 0o600); err != nil {
 		return nil, err
 	}
-	r := &relay{name: "llmrelay", addr: addr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}
+	r := &relay{name: "llmrelay", addr: addr, httpAddr: haddr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}
 	r.cmd = exec.Command(bin, "--config", cfgPath)
 	r.cmd.Env = os.Environ()
 	if env != "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -134,6 +135,7 @@ func (rep report) print(w io.Writer) {
 		}
 	}
 
+	rep.printHTTPDoor(w)
 	if rep.hedge != nil {
 		rep.hedge.print(w)
 	}
@@ -261,4 +263,39 @@ func ratio(a, b time.Duration) float64 {
 		return 0
 	}
 	return float64(a) / float64(b)
+}
+
+// httpKind names the kind that streams through llmrelay's OpenAI-compatible
+// HTTP door.
+const httpKind = "llmrelay http"
+
+// kindIndex returns the index of the kind named name, or -1.
+func (rep report) kindIndex(name string) int {
+	return slices.IndexFunc(rep.kinds, func(k *kind) bool { return k.name == name })
+}
+
+// printHTTPDoor sets the HTTP door beside the gRPC path of the same
+// llmrelay process: what the door adds to a call's latency, and the
+// relay's CPU time and heap allocations per stream at each concurrency.
+func (rep report) printHTTPDoor(w io.Writer) {
+	g, h := rep.kindIndex("llmrelay"), rep.kindIndex(httpKind)
+	if g < 0 || h < 0 {
+		return
+	}
+	grpcK, httpK := rep.kinds[g], rep.kinds[h]
+	fmt.Fprintf(w, "\n### The HTTP door beside the gRPC path (the same llmrelay process; %s: POST /v1/chat/completions, streamed)\n\n", httpKind)
+	fmt.Fprintln(w, "| | gRPC | HTTP door | the door adds |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: |")
+	for _, l := range []struct {
+		name string
+		pick func(result) time.Duration
+	}{{"whole stream p50", total}, {"first delta p50", firstDelta}} {
+		a, b := distOf(grpcK.lat, l.pick).p50, distOf(httpK.lat, l.pick).p50
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", l.name, us(a), us(b), signedUS(b-a))
+	}
+	for _, row := range rep.loads {
+		a, b := row.kinds[g], row.kinds[h]
+		fmt.Fprintf(w, "| relay CPU per stream, concurrency %d | %s | %s | %s |\n", row.conc, us(a.per(a.relay)), us(b.per(b.relay)), signedUS(b.per(b.relay)-a.per(a.relay)))
+		fmt.Fprintf(w, "| relay allocations per stream, concurrency %d | %.0f | %.0f | %+.0f |\n", row.conc, a.allocsPerStream(), b.allocsPerStream(), b.allocsPerStream()-a.allocsPerStream())
+	}
 }

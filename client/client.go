@@ -20,24 +20,25 @@
 // A failed call returns an [*Error] carrying the status's ErrorInfo reason
 // and RetryInfo delay as Go values.
 //
-// [New] dials with [ServiceConfig], which lets gRPC retry ListModels, and
-// Generate before its first event, on UNAVAILABLE. Once events flow, retries
-// are the server's job and arrive as will_retry events.
+// [New] dials with [ServiceConfig], which lets gRPC retry ListModels,
+// ListTools, and Generate before its first event, on UNAVAILABLE. Once
+// events flow, retries are the server's job and arrive as will_retry
+// events.
 package client
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"errors"
 	"fmt"
 
-	"github.com/google/uuid"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
 // Client calls an llmrelay server. It is safe for concurrent use.
@@ -128,6 +129,11 @@ func (c *Client) Close() error {
 // Stub returns the generated stub, for calls this package does not wrap.
 func (c *Client) Stub() llmrelayv1.LLMServiceClient { return c.stub }
 
+// Conn returns the connection New opened, with its credentials, for the
+// server's other services (the admin API's llmrelay.admin.v1 stubs); nil
+// for a Client made with FromConn.
+func (c *Client) Conn() *grpc.ClientConn { return c.conn }
+
 // Generate starts a Generate call. The returned Stream must be read to its
 // end or closed. A call the server refuses before any event fails when the
 // stream is read, not here.
@@ -140,7 +146,7 @@ func (c *Client) Stub() llmrelayv1.LLMServiceClient { return c.stub }
 func (c *Client) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, opts ...grpc.CallOption) (*Stream, error) {
 	if req.GetResumable() && req.GetRequestId() == "" {
 		req = proto.CloneOf(req)
-		req.RequestId = uuid.NewString()
+		req.RequestId = newRequestID()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Stream{stub: c.stub, ctx: ctx, cancel: cancel, req: req, opts: opts, requestID: req.GetRequestId(), resumable: req.GetResumable()}
@@ -174,6 +180,17 @@ func (c *Client) ListModels(ctx context.Context, req *llmrelayv1.ListModelsReque
 	return resp, nil
 }
 
+// ListTools lists the server tools the caller may offer a model
+// (GenerateRequest.server_tools), with whether each answers right now, and
+// the server's MCP servers. Errors are *Error.
+func (c *Client) ListTools(ctx context.Context, req *llmrelayv1.ListToolsRequest, opts ...grpc.CallOption) (*llmrelayv1.ListToolsResponse, error) {
+	resp, err := c.stub.ListTools(ctx, req, opts...)
+	if err != nil {
+		return nil, FromError(err)
+	}
+	return resp, nil
+}
+
 // bearer sends an API key as a bearer token.
 type bearer struct {
 	key        string
@@ -185,3 +202,13 @@ func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]strin
 }
 
 func (b bearer) RequireTransportSecurity() bool { return b.requireTLS }
+
+// newRequestID returns a random (version 4) UUID, the form request_id
+// takes.
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}

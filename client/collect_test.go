@@ -2,7 +2,9 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
 // fakeStream replays events, then ends with end (io.EOF for a clean end).
@@ -258,5 +260,59 @@ func TestCollectWithoutHooksAndWithPartialObjects(t *testing.T) {
 	}
 	if len(partials) != 1 || !proto.Equal(partials[0], obj) {
 		t.Errorf("partial objects = %v, want [%v]", partials, obj)
+	}
+}
+
+// inTurn sets ev's turn.
+func inTurn(turn uint32, ev *llmrelayv1.GenerateEvent) *llmrelayv1.GenerateEvent {
+	ev.Turn = turn
+	return ev
+}
+
+// TestCollectServerToolTurns: with server tools, a will_retry discards only
+// its own turn's text, never an earlier turn's nor a tool result; the
+// hooks see every tool event and each new turn.
+func TestCollectServerToolTurns(t *testing.T) {
+	total := 2.0
+	progress := &llmrelayv1.ToolProgress{ToolCallId: "mock_1_0", Name: "everything/echo", Progress: 1, Total: &total}
+	result := &llmrelayv1.ToolResult{ToolCallId: "mock_1_0", Name: "everything/echo", Content: "Echo: hello", Attempts: 1}
+	events := []*llmrelayv1.GenerateEvent{
+		inTurn(1, delta(1, "Let me ask. ")),
+		inTurn(1, &llmrelayv1.GenerateEvent{Attempt: 1, Event: &llmrelayv1.GenerateEvent_ToolProgress{ToolProgress: progress}}),
+		{Event: &llmrelayv1.GenerateEvent_Heartbeat{Heartbeat: &llmrelayv1.Heartbeat{}}}, // turn 0
+		inTurn(1, &llmrelayv1.GenerateEvent{Attempt: 1, Event: &llmrelayv1.GenerateEvent_ToolResult{ToolResult: result}}),
+		inTurn(2, delta(2, "Echo: ")),
+		inTurn(2, willRetry(2, true)),
+		inTurn(2, delta(3, "Echo: ")), inTurn(2, delta(3, "hello")),
+		inTurn(2, final(3, "Echo: hello")),
+	}
+	var rec recorder
+	hooks := rec.hooks()
+	var seen []string
+	hooks.OnTurn = func(n uint32) {
+		seen = append(seen, fmt.Sprintf("turn %d", n))
+		rec.screen.WriteString("\n")
+	}
+	hooks.OnToolProgress = func(p *llmrelayv1.ToolProgress) {
+		seen = append(seen, fmt.Sprintf("progress %s %v/%v", p.GetToolCallId(), p.GetProgress(), p.GetTotal()))
+	}
+	hooks.OnToolResult = func(r *llmrelayv1.ToolResult) {
+		seen = append(seen, fmt.Sprintf("result %s %q", r.GetToolCallId(), r.GetContent()))
+	}
+	f, err := Collect(&fakeStream{events: events, end: io.EOF}, hooks)
+	if err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	if f.GetMessage().GetContent() != "Echo: hello" {
+		t.Errorf("final = %q", f.GetMessage().GetContent())
+	}
+	if want := []string{"Echo: "}; !slices.Equal(rec.discarded, want) {
+		t.Errorf("discarded = %q, want %q: only turn 2's text", rec.discarded, want)
+	}
+	if want := "Let me ask. \nEcho: hello"; rec.screen.String() != want {
+		t.Errorf("screen = %q, want %q", rec.screen.String(), want)
+	}
+	if want := []string{`progress mock_1_0 1/2`, `result mock_1_0 "Echo: hello"`, "turn 2"}; !slices.Equal(seen, want) {
+		t.Errorf("hooks saw %q, want %q", seen, want)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
 // ErrNoFinal is returned when a Generate stream ends cleanly without its
@@ -162,15 +162,31 @@ type Hooks struct {
 	// OnDelta is called with each delta, in order, as it arrives.
 	OnDelta func(d *llmrelayv1.Delta)
 	// OnWillRetry is called with each will_retry event. When the event has
-	// discard_partial set, discarded is the text the deltas since the
-	// previous will_retry (or the start) carried, which the caller must
-	// take back off the screen; otherwise it is empty.
+	// discard_partial set, discarded is the text the deltas of its turn
+	// carried since the turn's previous will_retry (or the turn's start),
+	// which the caller must take back off the screen; otherwise it is
+	// empty. With server tools, a will_retry concerns its own turn only:
+	// the text of earlier turns and the tool results stay.
 	OnWillRetry func(w *llmrelayv1.WillRetry, discarded string)
 	// OnPartialObject is called with each partial_object event: a whole
 	// snapshot of the object so far, to replace the previous one. Not
 	// every change gets one (the server bounds their bytes at 4 × the
 	// reply's); the final object comes with the final event.
 	OnPartialObject func(v *structpb.Value)
+	// OnTurn is called when a call with server tools moves on to its next
+	// model turn (the first event of turn n, n > 1, is about to be
+	// handled): the turn before, its text and its tool results, is over
+	// and is never discarded. A call without server tools has one turn
+	// and never calls it.
+	OnTurn func(turn uint32)
+	// OnToolProgress is called with each tool_progress event: a server
+	// tool the model called (tool_call_id) is running and reported
+	// progress.
+	OnToolProgress func(p *llmrelayv1.ToolProgress)
+	// OnToolResult is called with each tool_result event: a server tool
+	// returned (or failed: is_error), and this is what the model is sent.
+	// Never discarded: a later will_retry concerns a later turn.
+	OnToolResult func(r *llmrelayv1.ToolResult)
 	// OnResume is called when a resumable call's stream dropped (cause)
 	// and Collect picks the call up again after the event numbered
 	// afterSequence (see Stream.Recv). Nothing is to be taken back: the
@@ -180,9 +196,10 @@ type Hooks struct {
 	// request again when the server lost the call (Stream.AllowReissue),
 	// and is called just before, with why (an *Error: reason
 	// RESUMABLE_CALL_LOST or RESUMABLE_CALL_NOT_FOUND) and the text the
-	// deltas showed since the last discard, which the caller must take
-	// back: the new call streams its reply from the start. Leave it nil to
-	// have a lost call end Collect with its error.
+	// deltas showed since the last discard (with server tools, the earlier
+	// turns' text too), which the caller must take back: the new call
+	// streams its reply from the start. Leave it nil to have a lost call
+	// end Collect with its error.
 	OnReissue func(cause error, discarded string)
 }
 
@@ -191,12 +208,22 @@ type Hooks struct {
 // failed attempts showed before it. A failed call returns its *Error, and a
 // stream without a final returns ErrNoFinal. Heartbeat events (a call with
 // heartbeat_interval) are skipped. A *Stream is closed on return.
+//
+// With server tools (GenerateRequest.server_tools) the call runs in turns
+// (GenerateEvent.turn): Collect keeps what each turn showed apart, so that
+// a will_retry discards only its own turn's text, and reports the tool
+// events (OnToolProgress, OnToolResult) and each new turn (OnTurn). The
+// final's message is the last turn's; its transcript holds every turn,
+// with the tool results, and its turns counts them.
 func Collect(r Receiver, hooks *Hooks) (*llmrelayv1.Final, error) {
 	if hooks == nil {
 		hooks = &Hooks{}
 	}
-	// shown is the text shown since the last discard.
-	var shown strings.Builder
+	// shown is the text the current turn showed since its last discard;
+	// earlier the text of the turns before it (a lost call issued again
+	// takes back both); turn is the current turn, 0 before the first.
+	var shown, earlier strings.Builder
+	var turn uint32
 	if s, ok := r.(*Stream); ok {
 		defer s.Close()
 		if hooks.OnResume != nil {
@@ -204,8 +231,10 @@ func Collect(r Receiver, hooks *Hooks) (*llmrelayv1.Final, error) {
 		}
 		if hooks.OnReissue != nil {
 			s.AllowReissue(func(cause error) {
-				discarded := shown.String()
+				discarded := earlier.String() + shown.String()
+				earlier.Reset()
 				shown.Reset()
+				turn = 0
 				hooks.OnReissue(cause, discarded)
 			})
 		}
@@ -217,6 +246,18 @@ func Collect(r Receiver, hooks *Hooks) (*llmrelayv1.Final, error) {
 			return nil, ErrNoFinal
 		case err != nil:
 			return nil, FromError(err)
+		}
+		// A heartbeat's turn is 0 (it belongs to none), and so is every
+		// event of a server older than server tools.
+		if n := ev.GetTurn(); n > turn {
+			if turn > 0 {
+				earlier.WriteString(shown.String())
+				shown.Reset()
+				if hooks.OnTurn != nil {
+					hooks.OnTurn(n)
+				}
+			}
+			turn = n
 		}
 		switch e := ev.GetEvent().(type) {
 		case *llmrelayv1.GenerateEvent_Delta:
@@ -236,6 +277,14 @@ func Collect(r Receiver, hooks *Hooks) (*llmrelayv1.Final, error) {
 		case *llmrelayv1.GenerateEvent_PartialObject:
 			if hooks.OnPartialObject != nil {
 				hooks.OnPartialObject(e.PartialObject)
+			}
+		case *llmrelayv1.GenerateEvent_ToolProgress:
+			if hooks.OnToolProgress != nil {
+				hooks.OnToolProgress(e.ToolProgress)
+			}
+		case *llmrelayv1.GenerateEvent_ToolResult:
+			if hooks.OnToolResult != nil {
+				hooks.OnToolResult(e.ToolResult)
 			}
 		case *llmrelayv1.GenerateEvent_Final:
 			drain(r)

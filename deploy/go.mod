@@ -7,6 +7,7 @@ replace github.com/llmrelay/llmrelay => ../
 require (
 	github.com/envoyproxy/go-control-plane/envoy v1.39.1-0.20260819172001-e6e3fd93e4be
 	github.com/llmrelay/llmrelay v0.0.0-00010101000000-000000000000
+	github.com/llmrelay/llmrelay/client v0.0.0-00010101000000-000000000000
 	google.golang.org/protobuf v1.36.12
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
@@ -82,3 +83,5 @@ require (
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )
+
+replace github.com/llmrelay/llmrelay/client => ../client

@@ -20,7 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/server"
 )
@@ -221,6 +221,9 @@ func TestConfigWiring(t *testing.T) {
 	}
 	if got, want := port(t, "metrics_listen", cfg.MetricsListen), containerPort(t, c, "metrics"); got != want {
 		t.Errorf("the config serves metrics on port %d; the container's metrics port is %d", got, want)
+	}
+	if got, want := port(t, "http_listen", cfg.HTTPListen), containerPort(t, c, "http"); got != want {
+		t.Errorf("the config serves the HTTP endpoints on port %d; the container's http port is %d", got, want)
 	}
 	if len(cfg.Auth.Keys) == 0 {
 		t.Error("the config has no auth.keys")

@@ -3,12 +3,15 @@
 # needs, and checks the versions the committed gen/ts and gen/python were
 # made with. The Go server needs none of it.
 #
-#   - npm ci in examples/ts (the lockfile pins protoc-gen-es, @bufbuild/protobuf,
+#   - npm ci in clients/ts (the lockfile pins protoc-gen-es, @bufbuild/protobuf,
 #     @connectrpc/connect-node and TypeScript), when node_modules is missing
 #     or older than the lockfile;
 #   - Debian's protobuf-compiler (protoc), libprotobuf-dev (the well-known
 #     .proto files protoc reads), protobuf-compiler-grpc (grpc_python_plugin),
-#     python3-grpcio and python3-protobuf, when missing (needs root: apt-get).
+#     python3-grpcio and python3-protobuf, and what builds the Python wheel
+#     offline, installs it into a venv and checks its types (python3-venv,
+#     python3-pip, python3-setuptools, python3-wheel, python3-mypy), when
+#     missing (needs root: apt-get).
 #
 # PROTOC_VERSION and GRPC_PYTHON_VERSION (from the Makefile) are the upstream
 # versions the generated code must come from.
@@ -21,7 +24,8 @@ cd "$(dirname "$0")/.."
 die() { echo "client-tools: $*" >&2; exit 1; }
 
 # Debian packages.
-packages=(protobuf-compiler libprotobuf-dev protobuf-compiler-grpc python3-grpcio python3-protobuf)
+packages=(protobuf-compiler libprotobuf-dev protobuf-compiler-grpc python3-grpcio python3-protobuf
+	python3-venv python3-pip python3-setuptools python3-wheel python3-mypy)
 missing=()
 for p in "${packages[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -52,7 +56,7 @@ esac
 
 # npm packages, from the committed lockfile.
 command -v npm >/dev/null || die "npm is missing: install Node.js 20 or later"
-ts=examples/ts
+ts=clients/ts
 if [ ! -f "$ts/node_modules/.package-lock.json" ] || [ "$ts/package-lock.json" -nt "$ts/node_modules/.package-lock.json" ]; then
 	echo "client-tools: npm ci in $ts"
 	npm ci --prefix "$ts" --no-audit --no-fund --loglevel=error

@@ -54,7 +54,7 @@ c = json.load(sys.stdin)["Docker"]["config"]
 want = {
     "User": "65532:65532",
     "Entrypoint": ["/llmrelay"],
-    "ExposedPorts": {"50051/tcp": {}, "9464/tcp": {}},
+    "ExposedPorts": {"50051/tcp": {}, "8080/tcp": {}, "9464/tcp": {}},
     "StopSignal": "SIGTERM",
 }
 bad = [f"{k} is {c.get(k)!r}, want {v!r}" for k, v in want.items() if c.get(k) != v]

@@ -22,11 +22,13 @@ type timing struct {
 	d    []time.Duration
 }
 
-// sharedOps times what the retry budget and route target health cost per
-// attempt and per call: the in-process budget against the redis store's
-// (Begin and its end, per attempt; Retry, per retry decision), and the
+// sharedOps times what the retry budget, route target health and budgets
+// cost per attempt and per call: the in-process budget against the redis
+// store's (Begin and its end, per attempt; Retry, per retry decision), the
 // redis store's target health (the read each routed call makes, the
-// success and the failure it records).
+// success and the failure it records), and a call's spend: its
+// reservation and settlement under a key's and a team's budgets, and the
+// settlement of a call under none (its usage record, queued).
 func sharedOps(ctx context.Context, addr string, n int) ([]timing, error) {
 	cfg := state.DefaultConfig().Redis
 	cfg.Address, cfg.KeyPrefix = addr, "bench-shared:"
@@ -44,12 +46,21 @@ func sharedOps(ctx context.Context, addr string, n int) ([]timing, error) {
 		{name: "redis TargetStatus (from the view)"},
 		{name: "redis RecordTarget success"},
 		{name: "redis RecordTarget failure (round trip)"},
+		{name: "redis Reserve, key + team (round trip)"},
+		{name: "redis Settle, budgeted (round trip)"},
+		{name: "redis Settle, no budget (queued)"},
 	}
+	// A key's and its team's day budgets, too large to refuse anything.
+	counters := []state.Counter{
+		{ID: "k:bench/day/bench", Max: state.Amount{Cost: 1 << 50}, Expires: time.Now().Add(time.Hour)},
+		{ID: "t:bench/day/bench", Max: state.Amount{Tokens: 1 << 50}, Expires: time.Now().Add(time.Hour)},
+	}
+	usage := []state.UsageDelta{{Day: "2025-01-01", Subject: "k:bench", Counts: map[string]int64{"calls": 1, "input": 10, "output": 20, "cost_nanos": 3000}}}
 	policy := state.OutlierPolicy{Failures: 1 << 30, BaseEjection: time.Second, MaxEjection: time.Second}
 	keys := []string{"bench/a", "bench/b"}
 	for i := range n + n/4 {
 		warm := i < n/4
-		var d [6]time.Duration
+		var d [9]time.Duration
 		start := time.Now()
 		local.Begin(ctx)()
 		d[0] = time.Since(start)
@@ -79,6 +90,23 @@ func sharedOps(ctx context.Context, addr string, n int) ([]timing, error) {
 			return nil, err
 		}
 		d[5] = time.Since(start)
+		id, amount := "bench-"+strconv.Itoa(i), state.Amount{Cost: 4000, Tokens: 40}
+		start = time.Now()
+		res, err := rs.Reserve(ctx, state.Reservation{ID: id, Counters: counters, Amount: amount, Now: now, Lapse: now.Add(time.Minute)})
+		d[6] = time.Since(start)
+		if err != nil || !res.Allowed {
+			return nil, fmt.Errorf("redis Reserve: %+v, %v", res, err)
+		}
+		start = time.Now()
+		if err := rs.Settle(ctx, state.Settlement{ID: id, Counters: counters, Reserved: amount, Spent: state.Amount{Cost: 3000, Tokens: 30}, Usage: usage, Now: now}); err != nil {
+			return nil, err
+		}
+		d[7] = time.Since(start)
+		start = time.Now()
+		if err := rs.Settle(ctx, state.Settlement{ID: id + "-free", Usage: usage, Now: now}); err != nil {
+			return nil, err
+		}
+		d[8] = time.Since(start)
 		if !warm {
 			for j := range rows {
 				rows[j].d = append(rows[j].d, d[j])

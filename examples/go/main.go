@@ -4,7 +4,7 @@
 // server says discard_partial, and prints the final message, which is the
 // answer.
 //
-//	go run ./examples/go [text...]
+//	cd examples/go && go run . [text...]
 //
 // It calls mock/echo on $LLMRELAY_ADDR (default 127.0.0.1:50051, plaintext),
 // with $LLMRELAY_API_KEY if set, and a fault plan that drops the first
@@ -23,7 +23,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/llmrelay/llmrelay/client"
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
 func main() {

@@ -231,6 +231,9 @@ func FromError(err error) *Error {
 	if e, ok := serverToolError(err); ok {
 		return e
 	}
+	if e, ok := governanceError(err); ok {
+		return e
+	}
 	var ioe *schema.InvalidOutputError
 	if errors.As(err, &ioe) {
 		return InvalidOutput(ioe, "")

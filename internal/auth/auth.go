@@ -17,6 +17,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/llmrelay/llmrelay/internal/setting"
+	"github.com/llmrelay/llmrelay/internal/spend"
 )
 
 // Scope names an operation a key may perform.
@@ -28,10 +31,15 @@ const (
 	ScopeGenerate Scope = "generate"
 	// ScopeModelsList allows LLMService/ListModels.
 	ScopeModelsList Scope = "models.list"
+	// ScopeAdmin allows every method of llmrelay.admin.v1 (keys and
+	// usage).
+	ScopeAdmin Scope = "admin"
+	// ScopeUsageRead allows llmrelay.admin.v1.UsageService only.
+	ScopeUsageRead Scope = "usage.read"
 )
 
 // knownScopes lists every Scope, for configuration checks and messages.
-var knownScopes = []Scope{ScopeGenerate, ScopeModelsList}
+var knownScopes = []Scope{ScopeGenerate, ScopeModelsList, ScopeAdmin, ScopeUsageRead}
 
 // MaxKeyLen bounds the length of a presented key; longer credentials are
 // malformed and are not hashed.
@@ -46,6 +54,11 @@ var (
 	ErrMalformedCredentials = errors.New("malformed credentials")
 	// ErrUnknownKey: the key matches no configured key.
 	ErrUnknownKey = errors.New("unknown API key")
+	// ErrRevokedKey: the key was revoked (a stored key, through the admin
+	// API).
+	ErrRevokedKey = errors.New("revoked API key")
+	// ErrExpiredKey: the key's expiry passed.
+	ErrExpiredKey = errors.New("expired API key")
 )
 
 // KeyConfig configures one API key, as listed under `auth.keys` in the
@@ -80,6 +93,11 @@ type KeyConfig struct {
 	// MaxConcurrentStreams bounds the key's Generate calls in flight; 0
 	// means unlimited.
 	MaxConcurrentStreams int `yaml:"max_concurrent_streams"`
+	// Team names the team the key belongs to (one of the config's teams):
+	// the team's budgets hold for its keys together. "" for none.
+	Team string `yaml:"team"`
+	// Budgets are the key's own budgets (see internal/spend).
+	Budgets []spend.Budget `yaml:"budgets"`
 }
 
 // Limits are an identity's call limits. Zero values mean unlimited.
@@ -96,6 +114,9 @@ type Identity struct {
 	Name string
 	// Limits are the key's rate and concurrency limits.
 	Limits Limits
+	// Team is the key's team, "" for none; Budgets its own budgets.
+	Team    string
+	Budgets []spend.Budget
 
 	scopes []Scope
 	models []string
@@ -178,32 +199,41 @@ func NormalizeHash(s string) string {
 // NewKeyring checks the configured keys and builds the table. It fails with
 // a *KeyError on a missing or duplicate name, a hash that is not 64 hex
 // digits (after NormalizeHash), a duplicate hash, an unknown or missing
-// scope, an empty model list or pattern, or a negative limit. An empty list
-// gives an empty Keyring.
+// scope, an empty model list or pattern, or a negative limit: one for
+// each key with a problem, joined (errors.Join) when there are several.
+// An empty list gives an empty Keyring.
 func NewKeyring(cfgs []KeyConfig) (*Keyring, error) {
 	k := &Keyring{}
 	names := make(map[string]int, len(cfgs))
+	var errs []error
 	for i, c := range cfgs {
-		fail := func(field, format string, args ...any) error {
-			return &KeyError{Index: i, Name: c.Name, Field: field, Problem: fmt.Sprintf(format, args...)}
+		fail := func(field, format string, args ...any) {
+			errs = append(errs, &KeyError{Index: i, Name: c.Name, Field: field, Problem: fmt.Sprintf(format, args...)})
 		}
 		id, sum, field, problem := buildIdentity(c)
 		if problem != "" {
-			return nil, fail(field, "%s", problem)
+			fail(field, "%s", problem)
+			continue
 		}
 		if j, dup := names[c.Name]; dup {
-			return nil, fail("name", "%q is already used by auth.keys[%d]", c.Name, j)
+			fail("name", "%q is already used by auth.keys[%d]", c.Name, j)
+			continue
 		}
-		for j, h := range k.hashes {
-			if h == sum {
-				return nil, fail("sha256", "is the same as key %q's: each key needs its own", k.ids[j].Name)
-			}
+		if j := slices.Index(k.hashes, sum); j >= 0 {
+			fail("sha256", "is the same as key %q's: each key needs its own", k.ids[j].Name)
+			continue
 		}
 		names[c.Name] = i
 		k.hashes = append(k.hashes, sum)
 		k.ids = append(k.ids, id)
 	}
-	return k, nil
+	switch len(errs) {
+	case 0:
+		return k, nil
+	case 1:
+		return nil, errs[0]
+	}
+	return nil, errors.Join(errs...)
 }
 
 // buildIdentity checks one key; on a problem it returns the field at fault
@@ -223,11 +253,15 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 	id = &Identity{Name: c.Name}
 	for _, s := range c.Scopes {
 		if !slices.Contains(knownScopes, Scope(s)) {
-			return nil, sum, "scopes", fmt.Sprintf("has an unknown scope %q; known scopes: %s", s, scopeList())
+			problem := fmt.Sprintf("has an unknown scope %q; known scopes: %s", s, scopeList())
+			if c := setting.Closest(s, scopeNames()); c != "" {
+				problem += "; did you mean " + c + "?"
+			}
+			return nil, sum, "scopes", problem
 		}
 		id.scopes = append(id.scopes, Scope(s))
 	}
-	if len(c.Models) == 0 {
+	if len(c.Models) == 0 && id.HasScope(ScopeGenerate) {
 		return nil, sum, "models", `is empty; list model patterns such as "mock/*", or ["*"] for every model`
 	}
 	for _, m := range c.Models {
@@ -253,6 +287,11 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 			return nil, sum, l.field, "must not be negative"
 		}
 	}
+	var be *spend.BudgetError
+	if err := spend.CheckBudgets(c.Budgets); errors.As(err, &be) {
+		return nil, sum, fmt.Sprintf("budgets[%d].%s", be.Index, be.Field), be.Problem
+	}
+	id.Team, id.Budgets = c.Team, slices.Clone(c.Budgets)
 	id.Limits = Limits{
 		RequestsPerSecond:    c.RequestsPerSecond,
 		Burst:                c.Burst,
@@ -264,12 +303,31 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 	return id, sum, "", ""
 }
 
-func scopeList() string {
+// NewIdentity checks one key, as NewKeyring checks each configured key,
+// and returns its identity: for keys kept elsewhere (a state store). Its
+// error is a *KeyError with Index 0.
+func NewIdentity(c KeyConfig) (*Identity, error) {
+	id, _, field, problem := buildIdentity(c)
+	if problem != "" {
+		return nil, &KeyError{Name: c.Name, Field: field, Problem: problem}
+	}
+	return id, nil
+}
+
+// Scopes returns the key's scopes.
+func (id *Identity) Scopes() []Scope { return slices.Clone(id.scopes) }
+
+// Models returns the key's model patterns.
+func (id *Identity) Models() []string { return slices.Clone(id.models) }
+
+func scopeList() string { return strings.Join(scopeNames(), ", ") }
+
+func scopeNames() []string {
 	s := make([]string, len(knownScopes))
 	for i, sc := range knownScopes {
 		s[i] = string(sc)
 	}
-	return strings.Join(s, ", ")
+	return s
 }
 
 // Len returns the number of configured keys. Zero means the server runs

@@ -3,9 +3,12 @@ package auth
 import (
 	"context"
 	"errors"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/llmrelay/llmrelay/internal/spend"
 )
 
 const (
@@ -135,11 +138,14 @@ func TestNewKeyringRejects(t *testing.T) {
 	}{
 		{"no name", func(c *KeyConfig) { c.Name = "" }, false, "name is required"},
 		{"plain key instead of hash", func(c *KeyConfig) { c.SHA256 = "a" }, false, "64 hex digits"},
-		{"unknown scope", func(c *KeyConfig) { c.Scopes = []string{"admin"} }, false, `unknown scope "admin"`},
+		{"unknown scope", func(c *KeyConfig) { c.Scopes = []string{"root"} }, false, `unknown scope "root"`},
+		{"misspelled scope", func(c *KeyConfig) { c.Scopes = []string{"genrate"} }, false, `; did you mean generate?`},
 		{"no scopes", func(c *KeyConfig) { c.Scopes = nil }, false, "scopes is empty"},
 		{"no models", func(c *KeyConfig) { c.Models = nil }, false, "models is empty"},
 		{"blank pattern", func(c *KeyConfig) { c.Models = []string{"mock/ x"} }, false, "spaces"},
 		{"negative limit", func(c *KeyConfig) { c.Burst = -1 }, false, "burst must not be negative"},
+		{"budget without a cap", func(c *KeyConfig) { c.Budgets = []spend.Budget{{Window: spend.Day}} }, false, "budgets[0].max_cost_usd or max_tokens is required"},
+		{"budget of an unknown window", func(c *KeyConfig) { c.Budgets = []spend.Budget{{Window: "week", MaxTokens: 1}} }, false, `budgets[0].window is "week"`},
 		{"duplicate name", func(c *KeyConfig) { c.SHA256 = HashKey("b") }, true, `"a" is already used by auth.keys[0]`},
 		{"duplicate hash", func(c *KeyConfig) { c.Name = "b" }, true, `sha256 is the same as key "a"'s`},
 	}
@@ -163,6 +169,33 @@ func TestNewKeyringRejects(t *testing.T) {
 	var ke *KeyError
 	if _, err := NewKeyring([]KeyConfig{good, {Name: "b"}}); !errors.As(err, &ke) || ke.Index != 1 || ke.Field != "sha256" {
 		t.Fatalf("err = %#v, want a *KeyError on auth.keys[1]'s sha256", err)
+	}
+}
+
+// TestAdminKeyAndBudgets: a key without the generate scope needs no
+// models; a key's team and budgets are its identity's.
+func TestAdminKeyAndBudgets(t *testing.T) {
+	budgets := []spend.Budget{{Window: spend.Day, MaxCostUSD: 5}, {Window: spend.Month, MaxTokens: 2_000_000}}
+	k, err := NewKeyring([]KeyConfig{
+		{Name: "ops", SHA256: HashKey("ops"), Scopes: []string{"admin", "usage.read"}},
+		{Name: "app", SHA256: HashKey("app"), Scopes: []string{"generate"}, Models: []string{"*"}, Team: "research", Budgets: budgets},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := k.Identities()
+	if !ids[0].HasScope(ScopeAdmin) || !ids[0].HasScope(ScopeUsageRead) || ids[0].HasScope(ScopeGenerate) {
+		t.Fatalf("admin key scopes %v", ids[0].Scopes())
+	}
+	if ids[1].Team != "research" || !reflect.DeepEqual(ids[1].Budgets, budgets) {
+		t.Fatalf("identity team %q budgets %+v", ids[1].Team, ids[1].Budgets)
+	}
+	var ke *KeyError
+	if _, err := NewKeyring([]KeyConfig{{Name: "b", SHA256: HashKey("b"), Scopes: []string{"generate"}, Budgets: budgets[:1], Models: []string{"*"}}, {Name: "c", SHA256: HashKey("c"), Scopes: []string{"admin"}, Budgets: []spend.Budget{{Window: spend.Day}}}}); !errors.As(err, &ke) || ke.Index != 1 || ke.Field != "budgets[0].max_cost_usd" {
+		t.Fatalf("err = %#v, want a *KeyError on auth.keys[1]'s budgets[0].max_cost_usd", err)
+	}
+	if _, err := NewIdentity(KeyConfig{Name: "d", SHA256: HashKey("d"), Scopes: []string{"generate"}}); !errors.As(err, &ke) || ke.Field != "models" {
+		t.Fatalf("NewIdentity of a generate key without models: %v", err)
 	}
 }
 

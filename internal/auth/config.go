@@ -35,11 +35,17 @@ func DefaultConfig() Config {
 // proxies'.
 func (c Config) Check(p setting.Problems) {
 	if _, err := NewKeyring(c.Keys); err != nil {
-		var ke *KeyError
-		if errors.As(err, &ke) {
-			p.Between(fmt.Sprintf("keys[%d].%s", ke.Index, ke.Field), fmt.Sprintf("keys[%d]", ke.Index), "%s", ke.Problem)
-		} else {
-			p.Bad("keys", "%v", err)
+		errs := []error{err}
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = joined.Unwrap()
+		}
+		for _, err := range errs {
+			var ke *KeyError
+			if errors.As(err, &ke) {
+				p.Between(fmt.Sprintf("keys[%d].%s", ke.Index, ke.Field), fmt.Sprintf("keys[%d]", ke.Index), "%s", ke.Problem)
+			} else {
+				p.Bad("keys", "%v", err)
+			}
 		}
 	}
 	if th := c.Throttle; th.Burst < 0 {

@@ -51,15 +51,16 @@ func checkConfig(file string, env Env) error {
 	if err != nil {
 		return err
 	}
-	// Building the providers finds what only the adapters check: an
-	// unknown kind, a base_url that is not a URL, an unset api_key_env;
-	// building the routes, a target model its provider does not serve.
+	// Building the providers finds what only the adapters check: a
+	// base_url that is not a URL, an unset api_key_env; building the
+	// routes, a target model its provider does not serve. Each problem is
+	// placed on its line, as Load's are.
 	set, err := provider.NewSet(cfg.Providers)
 	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+		return cfg.Locate(err)
 	}
 	if _, err := route.NewTable(cfg.Routes, set, route.Options{Policy: cfg.OutlierDetection}); err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+		return cfg.Locate(err)
 	}
 	r := cfg.Redacted()
 	out, err := r.YAML()
@@ -76,6 +77,7 @@ func writeHeader(w io.Writer, file string, getenv func(string) string) {
 	fmt.Fprintln(w, "# defaults, then the file, then the environment; secret-looking values masked.")
 	for _, v := range []struct{ env, setting string }{
 		{config.EnvListen, "listen"},
+		{config.EnvHTTPListen, "http_listen"},
 		{config.EnvMetricsListen, "metrics_listen"},
 	} {
 		if val := getenv(v.env); val != "" {

@@ -1,5 +1,6 @@
 // Package cli is llmrelay's command line: its commands (serve, the
-// default; hash-key; check-config; health; version; help), their flags and the
+// default; generate, models and tools, which call a running server; hash-key;
+// check-config; health; version; help), their flags and the
 // LLMRELAY_* environment variables that mirror them, and how errors and
 // exit codes are reported. cmd/llmrelay and cmd/server are one-line
 // wrappers around Main.
@@ -99,10 +100,32 @@ type command struct {
 	// setup defines the command's flags on fs and returns the function that
 	// runs it with the arguments that are not flags.
 	setup func(fs *flag.FlagSet, env Env) func(ctx context.Context, args []string) error
+	// subcommands, when there are any, take the place of setup: the first
+	// argument names the one to run ("keys create"), each with its own
+	// flags. A subcommand's name is "keys create".
+	subcommands []*command
+}
+
+// sub returns the subcommand named name ("create" of "keys").
+func (c *command) sub(name string) *command {
+	for _, s := range c.subcommands {
+		if s.name == c.name+" "+name {
+			return s
+		}
+	}
+	return nil
+}
+
+func (c *command) subNames() string {
+	names := make([]string, len(c.subcommands))
+	for i, s := range c.subcommands {
+		names[i] = strings.TrimPrefix(s.name, c.name+" ")
+	}
+	return strings.Join(names, ", ")
 }
 
 // commands lists the commands in the order help shows them.
-var commands = []*command{serveCommand, hashKeyCommand, checkConfigCommand, healthCommand, versionCommand}
+var commands = []*command{serveCommand, generateCommand, modelsCommand, toolsCommand, hashKeyCommand, checkConfigCommand, healthCommand, keysCommand, versionCommand}
 
 func lookup(name string) *command {
 	for _, c := range commands {
@@ -131,6 +154,13 @@ func run(ctx context.Context, args []string, env Env) error {
 			c := lookup(args[1])
 			if c == nil {
 				return usagef("", "help: unknown command %q; the commands are %s", args[1], commandNames())
+			}
+			if len(args) > 2 && len(c.subcommands) > 0 {
+				s := c.sub(args[2])
+				if s == nil {
+					return usagef(c.name, "help: %s has no command %q; its commands are %s", c.name, args[2], c.subNames())
+				}
+				return s.help(env)
 			}
 			return c.help(env)
 		}
@@ -168,6 +198,16 @@ func (c *command) flags(env Env) (*flag.FlagSet, func(context.Context, []string)
 // other arguments ("--" ends them), and runs it. -h and --help print its
 // help.
 func (c *command) run(ctx context.Context, args []string, env Env) error {
+	if len(c.subcommands) > 0 {
+		if len(args) == 0 || isHelp(args[0]) {
+			return c.help(env)
+		}
+		s := c.sub(args[0])
+		if s == nil {
+			return usagef(c.name, "%s: unknown command %q; its commands are %s", c.name, args[0], c.subNames())
+		}
+		return s.run(ctx, args[1:], env)
+	}
 	fs, runFn := c.flags(env)
 	var rest []string
 	for {
@@ -210,9 +250,19 @@ func flagProblem(fs *flag.FlagSet, err error) string {
 
 // help prints the command's help on stdout.
 func (c *command) help(env Env) error {
-	fs, _ := c.flags(env)
 	w := env.Stdout
 	fmt.Fprintf(w, "Usage: llmrelay %s\n\n%s\n", c.usage, c.about)
+	if len(c.subcommands) > 0 {
+		fmt.Fprintln(w, "\nCommands:")
+		tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
+		for _, s := range c.subcommands {
+			fmt.Fprintf(tw, "  llmrelay %s\t%s\n", s.usage, s.summary)
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "\n'llmrelay help %s COMMAND' shows a command's flags.\n", c.name)
+		return nil
+	}
+	fs, _ := c.flags(env)
 	if hasFlags(fs) {
 		fmt.Fprintln(w, "\nFlags:")
 		printFlags(w, fs)
@@ -234,9 +284,10 @@ func programHelp(env Env) error {
 	fmt.Fprintln(w, "\nFlags of serve:")
 	printFlags(w, fs)
 	fmt.Fprint(w, `
-With no configuration, llmrelay serves on 127.0.0.1:50051 with the built-in
-mock provider. Settings apply in this order: defaults, the config file,
-LLMRELAY_* environment variables, flags.
+With no configuration, llmrelay serves gRPC on 127.0.0.1:50051 and the
+OpenAI- and Anthropic-compatible HTTP endpoints on 127.0.0.1:8080, with
+the built-in mock provider. Settings apply in this order: defaults, the
+config file, LLMRELAY_* environment variables, flags.
 
 Exit status: 0 done, 1 failed, 2 the command line was wrong.
 Documentation: README.md and docs/ in the llmrelay repository.

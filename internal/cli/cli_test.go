@@ -15,6 +15,9 @@ func TestHelp(t *testing.T) {
 		"help-check-config.txt": {{"help", "check-config"}, {"check-config", "--help"}, {"check-config", "x.yaml", "-h"}},
 		"help-health.txt":       {{"help", "health"}, {"health", "--help"}, {"health", "-h"}},
 		"help-version.txt":      {{"help", "version"}, {"version", "--help"}},
+		"help-keys.txt":         {{"help", "keys"}, {"keys"}, {"keys", "--help"}},
+		"help-keys-create.txt":  {{"help", "keys", "create"}, {"keys", "create", "--help"}, {"keys", "create", "ci", "-h"}},
+		"help-keys-update.txt":  {{"help", "keys", "update"}, {"keys", "update", "--help"}},
 	}
 	for file, invocations := range cases {
 		t.Run(file, func(t *testing.T) {
@@ -61,6 +64,7 @@ func TestCheckConfig(t *testing.T) {
 	}{
 		{"misspelled field and bad duration", "testdata/bad.yaml", nil, ExitFailed, "check-config-bad.txt"},
 		{"problems found after parsing", "testdata/invalid.yaml", nil, ExitFailed, "check-config-invalid.txt"},
+		{"three mistakes in three sections, in one run", "testdata/three.yaml", nil, ExitFailed, "check-config-three.txt"},
 		{"valid", "testdata/good.yaml", nil, ExitOK, "check-config-good.txt"},
 		{"valid, with the environment", "testdata/good.yaml", map[string]string{"LLMRELAY_METRICS_LISTEN": "off"}, ExitOK, "check-config-env.txt"},
 	}
@@ -86,17 +90,23 @@ func TestCheckConfig(t *testing.T) {
 			t.Errorf("exit %d, stdout %q", r.code, r.stdout)
 		}
 	})
-	t.Run("what only the adapters check", func(t *testing.T) {
-		file := writeConfig(t, "providers:\n  - name: oa\n    kind: openai\n    api_key_env: LLMRELAY_TEST_UNSET_KEY\n")
+	t.Run("what only the adapters check, every provider's, on its line", func(t *testing.T) {
+		file := writeConfig(t, "providers:\n  - name: oa\n    kind: openai\n    api_key_env: LLMRELAY_TEST_UNSET_KEY\n"+
+			"  - name: claude\n    kind: anthropic\n")
 		r := runCLI(t.Context(), t, []string{"check-config", file}, nil, "")
-		if r.code != ExitFailed || !strings.Contains(r.stderr, "LLMRELAY_TEST_UNSET_KEY") {
-			t.Errorf("exit %d, stderr %q; want the unset api_key_env variable named", r.code, r.stderr)
+		for _, want := range []string{
+			":4: providers[0].api_key_env: names LLMRELAY_TEST_UNSET_KEY, but that environment variable is unset or empty\n",
+			":5: providers[1].api_key_env: required: the anthropic provider needs an API key",
+		} {
+			if r.code != ExitFailed || !strings.Contains(r.stderr, want) {
+				t.Errorf("exit %d, stderr %q; want %q", r.code, r.stderr, want)
+			}
 		}
 	})
 	t.Run("a route target its provider does not serve", func(t *testing.T) {
 		file := writeConfig(t, "routes:\n  - name: smart\n    targets: [{model: mock/gpt-4.1}]\n")
 		r := runCLI(t.Context(), t, []string{"check-config", file}, nil, "")
-		if r.code != ExitFailed || !strings.Contains(r.stderr, `routes[0].targets[0].model: unknown model "gpt-4.1" for provider "mock"`) {
+		if r.code != ExitFailed || !strings.Contains(r.stderr, `:3: routes[0].targets[0].model: unknown model "gpt-4.1" for provider "mock"`) {
 			t.Errorf("exit %d, stderr %q; want the target named", r.code, r.stderr)
 		}
 	})

@@ -37,9 +37,10 @@ Traces are off unless the standard OTEL_* variables ask for them
 (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL grpc or
 http/protobuf, OTEL_TRACES_EXPORTER; docs/observability.md).
 
-With no configuration, llmrelay serves on 127.0.0.1:50051 with the built-in
-mock provider. Settings apply in this order: defaults, the config file,
-LLMRELAY_* environment variables, flags.`,
+With no configuration, llmrelay serves gRPC on 127.0.0.1:50051 and the
+OpenAI- and Anthropic-compatible HTTP endpoints on 127.0.0.1:8080, with
+the built-in mock provider. Settings apply in this order: defaults, the
+config file, LLMRELAY_* environment variables, flags.`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
 		def := config.Default()
 		var flags config.Flags
@@ -47,6 +48,8 @@ LLMRELAY_* environment variables, flags.`,
 			"read the YAML config from `FILE` (also $"+config.EnvConfig+"); without one, the embedded default")
 		fs.StringVar(&flags.Listen, "listen", "",
 			"serve gRPC on `HOST:PORT` (also $"+config.EnvListen+"); default "+def.Listen)
+		fs.Var(optionalString{&flags.HTTPListen}, "http-listen",
+			"serve the OpenAI- and Anthropic-compatible HTTP endpoints on `HOST:PORT`, or off (also $"+config.EnvHTTPListen+"); default "+def.HTTPListen)
 		fs.Var(optionalString{&flags.MetricsListen}, "metrics-listen",
 			"serve Prometheus /metrics on `HOST:PORT`, or off (also $"+config.EnvMetricsListen+"); default "+def.MetricsListen)
 		version := fs.Bool("version", false, "print the version and exit")
@@ -126,6 +129,7 @@ func configPath(flags config.Flags, env Env) string {
 // and environment variable that also set it.
 var listenSettings = map[string]struct{ flag, env, off string }{
 	"listen":         {"--listen", config.EnvListen, ""},
+	"http_listen":    {"--http-listen", config.EnvHTTPListen, ", or turn the HTTP endpoints off with --http-listen off"},
 	"metrics_listen": {"--metrics-listen", config.EnvMetricsListen, ", or turn metrics off with --metrics-listen off"},
 }
 

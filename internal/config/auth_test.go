@@ -72,8 +72,8 @@ func TestAuthKeysAreChecked(t *testing.T) {
 	for name, tc := range map[string]struct{ yaml, want string }{
 		"plain key": {strings.Replace(keysYAML, "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "my-secret", 1),
 			"config:5: auth.keys[0].sha256: must be 64 hex digits"},
-		"unknown scope": {strings.Replace(keysYAML, "models.list]", "admin]", 1),
-			`config:6: auth.keys[0].scopes: has an unknown scope "admin"`},
+		"unknown scope": {strings.Replace(keysYAML, "models.list]", "root]", 1),
+			`config:6: auth.keys[0].scopes: has an unknown scope "root"`},
 	} {
 		if _, err := Parse([]byte(tc.yaml)); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error starting %q", name, err, tc.want)

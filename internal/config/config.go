@@ -6,7 +6,9 @@
 // internal/setting),
 // decodes YAML over the defaults, applies the order in which sources
 // override one another (defaults → file → environment → flags), and
-// reports every section's problems with their setting's path and line. It
+// reports every section's problems with their setting's path and line, in
+// one report. A section that needs only itself (a setting.Checker) is
+// checked by being a field of Config, with no other wiring. It
 // holds the server's own settings (listeners, shutdown, logging, TLS, the
 // gRPC server's limits) and no rule about another package's section.
 //
@@ -22,6 +24,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -37,6 +40,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/schema"
 	"github.com/llmrelay/llmrelay/internal/servertools"
 	"github.com/llmrelay/llmrelay/internal/setting"
+	"github.com/llmrelay/llmrelay/internal/spend"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/usage"
 )
@@ -51,6 +55,12 @@ const EnvListen = "LLMRELAY_LISTEN"
 type Config struct {
 	// Listen is the gRPC address, host:port.
 	Listen string `yaml:"listen"`
+	// HTTPListen is the address of the HTTP doors (OpenAI's and
+	// Anthropic's APIs, docs/http.md); empty ("off" in the file) turns
+	// them off.
+	HTTPListen string `yaml:"http_listen"`
+	// HTTPTLS is the HTTP listener's own TLS; none when empty.
+	HTTPTLS TLS `yaml:"http_tls"`
 	// MetricsListen is the address of the Prometheus /metrics endpoint;
 	// empty turns it off.
 	MetricsListen string `yaml:"metrics_listen"`
@@ -81,6 +91,12 @@ type Config struct {
 	Tracing Tracing `yaml:"tracing"`
 	// Pricing is the optional price table that turns tokens into cost.
 	Pricing Pricing `yaml:"pricing"`
+	// Teams are the teams API keys may belong to, each with the budgets
+	// its keys share (see docs/keys.md).
+	Teams []spend.Team `yaml:"teams"`
+	// Governance says what a call reserves against its budgets and how
+	// long the usage per key and team is kept.
+	Governance Governance `yaml:"governance"`
 	// Reload says how the server learns of a new config besides SIGHUP.
 	Reload Reload `yaml:"reload"`
 	// Routes are names requests may use as their model, each standing for
@@ -97,15 +113,18 @@ type Config struct {
 	// docs/tools.md.
 	Tools servertools.Config `yaml:"tools"`
 
-	// DefaultListens names the listen settings ("listen",
+	// DefaultListens names the listen settings ("listen", "http_listen",
 	// "metrics_listen") that Load found set by no file, variable or flag:
 	// their addresses are the embedded default's (ListenIsDefault). Not a
 	// setting: Load fills it in.
 	DefaultListens []string `yaml:"-"`
+
+	// origin is where each setting came from (Load, Parse), for Locate.
+	origin *origin
 }
 
-// ListenIsDefault reports whether the address of setting ("listen" or
-// "metrics_listen") is the embedded default's: Load found it set by no
+// ListenIsDefault reports whether the address of setting ("listen",
+// "http_listen" or "metrics_listen") is the embedded default's: Load found it set by no
 // config file, environment variable or flag. When that address is taken
 // (another llmrelay, or another program on 9464), the server may listen
 // on a free port of the same host instead and say so; an address someone
@@ -144,6 +163,8 @@ type (
 	StructuredOutput = schema.Config
 	// Pricing is the pricing section (usage.Pricing).
 	Pricing = usage.Pricing
+	// Governance is the governance section (spend.Config).
+	Governance = spend.Config
 )
 
 // Deadlines is the deadlines section: the call's deadline
@@ -242,6 +263,7 @@ func (c *Config) ConnectionAgeGrace() time.Duration {
 func Default() *Config {
 	return &Config{
 		Listen:        "127.0.0.1:50051",
+		HTTPListen:    "127.0.0.1:8080",
 		MetricsListen: "127.0.0.1:9464",
 		ShutdownGrace: 15 * time.Second,
 		Log:           Log{Level: "info", Format: "text"},
@@ -263,6 +285,7 @@ func Default() *Config {
 		OutlierDetection: state.DefaultOutlierPolicy,
 		State:            state.DefaultConfig(),
 		Pricing:          usage.DefaultPricing(),
+		Governance:       spend.DefaultConfig(),
 		Resume:           resume.DefaultConfig(),
 		Tools:            servertools.DefaultConfig(),
 	}
@@ -291,6 +314,10 @@ func DefaultProviders() []provider.Config {
 // `metrics_listen`; "off" turns the endpoint off.
 const EnvMetricsListen = "LLMRELAY_METRICS_LISTEN"
 
+// EnvHTTPListen names the environment variable that overrides
+// `http_listen`; "off" turns the HTTP doors off.
+const EnvHTTPListen = "LLMRELAY_HTTP_LISTEN"
+
 // Flags are the command-line overrides; empty fields override nothing.
 type Flags struct {
 	ConfigPath string
@@ -298,19 +325,23 @@ type Flags struct {
 	// MetricsListen, when not nil, overrides metrics_listen; "" or "off"
 	// turns the endpoint off.
 	MetricsListen *string
+	// HTTPListen, when not nil, overrides http_listen; "" or "off" turns
+	// the HTTP doors off.
+	HTTPListen *string
 }
 
 // fromCommandLine is how messages name a value that a flag set.
 const fromCommandLine = "the command line"
 
 // Load builds the configuration: defaults, then the file named by
-// flags.ConfigPath or $LLMRELAY_CONFIG (if any), then $LLMRELAY_LISTEN and
-// $LLMRELAY_METRICS_LISTEN, then the flags; and validates the result. A
+// flags.ConfigPath or $LLMRELAY_CONFIG (if any), then $LLMRELAY_LISTEN,
+// $LLMRELAY_HTTP_LISTEN and $LLMRELAY_METRICS_LISTEN, then the flags; and validates the result. A
 // configuration with problems gives Problems, each naming its setting and
 // the file's line (or the variable or flag that set it).
 func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	cfg := Default()
 	o := &origin{lines: map[string]int{}, sources: map[string]string{}}
+	var shape Problems
 	path, from := flags.ConfigPath, ""
 	if path == "" {
 		path, from = getenv(EnvConfig), " (from $"+EnvConfig+")"
@@ -325,7 +356,7 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 			return nil, fmt.Errorf("config file %s%s: %w", path, from, err)
 		}
 		o.file = path
-		o.lines, err = cfg.decodeFile(path, f)
+		o.lines, shape, err = cfg.decodeFile(path, f)
 		f.Close()
 		if err != nil {
 			return nil, err
@@ -339,6 +370,10 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		cfg.MetricsListen = v
 		o.override("metrics_listen", "$"+EnvMetricsListen)
 	}
+	if v := getenv(EnvHTTPListen); v != "" {
+		cfg.HTTPListen = v
+		o.override("http_listen", "$"+EnvHTTPListen)
+	}
 	if flags.Listen != "" {
 		cfg.Listen = flags.Listen
 		o.override("listen", fromCommandLine)
@@ -347,10 +382,14 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		cfg.MetricsListen = *flags.MetricsListen
 		o.override("metrics_listen", fromCommandLine)
 	}
-	if err := cfg.finish(o); err != nil {
+	if flags.HTTPListen != nil {
+		cfg.HTTPListen = *flags.HTTPListen
+		o.override("http_listen", fromCommandLine)
+	}
+	if err := cfg.finish(o, shape); err != nil {
 		return nil, err
 	}
-	for _, setting := range []string{"listen", "metrics_listen"} {
+	for _, setting := range []string{"listen", "http_listen", "metrics_listen"} {
 		if _, inFile := o.lines[setting]; !inFile && o.sources[setting] == "" {
 			cfg.DefaultListens = append(cfg.DefaultListens, setting)
 		}
@@ -362,11 +401,11 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 // and validates the result. Tests use it; problems name the file "config".
 func Parse(data []byte) (*Config, error) {
 	cfg := Default()
-	lines, err := cfg.decodeFile("config", bytes.NewReader(data))
+	lines, shape, err := cfg.decodeFile("config", bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.finish(&origin{file: "config", lines: lines}); err != nil {
+	if err := cfg.finish(&origin{file: "config", lines: lines}, shape); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -376,18 +415,26 @@ func Parse(data []byte) (*Config, error) {
 // the default provider list when there is none, each provider's transport
 // and redirect defaults (so the effective configuration shows them), "off"
 // as no metrics endpoint; then Validate, with each problem located by o.
-func (c *Config) finish(o *origin) error {
+// shape are the file's problems of shape (decodeFile), which left their
+// settings out: reported with Validate's, without what follows from
+// leaving them out.
+func (c *Config) finish(o *origin, shape Problems) error {
 	if len(c.Providers) == 0 {
 		c.Providers = DefaultProviders()
 	}
 	if strings.EqualFold(c.MetricsListen, "off") {
 		c.MetricsListen = ""
 	}
+	if strings.EqualFold(c.HTTPListen, "off") {
+		c.HTTPListen = ""
+	}
 	ps := c.validate()
 	o.locate(ps)
-	if err := ps.err(); err != nil {
+	ps = slices.DeleteFunc(ps, func(e *FieldError) bool { return shape.cover(e) })
+	if err := append(shape, ps...).err(); err != nil {
 		return err
 	}
+	c.origin = o
 	// Checked as written (a transport timeout the operator set), then
 	// completed, so that the effective configuration shows the defaults.
 	for i := range c.Providers {
@@ -400,8 +447,88 @@ func (c *Config) finish(o *origin) error {
 // Problems: every problem found, each naming its setting.
 func (c *Config) Validate() error { return c.validate().err() }
 
+// Locate returns err, an error of something built from c (provider.NewSet,
+// route.NewTable), with the problems it lists (a setting.List) placed on
+// the lines of c's file, as Problems; any other error as it is.
+func (c *Config) Locate(err error) error {
+	var l setting.List
+	if !errors.As(err, &l) {
+		return err
+	}
+	ps := make(Problems, 0, len(l))
+	for _, p := range l {
+		fe := &FieldError{Path: p.Path, Problem: p.Message}
+		if p.Other != "" {
+			fe.related = []string{p.Other}
+		}
+		ps = append(ps, fe)
+	}
+	c.origin.locate(ps)
+	return ps.err()
+}
+
+// validate runs every check: the server's own settings', then each
+// section's. A section that needs only itself (a setting.Checker) is
+// checked by being a field of Config (checkSections); one whose rules
+// depend on other sections is called here with them.
 func (c *Config) validate() Problems {
 	p := &problems{}
+	c.checkServer(p)
+	checkSections(reflect.ValueOf(c).Elem(), "", p)
+
+	providerNames := make([]string, 0, len(c.Providers))
+	for _, pr := range c.Providers {
+		providerNames = append(providerNames, pr.Name)
+	}
+	floor := c.Deadlines.MinStreamTimeout
+	provider.CheckConfigs(c.Providers, provider.Against{FirstEvent: c.Deadlines.FirstEvent, MinStreamTimeout: floor}, p)
+	c.Deadlines.Deadlines.Check(setting.Under(p, "deadlines."), floor)
+	c.Limits.Limits.Check(setting.Under(p, "limits."), c.Limits.MaxRecvMsgBytes)
+	route.CheckSection(c.Routes, route.Against{
+		Providers: providerNames, MinHedgeAfter: c.Retry.Hedging.MinHedgeAfter, MinStreamTimeout: floor, Schemas: c.StructuredOutput,
+	}, p)
+	c.Pricing.Check(setting.Under(p, "pricing."), c.Providers)
+	keyTeams, keyBudgets := make([]string, len(c.Auth.Keys)), make([][]spend.Budget, len(c.Auth.Keys))
+	for i, k := range c.Auth.Keys {
+		keyTeams[i], keyBudgets[i] = k.Team, k.Budgets
+	}
+	spend.CheckSection(c.Teams, spend.Against{KeyTeams: keyTeams, KeyBudgets: keyBudgets, Currency: c.Pricing.Currency}, p)
+	return p.list
+}
+
+var (
+	checkerType = reflect.TypeFor[setting.Checker]()
+	configPkg   = reflect.TypeFor[Config]().PkgPath()
+)
+
+// checkSections runs the Check of every section in v, a struct of this
+// package's, that is a setting.Checker, with the section's path as the
+// prefix of its problems; the parts of a section of this package (Limits,
+// Deadlines: an inline part's settings are its parent's) are looked at
+// the same way.
+func checkSections(v reflect.Value, prefix string, p setting.Problems) {
+	for i := range v.NumField() {
+		f, fv := v.Type().Field(i), v.Field(i)
+		if !f.IsExported() || yamlName(f) == "-" {
+			continue
+		}
+		at := prefix + yamlName(f) + "."
+		if isInline(f) {
+			at = prefix
+		}
+		switch {
+		case f.Type.Implements(checkerType):
+			fv.Interface().(setting.Checker).Check(setting.Under(p, at))
+		case reflect.PointerTo(f.Type).Implements(checkerType):
+			fv.Addr().Interface().(setting.Checker).Check(setting.Under(p, at))
+		case f.Type.Kind() == reflect.Struct && f.Type.PkgPath() == configPkg:
+			checkSections(fv, at, p)
+		}
+	}
+}
+
+// checkServer checks the server's own settings.
+func (c *Config) checkServer(p *problems) {
 	bad, badBoth := p.Bad, p.Between
 
 	// The server's own settings.
@@ -415,27 +542,35 @@ func (c *Config) validate() Problems {
 			bad("metrics_listen", `%s; "" or off turns the metrics endpoint off`, msg)
 		}
 	}
+	httpListenOK := c.HTTPListen != ""
+	if httpListenOK {
+		if msg := addrProblem(c.HTTPListen, "127.0.0.1:8080"); msg != "" {
+			bad("http_listen", `%s; "" or off turns the HTTP endpoints off`, msg)
+			httpListenOK = false
+		}
+	}
 	if c.DrainDelay < 0 {
 		bad("drain_delay", "must not be negative")
 	}
 	if c.ShutdownGrace < 0 {
 		bad("shutdown_grace", "must not be negative")
 	}
-	switch strings.ToLower(c.Log.Level) {
-	case "debug", "info", "warn", "error":
-	default:
-		bad("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)
+	if levels := []string{"debug", "info", "warn", "error"}; !slices.Contains(levels, strings.ToLower(c.Log.Level)) {
+		bad("log.level", "%s", setting.NotOneOf(c.Log.Level, levels...))
 	}
-	switch c.Log.Format {
-	case "text", "json":
-	default:
-		bad("log.format", "%q is not text or json", c.Log.Format)
+	if formats := []string{"text", "json"}; !slices.Contains(formats, c.Log.Format) {
+		bad("log.format", "%s", setting.NotOneOf(c.Log.Format, formats...))
 	}
-	switch {
-	case c.TLS.CertFile != "" && c.TLS.KeyFile == "":
-		badBoth("tls.key_file", "tls.cert_file", "required with cert_file: tls needs the certificate and its private key")
-	case c.TLS.CertFile == "" && c.TLS.KeyFile != "":
-		badBoth("tls.cert_file", "tls.key_file", "required with key_file: tls needs the certificate and its private key")
+	for _, t := range []struct {
+		name string
+		tls  TLS
+	}{{"tls", c.TLS}, {"http_tls", c.HTTPTLS}} {
+		switch {
+		case t.tls.CertFile != "" && t.tls.KeyFile == "":
+			badBoth(t.name+".key_file", t.name+".cert_file", "required with cert_file: "+t.name+" needs the certificate and its private key")
+		case t.tls.CertFile == "" && t.tls.KeyFile != "":
+			badBoth(t.name+".cert_file", t.name+".key_file", "required with key_file: "+t.name+" needs the certificate and its private key")
+		}
 	}
 	l := c.Limits
 	if l.MaxRecvMsgBytes <= 0 {
@@ -463,27 +598,10 @@ func (c *Config) validate() Problems {
 		bad("listen", "%s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+
 			"add keys (`llmrelay hash-key` prints a key's sha256) or listen on 127.0.0.1", c.Listen)
 	}
-
-	// Every other section is its package's, checked by its own rules.
-	providerNames := make([]string, 0, len(c.Providers))
-	for _, pr := range c.Providers {
-		providerNames = append(providerNames, pr.Name)
+	if httpListenOK && len(c.Auth.Keys) == 0 && !IsLoopback(c.HTTPListen) {
+		bad("http_listen", "%s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+
+			"add keys (`llmrelay hash-key` prints a key's sha256), listen on 127.0.0.1, or turn the HTTP endpoints off", c.HTTPListen)
 	}
-	provider.CheckConfigs(c.Providers, provider.Against{FirstEvent: c.Deadlines.FirstEvent, MinStreamTimeout: c.Deadlines.MinStreamTimeout}, p)
-	c.Retry.Check(setting.Under(p, "retry."))
-	c.Deadlines.Deadlines.Check(setting.Under(p, "deadlines."))
-	c.Deadlines.StallSettings.Check(setting.Under(p, "deadlines."))
-	c.Limits.Limits.Check(setting.Under(p, "limits."), c.Limits.MaxRecvMsgBytes)
-	c.Resume.Check(setting.Under(p, "resume."))
-	c.Heartbeat.Check(setting.Under(p, "heartbeat."))
-	c.Auth.Check(setting.Under(p, "auth."))
-	c.StructuredOutput.Check(setting.Under(p, "structured_output."))
-	route.CheckSection(c.Routes, route.Against{Providers: providerNames, MinHedgeAfter: c.Retry.Hedging.MinHedgeAfter, Schemas: c.StructuredOutput}, p)
-	c.OutlierDetection.Check(setting.Under(p, "outlier_detection."))
-	c.State.Check(setting.Under(p, "state."))
-	c.Pricing.Check(setting.Under(p, "pricing."), c.Providers)
-	c.Tools.Check(setting.Under(p, "tools."))
-	return p.list
 }
 
 // addrProblem says what is wrong with a listen address, or returns "". A

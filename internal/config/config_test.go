@@ -194,3 +194,43 @@ func TestDrainAndConnectionAgeLoad(t *testing.T) {
 		t.Errorf("defaults: drain_delay %v, max_connection_age %v; want 0 and 30m", d.DrainDelay, d.Limits.MaxConnectionAge)
 	}
 }
+
+// TestHTTPListen: the HTTP doors listen on 127.0.0.1:8080 by default;
+// "off" in the file, the variable or the flag turns them off (in that
+// order of precedence); anything but loopback needs keys, like listen; and
+// http_tls needs both of its files.
+func TestHTTPListen(t *testing.T) {
+	off, addr := "off", "127.0.0.1:18080"
+	tests := []struct {
+		name  string
+		flags Flags
+		env   map[string]string
+		want  string
+	}{
+		{"the default", Flags{}, nil, "127.0.0.1:8080"},
+		{"off in the file", Flags{ConfigPath: writeFile(t, "http_listen: off\n")}, nil, ""},
+		{"the variable", Flags{ConfigPath: writeFile(t, "http_listen: off\n")}, map[string]string{EnvHTTPListen: addr}, addr},
+		{"the flag over the variable", Flags{HTTPListen: &off}, map[string]string{EnvHTTPListen: addr}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Load(tt.flags, env(tt.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.HTTPListen != tt.want {
+				t.Errorf("http_listen %q, want %q", cfg.HTTPListen, tt.want)
+			}
+		})
+	}
+	for body, want := range map[string]string{
+		"http_listen: 0.0.0.0:8080\n":       "http_listen: 0.0.0.0:8080 is not a loopback address and auth.keys is empty",
+		"http_listen: 8080\n":               "http_listen",
+		"http_tls: {cert_file: a.pem}\n":    "http_tls.key_file: required with cert_file",
+		"http_listen: off\nlisten: 50051\n": "listen",
+	} {
+		if _, err := Parse([]byte(body)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", body, err, want)
+		}
+	}
+}

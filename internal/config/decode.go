@@ -11,38 +11,72 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/llmrelay/llmrelay/internal/setting"
 )
 
 // decodeFile reads one YAML document over c. Before anything is decoded,
 // the document is checked against Config's shape, so that every unknown
 // field (with the closest known one), every value of the wrong type and
 // every duration that does not parse is reported at once, by path and
-// line, in words rather than Go type names. It returns the line of every
-// setting the file sets, for the errors Validate finds later.
-func (c *Config) decodeFile(name string, r io.Reader) (map[string]int, error) {
+// line, in words rather than Go type names. Those settings are then left
+// out and the rest is decoded, so that the sections' checks (Validate)
+// find their problems in the same run. It returns the line of every
+// setting the file sets and the problems of shape; err is a file that
+// cannot be read or is not YAML.
+func (c *Config) decodeFile(name string, r io.Reader) (lines map[string]int, shape Problems, err error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, Problems{syntaxError(name, data, err)}
+		return nil, nil, Problems{syntaxError(name, data, err)}
 	}
-	w := walker{file: name, lines: map[string]int{}, aliased: map[*yaml.Node]bool{}}
-	if len(doc.Content) > 0 {
-		w.walk(doc.Content[0], reflect.TypeFor[Config](), "")
+	if len(doc.Content) == 0 {
+		return map[string]int{}, nil, nil
 	}
-	if len(w.problems) > 0 {
-		return nil, w.problems.err()
+	w := walker{file: name, lines: map[string]int{}, aliased: map[*yaml.Node]bool{}, bad: map[*yaml.Node]bool{}}
+	root := doc.Content[0]
+	w.walk(root, reflect.TypeFor[Config](), "")
+	if w.bad[root] {
+		return nil, nil, w.problems
 	}
-	if len(doc.Content) > 0 {
-		if err := doc.Content[0].Decode(c); err != nil {
-			// The walk checks everything the decoder does; this is for a
-			// field type with its own YAML decoding.
-			return nil, Problems{{File: name, Problem: strings.TrimPrefix(err.Error(), "yaml: ")}}
+	w.prune(root)
+	if err := root.Decode(c); err != nil {
+		// The walk checks everything the decoder does; this is for a
+		// field type with its own YAML decoding.
+		return nil, nil, append(w.problems, &FieldError{File: name, Problem: strings.TrimPrefix(err.Error(), "yaml: ")}).err()
+	}
+	return w.lines, w.problems, nil
+}
+
+// prune leaves out of n what the walk found wrong: a mapping's pair whose
+// key or value is, and a list's item that is, replaced by an empty value
+// so that the items after it keep their index.
+func (w *walker) prune(n *yaml.Node) {
+	isBad := func(n *yaml.Node) bool { return w.bad[n] || n.Kind == yaml.AliasNode && w.bad[n.Alias] }
+	switch n.Kind {
+	case yaml.MappingNode:
+		kept := n.Content[:0]
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if isBad(k) || isBad(v) {
+				continue
+			}
+			w.prune(v)
+			kept = append(kept, k, v)
+		}
+		n.Content = kept
+	case yaml.SequenceNode:
+		for i, item := range n.Content {
+			if isBad(item) {
+				n.Content[i] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+				continue
+			}
+			w.prune(item)
 		}
 	}
-	return w.lines, nil
 }
 
 // yamlLine finds the line in the YAML library's syntax errors, which have
@@ -66,6 +100,11 @@ func syntaxError(name string, data []byte, err error) *FieldError {
 	if fe.Line < 1 || fe.Line > len(lines) {
 		return fe
 	}
+	if tab := tabIndented(lines, fe.Line); tab > 0 {
+		fe.Line = tab
+		fe.Problem = "not valid YAML: tab characters are not allowed in YAML; indent with spaces"
+		return fe
+	}
 	text := lines[fe.Line-1]
 	if h := hashLinePasted.FindStringSubmatch(text); h != nil {
 		fe.Problem = fmt.Sprintf(`not valid YAML: the whole line that hash-key prints was pasted after "sha256:"; `+
@@ -74,6 +113,20 @@ func syntaxError(name string, data []byte, err error) *FieldError {
 		fe.Problem += `; a value that contains ": " must be quoted`
 	}
 	return fe
+}
+
+// tabIndented returns the line, of the one the YAML library blamed and
+// the next (it often names the line before), whose indentation holds a
+// tab, or 0.
+func tabIndented(lines []string, blamed int) int {
+	for n := blamed; n <= blamed+1 && n <= len(lines); n++ {
+		text := lines[n-1]
+		indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
+		if strings.Contains(indent, "\t") {
+			return n
+		}
+	}
+	return 0
 }
 
 func shortHash(h string) string {
@@ -101,10 +154,12 @@ type walker struct {
 	lines    map[string]int
 	problems Problems
 	aliased  map[*yaml.Node]bool // anchored nodes already walked
+	bad      map[*yaml.Node]bool // the nodes problems were found in, for prune
 }
 
 func (w *walker) fail(n *yaml.Node, path, format string, args ...any) {
 	w.problems = append(w.problems, &FieldError{Path: path, File: w.file, Line: n.Line, Problem: fmt.Sprintf(format, args...)})
+	w.bad[n] = true
 }
 
 // walk checks node n, found at path, against type t.
@@ -198,7 +253,9 @@ func (w *walker) section(n *yaml.Node, t reflect.Type, path string) {
 				w.fail(k, p, "%s", why)
 				continue
 			}
-			w.fail(k, p, "unknown field%s", suggest(k.Value, t, path))
+			hint, meant := suggest(k.Value, t, path)
+			w.fail(k, p, "unknown field%s", hint)
+			w.problems[len(w.problems)-1].meant = meant
 			continue
 		}
 		w.lines[p] = k.Line
@@ -318,34 +375,27 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-// suggest returns ", did you mean X?" for an unknown key in the section of
-// type t at path: the field whose name is closest to key (the same once
-// case, "-" and "_" are ignored, or at most a third of its letters apart),
-// else a field of that name in another section, else the list of the
-// section's fields.
-func suggest(key string, t reflect.Type, path string) string {
+// suggest returns "; did you mean X?" for an unknown key in the section of
+// type t at path, and the path of X: the field whose name is closest to
+// key (setting.Closest), else a field of that name in another section;
+// else the list of the section's fields.
+func suggest(key string, t reflect.Type, path string) (hint, meant string) {
 	var names []string
 	for f := range fieldsOf(t) {
 		names = append(names, yamlName(f))
 	}
-	best, bestDist := "", max(1, len(key)/3)+1
-	for _, name := range names {
-		if d := distance(squash(key), squash(name)); d < bestDist {
-			best, bestDist = name, d
-		}
+	if best := setting.Closest(key, names); best != "" {
+		return "; did you mean " + best + "?", join(path, best)
 	}
-	if best != "" {
-		return "; did you mean " + best + "?"
-	}
-	if elsewhere := findField(reflect.TypeFor[Config](), "", squash(key)); elsewhere != "" && elsewhere != join(path, key) {
-		return fmt.Sprintf("; did you mean %s? (%s belongs in %s)", elsewhere, key, parentOf(elsewhere))
+	if elsewhere := findField(reflect.TypeFor[Config](), "", setting.Squash(key)); elsewhere != "" && elsewhere != join(path, key) {
+		return fmt.Sprintf("; did you mean %s? (%s belongs in %s)", elsewhere, key, parentOf(elsewhere)), elsewhere
 	}
 	slices.Sort(names)
 	where := "here"
 	if path != "" {
 		where = "in " + path
 	}
-	return fmt.Sprintf("; the fields %s are %s", where, strings.Join(names, ", "))
+	return fmt.Sprintf("; the fields %s are %s", where, strings.Join(names, ", ")), ""
 }
 
 // findField returns the path of the first field, anywhere in type t, whose
@@ -361,7 +411,7 @@ func findField(t reflect.Type, path, key string) string {
 		return ""
 	}
 	for f := range fieldsOf(t) {
-		if squash(yamlName(f)) == key {
+		if setting.Squash(yamlName(f)) == key {
 			return join(path, yamlName(f))
 		}
 	}
@@ -378,36 +428,4 @@ func parentOf(path string) string {
 		return path[:i]
 	}
 	return "the top level"
-}
-
-// squash lower-cases s and drops "_" and "-": metricsListen,
-// metrics-listen and metrics_listen are the same.
-func squash(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' {
-			return -1
-		}
-		return r
-	}, strings.ToLower(s))
-}
-
-// distance is the Levenshtein distance between a and b, in bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

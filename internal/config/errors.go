@@ -29,6 +29,9 @@ type FieldError struct {
 	// related are other settings the problem involves: when Path was not
 	// set in the file, the first of them that was gives the line.
 	related []string
+	// meant is, for an unknown field, the setting it was likely meant to
+	// be ("did you mean"), whose own problems follow from it.
+	meant string
 }
 
 // Error implements error: "llmrelay.yaml:3: retry.max_backoff: ...",
@@ -106,6 +109,28 @@ func (p Problems) err() error {
 		return cmp.Compare(a.Line, b.Line)
 	})
 	return p
+}
+
+// cover reports whether e, a problem Validate found, follows from one of
+// p, the file's problems of shape, whose settings were left out: e's
+// setting, or one it involves, is one of theirs, inside one or holds one,
+// or is the setting an unknown field was likely meant to be.
+func (p Problems) cover(e *FieldError) bool {
+	for _, shape := range p {
+		for _, path := range append([]string{e.Path}, e.related...) {
+			if shape.Path != "" && (within(path, shape.Path) || within(shape.Path, path)) || path == shape.meant {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// within reports whether the setting at path is the one at outer or
+// inside it.
+func within(path, outer string) bool {
+	rest, ok := strings.CutPrefix(path, outer)
+	return ok && outer != "" && (rest == "" || rest[0] == '.' || rest[0] == '[')
 }
 
 // problems collects FieldErrors; it is the setting.Problems every

@@ -73,10 +73,45 @@ func TestProblemsNameTheSettingAndLine(t *testing.T) {
 			"config:4: providers[0].first_event_timeout: 1ms is not 0 (the server's deadlines.first_event) or at least min_stream_timeout (100ms)"},
 		{"an option key both allowed and denied", "providers:\n  - name: a\n    kind: openai\n    provider_options:\n      allow: [seed]\n      deny: [seed]\n",
 			`config:5: providers[0].provider_options.allow[0]: "seed" is also in provider_options.deny`},
+		{"three mistakes in three sections, of shape and after parsing, in one report",
+			"providers:\n  - name: oa\n    kind: opnai\nretry:\n  max_backoff: 30\nroutes:\n  - name: smart\n    balance: weigted\n    targets: [{model: oa/gpt-4.1}]\n",
+			"config has 3 problems:\n" +
+				`  config:3: providers[0].kind: "opnai" is not anthropic, gemini, mock or openai; did you mean openai?` + "\n" +
+				"  config:5: retry.max_backoff: 30 has no unit; use a Go duration such as 30s or 1m30s (units ms, s, m, h)\n" +
+				`  config:8: routes[0].balance: "weigted" is not ordered or weighted; did you mean weighted?`},
+		{"a tab in the indentation", "retry:\n\tinitial_backoff: 1s\n",
+			"config:2: not valid YAML: tab characters are not allowed in YAML; indent with spaces"},
+		{"a tab in the indentation, blamed on the line before", "log:\n  level: info\n\tformat: json\n",
+			"config:3: not valid YAML: tab characters are not allowed in YAML; indent with spaces"},
+		{"a misspelled provider kind", "providers:\n  - name: claude\n    kind: antropic\n",
+			`config:3: providers[0].kind: "antropic" is not anthropic, gemini, mock or openai; did you mean anthropic?`},
+		{"a provider kind far from any", "providers:\n  - name: local\n    kind: ollama\n",
+			`config:3: providers[0].kind: "ollama" is not anthropic, gemini, mock or openai`},
+		{"a misspelled closed choice", "state:\n  on_store_failure: fial_open\n",
+			`config:2: state.on_store_failure: "fial_open" is not fail_open or fail_closed; did you mean fail_open?`},
+		{"a misspelled field is not also reported missing", "providers:\n  - name: a\n    knd: mock\n",
+			"config:3: providers[0].knd: unknown field; did you mean kind?"},
+		{"a value left out for its type is not also checked", "retry:\n  initial_backoff: 10s\n  max_backoff: soon\n",
+			`config:3: retry.max_backoff: "soon" is not a duration; use a Go duration such as 30s or 1m30s (units ms, s, m, h)`},
+		{"a default deadline below the stream timeouts' floor", "deadlines:\n  default: 50ms\n",
+			"config:2: deadlines.default: 50ms is shorter than min_stream_timeout (100ms): every call that sets no deadline would end " +
+				"before an attempt could wait that long for its provider; raise default (or lower min_stream_timeout)"},
+		{"a floor raised above the default deadline", "deadlines:\n  min_stream_timeout: 5m\n  stream_idle: 5m\n  first_event: 5m\n",
+			"config:2: deadlines.default: 2m is shorter than min_stream_timeout (5m): every call that sets no deadline would end " +
+				"before an attempt could wait that long for its provider; raise default (or lower min_stream_timeout)"},
+		{"a route timeout below the floor", "routes:\n  - name: fast\n    timeout: 10ms\n    targets: [{model: mock/echo}]\n",
+			"config:3: routes[0].timeout: 10ms is shorter than deadlines.min_stream_timeout (100ms): every call of the route would end before an attempt could wait that long for its provider"},
+		{"a provider timeout below the floor", "providers:\n  - name: a\n    kind: mock\n    timeout: 20ms\n",
+			"config:4: providers[0].timeout: 20ms is shorter than deadlines.min_stream_timeout (100ms): every request to the provider would end " +
+				"before an attempt could wait that long for it; raise timeout or leave it unset"},
+		{"every key's problem", "auth:\n  keys:\n    - name: a\n      sha256: nothex\n      scopes: [generate]\n      models: ['*']\n    - name: b\n      sha256: " + hash + "\n      scopes: [generate]\n      models: ['*']\n    - name: b\n      sha256: " + hash + "\n      scopes: [generate]\n      models: ['*']\n",
+			"config has 2 problems:\n" +
+				"  config:4: auth.keys[0].sha256: must be 64 hex digits (what `llmrelay hash-key` prints after \"sha256: \"), not the key itself\n" +
+				`  config:11: auth.keys[2].name: "b" is already used by auth.keys[1]`},
 		{"several problems after parsing", "deadlines:\n  default: 1h\n  max: 10m\nlog:\n  level: loud\n",
 			"config has 2 problems:\n" +
 				"  config:3: deadlines.max: 10m is shorter than default (1h)\n" +
-				`  config:5: log.level: "loud" is not one of debug, info, warn, error`},
+				`  config:5: log.level: "loud" is not debug, info, warn or error`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

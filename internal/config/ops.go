@@ -30,6 +30,7 @@ var restartOnly = []struct {
 	field func(*Config) any // a pointer to the setting
 }{
 	{"listen", func(c *Config) any { return &c.Listen }},
+	{"http_listen", func(c *Config) any { return &c.HTTPListen }},
 	{"metrics_listen", func(c *Config) any { return &c.MetricsListen }},
 	{"drain_delay", func(c *Config) any { return &c.DrainDelay }},
 	{"shutdown_grace", func(c *Config) any { return &c.ShutdownGrace }},
@@ -64,15 +65,19 @@ func (c *Config) KeepRestartOnly(running *Config) []string {
 		changed = append(changed, "tls")
 		c.TLS = running.TLS
 	}
+	if c.HTTPTLS.Enabled() != running.HTTPTLS.Enabled() {
+		changed = append(changed, "http_tls")
+		c.HTTPTLS = running.HTTPTLS
+	}
 	return changed
 }
 
 // RestartOnlySettings returns the paths of the settings that only a
 // restart can change, for the docs and messages.
 func RestartOnlySettings() []string {
-	out := make([]string, 0, len(restartOnly)+1)
+	out := make([]string, 0, len(restartOnly)+2)
 	for _, s := range restartOnly {
 		out = append(out, s.path)
 	}
-	return append(out, "tls (turning it on or off)")
+	return append(out, "tls (turning it on or off)", "http_tls (turning it on or off)")
 }

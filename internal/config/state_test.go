@@ -68,7 +68,8 @@ func TestStateRejectsBadConfig(t *testing.T) {
 		{"zero timeout", "state: {store: redis, redis: {address: 'a:1', read_timeout: 0s}}\n", "read_timeout"},
 		{"half client certificate", "state: {store: redis, redis: {address: 'a:1', tls: {enabled: true, cert_file: c.pem}}}\n", "cert_file and key_file"},
 		{"tls files without enabled", "state: {store: redis, redis: {address: 'a:1', tls: {ca_file: ca.pem}}}\n", "state.redis.tls.enabled: false, but files or server_name are set"},
-		{"typo", "state: {stroe: redis}\n", "state.stroe: unknown field; the fields in state are on_store_failure, redis, store"},
+		{"typo", "state: {stroe: redis}\n", "state.stroe: unknown field; did you mean store?"},
+		{"nothing close", "state: {where: redis}\n", "state.where: unknown field; the fields in state are on_store_failure, redis, store"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

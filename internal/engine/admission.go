@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -14,7 +15,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/protoadapt"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
@@ -33,6 +35,10 @@ const (
 	ReasonCredentialsMalformed = "CREDENTIALS_MALFORMED"
 	// UNAUTHENTICATED: the key matches no configured key.
 	ReasonAPIKeyUnknown = "API_KEY_UNKNOWN"
+	// UNAUTHENTICATED: the key was revoked through the admin API.
+	ReasonAPIKeyRevoked = "API_KEY_REVOKED"
+	// UNAUTHENTICATED: the key's expiry passed.
+	ReasonAPIKeyExpired = "API_KEY_EXPIRED"
 	// UNAUTHENTICATED, with RetryInfo: the caller's address failed
 	// authentication too often; its failed authentications are refused as
 	// throttled until the RetryInfo's delay has passed (a valid key still
@@ -88,15 +94,24 @@ type Caller struct {
 	Method string
 }
 
-// methodScopes maps each API method to the scope it needs. A method missing
-// here is denied to every key, so a new RPC is closed until it is listed.
-var methodScopes = map[string]auth.Scope{
-	llmrelayv1.LLMService_Generate_FullMethodName:   auth.ScopeGenerate,
-	llmrelayv1.LLMService_ListModels_FullMethodName: auth.ScopeModelsList,
+// methodScopes maps each API method to the scopes that open it (any one
+// does). A method missing here is denied to every key, so a new RPC is
+// closed until it is listed.
+var methodScopes = map[string][]auth.Scope{
+	llmrelayv1.LLMService_Generate_FullMethodName:   {auth.ScopeGenerate},
+	llmrelayv1.LLMService_ListModels_FullMethodName: {auth.ScopeModelsList},
 	// Resuming a call is reading the rest of a Generate.
-	llmrelayv1.LLMService_Resume_FullMethodName: auth.ScopeGenerate,
+	llmrelayv1.LLMService_Resume_FullMethodName: {auth.ScopeGenerate},
+	// Governance: keys are the admins'; usage may be read by a dashboard's
+	// key that can change nothing.
+	adminv1.KeyService_CreateKey_FullMethodName:  {auth.ScopeAdmin},
+	adminv1.KeyService_GetKey_FullMethodName:     {auth.ScopeAdmin},
+	adminv1.KeyService_ListKeys_FullMethodName:   {auth.ScopeAdmin},
+	adminv1.KeyService_UpdateKey_FullMethodName:  {auth.ScopeAdmin},
+	adminv1.KeyService_RevokeKey_FullMethodName:  {auth.ScopeAdmin},
+	adminv1.UsageService_GetUsage_FullMethodName: {auth.ScopeAdmin, auth.ScopeUsageRead},
 	// The server tools a key may offer are what it uses in Generate.
-	llmrelayv1.LLMService_ListTools_FullMethodName: auth.ScopeGenerate,
+	llmrelayv1.LLMService_ListTools_FullMethodName: {auth.ScopeGenerate},
 }
 
 // Admission is the engine's admission of a call: who may call, and what a
@@ -111,17 +126,20 @@ type Admission struct {
 	Size      RequestSize
 	Validator Validator
 	Resolver  Resolver
+	Budget    *Budget
 	Queue     *ProviderQueue
 }
 
 // Order names admission's steps in the order they run, as the gRPC door's
 // links are named.
-var Order = []string{"auth", "key_limits", "deadline", "request_size", "validate", "model_access", "resolve", "provider_queue"}
+var Order = []string{"auth", "key_limits", "deadline", "request_size", "validate", "model_access", "resolve", "budget", "provider_queue"}
 
 // Admit runs every admission step for a caller and its request, in Order,
 // and returns the call's context (its identity, its deadline, its record
-// with the resolved targets) and release, which gives back what the call
-// holds (its stream slot, its provider slot, its deadline) once it ended.
+// with the resolved targets and its budget hold) and release, which gives
+// back what the call holds (its stream slot, its budgets' reservation if
+// Generate did not settle it, its provider slot, its deadline) once it
+// ended.
 // ctx must carry a call record (callinfo.NewContext). An error is the
 // *apierr.Error of the step that refused the call, with nothing held.
 func (a *Admission) Admit(ctx context.Context, c Caller, req proto.Message) (context.Context, func(), error) {
@@ -152,6 +170,10 @@ func (a *Admission) Admit(ctx context.Context, c Caller, req proto.Message) (con
 			return fail(err)
 		}
 	}
+	if r, err = a.Budget.Reserve(ctx, req); err != nil {
+		return fail(err)
+	}
+	releases = append(releases, r)
 	if r, err = a.Queue.AcquireFor(ctx); err != nil {
 		return fail(err)
 	}
@@ -208,15 +230,19 @@ func (a *Authenticator) Authenticate(ctx context.Context, c Caller) (context.Con
 	}
 	info.SetKey(id.Name)
 	info.Authenticated()
-	scope, known := methodScopes[c.Method]
+	scopes, known := methodScopes[c.Method]
 	if !known {
 		return nil, refusal(apierr.PermissionDenied, ReasonScopeMissing,
 			"no scope opens "+c.Method+" to API keys", map[string]string{"key": id.Name, "method": c.Method}, 0)
 	}
-	if !id.HasScope(scope) {
+	if !slices.ContainsFunc(scopes, id.HasScope) {
+		names := make([]string, len(scopes))
+		for i, sc := range scopes {
+			names[i] = string(sc)
+		}
 		return nil, refusal(apierr.PermissionDenied, ReasonScopeMissing,
-			"API key "+id.Name+" lacks scope "+string(scope)+" for "+c.Method,
-			map[string]string{"key": id.Name, "scope": string(scope), "method": c.Method}, 0)
+			"API key "+id.Name+" lacks scope "+strings.Join(names, " or ")+" for "+c.Method,
+			map[string]string{"key": id.Name, "scope": strings.Join(names, ","), "method": c.Method}, 0)
 	}
 	return auth.NewContext(ctx, id), nil
 }
@@ -231,6 +257,10 @@ func (a *Authenticator) failed(ctx context.Context, c Caller, err error) error {
 	case errors.Is(err, auth.ErrMalformedCredentials):
 		reason, msg = ReasonCredentialsMalformed, err.Error()
 	case errors.Is(err, auth.ErrUnknownKey):
+	case errors.Is(err, auth.ErrRevokedKey):
+		reason, msg = ReasonAPIKeyRevoked, "the API key was revoked"
+	case errors.Is(err, auth.ErrExpiredKey):
+		reason, msg = ReasonAPIKeyExpired, "the API key expired"
 	case ctx.Err() != nil:
 		return apierr.FromError(context.Cause(ctx))
 	default:

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -56,6 +57,7 @@ type attempter struct {
 func (at attempter) Attempt(ctx context.Context, a *retry.Attempt) (*attemptResult, error) {
 	c := at.c
 	c.info.ObserveAttempt(a.N)
+	c.info.ObserveTurn(c.turn.n)
 	if a.Hedge {
 		c.eng.log.Debug("hedging", "request_id", c.requestID, "attempt", a.N, "provider", a.Target.Entry.Config.Name, "model", a.Target.Model)
 	}
@@ -219,8 +221,10 @@ type attemptResult struct {
 	// tool-call fragments) and partial objects this attempt sent to the
 	// client.
 	deltas, partials int
-	// outputBytes counts the attempt's output against the call's limit.
+	// outputBytes counts the attempt's output against the call's limit;
+	// cut says the output was cut at the limit (truncation).
 	outputBytes int64
+	cut         bool
 	// pending is the delta folded and not sent yet (coalesce.go).
 	pending pendingDelta
 	// partial reads the reply as it streams, for partial objects; nil
@@ -360,7 +364,7 @@ func (c *call) limited(a *retry.Attempt, res *attemptResult, stall *stallTimer, 
 	var se *sendError
 	switch {
 	case errors.Is(err, errTruncated):
-		res.finish = provider.FinishLength
+		res.finish, res.cut = provider.FinishLength, true
 		return c.flushDelta(a, res, stall)
 	case errors.Is(err, errLost), errors.As(err, &se):
 		return err
@@ -489,4 +493,24 @@ func newReasoningDeltaEvent() *reasoningDeltaEvent {
 	de.init()
 	de.delta.Reasoning = &de.r
 	return de
+}
+
+// Response headers sent with a call's first delta (the response's headers,
+// when nothing sent them before): which attempt, provider and model the
+// reply starts with. A door that writes headers once, before the reply (an
+// HTTP door), shows the client where the answer comes from.
+const (
+	HeaderAttempts = "llmrelay-attempts"
+	HeaderProvider = "llmrelay-provider"
+	HeaderModel    = "llmrelay-model"
+)
+
+// answerHeaders sets the headers of the attempt whose delta is the call's
+// first.
+func (c *call) answerHeaders(a *retry.Attempt) {
+	c.out.setHeader(HeaderAttempts, strconv.Itoa(a.N))
+	if e := a.Target.Entry; e != nil {
+		c.out.setHeader(HeaderProvider, e.Config.Name)
+		c.out.setHeader(HeaderModel, a.Target.Model)
+	}
 }

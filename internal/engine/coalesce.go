@@ -3,7 +3,7 @@ package engine
 import (
 	"time"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 )
@@ -158,6 +158,7 @@ func (c *call) flushDelta(a *retry.Attempt, res *attemptResult, stall *stallTime
 	if !c.firstDelta {
 		c.firstDelta = true
 		c.eng.metrics.FirstToken(c.labels(a.Target), time.Since(c.start))
+		c.answerHeaders(a)
 	}
 	res.deltas++
 	de.event.Attempt = uint32(a.N)

@@ -36,7 +36,7 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
@@ -308,6 +308,7 @@ type call struct {
 	info      *callinfo.Info // the call record; nil when a door made none
 	requestID string
 	key       string // the caller's API key name, "" without keys
+	team      string // its team, "" for none
 	start     time.Time
 	// turn is the turn running; nil until the call is ready to run.
 	// attemptsBefore and hedgesBefore count the attempts and hedges of
@@ -340,7 +341,10 @@ type call struct {
 // provider validate it and makes the call's attempt plan. Errors are
 // *apierr.Error or map to one.
 func (s *Engine) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, sink Sink) (*call, error) {
-	c := &call{eng: s, req: req, out: &emitter{sink: sink}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now(), key: keyName(ctx)}
+	c := &call{eng: s, req: req, out: &emitter{sink: sink}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now()}
+	if id, ok := auth.FromContext(ctx); ok {
+		c.key, c.team = id.Name, id.Team
+	}
 	if c.info != nil {
 		// The chain's call record: the same id in every log line and error.
 		c.requestID = c.info.RequestID()
@@ -435,6 +439,7 @@ func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrel
 		}
 		tn.preq.Messages = append(tn.preq.Messages, more...)
 		c.tools.offerTools(tn.preq, n)
+		tn.output = c.tools.turnLimit(tn.output)
 	}
 	if rf != nil {
 		if tn.so, err = s.newStructured(rf, tn.preq); err != nil {
@@ -693,6 +698,16 @@ type emitter struct {
 	// stop ends the heartbeat's goroutine, which closes stopped; nil
 	// without a heartbeat. Only the call's goroutine uses them.
 	stop, stopped chan struct{}
+}
+
+// setHeader sets a response header of the client's stream, taking turns
+// with the events, as the Sink needs (nothing once the stream went away).
+func (e *emitter) setHeader(key, value string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.gone {
+		e.sink.SetHeader(key, value)
+	}
 }
 
 // setTurn makes n the turn of the events sent from now on.

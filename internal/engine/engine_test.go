@@ -14,13 +14,14 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/engine/enginetest"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/spend"
 
 	_ "github.com/llmrelay/llmrelay/internal/provider/mock" // registers kind mock
 )
@@ -277,4 +278,36 @@ func (c *cancelAfter) Send(ev *llmrelayv1.GenerateEvent) error {
 		c.cancel()
 	}
 	return err
+}
+
+// TestBudgetWithoutATransport: a door that drives the engine alone
+// (Admit, Generate, release) reserves on the key's budget and settles it
+// from the call's usage: a total budget of 1000 tokens, calls reserving
+// about 100 and spending 4, admits calls until what they spent leaves no
+// room for one reservation, then refuses with BUDGET_EXHAUSTED. Were calls
+// not settled, their reservations would refuse the tenth.
+func TestBudgetWithoutATransport(t *testing.T) {
+	eng := newEngine(t, auth.KeyConfig{Name: "ci", SHA256: auth.HashKey("ci-secret"), Scopes: []string{"generate"}, Models: []string{"*"},
+		Budgets: []spend.Budget{{Window: spend.Total, MaxTokens: 1000}}})
+	caller := engine.Caller{Credential: auth.Bearer([]string{"Bearer ci-secret"})}
+	maxOut := uint32(90)
+	admitted := 0
+	for ; admitted < 1000; admitted++ {
+		req := request(t, "primary/echo", "a b", "")
+		req.Generation = &llmrelayv1.GenerationConfig{MaxOutputTokens: &maxOut}
+		_, err := generate(t, eng, caller, req)
+		if err == nil {
+			continue
+		}
+		var ae *apierr.Error
+		if !errors.As(err, &ae) || ae.Reason != apierr.ReasonBudgetExhausted || ae.Kind != apierr.ResourceExhausted || ae.Metadata["window"] != "total" {
+			t.Fatalf("call %d: %v, want BUDGET_EXHAUSTED", admitted+1, err)
+		}
+		break
+	}
+	// Each call spends 4 tokens (2 in, 2 out) and reserves 90 out and its
+	// size in: about 220 calls fit.
+	if admitted < 200 || admitted > 250 {
+		t.Fatalf("%d calls admitted on 1000 tokens, want about 220 (4 spent each, settled)", admitted)
+	}
 }

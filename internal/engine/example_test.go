@@ -6,7 +6,7 @@ import (
 
 	"buf.build/go/protovalidate"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/engine"
@@ -17,6 +17,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/retry/retrytest"
 	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/spend"
 	"github.com/llmrelay/llmrelay/internal/state/memory"
 )
 
@@ -69,6 +70,7 @@ func buildStreaming(st engine.Streaming, keys ...auth.KeyConfig) (eng *engine.En
 			Size:      engine.RequestSize(cfg.Limits.MaxRequestBytes),
 			Validator: engine.Validator{V: v},
 			Resolver:  engine.Resolver{Routes: routes},
+			Budget:    &engine.Budget{Budgets: spend.New(store, nil, nil, cfg.Governance, nil)},
 			Queue:     engine.NewProviderQueue(nil, 0, nil),
 		},
 	})

@@ -29,7 +29,7 @@ func keyName(ctx context.Context) string {
 
 // labels returns the labels of the call's metrics for target t.
 func (c *call) labels(t provider.Target) metrics.CallLabels {
-	l := metrics.CallLabels{Key: c.key, Route: c.routeName()}
+	l := metrics.CallLabels{Key: c.key, Team: c.team, Route: c.routeName(), Interface: c.info.Interface()}
 	if e := t.Entry; e != nil {
 		_, fixed := e.Provider.(provider.ModelServer)
 		l.Provider, l.Model, l.OpenModels = e.Config.Name, t.Model, len(e.Config.Models) == 0 && !fixed
@@ -67,6 +67,7 @@ func (c *call) done(ctx context.Context, code apierr.Kind, reason string, res *a
 		Code: code.String(), ErrorType: reason, Attempts: c.attempts(), Duration: time.Since(c.start),
 	})
 	c.info.RecordUsage(callinfo.Usage{Tokens: c.usage, Cost: c.cost, Priced: c.priced})
+	c.settle(ctx)
 	if !telemetry.Recording(ctx) {
 		return
 	}

@@ -2,20 +2,24 @@ package engine
 
 import (
 	"errors"
+	"sync"
 	"unicode/utf8"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/servertools"
 )
 
 // outputLimit is a call's bound on the output of each of its attempts:
 // max bytes of output (see outputOf); past it, the
-// attempt ends, and the call with it, truncated or failed.
+// attempt ends, and the call with it, truncated or failed. call is the
+// request's limit; max is lower for a turn of a call with server tools
+// (turnLimit).
 type outputLimit struct {
-	max      int64
-	truncate bool
+	max, call int64
+	truncate  bool
 }
 
 // outputLimitOf returns the request's output limit: its max_bytes, the
@@ -26,7 +30,73 @@ func (s *Engine) outputLimitOf(req *llmrelayv1.GenerateRequest) outputLimit {
 	if n == 0 {
 		n = s.output.Default
 	}
-	return outputLimit{max: n, truncate: ol.GetOnLimit() == llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE}
+	return outputLimit{max: n, call: n, truncate: ol.GetOnLimit() == llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE}
+}
+
+// With server tools the output limit bounds the whole call, so that its
+// final, which carries the transcript (every turn's reply and every tool
+// result) and repeats the last turn's reply as its message, is never more
+// than the limit (and so within a client's message size limit whenever a
+// one-turn reply is). The transcript's bytes so far are tools.spent:
+//   - a turn's attempts may output half of what the turns before it left
+//     (turnLimit): any turn may be the last, whose reply the final carries
+//     twice;
+//   - a turn's tool results may add what its reply left of that
+//     (toolBudget); the result that passes it is cut to what is left, and
+//     the call ends once the turn's tools returned, as a reply reaching
+//     the limit ends it: failed (CallOutputTooLarge), or under truncation
+//     with a final whose finish reason is FINISH_REASON_LENGTH.
+
+// turnLimit returns the output limit of the next turn of a call with server
+// tools.
+func (t *tools) turnLimit(l outputLimit) outputLimit {
+	l.max = max(l.call-t.spent, 0) / 2
+	return l
+}
+
+// toolBudget counts a turn's server tool results against what the call's
+// output limit leaves them. Safe for concurrent use: the tools run in
+// parallel, and their results are counted as they return.
+type toolBudget struct {
+	mu   sync.Mutex
+	left int64
+	// used is what the results took; cut says one was cut to fit.
+	used int64
+	cut  bool
+}
+
+// newToolBudget returns the budget of the tool results of turn res, the
+// turn that just ended (its reply is in the transcript already).
+func (c *call) newToolBudget(res *attemptResult) *toolBudget {
+	return &toolBudget{left: max(c.turn.output.call-c.tools.spent-res.outputBytes, 0)}
+}
+
+// take counts the result of tool call id of tool name, as the final's
+// transcript holds it; a result that does not fit whole is cut to what
+// is left (with a note to the model, when it fits), and marked truncated.
+func (b *toolBudget) take(r *servertools.Result, id, name string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ids := int64(len(id) + len(name))
+	if n := ids + int64(len(r.Content)); n <= b.left {
+		b.left -= n
+		b.used += n
+		return
+	}
+	r.Content = servertools.Bound(r.Content, int(max(b.left-ids, 0)))
+	r.Truncated, b.cut = true, true
+	n := ids + int64(len(r.Content))
+	b.used += n
+	b.left = max(b.left-n, 0)
+}
+
+// outputTooLarge is the error of attempt n of target provider whose
+// output passed the turn's limit, the call failing as it asked.
+func (c *call) outputTooLarge(provider string, n int) *apierr.Error {
+	if c.tools == nil {
+		return apierr.OutputTooLarge(c.turn.output.max, provider, n)
+	}
+	return apierr.CallOutputTooLarge(c.turn.output.call, provider, n, c.turn.n)
 }
 
 // errTruncated ends an attempt whose output reached the limit of a call
@@ -79,7 +149,7 @@ func (c *call) meterOutput(a *retry.Attempt, ev *provider.Event, res *attemptRes
 			return nil
 		}
 		if !c.turn.output.truncate {
-			return apierr.OutputTooLarge(c.turn.output.max, a.Target.Entry.Config.Name, a.N)
+			return c.outputTooLarge(a.Target.Entry.Config.Name, a.N)
 		}
 		ev.ProviderTool = nil
 		res.outputBytes = c.turn.output.max
@@ -97,7 +167,7 @@ func (c *call) meterOutput(a *retry.Attempt, ev *provider.Event, res *attemptRes
 		return nil
 	}
 	if !c.turn.output.truncate {
-		return apierr.OutputTooLarge(c.turn.output.max, a.Target.Entry.Config.Name, a.N)
+		return c.outputTooLarge(a.Target.Entry.Config.Name, a.N)
 	}
 	for _, f := range fs {
 		switch {

@@ -14,11 +14,22 @@ func DefaultDeadlines() Deadlines {
 	return Deadlines{Default: 120 * time.Second, Max: 600 * time.Second}
 }
 
-// Check reports the deadlines' problems.
-func (d Deadlines) Check(p setting.Problems) {
+// Check reports the deadlines' problems. minStreamTimeout is the floor of
+// an attempt's stream timeouts (the deadlines section's
+// min_stream_timeout): a default deadline below it would end every call
+// that sets no deadline of its own before an attempt could wait that long
+// for its provider, so it is refused rather than fail those calls.
+func (d Deadlines) Check(p setting.Problems, minStreamTimeout time.Duration) {
 	if d.Default <= 0 {
 		p.Bad("default", "must be positive")
-	} else if d.Max < d.Default {
+		return
+	}
+	if d.Default < minStreamTimeout {
+		p.Between("default", "min_stream_timeout", "%s is shorter than min_stream_timeout (%s): every call that sets no deadline would end "+
+			"before an attempt could wait that long for its provider; raise default (or lower min_stream_timeout)",
+			setting.Duration(d.Default), setting.Duration(minStreamTimeout))
+	}
+	if d.Max < d.Default {
 		p.Between("max", "default", "%s is shorter than default (%s)", setting.Duration(d.Max), setting.Duration(d.Default))
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/servertools"
@@ -32,8 +32,11 @@ type tools struct {
 	offer *servertools.Offer
 	// maxTurns is how many turns may run tools.
 	maxTurns int
-	// transcript is every message the call added to the conversation.
+	// transcript is every message the call added to the conversation;
+	// spent is its output, counted against the call's output limit
+	// (output.go).
 	transcript []*llmrelayv1.Message
+	spent      int64
 	// finish, when set, overrides the last turn's finish reason.
 	finish llmrelayv1.FinishReason
 }
@@ -111,6 +114,12 @@ func (c *call) runTurns(ctx context.Context) (*attemptResult, error) {
 		}
 		msg := finalMessage(res)
 		c.tools.transcript = append(c.tools.transcript, msg)
+		c.tools.spent += res.outputBytes
+		if res.cut {
+			// The reply reached the call's output limit: the call ends
+			// with it, cut, its tool calls unrun.
+			return res, nil
+		}
 		var calls []serverCall
 		client := false
 		for _, tc := range msg.GetToolCalls() {
@@ -129,11 +138,22 @@ func (c *call) runTurns(ctx context.Context) (*attemptResult, error) {
 			c.tools.finish = llmrelayv1.FinishReason_FINISH_REASON_MAX_TOOL_TURNS
 			return res, nil
 		}
-		results, err := c.runTools(ctx, res.attempt, calls)
+		budget := c.newToolBudget(res)
+		results, err := c.runTools(ctx, res.attempt, calls, budget)
 		if err != nil {
 			return nil, err
 		}
 		c.tools.transcript = append(c.tools.transcript, results...)
+		c.tools.spent += budget.used
+		if budget.cut {
+			// The results reached the call's output limit: the call ends
+			// as a reply reaching it ends, here, with what was run.
+			if !c.turn.output.truncate {
+				return nil, apierr.CallOutputTooLarge(c.turn.output.call, c.providerName(), c.attempts(), c.turn.n)
+			}
+			c.tools.finish = llmrelayv1.FinishReason_FINISH_REASON_LENGTH
+			return res, nil
+		}
 		if client {
 			// The request's own tools are the client's to run: the call
 			// ends with them (FINISH_REASON_TOOL_CALLS), the server tools
@@ -205,10 +225,11 @@ type serverCall struct {
 // runTools runs the server tools the model called in the turn whose
 // successful attempt was attempt, in parallel (each MCP server bounds its
 // own concurrency): their progress and results go to the client as they
-// come, and the results come back as ROLE_TOOL messages, in the order of
-// the calls. The error is the call's end (the tools were cancelled at
-// their servers) or a *sendError.
-func (c *call) runTools(ctx context.Context, attempt int, calls []serverCall) ([]*llmrelayv1.Message, error) {
+// come, each result counted against budget first (and cut there), and the
+// results come back as ROLE_TOOL messages, in the order of the calls. The
+// error is the call's end (the tools were cancelled at their servers) or
+// a *sendError.
+func (c *call) runTools(ctx context.Context, attempt int, calls []serverCall, budget *toolBudget) ([]*llmrelayv1.Message, error) {
 	results := make([]*llmrelayv1.Message, len(calls))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -236,10 +257,14 @@ func (c *call) runTools(ctx context.Context, attempt int, calls []serverCall) ([
 				}
 				send(&llmrelayv1.GenerateEvent{Event: &llmrelayv1.GenerateEvent_ToolProgress{ToolProgress: tp}})
 			})
+			if err == nil {
+				budget.take(&r, id, name)
+			}
 			span.EndTool(telemetry.ToolEnd{Outcome: string(r.Outcome), Attempts: r.Attempts, Truncated: r.Truncated})
 			if err != nil {
 				return // the call ended: runTools reports it
 			}
+			c.info.RecordToolCall(r.IsError)
 			c.eng.log.Debug("server tool ran", "request_id", c.requestID, "tool", name, "tool_call_id", id,
 				"outcome", r.Outcome, "attempts", r.Attempts, "truncated", r.Truncated)
 			send(&llmrelayv1.GenerateEvent{Event: &llmrelayv1.GenerateEvent_ToolResult{ToolResult: &llmrelayv1.ToolResult{

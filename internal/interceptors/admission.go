@@ -166,15 +166,31 @@ func ResolveModel(routes *route.Table) Link {
 	return requestCheck("resolve", engine.Resolver{Routes: routes}.Resolve)
 }
 
+// Budget reserves a Generate call's estimate on the budgets of its key and
+// team once the request has arrived (engine.Budget.Reserve), and gives it
+// back when the call ends without having run (Generate settles it
+// otherwise). Put it after ResolveModel (the reservation is priced at the
+// call's targets) and before ProviderQueue.
+func Budget(b *engine.Budget) Link {
+	return heldLink("budget", b.Reserve)
+}
+
 // ProviderQueue takes a slot of the call's first target's provider once
 // the request has arrived and holds it until the call ends
 // (engine.ProviderQueue). Put it after Deadline, so the wait is bounded,
 // and after ResolveModel.
 func ProviderQueue(q *engine.ProviderQueue) Link {
+	return heldLink("provider_queue", func(ctx context.Context, _ any) (func(), error) { return q.AcquireFor(ctx) })
+}
+
+// heldLink is a link that takes something once the request has arrived
+// (acquire, given the request) and releases it when the call ends; a
+// refusal ends the call with acquire's error.
+func heldLink(name string, acquire func(ctx context.Context, req any) (func(), error)) Link {
 	return Link{
-		Name: "provider_queue",
+		Name: name,
 		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			release, err := q.AcquireFor(ctx)
+			release, err := acquire(ctx, req)
 			if err != nil {
 				return nil, err
 			}
@@ -183,13 +199,13 @@ func ProviderQueue(q *engine.ProviderQueue) Link {
 		},
 		Steps: Steps{
 			Enter: func(c *Call) error {
-				h := &queueHold{q: q}
+				h := &hold{acquire: acquire}
 				c.OnRequest(h)
 				c.Set(h)
 				return nil
 			},
 			Exit: func(c *Call, err error) error {
-				if h := c.Value().(*queueHold); h.release != nil {
+				if h := c.Value().(*hold); h.release != nil {
 					h.release()
 				}
 				return err
@@ -198,16 +214,16 @@ func ProviderQueue(q *engine.ProviderQueue) Link {
 	}
 }
 
-// queueHold is a stream call's place in a provider queue: the slot it
-// takes once the request has arrived, until the call ends.
-type queueHold struct {
-	q       *engine.ProviderQueue
+// hold is what a held link of a stream call takes once the request has
+// arrived, until the call ends.
+type hold struct {
+	acquire func(ctx context.Context, req any) (func(), error)
 	release func()
 }
 
-// CheckRequest implements RequestCheck: it takes the slot.
-func (h *queueHold) CheckRequest(ctx context.Context, _ any) error {
-	r, err := h.q.AcquireFor(ctx)
+// CheckRequest implements RequestCheck: it takes what the link holds.
+func (h *hold) CheckRequest(ctx context.Context, req any) error {
+	r, err := h.acquire(ctx, req)
 	if err == nil {
 		h.release = r
 	}

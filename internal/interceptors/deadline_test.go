@@ -7,7 +7,7 @@ import (
 
 	"google.golang.org/grpc"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
 func TestDeadline(t *testing.T) {

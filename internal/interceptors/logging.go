@@ -19,7 +19,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
-	"github.com/llmrelay/llmrelay/internal/usage"
 )
 
 // Log field names llmrelay adds to go-grpc-middleware's (grpc.service,
@@ -29,7 +28,13 @@ const (
 	FieldKey       = "key"
 	FieldModel     = "model"
 	FieldAttempts  = "attempts"
-	FieldReason    = "reason"
+	// FieldTurns is a Generate call's model turns (more than 1 with server
+	// tools); FieldToolCalls and FieldToolErrors count its server tool
+	// calls and those whose result was an error (only when it ran some).
+	FieldTurns      = "turns"
+	FieldToolCalls  = "tool_calls"
+	FieldToolErrors = "tool_errors"
+	FieldReason     = "reason"
 	// FieldMetadata groups the request's metadata labels on the finish
 	// line: metadata.team=checkout in text, {"metadata": {...}} in JSON.
 	FieldMetadata = "metadata"
@@ -53,7 +58,8 @@ const (
 // request's metadata labels (bounded: callinfo.RecordMetadata), a Generate
 // call's usage (tokens by kind and, when priced, cost: FieldUsage), the
 // attempts (from the call record, else from the error's ErrorInfo
-// metadata) and the ErrorInfo reason. Credentials, request contents and
+// metadata), its model turns and server tool calls (FieldTurns,
+// FieldToolCalls) and the ErrorInfo reason. Credentials, request contents and
 // provider keys are never logged. Health checks are not logged (probes
 // would flood the log), nor are calls refused at authentication
 // (auth.Throttle logs those, per address and interval).
@@ -139,13 +145,19 @@ func (c *callLog) finished(err error) {
 	f := c.fields(nil)
 	ci := callinfo.From(c.ctx)
 	if md := ci.Metadata(); len(md) > 0 {
-		f = append(f, FieldMetadata, metadataGroup(md))
+		f = append(f, FieldMetadata, callinfo.Labels(md).LogValue())
 	}
 	if notes := ci.Annotations(); len(notes) > 0 {
-		f = append(f, FieldAnnotations, metadataGroup(notes))
+		f = append(f, FieldAnnotations, callinfo.Labels(notes).LogValue())
 	}
 	if u, ok := ci.Usage(); ok {
-		f = append(f, FieldUsage, usageGroup(u))
+		f = append(f, FieldUsage, u.LogValue())
+	}
+	if s := ci.Snapshot(); s.Turns > 0 {
+		f = append(f, FieldTurns, s.Turns)
+		if s.ToolCalls > 0 {
+			f = append(f, FieldToolCalls, s.ToolCalls, FieldToolErrors, s.ToolErrors)
+		}
 	}
 	f = append(f, "grpc.code", code.String())
 	if err != nil {
@@ -223,29 +235,6 @@ func callFields(ctx context.Context) logging.Fields {
 		f = append(f, FieldAttempts, s.Attempts)
 	}
 	return f
-}
-
-// metadataGroup is the log value of a request's metadata labels.
-func metadataGroup(md []callinfo.Label) slog.Value {
-	attrs := make([]slog.Attr, len(md))
-	for i, l := range md {
-		attrs[i] = slog.String(l.Key, l.Value)
-	}
-	return slog.GroupValue(attrs...)
-}
-
-// usageGroup is the log value of a call's usage.
-func usageGroup(u callinfo.Usage) slog.Value {
-	attrs := make([]slog.Attr, 0, len(usage.Kinds)+1)
-	for _, k := range usage.Kinds {
-		if n := k.Tokens(u.Tokens); n > 0 || k.PartOf == "" {
-			attrs = append(attrs, slog.Int64(k.Name+"_tokens", n))
-		}
-	}
-	if u.Priced {
-		attrs = append(attrs, slog.Float64("cost", u.Cost))
-	}
-	return slog.GroupValue(attrs...)
 }
 
 // errorFields returns the ErrorInfo reason of a failed call, and the

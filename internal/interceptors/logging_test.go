@@ -14,7 +14,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
@@ -29,8 +29,11 @@ func TestLogging(t *testing.T) {
 	logs := &logBuffer{}
 	svc := &fakeService{generate: func(req *llmrelayv1.GenerateRequest, s llmrelayv1.LLMService_GenerateServer) error {
 		switch req.GetMessages()[0].GetContent() {
-		case "fail": // the handler reports its attempts and usage
+		case "fail": // the handler reports its attempts, turns, tool calls and usage
 			callinfo.From(s.Context()).ObserveAttempt(3)
+			callinfo.From(s.Context()).ObserveTurn(2)
+			callinfo.From(s.Context()).RecordToolCall(false)
+			callinfo.From(s.Context()).RecordToolCall(true)
 			callinfo.From(s.Context()).RecordUsage(callinfo.Usage{Tokens: provider.Usage{InputTokens: 12, OutputTokens: 40}, Cost: 0.5, Priced: true})
 			return status.Error(codes.Unavailable, "provider down")
 		case "events": // the events do not: only the handler's plan counts attempts
@@ -73,6 +76,12 @@ func TestLogging(t *testing.T) {
 	if f := finished[0]; f["grpc.code"] != "Unavailable" || f[FieldAttempts] != float64(3) || f["grpc.time_ms"] == nil {
 		t.Errorf("finish line lacks code, attempts or duration: %v", f)
 	}
+	if f := finished[0]; f[FieldTurns] != float64(2) || f[FieldToolCalls] != float64(2) || f[FieldToolErrors] != float64(1) {
+		t.Errorf("finish line's turns, tool_calls, tool_errors = %v, %v, %v; want 2, 2, 1", f[FieldTurns], f[FieldToolCalls], f[FieldToolErrors])
+	}
+	if _, ok := started[0][FieldTurns]; ok {
+		t.Errorf("the start line has turns: %v", started[0])
+	}
 	if md, _ := finished[0][FieldMetadata].(map[string]any); md["team"] != "checkout" || md["ticket"] != "OPS-12" || len(md) != 2 {
 		t.Errorf("finish line's metadata = %v, want the request's labels", finished[0][FieldMetadata])
 	}
@@ -93,7 +102,7 @@ func TestLogging(t *testing.T) {
 	if _, ok := finished[1][FieldMetadata]; ok {
 		t.Errorf("a call without metadata logged some: %v", finished[1])
 	}
-	if f := finished[3]; f["grpc.code"] != "PermissionDenied" || f[FieldUsage] != nil {
+	if f := finished[3]; f["grpc.code"] != "PermissionDenied" || f[FieldUsage] != nil || f[FieldTurns] != nil || f[FieldToolCalls] != nil {
 		t.Errorf("a call that never reached the handler: %v; want PermissionDenied and no usage", f)
 	}
 	if got := []any{finished[1][FieldAttempts], finished[2][FieldAttempts]}; got[0] != nil || got[1] != float64(4) {

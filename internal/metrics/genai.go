@@ -12,7 +12,7 @@ import (
 
 // callLabelNames are the labels every Generate call metric shares (see
 // CallLabels).
-var callLabelNames = []string{"provider", "model", "route", "key"}
+var callLabelNames = []string{"provider", "model", "route", "key", "team", "interface"}
 
 // MaxOpenModels bounds the model label of a provider that lists no models
 // (any model name resolves there, so clients choose it): its first
@@ -40,6 +40,11 @@ type CallLabels struct {
 	Route string
 	// Key is the name of the caller's API key; "" on a server without keys.
 	Key string
+	// Team is the key's team; "" for a key of no team.
+	Team string
+	// Interface is the API the call came in by: "grpc", or an HTTP door's
+	// ("openai", "anthropic").
+	Interface string
 }
 
 // CallResult is how a Generate call ended.
@@ -117,7 +122,7 @@ type seriesCache struct {
 	open map[string]map[string]bool
 }
 
-type seriesKey struct{ provider, model, route, key string }
+type seriesKey struct{ provider, model, route, key, team, iface string }
 
 type callSeries struct {
 	timeToFirstToken, timeToFirstDelta prometheus.Observer
@@ -148,7 +153,7 @@ func (c *seriesCache) get(m *Metrics, l CallLabels) *callSeries {
 	if l.OpenModels {
 		l.Model = c.bound(l.Provider, l.Model)
 	}
-	k := seriesKey{l.Provider, l.Model, l.Route, l.Key}
+	k := seriesKey{l.Provider, l.Model, l.Route, l.Key, l.Team, l.Interface}
 	c.mu.RLock()
 	s := c.byLabels[k]
 	c.mu.RUnlock()
@@ -160,7 +165,7 @@ func (c *seriesCache) get(m *Metrics, l CallLabels) *callSeries {
 	if s = c.byLabels[k]; s != nil {
 		return s
 	}
-	lv := []string{k.provider, k.model, k.route, k.key}
+	lv := []string{k.provider, k.model, k.route, k.key, k.team, k.iface}
 	s = &callSeries{
 		timeToFirstToken: m.timeToFirstToken.WithLabelValues(lv...),
 		timeToFirstDelta: m.timeToFirstDelta.WithLabelValues(k.provider),
@@ -224,8 +229,8 @@ func (s *callSeries) end(m *Metrics, l CallLabels, code, errorType string) *endS
 		l.Model = m.series.bound(l.Provider, l.Model)
 	}
 	e = &endSeries{
-		calls:    m.calls.WithLabelValues(l.Provider, code),
-		duration: m.requestDuration.WithLabelValues(l.Provider, l.Model, l.Route, l.Key, errorType),
+		calls:    m.calls.WithLabelValues(l.Provider, code, l.Interface),
+		duration: m.requestDuration.WithLabelValues(l.Provider, l.Model, l.Route, l.Key, l.Team, l.Interface, errorType),
 	}
 	s.ends[k] = e
 	return e

@@ -26,7 +26,7 @@ const (
 	NameAttempts = "llmrelay_attempts_per_call"
 	// NameTimeToFirstDelta observes the time from the call's start to its first delta.
 	NameTimeToFirstDelta = "llmrelay_time_to_first_delta_seconds"
-	// NameCalls counts finished Generate calls by provider and gRPC code.
+	// NameCalls counts finished Generate calls by provider, gRPC code and interface.
 	NameCalls = "llmrelay_generate_calls_total"
 	// NameProviderErrors counts failed attempts by provider and error class.
 	NameProviderErrors = "llmrelay_provider_errors_total"
@@ -67,7 +67,7 @@ const (
 
 	// The GenAI semantic conventions' metrics, in Prometheus form (dots
 	// become underscores, the unit a suffix), by provider, model, route
-	// and API key name (see CallLabels):
+	// and API key name and team (see CallLabels):
 	//
 	// NameTimeToFirstToken (gen_ai.server.time_to_first_token) observes
 	// the time from a Generate call's start to its first delta.
@@ -82,11 +82,13 @@ const (
 	NameTokenUsage = "gen_ai_client_token_usage"
 
 	// NameTokens counts tokens by kind (type: input, output and the kinds
-	// that are part of them, usage.Kinds), provider, model, route and key:
+	// that are part of them, usage.Kinds), provider, model, route, key and
+	// the key's team:
 	// who is spending what.
 	NameTokens = "llmrelay_tokens_total"
 	// NameCost counts what the tokens cost at the price table's prices
-	// (pricing), by provider, model, route and key; only priced models.
+	// (pricing), by provider, model, route, key and team; only priced
+	// models.
 	NameCost = "llmrelay_cost_total"
 
 	// NameConfigReloads counts config reloads by result: "success" (the
@@ -140,8 +142,10 @@ type Metrics struct {
 	lastReloadOK      prometheus.Gauge
 	lastReloadSuccess prometheus.Gauge
 
-	resume resumeMetrics // resumable calls (resume.go)
-	tools  toolMetrics   // server tools (tools.go)
+	resume     resumeMetrics     // resumable calls (resume.go)
+	http       httpMetrics       // the HTTP doors (http.go)
+	tools      toolMetrics       // server tools (tools.go)
+	governance governanceMetrics // the admin API and budgets (governance.go)
 }
 
 // New creates the metrics on a fresh registry, with Go runtime and process
@@ -167,8 +171,8 @@ func New() *Metrics {
 		}, []string{"provider"}),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameCalls,
-			Help: "Finished Generate calls, by provider and gRPC code.",
-		}, []string{"provider", "code"}),
+			Help: "Finished Generate calls, by provider, gRPC code and interface (grpc, openai, anthropic).",
+		}, []string{"provider", "code", "interface"}),
 		providerErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameProviderErrors,
 			Help: "Failed attempts, by provider and error class.",
@@ -227,11 +231,11 @@ func New() *Metrics {
 		}, append(callLabelNames[:len(callLabelNames):len(callLabelNames)], "token_type")),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameTokens,
-			Help: "Tokens used by Generate calls, by kind of token, provider, model, route and API key name.",
+			Help: "Tokens used by Generate calls, by kind of token, provider, model, route, API key name, team and interface.",
 		}, append(callLabelNames[:len(callLabelNames):len(callLabelNames)], "type")),
 		cost: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameCost,
-			Help: "Cost of the tokens of Generate calls at the configured prices, by provider, model, route and API key name.",
+			Help: "Cost of the tokens of Generate calls at the configured prices, by provider, model, route, API key name, team and interface.",
 		}, callLabelNames),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameConfigReloads,
@@ -248,7 +252,9 @@ func New() *Metrics {
 	}
 	m.series.init()
 	m.resume = newResumeMetrics(reg)
+	m.http = newHTTPMetrics(reg)
 	m.tools = newToolMetrics(reg)
+	m.governance = newGovernanceMetrics(reg)
 	m.lastReloadOK.Set(1)
 	m.lastReloadSuccess.SetToCurrentTime()
 	for _, r := range []string{ReloadSuccess, ReloadFailure} {

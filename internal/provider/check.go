@@ -20,7 +20,7 @@ type Against struct {
 
 // CheckConfigs reports the providers section's problems, by path from the
 // config's root ("providers[1].kind"): names that requests could not use
-// or that repeat, a missing kind, negative bounds, redirects and transport
+// or that repeat, a kind missing or not registered (Kinds), negative bounds, redirects and transport
 // settings, transport timeouts the first event timeout would always cut
 // short, first event timeouts below the floor, and provider_options
 // policies.
@@ -38,15 +38,20 @@ func CheckConfigs(cfgs []Config, a Against, p setting.Problems) {
 		default:
 			names[pr.Name] = i
 		}
-		if pr.Kind == "" {
-			kinds := ""
-			if k := Kinds(); len(k) > 0 {
-				kinds = "; one of " + strings.Join(k, ", ")
-			}
-			p.Bad(at("kind"), "required%s", kinds)
+		switch kinds := Kinds(); {
+		case pr.Kind == "":
+			p.Bad(at("kind"), "required; one of %s", strings.Join(kinds, ", "))
+		case !slices.Contains(kinds, pr.Kind):
+			// Adapters register their kinds (Register) in the program
+			// that loads the config: the server links every adapter.
+			p.Bad(at("kind"), "%s", setting.NotOneOf(pr.Kind, kinds...))
 		}
 		if pr.Timeout < 0 {
 			p.Bad(at("timeout"), "must not be negative")
+		} else if pr.Timeout > 0 && pr.Timeout < a.MinStreamTimeout {
+			// The timeout bounds each whole HTTP request, stream included.
+			p.Between(at("timeout"), "deadlines.min_stream_timeout", "%s is shorter than deadlines.min_stream_timeout (%s): every request to the provider would end "+
+				"before an attempt could wait that long for it; raise timeout or leave it unset", setting.Duration(pr.Timeout), setting.Duration(a.MinStreamTimeout))
 		}
 		if pr.MaxConcurrent < 0 {
 			p.Bad(at("max_concurrent"), "must not be negative")

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/llmrelay/llmrelay/internal/setting"
 )
 
 // Config configures one provider, as listed under `providers:` in the
@@ -260,7 +262,7 @@ func CheckRedirects(r string) error {
 	case "", RedirectsNever, RedirectsSameOrigin:
 		return nil
 	}
-	return &ConfigProblem{"redirects", fmt.Sprintf("%q is not %s or %s", r, RedirectsNever, RedirectsSameOrigin)}
+	return &ConfigProblem{"redirects", setting.NotOneOf(r, RedirectsNever, RedirectsSameOrigin)}
 }
 
 // Factory builds a Provider from its configuration.
@@ -355,31 +357,45 @@ type Set struct {
 	names  []string
 }
 
-// NewSet builds every configured provider with its kind's Factory. It fails
-// on an unknown kind (naming the known ones), a duplicate name, or a
-// factory's error.
+// NewSet builds every configured provider with its kind's Factory. It
+// fails on an unknown kind (naming the known ones and the likely one), a
+// duplicate name, options an adapter does not read, or a factory's error
+// (a *ConfigProblem names its setting): every provider's problems at
+// once, as a setting.List with each problem's path from the config's root
+// ("providers[1].base_url").
 func NewSet(cfgs []Config) (*Set, error) {
 	s := &Set{byName: make(map[string]*Entry, len(cfgs))}
+	var problems setting.List
 	for i, c := range cfgs {
+		item := fmt.Sprintf("providers[%d]", i)
+		at := func(field string) string { return item + "." + field }
 		if err := CheckName(c.Name); err != nil {
-			return nil, fmt.Errorf("providers[%d].name: %w", i, err)
+			problems.Between(at("name"), item, "%v", err)
+			continue
 		}
 		if _, dup := s.byName[c.Name]; dup {
-			return nil, fmt.Errorf("providers[%d]: duplicate provider name %q", i, c.Name)
+			problems.Between(at("name"), item, "%q is listed twice", c.Name)
+			continue
 		}
 		kindsMu.RLock()
 		f, ok := kinds[c.Kind]
 		kindsMu.RUnlock()
 		if !ok {
-			return nil, fmt.Errorf("providers[%d] (%s): unknown kind %q; known kinds: %s",
-				i, c.Name, c.Kind, strings.Join(Kinds(), ", "))
+			problems.Between(at("kind"), item, "%s", setting.NotOneOf(c.Kind, Kinds()...))
+			continue
 		}
 		p, err := f(c)
 		if err != nil {
-			return nil, fmt.Errorf("providers[%d] (%s): %w", i, c.Name, err)
+			if cp := (*ConfigProblem)(nil); errors.As(err, &cp) {
+				problems.Between(at(cp.Field), item, "%s", cp.Problem)
+			} else {
+				problems.Add(item, err)
+			}
+			continue
 		}
 		if _, reads := p.(OptionReader); len(c.Options) > 0 && !reads {
-			return nil, fmt.Errorf("providers[%d] (%s): options: the %s adapter takes no options", i, c.Name, c.Kind)
+			problems.Between(at("options"), item, "the %s adapter takes no options", c.Kind)
+			continue
 		}
 		models := slices.Clone(c.Models)
 		if len(models) == 0 {
@@ -389,6 +405,9 @@ func NewSet(cfgs []Config) (*Set, error) {
 		}
 		s.byName[c.Name] = &Entry{Config: c, Provider: p, Models: models}
 		s.names = append(s.names, c.Name)
+	}
+	if err := problems.Err(); err != nil {
+		return nil, err
 	}
 	sort.Strings(s.names)
 	return s, nil

@@ -3,10 +3,12 @@ package provider_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/setting"
 )
 
 type fake struct{}
@@ -16,6 +18,9 @@ func (fake) DefaultModels() []string                                            
 
 func init() {
 	provider.Register("test-fake", func(provider.Config) (provider.Provider, error) { return fake{}, nil })
+	provider.Register("test-picky", func(provider.Config) (provider.Provider, error) {
+		return nil, &provider.ConfigProblem{Field: "base_url", Problem: "is not a URL"}
+	})
 }
 
 func TestNewSetAndResolve(t *testing.T) {
@@ -60,6 +65,30 @@ func TestNewSetRejectsUnknownKindListingKnownOnes(t *testing.T) {
 	_, err := provider.NewSet([]provider.Config{{Name: "x", Kind: "nosuch"}})
 	if err == nil || !strings.Contains(err.Error(), "test-fake") || !strings.Contains(err.Error(), `"nosuch"`) {
 		t.Errorf("error %v, want it to name the unknown kind and list the known ones", err)
+	}
+}
+
+// TestNewSetReportsEveryProvidersProblem: every provider's problem at
+// once, each at its setting (a factory's *ConfigProblem names its own),
+// with the provider's item to place it when the setting was not written.
+func TestNewSetReportsEveryProvidersProblem(t *testing.T) {
+	_, err := provider.NewSet([]provider.Config{
+		{Name: "a", Kind: "test-fak"},
+		{Name: "b", Kind: "test-fake"},
+		{Name: "c", Kind: "test-picky"},
+		{Name: "b", Kind: "test-fake"},
+	})
+	var l setting.List
+	if !errors.As(err, &l) {
+		t.Fatalf("error %v (%T), want a setting.List", err, err)
+	}
+	want := setting.List{
+		{Path: "providers[0].kind", Other: "providers[0]", Message: `"test-fak" is not test-fake or test-picky; did you mean test-fake?`},
+		{Path: "providers[2].base_url", Other: "providers[2]", Message: "is not a URL"},
+		{Path: "providers[3].name", Other: "providers[3]", Message: `"b" is listed twice`},
+	}
+	if fmt.Sprint(l) != fmt.Sprint(want) {
+		t.Errorf("problems\n%v\nwant\n%v", l, want)
 	}
 }
 

@@ -210,7 +210,7 @@ func Check(cfgs []Config, providers []string) []Problem {
 		switch r.Balance {
 		case "", BalanceOrdered, BalanceWeighted:
 		default:
-			bad(at("balance"), "%q is not %s or %s", r.Balance, BalanceOrdered, BalanceWeighted)
+			bad(at("balance"), "%s", setting.NotOneOf(r.Balance, BalanceOrdered, BalanceWeighted))
 		}
 		if len(r.Targets) == 0 {
 			bad(at("targets"), "is empty; list the route's models, e.g. - model: openai/gpt-4.1")
@@ -259,7 +259,7 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 	switch r.Midstream {
 	case "", "restart", "fail":
 	default:
-		bad(at("retry.midstream"), "%q is not restart or fail", r.Midstream)
+		bad(at("retry.midstream"), "%s", setting.NotOneOf(r.Midstream, "restart", "fail"))
 	}
 	g := d.Generation
 	if g.MaxOutputTokens != nil && (*g.MaxOutputTokens < 1 || *g.MaxOutputTokens > maxOutputTokens) {
@@ -287,7 +287,7 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 		switch m.Role {
 		case "system", "user", "assistant":
 		default:
-			bad(mat+".role", "%q is not system, user or assistant", m.Role)
+			bad(mat+".role", "%s", setting.NotOneOf(m.Role, "system", "user", "assistant"))
 		}
 		if m.Content == "" {
 			bad(mat+".content", "required")
@@ -306,7 +306,7 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 		switch rf.OnInvalid {
 		case "", "fail", "return_text":
 		default:
-			bad(at("response_format.on_invalid"), "%q is not fail or return_text", rf.OnInvalid)
+			bad(at("response_format.on_invalid"), "%s", setting.NotOneOf(rf.OnInvalid, "fail", "return_text"))
 		}
 		if d := rf.PartialObjectInterval; d < 0 || d > time.Minute {
 			bad(at("response_format.partial_object_interval"), "%s is not within 0..1m", d)
@@ -339,7 +339,7 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 		switch h.Target {
 		case "", HedgeTargetSame, HedgeTargetNext:
 		default:
-			bad(at("hedging.target"), "%q is not %s or %s", h.Target, HedgeTargetSame, HedgeTargetNext)
+			bad(at("hedging.target"), "%s", setting.NotOneOf(h.Target, HedgeTargetSame, HedgeTargetNext))
 		}
 	}
 }
@@ -351,11 +351,17 @@ func checkDefaults(d Defaults, path string, bad func(path, format string, args .
 type Against struct {
 	Providers     []string
 	MinHedgeAfter time.Duration
-	Schemas       schema.Config
+	// MinStreamTimeout is the floor of an attempt's stream timeouts
+	// (deadlines.min_stream_timeout), which a route's timeout must leave
+	// room for.
+	MinStreamTimeout time.Duration
+	Schemas          schema.Config
 }
 
 // CheckSection reports the routes section's problems (Check's), a
-// default hedge_after below the server's floor, and a default
+// default hedge_after below the server's floor, a timeout below the
+// floor of stream timeouts (every call of the route would end before an
+// attempt could wait that long for its provider), and a default
 // response_format schema that does not compile, as a request's would not:
 // a bad one stops the server at start rather than failing every call.
 func CheckSection(cfgs []Config, a Against, p setting.Problems) {
@@ -364,6 +370,11 @@ func CheckSection(cfgs []Config, a Against, p setting.Problems) {
 	}
 	var cache *schema.Cache
 	for i, r := range cfgs {
+		if r.Timeout > 0 && r.Timeout < a.MinStreamTimeout {
+			p.Between(fmt.Sprintf("routes[%d].timeout", i), "deadlines.min_stream_timeout",
+				"%s is shorter than deadlines.min_stream_timeout (%s): every call of the route would end before an attempt could wait that long for its provider",
+				setting.Duration(r.Timeout), setting.Duration(a.MinStreamTimeout))
+		}
 		if h := r.Defaults.Hedging; h != nil && h.HedgeAfter > 0 && h.HedgeAfter < a.MinHedgeAfter {
 			p.Between(fmt.Sprintf("routes[%d].defaults.hedging.hedge_after", i), "retry.hedging.min_hedge_after",
 				"%s is shorter than retry.hedging.min_hedge_after (%s)", setting.Duration(h.HedgeAfter), setting.Duration(a.MinHedgeAfter))

@@ -28,6 +28,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/setting"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/state/memory"
 )
@@ -122,7 +123,9 @@ var errNoPolicy = errors.New("route: a table needs an outlier detection policy (
 
 // NewTable builds the routes from their (checked: Check) configuration.
 // It fails when a target does not resolve: an unknown provider, or a model
-// the provider does not serve.
+// the provider does not serve; every route's problems at once, as a
+// setting.List with each problem's path from the config's root
+// ("routes[0].targets[1].model").
 func NewTable(cfgs []Config, providers *provider.Set, o Options) (*Table, error) {
 	if o.Health == nil {
 		o.Health = memory.New()
@@ -140,15 +143,18 @@ func NewTable(cfgs []Config, providers *provider.Set, o Options) (*Table, error)
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	t := &Table{providers: providers, routes: make(map[string]*Route, len(cfgs)), tracked: map[string]bool{}, o: o}
+	var problems setting.List
 	for i, c := range cfgs {
 		if _, dup := t.routes[c.Name]; dup {
-			return nil, fmt.Errorf("routes[%d].name: %q is listed twice", i, c.Name)
+			problems.Bad(fmt.Sprintf("routes[%d].name", i), "%q is listed twice", c.Name)
+			continue
 		}
 		r := &Route{Name: c.Name, Weighted: c.Balance == BalanceWeighted, Defaults: c.Defaults, Timeout: c.Timeout}
 		for j, tc := range c.Targets {
 			e, m, err := providers.Resolve(tc.Model)
 			if err != nil {
-				return nil, fmt.Errorf("routes[%d].targets[%d].model: %w", i, j, err)
+				problems.Add(fmt.Sprintf("routes[%d].targets[%d].model", i, j), err)
+				continue
 			}
 			pt := provider.Target{Entry: e, Model: m}
 			r.Targets = append(r.Targets, Target{Target: pt, Key: pt.String(), Weight: max(1, tc.Weight)})
@@ -156,6 +162,9 @@ func NewTable(cfgs []Config, providers *provider.Set, o Options) (*Table, error)
 		}
 		t.routes[c.Name] = r
 		t.names = append(t.names, c.Name)
+	}
+	if err := problems.Err(); err != nil {
+		return nil, err
 	}
 	slices.Sort(t.names)
 	return t, nil

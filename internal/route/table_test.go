@@ -127,11 +127,17 @@ func TestResolveErrorsNameTheirField(t *testing.T) {
 	}
 }
 
+// TestNewTableRefusesATargetThatDoesNotResolve: every target that does
+// not resolve, each at its setting.
 func TestNewTableRefusesATargetThatDoesNotResolve(t *testing.T) {
-	_, err := route.NewTable([]route.Config{{Name: "r", Targets: []route.TargetConfig{{Model: "a/echo"}, {Model: "a/gpt-4"}}}},
-		providers(t, "a"), route.Options{Policy: state.DefaultOutlierPolicy})
-	if !errors.Is(err, provider.ErrUnknownModel) || !strings.HasPrefix(err.Error(), "routes[0].targets[1].model: ") {
-		t.Fatalf("error %v, want the unknown model, at its setting", err)
+	_, err := route.NewTable([]route.Config{
+		{Name: "r", Targets: []route.TargetConfig{{Model: "a/echo"}, {Model: "a/gpt-4"}}},
+		{Name: "s", Targets: []route.TargetConfig{{Model: "a/gpt-5"}}},
+	}, providers(t, "a"), route.Options{Policy: state.DefaultOutlierPolicy})
+	want := "routes[0].targets[1].model: unknown model \"gpt-4\" for provider \"a\"\n" +
+		"routes[1].targets[0].model: unknown model \"gpt-5\" for provider \"a\""
+	if !errors.Is(err, provider.ErrUnknownModel) || err.Error() != want {
+		t.Fatalf("error %v, want the unknown models, each at its setting:\n%s", err, want)
 	}
 }
 

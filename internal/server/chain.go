@@ -62,6 +62,11 @@ func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
 		// models it may not use; the one place the model and its
 		// fallback_models become the call's targets.
 		interceptors.ResolveModel(adm.Resolver.Routes),
+		// Budgets after resolution, which prices the reservation at the
+		// call's targets, and before the provider queue, so a call its
+		// budget refuses waits for no slot; one store round trip, only for
+		// keys and teams with budgets.
+		interceptors.Budget(adm.Budget),
 		// The provider queue last of the checks: only calls that will be
 		// served wait for a slot of their resolved provider, within their
 		// deadline.

@@ -38,7 +38,7 @@ func TestGenAIMetricsAndUsagePerKey(t *testing.T) {
 	}
 
 	body := in.Server.Metrics().Text()
-	labels := `key="checkout",model="echo",provider="mock",route=""`
+	labels := `interface="grpc",key="checkout",model="echo",provider="mock",route="",team=""`
 	for _, want := range []string{
 		metrics.NameTimeToFirstToken + `_count{` + labels + `} 1`,
 		metrics.NameRequestDuration + `_count{error_type="",` + labels + `} 1`,
@@ -101,7 +101,7 @@ func TestUsageKindsPerKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := in.Server.Metrics().Text()
-	labels := `key="checkout",model="echo",provider="mock",route=""`
+	labels := `interface="grpc",key="checkout",model="echo",provider="mock",route="",team=""`
 	for kind, n := range map[string]string{"input": "1000", "output": "500", "reasoning": "200", "cached_input": "600", "cache_creation_input": "100"} {
 		if want := metrics.NameTokens + `{` + labels + `,type="` + kind + `"} ` + n; !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)

@@ -9,8 +9,10 @@ import (
 
 	"google.golang.org/grpc"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/admin"
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/apikeys"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/engine"
@@ -33,8 +35,13 @@ import (
 // in: calls that start afterwards see the new keys and providers, calls in
 // flight finish on the runtime they started with.
 type runtime struct {
-	cfg       *config.Config
-	keys      *auth.Keyring
+	cfg  *config.Config
+	keys *auth.Keyring
+	// apiKeys looks presented keys up among keys and the store's (admin
+	// API); admin is the admin API's service on the runtime's keys, teams
+	// and budgets (admin.go).
+	apiKeys   *apikeys.Keys
+	admin     *admin.Service
 	providers *provider.Set
 	routes    *route.Table
 	hooks     hook.Chain
@@ -50,8 +57,9 @@ type runtime struct {
 	// trusted are the proxies whose X-Forwarded-For or PROXY protocol
 	// header names the client (auth.trusted_proxies).
 	trusted []netip.Prefix
-	// cert is the TLS certificate, nil without TLS.
-	cert *tls.Certificate
+	// cert is the TLS certificate, nil without TLS; httpCert the HTTP
+	// listener's (http_tls).
+	cert, httpCert *tls.Certificate
 	// tools is the tools section ready for the server's tool host, which
 	// applies it when the runtime is swapped in.
 	tools *servertools.Prepared
@@ -71,10 +79,10 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		return nil, err
 	}
 	if rt.providers, err = provider.NewSet(cfg.Providers); err != nil {
-		return nil, err
+		return nil, cfg.Locate(err)
 	}
 	if err := s.buildRoutes(rt); err != nil {
-		return nil, err
+		return nil, cfg.Locate(err)
 	}
 	maxConcurrent := make(map[string]int, len(cfg.Providers))
 	for _, p := range cfg.Providers {
@@ -91,8 +99,18 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		}
 		rt.cert = &cert
 	}
+	if cfg.HTTPTLS.Enabled() {
+		cert, err := tls.LoadX509KeyPair(cfg.HTTPTLS.CertFile, cfg.HTTPTLS.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("http_tls: %w", err)
+		}
+		rt.httpCert = &cert
+	}
 	s.retryBudgets(rt, prev)
-	if rt.tools, err = servertools.Prepare(cfg.Tools, cfg.ToolScopes(), os.Getenv); err != nil {
+	s.apiKeys(rt)
+	scopes := cfg.ToolScopes()
+	scopes.Stored = rt.apiKeys.StoredTools
+	if rt.tools, err = servertools.Prepare(cfg.Tools, scopes, os.Getenv); err != nil {
 		return nil, err
 	}
 	validator, err := s.validator()
@@ -103,9 +121,7 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		return nil, err
 	}
 	authn := &engine.Authenticator{Throttle: s.throttle, TrustedProxies: rt.trusted, Metrics: s.metrics}
-	if rt.keys.Len() > 0 {
-		authn.Keys = rt.keys
-	}
+	budget := s.governance(rt, authn)
 	rt.engine = engine.New(engine.Deps{
 		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
 		Retry: cfg.Retry.Limits(cfg.Deadlines.StallSettings), Schema: cfg.StructuredOutput,
@@ -120,6 +136,7 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 			Size:      engine.RequestSize(cfg.Limits.MaxRequestBytes),
 			Validator: engine.Validator{V: validator},
 			Resolver:  engine.Resolver{Routes: rt.routes},
+			Budget:    budget,
 			Queue:     rt.queue,
 		},
 	})
@@ -138,7 +155,8 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 // handler gets it as its srv, a unary one finds it in the context.
 func (s *Server) runtimeUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 	rt := s.current.Load()
-	if _, ok := info.Server.(llmService); ok {
+	switch info.Server.(type) {
+	case llmService, adminService:
 		ctx = context.WithValue(ctx, runtimeKey{}, rt)
 	}
 	return rt.unary(ctx, req, info, h)

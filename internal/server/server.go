@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"sync"
@@ -24,7 +25,8 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
@@ -58,9 +60,11 @@ func ShutdownBudget(cfg *config.Config) time.Duration {
 type Server struct {
 	// cfg is the config the server started with; only the settings that a
 	// reload cannot change (config.KeepRestartOnly) are read from it.
-	cfg     *config.Config
-	log     *slog.Logger
-	grpc    *grpc.Server
+	cfg  *config.Config
+	log  *slog.Logger
+	grpc *grpc.Server
+	// doors serves the HTTP doors (doors.go), on http_listen.
+	doors   *http.Server
 	health  *health.Server
 	metrics *metrics.Metrics
 	timer   retry.Timer
@@ -108,6 +112,12 @@ type Server struct {
 	// and runs their tools; it outlives reloads (a reload applies the
 	// section to it), like the connections.
 	tools *servertools.Host
+	// governanceClock is the clock of budgets and keys' expiry (tests
+	// move it); localGov keeps keys and spending for a store without
+	// them (admin.go).
+	governanceClock func() time.Time
+	localGov        *memory.Store
+	localGovOnce    sync.Once
 
 	// hardStop is cancelled when the grace period ends; the drain link of
 	// the interceptor chain then cancels every call still running.
@@ -161,7 +171,7 @@ func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 // stream workers (limits.stream_workers) at once: call Shutdown when done
 // with it, even if it never served.
 func New(cfg *config.Config, opts ...Option) (*Server, error) {
-	s := &Server{cfg: cfg, log: slog.New(slog.DiscardHandler), metrics: metrics.New()}
+	s := &Server{cfg: cfg, log: slog.New(slog.DiscardHandler), metrics: metrics.New(), governanceClock: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
@@ -220,7 +230,10 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.grpc = grpc.NewServer(serverOpts...)
+	s.doors = s.newDoors()
 	llmrelayv1.RegisterLLMServiceServer(s.grpc, llmService{})
+	adminv1.RegisterKeyServiceServer(s.grpc, adminService{})
+	adminv1.RegisterUsageServiceServer(s.grpc, adminService{})
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
@@ -309,7 +322,13 @@ func (s *Server) Shutdown(ctx context.Context) {
 	s.endWatches()
 	drained := make(chan struct{})
 	go func() {
+		httpDrained := make(chan struct{})
+		go func() {
+			s.stopDoors()
+			close(httpDrained)
+		}()
 		s.grpc.GracefulStop()
+		<-httpDrained
 		close(drained)
 	}()
 	defer s.closeStore(drained)
@@ -329,6 +348,7 @@ func (s *Server) Shutdown(ctx context.Context) {
 	select {
 	case <-drained:
 	case <-wait.C:
+		s.closeDoors()
 		s.grpc.Stop()
 		<-drained
 	}
@@ -361,11 +381,12 @@ func toolBudgetName(server string) string { return "mcp/" + server }
 func (s *Server) stopNow() {
 	s.health.Shutdown()
 	s.cancelCalls()
+	s.closeDoors()
 	s.grpc.Stop()
 }
 
-// Run listens on the configured address (and serves /metrics on
-// metrics_listen, if set) until ctx ends, then shuts down (Shutdown). It
+// Run listens on the configured address (and serves the HTTP doors on
+// http_listen and /metrics on metrics_listen, if set) until ctx ends, then shuts down (Shutdown). It
 // handles no signals: RunWithSignals does.
 func (s *Server) Run(ctx context.Context) error { return s.run(ctx, nil) }
 
@@ -395,13 +416,36 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 		}
 		defer stopWatch()
 	}
-	s.log.Info("llmrelay serving", "listen", lis.Addr().String(), "providers", s.current.Load().providers.Names(), "tls", s.cfg.TLS.Enabled(),
-		"tracing", s.tracing.Protocol(), "reload_watch", s.cfg.Reload.Watch)
+	var httpLis net.Listener
+	if s.cfg.HTTPListen != "" {
+		if httpLis, err = s.listen("http_listen", s.cfg.HTTPListen); err != nil {
+			lis.Close()
+			return err
+		}
+	}
+	serving := []any{"listen", lis.Addr().String()}
+	if httpLis != nil {
+		serving = append(serving, "http_listen", httpLis.Addr().String(), "http_tls", s.cfg.HTTPTLS.Enabled())
+	}
+	s.log.Info("llmrelay serving", append(serving, "providers", s.current.Load().providers.Names(), "tls", s.cfg.TLS.Enabled(),
+		"tracing", s.tracing.Protocol(), "reload_watch", s.cfg.Reload.Watch)...)
 	if !s.cfg.TLS.Enabled() && !config.IsLoopback(s.cfg.Listen) {
 		s.log.Warn("serving without TLS on a non-loopback address: API keys cross the network in plaintext unless a proxy or mesh encrypts it")
 	}
+	if httpLis != nil && !s.cfg.HTTPTLS.Enabled() && !config.IsLoopback(s.cfg.HTTPListen) {
+		s.log.Warn("serving HTTP without TLS (http_tls) on a non-loopback address: API keys cross the network in plaintext unless a proxy or mesh encrypts it")
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
+	if httpLis != nil {
+		httpErr := make(chan error, 1)
+		go func() { httpErr <- s.ServeHTTPDoors(httpLis) }()
+		defer func() {
+			if err := <-httpErr; err != nil {
+				s.log.Error("the HTTP doors failed", "error", err)
+			}
+		}()
+	}
 	if stop, err := s.serveUntilStop(ctx, sigs, errc); !stop {
 		return err
 	}
@@ -426,8 +470,8 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 // configured addresses; errors.Is(err, syscall.EADDRINUSE) tells an address
 // in use.
 type ListenError struct {
-	// Setting is the config setting that holds the address: "listen" or
-	// "metrics_listen".
+	// Setting is the config setting that holds the address: "listen",
+	// "http_listen" or "metrics_listen".
 	Setting string
 	Addr    string
 	Err     error

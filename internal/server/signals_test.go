@@ -20,7 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
 )
 
@@ -50,6 +50,7 @@ func (s *syncBuffer) String() string {
 func TestSignals(t *testing.T) {
 	cfg := config.Default()
 	cfg.MetricsListen = ""
+	cfg.HTTPListen = "127.0.0.1:0"
 	cfg.Providers = config.DefaultProviders()
 	cfg.DrainDelay = time.Hour
 	cfg.ShutdownGrace = time.Hour

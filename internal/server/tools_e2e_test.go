@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -695,4 +696,176 @@ func TestServerToolServerDownAtStart(t *testing.T) {
 	if _, err := servertest.Collect(t.Context(), in.Client, scripted(t, nil, `{}`)); err != nil {
 		t.Fatalf("a call without tools: %v", err)
 	}
+}
+
+// TestServerToolsCallLogLine: a call's finish log line records its model
+// turns and its server tool calls, the failed ones apart; a call without
+// server tools has one turn and no tool counts.
+func TestServerToolsCallLogLine(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, toolsConfig(goServer(g)), server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	req := scripted(t, []string{"go/echo", "go/fail"}, `{"script": [{"tool_calls": [
+		{"name": "go__echo", "arguments": {"message": "a"}}, {"name": "go__fail", "arguments": {"message": "b"}}]}]}`)
+	req.RequestId = uuid.NewString()
+	if _, err := servertest.Collect(t.Context(), in.Client, req); err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	plain := scripted(t, nil, `{}`)
+	plain.RequestId = uuid.NewString()
+	if _, err := servertest.Collect(t.Context(), in.Client, plain); err != nil {
+		t.Fatalf("Generate without tools: %v", err)
+	}
+	// The line is written as the handler returns, which may be just after
+	// the client saw the stream end: wait for it.
+	line := func(id string) string {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if l := grepLines(logs.String(), `msg="finished call" request_id=`+id); l != "" || time.Now().After(deadline) {
+				return l
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if l := line(req.RequestId); !strings.Contains(l, " attempts=2 ") || !strings.Contains(l, " turns=2 tool_calls=2 tool_errors=1 ") {
+		t.Errorf("the tool call's finish line lacks turns=2 tool_calls=2 tool_errors=1:\n%s", l)
+	}
+	if l := line(plain.RequestId); !strings.Contains(l, " turns=1 ") || strings.Contains(l, "tool_calls=") {
+		t.Errorf("the plain call's finish line: want turns=1 and no tool counts:\n%s", l)
+	}
+}
+
+// toolResults returns the tool_result events of events.
+func toolResults(events []*llmrelayv1.GenerateEvent) []*llmrelayv1.ToolResult {
+	var out []*llmrelayv1.ToolResult
+	for _, ev := range events {
+		if r := ev.GetToolResult(); r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestServerToolResultsWithinTheOutputLimit: with server tools the output
+// limit bounds the whole call, so that the final, which carries every
+// turn's reply and every tool result (and the last reply twice), stays
+// within it: tool results count against it, and the result that passes it
+// ends the call, with a final cut at the limit under truncation. Five
+// parallel results of 1 MiB each would make a 5 MiB final, which a client
+// with gRPC's default 4 MiB receive limit (this test's) could not receive.
+func TestServerToolResultsWithinTheOutputLimit(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	cfg := toolsConfig(goServer(g))
+	cfg.Tools.MaxResultBytes = 1 << 20
+	in := servertest.Start(t, cfg)
+	const big = `{"name": "go__big", "arguments": {"bytes": 1048576}}`
+	req := scripted(t, []string{"go/big"}, `{"script": [{"tool_calls": [`+strings.Repeat(big+",", 4)+big+`]}]}`)
+	req.OutputLimit = &llmrelayv1.OutputLimit{OnLimit: llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE}
+	events, err := servertest.Collect(t.Context(), in.Client, req)
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	f := final(t, events)
+	limit := int(config.Default().Limits.DefaultMaxOutputBytes)
+	if f.GetFinishReason() != llmrelayv1.FinishReason_FINISH_REASON_LENGTH || f.GetTurns() != 1 || len(f.GetTranscript()) != 6 {
+		t.Errorf("final: %v, %d turns, %d transcript messages; want FINISH_REASON_LENGTH, 1 turn, the reply and its 5 results",
+			f.GetFinishReason(), f.GetTurns(), len(f.GetTranscript()))
+	}
+	if size := proto.Size(f); size > limit+4096 {
+		t.Errorf("the final is %d bytes, past the output limit of %d", size, limit)
+	}
+	results, sum, cut := toolResults(events), 0, 0
+	for _, r := range results {
+		sum += len(r.GetContent())
+		if r.GetTruncated() {
+			cut++
+		}
+	}
+	if len(results) != 5 || sum > limit || cut == 0 {
+		t.Errorf("%d tool results of %d bytes in all, %d cut; want 5, within %d, some cut", len(results), sum, cut, limit)
+	}
+	if n := g.Calls("big"); n != 5 {
+		t.Errorf("the tool ran %d times, want 5", n)
+	}
+}
+
+// TestServerToolResultsPastTheOutputLimitFail: without truncation, tool
+// results past the call's output limit end it with OUTPUT_TOO_LARGE, which
+// names the turn; the model is not asked again.
+func TestServerToolResultsPastTheOutputLimitFail(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	in := servertest.Start(t, toolsConfig(goServer(g)))
+	const big = `{"name": "go__big", "arguments": {"bytes": 3000}}`
+	req := scripted(t, []string{"go/big"}, `{"script": [{"tool_calls": [`+big+","+big+","+big+`]}]}`)
+	req.OutputLimit = &llmrelayv1.OutputLimit{MaxBytes: 5000}
+	stream, err := in.Client.Generate(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := servertest.ReadAll(stream)
+	st := wantError(t, err, codes.ResourceExhausted, "OUTPUT_TOO_LARGE")
+	info := detail[*errdetails.ErrorInfo](st)
+	if md := info.GetMetadata(); md["max_output_bytes"] != "5000" || md["turn"] != "1" || md["attempts"] != "1" {
+		t.Errorf("metadata %v, want max_output_bytes 5000, turn 1, attempts 1", md)
+	}
+	if !strings.Contains(st.Message(), "with server tools bounds the whole call") {
+		t.Errorf("message %q does not say what the limit bounds", st.Message())
+	}
+	sum := 0
+	for _, r := range toolResults(events) {
+		sum += len(r.GetContent())
+	}
+	if n := len(toolResults(events)); n != 3 || sum > 5000 {
+		t.Errorf("%d tool results of %d bytes in all; want 3, within the limit", n, sum)
+	}
+	for _, ev := range events {
+		if ev.GetTurn() != 1 {
+			t.Fatalf("an event of turn %d: the model was asked again", ev.GetTurn())
+		}
+	}
+}
+
+// TestServerToolTurnOutputLimit: a turn of a call with server tools may
+// output half of what the turns before it left of the limit (the final
+// carries the last turn's reply twice); a reply cut there ends the call,
+// its tool calls unrun.
+func TestServerToolTurnOutputLimit(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	in := servertest.Start(t, toolsConfig(goServer(g)))
+	truncate := &llmrelayv1.OutputLimit{MaxBytes: 5000, OnLimit: llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE}
+
+	t.Run("an answer", func(t *testing.T) {
+		req := scripted(t, []string{"go/echo"}, `{}`)
+		req.Messages[0].Content = strings.Repeat("word ", 800) // 4000 bytes, echoed
+		req.OutputLimit = truncate
+		events, err := servertest.Collect(t.Context(), in.Client, req)
+		if err != nil {
+			t.Fatalf("Generate: %v", err)
+		}
+		f := final(t, events)
+		if n := len(f.GetMessage().GetContent()); f.GetFinishReason() != llmrelayv1.FinishReason_FINISH_REASON_LENGTH || n != 2500 {
+			t.Errorf("final: %v, %d bytes; want FINISH_REASON_LENGTH, cut at 2500", f.GetFinishReason(), n)
+		}
+		if size := proto.Size(f); size > 5000+512 {
+			t.Errorf("the final is %d bytes, past the output limit of 5000", size)
+		}
+	})
+
+	t.Run("a tool call cut at the limit is not run", func(t *testing.T) {
+		req := scripted(t, []string{"go/echo"}, `{"script": [{"text": "`+strings.Repeat("word ", 480)+`",
+			"tool_calls": [{"name": "go__echo", "arguments": {"message": "`+strings.Repeat("x", 200)+`"}}]}]}`)
+		req.OutputLimit = truncate
+		events, err := servertest.Collect(t.Context(), in.Client, req)
+		if err != nil {
+			t.Fatalf("Generate: %v", err)
+		}
+		f := final(t, events)
+		if f.GetFinishReason() != llmrelayv1.FinishReason_FINISH_REASON_LENGTH || len(f.GetTranscript()) != 1 || len(toolResults(events)) != 0 {
+			t.Errorf("final: %v, transcript %q, %d tool results; want FINISH_REASON_LENGTH, the cut reply alone, none",
+				f.GetFinishReason(), transcript(f), len(toolResults(events)))
+		}
+		if n := g.Calls("echo"); n != 0 {
+			t.Errorf("the tool ran %d times", n)
+		}
+	})
 }

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -324,8 +324,8 @@ func TestTraceOfAFallback(t *testing.T) {
 	}
 	body := in.Server.Metrics().Text()
 	for _, want := range []string{
-		`gen_ai_server_request_duration_seconds_count{error_type="",key="",model="echo",provider="mock",route="smart"} 1`,
-		`llmrelay_tokens_total{key="",model="echo",provider="mock",route="smart",type="output"} 2`,
+		`gen_ai_server_request_duration_seconds_count{error_type="",interface="grpc",key="",model="echo",provider="mock",route="smart",team=""} 1`,
+		`llmrelay_tokens_total{interface="grpc",key="",model="echo",provider="mock",route="smart",team="",type="output"} 2`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)

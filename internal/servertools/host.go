@@ -75,6 +75,10 @@ type ServerStatus struct {
 type Scopes struct {
 	Open bool
 	Keys map[string][]string
+	// Stored returns the patterns of a key that is not in Keys: one made
+	// through the admin API (internal/apikeys); nil: such keys may use no
+	// tool.
+	Stored func(key string) []string
 }
 
 // allows reports whether key may use the tool named name.
@@ -82,7 +86,11 @@ func (s Scopes) allows(key, name string) bool {
 	if s.Open {
 		return true
 	}
-	for _, p := range s.Keys[key] {
+	patterns, ok := s.Keys[key]
+	if !ok && s.Stored != nil {
+		patterns = s.Stored(key)
+	}
+	for _, p := range patterns {
 		if auth.MatchPattern(p, name) {
 			return true
 		}

@@ -278,6 +278,11 @@ func TestResolve(t *testing.T) {
 		"echo": {"go/echo"},
 		"go":   {"go/*"},
 		"none": nil,
+	}, Stored: func(key string) []string {
+		if key == "stored" { // a key made through the admin API
+			return []string{"go/fail"}
+		}
+		return nil
 	}}
 	h := testHost(t, config(
 		ServerConfig{Name: "go", URL: g.URL, Allow: []string{"echo", "fail", "progress"}, Timeout: wide},
@@ -302,6 +307,8 @@ func TestResolve(t *testing.T) {
 		{"all", []string{"go/echo", "down/anything"}, "server_tools[1]: down/anything: " + ErrUnavailable.Error() + " (MCP server down is not answering)"},
 		{"all", []string{"down/*"}, "server_tools[0]: down/*: " + ErrUnavailable.Error() + " (it matches no tool of the MCP servers that answer, and server down is not answering)"},
 		{"unknown-key", []string{"go/echo"}, "server_tools[0]: go/echo: " + ErrNotPermitted.Error()},
+		{"stored", []string{"go/*"}, "go__fail"},
+		{"stored", []string{"go/echo"}, "server_tools[0]: go/echo: " + ErrNotPermitted.Error()},
 	} {
 		t.Run(tc.key+" "+strings.Join(tc.entries, ","), func(t *testing.T) {
 			o, err := h.Resolve(tc.key, tc.entries, nil)

@@ -81,16 +81,30 @@ func orUnknown(mime string) string {
 	return mime
 }
 
-// bound cuts s to at most limit bytes, on a character boundary, ending
-// with a note to the model saying it was cut; truncated says it was.
+// bound cuts s to at most limit bytes, as Bound does; limit 0 or less
+// means no bound. truncated says it was cut.
 func bound(s string, limit int) (string, bool) {
 	if limit <= 0 || len(s) <= limit {
 		return s, false
 	}
+	return Bound(s, limit), true
+}
+
+// Bound returns a tool result s cut to at most limit bytes, on a character
+// boundary, ending with a note to the model saying it was cut when the
+// note fits; s itself when it fits.
+func Bound(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	limit = max(limit, 0)
 	note := fmt.Sprintf("\n[llmrelay: the tool's result was cut here, at %d of its %d bytes]", limit, len(s))
-	cut := max(limit-len(note), 0)
+	if len(note) > limit {
+		note = ""
+	}
+	cut := limit - len(note)
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + note, true
+	return s[:cut] + note
 }

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/server"
@@ -341,7 +341,10 @@ func TestServerDeadlines(t *testing.T) {
 			start := time.Now()
 			events, err := servertest.Collect(ctx, in.Client, echo(t, input, `[{"stall_after":0}]`, nil))
 			checkStream(t, events, nil)
-			wantStatus(t, err, codes.DeadlineExceeded, "DEADLINE_EXCEEDED", map[string]string{"attempts": "1"})
+			// No attempt count: on a loaded machine the short deadline may
+			// pass before the first attempt starts, which is still the
+			// server's deadline ending the call.
+			wantStatus(t, err, codes.DeadlineExceeded, "DEADLINE_EXCEEDED", nil)
 			// The server's deadline, not an earlier one, ended the call (a
 			// lower bound: a loaded machine only makes it later).
 			if took := time.Since(start); took < tt.want {

@@ -127,14 +127,14 @@ func (c Config) Check(p setting.Problems) {
 	switch c.OnStoreFailure {
 	case FailOpen, FailClosed:
 	default:
-		bad("on_store_failure", "%q is not %s or %s", c.OnStoreFailure, FailOpen, FailClosed)
+		bad("on_store_failure", "%s", setting.NotOneOf(c.OnStoreFailure, FailOpen, FailClosed))
 	}
 	switch c.Store {
 	case StoreMemory:
 		return
 	case StoreRedis:
 	default:
-		bad("store", "%q is not %s or %s", c.Store, StoreMemory, StoreRedis)
+		bad("store", "%s", setting.NotOneOf(c.Store, StoreMemory, StoreRedis))
 		return
 	}
 
@@ -165,7 +165,7 @@ func (c Config) Check(p setting.Problems) {
 			bad("redis.address", "not used with mode %s: list the nodes in redis.addresses", r.Mode)
 		}
 	default:
-		bad("redis.mode", "%q is not %s, %s or %s", r.Mode, RedisStandalone, RedisCluster, RedisSentinel)
+		bad("redis.mode", "%s", setting.NotOneOf(r.Mode, RedisStandalone, RedisCluster, RedisSentinel))
 	}
 	if (r.Mode == RedisSentinel) != (r.SentinelMaster != "") {
 		bad("redis.sentinel_master", "required with mode sentinel, and only then")

@@ -20,7 +20,9 @@
 // counted across replicas, which the redis store implements (one
 // process's budget is internal/retry's Budget); and EventLogs, the event
 // logs of resumable calls (a Redis Stream per call in the redis store),
-// which both implement.
+// which both implement; KeyStore, the API keys made through the admin API;
+// and Spending, budgets' counters (reserved and settled atomically) and
+// the usage records per key and team per day, which both implement.
 //
 // The conformance suite in internal/state/statetest runs against every
 // implementation.

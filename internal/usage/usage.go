@@ -28,8 +28,10 @@ type Kind struct {
 	// SpanAttribute is the OpenTelemetry GenAI semantic-convention span
 	// attribute that carries the count.
 	SpanAttribute string
-	// Tokens reads the kind's count from a provider.Usage.
+	// Tokens reads the kind's count from a provider.Usage; Add adds to
+	// it (usage records read back from a store).
 	Tokens func(provider.Usage) int64
+	Add    func(*provider.Usage, int64)
 }
 
 // Kinds are the kinds of tokens llmrelay accounts for, wholes before their
@@ -37,11 +39,16 @@ type Kind struct {
 // field in provider.Usage): metrics, log line, spans, prices and cost
 // follow.
 var Kinds = []Kind{
-	{Name: "input", SpanAttribute: "gen_ai.usage.input_tokens", Tokens: func(u provider.Usage) int64 { return u.InputTokens }},
-	{Name: "output", SpanAttribute: "gen_ai.usage.output_tokens", Tokens: func(u provider.Usage) int64 { return u.OutputTokens }},
-	{Name: "reasoning", PartOf: Output, SpanAttribute: "gen_ai.usage.reasoning.output_tokens", Tokens: func(u provider.Usage) int64 { return u.ReasoningTokens }},
-	{Name: "cached_input", PartOf: Input, SpanAttribute: "gen_ai.usage.cache_read.input_tokens", Tokens: func(u provider.Usage) int64 { return u.CachedInputTokens }},
-	{Name: "cache_creation_input", PartOf: Input, SpanAttribute: "gen_ai.usage.cache_creation.input_tokens", Tokens: func(u provider.Usage) int64 { return u.CacheCreationInputTokens }},
+	{Name: "input", SpanAttribute: "gen_ai.usage.input_tokens",
+		Tokens: func(u provider.Usage) int64 { return u.InputTokens }, Add: func(u *provider.Usage, n int64) { u.InputTokens += n }},
+	{Name: "output", SpanAttribute: "gen_ai.usage.output_tokens",
+		Tokens: func(u provider.Usage) int64 { return u.OutputTokens }, Add: func(u *provider.Usage, n int64) { u.OutputTokens += n }},
+	{Name: "reasoning", PartOf: Output, SpanAttribute: "gen_ai.usage.reasoning.output_tokens",
+		Tokens: func(u provider.Usage) int64 { return u.ReasoningTokens }, Add: func(u *provider.Usage, n int64) { u.ReasoningTokens += n }},
+	{Name: "cached_input", PartOf: Input, SpanAttribute: "gen_ai.usage.cache_read.input_tokens",
+		Tokens: func(u provider.Usage) int64 { return u.CachedInputTokens }, Add: func(u *provider.Usage, n int64) { u.CachedInputTokens += n }},
+	{Name: "cache_creation_input", PartOf: Input, SpanAttribute: "gen_ai.usage.cache_creation.input_tokens",
+		Tokens: func(u provider.Usage) int64 { return u.CacheCreationInputTokens }, Add: func(u *provider.Usage, n int64) { u.CacheCreationInputTokens += n }},
 }
 
 // Kind names of the wholes, which every price list may set.

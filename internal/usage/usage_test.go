@@ -107,3 +107,23 @@ func TestCounts(t *testing.T) {
 		t.Errorf("Counts = %v, want %v", got, want)
 	}
 }
+
+// TestKindsAddWhatTheyRead: each kind's Add adds to the field its Tokens
+// reads, and to no other, so a usage written as counts by kind and read
+// back is the same usage.
+func TestKindsAddWhatTheyRead(t *testing.T) {
+	for i, k := range Kinds {
+		var u provider.Usage
+		k.Add(&u, int64(10+i))
+		k.Add(&u, 1)
+		for j, other := range Kinds {
+			want := int64(0)
+			if j == i {
+				want = int64(11 + i)
+			}
+			if got := other.Tokens(u); got != want {
+				t.Errorf("%s.Add: %s reads %d, want %d", k.Name, other.Name, got, want)
+			}
+		}
+	}
+}

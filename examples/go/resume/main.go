@@ -4,7 +4,7 @@
 // where it stopped, neither repeated nor cut. It prints the text as it
 // arrives, a line when it resumes, and the final message.
 //
-//	go run ./examples/go/resume [text...]
+//	cd examples/go && go run ./resume [text...]
 //
 // It calls mock/echo on $LLMRELAY_ADDR (default 127.0.0.1:50051, plaintext),
 // with $LLMRELAY_API_KEY if set, one word every 25ms. Put something that
@@ -23,7 +23,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/llmrelay/llmrelay/client"
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
 const defaultText = "a resumable call keeps running on the server when the connection drops and the client picks it up again " +

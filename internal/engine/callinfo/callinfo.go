@@ -1,10 +1,11 @@
 // Package callinfo is the engine's call record: what llmrelay learns about
 // one call while it runs (its request id, the caller's key name, the model
 // it asked for and the targets that model resolved to, the attempts it
-// took, the annotations its hooks made), from the one place that learns
-// each (the engine's admission steps, Generate and its attempt plan) to
-// the code that needs it: the provider queue and Generate use the resolved
-// targets, and a door's log lines and errors report the rest.
+// took, the annotations its hooks made, the hold on its budgets), from the
+// one place that learns each (the engine's admission steps, Generate and
+// its attempt plan) to the code that needs it: the provider queue and
+// Generate use the resolved targets, Generate settles the hold, and a
+// door's log lines and errors report the rest.
 //
 // A door puts an *Info in the call's context (NewContext) before it admits
 // the call; every admission step and the engine find it with From. All
@@ -13,6 +14,7 @@ package callinfo
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"slices"
 	"sync"
@@ -22,6 +24,8 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/spend"
+	"github.com/llmrelay/llmrelay/internal/usage"
 )
 
 // Info is one call's record.
@@ -31,18 +35,38 @@ type Info struct {
 	key       string
 	model     string
 	resolved  *route.Resolved
+	hold      *spend.Hold
 	attempts  int
 	metadata  []Label
 	usage     Usage
 	usageSet  bool
 	notes     []Label
+	// iface is the interface the call came in by (InterfaceGRPC, or an
+	// HTTP door's).
+	iface string
 	// onAuth runs once the call has passed authentication.
 	onAuth func()
 	authed bool
+
+	// turns is the call's model turns; toolCalls and toolErrors count
+	// its server tool calls and those whose result is an error.
+	turns, toolCalls, toolErrors int
 }
 
 // Label is one of the request's metadata pairs, as the log keeps it.
 type Label struct{ Key, Value string }
+
+// Labels are a call's metadata labels or its hooks' annotations.
+type Labels []Label
+
+// LogValue implements slog.LogValuer: a group of the labels.
+func (ls Labels) LogValue() slog.Value {
+	attrs := make([]slog.Attr, len(ls))
+	for i, l := range ls {
+		attrs[i] = slog.String(l.Key, l.Value)
+	}
+	return slog.GroupValue(attrs...)
+}
 
 // Bounds on the metadata a call record keeps for the log (the contract
 // allows 64 pairs, keys of 128 bytes and values of 1024; requests beyond it
@@ -116,6 +140,35 @@ func (i *Info) Metadata() []Label {
 	return i.metadata
 }
 
+// InterfaceGRPC is the interface of a call of llmrelay's gRPC API; the
+// HTTP doors name theirs ("openai", "anthropic").
+const InterfaceGRPC = "grpc"
+
+// SetInterface records the interface, the door, the call came in by. A
+// door other than the gRPC service sets it before admission.
+func (i *Info) SetInterface(name string) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	i.iface = name
+	i.mu.Unlock()
+}
+
+// Interface returns the interface the call came in by: InterfaceGRPC
+// unless a door said otherwise.
+func (i *Info) Interface() string {
+	if i == nil {
+		return InterfaceGRPC
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.iface == "" {
+		return InterfaceGRPC
+	}
+	return i.iface
+}
+
 // SetKey records the name of the caller's API key.
 func (i *Info) SetKey(name string) {
 	if i == nil {
@@ -136,6 +189,28 @@ func (i *Info) SetResolved(r *route.Resolved) {
 	i.mu.Lock()
 	i.resolved = r
 	i.mu.Unlock()
+}
+
+// SetHold records the call's budget hold (admission's budget step), which
+// the call settles as it ends.
+func (i *Info) SetHold(h *spend.Hold) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	i.hold = h
+	i.mu.Unlock()
+}
+
+// Hold returns the call's budget hold, nil when it has none (no key, or
+// no budget step ran).
+func (i *Info) Hold() *spend.Hold {
+	if i == nil {
+		return nil
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.hold
 }
 
 // SetTarget records a resolution to the one target t, as SetResolved
@@ -238,6 +313,33 @@ func (i *Info) ObserveAttempt(n int) {
 	i.mu.Unlock()
 }
 
+// ObserveTurn records that the call's model turn n (from 1) started an
+// attempt: the call's turns are the largest n observed. The engine calls
+// it with ObserveAttempt.
+func (i *Info) ObserveTurn(n int) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	i.turns = max(i.turns, n)
+	i.mu.Unlock()
+}
+
+// RecordToolCall records that one of the call's server tool calls
+// returned, with an error result (failed) or not. Safe for concurrent use:
+// a turn's tools run in parallel.
+func (i *Info) RecordToolCall(failed bool) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	i.toolCalls++
+	if failed {
+		i.toolErrors++
+	}
+	i.mu.Unlock()
+}
+
 // Usage is what a call consumed, for its log line.
 type Usage struct {
 	// Tokens counts the tokens of every attempt.
@@ -245,6 +347,22 @@ type Usage struct {
 	// Cost is what they cost at the price table's prices, when Priced.
 	Cost   float64
 	Priced bool
+}
+
+// LogValue implements slog.LogValuer: the tokens by kind (every kind
+// that is a whole, and the parts that are not zero) and, when priced, the
+// cost.
+func (u Usage) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, len(usage.Kinds)+1)
+	for _, k := range usage.Kinds {
+		if n := k.Tokens(u.Tokens); n > 0 || k.PartOf == "" {
+			attrs = append(attrs, slog.Int64(k.Name+"_tokens", n))
+		}
+	}
+	if u.Priced {
+		attrs = append(attrs, slog.Float64("cost", u.Cost))
+	}
+	return slog.GroupValue(attrs...)
 }
 
 // RecordUsage records what the call consumed. The Generate handler calls
@@ -293,6 +411,10 @@ type Snapshot struct {
 	// before resolution.
 	Route    string
 	Attempts int
+	// Turns is the call's model turns (0 before its first attempt, and for
+	// calls other than Generate); ToolCalls and ToolErrors count its
+	// server tool calls and their error results.
+	Turns, ToolCalls, ToolErrors int
 }
 
 // Snapshot returns the fields recorded so far, making up the request id if
@@ -304,7 +426,8 @@ func (i *Info) Snapshot() Snapshot {
 	id := i.RequestID()
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	s := Snapshot{RequestID: id, Key: i.key, Model: i.model, Attempts: i.attempts}
+	s := Snapshot{RequestID: id, Key: i.key, Model: i.model, Attempts: i.attempts,
+		Turns: i.turns, ToolCalls: i.toolCalls, ToolErrors: i.toolErrors}
 	if i.resolved != nil && i.resolved.Route != nil {
 		s.Route = i.resolved.Route.Name
 	}

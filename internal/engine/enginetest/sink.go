@@ -3,7 +3,7 @@ package enginetest
 import (
 	"sync"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
 // Recorder is an engine.Sink that keeps what a call sends: its events in

@@ -37,17 +37,17 @@ func (s Secret) IsZero() bool { return s.p == nil }
 // error when required (the kind's API always needs a key) and fine
 // otherwise (a local OpenAI-compatible server such as Ollama needs none). A
 // variable that is named but unset or empty is always an error, naming the
-// variable, never its value.
+// variable, never its value. Errors are *provider.ConfigProblem.
 func APIKey(cfg provider.Config, required bool) (Secret, error) {
 	if cfg.APIKeyEnv == "" {
 		if required {
-			return Secret{}, fmt.Errorf("%s provider needs an API key: set api_key_env to the name of the environment variable that holds it", cfg.Kind)
+			return Secret{}, &provider.ConfigProblem{Field: "api_key_env", Problem: fmt.Sprintf("required: the %s provider needs an API key; set api_key_env to the name of the environment variable that holds it", cfg.Kind)}
 		}
 		return Secret{}, nil
 	}
 	v := os.Getenv(cfg.APIKeyEnv)
 	if v == "" {
-		return Secret{}, fmt.Errorf("api_key_env names %s, but that environment variable is unset or empty", cfg.APIKeyEnv)
+		return Secret{}, &provider.ConfigProblem{Field: "api_key_env", Problem: fmt.Sprintf("names %s, but that environment variable is unset or empty", cfg.APIKeyEnv)}
 	}
 	return Secret{p: &v}, nil
 }

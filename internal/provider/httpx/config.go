@@ -18,14 +18,14 @@ const UserAgent = "llmrelay"
 // BaseURL returns cfg.BaseURL without trailing slashes, or def when it is
 // empty. It must be an absolute http or https URL. The error names the
 // field and what is wrong, never the value: a base_url may carry a key in
-// its query or its user info, and start-up and reload log this error.
+// its query or its user info, and start-up and reload log this error (a *provider.ConfigProblem).
 func BaseURL(cfg provider.Config, def string) (string, error) {
 	base := strings.TrimRight(cfg.BaseURL, "/")
 	if base == "" {
 		return def, nil
 	}
 	if problem := baseURLProblem(base); problem != "" {
-		return "", fmt.Errorf("base_url is not an absolute http or https URL: %s (the value is not shown: it may hold a secret)", problem)
+		return "", &provider.ConfigProblem{Field: "base_url", Problem: fmt.Sprintf("is not an absolute http or https URL: %s (the value is not shown: it may hold a secret)", problem)}
 	}
 	return base, nil
 }

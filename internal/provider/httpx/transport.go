@@ -12,7 +12,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -94,17 +93,17 @@ func tlsConfig(t provider.Transport) (*tls.Config, error) {
 	if t.CAFile != "" {
 		pem, err := os.ReadFile(t.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("transport.ca_file: %w", err)
+			return nil, &provider.ConfigProblem{Field: "transport.ca_file", Problem: err.Error()}
 		}
 		cfg.RootCAs = x509.NewCertPool()
 		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("transport.ca_file: %s holds no PEM certificate", t.CAFile)
+			return nil, &provider.ConfigProblem{Field: "transport.ca_file", Problem: t.CAFile + " holds no PEM certificate"}
 		}
 	}
 	if t.CertFile != "" {
 		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
 		if err != nil {
-			return nil, fmt.Errorf("transport.cert_file, key_file: %w", err)
+			return nil, &provider.ConfigProblem{Field: "transport.cert_file", Problem: "with key_file: " + err.Error()}
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	}

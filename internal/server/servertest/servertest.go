@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
-	llmrelayv1 "github.com/llmrelay/llmrelay/gen/go/llmrelay/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/server"
 )
@@ -28,6 +28,9 @@ type Instance struct {
 	Client llmrelayv1.LLMServiceClient
 	lis    *bufconn.Listener
 	served chan error
+	// httpServed reports the end of the HTTP doors' serving, once HTTP
+	// started them.
+	httpServed chan error
 }
 
 // Start builds the server from cfg (config.Default() with the mock provider
@@ -57,8 +60,28 @@ func Start(t testing.TB, cfg *config.Config, opts ...server.Option) *Instance {
 		defer cancel()
 		srv.Shutdown(ctx)
 		<-in.served
+		if in.httpServed != nil {
+			<-in.httpServed
+		}
 	})
 	return in
+}
+
+// HTTP serves the server's HTTP doors (OpenAI's and Anthropic's APIs) on a
+// free loopback port and returns their base URL, http://127.0.0.1:PORT.
+// They stop with the server.
+func (in *Instance) HTTP(t testing.TB) string {
+	t.Helper()
+	if in.httpServed != nil {
+		t.Fatal("servertest: HTTP called twice")
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("servertest: listen: %v", err)
+	}
+	in.httpServed = make(chan error, 1)
+	go func() { in.httpServed <- in.Server.ServeHTTPDoors(lis) }()
+	return "http://" + lis.Addr().String()
 }
 
 // Listen builds the server from cfg as Start does, but serves it on a free

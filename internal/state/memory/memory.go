@@ -25,6 +25,11 @@ type Store struct {
 
 	// logs are the event logs of resumable calls (eventlog.go).
 	logs eventLogs
+
+	// keys are the stored API keys (keys.go); spend the budgets'
+	// counters and the usage records (spend.go).
+	keys  keyTable
+	spend spendBook
 }
 
 var (

@@ -86,6 +86,10 @@ type Store struct {
 	// (health.go).
 	budgets budgetBook
 	health  healthBook
+	// keys are the stored API keys this replica read last (keys.go);
+	// spend the settlements waiting for Redis (spend.go).
+	keys  keyCache
+	spend spendQueue
 
 	up        atomic.Bool
 	condMu    sync.Mutex
@@ -167,6 +171,7 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		flush:      make(chan struct{}, 1),
 		budgets:    budgetBook{byName: map[string]*budget{}, flush: make(chan struct{}, 1)},
 		health:     newHealthBook(),
+		spend:      spendQueue{wake: make(chan struct{}, 1)},
 		changed:    make(chan struct{}, 1),
 		watchers:   make(map[int]*watcher),
 		stop:       make(chan struct{}),
@@ -186,12 +191,13 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		s.up.Store(true)
 	}
 	s.metrics.StateStoreUp(s.up.Load())
-	s.wg.Add(5)
+	s.wg.Add(6)
 	go s.monitor()
 	go s.renewLoop()
 	go s.flusher()
 	go s.publishBudgets()
 	go s.healthLoop()
+	go s.settleLoop()
 	return s, nil
 }
 
@@ -753,6 +759,7 @@ func (s *Store) Close() error {
 	close(s.stop)
 	s.wg.Wait()
 	s.closeLogs()
+	s.flushSettlements() // spend settled during an outage, if Redis is back
 	s.mu.Lock()
 	pipe := s.rdb.Pipeline()
 	n := 0

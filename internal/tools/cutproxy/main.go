@@ -6,8 +6,9 @@
 //
 //	go run ./internal/tools/cutproxy -target 127.0.0.1:50051 -cut-after 600
 //
-// It prints "cutproxy listening on ADDR" once it listens, and
-// "cutproxy cut a connection after N bytes" when it cuts.
+// It prints "cutproxy listening on ADDR" once it listens (and, with
+// -addr-file, writes ADDR to that file, whole or not at all, for a script
+// to wait on), and "cutproxy cut a connection after N bytes" when it cuts.
 package main
 
 import (
@@ -24,6 +25,7 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "address to listen on")
 	target := flag.String("target", "", "address to forward to (required)")
 	cutAfter := flag.Int64("cut-after", 600, "bytes from the server after which the first connection is cut")
+	addrFile := flag.String("addr-file", "", "write the address it listens on to this file once it listens")
 	flag.Parse()
 	if *target == "" {
 		fmt.Fprintln(os.Stderr, "cutproxy: -target is required")
@@ -34,6 +36,16 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("cutproxy listening on %s\n", lis.Addr())
+	if *addrFile != "" {
+		// Written aside and renamed, so that a reader sees all of it or no file.
+		tmp := *addrFile + ".tmp"
+		if err := os.WriteFile(tmp, []byte(lis.Addr().String()), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		if err := os.Rename(tmp, *addrFile); err != nil {
+			log.Fatal(err)
+		}
+	}
 	var first atomic.Bool
 	first.Store(true)
 	for {

@@ -36,6 +36,7 @@ import (
 const (
 	docListen        = "127.0.0.1:50051"
 	docMetricsListen = "127.0.0.1:9464"
+	docHTTPListen    = "127.0.0.1:8080"
 	// docMCP is where the documentation's MCP server listens
 	// (@modelcontextprotocol/server-everything; docs/tools.md): the runner
 	// starts the pinned one on a free loopback port in its place, before
@@ -179,13 +180,13 @@ func (r *runner) runFile(file string, blocks []*block, filter *regexp.Regexp) er
 				}
 				code = strings.ReplaceAll(code, docMCP, addr)
 			}
-			if strings.Contains(code, docListen) || strings.Contains(code, docMetricsListen) {
+			if strings.Contains(code, docListen) || strings.Contains(code, docMetricsListen) || strings.Contains(code, docHTTPListen) {
 				s, err := r.server(servers, work, "", nil)
 				if err != nil {
 					r.fail(where, fmt.Sprintf("could not start the server: %v", err), "")
 					continue
 				}
-				code = strings.NewReplacer(docListen, s.listen, docMetricsListen, s.metrics).Replace(code)
+				code = strings.NewReplacer(s.addresses(true)...).Replace(code)
 			}
 			path := filepath.Join(work, b.saveAs)
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -239,8 +240,8 @@ func (r *runner) mcpAddr() (string, error) {
 }
 
 func (r *runner) runBlock(where, work string, b *block, s *server) {
-	pairs := []string{docListen, s.listen, docMetricsListen, s.metrics, grpcurlCommand, filepath.Join(r.bin, "grpcurl")}
-	back := []string{s.listen, docListen, s.metrics, docMetricsListen, work + "/", "", work, "."}
+	pairs := append(s.addresses(true), grpcurlCommand, filepath.Join(r.bin, "grpcurl"))
+	back := append(s.addresses(false), work+"/", "", work, ".")
 	if strings.Contains(b.code, docMCP) {
 		addr, err := r.mcpAddr()
 		if err != nil {
@@ -359,12 +360,31 @@ type server struct {
 	cmd     *exec.Cmd
 	listen  string
 	metrics string
-	done    chan struct{}
+	// http is the HTTP doors' address; "" when the server has them off.
+	http string
+	done chan struct{}
+}
+
+// addresses returns the replacements of the documented addresses by the
+// server's (toReal), or back: pairs for strings.NewReplacer.
+func (s *server) addresses(toReal bool) []string {
+	var pairs []string
+	for _, a := range [][2]string{{docListen, s.listen}, {docMetricsListen, s.metrics}, {docHTTPListen, s.http}} {
+		switch {
+		case a[1] == "":
+		case toReal:
+			pairs = append(pairs, a[0], a[1])
+		default:
+			pairs = append(pairs, a[1], a[0])
+		}
+	}
+	return pairs
 }
 
 // The log lines that say where the server listens, in text or JSON.
 var (
 	serving        = regexp.MustCompile(`msg="llmrelay serving" listen=(\S+)|"msg":"llmrelay serving","listen":"([^"]+)"`)
+	httpServing    = regexp.MustCompile(`msg="llmrelay serving" .*http_listen=(\S+)|"msg":"llmrelay serving",.*"http_listen":"([^"]+)"`)
 	metricsServing = regexp.MustCompile(`msg="metrics serving" listen=(\S+)|"msg":"metrics serving","listen":"([^"]+)"`)
 )
 
@@ -382,7 +402,7 @@ func address(re *regexp.Regexp, line string) (string, bool) {
 // environment variables env, and waits for its log to say where it
 // listens.
 func (r *runner) startServer(work, name string, env []string) (*server, error) {
-	args := []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"}
+	args := []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"}
 	if name != "" {
 		// A file a block of the same page saved, or one in the repository.
 		path := filepath.Join(work, name)
@@ -415,6 +435,9 @@ func (r *runner) startServer(work, name string, env []string) (*server, error) {
 				logged.WriteString(line + "\n")
 				if addr, ok := address(metricsServing, line); ok {
 					s.metrics = addr
+				}
+				if addr, ok := address(httpServing, line); ok {
+					s.http = addr
 				}
 				if addr, ok := address(serving, line); ok {
 					s.listen = addr

@@ -62,6 +62,12 @@ class LLMServiceServicer(object):
         again when the server was only busy or shutting down; gRPC libraries
         with a retry policy follow it.
 
+        The response headers sent with the first delta say where the reply
+        comes from: `llmrelay-attempts` (the number of the attempt it starts
+        with), `llmrelay-provider` and `llmrelay-model` (the configured
+        provider and its model name). A call whose headers went out earlier
+        (a heartbeat) does not carry them; `final` always says the same.
+
         Resume sends the same events, so both return GenerateEvent.
 
         buf:lint:ignore RPC_RESPONSE_STANDARD_NAME

@@ -1,0 +1,569 @@
+// llmrelay: one streaming gRPC call in front of many LLM providers.
+//
+// A client opens `LLMService/Generate` and reads a stream of `GenerateEvent`s:
+//
+//   - `delta`          text, reasoning and tool-call fragments, as the model
+//                      produces them;
+//   - `partial_object` (structured output only) the reply parsed so far;
+//   - `will_retry`     an attempt failed and another one is coming: why, after
+//                      exactly how long, where it goes (a route may fall back
+//                      to another provider and model), and whether what that
+//                      attempt already streamed must be thrown away
+//                      (`discard_partial`);
+//   - `tool_progress`, `tool_result`  (with `server_tools` only) a server
+//                      tool the model called is running, or returned: llmrelay
+//                      runs it on an MCP server and goes on with the model's
+//                      next turn;
+//   - `final`          exactly one, always last: the successful attempt's message;
+//   - `heartbeat`      (opt-in) nothing else was sent for a while; skip it.
+//
+// The one idiom every client needs:
+//
+//   shown := ""
+//   for event in stream:
+//     delta:      shown += event.delta.text            (print it)
+//     will_retry: if event.will_retry.discard_partial: shown = ""   (erase it)
+//     final:      the answer is event.final.message, not `shown`
+//
+// Every event carries its `turn` (1 unless the call runs server tools).
+// With server tools, keep what was shown per turn: a `will_retry` discards
+// only its own turn's output, never an earlier turn's nor a tool's result.
+//
+// Reasoning models also stream their reasoning (`delta.reasoning`), apart
+// from the text: show it as "thinking" if you like, never as the answer; it
+// follows the same discard rule as the text. The `final` message carries it
+// (`message.reasoning`) with the opaque signatures some providers need: send
+// that message back unchanged in the next turn's `messages`. It also keeps
+// the order of the reply's blocks (`message.parts`: thinking between tool
+// calls, text between the searches a provider ran itself) and the blocks
+// of tools the provider ran itself (`message.provider_tools`), which go
+// back as they came.
+//
+// Hedging (opt-in, `hedging`): when a provider is slow to start, llmrelay
+// may run a second attempt beside the first; whichever shows something
+// first is the one you see, and the other is cancelled before it showed
+// anything. You never discard a hedge's output: the idiom above is
+// unchanged. `attempt` numbers may then skip (the loser's), and
+// `final.hedges` says how many extra attempts ran.
+//
+// A call that fails ends with a non-OK gRPC status and no `final`. The status
+// always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
+// reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as
+// `attempts`, `provider`, `provider_status`, `provider_error_type`, and
+// `retry_reason`, why the last attempt failed, e.g. STALLED or OVERLOADED),
+// and a `google.rpc.RetryInfo` when waiting before calling again would help.
+// Every status carries the call's `request_id` in that metadata, and every
+// call, failed or not, in its `llmrelay-request-id` trailer: report it
+// with the status, and the server's log records of the call are found by
+// it.
+// Invalid requests carry a `google.rpc.BadRequest`: one field violation per
+// mistake, with the field's path (`messages[0].role`), a description written
+// for people and, for a rule of this file, the rule's id as its `reason`
+// (`role.defined`); invalid structured output carries one too.
+//
+// Status codes:
+//
+//   INVALID_ARGUMENT     the request is invalid, or the provider rejected it (400/404/413/422)
+//   UNAUTHENTICATED      missing, malformed or unknown API key
+//   PERMISSION_DENIED    the key lacks the scope or may not use the model or a server tool
+//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
+//                        or the reply passed its output limit (OUTPUT_TOO_LARGE)
+//   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries,
+//                        or a server tool's MCP server is not answering
+//   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
+//                        not retried), or an error llmrelay does not recognise
+//   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
+//   DEADLINE_EXCEEDED    the call's deadline passed
+//   CANCELLED            the client cancelled
+//   ABORTED              structured output still invalid after every validation retry
+//   ALREADY_EXISTS       a resumable call with this request_id runs for another request
+//                        or key (REQUEST_ID_IN_USE)
+//   NOT_FOUND            Resume: no resumable call has this request_id (any more)
+//   OUT_OF_RANGE         Resume: after_sequence is past the call's last event
+//   INTERNAL             a bug in llmrelay; please report it with the request_id
+//
+// A resumable call (`GenerateRequest.resumable`) outlives its stream: when
+// the connection drops, the client calls `Resume` with the call's
+// request_id and the sequence of the last event it received, and the
+// events continue right after it (docs/resume.md).
+
+// Code generated by protoc-gen-go-grpc. DO NOT EDIT.
+// versions:
+// - protoc-gen-go-grpc v1.6.0
+// - protoc             (unknown)
+// source: llmrelay/v1/llmrelay.proto
+
+package llmrelayv1
+
+import (
+	context "context"
+	grpc "google.golang.org/grpc"
+	codes "google.golang.org/grpc/codes"
+	status "google.golang.org/grpc/status"
+)
+
+// This is a compile-time assertion to ensure that this generated file
+// is compatible with the grpc package it is being compiled against.
+// Requires gRPC-Go v1.64.0 or later.
+const _ = grpc.SupportPackageIsVersion9
+
+const (
+	LLMService_Generate_FullMethodName   = "/llmrelay.v1.LLMService/Generate"
+	LLMService_ListModels_FullMethodName = "/llmrelay.v1.LLMService/ListModels"
+	LLMService_Resume_FullMethodName     = "/llmrelay.v1.LLMService/Resume"
+	LLMService_ListTools_FullMethodName  = "/llmrelay.v1.LLMService/ListTools"
+)
+
+// LLMServiceClient is the client API for LLMService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// LLMService relays generation requests to the configured LLM providers.
+type LLMServiceClient interface {
+	// Generate runs one model reply and streams it as events.
+	//
+	// The stream carries, in order and numbered by `GenerateEvent.sequence`:
+	// zero or more `delta`s (and `partial_object`s) per attempt, a `will_retry`
+	// between a failed attempt and the next one, and then exactly one `final`.
+	// With `server_tools`, each turn whose reply called server tools is
+	// followed by their `tool_progress` and `tool_result` events, then the
+	// next turn's. Nothing follows the `final`. A call that fails ends with a
+	// non-OK status instead of a `final`.
+	//
+	// llmrelay sends no response headers before the first event (unless the
+	// call has a heartbeat), so a client library may transparently retry a
+	// call that failed before any event (for example UNAVAILABLE while the
+	// server drains). Once events flow, retries are llmrelay's job and are
+	// reported as `will_retry` events. Every failed call's trailers carry
+	// `grpc-retry-pushback-ms` (gRFC A6): -1, do not retry, when llmrelay
+	// decided against another attempt itself, or the wait before calling
+	// again when the server was only busy or shutting down; gRPC libraries
+	// with a retry policy follow it.
+	//
+	// The response headers sent with the first delta say where the reply
+	// comes from: `llmrelay-attempts` (the number of the attempt it starts
+	// with), `llmrelay-provider` and `llmrelay-model` (the configured
+	// provider and its model name). A call whose headers went out earlier
+	// (a heartbeat) does not carry them; `final` always says the same.
+	//
+	// Resume sends the same events, so both return GenerateEvent.
+	//
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	Generate(ctx context.Context, in *GenerateRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GenerateEvent], error)
+	// ListModels lists the models the caller may use: each configured
+	// provider's models, and the routes, with their targets and health.
+	ListModels(ctx context.Context, in *ListModelsRequest, opts ...grpc.CallOption) (*ListModelsResponse, error)
+	// Resume picks up a resumable call (`GenerateRequest.resumable`) whose
+	// stream went away: the client's connection dropped, a proxy or sidecar
+	// restarted, or the client cancelled. It streams the call's events whose
+	// `sequence` is greater than `after_sequence`, exactly as Generate
+	// numbered and sent them (heartbeats included), then the call's live
+	// events as they come, until its `final`; a call that fails ends Resume
+	// with the call's own status. Pass the `sequence` of the last event
+	// received, and the stream continues right after it: nothing is missed,
+	// nothing repeated. The call itself ran on without a reader: its
+	// upstream request is the same one, never sent again.
+	//
+	// A call can be resumed while it runs and for the server's
+	// `resume.grace` (60s unless configured) after it ended or after its
+	// last reader went away, whichever is later; a finished call is then
+	// replayed to its end. Several Resume streams may read a call at once.
+	// With the state store shared in Redis (`state.store: redis`), any
+	// replica serves Resume, the call running on the replica that took it;
+	// with the memory store only that replica can (see docs/resume.md).
+	//
+	// Only the API key that started the call may resume it. Resume needs the
+	// key's `generate` scope and takes a token of its rate limit, not one of
+	// its `max_concurrent_streams` slots (the call it reads holds one); a
+	// key's Resume streams open at once are bounded on their own, by
+	// `resume.max_readers_per_key` (32 unless configured) or the key's
+	// `max_concurrent_streams` if higher.
+	//
+	// What a resumable call promises when a server stops:
+	//
+	//   - A drain (SIGTERM): the replica running the call keeps running it,
+	//     and keeps its events where readers find them, for the server's
+	//     `shutdown_grace`, while it takes no new calls. A call that finishes
+	//     within it is answered live, or by Resume (on any replica with the
+	//     redis store). One still running when the grace period ends is
+	//     lost: it ends ABORTED, reason RESUMABLE_CALL_LOST, for its live
+	//     client and for every Resume after (its log keeps that end).
+	//   - A crash (kill -9, an OOM kill, a lost node): the call is lost at
+	//     once. With the redis store, a Resume on another replica sends the
+	//     events the call had logged, then ABORTED, RESUMABLE_CALL_LOST,
+	//     within about a second of the crash (the replicas watch each
+	//     other's presence in Redis), not after a lease TTL. With the memory
+	//     store the call was only ever on that replica: NOT_FOUND.
+	//
+	// RESUMABLE_CALL_LOST says that nothing more of the call will come. The
+	// client may send the same GenerateRequest again, with the same
+	// request_id (the lost call is replaced, never attached to); the new
+	// call streams its reply from the start, from sequence 1, so the client
+	// must discard what the lost call showed, exactly as for a will_retry
+	// with discard_partial. A new call asks the provider again: clients send
+	// it only when their caller allowed it (the Go client: Hooks.OnReissue).
+	//
+	// Errors (ErrorInfo reason in parentheses):
+	//
+	//	NOT_FOUND          (RESUMABLE_CALL_NOT_FOUND) no resumable call has this
+	//	                   request_id: it never existed, was not resumable, its
+	//	                   grace period passed, or the replica that ran it kept
+	//	                   it in its own memory and is gone
+	//	ABORTED            (RESUMABLE_CALL_LOST) the call is gone before its end
+	//	                   (see above); send the same request again to run it
+	//	                   anew, discarding what was shown
+	//	PERMISSION_DENIED  (RESUME_KEY_MISMATCH) another API key started the call
+	//	OUT_OF_RANGE       (RESUME_SEQUENCE_AHEAD) after_sequence is past the
+	//	                   call's last event
+	//	RESOURCE_EXHAUSTED (RESUME_BUFFER_FULL) the call's events outgrew the
+	//	                   server's resume bounds, so it stopped being
+	//	                   resumable; sent after the events that were kept
+	//	RESOURCE_EXHAUSTED (TOO_MANY_STREAMS, metadata limit resume_readers) the
+	//	                   key has as many Resume streams open as it may
+	//	UNAVAILABLE        (STATE_STORE_UNAVAILABLE) the shared store cannot be
+	//	                   read right now; see RetryInfo, then resume again
+	//	UNAVAILABLE        (RESUME_INTERRUPTED) the server serving this Resume
+	//	                   is shutting down; the call runs on: resume again
+	//
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	Resume(ctx context.Context, in *ResumeRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GenerateEvent], error)
+	// ListTools lists the server tools the caller may offer a model
+	// (`GenerateRequest.server_tools`): the tools of the MCP servers in the
+	// server's config (`tools.mcp_servers`) that the config's `allow` lets
+	// llmrelay offer and the caller's API key's `tools` patterns let it use,
+	// each with its description, input schema and whether its server answers
+	// right now; and the MCP servers themselves, available or not. A server
+	// that is down is listed with `available: false`, with the tools it had
+	// when it last answered (none if it never did), until it answers again.
+	//
+	// Needs the key's `generate` scope: the tools it lists are what the key
+	// may use in Generate. Without API keys configured, every tool is listed.
+	ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error)
+}
+
+type lLMServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewLLMServiceClient(cc grpc.ClientConnInterface) LLMServiceClient {
+	return &lLMServiceClient{cc}
+}
+
+func (c *lLMServiceClient) Generate(ctx context.Context, in *GenerateRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GenerateEvent], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &LLMService_ServiceDesc.Streams[0], LLMService_Generate_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[GenerateRequest, GenerateEvent]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type LLMService_GenerateClient = grpc.ServerStreamingClient[GenerateEvent]
+
+func (c *lLMServiceClient) ListModels(ctx context.Context, in *ListModelsRequest, opts ...grpc.CallOption) (*ListModelsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListModelsResponse)
+	err := c.cc.Invoke(ctx, LLMService_ListModels_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lLMServiceClient) Resume(ctx context.Context, in *ResumeRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GenerateEvent], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &LLMService_ServiceDesc.Streams[1], LLMService_Resume_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ResumeRequest, GenerateEvent]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type LLMService_ResumeClient = grpc.ServerStreamingClient[GenerateEvent]
+
+func (c *lLMServiceClient) ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListToolsResponse)
+	err := c.cc.Invoke(ctx, LLMService_ListTools_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// LLMServiceServer is the server API for LLMService service.
+// All implementations must embed UnimplementedLLMServiceServer
+// for forward compatibility.
+//
+// LLMService relays generation requests to the configured LLM providers.
+type LLMServiceServer interface {
+	// Generate runs one model reply and streams it as events.
+	//
+	// The stream carries, in order and numbered by `GenerateEvent.sequence`:
+	// zero or more `delta`s (and `partial_object`s) per attempt, a `will_retry`
+	// between a failed attempt and the next one, and then exactly one `final`.
+	// With `server_tools`, each turn whose reply called server tools is
+	// followed by their `tool_progress` and `tool_result` events, then the
+	// next turn's. Nothing follows the `final`. A call that fails ends with a
+	// non-OK status instead of a `final`.
+	//
+	// llmrelay sends no response headers before the first event (unless the
+	// call has a heartbeat), so a client library may transparently retry a
+	// call that failed before any event (for example UNAVAILABLE while the
+	// server drains). Once events flow, retries are llmrelay's job and are
+	// reported as `will_retry` events. Every failed call's trailers carry
+	// `grpc-retry-pushback-ms` (gRFC A6): -1, do not retry, when llmrelay
+	// decided against another attempt itself, or the wait before calling
+	// again when the server was only busy or shutting down; gRPC libraries
+	// with a retry policy follow it.
+	//
+	// The response headers sent with the first delta say where the reply
+	// comes from: `llmrelay-attempts` (the number of the attempt it starts
+	// with), `llmrelay-provider` and `llmrelay-model` (the configured
+	// provider and its model name). A call whose headers went out earlier
+	// (a heartbeat) does not carry them; `final` always says the same.
+	//
+	// Resume sends the same events, so both return GenerateEvent.
+	//
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	Generate(*GenerateRequest, grpc.ServerStreamingServer[GenerateEvent]) error
+	// ListModels lists the models the caller may use: each configured
+	// provider's models, and the routes, with their targets and health.
+	ListModels(context.Context, *ListModelsRequest) (*ListModelsResponse, error)
+	// Resume picks up a resumable call (`GenerateRequest.resumable`) whose
+	// stream went away: the client's connection dropped, a proxy or sidecar
+	// restarted, or the client cancelled. It streams the call's events whose
+	// `sequence` is greater than `after_sequence`, exactly as Generate
+	// numbered and sent them (heartbeats included), then the call's live
+	// events as they come, until its `final`; a call that fails ends Resume
+	// with the call's own status. Pass the `sequence` of the last event
+	// received, and the stream continues right after it: nothing is missed,
+	// nothing repeated. The call itself ran on without a reader: its
+	// upstream request is the same one, never sent again.
+	//
+	// A call can be resumed while it runs and for the server's
+	// `resume.grace` (60s unless configured) after it ended or after its
+	// last reader went away, whichever is later; a finished call is then
+	// replayed to its end. Several Resume streams may read a call at once.
+	// With the state store shared in Redis (`state.store: redis`), any
+	// replica serves Resume, the call running on the replica that took it;
+	// with the memory store only that replica can (see docs/resume.md).
+	//
+	// Only the API key that started the call may resume it. Resume needs the
+	// key's `generate` scope and takes a token of its rate limit, not one of
+	// its `max_concurrent_streams` slots (the call it reads holds one); a
+	// key's Resume streams open at once are bounded on their own, by
+	// `resume.max_readers_per_key` (32 unless configured) or the key's
+	// `max_concurrent_streams` if higher.
+	//
+	// What a resumable call promises when a server stops:
+	//
+	//   - A drain (SIGTERM): the replica running the call keeps running it,
+	//     and keeps its events where readers find them, for the server's
+	//     `shutdown_grace`, while it takes no new calls. A call that finishes
+	//     within it is answered live, or by Resume (on any replica with the
+	//     redis store). One still running when the grace period ends is
+	//     lost: it ends ABORTED, reason RESUMABLE_CALL_LOST, for its live
+	//     client and for every Resume after (its log keeps that end).
+	//   - A crash (kill -9, an OOM kill, a lost node): the call is lost at
+	//     once. With the redis store, a Resume on another replica sends the
+	//     events the call had logged, then ABORTED, RESUMABLE_CALL_LOST,
+	//     within about a second of the crash (the replicas watch each
+	//     other's presence in Redis), not after a lease TTL. With the memory
+	//     store the call was only ever on that replica: NOT_FOUND.
+	//
+	// RESUMABLE_CALL_LOST says that nothing more of the call will come. The
+	// client may send the same GenerateRequest again, with the same
+	// request_id (the lost call is replaced, never attached to); the new
+	// call streams its reply from the start, from sequence 1, so the client
+	// must discard what the lost call showed, exactly as for a will_retry
+	// with discard_partial. A new call asks the provider again: clients send
+	// it only when their caller allowed it (the Go client: Hooks.OnReissue).
+	//
+	// Errors (ErrorInfo reason in parentheses):
+	//
+	//	NOT_FOUND          (RESUMABLE_CALL_NOT_FOUND) no resumable call has this
+	//	                   request_id: it never existed, was not resumable, its
+	//	                   grace period passed, or the replica that ran it kept
+	//	                   it in its own memory and is gone
+	//	ABORTED            (RESUMABLE_CALL_LOST) the call is gone before its end
+	//	                   (see above); send the same request again to run it
+	//	                   anew, discarding what was shown
+	//	PERMISSION_DENIED  (RESUME_KEY_MISMATCH) another API key started the call
+	//	OUT_OF_RANGE       (RESUME_SEQUENCE_AHEAD) after_sequence is past the
+	//	                   call's last event
+	//	RESOURCE_EXHAUSTED (RESUME_BUFFER_FULL) the call's events outgrew the
+	//	                   server's resume bounds, so it stopped being
+	//	                   resumable; sent after the events that were kept
+	//	RESOURCE_EXHAUSTED (TOO_MANY_STREAMS, metadata limit resume_readers) the
+	//	                   key has as many Resume streams open as it may
+	//	UNAVAILABLE        (STATE_STORE_UNAVAILABLE) the shared store cannot be
+	//	                   read right now; see RetryInfo, then resume again
+	//	UNAVAILABLE        (RESUME_INTERRUPTED) the server serving this Resume
+	//	                   is shutting down; the call runs on: resume again
+	//
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	Resume(*ResumeRequest, grpc.ServerStreamingServer[GenerateEvent]) error
+	// ListTools lists the server tools the caller may offer a model
+	// (`GenerateRequest.server_tools`): the tools of the MCP servers in the
+	// server's config (`tools.mcp_servers`) that the config's `allow` lets
+	// llmrelay offer and the caller's API key's `tools` patterns let it use,
+	// each with its description, input schema and whether its server answers
+	// right now; and the MCP servers themselves, available or not. A server
+	// that is down is listed with `available: false`, with the tools it had
+	// when it last answered (none if it never did), until it answers again.
+	//
+	// Needs the key's `generate` scope: the tools it lists are what the key
+	// may use in Generate. Without API keys configured, every tool is listed.
+	ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error)
+	mustEmbedUnimplementedLLMServiceServer()
+}
+
+// UnimplementedLLMServiceServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedLLMServiceServer struct{}
+
+func (UnimplementedLLMServiceServer) Generate(*GenerateRequest, grpc.ServerStreamingServer[GenerateEvent]) error {
+	return status.Error(codes.Unimplemented, "method Generate not implemented")
+}
+func (UnimplementedLLMServiceServer) ListModels(context.Context, *ListModelsRequest) (*ListModelsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListModels not implemented")
+}
+func (UnimplementedLLMServiceServer) Resume(*ResumeRequest, grpc.ServerStreamingServer[GenerateEvent]) error {
+	return status.Error(codes.Unimplemented, "method Resume not implemented")
+}
+func (UnimplementedLLMServiceServer) ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTools not implemented")
+}
+func (UnimplementedLLMServiceServer) mustEmbedUnimplementedLLMServiceServer() {}
+func (UnimplementedLLMServiceServer) testEmbeddedByValue()                    {}
+
+// UnsafeLLMServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to LLMServiceServer will
+// result in compilation errors.
+type UnsafeLLMServiceServer interface {
+	mustEmbedUnimplementedLLMServiceServer()
+}
+
+func RegisterLLMServiceServer(s grpc.ServiceRegistrar, srv LLMServiceServer) {
+	// If the following call panics, it indicates UnimplementedLLMServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&LLMService_ServiceDesc, srv)
+}
+
+func _LLMService_Generate_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(GenerateRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(LLMServiceServer).Generate(m, &grpc.GenericServerStream[GenerateRequest, GenerateEvent]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type LLMService_GenerateServer = grpc.ServerStreamingServer[GenerateEvent]
+
+func _LLMService_ListModels_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListModelsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LLMServiceServer).ListModels(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LLMService_ListModels_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LLMServiceServer).ListModels(ctx, req.(*ListModelsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _LLMService_Resume_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(ResumeRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(LLMServiceServer).Resume(m, &grpc.GenericServerStream[ResumeRequest, GenerateEvent]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type LLMService_ResumeServer = grpc.ServerStreamingServer[GenerateEvent]
+
+func _LLMService_ListTools_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListToolsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LLMServiceServer).ListTools(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LLMService_ListTools_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LLMServiceServer).ListTools(ctx, req.(*ListToolsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// LLMService_ServiceDesc is the grpc.ServiceDesc for LLMService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var LLMService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "llmrelay.v1.LLMService",
+	HandlerType: (*LLMServiceServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "ListModels",
+			Handler:    _LLMService_ListModels_Handler,
+		},
+		{
+			MethodName: "ListTools",
+			Handler:    _LLMService_ListTools_Handler,
+		},
+	},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Generate",
+			Handler:       _LLMService_Generate_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "Resume",
+			Handler:       _LLMService_Resume_Handler,
+			ServerStreams: true,
+		},
+	},
+	Metadata: "llmrelay/v1/llmrelay.proto",
+}

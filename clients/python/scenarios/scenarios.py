@@ -1,0 +1,315 @@
+"""The client scenarios (clients/scenarios.md) for the llmrelay Python
+package, run by make test-clients with the wheel installed in a fresh
+virtual environment: one line per scenario, "ok NAME: ..." or "FAIL NAME: ...".
+The list runs with llmrelay.Client, then (prefixed "aio-", all but the
+resume, whose proxy cuts only one connection) with llmrelay.aio.Client."""
+
+import asyncio
+import os
+import sys
+import time
+import uuid
+
+import grpc
+
+import llmrelay
+from llmrelay import LLMRelayError, Reply, pb, user
+
+ADDR = os.environ["LLMRELAY_ADDR"]
+CUT_ADDR = os.environ["LLMRELAY_CUT_ADDR"]
+KEY = os.environ["LLMRELAY_API_KEY"]
+
+TEXT = "the quick brown fox jumps over the lazy dog"
+RESUME_TEXT = (
+    "a resumable call keeps running on the server when the connection drops and the client picks it up again "
+    "after the last event it received so that nothing is lost and nothing is repeated"
+)
+
+
+class Failed(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failed(what)
+
+
+# Each scenario: (name, request fields, generate options, check(reply or error, stream) -> detail).
+def stream_req():
+    return dict(model="mock/echo", messages=[user("hello brave new world")]), dict(timeout=30)
+
+
+def stream_check(reply, stream, events):
+    check([e.sequence for e in events] == list(range(1, len(events) + 1)), "the events are not numbered 1, 2, ...")
+    content = reply.final.message.content
+    check(reply.text == content == "hello brave new world", f"text {reply.text!r}, final {content!r}")
+    return f"{len(events)} events, text equals the final: {content!r}"
+
+
+def retry_req():
+    return (
+        dict(
+            model="mock/echo",
+            messages=[user(TEXT)],
+            retry=pb.RetryPolicy(initial_backoff={"nanos": 50_000_000}),
+            provider_options={"faults": [{"drop_after": 2}]},
+        ),
+        dict(timeout=30),
+    )
+
+
+def retry_check(reply, stream, events, discards):
+    check(len(reply.retries) == 1 and reply.retries[0].discard_partial, f"will_retry events {len(reply.retries)}")
+    check(discards == ["the quick "], f"discarded {discards!r}")
+    content = reply.final.message.content
+    check(reply.text == content == TEXT, f"text {reply.text!r}, final {content!r}")
+    return f"one will_retry, discarded {discards[0]!r}, text equals the final after {reply.final.attempts} attempts"
+
+
+SERVER_TOOLS = ["everything/echo", "everything/trigger-long-running-operation"]
+
+
+def tools_req():
+    """Turn 1 says a few words and calls both tools; turn 2 answers from
+    their results, its first attempt (2) dropping after one delta."""
+    script = [
+        {
+            "text": "Let me ask the tools. ",
+            "tool_calls": [
+                {"name": "everything__echo", "arguments": {"message": "hello"}},
+                {"name": "everything__trigger-long-running-operation", "arguments": {"duration": 1, "steps": 2}},
+            ],
+        }
+    ]
+    return (
+        dict(
+            model="mock/echo",
+            messages=[user("use the tools")],
+            server_tools=SERVER_TOOLS,
+            retry=pb.RetryPolicy(initial_backoff={"nanos": 50_000_000}),
+            provider_options={"script": script, "faults": [{}, {"drop_after": 1}, {}]},
+        ),
+        dict(timeout=60),
+    )
+
+
+class ToolWatch:
+    """The hooks of the server-tools scenario: what will_retry discarded, and
+    how many tool_progress events came before the long operation's result."""
+
+    def __init__(self):
+        self.discards, self.progress, self.before = [], {}, -1
+
+    def hooks(self):
+        return dict(on_will_retry=self.will_retry, on_tool_progress=self.tool_progress, on_tool_result=self.tool_result)
+
+    def will_retry(self, w, discarded, reply):
+        if w.discard_partial:
+            self.discards.append(discarded)
+
+    def tool_progress(self, p, reply):
+        self.progress[p.tool_call_id] = self.progress.get(p.tool_call_id, 0) + 1
+
+    def tool_result(self, r, reply):
+        if r.name == "everything/trigger-long-running-operation":
+            self.before = self.progress.get(r.tool_call_id, 0)
+
+
+def tools_check(listed, reply, watch):
+    check(any(t.name == "everything/echo" and t.available for t in listed.tools), f"list_tools: {[(t.name, t.available) for t in listed.tools]}")
+    check(len(reply.earlier_turns) == 1, f"{len(reply.earlier_turns)} earlier turns, want 1")
+    turn1 = reply.earlier_turns[0]
+    results = sorted(f"{r.name}: {r.content.split('.')[0]}" for r in turn1.tool_results)
+    check(
+        results == ["everything/echo: Echo: hello", "everything/trigger-long-running-operation: Long running operation completed"],
+        f"turn 1's tool results {results}",
+    )
+    check(watch.before >= 2, f"{watch.before} tool_progress events before the long operation's result, want 2 or more")
+    check(watch.discards == ["Echo: "], f"discarded {watch.discards!r}, want turn 2's first delta only")
+    check(turn1.text == "Let me ask the tools. ", f"turn 1's text {turn1.text!r}")
+    content = reply.final.message.content
+    check(reply.turn == 2 and reply.text == content and content.startswith("Echo: hello\n"), f"text {reply.text!r}, final {content!r}")
+    final = reply.final
+    check(final.turns == 2 and len(final.transcript) == 4, f"final: {final.turns} turns, {len(final.transcript)} transcript messages; want 2 and 4")
+    return (
+        f"listed everything/echo; 2 tool results, {watch.before} progress events before the long one's; "
+        f"turn 2's retry discarded {watch.discards[0]!r} only; the text equals the final; "
+        f"{final.turns} turns, {len(final.transcript)} messages in the transcript"
+    )
+
+
+def error_check(name, e, start):
+    if name == "field-violations":
+        fields = [v.field for v in e.field_violations]
+        check(e.code == grpc.StatusCode.INVALID_ARGUMENT and e.reason == "INVALID_REQUEST", str(e))
+        check("messages[0].role" in fields, f"violations {e.field_violations}")
+        return f"{e.code_name} {e.reason}, violations {', '.join(fields)}"
+    if name == "deadline":
+        check(e.code == grpc.StatusCode.DEADLINE_EXCEEDED, str(e))
+        check(time.monotonic() - start < 30, "the deadline did not end the call")
+        return f"{e.code_name} after a 500ms deadline"
+    if name == "pushback":
+        check(e.code == grpc.StatusCode.UNAVAILABLE and e.reason == "PROVIDER_RETRY_DISALLOWED", str(e))
+        return f"{e.code_name} {e.reason}, not called again request_id={e.request_id}"
+    if name == "unauthenticated":
+        check(e.code == grpc.StatusCode.UNAUTHENTICATED and e.reason == "CREDENTIALS_MISSING", str(e))
+        return f"{e.code_name} {e.reason}"
+    raise Failed(f"no check for {name}")
+
+
+def error_reqs():
+    """The calls that must fail: name -> (fields, options, keyed)."""
+    return {
+        "field-violations": (dict(model="mock/echo", messages=[pb.Message(content="no role")]), dict(timeout=30), True),
+        "deadline": (
+            dict(model="mock/echo", messages=[user("slow")], provider_options={"faults": [{"first_delay_ms": 60000}]}),
+            dict(timeout=0.5),
+            True,
+        ),
+        "pushback": (
+            dict(
+                model="mock/echo",
+                messages=[user("hi")],
+                request_id=str(uuid.uuid4()),
+                provider_options={"faults": [{"status": 503, "should_retry": False}]},
+            ),
+            dict(timeout=30),
+            True,
+        ),
+        "unauthenticated": (dict(model="mock/echo", messages=[user("hi")]), dict(timeout=30), False),
+    }
+
+
+def run_sync():
+    relay = llmrelay.Client(ADDR, insecure=True, api_key=KEY)
+    anonymous = llmrelay.Client(ADDR, insecure=True)
+
+    def stream():
+        fields, opts = stream_req()
+        s = relay.generate(**fields, **opts)
+        events, reply = [], Reply()
+        for ev in s:
+            events.append(ev)
+            reply.apply(ev)
+        return stream_check(reply, s, events)
+
+    def retry():
+        fields, opts = retry_req()
+        s = relay.generate(**fields, **opts)
+        discards = []
+        reply = Reply.collect(s, on_will_retry=lambda w, d, r: w.discard_partial and discards.append(d))
+        return retry_check(reply, s, [], discards)
+
+    def resume():
+        with llmrelay.Client(CUT_ADDR, insecure=True, api_key=KEY) as cut:
+            s = cut.generate(
+                model="mock/echo", messages=[user(RESUME_TEXT)], resumable=True, provider_options={"chunk_delay_ms": 25}, timeout=60
+            )
+            # The stream refuses a gap in the sequence numbers (DATA_LOSS) and
+            # skips what it yielded already: the text must come out whole.
+            streamed = []
+            reply = Reply.collect(s, on_delta=lambda d, r: streamed.append(d.text))
+            check(s.resumes >= 1, "the connection was never cut, or the stream did not resume")
+            check("".join(streamed) == RESUME_TEXT, f"streamed {''.join(streamed)!r}, want the reply once")
+            check(reply.final.message.content == RESUME_TEXT, f"final {reply.final.message.content!r}")
+            return f"resumed {s.resumes} time(s); the reply streamed once, whole, and equals the final"
+
+    def server_tools():
+        listed = relay.list_tools()
+        fields, opts = tools_req()
+        watch = ToolWatch()
+        reply = Reply.collect(relay.generate(**fields, **opts), **watch.hooks())
+        return tools_check(listed, reply, watch)
+
+    def failing(name):
+        fields, opts, keyed = error_reqs()[name]
+
+        def run():
+            start = time.monotonic()
+            try:
+                Reply.collect((relay if keyed else anonymous).generate(**fields, **opts))
+            except LLMRelayError as e:
+                return error_check(name, e, start)
+            raise Failed("the call succeeded")
+
+        return run
+
+    scenarios = [("stream", stream), ("retry", retry), ("resume", resume)]
+    scenarios += [(n, failing(n)) for n in ("field-violations", "deadline", "pushback", "unauthenticated")]
+    scenarios += [("server-tools", server_tools)]
+    failed = report(scenarios, "")
+    relay.close()
+    anonymous.close()
+    return failed
+
+
+async def run_async():
+    relay = llmrelay.aio.Client(ADDR, insecure=True, api_key=KEY)
+    anonymous = llmrelay.aio.Client(ADDR, insecure=True)
+
+    async def stream():
+        fields, opts = stream_req()
+        s = relay.generate(**fields, **opts)
+        events, reply = [], Reply()
+        async for ev in s:
+            events.append(ev)
+            reply.apply(ev)
+        return stream_check(reply, s, events)
+
+    async def retry():
+        fields, opts = retry_req()
+        s = relay.generate(**fields, **opts)
+        discards = []
+        reply = await Reply.acollect(s, on_will_retry=lambda w, d, r: w.discard_partial and discards.append(d))
+        return retry_check(reply, s, [], discards)
+
+    async def server_tools():
+        listed = await relay.list_tools()
+        fields, opts = tools_req()
+        watch = ToolWatch()
+        reply = await Reply.acollect(relay.generate(**fields, **opts), **watch.hooks())
+        return tools_check(listed, reply, watch)
+
+    def failing(name):
+        fields, opts, keyed = error_reqs()[name]
+
+        async def run():
+            start = time.monotonic()
+            try:
+                await Reply.acollect((relay if keyed else anonymous).generate(**fields, **opts))
+            except LLMRelayError as e:
+                return error_check(name, e, start)
+            raise Failed("the call succeeded")
+
+        return run
+
+    scenarios = [("stream", stream), ("retry", retry)]
+    scenarios += [(n, failing(n)) for n in ("field-violations", "deadline", "pushback", "unauthenticated")]
+    scenarios += [("server-tools", server_tools)]
+    failed = 0
+    for name, fn in scenarios:
+        try:
+            print(f"ok aio-{name}: {await fn()}", flush=True)
+        except Exception as e:  # noqa: BLE001 - every failure is reported
+            failed += 1
+            print(f"FAIL aio-{name}: {e}", flush=True)
+    await relay.close()
+    await anonymous.close()
+    return failed
+
+
+def report(scenarios, prefix):
+    failed = 0
+    for name, fn in scenarios:
+        try:
+            print(f"ok {prefix}{name}: {fn()}", flush=True)
+        except Exception as e:  # noqa: BLE001 - every failure is reported
+            failed += 1
+            print(f"FAIL {prefix}{name}: {e}", flush=True)
+    return failed
+
+
+if __name__ == "__main__":
+    failed = run_sync() + asyncio.run(run_async())
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,255 @@
+"""Tests of what the scenarios against the real server cannot reach (yet):
+re-issuing a resumable call the server lost, the service config's retry
+with and without the server's pushback, and the reply helper's turns
+event by event, through the sync and the asyncio clients. An in-process
+grpcio server plays llmrelay.
+
+    python -m unittest discover -s clients/python/tests   # with the package installed
+"""
+
+import asyncio
+import threading
+import unittest
+from concurrent import futures
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2
+
+import llmrelay
+from llmrelay import LLMRelayError, Reply, pb
+from llmrelay.v1 import llmrelay_pb2_grpc
+
+
+def _reply(text):
+    words = text.split(" ")
+    words = [w + " " for w in words[:-1]] + [words[-1]]
+    for n, w in enumerate(words, 1):
+        yield pb.GenerateEvent(sequence=n, attempt=1, delta=pb.Delta(text=w))
+    yield pb.GenerateEvent(
+        sequence=len(words) + 1,
+        attempt=1,
+        final=pb.Final(message=pb.Message(role=pb.ROLE_ASSISTANT, content=text), attempts=1),
+    )
+
+
+def _tool_turns():
+    """Turn 1 says a few words and calls a server tool, which reports progress
+    and returns; turn 2's first attempt fails after a word and is retried."""
+    events = [
+        dict(turn=1, attempt=1, delta=pb.Delta(text="Let me ask. ")),
+        dict(turn=1, attempt=1, delta=pb.Delta(tool_call=pb.ToolCallDelta(id="mock_1_0", name="everything__echo", arguments_delta='{"message":"hello"}'))),
+        dict(turn=1, attempt=1, tool_progress=pb.ToolProgress(tool_call_id="mock_1_0", name="everything/echo", progress=1, total=2)),
+        dict(heartbeat=pb.Heartbeat()),
+        dict(turn=1, attempt=1, tool_result=pb.ToolResult(tool_call_id="mock_1_0", name="everything/echo", content="Echo: hello", attempts=1)),
+        dict(turn=2, attempt=2, delta=pb.Delta(text="Echo: ")),
+        dict(turn=2, attempt=2, will_retry=pb.WillRetry(next_attempt=3, discard_partial=True)),
+        dict(turn=2, attempt=3, delta=pb.Delta(text="Echo: ")),
+        dict(turn=2, attempt=3, delta=pb.Delta(text="hello")),
+        dict(turn=2, attempt=3, final=pb.Final(message=pb.Message(role=pb.ROLE_ASSISTANT, content="Echo: hello"), attempts=3, turns=2)),
+    ]
+    for n, ev in enumerate(events, 1):
+        yield pb.GenerateEvent(sequence=n, **ev)
+
+
+def _abort(context, code, reason, pushback=None, details=()):
+    info = error_details_pb2.ErrorInfo(reason=reason, domain="llmrelay", metadata={"request_id": "from-the-server"})
+    status = status_pb2.Status(code=code.value[0], message=f"fake {reason}")
+    status.details.add().Pack(info)
+    for d in details:
+        status.details.add().Pack(d)
+    trailers = [("grpc-status-details-bin", status.SerializeToString())]
+    if pushback is not None:
+        trailers.append(("grpc-retry-pushback-ms", pushback))
+    context.set_trailing_metadata(trailers)
+    context.abort(code, status.message)
+
+
+class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
+    """Answers by model; records every call."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.calls = {}
+
+    def seen(self, request):
+        with self.lock:
+            self.calls.setdefault(request.model, []).append(request)
+            return len(self.calls[request.model])
+
+    def Generate(self, request, context):
+        n = self.seen(request)
+        if request.model == "fake/lost":  # the first call is lost after two words
+            if n == 1:
+                yield from list(_reply("lost words here"))[:2]
+                _abort(context, grpc.StatusCode.ABORTED, "RESUMABLE_CALL_LOST")
+            yield from _reply("the whole reply")
+        elif request.model == "fake/dropped-then-not-found":  # dropped; its Resume finds nothing
+            context.send_initial_metadata([("llmrelay-resumable", "true")])
+            if n == 1:
+                yield from list(_reply("dropped words here"))[:2]
+                context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
+            yield from _reply("the whole reply")
+        elif request.model == "fake/unavailable-once":
+            if n == 1:
+                context.abort(grpc.StatusCode.UNAVAILABLE, "a hop failed")
+            yield from _reply("served")
+        elif request.model == "fake/pushback":
+            _abort(context, grpc.StatusCode.UNAVAILABLE, "PROVIDER_RETRY_DISALLOWED", pushback="-1")
+        elif request.model == "fake/invalid":
+            bad = error_details_pb2.BadRequest()
+            bad.field_violations.add(field="messages[0].role", description="must be set")
+            retry = error_details_pb2.RetryInfo()
+            retry.retry_delay.FromMilliseconds(1500)
+            _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST", details=[bad, retry])
+        elif request.model == "fake/tools":
+            yield from _tool_turns()
+        else:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"no such fake model {request.model}")
+
+    def ListTools(self, request, context):
+        if self.seen(pb.GenerateRequest(model="list_tools")) == 1:
+            context.abort(grpc.StatusCode.UNAVAILABLE, "a hop failed")
+        return pb.ListToolsResponse(
+            tools=[pb.ServerTool(name="everything/echo", server=request.server, available=True)],
+            servers=[pb.ToolServer(name=request.server, available=True, tools=1)],
+        )
+
+
+    def Resume(self, request, context):
+        _abort(context, grpc.StatusCode.NOT_FOUND, "RESUMABLE_CALL_NOT_FOUND")
+        yield  # a generator, as a streaming handler is
+
+
+def _ask(model, resumable=True):
+    return dict(model=model, messages=[llmrelay.user("hi")], resumable=resumable, timeout=10)
+
+
+class ClientTest(unittest.TestCase):
+    def setUp(self):
+        self.fake = FakeRelay()
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+        llmrelay_pb2_grpc.add_LLMServiceServicer_to_server(self.fake, self.server)
+        port = self.server.add_insecure_port("127.0.0.1:0")
+        self.server.start()
+        self.addr = f"127.0.0.1:{port}"
+        self.relay = llmrelay.Client(self.addr, insecure=True, api_key="k")
+
+    def tearDown(self):
+        self.relay.close()
+        self.server.stop(None)
+
+    def test_lost_call_reissued_when_asked(self):
+        discarded = []
+        stream = self.relay.generate(**_ask("fake/lost"), reissue_lost_call=True)
+        reply = Reply.collect(stream, on_reissue=lambda cause, text: discarded.append(f"{cause.reason}: {text}"))
+        self.assertEqual(reply.text, "the whole reply")
+        self.assertEqual(reply.final.message.content, "the whole reply")
+        self.assertEqual(discarded, ["RESUMABLE_CALL_LOST: lost words "])
+        self.assertEqual(stream.reissues, 1)
+        sent = self.fake.calls["fake/lost"]
+        self.assertEqual(len(sent), 2)
+        self.assertTrue(sent[0].request_id and sent[0].request_id == sent[1].request_id, "the same request_id both times")
+
+    def test_not_found_after_a_drop_reissued_when_asked(self):
+        stream = self.relay.generate(**_ask("fake/dropped-then-not-found"), reissue_lost_call=True)
+        reply = Reply.collect(stream)
+        self.assertEqual(reply.text, "the whole reply")
+        self.assertEqual((stream.resumes, stream.reissues), (1, 1))
+        self.assertEqual(len(self.fake.calls["fake/dropped-then-not-found"]), 2)
+
+    def test_lost_call_not_reissued_by_default(self):
+        with self.assertRaises(LLMRelayError) as cm:
+            Reply.collect(self.relay.generate(**_ask("fake/lost")))
+        e = cm.exception
+        self.assertEqual((e.code, e.reason, e.request_id), (grpc.StatusCode.ABORTED, "RESUMABLE_CALL_LOST", "from-the-server"))
+        self.assertEqual(len(self.fake.calls["fake/lost"]), 1)
+
+    def test_service_config_retries_unavailable(self):
+        reply = Reply.collect(self.relay.generate(**_ask("fake/unavailable-once", resumable=False)))
+        self.assertEqual(reply.final.message.content, "served")
+        self.assertEqual(len(self.fake.calls["fake/unavailable-once"]), 2)
+
+    def test_pushback_minus_one_is_one_call(self):
+        with self.assertRaises(LLMRelayError) as cm:
+            Reply.collect(self.relay.generate(**_ask("fake/pushback", resumable=False)))
+        self.assertEqual(cm.exception.reason, "PROVIDER_RETRY_DISALLOWED")
+        self.assertEqual(len(self.fake.calls["fake/pushback"]), 1)
+
+    def test_typed_error(self):
+        with self.assertRaises(LLMRelayError) as cm:
+            Reply.collect(self.relay.generate(**_ask("fake/invalid", resumable=False)))
+        e = cm.exception
+        self.assertEqual(e.code_name, "INVALID_ARGUMENT")
+        self.assertEqual(e.reason, "INVALID_REQUEST")
+        self.assertTrue(e.from_llmrelay)
+        self.assertEqual(e.retry_delay, 1.5)
+        self.assertEqual([(v.field, v.description) for v in e.field_violations], [("messages[0].role", "must be set")])
+        self.assertEqual(str(e), "INVALID_ARGUMENT INVALID_REQUEST: fake INVALID_REQUEST")
+
+    def test_aio_lost_call_reissued_when_asked(self):
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                stream = relay.generate(**_ask("fake/lost"), reissue_lost_call=True)
+                reply = await Reply.acollect(stream)
+                return reply, stream
+
+        reply, stream = asyncio.run(run())
+        self.assertEqual((reply.text, reply.final.message.content, stream.reissues), ("the whole reply", "the whole reply", 1))
+        self.assertEqual(len(self.fake.calls["fake/lost"]), 2)
+
+    def test_aio_pushback_minus_one_is_one_call(self):
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                await Reply.acollect(relay.generate(**_ask("fake/pushback", resumable=False)))
+
+        with self.assertRaises(LLMRelayError):
+            asyncio.run(run())
+        self.assertEqual(len(self.fake.calls["fake/pushback"]), 1)
+
+    def _check_turns(self, reply, seen):
+        self.assertEqual(seen, ["progress mock_1_0 1.0/2.0", "result mock_1_0 Echo: hello", "turn 2 after 'Let me ask. '", "discard 'Echo: '"])
+        self.assertEqual((reply.turn, reply.text, reply.final.message.content, reply.final.turns), (2, "Echo: hello", "Echo: hello", 2))
+        self.assertEqual(len(reply.earlier_turns), 1)
+        t1 = reply.earlier_turns[0]
+        self.assertEqual((t1.turn, t1.text), (1, "Let me ask. "))
+        self.assertEqual([(c.id, c.name, c.arguments) for c in t1.tool_calls], [("mock_1_0", "everything__echo", '{"message":"hello"}')])
+        self.assertEqual([r.content for r in t1.tool_results], ["Echo: hello"])
+        self.assertEqual((reply.tool_results, reply.tool_progress), ([], {}))
+
+    def _hooks(self, seen):
+        return dict(
+            on_turn=lambda turn, r: seen.append(f"turn {turn} after {r.earlier_turns[-1].text!r}"),
+            on_tool_progress=lambda p, r: seen.append(f"progress {p.tool_call_id} {p.progress}/{p.total}"),
+            on_tool_result=lambda res, r: seen.append(f"result {res.tool_call_id} {res.content}"),
+            on_will_retry=lambda w, discarded, r: seen.append(f"discard {discarded!r}"),
+        )
+
+    def test_reply_keeps_turns_apart(self):
+        """A will_retry discards only its own turn's text; tool events are kept."""
+        seen = []
+        reply = Reply.collect(self.relay.generate(**_ask("fake/tools", resumable=False)), **self._hooks(seen))
+        self._check_turns(reply, seen)
+
+    def test_aio_reply_keeps_turns_apart(self):
+        seen = []
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                return await Reply.acollect(relay.generate(**_ask("fake/tools", resumable=False)), **self._hooks(seen))
+
+        self._check_turns(asyncio.run(run()), seen)
+
+    def test_list_tools_retried_on_unavailable(self):
+        resp = self.relay.list_tools("everything")
+        self.assertEqual([(t.name, t.available) for t in resp.tools], [("everything/echo", True)])
+        self.assertEqual(len(self.fake.calls["list_tools"]), 2)
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                return await relay.list_tools("everything")
+
+        self.assertEqual([s.name for s in asyncio.run(run()).servers], ["everything"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,226 @@
+// The client scenarios (clients/scenarios.md) for @llmrelay/client, run by
+// make test-clients in a fresh project where the package's tarball is
+// installed: one line per scenario, "ok NAME: ..." or "FAIL NAME: ...".
+
+import { randomUUID } from "node:crypto";
+
+import { Client, Code, LLMRelayError, Reply, Role } from "@llmrelay/client";
+import type { GenerateEvent } from "@llmrelay/client";
+
+const addr = need("LLMRELAY_ADDR");
+const cutAddr = need("LLMRELAY_CUT_ADDR");
+const apiKey = need("LLMRELAY_API_KEY");
+
+const TEXT = "the quick brown fox jumps over the lazy dog";
+const RESUME_TEXT =
+  "a resumable call keeps running on the server when the connection drops and the client picks it up again " +
+  "after the last event it received so that nothing is lost and nothing is repeated";
+
+function need(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+}
+
+const relay = new Client(addr, { insecure: true, apiKey });
+const user = (content: string) => [{ role: Role.USER, content }];
+
+class Failed extends Error {}
+function check(cond: boolean, what: string): asserts cond {
+  if (!cond) throw new Failed(what);
+}
+
+/** Runs fn, expecting it to throw an LLMRelayError, and returns that error. */
+async function failure(fn: () => Promise<unknown>): Promise<LLMRelayError> {
+  try {
+    await fn();
+  } catch (err) {
+    check(err instanceof LLMRelayError, `threw ${String(err)}, not an LLMRelayError`);
+    return err;
+  }
+  throw new Failed("the call succeeded");
+}
+
+const scenarios: [string, () => Promise<string>][] = [
+  [
+    "stream",
+    async () => {
+      const events: GenerateEvent[] = [];
+      const reply = new Reply();
+      for await (const ev of relay.generate({ model: "mock/echo", messages: user("hello brave new world") }, { timeoutMs: 30_000 })) {
+        events.push(ev);
+        reply.apply(ev);
+      }
+      check(events.every((e, i) => e.sequence === BigInt(i + 1)), "the events are not numbered 1, 2, ...");
+      const content = reply.final.message?.content;
+      check(reply.text === content && content === "hello brave new world", `text ${JSON.stringify(reply.text)}, final ${JSON.stringify(content)}`);
+      return `${events.length} events, text equals the final: ${JSON.stringify(content)}`;
+    },
+  ],
+  [
+    "retry",
+    async () => {
+      const discards: string[] = [];
+      const reply = await Reply.collect(
+        relay.generate(
+          {
+            model: "mock/echo",
+            messages: user(TEXT),
+            retry: { initialBackoff: { nanos: 50_000_000 } },
+            providerOptions: { faults: [{ drop_after: 2 }] },
+          },
+          { timeoutMs: 30_000 },
+        ),
+        { onWillRetry: (w, discarded) => w.discardPartial && discards.push(discarded) },
+      );
+      check(reply.retries.length === 1 && reply.retries[0].discardPartial, `will_retry events ${reply.retries.length}`);
+      check(discards.length === 1 && discards[0] === "the quick ", `discarded ${JSON.stringify(discards)}`);
+      const content = reply.final.message?.content;
+      check(reply.text === content && content === TEXT, `text ${JSON.stringify(reply.text)}, final ${JSON.stringify(content)}`);
+      return `one will_retry, discarded ${JSON.stringify(discards[0])}, text equals the final after ${reply.final.attempts} attempts`;
+    },
+  ],
+  [
+    "resume",
+    async () => {
+      const cut = new Client(cutAddr, { insecure: true, apiKey });
+      const stream = cut.generate(
+        { model: "mock/echo", messages: user(RESUME_TEXT), resumable: true, providerOptions: { chunk_delay_ms: 25 } },
+        { timeoutMs: 60_000 },
+      );
+      // The stream itself refuses a gap in the sequence numbers (DATA_LOSS)
+      // and skips what it yielded already: the text must come out whole.
+      let streamed = "";
+      const reply = await Reply.collect(stream, { onDelta: (d) => (streamed += d.text) });
+      check(stream.resumes >= 1, "the connection was never cut, or the stream did not resume");
+      check(streamed === RESUME_TEXT, `streamed ${JSON.stringify(streamed)}, want the reply once`);
+      check(reply.final.message?.content === RESUME_TEXT, `final ${JSON.stringify(reply.final.message?.content)}`);
+      return `resumed ${stream.resumes} time(s); the reply streamed once, whole, and equals the final`;
+    },
+  ],
+  [
+    "field-violations",
+    async () => {
+      const e = await failure(() => Reply.collect(relay.generate({ model: "mock/echo", messages: [{ content: "no role" }] })));
+      const fields = e.fieldViolations.map((v) => v.field);
+      check(e.code === Code.InvalidArgument && e.reason === "INVALID_REQUEST", `${e.message}`);
+      check(fields.includes("messages[0].role"), `violations ${JSON.stringify(e.fieldViolations)}`);
+      return `${e.codeName} ${e.reason}, violations ${fields.join(", ")}`;
+    },
+  ],
+  [
+    "deadline",
+    async () => {
+      const start = Date.now();
+      const e = await failure(() =>
+        Reply.collect(
+          relay.generate({ model: "mock/echo", messages: user("slow"), providerOptions: { faults: [{ first_delay_ms: 60_000 }] } }, { timeoutMs: 500 }),
+        ),
+      );
+      check(e.code === Code.DeadlineExceeded, `${e.message}`);
+      check(Date.now() - start < 30_000, "the deadline did not end the call");
+      return `${e.codeName} after a 500ms deadline`;
+    },
+  ],
+  [
+    "pushback",
+    async () => {
+      const requestId = randomUUID();
+      const e = await failure(() =>
+        Reply.collect(
+          relay.generate(
+            { model: "mock/echo", messages: user("hi"), requestId, providerOptions: { faults: [{ status: 503, should_retry: false }] } },
+            { timeoutMs: 30_000 },
+          ),
+        ),
+      );
+      check(e.code === Code.Unavailable && e.reason === "PROVIDER_RETRY_DISALLOWED", `${e.message}`);
+      return `${e.codeName} ${e.reason}, not called again request_id=${requestId}`;
+    },
+  ],
+  [
+    "unauthenticated",
+    async () => {
+      const anonymous = new Client(addr, { insecure: true });
+      const e = await failure(() => Reply.collect(anonymous.generate({ model: "mock/echo", messages: user("hi") })));
+      check(e.code === Code.Unauthenticated && e.reason === "CREDENTIALS_MISSING", `${e.message}`);
+      return `${e.codeName} ${e.reason}`;
+    },
+  ],
+  [
+    "server-tools",
+    async () => {
+      const list = await relay.listTools({}, { timeoutMs: 30_000 });
+      check(
+        list.tools.some((t) => t.name === "everything/echo" && t.available),
+        `listTools: ${JSON.stringify(list.tools.map((t) => [t.name, t.available]))}`,
+      );
+      const discards: string[] = [];
+      let before = -1; // the long operation's progress events before its result
+      const progress = new Map<string, number>();
+      const reply = await Reply.collect(
+        relay.generate(
+          {
+            model: "mock/echo",
+            messages: user("use the tools"),
+            serverTools: ["everything/echo", "everything/trigger-long-running-operation"],
+            retry: { initialBackoff: { nanos: 50_000_000 } },
+            // Turn 1 says a few words and calls both tools; turn 2 answers
+            // from their results, its first attempt (2) dropping after one
+            // delta.
+            providerOptions: {
+              script: [
+                {
+                  text: "Let me ask the tools. ",
+                  tool_calls: [
+                    { name: "everything__echo", arguments: { message: "hello" } },
+                    { name: "everything__trigger-long-running-operation", arguments: { duration: 1, steps: 2 } },
+                  ],
+                },
+              ],
+              faults: [{}, { drop_after: 1 }, {}],
+            },
+          },
+          { timeoutMs: 60_000 },
+        ),
+        {
+          onWillRetry: (w, discarded) => w.discardPartial && discards.push(discarded),
+          onToolProgress: (p) => progress.set(p.toolCallId, (progress.get(p.toolCallId) ?? 0) + 1),
+          onToolResult: (r) => {
+            if (r.name === "everything/trigger-long-running-operation") before = progress.get(r.toolCallId) ?? 0;
+          },
+        },
+      );
+      const [turn1] = reply.earlierTurns;
+      const results = (turn1?.toolResults ?? []).map((r) => `${r.name}: ${r.content.split(".")[0]}`).sort();
+      check(
+        JSON.stringify(results) === JSON.stringify(["everything/echo: Echo: hello", "everything/trigger-long-running-operation: Long running operation completed"]),
+        `turn 1's tool results ${JSON.stringify(results)}`,
+      );
+      check(before >= 2, `${before} tool_progress events before the long operation's result, want 2 or more`);
+      check(discards.length === 1 && discards[0] === "Echo: ", `discarded ${JSON.stringify(discards)}, want turn 2's first delta only`);
+      check(turn1.text === "Let me ask the tools. ", `turn 1's text ${JSON.stringify(turn1.text)}`);
+      const content = reply.final.message?.content ?? "";
+      check(reply.turn === 2 && reply.text === content && content.startsWith("Echo: hello\n"), `text ${JSON.stringify(reply.text)}, final ${JSON.stringify(content)}`);
+      check(
+        reply.final.turns === 2 && reply.final.transcript.length === 4,
+        `final: ${reply.final.turns} turns, ${reply.final.transcript.length} transcript messages; want 2 and 4`,
+      );
+      return (
+        `listed everything/echo; 2 tool results, ${before} progress events before the long one's; turn 2's retry discarded ` +
+        `${JSON.stringify(discards[0])} only; the text equals the final; ${reply.final.turns} turns, ${reply.final.transcript.length} messages in the transcript`
+      );
+    },
+  ],
+];
+
+let failed = 0;
+for (const [name, run] of scenarios) {
+  try {
+    console.log(`ok ${name}: ${await run()}`);
+  } catch (err) {
+    failed++;
+    console.log(`FAIL ${name}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+process.exitCode = failed === 0 ? 0 : 1;

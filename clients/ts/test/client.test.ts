@@ -1,0 +1,243 @@
+// Tests of what the scenarios against the real server cannot reach (yet):
+// re-issuing a resumable call the server lost, the service config's retry
+// with and without the server's pushback, and the reply helper's turns
+// event by event. An in-process gRPC server (connect-node's, over HTTP/2)
+// plays llmrelay.
+
+import assert from "node:assert/strict";
+import * as http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, test } from "node:test";
+
+import { create } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+
+import { Client, LLMRelayError, Reply } from "../src/index.js";
+import { BadRequestSchema, ErrorInfoSchema, RetryInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
+import type { GenerateEvent, GenerateRequest } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
+import { GenerateEventSchema, GenerateRequestSchema, LLMService, ListToolsResponseSchema, Role } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
+
+/** The calls the fake server received, by model. */
+const calls = new Map<string, GenerateRequest[]>();
+
+function* reply(text: string): Generator<GenerateEvent> {
+  const words = text.split(/(?<= )/);
+  let n = 0;
+  for (const w of words) {
+    yield create(GenerateEventSchema, { sequence: BigInt(++n), attempt: 1, event: { case: "delta", value: { text: w } } });
+  }
+  yield create(GenerateEventSchema, {
+    sequence: BigInt(++n),
+    attempt: 1,
+    event: { case: "final", value: { message: { role: Role.ASSISTANT, content: text }, attempts: 1 } },
+  });
+}
+
+function llmrelayError(code: Code, reason: string, extra: ConstructorParameters<typeof ConnectError>[3] = []): ConnectError {
+  return new ConnectError(`fake ${reason}`, code, undefined, [
+    { desc: ErrorInfoSchema, value: { reason, domain: "llmrelay", metadata: { request_id: "from-the-server" } } },
+    ...(extra ?? []),
+  ]);
+}
+
+function routes(router: ConnectRouter): void {
+  router.service(LLMService, {
+    async *generate(req: GenerateRequest, ctx: HandlerContext) {
+      const seen = calls.get(req.model) ?? [];
+      seen.push(req);
+      calls.set(req.model, seen);
+      switch (req.model) {
+        case "fake/lost": // the first call is lost after two words; the second one runs
+          if (seen.length === 1) {
+            yield* [...reply("lost words here")].slice(0, 2);
+            throw llmrelayError(Code.Aborted, "RESUMABLE_CALL_LOST");
+          }
+          yield* reply("the whole reply");
+          return;
+        case "fake/dropped-then-not-found": // dropped after two words; its Resume finds nothing; sent again, served
+          ctx.responseHeader.set("llmrelay-resumable", "true");
+          if (seen.length === 1) {
+            yield* [...reply("dropped words here")].slice(0, 2);
+            throw new ConnectError("the connection broke", Code.Unavailable);
+          }
+          yield* reply("the whole reply");
+          return;
+        case "fake/unavailable-once": // UNAVAILABLE without pushback, then served
+          if (seen.length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
+          yield* reply("served");
+          return;
+        case "fake/pushback": // llmrelay decided against another attempt
+          ctx.responseTrailer.set("grpc-retry-pushback-ms", "-1");
+          throw llmrelayError(Code.Unavailable, "PROVIDER_RETRY_DISALLOWED");
+        case "fake/pushback-wait": // busy: call again in 10ms
+          if (seen.length === 1) {
+            ctx.responseTrailer.set("grpc-retry-pushback-ms", "10");
+            throw llmrelayError(Code.Unavailable, "PROVIDER_BUSY", [{ desc: RetryInfoSchema, value: { retryDelay: { nanos: 10_000_000 } } }]);
+          }
+          yield* reply("served");
+          return;
+        case "fake/tools": {
+          // Turn 1 says a few words, calls a server tool, which reports
+          // progress and returns; turn 2's first attempt fails after a word
+          // and is retried.
+          let n = 0n;
+          const ev = (turn: number, attempt: number, event: MessageInitShape<typeof GenerateEventSchema>["event"]) =>
+            create(GenerateEventSchema, { sequence: ++n, turn, attempt, event });
+          yield ev(1, 1, { case: "delta", value: { text: "Let me ask. " } });
+          yield ev(1, 1, { case: "delta", value: { toolCall: { id: "mock_1_0", name: "everything__echo", argumentsDelta: '{"message":"hello"}' } } });
+          yield ev(1, 1, { case: "toolProgress", value: { toolCallId: "mock_1_0", name: "everything/echo", progress: 1, total: 2 } });
+          yield ev(0, 0, { case: "heartbeat", value: {} });
+          yield ev(1, 1, { case: "toolResult", value: { toolCallId: "mock_1_0", name: "everything/echo", content: "Echo: hello", attempts: 1 } });
+          yield ev(2, 2, { case: "delta", value: { text: "Echo: " } });
+          yield ev(2, 2, { case: "willRetry", value: { nextAttempt: 3, discardPartial: true } });
+          yield ev(2, 3, { case: "delta", value: { text: "Echo: " } });
+          yield ev(2, 3, { case: "delta", value: { text: "hello" } });
+          yield ev(2, 3, { case: "final", value: { message: { role: Role.ASSISTANT, content: "Echo: hello" }, attempts: 3, turns: 2 } });
+          return;
+        }
+        case "fake/invalid":
+          throw llmrelayError(Code.InvalidArgument, "INVALID_REQUEST", [
+            { desc: BadRequestSchema, value: { fieldViolations: [{ field: "messages[0].role", description: "must be set", reason: "role.defined" }] } },
+          ]);
+        default:
+          throw new ConnectError(`no such fake model ${req.model}`, Code.NotFound);
+      }
+    },
+    listTools(req) {
+      calls.set("listTools", [...(calls.get("listTools") ?? []), create(GenerateRequestSchema, { model: req.server })]);
+      if ((calls.get("listTools") ?? []).length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
+      return create(ListToolsResponseSchema, { tools: [{ name: "everything/echo", server: "everything", available: true }], servers: [{ name: "everything", available: true, tools: 1 }] });
+    },
+    // eslint-disable-next-line require-yield
+    async *resume() {
+      throw llmrelayError(Code.NotFound, "RESUMABLE_CALL_NOT_FOUND");
+    },
+  });
+}
+
+let server: http2.Http2Server;
+let relay: Client;
+
+before(async () => {
+  server = http2.createServer(connectNodeAdapter({ routes }));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  relay = new Client(`127.0.0.1:${(server.address() as AddressInfo).port}`, { insecure: true, apiKey: "k" });
+});
+
+after(() => {
+  relay.close();
+  server.close();
+});
+
+const ask = (model: string) => ({ model, messages: [{ role: Role.USER, content: "hi" }], resumable: true });
+
+describe("a resumable call the server lost", () => {
+  test("with reissueLostCall, is sent again with the same request_id, and Reply drops what it showed", async () => {
+    calls.delete("fake/lost");
+    const discarded: string[] = [];
+    const stream = relay.generate(ask("fake/lost"), { reissueLostCall: true, timeoutMs: 10_000 });
+    const r = await Reply.collect(stream, { onReissue: (cause, text) => discarded.push(`${cause.reason}: ${text}`) });
+    assert.equal(r.text, "the whole reply");
+    assert.equal(r.final.message?.content, "the whole reply");
+    assert.deepEqual(discarded, ["RESUMABLE_CALL_LOST: lost words "]);
+    assert.equal(stream.reissues, 1);
+    const sent = calls.get("fake/lost") ?? [];
+    assert.equal(sent.length, 2);
+    assert.ok(sent[0].requestId !== "" && sent[0].requestId === sent[1].requestId, "the same request_id both times");
+  });
+
+  test("found missing by the stream's own Resume after a drop, is sent again when asked", async () => {
+    calls.delete("fake/dropped-then-not-found");
+    const stream = relay.generate(ask("fake/dropped-then-not-found"), { reissueLostCall: true, timeoutMs: 10_000 });
+    const r = await Reply.collect(stream);
+    assert.equal(r.text, "the whole reply");
+    assert.deepEqual([stream.resumes, stream.reissues], [1, 1]);
+    assert.equal(calls.get("fake/dropped-then-not-found")?.length, 2);
+  });
+
+  test("without it, ends with the typed error and is not sent again", async () => {
+    calls.delete("fake/lost");
+    await assert.rejects(Reply.collect(relay.generate(ask("fake/lost"))), (e: unknown) => {
+      assert.ok(e instanceof LLMRelayError);
+      assert.equal(e.code, Code.Aborted);
+      assert.equal(e.reason, "RESUMABLE_CALL_LOST");
+      assert.equal(e.requestId, "from-the-server");
+      return true;
+    });
+    assert.equal(calls.get("fake/lost")?.length, 1);
+  });
+});
+
+describe("the service config's retry before the first event", () => {
+  test("retries UNAVAILABLE without pushback", async () => {
+    calls.delete("fake/unavailable-once");
+    const r = await Reply.collect(relay.generate({ ...ask("fake/unavailable-once"), resumable: false }, { timeoutMs: 10_000 }));
+    assert.equal(r.final.message?.content, "served");
+    assert.equal(calls.get("fake/unavailable-once")?.length, 2);
+  });
+
+  test("follows pushback -1: one call", async () => {
+    calls.delete("fake/pushback");
+    await assert.rejects(Reply.collect(relay.generate({ ...ask("fake/pushback"), resumable: false })), /PROVIDER_RETRY_DISALLOWED/);
+    assert.equal(calls.get("fake/pushback")?.length, 1);
+  });
+
+  test("calls again after a pushback delay", async () => {
+    calls.delete("fake/pushback-wait");
+    const r = await Reply.collect(relay.generate({ ...ask("fake/pushback-wait"), resumable: false }, { timeoutMs: 10_000 }));
+    assert.equal(r.final.message?.content, "served");
+    assert.equal(calls.get("fake/pushback-wait")?.length, 2);
+  });
+
+  test("is off with retry: false", async () => {
+    calls.delete("fake/unavailable-once");
+    const once = new Client(`127.0.0.1:${(server.address() as AddressInfo).port}`, { insecure: true, retry: false });
+    await assert.rejects(Reply.collect(once.generate({ ...ask("fake/unavailable-once"), resumable: false })), /UNAVAILABLE/);
+    assert.equal(calls.get("fake/unavailable-once")?.length, 1);
+    once.close();
+  });
+});
+
+test("a typed error carries the reason, the retry delay and the field violations", async () => {
+  const e = await Reply.collect(relay.generate({ ...ask("fake/invalid"), resumable: false })).then(
+    () => assert.fail("the call succeeded"),
+    (err: unknown) => err as LLMRelayError,
+  );
+  assert.equal(e.codeName, "INVALID_ARGUMENT");
+  assert.equal(e.reason, "INVALID_REQUEST");
+  assert.ok(e.fromLLMRelay);
+  assert.deepEqual(e.fieldViolations, [{ field: "messages[0].role", description: "must be set", reason: "role.defined" }]);
+  assert.equal(e.message, "INVALID_ARGUMENT INVALID_REQUEST: fake INVALID_REQUEST");
+});
+
+describe("server tools", () => {
+  test("Reply keeps each turn apart: a will_retry discards only its own turn's text; tool events are kept", async () => {
+    const seen: string[] = [];
+    const r = await Reply.collect(relay.generate({ ...ask("fake/tools"), resumable: false }), {
+      onTurn: (turn, reply) => seen.push(`turn ${turn} after ${JSON.stringify(reply.earlierTurns.at(-1)?.text)}`),
+      onToolProgress: (p) => seen.push(`progress ${p.toolCallId} ${p.progress}/${p.total}`),
+      onToolResult: (res) => seen.push(`result ${res.toolCallId} ${res.content}`),
+      onWillRetry: (_w, discarded) => seen.push(`discard ${JSON.stringify(discarded)}`),
+    });
+    assert.deepEqual(seen, ["progress mock_1_0 1/2", "result mock_1_0 Echo: hello", 'turn 2 after "Let me ask. "', 'discard "Echo: "']);
+    assert.equal(r.turn, 2);
+    assert.equal(r.text, "Echo: hello");
+    assert.equal(r.text, r.final.message?.content);
+    assert.equal(r.earlierTurns.length, 1);
+    const [t1] = r.earlierTurns;
+    assert.deepEqual([t1.turn, t1.text, t1.toolCalls.map((c) => `${c.id} ${c.name} ${c.arguments}`)], [1, "Let me ask. ", ['mock_1_0 everything__echo {"message":"hello"}']]);
+    assert.deepEqual(t1.toolResults.map((res) => res.content), ["Echo: hello"]);
+    assert.deepEqual([r.toolResults, r.toolProgress.size, r.final.turns], [[], 0, 2]);
+  });
+
+  test("listTools lists the tools, retried on UNAVAILABLE as the service config says", async () => {
+    calls.delete("listTools");
+    const resp = await relay.listTools({ server: "everything" }, { timeoutMs: 10_000 });
+    assert.deepEqual(resp.tools.map((t) => [t.name, t.available]), [["everything/echo", true]]);
+    assert.deepEqual(resp.servers.map((s) => s.name), ["everything"]);
+    assert.deepEqual(calls.get("listTools")?.map((c) => c.model), ["everything", "everything"]);
+  });
+});

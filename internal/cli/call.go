@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"net"
+	"strings"
+	"unicode"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/llmrelay/llmrelay/client"
+)
+
+// The environment variables the client commands (generate, models, tools) read.
+const (
+	// EnvAddr is the server address the client commands call.
+	EnvAddr = "LLMRELAY_ADDR"
+	// EnvAPIKey is the API key they send.
+	EnvAPIKey = "LLMRELAY_API_KEY"
+	// defaultAddr is where `make run` serves.
+	defaultAddr = "127.0.0.1:50051"
+)
+
+// callFlags are the flags of the commands that call a running server.
+type callFlags struct {
+	addr, key      string
+	tls, plaintext bool
+	json           bool
+}
+
+// define defines the flags on fs.
+func (f *callFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "addr", "", "the server's `HOST:PORT` (default $"+EnvAddr+", else "+defaultAddr+")")
+	fs.StringVar(&f.key, "key", "", "the API `KEY` to send (default $"+EnvAPIKey+")")
+	fs.BoolVar(&f.tls, "tls", false, "use TLS, verified with the system's roots (the default for an address that is not loopback)")
+	fs.BoolVar(&f.plaintext, "plaintext", false, "do not use TLS (the default for a loopback address; a key then travels in the clear)")
+	fs.BoolVar(&f.json, "json", false, "print what the server sent as JSON, one object a line")
+}
+
+// dial returns a client for the flags' server, with the environment's
+// defaults filled in.
+func (f *callFlags) dial(cmd string, env Env) (*client.Client, string, error) {
+	if f.tls && f.plaintext {
+		return nil, "", usagef(cmd, "%s: --tls and --plaintext both given", cmd)
+	}
+	addr := f.addr
+	if addr == "" {
+		addr = env.Getenv(EnvAddr)
+	}
+	if addr == "" {
+		addr = defaultAddr
+	}
+	key := f.key
+	if key == "" {
+		key = env.Getenv(EnvAPIKey)
+	}
+	var opts []client.Option
+	if key != "" {
+		opts = append(opts, client.WithAPIKey(key))
+	}
+	if f.plaintext || (!f.tls && isLoopback(addr)) {
+		opts = append(opts, client.WithInsecure())
+	} else {
+		opts = append(opts, client.WithTLS(&tls.Config{MinVersion: tls.VersionTLS12}))
+	}
+	c, err := client.New(addr, opts...)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, addr, nil
+}
+
+// isLoopback reports whether addr (HOST:PORT, or a gRPC target) names this
+// machine: localhost or a loopback IP.
+func isLoopback(addr string) bool {
+	addr = strings.TrimPrefix(addr, "dns:///")
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// callError words a failed call for the command line: the code, the
+// ErrorInfo reason, the message, and what the server suggested.
+func callError(addr string, err error) error {
+	e := client.FromError(err)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", addr, codeName(e.Code))
+	if e.Reason != "" {
+		fmt.Fprintf(&b, " %s", e.Reason)
+	}
+	fmt.Fprintf(&b, ": %s", e.Message)
+	for _, v := range e.FieldViolations {
+		if line := v.GetField() + ": " + v.GetDescription(); !strings.Contains(e.Message, line) {
+			fmt.Fprintf(&b, "\n  %s", line)
+		}
+	}
+	if e.HasRetryDelay {
+		fmt.Fprintf(&b, "\n  the server suggests calling again in %v", e.RetryDelay)
+	}
+	if id := e.Metadata["request_id"]; id != "" {
+		fmt.Fprintf(&b, "\n  request id %s", id)
+	}
+	return fmt.Errorf("%s", b.String())
+}
+
+// codeName is a gRPC code's name as the gRPC spec writes it:
+// DEADLINE_EXCEEDED, not DeadlineExceeded.
+func codeName(c codes.Code) string {
+	if c == codes.OK {
+		return "OK"
+	}
+	var b strings.Builder
+	for i, r := range c.String() {
+		if i > 0 && unicode.IsUpper(r) {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToUpper(r))
+	}
+	return b.String()
+}

@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+)
+
+// testKey is the API key of the server relay starts.
+const testKey = "cli-test-key"
+
+// relay starts a real llmrelay on a free loopback port, with the mock
+// provider and, when keyed, one key (testKey) that may use it, and returns
+// its address.
+func relay(t *testing.T, keyed bool) string {
+	t.Helper()
+	cfg := config.Default()
+	cfg.MetricsListen = ""
+	cfg.Providers = config.DefaultProviders()
+	if keyed {
+		cfg.Auth.Keys = []config.APIKey{{Name: "cli", SHA256: auth.HashKey(testKey),
+			Scopes: []string{"generate", "models.list"}, Models: []string{"mock/*"}}}
+	}
+	addr, _ := servertest.Listen(t, cfg)
+	return addr
+}
+
+func TestGenerate(t *testing.T) {
+	addr := relay(t, false)
+	env := map[string]string{EnvAddr: addr}
+	tests := []struct {
+		name       string
+		args       []string
+		stdin      string
+		env        map[string]string
+		code       int
+		stdout     string
+		stderrHave []string
+	}{
+		{name: "the reply streams to stdout, the usage to stderr",
+			args: []string{"generate", "-m", "mock/echo", "hello", "brave new world"}, env: env,
+			stdout:     "hello brave new world\n",
+			stderrHave: []string{"llmrelay: mock/echo, stop, 4 input and 4 output tokens, 1 attempt\n"}},
+		{name: "--addr wins over $LLMRELAY_ADDR",
+			args: []string{"generate", "--addr", addr, "--model", "mock/echo", "hi"}, env: map[string]string{EnvAddr: "127.0.0.1:1"},
+			stdout: "hi\n"},
+		{name: "the prompt from stdin",
+			args: []string{"generate", "-m", "mock/echo"}, stdin: "from stdin\n", env: env,
+			stdout: "from stdin\n"},
+		{name: "a retry that starts the reply over says so on stderr",
+			args: []string{"generate", "-m", "mock/echo", "--provider-options", `{"faults": [{"drop_after": 2}]}`,
+				"the quick brown fox"}, env: env,
+			// The first attempt's text, cut off; then the whole reply.
+			stdout: "the quick \nthe quick brown fox\n",
+			stderrHave: []string{"llmrelay: attempt 1 failed (TRANSPORT PROVIDER_TRANSPORT_ERROR); attempt 2 in ",
+				"on mock/echo; discard the 10 characters above: the reply starts over\n",
+				"mock/echo, stop, 4 input and 4 output tokens, 2 attempts\n"}},
+		{name: "an unknown provider: the code, the reason and the message",
+			args: []string{"generate", "-m", "nope/x", "hi"}, env: env, code: ExitFailed,
+			stderrHave: []string{"llmrelay: " + addr + ": INVALID_ARGUMENT UNKNOWN_PROVIDER: model: unknown provider \"nope\"", "\n  request id "}},
+		{name: "a request breaking a field rule lists the field",
+			args: []string{"generate", "-m", "mock/echo", "--provider-options", `{"faults": [{"status": "x"}]}`, "hi"}, env: env, code: ExitFailed,
+			stderrHave: []string{"INVALID_ARGUMENT", "provider_options.faults[0].status"}},
+		{name: "a deadline",
+			args: []string{"generate", "-m", "mock/echo", "--timeout", "300ms", "--provider-options", `{"faults": [{"first_delay_ms": 60000}]}`, "hi"}, env: env, code: ExitFailed,
+			stderrHave: []string{"DEADLINE_EXCEEDED"}},
+		{name: "no model", args: []string{"generate", "hi"}, env: env, code: ExitUsage,
+			stderrHave: []string{"generate: -m MODEL is required"}},
+		{name: "no prompt", args: []string{"generate", "-m", "mock/echo"}, env: env, code: ExitUsage,
+			stderrHave: []string{"generate: no PROMPT given"}},
+		{name: "--tls and --plaintext", args: []string{"generate", "--tls", "--plaintext", "-m", "mock/echo", "hi"}, env: env, code: ExitUsage,
+			stderrHave: []string{"--tls and --plaintext both given"}},
+		{name: "bad provider options", args: []string{"generate", "-m", "mock/echo", "--provider-options", "[1]", "hi"}, env: env, code: ExitUsage,
+			stderrHave: []string{"--provider-options is not a JSON object"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t.Context(), t, tt.args, tt.env, tt.stdin)
+			if r.code != tt.code {
+				t.Fatalf("exit code %d, want %d; stderr:\n%s", r.code, tt.code, r.stderr)
+			}
+			if tt.code == ExitOK && r.stdout != tt.stdout {
+				t.Errorf("stdout %q, want %q", r.stdout, tt.stdout)
+			}
+			for _, s := range tt.stderrHave {
+				if !strings.Contains(r.stderr, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestGenerateJSONPrintsEveryEvent(t *testing.T) {
+	addr := relay(t, false)
+	r := runCLI(t.Context(), t, []string{"generate", "--json", "-m", "mock/echo", "--provider-options", `{"faults": [{"drop_after": 1}]}`, "one two"},
+		map[string]string{EnvAddr: addr}, "")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var kinds []string
+	for i, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %d is not JSON: %q", i+1, line)
+		}
+		for _, k := range []string{"delta", "willRetry", "final"} {
+			if _, ok := ev[k]; ok {
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	if got, want := strings.Join(kinds, " "), "delta willRetry delta delta final"; got != want {
+		t.Errorf("events %q, want %q:\n%s", got, want, r.stdout)
+	}
+}
+
+func TestClientCommandsSendTheKey(t *testing.T) {
+	addr := relay(t, true)
+	r := runCLI(t.Context(), t, []string{"generate", "-m", "mock/echo", "hi"}, map[string]string{EnvAddr: addr}, "")
+	if r.code != ExitFailed || !strings.Contains(r.stderr, "UNAUTHENTICATED CREDENTIALS_MISSING") {
+		t.Errorf("without a key: exit %d, stderr %q; want UNAUTHENTICATED CREDENTIALS_MISSING", r.code, r.stderr)
+	}
+	for _, env := range []map[string]string{
+		{EnvAddr: addr, EnvAPIKey: testKey},
+	} {
+		if r := runCLI(t.Context(), t, []string{"generate", "-m", "mock/echo", "hi"}, env, ""); r.code != ExitOK || r.stdout != "hi\n" {
+			t.Errorf("$%s: exit %d, stdout %q, stderr %q", EnvAPIKey, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := runCLI(t.Context(), t, []string{"models", "--key", testKey}, map[string]string{EnvAddr: addr}, ""); r.code != ExitOK ||
+		!strings.HasPrefix(r.stdout, "MODEL") || !strings.Contains(r.stdout, "\nmock/echo ") {
+		t.Errorf("models --key: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestModelsJSON(t *testing.T) {
+	addr := relay(t, false)
+	r := runCLI(t.Context(), t, []string{"models", "--json", "--addr", addr}, nil, "")
+	var resp struct {
+		Models []struct{ ID string } `json:"models"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &resp); r.code != ExitOK || err != nil {
+		t.Fatalf("exit %d, %v: %s %s", r.code, err, r.stdout, r.stderr)
+	}
+	var ids []string
+	for _, m := range resp.Models {
+		ids = append(ids, m.ID)
+	}
+	if got := strings.Join(ids, " "); !strings.Contains(got, "mock/echo") {
+		t.Errorf("models %q lack mock/echo", got)
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:50051": true, "localhost:1": true, "[::1]:50051": true, "dns:///localhost:1": true,
+		"relay.example.com:443": false, "10.0.0.1:50051": false, "relay": false,
+	} {
+		if got := isLoopback(addr); got != want {
+			t.Errorf("isLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}

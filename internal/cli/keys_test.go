@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+	"github.com/llmrelay/llmrelay/internal/spend"
+)
+
+// TestKeysAgainstARunningServer runs `llmrelay keys` create, list, get,
+// update, usage and revoke against a server on loopback TCP, with its
+// admin key in LLMRELAY_API_KEY; the key created works until it is
+// revoked.
+func TestKeysAgainstARunningServer(t *testing.T) {
+	cfg := config.Default()
+	cfg.Providers = config.DefaultProviders()
+	cfg.Auth.Keys = []config.APIKey{{Name: "ops", SHA256: auth.HashKey("ops-secret"), Scopes: []string{"admin"}}}
+	cfg.Teams = []spend.Team{{Name: "research"}}
+	addr, _ := servertest.Listen(t, cfg)
+	env := map[string]string{EnvAddr: addr, EnvAPIKey: "ops-secret"}
+	run := func(args ...string) result {
+		t.Helper()
+		r := runCLI(t.Context(), t, args, env, "")
+		if r.code != ExitOK {
+			t.Fatalf("llmrelay %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+		return r
+	}
+
+	created := run("keys", "create", "ci", "--scope", "generate", "--model", "mock/*", "--team", "research",
+		"--budget", "{window: day, max_cost_usd: 5}", "--budget", "{window: month, max_tokens: 2000000}", "--metadata", "owner=qa")
+	secret := strings.TrimSpace(created.stdout)
+	if !strings.HasPrefix(secret, "llmr_") || !strings.Contains(created.stderr, "created API key ci") {
+		t.Fatalf("keys create printed %q and %q", created.stdout, created.stderr)
+	}
+	list := run("keys", "list").stdout
+	for _, want := range []string{
+		"NAME  SOURCE  STATE   TEAM      SCOPES    BUDGETS",
+		"ci    store   active  research  generate  day $0/$5, month 0/2000000 tokens  never",
+		"ops   config  active  -         admin     -",
+	} {
+		if !strings.Contains(list, want) {
+			t.Errorf("keys list lacks %q:\n%s", want, list)
+		}
+	}
+	got := run("keys", "get", "ci").stdout
+	for _, want := range []string{"source:     store", "models:     mock/*", "budget:     day $0/$5 (resets ", "metadata:   owner=qa", "created by: ops"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("keys get lacks %q:\n%s", want, got)
+		}
+	}
+	updated := run("keys", "update", "ci", "--budget", "none", "--rps", "5").stdout
+	if strings.Contains(updated, "budget:") || !strings.Contains(updated, "limits:     5 requests/s, burst 0, 0 streams") || !strings.Contains(updated, "team:       research") {
+		t.Errorf("keys update: %s", updated)
+	}
+
+	// The new key calls the server, and its call shows in the usage.
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	stream, err := llmrelayv1.NewLLMServiceClient(conn).Generate(metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+secret),
+		&llmrelayv1.GenerateRequest{Model: "mock/echo", Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "two words"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := stream.Recv(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("a call with the new key: %v", err)
+		}
+	}
+	usage := run("keys", "usage", "--for-key", "ci").stdout
+	lines := strings.Split(strings.TrimSpace(usage), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "DAY") || !strings.Contains(lines[1], " ci   -     1      2      2") {
+		t.Errorf("keys usage:\n%s", usage)
+	}
+
+	if out := run("keys", "revoke", "ci").stdout; out != "revoked API key ci\n" {
+		t.Errorf("keys revoke printed %q", out)
+	}
+	if list := run("keys", "list", "--revoked").stdout; !strings.Contains(list, "ci    store   revoked") {
+		t.Errorf("keys list --revoked:\n%s", list)
+	}
+	if list := run("keys", "list").stdout; strings.Contains(list, "ci ") {
+		t.Errorf("keys list shows a revoked key:\n%s", list)
+	}
+
+	// Errors name the code and reason; the wrong key is refused.
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"keys", "revoke", "ops"}, env, "FAILED_PRECONDITION KEY_READ_ONLY: config keys are read-only"},
+		{[]string{"keys", "get", "nobody"}, env, "NOT_FOUND KEY_NOT_FOUND"},
+		{[]string{"keys", "list"}, map[string]string{EnvAddr: addr, EnvAPIKey: secret}, "UNAUTHENTICATED API_KEY_REVOKED"},
+		{[]string{"keys", "create", "x", "--scope", "admin", "--team", "nope"}, env, `INVALID_ARGUMENT INVALID_REQUEST: key.team: "nope" is not a configured team`},
+	} {
+		r := runCLI(t.Context(), t, tc.args, tc.env, "")
+		if r.code != ExitFailed || !strings.Contains(r.stderr, addr+": "+tc.want) {
+			t.Errorf("llmrelay %s: exit %d, %q; want exit 1 and %q", strings.Join(tc.args, " "), r.code, r.stderr, tc.want)
+		}
+	}
+}

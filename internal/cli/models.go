@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+)
+
+var modelsCommand = &command{
+	name:    "models",
+	usage:   "models [flags]",
+	summary: "list the models and routes a running server offers",
+	about: `Calls ListModels on a running llmrelay and prints the models the key may
+use, one a line: the name to pass to generate -m, its provider's kind, and,
+for a route, its targets in order. --json prints the response as JSON.
+
+Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
+	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
+		var cf callFlags
+		cf.define(fs)
+		provider := fs.String("provider", "", "list only this `PROVIDER`'s models")
+		timeout := fs.Duration("timeout", 30*time.Second, "give up after `DURATION`")
+		return func(ctx context.Context, args []string) error {
+			if len(args) > 0 {
+				return usagef("models", "models: unexpected argument %q (models takes only flags)", args[0])
+			}
+			c, addr, err := cf.dial("models", env)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := context.WithTimeout(ctx, *timeout)
+			defer cancel()
+			resp, err := c.ListModels(ctx, &llmrelayv1.ListModelsRequest{Provider: *provider})
+			if err != nil {
+				return callError(addr, err)
+			}
+			if cf.json {
+				return printJSON(env.Stdout, resp)
+			}
+			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "MODEL\tKIND\tTARGETS")
+			for _, m := range resp.GetModels() {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", m.GetId(), modelKind(m), modelTargets(m))
+			}
+			return tw.Flush()
+		}
+	},
+}
+
+// printJSON prints a response as indented JSON (--json of models and
+// tools).
+func printJSON(w io.Writer, m proto.Message) error {
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(m)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// modelKind is a model's provider kind, or "route".
+func modelKind(m *llmrelayv1.Model) string {
+	if m.GetKind() == llmrelayv1.ModelKind_MODEL_KIND_ROUTE {
+		return "route"
+	}
+	kind := m.GetProviderKind()
+	if m.GetHealth().GetEjected() {
+		kind += " (ejected)"
+	}
+	return kind
+}
+
+// modelTargets lists a route's targets, "-" for a provider's model.
+func modelTargets(m *llmrelayv1.Model) string {
+	if len(m.GetTargets()) == 0 {
+		return "-"
+	}
+	names := make([]string, len(m.GetTargets()))
+	for i, t := range m.GetTargets() {
+		names[i] = t.GetModel()
+		if t.GetWeight() > 0 && m.GetBalance() == llmrelayv1.RouteBalance_ROUTE_BALANCE_WEIGHTED {
+			names[i] += fmt.Sprintf(" (weight %d)", t.GetWeight())
+		}
+		if t.GetHealth().GetEjected() {
+			names[i] += " (ejected)"
+		}
+	}
+	return strings.Join(names, ", ")
+}

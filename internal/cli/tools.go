@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+)
+
+var toolsCommand = &command{
+	name:    "tools",
+	usage:   "tools [flags]",
+	summary: "list the server tools a running server offers the key",
+	about: `Calls ListTools on a running llmrelay and prints the server tools (tools of
+its MCP servers, tools.mcp_servers) the key may offer a model, one a line:
+the name to pass to generate --server-tools, whether its MCP server answers
+right now, and what the tool does. An MCP server that is not answering is
+named on stderr. --json prints the response as JSON (with each tool's
+input schema and the name the model sees it by).
+
+Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
+	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
+		var cf callFlags
+		cf.define(fs)
+		server := fs.String("server", "", "list only this MCP `SERVER`'s tools (its name in the server's config)")
+		timeout := fs.Duration("timeout", 30*time.Second, "give up after `DURATION`")
+		return func(ctx context.Context, args []string) error {
+			if len(args) > 0 {
+				return usagef("tools", "tools: unexpected argument %q (tools takes only flags)", args[0])
+			}
+			c, addr, err := cf.dial("tools", env)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := context.WithTimeout(ctx, *timeout)
+			defer cancel()
+			resp, err := c.ListTools(ctx, &llmrelayv1.ListToolsRequest{Server: *server})
+			if err != nil {
+				return callError(addr, err)
+			}
+			if cf.json {
+				return printJSON(env.Stdout, resp)
+			}
+			if len(resp.GetServers()) == 0 {
+				fmt.Fprintln(env.Stderr, "llmrelay: the server has no MCP servers (tools.mcp_servers in its config): no server tools")
+				return nil
+			}
+			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "TOOL\tAVAILABLE\tDESCRIPTION")
+			for _, t := range resp.GetTools() {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.GetName(), yesNo(t.GetAvailable()), firstLine(t.GetDescription()))
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, s := range resp.GetServers() {
+				if !s.GetAvailable() {
+					fmt.Fprintf(env.Stderr, "llmrelay: MCP server %s is not answering: its tools cannot be offered until it does\n", s.GetName())
+				}
+			}
+			if len(resp.GetTools()) == 0 {
+				fmt.Fprintln(env.Stderr, "llmrelay: the key may use none of the server's tools (its tools patterns)")
+			}
+			return nil
+		}
+	},
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// firstLine is s's first line, with " …" when more follow.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[:i]) + " …"
+	}
+	return s
+}

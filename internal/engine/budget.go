@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
+	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/spend"
+)
+
+// settleTimeout bounds a call's settlement and a reservation's release,
+// which run when the call has ended (its own context may be cancelled).
+const settleTimeout = 5 * time.Second
+
+// Budget is admission's budget step: the one owner of whether the budgets a
+// Generate call falls under (its key's and its team's, internal/spend)
+// have room for it. It reserves the call's estimate on each (one store
+// round trip), or refuses the call with RESOURCE_EXHAUSTED,
+// BUDGET_EXHAUSTED, before any provider hears of it. The call's hold goes
+// into its call record; Generate settles it as the call ends, with the
+// usage and cost of every attempt (call.settle). Calls of keys without
+// budgets take no reservation but are recorded in the usage as they end;
+// calls without a key, and other methods, pass. It runs after the model
+// is resolved (the reservation is priced at the call's targets) and before
+// the provider queue (a refused call waits for no slot).
+type Budget struct {
+	// Budgets is nil on a server without keys.
+	Budgets *spend.Budgeter
+	Metrics *metrics.Metrics
+}
+
+// Reserve implements the step for request req; release gives the
+// reservation back if the call never ran (Generate settled it otherwise).
+func (b *Budget) Reserve(ctx context.Context, req any) (release func(), err error) {
+	g, isGenerate := req.(*llmrelayv1.GenerateRequest)
+	id, keyed := auth.FromContext(ctx)
+	if b == nil || b.Budgets == nil || !isGenerate || !keyed {
+		return func() {}, nil
+	}
+	sub := spend.Subject{Key: id.Name, Team: id.Team, Budgets: id.Budgets}
+	var r spend.Request
+	if b.Budgets.Budgeted(sub) {
+		r = spend.Request{InputBytes: proto.Size(g), MaxOutputTokens: int64(g.GetGeneration().GetMaxOutputTokens())}
+		if res, ok := callinfo.From(ctx).Resolved(); ok {
+			for _, t := range res.Targets {
+				r.Targets = append(r.Targets, spend.Target{Provider: t.Entry.Config.Name, Model: t.Model})
+			}
+		}
+	}
+	deadline, _ := ctx.Deadline()
+	h, err := b.Budgets.Reserve(ctx, sub, r, deadline)
+	if err != nil {
+		var ee *spend.ExhaustedError
+		if errors.As(err, &ee) {
+			b.Metrics.BudgetRefused(string(ee.Budget.Window), ee.TeamBudget)
+		}
+		return nil, apierr.FromError(err)
+	}
+	callinfo.From(ctx).SetHold(h)
+	return func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+		defer cancel()
+		_ = h.Release(ctx) // lapses in the store if it fails
+	}, nil
+}
+
+// settle settles the call's hold with the usage and cost of every attempt
+// of every turn (the Final's usage), once the call ended, successful or
+// not. A settlement the store could not take is queued by the store
+// (redis) or logged.
+func (c *call) settle(ctx context.Context) {
+	h := c.info.Hold()
+	if h == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	if err := h.Settle(ctx, c.usage, c.cost); err != nil {
+		c.eng.log.Warn("the call's spend could not be settled", "request_id", c.requestID, "key", c.key, "error", err)
+	}
+}

@@ -1,0 +1,1053 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/engine"
+	"github.com/llmrelay/llmrelay/internal/provider"
+)
+
+// This file is Anthropic's Messages API (POST /v1/messages, and GET
+// /v1/models when asked with an anthropic-version header): a request in
+// that format becomes the engine's GenerateRequest, the call's events
+// become Anthropic's stream events or one message, and errors become
+// Anthropic's error body.
+
+// anthropic is the Anthropic Messages wire format.
+type anthropic struct{}
+
+func (anthropic) name() string { return InterfaceAnthropic }
+
+// HeaderAnthropicVersion is the header every Anthropic request carries; it
+// also tells GET /v1/models to answer in Anthropic's shape.
+const HeaderAnthropicVersion = "Anthropic-Version"
+
+// anthropicOptions are Messages parameters llmrelay passes to the provider
+// as provider_options under their own names, each unless it has its
+// default value.
+var anthropicOptions = map[string]string{
+	"top_k":         "",
+	"thinking":      `{"type":"disabled"}`,
+	"service_tier":  `"auto"`,
+	"cache_control": "",
+	"inference_geo": "",
+	"speed":         "",
+	"mcp_servers":   "",
+	"container":     "",
+}
+
+// anthropicRefused are Messages parameters whose answer llmrelay's reply
+// cannot carry.
+var anthropicRefused = map[string]string{
+	"context_management": "", "diagnostics": "",
+}
+
+// foreignSignature prefixes the signature of reasoning that another
+// provider than Anthropic produced, with its format, so that the block,
+// sent back in a later turn, returns to llmrelay with its format known:
+// "llmrelay/<format>/<signature>". Anthropic's own signatures pass as
+// they are.
+const foreignSignature = "llmrelay/"
+
+func wireSignature(format, sig string) string {
+	if format == provider.FormatAnthropic || format == "" {
+		return sig
+	}
+	return foreignSignature + format + "/" + sig
+}
+
+func parseSignature(s string) (format, sig string) {
+	rest, ok := strings.CutPrefix(s, foreignSignature)
+	if !ok {
+		return provider.FormatAnthropic, s
+	}
+	format, sig, ok = strings.Cut(rest, "/")
+	if !ok {
+		return provider.FormatAnthropic, s
+	}
+	return format, sig
+}
+
+// decode translates a Messages request.
+func (anthropic) decode(body []byte, _ http.Header) (*translated, *failure) {
+	fields, err := objectFields(body)
+	if err != nil {
+		f := requestError("", "the request body "+err.Error())
+		return nil, &f
+	}
+	t := &translated{req: &llmrelayv1.GenerateRequest{}, own: map[string]bool{}, format: anthropic{}, maxTokensField: "max_tokens"}
+	// The system prompt is the first message, whatever the members' order.
+	if raw := fields["system"]; !isNull(raw) {
+		text, err := anthropicText(raw)
+		if err != nil {
+			f := memberError("system", err)
+			return nil, &f
+		}
+		t.req.Messages = append(t.req.Messages, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_SYSTEM, Content: text})
+		t.messages = append(t.messages, "system")
+	}
+	delete(fields, "system")
+	if f := t.decodeFields(fields, t.anthropicField); f != nil {
+		return nil, f
+	}
+	return t, nil
+}
+
+func (t *translated) anthropicField(key string, raw json.RawMessage) error {
+	req := t.req
+	switch key {
+	case "messages":
+		return t.anthropicMessages(raw)
+	case "stop_sequences":
+		var stop []string
+		if err := json.Unmarshal(raw, &stop); err != nil {
+			return errors.New("must be a list of strings")
+		}
+		generation(req).Stop = stop
+	case "metadata":
+		var md struct {
+			UserID string `json:"user_id"`
+		}
+		if err := decodeStrict(raw, &md); err != nil {
+			return err
+		}
+		if md.UserID != "" {
+			labels(req)["user_id"] = md.UserID
+		}
+	case "tools":
+		return t.anthropicTools(raw)
+	case "tool_choice":
+		return anthropicToolChoice(req, raw)
+	case "output_config":
+		return t.anthropicOutputConfig(raw)
+	case "output_format":
+		// The structured-outputs beta's spelling of output_config.format.
+		return anthropicFormat(req, raw)
+	default:
+		if handled, err := t.sharedField(key, raw); handled {
+			return err
+		}
+		return t.otherField(key, raw, anthropicOptions, anthropicRefused, "Extra inputs are not permitted")
+	}
+	return nil
+}
+
+// anthropicText reads a string or a list of text blocks (the system
+// prompt, a tool result's content), joined by newlines.
+func anthropicText(raw json.RawMessage) (string, error) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var blocks []json.RawMessage
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return "", errors.New("must be a string or a list of text blocks")
+	}
+	var b strings.Builder
+	for i, braw := range blocks {
+		var blk block
+		if err := decodeStrict(braw, &blk); err != nil {
+			return "", inParam("["+strconv.Itoa(i)+"]", err)
+		}
+		if blk.Type != "text" {
+			return "", &paramError{"[" + strconv.Itoa(i) + "].type", strconv.Quote(blk.Type) + " blocks are not supported here by llmrelay: only text"}
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(blk.Text)
+	}
+	return b.String(), nil
+}
+
+// block is any content block of a Messages request.
+type block struct {
+	Type string `json:"type"`
+	// text
+	Text      string          `json:"text"`
+	Citations json.RawMessage `json:"citations"` // accepted on text sent back; not forwarded
+	// tool_use
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+	// tool_result (is_error is accepted and not forwarded: llmrelay's tool
+	// messages carry the result's text)
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	// thinking, redacted_thinking
+	Thinking  string `json:"thinking"`
+	Signature string `json:"signature"`
+	Data      string `json:"data"`
+	// a prompt-caching hint, accepted and not forwarded
+	CacheControl json.RawMessage `json:"cache_control"`
+}
+
+func (t *translated) anthropicMessages(raw json.RawMessage) error {
+	var msgs []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := decodeStrict(raw, &msgs); err != nil {
+		return err
+	}
+	for i, m := range msgs {
+		at := "[" + strconv.Itoa(i) + "]"
+		if err := t.anthropicMessage(m.Role, m.Content, "messages"+at); err != nil {
+			return inParam(at, err)
+		}
+	}
+	return nil
+}
+
+// blockTypes are the content blocks llmrelay translates, by role; an
+// assistant message may also carry the blocks of Anthropic's server tools
+// (isProviderTool).
+var blockTypes = map[llmrelayv1.Role]map[string]bool{
+	llmrelayv1.Role_ROLE_USER:      {"text": true, "tool_result": true},
+	llmrelayv1.Role_ROLE_ASSISTANT: {"text": true, "tool_use": true, "thinking": true, "redacted_thinking": true},
+}
+
+// isProviderTool reports whether a block type is one of a tool Anthropic
+// ran itself: server_tool_use, mcp_tool_use and their *_tool_result.
+func isProviderTool(typ string) bool {
+	return typ == "server_tool_use" || typ == "mcp_tool_use" || strings.HasSuffix(typ, "_tool_result")
+}
+
+// anthropicMessage translates one message: a user message's tool_result
+// blocks each become a tool message, and its text a user message after
+// them (text blocks joined by newlines); an assistant message's blocks
+// become one assistant message, their order kept in its parts when it is
+// not the usual one.
+func (t *translated) anthropicMessage(role string, content json.RawMessage, path string) error {
+	var r llmrelayv1.Role
+	switch role {
+	case "user":
+		r = llmrelayv1.Role_ROLE_USER
+	case "assistant":
+		r = llmrelayv1.Role_ROLE_ASSISTANT
+	default:
+		return &paramError{".role", "must be user or assistant"}
+	}
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		t.add(&llmrelayv1.Message{Role: r, Content: s}, path)
+		return nil
+	}
+	var blocks []json.RawMessage
+	if err := json.Unmarshal(content, &blocks); err != nil {
+		return &paramError{".content", "must be a string or a list of content blocks"}
+	}
+	m := &llmrelayv1.Message{Role: r}
+	var text []string
+	for j, braw := range blocks {
+		at := ".content[" + strconv.Itoa(j) + "]"
+		var b block
+		if err := json.Unmarshal(braw, &b); err != nil {
+			return inParam(at, jsonProblem(err))
+		}
+		if r == llmrelayv1.Role_ROLE_ASSISTANT && isProviderTool(b.Type) {
+			pt, err := providerToolOf(braw)
+			if err != nil {
+				return inParam(at, err)
+			}
+			m.Parts = append(m.Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_ProviderTool{ProviderTool: uint32(len(m.ProviderTools))}})
+			m.ProviderTools = append(m.ProviderTools, pt)
+			continue
+		}
+		if !blockTypes[r][b.Type] {
+			return &paramError{at + ".type", strconv.Quote(b.Type) + " blocks are not supported in " + role + " messages by llmrelay"}
+		}
+		if err := decodeStrict(braw, &b); err != nil {
+			return inParam(at, err)
+		}
+		switch b.Type {
+		case "text":
+			text = append(text, b.Text)
+			m.Parts = append(m.Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_Text{Text: b.Text}})
+		case "tool_result":
+			out := ""
+			if !isNull(b.Content) {
+				var err error
+				if out, err = anthropicText(b.Content); err != nil {
+					return inParam(at+".content", err)
+				}
+			}
+			t.add(&llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: b.ToolUseID, Content: out}, path+at)
+		case "tool_use":
+			args := "{}"
+			if !isNull(b.Input) {
+				args = string(b.Input)
+			}
+			m.Parts = append(m.Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_ToolCall{ToolCall: uint32(len(m.ToolCalls))}})
+			m.ToolCalls = append(m.ToolCalls, &llmrelayv1.ToolCall{Id: b.ID, Name: b.Name, Arguments: args})
+		case "thinking", "redacted_thinking":
+			rs := &llmrelayv1.Reasoning{}
+			if b.Type == "thinking" {
+				rs.Format, rs.Signature = parseSignature(b.Signature)
+				rs.Text = b.Thinking
+			} else {
+				rs.Format, rs.Redacted = parseSignature(b.Data)
+			}
+			m.Parts = append(m.Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_Reasoning{Reasoning: uint32(len(m.Reasoning))}})
+			m.Reasoning = append(m.Reasoning, rs)
+		}
+	}
+	if r == llmrelayv1.Role_ROLE_ASSISTANT {
+		// The parts' text is the content, block by block.
+		m.Content = strings.Join(text, "")
+		if usualOrder(m.Parts) {
+			m.Parts = nil
+		}
+	} else {
+		m.Parts = nil
+		m.Content = strings.Join(text, "\n")
+	}
+	if m.Content != "" || len(m.ToolCalls) > 0 || len(m.Reasoning) > 0 || len(m.ProviderTools) > 0 || len(blocks) == 0 {
+		t.add(m, path)
+	}
+	return nil
+}
+
+// usualOrder reports whether an assistant message's parts are in the
+// order a message without parts means: its reasoning blocks, one text
+// block, its provider tool blocks, its tool calls.
+func usualOrder(parts []*llmrelayv1.Part) bool {
+	rank, texts := 0, 0
+	for _, p := range parts {
+		var r int
+		switch p.GetPart().(type) {
+		case *llmrelayv1.Part_Reasoning:
+			r = 0
+		case *llmrelayv1.Part_Text:
+			r, texts = 1, texts+1
+		case *llmrelayv1.Part_ProviderTool:
+			r = 2
+		default:
+			r = 3
+		}
+		if r < rank || texts > 1 {
+			return false
+		}
+		rank = r
+	}
+	return true
+}
+
+// providerToolOf reads the block of a tool Anthropic ran itself, kept as
+// llmrelay carries such blocks: its type, id, name, input and content, and
+// its other members as extra.
+func providerToolOf(raw json.RawMessage) (*llmrelayv1.ProviderToolBlock, error) {
+	fields, err := objectFields(raw)
+	if err != nil {
+		return nil, err
+	}
+	pt := &llmrelayv1.ProviderToolBlock{Format: provider.FormatAnthropic}
+	take := func(key string) json.RawMessage {
+		v := fields[key]
+		delete(fields, key)
+		return v
+	}
+	for key, dst := range map[string]*string{"type": &pt.Kind, "id": &pt.Id, "tool_use_id": &pt.Id, "name": &pt.Name} {
+		if v := take(key); !isNull(v) {
+			if err := json.Unmarshal(v, dst); err != nil {
+				return nil, &paramError{"." + key, "must be a string"}
+			}
+		}
+	}
+	if v := take("input"); !isNull(v) {
+		pt.Input = string(v)
+	}
+	if v := take("content"); !isNull(v) {
+		pt.Result = string(v)
+	}
+	if len(fields) > 0 {
+		extra, err := json.Marshal(fields)
+		if err != nil {
+			return nil, err
+		}
+		pt.Extra = string(extra)
+	}
+	return pt, nil
+}
+
+// add appends a message translated from the wire member at path.
+func (t *translated) add(m *llmrelayv1.Message, path string) {
+	t.req.Messages = append(t.req.Messages, m)
+	t.messages = append(t.messages, path)
+}
+
+// anthropicTools translates tools: custom tools are the request's tools;
+// Anthropic's server tools (a versioned type, such as
+// web_search_20250305) go, as they are, to provider_options.server_tools,
+// which the anthropic adapter sends with them (docs/providers.md).
+func (t *translated) anthropicTools(raw json.RawMessage) error {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(raw, &raws); err != nil {
+		return errors.New("must be a list of tools")
+	}
+	var server []any
+	for i, traw := range raws {
+		at := "[" + strconv.Itoa(i) + "]"
+		var tl struct {
+			Type         string          `json:"type"`
+			Name         string          `json:"name"`
+			Description  string          `json:"description"`
+			InputSchema  json.RawMessage `json:"input_schema"`
+			CacheControl json.RawMessage `json:"cache_control"`
+			// Hints about how Anthropic runs or streams a tool, accepted
+			// and not forwarded.
+			Strict              json.RawMessage `json:"strict"`
+			EagerInputStreaming json.RawMessage `json:"eager_input_streaming"`
+			DeferLoading        json.RawMessage `json:"defer_loading"`
+		}
+		if err := json.Unmarshal(traw, &tl); err != nil {
+			return inParam(at, jsonProblem(err))
+		}
+		if tl.Type != "" && tl.Type != "custom" {
+			var def any
+			if err := json.Unmarshal(traw, &def); err != nil {
+				return inParam(at, jsonProblem(err))
+			}
+			server = append(server, def)
+			continue
+		}
+		if err := decodeStrict(traw, &tl); err != nil {
+			return inParam(at, err)
+		}
+		tool := &llmrelayv1.Tool{Name: tl.Name, Description: tl.Description}
+		if !isNull(tl.InputSchema) {
+			s, err := structOf(tl.InputSchema)
+			if err != nil {
+				return inParam(at+".input_schema", err)
+			}
+			tool.Parameters = s
+		}
+		t.req.Tools = append(t.req.Tools, tool)
+	}
+	if len(server) > 0 {
+		v, err := structpb.NewList(server)
+		if err != nil {
+			return err
+		}
+		t.own[serverToolsOption] = true
+		if t.req.ProviderOptions == nil {
+			t.req.ProviderOptions = &structpb.Struct{Fields: map[string]*structpb.Value{}}
+		}
+		t.req.ProviderOptions.Fields[serverToolsOption] = structpb.NewListValue(v)
+	}
+	return nil
+}
+
+// serverToolsOption is the provider option of Anthropic's server tools.
+const serverToolsOption = "server_tools"
+
+var anthropicToolModes = map[string]llmrelayv1.ToolChoiceMode{
+	"auto": llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO,
+	"any":  llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED,
+	"none": llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE,
+	"tool": llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL,
+}
+
+func anthropicToolChoice(req *llmrelayv1.GenerateRequest, raw json.RawMessage) error {
+	var tc struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+		// Accepted, not forwarded: llmrelay's tool choice has no such
+		// setting.
+		DisableParallelToolUse bool `json:"disable_parallel_tool_use"`
+	}
+	if err := decodeStrict(raw, &tc); err != nil {
+		return err
+	}
+	mode, ok := anthropicToolModes[tc.Type]
+	if !ok {
+		return &paramError{".type", "must be auto, any, tool or none"}
+	}
+	req.ToolChoice = &llmrelayv1.ToolChoice{Mode: mode, Name: tc.Name}
+	return nil
+}
+
+// anthropicOutputConfig translates output_config: its format is
+// llmrelay's structured output; the rest (effort) goes to the provider.
+func (t *translated) anthropicOutputConfig(raw json.RawMessage) error {
+	fields, err := objectFields(raw)
+	if err != nil {
+		return err
+	}
+	rest := map[string]*structpb.Value{}
+	for k, v := range fields {
+		if k == "format" {
+			if err := anthropicFormat(t.req, v); err != nil {
+				return inParam(".format", err)
+			}
+			continue
+		}
+		if rest[k], err = valueOf(v); err != nil {
+			return inParam("."+k, err)
+		}
+	}
+	if len(rest) > 0 {
+		t.own["output_config"] = true
+		if t.req.ProviderOptions == nil {
+			t.req.ProviderOptions = &structpb.Struct{Fields: map[string]*structpb.Value{}}
+		}
+		t.req.ProviderOptions.Fields["output_config"] = structpb.NewStructValue(&structpb.Struct{Fields: rest})
+	}
+	return nil
+}
+
+func anthropicFormat(req *llmrelayv1.GenerateRequest, raw json.RawMessage) error {
+	var f struct {
+		Type   string          `json:"type"`
+		Schema json.RawMessage `json:"schema"`
+	}
+	if err := decodeStrict(raw, &f); err != nil {
+		return err
+	}
+	if f.Type != "json_schema" {
+		return &paramError{".type", "must be json_schema"}
+	}
+	rf := &llmrelayv1.ResponseFormat{}
+	if !isNull(f.Schema) {
+		s, err := structOf(f.Schema)
+		if err != nil {
+			return inParam(".schema", err)
+		}
+		rf.JsonSchema = s
+	}
+	req.ResponseFormat = rf
+	return nil
+}
+
+// anthropicParam names a field of the engine's request as the client
+// wrote it in a Messages request.
+func (t *translated) anthropicParam(field string) string {
+	head, idx, rest := splitField(field)
+	switch head {
+	case "generation":
+		switch {
+		case rest == ".max_output_tokens":
+			return "max_tokens"
+		case strings.HasPrefix(rest, ".stop"):
+			return "stop_sequences"
+		}
+		return strings.TrimPrefix(rest, ".")
+	case "messages":
+		i, err := strconv.Atoi(strings.Trim(idx, "[]"))
+		if err != nil || i < 0 || i >= len(t.messages) {
+			return field
+		}
+		return t.messages[i]
+	case "tools":
+		return head + idx + strings.Replace(rest, ".parameters", ".input_schema", 1)
+	case "provider_options":
+		if strings.HasPrefix(rest, "."+serverToolsOption) {
+			return "tools" // one of Anthropic's server tools
+		}
+	case "tool_choice":
+		return field
+	case "response_format":
+		return "output_config.format.schema"
+	}
+	return t.commonParam(field)
+}
+
+// The reply.
+
+type anthropicUsage struct {
+	InputTokens              uint64 `json:"input_tokens"`
+	OutputTokens             uint64 `json:"output_tokens"`
+	CacheCreationInputTokens uint64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     uint64 `json:"cache_read_input_tokens"`
+}
+
+// anthropicUsageOf counts as Anthropic does: input_tokens without the
+// cached and cache-writing ones, which llmrelay's input_tokens include.
+func anthropicUsageOf(u *llmrelayv1.Usage) anthropicUsage {
+	in := u.GetInputTokens()
+	cached := u.GetCachedInputTokens() + u.GetCacheCreationInputTokens()
+	if cached > in {
+		cached = in
+	}
+	return anthropicUsage{
+		InputTokens: in - cached, OutputTokens: u.GetOutputTokens(),
+		CacheCreationInputTokens: u.GetCacheCreationInputTokens(), CacheReadInputTokens: u.GetCachedInputTokens(),
+	}
+}
+
+var anthropicStopReasons = map[llmrelayv1.FinishReason]string{
+	llmrelayv1.FinishReason_FINISH_REASON_STOP:           "end_turn",
+	llmrelayv1.FinishReason_FINISH_REASON_LENGTH:         "max_tokens",
+	llmrelayv1.FinishReason_FINISH_REASON_TOOL_CALLS:     "tool_use",
+	llmrelayv1.FinishReason_FINISH_REASON_CONTENT_FILTER: "refusal",
+	llmrelayv1.FinishReason_FINISH_REASON_REFUSAL:        "refusal",
+	llmrelayv1.FinishReason_FINISH_REASON_PAUSED:         "pause_turn",
+	// The call reached max_tool_turns: the answer is unfinished.
+	llmrelayv1.FinishReason_FINISH_REASON_MAX_TOOL_TURNS: "max_tokens",
+}
+
+func anthropicStopReason(r llmrelayv1.FinishReason) string {
+	if s, ok := anthropicStopReasons[r]; ok {
+		return s
+	}
+	return "end_turn"
+}
+
+// replyBlock is a content block of a reply.
+type replyBlock struct {
+	Type      string          `json:"type"`
+	Text      *string         `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	Thinking  *string         `json:"thinking,omitempty"`
+	Signature *string         `json:"signature,omitempty"`
+	Data      string          `json:"data,omitempty"`
+}
+
+// reply renders a Final as one message, its blocks in the message's
+// order (its parts).
+func (anthropic) reply(r *replyInfo, f *llmrelayv1.Final) ([]byte, error) {
+	m := f.GetMessage()
+	content := []json.RawMessage{}
+	add := func(v any) error {
+		b, err := json.Marshal(v)
+		content = append(content, b)
+		return err
+	}
+	reasoning := func(rs *llmrelayv1.Reasoning) error {
+		if rs.GetRedacted() != "" {
+			return add(replyBlock{Type: "redacted_thinking", Data: wireSignature(rs.GetFormat(), rs.GetRedacted())})
+		}
+		text, sig := rs.GetText(), wireSignature(rs.GetFormat(), rs.GetSignature())
+		return add(replyBlock{Type: "thinking", Thinking: &text, Signature: &sig})
+	}
+	text := func(s string) error { return add(replyBlock{Type: "text", Text: &s}) }
+	toolCall := func(tc *llmrelayv1.ToolCall) error {
+		return add(replyBlock{Type: "tool_use", ID: tc.GetId(), Name: tc.GetName(), Input: toolInput(tc.GetArguments())})
+	}
+	providerTool := func(pt *llmrelayv1.ProviderToolBlock) error {
+		if pt.GetFormat() != provider.FormatAnthropic {
+			return nil // another provider's block: Anthropic's format has no place for it
+		}
+		b, err := providerToolBlock(pt)
+		content = append(content, b)
+		return err
+	}
+	var err error
+	if parts := m.GetParts(); len(parts) > 0 {
+		for _, p := range parts {
+			switch p := p.GetPart().(type) {
+			case *llmrelayv1.Part_Text:
+				err = errors.Join(err, text(p.Text))
+			case *llmrelayv1.Part_Reasoning:
+				if int(p.Reasoning) < len(m.GetReasoning()) {
+					err = errors.Join(err, reasoning(m.GetReasoning()[p.Reasoning]))
+				}
+			case *llmrelayv1.Part_ToolCall:
+				if int(p.ToolCall) < len(m.GetToolCalls()) {
+					err = errors.Join(err, toolCall(m.GetToolCalls()[p.ToolCall]))
+				}
+			case *llmrelayv1.Part_ProviderTool:
+				if int(p.ProviderTool) < len(m.GetProviderTools()) {
+					err = errors.Join(err, providerTool(m.GetProviderTools()[p.ProviderTool]))
+				}
+			}
+		}
+	} else {
+		for _, rs := range m.GetReasoning() {
+			err = errors.Join(err, reasoning(rs))
+		}
+		if c := m.GetContent(); c != "" {
+			err = errors.Join(err, text(c))
+		}
+		for _, pt := range m.GetProviderTools() {
+			err = errors.Join(err, providerTool(pt))
+		}
+		for _, tc := range m.GetToolCalls() {
+			err = errors.Join(err, toolCall(tc))
+		}
+	}
+	if rf := m.GetRefusal(); rf != "" {
+		err = errors.Join(err, text(rf))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(struct {
+		ID           string            `json:"id"`
+		Type         string            `json:"type"`
+		Role         string            `json:"role"`
+		Model        string            `json:"model"`
+		Content      []json.RawMessage `json:"content"`
+		StopReason   string            `json:"stop_reason"`
+		StopSequence *string           `json:"stop_sequence"`
+		Usage        anthropicUsage    `json:"usage"`
+	}{
+		ID: "msg_" + r.requestID, Type: "message", Role: "assistant", Model: r.model, Content: content,
+		StopReason: anthropicStopReason(f.GetFinishReason()), Usage: anthropicUsageOf(f.GetUsage()),
+	})
+}
+
+// providerToolBlock renders the block of a tool Anthropic ran itself as it
+// came: its type, its id (tool_use_id for a result), name, input,
+// content and other members.
+func providerToolBlock(pt *llmrelayv1.ProviderToolBlock) (json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	if pt.GetExtra() != "" {
+		if err := json.Unmarshal([]byte(pt.GetExtra()), &out); err != nil {
+			return nil, err
+		}
+	}
+	str := func(s string) json.RawMessage { return appendString(nil, s) }
+	out["type"] = str(pt.GetKind())
+	idKey := "id"
+	if strings.HasSuffix(pt.GetKind(), "_tool_result") {
+		idKey = "tool_use_id"
+	}
+	if pt.GetId() != "" {
+		out[idKey] = str(pt.GetId())
+	}
+	if pt.GetName() != "" {
+		out["name"] = str(pt.GetName())
+	}
+	if pt.GetInput() != "" {
+		out["input"] = json.RawMessage(pt.GetInput())
+	}
+	if pt.GetResult() != "" {
+		out["content"] = json.RawMessage(pt.GetResult())
+	}
+	return json.Marshal(out)
+}
+
+// toolInput is a tool call's arguments as a tool_use block's input: the
+// arguments when they are a JSON object, else an empty object (the model
+// wrote something else, which the stream showed as it came).
+func toolInput(args string) json.RawMessage {
+	trimmed := strings.TrimSpace(args)
+	if strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
+		return json.RawMessage(trimmed)
+	}
+	return json.RawMessage("{}")
+}
+
+// blockKind is what an open content block of a stream holds.
+type blockKind uint8
+
+const (
+	blockNone blockKind = iota
+	blockText
+	blockThinking
+	blockRedacted
+	blockTool
+)
+
+// messagesStream writes a reply as Anthropic's stream events. Each kind of
+// delta goes to a content block of its kind; a delta of another kind, or
+// another tool call or reasoning block, closes the open block and starts
+// the next one.
+type messagesStream struct {
+	r *replyInfo
+	// next is the index of the next block; open the open block's (valid
+	// when kind is not blockNone), of kind, for the delta index key.
+	next, open int
+	kind       blockKind
+	key        uint32
+	// format and signed: the open thinking block's reasoning format, and
+	// whether its signature was sent.
+	format string
+	signed bool
+	// tools maps tool calls, by their index, to their blocks.
+	tools map[uint32]int
+}
+
+func (anthropic) stream(r *replyInfo) streamEncoder {
+	return &messagesStream{r: r, tools: map[uint32]int{}}
+}
+
+func (s *messagesStream) start(b []byte) []byte {
+	b = appendEvent(b, "message_start")
+	b = append(b, `data: {"type":"message_start","message":{"id":"msg_`...)
+	b = append(b, s.r.requestID...)
+	b = append(b, `","type":"message","role":"assistant","model":`...)
+	b = appendString(b, s.r.model)
+	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}`...)
+	return append(b, "\n\n"...)
+}
+
+// end appends an event's llmrelay member, when the client opted in, and
+// closes the event.
+func (s *messagesStream) end(b []byte, attempt uint32) []byte {
+	if s.r.extension {
+		b = append(b, `,"llmrelay":{"attempt":`...)
+		b = appendUint(b, uint64(attempt))
+		b = append(b, '}')
+	}
+	return append(b, "}\n\n"...)
+}
+
+// closeBlock ends the open block, if any.
+func (s *messagesStream) closeBlock(b []byte) []byte {
+	if s.kind == blockNone {
+		return b
+	}
+	if s.kind == blockThinking && !s.signed && s.format != provider.FormatAnthropic {
+		// An unsigned format still travels with the block.
+		b = s.blockDelta(b, "signature_delta")
+		b = appendKeyString(b, "signature", wireSignature(s.format, ""))
+		b = append(b, "}}\n\n"...)
+	}
+	b = appendEvent(b, "content_block_stop")
+	b = append(b, `data: {"type":"content_block_stop","index":`...)
+	b = strconv.AppendInt(b, int64(s.open), 10)
+	b = append(b, "}\n\n"...)
+	s.kind = blockNone
+	return b
+}
+
+// startBlock closes the open block and starts the next, up to its
+// content_block's members after the type.
+func (s *messagesStream) startBlock(b []byte, kind blockKind, key uint32, typ string) []byte {
+	b = s.closeBlock(b)
+	s.open, s.kind, s.key = s.next, kind, key
+	s.next++
+	b = appendEvent(b, "content_block_start")
+	b = append(b, `data: {"type":"content_block_start","index":`...)
+	b = strconv.AppendInt(b, int64(s.open), 10)
+	b = append(b, `,"content_block":{"type":"`...)
+	b = append(b, typ...)
+	return append(b, '"')
+}
+
+// blockDelta opens a content_block_delta of the open block, up to its
+// delta's members after the type.
+func (s *messagesStream) blockDelta(b []byte, typ string) []byte {
+	return s.deltaAt(b, s.open, typ)
+}
+
+func (s *messagesStream) deltaAt(b []byte, index int, typ string) []byte {
+	b = appendEvent(b, "content_block_delta")
+	b = append(b, `data: {"type":"content_block_delta","index":`...)
+	b = strconv.AppendInt(b, int64(index), 10)
+	b = append(b, `,"delta":{"type":"`...)
+	b = append(b, typ...)
+	return append(b, `",`...)
+}
+
+func (s *messagesStream) delta(b []byte, d *llmrelayv1.Delta, attempt uint32) []byte {
+	switch {
+	case d.GetText() != "" || d.GetRefusal() != "":
+		// A refusal is text in this format; the stop reason says refusal.
+		if s.kind != blockText {
+			b = s.startBlock(b, blockText, 0, "text")
+			b = append(b, `,"text":""}`...)
+			b = s.end(b, attempt)
+		}
+		b = s.blockDelta(b, "text_delta")
+		b = appendKeyString(b, "text", d.GetText()+d.GetRefusal())
+		b = append(b, '}')
+		return s.end(b, attempt)
+	case d.GetToolCall() != nil:
+		return s.toolDelta(b, d.GetToolCall(), attempt)
+	case d.GetReasoning() != nil:
+		return s.reasoningDelta(b, d.GetReasoning(), attempt)
+	}
+	return b
+}
+
+func (s *messagesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta, attempt uint32) []byte {
+	index, seen := s.tools[tc.GetIndex()]
+	if !seen {
+		b = s.startBlock(b, blockTool, tc.GetIndex(), "tool_use")
+		b = append(b, ',')
+		b = appendKeyString(b, "id", tc.GetId())
+		b = append(b, ',')
+		b = appendKeyString(b, "name", tc.GetName())
+		b = append(b, `,"input":{}}`...)
+		b = s.end(b, attempt)
+		index = s.open
+		s.tools[tc.GetIndex()] = index
+	}
+	if tc.GetArgumentsDelta() == "" {
+		return b
+	}
+	// A tool call's block stays addressable after another block started:
+	// its arguments go to its own index.
+	b = s.deltaAt(b, index, "input_json_delta")
+	b = appendKeyString(b, "partial_json", tc.GetArgumentsDelta())
+	b = append(b, '}')
+	return s.end(b, attempt)
+}
+
+func (s *messagesStream) reasoningDelta(b []byte, rd *llmrelayv1.ReasoningDelta, attempt uint32) []byte {
+	if rd.GetRedacted() != "" {
+		b = s.startBlock(b, blockRedacted, rd.GetIndex(), "redacted_thinking")
+		b = append(b, ',')
+		b = appendKeyString(b, "data", wireSignature(rd.GetFormat(), rd.GetRedacted()))
+		b = append(b, '}')
+		return s.end(b, attempt)
+	}
+	if s.kind != blockThinking || s.key != rd.GetIndex() {
+		b = s.startBlock(b, blockThinking, rd.GetIndex(), "thinking")
+		b = append(b, `,"thinking":"","signature":""}`...)
+		b = s.end(b, attempt)
+		s.format, s.signed = rd.GetFormat(), false
+	}
+	if rd.GetText() != "" {
+		b = s.blockDelta(b, "thinking_delta")
+		b = appendKeyString(b, "thinking", rd.GetText())
+		b = append(b, '}')
+		b = s.end(b, attempt)
+	}
+	if rd.GetSignature() != "" {
+		s.signed = true
+		b = s.blockDelta(b, "signature_delta")
+		b = appendKeyString(b, "signature", wireSignature(s.format, rd.GetSignature()))
+		b = append(b, '}')
+		b = s.end(b, attempt)
+	}
+	return b
+}
+
+// restart tells a client that opted in that attempt, whose output it was
+// shown, failed: the open block ends with an llmrelay member saying so,
+// and the blocks of the next attempt follow it.
+func (s *messagesStream) restart(b []byte, w *llmrelayv1.WillRetry, attempt uint32) []byte {
+	index := s.open
+	if s.kind == blockNone {
+		index = s.next - 1
+	}
+	s.kind = blockNone // closed here, with the restart
+	b = appendEvent(b, "content_block_stop")
+	b = append(b, `data: {"type":"content_block_stop","index":`...)
+	b = strconv.AppendInt(b, int64(index), 10)
+	b = append(b, `,"llmrelay":{"attempt":`...)
+	b = appendUint(b, uint64(attempt))
+	b = appendRestart(b, w)
+	clear(s.tools)
+	return append(b, "}}\n\n"...)
+}
+
+// turn ends the open block: a later turn's text is a block of its own.
+func (s *messagesStream) turn(b []byte) []byte { return s.closeBlock(b) }
+
+func (s *messagesStream) ping(b []byte) []byte {
+	b = appendEvent(b, "ping")
+	return append(b, "data: {\"type\":\"ping\"}\n\n"...)
+}
+
+// final ends the stream: the open block, message_delta with the stop
+// reason and the usage, message_stop.
+func (s *messagesStream) final(b []byte, f *llmrelayv1.Final) ([]byte, error) {
+	b = s.closeBlock(b)
+	u, err := json.Marshal(anthropicUsageOf(f.GetUsage()))
+	if err != nil {
+		return b, err
+	}
+	b = appendEvent(b, "message_delta")
+	b = append(b, `data: {"type":"message_delta","delta":{"stop_reason":`...)
+	b = appendString(b, anthropicStopReason(f.GetFinishReason()))
+	b = append(b, `,"stop_sequence":null},"usage":`...)
+	b = append(b, u...)
+	if s.r.extension {
+		b = appendFinalExtension(b, f)
+	}
+	b = append(b, "}\n\n"...)
+	b = appendEvent(b, "message_stop")
+	return append(b, "data: {\"type\":\"message_stop\"}\n\n"...), nil
+}
+
+// fail ends the stream with an error event, which the SDKs raise.
+func (s *messagesStream) fail(b []byte, f failure) []byte {
+	b = appendEvent(b, "error")
+	b = append(b, "data: "...)
+	body, _ := anthropic{}.errorBody(f, s.r.requestID)
+	b = append(b, body...)
+	return append(b, "\n\n"...)
+}
+
+// StatusOverloaded is Anthropic's status for an overloaded service, which
+// its SDKs retry like any 5xx.
+const StatusOverloaded = 529
+
+var anthropicErrorTypes = map[int]string{
+	http.StatusBadRequest:            "invalid_request_error",
+	http.StatusUnauthorized:          "authentication_error",
+	http.StatusPaymentRequired:       "billing_error",
+	http.StatusForbidden:             "permission_error",
+	http.StatusNotFound:              "not_found_error",
+	http.StatusConflict:              "invalid_request_error",
+	http.StatusRequestEntityTooLarge: "request_too_large",
+	http.StatusTooManyRequests:       "rate_limit_error",
+	http.StatusGatewayTimeout:        "timeout_error",
+	StatusOverloaded:                 "overloaded_error",
+	StatusClientClosed:               "cancelled",
+}
+
+// errorBody renders a failure as Anthropic's error body, with Anthropic's
+// statuses for an overloaded provider or a busy llmrelay (529) and an
+// exhausted quota (402, billing_error); an llmrelay member keeps
+// llmrelay's reason and metadata.
+func (anthropic) errorBody(f failure, requestID string) ([]byte, int) {
+	status := f.status
+	switch {
+	case f.class == provider.ClassQuotaExhausted:
+		status = http.StatusPaymentRequired
+	case f.status == http.StatusServiceUnavailable && (f.class == provider.ClassOverloaded || f.reason == engine.ReasonProviderBusy):
+		status = StatusOverloaded
+	}
+	typ, ok := anthropicErrorTypes[status]
+	if !ok {
+		typ = "api_error"
+	}
+	type llmrelayErr struct {
+		Reason   string            `json:"reason"`
+		Metadata map[string]string `json:"metadata,omitempty"`
+	}
+	body, _ := json.Marshal(struct {
+		Type  string `json:"type"`
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+		RequestID string      `json:"request_id"`
+		Llmrelay  llmrelayErr `json:"llmrelay"`
+	}{Type: "error", Error: struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	}{typ, f.message}, RequestID: requestID, Llmrelay: llmrelayErr{Reason: f.reason, Metadata: f.metadata}})
+	return body, status
+}
+
+// models renders the model list as Anthropic's.
+func (anthropic) models(list *llmrelayv1.ListModelsResponse) ([]byte, error) {
+	type model struct {
+		Type        string `json:"type"`
+		ID          string `json:"id"`
+		DisplayName string `json:"display_name"`
+		CreatedAt   string `json:"created_at"`
+	}
+	out := struct {
+		Data    []model `json:"data"`
+		HasMore bool    `json:"has_more"`
+		FirstID *string `json:"first_id"`
+		LastID  *string `json:"last_id"`
+	}{Data: []model{}}
+	epoch := time.Unix(0, 0).UTC().Format(time.RFC3339)
+	for _, m := range list.GetModels() {
+		out.Data = append(out.Data, model{Type: "model", ID: m.GetId(), DisplayName: m.GetId(), CreatedAt: epoch})
+	}
+	if n := len(out.Data); n > 0 {
+		out.FirstID, out.LastID = &out.Data[0].ID, &out.Data[n-1].ID
+	}
+	return json.Marshal(out)
+}

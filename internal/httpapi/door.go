@@ -1,0 +1,298 @@
+// Package httpapi is llmrelay's HTTP doors: OpenAI's Chat Completions API
+// (POST /v1/chat/completions) and Anthropic's Messages API (POST
+// /v1/messages), with GET /v1/models in either's shape, in front of the
+// same engine as the gRPC service. Existing SDKs and tools use llmrelay by
+// changing their base URL.
+//
+// A door translates and decides nothing: a request in a vendor's format
+// becomes the engine's GenerateRequest (one file per format: openai.go,
+// anthropic.go), the caller's key header becomes the engine's credential,
+// the engine runs admission and the call (authentication, limits, model
+// resolution, validation, attempts, fallback, structured output, hedging)
+// and hands its events to an exchange (exchange.go), which writes them in
+// the format; the engine's typed errors become HTTP statuses and retry
+// headers in one place (errors.go) and each format's error body.
+//
+// What a format cannot say is asked of the engine in its terms: a
+// streaming client that cannot discard what it was shown (every SDK, unless
+// it sends llmrelay-midstream: restart) gets retry.midstream FAIL and no
+// structured-output re-asks, so a failure after output ends the stream with
+// the format's error event instead of a restart.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"google.golang.org/grpc/codes"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
+	"github.com/llmrelay/llmrelay/internal/metrics"
+)
+
+// Options configure the doors.
+type Options struct {
+	// Engine returns the engine a call starts on: the server's current
+	// runtime's, so that a reload applies to the calls after it.
+	Engine func() *engine.Engine
+	// Logger writes each call's "finished call" line.
+	Logger *slog.Logger
+	// Metrics counts the responses (nil: none).
+	Metrics *metrics.Metrics
+	// MaxBodyBytes bounds a request body (the server's
+	// limits.max_recv_msg_bytes, gRPC's bound on one message).
+	MaxBodyBytes int64
+	// BodyTimeout bounds the reading of a request body.
+	BodyTimeout time.Duration
+	// Now is the clock of the replies' created times; nil: time.Now.
+	Now func() time.Time
+}
+
+// New returns the doors' handler.
+func New(o Options) http.Handler {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	d := &door{o: o}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, openAI{}) })
+	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, anthropic{}) })
+	mux.HandleFunc("GET /v1/models", d.models)
+	mux.HandleFunc("/", d.notFound)
+	return mux
+}
+
+type door struct{ o Options }
+
+// formatOf is the format a request that is not a generation speaks:
+// Anthropic's when it carries an anthropic-version header.
+func formatOf(r *http.Request) format {
+	if r.Header.Get(HeaderAnthropicVersion) != "" {
+		return anthropic{}
+	}
+	return openAI{}
+}
+
+// caller describes the HTTP client to the engine: its key, from
+// Authorization: Bearer or x-api-key, and its address.
+func caller(r *http.Request, method string) engine.Caller {
+	c := engine.Caller{Method: method, ForwardedFor: r.Header.Values("X-Forwarded-For")}
+	if h := r.Header.Values("Authorization"); len(h) > 0 || len(r.Header.Values("X-Api-Key")) == 0 {
+		c.Credential = auth.Bearer(h)
+	} else {
+		c.Credential = auth.APIKey(r.Header.Values("X-Api-Key"))
+	}
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		c.Peer = ap.Addr().Unmap()
+	}
+	return c
+}
+
+// generate serves one generation in format f.
+func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
+	start := time.Now()
+	ctx, info := callinfo.NewContext(r.Context())
+	info.SetInterface(f.name())
+	reply := replyInfo{requestID: info.RequestID(), created: d.o.Now().Unix()}
+	body, fail := d.readBody(w, r)
+	var t *translated
+	if fail == nil {
+		t, fail = f.decode(body, r.Header)
+	}
+	if fail != nil {
+		newExchange(w, f, reply, false).fail(*fail)
+		d.log(ctx, r, f, start, fail.status, fail, nil)
+		return
+	}
+	optIn := r.Header.Get(HeaderMidstream) == MidstreamRestart
+	if t.stream && !optIn {
+		cannotDiscard(t.req)
+	}
+	reply.model, reply.includeUsage, reply.extension = t.req.GetModel(), t.includeUsage, t.stream && optIn
+	x := newExchange(w, f, reply, t.stream)
+	eng := d.o.Engine()
+	actx, release, err := eng.Admission().Admit(ctx, caller(r, llmrelayv1.LLMService_Generate_FullMethodName), t.req)
+	if err == nil {
+		if t.stream && mayRunServerTools(actx, t.req) {
+			x.tools = &toolTurns{}
+		}
+		err = eng.Generate(actx, t.req, x)
+		release()
+		if err == nil && x.final == nil {
+			err = errors.New("the call ended without its final")
+		}
+	}
+	if err != nil {
+		f := failureOf(err, t.param)
+		x.fail(f)
+		fail = &f
+	}
+	d.log(ctx, r, f, start, x.status, fail, err)
+}
+
+// mayRunServerTools reports whether a call may run server tools: its
+// request names some, or its route's defaults do (read from the call
+// record: the engine decides which run).
+func mayRunServerTools(ctx context.Context, req *llmrelayv1.GenerateRequest) bool {
+	if len(req.GetServerTools()) > 0 {
+		return true
+	}
+	res, ok := callinfo.From(ctx).Resolved()
+	return ok && res.Route != nil && len(res.Route.Defaults.ServerTools) > 0
+}
+
+// cannotDiscard asks the engine never to replace output a client was
+// shown: a failure after output ends the call (retry.midstream FAIL), and
+// structured output is validated but not re-asked.
+func cannotDiscard(req *llmrelayv1.GenerateRequest) {
+	if req.Retry == nil {
+		req.Retry = &llmrelayv1.RetryPolicy{}
+	}
+	req.Retry.Midstream = llmrelayv1.Midstream_MIDSTREAM_FAIL
+	if rf := req.GetResponseFormat(); rf != nil {
+		none := uint32(0)
+		rf.MaxValidationRetries = &none
+	}
+}
+
+// readBody reads a request body, bounded in size and time.
+func (d *door) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *failure) {
+	if d.o.BodyTimeout > 0 {
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Now().Add(d.o.BodyTimeout))
+		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, d.o.MaxBodyBytes))
+	if err == nil {
+		return body, nil
+	}
+	var mbe *http.MaxBytesError
+	f := requestError("", "the request body could not be read: "+err.Error())
+	if errors.As(err, &mbe) {
+		f = failure{status: http.StatusRequestEntityTooLarge, reason: engine.ReasonRequestTooLarge,
+			message: "the request body is larger than the server's limit of " + strconv.FormatInt(mbe.Limit, 10) + " bytes (limits.max_recv_msg_bytes)"}
+	}
+	return nil, &f
+}
+
+// models serves GET /v1/models in the format the client speaks.
+func (d *door) models(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	f := formatOf(r)
+	ctx, info := callinfo.NewContext(r.Context())
+	info.SetInterface(f.name())
+	x := newExchange(w, f, replyInfo{requestID: info.RequestID()}, false)
+	eng := d.o.Engine()
+	req := &llmrelayv1.ListModelsRequest{}
+	actx, release, err := eng.Admission().Admit(ctx, caller(r, llmrelayv1.LLMService_ListModels_FullMethodName), req)
+	var body []byte
+	if err == nil {
+		var list *llmrelayv1.ListModelsResponse
+		if list, err = eng.ListModels(actx, req); err == nil {
+			body, err = f.models(list)
+		}
+		release()
+	}
+	if err != nil {
+		fail := failureOf(err, nil)
+		x.fail(fail)
+		d.log(ctx, r, f, start, x.status, &fail, err)
+		return
+	}
+	x.reply(body)
+	d.log(ctx, r, f, start, x.status, nil, nil)
+}
+
+// notFound answers any other path, in the format the client speaks.
+func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
+	f := formatOf(r)
+	_, info := callinfo.NewContext(r.Context())
+	newExchange(w, f, replyInfo{requestID: info.RequestID()}, false).fail(failure{
+		status: http.StatusNotFound, reason: "NOT_FOUND",
+		message: "llmrelay serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models, not " + r.Method + " " + r.URL.Path,
+	})
+}
+
+// log writes a call's "finished call" line: the call record's fields (as
+// the gRPC door's line has them: request id, key, model, route, attempts,
+// metadata, annotations, usage, turns and server tool calls), the interface, the HTTP status and, for
+// a failed call, llmrelay's reason, at the level the gRPC door gives its
+// kind of error. A call refused at authentication gets none: the engine's
+// failed-authentication throttle logs those per client address.
+func (d *door) log(ctx context.Context, r *http.Request, f format, start time.Time, status int, fail *failure, err error) {
+	_, endpoint, _ := strings.Cut(r.Pattern, " ")
+	d.o.Metrics.HTTPResponse(f.name(), endpoint, status, time.Since(start))
+	kind := apierr.OK
+	if err != nil {
+		kind = apierr.FromError(err).Kind
+	} else if fail != nil {
+		kind = apierr.InvalidArgument
+	}
+	if kind == apierr.Unauthenticated {
+		return
+	}
+	lvl := slog.Level(logging.DefaultServerCodeToLevel(codes.Code(kind)))
+	if !d.o.Logger.Enabled(ctx, lvl) {
+		return
+	}
+	ci := callinfo.From(ctx)
+	s := ci.Snapshot()
+	attrs := make([]slog.Attr, 0, 16)
+	attrs = append(attrs, slog.String("request_id", s.RequestID))
+	if s.Key != "" {
+		attrs = append(attrs, slog.String("key", s.Key))
+	}
+	if s.Model != "" {
+		attrs = append(attrs, slog.String("model", s.Model))
+	}
+	if s.Route != "" {
+		attrs = append(attrs, slog.String("route", s.Route))
+	}
+	attempts := s.Attempts
+	if fail != nil && attempts == 0 {
+		attempts, _ = strconv.Atoi(fail.metadata["attempts"])
+	}
+	if attempts > 0 {
+		attrs = append(attrs, slog.Int("attempts", attempts))
+	}
+	if md := ci.Metadata(); len(md) > 0 {
+		attrs = append(attrs, slog.Any("metadata", callinfo.Labels(md)))
+	}
+	if notes := ci.Annotations(); len(notes) > 0 {
+		attrs = append(attrs, slog.Any("annotations", callinfo.Labels(notes)))
+	}
+	if u, ok := ci.Usage(); ok {
+		attrs = append(attrs, slog.Any("usage", u))
+	}
+	if s.Turns > 0 {
+		attrs = append(attrs, slog.Int("turns", s.Turns))
+		if s.ToolCalls > 0 {
+			attrs = append(attrs, slog.Int("tool_calls", s.ToolCalls), slog.Int("tool_errors", s.ToolErrors))
+		}
+	}
+	attrs = append(attrs, slog.String("interface", f.name()), slog.String("http.method", r.Method),
+		slog.String("http.path", r.URL.Path), slog.Int("http.status", status), slog.String("peer.address", r.RemoteAddr))
+	if fail != nil {
+		attrs = append(attrs, slog.String("reason", fail.reason), slog.String("error", fail.message))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error.cause", err.Error()))
+	}
+	attrs = append(attrs, slog.Float64("time_ms", float64(time.Since(start).Microseconds())/1000))
+	d.o.Logger.LogAttrs(ctx, lvl, "finished call", attrs...)
+}

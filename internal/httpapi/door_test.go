@@ -1,0 +1,216 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/retry/retrytest"
+	"github.com/llmrelay/llmrelay/internal/server"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+)
+
+// The doors decide nothing: what the engine decides for a gRPC call
+// (fallback, key limits, model access, validation) it decides for an HTTP
+// call, and the door only says it in the format.
+
+const doorsConfig = `
+providers:
+  - {name: down, kind: mock, options: {fault: {status: 503}}}
+  - {name: mock, kind: mock}
+routes:
+  - name: smart
+    targets: [{model: down/echo}, {model: mock/echo}]
+limits:
+  max_recv_msg_bytes: 65536
+  max_request_bytes: 65536
+auth:
+  keys:
+    - {name: full, sha256: %s, scopes: [generate, models.list], models: ["*"]}
+    - {name: echo-only, sha256: %s, scopes: [generate], models: ["mock/echo"]}
+    - {name: slow, sha256: %s, scopes: [generate], models: ["*"], requests_per_second: 0.001, burst: 1}
+`
+
+// request is one raw HTTP call to the doors.
+type request struct {
+	method, path, key, body string
+	headers                 map[string]string
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(r.body), &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, r.body)
+	}
+	return v
+}
+
+func call(t *testing.T, base string, r request) response {
+	t.Helper()
+	if r.method == "" {
+		r.method = http.MethodPost
+	}
+	req, err := http.NewRequestWithContext(ctxOf(t), r.method, base+r.path, strings.NewReader(r.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if r.key != "" {
+		req.Header.Set("Authorization", "Bearer "+r.key)
+	}
+	for k, v := range r.headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{resp.StatusCode, resp.Header, string(b)}
+}
+
+// path returns the value at a dotted path of a decoded JSON object.
+func path(v map[string]any, p string) any {
+	var cur any = v
+	for _, k := range strings.Split(p, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[k]
+	}
+	return cur
+}
+
+func TestDoorsDecideNothing(t *testing.T) {
+	cfg, err := config.Parse(fmt.Appendf(nil, doorsConfig, auth.HashKey("sk-full"), auth.HashKey("sk-echo"), auth.HashKey("sk-slow")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := servertest.Start(t, cfg, server.WithRetryTimer(retrytest.Instant{}))
+	base := in.HTTP(t)
+	chat := func(model string) string {
+		return `{"model":"` + model + `","messages":[{"role":"user","content":"hello there"}]}`
+	}
+
+	t.Run("a route falls back to its next target", func(t *testing.T) {
+		r := call(t, base, request{path: "/v1/chat/completions", key: "sk-full", body: chat("smart")})
+		if r.status != 200 || r.header.Get("Llmrelay-Provider") != "mock" || r.header.Get("Llmrelay-Attempts") != "4" || // three on down, then mock
+			path(r.json(t), "choices") == nil {
+			t.Errorf("%d %v %s", r.status, r.header, r.body)
+		}
+	})
+
+	t.Run("x-api-key on the OpenAI endpoint, Bearer on Anthropic's", func(t *testing.T) {
+		r := call(t, base, request{path: "/v1/chat/completions", body: chat("mock/echo"), headers: map[string]string{"X-Api-Key": "sk-full"}})
+		if r.status != 200 {
+			t.Errorf("x-api-key: %d %s", r.status, r.body)
+		}
+		r = call(t, base, request{path: "/v1/messages", key: "sk-full", body: `{"model":"mock/echo","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}`})
+		if r.status != 200 {
+			t.Errorf("bearer: %d %s", r.status, r.body)
+		}
+	})
+
+	t.Run("a model the key may not use", func(t *testing.T) {
+		r := call(t, base, request{path: "/v1/chat/completions", key: "sk-echo", body: chat("smart")})
+		if r.status != 403 || path(r.json(t), "error.type") != "permission_error" || path(r.json(t), "error.llmrelay.reason") != "MODEL_NOT_ALLOWED" {
+			t.Errorf("%d %s", r.status, r.body)
+		}
+	})
+
+	t.Run("the key's rate limit says when to call again", func(t *testing.T) {
+		first := call(t, base, request{path: "/v1/chat/completions", key: "sk-slow", body: chat("mock/echo")})
+		second := call(t, base, request{path: "/v1/messages", key: "sk-slow", body: `{"model":"mock/echo","max_tokens":9,"messages":[{"role":"user","content":"hi"}]}`})
+		if first.status != 200 || second.status != 429 || path(second.json(t), "error.type") != "rate_limit_error" {
+			t.Fatalf("%d, then %d %s", first.status, second.status, second.body)
+		}
+		if second.header.Get("X-Should-Retry") != "true" || second.header.Get("Retry-After") == "" || second.header.Get("Retry-After-Ms") == "" {
+			t.Errorf("headers %v", second.header)
+		}
+	})
+
+	t.Run("the engine's validation names the wire member", func(t *testing.T) {
+		r := call(t, base, request{path: "/v1/chat/completions", key: "sk-full",
+			body: `{"model":"mock/echo","temperature":5,"messages":[{"role":"user","content":"x"}]}`})
+		if r.status != 400 || path(r.json(t), "error.param") != "temperature" || path(r.json(t), "error.llmrelay.reason") != "INVALID_REQUEST" {
+			t.Errorf("%d %s", r.status, r.body)
+		}
+		r = call(t, base, request{path: "/v1/messages", key: "sk-full",
+			body: `{"model":"mock/echo","max_tokens":9,"system":"s","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"},{"type":"tool_result","tool_use_id":"u","content":"r"}]}],
+				"llmrelay":{"provider_options":{"words":"many"}}}`})
+		if r.status != 400 || !strings.Contains(path(r.json(t), "error.message").(string), "llmrelay.provider_options.words") {
+			t.Errorf("%d %s", r.status, r.body)
+		}
+	})
+
+	t.Run("a body over the server's limit", func(t *testing.T) {
+		r := call(t, base, request{path: "/v1/chat/completions", key: "sk-full", body: `{"model":"mock/echo","messages":[{"role":"user","content":"` + strings.Repeat("x", 70000) + `"}]}`})
+		if r.status != 413 || path(r.json(t), "error.llmrelay.reason") != "REQUEST_TOO_LARGE" {
+			t.Errorf("%d %s", r.status, r.body)
+		}
+	})
+
+	t.Run("another path", func(t *testing.T) {
+		r := call(t, base, request{method: http.MethodGet, path: "/v1/completions", headers: map[string]string{"Anthropic-Version": "2023-06-01"}})
+		if r.status != 404 || path(r.json(t), "error.type") != "not_found_error" || r.header.Get("Request-Id") == "" {
+			t.Errorf("%d %v %s", r.status, r.header, r.body)
+		}
+	})
+
+	t.Run("the models a key may use", func(t *testing.T) {
+		r := call(t, base, request{method: http.MethodGet, path: "/v1/models", key: "sk-full"})
+		if r.status != 200 || !strings.Contains(r.body, `"id":"smart"`) || !strings.Contains(r.body, `"object":"list"`) {
+			t.Errorf("%d %s", r.status, r.body)
+		}
+		r = call(t, base, request{method: http.MethodGet, path: "/v1/models", key: "sk-echo"})
+		if r.status != 403 {
+			t.Errorf("without models.list: %d %s", r.status, r.body)
+		}
+	})
+
+	// Every call above is counted with its interface.
+	reg := in.Server.Metrics().Registry()
+	if n := testutil.CollectAndCount(reg, metrics.NameHTTPResponses); n < 5 {
+		t.Errorf("%d %s series", n, metrics.NameHTTPResponses)
+	}
+	found := map[string]bool{}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != metrics.NameCalls {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "interface" {
+					found[l.GetValue()] = true
+				}
+			}
+		}
+	}
+	if !found["openai"] || !found["anthropic"] {
+		t.Errorf("%s interfaces %v, want openai and anthropic", metrics.NameCalls, found)
+	}
+}

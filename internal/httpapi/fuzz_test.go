@@ -1,0 +1,64 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzAppendString: the stream's hand-written JSON strings decode to the
+// text they encode (invalid UTF-8 as U+FFFD, as encoding/json does), and
+// are the bytes encoding/json writes with HTML escaping off.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "quote \" and \\", "\n\r\t\b\f\x00\x1f", "é 世界 🙂", "\u2028\u2029", "bad \xff\xfe utf8", "<&>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := appendString(nil, s)
+		var back string
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Fatalf("%q encodes as %s, which does not decode: %v", s, got, err)
+		}
+		if want := string(bytes.ToValidUTF8([]byte(s), []byte("\uFFFD"))); utf8.ValidString(s) && back != want {
+			t.Fatalf("%q round-trips as %q", s, back)
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if want := bytes.TrimSuffix(buf.Bytes(), []byte("\n")); !bytes.Equal(got, want) {
+			t.Fatalf("%q encodes as %s, encoding/json as %s", s, got, want)
+		}
+	})
+}
+
+// FuzzDecode: any request body is translated or refused with a failure
+// naming what is wrong; nothing panics.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}`,
+		`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a"}]}],"tools":[{"type":"function","function":{"name":"f","parameters":{}}}]}`,
+		`{"model":"m","max_tokens":5,"system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"r"}]}]}]}`,
+		`{"response_format":{"type":"json_schema","json_schema":{"schema":{"type":"object"}}},"llmrelay":{"provider_options":{"faults":[]}}}`,
+		`[]`, `null`, `{"messages":null}`, `{"model":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, fm := range []format{openAI{}, anthropic{}} {
+			tr, fail := fm.decode(body, nil)
+			switch {
+			case fail != nil && (fail.status != 400 || fail.message == ""):
+				t.Fatalf("%s refused %q with %d %q", fm.name(), body, fail.status, fail.message)
+			case fail == nil && (tr == nil || tr.req == nil):
+				t.Fatalf("%s accepted %q without a request", fm.name(), body)
+			case fail == nil:
+				// Every field path of the request names a wire member.
+				_ = tr.param("messages[0].content")
+			}
+		}
+	})
+}

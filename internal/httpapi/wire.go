@@ -1,0 +1,270 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+)
+
+// frame is the buffer one stream writes its server-sent events into: a
+// stream appends an event's bytes, writes them and resets it, so a
+// streamed reply allocates nothing per delta once the buffer has grown to
+// its largest event.
+type frame struct{ b []byte }
+
+// reset empties the buffer and returns it for appending.
+func (f *frame) reset() []byte { f.b = f.b[:0]; return f.b }
+
+// appendEvent appends an SSE event line ("event: name\n"), for formats that
+// name their events (Anthropic's).
+func appendEvent(b []byte, name string) []byte {
+	b = append(b, "event: "...)
+	b = append(b, name...)
+	return append(b, '\n')
+}
+
+// appendUint appends n in decimal.
+func appendUint(b []byte, n uint64) []byte { return strconv.AppendUint(b, n, 10) }
+
+// appendKeyString appends `"key":` and s as a JSON string.
+func appendKeyString(b []byte, key, s string) []byte {
+	b = append(b, '"')
+	b = append(b, key...)
+	b = append(b, `":`...)
+	return appendString(b, s)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string, escaped as encoding/json does
+// with HTML escaping off: quotes, backslashes and control characters
+// escaped, U+2028 and U+2029 escaped (JavaScript reads them as line
+// ends), and each byte of invalid UTF-8 replaced by U+FFFD. It allocates
+// nothing when b has room.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// The request side: both formats decode a JSON object key by key, so a key
+// the door does not know is refused by name, as the vendors' own APIs
+// refuse it, rather than dropped.
+
+// isNull reports whether a raw JSON value is absent or null: either means
+// "not set" in both formats.
+func isNull(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// objectFields decodes a JSON object into its raw members.
+func objectFields(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, jsonProblem(err)
+	}
+	if fields == nil {
+		return nil, errors.New("must be a JSON object")
+	}
+	return fields, nil
+}
+
+// decodeStrict decodes raw into v, refusing members v does not have.
+func decodeStrict(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonProblem(err)
+	}
+	return nil
+}
+
+// jsonProblem rewords encoding/json's errors for a client, without the
+// Go type names they carry.
+func jsonProblem(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		where := te.Field
+		if where == "" {
+			return fmt.Errorf("must not be a JSON %s", te.Value)
+		}
+		return fmt.Errorf("%s must not be a JSON %s", where, te.Value)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("is not valid JSON (at byte %d): %v", se.Offset, err)
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// sortedKeys returns an object's member names in order, so that a request
+// with two problems is always refused for the same one.
+func sortedKeys(fields map[string]json.RawMessage) []string {
+	return slices.Sorted(maps.Keys(fields))
+}
+
+// structOf decodes a JSON object (a JSON Schema, a tool's parameters)
+// into a protobuf Struct.
+func structOf(raw json.RawMessage) (*structpb.Struct, error) {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, jsonProblem(err)
+	}
+	if m == nil {
+		return nil, errors.New("must be a JSON object")
+	}
+	s, err := structpb.NewStruct(m)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// valueOf decodes any JSON value into a protobuf Value.
+func valueOf(raw json.RawMessage) (*structpb.Value, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, jsonProblem(err)
+	}
+	return structpb.NewValue(v)
+}
+
+// stringOrStrings decodes a value that is a string or a list of strings
+// (OpenAI's `stop`).
+func stringOrStrings(raw json.RawMessage) ([]string, error) {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}, nil
+	}
+	var many []string
+	if err := json.Unmarshal(raw, &many); err != nil {
+		return nil, errors.New("must be a string or a list of strings")
+	}
+	return many, nil
+}
+
+// uint32Of checks a token count: a whole number from 1 to 2^32-1.
+func uint32Of(n int64) (uint32, error) {
+	if n < 1 || n > math.MaxUint32 {
+		return 0, errors.New("must be a whole number from 1 to 4294967295")
+	}
+	return uint32(n), nil
+}
+
+// extension is the `llmrelay` member both formats accept in a request, for
+// what only llmrelay offers: the request fields of llmrelay's own API that
+// the vendor's format has no place for.
+type extension struct {
+	// ProviderOptions are GenerateRequest.provider_options: for example
+	// the mock provider's scripted faults.
+	ProviderOptions json.RawMessage `json:"provider_options"`
+	// FallbackModels are GenerateRequest.fallback_models.
+	FallbackModels []string `json:"fallback_models"`
+	// ServerTools and MaxToolTurns are GenerateRequest.server_tools and
+	// max_tool_turns: tools llmrelay runs for the model (docs/tools.md).
+	ServerTools  []string `json:"server_tools"`
+	MaxToolTurns *uint32  `json:"max_tool_turns"`
+}
+
+// apply adds the extension's fields to req. Its provider_options join
+// those the format's own fields set (seed, thinking, ...), which they may
+// not repeat.
+func (x *extension) apply(req *llmrelayv1.GenerateRequest) error {
+	req.FallbackModels = x.FallbackModels
+	req.ServerTools, req.MaxToolTurns = x.ServerTools, x.MaxToolTurns
+	if isNull(x.ProviderOptions) {
+		return nil
+	}
+	opts, err := structOf(x.ProviderOptions)
+	if err != nil {
+		return fmt.Errorf("provider_options: %w", err)
+	}
+	if req.ProviderOptions == nil {
+		req.ProviderOptions = opts
+		return nil
+	}
+	for k, v := range opts.GetFields() {
+		if _, dup := req.ProviderOptions.Fields[k]; dup {
+			return fmt.Errorf("provider_options.%s: already set by the request's own %s", k, k)
+		}
+		req.ProviderOptions.Fields[k] = v
+	}
+	return nil
+}
+
+// setOption puts one of the format's own fields into the request's
+// provider_options under the same name, for the provider to read.
+func setOption(req *llmrelayv1.GenerateRequest, key string, raw json.RawMessage) error {
+	v, err := valueOf(raw)
+	if err != nil {
+		return err
+	}
+	if req.ProviderOptions == nil {
+		req.ProviderOptions = &structpb.Struct{Fields: map[string]*structpb.Value{}}
+	}
+	req.ProviderOptions.Fields[key] = v
+	return nil
+}
+
+// decodeAs decodes raw into v, or says what raw must be.
+func decodeAs(raw json.RawMessage, v any, must string) error {
+	if json.Unmarshal(raw, v) != nil {
+		return errors.New(must)
+	}
+	return nil
+}

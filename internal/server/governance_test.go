@@ -1,0 +1,501 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
+	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/server"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+	"github.com/llmrelay/llmrelay/internal/servertools"
+	"github.com/llmrelay/llmrelay/internal/servertools/mcptest"
+	"github.com/llmrelay/llmrelay/internal/spend"
+	"github.com/llmrelay/llmrelay/internal/state/redistest"
+	"github.com/llmrelay/llmrelay/internal/state/statetest"
+	"github.com/llmrelay/llmrelay/internal/usage"
+)
+
+// adminSecret is the config's admin key.
+const adminSecret = "admin-secret-for-the-tests"
+
+// governanceConfig is a config with an admin key (ops) and the mock
+// provider; redis, when set, is the store every replica shares.
+func governanceConfig(redis *redistest.Server, prefix string) *config.Config {
+	cfg := config.Default()
+	if redis != nil {
+		cfg = redisConfig(redis, "fail_closed")
+		cfg.State.Redis.KeyPrefix = prefix
+	}
+	cfg.Providers = config.DefaultProviders()
+	cfg.Auth.Keys = append(cfg.Auth.Keys, config.APIKey{Name: "ops", SHA256: auth.HashKey(adminSecret), Scopes: []string{"admin"}})
+	return cfg
+}
+
+// errorInfo returns a status error's code, ErrorInfo and RetryInfo delay.
+func errorInfo(err error) (codes.Code, *errdetails.ErrorInfo, time.Duration) {
+	st := status.Convert(err)
+	var info *errdetails.ErrorInfo
+	var wait time.Duration
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *errdetails.ErrorInfo:
+			info = d
+		case *errdetails.RetryInfo:
+			wait = d.GetRetryDelay().AsDuration()
+		}
+	}
+	return st.Code(), info, wait
+}
+
+func createKey(t *testing.T, in *servertest.Instance, k *adminv1.Key) string {
+	t.Helper()
+	resp, err := adminv1.NewKeyServiceClient(in.Conn).CreateKey(bearer(t.Context(), adminSecret), &adminv1.CreateKeyRequest{Key: k})
+	if err != nil {
+		t.Fatalf("CreateKey(%s): %v", k.GetName(), err)
+	}
+	return resp.GetSecret()
+}
+
+// generate runs one call with key and returns its final, or its error.
+func generate(ctx context.Context, in *servertest.Instance, key string, req *llmrelayv1.GenerateRequest) (*llmrelayv1.Final, error) {
+	events, err := servertest.Collect(bearer(ctx, key), in.Client, req)
+	if err != nil {
+		return nil, err
+	}
+	return events[len(events)-1].GetFinal(), nil
+}
+
+// TestKeysAcrossReplicas is the issue's first done-when: two replicas
+// sharing a real redis-server; a key created through the API on replica A
+// authenticates at once on replica B; revoked on B, it is refused there at
+// once and on A within a second (A's clock moves the second: A read the
+// key just before the revocation).
+func TestKeysAcrossReplicas(t *testing.T) {
+	redis := redistest.Start(t)
+	prefix := "keys-" + t.Name() + ":"
+	clockA, clockB := statetest.NewClock(), statetest.NewClock()
+	a := servertest.Start(t, governanceConfig(redis, prefix), server.WithGovernanceClock(clockA.Now))
+	b := servertest.Start(t, governanceConfig(redis, prefix), server.WithGovernanceClock(clockB.Now))
+
+	secret := createKey(t, a, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"mock/*"}})
+	for name, in := range map[string]*servertest.Instance{"B": b, "A": a} {
+		if _, err := generate(t.Context(), in, secret, echoRequest("hello")); err != nil {
+			t.Fatalf("the new key on replica %s: %v", name, err)
+		}
+	}
+	got, err := adminv1.NewKeyServiceClient(b.Conn).GetKey(bearer(t.Context(), adminSecret), &adminv1.GetKeyRequest{Name: "ci"})
+	if err != nil || got.GetKey().GetSource() != adminv1.KeySource_KEY_SOURCE_STORE || got.GetKey().GetCreatedBy() != "ops" {
+		t.Fatalf("GetKey on replica B: %v, %v", got, err)
+	}
+
+	if _, err := adminv1.NewKeyServiceClient(b.Conn).RevokeKey(bearer(t.Context(), adminSecret), &adminv1.RevokeKeyRequest{Name: "ci"}); err != nil {
+		t.Fatal(err)
+	}
+	wantRevoked := func(name string, in *servertest.Instance) {
+		t.Helper()
+		_, err := generate(t.Context(), in, secret, echoRequest("hello"))
+		if code, info, _ := errorInfo(err); code != codes.Unauthenticated || info.GetReason() != "API_KEY_REVOKED" {
+			t.Fatalf("the revoked key on replica %s: %v, want UNAUTHENTICATED API_KEY_REVOKED", name, err)
+		}
+	}
+	wantRevoked("B", b)
+	clockA.Advance(time.Second)
+	wantRevoked("A", a)
+}
+
+// pricedUpstream is an OpenAI-compatible upstream whose every reply is 10
+// input and 5 output tokens, priced at $10 and $20 per million: $0.0002 a
+// call.
+func pricedUpstream(t *testing.T) (*openaitest.Server, func(*config.Config)) {
+	up := openaitest.Start(t, openaitest.Options{Chunks: 5})
+	return up, func(cfg *config.Config) {
+		cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(), Models: []string{"fake-model"}}}
+		cfg.Pricing.Models = map[string]usage.Price{"up/fake-model": {"input": 10, "output": 20}}
+	}
+}
+
+const callCost = 10*10e-6 + 5*20e-6
+
+// budgetRequest asks for at most 5 output tokens, with a prompt whose size
+// reserves more input tokens than the upstream counts: each call reserves
+// more than it spends.
+func budgetRequest() *llmrelayv1.GenerateRequest {
+	max := uint32(5)
+	return &llmrelayv1.GenerateRequest{
+		Model:      "up/fake-model",
+		Messages:   []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "please answer this question in five words or fewer"}},
+		Generation: &llmrelayv1.GenerationConfig{MaxOutputTokens: &max},
+	}
+}
+
+// TestBudgetAcrossReplicas is the issue's second done-when: a key with
+// {window: day, max_cost_usd: 0.01} and a priced model, 32 callers at once
+// across two replicas sharing a real redis-server. Calls succeed until the
+// budget is spent, then both replicas refuse with BUDGET_EXHAUSTED, with a
+// RetryInfo until midnight UTC, before any provider request; the cost
+// settled never exceeds the budget by more than one call's reservation;
+// on the next day (both replicas' clocks moved) the key is admitted again.
+func TestBudgetAcrossReplicas(t *testing.T) {
+	redis := redistest.Start(t)
+	up, priced := pricedUpstream(t)
+	prefix := "budget-" + t.Name() + ":"
+	clock := statetest.NewClock() // 2025-01-02T03:04:05Z, shared by both replicas
+	var replicas []*servertest.Instance
+	for range 2 {
+		cfg := governanceConfig(redis, prefix)
+		priced(cfg)
+		replicas = append(replicas, servertest.Start(t, cfg, server.WithGovernanceClock(clock.Now)))
+	}
+	secret := createKey(t, replicas[0], &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"},
+		Budgets: []*adminv1.Budget{{Window: "day", MaxCostUsd: 0.01}}})
+
+	var succeeded, refused atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 32 {
+		in := replicas[i%2]
+		wg.Go(func() {
+			for {
+				_, err := generate(t.Context(), in, secret, budgetRequest())
+				if err == nil {
+					succeeded.Add(1)
+					continue
+				}
+				code, info, wait := errorInfo(err)
+				if code != codes.ResourceExhausted || info.GetReason() != "BUDGET_EXHAUSTED" || info.GetMetadata()["window"] != "day" {
+					t.Errorf("a call: %v, want only successes, then BUDGET_EXHAUSTED", err)
+					return
+				}
+				if midnight := time.Date(2025, 1, 3, 0, 0, 0, 0, time.UTC); wait != midnight.Sub(clock.Now()) {
+					t.Errorf("RetryInfo %v, want the time until midnight UTC, %v", wait, midnight.Sub(clock.Now()))
+				}
+				refused.Add(1)
+				return
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	// A caller refused while others held reservations gave up; the calls
+	// since settled for less than they reserved. Spend the rest, one call
+	// at a time, until the budget has no room even for one reservation.
+	for i := 0; ; i++ {
+		if i > 1000 {
+			t.Fatal("the budget never ran out")
+		}
+		if _, err := generate(t.Context(), replicas[i%2], secret, budgetRequest()); err != nil {
+			break
+		}
+		succeeded.Add(1)
+	}
+	n := succeeded.Load()
+	if got := up.Requests(); got != n {
+		t.Fatalf("the upstream saw %d requests for %d successful calls: refused calls reached it", got, n)
+	}
+	// Refused on both replicas, with nothing sent upstream.
+	for i, in := range replicas {
+		if _, err := generate(t.Context(), in, secret, budgetRequest()); err == nil {
+			t.Fatalf("replica %d admitted a call past the budget", i)
+		}
+	}
+	if got := up.Requests(); got != n {
+		t.Fatalf("the upstream saw %d requests after the refusals, want %d", got, n)
+	}
+	resp, err := adminv1.NewUsageServiceClient(replicas[1].Conn).GetUsage(bearer(t.Context(), adminSecret), &adminv1.GetUsageRequest{StartDay: "2025-01-02", Key: "ci"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := resp.GetRecords()[0]
+	spent := rec.GetCostUsd()
+	reservation := spend.USD(spend.Nanos(float64((proto.Size(budgetRequest())+2)/3)*10e-6 + 5*20e-6))
+	t.Logf("%d calls succeeded (%d refused by the budget), $%v settled of $0.01; one reservation is $%v", n, refused.Load(), spent, reservation)
+	if rec.GetCalls() != uint64(n) || spent > 0.01+reservation || spent <= 0.01-reservation {
+		t.Fatalf("usage %v: %d calls costing $%v, want %d calls, within one reservation ($%v) of the $0.01 budget", rec, rec.GetCalls(), spent, n, reservation)
+	}
+	if want := float64(n) * callCost; spent < want-1e-9 || spent > want+1e-9 {
+		t.Fatalf("settled $%v for %d calls of $%v", spent, n, callCost)
+	}
+
+	clock.Advance(24 * time.Hour)
+	for i, in := range replicas {
+		if _, err := generate(t.Context(), in, secret, budgetRequest()); err != nil {
+			t.Fatalf("replica %d on the next day: %v", i, err)
+		}
+	}
+}
+
+// TestTeamBudgetStopsBothKeys: a team budget shared by two keys stops both
+// once one of them has spent it, and a key of no team goes on.
+func TestTeamBudgetStopsBothKeys(t *testing.T) {
+	up, priced := pricedUpstream(t)
+	cfg := governanceConfig(nil, "")
+	priced(cfg)
+	cfg.Teams = []spend.Team{{Name: "research", Budgets: []spend.Budget{{Window: spend.Month, MaxTokens: 100}}}}
+	for _, name := range []string{"alice", "bob", "carol"} {
+		k := config.APIKey{Name: name, SHA256: auth.HashKey(name + "-secret"), Scopes: []string{"generate"}, Models: []string{"*"}}
+		if name != "carol" {
+			k.Team = "research"
+		}
+		cfg.Auth.Keys = append(cfg.Auth.Keys, k)
+	}
+	in := servertest.Start(t, cfg)
+	// 15 tokens a call, about 30 reserved: alice alone spends the team's
+	// 100 tokens; bob, who has made no call, is stopped with her.
+	calls := 0
+	for ; calls < 20; calls++ {
+		if _, err := generate(t.Context(), in, "alice-secret", budgetRequest()); err != nil {
+			break
+		}
+	}
+	if calls < 2 || calls >= 20 {
+		t.Fatalf("%d calls before the team's budget refused one", calls)
+	}
+	for _, key := range []string{"alice-secret", "bob-secret"} {
+		_, err := generate(t.Context(), in, key, budgetRequest())
+		code, info, _ := errorInfo(err)
+		if code != codes.ResourceExhausted || info.GetReason() != "BUDGET_EXHAUSTED" || info.GetMetadata()["budget"] != "team" || info.GetMetadata()["team"] != "research" {
+			t.Fatalf("%s after the team's budget was spent: %v (%v), want BUDGET_EXHAUSTED by the team's budget", key, err, info.GetMetadata())
+		}
+	}
+	if _, err := generate(t.Context(), in, "carol-secret", budgetRequest()); err != nil {
+		t.Fatalf("a key of no team: %v", err)
+	}
+	if got := up.Requests(); got != int64(calls)+1 {
+		t.Fatalf("the upstream saw %d requests, want %d", got, calls+1)
+	}
+	body := in.Server.Metrics().Text()
+	if !strings.Contains(body, `llmrelay_budget_refusals_total{owner="team",window="month"} 3`) || !strings.Contains(body, `key="alice",model="fake-model",provider="up",route="",team="research"`) {
+		t.Errorf("/metrics lacks the team's refusals or its label:\n%s", grepLines(body, "budget_refusals", "research"))
+	}
+}
+
+// TestGetUsageEqualsTheFinals: GetUsage's totals for a key and its team
+// equal the sum of the Finals' usage of its calls: calls that took a
+// retry, a fallback to another target and a hedge among them, reasoning
+// and cached input tokens included.
+func TestGetUsageEqualsTheFinals(t *testing.T) {
+	cfg := governanceConfig(nil, "")
+	cfg.Providers = append(cfg.Providers, provider.Config{Name: "down", Kind: "mock", Options: map[string]any{"fault": map[string]any{"status": 404}}})
+	cfg.Routes = []route.Config{{Name: "smart", Targets: []route.TargetConfig{{Model: "down/echo"}, {Model: "mock/echo"}}}}
+	cfg.Retry.Hedging.MinHedgeAfter = time.Millisecond
+	cfg.Teams = []spend.Team{{Name: "research"}}
+	cfg.Auth.Keys = append(cfg.Auth.Keys, config.APIKey{Name: "app", SHA256: auth.HashKey("app-secret"), Scopes: []string{"generate"}, Models: []string{"*"}, Team: "research"})
+	in := servertest.Start(t, cfg)
+
+	retried := withOptions(t, echoRequest("one two three"), map[string]any{"faults": []any{map[string]any{"error_after": 1}, map[string]any{}}})
+	retried.Retry = &llmrelayv1.RetryPolicy{MaxAttempts: 3, InitialBackoff: durationpb.New(time.Millisecond), MaxBackoff: durationpb.New(time.Millisecond)}
+	fellBack := echoRequest("four five")
+	fellBack.Model = "smart"
+	hedged := withOptions(t, echoRequest("six seven"), map[string]any{"faults": []any{map[string]any{"first_delay_ms": 60000}, map[string]any{}}})
+	hedged.Hedging = &llmrelayv1.HedgePolicy{HedgeAfter: durationpb.New(time.Millisecond)}
+	thinking := echoRequest("eight")
+	thinking.Model = "mock/think"
+	cached := withOptions(t, echoRequest("nine"), map[string]any{"faults": []any{map[string]any{"usage": map[string]any{
+		"input_tokens": 1000, "output_tokens": 20, "cached_input_tokens": 600}}}})
+
+	var sum provider.Usage
+	for name, req := range map[string]*llmrelayv1.GenerateRequest{"retried": retried, "fell back": fellBack, "hedged": hedged, "thinking": thinking, "cached": cached} {
+		final, err := generate(t.Context(), in, "app-secret", req)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		switch name {
+		case "retried":
+			if final.GetAttempts() != 2 {
+				t.Fatalf("retried: %d attempts", final.GetAttempts())
+			}
+		case "fell back":
+			if final.GetProvider() != "mock" || final.GetAttempts() != 2 {
+				t.Fatalf("fell back: served by %s after %d attempts", final.GetProvider(), final.GetAttempts())
+			}
+		case "hedged":
+			if final.GetHedges() != 1 {
+				t.Fatalf("hedged: %d hedges", final.GetHedges())
+			}
+		}
+		u := final.GetUsage()
+		sum.InputTokens += int64(u.GetInputTokens())
+		sum.OutputTokens += int64(u.GetOutputTokens())
+		sum.ReasoningTokens += int64(u.GetReasoningTokens())
+		sum.CachedInputTokens += int64(u.GetCachedInputTokens())
+		sum.CacheCreationInputTokens += int64(u.GetCacheCreationInputTokens())
+	}
+	if sum.ReasoningTokens == 0 || sum.CachedInputTokens != 600 {
+		t.Fatalf("the Finals' usage %+v lacks reasoning or cached tokens", sum)
+	}
+	resp, err := adminv1.NewUsageServiceClient(in.Conn).GetUsage(bearer(t.Context(), adminSecret), &adminv1.GetUsageRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.GetRecords()) != 2 {
+		t.Fatalf("usage records %v, want the key's and its team's", resp.GetRecords())
+	}
+	for _, rec := range resp.GetRecords() {
+		u := rec.GetUsage()
+		got := provider.Usage{InputTokens: int64(u.GetInputTokens()), OutputTokens: int64(u.GetOutputTokens()), ReasoningTokens: int64(u.GetReasoningTokens()),
+			CachedInputTokens: int64(u.GetCachedInputTokens()), CacheCreationInputTokens: int64(u.GetCacheCreationInputTokens())}
+		if got != sum || rec.GetCalls() != 5 {
+			t.Errorf("GetUsage record %v: %d calls, %+v; want 5 calls and the Finals' sum %+v", rec.GetSubject(), rec.GetCalls(), got, sum)
+		}
+	}
+}
+
+// TestAdminScopes: the admin API needs the admin scope (GetUsage also opens
+// to usage.read); config keys are read-only through it; stored keys come
+// and go with their errors.
+func TestAdminScopes(t *testing.T) {
+	cfg := governanceConfig(nil, "")
+	cfg.Auth.Keys = append(cfg.Auth.Keys,
+		config.APIKey{Name: "app", SHA256: auth.HashKey("app-secret"), Scopes: []string{"generate"}, Models: []string{"*"}},
+		config.APIKey{Name: "finance", SHA256: auth.HashKey("finance-secret"), Scopes: []string{"usage.read"}})
+	in := servertest.Start(t, cfg)
+	keys, use := adminv1.NewKeyServiceClient(in.Conn), adminv1.NewUsageServiceClient(in.Conn)
+	ctx := t.Context()
+	tests := []struct {
+		name   string
+		call   func() error
+		code   codes.Code
+		reason string
+	}{
+		{"no key", func() error { _, err := keys.ListKeys(ctx, &adminv1.ListKeysRequest{}); return err }, codes.Unauthenticated, "CREDENTIALS_MISSING"},
+		{"a generate key", func() error {
+			_, err := keys.CreateKey(bearer(ctx, "app-secret"), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "x", Scopes: []string{"admin"}}})
+			return err
+		}, codes.PermissionDenied, "SCOPE_MISSING"},
+		{"usage.read lists no keys", func() error {
+			_, err := keys.ListKeys(bearer(ctx, "finance-secret"), &adminv1.ListKeysRequest{})
+			return err
+		}, codes.PermissionDenied, "SCOPE_MISSING"},
+		{"usage.read reads usage", func() error {
+			_, err := use.GetUsage(bearer(ctx, "finance-secret"), &adminv1.GetUsageRequest{})
+			return err
+		}, codes.OK, ""},
+		{"a config key is read-only", func() error {
+			_, err := keys.RevokeKey(bearer(ctx, adminSecret), &adminv1.RevokeKeyRequest{Name: "app"})
+			return err
+		}, codes.FailedPrecondition, "KEY_READ_ONLY"},
+		{"a config key's name is taken", func() error {
+			_, err := keys.CreateKey(bearer(ctx, adminSecret), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "app", Scopes: []string{"admin"}}})
+			return err
+		}, codes.AlreadyExists, "KEY_EXISTS"},
+		{"an unknown key", func() error {
+			_, err := keys.GetKey(bearer(ctx, adminSecret), &adminv1.GetKeyRequest{Name: "nobody"})
+			return err
+		}, codes.NotFound, "KEY_NOT_FOUND"},
+		{"a budget in no window", func() error {
+			_, err := keys.CreateKey(bearer(ctx, adminSecret), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "x", Scopes: []string{"admin"},
+				Budgets: []*adminv1.Budget{{Window: "week", MaxTokens: 5}}}})
+			return err
+		}, codes.InvalidArgument, "INVALID_REQUEST"},
+		{"an unknown team", func() error {
+			_, err := keys.CreateKey(bearer(ctx, adminSecret), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "x", Scopes: []string{"admin"}, Team: "nobody"}})
+			return err
+		}, codes.InvalidArgument, "INVALID_REQUEST"},
+		{"an update without a mask", func() error {
+			_, err := keys.UpdateKey(bearer(ctx, adminSecret), &adminv1.UpdateKeyRequest{Key: &adminv1.Key{Name: "app"}})
+			return err
+		}, codes.InvalidArgument, "INVALID_REQUEST"},
+	}
+	for _, tc := range tests {
+		code, info, _ := errorInfo(tc.call())
+		if code != tc.code || info.GetReason() != tc.reason {
+			t.Errorf("%s: %v %s, want %v %s", tc.name, code, info.GetReason(), tc.code, tc.reason)
+		}
+	}
+	list, err := keys.ListKeys(bearer(ctx, adminSecret), &adminv1.ListKeysRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, k := range list.GetKeys() {
+		names = append(names, k.GetName()+"/"+k.GetSource().String())
+	}
+	if want := "[app/KEY_SOURCE_CONFIG finance/KEY_SOURCE_CONFIG ops/KEY_SOURCE_CONFIG]"; fmt.Sprint(names) != want {
+		t.Fatalf("ListKeys: %v, want %s", names, want)
+	}
+}
+
+// TestBudgetsWhenTheStoreFails: with Redis stopped, a call under a budget
+// follows state.on_store_failure: fail_closed refuses it as unavailable
+// (never as exhausted), fail_open admits it on the replica's own counters.
+func TestBudgetsWhenTheStoreFails(t *testing.T) {
+	for _, policy := range []string{"fail_closed", "fail_open"} {
+		t.Run(policy, func(t *testing.T) {
+			redis := redistest.Start(t)
+			cfg := redisConfig(redis, policy)
+			cfg.Providers = config.DefaultProviders()
+			cfg.Auth.Keys = []config.APIKey{{Name: "ci", SHA256: auth.HashKey("ci-secret"), Scopes: []string{"generate"}, Models: []string{"*"},
+				Budgets: []spend.Budget{{Window: spend.Day, MaxTokens: 1_000_000}}}}
+			in := servertest.Start(t, cfg)
+			if _, err := generate(t.Context(), in, "ci-secret", echoRequest("before")); err != nil {
+				t.Fatal(err)
+			}
+			redis.Stop()
+			_, err := generate(t.Context(), in, "ci-secret", echoRequest("during"))
+			code, info, _ := errorInfo(err)
+			switch policy {
+			case "fail_closed":
+				if code != codes.Unavailable || info.GetReason() != "STATE_STORE_UNAVAILABLE" {
+					t.Fatalf("a call under a budget with the store down: %v, want UNAVAILABLE STATE_STORE_UNAVAILABLE", err)
+				}
+			default:
+				if err != nil {
+					t.Fatalf("a call under a budget with the store down, fail_open: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// TestServerToolTurnsSettled: a stored key whose `tools` allow the go
+// server's tools (made through the API, so servertools learns its patterns
+// from the key's record) runs a call of two turns around a real MCP
+// server's tool; GetUsage counts one call with both turns' tokens, as its
+// Final does.
+func TestServerToolTurnsSettled(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	cfg := governanceConfig(nil, "")
+	cfg.Tools.MCPServers = []servertools.ServerConfig{goServer(g)}
+	in := servertest.Start(t, cfg)
+	secret := createKey(t, in, &adminv1.Key{Name: "agent", Scopes: []string{"generate"}, Models: []string{"*"}, Tools: []string{"go/*"}})
+	req := scripted(t, []string{"go/echo"}, `{
+		"script": [{"tool_calls": [{"name": "go__echo", "arguments": {"message": "hi"}}]}],
+		"faults": [{"usage": {"input_tokens": 5, "output_tokens": 3}}, {"usage": {"input_tokens": 9, "output_tokens": 2}}]}`)
+	f, err := generate(t.Context(), in, secret, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.GetTurns() != 2 || f.GetUsage().GetInputTokens() != 14 || f.GetUsage().GetOutputTokens() != 5 {
+		t.Fatalf("final: %d turns, usage %v; want 2 turns and both turns' usage", f.GetTurns(), f.GetUsage())
+	}
+	resp, err := adminv1.NewUsageServiceClient(in.Conn).GetUsage(bearer(t.Context(), adminSecret), &adminv1.GetUsageRequest{Key: "agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs := resp.GetRecords(); len(recs) != 1 || recs[0].GetCalls() != 1 || recs[0].GetUsage().GetInputTokens() != 14 || recs[0].GetUsage().GetOutputTokens() != 5 {
+		t.Fatalf("GetUsage %v, want one call of 14 input and 5 output tokens", recs)
+	}
+	// Without the tool in its patterns, the same key may not offer it.
+	other := createKey(t, in, &adminv1.Key{Name: "plain", Scopes: []string{"generate"}, Models: []string{"*"}})
+	if _, err := generate(t.Context(), in, other, scripted(t, []string{"go/echo"}, `{}`)); err == nil {
+		t.Fatal("a stored key without tools offered a server tool")
+	}
+}

@@ -1,0 +1,303 @@
+package spend
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/usage"
+)
+
+// Subject is whose budgets a call falls under: its API key's own, and its
+// team's (the Budgeter knows the teams' budgets).
+type Subject struct {
+	// Key is the API key's name; "" on a server without keys, whose
+	// calls fall under no budget and are recorded nowhere.
+	Key string
+	// Team is the key's team, "" for none.
+	Team string
+	// Budgets are the key's own.
+	Budgets []Budget
+}
+
+// Request is what a call's reservation is estimated from.
+type Request struct {
+	// InputBytes is the request's encoded size: its input is reserved as
+	// a token per InputBytesPerToken bytes.
+	InputBytes int
+	// MaxOutputTokens is the request's max_output_tokens; 0 reserves
+	// Config.DefaultOutputTokens.
+	MaxOutputTokens int64
+	// Targets are the models the call may reach (its model and
+	// fallbacks); it reserves at the dearest one's prices.
+	Targets []Target
+}
+
+// Target is a model a call may reach: the configured provider's name and
+// the model at that provider.
+type Target struct{ Provider, Model string }
+
+// InputBytesPerToken is how many bytes of an encoded request a reservation
+// counts as one input token: a guess on the side of more tokens for
+// English text, which settlement replaces with the provider's count.
+const InputBytesPerToken = 3
+
+// lapseMargin is how long past the call's deadline an unsettled
+// reservation holds, for a replica that crashed before settling.
+const lapseMargin = 5 * time.Minute
+
+// Budgeter admits calls against the budgets of their key and team, and
+// settles them. It is safe for concurrent use.
+type Budgeter struct {
+	store  state.Spending
+	now    func() time.Time
+	teams  map[string][]Budget
+	prices *usage.Prices
+	cfg    Config
+}
+
+// New returns a Budgeter counting in store, with the configured teams,
+// the price table (nil: nothing is priced) and the governance section;
+// now is its clock (nil: time.Now).
+func New(store state.Spending, teams []Team, prices *usage.Prices, cfg Config, now func() time.Time) *Budgeter {
+	if now == nil {
+		now = time.Now
+	}
+	b := &Budgeter{store: store, now: now, teams: make(map[string][]Budget, len(teams)), prices: prices, cfg: cfg}
+	for _, t := range teams {
+		b.teams[t.Name] = t.Budgets
+	}
+	return b
+}
+
+// Estimate returns what a call of r reserves: its input (InputBytes /
+// InputBytesPerToken tokens) and its output (MaxOutputTokens, or the
+// default) in tokens, and their cost at the dearest of its targets'
+// prices (nothing for unpriced targets).
+func (b *Budgeter) Estimate(r Request) state.Amount {
+	out := r.MaxOutputTokens
+	if out <= 0 {
+		out = b.cfg.DefaultOutputTokens
+	}
+	u := provider.Usage{InputTokens: int64((r.InputBytes + InputBytesPerToken - 1) / InputBytesPerToken), OutputTokens: out}
+	var cost float64
+	for _, t := range r.Targets {
+		if c, ok := b.prices.Cost(t.Provider, t.Model, u); ok {
+			cost = max(cost, c)
+		}
+	}
+	return state.Amount{Cost: Nanos(cost), Tokens: u.InputTokens + u.OutputTokens}
+}
+
+// budgetOf is one budget a call falls under.
+type budgetOf struct {
+	team   bool // the team's, not the key's
+	budget Budget
+	resets time.Time
+}
+
+// Budgeted reports whether a call of sub falls under any budget (its
+// key's or its team's), so that a caller may skip estimating it.
+func (b *Budgeter) Budgeted(sub Subject) bool {
+	return b != nil && sub.Key != "" && (len(sub.Budgets) > 0 || sub.Team != "" && len(b.teams[sub.Team]) > 0)
+}
+
+// Reserve admits one call of sub: it reserves r's estimate on every
+// budget of the key and its team, atomically, and returns the Hold that
+// settles the call. A budget without room for it refuses the call with an
+// *ExhaustedError (and nothing is reserved). A key without budgets still
+// gets a Hold, which records its usage; a call without a key gets nil.
+// deadline is the call's (zero: none): an unsettled reservation is dropped
+// lapseMargin after it (a day after the call started without one).
+func (b *Budgeter) Reserve(ctx context.Context, sub Subject, r Request, deadline time.Time) (*Hold, error) {
+	if b == nil || sub.Key == "" {
+		return nil, nil
+	}
+	now := b.now()
+	h := &Hold{b: b, sub: sub, id: holdID(), day: now.UTC().Format(time.DateOnly)}
+	for _, bu := range sub.Budgets {
+		h.add(false, bu, now)
+	}
+	if sub.Team != "" {
+		for _, bu := range b.teams[sub.Team] {
+			h.add(true, bu, now)
+		}
+	}
+	if len(h.counters) == 0 {
+		return h, nil
+	}
+	h.amount = b.Estimate(r)
+	lapse := now.Add(24 * time.Hour)
+	if !deadline.IsZero() {
+		lapse = deadline.Add(lapseMargin)
+	}
+	res, err := b.store.Reserve(ctx, state.Reservation{ID: h.id, Counters: h.counters, Amount: h.amount, Now: now, Lapse: lapse})
+	if err != nil {
+		return nil, err
+	}
+	if !res.Allowed {
+		of := h.budgets[res.Refused]
+		return nil, &ExhaustedError{
+			Key: sub.Key, Team: sub.Team, TeamBudget: of.team, Budget: of.budget,
+			Balance: res.Balance, Reservation: h.amount, Resets: of.resets, Now: now,
+		}
+	}
+	h.reserved = true
+	return h, nil
+}
+
+// add adds one budget's counter to h.
+func (h *Hold) add(team bool, bu Budget, now time.Time) {
+	period, resets := bu.Window.Period(now)
+	owner := "k:" + h.sub.Key
+	if team {
+		owner = "t:" + h.sub.Team
+	}
+	c := state.Counter{ID: owner + "/" + string(bu.Window) + "/" + period, Max: state.Amount{Cost: Nanos(bu.MaxCostUSD), Tokens: bu.MaxTokens}}
+	if !resets.IsZero() {
+		// Kept a day past the window's end: a late settlement still finds it.
+		c.Expires = resets.Add(24 * time.Hour)
+	}
+	h.counters = append(h.counters, c)
+	h.budgets = append(h.budgets, budgetOf{team: team, budget: bu, resets: resets})
+}
+
+func holdID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Hold is one admitted call's reservation, until it is settled.
+type Hold struct {
+	b        *Budgeter
+	sub      Subject
+	id       string
+	day      string // the usage records' day: the call's admission's
+	counters []state.Counter
+	budgets  []budgetOf
+	amount   state.Amount
+	reserved bool
+	ended    atomic.Bool
+}
+
+// Settle ends h with what the call used: u summed over its attempts and
+// turns (the call's Final.usage), and costUSD their cost at the prices of
+// the models each attempt went to. It gives back the reservation, adds the
+// spend to every budget the call fell under, and adds the call to the
+// usage records of its key and team. Only the first Settle or Release of a
+// Hold counts; a nil Hold does nothing.
+func (h *Hold) Settle(ctx context.Context, u provider.Usage, costUSD float64) error {
+	if h == nil || !h.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	cost := Nanos(costUSD)
+	counts := map[string]int64{CountCalls: 1, CountCost: cost}
+	for _, k := range usage.Kinds {
+		if n := k.Tokens(u); n != 0 {
+			counts[k.Name] = n
+		}
+	}
+	deltas := []state.UsageDelta{{Day: h.day, Subject: "k:" + h.sub.Key, Counts: counts}}
+	if h.sub.Team != "" {
+		deltas = append(deltas, state.UsageDelta{Day: h.day, Subject: "t:" + h.sub.Team, Counts: counts})
+	}
+	now := h.b.now()
+	return h.b.store.Settle(ctx, state.Settlement{
+		ID: h.id, Counters: h.counters, Reserved: h.reservedAmount(),
+		Spent: state.Amount{Cost: cost, Tokens: u.InputTokens + u.OutputTokens},
+		Usage: deltas, Now: now, UsageExpires: now.AddDate(0, 0, h.b.cfg.UsageRetentionDays),
+	})
+}
+
+// Release gives h's reservation back for a call that never ran (a later
+// step of admission refused it): it spends nothing and is not a call of
+// the usage records. Only the first Settle or Release counts.
+func (h *Hold) Release(ctx context.Context) error {
+	if h == nil || !h.ended.CompareAndSwap(false, true) || !h.reserved {
+		return nil
+	}
+	return h.b.store.Settle(ctx, state.Settlement{ID: h.id, Counters: h.counters, Reserved: h.amount, Now: h.b.now()})
+}
+
+func (h *Hold) reservedAmount() state.Amount {
+	if !h.reserved {
+		return state.Amount{}
+	}
+	return h.amount
+}
+
+// Reserved returns what h reserved (zero when the call fell under no
+// budget).
+func (h *Hold) Reserved() state.Amount {
+	if h == nil {
+		return state.Amount{}
+	}
+	return h.reservedAmount()
+}
+
+// The usage records' counts besides the kinds of token (usage.Kinds).
+const (
+	// CountCalls counts the calls.
+	CountCalls = "calls"
+	// CountCost sums their cost in nano-dollars.
+	CountCost = "cost_nanos"
+)
+
+// ExhaustedError is the refusal of a call by a budget without room for its
+// reservation.
+type ExhaustedError struct {
+	// Key is the call's API key, Team its team; TeamBudget says the
+	// refusing budget is the team's.
+	Key, Team  string
+	TeamBudget bool
+	// Budget is the refusing budget; Balance its window's balance;
+	// Reservation what the call would have reserved.
+	Budget      Budget
+	Balance     state.Balance
+	Reservation state.Amount
+	// Resets is when the window ends (zero for total); Now the time of
+	// the decision.
+	Resets, Now time.Time
+}
+
+// Error implements error: which budget, what it holds, when it resets.
+func (e *ExhaustedError) Error() string {
+	var b strings.Builder
+	if e.TeamBudget {
+		fmt.Fprintf(&b, "team %s's %s budget", e.Team, e.Budget.Window.Adjective())
+	} else {
+		fmt.Fprintf(&b, "API key %s's %s budget", e.Key, e.Budget.Window.Adjective())
+	}
+	var caps []string
+	if e.Budget.MaxCostUSD > 0 {
+		caps = append(caps, fmt.Sprintf("%s spent of %s (%s held by calls running)",
+			FormatUSD(e.Balance.Used.Cost), FormatUSD(Nanos(e.Budget.MaxCostUSD)), FormatUSD(e.Balance.Reserved.Cost)))
+	}
+	if e.Budget.MaxTokens > 0 {
+		caps = append(caps, fmt.Sprintf("%d tokens used of %d (%d held by calls running)",
+			e.Balance.Used.Tokens, e.Budget.MaxTokens, e.Balance.Reserved.Tokens))
+	}
+	fmt.Fprintf(&b, " has no room for this call's reservation (%s, %d tokens): %s", FormatUSD(e.Reservation.Cost), e.Reservation.Tokens, strings.Join(caps, "; "))
+	if e.Resets.IsZero() {
+		b.WriteString("; a total budget never resets")
+	} else {
+		fmt.Fprintf(&b, "; it resets at %s", e.Resets.UTC().Format(time.RFC3339))
+	}
+	return b.String()
+}
+
+// RetryAfter returns how long until the window resets; 0 for a total
+// budget, which never does.
+func (e *ExhaustedError) RetryAfter() time.Duration {
+	if e.Resets.IsZero() {
+		return 0
+	}
+	return max(e.Resets.Sub(e.Now), time.Second)
+}

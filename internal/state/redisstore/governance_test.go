@@ -1,0 +1,202 @@
+package redisstore_test
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/redisstore"
+	"github.com/llmrelay/llmrelay/internal/state/redistest"
+	"github.com/llmrelay/llmrelay/internal/state/statetest"
+)
+
+// closedStore opens a fail_closed store on cfg, closed by t's cleanup:
+// a failing command fails the test instead of being decided locally.
+func closedStore(t *testing.T, cfg state.RedisConfig) *redisstore.Store {
+	s := open(t, cfg, redisstore.Options{FailClosed: true})
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestKeyStoreConformance(t *testing.T) {
+	srv := redistest.Start(t)
+	statetest.RunKeyStore(t, func(t *testing.T) state.KeyStore { return closedStore(t, config(srv)) })
+}
+
+func TestSpendingConformance(t *testing.T) {
+	srv := redistest.Start(t)
+	statetest.RunSpending(t, func(t *testing.T) state.Spending { return closedStore(t, config(srv)) })
+}
+
+// TestGovernanceOutageFailOpen: with Redis stopped and fail_open, a known
+// key still authenticates from the replica's last read (an unknown one is
+// ErrUnavailable), reservations are decided on the replica's own
+// counters, and what was settled meanwhile reaches Redis once it is back
+// (a restart that lost every key), usage records included.
+func TestGovernanceOutageFailOpen(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	s := open(t, cfg, redisstore.Options{})
+	defer s.Close()
+	condc := make(chan state.Condition, 16)
+	stop := s.Watch(func(c state.Condition) { condc <- c })
+	defer stop()
+	<-condc
+	ctx := t.Context()
+	known := state.StoredKey{Name: "alice", Hash: strings.Repeat("a", 64), Record: []byte("{}")}
+	if _, err := s.CreateKey(ctx, known); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	c := state.Counter{ID: "k:alice/day/2025-06-01", Max: state.Amount{Cost: 100}, Expires: now.Add(48 * time.Hour)}
+	reserve := func(id string, cost int64) state.Reserved {
+		t.Helper()
+		r, err := s.Reserve(ctx, state.Reservation{ID: id, Counters: []state.Counter{c}, Amount: state.Amount{Cost: cost}, Now: now, Lapse: now.Add(time.Hour)})
+		if err != nil {
+			t.Fatalf("Reserve(%s): %v", id, err)
+		}
+		return r
+	}
+	if r := reserve("before", 40); !r.Allowed {
+		t.Fatal("reservation before the outage refused")
+	}
+
+	srv.Stop()
+	if c := <-condc; c.Reachable {
+		t.Fatalf("condition with Redis stopped: %+v", c)
+	}
+	if k, err := s.KeyByHash(ctx, known.Hash); err != nil || k.Name != "alice" {
+		t.Fatalf("KeyByHash of a key read before the outage: %+v, %v, want it from the last read", k, err)
+	}
+	if _, err := s.KeyByHash(ctx, strings.Repeat("b", 64)); !errors.Is(err, state.ErrUnavailable) {
+		t.Fatalf("KeyByHash of a key never read, during the outage: %v, want ErrUnavailable", err)
+	}
+	if _, err := s.CreateKey(ctx, state.StoredKey{Name: "bob", Hash: strings.Repeat("c", 64)}); !errors.Is(err, state.ErrUnavailable) {
+		t.Fatalf("CreateKey during the outage: %v, want ErrUnavailable", err)
+	}
+	// The replica's own counters know nothing of the 40 reserved in Redis.
+	if r := reserve("during", 90); !r.Allowed {
+		t.Fatal("reservation of 90 during the outage refused by the local counter")
+	}
+	if r := reserve("refused", 20); r.Allowed {
+		t.Fatal("20 more on 90 reserved locally: allowed")
+	}
+	usage := []state.UsageDelta{{Day: "2025-06-01", Subject: "k:alice", Counts: map[string]int64{"calls": 1, "cost_nanos": 50}}}
+	for _, st := range []state.Settlement{
+		{ID: "before", Counters: []state.Counter{c}, Reserved: state.Amount{Cost: 40}, Spent: state.Amount{Cost: 30}, Now: now, Usage: usage},
+		{ID: "during", Counters: []state.Counter{c}, Reserved: state.Amount{Cost: 90}, Spent: state.Amount{Cost: 50}, Now: now, Usage: usage},
+	} {
+		if err := s.Settle(ctx, st); err != nil {
+			t.Fatalf("Settle(%s) during the outage: %v", st.ID, err)
+		}
+	}
+
+	srv.Restart(t) // empty: Redis lost every key
+	if c := <-condc; !c.Reachable {
+		t.Fatalf("condition after the restart: %+v", c)
+	}
+	other := open(t, cfg, redisstore.Options{FailClosed: true})
+	defer other.Close()
+	poll(t, "the spend settled during the outage in Redis", 30*time.Second, func() bool {
+		b, err := other.Balances(ctx, []string{c.ID}, now)
+		return err == nil && b[0] == state.Balance{Used: state.Amount{Cost: 80}}
+	})
+	recs, err := other.Usage(ctx, state.UsageQuery{From: "2025-06-01", To: "2025-06-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Counts["calls"] != 2 || recs[0].Counts["cost_nanos"] != 100 {
+		t.Fatalf("usage records after the outage: %+v, want alice's 2 calls and 100 nano-dollars", recs)
+	}
+}
+
+// TestGovernanceOutageFailClosed: with Redis stopped and fail_closed, keys
+// and reservations are ErrUnavailable, even a key read before; the calls
+// admitted before the outage still settle once Redis is back.
+func TestGovernanceOutageFailClosed(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	s := open(t, cfg, redisstore.Options{FailClosed: true})
+	defer s.Close()
+	condc := make(chan state.Condition, 16)
+	stop := s.Watch(func(c state.Condition) { condc <- c })
+	defer stop()
+	<-condc
+	ctx := t.Context()
+	known := state.StoredKey{Name: "alice", Hash: strings.Repeat("a", 64), Record: []byte("{}")}
+	if _, err := s.CreateKey(ctx, known); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	c := state.Counter{ID: "k:alice/total", Max: state.Amount{Cost: 100}}
+	srv.Stop()
+	<-condc
+	if _, err := s.KeyByHash(ctx, known.Hash); !errors.Is(err, state.ErrUnavailable) {
+		t.Fatalf("KeyByHash during the outage: %v, want ErrUnavailable", err)
+	}
+	if _, err := s.Reserve(ctx, state.Reservation{ID: "r", Counters: []state.Counter{c}, Amount: state.Amount{Cost: 1}, Now: now, Lapse: now.Add(time.Hour)}); !errors.Is(err, state.ErrUnavailable) {
+		t.Fatalf("Reserve during the outage: %v, want ErrUnavailable", err)
+	}
+	if err := s.Settle(ctx, state.Settlement{ID: "admitted before", Counters: []state.Counter{c}, Spent: state.Amount{Cost: 7}, Now: now}); err != nil {
+		t.Fatalf("Settle during the outage: %v, want it queued", err)
+	}
+	srv.Restart(t)
+	<-condc
+	poll(t, "the settlement queued during the outage in Redis", 30*time.Second, func() bool {
+		b, err := s.Balances(ctx, []string{c.ID}, now)
+		return err == nil && b[0] == state.Balance{Used: state.Amount{Cost: 7}}
+	})
+}
+
+// TestGovernanceOnCluster: the keys share the hash tag {keys} and the
+// budgets' counters and usage records {gov}, so each script finds all its
+// keys on one node.
+func TestGovernanceOnCluster(t *testing.T) {
+	addrs := redistest.StartCluster(t, 3)
+	t.Run("KeyStore", func(t *testing.T) {
+		statetest.RunKeyStore(t, func(t *testing.T) state.KeyStore { return closedStore(t, clusterConfig(addrs)) })
+	})
+	t.Run("Spending", func(t *testing.T) {
+		statetest.RunSpending(t, func(t *testing.T) state.Spending { return closedStore(t, clusterConfig(addrs)) })
+	})
+}
+
+// TestUsageOnlySettlementsOffThePath: the settlements of calls under no
+// budget are written by the flusher, in batches: a thousand of them at
+// once all reach Redis, which another replica reads; the replica that
+// settled them reads them back at once.
+func TestUsageOnlySettlementsOffThePath(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	a, b := closedStore(t, cfg), closedStore(t, cfg)
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	for i := range 1000 {
+		wg.Go(func() {
+			err := a.Settle(t.Context(), state.Settlement{ID: strconv.Itoa(i), Now: now, UsageExpires: now.Add(time.Hour),
+				Usage: []state.UsageDelta{{Day: "2025-06-01", Subject: "k:free", Counts: map[string]int64{"calls": 1, "input": 3}}}})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	calls := func(s *redisstore.Store) int64 {
+		recs, err := s.Usage(t.Context(), state.UsageQuery{From: "2025-06-01", To: "2025-06-01"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) == 0 {
+			return 0
+		}
+		return recs[0].Counts["calls"]
+	}
+	if got := calls(a); got != 1000 {
+		t.Fatalf("the settling replica reads %d calls, want 1000 at once", got)
+	}
+	poll(t, "the other replica reading the thousand calls", 30*time.Second, func() bool { return calls(b) == 1000 })
+}

@@ -1,0 +1,525 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/llmrelay/llmrelay/internal/state"
+)
+
+// Budgets' counters and usage records (state.Spending). Every key shares
+// the hash tag {gov}, so that one script reserves on a key's counters and
+// its team's, and one settles both and writes the usage records, on Redis
+// Cluster too (which puts them all on one node).
+//
+//	{gov}:c:<counter>            hash: uc, ut (used cost, tokens), rc, rt (reserved)
+//	{gov}:r:<counter>            sorted set: "<reservation> <cost> <tokens>" → lapse (ms)
+//	{gov}:u:<day>:<subject>      hash: counts by name
+//	{gov}:d:<day>                set: the day's subjects
+//
+// Lapses and expiries are on the caller's clock (a reservation's lapse is
+// compared with the caller's now; expiries are set as a TTL, Expires −
+// Now), so that an injected clock moves them in tests and replicas whose
+// clocks disagree by seconds disagree by no more.
+//
+// A settlement of a call under no budget only adds to the usage records:
+// it is queued and written by the flusher (settleLoop), woken at once, in
+// pipelined batches, so that a call's end waits for no round trip; Usage
+// flushes the queue first, so a replica reads its own calls back at once.
+// A replica that crashes loses what it had not flushed.
+//
+// While Redis is unreachable, with fail_open, reservations are made on
+// this replica's own counters (the local memory store), and every
+// settlement is queued and added to Redis when it answers again: local
+// reservations settle locally too, and reach Redis as spend without a
+// reservation. With fail_closed, Reserve and Balances fail
+// state.ErrUnavailable; settlements are queued all the same (the calls
+// they end were admitted before the outage).
+
+func (s *Store) counterKey(id string) string { return s.prefix + "{gov}:c:" + id }
+func (s *Store) resvKey(id string) string    { return s.prefix + "{gov}:r:" + id }
+func (s *Store) usageKey(day, subject string) string {
+	return s.prefix + "{gov}:u:" + day + ":" + subject
+}
+func (s *Store) usageDayKey(day string) string { return s.prefix + "{gov}:d:" + day }
+
+var _ state.Spending = (*Store)(nil)
+
+// maxQueuedSettlements bounds the settlements kept while Redis is
+// unreachable; past it the oldest are dropped (and counted).
+const maxQueuedSettlements = 100_000
+
+// spendQueue is the settlements waiting for Redis, and the reservations
+// made locally while it was unreachable.
+type spendQueue struct {
+	mu      sync.Mutex
+	pending []state.Settlement
+	local   map[string]struct{} // reservation IDs reserved on local counters
+	wake    chan struct{}
+	// flushMu lets one flush run at a time.
+	flushMu sync.Mutex
+}
+
+// Amounts are integers below 2^53 (nano-dollars: 9 million dollars), which
+// a Lua number holds exactly; incr writes them as integers (Lua would
+// write -0 or 1e+15).
+//
+// purgeLua gives back and drops a counter's lapsed reservations: KEYS[c]
+// is the counter, KEYS[c+1] its reservations, now the caller's time (ms).
+const purgeLua = `
+local function incr(c, f, n)
+  redis.call('HINCRBY', c, f, string.format('%d', n))
+end
+local function purge(c, r, now)
+  local lapsed = redis.call('ZRANGEBYSCORE', r, '-inf', now)
+  if #lapsed == 0 then return end
+  local cost, tokens = 0, 0
+  for _, m in ipairs(lapsed) do
+    local _, _, mc, mt = string.find(m, ' (%-?%d+) (%-?%d+)$')
+    cost = cost + tonumber(mc)
+    tokens = tokens + tonumber(mt)
+  end
+  incr(c, 'rc', 0 - cost)
+  incr(c, 'rt', 0 - tokens)
+  redis.call('ZREMRANGEBYSCORE', r, '-inf', now)
+end
+local function num(c, f)
+  return tonumber(redis.call('HGET', c, f)) or 0
+end
+local function expire(k, ttl)
+  if ttl > 0 then redis.call('PEXPIRE', k, ttl) end
+end
+`
+
+// reserveScript reserves an amount on every counter, or on none.
+//
+//	KEYS     per counter: its hash, its reservations
+//	ARGV[1]  now (ms), ARGV[2] the lapse (ms), ARGV[3] the reservation's
+//	         member, ARGV[4] its cost, ARGV[5] its tokens
+//	ARGV[6…] per counter: max cost, max tokens (0: no cap), TTL (ms; 0: none)
+//
+// It returns {0} when reserved, {i, used cost, used tokens, reserved cost,
+// reserved tokens} of the first counter i (from 1) without room.
+var reserveScript = redis.NewScript(purgeLua + `
+local now = tonumber(ARGV[1])
+local cost, tokens = tonumber(ARGV[4]), tonumber(ARGV[5])
+local n = #KEYS / 2
+for i = 1, n do
+  local c, r = KEYS[2*i-1], KEYS[2*i]
+  purge(c, r, now)
+  local uc, ut, rc, rt = num(c, 'uc'), num(c, 'ut'), num(c, 'rc'), num(c, 'rt')
+  local maxc, maxt = tonumber(ARGV[3*i+3]), tonumber(ARGV[3*i+4])
+  if (maxc > 0 and uc + rc + cost > maxc) or (maxt > 0 and ut + rt + tokens > maxt) then
+    return {i, uc, ut, rc, rt}
+  end
+end
+for i = 1, n do
+  local c, r = KEYS[2*i-1], KEYS[2*i]
+  incr(c, 'rc', cost)
+  incr(c, 'rt', tokens)
+  redis.call('ZADD', r, ARGV[2], ARGV[3])
+  local ttl = tonumber(ARGV[3*i+5])
+  expire(c, ttl)
+  expire(r, ttl)
+end
+return {0}
+`)
+
+// settleScript ends a reservation and writes the usage records.
+//
+//	KEYS     per counter: its hash, its reservations; then per usage
+//	         record: its hash, its day's set
+//	ARGV[1]  the number of counters, ARGV[2] the reservation's member
+//	         ("" for none), ARGV[3] spent cost, ARGV[4] spent tokens,
+//	         ARGV[5] now (ms), ARGV[6] the usage records' TTL (ms; 0: none)
+//	ARGV[7…] per counter: TTL (ms); then per usage record: its subject,
+//	         its number of counts, then name and value of each
+var settleScript = redis.NewScript(purgeLua + `
+local n = tonumber(ARGV[1])
+local member = ARGV[2]
+local cost, tokens = tonumber(ARGV[3]), tonumber(ARGV[4])
+local now = tonumber(ARGV[5])
+local uttl = tonumber(ARGV[6])
+for i = 1, n do
+  local c, r = KEYS[2*i-1], KEYS[2*i]
+  purge(c, r, now)
+  if member ~= '' and redis.call('ZREM', r, member) == 1 then
+    local _, _, mc, mt = string.find(member, ' (%-?%d+) (%-?%d+)$')
+    incr(c, 'rc', 0 - tonumber(mc))
+    incr(c, 'rt', 0 - tonumber(mt))
+  end
+  incr(c, 'uc', cost)
+  incr(c, 'ut', tokens)
+  local ttl = tonumber(ARGV[6+i])
+  expire(c, ttl)
+  expire(r, ttl)
+end
+local a = 7 + n
+for k = 2*n + 1, #KEYS, 2 do
+  local u, d = KEYS[k], KEYS[k+1]
+  local subject, m = ARGV[a], tonumber(ARGV[a+1])
+  a = a + 2
+  for j = 1, m do
+    redis.call('HINCRBY', u, ARGV[a], ARGV[a+1])
+    a = a + 2
+  end
+  redis.call('SADD', d, subject)
+  expire(u, uttl)
+  expire(d, uttl)
+end
+return 1
+`)
+
+// balancesScript returns counters' balances, lapsed reservations given
+// back first.
+//
+//	KEYS     per counter: its hash, its reservations
+//	ARGV[1]  now (ms)
+var balancesScript = redis.NewScript(purgeLua + `
+local now = tonumber(ARGV[1])
+local out = {}
+for i = 1, #KEYS / 2 do
+  local c, r = KEYS[2*i-1], KEYS[2*i]
+  purge(c, r, now)
+  table.insert(out, {num(c, 'uc'), num(c, 'ut'), num(c, 'rc'), num(c, 'rt')})
+end
+return out
+`)
+
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+// ttlMillis returns the TTL that makes a key expire at until on the
+// caller's clock, now being that clock's time; 0 for none.
+func ttlMillis(until, now time.Time) int64 {
+	if until.IsZero() {
+		return 0
+	}
+	return max(1, until.Sub(now).Milliseconds())
+}
+
+// member is a reservation's member in a counter's sorted set: it carries
+// its amount, so that a script can give it back.
+func resvMember(id string, a state.Amount) string {
+	return id + " " + strconv.FormatInt(a.Cost, 10) + " " + strconv.FormatInt(a.Tokens, 10)
+}
+
+func (s *Store) counterKeys(counters []state.Counter) []string {
+	keys := make([]string, 0, 2*len(counters))
+	for _, c := range counters {
+		keys = append(keys, s.counterKey(c.ID), s.resvKey(c.ID))
+	}
+	return keys
+}
+
+// Reserve implements state.Spending.
+func (s *Store) Reserve(ctx context.Context, r state.Reservation) (state.Reserved, error) {
+	if err := ctx.Err(); err != nil {
+		return state.Reserved{}, err
+	}
+	if len(r.Counters) == 0 {
+		return state.Reserved{Allowed: true}, nil
+	}
+	if s.up.Load() {
+		args := []any{millis(r.Now), millis(r.Lapse), resvMember(r.ID, r.Amount), r.Amount.Cost, r.Amount.Tokens}
+		for _, c := range r.Counters {
+			args = append(args, c.Max.Cost, c.Max.Tokens, ttlMillis(c.Expires, r.Now))
+		}
+		res, err := reserveScript.Run(ctx, s.rdb, s.counterKeys(r.Counters), args...).Int64Slice()
+		if err == nil && (len(res) != 1 && len(res) != 5 || res[0] < 0 || res[0] > int64(len(r.Counters))) {
+			err = fmt.Errorf("reserve script returned %v", res)
+		}
+		if err == nil {
+			if res[0] == 0 {
+				return state.Reserved{Allowed: true}, nil
+			}
+			return state.Reserved{Refused: int(res[0] - 1), Balance: state.Balance{
+				Used: state.Amount{Cost: res[1], Tokens: res[2]}, Reserved: state.Amount{Cost: res[3], Tokens: res[4]},
+			}}, nil
+		}
+		if err := s.failed(ctx, "reserve", err); err != nil {
+			return state.Reserved{}, err
+		}
+		// The script may have run: its reservation then lapses in Redis.
+	}
+	if err := s.fallback(); err != nil {
+		return state.Reserved{}, err
+	}
+	res, err := s.local.Reserve(ctx, r)
+	if err == nil && res.Allowed {
+		q := &s.spend
+		q.mu.Lock()
+		if q.local == nil {
+			q.local = make(map[string]struct{})
+		}
+		q.local[r.ID] = struct{}{}
+		q.mu.Unlock()
+	}
+	return res, err
+}
+
+// Settle implements state.Spending. A settlement Redis does not take is
+// queued and retried once Redis answers again.
+func (s *Store) Settle(ctx context.Context, st state.Settlement) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	q := &s.spend
+	q.mu.Lock()
+	_, local := q.local[st.ID]
+	delete(q.local, st.ID)
+	q.mu.Unlock()
+	if local {
+		// Reserved on this replica's counters during an outage: settled
+		// there, and its spend goes to Redis without the reservation.
+		if err := s.local.Settle(ctx, state.Settlement{ID: st.ID, Counters: st.Counters, Reserved: st.Reserved, Spent: st.Spent, Now: st.Now}); err != nil {
+			return err
+		}
+		st.Reserved = state.Amount{}
+	}
+	if len(st.Counters) == 0 {
+		// A call under no budget only adds to the usage records: written
+		// off the call's path, by the flusher, in batches (and at once
+		// before this replica reads usage).
+		s.queueSettlement(st)
+		return nil
+	}
+	if s.up.Load() {
+		err := s.runSettle(ctx, st)
+		if err == nil {
+			return nil
+		}
+		if err := s.failed(ctx, "settle", err); err != nil {
+			return err
+		}
+	}
+	s.queueSettlement(st)
+	return nil
+}
+
+// runSettle runs the settlement's script.
+func (s *Store) runSettle(ctx context.Context, st state.Settlement) error {
+	keys, args := s.settleArgs(st)
+	return settleScript.Run(ctx, s.rdb, keys, args...).Err()
+}
+
+// settleArgs returns the keys and arguments of st's settlement script.
+func (s *Store) settleArgs(st state.Settlement) ([]string, []any) {
+	keys := s.counterKeys(st.Counters)
+	member := ""
+	if st.Reserved != (state.Amount{}) {
+		member = resvMember(st.ID, st.Reserved)
+	}
+	args := []any{len(st.Counters), member, st.Spent.Cost, st.Spent.Tokens, millis(st.Now), ttlMillis(st.UsageExpires, st.Now)}
+	for _, c := range st.Counters {
+		args = append(args, ttlMillis(c.Expires, st.Now))
+	}
+	for _, u := range st.Usage {
+		keys = append(keys, s.usageKey(u.Day, u.Subject), s.usageDayKey(u.Day))
+		args = append(args, u.Subject, len(u.Counts))
+		for name, n := range u.Counts {
+			args = append(args, name, n)
+		}
+	}
+	return keys, args
+}
+
+// queueSettlement keeps st for the flusher, dropping the oldest past the
+// bound, and wakes the flusher.
+func (s *Store) queueSettlement(st state.Settlement) {
+	q := &s.spend
+	q.mu.Lock()
+	if len(q.pending) >= maxQueuedSettlements {
+		q.pending = q.pending[1:]
+		s.metrics.StateStoreError("settle_dropped")
+	}
+	q.pending = append(q.pending, st)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// settleBatch is the most settlements the flusher sends in one pipeline.
+const settleBatch = 256
+
+// settleLoop adds the queued settlements to Redis while it answers: at
+// once when one is queued, and every health-check interval for those an
+// outage kept.
+func (s *Store) settleLoop() {
+	defer s.wg.Done()
+	t := time.NewTicker(s.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		case <-s.spend.wake:
+		}
+		s.flushSettlements()
+	}
+}
+
+// flushSettlements sends the queued settlements in pipelined batches (one
+// round trip each) until none is left or Redis fails; a settlement whose
+// script ran is never sent again. One flush runs at a time.
+func (s *Store) flushSettlements() {
+	q := &s.spend
+	q.flushMu.Lock()
+	defer q.flushMu.Unlock()
+	for s.up.Load() {
+		q.mu.Lock()
+		batch := slices.Clone(q.pending[:min(len(q.pending), settleBatch)])
+		q.mu.Unlock()
+		if len(batch) == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.opts.ReadTimeout+s.opts.WriteTimeout)
+		pipe := s.rdb.Pipeline()
+		cmds := make([]*redis.Cmd, len(batch))
+		for i, st := range batch {
+			// EVAL, not EVALSHA: a pipeline cannot fall back on NOSCRIPT.
+			keys, args := s.settleArgs(st)
+			cmds[i] = settleScript.Eval(ctx, pipe, keys, args...)
+		}
+		_, err := pipe.Exec(ctx)
+		cancel()
+		done := 0
+		for done < len(cmds) && cmds[done].Err() == nil {
+			done++
+		}
+		q.mu.Lock()
+		q.pending = q.pending[done:] // only this flush takes from the head
+		q.mu.Unlock()
+		if err != nil {
+			s.metrics.StateStoreError("settle")
+			s.markDown(err)
+			return
+		}
+	}
+}
+
+// Balances implements state.Spending.
+func (s *Store) Balances(ctx context.Context, counters []string, now time.Time) ([]state.Balance, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(counters) == 0 {
+		return nil, nil
+	}
+	if s.up.Load() {
+		cs := make([]state.Counter, len(counters))
+		for i, id := range counters {
+			cs[i].ID = id
+		}
+		res, err := balancesScript.Run(ctx, s.rdb, s.counterKeys(cs), millis(now)).Slice()
+		if err == nil && len(res) != len(counters) {
+			err = fmt.Errorf("balances script returned %d balances for %d counters", len(res), len(counters))
+		}
+		if err == nil {
+			out := make([]state.Balance, len(counters))
+			for i, r := range res {
+				v, ok := r.([]any)
+				if !ok || len(v) != 4 {
+					return nil, fmt.Errorf("balances script returned %v", r)
+				}
+				n := make([]int64, 4)
+				for j := range v {
+					n[j], _ = v[j].(int64)
+				}
+				out[i] = state.Balance{Used: state.Amount{Cost: n[0], Tokens: n[1]}, Reserved: state.Amount{Cost: n[2], Tokens: n[3]}}
+			}
+			return out, nil
+		}
+		if err := s.failed(ctx, "balances", err); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.fallback(); err != nil {
+		return nil, err
+	}
+	return s.local.Balances(ctx, counters, now)
+}
+
+// Usage implements state.Spending: the days' subjects, then their
+// records, in two pipelined round trips.
+func (s *Store) Usage(ctx context.Context, q state.UsageQuery) ([]state.UsageRecord, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	days, err := daysBetween(q.From, q.To)
+	if err != nil {
+		return nil, err
+	}
+	if !s.up.Load() {
+		return nil, s.downError()
+	}
+	s.flushSettlements() // this replica's last calls, read back at once
+	pipe := s.rdb.Pipeline()
+	subjects := make([]*redis.StringSliceCmd, len(days))
+	for i, d := range days {
+		subjects[i] = pipe.SMembers(ctx, s.usageDayKey(d))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, s.logError(ctx, "usage", err)
+	}
+	var out []state.UsageRecord
+	var cmds []*redis.MapStringStringCmd
+	pipe = s.rdb.Pipeline()
+	for i, d := range days {
+		subs := subjects[i].Val()
+		slices.Sort(subs)
+		for _, sub := range subs {
+			if len(q.Subjects) > 0 && !slices.Contains(q.Subjects, sub) {
+				continue
+			}
+			out = append(out, state.UsageRecord{Day: d, Subject: sub})
+			cmds = append(cmds, pipe.HGetAll(ctx, s.usageKey(d, sub)))
+		}
+	}
+	if len(cmds) == 0 {
+		return nil, nil
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, s.logError(ctx, "usage", err)
+	}
+	for i, c := range cmds {
+		counts := make(map[string]int64, len(c.Val()))
+		for name, v := range c.Val() {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("redisstore: usage record %s %s: %s is %q", out[i].Day, out[i].Subject, name, v)
+			}
+			counts[name] = n
+		}
+		out[i].Counts = counts
+	}
+	return out, nil
+}
+
+// daysBetween lists the days from from to to, both "YYYY-MM-DD".
+func daysBetween(from, to string) ([]string, error) {
+	f, err := time.Parse(time.DateOnly, from)
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: usage from %q: %w", from, err)
+	}
+	l, err := time.Parse(time.DateOnly, to)
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: usage to %q: %w", to, err)
+	}
+	var days []string
+	for d := f; !d.After(l); d = d.AddDate(0, 0, 1) {
+		days = append(days, d.Format(time.DateOnly))
+		if len(days) > 3660 {
+			return nil, fmt.Errorf("redisstore: usage from %s to %s: more than ten years", from, to)
+		}
+	}
+	return days, nil
+}

@@ -1,0 +1,304 @@
+// The official OpenAI and Anthropic npm SDKs against llmrelay's HTTP doors,
+// unchanged but for base URL and key (scripts/test-http-sdks.sh runs this
+// against a fresh server with the mock provider). Each scenario prints
+// "ok   <sdk>: <what>" or "FAIL <sdk>: <what>: <why>"; the exit status is
+// the number of failures.
+//
+// The mock provider's scripted faults reach it through the `llmrelay`
+// request member (provider_options), which both SDKs pass through as any
+// extra body parameter. A counting fetch, given to the SDKs as their
+// `fetch` option, counts the HTTP requests each SDK makes.
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+
+const base = process.env.LLMRELAY_HTTP; // http://127.0.0.1:PORT
+const key = process.env.LLMRELAY_KEY;
+if (!base || !key) {
+  console.error('set LLMRELAY_HTTP and LLMRELAY_KEY');
+  process.exit(2);
+}
+const TEXT = 'the quick brown fox jumps over the lazy dog';
+const MODEL = 'mock/echo';
+
+let failures = 0;
+async function scenario(name, fn) {
+  try {
+    const note = await fn();
+    console.log(`ok   ${name}${note ? ` (${note})` : ''}`);
+  } catch (e) {
+    failures++;
+    console.log(`FAIL ${name}: ${e?.stack ?? e}`);
+  }
+}
+function expect(cond, what) {
+  if (!cond) throw new Error(what);
+}
+function faults(...list) {
+  return { llmrelay: { provider_options: { faults: list } } };
+}
+
+// counted returns an SDK fetch option that counts requests, and the count.
+function counted() {
+  const c = { n: 0 };
+  c.fetch = (...args) => {
+    c.n++;
+    return fetch(...args);
+  };
+  return c;
+}
+
+const openai = (opts = {}) => new OpenAI({ baseURL: `${base}/v1`, apiKey: key, ...opts });
+const anthropic = (opts = {}) => new Anthropic({ baseURL: base, apiKey: key, ...opts });
+const user = [{ role: 'user', content: TEXT }];
+
+// A schema the mock answers with a deterministic instance of.
+const citySchema = {
+  type: 'object',
+  properties: { city: { type: 'string' }, population: { type: 'integer' } },
+  required: ['city', 'population'],
+  additionalProperties: false,
+};
+
+// --- OpenAI ---
+
+await scenario('openai: streamed text, usage in the last chunk', async () => {
+  const stream = await openai().chat.completions.create({
+    model: MODEL, messages: user, stream: true, stream_options: { include_usage: true },
+  });
+  let text = '';
+  let usage;
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.delta?.content ?? '';
+    if (chunk.usage) usage = chunk.usage;
+  }
+  expect(text === TEXT, `text ${JSON.stringify(text)}`);
+  expect(usage && usage.completion_tokens > 0 && usage.total_tokens === usage.prompt_tokens + usage.completion_tokens, `usage ${JSON.stringify(usage)}`);
+});
+
+await scenario('openai: text, not streamed', async () => {
+  const { data, response } = await openai().chat.completions.create({ model: MODEL, messages: user }).withResponse();
+  expect(data.choices[0].message.content === TEXT, `content ${data.choices[0].message.content}`);
+  expect(data.choices[0].finish_reason === 'stop', `finish ${data.choices[0].finish_reason}`);
+  expect(response.headers.get('llmrelay-provider') === 'mock' && response.headers.get('llmrelay-attempts') === '1', 'llmrelay headers');
+  return `x-request-id ${response.headers.get('x-request-id')}`;
+});
+
+await scenario('openai: a tool call round trip', async () => {
+  const tools = [{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const first = await openai().chat.completions.create({
+    model: MODEL, messages: user, tools,
+    ...faults({ output: '', tool_calls: [{ id: 'call_1', name: 'weather', arguments: '{"city":"Paris"}' }] }),
+  });
+  const call = first.choices[0].message.tool_calls?.[0];
+  expect(first.choices[0].finish_reason === 'tool_calls' && call?.function.name === 'weather', `first reply ${JSON.stringify(first.choices[0])}`);
+  const second = await openai().chat.completions.create({
+    model: MODEL, tools,
+    messages: [...user, first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: '18C' }, { role: 'user', content: 'thanks' }],
+  });
+  expect(second.choices[0].message.content === 'thanks', `second reply ${second.choices[0].message.content}`);
+});
+
+await scenario('openai: structured output with response_format json_schema', async () => {
+  const r = await openai().chat.completions.create({
+    model: MODEL, messages: user,
+    response_format: { type: 'json_schema', json_schema: { name: 'city', strict: true, schema: citySchema } },
+  });
+  const obj = JSON.parse(r.choices[0].message.content);
+  expect(typeof obj.city === 'string' && Number.isInteger(obj.population), `object ${r.choices[0].message.content}`);
+});
+
+async function openaiError(fn, want) {
+  try {
+    await fn();
+  } catch (e) {
+    expect(e instanceof want.cls, `${e.constructor.name}, want ${want.cls.name}: ${e.message}`);
+    expect(e.status === want.status && e.type === want.type, `status ${e.status} type ${e.type}`);
+    expect(typeof e.requestID === 'string' && e.requestID.length > 0, `request id ${e.requestID}`);
+    return `${e.status} ${e.type} ${e.code}, request ${e.requestID}`;
+  }
+  throw new Error('no error');
+}
+
+await scenario('openai: a bad key is an AuthenticationError', () =>
+  openaiError(() => openai({ apiKey: 'sk-wrong' }).chat.completions.create({ model: MODEL, messages: user }),
+    { cls: OpenAI.AuthenticationError, status: 401, type: 'authentication_error' }));
+
+await scenario('openai: an unknown model is a NotFoundError', () =>
+  openaiError(() => openai().chat.completions.create({ model: 'mock/nope', messages: user }),
+    { cls: OpenAI.NotFoundError, status: 404, type: 'not_found_error' }));
+
+await scenario('openai: an exhausted quota is a RateLimitError, insufficient_quota', () =>
+  openaiError(() => openai().chat.completions.create({ model: MODEL, messages: user, ...faults({ status: 429, error_type: 'insufficient_quota' }) }),
+    { cls: OpenAI.RateLimitError, status: 429, type: 'insufficient_quota' }));
+
+await scenario('openai: the SDK makes one request when llmrelay gave up', async () => {
+  const c = counted();
+  const note = await openaiError(
+    () => openai({ fetch: c.fetch }).chat.completions.create({ model: MODEL, messages: user, ...faults({ status: 503 }, { status: 503 }, { status: 503 }) }),
+    { cls: OpenAI.InternalServerError, status: 503, type: 'server_error' });
+  expect(c.n === 1, `${c.n} requests`);
+  return note;
+});
+
+await scenario('openai: a 503 then success streams cleanly', async () => {
+  const c = counted();
+  const { data: stream, response } = await openai({ fetch: c.fetch }).chat.completions
+    .create({ model: MODEL, messages: user, stream: true, ...faults({ status: 503 }, {}) }).withResponse();
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+  expect(text === TEXT && c.n === 1, `text ${JSON.stringify(text)} after ${c.n} requests`);
+  expect(response.headers.get('llmrelay-attempts') === '2', `llmrelay-attempts ${response.headers.get('llmrelay-attempts')}`);
+});
+
+await scenario('openai: a mid-stream failure raises an error', async () => {
+  const stream = await openai().chat.completions.create({ model: MODEL, messages: user, stream: true, ...faults({ error_after: 2 }, {}) });
+  let text = '';
+  try {
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+  } catch (e) {
+    expect(e instanceof OpenAI.APIError, `${e.constructor.name}`);
+    expect(text === 'the quick ', `shown ${JSON.stringify(text)}`);
+    return e.message;
+  }
+  throw new Error(`no error; text ${JSON.stringify(text)}`);
+});
+
+await scenario('openai: with llmrelay-midstream: restart, the restart shows and the text is the last attempt\'s', async () => {
+  const stream = await openai().chat.completions.create(
+    { model: MODEL, messages: user, stream: true, ...faults({ error_after: 2 }, {}) },
+    { headers: { 'llmrelay-midstream': 'restart' } });
+  let text = '';
+  let restarts = 0;
+  for await (const chunk of stream) {
+    if (chunk.llmrelay?.restart?.discard) {
+      restarts++;
+      text = '';
+    }
+    text += chunk.choices[0]?.delta?.content ?? '';
+  }
+  expect(restarts === 1 && text === TEXT, `${restarts} restarts, text ${JSON.stringify(text)}`);
+});
+
+// --- Anthropic ---
+
+await scenario('anthropic: streamed text, usage in message_delta', async () => {
+  const stream = anthropic().messages.stream({ model: MODEL, max_tokens: 256, messages: user });
+  let text = '';
+  stream.on('text', (t) => { text += t; });
+  const msg = await stream.finalMessage();
+  expect(text === TEXT && msg.content[0].text === TEXT, `text ${JSON.stringify(text)}`);
+  expect(msg.usage.output_tokens > 0 && msg.stop_reason === 'end_turn', `usage ${JSON.stringify(msg.usage)} stop ${msg.stop_reason}`);
+});
+
+await scenario('anthropic: text, not streamed', async () => {
+  const { data, response } = await anthropic().messages.create({ model: MODEL, max_tokens: 256, messages: user }).withResponse();
+  expect(data.content[0].text === TEXT, `content ${JSON.stringify(data.content)}`);
+  return `request-id ${response.headers.get('request-id')}`;
+});
+
+await scenario('anthropic: a tool use round trip', async () => {
+  const tools = [{ name: 'weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }];
+  const first = await anthropic().messages.create({
+    model: MODEL, max_tokens: 256, messages: user, tools,
+    ...faults({ output: '', tool_calls: [{ id: 'toolu_1', name: 'weather', arguments: '{"city":"Paris"}' }] }),
+  });
+  const use = first.content.find((b) => b.type === 'tool_use');
+  expect(first.stop_reason === 'tool_use' && use?.input?.city === 'Paris', `first reply ${JSON.stringify(first)}`);
+  const second = await anthropic().messages.create({
+    model: MODEL, max_tokens: 256, tools,
+    messages: [...user, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '18C' }, { type: 'text', text: 'thanks' }] }],
+  });
+  expect(second.content[0].text === 'thanks', `second reply ${JSON.stringify(second.content)}`);
+});
+
+await scenario('anthropic: structured output with output_config.format', async () => {
+  const r = await anthropic().messages.create({
+    model: MODEL, max_tokens: 256, messages: user, output_config: { format: { type: 'json_schema', schema: citySchema } },
+  });
+  const obj = JSON.parse(r.content[0].text);
+  expect(typeof obj.city === 'string' && Number.isInteger(obj.population), `object ${r.content[0].text}`);
+});
+
+async function anthropicError(fn, want) {
+  try {
+    await fn();
+  } catch (e) {
+    expect(e instanceof want.cls, `${e.constructor.name}, want ${want.cls.name}: ${e.message}`);
+    expect(e.status === want.status && e.error?.error?.type === want.type, `status ${e.status} type ${e.error?.error?.type}`);
+    expect(typeof e.requestID === 'string' && e.requestID.length > 0, `request id ${e.requestID}`);
+    return `${e.status} ${e.error.error.type}, request ${e.requestID}`;
+  }
+  throw new Error('no error');
+}
+
+await scenario('anthropic: a bad key is an AuthenticationError', () =>
+  anthropicError(() => anthropic({ apiKey: 'sk-wrong' }).messages.create({ model: MODEL, max_tokens: 9, messages: user }),
+    { cls: Anthropic.AuthenticationError, status: 401, type: 'authentication_error' }));
+
+await scenario('anthropic: an unknown model is a NotFoundError', () =>
+  anthropicError(() => anthropic().messages.create({ model: 'mock/nope', max_tokens: 9, messages: user }),
+    { cls: Anthropic.NotFoundError, status: 404, type: 'not_found_error' }));
+
+await scenario('anthropic: an exhausted quota is a billing_error', () =>
+  anthropicError(() => anthropic().messages.create({ model: MODEL, max_tokens: 9, messages: user, ...faults({ status: 429, error_type: 'insufficient_quota' }) }),
+    { cls: Anthropic.APIError, status: 402, type: 'billing_error' }));
+
+await scenario('anthropic: the SDK makes one request when llmrelay gave up', async () => {
+  const c = counted();
+  const note = await anthropicError(
+    () => anthropic({ fetch: c.fetch }).messages.create({ model: MODEL, max_tokens: 9, messages: user, ...faults({ status: 503 }, { status: 503 }, { status: 503 }) }),
+    { cls: Anthropic.InternalServerError, status: 529, type: 'overloaded_error' });
+  expect(c.n === 1, `${c.n} requests`);
+  return note;
+});
+
+await scenario('anthropic: a 503 then success streams cleanly', async () => {
+  const c = counted();
+  const stream = anthropic({ fetch: c.fetch }).messages.stream({ model: MODEL, max_tokens: 256, messages: user, ...faults({ status: 503 }, {}) });
+  const msg = await stream.finalMessage();
+  expect(msg.content.length === 1 && msg.content[0].text === TEXT && c.n === 1, `content ${JSON.stringify(msg.content)} after ${c.n} requests`);
+});
+
+await scenario('anthropic: a mid-stream failure raises an error', async () => {
+  const stream = anthropic().messages.stream({ model: MODEL, max_tokens: 256, messages: user, ...faults({ error_after: 2 }, {}) });
+  let text = '';
+  stream.on('text', (t) => { text += t; });
+  try {
+    await stream.finalMessage();
+  } catch (e) {
+    expect(e instanceof Anthropic.APIError, `${e.constructor.name}`);
+    expect(text === 'the quick ', `shown ${JSON.stringify(text)}`);
+    return e.message;
+  }
+  throw new Error(`no error; text ${JSON.stringify(text)}`);
+});
+
+await scenario('anthropic: with llmrelay-midstream: restart, the restart shows and the text is the last attempt\'s', async () => {
+  const stream = await anthropic().messages.create(
+    { model: MODEL, max_tokens: 256, messages: user, stream: true, ...faults({ error_after: 2 }, {}) },
+    { headers: { 'llmrelay-midstream': 'restart' } });
+  let text = '';
+  let restarts = 0;
+  for await (const ev of stream) {
+    if (ev.llmrelay?.restart?.discard) {
+      restarts++;
+      text = '';
+    }
+    if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') text += ev.delta.text;
+  }
+  expect(restarts === 1 && text === TEXT, `${restarts} restarts, text ${JSON.stringify(text)}`);
+});
+
+await scenario('anthropic: GET /v1/models in Anthropic\'s shape', async () => {
+  const ids = [];
+  for await (const m of anthropic().models.list()) ids.push(m.id);
+  expect(ids.includes(MODEL), `models ${ids}`);
+});
+
+await scenario('openai: GET /v1/models', async () => {
+  const ids = [];
+  for await (const m of openai().models.list()) ids.push(m.id);
+  expect(ids.includes(MODEL), `models ${ids}`);
+});
+
+process.exit(failures);
