@@ -179,7 +179,7 @@ func run(ctx context.Context, o options) error {
 	defer rel.kill()
 	servers = append(servers, rel)
 	if o.binB != "" {
-		relB, err := startRelay(ctx, o.binB, o.relayEnv, filepath.Join(dir, "b"), up.fast, up.slow, "", up.ca, slowStream)
+		relB, err := startRelayB(ctx, o.binB, o.relayEnv, filepath.Join(dir, "b"), up.fast, up.slow, up.ca, slowStream)
 		if err != nil {
 			return err
 		}

@@ -79,8 +79,11 @@ func relayConfig(listen, httpListen, metricsListen, fastURL, slowURL, tailURL, c
     kind: openai
     base_url: %s`, tailURL)
 	}
-	return fmt.Sprintf(`listen: %s
-http_listen: %s
+	door := "" // http_listen unset: a release from before the HTTP doors
+	if httpListen != "" {
+		door = "\nhttp_listen: " + httpListen
+	}
+	return fmt.Sprintf(`listen: %s%s
 metrics_listen: "%s"
 shutdown_grace: 5s
 log: {level: warn, format: text}
@@ -102,25 +105,44 @@ limits:
   keepalive_min_time: 10s
   keepalive_time: 2m
   keepalive_timeout: 20s
-`, listen, httpListen, metricsListen, fastURL, transport, slowURL, transport, tail, slowStream+time.Minute)
+`, listen, door, metricsListen, fastURL, transport, slowURL, transport, tail, slowStream+time.Minute)
 }
 
 // startRelay writes the configuration to dir and starts the binary with it
 // (and env, comma-separated KEY=VALUE pairs, added to this process's
 // environment), then waits until its health check says SERVING.
 func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL, ca string, slowStream time.Duration) (*relay, error) {
-	return startRelayTo(ctx, bin, env, dir, fastURL, slowURL, tailURL, ca, slowStream, "")
+	return startRelayTo(ctx, bin, env, dir, fastURL, slowURL, tailURL, ca, slowStream, "", doorOn)
 }
+
+// startRelayB starts the second binary (-llmrelay-b) as startRelay does,
+// with its HTTP doors off; a release from before them, whose configuration
+// does not know http_listen, without the setting.
+func startRelayB(ctx context.Context, bin, env, dir, fastURL, slowURL, ca string, slowStream time.Duration) (*relay, error) {
+	r, err := startRelayTo(ctx, bin, env, dir, fastURL, slowURL, "", ca, slowStream, "", doorOff)
+	if err != nil && strings.Contains(err.Error(), "http_listen") {
+		return startRelayTo(ctx, bin, env, dir, fastURL, slowURL, "", ca, slowStream, "", doorUnknown)
+	}
+	return r, err
+}
+
+// How a relay's configuration sets its HTTP doors (http_listen).
+const (
+	doorOn      = "on"      // on a free loopback port
+	doorOff     = "off"     // off
+	doorUnknown = "unknown" // not at all: a release from before the doors
+)
 
 // startRelayDump starts the binary as startRelay does, in front of up, with
 // its stderr in the file dir/stderr (for the goroutine dump of -stacks).
 func startRelayDump(ctx context.Context, bin, env, dir string, up *upstream, slowStream time.Duration) (*relay, error) {
-	return startRelayTo(ctx, bin, env, dir, up.fast, up.slow, "", up.ca, slowStream, filepath.Join(dir, "stderr"))
+	return startRelayTo(ctx, bin, env, dir, up.fast, up.slow, "", up.ca, slowStream, filepath.Join(dir, "stderr"), doorOff)
 }
 
 // startRelayTo is startRelay, with the process's stderr in the file
-// stderrPath when it is not empty.
-func startRelayTo(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL, ca string, slowStream time.Duration, stderrPath string) (*relay, error) {
+// stderrPath when it is not empty, and its HTTP doors as door says
+// (doorOn, doorOff, doorUnknown).
+func startRelayTo(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL, ca string, slowStream time.Duration, stderrPath, door string) (*relay, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -129,9 +151,14 @@ func startRelayTo(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL,
 	if err != nil {
 		return nil, err
 	}
-	haddr, err := freeAddr()
-	if err != nil {
-		return nil, err
+	haddr := ""
+	switch door {
+	case doorOn:
+		if haddr, err = freeAddr(); err != nil {
+			return nil, err
+		}
+	case doorOff:
+		haddr = "off"
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -140,7 +167,10 @@ func startRelayTo(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL,
 	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, haddr, maddr, fastURL, slowURL, tailURL, ca, slowStream)), 0o600); err != nil {
 		return nil, err
 	}
-	r := &relay{name: "llmrelay", addr: addr, httpAddr: haddr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}
+	r := &relay{name: "llmrelay", addr: addr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}
+	if door == doorOn {
+		r.httpAddr = haddr
+	}
 	r.cmd = exec.Command(bin, "--config", cfgPath)
 	r.cmd.Env = os.Environ()
 	if env != "" {
