@@ -70,6 +70,10 @@ type options struct {
 	binB      string
 	floor     bool
 	holdFloor bool
+	// holdProbes new calls are made while the slow streams are held.
+	holdProbes int
+	// holdRate paces the slow streams' start (a second; 0: all at once).
+	holdRate int
 	// upstreamTLS serves the upstream over HTTPS with HTTP/2.
 	upstreamTLS bool
 	hedgeN      int
@@ -90,6 +94,8 @@ func main() {
 	flag.DurationVar(&o.dur, "d", 10*time.Second, "time per throughput measurement, per kind and concurrency")
 	flag.IntVar(&o.hold, "hold", 10000, "slow streams held open at once for the memory measurement (0: skip)")
 	flag.DurationVar(&o.holdDelay, "hold-chunk-delay", 1500*time.Millisecond, "pause before each chunk of a slow stream")
+	flag.IntVar(&o.holdRate, "hold-rate", 0, "start the slow streams at most this many a second (0: all at once)")
+	flag.IntVar(&o.holdProbes, "hold-probes", 200, "new calls made one at a time while the slow streams are held, for their first delta")
 	flag.IntVar(&o.holdConns, "hold-conns", 16, "gRPC client connections the slow streams are spread over")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "run llmrelay in-process and write a CPU profile of the concurrency-8 relayed load to this file")
 	flag.StringVar(&o.memprofile, "memprofile", "", "with -cpuprofile: also write an allocation profile to this file")
@@ -130,7 +136,13 @@ func main() {
 
 func run(ctx context.Context, o options) error {
 	nofile := raiseFileLimit()
-	if need := uint64(o.hold) + 1024; !o.skipHold && nofile < need {
+	need := uint64(o.hold) + 1024 // over HTTP/1.1, a connection per stream
+	if o.upstreamTLS {
+		// Over HTTP/2 the streams share the upstream's connections (at
+		// most 250 streams each, Go's default) and the clients'.
+		need = uint64(o.hold/250+o.holdConns) + 1024
+	}
+	if !o.skipHold && nofile < need {
 		fmt.Printf("note: RLIMIT_NOFILE is %d; holding %d streams needs about %d, so holding %d\n", nofile, o.hold, need, nofile-1024)
 		o.hold = int(nofile) - 1024
 	}
@@ -289,7 +301,7 @@ func run(ctx context.Context, o options) error {
 				defer c.Close()
 				clients = append(clients, llmrelayv1.NewLLMServiceClient(c))
 			}
-			h, err := hold(ctx, s, clients, up, o.hold, want)
+			h, err := hold(ctx, s, clients, up, o.hold, want, o.holdDelay, relayed(clients[0], "openai/fake", want), o.holdProbes, o.holdRate)
 			h.name = s.name
 			rep.held = append(rep.held, h)
 			if err != nil {
