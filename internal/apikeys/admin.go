@@ -112,14 +112,22 @@ func (a *Admin) Get(ctx context.Context, name string) (*Key, error) {
 		k := configKey(c)
 		return &k, nil
 	}
+	_, k, err := a.stored(ctx, name)
+	return k, err
+}
+
+// stored reads the stored key named name: its record as the store has it
+// (for an update conditional on it) and decoded.
+func (a *Admin) stored(ctx context.Context, name string) (state.StoredKey, *Key, error) {
 	sk, err := a.store.KeyByName(ctx, name)
 	if errors.Is(err, state.ErrKeyNotFound) {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
+		return sk, nil, fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
 	if err != nil {
-		return nil, err
+		return sk, nil, err
 	}
-	return decodeKey(sk.Name, sk.Record)
+	k, err := decodeKey(sk.Name, sk.Record)
+	return sk, k, err
 }
 
 // DefaultPageSize is the page size of a ListQuery without one.
@@ -246,14 +254,7 @@ func (a *Admin) Update(ctx context.Context, actor Actor, k Key, fields []string)
 		return nil, fmt.Errorf("%w: %s", ErrReadOnly, k.Name)
 	}
 	for range 8 {
-		sk, err := a.store.KeyByName(ctx, k.Name)
-		if errors.Is(err, state.ErrKeyNotFound) {
-			return nil, fmt.Errorf("%w: %s", ErrNotFound, k.Name)
-		}
-		if err != nil {
-			return nil, err
-		}
-		cur, err := decodeKey(sk.Name, sk.Record)
+		sk, cur, err := a.stored(ctx, k.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -313,14 +314,7 @@ func (a *Admin) Revoke(ctx context.Context, actor Actor, name string) (*Key, err
 		return nil, fmt.Errorf("%w: %s", ErrReadOnly, name)
 	}
 	for range 8 {
-		sk, err := a.store.KeyByName(ctx, name)
-		if errors.Is(err, state.ErrKeyNotFound) {
-			return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
-		}
-		if err != nil {
-			return nil, err
-		}
-		cur, err := decodeKey(sk.Name, sk.Record)
+		sk, cur, err := a.stored(ctx, name)
 		if err != nil {
 			return nil, err
 		}
