@@ -111,6 +111,9 @@ state:
     read_timeout: 3s
     write_timeout: 3s
   on_store_failure: %s
+# One event per upstream chunk, however fast a test reads: the resume
+# tests name a point in the reply by its sequence number.
+streaming: {coalesce_deltas: false}
 %s`, listen, metricsListen, auth.HashKey(keyRate), rateLimit, rateBurst, auth.HashKey(keyStreams), maxStreams, auth.HashKey(keyFree),
 		redisAddr, prefix, leaseTTL, policy, extra)
 }
