@@ -188,6 +188,20 @@ breaking: protodeps ## Fail if proto/ breaks compatibility with BREAKING_AGAINST
 	mkdir -p $$base/.cache && cp -r $(PROTODEPS) $$base/.cache/; \
 	$(BUF) breaking --against $$base && echo "proto/ is compatible with $(BREAKING_AGAINST)"
 
+# The release `make bench-release` measures this build against (-llmrelay-b):
+# the last landed release, as for `make breaking`.
+BENCH_RELEASE     ?= $(BREAKING_AGAINST)
+BENCH_RELEASE_BIN := bin/llmrelay-$(BENCH_RELEASE)
+
+$(BENCH_RELEASE_BIN):
+	@set -euo pipefail; src=$$(mktemp -d); trap 'rm -rf $$src' EXIT; \
+	git archive $(BENCH_RELEASE) | tar -x -C $$src; \
+	cd $$src && $(GO) build -o $(CURDIR)/$@ ./cmd/llmrelay
+
+.PHONY: bench-release
+bench-release: build $(BENCH_RELEASE_BIN) ## make bench with the last release's binary (BENCH_RELEASE) measured alternately beside this build (-llmrelay-b).
+	$(GO) run ./bench -llmrelay $(BIN) -llmrelay-b $(BENCH_RELEASE_BIN) $(BENCHFLAGS)
+
 .PHONY: checkgenerate
 checkgenerate: generate ## Fail if the committed gen/ differs from what proto/ generates.
 	@if [ -n "$$(git status --porcelain -- gen client/gen)" ]; then \

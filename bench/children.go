@@ -94,7 +94,7 @@ type child struct {
 
 // startChild starts this program in mode with args and waits for its line
 // of addresses.
-func startChild(ctx context.Context, mode string, env string, args ...string) (*child, error) {
+func startChild(ctx context.Context, mode string, env, stderrPath string, args ...string) (*child, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -106,6 +106,14 @@ func startChild(ctx context.Context, mode string, env string, args ...string) (*
 		c.cmd.Env = append(c.cmd.Env, strings.Split(env, ",")...)
 	}
 	c.cmd.Stderr = c.stderr
+	if stderrPath != "" {
+		f, err := os.Create(stderrPath)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close() // the child has its own descriptor
+		c.cmd.Stderr = f
+	}
 	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
 		return nil, err
 	}
@@ -167,7 +175,7 @@ type upstream struct {
 // startUpstream starts the upstream child; with a non-empty ca it serves
 // HTTPS with HTTP/2 and writes its certificate to the file ca.
 func startUpstream(ctx context.Context, chunks int, slowDelay time.Duration, ca string) (*upstream, error) {
-	c, err := startChild(ctx, "upstream", "", "-child-chunks", strconv.Itoa(chunks), "-child-slow-delay", slowDelay.String(), "-child-ca", ca)
+	c, err := startChild(ctx, "upstream", "", "", "-child-chunks", strconv.Itoa(chunks), "-child-slow-delay", slowDelay.String(), "-child-ca", ca)
 	if err != nil {
 		return nil, err
 	}

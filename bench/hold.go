@@ -20,6 +20,13 @@ type held struct {
 	ramp      time.Duration // until every stream was open upstream
 	at        usage         // llmrelay with every stream open
 	base      usage         // llmrelay before
+	// cpuPerChunk is llmrelay's CPU time over a window with every stream
+	// open, divided by the chunks the open streams were due in it (one
+	// each per -hold-chunk-delay); probe is the distribution of new calls'
+	// first delta, made one at a time while the streams are held.
+	cpuPerChunk time.Duration
+	probe       dist
+	probed      int
 }
 
 func (h held) per(f func(usage) float64) float64 {
@@ -32,7 +39,10 @@ func (h held) per(f func(usage) float64) float64 {
 // hold opens n streams through llmrelay to the paced upstream, spread over
 // the client connections, samples llmrelay once the upstream has all of
 // them open, and waits for every one of them to complete.
-func hold(ctx context.Context, rel *relay, clients []llmrelayv1.LLMServiceClient, slow openCounter, n int, want string) (held, error) {
+// With rate > 0 the streams start at most rate a second (a real replica's
+// load arrives over time; 100,000 at once would be 100,000
+// requests racing for the upstream's first connections).
+func hold(ctx context.Context, rel *relay, clients []llmrelayv1.LLMServiceClient, slow openCounter, n int, want string, every time.Duration, probe streamer, probes, rate int) (held, error) {
 	h := held{streams: n}
 	base, err := lowest(rel, 5, 100*time.Millisecond)
 	if err != nil {
@@ -43,6 +53,10 @@ func hold(ctx context.Context, rel *relay, clients []llmrelayv1.LLMServiceClient
 	var wg sync.WaitGroup
 	start := time.Now()
 	for i := range n {
+		if rate > 0 && i > 0 && i%100 == 0 {
+			// Paced in steps of 100 streams.
+			time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(rate))))
+		}
 		s := relayed(clients[i%len(clients)], "slow/fake", want)
 		wg.Go(func() { t.record(s(ctx)) })
 	}
@@ -63,12 +77,40 @@ func hold(ctx context.Context, rel *relay, clients []llmrelayv1.LLMServiceClient
 	if h.at, err = lowest(rel, 10, 200*time.Millisecond); err != nil {
 		return h, err
 	}
+	if err := h.underLoad(ctx, rel, every, probe, probes); err != nil {
+		return h, err
+	}
 	wg.Wait()
 	h.completed, h.errs, h.err = int(t.ok.Load()), int(t.failed.Load()), t.firstErr()
 	if h.open < int64(n) {
 		return h, fmt.Errorf("only %d of %d streams were open at once upstream (ramp %v): lengthen the slow streams", h.open, n, h.ramp.Round(time.Millisecond))
 	}
 	return h, nil
+}
+
+// underLoad measures llmrelay while the streams are held: its CPU time per
+// chunk over two chunk intervals, then the first delta of probes new calls
+// (probe, one at a time).
+func (h *held) underLoad(ctx context.Context, rel *relay, every time.Duration, probe streamer, probes int) error {
+	a, err := rel.sample()
+	if err != nil {
+		return err
+	}
+	window := 2 * every
+	time.Sleep(window)
+	b, err := rel.sample()
+	if err != nil {
+		return err
+	}
+	if chunks := float64(h.open) * float64(window) / float64(every); chunks > 0 {
+		h.cpuPerChunk = time.Duration(float64(b.cpu-a.cpu) / chunks)
+	}
+	rs := make([]result, 0, probes)
+	for range probes {
+		rs = append(rs, probe(ctx))
+	}
+	h.probe, h.probed = distOf(rs, firstDelta), len(rs)
+	return nil
 }
 
 // lowest samples llmrelay n times, every, and keeps the lowest memory

@@ -70,10 +70,18 @@ type options struct {
 	binB      string
 	floor     bool
 	holdFloor bool
+	// holdProbes new calls are made while the slow streams are held.
+	holdProbes int
+	// holdRate paces the slow streams' start (a second; 0: all at once).
+	holdRate int
 	// upstreamTLS serves the upstream over HTTPS with HTTP/2.
 	upstreamTLS bool
 	hedgeN      int
 	hedgeAfter  time.Duration
+	// stacks, when positive, holds that many streams through each relay
+	// and prints its goroutines' depths from a dump (stacks.go), and
+	// nothing else.
+	stacks int
 	// http adds the kind httpKind: the call through llmrelay's HTTP door.
 	http bool
 }
@@ -86,6 +94,8 @@ func main() {
 	flag.DurationVar(&o.dur, "d", 10*time.Second, "time per throughput measurement, per kind and concurrency")
 	flag.IntVar(&o.hold, "hold", 10000, "slow streams held open at once for the memory measurement (0: skip)")
 	flag.DurationVar(&o.holdDelay, "hold-chunk-delay", 1500*time.Millisecond, "pause before each chunk of a slow stream")
+	flag.IntVar(&o.holdRate, "hold-rate", 0, "start the slow streams at most this many a second (0: all at once)")
+	flag.IntVar(&o.holdProbes, "hold-probes", 200, "new calls made one at a time while the slow streams are held, for their first delta")
 	flag.IntVar(&o.holdConns, "hold-conns", 16, "gRPC client connections the slow streams are spread over")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "run llmrelay in-process and write a CPU profile of the concurrency-8 relayed load to this file")
 	flag.StringVar(&o.memprofile, "memprofile", "", "with -cpuprofile: also write an allocation profile to this file")
@@ -97,6 +107,8 @@ func main() {
 	flag.BoolVar(&o.upstreamTLS, "upstream-tls", false, "serve the upstream over HTTPS with HTTP/2 (as the hosted APIs do) instead of HTTP/1.1 in the clear; everyone connects with TLS")
 	flag.IntVar(&o.hedgeN, "hedge-n", 300, "calls of each kind (unhedged, one hedge, two hedges) against the long-tail upstream (0: skip)")
 	flag.DurationVar(&o.hedgeAfter, "hedge-after", 100*time.Millisecond, "hedge_after of the hedged calls")
+	flag.IntVar(&o.stacks, "stacks", 0, "hold this many slow streams through each relay, dump its goroutines (SIGQUIT, GOTRACEBACK=system) and print how deep they wait; nothing else is measured")
+	flag.BoolVar(&verboseStacks, "stacks-frames", false, "with -stacks: also print one handler's frames with their sizes")
 	flag.BoolVar(&o.http, "http", true, "also measure llmrelay's OpenAI-compatible HTTP door (POST /v1/chat/completions, streamed) with the direct kind's HTTP client")
 	levels := flag.String("c", "1,8,64", "concurrency levels of the throughput measurements")
 	flag.BoolVar(&o.description, "machine", true, "print the machine's description (nproc, lscpu, go version) first")
@@ -124,7 +136,13 @@ func main() {
 
 func run(ctx context.Context, o options) error {
 	nofile := raiseFileLimit()
-	if need := uint64(o.hold) + 1024; !o.skipHold && nofile < need {
+	need := uint64(o.hold) + 1024 // over HTTP/1.1, a connection per stream
+	if o.upstreamTLS {
+		// Over HTTP/2 the streams share the upstream's connections (at
+		// most 250 streams each, Go's default) and the clients'.
+		need = uint64(o.hold/250+o.holdConns) + 1024
+	}
+	if !o.skipHold && nofile < need {
 		fmt.Printf("note: RLIMIT_NOFILE is %d; holding %d streams needs about %d, so holding %d\n", nofile, o.hold, need, nofile-1024)
 		o.hold = int(nofile) - 1024
 	}
@@ -157,11 +175,14 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer up.stop()
+	slowStream := time.Duration(o.chunks) * o.holdDelay
+	if o.stacks > 0 {
+		return stacksMode(ctx, o, up, dir, slowStream)
+	}
 	// The long-tail upstream of the hedging measurement serves in this
 	// process (its requests are paced, its CPU time negligible).
 	tail := newTailUpstream(o.chunks)
 	defer tail.Close()
-	slowStream := time.Duration(o.chunks) * o.holdDelay
 	var servers []*relay
 	rel, err := startRelay(ctx, o.bin, o.relayEnv, filepath.Join(dir, "a"), up.fast, up.slow, tail.URL(), up.ca, slowStream)
 	if err != nil {
@@ -170,7 +191,7 @@ func run(ctx context.Context, o options) error {
 	defer rel.kill()
 	servers = append(servers, rel)
 	if o.binB != "" {
-		relB, err := startRelay(ctx, o.binB, o.relayEnv, filepath.Join(dir, "b"), up.fast, up.slow, "", up.ca, slowStream)
+		relB, err := startRelayB(ctx, o.binB, o.relayEnv, filepath.Join(dir, "b"), up.fast, up.slow, up.ca, slowStream)
 		if err != nil {
 			return err
 		}
@@ -280,7 +301,7 @@ func run(ctx context.Context, o options) error {
 				defer c.Close()
 				clients = append(clients, llmrelayv1.NewLLMServiceClient(c))
 			}
-			h, err := hold(ctx, s, clients, up, o.hold, want)
+			h, err := hold(ctx, s, clients, up, o.hold, want, o.holdDelay, relayed(clients[0], "openai/fake", want), o.holdProbes, o.holdRate)
 			h.name = s.name
 			rep.held = append(rep.held, h)
 			if err != nil {

@@ -35,15 +35,29 @@ type relay struct {
 	stderr      *bytes.Buffer
 	// floor is the floor's process, nil for llmrelay.
 	floor *child
+	// dumpFile holds the process's stderr, when it goes to a file.
+	dumpFile string
 }
 
 // startFloor starts the floor relay in front of the upstreams.
 func startFloor(ctx context.Context, env, fastURL, slowURL, ca string) (*relay, error) {
-	c, err := startChild(ctx, "floor", env, "-child-fast", fastURL, "-child-slow", slowURL, "-child-ca", ca)
+	c, err := startChild(ctx, "floor", env, "", "-child-fast", fastURL, "-child-slow", slowURL, "-child-ca", ca)
 	if err != nil {
 		return nil, err
 	}
 	return &relay{name: "floor", cmd: c.cmd, addr: c.addrs["grpc"], metricsAddr: c.addrs["metrics"], exited: c.exited, floor: c}, nil
+}
+
+// startFloorDump starts the floor as startFloor does, with
+// GOTRACEBACK=system and its stderr in the file dir/floor.stderr (for the
+// goroutine dump of -stacks).
+func startFloorDump(ctx context.Context, env string, up *upstream, dir string) (*relay, error) {
+	path := filepath.Join(dir, "floor.stderr")
+	c, err := startChild(ctx, "floor", strings.Trim(env+",GOTRACEBACK=system", ","), path, "-child-fast", up.fast, "-child-slow", up.slow, "-child-ca", up.ca)
+	if err != nil {
+		return nil, err
+	}
+	return &relay{name: "floor", cmd: c.cmd, addr: c.addrs["grpc"], metricsAddr: c.addrs["metrics"], exited: c.exited, dumpFile: path}, nil
 }
 
 // relayConfig is the generated configuration: an `openai` provider at the
@@ -65,8 +79,11 @@ func relayConfig(listen, httpListen, metricsListen, fastURL, slowURL, tailURL, c
     kind: openai
     base_url: %s`, tailURL)
 	}
-	return fmt.Sprintf(`listen: %s
-http_listen: %s
+	door := "" // http_listen unset: a release from before the HTTP doors
+	if httpListen != "" {
+		door = "\nhttp_listen: " + httpListen
+	}
+	return fmt.Sprintf(`listen: %s%s
 metrics_listen: "%s"
 shutdown_grace: 5s
 log: {level: warn, format: text}
@@ -88,13 +105,44 @@ limits:
   keepalive_min_time: 10s
   keepalive_time: 2m
   keepalive_timeout: 20s
-`, listen, httpListen, metricsListen, fastURL, transport, slowURL, transport, tail, slowStream+time.Minute)
+`, listen, door, metricsListen, fastURL, transport, slowURL, transport, tail, slowStream+time.Minute)
 }
 
 // startRelay writes the configuration to dir and starts the binary with it
 // (and env, comma-separated KEY=VALUE pairs, added to this process's
 // environment), then waits until its health check says SERVING.
 func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL, ca string, slowStream time.Duration) (*relay, error) {
+	return startRelayTo(ctx, bin, env, dir, fastURL, slowURL, tailURL, ca, slowStream, "", doorOn)
+}
+
+// startRelayB starts the second binary (-llmrelay-b) as startRelay does,
+// with its HTTP doors off; a release from before them, whose configuration
+// does not know http_listen, without the setting.
+func startRelayB(ctx context.Context, bin, env, dir, fastURL, slowURL, ca string, slowStream time.Duration) (*relay, error) {
+	r, err := startRelayTo(ctx, bin, env, dir, fastURL, slowURL, "", ca, slowStream, "", doorOff)
+	if err != nil && strings.Contains(err.Error(), "http_listen") {
+		return startRelayTo(ctx, bin, env, dir, fastURL, slowURL, "", ca, slowStream, "", doorUnknown)
+	}
+	return r, err
+}
+
+// How a relay's configuration sets its HTTP doors (http_listen).
+const (
+	doorOn      = "on"      // on a free loopback port
+	doorOff     = "off"     // off
+	doorUnknown = "unknown" // not at all: a release from before the doors
+)
+
+// startRelayDump starts the binary as startRelay does, in front of up, with
+// its stderr in the file dir/stderr (for the goroutine dump of -stacks).
+func startRelayDump(ctx context.Context, bin, env, dir string, up *upstream, slowStream time.Duration) (*relay, error) {
+	return startRelayTo(ctx, bin, env, dir, up.fast, up.slow, "", up.ca, slowStream, filepath.Join(dir, "stderr"), doorOff)
+}
+
+// startRelayTo is startRelay, with the process's stderr in the file
+// stderrPath when it is not empty, and its HTTP doors as door says
+// (doorOn, doorOff, doorUnknown).
+func startRelayTo(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL, ca string, slowStream time.Duration, stderrPath, door string) (*relay, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -103,9 +151,14 @@ func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL, c
 	if err != nil {
 		return nil, err
 	}
-	haddr, err := freeAddr()
-	if err != nil {
-		return nil, err
+	haddr := ""
+	switch door {
+	case doorOn:
+		if haddr, err = freeAddr(); err != nil {
+			return nil, err
+		}
+	case doorOff:
+		haddr = "off"
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -114,7 +167,10 @@ func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL, c
 	if err := os.WriteFile(cfgPath, []byte(relayConfig(addr, haddr, maddr, fastURL, slowURL, tailURL, ca, slowStream)), 0o600); err != nil {
 		return nil, err
 	}
-	r := &relay{name: "llmrelay", addr: addr, httpAddr: haddr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}
+	r := &relay{name: "llmrelay", addr: addr, metricsAddr: maddr, exited: make(chan error, 1), stderr: &bytes.Buffer{}}
+	if door == doorOn {
+		r.httpAddr = haddr
+	}
 	r.cmd = exec.Command(bin, "--config", cfgPath)
 	r.cmd.Env = os.Environ()
 	if env != "" {
@@ -122,6 +178,14 @@ func startRelay(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL, c
 	}
 	r.cmd.Stdout = io.Discard
 	r.cmd.Stderr = &limitedWriter{w: r.stderr, n: 64 << 10}
+	if stderrPath != "" {
+		f, err := os.Create(stderrPath)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close() // the child has its own descriptor
+		r.cmd.Stderr, r.dumpFile = f, stderrPath
+	}
 	if err := r.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}

@@ -1,8 +1,9 @@
 // Package config owns llmrelay's server configuration as a whole: it
 // composes the sections (each section's type, defaults and rules live in
 // the package that uses it: retry.Config, auth.Config, schema.Config,
-// resume.Config, state.Config, engine's Deadlines, Limits and Heartbeat,
-// route's and provider's lists, usage.Pricing; see internal/setting),
+// resume.Config, state.Config, engine's Deadlines, Limits, Heartbeat and
+// Streaming, route's and provider's lists, usage.Pricing; see
+// internal/setting),
 // decodes YAML over the defaults, applies the order in which sources
 // override one another (defaults → file → environment → flags), and
 // reports every section's problems with their setting's path and line, in
@@ -80,6 +81,7 @@ type Config struct {
 	TLS              TLS               `yaml:"tls"`
 	Limits           Limits            `yaml:"limits"`
 	Heartbeat        Heartbeat         `yaml:"heartbeat"`
+	Streaming        Streaming         `yaml:"streaming"`
 	StructuredOutput StructuredOutput  `yaml:"structured_output"`
 	// State chooses where the state shared by replicas lives: this
 	// process (memory, the default) or Redis; see docs/scale-out.md.
@@ -142,6 +144,9 @@ type (
 	OutlierDetection = state.OutlierPolicy
 	// Heartbeat is the heartbeat section (engine.Heartbeat).
 	Heartbeat = engine.Heartbeat
+	// Streaming is the streaming section (engine.Streaming): how deltas
+	// reach the client.
+	Streaming = engine.Streaming
 	// Retry is the retry section (retry.Config): the server's retry
 	// defaults and limits; requests may ask for less, never for more.
 	Retry = retry.Config
@@ -275,6 +280,7 @@ func Default() *Config {
 			MaxConnectionAge:            30 * time.Minute,
 		},
 		Heartbeat:        engine.DefaultHeartbeat(),
+		Streaming:        engine.DefaultStreaming(),
 		StructuredOutput: schema.DefaultConfig(),
 		OutlierDetection: state.DefaultOutlierPolicy,
 		State:            state.DefaultConfig(),

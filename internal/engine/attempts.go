@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -226,6 +225,8 @@ type attemptResult struct {
 	// cut says the output was cut at the limit (truncation).
 	outputBytes int64
 	cut         bool
+	// pending is the delta folded and not sent yet (coalesce.go).
+	pending pendingDelta
 	// partial reads the reply as it streams, for partial objects; nil
 	// without stream_partial_objects.
 	partial *partialObjects
@@ -238,7 +239,7 @@ type attemptResult struct {
 func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 }
 
 // runAttempt runs attempt a: it streams the provider's deltas to the
-// client as they arrive, once a committed (see sendDelta), and returns the
+// client as they arrive, once a committed (see queueDelta), and returns the
 // assembled result, or the error that ended the attempt (with res holding
 // what was sent before it); errLost when another attempt of its race
 // committed first.
@@ -251,33 +252,77 @@ func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 
 // stream: under truncation it succeeds, cut, with FinishLength; otherwise
 // it fails with OUTPUT_TOO_LARGE, which ends the call.
 func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult, error) {
-	n, t := a.N, a.Target
 	res := &attemptResult{partial: c.turn.so.newPartial()}
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	timeouts := c.eng.limits.Stall(c.turn.idle, c.turn.firstEvent, t.Entry.Config.FirstEventTimeout)
-	stall := startStallTimer(timeouts, cancel)
+	stall := c.startStall(a, cancel)
 	defer stall.stop()
-	stalled := func(err error) error {
-		var se *retry.StallError
-		if ctx.Err() == nil && errors.As(context.Cause(actx), &se) {
-			return fmt.Errorf("attempt %d: %w", n, se)
-		}
-		return err
-	}
-
-	preq := *c.turn.preq
-	preq.Attempt = n
-	preq.Model = t.Model
-	preq.Activity = &stall.act
-	st, err := t.Entry.Provider.Stream(actx, &preq)
+	st, err := c.openStream(actx, a, stall)
 	if err != nil {
-		return res, stalled(err)
+		return res, stalled(ctx, actx, a.N, err)
 	}
 	defer st.Close()
+	return res, c.relay(ctx, actx, a, st, res, stall)
+}
+
+// The attempt's waiting for its provider happens in relay, below
+// runAttempt: every frame down to it stays on the call's stack for as long
+// as the reply streams, so runAttempt keeps only a few words and the work
+// that needs more (starting the timers, building the request) is done in
+// functions of its own, which have returned before the wait.
+
+// startStall starts attempt a's stall timer, which cancels it with cancel.
+func (c *call) startStall(a *retry.Attempt, cancel context.CancelCauseFunc) *stallTimer {
+	return startStallTimer(c.eng.limits.Stall(c.turn.idle, c.turn.firstEvent, a.Target.Entry.Config.FirstEventTimeout), cancel)
+}
+
+// openStream sends attempt a's request to its provider.
+func (c *call) openStream(actx context.Context, a *retry.Attempt, stall *stallTimer) (provider.Stream, error) {
+	preq := *c.turn.preq
+	preq.Attempt = a.N
+	preq.Model = a.Target.Model
+	preq.Activity = &stall.act
+	return a.Target.Entry.Provider.Stream(actx, &preq)
+}
+
+// stalled returns err, or the *retry.StallError (wrapped) that cancelled
+// attempt n's context actx while the call's ctx goes on.
+func stalled(ctx, actx context.Context, n int, err error) error {
+	var se *retry.StallError
+	if ctx.Err() == nil && errors.As(context.Cause(actx), &se) {
+		return fmt.Errorf("attempt %d: %w", n, se)
+	}
+	return err
+}
+
+// relay streams attempt a's provider stream st to the client, folding
+// each event into res, until the provider's stream ends (nil), fails, or
+// the attempt ends the call (see runAttempt).
+func (c *call) relay(ctx, actx context.Context, a *retry.Attempt, st provider.Stream, res *attemptResult, stall *stallTimer) error {
+	// What the stream already holds joins the pending delta (coalesce.go).
+	var buffered provider.BufferedStream
+	if c.eng.streaming.CoalesceDeltas {
+		buffered, _ = st.(provider.BufferedStream)
+	}
+	var ev provider.Event
 	for {
-		ev, err := st.Recv()
-		if err == nil && actx.Err() != nil && shows(ev) {
+		var err error
+		if res.pending.kind == 0 {
+			ev, err = st.Recv()
+		} else {
+			ready := false
+			if buffered != nil {
+				ev, ready, err = buffered.RecvBuffered()
+			}
+			if !ready {
+				// Nothing more is here yet: the pending delta goes now.
+				if err := c.flushDelta(a, res, stall); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if err == nil && actx.Err() != nil && shows(&ev) {
 			// The attempt was cancelled (its call ended, another attempt
 			// won its race, it stalled): what the provider's stream still
 			// holds in its buffers is nobody's to see. Without this check
@@ -286,31 +331,54 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 			// accounted for all the same.)
 			err = context.Cause(actx)
 		}
-		if errors.Is(err, io.EOF) {
-			return res, nil
-		}
 		if err != nil {
-			return res, stalled(err)
+			return c.ended(ctx, actx, a, res, stall, err)
 		}
-		// Handing the event to the client is not the provider's time: a
-		// client slow to read must not make the provider look stalled.
-		stall.relay()
-		err = c.handle(a, ev, res)
-		stall.relayed()
-		if errors.Is(err, errTruncated) {
-			res.finish, res.cut = provider.FinishLength, true
-			return res, nil
-		}
-		if err != nil {
-			return res, err
+		if err := c.handle(a, &ev, res, stall); err != nil {
+			return c.limited(a, res, stall, err)
 		}
 	}
+}
+
+// ended ends attempt a, whose provider stream ended with err (io.EOF for
+// its terminator): what arrived before the end is shown before it, as it
+// would have been one delta at a time; a cancelled attempt shows nothing
+// more.
+func (c *call) ended(ctx, actx context.Context, a *retry.Attempt, res *attemptResult, stall *stallTimer, err error) error {
+	if actx.Err() == nil {
+		if ferr := c.flushDelta(a, res, stall); ferr != nil {
+			return ferr
+		}
+	}
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return stalled(ctx, actx, a.N, err)
+}
+
+// limited ends attempt a after handle returned err: a truncated reply
+// succeeds (what fit is shown), an output limit's error ends the call
+// (what fit is shown first), a lost race or a failed send ends it as it
+// is.
+func (c *call) limited(a *retry.Attempt, res *attemptResult, stall *stallTimer, err error) error {
+	var se *sendError
+	switch {
+	case errors.Is(err, errTruncated):
+		res.finish, res.cut = provider.FinishLength, true
+		return c.flushDelta(a, res, stall)
+	case errors.Is(err, errLost), errors.As(err, &se):
+		return err
+	}
+	if ferr := c.flushDelta(a, res, stall); ferr != nil {
+		return ferr
+	}
+	return err
 }
 
 // shows reports whether ev is something the client is shown (text,
 // reasoning, a refusal, a tool call), rather than accounted for (usage,
 // the finish reason).
-func shows(ev provider.Event) bool {
+func shows(ev *provider.Event) bool {
 	return ev.Kind != provider.EventUsage && ev.Kind != provider.EventFinish
 }
 
@@ -318,15 +386,15 @@ func shows(ev provider.Event) bool {
 // client its delta, if it makes one. Output past the call's limit ends the
 // attempt (meterOutput): cut at the limit and errTruncated, or an error
 // that ends the call, for which a commits first (errLost when it cannot).
-func (c *call) handle(a *retry.Attempt, ev provider.Event, res *attemptResult) error {
-	limited := c.meterOutput(a, &ev, res)
+func (c *call) handle(a *retry.Attempt, ev *provider.Event, res *attemptResult, stall *stallTimer) error {
+	limited := c.meterOutput(a, ev, res)
 	if limited != nil && !errors.Is(limited, errTruncated) {
 		if !a.Commit() {
 			return errLost
 		}
 		return limited
 	}
-	if err := c.fold(a, ev, res); err != nil {
+	if err := c.fold(a, ev, res, stall); err != nil {
 		return err
 	}
 	return limited
@@ -336,66 +404,53 @@ func (c *call) handle(a *retry.Attempt, ev provider.Event, res *attemptResult) e
 // first delta: it shows nothing.
 var errLost = errors.New("another attempt answered first")
 
-// fold folds one provider event of attempt a into res and sends the client
-// its delta, if it makes one: a delta is what the client sees (text,
-// reasoning, a refusal, a tool call's id, name or arguments), and the
-// first one commits the attempt. Usage, finish reasons and a tool call's
-// signature alone make none.
-func (c *call) fold(a *retry.Attempt, ev provider.Event, res *attemptResult) error {
+// fold folds one provider event of attempt a into res and queues the
+// client's delta, if it makes one (queueDelta): a delta is what the client
+// sees (text, reasoning, a refusal, a tool call's id, name or arguments),
+// and the first one commits the attempt. Usage, finish reasons and a tool
+// call's signature alone make none.
+func (c *call) fold(a *retry.Attempt, ev *provider.Event, res *attemptResult, stall *stallTimer) error {
 	switch ev.Kind {
 	case provider.EventText:
 		if ev.Text == "" {
 			return nil
 		}
-		res.order.Add(&ev, res.text.Len())
+		res.order.Add(ev, res.text.Len())
 		res.text.WriteString(ev.Text)
-		de := newDeltaEvent()
-		de.delta.Text = ev.Text
-		if err := c.sendDelta(a, de, res); err != nil {
-			return err
-		}
-		return c.sendPartial(a.N, ev.Text, res)
+		return c.queueDelta(a, &fragment{kind: ev.Kind, text: ev.Text}, res, stall)
 	case provider.EventToolCall:
 		tc := ev.ToolCall
 		if tc == (provider.ToolCallDelta{Index: tc.Index}) {
 			return nil // nothing, or nothing left under the output limit
 		}
-		res.order.Add(&ev, 0)
+		res.order.Add(ev, 0)
 		res.addToolCall(tc)
 		if tc.ID == "" && tc.Name == "" && tc.ArgumentsDelta == "" {
 			return nil // a signature alone: it is in the final message
 		}
-		de := newDeltaEvent()
-		de.delta.ToolCall = &llmrelayv1.ToolCallDelta{
-			Index: uint32(tc.Index), Id: tc.ID, Name: tc.Name, ArgumentsDelta: tc.ArgumentsDelta,
-		}
-		return c.sendDelta(a, de, res)
+		return c.queueDelta(a, &fragment{kind: ev.Kind, index: tc.Index, id: tc.ID, name: tc.Name, text: tc.ArgumentsDelta}, res, stall)
 	case provider.EventReasoning:
 		r := ev.Reasoning
 		if r == (provider.ReasoningDelta{Index: r.Index}) {
 			return nil
 		}
-		res.order.Add(&ev, 0)
+		res.order.Add(ev, 0)
 		res.addReasoning(r)
 		if r.Text == "" && r.Signature == "" && r.Redacted == "" && r.Format == "" {
 			return nil // the block's id or kind alone: it is in the final message
 		}
-		de := newReasoningDeltaEvent()
-		de.r.Index, de.r.Text, de.r.Signature, de.r.Redacted, de.r.Format = uint32(r.Index), r.Text, r.Signature, r.Redacted, r.Format
-		return c.sendDelta(a, &de.deltaEvent, res)
+		return c.queueDelta(a, &fragment{kind: ev.Kind, index: r.Index, text: r.Text, signature: r.Signature, redacted: r.Redacted, format: r.Format}, res, stall)
 	case provider.EventRefusal:
 		if ev.Text == "" {
 			return nil
 		}
 		res.refusal.WriteString(ev.Text)
-		de := newDeltaEvent()
-		de.delta.Refusal = ev.Text
-		return c.sendDelta(a, de, res)
+		return c.queueDelta(a, &fragment{kind: ev.Kind, text: ev.Text}, res, stall)
 	case provider.EventProviderTool:
 		// A block of a tool the provider ran: no delta (nothing to show
 		// as it streams), kept for the final message.
 		if ev.ProviderTool != nil {
-			res.order.Add(&ev, 0)
+			res.order.Add(ev, 0)
 			res.providerTools = append(res.providerTools, *ev.ProviderTool)
 		}
 	case provider.EventUsage:
@@ -438,26 +493,6 @@ func newReasoningDeltaEvent() *reasoningDeltaEvent {
 	de.init()
 	de.delta.Reasoning = &de.r
 	return de
-}
-
-// sendDelta sends one delta of attempt a, which commits it first. Its
-// error is a *sendError, or errLost when another attempt of a's race
-// committed first.
-func (c *call) sendDelta(a *retry.Attempt, de *deltaEvent, res *attemptResult) error {
-	if !a.Commit() {
-		return errLost
-	}
-	if !c.firstDelta {
-		c.firstDelta = true
-		c.eng.metrics.FirstToken(c.labels(a.Target), time.Since(c.start))
-		c.answerHeaders(a)
-	}
-	res.deltas++
-	de.event.Attempt = uint32(a.N)
-	if err := c.out.send(&de.event); err != nil {
-		return &sendError{err}
-	}
-	return nil
 }
 
 // Response headers sent with a call's first delta (the response's headers,

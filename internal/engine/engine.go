@@ -82,6 +82,7 @@ type Engine struct {
 	schemaCfg schema.Config
 	output    OutputLimits
 	heartbeat Heartbeat
+	streaming Streaming
 	// prices turns tokens into cost (nil: none priced); captureContent
 	// records prompts and replies on the attempt spans.
 	prices         *tokenusage.Prices
@@ -138,6 +139,8 @@ type Deps struct {
 	Schema    schema.Config
 	Output    OutputLimits
 	Heartbeat Heartbeat
+	// Streaming says how deltas reach the client (the streaming section).
+	Streaming Streaming
 	// Prices turns tokens into cost (nil: none priced); CaptureContent
 	// records prompts and replies on the attempt spans.
 	Prices         *tokenusage.Prices
@@ -168,7 +171,7 @@ func New(d Deps) *Engine {
 	return &Engine{
 		providers: d.Providers, routes: d.Routes, hooks: d.Hooks, log: log, metrics: d.Metrics, timer: d.Timer,
 		schemas: schema.NewCache(d.Schema), schemaCfg: d.Schema,
-		limits: d.Retry, output: d.Output, heartbeat: d.Heartbeat,
+		limits: d.Retry, output: d.Output, heartbeat: d.Heartbeat, streaming: d.Streaming,
 		prices: d.Prices, captureContent: d.CaptureContent,
 		budget: d.Budget, resume: d.Resume, latencies: d.Latencies, admission: d.Admission, tools: d.Tools,
 	}

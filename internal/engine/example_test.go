@@ -22,13 +22,20 @@ import (
 )
 
 // build builds an engine as the server's runtime does, from the default
-// settings, on two mock providers (primary and backup) and a buffered one
-// (see bufferedProvider), the route smart
+// settings, on two mock providers (primary and backup), a buffered one
+// (see bufferedProvider) and a gated one (gatedProvider), the route smart
 // over them and an in-memory state store; keys, when given, are required
 // of callers. stop ends what it started.
 func build(keys ...auth.KeyConfig) (eng *engine.Engine, stop func(), err error) {
+	return buildStreaming(config.Default().Streaming, keys...)
+}
+
+// buildStreaming is build with the streaming section st, and a gated
+// provider besides (see gatedProvider).
+func buildStreaming(st engine.Streaming, keys ...auth.KeyConfig) (eng *engine.Engine, stop func(), err error) {
 	cfg := config.Default()
-	providers, err := provider.NewSet([]provider.Config{{Name: "primary", Kind: "mock"}, {Name: "backup", Kind: "mock"}, {Name: "buffered", Kind: kindBuffered}})
+	providers, err := provider.NewSet([]provider.Config{{Name: "primary", Kind: "mock"}, {Name: "backup", Kind: "mock"},
+		{Name: "buffered", Kind: kindBuffered}, {Name: "gated", Kind: kindGated}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -54,6 +61,7 @@ func build(keys ...auth.KeyConfig) (eng *engine.Engine, stop func(), err error) 
 		Retry: cfg.RetryLimits(), Schema: cfg.StructuredOutput,
 		Output:    engine.OutputLimits{Default: cfg.Limits.DefaultMaxOutputBytes, Max: cfg.Limits.MaxOutputBytes},
 		Heartbeat: engine.Heartbeat{MinInterval: cfg.Heartbeat.MinInterval},
+		Streaming: st,
 		Resume:    reg, Latencies: retry.NewLatencies(),
 		Admission: &engine.Admission{
 			Auth:      authn,

@@ -66,7 +66,14 @@ func Auth(a *engine.Authenticator) Link {
 	authFunc := func(ctx context.Context) (context.Context, error) {
 		return a.Authenticate(ctx, caller(ctx))
 	}
-	return Link{Name: "auth", Unary: grpcauth.UnaryServerInterceptor(authFunc), Stream: grpcauth.StreamServerInterceptor(authFunc)}
+	return Link{Name: "auth", Unary: grpcauth.UnaryServerInterceptor(authFunc), Steps: Steps{Enter: func(c *Call) error {
+		ctx, err := authFunc(c.Context())
+		if err != nil {
+			return err
+		}
+		c.SetContext(ctx)
+		return nil
+	}}}
 }
 
 // KeyLimits applies the key's rate and stream limits
@@ -83,15 +90,27 @@ func KeyLimits(kl *engine.KeyLimits) Link {
 			defer release()
 			return h(ctx, req)
 		},
-		Stream: func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			release, err := kl.Admit(ss.Context(), info.FullMethod)
-			if err != nil {
-				return err
-			}
-			defer release()
-			return h(srv, ss)
+		Steps: Steps{
+			Enter: func(c *Call) error {
+				release, err := kl.Admit(c.Context(), c.Info.FullMethod)
+				if err != nil {
+					return err
+				}
+				c.Set(release)
+				return nil
+			},
+			Exit: releaseValue,
 		},
 	}
+}
+
+// releaseValue is the Exit of a link whose value is a func that lets go
+// of what its Enter took (a slot, a deadline's timer).
+func releaseValue(c *Call, err error) error {
+	if release, ok := c.Value().(func()); ok {
+		release()
+	}
+	return err
 }
 
 // Deadline gives the call its deadline (engine.Deadlines: def when the
@@ -106,10 +125,14 @@ func Deadline(def, max time.Duration) Link {
 			defer cancel()
 			return h(ctx, req)
 		},
-		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			ctx, cancel := d.Bound(ss.Context())
-			defer cancel()
-			return h(srv, withContext(ss, ctx))
+		Steps: Steps{
+			Enter: func(c *Call) error {
+				ctx, cancel := d.Bound(c.Context())
+				c.SetContext(ctx)
+				c.Set((func())(cancel))
+				return nil
+			},
+			Exit: releaseValue,
 		},
 	}
 }
@@ -174,16 +197,35 @@ func heldLink(name string, acquire func(ctx context.Context, req any) (func(), e
 			defer release()
 			return h(ctx, req)
 		},
-		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			release := func() {}
-			defer func() { release() }()
-			return h(srv, &peekStream{ServerStream: ss, onFirst: func(msg any) error {
-				r, err := acquire(ss.Context(), msg)
-				if err == nil {
-					release = r
+		Steps: Steps{
+			Enter: func(c *Call) error {
+				h := &hold{acquire: acquire}
+				c.OnRequest(h)
+				c.Set(h)
+				return nil
+			},
+			Exit: func(c *Call, err error) error {
+				if h := c.Value().(*hold); h.release != nil {
+					h.release()
 				}
 				return err
-			}})
+			},
 		},
 	}
+}
+
+// hold is what a held link of a stream call takes once the request has
+// arrived, until the call ends.
+type hold struct {
+	acquire func(ctx context.Context, req any) (func(), error)
+	release func()
+}
+
+// CheckRequest implements RequestCheck: it takes what the link holds.
+func (h *hold) CheckRequest(ctx context.Context, req any) error {
+	r, err := h.acquire(ctx, req)
+	if err == nil {
+		h.release = r
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package interceptors
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +11,7 @@ import (
 )
 
 // TestCompose: composed links run in order, the first outermost, for
-// unary and stream calls, and hand the handler what the links gave it.
+// unary calls, and hand the handler what the links gave it.
 func TestCompose(t *testing.T) {
 	var order []string
 	link := func(name string) Link {
@@ -19,10 +20,6 @@ func TestCompose(t *testing.T) {
 			Unary: func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 				order = append(order, name)
 				return h(ctx, req.(string)+name)
-			},
-			Stream: func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-				order = append(order, name)
-				return h(srv.(string)+name, ss)
 			},
 		}
 	}
@@ -34,88 +31,219 @@ func TestCompose(t *testing.T) {
 			links = append(links, link(name))
 			want = append(want, name)
 		}
-		unary, stream := Compose(links...)
-
+		unary, _ := Compose(links...)
 		order = nil
 		got, _ := unary(context.Background(), ">", &grpc.UnaryServerInfo{}, func(_ context.Context, req any) (any, error) { return req, nil })
 		if !slices.Equal(order, want) || got != ">"+strings.Join(want, "") {
 			t.Errorf("%d unary links ran %v and gave the handler %v, want %v", n, order, got, want)
 		}
-		order = nil
-		var gotSrv any
-		_ = stream(">", nil, &grpc.StreamServerInfo{}, func(srv any, _ grpc.ServerStream) error { gotSrv = srv; return nil })
-		if !slices.Equal(order, want) || gotSrv != ">"+strings.Join(want, "") {
-			t.Errorf("%d stream links ran %v and gave the handler %v, want %v", n, order, gotSrv, want)
-		}
 	}
-}
-
-// recordingLinks returns a stream link per name that appends "name:method" to
-// *seen, in order, and pass the call on.
-func recordingLinks(seen *[]string, names ...string) []Link {
-	var links []Link
-	for _, name := range names {
-		links = append(links, Link{Name: name, Stream: func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			*seen = append(*seen, name+":"+info.FullMethod)
-			return h(srv, ss)
-		}})
-	}
-	return links
 }
 
 type bareStream struct{ grpc.ServerStream }
 
 func (bareStream) Context() context.Context { return context.Background() }
 
-// TestComposedStreamChainPerMethod: the composed chain runs the links in
-// order and then the call's own handler, for each method and each handler
-// (two handlers of one method name, as two closures, are told apart), on
-// the first call and on later ones.
-func TestComposedStreamChainPerMethod(t *testing.T) {
-	var seen []string
-	_, stream := Compose(recordingLinks(&seen, "a", "b", "c")...)
-	var reached []string
-	handler := func(name string) grpc.StreamHandler {
-		return func(any, grpc.ServerStream) error { reached = append(reached, name); return nil }
+// recvStream is a stream whose RecvMsg appends "recv" to its log.
+type recvStream struct {
+	bareStream
+	log *[]string
+}
+
+func (s recvStream) RecvMsg(any) error {
+	*s.log = append(*s.log, "recv")
+	return nil
+}
+
+// loggedStream is a wrapper that logs its name after each message
+// received through it.
+type loggedStream struct {
+	grpc.ServerStream
+	name string
+	log  *[]string
+}
+
+func (s *loggedStream) RecvMsg(m any) error {
+	err := s.ServerStream.RecvMsg(m)
+	*s.log = append(*s.log, "wrapper "+s.name)
+	return err
+}
+
+type ctxKey string
+
+// flatLink is a link whose steps log what they do: Enter puts its name in
+// the context and, as wrap says, wraps the stream or checks the request;
+// Exit logs the error it got.
+func flatLink(name string, log *[]string, wrap string) Link {
+	return Link{Name: name, Steps: Steps{
+		Enter: func(c *Call) error {
+			*log = append(*log, "enter "+name)
+			c.SetContext(context.WithValue(c.Context(), ctxKey(name), name))
+			switch wrap {
+			case "wrap":
+				c.Wrap(&loggedStream{ServerStream: c.Stream(), name: name, log: log})
+			case "check":
+				c.OnRequest(CheckFunc(func(ctx context.Context, req any) error {
+					var seen []string
+					for _, k := range []string{"a", "b", "c", "d", "e"} {
+						if v, ok := ctx.Value(ctxKey(k)).(string); ok {
+							seen = append(seen, v)
+						}
+					}
+					*log = append(*log, "check "+name+" sees "+strings.Join(seen, ""))
+					return nil
+				}))
+			}
+			return nil
+		},
+		Exit: func(c *Call, err error) error {
+			*log = append(*log, "exit "+name)
+			return err
+		},
+	}}
+}
+
+// TestFlatChain: stream links enter in order, the first outermost, then
+// the handler runs with the context they made, then they exit in reverse;
+// the first message passes through the wrappers and request checks
+// outermost link first, each check with the context of its link.
+func TestFlatChain(t *testing.T) {
+	var log []string
+	_, stream := Compose(flatLink("a", &log, "check"), flatLink("b", &log, "wrap"), flatLink("c", &log, "check"),
+		flatLink("d", &log, "check"), flatLink("e", &log, ""))
+	err := stream(nil, recvStream{log: &log}, &grpc.StreamServerInfo{FullMethod: "/s/M"}, func(_ any, ss grpc.ServerStream) error {
+		log = append(log, "handler sees "+ss.Context().Value(ctxKey("e")).(string))
+		_ = ss.RecvMsg(nil)
+		_ = ss.RecvMsg(nil) // checks only see the first
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	h1, h2, h3 := handler("one"), handler("two"), handler("three")
-	calls := []struct {
-		method string
-		h      grpc.StreamHandler
-		want   string
-	}{
-		{"/s/One", h1, "one"}, {"/s/Two", h2, "two"}, {"/s/One", h1, "one"}, {"/s/One", h3, "three"}, {"/s/Two", h2, "two"},
+	want := []string{"enter a", "enter b", "enter c", "enter d", "enter e", "handler sees e",
+		"recv", "check a sees a", "wrapper b", "check c sees abc", "check d sees abcd",
+		"recv", "wrapper b",
+		"exit e", "exit d", "exit c", "exit b", "exit a"}
+	if !slices.Equal(log, want) {
+		t.Errorf("ran\n  %s\nwant\n  %s", strings.Join(log, "\n  "), strings.Join(want, "\n  "))
 	}
-	for _, c := range calls {
-		seen, reached = nil, nil
-		if err := stream(nil, bareStream{}, &grpc.StreamServerInfo{FullMethod: c.method, IsServerStream: true}, c.h); err != nil {
-			t.Fatal(err)
-		}
-		if want := []string{"a:" + c.method, "b:" + c.method, "c:" + c.method}; !slices.Equal(seen, want) {
-			t.Errorf("%s: links saw %v, want %v", c.method, seen, want)
-		}
-		if !slices.Equal(reached, []string{c.want}) {
-			t.Errorf("%s: reached %v, want [%s]", c.method, reached, c.want)
+}
+
+// TestFlatChainRefusal: a link whose Enter fails ends the call there: no
+// later link enters, the handler does not run, and the links that entered
+// exit with the error; its own Exit does not run.
+func TestFlatChainRefusal(t *testing.T) {
+	var log []string
+	refused := errors.New("refused")
+	b := flatLink("b", &log, "")
+	b.Steps.Enter = func(*Call) error { log = append(log, "enter b"); return refused }
+	exitA := flatLink("a", &log, "")
+	exitA.Steps.Exit = func(_ *Call, err error) error {
+		log = append(log, "exit a with "+err.Error())
+		return err
+	}
+	_, stream := Compose(exitA, b, flatLink("c", &log, ""))
+	err := stream(nil, bareStream{}, &grpc.StreamServerInfo{FullMethod: "/s/M"}, func(any, grpc.ServerStream) error {
+		log = append(log, "handler")
+		return nil
+	})
+	want := []string{"enter a", "enter b", "exit a with refused"}
+	if !errors.Is(err, refused) || !slices.Equal(log, want) {
+		t.Errorf("ran %v with %v, want %v with %v", log, err, want, refused)
+	}
+}
+
+// TestFlatChainSkip: a link that skips a service neither enters nor exits
+// for its calls, and does both for other services' calls.
+func TestFlatChainSkip(t *testing.T) {
+	var log []string
+	skipper := APIOnly(flatLink("b", &log, ""))
+	skipper.Unary = nil
+	_, stream := Compose(flatLink("a", &log, ""), skipper)
+	h := func(any, grpc.ServerStream) error { return nil }
+	for method, want := range map[string][]string{
+		"/grpc.health.v1.Health/Watch":     {"enter a", "exit a"},
+		"/llmrelay.v1.LLMService/Generate": {"enter a", "enter b", "exit b", "exit a"},
+	} {
+		log = nil
+		if err := stream(nil, bareStream{}, &grpc.StreamServerInfo{FullMethod: method}, h); err != nil || !slices.Equal(log, want) {
+			t.Errorf("%s: ran %v (%v), want %v", method, log, err, want)
 		}
 	}
 }
 
-// TestComposedStreamChainAllocatesNothing: once a method's chain is
-// composed, a call through any number of links allocates nothing for the
-// chain itself (it used to allocate a closure per link and call).
-func TestComposedStreamChainAllocatesNothing(t *testing.T) {
-	pass := func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-		return h(srv, ss)
+// TestFlatChainPanics: a panic in the handler becomes the recovery link's
+// error, which every link exits with; a panic in a link's Enter becomes
+// the guard's, and the links that entered still exit.
+func TestFlatChainPanics(t *testing.T) {
+	var log []string
+	guard := Link{Name: "guard", Steps: Steps{RecoverLinks: func(_ context.Context, p any) error {
+		return errors.New("guard: " + p.(string))
+	}}}
+	recovery := Link{Name: "recovery", Steps: Steps{RecoverHandler: func(_ context.Context, p any) error {
+		return errors.New("recovery: " + p.(string))
+	}}}
+	exitLogged := func(name string) Link {
+		l := flatLink(name, &log, "")
+		l.Steps.Exit = func(_ *Call, err error) error {
+			log = append(log, "exit "+name+": "+err.Error())
+			return err
+		}
+		return l
 	}
+	_, stream := Compose(guard, exitLogged("a"), recovery)
+	err := stream(nil, bareStream{}, &grpc.StreamServerInfo{FullMethod: "/s/M"}, func(any, grpc.ServerStream) error { panic("boom") })
+	if want := []string{"enter a", "exit a: recovery: boom"}; err == nil || err.Error() != "recovery: boom" || !slices.Equal(log, want) {
+		t.Errorf("a handler's panic: %v, ran %v; want recovery's error and %v", err, log, want)
+	}
+
+	log = nil
+	panics := Link{Name: "p", Steps: Steps{Enter: func(*Call) error { panic("in a link") }}}
+	_, stream = Compose(guard, exitLogged("a"), panics, exitLogged("b"), recovery)
+	err = stream(nil, bareStream{}, &grpc.StreamServerInfo{FullMethod: "/s/M"}, func(any, grpc.ServerStream) error {
+		log = append(log, "handler")
+		return nil
+	})
+	if want := []string{"enter a", "exit a: guard: in a link"}; err == nil || err.Error() != "guard: in a link" || !slices.Equal(log, want) {
+		t.Errorf("a link's panic: %v, ran %v; want the guard's error and %v", err, log, want)
+	}
+}
+
+// TestFlatChainAllocations: a call through links that only pass it on
+// costs the chain one allocation (the call's record of the links' values),
+// however many links there are.
+func TestFlatChainAllocations(t *testing.T) {
 	links := make([]Link, 12)
 	for i := range links {
-		links[i] = Link{Name: "pass", Stream: pass}
+		links[i] = Link{Name: "pass", Steps: Steps{Exit: func(_ *Call, err error) error { return err }}}
 	}
 	_, stream := Compose(links...)
 	info := &grpc.StreamServerInfo{FullMethod: "/s/M", IsServerStream: true}
 	h := func(any, grpc.ServerStream) error { return nil }
 	var ss grpc.ServerStream = bareStream{}
-	if got := testing.AllocsPerRun(100, func() { _ = stream(nil, ss, info, h) }); got != 0 {
-		t.Errorf("a call through 12 composed links allocates %v times, want 0", got)
+	if got := testing.AllocsPerRun(100, func() { _ = stream(nil, ss, info, h) }); got > 1 {
+		t.Errorf("a call through 12 links allocates %v times, want 1", got)
+	}
+}
+
+// TestFlatChainNestsInterceptors: a link given as a gRPC interceptor runs
+// the links after it and the handler inside it, with the stream and
+// context it hands on.
+func TestFlatChainNestsInterceptors(t *testing.T) {
+	var log []string
+	nested := Link{Name: "b", Stream: func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+		log = append(log, "b before")
+		err := h(srv, &ctxStream{ServerStream: ss, ctx: context.WithValue(ss.Context(), ctxKey("b"), "b")})
+		log = append(log, "b after")
+		return err
+	}}
+	_, stream := Compose(flatLink("a", &log, ""), nested, flatLink("c", &log, ""))
+	err := stream(nil, bareStream{}, &grpc.StreamServerInfo{FullMethod: "/s/M"}, func(_ any, ss grpc.ServerStream) error {
+		log = append(log, "handler sees "+ss.Context().Value(ctxKey("a")).(string)+ss.Context().Value(ctxKey("b")).(string)+ss.Context().Value(ctxKey("c")).(string))
+		return nil
+	})
+	want := []string{"enter a", "b before", "enter c", "handler sees abc", "exit c", "b after", "exit a"}
+	if err != nil || !slices.Equal(log, want) {
+		t.Errorf("ran %v (%v), want %v", log, err, want)
 	}
 }

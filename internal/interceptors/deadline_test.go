@@ -82,7 +82,7 @@ func TestAPIOnlySkipsInfrastructure(t *testing.T) {
 		llmrelayv1.LLMService_Generate_FullMethodName:               true,
 	} {
 		var got bool
-		err := link.Stream(nil, &ctxStream{ctx: context.Background()}, &grpc.StreamServerInfo{FullMethod: method},
+		err := link.StreamInterceptor()(nil, &ctxStream{ctx: context.Background()}, &grpc.StreamServerInfo{FullMethod: method},
 			func(_ any, ss grpc.ServerStream) error {
 				_, got = ss.Context().Deadline()
 				return nil

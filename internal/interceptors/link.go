@@ -15,13 +15,10 @@ package interceptors
 
 import (
 	"context"
-	"maps"
+	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"unsafe"
+	"time"
 
-	middleware "github.com/grpc-ecosystem/go-grpc-middleware/v2"
 	grpcmeta "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
 	"google.golang.org/grpc"
@@ -29,36 +26,45 @@ import (
 	"github.com/llmrelay/llmrelay/internal/metrics"
 )
 
-// Link is one link of the interceptor chain.
+// Link is one link of the interceptor chain: what it does to a unary call
+// (Unary, an interceptor that wraps the next) and to a stream call (Steps,
+// run by the flat chain: see flat.go).
 type Link struct {
 	// Name names the link in tests and in the chain's order check.
-	Name   string
-	Unary  grpc.UnaryServerInterceptor
+	Name  string
+	Unary grpc.UnaryServerInterceptor
+	Steps Steps
+	// Stream, when set instead of Steps (Skip aside), is the link as a
+	// gRPC stream interceptor (another library's, say): the flat chain
+	// nests it, running the links after it and the handler inside it.
 	Stream grpc.StreamServerInterceptor
 }
 
 // Chain returns the server options that install links in order, the first
 // outermost, for unary and stream calls alike.
 func Chain(links ...Link) []grpc.ServerOption {
-	unary := make([]grpc.UnaryServerInterceptor, len(links))
-	stream := make([]grpc.StreamServerInterceptor, len(links))
-	for i, l := range links {
-		unary[i], stream[i] = l.Unary, l.Stream
-	}
-	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...)}
+	unary, stream := Compose(links...)
+	return []grpc.ServerOption{grpc.UnaryInterceptor(unary), grpc.StreamInterceptor(stream)}
 }
 
 // Compose returns links composed into one unary and one stream
 // interceptor, the first outermost: what Chain installs, as values, for a
 // chain that is chosen per call (the server's runtime link runs the chain
-// of the call's config).
+// of the call's config). Unary calls go through the links' interceptors
+// nested as gRPC's ChainUnaryInterceptor nests them; stream calls through
+// the flat chain (flat.go).
 func Compose(links ...Link) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
 	unary := make([]grpc.UnaryServerInterceptor, len(links))
-	stream := make([]grpc.StreamServerInterceptor, len(links))
 	for i, l := range links {
-		unary[i], stream[i] = l.Unary, l.Stream
+		unary[i] = l.Unary
 	}
-	return composeUnary(unary), composeStream(stream)
+	return composeUnary(unary), composeFlat(slices.Clone(links))
+}
+
+// StreamInterceptor returns l alone as a stream interceptor (a flat chain
+// of one link).
+func (l Link) StreamInterceptor() grpc.StreamServerInterceptor {
+	return composeFlat([]Link{l})
 }
 
 // composeUnary chains interceptors the way gRPC's own
@@ -83,79 +89,22 @@ func composeUnary(is []grpc.UnaryServerInterceptor) grpc.UnaryServerInterceptor 
 	}
 }
 
-// composeStream composes the stream links once per method: the handlers
-// that run link i+1 from link i are built at a method's first call and
-// kept, so a call pays no closure per link (gRPC's ChainStreamInterceptor
-// builds them per call). A method's chain is keyed by its name, its kind
-// and its handler, which gRPC passes unchanged (the same func value) for
-// every call of a registered method. At most maxComposed are kept; calls
-// beyond (only possible with an unknown-service handler, which llmrelay
-// does not install) are composed per call.
-func composeStream(is []grpc.StreamServerInterceptor) grpc.StreamServerInterceptor {
-	if len(is) == 0 {
-		return func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			return h(srv, ss)
-		}
-	}
-	build := func(info *grpc.StreamServerInfo, h grpc.StreamHandler) grpc.StreamHandler {
-		for i := len(is) - 1; i >= 0; i-- {
-			link, next := is[i], h
-			h = func(srv any, ss grpc.ServerStream) error { return link(srv, ss, info, next) }
-		}
-		return h
-	}
-	var (
-		composed atomic.Pointer[map[chainKey]grpc.StreamHandler]
-		mu       sync.Mutex // serialises adding to composed
-	)
-	composed.Store(&map[chainKey]grpc.StreamHandler{})
-	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-		key := chainKey{method: info.FullMethod, client: info.IsClientStream, server: info.IsServerStream, handler: funcIdentity(h)}
-		if c, ok := (*composed.Load())[key]; ok {
-			return c(srv, ss)
-		}
-		// The chain keeps its own copy of info: gRPC's is the call's.
-		c := build(&grpc.StreamServerInfo{FullMethod: info.FullMethod, IsClientStream: info.IsClientStream, IsServerStream: info.IsServerStream}, h)
-		mu.Lock()
-		if old := *composed.Load(); len(old) < maxComposed {
-			m := make(map[chainKey]grpc.StreamHandler, len(old)+1)
-			maps.Copy(m, old)
-			m[key] = c
-			composed.Store(&m)
-		}
-		mu.Unlock()
-		return c(srv, ss)
-	}
-}
-
-// chainKey identifies a method's composed chain.
-type chainKey struct {
-	method         string
-	client, server bool
-	handler        unsafe.Pointer // funcIdentity of the handler
-}
-
-// funcIdentity is the identity of a func value: the closure it points to
-// (a function named at top level, as gRPC's generated handlers are, has one
-// for the whole program). Two func values with the same identity run the
-// same code on the same captured variables.
-func funcIdentity(h grpc.StreamHandler) unsafe.Pointer {
-	return *(*unsafe.Pointer)(unsafe.Pointer(&h))
-}
-
-// maxComposed bounds the methods whose chains composeStream keeps.
-const maxComposed = 256
-
 // APIOnly restricts l to llmrelay's own API: calls to the infrastructure
 // services (grpc.health.v1, grpc.reflection.*) skip it, so probes and
 // grpcurl work without a key and long-lived health watches get no deadline.
 func APIOnly(l Link) Link {
 	m := selector.MatchFunc(func(_ context.Context, c grpcmeta.CallMeta) bool { return !IsInfrastructure(c.Service) })
-	return Link{
-		Name:   l.Name,
-		Unary:  selector.UnaryServerInterceptor(l.Unary, m),
-		Stream: selector.StreamServerInterceptor(l.Stream, m),
+	l.Unary = selector.UnaryServerInterceptor(l.Unary, m)
+	l.Steps.Skip = orSkip(l.Steps.Skip, func(service string) bool { return IsInfrastructure(service + "/") })
+	return l
+}
+
+// orSkip returns a Skip that skips what either skips.
+func orSkip(a, b func(string) bool) func(string) bool {
+	if a == nil {
+		return b
 	}
+	return func(s string) bool { return a(s) || b(s) }
 }
 
 // IsInfrastructure reports whether service (a full service name such as
@@ -170,9 +119,6 @@ func noop(name string) Link {
 		Name: name,
 		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			return h(ctx, req)
-		},
-		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			return h(srv, ss)
 		},
 	}
 }
@@ -189,47 +135,11 @@ func requestCheck(name string, check func(ctx context.Context, req any) error) L
 			}
 			return h(ctx, req)
 		},
-		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			// One allocation per call: the stream carries the check and its
-			// context, no closure over them.
-			return h(srv, &peekStream{ServerStream: ss, check: check, ctx: ss.Context()})
-		},
+		Steps: Steps{Enter: func(c *Call) error {
+			c.OnRequest(CheckFunc(check))
+			return nil
+		}},
 	}
-}
-
-// withContext returns ss with its context replaced by ctx.
-func withContext(ss grpc.ServerStream, ctx context.Context) grpc.ServerStream {
-	w := middleware.WrapServerStream(ss)
-	w.WrappedContext = ctx
-	return w
-}
-
-// peekStream hands the first request message the handler receives to
-// onFirst, after every outer link has seen it, and fails that receive with
-// onFirst's error. A server-streaming handler receives its one request this
-// way, so links that need the request (the model) see it here.
-type peekStream struct {
-	grpc.ServerStream
-	// onFirst, or else check with ctx, sees the first message.
-	onFirst func(msg any) error
-	check   func(ctx context.Context, msg any) error
-	ctx     context.Context
-	seen    bool
-}
-
-// RecvMsg implements grpc.ServerStream.
-func (s *peekStream) RecvMsg(m any) error {
-	if err := s.ServerStream.RecvMsg(m); err != nil {
-		return err
-	}
-	if s.seen {
-		return nil
-	}
-	s.seen = true
-	if s.onFirst == nil {
-		return s.check(s.ctx, m)
-	}
-	return s.onFirst(m)
 }
 
 // The request fields the guard reads, as the generated getters.
@@ -239,10 +149,53 @@ type (
 )
 
 // Metrics records go-grpc-middleware's per-RPC server metrics (grpc_server_*,
-// with the handling-time histogram) on m. A nil m records nothing.
+// with the handling-time histogram) on m: its interceptor for unary calls
+// and, for stream calls, the same reporter (started, each message received
+// and sent, handled with its code and handling time). A nil m records
+// nothing.
 func Metrics(m *metrics.Metrics) Link {
 	if m == nil {
 		return noop("metrics")
 	}
-	return Link{Name: "metrics", Unary: m.Server.UnaryServerInterceptor(), Stream: m.Server.StreamServerInterceptor()}
+	return Link{
+		Name:  "metrics",
+		Unary: m.Server.UnaryServerInterceptor(),
+		Steps: Steps{
+			Enter: func(c *Call) error {
+				r, _ := m.Server.ServerReporter(c.Context(), grpcmeta.NewServerCallMeta(c.Info.FullMethod, c.Info, nil))
+				ms := &monitoredStream{ServerStream: c.Stream(), reporter: r, start: time.Now()}
+				c.Wrap(ms)
+				c.Set(ms)
+				return nil
+			},
+			Exit: func(c *Call, err error) error {
+				ms := c.Value().(*monitoredStream)
+				ms.reporter.PostCall(err, time.Since(ms.start))
+				return err
+			},
+		},
+	}
+}
+
+// monitoredStream reports each message of a stream call to the call's
+// metrics reporter. (The reporter counts messages; it has no use for how
+// long each took, so that is not measured.)
+type monitoredStream struct {
+	grpc.ServerStream
+	reporter grpcmeta.Reporter
+	start    time.Time
+}
+
+// SendMsg implements grpc.ServerStream.
+func (s *monitoredStream) SendMsg(m any) error {
+	err := s.ServerStream.SendMsg(m)
+	s.reporter.PostMsgSend(m, err, 0)
+	return err
+}
+
+// RecvMsg implements grpc.ServerStream.
+func (s *monitoredStream) RecvMsg(m any) error {
+	err := s.ServerStream.RecvMsg(m)
+	s.reporter.PostMsgReceive(m, err, 0)
+	return err
 }

@@ -79,17 +79,23 @@ func Logging(logger *slog.Logger) Link {
 		cl.finished(err)
 		return resp, err
 	}
-	stream := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-		ls := &loggingStream{ServerStream: ss, log: callLog{logger: logger, ctx: ss.Context(),
-			meta: grpcmeta.NewServerCallMeta(info.FullMethod, info, nil), start: time.Now()}}
-		err := h(srv, ls)
-		ls.log.finished(err)
-		return err
-	}
 	return Link{
-		Name:   "logging",
-		Unary:  selector.UnaryServerInterceptor(unary, notHealth),
-		Stream: selector.StreamServerInterceptor(stream, notHealth),
+		Name:  "logging",
+		Unary: selector.UnaryServerInterceptor(unary, notHealth),
+		Steps: Steps{
+			Skip: func(service string) bool { return service == "grpc.health.v1.Health" },
+			Enter: func(c *Call) error {
+				ls := &loggingStream{ServerStream: c.Stream(), log: callLog{logger: logger, ctx: c.Context(),
+					meta: grpcmeta.NewServerCallMeta(c.Info.FullMethod, c.Info, nil), start: time.Now()}}
+				c.Wrap(ls)
+				c.Set(ls)
+				return nil
+			},
+			Exit: func(c *Call, err error) error {
+				c.Value().(*loggingStream).log.finished(err)
+				return err
+			},
+		},
 	}
 }
 

@@ -46,10 +46,10 @@ func Pushback() Link {
 			_ = grpc.SetTrailer(ctx, md)
 			return resp, err
 		},
-		Stream: func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			md, err := finish(ss.Context(), h(srv, ss))
-			ss.SetTrailer(md)
+		Steps: Steps{Exit: func(c *Call, err error) error {
+			md, err := finish(c.Context(), err)
+			c.Base().SetTrailer(md)
 			return err
-		},
+		}},
 	}
 }

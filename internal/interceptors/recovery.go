@@ -23,9 +23,8 @@ import (
 // Starting the record here, before anything else, lets every log line and
 // error of the call carry its request id; nothing in that step can panic.
 func Guard(logger *slog.Logger) Link {
-	opt := recoveryOption(logger, "panic in the interceptor chain")
-	unary := recovery.UnaryServerInterceptor(opt)
-	stream := recovery.StreamServerInterceptor(opt)
+	handler := recoveryHandler(logger, "panic in the interceptor chain")
+	unary := recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(handler))
 	return Link{
 		Name: "guard",
 		Unary: func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
@@ -33,16 +32,23 @@ func Guard(logger *slog.Logger) Link {
 			recordRequest(ci, req)
 			return unary(ctx, req, info, h)
 		},
-		Stream: func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-			ctx, ci := callinfo.NewContext(ss.Context())
-			ps := &peekStream{ServerStream: withContext(ss, ctx), onFirst: func(m any) error {
-				recordRequest(ci, m)
+		Steps: Steps{
+			Enter: func(c *Call) error {
+				ctx, _ := callinfo.NewContext(c.Context())
+				c.SetContext(ctx)
+				c.OnRequest(recordCheck)
 				return nil
-			}}
-			return stream(srv, ps, info, h)
+			},
+			RecoverLinks: handler,
 		},
 	}
 }
+
+// recordCheck notes the request in the call record of its context.
+var recordCheck = CheckFunc(func(ctx context.Context, req any) error {
+	recordRequest(callinfo.From(ctx), req)
+	return nil
+})
 
 // Recovery is the innermost link: it wraps the handler, so a panic in the
 // handler (or in anything it calls on its goroutine, such as a provider
@@ -52,18 +58,18 @@ func Guard(logger *slog.Logger) Link {
 // call. The panic is logged at error level with its value and stack; the
 // server keeps serving other calls.
 func Recovery(logger *slog.Logger) Link {
-	opt := recoveryOption(logger, "panic in call handler")
+	handler := recoveryHandler(logger, "panic in call handler")
 	return Link{
-		Name:   "recovery",
-		Unary:  recovery.UnaryServerInterceptor(opt),
-		Stream: recovery.StreamServerInterceptor(opt),
+		Name:  "recovery",
+		Unary: recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(handler)),
+		Steps: Steps{RecoverHandler: handler},
 	}
 }
 
-// recoveryOption logs a recovered panic with msg and returns the INTERNAL
+// recoveryHandler logs a recovered panic with msg and returns the INTERNAL
 // status that replaces it.
-func recoveryOption(logger *slog.Logger, msg string) recovery.Option {
-	return recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
+func recoveryHandler(logger *slog.Logger, msg string) func(ctx context.Context, p any) error {
+	return func(ctx context.Context, p any) error {
 		// This runs in the deferred recover, on the panicking goroutine:
 		// the stack still shows where the panic happened.
 		id := callinfo.From(ctx).RequestID()
@@ -73,7 +79,7 @@ func recoveryOption(logger *slog.Logger, msg string) recovery.Option {
 			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		return &apierr.Error{Kind: apierr.Internal, Reason: ReasonInternal,
 			Message: "internal error; please report it with request_id " + id, Metadata: map[string]string{"request_id": id}}
-	})
+	}
 }
 
 // recordRequest notes a request's model, request id and metadata labels in

@@ -43,6 +43,20 @@ type Stream interface {
 	Close() error
 }
 
+// BufferedStream is a Stream that can tell what it already holds: the
+// events decoded from bytes it has read from the provider and not returned
+// yet. The engine coalesces them: deltas that arrived while the previous
+// event was being sent go to the client as one (httpx's streams implement
+// it; a Stream without it relays one delta per event).
+type BufferedStream interface {
+	Stream
+	// RecvBuffered returns what Recv would return next (an event, io.EOF
+	// or the stream's error) with ok true when it needs nothing more from
+	// the provider; otherwise ok false, at once, and nothing is consumed.
+	// It never waits.
+	RecvBuffered() (ev Event, ok bool, err error)
+}
+
 // ModelLister is implemented by providers that know their models without
 // configuration (the mock provider). Configured `models:` take precedence.
 type ModelLister interface {

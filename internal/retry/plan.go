@@ -431,6 +431,25 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, at Attempter[T]) (T, 
 	// A retry slot the call holds when it ends (its wait was cut short)
 	// goes back to the budget.
 	defer release(&p.next)
+	if ctx.Err() != nil {
+		var none T
+		return rounds(ctx, p, timer, at, none, nil, false)
+	}
+	// The first round runs here rather than inside retry-go, which most
+	// calls never need again: an attempt waits for its provider for as
+	// long as it streams, and every frame below it stays on the call's
+	// stack all that time (see docs/performance.md).
+	res, err := round(ctx, p, timer, at)
+	if err == nil || !isContinue(err) {
+		return res, err
+	}
+	return rounds(ctx, p, timer, at, res, err, true)
+}
+
+// rounds runs the plan's rounds on retry-go. With ran, the first round
+// already ran and returned res and err: retry-go is handed its outcome as
+// its first call's, and waits and runs the rounds that follow.
+func rounds[T any](ctx context.Context, p *Plan, timer Timer, at Attempter[T], res T, err error, ran bool) (T, error) {
 	opts := []retrygo.Option{
 		retrygo.Context(ctx),
 		// The plan bounds the attempts; this bound is never what stops it.
@@ -447,7 +466,12 @@ func Run[T any](ctx context.Context, p *Plan, timer Timer, at Attempter[T]) (T, 
 	// The span of the wait in progress, when the call is traced: from a
 	// Step's Continue to the next attempt's start, or the call's end.
 	var wait telemetry.Span
-	res, err := retrygo.DoWithData(func() (T, error) {
+	res, err = retrygo.DoWithData(func() (T, error) {
+		if ran {
+			ran = false
+			wait = startWait(ctx, err)
+			return res, err
+		}
 		wait.EndWait(nil)
 		res, err := round(ctx, p, timer, at)
 		wait = startWait(ctx, err)

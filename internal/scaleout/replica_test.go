@@ -149,13 +149,17 @@ func startReplica(t *testing.T, name string, redis *redistest.Server, prefix, po
 
 // startReplicaWith starts the binary with the config that config makes
 // for the replica's listen and metrics addresses, and waits until it is
-// SERVING. It is killed at cleanup.
+// SERVING. It is killed at cleanup. Every replica relays one event per
+// upstream chunk, however fast a test reads (streaming.coalesce_deltas
+// off): the tests name a point in a reply by its sequence number and read
+// a replica's output once per chunk.
 func startReplicaWith(t *testing.T, name string, config func(listen, metricsListen string) string) *replica {
 	t.Helper()
 	bin := build(t)
 	r := &replica{name: name, addr: freeAddr(t), metrics: freeAddr(t), exited: make(chan struct{}), stderr: &servertest.LockedBuffer{}}
 	cfgPath := filepath.Join(t.TempDir(), name+".yaml")
-	if err := os.WriteFile(cfgPath, []byte(config(r.addr, r.metrics)), 0o600); err != nil {
+	cfg := config(r.addr, r.metrics) + "\nstreaming: {coalesce_deltas: false}\n"
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r.cmd = exec.Command(bin, "--config", cfgPath)

@@ -72,7 +72,7 @@ func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
 		// deadline.
 		interceptors.ProviderQueue(adm.Queue),
 		// Cuts off calls still running when the shutdown grace period ends.
-		{Name: "drain", Unary: s.drainUnary, Stream: s.drainStream},
+		{Name: "drain", Unary: s.drainUnary, Steps: interceptors.Steps{Enter: s.drainEnter, Exit: drainExit}},
 		// Innermost, wrapping the handler: a panic in a call becomes
 		// INTERNAL where the metrics and logging links still count and log
 		// it, and the server keeps serving.

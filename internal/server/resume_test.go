@@ -47,6 +47,9 @@ func resumeConfig(up *openaitest.Server) *config.Config {
 		{Name: "a", SHA256: auth.HashKey(resumeKeyA), Scopes: []string{"generate"}, Models: []string{"*"}},
 		{Name: "b", SHA256: auth.HashKey(resumeKeyB), Scopes: []string{"generate"}, Models: []string{"*"}},
 	}
+	// One event per upstream chunk, however fast the test reads: the
+	// resume tests name a point in the reply by its sequence number.
+	cfg.Streaming.CoalesceDeltas = false
 	return cfg
 }
 

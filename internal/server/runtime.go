@@ -125,7 +125,7 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 	rt.engine = engine.New(engine.Deps{
 		Providers: rt.providers, Routes: rt.routes, Hooks: rt.hooks, Logger: s.log, Metrics: s.metrics, Timer: s.timer,
 		Retry: cfg.Retry.Limits(cfg.Deadlines.StallSettings), Schema: cfg.StructuredOutput,
-		Output: cfg.Limits.Output(), Heartbeat: cfg.Heartbeat,
+		Output: cfg.Limits.Output(), Heartbeat: cfg.Heartbeat, Streaming: cfg.Streaming,
 		Prices: cfg.Pricing.Prices(), CaptureContent: cfg.Tracing.CaptureContent,
 		Budget: rt.budget, Resume: s.resume, Latencies: s.latencies, Tools: s.tools,
 		Admission: &engine.Admission{

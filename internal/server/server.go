@@ -31,6 +31,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/hook"
+	"github.com/llmrelay/llmrelay/internal/interceptors"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/retry"
@@ -519,38 +520,54 @@ func listen(setting, addr string) (net.Listener, error) {
 	return lis, nil
 }
 
-// drainUnary and drainStream cancel a call's context with
-// apierr.ErrShuttingDown when the shutdown grace period ends; health
-// watches, which never end by themselves, as soon as the grace period
-// begins and they have sent NOT_SERVING (see drainWatch), so that they do
-// not hold the shutdown for all of it.
+// drainUnary and the drain link's steps (drainEnter, drainExit) cancel a
+// call's context with apierr.ErrShuttingDown when the shutdown grace
+// period ends; health watches, which never end by themselves, as soon as
+// the grace period begins and they have sent NOT_SERVING (see
+// drainWatch), so that they do not hold the shutdown for all of it.
 func (s *Server) drainUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	ctx, stop := drainContext(ctx, s.hardStop)
 	defer stop()
 	return handler(ctx, req)
 }
 
-func (s *Server) drainStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	if info.FullMethod == healthpb.Health_Watch_FullMethodName {
-		return s.drainWatch(srv, ss, handler)
+// drainEnter and drainExit are drainStream's steps in the flat chain.
+func (s *Server) drainEnter(c *interceptors.Call) error {
+	if c.Info.FullMethod == healthpb.Health_Watch_FullMethodName {
+		w := s.drainWatch(c.Context(), c.Stream())
+		c.SetContext(w.ctx)
+		c.Wrap(w)
+		c.Set(w)
+		return nil
 	}
-	ctx, stop := drainContext(ss.Context(), s.hardStop)
-	defer stop()
-	return handler(srv, &contextStream{ServerStream: ss, ctx: ctx})
+	ctx, stop := drainContext(c.Context(), s.hardStop)
+	c.SetContext(ctx)
+	c.Set(stop)
+	return nil
+}
+
+func drainExit(c *interceptors.Call, err error) error {
+	switch v := c.Value().(type) {
+	case func():
+		v()
+	case *watchStream:
+		v.end()
+	}
+	return err
 }
 
 // watchNoticeWait bounds how long an ending health watch waits to have told
 // its watcher that the server is no longer serving.
 const watchNoticeWait = 5 * time.Second
 
-// drainWatch runs a health watch until the grace period begins and the
-// watcher has been sent a status other than SERVING (or watchNoticeWait
-// passed): ending the stream before the health service sent NOT_SERVING
-// would hide the drain from the watcher, which would see only a broken
-// stream.
-func (s *Server) drainWatch(srv any, ss grpc.ServerStream, handler grpc.StreamHandler) error {
-	ctx, cancel := context.WithCancelCause(ss.Context())
-	defer cancel(nil)
+// drainWatch returns the stream a health watch runs on, until the grace
+// period begins and the watcher has been sent a status other than SERVING
+// (or watchNoticeWait passed): ending the stream before the health service
+// sent NOT_SERVING would hide the drain from the watcher, which would see
+// only a broken stream. Its end (watchStream.end) must be called when the
+// watch ends.
+func (s *Server) drainWatch(parent context.Context, ss grpc.ServerStream) *watchStream {
+	ctx, cancel := context.WithCancelCause(parent)
 	ws := &watchStream{ServerStream: ss, ctx: ctx, told: make(chan struct{}, 1)}
 	ws.serving.Store(true)
 	stop := context.AfterFunc(s.gracefulStop, func() {
@@ -568,8 +585,11 @@ func (s *Server) drainWatch(srv any, ss grpc.ServerStream, handler grpc.StreamHa
 		}
 		cancel(apierr.ErrShuttingDown)
 	})
-	defer stop()
-	return handler(srv, ws)
+	ws.end = func() {
+		stop()
+		cancel(nil)
+	}
+	return ws
 }
 
 // watchStream is a health watch's stream: it replaces the context and
@@ -577,6 +597,7 @@ func (s *Server) drainWatch(srv any, ss grpc.ServerStream, handler grpc.StreamHa
 type watchStream struct {
 	grpc.ServerStream
 	ctx     context.Context
+	end     func() // ends the watch's context and its drain hook
 	serving atomic.Bool
 	// told receives (without blocking) after each status sent.
 	told chan struct{}
@@ -607,11 +628,3 @@ func drainContext(parent, until context.Context) (context.Context, func()) {
 		cancel(nil)
 	}
 }
-
-// contextStream replaces a stream's context.
-type contextStream struct {
-	grpc.ServerStream
-	ctx context.Context
-}
-
-func (c *contextStream) Context() context.Context { return c.ctx }

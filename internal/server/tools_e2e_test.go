@@ -197,6 +197,9 @@ func TestServerToolEchoWithAnOpenAIUpstream(t *testing.T) {
 	up := startToolModel(t, `{"message":"hi from the model"}`)
 	cfg := toolsConfig(everythingServer(e))
 	cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(), Models: []string{"gpt-4o-mini"}}}
+	// One event per upstream chunk, however fast the test reads: the
+	// expected stream shows each fragment of the tool call.
+	cfg.Streaming.CoalesceDeltas = false
 	in := servertest.Start(t, cfg)
 	req := &llmrelayv1.GenerateRequest{
 		Model:       "up/gpt-4o-mini",

@@ -66,6 +66,8 @@ func tracedRelay(t *testing.T, up *providertest.Upstream, capture bool) (*server
 	cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL + "/v1", Models: []string{"gpt-test"}}}
 	cfg.Auth.Keys = []config.APIKey{{Name: "checkout", SHA256: auth.HashKey(keyFull), Scopes: []string{"generate"}, Models: []string{"*"}}}
 	cfg.Tracing.CaptureContent = capture
+	// One event per upstream chunk, so llmrelay.deltas counts chunks.
+	cfg.Streaming.CoalesceDeltas = false
 	return servertest.Start(t, cfg, server.WithTracing(tr)), tr
 }
 

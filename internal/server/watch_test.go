@@ -38,7 +38,9 @@ func TestWatchIsToldBeforeItEnds(t *testing.T) {
 	due := make(chan struct{}) // NOT_SERVING is due: health.Shutdown ran
 	done := make(chan error, 1)
 	go func() {
-		done <- s.drainWatch(nil, ss, func(_ any, st grpc.ServerStream) error {
+		w := s.drainWatch(ss.Context(), ss)
+		defer w.end()
+		done <- func(st grpc.ServerStream) error {
 			// The health service's Watch, at its worst: it sends SERVING,
 			// then, once an update is due, takes the stream's end first
 			// when both are ready.
@@ -52,7 +54,7 @@ func TestWatchIsToldBeforeItEnds(t *testing.T) {
 			_ = st.SendMsg(&healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_NOT_SERVING})
 			<-st.Context().Done()
 			return st.Context().Err()
-		})
+		}(w)
 	}()
 	endWatches()
 	close(due)

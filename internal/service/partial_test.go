@@ -108,6 +108,10 @@ func TestPartialObjectsStayLinear(t *testing.T) {
 			})
 			cfg := config.Default()
 			cfg.Providers = []provider.Config{{Name: "openai", Kind: "openai", BaseURL: u.URL + "/v1"}}
+			// The bound is per delta: one event per 4-byte chunk, as a
+			// client that keeps up gets them (the upstream sends them all
+			// at once, which coalescing would join).
+			cfg.Streaming.CoalesceDeltas = false
 			in := servertest.Start(t, cfg)
 			req := structuredEcho(t, tt.schema, "", &llmrelayv1.ResponseFormat{StreamPartialObjects: true})
 			req.Model = "openai/gpt-4o-mini"

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -39,7 +40,7 @@ func Shown(events []*llmrelayv1.GenerateEvent) string {
 }
 
 // Check returns what is wrong with o for plan p, or nil: every event in
-// order (sequence numbers without gaps; each attempt's deltas, word by word;
+// order (sequence numbers without gaps; each attempt's deltas, its words in order;
 // a WillRetry after each failed attempt with its reason, next attempt,
 // discard flag and delay, the provider's hint exactly when it gave one;
 // exactly one Final, last), the status of a failing call, and the upstream
@@ -65,12 +66,18 @@ func Check(cfg Config, maxBackoff time.Duration, p Plan, o Outcome) error {
 	}
 	for i, s := range p.Steps {
 		attempt := uint32(i + 1)
-		for j := range s.Deltas(cfg.Chunks) {
+		// The attempt's words in order, one delta each or several joined
+		// (coalesced: those already read while the client was sent the
+		// one before).
+		want, got := openaitest.Text(s.Deltas(cfg.Chunks)), ""
+		for got != want {
 			ev := next()
-			if ev.GetDelta() == nil || ev.GetAttempt() != attempt || ev.GetDelta().GetText() != openaitest.Word(j) {
-				bad("attempt %d (%v): event %v, want delta %d %q", attempt, s.Kind, ev, j, openaitest.Word(j))
+			text := ev.GetDelta().GetText()
+			if ev.GetDelta() == nil || ev.GetAttempt() != attempt || text == "" || !strings.HasPrefix(want, got+text) {
+				bad("attempt %d (%v): event %v, want a delta continuing %q towards %q", attempt, s.Kind, ev, got, want)
 				return errors.Join(errs...)
 			}
+			got += text
 		}
 		if i == len(p.Steps)-1 {
 			break

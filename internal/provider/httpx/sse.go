@@ -149,6 +149,38 @@ func (r *Reader) Next() (Event, error) {
 	}
 }
 
+// Ready reports whether the next event, or the error Next would return
+// for it, is already in the Reader's buffer: Next would return it without
+// reading the body. It reads nothing and changes nothing.
+func (r *Reader) Ready() bool {
+	buf, _ := r.br.Peek(r.br.Buffered())
+	hasData := false
+	for {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			return false // the rest of the event is not read yet
+		}
+		line := bytes.TrimSuffix(buf[:i], []byte{'\r'})
+		buf = buf[i+1:]
+		switch {
+		case len(line) == 0:
+			if hasData {
+				return true
+			}
+		case line[0] == ':':
+		default:
+			field, _, _ := bytes.Cut(line, []byte{':'})
+			switch string(field) {
+			case "data":
+				hasData = true
+			case "event", "id", "retry":
+			default:
+				return true // the extra field's event, or ErrMalformed
+			}
+		}
+	}
+}
+
 // readLine returns the next line without its line end, and whether it had
 // one. A last line without one is returned as it is; the call after it
 // returns io.EOF.

@@ -164,6 +164,9 @@ type Stream struct {
 	events  []provider.Event
 	next    int
 	err     error
+	// terminated says the provider's terminator arrived and what follows
+	// it is not drained yet.
+	terminated bool
 }
 
 // ErrClosed is returned by Recv after Close.
@@ -186,32 +189,69 @@ func (s *Stream) Recv() (provider.Event, error) {
 			return ev, nil
 		}
 		if s.err != nil {
+			s.drain()
 			return provider.Event{}, s.err
 		}
-		s.events, s.next = s.events[:0], 0
-		ev, err := s.r.Next()
+		s.read()
+	}
+}
+
+// RecvBuffered implements provider.BufferedStream: Recv, for as long as
+// what it returns is already read from the body (decoded events not yet
+// returned, server-sent events whole in the Reader's buffer, the stream's
+// error); ok false, at once, when the next event would have to wait for
+// the provider.
+func (s *Stream) RecvBuffered() (ev provider.Event, ok bool, err error) {
+	for {
+		if s.next < len(s.events) || s.err != nil {
+			// Whatever follows the terminator is drained by the next Recv
+			// or by Close, not here: this must not wait.
+			ev, err := s.recvReady()
+			return ev, true, err
+		}
+		if s.r == nil || !s.r.Ready() {
+			return provider.Event{}, false, nil
+		}
+		s.read()
+	}
+}
+
+// recvReady returns the next decoded event, or the stream's error.
+func (s *Stream) recvReady() (provider.Event, error) {
+	if s.next < len(s.events) {
+		ev := s.events[s.next]
+		s.next++
+		return ev, nil
+	}
+	return provider.Event{}, s.err
+}
+
+// read reads the next server-sent event and decodes it into s.events,
+// or sets the stream's error.
+func (s *Stream) read() {
+	s.events, s.next = s.events[:0], 0
+	ev, err := s.r.Next()
+	switch {
+	case errors.Is(err, io.EOF):
+		if s.dec.EndsAtEOF() {
+			s.err = io.EOF
+		} else {
+			s.err = TransportError("the stream ended early", ErrNoTerminator)
+		}
+	case errors.Is(err, ErrCut):
+		s.err = TransportError("the stream was cut in the middle of a line", err)
+	case errors.Is(err, ErrMalformed):
+		s.err = &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol, Message: "a line that is not server-sent events", Err: err, Raw: string(s.r.bad)}
+	case err != nil:
+		s.err = failure(s.ctx, s.attempt, "reading the stream failed", err)
+	default:
+		done, derr := s.dec.Decode(ev, &s.events)
 		switch {
-		case errors.Is(err, io.EOF):
-			if s.dec.EndsAtEOF() {
-				s.err = io.EOF
-			} else {
-				s.err = TransportError("the stream ended early", ErrNoTerminator)
-			}
-		case errors.Is(err, ErrCut):
-			s.err = TransportError("the stream was cut in the middle of a line", err)
-		case errors.Is(err, ErrMalformed):
-			s.err = &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol, Message: "a line that is not server-sent events", Err: err, Raw: string(s.r.bad)}
-		case err != nil:
-			s.err = failure(s.ctx, s.attempt, "reading the stream failed", err)
-		default:
-			done, derr := s.dec.Decode(ev, &s.events)
-			switch {
-			case derr != nil:
-				s.err = decodeError(ev, derr)
-			case done:
-				s.drain()
-				s.err = io.EOF
-			}
+		case derr != nil:
+			s.err = decodeError(ev, derr)
+		case done:
+			s.err = io.EOF
+			s.terminated = true
 		}
 	}
 }
@@ -227,9 +267,13 @@ func decodeError(ev Event, err error) error {
 	return err
 }
 
-// drain reads what follows the terminator, briefly, so that an HTTP/1.1
-// connection goes back to the idle pool instead of being closed.
+// drain reads what follows the terminator, once, briefly, so that an
+// HTTP/1.1 connection goes back to the idle pool instead of being closed.
 func (s *Stream) drain() {
+	if !s.terminated || s.r == nil {
+		return
+	}
+	s.terminated = false
 	t := time.AfterFunc(drainTimeout, s.release)
 	s.r.Drain(drainLimit)
 	t.Stop()
@@ -241,6 +285,7 @@ func (s *Stream) Close() error {
 	if s.body == nil {
 		return nil
 	}
+	s.drain()
 	err := s.body.Close()
 	s.release()
 	PutReader(s.r)

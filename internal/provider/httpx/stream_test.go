@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"testing"
 	"time"
 
@@ -116,3 +117,93 @@ func TestActivityCountsBytesThatAreNotEvents(t *testing.T) {
 		t.Errorf("Recv after cancel = %v, want context.Canceled", err)
 	}
 }
+
+// TestRecvBufferedReturnsOnlyWhatWasRead: RecvBuffered returns the events
+// whose bytes the stream has already read from the body, in order, and
+// says at once when the next one has not arrived (half an event, a comment
+// or nothing), without waiting for the body; Recv then waits for it. The
+// terminator already read ends the stream without waiting for the body to
+// close.
+func TestRecvBufferedReturnsOnlyWhatWasRead(t *testing.T) {
+	body := newChunkBody()
+	s := httpx.NewStream(t.Context(), body, "", jsonDecoder{})
+	defer func() {
+		close(body.chunks) // the body ends, so Close drains it at once
+		s.Close()
+	}()
+
+	// notReady asserts that RecvBuffered says "not yet" without waiting.
+	notReady := func(when string) {
+		t.Helper()
+		done := make(chan bool, 1)
+		go func() {
+			_, ok, err := s.RecvBuffered()
+			done <- ok || err != nil
+		}()
+		select {
+		case got := <-done:
+			if got {
+				t.Fatalf("%s: RecvBuffered returned something, want nothing yet", when)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: RecvBuffered waited for the body", when)
+		}
+	}
+	text := func(want string) {
+		t.Helper()
+		ev, ok, err := s.RecvBuffered()
+		if !ok || err != nil || ev.Text != want {
+			t.Fatalf("RecvBuffered = %q, %v, %v; want %q, true, nil", ev.Text, ok, err, want)
+		}
+	}
+
+	// One read of the body brings three events and half of a fourth.
+	body.send("data: {\"text\":\"a\"}\n\ndata: {\"text\":\"b\"}\n\n: keep-alive\n\ndata: {\"text\":\"c\"}\n\ndata: {\"te")
+	if ev, err := s.Recv(); err != nil || ev.Text != "a" {
+		t.Fatalf("Recv = %q, %v; want a", ev.Text, err)
+	}
+	text("b")
+	text("c")
+	notReady("half an event read")
+
+	body.send("xt\":\"d\"}\n\n")
+	if ev, err := s.Recv(); err != nil || ev.Text != "d" {
+		t.Fatalf("Recv after the rest arrived = %q, %v; want d", ev.Text, err)
+	}
+	notReady("nothing read")
+
+	body.send("data: {\"text\":\"e\"}\n\ndata: END\n\n")
+	if ev, err := s.Recv(); err != nil || ev.Text != "e" {
+		t.Fatalf("Recv = %q, %v; want e", ev.Text, err)
+	}
+	// The body has not ended (no EOF sent): the terminator alone ends it.
+	if _, ok, err := s.RecvBuffered(); !ok || !errors.Is(err, io.EOF) {
+		t.Fatalf("RecvBuffered at the terminator = %v, %v; want true, io.EOF", ok, err)
+	}
+}
+
+// chunkBody is a response body whose reads return what the test sent, one
+// send per read, and wait when there is nothing.
+type chunkBody struct {
+	chunks chan string
+	rest   string
+}
+
+func newChunkBody() *chunkBody { return &chunkBody{chunks: make(chan string, 16)} }
+
+func (b *chunkBody) send(s string) { b.chunks <- s }
+
+func (b *chunkBody) Read(p []byte) (int, error) {
+	if b.rest == "" {
+		s, ok := <-b.chunks
+		if !ok {
+			return 0, io.EOF
+		}
+		b.rest = s
+	}
+	n := copy(p, b.rest)
+	b.rest = b.rest[n:]
+	return n, nil
+}
+
+func (b *chunkBody) Close() error { return nil }

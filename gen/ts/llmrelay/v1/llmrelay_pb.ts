@@ -1610,6 +1610,18 @@ export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
  * Delta is a fragment of the reply. Concatenating the `text` of the deltas of
  * one attempt gives that attempt's text. A delta carries one of its fields.
  *
+ * A fragment may be of any size: never split or joined at any particular
+ * boundary (a word, a token, a provider's chunk). When the client reads
+ * slower than the provider streams, the pieces of the same kind that the
+ * server has already read while it was sending the previous event arrive
+ * as one delta: text (or a refusal) concatenated, the fragments of one tool
+ * call (same `index`) merged into one `ToolCallDelta`, the fragments of one
+ * reasoning block likewise. The server never holds a delta back to wait for
+ * more, events keep their order and `sequence` stays without gaps; a client
+ * that keeps up gets a delta per provider chunk. The server's
+ * `streaming.coalesce_deltas: false` relays one delta per provider chunk
+ * always.
+ *
  * @generated from message llmrelay.v1.Delta
  */
 export type Delta = Message$1<"llmrelay.v1.Delta"> & {

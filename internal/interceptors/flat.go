@@ -1,0 +1,304 @@
+package interceptors
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"google.golang.org/grpc"
+)
+
+// A stream call waits in its handler for as long as it streams: minutes,
+// for a slow model, with tens of thousands of calls open at once. Every
+// frame between gRPC and the handler stays on the call's stack for all
+// that time, and a goroutine whose waiting stack passes 8 KiB keeps a
+// 16 KiB stack (the runtime halves a stack only while less than a quarter
+// of it is in use). So the stream side of the chain does not nest one
+// interceptor inside the next: each link is a set of Steps that the flat
+// chain runs from one loop, Enter before the handler in the chain's order
+// and Exit after it in reverse, and the handler runs one frame below the
+// loop whatever the number of links.
+
+// Steps are a link's part in a stream call, run by the flat chain
+// (Compose). A link that only looks at the call before the handler has
+// only Enter; one that looks at its outcome has Exit; one that holds
+// something for the call's length (a stream slot, a deadline, a provider
+// slot) takes it in Enter, keeps it as its value (Call.Set) and lets it go
+// in Exit.
+type Steps struct {
+	// Skip, when set, leaves the link out of the calls of service (a full
+	// service name such as "grpc.health.v1.Health").
+	Skip func(service string) bool
+	// Enter runs before the handler, outermost link first. It may replace
+	// the call's context (Call.SetContext), wrap its stream (Call.Wrap) and
+	// add checks of the request (Call.OnRequest). An error ends the call:
+	// no later link enters and the handler does not run; the links that
+	// entered before exit with the error.
+	Enter func(c *Call) error
+	// Exit runs after the handler (or the Enter that failed), innermost
+	// link first, for each link whose Enter ran and succeeded; it gets the
+	// call's error so far and returns the call's error.
+	Exit func(c *Call, err error) error
+	// RecoverLinks, on the outermost link that sets it, turns a panic in a
+	// link's Enter or Exit (or in the handler, when no link recovers it)
+	// into the call's error; the links that entered still exit with it.
+	RecoverLinks func(ctx context.Context, p any) error
+	// RecoverHandler, on the link that sets it, turns a panic in the
+	// handler into the call's error, which every link then exits with.
+	RecoverHandler func(ctx context.Context, p any) error
+}
+
+// RequestCheck checks the call's request: the first message its handler
+// receives, after every outer link has seen it. Its error fails that
+// receive, and so the call.
+type RequestCheck interface {
+	CheckRequest(ctx context.Context, req any) error
+}
+
+// CheckFunc is a func as a RequestCheck.
+type CheckFunc func(ctx context.Context, req any) error
+
+// CheckRequest implements RequestCheck.
+func (f CheckFunc) CheckRequest(ctx context.Context, req any) error { return f(ctx, req) }
+
+// maxLinks bounds the links of a flat chain: their values live in the
+// call, without an allocation of their own.
+const maxLinks = 24
+
+// Call is one stream call going through the flat chain: what the links'
+// steps read and change. It is used by the call's goroutine only.
+type Call struct {
+	// Info is gRPC's description of the call's method.
+	Info *grpc.StreamServerInfo
+	ctx  context.Context
+	// base is gRPC's stream; top is base wrapped by the links (Wrap).
+	base, top grpc.ServerStream
+	// peek is the wrapper that runs the request checks added since the
+	// last other wrapper, nil when top is not one.
+	peek   *peekStream
+	checks []pendingCheck
+	// link is the index of the link whose step runs.
+	link int
+	vals [maxLinks]any
+}
+
+// pendingCheck is a request check with the context of its link.
+type pendingCheck struct {
+	check RequestCheck
+	ctx   context.Context
+}
+
+// Context returns the call's context as the links so far have made it.
+func (c *Call) Context() context.Context { return c.ctx }
+
+// SetContext replaces the call's context: the links after this one and
+// the handler see ctx.
+func (c *Call) SetContext(ctx context.Context) { c.ctx = ctx }
+
+// Stream returns the call's stream as the links so far have wrapped it.
+func (c *Call) Stream() grpc.ServerStream { return c.top }
+
+// Base returns gRPC's own stream of the call (for its headers and
+// trailers).
+func (c *Call) Base() grpc.ServerStream { return c.base }
+
+// Wrap makes s the call's stream; s wraps Stream() (it embeds it, or
+// delegates to it). The handler's messages pass through the wrappers
+// innermost link first on their way out, outermost first on their way in.
+// The stream's context is the call's (Context), whatever s's own says.
+func (c *Call) Wrap(s grpc.ServerStream) {
+	c.top, c.peek = s, nil
+}
+
+// OnRequest adds a check of the call's request, which runs with the
+// call's context as it is now, after the checks added before it.
+func (c *Call) OnRequest(check RequestCheck) {
+	c.checks = append(c.checks, pendingCheck{check: check, ctx: c.ctx})
+	if c.peek == nil {
+		c.peek = &peekStream{ServerStream: c.top, call: c, from: len(c.checks) - 1}
+		c.top = c.peek
+	}
+	c.peek.to = len(c.checks)
+}
+
+// Set keeps v as the running link's value, for its Exit.
+func (c *Call) Set(v any) { c.vals[c.link] = v }
+
+// Value returns the running link's value (Set), nil when it set none.
+func (c *Call) Value() any { return c.vals[c.link] }
+
+// peekStream runs the request checks of the range [from, to) of its call's
+// checks on the first message the handler receives.
+type peekStream struct {
+	grpc.ServerStream
+	call     *Call
+	from, to int
+	seen     bool
+}
+
+// RecvMsg implements grpc.ServerStream.
+func (s *peekStream) RecvMsg(m any) error {
+	if err := s.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	if s.seen {
+		return nil
+	}
+	s.seen = true
+	for _, pc := range s.call.checks[s.from:s.to] {
+		if err := pc.check.CheckRequest(pc.ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// handlerStream is the stream the handler gets: the wrapped stream, with
+// the call's context.
+type handlerStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s *handlerStream) Context() context.Context { return s.ctx }
+
+// flatChain is links composed for stream calls.
+type flatChain struct {
+	links []Link
+	// recoverLinks and recoverHandler are the chain's panic handlers
+	// (Steps.RecoverLinks of the outermost link that has one,
+	// Steps.RecoverHandler of the innermost); nil when none.
+	recoverLinks, recoverHandler func(ctx context.Context, p any) error
+}
+
+// composeFlat returns the flat chain of links as a stream interceptor.
+func composeFlat(links []Link) grpc.StreamServerInterceptor {
+	if len(links) > maxLinks {
+		panic(fmt.Sprintf("interceptors: %d links, more than the %d a flat chain holds", len(links), maxLinks))
+	}
+	ch := &flatChain{links: links}
+	for _, l := range links {
+		if ch.recoverLinks == nil {
+			ch.recoverLinks = l.Steps.RecoverLinks
+		}
+		if l.Steps.RecoverHandler != nil {
+			ch.recoverHandler = l.Steps.RecoverHandler
+		}
+	}
+	return ch.stream
+}
+
+// stream runs a stream call through the chain: every link's Enter, the
+// handler, every entered link's Exit.
+func (ch *flatChain) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	c := &Call{Info: info, ctx: ss.Context(), base: ss, top: ss}
+	return ch.run(c, srv, h, 0)
+}
+
+// run runs the links from the one at index from: their Enters, the
+// handler, their Exits. A link given as a gRPC interceptor (Link.Stream)
+// is nested: the links after it and the handler run inside it.
+func (ch *flatChain) run(c *Call, srv any, h grpc.StreamHandler, from int) error {
+	service := serviceOf(c.Info.FullMethod)
+	var entered uint32 // bit i: link i entered
+	var err error
+	handled := false
+	for i := from; i < len(ch.links) && err == nil && !handled; i++ {
+		l := &ch.links[i]
+		if l.Steps.Skip != nil && l.Steps.Skip(service) {
+			continue
+		}
+		if l.Stream != nil {
+			err, handled = ch.nest(c, srv, h, i), true
+			break
+		}
+		c.link = i
+		if err = ch.enter(c, i); err == nil {
+			entered |= 1 << i
+		}
+	}
+	if err == nil && !handled {
+		err = ch.handle(c, srv, h)
+	}
+	for i := len(ch.links) - 1; i >= from; i-- {
+		if entered&(1<<i) != 0 && ch.links[i].Steps.Exit != nil {
+			c.link = i
+			err = ch.exit(c, i, err)
+		}
+	}
+	return err
+}
+
+// nest runs link i, a gRPC interceptor, around the rest of the chain.
+func (ch *flatChain) nest(c *Call, srv any, h grpc.StreamHandler, i int) (err error) {
+	if ch.recoverLinks != nil {
+		defer func() {
+			if p := recover(); p != nil {
+				err = ch.recoverLinks(c.ctx, p)
+			}
+		}()
+	}
+	return ch.links[i].Stream(srv, c.handlerStream(), c.Info, func(srv any, ss grpc.ServerStream) error {
+		c.top, c.peek, c.ctx = ss, nil, ss.Context()
+		return ch.run(c, srv, h, i+1)
+	})
+}
+
+// enter runs link i's Enter.
+func (ch *flatChain) enter(c *Call, i int) (err error) {
+	if ch.recoverLinks != nil {
+		defer func() {
+			if p := recover(); p != nil {
+				err = ch.recoverLinks(c.ctx, p)
+			}
+		}()
+	}
+	if enter := ch.links[i].Steps.Enter; enter != nil {
+		return enter(c)
+	}
+	return nil
+}
+
+// exit runs link i's Exit with the call's error so far.
+func (ch *flatChain) exit(c *Call, i int, callErr error) (err error) {
+	if ch.recoverLinks != nil {
+		defer func() {
+			if p := recover(); p != nil {
+				err = ch.recoverLinks(c.ctx, p)
+			}
+		}()
+	}
+	return ch.links[i].Steps.Exit(c, callErr)
+}
+
+// handle runs the handler on the wrapped stream, with the call's context.
+func (ch *flatChain) handle(c *Call, srv any, h grpc.StreamHandler) (err error) {
+	if rec := ch.recoverHandler; rec != nil || ch.recoverLinks != nil {
+		if rec == nil {
+			rec = ch.recoverLinks
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				err = rec(c.ctx, p)
+			}
+		}()
+	}
+	return h(srv, c.handlerStream())
+}
+
+// handlerStream returns the call's stream with the call's context.
+func (c *Call) handlerStream() grpc.ServerStream {
+	if c.ctx == c.top.Context() {
+		return c.top
+	}
+	return &handlerStream{ServerStream: c.top, ctx: c.ctx}
+}
+
+// serviceOf returns the service of a full method name, "/pkg.Service/Method".
+func serviceOf(fullMethod string) string {
+	s := strings.TrimPrefix(fullMethod, "/")
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
