@@ -265,13 +265,13 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 		return nil, sum, "models", `is empty; list model patterns such as "mock/*", or ["*"] for every model`
 	}
 	for _, m := range c.Models {
-		if m == "" || strings.ContainsFunc(m, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		if UnusablePattern(m) {
 			return nil, sum, "models", fmt.Sprintf("has a pattern %q that is empty or contains spaces or control characters", m)
 		}
 	}
 	id.models = slices.Clone(c.Models)
 	for _, m := range c.Tools {
-		if m == "" || strings.ContainsFunc(m, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		if UnusablePattern(m) {
 			return nil, sum, "tools", fmt.Sprintf("has a pattern %q that is empty or contains spaces or control characters", m)
 		}
 	}
@@ -399,6 +399,12 @@ func ParseBearer(header []string) (string, error) {
 func HashKey(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:])
+}
+
+// UnusablePattern reports whether pattern (of models or of tools) could
+// never match a name: it is empty, or has a space or a control character.
+func UnusablePattern(pattern string) bool {
+	return pattern == "" || strings.ContainsFunc(pattern, func(r rune) bool { return r <= ' ' || r == 0x7f })
 }
 
 // MatchPattern reports whether s ("<provider>/<model>") matches pattern,

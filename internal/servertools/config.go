@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/setting"
 )
 
@@ -180,16 +181,11 @@ func (c Config) Check(p setting.Problems) {
 	}
 }
 
-// CheckPatterns reports each pattern of a tool list (an API key's `tools`,
-// a route's `defaults.server_tools`) that could never match a tool: empty,
-// or with spaces or control characters.
-func CheckPatterns(patterns []string, path string, bad func(path, format string, args ...any)) {
-	checkPatterns(patterns, path, bad)
-}
-
+// checkPatterns reports each pattern of a list that could never match a
+// tool (auth.UnusablePattern).
 func checkPatterns(patterns []string, path string, bad func(path, format string, args ...any)) {
 	for j, p := range patterns {
-		if p == "" || strings.ContainsFunc(p, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		if auth.UnusablePattern(p) {
 			bad(fmt.Sprintf("%s[%d]", path, j), "%q is empty or contains spaces or control characters", p)
 		}
 	}
