@@ -111,11 +111,6 @@ type Error struct {
 	Cause error
 }
 
-// New returns an Error with the kind, reason and public message.
-func New(kind Kind, reason, message string) *Error {
-	return &Error{Kind: kind, Reason: reason, Message: message}
-}
-
 // Error implements error with the public message and the internal cause.
 func (e *Error) Error() string {
 	s := e.Kind.String() + " " + e.Reason + ": " + e.Message
