@@ -14,6 +14,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	"github.com/llmrelay/llmrelay/internal/provider/openai"
 )
 
@@ -32,6 +33,10 @@ import (
 type floorService struct {
 	llmrelayv1.UnimplementedLLMServiceServer
 	providers map[string]provider.Provider // by the model's provider prefix
+	// perChunk relays one delta per upstream chunk (the floor before
+	// coalesced deltas, -floor-per-chunk); otherwise the text already read
+	// joins the delta being sent.
+	perChunk bool
 }
 
 // serveFloor runs the floor relay on a loopback port in front of the
@@ -42,7 +47,11 @@ func serveFloor() {
 		fmt.Fprintln(os.Stderr, "bench floor:", err)
 		os.Exit(1)
 	}
-	svc := &floorService{providers: map[string]provider.Provider{}}
+	svc := &floorService{providers: map[string]provider.Provider{}, perChunk: *childPerChunk}
+	if *childPerChunk {
+		// The floor as it was: one delta per chunk, net/http's Transport.
+		httpx.UseNetHTTPOnly()
+	}
 	for name, url := range map[string]string{"openai": *childFast, "slow": *childSlow} {
 		p, err := openai.New(provider.Config{Name: name, Kind: "openai", BaseURL: url, Transport: provider.Transport{CAFile: *childCA}})
 		if err != nil {
@@ -84,11 +93,26 @@ func (f *floorService) Generate(req *llmrelayv1.GenerateRequest, stream grpc.Ser
 		return status.Error(codes.Unavailable, err.Error())
 	}
 	defer st.Close()
+	buffered, _ := st.(provider.BufferedStream)
+	if f.perChunk {
+		buffered = nil
+	}
 	var text strings.Builder
 	var seq uint64
 	final := &llmrelayv1.Final{Attempts: 1, Provider: name, Model: model}
+	// held is an event (or the stream's end) read ahead while joining text.
+	var held *provider.Event
+	var heldErr error
 	for {
-		ev, err := st.Recv()
+		var ev provider.Event
+		switch {
+		case heldErr != nil:
+			err = heldErr
+		case held != nil:
+			ev, held = *held, nil
+		default:
+			ev, err = st.Recv()
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -100,10 +124,29 @@ func (f *floorService) Generate(req *llmrelayv1.GenerateRequest, stream grpc.Ser
 			if ev.Text == "" {
 				continue
 			}
-			text.WriteString(ev.Text)
+			delta := ev.Text
+			// Fewer, fuller messages, as llmrelay's
+			// streaming.coalesce_deltas: the text the adapter has already
+			// read joins this delta; nothing waits for more.
+			for buffered != nil {
+				next, ready, nerr := buffered.RecvBuffered()
+				if !ready {
+					break
+				}
+				if nerr != nil {
+					heldErr = nerr
+					break
+				}
+				if next.Kind != provider.EventText {
+					held = &next
+					break
+				}
+				delta += next.Text
+			}
+			text.WriteString(delta)
 			seq++
 			if err := stream.Send(&llmrelayv1.GenerateEvent{Sequence: seq, Attempt: 1,
-				Event: &llmrelayv1.GenerateEvent_Delta{Delta: &llmrelayv1.Delta{Text: ev.Text}}}); err != nil {
+				Event: &llmrelayv1.GenerateEvent_Delta{Delta: &llmrelayv1.Delta{Text: delta}}}); err != nil {
 				return err
 			}
 		case provider.EventFinish:

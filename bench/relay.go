@@ -40,12 +40,16 @@ type relay struct {
 }
 
 // startFloor starts the floor relay in front of the upstreams.
-func startFloor(ctx context.Context, env, fastURL, slowURL, ca string) (*relay, error) {
-	c, err := startChild(ctx, "floor", env, "", "-child-fast", fastURL, "-child-slow", slowURL, "-child-ca", ca)
+func startFloor(ctx context.Context, env, fastURL, slowURL, ca string, perChunk bool) (*relay, error) {
+	name := "floor"
+	if perChunk {
+		name = "floor-per-chunk"
+	}
+	c, err := startChild(ctx, "floor", env, "", "-child-fast", fastURL, "-child-slow", slowURL, "-child-ca", ca, "-child-per-chunk="+strconv.FormatBool(perChunk))
 	if err != nil {
 		return nil, err
 	}
-	return &relay{name: "floor", cmd: c.cmd, addr: c.addrs["grpc"], metricsAddr: c.addrs["metrics"], exited: c.exited, floor: c}, nil
+	return &relay{name: name, cmd: c.cmd, addr: c.addrs["grpc"], metricsAddr: c.addrs["metrics"], exited: c.exited, floor: c}, nil
 }
 
 // startFloorDump starts the floor as startFloor does, with
