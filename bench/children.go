@@ -38,6 +38,8 @@ func runChild() bool {
 		serveUpstream()
 	case "floor":
 		serveFloor()
+	case "hop":
+		serveHop()
 	default:
 		fmt.Fprintln(os.Stderr, "bench: unknown -child", *childMode)
 		os.Exit(2)

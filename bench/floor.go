@@ -16,6 +16,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	"github.com/llmrelay/llmrelay/internal/provider/openai"
+	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 )
 
 // The floor is the least a gateway of llmrelay's design can cost: a gRPC
@@ -59,6 +60,21 @@ func serveFloor() {
 		}
 		svc.providers[name] = p
 	}
+	serveGRPC(svc, fail)
+}
+
+// serveHop runs the gRPC hop alone (-grpc-hop) on a loopback port and
+// prints "grpc=ADDR metrics=ADDR".
+func serveHop() {
+	serveGRPC(&hopService{text: openaitest.Text(*childChunks)}, func(err error) {
+		fmt.Fprintln(os.Stderr, "bench hop:", err)
+		os.Exit(1)
+	})
+}
+
+// serveGRPC serves svc on a loopback port (grpc-go, default options) until
+// stdin ends, after printing "grpc=ADDR metrics=ADDR".
+func serveGRPC(svc llmrelayv1.LLMServiceServer, fail func(error)) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fail(err)
@@ -158,4 +174,28 @@ func (f *floorService) Generate(req *llmrelayv1.GenerateRequest, stream grpc.Ser
 	final.Message = &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: text.String()}
 	seq++
 	return stream.Send(&llmrelayv1.GenerateEvent{Sequence: seq, Attempt: 1, Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
+}
+
+// hopService is the gRPC hop alone: a bare grpc-go server that answers
+// every Generate with the reply's whole text in one delta and the Final,
+// from memory, with no upstream. Nothing that relays an upstream's reply
+// over gRPC costs less: what it adds to a direct call is the hop's own
+// price (two more sockets, two more processes woken, gRPC's framing on
+// both sides).
+type hopService struct {
+	llmrelayv1.UnimplementedLLMServiceServer
+	text string
+}
+
+// Generate implements llmrelayv1.LLMServiceServer.
+func (h *hopService) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
+	if err := stream.Send(&llmrelayv1.GenerateEvent{Sequence: 1, Attempt: 1,
+		Event: &llmrelayv1.GenerateEvent_Delta{Delta: &llmrelayv1.Delta{Text: h.text}}}); err != nil {
+		return err
+	}
+	_, model, _ := strings.Cut(req.GetModel(), "/")
+	return stream.Send(&llmrelayv1.GenerateEvent{Sequence: 2, Attempt: 1, Event: &llmrelayv1.GenerateEvent_Final{Final: &llmrelayv1.Final{
+		Attempts: 1, Provider: "hop", Model: model, FinishReason: llmrelayv1.FinishReason_FINISH_REASON_STOP,
+		Message: &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: h.text},
+	}}})
 }
