@@ -14,7 +14,6 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/metrics"
-	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/telemetry"
@@ -260,7 +259,7 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 	defer cancel(nil)
 	stall := c.startStall(a, cancel)
 	defer stall.stop()
-	st, err := offstack.Run2(func() (provider.Stream, error) { return c.openStream(actx, a, stall) })
+	st, err := c.openStream(actx, a, stall)
 	if err != nil {
 		return res, stalled(ctx, actx, a.N, err)
 	}
@@ -272,10 +271,7 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 // runAttempt: every frame down to it stays on the call's stack for as long
 // as the reply streams, so runAttempt keeps only a few words and the work
 // that needs more (starting the timers, building the request) is done in
-// functions of its own, which have returned before the wait. Opening the
-// provider's request (encoding it, http.Client.Do) goes deeper than the
-// wait itself, so it runs on a goroutine of its own (offstack), whose
-// stack ends with it: on the call's, its growth would stay.
+// functions of its own, which have returned before the wait.
 
 // startStall starts attempt a's stall timer, which cancels it with cancel.
 func (c *call) startStall(a *retry.Attempt, cancel context.CancelCauseFunc) *stallTimer {

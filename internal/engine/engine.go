@@ -42,7 +42,6 @@ import (
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/metrics"
-	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/retry"
@@ -257,9 +256,7 @@ func (s *Engine) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 		ctx, cancel = context.WithTimeout(ctx, res.Route.Timeout)
 		defer cancel()
 	}
-	// Preparing the call goes deeper than its wait for the provider: it
-	// runs where its stack does not stay (offstack).
-	c, err := offstack.Run2(func() (*call, error) { return s.newCall(ctx, req, sink) })
+	c, err := s.newCall(ctx, req, sink)
 	defer c.recordAnnotations()
 	if err != nil {
 		return s.fail(ctx, c, err)

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"google.golang.org/grpc"
-
-	"github.com/llmrelay/llmrelay/internal/offstack"
 )
 
 // A stream call waits in its handler for as long as it streams: minutes,
@@ -147,16 +145,12 @@ func (s *peekStream) RecvMsg(m any) error {
 		return nil
 	}
 	s.seen = true
-	// The checks (protovalidate's rules above all) go deeper than the
-	// handler ever waits: run where their stack does not stay (offstack).
-	return offstack.Run(func() error {
-		for _, pc := range s.call.checks[s.from:s.to] {
-			if err := pc.check.CheckRequest(pc.ctx, m); err != nil {
-				return err
-			}
+	for _, pc := range s.call.checks[s.from:s.to] {
+		if err := pc.check.CheckRequest(pc.ctx, m); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // handlerStream is the stream the handler gets: the wrapped stream, with
