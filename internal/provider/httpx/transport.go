@@ -73,8 +73,14 @@ func NewClient(t provider.Transport, redirects string) (*http.Client, error) {
 			PingTimeout:     t.PingTimeout,
 		},
 	}
-	pool.add(tr)
-	return &http.Client{Transport: tr, CheckRedirect: redirectPolicy(redirects)}, nil
+	rt := &h1Transport{
+		next: tr, proxy: tr.Proxy, dial: dial,
+		headerTimeout: t.ResponseHeaderTimeout, idleTimeout: t.IdleConnTimeout,
+		maxIdle: t.MaxIdleConns, maxConns: t.MaxConns,
+		hosts: map[string]*h1Host{},
+	}
+	pool.add(rt)
+	return &http.Client{Transport: rt, CheckRedirect: redirectPolicy(redirects)}, nil
 }
 
 // dialer returns the TCP dialer for t: dial_timeout (defaulted, see
@@ -161,18 +167,21 @@ var testDial func(dialFunc) dialFunc
 // CloseIdleConnections reaches them all.
 type transports struct {
 	mu  sync.Mutex
-	all map[*http.Transport]struct{}
+	all map[idleCloser]struct{}
 }
 
-var pool = &transports{all: map[*http.Transport]struct{}{}}
+// idleCloser is a client's transport.
+type idleCloser interface{ CloseIdleConnections() }
 
-func (p *transports) add(tr *http.Transport) {
+var pool = &transports{all: map[idleCloser]struct{}{}}
+
+func (p *transports) add(tr idleCloser) {
 	p.mu.Lock()
 	p.all[tr] = struct{}{}
 	p.mu.Unlock()
 }
 
-func (p *transports) remove(tr *http.Transport) {
+func (p *transports) remove(tr idleCloser) {
 	tr.CloseIdleConnections()
 	p.mu.Lock()
 	delete(p.all, tr)
@@ -183,7 +192,7 @@ func (p *transports) remove(tr *http.Transport) {
 // it once owner is garbage: a provider that is no longer used keeps nothing
 // open.
 func release(owner *Endpoint, c *http.Client) {
-	if tr, ok := c.Transport.(*http.Transport); ok {
+	if tr, ok := c.Transport.(idleCloser); ok {
 		runtime.AddCleanup(owner, pool.remove, tr)
 	}
 }
@@ -193,7 +202,7 @@ func release(owner *Endpoint, c *http.Client) {
 // them.
 func CloseIdleConnections() {
 	pool.mu.Lock()
-	all := make([]*http.Transport, 0, len(pool.all))
+	all := make([]idleCloser, 0, len(pool.all))
 	for tr := range pool.all {
 		all = append(all, tr)
 	}
