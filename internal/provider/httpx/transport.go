@@ -32,7 +32,8 @@ const tcpKeepAlive = 30 * time.Second
 // NewClient returns the http.Client for one provider, with a connection
 // pool of its own configured by t (zero settings defaulted, see
 // provider.DefaultTransport): keep-alive with a large idle pool,
-// HTTP/2 where the server offers it (with health pings), the proxy from the
+// HTTP/2 where the server offers it (with health pings; connections
+// opened one at a time per host as streams need them, see connPool), the proxy from the
 // environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, read now, with the rules
 // of net/http's ProxyFromEnvironment), dial, TLS-handshake and
 // response-header timeouts, the CA bundle and client certificate, and the
@@ -73,8 +74,9 @@ func NewClient(t provider.Transport, redirects string) (*http.Client, error) {
 			PingTimeout:     t.PingTimeout,
 		},
 	}
-	pool.add(tr)
-	return &http.Client{Transport: tr, CheckRedirect: redirectPolicy(redirects)}, nil
+	cp := newConnPool(tr, t.MaxConns)
+	pool.add(cp)
+	return &http.Client{Transport: cp, CheckRedirect: redirectPolicy(redirects)}, nil
 }
 
 // dialer returns the TCP dialer for t: dial_timeout (defaulted, see
@@ -161,18 +163,18 @@ var testDial func(dialFunc) dialFunc
 // CloseIdleConnections reaches them all.
 type transports struct {
 	mu  sync.Mutex
-	all map[*http.Transport]struct{}
+	all map[*connPool]struct{}
 }
 
-var pool = &transports{all: map[*http.Transport]struct{}{}}
+var pool = &transports{all: map[*connPool]struct{}{}}
 
-func (p *transports) add(tr *http.Transport) {
+func (p *transports) add(tr *connPool) {
 	p.mu.Lock()
 	p.all[tr] = struct{}{}
 	p.mu.Unlock()
 }
 
-func (p *transports) remove(tr *http.Transport) {
+func (p *transports) remove(tr *connPool) {
 	tr.CloseIdleConnections()
 	p.mu.Lock()
 	delete(p.all, tr)
@@ -183,7 +185,7 @@ func (p *transports) remove(tr *http.Transport) {
 // it once owner is garbage: a provider that is no longer used keeps nothing
 // open.
 func release(owner *Endpoint, c *http.Client) {
-	if tr, ok := c.Transport.(*http.Transport); ok {
+	if tr, ok := c.Transport.(*connPool); ok {
 		runtime.AddCleanup(owner, pool.remove, tr)
 	}
 }
@@ -193,7 +195,7 @@ func release(owner *Endpoint, c *http.Client) {
 // them.
 func CloseIdleConnections() {
 	pool.mu.Lock()
-	all := make([]*http.Transport, 0, len(pool.all))
+	all := make([]*connPool, 0, len(pool.all))
 	for tr := range pool.all {
 		all = append(all, tr)
 	}
