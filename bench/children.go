@@ -38,6 +38,8 @@ func runChild() bool {
 		serveUpstream()
 	case "floor":
 		serveFloor()
+	case "hop":
+		serveHop()
 	default:
 		fmt.Fprintln(os.Stderr, "bench: unknown -child", *childMode)
 		os.Exit(2)
@@ -51,6 +53,7 @@ var (
 	childSlowDelay = flag.Duration("child-slow-delay", 1500*time.Millisecond, "internal: the slow upstream's pause before each chunk")
 	childFast      = flag.String("child-fast", "", "internal: the floor child's fast upstream")
 	childSlow      = flag.String("child-slow", "", "internal: the floor child's slow upstream")
+	childPerChunk  = flag.Bool("child-per-chunk", false, "internal: the floor child relays one delta per upstream chunk")
 	childCA        = flag.String("child-ca", "", "internal: the upstream child serves HTTPS with HTTP/2 and writes its certificate here; the floor child trusts it")
 )
 

@@ -18,6 +18,7 @@ import (
 type result struct {
 	total      time.Duration // request to the end of the stream
 	firstDelta time.Duration // request to the first piece of text
+	events     int           // events the relay sent (0 for direct)
 	err        error
 }
 
@@ -125,6 +126,7 @@ func relayedRequest(client llmrelayv1.LLMServiceClient, req *llmrelayv1.Generate
 			if err != nil {
 				return result{err: err}
 			}
+			r.events++
 			switch {
 			case ev.GetDelta().GetText() != "" && r.firstDelta == 0:
 				r.firstDelta = time.Since(start)

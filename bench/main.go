@@ -67,9 +67,13 @@ type options struct {
 	// binB is a second llmrelay binary measured alternately with bin
 	// (before and after a change, in one run); floor adds the floor relay
 	// (floor.go), and holdFloor holds slow streams open through it too.
-	binB      string
-	floor     bool
-	holdFloor bool
+	binB  string
+	floor bool
+	// floorPerChunk adds the floor that relays one delta per chunk;
+	// grpcHop the gRPC hop alone.
+	floorPerChunk bool
+	grpcHop       bool
+	holdFloor     bool
 	// holdProbes new calls are made while the slow streams are held.
 	holdProbes int
 	// holdRate paces the slow streams' start (a second; 0: all at once).
@@ -103,6 +107,8 @@ func main() {
 	flag.StringVar(&o.relayEnv, "relay-env", "", "extra environment for the llmrelay process, e.g. GOGC=200 (comma-separated)")
 	flag.StringVar(&o.binB, "llmrelay-b", "", "a second llmrelay binary, measured alternately with -llmrelay (before and after a change)")
 	flag.BoolVar(&o.floor, "floor", true, "also measure the floor: llmrelay's openai adapter behind a bare grpc-go server, no chain, no retry plan")
+	flag.BoolVar(&o.floorPerChunk, "floor-per-chunk", false, "also measure the floor as it was before this round: one delta per upstream chunk, net/http's HTTP/1.1 connections")
+	flag.BoolVar(&o.grpcHop, "grpc-hop", false, "also measure the gRPC hop alone: a bare grpc-go server answering from memory (one delta with the whole text, the Final), no upstream; its latency and throughput only")
 	flag.BoolVar(&o.holdFloor, "hold-floor", true, "with -floor, hold the slow streams open through the floor too")
 	flag.BoolVar(&o.upstreamTLS, "upstream-tls", false, "serve the upstream over HTTPS with HTTP/2 (as the hosted APIs do) instead of HTTP/1.1 in the clear; everyone connects with TLS")
 	flag.IntVar(&o.hedgeN, "hedge-n", 300, "calls of each kind (unhedged, one hedge, two hedges) against the long-tail upstream (0: skip)")
@@ -200,7 +206,23 @@ func run(ctx context.Context, o options) error {
 		servers = append(servers, relB)
 	}
 	if o.floor {
-		fl, err := startFloor(ctx, o.relayEnv, up.fast, up.slow, up.ca)
+		fl, err := startFloor(ctx, o.relayEnv, up.fast, up.slow, up.ca, false)
+		if err != nil {
+			return err
+		}
+		defer fl.stop()
+		servers = append(servers, fl)
+	}
+	if o.grpcHop {
+		hop, err := startHop(ctx, o.relayEnv, o.chunks)
+		if err != nil {
+			return err
+		}
+		defer hop.stop()
+		servers = append(servers, hop)
+	}
+	if o.floorPerChunk {
+		fl, err := startFloor(ctx, o.relayEnv, up.fast, up.slow, up.ca, true)
 		if err != nil {
 			return err
 		}
@@ -288,7 +310,7 @@ func run(ctx context.Context, o options) error {
 
 	if !o.skipHold {
 		for _, s := range servers {
-			if s.floor != nil && !o.holdFloor {
+			if s.hopOnly || s.floor != nil && !o.holdFloor {
 				continue
 			}
 			fmt.Printf("holding %d slow streams (%d chunks, one every %v) open at once through %s...\n", o.hold, o.chunks, o.holdDelay, s.name)

@@ -33,19 +33,36 @@ type relay struct {
 	metricsAddr string // /metrics host:port
 	exited      chan error
 	stderr      *bytes.Buffer
-	// floor is the floor's process, nil for llmrelay.
+	// floor is the floor's process (or the gRPC hop's), nil for llmrelay.
 	floor *child
+	// hopOnly: the gRPC hop alone, which relays nothing and holds no
+	// stream open.
+	hopOnly bool
 	// dumpFile holds the process's stderr, when it goes to a file.
 	dumpFile string
 }
 
 // startFloor starts the floor relay in front of the upstreams.
-func startFloor(ctx context.Context, env, fastURL, slowURL, ca string) (*relay, error) {
-	c, err := startChild(ctx, "floor", env, "", "-child-fast", fastURL, "-child-slow", slowURL, "-child-ca", ca)
+func startFloor(ctx context.Context, env, fastURL, slowURL, ca string, perChunk bool) (*relay, error) {
+	name := "floor"
+	if perChunk {
+		name = "floor-per-chunk"
+	}
+	c, err := startChild(ctx, "floor", env, "", "-child-fast", fastURL, "-child-slow", slowURL, "-child-ca", ca, "-child-per-chunk="+strconv.FormatBool(perChunk))
 	if err != nil {
 		return nil, err
 	}
-	return &relay{name: "floor", cmd: c.cmd, addr: c.addrs["grpc"], metricsAddr: c.addrs["metrics"], exited: c.exited, floor: c}, nil
+	return &relay{name: name, cmd: c.cmd, addr: c.addrs["grpc"], metricsAddr: c.addrs["metrics"], exited: c.exited, floor: c}, nil
+}
+
+// startHop starts the gRPC hop alone (floor.go's hopService) for a reply
+// of chunks chunks.
+func startHop(ctx context.Context, env string, chunks int) (*relay, error) {
+	c, err := startChild(ctx, "hop", env, "", "-child-chunks", strconv.Itoa(chunks))
+	if err != nil {
+		return nil, err
+	}
+	return &relay{name: "grpc-hop", cmd: c.cmd, addr: c.addrs["grpc"], metricsAddr: c.addrs["metrics"], exited: c.exited, floor: c, hopOnly: true}, nil
 }
 
 // startFloorDump starts the floor as startFloor does, with

@@ -127,6 +127,15 @@ func (rep report) print(w io.Writer) {
 		}
 		fmt.Fprintln(w, line)
 	}
+	line := "| events per stream (mean) | – |"
+	for _, k := range rep.kinds[1:] {
+		if m := meanEvents(k.lat); m > 0 {
+			line += fmt.Sprintf(" %.1f |", m)
+		} else {
+			line += " – |" // an HTTP client's stream: not counted
+		}
+	}
+	fmt.Fprintln(w, line+strings.Repeat(" |", len(rep.kinds)-1))
 	fmt.Fprintf(w, "\nInside llmrelay (its metrics, means): %s per call from the interceptor chain's start to the status, %s from the handler's start to the first delta.\n",
 		us(rep.insideCall), us(rep.insideFirstDelta))
 	for _, k := range rep.kinds {
@@ -298,4 +307,17 @@ func (rep report) printHTTPDoor(w io.Writer) {
 		fmt.Fprintf(w, "| relay CPU per stream, concurrency %d | %s | %s | %s |\n", row.conc, us(a.per(a.relay)), us(b.per(b.relay)), signedUS(b.per(b.relay)-a.per(a.relay)))
 		fmt.Fprintf(w, "| relay allocations per stream, concurrency %d | %.0f | %.0f | %+.0f |\n", row.conc, a.allocsPerStream(), b.allocsPerStream(), b.allocsPerStream()-a.allocsPerStream())
 	}
+}
+
+// meanEvents is the mean number of events per stream of rs (what the
+// relay sent: deltas, joined or not, and the Final).
+func meanEvents(rs []result) float64 {
+	if len(rs) == 0 {
+		return 0
+	}
+	n := 0
+	for _, r := range rs {
+		n += r.events
+	}
+	return float64(n) / float64(len(rs))
 }

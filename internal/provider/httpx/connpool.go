@@ -21,13 +21,15 @@ import (
 // server's stream limit, so a ramp of streams opens thousands of
 // connections with a few streams each.
 //
-// A host whose server does not negotiate HTTP/2, and every plain-http
-// request, goes through base, net/http's Transport, with its keep-alive
-// pool. The connections come from base (Transport.NewClientConn), so they
-// keep its proxy, TLS, dial, timeout and HTTP/2 settings (health pings).
+// Every plain-http request goes to plain (h1Transport), and an https
+// request to a host whose server does not negotiate HTTP/2 to base,
+// net/http's Transport, with its keep-alive pool. The HTTP/2 connections
+// come from base (Transport.NewClientConn), so they keep its proxy, TLS,
+// dial, timeout and HTTP/2 settings (health pings).
 type connPool struct {
 	base     *http.Transport
-	maxConns int // 0: no bound
+	plain    *h1Transport // its CloseIdleConnections closes base's too
+	maxConns int          // 0: no bound
 
 	mu    sync.Mutex
 	hosts map[string]*hostConns
@@ -56,14 +58,17 @@ var errNotHTTP2 = errors.New("server does not speak HTTP/2")
 // stream slot.
 var testWaiting func()
 
-func newConnPool(base *http.Transport, maxConns int) *connPool {
-	return &connPool{base: base, maxConns: maxConns, hosts: map[string]*hostConns{}}
+func newConnPool(base *http.Transport, plain *h1Transport, maxConns int) *connPool {
+	return &connPool{base: base, plain: plain, maxConns: maxConns, hosts: map[string]*hostConns{}}
 }
 
 // RoundTrip sends req over a stream slot of one of its host's HTTP/2
 // connections, waiting for one as described on connPool.
 func (p *connPool) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme != "https" {
+		return p.plain.RoundTrip(req)
+	}
+	if netHTTPOnly {
 		return p.base.RoundTrip(req)
 	}
 	cc, err := p.reserve(req.Context(), hostPort(req.URL.Host, "443"))
@@ -207,9 +212,9 @@ func (p *connPool) wakeLocked(h *hostConns) {
 }
 
 // CloseIdleConnections closes the connections with no request in flight,
-// base's included.
+// plain's and base's included.
 func (p *connPool) CloseIdleConnections() {
-	p.base.CloseIdleConnections()
+	p.plain.CloseIdleConnections()
 	p.mu.Lock()
 	var idle []*http.ClientConn
 	for _, h := range p.hosts {

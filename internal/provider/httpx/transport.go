@@ -74,7 +74,13 @@ func NewClient(t provider.Transport, redirects string) (*http.Client, error) {
 			PingTimeout:     t.PingTimeout,
 		},
 	}
-	cp := newConnPool(tr, t.MaxConns)
+	rt := &h1Transport{
+		next: tr, proxy: tr.Proxy, dial: dial,
+		headerTimeout: t.ResponseHeaderTimeout, idleTimeout: t.IdleConnTimeout,
+		maxIdle: t.MaxIdleConns, maxConns: t.MaxConns,
+		hosts: map[string]*h1Host{},
+	}
+	cp := newConnPool(tr, rt, t.MaxConns)
 	pool.add(cp)
 	return &http.Client{Transport: cp, CheckRedirect: redirectPolicy(redirects)}, nil
 }
@@ -163,18 +169,21 @@ var testDial func(dialFunc) dialFunc
 // CloseIdleConnections reaches them all.
 type transports struct {
 	mu  sync.Mutex
-	all map[*connPool]struct{}
+	all map[idleCloser]struct{}
 }
 
-var pool = &transports{all: map[*connPool]struct{}{}}
+// idleCloser is a client's transport.
+type idleCloser interface{ CloseIdleConnections() }
 
-func (p *transports) add(tr *connPool) {
+var pool = &transports{all: map[idleCloser]struct{}{}}
+
+func (p *transports) add(tr idleCloser) {
 	p.mu.Lock()
 	p.all[tr] = struct{}{}
 	p.mu.Unlock()
 }
 
-func (p *transports) remove(tr *connPool) {
+func (p *transports) remove(tr idleCloser) {
 	tr.CloseIdleConnections()
 	p.mu.Lock()
 	delete(p.all, tr)
@@ -185,7 +194,7 @@ func (p *transports) remove(tr *connPool) {
 // it once owner is garbage: a provider that is no longer used keeps nothing
 // open.
 func release(owner *Endpoint, c *http.Client) {
-	if tr, ok := c.Transport.(*connPool); ok {
+	if tr, ok := c.Transport.(idleCloser); ok {
 		runtime.AddCleanup(owner, pool.remove, tr)
 	}
 }
@@ -195,7 +204,7 @@ func release(owner *Endpoint, c *http.Client) {
 // them.
 func CloseIdleConnections() {
 	pool.mu.Lock()
-	all := make([]*connPool, 0, len(pool.all))
+	all := make([]idleCloser, 0, len(pool.all))
 	for tr := range pool.all {
 		all = append(all, tr)
 	}
