@@ -26,6 +26,13 @@ import (
 // net/http's Transport, with its keep-alive pool. The HTTP/2 connections
 // come from base (Transport.NewClientConn), so they keep its proxy, TLS,
 // dial, timeout and HTTP/2 settings (health pings).
+//
+// Until a new connection has the server's SETTINGS (a fraction of a round
+// trip after the handshake), it counts as having HTTP/2's default of 100
+// streams; against a server with a lower limit, requests that took those
+// slots wait on that connection. A request whose connection fails under it
+// fails (a transport failure the attempt plan may retry); it is not sent
+// again on another connection here.
 type connPool struct {
 	base     *http.Transport
 	plain    *h1Transport // its CloseIdleConnections closes base's too
