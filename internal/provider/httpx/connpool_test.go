@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -69,7 +70,7 @@ func (u *h2Upstream) open(ctx context.Context, t *testing.T, ep *httpx.Endpoint)
 	}
 	if ev, err := s.Recv(); err != nil || ev.Text != "one" {
 		_ = s.Close()
-		t.Fatalf("first event: %v, %v", ev, err)
+		return nil, fmt.Errorf("first event: %v, %v", ev, err)
 	}
 	return s, nil
 }
@@ -153,13 +154,9 @@ func TestHTTP2OneDialAtATime(t *testing.T) {
 // mustOpenAsync is mustOpen for a goroutine: it reports a failure with
 // t.Error and returns nil. The stream's context ends with the test.
 func (u *h2Upstream) mustOpenAsync(t *testing.T, ep *httpx.Endpoint) provider.Stream {
-	s, err := ep.Stream(t.Context(), call(t, u.srv.URL))
+	s, err := u.open(t.Context(), t, ep)
 	if err != nil {
 		t.Error(err)
-		return nil
-	}
-	if ev, err := s.Recv(); err != nil || ev.Text != "one" {
-		t.Errorf("first event: %v, %v", ev, err)
 	}
 	return s
 }
