@@ -225,8 +225,10 @@ type attemptResult struct {
 	// cut says the output was cut at the limit (truncation).
 	outputBytes int64
 	cut         bool
-	// pending is the delta folded and not sent yet (coalesce.go).
+	// pending is the delta folded and not sent yet (coalesce.go), frag
+	// the fragment of the event being folded into it.
 	pending pendingDelta
+	frag    fragment
 	// partial reads the reply as it streams, for partial objects; nil
 	// without stream_partial_objects.
 	partial *partialObjects
@@ -306,21 +308,13 @@ func (c *call) relay(ctx, actx context.Context, a *retry.Attempt, st provider.St
 	}
 	var ev provider.Event
 	for {
-		var err error
-		if res.pending.kind == 0 {
-			ev, err = st.Recv()
-		} else {
-			ready := false
-			if buffered != nil {
-				ev, ready, err = buffered.RecvBuffered()
+		ready, err := recv(st, buffered, res.pending.kind != 0, &ev)
+		if !ready {
+			// Nothing more is here yet: the pending delta goes now.
+			if err := c.flushDelta(a, res, stall); err != nil {
+				return err
 			}
-			if !ready {
-				// Nothing more is here yet: the pending delta goes now.
-				if err := c.flushDelta(a, res, stall); err != nil {
-					return err
-				}
-				continue
-			}
+			continue
 		}
 		if err == nil && actx.Err() != nil && shows(&ev) {
 			// The attempt was cancelled (its call ended, another attempt
@@ -338,6 +332,36 @@ func (c *call) relay(ctx, actx context.Context, a *retry.Attempt, st provider.St
 			return c.limited(a, res, stall, err)
 		}
 	}
+}
+
+// recv reads st's next event into ev: with a delta pending, only one
+// that buffered (st, when it can tell) already holds (ready false: none).
+// The Event a stream returns is held in recvNext's or recvReady's frame,
+// not in relay's, which stays under every event's sending (see
+// runAttempt).
+func recv(st provider.Stream, buffered provider.BufferedStream, pending bool, ev *provider.Event) (ready bool, err error) {
+	switch {
+	case !pending:
+		if into, ok := st.(provider.IntoStream); ok {
+			return true, into.RecvInto(ev)
+		}
+		return true, recvNext(st, ev)
+	case buffered == nil:
+		return false, nil
+	}
+	return recvReady(buffered, ev)
+}
+
+//go:noinline
+func recvNext(st provider.Stream, ev *provider.Event) (err error) {
+	*ev, err = st.Recv()
+	return err
+}
+
+//go:noinline
+func recvReady(st provider.BufferedStream, ev *provider.Event) (ready bool, err error) {
+	*ev, ready, err = st.RecvBuffered()
+	return ready, err
 }
 
 // ended ends attempt a, whose provider stream ended with err (io.EOF for
@@ -394,7 +418,10 @@ func (c *call) handle(a *retry.Attempt, ev *provider.Event, res *attemptResult, 
 		}
 		return limited
 	}
-	if err := c.fold(a, ev, res, stall); err != nil {
+	if !c.fold(ev, res) {
+		return limited
+	}
+	if err := c.queueDelta(a, &res.frag, res, stall); err != nil {
 		return err
 	}
 	return limited
@@ -404,48 +431,54 @@ func (c *call) handle(a *retry.Attempt, ev *provider.Event, res *attemptResult, 
 // first delta: it shows nothing.
 var errLost = errors.New("another attempt answered first")
 
-// fold folds one provider event of attempt a into res and queues the
-// client's delta, if it makes one (queueDelta): a delta is what the client
-// sees (text, reasoning, a refusal, a tool call's id, name or arguments),
-// and the first one commits the attempt. Usage, finish reasons and a tool
-// call's signature alone make none.
-func (c *call) fold(a *retry.Attempt, ev *provider.Event, res *attemptResult, stall *stallTimer) error {
+// fold folds one provider event into res and reports whether it makes a
+// delta for the client, left in res.frag for handle to queue (queueDelta;
+// the first one commits the attempt). A delta is what the client sees
+// (text, reasoning, a refusal, a tool call's id, name or arguments); usage,
+// finish reasons and a tool call's signature alone make none. fold returns
+// before the delta is sent: its frame is large (the event's parts) and
+// would otherwise sit under every send (see runAttempt).
+func (c *call) fold(ev *provider.Event, res *attemptResult) (queue bool) {
 	switch ev.Kind {
 	case provider.EventText:
 		if ev.Text == "" {
-			return nil
+			return false
 		}
 		res.order.Add(ev, res.text.Len())
 		res.text.WriteString(ev.Text)
-		return c.queueDelta(a, &fragment{kind: ev.Kind, text: ev.Text}, res, stall)
+		res.frag = fragment{kind: ev.Kind, text: ev.Text}
+		return true
 	case provider.EventToolCall:
 		tc := ev.ToolCall
 		if tc == (provider.ToolCallDelta{Index: tc.Index}) {
-			return nil // nothing, or nothing left under the output limit
+			return false // nothing, or nothing left under the output limit
 		}
 		res.order.Add(ev, 0)
 		res.addToolCall(tc)
 		if tc.ID == "" && tc.Name == "" && tc.ArgumentsDelta == "" {
-			return nil // a signature alone: it is in the final message
+			return false // a signature alone: it is in the final message
 		}
-		return c.queueDelta(a, &fragment{kind: ev.Kind, index: tc.Index, id: tc.ID, name: tc.Name, text: tc.ArgumentsDelta}, res, stall)
+		res.frag = fragment{kind: ev.Kind, index: tc.Index, id: tc.ID, name: tc.Name, text: tc.ArgumentsDelta}
+		return true
 	case provider.EventReasoning:
 		r := ev.Reasoning
 		if r == (provider.ReasoningDelta{Index: r.Index}) {
-			return nil
+			return false
 		}
 		res.order.Add(ev, 0)
 		res.addReasoning(r)
 		if r.Text == "" && r.Signature == "" && r.Redacted == "" && r.Format == "" {
-			return nil // the block's id or kind alone: it is in the final message
+			return false // the block's id or kind alone: it is in the final message
 		}
-		return c.queueDelta(a, &fragment{kind: ev.Kind, index: r.Index, text: r.Text, signature: r.Signature, redacted: r.Redacted, format: r.Format}, res, stall)
+		res.frag = fragment{kind: ev.Kind, index: r.Index, text: r.Text, signature: r.Signature, redacted: r.Redacted, format: r.Format}
+		return true
 	case provider.EventRefusal:
 		if ev.Text == "" {
-			return nil
+			return false
 		}
 		res.refusal.WriteString(ev.Text)
-		return c.queueDelta(a, &fragment{kind: ev.Kind, text: ev.Text}, res, stall)
+		res.frag = fragment{kind: ev.Kind, text: ev.Text}
+		return true
 	case provider.EventProviderTool:
 		// A block of a tool the provider ran: no delta (nothing to show
 		// as it streams), kept for the final message.
@@ -458,7 +491,7 @@ func (c *call) fold(a *retry.Attempt, ev *provider.Event, res *attemptResult, st
 	case provider.EventFinish:
 		res.finish = ev.FinishReason
 	}
-	return nil
+	return false
 }
 
 // deltaEvent is a delta event's three messages in one allocation instead

@@ -57,6 +57,18 @@ type BufferedStream interface {
 	RecvBuffered() (ev Event, ok bool, err error)
 }
 
+// IntoStream is a Stream that can read its next event into the caller's
+// Event: what Recv returns, without the copy of a returned Event (some 300
+// bytes) in the frames of the goroutine that waits for it, which is the
+// call's handler for as long as the reply streams (httpx's streams
+// implement it; see docs/performance.md on the handler's stack).
+type IntoStream interface {
+	Stream
+	// RecvInto sets *ev to the event Recv would return, and returns
+	// Recv's error (leaving *ev as it was).
+	RecvInto(ev *Event) error
+}
+
 // ModelLister is implemented by providers that know their models without
 // configuration (the mock provider). Configured `models:` take precedence.
 type ModelLister interface {

@@ -182,15 +182,22 @@ var ErrClosed = errors.New("httpx: stream closed")
 // of a line or of an event that does not decode was cut short, a transport
 // error (retried), as is one that ends without the provider's terminator.
 func (s *Stream) Recv() (provider.Event, error) {
+	var ev provider.Event
+	err := s.RecvInto(&ev)
+	return ev, err
+}
+
+// RecvInto implements provider.IntoStream: Recv into *ev.
+func (s *Stream) RecvInto(ev *provider.Event) error {
 	for {
 		if s.next < len(s.events) {
-			ev := s.events[s.next]
+			*ev = s.events[s.next]
 			s.next++
-			return ev, nil
+			return nil
 		}
 		if s.err != nil {
 			s.drain()
-			return provider.Event{}, s.err
+			return s.err
 		}
 		s.read()
 	}

@@ -249,6 +249,19 @@ func (d *decoder) reset() *chunk {
 
 var doneMarker = []byte("[DONE]")
 
+// add appends an event of kind to out and returns it, for the caller to
+// fill in place. An Event is some 300 bytes: every literal appended whole
+// took a copy of its own in the decoder's stack frame (Decode's and
+// delta's were 1.3 and 1.4 KiB), and those frames are on the handler's
+// stack as it relays each chunk, where they made a call waiting 7 KiB
+// deep need a 16 KiB stack (docs/performance.md).
+//
+//go:noinline
+func add(out *[]provider.Event, kind provider.EventKind) *provider.Event {
+	*out = append(*out, provider.Event{Kind: kind})
+	return &(*out)[len(*out)-1]
+}
+
 // Decode implements httpx.Decoder.
 func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	if string(ev.Name) == "error" {
@@ -283,12 +296,12 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			if reason == provider.FinishStop && d.refused {
 				reason = provider.FinishRefusal
 			}
-			*out = append(*out, provider.Event{Kind: provider.EventFinish, FinishReason: reason})
+			add(out, provider.EventFinish).FinishReason = reason
 			d.finished = true
 		}
 	}
 	if u := d.c.Usage; u != nil {
-		*out = append(*out, provider.Event{Kind: provider.EventUsage, Usage: u.provider()})
+		add(out, provider.EventUsage).Usage = u.provider()
 	}
 	return false, nil
 }
@@ -309,11 +322,11 @@ func (d *decoder) delta(dl *delta, out *[]provider.Event) {
 		d.reason(provider.FormatMistralThinking, dl.Content.Thinking, out)
 	}
 	if dl.Content.Text != "" {
-		*out = append(*out, provider.Event{Kind: provider.EventText, Text: dl.Content.Text})
+		add(out, provider.EventText).Text = dl.Content.Text
 	}
 	if dl.Refusal != "" {
 		d.refused = true
-		*out = append(*out, provider.Event{Kind: provider.EventRefusal, Text: dl.Refusal})
+		add(out, provider.EventRefusal).Text = dl.Refusal
 	}
 	for j := range dl.ToolCalls {
 		d.toolCall(&dl.ToolCalls[j], out)
@@ -323,7 +336,8 @@ func (d *decoder) delta(dl *delta, out *[]provider.Event) {
 // reason relays a piece of reasoning in the given format. A reply's
 // reasoning is one block, unless the server switches formats midway.
 func (d *decoder) reason(format, text string, out *[]provider.Event) {
-	ev := provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Text: text}}
+	ev := add(out, provider.EventReasoning)
+	ev.Reasoning.Text = text
 	if d.reasoningFormat != format {
 		if d.reasoningFormat != "" {
 			d.reasoning++
@@ -332,7 +346,6 @@ func (d *decoder) reason(format, text string, out *[]provider.Event) {
 		ev.Reasoning.Format = format
 	}
 	ev.Reasoning.Index = d.reasoning
-	*out = append(*out, ev)
 }
 
 // detail relays a fragment of an OpenRouter reasoning detail: the first
@@ -345,9 +358,10 @@ func (d *decoder) detail(rd *reasoningDetail, out *[]provider.Event) {
 	if rd.Index != nil {
 		index = *rd.Index
 	}
-	ev := provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{
+	ev := add(out, provider.EventReasoning)
+	ev.Reasoning = provider.ReasoningDelta{
 		Text: rd.Text + rd.Summary, Signature: rd.Signature, Redacted: rd.Data, ID: rd.ID, ProviderFormat: rd.Format,
-	}}
+	}
 	block, ok := d.details[index]
 	if !ok {
 		if d.details == nil {
@@ -362,7 +376,6 @@ func (d *decoder) detail(rd *reasoningDetail, out *[]provider.Event) {
 		ev.Reasoning.Format, ev.Reasoning.Kind = provider.FormatOpenRouterDetails, rd.Type
 	}
 	ev.Reasoning.Index = block
-	*out = append(*out, ev)
 }
 
 // EndsAtEOF implements httpx.Decoder: only `data: [DONE]` ends a stream.
@@ -401,7 +414,7 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 	switch {
 	case c.sent:
 		if tc.Function.Arguments != "" {
-			*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: c.ordinal, ArgumentsDelta: tc.Function.Arguments}})
+			add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ArgumentsDelta: tc.Function.Arguments}
 		}
 	case c.name == "":
 		c.pending += tc.Function.Arguments
@@ -415,7 +428,7 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 func (d *decoder) send(c *openCall, out *[]provider.Event) {
 	c.sent, c.ordinal = true, d.sent
 	d.sent++
-	*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: c.ordinal, ID: c.id, Name: c.name, ArgumentsDelta: c.pending}})
+	add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ID: c.id, Name: c.name, ArgumentsDelta: c.pending}
 	c.pending = ""
 }
 
