@@ -133,6 +133,7 @@ func lowest(rel *relay, n int, every time.Duration) (usage, error) {
 		}
 		low.rss, low.heap, low.stack = min(low.rss, u.rss), min(low.heap, u.heap), min(low.stack, u.stack)
 		low.goroutine = min(low.goroutine, u.goroutine)
+		low.fds = max(low.fds, u.fds)
 	}
 	return low, nil
 }

@@ -279,6 +279,7 @@ type usage struct {
 	stack     float64       // goroutine stacks in use, bytes
 	mallocs   float64       // heap objects allocated so far
 	goroutine float64       // goroutines
+	fds       float64       // open file descriptors (client and upstream connections, listeners)
 	// handled calls took handling seconds in all, from the interceptor
 	// chain's start to the status; firstDeltas calls took toFirstDelta
 	// seconds from the handler's start to their first delta.
@@ -314,6 +315,7 @@ func (r *relay) sample() (usage, error) {
 	}
 	u.heap, u.stack = m["go_memstats_heap_inuse_bytes"], m["go_memstats_stack_inuse_bytes"]
 	u.mallocs, u.goroutine = m["go_memstats_mallocs_total"], m["go_goroutines"]
+	u.fds = m["process_open_fds"]
 	u.handled, u.handling = m["grpc_server_handling_seconds_count"], m["grpc_server_handling_seconds_sum"]
 	u.firstDeltas, u.toFirstDelta = m["llmrelay_time_to_first_delta_seconds_count"], m["llmrelay_time_to_first_delta_seconds_sum"]
 	return u, nil

@@ -14,3 +14,10 @@ func SetTestDial(wrap func(DialFunc) DialFunc) (restore func()) {
 	testDial = func(d dialFunc) dialFunc { return wrap(d) }
 	return func() { testDial = nil }
 }
+
+// SetTestWaiting makes f run whenever a request starts waiting for an
+// HTTP/2 stream slot, until restore is called.
+func SetTestWaiting(f func()) (restore func()) {
+	testWaiting = f
+	return func() { testWaiting = nil }
+}

@@ -32,7 +32,8 @@ const tcpKeepAlive = 30 * time.Second
 // NewClient returns the http.Client for one provider, with a connection
 // pool of its own configured by t (zero settings defaulted, see
 // provider.DefaultTransport): keep-alive with a large idle pool,
-// HTTP/2 where the server offers it (with health pings), the proxy from the
+// HTTP/2 where the server offers it (with health pings; connections
+// opened one at a time per host as streams need them, see connPool), the proxy from the
 // environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, read now, with the rules
 // of net/http's ProxyFromEnvironment), dial, TLS-handshake and
 // response-header timeouts, the CA bundle and client certificate, and the
@@ -79,8 +80,9 @@ func NewClient(t provider.Transport, redirects string) (*http.Client, error) {
 		maxIdle: t.MaxIdleConns, maxConns: t.MaxConns,
 		hosts: map[string]*h1Host{},
 	}
-	pool.add(rt)
-	return &http.Client{Transport: rt, CheckRedirect: redirectPolicy(redirects)}, nil
+	cp := newConnPool(tr, rt, t.MaxConns)
+	pool.add(cp)
+	return &http.Client{Transport: cp, CheckRedirect: redirectPolicy(redirects)}, nil
 }
 
 // dialer returns the TCP dialer for t: dial_timeout (defaulted, see
