@@ -21,7 +21,9 @@
 // -cpuprofile, llmrelay runs in this process instead and only the
 // concurrency-8 relayed load is measured, under the CPU profiler (and
 // -memprofile writes the allocations); -heapprofile holds -hold streams
-// open and writes the heap and the goroutines' stacks.
+// open and writes the heap and the goroutines' stacks; -trace writes an
+// execution trace of -n streams made one at a time through llmrelay and
+// through the floor, both in this process.
 package main
 
 import (
@@ -59,6 +61,7 @@ type options struct {
 	holdDelay   time.Duration
 	holdConns   int
 	cpuprofile  string
+	trace       string
 	memprofile  string
 	heapprofile string
 	relayEnv    string
@@ -102,6 +105,7 @@ func main() {
 	flag.IntVar(&o.holdProbes, "hold-probes", 200, "new calls made one at a time while the slow streams are held, for their first delta")
 	flag.IntVar(&o.holdConns, "hold-conns", 16, "gRPC client connections the slow streams are spread over")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "run llmrelay in-process and write a CPU profile of the concurrency-8 relayed load to this file")
+	flag.StringVar(&o.trace, "trace", "", "run llmrelay and the floor in-process and write execution traces of -n concurrency-1 streams through each to FILE.llmrelay and FILE.floor")
 	flag.StringVar(&o.memprofile, "memprofile", "", "with -cpuprofile: also write an allocation profile to this file")
 	flag.StringVar(&o.heapprofile, "heapprofile", "", "run llmrelay in-process, hold -hold slow streams open and write a heap profile with them all open to this file")
 	flag.StringVar(&o.relayEnv, "relay-env", "", "extra environment for the llmrelay process, e.g. GOGC=200 (comma-separated)")
@@ -157,7 +161,7 @@ func run(ctx context.Context, o options) error {
 	}
 	want := openaitest.Text(o.chunks)
 
-	if o.cpuprofile != "" || o.heapprofile != "" {
+	if o.cpuprofile != "" || o.heapprofile != "" || o.trace != "" {
 		fast := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, TLS: o.upstreamTLS})
 		defer fast.Close()
 		slow := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, ChunkDelay: o.holdDelay, TLS: o.upstreamTLS})

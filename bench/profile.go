@@ -65,6 +65,9 @@ func profileInProcess(ctx context.Context, o options, fast, slow *openaitest.Ser
 	defer conn.Close()
 	r := relayed(llmrelayv1.NewLLMServiceClient(conn), "openai/fake", want)
 	throughput(ctx, r, 8, time.Second) // warm up
+	if o.trace != "" {
+		return traceBoth(ctx, o, fastURL, ca, lis.Addr().String(), want)
+	}
 	if o.heapprofile != "" {
 		return heapWithStreamsOpen(ctx, o, lis.Addr().String(), slow, want)
 	}
