@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"slices"
@@ -78,7 +77,7 @@ func (p *connPool) RoundTrip(req *http.Request) (*http.Response, error) {
 	if netHTTPOnly {
 		return p.base.RoundTrip(req)
 	}
-	cc, err := p.reserve(req.Context(), hostPort(req.URL.Host, "443"))
+	cc, err := p.reserve(req.Context(), canonicalAddr(req.URL))
 	if errors.Is(err, errNotHTTP2) {
 		return p.base.RoundTrip(req)
 	}
@@ -235,12 +234,4 @@ func (p *connPool) CloseIdleConnections() {
 	for _, cc := range idle {
 		_ = cc.Close() // its state hook forgets it
 	}
-}
-
-// hostPort returns host with port def when it has none.
-func hostPort(host, def string) string {
-	if _, _, err := net.SplitHostPort(host); err == nil {
-		return host
-	}
-	return net.JoinHostPort(host, def)
 }

@@ -363,11 +363,8 @@ func (b *h1Body) finish(whole bool) {
 	b.t.drop(b.c)
 }
 
-// canonicalAddr is u's host:port, port 80 when u names none.
+// canonicalAddr is u's host:port, the scheme's default port (port) when u
+// names none: the key of a host's connections.
 func canonicalAddr(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = "80"
-	}
-	return net.JoinHostPort(u.Hostname(), port)
+	return net.JoinHostPort(u.Hostname(), port(u))
 }
