@@ -147,23 +147,23 @@ func RequestSize(maxBytes int) Link {
 	if maxBytes <= 0 {
 		return noop("request_size")
 	}
-	return requestCheck("request_size", engine.RequestSize(maxBytes).Check)
+	return requestCheck("request_size", engine.RequestSize(maxBytes).Check, true)
 }
 
 // Validate checks every request against its buf.validate rules
 // (engine.Validator).
 func Validate(v protovalidate.Validator) Link {
-	return requestCheck("validate", engine.Validator{V: v}.Check)
+	return requestCheck("validate", engine.Validator{V: v}.Check, true)
 }
 
 // ModelAccess checks that the caller's key may use the request's models
 // (engine.AllowModels).
-func ModelAccess() Link { return requestCheck("model_access", engine.AllowModels) }
+func ModelAccess() Link { return requestCheck("model_access", engine.AllowModels, true) }
 
 // ResolveModel resolves the request's model and fallback_models into the
 // call's targets, in the call record (engine.Resolver).
 func ResolveModel(routes *route.Table) Link {
-	return requestCheck("resolve", engine.Resolver{Routes: routes}.Resolve)
+	return requestCheck("resolve", engine.Resolver{Routes: routes}.Resolve, false)
 }
 
 // Budget reserves a Generate call's estimate on the budgets of its key and

@@ -1,13 +1,18 @@
 package interceptors
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"google.golang.org/grpc"
+
+	"github.com/llmrelay/llmrelay/internal/offstack"
 )
 
 // TestCompose: composed links run in order, the first outermost, for
@@ -245,5 +250,83 @@ func TestFlatChainNestsInterceptors(t *testing.T) {
 	want := []string{"enter a", "b before", "enter c", "handler sees abc", "exit c", "b after", "exit a"}
 	if err != nil || !slices.Equal(log, want) {
 		t.Errorf("ran %v (%v), want %v", log, err, want)
+	}
+}
+
+// goroutineID returns the calling goroutine's number, from its stack's
+// first line ("goroutine 7 [running]:").
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	return string(bytes.Fields(buf)[1])
+}
+
+// TestCPUOnlyChecksRunOffTheHandler: CPUOnly request checks run on
+// another goroutine than the handler's (offstack's workers, so the
+// handler keeps a small stack while its stream lasts), each with its
+// link's context and in the chain's order among the other checks; the
+// first failing one fails the receive, and the checks after it do not
+// run; a panic in one reaches the handler's recovery with its stack.
+func TestCPUOnlyChecksRunOffTheHandler(t *testing.T) {
+	var log []string
+	check := func(name string, cpuOnly bool, err error) Link {
+		return Link{Name: name, Steps: Steps{Enter: func(c *Call) error {
+			c.SetContext(context.WithValue(c.Context(), ctxKey("link"), name))
+			var rc RequestCheck = CheckFunc(func(ctx context.Context, req any) error {
+				log = append(log, fmt.Sprintf("%s on %s sees %v", name, goroutineID(), ctx.Value(ctxKey("link"))))
+				if err != nil && err.Error() == "panic" {
+					panic("in " + name)
+				}
+				return err
+			})
+			if cpuOnly {
+				rc = CPUOnly(rc)
+			}
+			c.OnRequest(rc)
+			return nil
+		}}}
+	}
+	run := func(links ...Link) (handler string, err error) {
+		log = nil
+		_, stream := Compose(links...)
+		var recvLog []string
+		err = stream(nil, recvStream{log: &recvLog}, &grpc.StreamServerInfo{FullMethod: "/s/M"}, func(_ any, ss grpc.ServerStream) error {
+			handler = goroutineID()
+			return ss.RecvMsg(nil)
+		})
+		return handler, err
+	}
+
+	h, err := run(check("size", true, nil), check("validate", true, nil), check("resolve", false, nil), check("access", true, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log) != 4 {
+		t.Fatalf("ran %v, want four checks", log)
+	}
+	for i, name := range []string{"size", "validate", "resolve", "access"} {
+		var who, saw string
+		if _, err := fmt.Sscanf(strings.Replace(log[i], name+" on ", "", 1), "%s sees %s", &who, &saw); err != nil || saw != name {
+			t.Fatalf("check %d: %q, want %s with its own link's context", i, log[i], name)
+		}
+		if onHandler := who == h; onHandler != (name == "resolve") {
+			t.Errorf("%s ran on goroutine %s, the handler's is %s: want only the check not marked CPUOnly on the handler's", name, who, h)
+		}
+	}
+
+	refused := errors.New("refused")
+	if _, err := run(check("size", true, nil), check("validate", true, refused), check("access", true, nil)); !errors.Is(err, refused) || len(log) != 2 {
+		t.Errorf("a failing CPUOnly check: %v after %v, want %v after size and validate only", err, log, refused)
+	}
+
+	recovered := Link{Name: "recovery", Steps: Steps{RecoverHandler: func(_ context.Context, p any) error {
+		op, ok := p.(*offstack.Panic)
+		if !ok {
+			return fmt.Errorf("recovered %T", p)
+		}
+		return fmt.Errorf("recovered %v, stack shows the check: %t", op.Value, strings.Contains(string(op.Stack), "TestCPUOnlyChecksRunOffTheHandler"))
+	}}}
+	if _, err := run(recovered, check("validate", true, errors.New("panic"))); err == nil || err.Error() != "recovered in validate, stack shows the check: true" {
+		t.Errorf("a panicking CPUOnly check: %v, want the recovery link to get it with the check's stack", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"google.golang.org/grpc"
+
+	"github.com/llmrelay/llmrelay/internal/offstack"
 )
 
 // A stream call waits in its handler for as long as it streams: minutes,
@@ -55,6 +57,17 @@ type RequestCheck interface {
 	CheckRequest(ctx context.Context, req any) error
 }
 
+// CPUOnly marks check as one that only computes: it never waits for I/O,
+// a lock held across I/O or anything else. The flat chain runs such
+// checks on offstack's workers, whose stacks grow for them, instead of on
+// the call's goroutine, which keeps the small stack it waits on for the
+// stream's life (validating a request against its rules takes about
+// 7 KiB of stack).
+func CPUOnly(check RequestCheck) RequestCheck { return cpuOnlyCheck{check} }
+
+// cpuOnlyCheck is a CPUOnly check.
+type cpuOnlyCheck struct{ RequestCheck }
+
 // CheckFunc is a func as a RequestCheck.
 type CheckFunc func(ctx context.Context, req any) error
 
@@ -86,6 +99,8 @@ type Call struct {
 type pendingCheck struct {
 	check RequestCheck
 	ctx   context.Context
+	// cpuOnly says the check is a CPUOnly one.
+	cpuOnly bool
 }
 
 // Context returns the call's context as the links so far have made it.
@@ -113,7 +128,8 @@ func (c *Call) Wrap(s grpc.ServerStream) {
 // OnRequest adds a check of the call's request, which runs with the
 // call's context as it is now, after the checks added before it.
 func (c *Call) OnRequest(check RequestCheck) {
-	c.checks = append(c.checks, pendingCheck{check: check, ctx: c.ctx})
+	_, cpuOnly := check.(cpuOnlyCheck)
+	c.checks = append(c.checks, pendingCheck{check: check, ctx: c.ctx, cpuOnly: cpuOnly})
 	if c.peek == nil {
 		c.peek = &peekStream{ServerStream: c.top, call: c, from: len(c.checks) - 1}
 		c.top = c.peek
@@ -145,7 +161,29 @@ func (s *peekStream) RecvMsg(m any) error {
 		return nil
 	}
 	s.seen = true
-	for _, pc := range s.call.checks[s.from:s.to] {
+	// The checks in runs: those of a run of CPUOnly checks in one hand-over
+	// to offstack's workers (their stacks grow, not the handler's), the
+	// others on the handler's goroutine.
+	checks := s.call.checks[s.from:s.to]
+	for i, j := 0, 0; i < len(checks); i = j {
+		for j = i + 1; j < len(checks) && checks[j].cpuOnly == checks[i].cpuOnly; j++ {
+		}
+		var err error
+		if run := checks[i:j]; run[0].cpuOnly {
+			offstack.Run(func() { err = runChecks(run, m) })
+		} else {
+			err = runChecks(run, m)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runChecks runs checks on m in order, returning the first error.
+func runChecks(checks []pendingCheck, m any) error {
+	for _, pc := range checks {
 		if err := pc.check.CheckRequest(pc.ctx, m); err != nil {
 			return err
 		}

@@ -126,7 +126,7 @@ func noop(name string) Link {
 // requestCheck returns the link that runs check on the call's request once
 // it has arrived (for a stream, on the handler's first receive) and fails
 // the call with check's error.
-func requestCheck(name string, check func(ctx context.Context, req any) error) Link {
+func requestCheck(name string, check func(ctx context.Context, req any) error, cpuOnly bool) Link {
 	return Link{
 		Name: name,
 		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
@@ -136,7 +136,11 @@ func requestCheck(name string, check func(ctx context.Context, req any) error) L
 			return h(ctx, req)
 		},
 		Steps: Steps{Enter: func(c *Call) error {
-			c.OnRequest(CheckFunc(check))
+			var rc RequestCheck = CheckFunc(check)
+			if cpuOnly {
+				rc = CPUOnly(rc)
+			}
+			c.OnRequest(rc)
 			return nil
 		}},
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
+	"github.com/llmrelay/llmrelay/internal/offstack"
 )
 
 // Guard is the outermost link. It starts the call's record (callinfo),
@@ -72,11 +73,17 @@ func recoveryHandler(logger *slog.Logger, msg string) func(ctx context.Context, 
 	return func(ctx context.Context, p any) error {
 		// This runs in the deferred recover, on the panicking goroutine:
 		// the stack still shows where the panic happened.
+		// A panic in work done on offstack's workers (a CPU-only request
+		// check, say) comes with the stack where it happened there.
+		stack := debug.Stack()
+		if op, ok := p.(*offstack.Panic); ok {
+			p, stack = op.Value, op.Stack
+		}
 		id := callinfo.From(ctx).RequestID()
 		method, _ := grpc.Method(ctx)
 		logger.ErrorContext(ctx, msg,
 			"request_id", id, "grpc.method", method,
-			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			"panic", fmt.Sprint(p), "stack", string(stack))
 		return &apierr.Error{Kind: apierr.Internal, Reason: ReasonInternal,
 			Message: "internal error; please report it with request_id " + id, Metadata: map[string]string{"request_id": id}}
 	}

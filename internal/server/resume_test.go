@@ -26,6 +26,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 	"github.com/llmrelay/llmrelay/internal/resume"
@@ -448,7 +449,7 @@ func TestAbandonedCallEndsAfterTheGracePeriod(t *testing.T) {
 	if got := metricValue(in, metrics.NameCalls, `code="Canceled"`); got != "1" {
 		t.Fatalf("the call ended %q times CANCELLED, want once", got)
 	}
-	goleak.VerifyNone(t, ignore)
+	goleak.VerifyNone(t, ignore, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
 }
 
 // TestResumeBufferIsBoundedPerCall: a call's events are kept up to

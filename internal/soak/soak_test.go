@@ -22,6 +22,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
@@ -30,7 +31,9 @@ import (
 	"github.com/llmrelay/llmrelay/internal/soak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
+}
 
 // The soak's shape. `make test` runs shortCalls calls; `make soak` sets
 // SOAK_CALLS (and SOAK_SEED picks other plans).
@@ -102,7 +105,9 @@ func (l *errorLog) WithGroup(string) slog.Handler      { return l }
 // test ends that it logged no errors and left no goroutine behind.
 func relay(t *testing.T, upstream *openaitest.Server, budget bool) *servertest.Instance {
 	t.Helper()
-	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreCurrent()) })
+	t.Cleanup(func() {
+		goleak.VerifyNone(t, goleak.IgnoreCurrent(), goleak.IgnoreAnyFunction(offstack.WorkerFunction))
+	})
 	t.Cleanup(upstream.Close)
 	t.Cleanup(httpx.CloseIdleConnections)
 	cfg := config.Default()

@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -9,9 +10,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/llmrelay/llmrelay/internal/offstack"
 )
 
 // h1Transport sends a provider's plain-HTTP requests (http://, no proxy)
@@ -51,12 +55,66 @@ type h1Host struct {
 }
 
 // h1Conn is one HTTP/1.1 connection: the socket and its read buffer.
+//
+// A response's head is read into a 4 KiB buffer shared between the
+// connections (headBuffers), so that it is there whole before it is
+// parsed (see exchange); the body, read by the stream's own reader in
+// reads of its size, needs only a small buffer of its own (for the chunk
+// lines). So the connection's reader, br, which the response's body keeps,
+// switches between the two: a head buffer from the pool while one is in
+// use (head), the connection's own small one once it is empty (small, the
+// state br takes back). A stream held open holds no head buffer.
 type h1Conn struct {
 	net.Conn
 	br     *bufio.Reader
+	small  bufio.Reader  // br with the connection's small buffer, empty
+	head   *bufio.Reader // the head buffer br reads into, nil when none
 	host   *h1Host
 	idleAt time.Time
 	reused bool
+}
+
+// Buffer sizes of an h1Conn: a response head up to headBufferSize is
+// parsed at once (a larger one as it comes), a body's chunk lines fit in
+// smallBufferSize.
+const (
+	headBufferSize  = 4 << 10
+	smallBufferSize = 256
+)
+
+// headBuffers are the readers whose buffers connections read response
+// heads into.
+var headBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, headBufferSize) }}
+
+// newH1Conn returns conn as an h1Conn of h.
+func newH1Conn(conn net.Conn, h *h1Host) *h1Conn {
+	c := &h1Conn{Conn: conn, host: h}
+	c.small = *bufio.NewReaderSize(conn, smallBufferSize)
+	c.br = new(bufio.Reader)
+	*c.br = c.small
+	return c
+}
+
+// readHeads makes br read into a head buffer; br is empty.
+func (c *h1Conn) readHeads() {
+	if c.head != nil {
+		return
+	}
+	c.head = headBuffers.Get().(*bufio.Reader)
+	c.head.Reset(c.Conn)
+	*c.br = *c.head
+}
+
+// readBody gives br back its small buffer once it has read everything in
+// the head buffer, which goes back to the pool.
+func (c *h1Conn) readBody() {
+	if c.head == nil || c.br.Buffered() > 0 {
+		return
+	}
+	c.small.Reset(c.Conn)
+	*c.br = c.small
+	headBuffers.Put(c.head)
+	c.head = nil
 }
 
 // netHTTPOnly sends every request through net/http's Transport.
@@ -69,6 +127,45 @@ func UseNetHTTPOnly() { netHTTPOnly = true }
 
 // writeBuffers serve a request's write; a connection keeps none.
 var writeBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 4<<10) }}
+
+// requestBytes serve the requests serialized before they are written;
+// those that grew past maxPooledRequest are not kept.
+var requestBytes = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledRequest = 64 << 10
+
+// writeRequest writes req to conn. A request whose body is in memory (no
+// body, or one net/http can replay: GetBody, which http.NewRequest sets
+// for a bytes.Reader, bytes.Buffer or strings.Reader) is serialized by
+// Request.Write on offstack's workers, CPU-only work that needs a few KiB
+// of stack, and its bytes written to conn from the caller's goroutine, the
+// call's handler, which then waits for the response with the small stack
+// it keeps for the stream's life. Any other body may wait for its reader,
+// so it is written by the caller through a buffer.
+func writeRequest(conn net.Conn, req *http.Request) error {
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		bw := writeBuffers.Get().(*bufio.Writer)
+		bw.Reset(conn)
+		err := req.Write(bw)
+		if err == nil {
+			err = bw.Flush()
+		}
+		bw.Reset(nil)
+		writeBuffers.Put(bw)
+		return err
+	}
+	buf := requestBytes.Get().(*bytes.Buffer)
+	var err error
+	offstack.Run(func() { err = req.Write(buf) })
+	if err == nil {
+		_, err = conn.Write(buf.Bytes())
+	}
+	if buf.Cap() <= maxPooledRequest {
+		buf.Reset()
+		requestBytes.Put(buf)
+	}
+	return err
+}
 
 // direct reports whether req goes over a connection of t's own: plain
 // HTTP, no proxy for its URL, no upgrade.
@@ -119,6 +216,41 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
+// send sends hr with client. A request that goes over one of httpx's own
+// HTTP/1.1 connections (h1Transport.direct) from a client that follows no
+// redirect (the default, redirects: never) is given to that transport
+// without http.Client's layers, which would stay on the stack of the
+// call's handler while it waits for the response (about 1 KiB of it, the
+// difference between a handler that keeps an 8 KiB stack for the stream's
+// life and one that grows to 16 KiB). For such a request the client does
+// nothing send does not: the URL's user info becomes basic
+// authentication, an error is a *url.Error, and a redirect is the
+// response. A client that follows redirects sends its requests itself.
+func send(client *http.Client, hr *http.Request) (*http.Response, error) {
+	cp, ok := client.Transport.(*connPool)
+	if !ok || cp.followsRedirects || !cp.plain.direct(hr) {
+		return client.Do(hr)
+	}
+	if u := hr.URL.User; u != nil && hr.Header.Get("Authorization") == "" {
+		pw, _ := u.Password()
+		hr.SetBasicAuth(u.Username(), pw)
+	}
+	resp, err := cp.plain.RoundTrip(hr)
+	if err != nil {
+		return nil, &url.Error{Op: urlErrorOp(hr.Method), URL: hr.URL.String(), Err: err}
+	}
+	return resp, nil
+}
+
+// urlErrorOp is the Op of http.Client's *url.Error for method: "Post" for
+// POST.
+func urlErrorOp(method string) string {
+	if method == "" {
+		return "Get"
+	}
+	return method[:1] + strings.ToLower(method[1:])
+}
+
 // exchange writes req on c and reads the response's headers. The response
 // body owns c from then on; on an error c is closed.
 func (t *h1Transport) exchange(c *h1Conn, req *http.Request) (*http.Response, error) {
@@ -134,23 +266,31 @@ func (t *h1Transport) exchange(c *h1Conn, req *http.Request) (*http.Response, er
 		}
 		return nil, err
 	}
-	bw := writeBuffers.Get().(*bufio.Writer)
-	bw.Reset(c.Conn)
-	err := req.Write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	bw.Reset(nil)
-	writeBuffers.Put(bw)
-	if err != nil {
+	if err := writeRequest(c.Conn, req); err != nil {
 		return fail(err)
 	}
 	if t.headerTimeout > 0 {
 		_ = c.SetReadDeadline(time.Now().Add(t.headerTimeout))
 	}
+	c.readHeads()
 	var resp *http.Response
 	for {
-		resp, err = http.ReadResponse(c.br, req)
+		// The handler waits for the head with the few frames of a read;
+		// the head, all there, is parsed on offstack's workers.
+		var err error
+		switch werr := waitHead(c.br); {
+		case werr == nil:
+			offstack.Run(func() { resp, err = http.ReadResponse(c.br, req) })
+		case errors.Is(werr, bufio.ErrBufferFull):
+			// A head larger than the read buffer: parsed as it comes.
+			resp, err = http.ReadResponse(c.br, req)
+		case werr == io.EOF:
+			// The connection ended before a whole head (ReadResponse's
+			// word for it).
+			err = io.ErrUnexpectedEOF
+		default:
+			err = werr
+		}
 		if err != nil {
 			if t.headerTimeout > 0 && errors.Is(err, os.ErrDeadlineExceeded) {
 				err = errHeaderTimeout
@@ -213,14 +353,32 @@ func (t *h1Transport) get(ctx context.Context, addr string, fresh bool) (*h1Conn
 		}
 		t.mu.Unlock()
 	}
-	conn, err := t.dial(ctx, "tcp", addr)
+	conn, err := t.dialAside(ctx, addr)
 	if err != nil {
 		if h.slots != nil {
 			<-h.slots
 		}
 		return nil, err
 	}
-	return &h1Conn{Conn: conn, br: bufio.NewReaderSize(conn, 4<<10), host: h}, nil
+	return newH1Conn(conn, h), nil
+}
+
+// dialAside dials addr on a goroutine of its own, which ends with the
+// dial: connecting goes through a dozen of the net package's frames (about
+// 3 KiB of stack), which would otherwise grow the stack of the call's
+// handler for the stream's life.
+func (t *h1Transport) dialAside(ctx context.Context, addr string) (net.Conn, error) {
+	type dialed struct {
+		conn net.Conn
+		err  error
+	}
+	ch := make(chan dialed, 1)
+	go func() {
+		conn, err := t.dial(ctx, "tcp", addr)
+		ch <- dialed{conn, err}
+	}()
+	d := <-ch
+	return d.conn, d.err
 }
 
 // host returns addr's connections, made on first use.
@@ -242,6 +400,7 @@ func (t *h1Transport) host(addr string) *h1Host {
 // host already keeps maxIdle.
 func (t *h1Transport) put(c *h1Conn) {
 	h := c.host
+	c.readBody()
 	c.idleAt = time.Now()
 	t.mu.Lock()
 	keep := len(h.idle) < t.maxIdle && c.br.Buffered() == 0
@@ -328,7 +487,11 @@ type h1Body struct {
 }
 
 func (b *h1Body) Read(p []byte) (int, error) {
+	// Before and after each read: a stream that waits for more waits
+	// with its connection's small buffer.
+	b.c.readBody()
 	n, err := b.body.Read(p)
+	b.c.readBody()
 	if err == io.EOF {
 		b.finish(true)
 	} else if err != nil {
@@ -367,4 +530,23 @@ func (b *h1Body) finish(whole bool) {
 // names none: the key of a host's connections.
 func canonicalAddr(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), port(u))
+}
+
+// waitHead waits until br holds a whole response head, up to its blank
+// line: nil once it does, bufio.ErrBufferFull when the buffer filled
+// first, else the read's error.
+func waitHead(br *bufio.Reader) error {
+	for seen := 0; ; {
+		b, _ := br.Peek(br.Buffered()) // what is there, without a read
+		// Only the bytes new since the last look, and the three before
+		// them, can complete the blank line.
+		from := max(seen-3, 0)
+		if bytes.Contains(b[from:], []byte("\r\n\r\n")) || bytes.Contains(b[from:], []byte("\n\n")) {
+			return nil
+		}
+		seen = len(b)
+		if _, err := br.Peek(seen + 1); err != nil {
+			return err
+		}
+	}
 }

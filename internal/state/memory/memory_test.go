@@ -6,12 +6,15 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/state/memory"
 	"github.com/llmrelay/llmrelay/internal/state/statetest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
+}
 
 func TestConformance(t *testing.T) {
 	statetest.RunAll(t, func(*testing.T) state.Store { return memory.New() })

@@ -11,13 +11,16 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/state/redisstore"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
 	"github.com/llmrelay/llmrelay/internal/state/statetest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
+}
 
 var prefixes atomic.Int64
 
