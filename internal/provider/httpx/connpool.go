@@ -36,6 +36,10 @@ type connPool struct {
 	base     *http.Transport
 	plain    *h1Transport // its CloseIdleConnections closes base's too
 	maxConns int          // 0: no bound
+	// followsRedirects says the client over this pool follows same-origin
+	// redirects (redirects: same_origin): its plain-HTTP requests go
+	// through http.Client, which does (see send).
+	followsRedirects bool
 
 	mu    sync.Mutex
 	hosts map[string]*hostConns

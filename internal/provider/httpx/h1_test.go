@@ -1,6 +1,7 @@
 package httpx_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -270,5 +271,97 @@ func TestHTTPProxyCarriesPlainHTTP(t *testing.T) {
 				t.Errorf("the proxy got %q, want nothing", got)
 			}
 		})
+	}
+}
+
+// rawUpstream accepts connections on loopback and answers each request
+// (read up to the end of its head and its Content-Length body) by writing
+// the pieces of reply in turn, pausing between them so that the client
+// reads them apart, then closing the connection. The request heads it
+// read go to heads.
+func rawUpstream(t *testing.T, reply ...string) (url string, heads <-chan string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 16)
+	var wg sync.WaitGroup
+	t.Cleanup(wg.Wait) // after the listener's close (cleanups run last first)
+	t.Cleanup(func() { _ = ln.Close() })
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				req, err := http.ReadRequest(br)
+				if err != nil {
+					return
+				}
+				_, _ = io.Copy(io.Discard, req.Body)
+				var head strings.Builder
+				_ = req.Header.Write(&head)
+				got <- head.String()
+				for _, piece := range reply {
+					if _, err := io.WriteString(c, piece); err != nil {
+						return
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			})
+		}
+	})
+	return "http://" + ln.Addr().String(), got
+}
+
+// TestResponseHeadInPiecesIsRead: a response head that arrives in pieces
+// (the status line alone, then the headers a few at a time) is read whole
+// before the body, and so is one larger than the connection's read
+// buffer, and one that follows a 100 Continue.
+func TestResponseHeadInPiecesIsRead(t *testing.T) {
+	// "data: a\n\ndata: END\n\n", in two chunks.
+	body := "9\r\ndata: a\n\n\r\nd\r\ndata: END\n\n\r\n0\r\n\r\n"
+	big := strings.Repeat("X-Filler: "+strings.Repeat("f", 90)+"\r\n", 80) // 8 KiB
+	for name, reply := range map[string][]string{
+		"in pieces":              {"HTTP/1.1 200 OK\r\n", "Content-Type: text/event-stream\r\n", "Transfer-Encoding: chunked\r\n", "\r", "\n" + body},
+		"larger than the buffer": {"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n" + big[:4000], big[4000:] + "Transfer-Encoding: chunked\r\n\r\n" + body},
+		"after 100 Continue":     {"HTTP/1.1 100 Continue\r\n\r\n", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body},
+	} {
+		t.Run(name, func(t *testing.T) {
+			url, _ := rawUpstream(t, reply...)
+			ep := endpoint(t, provider.Config{Kind: "test", BaseURL: url})
+			if r := streamWithin(t, ep, url, patience); r.Err != nil || r.Text != "a" {
+				t.Fatalf("got %q, %v; want the text a", r.Text, r.Err)
+			}
+		})
+	}
+}
+
+// TestResponseHeadCutShortIsATransportFailure: a connection that ends in
+// the middle of the response head fails the attempt as a transport
+// failure (a fresh connection: it is not sent again), without waiting.
+func TestResponseHeadCutShortIsATransportFailure(t *testing.T) {
+	url, _ := rawUpstream(t, "HTTP/1.1 200 OK\r\nContent-Type: text/")
+	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: url})
+	r := streamWithin(t, ep, url, patience)
+	wantTransportFailure(t, r.Err, "unexpected EOF")
+}
+
+// TestUserInfoInTheURLIsBasicAuthentication: user info in a plain-HTTP
+// provider's URL is sent as basic authentication, as net/http's client
+// sends it.
+func TestUserInfoInTheURLIsBasicAuthentication(t *testing.T) {
+	url, heads := rawUpstream(t, "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\ndata: END\n\n")
+	withUser := strings.Replace(url, "http://", "http://ann:s3cret@", 1)
+	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: withUser})
+	if r := streamWithin(t, ep, withUser, patience); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if head := <-heads; !strings.Contains(head, "Authorization: Basic YW5uOnMzY3JldA==\r\n") {
+		t.Errorf("the upstream got\n%s\nwant basic authentication as ann:s3cret", head)
 	}
 }

@@ -69,7 +69,7 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 	if hr.Header.Get("Accept") == "" {
 		hr.Header.Set("Accept", "text/event-stream")
 	}
-	resp, err := client.Do(hr)
+	resp, err := send(client, hr)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -84,6 +84,11 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 		release()
 		return nil, e
 	}
+	// The stream keeps the body only. A chunked body keeps its response
+	// (for the trailers), and so the response's headers and the request
+	// with its encoded body, for as long as the reply streams; none of
+	// them is read again.
+	resp.Header, resp.Request = nil, nil
 	var body io.Reader = resp.Body
 	if req.activity != nil {
 		body = &activityReader{r: resp.Body, act: req.activity}

@@ -81,6 +81,7 @@ func NewClient(t provider.Transport, redirects string) (*http.Client, error) {
 		hosts: map[string]*h1Host{},
 	}
 	cp := newConnPool(tr, rt, t.MaxConns)
+	cp.followsRedirects = redirects == provider.RedirectsSameOrigin
 	pool.add(cp)
 	return &http.Client{Transport: cp, CheckRedirect: redirectPolicy(redirects)}, nil
 }

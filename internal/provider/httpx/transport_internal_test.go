@@ -1,7 +1,11 @@
 package httpx
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,4 +41,70 @@ func TestSameOrigin(t *testing.T) {
 			t.Errorf("sameOrigin(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
+}
+
+// TestHeldStreamHoldsNoHeadBuffer: once the first bytes of a response's
+// body are read, its connection reads with its own small buffer: the
+// 4 KiB buffer its head was read into has gone back to the pool, and a
+// stream held open waiting for more holds none. The connection reads the
+// next response's head into a head buffer again.
+func TestHeldStreamHoldsNoHeadBuffer(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: one\n\n")
+		w.(http.Flusher).Flush()
+		if r.URL.Path == "/held" {
+			<-release
+		}
+		_, _ = io.WriteString(w, "data: END\n\n")
+	}))
+	defer srv.Close()
+	defer close(release)
+	client, err := NewClient(provider.Transport{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.remove(client.Transport.(idleCloser))
+	get := func(path string) *http.Response {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+path, strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := send(client, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+
+	whole := get("/whole")
+	if b, err := io.ReadAll(whole.Body); err != nil || string(b) != "data: one\n\ndata: END\n\n" {
+		t.Fatalf("first response: %q, %v", b, err)
+	}
+	held := get("/held") // on the same connection
+	defer held.Body.Close()
+	c := held.Body.(*h1Body).c
+	if !c.reused {
+		t.Fatal("the second request did not reuse the first one's connection")
+	}
+	buf := make([]byte, 64)
+	n, err := held.Body.Read(buf)
+	if err != nil || string(buf[:n]) != "data: one\n\n" {
+		t.Fatalf("held stream's first read: %q, %v", buf[:n], err)
+	}
+	// The stream now waits for more; its connection has given its head
+	// buffer back.
+	if c.head != nil || c.br.Size() != smallBufferSize {
+		t.Errorf("a held stream's connection reads with a %d-byte buffer (head buffer kept: %t), want its own %d bytes", c.br.Size(), c.head != nil, smallBufferSize)
+	}
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		if n, err := held.Body.Read(buf); (err != nil && err != io.EOF) || string(buf[:n]) != "data: END\n\n" {
+			t.Errorf("held stream's second read: %q, %v", buf[:n], err)
+		}
+	}()
+	release <- struct{}{}
+	<-read
 }
