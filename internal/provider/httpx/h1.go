@@ -216,26 +216,25 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// send sends hr with client. A request that goes over one of httpx's own
-// HTTP/1.1 connections (h1Transport.direct) from a client that follows no
-// redirect (the default, redirects: never) is given to that transport
+// send sends hr with client. A client that follows no redirect (the
+// default, redirects: never) sends through its connection pool directly,
 // without http.Client's layers, which would stay on the stack of the
-// call's handler while it waits for the response (about 1 KiB of it, the
-// difference between a handler that keeps an 8 KiB stack for the stream's
-// life and one that grows to 16 KiB). For such a request the client does
-// nothing send does not: the URL's user info becomes basic
-// authentication, an error is a *url.Error, and a redirect is the
+// call's handler while it waits for the response's head (about 1 KiB of
+// it, part of the difference between a handler that keeps an 8 KiB stack
+// for the stream's life and one that grows to 16 KiB). For such a client
+// http.Client does nothing send does not: the URL's user info becomes
+// basic authentication, an error is a *url.Error, and a redirect is the
 // response. A client that follows redirects sends its requests itself.
 func send(client *http.Client, hr *http.Request) (*http.Response, error) {
 	cp, ok := client.Transport.(*connPool)
-	if !ok || cp.followsRedirects || !cp.plain.direct(hr) {
+	if !ok || cp.followsRedirects {
 		return client.Do(hr)
 	}
 	if u := hr.URL.User; u != nil && hr.Header.Get("Authorization") == "" {
 		pw, _ := u.Password()
 		hr.SetBasicAuth(u.Username(), pw)
 	}
-	resp, err := cp.plain.RoundTrip(hr)
+	resp, err := cp.RoundTrip(hr)
 	if err != nil {
 		return nil, &url.Error{Op: urlErrorOp(hr.Method), URL: hr.URL.String(), Err: err}
 	}
