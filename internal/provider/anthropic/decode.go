@@ -119,7 +119,7 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	case "message_start":
 		if e.Message != nil {
 			d.usage = e.Message.Usage.provider()
-			*out = append(*out, provider.Event{Kind: provider.EventUsage, Usage: d.usage})
+			provider.Add(out, provider.EventUsage).Usage = d.usage
 		}
 	case "content_block_start":
 		if isProviderTool(e.ContentBlock.Type) {
@@ -133,18 +133,18 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			if b.input.Len() > 0 {
 				b.tool.Input = b.input.String()
 			}
-			*out = append(*out, provider.Event{Kind: provider.EventProviderTool, ProviderTool: b.tool})
+			provider.Add(out, provider.EventProviderTool).ProviderTool = b.tool
 			delete(d.blocks, e.Index)
 			break
 		}
 		// A tool without arguments still gets its {} arguments.
 		if b := d.blocks[e.Index]; b != nil && !b.reasoning && !b.args {
-			*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: b.ordinal, ArgumentsDelta: "{}"}})
+			provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: b.ordinal, ArgumentsDelta: "{}"}
 			b.args = true
 		}
 	case "message_delta":
 		if e.Delta.StopReason != "" {
-			*out = append(*out, provider.Event{Kind: provider.EventFinish, FinishReason: finishReason(e.Delta.StopReason)})
+			provider.Add(out, provider.EventFinish).FinishReason = finishReason(e.Delta.StopReason)
 		}
 		if u := e.Usage; u != nil {
 			// The counts to bill: cumulative, input included since API
@@ -154,7 +154,7 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 				next.InputTokens, next.CachedInputTokens, next.CacheCreationInputTokens = d.usage.InputTokens, d.usage.CachedInputTokens, d.usage.CacheCreationInputTokens
 			}
 			d.usage = next
-			*out = append(*out, provider.Event{Kind: provider.EventUsage, Usage: d.usage})
+			provider.Add(out, provider.EventUsage).Usage = d.usage
 		}
 	case "message_stop":
 		return true, nil
@@ -198,17 +198,17 @@ func (d *decoder) blockStart(e *streamEvent, out *[]provider.Event) {
 	switch b.Type {
 	case "text":
 		if b.Text != "" {
-			*out = append(*out, provider.Event{Kind: provider.EventText, Text: b.Text})
+			provider.Add(out, provider.EventText).Text = b.Text
 		}
 	case "tool_use":
 		d.track(e.Index, &blockState{ordinal: d.calls})
-		*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: d.calls, ID: b.ID, Name: b.Name}})
+		provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: d.calls, ID: b.ID, Name: b.Name}
 		d.calls++
 	case "thinking", "redacted_thinking":
 		d.track(e.Index, &blockState{reasoning: true, ordinal: d.thinks})
-		*out = append(*out, provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{
+		provider.Add(out, provider.EventReasoning).Reasoning = provider.ReasoningDelta{
 			Index: d.thinks, Format: provider.FormatAnthropic, Text: b.Thinking, Signature: b.Signature, Redacted: b.Data,
-		}})
+		}
 		d.thinks++
 	}
 }
@@ -226,7 +226,7 @@ func (d *decoder) blockDelta(e *streamEvent, out *[]provider.Event) {
 	switch delta.Type {
 	case "text_delta":
 		if delta.Text != "" {
-			*out = append(*out, provider.Event{Kind: provider.EventText, Text: delta.Text})
+			provider.Add(out, provider.EventText).Text = delta.Text
 		}
 	case "input_json_delta":
 		if b != nil && b.tool != nil {
@@ -234,16 +234,16 @@ func (d *decoder) blockDelta(e *streamEvent, out *[]provider.Event) {
 			return
 		}
 		if b != nil && !b.reasoning && delta.PartialJSON != "" {
-			*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: b.ordinal, ArgumentsDelta: delta.PartialJSON}})
+			provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: b.ordinal, ArgumentsDelta: delta.PartialJSON}
 			b.args = true
 		}
 	case "thinking_delta":
 		if b != nil && b.reasoning && delta.Thinking != "" {
-			*out = append(*out, provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Index: b.ordinal, Text: delta.Thinking}})
+			provider.Add(out, provider.EventReasoning).Reasoning = provider.ReasoningDelta{Index: b.ordinal, Text: delta.Thinking}
 		}
 	case "signature_delta":
 		if b != nil && b.reasoning && delta.Signature != "" {
-			*out = append(*out, provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Index: b.ordinal, Signature: delta.Signature}})
+			provider.Add(out, provider.EventReasoning).Reasoning = provider.ReasoningDelta{Index: b.ordinal, Signature: delta.Signature}
 		}
 	}
 	// citations_delta and compaction_delta are not relayed.

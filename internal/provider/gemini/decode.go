@@ -105,19 +105,19 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			if reason == provider.FinishStop && d.calls > 0 {
 				reason = provider.FinishToolCalls // Gemini says STOP after function calls
 			}
-			*out = append(*out, provider.Event{Kind: provider.EventFinish, FinishReason: reason})
+			provider.Add(out, provider.EventFinish).FinishReason = reason
 			d.finished = true
 		}
 	}
 	if f := d.c.PromptFeedback; f != nil && f.BlockReason != "" && len(d.c.Candidates) == 0 {
-		*out = append(*out, provider.Event{Kind: provider.EventFinish, FinishReason: provider.FinishContentFilter})
+		provider.Add(out, provider.EventFinish).FinishReason = provider.FinishContentFilter
 		d.finished = true
 	}
 	if m := d.c.UsageMetadata; m != nil {
 		u := m.provider()
 		if u != d.usage {
 			d.usage = u
-			*out = append(*out, provider.Event{Kind: provider.EventUsage, Usage: u})
+			provider.Add(out, provider.EventUsage).Usage = u
 		}
 	}
 	return false, nil
@@ -140,34 +140,35 @@ func (d *decoder) part(p *responsePart, out *[]provider.Event) {
 		if len(fc.Args) == 0 || string(fc.Args) == "null" {
 			args = "{}"
 		}
-		*out = append(*out, provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{
+		provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{
 			Index: d.calls, ID: id, Name: fc.Name, ArgumentsDelta: args, Signature: p.ThoughtSignature,
-		}})
+		}
 		d.calls++
 		return
 	}
 	if p.Thought && p.Text != "" {
-		*out = append(*out, d.reasoning(provider.ReasoningDelta{Text: p.Text}))
+		d.reasoning(out, provider.ReasoningDelta{Text: p.Text})
 	}
 	if p.ThoughtSignature != "" {
-		*out = append(*out, d.reasoning(provider.ReasoningDelta{Signature: p.ThoughtSignature}))
+		d.reasoning(out, provider.ReasoningDelta{Signature: p.ThoughtSignature})
 		d.signed = true
 	}
 	if p.Text != "" && !p.Thought {
-		*out = append(*out, provider.Event{Kind: provider.EventText, Text: p.Text})
+		provider.Add(out, provider.EventText).Text = p.Text
 	}
 }
 
-// reasoning returns the event for a piece of the current reasoning block,
-// starting a new block when there is none or the current one is signed.
-func (d *decoder) reasoning(r provider.ReasoningDelta) provider.Event {
+// reasoning adds to out the event for a piece of the current reasoning
+// block, starting a new block when there is none or the current one is
+// signed.
+func (d *decoder) reasoning(out *[]provider.Event, r provider.ReasoningDelta) {
 	if d.blocks == 0 || d.signed {
 		d.blocks++
 		d.signed = false
 		r.Format = provider.FormatGemini
 	}
 	r.Index = d.blocks - 1
-	return provider.Event{Kind: provider.EventReasoning, Reasoning: r}
+	provider.Add(out, provider.EventReasoning).Reasoning = r
 }
 
 // EndsAtEOF implements httpx.Decoder.

@@ -249,19 +249,6 @@ func (d *decoder) reset() *chunk {
 
 var doneMarker = []byte("[DONE]")
 
-// add appends an event of kind to out and returns it, for the caller to
-// fill in place. An Event is some 300 bytes: every literal appended whole
-// took a copy of its own in the decoder's stack frame (Decode's and
-// delta's were 1.3 and 1.4 KiB), and those frames are on the handler's
-// stack as it relays each chunk, where they made a call waiting 7 KiB
-// deep need a 16 KiB stack (docs/performance.md).
-//
-//go:noinline
-func add(out *[]provider.Event, kind provider.EventKind) *provider.Event {
-	*out = append(*out, provider.Event{Kind: kind})
-	return &(*out)[len(*out)-1]
-}
-
 // Decode implements httpx.Decoder.
 func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	if string(ev.Name) == "error" {
@@ -296,12 +283,12 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			if reason == provider.FinishStop && d.refused {
 				reason = provider.FinishRefusal
 			}
-			add(out, provider.EventFinish).FinishReason = reason
+			provider.Add(out, provider.EventFinish).FinishReason = reason
 			d.finished = true
 		}
 	}
 	if u := d.c.Usage; u != nil {
-		add(out, provider.EventUsage).Usage = u.provider()
+		provider.Add(out, provider.EventUsage).Usage = u.provider()
 	}
 	return false, nil
 }
@@ -322,11 +309,11 @@ func (d *decoder) delta(dl *delta, out *[]provider.Event) {
 		d.reason(provider.FormatMistralThinking, dl.Content.Thinking, out)
 	}
 	if dl.Content.Text != "" {
-		add(out, provider.EventText).Text = dl.Content.Text
+		provider.Add(out, provider.EventText).Text = dl.Content.Text
 	}
 	if dl.Refusal != "" {
 		d.refused = true
-		add(out, provider.EventRefusal).Text = dl.Refusal
+		provider.Add(out, provider.EventRefusal).Text = dl.Refusal
 	}
 	for j := range dl.ToolCalls {
 		d.toolCall(&dl.ToolCalls[j], out)
@@ -336,7 +323,7 @@ func (d *decoder) delta(dl *delta, out *[]provider.Event) {
 // reason relays a piece of reasoning in the given format. A reply's
 // reasoning is one block, unless the server switches formats midway.
 func (d *decoder) reason(format, text string, out *[]provider.Event) {
-	ev := add(out, provider.EventReasoning)
+	ev := provider.Add(out, provider.EventReasoning)
 	ev.Reasoning.Text = text
 	if d.reasoningFormat != format {
 		if d.reasoningFormat != "" {
@@ -358,7 +345,7 @@ func (d *decoder) detail(rd *reasoningDetail, out *[]provider.Event) {
 	if rd.Index != nil {
 		index = *rd.Index
 	}
-	ev := add(out, provider.EventReasoning)
+	ev := provider.Add(out, provider.EventReasoning)
 	ev.Reasoning = provider.ReasoningDelta{
 		Text: rd.Text + rd.Summary, Signature: rd.Signature, Redacted: rd.Data, ID: rd.ID, ProviderFormat: rd.Format,
 	}
@@ -414,7 +401,7 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 	switch {
 	case c.sent:
 		if tc.Function.Arguments != "" {
-			add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ArgumentsDelta: tc.Function.Arguments}
+			provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ArgumentsDelta: tc.Function.Arguments}
 		}
 	case c.name == "":
 		c.pending += tc.Function.Arguments
@@ -428,7 +415,7 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 func (d *decoder) send(c *openCall, out *[]provider.Event) {
 	c.sent, c.ordinal = true, d.sent
 	d.sent++
-	add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ID: c.id, Name: c.name, ArgumentsDelta: c.pending}
+	provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ID: c.id, Name: c.name, ArgumentsDelta: c.pending}
 	c.pending = ""
 }
 
