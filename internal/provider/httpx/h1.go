@@ -25,10 +25,11 @@ import (
 // the request and the response between them and the caller; for a
 // streamed reply held open for seconds, that is two goroutines, a 4 KiB
 // write buffer and two goroutine hand-offs per stream. Here a connection
-// is its socket and a 4 KiB read buffer; the request and the response
-// headers are written and parsed by net/http itself (Request.Write,
-// http.ReadResponse), the body is read from the socket by whoever reads
-// the response. Everything else (https, which negotiates HTTP/2 and
+// is its socket and a small read buffer (see h1Conn); the request and the
+// response headers are written and parsed by net/http itself
+// (Request.Write, http.ReadResponse, on offstack's workers: see
+// writeRequest and exchange), the body is read from the socket by whoever
+// reads the response. Everything else (https, which negotiates HTTP/2 and
 // multiplexes; a proxy; an upgrade) goes to next, net/http's Transport.
 type h1Transport struct {
 	next  *http.Transport
