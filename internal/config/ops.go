@@ -71,13 +71,3 @@ func (c *Config) KeepRestartOnly(running *Config) []string {
 	}
 	return changed
 }
-
-// RestartOnlySettings returns the paths of the settings that only a
-// restart can change, for the docs and messages.
-func RestartOnlySettings() []string {
-	out := make([]string, 0, len(restartOnly)+2)
-	for _, s := range restartOnly {
-		out = append(out, s.path)
-	}
-	return append(out, "tls (turning it on or off)", "http_tls (turning it on or off)")
-}

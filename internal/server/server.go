@@ -385,11 +385,6 @@ func (s *Server) stopNow() {
 	s.grpc.Stop()
 }
 
-// Run listens on the configured address (and serves the HTTP doors on
-// http_listen and /metrics on metrics_listen, if set) until ctx ends, then shuts down (Shutdown). It
-// handles no signals: RunWithSignals does.
-func (s *Server) Run(ctx context.Context) error { return s.run(ctx, nil) }
-
 // run listens on the configured address and serves there (serveOn).
 func (s *Server) run(ctx context.Context, sigs <-chan os.Signal) error {
 	lis, err := s.listen("listen", s.cfg.Listen)
