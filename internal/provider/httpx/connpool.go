@@ -37,8 +37,8 @@ type connPool struct {
 	plain    *h1Transport // its CloseIdleConnections closes base's too
 	maxConns int          // 0: no bound
 	// followsRedirects says the client over this pool follows same-origin
-	// redirects (redirects: same_origin): its plain-HTTP requests go
-	// through http.Client, which does (see send).
+	// redirects (redirects: same_origin): its requests, plain HTTP and
+	// HTTPS alike, go through http.Client, which does (see send).
 	followsRedirects bool
 
 	mu    sync.Mutex
