@@ -112,8 +112,11 @@ type decoder struct {
 // Decode implements httpx.Decoder.
 func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	d.ev = streamEvent{}
-	if err := d.json.Decode(ev.Data, &d.ev); err != nil {
-		return false, httpx.ProtocolError(err, ev.Data)
+	if !decodeFast(ev.Data, &d.ev) {
+		d.ev = streamEvent{}
+		if err := d.json.Decode(ev.Data, &d.ev); err != nil {
+			return false, httpx.ProtocolError(err, ev.Data)
+		}
 	}
 	e := &d.ev
 	switch e.Type {
