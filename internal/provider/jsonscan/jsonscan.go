@@ -182,6 +182,19 @@ func (p *Scanner) Int() (int64, bool) {
 	return n, true
 }
 
+// Bool parses true or false into *b, or null, which leaves *b as it is.
+func (p *Scanner) Bool(b *bool) bool {
+	switch p.Peek() {
+	case 't':
+		*b = true
+		return p.word("true")
+	case 'f':
+		*b = false
+		return p.word("false")
+	}
+	return p.Null()
+}
+
 // Str parses a string into *s, or null, which leaves *s as it is (the
 // fields are fresh, so empty).
 func (p *Scanner) Str(s *string) bool {
