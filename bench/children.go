@@ -54,6 +54,7 @@ var (
 	childFast      = flag.String("child-fast", "", "internal: the floor child's fast upstream")
 	childSlow      = flag.String("child-slow", "", "internal: the floor child's slow upstream")
 	childPerChunk  = flag.Bool("child-per-chunk", false, "internal: the floor child relays one delta per upstream chunk")
+	childFormat    = flag.String("child-format", openaitest.FormatOpenAI, "internal: the upstream child's wire format (-upstream-format)")
 	childCA        = flag.String("child-ca", "", "internal: the upstream child serves HTTPS with HTTP/2 and writes its certificate here; the floor child trusts it")
 )
 
@@ -62,8 +63,8 @@ var (
 // "fast=URL slow=URL ctl=URL".
 func serveUpstream() {
 	tls := *childCA != ""
-	fast := openaitest.NewServer(openaitest.Options{Chunks: *childChunks, TLS: tls})
-	slow := openaitest.NewServer(openaitest.Options{Chunks: *childChunks, ChunkDelay: *childSlowDelay, TLS: tls})
+	fast := openaitest.NewServer(openaitest.Options{Chunks: *childChunks, TLS: tls, Format: *childFormat})
+	slow := openaitest.NewServer(openaitest.Options{Chunks: *childChunks, ChunkDelay: *childSlowDelay, TLS: tls, Format: *childFormat})
 	if tls {
 		// httptest serves every TLS server with the same certificate.
 		if err := os.WriteFile(*childCA, fast.CertificatePEM(), 0o600); err != nil {
@@ -178,7 +179,7 @@ type upstream struct {
 // startUpstream starts the upstream child; with a non-empty ca it serves
 // HTTPS with HTTP/2 and writes its certificate to the file ca.
 func startUpstream(ctx context.Context, chunks int, slowDelay time.Duration, ca string) (*upstream, error) {
-	c, err := startChild(ctx, "upstream", "", "", "-child-chunks", strconv.Itoa(chunks), "-child-slow-delay", slowDelay.String(), "-child-ca", ca)
+	c, err := startChild(ctx, "upstream", "", "", "-child-chunks", strconv.Itoa(chunks), "-child-slow-delay", slowDelay.String(), "-child-ca", ca, "-child-format", upstreamFormat)
 	if err != nil {
 		return nil, err
 	}

@@ -66,6 +66,9 @@ type options struct {
 	heapprofile string
 	relayEnv    string
 	skipHold    bool
+	// holdOnly measures llmrelay's held streams only (an upstream format
+	// other than OpenAI's).
+	holdOnly    bool
 	description bool
 	// binB is a second llmrelay binary measured alternately with bin
 	// (before and after a change, in one run); floor adds the floor relay
@@ -118,6 +121,7 @@ func main() {
 	flag.IntVar(&o.hedgeN, "hedge-n", 300, "calls of each kind (unhedged, one hedge, two hedges) against the long-tail upstream (0: skip)")
 	flag.DurationVar(&o.hedgeAfter, "hedge-after", 100*time.Millisecond, "hedge_after of the hedged calls")
 	flag.IntVar(&o.stacks, "stacks", 0, "hold this many slow streams through each relay, dump its goroutines (SIGQUIT, GOTRACEBACK=system) and print how deep they wait; nothing else is measured")
+	flag.StringVar(&upstreamFormat, "upstream-format", openaitest.FormatOpenAI, "the upstream's wire format, and so llmrelay's adapter: openai, anthropic or gemini. Other than openai, only llmrelay's held streams are measured (-hold): the direct call and the floors speak OpenAI's format only")
 	flag.BoolVar(&verboseStacks, "stacks-frames", false, "with -stacks: also print one handler's frames with their sizes")
 	flag.BoolVar(&o.http, "http", true, "also measure llmrelay's OpenAI-compatible HTTP door (POST /v1/chat/completions, streamed) with the direct kind's HTTP client")
 	levels := flag.String("c", "1,8,64", "concurrency levels of the throughput measurements")
@@ -135,6 +139,14 @@ func main() {
 		o.levels = append(o.levels, n)
 	}
 	o.skipHold = o.hold <= 0
+	switch upstreamFormat {
+	case openaitest.FormatOpenAI:
+	case openaitest.FormatAnthropic, openaitest.FormatGemini:
+		o.holdOnly = true
+	default:
+		fmt.Fprintf(os.Stderr, "bench: -upstream-format %q: want openai, anthropic or gemini\n", upstreamFormat)
+		os.Exit(2)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -162,9 +174,12 @@ func run(ctx context.Context, o options) error {
 	want := openaitest.Text(o.chunks)
 
 	if o.cpuprofile != "" || o.heapprofile != "" || o.trace != "" {
-		fast := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, TLS: o.upstreamTLS})
+		if err := os.Setenv(upstreamKeyEnv, "bench"); err != nil {
+			return err
+		}
+		fast := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, TLS: o.upstreamTLS, Format: upstreamFormat})
 		defer fast.Close()
-		slow := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, ChunkDelay: o.holdDelay, TLS: o.upstreamTLS})
+		slow := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, ChunkDelay: o.holdDelay, TLS: o.upstreamTLS, Format: upstreamFormat})
 		defer slow.Close()
 		return profileInProcess(ctx, o, fast, slow, want)
 	}
@@ -200,6 +215,9 @@ func run(ctx context.Context, o options) error {
 	}
 	defer rel.kill()
 	servers = append(servers, rel)
+	if o.holdOnly {
+		o.floor, o.grpcHop, o.floorPerChunk, o.http = false, false, false, false
+	}
 	if o.binB != "" {
 		relB, err := startRelayB(ctx, o.binB, o.relayEnv, filepath.Join(dir, "b"), up.fast, up.slow, up.ca, slowStream)
 		if err != nil {
@@ -266,6 +284,12 @@ func run(ctx context.Context, o options) error {
 	}
 
 	rep := report{chunks: o.chunks, kinds: kinds}
+	if o.holdOnly {
+		rep.held = holdAll(ctx, o, servers, up, want)
+		stopAll(servers)
+		rep.printHeld(os.Stdout)
+		return nil
+	}
 	fmt.Printf("warming up, then %d streams of each kind at concurrency 1...\n", o.n)
 	latencies(ctx, kinds, min(o.n/4, 500))
 	before, err := rel.sample()
@@ -312,36 +336,51 @@ func run(ctx context.Context, o options) error {
 		rep.loads = append(rep.loads, row)
 	}
 
-	if !o.skipHold {
-		for _, s := range servers {
-			if s.hopOnly || s.floor != nil && !o.holdFloor {
-				continue
-			}
-			fmt.Printf("holding %d slow streams (%d chunks, one every %v) open at once through %s...\n", o.hold, o.chunks, o.holdDelay, s.name)
-			var clients []llmrelayv1.LLMServiceClient
-			for range o.holdConns {
-				c, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-				if err != nil {
-					return err
-				}
-				defer c.Close()
-				clients = append(clients, llmrelayv1.NewLLMServiceClient(c))
-			}
-			h, err := hold(ctx, s, clients, up, o.hold, want, o.holdDelay, relayed(clients[0], "openai/fake", want), o.holdProbes, o.holdRate)
-			h.name = s.name
-			rep.held = append(rep.held, h)
+	rep.held = holdAll(ctx, o, servers, up, want)
+	stopAll(servers)
+	rep.print(os.Stdout)
+	return nil
+}
+
+// holdAll holds -hold slow streams open through each server in turn (not
+// the gRPC hop's, nor the floor's without -hold-floor).
+func holdAll(ctx context.Context, o options, servers []*relay, up *upstream, want string) []held {
+	if o.skipHold {
+		return nil
+	}
+	var all []held
+	for _, s := range servers {
+		if s.hopOnly || s.floor != nil && !o.holdFloor {
+			continue
+		}
+		fmt.Printf("holding %d slow streams (%d chunks, one every %v) open at once through %s...\n", o.hold, o.chunks, o.holdDelay, s.name)
+		var clients []llmrelayv1.LLMServiceClient
+		for range o.holdConns {
+			c, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 			if err != nil {
 				fmt.Println("warning:", err)
+				return all
 			}
+			defer c.Close()
+			clients = append(clients, llmrelayv1.NewLLMServiceClient(c))
+		}
+		h, err := hold(ctx, s, clients, up, o.hold, want, o.holdDelay, relayed(clients[0], "openai/fake", want), o.holdProbes, o.holdRate)
+		h.name = s.name
+		all = append(all, h)
+		if err != nil {
+			fmt.Println("warning:", err)
 		}
 	}
+	return all
+}
+
+// stopAll stops the servers, warning of those that exit with an error.
+func stopAll(servers []*relay) {
 	for _, s := range servers {
 		if err := s.stop(); err != nil {
 			fmt.Printf("warning: %s exit: %v\n", s.name, err)
 		}
 	}
-	rep.print(os.Stdout)
-	return nil
 }
 
 // raiseFileLimit raises the soft limit on open files to the hard limit

@@ -21,6 +21,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 )
 
 // relay is a gRPC server the benchmark streams through, running as a
@@ -89,6 +91,11 @@ func relayConfig(listen, httpListen, metricsListen, fastURL, slowURL, tailURL, c
 	if ca != "" {
 		transport = fmt.Sprintf("\n    transport: {ca_file: %q}", ca)
 	}
+	if upstreamFormat != openaitest.FormatOpenAI {
+		// Anthropic's and Gemini's adapters require a key; the upstream
+		// takes any.
+		transport += "\n    api_key_env: " + upstreamKeyEnv
+	}
 	tail := ""
 	if tailURL != "" {
 		tail = fmt.Sprintf(`
@@ -100,19 +107,19 @@ func relayConfig(listen, httpListen, metricsListen, fastURL, slowURL, tailURL, c
 	if httpListen != "" {
 		door = "\nhttp_listen: " + httpListen
 	}
-	return fmt.Sprintf(`listen: %s%s
-metrics_listen: "%s"
+	return fmt.Sprintf(`listen: %[1]s%[2]s
+metrics_listen: "%[3]s"
 shutdown_grace: 5s
 log: {level: warn, format: text}
 providers:
   - name: openai
-    kind: openai
-    base_url: %s%s
+    kind: %[9]s
+    base_url: %[4]s%[6]s
   - name: slow
-    kind: openai
-    base_url: %s%s%s
+    kind: %[9]s
+    base_url: %[5]s%[6]s%[7]s
 deadlines:
-  default: %s
+  default: %[8]s
   max: 600s
   stream_idle: 30s
   max_stream_idle: 300s
@@ -122,8 +129,16 @@ limits:
   keepalive_min_time: 10s
   keepalive_time: 2m
   keepalive_timeout: 20s
-`, listen, door, metricsListen, fastURL, transport, slowURL, transport, tail, slowStream+time.Minute)
+`, listen, door, metricsListen, fastURL, slowURL, transport, tail, slowStream+time.Minute, upstreamFormat)
 }
+
+// upstreamFormat is the upstream's wire format (-upstream-format): the
+// upstream child serves it and the relays' providers are of its kind.
+var upstreamFormat = openaitest.FormatOpenAI
+
+// upstreamKeyEnv holds the key the relays' Anthropic and Gemini providers
+// send (the upstream takes any).
+const upstreamKeyEnv = "LLMRELAY_BENCH_UPSTREAM_KEY"
 
 // startRelay writes the configuration to dir and starts the binary with it
 // (and env, comma-separated KEY=VALUE pairs, added to this process's
@@ -189,7 +204,7 @@ func startRelayTo(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL,
 		r.httpAddr = haddr
 	}
 	r.cmd = exec.Command(bin, "--config", cfgPath)
-	r.cmd.Env = os.Environ()
+	r.cmd.Env = append(os.Environ(), upstreamKeyEnv+"=bench")
 	if env != "" {
 		r.cmd.Env = append(r.cmd.Env, strings.Split(env, ",")...)
 	}

@@ -174,8 +174,18 @@ func (rep report) print(w io.Writer) {
 		}
 	}
 
+	rep.printHeld(w)
+
+	fmt.Fprintln(w)
+	fmt.Fprint(w, rep.targets())
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, rep.summary())
+}
+
+// printHeld prints the table of the slow streams held open at once.
+func (rep report) printHeld(w io.Writer) {
 	if len(rep.held) > 0 {
-		fmt.Fprintf(w, "\n### Slow streams open at once\n\n")
+		fmt.Fprintf(w, "\n### Slow streams open at once (%s upstream)\n\n", upstreamFormat)
 		fmt.Fprintln(w, "| relay | open at once | completed | failed | RSS per stream | heap per stream | stacks per stream | goroutines per stream | open files | ramp-up | CPU per chunk | new call's first delta p50 / p99 |")
 		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 		for _, h := range rep.held {
@@ -190,11 +200,6 @@ func (rep report) print(w io.Writer) {
 			}
 		}
 	}
-
-	fmt.Fprintln(w)
-	fmt.Fprint(w, rep.targets())
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, rep.summary())
 }
 
 // targets checks llmrelay (the second kind) against issue 17's targets.

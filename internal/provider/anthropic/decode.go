@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 )
@@ -111,8 +112,11 @@ type decoder struct {
 // Decode implements httpx.Decoder.
 func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	d.ev = streamEvent{}
-	if err := d.json.Decode(ev.Data, &d.ev); err != nil {
-		return false, httpx.ProtocolError(err, ev.Data)
+	if !decodeFast(ev.Data, &d.ev) {
+		d.ev = streamEvent{}
+		if err := d.json.Decode(ev.Data, &d.ev); err != nil {
+			return false, httpx.ProtocolError(err, ev.Data)
+		}
 	}
 	e := &d.ev
 	switch e.Type {
@@ -123,7 +127,11 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		}
 	case "content_block_start":
 		if isProviderTool(e.ContentBlock.Type) {
-			return false, d.providerToolStart(e.Index, ev.Data)
+			// encoding/json, deep: on a worker, as d.json does (see
+			// httpx.JSONDecoder).
+			var err error
+			offstack.Run(func() { err = d.providerToolStart(e.Index, ev.Data) })
+			return false, err
 		}
 		d.blockStart(e, out)
 	case "content_block_delta":

@@ -86,8 +86,13 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	cands := d.c.Candidates[:cap(d.c.Candidates)]
 	clear(cands) // encoding/json merges into reused elements
 	d.c = chunk{Candidates: cands[:0]}
-	if err := d.json.Decode(ev.Data, &d.c); err != nil {
-		return false, httpx.ProtocolError(err, ev.Data)
+	if !decodeFast(ev.Data, &d.c) {
+		cands = d.c.Candidates[:cap(d.c.Candidates)]
+		clear(cands)
+		d.c = chunk{Candidates: cands[:0]}
+		if err := d.json.Decode(ev.Data, &d.c); err != nil {
+			return false, httpx.ProtocolError(err, ev.Data)
+		}
 	}
 	if d.c.Error != nil {
 		return false, d.c.Error.inStream()

@@ -217,6 +217,7 @@ func (p *connPool) wakeLocked(h *hostConns) {
 	}
 	for ; free > 0 && len(h.waiting) > 0; free-- {
 		close(h.waiting[0])
+		h.waiting[0] = nil // the array keeps no woken waiter's channel
 		h.waiting = h.waiting[1:]
 	}
 }

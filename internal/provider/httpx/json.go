@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/llmrelay/llmrelay/internal/offstack"
 )
 
 // errTrailingData reports an event whose data holds more than one JSON value.
@@ -15,15 +17,39 @@ var errTrailingData = errors.New("data after the JSON value")
 // for every call, which costs several allocations per event. Like
 // json.Unmarshal, Decode merges into v: reset v first.
 //
+// The decoding runs on offstack's workers: encoding/json's recursive
+// descent needs a few KiB of stack, and an open stream's goroutine that
+// grew to 16 KiB for it would keep the 16 KiB for as long as the stream
+// waits (see package offstack).
+//
 // The zero JSONDecoder is ready to use. It is not safe for concurrent use.
 type JSONDecoder struct {
 	r   bytes.Reader
 	dec *json.Decoder
 	fed int64 // bytes given to dec so far
+
+	// What the worker decodes, and its error; run is decode, made once.
+	data []byte
+	v    any
+	err  error
+	run  func()
 }
 
 // Decode decodes data, which must hold exactly one JSON value, into v.
 func (j *JSONDecoder) Decode(data []byte, v any) error {
+	if j.run == nil {
+		j.run = j.decode
+	}
+	j.data, j.v = data, v
+	offstack.Run(j.run)
+	err := j.err
+	j.data, j.v, j.err = nil, nil, nil
+	return err
+}
+
+// decode is Decode's work, on a worker.
+func (j *JSONDecoder) decode() {
+	data := j.data
 	if j.dec == nil {
 		j.r.Reset(nil)
 		j.dec = json.NewDecoder(&j.r)
@@ -31,14 +57,14 @@ func (j *JSONDecoder) Decode(data []byte, v any) error {
 	}
 	j.r.Reset(data)
 	j.fed += int64(len(data))
-	if err := j.dec.Decode(v); err != nil {
+	if err := j.dec.Decode(j.v); err != nil {
 		j.dec = nil // its state is spoilt; the next event starts afresh
-		return err
+		j.err = err
+		return
 	}
 	rest := j.fed - j.dec.InputOffset()
 	if rest > int64(len(data)) || len(bytes.TrimSpace(data[int64(len(data))-rest:])) > 0 {
 		j.dec = nil
-		return errTrailingData
+		j.err = errTrailingData
 	}
-	return nil
 }

@@ -1,8 +1,13 @@
 package httpx
 
 import (
+	"bytes"
 	"errors"
+	"runtime"
 	"testing"
+
+	"github.com/llmrelay/llmrelay/internal/offstack"
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
 func TestJSONDecoder(t *testing.T) {
@@ -37,5 +42,52 @@ func TestJSONDecoder(t *testing.T) {
 	}
 	if err := j.Decode([]byte(`{"a":"x"} x`), new(v)); !errors.Is(err, errTrailingData) {
 		t.Errorf("trailing garbage: %v, want errTrailingData", err)
+	}
+}
+
+// onWorker reports whether the calling goroutine is one of offstack's
+// workers: its stack goes down to the workers' function.
+func onWorker() bool {
+	buf := make([]byte, 64<<10)
+	return bytes.Contains(buf[:runtime.Stack(buf, false)], []byte(offstack.WorkerFunction+"("))
+}
+
+// probe records, when encoding/json encodes or decodes it, whether that
+// ran on one of offstack's workers.
+type probe struct{ worker *bool }
+
+func (p probe) MarshalJSON() ([]byte, error) {
+	*p.worker = onWorker()
+	return []byte(`{}`), nil
+}
+
+func (p *probe) UnmarshalJSON([]byte) error {
+	*p.worker = onWorker()
+	return nil
+}
+
+// TestJSONRunsOffTheStreamsGoroutine: encoding/json's recursion, which
+// needs several KiB of stack, runs on offstack's workers for the request's
+// encoding and every event's decoding, never on the goroutine of the
+// stream, which would keep the grown stack while it waits.
+func TestJSONRunsOffTheStreamsGoroutine(t *testing.T) {
+	var encoded, decoded bool
+	if _, err := Encode(map[string]any{"messages": []any{probe{&encoded}}}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !encoded {
+		t.Error("Encode ran encoding/json on the caller's goroutine")
+	}
+	var j JSONDecoder
+	v := struct{ Delta *probe }{&probe{&decoded}}
+	if err := j.Decode([]byte(`{"Delta":{"text":"x"}}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	if !decoded {
+		t.Error("JSONDecoder.Decode ran encoding/json on the caller's goroutine")
+	}
+	encoded = false
+	if _, err := EncodeRequest(&provider.Request{}, func(*provider.Request) (any, error) { return []any{probe{&encoded}}, nil }, nil); err != nil || !encoded {
+		t.Errorf("EncodeRequest: %v, on a worker: %v; want it encoded on a worker", err, encoded)
 	}
 }

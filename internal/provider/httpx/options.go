@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
@@ -39,13 +40,16 @@ const MaxExtraHeaders = 32
 
 // EncodeRequest builds an adapter's wire request with build and encodes it
 // with the request's provider_options merged in (see Encode). A request
-// build refuses is build's error, unchanged.
-func EncodeRequest[T any](req *provider.Request, build func(*provider.Request) (T, error), owned Owned) (Encoded, error) {
-	body, err := build(req)
-	if err != nil {
-		return Encoded{}, err
-	}
-	return Encode(body, req.Options, owned)
+// build refuses is build's error, unchanged. Like Encode, it runs on
+// offstack's workers, build included.
+func EncodeRequest[T any](req *provider.Request, build func(*provider.Request) (T, error), owned Owned) (enc Encoded, err error) {
+	offstack.Run(func() {
+		var body T
+		if body, err = build(req); err == nil {
+			enc, err = encode(body, req.Options, owned)
+		}
+	})
+	return enc, err
 }
 
 // Encode encodes body as JSON and merges opts, the request's
@@ -58,7 +62,18 @@ func EncodeRequest[T any](req *provider.Request, build func(*provider.Request) (
 // is a *provider.FieldError naming the option's path,
 // "provider_options.<key>[.<key>...]". Without options the body is
 // json.Marshal's; with them its keys are sorted.
-func Encode(body any, opts map[string]any, owned Owned) (Encoded, error) {
+//
+// The encoding runs on offstack's workers: encoding/json's recursion into
+// a request's messages and blocks needs several KiB of stack, which an
+// open stream's goroutine would otherwise keep for as long as it streams
+// (see package offstack). It must not be called from offstack's work.
+func Encode(body any, opts map[string]any, owned Owned) (enc Encoded, err error) {
+	offstack.Run(func() { enc, err = encode(body, opts, owned) })
+	return enc, err
+}
+
+// encode is Encode on the caller's goroutine.
+func encode(body any, opts map[string]any, owned Owned) (Encoded, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return Encoded{}, fmt.Errorf("httpx: encoding the request: %w", err)

@@ -1,7 +1,6 @@
 package httpx
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -24,12 +23,22 @@ var ErrCut = errors.New("provider stream cut in the middle of an event")
 // MaxLineBytes bounds one line of a stream. A longer line is ErrMalformed.
 const MaxLineBytes = 16 << 20
 
-// readerBufferSize is the bufio buffer of a Reader; longer lines are
-// assembled in a separate, reused buffer. Every open stream holds one, on
-// top of the 4 KiB read buffer of its HTTP connection, so it is small: the
-// lines of the providers' streams are a few hundred bytes (8 KiB cost 6 KiB
-// more per open stream; see docs/performance.md, "Earlier measurements").
-const readerBufferSize = 2 << 10
+// A Reader reads into one of two buffers. While it waits for the body
+// with nothing left to read, it reads into waitBufferSize bytes of its own,
+// enough for a whole event of the providers' streams (their lines are a
+// few hundred bytes), so an open stream waiting for its next chunk holds no
+// more. Once what arrived is more than that, or a line is only partly
+// there, it reads into a pooled readerBufferSize buffer until it has read
+// everything in it, and gives the buffer back. Longer lines are assembled
+// in a separate, reused buffer. (A Reader that kept a 2 KiB bufio buffer
+// cost every open stream 2 KiB; see docs/performance.md.)
+const (
+	waitBufferSize   = 512
+	readerBufferSize = 4 << 10
+)
+
+// readBuffers are the buffers Readers read into while data flows.
+var readBuffers = sync.Pool{New: func() any { return new([readerBufferSize]byte) }}
 
 // Event is one server-sent event. Its slices are valid until the next call
 // of Reader.Next.
@@ -56,7 +65,16 @@ type Event struct {
 // A Reader reuses its buffers across events and, through GetReader and
 // PutReader, across streams. It is not safe for concurrent use.
 type Reader struct {
-	br   *bufio.Reader
+	body io.Reader
+	// buf[r:w] is what was read from body and not yet consumed. buf is
+	// wait[:] or big[:].
+	buf  []byte
+	r, w int
+	// err is body's error, returned once buf[r:w] is consumed.
+	err  error
+	big  *[readerBufferSize]byte
+	wait [waitBufferSize]byte
+
 	name []byte
 	data []byte
 	long []byte
@@ -67,9 +85,7 @@ type Reader struct {
 	bad []byte
 }
 
-var readers = sync.Pool{New: func() any {
-	return &Reader{br: bufio.NewReaderSize(nil, readerBufferSize)}
-}}
+var readers = sync.Pool{New: func() any { return new(Reader) }}
 
 // GetReader returns a pooled Reader reading from body. extra names a
 // non-standard field to accept as an event of its own (for example
@@ -77,15 +93,17 @@ var readers = sync.Pool{New: func() any {
 // line); pass "" for none. Return the Reader with PutReader.
 func GetReader(body io.Reader, extra string) *Reader {
 	r := readers.Get().(*Reader)
-	r.br.Reset(body)
+	r.body = body
+	r.buf, r.r, r.w, r.err = r.wait[:], 0, 0, nil
 	r.extra = extra
 	return r
 }
 
 // PutReader returns r to the pool. r must not be used afterwards.
 func PutReader(r *Reader) {
+	r.release()
+	r.body, r.buf, r.err = nil, nil, nil
 	r.bad = r.bad[:0]
-	r.br.Reset(nil)
 	if cap(r.long) > 1<<20 {
 		r.long = nil
 	}
@@ -153,7 +171,10 @@ func (r *Reader) Next() (Event, error) {
 // for it, is already in the Reader's buffer: Next would return it without
 // reading the body. It reads nothing and changes nothing.
 func (r *Reader) Ready() bool {
-	buf, _ := r.br.Peek(r.br.Buffered())
+	if r.err != nil {
+		return true // Next returns what is left, then the body's error
+	}
+	buf := r.buf[r.r:r.w]
 	hasData := false
 	for {
 		i := bytes.IndexByte(buf, '\n')
@@ -183,37 +204,91 @@ func (r *Reader) Ready() bool {
 
 // readLine returns the next line without its line end, and whether it had
 // one. A last line without one is returned as it is; the call after it
-// returns io.EOF.
+// returns the body's error (io.EOF). The line is valid until the next
+// call.
 func (r *Reader) readLine() ([]byte, bool, error) {
-	line, err := r.br.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		r.long = append(r.long[:0], line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
+	long := false
+	for empty := 0; ; {
+		rest := r.buf[r.r:r.w]
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			r.r += i + 1
+			return r.line(rest[:i], long), true, nil
+		}
+		if r.err != nil {
+			r.r = r.w
+			line := r.line(rest, long)
+			if len(line) == 0 || !errors.Is(r.err, io.EOF) {
+				return nil, false, r.err
+			}
+			return line, false, nil
+		}
+		switch {
+		case len(rest) == 0:
+			// Nothing is left to read: wait in the Reader's own bytes.
+			r.release()
+		case r.big == nil:
+			// Part of a line is here: read the rest into a larger buffer.
+			r.big = readBuffers.Get().(*[readerBufferSize]byte)
+			r.buf, r.r, r.w = r.big[:], 0, copy(r.big[:], rest)
+		case r.w == len(r.buf) && r.r > 0:
+			r.r, r.w = 0, copy(r.buf, rest)
+		case r.w == len(r.buf):
+			// A line longer than the buffer.
+			if !long {
+				r.long, long = r.long[:0], true
+			}
+			r.long = append(r.long, rest...)
 			if len(r.long) > MaxLineBytes {
 				return nil, false, fmt.Errorf("%w: a line longer than %d bytes", ErrMalformed, MaxLineBytes)
 			}
-			line, err = r.br.ReadSlice('\n')
-			r.long = append(r.long, line...)
+			r.r, r.w = 0, 0
 		}
-		line = r.long
+		n, err := r.body.Read(r.buf[r.w:])
+		r.w += n
+		if empty = empty + 1; n > 0 {
+			empty = 0
+		}
+		switch {
+		case err != nil:
+			r.err = err
+		case empty == 100:
+			r.err = io.ErrNoProgress // as bufio does
+		}
 	}
-	if err != nil && (!errors.Is(err, io.EOF) || len(line) == 0) {
-		return nil, false, err
+}
+
+// line is b without a trailing "\r", after what long assembled when long.
+func (r *Reader) line(b []byte, long bool) []byte {
+	if long {
+		r.long = append(r.long, b...)
+		b = r.long
 	}
-	line, whole := bytes.CutSuffix(line, []byte{'\n'})
-	return bytes.TrimSuffix(line, []byte{'\r'}), whole, nil
+	return bytes.TrimSuffix(b, []byte{'\r'})
+}
+
+// release gives the pooled buffer back and reads into the Reader's own
+// bytes again; nothing is left to read in the buffer.
+func (r *Reader) release() {
+	if r.big != nil {
+		readBuffers.Put(r.big)
+		r.big = nil
+	}
+	r.buf, r.r, r.w = r.wait[:], 0, 0
 }
 
 // Drain reads and discards what is left of the body, up to limit bytes, so
 // that an HTTP/1.1 connection can go back to the idle pool. It reports
 // whether the body ended.
 func (r *Reader) Drain(limit int64) bool {
-	buffered := int64(r.br.Buffered())
+	buffered := int64(r.w - r.r)
 	if buffered > limit {
 		return false
 	}
-	_, _ = r.br.Discard(int(buffered))
-	_, err := io.CopyN(io.Discard, r.br, limit-buffered+1)
+	r.release()
+	if r.err != nil {
+		return errors.Is(r.err, io.EOF)
+	}
+	_, err := io.CopyN(io.Discard, r.body, limit-buffered+1)
 	return errors.Is(err, io.EOF)
 }
 

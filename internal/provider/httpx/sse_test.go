@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -125,6 +126,112 @@ func TestDrainReportsWhetherTheBodyEnded(t *testing.T) {
 	}
 	if r2.Drain(100) {
 		t.Error("Drain of a rest longer than the limit = true, want false")
+	}
+}
+
+// pieces reads body in reads of at most n bytes.
+type pieces struct {
+	body []byte
+	n    int
+}
+
+func (p *pieces) Read(b []byte) (int, error) {
+	if len(p.body) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(b[:min(len(b), p.n)], p.body)
+	p.body = p.body[k:]
+	return k, nil
+}
+
+// readPieces is readAll with body read n bytes at a time.
+func readPieces(body, extra string, n int) ([]sseEvent, error) {
+	r := GetReader(&pieces{[]byte(body), n}, extra)
+	defer PutReader(r)
+	var out []sseEvent
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, sseEvent{string(ev.Name), string(ev.Data)})
+	}
+}
+
+// TestReaderEventsDoNotDependOnHowTheBodyArrives: the same body read whole
+// and in reads of every size around the Reader's two buffers gives the
+// same events and the same end: lines cut anywhere, a "\r\n" cut in two,
+// lines longer than either buffer, a last line without its end.
+func TestReaderEventsDoNotDependOnHowTheBodyArrives(t *testing.T) {
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "event: e%d\r\ndata: %s\r\n\r\n", i, strings.Repeat("y", i*37))
+		fmt.Fprintf(&b, ": keep-alive\ndata: %s\ndata: two\n\n", strings.Repeat("z", (i*173)%(2*readerBufferSize)))
+	}
+	b.WriteString("data: last")
+	body := b.String()
+	want, wantErr := readAll(body, "")
+	if len(want) != 81 || !errors.Is(wantErr, io.EOF) {
+		t.Fatalf("read whole: %d events, %v; want 81 and io.EOF", len(want), wantErr)
+	}
+	for _, n := range []int{1, 2, 7, waitBufferSize - 1, waitBufferSize, waitBufferSize + 1, readerBufferSize - 1, readerBufferSize, readerBufferSize + 1, 3 * readerBufferSize} {
+		got, err := readPieces(body, "", n)
+		if !errors.Is(err, io.EOF) || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("read %d bytes at a time: %d events ending in %v, want the %d events read whole", n, len(got), err, len(want))
+		}
+	}
+}
+
+// blockingBody hands each Read's buffer size to reads and then blocks
+// until unblock is closed.
+type blockingBody struct {
+	rest    []byte
+	reads   chan int
+	unblock chan struct{}
+}
+
+func (b *blockingBody) Read(p []byte) (int, error) {
+	if len(b.rest) > 0 {
+		n := copy(p, b.rest)
+		b.rest = b.rest[n:]
+		return n, nil
+	}
+	b.reads <- len(p)
+	<-b.unblock
+	return 0, io.EOF
+}
+
+// TestWaitingReaderHoldsNoReadBuffer: once a Reader has read everything
+// that arrived, it waits for the next chunk in its own few hundred bytes,
+// not in the pooled read buffer a burst of several KiB needed; every open
+// stream waits so.
+func TestWaitingReaderHoldsNoReadBuffer(t *testing.T) {
+	var burst strings.Builder
+	for range 20 {
+		burst.WriteString("data: " + strings.Repeat("x", 300) + "\n\n")
+	}
+	body := &blockingBody{rest: []byte(burst.String()), reads: make(chan int, 1), unblock: make(chan struct{})}
+	r := GetReader(body, "")
+	defer PutReader(r)
+	for i := range 20 {
+		if _, err := r.Next(); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Next()
+		done <- err
+	}()
+	if n := <-body.reads; n > waitBufferSize {
+		t.Errorf("the waiting read has a %d-byte buffer, want at most %d", n, waitBufferSize)
+	}
+	if r.big != nil {
+		t.Error("the waiting Reader still holds its pooled read buffer")
+	}
+	close(body.unblock)
+	if err := <-done; !errors.Is(err, io.EOF) {
+		t.Errorf("Next after the body ended: %v, want io.EOF", err)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -121,7 +122,22 @@ type Options struct {
 	// do) on a self-signed certificate; CertificatePEM is what clients
 	// trust. Without it the server speaks HTTP/1.1 in the clear.
 	TLS bool
+	// Format is the wire format of the streams: FormatOpenAI (the
+	// default), FormatAnthropic (the Messages API's events, served at
+	// /v1/messages) or FormatGemini (streamGenerateContent's server-sent
+	// events, served at /v1/models/{model}:streamGenerateContent). The
+	// text and the pacing are the same in all three, so a benchmark can
+	// hold the same streams through each adapter. Faults other than
+	// delays are OpenAI's in every format.
+	Format string
 }
+
+// The formats a Server can stream in (Options.Format).
+const (
+	FormatOpenAI    = "openai"
+	FormatAnthropic = "anthropic"
+	FormatGemini    = "gemini"
+)
 
 // Pause holds streams at a point (see Options.Pause).
 type Pause struct {
@@ -133,8 +149,10 @@ type Pause struct {
 type Server struct {
 	srv    *httptest.Server
 	opts   Options
-	chunks [][]byte // encoded content chunks
-	tail   []byte   // finish chunk, usage chunk, [DONE]
+	path   func(string) bool // whether a request path is the format's
+	head   []byte            // before the content chunks (OpenAI's role chunk)
+	chunks [][]byte          // encoded content chunks
+	tail   []byte            // finish, usage and terminator
 
 	requests atomic.Int64
 	open     atomic.Int64
@@ -148,14 +166,16 @@ func NewServer(opts Options) *Server {
 		opts.Chunks = 20
 	}
 	s := &Server{opts: opts, quit: make(chan struct{})}
-	for i := range opts.Chunks {
-		s.chunks = append(s.chunks, chunk(fmt.Sprintf(`{"content":%q}`, Word(i)), "null"))
+	switch opts.Format {
+	case FormatAnthropic:
+		s.anthropic()
+	case FormatGemini:
+		s.gemini()
+	case "", FormatOpenAI:
+		s.openAI()
+	default:
+		panic("openaitest: unknown format " + opts.Format)
 	}
-	var tail bytes.Buffer
-	tail.Write(chunk(`{}`, `"stop"`))
-	fmt.Fprintf(&tail, "data: {\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"created\":1730000000,\"model\":\"fake\",\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\n", 10, opts.Chunks, 10+opts.Chunks)
-	tail.WriteString("data: [DONE]\n\n")
-	s.tail = tail.Bytes()
 	if opts.TLS {
 		s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 		s.srv.EnableHTTP2 = true
@@ -211,13 +231,58 @@ func Text(n int) string {
 	return b.String()
 }
 
+// openAI encodes the streams as Chat Completions chunks.
+func (s *Server) openAI() {
+	s.path = func(p string) bool { return p == "/v1/chat/completions" }
+	s.head = chunk(`{"role":"assistant","content":""}`, "null")
+	for i := range s.opts.Chunks {
+		s.chunks = append(s.chunks, chunk(fmt.Sprintf(`{"content":%q}`, Word(i)), "null"))
+	}
+	var tail bytes.Buffer
+	tail.Write(chunk(`{}`, `"stop"`))
+	fmt.Fprintf(&tail, "data: {\"id\":\"chatcmpl-fake\",\"object\":\"chat.completion.chunk\",\"created\":1730000000,\"model\":\"fake\",\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\n", 10, s.opts.Chunks, 10+s.opts.Chunks)
+	tail.WriteString("data: [DONE]\n\n")
+	s.tail = tail.Bytes()
+}
+
+// anthropic encodes the streams as the Messages API's events: the message
+// and its text block start, one text_delta per chunk, then the block's
+// stop, the stop reason with the usage, and message_stop.
+func (s *Server) anthropic() {
+	s.path = func(p string) bool { return p == "/v1/messages" }
+	s.head = []byte("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_fake\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"fake\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n")
+	for i := range s.opts.Chunks {
+		s.chunks = append(s.chunks, fmt.Appendf(nil, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":%q}}\n\n", Word(i)))
+	}
+	s.tail = fmt.Appendf(nil, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"+
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":%d}}\n\n"+
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", s.opts.Chunks)
+}
+
+// gemini encodes the streams as streamGenerateContent's chunks: one
+// candidate part per chunk, the last chunk with the finish reason and the
+// usage; the stream ends with the body.
+func (s *Server) gemini() {
+	s.path = func(p string) bool {
+		return strings.HasPrefix(p, "/v1/models/") && strings.HasSuffix(p, ":streamGenerateContent")
+	}
+	part := func(text, finish, usage string) []byte {
+		return fmt.Appendf(nil, "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":%q}],\"role\":\"model\"}%s,\"index\":0}]%s,\"modelVersion\":\"fake\",\"responseId\":\"fake\"}\r\n\r\n", text, finish, usage)
+	}
+	for i := range s.opts.Chunks {
+		s.chunks = append(s.chunks, part(Word(i), "", ""))
+	}
+	s.tail = part("", `,"finishReason":"STOP"`, fmt.Sprintf(`,"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":%d,"totalTokenCount":%d}`, s.opts.Chunks, 10+s.opts.Chunks))
+}
+
 func chunk(delta, finish string) []byte {
 	return []byte(`data: {"id":"chatcmpl-fake","object":"chat.completion.chunk","created":1730000000,"model":"fake","choices":[{"index":0,"delta":` +
 		delta + `,"logprobs":null,"finish_reason":` + finish + `}]}` + "\n\n")
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+	if r.Method != http.MethodPost || !s.path(r.URL.Path) {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return
 	}
@@ -225,7 +290,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		Stream bool `json:"stream"`
 	}
 	body, _ := io.ReadAll(r.Body)
-	if json.Unmarshal(body, &req) != nil || !req.Stream {
+	// Gemini's requests say nothing of streaming: the method does.
+	if json.Unmarshal(body, &req) != nil || !req.Stream && s.opts.Format != FormatGemini {
 		http.Error(w, `{"error":{"message":"want a JSON body with stream: true","type":"invalid_request_error"}}`, http.StatusBadRequest)
 		return
 	}
@@ -269,8 +335,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-cache")
 	flusher := w.(http.Flusher)
 	wrote = true
-	_, _ = w.Write(chunk(`{"role":"assistant","content":""}`, "null"))
-	flusher.Flush()
+	if len(s.head) > 0 {
+		_, _ = w.Write(s.head)
+		flusher.Flush()
+	}
 	for i, c := range s.chunks {
 		if f.Kind != None && i == f.After {
 			s.fail(w, r, f)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/anthropic"
+	"github.com/llmrelay/llmrelay/internal/provider/gemini"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	"github.com/llmrelay/llmrelay/internal/provider/openai"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
@@ -168,5 +170,28 @@ func TestSlowFirstByteEndsWithTheClient(t *testing.T) {
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Errorf("Stream = %v, want context.Canceled", err)
+	}
+}
+
+// TestEveryFormatStreamsTheSameReply: the adapter of each format reads the
+// Server's stream as the whole text, finished, with its usage: what the
+// benchmark holds through each adapter is a valid reply in that format.
+func TestEveryFormatStreamsTheSameReply(t *testing.T) {
+	for _, tc := range []struct {
+		format string
+		build  provider.Factory
+	}{
+		{openaitest.FormatOpenAI, openai.New},
+		{openaitest.FormatAnthropic, anthropic.New},
+		{openaitest.FormatGemini, gemini.New},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			s := openaitest.Start(t, openaitest.Options{Chunks: 7, Format: tc.format})
+			p := pt.HTTPProvider(t, tc.build, provider.Config{Name: "fake", Kind: tc.format, BaseURL: s.URL(), APIKeyEnv: "OPENAITEST_FAKE_KEY"}, "key")
+			r := pt.Collect(context.Background(), p, pt.NewRequest("fake"))
+			if r.Err != nil || r.Text != openaitest.Text(7) || r.Finish != provider.FinishStop || r.Usage.OutputTokens != 7 {
+				t.Errorf("%q finish %d usage %+v err %v; want the whole text, finished, 7 output tokens", r.Text, r.Finish, r.Usage, r.Err)
+			}
+		})
 	}
 }
