@@ -80,9 +80,12 @@ func startFloorDump(ctx context.Context, env string, up *upstream, dir string) (
 }
 
 // relayConfig is the generated configuration: an `openai` provider at the
-// fast upstream and a `slow` one at the paced upstream, no keys (loopback),
-// limits that let 10,000 streams through, and the metrics endpoint on, for
-// the Go runtime's memory and allocation counters. With a CA file the
+// fast upstream and a `slow` one at the paced upstream, both of the
+// upstream's format (-upstream-format; a key only where the adapter needs
+// one), limits that let 10,000 streams through, idle limits no shorter than
+// a slow stream (slowStream: its whole length, so any -hold-chunk-delay
+// passes), and the metrics endpoint on, for the Go runtime's memory and
+// allocation counters. With a CA file the
 // fast and slow upstreams serve HTTPS (and HTTP/2) on a certificate it
 // holds. When tailURL is not empty, a `tail` provider points at the
 // upstream whose first byte has a long tail (for hedging; HTTP/1.1).
@@ -121,15 +124,16 @@ providers:
 deadlines:
   default: %[8]s
   max: 600s
-  stream_idle: 30s
-  max_stream_idle: 300s
+  stream_idle: %[10]s
+  max_stream_idle: %[11]s
 limits:
   max_concurrent_streams_per_conn: 1000
   provider_queue: 64
   keepalive_min_time: 10s
   keepalive_time: 2m
   keepalive_timeout: 20s
-`, listen, door, metricsListen, fastURL, slowURL, transport, tail, slowStream+time.Minute, upstreamFormat)
+`, listen, door, metricsListen, fastURL, slowURL, transport, tail, slowStream+time.Minute, upstreamFormat,
+		max(30*time.Second, slowStream), max(300*time.Second, slowStream))
 }
 
 // upstreamFormat is the upstream's wire format (-upstream-format): the
