@@ -1,40 +1,12 @@
 package anthropic
 
 import (
-	"bufio"
-	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
-
-// dataLines returns the data of every event of the .sse files matching
-// pattern under testdata.
-func dataLines(tb testing.TB, pattern string) [][]byte {
-	tb.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", pattern))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no fixtures %s: %v", pattern, err)
-	}
-	var out [][]byte
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			if data, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok {
-				out = append(out, bytes.Clone(data))
-			}
-		}
-	}
-	return out
-}
 
 // TestDecodeFastTakesTheDeltas: the fast path does the work it exists
 // for, every delta of the recorded streams (text, tool input, thinking,
@@ -43,7 +15,7 @@ func dataLines(tb testing.TB, pattern string) [][]byte {
 // with encoding/json is FuzzDecodeFast's job.)
 func TestDecodeFastTakesTheDeltas(t *testing.T) {
 	kinds := map[string][2]int{} // event type: taken, seen
-	for _, data := range dataLines(t, "recorded/*.sse") {
+	for _, data := range pt.DataLines(t, "recorded/*.sse") {
 		var probe streamEvent
 		var j httpx.JSONDecoder
 		if err := j.Decode(data, &probe); err != nil {
@@ -78,10 +50,10 @@ func TestDecodeFastTakesTheDeltas(t *testing.T) {
 // event, encoding/json must accept it too and decode the same values.
 // Seeded with every data line of the fixtures and the edge cases below.
 func FuzzDecodeFast(f *testing.F) {
-	for _, data := range dataLines(f, "*.sse") {
+	for _, data := range pt.DataLines(f, "*.sse") {
 		f.Add(data)
 	}
-	for _, data := range dataLines(f, "recorded/*.sse") {
+	for _, data := range pt.DataLines(f, "recorded/*.sse") {
 		f.Add(data)
 	}
 	for _, s := range []string{

@@ -1,41 +1,14 @@
 package gemini
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
-
-// dataLines returns the data of every event of the .sse files matching
-// pattern under testdata.
-func dataLines(tb testing.TB, pattern string) [][]byte {
-	tb.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", pattern))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no fixtures %s: %v", pattern, err)
-	}
-	var out [][]byte
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			if data, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok {
-				out = append(out, bytes.Clone(data))
-			}
-		}
-	}
-	return out
-}
 
 // TestDecodeFastTakesTheTextChunks: the fast path does the work it exists
 // for, every chunk of text, thoughts and signatures in the fixtures and
@@ -44,7 +17,7 @@ func dataLines(tb testing.TB, pattern string) [][]byte {
 // job.)
 func TestDecodeFastTakesTheTextChunks(t *testing.T) {
 	taken, text := 0, 0
-	for _, data := range append(dataLines(t, "*.sse"), dataLines(t, "recorded/*.sse")...) {
+	for _, data := range append(pt.DataLines(t, "*.sse"), pt.DataLines(t, "recorded/*.sse")...) {
 		call := bytes.Contains(data, []byte(`"functionCall"`))
 		fast := decodeFast(data, &chunk{Candidates: []candidate{}})
 		switch {
@@ -73,7 +46,7 @@ func TestDecodeFastTakesTheTextChunks(t *testing.T) {
 // starting from the chunk as Decode prepares it. Seeded with every data
 // line of the fixtures and the edge cases below.
 func FuzzDecodeFast(f *testing.F) {
-	for _, data := range append(dataLines(f, "*.sse"), dataLines(f, "recorded/*.sse")...) {
+	for _, data := range append(pt.DataLines(f, "*.sse"), pt.DataLines(f, "recorded/*.sse")...) {
 		f.Add(data)
 	}
 	for _, s := range []string{

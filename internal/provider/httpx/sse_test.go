@@ -12,7 +12,12 @@ type sseEvent struct{ name, data string }
 
 // readAll reads every event of body, and the error that ended it.
 func readAll(body, extra string) ([]sseEvent, error) {
-	r := GetReader(strings.NewReader(body), extra)
+	return readFrom(strings.NewReader(body), extra)
+}
+
+// readFrom is readAll from body.
+func readFrom(body io.Reader, extra string) ([]sseEvent, error) {
+	r := GetReader(body, extra)
 	defer PutReader(r)
 	var out []sseEvent
 	for {
@@ -144,20 +149,6 @@ func (p *pieces) Read(b []byte) (int, error) {
 	return k, nil
 }
 
-// readPieces is readAll with body read n bytes at a time.
-func readPieces(body, extra string, n int) ([]sseEvent, error) {
-	r := GetReader(&pieces{[]byte(body), n}, extra)
-	defer PutReader(r)
-	var out []sseEvent
-	for {
-		ev, err := r.Next()
-		if err != nil {
-			return out, err
-		}
-		out = append(out, sseEvent{string(ev.Name), string(ev.Data)})
-	}
-}
-
 // TestReaderEventsDoNotDependOnHowTheBodyArrives: the same body read whole
 // and in reads of every size around the Reader's two buffers gives the
 // same events and the same end: lines cut anywhere, a "\r\n" cut in two,
@@ -175,7 +166,7 @@ func TestReaderEventsDoNotDependOnHowTheBodyArrives(t *testing.T) {
 		t.Fatalf("read whole: %d events, %v; want 81 and io.EOF", len(want), wantErr)
 	}
 	for _, n := range []int{1, 2, 7, waitBufferSize - 1, waitBufferSize, waitBufferSize + 1, readerBufferSize - 1, readerBufferSize, readerBufferSize + 1, 3 * readerBufferSize} {
-		got, err := readPieces(body, "", n)
+		got, err := readFrom(&pieces{[]byte(body), n}, "")
 		if !errors.Is(err, io.EOF) || fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("read %d bytes at a time: %d events ending in %v, want the %d events read whole", n, len(got), err, len(want))
 		}

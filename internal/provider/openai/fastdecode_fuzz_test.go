@@ -1,33 +1,19 @@
 package openai
 
 import (
-	"bufio"
-	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
 
 // FuzzDecodeFast holds decodeFast to encoding/json: whenever it accepts a
 // chunk, encoding/json must accept it too and decode the same values. Seeded
 // with every data line of the fixtures and the edge cases below.
 func FuzzDecodeFast(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.sse"))
-	recorded, _ := filepath.Glob(filepath.Join("testdata", "recorded", "*.sse"))
-	for _, name := range append(files, recorded...) {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		for sc.Scan() {
-			if data, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok {
-				f.Add(bytes.Clone(data))
-			}
-		}
+	for _, data := range append(pt.DataLines(f, "*.sse"), pt.DataLines(f, "recorded/*.sse")...) {
+		f.Add(data)
 	}
 	for _, s := range []string{
 		`{"choices":[{"index":0,"delta":{"content":"a\"b\\c\/d\b\f\n\r\t\u00e9\ud83d\ude00\ud800x"}}]}`,
