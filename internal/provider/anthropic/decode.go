@@ -114,7 +114,9 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 	d.ev = streamEvent{}
 	if !decodeFast(ev.Data, &d.ev) {
 		d.ev = streamEvent{}
-		if err := d.json.Decode(ev.Data, &d.ev); err != nil {
+		err := d.json.Decode(ev.Data, &d.ev)
+		d.json.Release() // the fast path takes the next events
+		if err != nil {
 			return false, httpx.ProtocolError(err, ev.Data)
 		}
 	}

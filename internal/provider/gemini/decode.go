@@ -90,7 +90,9 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		cands = d.c.Candidates[:cap(d.c.Candidates)]
 		clear(cands)
 		d.c = chunk{Candidates: cands[:0]}
-		if err := d.json.Decode(ev.Data, &d.c); err != nil {
+		err := d.json.Decode(ev.Data, &d.c)
+		d.json.Release() // the fast path takes the next events
+		if err != nil {
 			return false, httpx.ProtocolError(err, ev.Data)
 		}
 	}

@@ -47,6 +47,15 @@ func (j *JSONDecoder) Decode(data []byte, v any) error {
 	return err
 }
 
+// Release drops the encoding/json.Decoder and its buffers; the next Decode
+// starts afresh. A decoder whose fast path takes nearly every event calls
+// it after each of the few it does not, so that a stream waiting for its
+// next event holds none of encoding/json's state.
+func (j *JSONDecoder) Release() {
+	j.dec = nil
+	j.r.Reset(nil)
+}
+
 // decode is Decode's work, on a worker.
 func (j *JSONDecoder) decode() {
 	data := j.data

@@ -91,3 +91,22 @@ func TestJSONRunsOffTheStreamsGoroutine(t *testing.T) {
 		t.Errorf("EncodeRequest: %v, on a worker: %v; want it encoded on a worker", err, encoded)
 	}
 }
+
+// TestReleaseDropsTheDecodersState: after Release the JSONDecoder holds
+// none of encoding/json's state (a held stream whose events the fast path
+// takes keeps none), and the next Decode works afresh.
+func TestReleaseDropsTheDecodersState(t *testing.T) {
+	var j JSONDecoder
+	var v struct{ A string }
+	if err := j.Decode([]byte(`{"A":"x"}`), &v); err != nil || j.dec == nil {
+		t.Fatalf("Decode: %v, decoder kept %v; want it kept between events", err, j.dec != nil)
+	}
+	j.Release()
+	if j.dec != nil || j.r.Size() != 0 {
+		t.Error("Release kept the decoder or its input")
+	}
+	v.A = ""
+	if err := j.Decode([]byte(`{"A":"y"}`), &v); err != nil || v.A != "y" {
+		t.Errorf("Decode after Release: %q, %v; want y", v.A, err)
+	}
+}
