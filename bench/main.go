@@ -142,7 +142,10 @@ func main() {
 	switch upstreamFormat {
 	case openaitest.FormatOpenAI:
 	case openaitest.FormatAnthropic, openaitest.FormatGemini:
+		// The direct call, the floors and the HTTP door speak OpenAI's
+		// format: only llmrelay's held streams are measured.
 		o.holdOnly = true
+		o.floor, o.grpcHop, o.floorPerChunk, o.http = false, false, false, false
 	default:
 		fmt.Fprintf(os.Stderr, "bench: -upstream-format %q: want openai, anthropic or gemini\n", upstreamFormat)
 		os.Exit(2)
@@ -215,9 +218,6 @@ func run(ctx context.Context, o options) error {
 	}
 	defer rel.kill()
 	servers = append(servers, rel)
-	if o.holdOnly {
-		o.floor, o.grpcHop, o.floorPerChunk, o.http = false, false, false, false
-	}
 	if o.binB != "" {
 		relB, err := startRelayB(ctx, o.binB, o.relayEnv, filepath.Join(dir, "b"), up.fast, up.slow, up.ca, slowStream)
 		if err != nil {
@@ -285,7 +285,9 @@ func run(ctx context.Context, o options) error {
 
 	rep := report{chunks: o.chunks, kinds: kinds}
 	if o.holdOnly {
-		rep.held = holdAll(ctx, o, servers, up, want)
+		if rep.held, err = holdAll(ctx, o, servers, up, want); err != nil {
+			return err
+		}
 		stopAll(servers)
 		rep.printHeld(os.Stdout)
 		return nil
@@ -336,17 +338,21 @@ func run(ctx context.Context, o options) error {
 		rep.loads = append(rep.loads, row)
 	}
 
-	rep.held = holdAll(ctx, o, servers, up, want)
+	if rep.held, err = holdAll(ctx, o, servers, up, want); err != nil {
+		return err
+	}
 	stopAll(servers)
 	rep.print(os.Stdout)
 	return nil
 }
 
 // holdAll holds -hold slow streams open through each server in turn (not
-// the gRPC hop's, nor the floor's without -hold-floor).
-func holdAll(ctx context.Context, o options, servers []*relay, up *upstream, want string) []held {
+// the gRPC hop's, nor the floor's without -hold-floor). A hold that went
+// wrong is a warning beside its figures; a client that cannot be made is
+// the error.
+func holdAll(ctx context.Context, o options, servers []*relay, up *upstream, want string) ([]held, error) {
 	if o.skipHold {
-		return nil
+		return nil, nil
 	}
 	var all []held
 	for _, s := range servers {
@@ -358,8 +364,7 @@ func holdAll(ctx context.Context, o options, servers []*relay, up *upstream, wan
 		for range o.holdConns {
 			c, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 			if err != nil {
-				fmt.Println("warning:", err)
-				return all
+				return all, err
 			}
 			defer c.Close()
 			clients = append(clients, llmrelayv1.NewLLMServiceClient(c))
@@ -371,7 +376,7 @@ func holdAll(ctx context.Context, o options, servers []*relay, up *upstream, wan
 			fmt.Println("warning:", err)
 		}
 	}
-	return all
+	return all, nil
 }
 
 // stopAll stops the servers, warning of those that exit with an error.

@@ -81,15 +81,19 @@ type decoder struct {
 	signed bool
 }
 
+// reset empties d.c for the next chunk, keeping its candidates' array
+// with the elements cleared: encoding/json merges into reused elements.
+func (d *decoder) reset() {
+	cands := d.c.Candidates[:cap(d.c.Candidates)]
+	clear(cands)
+	d.c = chunk{Candidates: cands[:0]}
+}
+
 // Decode implements httpx.Decoder.
 func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
-	cands := d.c.Candidates[:cap(d.c.Candidates)]
-	clear(cands) // encoding/json merges into reused elements
-	d.c = chunk{Candidates: cands[:0]}
+	d.reset()
 	if !decodeFast(ev.Data, &d.c) {
-		cands = d.c.Candidates[:cap(d.c.Candidates)]
-		clear(cands)
-		d.c = chunk{Candidates: cands[:0]}
+		d.reset()
 		err := d.json.Decode(ev.Data, &d.c)
 		d.json.Release() // the fast path takes the next events
 		if err != nil {
