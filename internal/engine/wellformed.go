@@ -1,0 +1,238 @@
+package engine
+
+import (
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+)
+
+// wellFormed reports whether r certainly keeps every buf.validate rule of
+// GenerateRequest and the messages under it, checked by plain Go in a few
+// hundred nanoseconds instead of protovalidate's CEL programs (tens of
+// microseconds on a cold cache, the largest part of llmrelay's own CPU
+// before the upstream request). It only ever answers "certainly valid":
+// false means "not known", and Validator.Check then runs protovalidate,
+// which decides and names the violations, so what a client sees for a bad
+// request does not depend on this function. Where a rule is awkward to
+// mirror exactly (a string over its limit in bytes but perhaps not in
+// characters, a NaN, a malformed Duration) the answer is false.
+//
+// The rules mirrored here are the proto's; TestWellFormedNeverPassesABrokenRule
+// sets every field reachable from GenerateRequest to values at and beyond
+// each limit, alone and in random combinations, and fails if this function
+// passes a request protovalidate refuses, so a rule added to the proto and
+// not here shows up as a failing test, not as a request let through.
+func wellFormed(r *llmrelayv1.GenerateRequest) bool {
+	if !modelName(r.Model) || len(r.Messages) == 0 || len(r.Messages) > 1024 ||
+		len(r.Tools) > 128 || r.RequestId != "" && !uuidText(r.RequestId) ||
+		len(r.FallbackModels) > 8 || len(r.Metadata) > 64 || len(r.ServerTools) > 64 ||
+		r.MaxToolTurns != nil && (*r.MaxToolTurns < 1 || *r.MaxToolTurns > 1000) ||
+		!durationIn(r.StreamIdleTimeout, false, 3600) || !durationIn(r.FirstEventTimeout, false, 3600) ||
+		!durationIn(r.HeartbeatInterval, false, 300) {
+		return false
+	}
+	for _, m := range r.Messages {
+		if !messageWellFormed(m) {
+			return false
+		}
+	}
+	for _, t := range r.Tools {
+		if !toolName(t.Name) || len(t.Description) > 16384 {
+			return false
+		}
+	}
+	for _, f := range r.FallbackModels {
+		if !modelName(f) {
+			return false
+		}
+	}
+	for k, v := range r.Metadata {
+		if k == "" || len(k) > 128 || len(v) > 1024 {
+			return false
+		}
+	}
+	for _, s := range r.ServerTools {
+		if s == "" || !maxChars(s, 256) {
+			return false
+		}
+	}
+	if g := r.Generation; g != nil {
+		if g.MaxOutputTokens != nil && (*g.MaxOutputTokens < 1 || *g.MaxOutputTokens > 1000000) ||
+			g.Temperature != nil && !(*g.Temperature >= 0 && *g.Temperature <= 2) ||
+			g.TopP != nil && !(*g.TopP >= 0 && *g.TopP <= 1) || len(g.Stop) > 16 {
+			return false
+		}
+		for _, s := range g.Stop {
+			if s == "" || len(s) > 256 {
+				return false
+			}
+		}
+	}
+	if c := r.ToolChoice; c != nil && (c.Mode < 0 || c.Mode > llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL || !maxChars(c.Name, 64)) {
+		return false
+	}
+	if f := r.ResponseFormat; f != nil && (f.JsonSchema == nil || !formatName(f.Name) ||
+		f.MaxValidationRetries != nil && *f.MaxValidationRetries > 10 ||
+		f.OnInvalid < 0 || f.OnInvalid > llmrelayv1.OnInvalid_ON_INVALID_RETURN_TEXT ||
+		!durationIn(f.PartialObjectInterval, true, 60)) {
+		return false
+	}
+	if p := r.Retry; p != nil && (p.MaxAttempts > 10 || !durationIn(p.InitialBackoff, false, 60) ||
+		!durationIn(p.MaxBackoff, false, 300) || p.Midstream < 0 || p.Midstream > llmrelayv1.Midstream_MIDSTREAM_FAIL) {
+		return false
+	}
+	if h := r.Hedging; h != nil && (!durationIn(h.HedgeAfter, false, 300) || h.MaxHedges != nil && *h.MaxHedges > 2 ||
+		h.Target < 0 || h.Target > llmrelayv1.HedgeTarget_HEDGE_TARGET_NEXT) {
+		return false
+	}
+	if o := r.OutputLimit; o != nil && (o.MaxBytes > 1<<30 || o.OnLimit < 0 || o.OnLimit > llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE) {
+		return false
+	}
+	return true
+}
+
+// messageWellFormed mirrors Message's rules and those of the messages under it.
+func messageWellFormed(m *llmrelayv1.Message) bool {
+	const mib = 1 << 20
+	if m.Role < llmrelayv1.Role_ROLE_SYSTEM || m.Role > llmrelayv1.Role_ROLE_TOOL ||
+		len(m.Content) > mib || len(m.ToolCalls) > 128 || !maxChars(m.ToolCallId, 256) ||
+		len(m.Reasoning) > 256 || len(m.Refusal) > mib || len(m.Parts) > 1024 ||
+		len(m.ProviderTools) > 256 || !maxChars(m.ServerTool, 256) {
+		return false
+	}
+	if m.Role != llmrelayv1.Role_ROLE_ASSISTANT &&
+		(len(m.Reasoning) > 0 || m.Refusal != "" || len(m.Parts) > 0 || len(m.ProviderTools) > 0) {
+		return false
+	}
+	for _, c := range m.ToolCalls {
+		if !maxChars(c.Id, 256) || !maxChars(c.Name, 128) || len(c.Arguments) > mib || len(c.Signature) > mib {
+			return false
+		}
+	}
+	for _, r := range m.Reasoning {
+		if len(r.Text) > mib || len(r.Signature) > mib || len(r.Redacted) > mib || !maxChars(r.Format, 64) ||
+			!maxChars(r.Id, 256) || !maxChars(r.Kind, 64) || !maxChars(r.ProviderFormat, 64) {
+			return false
+		}
+	}
+	for _, p := range m.Parts {
+		switch p := p.Part.(type) {
+		case *llmrelayv1.Part_Text:
+			if len(p.Text) > mib {
+				return false
+			}
+		case *llmrelayv1.Part_Reasoning, *llmrelayv1.Part_ToolCall, *llmrelayv1.Part_ProviderTool:
+		default:
+			return false
+		}
+	}
+	for _, b := range m.ProviderTools {
+		if b.Kind == "" || !maxChars(b.Kind, 128) || !maxChars(b.Id, 256) || !maxChars(b.Name, 128) ||
+			len(b.Input) > mib || len(b.Result) > mib || len(b.Extra) > 65536 || !maxChars(b.Format, 64) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxChars is a max_len rule: at most n characters (the byte length
+// answers first, as a string has no more characters than bytes).
+func maxChars(s string, n int) bool {
+	return len(s) <= n || utf8.RuneCountInString(s) <= n
+}
+
+// durationIn is a duration rule of gt (or gte, with zero) {} and lte
+// {seconds: max} on an optional field: unset passes. A Duration that is
+// not well formed (nanos out of range or of the other sign) is not known
+// to pass.
+func durationIn(d *durationpb.Duration, zero bool, max int64) bool {
+	if d == nil {
+		return true
+	}
+	s, n := d.Seconds, d.Nanos
+	if s < 0 || n < 0 || n > 999999999 || s > max || s == max && n > 0 {
+		return false
+	}
+	return zero || s > 0 || n > 0
+}
+
+// modelName mirrors model.format and model.path_segments (and, as the
+// pattern needs a first character, required): a lower-case name of up to
+// 63 characters, then optionally a slash and a provider's model name whose
+// slash-separated segments are neither empty, "." nor "..".
+func modelName(s string) bool {
+	i := 0
+	for i < len(s) && s[i] != '/' {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || i > 0 && (c == '_' || c == '-')) {
+			return false
+		}
+		i++
+	}
+	if i == 0 || i > 63 || len(s) > 256 {
+		return false
+	}
+	if i == len(s) {
+		return true
+	}
+	rest, segment := s[i+1:], 0 // segment: where the current one starts
+	if rest == "" || !alnum(rest[0]) {
+		return false
+	}
+	for j := 0; j <= len(rest); j++ {
+		if j == len(rest) || rest[j] == '/' {
+			if seg := rest[segment:j]; seg == "" || seg == "." || seg == ".." {
+				return false
+			}
+			segment = j + 1
+			continue
+		}
+		if c := rest[j]; !alnum(c) && c != '.' && c != '_' && c != ':' && c != '@' && c != '+' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func alnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// toolName mirrors tool.name: 1 to 64 letters, digits, _ or -.
+func toolName(s string) bool {
+	return s != "" && formatName(s)
+}
+
+// formatName mirrors response_format.name: up to 64 letters, digits, _ or -.
+func formatName(s string) bool {
+	if len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !alnum(c) && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// uuidText mirrors string.uuid: 8-4-4-4-12 hexadecimal digits, either case.
+func uuidText(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+		} else if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
