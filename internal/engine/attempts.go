@@ -541,9 +541,10 @@ const (
 // answerHeaders sets the headers of the attempt whose delta is the call's
 // first.
 func (c *call) answerHeaders(a *retry.Attempt) {
-	c.out.setHeader(HeaderAttempts, strconv.Itoa(a.N))
+	n := strconv.Itoa(a.N)
 	if e := a.Target.Entry; e != nil {
-		c.out.setHeader(HeaderProvider, e.Config.Name)
-		c.out.setHeader(HeaderModel, a.Target.Model)
+		c.out.setHeader(HeaderAttempts, n, HeaderProvider, e.Config.Name, HeaderModel, a.Target.Model)
+		return
 	}
+	c.out.setHeader(HeaderAttempts, n)
 }

@@ -57,9 +57,11 @@ import (
 type Sink interface {
 	// Send delivers the next event. An error means the client is gone.
 	Send(*llmrelayv1.GenerateEvent) error
-	// SetHeader sets a response header, sent with the first event or by
-	// SendHeader; it commits nothing.
-	SetHeader(key, value string)
+	// SetHeader sets response headers, given as key, value pairs (an even
+	// number of strings), sent with the first event or by SendHeader; it
+	// commits nothing. The headers of one step come in one call: gRPC
+	// merges each call's headers into a new map.
+	SetHeader(kv ...string)
 	// SendHeader sends the response headers now, which commits the call:
 	// a client library no longer retries it by itself.
 	SendHeader() error
@@ -700,13 +702,14 @@ type emitter struct {
 	stop, stopped chan struct{}
 }
 
-// setHeader sets a response header of the client's stream, taking turns
-// with the events, as the Sink needs (nothing once the stream went away).
-func (e *emitter) setHeader(key, value string) {
+// setHeader sets response headers of the client's stream (key, value
+// pairs), taking turns with the events, as the Sink needs (nothing once
+// the stream went away).
+func (e *emitter) setHeader(kv ...string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.gone {
-		e.sink.SetHeader(key, value)
+		e.sink.SetHeader(kv...)
 	}
 }
 

@@ -90,8 +90,7 @@ func (s *Engine) attach(ctx context.Context, c *call, sink Sink) error {
 // setResumableHeaders tells the client, in the response headers, that the
 // call is resumable and its id.
 func setResumableHeaders(sink Sink, requestID string) {
-	sink.SetHeader(HeaderRequestID, requestID)
-	sink.SetHeader(HeaderResumable, "true")
+	sink.SetHeader(HeaderRequestID, requestID, HeaderResumable, "true")
 }
 
 // Resume streams to sink the events of a resumable call after the

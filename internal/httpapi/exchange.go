@@ -186,9 +186,11 @@ func (x *exchange) reply(body []byte) error {
 
 // SetHeader implements the engine's Sink: a header of the reply, if it is
 // not sent yet.
-func (x *exchange) SetHeader(key, value string) {
+func (x *exchange) SetHeader(kv ...string) {
 	if !x.committed {
-		x.w.Header().Set(key, value)
+		for i := 0; i+1 < len(kv); i += 2 {
+			x.w.Header().Set(kv[i], kv[i+1])
+		}
 	}
 }
 

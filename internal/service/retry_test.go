@@ -109,6 +109,34 @@ func TestRetriesTransientFailuresUntilSuccess(t *testing.T) {
 	}
 }
 
+// TestResponseHeadersNameTheAttemptProviderAndModel: the response headers
+// of a gRPC call, sent with its first delta, say which attempt the reply
+// starts with, the configured provider and the model, all three (they are
+// set together).
+func TestResponseHeadersNameTheAttemptProviderAndModel(t *testing.T) {
+	in := servertest.Start(t, nil)
+	stream, err := in.Client.Generate(t.Context(), echo(t, input, "", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := stream.Header()
+	if err != nil {
+		t.Fatalf("headers: %v", err)
+	}
+	for key, want := range map[string]string{"llmrelay-attempts": "1", "llmrelay-provider": "mock", "llmrelay-model": "echo"} {
+		if got := md.Get(key); len(got) != 1 || got[0] != want {
+			t.Errorf("header %s = %q, want [%q]", key, got, want)
+		}
+	}
+	for {
+		if _, err := stream.Recv(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("Recv: %v", err)
+		}
+	}
+}
+
 func TestRetryLogsShareTheCallsRequestID(t *testing.T) {
 	logs := &syncBuffer{}
 	in := servertest.Start(t, nil, server.WithRetryTimer(&recordingTimer{}), server.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))

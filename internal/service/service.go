@@ -57,8 +57,8 @@ type sink struct {
 }
 
 // SetHeader implements engine.Sink.
-func (s sink) SetHeader(key, value string) {
-	_ = s.ServerStreamingServer.SetHeader(metadata.Pairs(key, value))
+func (s sink) SetHeader(kv ...string) {
+	_ = s.ServerStreamingServer.SetHeader(metadata.Pairs(kv...))
 }
 
 // SendHeader implements engine.Sink.

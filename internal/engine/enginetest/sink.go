@@ -31,13 +31,15 @@ func (r *Recorder) Send(ev *llmrelayv1.GenerateEvent) error {
 }
 
 // SetHeader implements engine.Sink.
-func (r *Recorder) SetHeader(key, value string) {
+func (r *Recorder) SetHeader(kv ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.headers == nil {
 		r.headers = map[string]string{}
 	}
-	r.headers[key] = value
+	for i := 0; i+1 < len(kv); i += 2 {
+		r.headers[kv[i]] = kv[i+1]
+	}
 }
 
 // SendHeader implements engine.Sink.
