@@ -90,6 +90,9 @@ type Call struct {
 	// last other wrapper, nil when top is not one.
 	peek   *peekStream
 	checks []pendingCheck
+	// checksBuf holds the checks of a chain of up to eight, without an
+	// allocation of their own.
+	checksBuf [8]pendingCheck
 	// link is the index of the link whose step runs.
 	link int
 	vals [maxLinks]any
@@ -230,6 +233,7 @@ func composeFlat(links []Link) grpc.StreamServerInterceptor {
 // handler, every entered link's Exit.
 func (ch *flatChain) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 	c := &Call{Info: info, ctx: ss.Context(), base: ss, top: ss}
+	c.checks = c.checksBuf[:0]
 	return ch.run(c, srv, h, 0)
 }
 

@@ -127,6 +127,10 @@ func noop(name string) Link {
 // it has arrived (for a stream, on the handler's first receive) and fails
 // the call with check's error.
 func requestCheck(name string, check func(ctx context.Context, req any) error, cpuOnly bool) Link {
+	var rc RequestCheck = CheckFunc(check)
+	if cpuOnly {
+		rc = CPUOnly(rc)
+	}
 	return Link{
 		Name: name,
 		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
@@ -136,10 +140,6 @@ func requestCheck(name string, check func(ctx context.Context, req any) error, c
 			return h(ctx, req)
 		},
 		Steps: Steps{Enter: func(c *Call) error {
-			var rc RequestCheck = CheckFunc(check)
-			if cpuOnly {
-				rc = CPUOnly(rc)
-			}
 			c.OnRequest(rc)
 			return nil
 		}},
