@@ -130,23 +130,24 @@ var h2Frames = sync.Pool{New: func() any { return new([h2MaxFrame]byte) }}
 // stream itself. Fields below mu are guarded by its connection's mu.
 type h2Stream struct {
 	cc   *h2Conn
-	req  *http.Request
+	req  *http.Request // until the response headers come
 	wake chan struct{} // capacity 1: the state below changed
 	stop func() bool   // the request context's AfterFunc
 	tmr  *time.Timer   // the response header timeout, if any
 
-	id      uint32
-	open    bool // in cc.streams, holding a slot
-	resp    *http.Response
-	err     error // what reads return once the data is read
-	chunks  []*h2Chunk
+	resp    *http.Response // until RoundTrip returns it
+	err     error          // what reads return once the data is read
+	chunks  []*h2Chunk     // unread data; nil when none
 	unread  int
 	sendWin int64
 	recvWin int64 // bytes the server may still send on the stream
 	unacked int64 // bytes read, not yet given back as stream credit
-	sentEnd bool  // our END_STREAM (or reset) went out
-	recvEnd bool  // the server's END_STREAM came
-	closed  bool  // Body.Close was called
+	id      uint32
+	open    bool // in cc.streams, holding a slot
+	headers bool // the response headers came
+	sentEnd bool // our END_STREAM (or reset) went out
+	recvEnd bool // the server's END_STREAM came
+	closed  bool // Body.Close was called
 }
 
 // Errors of h2Conn. Each is a transport failure for httpx (TransportError);
@@ -283,6 +284,15 @@ type h2Out h2Conn
 func (o *h2Out) Write(p []byte) (int, error) {
 	o.out = append(o.out, p...)
 	return len(p), nil
+}
+
+// unlockFlush unlocks mu and wakes writeLoop when frames are queued.
+func (cc *h2Conn) unlockFlush() {
+	queued := len(cc.out) > 0
+	cc.mu.Unlock()
+	if queued {
+		cc.flush()
+	}
 }
 
 // flush wakes writeLoop for what was queued.
@@ -485,8 +495,7 @@ func (cc *h2Conn) healthCheck() {
 		_ = cc.fr.WritePing(false, [8]byte{'l', 'l', 'm', 'r', 'e', 'l', 'a', 'y'})
 		cc.health.Reset(cc.pingTimeout)
 	}
-	cc.mu.Unlock()
-	cc.flush()
+	cc.unlockFlush()
 }
 
 // RoundTrip sends req on a new stream (taking the slot Reserve reserved)
@@ -530,6 +539,7 @@ func (cc *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 	for {
 		cc.mu.Lock()
 		resp, err := cs.resp, cs.err
+		cs.resp = nil // the stream keeps no response
 		cc.mu.Unlock()
 		if resp != nil {
 			if cs.tmr != nil {
@@ -731,8 +741,7 @@ func (cs *h2Stream) sendData(data []byte, end bool) error {
 				changed = cc.endLocked(cs)
 			}
 		}
-		cc.mu.Unlock()
-		cc.flush()
+		cc.unlockFlush()
 		if changed {
 			cc.notify()
 		}
@@ -810,7 +819,7 @@ func (cs *h2Stream) abort(err error) { cs.abortIf(err, false) }
 func (cs *h2Stream) abortIf(err error, beforeHeaders bool) {
 	cc := cs.cc
 	cc.mu.Lock()
-	if beforeHeaders && cs.resp != nil {
+	if beforeHeaders && cs.headers {
 		cc.mu.Unlock()
 		return
 	}
@@ -819,9 +828,8 @@ func (cs *h2Stream) abortIf(err error, beforeHeaders bool) {
 	}
 	changed := cc.resetLocked(cs, http2.ErrCodeCancel)
 	cc.dropLocked(cs)
-	cc.mu.Unlock()
+	cc.unlockFlush()
 	cs.signal()
-	cc.flush()
 	if changed {
 		cc.notify()
 	}
@@ -845,8 +853,7 @@ func (cs *h2Stream) Read(p []byte) (int, error) {
 		cc.mu.Lock()
 		if cs.unread > 0 {
 			n := cs.take(p)
-			cc.mu.Unlock()
-			cc.flush()
+			cc.unlockFlush()
 			return n, nil
 		}
 		if cs.err != nil {
@@ -911,10 +918,9 @@ func (cs *h2Stream) Close() error {
 	if cs.err == nil || cs.err == io.EOF {
 		cs.err = errH2BodyClose
 	}
-	cc.mu.Unlock()
+	cc.unlockFlush()
 	cs.stop()
 	cs.signal()
-	cc.flush()
 	if changed {
 		cc.notify()
 	}
@@ -947,8 +953,7 @@ func (cc *h2Conn) readLoop() {
 				}
 				_ = cc.fr.WriteGoAway(0, code, nil)
 			}
-			cc.mu.Unlock()
-			cc.flush()
+			cc.unlockFlush()
 			cc.closeWith(connLost(err))
 			return
 		}
@@ -967,9 +972,8 @@ func (cc *h2Conn) streamFailed(id uint32, err error) {
 		cs.err = err
 	}
 	changed := cc.resetLocked(cs, http2.ErrCodeProtocol)
-	cc.mu.Unlock()
+	cc.unlockFlush()
 	cs.signal()
-	cc.flush()
 	if changed {
 		cc.notify()
 	}
@@ -1009,8 +1013,7 @@ func (cc *h2Conn) handle(f http2.Frame) error {
 		if !f.IsAck() {
 			cc.mu.Lock()
 			_ = cc.fr.WritePing(true, f.Data)
-			cc.mu.Unlock()
-			cc.flush()
+			cc.unlockFlush()
 		}
 	case *http2.WindowUpdateFrame:
 		cc.mu.Lock()
@@ -1039,8 +1042,7 @@ func (cc *h2Conn) onHeaders(f *http2.MetaHeadersFrame) error {
 		cc.mu.Unlock()
 		return nil // a stream we reset
 	}
-	var resp *http.Response
-	if cs.resp == nil {
+	if !cs.headers {
 		status := f.PseudoValue("status")
 		code, err := strconv.Atoi(status)
 		if err != nil || len(status) != 3 || code < 100 {
@@ -1052,8 +1054,8 @@ func (cc *h2Conn) onHeaders(f *http2.MetaHeadersFrame) error {
 			cc.mu.Unlock()
 			return nil // interim: the response follows
 		}
-		resp = newH2Response(cs, f, status, code)
-		cs.resp = resp
+		cs.resp, cs.headers = newH2Response(cs, f, status, code), true
+		cs.req = nil // the response has it; the stream keeps neither
 	}
 	var changed bool
 	if f.StreamEnded() {
@@ -1107,22 +1109,21 @@ func (cc *h2Conn) onData(f *http2.DataFrame) error {
 	}
 	cc.recvWin -= n
 	cs := cc.streams[f.StreamID]
-	if cs == nil || cs.err != nil || cs.resp == nil {
+	if cs == nil || cs.err != nil || !cs.headers {
 		// A stream we reset or closed (or DATA before headers): the
 		// connection's credit comes back at once.
 		cc.creditConnLocked(n)
 		var changed bool
-		if cs != nil && cs.resp == nil {
+		if cs != nil && !cs.headers {
 			if cs.err == nil {
 				cs.err = fmt.Errorf("httpx: HTTP/2 DATA before the response headers on stream %d", cs.id)
 			}
 			changed = cc.resetLocked(cs, http2.ErrCodeProtocol)
 		}
-		cc.mu.Unlock()
+		cc.unlockFlush()
 		if cs != nil {
 			cs.signal()
 		}
-		cc.flush()
 		if changed {
 			cc.notify()
 		}
@@ -1157,9 +1158,8 @@ func (cc *h2Conn) onData(f *http2.DataFrame) error {
 			changed = cc.resetLocked(cs, http2.ErrCodeNo)
 		}
 	}
-	cc.mu.Unlock()
+	cc.unlockFlush()
 	cs.signal()
-	cc.flush()
 	if changed {
 		cc.notify()
 	}
@@ -1201,8 +1201,7 @@ func (cc *h2Conn) onSettings(f *http2.SettingsFrame) error {
 		cc.sendWake = make(chan struct{})
 	}
 	changed := cc.maxStreams != old
-	cc.mu.Unlock()
-	cc.flush()
+	cc.unlockFlush()
 	if changed {
 		cc.notify()
 	}
