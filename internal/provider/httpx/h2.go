@@ -115,7 +115,9 @@ const (
 )
 
 // h2Chunk is a piece of a stream's unread data; chunks come from a pool and
-// go back as they are read.
+// go back as they are read. An event of a streamed reply is a few hundred
+// bytes, so a stream between an event's arrival and its reader's read
+// holds 2 KiB, and a large body takes several.
 type h2Chunk struct {
 	b    [h2ChunkSize]byte
 	r, w int
