@@ -111,7 +111,7 @@ const (
 	h2ConnWindow    = 8 << 20
 	h2MaxFrame      = 16 << 10 // the default SETTINGS_MAX_FRAME_SIZE, which we keep
 	h2MaxHeaderList = 1 << 20  // the response header list we accept
-	h2ChunkSize     = 8 << 10
+	h2ChunkSize     = 2 << 10
 )
 
 // h2Chunk is a piece of a stream's unread data; chunks come from a pool and
