@@ -778,6 +778,17 @@ func (cc *h2Conn) endLocked(cs *h2Stream) bool {
 	return true
 }
 
+// remoteEndLocked takes the server's END_STREAM on cs: the stream ends,
+// reset (NO_ERROR) when the server answered whole before the request's
+// body was all sent. It reports whether a slot was freed.
+func (cc *h2Conn) remoteEndLocked(cs *h2Stream) bool {
+	cs.recvEnd = true
+	if cs.sentEnd {
+		return cc.endLocked(cs)
+	}
+	return cc.resetLocked(cs, http2.ErrCodeNo)
+}
+
 // resetLocked ends cs with RST_STREAM(code) when it is still open.
 func (cc *h2Conn) resetLocked(cs *h2Stream, code http2.ErrCode) bool {
 	if !cs.open {
@@ -1061,15 +1072,9 @@ func (cc *h2Conn) onHeaders(f *http2.MetaHeadersFrame) error {
 	}
 	var changed bool
 	if f.StreamEnded() {
-		cs.recvEnd = true
-		if cs.sentEnd {
-			changed = cc.endLocked(cs)
-		} else {
-			// The server answered whole before the body was sent.
-			changed = cc.resetLocked(cs, http2.ErrCodeNo)
-		}
+		changed = cc.remoteEndLocked(cs)
 	}
-	cc.mu.Unlock()
+	cc.unlockFlush()
 	cs.signal()
 	if changed {
 		cc.notify()
@@ -1153,12 +1158,7 @@ func (cc *h2Conn) onData(f *http2.DataFrame) error {
 	}
 	var changed bool
 	if f.StreamEnded() {
-		cs.recvEnd = true
-		if cs.sentEnd {
-			changed = cc.endLocked(cs)
-		} else {
-			changed = cc.resetLocked(cs, http2.ErrCodeNo)
-		}
+		changed = cc.remoteEndLocked(cs)
 	}
 	cc.unlockFlush()
 	cs.signal()
