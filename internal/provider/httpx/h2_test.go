@@ -436,3 +436,18 @@ func TestH2NotOfferedFallsBack(t *testing.T) {
 		t.Fatalf("dialH2: %v, %v; want neither", cc, err)
 	}
 }
+
+// TestH2IdleConnectionIsClosed: a connection without a stream for
+// IdleConnTimeout is closed, and the pool forgets it.
+func TestH2IdleConnectionIsClosed(t *testing.T) {
+	s := newH2Server(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }, nil)
+	p := s.newPool(func(tr *http.Transport) { tr.IdleConnTimeout = 20 * time.Millisecond })
+	_, _ = io.ReadAll(s.mustDo(t, p, nil).Body)
+	deadline := time.Now().Add(h2Wait)
+	for len(s.conns(p)) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle connection was kept")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
