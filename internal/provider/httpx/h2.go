@@ -297,6 +297,16 @@ func (cc *h2Conn) unlockFlush() {
 	}
 }
 
+// unlockWake is unlockFlush, then it wakes cs's waiter and, when changed
+// (a slot freed), runs the state hook.
+func (cc *h2Conn) unlockWake(cs *h2Stream, changed bool) {
+	cc.unlockFlush()
+	cs.signal()
+	if changed {
+		cc.notify()
+	}
+}
+
 // flush wakes writeLoop for what was queued.
 func (cc *h2Conn) flush() {
 	select {
@@ -841,11 +851,7 @@ func (cs *h2Stream) abortIf(err error, beforeHeaders bool) {
 	}
 	changed := cc.resetLocked(cs, http2.ErrCodeCancel)
 	cc.dropLocked(cs)
-	cc.unlockFlush()
-	cs.signal()
-	if changed {
-		cc.notify()
-	}
+	cc.unlockWake(cs, changed)
 }
 
 // headerTimeout is the response header timer: it aborts cs unless its
@@ -931,12 +937,8 @@ func (cs *h2Stream) Close() error {
 	if cs.err == nil || cs.err == io.EOF {
 		cs.err = errH2BodyClose
 	}
-	cc.unlockFlush()
+	cc.unlockWake(cs, changed)
 	cs.stop()
-	cs.signal()
-	if changed {
-		cc.notify()
-	}
 	return nil
 }
 
@@ -985,11 +987,7 @@ func (cc *h2Conn) streamFailed(id uint32, err error) {
 		cs.err = err
 	}
 	changed := cc.resetLocked(cs, http2.ErrCodeProtocol)
-	cc.unlockFlush()
-	cs.signal()
-	if changed {
-		cc.notify()
-	}
+	cc.unlockWake(cs, changed)
 }
 
 // handle applies one frame read from the server.
@@ -1070,15 +1068,8 @@ func (cc *h2Conn) onHeaders(f *http2.MetaHeadersFrame) error {
 		cs.resp, cs.headers = newH2Response(cs, f, status, code), true
 		cs.req = nil // the response has it; the stream keeps neither
 	}
-	var changed bool
-	if f.StreamEnded() {
-		changed = cc.remoteEndLocked(cs)
-	}
-	cc.unlockFlush()
-	cs.signal()
-	if changed {
-		cc.notify()
-	}
+	changed := f.StreamEnded() && cc.remoteEndLocked(cs)
+	cc.unlockWake(cs, changed)
 	return nil
 }
 
@@ -1156,15 +1147,8 @@ func (cc *h2Conn) onData(f *http2.DataFrame) error {
 		data = data[k:]
 		cs.unread += k
 	}
-	var changed bool
-	if f.StreamEnded() {
-		changed = cc.remoteEndLocked(cs)
-	}
-	cc.unlockFlush()
-	cs.signal()
-	if changed {
-		cc.notify()
-	}
+	changed := f.StreamEnded() && cc.remoteEndLocked(cs)
+	cc.unlockWake(cs, changed)
 	return nil
 }
 
