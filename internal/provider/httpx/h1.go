@@ -74,6 +74,7 @@ type h1Conn struct {
 	host   *h1Host
 	idleAt time.Time
 	reused bool
+	waiter *byteWaiter // see awaitBytes; nil until the first wait
 }
 
 // Buffer sizes of an h1Conn: a response head up to headBufferSize is
