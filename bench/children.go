@@ -51,6 +51,7 @@ func runChild() bool {
 var (
 	childChunks    = flag.Int("child-chunks", 20, "internal: content chunks per stream of the upstream child")
 	childSlowDelay = flag.Duration("child-slow-delay", 1500*time.Millisecond, "internal: the slow upstream's pause before each chunk")
+	childSlowFirst = flag.Duration("child-slow-first", 0, "internal: the slow upstream's pause before its response head")
 	childFast      = flag.String("child-fast", "", "internal: the floor child's fast upstream")
 	childSlow      = flag.String("child-slow", "", "internal: the floor child's slow upstream")
 	childPerChunk  = flag.Bool("child-per-chunk", false, "internal: the floor child relays one delta per upstream chunk")
@@ -64,7 +65,7 @@ var (
 func serveUpstream() {
 	tls := *childCA != ""
 	fast := openaitest.NewServer(openaitest.Options{Chunks: *childChunks, TLS: tls, Format: *childFormat})
-	slow := openaitest.NewServer(openaitest.Options{Chunks: *childChunks, ChunkDelay: *childSlowDelay, TLS: tls, Format: *childFormat})
+	slow := openaitest.NewServer(slowOptions(*childChunks, *childSlowDelay, *childSlowFirst, tls, *childFormat))
 	if tls {
 		// httptest serves every TLS server with the same certificate.
 		if err := os.WriteFile(*childCA, fast.CertificatePEM(), 0o600); err != nil {
@@ -176,10 +177,20 @@ type upstream struct {
 	ca              string
 }
 
+// slowOptions are the slow upstream's: chunks paced by delay, after a
+// response head that waits first (a model's time to first token).
+func slowOptions(chunks int, delay, first time.Duration, tls bool, format string) openaitest.Options {
+	o := openaitest.Options{Chunks: chunks, ChunkDelay: delay, TLS: tls, Format: format}
+	if first > 0 {
+		o.FaultFor = func(int, []byte) openaitest.Fault { return openaitest.Fault{FirstByteDelay: first} }
+	}
+	return o
+}
+
 // startUpstream starts the upstream child; with a non-empty ca it serves
 // HTTPS with HTTP/2 and writes its certificate to the file ca.
-func startUpstream(ctx context.Context, chunks int, slowDelay time.Duration, ca string) (*upstream, error) {
-	c, err := startChild(ctx, "upstream", "", "", "-child-chunks", strconv.Itoa(chunks), "-child-slow-delay", slowDelay.String(), "-child-ca", ca, "-child-format", upstreamFormat)
+func startUpstream(ctx context.Context, chunks int, slowDelay, slowFirst time.Duration, ca string) (*upstream, error) {
+	c, err := startChild(ctx, "upstream", "", "", "-child-chunks", strconv.Itoa(chunks), "-child-slow-delay", slowDelay.String(), "-child-slow-first", slowFirst.String(), "-child-ca", ca, "-child-format", upstreamFormat)
 	if err != nil {
 		return nil, err
 	}

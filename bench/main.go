@@ -59,6 +59,7 @@ type options struct {
 	levels      []int
 	hold        int
 	holdDelay   time.Duration
+	holdFirst   time.Duration
 	holdConns   int
 	cpuprofile  string
 	trace       string
@@ -104,6 +105,7 @@ func main() {
 	flag.DurationVar(&o.dur, "d", 10*time.Second, "time per throughput measurement, per kind and concurrency")
 	flag.IntVar(&o.hold, "hold", 10000, "slow streams held open at once for the memory measurement (0: skip)")
 	flag.DurationVar(&o.holdDelay, "hold-chunk-delay", 1500*time.Millisecond, "pause before each chunk of a slow stream")
+	flag.DurationVar(&o.holdFirst, "hold-first-byte", 0, "pause before a slow stream's response head (a model's time to first token): the held streams are measured while they wait for it when it is longer than the measurement")
 	flag.IntVar(&o.holdRate, "hold-rate", 0, "start the slow streams at most this many a second (0: all at once)")
 	flag.IntVar(&o.holdProbes, "hold-probes", 200, "new calls made one at a time while the slow streams are held, for their first delta")
 	flag.IntVar(&o.holdConns, "hold-conns", 16, "gRPC client connections the slow streams are spread over")
@@ -182,7 +184,7 @@ func run(ctx context.Context, o options) error {
 		}
 		fast := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, TLS: o.upstreamTLS, Format: upstreamFormat})
 		defer fast.Close()
-		slow := openaitest.NewServer(openaitest.Options{Chunks: o.chunks, ChunkDelay: o.holdDelay, TLS: o.upstreamTLS, Format: upstreamFormat})
+		slow := openaitest.NewServer(slowOptions(o.chunks, o.holdDelay, o.holdFirst, o.upstreamTLS, upstreamFormat))
 		defer slow.Close()
 		return profileInProcess(ctx, o, fast, slow, want)
 	}
@@ -198,12 +200,12 @@ func run(ctx context.Context, o options) error {
 	if o.upstreamTLS {
 		ca = filepath.Join(dir, "upstream-ca.pem")
 	}
-	up, err := startUpstream(ctx, o.chunks, o.holdDelay, ca)
+	up, err := startUpstream(ctx, o.chunks, o.holdDelay, o.holdFirst, ca)
 	if err != nil {
 		return err
 	}
 	defer up.stop()
-	slowStream := time.Duration(o.chunks) * o.holdDelay
+	slowStream := o.holdFirst + time.Duration(o.chunks)*o.holdDelay
 	if o.stacks > 0 {
 		return stacksMode(ctx, o, up, dir, slowStream)
 	}

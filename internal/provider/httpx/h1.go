@@ -58,13 +58,14 @@ type h1Host struct {
 // h1Conn is one HTTP/1.1 connection: the socket and its read buffer.
 //
 // A response's head is read into a 4 KiB buffer shared between the
-// connections (headBuffers), so that it is there whole before it is
-// parsed (see exchange); the body, read by the stream's own reader in
-// reads of its size, needs only a small buffer of its own (for the chunk
-// lines). So the connection's reader, br, which the response's body keeps,
-// switches between the two: a head buffer from the pool while one is in
-// use (head), the connection's own small one once it is empty (small, the
-// state br takes back). A stream held open holds no head buffer.
+// connections (headBuffers), taken once its first bytes are there, so
+// that it is there whole before it is parsed (see exchange); the body,
+// read by the stream's own reader in reads of its size, needs only a small
+// buffer of its own (for the chunk lines). So the connection's reader, br,
+// which the response's body keeps, switches between the two: a head
+// buffer from the pool while one is in use (head), the connection's own
+// small one once it is empty (small, the state br takes back). A request
+// waiting for its answer, and a stream held open, hold no head buffer.
 type h1Conn struct {
 	net.Conn
 	br     *bufio.Reader
@@ -73,6 +74,7 @@ type h1Conn struct {
 	host   *h1Host
 	idleAt time.Time
 	reused bool
+	waiter *byteWaiter // see awaitBytes; nil until the first wait
 }
 
 // Buffer sizes of an h1Conn: a response head up to headBufferSize is
@@ -117,6 +119,10 @@ func (c *h1Conn) readBody() {
 	headBuffers.Put(c.head)
 	c.head = nil
 }
+
+// testAwaiting, set by tests, is called when a request starts waiting for
+// its response's first byte with no head buffer (see awaitBytes).
+var testAwaiting func(*h1Conn)
 
 // netHTTPOnly sends every request through net/http's Transport.
 var netHTTPOnly bool
@@ -271,6 +277,13 @@ func (t *h1Transport) exchange(c *h1Conn, req *http.Request) (*http.Response, er
 	}
 	if t.headerTimeout > 0 {
 		_ = c.SetReadDeadline(time.Now().Add(t.headerTimeout))
+	}
+	// The provider takes its time before the first byte of an answer
+	// (a model's time to first token): the request waits for it holding
+	// no head buffer, so that the buffers in use, and those the pool
+	// keeps after a burst of new calls, are those of heads arriving.
+	if c.br.Buffered() == 0 {
+		awaitBytes(c)
 	}
 	c.readHeads()
 	var resp *http.Response

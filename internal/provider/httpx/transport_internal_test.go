@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -107,4 +108,81 @@ func TestHeldStreamHoldsNoHeadBuffer(t *testing.T) {
 	}()
 	release <- struct{}{}
 	<-read
+}
+
+// TestRequestWaitingForItsAnswerHoldsNoHeadBuffer: requests whose provider
+// has not begun to answer (a model's time to first token) wait with no
+// head buffer taken; each takes one once its answer's bytes are there, and
+// the answers arrive whole.
+func TestRequestWaitingForItsAnswerHoldsNoHeadBuffer(t *testing.T) {
+	const n = 20
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: "+r.URL.Path+"\n\n")
+	}))
+	defer srv.Close()
+	client, err := NewClient(provider.Transport{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.remove(client.Transport.(idleCloser))
+
+	waiting := make(chan *h1Conn, n)
+	testAwaiting = func(c *h1Conn) {
+		if c.head != nil || c.br.Size() != smallBufferSize {
+			t.Errorf("a request waits for its answer with a %d-byte buffer (head buffer taken: %t), want its own %d bytes", c.br.Size(), c.head != nil, smallBufferSize)
+		}
+		waiting <- c
+	}
+	defer func() { testAwaiting = nil }()
+
+	bodies := make(chan string, n)
+	for i := range n {
+		go func() {
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, fmt.Sprintf("%s/%d", srv.URL, i), strings.NewReader("{}"))
+			if err != nil {
+				bodies <- err.Error()
+				return
+			}
+			resp, err := send(client, req)
+			if err != nil {
+				bodies <- err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			if err != nil {
+				bodies <- err.Error()
+				return
+			}
+			bodies <- string(b)
+		}()
+	}
+	seen := map[*h1Conn]bool{}
+	guard := time.After(time.Minute) // wide: only a request that never waits so hits it
+	for len(seen) < n {
+		select {
+		case c := <-waiting:
+			seen[c] = true
+		case b := <-bodies:
+			t.Fatalf("a request ended before the upstream answered: %q", b)
+		case <-guard:
+			close(release)
+			t.Fatalf("%d of %d requests waited for their answer without a head buffer", len(seen), n)
+		}
+	}
+	close(release)
+	want := map[string]bool{}
+	for i := range n {
+		want[fmt.Sprintf("data: /%d\n\n", i)] = true
+	}
+	for range n {
+		b := <-bodies
+		if !want[b] {
+			t.Errorf("unexpected answer %q", b)
+		}
+		delete(want, b)
+	}
 }

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package httpx
+
+// byteWaiter is not needed where a socket cannot be polled without a read.
+type byteWaiter struct{}
+
+// awaitBytes returns at once where a socket cannot be polled without a
+// read: the head buffer is taken before the response's first byte.
+func awaitBytes(*h1Conn) {}
