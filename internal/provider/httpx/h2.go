@@ -41,7 +41,14 @@ import (
 // writeLoop sends them. Encoding a request's headers (hpack, a few KiB of
 // stack) runs on offstack's workers, so the handler waits with its small
 // stack; a request's body (in memory for llmrelay's requests) is framed by
-// the handler.
+// the handler. The socket is written by writeLoop alone: a TLS write from
+// the handler would grow its stack for the stream's life, and a socket
+// that does not drain would hold whichever caller wrote.
+//
+// Like h1Transport, it asks for no compression (no Accept-Encoding unless
+// the request sets one) and so decompresses nothing. A RoundTrip needs a
+// slot from Reserve (connPool always takes one first); without one it
+// fails at the server's limit instead of waiting.
 //
 // It satisfies muxConn with http.ClientConn's meanings: Reserve, then
 // RoundTrip; Available, InFlight and Err; a state hook when a stream ends,
