@@ -821,7 +821,7 @@ func (cc *h2Conn) resetLocked(cs *h2Stream, code http2.ErrCode) bool {
 // dropLocked discards cs's unread data, giving its connection credit back.
 func (cc *h2Conn) dropLocked(cs *h2Stream) {
 	for _, c := range cs.chunks {
-		*c = h2Chunk{}
+		c.r, c.w = 0, 0
 		h2Chunks.Put(c)
 	}
 	cs.chunks = nil
@@ -909,7 +909,7 @@ func (cs *h2Stream) take(p []byte) int {
 		c.r += k
 		n += k
 		if c.r == c.w {
-			*c = h2Chunk{}
+			c.r, c.w = 0, 0
 			h2Chunks.Put(c)
 			cs.chunks[0] = nil
 			cs.chunks = cs.chunks[1:]
