@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"slices"
 	"sync"
 )
@@ -23,8 +24,11 @@ import (
 // Every plain-http request goes to plain (h1Transport), and an https
 // request to a host whose server does not negotiate HTTP/2 to base,
 // net/http's Transport, with its keep-alive pool. The HTTP/2 connections
-// come from base (Transport.NewClientConn), so they keep its proxy, TLS,
-// dial, timeout and HTTP/2 settings (health pings).
+// to a host reached directly are httpx's own (h2Conn: no goroutine per
+// stream), dialed with base's dialer, TLS settings and timeouts and
+// keeping its HTTP/2 settings (health pings), idle and response header
+// timeouts; through a proxy (or with UseNetHTTPOnly) they are net/http's
+// (Transport.NewClientConn), which tunnels through it.
 //
 // Until a new connection has the server's SETTINGS (a fraction of a round
 // trip after the handshake), it counts as having HTTP/2's default of 100
@@ -48,11 +52,33 @@ type connPool struct {
 // hostConns are one host's HTTP/2 connections and the requests waiting for
 // a stream slot. Guarded by connPool.mu.
 type hostConns struct {
-	conns   []*http.ClientConn
+	conns   []muxConn
 	dial    *dialCall // the connection being dialed, if any
 	waiting []chan struct{}
 	http1   bool   // the server did not negotiate HTTP/2: use base
 	gen     uint64 // counts changes: a connection added, changed or gone
+}
+
+// muxConn is an HTTP/2 connection of the pool: an h2Conn, or net/http's
+// ClientConn (netHTTPConn), with http.ClientConn's meanings: Reserve takes
+// a stream slot for one RoundTrip; Available and InFlight count the slots;
+// Err is non-nil once no new stream may start; the state hook runs when a
+// stream ends, the server's limit changes, or the connection goes away.
+type muxConn interface {
+	Reserve() error
+	RoundTrip(*http.Request) (*http.Response, error)
+	Available() int
+	InFlight() int
+	Close() error
+	Err() error
+	SetStateHook(func())
+}
+
+// netHTTPConn is net/http's HTTP/2 client connection as a muxConn.
+type netHTTPConn struct{ *http.ClientConn }
+
+func (c netHTTPConn) SetStateHook(f func()) {
+	c.ClientConn.SetStateHook(func(*http.ClientConn) { f() })
 }
 
 // dialCall is one connection being dialed; done is closed when it ends.
@@ -99,7 +125,7 @@ func (p *connPool) RoundTrip(req *http.Request) (*http.Response, error) {
 // ClientConn.Reserve may run a connection's state hook, which takes p.mu,
 // so it is called without p.mu; gen tells whether anything changed
 // meanwhile.
-func (p *connPool) reserve(ctx context.Context, addr string) (*http.ClientConn, error) {
+func (p *connPool) reserve(ctx context.Context, addr string) (muxConn, error) {
 	p.mu.Lock()
 	h := p.hosts[addr]
 	if h == nil {
@@ -164,15 +190,7 @@ func (p *connPool) roomLocked(h *hostConns) bool {
 // context is not any one request's: the requests waiting for it come and go.
 // base's dial and TLS-handshake timeouts bound it.
 func (p *connPool) dialConn(h *hostConns, addr string, d *dialCall) {
-	var proto string
-	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
-		TLSHandshakeDone: func(cs tls.ConnectionState, _ error) { proto = cs.NegotiatedProtocol },
-	})
-	cc, err := p.base.NewClientConn(ctx, "https", addr)
-	if err == nil && proto != "h2" {
-		_ = cc.Close()
-		cc, err = nil, nil
-	}
+	cc, err := p.dial(addr)
 	p.mu.Lock()
 	h.dial = nil
 	switch {
@@ -189,17 +207,53 @@ func (p *connPool) dialConn(h *hostConns, addr string, d *dialCall) {
 	p.mu.Unlock()
 	if cc != nil {
 		// Outside p.mu: SetStateHook may run the hook at once.
-		cc.SetStateHook(func(cc *http.ClientConn) { p.changed(h, cc) })
+		cc.SetStateHook(func() { p.changed(h, cc) })
 	}
+}
+
+// dial opens an HTTP/2 connection to addr: httpx's own when addr is
+// reached directly, net/http's through a proxy or with UseNetHTTPOnly. It
+// returns nil and no error when the server chose HTTP/1.1.
+func (p *connPool) dial(addr string) (muxConn, error) {
+	if !netHTTPOnly && p.direct(addr) {
+		cc, err := dialH2(p.base, addr)
+		if cc == nil || err != nil {
+			return nil, err // a nil *h2Conn is not a nil muxConn
+		}
+		return cc, nil
+	}
+	var proto string
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+		TLSHandshakeDone: func(cs tls.ConnectionState, _ error) { proto = cs.NegotiatedProtocol },
+	})
+	cc, err := p.base.NewClientConn(ctx, "https", addr)
+	if err != nil {
+		return nil, err
+	}
+	if proto != "h2" {
+		_ = cc.Close()
+		return nil, nil
+	}
+	return netHTTPConn{cc}, nil
+}
+
+// direct reports whether base's proxy settings send https requests to
+// addr directly.
+func (p *connPool) direct(addr string) bool {
+	if p.base.Proxy == nil {
+		return true
+	}
+	u, err := p.base.Proxy(&http.Request{URL: &url.URL{Scheme: "https", Host: addr}})
+	return err == nil && u == nil
 }
 
 // changed is a connection's state hook: a stream ended, the server raised
 // its limit, or the connection closed.
-func (p *connPool) changed(h *hostConns, cc *http.ClientConn) {
+func (p *connPool) changed(h *hostConns, cc muxConn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if cc.Err() != nil {
-		h.conns = slices.DeleteFunc(h.conns, func(c *http.ClientConn) bool { return c == cc })
+		h.conns = slices.DeleteFunc(h.conns, func(c muxConn) bool { return c == cc })
 	}
 	h.gen++
 	p.wakeLocked(h)
@@ -227,7 +281,7 @@ func (p *connPool) wakeLocked(h *hostConns) {
 func (p *connPool) CloseIdleConnections() {
 	p.plain.CloseIdleConnections()
 	p.mu.Lock()
-	var idle []*http.ClientConn
+	var idle []muxConn
 	for _, h := range p.hosts {
 		for _, cc := range h.conns {
 			if cc.InFlight() == 0 {
