@@ -237,6 +237,30 @@ func (p *connPool) dial(addr string) (muxConn, error) {
 	return netHTTPConn{cc}, nil
 }
 
+// ownConnections reports whether client sends req over httpx's own
+// connections, whose response bodies are readAborters: plain HTTP without
+// a proxy (h1Transport), or HTTPS without a proxy to a host not known to
+// lack HTTP/2 (h2Conn). A host whose first connection turns out to speak
+// only HTTP/1.1 is answered by net/http that once.
+func ownConnections(client *http.Client, req *http.Request) bool {
+	p, ok := client.Transport.(*connPool)
+	if !ok || netHTTPOnly {
+		return false
+	}
+	switch req.URL.Scheme {
+	case "http":
+		return p.plain.direct(req)
+	case "https":
+		addr := canonicalAddr(req.URL)
+		p.mu.Lock()
+		h := p.hosts[addr]
+		http1 := h != nil && h.http1
+		p.mu.Unlock()
+		return !http1 && p.direct(addr)
+	}
+	return false
+}
+
 // direct reports whether base's proxy settings send https requests to
 // addr directly.
 func (p *connPool) direct(addr string) bool {

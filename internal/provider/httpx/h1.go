@@ -516,6 +516,10 @@ func (b *h1Body) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// abortRead closes the connection, which ends a read waiting on it; the
+// body's Close then drops the connection.
+func (b *h1Body) abortRead() { _ = b.c.Conn.Close() }
+
 func (b *h1Body) Close() error {
 	b.finish(false)
 	return nil

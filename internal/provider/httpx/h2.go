@@ -169,6 +169,9 @@ var (
 	errH2IDs       = errors.New("httpx: HTTP/2 connection ran out of stream IDs")
 	errH2PingLost  = errors.New("httpx: HTTP/2 connection lost: no answer to a PING")
 	errH2BodyClose = errors.New("http: read on closed response body")
+	// errH2ReadAborted ends a stream whose drain after the terminator ran
+	// out of time (Stream.drain).
+	errH2ReadAborted = errors.New("httpx: HTTP/2 stream reset: the reply went on after its terminator")
 )
 
 // h2GoAwayError is the error of a stream the server did not process
@@ -928,6 +931,9 @@ func (cs *h2Stream) take(p []byte) int {
 	}
 	return n
 }
+
+// abortRead resets the stream, which ends a read waiting on it.
+func (cs *h2Stream) abortRead() { cs.abort(errH2ReadAborted) }
 
 // Close ends the body: a stream the server has not ended is reset
 // (RST_STREAM CANCEL), its slot freed and its unread data dropped.

@@ -48,7 +48,14 @@ type request struct {
 // KindHTTP *provider.Error built by ResponseError with parse; a failure to
 // connect or send is KindTransport; a cancelled ctx returns ctx's error.
 func open(ctx context.Context, client *http.Client, req request, dec Decoder, parse ErrorBodyParser) (*Stream, error) {
-	attempt, release := context.WithCancel(ctx)
+	// The request's context is the attempt's own only where something
+	// needs to end the request apart from the caller's ctx: the
+	// provider's timeout, or the drain's time limit (see Stream.drain) on
+	// a body that cannot cut its own reads short (net/http's). A held
+	// stream over httpx's own connections so keeps no context of its own
+	// (a cancel context and the children map it adds to ctx, about half a
+	// KiB).
+	attempt, release := ctx, context.CancelFunc(noRelease)
 	if req.timeout > 0 {
 		attempt, release = context.WithTimeoutCause(ctx, req.timeout, ErrAttemptTimeout)
 	}
@@ -56,6 +63,10 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 	if err != nil {
 		release()
 		return nil, fmt.Errorf("httpx: building the request: %w", err)
+	}
+	if req.timeout <= 0 && !ownConnections(client, hr) {
+		attempt, release = context.WithCancel(ctx)
+		hr = hr.WithContext(attempt)
 	}
 	hr.Header = req.header
 	// The attempt's span (when the call is traced) goes upstream as W3C
@@ -97,6 +108,14 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 	s.attempt, s.release = attempt, release
 	return s, nil
 }
+
+// noRelease is the release of a stream whose request has no context of
+// its own.
+func noRelease() {}
+
+// readAborter is a response body of httpx's own connections (h1Body,
+// h2Stream): abortRead ends a read waiting on it, and the request with it.
+type readAborter interface{ abortRead() }
 
 // activityReader touches an attempt's Activity for every read of the
 // response body that returned bytes: every byte from the provider is a
@@ -286,7 +305,17 @@ func (s *Stream) drain() {
 		return
 	}
 	s.terminated = false
-	t := time.AfterFunc(drainTimeout, s.release)
+	abort := s.release
+	if a, ok := s.body.(readAborter); ok {
+		abort = a.abortRead
+	} else if s.attempt == s.ctx {
+		// Nothing could cut a wait short (a response net/http served
+		// where httpx's own connection was expected: an https host
+		// without HTTP/2, on its first request): the connection is not
+		// kept.
+		return
+	}
+	t := time.AfterFunc(drainTimeout, abort)
 	s.r.Drain(drainLimit)
 	t.Stop()
 }
