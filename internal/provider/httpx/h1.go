@@ -324,16 +324,21 @@ func (t *h1Transport) exchange(c *h1Conn, req *http.Request) (*http.Response, er
 	return resp, nil
 }
 
-// errHeaderTimeout is the error of a response whose headers did not come
-// within the response header timeout (net/http's words, a net.Error that
-// timed out).
-var errHeaderTimeout error = headerTimeoutError{}
+// The timeouts of httpx's own connections, in net/http's words, as
+// net.Errors that timed out: errHeaderTimeout for a response whose headers
+// did not come within the response header timeout, errTLSHandshakeTimeout
+// for a TLS handshake that took longer than TLSHandshakeTimeout.
+var (
+	errHeaderTimeout       error = timeoutError("net/http: timeout awaiting response headers")
+	errTLSHandshakeTimeout error = timeoutError("net/http: TLS handshake timeout")
+)
 
-type headerTimeoutError struct{}
+// timeoutError is a net.Error that timed out, with its message.
+type timeoutError string
 
-func (headerTimeoutError) Error() string   { return "net/http: timeout awaiting response headers" }
-func (headerTimeoutError) Timeout() bool   { return true }
-func (headerTimeoutError) Temporary() bool { return true }
+func (e timeoutError) Error() string { return string(e) }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
 
 // closedUnderUs reports whether err says the connection was closed or
 // reset by the other side.

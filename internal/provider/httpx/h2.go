@@ -186,14 +186,6 @@ func (e h2GoAwayError) Error() string {
 	return fmt.Sprintf("httpx: the server sent GOAWAY (%v, last stream %d): stream not processed", e.code, e.last)
 }
 
-// tlsHandshakeTimeoutError is net/http's error for a TLS handshake that
-// took longer than TLSHandshakeTimeout.
-type tlsHandshakeTimeoutError struct{}
-
-func (tlsHandshakeTimeoutError) Error() string   { return "net/http: TLS handshake timeout" }
-func (tlsHandshakeTimeoutError) Timeout() bool   { return true }
-func (tlsHandshakeTimeoutError) Temporary() bool { return true }
-
 // connLost is the error of the streams of a connection whose read failed.
 func connLost(err error) error {
 	if err == io.EOF {
@@ -234,7 +226,7 @@ func dialH2(base *http.Transport, addr string) (*h2Conn, error) {
 	if err := tc.HandshakeContext(hctx); err != nil {
 		_ = raw.Close()
 		if errors.Is(hctx.Err(), context.DeadlineExceeded) {
-			return nil, tlsHandshakeTimeoutError{}
+			return nil, errTLSHandshakeTimeout
 		}
 		return nil, err
 	}
