@@ -116,7 +116,11 @@ func (h *held) underLoad(ctx context.Context, rel *relay, every time.Duration, p
 // lowest samples llmrelay n times, every, and keeps the lowest memory
 // figures: the garbage collector lets the heap grow to twice what is live
 // before it collects, so a single sample lands anywhere in between, and the
-// lowest is the closest to what the open streams really hold.
+// lowest is the closest to what the open streams really hold. The heap
+// goal is the highest seen: it is where the heap, and so the RSS, goes
+// between collections once the streams have run long enough (pages the
+// heap has grown into stay resident), so the RSS of a replica that has
+// held its streams for a while is about the stacks plus the goal.
 func lowest(rel *relay, n int, every time.Duration) (usage, error) {
 	var low usage
 	for i := range n {
@@ -132,6 +136,7 @@ func lowest(rel *relay, n int, every time.Duration) (usage, error) {
 			continue
 		}
 		low.rss, low.heap, low.stack = min(low.rss, u.rss), min(low.heap, u.heap), min(low.stack, u.stack)
+		low.goal = max(low.goal, u.goal)
 		low.goroutine = min(low.goroutine, u.goroutine)
 		low.fds = max(low.fds, u.fds)
 	}

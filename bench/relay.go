@@ -295,6 +295,7 @@ type usage struct {
 	cpu       time.Duration // user + system CPU time
 	rss       int64         // resident set size, bytes
 	heap      float64       // Go heap in use, bytes
+	goal      float64       // the heap size at which the next collection starts (twice what was live at the last, by default), bytes
 	stack     float64       // goroutine stacks in use, bytes
 	mallocs   float64       // heap objects allocated so far
 	goroutine float64       // goroutines
@@ -333,6 +334,7 @@ func (r *relay) sample() (usage, error) {
 		return u, err
 	}
 	u.heap, u.stack = m["go_memstats_heap_inuse_bytes"], m["go_memstats_stack_inuse_bytes"]
+	u.goal = m["go_memstats_next_gc_bytes"]
 	u.mallocs, u.goroutine = m["go_memstats_mallocs_total"], m["go_goroutines"]
 	u.fds = m["process_open_fds"]
 	u.handled, u.handling = m["grpc_server_handling_seconds_count"], m["grpc_server_handling_seconds_sum"]

@@ -186,11 +186,12 @@ func (rep report) print(w io.Writer) {
 func (rep report) printHeld(w io.Writer) {
 	if len(rep.held) > 0 {
 		fmt.Fprintf(w, "\n### Slow streams open at once (%s upstream)\n\n", upstreamFormat)
-		fmt.Fprintln(w, "| relay | open at once | completed | failed | RSS per stream | heap per stream | stacks per stream | goroutines per stream | open files | ramp-up | CPU per chunk | new call's first delta p50 / p99 |")
-		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+		fmt.Fprintln(w, "| relay | open at once | completed | failed | RSS per stream | heap per stream | heap goal per stream | stacks per stream | goroutines per stream | open files | ramp-up | CPU per chunk | new call's first delta p50 / p99 |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 		for _, h := range rep.held {
-			fmt.Fprintf(w, "| %s | %d | %d | %d | %.1f KiB | %.1f KiB | %.1f KiB | %.1f | %.0f | %v | %s | %s / %s (%d calls) |\n", h.name, h.open, h.completed, h.errs,
+			fmt.Fprintf(w, "| %s | %d | %d | %d | %.1f KiB | %.1f KiB | %.1f KiB | %.1f KiB | %.1f | %.0f | %v | %s | %s / %s (%d calls) |\n", h.name, h.open, h.completed, h.errs,
 				h.kib(func(u usage) float64 { return float64(u.rss) }), h.kib(func(u usage) float64 { return u.heap }),
+				h.kib(func(u usage) float64 { return u.goal }),
 				h.kib(func(u usage) float64 { return u.stack }), h.per(func(u usage) float64 { return u.goroutine }),
 				h.at.fds, h.ramp.Round(100*time.Millisecond), us(h.cpuPerChunk), us(h.probe.p50), us(h.probe.p99), h.probed)
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -306,17 +307,22 @@ func (c *call) relay(ctx, actx context.Context, a *retry.Attempt, st provider.St
 	if c.eng.streaming.CoalesceDeltas {
 		buffered, _ = st.(provider.BufferedStream)
 	}
-	var ev provider.Event
+	await, _ := st.(provider.AwaitStream)
 	for {
-		ready, err := recv(st, buffered, res.pending.kind != 0, &ev)
+		if await != nil && res.pending.kind == 0 {
+			await.Await() // holding no Event while the provider is slow
+		}
+		ev := events.Get().(*provider.Event)
+		ready, err := recv(st, buffered, res.pending.kind != 0, ev)
 		if !ready {
+			events.Put(ev)
 			// Nothing more is here yet: the pending delta goes now.
 			if err := c.flushDelta(a, res, stall); err != nil {
 				return err
 			}
 			continue
 		}
-		if err == nil && actx.Err() != nil && shows(&ev) {
+		if err == nil && actx.Err() != nil && shows(ev) {
 			// The attempt was cancelled (its call ended, another attempt
 			// won its race, it stalled): what the provider's stream still
 			// holds in its buffers is nobody's to see. Without this check
@@ -326,12 +332,25 @@ func (c *call) relay(ctx, actx context.Context, a *retry.Attempt, st provider.St
 			err = context.Cause(actx)
 		}
 		if err != nil {
+			putEvent(ev)
 			return c.ended(ctx, actx, a, res, stall, err)
 		}
-		if err := c.handle(a, &ev, res, stall); err != nil {
+		err = c.handle(a, ev, res, stall)
+		putEvent(ev)
+		if err != nil {
 			return c.limited(a, res, stall, err)
 		}
 	}
+}
+
+// events are the Events relay reads into, one at a time: a call holds one
+// only while it handles an event, not while it waits for the next.
+var events = sync.Pool{New: func() any { return new(provider.Event) }}
+
+// putEvent gives ev back to events, holding nothing of the event it was.
+func putEvent(ev *provider.Event) {
+	*ev = provider.Event{}
+	events.Put(ev)
 }
 
 // recv reads st's next event into ev: with a delta pending, only one

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,7 +45,39 @@ func (gatedProvider) Stream(ctx context.Context, req *provider.Request) (provide
 	}
 	s := &gatedStream{ctx: ctx, more: make(chan struct{}, 1)}
 	ch.(chan *gatedStream) <- s
+	if strings.Contains(req.Model, "Await") {
+		return &awaitedStream{gatedStream: s}, nil
+	}
 	return s, nil
+}
+
+// awaitedStream is a gatedStream that can wait for its next event before
+// it is asked for it (provider.AwaitStream), and counts the Recvs that
+// had to wait instead (gatedStream.unawaited).
+type awaitedStream struct{ *gatedStream }
+
+func (s *awaitedStream) Await() {
+	for {
+		s.mu.Lock()
+		n := len(s.queue)
+		s.mu.Unlock()
+		if n > 0 {
+			return
+		}
+		select {
+		case <-s.more:
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
+
+func (s *awaitedStream) Recv() (provider.Event, error) {
+	if ev, ok, err := s.RecvBuffered(); ok {
+		return ev, err
+	}
+	s.unawaited.Add(1)
+	return s.gatedStream.Recv()
 }
 
 // gatedChunk is an event, or the error that ends the stream.
@@ -58,6 +91,8 @@ type gatedStream struct {
 	mu    sync.Mutex
 	queue []gatedChunk // released, not received
 	more  chan struct{}
+	// unawaited counts an awaitedStream's Recvs that had to wait.
+	unawaited atomic.Int32
 }
 
 // release makes evs arrive at once, read and waiting for the engine.
@@ -401,4 +436,28 @@ func enginetestText(n int) string {
 		b.WriteString(w.Text)
 	}
 	return b.String()
+}
+
+// TestRelayAwaitsItsNextEvent: a call whose provider stream can wait for
+// its next event (provider.AwaitStream; httpx's can) waits there, holding
+// no event of its own, and never in a read: the reply still arrives
+// delta by delta as the provider sends it.
+func TestRelayAwaitsItsNextEvent(t *testing.T) {
+	g := startGated(t, engine.Streaming{CoalesceDeltas: true}, nil)
+	s := g.stream(t)
+	close(g.sink.open)
+	for _, w := range []string{"one ", "two ", "three "} {
+		s.release(textEvent(w))
+		if got := g.sink.next(t, w).GetDelta().GetText(); got != w {
+			t.Fatalf("got the delta %q, want %q", got, w)
+		}
+	}
+	s.fail(io.EOF)
+	evs := g.wait(t)
+	if got := describe(evs); strings.Join(got, "|") != "text one |text two |text three |final one two three " {
+		t.Errorf("the client got %q", got)
+	}
+	if n := s.unawaited.Load(); n != 0 {
+		t.Errorf("the relay waited %d times in a read instead of in Await", n)
+	}
 }

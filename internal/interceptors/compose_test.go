@@ -330,3 +330,83 @@ func TestCPUOnlyChecksRunOffTheHandler(t *testing.T) {
 		t.Errorf("a panicking CPUOnly check: %v, want the recovery link to get it with the check's stack", err)
 	}
 }
+
+// TestFlatChainLetsGoOfItsChecks: a call keeps its request checks (and
+// the contexts they hold) only until they ran on the first message: a
+// stream open for minutes holds none of them. The checks still run, in
+// order, with a wrapper between them, and the next call gets a clean list.
+func TestFlatChainLetsGoOfItsChecks(t *testing.T) {
+	var log []string
+	var call *Call
+	grab := Link{Name: "grab", Steps: Steps{Enter: func(c *Call) error { call = c; return nil }}}
+	_, stream := Compose(grab, flatLink("a", &log, "check"), flatLink("b", &log, "wrap"), flatLink("c", &log, "check"))
+	for range 2 {
+		log = nil
+		err := stream(nil, recvStream{log: &log}, &grpc.StreamServerInfo{FullMethod: "/s/M"}, func(_ any, ss grpc.ServerStream) error {
+			if call.checks == nil || len(call.checks.list) != 2 {
+				t.Fatalf("before the request the call holds checks %v, want the two", call.checks)
+			}
+			_ = ss.RecvMsg(nil)
+			if call.checks != nil {
+				t.Errorf("after the checks ran the call still holds %d of them", len(call.checks.list))
+			}
+			_ = ss.RecvMsg(nil)
+			return nil
+		})
+		want := []string{"enter a", "enter b", "enter c", "recv", "check a sees a", "wrapper b", "check c sees abc", "recv", "wrapper b", "exit c", "exit b", "exit a"}
+		if err != nil || !slices.Equal(log, want) {
+			t.Errorf("ran %v (%v), want %v", log, err, want)
+		}
+	}
+}
+
+// TestFlatChainKeepsEveryLinksValue: each link with an Exit gets back in
+// its Exit the value it set in its Enter, beyond the values a call holds
+// inline too; a link without an Exit has none.
+func TestFlatChainKeepsEveryLinksValue(t *testing.T) {
+	var got []int
+	var links []Link
+	for i := range 2*inlineValues + 3 {
+		if i%4 == 1 {
+			links = append(links, Link{Name: "plain", Steps: Steps{Enter: func(c *Call) error {
+				if v := c.Value(); v != nil {
+					t.Errorf("link %d without an Exit has the value %v", i, v)
+				}
+				return nil
+			}}})
+			continue
+		}
+		links = append(links, Link{Name: "valued", Steps: Steps{
+			Enter: func(c *Call) error {
+				if i%3 != 0 {
+					c.Set(i)
+				}
+				return nil
+			},
+			Exit: func(c *Call, err error) error {
+				if v, ok := c.Value().(int); ok {
+					got = append(got, v)
+				} else if c.Value() != nil || i%3 != 0 {
+					t.Errorf("link %d exits with the value %v", i, c.Value())
+				}
+				return err
+			},
+		}})
+	}
+	_, stream := Compose(links...)
+	for range 2 {
+		got = nil
+		if err := stream(nil, bareStream{}, &grpc.StreamServerInfo{FullMethod: "/s/M"}, func(any, grpc.ServerStream) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		var want []int
+		for i := len(links) - 1; i >= 0; i-- {
+			if i%4 != 1 && i%3 != 0 {
+				want = append(want, i)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("links exited with the values %v, want %v", got, want)
+		}
+	}
+}

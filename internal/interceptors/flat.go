@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"google.golang.org/grpc"
 
@@ -74,9 +75,13 @@ type CheckFunc func(ctx context.Context, req any) error
 // CheckRequest implements RequestCheck.
 func (f CheckFunc) CheckRequest(ctx context.Context, req any) error { return f(ctx, req) }
 
-// maxLinks bounds the links of a flat chain: their values live in the
-// call, without an allocation of their own.
-const maxLinks = 24
+// maxLinks bounds the links of a flat chain (the links entered are bits
+// of a uint32). The values (Set) of its first inlineValues links with an
+// Exit live in the call, without an allocation of their own.
+const (
+	maxLinks     = 24
+	inlineValues = 8
+)
 
 // Call is one stream call going through the flat chain: what the links'
 // steps read and change. It is used by the call's goroutine only.
@@ -88,14 +93,44 @@ type Call struct {
 	base, top grpc.ServerStream
 	// peek is the wrapper that runs the request checks added since the
 	// last other wrapper, nil when top is not one.
-	peek   *peekStream
-	checks []pendingCheck
-	// checksBuf holds the checks of a chain of up to eight, without an
-	// allocation of their own.
-	checksBuf [8]pendingCheck
-	// link is the index of the link whose step runs.
-	link int
-	vals [maxLinks]any
+	peek *peekStream
+	// checks are the request checks added so far; they are needed only
+	// until the first message, so they live in a pooled list (checkLists),
+	// which the call gives back once they ran. A call open for minutes
+	// keeps only what it holds below.
+	checks *checkList
+	// link is the index of the link whose step runs, and slot that link's
+	// index in vals (-1 for a link without an Exit).
+	link  int
+	slot  int8
+	slots *[maxLinks]int8
+	vals  [inlineValues]any
+	more  []any // the values of the links after those
+}
+
+// checkList is a call's request checks.
+type checkList struct {
+	list []pendingCheck
+	buf  [8]pendingCheck
+}
+
+var checkLists = sync.Pool{New: func() any {
+	l := new(checkList)
+	l.list = l.buf[:0]
+	return l
+}}
+
+// releaseChecks gives the call's checks back to the pool.
+func (c *Call) releaseChecks() {
+	if c.checks == nil {
+		return
+	}
+	clear(c.checks.list)
+	c.checks.list = c.checks.list[:0]
+	if cap(c.checks.list) == len(c.checks.buf) {
+		checkLists.Put(c.checks)
+	}
+	c.checks = nil
 }
 
 // pendingCheck is a request check with the context of its link.
@@ -132,19 +167,50 @@ func (c *Call) Wrap(s grpc.ServerStream) {
 // call's context as it is now, after the checks added before it.
 func (c *Call) OnRequest(check RequestCheck) {
 	_, cpuOnly := check.(cpuOnlyCheck)
-	c.checks = append(c.checks, pendingCheck{check: check, ctx: c.ctx, cpuOnly: cpuOnly})
+	if c.checks == nil {
+		c.checks = checkLists.Get().(*checkList)
+	}
+	c.checks.list = append(c.checks.list, pendingCheck{check: check, ctx: c.ctx, cpuOnly: cpuOnly})
+	n := len(c.checks.list)
 	if c.peek == nil {
-		c.peek = &peekStream{ServerStream: c.top, call: c, from: len(c.checks) - 1}
+		c.peek = &peekStream{ServerStream: c.top, call: c, from: n - 1}
 		c.top = c.peek
 	}
-	c.peek.to = len(c.checks)
+	c.peek.to = n
 }
 
-// Set keeps v as the running link's value, for its Exit.
-func (c *Call) Set(v any) { c.vals[c.link] = v }
+// Set keeps v as the running link's value, for its Exit. Only a link
+// with an Exit has a value.
+func (c *Call) Set(v any) {
+	if c.slot < 0 {
+		panic(fmt.Sprintf("interceptors: link %d sets a value but has no Exit to read it", c.link))
+	}
+	if int(c.slot) < len(c.vals) {
+		c.vals[c.slot] = v
+		return
+	}
+	i := int(c.slot) - len(c.vals)
+	if i >= len(c.more) {
+		c.more = append(c.more, make([]any, i+1-len(c.more))...)
+	}
+	c.more[i] = v
+}
 
 // Value returns the running link's value (Set), nil when it set none.
-func (c *Call) Value() any { return c.vals[c.link] }
+func (c *Call) Value() any {
+	switch i := int(c.slot); {
+	case i < 0:
+		return nil
+	case i < len(c.vals):
+		return c.vals[i]
+	case i-len(c.vals) < len(c.more):
+		return c.more[i-len(c.vals)]
+	}
+	return nil
+}
+
+// at makes link i the running link.
+func (c *Call) at(i int) { c.link, c.slot = i, c.slots[i] }
 
 // peekStream runs the request checks of the range [from, to) of its call's
 // checks on the first message the handler receives.
@@ -164,10 +230,20 @@ func (s *peekStream) RecvMsg(m any) error {
 		return nil
 	}
 	s.seen = true
-	// The checks in runs: those of a run of CPUOnly checks in one hand-over
-	// to offstack's workers (their stacks grow, not the handler's), the
-	// others on the handler's goroutine.
-	checks := s.call.checks[s.from:s.to]
+	err := s.check(m)
+	if s.to == len(s.call.checks.list) {
+		// The innermost wrapper's checks run last: the call needs none of
+		// them again.
+		s.call.releaseChecks()
+	}
+	return err
+}
+
+// check runs the wrapper's checks on m. They run in runs: those of a run
+// of CPUOnly checks in one hand-over to offstack's workers (their stacks
+// grow, not the handler's), the others on the handler's goroutine.
+func (s *peekStream) check(m any) error {
+	checks := s.call.checks.list[s.from:s.to]
 	for i, j := 0, 0; i < len(checks); i = j {
 		for j = i + 1; j < len(checks) && checks[j].cpuOnly == checks[i].cpuOnly; j++ {
 		}
@@ -210,6 +286,9 @@ type flatChain struct {
 	// (Steps.RecoverLinks of the outermost link that has one,
 	// Steps.RecoverHandler of the innermost); nil when none.
 	recoverLinks, recoverHandler func(ctx context.Context, p any) error
+	// slots are the links' indexes in Call.vals, -1 for a link without an
+	// Exit.
+	slots [maxLinks]int8
 }
 
 // composeFlat returns the flat chain of links as a stream interceptor.
@@ -218,7 +297,13 @@ func composeFlat(links []Link) grpc.StreamServerInterceptor {
 		panic(fmt.Sprintf("interceptors: %d links, more than the %d a flat chain holds", len(links), maxLinks))
 	}
 	ch := &flatChain{links: links}
-	for _, l := range links {
+	exits := 0
+	for i, l := range links {
+		ch.slots[i] = -1
+		if l.Steps.Exit != nil {
+			ch.slots[i] = int8(exits)
+			exits++
+		}
 		if ch.recoverLinks == nil {
 			ch.recoverLinks = l.Steps.RecoverLinks
 		}
@@ -232,9 +317,10 @@ func composeFlat(links []Link) grpc.StreamServerInterceptor {
 // stream runs a stream call through the chain: every link's Enter, the
 // handler, every entered link's Exit.
 func (ch *flatChain) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-	c := &Call{Info: info, ctx: ss.Context(), base: ss, top: ss}
-	c.checks = c.checksBuf[:0]
-	return ch.run(c, srv, h, 0)
+	c := &Call{Info: info, ctx: ss.Context(), base: ss, top: ss, slots: &ch.slots}
+	err := ch.run(c, srv, h, 0)
+	c.releaseChecks() // a call whose handler never received its request
+	return err
 }
 
 // run runs the links from the one at index from: their Enters, the
@@ -254,7 +340,7 @@ func (ch *flatChain) run(c *Call, srv any, h grpc.StreamHandler, from int) error
 			err, handled = ch.nest(c, srv, h, i), true
 			break
 		}
-		c.link = i
+		c.at(i)
 		if err = ch.enter(c, i); err == nil {
 			entered |= 1 << i
 		}
@@ -264,7 +350,7 @@ func (ch *flatChain) run(c *Call, srv any, h grpc.StreamHandler, from int) error
 	}
 	for i := len(ch.links) - 1; i >= from; i-- {
 		if entered&(1<<i) != 0 && ch.links[i].Steps.Exit != nil {
-			c.link = i
+			c.at(i)
 			err = ch.exit(c, i, err)
 		}
 	}

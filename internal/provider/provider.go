@@ -69,6 +69,16 @@ type IntoStream interface {
 	RecvInto(ev *Event) error
 }
 
+// AwaitStream is a Stream that can wait for its next event before it is
+// asked for it: Await returns once Recv (and RecvInto and RecvBuffered)
+// would not wait, for an event or for the stream's error. A caller that
+// awaits first holds no Event of its own while the provider is slow, which
+// is most of a streaming reply's life (httpx's streams implement it).
+type AwaitStream interface {
+	Stream
+	Await()
+}
+
 // ModelLister is implemented by providers that know their models without
 // configuration (the mock provider). Configured `models:` take precedence.
 type ModelLister interface {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/propagation"
@@ -253,6 +254,32 @@ func (s *Stream) RecvBuffered() (ev provider.Event, ok bool, err error) {
 	}
 }
 
+// Await implements provider.AwaitStream: it returns once RecvInto and
+// RecvBuffered would not wait (an event decoded, or the stream's error).
+// While it waits for the provider it holds no decoded events' buffer: a
+// stream spends most of its life here, tens of thousands of them at once
+// on a busy replica.
+func (s *Stream) Await() {
+	for s.next >= len(s.events) && s.err == nil {
+		if s.events != nil {
+			if cap(s.events) == len(eventArray{}) {
+				a := (*eventArray)(s.events[:cap(s.events)])
+				clear(a[:])
+				eventArrays.Put(a)
+			}
+			s.events = nil
+		}
+		s.read()
+	}
+}
+
+// eventArrays hold the events decoded from one server-sent event while
+// they are returned; one server-sent event is one or two events, rarely
+// more (an appended slice grows past the array, which then is not kept).
+type eventArray [4]provider.Event
+
+var eventArrays = sync.Pool{New: func() any { return new(eventArray) }}
+
 // recvReady returns the next decoded event, or the stream's error.
 func (s *Stream) recvReady() (provider.Event, error) {
 	if s.next < len(s.events) {
@@ -282,6 +309,9 @@ func (s *Stream) read() {
 	case err != nil:
 		s.err = failure(s.ctx, s.attempt, "reading the stream failed", err)
 	default:
+		if s.events == nil {
+			s.events = eventArrays.Get().(*eventArray)[:0]
+		}
 		done, derr := s.dec.Decode(ev, &s.events)
 		switch {
 		case derr != nil:
