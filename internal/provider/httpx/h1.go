@@ -521,6 +521,21 @@ func (b *h1Body) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// awaitData waits until a Read would not wait with nothing (see
+// dataAwaiter): bytes in the connection's buffer, or on its socket (where
+// awaitBytes can wait for them), or the body already at its end. Bytes
+// that arrived may turn out to be only the chunked framing, whose Read
+// then waits for the rest in the reader's buffer.
+func (b *h1Body) awaitData() bool {
+	b.mu.Lock()
+	done := b.done // the connection is another request's, or closed
+	b.mu.Unlock()
+	if done || b.c.br.Buffered() > 0 {
+		return true
+	}
+	return awaitBytes(b.c)
+}
+
 // abortRead closes the connection, which ends a read waiting on it; the
 // body's Close then drops the connection.
 func (b *h1Body) abortRead() { _ = b.c.Conn.Close() }

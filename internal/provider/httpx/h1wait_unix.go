@@ -16,9 +16,10 @@ type byteWaiter struct {
 // awaitBytes waits until c's socket has bytes to read, or an end (EOF, an
 // error, its read deadline, its closing), without reading any: the caller
 // takes a read buffer only once there is something to put in it. What
-// ended the wait is left for the read that follows to report. A connection
-// that is not a socket returns at once.
-func awaitBytes(c *h1Conn) {
+// ended the wait is left for the read that follows to report. It reports
+// whether it waited so: a connection that is not a socket returns at
+// once, false.
+func awaitBytes(c *h1Conn) bool {
 	w := c.waiter
 	if w == nil {
 		w = &byteWaiter{c: c}
@@ -28,9 +29,11 @@ func awaitBytes(c *h1Conn) {
 		w.peek = w.ready
 		c.waiter = w
 	}
-	if w.rc != nil {
-		_ = w.rc.Read(w.peek)
+	if w.rc == nil {
+		return false
 	}
+	_ = w.rc.Read(w.peek)
+	return true
 }
 
 // ready is RawConn.Read's callback: whether the socket has a byte to read

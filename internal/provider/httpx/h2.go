@@ -893,6 +893,28 @@ func (cs *h2Stream) Read(p []byte) (int, error) {
 	}
 }
 
+// awaitData waits, as Read does, until the stream has unread data, its
+// end or its error, and reads none of it (see dataAwaiter).
+func (cs *h2Stream) awaitData() bool {
+	cc := cs.cc
+	for {
+		cc.mu.Lock()
+		ready := cs.unread > 0 || cs.err != nil || cs.recvEnd
+		cc.mu.Unlock()
+		if ready {
+			return true
+		}
+		if testStreamAwaiting != nil {
+			testStreamAwaiting(cs)
+		}
+		<-cs.wake
+	}
+}
+
+// testStreamAwaiting, set by tests, is called when a stream's reader
+// starts waiting for its data with no buffer (see awaitData).
+var testStreamAwaiting func(*h2Stream)
+
 // take copies unread data into p, returns the chunks it empties to the
 // pool and counts the bytes as read for flow control. Under mu.
 func (cs *h2Stream) take(p []byte) int {

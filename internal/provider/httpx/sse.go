@@ -23,22 +23,49 @@ var ErrCut = errors.New("provider stream cut in the middle of an event")
 // MaxLineBytes bounds one line of a stream. A longer line is ErrMalformed.
 const MaxLineBytes = 16 << 20
 
-// A Reader reads into one of two buffers. While it waits for the body
-// with nothing left to read, it reads into waitBufferSize bytes of its own,
-// enough for a whole event of the providers' streams (their lines are a
-// few hundred bytes), so an open stream waiting for its next chunk holds no
-// more. Once what arrived is more than that, or a line is only partly
-// there, it reads into a pooled readerBufferSize buffer until it has read
-// everything in it, and gives the buffer back. Longer lines are assembled
-// in a separate, reused buffer. (A Reader that kept a 2 KiB bufio buffer
-// cost every open stream 2 KiB; see docs/performance.md.)
+// A Reader holds no buffer while it waits for the body with nothing left
+// to read. A body of httpx's own connections (h2Stream, h1Body) is a
+// dataAwaiter: the Reader waits for its data with no buffer at all, then
+// reads what came into a pooled readerBufferSize buffer, which it gives
+// back once it has read everything in it. Any other body is read, while it
+// waits, into a pooled waitBufferSize buffer, enough for a whole event of
+// the providers' streams (their lines are a few hundred bytes); once what
+// arrived is more than that, or a line is only partly there, into a pooled
+// readerBufferSize buffer. Longer lines are assembled in an eventBuffer,
+// which holds the event's name and data too, taken from a pool while an
+// event is read and given back while the Reader waits between events. (A
+// Reader that kept a 2 KiB bufio buffer cost every open stream 2 KiB, one
+// that kept 512 bytes and its last event's data about 1 KiB; see
+// docs/performance.md.)
 const (
 	waitBufferSize   = 512
 	readerBufferSize = 4 << 10
 )
 
-// readBuffers are the buffers Readers read into while data flows.
-var readBuffers = sync.Pool{New: func() any { return new([readerBufferSize]byte) }}
+// readBuffers are the buffers Readers read into while data flows;
+// waitBuffers those they wait in for a body that is not a dataAwaiter.
+var (
+	readBuffers = sync.Pool{New: func() any { return new([readerBufferSize]byte) }}
+	waitBuffers = sync.Pool{New: func() any { return new([waitBufferSize]byte) }}
+)
+
+// A dataAwaiter is a response body that can wait for data without a buffer
+// to read it into: awaitData returns once a Read would return without
+// waiting (with bytes, the body's end or its error), or at once, false,
+// when it cannot wait so (the caller then waits in a Read). It reads
+// nothing; what the next Read returns is the same as without it. A read
+// abort or a cancellation that ends a Read ends awaitData too.
+type dataAwaiter interface{ awaitData() bool }
+
+// eventBuffer is what a Reader assembles an event in: its name, its data,
+// and a line longer than the read buffer. Taken from eventBuffers for an
+// event, given back while the Reader waits with no event begun.
+type eventBuffer struct{ name, data, long []byte }
+
+var eventBuffers = sync.Pool{New: func() any { return new(eventBuffer) }}
+
+// maxPooledEvent bounds the buffers an eventBuffer keeps in the pool.
+const maxPooledEvent = 1 << 20
 
 // Event is one server-sent event. Its slices are valid until the next call
 // of Reader.Next.
@@ -67,17 +94,16 @@ type Event struct {
 type Reader struct {
 	body io.Reader
 	// buf[r:w] is what was read from body and not yet consumed. buf is
-	// wait[:] or big[:].
+	// wait[:], big[:], or nil while the Reader holds neither.
 	buf  []byte
 	r, w int
 	// err is body's error, returned once buf[r:w] is consumed.
 	err  error
 	big  *[readerBufferSize]byte
-	wait [waitBufferSize]byte
-
-	name []byte
-	data []byte
-	long []byte
+	wait *[waitBufferSize]byte
+	// ev is the event being read or last returned; nil while the Reader
+	// waits between events.
+	ev *eventBuffer
 	// extra is a non-standard field that is dispatched as an event of its
 	// own, named after the field; empty for none.
 	extra string
@@ -94,7 +120,7 @@ var readers = sync.Pool{New: func() any { return new(Reader) }}
 func GetReader(body io.Reader, extra string) *Reader {
 	r := readers.Get().(*Reader)
 	r.body = body
-	r.buf, r.r, r.w, r.err = r.wait[:], 0, 0, nil
+	r.buf, r.r, r.w, r.err = nil, 0, 0, nil
 	r.extra = extra
 	return r
 }
@@ -102,14 +128,9 @@ func GetReader(body io.Reader, extra string) *Reader {
 // PutReader returns r to the pool. r must not be used afterwards.
 func PutReader(r *Reader) {
 	r.release()
-	r.body, r.buf, r.err = nil, nil, nil
+	r.releaseEvent()
+	r.body, r.err = nil, nil
 	r.bad = r.bad[:0]
-	if cap(r.long) > 1<<20 {
-		r.long = nil
-	}
-	if cap(r.data) > 1<<20 {
-		r.data = nil
-	}
 	readers.Put(r)
 }
 
@@ -117,22 +138,27 @@ func PutReader(r *Reader) {
 // event still being assembled is dispatched first); a body that fails
 // returns its error.
 func (r *Reader) Next() (Event, error) {
-	r.name = r.name[:0]
-	r.data = r.data[:0]
+	if r.ev != nil {
+		r.ev.name, r.ev.data = r.ev.name[:0], r.ev.data[:0]
+	}
 	hasData := false
 	for {
-		line, whole, err := r.readLine()
+		// Before an event begins, nothing of the last one is kept while
+		// the Reader waits.
+		line, whole, err := r.readLine(!hasData && (r.ev == nil || len(r.ev.name) == 0))
 		if err != nil {
 			if errors.Is(err, io.EOF) && hasData {
-				return Event{Name: r.name, Data: r.data, Cut: true}, nil
+				return Event{Name: r.ev.name, Data: r.ev.data, Cut: true}, nil
 			}
 			return Event{}, err
 		}
 		if len(line) == 0 {
 			if hasData {
-				return Event{Name: r.name, Data: r.data}, nil
+				return Event{Name: r.ev.name, Data: r.ev.data}, nil
 			}
-			r.name = r.name[:0]
+			if r.ev != nil {
+				r.ev.name = r.ev.name[:0]
+			}
 			continue
 		}
 		if line[0] == ':' {
@@ -144,13 +170,15 @@ func (r *Reader) Next() (Event, error) {
 		}
 		switch string(field) {
 		case "data":
+			ev := r.event()
 			if hasData {
-				r.data = append(r.data, '\n')
+				ev.data = append(ev.data, '\n')
 			}
-			r.data = append(r.data, value...)
+			ev.data = append(ev.data, value...)
 			hasData = true
 		case "event":
-			r.name = append(r.name[:0], value...)
+			ev := r.event()
+			ev.name = append(ev.name[:0], value...)
 		case "id", "retry":
 		default:
 			if r.extra == "" || string(field) != r.extra || hasData {
@@ -160,11 +188,21 @@ func (r *Reader) Next() (Event, error) {
 				r.bad = append(r.bad[:0], line[:min(len(line), MaxRaw)]...)
 				return Event{}, fmt.Errorf("%w: unexpected line %q", ErrMalformed, clip(line))
 			}
-			r.name = append(r.name[:0], field...)
-			r.data = append(r.data[:0], value...)
-			return Event{Name: r.name, Data: r.data, Cut: !whole}, nil
+			ev := r.event()
+			ev.name = append(ev.name[:0], field...)
+			ev.data = append(ev.data[:0], value...)
+			return Event{Name: ev.name, Data: ev.data, Cut: !whole}, nil
 		}
 	}
+}
+
+// event returns the buffer the Reader assembles its event in, taking one
+// from the pool when it has none.
+func (r *Reader) event() *eventBuffer {
+	if r.ev == nil {
+		r.ev = eventBuffers.Get().(*eventBuffer)
+	}
+	return r.ev
 }
 
 // Ready reports whether the next event, or the error Next would return
@@ -205,8 +243,9 @@ func (r *Reader) Ready() bool {
 // readLine returns the next line without its line end, and whether it had
 // one. A last line without one is returned as it is; the call after it
 // returns the body's error (io.EOF). The line is valid until the next
-// call.
-func (r *Reader) readLine() ([]byte, bool, error) {
+// call. Between events (between, when Next has no event begun), the
+// Reader waits for the body with its event buffer given back.
+func (r *Reader) readLine(between bool) ([]byte, bool, error) {
 	long := false
 	for empty := 0; ; {
 		rest := r.buf[r.r:r.w]
@@ -224,21 +263,35 @@ func (r *Reader) readLine() ([]byte, bool, error) {
 		}
 		switch {
 		case len(rest) == 0:
-			// Nothing is left to read: wait in the Reader's own bytes.
+			// Nothing is left to read: wait holding no buffer where the
+			// body can, in a small one where it cannot.
 			r.release()
+			if between && !long {
+				r.releaseEvent()
+			}
+			if a, ok := r.body.(dataAwaiter); ok && a.awaitData() {
+				r.big = readBuffers.Get().(*[readerBufferSize]byte)
+				r.buf = r.big[:]
+			} else {
+				r.wait = waitBuffers.Get().(*[waitBufferSize]byte)
+				r.buf = r.wait[:]
+			}
 		case r.big == nil:
 			// Part of a line is here: read the rest into a larger buffer.
-			r.big = readBuffers.Get().(*[readerBufferSize]byte)
-			r.buf, r.r, r.w = r.big[:], 0, copy(r.big[:], rest)
+			big := readBuffers.Get().(*[readerBufferSize]byte)
+			n := copy(big[:], rest)
+			r.release()
+			r.big, r.buf, r.w = big, big[:], n
 		case r.w == len(r.buf) && r.r > 0:
 			r.r, r.w = 0, copy(r.buf, rest)
 		case r.w == len(r.buf):
 			// A line longer than the buffer.
+			ev := r.event()
 			if !long {
-				r.long, long = r.long[:0], true
+				ev.long, long = ev.long[:0], true
 			}
-			r.long = append(r.long, rest...)
-			if len(r.long) > MaxLineBytes {
+			ev.long = append(ev.long, rest...)
+			if len(ev.long) > MaxLineBytes {
 				return nil, false, fmt.Errorf("%w: a line longer than %d bytes", ErrMalformed, MaxLineBytes)
 			}
 			r.r, r.w = 0, 0
@@ -260,20 +313,42 @@ func (r *Reader) readLine() ([]byte, bool, error) {
 // line is b without a trailing "\r", after what long assembled when long.
 func (r *Reader) line(b []byte, long bool) []byte {
 	if long {
-		r.long = append(r.long, b...)
-		b = r.long
+		r.ev.long = append(r.ev.long, b...)
+		b = r.ev.long
 	}
 	return bytes.TrimSuffix(b, []byte{'\r'})
 }
 
-// release gives the pooled buffer back and reads into the Reader's own
-// bytes again; nothing is left to read in the buffer.
+// release gives the pooled read buffers back; nothing is left to read in
+// them.
 func (r *Reader) release() {
 	if r.big != nil {
 		readBuffers.Put(r.big)
 		r.big = nil
 	}
-	r.buf, r.r, r.w = r.wait[:], 0, 0
+	if r.wait != nil {
+		waitBuffers.Put(r.wait)
+		r.wait = nil
+	}
+	r.buf, r.r, r.w = nil, 0, 0
+}
+
+// releaseEvent gives the event buffer back: the event in it is no longer
+// needed.
+func (r *Reader) releaseEvent() {
+	ev := r.ev
+	if ev == nil {
+		return
+	}
+	r.ev = nil
+	if cap(ev.data) > maxPooledEvent {
+		ev.data = nil
+	}
+	if cap(ev.long) > maxPooledEvent {
+		ev.long = nil
+	}
+	ev.name, ev.data, ev.long = ev.name[:0], ev.data[:0], ev.long[:0]
+	eventBuffers.Put(ev)
 }
 
 // Drain reads and discards what is left of the body, up to limit bytes, so

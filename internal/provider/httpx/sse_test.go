@@ -149,10 +149,17 @@ func (p *pieces) Read(b []byte) (int, error) {
 	return k, nil
 }
 
+// awaitingPieces is pieces as a dataAwaiter: a body a Reader waits for
+// with no buffer.
+type awaitingPieces struct{ *pieces }
+
+func (awaitingPieces) awaitData() bool { return true }
+
 // TestReaderEventsDoNotDependOnHowTheBodyArrives: the same body read whole
-// and in reads of every size around the Reader's two buffers gives the
-// same events and the same end: lines cut anywhere, a "\r\n" cut in two,
-// lines longer than either buffer, a last line without its end.
+// and in reads of every size around the Reader's two buffers, from a body
+// it waits for in a buffer or with none, gives the same events and the
+// same end: lines cut anywhere, a "\r\n" cut in two, lines longer than
+// either buffer, a last line without its end.
 func TestReaderEventsDoNotDependOnHowTheBodyArrives(t *testing.T) {
 	var b strings.Builder
 	for i := range 40 {
@@ -169,6 +176,10 @@ func TestReaderEventsDoNotDependOnHowTheBodyArrives(t *testing.T) {
 		got, err := readFrom(&pieces{[]byte(body), n}, "")
 		if !errors.Is(err, io.EOF) || fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("read %d bytes at a time: %d events ending in %v, want the %d events read whole", n, len(got), err, len(want))
+		}
+		got, err = readFrom(awaitingPieces{&pieces{[]byte(body), n}}, "")
+		if !errors.Is(err, io.EOF) || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("read %d bytes at a time after waits with no buffer: %d events ending in %v, want the %d events read whole", n, len(got), err, len(want))
 		}
 	}
 }
@@ -193,9 +204,10 @@ func (b *blockingBody) Read(p []byte) (int, error) {
 }
 
 // TestWaitingReaderHoldsNoReadBuffer: once a Reader has read everything
-// that arrived, it waits for the next chunk in its own few hundred bytes,
-// not in the pooled read buffer a burst of several KiB needed; every open
-// stream waits so.
+// that arrived from a body that is not a dataAwaiter, it waits for the
+// next chunk in a few hundred bytes, not in the pooled read buffer a burst
+// of several KiB needed. (Bodies of httpx's own connections are waited for
+// with no buffer: TestWaitingReadersHoldNoBuffer.)
 func TestWaitingReaderHoldsNoReadBuffer(t *testing.T) {
 	var burst strings.Builder
 	for range 20 {

@@ -135,6 +135,12 @@ func (a *activityReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// awaitData waits for the body's data when it can (see dataAwaiter).
+func (a *activityReader) awaitData() bool {
+	w, ok := a.r.(dataAwaiter)
+	return ok && w.awaitData()
+}
+
 // NewStream returns the Stream that decodes body with dec: the events of
 // the body's server-sent events, then io.EOF after the terminator. ctx is
 // the attempt's context, whose end ends the stream with ctx's error. extra
