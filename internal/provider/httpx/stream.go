@@ -262,10 +262,10 @@ func (s *Stream) RecvBuffered() (ev provider.Event, ok bool, err error) {
 func (s *Stream) Await() {
 	for s.next >= len(s.events) && s.err == nil {
 		if s.events != nil {
-			if cap(s.events) == len(eventArray{}) {
-				a := (*eventArray)(s.events[:cap(s.events)])
+			if cap(s.events) == len(decodedArray{}) {
+				a := (*decodedArray)(s.events[:cap(s.events)])
 				clear(a[:])
-				eventArrays.Put(a)
+				decodedArrays.Put(a)
 			}
 			s.events = nil
 		}
@@ -273,12 +273,12 @@ func (s *Stream) Await() {
 	}
 }
 
-// eventArrays hold the events decoded from one server-sent event while
+// decodedArrays hold the events decoded from one server-sent event while
 // they are returned; one server-sent event is one or two events, rarely
 // more (an appended slice grows past the array, which then is not kept).
-type eventArray [4]provider.Event
+type decodedArray [4]provider.Event
 
-var eventArrays = sync.Pool{New: func() any { return new(eventArray) }}
+var decodedArrays = sync.Pool{New: func() any { return new(decodedArray) }}
 
 // recvReady returns the next decoded event, or the stream's error.
 func (s *Stream) recvReady() (provider.Event, error) {
@@ -310,7 +310,7 @@ func (s *Stream) read() {
 		s.err = failure(s.ctx, s.attempt, "reading the stream failed", err)
 	default:
 		if s.events == nil {
-			s.events = eventArrays.Get().(*eventArray)[:0]
+			s.events = decodedArrays.Get().(*decodedArray)[:0]
 		}
 		done, derr := s.dec.Decode(ev, &s.events)
 		switch {
