@@ -261,16 +261,20 @@ func (s *Stream) RecvBuffered() (ev provider.Event, ok bool, err error) {
 // on a busy replica.
 func (s *Stream) Await() {
 	for s.next >= len(s.events) && s.err == nil {
-		if s.events != nil {
-			if cap(s.events) == len(decodedArray{}) {
-				a := (*decodedArray)(s.events[:cap(s.events)])
-				clear(a[:])
-				decodedArrays.Put(a)
-			}
-			s.events = nil
-		}
+		s.releaseEvents()
 		s.read()
 	}
+}
+
+// releaseEvents gives the decoded events' array back to decodedArrays
+// (one an append outgrew is left to the collector); read takes one again.
+func (s *Stream) releaseEvents() {
+	if cap(s.events) == len(decodedArray{}) {
+		a := (*decodedArray)(s.events[:cap(s.events)])
+		clear(a[:])
+		decodedArrays.Put(a)
+	}
+	s.events, s.next = nil, 0
 }
 
 // decodedArrays hold the events decoded from one server-sent event while
@@ -370,7 +374,7 @@ func (s *Stream) Close() error {
 	if s.err == nil {
 		s.err = ErrClosed
 	}
-	s.events, s.next = nil, 0
+	s.releaseEvents()
 	return err
 }
 
