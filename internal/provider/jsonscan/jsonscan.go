@@ -233,7 +233,14 @@ func (p *Scanner) Bool(b *bool) bool {
 
 // Str parses a string into *s, or null, which leaves *s as it is (the
 // fields are fresh, so empty).
-func (p *Scanner) Str(s *string) bool {
+func (p *Scanner) Str(s *string) bool { return p.str(s, nil) }
+
+// Name parses a string as Str does, taking it from names when it is one of
+// them: a field whose values come from a short list (an event's type, say)
+// allocates nothing for those.
+func (p *Scanner) Name(s *string, names []string) bool { return p.str(s, names) }
+
+func (p *Scanner) str(s *string, names []string) bool {
 	if p.Null() {
 		return true
 	}
@@ -254,6 +261,12 @@ func (p *Scanner) Str(s *string) bool {
 			raw := p.b[start:p.i]
 			p.i++
 			if plain {
+				for _, n := range names {
+					if string(raw) == n {
+						*s = n
+						return true
+					}
+				}
 				*s = string(raw)
 				return true
 			}
