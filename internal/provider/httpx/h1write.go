@@ -3,10 +3,8 @@ package httpx
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptrace"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -62,28 +60,18 @@ func appendRequest(buf *bytes.Buffer, req *http.Request) (bool, error) {
 			ua = vs[0]
 		}
 	}
-	// The header's keys, sorted, as Header.Write writes them.
-	var arr [16]string
-	keys := arr[:0]
 	for k, vs := range req.Header {
-		switch k {
-		case "Host", "User-Agent", "Content-Length", "Transfer-Encoding", "Trailer":
-			continue
-		}
-		if !httpguts.ValidHeaderFieldName(k) {
-			continue // net/http drops it too
-		}
-		for _, v := range vs {
-			if !plainValue(v) || v != strings.Trim(v, " \t") {
-				return false, nil
+		if writtenKey(k) {
+			for _, v := range vs {
+				if !plainValue(v) || v != strings.Trim(v, " \t") {
+					return false, nil
+				}
 			}
 		}
-		keys = append(keys, k)
 	}
 	if !plainValue(ua) || ua != strings.Trim(ua, " \t") {
 		return false, nil
 	}
-	slices.Sort(keys)
 
 	b := buf.AvailableBuffer()
 	b = append(b, method...)
@@ -102,20 +90,35 @@ func appendRequest(buf *bytes.Buffer, req *http.Request) (bool, error) {
 		b = strconv.AppendInt(b, req.ContentLength, 10)
 		b = append(b, "\r\n"...)
 	}
-	for _, k := range keys {
-		for _, v := range req.Header[k] {
-			b = append(b, k...)
+	// The header's keys in order, as Header.Write sorts them: the next is
+	// the least after the last written. A request has a few; a sort would
+	// take more stack.
+	for last, more := "", true; more; {
+		next := ""
+		more = false
+		for k := range req.Header {
+			if k > last && (!more || k < next) && writtenKey(k) {
+				next, more = k, true
+			}
+		}
+		if !more {
+			break
+		}
+		for _, v := range req.Header[next] {
+			b = append(b, next...)
 			b = append(b, ": "...)
 			b = append(b, v...)
 			b = append(b, "\r\n"...)
 		}
+		last = next
 	}
 	b = append(b, "\r\n"...)
 	buf.Write(b)
 	if noBody {
 		return true, nil
 	}
-	n, err := io.Copy(buf, req.Body)
+	buf.Grow(int(req.ContentLength))
+	n, err := buf.ReadFrom(req.Body)
 	if cerr := req.Body.Close(); err == nil {
 		err = cerr
 	}
@@ -123,6 +126,17 @@ func appendRequest(buf *bytes.Buffer, req *http.Request) (bool, error) {
 		err = fmt.Errorf("http: ContentLength=%d with Body length %d", req.ContentLength, n)
 	}
 	return true, err
+}
+
+// writtenKey reports whether Request.Write writes the header key k from the
+// header map: a valid field name (it drops others) that is not one of
+// those it writes itself.
+func writtenKey(k string) bool {
+	switch k {
+	case "Host", "User-Agent", "Content-Length", "Transfer-Encoding", "Trailer":
+		return false
+	}
+	return httpguts.ValidHeaderFieldName(k)
 }
 
 // ascii reports whether s is all ASCII: a host net/http writes as it is
