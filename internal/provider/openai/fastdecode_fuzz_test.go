@@ -39,20 +39,24 @@ func FuzzDecodeFast(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var fast chunk
-		if !decodeFast(data, &fast, nil) {
-			return
-		}
-		var slow chunk
-		var j httpx.JSONDecoder
-		if err := j.Decode(data, &slow); err != nil {
-			t.Fatalf("decodeFast accepted %q, encoding/json refuses it: %v", data, err)
-		}
-		if !sameChunk(fast, slow) {
-			t.Fatalf("%q:\nfast %+v (usage %+v)\nslow %+v (usage %+v)", data, fast, fast.Usage, slow, slow.Usage)
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { fastAsSlow(t, data, nil) })
+}
+
+// fastAsSlow checks that whatever decodeFast (with memo m) takes of data,
+// encoding/json takes too, with the same values.
+func fastAsSlow(t *testing.T, data []byte, m *prefixMemo) {
+	var fast chunk
+	if !decodeFast(data, &fast, m) {
+		return
+	}
+	var slow chunk
+	var j httpx.JSONDecoder
+	if err := j.Decode(data, &slow); err != nil {
+		t.Fatalf("decodeFast accepted %q, encoding/json refuses it: %v", data, err)
+	}
+	if !sameChunk(fast, slow) {
+		t.Fatalf("%q:\nfast %+v (usage %+v)\nslow %+v (usage %+v)", data, fast, fast.Usage, slow, slow.Usage)
+	}
 }
 
 // FuzzDecodeFastAfterAChunk is FuzzDecodeFast for a stream's later chunks:
@@ -68,18 +72,7 @@ func FuzzDecodeFastAfterAChunk(f *testing.F) {
 		if !decodeFast(first, &chunk{}, &m) || m.n == 0 {
 			t.Fatal("the first chunk left no memo")
 		}
-		var fast chunk
-		if !decodeFast(data, &fast, &m) {
-			return
-		}
-		var slow chunk
-		var j httpx.JSONDecoder
-		if err := j.Decode(data, &slow); err != nil {
-			t.Fatalf("decodeFast accepted %q after a chunk, encoding/json refuses it: %v", data, err)
-		}
-		if !sameChunk(fast, slow) {
-			t.Fatalf("%q after a chunk:\nfast %+v\nslow %+v", data, fast, slow)
-		}
+		fastAsSlow(t, data, &m)
 	})
 }
 
