@@ -3,17 +3,17 @@ package anthropic
 import "github.com/llmrelay/llmrelay/internal/provider/jsonscan"
 
 // decodeFast decodes data into e exactly as encoding/json would, for the
-// events that make up nearly every stream: content_block_delta (text,
-// tool input, thinking and signature deltas), content_block_stop, ping and
-// message_stop. It scans the data once, on the stream's goroutine, where
-// encoding/json scans it twice through reflection, on a worker (see
-// httpx.JSONDecoder).
+// events of nearly every stream: message_start, content_block_start,
+// content_block_delta (text, tool input, thinking and signature deltas),
+// content_block_stop, message_delta, ping and message_stop. It scans the
+// data once, on the stream's goroutine, where encoding/json scans it twice
+// through reflection, on a worker (see httpx.JSONDecoder).
 //
-// It reports false, leaving e in any state, on every other event (those
-// with a message, a content block, usage or an error, a few per stream)
-// and on anything it does not decode the way encoding/json does (see
-// package jsonscan). The caller then decodes data with encoding/json, which
-// has the last word; FuzzDecodeFast holds the two to the same events.
+// It reports false, leaving e in any state, on an error event, on usage
+// with iterations (context compaction), and on anything it does not decode
+// the way encoding/json does (see package jsonscan). The caller then
+// decodes data with encoding/json, which has the last word; FuzzDecodeFast
+// holds the two to the same events.
 func decodeFast(data []byte, e *streamEvent) bool {
 	p := jsonscan.New(data)
 	if p.Peek() != '{' {
@@ -23,19 +23,118 @@ func decodeFast(data []byte, e *streamEvent) bool {
 	ok := p.Object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
-			return jsonscan.Once(&seen, 1) && p.Str(&e.Type)
+			return jsonscan.Once(&seen, 1) && p.Name(&e.Type, eventTypes)
 		case "index":
 			n, ok := p.Int()
 			e.Index = int(n)
 			return jsonscan.Once(&seen, 2) && ok
 		case "delta":
 			return jsonscan.Once(&seen, 4) && (p.Null() || scanDelta(&p, &e.Delta))
+		case "message":
+			if !jsonscan.Once(&seen, 8) {
+				return false
+			}
+			if p.Null() {
+				return true
+			}
+			e.Message = new(startMessage)
+			return scanMessage(&p, e.Message)
+		case "content_block":
+			return jsonscan.Once(&seen, 16) && (p.Null() || scanBlock(&p, &e.ContentBlock))
+		case "usage":
+			if !jsonscan.Once(&seen, 32) {
+				return false
+			}
+			if p.Null() {
+				return true
+			}
+			e.Usage = new(usage)
+			return scanUsage(&p, e.Usage)
 		}
-		// The other fields take the slow path, as do keys that match a
-		// field only ignoring case.
+		// An error takes the slow path, as do keys that match a field only
+		// ignoring case.
 		return !jsonscan.FoldsTo(key, "type", "index", "message", "content_block", "delta", "usage", "error") && p.Skip()
 	})
 	return ok && p.End()
+}
+
+// The values of the fields decodeFast reads as names (jsonscan.Name): the
+// event, block and delta types and the stop reasons of the Messages API.
+var (
+	eventTypes  = []string{"content_block_delta", "content_block_start", "content_block_stop", "message_start", "message_delta", "message_stop", "ping"}
+	blockTypes  = []string{"text", "tool_use", "thinking", "redacted_thinking"}
+	deltaTypes  = []string{"text_delta", "input_json_delta", "thinking_delta", "signature_delta"}
+	stopReasons = []string{"end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal"}
+)
+
+// scanMessage parses message_start's message, of which llmrelay reads the
+// usage.
+func scanMessage(p *jsonscan.Scanner, m *startMessage) bool {
+	var seen uint8
+	return p.Object(func(key []byte) bool {
+		if string(key) == "usage" {
+			return jsonscan.Once(&seen, 1) && (p.Null() || scanUsage(p, &m.Usage))
+		}
+		return !jsonscan.FoldsTo(key, "usage") && p.Skip()
+	})
+}
+
+// scanBlock parses content_block_start's block.
+func scanBlock(p *jsonscan.Scanner, b *contentBlock) bool {
+	var seen uint8
+	return p.Object(func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			return jsonscan.Once(&seen, 1) && p.Name(&b.Type, blockTypes)
+		case "text":
+			return jsonscan.Once(&seen, 2) && p.Str(&b.Text)
+		case "id":
+			return jsonscan.Once(&seen, 4) && p.Str(&b.ID)
+		case "name":
+			return jsonscan.Once(&seen, 8) && p.Str(&b.Name)
+		case "thinking":
+			return jsonscan.Once(&seen, 16) && p.Str(&b.Thinking)
+		case "signature":
+			return jsonscan.Once(&seen, 32) && p.Str(&b.Signature)
+		case "data":
+			return jsonscan.Once(&seen, 64) && p.Str(&b.Data)
+		}
+		return !jsonscan.FoldsTo(key, "type", "text", "id", "name", "thinking", "signature", "data") && p.Skip()
+	})
+}
+
+// scanUsage parses a usage object; one with iterations takes the slow path.
+func scanUsage(p *jsonscan.Scanner, u *usage) bool {
+	var seen uint8
+	count := func(bit uint8, n *int64) bool {
+		v, ok := p.Int()
+		*n = v
+		return jsonscan.Once(&seen, bit) && ok
+	}
+	return p.Object(func(key []byte) bool {
+		switch string(key) {
+		case "input_tokens":
+			return count(1, &u.InputTokens)
+		case "output_tokens":
+			return count(2, &u.OutputTokens)
+		case "cache_creation_input_tokens":
+			return count(4, &u.CacheCreationInputTokens)
+		case "cache_read_input_tokens":
+			return count(8, &u.CacheReadInputTokens)
+		case "output_tokens_details":
+			return jsonscan.Once(&seen, 16) && (p.Null() || p.Object(func(key []byte) bool {
+				if string(key) == "thinking_tokens" {
+					v, ok := p.Int()
+					u.OutputTokensDetails.ThinkingTokens = v
+					return ok && jsonscan.Once(&seen, 32)
+				}
+				return !jsonscan.FoldsTo(key, "thinking_tokens") && p.Skip()
+			}))
+		case "iterations":
+			return jsonscan.Once(&seen, 64) && p.Null()
+		}
+		return !jsonscan.FoldsTo(key, "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens_details", "iterations") && p.Skip()
+	})
 }
 
 // scanDelta parses a content_block_delta's delta.
@@ -44,7 +143,7 @@ func scanDelta(p *jsonscan.Scanner, d *eventDelta) bool {
 	return p.Object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
-			return jsonscan.Once(&seen, 1) && p.Str(&d.Type)
+			return jsonscan.Once(&seen, 1) && p.Name(&d.Type, deltaTypes)
 		case "text":
 			return jsonscan.Once(&seen, 2) && p.Str(&d.Text)
 		case "partial_json":
@@ -54,7 +153,7 @@ func scanDelta(p *jsonscan.Scanner, d *eventDelta) bool {
 		case "signature":
 			return jsonscan.Once(&seen, 16) && p.Str(&d.Signature)
 		case "stop_reason":
-			return jsonscan.Once(&seen, 32) && p.Str(&d.StopReason)
+			return jsonscan.Once(&seen, 32) && p.Name(&d.StopReason, stopReasons)
 		}
 		return !jsonscan.FoldsTo(key, "type", "text", "partial_json", "thinking", "signature", "stop_reason") && p.Skip()
 	})

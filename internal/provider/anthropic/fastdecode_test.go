@@ -9,12 +9,14 @@ import (
 )
 
 // TestDecodeFastTakesTheDeltas: the fast path does the work it exists
-// for, every delta of the recorded streams (text, tool input, thinking,
-// signatures) and the block stops, and leaves the events with a message,
-// a content block, usage or an error to encoding/json. (That it agrees
-// with encoding/json is FuzzDecodeFast's job.)
+// for, every event of the recorded streams (the message's start with its
+// usage, block starts, deltas of text, tool input, thinking and
+// signatures, block stops, the message's delta), and leaves errors and
+// usage with iterations (context compaction) to encoding/json. (That it
+// agrees with encoding/json is FuzzDecodeFast's job.)
 func TestDecodeFastTakesTheDeltas(t *testing.T) {
 	kinds := map[string][2]int{} // event type: taken, seen
+	slow := 0                    // events with usage iterations
 	for _, data := range pt.DataLines(t, "recorded/*.sse") {
 		var probe streamEvent
 		var j httpx.JSONDecoder
@@ -22,8 +24,16 @@ func TestDecodeFastTakesTheDeltas(t *testing.T) {
 			continue // an error fixture's line
 		}
 		var e streamEvent
+		took := decodeFast(data, &e)
+		if (probe.Usage != nil && probe.Usage.Iterations != nil) || (probe.Message != nil && probe.Message.Usage.Iterations != nil) {
+			slow++
+			if took {
+				t.Errorf("decodeFast took usage with iterations: %s", data)
+			}
+			continue
+		}
 		k := kinds[probe.Type]
-		if decodeFast(data, &e) {
+		if took {
 			k[0]++
 		}
 		k[1]++
@@ -31,7 +41,7 @@ func TestDecodeFastTakesTheDeltas(t *testing.T) {
 	}
 	for typ, k := range kinds {
 		switch typ {
-		case "content_block_delta", "content_block_stop", "ping", "message_stop":
+		case "message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "ping", "message_stop":
 			if k[0] != k[1] {
 				t.Errorf("%s: decodeFast took %d of %d, want all", typ, k[0], k[1])
 			}
@@ -41,8 +51,22 @@ func TestDecodeFastTakesTheDeltas(t *testing.T) {
 			}
 		}
 	}
-	if k := kinds["content_block_delta"]; k[1] < 100 {
-		t.Errorf("only %d content_block_delta events in the recorded streams; the check is too weak", k[1])
+	for typ, least := range map[string]int{"content_block_delta": 100, "message_start": 10, "content_block_start": 10, "message_delta": 5} {
+		if k := kinds[typ]; k[1] < least {
+			t.Errorf("only %d %s events in the recorded streams; the check is too weak", k[1], typ)
+		}
+	}
+	if slow == 0 {
+		t.Error("no usage with iterations in the recorded streams; the check is too weak")
+	}
+	for _, data := range []string{
+		`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3,"iterations":[]}}`,
+		`{"type":"message_start","message":{"usage":{"input_tokens":1},"Usage":null}}`,
+	} {
+		if decodeFast([]byte(data), &streamEvent{}) {
+			t.Errorf("decodeFast took %s, want it left to encoding/json", data)
+		}
 	}
 }
 
@@ -72,6 +96,21 @@ func FuzzDecodeFast(f *testing.F) {
 		`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}`,
 		`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
 		`{"type":"ping"} x`,
+		`{"type":"message_start","message":{"id":"msg_1","content":[],"usage":{"input_tokens":20,"cache_creation_input_tokens":0,"cache_read_input_tokens":3,"output_tokens":1,"service_tier":"standard","output_tokens_details":{"thinking_tokens":7}}}}`,
+		`{"type":"message_start","message":null}`,
+		`{"type":"message_start","message":{"usage":null,"USAGE":{}}}`,
+		`{"type":"message_start","message":{"usage":{"input_tokens":1,"input_tokens":2}}}`,
+		`{"type":"message_start","message":{"usage":{"output_tokens_details":null,"iterations":null,"Input_Tokens":4}}}`,
+		`{"type":"message_start","message":{"usage":{"output_tokens_details":{"thinking_tokens":1,"thinking_tokens":2}}}}`,
+		`{"type":"message_start","message":[]}`,
+		`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"get","input":{}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"EmwK"}}`,
+		`{"type":"content_block_start","index":0,"content_block":null}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","Text":"x"}}`,
+		`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":null}`,
+		`{"type":"message_delta","usage":{"output_tokens":1.5}}`,
+		`{"type":"message_delta","usage":{"iterations":[{"input_tokens":1}]}}`,
 		`{"type":null,"index":null,"delta":{"type":null,"text":5}}`,
 		`[]`,
 	} {

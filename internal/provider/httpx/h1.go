@@ -143,11 +143,12 @@ const maxPooledRequest = 64 << 10
 
 // writeRequest writes req to conn. A request whose body is in memory (no
 // body, or one net/http can replay: GetBody, which http.NewRequest sets
-// for a bytes.Reader, bytes.Buffer or strings.Reader) is serialized by
-// Request.Write on offstack's workers, CPU-only work that needs a few KiB
-// of stack, and its bytes written to conn from the caller's goroutine, the
-// call's handler, which then waits for the response with the small stack
-// it keeps for the stream's life. Any other body may wait for its reader,
+// for a bytes.Reader, bytes.Buffer or strings.Reader) is serialized first,
+// and its bytes written to conn from the caller's goroutine, the call's
+// handler, which then waits for the response with the small stack it keeps
+// for the stream's life. appendRequest serializes the plain ones on that
+// stack; Request.Write, which needs a few KiB of stack, serializes the
+// others on offstack's workers. Any other body may wait for its reader,
 // so it is written by the caller through a buffer.
 func writeRequest(conn net.Conn, req *http.Request) error {
 	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
@@ -162,8 +163,10 @@ func writeRequest(conn net.Conn, req *http.Request) error {
 		return err
 	}
 	buf := requestBytes.Get().(*bytes.Buffer)
-	var err error
-	offstack.Run(func() { err = req.Write(buf) })
+	ok, err := appendRequest(buf, req)
+	if !ok {
+		offstack.Run(func() { err = req.Write(buf) })
+	}
 	if err == nil {
 		_, err = conn.Write(buf.Bytes())
 	}

@@ -58,8 +58,9 @@ func FoldsTo(key []byte, names ...string) bool {
 
 // Scanner is a cursor over one JSON value.
 type Scanner struct {
-	b []byte
-	i int
+	b   []byte
+	i   int
+	key int // the offset of the last key's opening quote
 }
 
 // maxSkipDepth bounds the nesting of skipped values; deeper ones take the
@@ -68,6 +69,10 @@ const maxSkipDepth = 64
 
 // WS consumes whitespace.
 func (p *Scanner) WS() {
+	// Compact JSON, as providers stream it, has none: one compare.
+	if p.i < len(p.b) && p.b[p.i] > ' ' {
+		return
+	}
 	for p.i < len(p.b) {
 		switch p.b[p.i] {
 		case ' ', '\t', '\n', '\r':
@@ -77,6 +82,18 @@ func (p *Scanner) WS() {
 		}
 	}
 }
+
+// plain marks the bytes a string's run can hold as they are: not its end
+// ('"'), not an escape, not a control byte (invalid in JSON) and, for
+// keys, ASCII. Scanning a run through the table is one load per byte where
+// the cases are four compares.
+var plainString, plainKey = func() (s, k [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		s[c] = c != '"' && c != '\\'
+		k[c] = s[c] && c < utf8.RuneSelf
+	}
+	return s, k
+}()
 
 // Peek returns the next byte after whitespace, 0 at the end.
 func (p *Scanner) Peek() byte {
@@ -120,8 +137,30 @@ func (p *Scanner) Object(field func(key []byte) bool) bool {
 	if p.Eat('}') {
 		return true
 	}
+	return p.fields(field)
+}
+
+// ObjectFrom parses the rest of an object from offset at, where a key
+// comes: the caller knows the bytes before it to be the object's opening
+// and fields it need not read again (see KeyStart). It returns false for a
+// key that is not there.
+func (p *Scanner) ObjectFrom(at int, field func(key []byte) bool) bool {
+	if at < 0 || at > len(p.b) {
+		return false
+	}
+	p.i = at
+	return p.fields(field)
+}
+
+// KeyStart returns the offset of the opening quote of the key Object or
+// ObjectFrom last gave its field function; read it before the field's
+// value, whose own keys move it.
+func (p *Scanner) KeyStart() int { return p.key }
+
+// fields parses an object's fields, from its first key to its end.
+func (p *Scanner) fields(field func(key []byte) bool) bool {
 	for {
-		key, ok := p.key()
+		key, ok := p.readKey()
 		if !ok || !p.Eat(':') || !field(key) {
 			return false
 		}
@@ -132,24 +171,21 @@ func (p *Scanner) Object(field func(key []byte) bool) bool {
 	}
 }
 
-// key parses a key that holds neither escapes nor non-ASCII bytes.
-func (p *Scanner) key() ([]byte, bool) {
+// readKey parses a key that holds neither escapes nor non-ASCII bytes.
+func (p *Scanner) readKey() ([]byte, bool) {
 	if !p.Eat('"') {
 		return nil, false
 	}
+	p.key = p.i - 1
 	start := p.i
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return p.b[start : p.i-1], true
-		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
-			return nil, false
-		}
+	for p.i < len(p.b) && plainKey[p.b[p.i]] {
 		p.i++
 	}
-	return nil, false
+	if p.i == len(p.b) || p.b[p.i] != '"' {
+		return nil, false
+	}
+	p.i++
+	return p.b[start : p.i-1], true
 }
 
 // Int parses null (which leaves a field as it is: zero, since fields
@@ -197,7 +233,14 @@ func (p *Scanner) Bool(b *bool) bool {
 
 // Str parses a string into *s, or null, which leaves *s as it is (the
 // fields are fresh, so empty).
-func (p *Scanner) Str(s *string) bool {
+func (p *Scanner) Str(s *string) bool { return p.str(s, nil) }
+
+// Name parses a string as Str does, taking it from names when it is one of
+// them: a field whose values come from a short list (an event's type, say)
+// allocates nothing for those.
+func (p *Scanner) Name(s *string, names []string) bool { return p.str(s, names) }
+
+func (p *Scanner) str(s *string, names []string) bool {
 	if p.Null() {
 		return true
 	}
@@ -207,12 +250,23 @@ func (p *Scanner) Str(s *string) bool {
 	start := p.i
 	plain := true
 	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
+		for p.i < len(p.b) && plainKey[p.b[p.i]] {
+			p.i++
+		}
+		if p.i == len(p.b) {
+			break
+		}
+		switch c := p.b[p.i]; {
 		case c == '"':
 			raw := p.b[start:p.i]
 			p.i++
 			if plain {
+				for _, n := range names {
+					if string(raw) == n {
+						*s = n
+						return true
+					}
+				}
 				*s = string(raw)
 				return true
 			}
@@ -220,13 +274,12 @@ func (p *Scanner) Str(s *string) bool {
 		case c == '\\':
 			plain = false
 			p.i += 2 // the escape is checked by unescape
-			continue
 		case c < 0x20:
 			return false
-		case c >= utf8.RuneSelf:
+		default: // not ASCII
 			plain = false
+			p.i++
 		}
-		p.i++
 	}
 	return false
 }
@@ -367,14 +420,19 @@ func (p *Scanner) skipString() bool {
 		return false
 	}
 	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
+		for p.i < len(p.b) && plainString[p.b[p.i]] {
+			p.i++
+		}
+		if p.i == len(p.b) {
+			break
+		}
+		switch c := p.b[p.i]; {
 		case c == '"':
 			p.i++
 			return true
 		case c < 0x20:
 			return false
-		case c == '\\':
+		default: // '\\'
 			if p.i+1 >= len(p.b) {
 				return false
 			}
@@ -389,9 +447,7 @@ func (p *Scanner) skipString() bool {
 			default:
 				return false
 			}
-			continue
 		}
-		p.i++
 	}
 	return false
 }

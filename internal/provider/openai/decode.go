@@ -236,6 +236,8 @@ type decoder struct {
 	finished bool
 	// slowOnly skips decodeFast, for tests and benchmarks that compare.
 	slowOnly bool
+	// memo is the start of the stream's chunks that decodeFast skips.
+	memo prefixMemo
 }
 
 // reset empties the reused chunk and returns it. encoding/json merges into
@@ -259,7 +261,7 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		d.flushCalls(out)
 		return true, nil
 	}
-	if d.slowOnly || !decodeFast(ev.Data, d.reset()) {
+	if d.slowOnly || !decodeFast(ev.Data, d.reset(), &d.memo) {
 		if err := d.json.Decode(ev.Data, d.reset()); err != nil {
 			return false, httpx.ProtocolError(err, ev.Data)
 		}

@@ -1,6 +1,10 @@
 package openai
 
-import "github.com/llmrelay/llmrelay/internal/provider/jsonscan"
+import (
+	"hash/maphash"
+
+	"github.com/llmrelay/llmrelay/internal/provider/jsonscan"
+)
 
 // decodeFast decodes data into c exactly as encoding/json would, for the
 // chunks that make up nearly every stream: text and reasoning deltas
@@ -17,13 +21,21 @@ import "github.com/llmrelay/llmrelay/internal/provider/jsonscan"
 // strings that are not valid UTF-8, unexpected types, deep nesting, invalid
 // JSON. The caller then decodes data with encoding/json, which has the last
 // word; FuzzDecodeFast holds the two to the same events.
-func decodeFast(data []byte, c *chunk) bool {
+//
+// With a memo (the stream's; nil for none), a chunk that starts with the
+// same fields skipped as the last chunk remembered is read from the first
+// field that matters, and a chunk read whole is remembered.
+func decodeFast(data []byte, c *chunk, m *prefixMemo) bool {
 	p := jsonscan.New(data)
 	if p.Peek() != '{' {
 		return false // null, or not an object: encoding/json decides
 	}
 	var seen uint8
-	ok := p.Object(func(key []byte) bool {
+	first := -1 // where the first field read starts
+	field := func(key []byte) bool {
+		if first < 0 && (string(key) == "choices" || string(key) == "usage" || string(key) == "error") {
+			first = p.KeyStart()
+		}
 		switch string(key) {
 		case "choices":
 			return jsonscan.Once(&seen, 1) && scanChoices(&p, c)
@@ -33,8 +45,60 @@ func decodeFast(data []byte, c *chunk) bool {
 			return jsonscan.Once(&seen, 4) && p.Null() // an error object takes the slow path
 		}
 		return !jsonscan.FoldsTo(key, "choices", "usage", "error") && p.Skip()
-	})
-	return ok && p.End()
+	}
+	at := m.match(data)
+	var ok bool
+	if at > 0 {
+		ok = p.ObjectFrom(at, field)
+	} else {
+		ok = p.Object(field)
+	}
+	if !ok || !p.End() {
+		return false
+	}
+	if at == 0 {
+		m.remember(data, first)
+	}
+	return true
+}
+
+// prefixMemo remembers the start of a stream's chunks that decodeFast only
+// skips: a provider starts every chunk of a stream with the same fields
+// (id, object, created, model, system_fingerprint), which llmrelay does not
+// read. Once a chunk decoded whole, a chunk that starts with the same bytes
+// is read from its first field that matters; those bytes were checked
+// already. It keeps their length and a hash, not the bytes: a held stream
+// keeps 16 bytes. A chunk whose start differs yet hashes the same (a 64-bit
+// hash under the process's random seed) would have its start go unread:
+// what is read is still read from the chunk.
+type prefixMemo struct {
+	n   int
+	sum uint64
+}
+
+// memoSeed seeds every prefixMemo's hash.
+var memoSeed = maphash.MakeSeed()
+
+// minMemo is the shortest start worth remembering: shorter ones cost more
+// to hash than to read.
+const minMemo = 32
+
+// match returns the length of m's start when data begins with it, or 0. A
+// nil memo matches nothing.
+func (m *prefixMemo) match(data []byte) int {
+	if m == nil || m.n == 0 || len(data) <= m.n || maphash.Bytes(memoSeed, data[:m.n]) != m.sum {
+		return 0
+	}
+	return m.n
+}
+
+// remember keeps data[:n], the start of a chunk that decoded whole, when it
+// is long enough.
+func (m *prefixMemo) remember(data []byte, n int) {
+	if m == nil || n < minMemo {
+		return
+	}
+	m.n, m.sum = n, maphash.Bytes(memoSeed, data[:n])
 }
 
 // scanChoices parses the choices array (or null) into c.Choices, reusing its

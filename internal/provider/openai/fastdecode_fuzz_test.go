@@ -39,19 +39,40 @@ func FuzzDecodeFast(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	f.Fuzz(func(t *testing.T, data []byte) { fastAsSlow(t, data, nil) })
+}
+
+// fastAsSlow checks that whatever decodeFast (with memo m) takes of data,
+// encoding/json takes too, with the same values.
+func fastAsSlow(t *testing.T, data []byte, m *prefixMemo) {
+	var fast chunk
+	if !decodeFast(data, &fast, m) {
+		return
+	}
+	var slow chunk
+	var j httpx.JSONDecoder
+	if err := j.Decode(data, &slow); err != nil {
+		t.Fatalf("decodeFast accepted %q, encoding/json refuses it: %v", data, err)
+	}
+	if !sameChunk(fast, slow) {
+		t.Fatalf("%q:\nfast %+v (usage %+v)\nslow %+v (usage %+v)", data, fast, fast.Usage, slow, slow.Usage)
+	}
+}
+
+// FuzzDecodeFastAfterAChunk is FuzzDecodeFast for a stream's later chunks:
+// decodeFast remembers a first chunk's start (memo), then decodes data,
+// read from its first field that matters when it starts the same way.
+func FuzzDecodeFastAfterAChunk(f *testing.F) {
+	first := []byte(`{"id":"chatcmpl-B9mX2kQ7rT4vN8pL1sD6fG3hJ0aZ","object":"chat.completion.chunk","created":1730000000,"model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}`)
+	for _, data := range pt.DataLines(f, "bench_20.sse") {
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var fast chunk
-		if !decodeFast(data, &fast) {
-			return
+		var m prefixMemo
+		if !decodeFast(first, &chunk{}, &m) || m.n == 0 {
+			t.Fatal("the first chunk left no memo")
 		}
-		var slow chunk
-		var j httpx.JSONDecoder
-		if err := j.Decode(data, &slow); err != nil {
-			t.Fatalf("decodeFast accepted %q, encoding/json refuses it: %v", data, err)
-		}
-		if !sameChunk(fast, slow) {
-			t.Fatalf("%q:\nfast %+v (usage %+v)\nslow %+v (usage %+v)", data, fast, fast.Usage, slow, slow.Usage)
-		}
+		fastAsSlow(t, data, &m)
 	})
 }
 
