@@ -31,25 +31,13 @@ func decodeFast(data []byte, e *streamEvent) bool {
 		case "delta":
 			return jsonscan.Once(&seen, 4) && (p.Null() || scanDelta(&p, &e.Delta))
 		case "message":
-			if !jsonscan.Once(&seen, 8) {
-				return false
-			}
-			if p.Null() {
-				return true
-			}
-			e.Message = new(startMessage)
-			return scanMessage(&p, e.Message)
+			// null leaves the pointer nil; an object gets a new one, as
+			// encoding/json does.
+			return jsonscan.Once(&seen, 8) && (p.Null() || scanMessage(&p, newOf(&e.Message)))
 		case "content_block":
 			return jsonscan.Once(&seen, 16) && (p.Null() || scanBlock(&p, &e.ContentBlock))
 		case "usage":
-			if !jsonscan.Once(&seen, 32) {
-				return false
-			}
-			if p.Null() {
-				return true
-			}
-			e.Usage = new(usage)
-			return scanUsage(&p, e.Usage)
+			return jsonscan.Once(&seen, 32) && (p.Null() || scanUsage(&p, newOf(&e.Usage)))
 		}
 		// An error takes the slow path, as do keys that match a field only
 		// ignoring case.
@@ -66,6 +54,12 @@ var (
 	deltaTypes  = []string{"text_delta", "input_json_delta", "thinking_delta", "signature_delta"}
 	stopReasons = []string{"end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal"}
 )
+
+// newOf points *v at a new T and returns it.
+func newOf[T any](v **T) *T {
+	*v = new(T)
+	return *v
+}
 
 // scanMessage parses message_start's message, of which llmrelay reads the
 // usage.

@@ -83,9 +83,9 @@ func (p *Scanner) WS() {
 	}
 }
 
-// plain marks the bytes a string's run can hold as they are: not its end
-// ('"'), not an escape, not a control byte (invalid in JSON) and, for
-// keys, ASCII. Scanning a run through the table is one load per byte where
+// plainString and plainKey mark the bytes a run of a string holds as they
+// are: not its end ('"'), not an escape, not a control byte (invalid in
+// JSON) and, for a key, ASCII. Scanning a run through the table is one load per byte where
 // the cases are four compares.
 var plainString, plainKey = func() (s, k [256]bool) {
 	for c := 0x20; c < 256; c++ {
