@@ -63,13 +63,13 @@ func appendRequest(buf *bytes.Buffer, req *http.Request) (bool, error) {
 	for k, vs := range req.Header {
 		if writtenKey(k) {
 			for _, v := range vs {
-				if !plainValue(v) || v != strings.Trim(v, " \t") {
+				if !asIs(v) {
 					return false, nil
 				}
 			}
 		}
 	}
-	if !plainValue(ua) || ua != strings.Trim(ua, " \t") {
+	if !asIs(ua) {
 		return false, nil
 	}
 
@@ -149,6 +149,10 @@ func ascii(s string) bool {
 	}
 	return true
 }
+
+// asIs reports whether net/http writes the header value v as it is:
+// nothing it turns into spaces, no space or tab it trims.
+func asIs(v string) bool { return plainValue(v) && v == strings.Trim(v, " \t") }
 
 // plainValue reports whether s holds no control byte: net/http writes such
 // a value as it is (it turns newlines into spaces, and refuses a URL with
