@@ -228,7 +228,7 @@ type attemptResult struct {
 	cut         bool
 	// co is the delta being made (coalesce.go): taken when an event makes
 	// a delta, given back when the attempt waits for its provider with
-	// nothing pending, and at its end.
+	// nothing pending (so before it reads its provider's end).
 	co *coalescing
 	// partial reads the reply as it streams, for partial objects; nil
 	// without stream_partial_objects.
@@ -256,7 +256,6 @@ func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 
 // it fails with OUTPUT_TOO_LARGE, which ends the call.
 func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult, error) {
 	res := &attemptResult{partial: c.turn.so.newPartial()}
-	defer res.dropDelta()
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stall := c.startStall(a, cancel)

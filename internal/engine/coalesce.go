@@ -74,6 +74,14 @@ func (res *attemptResult) delta() *coalescing {
 	return res.co
 }
 
+// pending is res's pending delta; nil when none is pending.
+func (res *attemptResult) pending() *pendingDelta {
+	if res.co == nil || res.co.pending.kind == 0 {
+		return nil
+	}
+	return &res.co.pending
+}
+
 // pendingKind is the kind of res's pending delta; 0 when none is pending.
 func (res *attemptResult) pendingKind() provider.EventKind {
 	if res.co == nil {
@@ -83,12 +91,13 @@ func (res *attemptResult) pendingKind() provider.EventKind {
 }
 
 // dropDelta gives res's coalescing back to the pool, holding nothing of
-// the texts it was given; a delta still pending is dropped with it (relay
-// calls it with none pending; runAttempt as the attempt ends, when what
-// was not sent is nobody's to see).
+// the texts it was given, when no delta is pending. An attempt whose
+// stream cannot wait (no provider.AwaitStream) keeps its coalescing to
+// its end, and lets the collector have it; not giving it back there keeps
+// runAttempt's frame, which is under every send, as small as it was.
 func (res *attemptResult) dropDelta() {
 	co := res.co
-	if co == nil {
+	if co == nil || co.pending.kind != 0 {
 		return
 	}
 	res.co = nil
@@ -199,10 +208,10 @@ func (c *call) queueDelta(a *retry.Attempt, f *fragment, res *attemptResult, sta
 // provider's time: a client slow to read must not make the provider look
 // stalled. Its error is a *sendError.
 func (c *call) flushDelta(a *retry.Attempt, res *attemptResult, stall *stallTimer) error {
-	if res.pendingKind() == 0 {
+	p := res.pending()
+	if p == nil {
 		return nil
 	}
-	p := &res.co.pending
 	kind, de := p.kind, p.event()
 	var text string
 	if kind == provider.EventText {
