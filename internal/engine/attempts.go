@@ -309,7 +309,7 @@ func (c *call) relay(ctx, actx context.Context, a *retry.Attempt, st provider.St
 	}
 	await, _ := st.(provider.AwaitStream)
 	for {
-		if await != nil && res.pendingKind() == 0 {
+		if await != nil && res.pending() == nil {
 			// Holding no Event and no delta in the making while the
 			// provider is slow.
 			res.dropDelta()
@@ -319,7 +319,7 @@ func (c *call) relay(ctx, actx context.Context, a *retry.Attempt, st provider.St
 			await.Await()
 		}
 		ev := events.Get().(*provider.Event)
-		ready, err := recv(st, buffered, res.pendingKind() != 0, ev)
+		ready, err := recv(st, buffered, res.pending() != nil, ev)
 		if !ready {
 			events.Put(ev)
 			// Nothing more is here yet: the pending delta goes now.

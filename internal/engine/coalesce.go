@@ -82,14 +82,6 @@ func (res *attemptResult) pending() *pendingDelta {
 	return &res.co.pending
 }
 
-// pendingKind is the kind of res's pending delta; 0 when none is pending.
-func (res *attemptResult) pendingKind() provider.EventKind {
-	if res.co == nil {
-		return 0
-	}
-	return res.co.pending.kind
-}
-
 // dropDelta gives res's coalescing back to the pool, holding nothing of
 // the texts it was given, when no delta is pending. An attempt whose
 // stream cannot wait (no provider.AwaitStream) keeps its coalescing to
@@ -97,7 +89,7 @@ func (res *attemptResult) pendingKind() provider.EventKind {
 // runAttempt's frame, which is under every send, as small as it was.
 func (res *attemptResult) dropDelta() {
 	co := res.co
-	if co == nil || co.pending.kind != 0 {
+	if co == nil || res.pending() != nil {
 		return
 	}
 	res.co = nil
