@@ -226,10 +226,10 @@ type attemptResult struct {
 	// cut says the output was cut at the limit (truncation).
 	outputBytes int64
 	cut         bool
-	// pending is the delta folded and not sent yet (coalesce.go), frag
-	// the fragment of the event being folded into it.
-	pending pendingDelta
-	frag    fragment
+	// co is the delta being made (coalesce.go): taken when an event makes
+	// a delta, given back when the attempt waits for its provider with
+	// nothing pending (so before it reads its provider's end).
+	co *coalescing
 	// partial reads the reply as it streams, for partial objects; nil
 	// without stream_partial_objects.
 	partial *partialObjects
@@ -309,11 +309,17 @@ func (c *call) relay(ctx, actx context.Context, a *retry.Attempt, st provider.St
 	}
 	await, _ := st.(provider.AwaitStream)
 	for {
-		if await != nil && res.pending.kind == 0 {
-			await.Await() // holding no Event while the provider is slow
+		if await != nil && res.pending() == nil {
+			// Holding no Event and no delta in the making while the
+			// provider is slow.
+			res.dropDelta()
+			if testAwaiting != nil {
+				testAwaiting(res.co != nil)
+			}
+			await.Await()
 		}
 		ev := events.Get().(*provider.Event)
-		ready, err := recv(st, buffered, res.pending.kind != 0, ev)
+		ready, err := recv(st, buffered, res.pending() != nil, ev)
 		if !ready {
 			events.Put(ev)
 			// Nothing more is here yet: the pending delta goes now.
@@ -440,7 +446,7 @@ func (c *call) handle(a *retry.Attempt, ev *provider.Event, res *attemptResult, 
 	if !c.fold(ev, res) {
 		return limited
 	}
-	if err := c.queueDelta(a, &res.frag, res, stall); err != nil {
+	if err := c.queueDelta(a, &res.co.frag, res, stall); err != nil {
 		return err
 	}
 	return limited
@@ -451,7 +457,7 @@ func (c *call) handle(a *retry.Attempt, ev *provider.Event, res *attemptResult, 
 var errLost = errors.New("another attempt answered first")
 
 // fold folds one provider event into res and reports whether it makes a
-// delta for the client, left in res.frag for handle to queue (queueDelta;
+// delta for the client, left in res.co.frag for handle to queue (queueDelta;
 // the first one commits the attempt). A delta is what the client sees
 // (text, reasoning, a refusal, a tool call's id, name or arguments); usage,
 // finish reasons and a tool call's signature alone make none. fold returns
@@ -465,7 +471,7 @@ func (c *call) fold(ev *provider.Event, res *attemptResult) (queue bool) {
 		}
 		res.order.Add(ev, res.text.Len())
 		res.text.WriteString(ev.Text)
-		res.frag = fragment{kind: ev.Kind, text: ev.Text}
+		res.delta().frag = fragment{kind: ev.Kind, text: ev.Text}
 		return true
 	case provider.EventToolCall:
 		tc := ev.ToolCall
@@ -477,7 +483,7 @@ func (c *call) fold(ev *provider.Event, res *attemptResult) (queue bool) {
 		if tc.ID == "" && tc.Name == "" && tc.ArgumentsDelta == "" {
 			return false // a signature alone: it is in the final message
 		}
-		res.frag = fragment{kind: ev.Kind, index: tc.Index, id: tc.ID, name: tc.Name, text: tc.ArgumentsDelta}
+		res.delta().frag = fragment{kind: ev.Kind, index: tc.Index, id: tc.ID, name: tc.Name, text: tc.ArgumentsDelta}
 		return true
 	case provider.EventReasoning:
 		r := ev.Reasoning
@@ -489,14 +495,14 @@ func (c *call) fold(ev *provider.Event, res *attemptResult) (queue bool) {
 		if r.Text == "" && r.Signature == "" && r.Redacted == "" && r.Format == "" {
 			return false // the block's id or kind alone: it is in the final message
 		}
-		res.frag = fragment{kind: ev.Kind, index: r.Index, text: r.Text, signature: r.Signature, redacted: r.Redacted, format: r.Format}
+		res.delta().frag = fragment{kind: ev.Kind, index: r.Index, text: r.Text, signature: r.Signature, redacted: r.Redacted, format: r.Format}
 		return true
 	case provider.EventRefusal:
 		if ev.Text == "" {
 			return false
 		}
 		res.refusal.WriteString(ev.Text)
-		res.frag = fragment{kind: ev.Kind, text: ev.Text}
+		res.delta().frag = fragment{kind: ev.Kind, text: ev.Text}
 		return true
 	case provider.EventProviderTool:
 		// A block of a tool the provider ran: no delta (nothing to show

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sync"
 	"time"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
@@ -48,6 +49,62 @@ type pendingDelta struct {
 	id, name                    string
 	signature, redacted, format string
 }
+
+// coalescing is an attempt's delta in the making: the delta pending and
+// the fragment being folded into it. An attempt holds one only while it
+// has events to handle: relay gives it back before it waits for the
+// provider with nothing pending, so a held stream keeps none (256 bytes,
+// and the joined text's buffer).
+type coalescing struct {
+	pending pendingDelta
+	frag    fragment
+}
+
+var coalescings = sync.Pool{New: func() any { return new(coalescing) }}
+
+// maxPooledJoined bounds the joined-text buffer a coalescing keeps in the
+// pool: a burst's text is a few hundred bytes; a larger buffer is let go.
+const maxPooledJoined = 4 << 10
+
+// delta returns res's coalescing, taking one when it holds none.
+func (res *attemptResult) delta() *coalescing {
+	if res.co == nil {
+		res.co = coalescings.Get().(*coalescing)
+	}
+	return res.co
+}
+
+// pending is res's pending delta; nil when none is pending.
+func (res *attemptResult) pending() *pendingDelta {
+	if res.co == nil || res.co.pending.kind == 0 {
+		return nil
+	}
+	return &res.co.pending
+}
+
+// dropDelta gives res's coalescing back to the pool, holding nothing of
+// the texts it was given, when no delta is pending. An attempt whose
+// stream cannot wait (no provider.AwaitStream) keeps its coalescing to
+// its end, and lets the collector have it; not giving it back there keeps
+// runAttempt's frame, which is under every send, as small as it was.
+func (res *attemptResult) dropDelta() {
+	co := res.co
+	if co == nil || res.pending() != nil {
+		return
+	}
+	res.co = nil
+	joined := co.pending.joined[:0]
+	if cap(joined) > maxPooledJoined {
+		joined = nil
+	}
+	*co = coalescing{pending: pendingDelta{joined: joined}}
+	coalescings.Put(co)
+}
+
+// testAwaiting, set by tests, is called as an attempt starts waiting for
+// its provider (provider.AwaitStream), with whether it still holds a
+// coalescing.
+var testAwaiting func(holdsDelta bool)
 
 // fragment is one delta's fields, as fold makes them.
 type fragment struct {
@@ -123,7 +180,7 @@ func (p *pendingDelta) event() *deltaEvent {
 // first delta commits the attempt (errLost when another attempt of its
 // race committed first). Its other errors are *sendError.
 func (c *call) queueDelta(a *retry.Attempt, f *fragment, res *attemptResult, stall *stallTimer) error {
-	p := &res.pending
+	p := &res.co.pending
 	if p.kind != 0 && p.joins(f) {
 		p.join(f)
 		return nil
@@ -143,8 +200,8 @@ func (c *call) queueDelta(a *retry.Attempt, f *fragment, res *attemptResult, sta
 // provider's time: a client slow to read must not make the provider look
 // stalled. Its error is a *sendError.
 func (c *call) flushDelta(a *retry.Attempt, res *attemptResult, stall *stallTimer) error {
-	p := &res.pending
-	if p.kind == 0 {
+	p := res.pending()
+	if p == nil {
 		return nil
 	}
 	kind, de := p.kind, p.event()

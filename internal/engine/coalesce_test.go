@@ -440,9 +440,18 @@ func enginetestText(n int) string {
 
 // TestRelayAwaitsItsNextEvent: a call whose provider stream can wait for
 // its next event (provider.AwaitStream; httpx's can) waits there, holding
-// no event of its own, and never in a read: the reply still arrives
-// delta by delta as the provider sends it.
+// no event of its own and no delta in the making, and never in a read: the
+// reply still arrives delta by delta as the provider sends it, and a burst
+// already read as one delta.
 func TestRelayAwaitsItsNextEvent(t *testing.T) {
+	var waits, holding atomic.Int32
+	engine.SetTestAwaiting(func(holdsDelta bool) {
+		waits.Add(1)
+		if holdsDelta {
+			holding.Add(1)
+		}
+	})
+	defer engine.SetTestAwaiting(nil)
 	g := startGated(t, engine.Streaming{CoalesceDeltas: true}, nil)
 	s := g.stream(t)
 	close(g.sink.open)
@@ -452,12 +461,22 @@ func TestRelayAwaitsItsNextEvent(t *testing.T) {
 			t.Fatalf("got the delta %q, want %q", got, w)
 		}
 	}
+	s.release(textEvent("four "), textEvent("five "), textEvent("six "))
+	if got := g.sink.next(t, "four five six ").GetDelta().GetText(); got != "four five six " {
+		t.Fatalf("got the delta %q, want the burst joined", got)
+	}
 	s.fail(io.EOF)
 	evs := g.wait(t)
-	if got := describe(evs); strings.Join(got, "|") != "text one |text two |text three |final one two three " {
+	if got := describe(evs); strings.Join(got, "|") != "text one |text two |text three |text four five six |final one two three four five six " {
 		t.Errorf("the client got %q", got)
 	}
 	if n := s.unawaited.Load(); n != 0 {
 		t.Errorf("the relay waited %d times in a read instead of in Await", n)
+	}
+	if n := waits.Load(); n < 5 {
+		t.Errorf("the relay waited %d times for its provider, want one before each delta and the end", n)
+	}
+	if n := holding.Load(); n != 0 {
+		t.Errorf("the relay held a delta in the making in %d of its %d waits", n, waits.Load())
 	}
 }

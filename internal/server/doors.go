@@ -38,7 +38,7 @@ func (s *Server) newDoors() *http.Server {
 	})
 	return &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			ctx, stop := drainContext(r.Context(), s.hardStop)
+			ctx, stop := s.calls.context(r.Context())
 			defer stop()
 			doors.ServeHTTP(w, r.WithContext(ctx))
 		}),

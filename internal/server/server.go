@@ -123,6 +123,8 @@ type Server struct {
 	// the interceptor chain then cancels every call still running.
 	hardStop    context.Context
 	cancelCalls context.CancelFunc
+	// calls are the calls running, which hardStop's end cuts off.
+	calls *drainSet
 	// gracefulStop is cancelled when the grace period begins; the drain
 	// link then ends health watches.
 	gracefulStop context.Context
@@ -177,6 +179,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	}
 	s.hardStop, s.cancelCalls = context.WithCancel(context.Background())
 	s.gracefulStop, s.endWatches = context.WithCancel(s.hardStop)
+	s.calls = newDrainSet(s.hardStop)
 	var err error
 	if s.store, err = s.openStore(); err != nil {
 		return nil, err
@@ -521,7 +524,7 @@ func listen(setting, addr string) (net.Listener, error) {
 // the grace period begins and they have sent NOT_SERVING (see
 // drainWatch), so that they do not hold the shutdown for all of it.
 func (s *Server) drainUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	ctx, stop := drainContext(ctx, s.hardStop)
+	ctx, stop := s.calls.context(ctx)
 	defer stop()
 	return handler(ctx, req)
 }
@@ -535,7 +538,7 @@ func (s *Server) drainEnter(c *interceptors.Call) error {
 		c.Set(w)
 		return nil
 	}
-	ctx, stop := drainContext(c.Context(), s.hardStop)
+	ctx, stop := s.calls.context(c.Context())
 	c.SetContext(ctx)
 	c.Set(stop)
 	return nil
@@ -612,14 +615,65 @@ func (w *watchStream) SendMsg(m any) error {
 	return err
 }
 
-// drainContext returns parent, cancelled with apierr.ErrShuttingDown when
-// until ends.
-func drainContext(parent, until context.Context) (context.Context, func()) {
-	// A resumable call that outlives its stream follows until too.
-	ctx, cancel := context.WithCancelCause(resume.WithCutoff(parent, until))
-	unhook := context.AfterFunc(until, func() { cancel(apierr.ErrShuttingDown) })
-	return ctx, func() {
-		unhook()
-		cancel(nil)
+// drainSet is the calls running, which the end of until (the grace
+// period's) cuts off with apierr.ErrShuttingDown. One context.AfterFunc on
+// until serves them all: a call has its place in the set rather than an
+// AfterFunc of its own (an afterFunc context, its function, and a place in
+// until's children: about 200 bytes for as long as the call runs).
+type drainSet struct {
+	until context.Context
+	mu    sync.Mutex
+	calls map[*drainCall]struct{}
+	cut   bool // until ended: calls are cut off as they start
+}
+
+// drainCall is one call's place in its drainSet.
+type drainCall struct {
+	set    *drainSet
+	cancel context.CancelCauseFunc
+}
+
+func newDrainSet(until context.Context) *drainSet {
+	d := &drainSet{until: until, calls: map[*drainCall]struct{}{}}
+	context.AfterFunc(until, d.cutOff)
+	return d
+}
+
+// context returns parent, cancelled with apierr.ErrShuttingDown when until
+// ends, and the stop that ends it and takes it out of the set (call it
+// when the call ends). A resumable call that outlives its stream follows
+// until too (resume.WithCutoff).
+func (d *drainSet) context(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(resume.WithCutoff(parent, d.until))
+	c := &drainCall{set: d, cancel: cancel}
+	d.mu.Lock()
+	cut := d.cut
+	if !cut {
+		d.calls[c] = struct{}{}
+	}
+	d.mu.Unlock()
+	if cut {
+		cancel(apierr.ErrShuttingDown)
+	}
+	return ctx, c.stop
+}
+
+// stop ends c's context and takes it out of its set.
+func (c *drainCall) stop() {
+	d := c.set
+	d.mu.Lock()
+	delete(d.calls, c)
+	d.mu.Unlock()
+	c.cancel(nil)
+}
+
+// cutOff cancels every call in the set, and those that start after.
+func (d *drainSet) cutOff() {
+	d.mu.Lock()
+	calls := d.calls
+	d.calls, d.cut = nil, true
+	d.mu.Unlock()
+	for c := range calls {
+		c.cancel(apierr.ErrShuttingDown)
 	}
 }

@@ -330,6 +330,69 @@ func TestH2CancelBeforeHeaders(t *testing.T) {
 	}
 }
 
+// TestH2CancelWhileStreaming: the end of a streaming request's context
+// ends the stream when its reader waits on it: a read waiting for data when
+// the context is cancelled returns the context's cause, and so does the
+// next read of a stream cancelled while nobody read it; either way the
+// server's request is cancelled (RST_STREAM) and the connection serves on.
+func TestH2CancelWhileStreaming(t *testing.T) {
+	for _, waiting := range []bool{true, false} {
+		name := "cancelled with nobody reading"
+		if waiting {
+			name = "cancelled under a waiting read"
+		}
+		t.Run(name, func(t *testing.T) {
+			gone := make(chan struct{}, 1)
+			s := newH2Server(t, func(w http.ResponseWriter, r *http.Request) {
+				sseOne(w, r)
+				gone <- struct{}{}
+			}, nil)
+			ctx, cancel := context.WithCancelCause(t.Context())
+			defer cancel(nil)
+			why := errors.New("the attempt was cancelled")
+			resp, err := s.do(ctx, t, s.pool, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			readFirst(t, resp)
+			read := make(chan error, 1)
+			if waiting {
+				testStreamAwaiting = func(*h2Stream) { cancel(why) }
+				defer func() { testStreamAwaiting = nil }()
+				go func() {
+					resp.Body.(dataAwaiter).awaitData()
+					_, err := resp.Body.Read(make([]byte, 1))
+					read <- err
+				}()
+			} else {
+				cancel(why)
+				go func() {
+					_, err := resp.Body.Read(make([]byte, 1))
+					read <- err
+				}()
+			}
+			select {
+			case err := <-read:
+				if !errors.Is(err, why) {
+					t.Fatalf("read returned %v, want the context's cause", err)
+				}
+			case <-time.After(h2Wait):
+				t.Fatal("the read went on waiting after its context ended")
+			}
+			select {
+			case <-gone:
+			case <-time.After(h2Wait):
+				t.Fatal("the server's request was not cancelled")
+			}
+			readFirst(t, s.mustDo(t, s.pool, nil))
+			if s.accepted() != 1 {
+				t.Errorf("%d connections, want the first one reused", s.accepted())
+			}
+		})
+	}
+}
+
 // TestH2ResponseHeaderTimeout: without response headers within
 // ResponseHeaderTimeout, the request fails with net/http's timeout error.
 func TestH2ResponseHeaderTimeout(t *testing.T) {
