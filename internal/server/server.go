@@ -619,12 +619,13 @@ func (w *watchStream) SendMsg(m any) error {
 // period's) cuts off with apierr.ErrShuttingDown. One context.AfterFunc on
 // until serves them all: a call has its place in the set rather than an
 // AfterFunc of its own (an afterFunc context, its function, and a place in
-// until's children: about 200 bytes for as long as the call runs).
+// until's children: about 350 bytes for as long as the call runs, in a heap
+// profile of 5,000 held).
 type drainSet struct {
 	until context.Context
 	mu    sync.Mutex
+	// calls is nil once until ended: calls are then cut off as they start.
 	calls map[*drainCall]struct{}
-	cut   bool // until ended: calls are cut off as they start
 }
 
 // drainCall is one call's place in its drainSet.
@@ -647,7 +648,7 @@ func (d *drainSet) context(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(resume.WithCutoff(parent, d.until))
 	c := &drainCall{set: d, cancel: cancel}
 	d.mu.Lock()
-	cut := d.cut
+	cut := d.calls == nil
 	if !cut {
 		d.calls[c] = struct{}{}
 	}
@@ -671,7 +672,7 @@ func (c *drainCall) stop() {
 func (d *drainSet) cutOff() {
 	d.mu.Lock()
 	calls := d.calls
-	d.calls, d.cut = nil, true
+	d.calls = nil
 	d.mu.Unlock()
 	for c := range calls {
 		c.cancel(apierr.ErrShuttingDown)
