@@ -75,9 +75,10 @@ type Engine struct {
 	log       *slog.Logger
 	metrics   *metrics.Metrics
 	limits    retry.Limits
-	budget    func(provider string) retry.Throttle
-	latencies *retry.Latencies
-	timer     retry.Timer
+	// plans is what every call's attempt plan shares: the retry budgets,
+	// the routes' health, the observed latencies.
+	plans retry.Env
+	timer retry.Timer
 	// schemas compiles and caches structured-output schemas; schemaCfg
 	// bounds them and the re-asks.
 	schemas   *schema.Cache
@@ -175,7 +176,8 @@ func New(d Deps) *Engine {
 		schemas: schema.NewCache(d.Schema), schemaCfg: d.Schema,
 		limits: d.Retry, output: d.Output, heartbeat: d.Heartbeat, streaming: d.Streaming,
 		prices: d.Prices, captureContent: d.CaptureContent,
-		budget: d.Budget, resume: d.Resume, latencies: d.Latencies, admission: d.Admission, tools: d.Tools,
+		resume: d.Resume, admission: d.Admission, tools: d.Tools,
+		plans: retry.Env{Budget: d.Budget, Health: d.Routes, Latencies: d.Latencies},
 	}
 }
 
@@ -479,12 +481,10 @@ func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrel
 		}),
 		Target:    first,
 		Fallbacks: targets[1:],
-		Budget:    s.budget,
-		Health:    s.routes,
+		Env:       &s.plans,
 		Deadline:  deadline,
 		MaxReasks: tn.so.maxReasks(),
 		Hedging:   hedging,
-		Latencies: s.latencies,
 		Numbered:  c.attempts(),
 	})
 	return nil
