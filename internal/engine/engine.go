@@ -560,10 +560,11 @@ func (c *call) hedges() int {
 
 // addToolCall folds a tool-call fragment into the result's calls.
 func (r *attemptResult) addToolCall(d provider.ToolCallDelta) {
-	for len(r.toolCalls) <= d.Index {
-		r.toolCalls = append(r.toolCalls, &llmrelayv1.ToolCall{})
+	b := r.addBlocks()
+	for len(b.toolCalls) <= d.Index {
+		b.toolCalls = append(b.toolCalls, &llmrelayv1.ToolCall{})
 	}
-	tc := r.toolCalls[d.Index]
+	tc := b.toolCalls[d.Index]
 	if d.ID != "" {
 		tc.Id = d.ID
 	}
@@ -583,10 +584,11 @@ type reasoningBlock struct {
 
 // addReasoning folds a reasoning fragment into the result's blocks.
 func (r *attemptResult) addReasoning(d provider.ReasoningDelta) {
-	for len(r.reasoning) <= d.Index {
-		r.reasoning = append(r.reasoning, &reasoningBlock{})
+	rb := r.addBlocks()
+	for len(rb.reasoning) <= d.Index {
+		rb.reasoning = append(rb.reasoning, &reasoningBlock{})
 	}
-	b := r.reasoning[d.Index]
+	b := rb.reasoning[d.Index]
 	if d.Format != "" {
 		b.format = d.Format
 	}
@@ -606,8 +608,8 @@ func (r *attemptResult) addReasoning(d provider.ReasoningDelta) {
 
 // providerReasoning returns the result's reasoning blocks.
 func (r *attemptResult) providerReasoning() []provider.Reasoning {
-	out := make([]provider.Reasoning, len(r.reasoning))
-	for i, b := range r.reasoning {
+	out := make([]provider.Reasoning, len(r.more().reasoning))
+	for i, b := range r.more().reasoning {
 		out[i] = provider.Reasoning{Text: b.text.String(), Signature: b.signature, Redacted: b.redacted, Format: b.format,
 			ID: b.id, Kind: b.kind, ProviderFormat: b.providerFormat}
 	}
@@ -618,8 +620,8 @@ func (r *attemptResult) providerReasoning() []provider.Reasoning {
 // is sent back (a structured-output re-ask's): its text, reasoning,
 // provider tool blocks, tool calls and their order.
 func (r *attemptResult) providerMessage() provider.Message {
-	m := provider.Message{Role: provider.RoleAssistant, Content: r.text.String(), Reasoning: r.providerReasoning(), ProviderTools: r.providerTools}
-	for _, tc := range r.toolCalls {
+	m := provider.Message{Role: provider.RoleAssistant, Content: r.text.String(), Reasoning: r.providerReasoning(), ProviderTools: r.more().providerTools}
+	for _, tc := range r.more().toolCalls {
 		m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments(), Signature: tc.GetSignature()})
 	}
 	if !r.order.Usual(m.Content) {
