@@ -311,8 +311,7 @@ type call struct {
 	out       *emitter
 	info      *callinfo.Info // the call record; nil when a door made none
 	requestID string
-	key       string // the caller's API key name, "" without keys
-	team      string // its team, "" for none
+	id        *auth.Identity // the caller's API key; nil without keys
 	start     time.Time
 	// turn is the turn running; nil until the call is ready to run.
 	// attemptsBefore and hedgesBefore count the attempts and hedges of
@@ -328,16 +327,32 @@ type call struct {
 	priced bool
 	// firstDelta is set once the call sent its first delta.
 	firstDelta bool
-	// heartbeat is the call's heartbeat interval, 0 for none.
-	heartbeat time.Duration
 	// resumable says the call asked to survive its stream (the request,
 	// or its route's default); fingerprint identifies the client's
 	// request, for a repeated Generate of the same call (resume.go).
 	resumable   bool
 	fingerprint string
+	// heartbeat is the call's heartbeat interval, 0 for none.
+	heartbeat time.Duration
 	// tools is the call's server tools and its transcript (tools.go); nil
 	// without server tools.
 	tools *tools
+}
+
+// key returns the name of the caller's API key, "" without keys.
+func (c *call) key() string {
+	if c.id == nil {
+		return ""
+	}
+	return c.id.Name
+}
+
+// team returns the team of the caller's API key, "" for none.
+func (c *call) team() string {
+	if c.id == nil {
+		return ""
+	}
+	return c.id.Team
 }
 
 // newCall takes the call's resolved targets, runs the hooks before the
@@ -347,7 +362,7 @@ type call struct {
 func (s *Engine) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, sink Sink) (*call, error) {
 	c := &call{eng: s, req: req, out: &emitter{sink: sink}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now()}
 	if id, ok := auth.FromContext(ctx); ok {
-		c.key, c.team = id.Name, id.Team
+		c.id = id
 	}
 	if c.info != nil {
 		// The chain's call record: the same id in every log line and error.
