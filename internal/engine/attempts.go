@@ -245,15 +245,13 @@ type replyBlocks struct {
 	providerTools []provider.ProviderTool
 }
 
-// noBlocks is the blocks of a reply of text alone, for reading.
-var noBlocks replyBlocks
-
-// more returns the reply's blocks besides its text, for reading.
-func (r *attemptResult) more() *replyBlocks {
+// more returns a copy of the reply's blocks besides its text, for
+// reading (a few times per attempt, as it ends).
+func (r *attemptResult) more() replyBlocks {
 	if r.blocks == nil {
-		return &noBlocks
+		return replyBlocks{}
 	}
-	return r.blocks
+	return *r.blocks
 }
 
 // addBlocks returns the reply's blocks besides its text, for adding to.

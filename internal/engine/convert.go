@@ -212,12 +212,12 @@ func finishReason(r provider.FinishReason) llmrelayv1.FinishReason {
 // text, reasoning, tool calls (those that got an id, a name or arguments),
 // provider tool blocks, refusal, and the order of its blocks.
 func finalMessage(res *attemptResult) *llmrelayv1.Message {
-	msg := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: res.text.String(), Refusal: res.more().refusal.String()}
+	more := res.more()
+	msg := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: res.text.String(), Refusal: more.refusal.String()}
 	for _, r := range res.providerReasoning() {
 		msg.Reasoning = append(msg.Reasoning, &llmrelayv1.Reasoning{Text: r.Text, Signature: r.Signature, Redacted: r.Redacted, Format: r.Format,
 			Id: r.ID, Kind: r.Kind, ProviderFormat: r.ProviderFormat})
 	}
-	more := res.more()
 	calls := make([]int, len(more.toolCalls)) // a call's index in msg.ToolCalls, -1 when left out
 	for i, tc := range more.toolCalls {
 		calls[i] = -1
