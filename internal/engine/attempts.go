@@ -206,18 +206,15 @@ type attemptResult struct {
 	// attempt is the attempt's number, set once it succeeded.
 	attempt int
 	// sctx is the attempt's context, with its span (span).
-	sctx      context.Context
-	span      telemetry.Span
-	text      strings.Builder
-	toolCalls []*llmrelayv1.ToolCall
-	reasoning []*reasoningBlock
-	refusal   strings.Builder
-	// providerTools are the blocks of tools the provider ran itself, and
-	// order the order of all the reply's blocks (for Message.parts).
-	providerTools []provider.ProviderTool
-	order         provider.Order
-	finish        provider.FinishReason
-	usage         provider.Usage
+	sctx context.Context
+	span telemetry.Span
+	text strings.Builder
+	// blocks is the rest of the reply: nil while it has none.
+	blocks *replyBlocks
+	// order is the order of all the reply's blocks (for Message.parts).
+	order  provider.Order
+	finish provider.FinishReason
+	usage  provider.Usage
 	// deltas and partials count the deltas (text, reasoning, refusal and
 	// tool-call fragments) and partial objects this attempt sent to the
 	// client.
@@ -235,6 +232,34 @@ type attemptResult struct {
 	partial *partialObjects
 	// object is the conforming structured output, set once checked.
 	object *structpb.Value
+}
+
+// replyBlocks is what a reply has besides its text. Most replies are
+// text alone, and an attempt's result lives as long as its stream, so
+// these fields, about 100 bytes, are allocated with the first of them.
+type replyBlocks struct {
+	toolCalls []*llmrelayv1.ToolCall
+	reasoning []*reasoningBlock
+	refusal   strings.Builder
+	// providerTools are the blocks of tools the provider ran itself.
+	providerTools []provider.ProviderTool
+}
+
+// more returns a copy of the reply's blocks besides its text, for
+// reading (a few times per attempt, as it ends).
+func (r *attemptResult) more() replyBlocks {
+	if r.blocks == nil {
+		return replyBlocks{}
+	}
+	return *r.blocks
+}
+
+// addBlocks returns the reply's blocks besides its text, for adding to.
+func (r *attemptResult) addBlocks() *replyBlocks {
+	if r.blocks == nil {
+		r.blocks = new(replyBlocks)
+	}
+	return r.blocks
 }
 
 // streamed reports whether the attempt sent the client anything that a
@@ -501,7 +526,7 @@ func (c *call) fold(ev *provider.Event, res *attemptResult) (queue bool) {
 		if ev.Text == "" {
 			return false
 		}
-		res.refusal.WriteString(ev.Text)
+		res.addBlocks().refusal.WriteString(ev.Text)
 		res.delta().frag = fragment{kind: ev.Kind, text: ev.Text}
 		return true
 	case provider.EventProviderTool:
@@ -509,7 +534,8 @@ func (c *call) fold(ev *provider.Event, res *attemptResult) (queue bool) {
 		// as it streams), kept for the final message.
 		if ev.ProviderTool != nil {
 			res.order.Add(ev, 0)
-			res.providerTools = append(res.providerTools, *ev.ProviderTool)
+			b := res.addBlocks()
+			b.providerTools = append(b.providerTools, *ev.ProviderTool)
 		}
 	case provider.EventUsage:
 		res.usage = ev.Usage

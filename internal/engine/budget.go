@@ -83,6 +83,6 @@ func (c *call) settle(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
 	if err := h.Settle(ctx, c.usage, c.cost); err != nil {
-		c.eng.log.Warn("the call's spend could not be settled", "request_id", c.requestID, "key", c.key, "error", err)
+		c.eng.log.Warn("the call's spend could not be settled", "request_id", c.requestID, "key", c.key(), "error", err)
 	}
 }

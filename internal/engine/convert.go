@@ -212,21 +212,22 @@ func finishReason(r provider.FinishReason) llmrelayv1.FinishReason {
 // text, reasoning, tool calls (those that got an id, a name or arguments),
 // provider tool blocks, refusal, and the order of its blocks.
 func finalMessage(res *attemptResult) *llmrelayv1.Message {
-	msg := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: res.text.String(), Refusal: res.refusal.String()}
+	more := res.more()
+	msg := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: res.text.String(), Refusal: more.refusal.String()}
 	for _, r := range res.providerReasoning() {
 		msg.Reasoning = append(msg.Reasoning, &llmrelayv1.Reasoning{Text: r.Text, Signature: r.Signature, Redacted: r.Redacted, Format: r.Format,
 			Id: r.ID, Kind: r.Kind, ProviderFormat: r.ProviderFormat})
 	}
-	calls := make([]int, len(res.toolCalls)) // a call's index in msg.ToolCalls, -1 when left out
-	for i, tc := range res.toolCalls {
+	calls := make([]int, len(more.toolCalls)) // a call's index in msg.ToolCalls, -1 when left out
+	for i, tc := range more.toolCalls {
 		calls[i] = -1
 		if tc.GetId() != "" || tc.GetName() != "" || tc.GetArguments() != "" {
 			calls[i] = len(msg.ToolCalls)
 			msg.ToolCalls = append(msg.ToolCalls, tc)
 		}
 	}
-	for i := range res.providerTools {
-		t := &res.providerTools[i]
+	for i := range more.providerTools {
+		t := &more.providerTools[i]
 		msg.ProviderTools = append(msg.ProviderTools, &llmrelayv1.ProviderToolBlock{
 			Kind: t.Kind, Id: t.ID, Name: t.Name, Input: t.Input, Result: t.Result, Extra: t.Extra, Format: t.Format,
 		})

@@ -75,9 +75,10 @@ type Engine struct {
 	log       *slog.Logger
 	metrics   *metrics.Metrics
 	limits    retry.Limits
-	budget    func(provider string) retry.Throttle
-	latencies *retry.Latencies
-	timer     retry.Timer
+	// plans is what every call's attempt plan shares: the retry budgets,
+	// the routes' health, the observed latencies.
+	plans retry.Env
+	timer retry.Timer
 	// schemas compiles and caches structured-output schemas; schemaCfg
 	// bounds them and the re-asks.
 	schemas   *schema.Cache
@@ -175,7 +176,8 @@ func New(d Deps) *Engine {
 		schemas: schema.NewCache(d.Schema), schemaCfg: d.Schema,
 		limits: d.Retry, output: d.Output, heartbeat: d.Heartbeat, streaming: d.Streaming,
 		prices: d.Prices, captureContent: d.CaptureContent,
-		budget: d.Budget, resume: d.Resume, latencies: d.Latencies, admission: d.Admission, tools: d.Tools,
+		resume: d.Resume, admission: d.Admission, tools: d.Tools,
+		plans: retry.Env{Budget: d.Budget, Health: d.Routes, Latencies: d.Latencies},
 	}
 }
 
@@ -309,8 +311,7 @@ type call struct {
 	out       *emitter
 	info      *callinfo.Info // the call record; nil when a door made none
 	requestID string
-	key       string // the caller's API key name, "" without keys
-	team      string // its team, "" for none
+	id        *auth.Identity // the caller's API key; nil without keys
 	start     time.Time
 	// turn is the turn running; nil until the call is ready to run.
 	// attemptsBefore and hedgesBefore count the attempts and hedges of
@@ -326,16 +327,32 @@ type call struct {
 	priced bool
 	// firstDelta is set once the call sent its first delta.
 	firstDelta bool
-	// heartbeat is the call's heartbeat interval, 0 for none.
-	heartbeat time.Duration
 	// resumable says the call asked to survive its stream (the request,
 	// or its route's default); fingerprint identifies the client's
 	// request, for a repeated Generate of the same call (resume.go).
 	resumable   bool
 	fingerprint string
+	// heartbeat is the call's heartbeat interval, 0 for none.
+	heartbeat time.Duration
 	// tools is the call's server tools and its transcript (tools.go); nil
 	// without server tools.
 	tools *tools
+}
+
+// key returns the name of the caller's API key, "" without keys.
+func (c *call) key() string {
+	if c.id == nil {
+		return ""
+	}
+	return c.id.Name
+}
+
+// team returns the team of the caller's API key, "" for none.
+func (c *call) team() string {
+	if c.id == nil {
+		return ""
+	}
+	return c.id.Team
 }
 
 // newCall takes the call's resolved targets, runs the hooks before the
@@ -345,7 +362,7 @@ type call struct {
 func (s *Engine) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, sink Sink) (*call, error) {
 	c := &call{eng: s, req: req, out: &emitter{sink: sink}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now()}
 	if id, ok := auth.FromContext(ctx); ok {
-		c.key, c.team = id.Name, id.Team
+		c.id = id
 	}
 	if c.info != nil {
 		// The chain's call record: the same id in every log line and error.
@@ -479,12 +496,10 @@ func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrel
 		}),
 		Target:    first,
 		Fallbacks: targets[1:],
-		Budget:    s.budget,
-		Health:    s.routes,
+		Env:       &s.plans,
 		Deadline:  deadline,
 		MaxReasks: tn.so.maxReasks(),
 		Hedging:   hedging,
-		Latencies: s.latencies,
 		Numbered:  c.attempts(),
 	})
 	return nil
@@ -560,10 +575,11 @@ func (c *call) hedges() int {
 
 // addToolCall folds a tool-call fragment into the result's calls.
 func (r *attemptResult) addToolCall(d provider.ToolCallDelta) {
-	for len(r.toolCalls) <= d.Index {
-		r.toolCalls = append(r.toolCalls, &llmrelayv1.ToolCall{})
+	b := r.addBlocks()
+	for len(b.toolCalls) <= d.Index {
+		b.toolCalls = append(b.toolCalls, &llmrelayv1.ToolCall{})
 	}
-	tc := r.toolCalls[d.Index]
+	tc := b.toolCalls[d.Index]
 	if d.ID != "" {
 		tc.Id = d.ID
 	}
@@ -583,10 +599,11 @@ type reasoningBlock struct {
 
 // addReasoning folds a reasoning fragment into the result's blocks.
 func (r *attemptResult) addReasoning(d provider.ReasoningDelta) {
-	for len(r.reasoning) <= d.Index {
-		r.reasoning = append(r.reasoning, &reasoningBlock{})
+	rb := r.addBlocks()
+	for len(rb.reasoning) <= d.Index {
+		rb.reasoning = append(rb.reasoning, &reasoningBlock{})
 	}
-	b := r.reasoning[d.Index]
+	b := rb.reasoning[d.Index]
 	if d.Format != "" {
 		b.format = d.Format
 	}
@@ -606,8 +623,8 @@ func (r *attemptResult) addReasoning(d provider.ReasoningDelta) {
 
 // providerReasoning returns the result's reasoning blocks.
 func (r *attemptResult) providerReasoning() []provider.Reasoning {
-	out := make([]provider.Reasoning, len(r.reasoning))
-	for i, b := range r.reasoning {
+	out := make([]provider.Reasoning, len(r.more().reasoning))
+	for i, b := range r.more().reasoning {
 		out[i] = provider.Reasoning{Text: b.text.String(), Signature: b.signature, Redacted: b.redacted, Format: b.format,
 			ID: b.id, Kind: b.kind, ProviderFormat: b.providerFormat}
 	}
@@ -618,8 +635,8 @@ func (r *attemptResult) providerReasoning() []provider.Reasoning {
 // is sent back (a structured-output re-ask's): its text, reasoning,
 // provider tool blocks, tool calls and their order.
 func (r *attemptResult) providerMessage() provider.Message {
-	m := provider.Message{Role: provider.RoleAssistant, Content: r.text.String(), Reasoning: r.providerReasoning(), ProviderTools: r.providerTools}
-	for _, tc := range r.toolCalls {
+	m := provider.Message{Role: provider.RoleAssistant, Content: r.text.String(), Reasoning: r.providerReasoning(), ProviderTools: r.more().providerTools}
+	for _, tc := range r.more().toolCalls {
 		m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments(), Signature: tc.GetSignature()})
 	}
 	if !r.order.Usual(m.Content) {

@@ -29,7 +29,7 @@ func keyName(ctx context.Context) string {
 
 // labels returns the labels of the call's metrics for target t.
 func (c *call) labels(t provider.Target) metrics.CallLabels {
-	l := metrics.CallLabels{Key: c.key, Team: c.team, Route: c.routeName(), Interface: c.info.Interface()}
+	l := metrics.CallLabels{Key: c.key(), Team: c.team(), Route: c.routeName(), Interface: c.info.Interface()}
 	if e := t.Entry; e != nil {
 		_, fixed := e.Provider.(provider.ModelServer)
 		l.Provider, l.Model, l.OpenModels = e.Config.Name, t.Model, len(e.Config.Models) == 0 && !fixed
@@ -72,7 +72,7 @@ func (c *call) done(ctx context.Context, code apierr.Kind, reason string, res *a
 		return
 	}
 	call := telemetry.Call{
-		RequestID: c.requestID, Key: c.key, Route: c.routeName(), Model: c.req.GetModel(), Target: t, Attempts: c.attempts(), Hedges: c.hedges(),
+		RequestID: c.requestID, Key: c.key(), Route: c.routeName(), Model: c.req.GetModel(), Target: t, Attempts: c.attempts(), Hedges: c.hedges(),
 		Usage: c.usage, Cost: c.cost, Priced: c.priced, ErrorType: reason,
 	}
 	if res != nil {
@@ -106,7 +106,7 @@ func (c *call) endAttempt(a *retry.Attempt, res *attemptResult, err error) {
 	}
 	if c.eng.captureContent {
 		out := &telemetry.Output{Text: res.text.String()}
-		for _, tc := range res.toolCalls {
+		for _, tc := range res.more().toolCalls {
 			out.ToolCalls = append(out.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments()})
 		}
 		e.Output = out

@@ -54,7 +54,7 @@ func fingerprint(req *llmrelayv1.GenerateRequest) string {
 // resumable.
 func (c *call) makeResumable(ctx context.Context, sink Sink) (detached context.Context, end func(), err error) {
 	detached, cancel := resume.Detach(ctx)
-	rc, err := c.eng.resume.Start(ctx, c.requestID, c.key, c.fingerprint, cancel)
+	rc, err := c.eng.resume.Start(ctx, c.requestID, c.key(), c.fingerprint, cancel)
 	if err != nil {
 		cancel(nil)
 		if !resume.CannotKeep(err) {
@@ -84,7 +84,7 @@ func (c *call) makeResumable(ctx context.Context, sink Sink) (detached context.C
 func (s *Engine) attach(ctx context.Context, c *call, sink Sink) error {
 	s.log.Info("generate repeats a resumable call still kept: streaming it from its first event", "request_id", c.requestID)
 	setResumableHeaders(sink, c.requestID)
-	return replayResult(ctx, s.resume.Replay(ctx, c.requestID, c.key, 0, sendEncoded(sink)))
+	return replayResult(ctx, s.resume.Replay(ctx, c.requestID, c.key(), 0, sendEncoded(sink)))
 }
 
 // setResumableHeaders tells the client, in the response headers, that the

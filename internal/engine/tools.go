@@ -61,7 +61,7 @@ func (s *Engine) newTools(c *call, req *llmrelayv1.GenerateRequest) (*tools, err
 	if s.tools == nil {
 		return nil, errNoToolHost
 	}
-	offer, err := s.tools.Resolve(c.key, req.GetServerTools(), nil)
+	offer, err := s.tools.Resolve(c.key(), req.GetServerTools(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func (c *call) runTurns(ctx context.Context) (*attemptResult, error) {
 // the request's messages and the transcript, and the turn starts at the
 // target that answered the last one, followed by the targets after it.
 func (c *call) nextTurn(ctx context.Context) error {
-	offer, err := c.eng.tools.Resolve(c.key, c.req.GetServerTools(), c.tools.offer)
+	offer, err := c.eng.tools.Resolve(c.key(), c.req.GetServerTools(), c.tools.offer)
 	if err != nil {
 		return err
 	}

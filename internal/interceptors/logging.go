@@ -71,7 +71,7 @@ func Logging(logger *slog.Logger) Link {
 		return c.Service != "grpc.health.v1.Health"
 	})
 	unary := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-		cl := &callLog{logger: logger, ctx: ctx, meta: grpcmeta.NewServerCallMeta(info.FullMethod, nil, req), start: time.Now()}
+		cl := &callLog{logger: logger, ctx: ctx, method: info.FullMethod, start: time.Now()}
 		// The request has arrived; the start line waits for the call to pass
 		// authentication.
 		callinfo.From(ctx).OnAuthenticated(func() { cl.started(nil) })
@@ -86,7 +86,7 @@ func Logging(logger *slog.Logger) Link {
 			Skip: func(service string) bool { return service == "grpc.health.v1.Health" },
 			Enter: func(c *Call) error {
 				ls := &loggingStream{ServerStream: c.Stream(), log: callLog{logger: logger, ctx: c.Context(),
-					meta: grpcmeta.NewServerCallMeta(c.Info.FullMethod, c.Info, nil), start: time.Now()}}
+					method: c.Info.FullMethod, stream: c.Info, start: time.Now()}}
 				c.Wrap(ls)
 				c.Set(ls)
 				return nil
@@ -101,9 +101,13 @@ func Logging(logger *slog.Logger) Link {
 
 // callLog writes one call's start and finish lines.
 type callLog struct {
-	logger      *slog.Logger
-	ctx         context.Context
-	meta        grpcmeta.CallMeta
+	logger *slog.Logger
+	ctx    context.Context
+	// method and stream (nil for a unary call) make the call's service,
+	// method and type fields when a line is written: a stream's log
+	// lives as long as the stream.
+	method      string
+	stream      *grpc.StreamServerInfo
 	start       time.Time
 	startLogged atomic.Bool
 }
@@ -173,12 +177,13 @@ func (c *callLog) finished(err error) {
 // go-grpc-middleware's order: the call record's, the call's own, and err's
 // (if not nil).
 func (c *callLog) fields(err error) logging.Fields {
+	meta := grpcmeta.NewServerCallMeta(c.method, c.stream, nil)
 	f := append(callFields(c.ctx),
 		logging.SystemTag[0], logging.SystemTag[1],
 		logging.ComponentFieldKey, logging.KindServerFieldValue,
-		logging.ServiceFieldKey, c.meta.Service,
-		logging.MethodFieldKey, c.meta.Method,
-		logging.MethodTypeFieldKey, string(c.meta.Typ))
+		logging.ServiceFieldKey, meta.Service,
+		logging.MethodFieldKey, meta.Method,
+		logging.MethodTypeFieldKey, string(meta.Typ))
 	if p, ok := peer.FromContext(c.ctx); ok {
 		f = append(f, "peer.address", p.Addr.String())
 	}

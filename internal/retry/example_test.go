@@ -55,7 +55,7 @@ func ExampleRun() {
 	plan := retry.NewPlan(retry.PlanConfig{
 		Policy: limits.Policy(retry.Request{}),
 		Target: provider.Target{Entry: entry, Model: "gpt-4o"},
-		Rand:   func(n int64) int64 { return n - 1 }, // no jitter, for the example
+		Env:    &retry.Env{Rand: func(n int64) int64 { return n - 1 }}, // no jitter, for the example
 	})
 	res, err := retry.Run(context.Background(), plan, retrytest.Instant{}, flaky{plan: plan})
 	fmt.Println(res, err)

@@ -50,9 +50,7 @@ func runFallback(t *testing.T, policy retry.Policy, budget retry.Throttle, outco
 		Policy:    policy,
 		Target:    target("a"),
 		Fallbacks: []provider.Target{target("b"), target("c")},
-		Health:    &health,
-		Budget:    func(string) retry.Throttle { return budget },
-		Rand:      func(int64) int64 { return 0 },
+		Env:       &retry.Env{Health: &health, Budget: func(string) retry.Throttle { return budget }, Rand: func(int64) int64 { return 0 }},
 	})
 	_, err = retry.Run(t.Context(), p, &waits{}, decideWith[string](func(n int, tg provider.Target) (string, error) {
 		trace = append(trace, fmt.Sprintf("%d→%s", n, tg.Entry.Config.Name))

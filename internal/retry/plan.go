@@ -28,6 +28,27 @@ type Timer interface {
 	After(d time.Duration) <-chan time.Time
 }
 
+// Env is what the plans of one server's calls share: the retry budgets,
+// the routes' health, the observed latencies, the clock and randomness.
+// A plan keeps a pointer to it, not a copy, since it lives as long as its
+// call's stream.
+type Env struct {
+	// Budget returns the retry budget of a provider, by its configured
+	// name; nil (or a nil func) means no budget.
+	Budget func(provider string) Throttle
+	// Health learns the outcome of each attempt; nil: nobody.
+	Health Health
+	// Latencies learns each attempt's time to first delta and gives
+	// adaptive hedging delays; nil: none.
+	Latencies *Latencies
+	// Now and Rand default to time.Now and math/rand/v2; tests set them.
+	Now  func() time.Time
+	Rand Rand
+}
+
+// noEnv is the Env of a plan made without one.
+var noEnv Env
+
 // PlanConfig is what a Plan is made of.
 type PlanConfig struct {
 	// Policy is the call's retry policy (Limits.Policy).
@@ -38,11 +59,9 @@ type PlanConfig struct {
 	// in a way that another target may not (see Plan.Failed); none without
 	// a route or the request's fallback_models.
 	Fallbacks []provider.Target
-	// Budget returns the retry budget of a provider, by its configured
-	// name; nil (or a nil func) means no budget.
-	Budget func(provider string) Throttle
-	// Health learns the outcome of each attempt; nil: nobody.
-	Health Health
+	// Env is what the server's calls share; nil: no budgets, health or
+	// latencies, the real clock.
+	Env *Env
 	// Deadline is the call's deadline; zero means none.
 	Deadline time.Time
 	// MaxReasks is how many structured-output re-asks the call may make on
@@ -50,17 +69,11 @@ type PlanConfig struct {
 	MaxReasks int
 	// Hedging is the call's hedging policy (Limits.Hedging); zero: none.
 	Hedging Hedging
-	// Latencies learns each attempt's time to first delta and gives
-	// adaptive hedging delays; nil: none.
-	Latencies *Latencies
 	// Numbered is how many attempts the call made before this plan's
 	// turn: the plan numbers its attempts after them, so that a call's
 	// attempts are numbered 1, 2, 3, ... across its turns (0 for a call's
 	// first turn).
 	Numbered int
-	// Now and Rand default to time.Now and math/rand/v2; tests set them.
-	Now  func() time.Time
-	Rand Rand
 }
 
 // Plan is one call's attempt plan: the one place that numbers the call's
@@ -93,8 +106,13 @@ type PlanConfig struct {
 // Hedging.Max of them in all.
 //
 // A Plan is used by its call's goroutine only (Run's).
+//
+// A plan lives as long as its call's stream, so it keeps what its call
+// needs and no more (PlanConfig less its targets, and a pointer to the
+// Env): 240 bytes.
 type Plan struct {
-	cfg      PlanConfig
+	cfg      planConfig
+	env      *Env
 	ctx      context.Context   // Run's, for the budget
 	targets  []provider.Target // Target, then Fallbacks
 	cur      int               // the current target's index
@@ -103,23 +121,45 @@ type Plan struct {
 	round    int               // hedges started in the current round
 	tries    int               // attempts on the current target that were not re-asks or hedges
 	reasks   int               // re-asks made
-	reasking bool              // the next attempt is a re-ask
 	// refused counts the attempts whose output the provider refused
 	// (provider.ClassInvalidOutput): the first is retried, no other.
-	refused int
-	waiting bool // a Step retried and its attempt has not started
+	refused  int
+	reasking bool // the next attempt is a re-ask
+	waiting  bool // a Step retried and its attempt has not started
 	// next releases the retry a Step took for the next attempt, which is
 	// in flight in the budget until that attempt starts.
 	next func()
 }
 
+// planConfig is what a Plan keeps of its PlanConfig.
+type planConfig struct {
+	Policy    Policy
+	Deadline  time.Time
+	MaxReasks int
+	Hedging   Hedging
+	Numbered  int
+}
+
 // NewPlan returns the plan of a call.
 func NewPlan(cfg PlanConfig) *Plan {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	env := cfg.Env
+	if env == nil {
+		env = &noEnv
 	}
 	targets := append([]provider.Target{cfg.Target}, cfg.Fallbacks...)
-	return &Plan{cfg: cfg, targets: targets}
+	return &Plan{
+		cfg:     planConfig{Policy: cfg.Policy, Deadline: cfg.Deadline, MaxReasks: cfg.MaxReasks, Hedging: cfg.Hedging, Numbered: cfg.Numbered},
+		env:     env,
+		targets: targets,
+	}
+}
+
+// now returns the plan's clock.
+func (p *Plan) now() func() time.Time {
+	if p.env.Now != nil {
+		return p.env.Now
+	}
+	return time.Now
 }
 
 // MaxAttempts returns the most attempts the call can make: the policy's
@@ -154,7 +194,7 @@ func (p *Plan) start() *Attempt {
 	p.round = 0
 	release(&p.next)
 	t := p.targets[p.cur]
-	return &Attempt{N: p.cfg.Numbered + p.attempts, Target: t, Started: p.cfg.Now(), now: p.cfg.Now, end: p.budget(t).Begin(p.context())}
+	return &Attempt{N: p.cfg.Numbered + p.attempts, Target: t, Started: p.now()(), now: p.now(), end: p.budget(t).Begin(p.context())}
 }
 
 // ended records that a ended: its time, and the end of the retry a hedge
@@ -162,7 +202,7 @@ func (p *Plan) start() *Attempt {
 // attempt that decides its round, until its decision is made (a retry is
 // asked for while it still counts).
 func (p *Plan) ended(a *Attempt) {
-	a.Ended = p.cfg.Now()
+	a.Ended = p.now()()
 	release(&a.slot)
 }
 
@@ -178,7 +218,7 @@ func (p *Plan) hedgeDelay() time.Duration {
 	if p.hedgesLeft() == 0 {
 		return 0
 	}
-	return p.cfg.Hedging.Delay(p.cfg.Latencies, p.Target())
+	return p.cfg.Hedging.Delay(p.env.Latencies, p.Target())
 }
 
 // hedgeTarget returns the target of the round's next hedge.
@@ -207,7 +247,7 @@ func (p *Plan) newHedge(t provider.Target, slot, end func()) *Attempt {
 	p.attempts++
 	p.hedges++
 	p.round++
-	return &Attempt{N: p.cfg.Numbered + p.attempts, Target: t, Hedge: true, Started: p.cfg.Now(), now: p.cfg.Now, end: end, slot: slot}
+	return &Attempt{N: p.cfg.Numbered + p.attempts, Target: t, Hedge: true, Started: p.now()(), now: p.now(), end: end, slot: slot}
 }
 
 // commitTo makes the target of a, the attempt that won its race, the
@@ -229,11 +269,11 @@ func (p *Plan) commitTo(a *Attempt) {
 // cancelled as it lost its race (the time it had waited).
 func (p *Plan) observe(a *Attempt) {
 	switch {
-	case p.cfg.Latencies == nil:
+	case p.env.Latencies == nil:
 	case a.committed && !a.committedAt.IsZero():
-		p.cfg.Latencies.Observe(a.Target, a.committedAt.Sub(a.Started))
+		p.env.Latencies.Observe(a.Target, a.committedAt.Sub(a.Started))
 	case a.outcome == OutcomeLost:
-		p.cfg.Latencies.Observe(a.Target, a.Ended.Sub(a.Started))
+		p.env.Latencies.Observe(a.Target, a.Ended.Sub(a.Started))
 	}
 }
 
@@ -242,8 +282,8 @@ func (p *Plan) observe(a *Attempt) {
 // hears of it when the failure is the target's, as Failed would tell it.
 // Nothing follows it.
 func (p *Plan) RaceFailed(a *Attempt, c Classification) {
-	if c.FallsBack() && p.cfg.Health != nil {
-		p.cfg.Health.Failed(a.Target)
+	if c.FallsBack() && p.env.Health != nil {
+		p.env.Health.Failed(a.Target)
 	}
 }
 
@@ -265,8 +305,8 @@ func (p *Plan) context() context.Context {
 // budget returns the retry budget of t's provider; a nil *Budget (which
 // allows everything) when there is none.
 func (p *Plan) budget(t provider.Target) Throttle {
-	if p.cfg.Budget != nil {
-		if b := p.cfg.Budget(t.Entry.Config.Name); b != nil {
+	if p.env.Budget != nil {
+		if b := p.env.Budget(t.Entry.Config.Name); b != nil {
 			return b
 		}
 	}
@@ -276,8 +316,8 @@ func (p *Plan) budget(t provider.Target) Throttle {
 // Succeeded records that the current attempt's provider call succeeded
 // (its stream ended normally), which tells the target's health.
 func (p *Plan) Succeeded() {
-	if p.cfg.Health != nil {
-		p.cfg.Health.Succeeded(p.Target())
+	if p.env.Health != nil {
+		p.env.Health.Succeeded(p.Target())
 	}
 }
 
@@ -332,8 +372,8 @@ func (s Step) Continue() error {
 // target, which no budget is asked for), unless the attempt had streamed
 // output under MidstreamFail. Otherwise the call ends with the Failure.
 func (p *Plan) Failed(err error, c Classification, streamed bool) Step {
-	if c.FallsBack() && p.cfg.Health != nil {
-		p.cfg.Health.Failed(p.Target())
+	if c.FallsBack() && p.env.Health != nil {
+		p.env.Health.Failed(p.Target())
 	}
 	if c.Class == provider.ClassInvalidOutput {
 		// The model's output refused (a malformed tool call): another
@@ -343,8 +383,8 @@ func (p *Plan) Failed(err error, c Classification, streamed bool) Step {
 		c.Retryable = c.Retryable && p.refused == 1
 	}
 	d := p.cfg.Policy.Decide(FailedAttempt{
-		N: p.tries, Class: c, Streamed: streamed, Now: p.cfg.Now(), Deadline: p.cfg.Deadline,
-	}, p.cfg.Rand)
+		N: p.tries, Class: c, Streamed: streamed, Now: p.now()(), Deadline: p.cfg.Deadline,
+	}, p.env.Rand)
 	if d.Retry() && !c.CallerCaused {
 		slot, ok := p.budget(p.Target()).Retry(p.context())
 		if !ok {

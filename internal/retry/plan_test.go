@@ -39,7 +39,7 @@ func newPlan(maxAttempts, maxReasks int) *retry.Plan {
 		Policy:    retry.Policy{MaxAttempts: maxAttempts, InitialBackoff: 100 * ms, MaxBackoff: time.Second, Midstream: retry.MidstreamRestart, MaxRetryAfter: time.Minute},
 		Target:    testTarget,
 		MaxReasks: maxReasks,
-		Rand:      func(int64) int64 { return 0 },
+		Env:       &retry.Env{Rand: func(int64) int64 { return 0 }},
 	})
 }
 
@@ -191,7 +191,7 @@ func TestPlanAsksTheProvidersBudget(t *testing.T) {
 	p := retry.NewPlan(retry.PlanConfig{
 		Policy: retry.Policy{MaxAttempts: 5, InitialBackoff: ms, MaxBackoff: ms, MaxRetryAfter: time.Minute},
 		Target: testTarget,
-		Budget: func(name string) retry.Throttle { asked = append(asked, name); return budget },
+		Env:    &retry.Env{Budget: func(name string) retry.Throttle { asked = append(asked, name); return budget }},
 	})
 	snap := func() inFlight { a, r := budget.InFlight(); return inFlight{a, r} }
 	var seen []inFlight
@@ -235,7 +235,7 @@ func TestPlanReleasesItsRetries(t *testing.T) {
 	cfg := retry.PlanConfig{
 		Policy: retry.Policy{MaxAttempts: 3, InitialBackoff: ms, MaxBackoff: ms, MaxRetryAfter: time.Minute},
 		Target: testTarget,
-		Budget: func(string) retry.Throttle { return budget },
+		Env:    &retry.Env{Budget: func(string) retry.Throttle { return budget }},
 	}
 	p := retry.NewPlan(cfg)
 	if _, _, err := script(t, t.Context(), p, &waits{}, "fail", "fail", "fail"); err == nil {
@@ -264,7 +264,7 @@ func TestPlanCallerCausedFailuresSpendNoBudget(t *testing.T) {
 	cfg := retry.PlanConfig{
 		Policy: retry.Policy{MaxAttempts: 3, InitialBackoff: ms, MaxBackoff: ms, MaxRetryAfter: time.Minute},
 		Target: testTarget,
-		Budget: func(string) retry.Throttle { return budget },
+		Env:    &retry.Env{Budget: func(string) retry.Throttle { return budget }},
 	}
 	p := retry.NewPlan(cfg)
 	own := &retry.StallError{Timeout: 100 * ms, CallerSet: true}

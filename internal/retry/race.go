@@ -90,19 +90,19 @@ type Attempt struct {
 	N int
 	// Target is where the attempt goes.
 	Target provider.Target
+	// Started and Ended are when the attempt started and ended, on the
+	// plan's clock (Env.Now); Ended is zero until it ended.
+	Started, Ended time.Time
 	// Hedge says the attempt is a hedge: Run started it beside its round's
 	// first attempt, which had committed nothing for the hedging delay.
 	Hedge bool
-	// Started and Ended are when the attempt started and ended, on the
-	// plan's clock (PlanConfig.Now); Ended is zero until it ended.
-	Started, Ended time.Time
 
+	committed   bool // Commit succeeded; the attempt's goroutine's, until it ended
+	decides     bool
+	outcome     Outcome
 	now         func() time.Time
 	race        *race // nil when the attempt runs alone
-	committed   bool  // Commit succeeded; the attempt's goroutine's, until it ended
 	committedAt time.Time
-	outcome     Outcome
-	decides     bool
 	// end ends the attempt's count in flight at its provider; slot, a
 	// hedge's, releases the retry it holds in the budget until its race is
 	// decided. Run's goroutine calls them, once (release).

@@ -219,10 +219,8 @@ func hedgedPlan(h retry.Hedging, budget retry.Throttle, health retry.Health, tar
 		Policy:    retry.Policy{MaxAttempts: 2, InitialBackoff: 100 * ms, MaxBackoff: time.Second, MaxRetryAfter: time.Minute},
 		Target:    targets[0],
 		Fallbacks: targets[1:],
-		Budget:    func(string) retry.Throttle { return budget },
-		Health:    health,
+		Env:       &retry.Env{Budget: func(string) retry.Throttle { return budget }, Health: health, Rand: func(int64) int64 { return 0 }},
 		Hedging:   h,
-		Rand:      func(int64) int64 { return 0 },
 	})
 }
 
@@ -657,7 +655,7 @@ func TestAdaptiveHedgingDelay(t *testing.T) {
 	lat := retry.NewLatencies()
 	h := retry.Hedging{Max: 1, Adaptive: true, Floor: 50 * ms}
 	cfg := func(h retry.Hedging) retry.PlanConfig {
-		return retry.PlanConfig{Policy: retry.Policy{MaxAttempts: 1}, Target: testTarget, Hedging: h, Latencies: lat}
+		return retry.PlanConfig{Policy: retry.Policy{MaxAttempts: 1}, Target: testTarget, Hedging: h, Env: &retry.Env{Latencies: lat}}
 	}
 	// Too few samples: an adaptive-only policy hedges nothing.
 	timer := retrytest.NewManualTimer()
@@ -712,7 +710,7 @@ func TestRunRecordsTimesToFirstDelta(t *testing.T) {
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	for range retry.LatencyMinSamples {
-		p := retry.NewPlan(retry.PlanConfig{Policy: retry.Policy{MaxAttempts: 1}, Target: testTarget, Latencies: lat, Now: clock})
+		p := retry.NewPlan(retry.PlanConfig{Policy: retry.Policy{MaxAttempts: 1}, Target: testTarget, Env: &retry.Env{Latencies: lat, Now: clock}})
 		r := newRacer(t, p)
 		done := runAsync(t.Context(), p, nil, r)
 		c := r.next()

@@ -39,14 +39,14 @@ type Info struct {
 	attempts  int
 	metadata  []Label
 	usage     Usage
-	usageSet  bool
 	notes     []Label
 	// iface is the interface the call came in by (InterfaceGRPC, or an
 	// HTTP door's).
 	iface string
 	// onAuth runs once the call has passed authentication.
 	onAuth func()
-	authed bool
+	// authed: the call passed authentication; usageSet: usage was set.
+	authed, usageSet bool
 
 	// turns is the call's model turns; toolCalls and toolErrors count
 	// its server tool calls and those whose result is an error.

@@ -22,8 +22,15 @@ var errTrailingData = errors.New("data after the JSON value")
 // grew to 16 KiB for it would keep the 16 KiB for as long as the stream
 // waits (see package offstack).
 //
+// Its state is allocated by the first Decode and dropped by Release: a
+// stream's decoder lives as long as the stream, and one whose events the
+// fast path takes holds only a nil pointer, not 120 bytes.
+//
 // The zero JSONDecoder is ready to use. It is not safe for concurrent use.
-type JSONDecoder struct {
+type JSONDecoder struct{ st *jsonState }
+
+// jsonState is a JSONDecoder's state.
+type jsonState struct {
 	r   bytes.Reader
 	dec *json.Decoder
 	fed int64 // bytes given to dec so far
@@ -37,27 +44,27 @@ type JSONDecoder struct {
 
 // Decode decodes data, which must hold exactly one JSON value, into v.
 func (j *JSONDecoder) Decode(data []byte, v any) error {
-	if j.run == nil {
-		j.run = j.decode
+	s := j.st
+	if s == nil {
+		s = new(jsonState)
+		s.run = s.decode
+		j.st = s
 	}
-	j.data, j.v = data, v
-	offstack.Run(j.run)
-	err := j.err
-	j.data, j.v, j.err = nil, nil, nil
+	s.data, s.v = data, v
+	offstack.Run(s.run)
+	err := s.err
+	s.data, s.v, s.err = nil, nil, nil
 	return err
 }
 
-// Release drops the encoding/json.Decoder and its buffers; the next Decode
-// starts afresh. A decoder whose fast path takes nearly every event calls
-// it after each of the few it does not, so that a stream waiting for its
-// next event holds none of encoding/json's state.
-func (j *JSONDecoder) Release() {
-	j.dec = nil
-	j.r.Reset(nil)
-}
+// Release drops the encoding/json.Decoder, its buffers and the rest of the
+// state; the next Decode starts afresh. A decoder whose fast path takes
+// nearly every event calls it after each of the few it does not, so that
+// a stream waiting for its next event holds none of encoding/json's state.
+func (j *JSONDecoder) Release() { j.st = nil }
 
 // decode is Decode's work, on a worker.
-func (j *JSONDecoder) decode() {
+func (j *jsonState) decode() {
 	data := j.data
 	if j.dec == nil {
 		j.r.Reset(nil)
