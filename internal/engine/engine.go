@@ -623,8 +623,9 @@ func (r *attemptResult) addReasoning(d provider.ReasoningDelta) {
 
 // providerReasoning returns the result's reasoning blocks.
 func (r *attemptResult) providerReasoning() []provider.Reasoning {
-	out := make([]provider.Reasoning, len(r.more().reasoning))
-	for i, b := range r.more().reasoning {
+	blocks := r.more().reasoning
+	out := make([]provider.Reasoning, len(blocks))
+	for i, b := range blocks {
 		out[i] = provider.Reasoning{Text: b.text.String(), Signature: b.signature, Redacted: b.redacted, Format: b.format,
 			ID: b.id, Kind: b.kind, ProviderFormat: b.providerFormat}
 	}
@@ -635,8 +636,9 @@ func (r *attemptResult) providerReasoning() []provider.Reasoning {
 // is sent back (a structured-output re-ask's): its text, reasoning,
 // provider tool blocks, tool calls and their order.
 func (r *attemptResult) providerMessage() provider.Message {
-	m := provider.Message{Role: provider.RoleAssistant, Content: r.text.String(), Reasoning: r.providerReasoning(), ProviderTools: r.more().providerTools}
-	for _, tc := range r.more().toolCalls {
+	more := r.more()
+	m := provider.Message{Role: provider.RoleAssistant, Content: r.text.String(), Reasoning: r.providerReasoning(), ProviderTools: more.providerTools}
+	for _, tc := range more.toolCalls {
 		m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments(), Signature: tc.GetSignature()})
 	}
 	if !r.order.Usual(m.Content) {

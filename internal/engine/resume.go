@@ -53,7 +53,7 @@ func fingerprint(req *llmrelayv1.GenerateRequest) string {
 // its client still gets its answer, and the headers do not say it is
 // resumable.
 func (c *call) makeResumable(ctx context.Context, sink Sink) (detached context.Context, end func(), err error) {
-	detached, cancel := resume.Detach(ctx)
+	detached, cancel := c.eng.resume.Detach(ctx)
 	rc, err := c.eng.resume.Start(ctx, c.requestID, c.key(), c.fingerprint, cancel)
 	if err != nil {
 		cancel(nil)

@@ -248,6 +248,8 @@ type Registry struct {
 	log     *slog.Logger
 	metrics *metrics.Metrics
 	clock   Clock
+	// cutoff ends the detached calls at the shutdown's cut-off; nil: none.
+	cutoff context.Context
 
 	// buffered is the bytes charged for the logs of this replica's calls
 	// still kept.

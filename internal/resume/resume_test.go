@@ -374,7 +374,9 @@ func TestDetach(t *testing.T) {
 	parent, cancelParent := context.WithTimeout(context.WithValue(context.Background(), key{}, "v"), time.Hour)
 	cutoff, cut := context.WithCancel(context.Background())
 	defer cut()
-	ctx, cancel := resume.Detach(resume.WithCutoff(parent, cutoff))
+	r := resume.New(resume.Config{}, memory.New(), nil, nil, resume.WithCutoff(cutoff))
+	defer r.Close()
+	ctx, cancel := r.Detach(parent)
 	defer cancel(nil)
 	cancelParent()
 	if ctx.Err() != nil {
@@ -394,7 +396,9 @@ func TestDetach(t *testing.T) {
 
 	short, stop := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer stop()
-	d, cancel2 := resume.Detach(short)
+	plain := resume.New(resume.Config{}, memory.New(), nil, nil)
+	defer plain.Close()
+	d, cancel2 := plain.Detach(short)
 	defer cancel2(nil)
 	<-d.Done()
 	if !errors.Is(d.Err(), context.DeadlineExceeded) {

@@ -193,7 +193,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	if !ok {
 		logs = memory.New()
 	}
-	s.resume = resume.New(cfg.Resume, logs, s.log, s.metrics)
+	s.resume = resume.New(cfg.Resume, logs, s.log, s.metrics, resume.WithCutoff(s.hardStop))
 	s.throttle = auth.NewThrottle(cfg.Auth.Throttle, s.log)
 	s.tools = servertools.NewHost(servertools.Options{
 		Logger: s.log, Metrics: s.metrics,
@@ -642,10 +642,10 @@ func newDrainSet(until context.Context) *drainSet {
 
 // context returns parent, cancelled with apierr.ErrShuttingDown when until
 // ends, and the stop that ends it and takes it out of the set (call it
-// when the call ends). A resumable call that outlives its stream follows
-// until too (resume.WithCutoff).
+// when the call ends). A resumable call that outlives its stream is cut
+// off at the same time by the resume registry (resume.WithCutoff).
 func (d *drainSet) context(parent context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(resume.WithCutoff(parent, d.until))
+	ctx, cancel := context.WithCancelCause(parent)
 	c := &drainCall{set: d, cancel: cancel}
 	d.mu.Lock()
 	cut := d.calls == nil

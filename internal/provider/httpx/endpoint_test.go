@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -48,6 +49,11 @@ func endpoint(t *testing.T, cfg provider.Config) *httpx.Endpoint {
 	if err != nil {
 		t.Fatalf("NewEndpoint: %v", err)
 	}
+	// The endpoint lives as long as the test: once garbage, its transport's
+	// idle connections are closed (as a dropped provider's are), and a
+	// test that no longer uses its variable would see a connection just
+	// dialed for it closed.
+	t.Cleanup(func() { runtime.KeepAlive(ep) })
 	t.Cleanup(httpx.CloseIdleConnections)
 	return ep
 }
