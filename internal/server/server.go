@@ -615,15 +615,14 @@ func (w *watchStream) SendMsg(m any) error {
 	return err
 }
 
-// drainSet is the calls running, which the end of until (the grace
-// period's) cuts off with apierr.ErrShuttingDown. One context.AfterFunc on
-// until serves them all: a call has its place in the set rather than an
-// AfterFunc of its own (an afterFunc context, its function, and a place in
-// until's children: about 350 bytes for as long as the call runs, in a heap
-// profile of 5,000 held).
+// drainSet is the calls running, which the end of a context (the grace
+// period's, newDrainSet's until) cuts off with apierr.ErrShuttingDown. One
+// context.AfterFunc on until serves them all: a call has its place in the
+// set rather than an AfterFunc of its own (an afterFunc context, its
+// function, and a place in until's children: about 350 bytes for as long
+// as the call runs, in a heap profile of 5,000 held).
 type drainSet struct {
-	until context.Context
-	mu    sync.Mutex
+	mu sync.Mutex
 	// calls is nil once until ended: calls are then cut off as they start.
 	calls map[*drainCall]struct{}
 }
@@ -635,7 +634,7 @@ type drainCall struct {
 }
 
 func newDrainSet(until context.Context) *drainSet {
-	d := &drainSet{until: until, calls: map[*drainCall]struct{}{}}
+	d := &drainSet{calls: map[*drainCall]struct{}{}}
 	context.AfterFunc(until, d.cutOff)
 	return d
 }
