@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/freeport"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/servertools"
 	"github.com/llmrelay/llmrelay/internal/servertools/mcptest"
@@ -27,7 +28,7 @@ func toolsRelay(t *testing.T, keyTools []string) string {
 	cfg.Providers = config.DefaultProviders()
 	cfg.Tools.MCPServers = []servertools.ServerConfig{
 		{Name: "everything", URL: e.URL, Allow: []string{"echo", "trigger-long-running-operation"}, Timeout: 2 * time.Minute},
-		{Name: "down", URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", mcptest.FreePort(t)), Allow: []string{"*"}},
+		{Name: "down", URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", freeport.For(t)), Allow: []string{"*"}},
 	}
 	cfg.Auth.Keys = []config.APIKey{{Name: "cli", SHA256: auth.HashKey(testKey),
 		Scopes: []string{"generate", "models.list"}, Models: []string{"mock/*"}, Tools: keyTools}}

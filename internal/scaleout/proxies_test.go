@@ -23,6 +23,7 @@ import (
 	"github.com/llmrelay/llmrelay/client"
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/freeport"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
@@ -81,7 +82,7 @@ func startHAProxy(t *testing.T, replicas []*replica) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	front := freeAddr(t)
+	front := freeport.Addr(t)
 	text := strings.Replace(string(conf), "bind :50051", "bind "+front, 1)
 	servers := regexp.MustCompile(`(?m)^    server llmrelay-(\d) 10\.0\.0\.1\d:50051 check-proto h1$`)
 	if got := len(servers.FindAllString(text, -1)); got != len(replicas) {
@@ -288,7 +289,7 @@ func startNghttpx(t *testing.T, replicas []*replica) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	front := freeAddr(t)
+	front := freeport.Addr(t)
 	host, port, _ := net.SplitHostPort(front)
 	text := strings.Replace(string(conf), "frontend=*,50051;", "frontend="+host+","+port+";", 1)
 	backends := regexp.MustCompile(`(?m)^backend=10\.0\.0\.1(\d),50051;`)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -29,6 +28,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/freeport"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
 )
@@ -127,16 +127,6 @@ type replica struct {
 	stderr  *servertest.LockedBuffer
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // startReplica starts the binary with a config sharing redis (under
 // prefix), and extra settings if any, and waits until it is SERVING. It is
 // killed at cleanup.
@@ -152,11 +142,29 @@ func startReplica(t *testing.T, name string, redis *redistest.Server, prefix, po
 // SERVING. It is killed at cleanup. Every replica relays one event per
 // upstream chunk, however fast a test reads (streaming.coalesce_deltas
 // off): the tests name a point in a reply by its sequence number and read
-// a replica's output once per chunk.
+// a replica's output once per chunk. A replica whose address another
+// process bound first (between freeport's check and the replica's own
+// bind) is started again on other ports.
 func startReplicaWith(t *testing.T, name string, config func(listen, metricsListen string) string) *replica {
 	t.Helper()
 	bin := build(t)
-	r := &replica{name: name, addr: freeAddr(t), metrics: freeAddr(t), exited: make(chan struct{}), stderr: &servertest.LockedBuffer{}}
+	for try := 1; ; try++ {
+		r := launchReplica(t, bin, name, config)
+		if r.waitServing(t) {
+			return r
+		}
+		if try == 3 || !strings.Contains(r.stderr.String(), "is already in use") {
+			t.Fatalf("replica %s exited before serving:\n%s", name, r.stderr.String())
+		}
+		t.Logf("replica %s: its address was taken before it bound it; starting it on others", name)
+	}
+}
+
+// launchReplica starts one process of the replica on free addresses and
+// connects a client to it; cleanup kills it.
+func launchReplica(t *testing.T, bin, name string, config func(listen, metricsListen string) string) *replica {
+	t.Helper()
+	r := &replica{name: name, addr: freeport.Addr(t), metrics: freeport.Addr(t), exited: make(chan struct{}), stderr: &servertest.LockedBuffer{}}
 	cfgPath := filepath.Join(t.TempDir(), name+".yaml")
 	cfg := config(r.addr, r.metrics) + "\nstreaming: {coalesce_deltas: false}\n"
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
@@ -183,8 +191,24 @@ func startReplicaWith(t *testing.T, name string, config func(listen, metricsList
 	}
 	t.Cleanup(func() { r.conn.Close() })
 	r.client = llmrelayv1.NewLLMServiceClient(r.conn)
-	r.waitHealth(t, "", healthpb.HealthCheckResponse_SERVING)
 	return r
+}
+
+// waitServing waits until the replica is SERVING (true) or has exited
+// (false).
+func (r *replica) waitServing(t *testing.T) bool {
+	t.Helper()
+	served := false
+	eventually(t, fmt.Sprintf("replica %s serving or exited", r.name), func() bool {
+		select {
+		case <-r.exited:
+			return true
+		default:
+		}
+		served = r.health(t, "") == healthpb.HealthCheckResponse_SERVING
+		return served
+	})
+	return served
 }
 
 // kill sends SIGKILL, as a crash or an OOM kill would, and waits for the

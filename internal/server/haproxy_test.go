@@ -25,6 +25,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/freeport"
 	"github.com/llmrelay/llmrelay/internal/interceptors"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
@@ -94,7 +95,7 @@ func haproxyWith(t *testing.T, cfg *config.Config, conf func(front int, backend 
 	bin := servertest.Program(t, "haproxy", "haproxy")
 	_, backend := serveTCP(t, cfg)
 
-	front := freePort(t)
+	front := freeport.For(t)
 	path := filepath.Join(t.TempDir(), "haproxy.cfg")
 	if err := os.WriteFile(path, []byte(conf(front, backend)), 0o600); err != nil {
 		t.Fatal(err)
@@ -193,16 +194,6 @@ func unknownKeyLocksNobodyOut(t *testing.T, conf func(front int, backend string)
 	close(stop)
 	wg.Wait()
 	t.Logf("the attacker made %d calls, %d refused as throttled; the valid key's 100 calls all succeeded", attempts.Load(), refused.Load())
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // TestManyViolationsThroughHAProxy: a request with 500 validation

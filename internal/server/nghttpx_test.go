@@ -16,6 +16,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/freeport"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
@@ -28,13 +29,7 @@ func nghttpxInFront(t *testing.T, cfg *config.Config, readTimeout time.Duration)
 	bin := servertest.Program(t, "nghttpx", "nghttp2-proxy")
 	relay, _ := servertest.Listen(t, cfg)
 
-	// A free port for the proxy's frontend.
-	probe, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	front := probe.Addr().(*net.TCPAddr).Port
-	probe.Close()
+	front := freeport.For(t) // the proxy's frontend
 	_, backendPort, _ := net.SplitHostPort(relay)
 	errlog := filepath.Join(t.TempDir(), "nghttpx.log")
 	cmd := exec.Command(bin, "--conf=/dev/null", "--single-process", "--workers=1",

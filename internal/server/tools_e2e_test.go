@@ -22,6 +22,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/freeport"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/server"
@@ -679,7 +680,7 @@ func TestServerToolMaxTurnsIsBounded(t *testing.T) {
 // does not answer: ListTools says so, and a call naming its tool is
 // UNAVAILABLE, while the calls that need no tool are served.
 func TestServerToolServerDownAtStart(t *testing.T) {
-	down := servertools.ServerConfig{Name: "down", URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", mcptest.FreePort(t)), Allow: []string{"*"}}
+	down := servertools.ServerConfig{Name: "down", URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", freeport.For(t)), Allow: []string{"*"}}
 	in := servertest.Start(t, toolsConfig(down))
 	resp, err := in.Client.ListTools(t.Context(), &llmrelayv1.ListToolsRequest{})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmrelay/llmrelay/internal/freeport"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/servertools/mcptest"
 )
@@ -272,7 +273,7 @@ func TestTimeout(t *testing.T) {
 // TestResolve: which tools a key's call may offer, by name or pattern.
 func TestResolve(t *testing.T) {
 	g := mcptest.NewGoServer(t)
-	down := fmt.Sprintf("http://127.0.0.1:%d/mcp", mcptest.FreePort(t))
+	down := fmt.Sprintf("http://127.0.0.1:%d/mcp", freeport.For(t))
 	scopes := Scopes{Keys: map[string][]string{
 		"all":  {"*"},
 		"echo": {"go/echo"},
@@ -342,7 +343,7 @@ func TestResolve(t *testing.T) {
 // TestServerDownAtStart: a server that does not answer at start is
 // unavailable, and its tools become available once it answers.
 func TestServerDownAtStart(t *testing.T) {
-	addr := fmt.Sprintf("127.0.0.1:%d", mcptest.FreePort(t))
+	addr := fmt.Sprintf("127.0.0.1:%d", freeport.For(t))
 	h := testHost(t, config(ServerConfig{Name: "late", URL: "http://" + addr + "/mcp", Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
 	if _, err := h.Resolve("", []string{"late/echo"}, nil); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Resolve before the server answers: %v", err)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/freeport"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 )
 
@@ -109,12 +109,7 @@ func buildServer(t *testing.T) string {
 // path, the process and a channel that gets its exit; cleanup kills it.
 func startServer(t *testing.T, bin, cfg string, stderr io.Writer) (addr, cfgPath string, cmd *exec.Cmd, exited chan error) {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr = lis.Addr().String()
-	lis.Close()
+	addr = freeport.Addr(t)
 	cfgPath = filepath.Join(t.TempDir(), "llmrelay.yaml")
 	if err := os.WriteFile(cfgPath, []byte("listen: "+addr+"\nmetrics_listen: \"\"\n"+cfg), 0o600); err != nil {
 		t.Fatal(err)

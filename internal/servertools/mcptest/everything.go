@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/llmrelay/llmrelay/internal/freeport"
 )
 
 // EverythingVersion is the pinned version of
@@ -128,7 +129,7 @@ func RunEverything() (*Everything, error) {
 // startEverything tries once, on a port that was free a moment ago; e is
 // nil when the process exited before listening (the port was taken).
 func startEverything(node string) (e *Everything, log string, err error) {
-	port, err := freePort()
+	port, err := freeport.Port()
 	if err != nil {
 		return nil, "", err
 	}
@@ -179,25 +180,6 @@ func (e *Everything) Kill() {
 
 // Log returns what the server printed.
 func (e *Everything) Log() string { return e.log.String() }
-
-// FreePort returns a loopback TCP port that was free a moment ago.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return port
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
 
 // lockedLog is a log buffer safe for concurrent writers.
 type lockedLog struct {

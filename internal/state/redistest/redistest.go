@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/llmrelay/llmrelay/internal/freeport"
 )
 
 // startTimeout bounds how long a redis-server may take to answer PING; it
@@ -102,14 +104,14 @@ func runWith(bin, dir string, first []string, args ...string) (*Server, error) {
 	s := &Server{bin: bin, dir: dir, first: first}
 	var err error
 	for range 5 { // another process may take the free port before redis-server binds it
-		if s.port, err = freePort(); err != nil {
+		if s.port, err = freeport.Port(); err != nil {
 			return nil, err
 		}
 		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
 		s.extra = args
 		if len(args) > 0 && args[0] == "--cluster-enabled" {
 			// The cluster bus needs a free port of its own, too.
-			if s.bus, err = freePort(); err != nil {
+			if s.bus, err = freeport.Port(); err != nil {
 				return nil, err
 			}
 			s.extra = append(slices.Clone(args), "--cluster-port", strconv.Itoa(s.bus))
@@ -226,16 +228,6 @@ func (s *Server) start() error {
 	s.cmd, s.out, s.done = cmd, out, done
 	s.mu.Unlock()
 	return nil
-}
-
-// freePort returns a TCP port free on 127.0.0.1 at the time of the call.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 type lockedWriter struct {
