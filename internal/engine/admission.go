@@ -19,6 +19,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine/callctx"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -442,13 +443,15 @@ type Deadlines struct {
 }
 
 // Bound returns ctx with the call's deadline, and the cancel that ends it.
+// A deadline of its own is a call context (callctx), which the server's
+// drain cancels rather than adding a context of its own.
 func (d Deadlines) Bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	dl, ok := ctx.Deadline()
 	switch {
 	case !ok && d.Default > 0:
-		return context.WithTimeout(ctx, d.Default)
+		return callctx.WithDeadline(ctx, time.Now().Add(d.Default))
 	case ok && d.Max > 0 && time.Until(dl) > d.Max:
-		return context.WithTimeout(ctx, d.Max)
+		return callctx.WithDeadline(ctx, time.Now().Add(d.Max))
 	}
 	return ctx, func() {}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/engine/callctx"
 )
 
 // TestDrainSetCutsOffTheCallsRunning: the end of the grace period cancels
@@ -62,5 +63,42 @@ func TestDrainSetCutsOffTheCallsRunning(t *testing.T) {
 	}
 	for _, stop := range stops[n/2:] {
 		stop()
+	}
+}
+
+// TestDrainSetUsesTheCallsDeadlineContext: a call whose context is its
+// deadline's (callctx) gets no context of its own from the set (one cancel
+// context, its done channel and its parent's children map less for as
+// long as it runs): the grace period's end cancels the deadline context
+// itself with apierr.ErrShuttingDown, and the call's end leaves it to the
+// deadline link to end.
+func TestDrainSetUsesTheCallsDeadlineContext(t *testing.T) {
+	until, end := context.WithCancel(t.Context())
+	d := newDrainSet(until)
+	call, release := callctx.WithDeadline(t.Context(), time.Now().Add(time.Hour))
+	defer release()
+	ctx, stop := d.context(call)
+	if ctx != call {
+		t.Fatal("the set made a context of its own for a call with a deadline context")
+	}
+	end()
+	<-call.Done()
+	if cause := context.Cause(call); !errors.Is(cause, apierr.ErrShuttingDown) {
+		t.Fatalf("the call ended with %v, want ErrShuttingDown", cause)
+	}
+	stop()
+
+	// A call that ends first: its stop leaves the set and leaves the
+	// context alone.
+	d = newDrainSet(t.Context())
+	call, release = callctx.WithDeadline(t.Context(), time.Now().Add(time.Hour))
+	defer release()
+	_, stop = d.context(call)
+	stop()
+	if call.Err() != nil {
+		t.Fatalf("the drain's stop ended the deadline link's context: %v", call.Err())
+	}
+	if len(d.calls) != 0 {
+		t.Fatal("a call that ended stayed in the set")
 	}
 }

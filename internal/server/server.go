@@ -30,6 +30,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/engine/callctx"
 	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/interceptors"
 	"github.com/llmrelay/llmrelay/internal/metrics"
@@ -631,6 +632,10 @@ type drainSet struct {
 type drainCall struct {
 	set    *drainSet
 	cancel context.CancelCauseFunc
+	// own: cancel is of the context the set made for the call, which
+	// stop ends; else of the call's deadline context (callctx), which the
+	// deadline link ends.
+	own bool
 }
 
 func newDrainSet(until context.Context) *drainSet {
@@ -641,11 +646,17 @@ func newDrainSet(until context.Context) *drainSet {
 
 // context returns parent, cancelled with apierr.ErrShuttingDown when until
 // ends, and the stop that ends it and takes it out of the set (call it
-// when the call ends). A resumable call that outlives its stream is cut
+// when the call ends). A call whose context is its deadline's
+// (callctx.Cancel finds it) is cancelled through that one; others get a
+// context of their own. A resumable call that outlives its stream is cut
 // off at the same time by the resume registry (resume.WithCutoff).
 func (d *drainSet) context(parent context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	c := &drainCall{set: d, cancel: cancel}
+	ctx, cancel, own := parent, callctx.Cancel(parent), false
+	if cancel == nil {
+		ctx, cancel = context.WithCancelCause(parent)
+		own = true
+	}
+	c := &drainCall{set: d, cancel: cancel, own: own}
 	d.mu.Lock()
 	cut := d.calls == nil
 	if !cut {
@@ -658,13 +669,15 @@ func (d *drainSet) context(parent context.Context) (context.Context, func()) {
 	return ctx, c.stop
 }
 
-// stop ends c's context and takes it out of its set.
+// stop takes c out of its set and ends its context if the set made it.
 func (c *drainCall) stop() {
 	d := c.set
 	d.mu.Lock()
 	delete(d.calls, c)
 	d.mu.Unlock()
-	c.cancel(nil)
+	if c.own {
+		c.cancel(nil)
+	}
 }
 
 // cutOff cancels every call in the set, and those that start after.
