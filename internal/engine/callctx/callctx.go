@@ -4,7 +4,7 @@
 // calls with apierr.ErrShuttingDown when the shutdown grace period ends,
 // would otherwise nest two. Each nested cancel context keeps, for as long
 // as the call runs, the context itself, its done channel and a children
-// map in its parent: about 450 bytes per open call in a heap profile of
+// map in its parent: about 350 bytes per open call in a heap profile of
 // 5,000 held streams.
 //
 // It behaves as context.WithDeadline's context does for the call and what
