@@ -39,15 +39,16 @@ type key struct{}
 func WithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
 	inner, cancel := context.WithCancelCause(parent)
 	c := &callCtx{Context: inner, cancel: cancel, deadline: d}
-	switch cur, ok := parent.Deadline(); {
+	cur, ok := parent.Deadline()
+	switch wait := time.Until(d); {
 	case ok && !cur.After(d):
 		// The parent ends first, with DeadlineExceeded: its end is the
 		// call's.
 		c.deadline = cur
-	case time.Until(d) <= 0:
+	case wait <= 0:
 		c.expire()
 	default:
-		c.timer = time.AfterFunc(time.Until(d), c.expire)
+		c.timer = time.AfterFunc(wait, c.expire)
 	}
 	return c, c.stop
 }
