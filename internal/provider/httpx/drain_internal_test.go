@@ -48,14 +48,7 @@ func TestDrainAfterTheTerminatorIsCutShort(t *testing.T) {
 				<-r.Context().Done()
 				gone <- struct{}{}
 			}))
-			defer srv.Close()
-			if tc.tls {
-				srv.EnableHTTP2 = true
-				srv.StartTLS()
-			} else {
-				srv.Start()
-			}
-			client := drainTestClient(t, srv, tc.tls)
+			client := startDrainTest(t, srv, tc.tls)
 
 			ctx := t.Context()
 			s, err := open(ctx, client, request{url: srv.URL, header: http.Header{}, body: []byte("{}")}, endDecoder{}, nil)
@@ -151,14 +144,7 @@ func TestDrainOfAnEndThatArrivedWaitsWithoutATimer(t *testing.T) {
 					}
 				}
 			}
-			defer srv.Close()
-			if tc.tls {
-				srv.EnableHTTP2 = true
-				srv.StartTLS()
-			} else {
-				srv.Start()
-			}
-			client := drainTestClient(t, srv, tc.tls)
+			client := startDrainTest(t, srv, tc.tls)
 			timed := make(chan struct{}, 2)
 			testDrainTimed = func() { timed <- struct{}{} }
 			defer func() { testDrainTimed = nil }()
@@ -206,11 +192,15 @@ func TestDrainOfAnEndThatArrivedWaitsWithoutATimer(t *testing.T) {
 	}
 }
 
-// drainTestClient is httpx's client of srv (started): its own HTTP/1.1
-// connections in the clear, or its HTTP/2 connections over TLS.
-func drainTestClient(t *testing.T, srv *httptest.Server, tls bool) *http.Client {
+// startDrainTest starts srv, in the clear or over TLS with HTTP/2, and
+// returns httpx's client of it: its own HTTP/1.1 connections, or its
+// HTTP/2 connections.
+func startDrainTest(t *testing.T, srv *httptest.Server, tls bool) *http.Client {
 	t.Helper()
+	t.Cleanup(srv.Close)
 	if tls {
+		srv.EnableHTTP2 = true
+		srv.StartTLS()
 		tr := &http.Transport{
 			TLSClientConfig:   srv.Client().Transport.(*http.Transport).TLSClientConfig,
 			ForceAttemptHTTP2: true,
@@ -220,6 +210,7 @@ func drainTestClient(t *testing.T, srv *httptest.Server, tls bool) *http.Client 
 		t.Cleanup(cp.CloseIdleConnections)
 		return &http.Client{Transport: cp}
 	}
+	srv.Start()
 	c, err := NewClient(provider.Transport{}, "")
 	if err != nil {
 		t.Fatal(err)
