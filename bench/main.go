@@ -23,7 +23,9 @@
 // -memprofile writes the allocations); -heapprofile holds -hold streams
 // open and writes the heap and the goroutines' stacks; -trace writes an
 // execution trace of -n streams made one at a time through llmrelay and
-// through the floor, both in this process.
+// through the floor, both in this process. -perf samples the relay
+// processes with Linux perf during the concurrency-1 streams and splits
+// their CPU per stream by part of the call.
 package main
 
 import (
@@ -95,6 +97,9 @@ type options struct {
 	stacks int
 	// http adds the kind httpKind: the call through llmrelay's HTTP door.
 	http bool
+	// perf, when set, is where perf record writes each relay process's
+	// CPU samples during the concurrency-1 streams (perf.go).
+	perf string
 }
 
 func main() {
@@ -125,6 +130,7 @@ func main() {
 	flag.IntVar(&o.stacks, "stacks", 0, "hold this many slow streams through each relay, dump its goroutines (SIGQUIT, GOTRACEBACK=system) and print how deep they wait; nothing else is measured")
 	flag.StringVar(&upstreamFormat, "upstream-format", openaitest.FormatOpenAI, "the upstream's wire format, and so llmrelay's adapter: openai, anthropic or gemini. Other than openai, only llmrelay's held streams are measured (-hold): the direct call and the floors speak OpenAI's format only")
 	flag.BoolVar(&verboseStacks, "stacks-frames", false, "with -stacks: also print one handler's frames with their sizes")
+	flag.StringVar(&o.perf, "perf", "", "sample each relay process with Linux perf while the concurrency-1 streams run, keep the recordings in this directory and print their CPU per stream by part of the call (the latency figures of that run include perf's overhead)")
 	flag.BoolVar(&o.http, "http", true, "also measure llmrelay's OpenAI-compatible HTTP door (POST /v1/chat/completions, streamed) with the direct kind's HTTP client")
 	levels := flag.String("c", "1,8,64", "concurrency levels of the throughput measurements")
 	flag.BoolVar(&o.description, "machine", true, "print the machine's description (nproc, lscpu, go version) first")
@@ -303,7 +309,16 @@ func run(ctx context.Context, o options) error {
 	for _, k := range kinds {
 		k.lat = nil
 	}
+	var perfs []*perfRun
+	if o.perf != "" {
+		if perfs, err = startPerf(o.perf, servers); err != nil {
+			return err
+		}
+	}
 	latencies(ctx, kinds, o.n)
+	if rep.perf, err = splitPerf(perfs, kinds, o.n); err != nil {
+		return err
+	}
 	after, err := rel.sample()
 	if err != nil {
 		return err

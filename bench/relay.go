@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/llmrelay/llmrelay/internal/freeport"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 )
 
@@ -233,14 +234,15 @@ func startRelayTo(ctx context.Context, bin, env, dir, fastURL, slowURL, tailURL,
 	return r, nil
 }
 
-// freeAddr returns a loopback address with a port nobody listens on now.
+// freeAddr returns a loopback address with a port nobody listens on now,
+// below the ephemeral range, where the benchmark's own outgoing
+// connections cannot take it before llmrelay listens on it (freeport).
 func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Port()
 	if err != nil {
 		return "", err
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), nil
 }
 
 func (r *relay) waitServing(ctx context.Context) error {

@@ -74,6 +74,7 @@ type report struct {
 	insideCall, insideFirstDelta time.Duration
 	loads                        []loadRow
 	held                         []held
+	perf                         []perfSplit // -perf
 	hedge                        *hedgeReport
 	slowFirst                    *slowFirstReport
 }
@@ -144,6 +145,7 @@ func (rep report) print(w io.Writer) {
 		}
 	}
 
+	printPerf(w, rep.perf)
 	rep.printHTTPDoor(w)
 	if rep.hedge != nil {
 		rep.hedge.print(w)

@@ -301,7 +301,7 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 
 // startStall starts attempt a's stall timer, which cancels it with cancel.
 func (c *call) startStall(a *retry.Attempt, cancel context.CancelCauseFunc) *stallTimer {
-	return startStallTimer(c.eng.limits.Stall(c.turn.idle, c.turn.firstEvent, a.Target.Entry.Config.FirstEventTimeout), cancel)
+	return startStallTimer(&c.eng.stalls, c.eng.limits.Stall(c.turn.idle, c.turn.firstEvent, a.Target.Entry.Config.FirstEventTimeout), cancel)
 }
 
 // openStream sends attempt a's request to its provider.

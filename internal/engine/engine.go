@@ -96,6 +96,8 @@ type Engine struct {
 	admission *Admission
 	// tools runs the server tools; nil: none.
 	tools *servertools.Host
+	// stalls runs the attempts' stall timeouts.
+	stalls stallClock
 }
 
 // OutputLimits are the server's bounds on a reply's output (the

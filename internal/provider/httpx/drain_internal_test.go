@@ -1,9 +1,13 @@
 package httpx
 
 import (
+	"bufio"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,28 +48,7 @@ func TestDrainAfterTheTerminatorIsCutShort(t *testing.T) {
 				<-r.Context().Done()
 				gone <- struct{}{}
 			}))
-			defer srv.Close()
-			var client *http.Client
-			if tc.tls {
-				srv.EnableHTTP2 = true
-				srv.StartTLS()
-				tr := &http.Transport{
-					TLSClientConfig:   srv.Client().Transport.(*http.Transport).TLSClientConfig,
-					ForceAttemptHTTP2: true,
-					HTTP2:             &http.HTTP2Config{},
-				}
-				cp := newConnPool(tr, &h1Transport{next: tr, hosts: map[string]*h1Host{}}, 0)
-				defer cp.CloseIdleConnections()
-				client = &http.Client{Transport: cp}
-			} else {
-				srv.Start()
-				c, err := NewClient(provider.Transport{}, "")
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer pool.remove(c.Transport.(idleCloser))
-				client = c
-			}
+			client := startDrainTest(t, srv, tc.tls)
 
 			ctx := t.Context()
 			s, err := open(ctx, client, request{url: srv.URL, header: http.Header{}, body: []byte("{}")}, endDecoder{}, nil)
@@ -102,4 +85,136 @@ func TestDrainAfterTheTerminatorIsCutShort(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestEndArrivedWhenTheChunkedEndIsBuffered(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		buffered string
+		chunked  bool
+		want     bool
+	}{
+		{"the empty last chunk", "0\r\n\r\n", true, true},
+		{"the last data chunk's line break and the empty last chunk", "\r\n0\r\n\r\n", true, true},
+		{"the empty last chunk's line only", "0\r\n", true, false},
+		{"nothing yet", "", true, false},
+		{"another chunk", "\r\n5\r\nhello\r\n0\r\n\r\n", true, false},
+		{"a trailer", "0\r\nX-Usage: 1\r\n\r\n", true, false},
+		{"a body not in chunks", "0\r\n\r\n", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			br := bufio.NewReader(strings.NewReader(tc.buffered))
+			_, _ = br.Peek(len(tc.buffered)) // what has arrived, in the buffer
+			b := &h1Body{c: &h1Conn{br: br}, chunked: tc.chunked}
+			if got := b.endArrived(); got != tc.want {
+				t.Errorf("endArrived with %q buffered: %v, want %v", tc.buffered, got, tc.want)
+			}
+		})
+	}
+	if !(&h1Body{done: true}).endArrived() {
+		t.Error("a body that ended: its end has not arrived")
+	}
+}
+
+// TestDrainOfAnEndThatArrivedWaitsWithoutATimer: when what follows the
+// terminator has arrived with it (the usual case), the stream's end reads
+// it without setting the drain's time limit, and an HTTP/1.1 connection
+// still goes back to the pool.
+func TestDrainOfAnEndThatArrivedWaitsWithoutATimer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tls  bool
+	}{{"HTTP/1.1", false}, {"HTTP/2", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			served := make(chan struct{}, 2)
+			var conns atomic.Int32
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, "data: one\n\ndata: END\n\n")
+			}))
+			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				switch s {
+				case http.StateNew:
+					conns.Add(1)
+				case http.StateIdle: // the whole response written, its end included
+					select {
+					case served <- struct{}{}:
+					default: // HTTP/2's, which the test does not wait for
+					}
+				}
+			}
+			client := startDrainTest(t, srv, tc.tls)
+			timed := make(chan struct{}, 2)
+			testDrainTimed = func() { timed <- struct{}{} }
+			defer func() { testDrainTimed = nil }()
+
+			for i := range 2 {
+				s, err := open(t.Context(), client, request{url: srv.URL, header: http.Header{}, body: []byte("{}")}, endDecoder{}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !tc.tls {
+					<-served
+				}
+				for {
+					if _, err := s.Recv(); err != nil {
+						if err != io.EOF {
+							t.Fatalf("stream %d: %v", i, err)
+						}
+						break
+					}
+				}
+				if tc.tls {
+					// The server's END_STREAM is read by the connection's
+					// reader, after the terminator's DATA frame.
+					deadline := time.Now().Add(time.Minute)
+					for !s.body.(endArriver).endArrived() {
+						if time.Now().After(deadline) {
+							t.Fatal("the stream's END_STREAM did not come")
+						}
+						time.Sleep(time.Millisecond)
+					}
+				}
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			select {
+			case <-timed:
+				t.Error("a drain whose end had arrived set its time limit")
+			default:
+			}
+			if n := conns.Load(); n != 1 {
+				t.Errorf("%d connections for two streams one after the other, want 1", n)
+			}
+		})
+	}
+}
+
+// startDrainTest starts srv, in the clear or over TLS with HTTP/2, and
+// returns httpx's client of it: its own HTTP/1.1 connections, or its
+// HTTP/2 connections.
+func startDrainTest(t *testing.T, srv *httptest.Server, tls bool) *http.Client {
+	t.Helper()
+	t.Cleanup(srv.Close)
+	if tls {
+		srv.EnableHTTP2 = true
+		srv.StartTLS()
+		tr := &http.Transport{
+			TLSClientConfig:   srv.Client().Transport.(*http.Transport).TLSClientConfig,
+			ForceAttemptHTTP2: true,
+			HTTP2:             &http.HTTP2Config{},
+		}
+		cp := newConnPool(tr, &h1Transport{next: tr, hosts: map[string]*h1Host{}}, 0)
+		t.Cleanup(cp.CloseIdleConnections)
+		return &http.Client{Transport: cp}
+	}
+	srv.Start()
+	c, err := NewClient(provider.Transport{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.remove(c.Transport.(idleCloser)) })
+	return c
 }

@@ -323,7 +323,8 @@ func (t *h1Transport) exchange(c *h1Conn, req *http.Request) (*http.Response, er
 	if t.headerTimeout > 0 {
 		_ = c.SetReadDeadline(time.Time{})
 	}
-	resp.Body = &h1Body{body: resp.Body, ctx: ctx, c: c, t: t, stop: stop, keep: !resp.Close && !req.Close}
+	chunked := len(resp.TransferEncoding) == 1 && resp.TransferEncoding[0] == "chunked"
+	resp.Body = &h1Body{body: resp.Body, ctx: ctx, c: c, t: t, stop: stop, keep: !resp.Close && !req.Close, chunked: chunked}
 	return resp, nil
 }
 
@@ -502,6 +503,8 @@ type h1Body struct {
 	t    *h1Transport
 	stop func() bool // the cancellation's AfterFunc
 	keep bool
+	// chunked: the body comes in chunks (Transfer-Encoding: chunked).
+	chunked bool
 
 	mu   sync.Mutex
 	done bool
@@ -537,6 +540,25 @@ func (b *h1Body) awaitData() bool {
 		return true
 	}
 	return awaitBytes(b.c)
+}
+
+// endArrived tells whether reading the body to its end needs no more
+// bytes from the network (see endArriver): the body ended, or the
+// connection's buffer holds exactly what a chunked body ends with, the
+// last chunk's line break (if not read yet), the empty last chunk and no
+// trailer.
+func (b *h1Body) endArrived() bool {
+	b.mu.Lock()
+	done := b.done
+	b.mu.Unlock()
+	if done {
+		return true
+	}
+	if !b.chunked {
+		return false
+	}
+	rest, _ := b.c.br.Peek(b.c.br.Buffered())
+	return string(rest) == "0\r\n\r\n" || string(rest) == "\r\n0\r\n\r\n"
 }
 
 // abortRead closes the connection, which ends a read waiting on it; the

@@ -906,6 +906,14 @@ func (cs *h2Stream) Read(p []byte) (int, error) {
 	}
 }
 
+// endArrived tells whether reading the stream to its end needs nothing
+// more from the server (see endArriver): its END_STREAM or its error came.
+func (cs *h2Stream) endArrived() bool {
+	cs.cc.mu.Lock()
+	defer cs.cc.mu.Unlock()
+	return cs.recvEnd || cs.err != nil
+}
+
 // awaitData waits, as Read does, until the stream has unread data, its
 // end or its error, and reads none of it (see dataAwaiter).
 func (cs *h2Stream) awaitData() bool {

@@ -118,6 +118,14 @@ func noRelease() {}
 // h2Stream): abortRead ends a read waiting on it, and the request with it.
 type readAborter interface{ abortRead() }
 
+// testDrainTimed, set by tests, is called when a drain waits with its
+// time limit.
+var testDrainTimed func()
+
+// endArriver is a response body of httpx's own connections that tells
+// whether its end has arrived: reading it to its end would not wait.
+type endArriver interface{ endArrived() bool }
+
 // activityReader touches an attempt's Activity for every read of the
 // response body that returned bytes: every byte from the provider is a
 // sign of life, whatever it turns out to be (a comment, a ping, an event
@@ -354,6 +362,17 @@ func (s *Stream) drain() {
 		// without HTTP/2, on its first request): the connection is not
 		// kept.
 		return
+	}
+	// What follows the terminator has usually arrived with it: read
+	// without a wait, it needs no timer (a timer set and stopped per
+	// stream wakes the network poller's thread; docs/performance.md,
+	// "Timers without wake-ups").
+	if e, ok := s.body.(endArriver); ok && e.endArrived() {
+		s.r.Drain(drainLimit)
+		return
+	}
+	if testDrainTimed != nil {
+		testDrainTimed()
 	}
 	t := time.AfterFunc(drainTimeout, abort)
 	s.r.Drain(drainLimit)
