@@ -218,3 +218,50 @@ func startDrainTest(t *testing.T, srv *httptest.Server, tls bool) *http.Client {
 	t.Cleanup(func() { pool.remove(c.Transport.(idleCloser)) })
 	return c
 }
+
+// TestDrainOfBytesThatOnlyLookLikeTheEndDoesNotWait: chunk data that looks
+// like a chunked body's end (a hostile or broken upstream) sends the drain
+// without a time limit; the connection's reads are limited to what its
+// buffer holds, so the drain fails at once instead of waiting for the rest
+// of the chunk.
+func TestDrainOfBytesThatOnlyLookLikeTheEndDoesNotWait(t *testing.T) {
+	client, server := net.Pipe()
+	defer server.Close()
+	defer client.Close()
+	// A chunk of 0x40 bytes of which 16 have come: an event, then five
+	// bytes of data that read like the empty last chunk.
+	go func() {
+		_, _ = io.WriteString(server, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n40\r\ndata: END\n\n0\r\n\r\n")
+	}()
+	br := bufio.NewReader(client)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := make([]byte, len("data: END\n\n"))
+	if _, err := io.ReadFull(resp.Body, event); err != nil {
+		t.Fatal(err)
+	}
+	for br.Buffered() < len("0\r\n\r\n") { // the rest of the write, in the buffer
+		if _, err := br.Peek(br.Buffered() + 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := &h1Body{body: resp.Body, ctx: t.Context(), c: &h1Conn{Conn: client, br: br}, chunked: true}
+	if !b.endArrived() {
+		t.Fatal("the bytes do not look like the end: the test tests nothing")
+	}
+	r := GetReader(b, "")
+	defer PutReader(r)
+	drained := make(chan bool, 1)
+	go func() { drained <- b.drainArrived(r) }()
+	select {
+	case <-drained:
+	case <-time.After(time.Minute): // wide: only a read with no limit waits this long
+		_ = client.Close()
+		t.Fatal("the drain waits for the rest of a chunk")
+	}
+	if !b.bounded {
+		t.Error("the connection's reads were not limited to its buffer")
+	}
+}

@@ -508,6 +508,9 @@ type h1Body struct {
 
 	mu   sync.Mutex
 	done bool
+	// bounded: drainArrived limited the connection's reads to its buffer
+	// (a read deadline in the past), which finish lifts.
+	bounded bool
 }
 
 func (b *h1Body) Read(p []byte) (int, error) {
@@ -561,6 +564,29 @@ func (b *h1Body) endArrived() bool {
 	return string(rest) == "0\r\n\r\n" || string(rest) == "\r\n0\r\n\r\n"
 }
 
+// drainArrived drains r, the stream's reader of b, to b's end, if b's end
+// has arrived (endArrived), with the connection's reads limited to what
+// its buffer holds: bytes that only looked like the end (the rest of a
+// chunk's data) fail the read at once, and the connection is dropped,
+// rather than waiting for more without a time limit. False, with nothing
+// read, when the end has not arrived.
+func (b *h1Body) drainArrived(r *Reader) bool {
+	if !b.endArrived() {
+		return false
+	}
+	b.mu.Lock()
+	if !b.done {
+		b.bounded = true
+		_ = b.c.SetReadDeadline(aLongTimeAgo) // no runtime timer: in the past
+	}
+	b.mu.Unlock()
+	r.Drain(drainLimit)
+	return true
+}
+
+// aLongTimeAgo is a read deadline that has passed.
+var aLongTimeAgo = time.Unix(1, 0)
+
 // abortRead closes the connection, which ends a read waiting on it; the
 // body's Close then drops the connection.
 func (b *h1Body) abortRead() { _ = b.c.Conn.Close() }
@@ -579,6 +605,11 @@ func (b *h1Body) finish(whole bool) {
 		return
 	}
 	b.done = true
+	if b.bounded {
+		// The connection's next request reads without drainArrived's
+		// limit.
+		_ = b.c.SetReadDeadline(time.Time{})
+	}
 	// stop is false when the request's cancellation already closed the
 	// connection.
 	if b.stop() && whole && b.keep {

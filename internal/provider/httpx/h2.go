@@ -914,6 +914,17 @@ func (cs *h2Stream) endArrived() bool {
 	return cs.recvEnd || cs.err != nil
 }
 
+// drainArrived drains r, the stream's reader of cs, to cs's end, if its
+// end has arrived (endArrived): reading what is buffered never waits.
+// False, with nothing read, when it has not.
+func (cs *h2Stream) drainArrived(r *Reader) bool {
+	if !cs.endArrived() {
+		return false
+	}
+	r.Drain(drainLimit)
+	return true
+}
+
 // awaitData waits, as Read does, until the stream has unread data, its
 // end or its error, and reads none of it (see dataAwaiter).
 func (cs *h2Stream) awaitData() bool {

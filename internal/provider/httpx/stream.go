@@ -122,9 +122,13 @@ type readAborter interface{ abortRead() }
 // time limit.
 var testDrainTimed func()
 
-// endArriver is a response body of httpx's own connections that tells
-// whether its end has arrived: reading it to its end would not wait.
-type endArriver interface{ endArrived() bool }
+// endArriver is a response body of httpx's own connections that can tell
+// whether its end has arrived (reading it to its end would not wait), and
+// then drain the stream's reader of it without a wait.
+type endArriver interface {
+	endArrived() bool
+	drainArrived(r *Reader) bool
+}
 
 // activityReader touches an attempt's Activity for every read of the
 // response body that returned bytes: every byte from the provider is a
@@ -367,8 +371,7 @@ func (s *Stream) drain() {
 	// without a wait, it needs no timer (a timer set and stopped per
 	// stream wakes the network poller's thread; docs/performance.md,
 	// "Timers without wake-ups").
-	if e, ok := s.body.(endArriver); ok && e.endArrived() {
-		s.r.Drain(drainLimit)
+	if e, ok := s.body.(endArriver); ok && e.drainArrived(s.r) {
 		return
 	}
 	if testDrainTimed != nil {
