@@ -423,6 +423,56 @@ func TestPodSecurity(t *testing.T) {
 	}
 }
 
+// TestGoRuntimeSizedFromTheResources: the Go runtime takes its sizes from
+// the container's resources through the downward API: the heap's limit
+// from the memory limit, and its processors from the CPU request, which
+// the kubelet rounds up to whole CPUs. Without GOMAXPROCS a pod with no CPU
+// limit would run one processor per core of its node.
+func TestGoRuntimeSizedFromTheResources(t *testing.T) {
+	c := llmrelayContainer(t, load(t).deployment)
+	from := func(name string) *corev1.ResourceFieldSelector {
+		for _, e := range c.Env {
+			if e.Name == name && e.ValueFrom != nil && e.ValueFrom.ResourceFieldRef != nil {
+				ref := e.ValueFrom.ResourceFieldRef
+				if ref.ContainerName != "" && ref.ContainerName != c.Name {
+					t.Errorf("%s comes from container %s's resources, not %s's", name, ref.ContainerName, c.Name)
+				}
+				return ref
+			}
+		}
+		t.Fatalf("the container sets no %s from its resources", name)
+		return nil
+	}
+
+	if ref := from("GOMEMLIMIT"); ref.Resource != "limits.memory" {
+		t.Errorf("GOMEMLIMIT comes from %s, want limits.memory", ref.Resource)
+	}
+	if _, ok := c.Resources.Limits[corev1.ResourceMemory]; !ok {
+		t.Error("no memory limit for GOMEMLIMIT to follow")
+	}
+
+	ref := from("GOMAXPROCS")
+	if ref.Resource != "requests.cpu" {
+		t.Errorf("GOMAXPROCS comes from %s, want requests.cpu", ref.Resource)
+	}
+	request, ok := c.Resources.Requests[corev1.ResourceCPU]
+	if !ok {
+		t.Fatal("no CPU request for GOMAXPROCS to follow")
+	}
+	// The kubelet's value: the request in units of the divisor (1 when
+	// unset), rounded up. Anything else is not a number GOMAXPROCS takes.
+	divisor := int64(1000)
+	if !ref.Divisor.IsZero() {
+		divisor = ref.Divisor.MilliValue()
+	}
+	if divisor != 1000 {
+		t.Errorf("GOMAXPROCS's divisor is %s: the runtime wants whole processors (1)", ref.Divisor.String())
+	}
+	if procs := (request.MilliValue() + divisor - 1) / divisor; procs < 1 {
+		t.Errorf("a CPU request of %s gives GOMAXPROCS=%d", request.String(), procs)
+	}
+}
+
 // image is what the Dockerfile's final stage sets.
 type image struct {
 	user string
