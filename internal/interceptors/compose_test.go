@@ -261,6 +261,18 @@ func goroutineID() string {
 	return string(bytes.Fields(buf)[1])
 }
 
+// receiveOnce runs a stream call through links whose handler receives
+// one message, and returns the handler's goroutine and the call's error.
+func receiveOnce(links ...Link) (handler string, err error) {
+	_, stream := Compose(links...)
+	var recvLog []string
+	err = stream(nil, recvStream{log: &recvLog}, &grpc.StreamServerInfo{FullMethod: "/s/M"}, func(_ any, ss grpc.ServerStream) error {
+		handler = goroutineID()
+		return ss.RecvMsg(nil)
+	})
+	return handler, err
+}
+
 // TestCPUOnlyChecksRunOffTheHandler: CPUOnly request checks run on
 // another goroutine than the handler's (offstack's workers, so the
 // handler keeps a small stack while its stream lasts), each with its
@@ -288,13 +300,7 @@ func TestCPUOnlyChecksRunOffTheHandler(t *testing.T) {
 	}
 	run := func(links ...Link) (handler string, err error) {
 		log = nil
-		_, stream := Compose(links...)
-		var recvLog []string
-		err = stream(nil, recvStream{log: &recvLog}, &grpc.StreamServerInfo{FullMethod: "/s/M"}, func(_ any, ss grpc.ServerStream) error {
-			handler = goroutineID()
-			return ss.RecvMsg(nil)
-		})
-		return handler, err
+		return receiveOnce(links...)
 	}
 
 	h, err := run(check("size", true, nil), check("validate", true, nil), check("resolve", false, nil), check("access", true, nil))
@@ -371,13 +377,7 @@ func TestShallowChecksAnswerOnTheHandler(t *testing.T) {
 	}
 	run := func(links ...Link) (handler string, err error) {
 		log = nil
-		_, stream := Compose(links...)
-		var recvLog []string
-		err = stream(nil, recvStream{log: &recvLog}, &grpc.StreamServerInfo{FullMethod: "/s/M"}, func(_ any, ss grpc.ServerStream) error {
-			handler = goroutineID()
-			return ss.RecvMsg(nil)
-		})
-		return handler, err
+		return receiveOnce(links...)
 	}
 
 	h, err := run(
