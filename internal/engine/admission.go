@@ -497,6 +497,33 @@ func (max RequestSize) Check(_ context.Context, req any) error {
 	return nil
 }
 
+// CheckShallow is Check where it needs little stack: for a
+// GenerateRequest whose nesting has a bound (boundedDepth), which
+// proto.Size walks a few levels deep. A google.protobuf.Struct nests as
+// deep as its sender made it, and so does proto.Size through it: such a
+// request, and any other message, is not answered here.
+func (max RequestSize) CheckShallow(ctx context.Context, req any) (bool, error) {
+	if g, ok := req.(*llmrelayv1.GenerateRequest); max <= 0 || ok && boundedDepth(g) {
+		return true, max.Check(ctx, req)
+	}
+	return false, nil
+}
+
+// boundedDepth reports whether r's nesting has a bound: no
+// google.protobuf.Struct set, the one type under GenerateRequest that nests
+// without one (TestBoundedDepthKnowsEveryStruct finds them all).
+func boundedDepth(r *llmrelayv1.GenerateRequest) bool {
+	if r.ProviderOptions != nil || r.GetResponseFormat().GetJsonSchema() != nil {
+		return false
+	}
+	for _, t := range r.Tools {
+		if t.GetParameters() != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // Validator checks requests against their buf.validate rules (in
 // proto/llmrelay/v1/llmrelay.proto). A violation is INVALID_ARGUMENT with
 // an ErrorInfo (reason INVALID_REQUEST) and a google.rpc.BadRequest: one
@@ -506,6 +533,16 @@ func (max RequestSize) Check(_ context.Context, req any) error {
 // same rules) skips protovalidate; any other goes through it, so the
 // violations a client sees always come from protovalidate.
 type Validator struct{ V protovalidate.Validator }
+
+// CheckShallow is Check where it needs little stack: a GenerateRequest
+// that wellFormed passes (which reads the request's fields and lists a
+// level or two deep, and never into a Struct) is valid. Any other request
+// needs protovalidate, whose evaluation takes about 7 KiB of stack, and is
+// not answered here.
+func (v Validator) CheckShallow(_ context.Context, req any) (bool, error) {
+	g, ok := req.(*llmrelayv1.GenerateRequest)
+	return v.V == nil || ok && wellFormed(g), nil
+}
 
 // Check implements the step.
 func (v Validator) Check(_ context.Context, req any) error {

@@ -147,18 +147,21 @@ func RequestSize(maxBytes int) Link {
 	if maxBytes <= 0 {
 		return noop("request_size")
 	}
-	return requestCheck("request_size", engine.RequestSize(maxBytes).Check, true)
+	size := engine.RequestSize(maxBytes)
+	return shallowCheck("request_size", size.Check, size.CheckShallow)
 }
 
 // Validate checks every request against its buf.validate rules
 // (engine.Validator).
 func Validate(v protovalidate.Validator) Link {
-	return requestCheck("validate", engine.Validator{V: v}.Check, true)
+	validator := engine.Validator{V: v}
+	return shallowCheck("validate", validator.Check, validator.CheckShallow)
 }
 
 // ModelAccess checks that the caller's key may use the request's models
-// (engine.AllowModels).
-func ModelAccess() Link { return requestCheck("model_access", engine.AllowModels, true) }
+// (engine.AllowModels). It reads two fields and never goes deep: it runs
+// on the handler's goroutine.
+func ModelAccess() Link { return requestCheck("model_access", engine.AllowModels, false) }
 
 // ResolveModel resolves the request's model and fallback_models into the
 // call's targets, in the call record (engine.Resolver).

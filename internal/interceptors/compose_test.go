@@ -261,6 +261,18 @@ func goroutineID() string {
 	return string(bytes.Fields(buf)[1])
 }
 
+// receiveOnce runs a stream call through links whose handler receives
+// one message, and returns the handler's goroutine and the call's error.
+func receiveOnce(links ...Link) (handler string, err error) {
+	_, stream := Compose(links...)
+	var recvLog []string
+	err = stream(nil, recvStream{log: &recvLog}, &grpc.StreamServerInfo{FullMethod: "/s/M"}, func(_ any, ss grpc.ServerStream) error {
+		handler = goroutineID()
+		return ss.RecvMsg(nil)
+	})
+	return handler, err
+}
+
 // TestCPUOnlyChecksRunOffTheHandler: CPUOnly request checks run on
 // another goroutine than the handler's (offstack's workers, so the
 // handler keeps a small stack while its stream lasts), each with its
@@ -288,13 +300,7 @@ func TestCPUOnlyChecksRunOffTheHandler(t *testing.T) {
 	}
 	run := func(links ...Link) (handler string, err error) {
 		log = nil
-		_, stream := Compose(links...)
-		var recvLog []string
-		err = stream(nil, recvStream{log: &recvLog}, &grpc.StreamServerInfo{FullMethod: "/s/M"}, func(_ any, ss grpc.ServerStream) error {
-			handler = goroutineID()
-			return ss.RecvMsg(nil)
-		})
-		return handler, err
+		return receiveOnce(links...)
 	}
 
 	h, err := run(check("size", true, nil), check("validate", true, nil), check("resolve", false, nil), check("access", true, nil))
@@ -328,6 +334,89 @@ func TestCPUOnlyChecksRunOffTheHandler(t *testing.T) {
 	}}}
 	if _, err := run(recovered, check("validate", true, errors.New("panic"))); err == nil || err.Error() != "recovered in validate, stack shows the check: true" {
 		t.Errorf("a panicking CPUOnly check: %v, want the recovery link to get it with the check's stack", err)
+	}
+}
+
+// shallowTestCheck is a ShallowCheck for tests: CheckShallow answers
+// (with err) when answers is set; both log where they ran.
+type shallowTestCheck struct {
+	name    string
+	answers bool
+	err     error
+	log     *[]string
+}
+
+func (c shallowTestCheck) CheckRequest(context.Context, any) error {
+	*c.log = append(*c.log, c.name+" checked on "+goroutineID())
+	return c.err
+}
+
+func (c shallowTestCheck) CheckShallow(context.Context, any) (bool, error) {
+	*c.log = append(*c.log, c.name+" shallow on "+goroutineID())
+	return c.answers, c.err
+}
+
+// TestShallowChecksAnswerOnTheHandler: a CPUOnly check that is a
+// ShallowCheck answers on the handler's goroutine when it can, with no
+// hand-over to offstack's workers; one that does not answer is checked
+// there, with the CPUOnly checks after it in the same hand-over; a shallow
+// refusal fails the receive, and nothing after it runs.
+func TestShallowChecksAnswerOnTheHandler(t *testing.T) {
+	var log []string
+	add := func(name string, rc RequestCheck) Link {
+		return Link{Name: name, Steps: Steps{Enter: func(c *Call) error {
+			c.OnRequest(rc)
+			return nil
+		}}}
+	}
+	plain := func(name string) RequestCheck {
+		return CPUOnly(CheckFunc(func(context.Context, any) error {
+			log = append(log, name+" checked on "+goroutineID())
+			return nil
+		}))
+	}
+	run := func(links ...Link) (handler string, err error) {
+		log = nil
+		return receiveOnce(links...)
+	}
+
+	h, err := run(
+		add("size", CPUOnly(shallowTestCheck{name: "size", answers: true, log: &log})),
+		add("validate", CPUOnly(shallowTestCheck{name: "validate", log: &log})),
+		add("access", plain("access")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log) != 4 {
+		t.Fatalf("ran %v, want four steps", log)
+	}
+	onHandler := func(i int, step string) {
+		if log[i] != step+" on "+h {
+			t.Errorf("step %d: %q, want %s on the handler's goroutine (%s)", i, log[i], step, h)
+		}
+	}
+	offHandler := func(i int, step string) string {
+		who, ok := strings.CutPrefix(log[i], step+" on ")
+		if !ok || who == h {
+			t.Errorf("step %d: %q, want %s on a goroutine other than the handler's (%s)", i, log[i], step, h)
+		}
+		return who
+	}
+	onHandler(0, "size shallow") // answered: its CheckRequest never runs
+	onHandler(1, "validate shallow")
+	worker := offHandler(2, "validate checked")
+	if offHandler(3, "access checked") != worker {
+		t.Errorf("validate and access ran as %v: want them in one hand-over", log[2:])
+	}
+
+	refused := errors.New("too large")
+	_, err = run(
+		add("size", CPUOnly(shallowTestCheck{name: "size", answers: true, err: refused, log: &log})),
+		add("access", plain("access")),
+	)
+	if !errors.Is(err, refused) || len(log) != 1 {
+		t.Errorf("a shallow refusal: %v after %v, want %v after the shallow check alone", err, log, refused)
 	}
 }
 

@@ -69,6 +69,19 @@ func CPUOnly(check RequestCheck) RequestCheck { return cpuOnlyCheck{check} }
 // cpuOnlyCheck is a CPUOnly check.
 type cpuOnlyCheck struct{ RequestCheck }
 
+// ShallowCheck is a check that can answer most requests in little stack.
+// CheckShallow answers req as CheckRequest would (answered true, and the
+// check's error) when it can in a few hundred bytes of stack, and
+// answers nothing otherwise. A CPUOnly check that is one tries
+// CheckShallow on the call's own goroutine first and goes to offstack's
+// workers only for a request it did not answer: handing work to a worker
+// and taking it back costs two goroutine switches (each a thread woken
+// when the other processor is idle), more than a shallow check itself.
+type ShallowCheck interface {
+	RequestCheck
+	CheckShallow(ctx context.Context, req any) (answered bool, err error)
+}
+
 // CheckFunc is a func as a RequestCheck.
 type CheckFunc func(ctx context.Context, req any) error
 
@@ -137,8 +150,10 @@ func (c *Call) releaseChecks() {
 type pendingCheck struct {
 	check RequestCheck
 	ctx   context.Context
-	// cpuOnly says the check is a CPUOnly one.
+	// cpuOnly says the check is a CPUOnly one; shallow is the check as a
+	// ShallowCheck, if it is one.
 	cpuOnly bool
+	shallow ShallowCheck
 }
 
 // Context returns the call's context as the links so far have made it.
@@ -166,11 +181,12 @@ func (c *Call) Wrap(s grpc.ServerStream) {
 // OnRequest adds a check of the call's request, which runs with the
 // call's context as it is now, after the checks added before it.
 func (c *Call) OnRequest(check RequestCheck) {
-	_, cpuOnly := check.(cpuOnlyCheck)
+	co, cpuOnly := check.(cpuOnlyCheck)
+	shallow, _ := co.RequestCheck.(ShallowCheck)
 	if c.checks == nil {
 		c.checks = checkLists.Get().(*checkList)
 	}
-	c.checks.list = append(c.checks.list, pendingCheck{check: check, ctx: c.ctx, cpuOnly: cpuOnly})
+	c.checks.list = append(c.checks.list, pendingCheck{check: check, ctx: c.ctx, cpuOnly: cpuOnly, shallow: shallow})
 	n := len(c.checks.list)
 	if c.peek == nil {
 		c.peek = &peekStream{ServerStream: c.top, call: c, from: n - 1}
@@ -239,20 +255,36 @@ func (s *peekStream) RecvMsg(m any) error {
 	return err
 }
 
-// check runs the wrapper's checks on m. They run in runs: those of a run
-// of CPUOnly checks in one hand-over to offstack's workers (their stacks
-// grow, not the handler's), the others on the handler's goroutine.
+// check runs the wrapper's checks on m, in order. A check that is not
+// CPUOnly runs on the handler's goroutine; so does a ShallowCheck's
+// CheckShallow. From the first CPUOnly check that this does not answer,
+// the run of CPUOnly checks after it goes to offstack's workers in one
+// hand-over (their stacks grow, not the handler's).
 func (s *peekStream) check(m any) error {
 	checks := s.call.checks.list[s.from:s.to]
 	for i, j := 0, 0; i < len(checks); i = j {
-		for j = i + 1; j < len(checks) && checks[j].cpuOnly == checks[i].cpuOnly; j++ {
+		pc := checks[i]
+		j = i + 1
+		if !pc.cpuOnly {
+			if err := pc.check.CheckRequest(pc.ctx, m); err != nil {
+				return err
+			}
+			continue
+		}
+		if pc.shallow != nil {
+			if answered, err := pc.shallow.CheckShallow(pc.ctx, m); answered {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		for j < len(checks) && checks[j].cpuOnly {
+			j++
 		}
 		var err error
-		if run := checks[i:j]; run[0].cpuOnly {
-			offstack.Run(func() { err = runChecks(run, m) })
-		} else {
-			err = runChecks(run, m)
-		}
+		run := checks[i:j]
+		offstack.Run(func() { err = runChecks(run, m) })
 		if err != nil {
 			return err
 		}

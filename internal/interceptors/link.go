@@ -131,6 +131,31 @@ func requestCheck(name string, check func(ctx context.Context, req any) error, c
 	if cpuOnly {
 		rc = CPUOnly(rc)
 	}
+	return checkLink(name, check, rc)
+}
+
+// shallowCheck is requestCheck for a CPUOnly check that answers most
+// requests in little stack with shallow (a ShallowCheck): on a stream,
+// shallow runs on the handler's goroutine and check on offstack's workers
+// for what it does not answer.
+func shallowCheck(name string, check func(ctx context.Context, req any) error, shallow func(ctx context.Context, req any) (bool, error)) Link {
+	return checkLink(name, check, CPUOnly(shallowFuncs{CheckFunc(check), shallow}))
+}
+
+// shallowFuncs is a check and its shallow answer as a ShallowCheck.
+type shallowFuncs struct {
+	CheckFunc
+	shallow func(ctx context.Context, req any) (bool, error)
+}
+
+// CheckShallow implements ShallowCheck.
+func (f shallowFuncs) CheckShallow(ctx context.Context, req any) (bool, error) {
+	return f.shallow(ctx, req)
+}
+
+// checkLink returns the link that runs check on a unary call's request and
+// adds rc, the same check, to a stream call's request checks.
+func checkLink(name string, check func(ctx context.Context, req any) error, rc RequestCheck) Link {
 	return Link{
 		Name: name,
 		Unary: func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
