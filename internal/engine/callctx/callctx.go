@@ -15,16 +15,16 @@
 // Cause is still DeadlineExceeded), which is why llmrelay reads why a
 // call ended with context.Cause.
 //
-// The deadlines of all call contexts share one runtime timer (clock), as
-// the engine's stall checks do: a call that starts and ends before it
-// sets no timer of its own.
+// The deadlines of all call contexts share one runtime timer
+// (internal/timeheap), as the engine's stall checks do: a call that ends
+// before its deadline sets no timer of its own.
 package callctx
 
 import (
-	"container/heap"
 	"context"
-	"sync"
 	"time"
+
+	"github.com/llmrelay/llmrelay/internal/timeheap"
 )
 
 // callCtx is the call's context. Its Context is the cancel context
@@ -34,10 +34,12 @@ type callCtx struct {
 	context.Context
 	cancel   context.CancelCauseFunc
 	deadline time.Time
-	// index is the context's place in deadlines' heap, -1 when it is not
-	// in it (guarded by deadlines.mu).
-	index int
+	// entry is its place on deadlines while its deadline is ahead.
+	entry timeheap.Entry
 }
+
+// deadlines runs every call context's deadline on one timer.
+var deadlines timeheap.Clock
 
 type key struct{}
 
@@ -46,7 +48,7 @@ type key struct{}
 // can also be cancelled with a cause (Cancel).
 func WithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
 	inner, cancel := context.WithCancelCause(parent)
-	c := &callCtx{Context: inner, cancel: cancel, deadline: d, index: -1}
+	c := &callCtx{Context: inner, cancel: cancel, deadline: d}
 	cur, ok := parent.Deadline()
 	switch wait := time.Until(d); {
 	case ok && !cur.After(d):
@@ -56,7 +58,7 @@ func WithDeadline(parent context.Context, d time.Time) (context.Context, context
 	case wait <= 0:
 		c.expire()
 	default:
-		deadlines.add(c)
+		deadlines.Add(&c.entry, c, wait)
 	}
 	return c, c.stop
 }
@@ -75,8 +77,15 @@ func Cancel(ctx context.Context) context.CancelCauseFunc {
 
 func (c *callCtx) expire() { c.cancel(context.DeadlineExceeded) }
 
+// Due ends the call with DeadlineExceeded, its deadline having come
+// (timeheap.Due).
+func (c *callCtx) Due() (time.Duration, bool) {
+	c.expire()
+	return 0, false
+}
+
 func (c *callCtx) stop() {
-	deadlines.remove(c)
+	deadlines.Remove(&c.entry)
 	c.cancel(nil)
 }
 
@@ -103,107 +112,3 @@ func (c *callCtx) Value(k any) any {
 }
 
 func (c *callCtx) String() string { return "callctx.WithDeadline(" + c.deadline.String() + ")" }
-
-// deadlines is every waiting call context's deadline.
-var deadlines clock
-
-// clock keeps call contexts' deadlines in a heap, earliest first, on one
-// runtime timer set for the earliest.
-//
-// Why not a timer per call: adding a runtime timer that is the earliest of
-// its processor's wakes the thread waiting in the network poller (an
-// eventfd write, and the thread going back to sleep), and a call's
-// deadline timer often is, on a processor with no other timer. Here a
-// call's deadline is an entry in a heap, and the timer is set again only
-// for a deadline earlier than the one it is set for: calls that start
-// after it, with the same default deadline, never touch it. When it fires
-// for calls that have ended, it is set for the next deadline, if any.
-type clock struct {
-	mu    sync.Mutex
-	heap  deadlineHeap
-	timer *time.Timer // made at the first deadline, then Reset
-	armed time.Time   // when the timer fires; zero: not set
-	// sets counts the timer's settings (tests).
-	sets int
-}
-
-// add puts c's deadline on the clock.
-func (k *clock) add(c *callCtx) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	heap.Push(&k.heap, c)
-	k.setLocked(c.deadline)
-}
-
-// remove takes c off the clock, if it is on it.
-func (k *clock) remove(c *callCtx) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if c.index >= 0 {
-		heap.Remove(&k.heap, c.index)
-	}
-}
-
-// setLocked sets the timer for at, unless it is set for earlier already.
-func (k *clock) setLocked(at time.Time) {
-	if !k.armed.IsZero() && !at.Before(k.armed) {
-		return
-	}
-	k.armed = at
-	k.sets++
-	if k.timer == nil {
-		k.timer = time.AfterFunc(time.Until(at), k.fire)
-		return
-	}
-	k.timer.Reset(time.Until(at))
-}
-
-// fire ends the calls whose deadline has passed, with DeadlineExceeded,
-// and sets the timer for the next deadline.
-func (k *clock) fire() {
-	k.mu.Lock()
-	k.armed = time.Time{}
-	var due []*callCtx
-	now := time.Now()
-	for len(k.heap) > 0 {
-		if c := k.heap[0]; c.deadline.After(now) {
-			k.setLocked(c.deadline)
-			break
-		}
-		due = append(due, heap.Pop(&k.heap).(*callCtx))
-	}
-	k.mu.Unlock()
-	// Outside the lock: a cancel runs the contexts' AfterFuncs and
-	// cancels their children. A call whose stop ran meanwhile is already
-	// cancelled, and the cancel does nothing.
-	for _, c := range due {
-		c.expire()
-	}
-}
-
-// deadlineHeap is the call contexts on the clock, the earliest deadline
-// first (container/heap).
-type deadlineHeap []*callCtx
-
-func (h deadlineHeap) Len() int           { return len(h) }
-func (h deadlineHeap) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
-func (h deadlineHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
-}
-
-func (h *deadlineHeap) Push(x any) {
-	c := x.(*callCtx)
-	c.index = len(*h)
-	*h = append(*h, c)
-}
-
-func (h *deadlineHeap) Pop() any {
-	old := *h
-	n := len(old)
-	c := old[n-1]
-	old[n-1] = nil
-	c.index = -1
-	*h = old[:n-1]
-	return c
-}
