@@ -48,6 +48,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/schema"
 	"github.com/llmrelay/llmrelay/internal/servertools"
+	"github.com/llmrelay/llmrelay/internal/timeheap"
 	tokenusage "github.com/llmrelay/llmrelay/internal/usage"
 )
 
@@ -97,7 +98,7 @@ type Engine struct {
 	// tools runs the server tools; nil: none.
 	tools *servertools.Host
 	// stalls runs the attempts' stall timeouts.
-	stalls stallClock
+	stalls timeheap.Clock
 }
 
 // OutputLimits are the server's bounds on a reply's output (the

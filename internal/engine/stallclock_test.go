@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/timeheap"
 )
 
 // stallAttempt starts an attempt's stall timer on clock, with an attempt
 // context that the timer cancels.
-func stallAttempt(t *testing.T, clock *stallClock, first, idle time.Duration) (context.Context, *stallTimer) {
+func stallAttempt(t *testing.T, clock *timeheap.Clock, first, idle time.Duration) (context.Context, *stallTimer) {
 	t.Helper()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	t.Cleanup(func() { cancel(nil) })
@@ -35,7 +36,7 @@ func stalledOn(t *testing.T, ctx context.Context) string {
 }
 
 func TestStallClockCancelsASilentAttempt(t *testing.T) {
-	var clock stallClock
+	var clock timeheap.Clock
 	ctx, _ := stallAttempt(t, &clock, 20*time.Millisecond, time.Hour)
 	if got := stalledOn(t, ctx); got != retry.SettingFirstEvent {
 		t.Errorf("stalled on %s, want %s", got, retry.SettingFirstEvent)
@@ -46,7 +47,7 @@ func TestStallClockCancelsASilentAttempt(t *testing.T) {
 // checks are due, so once a later attempt stalled, the stopped one's time
 // has passed.
 func TestStallClockLeavesAStoppedAttemptAlone(t *testing.T) {
-	var clock stallClock
+	var clock timeheap.Clock
 	stoppedCtx, stopped := stallAttempt(t, &clock, 10*time.Millisecond, time.Hour)
 	stopped.stop()
 	laterCtx, _ := stallAttempt(t, &clock, 40*time.Millisecond, time.Hour)
@@ -60,14 +61,14 @@ func TestStallClockLeavesAStoppedAttemptAlone(t *testing.T) {
 // that finds the attempt relaying past its idle timeout comes back later,
 // and the idle timeout counts from the end of the relaying.
 func TestStallClockChecksAgainAfterRelaying(t *testing.T) {
-	var clock stallClock
+	var clock timeheap.Clock
 	ctx, w := stallAttempt(t, &clock, time.Hour, 20*time.Millisecond)
 	w.act.Touch()
 	w.relay()
 	// The first check (an idle timeout after the start) sets the clock
 	// again, for the next.
 	deadline := time.Now().Add(30 * time.Second)
-	for clockSets(&clock) < 2 {
+	for clock.Sets() < 2 {
 		if time.Now().After(deadline) {
 			t.Fatal("the first check did not come")
 		}
@@ -85,27 +86,21 @@ func TestStallClockChecksAgainAfterRelaying(t *testing.T) {
 // Attempts whose checks come after the one the timer is set for leave the
 // timer alone; only an earlier check sets it again.
 func TestStallClockSetsItsTimerOnlyForAnEarlierCheck(t *testing.T) {
-	var clock stallClock
+	var clock timeheap.Clock
 	var timers []*stallTimer
 	for range 10 {
 		_, w := stallAttempt(t, &clock, time.Hour, time.Hour)
 		timers = append(timers, w)
 	}
-	if got := clockSets(&clock); got != 1 {
+	if got := clock.Sets(); got != 1 {
 		t.Errorf("the timer was set %d times for 10 attempts started one after another, want 1", got)
 	}
 	for _, w := range timers {
 		w.stop()
 	}
 	ctx, _ := stallAttempt(t, &clock, 10*time.Millisecond, time.Hour)
-	if got := clockSets(&clock); got != 2 {
+	if got := clock.Sets(); got != 2 {
 		t.Errorf("the timer was set %d times, want 2 (the earlier check sets it)", got)
 	}
 	stalledOn(t, ctx)
-}
-
-func clockSets(c *stallClock) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.sets
 }

@@ -14,11 +14,17 @@
 // below it sees context.Canceled as its Err when the deadline passes (its
 // Cause is still DeadlineExceeded), which is why llmrelay reads why a
 // call ended with context.Cause.
+//
+// The deadlines of all call contexts share one runtime timer
+// (internal/timeheap), as the engine's stall checks do: a call that ends
+// before its deadline sets no timer of its own.
 package callctx
 
 import (
 	"context"
 	"time"
+
+	"github.com/llmrelay/llmrelay/internal/timeheap"
 )
 
 // callCtx is the call's context. Its Context is the cancel context
@@ -28,8 +34,12 @@ type callCtx struct {
 	context.Context
 	cancel   context.CancelCauseFunc
 	deadline time.Time
-	timer    *time.Timer
+	// entry is its place on deadlines while its deadline is ahead.
+	entry timeheap.Entry
 }
+
+// deadlines runs every call context's deadline on one timer.
+var deadlines timeheap.Clock
 
 type key struct{}
 
@@ -48,7 +58,7 @@ func WithDeadline(parent context.Context, d time.Time) (context.Context, context
 	case wait <= 0:
 		c.expire()
 	default:
-		c.timer = time.AfterFunc(wait, c.expire)
+		deadlines.Add(&c.entry, c, wait)
 	}
 	return c, c.stop
 }
@@ -67,10 +77,15 @@ func Cancel(ctx context.Context) context.CancelCauseFunc {
 
 func (c *callCtx) expire() { c.cancel(context.DeadlineExceeded) }
 
+// Due ends the call with DeadlineExceeded, its deadline having come
+// (timeheap.Due).
+func (c *callCtx) Due() (time.Duration, bool) {
+	c.expire()
+	return 0, false
+}
+
 func (c *callCtx) stop() {
-	if c.timer != nil {
-		c.timer.Stop()
-	}
+	deadlines.Remove(&c.entry)
 	c.cancel(nil)
 }
 
