@@ -39,6 +39,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine/callctx"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/metrics"
@@ -259,8 +260,11 @@ func (s *Engine) targetHealth(ctx context.Context) map[string]*llmrelayv1.Target
 func (s *Engine) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, sink Sink) error {
 	if res, ok := callinfo.From(ctx).Resolved(); ok && res.Route != nil && res.Route.Timeout > 0 {
 		// The route's timeout: it may only bring the call's deadline in.
+		// On callctx's shared timer, as the call's own deadline: a
+		// runtime timer, stopped, would hold the call's context until
+		// the runtime clears it from its timer heap.
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, res.Route.Timeout)
+		ctx, cancel = callctx.WithDeadline(ctx, time.Now().Add(res.Route.Timeout))
 		defer cancel()
 	}
 	c, err := s.newCall(ctx, req, sink)

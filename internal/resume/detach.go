@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/engine/callctx"
 )
 
 // WithCutoff makes until the server's cut-off: when it ends (the shutdown
@@ -19,18 +20,28 @@ func WithCutoff(until context.Context) Option { return func(r *Registry) { r.cut
 // goes away does not end it. cancel ends it with a cause and releases its
 // resources.
 func (r *Registry) Detach(ctx context.Context) (context.Context, context.CancelCauseFunc) {
-	base, cancelBase := context.WithCancelCause(context.WithoutCancel(ctx))
-	out, stopDeadline := base, context.CancelFunc(func() {})
+	// The deadline runs on callctx's shared timer rather than a runtime
+	// timer of its own: a stopped runtime timer stays in its processor's
+	// timer heap until the runtime next clears it out, holding the whole
+	// context chain (the stream's, its request) of a call long over.
+	var (
+		out    context.Context
+		cancel context.CancelCauseFunc
+		stop   = func() {}
+	)
 	if d, ok := ctx.Deadline(); ok {
-		out, stopDeadline = context.WithDeadline(base, d)
+		out, stop = callctx.WithDeadline(context.WithoutCancel(ctx), d)
+		cancel = callctx.Cancel(out)
+	} else {
+		out, cancel = context.WithCancelCause(context.WithoutCancel(ctx))
 	}
 	stopCutoff := func() bool { return false }
 	if r.cutoff != nil {
-		stopCutoff = context.AfterFunc(r.cutoff, func() { cancelBase(apierr.ErrShuttingDown) })
+		stopCutoff = context.AfterFunc(r.cutoff, func() { cancel(apierr.ErrShuttingDown) })
 	}
 	return out, func(cause error) {
 		stopCutoff()
-		cancelBase(cause)
-		stopDeadline()
+		cancel(cause)
+		stop()
 	}
 }
