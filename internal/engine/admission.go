@@ -440,6 +440,15 @@ type Deadlines struct {
 	Default time.Duration `yaml:"default"`
 	// Max clamps longer client deadlines.
 	Max time.Duration `yaml:"max"`
+	// StatusMargin, when set, ends a call whose client set its deadline
+	// that much before it (at most a twentieth of the time left), so
+	// that the call's status reaches the client before the transport
+	// gives up on the stream at the client's deadline: grpc-go's server
+	// resets a stream (RST_STREAM CANCEL) the moment the deadline its
+	// client sent passes, and a client that sees the reset first gets
+	// CANCELLED, without the ErrorInfo, instead of DEADLINE_EXCEEDED.
+	// The gRPC chain's deadline link sets it; it is not configuration.
+	StatusMargin time.Duration `yaml:"-"`
 }
 
 // Bound returns ctx with the call's deadline, and the cancel that ends it.
@@ -452,6 +461,8 @@ func (d Deadlines) Bound(ctx context.Context) (context.Context, context.CancelFu
 		return callctx.WithDeadline(ctx, time.Now().Add(d.Default))
 	case ok && d.Max > 0 && time.Until(dl) > d.Max:
 		return callctx.WithDeadline(ctx, time.Now().Add(d.Max))
+	case ok && d.StatusMargin > 0:
+		return callctx.WithDeadline(ctx, dl.Add(-min(d.StatusMargin, time.Until(dl)/20)))
 	}
 	return ctx, func() {}
 }

@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/apierr"
 )
 
 func TestDeadline(t *testing.T) {
@@ -38,7 +40,7 @@ func TestDeadline(t *testing.T) {
 	}{
 		{"no client deadline gets the default", 0, def},
 		{"a longer one is clamped to the max", time.Hour, maxD},
-		{"a shorter one is kept", 5 * time.Minute, 5 * time.Minute},
+		{"a shorter one is kept, less the status margin", 5 * time.Minute, 5*time.Minute - StatusMargin},
 	}
 	for _, tt := range tests {
 		for _, stream := range []bool{false, true} {
@@ -101,3 +103,36 @@ type ctxStream struct {
 }
 
 func (s *ctxStream) Context() context.Context { return s.ctx }
+
+// TestDeadlineStatusBeatsTheReset: a call that ends at its client's own
+// deadline gets its DEADLINE_EXCEEDED status, ErrorInfo included, to the
+// client, even from a handler that takes a while to notice and answer (a
+// loaded machine): grpc-go's server resets the stream at the very
+// deadline the client sent, and a client that sees the reset first gets
+// no ErrorInfo (grpc-go's own client turns it into DEADLINE_EXCEEDED;
+// others, Python's among them, report CANCELLED). The link ends the call
+// StatusMargin early, and no earlier.
+func TestDeadlineStatusBeatsTheReset(t *testing.T) {
+	const wait = 5 * time.Second // its twentieth is more than the margin
+	const slow = 20 * time.Millisecond
+	ended := make(chan time.Time, 1)
+	svc := &fakeService{
+		generate: func(_ *llmrelayv1.GenerateRequest, s llmrelayv1.LLMService_GenerateServer) error {
+			<-s.Context().Done()
+			ended <- time.Now()
+			time.Sleep(slow)
+			return apierr.FromError(context.Cause(s.Context()))
+		},
+	}
+	c := serve(t, svc, APIOnly(Deadline(time.Minute, time.Hour)))
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	clientDeadline, _ := ctx.Deadline()
+	_, err := c.generate(ctx, validRequest())
+	wantStatus(t, err, codes.DeadlineExceeded, apierr.ReasonDeadlineExceeded)
+	// The server's deadline counts from when the request arrived: never
+	// before the client's, less the margin.
+	if early := clientDeadline.Sub(<-ended); early > StatusMargin {
+		t.Errorf("the call ended %v before the client's deadline, want at most %v", early, StatusMargin)
+	}
+}
