@@ -73,7 +73,12 @@
 //   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
 //                        not retried), or an error llmrelay does not recognise
 //   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
-//   DEADLINE_EXCEEDED    the call's deadline passed
+//   DEADLINE_EXCEEDED    the call's deadline passed: the client's, brought in to the
+//                        server's deadlines.max (10m by default), or the server's
+//                        deadlines.default (2m) when the client set none. A call on the
+//                        client's own deadline ends a twentieth of it early (250ms at
+//                        most), so that this status, with its ErrorInfo, arrives before
+//                        the transport resets the stream at that deadline
 //   CANCELLED            the client cancelled
 //   ABORTED              structured output still invalid after every validation retry
 //   ALREADY_EXISTS       a resumable call with this request_id runs for another request
