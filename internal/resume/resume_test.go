@@ -414,7 +414,7 @@ func TestDetach(t *testing.T) {
 // of an hour, as a replica keeping calls for their grace period has. A
 // runtime timer for the detached deadline, stopped, stays in its
 // processor's timer heap until the runtime clears it out, and held the
-// whole chain of a call long over (a fifth to a third of them, measured).
+// whole chain of a call long over (a fifth to a quarter of them here).
 func TestDetachedCallsLetGoOfTheirStreams(t *testing.T) {
 	const calls = 2000
 	r := resume.New(resume.Config{}, memory.New(), nil, nil)
