@@ -985,6 +985,7 @@ var anthropicErrorTypes = map[int]string{
 	http.StatusPaymentRequired:       "billing_error",
 	http.StatusForbidden:             "permission_error",
 	http.StatusNotFound:              "not_found_error",
+	http.StatusMethodNotAllowed:      "invalid_request_error",
 	http.StatusConflict:              "invalid_request_error",
 	http.StatusRequestEntityTooLarge: "request_too_large",
 	http.StatusTooManyRequests:       "rate_limit_error",

@@ -218,14 +218,30 @@ func (d *door) models(w http.ResponseWriter, r *http.Request) {
 	d.log(ctx, r, f, start, x.status, nil, nil)
 }
 
-// notFound answers any other path, in the format the client speaks.
+// allowedMethods are the methods of the doors' paths, as an Allow header
+// lists them (a GET pattern also serves HEAD).
+var allowedMethods = map[string]string{
+	"/v1/chat/completions": http.MethodPost,
+	"/v1/messages":         http.MethodPost,
+	"/v1/models":           http.MethodGet + ", " + http.MethodHead,
+}
+
+// notFound answers any other request, in the format the client speaks: a
+// door's path with another method is 405 with the methods it takes in
+// Allow, any other path 404.
 func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
 	f := formatOf(r)
 	_, info := callinfo.NewContext(r.Context())
-	newExchange(w, f, replyInfo{requestID: info.RequestID()}, false).fail(failure{
+	fail := failure{
 		status: http.StatusNotFound, reason: "NOT_FOUND",
 		message: "llmrelay serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models, not " + r.Method + " " + r.URL.Path,
-	})
+	}
+	if allow, ok := allowedMethods[r.URL.Path]; ok {
+		w.Header().Set("Allow", allow)
+		fail.status, fail.reason = http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"
+		fail.message = r.URL.Path + " takes " + allow + ", not " + r.Method
+	}
+	newExchange(w, f, replyInfo{requestID: info.RequestID()}, false).fail(fail)
 }
 
 // log writes a call's "finished call" line: the call record's fields (as

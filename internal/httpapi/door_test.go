@@ -177,6 +177,19 @@ func TestDoorsDecideNothing(t *testing.T) {
 		}
 	})
 
+	t.Run("a door's path with another method", func(t *testing.T) {
+		r := call(t, base, request{method: http.MethodGet, path: "/v1/chat/completions"})
+		if r.status != 405 || r.header.Get("Allow") != "POST" || path(r.json(t), "error.type") != "invalid_request_error" ||
+			path(r.json(t), "error.llmrelay.reason") != "METHOD_NOT_ALLOWED" {
+			t.Errorf("%d %v %s", r.status, r.header, r.body)
+		}
+		r = call(t, base, request{method: http.MethodDelete, path: "/v1/models", headers: map[string]string{"Anthropic-Version": "2023-06-01"}})
+		if r.status != 405 || r.header.Get("Allow") != "GET, HEAD" || path(r.json(t), "error.type") != "invalid_request_error" ||
+			path(r.json(t), "type") != "error" || r.header.Get("Request-Id") == "" {
+			t.Errorf("%d %v %s", r.status, r.header, r.body)
+		}
+	})
+
 	t.Run("the models a key may use", func(t *testing.T) {
 		r := call(t, base, request{method: http.MethodGet, path: "/v1/models", key: "sk-full"})
 		if r.status != 200 || !strings.Contains(r.body, `"id":"smart"`) || !strings.Contains(r.body, `"object":"list"`) {

@@ -650,6 +650,7 @@ var openAIErrorTypes = map[int]string{
 	http.StatusUnauthorized:          "authentication_error",
 	http.StatusForbidden:             "permission_error",
 	http.StatusNotFound:              "not_found_error",
+	http.StatusMethodNotAllowed:      "invalid_request_error",
 	http.StatusConflict:              "conflict_error",
 	http.StatusRequestEntityTooLarge: "invalid_request_error",
 	http.StatusTooManyRequests:       "rate_limit_error",
