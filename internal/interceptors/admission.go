@@ -161,10 +161,23 @@ func RequestSize(maxBytes int) Link {
 }
 
 // Validate checks every request against its buf.validate rules
-// (engine.Validator).
+// (engine.Validator), after refusing one that did not decode
+// (RequestCodec).
 func Validate(v protovalidate.Validator) Link {
 	validator := engine.Validator{V: v}
-	return shallowCheck("validate", validator.Check, validator.CheckShallow)
+	check := func(ctx context.Context, req any) error {
+		if err := undecoded(req); err != nil {
+			return err
+		}
+		return validator.Check(ctx, req)
+	}
+	shallow := func(ctx context.Context, req any) (bool, error) {
+		if err := undecoded(req); err != nil {
+			return true, err
+		}
+		return validator.CheckShallow(ctx, req)
+	}
+	return shallowCheck("validate", check, shallow)
 }
 
 // ModelAccess checks that the caller's key may use the request's models

@@ -105,6 +105,9 @@ func (s *Server) serverOptions() ([]grpc.ServerOption, error) {
 		// runs that runtime's chain.
 		grpc.UnaryInterceptor(s.runtimeUnary),
 		grpc.StreamInterceptor(s.runtimeStream),
+		// An llmrelay request that does not decode is refused by the
+		// validate link, typed as any invalid request, not by gRPC.
+		grpc.ForceServerCodecV2(interceptors.RequestCodec()),
 		grpc.MaxRecvMsgSize(l.MaxRecvMsgBytes),
 		grpc.MaxConcurrentStreams(l.MaxConcurrentStreamsPerConn),
 		// Clients may ping at most every KeepaliveMinTime, calls in flight

@@ -47,7 +47,8 @@
 // `final.hedges` says how many extra attempts ran.
 //
 // A call that fails ends with a non-OK gRPC status and no `final`. The status
-// always carries a `google.rpc.ErrorInfo` (domain "llmrelay", an UPPER_SNAKE
+// always carries a `google.rpc.ErrorInfo` (but for a request over gRPC's own
+// size cap: RESOURCE_EXHAUSTED below; domain "llmrelay", an UPPER_SNAKE
 // reason such as RETRIES_EXHAUSTED or PROVIDER_REJECTED, and metadata such as
 // `attempts`, `provider`, `provider_status`, `provider_error_type`, and
 // `retry_reason`, why the last attempt failed, e.g. STALLED or OVERLOADED),
@@ -63,11 +64,16 @@
 //
 // Status codes:
 //
-//   INVALID_ARGUMENT     the request is invalid, or the provider rejected it (400/404/413/422)
+//   INVALID_ARGUMENT     the request is invalid (INVALID_REQUEST also when it does not decode:
+//                        not protobuf, a string that is not UTF-8, nested deeper than
+//                        protobuf's 10,000 levels), or the provider rejected it (400/404/413/422)
 //   UNAUTHENTICATED      missing, malformed or unknown API key
 //   PERMISSION_DENIED    the key lacks the scope or may not use the model or a server tool
 //   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
-//                        or the reply passed its output limit (OUTPUT_TOO_LARGE)
+//                        or the reply passed its output limit (OUTPUT_TOO_LARGE); or the
+//                        request is over the server's size limit (REQUEST_TOO_LARGE; one
+//                        over limits.max_recv_msg_bytes, 8 MiB by default, gRPC refuses
+//                        itself while reading it, the one status without an ErrorInfo)
 //   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries,
 //                        or a server tool's MCP server is not answering
 //   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,

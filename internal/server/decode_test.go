@@ -1,0 +1,134 @@
+package server_test
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+)
+
+// rawCodec sends a message's bytes as they are: a client whose request
+// does not decode.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) ([]byte, error)      { return v.([]byte), nil }
+func (rawCodec) Unmarshal(data []byte, v any) error { *v.(*[]byte) = data; return nil }
+func (rawCodec) Name() string                       { return "proto" }
+
+// generateRaw sends body as a Generate request and returns the error that
+// ends the call (io.EOF for a call that succeeded).
+func generateRaw(t *testing.T, in *servertest.Instance, body []byte) error {
+	t.Helper()
+	desc := &grpc.StreamDesc{ServerStreams: true}
+	s, err := in.Conn.NewStream(bearer(t.Context(), keyFull), desc, llmrelayv1.LLMService_Generate_FullMethodName, grpc.ForceCodec(rawCodec{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SendMsg(body); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CloseSend(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var event []byte
+		if err := s.RecvMsg(&event); err != nil {
+			return err
+		}
+	}
+}
+
+// A request that does not decode is the client's mistake, typed as every
+// other: INVALID_ARGUMENT with an ErrorInfo (and the request id), not
+// gRPC's bare INTERNAL, which tells a client, its mesh and the operator's
+// alerts that the server failed.
+func TestUndecodableRequestIsTheClients(t *testing.T) {
+	in := servertest.Start(t, securedConfig())
+
+	model := protowire.Number((&llmrelayv1.GenerateRequest{}).ProtoReflect().Descriptor().Fields().ByName("model").Number())
+	notUTF8 := protowire.AppendString(protowire.AppendTag(nil, model, protowire.BytesType), "mock/\xffecho")
+
+	// A tool's parameters nested past protobuf's decoding limit (10,000
+	// levels), which a Go client marshals without complaint.
+	params := &structpb.Struct{}
+	for range 4000 {
+		params = &structpb.Struct{Fields: map[string]*structpb.Value{"a": structpb.NewStructValue(params)}}
+	}
+	deep, err := proto.Marshal(&llmrelayv1.GenerateRequest{Model: "mock/echo",
+		Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "hi"}},
+		Tools:    []*llmrelayv1.Tool{{Name: "f", Parameters: params}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name, cause string
+		body        []byte
+	}{
+		{"not protobuf", "cannot parse invalid wire-format data", []byte{0xff, 0xff, 0xff, 0xff}},
+		{"a string that is not UTF-8", "invalid UTF-8", notUTF8},
+		{"nested past the decoding limit", "exceeded maximum recursion depth", deep},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := wantError(t, generateRaw(t, in, tc.body), codes.InvalidArgument, "INVALID_REQUEST")
+			if !strings.HasPrefix(st.Message(), "the request does not decode: ") || !strings.Contains(st.Message(), tc.cause) {
+				t.Errorf("message %q", st.Message())
+			}
+			if _, info, _ := errorInfo(st.Err()); info.GetMetadata()["request_id"] == "" {
+				t.Errorf("no request_id in %v", st)
+			}
+		})
+	}
+
+	t.Run("a unary call", func(t *testing.T) {
+		var out []byte
+		err := in.Conn.Invoke(bearer(t.Context(), keyFull), llmrelayv1.LLMService_ListModels_FullMethodName, []byte{0xff, 0xff}, &out, grpc.ForceCodec(rawCodec{}))
+		wantError(t, err, codes.InvalidArgument, "INVALID_REQUEST")
+	})
+
+	t.Run("auth still comes first", func(t *testing.T) {
+		desc := &grpc.StreamDesc{ServerStreams: true}
+		s, err := in.Conn.NewStream(t.Context(), desc, llmrelayv1.LLMService_Generate_FullMethodName, grpc.ForceCodec(rawCodec{}))
+		if err == nil {
+			err = s.SendMsg([]byte{0xff, 0xff})
+		}
+		if err == nil {
+			var event []byte
+			err = s.RecvMsg(&event)
+		}
+		wantError(t, err, codes.Unauthenticated, "CREDENTIALS_MISSING")
+	})
+
+	t.Run("other services' requests are gRPC's to refuse", func(t *testing.T) {
+		var out []byte
+		err := in.Conn.Invoke(t.Context(), "/grpc.health.v1.Health/Check", []byte{0xff, 0xff}, &out, grpc.ForceCodec(rawCodec{}))
+		if status.Code(err) != codes.Internal {
+			t.Errorf("health check that does not decode: %v", err)
+		}
+		if _, err := healthpb.NewHealthClient(in.Conn).Check(t.Context(), &healthpb.HealthCheckRequest{}); err != nil {
+			t.Errorf("a health check that decodes: %v", err)
+		}
+	})
+
+	t.Run("a well-formed request streams", func(t *testing.T) {
+		ok, err := proto.Marshal(&llmrelayv1.GenerateRequest{Model: "mock/echo",
+			Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "hi"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := generateRaw(t, in, ok); !errors.Is(err, io.EOF) {
+			t.Errorf("a well-formed request: %v", err)
+		}
+	})
+}
