@@ -14,6 +14,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
@@ -409,6 +411,24 @@ func TestAdminScopes(t *testing.T) {
 			_, err := keys.CreateKey(bearer(ctx, adminSecret), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "x", Scopes: []string{"admin"}, Team: "nobody"}})
 			return err
 		}, codes.InvalidArgument, "INVALID_REQUEST"},
+		// An expiry out of Timestamp's range failed to encode (INTERNAL,
+		// a recovered panic); the first instant of year 1 is Go's zero
+		// time and made a key that never expires.
+		{"an expiry past year 9999", func() error {
+			_, err := keys.CreateKey(bearer(ctx, adminSecret), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "x", Scopes: []string{"admin"},
+				ExpiresAt: &timestamppb.Timestamp{Seconds: 1e15}}})
+			return err
+		}, codes.InvalidArgument, "INVALID_REQUEST"},
+		{"an expiry with negative nanos", func() error {
+			_, err := keys.CreateKey(bearer(ctx, adminSecret), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "x", Scopes: []string{"admin"},
+				ExpiresAt: &timestamppb.Timestamp{Seconds: 4e9, Nanos: -1}}})
+			return err
+		}, codes.InvalidArgument, "INVALID_REQUEST"},
+		{"an expiry at year 1", func() error {
+			_, err := keys.CreateKey(bearer(ctx, adminSecret), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "x", Scopes: []string{"admin"},
+				ExpiresAt: timestamppb.New(time.Time{})}})
+			return err
+		}, codes.InvalidArgument, "INVALID_REQUEST"},
 		{"an update without a mask", func() error {
 			_, err := keys.UpdateKey(bearer(ctx, adminSecret), &adminv1.UpdateKeyRequest{Key: &adminv1.Key{Name: "app"}})
 			return err
@@ -430,6 +450,29 @@ func TestAdminScopes(t *testing.T) {
 	}
 	if want := "[app/KEY_SOURCE_CONFIG finance/KEY_SOURCE_CONFIG ops/KEY_SOURCE_CONFIG]"; fmt.Sprint(names) != want {
 		t.Fatalf("ListKeys: %v, want %s", names, want)
+	}
+}
+
+// TestAnExpiryAtYearOneIsRefused: an update that sets a stored key's expiry
+// to 0001-01-01T00:00:00Z, Go's zero time, is refused and leaves the
+// expiry it had; it used to clear it, so the key never expired.
+func TestAnExpiryAtYearOneIsRefused(t *testing.T) {
+	in := servertest.Start(t, governanceConfig(nil, ""))
+	keys := adminv1.NewKeyServiceClient(in.Conn)
+	ctx := bearer(t.Context(), adminSecret)
+	expires := timestamppb.New(time.Now().Add(time.Hour).Truncate(time.Second))
+	createKey(t, in, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"}, ExpiresAt: expires})
+	_, err := keys.UpdateKey(ctx, &adminv1.UpdateKeyRequest{
+		Key: &adminv1.Key{Name: "ci", ExpiresAt: timestamppb.New(time.Time{})}, UpdateMask: &fieldmaskpb.FieldMask{Paths: []string{"expires_at"}}})
+	if code, info, _ := errorInfo(err); code != codes.InvalidArgument || info.GetReason() != "INVALID_REQUEST" {
+		t.Fatalf("UpdateKey(expires_at 0001-01-01): %v %s, want InvalidArgument INVALID_REQUEST", code, info.GetReason())
+	}
+	got, err := keys.GetKey(ctx, &adminv1.GetKeyRequest{Name: "ci"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(got.GetKey().GetExpiresAt(), expires) {
+		t.Fatalf("expires_at after the refused update: %v, want %v", got.GetKey().GetExpiresAt(), expires)
 	}
 }
 
