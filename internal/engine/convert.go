@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -84,9 +86,37 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 		}
 	}
 	if opts := req.GetProviderOptions(); opts != nil {
+		if path := nonFinite(structpb.NewStructValue(opts), "provider_options"); path != "" {
+			return nil, &provider.FieldError{Field: path, Description: "is NaN or infinite, which JSON has no number for"}
+		}
 		out.Options = opts.AsMap()
 	}
 	return out, nil
+}
+
+// nonFinite returns the path (below path) of the first NaN or infinite
+// number in v, "" when it has none. AsMap would turn one into the string
+// "NaN", sending the provider a string where the client set a number.
+func nonFinite(v *structpb.Value, path string) string {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_NumberValue:
+		if math.IsNaN(k.NumberValue) || math.IsInf(k.NumberValue, 0) {
+			return path
+		}
+	case *structpb.Value_StructValue:
+		for _, name := range slices.Sorted(maps.Keys(k.StructValue.GetFields())) {
+			if p := nonFinite(k.StructValue.GetFields()[name], path+"."+name); p != "" {
+				return p
+			}
+		}
+	case *structpb.Value_ListValue:
+		for i, item := range k.ListValue.GetValues() {
+			if p := nonFinite(item, fmt.Sprintf("%s[%d]", path, i)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // providerMessage converts messages[i] of a conversation (the request's,

@@ -64,6 +64,14 @@ func TestStructsThatAreNotJSONNameTheirField(t *testing.T) {
 	}{
 		{"a schema", &llmrelayv1.GenerateRequest{ResponseFormat: &llmrelayv1.ResponseFormat{JsonSchema: nan}}, "response_format.json_schema"},
 		{"tool parameters", &llmrelayv1.GenerateRequest{Tools: []*llmrelayv1.Tool{{Name: "a"}, {Name: "b", Parameters: nan}}}, "tools[1].parameters"},
+		// AsMap made these the string "NaN", sent on as if the client had.
+		{"provider options", &llmrelayv1.GenerateRequest{ProviderOptions: &structpb.Struct{Fields: map[string]*structpb.Value{
+			"a": structpb.NewNumberValue(1),
+			"b": structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewNullValue(), structpb.NewStructValue(nan)}}),
+		}}}, "provider_options.b[1].minimum"},
+		{"an infinite provider option", &llmrelayv1.GenerateRequest{ProviderOptions: &structpb.Struct{Fields: map[string]*structpb.Value{
+			"seed": structpb.NewNumberValue(math.Inf(-1)),
+		}}}, "provider_options.seed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

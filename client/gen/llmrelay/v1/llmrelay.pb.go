@@ -912,7 +912,8 @@ type GenerateRequest struct {
 	// INVALID_ARGUMENT, reason INVALID_PROVIDER_OPTIONS, naming the key (e.g.
 	// `provider_options.model`): use the request's own field. The server's
 	// operator may allow only some keys, or forbid some, per provider (a
-	// forbidden key is refused the same way). Nothing is ignored silently.
+	// forbidden key is refused the same way), and a NaN or infinite number,
+	// which JSON cannot carry, is refused too. Nothing is ignored silently.
 	//
 	// The mock provider reads:
 	//
