@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"math"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +25,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
+	"github.com/llmrelay/llmrelay/internal/provider/providertest"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
@@ -540,5 +543,41 @@ func TestServerToolTurnsSettled(t *testing.T) {
 	other := createKey(t, in, &adminv1.Key{Name: "plain", Scopes: []string{"generate"}, Models: []string{"*"}})
 	if _, err := generate(t.Context(), in, other, scripted(t, []string{"go/echo"}, `{}`)); err == nil {
 		t.Fatal("a stored key without tools offered a server tool")
+	}
+}
+
+// TestUsageOutOfRangeIsBounded: an upstream that reports a negative token
+// count, or more tokens than a uint32 holds, is counted within 0..2³²-1.
+// The negative count went to the client as a uint64 of 18 quintillion
+// tokens and credited the key's budget a negative cost.
+func TestUsageOutOfRangeIsBounded(t *testing.T) {
+	const stream = `data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}
+
+data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":-50,"completion_tokens":3,"total_tokens":-47,"completion_tokens_details":{"reasoning_tokens":90000000000}}}
+
+data: [DONE]
+
+`
+	up := providertest.NewUpstream(t, func(int, *http.Request) providertest.Reply { return providertest.Reply{Body: []byte(stream)} })
+	cfg := governanceConfig(nil, "")
+	cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL + "/v1", Models: []string{"m"}}}
+	cfg.Pricing.Models = map[string]usage.Price{"up/m": {"input": 10, "output": 20}}
+	cfg.Auth.Keys = append(cfg.Auth.Keys, config.APIKey{Name: "app", SHA256: auth.HashKey("app-secret"), Scopes: []string{"generate"}, Models: []string{"*"},
+		Budgets: []spend.Budget{{Window: spend.Day, MaxCostUSD: 1e6}}})
+	in := servertest.Start(t, cfg)
+
+	final, err := generate(t.Context(), in, "app-secret", &llmrelayv1.GenerateRequest{Model: "up/m", Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "hi"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := final.GetUsage(); u.GetInputTokens() != 0 || u.GetOutputTokens() != 3 || u.GetReasoningTokens() != math.MaxUint32 {
+		t.Fatalf("final usage %v, want input 0, output 3, reasoning 4294967295", u)
+	}
+	key, err := adminv1.NewKeyServiceClient(in.Conn).GetKey(bearer(t.Context(), adminSecret), &adminv1.GetKeyRequest{Name: "app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := key.GetKey().GetBudgets()[0].GetSpentCostUsd(), 3*20e-6; math.Abs(got-want) > 1e-12 {
+		t.Fatalf("the budget spent $%g, want $%g (3 output tokens)", got, want)
 	}
 }

@@ -3530,7 +3530,10 @@ func (x *Final) GetTurns() uint32 {
 }
 
 // Usage counts tokens, the same way for every provider (docs/providers.md
-// says how each provider's own counts map onto these).
+// says how each provider's own counts map onto these). A count a provider
+// reports outside 0..4,294,967,295 for one attempt (a negative one, say)
+// is taken as the nearer bound, here and in budgets and metrics, and the
+// server logs it.
 type Usage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Tokens in the prompt, those read from or written to the provider's

@@ -1992,7 +1992,10 @@ export const FinalSchema: GenMessage<Final> = /*@__PURE__*/
 
 /**
  * Usage counts tokens, the same way for every provider (docs/providers.md
- * says how each provider's own counts map onto these).
+ * says how each provider's own counts map onto these). A count a provider
+ * reports outside 0..4,294,967,295 for one attempt (a negative one, say)
+ * is taken as the nearer bound, here and in budgets and metrics, and the
+ * server logs it.
  *
  * @generated from message llmrelay.v1.Usage
  */
