@@ -81,6 +81,9 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 			case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED:
 				out.ToolChoice.Mode = provider.ToolChoiceRequired
 			case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL:
+				if err := forcedTool(req, tc.GetName()); err != nil {
+					return nil, err
+				}
 				out.ToolChoice = provider.ToolChoice{Mode: provider.ToolChoiceTool, Name: tc.GetName()}
 			}
 		}
@@ -92,6 +95,20 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 		out.Options = opts.AsMap()
 	}
 	return out, nil
+}
+
+// forcedTool checks the tool TOOL_CHOICE_MODE_TOOL forces: it must be
+// named, and be one of the request's tools (or, with server_tools, may be
+// one of theirs, which are only known later). Sent on, a provider refuses
+// either mistake after a round trip, and the mock ignored it.
+func forcedTool(req *llmrelayv1.GenerateRequest, name string) error {
+	switch {
+	case name == "":
+		return &provider.FieldError{Field: "tool_choice.name", Description: "is required to force a tool: the name of the tool the model must call"}
+	case len(req.GetServerTools()) > 0 || slices.ContainsFunc(req.GetTools(), func(t *llmrelayv1.Tool) bool { return t.GetName() == name }):
+		return nil
+	}
+	return &provider.FieldError{Field: "tool_choice.name", Description: fmt.Sprintf("%q is not the name of one of the request's tools", name)}
 }
 
 // nonFinite returns the path (below path) of the first NaN or infinite

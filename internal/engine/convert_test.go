@@ -134,3 +134,40 @@ func TestPartsMustDescribeTheMessage(t *testing.T) {
 		})
 	}
 }
+
+// TestForcedToolMustBeOffered: TOOL_CHOICE_MODE_TOOL names one of the
+// request's tools; without a name, or with another, it is a field error
+// before any attempt (a provider refused it after a round trip; the mock
+// ignored it). With server tools, whose names are known later, any name
+// passes here.
+func TestForcedToolMustBeOffered(t *testing.T) {
+	force := func(name string) *llmrelayv1.ToolChoice {
+		return &llmrelayv1.ToolChoice{Mode: llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, Name: name}
+	}
+	tools := []*llmrelayv1.Tool{{Name: "lookup"}, {Name: "book"}}
+	tests := []struct {
+		name string
+		req  *llmrelayv1.GenerateRequest
+		ok   bool
+	}{
+		{"an offered tool", &llmrelayv1.GenerateRequest{Tools: tools, ToolChoice: force("book")}, true},
+		{"no name", &llmrelayv1.GenerateRequest{Tools: tools, ToolChoice: force("")}, false},
+		{"a tool not offered", &llmrelayv1.GenerateRequest{Tools: tools, ToolChoice: force("cancel")}, false},
+		{"no tools at all", &llmrelayv1.GenerateRequest{ToolChoice: force("lookup")}, false},
+		{"a server tool's name", &llmrelayv1.GenerateRequest{ServerTools: []string{"everything/*"}, ToolChoice: force("everything__echo")}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := providerRequest(tt.req, "echo", nil)
+			var fe *provider.FieldError
+			switch {
+			case tt.ok && err != nil:
+				t.Fatalf("error %v, want none", err)
+			case tt.ok && (out.ToolChoice.Mode != provider.ToolChoiceTool || out.ToolChoice.Name != tt.req.GetToolChoice().GetName()):
+				t.Fatalf("tool choice %+v", out.ToolChoice)
+			case !tt.ok && (!errors.As(err, &fe) || fe.Field != "tool_choice.name"):
+				t.Fatalf("error %v, want a field error on tool_choice.name", err)
+			}
+		})
+	}
+}

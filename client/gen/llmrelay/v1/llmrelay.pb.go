@@ -2126,7 +2126,9 @@ type ToolChoice struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The mode.
 	Mode ToolChoiceMode `protobuf:"varint,1,opt,name=mode,proto3,enum=llmrelay.v1.ToolChoiceMode" json:"mode,omitempty"`
-	// With TOOL_CHOICE_MODE_TOOL: the tool the model must call.
+	// With TOOL_CHOICE_MODE_TOOL: the tool the model must call, required and
+	// one of `tools` (or, with `server_tools`, a server tool's `model_name`);
+	// anything else is INVALID_ARGUMENT (INVALID_REQUEST) before any attempt.
 	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

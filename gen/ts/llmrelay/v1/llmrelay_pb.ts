@@ -1096,7 +1096,9 @@ export type ToolChoice = Message$1<"llmrelay.v1.ToolChoice"> & {
   mode: ToolChoiceMode;
 
   /**
-   * With TOOL_CHOICE_MODE_TOOL: the tool the model must call.
+   * With TOOL_CHOICE_MODE_TOOL: the tool the model must call, required and
+   * one of `tools` (or, with `server_tools`, a server tool's `model_name`);
+   * anything else is INVALID_ARGUMENT (INVALID_REQUEST) before any attempt.
    *
    * @generated from field: string name = 2;
    */
