@@ -79,6 +79,9 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 			case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE:
 				out.ToolChoice.Mode = provider.ToolChoiceNone
 			case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED:
+				if len(req.GetTools()) == 0 && len(req.GetServerTools()) == 0 {
+					return nil, &provider.FieldError{Field: "tool_choice.mode", Description: "requires a tool to call, and the request offers none (tools, server_tools)"}
+				}
 				out.ToolChoice.Mode = provider.ToolChoiceRequired
 			case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL:
 				if err := forcedTool(req, tc.GetName()); err != nil {

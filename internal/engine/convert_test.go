@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -136,7 +137,8 @@ func TestPartsMustDescribeTheMessage(t *testing.T) {
 }
 
 // TestForcedToolMustBeOffered: TOOL_CHOICE_MODE_TOOL names one of the
-// request's tools; without a name, or with another, it is a field error
+// request's tools, and REQUIRED needs some; without a name, with another,
+// or without tools, it is a field error
 // before any attempt (a provider refused it after a round trip; the mock
 // ignored it). With server tools, whose names are known later, any name
 // passes here.
@@ -155,6 +157,7 @@ func TestForcedToolMustBeOffered(t *testing.T) {
 		{"a tool not offered", &llmrelayv1.GenerateRequest{Tools: tools, ToolChoice: force("cancel")}, false},
 		{"no tools at all", &llmrelayv1.GenerateRequest{ToolChoice: force("lookup")}, false},
 		{"a server tool's name", &llmrelayv1.GenerateRequest{ServerTools: []string{"everything/*"}, ToolChoice: force("everything__echo")}, true},
+		{"some tool of none", &llmrelayv1.GenerateRequest{ToolChoice: &llmrelayv1.ToolChoice{Mode: llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,8 +168,8 @@ func TestForcedToolMustBeOffered(t *testing.T) {
 				t.Fatalf("error %v, want none", err)
 			case tt.ok && (out.ToolChoice.Mode != provider.ToolChoiceTool || out.ToolChoice.Name != tt.req.GetToolChoice().GetName()):
 				t.Fatalf("tool choice %+v", out.ToolChoice)
-			case !tt.ok && (!errors.As(err, &fe) || fe.Field != "tool_choice.name"):
-				t.Fatalf("error %v, want a field error on tool_choice.name", err)
+			case !tt.ok && (!errors.As(err, &fe) || !strings.HasPrefix(fe.Field, "tool_choice.")):
+				t.Fatalf("error %v, want a field error on tool_choice", err)
 			}
 		})
 	}

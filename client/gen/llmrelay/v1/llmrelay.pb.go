@@ -261,7 +261,8 @@ const (
 	ToolChoiceMode_TOOL_CHOICE_MODE_AUTO ToolChoiceMode = 1
 	// The model must not call a tool.
 	ToolChoiceMode_TOOL_CHOICE_MODE_NONE ToolChoiceMode = 2
-	// The model must call some tool.
+	// The model must call some tool: the request offers at least one
+	// (`tools` or `server_tools`), or it is INVALID_ARGUMENT (INVALID_REQUEST).
 	ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED ToolChoiceMode = 3
 	// The model must call the tool named in `ToolChoice.name`.
 	ToolChoiceMode_TOOL_CHOICE_MODE_TOOL ToolChoiceMode = 4

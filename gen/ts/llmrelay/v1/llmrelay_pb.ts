@@ -2602,7 +2602,8 @@ export enum ToolChoiceMode {
   NONE = 2,
 
   /**
-   * The model must call some tool.
+   * The model must call some tool: the request offers at least one
+   * (`tools` or `server_tools`), or it is INVALID_ARGUMENT (INVALID_REQUEST).
    *
    * @generated from enum value: TOOL_CHOICE_MODE_REQUIRED = 3;
    */
