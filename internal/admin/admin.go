@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -57,11 +58,15 @@ func actor(ctx context.Context) apikeys.Actor {
 
 // CreateKey implements KeyService.
 func (s *Service) CreateKey(ctx context.Context, req *adminv1.CreateKeyRequest) (*adminv1.CreateKeyResponse, error) {
-	k, secret, err := s.keys.Create(ctx, actor(ctx), keyOf(req.GetKey()))
+	k, err := keyOf(req.GetKey())
 	if err != nil {
 		return nil, apierr.FromError(err)
 	}
-	pk, err := s.keyProto(ctx, k)
+	nk, secret, err := s.keys.Create(ctx, actor(ctx), k)
+	if err != nil {
+		return nil, apierr.FromError(err)
+	}
+	pk, err := s.keyProto(ctx, nk)
 	if err != nil {
 		return nil, apierr.FromError(err)
 	}
@@ -98,11 +103,15 @@ func (s *Service) ListKeys(ctx context.Context, req *adminv1.ListKeysRequest) (*
 
 // UpdateKey implements KeyService.
 func (s *Service) UpdateKey(ctx context.Context, req *adminv1.UpdateKeyRequest) (*adminv1.UpdateKeyResponse, error) {
-	k, err := s.keys.Update(ctx, actor(ctx), keyOf(req.GetKey()), req.GetUpdateMask().GetPaths())
+	k, err := keyOf(req.GetKey())
 	if err != nil {
 		return nil, apierr.FromError(err)
 	}
-	pk, err := s.keyProto(ctx, k)
+	uk, err := s.keys.Update(ctx, actor(ctx), k, req.GetUpdateMask().GetPaths())
+	if err != nil {
+		return nil, apierr.FromError(err)
+	}
+	pk, err := s.keyProto(ctx, uk)
 	if err != nil {
 		return nil, apierr.FromError(err)
 	}
@@ -169,8 +178,11 @@ func (s *Service) GetUsage(ctx context.Context, req *adminv1.GetUsageRequest) (*
 	return resp, nil
 }
 
-// keyOf converts a request's key.
-func keyOf(pk *adminv1.Key) apikeys.Key {
+// keyOf converts a request's key. An expires_at that is no time (seconds
+// or nanos out of range) or is the first instant of year 1, which Go's
+// zero time stands for and the key would take as "never", is refused
+// here.
+func keyOf(pk *adminv1.Key) (apikeys.Key, error) {
 	k := apikeys.Key{
 		Name: pk.GetName(), Scopes: pk.GetScopes(), Models: pk.GetModels(), Tools: pk.GetTools(),
 		Limits: apikeys.Limits{
@@ -183,10 +195,15 @@ func keyOf(pk *adminv1.Key) apikeys.Key {
 	for _, b := range pk.GetBudgets() {
 		k.Budgets = append(k.Budgets, spend.Budget{Window: spend.Window(b.GetWindow()), MaxCostUSD: b.GetMaxCostUsd(), MaxTokens: int64(b.GetMaxTokens())})
 	}
-	if pk.GetExpiresAt() != nil {
-		k.ExpiresAt = pk.GetExpiresAt().AsTime()
+	if e := pk.GetExpiresAt(); e != nil {
+		if err := e.CheckValid(); err != nil {
+			return k, &apikeys.FieldError{Field: "key.expires_at", Problem: "is not a valid time: " + strings.TrimPrefix(err.Error(), "proto: ")}
+		}
+		if k.ExpiresAt = e.AsTime(); k.ExpiresAt.IsZero() {
+			return k, &apikeys.FieldError{Field: "key.expires_at", Problem: "is in the past: " + k.ExpiresAt.Format(time.RFC3339)}
+		}
 	}
-	return k
+	return k, nil
 }
 
 // keyProto converts a key, with its own budgets' current windows.

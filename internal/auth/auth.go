@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -283,8 +284,11 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 		{"burst", float64(c.Burst)},
 		{"max_concurrent_streams", float64(c.MaxConcurrentStreams)},
 	} {
-		if l.v < 0 {
+		switch {
+		case l.v < 0 || math.IsNaN(l.v):
 			return nil, sum, l.field, "must not be negative"
+		case l.v > MaxKeyLimit:
+			return nil, sum, l.field, fmt.Sprintf("must be at most %d, as through the admin API", MaxKeyLimit)
 		}
 	}
 	var be *spend.BudgetError
@@ -400,6 +404,10 @@ func HashKey(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:])
 }
+
+// MaxKeyLimit bounds each of a key's requests_per_second, burst and
+// max_concurrent_streams, in the config as in the admin API's KeyLimits.
+const MaxKeyLimit = 1_000_000
 
 // UnusablePattern reports whether pattern (of models or of tools) could
 // never match a name: it is empty, or has a space or a control character.

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"math"
 	"reflect"
 	"regexp"
 	"strings"
@@ -144,6 +145,8 @@ func TestNewKeyringRejects(t *testing.T) {
 		{"no models", func(c *KeyConfig) { c.Models = nil }, false, "models is empty"},
 		{"blank pattern", func(c *KeyConfig) { c.Models = []string{"mock/ x"} }, false, "spaces"},
 		{"negative limit", func(c *KeyConfig) { c.Burst = -1 }, false, "burst must not be negative"},
+		{"a NaN rate", func(c *KeyConfig) { c.RequestsPerSecond = math.NaN() }, false, "requests_per_second must not be negative"},
+		{"a limit past the admin API's", func(c *KeyConfig) { c.MaxConcurrentStreams = 5_000_000_000 }, false, "max_concurrent_streams must be at most 1000000"},
 		{"budget without a cap", func(c *KeyConfig) { c.Budgets = []spend.Budget{{Window: spend.Day}} }, false, "budgets[0].max_cost_usd or max_tokens is required"},
 		{"budget of an unknown window", func(c *KeyConfig) { c.Budgets = []spend.Budget{{Window: "week", MaxTokens: 1}} }, false, `budgets[0].window is "week"`},
 		{"duplicate name", func(c *KeyConfig) { c.SHA256 = HashKey("b") }, true, `"a" is already used by auth.keys[0]`},

@@ -55,6 +55,9 @@ reason and message on stderr); 2 the command line was wrong.`,
 			if model == "" {
 				return usagef("generate", "generate: -m MODEL is required (llmrelay models lists them)")
 			}
+			if *timeout < 0 {
+				return usagef("generate", "generate: --timeout %v is negative; give the call's deadline, e.g. 30s, or leave it out for the server's", *timeout)
+			}
 			prompt, err := readPrompt(args, env.Stdin)
 			if err != nil {
 				return err

@@ -70,6 +70,8 @@ func TestGenerate(t *testing.T) {
 			stderrHave: []string{"DEADLINE_EXCEEDED"}},
 		{name: "no model", args: []string{"generate", "hi"}, env: env, code: ExitUsage,
 			stderrHave: []string{"generate: -m MODEL is required"}},
+		{name: "a negative timeout", args: []string{"generate", "-m", "mock/echo", "--timeout", "-1s", "hi"}, env: env, code: ExitUsage,
+			stderrHave: []string{"generate: --timeout -1s is negative"}},
 		{name: "no prompt", args: []string{"generate", "-m", "mock/echo"}, env: env, code: ExitUsage,
 			stderrHave: []string{"generate: no PROMPT given"}},
 		{name: "--tls and --plaintext", args: []string{"generate", "--tls", "--plaintext", "-m", "mock/echo", "hi"}, env: env, code: ExitUsage,

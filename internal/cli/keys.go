@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -176,8 +177,11 @@ func (s *keySpec) key(cmd string, fs *flag.FlagSet, now time.Time) (*adminv1.Key
 	if s.rps < 0 || s.burst < 0 || s.maxStreams < 0 {
 		return nil, nil, usagef(cmd, "%s: --rps, --burst and --max-streams must not be negative", cmd)
 	}
-	if s.rps > 0 || s.burst > 0 || s.maxStreams > 0 {
-		k.Limits = &adminv1.KeyLimits{RequestsPerSecond: s.rps, Burst: uint32(s.burst), MaxConcurrentStreams: uint32(s.maxStreams)}
+	// A rate that is no number (NaN, Inf) and counts past uint32 go to the
+	// server as they are, or as the largest uint32, for it to refuse: they
+	// once cleared the limits and wrapped (--max-streams 4294967297 was 1).
+	if s.rps != 0 || s.burst > 0 || s.maxStreams > 0 {
+		k.Limits = &adminv1.KeyLimits{RequestsPerSecond: s.rps, Burst: uint32(min(s.burst, math.MaxUint32)), MaxConcurrentStreams: uint32(min(s.maxStreams, math.MaxUint32))}
 	}
 	return k, fields, nil
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -301,8 +302,17 @@ func (w *walker) scalar(n *yaml.Node, t reflect.Type, path string) {
 		w.fail(n, path, "want %s, not %s", want, describe(n))
 		return
 	}
-	if err := n.Decode(reflect.New(t).Interface()); err != nil {
+	v := reflect.New(t)
+	if err := n.Decode(v.Interface()); err != nil {
 		w.fail(n, path, "want %s, not %q", want, n.Value)
+		return
+	}
+	// YAML spells NaN and infinity .nan and .inf; no setting means them,
+	// and a range check (x < 0 || x > 2) lets NaN through.
+	if v.Elem().CanFloat() {
+		if f := v.Elem().Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+			w.fail(n, path, "want a finite number, not %q", n.Value)
+		}
 	}
 }
 

@@ -75,6 +75,12 @@ func (at attempter) Attempt(ctx context.Context, a *retry.Attempt) (*attemptResu
 func (at attempter) Settle(a *retry.Attempt, res *attemptResult, err error) (*attemptResult, error) {
 	c := at.c
 	defer c.endAttempt(a, res, err)
+	if u, out := res.usage.Bounded(); out {
+		c.eng.log.Warn("provider reported token counts out of range; counted within 0..4294967295", "request_id", c.requestID,
+			"provider", a.Target.Entry.Config.Name, "model", a.Target.Model, "input", res.usage.InputTokens, "output", res.usage.OutputTokens,
+			"reasoning", res.usage.ReasoningTokens, "cached_input", res.usage.CachedInputTokens, "cache_creation_input", res.usage.CacheCreationInputTokens)
+		res.usage = u
+	}
 	c.usage.Add(res.usage)
 	c.account(a.Target, res.usage)
 	if a.Hedge {

@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -77,16 +79,64 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 			case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE:
 				out.ToolChoice.Mode = provider.ToolChoiceNone
 			case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED:
+				if len(req.GetTools()) == 0 && len(req.GetServerTools()) == 0 {
+					return nil, &provider.FieldError{Field: "tool_choice.mode", Description: "requires a tool to call, and the request offers none (tools, server_tools)"}
+				}
 				out.ToolChoice.Mode = provider.ToolChoiceRequired
 			case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL:
+				if err := forcedTool(req, tc.GetName()); err != nil {
+					return nil, err
+				}
 				out.ToolChoice = provider.ToolChoice{Mode: provider.ToolChoiceTool, Name: tc.GetName()}
 			}
 		}
 	}
 	if opts := req.GetProviderOptions(); opts != nil {
+		if path := nonFinite(structpb.NewStructValue(opts), "provider_options"); path != "" {
+			return nil, &provider.FieldError{Field: path, Description: "is NaN or infinite, which JSON has no number for"}
+		}
 		out.Options = opts.AsMap()
 	}
 	return out, nil
+}
+
+// forcedTool checks the tool TOOL_CHOICE_MODE_TOOL forces: it must be
+// named, and be one of the request's tools (or, with server_tools, may be
+// one of theirs, which are only known later). Sent on, a provider refuses
+// either mistake after a round trip, and the mock ignored it.
+func forcedTool(req *llmrelayv1.GenerateRequest, name string) error {
+	switch {
+	case name == "":
+		return &provider.FieldError{Field: "tool_choice.name", Description: "is required to force a tool: the name of the tool the model must call"}
+	case len(req.GetServerTools()) > 0 || slices.ContainsFunc(req.GetTools(), func(t *llmrelayv1.Tool) bool { return t.GetName() == name }):
+		return nil
+	}
+	return &provider.FieldError{Field: "tool_choice.name", Description: fmt.Sprintf("%q is not the name of one of the request's tools", name)}
+}
+
+// nonFinite returns the path (below path) of the first NaN or infinite
+// number in v, "" when it has none. AsMap would turn one into the string
+// "NaN", sending the provider a string where the client set a number.
+func nonFinite(v *structpb.Value, path string) string {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_NumberValue:
+		if math.IsNaN(k.NumberValue) || math.IsInf(k.NumberValue, 0) {
+			return path
+		}
+	case *structpb.Value_StructValue:
+		for _, name := range slices.Sorted(maps.Keys(k.StructValue.GetFields())) {
+			if p := nonFinite(k.StructValue.GetFields()[name], path+"."+name); p != "" {
+				return p
+			}
+		}
+	case *structpb.Value_ListValue:
+		for i, item := range k.ListValue.GetValues() {
+			if p := nonFinite(item, fmt.Sprintf("%s[%d]", path, i)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // providerMessage converts messages[i] of a conversation (the request's,

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -64,6 +65,14 @@ func TestStructsThatAreNotJSONNameTheirField(t *testing.T) {
 	}{
 		{"a schema", &llmrelayv1.GenerateRequest{ResponseFormat: &llmrelayv1.ResponseFormat{JsonSchema: nan}}, "response_format.json_schema"},
 		{"tool parameters", &llmrelayv1.GenerateRequest{Tools: []*llmrelayv1.Tool{{Name: "a"}, {Name: "b", Parameters: nan}}}, "tools[1].parameters"},
+		// AsMap made these the string "NaN", sent on as if the client had.
+		{"provider options", &llmrelayv1.GenerateRequest{ProviderOptions: &structpb.Struct{Fields: map[string]*structpb.Value{
+			"a": structpb.NewNumberValue(1),
+			"b": structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewNullValue(), structpb.NewStructValue(nan)}}),
+		}}}, "provider_options.b[1].minimum"},
+		{"an infinite provider option", &llmrelayv1.GenerateRequest{ProviderOptions: &structpb.Struct{Fields: map[string]*structpb.Value{
+			"seed": structpb.NewNumberValue(math.Inf(-1)),
+		}}}, "provider_options.seed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,6 +131,45 @@ func TestPartsMustDescribeTheMessage(t *testing.T) {
 				}
 			case !errors.As(err, &fe) || fe.Field != tt.field:
 				t.Errorf("error %v, want a field error on %s", err, tt.field)
+			}
+		})
+	}
+}
+
+// TestForcedToolMustBeOffered: TOOL_CHOICE_MODE_TOOL names one of the
+// request's tools, and REQUIRED needs some; without a name, with another,
+// or without tools, it is a field error
+// before any attempt (a provider refused it after a round trip; the mock
+// ignored it). With server tools, whose names are known later, any name
+// passes here.
+func TestForcedToolMustBeOffered(t *testing.T) {
+	force := func(name string) *llmrelayv1.ToolChoice {
+		return &llmrelayv1.ToolChoice{Mode: llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, Name: name}
+	}
+	tools := []*llmrelayv1.Tool{{Name: "lookup"}, {Name: "book"}}
+	tests := []struct {
+		name string
+		req  *llmrelayv1.GenerateRequest
+		ok   bool
+	}{
+		{"an offered tool", &llmrelayv1.GenerateRequest{Tools: tools, ToolChoice: force("book")}, true},
+		{"no name", &llmrelayv1.GenerateRequest{Tools: tools, ToolChoice: force("")}, false},
+		{"a tool not offered", &llmrelayv1.GenerateRequest{Tools: tools, ToolChoice: force("cancel")}, false},
+		{"no tools at all", &llmrelayv1.GenerateRequest{ToolChoice: force("lookup")}, false},
+		{"a server tool's name", &llmrelayv1.GenerateRequest{ServerTools: []string{"everything/*"}, ToolChoice: force("everything__echo")}, true},
+		{"some tool of none", &llmrelayv1.GenerateRequest{ToolChoice: &llmrelayv1.ToolChoice{Mode: llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := providerRequest(tt.req, "echo", nil)
+			var fe *provider.FieldError
+			switch {
+			case tt.ok && err != nil:
+				t.Fatalf("error %v, want none", err)
+			case tt.ok && (out.ToolChoice.Mode != provider.ToolChoiceTool || out.ToolChoice.Name != tt.req.GetToolChoice().GetName()):
+				t.Fatalf("tool choice %+v", out.ToolChoice)
+			case !tt.ok && (!errors.As(err, &fe) || !strings.HasPrefix(fe.Field, "tool_choice.")):
+				t.Fatalf("error %v, want a field error on tool_choice", err)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"strconv"
 	"time"
 )
@@ -449,6 +450,30 @@ type Usage struct {
 	// CacheCreationInputTokens is the part of InputTokens written to the
 	// provider's prompt cache.
 	CacheCreationInputTokens int64
+}
+
+// MaxUsageCount bounds each count of one attempt's usage: more tokens
+// than a uint32 counts, or fewer than none, is a provider's error, not a
+// call's size (max_output_tokens is a uint32 too). Bounded counts keep the
+// costs and budget counters computed from them far from overflowing.
+const MaxUsageCount = math.MaxUint32
+
+// Bounded returns u with each count limited to 0..MaxUsageCount, and
+// whether any was outside. A negative count from a provider went to the
+// client as a uint64 of 18 quintillion tokens and credited its budgets.
+func (u Usage) Bounded() (Usage, bool) {
+	out := false
+	bound := func(n *int64) {
+		if *n < 0 || *n > MaxUsageCount {
+			*n, out = min(max(*n, 0), MaxUsageCount), true
+		}
+	}
+	bound(&u.InputTokens)
+	bound(&u.OutputTokens)
+	bound(&u.ReasoningTokens)
+	bound(&u.CachedInputTokens)
+	bound(&u.CacheCreationInputTokens)
+	return u, out
 }
 
 // Add adds u2's counts to u's.

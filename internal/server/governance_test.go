@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"math"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +16,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
@@ -21,6 +25,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
+	"github.com/llmrelay/llmrelay/internal/provider/providertest"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
@@ -409,6 +414,24 @@ func TestAdminScopes(t *testing.T) {
 			_, err := keys.CreateKey(bearer(ctx, adminSecret), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "x", Scopes: []string{"admin"}, Team: "nobody"}})
 			return err
 		}, codes.InvalidArgument, "INVALID_REQUEST"},
+		// An expiry out of Timestamp's range failed to encode (INTERNAL,
+		// a recovered panic); the first instant of year 1 is Go's zero
+		// time and made a key that never expires.
+		{"an expiry past year 9999", func() error {
+			_, err := keys.CreateKey(bearer(ctx, adminSecret), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "x", Scopes: []string{"admin"},
+				ExpiresAt: &timestamppb.Timestamp{Seconds: 1e15}}})
+			return err
+		}, codes.InvalidArgument, "INVALID_REQUEST"},
+		{"an expiry with negative nanos", func() error {
+			_, err := keys.CreateKey(bearer(ctx, adminSecret), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "x", Scopes: []string{"admin"},
+				ExpiresAt: &timestamppb.Timestamp{Seconds: 4e9, Nanos: -1}}})
+			return err
+		}, codes.InvalidArgument, "INVALID_REQUEST"},
+		{"an expiry at year 1", func() error {
+			_, err := keys.CreateKey(bearer(ctx, adminSecret), &adminv1.CreateKeyRequest{Key: &adminv1.Key{Name: "x", Scopes: []string{"admin"},
+				ExpiresAt: timestamppb.New(time.Time{})}})
+			return err
+		}, codes.InvalidArgument, "INVALID_REQUEST"},
 		{"an update without a mask", func() error {
 			_, err := keys.UpdateKey(bearer(ctx, adminSecret), &adminv1.UpdateKeyRequest{Key: &adminv1.Key{Name: "app"}})
 			return err
@@ -430,6 +453,29 @@ func TestAdminScopes(t *testing.T) {
 	}
 	if want := "[app/KEY_SOURCE_CONFIG finance/KEY_SOURCE_CONFIG ops/KEY_SOURCE_CONFIG]"; fmt.Sprint(names) != want {
 		t.Fatalf("ListKeys: %v, want %s", names, want)
+	}
+}
+
+// TestAnExpiryAtYearOneIsRefused: an update that sets a stored key's expiry
+// to 0001-01-01T00:00:00Z, Go's zero time, is refused and leaves the
+// expiry it had; it used to clear it, so the key never expired.
+func TestAnExpiryAtYearOneIsRefused(t *testing.T) {
+	in := servertest.Start(t, governanceConfig(nil, ""))
+	keys := adminv1.NewKeyServiceClient(in.Conn)
+	ctx := bearer(t.Context(), adminSecret)
+	expires := timestamppb.New(time.Now().Add(time.Hour).Truncate(time.Second))
+	createKey(t, in, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"}, ExpiresAt: expires})
+	_, err := keys.UpdateKey(ctx, &adminv1.UpdateKeyRequest{
+		Key: &adminv1.Key{Name: "ci", ExpiresAt: timestamppb.New(time.Time{})}, UpdateMask: &fieldmaskpb.FieldMask{Paths: []string{"expires_at"}}})
+	if code, info, _ := errorInfo(err); code != codes.InvalidArgument || info.GetReason() != "INVALID_REQUEST" {
+		t.Fatalf("UpdateKey(expires_at 0001-01-01): %v %s, want InvalidArgument INVALID_REQUEST", code, info.GetReason())
+	}
+	got, err := keys.GetKey(ctx, &adminv1.GetKeyRequest{Name: "ci"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(got.GetKey().GetExpiresAt(), expires) {
+		t.Fatalf("expires_at after the refused update: %v, want %v", got.GetKey().GetExpiresAt(), expires)
 	}
 }
 
@@ -497,5 +543,41 @@ func TestServerToolTurnsSettled(t *testing.T) {
 	other := createKey(t, in, &adminv1.Key{Name: "plain", Scopes: []string{"generate"}, Models: []string{"*"}})
 	if _, err := generate(t.Context(), in, other, scripted(t, []string{"go/echo"}, `{}`)); err == nil {
 		t.Fatal("a stored key without tools offered a server tool")
+	}
+}
+
+// TestUsageOutOfRangeIsBounded: an upstream that reports a negative token
+// count, or more tokens than a uint32 holds, is counted within 0..2³²-1.
+// The negative count went to the client as a uint64 of 18 quintillion
+// tokens and credited the key's budget a negative cost.
+func TestUsageOutOfRangeIsBounded(t *testing.T) {
+	const stream = `data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}
+
+data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":-50,"completion_tokens":3,"total_tokens":-47,"completion_tokens_details":{"reasoning_tokens":90000000000}}}
+
+data: [DONE]
+
+`
+	up := providertest.NewUpstream(t, func(int, *http.Request) providertest.Reply { return providertest.Reply{Body: []byte(stream)} })
+	cfg := governanceConfig(nil, "")
+	cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL + "/v1", Models: []string{"m"}}}
+	cfg.Pricing.Models = map[string]usage.Price{"up/m": {"input": 10, "output": 20}}
+	cfg.Auth.Keys = append(cfg.Auth.Keys, config.APIKey{Name: "app", SHA256: auth.HashKey("app-secret"), Scopes: []string{"generate"}, Models: []string{"*"},
+		Budgets: []spend.Budget{{Window: spend.Day, MaxCostUSD: 1e6}}})
+	in := servertest.Start(t, cfg)
+
+	final, err := generate(t.Context(), in, "app-secret", &llmrelayv1.GenerateRequest{Model: "up/m", Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "hi"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := final.GetUsage(); u.GetInputTokens() != 0 || u.GetOutputTokens() != 3 || u.GetReasoningTokens() != math.MaxUint32 {
+		t.Fatalf("final usage %v, want input 0, output 3, reasoning 4294967295", u)
+	}
+	key, err := adminv1.NewKeyServiceClient(in.Conn).GetKey(bearer(t.Context(), adminSecret), &adminv1.GetKeyRequest{Name: "app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := key.GetKey().GetBudgets()[0].GetSpentCostUsd(), 3*20e-6; math.Abs(got-want) > 1e-12 {
+		t.Fatalf("the budget spent $%g, want $%g (3 output tokens)", got, want)
 	}
 }

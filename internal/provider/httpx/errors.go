@@ -83,7 +83,7 @@ func RetryHint(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 || s >= float64(maxHint/time.Second) {
+		if !(s >= 0 && s < float64(maxHint/time.Second)) { // NaN too: ParseFloat reads "NaN"
 			return 0, false
 		}
 		return time.Duration(s * float64(time.Second)), true

@@ -31,6 +31,9 @@ func TestRetryHint(t *testing.T) {
 		{"negative", map[string]string{"Retry-After": "-4"}, 0, false},
 		{"garbage", map[string]string{"Retry-After": "later"}, 0, false},
 		{"absurd", map[string]string{"Retry-After": "1e12"}, 0, false},
+		{"not a number", map[string]string{"Retry-After": "NaN"}, 0, false},
+		{"infinite", map[string]string{"Retry-After": "+Inf"}, 0, false},
+		{"not a number of ms", map[string]string{"Retry-After-Ms": "nan"}, 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

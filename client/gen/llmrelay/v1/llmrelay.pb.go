@@ -261,7 +261,8 @@ const (
 	ToolChoiceMode_TOOL_CHOICE_MODE_AUTO ToolChoiceMode = 1
 	// The model must not call a tool.
 	ToolChoiceMode_TOOL_CHOICE_MODE_NONE ToolChoiceMode = 2
-	// The model must call some tool.
+	// The model must call some tool: the request offers at least one
+	// (`tools` or `server_tools`), or it is INVALID_ARGUMENT (INVALID_REQUEST).
 	ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED ToolChoiceMode = 3
 	// The model must call the tool named in `ToolChoice.name`.
 	ToolChoiceMode_TOOL_CHOICE_MODE_TOOL ToolChoiceMode = 4
@@ -912,7 +913,8 @@ type GenerateRequest struct {
 	// INVALID_ARGUMENT, reason INVALID_PROVIDER_OPTIONS, naming the key (e.g.
 	// `provider_options.model`): use the request's own field. The server's
 	// operator may allow only some keys, or forbid some, per provider (a
-	// forbidden key is refused the same way). Nothing is ignored silently.
+	// forbidden key is refused the same way), and a NaN or infinite number,
+	// which JSON cannot carry, is refused too. Nothing is ignored silently.
 	//
 	// The mock provider reads:
 	//
@@ -2125,7 +2127,9 @@ type ToolChoice struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The mode.
 	Mode ToolChoiceMode `protobuf:"varint,1,opt,name=mode,proto3,enum=llmrelay.v1.ToolChoiceMode" json:"mode,omitempty"`
-	// With TOOL_CHOICE_MODE_TOOL: the tool the model must call.
+	// With TOOL_CHOICE_MODE_TOOL: the tool the model must call, required and
+	// one of `tools` (or, with `server_tools`, a server tool's `model_name`);
+	// anything else is INVALID_ARGUMENT (INVALID_REQUEST) before any attempt.
 	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3529,7 +3533,10 @@ func (x *Final) GetTurns() uint32 {
 }
 
 // Usage counts tokens, the same way for every provider (docs/providers.md
-// says how each provider's own counts map onto these).
+// says how each provider's own counts map onto these). A count a provider
+// reports outside 0..4,294,967,295 for one attempt (a negative one, say)
+// is taken as the nearer bound, here and in budgets and metrics, and the
+// server logs it.
 type Usage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Tokens in the prompt, those read from or written to the provider's

@@ -287,7 +287,8 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    * INVALID_ARGUMENT, reason INVALID_PROVIDER_OPTIONS, naming the key (e.g.
    * `provider_options.model`): use the request's own field. The server's
    * operator may allow only some keys, or forbid some, per provider (a
-   * forbidden key is refused the same way). Nothing is ignored silently.
+   * forbidden key is refused the same way), and a NaN or infinite number,
+   * which JSON cannot carry, is refused too. Nothing is ignored silently.
    *
    * The mock provider reads:
    *
@@ -1095,7 +1096,9 @@ export type ToolChoice = Message$1<"llmrelay.v1.ToolChoice"> & {
   mode: ToolChoiceMode;
 
   /**
-   * With TOOL_CHOICE_MODE_TOOL: the tool the model must call.
+   * With TOOL_CHOICE_MODE_TOOL: the tool the model must call, required and
+   * one of `tools` (or, with `server_tools`, a server tool's `model_name`);
+   * anything else is INVALID_ARGUMENT (INVALID_REQUEST) before any attempt.
    *
    * @generated from field: string name = 2;
    */
@@ -1991,7 +1994,10 @@ export const FinalSchema: GenMessage<Final> = /*@__PURE__*/
 
 /**
  * Usage counts tokens, the same way for every provider (docs/providers.md
- * says how each provider's own counts map onto these).
+ * says how each provider's own counts map onto these). A count a provider
+ * reports outside 0..4,294,967,295 for one attempt (a negative one, say)
+ * is taken as the nearer bound, here and in budgets and metrics, and the
+ * server logs it.
  *
  * @generated from message llmrelay.v1.Usage
  */
@@ -2596,7 +2602,8 @@ export enum ToolChoiceMode {
   NONE = 2,
 
   /**
-   * The model must call some tool.
+   * The model must call some tool: the request offers at least one
+   * (`tools` or `server_tools`), or it is INVALID_ARGUMENT (INVALID_REQUEST).
    *
    * @generated from enum value: TOOL_CHOICE_MODE_REQUIRED = 3;
    */

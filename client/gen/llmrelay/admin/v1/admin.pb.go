@@ -218,7 +218,8 @@ type Key struct {
 	// window.
 	Budgets []*Budget `protobuf:"bytes,9,rep,name=budgets,proto3" json:"budgets,omitempty"`
 	// When the key stops working (API_KEY_EXPIRED); unset: never. It must be
-	// in the future when set.
+	// in the future when set, and a valid Timestamp (0001-01-01 to
+	// 9999-12-31, nanos 0 to 999,999,999); anything else is INVALID_REQUEST.
 	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
 	// Free-form labels (an owner, a ticket). At most 32 entries, keys up to
 	// 64 bytes, values up to 256 bytes. Keep secrets out of them: they are

@@ -151,7 +151,8 @@ export type Key = Message<"llmrelay.admin.v1.Key"> & {
 
   /**
    * When the key stops working (API_KEY_EXPIRED); unset: never. It must be
-   * in the future when set.
+   * in the future when set, and a valid Timestamp (0001-01-01 to
+   * 9999-12-31, nanos 0 to 999,999,999); anything else is INVALID_REQUEST.
    *
    * @generated from field: google.protobuf.Timestamp expires_at = 10;
    */
