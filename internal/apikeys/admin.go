@@ -345,7 +345,9 @@ func (a *Admin) forget(hash string) {
 }
 
 // check says what is wrong with k, whose secret hashes to hash, as of now;
-// fields are the ones being set (an expiry is checked only when set).
+// fields are the ones being set. An expiry and a team are checked only
+// when set: a reload may drop a team that stored keys still name, and
+// that must not block changing their other fields.
 func (a *Admin) check(k *Key, hash string, now time.Time, fields []string) error {
 	if _, err := auth.NewIdentity(k.keyConfig(hash)); err != nil {
 		var ke *auth.KeyError
@@ -359,7 +361,7 @@ func (a *Admin) check(k *Key, hash string, now time.Time, fields []string) error
 		}
 		return err
 	}
-	if k.Team != "" && !a.teams[k.Team] {
+	if k.Team != "" && slices.Contains(fields, FieldTeam) && !a.teams[k.Team] {
 		teams := slices.Sorted(maps.Keys(a.teams))
 		return &FieldError{Field: "key.team", Problem: fmt.Sprintf("%q is not a configured team; the teams are [%s]", k.Team, strings.Join(teams, ", "))}
 	}

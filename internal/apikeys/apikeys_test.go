@@ -261,6 +261,24 @@ func TestUpdate(t *testing.T) {
 	}
 }
 
+// TestUpdateAfterTheTeamIsGone: after a reload drops a team a stored key
+// names, the key's other fields still change; setting the team it names
+// is refused. Every update was refused ("is not a configured team").
+func TestUpdateAfterTheTeamIsGone(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	h.create(t, appKey("ci"))
+	reloaded := apikeys.NewAdmin(apikeys.AdminDeps{Store: h.store, Config: configKeys, Keys: h.keys, Now: h.clock.Now,
+		Logger: slog.New(slog.NewJSONHandler(h.log, nil)), Metrics: h.m})
+	k, err := reloaded.Update(ctx, ops, apikeys.Key{Name: "ci", Metadata: map[string]string{"owner": "qa"}}, []string{apikeys.FieldMetadata})
+	if err != nil || k.Metadata["owner"] != "qa" || k.Team != "research" {
+		t.Fatalf("updating the metadata: %+v, %v; want it changed and the team kept", k, err)
+	}
+	if _, err := reloaded.Update(ctx, ops, apikeys.Key{Name: "ci", Team: "research"}, []string{apikeys.FieldTeam}); !errors.Is(err, apikeys.ErrInvalid) {
+		t.Fatalf("setting a team that is not configured: %v, want ErrInvalid", err)
+	}
+}
+
 // TestConcurrentUpdatesAllApply: updates of different fields at the same
 // time each apply (a conflict reads the key again), none is lost.
 func TestConcurrentUpdatesAllApply(t *testing.T) {

@@ -69,10 +69,18 @@ func TestPrepareReadsHeadersFromTheEnvironment(t *testing.T) {
 	if err != nil || p.headers["s"].Get("Authorization") != "Bearer secret-value" {
 		t.Fatalf("Prepare = %+v, %v", p, err)
 	}
-	delete(env, "S_AUTH")
-	_, err = Prepare(c, Scopes{}, func(k string) string { return env[k] })
-	if err == nil || !strings.Contains(err.Error(), "S_AUTH") || strings.Contains(err.Error(), "secret-value") {
-		t.Fatalf("Prepare without the variable: %v", err)
+	// A secret file's newline is dropped: net/http refused the header, and
+	// the server never connected.
+	env["S_AUTH"] = "Bearer secret-value\n"
+	if p, err = Prepare(c, Scopes{}, func(k string) string { return env[k] }); err != nil || p.headers["s"].Get("Authorization") != "Bearer secret-value" {
+		t.Fatalf("Prepare with a trailing newline = %+v, %v", p, err)
+	}
+	for _, v := range []string{"", "Bearer secret-value\r\nX-Injected: 1"} {
+		env["S_AUTH"] = v
+		_, err = Prepare(c, Scopes{}, func(k string) string { return env[k] })
+		if err == nil || !strings.Contains(err.Error(), "S_AUTH") || strings.Contains(err.Error(), "secret-value") {
+			t.Fatalf("Prepare with S_AUTH=%q: %v", v, err)
+		}
 	}
 }
 

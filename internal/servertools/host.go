@@ -23,11 +23,13 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/metrics"
@@ -161,7 +163,8 @@ type Prepared struct {
 
 // Prepare reads the headers of cfg's servers from the environment
 // (getenv) and pairs cfg with the keys' scopes. It fails when a header's
-// variable is unset or empty, naming the variable, never its value.
+// variable is unset or empty, or holds a control character once the
+// whitespace around it is dropped, naming the variable, never its value.
 func Prepare(cfg Config, scopes Scopes, getenv func(string) string) (*Prepared, error) {
 	p := &Prepared{cfg: cfg, headers: map[string]http.Header{}, scopes: scopes}
 	for i, s := range cfg.MCPServers {
@@ -173,9 +176,12 @@ func Prepare(cfg Config, scopes Scopes, getenv func(string) string) (*Prepared, 
 		sort.Strings(keys)
 		for _, k := range keys {
 			env := s.HeadersEnv[k]
-			v := getenv(env)
+			v := strings.TrimSpace(getenv(env)) // a secret file's newline
 			if v == "" {
 				return nil, fmt.Errorf("tools.mcp_servers[%d].headers_env.%s names %s, but that environment variable is unset or empty", i, k, env)
+			}
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return nil, fmt.Errorf("tools.mcp_servers[%d].headers_env.%s names %s, whose value holds a line break or control character, which an HTTP header cannot carry (the value is not shown)", i, k, env)
 			}
 			hdr.Set(k, v)
 		}

@@ -3,6 +3,9 @@ package httpx
 import (
 	"fmt"
 	"os"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
@@ -37,7 +40,12 @@ func (s Secret) IsZero() bool { return s.p == nil }
 // error when required (the kind's API always needs a key) and fine
 // otherwise (a local OpenAI-compatible server such as Ollama needs none). A
 // variable that is named but unset or empty is always an error, naming the
-// variable, never its value. Errors are *provider.ConfigProblem.
+// variable, never its value. Whitespace around the key (the newline a
+// key file or a Kubernetes secret made from one ends with) is dropped; a
+// key that still holds a control character cannot go in a header and is
+// an error: HTTP/1.1 requests turned it into a space, HTTP/2 ones sent it
+// as it was, for the provider to reset the stream. Errors are
+// *provider.ConfigProblem.
 func APIKey(cfg provider.Config, required bool) (Secret, error) {
 	if cfg.APIKeyEnv == "" {
 		if required {
@@ -45,9 +53,12 @@ func APIKey(cfg provider.Config, required bool) (Secret, error) {
 		}
 		return Secret{}, nil
 	}
-	v := os.Getenv(cfg.APIKeyEnv)
+	v := strings.TrimSpace(os.Getenv(cfg.APIKeyEnv))
 	if v == "" {
 		return Secret{}, &provider.ConfigProblem{Field: "api_key_env", Problem: fmt.Sprintf("names %s, but that environment variable is unset or empty", cfg.APIKeyEnv)}
+	}
+	if !httpguts.ValidHeaderFieldValue(v) {
+		return Secret{}, &provider.ConfigProblem{Field: "api_key_env", Problem: fmt.Sprintf("names %s, whose value holds a line break or control character, which an HTTP header cannot carry (the value is not shown)", cfg.APIKeyEnv)}
 	}
 	return Secret{p: &v}, nil
 }

@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
@@ -43,6 +47,33 @@ func baseURLProblem(base string) string {
 		return "it has no host"
 	}
 	return ""
+}
+
+// framingHeaders are the headers a request's own framing and connection
+// decide: a provider's configured headers may not set them.
+var framingHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Te", "Trailer", "Upgrade"}
+
+// checkHeaders says what is wrong with a provider's configured headers: a
+// name that is no header name, a value no header can carry (a line break,
+// a control character), or a framing header. Requests would drop the
+// first, rewrite the second and override the third without a word. The
+// values are not shown: a header may carry a credential.
+func checkHeaders(headers map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(headers)) {
+		problem := ""
+		switch {
+		case !httpguts.ValidHeaderFieldName(name):
+			problem = "is not a valid header name"
+		case slices.Contains(framingHeaders, http.CanonicalHeaderKey(name)):
+			problem = "cannot be set: the request's framing and connection decide it"
+		case !httpguts.ValidHeaderFieldValue(headers[name]):
+			problem = "has a value a header cannot carry (a line break or control character; the value is not shown)"
+		}
+		if problem != "" {
+			return &provider.ConfigProblem{Field: "headers." + name, Problem: problem}
+		}
+	}
+	return nil
 }
 
 // StaticHeader returns the headers every request of a provider carries: the

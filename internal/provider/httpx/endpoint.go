@@ -56,6 +56,9 @@ func NewEndpoint(cfg provider.Config, o EndpointOptions) (*Endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkHeaders(cfg.Headers); err != nil {
+		return nil, err
+	}
 	client, err := NewClient(cfg.Transport, cfg.Redirects)
 	if err != nil {
 		return nil, err

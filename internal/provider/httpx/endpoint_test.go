@@ -179,6 +179,36 @@ func TestBaseURLErrorsDoNotQuoteTheValue(t *testing.T) {
 	}
 }
 
+// A configured header that requests would drop (a bad name), rewrite (a
+// line break in its value) or override (framing) is refused by name at
+// start-up and reload, the value unquoted; a credential header is the
+// operator's to set.
+func TestConfiguredHeadersAreChecked(t *testing.T) {
+	const secret = "0123456789abcdef0123456789abcdef"
+	tests := []struct {
+		name    string
+		headers map[string]string
+		want    string // "" for accepted
+	}{
+		{"a line break in the value", map[string]string{"X-Gateway-Key": secret + "\r\nX-Injected: 1"}, "headers.X-Gateway-Key: has a value a header cannot carry"},
+		{"a trailing newline", map[string]string{"OpenAI-Project": secret + "\n"}, "headers.OpenAI-Project: has a value"},
+		{"a space in the name", map[string]string{"Gateway Key": "v"}, "headers.Gateway Key: is not a valid header name"},
+		{"framing", map[string]string{"transfer-encoding": "chunked"}, "headers.transfer-encoding: cannot be set"},
+		{"a credential and a project", map[string]string{"Authorization": "Bearer " + secret, "OpenAI-Project": "p1"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := httpx.NewEndpoint(provider.Config{Kind: "openai", BaseURL: "http://127.0.0.1:1/v1", Headers: tc.headers}, httpx.EndpointOptions{})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("NewEndpoint: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), secret)):
+				t.Fatalf("error = %v, want one with %q, without the value", err, tc.want)
+			}
+		})
+	}
+}
+
 // The error of a request that could not be sent quotes its URL; the query
 // and user info, which may hold a key, are left out, since it is logged.
 func TestTransportErrorsLeaveTheURLsSecretsOut(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -452,4 +453,35 @@ func (p *connectProxy) tunnels() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.targets...)
+}
+
+// TestAKeyFileNewlineIsNotSent: a key read from a file keeps the file's
+// newline ($(cat) drops it, a Kubernetes secret made with --from-file does
+// not). Over TLS + HTTP/2, the way real providers are reached, every
+// request failed as a transport failure ("invalid HTTP/2 header field
+// value"), retried as if transient; HTTP/1.1 trimmed it. It is trimmed; a
+// key with a control character inside is a configuration error, at start
+// or reload, that does not show the key.
+func TestAKeyFileNewlineIsNotSent(t *testing.T) {
+	ca := newPKI(t)
+	serverCert, _, _ := ca.issue("upstream", "127.0.0.1")
+	up := tlsUpstream(t, serverCert, nil, func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 2 || r.Header.Get("X-Key") != "sk-from-a-file" {
+			http.Error(w, "wrong key or protocol", http.StatusUnauthorized)
+			return
+		}
+		sse(w, r)
+	})
+	t.Setenv("LLMRELAY_TEST_KEY", "sk-from-a-file\n")
+	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY", Transport: provider.Transport{CAFile: ca.CAFile}})
+	if r := streamWithin(t, ep, up.URL, patience); r.Err != nil || r.Text != "ok" {
+		t.Fatalf("stream: %q, %v; want ok over HTTP/2 with the key trimmed", r.Text, r.Err)
+	}
+
+	t.Setenv("LLMRELAY_TEST_KEY", "sk-from\x01a-file")
+	_, err := httpx.NewEndpoint(provider.Config{Kind: "test", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}, httpx.EndpointOptions{})
+	var cp *provider.ConfigProblem
+	if !errors.As(err, &cp) || cp.Field != "api_key_env" || strings.Contains(err.Error(), "sk-from") {
+		t.Fatalf("a key with a control character inside: %v, want an api_key_env problem that does not show it", err)
+	}
 }
