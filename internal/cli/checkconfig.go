@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,9 @@ import (
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/servertools"
+	"github.com/llmrelay/llmrelay/internal/state"
+	"github.com/llmrelay/llmrelay/internal/state/redisstore"
 )
 
 var checkConfigCommand = &command{
@@ -18,8 +22,11 @@ var checkConfigCommand = &command{
 	about: `Checks a config file as serve does before it listens (the file, then the
 LLMRELAY_* environment variables; every provider and route is built, so
 each variable that api_key_env names must be set, and each route target
-must be a model its provider serves) and prints the configuration serve would
-run with: every setting, defaults included, secret-looking values masked.
+must be a model its provider serves; the TLS certificates and keys, the
+Redis store's password variables and TLS files and the MCP servers'
+header variables are read, though nothing is dialled) and prints the
+configuration serve would run with: every setting, defaults included,
+secret-looking values masked.
 FILE defaults to $LLMRELAY_CONFIG.
 
 Each problem is named by its setting and the file's line:
@@ -62,6 +69,9 @@ func checkConfig(file string, env Env) error {
 	if _, err := route.NewTable(cfg.Routes, set, route.Options{Policy: cfg.OutlierDetection}); err != nil {
 		return cfg.Locate(err)
 	}
+	if err := readsBeyondTheFile(cfg, env.Getenv); err != nil {
+		return err
+	}
 	r := cfg.Redacted()
 	out, err := r.YAML()
 	if err != nil {
@@ -69,6 +79,31 @@ func checkConfig(file string, env Env) error {
 	}
 	writeHeader(env.Stdout, file, env.Getenv)
 	_, err = env.Stdout.Write(out)
+	return err
+}
+
+// readsBeyondTheFile reads what serve reads before it listens besides the
+// file and the providers' keys, and fails as serve would: the servers'
+// certificates and keys, the Redis store's password variables and TLS
+// files, the MCP servers' header variables. Nothing is dialled.
+func readsBeyondTheFile(cfg *config.Config, getenv func(string) string) error {
+	for _, t := range []struct {
+		name string
+		tls  config.TLS
+	}{{"tls", cfg.TLS}, {"http_tls", cfg.HTTPTLS}} {
+		if !t.tls.Enabled() {
+			continue
+		}
+		if _, err := tls.LoadX509KeyPair(t.tls.CertFile, t.tls.KeyFile); err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
+	}
+	if cfg.State.Store == state.StoreRedis {
+		if _, err := redisstore.ClientOptions(cfg.State.Redis, getenv); err != nil {
+			return fmt.Errorf("state: %w", err)
+		}
+	}
+	_, err := servertools.Prepare(cfg.Tools, servertools.Scopes{}, getenv)
 	return err
 }
 

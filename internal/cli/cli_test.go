@@ -103,6 +103,23 @@ func TestCheckConfig(t *testing.T) {
 			}
 		}
 	})
+	// serve reads these before it listens and fails without them;
+	// check-config called such files valid.
+	t.Run("what serve reads beyond the file", func(t *testing.T) {
+		for _, tc := range []struct{ config, want string }{
+			{"tls: {cert_file: testdata/no-such-cert.pem, key_file: testdata/no-such-key.pem}\n", "tls: open testdata/no-such-cert.pem: no such file or directory"},
+			{"http_tls: {cert_file: testdata/good.yaml, key_file: testdata/good.yaml}\n", "http_tls: tls: failed to find any PEM data in certificate input"},
+			{"state: {store: redis, redis: {address: 127.0.0.1:6379, password_env: LLMRELAY_TEST_UNSET_PASSWORD}}\n",
+				"state: state.redis.password_env: $LLMRELAY_TEST_UNSET_PASSWORD is empty or unset"},
+			{"tools: {mcp_servers: [{name: e, url: http://127.0.0.1:1/mcp, allow: [\"*\"], headers_env: {Authorization: LLMRELAY_TEST_UNSET_AUTH}}]}\n",
+				"tools.mcp_servers[0].headers_env.Authorization names LLMRELAY_TEST_UNSET_AUTH, but that environment variable is unset or empty"},
+		} {
+			r := runCLI(t.Context(), t, []string{"check-config", writeConfig(t, tc.config)}, nil, "")
+			if r.code != ExitFailed || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("%s: exit %d, stderr %q; want %q", strings.TrimSpace(tc.config), r.code, r.stderr, tc.want)
+			}
+		}
+	})
 	t.Run("a route target its provider does not serve", func(t *testing.T) {
 		file := writeConfig(t, "routes:\n  - name: smart\n    targets: [{model: mock/gpt-4.1}]\n")
 		r := runCLI(t.Context(), t, []string{"check-config", file}, nil, "")

@@ -59,6 +59,8 @@ func TestStateRejectsBadConfig(t *testing.T) {
 		{"unknown policy", "state: {on_store_failure: maybe}\n", `state.on_store_failure: "maybe" is not fail_open or fail_closed`},
 		{"redis without address", "state: {store: redis}\n", "state.redis.address: required"},
 		{"address not host:port", "state: {store: redis, redis: {address: localhost}}\n", `state.redis.address: "localhost" is not host:port`},
+		{"a port past 65535", "state: {store: redis, redis: {address: \"127.0.0.1:99999\"}}\n", `state.redis.address: "127.0.0.1:99999": the port must be a number from 1 to 65535`},
+		{"a cluster node without a host", "state: {store: redis, redis: {mode: cluster, addresses: [\"127.0.0.1:7000\", \":7001\"]}}\n", `state.redis.addresses[1]: ":7001" has no host`},
 		{"cluster without addresses", "state: {store: redis, redis: {mode: cluster}}\n", "state.redis.addresses: required with mode cluster"},
 		{"cluster with db", "state: {store: redis, redis: {mode: cluster, addresses: ['a:1'], db: 2}}\n", "state.redis.db"},
 		{"sentinel without master", "state: {store: redis, redis: {mode: sentinel, addresses: ['a:26379']}}\n", "state.redis.sentinel_master"},

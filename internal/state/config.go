@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -140,8 +141,14 @@ func (c Config) Check(p setting.Problems) {
 
 	r := c.Redis
 	hostPort := func(path, addr string) {
-		if _, _, err := net.SplitHostPort(addr); err != nil {
+		host, port, err := net.SplitHostPort(addr)
+		switch n, perr := strconv.Atoi(port); {
+		case err != nil:
 			bad(path, "%q is not host:port", addr)
+		case host == "":
+			bad(path, "%q has no host: name the Redis server, as in 127.0.0.1:6379", addr)
+		case perr != nil || n < 1 || n > 65535:
+			bad(path, "%q: the port must be a number from 1 to 65535, as in 127.0.0.1:6379", addr)
 		}
 	}
 	switch r.Mode {
