@@ -988,6 +988,7 @@ var anthropicErrorTypes = map[int]string{
 	http.StatusMethodNotAllowed:      "invalid_request_error",
 	http.StatusConflict:              "invalid_request_error",
 	http.StatusRequestEntityTooLarge: "request_too_large",
+	http.StatusUnsupportedMediaType:  "invalid_request_error",
 	http.StatusTooManyRequests:       "rate_limit_error",
 	http.StatusGatewayTimeout:        "timeout_error",
 	StatusOverloaded:                 "overloaded_error",

@@ -170,8 +170,15 @@ func cannotDiscard(req *llmrelayv1.GenerateRequest) {
 	}
 }
 
-// readBody reads a request body, bounded in size and time.
+// readBody reads a request body, bounded in size and time. A compressed
+// body (Content-Encoding other than identity) is refused 415: read as it
+// is, it failed as JSON that does not parse.
 func (d *door) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *failure) {
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		f := requestError("", "the request body's Content-Encoding "+strconv.Quote(ce)+" is not supported: send it uncompressed")
+		f.status = http.StatusUnsupportedMediaType
+		return nil, &f
+	}
 	if d.o.BodyTimeout > 0 {
 		rc := http.NewResponseController(w)
 		_ = rc.SetReadDeadline(time.Now().Add(d.o.BodyTimeout))

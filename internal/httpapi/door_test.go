@@ -170,6 +170,18 @@ func TestDoorsDecideNothing(t *testing.T) {
 		}
 	})
 
+	// A gzip body was read as it was: "not valid JSON (at byte 1)".
+	t.Run("a compressed body", func(t *testing.T) {
+		for _, p := range []string{"/v1/chat/completions", "/v1/messages"} {
+			r := call(t, base, request{path: p, key: "sk-full", body: chat("mock/echo"),
+				headers: map[string]string{"Content-Encoding": "gzip", "Anthropic-Version": "2023-06-01"}})
+			if msg, _ := path(r.json(t), "error.message").(string); r.status != 415 || path(r.json(t), "error.type") != "invalid_request_error" ||
+				!strings.Contains(msg, `Content-Encoding "gzip" is not supported`) {
+				t.Errorf("%s: %d %s", p, r.status, r.body)
+			}
+		}
+	})
+
 	t.Run("another path", func(t *testing.T) {
 		r := call(t, base, request{method: http.MethodGet, path: "/v1/completions", headers: map[string]string{"Anthropic-Version": "2023-06-01"}})
 		if r.status != 404 || path(r.json(t), "error.type") != "not_found_error" || r.header.Get("Request-Id") == "" {

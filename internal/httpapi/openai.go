@@ -653,6 +653,7 @@ var openAIErrorTypes = map[int]string{
 	http.StatusMethodNotAllowed:      "invalid_request_error",
 	http.StatusConflict:              "conflict_error",
 	http.StatusRequestEntityTooLarge: "invalid_request_error",
+	http.StatusUnsupportedMediaType:  "invalid_request_error",
 	http.StatusTooManyRequests:       "rate_limit_error",
 	http.StatusGatewayTimeout:        "timeout_error",
 	StatusClientClosed:               "cancelled",
