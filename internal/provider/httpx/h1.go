@@ -539,7 +539,9 @@ func (b *h1Body) awaitData() bool {
 	b.mu.Lock()
 	done := b.done // the connection is another request's, or closed
 	b.mu.Unlock()
-	if done || b.c.br.Buffered() > 0 {
+	// An empty body (Content-Length: 0) is http.NoBody, at its end before
+	// any byte: waiting for the socket waited for the next response's.
+	if done || b.body == http.NoBody || b.c.br.Buffered() > 0 {
 		return true
 	}
 	return awaitBytes(b.c)
@@ -554,7 +556,7 @@ func (b *h1Body) endArrived() bool {
 	b.mu.Lock()
 	done := b.done
 	b.mu.Unlock()
-	if done {
+	if done || b.body == http.NoBody {
 		return true
 	}
 	if !b.chunked {

@@ -485,3 +485,44 @@ func TestAKeyFileNewlineIsNotSent(t *testing.T) {
 		t.Fatalf("a key with a control character inside: %v, want an api_key_env problem that does not show it", err)
 	}
 }
+
+// TestAnEmptyBodyEndsTheStream: a 200 whose body is empty (Content-Length:
+// 0, as a proxy or a broken server answers) ends the stream at once, cut
+// short, over HTTP/1.1 and HTTP/2. Over HTTP/1.1 the stream waited for bytes on the
+// kept-alive connection until the first-event timeout (2 minutes by
+// default), then failed as the call's deadline.
+func TestAnEmptyBodyEndsTheStream(t *testing.T) {
+	empty := func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(http.StatusOK)
+	}
+	h1 := httptest.NewServer(http.HandlerFunc(empty))
+	t.Cleanup(h1.Close)
+	ca := newPKI(t)
+	serverCert, _, _ := ca.issue("upstream", "127.0.0.1")
+	h2 := tlsUpstream(t, serverCert, nil, empty)
+	for _, up := range []struct {
+		name string
+		url  string
+		tr   provider.Transport
+	}{{"HTTP/1.1", h1.URL, provider.Transport{}}, {"HTTP/2", h2.URL, provider.Transport{CAFile: ca.CAFile}}} {
+		t.Run(up.name, func(t *testing.T) {
+			ep := endpoint(t, provider.Config{Kind: "test", BaseURL: up.url, Transport: up.tr})
+			ctx, cancel := context.WithTimeout(t.Context(), patience)
+			defer cancel()
+			s, err := ep.Stream(ctx, call(t, up.url))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			r := pt.Drain(s, nil)
+			if ctx.Err() != nil {
+				t.Fatalf("the stream ended only when its context did (%v): %v", ctx.Err(), r.Err)
+			}
+			if r.Err == nil || !strings.Contains(r.Err.Error(), "ended without its terminator") || r.Text != "" {
+				t.Fatalf("stream: %q, %v; want it ended, without its terminator", r.Text, r.Err)
+			}
+		})
+	}
+}
