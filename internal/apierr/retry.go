@@ -51,7 +51,12 @@ func FromFailure(f *retry.Failure) *Error {
 		Metadata: failureMetadata(f),
 		Cause:    f,
 	}
-	if (c.Class == provider.ClassRejected || c.Class == provider.ClassNotFound || c.Class == provider.ClassInvalidOutput) && c.Provider != nil && c.Provider.Message != "" {
+	// A protocol error with a status is about the whole response (a JSON
+	// document or an HTML page instead of an event stream): its message,
+	// llmrelay's own words, says which.
+	said := c.Class == provider.ClassRejected || c.Class == provider.ClassNotFound || c.Class == provider.ClassInvalidOutput ||
+		c.Class == provider.ClassProtocol && c.Provider != nil && c.Provider.Status != 0
+	if said && c.Provider != nil && c.Provider.Message != "" {
 		// Only the message the adapter parsed from the provider's error
 		// format, cleaned and bounded: never a raw body.
 		e.Message += ": " + provider.CleanText(c.Provider.Message, provider.MaxMessageLen)

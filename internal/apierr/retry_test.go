@@ -139,6 +139,11 @@ func TestFromFailureMessage(t *testing.T) {
 	if !strings.Contains(overloaded.Message, "3 attempts") {
 		t.Errorf("overloaded message = %q, want the attempt count", overloaded.Message)
 	}
+	// A 200 that was a document, not a stream, says so (httpx's words).
+	document := &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol, Status: 200, Message: "answered with text/html instead of an event stream"}
+	if m := apierr.FromFailure(failure(document, retry.StopNotRetryable, 1)).Message; !strings.Contains(m, "(HTTP 200): answered with text/html instead of an event stream; not retried") {
+		t.Errorf("a document's message = %q, want what it was", m)
+	}
 	long := httpErr(400, "")
 	long.Message = strings.Repeat("é", 1000)
 	if m := apierr.FromFailure(failure(long, retry.StopNotRetryable, 1)).Message; len(m) > 700 || !strings.Contains(m, "…") {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"sync"
@@ -96,6 +97,10 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 		release()
 		return nil, e
 	}
+	if e := notAStream(resp, parse); e != nil {
+		release()
+		return nil, e
+	}
 	// The stream keeps the body only. A chunked body keeps its response
 	// (for the trailers), and so the response's headers and the request
 	// with its encoded body, for as long as the reply streams; none of
@@ -108,6 +113,28 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 	s := newStream(ctx, resp.Body, body, req.extra, dec)
 	s.attempt, s.release = attempt, release
 	return s, nil
+}
+
+// notAStream returns the error for a 2xx response that is a document,
+// not an event stream: a JSON body of a known length (some
+// OpenAI-compatible servers answer an error so, with status 200) or an
+// HTML page (a proxy's). Read as events, either was a stream cut short,
+// its content unsaid. It is a protocol error (not retried) that says
+// so; nil for anything else,
+// which the stream reads (a JSON-labelled body of unknown length may be a
+// mislabelled stream).
+func notAStream(resp *http.Response, parse ErrorBodyParser) *provider.Error {
+	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if !(media == "application/json" && resp.ContentLength >= 0 || media == "text/html") {
+		return nil
+	}
+	e := ResponseError(resp, time.Now(), parse)
+	// The document's own words stay in Raw, for the debug log: as for any
+	// failure but a rejected request, clients are not shown the provider's
+	// text (it may hold account details).
+	e.Kind, e.Class, e.Type, e.Code = provider.KindProtocol, provider.ClassProtocol, "", ""
+	e.Message = "answered with " + media + " instead of an event stream"
+	return e
 }
 
 // noRelease is the release of a stream whose request has no context of

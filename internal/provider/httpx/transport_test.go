@@ -526,3 +526,41 @@ func TestAnEmptyBodyEndsTheStream(t *testing.T) {
 		})
 	}
 }
+
+// TestADocumentIsNotAStream: a 200 that carries a JSON document of a known
+// length (an OpenAI-compatible server's error, so answered) or an HTML
+// page (a proxy's) is a protocol error saying so, not a stream "cut
+// short"; a JSON-labelled body of unknown length is read as the stream it
+// may be.
+func TestADocumentIsNotAStream(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/json":
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"error":{"message":"model overloaded","type":"server_error"}}`)
+		case "/html":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = io.WriteString(w, "<html><body>Sign in to the proxy</body></html>")
+		case "/mislabelled":
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, "data: ok\n\n")
+			w.(http.Flusher).Flush() // chunked: no length
+			_, _ = io.WriteString(w, "data: END\n\n")
+		}
+	}))
+	t.Cleanup(up.Close)
+	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: up.URL})
+	for _, tc := range []struct{ path, want string }{
+		{"/json", "answered with application/json instead of an event stream"},
+		{"/html", "answered with text/html instead of an event stream"},
+	} {
+		r := streamWithin(t, ep, up.URL+tc.path, patience)
+		pe := pt.ProviderError(r.Err)
+		if pe == nil || pe.Kind != provider.KindProtocol || pe.Class != provider.ClassProtocol || pe.Status != 200 || !strings.Contains(pe.Message, tc.want) {
+			t.Errorf("%s: %v, want a protocol error (200) saying %q", tc.path, r.Err, tc.want)
+		}
+	}
+	if r := streamWithin(t, ep, up.URL+"/mislabelled", patience); r.Err != nil || r.Text != "ok" {
+		t.Errorf("a stream labelled application/json: %q, %v; want it read", r.Text, r.Err)
+	}
+}
