@@ -49,10 +49,6 @@ func baseURLProblem(base string) string {
 	return ""
 }
 
-// framingHeaders are the headers a request's own framing and connection
-// decide: a provider's configured headers may not set them.
-var framingHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Te", "Trailer", "Upgrade"}
-
 // checkHeaders says what is wrong with a provider's configured headers: a
 // name that is no header name, a value no header can carry (a line break,
 // a control character), or a framing header. Requests would drop the

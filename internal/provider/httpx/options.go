@@ -172,14 +172,18 @@ func optionErr(path, desc string) error {
 	return &provider.FieldError{Field: "provider_options." + path, Description: desc}
 }
 
+// framingHeaders are the headers the request's connection and framing
+// decide, which the HTTP client owns: neither a provider's configured
+// headers nor extra_headers may set them.
+var framingHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Te", "Trailer", "Upgrade"}
+
 // forbiddenHeaders are the headers extra_headers may not set: credentials
-// (the provider's key is the server's), the connection's and the body's
-// framing, which the HTTP client owns.
-var forbiddenHeaders = []string{
+// (the provider's key is the server's), the body's encoding and what it
+// accepts, and the framing.
+var forbiddenHeaders = append([]string{
 	"Authorization", "Proxy-Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key", "Cookie",
-	"Host", "Content-Length", "Content-Type", "Content-Encoding", "Transfer-Encoding", "Connection",
-	"Keep-Alive", "Te", "Trailer", "Upgrade", "Accept", "Accept-Encoding", "Expect",
-}
+	"Content-Type", "Content-Encoding", "Accept", "Accept-Encoding", "Expect",
+}, framingHeaders...)
 
 // ExtraHeaderProblem says what is wrong with one header of extra_headers,
 // or returns "": its name must be a valid header name that is not one of
