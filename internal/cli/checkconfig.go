@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/tls"
 	"flag"
 	"fmt"
 	"io"
@@ -94,8 +93,8 @@ func readsBeyondTheFile(cfg *config.Config, getenv func(string) string) error {
 		if !t.tls.Enabled() {
 			continue
 		}
-		if _, err := tls.LoadX509KeyPair(t.tls.CertFile, t.tls.KeyFile); err != nil {
-			return fmt.Errorf("%s: %w", t.name, err)
+		if _, err := t.tls.Certificate(t.name); err != nil {
+			return err
 		}
 	}
 	if cfg.State.Store == state.StoreRedis {

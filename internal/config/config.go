@@ -18,6 +18,7 @@ package config
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -195,6 +196,16 @@ type TLS struct {
 
 // Enabled reports whether TLS is configured.
 func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
+
+// Certificate reads the certificate and its key; an error starts with
+// setting, the section's name ("tls", "http_tls").
+func (t TLS) Certificate(setting string) (*tls.Certificate, error) {
+	cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", setting, err)
+	}
+	return &cert, nil
+}
 
 // Limits bounds what one client can ask of the server: the gRPC server's
 // own limits, and the engine's (engine.Limits: request size, provider

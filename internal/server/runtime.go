@@ -93,18 +93,14 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		rt.queue.Inherit(prev.queue)
 	}
 	if cfg.TLS.Enabled() {
-		cert, err := tls.LoadX509KeyPair(cfg.TLS.CertFile, cfg.TLS.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("tls: %w", err)
+		if rt.cert, err = cfg.TLS.Certificate("tls"); err != nil {
+			return nil, err
 		}
-		rt.cert = &cert
 	}
 	if cfg.HTTPTLS.Enabled() {
-		cert, err := tls.LoadX509KeyPair(cfg.HTTPTLS.CertFile, cfg.HTTPTLS.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("http_tls: %w", err)
+		if rt.httpCert, err = cfg.HTTPTLS.Certificate("http_tls"); err != nil {
+			return nil, err
 		}
-		rt.httpCert = &cert
 	}
 	s.retryBudgets(rt, prev)
 	s.apiKeys(rt)
