@@ -43,9 +43,9 @@ func (s Secret) IsZero() bool { return s.p == nil }
 // variable, never its value. Whitespace around the key (the newline a
 // key file or a Kubernetes secret made from one ends with) is dropped; a
 // key that still holds a control character cannot go in a header and is
-// an error: HTTP/1.1 requests turned it into a space, HTTP/2 ones sent it
-// as it was, for the provider to reset the stream. Errors are
-// *provider.ConfigProblem.
+// an error: HTTP/1.1 requests turned it into a space, HTTP/2 ones failed
+// ("invalid HTTP/2 header field value"), retried as transport failures.
+// Errors are *provider.ConfigProblem.
 func APIKey(cfg provider.Config, required bool) (Secret, error) {
 	if cfg.APIKeyEnv == "" {
 		if required {

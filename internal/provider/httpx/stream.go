@@ -119,10 +119,9 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 // not an event stream: a JSON body of a known length (some
 // OpenAI-compatible servers answer an error so, with status 200) or an
 // HTML page (a proxy's). Read as events, either was a stream cut short,
-// its content unsaid. It is a protocol error (not retried) that says
-// so; nil for anything else,
-// which the stream reads (a JSON-labelled body of unknown length may be a
-// mislabelled stream).
+// its content unsaid. It is a protocol error (not retried) that says so;
+// nil for anything else, which the stream reads (a JSON-labelled body of
+// unknown length may be a mislabelled stream).
 func notAStream(resp *http.Response, parse ErrorBodyParser) *provider.Error {
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if !(media == "application/json" && resp.ContentLength >= 0 || media == "text/html") {
