@@ -35,6 +35,7 @@ const (
 	OutcomeRefused   Outcome = "refused"    // the server refused the call (JSON-RPC error), or the arguments are not an object
 	OutcomeTimeout   Outcome = "timeout"    // no result within the server's timeout
 	OutcomeTransport Outcome = "transport"  // the server could not be reached, or dropped the call
+	OutcomeTooLarge  Outcome = "too_large"  // the server's answer was longer than its max_response_bytes
 	OutcomeCanceled  Outcome = "canceled"   // the Generate call ended first
 )
 
@@ -118,8 +119,12 @@ func (h *Host) call(ctx context.Context, t *Tool, arguments string, progress fun
 			te = &tryError{outcome: OutcomeTransport, err: err}
 		}
 		h.log.Debug("server tool call failed", "tool", t.Name, "try", n, "outcome", te.outcome, "error", te.err)
-		if te.outcome == OutcomeRefused {
+		switch te.outcome {
+		case OutcomeRefused:
 			return h.errorResult(te.outcome, n, "the MCP server refused the call: %s", te.message()), nil
+		case OutcomeTooLarge:
+			// Not tried again: the same call would answer the same.
+			return h.errorResult(te.outcome, n, "llmrelay did not read the tool's result: %v", te.err), nil
 		}
 		if n >= attempts {
 			return h.failedResult(te, n, t), nil
@@ -244,7 +249,11 @@ func (c *conn) callOnce(ctx context.Context, t *Tool, args json.RawMessage, time
 	if err == nil {
 		return res, nil
 	}
-	if refused(err) && tctx.Err() == nil {
+	switch {
+	case tctx.Err() != nil:
+	case answerTooLarge(err):
+		return nil, &tryError{outcome: OutcomeTooLarge, err: &answerTooLargeError{limit: c.maxResponse}}
+	case refused(err):
 		return nil, &tryError{outcome: OutcomeRefused, err: err}
 	}
 	if tctx.Err() == nil && !c.alive(ctx, cs, timeout) {
@@ -283,6 +292,15 @@ func refused(err error) bool {
 		return false
 	}
 	return true
+}
+
+// answerTooLarge reports whether err is the server's answer being longer
+// than its max_response_bytes: a JSON answer sseTransport refused, or an
+// event of a stream sseScanner cut.
+func answerTooLarge(err error) bool {
+	var tl *answerTooLargeError
+	var je *jsonrpc.Error
+	return errors.As(err, &tl) || errors.As(err, &je) && je.Code == codeAnswerTooLarge
 }
 
 // The go-sdk's own JSON-RPC error codes of transport failures

@@ -61,6 +61,11 @@ type ServerConfig struct {
 	// server fails or times out (within the call's deadline and the
 	// server's retry budget); 0 means 3.
 	MaxAttempts int `yaml:"max_attempts"`
+	// MaxResponseBytes bounds one answer of the server as llmrelay reads
+	// it (a JSON response, or one event of a stream): a tool's result
+	// larger than that fails the call unread rather than fill llmrelay's
+	// memory; 0 means 16 MiB.
+	MaxResponseBytes int `yaml:"max_response_bytes"`
 }
 
 // Defaults of the section and of each server.
@@ -71,6 +76,7 @@ const (
 	DefaultTimeout           = 30 * time.Second
 	DefaultMaxConcurrency    = 16
 	DefaultMaxAttempts       = 3
+	DefaultMaxResponseBytes  = 16 << 20
 
 	// maxTurnsLimit bounds max_tool_turns_limit, as the contract bounds a
 	// request's max_tool_turns.
@@ -81,6 +87,12 @@ const (
 	maxTimeout     = time.Hour
 	maxConcurrency = 10000
 	maxAttempts    = 10
+	// minResponseBytes and maxResponseBytes bound max_response_bytes: an
+	// answer holds at least the result the model is sent (up to
+	// max_tool_result_bytes) and a listing of the server's tools, and
+	// reading one costs several times its size in memory.
+	minResponseBytes = 64 << 10
+	maxResponseBytes = 1 << 30
 )
 
 // DefaultConfig returns the section's defaults: no MCP servers.
@@ -109,6 +121,13 @@ func (c ServerConfig) attempts() int {
 		return DefaultMaxAttempts
 	}
 	return c.MaxAttempts
+}
+
+func (c ServerConfig) responseBytes() int {
+	if c.MaxResponseBytes == 0 {
+		return DefaultMaxResponseBytes
+	}
+	return c.MaxResponseBytes
 }
 
 // serverNameRE is what a server's name may be: it is the first segment of
@@ -177,6 +196,9 @@ func (c Config) Check(p setting.Problems) {
 		}
 		if s.MaxAttempts < 0 || s.MaxAttempts > maxAttempts {
 			bad(at("max_attempts"), "%d is not within 0..%d (0: %d)", s.MaxAttempts, maxAttempts, DefaultMaxAttempts)
+		}
+		if r := s.MaxResponseBytes; r != 0 && (r < minResponseBytes || r > maxResponseBytes) {
+			bad(at("max_response_bytes"), "%d is not within %d..%d (64 KiB to 1 GiB; 0: %d, 16 MiB)", r, minResponseBytes, maxResponseBytes, DefaultMaxResponseBytes)
 		}
 	}
 }

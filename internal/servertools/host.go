@@ -216,7 +216,7 @@ func (h *Host) Apply(p *Prepared) {
 		keep[sc.Name] = true
 		hdr := p.headers[sc.Name]
 		c := h.servers[sc.Name]
-		if c != nil && (c.url != sc.URL || !headersEqual(c.headers, hdr)) {
+		if c != nil && (c.url != sc.URL || !headersEqual(c.headers, hdr) || c.maxResponse != sc.responseBytes()) {
 			stopped = append(stopped, c)
 			c = nil
 		}
@@ -342,7 +342,7 @@ func (h *Host) WaitAvailable(ctx context.Context, server string) error {
 // newConn makes the connection state of one server, not yet started.
 func (h *Host) newConn(sc ServerConfig, hdr http.Header) *conn {
 	c := &conn{
-		h: h, name: sc.Name, url: sc.URL, headers: hdr,
+		h: h, name: sc.Name, url: sc.URL, headers: hdr, maxResponse: sc.responseBytes(),
 		cfg: sc, sem: make(chan struct{}, sc.concurrency()),
 		up: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}), tried: make(chan struct{}),
 		progress: map[string]func(Progress){},
@@ -376,7 +376,10 @@ type conn struct {
 	name    string
 	url     string
 	headers http.Header
-	client  *mcp.Client
+	// maxResponse is max_response_bytes: its transport's bound, fixed for
+	// the connection's life (a reload that changes it reconnects).
+	maxResponse int
+	client      *mcp.Client
 
 	mu  sync.Mutex
 	cfg ServerConfig
@@ -471,8 +474,8 @@ func (c *conn) stop() {
 	<-c.done
 }
 
-// reconfigure applies a reload's settings to a server whose URL and
-// headers did not change, and lists its tools again.
+// reconfigure applies a reload's settings to a server whose URL, headers
+// and max_response_bytes did not change, and lists its tools again.
 func (c *conn) reconfigure(sc ServerConfig) {
 	c.mu.Lock()
 	if sc.concurrency() != cap(c.sem) {
@@ -558,17 +561,21 @@ func (c *conn) connect(ctx context.Context) error {
 	defer cancel()
 	t := &mcp.StreamableClientTransport{
 		Endpoint:   c.url,
-		HTTPClient: &http.Client{Transport: sseTransport{base: http.DefaultTransport, headers: c.headers, progress: c.notifyProgress}},
+		HTTPClient: &http.Client{Transport: sseTransport{base: http.DefaultTransport, headers: c.headers, progress: c.notifyProgress, maxBody: c.maxResponse}},
 		// A stream cut in the middle of a call fails the call at once;
 		// trying the call again is this package's decision (idempotent
 		// tools only), not the transport's.
 		MaxRetries: -1,
+		// sseTransport bounds every answer at max_response_bytes, failing
+		// the call it answers only; the SDK's own bound on an event, which
+		// fails the whole session, lies beyond it.
+		MaxEventSize: c.maxResponse + 64<<10,
 	}
 	cs, err := c.client.Connect(tctx, t, nil)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
-	tools, err := listTools(tctx, cs)
+	tools, err := c.listTools(tctx, cs)
 	if err != nil {
 		_ = cs.Close()
 		return err
@@ -601,7 +608,7 @@ func (c *conn) list(ctx context.Context) error {
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tools, err := listTools(tctx, cs)
+	tools, err := c.listTools(tctx, cs)
 	if err != nil {
 		c.down(gen, err, false)
 		return err
@@ -614,15 +621,53 @@ func (c *conn) list(ctx context.Context) error {
 	return nil
 }
 
-func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
+// listTools lists the server's tools, leaving out, with a warning, those
+// no model could be offered (see unofferable).
+func (c *conn) listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
+	seen := map[string]bool{}
+	n := 0
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			return nil, fmt.Errorf("tools/list: %w", err)
 		}
+		if n++; n > maxListedTools {
+			// A server whose pages never end, say.
+			return nil, fmt.Errorf("tools/list: the server lists more than %d tools", maxListedTools)
+		}
+		if why := unofferable(t, seen); why != "" {
+			c.h.log.Warn("MCP server's tool not offered", "mcp_server", c.name, "tool", t.Name, "reason", why)
+			continue
+		}
+		seen[t.Name] = true
 		tools = append(tools, t)
 	}
 	return tools, nil
+}
+
+// maxListedTools bounds the tools llmrelay lists of one server, every
+// page of the listing together.
+const maxListedTools = 10000
+
+// unofferable says why a listed tool cannot be offered to a model, ""
+// when it can. MCP requires a tool's name to be unique within its server
+// and its input schema to be an object's ("type": "object"), as every
+// provider does of a function's parameters: a tool that breaks either
+// would fail every call that offers it at the provider (a 400), or make
+// its name ambiguous. A tool without a schema takes no arguments.
+func unofferable(t *mcp.Tool, seen map[string]bool) string {
+	switch {
+	case t.Name == "":
+		return "it has no name"
+	case seen[t.Name]:
+		return "the server listed another tool of that name before it"
+	case t.InputSchema == nil:
+		return ""
+	}
+	if m, ok := t.InputSchema.(map[string]any); !ok || m["type"] != "object" {
+		return `its inputSchema is not an object's JSON Schema ("type": "object")`
+	}
+	return ""
 }
 
 // down marks session gen as gone (0: whichever is live) and wakes the

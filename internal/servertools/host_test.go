@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -498,5 +499,109 @@ func TestRetryBudget(t *testing.T) {
 	res := <-done
 	if !res.IsError || res.Attempts != 1 || !strings.Contains(res.Content, "retry budget") || budget.asked.Load() != 1 {
 		t.Fatalf("res = %+v, budget asked %d times", res, budget.asked.Load())
+	}
+}
+
+// TestAnAnswerOverMaxResponseBytes: a tool's answer longer than its
+// server's max_response_bytes is not read: the call gets an error result
+// at once (not tried again, though the tool were idempotent), and the
+// session, with every other call it carries, goes on. Whether the server
+// answers with one JSON document or an event stream. Many small events
+// of one stream are not one long answer.
+func TestAnAnswerOverMaxResponseBytes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []mcptest.Option
+	}{
+		{"event stream", nil},
+		{"JSON", []mcptest.Option{mcptest.JSONResponses()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := mcptest.NewGoServer(t, tc.opts...)
+			const limit = 64 << 10
+			h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Idempotent: []string{"*"}, Timeout: wide, MaxResponseBytes: limit}), Scopes{Open: true})
+			waitAvailable(t, h, "go")
+			c := h.servers["go"]
+			c.mu.Lock()
+			gen := c.gen
+			c.mu.Unlock()
+			ctx := context.Background()
+
+			res, err := h.Call(ctx, tool(t, h, "", "go/big"), fmt.Sprintf(`{"bytes":%d}`, 4*limit), nil)
+			want := fmt.Sprintf("llmrelay did not read the tool's result: the MCP server's answer is larger than its max_response_bytes (%d bytes)", limit)
+			if err != nil || !res.IsError || res.Outcome != OutcomeTooLarge || res.Attempts != 1 || res.Content != want {
+				t.Fatalf("res = %q (%d bytes), error %v, outcome %s, %d attempts, %v", res.Content[:min(len(res.Content), 200)], len(res.Content), res.IsError, res.Outcome, res.Attempts, err)
+			}
+			if n := g.Calls("big"); n != 1 {
+				t.Fatalf("the server saw %d calls of big, want 1", n)
+			}
+			res, err = h.Call(ctx, tool(t, h, "", "go/big"), fmt.Sprintf(`{"bytes":%d}`, limit/2), nil)
+			if err != nil || res.IsError || len(res.Content) != limit/2 {
+				t.Fatalf("an answer within the bound: %d bytes, error %v, %v", len(res.Content), res.IsError, err)
+			}
+			if tc.opts == nil {
+				var reports int
+				res, err = h.Call(ctx, tool(t, h, "", "go/progress"), `{"steps":2000}`, func(Progress) { reports++ })
+				if err != nil || res.Content != "2000 steps done" || reports != 2000 {
+					t.Fatalf("2000 progress events: %+v, %v, %d reports", res, err, reports)
+				}
+			}
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.gen != gen || c.session == nil {
+				t.Fatalf("the session was lost (generation %d, was %d)", c.gen, gen)
+			}
+		})
+	}
+}
+
+// TestToolsNoModelCouldBeOfferedAreLeftOut: a tool whose input schema is
+// not an object's (every provider refuses such a function, failing every
+// call that offers it), a second tool of a name, or one without a name is
+// not offered; the server's other tools are.
+func TestToolsNoModelCouldBeOfferedAreLeftOut(t *testing.T) {
+	url := mcptest.NewListingServer(t, `[
+		{"name": "good", "description": "the first", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}},
+		{"name": "text", "inputSchema": {"type": "string"}},
+		{"name": "untyped", "inputSchema": {"properties": {"q": {"type": "string"}}}},
+		{"name": "list", "inputSchema": [1, 2]},
+		{"name": "bare"},
+		{"name": "good", "description": "the second", "inputSchema": {"type": "object"}},
+		{"name": "", "inputSchema": {"type": "object"}}]`)
+	h := testHost(t, config(ServerConfig{Name: "raw", URL: url, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "raw")
+	tools, servers := h.List("", "")
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name+": "+tl.Description)
+	}
+	if want := []string{"raw/bare: ", "raw/good: the first"}; !slices.Equal(names, want) || servers[0].Tools != 2 {
+		t.Fatalf("offered %q (server counts %d), want %q", names, servers[0].Tools, want)
+	}
+	res, err := h.Call(context.Background(), tool(t, h, "", "raw/good"), `{"q":"x"}`, nil)
+	if err != nil || res.IsError || res.Content != "called good" {
+		t.Fatalf("res = %+v, %v", res, err)
+	}
+}
+
+// TestAListingWithoutEnd: a server whose tools/list pages go on and on
+// (here 1000 pages of 500 tools, a server that names a next page on every
+// page would never end) is not listed to the end: it is unavailable, and
+// its tools are not offered.
+func TestAListingWithoutEnd(t *testing.T) {
+	page := make([]string, 500)
+	for i := range page {
+		page[i] = fmt.Sprintf(`{"name": "t%d", "inputSchema": {"type": "object"}}`, i)
+	}
+	url := mcptest.NewListingServer(t, "["+strings.Join(page, ",")+"]", mcptest.Pages(1000))
+	h := testHost(t, config(ServerConfig{Name: "raw", URL: url, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	ctx, cancel := context.WithTimeout(context.Background(), wide)
+	defer cancel()
+	h.Settle(ctx)
+	if ctx.Err() != nil {
+		t.Fatal("the first listing did not end")
+	}
+	if tools, servers := h.List("", ""); len(tools) != 0 || servers[0].Available {
+		t.Fatalf("%d tools offered, server available %v", len(tools), servers[0].Available)
 	}
 }

@@ -3,6 +3,7 @@ package servertools
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -17,13 +18,15 @@ import (
 // progress it reports always comes before the result it precedes.
 
 // sseTransport is the HTTP transport of one MCP server's connection: it
-// adds the server's configured headers to every request, and reports every
+// adds the server's configured headers to every request, reports every
 // notifications/progress of a server-sent event stream to progress, in the
-// order of the stream.
+// order of the stream, and reads any other answer whole, up to maxBody
+// bytes, before the SDK sees it.
 type sseTransport struct {
 	base     http.RoundTripper
 	headers  http.Header
 	progress func(progressNotification)
+	maxBody  int
 }
 
 func (t sseTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -34,10 +37,47 @@ func (t sseTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.base.RoundTrip(r)
-	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		resp.Body = &sseScanner{ReadCloser: resp.Body, progress: t.progress}
+	if err != nil {
+		return nil, err
 	}
-	return resp, err
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &sseScanner{ReadCloser: resp.Body, progress: t.progress, maxEvent: t.maxBody, request: r}
+		return resp, nil
+	}
+	if err := t.readWhole(resp); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// readWhole replaces an answer's body by its bytes, read here. The SDK
+// reads a JSON answer whole into memory (and several times its size
+// while it decodes it), without a bound, and a body it cannot read fails
+// the whole session; read here, one too long, or cut short, fails the
+// request it answers only, as an error of the transport.
+func (t sseTransport) readWhole(resp *http.Response) error {
+	body := resp.Body
+	defer body.Close()
+	if resp.ContentLength > int64(t.maxBody) {
+		return &answerTooLargeError{limit: t.maxBody}
+	}
+	b, err := io.ReadAll(io.LimitReader(body, int64(t.maxBody)+1))
+	switch {
+	case err != nil:
+		return err
+	case len(b) > t.maxBody:
+		return &answerTooLargeError{limit: t.maxBody}
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return nil
+}
+
+// answerTooLargeError is an MCP server's answer longer than its
+// max_response_bytes.
+type answerTooLargeError struct{ limit int }
+
+func (e *answerTooLargeError) Error() string {
+	return fmt.Sprintf("the MCP server's answer is larger than its max_response_bytes (%d bytes)", e.limit)
 }
 
 // progressNotification is the params of notifications/progress.
@@ -54,19 +94,116 @@ type progressNotification struct {
 const maxScannedLine = 16 << 10
 
 // sseScanner passes a server-sent event stream through, watching its
-// events for progress notifications.
+// events for progress notifications, and ends it at an event longer than
+// maxEvent bytes: the SDK would fail the whole session on it, every call
+// the session carries, where the event is the answer to one. The stream
+// goes on, as the SDK reads it, with what the event has left marked as an
+// event of another type (which the SDK skips), then an answer to the
+// stream's request of llmrelay's own, a JSON-RPC error of code
+// codeAnswerTooLarge, then its end.
 type sseScanner struct {
 	io.ReadCloser
 	progress func(progressNotification)
 	line     []byte // the current line, up to maxScannedLine
 	long     bool   // the current line is longer: skip it
-	data     []byte // the current event's data
+	data     []byte // the current event's data, up to maxScannedLine
+	bigEvent bool   // the current event's data is longer: skip it
+
+	maxEvent int
+	request  *http.Request // the request the stream answers
+	// eventBytes counts the current event's bytes; lineStart says the
+	// last byte ended a line (two line ends in a row end the event).
+	eventBytes int
+	lineStart  bool
+	// tail is what the stream has left once cut: the marker and the
+	// error; cut says it was.
+	tail []byte
+	cut  bool
 }
 
 func (s *sseScanner) Read(p []byte) (int, error) {
+	if s.cut {
+		if len(s.tail) == 0 {
+			return 0, io.EOF
+		}
+		n := copy(p, s.tail)
+		s.tail = s.tail[n:]
+		return n, nil
+	}
 	n, err := s.ReadCloser.Read(p)
+	if at := s.overflow(p[:n]); at >= 0 {
+		n, err = at, nil
+		s.cut = true
+		s.tail = s.answerTooLarge()
+		// Nothing more of the stream is read: the SDK closes the body
+		// once it has read to the end.
+	}
 	s.scan(p[:n])
 	return n, err
+}
+
+// overflow counts b's bytes into the current event's and returns where in
+// b the event passes maxEvent bytes, -1 if it does not.
+func (s *sseScanner) overflow(b []byte) int {
+	for i, c := range b {
+		switch c {
+		case '\n':
+			if s.lineStart {
+				s.eventBytes = 0
+				continue
+			}
+			s.lineStart = true
+		case '\r':
+		default:
+			s.lineStart = false
+		}
+		s.eventBytes++
+		if s.eventBytes > s.maxEvent {
+			return i
+		}
+	}
+	return -1
+}
+
+// codeAnswerTooLarge is the JSON-RPC error code of the answer llmrelay
+// puts in place of an MCP server's answer longer than its
+// max_response_bytes (within the range JSON-RPC leaves to servers).
+const codeAnswerTooLarge = -32050
+
+// answerTooLarge is what follows the cut: the rest of the event made one
+// the SDK skips, and an error answering the stream's request (when it is
+// a call: the SDK waits for nothing else).
+func (s *sseScanner) answerTooLarge() []byte {
+	tail := []byte("\nevent: llmrelay-cut\n\n")
+	id := requestID(s.request)
+	if id == nil {
+		return tail
+	}
+	msg, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": codeAnswerTooLarge, "message": (&answerTooLargeError{limit: s.maxEvent}).Error()},
+	})
+	return fmt.Appendf(tail, "data: %s\n\n", msg)
+}
+
+// requestID returns the JSON-RPC id of the call r posts, nil when it
+// posts none (a notification, the GET of the server's own stream).
+func requestID(r *http.Request) json.RawMessage {
+	if r.Method != http.MethodPost || r.GetBody == nil {
+		return nil
+	}
+	body, err := r.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer body.Close()
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.NewDecoder(body).Decode(&msg) != nil || len(msg.ID) == 0 || string(msg.ID) == "null" {
+		return nil
+	}
+	return msg.ID
 }
 
 func (s *sseScanner) scan(b []byte) {
@@ -98,15 +235,22 @@ func (s *sseScanner) endLine() {
 	s.line, s.long = s.line[:0], false
 	switch {
 	case long:
-		s.data = s.data[:0]
+		s.data, s.bigEvent = s.data[:0], true
 	case len(line) == 0:
 		s.dispatch()
 	case bytes.HasPrefix(line, []byte("data:")):
 		d := bytes.TrimPrefix(line[5:], []byte(" "))
-		if len(s.data) > 0 {
-			s.data = append(s.data, '\n')
+		switch {
+		case s.bigEvent:
+		case len(s.data)+1+len(d) > maxScannedLine:
+			// Many lines of data: not a progress notification either.
+			s.bigEvent, s.data = true, s.data[:0]
+		default:
+			if len(s.data) > 0 {
+				s.data = append(s.data, '\n')
+			}
+			s.data = append(s.data, d...)
 		}
-		s.data = append(s.data, d...)
 	}
 }
 
@@ -114,7 +258,7 @@ func (s *sseScanner) endLine() {
 // notification.
 func (s *sseScanner) dispatch() {
 	data := s.data
-	s.data = s.data[:0]
+	s.data, s.bigEvent = s.data[:0], false
 	if !bytes.Contains(data, []byte(`notifications/progress`)) {
 		return
 	}

@@ -54,16 +54,31 @@ type GoServer struct {
 	cancelOnce sync.Once
 	mu         sync.Mutex
 	killed     chan struct{} // closed by Kill, for generation gen's blocking tools
+
+	jsonResponses bool
 }
+
+// Option changes how a GoServer answers.
+type Option func(*GoServer)
+
+// JSONResponses makes the server answer each request with one JSON
+// document (application/json) instead of an event stream: the
+// streamable HTTP transport allows either.
+func JSONResponses() Option { return func(g *GoServer) { g.jsonResponses = true } }
 
 // NewGoServer starts a GoServer on a free loopback port and closes it
 // when the test ends.
-func NewGoServer(t testing.TB) *GoServer { return NewGoServerAt(t, "127.0.0.1:0") }
+func NewGoServer(t testing.TB, opts ...Option) *GoServer {
+	return NewGoServerAt(t, "127.0.0.1:0", opts...)
+}
 
 // NewGoServerAt starts a GoServer listening on addr (a loopback address).
-func NewGoServerAt(t testing.TB, addr string) *GoServer {
+func NewGoServerAt(t testing.TB, addr string, opts ...Option) *GoServer {
 	t.Helper()
 	g := &GoServer{Started: make(chan string, 16), Cancelled: make(chan struct{}), Release: make(chan struct{}), killed: make(chan struct{})}
+	for _, o := range opts {
+		o(g)
+	}
 	g.gen.Store(1)
 	g.handler.Store(g.newHandler(1, g.killed))
 	g.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -251,5 +266,5 @@ func (g *GoServer) newHandler(gen int32, killed chan struct{}) *mcp.StreamableHT
 			return text("through"), nil
 		})
 	g.server.Store(s)
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: g.jsonResponses})
 }
