@@ -143,23 +143,23 @@ func (s *sseScanner) Read(p []byte) (int, error) {
 }
 
 // overflow counts b's bytes into the current event's and returns where in
-// b the event passes maxEvent bytes, -1 if it does not.
+// b the event passes maxEvent bytes, -1 if it does not; lineStart then
+// says whether the bytes before that ended a line.
 func (s *sseScanner) overflow(b []byte) int {
 	for i, c := range b {
+		if c == '\n' && s.lineStart {
+			s.eventBytes = 0 // the event's end
+			continue
+		}
+		if s.eventBytes++; s.eventBytes > s.maxEvent {
+			return i
+		}
 		switch c {
 		case '\n':
-			if s.lineStart {
-				s.eventBytes = 0
-				continue
-			}
 			s.lineStart = true
 		case '\r':
 		default:
 			s.lineStart = false
-		}
-		s.eventBytes++
-		if s.eventBytes > s.maxEvent {
-			return i
 		}
 	}
 	return -1
@@ -174,7 +174,12 @@ const codeAnswerTooLarge = -32050
 // the SDK skips, and an error answering the stream's request (when it is
 // a call: the SDK waits for nothing else).
 func (s *sseScanner) answerTooLarge() []byte {
+	// The line cut short ends; a line that starts here would end the
+	// event, with what it has, before its type is set.
 	tail := []byte("\nevent: llmrelay-cut\n\n")
+	if s.lineStart {
+		tail = tail[1:]
+	}
 	id := requestID(s.request)
 	if id == nil {
 		return tail
