@@ -61,6 +61,11 @@ type ServerConfig struct {
 	// server fails or times out (within the call's deadline and the
 	// server's retry budget); 0 means 3.
 	MaxAttempts int `yaml:"max_attempts"`
+	// CAFile is a PEM bundle of the certificate authorities trusted for
+	// the server's certificate (an https URL), instead of the system's: an
+	// MCP server inside a private network, its certificate issued by the
+	// network's own authority. Read at start and on reload.
+	CAFile string `yaml:"ca_file"`
 	// MaxResponseBytes bounds one answer of the server as llmrelay reads
 	// it (a JSON response, or one event of a stream): a tool's result
 	// larger than that fails the call unread rather than fill llmrelay's
@@ -188,6 +193,9 @@ func (c Config) Check(p setting.Problems) {
 		}
 		checkPatterns(s.Allow, at("allow"), bad)
 		checkPatterns(s.Idempotent, at("idempotent"), bad)
+		if s.CAFile != "" && !strings.HasPrefix(s.URL, "https://") {
+			bad(at("ca_file"), "is set, but the url is not https: the server has no certificate to verify")
+		}
 		if s.Timeout < 0 || s.Timeout > maxTimeout {
 			bad(at("timeout"), "%s is not within 0..1h (0: %s)", s.Timeout, DefaultTimeout)
 		}

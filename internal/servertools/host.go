@@ -15,12 +15,16 @@
 package servertools
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -153,21 +157,35 @@ func NewHost(o Options) *Host {
 }
 
 // Prepared is a tools section ready to apply: checked by the config, with
-// its servers' headers read from the environment, and the API keys'
-// scopes.
+// its servers' headers read from the environment and their ca_file
+// bundles from their files, and the API keys' scopes.
 type Prepared struct {
 	cfg     Config
 	headers map[string]http.Header
-	scopes  Scopes
+	// caPEM are the ca_file bundles, by server name (none: the system's).
+	caPEM  map[string][]byte
+	scopes Scopes
 }
 
 // Prepare reads the headers of cfg's servers from the environment
-// (getenv) and pairs cfg with the keys' scopes. It fails when a header's
-// variable is unset or empty, or holds a control character once the
-// whitespace around it is dropped, naming the variable, never its value.
+// (getenv) and their ca_file bundles, and pairs cfg with the keys' scopes.
+// It fails when a header's variable is unset or empty, or holds a control
+// character once the whitespace around it is dropped, naming the
+// variable, never its value; or when a ca_file cannot be read or holds no
+// certificate.
 func Prepare(cfg Config, scopes Scopes, getenv func(string) string) (*Prepared, error) {
-	p := &Prepared{cfg: cfg, headers: map[string]http.Header{}, scopes: scopes}
+	p := &Prepared{cfg: cfg, headers: map[string]http.Header{}, caPEM: map[string][]byte{}, scopes: scopes}
 	for i, s := range cfg.MCPServers {
+		if s.CAFile != "" {
+			pem, err := os.ReadFile(s.CAFile)
+			if err != nil {
+				return nil, fmt.Errorf("tools.mcp_servers[%d].ca_file: %w", i, err)
+			}
+			if !x509.NewCertPool().AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("tools.mcp_servers[%d].ca_file: %s holds no PEM certificate", i, s.CAFile)
+			}
+			p.caPEM[s.Name] = pem
+		}
 		hdr := http.Header{}
 		keys := make([]string, 0, len(s.HeadersEnv))
 		for k := range s.HeadersEnv {
@@ -214,14 +232,14 @@ func (h *Host) Apply(p *Prepared) {
 	keep := map[string]bool{}
 	for _, sc := range p.cfg.MCPServers {
 		keep[sc.Name] = true
-		hdr := p.headers[sc.Name]
+		hdr, ca := p.headers[sc.Name], p.caPEM[sc.Name]
 		c := h.servers[sc.Name]
-		if c != nil && (c.url != sc.URL || !headersEqual(c.headers, hdr) || c.maxResponse != sc.responseBytes()) {
+		if c != nil && (c.url != sc.URL || !headersEqual(c.headers, hdr) || c.maxResponse != sc.responseBytes() || !bytes.Equal(c.caPEM, ca)) {
 			stopped = append(stopped, c)
 			c = nil
 		}
 		if c == nil {
-			c = h.newConn(sc, hdr)
+			c = h.newConn(sc, hdr, ca)
 			h.servers[sc.Name] = c
 			c.start()
 			continue
@@ -339,10 +357,19 @@ func (h *Host) WaitAvailable(ctx context.Context, server string) error {
 	}
 }
 
-// newConn makes the connection state of one server, not yet started.
-func (h *Host) newConn(sc ServerConfig, hdr http.Header) *conn {
+// newConn makes the connection state of one server, not yet started;
+// caPEM is its ca_file bundle, if any.
+func (h *Host) newConn(sc ServerConfig, hdr http.Header, caPEM []byte) *conn {
+	base := http.DefaultTransport
+	if caPEM != nil {
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(caPEM) // checked by Prepare
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
+		base = tr
+	}
 	c := &conn{
-		h: h, name: sc.Name, url: sc.URL, headers: hdr, maxResponse: sc.responseBytes(),
+		h: h, name: sc.Name, url: sc.URL, headers: hdr, maxResponse: sc.responseBytes(), caPEM: caPEM, base: base,
 		cfg: sc, sem: make(chan struct{}, sc.concurrency()),
 		up: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}), tried: make(chan struct{}),
 		progress: map[string]func(Progress){},
@@ -377,8 +404,11 @@ type conn struct {
 	url     string
 	headers http.Header
 	// maxResponse is max_response_bytes: its transport's bound, fixed for
-	// the connection's life (a reload that changes it reconnects).
+	// the connection's life (a reload that changes it reconnects), as the
+	// ca_file bundle is, and base, the HTTP transport that trusts it.
 	maxResponse int
+	caPEM       []byte
+	base        http.RoundTripper
 	client      *mcp.Client
 
 	mu  sync.Mutex
@@ -474,8 +504,9 @@ func (c *conn) stop() {
 	<-c.done
 }
 
-// reconfigure applies a reload's settings to a server whose URL, headers
-// and max_response_bytes did not change, and lists its tools again.
+// reconfigure applies a reload's settings to a server whose URL, headers,
+// ca_file and max_response_bytes did not change, and lists its tools
+// again.
 func (c *conn) reconfigure(sc ServerConfig) {
 	c.mu.Lock()
 	if sc.concurrency() != cap(c.sem) {
@@ -561,7 +592,7 @@ func (c *conn) connect(ctx context.Context) error {
 	defer cancel()
 	t := &mcp.StreamableClientTransport{
 		Endpoint:   c.url,
-		HTTPClient: &http.Client{Transport: sseTransport{base: http.DefaultTransport, headers: c.headers, progress: c.notifyProgress, maxBody: c.maxResponse}},
+		HTTPClient: &http.Client{Transport: sseTransport{base: c.base, headers: c.headers, progress: c.notifyProgress, maxBody: c.maxResponse}},
 		// A stream cut in the middle of a call fails the call at once;
 		// trying the call again is this package's decision (idempotent
 		// tools only), not the transport's.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -603,5 +605,40 @@ func TestAListingWithoutEnd(t *testing.T) {
 	}
 	if tools, servers := h.List("", ""); len(tools) != 0 || servers[0].Available {
 		t.Fatalf("%d tools offered, server available %v", len(tools), servers[0].Available)
+	}
+}
+
+// TestCAFile: an MCP server over HTTPS whose certificate no system
+// authority issued is reached with its authority as ca_file, and not
+// without; a ca_file that holds no certificate fails Prepare, naming it.
+func TestCAFile(t *testing.T) {
+	g := mcptest.NewGoServer(t, mcptest.TLS())
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, g.CertificatePEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	ctx, cancel := context.WithTimeout(context.Background(), wide)
+	defer cancel()
+	h.Settle(ctx)
+	if _, servers := h.List("", ""); servers[0].Available {
+		t.Fatal("reached a server whose certificate no trusted authority issued")
+	}
+
+	h = testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide, CAFile: ca}), Scopes{Open: true})
+	waitAvailable(t, h, "go")
+	res, err := h.Call(context.Background(), tool(t, h, "", "go/echo"), `{"message":"over TLS"}`, nil)
+	if err != nil || res.Content != "Echo: over TLS" {
+		t.Fatalf("res = %+v, %v", res, err)
+	}
+
+	notPEM := filepath.Join(t.TempDir(), "not.pem")
+	if err := os.WriteFile(notPEM, []byte("no certificate here"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Prepare(config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, CAFile: notPEM}), Scopes{}, os.Getenv)
+	if err == nil || !strings.Contains(err.Error(), "tools.mcp_servers[0].ca_file") || !strings.Contains(err.Error(), "holds no PEM certificate") {
+		t.Fatalf("Prepare with a ca_file of no certificate: %v", err)
 	}
 }

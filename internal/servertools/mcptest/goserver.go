@@ -3,6 +3,9 @@ package mcptest
 import (
 	"context"
 	"encoding/json"
+	"encoding/pem"
+	"io"
+	"log"
 	"fmt"
 	"net"
 	"net/http"
@@ -56,6 +59,7 @@ type GoServer struct {
 	killed     chan struct{} // closed by Kill, for generation gen's blocking tools
 
 	jsonResponses bool
+	tls           bool
 }
 
 // Option changes how a GoServer answers.
@@ -65,6 +69,19 @@ type Option func(*GoServer)
 // document (application/json) instead of an event stream: the
 // streamable HTTP transport allows either.
 func JSONResponses() Option { return func(g *GoServer) { g.jsonResponses = true } }
+
+// TLS serves the server over HTTPS (an https URL), with a certificate
+// for 127.0.0.1 from an authority of its own: CertificatePEM.
+func TLS() Option { return func(g *GoServer) { g.tls = true } }
+
+// CertificatePEM returns the PEM certificate of a TLS server (the
+// authority a client must trust), nil for one in the clear.
+func (g *GoServer) CertificatePEM() []byte {
+	if g.srv.TLS == nil {
+		return nil
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: g.srv.Certificate().Raw})
+}
 
 // NewGoServer starts a GoServer on a free loopback port and closes it
 // when the test ends.
@@ -96,7 +113,14 @@ func NewGoServerAt(t testing.TB, addr string, opts ...Option) *GoServer {
 	}
 	g.srv.Listener.Close()
 	g.srv.Listener = ln
-	g.srv.Start()
+	if g.tls {
+		// A client that does not trust the certificate is what the
+		// tests of TLS make: its refused handshakes are no news.
+		g.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+		g.srv.StartTLS()
+	} else {
+		g.srv.Start()
+	}
 	g.URL = g.srv.URL + "/mcp"
 	t.Cleanup(g.Close)
 	return g
