@@ -113,6 +113,8 @@ func TestCheckConfig(t *testing.T) {
 				"state: state.redis.password_env: $LLMRELAY_TEST_UNSET_PASSWORD is empty or unset"},
 			{"tools: {mcp_servers: [{name: e, url: http://127.0.0.1:1/mcp, allow: [\"*\"], headers_env: {Authorization: LLMRELAY_TEST_UNSET_AUTH}}]}\n",
 				"tools.mcp_servers[0].headers_env.Authorization names LLMRELAY_TEST_UNSET_AUTH, but that environment variable is unset or empty"},
+			{"tools: {mcp_servers: [{name: e, url: https://127.0.0.1:1/mcp, allow: [\"*\"], ca_file: testdata/good.yaml}]}\n",
+				"tools.mcp_servers[0].ca_file: testdata/good.yaml holds no PEM certificate"},
 		} {
 			r := runCLI(t.Context(), t, []string{"check-config", writeConfig(t, tc.config)}, nil, "")
 			if r.code != ExitFailed || !strings.Contains(r.stderr, tc.want) {
