@@ -591,8 +591,11 @@ func (c *conn) connect(ctx context.Context) error {
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	t := &mcp.StreamableClientTransport{
-		Endpoint:   c.url,
-		HTTPClient: &http.Client{Transport: sseTransport{base: c.base, headers: c.headers, progress: c.notifyProgress, maxBody: c.maxResponse}},
+		Endpoint: c.url,
+		HTTPClient: &http.Client{
+			Transport:     sseTransport{base: c.base, headers: c.headers, progress: c.notifyProgress, maxBody: c.maxResponse},
+			CheckRedirect: sameOriginRedirects,
+		},
 		// A stream cut in the middle of a call fails the call at once;
 		// trying the call again is this package's decision (idempotent
 		// tools only), not the transport's.

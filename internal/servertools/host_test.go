@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -640,5 +644,48 @@ func TestCAFile(t *testing.T) {
 	_, err = Prepare(config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, CAFile: notPEM}), Scopes{}, os.Getenv)
 	if err == nil || !strings.Contains(err.Error(), "tools.mcp_servers[0].ca_file") || !strings.Contains(err.Error(), "holds no PEM certificate") {
 		t.Fatalf("Prepare with a ca_file of no certificate: %v", err)
+	}
+}
+
+// TestRedirectsStayWithinTheOrigin: a 307 within the url's own origin is
+// followed, the server's headers with it; a redirect to another origin is
+// not, so that the headers (its credentials) reach no other host: the
+// server is unavailable and the other host hears nothing.
+func TestRedirectsStayWithinTheOrigin(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	target, err := url.Parse(g.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	proxy.FlushInterval = -1
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/here":
+			http.Redirect(w, r, "/mcp", http.StatusTemporaryRedirect)
+		case "/away":
+			http.Redirect(w, r, g.URL, http.StatusTemporaryRedirect)
+		default:
+			proxy.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(front.Close)
+
+	away := testHost(t, config(ServerConfig{Name: "away", URL: front.URL + "/away", Allow: []string{"*"}, Timeout: wide, HeadersEnv: map[string]string{"Authorization": "GO_AUTH"}}), Scopes{Open: true})
+	ctx, cancel := context.WithTimeout(context.Background(), wide)
+	defer cancel()
+	away.Settle(ctx)
+	if _, servers := away.List("", ""); servers[0].Available {
+		t.Fatal("a server reached through a redirect to another origin")
+	}
+	if h := g.Header(); h != nil {
+		t.Fatalf("the other origin heard a request, Authorization %q", h.Get("Authorization"))
+	}
+
+	here := testHost(t, config(ServerConfig{Name: "here", URL: front.URL + "/here", Allow: []string{"*"}, Timeout: wide, HeadersEnv: map[string]string{"Authorization": "GO_AUTH"}}), Scopes{Open: true})
+	waitAvailable(t, here, "here")
+	res, err := here.Call(context.Background(), tool(t, here, "", "here/echo"), `{"message":"redirected"}`, nil)
+	if err != nil || res.Content != "Echo: redirected" || g.Header().Get("Authorization") != "secret" {
+		t.Fatalf("res = %+v, %v; Authorization %q", res, err, g.Header().Get("Authorization"))
 	}
 }

@@ -80,6 +80,31 @@ func (e *answerTooLargeError) Error() string {
 	return fmt.Sprintf("the MCP server's answer is larger than its max_response_bytes (%d bytes)", e.limit)
 }
 
+// sameOriginRedirects is the MCP client's redirect policy: it follows 307
+// and 308 (which keep the method and the body) to the first request's
+// origin (scheme, host and port), a few in a row, and no other redirect.
+// sseTransport adds the server's configured headers, its credentials, to
+// every request it sends, so a redirect followed to another host would
+// hand them over; one not followed fails the request, saying where it led.
+func sameOriginRedirects(req *http.Request, via []*http.Request) error {
+	code := 0
+	if req.Response != nil {
+		code = req.Response.StatusCode
+	}
+	first := via[0].URL
+	switch {
+	case code != http.StatusTemporaryRedirect && code != http.StatusPermanentRedirect,
+		!strings.EqualFold(req.URL.Scheme, first.Scheme) || !strings.EqualFold(req.URL.Host, first.Host):
+		return fmt.Errorf("the MCP server answered %d, a redirect to %s://%s, which llmrelay does not follow (only 307 and 308 within the url's own scheme, host and port): set the server's url to where it leads", code, req.URL.Scheme, req.URL.Host)
+	case len(via) > maxRedirects:
+		return fmt.Errorf("the MCP server redirected %d times in a row", len(via))
+	}
+	return nil
+}
+
+// maxRedirects bounds the redirects one request to an MCP server follows.
+const maxRedirects = 5
+
 // progressNotification is the params of notifications/progress.
 type progressNotification struct {
 	ProgressToken any     `json:"progressToken"`
