@@ -239,24 +239,36 @@ func TestKilledMidCall(t *testing.T) {
 // TestDeadlineCancelsAtServer: a call whose context ends while its tool
 // hangs is cancelled at the MCP server.
 func TestDeadlineCancelsAtServer(t *testing.T) {
-	g := mcptest.NewGoServer(t)
-	h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
-	waitAvailable(t, h, "go")
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := h.Call(ctx, tool(t, h, "", "go/hang"), `{}`, nil)
-		errc <- err
-	}()
-	<-g.Started
-	cancel()
-	if err := <-errc; !errors.Is(err, context.Canceled) {
-		t.Fatalf("Call returned %v, want the context's end", err)
-	}
-	select {
-	case <-g.Cancelled:
-	case <-time.After(wide):
-		t.Fatal("the tool was not cancelled at the server")
+	for _, tc := range []struct {
+		name string
+		opts []mcptest.Option
+	}{
+		{"event stream", nil},
+		// The answer is read whole before the SDK sees it: the call's
+		// end must still reach the server.
+		{"JSON", []mcptest.Option{mcptest.JSONResponses()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := mcptest.NewGoServer(t, tc.opts...)
+			h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+			waitAvailable(t, h, "go")
+			ctx, cancel := context.WithCancel(context.Background())
+			errc := make(chan error, 1)
+			go func() {
+				_, err := h.Call(ctx, tool(t, h, "", "go/hang"), `{}`, nil)
+				errc <- err
+			}()
+			<-g.Started
+			cancel()
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Fatalf("Call returned %v, want the context's end", err)
+			}
+			select {
+			case <-g.Cancelled:
+			case <-time.After(wide):
+				t.Fatal("the tool was not cancelled at the server")
+			}
+		})
 	}
 }
 
