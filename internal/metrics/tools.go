@@ -15,8 +15,8 @@ const (
 	// isError), "refused" (the server refused the call: unknown tool, bad
 	// arguments), "timeout", "transport" (the server could not be reached
 	// or dropped the call), "too_large" (the server's answer was longer
-	// than its max_response_bytes), "canceled" (the Generate call ended
-	// first).
+	// than its max_response_bytes), "malformed" (its result is not an MCP
+	// tool result), "canceled" (the Generate call ended first).
 	// One per call, whatever its retries.
 	NameToolCalls = "llmrelay_tool_calls_total"
 	// NameToolCallDuration observes each server tool call's duration,

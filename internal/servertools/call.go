@@ -2,11 +2,13 @@ package servertools
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -36,6 +38,7 @@ const (
 	OutcomeTimeout   Outcome = "timeout"    // no result within the server's timeout
 	OutcomeTransport Outcome = "transport"  // the server could not be reached, or dropped the call
 	OutcomeTooLarge  Outcome = "too_large"  // the server's answer was longer than its max_response_bytes
+	OutcomeMalformed Outcome = "malformed"  // the server's result does not decode as an MCP tool result
 	OutcomeCanceled  Outcome = "canceled"   // the Generate call ended first
 )
 
@@ -125,6 +128,8 @@ func (h *Host) call(ctx context.Context, t *Tool, arguments string, progress fun
 		case OutcomeTooLarge:
 			// Not tried again: the same call would answer the same.
 			return h.errorResult(te.outcome, n, "llmrelay did not read the tool's result: %v", te.err), nil
+		case OutcomeMalformed:
+			return h.errorResult(te.outcome, n, "llmrelay could not read the tool's result: MCP server %s answered with %s", t.Server, malformedWhat(te.err)), nil
 		}
 		if n >= attempts {
 			return h.failedResult(te, n, t), nil
@@ -255,6 +260,9 @@ func (c *conn) callOnce(ctx context.Context, t *Tool, args json.RawMessage, time
 		return nil, &tryError{outcome: OutcomeTooLarge, err: &answerTooLargeError{limit: c.maxResponse}}
 	case refused(err):
 		return nil, &tryError{outcome: OutcomeRefused, err: err}
+	case malformedWhat(err) != "":
+		// The server answered the call, on a session that works.
+		return nil, &tryError{outcome: OutcomeMalformed, err: err}
 	}
 	if tctx.Err() == nil && !c.alive(ctx, cs, timeout) {
 		// The session failed under the call: the server went away, or
@@ -301,6 +309,33 @@ func answerTooLarge(err error) bool {
 	var tl *answerTooLargeError
 	var je *jsonrpc.Error
 	return errors.As(err, &tl) || errors.As(err, &je) && je.Code == codeAnswerTooLarge
+}
+
+// malformedWhat says what was wrong with a tool's result the SDK could not
+// decode, for the model, "" when err is not such a failure: the answer
+// arrived, so the server works, and the same call would answer the same
+// again. The SDK returns the decoding's own error (encoding/json's,
+// encoding/base64's, or its own about a content part), never one of the
+// transport.
+func malformedWhat(err error) string {
+	var syntax *json.SyntaxError
+	var wrongType *json.UnmarshalTypeError
+	var notBase64 base64.CorruptInputError
+	switch msg := err.Error(); {
+	case errors.As(err, &syntax):
+		return "a result that is not JSON"
+	case errors.As(err, &wrongType) && wrongType.Field == "":
+		return "a result that is not a JSON object"
+	case errors.As(err, &wrongType):
+		return fmt.Sprintf("a result whose %q is of another type than MCP's", wrongType.Field)
+	case errors.As(err, &notBase64):
+		return "binary content that is not base64"
+	case strings.Contains(msg, "unrecognized content type"), strings.Contains(msg, "invalid content type"):
+		return "a content part of a type llmrelay does not know"
+	case strings.Contains(msg, "nil content"):
+		return "an empty content part"
+	}
+	return ""
 }
 
 // The go-sdk's own JSON-RPC error codes of transport failures

@@ -578,7 +578,7 @@ func TestAnAnswerOverMaxResponseBytes(t *testing.T) {
 // call that offers it), a second tool of a name, or one without a name is
 // not offered; the server's other tools are.
 func TestToolsNoModelCouldBeOfferedAreLeftOut(t *testing.T) {
-	url := mcptest.NewListingServer(t, `[
+	raw := mcptest.NewRawServer(t, `[
 		{"name": "good", "description": "the first", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}},
 		{"name": "text", "inputSchema": {"type": "string"}},
 		{"name": "untyped", "inputSchema": {"properties": {"q": {"type": "string"}}}},
@@ -586,7 +586,7 @@ func TestToolsNoModelCouldBeOfferedAreLeftOut(t *testing.T) {
 		{"name": "bare"},
 		{"name": "good", "description": "the second", "inputSchema": {"type": "object"}},
 		{"name": "", "inputSchema": {"type": "object"}}]`)
-	h := testHost(t, config(ServerConfig{Name: "raw", URL: url, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	h := testHost(t, config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
 	waitAvailable(t, h, "raw")
 	tools, servers := h.List("", "")
 	var names []string
@@ -611,8 +611,8 @@ func TestAListingWithoutEnd(t *testing.T) {
 	for i := range page {
 		page[i] = fmt.Sprintf(`{"name": "t%d", "inputSchema": {"type": "object"}}`, i)
 	}
-	url := mcptest.NewListingServer(t, "["+strings.Join(page, ",")+"]", mcptest.Pages(1000))
-	h := testHost(t, config(ServerConfig{Name: "raw", URL: url, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	raw := mcptest.NewRawServer(t, "["+strings.Join(page, ",")+"]", mcptest.Pages(1000))
+	h := testHost(t, config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
 	ctx, cancel := context.WithTimeout(context.Background(), wide)
 	defer cancel()
 	h.Settle(ctx)
@@ -699,5 +699,52 @@ func TestRedirectsStayWithinTheOrigin(t *testing.T) {
 	res, err := here.Call(context.Background(), tool(t, here, "", "here/echo"), `{"message":"redirected"}`, nil)
 	if err != nil || res.Content != "Echo: redirected" || g.Header().Get("Authorization") != "secret" {
 		t.Fatalf("res = %+v, %v; Authorization %q", res, err, g.Header().Get("Authorization"))
+	}
+}
+
+// TestAResultThatDoesNotDecode: a result that is not an MCP tool result
+// (not an object, a content list that is not a list, binary data that is
+// not base64, a content part of a type the SDK does not know) is an error
+// result saying so, at once: the tool is not called again, though
+// idempotent, and the session, which answered, goes on.
+func TestAResultThatDoesNotDecode(t *testing.T) {
+	results := map[string]string{
+		"array":   `[1, 2]`,
+		"string":  `{"content": "text"}`,
+		"blob":    `{"content": [{"type": "image", "data": "!!", "mimeType": "image/png"}]}`,
+		"unknown": `{"content": [{"type": "hologram", "frames": 3}]}`,
+	}
+	var tools []string
+	for name := range results {
+		tools = append(tools, fmt.Sprintf(`{"name": %q, "inputSchema": {"type": "object"}}`, name))
+	}
+	tools = append(tools, `{"name": "fine", "inputSchema": {"type": "object"}}`)
+	raw := mcptest.NewRawServer(t, "["+strings.Join(tools, ",")+"]", mcptest.Results(results))
+	h := testHost(t, config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}, Idempotent: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "raw")
+	c := h.servers["raw"]
+	c.mu.Lock()
+	gen := c.gen
+	c.mu.Unlock()
+	for name, want := range map[string]string{
+		"array":   "a result that is not a JSON object",
+		"string":  `a result whose "content" is of another type than MCP's`,
+		"blob":    "binary content that is not base64",
+		"unknown": "a content part of a type llmrelay does not know",
+	} {
+		res, err := h.Call(context.Background(), tool(t, h, "", "raw/"+name), `{}`, nil)
+		want = "llmrelay could not read the tool's result: MCP server raw answered with " + want
+		if err != nil || !res.IsError || res.Outcome != OutcomeMalformed || res.Attempts != 1 || res.Content != want || raw.Calls(name) != 1 {
+			t.Errorf("%s: res = %+v, %v; the server saw %d calls", name, res, err, raw.Calls(name))
+		}
+	}
+	res, err := h.Call(context.Background(), tool(t, h, "", "raw/fine"), `{}`, nil)
+	if err != nil || res.Content != "called fine" {
+		t.Fatalf("fine: res = %+v, %v", res, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen || c.session == nil {
+		t.Fatalf("the session was lost (generation %d, was %d)", c.gen, gen)
 	}
 }

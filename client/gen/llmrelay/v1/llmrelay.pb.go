@@ -2851,10 +2851,10 @@ type ToolResult struct {
 	// The tool failed: the MCP server returned a result with `isError`, the
 	// tool does not exist or refused its arguments, the tool did not
 	// return within its server's `timeout`, the server could not be
-	// reached (after retries, for idempotent tools), or its answer was
-	// longer than the server's `max_response_bytes` (not read, not tried
-	// again). The model is sent the content as the tool's result and the
-	// call goes on.
+	// reached (after retries, for idempotent tools), its answer was longer
+	// than the server's `max_response_bytes` (not read, not tried again),
+	// or its result is not an MCP tool result (not tried again). The model
+	// is sent the content as the tool's result and the call goes on.
 	IsError bool `protobuf:"varint,4,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
 	// The result was longer than the server's `tools.max_tool_result_bytes`
 	// and was cut there; the model is told so at the end of the content.

@@ -1572,10 +1572,10 @@ export type ToolResult = Message$1<"llmrelay.v1.ToolResult"> & {
    * The tool failed: the MCP server returned a result with `isError`, the
    * tool does not exist or refused its arguments, the tool did not
    * return within its server's `timeout`, the server could not be
-   * reached (after retries, for idempotent tools), or its answer was
-   * longer than the server's `max_response_bytes` (not read, not tried
-   * again). The model is sent the content as the tool's result and the
-   * call goes on.
+   * reached (after retries, for idempotent tools), its answer was longer
+   * than the server's `max_response_bytes` (not read, not tried again),
+   * or its result is not an MCP tool result (not tried again). The model
+   * is sent the content as the tool's result and the call goes on.
    *
    * @generated from field: bool is_error = 4;
    */
