@@ -236,18 +236,40 @@ func TestKilledMidCall(t *testing.T) {
 	}
 }
 
+// answerKinds are the two ways a server may answer a request over the
+// streamable HTTP transport: an event stream, or one JSON document.
+var answerKinds = []struct {
+	name string
+	opts []mcptest.Option
+}{
+	{"event stream", nil},
+	{"JSON", []mcptest.Option{mcptest.JSONResponses()}},
+}
+
+// sessionKept returns a check that the server's session when it was
+// called is still the live one: a failure of one call did not end it.
+func sessionKept(t *testing.T, h *Host, server string) func() {
+	t.Helper()
+	c := h.servers[server]
+	c.mu.Lock()
+	gen := c.gen
+	c.mu.Unlock()
+	return func() {
+		t.Helper()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.gen != gen || c.session == nil {
+			t.Fatalf("the session was lost (generation %d, was %d)", c.gen, gen)
+		}
+	}
+}
+
 // TestDeadlineCancelsAtServer: a call whose context ends while its tool
 // hangs is cancelled at the MCP server.
 func TestDeadlineCancelsAtServer(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		opts []mcptest.Option
-	}{
-		{"event stream", nil},
-		// The answer is read whole before the SDK sees it: the call's
-		// end must still reach the server.
-		{"JSON", []mcptest.Option{mcptest.JSONResponses()}},
-	} {
+	// A JSON answer is read whole before the SDK sees it: the call's end
+	// must still reach the server.
+	for _, tc := range answerKinds {
 		t.Run(tc.name, func(t *testing.T) {
 			g := mcptest.NewGoServer(t, tc.opts...)
 			h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
@@ -527,22 +549,13 @@ func TestRetryBudget(t *testing.T) {
 // answers with one JSON document or an event stream. Many small events
 // of one stream are not one long answer.
 func TestAnAnswerOverMaxResponseBytes(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		opts []mcptest.Option
-	}{
-		{"event stream", nil},
-		{"JSON", []mcptest.Option{mcptest.JSONResponses()}},
-	} {
+	for _, tc := range answerKinds {
 		t.Run(tc.name, func(t *testing.T) {
 			g := mcptest.NewGoServer(t, tc.opts...)
 			const limit = 64 << 10
 			h := testHost(t, config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"*"}, Idempotent: []string{"*"}, Timeout: wide, MaxResponseBytes: limit}), Scopes{Open: true})
 			waitAvailable(t, h, "go")
-			c := h.servers["go"]
-			c.mu.Lock()
-			gen := c.gen
-			c.mu.Unlock()
+			kept := sessionKept(t, h, "go")
 			ctx := context.Background()
 
 			res, err := h.Call(ctx, tool(t, h, "", "go/big"), fmt.Sprintf(`{"bytes":%d}`, 4*limit), nil)
@@ -564,11 +577,7 @@ func TestAnAnswerOverMaxResponseBytes(t *testing.T) {
 					t.Fatalf("2000 progress events: %+v, %v, %d reports", res, err, reports)
 				}
 			}
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			if c.gen != gen || c.session == nil {
-				t.Fatalf("the session was lost (generation %d, was %d)", c.gen, gen)
-			}
+			kept()
 		})
 	}
 }
@@ -722,10 +731,7 @@ func TestAResultThatDoesNotDecode(t *testing.T) {
 	raw := mcptest.NewRawServer(t, "["+strings.Join(tools, ",")+"]", mcptest.Results(results))
 	h := testHost(t, config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}, Idempotent: []string{"*"}, Timeout: wide}), Scopes{Open: true})
 	waitAvailable(t, h, "raw")
-	c := h.servers["raw"]
-	c.mu.Lock()
-	gen := c.gen
-	c.mu.Unlock()
+	kept := sessionKept(t, h, "raw")
 	for name, want := range map[string]string{
 		"array":   "a result that is not a JSON object",
 		"string":  `a result whose "content" is of another type than MCP's`,
@@ -742,9 +748,5 @@ func TestAResultThatDoesNotDecode(t *testing.T) {
 	if err != nil || res.Content != "called fine" {
 		t.Fatalf("fine: res = %+v, %v", res, err)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.gen != gen || c.session == nil {
-		t.Fatalf("the session was lost (generation %d, was %d)", c.gen, gen)
-	}
+	kept()
 }
