@@ -111,6 +111,8 @@ func TestCheckConfig(t *testing.T) {
 			{"http_tls: {cert_file: testdata/good.yaml, key_file: testdata/good.yaml}\n", "http_tls: tls: failed to find any PEM data in certificate input"},
 			{"state: {store: redis, redis: {address: 127.0.0.1:6379, password_env: LLMRELAY_TEST_UNSET_PASSWORD}}\n",
 				"state: state.redis.password_env: $LLMRELAY_TEST_UNSET_PASSWORD is empty or unset"},
+			{"state: {store: redis, redis: {address: 127.0.0.1:6379, tls: {enabled: true, ca_file: testdata/good.yaml}}}\n",
+				"state: state.redis.tls.ca_file: testdata/good.yaml holds no PEM certificate"},
 			{"tools: {mcp_servers: [{name: e, url: http://127.0.0.1:1/mcp, allow: [\"*\"], headers_env: {Authorization: LLMRELAY_TEST_UNSET_AUTH}}]}\n",
 				"tools.mcp_servers[0].headers_env.Authorization names LLMRELAY_TEST_UNSET_AUTH, but that environment variable is unset or empty"},
 			{"tools: {mcp_servers: [{name: e, url: https://127.0.0.1:1/mcp, allow: [\"*\"], ca_file: testdata/good.yaml}]}\n",

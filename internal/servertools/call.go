@@ -256,6 +256,7 @@ func (c *conn) callOnce(ctx context.Context, t *Tool, args json.RawMessage, time
 	}
 	switch {
 	case tctx.Err() != nil:
+		// The try's own end: tryErr says which below.
 	case answerTooLarge(err):
 		return nil, &tryError{outcome: OutcomeTooLarge, err: &answerTooLargeError{limit: c.maxResponse}}
 	case refused(err):

@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -36,6 +35,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/capool"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/retry"
 )
@@ -162,9 +162,16 @@ func NewHost(o Options) *Host {
 type Prepared struct {
 	cfg     Config
 	headers map[string]http.Header
-	// caPEM are the ca_file bundles, by server name (none: the system's).
-	caPEM  map[string][]byte
+	// cas are the ca_file bundles, by server name (none: the system's).
+	cas    map[string]caBundle
 	scopes Scopes
+}
+
+// caBundle is a ca_file's pool, and its bytes: a reload reconnects the
+// server when they change.
+type caBundle struct {
+	pool *x509.CertPool
+	pem  []byte
 }
 
 // Prepare reads the headers of cfg's servers from the environment
@@ -174,17 +181,14 @@ type Prepared struct {
 // variable, never its value; or when a ca_file cannot be read or holds no
 // certificate.
 func Prepare(cfg Config, scopes Scopes, getenv func(string) string) (*Prepared, error) {
-	p := &Prepared{cfg: cfg, headers: map[string]http.Header{}, caPEM: map[string][]byte{}, scopes: scopes}
+	p := &Prepared{cfg: cfg, headers: map[string]http.Header{}, cas: map[string]caBundle{}, scopes: scopes}
 	for i, s := range cfg.MCPServers {
 		if s.CAFile != "" {
-			pem, err := os.ReadFile(s.CAFile)
+			pool, pem, err := capool.Read(s.CAFile)
 			if err != nil {
 				return nil, fmt.Errorf("tools.mcp_servers[%d].ca_file: %w", i, err)
 			}
-			if !x509.NewCertPool().AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("tools.mcp_servers[%d].ca_file: %s holds no PEM certificate", i, s.CAFile)
-			}
-			p.caPEM[s.Name] = pem
+			p.cas[s.Name] = caBundle{pool: pool, pem: pem}
 		}
 		hdr := http.Header{}
 		keys := make([]string, 0, len(s.HeadersEnv))
@@ -232,9 +236,9 @@ func (h *Host) Apply(p *Prepared) {
 	keep := map[string]bool{}
 	for _, sc := range p.cfg.MCPServers {
 		keep[sc.Name] = true
-		hdr, ca := p.headers[sc.Name], p.caPEM[sc.Name]
+		hdr, ca := p.headers[sc.Name], p.cas[sc.Name]
 		c := h.servers[sc.Name]
-		if c != nil && (c.url != sc.URL || !headersEqual(c.headers, hdr) || c.maxResponse != sc.responseBytes() || !bytes.Equal(c.caPEM, ca)) {
+		if c != nil && (c.url != sc.URL || !headersEqual(c.headers, hdr) || c.maxResponse != sc.responseBytes() || !bytes.Equal(c.caPEM, ca.pem)) {
 			stopped = append(stopped, c)
 			c = nil
 		}
@@ -357,19 +361,17 @@ func (h *Host) WaitAvailable(ctx context.Context, server string) error {
 	}
 }
 
-// newConn makes the connection state of one server, not yet started;
-// caPEM is its ca_file bundle, if any.
-func (h *Host) newConn(sc ServerConfig, hdr http.Header, caPEM []byte) *conn {
+// newConn makes the connection state of one server, not yet started; ca
+// is its ca_file bundle, if any.
+func (h *Host) newConn(sc ServerConfig, hdr http.Header, ca caBundle) *conn {
 	base := http.DefaultTransport
-	if caPEM != nil {
-		pool := x509.NewCertPool()
-		pool.AppendCertsFromPEM(caPEM) // checked by Prepare
+	if ca.pool != nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
+		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: ca.pool}
 		base = tr
 	}
 	c := &conn{
-		h: h, name: sc.Name, url: sc.URL, headers: hdr, maxResponse: sc.responseBytes(), caPEM: caPEM, base: base,
+		h: h, name: sc.Name, url: sc.URL, headers: hdr, maxResponse: sc.responseBytes(), caPEM: ca.pem, base: base,
 		cfg: sc, sem: make(chan struct{}, sc.concurrency()),
 		up: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}), tried: make(chan struct{}),
 		progress: map[string]func(Progress){},

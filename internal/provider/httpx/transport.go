@@ -11,11 +11,9 @@ package httpx
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -23,6 +21,7 @@ import (
 
 	"golang.org/x/net/http/httpproxy"
 
+	"github.com/llmrelay/llmrelay/internal/capool"
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
@@ -100,14 +99,11 @@ func tlsConfig(t provider.Transport) (*tls.Config, error) {
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
+		pool, _, err := capool.Read(t.CAFile)
 		if err != nil {
 			return nil, &provider.ConfigProblem{Field: "transport.ca_file", Problem: err.Error()}
 		}
-		cfg.RootCAs = x509.NewCertPool()
-		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, &provider.ConfigProblem{Field: "transport.ca_file", Problem: t.CAFile + " holds no PEM certificate"}
-		}
+		cfg.RootCAs = pool
 	}
 	if t.CertFile != "" {
 		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)

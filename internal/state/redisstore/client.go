@@ -2,13 +2,12 @@ package redisstore
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
-	"os"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
+	"github.com/llmrelay/llmrelay/internal/capool"
 	"github.com/llmrelay/llmrelay/internal/state"
 )
 
@@ -76,13 +75,9 @@ func secret(getenv func(string) string, env, field string) (string, error) {
 func tlsConfig(c state.RedisTLS) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: c.ServerName}
 	if c.CAFile != "" {
-		pem, err := os.ReadFile(c.CAFile)
+		pool, _, err := capool.Read(c.CAFile)
 		if err != nil {
 			return nil, fmt.Errorf("state.redis.tls.ca_file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("state.redis.tls.ca_file: %s holds no PEM certificate", c.CAFile)
 		}
 		cfg.RootCAs = pool
 	}
