@@ -262,7 +262,7 @@ func (c *Call) write() {
 			}
 		}
 		ctx, cancel := context.WithTimeout(c.r.ctx, writeTimeout)
-		err := c.r.logs.AppendLog(ctx, c.id, batch)
+		err := c.r.logs.AppendLog(ctx, c.id, c.token, batch)
 		cancel()
 		switch {
 		case err == nil:
@@ -282,7 +282,9 @@ func (c *Call) write() {
 				return
 			}
 		case errors.Is(err, state.ErrLogNotFound):
-			return // given up on, or lost with the store's data
+			// Given up on, or replaced by another call's (the store
+			// puts back a log it lost itself).
+			return
 		default:
 			// The store is unreachable: the records wait, charged
 			// against the bounds, and go in order once it is back.

@@ -120,7 +120,7 @@ func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, sen
 // moment): the reader reads on.
 func (r *Registry) lost(ctx context.Context, id string, in state.LogInfo) (goOn bool, err error) {
 	end := state.LogRecord{Seq: in.Last + 1, Data: statusBytes(errLost(id)), End: state.LogFailed}
-	if err := r.logs.AppendLog(ctx, id, []state.LogRecord{end}); err != nil {
+	if err := r.logs.AppendLog(ctx, id, in.Token, []state.LogRecord{end}); err != nil {
 		return false, r.readError(ctx, id, err)
 	}
 	if _, err := r.logs.KeepLog(ctx, id, r.cfg.Grace); err != nil {

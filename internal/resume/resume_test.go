@@ -280,7 +280,7 @@ func TestReplayNoticesAGap(t *testing.T) {
 	if _, err := h.logs.CreateLog(ctx, "gap", state.LogInfo{Key: "key", Token: "t"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.logs.AppendLog(ctx, "gap", []state.LogRecord{{Seq: 1}, {Seq: 3}}); err != nil {
+	if err := h.logs.AppendLog(ctx, "gap", "t", []state.LogRecord{{Seq: 1}, {Seq: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := replay(t, h.r, "gap", 0)

@@ -295,6 +295,76 @@ func TestGoClientReissuesACallLostWithItsReplica(t *testing.T) {
 	}
 }
 
+// TestResumableCallOutlivesAnEmptyRedisRestart: redis-server restarts
+// without its data in the middle of a resumable call, whose first 10
+// events were stored. The replica running it puts its log back, from
+// event 10; the Go client, cut off from it right after the restart,
+// resumes on the other replica after event 10 (told to try again while
+// the replicas put their logs back, not that the call is gone), and shows
+// the whole reply once, the upstream asked once. Only a resume from
+// before event 10 finds the events lost.
+func TestResumableCallOutlivesAnEmptyRedisRestart(t *testing.T) {
+	redis := redistest.Start(t)
+	const chunks = 25
+	release := make(chan struct{})
+	up := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 10, Until: release}})
+	a, b := resumeReplicas(t, redis, up)
+	proxy := servertest.StartProxy(t, a.addr)
+	c, err := client.New(proxy.Addr(), client.WithInsecure(), client.WithAPIKey(resumeKeyA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	stream, err := c.Generate(t.Context(), resumable(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := stream.RequestID()
+	stored := func() uint64 { // the last event a stored in the call's log
+		rdb := redis.Client(t)
+		keys, err := rdb.Keys(t.Context(), "*{r:"+id+"}:meta").Result()
+		if err != nil || len(keys) != 1 {
+			return 0
+		}
+		n, _ := rdb.HGet(t.Context(), keys[0], "last").Uint64()
+		return n
+	}
+	var text strings.Builder
+	deltas := 0
+	var resumed []uint64
+	final, err := client.Collect(stream, &client.Hooks{
+		OnDelta: func(d *llmrelayv1.Delta) {
+			text.WriteString(d.GetText())
+			if deltas++; deltas == 10 {
+				eventually(t, "the first 10 events stored", func() bool { return stored() == 10 })
+				redis.Restart(t)
+				proxy.SetTarget(b.addr) // the next connection lands on b
+				proxy.Cut()
+				close(release)
+			}
+		},
+		OnResume: func(after uint64, _ error) { resumed = append(resumed, after) },
+	})
+	if err != nil {
+		t.Fatalf("Collect: %v (resumed after %v)", err, resumed)
+	}
+	if len(resumed) == 0 || text.String() != openaitest.Text(chunks) || final.GetMessage().GetContent() != openaitest.Text(chunks) {
+		t.Fatalf("resumed after %v; deltas %q; final %q", resumed, text.String(), final.GetMessage().GetContent())
+	}
+	for _, after := range resumed {
+		if after != 10 {
+			t.Fatalf("resumed after %v, want after 10 each time", resumed)
+		}
+	}
+	if n := up.Requests(); n != 1 {
+		t.Fatalf("the upstream saw %d requests, want 1", n)
+	}
+	_, err = readEvents(must(b.client.Resume(withKey(t.Context(), resumeKeyA), &llmrelayv1.ResumeRequest{RequestId: id})))
+	if status.Code(err) != codes.DataLoss || reason(err) != "RESUME_EVENTS_LOST" {
+		t.Fatalf("a Resume from the start: %v, want DATA_LOSS RESUME_EVENTS_LOST (events 1 to 10 went with Redis's data)", err)
+	}
+}
+
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)

@@ -37,11 +37,14 @@ type EventLogs interface {
 	// id exists: then it creates nothing and returns that log's info and
 	// ErrLogExists.
 	CreateLog(ctx context.Context, id string, info LogInfo) (LogInfo, error)
-	// AppendLog appends recs to the log id, in order. A record whose Seq is
-	// not above the log's last is skipped, so a batch whose reply was lost
-	// may be appended again; a log that ended takes nothing more. It
-	// returns ErrLogNotFound when there is no log id.
-	AppendLog(ctx context.Context, id string, recs []LogRecord) error
+	// AppendLog appends recs to the log id whose Token is token, in order.
+	// A record whose Seq is not above the log's last is skipped, so a batch
+	// whose reply was lost may be appended again; a log that ended takes
+	// nothing more. It returns ErrLogNotFound when there is no log id of
+	// that token: none, or another call's that replaced it (a writer that
+	// was cut off from the store, or taken for gone, never appends to its
+	// successor).
+	AppendLog(ctx context.Context, id, token string, recs []LogRecord) error
 	// ReadLog returns the log's info and up to max of its records whose Seq
 	// is above after, in order. When there are none, it waits up to wait
 	// for one to be appended (0: it does not wait), and returns none if

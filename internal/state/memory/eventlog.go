@@ -47,14 +47,14 @@ func (s *Store) CreateLog(ctx context.Context, id string, info state.LogInfo) (s
 }
 
 // AppendLog implements state.EventLogs.
-func (s *Store) AppendLog(ctx context.Context, id string, recs []state.LogRecord) error {
+func (s *Store) AppendLog(ctx context.Context, id, token string, recs []state.LogRecord) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	s.logs.mu.Lock()
 	defer s.logs.mu.Unlock()
 	l, ok := s.logs.logs[id]
-	if !ok {
+	if !ok || l.info.Token != token {
 		return state.ErrLogNotFound
 	}
 	// The records' data is copied into one allocation per batch: a kept

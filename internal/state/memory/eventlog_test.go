@@ -23,7 +23,7 @@ func TestEventLogMaxRecordsDropsTheOldest(t *testing.T) {
 		t.Fatal(err)
 	}
 	for seq := uint64(1); seq <= 5; seq++ {
-		if err := s.AppendLog(ctx, "id", []state.LogRecord{{Seq: seq}}); err != nil {
+		if err := s.AppendLog(ctx, "id", "t", []state.LogRecord{{Seq: seq}}); err != nil {
 			t.Fatal(err)
 		}
 	}

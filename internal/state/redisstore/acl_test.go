@@ -61,7 +61,7 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	if _, err := s.CreateLog(ctx, "call", state.LogInfo{Token: "t", MaxRecords: 100}); err != nil {
 		t.Fatalf("CreateLog: %v", err)
 	}
-	if err := s.AppendLog(ctx, "call", []state.LogRecord{{Seq: 1, Data: []byte("e")}}); err != nil {
+	if err := s.AppendLog(ctx, "call", "t", []state.LogRecord{{Seq: 1, Data: []byte("e")}}); err != nil {
 		t.Fatalf("AppendLog: %v", err)
 	}
 	if _, recs, err := s.ReadLog(ctx, "call", 0, 10, 0); err != nil || len(recs) != 1 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"strconv"
 	"strings"
@@ -31,6 +32,17 @@ import (
 // A running log expires LeaseTTL after its replica last renewed it (every
 // LeaseTTL/3, in one pipeline for all its logs), so a crashed replica's
 // logs go within LeaseTTL; an ended one is kept until its hold passes.
+//
+// A running log that Redis lost (it restarted without persistence, a
+// failover lost the last writes) is put back by its writer, as the
+// leases are: the next renewal (at once when a restart is noticed) or the
+// next append creates its meta again, with last at the last record the
+// writer had stored, or one before the first it still holds. The records
+// stored before are gone: a reader that needs one finds the log starting
+// later (a gap: RESUME_EVENTS_LOST), and one that has them reads on. Until
+// every replica could have put its logs back (the restart gate's window,
+// restart.go), a log not found is unavailable rather than not found, so
+// a client resumes again instead of taking its call for lost.
 //
 // Whether a running log's writer is alive is known at once, not after the
 // lease TTL: every replica holds a sharded Pub/Sub subscription to a
@@ -63,14 +75,20 @@ type logState struct {
 	presence *redis.PubSub
 	wg       sync.WaitGroup
 
+	// renewNow asks the renewal of the logs to run at once (Redis
+	// restarted: restart.go). New makes it.
+	renewNow chan struct{}
+
 	mu    sync.Mutex
 	owned map[string]ownedLog // the running logs this replica created, by id
 }
 
-// ownedLog is a running log this replica created.
+// ownedLog is a running log this replica created: what its meta needs to
+// be put back when Redis lost it.
 type ownedLog struct {
-	token string
-	max   int // its MaxRecords
+	token, key, fp string
+	max            int    // its MaxRecords
+	last           uint64 // the last Seq it stored
 }
 
 func (s *Store) logKeys(id string) []string {
@@ -218,14 +236,15 @@ func (s *Store) unavailable() error {
 // createLogScript creates a log's meta, unless it exists.
 //
 //	KEYS  meta, log, hold
-//	ARGV  key, fingerprint, token, max records, TTL (ms), writer
+//	ARGV  key, fingerprint, token, max records, TTL (ms), writer, last
 //
 // It returns {} when it created the log, else the existing meta's fields.
+// last is 0 for a new log, the last record stored for one put back.
 var createLogScript = redis.NewScript(`
 local cur = redis.call('HGETALL', KEYS[1])
 if #cur > 0 then return cur end
 redis.call('DEL', KEYS[2], KEYS[3])
-redis.call('HSET', KEYS[1], 'key', ARGV[1], 'fp', ARGV[2], 'token', ARGV[3], 'max', ARGV[4], 'last', 0, 'w', ARGV[6])
+redis.call('HSET', KEYS[1], 'key', ARGV[1], 'fp', ARGV[2], 'token', ARGV[3], 'max', ARGV[4], 'last', ARGV[7], 'w', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return {}
 `)
@@ -237,7 +256,7 @@ func (s *Store) CreateLog(ctx context.Context, id string, info state.LogInfo) (s
 	}
 	s.startLogs()
 	res, err := createLogScript.Run(ctx, s.rdb, s.logKeys(id),
-		info.Key, info.Fingerprint, info.Token, info.MaxRecords, s.ttl.Milliseconds(), s.replica).StringSlice()
+		info.Key, info.Fingerprint, info.Token, info.MaxRecords, s.ttl.Milliseconds(), s.replica, 0).StringSlice()
 	if err != nil {
 		return state.LogInfo{}, s.logError(ctx, "create_log", err)
 	}
@@ -251,7 +270,7 @@ func (s *Store) CreateLog(ctx context.Context, id string, info state.LogInfo) (s
 		return got, state.ErrLogExists
 	}
 	s.logs.mu.Lock()
-	s.logs.owned[id] = ownedLog{token: info.Token, max: info.MaxRecords}
+	s.logs.owned[id] = ownedLog{token: info.Token, key: info.Key, fp: info.Fingerprint, max: info.MaxRecords}
 	s.logs.mu.Unlock()
 	info.Last, info.End = 0, state.LogOpen
 	return info, nil
@@ -313,19 +332,18 @@ func endOf(field string) state.LogEnd {
 // until one ends it.
 //
 //	KEYS  meta, log, hold
-//	ARGV  max records (0: no cap), then per record: Seq, field, data
+//	ARGV  token, max records (0: no cap), then per record: Seq, field, data
 //
-// It returns -1 when there is no log, 0 when it had ended already, 1
-// when it is still open, 2 when these records ended it; an ended log is
-// then kept at least as long as its hold.
+// It returns -1 when there is no log of that token, 0 when it had ended
+// already, 1 when it is still open, 2 when these records ended it; an
+// ended log is then kept at least as long as its hold.
 var appendLogScript = redis.NewScript(`
-local last = redis.call('HGET', KEYS[1], 'last')
-if not last then return -1 end
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return -1 end
 if redis.call('HEXISTS', KEYS[1], 'end') == 1 then return 0 end
-last = tonumber(last)
-local max = tonumber(ARGV[1])
+local last = tonumber(redis.call('HGET', KEYS[1], 'last'))
+local max = tonumber(ARGV[2])
 local ended = 0
-for i = 2, #ARGV, 3 do
+for i = 3, #ARGV, 3 do
   local seq = tonumber(ARGV[i])
   if ended == 0 and seq > last then
     if max > 0 then
@@ -353,8 +371,9 @@ if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 return 1 + ended
 `)
 
-// AppendLog implements state.EventLogs.
-func (s *Store) AppendLog(ctx context.Context, id string, recs []state.LogRecord) error {
+// AppendLog implements state.EventLogs. The writer of a running log that
+// Redis lost puts it back first (see above).
+func (s *Store) AppendLog(ctx context.Context, id, token string, recs []state.LogRecord) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -365,24 +384,80 @@ func (s *Store) AppendLog(ctx context.Context, id string, recs []state.LogRecord
 	// The cap: the writer knows it from CreateLog (a log is appended to by
 	// the replica that created it).
 	s.logs.mu.Lock()
-	max := s.logs.owned[id].max
+	o, mine := s.logs.owned[id]
 	s.logs.mu.Unlock()
-	args := make([]any, 0, 1+3*len(recs))
-	args = append(args, max)
+	mine = mine && o.token == token
+	args := make([]any, 0, 2+3*len(recs))
+	args = append(args, token, o.max)
 	for _, r := range recs {
 		args = append(args, r.Seq, fieldOf(r.End), r.Data)
 	}
-	n, err := appendLogScript.Run(ctx, s.rdb, s.logKeys(id), args...).Int()
+	for putBack := mine; ; putBack = false {
+		n, err := appendLogScript.Run(ctx, s.rdb, s.logKeys(id), args...).Int()
+		if err != nil {
+			return s.logError(ctx, "append_log", err)
+		}
+		switch n {
+		case -1:
+			if !putBack {
+				return state.ErrLogNotFound
+			}
+			if err := s.putBack(ctx, id, o, recs[0].Seq-1); err != nil {
+				return err
+			}
+			continue
+		case 0, 2:
+			s.disown(id)
+		case 1:
+			if mine {
+				s.stored(id, token, recs[len(recs)-1].Seq)
+			}
+		}
+		return nil
+	}
+}
+
+// putBack creates again the meta of o, the running log id that Redis
+// lost, from last (its records up to last are gone). It returns
+// ErrLogNotFound when another call's log took the id meanwhile: the
+// writer's call is no longer the id's.
+func (s *Store) putBack(ctx context.Context, id string, o ownedLog, last uint64) error {
+	res, err := createLogScript.Run(ctx, s.rdb, s.logKeys(id),
+		o.key, o.fp, o.token, o.max, s.ttl.Milliseconds(), s.replica, last).StringSlice()
 	if err != nil {
 		return s.logError(ctx, "append_log", err)
 	}
-	switch n {
-	case -1:
-		return state.ErrLogNotFound
-	case 0, 2:
-		s.disown(id)
+	if len(res) > 0 {
+		if got, _ := parseMeta(res); got.Token != o.token {
+			s.disownToken(id, o.token)
+			return state.ErrLogNotFound
+		}
+		return nil // put back by the renewal meanwhile
 	}
+	s.logPutBack(id, last)
 	return nil
+}
+
+// errLogsSettling is why a log is not found in the moments after a
+// restart of Redis: it may not have been put back yet.
+var errLogsSettling = errors.New("redis restarted moments ago: the replicas are putting back the logs of their running calls")
+
+// logPutBack says that the running log id was put back from last.
+func (s *Store) logPutBack(id string, last uint64) {
+	s.log.Warn("redis lost the log of a resumable call running here (a restart without persistence, a failover): put back; "+
+		"a resume from before its first record stored again fails with RESUME_EVENTS_LOST",
+		"request_id", id, "from_sequence", last)
+}
+
+// stored records that the running log id of token holds the records up
+// to last.
+func (s *Store) stored(id, token string, last uint64) {
+	s.logs.mu.Lock()
+	defer s.logs.mu.Unlock()
+	if o, ok := s.logs.owned[id]; ok && o.token == token && last > o.last {
+		o.last = last
+		s.logs.owned[id] = o
+	}
 }
 
 // disown stops renewing log id: it ended, or is gone.
@@ -390,6 +465,16 @@ func (s *Store) disown(id string) {
 	s.logs.mu.Lock()
 	delete(s.logs.owned, id)
 	s.logs.mu.Unlock()
+}
+
+// disownToken stops renewing log id if it is token's: another call's log
+// took the id.
+func (s *Store) disownToken(id, token string) {
+	s.logs.mu.Lock()
+	defer s.logs.mu.Unlock()
+	if o, ok := s.logs.owned[id]; ok && o.token == token {
+		delete(s.logs.owned, id)
+	}
 }
 
 // ReadLog implements state.EventLogs: the meta and the records after seq
@@ -417,6 +502,11 @@ func (s *Store) ReadLog(ctx context.Context, id string, after uint64, max int, w
 	}
 	m := meta.Val()
 	if len(m) == 0 {
+		if s.gate.settling() {
+			// Redis restarted a moment ago: its writer may not have put
+			// the log back yet. Not found is not an answer until then.
+			return state.LogInfo{}, nil, &state.UnavailableError{Cause: errLogsSettling}
+		}
 		return state.LogInfo{}, nil, state.ErrLogNotFound
 	}
 	kv := make([]string, 0, 2*len(m))
@@ -563,11 +653,7 @@ return 0
 
 // DeleteLog implements state.EventLogs.
 func (s *Store) DeleteLog(ctx context.Context, id, token string) error {
-	s.logs.mu.Lock()
-	if o, ok := s.logs.owned[id]; ok && o.token == token {
-		delete(s.logs.owned, id)
-	}
-	s.logs.mu.Unlock()
+	s.disownToken(id, token)
 	if err := s.unavailable(); err != nil {
 		return err
 	}
@@ -578,12 +664,23 @@ func (s *Store) DeleteLog(ctx context.Context, id, token string) error {
 }
 
 // renewLogScript pushes a running log's expiry forward, if it is still
-// the writer's (token ARGV[1]).
+// the writer's (token ARGV[1]), and puts it back if Redis lost it.
 //
-//	KEYS  meta, log
-//	ARGV  token, TTL (ms)
+//	KEYS  meta, log, hold
+//	ARGV  token, TTL (ms), key, fingerprint, max records, writer, last
+//
+// It returns 0 when it renewed the log (or it ended), 1 when it put it
+// back, -1 when the id is another call's.
 var renewLogScript = redis.NewScript(`
-if redis.call('HGET', KEYS[1], 'token') == ARGV[1] and redis.call('HEXISTS', KEYS[1], 'end') == 0 then
+local tok = redis.call('HGET', KEYS[1], 'token')
+if not tok then
+  redis.call('DEL', KEYS[2], KEYS[3])
+  redis.call('HSET', KEYS[1], 'key', ARGV[3], 'fp', ARGV[4], 'token', ARGV[1], 'max', ARGV[5], 'last', ARGV[7], 'w', ARGV[6])
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if tok ~= ARGV[1] then return -1 end
+if redis.call('HEXISTS', KEYS[1], 'end') == 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   redis.call('PEXPIRE', KEYS[2], ARGV[2])
 end
@@ -591,36 +688,58 @@ return 0
 `)
 
 // renewLogs renews this replica's running logs every LeaseTTL/3, all in
-// one pipelined round trip, until the store stops.
+// one pipelined round trip, and at once when Redis restarted, until the
+// store stops.
 func (s *Store) renewLogs() {
 	defer s.logs.wg.Done()
 	t := time.NewTicker(s.ttl / 3)
 	defer t.Stop()
 	for {
+		restarted := false
 		select {
 		case <-s.stop:
 			return
 		case <-t.C:
+		case <-s.logs.renewNow:
+			restarted = true
 		}
-		s.logs.mu.Lock()
-		owned := make(map[string]string, len(s.logs.owned))
-		for id, o := range s.logs.owned {
-			owned[id] = o.token
+		// While the store is down a routine renewal would only fail;
+		// after a restart, the store may not know yet that it is up.
+		if restarted || s.up.Load() {
+			s.renewLogsOnce()
 		}
-		s.logs.mu.Unlock()
-		if len(owned) == 0 || !s.up.Load() {
-			continue
+	}
+}
+
+// renewLogsOnce renews, or puts back, every running log this replica
+// writes, in one pipeline.
+func (s *Store) renewLogsOnce() {
+	s.logs.mu.Lock()
+	owned := make(map[string]ownedLog, len(s.logs.owned))
+	maps.Copy(owned, s.logs.owned)
+	s.logs.mu.Unlock()
+	if len(owned) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.ttl/3)
+	defer cancel()
+	pipe := s.rdb.Pipeline()
+	cmds := make(map[string]*redis.Cmd, len(owned))
+	for id, o := range owned {
+		cmds[id] = renewLogScript.Eval(ctx, pipe, s.logKeys(id),
+			o.token, s.ttl.Milliseconds(), o.key, o.fp, o.max, s.replica, o.last)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		s.metrics.StateStoreError("renew_log")
+		s.markDown(err)
+		return
+	}
+	for id, cmd := range cmds {
+		switch n, _ := cmd.Int(); n {
+		case 1:
+			s.logPutBack(id, owned[id].last)
+		case -1:
+			s.disownToken(id, owned[id].token)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), s.ttl/3)
-		pipe := s.rdb.Pipeline()
-		for id, tok := range owned {
-			keys := s.logKeys(id)
-			renewLogScript.Eval(ctx, pipe, keys[:2], tok, s.ttl.Milliseconds())
-		}
-		if _, err := pipe.Exec(ctx); err != nil {
-			s.metrics.StateStoreError("renew_log")
-			s.markDown(err)
-		}
-		cancel()
 	}
 }

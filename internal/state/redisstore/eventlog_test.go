@@ -51,7 +51,7 @@ func TestEventLogOfACrashedReplicaLapses(t *testing.T) {
 	if _, err := writer.CreateLog(ctx, "call", state.LogInfo{Token: "w"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := writer.AppendLog(ctx, "call", []state.LogRecord{{Seq: 1, Data: []byte("x")}}); err != nil {
+	if err := writer.AppendLog(ctx, "call", "w", []state.LogRecord{{Seq: 1, Data: []byte("x")}}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(3 * cfg.LeaseTTL)
@@ -95,7 +95,7 @@ func testWriterGone(t *testing.T, cfg state.RedisConfig) {
 	if _, err := writer.CreateLog(ctx, "call", info); err != nil {
 		t.Fatal(err)
 	}
-	if err := writer.AppendLog(ctx, "call", []state.LogRecord{{Seq: 1, Data: []byte("x")}}); err != nil {
+	if err := writer.AppendLog(ctx, "call", "w", []state.LogRecord{{Seq: 1, Data: []byte("x")}}); err != nil {
 		t.Fatal(err)
 	}
 	if in, recs, err := reader.ReadLog(ctx, "call", 1, 10, 0); err != nil || len(recs) != 0 || in.WriterGone {
@@ -142,7 +142,7 @@ func TestEndedEventLogKeptForItsHold(t *testing.T) {
 		t.Fatal(err)
 	}
 	end := []state.LogRecord{{Seq: 1, Data: []byte("final")}, {Seq: 2, End: state.LogSucceeded}}
-	if err := writer.AppendLog(ctx, "call", end); err != nil {
+	if err := writer.AppendLog(ctx, "call", "w", end); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := writer.KeepLog(ctx, "call", 5*time.Second); err != nil {
@@ -180,7 +180,7 @@ func TestEventLogWhileRedisIsDown(t *testing.T) {
 		_, _, err := s.ReadLog(ctx, "call", 0, 10, 0)
 		return errors.Is(err, state.ErrUnavailable)
 	})
-	if err := s.AppendLog(ctx, "call", []state.LogRecord{{Seq: 1}}); !errors.Is(err, state.ErrUnavailable) {
+	if err := s.AppendLog(ctx, "call", "w", []state.LogRecord{{Seq: 1}}); !errors.Is(err, state.ErrUnavailable) {
 		t.Fatalf("AppendLog while down: %v", err)
 	}
 }
@@ -217,7 +217,7 @@ func TestBlockingReadersBeyondThePoolStarveNobody(t *testing.T) {
 	go func() {
 		for seq := uint64(1); seq <= records && ctx.Err() == nil; seq++ {
 			time.Sleep(100 * time.Millisecond) // so that the reader waits for most of them
-			if err := s.AppendLog(ctx, "other", []state.LogRecord{{Seq: seq, Data: []byte("e")}}); err != nil {
+			if err := s.AppendLog(ctx, "other", "other", []state.LogRecord{{Seq: seq, Data: []byte("e")}}); err != nil {
 				t.Errorf("AppendLog: %v", err)
 				return
 			}
@@ -239,4 +239,161 @@ func TestBlockingReadersBeyondThePoolStarveNobody(t *testing.T) {
 	for range 3 * cfg.PoolSize {
 		<-done
 	}
+}
+
+// TestRunningLogPutBackAfterAnEmptyRestart: redis-server restarts without
+// its data while a call's log is running. The writer's replica notices the
+// restart and puts the log back at once (its lease TTL is an hour: no
+// routine renewal does it), from the last record it had stored: a reader
+// that has those records reads on, one that needs them sees the gap, and
+// the records appended after it land where they belong. The writer's
+// presence comes back too, so readers do not take the call for lost.
+func TestRunningLogPutBackAfterAnEmptyRestart(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	cfg.LeaseTTL = time.Hour
+	writer := open(t, cfg, redisstore.Options{})
+	defer writer.Close()
+	reader := open(t, cfg, redisstore.Options{})
+	defer reader.Close()
+	ctx := t.Context()
+	info := state.LogInfo{Key: "k", Fingerprint: "fp", Token: "w", MaxRecords: 100}
+	if _, err := writer.CreateLog(ctx, "call", info); err != nil {
+		t.Fatal(err)
+	}
+	if err := writer.AppendLog(ctx, "call", "w", records(1, 3)); err != nil {
+		t.Fatal(err)
+	}
+
+	srv.Restart(t)
+	var in state.LogInfo
+	poll(t, "the running log put back", 30*time.Second, func() bool {
+		var err error
+		in, _, err = reader.ReadLog(ctx, "call", 3, 10, 0)
+		return err == nil
+	})
+	if in.Key != "k" || in.Fingerprint != "fp" || in.Token != "w" || in.Last != 3 || in.End != state.LogOpen {
+		t.Fatalf("the log put back: %+v, want the writer's, open, from record 3", in)
+	}
+	poll(t, "the writer's presence back", 30*time.Second, func() bool {
+		in, _, err := reader.ReadLog(ctx, "call", 3, 10, 0)
+		return err == nil && !in.WriterGone
+	})
+	if err := writer.AppendLog(ctx, "call", "w", records(4, 5)); err != nil {
+		t.Fatal(err)
+	}
+	if _, recs, err := reader.ReadLog(ctx, "call", 3, 10, 0); err != nil || len(recs) != 2 || recs[0].Seq != 4 || recs[1].Seq != 5 {
+		t.Fatalf("ReadLog after 3: %v, %v; want records 4 and 5", recs, err)
+	}
+	if _, recs, err := reader.ReadLog(ctx, "call", 0, 10, 0); err != nil || len(recs) == 0 || recs[0].Seq != 4 {
+		t.Fatalf("ReadLog from the start: %v, %v; want the log to begin at 4 (a gap a reader sees)", recs, err)
+	}
+}
+
+// TestRunningLogPutBackByItsNextAppend: a log whose keys Redis lost
+// (a failover that lost the last writes) is put back by its writer's next
+// append, from one before the first record it appends; if another call's
+// log took the id meanwhile, the writer appends nothing to it.
+func TestRunningLogPutBackByItsNextAppend(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	cfg.LeaseTTL = time.Hour
+	writer := open(t, cfg, redisstore.Options{})
+	defer writer.Close()
+	other := open(t, cfg, redisstore.Options{})
+	defer other.Close()
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	lose := func(id string) {
+		t.Helper()
+		tag := cfg.KeyPrefix + "{r:" + id + "}:"
+		if err := rdb.Del(ctx, tag+"meta", tag+"log", tag+"hold").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"lost", "taken"} {
+		if _, err := writer.CreateLog(ctx, id, state.LogInfo{Key: "k", Fingerprint: "fp", Token: "w"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := writer.AppendLog(ctx, id, "w", records(1, 2)); err != nil {
+			t.Fatal(err)
+		}
+		lose(id)
+	}
+
+	if err := writer.AppendLog(ctx, "lost", "w", records(3, 4)); err != nil {
+		t.Fatalf("AppendLog to the lost log: %v", err)
+	}
+	in, recs, err := other.ReadLog(ctx, "lost", 2, 10, 0)
+	if err != nil || in.Token != "w" || in.Last != 4 || len(recs) != 2 || recs[0].Seq != 3 {
+		t.Fatalf("the log put back: %+v, %v, %v; want records 3 and 4", in, recs, err)
+	}
+
+	if _, err := other.CreateLog(ctx, "taken", state.LogInfo{Key: "k", Fingerprint: "fp", Token: "o"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writer.AppendLog(ctx, "taken", "w", records(3, 4)); !errors.Is(err, state.ErrLogNotFound) {
+		t.Fatalf("AppendLog to a log another call took: %v, want ErrLogNotFound", err)
+	}
+	if in, recs, err := other.ReadLog(ctx, "taken", 0, 10, 0); err != nil || in.Token != "o" || in.Last != 0 || len(recs) != 0 {
+		t.Fatalf("the other call's log: %+v, %v, %v; want it untouched", in, recs, err)
+	}
+}
+
+// TestLogNotFoundAfterARestartIsUnavailableAWhile: right after an empty
+// restart of Redis, a log not found may be one its writer has not put
+// back yet. Until every replica could have (the restart window: here
+// over 10 s, a wide dial timeout), a reader is told the store is
+// unavailable, so that its client resumes again instead of taking the
+// call for lost; after that, not found is not found. (The writer here
+// puts its log back at once; the test then deletes it, as if the writer
+// were slower.) The writer's next append puts the log back again.
+func TestLogNotFoundAfterARestartIsUnavailableAWhile(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	cfg.LeaseTTL = time.Hour
+	cfg.DialTimeout = 10 * time.Second
+	writer := open(t, cfg, redisstore.Options{})
+	defer writer.Close()
+	reader := open(t, cfg, redisstore.Options{})
+	defer reader.Close()
+	ctx := t.Context()
+	if _, err := writer.CreateLog(ctx, "call", state.LogInfo{Key: "k", Token: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writer.AppendLog(ctx, "call", "w", records(1, 3)); err != nil {
+		t.Fatal(err)
+	}
+
+	srv.Restart(t)
+	poll(t, "the log put back", 30*time.Second, func() bool {
+		_, _, err := reader.ReadLog(ctx, "call", 3, 10, 0)
+		return err == nil
+	})
+	tag := cfg.KeyPrefix + "{r:call}:"
+	if err := srv.Client(t).Del(ctx, tag+"meta", tag+"log", tag+"hold").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := reader.ReadLog(ctx, "call", 3, 10, 0); !errors.Is(err, redisstore.ErrLogsSettling) || !errors.Is(err, state.ErrUnavailable) {
+		t.Fatalf("ReadLog of a log missing right after the restart: %v, want unavailable while the logs are put back", err)
+	}
+	poll(t, "the restart window passes", 90*time.Second, func() bool {
+		_, _, err := reader.ReadLog(ctx, "call", 3, 10, 0)
+		return errors.Is(err, state.ErrLogNotFound)
+	})
+	if err := writer.AppendLog(ctx, "call", "w", records(4, 4)); err != nil {
+		t.Fatalf("the writer's next append: %v", err)
+	}
+	if _, recs, err := reader.ReadLog(ctx, "call", 3, 10, 0); err != nil || len(recs) != 1 || recs[0].Seq != 4 {
+		t.Fatalf("ReadLog after 3: %v, %v; want record 4", recs, err)
+	}
+}
+
+// records returns records from seq from to to, each holding "e".
+func records(from, to uint64) []state.LogRecord {
+	var out []state.LogRecord
+	for s := from; s <= to; s++ {
+		out = append(out, state.LogRecord{Seq: s, Data: []byte("e")})
+	}
+	return out
 }

@@ -9,3 +9,7 @@ func Crash(s *Store) {
 	s.closeLogs()
 	_ = s.rdb.Close()
 }
+
+// ErrLogsSettling is why a log is unavailable rather than not found
+// moments after a restart of Redis.
+var ErrLogsSettling = errLogsSettling

@@ -77,6 +77,17 @@ func (g *restartGate) renewedNow(ch chan struct{}) {
 	}
 }
 
+// settling reports whether a restart is being waited out: the replicas
+// may not all have put back what Redis forgot.
+func (g *restartGate) settling() bool {
+	if !g.active.Load() {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.renewed != nil || time.Now().Before(g.until)
+}
+
 // wait waits, while ctx lasts, until capped admissions may go on.
 func (g *restartGate) wait(ctx context.Context) error {
 	for g.active.Load() {
@@ -143,6 +154,10 @@ func (s *Store) onConnect(ctx context.Context, cn *redis.Conn) error {
 	s.gate.restarted(started.Add(s.restartWindow()))
 	select {
 	case s.renewNow <- struct{}{}:
+	default:
+	}
+	select {
+	case s.logs.renewNow <- struct{}{}:
 	default:
 	}
 	return nil

@@ -178,6 +178,7 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		nodes:      make(map[string]string),
 		renewNow:   make(chan struct{}, 1),
 	}
+	s.logs.renewNow = make(chan struct{}, 1)
 	ro.OnConnect = s.onConnect
 	s.rdb = redis.NewUniversalClient(ro)
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.DialTimeout+cfg.ReadTimeout)

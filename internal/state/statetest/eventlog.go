@@ -62,9 +62,9 @@ func create(t *testing.T, l state.EventLogs, id string, in state.LogInfo) {
 	}
 }
 
-func appendRecs(t *testing.T, l state.EventLogs, id string, recs ...state.LogRecord) {
+func appendRecs(t *testing.T, l state.EventLogs, id, token string, recs ...state.LogRecord) {
 	t.Helper()
-	if err := l.AppendLog(t.Context(), id, recs); err != nil {
+	if err := l.AppendLog(t.Context(), id, token, recs); err != nil {
 		t.Fatalf("AppendLog(%s): %v", id, err)
 	}
 }
@@ -125,8 +125,8 @@ func testLogCreateOnce(t *testing.T, l state.EventLogs) {
 func testLogAppendRead(t *testing.T, l state.EventLogs) {
 	id := logID(t, 0)
 	create(t, l, id, info("tok"))
-	appendRecs(t, l, id, events(1, 3)...)
-	appendRecs(t, l, id, events(4, 5)...)
+	appendRecs(t, l, id, "tok", events(1, 3)...)
+	appendRecs(t, l, id, "tok", events(4, 5)...)
 	in, recs := read(t, l, id, 0, 100)
 	wantSeqs(t, recs, 1, 2, 3, 4, 5)
 	if in.Last != 5 || in.End != state.LogOpen {
@@ -137,7 +137,7 @@ func testLogAppendRead(t *testing.T, l state.EventLogs) {
 func testLogReadAfter(t *testing.T, l state.EventLogs) {
 	id := logID(t, 0)
 	create(t, l, id, info("tok"))
-	appendRecs(t, l, id, events(1, 10)...)
+	appendRecs(t, l, id, "tok", events(1, 10)...)
 	_, recs := read(t, l, id, 4, 3)
 	wantSeqs(t, recs, 5, 6, 7)
 	_, recs = read(t, l, id, 7, 100)
@@ -151,9 +151,9 @@ func testLogReadAfter(t *testing.T, l state.EventLogs) {
 func testLogAppendIdempotent(t *testing.T, l state.EventLogs) {
 	id := logID(t, 0)
 	create(t, l, id, info("tok"))
-	appendRecs(t, l, id, events(1, 3)...)
-	appendRecs(t, l, id, events(1, 3)...) // a batch whose reply was lost, again
-	appendRecs(t, l, id, events(2, 5)...) // overlapping
+	appendRecs(t, l, id, "tok", events(1, 3)...)
+	appendRecs(t, l, id, "tok", events(1, 3)...) // a batch whose reply was lost, again
+	appendRecs(t, l, id, "tok", events(2, 5)...) // overlapping
 	_, recs := read(t, l, id, 0, 100)
 	wantSeqs(t, recs, 1, 2, 3, 4, 5)
 }
@@ -163,8 +163,8 @@ func testLogEnd(t *testing.T, l state.EventLogs) {
 		t.Run(strconv.Itoa(int(end)), func(t *testing.T) {
 			id := logID(t, int(end))
 			create(t, l, id, info("tok"))
-			appendRecs(t, l, id, append(events(1, 2), state.LogRecord{Seq: 3, Data: []byte("outcome"), End: end})...)
-			appendRecs(t, l, id, events(4, 5)...) // after the end: dropped
+			appendRecs(t, l, id, "tok", append(events(1, 2), state.LogRecord{Seq: 3, Data: []byte("outcome"), End: end})...)
+			appendRecs(t, l, id, "tok", events(4, 5)...) // after the end: dropped
 			in, recs := read(t, l, id, 0, 100)
 			if len(recs) != 3 || recs[2].End != end || string(recs[2].Data) != "outcome" {
 				t.Fatalf("records %+v, want 2 events and the end", recs)
@@ -184,7 +184,7 @@ func testLogEnd(t *testing.T, l state.EventLogs) {
 func testLogReadWaits(t *testing.T, l state.EventLogs) {
 	id := logID(t, 0)
 	create(t, l, id, info("tok"))
-	appendRecs(t, l, id, events(1, 2)...)
+	appendRecs(t, l, id, "tok", events(1, 2)...)
 	type result struct {
 		recs []state.LogRecord
 		err  error
@@ -194,7 +194,7 @@ func testLogReadWaits(t *testing.T, l state.EventLogs) {
 		_, recs, err := l.ReadLog(t.Context(), id, 2, 100, 30*time.Second)
 		done <- result{recs, err}
 	}()
-	appendRecs(t, l, id, events(3, 4)...)
+	appendRecs(t, l, id, "tok", events(3, 4)...)
 	r := <-done
 	if r.err != nil {
 		t.Fatal(r.err)
@@ -226,7 +226,7 @@ func testLogReadWaitEnds(t *testing.T, l state.EventLogs) {
 func testLogReadAheadWakesAtTheEnd(t *testing.T, l state.EventLogs) {
 	id := logID(t, 0)
 	create(t, l, id, info("tok"))
-	appendRecs(t, l, id, events(1, 3)...)
+	appendRecs(t, l, id, "tok", events(1, 3)...)
 	type result struct {
 		in   state.LogInfo
 		recs []state.LogRecord
@@ -237,7 +237,7 @@ func testLogReadAheadWakesAtTheEnd(t *testing.T, l state.EventLogs) {
 		in, recs, err := l.ReadLog(t.Context(), id, 5, 100, time.Hour)
 		done <- result{in, recs, err}
 	}()
-	appendRecs(t, l, id, state.LogRecord{Seq: 4, Data: []byte("status"), End: state.LogFailed})
+	appendRecs(t, l, id, "tok", state.LogRecord{Seq: 4, Data: []byte("status"), End: state.LogFailed})
 	for {
 		r := <-done
 		if r.err != nil || len(r.recs) != 0 {
@@ -286,7 +286,7 @@ func testLogConcurrentReaders(t *testing.T, l state.EventLogs) {
 		})
 	}
 	for s := uint64(1); s <= n; s++ {
-		appendRecs(t, l, id, events(s, s)...)
+		appendRecs(t, l, id, "tok", events(s, s)...)
 	}
 	wg.Wait()
 	close(errs)
@@ -298,7 +298,7 @@ func testLogConcurrentReaders(t *testing.T, l state.EventLogs) {
 func testLogUnknown(t *testing.T, l state.EventLogs) {
 	ctx := t.Context()
 	id := logID(t, 0)
-	if err := l.AppendLog(ctx, id, events(1, 1)); !errors.Is(err, state.ErrLogNotFound) {
+	if err := l.AppendLog(ctx, id, "tok", events(1, 1)); !errors.Is(err, state.ErrLogNotFound) {
 		t.Errorf("AppendLog: %v, want ErrLogNotFound", err)
 	}
 	if _, _, err := l.ReadLog(ctx, id, 0, 10, 0); !errors.Is(err, state.ErrLogNotFound) {
@@ -318,7 +318,7 @@ func testLogUnknown(t *testing.T, l state.EventLogs) {
 func testLogDelete(t *testing.T, l state.EventLogs) {
 	id := logID(t, 0)
 	create(t, l, id, info("tok"))
-	appendRecs(t, l, id, events(1, 2)...)
+	appendRecs(t, l, id, "tok", events(1, 2)...)
 	if err := l.DeleteLog(t.Context(), id, "not-the-token"); err != nil {
 		t.Fatal(err)
 	}
@@ -335,6 +335,19 @@ func testLogDelete(t *testing.T, l state.EventLogs) {
 	in, recs := read(t, l, id, 0, 10)
 	if len(recs) != 0 || in.Token != "tok-2" || in.Last != 0 {
 		t.Fatalf("the log created again: %+v, %v", in, recs)
+	}
+	// The first log's writer, back from being cut off, appends nothing
+	// to its successor, and a foreign token appends nothing either.
+	appendRecs(t, l, id, "tok-2", events(1, 1)...)
+	for _, tok := range []string{"tok", "not-the-token"} {
+		if err := l.AppendLog(t.Context(), id, tok, events(2, 3)); !errors.Is(err, state.ErrLogNotFound) {
+			t.Fatalf("AppendLog with token %q to another's log: %v, want ErrLogNotFound", tok, err)
+		}
+	}
+	in, recs = read(t, l, id, 0, 10)
+	wantSeqs(t, recs, 1)
+	if in.Last != 1 {
+		t.Fatalf("the successor's log: %+v", in)
 	}
 }
 
@@ -358,7 +371,7 @@ func testLogKeep(t *testing.T, l state.EventLogs) {
 		t.Fatalf("KeepLog(0): %v, %v; want what is left of the minute", left, err)
 	}
 	// An ended log is kept, readable, for its hold.
-	appendRecs(t, l, id, state.LogRecord{Seq: 1, Data: []byte("ok"), End: state.LogSucceeded})
+	appendRecs(t, l, id, "tok", state.LogRecord{Seq: 1, Data: []byte("ok"), End: state.LogSucceeded})
 	in, recs := read(t, l, id, 0, 10)
 	if in.End != state.LogSucceeded || len(recs) != 1 {
 		t.Fatalf("the ended log: %+v, %v", in, recs)
@@ -372,7 +385,7 @@ func testLogBinary(t *testing.T, l state.EventLogs) {
 	for i := range data {
 		data[i] = byte(i)
 	}
-	appendRecs(t, l, id, state.LogRecord{Seq: 1, Data: data}, state.LogRecord{Seq: 2}, state.LogRecord{Seq: 3, Data: data[:1], End: state.LogFailed})
+	appendRecs(t, l, id, "tok", state.LogRecord{Seq: 1, Data: data}, state.LogRecord{Seq: 2}, state.LogRecord{Seq: 3, Data: data[:1], End: state.LogFailed})
 	_, recs := read(t, l, id, 0, 10)
 	if len(recs) != 3 || !bytes.Equal(recs[0].Data, data) || len(recs[1].Data) != 0 || !bytes.Equal(recs[2].Data, data[:1]) || recs[2].End != state.LogFailed {
 		t.Fatalf("records not kept byte for byte: %d records", len(recs))
@@ -383,9 +396,9 @@ func testLogsIndependent(t *testing.T, l state.EventLogs) {
 	a, b := logID(t, 1), logID(t, 2)
 	create(t, l, a, info("tok-a"))
 	create(t, l, b, info("tok-b"))
-	appendRecs(t, l, a, events(1, 3)...)
-	appendRecs(t, l, b, events(1, 1)...)
-	appendRecs(t, l, b, state.LogRecord{Seq: 2, End: state.LogSucceeded})
+	appendRecs(t, l, a, "tok-a", events(1, 3)...)
+	appendRecs(t, l, b, "tok-b", events(1, 1)...)
+	appendRecs(t, l, b, "tok-b", state.LogRecord{Seq: 2, End: state.LogSucceeded})
 	ia, ra := read(t, l, a, 0, 10)
 	ib, rb := read(t, l, b, 0, 10)
 	if len(ra) != 3 || ia.End != state.LogOpen || len(rb) != 2 || ib.End != state.LogSucceeded {
