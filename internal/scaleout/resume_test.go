@@ -148,35 +148,54 @@ func TestResumeOnAnotherReplica(t *testing.T) {
 	}
 }
 
+// goClientCall is a resumable call made by the Go client through a proxy
+// to replica a, which a second replica b can take over.
+type goClientCall struct {
+	redis   *redistest.Server
+	up      *openaitest.Server
+	a, b    *replica
+	proxy   *servertest.Proxy
+	release chan struct{} // lets the upstream go on past its pause
+	stream  *client.Stream
+}
+
+// startGoClientCall starts redis, an upstream of chunks chunks that
+// pauses after pauseAfter until release, two replicas, and the Go
+// client's resumable call through the proxy to a.
+func startGoClientCall(t *testing.T, chunks, pauseAfter int) *goClientCall {
+	t.Helper()
+	g := &goClientCall{redis: redistest.Start(t), release: make(chan struct{})}
+	g.up = openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: pauseAfter, Until: g.release}})
+	g.a, g.b = resumeReplicas(t, g.redis, g.up)
+	g.proxy = servertest.StartProxy(t, g.a.addr)
+	c, err := client.New(g.proxy.Addr(), client.WithInsecure(), client.WithAPIKey(resumeKeyA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if g.stream, err = c.Generate(t.Context(), resumable("")); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // TestGoClientResumesOnAnotherReplica: the Go client, whose reconnection a
 // load balancer sends to another replica, picks the call up there by
 // itself.
 func TestGoClientResumesOnAnotherReplica(t *testing.T) {
-	redis := redistest.Start(t)
 	const chunks = 25
-	release := make(chan struct{})
-	up := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 10, Until: release}})
-	a, b := resumeReplicas(t, redis, up)
-	proxy := servertest.StartProxy(t, a.addr)
-	c, err := client.New(proxy.Addr(), client.WithInsecure(), client.WithAPIKey(resumeKeyA))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	stream, err := c.Generate(t.Context(), resumable(""))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := startGoClientCall(t, chunks, 10)
+	up, b, proxy := g.up, g.b, g.proxy
 	var text strings.Builder
 	deltas := 0
 	var resumed []uint64
-	final, err := client.Collect(stream, &client.Hooks{
+	final, err := client.Collect(g.stream, &client.Hooks{
 		OnDelta: func(d *llmrelayv1.Delta) {
 			text.WriteString(d.GetText())
 			if deltas++; deltas == 10 {
 				proxy.SetTarget(b.addr) // the next connection lands on b
 				proxy.Cut()
-				close(release)
+				close(g.release)
 			}
 		},
 		OnResume: func(after uint64, _ error) { resumed = append(resumed, after) },
@@ -246,24 +265,12 @@ func TestResumeWhenTheReplicaRunningTheCallDies(t *testing.T) {
 // (Hooks.OnReissue), sends the request of a call lost with its replica
 // again, takes back what it showed, and gets the whole answer once.
 func TestGoClientReissuesACallLostWithItsReplica(t *testing.T) {
-	redis := redistest.Start(t)
 	const chunks = 12
-	release := make(chan struct{})
-	up := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 4, Until: release}})
-	a, b := resumeReplicas(t, redis, up)
-	proxy := servertest.StartProxy(t, a.addr)
-	c, err := client.New(proxy.Addr(), client.WithInsecure(), client.WithAPIKey(resumeKeyA))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	stream, err := c.Generate(t.Context(), resumable(""))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := startGoClientCall(t, chunks, 4)
+	up, a, b, proxy := g.up, g.a, g.b, g.proxy
 	var screen strings.Builder
 	deltas, reissued := 0, 0
-	final, err := client.Collect(stream, &client.Hooks{
+	final, err := client.Collect(g.stream, &client.Hooks{
 		OnDelta: func(d *llmrelayv1.Delta) {
 			screen.WriteString(d.GetText())
 			if deltas++; deltas == 4 {
@@ -271,7 +278,7 @@ func TestGoClientReissuesACallLostWithItsReplica(t *testing.T) {
 				a.kill()
 			}
 			if deltas == 6 {
-				close(release) // the new call, on b, goes on
+				close(g.release) // the new call, on b, goes on
 			}
 		},
 		OnReissue: func(cause error, discarded string) {
@@ -304,22 +311,10 @@ func TestGoClientReissuesACallLostWithItsReplica(t *testing.T) {
 // the whole reply once, the upstream asked once. Only a resume from
 // before event 10 finds the events lost.
 func TestResumableCallOutlivesAnEmptyRedisRestart(t *testing.T) {
-	redis := redistest.Start(t)
 	const chunks = 25
-	release := make(chan struct{})
-	up := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 10, Until: release}})
-	a, b := resumeReplicas(t, redis, up)
-	proxy := servertest.StartProxy(t, a.addr)
-	c, err := client.New(proxy.Addr(), client.WithInsecure(), client.WithAPIKey(resumeKeyA))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	stream, err := c.Generate(t.Context(), resumable(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := stream.RequestID()
+	g := startGoClientCall(t, chunks, 10)
+	redis, up, b, proxy := g.redis, g.up, g.b, g.proxy
+	id := g.stream.RequestID()
 	stored := func() uint64 { // the last event a stored in the call's log
 		rdb := redis.Client(t)
 		keys, err := rdb.Keys(t.Context(), "*{r:"+id+"}:meta").Result()
@@ -332,7 +327,7 @@ func TestResumableCallOutlivesAnEmptyRedisRestart(t *testing.T) {
 	var text strings.Builder
 	deltas := 0
 	var resumed []uint64
-	final, err := client.Collect(stream, &client.Hooks{
+	final, err := client.Collect(g.stream, &client.Hooks{
 		OnDelta: func(d *llmrelayv1.Delta) {
 			text.WriteString(d.GetText())
 			if deltas++; deltas == 10 {
@@ -340,7 +335,7 @@ func TestResumableCallOutlivesAnEmptyRedisRestart(t *testing.T) {
 				redis.Restart(t)
 				proxy.SetTarget(b.addr) // the next connection lands on b
 				proxy.Cut()
-				close(release)
+				close(g.release)
 			}
 		},
 		OnResume: func(after uint64, _ error) { resumed = append(resumed, after) },
