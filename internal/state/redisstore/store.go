@@ -143,7 +143,9 @@ type Options struct {
 // New connects to Redis as cfg says and starts the store's health check
 // and lease renewal. A Redis that does not answer yet is not an error: the
 // store starts unreachable and follows on_store_failure until it answers.
-// Close the store when done.
+// A Redis that answers that the configuration is wrong (the database, the
+// credentials, the mode) is: it would never answer otherwise. Close the
+// store when done.
 func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
@@ -184,6 +186,11 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.DialTimeout+cfg.ReadTimeout)
 	err = s.rdb.Ping(ctx).Err()
 	cancel()
+	if hint := misconfigured(err, cfg); hint != "" {
+		// Not an outage: waiting would never make it answer.
+		_ = s.rdb.Close()
+		return nil, fmt.Errorf("state.redis: %s (Redis answered: %w)", hint, err)
+	}
 	if err != nil {
 		s.lastErr, s.downSince = err, time.Now()
 		s.metrics.StateStoreError("ping")
@@ -200,6 +207,28 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 	go s.healthLoop()
 	go s.settleLoop()
 	return s, nil
+}
+
+// misconfigured returns what is wrong with cfg when err, the first ping's,
+// is Redis refusing it for good, "" otherwise (nil, an outage, a server
+// still loading its data).
+func misconfigured(err error, cfg state.RedisConfig) string {
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return ""
+	}
+	msg := re.Error()
+	switch {
+	case strings.Contains(msg, "DB index is out of range"):
+		return fmt.Sprintf("db %d is past the databases the server has (its databases setting; 16 by default)", cfg.DB)
+	case strings.Contains(msg, "WRONGPASS"):
+		return "Redis refused username and password_env"
+	case strings.HasPrefix(msg, "NOAUTH"):
+		return "Redis needs a password: set password_env (and username, for an ACL user)"
+	case strings.Contains(msg, "cluster support disabled"):
+		return "mode is cluster, but the server is not part of a Redis Cluster: use mode standalone"
+	}
+	return ""
 }
 
 // routeLibraryLog routes go-redis's own log lines (a process-wide setting)

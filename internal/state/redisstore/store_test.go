@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -418,4 +419,51 @@ func TestConformanceThroughSentinel(t *testing.T) {
 		c.Mode, c.Address, c.Addresses, c.SentinelMaster = state.RedisSentinel, "", []string{sentinel}, "llmrelay-primary"
 		return open(t, c, redisstore.Options{FailClosed: true})
 	})
+}
+
+// TestMisconfiguredRedisFailsAtStart: a Redis that answers that the
+// configuration is wrong fails New with what to change, instead of a
+// replica that runs on local limits for good, taking it for an outage.
+func TestMisconfiguredRedisFailsAtStart(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	if err := rdb.Do(ctx, "ACL", "SETUSER", "llmrelay", "on", ">s3cret", "~*", "+@all").Err(); err != nil {
+		t.Fatal(err)
+	}
+	password := func(string) string { return "wrong" }
+	tests := []struct {
+		name   string
+		change func(*state.RedisConfig)
+		prep   func()
+		want   string
+	}{
+		{name: "db", change: func(c *state.RedisConfig) { c.DB = 40 }, want: "db 40 is past the databases"},
+		{name: "password", change: func(c *state.RedisConfig) { c.Username, c.PasswordEnv = "llmrelay", "PW" }, want: "refused username and password_env"},
+		{name: "cluster", change: func(c *state.RedisConfig) { c.Mode, c.Addresses = state.RedisCluster, []string{srv.Addr} }, want: "not part of a Redis Cluster"},
+		{name: "no password", prep: func() {
+			if err := rdb.ConfigSet(ctx, "requirepass", "x").Err(); err != nil {
+				t.Fatal(err)
+			}
+		}, want: "Redis needs a password: set password_env"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.prep != nil {
+				tc.prep()
+			}
+			cfg := config(srv)
+			if tc.change != nil {
+				tc.change(&cfg)
+			}
+			s, err := redisstore.New(cfg, redisstore.Options{Getenv: password})
+			if err == nil {
+				s.Close()
+				t.Fatalf("New: a store, want an error saying %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("New: %v, want it to say %q", err, tc.want)
+			}
+		})
+	}
 }
