@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"google.golang.org/grpc/codes"
@@ -186,6 +187,12 @@ func (d *door) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *failur
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, d.o.MaxBodyBytes))
 	if err == nil {
+		if at := invalidUTF8(body); at >= 0 {
+			// encoding/json would put U+FFFD in its place: the model
+			// would be asked something else than the client wrote.
+			f := requestError("", "the request body is not valid UTF-8 (at byte "+strconv.Itoa(at)+"): JSON text must be UTF-8")
+			return nil, &f
+		}
 		return body, nil
 	}
 	var mbe *http.MaxBytesError
@@ -195,6 +202,22 @@ func (d *door) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *failur
 			message: "the request body is larger than the server's limit of " + strconv.FormatInt(mbe.Limit, 10) + " bytes (limits.max_recv_msg_bytes)"}
 	}
 	return nil, &f
+}
+
+// invalidUTF8 returns the offset of the first byte of b that is not valid
+// UTF-8, or -1.
+func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
 }
 
 // models serves GET /v1/models in the format the client speaks.

@@ -182,6 +182,29 @@ func TestDoorsDecideNothing(t *testing.T) {
 		}
 	})
 
+	// Bytes that are not UTF-8 became U+FFFD: the model was asked
+	// something else than the client wrote.
+	t.Run("a body that is not UTF-8", func(t *testing.T) {
+		for _, p := range []string{"/v1/chat/completions", "/v1/messages"} {
+			body := `{"model":"mock/echo","max_tokens":9,"messages":[{"role":"user","content":"caf` + "\xe9" + `"}]}` // Latin-1
+			r := call(t, base, request{path: p, key: "sk-full", body: body, headers: map[string]string{"Anthropic-Version": "2023-06-01"}})
+			reason := "error.llmrelay.reason"
+			if p == "/v1/messages" {
+				reason = "llmrelay.reason"
+			}
+			if msg, _ := path(r.json(t), "error.message").(string); r.status != 400 || path(r.json(t), reason) != "INVALID_REQUEST" ||
+				!strings.Contains(msg, fmt.Sprintf("not valid UTF-8 (at byte %d)", strings.Index(body, "\xe9"))) {
+				t.Errorf("%s: %d %s", p, r.status, r.body)
+			}
+		}
+		// A lone surrogate, escaped, is valid JSON and UTF-8: it stays
+		// what JSON decoders make of it.
+		r := call(t, base, request{path: "/v1/chat/completions", key: "sk-full", body: `{"model":"mock/echo","messages":[{"role":"user","content":"a\udc00"}]}`})
+		if r.status != 200 {
+			t.Errorf("an escaped lone surrogate: %d %s", r.status, r.body)
+		}
+	})
+
 	t.Run("another path", func(t *testing.T) {
 		r := call(t, base, request{method: http.MethodGet, path: "/v1/completions", headers: map[string]string{"Anthropic-Version": "2023-06-01"}})
 		if r.status != 404 || path(r.json(t), "error.type") != "not_found_error" || r.header.Get("Request-Id") == "" {
