@@ -37,7 +37,8 @@ type Call struct {
 	// events is what its events cost against MaxCallBytes.
 	charged, events int64
 	// full: a bound was passed and the log ended with RESUME_BUFFER_FULL.
-	full bool
+	// replaced: another call with the same id has the log now.
+	full, replaced bool
 	// ended: the log's last record is taken; finished: the call ended.
 	ended, finished bool
 	// attached: the stream that started the call still reads it.
@@ -158,8 +159,12 @@ func (c *Call) Detach() {
 	c.attached = false
 	if !c.finished {
 		c.r.metrics.ResumeEvent(metrics.ResumeDetached)
-		if c.full {
+		switch {
+		case c.full:
 			c.cancel(errBufferFull(c.id))
+		case c.replaced:
+			c.r.metrics.ResumeEvent(metrics.ResumeLost)
+			c.cancel(errLost(c.id))
 		}
 	}
 	c.armLocked(c.r.cfg.Grace)
@@ -198,7 +203,14 @@ const keepTimeout = 5 * time.Second
 func (c *Call) expire() {
 	ctx, cancel := context.WithTimeout(c.r.ctx, keepTimeout)
 	defer cancel()
-	left, err := c.r.logs.KeepLog(ctx, c.id, 0)
+	c.mu.Lock()
+	replaced := c.replaced
+	c.mu.Unlock()
+	var left time.Duration
+	var err error
+	if !replaced { // else the hold is the other call's
+		left, err = c.r.logs.KeepLog(ctx, c.id, 0)
+	}
 	if err != nil && !errors.Is(err, state.ErrLogNotFound) {
 		// Nobody can read the log now anyway.
 		c.r.log.Warn("resumable call: cannot read its log's hold; giving up on it", "request_id", c.id, "error", err)
@@ -284,6 +296,7 @@ func (c *Call) write() {
 		case errors.Is(err, state.ErrLogNotFound):
 			// Given up on, or replaced by another call's (the store
 			// puts back a log it lost itself).
+			c.replacedBy()
 			return
 		default:
 			// The store is unreachable: the records wait, charged
@@ -297,6 +310,32 @@ func (c *Call) write() {
 			}
 			retry = min(2*retry, writeRetryMax)
 		}
+	}
+}
+
+// replacedBy says that the call's log is gone though the call was not
+// given up on: a reader took the call for lost (its replica was cut off
+// from the store a while) and its client sent the request again, whose
+// new call has the id's log now. Nobody can resume this call any more: it
+// keeps nothing more, and it is cancelled as lost as soon as no stream
+// reads it live, instead of running without a reader for the grace
+// period (holding the key's and the provider's slots).
+func (c *Call) replacedBy() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.expired || c.replaced {
+		return
+	}
+	c.replaced, c.ended = true, true // ended: Append takes nothing more
+	// Its events, stored or pending, are nobody's now: only the call's
+	// own cost stays charged, until it is forgotten.
+	c.pending = nil
+	c.r.uncharge(c.charged - CallOverhead)
+	c.charged = CallOverhead
+	c.r.log.Warn("resumable call replaced by another with its request_id (taken for lost): no longer resumable", "request_id", c.id)
+	if !c.attached && !c.finished {
+		c.r.metrics.ResumeEvent(metrics.ResumeLost)
+		c.cancel(errLost(c.id))
 	}
 }
 

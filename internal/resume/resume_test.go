@@ -518,3 +518,45 @@ func TestReplayAheadOfAnEndStoredLater(t *testing.T) {
 		return errors.Is(err, state.ErrLogNotFound)
 	})
 }
+
+// TestReplacedCallIsCancelledWhenDetached: a reader took a running call
+// for lost and its client sent the request again, whose new call has the
+// id's log now (simulated: the log deleted and created again under
+// another token). The old call's writer finds that out at its next
+// append: the call keeps nothing more and, with no stream reading it
+// live, is cancelled as lost at once rather than running without a
+// reader for the grace period. The new call's log is untouched.
+func TestReplacedCallIsCancelledWhenDetached(t *testing.T) {
+	h := newHarness(t, resume.Config{})
+	ctx := t.Context()
+	c := h.start(t, "call")
+	c.Append(1, []byte("e1"))
+	var old state.LogInfo
+	eventually(t, "the first event stored", func() bool {
+		in, recs, err := h.logs.ReadLog(ctx, "call", 0, 10, 0)
+		old = in
+		return err == nil && len(recs) == 1
+	})
+	if err := h.logs.DeleteLog(ctx, "call", old.Token); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.logs.CreateLog(ctx, "call", state.LogInfo{Key: "key", Fingerprint: "fp", Token: "the new call"}); err != nil {
+		t.Fatal(err)
+	}
+	c.Detach()
+	if c.cancelled() != nil {
+		t.Fatalf("cancelled before it knew: %v", c.cancelled())
+	}
+	c.Append(2, []byte("e2"))
+	eventually(t, "the call cancelled", func() bool { return c.cancelled() != nil })
+	if reasonOf(c.cancelled()) != resume.ReasonLost {
+		t.Fatalf("cancelled with %v, want %s", c.cancelled(), resume.ReasonLost)
+	}
+	c.Append(3, []byte("e3"))
+	if in, recs, err := h.logs.ReadLog(ctx, "call", 0, 10, 0); err != nil || in.Token != "the new call" || len(recs) != 0 {
+		t.Fatalf("the new call's log: %+v, %v, %v; want it untouched", in, recs, err)
+	}
+	if got, want := h.r.Buffered(), int64(resume.CallOverhead); got != want {
+		t.Fatalf("%d bytes buffered, want %d: the call's own, nothing of its events", got, want)
+	}
+}
