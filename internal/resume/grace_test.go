@@ -1,10 +1,12 @@
 package resume_test
 
 import (
+	"context"
 	"errors"
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -169,5 +171,96 @@ func TestEndedCallIsResumableForItsWholeGraceOnRedis(t *testing.T) {
 	}
 	if _, err := replay(t, r, "unread", 0); reasonOf(err) != resume.ReasonNotFound {
 		t.Fatalf("Resume after the grace period: %v, want %s", err, resume.ReasonNotFound)
+	}
+}
+
+// flappingLogs reports the writer of every open log gone, while gone is
+// set, to readers that find nothing new: a store whose writer's presence
+// is missing (its replica reconnecting to Redis, or crashed).
+type flappingLogs struct {
+	*memory.Store
+	gone      atomic.Bool
+	goneReads atomic.Int64
+}
+
+func (f *flappingLogs) ReadLog(ctx context.Context, id string, after uint64, max int, wait time.Duration) (state.LogInfo, []state.LogRecord, error) {
+	if !f.gone.Load() {
+		return f.Store.ReadLog(ctx, id, after, max, wait)
+	}
+	in, recs, err := f.Store.ReadLog(ctx, id, after, max, 0)
+	if err == nil && len(recs) == 0 && in.End == state.LogOpen {
+		in.WriterGone = true
+		f.goneReads.Add(1)
+		time.Sleep(time.Millisecond) // as a blocking read would, briefly
+	}
+	return in, recs, err
+}
+
+// TestWriterGoneAMomentIsNotLost: a reader tailing a quiet call sees its
+// writer gone (its replica's subscription to Redis reconnecting), for less
+// than a second on the registry's clock, then back: the reader does not
+// take the call for lost and reads it to its end. Seen gone for a second,
+// the call is lost.
+func TestWriterGoneAMomentIsNotLost(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		gone    time.Duration
+		wantErr string
+	}{
+		{name: "a moment", gone: 900 * time.Millisecond},
+		{name: "a second", gone: time.Second, wantErr: resume.ReasonLost},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := newFakeClock()
+			logs := &flappingLogs{Store: memory.New(memory.WithClock(clock.Now))}
+			// A short grace: the reader's waits for new records (a third
+			// of it, on the wall clock) stay short. The call is never
+			// detached: no grace timer runs.
+			r := resume.New(resume.Config{Grace: 150 * time.Millisecond, MaxCallBytes: 1 << 20, MaxBufferedBytes: 1 << 20}, logs, nil, nil, resume.WithClock(clock))
+			t.Cleanup(r.Close)
+			c, err := r.Start(t.Context(), "call", "key", "fp", func(error) {})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Append(1, []byte("e1"))
+			sent := make(chan string, 10)
+			done := make(chan error, 1)
+			go func() {
+				done <- r.Replay(t.Context(), "call", "key", 0, func(b []byte) error { sent <- string(b); return nil })
+			}()
+			if got := <-sent; got != "e1" {
+				t.Fatalf("first event %q", got)
+			}
+			waitReads := func(n int64) {
+				t.Helper()
+				for want := logs.goneReads.Load() + n; logs.goneReads.Load() < want; {
+					select {
+					case err := <-done:
+						t.Fatalf("the reader ended while the writer was gone: %v", err)
+					default:
+						time.Sleep(time.Millisecond)
+					}
+				}
+			}
+			logs.gone.Store(true)
+			waitReads(3)
+			clock.Advance(tc.gone)
+			if tc.wantErr != "" {
+				if err := <-done; reasonOf(err) != tc.wantErr {
+					t.Fatalf("the reader ended with %v, want %s", err, tc.wantErr)
+				}
+				return
+			}
+			waitReads(3)
+			logs.gone.Store(false)
+			c.Append(2, []byte("e2"))
+			c.End(3, nil)
+			if err := <-done; err != nil {
+				t.Fatalf("the reader ended with %v, want the call's success", err)
+			}
+			if got := <-sent; got != "e2" {
+				t.Fatalf("then %q, want e2", got)
+			}
+		})
 	}
 }

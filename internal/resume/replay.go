@@ -58,10 +58,6 @@ func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, sen
 			Metadata: map[string]string{"request_id": id}}
 	case in.End != state.LogOpen && after >= in.Last:
 		return r.ahead(ctx, id, in, after)
-	case len(recs) == 0 && in.WriterGone:
-		if goOn, err := r.lost(ctx, id, in); !goOn {
-			return err
-		}
 	}
 	r.metrics.ResumeEvent(metrics.ResumeResumed)
 	every := r.cfg.holdEvery()
@@ -72,6 +68,12 @@ func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, sen
 	defer r.release(id)
 	renew := r.clock.Now().Add(every)
 	next := after
+	// goneSince is when the writer was first seen gone with nothing new
+	// since; zero while it is not.
+	var goneSince time.Time
+	if len(recs) == 0 && in.WriterGone {
+		goneSince = r.clock.Now()
+	}
 	for {
 		for _, rec := range recs {
 			if rec.Seq != next+1 {
@@ -99,17 +101,30 @@ func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, sen
 		}
 		switch {
 		case len(recs) > 0:
+			goneSince = time.Time{}
 		case in.End != state.LogOpen && next >= in.Last:
 			// The reader is ahead of an end stored after it began: its
 			// live stream went on past a log that ended early.
 			return r.ahead(ctx, id, in, next)
-		case in.WriterGone:
+		case !in.WriterGone:
+			goneSince = time.Time{}
+		case goneSince.IsZero():
+			goneSince = r.clock.Now()
+		case r.clock.Now().Sub(goneSince) >= writerGoneFor:
 			if goOn, err := r.lost(ctx, id, in); !goOn {
 				return err
 			}
+			goneSince = time.Time{}
 		}
 	}
 }
+
+// writerGoneFor is how long a reader sees a log's writer gone, with
+// nothing new in the log, before it takes the call for lost: a replica
+// whose connection to Redis broke a moment (a network blip, a failover)
+// subscribes to its presence again well within it, and its calls are not
+// taken for lost (and sent again by their clients) meanwhile.
+const writerGoneFor = time.Second
 
 // lost ends the log in describes, whose writer is gone, with
 // RESUMABLE_CALL_LOST, keeps it for the grace period (so that every
