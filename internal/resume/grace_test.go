@@ -196,6 +196,62 @@ func (f *flappingLogs) ReadLog(ctx context.Context, id string, after uint64, max
 	return in, recs, err
 }
 
+func (f *flappingLogs) CreateLog(ctx context.Context, id string, info state.LogInfo) (state.LogInfo, error) {
+	got, err := f.Store.CreateLog(ctx, id, info)
+	if errors.Is(err, state.ErrLogExists) && got.End == state.LogOpen && f.gone.Load() {
+		got.WriterGone = true
+		f.goneReads.Add(1)
+	}
+	return got, err
+}
+
+// TestWriterGoneAMomentIsNotReplaced: the same request again (a client
+// library's retry) finds the call's writer gone. Gone for a moment on the
+// registry's clock, then back, the running call is not replaced: the
+// request attaches to it. Gone for a second, it is replaced.
+func TestWriterGoneAMomentIsNotReplaced(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		comeBack bool
+	}{
+		{name: "a moment", comeBack: true},
+		{name: "a second"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := newFakeClock()
+			logs := &flappingLogs{Store: memory.New(memory.WithClock(clock.Now))}
+			r := resume.New(resume.Config{Grace: time.Hour, MaxCallBytes: 1 << 20, MaxBufferedBytes: 1 << 20}, logs, nil, nil, resume.WithClock(clock))
+			t.Cleanup(r.Close)
+			if _, err := r.Start(t.Context(), "call", "key", "fp", func(error) {}); err != nil {
+				t.Fatal(err)
+			}
+			logs.gone.Store(true)
+			done := make(chan error, 1)
+			go func() {
+				_, err := r.Start(t.Context(), "call", "key", "fp", func(error) {})
+				done <- err
+			}()
+			for logs.goneReads.Load() == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			if tc.comeBack {
+				logs.gone.Store(false)
+			}
+			for len(done) == 0 { // until the wait's timer is set, and then past it
+				clock.Advance(100 * time.Millisecond)
+				time.Sleep(time.Millisecond)
+			}
+			err := <-done
+			switch {
+			case tc.comeBack && !errors.Is(err, resume.ErrAttach):
+				t.Fatalf("the same request, its writer back: %v, want ErrAttach", err)
+			case !tc.comeBack && err != nil:
+				t.Fatalf("the same request, its writer gone a second: %v, want the call replaced", err)
+			}
+		})
+	}
+}
+
 // TestWriterGoneAMomentIsNotLost: a reader tailing a quiet call sees its
 // writer gone (its replica's subscription to Redis reconnecting), for less
 // than a second on the registry's clock, then back: the reader does not

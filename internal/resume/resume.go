@@ -335,7 +335,8 @@ func (r *Registry) Start(ctx context.Context, id, key, fp string, cancel context
 func (r *Registry) create(ctx context.Context, c *Call, key, fp string) (*Call, error) {
 	id := c.id
 	info := state.LogInfo{Key: key, Fingerprint: fp, Token: c.token, MaxRecords: r.cfg.maxRecords()}
-	for range 3 {
+	confirmed := false
+	for range 4 {
 		got, err := r.logs.CreateLog(ctx, id, info)
 		switch {
 		case err == nil:
@@ -344,6 +345,13 @@ func (r *Registry) create(ctx context.Context, c *Call, key, fp string) (*Call, 
 			return nil, storeError(ctx, err)
 		case got.Key != key || got.Fingerprint != fp:
 			return nil, errInUse(id)
+		case got.End == state.LogOpen && got.WriterGone && !confirmed:
+			// As a reader does (writerGoneFor): a writer reconnecting
+			// to the store is not gone; look again in a second.
+			if err := r.sleep(ctx, writerGoneFor); err != nil {
+				return nil, err
+			}
+			confirmed = true
 		case got.End == state.LogFailed || got.End == state.LogOpen && got.WriterGone:
 			// A call that failed, or was lost, is run again: its log
 			// makes way.
@@ -355,6 +363,19 @@ func (r *Registry) create(ctx context.Context, c *Call, key, fp string) (*Call, 
 		}
 	}
 	return nil, errInUse(id)
+}
+
+// sleep waits d on the registry's clock, or until ctx ends (its cause).
+func (r *Registry) sleep(ctx context.Context, d time.Duration) error {
+	done := make(chan struct{})
+	stop := r.clock.AfterFunc(d, func() { close(done) })
+	defer stop()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }
 
 // add registers c and starts its writer.
