@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/server"
@@ -103,13 +102,10 @@ func serve(ctx context.Context, flags config.Flags, env Env) error {
 	return explainListenError(srv.RunWithSignals(ctx))
 }
 
-// traceFlushWait bounds how long exporting the last spans may hold the
-// exit.
-const traceFlushWait = 5 * time.Second
-
-// flushTraces exports the spans not exported yet, at exit.
+// flushTraces exports the spans not exported yet, at exit, within
+// server.TraceFlushWait (part of server.ShutdownBudget).
 func flushTraces(t *telemetry.Tracing, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), traceFlushWait)
+	ctx, cancel := context.WithTimeout(context.Background(), server.TraceFlushWait)
 	defer cancel()
 	if err := t.Shutdown(ctx); err != nil {
 		log.Warn("tracing: exporting the last spans", "error", err)

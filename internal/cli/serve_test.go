@@ -235,3 +235,66 @@ func TestTwoDefaultServersSideBySide(t *testing.T) {
 		}
 	}
 }
+
+// TestServeExitsWithinItsShutdownBudget: with a trace collector that
+// accepts connections and never answers, serve still exits within the
+// shutdown budget it logs ("at_most", what a kill timeout is planned
+// from): exporting the last spans gave up after 5 s, past the budget.
+func TestServeExitsWithinItsShutdownBudget(t *testing.T) {
+	collector, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer collector.Close()
+	go func() {
+		var held []net.Conn // accepted, never answered
+		for {
+			c, err := collector.Accept()
+			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	cfg := writeConfig(t, "listen: 127.0.0.1:0\nhttp_listen: \"\"\nmetrics_listen: \"\"\nshutdown_grace: 0s\n")
+	environ := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + collector.Addr().String()}
+	for k, v := range environ { // the OTLP exporter reads them itself
+		t.Setenv(k, v)
+	}
+	ctx, stop := context.WithCancel(t.Context())
+	log := newWatchWriter("llmrelay serving")
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, []string{"--config", cfg}, Env{Stdout: &bytes.Buffer{}, Stderr: log, Getenv: func(k string) string { return environ[k] }, BuildInfo: fakeBuild})
+	}()
+	select {
+	case <-log.seen:
+	case code := <-done:
+		t.Fatalf("exited %d before serving: %s", code, log)
+	}
+	addr := regexp.MustCompile(`msg="llmrelay serving" listen=(\S+)`).FindStringSubmatch(log.String())[1]
+	if r := runCLI(t.Context(), t, []string{"generate", "--addr", addr, "-m", "mock/echo", "hi"}, nil, ""); r.code != ExitOK {
+		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
+	}
+	start := time.Now()
+	stop()
+	code := <-done
+	took := time.Since(start)
+	m := regexp.MustCompile(`at_most=(\S+)`).FindStringSubmatch(log.String())
+	if m == nil {
+		t.Fatalf("no at_most in the log:\n%s", log)
+	}
+	budget, err := time.ParseDuration(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != ExitOK || took > budget {
+		t.Fatalf("exit %d %v after the stop, budget (at_most) %v:\n%s", code, took.Round(time.Millisecond), budget, log)
+	}
+	if !strings.Contains(log.String(), "exporting the last spans") {
+		t.Errorf("the unanswered export was not logged:\n%s", log)
+	}
+}

@@ -48,13 +48,25 @@ import (
 // status before it closes every connection.
 const hardStopWait = 2 * time.Second
 
+// exitWait bounds what the process does once its last connection closed:
+// the resumable calls' last events stored (the resume registry's own
+// bound, 2 s), the stores closed, and the last spans exported
+// (TraceFlushWait, the rest).
+const exitWait = 3 * time.Second
+
+// TraceFlushWait bounds how long exporting the last spans may hold the
+// exit (serve's last step): a collector that does not answer costs this,
+// within exitWait.
+const TraceFlushWait = time.Second
+
 // ShutdownBudget returns the longest a shutdown with cfg takes, from the
-// stop signal to the last connection closed: the drain delay, the grace
-// period, and the wait for cut-off calls to send their status. A process
-// supervisor's kill timeout (Kubernetes' terminationGracePeriodSeconds)
-// must be at least this, or calls are killed without a status.
+// stop signal to the exit: the drain delay, the grace period, the wait
+// for cut-off calls to send their status, and the exit's own steps
+// (exitWait). A process supervisor's kill timeout (Kubernetes'
+// terminationGracePeriodSeconds) must be at least this, or calls are
+// killed without a status, or their last events and spans are lost.
 func ShutdownBudget(cfg *config.Config) time.Duration {
-	return cfg.DrainDelay + cfg.ShutdownGrace + hardStopWait
+	return cfg.DrainDelay + cfg.ShutdownGrace + hardStopWait + exitWait
 }
 
 // Server is a configured llmrelay server.
