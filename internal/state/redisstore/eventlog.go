@@ -442,6 +442,16 @@ func (s *Store) putBack(ctx context.Context, id string, o ownedLog, last uint64)
 // restart of Redis: it may not have been put back yet.
 var errLogsSettling = errors.New("redis restarted moments ago: the replicas are putting back the logs of their running calls")
 
+// notFound is what a reader is told of a log not found: ErrLogNotFound,
+// except moments after a restart of Redis, when its writer may not have
+// put it back yet: until then the store is unavailable for it.
+func (s *Store) notFound() error {
+	if s.gate.settling() {
+		return &state.UnavailableError{Cause: errLogsSettling}
+	}
+	return state.ErrLogNotFound
+}
+
 // logPutBack says that the running log id was put back from last.
 func (s *Store) logPutBack(id string, last uint64) {
 	s.log.Warn("redis lost the log of a resumable call running here (a restart without persistence, a failover): put back; "+
@@ -502,12 +512,7 @@ func (s *Store) ReadLog(ctx context.Context, id string, after uint64, max int, w
 	}
 	m := meta.Val()
 	if len(m) == 0 {
-		if s.gate.settling() {
-			// Redis restarted a moment ago: its writer may not have put
-			// the log back yet. Not found is not an answer until then.
-			return state.LogInfo{}, nil, &state.UnavailableError{Cause: errLogsSettling}
-		}
-		return state.LogInfo{}, nil, state.ErrLogNotFound
+		return state.LogInfo{}, nil, s.notFound()
 	}
 	kv := make([]string, 0, 2*len(m))
 	for k, v := range m {
@@ -638,7 +643,7 @@ func (s *Store) KeepLog(ctx context.Context, id string, d time.Duration) (time.D
 		return 0, s.logError(ctx, "keep_log", err)
 	}
 	if n < 0 {
-		return 0, state.ErrLogNotFound
+		return 0, s.notFound()
 	}
 	return time.Duration(n) * time.Millisecond, nil
 }
