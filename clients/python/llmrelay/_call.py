@@ -246,10 +246,23 @@ class StreamBase:
         self._on_reissue.append(fn)
 
     def cancel(self) -> None:
-        """Ends the call."""
+        """Ends the call: iterating the stream raises CANCELLED, also when it
+        has not started yet or is about to pick a dropped call up again."""
         self._cancelled = True
         if self._rpc is not None:
             self._rpc.cancel()
+
+    def _started(self, rpc: Any) -> None:
+        """Keeps rpc as the call's current stream (cancel() ends it), and
+        ends it at once when the call was cancelled meanwhile."""
+        self._rpc = rpc
+        if self._cancelled:
+            rpc.cancel()
+
+    def _check_cancelled(self) -> None:
+        """Raises CANCELLED when cancel() was called: no RPC is sent after it."""
+        if self._cancelled:
+            raise LLMRelayError(grpc.StatusCode.CANCELLED, "the call was cancelled", request_id=self._state.request_id)
 
     def _failed(self, err: grpc.RpcError) -> Retry:
         """Decides after a failed stream (see CallState.failed), telling the

@@ -182,9 +182,10 @@ class GenerateStream(StreamBase):
     def _run(self) -> Iterator[llmrelay_pb2.GenerateEvent]:
         st = self._state
         while True:
+            self._check_cancelled()
             method, req = st.next_rpc()
             rpc = getattr(self._stub, method)(req, timeout=st.timeout(), metadata=self._metadata)
-            self._rpc = rpc
+            self._started(rpc)
             try:
                 for ev in rpc:
                     if not st.headers_read:

@@ -116,6 +116,7 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
 
 
     def Resume(self, request, context):
+        self.seen(pb.GenerateRequest(model="resume"))
         _abort(context, grpc.StatusCode.NOT_FOUND, "RESUMABLE_CALL_NOT_FOUND")
         yield  # a generator, as a streaming handler is
 
@@ -163,6 +164,37 @@ class ClientTest(unittest.TestCase):
         e = cm.exception
         self.assertEqual((e.code, e.reason, e.request_id), (grpc.StatusCode.ABORTED, "RESUMABLE_CALL_LOST", "from-the-server"))
         self.assertEqual(len(self.fake.calls["fake/lost"]), 1)
+
+    def test_cancel_before_iterating_sends_nothing(self):
+        stream = self.relay.generate(**_ask("fake/unavailable-once", resumable=False))
+        stream.cancel()
+        with self.assertRaises(LLMRelayError) as cm:
+            Reply.collect(stream)
+        self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+        self.assertNotIn("fake/unavailable-once", self.fake.calls)
+
+    def test_cancel_while_resuming_stops_the_call(self):
+        """cancel() as the stream picks a dropped call up again: no Resume is sent."""
+        stream = self.relay.generate(**_ask("fake/dropped-then-not-found"), reissue_lost_call=True)
+        stream.on_resume(lambda after, cause: stream.cancel())
+        with self.assertRaises(LLMRelayError) as cm:
+            Reply.collect(stream)
+        self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+        self.assertEqual((stream.resumes, stream.reissues), (1, 0))
+        self.assertNotIn("resume", self.fake.calls)
+        self.assertEqual(len(self.fake.calls["fake/dropped-then-not-found"]), 1)
+
+    def test_aio_cancel_before_iterating_sends_nothing(self):
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                stream = relay.generate(**_ask("fake/unavailable-once", resumable=False))
+                stream.cancel()
+                await Reply.acollect(stream)
+
+        with self.assertRaises(LLMRelayError) as cm:
+            asyncio.run(run())
+        self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+        self.assertNotIn("fake/unavailable-once", self.fake.calls)
 
     def test_service_config_retries_unavailable(self):
         reply = Reply.collect(self.relay.generate(**_ask("fake/unavailable-once", resumable=False)))
