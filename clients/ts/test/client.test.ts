@@ -213,6 +213,11 @@ test("a typed error carries the reason, the retry delay and the field violations
   assert.equal(e.message, "INVALID_ARGUMENT INVALID_REQUEST: fake INVALID_REQUEST");
 });
 
+test("codeName is gRPC's name of the code, as in every llmrelay client", () => {
+  const names = [Code.Canceled, Code.DeadlineExceeded, Code.Unavailable, Code.DataLoss].map((code) => new LLMRelayError({ code, message: "" }).codeName);
+  assert.deepEqual(names, ["CANCELLED", "DEADLINE_EXCEEDED", "UNAVAILABLE", "DATA_LOSS"]);
+});
+
 describe("server tools", () => {
   test("Reply keeps each turn apart: a will_retry discards only its own turn's text; tool events are kept", async () => {
     const seen: string[] = [];
