@@ -270,6 +270,12 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
     let tries = 0; // reconnections since the last event
     let calls = 0; // Generate calls that failed before any event, in a row
     for (;;) {
+      // Resume after the last event; or, before any event, Generate again
+      // with the same request_id, unless only the server's headers gave
+      // the call its id (a route made it resumable): the same request,
+      // without that id, would start another call, so Resume it from its
+      // first event.
+      const resuming = received || this.request === undefined || (this.resumable && this.requestId !== "" && this.request.requestId === "");
       const opts = {
         ...callOptions(this.options, deadline),
         onHeader: (h: Headers) => {
@@ -277,12 +283,11 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
           if (r !== null) {
             this.resumable = r === "true";
             this.requestId ||= h.get(REQUEST_ID_HEADER) ?? "";
-          } else if (!received) {
-            this.resumable = this.from !== undefined; // the server did not make it resumable
+          } else if (!resuming) {
+            this.resumable = false; // the server did not make it resumable (a Resume's headers never say)
           }
         },
       };
-      const resuming = received || this.request === undefined;
       const stream = resuming
           ? this.client.stub.resume(create(ResumeRequestSchema, { requestId: this.requestId, afterSequence: last }), opts)
           : this.client.stub.generate(this.request, opts);

@@ -22,6 +22,10 @@ import { GenerateEventSchema, GenerateRequestSchema, LLMService, ListToolsRespon
 
 /** The calls the fake server received, by model. */
 const calls = new Map<string, GenerateRequest[]>();
+/** The Resume calls it received: "<request id> after <sequence>". */
+const resumed: string[] = [];
+/** The id the fake server gives the call of fake/route-resumable. */
+const ROUTE_CALL_ID = "7b0e7c55-3f0c-4d8e-9a40-6a3f3c7c2f10";
 
 function* reply(text: string): Generator<GenerateEvent> {
   const words = text.split(/(?<= )/);
@@ -64,6 +68,14 @@ function routes(router: ConnectRouter): void {
             throw new ConnectError("the connection broke", Code.Unavailable);
           }
           yield* reply("the whole reply");
+          return;
+        case "fake/route-resumable": // a route made it resumable, with an id of the server's; the connection drops before any event
+          if (seen.length === 1) {
+            ctx.responseHeader.set("llmrelay-resumable", "true");
+            ctx.responseHeader.set("llmrelay-request-id", ROUTE_CALL_ID);
+            throw new ConnectError("the connection broke", Code.Unavailable);
+          }
+          yield* reply("another call");
           return;
         case "fake/unavailable-once": // UNAVAILABLE without pushback, then served
           if (seen.length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
@@ -111,8 +123,12 @@ function routes(router: ConnectRouter): void {
       if ((calls.get("listTools") ?? []).length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
       return create(ListToolsResponseSchema, { tools: [{ name: "everything/echo", server: "everything", available: true }], servers: [{ name: "everything", available: true, tools: 1 }] });
     },
-    // eslint-disable-next-line require-yield
-    async *resume() {
+    async *resume(req) {
+      resumed.push(`${req.requestId} after ${req.afterSequence}`);
+      if (req.requestId === ROUTE_CALL_ID) {
+        yield* reply("the call itself");
+        return;
+      }
       throw llmrelayError(Code.NotFound, "RESUMABLE_CALL_NOT_FOUND");
     },
   });
@@ -156,6 +172,17 @@ describe("a resumable call the server lost", () => {
     assert.equal(r.text, "the whole reply");
     assert.deepEqual([stream.resumes, stream.reissues], [1, 1]);
     assert.equal(calls.get("fake/dropped-then-not-found")?.length, 2);
+  });
+
+  test("made resumable by the server, dropped before any event, is resumed by the id its headers gave, not run again", async () => {
+    calls.delete("fake/route-resumable");
+    resumed.length = 0;
+    const stream = relay.generate({ ...ask("fake/route-resumable"), resumable: undefined }, { timeoutMs: 10_000 });
+    const r = await Reply.collect(stream);
+    assert.equal(r.final.message?.content, "the call itself");
+    assert.deepEqual([stream.requestId, stream.resumes], [ROUTE_CALL_ID, 1]);
+    assert.deepEqual(resumed, [`${ROUTE_CALL_ID} after 0`]);
+    assert.equal(calls.get("fake/route-resumable")?.length, 1, "one Generate: the call was not started twice");
   });
 
   test("without it, ends with the typed error and is not sent again", async () => {
