@@ -86,10 +86,14 @@ func (s *Stream) Reissues() int { return s.reissues }
 // asks the provider again: the caller pays for it twice.
 func (s *Stream) AllowReissue(discard func(cause error)) { s.reissue = discard }
 
-// open starts the stream: Generate, or Resume after the last event.
+// open starts the stream: Generate, or Resume after the last event. Before
+// any event it sends the request again, with its request_id, which the
+// server does not run twice; but a call whose id only the server's headers
+// gave (a route made it resumable) is resumed from its first event, since
+// the request without that id would start another call.
 func (s *Stream) open() error {
 	var err error
-	s.resuming = !(s.req != nil && !s.received)
+	s.resuming = s.req == nil || s.received || s.req.GetRequestId() == "" && s.Resumable()
 	if !s.resuming {
 		s.recv, err = s.stub.Generate(s.ctx, s.req, s.opts...)
 	} else {
@@ -152,6 +156,21 @@ func (s *Stream) readHeaders() {
 		// A server that did not make the call resumable (its store was
 		// unreachable, or it predates resumable calls).
 		s.resumable = false
+	}
+}
+
+// failedHeaders learns from the response headers of a stream that failed
+// before its first event, when it had some: a call with a heartbeat gets
+// them at once, and they may say that it is resumable and give its id.
+func (s *Stream) failedHeaders() {
+	if s.headersRead {
+		return
+	}
+	if cs, ok := s.recv.(grpc.ClientStream); ok {
+		// After a failure Header does not wait; nil when none came.
+		if md, _ := cs.Header(); len(md.Get(HeaderResumable)) > 0 {
+			s.readHeaders()
+		}
 	}
 }
 

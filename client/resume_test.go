@@ -114,6 +114,16 @@ func TestStreamResumes(t *testing.T) {
 			wantSeqs:  []uint64{1, 2},
 		},
 		{
+			name: "a route made it resumable, dropped after its headers, before any event: resumed from the start by their id",
+			req:  &llmrelayv1.GenerateRequest{},
+			streams: []*scripted{
+				{header: resumableHeader, end: dropped},
+				{events: []*llmrelayv1.GenerateEvent{ev(1, "a"), fin(2)}, end: io.EOF},
+			},
+			wantCalls: []string{"generate ", "resume id-1 0"},
+			wantSeqs:  []uint64{1, 2},
+		},
+		{
 			name: "dropped before any event: the same Generate again",
 			req:  &llmrelayv1.GenerateRequest{RequestId: "id-1", Resumable: proto.Bool(true)},
 			streams: []*scripted{

@@ -67,7 +67,9 @@ type Stream struct {
 // proxy's RST_STREAM), and not because its context ended,
 // Recv picks the call up on a new stream, after the last event it
 // returned (Resume; or Generate again with the same request_id, which
-// llmrelay does not run twice, when no event had come yet), up to 8 times
+// llmrelay does not run twice, when no event had come yet; or, for a call
+// whose id only the response headers gave, which a heartbeat sends at
+// once, Resume from its first event), up to 8 times
 // in a row with a backoff from 100ms to 2s, and goes on as if nothing
 // happened: no event is missed or repeated. It does the same after
 // RESUME_INTERRUPTED (the server serving a Resume shuts down) and
@@ -108,6 +110,7 @@ func (s *Stream) Recv() (*llmrelayv1.GenerateEvent, error) {
 		case errors.Is(err, io.EOF):
 			return nil, ErrNoFinal
 		}
+		s.failedHeaders()
 		if s.mayReissue(err) {
 			s.reissueCall(err)
 			continue
