@@ -105,9 +105,17 @@ class CallState:
 
     def next_rpc(self) -> Tuple[str, Any]:
         """The RPC to send now and its request: ("Generate", GenerateRequest)
-        or ("Resume", ResumeRequest)."""
+        or ("Resume", ResumeRequest). Before any event, the request again,
+        with its request_id, which the server does not run twice; but a call
+        whose id only the server's headers gave (a route made it resumable)
+        is resumed from its first event, since the request without that id
+        would start another call."""
         self.headers_read = False
-        self.resuming = self.received or self.request is None
+        self.resuming = (
+            self.received
+            or self.request is None
+            or (not self.request.request_id and self.resumable and bool(self.request_id))
+        )
         if self.resuming:
             return "Resume", llmrelay_pb2.ResumeRequest(request_id=self.request_id, after_sequence=self.last)
         return "Generate", self.request
@@ -132,6 +140,13 @@ class CallState:
                 self.request_id = header_value(md, REQUEST_ID_HEADER) or ""
         elif not self.received and self.request is not None:
             self.resumable = False
+
+    def failed_headers(self, md: Optional[Metadata]) -> None:
+        """Learns from the response headers of a stream that failed before its
+        first event, when it had some: a call with a heartbeat gets them at
+        once, and they may say that it is resumable and give its id."""
+        if not self.headers_read and header_value(md, RESUMABLE_HEADER) is not None:
+            self.headers(md)
 
     def event(self, ev: llmrelay_pb2.GenerateEvent) -> bool:
         """Whether to yield ev: False for an event a resumed stream sent

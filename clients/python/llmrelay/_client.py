@@ -195,6 +195,7 @@ class GenerateStream(StreamBase):
                 st.ended()
                 return
             except grpc.RpcError as err:
+                st.failed_headers(rpc.initial_metadata())
                 retry = self._failed(err)
             finally:
                 if not rpc.done():

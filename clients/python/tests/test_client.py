@@ -64,6 +64,10 @@ def _abort(context, code, reason, pushback=None, details=()):
     context.abort(code, status.message)
 
 
+ROUTE_CALL_ID = "7b0e7c55-3f0c-4d8e-9a40-6a3f3c7c2f10"
+"""The id the fake server gives the call of fake/route-resumable."""
+
+
 class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
     """Answers by model; records every call."""
 
@@ -89,6 +93,11 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
                 yield from list(_reply("dropped words here"))[:2]
                 context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
             yield from _reply("the whole reply")
+        elif request.model == "fake/route-resumable":  # a route made it resumable; dropped after its headers
+            if n == 1:
+                context.send_initial_metadata([("llmrelay-resumable", "true"), ("llmrelay-request-id", ROUTE_CALL_ID)])
+                context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
+            yield from _reply("another call")
         elif request.model == "fake/unavailable-once":
             if n == 1:
                 context.abort(grpc.StatusCode.UNAVAILABLE, "a hop failed")
@@ -116,7 +125,10 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
 
 
     def Resume(self, request, context):
-        self.seen(pb.GenerateRequest(model="resume"))
+        self.seen(pb.GenerateRequest(model="resume", request_id=request.request_id, metadata={"after": str(request.after_sequence)}))
+        if request.request_id == ROUTE_CALL_ID:
+            yield from _reply("the call itself")
+            return
         _abort(context, grpc.StatusCode.NOT_FOUND, "RESUMABLE_CALL_NOT_FOUND")
         yield  # a generator, as a streaming handler is
 
@@ -157,6 +169,25 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(reply.text, "the whole reply")
         self.assertEqual((stream.resumes, stream.reissues), (1, 1))
         self.assertEqual(len(self.fake.calls["fake/dropped-then-not-found"]), 2)
+
+    def _check_route_resumable(self, reply, stream):
+        self.assertEqual(reply.final.message.content, "the call itself")
+        self.assertEqual((stream.request_id, stream.resumes), (ROUTE_CALL_ID, 1))
+        self.assertEqual([(r.request_id, r.metadata["after"]) for r in self.fake.calls["resume"]], [(ROUTE_CALL_ID, "0")])
+        self.assertEqual(len(self.fake.calls["fake/route-resumable"]), 1, "one Generate: the call was not started twice")
+
+    def test_route_resumable_dropped_before_any_event_resumed_by_its_id(self):
+        """A call a route made resumable, its id in the headers, dropped before any event."""
+        stream = self.relay.generate(model="fake/route-resumable", messages=[llmrelay.user("hi")], timeout=10)
+        self._check_route_resumable(Reply.collect(stream), stream)
+
+    def test_aio_route_resumable_dropped_before_any_event_resumed_by_its_id(self):
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                stream = relay.generate(model="fake/route-resumable", messages=[llmrelay.user("hi")], timeout=10)
+                return await Reply.acollect(stream), stream
+
+        self._check_route_resumable(*asyncio.run(run()))
 
     def test_lost_call_not_reissued_by_default(self):
         with self.assertRaises(LLMRelayError) as cm:
