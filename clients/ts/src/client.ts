@@ -193,9 +193,11 @@ export class Client {
 
   /** @internal How long to wait before retrying call number `call` that failed before any event; undefined: do not. */
   retryWait(err: LLMRelayError, call: number, signal?: AbortSignal): number | undefined {
-    if (signal?.aborted) return undefined;
-    this.throttle.record(false);
-    return this.retry === false ? undefined : retryDelay(this.retry, this.throttle, err, call);
+    if (signal?.aborted || this.retry === false) return undefined;
+    // As gRPC's retry throttling: only a failure the policy would retry
+    // counts against it (a rejected request, say, does not).
+    if (this.retry.retryableCodes.includes(err.code)) this.throttle.record(false);
+    return retryDelay(this.retry, this.throttle, err, call);
   }
 
   /** @internal */

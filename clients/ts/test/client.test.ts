@@ -219,6 +219,18 @@ describe("the service config's retry before the first event", () => {
     assert.equal(calls.get("fake/pushback-wait")?.length, 2);
   });
 
+  test("is not throttled by failures it would not retry (as gRPC's retry throttling)", async () => {
+    calls.delete("fake/unavailable-once");
+    const own = new Client(`127.0.0.1:${(server.address() as AddressInfo).port}`, { insecure: true });
+    for (let i = 0; i < 8; i++) {
+      await assert.rejects(Reply.collect(own.generate({ ...ask("fake/invalid"), resumable: false })), /INVALID_ARGUMENT/);
+    }
+    const r = await Reply.collect(own.generate({ ...ask("fake/unavailable-once"), resumable: false }, { timeoutMs: 10_000 }));
+    assert.equal(r.final.message?.content, "served");
+    assert.equal(calls.get("fake/unavailable-once")?.length, 2);
+    own.close();
+  });
+
   test("is off with retry: false", async () => {
     calls.delete("fake/unavailable-once");
     const once = new Client(`127.0.0.1:${(server.address() as AddressInfo).port}`, { insecure: true, retry: false });
