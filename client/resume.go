@@ -107,7 +107,7 @@ func (s *Stream) open() error {
 // again: RESUMABLE_CALL_LOST, or RESUMABLE_CALL_NOT_FOUND in answer to
 // the stream's own Resume after a drop.
 func (s *Stream) mayReissue(err error) bool {
-	if s.reissue == nil || s.req == nil || !s.Resumable() || s.final || s.ctx.Err() != nil || s.reissues >= maxReissues {
+	if s.reissue == nil || s.req == nil || !s.Resumable() || s.final || s.ctx.Err() != nil || s.reissues >= maxReissues || s.closed != nil && s.closed() {
 		return false
 	}
 	e := FromError(err)
@@ -177,7 +177,7 @@ func (s *Stream) failedHeaders() {
 // mayResume reports whether err, which ended the stream, is a dropped
 // stream of a resumable call that may be picked up again.
 func (s *Stream) mayResume(err error) bool {
-	if !s.Resumable() || s.final || s.ctx.Err() != nil || s.tries >= maxResumeTries {
+	if !s.Resumable() || s.final || s.ctx.Err() != nil || s.tries >= maxResumeTries || s.closed != nil && s.closed() {
 		return false
 	}
 	if e := FromError(err); e.Domain == Domain {

@@ -55,6 +55,9 @@ type Stream struct {
 	// server lost the call (AllowReissue); reissues counts how often.
 	reissue  func(cause error)
 	reissues int
+	// closed reports whether the Client's connection was closed, after
+	// which the call is not picked up again; nil: never.
+	closed func() bool
 }
 
 // Recv returns the next event. After the final event it returns io.EOF; a
@@ -64,8 +67,8 @@ type Stream struct {
 // A resumable call (GenerateRequest.resumable) survives a dropped
 // connection: when the stream fails with UNAVAILABLE, ABORTED, INTERNAL,
 // UNKNOWN or CANCELLED without llmrelay's ErrorInfo (a connection reset, a
-// proxy's RST_STREAM), and not because its context ended,
-// Recv picks the call up on a new stream, after the last event it
+// proxy's RST_STREAM), and not because its context ended or its Client
+// was closed, Recv picks the call up on a new stream, after the last event it
 // returned (Resume; or Generate again with the same request_id, which
 // llmrelay does not run twice, when no event had come yet; or, for a call
 // whose id only the response headers gave, which a heartbeat sends at
