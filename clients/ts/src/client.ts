@@ -99,6 +99,7 @@ export class Client {
   private readonly retry: RetryPolicy | false;
   private readonly throttle = new Throttle();
   private readonly session: Http2SessionManager;
+  private isClosed = false;
 
   /**
    * @param address "host:port", or a URL: "http://host:port" (plaintext), "https://host:port".
@@ -131,9 +132,21 @@ export class Client {
     this.retry = options.retry ?? defaultRetryPolicy;
   }
 
-  /** Closes the connection; calls in progress fail. The process may exit once every client is closed. */
+  /**
+   * Closes the connection; calls in progress fail with CANCELLED, and are
+   * not resumed nor retried, and later calls fail the same way. The process
+   * may exit once every client is closed.
+   */
   close(): void {
+    this.isClosed = true;
     this.session.abort();
+  }
+
+  /** @internal Throws CANCELLED once the client is closed: nothing is sent after close(). */
+  checkOpen(requestId = ""): void {
+    if (this.isClosed) {
+      throw new LLMRelayError({ code: Code.Canceled, message: "the client is closed", requestId });
+    }
   }
 
   /**
@@ -178,6 +191,7 @@ export class Client {
   private async unary<T>(call: (opts: ReturnType<typeof callOptions>) => Promise<T>, options: CallOptions): Promise<T> {
     const deadline = deadlineOf(options.timeoutMs);
     for (let n = 1; ; n++) {
+      this.checkOpen();
       try {
         const resp = await call(callOptions(options, deadline));
         this.throttle.record(true);
@@ -272,6 +286,7 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
     let tries = 0; // reconnections since the last event
     let calls = 0; // Generate calls that failed before any event, in a row
     for (;;) {
+      this.client.checkOpen(this.requestId);
       // Resume after the last event; or, before any event, Generate again
       // with the same request_id, unless only the server's headers gave
       // the call its id (a route made it resumable): the same request,
@@ -322,6 +337,7 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
         if (signal?.aborted) {
           throw e;
         }
+        this.client.checkOpen(this.requestId); // closed: neither resumed nor retried
         if (expired(deadline)) {
           // The server ends a call at the deadline it was sent (never
           // before ours) with RST_STREAM CANCEL: when that arrives before

@@ -77,6 +77,11 @@ function routes(router: ConnectRouter): void {
           }
           yield* reply("another call");
           return;
+        case "fake/talking": // resumable: two words, then the stream stays open until the client goes away
+          ctx.responseHeader.set("llmrelay-resumable", "true");
+          yield* [...reply("two words")].slice(0, 2);
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+          return;
         case "fake/unavailable-once": // UNAVAILABLE without pushback, then served
           if (seen.length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
           yield* reply("served");
@@ -238,6 +243,18 @@ describe("the service config's retry before the first event", () => {
     assert.equal(calls.get("fake/unavailable-once")?.length, 1);
     once.close();
   });
+});
+
+test("close() ends a resumable call in progress with CANCELLED, never resumed; later calls fail the same way", async () => {
+  calls.delete("fake/talking");
+  const own = new Client(`127.0.0.1:${(server.address() as AddressInfo).port}`, { insecure: true });
+  const stream = own.generate(ask("fake/talking"), { timeoutMs: 10_000 });
+  const cancelled = (e: unknown) => e instanceof LLMRelayError && e.code === Code.Canceled;
+  await assert.rejects(Reply.collect(stream, { onDelta: (d) => d.text === "words" && own.close() }), cancelled);
+  assert.equal(stream.resumes, 0);
+  await assert.rejects(Reply.collect(own.generate(ask("fake/talking"))), cancelled);
+  await assert.rejects(own.listTools(), cancelled);
+  assert.equal(calls.get("fake/talking")?.length, 1);
 });
 
 test("a typed error carries the reason, the retry delay and the field violations", async () => {
