@@ -4,8 +4,10 @@ to do after a failure). Their loops only do the I/O."""
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
+import weakref
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
@@ -229,7 +231,7 @@ class StreamBase:
         self._on_resume: List[OnResume] = [on_resume] if on_resume else []
         self._on_reissue: List[OnReissue] = [on_reissue] if on_reissue else []
         self._rpc: Any = None
-        self._cancelled = False
+        self._cancelled = ""  # why the call was ended, once it was: cancel() or the client's close()
 
     @property
     def request_id(self) -> str:
@@ -263,7 +265,10 @@ class StreamBase:
     def cancel(self) -> None:
         """Ends the call: iterating the stream raises CANCELLED, also when it
         has not started yet or is about to pick a dropped call up again."""
-        self._cancelled = True
+        self._end("the call was cancelled")
+
+    def _end(self, why: str) -> None:
+        self._cancelled = self._cancelled or why
         if self._rpc is not None:
             self._rpc.cancel()
 
@@ -277,7 +282,7 @@ class StreamBase:
     def _check_cancelled(self) -> None:
         """Raises CANCELLED when cancel() was called: no RPC is sent after it."""
         if self._cancelled:
-            raise LLMRelayError(grpc.StatusCode.CANCELLED, "the call was cancelled", request_id=self._state.request_id)
+            raise LLMRelayError(grpc.StatusCode.CANCELLED, self._cancelled, request_id=self._state.request_id)
 
     def _failed(self, err: grpc.RpcError) -> Retry:
         """Decides after a failed stream (see CallState.failed), telling the
@@ -293,3 +298,30 @@ class StreamBase:
             for on_reissue in self._on_reissue:
                 on_reissue(e)
         return retry
+
+
+class Streams:
+    """The streams of one client, so that closing the client ends them: a
+    grpc.aio channel's close does not end a stream being read, and no
+    stream of a closed client resumes or sends anything."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._streams: "weakref.WeakSet[StreamBase]" = weakref.WeakSet()
+        self._closed = False
+
+    def add(self, stream: StreamBase) -> None:
+        """Keeps stream, or ends it at once when the client is closed."""
+        with self._lock:
+            if not self._closed:
+                self._streams.add(stream)
+                return
+        stream._end("the client is closed")
+
+    def close(self) -> None:
+        """Ends every stream of the client, and those it makes later."""
+        with self._lock:
+            self._closed = True
+            streams = list(self._streams)
+        for stream in streams:
+            stream._end("the client is closed")

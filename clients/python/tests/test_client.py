@@ -98,6 +98,12 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
                 context.send_initial_metadata([("llmrelay-resumable", "true"), ("llmrelay-request-id", ROUTE_CALL_ID)])
                 context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
             yield from _reply("another call")
+        elif request.model == "fake/talking":  # resumable: two words, then open until the client goes away
+            context.send_initial_metadata([("llmrelay-resumable", "true")])
+            yield from list(_reply("two words"))[:2]
+            gone = threading.Event()
+            context.add_callback(gone.set)
+            gone.wait(30)
         elif request.model == "fake/unavailable-once":
             if n == 1:
                 context.abort(grpc.StatusCode.UNAVAILABLE, "a hop failed")
@@ -226,6 +232,36 @@ class ClientTest(unittest.TestCase):
             asyncio.run(run())
         self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
         self.assertNotIn("fake/unavailable-once", self.fake.calls)
+
+    def test_close_ends_a_resumable_call_in_progress(self):
+        relay = llmrelay.Client(self.addr, insecure=True)
+        stream = relay.generate(**_ask("fake/talking"))
+        with self.assertRaises(LLMRelayError) as cm:
+            Reply.collect(stream, on_delta=lambda d, r: d.text == "words" and relay.close())
+        self.assertEqual((cm.exception.code, stream.resumes), (grpc.StatusCode.CANCELLED, 0))
+        with self.assertRaises(LLMRelayError) as cm:
+            Reply.collect(relay.generate(**_ask("fake/talking")))
+        self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+        self.assertEqual(len(self.fake.calls["fake/talking"]), 1)
+        self.assertNotIn("resume", self.fake.calls)
+
+    def test_aio_close_ends_a_resumable_call_in_progress(self):
+        async def run():
+            relay = llmrelay.aio.Client(self.addr, insecure=True)
+            stream = relay.generate(**_ask("fake/talking"))
+            closing = []
+            on_delta = lambda d, r: d.text == "words" and closing.append(asyncio.ensure_future(relay.close()))
+            with self.assertRaises(LLMRelayError) as cm:
+                await Reply.acollect(stream, on_delta=on_delta)
+            self.assertEqual((cm.exception.code, stream.resumes), (grpc.StatusCode.CANCELLED, 0))
+            await asyncio.gather(*closing)
+            with self.assertRaises(LLMRelayError) as cm:
+                await Reply.acollect(relay.generate(**_ask("fake/talking")))
+            self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+
+        asyncio.run(run())
+        self.assertEqual(len(self.fake.calls["fake/talking"]), 1)
+        self.assertNotIn("resume", self.fake.calls)
 
     def test_service_config_retries_unavailable(self):
         reply = Reply.collect(self.relay.generate(**_ask("fake/unavailable-once", resumable=False)))
