@@ -111,6 +111,11 @@ export class Client {
     } else if (options.insecure && baseUrl.startsWith("https:")) {
       throw new Error("llmrelay: an https:// address and insecure both given");
     }
+    if (options.tls !== undefined && baseUrl.startsWith("http:")) {
+      // As the Go and Python clients: TLS options for a plaintext
+      // connection are a mistake, never ignored.
+      throw new Error(`llmrelay: tls options for a plaintext connection (${options.insecure ? "insecure" : "an http:// address"}) given`);
+    }
     const fixed: Record<string, string> = { ...options.headers };
     if (options.apiKey) {
       fixed["authorization"] = `Bearer ${options.apiKey}`;

@@ -269,6 +269,13 @@ test("a typed error carries the reason, the retry delay and the field violations
   assert.equal(e.message, "INVALID_ARGUMENT INVALID_REQUEST: fake INVALID_REQUEST");
 });
 
+test("contradictory options are refused, never ignored", () => {
+  assert.throws(() => new Client("127.0.0.1:1", { insecure: true, tls: { ca: "x" } }), /tls options for a plaintext connection \(insecure\)/);
+  assert.throws(() => new Client("http://127.0.0.1:1", { tls: {} }), /tls options for a plaintext connection \(an http:\/\/ address\)/);
+  assert.throws(() => new Client("https://127.0.0.1:1", { insecure: true }), /an https:\/\/ address and insecure/);
+  new Client("127.0.0.1:1", { tls: {} }).close();
+});
+
 test("codeName is gRPC's name of the code, as in every llmrelay client", () => {
   const names = [Code.Canceled, Code.DeadlineExceeded, Code.Unavailable, Code.DataLoss].map((code) => new LLMRelayError({ code, message: "" }).codeName);
   assert.deepEqual(names, ["CANCELLED", "DEADLINE_EXCEEDED", "UNAVAILABLE", "DATA_LOSS"]);
