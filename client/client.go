@@ -150,6 +150,9 @@ func (c *Client) Conn() *grpc.ClientConn { return c.conn }
 // Generate gives it a new one (on a copy of req), so that the call can be
 // found again; Stream.RequestID returns it.
 func (c *Client) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, opts ...grpc.CallOption) (*Stream, error) {
+	if req == nil {
+		req = &llmrelayv1.GenerateRequest{} // the server says what it lacks
+	}
 	if req.GetResumable() && req.GetRequestId() == "" {
 		req = proto.CloneOf(req)
 		req.RequestId = newRequestID()

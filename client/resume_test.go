@@ -238,6 +238,20 @@ func TestStreamResumes(t *testing.T) {
 	}
 }
 
+// TestGenerateNilRequest: a nil request is sent as an empty Generate,
+// which the server refuses naming the fields it lacks; it was sent as a
+// Resume without an id.
+func TestGenerateNilRequest(t *testing.T) {
+	stub := &scriptedStub{streams: []*scripted{{end: status.Error(codes.InvalidArgument, "model: value is required")}}}
+	s, err := (&Client{stub: stub}).Generate(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Collect(s, nil); FromError(err).Code != codes.InvalidArgument || fmt.Sprint(stub.calls) != "[generate ]" {
+		t.Fatalf("%v after calls %q, want INVALID_ARGUMENT after one Generate", err, stub.calls)
+	}
+}
+
 // TestStreamResumeGivesUp: a call that cannot be picked up again (the
 // network stays down) ends after maxResumeTries reconnections in a row.
 func TestStreamResumeGivesUp(t *testing.T) {
