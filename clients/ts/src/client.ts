@@ -172,7 +172,9 @@ export class Client {
    * call's id across its own restart. The stream resumes again by itself.
    */
   resume(requestId: string, afterSequence: bigint = 0n, options: GenerateOptions = {}): GenerateStream {
-    return new GenerateStream(this, undefined, options, { requestId, afterSequence });
+    // BigInt: a plain number (JavaScript, or an event's sequence read as
+    // one) would not compare with the events' sequences.
+    return new GenerateStream(this, undefined, options, { requestId, afterSequence: BigInt(afterSequence) });
   }
 
   /** Lists the models the caller may use (a provider's only, when named). */

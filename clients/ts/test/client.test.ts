@@ -269,6 +269,12 @@ test("a typed error carries the reason, the retry delay and the field violations
   assert.equal(e.message, "INVALID_ARGUMENT INVALID_REQUEST: fake INVALID_REQUEST");
 });
 
+test("resume takes the sequence as a number too (JavaScript)", async () => {
+  const r = await Reply.collect(relay.resume(ROUTE_CALL_ID, 2 as unknown as bigint, { timeoutMs: 10_000 }));
+  assert.equal(r.text, "itself");
+  assert.equal(r.final.message?.content, "the call itself");
+});
+
 test("contradictory options are refused, never ignored", () => {
   assert.throws(() => new Client("127.0.0.1:1", { insecure: true, tls: { ca: "x" } }), /tls options for a plaintext connection \(insecure\)/);
   assert.throws(() => new Client("http://127.0.0.1:1", { tls: {} }), /tls options for a plaintext connection \(an http:\/\/ address\)/);
