@@ -77,6 +77,7 @@ class Retry:
 
     delay: float
     resumed: bool  # True: a resume; False: a re-issue of a lost call
+    expires: bool = False  # the deadline comes first: after `delay`, the call ends DEADLINE_EXCEEDED
 
 
 class CallState:
@@ -188,9 +189,19 @@ class CallState:
         if not self._may_resume(e):
             raise e
         delay = 0.0 if self.tries == 0 else min(RESUME_BACKOFF_MIN * 2 ** (self.tries - 1), RESUME_BACKOFF_MAX)
+        if self.deadline is not None and time.monotonic() + delay >= self.deadline:
+            # The call's deadline comes before the next try: it ends there.
+            return Retry(max(0.0, self.deadline - time.monotonic()), resumed=True, expires=True)
         self.tries += 1
         self.resumes += 1
         return Retry(delay, resumed=True)
+
+    def expired(self, cause: LLMRelayError) -> LLMRelayError:
+        """The error of a call whose deadline passed while it waited to be
+        picked up again after cause."""
+        return LLMRelayError(
+            grpc.StatusCode.DEADLINE_EXCEEDED, f"the call's deadline passed while it waited to resume ({cause})", request_id=self.request_id
+        )
 
     def _lost(self, e: LLMRelayError) -> bool:
         """Whether e says the server lost this resumable call:
@@ -232,6 +243,7 @@ class StreamBase:
         self._on_reissue: List[OnReissue] = [on_reissue] if on_reissue else []
         self._rpc: Any = None
         self._cancelled = ""  # why the call was ended, once it was: cancel() or the client's close()
+        self._expired: Optional[LLMRelayError] = None  # its deadline passed while it waited to resume
 
     @property
     def request_id(self) -> str:
@@ -280,7 +292,11 @@ class StreamBase:
             rpc.cancel()
 
     def _check_cancelled(self) -> None:
-        """Raises CANCELLED when cancel() was called: no RPC is sent after it."""
+        """Raises CANCELLED when cancel() was called, DEADLINE_EXCEEDED when
+        the deadline passed while the call waited to resume: no RPC is sent
+        after either."""
+        if self._expired is not None:
+            raise self._expired
         if self._cancelled:
             raise LLMRelayError(grpc.StatusCode.CANCELLED, self._cancelled, request_id=self._state.request_id)
 
@@ -291,7 +307,9 @@ class StreamBase:
         if self._cancelled:
             raise e from None
         retry = self._state.failed(e)
-        if retry.resumed:
+        if retry.expires:
+            self._expired = self._state.expired(e)
+        elif retry.resumed:
             for on_resume in self._on_resume:
                 on_resume(self._state.last, e)
         else:

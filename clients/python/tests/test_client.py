@@ -9,7 +9,9 @@ grpcio server plays llmrelay.
 
 import asyncio
 import threading
+import time
 import unittest
+from unittest import mock
 from concurrent import futures
 
 import grpc
@@ -66,6 +68,8 @@ def _abort(context, code, reason, pushback=None, details=()):
 
 ROUTE_CALL_ID = "7b0e7c55-3f0c-4d8e-9a40-6a3f3c7c2f10"
 """The id the fake server gives the call of fake/route-resumable."""
+DOWN_CALL_ID = "0c6d7e4a-2b1f-4f5e-8a7d-3c2b1a0f9e8d"
+"""The id of a call of fake/down-after-two, whose Resume always fails."""
 
 
 class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
@@ -104,6 +108,10 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             gone = threading.Event()
             context.add_callback(gone.set)
             gone.wait(30)
+        elif request.model == "fake/down-after-two":  # resumable, dropped after two words; its Resume finds the server down
+            context.send_initial_metadata([("llmrelay-resumable", "true")])
+            yield from list(_reply("two words and more"))[:2]
+            context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
         elif request.model == "fake/unavailable-once":
             if n == 1:
                 context.abort(grpc.StatusCode.UNAVAILABLE, "a hop failed")
@@ -135,6 +143,9 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
         if request.request_id == ROUTE_CALL_ID:
             yield from _reply("the call itself")
             return
+        if request.request_id == DOWN_CALL_ID:  # a dead path: gRPC's own retry told not to
+            context.set_trailing_metadata([("grpc-retry-pushback-ms", "-1")])
+            context.abort(grpc.StatusCode.UNAVAILABLE, "connection refused")
         _abort(context, grpc.StatusCode.NOT_FOUND, "RESUMABLE_CALL_NOT_FOUND")
         yield  # a generator, as a streaming handler is
 
@@ -262,6 +273,19 @@ class ClientTest(unittest.TestCase):
         asyncio.run(run())
         self.assertEqual(len(self.fake.calls["fake/talking"]), 1)
         self.assertNotIn("resume", self.fake.calls)
+
+    def test_resume_backoff_ends_at_the_deadline(self):
+        """A resume's backoff longer than the time left ends the call at its
+        deadline, not after the backoff."""
+        with mock.patch.object(llmrelay._call, "RESUME_BACKOFF_MIN", 60.0), mock.patch.object(llmrelay._call, "RESUME_BACKOFF_MAX", 60.0):
+            started = time.monotonic()
+            stream = self.relay.generate(model="fake/down-after-two", messages=[llmrelay.user("hi")], resumable=True, request_id=DOWN_CALL_ID, timeout=1)
+            with self.assertRaises(LLMRelayError) as cm:
+                Reply.collect(stream)
+            elapsed = time.monotonic() - started
+        self.assertEqual(cm.exception.code, grpc.StatusCode.DEADLINE_EXCEEDED)
+        self.assertEqual(stream.resumes, 1)  # at once; the next one would come after the deadline
+        self.assertLess(elapsed, 30, "ended after the 60s backoff, not at the 1s deadline")
 
     def test_service_config_retries_unavailable(self):
         reply = Reply.collect(self.relay.generate(**_ask("fake/unavailable-once", resumable=False)))
