@@ -82,8 +82,8 @@ export const REASON_RESUMABLE_CALL_NOT_FOUND = "RESUMABLE_CALL_NOT_FOUND";
 const DROPPED = [Code.Unavailable, Code.Aborted, Code.Internal, Code.Unknown, Code.Canceled];
 
 const MAX_RESUME_TRIES = 8; // reconnections in a row without an event in between
-const RESUME_BACKOFF_MIN_MS = 100;
-const RESUME_BACKOFF_MAX_MS = 2000;
+/** @internal The backoff between resumes in a row, in milliseconds; tests lengthen it. */
+export const resumeBackoffMs = { min: 100, max: 2000 };
 const MAX_REISSUES = 3;
 
 /**
@@ -365,7 +365,13 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
         }
         if (this.mayResume(e, tries)) {
           if (tries > 0) {
-            await sleep(Math.min(RESUME_BACKOFF_MIN_MS * 2 ** (tries - 1), RESUME_BACKOFF_MAX_MS), signal);
+            const wait = Math.min(resumeBackoffMs.min * 2 ** (tries - 1), resumeBackoffMs.max);
+            if (deadline !== undefined && Date.now() + wait >= deadline) {
+              // The call's deadline comes before the next try: it ends there.
+              await sleep(Math.max(0, deadline - Date.now()), signal);
+              throw deadlineExceeded(e, this.requestId);
+            }
+            await sleep(wait, signal);
           }
           tries++;
           this.resumes++;

@@ -15,6 +15,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 
+import { resumeBackoffMs } from "../src/client.js";
 import { Client, LLMRelayError, Reply } from "../src/index.js";
 import { BadRequestSchema, ErrorInfoSchema, RetryInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 import type { GenerateEvent, GenerateRequest } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
@@ -26,6 +27,8 @@ const calls = new Map<string, GenerateRequest[]>();
 const resumed: string[] = [];
 /** The id the fake server gives the call of fake/route-resumable. */
 const ROUTE_CALL_ID = "7b0e7c55-3f0c-4d8e-9a40-6a3f3c7c2f10";
+/** The id of a call of fake/down-after-two, whose Resume always fails. */
+const DOWN_CALL_ID = "0c6d7e4a-2b1f-4f5e-8a7d-3c2b1a0f9e8d";
 
 function* reply(text: string): Generator<GenerateEvent> {
   const words = text.split(/(?<= )/);
@@ -82,6 +85,10 @@ function routes(router: ConnectRouter): void {
           yield* [...reply("two words")].slice(0, 2);
           await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
           return;
+        case "fake/down-after-two": // resumable, dropped after two words; its Resume finds the server down
+          ctx.responseHeader.set("llmrelay-resumable", "true");
+          yield* [...reply("two words and more")].slice(0, 2);
+          throw new ConnectError("the connection broke", Code.Unavailable);
         case "fake/unavailable-once": // UNAVAILABLE without pushback, then served
           if (seen.length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
           yield* reply("served");
@@ -130,6 +137,7 @@ function routes(router: ConnectRouter): void {
     },
     async *resume(req) {
       resumed.push(`${req.requestId} after ${req.afterSequence}`);
+      if (req.requestId === DOWN_CALL_ID) throw new ConnectError("connection refused", Code.Unavailable);
       if (req.requestId === ROUTE_CALL_ID) {
         yield* reply("the call itself");
         return;
@@ -267,6 +275,20 @@ test("a typed error carries the reason, the retry delay and the field violations
   assert.ok(e.fromLLMRelay);
   assert.deepEqual(e.fieldViolations, [{ field: "messages[0].role", description: "must be set", reason: "role.defined" }]);
   assert.equal(e.message, "INVALID_ARGUMENT INVALID_REQUEST: fake INVALID_REQUEST");
+});
+
+test("a resume backoff longer than the time left ends the call at its deadline, not after the backoff", async () => {
+  const saved = { ...resumeBackoffMs };
+  Object.assign(resumeBackoffMs, { min: 60_000, max: 60_000 });
+  try {
+    const started = Date.now();
+    const stream = relay.generate({ ...ask("fake/down-after-two"), requestId: DOWN_CALL_ID }, { timeoutMs: 1000 });
+    await assert.rejects(Reply.collect(stream), (e: unknown) => e instanceof LLMRelayError && e.code === Code.DeadlineExceeded);
+    assert.equal(stream.resumes, 1); // at once; the next one would come after the deadline
+    assert.ok(Date.now() - started < 30_000, "ended after the 60s backoff, not at the 1s deadline");
+  } finally {
+    Object.assign(resumeBackoffMs, saved);
+  }
 });
 
 test("resume takes the sequence as a number too (JavaScript)", async () => {
