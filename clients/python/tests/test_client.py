@@ -112,6 +112,9 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             context.send_initial_metadata([("llmrelay-resumable", "true")])
             yield from list(_reply("two words and more"))[:2]
             context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
+        elif request.model == "fake/cut-after-final":  # the whole reply, then the connection breaks before the status
+            yield from _reply("the whole reply")
+            context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
         elif request.model == "fake/unavailable-once":
             if n == 1:
                 context.abort(grpc.StatusCode.UNAVAILABLE, "a hop failed")
@@ -286,6 +289,17 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(cm.exception.code, grpc.StatusCode.DEADLINE_EXCEEDED)
         self.assertEqual(stream.resumes, 1)  # at once; the next one would come after the deadline
         self.assertLess(elapsed, 30, "ended after the 60s backoff, not at the 1s deadline")
+
+    def test_collect_returns_the_final_even_if_the_stream_breaks_after_it(self):
+        """As Go's Collect: the final is the answer, whatever follows it."""
+        reply = Reply.collect(self.relay.generate(**_ask("fake/cut-after-final", resumable=False)))
+        self.assertEqual(reply.final.message.content, "the whole reply")
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                return await Reply.acollect(relay.generate(**_ask("fake/cut-after-final", resumable=False)))
+
+        self.assertEqual(asyncio.run(run()).final.message.content, "the whole reply")
 
     def test_service_config_retries_unavailable(self):
         reply = Reply.collect(self.relay.generate(**_ask("fake/unavailable-once", resumable=False)))
