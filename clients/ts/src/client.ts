@@ -341,8 +341,8 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
           throw err; // the stream itself was wrong: nothing to retry
         }
         const e = LLMRelayError.from(err, this.requestId);
-        if (signal?.aborted) {
-          throw e;
+        if (signal?.aborted || final) {
+          throw e; // after the final, llmrelay sends nothing: nothing to resume
         }
         this.client.checkOpen(this.requestId); // closed: neither resumed nor retried
         if (expired(deadline)) {

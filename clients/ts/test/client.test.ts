@@ -89,6 +89,10 @@ function routes(router: ConnectRouter): void {
           ctx.responseHeader.set("llmrelay-resumable", "true");
           yield* [...reply("two words and more")].slice(0, 2);
           throw new ConnectError("the connection broke", Code.Unavailable);
+        case "fake/cut-after-final": // the whole reply, then the connection breaks before the status
+          ctx.responseHeader.set("llmrelay-resumable", "true");
+          yield* reply("the whole reply");
+          throw new ConnectError("the connection broke", Code.Unavailable);
         case "fake/unavailable-once": // UNAVAILABLE without pushback, then served
           if (seen.length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
           yield* reply("served");
@@ -289,6 +293,14 @@ test("a resume backoff longer than the time left ends the call at its deadline, 
   } finally {
     Object.assign(resumeBackoffMs, saved);
   }
+});
+
+test("Reply.collect returns the final even if the stream breaks after it, which is not resumed (as Go's Collect)", async () => {
+  resumed.length = 0;
+  const stream = relay.generate(ask("fake/cut-after-final"), { timeoutMs: 10_000 });
+  const r = await Reply.collect(stream);
+  assert.equal(r.final.message?.content, "the whole reply");
+  assert.deepEqual([stream.resumes, resumed], [0, []]);
 });
 
 test("resume takes the sequence as a number too (JavaScript)", async () => {
