@@ -336,6 +336,12 @@ class Streams:
                 return
         stream._end("the client is closed")
 
+    def check_open(self) -> None:
+        """Raises CANCELLED once the client is closed (grpc would raise
+        ValueError, or grpc.aio UsageError, for a call on a closed channel)."""
+        if self._closed:
+            raise LLMRelayError(grpc.StatusCode.CANCELLED, "the client is closed")
+
     def close(self) -> None:
         """Ends every stream of the client, and those it makes later."""
         with self._lock:

@@ -137,6 +137,7 @@ class Client:
 
     def list_models(self, provider: str = "", *, timeout: Optional[float] = 30.0, metadata: Optional[Metadata] = None) -> List[llmrelay_pb2.Model]:
         """Lists the models the caller may use (a provider's only, when named)."""
+        self._streams.check_open()
         try:
             resp = self.stub.ListModels(
                 llmrelay_pb2.ListModelsRequest(provider=provider), timeout=timeout, metadata=[*self._metadata, *(metadata or ())]
@@ -153,6 +154,7 @@ class Client:
         (GenerateRequest.server_tools), each with whether its MCP server
         answers right now, and the server's MCP servers (one server's only,
         when named)."""
+        self._streams.check_open()
         try:
             resp: llmrelay_pb2.ListToolsResponse = self.stub.ListTools(
                 llmrelay_pb2.ListToolsRequest(server=server), timeout=timeout, metadata=[*self._metadata, *(metadata or ())]

@@ -94,6 +94,7 @@ class Client:
         self, provider: str = "", *, timeout: Optional[float] = 30.0, metadata: Optional[Metadata] = None
     ) -> List[llmrelay_pb2.Model]:
         """Lists the models the caller may use (a provider's only, when named)."""
+        self._streams.check_open()
         try:
             resp = await self.stub.ListModels(
                 llmrelay_pb2.ListModelsRequest(provider=provider), timeout=timeout, metadata=[*self._metadata, *(metadata or ())]
@@ -110,6 +111,7 @@ class Client:
         (GenerateRequest.server_tools), each with whether its MCP server
         answers right now, and the server's MCP servers (one server's only,
         when named)."""
+        self._streams.check_open()
         try:
             resp: llmrelay_pb2.ListToolsResponse = await self.stub.ListTools(
                 llmrelay_pb2.ListToolsRequest(server=server), timeout=timeout, metadata=[*self._metadata, *(metadata or ())]

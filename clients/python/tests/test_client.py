@@ -258,6 +258,10 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
         self.assertEqual(len(self.fake.calls["fake/talking"]), 1)
         self.assertNotIn("resume", self.fake.calls)
+        for call in (relay.list_models, relay.list_tools):
+            with self.assertRaises(LLMRelayError) as cm:
+                call()
+            self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
 
     def test_aio_close_ends_a_resumable_call_in_progress(self):
         async def run():
@@ -272,6 +276,10 @@ class ClientTest(unittest.TestCase):
             with self.assertRaises(LLMRelayError) as cm:
                 await Reply.acollect(relay.generate(**_ask("fake/talking")))
             self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+            for call in (relay.list_models, relay.list_tools):
+                with self.assertRaises(LLMRelayError) as cm:
+                    await call()
+                self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
 
         asyncio.run(run())
         self.assertEqual(len(self.fake.calls["fake/talking"]), 1)
