@@ -78,6 +78,7 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
     def __init__(self):
         self.lock = threading.Lock()
         self.calls = {}
+        self.headers_seen = threading.Event()
 
     def seen(self, request):
         with self.lock:
@@ -100,6 +101,10 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
         elif request.model == "fake/route-resumable":  # a route made it resumable; dropped after its headers
             if n == 1:
                 context.send_initial_metadata([("llmrelay-resumable", "true"), ("llmrelay-request-id", ROUTE_CALL_ID)])
+                # Dropped once the client has the headers (read apart from
+                # the status, as after a real heartbeat, which gRPC's own
+                # retry then leaves alone).
+                self.headers_seen.wait(30)
                 context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
             yield from _reply("another call")
         elif request.model == "fake/talking":  # resumable: two words, then open until the client goes away
@@ -199,13 +204,23 @@ class ClientTest(unittest.TestCase):
     def test_route_resumable_dropped_before_any_event_resumed_by_its_id(self):
         """A call a route made resumable, its id in the headers, dropped before any event."""
         stream = self.relay.generate(model="fake/route-resumable", messages=[llmrelay.user("hi")], timeout=10)
-        self._check_route_resumable(Reply.collect(stream), stream)
+        done = futures.ThreadPoolExecutor(1).submit(Reply.collect, stream)
+        while stream._rpc is None:
+            time.sleep(0.01)
+        stream._rpc.initial_metadata()  # waits for the headers
+        self.fake.headers_seen.set()
+        self._check_route_resumable(done.result(timeout=30), stream)
 
     def test_aio_route_resumable_dropped_before_any_event_resumed_by_its_id(self):
         async def run():
             async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
                 stream = relay.generate(model="fake/route-resumable", messages=[llmrelay.user("hi")], timeout=10)
-                return await Reply.acollect(stream), stream
+                done = asyncio.ensure_future(Reply.acollect(stream))
+                while stream._rpc is None:
+                    await asyncio.sleep(0.01)
+                await stream._rpc.initial_metadata()  # waits for the headers
+                self.fake.headers_seen.set()
+                return await done, stream
 
         self._check_route_resumable(*asyncio.run(run()))
 
