@@ -34,6 +34,7 @@ import (
 	"fmt"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
@@ -46,6 +47,9 @@ type Client struct {
 	stub llmrelayv1.LLMServiceClient
 	// conn is the connection New opened; nil when the caller owns it.
 	conn *grpc.ClientConn
+	// cc is the connection calls go over, New's or FromConn's, when it
+	// is a *grpc.ClientConn: once it is closed, no stream resumes.
+	cc *grpc.ClientConn
 }
 
 // Option configures New.
@@ -109,16 +113,18 @@ func New(target string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llmrelay client: %w", err)
 	}
-	return &Client{stub: llmrelayv1.NewLLMServiceClient(conn), conn: conn}, nil
+	return &Client{stub: llmrelayv1.NewLLMServiceClient(conn), conn: conn, cc: conn}, nil
 }
 
 // FromConn returns a Client over a connection the caller dialled and keeps
 // owning: Close does not close it.
 func FromConn(conn grpc.ClientConnInterface) *Client {
-	return &Client{stub: llmrelayv1.NewLLMServiceClient(conn)}
+	cc, _ := conn.(*grpc.ClientConn)
+	return &Client{stub: llmrelayv1.NewLLMServiceClient(conn), cc: cc}
 }
 
-// Close closes the connection New opened.
+// Close closes the connection New opened. Calls in progress end with
+// CANCELLED; a resumable call is not resumed after it.
 func (c *Client) Close() error {
 	if c.conn == nil {
 		return nil
@@ -144,12 +150,15 @@ func (c *Client) Conn() *grpc.ClientConn { return c.conn }
 // Generate gives it a new one (on a copy of req), so that the call can be
 // found again; Stream.RequestID returns it.
 func (c *Client) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, opts ...grpc.CallOption) (*Stream, error) {
+	if req == nil {
+		req = &llmrelayv1.GenerateRequest{} // the server says what it lacks
+	}
 	if req.GetResumable() && req.GetRequestId() == "" {
 		req = proto.CloneOf(req)
 		req.RequestId = newRequestID()
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Stream{stub: c.stub, ctx: ctx, cancel: cancel, req: req, opts: opts, requestID: req.GetRequestId(), resumable: req.GetResumable()}
+	s := &Stream{stub: c.stub, ctx: ctx, cancel: cancel, req: req, opts: opts, requestID: req.GetRequestId(), resumable: req.GetResumable(), closed: c.closed}
 	if err := s.open(); err != nil {
 		cancel()
 		return nil, FromError(err)
@@ -163,7 +172,7 @@ func (c *Client) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 // returned Stream resumes again by itself when its connection drops.
 func (c *Client) Resume(ctx context.Context, requestID string, afterSequence uint64, opts ...grpc.CallOption) (*Stream, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Stream{stub: c.stub, ctx: ctx, cancel: cancel, opts: opts, requestID: requestID, resumable: true, last: afterSequence, received: true}
+	s := &Stream{stub: c.stub, ctx: ctx, cancel: cancel, opts: opts, requestID: requestID, resumable: true, last: afterSequence, received: true, closed: c.closed}
 	if err := s.open(); err != nil {
 		cancel()
 		return nil, FromError(err)
@@ -189,6 +198,11 @@ func (c *Client) ListTools(ctx context.Context, req *llmrelayv1.ListToolsRequest
 		return nil, FromError(err)
 	}
 	return resp, nil
+}
+
+// closed reports whether the connection calls go over was closed.
+func (c *Client) closed() bool {
+	return c.cc != nil && c.cc.GetState() == connectivity.Shutdown
 }
 
 // bearer sends an API key as a bearer token.

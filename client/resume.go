@@ -86,10 +86,14 @@ func (s *Stream) Reissues() int { return s.reissues }
 // asks the provider again: the caller pays for it twice.
 func (s *Stream) AllowReissue(discard func(cause error)) { s.reissue = discard }
 
-// open starts the stream: Generate, or Resume after the last event.
+// open starts the stream: Generate, or Resume after the last event. Before
+// any event it sends the request again, with its request_id, which the
+// server does not run twice; but a call whose id only the server's headers
+// gave (a route made it resumable) is resumed from its first event, since
+// the request without that id would start another call.
 func (s *Stream) open() error {
 	var err error
-	s.resuming = !(s.req != nil && !s.received)
+	s.resuming = s.req == nil || s.received || s.req.GetRequestId() == "" && s.Resumable()
 	if !s.resuming {
 		s.recv, err = s.stub.Generate(s.ctx, s.req, s.opts...)
 	} else {
@@ -103,7 +107,7 @@ func (s *Stream) open() error {
 // again: RESUMABLE_CALL_LOST, or RESUMABLE_CALL_NOT_FOUND in answer to
 // the stream's own Resume after a drop.
 func (s *Stream) mayReissue(err error) bool {
-	if s.reissue == nil || s.req == nil || !s.Resumable() || s.final || s.ctx.Err() != nil || s.reissues >= maxReissues {
+	if s.reissue == nil || s.req == nil || !s.Resumable() || s.final || s.ctx.Err() != nil || s.reissues >= maxReissues || s.closed != nil && s.closed() {
 		return false
 	}
 	e := FromError(err)
@@ -155,10 +159,25 @@ func (s *Stream) readHeaders() {
 	}
 }
 
+// failedHeaders learns from the response headers of a stream that failed
+// before its first event, when it had some: a call with a heartbeat gets
+// them at once, and they may say that it is resumable and give its id.
+func (s *Stream) failedHeaders() {
+	if s.headersRead {
+		return
+	}
+	if cs, ok := s.recv.(grpc.ClientStream); ok {
+		// After a failure Header does not wait; nil when none came.
+		if md, _ := cs.Header(); len(md.Get(HeaderResumable)) > 0 {
+			s.readHeaders()
+		}
+	}
+}
+
 // mayResume reports whether err, which ended the stream, is a dropped
 // stream of a resumable call that may be picked up again.
 func (s *Stream) mayResume(err error) bool {
-	if !s.Resumable() || s.final || s.ctx.Err() != nil || s.tries >= maxResumeTries {
+	if !s.Resumable() || s.final || s.ctx.Err() != nil || s.tries >= maxResumeTries || s.closed != nil && s.closed() {
 		return false
 	}
 	if e := FromError(err); e.Domain == Domain {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"testing"
 	"time"
 
@@ -111,6 +112,16 @@ func TestStreamResumes(t *testing.T) {
 				{events: []*llmrelayv1.GenerateEvent{fin(2)}, end: io.EOF},
 			},
 			wantCalls: []string{"generate ", "resume id-1 1"},
+			wantSeqs:  []uint64{1, 2},
+		},
+		{
+			name: "a route made it resumable, dropped after its headers, before any event: resumed from the start by their id",
+			req:  &llmrelayv1.GenerateRequest{},
+			streams: []*scripted{
+				{header: resumableHeader, end: dropped},
+				{events: []*llmrelayv1.GenerateEvent{ev(1, "a"), fin(2)}, end: io.EOF},
+			},
+			wantCalls: []string{"generate ", "resume id-1 0"},
 			wantSeqs:  []uint64{1, 2},
 		},
 		{
@@ -224,6 +235,20 @@ func TestStreamResumes(t *testing.T) {
 				t.Errorf("error %v", gotErr)
 			}
 		})
+	}
+}
+
+// TestGenerateNilRequest: a nil request is sent as an empty Generate,
+// which the server refuses naming the fields it lacks; it was sent as a
+// Resume without an id.
+func TestGenerateNilRequest(t *testing.T) {
+	stub := &scriptedStub{streams: []*scripted{{end: status.Error(codes.InvalidArgument, "model: value is required")}}}
+	s, err := (&Client{stub: stub}).Generate(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Collect(s, nil); FromError(err).Code != codes.InvalidArgument || fmt.Sprint(stub.calls) != "[generate ]" {
+		t.Fatalf("%v after calls %q, want INVALID_ARGUMENT after one Generate", err, stub.calls)
 	}
 }
 
@@ -404,5 +429,63 @@ func TestCollectReissues(t *testing.T) {
 	})
 	if err != nil || final.GetMessage().GetContent() != "Hi" || screen != "Hi" {
 		t.Fatalf("Collect: %v, final %q, screen %q; want \"Hi\" shown once", err, final.GetMessage().GetContent(), screen)
+	}
+}
+
+// talkingServer is an in-process llmrelay whose Generate makes the call
+// resumable, sends two deltas and then holds the stream open until the
+// client goes away; its Resume serves nothing.
+type talkingServer struct {
+	llmrelayv1.UnimplementedLLMServiceServer
+}
+
+func (talkingServer) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
+	if err := stream.SendHeader(metadata.Pairs(HeaderResumable, "true", HeaderRequestID, req.GetRequestId())); err != nil {
+		return err
+	}
+	for _, e := range []*llmrelayv1.GenerateEvent{ev(1, "a"), ev(2, "b")} {
+		if err := stream.Send(e); err != nil {
+			return err
+		}
+	}
+	<-stream.Context().Done()
+	return stream.Context().Err()
+}
+
+// TestCloseEndsAResumableCall: a Client closed while a resumable call
+// streams ends the call with CANCELLED; it is not resumed on a
+// connection that is gone.
+func TestCloseEndsAResumableCall(t *testing.T) {
+	defer func(b func(int) time.Duration) { resumeBackoff = b }(resumeBackoff)
+	resumeBackoff = func(int) time.Duration { return time.Millisecond }
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	llmrelayv1.RegisterLLMServiceServer(srv, talkingServer{})
+	go func() { _ = srv.Serve(lis) }()
+	defer srv.Stop()
+	c, err := New(lis.Addr().String(), WithInsecure())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	s, err := c.Generate(ctx, &llmrelayv1.GenerateRequest{Resumable: proto.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resumes []string
+	_, err = Collect(s, &Hooks{
+		OnDelta: func(d *llmrelayv1.Delta) {
+			if d.GetText() == "b" {
+				_ = c.Close()
+			}
+		},
+		OnResume: func(after uint64, cause error) { resumes = append(resumes, fmt.Sprint(after, " ", cause)) },
+	})
+	if FromError(err).Code != codes.Canceled || len(resumes) != 0 {
+		t.Fatalf("after Close: %v, resumed %q; want CANCELLED, never resumed", err, resumes)
 	}
 }

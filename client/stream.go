@@ -55,6 +55,9 @@ type Stream struct {
 	// server lost the call (AllowReissue); reissues counts how often.
 	reissue  func(cause error)
 	reissues int
+	// closed reports whether the Client's connection was closed, after
+	// which the call is not picked up again; nil: never.
+	closed func() bool
 }
 
 // Recv returns the next event. After the final event it returns io.EOF; a
@@ -64,10 +67,12 @@ type Stream struct {
 // A resumable call (GenerateRequest.resumable) survives a dropped
 // connection: when the stream fails with UNAVAILABLE, ABORTED, INTERNAL,
 // UNKNOWN or CANCELLED without llmrelay's ErrorInfo (a connection reset, a
-// proxy's RST_STREAM), and not because its context ended,
-// Recv picks the call up on a new stream, after the last event it
+// proxy's RST_STREAM), and not because its context ended or its Client
+// was closed, Recv picks the call up on a new stream, after the last event it
 // returned (Resume; or Generate again with the same request_id, which
-// llmrelay does not run twice, when no event had come yet), up to 8 times
+// llmrelay does not run twice, when no event had come yet; or, for a call
+// whose id only the response headers gave, which a heartbeat sends at
+// once, Resume from its first event), up to 8 times
 // in a row with a backoff from 100ms to 2s, and goes on as if nothing
 // happened: no event is missed or repeated. It does the same after
 // RESUME_INTERRUPTED (the server serving a Resume shuts down) and
@@ -108,6 +113,7 @@ func (s *Stream) Recv() (*llmrelayv1.GenerateEvent, error) {
 		case errors.Is(err, io.EOF):
 			return nil, ErrNoFinal
 		}
+		s.failedHeaders()
 		if s.mayReissue(err) {
 			s.reissueCall(err)
 			continue

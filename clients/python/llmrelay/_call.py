@@ -4,8 +4,10 @@ to do after a failure). Their loops only do the I/O."""
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
+import weakref
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
@@ -75,6 +77,7 @@ class Retry:
 
     delay: float
     resumed: bool  # True: a resume; False: a re-issue of a lost call
+    expires: bool = False  # the deadline comes first: after `delay`, the call ends DEADLINE_EXCEEDED
 
 
 class CallState:
@@ -105,9 +108,17 @@ class CallState:
 
     def next_rpc(self) -> Tuple[str, Any]:
         """The RPC to send now and its request: ("Generate", GenerateRequest)
-        or ("Resume", ResumeRequest)."""
+        or ("Resume", ResumeRequest). Before any event, the request again,
+        with its request_id, which the server does not run twice; but a call
+        whose id only the server's headers gave (a route made it resumable)
+        is resumed from its first event, since the request without that id
+        would start another call."""
         self.headers_read = False
-        self.resuming = self.received or self.request is None
+        self.resuming = (
+            self.received
+            or self.request is None
+            or (not self.request.request_id and self.resumable and bool(self.request_id))
+        )
         if self.resuming:
             return "Resume", llmrelay_pb2.ResumeRequest(request_id=self.request_id, after_sequence=self.last)
         return "Generate", self.request
@@ -132,6 +143,13 @@ class CallState:
                 self.request_id = header_value(md, REQUEST_ID_HEADER) or ""
         elif not self.received and self.request is not None:
             self.resumable = False
+
+    def failed_headers(self, md: Optional[Metadata]) -> None:
+        """Learns from the response headers of a stream that failed before its
+        first event, when it had some: a call with a heartbeat gets them at
+        once, and they may say that it is resumable and give its id."""
+        if not self.headers_read and header_value(md, RESUMABLE_HEADER) is not None:
+            self.headers(md)
 
     def event(self, ev: llmrelay_pb2.GenerateEvent) -> bool:
         """Whether to yield ev: False for an event a resumed stream sent
@@ -171,9 +189,19 @@ class CallState:
         if not self._may_resume(e):
             raise e
         delay = 0.0 if self.tries == 0 else min(RESUME_BACKOFF_MIN * 2 ** (self.tries - 1), RESUME_BACKOFF_MAX)
+        if self.deadline is not None and time.monotonic() + delay >= self.deadline:
+            # The call's deadline comes before the next try: it ends there.
+            return Retry(max(0.0, self.deadline - time.monotonic()), resumed=True, expires=True)
         self.tries += 1
         self.resumes += 1
         return Retry(delay, resumed=True)
+
+    def expired(self, cause: LLMRelayError) -> LLMRelayError:
+        """The error of a call whose deadline passed while it waited to be
+        picked up again after cause."""
+        return LLMRelayError(
+            grpc.StatusCode.DEADLINE_EXCEEDED, f"the call's deadline passed while it waited to resume ({cause})", request_id=self.request_id
+        )
 
     def _lost(self, e: LLMRelayError) -> bool:
         """Whether e says the server lost this resumable call:
@@ -214,7 +242,8 @@ class StreamBase:
         self._on_resume: List[OnResume] = [on_resume] if on_resume else []
         self._on_reissue: List[OnReissue] = [on_reissue] if on_reissue else []
         self._rpc: Any = None
-        self._cancelled = False
+        self._cancelled = ""  # why the call was ended, once it was: cancel() or the client's close()
+        self._expired: Optional[LLMRelayError] = None  # its deadline passed while it waited to resume
 
     @property
     def request_id(self) -> str:
@@ -246,10 +275,30 @@ class StreamBase:
         self._on_reissue.append(fn)
 
     def cancel(self) -> None:
-        """Ends the call."""
-        self._cancelled = True
+        """Ends the call: iterating the stream raises CANCELLED, also when it
+        has not started yet or is about to pick a dropped call up again."""
+        self._end("the call was cancelled")
+
+    def _end(self, why: str) -> None:
+        self._cancelled = self._cancelled or why
         if self._rpc is not None:
             self._rpc.cancel()
+
+    def _started(self, rpc: Any) -> None:
+        """Keeps rpc as the call's current stream (cancel() ends it), and
+        ends it at once when the call was cancelled meanwhile."""
+        self._rpc = rpc
+        if self._cancelled:
+            rpc.cancel()
+
+    def _check_cancelled(self) -> None:
+        """Raises CANCELLED when cancel() was called, DEADLINE_EXCEEDED when
+        the deadline passed while the call waited to resume: no RPC is sent
+        after either."""
+        if self._expired is not None:
+            raise self._expired
+        if self._cancelled:
+            raise LLMRelayError(grpc.StatusCode.CANCELLED, self._cancelled, request_id=self._state.request_id)
 
     def _failed(self, err: grpc.RpcError) -> Retry:
         """Decides after a failed stream (see CallState.failed), telling the
@@ -258,10 +307,45 @@ class StreamBase:
         if self._cancelled:
             raise e from None
         retry = self._state.failed(e)
-        if retry.resumed:
+        if retry.expires:
+            self._expired = self._state.expired(e)
+        elif retry.resumed:
             for on_resume in self._on_resume:
                 on_resume(self._state.last, e)
         else:
             for on_reissue in self._on_reissue:
                 on_reissue(e)
         return retry
+
+
+class Streams:
+    """The streams of one client, so that closing the client ends them: a
+    grpc.aio channel's close does not end a stream being read, and no
+    stream of a closed client resumes or sends anything."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._streams: "weakref.WeakSet[StreamBase]" = weakref.WeakSet()
+        self._closed = False
+
+    def add(self, stream: StreamBase) -> None:
+        """Keeps stream, or ends it at once when the client is closed."""
+        with self._lock:
+            if not self._closed:
+                self._streams.add(stream)
+                return
+        stream._end("the client is closed")
+
+    def check_open(self) -> None:
+        """Raises CANCELLED once the client is closed (grpc would raise
+        ValueError, or grpc.aio UsageError, for a call on a closed channel)."""
+        if self._closed:
+            raise LLMRelayError(grpc.StatusCode.CANCELLED, "the client is closed")
+
+    def close(self) -> None:
+        """Ends every stream of the client, and those it makes later."""
+        with self._lock:
+            self._closed = True
+            streams = list(self._streams)
+        for stream in streams:
+            stream._end("the client is closed")

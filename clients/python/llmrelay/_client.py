@@ -8,7 +8,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 import grpc
 from google.protobuf import struct_pb2
 
-from ._call import CallState, Metadata, OnReissue, OnResume, StreamBase, auth_metadata, channel_options, with_request_id
+from ._call import CallState, Metadata, OnReissue, OnResume, StreamBase, Streams, auth_metadata, channel_options, with_request_id
 from ._errors import LLMRelayError
 from .v1 import llmrelay_pb2, llmrelay_pb2_grpc
 
@@ -68,9 +68,12 @@ class Client:
         self.stub = llmrelay_pb2_grpc.LLMServiceStub(self._channel)
         """The generated stub, for calls this class does not wrap."""
         self._metadata = auth_metadata(api_key, metadata)
+        self._streams = Streams()
 
     def close(self) -> None:
-        """Closes the channel; calls in progress are cancelled."""
+        """Closes the channel; calls in progress end with CANCELLED, and are
+        not resumed, and later ones fail so."""
+        self._streams.close()
         self._channel.close()
 
     def __enter__(self) -> "Client":
@@ -111,7 +114,9 @@ class Client:
         """
         req = build_request(request, fields)
         state = CallState(req, timeout, reissue_lost_call)
-        return GenerateStream(self.stub, state, [*self._metadata, *(metadata or ())], on_resume, on_reissue)
+        stream = GenerateStream(self.stub, state, [*self._metadata, *(metadata or ())], on_resume, on_reissue)
+        self._streams.add(stream)
+        return stream
 
     def resume(
         self,
@@ -126,10 +131,13 @@ class Client:
         after_sequence (0: from its first event), for a caller that kept the
         call's id across its own restart. It resumes again by itself."""
         state = CallState(None, timeout, False, request_id=request_id, after_sequence=after_sequence)
-        return GenerateStream(self.stub, state, [*self._metadata, *(metadata or ())], on_resume, None)
+        stream = GenerateStream(self.stub, state, [*self._metadata, *(metadata or ())], on_resume, None)
+        self._streams.add(stream)
+        return stream
 
     def list_models(self, provider: str = "", *, timeout: Optional[float] = 30.0, metadata: Optional[Metadata] = None) -> List[llmrelay_pb2.Model]:
         """Lists the models the caller may use (a provider's only, when named)."""
+        self._streams.check_open()
         try:
             resp = self.stub.ListModels(
                 llmrelay_pb2.ListModelsRequest(provider=provider), timeout=timeout, metadata=[*self._metadata, *(metadata or ())]
@@ -146,6 +154,7 @@ class Client:
         (GenerateRequest.server_tools), each with whether its MCP server
         answers right now, and the server's MCP servers (one server's only,
         when named)."""
+        self._streams.check_open()
         try:
             resp: llmrelay_pb2.ListToolsResponse = self.stub.ListTools(
                 llmrelay_pb2.ListToolsRequest(server=server), timeout=timeout, metadata=[*self._metadata, *(metadata or ())]
@@ -182,9 +191,10 @@ class GenerateStream(StreamBase):
     def _run(self) -> Iterator[llmrelay_pb2.GenerateEvent]:
         st = self._state
         while True:
+            self._check_cancelled()
             method, req = st.next_rpc()
             rpc = getattr(self._stub, method)(req, timeout=st.timeout(), metadata=self._metadata)
-            self._rpc = rpc
+            self._started(rpc)
             try:
                 for ev in rpc:
                     if not st.headers_read:
@@ -194,6 +204,7 @@ class GenerateStream(StreamBase):
                 st.ended()
                 return
             except grpc.RpcError as err:
+                st.failed_headers(rpc.initial_metadata())
                 retry = self._failed(err)
             finally:
                 if not rpc.done():

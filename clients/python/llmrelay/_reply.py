@@ -188,7 +188,9 @@ class Reply:
     ) -> "Reply":
         """Reads a stream (llmrelay.GenerateStream, or any iterable of
         events) to its end, applying every event and calling the hooks, and
-        returns the Reply with its final event. on_will_retry gets the text
+        returns the Reply with its final event (once it has come, a failure
+        of the stream after it is ignored, as llmrelay sends nothing after
+        it). on_will_retry gets the text
         discarded ("" unless discard_partial; with server tools, only its own
         turn's); on_reissue(cause, discarded) hears of a lost call issued
         again; on_turn(turn, reply) of a call with server tools moving on to
@@ -198,8 +200,12 @@ class Reply:
         reply = cls()
         hooks = _Hooks(on_delta, on_will_retry, on_partial_object, on_turn, on_tool_progress, on_tool_result)
         _listen(stream, reply, on_reissue)
-        for ev in stream:
-            reply._apply(ev, hooks)
+        try:
+            for ev in stream:
+                reply._apply(ev, hooks)
+        except LLMRelayError:
+            if not reply.done:
+                raise  # else the final is the answer, whatever broke after it
         return reply._ended(stream)
 
     @classmethod
@@ -220,8 +226,12 @@ class Reply:
         reply = cls()
         hooks = _Hooks(on_delta, on_will_retry, on_partial_object, on_turn, on_tool_progress, on_tool_result)
         _listen(stream, reply, on_reissue)
-        async for ev in stream:
-            reply._apply(ev, hooks)
+        try:
+            async for ev in stream:
+                reply._apply(ev, hooks)
+        except LLMRelayError:
+            if not reply.done:
+                raise  # else the final is the answer, whatever broke after it
         return reply._ended(stream)
 
     def _apply(self, ev: llmrelay_pb2.GenerateEvent, hooks: "_Hooks") -> None:

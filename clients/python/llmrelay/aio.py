@@ -12,7 +12,7 @@ from typing import Any, AsyncIterator, List, Optional, Sequence, Tuple
 import grpc
 import grpc.aio
 
-from ._call import CallState, Metadata, OnReissue, OnResume, StreamBase, auth_metadata, channel_options
+from ._call import CallState, Metadata, OnReissue, OnResume, StreamBase, Streams, auth_metadata, channel_options
 from ._client import build_request, credentials
 from ._errors import LLMRelayError
 from .v1 import llmrelay_pb2, llmrelay_pb2_grpc
@@ -42,9 +42,12 @@ class Client:
         self.stub = llmrelay_pb2_grpc.LLMServiceStub(self._channel)
         """The generated stub (grpc.aio), for calls this class does not wrap."""
         self._metadata = auth_metadata(api_key, metadata)
+        self._streams = Streams()
 
     async def close(self) -> None:
-        """Closes the channel; calls in progress are cancelled."""
+        """Closes the channel; calls in progress end with CANCELLED, and are
+        not resumed, and later ones fail so."""
+        self._streams.close()
         await self._channel.close()
 
     async def __aenter__(self) -> "Client":
@@ -68,7 +71,9 @@ class Client:
         arguments are llmrelay.Client.generate's."""
         req = build_request(request, fields)
         state = CallState(req, timeout, reissue_lost_call)
-        return GenerateStream(self.stub, state, [*self._metadata, *(metadata or ())], on_resume, on_reissue)
+        stream = GenerateStream(self.stub, state, [*self._metadata, *(metadata or ())], on_resume, on_reissue)
+        self._streams.add(stream)
+        return stream
 
     def resume(
         self,
@@ -81,12 +86,15 @@ class Client:
     ) -> "GenerateStream":
         """Picks up the resumable call request_id after event after_sequence."""
         state = CallState(None, timeout, False, request_id=request_id, after_sequence=after_sequence)
-        return GenerateStream(self.stub, state, [*self._metadata, *(metadata or ())], on_resume, None)
+        stream = GenerateStream(self.stub, state, [*self._metadata, *(metadata or ())], on_resume, None)
+        self._streams.add(stream)
+        return stream
 
     async def list_models(
         self, provider: str = "", *, timeout: Optional[float] = 30.0, metadata: Optional[Metadata] = None
     ) -> List[llmrelay_pb2.Model]:
         """Lists the models the caller may use (a provider's only, when named)."""
+        self._streams.check_open()
         try:
             resp = await self.stub.ListModels(
                 llmrelay_pb2.ListModelsRequest(provider=provider), timeout=timeout, metadata=[*self._metadata, *(metadata or ())]
@@ -103,6 +111,7 @@ class Client:
         (GenerateRequest.server_tools), each with whether its MCP server
         answers right now, and the server's MCP servers (one server's only,
         when named)."""
+        self._streams.check_open()
         try:
             resp: llmrelay_pb2.ListToolsResponse = await self.stub.ListTools(
                 llmrelay_pb2.ListToolsRequest(server=server), timeout=timeout, metadata=[*self._metadata, *(metadata or ())]
@@ -136,9 +145,10 @@ class GenerateStream(StreamBase):
     async def _run(self) -> AsyncIterator[llmrelay_pb2.GenerateEvent]:
         st = self._state
         while True:
+            self._check_cancelled()
             method, req = st.next_rpc()
             rpc = getattr(self._stub, method)(req, timeout=st.timeout(), metadata=self._metadata)
-            self._rpc = rpc
+            self._started(rpc)
             try:
                 async for ev in rpc:
                     if not st.headers_read:
@@ -147,7 +157,15 @@ class GenerateStream(StreamBase):
                         yield ev
                 st.ended()
                 return
+            except asyncio.CancelledError:
+                if not self._cancelled:
+                    raise  # the task reading the stream is cancelled
+                # cancel() or the client's close(): grpc.aio raises
+                # CancelledError from a call it cancelled.
+                self._check_cancelled()
+                raise
             except grpc.RpcError as err:
+                st.failed_headers(await rpc.initial_metadata())
                 retry = self._failed(err)
             finally:
                 if not rpc.done():

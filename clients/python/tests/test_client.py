@@ -9,7 +9,9 @@ grpcio server plays llmrelay.
 
 import asyncio
 import threading
+import time
 import unittest
+from unittest import mock
 from concurrent import futures
 
 import grpc
@@ -64,12 +66,19 @@ def _abort(context, code, reason, pushback=None, details=()):
     context.abort(code, status.message)
 
 
+ROUTE_CALL_ID = "7b0e7c55-3f0c-4d8e-9a40-6a3f3c7c2f10"
+"""The id the fake server gives the call of fake/route-resumable."""
+DOWN_CALL_ID = "0c6d7e4a-2b1f-4f5e-8a7d-3c2b1a0f9e8d"
+"""The id of a call of fake/down-after-two, whose Resume always fails."""
+
+
 class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
     """Answers by model; records every call."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.calls = {}
+        self.headers_seen = threading.Event()
 
     def seen(self, request):
         with self.lock:
@@ -89,6 +98,28 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
                 yield from list(_reply("dropped words here"))[:2]
                 context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
             yield from _reply("the whole reply")
+        elif request.model == "fake/route-resumable":  # a route made it resumable; dropped after its headers
+            if n == 1:
+                context.send_initial_metadata([("llmrelay-resumable", "true"), ("llmrelay-request-id", ROUTE_CALL_ID)])
+                # Dropped once the client has the headers (read apart from
+                # the status, as after a real heartbeat, which gRPC's own
+                # retry then leaves alone).
+                self.headers_seen.wait(30)
+                context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
+            yield from _reply("another call")
+        elif request.model == "fake/talking":  # resumable: two words, then open until the client goes away
+            context.send_initial_metadata([("llmrelay-resumable", "true")])
+            yield from list(_reply("two words"))[:2]
+            gone = threading.Event()
+            context.add_callback(gone.set)
+            gone.wait(30)
+        elif request.model == "fake/down-after-two":  # resumable, dropped after two words; its Resume finds the server down
+            context.send_initial_metadata([("llmrelay-resumable", "true")])
+            yield from list(_reply("two words and more"))[:2]
+            context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
+        elif request.model == "fake/cut-after-final":  # the whole reply, then the connection breaks before the status
+            yield from _reply("the whole reply")
+            context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
         elif request.model == "fake/unavailable-once":
             if n == 1:
                 context.abort(grpc.StatusCode.UNAVAILABLE, "a hop failed")
@@ -116,6 +147,13 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
 
 
     def Resume(self, request, context):
+        self.seen(pb.GenerateRequest(model="resume", request_id=request.request_id, metadata={"after": str(request.after_sequence)}))
+        if request.request_id == ROUTE_CALL_ID:
+            yield from _reply("the call itself")
+            return
+        if request.request_id == DOWN_CALL_ID:  # a dead path: gRPC's own retry told not to
+            context.set_trailing_metadata([("grpc-retry-pushback-ms", "-1")])
+            context.abort(grpc.StatusCode.UNAVAILABLE, "connection refused")
         _abort(context, grpc.StatusCode.NOT_FOUND, "RESUMABLE_CALL_NOT_FOUND")
         yield  # a generator, as a streaming handler is
 
@@ -157,12 +195,134 @@ class ClientTest(unittest.TestCase):
         self.assertEqual((stream.resumes, stream.reissues), (1, 1))
         self.assertEqual(len(self.fake.calls["fake/dropped-then-not-found"]), 2)
 
+    def _check_route_resumable(self, reply, stream):
+        self.assertEqual(reply.final.message.content, "the call itself")
+        self.assertEqual((stream.request_id, stream.resumes), (ROUTE_CALL_ID, 1))
+        self.assertEqual([(r.request_id, r.metadata["after"]) for r in self.fake.calls["resume"]], [(ROUTE_CALL_ID, "0")])
+        self.assertEqual(len(self.fake.calls["fake/route-resumable"]), 1, "one Generate: the call was not started twice")
+
+    def test_route_resumable_dropped_before_any_event_resumed_by_its_id(self):
+        """A call a route made resumable, its id in the headers, dropped before any event."""
+        stream = self.relay.generate(model="fake/route-resumable", messages=[llmrelay.user("hi")], timeout=10)
+        done = futures.ThreadPoolExecutor(1).submit(Reply.collect, stream)
+        while stream._rpc is None:
+            time.sleep(0.01)
+        stream._rpc.initial_metadata()  # waits for the headers
+        self.fake.headers_seen.set()
+        self._check_route_resumable(done.result(timeout=30), stream)
+
+    def test_aio_route_resumable_dropped_before_any_event_resumed_by_its_id(self):
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                stream = relay.generate(model="fake/route-resumable", messages=[llmrelay.user("hi")], timeout=10)
+                done = asyncio.ensure_future(Reply.acollect(stream))
+                while stream._rpc is None:
+                    await asyncio.sleep(0.01)
+                await stream._rpc.initial_metadata()  # waits for the headers
+                self.fake.headers_seen.set()
+                return await done, stream
+
+        self._check_route_resumable(*asyncio.run(run()))
+
     def test_lost_call_not_reissued_by_default(self):
         with self.assertRaises(LLMRelayError) as cm:
             Reply.collect(self.relay.generate(**_ask("fake/lost")))
         e = cm.exception
         self.assertEqual((e.code, e.reason, e.request_id), (grpc.StatusCode.ABORTED, "RESUMABLE_CALL_LOST", "from-the-server"))
         self.assertEqual(len(self.fake.calls["fake/lost"]), 1)
+
+    def test_cancel_before_iterating_sends_nothing(self):
+        stream = self.relay.generate(**_ask("fake/unavailable-once", resumable=False))
+        stream.cancel()
+        with self.assertRaises(LLMRelayError) as cm:
+            Reply.collect(stream)
+        self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+        self.assertNotIn("fake/unavailable-once", self.fake.calls)
+
+    def test_cancel_while_resuming_stops_the_call(self):
+        """cancel() as the stream picks a dropped call up again: no Resume is sent."""
+        stream = self.relay.generate(**_ask("fake/dropped-then-not-found"), reissue_lost_call=True)
+        stream.on_resume(lambda after, cause: stream.cancel())
+        with self.assertRaises(LLMRelayError) as cm:
+            Reply.collect(stream)
+        self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+        self.assertEqual((stream.resumes, stream.reissues), (1, 0))
+        self.assertNotIn("resume", self.fake.calls)
+        self.assertEqual(len(self.fake.calls["fake/dropped-then-not-found"]), 1)
+
+    def test_aio_cancel_before_iterating_sends_nothing(self):
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                stream = relay.generate(**_ask("fake/unavailable-once", resumable=False))
+                stream.cancel()
+                await Reply.acollect(stream)
+
+        with self.assertRaises(LLMRelayError) as cm:
+            asyncio.run(run())
+        self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+        self.assertNotIn("fake/unavailable-once", self.fake.calls)
+
+    def test_close_ends_a_resumable_call_in_progress(self):
+        relay = llmrelay.Client(self.addr, insecure=True)
+        stream = relay.generate(**_ask("fake/talking"))
+        with self.assertRaises(LLMRelayError) as cm:
+            Reply.collect(stream, on_delta=lambda d, r: d.text == "words" and relay.close())
+        self.assertEqual((cm.exception.code, stream.resumes), (grpc.StatusCode.CANCELLED, 0))
+        with self.assertRaises(LLMRelayError) as cm:
+            Reply.collect(relay.generate(**_ask("fake/talking")))
+        self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+        self.assertEqual(len(self.fake.calls["fake/talking"]), 1)
+        self.assertNotIn("resume", self.fake.calls)
+        for call in (relay.list_models, relay.list_tools):
+            with self.assertRaises(LLMRelayError) as cm:
+                call()
+            self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+
+    def test_aio_close_ends_a_resumable_call_in_progress(self):
+        async def run():
+            relay = llmrelay.aio.Client(self.addr, insecure=True)
+            stream = relay.generate(**_ask("fake/talking"))
+            closing = []
+            on_delta = lambda d, r: d.text == "words" and closing.append(asyncio.ensure_future(relay.close()))
+            with self.assertRaises(LLMRelayError) as cm:
+                await Reply.acollect(stream, on_delta=on_delta)
+            self.assertEqual((cm.exception.code, stream.resumes), (grpc.StatusCode.CANCELLED, 0))
+            await asyncio.gather(*closing)
+            with self.assertRaises(LLMRelayError) as cm:
+                await Reply.acollect(relay.generate(**_ask("fake/talking")))
+            self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+            for call in (relay.list_models, relay.list_tools):
+                with self.assertRaises(LLMRelayError) as cm:
+                    await call()
+                self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+
+        asyncio.run(run())
+        self.assertEqual(len(self.fake.calls["fake/talking"]), 1)
+        self.assertNotIn("resume", self.fake.calls)
+
+    def test_resume_backoff_ends_at_the_deadline(self):
+        """A resume's backoff longer than the time left ends the call at its
+        deadline, not after the backoff."""
+        with mock.patch.object(llmrelay._call, "RESUME_BACKOFF_MIN", 60.0), mock.patch.object(llmrelay._call, "RESUME_BACKOFF_MAX", 60.0):
+            started = time.monotonic()
+            stream = self.relay.generate(model="fake/down-after-two", messages=[llmrelay.user("hi")], resumable=True, request_id=DOWN_CALL_ID, timeout=1)
+            with self.assertRaises(LLMRelayError) as cm:
+                Reply.collect(stream)
+            elapsed = time.monotonic() - started
+        self.assertEqual(cm.exception.code, grpc.StatusCode.DEADLINE_EXCEEDED)
+        self.assertEqual(stream.resumes, 1)  # at once; the next one would come after the deadline
+        self.assertLess(elapsed, 30, "ended after the 60s backoff, not at the 1s deadline")
+
+    def test_collect_returns_the_final_even_if_the_stream_breaks_after_it(self):
+        """As Go's Collect: the final is the answer, whatever follows it."""
+        reply = Reply.collect(self.relay.generate(**_ask("fake/cut-after-final", resumable=False)))
+        self.assertEqual(reply.final.message.content, "the whole reply")
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                return await Reply.acollect(relay.generate(**_ask("fake/cut-after-final", resumable=False)))
+
+        self.assertEqual(asyncio.run(run()).final.message.content, "the whole reply")
 
     def test_service_config_retries_unavailable(self):
         reply = Reply.collect(self.relay.generate(**_ask("fake/unavailable-once", resumable=False)))

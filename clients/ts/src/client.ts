@@ -82,8 +82,8 @@ export const REASON_RESUMABLE_CALL_NOT_FOUND = "RESUMABLE_CALL_NOT_FOUND";
 const DROPPED = [Code.Unavailable, Code.Aborted, Code.Internal, Code.Unknown, Code.Canceled];
 
 const MAX_RESUME_TRIES = 8; // reconnections in a row without an event in between
-const RESUME_BACKOFF_MIN_MS = 100;
-const RESUME_BACKOFF_MAX_MS = 2000;
+/** @internal The backoff between resumes in a row, in milliseconds; tests lengthen it. */
+export const resumeBackoffMs = { min: 100, max: 2000 };
 const MAX_REISSUES = 3;
 
 /**
@@ -99,6 +99,7 @@ export class Client {
   private readonly retry: RetryPolicy | false;
   private readonly throttle = new Throttle();
   private readonly session: Http2SessionManager;
+  private isClosed = false;
 
   /**
    * @param address "host:port", or a URL: "http://host:port" (plaintext), "https://host:port".
@@ -109,6 +110,11 @@ export class Client {
       baseUrl = `${options.insecure ? "http" : "https"}://${address}`;
     } else if (options.insecure && baseUrl.startsWith("https:")) {
       throw new Error("llmrelay: an https:// address and insecure both given");
+    }
+    if (options.tls !== undefined && baseUrl.startsWith("http:")) {
+      // As the Go and Python clients: TLS options for a plaintext
+      // connection are a mistake, never ignored.
+      throw new Error(`llmrelay: tls options for a plaintext connection (${options.insecure ? "insecure" : "an http:// address"}) given`);
     }
     const fixed: Record<string, string> = { ...options.headers };
     if (options.apiKey) {
@@ -131,9 +137,21 @@ export class Client {
     this.retry = options.retry ?? defaultRetryPolicy;
   }
 
-  /** Closes the connection; calls in progress fail. The process may exit once every client is closed. */
+  /**
+   * Closes the connection; calls in progress fail with CANCELLED, and are
+   * not resumed nor retried, and later calls fail the same way. The process
+   * may exit once every client is closed.
+   */
   close(): void {
+    this.isClosed = true;
     this.session.abort();
+  }
+
+  /** @internal Throws CANCELLED once the client is closed: nothing is sent after close(). */
+  checkOpen(requestId = ""): void {
+    if (this.isClosed) {
+      throw new LLMRelayError({ code: Code.Canceled, message: "the client is closed", requestId });
+    }
   }
 
   /**
@@ -154,7 +172,9 @@ export class Client {
    * call's id across its own restart. The stream resumes again by itself.
    */
   resume(requestId: string, afterSequence: bigint = 0n, options: GenerateOptions = {}): GenerateStream {
-    return new GenerateStream(this, undefined, options, { requestId, afterSequence });
+    // BigInt: a plain number (JavaScript, or an event's sequence read as
+    // one) would not compare with the events' sequences.
+    return new GenerateStream(this, undefined, options, { requestId, afterSequence: BigInt(afterSequence) });
   }
 
   /** Lists the models the caller may use (a provider's only, when named). */
@@ -178,6 +198,7 @@ export class Client {
   private async unary<T>(call: (opts: ReturnType<typeof callOptions>) => Promise<T>, options: CallOptions): Promise<T> {
     const deadline = deadlineOf(options.timeoutMs);
     for (let n = 1; ; n++) {
+      this.checkOpen();
       try {
         const resp = await call(callOptions(options, deadline));
         this.throttle.record(true);
@@ -193,9 +214,11 @@ export class Client {
 
   /** @internal How long to wait before retrying call number `call` that failed before any event; undefined: do not. */
   retryWait(err: LLMRelayError, call: number, signal?: AbortSignal): number | undefined {
-    if (signal?.aborted) return undefined;
-    this.throttle.record(false);
-    return this.retry === false ? undefined : retryDelay(this.retry, this.throttle, err, call);
+    if (signal?.aborted || this.retry === false) return undefined;
+    // As gRPC's retry throttling: only a failure the policy would retry
+    // counts against it (a rejected request, say, does not).
+    if (this.retry.retryableCodes.includes(err.code)) this.throttle.record(false);
+    return retryDelay(this.retry, this.throttle, err, call);
   }
 
   /** @internal */
@@ -270,6 +293,13 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
     let tries = 0; // reconnections since the last event
     let calls = 0; // Generate calls that failed before any event, in a row
     for (;;) {
+      this.client.checkOpen(this.requestId);
+      // Resume after the last event; or, before any event, Generate again
+      // with the same request_id, unless only the server's headers gave
+      // the call its id (a route made it resumable): the same request,
+      // without that id, would start another call, so Resume it from its
+      // first event.
+      const resuming = received || this.request === undefined || (this.resumable && this.requestId !== "" && this.request.requestId === "");
       const opts = {
         ...callOptions(this.options, deadline),
         onHeader: (h: Headers) => {
@@ -277,12 +307,11 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
           if (r !== null) {
             this.resumable = r === "true";
             this.requestId ||= h.get(REQUEST_ID_HEADER) ?? "";
-          } else if (!received) {
-            this.resumable = this.from !== undefined; // the server did not make it resumable
+          } else if (!resuming) {
+            this.resumable = false; // the server did not make it resumable (a Resume's headers never say)
           }
         },
       };
-      const resuming = received || this.request === undefined;
       const stream = resuming
           ? this.client.stub.resume(create(ResumeRequestSchema, { requestId: this.requestId, afterSequence: last }), opts)
           : this.client.stub.generate(this.request, opts);
@@ -312,9 +341,10 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
           throw err; // the stream itself was wrong: nothing to retry
         }
         const e = LLMRelayError.from(err, this.requestId);
-        if (signal?.aborted) {
-          throw e;
+        if (signal?.aborted || final) {
+          throw e; // after the final, llmrelay sends nothing: nothing to resume
         }
+        this.client.checkOpen(this.requestId); // closed: neither resumed nor retried
         if (expired(deadline)) {
           // The server ends a call at the deadline it was sent (never
           // before ours) with RST_STREAM CANCEL: when that arrives before
@@ -335,7 +365,13 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
         }
         if (this.mayResume(e, tries)) {
           if (tries > 0) {
-            await sleep(Math.min(RESUME_BACKOFF_MIN_MS * 2 ** (tries - 1), RESUME_BACKOFF_MAX_MS), signal);
+            const wait = Math.min(resumeBackoffMs.min * 2 ** (tries - 1), resumeBackoffMs.max);
+            if (deadline !== undefined && Date.now() + wait >= deadline) {
+              // The call's deadline comes before the next try: it ends there.
+              await sleep(Math.max(0, deadline - Date.now()), signal);
+              throw deadlineExceeded(e, this.requestId);
+            }
+            await sleep(wait, signal);
           }
           tries++;
           this.resumes++;

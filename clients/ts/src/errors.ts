@@ -129,10 +129,13 @@ function violation(v: BadRequest_FieldViolation): FieldViolation {
   return { field: v.field, description: v.description, reason: v.reason };
 }
 
-/** The gRPC name of a code: "UNAVAILABLE", "DEADLINE_EXCEEDED". */
+/** The gRPC name of a code: "UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED". */
 export function codeName(code: Code): string {
   if ((code as number) === 0) {
     return "OK";
+  }
+  if (code === Code.Canceled) {
+    return "CANCELLED"; // gRPC's spelling; Connect's enum has "Canceled"
   }
   const name = Code[code];
   return name === undefined ? `CODE_${code}` : name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();

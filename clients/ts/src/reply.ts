@@ -207,8 +207,9 @@ export class Reply {
 
   /**
    * Reads a stream to its end, applying every event and calling the hooks,
-   * and returns the Reply, its final event there. A failed call throws its
-   * LLMRelayError.
+   * and returns the Reply, its final event there (once it has come, a
+   * failure of the stream after it is ignored, as llmrelay sends nothing
+   * after it). A failed call throws its LLMRelayError.
    */
   static async collect(stream: GenerateStream, hooks: ReplyHooks = {}): Promise<Reply> {
     const reply = new Reply();
@@ -217,6 +218,18 @@ export class Reply {
       hooks.onReissue?.(cause, discarded);
     });
     if (hooks.onResume) stream.onResume(hooks.onResume);
+    try {
+      await Reply.read(stream, reply, hooks);
+    } catch (err) {
+      if (!reply.done) throw err; // else the final is the answer, whatever broke after it
+    }
+    if (!reply.done) {
+      throw new Err({ code: 2, message: "the stream ended without a final event", requestId: stream.requestId });
+    }
+    return reply;
+  }
+
+  private static async read(stream: GenerateStream, reply: Reply, hooks: ReplyHooks): Promise<void> {
     for await (const ev of stream) {
       const before = reply.turn;
       const discarded = reply.apply(ev);
@@ -239,9 +252,5 @@ export class Reply {
           break;
       }
     }
-    if (!reply.done) {
-      throw new Err({ code: 2, message: "the stream ended without a final event", requestId: stream.requestId });
-    }
-    return reply;
   }
 }

@@ -42,8 +42,9 @@ function toPascal(c: string): string {
 }
 
 /**
- * Throttle is gRPC's retryThrottling: a token bucket that a failed call
- * drains by 1 and a successful one fills by tokenRatio; retries stop while
+ * Throttle is gRPC's retryThrottling: a token bucket that a call failed
+ * with a code the policy retries drains by 1 (other failures leave it as
+ * it is) and a successful one fills by tokenRatio; retries stop while
  * it holds no more than half of maxTokens. One Throttle serves a client.
  */
 export class Throttle {

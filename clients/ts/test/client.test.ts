@@ -15,6 +15,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 
+import { resumeBackoffMs } from "../src/client.js";
 import { Client, LLMRelayError, Reply } from "../src/index.js";
 import { BadRequestSchema, ErrorInfoSchema, RetryInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 import type { GenerateEvent, GenerateRequest } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
@@ -22,6 +23,12 @@ import { GenerateEventSchema, GenerateRequestSchema, LLMService, ListToolsRespon
 
 /** The calls the fake server received, by model. */
 const calls = new Map<string, GenerateRequest[]>();
+/** The Resume calls it received: "<request id> after <sequence>". */
+const resumed: string[] = [];
+/** The id the fake server gives the call of fake/route-resumable. */
+const ROUTE_CALL_ID = "7b0e7c55-3f0c-4d8e-9a40-6a3f3c7c2f10";
+/** The id of a call of fake/down-after-two, whose Resume always fails. */
+const DOWN_CALL_ID = "0c6d7e4a-2b1f-4f5e-8a7d-3c2b1a0f9e8d";
 
 function* reply(text: string): Generator<GenerateEvent> {
   const words = text.split(/(?<= )/);
@@ -65,6 +72,27 @@ function routes(router: ConnectRouter): void {
           }
           yield* reply("the whole reply");
           return;
+        case "fake/route-resumable": // a route made it resumable, with an id of the server's; the connection drops before any event
+          if (seen.length === 1) {
+            ctx.responseHeader.set("llmrelay-resumable", "true");
+            ctx.responseHeader.set("llmrelay-request-id", ROUTE_CALL_ID);
+            throw new ConnectError("the connection broke", Code.Unavailable);
+          }
+          yield* reply("another call");
+          return;
+        case "fake/talking": // resumable: two words, then the stream stays open until the client goes away
+          ctx.responseHeader.set("llmrelay-resumable", "true");
+          yield* [...reply("two words")].slice(0, 2);
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+          return;
+        case "fake/down-after-two": // resumable, dropped after two words; its Resume finds the server down
+          ctx.responseHeader.set("llmrelay-resumable", "true");
+          yield* [...reply("two words and more")].slice(0, 2);
+          throw new ConnectError("the connection broke", Code.Unavailable);
+        case "fake/cut-after-final": // the whole reply, then the connection breaks before the status
+          ctx.responseHeader.set("llmrelay-resumable", "true");
+          yield* reply("the whole reply");
+          throw new ConnectError("the connection broke", Code.Unavailable);
         case "fake/unavailable-once": // UNAVAILABLE without pushback, then served
           if (seen.length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
           yield* reply("served");
@@ -111,8 +139,13 @@ function routes(router: ConnectRouter): void {
       if ((calls.get("listTools") ?? []).length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
       return create(ListToolsResponseSchema, { tools: [{ name: "everything/echo", server: "everything", available: true }], servers: [{ name: "everything", available: true, tools: 1 }] });
     },
-    // eslint-disable-next-line require-yield
-    async *resume() {
+    async *resume(req) {
+      resumed.push(`${req.requestId} after ${req.afterSequence}`);
+      if (req.requestId === DOWN_CALL_ID) throw new ConnectError("connection refused", Code.Unavailable);
+      if (req.requestId === ROUTE_CALL_ID) {
+        yield* reply("the call itself");
+        return;
+      }
       throw llmrelayError(Code.NotFound, "RESUMABLE_CALL_NOT_FOUND");
     },
   });
@@ -158,6 +191,17 @@ describe("a resumable call the server lost", () => {
     assert.equal(calls.get("fake/dropped-then-not-found")?.length, 2);
   });
 
+  test("made resumable by the server, dropped before any event, is resumed by the id its headers gave, not run again", async () => {
+    calls.delete("fake/route-resumable");
+    resumed.length = 0;
+    const stream = relay.generate({ ...ask("fake/route-resumable"), resumable: undefined }, { timeoutMs: 10_000 });
+    const r = await Reply.collect(stream);
+    assert.equal(r.final.message?.content, "the call itself");
+    assert.deepEqual([stream.requestId, stream.resumes], [ROUTE_CALL_ID, 1]);
+    assert.deepEqual(resumed, [`${ROUTE_CALL_ID} after 0`]);
+    assert.equal(calls.get("fake/route-resumable")?.length, 1, "one Generate: the call was not started twice");
+  });
+
   test("without it, ends with the typed error and is not sent again", async () => {
     calls.delete("fake/lost");
     await assert.rejects(Reply.collect(relay.generate(ask("fake/lost"))), (e: unknown) => {
@@ -192,6 +236,18 @@ describe("the service config's retry before the first event", () => {
     assert.equal(calls.get("fake/pushback-wait")?.length, 2);
   });
 
+  test("is not throttled by failures it would not retry (as gRPC's retry throttling)", async () => {
+    calls.delete("fake/unavailable-once");
+    const own = new Client(`127.0.0.1:${(server.address() as AddressInfo).port}`, { insecure: true });
+    for (let i = 0; i < 8; i++) {
+      await assert.rejects(Reply.collect(own.generate({ ...ask("fake/invalid"), resumable: false })), /INVALID_ARGUMENT/);
+    }
+    const r = await Reply.collect(own.generate({ ...ask("fake/unavailable-once"), resumable: false }, { timeoutMs: 10_000 }));
+    assert.equal(r.final.message?.content, "served");
+    assert.equal(calls.get("fake/unavailable-once")?.length, 2);
+    own.close();
+  });
+
   test("is off with retry: false", async () => {
     calls.delete("fake/unavailable-once");
     const once = new Client(`127.0.0.1:${(server.address() as AddressInfo).port}`, { insecure: true, retry: false });
@@ -199,6 +255,18 @@ describe("the service config's retry before the first event", () => {
     assert.equal(calls.get("fake/unavailable-once")?.length, 1);
     once.close();
   });
+});
+
+test("close() ends a resumable call in progress with CANCELLED, never resumed; later calls fail the same way", async () => {
+  calls.delete("fake/talking");
+  const own = new Client(`127.0.0.1:${(server.address() as AddressInfo).port}`, { insecure: true });
+  const stream = own.generate(ask("fake/talking"), { timeoutMs: 10_000 });
+  const cancelled = (e: unknown) => e instanceof LLMRelayError && e.code === Code.Canceled;
+  await assert.rejects(Reply.collect(stream, { onDelta: (d) => d.text === "words" && own.close() }), cancelled);
+  assert.equal(stream.resumes, 0);
+  await assert.rejects(Reply.collect(own.generate(ask("fake/talking"))), cancelled);
+  await assert.rejects(own.listTools(), cancelled);
+  assert.equal(calls.get("fake/talking")?.length, 1);
 });
 
 test("a typed error carries the reason, the retry delay and the field violations", async () => {
@@ -211,6 +279,46 @@ test("a typed error carries the reason, the retry delay and the field violations
   assert.ok(e.fromLLMRelay);
   assert.deepEqual(e.fieldViolations, [{ field: "messages[0].role", description: "must be set", reason: "role.defined" }]);
   assert.equal(e.message, "INVALID_ARGUMENT INVALID_REQUEST: fake INVALID_REQUEST");
+});
+
+test("a resume backoff longer than the time left ends the call at its deadline, not after the backoff", async () => {
+  const saved = { ...resumeBackoffMs };
+  Object.assign(resumeBackoffMs, { min: 60_000, max: 60_000 });
+  try {
+    const started = Date.now();
+    const stream = relay.generate({ ...ask("fake/down-after-two"), requestId: DOWN_CALL_ID }, { timeoutMs: 1000 });
+    await assert.rejects(Reply.collect(stream), (e: unknown) => e instanceof LLMRelayError && e.code === Code.DeadlineExceeded);
+    assert.equal(stream.resumes, 1); // at once; the next one would come after the deadline
+    assert.ok(Date.now() - started < 30_000, "ended after the 60s backoff, not at the 1s deadline");
+  } finally {
+    Object.assign(resumeBackoffMs, saved);
+  }
+});
+
+test("Reply.collect returns the final even if the stream breaks after it, which is not resumed (as Go's Collect)", async () => {
+  resumed.length = 0;
+  const stream = relay.generate(ask("fake/cut-after-final"), { timeoutMs: 10_000 });
+  const r = await Reply.collect(stream);
+  assert.equal(r.final.message?.content, "the whole reply");
+  assert.deepEqual([stream.resumes, resumed], [0, []]);
+});
+
+test("resume takes the sequence as a number too (JavaScript)", async () => {
+  const r = await Reply.collect(relay.resume(ROUTE_CALL_ID, 2 as unknown as bigint, { timeoutMs: 10_000 }));
+  assert.equal(r.text, "itself");
+  assert.equal(r.final.message?.content, "the call itself");
+});
+
+test("contradictory options are refused, never ignored", () => {
+  assert.throws(() => new Client("127.0.0.1:1", { insecure: true, tls: { ca: "x" } }), /tls options for a plaintext connection \(insecure\)/);
+  assert.throws(() => new Client("http://127.0.0.1:1", { tls: {} }), /tls options for a plaintext connection \(an http:\/\/ address\)/);
+  assert.throws(() => new Client("https://127.0.0.1:1", { insecure: true }), /an https:\/\/ address and insecure/);
+  new Client("127.0.0.1:1", { tls: {} }).close();
+});
+
+test("codeName is gRPC's name of the code, as in every llmrelay client", () => {
+  const names = [Code.Canceled, Code.DeadlineExceeded, Code.Unavailable, Code.DataLoss].map((code) => new LLMRelayError({ code, message: "" }).codeName);
+  assert.deepEqual(names, ["CANCELLED", "DEADLINE_EXCEEDED", "UNAVAILABLE", "DATA_LOSS"]);
 });
 
 describe("server tools", () => {
