@@ -279,6 +279,39 @@ func TestUpdateAfterTheTeamIsGone(t *testing.T) {
 	}
 }
 
+// TestConfigKeyTakesAStoredKeysName: once a reload gives a config key the
+// name of a stored key, the stored key's secret no longer authenticates:
+// GetKey shows the config's key of that name, and RevokeKey refuses it as
+// read-only, so the stored one could neither be seen nor revoked.
+func TestConfigKeyTakesAStoredKeysName(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	secret := h.create(t, appKey("ci"))
+	if _, err := h.keys.Lookup(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	reloadedConfig := append(configKeys[:len(configKeys):len(configKeys)],
+		auth.KeyConfig{Name: "ci", SHA256: auth.HashKey("ci-config-secret"), Scopes: []string{"models.list"}})
+	ring, err := auth.NewKeyring(reloadedConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := apikeys.NewKeys(ring, h.store, h.clock.Now)
+	reloaded := apikeys.NewAdmin(apikeys.AdminDeps{Store: h.store, Config: reloadedConfig, Teams: []string{"research"}, Keys: keys, Now: h.clock.Now})
+	if k, err := reloaded.Get(ctx, "ci"); err != nil || k.Source != apikeys.SourceConfig {
+		t.Fatalf("GetKey(ci) after the reload: %+v, %v; want the config's key", k, err)
+	}
+	if _, err := reloaded.Revoke(ctx, ops, "ci"); !errors.Is(err, apikeys.ErrReadOnly) {
+		t.Fatalf("RevokeKey(ci) after the reload: %v, want ErrReadOnly", err)
+	}
+	if id, err := keys.Lookup(ctx, secret); !errors.Is(err, auth.ErrUnknownKey) {
+		t.Fatalf("the stored key's secret after a config key took its name: %+v, %v; want ErrUnknownKey", id, err)
+	}
+	if id, err := keys.Lookup(ctx, "ci-config-secret"); err != nil || id.Name != "ci" || id.HasScope(auth.ScopeGenerate) {
+		t.Fatalf("the config key ci: %+v, %v", id, err)
+	}
+}
+
 // TestConcurrentUpdatesAllApply: updates of different fields at the same
 // time each apply (a conflict reads the key again), none is lost.
 func TestConcurrentUpdatesAllApply(t *testing.T) {
