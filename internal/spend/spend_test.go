@@ -332,6 +332,10 @@ func TestCheckBudgets(t *testing.T) {
 		{"no cap", []spend.Budget{{Window: spend.Day}}, "budgets[0].max_cost_usd or max_tokens is required"},
 		{"negative", []spend.Budget{{Window: spend.Day, MaxTokens: -1}}, "budgets[0].max_tokens must not be negative"},
 		{"too much", []spend.Budget{{Window: spend.Day, MaxCostUSD: 2e6}}, "budgets[0].max_cost_usd must be at most 1000000"},
+		// Below half a nano-dollar the cap rounded to 0, which caps nothing:
+		// a key with it spent $0.0001 of its $0.000000000001.
+		{"less than a nano-dollar", []spend.Budget{{Window: spend.Day, MaxCostUSD: 1e-12}}, "budgets[0].max_cost_usd must be at least 0.000000001"},
+		{"a nano-dollar", []spend.Budget{{Window: spend.Day, MaxCostUSD: 1e-9}}, ""},
 	}
 	for _, tc := range tests {
 		err := spend.CheckBudgets(tc.budgets)
