@@ -144,6 +144,10 @@ type UsageQuery struct {
 	From, To string
 	// Subjects, when not empty, keeps only these subjects' records.
 	Subjects []string
+	// Limit, when positive, is the most records read: the first Limit in
+	// order. A caller asks for one more than it takes to learn that there
+	// are more.
+	Limit int
 }
 
 // UsageRecord is one subject's usage in one day.

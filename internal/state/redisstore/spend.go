@@ -449,7 +449,7 @@ func (s *Store) Balances(ctx context.Context, counters []string, now time.Time) 
 }
 
 // Usage implements state.Spending: the days' subjects, then their
-// records, in two pipelined round trips.
+// records (up to q.Limit), in two pipelined round trips.
 func (s *Store) Usage(ctx context.Context, q state.UsageQuery) ([]state.UsageRecord, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -473,12 +473,16 @@ func (s *Store) Usage(ctx context.Context, q state.UsageQuery) ([]state.UsageRec
 	var out []state.UsageRecord
 	var cmds []*redis.MapStringStringCmd
 	pipe = s.rdb.Pipeline()
+days:
 	for i, d := range days {
 		subs := subjects[i].Val()
 		slices.Sort(subs)
 		for _, sub := range subs {
 			if len(q.Subjects) > 0 && !slices.Contains(q.Subjects, sub) {
 				continue
+			}
+			if q.Limit > 0 && len(out) == q.Limit {
+				break days
 			}
 			out = append(out, state.UsageRecord{Day: d, Subject: sub})
 			cmds = append(cmds, pipe.HGetAll(ctx, s.usageKey(d, sub)))
