@@ -114,6 +114,66 @@ func TestGovernanceOutageFailOpen(t *testing.T) {
 	}
 }
 
+// TestGovernanceOutageKeepsSpentBudgets: with fail_open, a budget spent
+// before Redis became unreachable stays spent on the replica's own
+// counters: what Redis last reported of it (and what this replica settled
+// since) counts. They started from nothing, so that every replica admitted
+// a whole budget again, a spent one included, on every outage.
+func TestGovernanceOutageKeepsSpentBudgets(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	s := open(t, cfg, redisstore.Options{})
+	defer s.Close()
+	other := closedStore(t, cfg)
+	condc := make(chan state.Condition, 16)
+	stop := s.Watch(func(c state.Condition) { condc <- c })
+	defer stop()
+	<-condc
+	ctx := t.Context()
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	day := state.Counter{ID: "k:alice/day/2025-06-01", Max: state.Amount{Cost: 100}, Expires: now.Add(48 * time.Hour)}
+	total := state.Counter{ID: "t:research/total", Max: state.Amount{Tokens: 50}}
+	reserve := func(s *redisstore.Store, id string, c state.Counter, a state.Amount) state.Reserved {
+		t.Helper()
+		r, err := s.Reserve(ctx, state.Reservation{ID: id, Counters: []state.Counter{c}, Amount: a, Now: now, Lapse: now.Add(time.Hour)})
+		if err != nil {
+			t.Fatalf("Reserve(%s): %v", id, err)
+		}
+		return r
+	}
+	// This replica spends 90 of the day's 100; another spends the whole
+	// total, which this one learns when Redis refuses it.
+	if r := reserve(s, "mine", day, state.Amount{Cost: 10}); !r.Allowed {
+		t.Fatal("the first reservation refused")
+	}
+	if err := s.Settle(ctx, state.Settlement{ID: "mine", Counters: []state.Counter{day}, Reserved: state.Amount{Cost: 10}, Spent: state.Amount{Cost: 90}, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if r := reserve(other, "theirs", total, state.Amount{Tokens: 50}); !r.Allowed {
+		t.Fatal("the other replica's reservation refused")
+	}
+	if err := other.Settle(ctx, state.Settlement{ID: "theirs", Counters: []state.Counter{total}, Reserved: state.Amount{Tokens: 50}, Spent: state.Amount{Tokens: 50}, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if r := reserve(s, "refused", total, state.Amount{Tokens: 1}); r.Allowed {
+		t.Fatal("a token more on a spent total: allowed")
+	}
+
+	srv.Stop()
+	if c := <-condc; c.Reachable {
+		t.Fatalf("condition with Redis stopped: %+v", c)
+	}
+	if r := reserve(s, "past the day's 100", day, state.Amount{Cost: 20}); r.Allowed || r.Balance.Used.Cost != 90 {
+		t.Fatalf("20 more on the 90 spent of 100, during the outage: %+v; want it refused, 90 used", r)
+	}
+	if r := reserve(s, "the day's last 10", day, state.Amount{Cost: 10}); !r.Allowed {
+		t.Fatal("the last 10 of the day's 100, during the outage: refused")
+	}
+	if r := reserve(s, "past the total", total, state.Amount{Tokens: 1}); r.Allowed || r.Balance.Used.Tokens != 50 {
+		t.Fatalf("a token more on a spent total, during the outage: %+v; want it refused, 50 used", r)
+	}
+}
+
 // TestGovernanceOutageFailClosed: with Redis stopped and fail_closed, keys
 // and reservations are ErrUnavailable, even a key read before; the calls
 // admitted before the outage still settle once Redis is back.

@@ -35,10 +35,13 @@ import (
 // A replica that crashes loses what it had not flushed.
 //
 // While Redis is unreachable, with fail_open, reservations are made on
-// this replica's own counters (the local memory store), and every
-// settlement is queued and added to Redis when it answers again: local
-// reservations settle locally too, and reach Redis as spend without a
-// reservation. With fail_closed, Reserve and Balances fail
+// this replica's own counters (the local memory store), within what each
+// budget had left when Redis last answered a reservation on it (known:
+// its settled spend then), and every settlement is queued and added to
+// Redis when it answers again: local reservations settle locally too, and
+// reach Redis as spend without a reservation. (A later outage counts the
+// local spend of an earlier one twice, once in Redis's spend: stricter,
+// never looser.) With fail_closed, Reserve and Balances fail
 // state.ErrUnavailable; settlements are queued all the same (the calls
 // they end were admitted before the outage).
 
@@ -61,10 +64,22 @@ type spendQueue struct {
 	mu      sync.Mutex
 	pending []state.Settlement
 	local   map[string]struct{} // reservation IDs reserved on local counters
+	known   map[string]knownSpend
 	wake    chan struct{}
 	// flushMu lets one flush run at a time.
 	flushMu sync.Mutex
 }
+
+// knownSpend is a counter's settled spend as Redis last reported it, kept
+// until the counter expires (zero: never).
+type knownSpend struct {
+	used    state.Amount
+	expires time.Time
+}
+
+// maxKnown bounds the counters' known spend before the expired are
+// dropped.
+const maxKnown = 100_000
 
 // Amounts are integers below 2^53 (nano-dollars: 9 million dollars), which
 // a Lua number holds exactly; incr writes them as integers (Lua would
@@ -104,12 +119,14 @@ end
 //	         member, ARGV[4] its cost, ARGV[5] its tokens
 //	ARGV[6…] per counter: max cost, max tokens (0: no cap), TTL (ms; 0: none)
 //
-// It returns {0} when reserved, {i, used cost, used tokens, reserved cost,
-// reserved tokens} of the first counter i (from 1) without room.
+// It returns {0, then the used cost and tokens of each counter} when
+// reserved, {i, used cost, used tokens, reserved cost, reserved tokens} of
+// the first counter i (from 1) without room.
 var reserveScript = redis.NewScript(purgeLua + `
 local now = tonumber(ARGV[1])
 local cost, tokens = tonumber(ARGV[4]), tonumber(ARGV[5])
 local n = #KEYS / 2
+local out = {0}
 for i = 1, n do
   local c, r = KEYS[2*i-1], KEYS[2*i]
   purge(c, r, now)
@@ -118,6 +135,8 @@ for i = 1, n do
   if (maxc > 0 and uc + rc + cost > maxc) or (maxt > 0 and ut + rt + tokens > maxt) then
     return {i, uc, ut, rc, rt}
   end
+  table.insert(out, uc)
+  table.insert(out, ut)
 end
 for i = 1, n do
   local c, r = KEYS[2*i-1], KEYS[2*i]
@@ -128,7 +147,7 @@ for i = 1, n do
   expire(c, ttl)
   expire(r, ttl)
 end
-return {0}
+return out
 `)
 
 // settleScript ends a reservation and writes the usage records.
@@ -231,16 +250,23 @@ func (s *Store) Reserve(ctx context.Context, r state.Reservation) (state.Reserve
 			args = append(args, c.Max.Cost, c.Max.Tokens, ttlMillis(c.Expires, r.Now))
 		}
 		res, err := reserveScript.Run(ctx, s.rdb, s.counterKeys(r.Counters), args...).Int64Slice()
-		if err == nil && (len(res) != 1 && len(res) != 5 || res[0] < 0 || res[0] > int64(len(r.Counters))) {
+		if err == nil && (len(res) == 0 || res[0] == 0 && len(res) != 1+2*len(r.Counters) ||
+			res[0] != 0 && len(res) != 5 || res[0] < 0 || res[0] > int64(len(r.Counters))) {
 			err = fmt.Errorf("reserve script returned %v", res)
 		}
 		if err == nil {
 			if res[0] == 0 {
+				used := make([]state.Amount, len(r.Counters))
+				for i := range used {
+					used[i] = state.Amount{Cost: res[1+2*i], Tokens: res[2+2*i]}
+				}
+				s.remember(r.Now, r.Counters, used, false)
 				return state.Reserved{Allowed: true}, nil
 			}
-			return state.Reserved{Refused: int(res[0] - 1), Balance: state.Balance{
-				Used: state.Amount{Cost: res[1], Tokens: res[2]}, Reserved: state.Amount{Cost: res[3], Tokens: res[4]},
-			}}, nil
+			i := int(res[0] - 1)
+			used := state.Amount{Cost: res[1], Tokens: res[2]}
+			s.remember(r.Now, r.Counters[i:i+1], []state.Amount{used}, false)
+			return state.Reserved{Refused: i, Balance: state.Balance{Used: used, Reserved: state.Amount{Cost: res[3], Tokens: res[4]}}}, nil
 		}
 		if err := s.failed(ctx, "reserve", err); err != nil {
 			return state.Reserved{}, err
@@ -250,7 +276,7 @@ func (s *Store) Reserve(ctx context.Context, r state.Reservation) (state.Reserve
 	if err := s.fallback(); err != nil {
 		return state.Reserved{}, err
 	}
-	res, err := s.local.Reserve(ctx, r)
+	res, err := s.reserveLocally(ctx, r)
 	if err == nil && res.Allowed {
 		q := &s.spend
 		q.mu.Lock()
@@ -259,6 +285,64 @@ func (s *Store) Reserve(ctx context.Context, r state.Reservation) (state.Reserve
 		}
 		q.local[r.ID] = struct{}{}
 		q.mu.Unlock()
+	}
+	return res, err
+}
+
+// remember keeps the spend of counters, in order: what Redis reported, or
+// (add) what this replica's settlement just added to it.
+func (s *Store) remember(now time.Time, counters []state.Counter, used []state.Amount, add bool) {
+	q := &s.spend
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.known == nil {
+		q.known = make(map[string]knownSpend)
+	}
+	if len(q.known) >= maxKnown {
+		for id, k := range q.known {
+			if !k.expires.IsZero() && !now.Before(k.expires) {
+				delete(q.known, id)
+			}
+		}
+	}
+	for i, c := range counters {
+		u := used[i]
+		if add {
+			u = u.Add(q.known[c.ID].used)
+		}
+		q.known[c.ID] = knownSpend{used: u, expires: c.Expires}
+	}
+}
+
+// reserveLocally decides r on this replica's own counters, each capped at
+// what its budget had left by the spend Redis last reported: a budget
+// spent before the outage stays spent.
+func (s *Store) reserveLocally(ctx context.Context, r state.Reservation) (state.Reserved, error) {
+	q := &s.spend
+	known := make([]state.Amount, len(r.Counters))
+	q.mu.Lock()
+	for i, c := range r.Counters {
+		known[i] = q.known[c.ID].used
+	}
+	q.mu.Unlock()
+	lr := r
+	lr.Counters = slices.Clone(r.Counters)
+	for i := range lr.Counters {
+		m := &lr.Counters[i].Max
+		if m.Cost > 0 {
+			m.Cost -= known[i].Cost
+		}
+		if m.Tokens > 0 {
+			m.Tokens -= known[i].Tokens
+		}
+		// A cap at 0 or below is no room at all (0 would be no cap).
+		if r.Counters[i].Max.Cost > 0 && m.Cost <= 0 || r.Counters[i].Max.Tokens > 0 && m.Tokens <= 0 {
+			return state.Reserved{Refused: i, Balance: state.Balance{Used: known[i]}}, nil
+		}
+	}
+	res, err := s.local.Reserve(ctx, lr)
+	if err == nil && !res.Allowed {
+		res.Balance.Used = res.Balance.Used.Add(known[res.Refused])
 	}
 	return res, err
 }
@@ -292,6 +376,11 @@ func (s *Store) Settle(ctx context.Context, st state.Settlement) error {
 	if s.up.Load() {
 		err := s.runSettle(ctx, st)
 		if err == nil {
+			spent := make([]state.Amount, len(st.Counters))
+			for i := range spent {
+				spent[i] = st.Spent
+			}
+			s.remember(st.Now, st.Counters, spent, true)
 			return nil
 		}
 		if err := s.failed(ctx, "settle", err); err != nil {
