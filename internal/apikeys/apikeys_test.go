@@ -222,6 +222,17 @@ func TestCreateRefuses(t *testing.T) {
 	if _, err := h.admin.Get(context.Background(), "new"); !errors.Is(err, apikeys.ErrNotFound) {
 		t.Fatalf("a refused key was stored: %v", err)
 	}
+	// A revoked key's name stays taken, and the refusal says why: ListKeys
+	// does not show the key without show_revoked, and "an API key of this
+	// name exists" alone read as wrong.
+	if _, err := h.admin.Revoke(context.Background(), ops, "taken"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := h.admin.Create(context.Background(), ops, appKey("taken"))
+	if !errors.Is(err, apikeys.ErrExists) || !strings.Contains(err.Error(), "taken, revoked at "+h.clock.Now().UTC().Format(time.RFC3339)) ||
+		!strings.Contains(err.Error(), "show_revoked") {
+		t.Fatalf("creating a revoked key's name: %v; want ErrExists saying it is revoked", err)
+	}
 }
 
 func TestUpdate(t *testing.T) {
