@@ -112,7 +112,9 @@ type Balance struct {
 
 // Settlement ends a reservation.
 type Settlement struct {
-	// ID is the reservation's.
+	// ID is the reservation's: unique, a call's one settlement (the redis
+	// store runs a settlement sent again, after an answer that came too
+	// late, only once).
 	ID string
 	// Counters are the reservation's (the same IDs, caps and expiries),
 	// or, for a call that reserved nothing, those it spent against.

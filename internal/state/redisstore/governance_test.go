@@ -174,6 +174,49 @@ func TestGovernanceOutageKeepsSpentBudgets(t *testing.T) {
 	}
 }
 
+// TestSettlementRunOnceWhenItsAnswerIsLate: a settlement whose script
+// Redis ran, but answered after the read timeout, is sent again once
+// Redis answers, and counts once: its spend and its usage record were
+// added twice (a slow Redis doubled what calls cost).
+func TestSettlementRunOnceWhenItsAnswerIsLate(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	cfg.ReadTimeout = 200 * time.Millisecond
+	s := open(t, cfg, redisstore.Options{})
+	defer s.Close()
+	ctx := t.Context()
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	c := state.Counter{ID: "k:alice/day/2025-06-01", Max: state.Amount{Cost: 100}, Expires: now.Add(48 * time.Hour)}
+	// A first settlement loads the script into Redis, as on any replica
+	// that has been running a while.
+	if err := s.Settle(ctx, state.Settlement{ID: "first", Counters: []state.Counter{{ID: "k:bob/total"}}, Spent: state.Amount{Cost: 1}, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	// Redis stalls: the settlement's script waits in its socket, and runs
+	// once Redis goes on, long after its read timed out.
+	srv.Pause(t)
+	err := s.Settle(ctx, state.Settlement{ID: "late", Counters: []state.Counter{c}, Spent: state.Amount{Cost: 7}, Now: now,
+		Usage: []state.UsageDelta{{Day: "2025-06-01", Subject: "k:alice", Counts: map[string]int64{"calls": 1, "cost_nanos": 7}}}})
+	if err != nil {
+		t.Fatalf("Settle while Redis is slow: %v, want it queued", err)
+	}
+	srv.Resume(t)
+	// Usage sends what is queued first, once Redis answers.
+	var recs []state.UsageRecord
+	poll(t, "the usage read after the pause", 30*time.Second, func() bool {
+		recs, err = s.Usage(ctx, state.UsageQuery{From: "2025-06-01", To: "2025-06-01"})
+		return err == nil && len(recs) == 1
+	})
+	recs, err = s.Usage(ctx, state.UsageQuery{From: "2025-06-01", To: "2025-06-01"})
+	if err != nil || len(recs) != 1 || recs[0].Counts["calls"] != 1 {
+		t.Fatalf("usage after a settlement answered late: %+v, %v; want 1 call", recs, err)
+	}
+	b, err := s.Balances(ctx, []string{c.ID}, now)
+	if err != nil || b[0].Used.Cost != 7 {
+		t.Fatalf("balance after a settlement answered late: %+v, %v; want 7 used", b, err)
+	}
+}
+
 // TestGovernanceOutageFailClosed: with Redis stopped and fail_closed, keys
 // and reservations are ErrUnavailable, even a key read before; the calls
 // admitted before the outage still settle once Redis is back.

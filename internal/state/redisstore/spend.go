@@ -22,6 +22,7 @@ import (
 //	{gov}:r:<counter>            sorted set: "<reservation> <cost> <tokens>" → lapse (ms)
 //	{gov}:u:<day>:<subject>      hash: counts by name
 //	{gov}:d:<day>                set: the day's subjects
+//	{gov}:s:<reservation>        string: the settlement ran (settleMarkTTL)
 //
 // Lapses and expiries are on the caller's clock (a reservation's lapse is
 // compared with the caller's now; expiries are set as a TTL, Expires −
@@ -51,6 +52,14 @@ func (s *Store) usageKey(day, subject string) string {
 	return s.prefix + "{gov}:u:" + day + ":" + subject
 }
 func (s *Store) usageDayKey(day string) string { return s.prefix + "{gov}:d:" + day }
+func (s *Store) settledKey(id string) string   { return s.prefix + "{gov}:s:" + id }
+
+// settleMarkTTL is how long Redis remembers that a settlement ran, so that
+// one sent again runs once: a settlement whose answer came too late (a
+// Redis that stalled ran it after the read timed out) is queued and sent
+// again when Redis answers, seconds later, and would add its spend and
+// usage twice. About 100 bytes of Redis per call for this long.
+const settleMarkTTL = 10 * time.Minute
 
 var _ state.Spending = (*Store)(nil)
 
@@ -150,16 +159,23 @@ end
 return out
 `)
 
-// settleScript ends a reservation and writes the usage records.
+// settleScript ends a reservation and writes the usage records, once per
+// settlement: a settlement sent again finds its mark and does nothing.
 //
 //	KEYS     per counter: its hash, its reservations; then per usage
-//	         record: its hash, its day's set
+//	         record: its hash, its day's set; last, the settlement's mark
 //	ARGV[1]  the number of counters, ARGV[2] the reservation's member
 //	         ("" for none), ARGV[3] spent cost, ARGV[4] spent tokens,
-//	         ARGV[5] now (ms), ARGV[6] the usage records' TTL (ms; 0: none)
-//	ARGV[7…] per counter: TTL (ms); then per usage record: its subject,
+//	         ARGV[5] now (ms), ARGV[6] the usage records' TTL (ms; 0: none),
+//	         ARGV[7] the mark's TTL (ms)
+//	ARGV[8…] per counter: TTL (ms); then per usage record: its subject,
 //	         its number of counts, then name and value of each
+//
+// It returns 1 when it settled, 0 when the settlement had run already.
 var settleScript = redis.NewScript(purgeLua + `
+if not redis.call('SET', KEYS[#KEYS], '1', 'NX', 'PX', ARGV[7]) then
+  return 0
+end
 local n = tonumber(ARGV[1])
 local member = ARGV[2]
 local cost, tokens = tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -175,12 +191,12 @@ for i = 1, n do
   end
   incr(c, 'uc', cost)
   incr(c, 'ut', tokens)
-  local ttl = tonumber(ARGV[6+i])
+  local ttl = tonumber(ARGV[7+i])
   expire(c, ttl)
   expire(r, ttl)
 end
-local a = 7 + n
-for k = 2*n + 1, #KEYS, 2 do
+local a = 8 + n
+for k = 2*n + 1, #KEYS - 1, 2 do
   local u, d = KEYS[k], KEYS[k+1]
   local subject, m = ARGV[a], tonumber(ARGV[a+1])
   a = a + 2
@@ -404,7 +420,7 @@ func (s *Store) settleArgs(st state.Settlement) ([]string, []any) {
 	if st.Reserved != (state.Amount{}) {
 		member = resvMember(st.ID, st.Reserved)
 	}
-	args := []any{len(st.Counters), member, st.Spent.Cost, st.Spent.Tokens, millis(st.Now), ttlMillis(st.UsageExpires, st.Now)}
+	args := []any{len(st.Counters), member, st.Spent.Cost, st.Spent.Tokens, millis(st.Now), ttlMillis(st.UsageExpires, st.Now), settleMarkTTL.Milliseconds()}
 	for _, c := range st.Counters {
 		args = append(args, ttlMillis(c.Expires, st.Now))
 	}
@@ -415,7 +431,7 @@ func (s *Store) settleArgs(st state.Settlement) ([]string, []any) {
 			args = append(args, name, n)
 		}
 	}
-	return keys, args
+	return append(keys, s.settledKey(st.ID)), args
 }
 
 // queueSettlement keeps st for the flusher, dropping the oldest past the
