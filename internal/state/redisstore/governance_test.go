@@ -217,6 +217,55 @@ func TestSettlementRunOnceWhenItsAnswerIsLate(t *testing.T) {
 	}
 }
 
+// TestReservationAnsweredLateIsGivenBack: with fail_open, a reservation
+// whose answer came too late (Redis stalled, then ran the script) is
+// decided locally, and its settlement gives it back in Redis too: it was
+// held there until it lapsed, five minutes past the call's deadline,
+// refusing the budget's other calls meanwhile.
+func TestReservationAnsweredLateIsGivenBack(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	other := closedStore(t, cfg)
+	cfg.ReadTimeout = 200 * time.Millisecond
+	s := open(t, cfg, redisstore.Options{})
+	defer s.Close()
+	ctx := t.Context()
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	c := state.Counter{ID: "k:alice/day/2025-06-01", Max: state.Amount{Cost: 100}, Expires: now.Add(48 * time.Hour)}
+	reserve := func(id string) state.Reserved {
+		t.Helper()
+		r, err := s.Reserve(ctx, state.Reservation{ID: id, Counters: []state.Counter{c}, Amount: state.Amount{Cost: 60}, Now: now, Lapse: now.Add(time.Hour)})
+		if err != nil {
+			t.Fatalf("Reserve(%s): %v", id, err)
+		}
+		return r
+	}
+	// A first call loads the script into Redis and settles.
+	if r := reserve("first"); !r.Allowed {
+		t.Fatal("the first reservation refused")
+	}
+	if err := s.Settle(ctx, state.Settlement{ID: "first", Counters: []state.Counter{c}, Reserved: state.Amount{Cost: 60}, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Pause(t)
+	if r := reserve("late"); !r.Allowed {
+		t.Fatal("the reservation decided locally refused")
+	}
+	srv.Resume(t)
+	// The call ends; its settlement reaches Redis once it answers.
+	if err := s.Settle(ctx, state.Settlement{ID: "late", Counters: []state.Counter{c}, Reserved: state.Amount{Cost: 60}, Spent: state.Amount{Cost: 5}, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "the settlement in Redis", 30*time.Second, func() bool {
+		_, err := s.Usage(ctx, state.UsageQuery{From: "2025-06-01", To: "2025-06-01"}) // sends what is queued
+		b, berr := other.Balances(ctx, []string{c.ID}, now)
+		return err == nil && berr == nil && b[0].Used.Cost == 5
+	})
+	if b, err := other.Balances(ctx, []string{c.ID}, now); err != nil || b[0] != (state.Balance{Used: state.Amount{Cost: 5}}) {
+		t.Fatalf("the budget in Redis after the call answered late ended: %+v, %v; want 5 used, nothing held", b, err)
+	}
+}
+
 // TestGovernanceOutageFailClosed: with Redis stopped and fail_closed, keys
 // and reservations are ErrUnavailable, even a key read before; the calls
 // admitted before the outage still settle once Redis is back.

@@ -40,9 +40,10 @@ import (
 // budget had left when Redis last answered a reservation on it (known:
 // its settled spend then), and every settlement is queued and added to
 // Redis when it answers again: local reservations settle locally too, and
-// reach Redis as spend without a reservation. (A later outage counts the
-// local spend of an earlier one twice, once in Redis's spend: stricter,
-// never looser.) With fail_closed, Reserve and Balances fail
+// reach Redis as spend (a reservation Redis took after all, its answer too
+// late, is given back there). (A later outage counts the local spend of an
+// earlier one twice, once in Redis's spend: stricter, never looser.) With
+// fail_closed, Reserve and Balances fail
 // state.ErrUnavailable; settlements are queued all the same (the calls
 // they end were admitted before the outage).
 
@@ -287,7 +288,7 @@ func (s *Store) Reserve(ctx context.Context, r state.Reservation) (state.Reserve
 		if err := s.failed(ctx, "reserve", err); err != nil {
 			return state.Reserved{}, err
 		}
-		// The script may have run: its reservation then lapses in Redis.
+		// The script may have run: its settlement gives it back in Redis.
 	}
 	if err := s.fallback(); err != nil {
 		return state.Reserved{}, err
@@ -376,11 +377,14 @@ func (s *Store) Settle(ctx context.Context, st state.Settlement) error {
 	q.mu.Unlock()
 	if local {
 		// Reserved on this replica's counters during an outage: settled
-		// there, and its spend goes to Redis without the reservation.
+		// there, and its spend goes to Redis, with the reservation's
+		// member all the same: a reservation whose answer came too late
+		// (the script ran in Redis after the read timed out) is given back
+		// there too, instead of being held until it lapses. One that never
+		// reached Redis is not there to give back.
 		if err := s.local.Settle(ctx, state.Settlement{ID: st.ID, Counters: st.Counters, Reserved: st.Reserved, Spent: st.Spent, Now: st.Now}); err != nil {
 			return err
 		}
-		st.Reserved = state.Amount{}
 	}
 	if len(st.Counters) == 0 {
 		// A call under no budget only adds to the usage records: written
