@@ -347,3 +347,42 @@ func TestCheckBudgets(t *testing.T) {
 		}
 	}
 }
+
+// lateAnswer is a store whose reservations are made, but whose answer is
+// lost to the caller's cancellation: what the redis store does when the
+// call's client goes while the script runs.
+type lateAnswer struct{ *memory.Store }
+
+func (s lateAnswer) Reserve(ctx context.Context, r state.Reservation) (state.Reserved, error) {
+	res, err := s.Store.Reserve(context.WithoutCancel(ctx), r)
+	if err == nil && ctx.Err() != nil {
+		return state.Reserved{}, ctx.Err()
+	}
+	return res, err
+}
+
+// TestCancelledWhileReservingHoldsNothing: a call whose client went while
+// its reservation was being made leaves nothing reserved. It was held
+// until it lapsed (five minutes past the call's deadline), and the
+// budget refused calls as if one ran.
+func TestCancelledWhileReservingHoldsNothing(t *testing.T) {
+	c := statetest.NewClock()
+	store := memory.New()
+	b := spend.New(lateAnswer{store}, nil, prices(t), spend.DefaultConfig(), c.Now)
+	sub := spend.Subject{Key: "a", Budgets: []spend.Budget{{Window: spend.Day, MaxCostUSD: 0.004}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.Reserve(ctx, sub, call, c.Now().Add(time.Minute)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Reserve with the call's context ended: %v", err)
+	}
+	st, err := b.KeyStatus(context.Background(), "a", sub.Budgets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st[0].Reserved != (state.Amount{}) || st[0].Used != (state.Amount{}) {
+		t.Fatalf("after a call that ended while reserving: %+v reserved, %+v used; want nothing", st[0].Reserved, st[0].Used)
+	}
+	if _, err := b.Reserve(context.Background(), sub, call, c.Now().Add(time.Minute)); err != nil {
+		t.Fatalf("the next call: %v; want it admitted", err)
+	}
+}
