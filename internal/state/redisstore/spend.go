@@ -87,8 +87,8 @@ type knownSpend struct {
 	expires time.Time
 }
 
-// maxKnown bounds the counters' known spend before the expired are
-// dropped.
+// maxKnown bounds the counters' known spend: past it the expired are
+// dropped, and all of them if that leaves more than half.
 const maxKnown = 100_000
 
 // Amounts are integers below 2^53 (nano-dollars: 9 million dollars), which
@@ -320,6 +320,9 @@ func (s *Store) remember(now time.Time, counters []state.Counter, used []state.A
 			if !k.expires.IsZero() && !now.Before(k.expires) {
 				delete(q.known, id)
 			}
+		}
+		if len(q.known) >= maxKnown/2 {
+			clear(q.known) // so many live budgets: start again, rather than sweep on every call
 		}
 	}
 	for i, c := range counters {
