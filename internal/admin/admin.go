@@ -163,7 +163,7 @@ func (s *Service) GetUsage(ctx context.Context, req *adminv1.GetUsageRequest) (*
 	case days < 1:
 		return nil, apierr.FromError(&apikeys.FieldError{Field: "end_day", Problem: "is before start_day " + from})
 	case days > MaxUsageDays:
-		return nil, apierr.FromError(&apikeys.FieldError{Field: "end_day", Problem: fmt.Sprintf("is %d days after start_day: at most %d days at once", days-1, MaxUsageDays-1)})
+		return nil, apierr.FromError(&apikeys.FieldError{Field: "end_day", Problem: fmt.Sprintf("is %d days after start_day: at most %d days after it, %d days at once", days-1, MaxUsageDays-1, MaxUsageDays)})
 	}
 	recs, err := s.budgets.Usage(ctx, spend.UsageQuery{From: from, To: to, Key: req.GetKey(), Team: req.GetTeam(), Limit: MaxUsageRecords + 1})
 	if err != nil {

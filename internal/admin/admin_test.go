@@ -3,6 +3,7 @@ package admin_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,4 +108,19 @@ func TestGetUsageFitsAClientsReceiveLimit(t *testing.T) {
 	days = seed(t, store, admin.MaxUsageRecords/250+1, many, map[string]int64{spend.CountCalls: 1})
 	resp, err = newService(store).GetUsage(ctx, &adminv1.GetUsageRequest{StartDay: days[0], EndDay: days[len(days)-1]})
 	wantEndDayRefused(t, fmt.Sprintf("GetUsage of %d records", len(days)*250), resp, err)
+}
+
+// TestGetUsageRangeOfDays: a year and a day (366 days) is answered; one
+// day more is refused, and the refusal says the bound it holds to (it said
+// "at most 365 days at once" of a range of 367, though 366 pass).
+func TestGetUsageRangeOfDays(t *testing.T) {
+	svc := newService(memory.New())
+	if _, err := svc.GetUsage(context.Background(), &adminv1.GetUsageRequest{StartDay: "2025-11-29", EndDay: "2026-11-29"}); err != nil {
+		t.Fatalf("GetUsage of 366 days: %v", err)
+	}
+	resp, err := svc.GetUsage(context.Background(), &adminv1.GetUsageRequest{StartDay: "2025-11-28", EndDay: "2026-11-29"})
+	wantEndDayRefused(t, "GetUsage of 367 days", resp, err)
+	if !strings.Contains(err.Error(), "is 366 days after start_day: at most 365 days after it, 366 days at once") {
+		t.Fatalf("GetUsage of 367 days: %v; want the bound said as 365 days after start_day, 366 at once", err)
+	}
 }
