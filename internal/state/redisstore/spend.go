@@ -59,8 +59,9 @@ func (s *Store) settledKey(id string) string   { return s.prefix + "{gov}:s:" + 
 // one sent again runs once: a settlement whose answer came too late (a
 // Redis that stalled ran it after the read timed out) is queued and sent
 // again when Redis answers, seconds later, and would add its spend and
-// usage twice. About 100 bytes of Redis per call for this long.
-const settleMarkTTL = 10 * time.Minute
+// usage twice. About 100 bytes of Redis per call for this long: the
+// second send follows the first within seconds of Redis answering again.
+const settleMarkTTL = 2 * time.Minute
 
 var _ state.Spending = (*Store)(nil)
 
