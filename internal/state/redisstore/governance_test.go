@@ -181,7 +181,7 @@ func TestGovernanceOutageKeepsSpentBudgets(t *testing.T) {
 func TestSettlementRunOnceWhenItsAnswerIsLate(t *testing.T) {
 	srv := redistest.Start(t)
 	cfg := config(srv)
-	cfg.ReadTimeout = 200 * time.Millisecond
+	cfg.ReadTimeout = time.Second // not so short that a loaded machine looks like a stall
 	s := open(t, cfg, redisstore.Options{})
 	defer s.Close()
 	ctx := t.Context()
@@ -226,7 +226,7 @@ func TestReservationAnsweredLateIsGivenBack(t *testing.T) {
 	srv := redistest.Start(t)
 	cfg := config(srv)
 	other := closedStore(t, cfg)
-	cfg.ReadTimeout = 200 * time.Millisecond
+	cfg.ReadTimeout = time.Second // not so short that a loaded machine looks like a stall
 	s := open(t, cfg, redisstore.Options{})
 	defer s.Close()
 	ctx := t.Context()
@@ -264,6 +264,42 @@ func TestReservationAnsweredLateIsGivenBack(t *testing.T) {
 	if b, err := other.Balances(ctx, []string{c.ID}, now); err != nil || b[0] != (state.Balance{Used: state.Amount{Cost: 5}}) {
 		t.Fatalf("the budget in Redis after the call answered late ended: %+v, %v; want 5 used, nothing held", b, err)
 	}
+}
+
+// TestRefusedReservationAnsweredLateIsGivenBack: with fail_closed, a
+// reservation whose answer came too late (Redis stalled, then ran the
+// script) is refused as unavailable, and given back in Redis once it
+// answers: no settlement follows a refused call, and it was held until it
+// lapsed, five minutes past the call's deadline, refusing the budget's
+// other calls meanwhile.
+func TestRefusedReservationAnsweredLateIsGivenBack(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	other := closedStore(t, cfg)
+	cfg.ReadTimeout = time.Second // not so short that a loaded machine looks like a stall
+	s := closedStore(t, cfg)
+	ctx := t.Context()
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	c := state.Counter{ID: "k:alice/day/2025-06-01", Max: state.Amount{Cost: 100}, Expires: now.Add(48 * time.Hour)}
+	reserve := func(id string) (state.Reserved, error) {
+		return s.Reserve(ctx, state.Reservation{ID: id, Counters: []state.Counter{c}, Amount: state.Amount{Cost: 60}, Now: now, Lapse: now.Add(time.Hour)})
+	}
+	// A first call loads the script into Redis and settles.
+	if r, err := reserve("first"); err != nil || !r.Allowed {
+		t.Fatalf("the first reservation: %+v, %v", r, err)
+	}
+	if err := s.Settle(ctx, state.Settlement{ID: "first", Counters: []state.Counter{c}, Reserved: state.Amount{Cost: 60}, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Pause(t)
+	if _, err := reserve("late"); !errors.Is(err, state.ErrUnavailable) {
+		t.Fatalf("a reservation Redis answers too late, with fail_closed: %v, want ErrUnavailable", err)
+	}
+	srv.Resume(t)
+	poll(t, "the late reservation given back in Redis", 30*time.Second, func() bool {
+		b, err := other.Balances(ctx, []string{c.ID}, now)
+		return err == nil && b[0] == state.Balance{}
+	})
 }
 
 // TestGovernanceOutageFailClosed: with Redis stopped and fail_closed, keys

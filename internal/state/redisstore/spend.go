@@ -262,7 +262,9 @@ func (s *Store) Reserve(ctx context.Context, r state.Reservation) (state.Reserve
 	if len(r.Counters) == 0 {
 		return state.Reserved{Allowed: true}, nil
 	}
+	sent := false // the script went to Redis, and may have run there
 	if s.up.Load() {
+		sent = true
 		args := []any{millis(r.Now), millis(r.Lapse), resvMember(r.ID, r.Amount), r.Amount.Cost, r.Amount.Tokens}
 		for _, c := range r.Counters {
 			args = append(args, c.Max.Cost, c.Max.Tokens, ttlMillis(c.Expires, r.Now))
@@ -287,24 +289,35 @@ func (s *Store) Reserve(ctx context.Context, r state.Reservation) (state.Reserve
 			return state.Reserved{Refused: i, Balance: state.Balance{Used: used, Reserved: state.Amount{Cost: res[3], Tokens: res[4]}}}, nil
 		}
 		if err := s.failed(ctx, "reserve", err); err != nil {
-			return state.Reserved{}, err
+			return state.Reserved{}, err // the call ended: its caller gives it back
 		}
-		// The script may have run: its settlement gives it back in Redis.
+	}
+	// The script may have run after all, its answer too late. A call
+	// admitted here gives its reservation back in Redis as it settles; a
+	// refused one never settles, so it is given back now (once Redis
+	// answers), instead of being held there until it lapses.
+	giveBack := func() {
+		if sent {
+			s.queueSettlement(state.Settlement{ID: r.ID, Counters: r.Counters, Reserved: r.Amount, Now: r.Now})
+		}
 	}
 	if err := s.fallback(); err != nil {
+		giveBack()
 		return state.Reserved{}, err
 	}
 	res, err := s.reserveLocally(ctx, r)
-	if err == nil && res.Allowed {
-		q := &s.spend
-		q.mu.Lock()
-		if q.local == nil {
-			q.local = make(map[string]struct{})
-		}
-		q.local[r.ID] = struct{}{}
-		q.mu.Unlock()
+	if err != nil || !res.Allowed {
+		giveBack()
+		return res, err
 	}
-	return res, err
+	q := &s.spend
+	q.mu.Lock()
+	if q.local == nil {
+		q.local = make(map[string]struct{})
+	}
+	q.local[r.ID] = struct{}{}
+	q.mu.Unlock()
+	return res, nil
 }
 
 // remember keeps the spend of counters, in order: what Redis reported, or
