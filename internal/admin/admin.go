@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
@@ -26,6 +27,16 @@ import (
 
 // MaxUsageDays is the most days one GetUsage covers.
 const MaxUsageDays = 366
+
+// MaxUsageRecords is the most records one GetUsage reads, and
+// MaxUsageBytes the most bytes it answers with: under gRPC's default limit
+// on a received message, 4 MiB, which a longer answer passed (a year of
+// 200 keys), failing in every client as RESOURCE_EXHAUSTED. A range of
+// days holding more is refused.
+const (
+	MaxUsageRecords = 50_000
+	MaxUsageBytes   = 4<<20 - 16<<10
+)
 
 // Service implements KeyService and UsageService. It is safe for
 // concurrent use.
@@ -152,11 +163,19 @@ func (s *Service) GetUsage(ctx context.Context, req *adminv1.GetUsageRequest) (*
 	case days < 1:
 		return nil, apierr.FromError(&apikeys.FieldError{Field: "end_day", Problem: "is before start_day " + from})
 	case days > MaxUsageDays:
-		return nil, apierr.FromError(&apikeys.FieldError{Field: "end_day", Problem: fmt.Sprintf("is %d days after start_day: at most %d days at once", days-1, MaxUsageDays-1)})
+		return nil, apierr.FromError(&apikeys.FieldError{Field: "end_day", Problem: fmt.Sprintf("is %d days after start_day: at most %d days after it, %d days at once", days-1, MaxUsageDays-1, MaxUsageDays)})
 	}
-	recs, err := s.budgets.Usage(ctx, spend.UsageQuery{From: from, To: to, Key: req.GetKey(), Team: req.GetTeam()})
+	recs, err := s.budgets.Usage(ctx, spend.UsageQuery{From: from, To: to, Key: req.GetKey(), Team: req.GetTeam(), Limit: MaxUsageRecords + 1})
 	if err != nil {
 		return nil, apierr.FromError(err)
+	}
+	tooMany := func() error {
+		return apierr.FromError(&apikeys.FieldError{Field: "end_day", Problem: fmt.Sprintf(
+			"the days from %s to %s hold more records than one answer carries (at most %d, in %d bytes): ask for fewer days, or for one key or team",
+			from, to, MaxUsageRecords, MaxUsageBytes)})
+	}
+	if len(recs) > MaxUsageRecords {
+		return nil, tooMany()
 	}
 	resp := &adminv1.GetUsageResponse{Records: make([]*adminv1.UsageRecord, 0, len(recs))}
 	for _, r := range recs {
@@ -174,6 +193,9 @@ func (s *Service) GetUsage(ctx context.Context, req *adminv1.GetUsageRequest) (*
 			pr.Subject = &adminv1.UsageRecord_Team{Team: r.Team}
 		}
 		resp.Records = append(resp.Records, pr)
+	}
+	if proto.Size(resp) > MaxUsageBytes {
+		return nil, tooMany()
 	}
 	return resp, nil
 }

@@ -97,6 +97,12 @@ func (a *Admin) Create(ctx context.Context, actor Actor, k Key) (*Key, string, e
 	}
 	_, err := a.store.CreateKey(ctx, state.StoredKey{Name: nk.Name, Hash: hash, Record: encodeKey(nk)})
 	if errors.Is(err, state.ErrKeyExists) {
+		// A revoked key keeps its name, and ListKeys hides it by default:
+		// say so, or the name looks free.
+		if _, cur, err := a.stored(ctx, k.Name); err == nil && !cur.RevokedAt.IsZero() {
+			return nil, "", fmt.Errorf("%w: %s, revoked at %s (a revoked key keeps its name, listed with show_revoked, llmrelay keys list --revoked): give the new key another name",
+				ErrExists, k.Name, cur.RevokedAt.Format(time.RFC3339))
+		}
 		return nil, "", fmt.Errorf("%w: %s", ErrExists, k.Name)
 	}
 	if err != nil {

@@ -222,6 +222,17 @@ func TestCreateRefuses(t *testing.T) {
 	if _, err := h.admin.Get(context.Background(), "new"); !errors.Is(err, apikeys.ErrNotFound) {
 		t.Fatalf("a refused key was stored: %v", err)
 	}
+	// A revoked key's name stays taken, and the refusal says why: ListKeys
+	// does not show the key without show_revoked, and "an API key of this
+	// name exists" alone read as wrong.
+	if _, err := h.admin.Revoke(context.Background(), ops, "taken"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := h.admin.Create(context.Background(), ops, appKey("taken"))
+	if !errors.Is(err, apikeys.ErrExists) || !strings.Contains(err.Error(), "taken, revoked at "+h.clock.Now().UTC().Format(time.RFC3339)) ||
+		!strings.Contains(err.Error(), "show_revoked") {
+		t.Fatalf("creating a revoked key's name: %v; want ErrExists saying it is revoked", err)
+	}
 }
 
 func TestUpdate(t *testing.T) {
@@ -276,6 +287,39 @@ func TestUpdateAfterTheTeamIsGone(t *testing.T) {
 	}
 	if _, err := reloaded.Update(ctx, ops, apikeys.Key{Name: "ci", Team: "research"}, []string{apikeys.FieldTeam}); !errors.Is(err, apikeys.ErrInvalid) {
 		t.Fatalf("setting a team that is not configured: %v, want ErrInvalid", err)
+	}
+}
+
+// TestConfigKeyTakesAStoredKeysName: once a reload gives a config key the
+// name of a stored key, the stored key's secret no longer authenticates:
+// GetKey shows the config's key of that name, and RevokeKey refuses it as
+// read-only, so the stored one could neither be seen nor revoked.
+func TestConfigKeyTakesAStoredKeysName(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	secret := h.create(t, appKey("ci"))
+	if _, err := h.keys.Lookup(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	reloadedConfig := append(configKeys[:len(configKeys):len(configKeys)],
+		auth.KeyConfig{Name: "ci", SHA256: auth.HashKey("ci-config-secret"), Scopes: []string{"models.list"}})
+	ring, err := auth.NewKeyring(reloadedConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := apikeys.NewKeys(ring, h.store, h.clock.Now)
+	reloaded := apikeys.NewAdmin(apikeys.AdminDeps{Store: h.store, Config: reloadedConfig, Teams: []string{"research"}, Keys: keys, Now: h.clock.Now})
+	if k, err := reloaded.Get(ctx, "ci"); err != nil || k.Source != apikeys.SourceConfig {
+		t.Fatalf("GetKey(ci) after the reload: %+v, %v; want the config's key", k, err)
+	}
+	if _, err := reloaded.Revoke(ctx, ops, "ci"); !errors.Is(err, apikeys.ErrReadOnly) {
+		t.Fatalf("RevokeKey(ci) after the reload: %v, want ErrReadOnly", err)
+	}
+	if id, err := keys.Lookup(ctx, secret); !errors.Is(err, auth.ErrUnknownKey) {
+		t.Fatalf("the stored key's secret after a config key took its name: %+v, %v; want ErrUnknownKey", id, err)
+	}
+	if id, err := keys.Lookup(ctx, "ci-config-secret"); err != nil || id.Name != "ci" || id.HasScope(auth.ScopeGenerate) {
+		t.Fatalf("the config key ci: %+v, %v", id, err)
 	}
 }
 

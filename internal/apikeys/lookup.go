@@ -25,8 +25,11 @@ const maxCached = 10_000
 // CacheTTL. It implements auth.Keys. It is safe for concurrent use.
 type Keys struct {
 	config *auth.Keyring
-	store  state.KeyStore // nil: the config's keys only
-	now    func() time.Time
+	// configNames are the config keys' names: a stored key of one of them
+	// (a reload gave a config key its name) is not looked at.
+	configNames map[string]bool
+	store       state.KeyStore // nil: the config's keys only
+	now         func() time.Time
 
 	mu     sync.Mutex
 	cache  map[string]cached // by hash
@@ -46,7 +49,11 @@ func NewKeys(config *auth.Keyring, store state.KeyStore, now func() time.Time) *
 	if now == nil {
 		now = time.Now
 	}
-	return &Keys{config: config, store: store, now: now, cache: make(map[string]cached), byName: make(map[string]string)}
+	k := &Keys{config: config, configNames: map[string]bool{}, store: store, now: now, cache: make(map[string]cached), byName: make(map[string]string)}
+	for _, id := range config.Identities() {
+		k.configNames[id.Name] = true
+	}
+	return k
 }
 
 var _ auth.Keys = (*Keys)(nil)
@@ -54,6 +61,9 @@ var _ auth.Keys = (*Keys)(nil)
 // Lookup implements auth.Keys: the identity of the presented key, or an
 // error wrapping auth.ErrUnknownKey, auth.ErrRevokedKey or
 // auth.ErrExpiredKey; any other error says the store could not be read.
+// A stored key whose name a config key took (in a reload) is unknown: the
+// config's key is the one of that name, as GetKey and ListKeys show, and
+// the stored one could be neither seen nor revoked.
 func (k *Keys) Lookup(ctx context.Context, key string) (*auth.Identity, error) {
 	if id, err := k.config.Lookup(ctx, key); err == nil || k.store == nil {
 		return id, err
@@ -75,6 +85,9 @@ func (k *Keys) Lookup(ctx context.Context, key string) (*auth.Identity, error) {
 		if c, err = k.remember(sk, now); err != nil {
 			return nil, err
 		}
+	}
+	if k.configNames[c.key.Name] {
+		return nil, auth.ErrUnknownKey
 	}
 	switch c.key.State(now) {
 	case Revoked:

@@ -150,7 +150,12 @@ func (s *keySpec) key(cmd string, fs *flag.FlagSet, now time.Time) (*adminv1.Key
 			if err := dec.Decode(&b); err != nil {
 				return nil, nil, usagef(cmd, "%s: --budget %q (#%d): %v; write it as '{window: day, max_cost_usd: 5}'", cmd, raw, i+1, yamlProblem(err))
 			}
-			k.Budgets = append(k.Budgets, &adminv1.Budget{Window: string(b.Window), MaxCostUsd: b.MaxCostUSD, MaxTokens: uint64(max(0, b.MaxTokens))})
+			// A negative token cap has no place in the request's uint64:
+			// sent as 0, it was no cap at all beside a cost cap.
+			if b.MaxTokens < 0 {
+				return nil, nil, usagef(cmd, "%s: --budget %q (#%d): max_tokens must not be negative", cmd, raw, i+1)
+			}
+			k.Budgets = append(k.Budgets, &adminv1.Budget{Window: string(b.Window), MaxCostUsd: b.MaxCostUSD, MaxTokens: uint64(b.MaxTokens)})
 		}
 	}
 	if !(len(s.metadata) == 1 && s.metadata[0] == "none") && len(s.metadata) > 0 {

@@ -116,3 +116,20 @@ func TestKeysAgainstARunningServer(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysBudgetWithANegativeTokenCap: a --budget whose max_tokens is
+// negative is a usage error, sent nowhere. It went to the server as 0, so
+// that {window: day, max_cost_usd: 5, max_tokens: -100} made or left a key
+// with a cost cap and no token cap, and exit 0.
+func TestKeysBudgetWithANegativeTokenCap(t *testing.T) {
+	env := map[string]string{EnvAddr: "127.0.0.1:1", EnvAPIKey: "ops-secret"}
+	for _, args := range [][]string{
+		{"keys", "create", "ci", "--scope", "generate", "--model", "*", "--budget", "{window: day, max_cost_usd: 5, max_tokens: -100}"},
+		{"keys", "update", "ci", "--budget", "{window: month, max_tokens: 5}", "--budget", "{window: day, max_cost_usd: 5, max_tokens: -100}"},
+	} {
+		r := runCLI(t.Context(), t, args, env, "")
+		if r.code != ExitUsage || !strings.Contains(r.stderr, `(#`) || !strings.Contains(r.stderr, "max_tokens must not be negative") {
+			t.Errorf("llmrelay %s: exit %d, %q; want exit 2 and max_tokens must not be negative", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+}

@@ -61,6 +61,9 @@ const (
 	MaxTokens  = 1_000_000_000_000_000
 )
 
+// MinCostUSD is the smallest cost cap: one nano-dollar.
+const MinCostUSD = 1e-9
+
 // BudgetError says what is wrong with one budget of a list.
 type BudgetError struct {
 	// Index is the budget's position in its list; Field the setting at
@@ -76,7 +79,7 @@ func (e *BudgetError) Error() string {
 
 // CheckBudgets returns the first problem of a list of budgets, a
 // *BudgetError, or nil: an unknown window, a window listed twice, no cap,
-// a negative or too large cap.
+// a negative, too small or too large cap.
 func CheckBudgets(budgets []Budget) error {
 	seen := map[Window]int{}
 	for i, b := range budgets {
@@ -99,6 +102,9 @@ func CheckBudgets(budgets []Budget) error {
 			return bad("max_cost_usd", "must not be negative")
 		case b.MaxCostUSD > MaxCostUSD:
 			return bad("max_cost_usd", "must be at most %d", MaxCostUSD)
+		case b.MaxCostUSD > 0 && b.MaxCostUSD < MinCostUSD:
+			// Counted in nano-dollars, it would round to 0: no cap at all.
+			return bad("max_cost_usd", "must be at least 0.000000001 (a nano-dollar, the unit costs are counted in)")
 		case b.MaxTokens < 0:
 			return bad("max_tokens", "must not be negative")
 		case b.MaxTokens > MaxTokens:

@@ -26,16 +26,18 @@ type Record struct {
 }
 
 // UsageQuery selects usage records: the days from From to To (both
-// "YYYY-MM-DD", included); with Key or Team set, only their records.
+// "YYYY-MM-DD", included); with Key or Team set, only their records; with
+// Limit positive, the first Limit records at most.
 type UsageQuery struct {
 	From, To  string
 	Key, Team string
+	Limit     int
 }
 
 // Usage returns the usage records q selects, by day, then keys before
 // teams, each by name.
 func (b *Budgeter) Usage(ctx context.Context, q UsageQuery) ([]Record, error) {
-	sq := state.UsageQuery{From: q.From, To: q.To}
+	sq := state.UsageQuery{From: q.From, To: q.To, Limit: q.Limit}
 	if q.Key != "" {
 		sq.Subjects = append(sq.Subjects, "k:"+q.Key)
 	}

@@ -52,6 +52,10 @@ const InputBytesPerToken = 3
 // reservation holds, for a replica that crashed before settling.
 const lapseMargin = 5 * time.Minute
 
+// releaseTimeout bounds giving back a reservation whose call ended while
+// it was being made.
+const releaseTimeout = 5 * time.Second
+
 // Budgeter admits calls against the budgets of their key and team, and
 // settles them. It is safe for concurrent use.
 type Budgeter struct {
@@ -139,6 +143,14 @@ func (b *Budgeter) Reserve(ctx context.Context, sub Subject, r Request, deadline
 	}
 	res, err := b.store.Reserve(ctx, state.Reservation{ID: h.id, Counters: h.counters, Amount: h.amount, Now: now, Lapse: lapse})
 	if err != nil {
+		if ctx.Err() != nil {
+			// The call ended (its client went) while the store decided: the
+			// store may have reserved all the same, to be held until it
+			// lapsed. Give it back; nothing happens if it was not taken.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+			_ = b.store.Settle(rctx, state.Settlement{ID: h.id, Counters: h.counters, Reserved: h.amount, Now: now})
+			cancel()
+		}
 		return nil, err
 	}
 	if !res.Allowed {

@@ -332,6 +332,10 @@ func TestCheckBudgets(t *testing.T) {
 		{"no cap", []spend.Budget{{Window: spend.Day}}, "budgets[0].max_cost_usd or max_tokens is required"},
 		{"negative", []spend.Budget{{Window: spend.Day, MaxTokens: -1}}, "budgets[0].max_tokens must not be negative"},
 		{"too much", []spend.Budget{{Window: spend.Day, MaxCostUSD: 2e6}}, "budgets[0].max_cost_usd must be at most 1000000"},
+		// Below half a nano-dollar the cap rounded to 0, which caps nothing:
+		// a key with it spent $0.0001 of its $0.000000000001.
+		{"less than a nano-dollar", []spend.Budget{{Window: spend.Day, MaxCostUSD: 1e-12}}, "budgets[0].max_cost_usd must be at least 0.000000001"},
+		{"a nano-dollar", []spend.Budget{{Window: spend.Day, MaxCostUSD: 1e-9}}, ""},
 	}
 	for _, tc := range tests {
 		err := spend.CheckBudgets(tc.budgets)
@@ -341,5 +345,44 @@ func TestCheckBudgets(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// lateAnswer is a store whose reservations are made, but whose answer is
+// lost to the caller's cancellation: what the redis store does when the
+// call's client goes while the script runs.
+type lateAnswer struct{ *memory.Store }
+
+func (s lateAnswer) Reserve(ctx context.Context, r state.Reservation) (state.Reserved, error) {
+	res, err := s.Store.Reserve(context.WithoutCancel(ctx), r)
+	if err == nil && ctx.Err() != nil {
+		return state.Reserved{}, ctx.Err()
+	}
+	return res, err
+}
+
+// TestCancelledWhileReservingHoldsNothing: a call whose client went while
+// its reservation was being made leaves nothing reserved. It was held
+// until it lapsed (five minutes past the call's deadline), and the
+// budget refused calls as if one ran.
+func TestCancelledWhileReservingHoldsNothing(t *testing.T) {
+	c := statetest.NewClock()
+	store := memory.New()
+	b := spend.New(lateAnswer{store}, nil, prices(t), spend.DefaultConfig(), c.Now)
+	sub := spend.Subject{Key: "a", Budgets: []spend.Budget{{Window: spend.Day, MaxCostUSD: 0.004}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.Reserve(ctx, sub, call, c.Now().Add(time.Minute)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Reserve with the call's context ended: %v", err)
+	}
+	st, err := b.KeyStatus(context.Background(), "a", sub.Budgets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st[0].Reserved != (state.Amount{}) || st[0].Used != (state.Amount{}) {
+		t.Fatalf("after a call that ended while reserving: %+v reserved, %+v used; want nothing", st[0].Reserved, st[0].Used)
+	}
+	if _, err := b.Reserve(context.Background(), sub, call, c.Now().Add(time.Minute)); err != nil {
+		t.Fatalf("the next call: %v; want it admitted", err)
 	}
 }

@@ -112,7 +112,9 @@ type Balance struct {
 
 // Settlement ends a reservation.
 type Settlement struct {
-	// ID is the reservation's.
+	// ID is the reservation's: unique, a call's one settlement (the redis
+	// store runs a settlement sent again, after an answer that came too
+	// late, only once).
 	ID string
 	// Counters are the reservation's (the same IDs, caps and expiries),
 	// or, for a call that reserved nothing, those it spent against.
@@ -144,6 +146,10 @@ type UsageQuery struct {
 	From, To string
 	// Subjects, when not empty, keeps only these subjects' records.
 	Subjects []string
+	// Limit, when positive, is the most records read: the first Limit in
+	// order. A caller asks for one more than it takes to learn that there
+	// are more.
+	Limit int
 }
 
 // UsageRecord is one subject's usage in one day.

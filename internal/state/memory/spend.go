@@ -196,6 +196,9 @@ func (s *Store) Usage(ctx context.Context, q state.UsageQuery) ([]state.UsageRec
 			if len(q.Subjects) > 0 && !slices.Contains(q.Subjects, sub) {
 				continue
 			}
+			if q.Limit > 0 && len(out) == q.Limit {
+				return out, nil
+			}
 			out = append(out, state.UsageRecord{Day: day, Subject: sub, Counts: maps.Clone(b.days[day][sub].counts)})
 		}
 	}

@@ -114,6 +114,194 @@ func TestGovernanceOutageFailOpen(t *testing.T) {
 	}
 }
 
+// TestGovernanceOutageKeepsSpentBudgets: with fail_open, a budget spent
+// before Redis became unreachable stays spent on the replica's own
+// counters: what Redis last reported of it (and what this replica settled
+// since) counts. They started from nothing, so that every replica admitted
+// a whole budget again, a spent one included, on every outage.
+func TestGovernanceOutageKeepsSpentBudgets(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	s := open(t, cfg, redisstore.Options{})
+	defer s.Close()
+	other := closedStore(t, cfg)
+	condc := make(chan state.Condition, 16)
+	stop := s.Watch(func(c state.Condition) { condc <- c })
+	defer stop()
+	<-condc
+	ctx := t.Context()
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	day := state.Counter{ID: "k:alice/day/2025-06-01", Max: state.Amount{Cost: 100}, Expires: now.Add(48 * time.Hour)}
+	total := state.Counter{ID: "t:research/total", Max: state.Amount{Tokens: 50}}
+	reserve := func(s *redisstore.Store, id string, c state.Counter, a state.Amount) state.Reserved {
+		t.Helper()
+		r, err := s.Reserve(ctx, state.Reservation{ID: id, Counters: []state.Counter{c}, Amount: a, Now: now, Lapse: now.Add(time.Hour)})
+		if err != nil {
+			t.Fatalf("Reserve(%s): %v", id, err)
+		}
+		return r
+	}
+	// This replica spends 90 of the day's 100; another spends the whole
+	// total, which this one learns when Redis refuses it.
+	if r := reserve(s, "mine", day, state.Amount{Cost: 10}); !r.Allowed {
+		t.Fatal("the first reservation refused")
+	}
+	if err := s.Settle(ctx, state.Settlement{ID: "mine", Counters: []state.Counter{day}, Reserved: state.Amount{Cost: 10}, Spent: state.Amount{Cost: 90}, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if r := reserve(other, "theirs", total, state.Amount{Tokens: 50}); !r.Allowed {
+		t.Fatal("the other replica's reservation refused")
+	}
+	if err := other.Settle(ctx, state.Settlement{ID: "theirs", Counters: []state.Counter{total}, Reserved: state.Amount{Tokens: 50}, Spent: state.Amount{Tokens: 50}, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if r := reserve(s, "refused", total, state.Amount{Tokens: 1}); r.Allowed {
+		t.Fatal("a token more on a spent total: allowed")
+	}
+
+	srv.Stop()
+	if c := <-condc; c.Reachable {
+		t.Fatalf("condition with Redis stopped: %+v", c)
+	}
+	if r := reserve(s, "past the day's 100", day, state.Amount{Cost: 20}); r.Allowed || r.Balance.Used.Cost != 90 {
+		t.Fatalf("20 more on the 90 spent of 100, during the outage: %+v; want it refused, 90 used", r)
+	}
+	if r := reserve(s, "the day's last 10", day, state.Amount{Cost: 10}); !r.Allowed {
+		t.Fatal("the last 10 of the day's 100, during the outage: refused")
+	}
+	if r := reserve(s, "past the total", total, state.Amount{Tokens: 1}); r.Allowed || r.Balance.Used.Tokens != 50 {
+		t.Fatalf("a token more on a spent total, during the outage: %+v; want it refused, 50 used", r)
+	}
+}
+
+// TestSettlementRunOnceWhenItsAnswerIsLate: a settlement whose script
+// Redis ran, but answered after the read timeout, is sent again once
+// Redis answers, and counts once: its spend and its usage record were
+// added twice (a slow Redis doubled what calls cost).
+func TestSettlementRunOnceWhenItsAnswerIsLate(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	cfg.ReadTimeout = time.Second // not so short that a loaded machine looks like a stall
+	s := open(t, cfg, redisstore.Options{})
+	defer s.Close()
+	ctx := t.Context()
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	c := state.Counter{ID: "k:alice/day/2025-06-01", Max: state.Amount{Cost: 100}, Expires: now.Add(48 * time.Hour)}
+	// A first settlement loads the script into Redis, as on any replica
+	// that has been running a while.
+	if err := s.Settle(ctx, state.Settlement{ID: "first", Counters: []state.Counter{{ID: "k:bob/total"}}, Spent: state.Amount{Cost: 1}, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	// Redis stalls: the settlement's script waits in its socket, and runs
+	// once Redis goes on, long after its read timed out.
+	srv.Pause(t)
+	err := s.Settle(ctx, state.Settlement{ID: "late", Counters: []state.Counter{c}, Spent: state.Amount{Cost: 7}, Now: now,
+		Usage: []state.UsageDelta{{Day: "2025-06-01", Subject: "k:alice", Counts: map[string]int64{"calls": 1, "cost_nanos": 7}}}})
+	if err != nil {
+		t.Fatalf("Settle while Redis is slow: %v, want it queued", err)
+	}
+	srv.Resume(t)
+	// Usage sends what is queued first, once Redis answers.
+	var recs []state.UsageRecord
+	poll(t, "the usage read after the pause", 30*time.Second, func() bool {
+		recs, err = s.Usage(ctx, state.UsageQuery{From: "2025-06-01", To: "2025-06-01"})
+		return err == nil && len(recs) == 1
+	})
+	recs, err = s.Usage(ctx, state.UsageQuery{From: "2025-06-01", To: "2025-06-01"})
+	if err != nil || len(recs) != 1 || recs[0].Counts["calls"] != 1 {
+		t.Fatalf("usage after a settlement answered late: %+v, %v; want 1 call", recs, err)
+	}
+	b, err := s.Balances(ctx, []string{c.ID}, now)
+	if err != nil || b[0].Used.Cost != 7 {
+		t.Fatalf("balance after a settlement answered late: %+v, %v; want 7 used", b, err)
+	}
+}
+
+// TestReservationAnsweredLateIsGivenBack: with fail_open, a reservation
+// whose answer came too late (Redis stalled, then ran the script) is
+// decided locally, and its settlement gives it back in Redis too: it was
+// held there until it lapsed, five minutes past the call's deadline,
+// refusing the budget's other calls meanwhile.
+func TestReservationAnsweredLateIsGivenBack(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	other := closedStore(t, cfg)
+	cfg.ReadTimeout = time.Second // not so short that a loaded machine looks like a stall
+	s := open(t, cfg, redisstore.Options{})
+	defer s.Close()
+	ctx := t.Context()
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	c := state.Counter{ID: "k:alice/day/2025-06-01", Max: state.Amount{Cost: 100}, Expires: now.Add(48 * time.Hour)}
+	reserve := func(id string) state.Reserved {
+		t.Helper()
+		r, err := s.Reserve(ctx, state.Reservation{ID: id, Counters: []state.Counter{c}, Amount: state.Amount{Cost: 60}, Now: now, Lapse: now.Add(time.Hour)})
+		if err != nil {
+			t.Fatalf("Reserve(%s): %v", id, err)
+		}
+		return r
+	}
+	// A first call loads the script into Redis and settles.
+	if r := reserve("first"); !r.Allowed {
+		t.Fatal("the first reservation refused")
+	}
+	if err := s.Settle(ctx, state.Settlement{ID: "first", Counters: []state.Counter{c}, Reserved: state.Amount{Cost: 60}, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Pause(t)
+	if r := reserve("late"); !r.Allowed {
+		t.Fatal("the reservation decided locally refused")
+	}
+	srv.Resume(t)
+	// The call ends; its settlement reaches Redis once it answers.
+	if err := s.Settle(ctx, state.Settlement{ID: "late", Counters: []state.Counter{c}, Reserved: state.Amount{Cost: 60}, Spent: state.Amount{Cost: 5}, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "the settlement in Redis", 30*time.Second, func() bool {
+		_, err := s.Usage(ctx, state.UsageQuery{From: "2025-06-01", To: "2025-06-01"}) // sends what is queued
+		b, berr := other.Balances(ctx, []string{c.ID}, now)
+		return err == nil && berr == nil && b[0].Used.Cost == 5
+	})
+	if b, err := other.Balances(ctx, []string{c.ID}, now); err != nil || b[0] != (state.Balance{Used: state.Amount{Cost: 5}}) {
+		t.Fatalf("the budget in Redis after the call answered late ended: %+v, %v; want 5 used, nothing held", b, err)
+	}
+}
+
+// TestRefusedReservationAnsweredLateIsGivenBack: with fail_closed, a
+// reservation whose answer came too late (Redis stalled, then ran the
+// script) is refused as unavailable, and given back in Redis once it
+// answers: no settlement follows a refused call, and it was held until it
+// lapsed, five minutes past the call's deadline, refusing the budget's
+// other calls meanwhile.
+func TestRefusedReservationAnsweredLateIsGivenBack(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := config(srv)
+	other := closedStore(t, cfg)
+	cfg.ReadTimeout = time.Second // not so short that a loaded machine looks like a stall
+	s := closedStore(t, cfg)
+	ctx := t.Context()
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	c := state.Counter{ID: "k:alice/day/2025-06-01", Max: state.Amount{Cost: 100}, Expires: now.Add(48 * time.Hour)}
+	reserve := func(id string) (state.Reserved, error) {
+		return s.Reserve(ctx, state.Reservation{ID: id, Counters: []state.Counter{c}, Amount: state.Amount{Cost: 60}, Now: now, Lapse: now.Add(time.Hour)})
+	}
+	// A first call loads the script into Redis and settles.
+	if r, err := reserve("first"); err != nil || !r.Allowed {
+		t.Fatalf("the first reservation: %+v, %v", r, err)
+	}
+	if err := s.Settle(ctx, state.Settlement{ID: "first", Counters: []state.Counter{c}, Reserved: state.Amount{Cost: 60}, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Pause(t)
+	if _, err := reserve("late"); !errors.Is(err, state.ErrUnavailable) {
+		t.Fatalf("a reservation Redis answers too late, with fail_closed: %v, want ErrUnavailable", err)
+	}
+	srv.Resume(t)
+	poll(t, "the late reservation given back in Redis", 30*time.Second, func() bool {
+		b, err := other.Balances(ctx, []string{c.ID}, now)
+		return err == nil && b[0] == state.Balance{}
+	})
+}
+
 // TestGovernanceOutageFailClosed: with Redis stopped and fail_closed, keys
 // and reservations are ErrUnavailable, even a key read before; the calls
 // admitted before the outage still settle once Redis is back.

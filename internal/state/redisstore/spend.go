@@ -22,6 +22,7 @@ import (
 //	{gov}:r:<counter>            sorted set: "<reservation> <cost> <tokens>" → lapse (ms)
 //	{gov}:u:<day>:<subject>      hash: counts by name
 //	{gov}:d:<day>                set: the day's subjects
+//	{gov}:s:<reservation>        string: the settlement ran (settleMarkTTL)
 //
 // Lapses and expiries are on the caller's clock (a reservation's lapse is
 // compared with the caller's now; expiries are set as a TTL, Expires −
@@ -35,10 +36,14 @@ import (
 // A replica that crashes loses what it had not flushed.
 //
 // While Redis is unreachable, with fail_open, reservations are made on
-// this replica's own counters (the local memory store), and every
-// settlement is queued and added to Redis when it answers again: local
-// reservations settle locally too, and reach Redis as spend without a
-// reservation. With fail_closed, Reserve and Balances fail
+// this replica's own counters (the local memory store), within what each
+// budget had left when Redis last answered a reservation on it (known:
+// its settled spend then), and every settlement is queued and added to
+// Redis when it answers again: local reservations settle locally too, and
+// reach Redis as spend (a reservation Redis took after all, its answer too
+// late, is given back there). (A later outage counts the local spend of an
+// earlier one twice, once in Redis's spend: stricter, never looser.) With
+// fail_closed, Reserve and Balances fail
 // state.ErrUnavailable; settlements are queued all the same (the calls
 // they end were admitted before the outage).
 
@@ -48,6 +53,15 @@ func (s *Store) usageKey(day, subject string) string {
 	return s.prefix + "{gov}:u:" + day + ":" + subject
 }
 func (s *Store) usageDayKey(day string) string { return s.prefix + "{gov}:d:" + day }
+func (s *Store) settledKey(id string) string   { return s.prefix + "{gov}:s:" + id }
+
+// settleMarkTTL is how long Redis remembers that a settlement ran, so that
+// one sent again runs once: a settlement whose answer came too late (a
+// Redis that stalled ran it after the read timed out) is queued and sent
+// again when Redis answers, seconds later, and would add its spend and
+// usage twice. About 100 bytes of Redis per call for this long: the
+// second send follows the first within seconds of Redis answering again.
+const settleMarkTTL = 2 * time.Minute
 
 var _ state.Spending = (*Store)(nil)
 
@@ -61,10 +75,22 @@ type spendQueue struct {
 	mu      sync.Mutex
 	pending []state.Settlement
 	local   map[string]struct{} // reservation IDs reserved on local counters
+	known   map[string]knownSpend
 	wake    chan struct{}
 	// flushMu lets one flush run at a time.
 	flushMu sync.Mutex
 }
+
+// knownSpend is a counter's settled spend as Redis last reported it, kept
+// until the counter expires (zero: never).
+type knownSpend struct {
+	used    state.Amount
+	expires time.Time
+}
+
+// maxKnown bounds the counters' known spend: past it the expired are
+// dropped, and all of them if that leaves more than half.
+const maxKnown = 100_000
 
 // Amounts are integers below 2^53 (nano-dollars: 9 million dollars), which
 // a Lua number holds exactly; incr writes them as integers (Lua would
@@ -104,12 +130,14 @@ end
 //	         member, ARGV[4] its cost, ARGV[5] its tokens
 //	ARGV[6…] per counter: max cost, max tokens (0: no cap), TTL (ms; 0: none)
 //
-// It returns {0} when reserved, {i, used cost, used tokens, reserved cost,
-// reserved tokens} of the first counter i (from 1) without room.
+// It returns {0, then the used cost and tokens of each counter} when
+// reserved, {i, used cost, used tokens, reserved cost, reserved tokens} of
+// the first counter i (from 1) without room.
 var reserveScript = redis.NewScript(purgeLua + `
 local now = tonumber(ARGV[1])
 local cost, tokens = tonumber(ARGV[4]), tonumber(ARGV[5])
 local n = #KEYS / 2
+local out = {0}
 for i = 1, n do
   local c, r = KEYS[2*i-1], KEYS[2*i]
   purge(c, r, now)
@@ -118,6 +146,8 @@ for i = 1, n do
   if (maxc > 0 and uc + rc + cost > maxc) or (maxt > 0 and ut + rt + tokens > maxt) then
     return {i, uc, ut, rc, rt}
   end
+  table.insert(out, uc)
+  table.insert(out, ut)
 end
 for i = 1, n do
   local c, r = KEYS[2*i-1], KEYS[2*i]
@@ -128,19 +158,26 @@ for i = 1, n do
   expire(c, ttl)
   expire(r, ttl)
 end
-return {0}
+return out
 `)
 
-// settleScript ends a reservation and writes the usage records.
+// settleScript ends a reservation and writes the usage records, once per
+// settlement: a settlement sent again finds its mark and does nothing.
 //
 //	KEYS     per counter: its hash, its reservations; then per usage
-//	         record: its hash, its day's set
+//	         record: its hash, its day's set; last, the settlement's mark
 //	ARGV[1]  the number of counters, ARGV[2] the reservation's member
 //	         ("" for none), ARGV[3] spent cost, ARGV[4] spent tokens,
-//	         ARGV[5] now (ms), ARGV[6] the usage records' TTL (ms; 0: none)
-//	ARGV[7…] per counter: TTL (ms); then per usage record: its subject,
+//	         ARGV[5] now (ms), ARGV[6] the usage records' TTL (ms; 0: none),
+//	         ARGV[7] the mark's TTL (ms)
+//	ARGV[8…] per counter: TTL (ms); then per usage record: its subject,
 //	         its number of counts, then name and value of each
+//
+// It returns 1 when it settled, 0 when the settlement had run already.
 var settleScript = redis.NewScript(purgeLua + `
+if not redis.call('SET', KEYS[#KEYS], '1', 'NX', 'PX', ARGV[7]) then
+  return 0
+end
 local n = tonumber(ARGV[1])
 local member = ARGV[2]
 local cost, tokens = tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -156,12 +193,12 @@ for i = 1, n do
   end
   incr(c, 'uc', cost)
   incr(c, 'ut', tokens)
-  local ttl = tonumber(ARGV[6+i])
+  local ttl = tonumber(ARGV[7+i])
   expire(c, ttl)
   expire(r, ttl)
 end
-local a = 7 + n
-for k = 2*n + 1, #KEYS, 2 do
+local a = 8 + n
+for k = 2*n + 1, #KEYS - 1, 2 do
   local u, d = KEYS[k], KEYS[k+1]
   local subject, m = ARGV[a], tonumber(ARGV[a+1])
   a = a + 2
@@ -225,40 +262,121 @@ func (s *Store) Reserve(ctx context.Context, r state.Reservation) (state.Reserve
 	if len(r.Counters) == 0 {
 		return state.Reserved{Allowed: true}, nil
 	}
+	sent := false // the script went to Redis, and may have run there
 	if s.up.Load() {
+		sent = true
 		args := []any{millis(r.Now), millis(r.Lapse), resvMember(r.ID, r.Amount), r.Amount.Cost, r.Amount.Tokens}
 		for _, c := range r.Counters {
 			args = append(args, c.Max.Cost, c.Max.Tokens, ttlMillis(c.Expires, r.Now))
 		}
 		res, err := reserveScript.Run(ctx, s.rdb, s.counterKeys(r.Counters), args...).Int64Slice()
-		if err == nil && (len(res) != 1 && len(res) != 5 || res[0] < 0 || res[0] > int64(len(r.Counters))) {
+		if err == nil && (len(res) == 0 || res[0] == 0 && len(res) != 1+2*len(r.Counters) ||
+			res[0] != 0 && len(res) != 5 || res[0] < 0 || res[0] > int64(len(r.Counters))) {
 			err = fmt.Errorf("reserve script returned %v", res)
 		}
 		if err == nil {
 			if res[0] == 0 {
+				used := make([]state.Amount, len(r.Counters))
+				for i := range used {
+					used[i] = state.Amount{Cost: res[1+2*i], Tokens: res[2+2*i]}
+				}
+				s.remember(r.Now, r.Counters, used, false)
 				return state.Reserved{Allowed: true}, nil
 			}
-			return state.Reserved{Refused: int(res[0] - 1), Balance: state.Balance{
-				Used: state.Amount{Cost: res[1], Tokens: res[2]}, Reserved: state.Amount{Cost: res[3], Tokens: res[4]},
-			}}, nil
+			i := int(res[0] - 1)
+			used := state.Amount{Cost: res[1], Tokens: res[2]}
+			s.remember(r.Now, r.Counters[i:i+1], []state.Amount{used}, false)
+			return state.Reserved{Refused: i, Balance: state.Balance{Used: used, Reserved: state.Amount{Cost: res[3], Tokens: res[4]}}}, nil
 		}
 		if err := s.failed(ctx, "reserve", err); err != nil {
-			return state.Reserved{}, err
+			return state.Reserved{}, err // the call ended: its caller gives it back
 		}
-		// The script may have run: its reservation then lapses in Redis.
+	}
+	// The script may have run after all, its answer too late. A call
+	// admitted here gives its reservation back in Redis as it settles; a
+	// refused one never settles, so it is given back now (once Redis
+	// answers), instead of being held there until it lapses.
+	giveBack := func() {
+		if sent {
+			s.queueSettlement(state.Settlement{ID: r.ID, Counters: r.Counters, Reserved: r.Amount, Now: r.Now})
+		}
 	}
 	if err := s.fallback(); err != nil {
+		giveBack()
 		return state.Reserved{}, err
 	}
-	res, err := s.local.Reserve(ctx, r)
-	if err == nil && res.Allowed {
-		q := &s.spend
-		q.mu.Lock()
-		if q.local == nil {
-			q.local = make(map[string]struct{})
+	res, err := s.reserveLocally(ctx, r)
+	if err != nil || !res.Allowed {
+		giveBack()
+		return res, err
+	}
+	q := &s.spend
+	q.mu.Lock()
+	if q.local == nil {
+		q.local = make(map[string]struct{})
+	}
+	q.local[r.ID] = struct{}{}
+	q.mu.Unlock()
+	return res, nil
+}
+
+// remember keeps the spend of counters, in order: what Redis reported, or
+// (add) what this replica's settlement just added to it.
+func (s *Store) remember(now time.Time, counters []state.Counter, used []state.Amount, add bool) {
+	q := &s.spend
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.known == nil {
+		q.known = make(map[string]knownSpend)
+	}
+	if len(q.known) >= maxKnown {
+		for id, k := range q.known {
+			if !k.expires.IsZero() && !now.Before(k.expires) {
+				delete(q.known, id)
+			}
 		}
-		q.local[r.ID] = struct{}{}
-		q.mu.Unlock()
+		if len(q.known) >= maxKnown/2 {
+			clear(q.known) // so many live budgets: start again, rather than sweep on every call
+		}
+	}
+	for i, c := range counters {
+		u := used[i]
+		if add {
+			u = u.Add(q.known[c.ID].used)
+		}
+		q.known[c.ID] = knownSpend{used: u, expires: c.Expires}
+	}
+}
+
+// reserveLocally decides r on this replica's own counters, each capped at
+// what its budget had left by the spend Redis last reported: a budget
+// spent before the outage stays spent.
+func (s *Store) reserveLocally(ctx context.Context, r state.Reservation) (state.Reserved, error) {
+	q := &s.spend
+	known := make([]state.Amount, len(r.Counters))
+	q.mu.Lock()
+	for i, c := range r.Counters {
+		known[i] = q.known[c.ID].used
+	}
+	q.mu.Unlock()
+	lr := r
+	lr.Counters = slices.Clone(r.Counters)
+	for i := range lr.Counters {
+		m := &lr.Counters[i].Max
+		if m.Cost > 0 {
+			m.Cost -= known[i].Cost
+		}
+		if m.Tokens > 0 {
+			m.Tokens -= known[i].Tokens
+		}
+		// A cap at 0 or below is no room at all (0 would be no cap).
+		if r.Counters[i].Max.Cost > 0 && m.Cost <= 0 || r.Counters[i].Max.Tokens > 0 && m.Tokens <= 0 {
+			return state.Reserved{Refused: i, Balance: state.Balance{Used: known[i]}}, nil
+		}
+	}
+	res, err := s.local.Reserve(ctx, lr)
+	if err == nil && !res.Allowed {
+		res.Balance.Used = res.Balance.Used.Add(known[res.Refused])
 	}
 	return res, err
 }
@@ -276,11 +394,14 @@ func (s *Store) Settle(ctx context.Context, st state.Settlement) error {
 	q.mu.Unlock()
 	if local {
 		// Reserved on this replica's counters during an outage: settled
-		// there, and its spend goes to Redis without the reservation.
+		// there, and its spend goes to Redis, with the reservation's
+		// member all the same: a reservation whose answer came too late
+		// (the script ran in Redis after the read timed out) is given back
+		// there too, instead of being held until it lapses. One that never
+		// reached Redis is not there to give back.
 		if err := s.local.Settle(ctx, state.Settlement{ID: st.ID, Counters: st.Counters, Reserved: st.Reserved, Spent: st.Spent, Now: st.Now}); err != nil {
 			return err
 		}
-		st.Reserved = state.Amount{}
 	}
 	if len(st.Counters) == 0 {
 		// A call under no budget only adds to the usage records: written
@@ -292,6 +413,11 @@ func (s *Store) Settle(ctx context.Context, st state.Settlement) error {
 	if s.up.Load() {
 		err := s.runSettle(ctx, st)
 		if err == nil {
+			spent := make([]state.Amount, len(st.Counters))
+			for i := range spent {
+				spent[i] = st.Spent
+			}
+			s.remember(st.Now, st.Counters, spent, true)
 			return nil
 		}
 		if err := s.failed(ctx, "settle", err); err != nil {
@@ -315,7 +441,7 @@ func (s *Store) settleArgs(st state.Settlement) ([]string, []any) {
 	if st.Reserved != (state.Amount{}) {
 		member = resvMember(st.ID, st.Reserved)
 	}
-	args := []any{len(st.Counters), member, st.Spent.Cost, st.Spent.Tokens, millis(st.Now), ttlMillis(st.UsageExpires, st.Now)}
+	args := []any{len(st.Counters), member, st.Spent.Cost, st.Spent.Tokens, millis(st.Now), ttlMillis(st.UsageExpires, st.Now), settleMarkTTL.Milliseconds()}
 	for _, c := range st.Counters {
 		args = append(args, ttlMillis(c.Expires, st.Now))
 	}
@@ -326,7 +452,7 @@ func (s *Store) settleArgs(st state.Settlement) ([]string, []any) {
 			args = append(args, name, n)
 		}
 	}
-	return keys, args
+	return append(keys, s.settledKey(st.ID)), args
 }
 
 // queueSettlement keeps st for the flusher, dropping the oldest past the
@@ -449,7 +575,7 @@ func (s *Store) Balances(ctx context.Context, counters []string, now time.Time) 
 }
 
 // Usage implements state.Spending: the days' subjects, then their
-// records, in two pipelined round trips.
+// records (up to q.Limit), in two pipelined round trips.
 func (s *Store) Usage(ctx context.Context, q state.UsageQuery) ([]state.UsageRecord, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -473,12 +599,16 @@ func (s *Store) Usage(ctx context.Context, q state.UsageQuery) ([]state.UsageRec
 	var out []state.UsageRecord
 	var cmds []*redis.MapStringStringCmd
 	pipe = s.rdb.Pipeline()
+days:
 	for i, d := range days {
 		subs := subjects[i].Val()
 		slices.Sort(subs)
 		for _, sub := range subs {
 			if len(q.Subjects) > 0 && !slices.Contains(q.Subjects, sub) {
 				continue
+			}
+			if q.Limit > 0 && len(out) == q.Limit {
+				break days
 			}
 			out = append(out, state.UsageRecord{Day: d, Subject: sub})
 			cmds = append(cmds, pipe.HGetAll(ctx, s.usageKey(d, sub)))

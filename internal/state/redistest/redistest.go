@@ -142,6 +142,35 @@ func (s *Server) Stop() {
 	}
 }
 
+// Pause stops the server's process (SIGSTOP) without closing anything, as
+// a Redis that stalls: what clients send meanwhile waits in its sockets,
+// and runs once Resume continues it, even for a client that gave up
+// waiting and closed its connection. Resume is also the test's cleanup.
+func (s *Server) Pause(t testing.TB) {
+	t.Helper()
+	s.signal(t, syscall.SIGSTOP)
+	t.Cleanup(func() { s.signal(t, syscall.SIGCONT) })
+}
+
+// Resume continues a paused server (SIGCONT).
+func (s *Server) Resume(t testing.TB) {
+	t.Helper()
+	s.signal(t, syscall.SIGCONT)
+}
+
+func (s *Server) signal(t testing.TB, sig syscall.Signal) {
+	t.Helper()
+	s.mu.Lock()
+	cmd := s.cmd
+	s.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("redistest: %v: %v", sig, err)
+	}
+}
+
 // Restart starts the server again on the same address, empty.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()

@@ -309,6 +309,10 @@ func testSpendUsageQuery(t *testing.T, s state.Spending) {
 		{"subjects", state.UsageQuery{From: "2025-01-01", To: "2025-01-02", Subjects: []string{"t:ops", "k:bob"}},
 			"2025-01-01 k:bob 1; 2025-01-01 t:ops 1; 2025-01-02 k:bob 2; 2025-01-02 t:ops 2; "},
 		{"no records", state.UsageQuery{From: "2024-12-01", To: "2024-12-31"}, ""},
+		{"the first records up to the limit", state.UsageQuery{From: "2025-01-01", To: "2025-02-28", Limit: 4},
+			"2025-01-01 k:alice 1; 2025-01-01 k:bob 1; 2025-01-01 t:ops 1; 2025-01-02 k:alice 2; "},
+		{"a limit past the records", state.UsageQuery{From: "2025-01-03", To: "2025-02-28", Subjects: []string{"t:ops"}, Limit: 3},
+			"2025-01-03 t:ops 3; 2025-02-01 t:ops 4; "},
 	}
 	for _, tc := range tests {
 		if got := query(tc.q); got != tc.want {
