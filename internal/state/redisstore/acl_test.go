@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/state/redisstore"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
+	"github.com/llmrelay/llmrelay/internal/state/statetest"
 )
 
 // aclRules are the least privileges of llmrelay's Redis user, as
@@ -26,7 +28,9 @@ var aclRules = []any{"~llmrelay:*", "resetchannels", "&llmrelay:*", "+@connectio
 	// the replicas' presence, which tells a crashed writer of a log
 	"+ssubscribe", "+pubsub|shardnumsub",
 	// the server's run_id, which tells a restart
-	"+info"}
+	"+info",
+	// stored keys, budgets and usage (the admin API)
+	"+hincrby", "+sadd", "+smembers", "+zrangebyscore", "+zrangebylex"}
 
 // TestLeastPrivilegeACLUser runs every operation (admission, leases,
 // renewal, release flushing, counting, retry budgets and their
@@ -146,4 +150,32 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestLeastPrivilegeACLUserGovernance runs the stored keys' and the
+// budgets' conformance suites (create, list, revoke; reserve, settle,
+// usage) as the documented least-privilege ACL user: a command they need
+// that the rules leave out fails them (NOPERM).
+func TestLeastPrivilegeACLUserGovernance(t *testing.T) {
+	srv := redistest.Start(t)
+	args := append([]any{"ACL", "SETUSER", "llmrelay", "on", ">s3cret"}, aclRules...)
+	if err := srv.Client(t).Do(context.Background(), args...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	store := func(t *testing.T) *redisstore.Store {
+		cfg := config(srv)
+		n++
+		cfg.KeyPrefix = fmt.Sprintf("llmrelay:%d:", n)
+		cfg.Username, cfg.PasswordEnv = "llmrelay", "TEST_REDIS_PASSWORD"
+		s := open(t, cfg, redisstore.Options{FailClosed: true, Getenv: func(string) string { return "s3cret" }})
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	t.Run("keys", func(t *testing.T) {
+		statetest.RunKeyStore(t, func(t *testing.T) state.KeyStore { return store(t) })
+	})
+	t.Run("spending", func(t *testing.T) {
+		statetest.RunSpending(t, func(t *testing.T) state.Spending { return store(t) })
+	})
 }
