@@ -1062,7 +1062,10 @@ type GetUsageRequest struct {
 	// The first day, "YYYY-MM-DD" (UTC); empty: today.
 	StartDay string `protobuf:"bytes,1,opt,name=start_day,json=startDay,proto3" json:"start_day,omitempty"`
 	// The last day, included, "YYYY-MM-DD" (UTC); empty: start_day. At most
-	// 366 days after start_day.
+	// 365 days after start_day (366 days at once); a range whose records
+	// would not fit one answer within gRPC's default 4 MiB receive limit
+	// (more than 50,000 records) is INVALID_ARGUMENT too: ask for fewer
+	// days, or for one key or team.
 	EndDay string `protobuf:"bytes,2,opt,name=end_day,json=endDay,proto3" json:"end_day,omitempty"`
 	// Only this key's records. With `key` or `team` set, the response holds
 	// the records they name and no others; with neither, every record.

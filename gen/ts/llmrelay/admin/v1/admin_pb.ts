@@ -569,7 +569,10 @@ export type GetUsageRequest = Message<"llmrelay.admin.v1.GetUsageRequest"> & {
 
   /**
    * The last day, included, "YYYY-MM-DD" (UTC); empty: start_day. At most
-   * 366 days after start_day.
+   * 365 days after start_day (366 days at once); a range whose records
+   * would not fit one answer within gRPC's default 4 MiB receive limit
+   * (more than 50,000 records) is INVALID_ARGUMENT too: ask for fewer
+   * days, or for one key or team.
    *
    * @generated from field: string end_day = 2;
    */
