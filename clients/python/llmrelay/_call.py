@@ -279,6 +279,12 @@ class StreamBase:
         has not started yet or is about to pick a dropped call up again."""
         self._end("the call was cancelled")
 
+    def close(self) -> None:
+        """Ends the call (cancel()) unless its final event came: what
+        leaving a ``with`` block does."""
+        if not self._state.final:
+            self.cancel()
+
     def _end(self, why: str) -> None:
         self._cancelled = self._cancelled or why
         if self._rpc is not None:

@@ -166,7 +166,12 @@ class Client:
 
 class GenerateStream(StreamBase):
     """The events of one Generate call, to iterate once. It ends after the
-    final event; a failed call raises LLMRelayError. Not thread-safe."""
+    final event; a failed call raises LLMRelayError. Not thread-safe.
+
+    A context manager: leaving the ``with`` block ends the call (cancel())
+    if it has not ended, so that a loop left early with ``break`` does not
+    leave the provider generating to the end. (Leaving a ``for`` loop alone
+    does not end it: the stream is still there to be read.)"""
 
     def __init__(
         self,
@@ -184,6 +189,12 @@ class GenerateStream(StreamBase):
         if self._iter is None:
             self._iter = self._run()
         return self._iter
+
+    def __enter__(self) -> "GenerateStream":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def __next__(self) -> llmrelay_pb2.GenerateEvent:
         return next(iter(self))

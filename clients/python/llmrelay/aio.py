@@ -123,7 +123,8 @@ class Client:
 
 class GenerateStream(StreamBase):
     """The events of one Generate call, to iterate once with ``async for``:
-    llmrelay.GenerateStream's behaviour, on asyncio."""
+    llmrelay.GenerateStream's behaviour, on asyncio; ``async with`` ends
+    the call when the block is left, if it has not ended."""
 
     def __init__(
         self,
@@ -141,6 +142,12 @@ class GenerateStream(StreamBase):
         if self._iter is None:
             self._iter = self._run()
         return self._iter
+
+    async def __aenter__(self) -> "GenerateStream":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
 
     async def _run(self) -> AsyncIterator[llmrelay_pb2.GenerateEvent]:
         st = self._state

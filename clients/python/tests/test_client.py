@@ -79,6 +79,7 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
         self.lock = threading.Lock()
         self.calls = {}
         self.headers_seen = threading.Event()
+        self.talking_gone = threading.Event()  # a fake/talking call's client went away
 
     def seen(self, request):
         with self.lock:
@@ -113,6 +114,8 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             gone = threading.Event()
             context.add_callback(gone.set)
             gone.wait(30)
+            if gone.is_set():
+                self.talking_gone.set()
         elif request.model == "fake/down-after-two":  # resumable, dropped after two words; its Resume finds the server down
             context.send_initial_metadata([("llmrelay-resumable", "true")])
             yield from list(_reply("two words and more"))[:2]
@@ -261,6 +264,32 @@ class ClientTest(unittest.TestCase):
             asyncio.run(run())
         self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
         self.assertNotIn("fake/unavailable-once", self.fake.calls)
+
+    def test_leaving_the_with_block_early_ends_the_call(self):
+        # break leaves the stream to be read: the call runs on at the
+        # server (and the provider with it) until the block is left.
+        with self.relay.generate(**_ask("fake/talking", resumable=False)) as stream:
+            for ev in stream:
+                if ev.delta.text == "words":
+                    break
+            self.assertFalse(self.fake.talking_gone.wait(0.2), "the call ended before the block was left")
+        self.assertTrue(self.fake.talking_gone.wait(30), "the call ran on after the with block")
+        with self.assertRaises(LLMRelayError) as cm:
+            next(iter(stream))
+        self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
+
+    def test_aio_leaving_the_with_block_early_ends_the_call(self):
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                async with relay.generate(**_ask("fake/talking", resumable=False)) as stream:
+                    async for ev in stream:
+                        if ev.delta.text == "words":
+                            break
+                # the client still open: the stream's block ended the call
+                gone = await asyncio.get_running_loop().run_in_executor(None, self.fake.talking_gone.wait, 30)
+                self.assertTrue(gone, "the call ran on after the async with block")
+
+        asyncio.run(run())
 
     def test_close_ends_a_resumable_call_in_progress(self):
         relay = llmrelay.Client(self.addr, insecure=True)
