@@ -145,9 +145,22 @@ func (w Window) Adjective() string {
 // NanosPerUSD converts dollars to the nano-dollars amounts are counted in.
 const NanosPerUSD = 1e9
 
+// MaxNanos is the most an amount of nano-dollars may be: below 2^53, so
+// that the redis store's scripts (Lua numbers) hold it exactly; about 9
+// million dollars.
+const MaxNanos = 1<<53 - 1
+
 // Nanos returns usd in nano-dollars, rounded to the nearest (so that
-// 0.01 is exactly 10,000,000).
-func Nanos(usd float64) int64 { return int64(math.Round(usd * NanosPerUSD)) }
+// 0.01 is exactly 10,000,000), at most MaxNanos: a cost past it (a huge
+// reply at a high price) counts as MaxNanos rather than wrapping around
+// to a negative amount that would credit the budgets.
+func Nanos(usd float64) int64 {
+	n := math.Round(usd * NanosPerUSD)
+	if n >= MaxNanos {
+		return MaxNanos
+	}
+	return int64(n)
+}
 
 // USD returns nano-dollars in dollars.
 func USD(nanos int64) float64 { return float64(nanos) / NanosPerUSD }

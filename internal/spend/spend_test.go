@@ -386,3 +386,15 @@ func TestCancelledWhileReservingHoldsNothing(t *testing.T) {
 		t.Fatalf("the next call: %v; want it admitted", err)
 	}
 }
+
+// TestNanosStaysWithinWhatCountersHold: a cost past what the counters hold
+// (a huge reply at a high price) counts as the most they hold; converted
+// as it was, it wrapped around to a negative amount that credited the
+// budgets it was settled to.
+func TestNanosStaysWithinWhatCountersHold(t *testing.T) {
+	for usd, want := range map[float64]int64{0.01: 10_000_000, 1e6: 1e15, 1e7: spend.MaxNanos, 1e300: spend.MaxNanos} {
+		if got := spend.Nanos(usd); got != want {
+			t.Errorf("Nanos(%g) = %d, want %d", usd, got, want)
+		}
+	}
+}

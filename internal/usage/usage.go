@@ -115,6 +115,11 @@ func NewPrices(models map[string]Price) (*Prices, error) {
 	return p, nil
 }
 
+// MaxPrice is the most a price may be (a million dollars a million
+// tokens, hundreds of times any model's): costs stay far from what the
+// budgets' counters hold, and an absurd price is a typo, not a price.
+const MaxPrice = 1_000_000
+
 // Check says what is wrong with one model's price list, or returns nil.
 func Check(pr Price) error {
 	for _, name := range slices.Sorted(maps.Keys(pr)) {
@@ -123,6 +128,9 @@ func Check(pr Price) error {
 		}
 		if pr[name] < 0 {
 			return fmt.Errorf("%s: the price must not be negative", name)
+		}
+		if pr[name] > MaxPrice {
+			return fmt.Errorf("%s: %g is over the most a million tokens may cost, %d", name, pr[name], MaxPrice)
 		}
 	}
 	for _, need := range []string{Input, Output} {

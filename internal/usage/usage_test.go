@@ -85,6 +85,8 @@ func TestCheck(t *testing.T) {
 		{"input and output", Price{Input: 1, Output: 2}, ""},
 		{"unknown kind", Price{Input: 1, Output: 2, "thinking": 3}, `unknown kind of token "thinking"; known: input, output, reasoning, cached_input, cache_creation_input`},
 		{"negative", Price{Input: -1, Output: 2}, "input: the price must not be negative"},
+		{"absurd", Price{Input: 1, Output: 1e300}, "output: 1e+300 is over the most a million tokens may cost, 1000000"},
+		{"the most", Price{Input: 1, Output: MaxPrice}, ""},
 		{"output missing", Price{Input: 1}, "output: required"},
 	}
 	for _, tt := range tests {
