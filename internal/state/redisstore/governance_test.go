@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"errors"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -387,4 +388,30 @@ func TestUsageOnlySettlementsOffThePath(t *testing.T) {
 		t.Fatalf("the settling replica reads %d calls, want 1000 at once", got)
 	}
 	poll(t, "the other replica reading the thousand calls", 30*time.Second, func() bool { return calls(b) == 1000 })
+}
+
+// TestClosingDuringAnOutageSaysWhatIsLost: a replica that stops while
+// Redis is unreachable cannot send the settlements it queued: it says so,
+// with how many, instead of dropping them without a word.
+func TestClosingDuringAnOutageSaysWhatIsLost(t *testing.T) {
+	srv := redistest.Start(t)
+	var logs lockedBuffer
+	s := open(t, config(srv), redisstore.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	srv.Stop()
+	poll(t, "the store noticed the outage", 30*time.Second, func() bool {
+		_, err := s.KeyByHash(t.Context(), strings.Repeat("b", 64))
+		return errors.Is(err, state.ErrUnavailable)
+	})
+	for _, id := range []string{"one", "two"} {
+		if err := s.Settle(t.Context(), state.Settlement{ID: id, Counters: []state.Counter{{ID: "k:alice/total"}}, Spent: state.Amount{Cost: 1}, Now: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "settled meanwhile are lost") || !strings.Contains(logs.String(), "settlements=2") {
+		t.Fatalf("the log of a store closed with two settlements unsent:\n%s", logs.String())
+	}
 }

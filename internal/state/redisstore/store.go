@@ -790,6 +790,16 @@ func (s *Store) Close() error {
 	s.wg.Wait()
 	s.closeLogs()
 	s.flushSettlements() // spend settled during an outage, if Redis is back
+	s.spend.mu.Lock()
+	lost := len(s.spend.pending)
+	s.spend.mu.Unlock()
+	if lost > 0 {
+		s.condMu.Lock()
+		cause := s.lastErr
+		s.condMu.Unlock()
+		s.log.Warn("closing while Redis is unreachable: the spend and usage of calls settled meanwhile are lost (budgets and GetUsage will not count them)",
+			"settlements", lost, "error", cause)
+	}
 	s.mu.Lock()
 	pipe := s.rdb.Pipeline()
 	n := 0
