@@ -121,7 +121,7 @@ func (h *Host) call(ctx context.Context, t *Tool, arguments string, progress fun
 		if !errors.As(err, &te) {
 			te = &tryError{outcome: OutcomeTransport, err: err}
 		}
-		h.log.Debug("server tool call failed", "tool", t.Name, "try", n, "outcome", te.outcome, "error", te.err)
+		h.log.Debug("server tool call failed", "tool", t.Name, "try", n, "outcome", te.outcome, "error", c.loggable(te.err))
 		switch te.outcome {
 		case OutcomeRefused:
 			return h.errorResult(te.outcome, n, "the MCP server refused the call: %s", te.message()), nil
