@@ -41,6 +41,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
 // Options configure the doors.
@@ -274,6 +275,9 @@ func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
 	newExchange(w, f, replyInfo{requestID: info.RequestID()}, false).fail(fail)
 }
 
+// maxCauseBytes bounds the error.cause of a "finished call" line.
+const maxCauseBytes = 4 << 10
+
 // log writes a call's "finished call" line: the call record's fields (as
 // the gRPC door's line has them: request id, key, model, route, attempts,
 // metadata, annotations, usage, turns and server tool calls), the interface, the HTTP status and, for
@@ -337,7 +341,9 @@ func (d *door) log(ctx context.Context, r *http.Request, f format, start time.Ti
 		attrs = append(attrs, slog.String("reason", fail.reason), slog.String("error", fail.message))
 	}
 	if err != nil {
-		attrs = append(attrs, slog.String("error.cause", err.Error()))
+		// The cause may quote the request (a field path with a metadata
+		// key): bounded, as the gRPC door's grpc.error is.
+		attrs = append(attrs, slog.String("error.cause", provider.CleanText(err.Error(), maxCauseBytes)))
 	}
 	attrs = append(attrs, slog.Float64("time_ms", float64(time.Since(start).Microseconds())/1000))
 	d.o.Logger.LogAttrs(ctx, lvl, "finished call", attrs...)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -260,5 +261,39 @@ func TestDoorsDecideNothing(t *testing.T) {
 	}
 	if !found["openai"] || !found["anthropic"] {
 		t.Errorf("%s interfaces %v, want openai and anthropic", metrics.NameCalls, found)
+	}
+}
+
+// TestAWrongMemberIsNotEchoedWhole: a request member the door does not
+// know, or one deep inside that it cannot read, is named in the error and
+// in the call's log line, but not whole: a 300 KB member name made a
+// 600 KB error (its message and param) and a 300 KB log line, per call.
+// The name's start stays, so the caller still sees which member it was,
+// with its control characters (the name is JSON) made spaces.
+func TestAWrongMemberIsNotEchoedWhole(t *testing.T) {
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, nil, server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	base := in.HTTP(t)
+	long := "unknown\\nmember" + strings.Repeat("x", 300_000)
+	for _, c := range []struct{ path, body string }{
+		{"/v1/chat/completions", `{"model":"mock/echo","messages":[{"role":"user","content":"hi"}],"` + long + `":1}`},
+		{"/v1/messages", `{"model":"mock/echo","max_tokens":9,"messages":[{"role":"user","content":"hi"}],"` + long + `":1}`},
+		{"/v1/chat/completions", `{"model":"mock/echo","messages":[{"role":"user","content":"hi"}],"llmrelay":{"` + long + `":1}}`},
+		{"/v1/chat/completions", `{"model":"mock/echo","messages":[{"role":"user","content":"hi"}],"metadata":{"` + long + `":"v"}}`},
+	} {
+		r := call(t, base, request{path: c.path, body: c.body})
+		if r.status != 400 || len(r.body) > 4<<10 {
+			t.Errorf("%s: %d, %d bytes, want 400 within 4 KiB: %.300s", c.path, r.status, len(r.body), r.body)
+			continue
+		}
+		msg, _ := path(r.json(t), "error.message").(string)
+		if !strings.Contains(msg, "member") || strings.Contains(msg, "\n") {
+			t.Errorf("%s: message %.300q, want it to name the member's start, without its newline", c.path, msg)
+		}
+	}
+	for line := range strings.SplitSeq(logs.String(), "\n") {
+		if len(line) > 8<<10 {
+			t.Errorf("a log line of %d bytes: %.300s", len(line), line)
+		}
 	}
 }
