@@ -364,3 +364,42 @@ func TestUpstreamErrorsEchoingCredentialsAreRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestInStreamErrorsEchoingCredentialsAreRedacted: the same for an error
+// the provider sends inside its event stream, after a 200.
+func TestInStreamErrorsEchoingCredentialsAreRedacted(t *testing.T) {
+	events := map[string]string{
+		"openai":    "data: {\"error\": {\"message\": %q, \"type\": \"invalid_request_error\"}}\n\n",
+		"anthropic": "event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"invalid_request_error\", \"message\": %q}}\n\n",
+	}
+	for _, k := range kinds[:2] {
+		t.Run(k.kind, func(t *testing.T) {
+			up := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+				msg := "Incorrect credentials provided: " + r.Header.Get(k.keyHeader) +
+					" with X-Tenant-Token " + r.Header.Get("X-Tenant-Token")
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, fmt.Sprintf(events[k.kind], msg))
+			})
+			var logs servertest.LockedBuffer
+			logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			cfg := config.Default()
+			cfg.Providers = []provider.Config{outboundProvider(t, k.kind, up.URL)}
+			in := servertest.Start(t, cfg, server.WithLogger(logger))
+
+			_, err := servertest.Collect(t.Context(), in.Client, outboundRequest(k.model))
+			st := status.Convert(err)
+			if st.Code() == codes.OK {
+				t.Fatal("the call succeeded, want the provider's error")
+			}
+			wire, _ := proto.Marshal(st.Proto())
+			for _, secret := range []string{upstreamKey, configuredValue} {
+				if bytes.Contains(wire, []byte(secret)) {
+					t.Errorf("the client's status carries %q: %q", secret, st.Message())
+				}
+				if strings.Contains(logs.String(), secret) {
+					t.Errorf("the log carries %q:\n%s", secret, logs.String())
+				}
+			}
+		})
+	}
+}

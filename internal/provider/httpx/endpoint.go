@@ -130,7 +130,11 @@ func (e *Endpoint) Stream(ctx context.Context, c Call) (provider.Stream, error) 
 			pe.Message, pe.Type, pe.Code = e.redact(pe.Message), e.redact(pe.Type), e.redact(pe.Code)
 		}
 	}
-	s, err := open(ctx, e.client, request{url: c.URL, header: h, body: c.Body.Body, timeout: e.timeout, extra: e.extra, activity: c.Activity}, c.Decoder, parse)
+	req := request{url: c.URL, header: h, body: c.Body.Body, timeout: e.timeout, extra: e.extra, activity: c.Activity}
+	if len(e.secrets) > 0 {
+		req.redact = e.redactError
+	}
+	s, err := open(ctx, e.client, req, c.Decoder, parse)
 	if err != nil {
 		if pe := (*provider.Error)(nil); errors.As(err, &pe) {
 			pe.Raw = e.redact(pe.Raw)
@@ -144,6 +148,16 @@ func (e *Endpoint) Stream(ctx context.Context, c Call) (provider.Stream, error) 
 // value is taken for a credential (see redact): shorter ones ("Bearer",
 // a version) are no secret, and replacing them would garble messages.
 const minSecretLen = 8
+
+// redactError redacts (see redact) what an error the provider sent
+// quotes: its message, type, code and raw event.
+func (e *Endpoint) redactError(pe *provider.Error) {
+	for _, f := range []*string{&pe.Message, &pe.Type, &pe.Code, &pe.Raw} {
+		if r := e.redact(*f); r != *f {
+			*f = r
+		}
+	}
+}
 
 // redact returns s with every credential the endpoint sends (its key, the
 // words of the configuration's header values) replaced by "[redacted]". An

@@ -43,6 +43,9 @@ type request struct {
 	timeout  time.Duration
 	extra    string
 	activity *provider.Activity
+	// redact, when not nil, takes the credentials the request carries out
+	// of an error the provider sent inside its stream.
+	redact func(*provider.Error)
 }
 
 // open sends req with client and, once a 2xx response's headers arrive,
@@ -111,7 +114,7 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 		body = &activityReader{r: resp.Body, act: req.activity}
 	}
 	s := newStream(ctx, resp.Body, body, req.extra, dec)
-	s.attempt, s.release = attempt, release
+	s.attempt, s.release, s.redact = attempt, release, req.redact
 	return s, nil
 }
 
@@ -230,6 +233,7 @@ type Stream struct {
 	body    io.ReadCloser
 	r       *Reader
 	dec     Decoder
+	redact  func(*provider.Error)
 	events  []provider.Event
 	next    int
 	err     error
@@ -358,6 +362,9 @@ func (s *Stream) read() {
 		switch {
 		case derr != nil:
 			s.err = decodeError(ev, derr)
+			if pe := (*provider.Error)(nil); s.redact != nil && errors.As(s.err, &pe) {
+				s.redact(pe)
+			}
 		case done:
 			s.err = io.EOF
 			s.terminated = true
