@@ -111,6 +111,18 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 	ctx, info := callinfo.NewContext(r.Context())
 	info.SetInterface(f.name())
 	reply := replyInfo{requestID: info.RequestID(), created: d.o.Now().Unix()}
+	// The caller is authenticated before its body is read: one without a
+	// valid key learns nothing of what the body should be, costs no read
+	// or decoding, and is logged with its address's failures only.
+	eng := d.o.Engine()
+	cl := caller(r, llmrelayv1.LLMService_Generate_FullMethodName)
+	actx, err := eng.Admission().Auth.Authenticate(ctx, cl)
+	if err != nil {
+		fail := failureOf(err, nil)
+		newExchange(w, f, reply, false).fail(fail)
+		d.log(ctx, r, f, start, fail.status, &fail, err)
+		return
+	}
 	body, fail := d.readBody(w, r)
 	var t *translated
 	if fail == nil {
@@ -127,8 +139,7 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 	}
 	reply.model, reply.includeUsage, reply.extension = t.req.GetModel(), t.includeUsage, t.stream && optIn
 	x := newExchange(w, f, reply, t.stream)
-	eng := d.o.Engine()
-	actx, release, err := eng.Admission().Admit(ctx, caller(r, llmrelayv1.LLMService_Generate_FullMethodName), t.req)
+	actx, release, err := eng.Admission().AdmitAuthenticated(actx, cl, t.req)
 	if err == nil {
 		if t.stream && mayRunServerTools(actx, t.req) {
 			x.tools = &toolTurns{}

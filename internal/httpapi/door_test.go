@@ -297,3 +297,37 @@ func TestAWrongMemberIsNotEchoedWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthenticationComesBeforeTheBody: a caller without a valid key is
+// refused before its body is read: it learns nothing of what the body
+// should be, and a flood of such requests writes the failed-authentication
+// line of its address, not one "finished call" line per request (a body
+// that did not decode was answered 400 and logged, whatever the key).
+func TestAuthenticationComesBeforeTheBody(t *testing.T) {
+	cfg, err := config.Parse(fmt.Appendf(nil, doorsConfig, auth.HashKey("sk-full"), auth.HashKey("sk-echo"), auth.HashKey("sk-slow")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, cfg, server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	base := in.HTTP(t)
+	for i := range 10 {
+		for _, c := range []struct{ path, key, body string }{
+			{"/v1/chat/completions", "", `not json`},
+			{"/v1/messages", "sk-wrong", `{"model":"mock/echo","unknown":1}`},
+			{"/v1/chat/completions", "sk-wrong", `{"model":"Not A Model","messages":[]}`},
+		} {
+			r := call(t, base, request{path: c.path, key: c.key, body: c.body})
+			if r.status != 401 {
+				t.Fatalf("request %d to %s without a valid key: %d %s, want 401", i, c.path, r.status, r.body)
+			}
+		}
+	}
+	if n := strings.Count(logs.String(), `msg="finished call"`); n > 0 {
+		t.Errorf("%d finished call lines for refused callers:\n%s", n, logs.String())
+	}
+	// With the key, the same body is the client's to fix.
+	if r := call(t, base, request{path: "/v1/chat/completions", key: "sk-full", body: `not json`}); r.status != 400 {
+		t.Errorf("with the key: %d %s, want 400", r.status, r.body)
+	}
+}
