@@ -792,3 +792,29 @@ func TestTheURLsQueryStaysOutOfTheLog(t *testing.T) {
 		t.Fatalf("the log, want the server's address without its query:\n%s", s)
 	}
 }
+
+// TestResultsQuotingTheServersCredentialsAreRedacted: an MCP server that
+// quotes the credentials llmrelay sends it (its headers_env values) in a
+// result or an error does not hand them to the model and the client,
+// which see every tool result.
+func TestResultsQuotingTheServersCredentialsAreRedacted(t *testing.T) {
+	const secret = "mcp-header-secret-7a1b"
+	results := map[string]string{
+		"leak": `{"content": [{"type": "text", "text": "bad token: Bearer ` + secret + `"}], "isError": true}`,
+	}
+	raw := mcptest.NewRawServer(t, `[{"name": "leak", "inputSchema": {"type": "object"}}]`, mcptest.Results(results))
+	h := NewHost(Options{ReconnectMin: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
+	t.Cleanup(h.Close)
+	p, err := Prepare(config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}, Timeout: wide,
+		HeadersEnv: map[string]string{"Authorization": "RAW_AUTH"}}), Scopes{Open: true},
+		func(string) string { return "Bearer " + secret })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Apply(p)
+	waitAvailable(t, h, "raw")
+	res, err := h.Call(context.Background(), tool(t, h, "", "raw/leak"), `{}`, nil)
+	if err != nil || strings.Contains(res.Content, secret) || !strings.Contains(res.Content, "bad token") {
+		t.Fatalf("res = %+v, %v; want the result without the credential", res, err)
+	}
+}
