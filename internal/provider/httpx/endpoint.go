@@ -2,7 +2,6 @@ package httpx
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -43,10 +42,12 @@ type Endpoint struct {
 	// secrets are what an upstream's error must not carry onward (see
 	// redact): the key and the words of the configuration's header values.
 	secrets []Secret
-	timeout time.Duration
-	client  *http.Client
-	auth    func(h http.Header, key string)
-	extra   string
+	// redactFn is redact, for the requests; nil without secrets.
+	redactFn func(string) string
+	timeout  time.Duration
+	client   *http.Client
+	auth     func(h http.Header, key string)
+	extra    string
 }
 
 // NewEndpoint reads a provider's configuration: the base URL (validated),
@@ -89,6 +90,9 @@ func NewEndpoint(cfg provider.Config, o EndpointOptions) (*Endpoint, error) {
 			}
 		}
 	}
+	if len(ep.secrets) > 0 {
+		ep.redactFn = ep.redact
+	}
 	release(ep, client)
 	return ep, nil
 }
@@ -123,22 +127,8 @@ func (e *Endpoint) Stream(ctx context.Context, c Call) (provider.Stream, error) 
 	if !e.key.IsZero() && e.auth != nil {
 		e.auth(h, e.key.Reveal())
 	}
-	parse := c.Parse
-	if parse != nil && len(e.secrets) > 0 {
-		parse = func(body []byte, pe *provider.Error) {
-			c.Parse(body, pe)
-			pe.Message, pe.Type, pe.Code = e.redact(pe.Message), e.redact(pe.Type), e.redact(pe.Code)
-		}
-	}
-	req := request{url: c.URL, header: h, body: c.Body.Body, timeout: e.timeout, extra: e.extra, activity: c.Activity}
-	if len(e.secrets) > 0 {
-		req.redact = e.redactError
-	}
-	s, err := open(ctx, e.client, req, c.Decoder, parse)
+	s, err := open(ctx, e.client, request{url: c.URL, header: h, body: c.Body.Body, timeout: e.timeout, extra: e.extra, activity: c.Activity, redact: e.redactFn}, c.Decoder, c.Parse)
 	if err != nil {
-		if pe := (*provider.Error)(nil); errors.As(err, &pe) {
-			pe.Raw = e.redact(pe.Raw)
-		}
 		return nil, err
 	}
 	return s, nil
@@ -148,16 +138,6 @@ func (e *Endpoint) Stream(ctx context.Context, c Call) (provider.Stream, error) 
 // value is taken for a credential (see redact): shorter ones ("Bearer",
 // a version) are no secret, and replacing them would garble messages.
 const minSecretLen = 8
-
-// redactError redacts (see redact) what an error the provider sent
-// quotes: its message, type, code and raw event.
-func (e *Endpoint) redactError(pe *provider.Error) {
-	for _, f := range []*string{&pe.Message, &pe.Type, &pe.Code, &pe.Raw} {
-		if r := e.redact(*f); r != *f {
-			*f = r
-		}
-	}
-}
 
 // redact returns s with every credential the endpoint sends (its key, the
 // words of the configuration's header values) replaced by "[redacted]". An
