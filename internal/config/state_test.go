@@ -92,3 +92,20 @@ func TestStateProblemsNameTheirLine(t *testing.T) {
 		t.Fatalf("Load: %v, want the problem on line 5", err)
 	}
 }
+
+// TestARedisURLIsNotQuoted: a Redis URL pasted as the address (as
+// REDIS_URL is written, its password in it) is refused without quoting
+// it: the start-up error goes to the log of a crash-looping pod.
+func TestARedisURLIsNotQuoted(t *testing.T) {
+	const secret = "redis-url-password-9e3f"
+	for _, y := range []string{
+		"state: {store: redis, redis: {address: \"redis://default:" + secret + "@10.0.0.5:6379/0\"}}\n",
+		"state: {store: redis, redis: {mode: cluster, addresses: [\"10.0.0.5:7000\", \"rediss://:" + secret + "@10.0.0.6:7000\"]}}\n",
+		"state: {store: redis, redis: {address: \":" + secret + "@10.0.0.5:6379\"}}\n",
+	} {
+		_, err := Parse([]byte(y))
+		if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "password_env") {
+			t.Errorf("Parse: %v, want an error pointing at password_env, without the value", err)
+		}
+	}
+}

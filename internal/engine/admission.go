@@ -144,6 +144,25 @@ var Order = []string{"auth", "key_limits", "deadline", "request_size", "validate
 // ctx must carry a call record (callinfo.NewContext). An error is the
 // *apierr.Error of the step that refused the call, with nothing held.
 func (a *Admission) Admit(ctx context.Context, c Caller, req proto.Message) (context.Context, func(), error) {
+	callinfo.From(ctx).RecordRequest(requestModelOf(req), requestIDOf(req))
+	ctx, err := a.Auth.Authenticate(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a.admitAuthenticated(ctx, c, req)
+}
+
+// AdmitAuthenticated is Admit for a caller that a door authenticated
+// first, with Auth.Authenticate (whose context ctx is), before it read the
+// request: the HTTP door, so that a caller without a valid key is refused
+// before its body is read and decoded, and learns nothing of it.
+func (a *Admission) AdmitAuthenticated(ctx context.Context, c Caller, req proto.Message) (context.Context, func(), error) {
+	callinfo.From(ctx).RecordRequest(requestModelOf(req), requestIDOf(req))
+	return a.admitAuthenticated(ctx, c, req)
+}
+
+// admitAuthenticated runs the steps of Admit that follow authentication.
+func (a *Admission) admitAuthenticated(ctx context.Context, c Caller, req proto.Message) (context.Context, func(), error) {
 	var releases []func()
 	release := func() {
 		for i := len(releases) - 1; i >= 0; i-- {
@@ -153,11 +172,6 @@ func (a *Admission) Admit(ctx context.Context, c Caller, req proto.Message) (con
 	fail := func(err error) (context.Context, func(), error) {
 		release()
 		return nil, nil, err
-	}
-	callinfo.From(ctx).RecordRequest(requestModelOf(req), requestIDOf(req))
-	ctx, err := a.Auth.Authenticate(ctx, c)
-	if err != nil {
-		return fail(err)
 	}
 	r, err := a.Limits.Admit(ctx, c.Method)
 	if err != nil {

@@ -41,6 +41,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
 // Options configure the doors.
@@ -110,6 +111,18 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 	ctx, info := callinfo.NewContext(r.Context())
 	info.SetInterface(f.name())
 	reply := replyInfo{requestID: info.RequestID(), created: d.o.Now().Unix()}
+	// The caller is authenticated before its body is read: one without a
+	// valid key learns nothing of what the body should be, costs no read
+	// or decoding, and is logged with its address's failures only.
+	eng := d.o.Engine()
+	cl := caller(r, llmrelayv1.LLMService_Generate_FullMethodName)
+	actx, err := eng.Admission().Auth.Authenticate(ctx, cl)
+	if err != nil {
+		fail := failureOf(err, nil)
+		newExchange(w, f, reply, false).fail(fail)
+		d.log(ctx, r, f, start, fail.status, &fail, err)
+		return
+	}
 	body, fail := d.readBody(w, r)
 	var t *translated
 	if fail == nil {
@@ -126,8 +139,7 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 	}
 	reply.model, reply.includeUsage, reply.extension = t.req.GetModel(), t.includeUsage, t.stream && optIn
 	x := newExchange(w, f, reply, t.stream)
-	eng := d.o.Engine()
-	actx, release, err := eng.Admission().Admit(ctx, caller(r, llmrelayv1.LLMService_Generate_FullMethodName), t.req)
+	actx, release, err := eng.Admission().AdmitAuthenticated(actx, cl, t.req)
 	if err == nil {
 		if t.stream && mayRunServerTools(actx, t.req) {
 			x.tools = &toolTurns{}
@@ -274,6 +286,9 @@ func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
 	newExchange(w, f, replyInfo{requestID: info.RequestID()}, false).fail(fail)
 }
 
+// maxCauseBytes bounds the error.cause of a "finished call" line.
+const maxCauseBytes = 4 << 10
+
 // log writes a call's "finished call" line: the call record's fields (as
 // the gRPC door's line has them: request id, key, model, route, attempts,
 // metadata, annotations, usage, turns and server tool calls), the interface, the HTTP status and, for
@@ -337,7 +352,9 @@ func (d *door) log(ctx context.Context, r *http.Request, f format, start time.Ti
 		attrs = append(attrs, slog.String("reason", fail.reason), slog.String("error", fail.message))
 	}
 	if err != nil {
-		attrs = append(attrs, slog.String("error.cause", err.Error()))
+		// The cause may quote the request (a field path with a metadata
+		// key): bounded, as the gRPC door's grpc.error is.
+		attrs = append(attrs, slog.String("error.cause", provider.CleanText(err.Error(), maxCauseBytes)))
 	}
 	attrs = append(attrs, slog.Float64("time_ms", float64(time.Since(start).Microseconds())/1000))
 	d.o.Logger.LogAttrs(ctx, lvl, "finished call", attrs...)

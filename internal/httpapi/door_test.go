@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -260,5 +261,73 @@ func TestDoorsDecideNothing(t *testing.T) {
 	}
 	if !found["openai"] || !found["anthropic"] {
 		t.Errorf("%s interfaces %v, want openai and anthropic", metrics.NameCalls, found)
+	}
+}
+
+// TestAWrongMemberIsNotEchoedWhole: a request member the door does not
+// know, or one deep inside that it cannot read, is named in the error and
+// in the call's log line, but not whole: a 300 KB member name made a
+// 600 KB error (its message and param) and a 300 KB log line, per call.
+// The name's start stays, so the caller still sees which member it was,
+// with its control characters (the name is JSON) made spaces.
+func TestAWrongMemberIsNotEchoedWhole(t *testing.T) {
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, nil, server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	base := in.HTTP(t)
+	long := "unknown\\nmember" + strings.Repeat("x", 300_000)
+	for _, c := range []struct{ path, body string }{
+		{"/v1/chat/completions", `{"model":"mock/echo","messages":[{"role":"user","content":"hi"}],"` + long + `":1}`},
+		{"/v1/messages", `{"model":"mock/echo","max_tokens":9,"messages":[{"role":"user","content":"hi"}],"` + long + `":1}`},
+		{"/v1/chat/completions", `{"model":"mock/echo","messages":[{"role":"user","content":"hi"}],"llmrelay":{"` + long + `":1}}`},
+		{"/v1/chat/completions", `{"model":"mock/echo","messages":[{"role":"user","content":"hi"}],"metadata":{"` + long + `":"v"}}`},
+	} {
+		r := call(t, base, request{path: c.path, body: c.body})
+		if r.status != 400 || len(r.body) > 4<<10 {
+			t.Errorf("%s: %d, %d bytes, want 400 within 4 KiB: %.300s", c.path, r.status, len(r.body), r.body)
+			continue
+		}
+		msg, _ := path(r.json(t), "error.message").(string)
+		if !strings.Contains(msg, "member") || strings.Contains(msg, "\n") {
+			t.Errorf("%s: message %.300q, want it to name the member's start, without its newline", c.path, msg)
+		}
+	}
+	for line := range strings.SplitSeq(logs.String(), "\n") {
+		if len(line) > 8<<10 {
+			t.Errorf("a log line of %d bytes: %.300s", len(line), line)
+		}
+	}
+}
+
+// TestAuthenticationComesBeforeTheBody: a caller without a valid key is
+// refused before its body is read: it learns nothing of what the body
+// should be, and a flood of such requests writes the failed-authentication
+// line of its address, not one "finished call" line per request (a body
+// that did not decode was answered 400 and logged, whatever the key).
+func TestAuthenticationComesBeforeTheBody(t *testing.T) {
+	cfg, err := config.Parse(fmt.Appendf(nil, doorsConfig, auth.HashKey("sk-full"), auth.HashKey("sk-echo"), auth.HashKey("sk-slow")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, cfg, server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	base := in.HTTP(t)
+	for i := range 10 {
+		for _, c := range []struct{ path, key, body string }{
+			{"/v1/chat/completions", "", `not json`},
+			{"/v1/messages", "sk-wrong", `{"model":"mock/echo","unknown":1}`},
+			{"/v1/chat/completions", "sk-wrong", `{"model":"Not A Model","messages":[]}`},
+		} {
+			r := call(t, base, request{path: c.path, key: c.key, body: c.body})
+			if r.status != 401 {
+				t.Fatalf("request %d to %s without a valid key: %d %s, want 401", i, c.path, r.status, r.body)
+			}
+		}
+	}
+	if n := strings.Count(logs.String(), `msg="finished call"`); n > 0 {
+		t.Errorf("%d finished call lines for refused callers:\n%s", n, logs.String())
+	}
+	// With the key, the same body is the client's to fix.
+	if r := call(t, base, request{path: "/v1/chat/completions", key: "sk-full", body: `not json`}); r.status != 400 {
+		t.Errorf("with the key: %d %s, want 400", r.status, r.body)
 	}
 }

@@ -134,23 +134,35 @@ func failureOf(err error, param func(string) string) failure {
 		if param != nil {
 			f.param = param(f.param)
 		}
+		// A path may quote the request (a metadata key): bounded, as
+		// requestError's.
+		f.param = provider.CleanText(f.param, maxParamBytes)
 		f.message = f.param + ": " + v.GetDescription()
 		if n := len(e.FieldViolations) - 1; n > 0 {
 			f.message += " (and " + strconv.Itoa(n) + " more)"
 		}
 	}
+	f.message = provider.CleanText(f.message, apierr.MaxMessageBytes)
 	return f
 }
 
 // requestError is a request the door cannot translate: the wire field at
 // fault (param, in the format's own terms) and what is wrong with it.
 func requestError(param, msg string) failure {
-	m := msg
+	// Both may quote the request (a member's name, a field the decoder
+	// did not know): bounded and cleaned, as the gRPC door's statuses
+	// are, so that a request cannot make its error, and its log line,
+	// as large as itself.
+	param = provider.CleanText(param, maxParamBytes)
+	m := provider.CleanText(msg, apierr.MaxMessageBytes)
 	if param != "" {
-		m = param + ": " + msg
+		m = provider.CleanText(param+": "+m, apierr.MaxMessageBytes)
 	}
 	return failure{status: http.StatusBadRequest, reason: apierr.ReasonInvalidRequest, param: param, message: m}
 }
+
+// maxParamBytes bounds an error's param, the request member it names.
+const maxParamBytes = 256
 
 // setRetryHeaders sets the headers by which the official SDKs decide
 // whether, and when, to call again.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/pires/go-proxyproto"
@@ -45,7 +47,7 @@ func (s *Server) newDoors() *http.Server {
 		ReadHeaderTimeout: doorsHeaderTimeout,
 		IdleTimeout:       doorsIdleTimeout,
 		MaxHeaderBytes:    1 << 20,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ErrorLog:          log.New(doorsErrorLog{s.log}, "", 0),
 		TLSConfig: &tls.Config{
 			GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return s.current.Load().httpCert, nil },
 			MinVersion:     tls.VersionTLS12,
@@ -71,6 +73,22 @@ func (s *Server) ServeHTTPDoors(lis net.Listener) error {
 		return nil
 	}
 	return err
+}
+
+// doorsErrorLog writes net/http's own lines of the HTTP doors' server to
+// the log: at warn, but for a failed TLS handshake, which anyone who can
+// connect causes (a scanner, a client speaking plaintext), once per
+// connection: at debug, as the gRPC listener's are not logged at all.
+type doorsErrorLog struct{ log *slog.Logger }
+
+func (l doorsErrorLog) Write(p []byte) (int, error) {
+	msg := strings.TrimSuffix(string(p), "\n")
+	level := slog.LevelWarn
+	if strings.HasPrefix(msg, "http: TLS handshake error") {
+		level = slog.LevelDebug
+	}
+	l.log.Log(context.Background(), level, msg)
+	return len(p), nil
 }
 
 // stopDoors stops the HTTP doors gracefully: no new connections or

@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -306,6 +307,98 @@ func TestTheIdleTimeoutDoesNotCutTheHeaderWaitShort(t *testing.T) {
 			st := status.Convert(err)
 			if st.Code() != tc.wantCode || !strings.Contains(st.Message(), tc.wantMessage) {
 				t.Errorf("status %v, want %v mentioning %q", st, tc.wantCode, tc.wantMessage)
+			}
+		})
+	}
+}
+
+// TestUpstreamErrorsEchoingCredentialsAreRedacted: an upstream that quotes
+// the credentials it was sent in its error message ("Incorrect API key
+// provided: sk-...", an internal gateway naming a header's value) must not
+// make llmrelay pass them on: not to the client, whose rejected requests
+// show the provider's message, nor to the log, at any level, nor as the
+// error the call's finish line carries. The rest of the message stays.
+func TestUpstreamErrorsEchoingCredentialsAreRedacted(t *testing.T) {
+	bodies := map[string]string{
+		"openai":    `{"error": {"message": %q, "type": "invalid_request_error"}}`,
+		"anthropic": `{"type": "error", "error": {"type": "invalid_request_error", "message": %q}}`,
+		"gemini":    `{"error": {"code": 400, "message": %q, "status": "INVALID_ARGUMENT"}}`,
+	}
+	for _, k := range kinds {
+		for _, code := range []int{http.StatusBadRequest, http.StatusUnauthorized} {
+			t.Run(k.kind+"/"+strconv.Itoa(code), func(t *testing.T) {
+				up := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+					msg := "Incorrect credentials provided: " + r.Header.Get(k.keyHeader) +
+						" with X-Tenant-Token " + r.Header.Get("X-Tenant-Token")
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(code)
+					_, _ = io.WriteString(w, fmt.Sprintf(bodies[k.kind], msg))
+				})
+				var logs servertest.LockedBuffer
+				logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+				cfg := config.Default()
+				cfg.Providers = []provider.Config{outboundProvider(t, k.kind, up.URL)}
+				in := servertest.Start(t, cfg, server.WithLogger(logger))
+
+				_, err := servertest.Collect(t.Context(), in.Client, outboundRequest(k.model))
+				st := status.Convert(err)
+				if st.Code() == codes.OK {
+					t.Fatal("the call succeeded, want the provider's error")
+				}
+				wire, _ := proto.Marshal(st.Proto())
+				for _, secret := range []string{upstreamKey, configuredValue} {
+					if bytes.Contains(wire, []byte(secret)) {
+						t.Errorf("the client's status carries %q: %q", secret, st.Message())
+					}
+				}
+				if code == http.StatusBadRequest && !strings.Contains(st.Message(), "Incorrect credentials provided") {
+					t.Errorf("message %q, want the provider's message, redacted", st.Message())
+				}
+				// The finish line is written before the status is sent.
+				for _, secret := range []string{upstreamKey, configuredValue} {
+					if strings.Contains(logs.String(), secret) {
+						t.Errorf("the log carries %q:\n%s", secret, logs.String())
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestInStreamErrorsEchoingCredentialsAreRedacted: the same for an error
+// the provider sends inside its event stream, after a 200.
+func TestInStreamErrorsEchoingCredentialsAreRedacted(t *testing.T) {
+	events := map[string]string{
+		"openai":    "data: {\"error\": {\"message\": %q, \"type\": \"invalid_request_error\"}}\n\n",
+		"anthropic": "event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"invalid_request_error\", \"message\": %q}}\n\n",
+	}
+	for _, k := range kinds[:2] {
+		t.Run(k.kind, func(t *testing.T) {
+			up := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+				msg := "Incorrect credentials provided: " + r.Header.Get(k.keyHeader) +
+					" with X-Tenant-Token " + r.Header.Get("X-Tenant-Token")
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, fmt.Sprintf(events[k.kind], msg))
+			})
+			var logs servertest.LockedBuffer
+			logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			cfg := config.Default()
+			cfg.Providers = []provider.Config{outboundProvider(t, k.kind, up.URL)}
+			in := servertest.Start(t, cfg, server.WithLogger(logger))
+
+			_, err := servertest.Collect(t.Context(), in.Client, outboundRequest(k.model))
+			st := status.Convert(err)
+			if st.Code() == codes.OK {
+				t.Fatal("the call succeeded, want the provider's error")
+			}
+			wire, _ := proto.Marshal(st.Proto())
+			for _, secret := range []string{upstreamKey, configuredValue} {
+				if bytes.Contains(wire, []byte(secret)) {
+					t.Errorf("the client's status carries %q: %q", secret, st.Message())
+				}
+				if strings.Contains(logs.String(), secret) {
+					t.Errorf("the log carries %q:\n%s", secret, logs.String())
+				}
 			}
 		})
 	}

@@ -8,9 +8,13 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"io"
+	"log/slog"
 	"math/big"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,5 +144,41 @@ func TestTLSCertificateRotation(t *testing.T) {
 	}
 	if got := served(); !got.Equal(second) {
 		t.Error("a refused reload changed the certificate")
+	}
+}
+
+// TestFailedTLSHandshakesOnTheDoorsAreNotWarnings: anyone who can connect
+// can fail a TLS handshake on the HTTP endpoints (a scanner, a client
+// speaking plaintext); each failure wrote a warning, so a flood of them
+// was a flood of warnings, where the gRPC listener says nothing and failed
+// authentications are logged once per address and interval. They are
+// debug lines now.
+func TestFailedTLSHandshakesOnTheDoorsAreNotWarnings(t *testing.T) {
+	cfg := config.Default()
+	cfg.HTTPTLS.CertFile, cfg.HTTPTLS.KeyFile, _ = selfSigned(t, t.TempDir())
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, cfg, server.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	base := in.HTTP(t)
+	const n = 5
+	for range n {
+		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.WriteString(c, "GET / HTTP/1.0\r\n\r\n")
+		_, _ = io.ReadAll(c) // the server's 400, then its close
+		_ = c.Close()
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for strings.Count(logs.String(), "TLS handshake error") < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d failed handshakes logged, want %d:\n%s", strings.Count(logs.String(), "TLS handshake error"), n, logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for line := range strings.SplitSeq(logs.String(), "\n") {
+		if strings.Contains(line, "TLS handshake error") && !strings.Contains(line, "level=DEBUG") {
+			t.Errorf("a failed handshake logged above debug: %s", line)
+		}
 	}
 }

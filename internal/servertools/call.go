@@ -73,8 +73,33 @@ func (h *Host) Call(ctx context.Context, t *Tool, arguments string, progress fun
 	if err != nil {
 		res.Outcome = OutcomeCanceled
 	}
+	res.Content = h.redact(t.Server, res.Content)
 	h.opts.Metrics.ToolCall(t.Server, t.ServerTool, string(res.Outcome), time.Since(start))
 	return res, err
+}
+
+// redact returns content, a tool's result for the model (and the client,
+// which sees it), with the credentials llmrelay sends server (the words of
+// 8 characters or more of its headers_env values) replaced by
+// "[redacted]": a server that quotes them ("bad token: Bearer ...") must
+// not hand the operator's credentials to a tenant.
+func (h *Host) redact(server, content string) string {
+	h.mu.Lock()
+	c := h.servers[server]
+	h.mu.Unlock()
+	if c == nil || content == "" {
+		return content
+	}
+	for _, vs := range c.headers {
+		for _, v := range vs {
+			for _, w := range strings.Fields(v) {
+				if len(w) >= 8 && strings.Contains(content, w) {
+					content = strings.ReplaceAll(content, w, "[redacted]")
+				}
+			}
+		}
+	}
+	return content
 }
 
 func (h *Host) call(ctx context.Context, t *Tool, arguments string, progress func(Progress)) (Result, error) {
@@ -121,7 +146,7 @@ func (h *Host) call(ctx context.Context, t *Tool, arguments string, progress fun
 		if !errors.As(err, &te) {
 			te = &tryError{outcome: OutcomeTransport, err: err}
 		}
-		h.log.Debug("server tool call failed", "tool", t.Name, "try", n, "outcome", te.outcome, "error", te.err)
+		h.log.Debug("server tool call failed", "tool", t.Name, "try", n, "outcome", te.outcome, "error", c.loggable(te.err))
 		switch te.outcome {
 		case OutcomeRefused:
 			return h.errorResult(te.outcome, n, "the MCP server refused the call: %s", te.message()), nil

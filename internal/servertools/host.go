@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -558,7 +559,7 @@ func (c *conn) run(ctx context.Context) {
 		}
 		var pause <-chan time.Time
 		if err != nil {
-			c.h.log.Warn("MCP server unavailable", "mcp_server", c.name, "error", err, "retry_in", wait)
+			c.h.log.Warn("MCP server unavailable", "mcp_server", c.name, "error", c.loggable(err), "retry_in", wait)
 			t := time.NewTimer(wait)
 			pause = t.C
 			wait = min(2*wait, o.ReconnectMax)
@@ -723,11 +724,36 @@ func (c *conn) down(gen uint64, err error, final bool) {
 		// (A server stopped by Apply is either gone from the gauge or
 		// replaced by a new connection that reports itself.)
 		c.h.opts.Metrics.MCPServerUp(c.name, false)
-		c.h.log.Warn("MCP server connection lost", "mcp_server", c.name, "error", err)
+		c.h.log.Warn("MCP server connection lost", "mcp_server", c.name, "error", c.loggable(err))
 		c.h.rebuild()
 		c.signal()
 	}
 }
+
+// loggable returns err for the log: its text without the query of the
+// server's url, which net/http quotes in a request's failure ("Post
+// \"http://host/mcp?token=...\": dial tcp ..."), and which may hold a
+// token (check-config masks it).
+func (c *conn) loggable(err error) error {
+	u, perr := url.Parse(c.url)
+	if err == nil || perr != nil || u.RawQuery == "" {
+		return err
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "?"+u.RawQuery) {
+		return err
+	}
+	return &redactedError{msg: strings.ReplaceAll(msg, "?"+u.RawQuery, ""), err: err}
+}
+
+// redactedError is an error whose text leaves something of its cause's out.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 // liveSession returns the live session, waiting for one until ctx ends.
 func (c *conn) liveSession(ctx context.Context) (*mcp.ClientSession, uint64, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -749,4 +750,71 @@ func TestAResultThatDoesNotDecode(t *testing.T) {
 		t.Fatalf("fine: res = %+v, %v", res, err)
 	}
 	kept()
+}
+
+// lockedBuffer is a log's destination that goroutines may write while a
+// test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestTheURLsQueryStaysOutOfTheLog: a server's url may carry a token in
+// its query (check-config masks it); the warnings about a server that
+// cannot be reached, which quote the request that failed, leave it out,
+// and still name the server's address.
+func TestTheURLsQueryStaysOutOfTheLog(t *testing.T) {
+	const secret = "mcp-query-token-7c1e"
+	addr := fmt.Sprintf("127.0.0.1:%d", freeport.For(t))
+	var logs lockedBuffer
+	h := NewHost(Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		ReconnectMin: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
+	t.Cleanup(h.Close)
+	p, err := Prepare(config(ServerConfig{Name: "down", URL: "http://" + addr + "/mcp?token=" + secret, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Apply(p)
+	poll(t, "the server is said to be unavailable", func() bool { return strings.Contains(logs.String(), "MCP server unavailable") })
+	if s := logs.String(); strings.Contains(s, secret) || !strings.Contains(s, addr+"/mcp") {
+		t.Fatalf("the log, want the server's address without its query:\n%s", s)
+	}
+}
+
+// TestResultsQuotingTheServersCredentialsAreRedacted: an MCP server that
+// quotes the credentials llmrelay sends it (its headers_env values) in a
+// result or an error does not hand them to the model and the client,
+// which see every tool result.
+func TestResultsQuotingTheServersCredentialsAreRedacted(t *testing.T) {
+	const secret = "mcp-header-secret-7a1b"
+	results := map[string]string{
+		"leak": `{"content": [{"type": "text", "text": "bad token: Bearer ` + secret + `"}], "isError": true}`,
+	}
+	raw := mcptest.NewRawServer(t, `[{"name": "leak", "inputSchema": {"type": "object"}}]`, mcptest.Results(results))
+	h := NewHost(Options{ReconnectMin: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
+	t.Cleanup(h.Close)
+	p, err := Prepare(config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}, Timeout: wide,
+		HeadersEnv: map[string]string{"Authorization": "RAW_AUTH"}}), Scopes{Open: true},
+		func(string) string { return "Bearer " + secret })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Apply(p)
+	waitAvailable(t, h, "raw")
+	res, err := h.Call(context.Background(), tool(t, h, "", "raw/leak"), `{}`, nil)
+	if err != nil || strings.Contains(res.Content, secret) || !strings.Contains(res.Content, "bad token") {
+		t.Fatalf("res = %+v, %v; want the result without the credential", res, err)
+	}
 }

@@ -141,6 +141,12 @@ func (c Config) Check(p setting.Problems) {
 
 	r := c.Redis
 	hostPort := func(path, addr string) {
+		if strings.Contains(addr, "@") {
+			// A URL with its password (REDIS_URL's form): never quoted,
+			// since the error reaches the log.
+			bad(path, "holds credentials (user info before an @, as in a redis:// URL; the value is not shown): give host:port here, the password in password_env and the user in username")
+			return
+		}
 		host, port, err := net.SplitHostPort(addr)
 		switch n, perr := strconv.Atoi(port); {
 		case err != nil:

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
@@ -119,12 +120,54 @@ func Setup(ctx context.Context, getenv func(string) string, o Options) (*Tracing
 	}
 	if o.Logger != nil {
 		log := o.Logger
-		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("tracing", "error", err) }))
+		secrets := headerSecrets(getenv)
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("tracing", "error", redact(err.Error(), secrets)) }))
 	}
 	return &Tracing{
 		tp:       sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res)),
 		protocol: protocol,
 	}, nil
+}
+
+// The exporter's headers (a collector's credentials): "k=v,k2=v2", the
+// values URL-encoded.
+const (
+	EnvHeaders       = "OTEL_EXPORTER_OTLP_HEADERS"
+	EnvTracesHeaders = "OTEL_EXPORTER_OTLP_TRACES_HEADERS"
+)
+
+// headerSecrets returns the words of 8 characters or more of the
+// exporter's header values: a collector's error may quote what it was sent
+// ("invalid token: ..."), and the exporter quotes the collector's answer
+// in its errors, which are logged.
+func headerSecrets(getenv func(string) string) []string {
+	var out []string
+	for _, env := range []string{EnvHeaders, EnvTracesHeaders} {
+		for pair := range strings.SplitSeq(getenv(env), ",") {
+			_, v, ok := strings.Cut(pair, "=")
+			if !ok {
+				continue
+			}
+			words := strings.Fields(v)
+			if u, err := url.QueryUnescape(v); err == nil {
+				words = append(words, strings.Fields(u)...)
+			}
+			for _, w := range words {
+				if len(w) >= 8 {
+					out = append(out, w)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// redact returns s with each of secrets replaced by "[redacted]".
+func redact(s string, secrets []string) string {
+	for _, v := range secrets {
+		s = strings.ReplaceAll(s, v, "[redacted]")
+	}
+	return s
 }
 
 // wanted reports whether the environment asks for traces.

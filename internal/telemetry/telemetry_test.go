@@ -3,8 +3,17 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"go.opentelemetry.io/otel"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
@@ -75,5 +84,60 @@ func TestProviderName(t *testing.T) {
 		if got := ProviderName(kind); got != want {
 			t.Errorf("ProviderName(%q) = %q, want %q", kind, got, want)
 		}
+	}
+}
+
+// lockedBuffer is a log's destination the exporter's goroutine writes
+// while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestExportErrorsLeaveTheCollectorsCredentialsOut: a collector that
+// refuses the exporter's credentials and quotes them in its answer (as
+// some gateways do) must not put them in llmrelay's log: the exporter
+// quotes the answer's body in its error, which is logged at warn.
+func TestExportErrorsLeaveTheCollectorsCredentialsOut(t *testing.T) {
+	const secret = "otel-collector-token-5d2a"
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, "invalid credentials: "+r.Header.Get("Authorization"))
+	}))
+	t.Cleanup(collector.Close)
+	t.Setenv(EnvEndpoint, collector.URL)
+	t.Setenv(EnvProtocol, ProtocolHTTPProtobuf)
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20"+secret)
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "10")
+	var logs lockedBuffer
+	tr, err := Setup(t.Context(), os.Getenv, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {})) })
+	defer func() { _ = tr.Shutdown(context.Background()) }()
+	_, span := tr.TracerProvider().Tracer("test").Start(t.Context(), "call")
+	span.End()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(logs.String(), "msg=tracing") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no export error logged:\n%s", logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if s := logs.String(); strings.Contains(s, secret) || !strings.Contains(s, "invalid credentials") {
+		t.Fatalf("the log, want the collector's answer without the token:\n%s", s)
 	}
 }

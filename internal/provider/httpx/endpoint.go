@@ -3,6 +3,7 @@ package httpx
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -38,6 +39,11 @@ type Endpoint struct {
 	// operator holds the canonical names of the configuration's headers,
 	// which a request's extra headers never replace.
 	operator map[string]bool
+	// secrets are what an upstream's error must not carry onward (see
+	// redact): the key and the words of the configuration's header values.
+	secrets []Secret
+	// redactFn is redact, for the requests; nil without secrets.
+	redactFn func(string) string
 	timeout  time.Duration
 	client   *http.Client
 	auth     func(h http.Header, key string)
@@ -73,8 +79,19 @@ func NewEndpoint(cfg provider.Config, o EndpointOptions) (*Endpoint, error) {
 		auth:     o.Auth,
 		extra:    o.Extra,
 	}
-	for k := range cfg.Headers {
+	if !key.IsZero() {
+		ep.secrets = append(ep.secrets, key)
+	}
+	for k, v := range cfg.Headers {
 		ep.operator[http.CanonicalHeaderKey(k)] = true
+		for _, w := range strings.Fields(v) {
+			if len(w) >= minSecretLen {
+				ep.secrets = append(ep.secrets, Secret{p: &w})
+			}
+		}
+	}
+	if len(ep.secrets) > 0 {
+		ep.redactFn = ep.redact
 	}
 	release(ep, client)
 	return ep, nil
@@ -110,9 +127,28 @@ func (e *Endpoint) Stream(ctx context.Context, c Call) (provider.Stream, error) 
 	if !e.key.IsZero() && e.auth != nil {
 		e.auth(h, e.key.Reveal())
 	}
-	s, err := open(ctx, e.client, request{url: c.URL, header: h, body: c.Body.Body, timeout: e.timeout, extra: e.extra, activity: c.Activity}, c.Decoder, c.Parse)
+	s, err := open(ctx, e.client, request{url: c.URL, header: h, body: c.Body.Body, timeout: e.timeout, extra: e.extra, activity: c.Activity, redact: e.redactFn}, c.Decoder, c.Parse)
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// minSecretLen is the length from which a word of a configured header's
+// value is taken for a credential (see redact): shorter ones ("Bearer",
+// a version) are no secret, and replacing them would garble messages.
+const minSecretLen = 8
+
+// redact returns s with every credential the endpoint sends (its key, the
+// words of the configuration's header values) replaced by "[redacted]". An
+// upstream's error may quote what it was sent ("Incorrect API key
+// provided: sk-..."); its message reaches clients (a rejected request's)
+// and the log, its body the debug log.
+func (e *Endpoint) redact(s string) string {
+	for _, sec := range e.secrets {
+		if v := sec.Reveal(); v != "" && strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, "[redacted]")
+		}
+	}
+	return s
 }

@@ -43,6 +43,9 @@ type request struct {
 	timeout  time.Duration
 	extra    string
 	activity *provider.Activity
+	// redact, when not nil, takes the credentials the request carries out
+	// of what the provider's errors quote (see redactError).
+	redact func(string) string
 }
 
 // open sends req with client and, once a 2xx response's headers arrive,
@@ -93,11 +96,13 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 		return nil, err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e := ResponseError(resp, time.Now(), parse)
+		e := ResponseError(resp, time.Now(), redacting(parse, req.redact))
+		redactError(e, req.redact)
 		release()
 		return nil, e
 	}
 	if e := notAStream(resp, parse); e != nil {
+		redactError(e, req.redact)
 		release()
 		return nil, e
 	}
@@ -111,7 +116,7 @@ func open(ctx context.Context, client *http.Client, req request, dec Decoder, pa
 		body = &activityReader{r: resp.Body, act: req.activity}
 	}
 	s := newStream(ctx, resp.Body, body, req.extra, dec)
-	s.attempt, s.release = attempt, release
+	s.attempt, s.release, s.redact = attempt, release, req.redact
 	return s, nil
 }
 
@@ -230,6 +235,7 @@ type Stream struct {
 	body    io.ReadCloser
 	r       *Reader
 	dec     Decoder
+	redact  func(string) string
 	events  []provider.Event
 	next    int
 	err     error
@@ -358,9 +364,41 @@ func (s *Stream) read() {
 		switch {
 		case derr != nil:
 			s.err = decodeError(ev, derr)
+			if pe := (*provider.Error)(nil); s.redact != nil && errors.As(s.err, &pe) {
+				redactError(pe, s.redact)
+			}
 		case done:
 			s.err = io.EOF
 			s.terminated = true
+		}
+	}
+}
+
+// redacting returns parse, followed, when redact is not nil, by redact on
+// what it found: before ResponseError cleans and cuts it, so that a
+// credential cut in two is taken out whole.
+func redacting(parse ErrorBodyParser, redact func(string) string) ErrorBodyParser {
+	if parse == nil || redact == nil {
+		return parse
+	}
+	return func(body []byte, e *provider.Error) {
+		parse(body, e)
+		e.Message, e.Type, e.Code = redact(e.Message), redact(e.Type), redact(e.Code)
+	}
+}
+
+// redactError replaces in e, with redact (nil: nothing to do), the
+// credentials its provider was sent that it quotes: an upstream may quote
+// them ("Incorrect API key provided: sk-..."), and its message reaches
+// clients (a rejected request's) and the log, its raw body the debug log.
+// A field is written only when it changes.
+func redactError(e *provider.Error, redact func(string) string) {
+	if redact == nil {
+		return
+	}
+	for _, f := range []*string{&e.Message, &e.Type, &e.Code, &e.Raw} {
+		if r := redact(*f); r != *f {
+			*f = r
 		}
 	}
 }
