@@ -138,7 +138,7 @@ func (h *Host) call(ctx context.Context, t *Tool, arguments string, progress fun
 			return Result{Attempts: n}, context.Cause(ctx)
 		}
 		if err == nil {
-			res := h.toolResult(out, limit)
+			res := h.toolResult(t.Server, out, limit)
 			res.Attempts = n
 			return res, nil
 		}

@@ -799,15 +799,24 @@ func TestTheURLsQueryStaysOutOfTheLog(t *testing.T) {
 // which see every tool result.
 func TestResultsQuotingTheServersCredentialsAreRedacted(t *testing.T) {
 	const secret = "mcp-header-secret-7a1b"
+	// longleak's result is cut (max_tool_result_bytes 1024) 8 bytes into
+	// the credential it quotes: redacted after the cut, its first 8 bytes
+	// were left.
+	const limit, total = 1024, 1500
+	cut := limit - len(fmt.Sprintf("\n[llmrelay: the tool's result was cut here, at %d of its %d bytes]", limit, total))
+	long := strings.Repeat("x", cut-8) + secret
+	long += strings.Repeat("y", total-len(long))
 	results := map[string]string{
-		"leak": `{"content": [{"type": "text", "text": "bad token: Bearer ` + secret + `"}], "isError": true}`,
+		"leak":     `{"content": [{"type": "text", "text": "bad token: Bearer ` + secret + `"}], "isError": true}`,
+		"longleak": `{"content": [{"type": "text", "text": "` + long + `"}]}`,
 	}
-	raw := mcptest.NewRawServer(t, `[{"name": "leak", "inputSchema": {"type": "object"}}]`, mcptest.Results(results))
+	raw := mcptest.NewRawServer(t, `[{"name": "leak", "inputSchema": {"type": "object"}}, {"name": "longleak", "inputSchema": {"type": "object"}}]`, mcptest.Results(results))
 	h := NewHost(Options{ReconnectMin: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
 	t.Cleanup(h.Close)
-	p, err := Prepare(config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}, Timeout: wide,
-		HeadersEnv: map[string]string{"Authorization": "RAW_AUTH"}}), Scopes{Open: true},
-		func(string) string { return "Bearer " + secret })
+	cfg := config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}, Timeout: wide,
+		HeadersEnv: map[string]string{"Authorization": "RAW_AUTH"}})
+	cfg.MaxResultBytes = limit
+	p, err := Prepare(cfg, Scopes{Open: true}, func(string) string { return "Bearer " + secret })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -816,5 +825,9 @@ func TestResultsQuotingTheServersCredentialsAreRedacted(t *testing.T) {
 	res, err := h.Call(context.Background(), tool(t, h, "", "raw/leak"), `{}`, nil)
 	if err != nil || strings.Contains(res.Content, secret) || !strings.Contains(res.Content, "bad token") {
 		t.Fatalf("res = %+v, %v; want the result without the credential", res, err)
+	}
+	res, err = h.Call(context.Background(), tool(t, h, "", "raw/longleak"), `{}`, nil)
+	if err != nil || !res.Truncated || strings.Contains(res.Content, secret[:8]) {
+		t.Fatalf("res = %+v, %v; want it cut, with no part of the credential", res, err)
 	}
 }

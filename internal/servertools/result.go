@@ -9,10 +9,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// toolResult turns a tool's result into what the model is sent, bounded
-// to limit bytes.
-func (h *Host) toolResult(r *mcp.CallToolResult, limit int) Result {
-	res := Result{Content: resultText(r), IsError: r.IsError, Outcome: OutcomeOK}
+// toolResult turns a tool's result from server into what the model is
+// sent, bounded to limit bytes. The server's credentials are redacted
+// before the cut, which could leave part of one behind.
+func (h *Host) toolResult(server string, r *mcp.CallToolResult, limit int) Result {
+	res := Result{Content: h.redact(server, resultText(r)), IsError: r.IsError, Outcome: OutcomeOK}
 	if r.IsError {
 		res.Outcome = OutcomeToolError
 	}
