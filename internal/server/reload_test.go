@@ -26,6 +26,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/interceptors"
+	"github.com/llmrelay/llmrelay/internal/logtest"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 )
 
@@ -98,7 +99,7 @@ type reloadHarness struct {
 	s        *Server
 	sigs     chan os.Signal
 	reloaded chan error
-	logs     *syncBuffer
+	logs     *logtest.Buffer
 	client   llmrelayv1.LLMServiceClient
 	path     string
 }
@@ -112,7 +113,7 @@ func startReloadable(t *testing.T, path string) *reloadHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &reloadHarness{sigs: make(chan os.Signal), reloaded: make(chan error, 8), logs: &syncBuffer{}, path: path}
+	h := &reloadHarness{sigs: make(chan os.Signal), reloaded: make(chan error, 8), logs: &logtest.Buffer{}, path: path}
 	h.s, err = New(cfg, WithLogger(slog.New(slog.NewTextHandler(h.logs, nil))), WithConfigSource(path, load))
 	if err != nil {
 		t.Fatal(err)

@@ -1,14 +1,12 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"net"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,25 +20,8 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/logtest"
 )
-
-// syncBuffer is a log sink safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestSignals drives the signal loops with a channel in place of the
 // process's signals: SIGHUP leaves the server serving; SIGTERM starts the
@@ -54,7 +35,7 @@ func TestSignals(t *testing.T) {
 	cfg.Providers = config.DefaultProviders()
 	cfg.DrainDelay = time.Hour
 	cfg.ShutdownGrace = time.Hour
-	var logs syncBuffer
+	var logs logtest.Buffer
 	s, err := New(cfg, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	if err != nil {
 		t.Fatal(err)

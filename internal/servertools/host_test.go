@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/llmrelay/llmrelay/internal/freeport"
+	"github.com/llmrelay/llmrelay/internal/logtest"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/servertools/mcptest"
 )
@@ -752,25 +753,6 @@ func TestAResultThatDoesNotDecode(t *testing.T) {
 	kept()
 }
 
-// lockedBuffer is a log's destination that goroutines may write while a
-// test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestTheURLsQueryStaysOutOfTheLog: a server's url may carry a token in
 // its query (check-config masks it); the warnings about a server that
 // cannot be reached, which quote the request that failed, leave it out,
@@ -778,7 +760,7 @@ func (l *lockedBuffer) String() string {
 func TestTheURLsQueryStaysOutOfTheLog(t *testing.T) {
 	const secret = "mcp-query-token-7c1e"
 	addr := fmt.Sprintf("127.0.0.1:%d", freeport.For(t))
-	var logs lockedBuffer
+	var logs logtest.Buffer
 	h := NewHost(Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		ReconnectMin: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
 	t.Cleanup(h.Close)

@@ -9,12 +9,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel"
 
+	"github.com/llmrelay/llmrelay/internal/logtest"
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
@@ -87,25 +87,6 @@ func TestProviderName(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log's destination the exporter's goroutine writes
-// while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestExportErrorsLeaveTheCollectorsCredentialsOut: a collector that
 // refuses the exporter's credentials and quotes them in its answer (as
 // some gateways do) must not put them in llmrelay's log: the exporter
@@ -121,7 +102,7 @@ func TestExportErrorsLeaveTheCollectorsCredentialsOut(t *testing.T) {
 	t.Setenv(EnvProtocol, ProtocolHTTPProtobuf)
 	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20"+secret)
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "10")
-	var logs lockedBuffer
+	var logs logtest.Buffer
 	tr, err := Setup(t.Context(), os.Getenv, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -1,15 +1,14 @@
 package redisstore_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/llmrelay/llmrelay/internal/logtest"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/state/redisstore"
@@ -46,7 +45,7 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 	cfg.KeyPrefix, cfg.Username, cfg.PasswordEnv = "llmrelay:", "llmrelay", "TEST_REDIS_PASSWORD"
 	cfg.LeaseTTL = time.Second
 	m := metrics.New()
-	var logs lockedBuffer
+	var logs logtest.Buffer
 	s := open(t, cfg, redisstore.Options{Metrics: m, Logger: slog.New(slog.NewTextHandler(&logs, nil)), Getenv: func(string) string { return "s3cret" }})
 	ctx := context.Background()
 	adm, err := s.Admit(ctx, "k", state.Quota{Rate: 10, Burst: 5, MaxConcurrent: 3})
@@ -132,24 +131,6 @@ func TestLeastPrivilegeACLUser(t *testing.T) {
 			}
 		}
 	}
-}
-
-// lockedBuffer is a log sink safe for concurrent writers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestLeastPrivilegeACLUserGovernance runs the stored keys' and the

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmrelay/llmrelay/internal/logtest"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/state/redisstore"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
@@ -395,7 +396,7 @@ func TestUsageOnlySettlementsOffThePath(t *testing.T) {
 // with how many, instead of dropping them without a word.
 func TestClosingDuringAnOutageSaysWhatIsLost(t *testing.T) {
 	srv := redistest.Start(t)
-	var logs lockedBuffer
+	var logs logtest.Buffer
 	s := open(t, config(srv), redisstore.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	srv.Stop()
