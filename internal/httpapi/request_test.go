@@ -113,6 +113,14 @@ func TestOpenAIRequest(t *testing.T) {
 			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"providerOptions":{"reasoning_effort":"high","seed":7,"frequency_penalty":0.5}}`,
 		},
 		{
+			// Python's json module writes 0.0 for a float zero and ", "
+			// and ": " between members: still the defaults, which a
+			// provider that does not know the parameter would refuse.
+			name: "defaults as Python writes them are dropped",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"frequency_penalty": 0.0, "presence_penalty": -0.0, "logit_bias": { }, "top_logprobs": 0.0, "logprobs": false}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}]}`,
+		},
+		{
 			name: "user and metadata label the call",
 			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"user":"u-42","metadata":{"team":"search"}}`,
 			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"metadata":{"user":"u-42","team":"search"}}`,
@@ -208,6 +216,11 @@ func TestAnthropicRequest(t *testing.T) {
 			name: "defaults are dropped, top_k goes to the provider",
 			body: `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"x"}],"thinking":{"type":"disabled"},"service_tier":"auto","top_k":5}`,
 			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"generation":{"maxOutputTokens":9},"providerOptions":{"top_k":5}}`,
+		},
+		{
+			name: "defaults as Python writes them are dropped",
+			body: `{"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": "x"}], "thinking": {"type": "disabled"}, "service_tier": "auto"}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"generation":{"maxOutputTokens":9}}`,
 		},
 		{
 			name: "interleaved thinking and tool use keep their order",
