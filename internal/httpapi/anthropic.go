@@ -154,11 +154,16 @@ func anthropicText(raw json.RawMessage) (string, error) {
 	var b strings.Builder
 	for i, braw := range blocks {
 		var blk block
-		if err := decodeStrict(braw, &blk); err != nil {
-			return "", inParam("["+strconv.Itoa(i)+"]", err)
+		// The type first: an image block's source is no text block's
+		// unknown member, but a block llmrelay does not take here.
+		if err := json.Unmarshal(braw, &blk); err != nil {
+			return "", inParam("["+strconv.Itoa(i)+"]", jsonProblem(err))
 		}
 		if blk.Type != "text" {
 			return "", &paramError{"[" + strconv.Itoa(i) + "].type", strconv.Quote(blk.Type) + " blocks are not supported here by llmrelay: only text"}
+		}
+		if err := decodeStrict(braw, &blk); err != nil {
+			return "", inParam("["+strconv.Itoa(i)+"]", err)
 		}
 		if i > 0 {
 			b.WriteByte('\n')

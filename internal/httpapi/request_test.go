@@ -266,6 +266,12 @@ func TestAnthropicRequest(t *testing.T) {
 		{name: "system role in messages", body: `{"model":"m","messages":[{"role":"system","content":"x"}]}`, wantParam: "messages[0].role", wantMsg: "messages[0].role: must be user or assistant"},
 		{name: "context management", body: `{"model":"m","context_management":{"edits":[]}}`, wantParam: "context_management", wantMsg: "context_management: not supported by llmrelay"},
 		{name: "system block of another type", body: `{"model":"m","system":[{"type":"image"}]}`, wantParam: "system[0].type", wantMsg: `system[0].type: "image" blocks are not supported here by llmrelay: only text`},
+		{
+			name: "image in a tool result",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"screenshot","input":{}}]},
+				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}}]}]}]}`,
+			wantParam: "messages[2].content[0].content[0].type", wantMsg: `messages[2].content[0].content[0].type: "image" blocks are not supported here by llmrelay: only text`,
+		},
 	})
 }
 
