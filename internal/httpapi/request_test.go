@@ -88,6 +88,17 @@ func TestOpenAIRequest(t *testing.T) {
 				"toolChoice":{"mode":"TOOL_CHOICE_MODE_TOOL","name":"weather"}}`,
 		},
 		{
+			// What openai-node's parse() and stream() helpers return,
+			// sent back as the next request's assistant message.
+			name: "a reply's message as the SDK helpers give it back",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"},
+				{"role":"assistant","content":"ok","refusal":null,"annotations":[],"parsed":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}","parsed_arguments":{"x":1}}}]},
+				{"role":"tool","tool_call_id":"c1","content":"done"}]}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"},
+				{"role":"ROLE_ASSISTANT","content":"ok","toolCalls":[{"id":"c1","name":"f","arguments":"{\"x\":1}"}]},
+				{"role":"ROLE_TOOL","toolCallId":"c1","content":"done"}]}`,
+		},
+		{
 			name: "tool choice required",
 			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":"required"}`,
 			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"toolChoice":{"mode":"TOOL_CHOICE_MODE_REQUIRED"}}`,
