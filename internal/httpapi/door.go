@@ -120,6 +120,10 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 		d.log(ctx, r, f, start, fail.status, fail, nil)
 		return
 	}
+	// The labels of the call's log line, as the gRPC door records them
+	// from the request it received (OpenAI's metadata and user,
+	// Anthropic's metadata.user_id).
+	info.RecordMetadata(t.req.GetMetadata())
 	optIn := r.Header.Get(HeaderMidstream) == MidstreamRestart
 	if t.stream && !optIn {
 		cannotDiscard(t.req)

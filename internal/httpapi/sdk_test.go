@@ -576,3 +576,38 @@ func errorJSON(err error) string {
 	}
 	return ""
 }
+
+// TestSDKMetadataLabelsTheLogLine: the labels a request carries (OpenAI's
+// metadata and user, Anthropic's metadata.user_id) are in the call's
+// "finished call" line, as a gRPC call's metadata is.
+func TestSDKMetadataLabelsTheLogLine(t *testing.T) {
+	lines := make(finishLines, 16)
+	base, _ := doors(t, nil, server.WithLogger(slog.New(lines)))
+
+	oc := openai.NewClient(ooption.WithBaseURL(base+"/v1"), ooption.WithAPIKey(sdkKey))
+	if _, err := oc.Chat.Completions.New(ctxOf(t), openai.ChatCompletionNewParams{
+		Model: "mock/echo", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(sdkText)},
+		User: openai.String("u-42"), Metadata: map[string]string{"team": "search"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	line := lines.next(t)
+	if line["interface"] != "openai" || line["metadata.user"] != "u-42" || line["metadata.team"] != "search" {
+		t.Errorf("finish line %v, want metadata.user=u-42 metadata.team=search", line)
+	}
+
+	ac := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey))
+	stream := ac.Messages.NewStreaming(ctxOf(t), anthropic.MessageNewParams{
+		Model: "mock/echo", MaxTokens: 256, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(sdkText))},
+		Metadata: anthropic.MetadataParam{UserID: anthropic.String("u-7")},
+	})
+	for stream.Next() {
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	line = lines.next(t)
+	if line["interface"] != "anthropic" || line["metadata.user_id"] != "u-7" {
+		t.Errorf("finish line %v, want metadata.user_id=u-7", line)
+	}
+}
