@@ -21,6 +21,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry/retrytest"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
@@ -609,5 +610,61 @@ func TestSDKMetadataLabelsTheLogLine(t *testing.T) {
 	line = lines.next(t)
 	if line["interface"] != "anthropic" || line["metadata.user_id"] != "u-7" {
 		t.Errorf("finish line %v, want metadata.user_id=u-7", line)
+	}
+}
+
+// panicKind is a provider kind whose every attempt panics: a stand-in for a
+// bug anywhere below the doors.
+const panicKind = "test-doors-panic"
+
+type panicProvider struct{}
+
+func (panicProvider) Stream(context.Context, *provider.Request) (provider.Stream, error) {
+	panic("provider bug")
+}
+
+func init() {
+	provider.Register(panicKind, func(provider.Config) (provider.Provider, error) { return panicProvider{}, nil })
+}
+
+// TestSDKBugIsAnInternalError: a bug that panics below the doors is an
+// INTERNAL error, 500, as the gRPC door's recovery makes it: the SDK
+// raises its server error once, rather than taking a cut connection for a
+// network failure and sending the call again; the call is logged and its
+// admission released (a key allowed one stream at a time can call again).
+func TestSDKBugIsAnInternalError(t *testing.T) {
+	lines := make(finishLines, 16)
+	base, _ := doors(t, func(cfg *config.Config) {
+		cfg.Providers = append(cfg.Providers, provider.Config{Name: "boom", Kind: panicKind, Models: []string{"any"}})
+		cfg.Auth.Keys[0].MaxConcurrentStreams = 1
+	}, server.WithLogger(slog.New(lines)))
+	var n counter
+	oc := openai.NewClient(ooption.WithBaseURL(base+"/v1"), ooption.WithAPIKey(sdkKey), ooption.WithMiddleware(n.openai))
+	params := openai.ChatCompletionNewParams{Model: "boom/any", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(sdkText)}}
+	for _, stream := range []bool{false, true} {
+		n.n.Store(0)
+		var err error
+		if stream {
+			s := oc.Chat.Completions.NewStreaming(ctxOf(t), params)
+			for s.Next() {
+			}
+			err = s.Err()
+		} else {
+			_, err = oc.Chat.Completions.New(ctxOf(t), params)
+		}
+		var apiErr *openai.Error
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusInternalServerError || apiErr.Type != "server_error" {
+			t.Fatalf("stream %v: error %v, want a 500 server_error", stream, err)
+		}
+		if got := n.n.Load(); got != 1 {
+			t.Errorf("stream %v: the SDK made %d requests, want 1", stream, got)
+		}
+		if line := lines.next(t); line["http.status"] != "500" || line["reason"] != "INTERNAL" {
+			t.Errorf("stream %v: finish line %v", stream, line)
+		}
+	}
+	// The key's one stream was given back each time.
+	if _, err := oc.Chat.Completions.New(ctxOf(t), openai.ChatCompletionNewParams{Model: "mock/echo", Messages: params.Messages}); err != nil {
+		t.Fatalf("after the panics: %v", err)
 	}
 }
