@@ -115,7 +115,11 @@ func failureOf(err error, param func(string) string) failure {
 		metadata:   e.Metadata,
 		message:    e.Message,
 		retryAfter: e.RetryAfter,
-		callAgain:  apierr.Pushback(e) != apierr.DoNotRetry,
+		// A credential is not fixed by waiting: an address throttled for
+		// its failed authentications is told how long (retry-after), but
+		// the SDKs, which retry any status x-should-retry allows, would
+		// wait and send the same wrong key again.
+		callAgain: apierr.Pushback(e) != apierr.DoNotRetry && e.Kind != apierr.Unauthenticated,
 	}
 	if s, ok := reasonStatus[e.Reason]; ok {
 		f.status = s

@@ -668,3 +668,40 @@ func TestSDKBugIsAnInternalError(t *testing.T) {
 		t.Fatalf("after the panics: %v", err)
 	}
 }
+
+// TestSDKThrottledKeyIsNotRetried: once an address's failed
+// authentications are throttled, a wrong key is refused
+// AUTHENTICATION_THROTTLED with the wait in retry-after; calling again
+// with the same key cannot succeed, so the SDK must not (x-should-retry:
+// false): its retries would be more failures for the throttle.
+func TestSDKThrottledKeyIsNotRetried(t *testing.T) {
+	// Two failures, then a try earned back every 10 s: the address stays
+	// throttled for the whole test.
+	base, _ := doors(t, func(cfg *config.Config) { cfg.Auth.Throttle.Burst, cfg.Auth.Throttle.PerSecond = 2, 0.1 })
+	var n counter
+	oc := openai.NewClient(ooption.WithBaseURL(base+"/v1"), ooption.WithAPIKey("sk-wrong"), ooption.WithMiddleware(n.openai))
+	ac := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey("sk-wrong"), aoption.WithMiddleware(n.anthropic), aoption.WithMaxRetries(0))
+	params := anthropic.MessageNewParams{Model: "mock/echo", MaxTokens: 9, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}}
+	// Fail without retries until the throttle refuses.
+	throttled := false
+	for i := 0; i < 200 && !throttled; i++ {
+		_, err := ac.Messages.New(ctxOf(t), params)
+		var apiErr *anthropic.Error
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("error %v, want a 401", err)
+		}
+		throttled = strings.Contains(apiErr.RawJSON(), "AUTHENTICATION_THROTTLED")
+	}
+	if !throttled {
+		t.Fatal("the failed authentications were never throttled")
+	}
+	n.n.Store(0)
+	_, err := oc.Chat.Completions.New(ctxOf(t), openai.ChatCompletionNewParams{Model: "mock/echo", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}})
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusUnauthorized || apiErr.Code != "authentication_throttled" {
+		t.Fatalf("error %v, want a 401 authentication_throttled", err)
+	}
+	if got := n.n.Load(); got != 1 {
+		t.Errorf("the SDK made %d requests, want 1", got)
+	}
+}
