@@ -705,3 +705,31 @@ func TestSDKThrottledKeyIsNotRetried(t *testing.T) {
 		t.Errorf("the SDK made %d requests, want 1", got)
 	}
 }
+
+// TestSDKLongWaitIsLeftToTheApplication: a key's rate limit that frees
+// its next call only after more than a minute says so in retry-after, but
+// not x-should-retry: true, which the Anthropic SDKs obey by sleeping
+// however long retry-after says, twice, inside the application's call.
+func TestSDKLongWaitIsLeftToTheApplication(t *testing.T) {
+	base, _ := doors(t, func(cfg *config.Config) {
+		cfg.Auth.Keys[0].RequestsPerSecond, cfg.Auth.Keys[0].Burst = 1.0/600, 1 // a call every 10 minutes
+	})
+	var n counter
+	ac := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey), aoption.WithMiddleware(n.anthropic))
+	params := anthropic.MessageNewParams{Model: "mock/echo", MaxTokens: 9, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}}
+	if _, err := ac.Messages.New(ctxOf(t), params); err != nil {
+		t.Fatal(err)
+	}
+	n.n.Store(0)
+	_, err := ac.Messages.New(ctxOf(t), params)
+	var apiErr *anthropic.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("error %v, want a 429", err)
+	}
+	if got := n.n.Load(); got != 1 {
+		t.Errorf("the SDK made %d requests, want 1", got)
+	}
+	if h := apiErr.Response.Header; h.Get("X-Should-Retry") != "false" || h.Get("Retry-After") == "" {
+		t.Errorf("x-should-retry %q, retry-after %q", h.Get("X-Should-Retry"), h.Get("Retry-After"))
+	}
+}
