@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -731,5 +732,43 @@ func TestSDKLongWaitIsLeftToTheApplication(t *testing.T) {
 	}
 	if h := apiErr.Response.Header; h.Get("X-Should-Retry") != "false" || h.Get("Retry-After") == "" {
 		t.Errorf("x-should-retry %q, retry-after %q", h.Get("X-Should-Retry"), h.Get("Retry-After"))
+	}
+}
+
+// TestSDKStreamedRefusalIsItsOwnBlock: a reply with text and then a
+// refusal streams as the message a reply that is not streamed is: the
+// refusal in a text block of its own, not glued to the text before it.
+func TestSDKStreamedRefusalIsItsOwnBlock(t *testing.T) {
+	base, _ := doors(t, nil)
+	ac := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey))
+	params := anthropic.MessageNewParams{Model: "mock/echo", MaxTokens: 256, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi there"))}}
+	script := aoption.WithJSONSet("llmrelay", faults(map[string]any{"refusal": "I won't."}))
+	whole, err := ac.Messages.New(ctxOf(t), params, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := ac.Messages.NewStreaming(ctxOf(t), params, script)
+	var streamed anthropic.Message
+	for stream.Next() {
+		if err := streamed.Accumulate(stream.Current()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	texts := func(m *anthropic.Message) []string {
+		var out []string
+		for _, b := range m.Content {
+			out = append(out, b.Type+":"+b.Text)
+		}
+		return out
+	}
+	want := []string{"text:hi there", "text:I won't."}
+	if got := texts(whole); !slices.Equal(got, want) {
+		t.Errorf("whole reply %q, want %q", got, want)
+	}
+	if got := texts(&streamed); !slices.Equal(got, want) || streamed.StopReason != whole.StopReason {
+		t.Errorf("streamed %q (%s), want %q (%s)", got, streamed.StopReason, want, whole.StopReason)
 	}
 }
