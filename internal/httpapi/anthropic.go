@@ -154,11 +154,16 @@ func anthropicText(raw json.RawMessage) (string, error) {
 	var b strings.Builder
 	for i, braw := range blocks {
 		var blk block
-		if err := decodeStrict(braw, &blk); err != nil {
-			return "", inParam("["+strconv.Itoa(i)+"]", err)
+		// The type first: an image block's source is no text block's
+		// unknown member, but a block llmrelay does not take here.
+		if err := json.Unmarshal(braw, &blk); err != nil {
+			return "", inParam("["+strconv.Itoa(i)+"]", jsonProblem(err))
 		}
 		if blk.Type != "text" {
 			return "", &paramError{"[" + strconv.Itoa(i) + "].type", strconv.Quote(blk.Type) + " blocks are not supported here by llmrelay: only text"}
+		}
+		if err := decodeStrict(braw, &blk); err != nil {
+			return "", inParam("["+strconv.Itoa(i)+"]", err)
 		}
 		if i > 0 {
 			b.WriteByte('\n')
@@ -746,6 +751,7 @@ type blockKind uint8
 const (
 	blockNone blockKind = iota
 	blockText
+	blockRefusal // a text block, of the refusal
 	blockThinking
 	blockRedacted
 	blockTool
@@ -846,9 +852,14 @@ func (s *messagesStream) deltaAt(b []byte, index int, typ string) []byte {
 func (s *messagesStream) delta(b []byte, d *llmrelayv1.Delta, attempt uint32) []byte {
 	switch {
 	case d.GetText() != "" || d.GetRefusal() != "":
-		// A refusal is text in this format; the stop reason says refusal.
-		if s.kind != blockText {
-			b = s.startBlock(b, blockText, 0, "text")
+		// A refusal is text in this format, in a block of its own as in a
+		// whole reply; the stop reason says refusal.
+		kind := blockText
+		if d.GetText() == "" {
+			kind = blockRefusal
+		}
+		if s.kind != kind {
+			b = s.startBlock(b, kind, 0, "text")
 			b = append(b, `,"text":""}`...)
 			b = s.end(b, attempt)
 		}

@@ -23,10 +23,12 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -133,6 +135,10 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 		d.log(ctx, r, f, start, fail.status, fail, nil)
 		return
 	}
+	// The labels of the call's log line, as the gRPC door records them
+	// from the request it received (OpenAI's metadata and user,
+	// Anthropic's metadata.user_id).
+	info.RecordMetadata(t.req.GetMetadata())
 	optIn := r.Header.Get(HeaderMidstream) == MidstreamRestart
 	if t.stream && !optIn {
 		cannotDiscard(t.req)
@@ -144,8 +150,7 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 		if t.stream && mayRunServerTools(actx, t.req) {
 			x.tools = &toolTurns{}
 		}
-		err = eng.Generate(actx, t.req, x)
-		release()
+		err = d.run(actx, r, release, func() error { return eng.Generate(actx, t.req, x) })
 		if err == nil && x.final == nil {
 			err = errors.New("the call ended without its final")
 		}
@@ -156,6 +161,30 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 		fail = &f
 	}
 	d.log(ctx, r, f, start, x.status, fail, err)
+}
+
+// run runs an admitted call and releases its admission however it ends. A
+// panic below (a bug in llmrelay) is logged with its stack and becomes an
+// INTERNAL error, as the gRPC door's recovery makes it: left to net/http,
+// it cut the connection, which the SDKs take for a network failure and
+// send the call again, and it kept the admission (a key's stream) forever.
+func (d *door) run(ctx context.Context, r *http.Request, release func(), call func() error) (err error) {
+	defer release()
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		if p == http.ErrAbortHandler {
+			panic(p)
+		}
+		id := callinfo.From(ctx).RequestID()
+		d.o.Logger.ErrorContext(ctx, "panic in call handler", "request_id", id, "http.path", r.URL.Path,
+			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		err = &apierr.Error{Kind: apierr.Internal, Reason: apierr.ReasonInternal,
+			Message: "internal error; please report it with request_id " + id, Metadata: map[string]string{"request_id": id}}
+	}()
+	return call()
 }
 
 // mayRunServerTools reports whether a call may run server tools: its
@@ -244,11 +273,13 @@ func (d *door) models(w http.ResponseWriter, r *http.Request) {
 	actx, release, err := eng.Admission().Admit(ctx, caller(r, llmrelayv1.LLMService_ListModels_FullMethodName), req)
 	var body []byte
 	if err == nil {
-		var list *llmrelayv1.ListModelsResponse
-		if list, err = eng.ListModels(actx, req); err == nil {
-			body, err = f.models(list)
-		}
-		release()
+		err = d.run(actx, r, release, func() error {
+			list, err := eng.ListModels(actx, req)
+			if err == nil {
+				body, err = f.models(list)
+			}
+			return err
+		})
 	}
 	if err != nil {
 		fail := failureOf(err, nil)

@@ -37,7 +37,7 @@ auth:
   keys:
     - {name: full, sha256: %s, scopes: [generate, models.list], models: ["*"]}
     - {name: echo-only, sha256: %s, scopes: [generate], models: ["mock/echo"]}
-    - {name: slow, sha256: %s, scopes: [generate], models: ["*"], requests_per_second: 0.001, burst: 1}
+    - {name: slow, sha256: %s, scopes: [generate], models: ["*"], requests_per_second: 0.02, burst: 1}
 `
 
 // request is one raw HTTP call to the doors.

@@ -104,6 +104,13 @@ var reasonStatus = map[string]int{
 	apierr.ReasonOutputTooLarge: http.StatusBadRequest,
 }
 
+// maxCallAgainWait is the longest wait x-should-retry: true asks an SDK to
+// sit out inside the application's call. OpenAI's SDKs honour retry-after
+// up to a minute (past it they call again within seconds, to be refused
+// again), Anthropic's however long it is; a longer wait is the
+// application's to decide, from retry-after.
+const maxCallAgainWait = time.Minute
+
 // failureOf turns an error of a call into its failure. param maps a field
 // path of the engine's request (messages[1].content) to the wire format's
 // name for it; nil keeps the paths as they are.
@@ -115,7 +122,11 @@ func failureOf(err error, param func(string) string) failure {
 		metadata:   e.Metadata,
 		message:    e.Message,
 		retryAfter: e.RetryAfter,
-		callAgain:  apierr.Pushback(e) != apierr.DoNotRetry,
+		// A credential is not fixed by waiting: an address throttled for
+		// its failed authentications is told how long (retry-after), but
+		// the SDKs, which retry any status x-should-retry allows, would
+		// wait and send the same wrong key again.
+		callAgain: apierr.Pushback(e) != apierr.DoNotRetry && e.Kind != apierr.Unauthenticated && e.RetryAfter <= maxCallAgainWait,
 	}
 	if s, ok := reasonStatus[e.Reason]; ok {
 		f.status = s

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"strings"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
@@ -195,19 +196,36 @@ func (t *translated) sharedField(key string, raw json.RawMessage) (handled bool,
 // value, when it has one); any other is unknown, as the vendor's API says.
 func (t *translated) otherField(key string, raw json.RawMessage, options, refused map[string]string, unknown string) error {
 	if def, ok := options[key]; ok {
-		if string(raw) == def {
+		if isDefault(raw, def) {
 			return nil
 		}
 		t.own[key] = true
 		return setOption(t.req, key, raw)
 	}
 	if def, ok := refused[key]; ok {
-		if def != "" && string(raw) == def {
+		if isDefault(raw, def) {
 			return nil
 		}
 		return errors.New("not supported by llmrelay")
 	}
 	return errors.New(unknown)
+}
+
+// isDefault reports whether raw is the JSON value def (none when def is
+// empty), however it is written: 0.0 is 0, and {"type": "disabled"}, with
+// the spaces Python's json module writes, is {"type":"disabled"}.
+func isDefault(raw json.RawMessage, def string) bool {
+	if def == "" {
+		return false
+	}
+	if string(raw) == def {
+		return true
+	}
+	var got, want any
+	if json.Unmarshal(raw, &got) != nil || json.Unmarshal([]byte(def), &want) != nil {
+		return false
+	}
+	return reflect.DeepEqual(got, want)
 }
 
 // decodeFields translates a request's members, each with field, in order,

@@ -155,6 +155,12 @@ type chatMessage struct {
 	ReasoningContent string          `json:"reasoning_content"`
 	Audio            json.RawMessage `json:"audio"`
 	FunctionCall     json.RawMessage `json:"function_call"`
+	// Members of a reply's message that an application sends back with
+	// it, accepted and not forwarded: the SDKs' parse and stream helpers
+	// add parsed (and parsed_arguments to its tool calls); OpenAI's
+	// replies carry annotations.
+	Parsed      json.RawMessage `json:"parsed"`
+	Annotations json.RawMessage `json:"annotations"`
 }
 
 // chatToolCall is a tool call, in an assistant message or a reply.
@@ -167,6 +173,9 @@ type chatToolCall struct {
 type chatFunctionCall struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// ParsedArguments: the SDKs' helpers add it to a reply's strict tool
+	// calls; accepted in a request, not forwarded, never in a reply.
+	ParsedArguments json.RawMessage `json:"parsed_arguments,omitempty"`
 }
 
 var chatRoles = map[string]llmrelayv1.Role{

@@ -88,6 +88,17 @@ func TestOpenAIRequest(t *testing.T) {
 				"toolChoice":{"mode":"TOOL_CHOICE_MODE_TOOL","name":"weather"}}`,
 		},
 		{
+			// What openai-node's parse() and stream() helpers return,
+			// sent back as the next request's assistant message.
+			name: "a reply's message as the SDK helpers give it back",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"},
+				{"role":"assistant","content":"ok","refusal":null,"annotations":[],"parsed":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}","parsed_arguments":{"x":1}}}]},
+				{"role":"tool","tool_call_id":"c1","content":"done"}]}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"},
+				{"role":"ROLE_ASSISTANT","content":"ok","toolCalls":[{"id":"c1","name":"f","arguments":"{\"x\":1}"}]},
+				{"role":"ROLE_TOOL","toolCallId":"c1","content":"done"}]}`,
+		},
+		{
 			name: "tool choice required",
 			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":"required"}`,
 			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"toolChoice":{"mode":"TOOL_CHOICE_MODE_REQUIRED"}}`,
@@ -111,6 +122,14 @@ func TestOpenAIRequest(t *testing.T) {
 			name: "provider parameters become provider_options, defaults are dropped",
 			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"reasoning_effort":"high","seed":7,"store":false,"parallel_tool_calls":true,"n":1,"logprobs":false,"frequency_penalty":0.5}`,
 			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"providerOptions":{"reasoning_effort":"high","seed":7,"frequency_penalty":0.5}}`,
+		},
+		{
+			// Python's json module writes 0.0 for a float zero and ", "
+			// and ": " between members: still the defaults, which a
+			// provider that does not know the parameter would refuse.
+			name: "defaults as Python writes them are dropped",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"frequency_penalty": 0.0, "presence_penalty": -0.0, "logit_bias": { }, "top_logprobs": 0.0, "logprobs": false}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}]}`,
 		},
 		{
 			name: "user and metadata label the call",
@@ -210,6 +229,11 @@ func TestAnthropicRequest(t *testing.T) {
 			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"generation":{"maxOutputTokens":9},"providerOptions":{"top_k":5}}`,
 		},
 		{
+			name: "defaults as Python writes them are dropped",
+			body: `{"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": "x"}], "thinking": {"type": "disabled"}, "service_tier": "auto"}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"generation":{"maxOutputTokens":9}}`,
+		},
+		{
 			name: "interleaved thinking and tool use keep their order",
 			body: `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"x"},
 				{"role":"assistant","content":[{"type":"thinking","thinking":"a","signature":"s1"},{"type":"tool_use","id":"t1","name":"f","input":{}},
@@ -253,6 +277,12 @@ func TestAnthropicRequest(t *testing.T) {
 		{name: "system role in messages", body: `{"model":"m","messages":[{"role":"system","content":"x"}]}`, wantParam: "messages[0].role", wantMsg: "messages[0].role: must be user or assistant"},
 		{name: "context management", body: `{"model":"m","context_management":{"edits":[]}}`, wantParam: "context_management", wantMsg: "context_management: not supported by llmrelay"},
 		{name: "system block of another type", body: `{"model":"m","system":[{"type":"image"}]}`, wantParam: "system[0].type", wantMsg: `system[0].type: "image" blocks are not supported here by llmrelay: only text`},
+		{
+			name: "image in a tool result",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"screenshot","input":{}}]},
+				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}}]}]}]}`,
+			wantParam: "messages[2].content[0].content[0].type", wantMsg: `messages[2].content[0].content[0].type: "image" blocks are not supported here by llmrelay: only text`,
+		},
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/metrics"
+	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry/retrytest"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
@@ -575,4 +577,198 @@ func errorJSON(err error) string {
 		return e.RawJSON()
 	}
 	return ""
+}
+
+// TestSDKMetadataLabelsTheLogLine: the labels a request carries (OpenAI's
+// metadata and user, Anthropic's metadata.user_id) are in the call's
+// "finished call" line, as a gRPC call's metadata is.
+func TestSDKMetadataLabelsTheLogLine(t *testing.T) {
+	lines := make(finishLines, 16)
+	base, _ := doors(t, nil, server.WithLogger(slog.New(lines)))
+
+	oc := openai.NewClient(ooption.WithBaseURL(base+"/v1"), ooption.WithAPIKey(sdkKey))
+	if _, err := oc.Chat.Completions.New(ctxOf(t), openai.ChatCompletionNewParams{
+		Model: "mock/echo", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(sdkText)},
+		User: openai.String("u-42"), Metadata: map[string]string{"team": "search"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	line := lines.next(t)
+	if line["interface"] != "openai" || line["metadata.user"] != "u-42" || line["metadata.team"] != "search" {
+		t.Errorf("finish line %v, want metadata.user=u-42 metadata.team=search", line)
+	}
+
+	ac := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey))
+	stream := ac.Messages.NewStreaming(ctxOf(t), anthropic.MessageNewParams{
+		Model: "mock/echo", MaxTokens: 256, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(sdkText))},
+		Metadata: anthropic.MetadataParam{UserID: anthropic.String("u-7")},
+	})
+	for stream.Next() {
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	line = lines.next(t)
+	if line["interface"] != "anthropic" || line["metadata.user_id"] != "u-7" {
+		t.Errorf("finish line %v, want metadata.user_id=u-7", line)
+	}
+}
+
+// panicKind is a provider kind whose every attempt panics: a stand-in for a
+// bug anywhere below the doors.
+const panicKind = "test-doors-panic"
+
+type panicProvider struct{}
+
+func (panicProvider) Stream(context.Context, *provider.Request) (provider.Stream, error) {
+	panic("provider bug")
+}
+
+func init() {
+	provider.Register(panicKind, func(provider.Config) (provider.Provider, error) { return panicProvider{}, nil })
+}
+
+// TestSDKBugIsAnInternalError: a bug that panics below the doors is an
+// INTERNAL error, 500, as the gRPC door's recovery makes it: the SDK
+// raises its server error once, rather than taking a cut connection for a
+// network failure and sending the call again; the call is logged and its
+// admission released (a key allowed one stream at a time can call again).
+func TestSDKBugIsAnInternalError(t *testing.T) {
+	lines := make(finishLines, 16)
+	base, _ := doors(t, func(cfg *config.Config) {
+		cfg.Providers = append(cfg.Providers, provider.Config{Name: "boom", Kind: panicKind, Models: []string{"any"}})
+		cfg.Auth.Keys[0].MaxConcurrentStreams = 1
+	}, server.WithLogger(slog.New(lines)))
+	var n counter
+	oc := openai.NewClient(ooption.WithBaseURL(base+"/v1"), ooption.WithAPIKey(sdkKey), ooption.WithMiddleware(n.openai))
+	params := openai.ChatCompletionNewParams{Model: "boom/any", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(sdkText)}}
+	for _, stream := range []bool{false, true} {
+		n.n.Store(0)
+		var err error
+		if stream {
+			s := oc.Chat.Completions.NewStreaming(ctxOf(t), params)
+			for s.Next() {
+			}
+			err = s.Err()
+		} else {
+			_, err = oc.Chat.Completions.New(ctxOf(t), params)
+		}
+		var apiErr *openai.Error
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusInternalServerError || apiErr.Type != "server_error" {
+			t.Fatalf("stream %v: error %v, want a 500 server_error", stream, err)
+		}
+		if got := n.n.Load(); got != 1 {
+			t.Errorf("stream %v: the SDK made %d requests, want 1", stream, got)
+		}
+		if line := lines.next(t); line["http.status"] != "500" || line["reason"] != "INTERNAL" {
+			t.Errorf("stream %v: finish line %v", stream, line)
+		}
+	}
+	// The key's one stream was given back each time.
+	if _, err := oc.Chat.Completions.New(ctxOf(t), openai.ChatCompletionNewParams{Model: "mock/echo", Messages: params.Messages}); err != nil {
+		t.Fatalf("after the panics: %v", err)
+	}
+}
+
+// TestSDKThrottledKeyIsNotRetried: once an address's failed
+// authentications are throttled, a wrong key is refused
+// AUTHENTICATION_THROTTLED with the wait in retry-after; calling again
+// with the same key cannot succeed, so the SDK must not (x-should-retry:
+// false): its retries would be more failures for the throttle.
+func TestSDKThrottledKeyIsNotRetried(t *testing.T) {
+	// Two failures, then a try earned back every 10 s: the address stays
+	// throttled for the whole test.
+	base, _ := doors(t, func(cfg *config.Config) { cfg.Auth.Throttle.Burst, cfg.Auth.Throttle.PerSecond = 2, 0.1 })
+	var n counter
+	oc := openai.NewClient(ooption.WithBaseURL(base+"/v1"), ooption.WithAPIKey("sk-wrong"), ooption.WithMiddleware(n.openai))
+	ac := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey("sk-wrong"), aoption.WithMiddleware(n.anthropic), aoption.WithMaxRetries(0))
+	params := anthropic.MessageNewParams{Model: "mock/echo", MaxTokens: 9, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}}
+	// Fail without retries until the throttle refuses.
+	throttled := false
+	for i := 0; i < 200 && !throttled; i++ {
+		_, err := ac.Messages.New(ctxOf(t), params)
+		var apiErr *anthropic.Error
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("error %v, want a 401", err)
+		}
+		throttled = strings.Contains(apiErr.RawJSON(), "AUTHENTICATION_THROTTLED")
+	}
+	if !throttled {
+		t.Fatal("the failed authentications were never throttled")
+	}
+	n.n.Store(0)
+	_, err := oc.Chat.Completions.New(ctxOf(t), openai.ChatCompletionNewParams{Model: "mock/echo", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}})
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusUnauthorized || apiErr.Code != "authentication_throttled" {
+		t.Fatalf("error %v, want a 401 authentication_throttled", err)
+	}
+	if got := n.n.Load(); got != 1 {
+		t.Errorf("the SDK made %d requests, want 1", got)
+	}
+}
+
+// TestSDKLongWaitIsLeftToTheApplication: a key's rate limit that frees
+// its next call only after more than a minute says so in retry-after, but
+// not x-should-retry: true, which the Anthropic SDKs obey by sleeping
+// however long retry-after says, twice, inside the application's call.
+func TestSDKLongWaitIsLeftToTheApplication(t *testing.T) {
+	base, _ := doors(t, func(cfg *config.Config) {
+		cfg.Auth.Keys[0].RequestsPerSecond, cfg.Auth.Keys[0].Burst = 1.0/600, 1 // a call every 10 minutes
+	})
+	var n counter
+	ac := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey), aoption.WithMiddleware(n.anthropic))
+	params := anthropic.MessageNewParams{Model: "mock/echo", MaxTokens: 9, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}}
+	if _, err := ac.Messages.New(ctxOf(t), params); err != nil {
+		t.Fatal(err)
+	}
+	n.n.Store(0)
+	_, err := ac.Messages.New(ctxOf(t), params)
+	var apiErr *anthropic.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("error %v, want a 429", err)
+	}
+	if got := n.n.Load(); got != 1 {
+		t.Errorf("the SDK made %d requests, want 1", got)
+	}
+	if h := apiErr.Response.Header; h.Get("X-Should-Retry") != "false" || h.Get("Retry-After") == "" {
+		t.Errorf("x-should-retry %q, retry-after %q", h.Get("X-Should-Retry"), h.Get("Retry-After"))
+	}
+}
+
+// TestSDKStreamedRefusalIsItsOwnBlock: a reply with text and then a
+// refusal streams as the message a reply that is not streamed is: the
+// refusal in a text block of its own, not glued to the text before it.
+func TestSDKStreamedRefusalIsItsOwnBlock(t *testing.T) {
+	base, _ := doors(t, nil)
+	ac := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey))
+	params := anthropic.MessageNewParams{Model: "mock/echo", MaxTokens: 256, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi there"))}}
+	script := aoption.WithJSONSet("llmrelay", faults(map[string]any{"refusal": "I won't."}))
+	whole, err := ac.Messages.New(ctxOf(t), params, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := ac.Messages.NewStreaming(ctxOf(t), params, script)
+	var streamed anthropic.Message
+	for stream.Next() {
+		if err := streamed.Accumulate(stream.Current()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	texts := func(m *anthropic.Message) []string {
+		var out []string
+		for _, b := range m.Content {
+			out = append(out, b.Type+":"+b.Text)
+		}
+		return out
+	}
+	want := []string{"text:hi there", "text:I won't."}
+	if got := texts(whole); !slices.Equal(got, want) {
+		t.Errorf("whole reply %q, want %q", got, want)
+	}
+	if got := texts(&streamed); !slices.Equal(got, want) || streamed.StopReason != whole.StopReason {
+		t.Errorf("streamed %q (%s), want %q (%s)", got, streamed.StopReason, want, whole.StopReason)
+	}
 }

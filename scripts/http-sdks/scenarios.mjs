@@ -98,6 +98,23 @@ await scenario('openai: a tool call round trip', async () => {
   expect(second.choices[0].message.content === 'thanks', `second reply ${second.choices[0].message.content}`);
 });
 
+await scenario('openai: a strict tool call from the stream helper, its message sent back as it came', async () => {
+  // finalChatCompletion() (like parse()) adds parsed and parsed_arguments
+  // to the message an application pushes onto its conversation.
+  const tools = [{ type: 'function', function: { name: 'weather', strict: true, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } } }];
+  const first = await openai().chat.completions.stream({
+    model: MODEL, messages: user, tools,
+    ...faults({ output: '', tool_calls: [{ id: 'call_1', name: 'weather', arguments: '{"city":"Paris"}' }] }),
+  }).finalChatCompletion();
+  const message = first.choices[0].message;
+  expect(message.tool_calls?.[0]?.function.parsed_arguments?.city === 'Paris', `first reply ${JSON.stringify(message)}`);
+  const second = await openai().chat.completions.create({
+    model: MODEL, tools,
+    messages: [...user, message, { role: 'tool', tool_call_id: 'call_1', content: '18C' }, { role: 'user', content: 'thanks' }],
+  });
+  expect(second.choices[0].message.content === 'thanks', `second reply ${second.choices[0].message.content}`);
+});
+
 await scenario('openai: structured output with response_format json_schema', async () => {
   const r = await openai().chat.completions.create({
     model: MODEL, messages: user,
