@@ -112,7 +112,10 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             context.send_initial_metadata([("llmrelay-resumable", "true")])
             yield from list(_reply("two words"))[:2]
             gone = threading.Event()
-            context.add_callback(gone.set)
+            # add_callback is refused (False) when the client has already
+            # gone: it can cancel as soon as it has read the two words.
+            if not context.add_callback(gone.set):
+                gone.set()
             gone.wait(30)
             if gone.is_set():
                 self.talking_gone.set()
