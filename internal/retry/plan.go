@@ -522,6 +522,10 @@ func rounds[T any](ctx context.Context, p *Plan, timer Timer, at Attempter[T], r
 		return res, nil
 	case !p.waiting && p.attempts > 0:
 		return res, err
+	case ctx.Err() == nil && !isContinue(err):
+		// The caller's own error where the plan would retry (its
+		// will_retry event could not be sent), as after the first round.
+		return res, err
 	case ctx.Err() == nil:
 		wait.EndWait(nil)
 		return res, p.failure(errPlanOverrun, Classification{Class: provider.ClassUnknown}, StopAttempts)

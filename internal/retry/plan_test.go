@@ -71,6 +71,12 @@ func script(t *testing.T, ctx context.Context, p *retry.Plan, timer retry.Timer,
 			step = p.Reask(errors.New("invalid output"))
 		case "refused":
 			step = p.Failed(refusedOutput, retry.Classify(refusedOutput), true)
+		case "unsent":
+			// The plan retries, but the caller could not tell the client.
+			if step = p.Failed(overloaded, retry.Classify(overloaded), false); !step.Retry() {
+				t.Fatalf("attempt %d: the plan does not retry", n)
+			}
+			return "", errUnsent
 		}
 		if step.Retry() {
 			if step.Next != n+1 || step.Target != testTarget {
@@ -286,6 +292,22 @@ func TestPlanCallerCausedFailuresSpendNoBudget(t *testing.T) {
 	var f *retry.Failure
 	if !errors.As(err, &f) || f.Stop != retry.StopBudget {
 		t.Errorf("a stall under the server's idle timeout: Run error = %v, want StopBudget", err)
+	}
+}
+
+var errUnsent = errors.New("the will_retry event could not be sent")
+
+// TestPlanEndsWithTheCallersOwnError: an attempt function that ends the
+// call with its own error where the plan would retry (its will_retry
+// event could not be sent) ends it with that error, in the first round or
+// a later one, not with an overrun.
+func TestPlanEndsWithTheCallersOwnError(t *testing.T) {
+	for _, outcomes := range [][]string{{"unsent"}, {"fail", "unsent"}, {"fail", "fail", "unsent"}} {
+		p := newPlan(5, 0)
+		_, _, err := script(t, t.Context(), p, &waits{}, outcomes...)
+		if !errors.Is(err, errUnsent) || p.Attempts() != len(outcomes) {
+			t.Errorf("%v: Run error = %v after %d attempts; want the caller's own error after %d", outcomes, err, p.Attempts(), len(outcomes))
+		}
 	}
 }
 
