@@ -64,8 +64,9 @@ type HedgeRequest struct {
 // nothing for Delay, and another one Delay later, up to Max hedges for the
 // whole call. The zero Hedging hedges nothing.
 type Hedging struct {
-	// Max is how many hedges the call may start in all (hedges of its
-	// retries and re-asks included); 0 turns hedging off.
+	// Max is how many hedges the plan may start in all (hedges of its
+	// retries and re-asks included; each server-tools turn has a plan of
+	// its own); 0 turns hedging off.
 	Max int
 	// After is the fixed hedging delay; 0 when the request set none (then
 	// only an adaptive delay hedges).

@@ -1093,7 +1093,10 @@ type GenerateRequest struct {
 	// progress (`tool_progress`) and results (`tool_result`), appends the
 	// assistant message and the results to the conversation and starts the
 	// next turn; until the model answers without calling a server tool, or
-	// `max_tool_turns` is reached. Every event carries its `turn`. The
+	// `max_tool_turns` is reached. Every event carries its `turn`. Each
+	// turn's attempts are planned afresh under the call's `retry` and
+	// `hedging`: `retry.max_attempts` and `hedging.max_hedges` bound each
+	// turn, and attempt numbers run on across turns. The
 	// `final` carries the last turn's message, the whole `transcript` of the
 	// call, the usage summed over every turn and the number of `turns`.
 	// When the model also calls a request tool (one of `tools`), llmrelay
@@ -2438,12 +2441,12 @@ func (x *RetryPolicy) GetMidstream() Midstream {
 // generated before the request was closed). `final.usage` sums the tokens
 // every attempt reported, cancelled hedges included; a hedge cancelled
 // before its provider reported usage counts none there. A call starts at
-// most `max_hedges` hedges in all. Hedges count against the provider's
-// retry budget like retries: the budget may refuse a hedge (the call then
-// runs on without it), and a hedge counts as a retry in flight until its
-// race is decided, so that hedging a slow provider adds at most the
-// budget's share of requests to it. Hedges do not count against
-// `retry.max_attempts`.
+// most `max_hedges` hedges in all (each turn, with `server_tools`). Hedges
+// count against the provider's retry budget like retries: the budget may
+// refuse a hedge (the call then runs on without it), and a hedge counts as
+// a retry in flight until its race is decided, so that hedging a slow
+// provider adds at most the budget's share of requests to it. Hedges do
+// not count against `retry.max_attempts`.
 type HedgePolicy struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Start a hedge when the attempt has produced no delta for this long,
@@ -2460,10 +2463,11 @@ type HedgePolicy struct {
 	// floor. Until the target has 20 observations the delay is `hedge_after`,
 	// or, without it, the call is not hedged.
 	Adaptive bool `protobuf:"varint,2,opt,name=adaptive,proto3" json:"adaptive,omitempty"`
-	// How many hedges the call may start, in all: 1 or 2. Unset means 1; 0
-	// turns hedging off for this call (also a route's default). Lowered to
-	// the server's limit (`retry.hedging.max_hedges`, 2 unless configured;
-	// a server that allows 0 hedges nothing).
+	// How many hedges the call may start, in all (with `server_tools`, in
+	// each turn): 1 or 2. Unset means 1; 0 turns hedging off for this call
+	// (also a route's default). Lowered to the server's limit
+	// (`retry.hedging.max_hedges`, 2 unless configured; a server that allows
+	// 0 hedges nothing).
 	MaxHedges *uint32 `protobuf:"varint,3,opt,name=max_hedges,json=maxHedges,proto3,oneof" json:"max_hedges,omitempty"`
 	// Where the hedges go. Unset means HEDGE_TARGET_SAME.
 	Target        HedgeTarget `protobuf:"varint,4,opt,name=target,proto3,enum=llmrelay.v1.HedgeTarget" json:"target,omitempty"`
