@@ -69,6 +69,24 @@ type Sink interface {
 	SendHeader() error
 }
 
+// ShownOutputKeeper is a Sink's optional capability: KeepsShownOutput
+// reports that its client cannot take back output it was shown (an HTTP
+// door's streamed reply to a client that did not opt in to restarts).
+// Such a call's structured output is validated but never re-asked, be
+// its schema the request's or its route's default: a re-ask replaces the
+// reply the client was shown. (The door asks for retry.midstream
+// MIDSTREAM_FAIL itself, a field of the request.)
+type ShownOutputKeeper interface {
+	KeepsShownOutput() bool
+}
+
+// keepsShownOutput reports whether sink's client cannot take back output
+// it was shown (ShownOutputKeeper).
+func keepsShownOutput(sink Sink) bool {
+	k, ok := sink.(ShownOutputKeeper)
+	return ok && k.KeepsShownOutput()
+}
+
 // Engine runs calls. It is safe for concurrent use.
 type Engine struct {
 	providers *provider.Set
@@ -339,6 +357,9 @@ type call struct {
 	// request, for a repeated Generate of the same call (resume.go).
 	resumable   bool
 	fingerprint string
+	// keepsShown says the client cannot take back output it was shown
+	// (ShownOutputKeeper): its structured output is never re-asked.
+	keepsShown bool
 	// heartbeat is the call's heartbeat interval, 0 for none.
 	heartbeat time.Duration
 	// tools is the call's server tools and its transcript (tools.go); nil
@@ -367,7 +388,8 @@ func (c *call) team() string {
 // provider validate it and makes the call's attempt plan. Errors are
 // *apierr.Error or map to one.
 func (s *Engine) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, sink Sink) (*call, error) {
-	c := &call{eng: s, req: req, out: &emitter{sink: sink}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now()}
+	c := &call{eng: s, req: req, out: &emitter{sink: sink}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now(),
+		keepsShown: keepsShownOutput(sink)}
 	if id, ok := auth.FromContext(ctx); ok {
 		c.id = id
 	}
@@ -468,7 +490,7 @@ func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrel
 		tn.output = c.tools.turnLimit(tn.output)
 	}
 	if rf != nil {
-		if tn.so, err = s.newStructured(rf, tn.preq); err != nil {
+		if tn.so, err = s.newStructured(rf, tn.preq, c.keepsShown); err != nil {
 			return err
 		}
 	}

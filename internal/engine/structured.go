@@ -38,11 +38,13 @@ type structured struct {
 
 // newStructured compiles the response format's schema (through the
 // server's cache), puts its canonical JSON into the provider request, and
-// starts the call's session. A schema that is invalid, too large, or that
-// no reply could be checked against within the validation budget
-// (schema.Schema.Admit) is an INVALID_ARGUMENT *apierr.Error, before any
-// provider call.
-func (s *Engine) newStructured(rf *llmrelayv1.ResponseFormat, preq *provider.Request) (*structured, error) {
+// starts the call's session: the one place the re-asks a call may make
+// are decided, none when its client keeps what it was shown (keepsShown:
+// see ShownOutputKeeper), whether rf is the request's or its route's
+// default. A schema that is invalid, too large, or that no reply could be
+// checked against within the validation budget (schema.Schema.Admit) is
+// an INVALID_ARGUMENT *apierr.Error, before any provider call.
+func (s *Engine) newStructured(rf *llmrelayv1.ResponseFormat, preq *provider.Request, keepsShown bool) (*structured, error) {
 	sch, err := s.schemas.Compile(preq.ResponseFormat.Schema)
 	if err == nil {
 		err = sch.Admit()
@@ -52,6 +54,9 @@ func (s *Engine) newStructured(rf *llmrelayv1.ResponseFormat, preq *provider.Req
 	}
 	preq.ResponseFormat.Schema = sch.JSON()
 	n := s.schemaCfg.ValidationRetries(rf.MaxValidationRetries)
+	if keepsShown {
+		n = 0
+	}
 	return &structured{
 		session:    schema.NewSession(sch, n),
 		reasks:     n,

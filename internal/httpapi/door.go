@@ -199,17 +199,15 @@ func mayRunServerTools(ctx context.Context, req *llmrelayv1.GenerateRequest) boo
 }
 
 // cannotDiscard asks the engine never to replace output a client was
-// shown: a failure after output ends the call (retry.midstream FAIL), and
-// structured output is validated but not re-asked.
+// shown: a failure after output ends the call (retry.midstream FAIL). Its
+// structured output, be the schema the request's or its route's default,
+// is validated but not re-asked: the exchange tells the engine so
+// (exchange.KeepsShownOutput).
 func cannotDiscard(req *llmrelayv1.GenerateRequest) {
 	if req.Retry == nil {
 		req.Retry = &llmrelayv1.RetryPolicy{}
 	}
 	req.Retry.Midstream = llmrelayv1.Midstream_MIDSTREAM_FAIL
-	if rf := req.GetResponseFormat(); rf != nil {
-		none := uint32(0)
-		rf.MaxValidationRetries = &none
-	}
 }
 
 // readBody reads a request body, bounded in size and time. A compressed

@@ -184,6 +184,12 @@ func (x *exchange) reply(body []byte) error {
 	return err
 }
 
+// KeepsShownOutput implements engine.ShownOutputKeeper: a streamed reply
+// to a client that did not opt in to restarts cannot take back what it
+// showed, so the engine makes no structured-output re-ask of it (the
+// door asks for retry.midstream FAIL too: cannotDiscard).
+func (x *exchange) KeepsShownOutput() bool { return x.enc != nil && !x.r.extension }
+
 // SetHeader implements the engine's Sink: a header of the reply, if it is
 // not sent yet.
 func (x *exchange) SetHeader(kv ...string) {
