@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"encoding/json"
+	"net/http"
 	"strconv"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -23,6 +24,9 @@ type candidate struct {
 		Parts []responsePart `json:"parts"`
 	} `json:"content"`
 	FinishReason string `json:"finishReason"`
+	// FinishMessage says more of a finish reason, for one that is a
+	// failure (MALFORMED_FUNCTION_CALL: the call the model wrote).
+	FinishMessage string `json:"finishMessage"`
 }
 
 // responsePart is a part of a candidate's content: text (a thought
@@ -112,6 +116,14 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			d.part(&c.Content.Parts[j], out)
 		}
 		if c.FinishReason != "" {
+			if invalidOutput(c.FinishReason) {
+				// What the failed generation cost still counts.
+				d.addUsage(out)
+				return false, &provider.Error{
+					Kind: provider.KindInStream, Class: provider.ClassInvalidOutput, Status: http.StatusBadRequest,
+					Type: c.FinishReason, Message: c.FinishMessage,
+				}
+			}
 			reason := finishReason(c.FinishReason)
 			if reason == provider.FinishStop && d.calls > 0 {
 				reason = provider.FinishToolCalls // Gemini says STOP after function calls
@@ -124,6 +136,12 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		provider.Add(out, provider.EventFinish).FinishReason = provider.FinishContentFilter
 		d.finished = true
 	}
+	d.addUsage(out)
+	return false, nil
+}
+
+// addUsage adds the chunk's usage to out when it changed.
+func (d *decoder) addUsage(out *[]provider.Event) {
 	if m := d.c.UsageMetadata; m != nil {
 		u := m.provider()
 		if u != d.usage {
@@ -131,7 +149,17 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			provider.Add(out, provider.EventUsage).Usage = u
 		}
 	}
-	return false, nil
+}
+
+// invalidOutput reports whether a finish reason says the model's own
+// output failed: MALFORMED_FUNCTION_CALL (a function call that does not
+// parse or fit its declaration) and UNEXPECTED_TOOL_CALL (a call to a tool
+// the request did not offer). The reply is empty or cut, not a success:
+// another generation of the same request usually gets it right, so it is
+// an in-stream error of provider.ClassInvalidOutput, retried once per call
+// as Groq's tool_use_failed is.
+func invalidOutput(reason string) bool {
+	return reason == "MALFORMED_FUNCTION_CALL" || reason == "UNEXPECTED_TOOL_CALL"
 }
 
 // part relays one part: a function call, which Gemini sends whole (one

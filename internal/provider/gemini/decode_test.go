@@ -111,3 +111,34 @@ func TestRequestMapsRolesToolsAndChoice(t *testing.T) {
 		t.Errorf("a plain request sends %+v, want no generation config, system or tools", plain)
 	}
 }
+
+// TestInvalidOutputFinishReasons: a candidate that ends because the model's
+// own output failed (MALFORMED_FUNCTION_CALL, with the call it wrote in
+// finishMessage, in the wire format of the Gemini API reference's
+// Candidate; UNEXPECTED_TOOL_CALL) is an in-stream error of
+// ClassInvalidOutput, which the retry plan retries once per call, with its
+// usage counted; before, it was a success with FINISH_REASON_OTHER and an
+// empty reply.
+func TestInvalidOutputFinishReasons(t *testing.T) {
+	tests := []struct{ reason, message string }{
+		{"MALFORMED_FUNCTION_CALL", "Malformed function call: print(default_api.get_weather(city=Paris))"},
+		{"UNEXPECTED_TOOL_CALL", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.reason, func(t *testing.T) {
+			msg := ""
+			if tc.message != "" {
+				msg = `,"finishMessage": "` + tc.message + `"`
+			}
+			r := decode("data: {\"candidates\": [{\"content\": {},\"finishReason\": \"" + tc.reason + "\"" + msg + ",\"index\": 0}]," +
+				"\"usageMetadata\": {\"promptTokenCount\": 40,\"candidatesTokenCount\": 0,\"thoughtsTokenCount\": 25,\"totalTokenCount\": 65}}\r\n\r\n")
+			pe := pt.ProviderError(r.Err)
+			if pe == nil || pe.Kind != provider.KindInStream || pe.Class != provider.ClassInvalidOutput || pe.Type != tc.reason || pe.Message != tc.message {
+				t.Fatalf("err %v, finish %v: want an in-stream invalid-output error %s with its finish message", r.Err, r.Finish, tc.reason)
+			}
+			if r.Finish != provider.FinishUnspecified || !r.HasUsage || r.Usage.InputTokens != 40 || r.Usage.OutputTokens != 25 {
+				t.Errorf("finish %v, usage %+v (%v): want no finish and the usage", r.Finish, r.Usage, r.HasUsage)
+			}
+		})
+	}
+}
