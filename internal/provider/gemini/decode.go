@@ -116,11 +116,11 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			d.part(&c.Content.Parts[j], out)
 		}
 		if c.FinishReason != "" {
-			if invalidOutput(c.FinishReason) {
+			if class, failed := failedFinishes[c.FinishReason]; failed {
 				// What the failed generation cost still counts.
 				d.addUsage(out)
 				return false, &provider.Error{
-					Kind: provider.KindInStream, Class: provider.ClassInvalidOutput, Status: http.StatusBadRequest,
+					Kind: provider.KindInStream, Class: class, Status: http.StatusBadRequest,
 					Type: c.FinishReason, Message: c.FinishMessage,
 				}
 			}
@@ -151,15 +151,19 @@ func (d *decoder) addUsage(out *[]provider.Event) {
 	}
 }
 
-// invalidOutput reports whether a finish reason says the model's own
-// output failed: MALFORMED_FUNCTION_CALL (a function call that does not
+// failedFinishes are the finish reasons that end a reply that is empty
+// or cut, not a success, each with its failure class: the model's own
+// output failed, MALFORMED_FUNCTION_CALL (a function call that does not
 // parse or fit its declaration) and UNEXPECTED_TOOL_CALL (a call to a tool
-// the request did not offer). The reply is empty or cut, not a success:
-// another generation of the same request usually gets it right, so it is
-// an in-stream error of provider.ClassInvalidOutput, retried once per call
-// as Groq's tool_use_failed is.
-func invalidOutput(reason string) bool {
-	return reason == "MALFORMED_FUNCTION_CALL" || reason == "UNEXPECTED_TOOL_CALL"
+// the request did not offer), which another generation of the same
+// request usually gets right (provider.ClassInvalidOutput: retried once
+// per call, as Groq's tool_use_failed is); or the request is at fault,
+// MISSING_THOUGHT_SIGNATURE (a function-calling turn sent back without its
+// thoughtSignature), which no retry mends.
+var failedFinishes = map[string]provider.Class{
+	"MALFORMED_FUNCTION_CALL":   provider.ClassInvalidOutput,
+	"UNEXPECTED_TOOL_CALL":      provider.ClassInvalidOutput,
+	"MISSING_THOUGHT_SIGNATURE": provider.ClassRejected,
 }
 
 // part relays one part: a function call, which Gemini sends whole (one
@@ -219,7 +223,8 @@ func finishReason(s string) provider.FinishReason {
 		return provider.FinishStop
 	case "MAX_TOKENS":
 		return provider.FinishLength
-	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY":
+	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION":
 		return provider.FinishContentFilter
 	}
 	return provider.FinishOther
