@@ -26,12 +26,13 @@ const (
 	// ClassStalled: no sign of life from the provider within the first
 	// event timeout or, once streaming, the stream idle timeout. Retried.
 	ClassStalled
-	// ClassQuotaExhausted: a 429 (or error type) saying the account's quota or
-	// spend limit is used up. Not retried: waiting does not help.
+	// ClassQuotaExhausted: HTTP 402 (Payment Required), or a 429 (or error
+	// type) saying the account's quota, spend limit or prepaid balance is
+	// used up. Not retried: waiting does not help.
 	ClassQuotaExhausted
 	// ClassRejected: the provider rejected the request (400, 413, 422 and
-	// other 4xx but 404), or answered with a redirect that was not followed
-	// (3xx). Not retried; never falls back to another target.
+	// other 4xx but 402 and 404), or answered with a redirect that was not
+	// followed (3xx). Not retried; never falls back to another target.
 	ClassRejected
 	// ClassAuth: the provider rejected llmrelay's credentials (401, 403).
 	// Not retried.
@@ -106,9 +107,11 @@ func (c Class) Transient() bool {
 // ClassOfStatus is the generic meaning of an HTTP error status, which every
 // HTTP adapter shares: 429 is ClassRateLimited; 503 and 529 (Anthropic's,
 // and some proxies') ClassOverloaded; 408, 409 and the other 5xx
-// ClassServerError; 401 and 403 ClassAuth; 404 ClassNotFound; the other
-// 4xx, and a 3xx (a redirect that was not followed), ClassRejected;
-// anything else ClassUnknown.
+// ClassServerError; 401 and 403 ClassAuth; 402 ClassQuotaExhausted (the
+// account's balance or billing: Anthropic's billing_error, DeepSeek's
+// "Insufficient Balance", OpenRouter's spent credits, whatever the body's
+// type says); 404 ClassNotFound; the other 4xx, and a 3xx (a redirect
+// that was not followed), ClassRejected; anything else ClassUnknown.
 func ClassOfStatus(status int) Class {
 	switch {
 	case status == 429:
@@ -119,6 +122,10 @@ func ClassOfStatus(status int) Class {
 		return ClassServerError
 	case status == 401 || status == 403:
 		return ClassAuth
+	case status == 402:
+		// Payment Required: the account, not the request. Another target
+		// has its own (the call falls back); waiting does not help.
+		return ClassQuotaExhausted
 	case status == 404:
 		return ClassNotFound
 	case status >= 400 && status <= 499:

@@ -26,7 +26,8 @@ const DefaultBaseURL = "https://api.anthropic.com/v1"
 const Version = "2023-06-01"
 
 // DefaultMaxTokens is sent as max_tokens, which the Messages API requires,
-// when the request sets no max_output_tokens.
+// when the request sets no max_output_tokens: on top of the thinking
+// budget when provider_options ask for extended thinking (see maxTokens).
 const DefaultMaxTokens = 4096
 
 func init() { provider.Register(Kind, New) }

@@ -27,7 +27,7 @@ func TestErrorTable(t *testing.T) {
 		{Name: "529 overloaded", Status: 529, Body: `{"type":"error","error":{"type":"overloaded_error","message":"m"}}`, Want: provider.ClassOverloaded},
 		{Name: "429 rate limited", Status: 429, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"m"}}`, Want: provider.ClassRateLimited},
 		{Name: "429 billing_error", Status: 429, Body: `{"type":"error","error":{"type":"billing_error","message":"m"}}`, Want: provider.ClassQuotaExhausted},
-		{Name: "402 billing_error", Status: 402, Body: `{"type":"error","error":{"type":"billing_error","message":"m"}}`, Want: provider.ClassRejected},
+		{Name: "402 billing_error", Status: 402, Body: `{"type":"error","error":{"type":"billing_error","message":"m"}}`, Want: provider.ClassQuotaExhausted},
 		{Name: "500 api_error", Status: 500, Body: `{"type":"error","error":{"type":"api_error","message":"m"}}`, Want: provider.ClassServerError},
 		{Name: "401 authentication_error", Status: 401, Body: `{"type":"error","error":{"type":"authentication_error","message":"m"}}`, Want: provider.ClassAuth},
 		{Name: "400 invalid_request_error", Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"m"}}`, Want: provider.ClassRejected},

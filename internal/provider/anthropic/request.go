@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -205,14 +206,11 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 func newRequest(req *provider.Request) (*messagesRequest, error) {
 	r := &messagesRequest{
 		Model:         req.Model,
-		MaxTokens:     DefaultMaxTokens,
+		MaxTokens:     maxTokens(req),
 		Stream:        true,
 		Temperature:   req.Generation.Temperature,
 		TopP:          req.Generation.TopP,
 		StopSequences: req.Generation.Stop,
-	}
-	if n := req.Generation.MaxOutputTokens; n != nil {
-		r.MaxTokens = *n
 	}
 	var system []string
 	for i, m := range req.Messages {
@@ -269,6 +267,23 @@ func newRequest(req *provider.Request) (*messagesRequest, error) {
 		r.ToolChoice = newToolChoice(req.ToolChoice)
 	}
 	return r, nil
+}
+
+// maxTokens returns the request's max_tokens: its max_output_tokens, else
+// DefaultMaxTokens, or, when provider_options ask for extended thinking
+// with a budget (thinking.budget_tokens) that leaves the default no room,
+// the budget and DefaultMaxTokens for the answer: the API refuses a
+// budget that is not less than max_tokens, and max_tokens is llmrelay's
+// default here, not the caller's.
+func maxTokens(req *provider.Request) int {
+	if n := req.Generation.MaxOutputTokens; n != nil {
+		return *n
+	}
+	thinking, _ := req.Options["thinking"].(map[string]any)
+	if budget, _ := thinking["budget_tokens"].(float64); budget >= DefaultMaxTokens && budget <= math.MaxInt32-DefaultMaxTokens {
+		return int(budget) + DefaultMaxTokens
+	}
+	return DefaultMaxTokens
 }
 
 func newToolChoice(c provider.ToolChoice) *toolChoice {

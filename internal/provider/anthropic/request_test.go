@@ -201,3 +201,44 @@ func TestServerTools(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultMaxTokensLeavesRoomForThinking: without max_output_tokens,
+// the max_tokens llmrelay must send is above the extended-thinking budget
+// of provider_options (the API answers 400 to a budget_tokens that is not
+// less than max_tokens), with the default's room for the answer; a budget
+// under the default, or the request's own bound, is left as it is.
+func TestDefaultMaxTokensLeavesRoomForThinking(t *testing.T) {
+	bound := 2000
+	tests := []struct {
+		name   string
+		budget float64
+		max    *int
+		want   int
+	}{
+		{"a budget over the default", 10000, nil, 10000 + anthropic.DefaultMaxTokens},
+		{"a budget equal to the default", anthropic.DefaultMaxTokens, nil, 2 * anthropic.DefaultMaxTokens},
+		{"a budget under the default", 2048, nil, anthropic.DefaultMaxTokens},
+		{"the request's own bound", 10000, &bound, bound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u := pt.Replay(t, fixtures[pt.Text].Reply(t))
+			req := pt.NewRequest("claude-sonnet-4-5")
+			req.Generation.MaxOutputTokens = tc.max
+			req.Options = map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": tc.budget}}
+			got := pt.CaptureRequest(t, u, newProvider(t, u.URL), req)
+			var body struct {
+				MaxTokens int `json:"max_tokens"`
+				Thinking  struct {
+					BudgetTokens float64 `json:"budget_tokens"`
+				} `json:"thinking"`
+			}
+			if err := json.Unmarshal(got.Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			if body.MaxTokens != tc.want || body.Thinking.BudgetTokens != tc.budget {
+				t.Errorf("max_tokens %d with budget_tokens %v, want max_tokens %d", body.MaxTokens, body.Thinking.BudgetTokens, tc.want)
+			}
+		})
+	}
+}

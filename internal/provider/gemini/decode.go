@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"encoding/json"
+	"net/http"
 	"strconv"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -23,6 +24,9 @@ type candidate struct {
 		Parts []responsePart `json:"parts"`
 	} `json:"content"`
 	FinishReason string `json:"finishReason"`
+	// FinishMessage says more of a finish reason, for one that is a
+	// failure (MALFORMED_FUNCTION_CALL: the call the model wrote).
+	FinishMessage string `json:"finishMessage"`
 }
 
 // responsePart is a part of a candidate's content: text (a thought
@@ -112,6 +116,14 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			d.part(&c.Content.Parts[j], out)
 		}
 		if c.FinishReason != "" {
+			if class, failed := failedFinishes[c.FinishReason]; failed {
+				// What the failed generation cost still counts.
+				d.addUsage(out)
+				return false, &provider.Error{
+					Kind: provider.KindInStream, Class: class, Status: http.StatusBadRequest,
+					Type: c.FinishReason, Message: c.FinishMessage,
+				}
+			}
 			reason := finishReason(c.FinishReason)
 			if reason == provider.FinishStop && d.calls > 0 {
 				reason = provider.FinishToolCalls // Gemini says STOP after function calls
@@ -124,6 +136,12 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		provider.Add(out, provider.EventFinish).FinishReason = provider.FinishContentFilter
 		d.finished = true
 	}
+	d.addUsage(out)
+	return false, nil
+}
+
+// addUsage adds the chunk's usage to out when it changed.
+func (d *decoder) addUsage(out *[]provider.Event) {
 	if m := d.c.UsageMetadata; m != nil {
 		u := m.provider()
 		if u != d.usage {
@@ -131,7 +149,21 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			provider.Add(out, provider.EventUsage).Usage = u
 		}
 	}
-	return false, nil
+}
+
+// failedFinishes are the finish reasons that end a reply that is empty
+// or cut, not a success, each with its failure class: the model's own
+// output failed, MALFORMED_FUNCTION_CALL (a function call that does not
+// parse or fit its declaration) and UNEXPECTED_TOOL_CALL (a call to a tool
+// the request did not offer), which another generation of the same
+// request usually gets right (provider.ClassInvalidOutput: retried once
+// per call, as Groq's tool_use_failed is); or the request is at fault,
+// MISSING_THOUGHT_SIGNATURE (a function-calling turn sent back without its
+// thoughtSignature), which no retry mends.
+var failedFinishes = map[string]provider.Class{
+	"MALFORMED_FUNCTION_CALL":   provider.ClassInvalidOutput,
+	"UNEXPECTED_TOOL_CALL":      provider.ClassInvalidOutput,
+	"MISSING_THOUGHT_SIGNATURE": provider.ClassRejected,
 }
 
 // part relays one part: a function call, which Gemini sends whole (one
@@ -191,7 +223,8 @@ func finishReason(s string) provider.FinishReason {
 		return provider.FinishStop
 	case "MAX_TOKENS":
 		return provider.FinishLength
-	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY":
+	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION":
 		return provider.FinishContentFilter
 	}
 	return provider.FinishOther

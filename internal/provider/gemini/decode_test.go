@@ -28,6 +28,9 @@ func TestDecode(t *testing.T) {
 		{"safety",
 			`data: {"candidates": [{"content": {"parts": [],"role": "model"},"finishReason": "SAFETY","index": 0}]}` + "\n\n",
 			"", nil, provider.FinishContentFilter},
+		{"image filter",
+			`data: {"candidates": [{"content": {"parts": [{"text": "Here"}],"role": "model"},"finishReason": "IMAGE_PROHIBITED_CONTENT","index": 0}]}` + "\n\n",
+			"Here", nil, provider.FinishContentFilter},
 		{"blocked prompt ends the stream",
 			`data: {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"},"usageMetadata": {"promptTokenCount": 8}}` + "\n\n",
 			"", nil, provider.FinishContentFilter},
@@ -109,5 +112,41 @@ func TestRequestMapsRolesToolsAndChoice(t *testing.T) {
 	plain, _ := newRequest(&provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}})
 	if plain.GenerationConfig != nil || plain.SystemInstruction != nil || plain.Tools != nil {
 		t.Errorf("a plain request sends %+v, want no generation config, system or tools", plain)
+	}
+}
+
+// TestFailedFinishReasons: a candidate that ends because the model's own
+// output failed (MALFORMED_FUNCTION_CALL, with the call it wrote in
+// finishMessage, in the wire format of the Gemini API reference's
+// Candidate; UNEXPECTED_TOOL_CALL) is an in-stream error of
+// ClassInvalidOutput, which the retry plan retries once per call, and one
+// the request caused (MISSING_THOUGHT_SIGNATURE) a rejection, each with
+// its usage counted; before, each was a success with FINISH_REASON_OTHER
+// and an empty reply.
+func TestFailedFinishReasons(t *testing.T) {
+	tests := []struct {
+		reason, message string
+		class           provider.Class
+	}{
+		{"MALFORMED_FUNCTION_CALL", "Malformed function call: print(default_api.get_weather(city=Paris))", provider.ClassInvalidOutput},
+		{"UNEXPECTED_TOOL_CALL", "", provider.ClassInvalidOutput},
+		{"MISSING_THOUGHT_SIGNATURE", "", provider.ClassRejected},
+	}
+	for _, tc := range tests {
+		t.Run(tc.reason, func(t *testing.T) {
+			msg := ""
+			if tc.message != "" {
+				msg = `,"finishMessage": "` + tc.message + `"`
+			}
+			r := decode("data: {\"candidates\": [{\"content\": {},\"finishReason\": \"" + tc.reason + "\"" + msg + ",\"index\": 0}]," +
+				"\"usageMetadata\": {\"promptTokenCount\": 40,\"candidatesTokenCount\": 0,\"thoughtsTokenCount\": 25,\"totalTokenCount\": 65}}\r\n\r\n")
+			pe := pt.ProviderError(r.Err)
+			if pe == nil || pe.Kind != provider.KindInStream || pe.Class != tc.class || pe.Type != tc.reason || pe.Message != tc.message {
+				t.Fatalf("err %v, finish %v: want an in-stream %v error %s with its finish message", r.Err, r.Finish, tc.class, tc.reason)
+			}
+			if r.Finish != provider.FinishUnspecified || !r.HasUsage || r.Usage.InputTokens != 40 || r.Usage.OutputTokens != 25 {
+				t.Errorf("finish %v, usage %+v (%v): want no finish and the usage", r.Finish, r.Usage, r.HasUsage)
+			}
+		})
 	}
 }

@@ -10,7 +10,7 @@ import "github.com/llmrelay/llmrelay/internal/provider/jsonscan"
 // through reflection, on a worker (see httpx.JSONDecoder).
 //
 // It reports false, leaving c in any state, on function calls, prompt
-// feedback and errors, and on anything it does not decode the way
+// feedback, finish messages and errors, and on anything it does not decode the way
 // encoding/json does (see package jsonscan). The caller then decodes data
 // with encoding/json, which has the last word; FuzzDecodeFast holds the two
 // to the same chunks.
@@ -77,8 +77,10 @@ func scanCandidate(p *jsonscan.Scanner, c *candidate) bool {
 			}))
 		case "finishReason":
 			return jsonscan.Once(&seen, 8) && p.Str(&c.FinishReason)
+		case "finishMessage":
+			return p.Null() // a failed finish takes the slow path
 		}
-		return !jsonscan.FoldsTo(key, "index", "content", "finishReason") && p.Skip()
+		return !jsonscan.FoldsTo(key, "index", "content", "finishReason", "finishMessage") && p.Skip()
 	})
 }
 

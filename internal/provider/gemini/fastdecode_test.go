@@ -62,6 +62,8 @@ func FuzzDecodeFast(f *testing.F) {
 		`{"candidates":[{"content":{"parts":[{"Text":"x","THOUGHT":true}]}}]}`,
 		`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}]}}]}`,
 		`{"promptFeedback":{"blockReason":"SAFETY"}}`,
+		`{"candidates":[{"content":{},"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":"Malformed function call: f(x)"}]}`,
+		`{"candidates":[{"finishReason":"STOP","finishMessage":null,"FinishMessage":"x"}]}`,
 		`{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}`,
 		`{"usageMetadata":{"candidatesTokenCount":-0,"totalTokenCount":2.5e+3}} `,
 		`{"candidates":[{"content":{"parts":[{"text":"\xff"}]}}]}`,

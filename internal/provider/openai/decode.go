@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"unicode/utf8"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -278,6 +279,13 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		}
 		d.delta(&ch.Delta, out)
 		if ch.FinishReason != "" && !d.finished {
+			if t, failed := failedFinishes[ch.FinishReason]; failed {
+				// The reply was cut short: what it cost still counts.
+				if u := d.c.Usage; u != nil {
+					provider.Add(out, provider.EventUsage).Usage = u.provider()
+				}
+				return false, failedFinish(ch.FinishReason, t)
+			}
 			// Some servers repeat the finish reason (OpenRouter); the first
 			// one counts.
 			d.flushCalls(out)
@@ -428,6 +436,26 @@ func (d *decoder) flushCalls(out *[]provider.Event) {
 		if c := &d.calls[i]; !c.sent {
 			d.send(c, out)
 		}
+	}
+}
+
+// failedFinishes are the finish reasons that say the server gave up on
+// the generation midway, each with the class and status of the failure:
+// the reply is cut short, not complete, so the attempt fails (and is
+// retried) instead of passing the cut reply off as a success.
+var failedFinishes = map[string]errorType{
+	// DeepSeek: "the request is interrupted due to insufficient resource
+	// of the inference system".
+	"insufficient_system_resource": {provider.ClassOverloaded, http.StatusServiceUnavailable},
+	// Mistral: the generation failed.
+	"error": {provider.ClassServerError, http.StatusInternalServerError},
+}
+
+// failedFinish returns the in-stream error for a failed finish reason.
+func failedFinish(reason string, t errorType) *provider.Error {
+	return &provider.Error{
+		Kind: provider.KindInStream, Class: t.class, Status: t.status, Type: reason,
+		Message: "the provider stopped the reply before its end (finish_reason " + reason + ")",
 	}
 }
 

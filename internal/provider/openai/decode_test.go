@@ -206,3 +206,44 @@ func TestDecodeContentParts(t *testing.T) {
 		})
 	}
 }
+
+// TestFailedFinishReasonsFailTheAttempt: a finish reason that says the
+// server gave up midway (DeepSeek's insufficient_system_resource, from its
+// API reference's finish_reason list; Mistral's error, from its API's
+// FinishReason enum) ends the attempt with a retried in-stream error, the
+// reply's usage still reported, instead of a cut reply passed off as a
+// success with FINISH_REASON_OTHER.
+func TestFailedFinishReasonsFailTheAttempt(t *testing.T) {
+	tests := []struct {
+		reason string
+		class  provider.Class
+		status int
+	}{
+		{"insufficient_system_resource", provider.ClassOverloaded, 503},
+		{"error", provider.ClassServerError, 500},
+	}
+	for _, tc := range tests {
+		t.Run(tc.reason, func(t *testing.T) {
+			r := decode(`data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"The answer is"}}]}
+
+data: {"choices":[{"index":0,"delta":{"content":""},"finish_reason":"` + tc.reason + `"}],"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}
+
+data: [DONE]
+
+`)
+			pe := pt.ProviderError(r.Err)
+			if pe == nil || pe.Kind != provider.KindInStream || pe.Class != tc.class || pe.Status != tc.status || pe.Type != tc.reason {
+				t.Fatalf("err %v, finish %v: want an in-stream %d %v error of type %s", r.Err, r.Finish, tc.status, tc.class, tc.reason)
+			}
+			if !pe.Class.Transient() {
+				t.Errorf("class %v is not retried", pe.Class)
+			}
+			if r.Finish != provider.FinishUnspecified {
+				t.Errorf("finish %v: a cut reply has no finish reason", r.Finish)
+			}
+			if r.Text != "The answer is" || !r.HasUsage || r.Usage.InputTokens != 12 || r.Usage.OutputTokens != 3 {
+				t.Errorf("text %q, usage %+v (%v): want the text so far and the usage", r.Text, r.Usage, r.HasUsage)
+			}
+		})
+	}
+}
