@@ -44,12 +44,14 @@ const (
 	ReasonProviderRateLimited    = "PROVIDER_RATE_LIMITED"
 	// Kinds of provider failure, as a WillRetry cause names them (and a
 	// failed call, when the failure is never retried).
-	ReasonProviderOverloaded      = "PROVIDER_OVERLOADED"
-	ReasonProviderServerError     = "PROVIDER_SERVER_ERROR"
-	ReasonProviderTransport       = "PROVIDER_TRANSPORT_ERROR"
-	ReasonProviderStalled         = "PROVIDER_STALLED"
-	ReasonProviderProtocolError   = "PROVIDER_PROTOCOL_ERROR"
-	ReasonProviderQuotaExhausted  = "PROVIDER_QUOTA_EXHAUSTED"
+	ReasonProviderOverloaded     = "PROVIDER_OVERLOADED"
+	ReasonProviderServerError    = "PROVIDER_SERVER_ERROR"
+	ReasonProviderTransport      = "PROVIDER_TRANSPORT_ERROR"
+	ReasonProviderStalled        = "PROVIDER_STALLED"
+	ReasonProviderProtocolError  = "PROVIDER_PROTOCOL_ERROR"
+	ReasonProviderQuotaExhausted = "PROVIDER_QUOTA_EXHAUSTED"
+	// The request is longer than the model's context window.
+	ReasonProviderContextLength   = "PROVIDER_CONTEXT_LENGTH_EXCEEDED"
 	ReasonProviderError           = "PROVIDER_ERROR"
 	ReasonProviderRetryDisallowed = "PROVIDER_RETRY_DISALLOWED"
 	// Why a call stopped retrying a transient failure.

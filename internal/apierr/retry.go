@@ -15,7 +15,8 @@ import (
 //	rate limited, quota exhausted                 RESOURCE_EXHAUSTED
 //	overloaded, server error, transport, stalled  UNAVAILABLE
 //	request rejected (400, 404, 413, 422, ...)    INVALID_ARGUMENT
-//	  (404: the model is unknown at the provider)
+//	  (404: the model is unknown at the provider;
+//	  longer than the context window: reason PROVIDER_CONTEXT_LENGTH_EXCEEDED)
 //	credentials rejected (401, 403)               FAILED_PRECONDITION
 //	a stream that does not decode (protocol)      UNKNOWN
 //	deadline                                      DEADLINE_EXCEEDED
@@ -54,7 +55,7 @@ func FromFailure(f *retry.Failure) *Error {
 	// A protocol error with a status is about the whole response (a JSON
 	// document or an HTML page instead of an event stream): its message,
 	// llmrelay's own words, says which.
-	said := c.Class == provider.ClassRejected || c.Class == provider.ClassNotFound || c.Class == provider.ClassInvalidOutput ||
+	said := c.Class == provider.ClassRejected || c.Class == provider.ClassNotFound || c.Class == provider.ClassInvalidOutput || c.Class == provider.ClassContextLength ||
 		c.Class == provider.ClassProtocol && c.Provider != nil && c.Provider.Status != 0
 	if said && c.Provider != nil && c.Provider.Message != "" {
 		// Only the message the adapter parsed from the provider's error
@@ -107,6 +108,7 @@ var classStatuses = map[provider.Class]classStatus{
 	provider.ClassRejected:       {InvalidArgument, ReasonProviderRejected, "rejected the request"},
 	provider.ClassNotFound:       {InvalidArgument, ReasonProviderRejected, "does not know the model (or the endpoint)"},
 	provider.ClassInvalidOutput:  {InvalidArgument, ReasonProviderRejected, "rejected the model's output"},
+	provider.ClassContextLength:  {InvalidArgument, ReasonProviderContextLength, "found the request longer than the model's context window"},
 	provider.ClassAuth:           {FailedPrecondition, ReasonProviderAuthFailed, "rejected llmrelay's credentials"},
 	provider.ClassCanceled:       {Canceled, ReasonCancelled, "call was cancelled"},
 	provider.ClassDeadline:       {DeadlineExceeded, ReasonDeadlineExceeded, "call ran out of time"},

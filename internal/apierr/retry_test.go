@@ -75,6 +75,8 @@ func TestFromFailure(t *testing.T) {
 		{"not found", failure(httpErr(404, ""), retry.StopNotRetryable, 1), codes.InvalidArgument, "PROVIDER_REJECTED", 0, nil},
 		{"too large", failure(httpErr(413, ""), retry.StopNotRetryable, 1), codes.InvalidArgument, "PROVIDER_REJECTED", 0, nil},
 		{"unprocessable", failure(httpErr(422, ""), retry.StopNotRetryable, 1), codes.InvalidArgument, "PROVIDER_REJECTED", 0, nil},
+		{"longer than the context window", failure(classified(httpErr(400, "invalid_request_error"), provider.ClassContextLength), retry.StopNotRetryable, 1),
+			codes.InvalidArgument, "PROVIDER_CONTEXT_LENGTH_EXCEEDED", 0, map[string]string{"provider_status": "400", "attempts": "1"}},
 		{"credentials rejected 401", failure(httpErr(401, ""), retry.StopNotRetryable, 1), codes.FailedPrecondition, "PROVIDER_AUTH_FAILED", 0, nil},
 		{"credentials rejected 403", failure(httpErr(403, ""), retry.StopNotRetryable, 1), codes.FailedPrecondition, "PROVIDER_AUTH_FAILED", 0, nil},
 		{"quota exhausted", failure(withHint(classified(httpErr(429, "insufficient_quota"), provider.ClassQuotaExhausted), time.Second), retry.StopNotRetryable, 1),

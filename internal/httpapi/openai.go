@@ -670,7 +670,7 @@ var openAIErrorTypes = map[int]string{
 
 // errorBody renders a failure as OpenAI's error object, with OpenAI's own
 // codes where llmrelay's reason means the same (invalid_api_key,
-// model_not_found, insufficient_quota) and llmrelay's reason, lower-case,
+// model_not_found, insufficient_quota, context_length_exceeded) and llmrelay's reason, lower-case,
 // otherwise; an llmrelay member keeps the reason and its metadata as
 // llmrelay's gRPC API gives them.
 func (openAI) errorBody(f failure, _ string) ([]byte, int) {
@@ -683,6 +683,8 @@ func (openAI) errorBody(f failure, _ string) ([]byte, int) {
 	switch {
 	case f.class == provider.ClassQuotaExhausted:
 		typ, code = "insufficient_quota", "insufficient_quota"
+	case f.class == provider.ClassContextLength:
+		code = "context_length_exceeded"
 	case f.reason == engine.ReasonAPIKeyUnknown || f.reason == engine.ReasonCredentialsMalformed || f.reason == engine.ReasonCredentialsMissing:
 		code = "invalid_api_key"
 	case f.status == http.StatusNotFound && (f.reason == apierr.ReasonUnknownModel || f.reason == apierr.ReasonUnknownProvider):

@@ -222,6 +222,8 @@ func TestOpenAISDK(t *testing.T) {
 			404, "not_found_error", "model_not_found", `unknown model "nope"`},
 		{"a quota error", client, params, []ooption.RequestOption{ooption.WithJSONSet("llmrelay", faults(map[string]any{"status": 429, "error_type": "insufficient_quota"}))},
 			429, "insufficient_quota", "insufficient_quota", "quota or spend limit exhausted"},
+		{"a request longer than the context window", client, params, []ooption.RequestOption{ooption.WithJSONSet("llmrelay", faults(map[string]any{"status": 400, "error_type": "context_length_exceeded"}))},
+			400, "invalid_request_error", "context_length_exceeded", "longer than the model's context window"},
 		{"an invalid request", client, openai.ChatCompletionNewParams{Model: "mock/echo", Messages: user, N: openai.Int(2)}, nil,
 			400, "invalid_request_error", "invalid_request", "n: llmrelay returns one choice"},
 	} {
@@ -469,6 +471,8 @@ func TestAnthropicSDK(t *testing.T) {
 		{"an unknown model", client, anthropic.MessageNewParams{Model: "mock/nope", MaxTokens: 9, Messages: user}, nil, 404, "not_found_error", `unknown model "nope"`},
 		{"a quota error", client, params, []aoption.RequestOption{aoption.WithJSONSet("llmrelay", faults(map[string]any{"status": 429, "error_type": "insufficient_quota"}))},
 			402, "billing_error", "quota or spend limit exhausted"},
+		{"a request longer than the context window", client, params, []aoption.RequestOption{aoption.WithJSONSet("llmrelay", faults(map[string]any{"status": 400, "error_type": "context_length_exceeded"}))},
+			400, "invalid_request_error", "longer than the model's context window"},
 		{"llmrelay gave up", client, params, []aoption.RequestOption{aoption.WithJSONSet("llmrelay", faults(map[string]any{"status": 503}, map[string]any{"status": 503}, map[string]any{"status": 503}))},
 			529, "overloaded_error", "gave up after 3 attempts"},
 	} {

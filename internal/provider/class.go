@@ -59,6 +59,15 @@ const (
 	// target's: it never falls back and counts against no target's
 	// health.
 	ClassInvalidOutput
+	// ClassContextLength: the provider rejected the request as longer than
+	// the model's context window (its input, or its input and maximum
+	// output together): OpenAI's `context_length_exceeded`, Anthropic's
+	// "prompt is too long", Gemini's "input token count ... exceeds".
+	// Not retried: the same model gives the same answer. A route falls
+	// back to its next target, whose model may have a larger window; it is
+	// the request's failure, not the target's, and counts against no
+	// target's health.
+	ClassContextLength
 )
 
 // String returns the class's snake_case name, used as a metric label.
@@ -90,6 +99,8 @@ func (c Class) String() string {
 		return "not_found"
 	case ClassInvalidOutput:
 		return "invalid_output"
+	case ClassContextLength:
+		return "context_length"
 	}
 	return "unknown"
 }
@@ -142,9 +153,11 @@ func ClassOfStatus(status int) Class {
 // error table gives the provider's error type (ClassUnknown when it names
 // none): the status decides (ClassOfStatus), except that a 429 whose type
 // says the quota is used up is ClassQuotaExhausted, a 4xx whose type
-// says the model is unknown is ClassNotFound, and one whose type says the
-// model's output was refused is ClassInvalidOutput. A response without a
-// status is classified by its type alone.
+// says the model is unknown is ClassNotFound, one whose type says the
+// model's output was refused is ClassInvalidOutput, and one whose type
+// says the request outgrew the model's context window is
+// ClassContextLength. A response without a status is classified by its
+// type alone.
 func HTTPClass(status int, byType Class) Class {
 	if status == 0 {
 		return byType
@@ -153,9 +166,10 @@ func HTTPClass(status int, byType Class) Class {
 	switch {
 	case c == ClassRateLimited && byType == ClassQuotaExhausted:
 		return ClassQuotaExhausted
-	case c == ClassRejected && (byType == ClassNotFound || byType == ClassInvalidOutput):
+	case c == ClassRejected && (byType == ClassNotFound || byType == ClassInvalidOutput || byType == ClassContextLength):
 		// Some compatible servers answer an unknown model with 400; Groq
-		// answers a malformed tool call with 400 tool_use_failed.
+		// answers a malformed tool call with 400 tool_use_failed; a
+		// context window overflow is a 400 (413 from some servers).
 		return byType
 	}
 	return c

@@ -27,6 +27,9 @@ func TestHTTPClass(t *testing.T) {
 		{"a not-found type does not change a 5xx", 500, provider.ClassNotFound, provider.ClassServerError},
 		{"a 400 whose type says the model's output was refused", 400, provider.ClassInvalidOutput, provider.ClassInvalidOutput},
 		{"an invalid-output type does not change a 5xx", 503, provider.ClassInvalidOutput, provider.ClassOverloaded},
+		{"a 400 whose type says the context window is exceeded", 400, provider.ClassContextLength, provider.ClassContextLength},
+		{"a 413 whose type says the context window is exceeded", 413, provider.ClassContextLength, provider.ClassContextLength},
+		{"a context-length type does not change a 429", 429, provider.ClassContextLength, provider.ClassRateLimited},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -149,17 +149,24 @@ type Classification struct {
 	CallerCaused bool
 }
 
-// FallsBack reports whether the failure is the target's rather than the
-// request's, so that another target may serve the call: the provider is
-// rate-limited, out of quota, overloaded or failing, unreachable or
-// stalled, sends a stream that does not decode, does not know the model,
-// or refused llmrelay's credentials.
-// Failures of the request (rejected as invalid or refused by a content
-// policy), unrecognised errors, the call's own end (cancelled, out of
-// time) and failures the caller caused (a stall under its own stricter
-// idle timeout, which must not count against the target's health) do not
-// fall back.
+// FallsBack reports whether another target may serve the call: the
+// failure is the target's (TargetFailed), or the request outgrew the
+// model's context window (another target's model may have a larger one).
+// Other failures of the request (rejected as invalid or refused by a
+// content policy), unrecognised errors, the call's own end (cancelled,
+// out of time) and failures the caller caused (a stall under its own
+// stricter idle timeout) do not fall back.
 func (c Classification) FallsBack() bool {
+	return c.TargetFailed() || c.Class == provider.ClassContextLength
+}
+
+// TargetFailed reports whether the failure is the target's rather than the
+// request's, and counts against its health: the provider is rate-limited,
+// out of quota, overloaded or failing, unreachable or stalled, sends a
+// stream that does not decode, does not know the model, or refused
+// llmrelay's credentials. A failure the caller caused (a stall under its
+// own stricter idle timeout) never is.
+func (c Classification) TargetFailed() bool {
 	if c.CallerCaused {
 		return false
 	}

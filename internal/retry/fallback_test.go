@@ -31,6 +31,7 @@ var (
 	quota    = &provider.Error{Kind: provider.KindHTTP, Status: 429, Type: "insufficient_quota", Class: provider.ClassQuotaExhausted}
 	rejected = &provider.Error{Kind: provider.KindHTTP, Status: 400, Class: provider.ClassRejected}
 	notFound = &provider.Error{Kind: provider.KindHTTP, Status: 404, Class: provider.ClassNotFound}
+	tooLong  = &provider.Error{Kind: provider.KindHTTP, Status: 400, Type: "invalid_request_error", Code: "context_length_exceeded", Class: provider.ClassContextLength}
 	noAuth   = &provider.Error{Kind: provider.KindHTTP, Status: 401, Class: provider.ClassAuth}
 	garbled  = &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol}
 	unknown  = &provider.Error{Kind: provider.KindInStream, Type: "weird"}
@@ -157,6 +158,22 @@ func TestPlanFallsBackToTheNextTarget(t *testing.T) {
 			wantHealth: "fail a",
 			wantStop:   retry.StopNotRetryable,
 			wantLast:   "a",
+		},
+		{
+			name:       "a request longer than the context window moves on at once, counting against no target",
+			policy:     two,
+			outcomes:   []outcome{{err: tooLong}, {}},
+			want:       []string{"1→a", "fallback 2→b TARGET_REFUSED 0s", "2→b"},
+			wantHealth: "ok b",
+		},
+		{
+			name:       "too long for every target: the last one's failure ends the call",
+			policy:     two,
+			outcomes:   []outcome{{err: tooLong}, {err: tooLong}, {err: tooLong}},
+			want:       []string{"1→a", "fallback 2→b TARGET_REFUSED 0s", "2→b", "fallback 3→c TARGET_REFUSED 0s", "3→c"},
+			wantHealth: "",
+			wantStop:   retry.StopNotRetryable,
+			wantLast:   "c",
 		},
 		{
 			name:       "a rejected request does not fall back",

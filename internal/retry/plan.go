@@ -14,8 +14,8 @@ import (
 // Health learns how each attempt to a target went: route health (outlier
 // detection) counts a target's consecutive failures and restores it on a
 // success. The plan reports every success, and every failure that was the
-// target's (Classification.FallsBack), never the caller's. nil: nobody
-// listens.
+// target's (Classification.TargetFailed), never the caller's nor the
+// request's. nil: nobody listens.
 type Health interface {
 	Succeeded(t provider.Target)
 	Failed(t provider.Target)
@@ -83,7 +83,8 @@ type PlanConfig struct {
 // Its invariants: on each target at most Policy.MaxAttempts attempts fail
 // in transport and the re-asks come on top, so a call makes at most
 // MaxAttempts() attempts; the call moves to its next target only when the
-// current one failed in a way that is the target's, not the request's
+// current one failed in a way that is the target's, not the request's, or
+// the request outgrew its model's context window
 // (Classification.FallsBack), and retrying it stopped (attempts used up,
 // not retryable, its hint or backoff too long, its budget spent), never
 // after output under MidstreamFail; a Step that retries is always
@@ -279,10 +280,11 @@ func (p *Plan) observe(a *Attempt) {
 
 // RaceFailed records that a, an attempt of a race whose outcome is not its
 // round's (see Attempt.Decides), failed (classified c): its target's health
-// hears of it when the failure is the target's, as Failed would tell it.
+// hears of it when the failure is the target's (c.TargetFailed), as
+// Failed would tell it.
 // Nothing follows it.
 func (p *Plan) RaceFailed(a *Attempt, c Classification) {
-	if c.FallsBack() && p.env.Health != nil {
+	if c.TargetFailed() && p.env.Health != nil {
 		p.env.Health.Failed(a.Target)
 	}
 }
@@ -367,12 +369,12 @@ func (s Step) Continue() error {
 // not re-asks; a retry must then be allowed by the target's provider's
 // retry budget, unless the caller caused the failure (c.CallerCaused), and
 // is in flight in it until its attempt starts. When the call does not
-// retry, and the failure is the target's (c.FallsBack) and the call has a
-// next target, the call moves there at once (the first attempt at its
+// retry, and the failure is the target's or the context window's
+// (c.FallsBack) and the call has a next target, the call moves there at once (the first attempt at its
 // target, which no budget is asked for), unless the attempt had streamed
 // output under MidstreamFail. Otherwise the call ends with the Failure.
 func (p *Plan) Failed(err error, c Classification, streamed bool) Step {
-	if c.FallsBack() && p.env.Health != nil {
+	if c.TargetFailed() && p.env.Health != nil {
 		p.env.Health.Failed(p.Target())
 	}
 	if c.Class == provider.ClassInvalidOutput {

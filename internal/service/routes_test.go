@@ -196,6 +196,8 @@ func TestRouteFallsBackOnTheTargetsFailures(t *testing.T) {
 	}{
 		{"model unknown at the provider", func(t *testing.T) string { return failingUpstream(t, 404, "model_not_found").URL() },
 			[]string{"will_retry a1 TARGET_REFUSED next=2 b/m fallback discard=false"}},
+		{"longer than the model's context window", func(t *testing.T) string { return failingUpstream(t, 400, "context_length_exceeded").URL() },
+			[]string{"will_retry a1 TARGET_REFUSED next=2 b/m fallback discard=false"}},
 		{"credentials refused", func(t *testing.T) string { return failingUpstream(t, 401, "invalid_api_key").URL() },
 			[]string{"will_retry a1 TARGET_REFUSED next=2 b/m fallback discard=false"}},
 		{"rate limited", func(t *testing.T) string { return failingUpstream(t, 429, "rate_limit_exceeded").URL() },

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
@@ -31,7 +32,20 @@ func parseErrorBody(b []byte, e *provider.Error) {
 	if json.Unmarshal(b, &body) == nil && body.Error != nil {
 		e.Type, e.Message = body.Error.Type, body.Error.Message
 	}
-	e.Class = provider.HTTPClass(e.Status, classOf(e.Type))
+	byType := classOf(e.Type)
+	if byType == provider.ClassRejected && overflowsContext(e.Message) {
+		byType = provider.ClassContextLength
+	}
+	e.Class = provider.HTTPClass(e.Status, byType)
+}
+
+// overflowsContext reports whether an invalid_request_error's message says
+// the request is longer than the model's context window, which Anthropic
+// says in words only: "prompt is too long: 208656 tokens > 200000
+// maximum", or, with max_tokens, "input length and `max_tokens` exceed
+// context limit: 197202 + 8192 > 200000, ...".
+func overflowsContext(msg string) bool {
+	return strings.HasPrefix(msg, "prompt is too long") || strings.Contains(msg, "exceed context limit")
 }
 
 // inStream returns the KindInStream error for an `error` event, which

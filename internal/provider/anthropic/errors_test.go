@@ -31,6 +31,10 @@ func TestErrorTable(t *testing.T) {
 		{Name: "500 api_error", Status: 500, Body: `{"type":"error","error":{"type":"api_error","message":"m"}}`, Want: provider.ClassServerError},
 		{Name: "401 authentication_error", Status: 401, Body: `{"type":"error","error":{"type":"authentication_error","message":"m"}}`, Want: provider.ClassAuth},
 		{Name: "400 invalid_request_error", Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"m"}}`, Want: provider.ClassRejected},
+		// The context window, which Anthropic names in words only.
+		{Name: "400 prompt is too long", Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208656 tokens > 200000 maximum"},"request_id":"req_011CVjxiYzEFcAQC4Fk87zw2"}`, Want: provider.ClassContextLength},
+		{Name: "400 input and max_tokens exceed the context limit", Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"input length and ` + "`max_tokens`" + ` exceed context limit: 197202 + 8192 > 200000, decrease input length or ` + "`max_tokens`" + ` and try again"}}`, Want: provider.ClassContextLength},
+		{Name: "400 another invalid request naming a prompt", Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"messages: the prompt is too long for a system block"}}`, Want: provider.ClassRejected},
 		{Name: "502 from a proxy, not JSON", Status: 502, Body: `<html>bad gateway</html>`, Want: provider.ClassServerError},
 	}, parseErrorBody, func(object []byte) error {
 		return decode(event("error", `{"type":"error","error":`+string(object)+`}`)).Err

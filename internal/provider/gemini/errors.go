@@ -37,7 +37,19 @@ func parseErrorBody(b []byte, e *provider.Error) {
 	if a := decodeError(b); a != nil {
 		a.fill(e)
 	}
-	e.Class = provider.HTTPClass(e.Status, classOf(e.Type))
+	byType := classOf(e.Type)
+	if byType == provider.ClassRejected && overflowsContext(e.Message) {
+		byType = provider.ClassContextLength
+	}
+	e.Class = provider.HTTPClass(e.Status, byType)
+}
+
+// overflowsContext reports whether an INVALID_ARGUMENT's message says the
+// request is longer than the model's context window, which Gemini says in
+// words only: "The input token count (1200293) exceeds the maximum number
+// of tokens allowed (1048576)."
+func overflowsContext(msg string) bool {
+	return strings.HasPrefix(msg, "The input token count") && strings.Contains(msg, "exceeds the maximum number of tokens")
 }
 
 // decodeError returns the error object of an error body, nil when it holds

@@ -14,6 +14,9 @@ func TestErrorTable(t *testing.T) {
 	pt.CheckErrorTable(t, []pt.ErrorCase{
 		{Name: "429 RESOURCE_EXHAUSTED", Status: 429, Body: `{"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}}`, Want: provider.ClassRateLimited},
 		{Name: "503 UNAVAILABLE", Status: 503, Body: `{"error": {"code": 503, "message": "overloaded", "status": "UNAVAILABLE"}}`, Want: provider.ClassOverloaded},
+		// The context window, which Gemini names in words only (the body
+		// as gemini-cli users reported it, google-gemini/gemini-cli#6678).
+		{Name: "400 input token count exceeds the maximum", Status: 400, Body: `[{"error": {"code": 400, "message": "The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).", "errors": [{"message": "The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).", "domain": "global", "reason": "badRequest"}], "status": "INVALID_ARGUMENT"}}]`, Want: provider.ClassContextLength},
 		{Name: "400 API key invalid", Status: 400, Body: `{"error": {"code": 400, "message": "API key not valid.", "status": "INVALID_ARGUMENT"}}`, Want: provider.ClassRejected},
 		{Name: "403 PERMISSION_DENIED", Status: 403, Body: `[{"error": {"code": 403, "message": "denied", "status": "PERMISSION_DENIED"}}]`, Want: provider.ClassAuth},
 		{Name: "500 from a proxy, not JSON", Status: 500, Body: `Internal Server Error`, Want: provider.ClassServerError},

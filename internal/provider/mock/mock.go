@@ -474,6 +474,8 @@ func errorClass(typ string) provider.Class {
 		return provider.ClassRejected
 	case "tool_use_failed":
 		return provider.ClassInvalidOutput
+	case "context_length_exceeded":
+		return provider.ClassContextLength
 	}
 	return provider.ClassUnknown
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
@@ -55,10 +56,25 @@ func decodeError(b []byte) (apiError, bool) {
 // reads the error object, if the body holds one, and classifies the error
 // by its status and type (provider.HTTPClass).
 func parseErrorBody(b []byte, e *provider.Error) {
+	byType := provider.ClassUnknown
 	if a, ok := decodeError(b); ok {
 		e.Type, e.Code, e.Message = a.typ(), a.code(), a.Message
+		byType = classOf(e.Type, e.Code, 0)
+		if (byType == provider.ClassRejected || byType == provider.ClassUnknown) && overflowsContext(a.Message) {
+			byType = provider.ClassContextLength
+		}
 	}
-	e.Class = provider.HTTPClass(e.Status, classOf(e.Type, e.Code, 0))
+	e.Class = provider.HTTPClass(e.Status, byType)
+}
+
+// overflowsContext reports whether an error message says the request is
+// longer than the model's context window, for the compatible servers that
+// say it in words only: vLLM, DeepSeek and OpenRouter ("This model's
+// maximum context length is 65536 tokens. However, you requested ..."),
+// Mistral ("... too large for model with 32768 maximum context length"),
+// llama.cpp ("request (9412 tokens) exceeds the available context size").
+func overflowsContext(msg string) bool {
+	return strings.Contains(msg, "maximum context length") || strings.Contains(msg, "exceeds the available context size")
 }
 
 // inStreamError maps the data of an `error:` line (llama.cpp) to an error.
@@ -78,9 +94,13 @@ var errNotAnError = errors.New("an error event that holds no error object")
 func (a *apiError) inStream() *provider.Error {
 	typ, code := a.typ(), a.code()
 	status := a.status()
+	class := classOf(typ, code, status)
+	if class == provider.ClassRejected && overflowsContext(a.Message) {
+		class = provider.ClassContextLength
+	}
 	return &provider.Error{
 		Kind:    provider.KindInStream,
-		Class:   classOf(typ, code, status),
+		Class:   class,
 		Status:  status,
 		Type:    typ,
 		Code:    code,
@@ -175,26 +195,30 @@ var errorTypes = map[string]errorType{
 	// request, is at fault; retried once per call.
 	"tool_use_failed": {provider.ClassInvalidOutput, http.StatusBadRequest},
 
-	"invalid_request_error":   {provider.ClassRejected, http.StatusBadRequest},
-	"BadRequestError":         {provider.ClassRejected, http.StatusBadRequest},
-	"context_length_exceeded": {provider.ClassRejected, http.StatusBadRequest},
-	"not_found_error":         {provider.ClassNotFound, http.StatusNotFound},
-	"model_not_found":         {provider.ClassNotFound, http.StatusNotFound},
-	"request_too_large":       {provider.ClassRejected, 0},
-	"INVALID_ARGUMENT":        {provider.ClassRejected, 0},
-	"NOT_FOUND":               {provider.ClassNotFound, 0},
-	"FAILED_PRECONDITION":     {provider.ClassRejected, 0},
+	"invalid_request_error": {provider.ClassRejected, http.StatusBadRequest},
+	"BadRequestError":       {provider.ClassRejected, http.StatusBadRequest},
+	// The request is longer than the model's context window: OpenAI's
+	// and Groq's code (of an invalid_request_error), llama.cpp's type.
+	"context_length_exceeded":   {provider.ClassContextLength, http.StatusBadRequest},
+	"exceed_context_size_error": {provider.ClassContextLength, http.StatusBadRequest},
+	"not_found_error":           {provider.ClassNotFound, http.StatusNotFound},
+	"model_not_found":           {provider.ClassNotFound, http.StatusNotFound},
+	"request_too_large":         {provider.ClassRejected, 0},
+	"INVALID_ARGUMENT":          {provider.ClassRejected, 0},
+	"NOT_FOUND":                 {provider.ClassNotFound, 0},
+	"FAILED_PRECONDITION":       {provider.ClassRejected, 0},
 }
 
-// classOf classifies an error by its type and code: a quota or
-// invalid-output type or code first (Groq sends tool_use_failed as the
-// code of an invalid_request_error), then the type, then the code, then
+// classOf classifies an error by its type and code: a quota,
+// invalid-output or context-length type or code first (Groq sends
+// tool_use_failed, OpenAI context_length_exceeded, as the code of an
+// invalid_request_error), then the type, then the code, then
 // status (the HTTP status an in-stream error stands for, 0 for none) by
 // its generic meaning.
 func classOf(typ, code string, status int) provider.Class {
 	names := [2]string{typ, code}
 	for _, s := range names {
-		if c := errorTypes[s].class; c == provider.ClassQuotaExhausted || c == provider.ClassInvalidOutput {
+		if c := errorTypes[s].class; c == provider.ClassQuotaExhausted || c == provider.ClassInvalidOutput || c == provider.ClassContextLength {
 			return c
 		}
 	}

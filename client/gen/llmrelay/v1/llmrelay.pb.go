@@ -511,9 +511,11 @@ const (
 	RetryReason_RETRY_REASON_INVALID_OUTPUT RetryReason = 6
 	// The target cannot serve the call and retrying it would not change
 	// that: its quota or spend limit is used up, it does not know the model
-	// (HTTP 404), it refused llmrelay's credentials (401/403), or its stream
-	// does not decode (PROVIDER_PROTOCOL_ERROR). Only sent when the call
-	// falls back to another target (`fallback`).
+	// (HTTP 404), it refused llmrelay's credentials (401/403), its stream
+	// does not decode (PROVIDER_PROTOCOL_ERROR), or the request is longer
+	// than its model's context window (PROVIDER_CONTEXT_LENGTH_EXCEEDED, the
+	// reason when no target can take it). Only sent when the call falls back
+	// to another target (`fallback`).
 	RetryReason_RETRY_REASON_TARGET_REFUSED RetryReason = 9
 )
 
