@@ -102,6 +102,9 @@ func callError(addr string, err error) error {
 			fmt.Fprintf(&b, "\n  %s", line)
 		}
 	}
+	if hint := tlsHint(e); hint != "" {
+		fmt.Fprintf(&b, "\n  %s", hint)
+	}
 	if e.HasRetryDelay {
 		fmt.Fprintf(&b, "\n  the server suggests calling again in %v", e.RetryDelay)
 	}
@@ -125,4 +128,24 @@ func codeName(c codes.Code) string {
 		b.WriteRune(unicode.ToUpper(r))
 	}
 	return b.String()
+}
+
+// tlsHint says which flag to change when a call could not connect because
+// the command and the server disagree about TLS: gRPC's words for it
+// ("error reading server preface: EOF" for plaintext to a TLS server) do
+// not say. gRPC's connection errors have no type of their own once they
+// are a status, so their text is what there is to go on.
+func tlsHint(e *client.Error) string {
+	if e.Code != codes.Unavailable || e.Reason != "" {
+		return ""
+	}
+	switch m := e.Message; {
+	case strings.Contains(m, "error reading server preface"):
+		return "the server may be serving TLS: this call was in plaintext (the default for a loopback address); add --tls"
+	case strings.Contains(m, "first record does not look like a TLS handshake"):
+		return "the server does not use TLS: add --plaintext"
+	case strings.Contains(m, "certificate signed by unknown authority"):
+		return "this machine does not trust the server's certificate: name its authority's PEM file in SSL_CERT_FILE (SSL_CERT_FILE=ca.pem llmrelay ...)"
+	}
+	return ""
 }
