@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"time"
 	"unicode"
 
 	"google.golang.org/grpc/codes"
@@ -85,6 +86,16 @@ func isLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// checkWait checks the --timeout of a command that waits for a server
+// (models, tools, health): 0 or less gave up before asking, and the
+// command said DEADLINE_EXCEEDED as if the server were slow.
+func checkWait(cmd string, d time.Duration) error {
+	if d <= 0 {
+		return usagef(cmd, "%s: --timeout %v: give how long to wait for the server, e.g. 30s", cmd, d)
+	}
+	return nil
 }
 
 // callError words a failed call for the command line: the code, the
