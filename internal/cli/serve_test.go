@@ -156,6 +156,10 @@ func TestUsageErrors(t *testing.T) {
 			"llmrelay: listen (from the command line): \"50061\" is a port without a host; use 127.0.0.1:50061 (this machine only) or 0.0.0.0:50061 (every interface)\n"},
 		{"missing config file", []string{"--config", "/does/not/exist.yaml"}, ExitFailed,
 			"llmrelay: config file /does/not/exist.yaml: no such file or directory\n"},
+		{"a directory for the config file", []string{"--config", "/"}, ExitFailed,
+			"llmrelay: config file /: is a directory\n"},
+		{"check-config of a directory", []string{"check-config", "/"}, ExitFailed,
+			"llmrelay: config file /: is a directory\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
