@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"time"
 	"unicode"
 
 	"google.golang.org/grpc/codes"
@@ -87,6 +88,16 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// checkWait checks the --timeout of a command that waits for a server
+// (models, tools, health): 0 or less gave up before asking, and the
+// command said DEADLINE_EXCEEDED as if the server were slow.
+func checkWait(cmd string, d time.Duration) error {
+	if d <= 0 {
+		return usagef(cmd, "%s: --timeout %v: give how long to wait for the server, e.g. 30s", cmd, d)
+	}
+	return nil
+}
+
 // callError words a failed call for the command line: the code, the
 // ErrorInfo reason, the message, and what the server suggested.
 func callError(addr string, err error) error {
@@ -101,6 +112,9 @@ func callError(addr string, err error) error {
 		if line := v.GetField() + ": " + v.GetDescription(); !strings.Contains(e.Message, line) {
 			fmt.Fprintf(&b, "\n  %s", line)
 		}
+	}
+	if hint := tlsHint(e); hint != "" {
+		fmt.Fprintf(&b, "\n  %s", hint)
 	}
 	if e.HasRetryDelay {
 		fmt.Fprintf(&b, "\n  the server suggests calling again in %v", e.RetryDelay)
@@ -125,4 +139,24 @@ func codeName(c codes.Code) string {
 		b.WriteRune(unicode.ToUpper(r))
 	}
 	return b.String()
+}
+
+// tlsHint says which flag to change when a call could not connect because
+// the command and the server disagree about TLS: gRPC's words for it
+// ("error reading server preface: EOF" for plaintext to a TLS server) do
+// not say. gRPC's connection errors have no type of their own once they
+// are a status, so their text is what there is to go on.
+func tlsHint(e *client.Error) string {
+	if e.Code != codes.Unavailable || e.Reason != "" {
+		return ""
+	}
+	switch m := e.Message; {
+	case strings.Contains(m, "error reading server preface"):
+		return "the server may be serving TLS: this call was in plaintext (the default for a loopback address); add --tls"
+	case strings.Contains(m, "first record does not look like a TLS handshake"):
+		return "the server does not use TLS: add --plaintext"
+	case strings.Contains(m, "certificate signed by unknown authority"):
+		return "this machine does not trust the server's certificate: name its authority's PEM file in SSL_CERT_FILE (SSL_CERT_FILE=ca.pem llmrelay ...)"
+	}
+	return ""
 }

@@ -33,6 +33,9 @@ drains, no answer, an invalid config); 2 the command line was wrong.`,
 			if len(args) > 0 {
 				return usagef("health", "health: unexpected argument %q (health takes only flags)", args[0])
 			}
+			if err := checkWait("health", *timeout); err != nil {
+				return err
+			}
 			cfg, err := config.Load(flags, env.Getenv)
 			if err != nil {
 				return err

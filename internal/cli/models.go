@@ -33,6 +33,9 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 			if len(args) > 0 {
 				return usagef("models", "models: unexpected argument %q (models takes only flags)", args[0])
 			}
+			if err := checkWait("models", *timeout); err != nil {
+				return err
+			}
 			c, addr, err := cf.dial("models", env)
 			if err != nil {
 				return err

@@ -146,10 +146,20 @@ func TestUsageErrors(t *testing.T) {
 			"llmrelay: check-config: name the config FILE to check (or set $LLMRELAY_CONFIG)\nRun 'llmrelay help check-config' for usage.\n"},
 		{"check-config with two files", []string{"check-config", "a.yaml", "b.yaml"}, ExitUsage,
 			"llmrelay: check-config takes one FILE, not 2 arguments\nRun 'llmrelay help check-config' for usage.\n"},
+		{"models with no time to wait", []string{"models", "--timeout", "0"}, ExitUsage,
+			"llmrelay: models: --timeout 0s: give how long to wait for the server, e.g. 30s\nRun 'llmrelay help models' for usage.\n"},
+		{"tools with a negative wait", []string{"tools", "--timeout", "-1s"}, ExitUsage,
+			"llmrelay: tools: --timeout -1s: give how long to wait for the server, e.g. 30s\nRun 'llmrelay help tools' for usage.\n"},
+		{"health with no time to wait", []string{"health", "--timeout", "0s"}, ExitUsage,
+			"llmrelay: health: --timeout 0s: give how long to wait for the server, e.g. 30s\nRun 'llmrelay help health' for usage.\n"},
 		{"a port for --listen", []string{"--listen", "50061"}, ExitFailed,
 			"llmrelay: listen (from the command line): \"50061\" is a port without a host; use 127.0.0.1:50061 (this machine only) or 0.0.0.0:50061 (every interface)\n"},
 		{"missing config file", []string{"--config", "/does/not/exist.yaml"}, ExitFailed,
 			"llmrelay: config file /does/not/exist.yaml: no such file or directory\n"},
+		{"a directory for the config file", []string{"--config", "/"}, ExitFailed,
+			"llmrelay: config file /: is a directory\n"},
+		{"check-config of a directory", []string{"check-config", "/"}, ExitFailed,
+			"llmrelay: config file /: is a directory\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

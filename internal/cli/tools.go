@@ -32,6 +32,9 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 			if len(args) > 0 {
 				return usagef("tools", "tools: unexpected argument %q (tools takes only flags)", args[0])
 			}
+			if err := checkWait("tools", *timeout); err != nil {
+				return err
+			}
 			c, addr, err := cf.dial("tools", env)
 			if err != nil {
 				return err

@@ -360,16 +360,15 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	if path != "" {
 		f, err := os.Open(path)
 		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return nil, fmt.Errorf("config file %s%s: %w", path, from, err)
+			return nil, fileError(path, from, err)
 		}
 		o.file = path
 		o.lines, shape, err = cfg.decodeFile(path, f)
 		f.Close()
 		if err != nil {
+			if ps := Problems(nil); !errors.As(err, &ps) {
+				return nil, fileError(path, from, err) // opened, not read: a directory, say
+			}
 			return nil, err
 		}
 	}
@@ -406,6 +405,17 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// fileError says why the config file at path (set by from, "" for the
+// flag) could not be read: "config file /etc/llmrelay: is a directory",
+// without the operation's own "open" or "read".
+func fileError(path, from string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("config file %s%s: %w", path, from, err)
 }
 
 // Parse decodes YAML over the defaults, without the environment or flags,

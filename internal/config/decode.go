@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -30,9 +31,15 @@ func (c *Config) decodeFile(name string, r io.Reader) (lines map[string]int, sha
 	if err != nil {
 		return nil, nil, err
 	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err == io.EOF {
+		return map[string]int{}, nil, nil
+	} else if err != nil {
 		return nil, nil, Problems{syntaxError(name, data, err)}
+	}
+	if p := laterDocument(name, data, dec); p != nil {
+		return nil, nil, Problems{p}
 	}
 	if len(doc.Content) == 0 {
 		return map[string]int{}, nil, nil
@@ -50,6 +57,29 @@ func (c *Config) decodeFile(name string, r io.Reader) (lines map[string]int, sha
 		return nil, nil, append(w.problems, &FieldError{File: name, Problem: strings.TrimPrefix(err.Error(), "yaml: ")}).err()
 	}
 	return w.lines, w.problems, nil
+}
+
+// laterDocument returns the problem of a YAML document after the first
+// one dec read from data: the config is one document, and the YAML
+// library reads only the first, so the settings of a second ("---" and
+// more settings, as when two files are joined) were dropped without a
+// word. An empty document after the first ("---" at the end) is no
+// problem; one that does not parse is the file's syntax error.
+func laterDocument(name string, data []byte, dec *yaml.Decoder) *FieldError {
+	for {
+		var next yaml.Node
+		err := dec.Decode(&next)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return syntaxError(name, data, err)
+		}
+		if len(next.Content) > 0 && next.Content[0].Tag != "!!null" {
+			return &FieldError{File: name, Line: next.Line,
+				Problem: `the file holds more than one YAML document (this "---" starts the second); llmrelay reads one: put every setting in one document`}
+		}
+	}
 }
 
 // prune leaves out of n what the walk found wrong: a mapping's pair whose

@@ -54,6 +54,10 @@ func TestProblemsNameTheSettingAndLine(t *testing.T) {
 			`config:1: providers: want a list (one "- item" per line, or [a, b]), not "mock"`},
 		{"set twice", "listen: 127.0.0.1:1\nlisten: 127.0.0.1:2\n",
 			"config:2: listen: set twice (first on line 1)"},
+		{"a second document", "listen: 127.0.0.1:1\n---\nshutdown_grace: 30s\n",
+			"config:2: the file holds more than one YAML document (this \"---\" starts the second); llmrelay reads one: put every setting in one document"},
+		{"a second document after a leading marker", "---\nlisten: 127.0.0.1:1\n---\nauth: {keys: []}\n",
+			"config:3: the file holds more than one YAML document (this \"---\" starts the second); llmrelay reads one: put every setting in one document"},
 		{"not YAML", "retry: {max_backoff: 1s\n",
 			"config:1: not valid YAML: did not find expected ',' or '}'"},
 		{"unquoted colon", "log:\n  level: a: b\n",
@@ -157,6 +161,8 @@ func TestValuesThatAreAccepted(t *testing.T) {
 		{"the hash-key line, quoted", key(`"sha256: ` + hash + `"`), func(c *Config) bool { return len(c.Auth.Keys) == 1 }},
 		{"the hash-key line without its space", key("sha256:" + hash), func(c *Config) bool { return len(c.Auth.Keys) == 1 }},
 		{"anchors and aliases", "deadlines: &d {stream_idle: 20s}\n", func(c *Config) bool { return c.Deadlines.StreamIdle == 20*time.Second }},
+		{"one document between markers", "---\nshutdown_grace: 30s\n...\n", func(c *Config) bool { return c.ShutdownGrace == 30*time.Second }},
+		{"a marker and nothing after the document", "shutdown_grace: 30s\n---\n", func(c *Config) bool { return c.ShutdownGrace == 30*time.Second }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
