@@ -116,6 +116,9 @@ func callError(addr string, err error) error {
 	if hint := tlsHint(e); hint != "" {
 		fmt.Fprintf(&b, "\n  %s", hint)
 	}
+	if refused(e) {
+		fmt.Fprintf(&b, "\n  nothing listens at %s: is llmrelay running there? (--addr or LLMRELAY_ADDR names another address)", addr)
+	}
 	if e.HasRetryDelay {
 		fmt.Fprintf(&b, "\n  the server suggests calling again in %v", e.RetryDelay)
 	}
@@ -139,6 +142,13 @@ func codeName(c codes.Code) string {
 		b.WriteRune(unicode.ToUpper(r))
 	}
 	return b.String()
+}
+
+// refused reports whether a call could not connect because nothing
+// listens at the address (gRPC's "connection refused", by its text, as
+// tlsHint reads it).
+func refused(e *client.Error) bool {
+	return e.Code == codes.Unavailable && e.Reason == "" && strings.Contains(e.Message, "connection refused")
 }
 
 // tlsHint says which flag to change when a call could not connect because

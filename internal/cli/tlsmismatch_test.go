@@ -88,9 +88,13 @@ func TestCallErrorsSayWhichTLSToTry(t *testing.T) {
 			}
 		})
 	}
-	// A server that is down gets no word about TLS: TLS is not why.
+	// A server that is down gets no word about TLS: TLS is not why. It is
+	// asked whether llmrelay runs there.
 	r := runCLI(t.Context(), t, []string{"models", "--addr", "127.0.0.1:1"}, nil, "")
 	if r.code != ExitFailed || strings.Contains(r.stderr, "TLS") {
 		t.Errorf("a server that is down: exit %d, stderr %q; want exit 1 and no word of TLS", r.code, r.stderr)
+	}
+	if want := "\n  nothing listens at 127.0.0.1:1: is llmrelay running there? (--addr or LLMRELAY_ADDR names another address)\n"; !strings.Contains(r.stderr, want) {
+		t.Errorf("a server that is down: stderr lacks %q:\n%s", want, r.stderr)
 	}
 }
