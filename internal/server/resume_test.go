@@ -436,9 +436,13 @@ func TestAbandonedCallEndsAfterTheGracePeriod(t *testing.T) {
 		t.Fatal(err)
 	}
 	recvN(t, gs, 5)
+	left := time.Now()
 	cancel() // the client goes away
 	eventually(t, "the call detached", func() bool { return metricValue(in, metrics.NameResumeEvents, `event="detached"`) == "1" })
-	if n := up.OpenStreams(); n != 1 {
+	// The call runs on for its grace period: its upstream stream closed
+	// is wrong only while the grace period cannot have passed yet (read
+	// after the count), which a loaded machine may not see.
+	if n := up.OpenStreams(); n != 1 && time.Since(left) < cfg.Resume.Grace {
 		t.Fatalf("the upstream has %d streams open right after the client left, want the call's one still running", n)
 	}
 	eventually(t, "the upstream request closed", func() bool { return up.OpenStreams() == 0 })
