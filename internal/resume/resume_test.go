@@ -155,14 +155,28 @@ func TestReaderHoldKeepsTheCallRunning(t *testing.T) {
 	}
 }
 
+// TestEndedCallIsKeptForTheGracePeriod runs on an injected clock (the
+// memory store sharing it): on real time a grace period short enough for a
+// test passed, on a loaded machine, before the replays that must find the
+// call.
 func TestEndedCallIsKeptForTheGracePeriod(t *testing.T) {
-	h := newHarness(t, resume.Config{Grace: 100 * time.Millisecond})
+	const grace = time.Minute
+	clock := newFakeClock()
+	logs := memory.New(memory.WithClock(clock.Now))
+	h := &harness{logs: logs, r: resume.New(resume.Config{Grace: grace, MaxCallBytes: 1 << 20, MaxBufferedBytes: 16 << 20}, logs, nil, nil, resume.WithClock(clock))}
+	t.Cleanup(h.r.Close)
 	c := h.start(t, "call")
 	for s := uint64(1); s <= 3; s++ {
 		c.Append(s, []byte("e"+strconv.FormatUint(s, 10)))
 	}
 	c.End(4, nil)
 	c.Detach()
+	// The writer stores the end and keeps the log for the grace period,
+	// from now on the clock.
+	eventually(t, "the call kept for the grace period", func() bool {
+		left, err := logs.KeepLog(t.Context(), "call", 0)
+		return err == nil && left == grace
+	})
 	got, err := replay(t, h.r, "call", 1)
 	if err != nil || len(got) != 2 || got[0] != "e2" || got[1] != "e3" {
 		t.Fatalf("replay after 1: %v, %v; want e2, e3", got, err)
@@ -173,6 +187,13 @@ func TestEndedCallIsKeptForTheGracePeriod(t *testing.T) {
 	if _, err := replay(t, h.r, "call", 4); status.Code(toStatus(err)) != codes.OutOfRange {
 		t.Fatalf("replay past the end: %v, want OUT_OF_RANGE", err)
 	}
+	clock.Advance(grace - time.Second)
+	if got, err := replay(t, h.r, "call", 0); err != nil || len(got) != 3 {
+		t.Fatalf("replay at grace − 1s: %v, %v; want the call", got, err)
+	}
+	// The replays gave the call the grace period again, from when they
+	// left (plus the renewal period of their hold, at most a third of it).
+	clock.Advance(grace + grace/3)
 	eventually(t, "the log dropped after the grace period", func() bool { return h.r.Buffered() == 0 })
 	if _, err := replay(t, h.r, "call", 0); reasonOf(err) != resume.ReasonNotFound {
 		t.Fatalf("replay after the grace period: %v, want %s", err, resume.ReasonNotFound)
