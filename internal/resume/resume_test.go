@@ -503,9 +503,17 @@ func TestKeptCallsCostWhatIsCharged(t *testing.T) {
 // writer stored that end, gets the end's status as soon as it is stored,
 // not when its own deadline passes; and, no longer holding the log, lets
 // it go after the grace period.
+//
+// The clock is injected (the memory store sharing it): on real time a grace
+// period short enough for a test could pass before the Replay began, on a
+// loaded machine, and the Replay found nothing.
 func TestReplayAheadOfAnEndStoredLater(t *testing.T) {
 	const event = 100
-	h := newHarness(t, resume.Config{MaxCallBytes: 3 * (event + resume.RecordOverhead), Grace: 50 * time.Millisecond})
+	const grace = time.Minute
+	clock := newFakeClock()
+	logs := memory.New(memory.WithClock(clock.Now))
+	h := &harness{logs: logs, r: resume.New(resume.Config{MaxCallBytes: 3 * (event + resume.RecordOverhead), MaxBufferedBytes: 16 << 20, Grace: grace}, logs, nil, nil, resume.WithClock(clock))}
+	t.Cleanup(h.r.Close)
 	c := h.start(t, "call")
 	data := make([]byte, event)
 	for seq := uint64(1); seq <= 3; seq++ {
@@ -534,6 +542,7 @@ func TestReplayAheadOfAnEndStoredLater(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("Replay ahead of the end did not see the end stored after it began")
 	}
+	clock.Advance(grace + grace/3) // from when the Replay left, plus its hold's renewal period
 	eventually(t, "the log dropped after its grace period", func() bool {
 		_, _, err := h.logs.ReadLog(t.Context(), "call", 0, 1, 0)
 		return errors.Is(err, state.ErrLogNotFound)
