@@ -17,6 +17,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/engine/callctx"
+	"github.com/llmrelay/llmrelay/internal/leaktest"
 	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/state"
@@ -24,7 +25,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
+	leaktest.VerifyTestMain(m, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
 }
 
 // harness is a Registry on a memory store, closed at cleanup.

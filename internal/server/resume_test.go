@@ -25,6 +25,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/leaktest"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -453,7 +454,7 @@ func TestAbandonedCallEndsAfterTheGracePeriod(t *testing.T) {
 	if got := metricValue(in, metrics.NameCalls, `code="Canceled"`); got != "1" {
 		t.Fatalf("the call ended %q times CANCELLED, want once", got)
 	}
-	goleak.VerifyNone(t, ignore, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
+	leaktest.VerifyNone(t, ignore, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
 }
 
 // TestResumeBufferIsBoundedPerCall: a call's events are kept up to
