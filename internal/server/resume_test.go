@@ -314,6 +314,7 @@ func TestResumeAfterTheGracePeriodIsNotFound(t *testing.T) {
 	in := servertest.Start(t, cfg)
 	ctx := keyed(t.Context(), resumeKeyA)
 	id := uuid.NewString()
+	started := time.Now() // the call, and so its grace period, ends after this
 	if _, err := readAllGenerate(ctx, in.Client, resumableRequest(id)); err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,9 @@ func TestResumeAfterTheGracePeriodIsNotFound(t *testing.T) {
 		}
 		return ""
 	}
-	if b := buffered(); b == "0" || b == "" {
+	// Dropped is wrong only while the grace period cannot have passed
+	// (read after the metric): a loaded machine may have reached it.
+	if b := buffered(); (b == "0" || b == "") && time.Since(started) < cfg.Resume.Grace {
 		t.Fatalf("llmrelay_resume_buffered_bytes %q right after the call, want its events counted", b)
 	}
 	// Nothing reads the call: the grace period passes, however late the
