@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/leaktest"
 	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/server"
 )
@@ -20,7 +21,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	stopExampleServer()
 	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreAnyFunction(offstack.WorkerFunction)); err != nil {
+		if err := leaktest.Find(goleak.IgnoreAnyFunction(offstack.WorkerFunction)); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
 			code = 1
 		}

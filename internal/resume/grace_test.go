@@ -158,8 +158,14 @@ func TestEndedCallIsResumableForItsWholeGraceOnRedis(t *testing.T) {
 	endCall(t, r, "read")
 	endCall(t, r, "unread")
 	time.Sleep(time.Until(ended.Add(grace - time.Second)))
+	// Not found is wrong only if the Resume came back within the grace
+	// period: a loaded machine may have slept, or read, past it.
 	if got, err := replay(t, r, "read", 0); err != nil || len(got) != 3 {
-		t.Fatalf("Resume at grace − 1s: %v, %v; want the 3 events and the end", got, err)
+		if took := time.Since(ended); took < grace {
+			t.Fatalf("Resume at grace − 1s: %v, %v; want the 3 events and the end", got, err)
+		} else {
+			t.Logf("the Resume at grace − 1s came back %v after the call ended, past its grace period (%v): %v, not counted", took, grace, err)
+		}
 	}
 	// Looked at without a hold: a Resume would keep the call wanted.
 	eventually(t, "the unread call dropped after its grace period", func() bool {

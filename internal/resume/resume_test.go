@@ -17,6 +17,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/engine/callctx"
+	"github.com/llmrelay/llmrelay/internal/leaktest"
 	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/state"
@@ -24,7 +25,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
+	leaktest.VerifyTestMain(m, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
 }
 
 // harness is a Registry on a memory store, closed at cleanup.
@@ -155,14 +156,28 @@ func TestReaderHoldKeepsTheCallRunning(t *testing.T) {
 	}
 }
 
+// TestEndedCallIsKeptForTheGracePeriod runs on an injected clock (the
+// memory store sharing it): on real time a grace period short enough for a
+// test passed, on a loaded machine, before the replays that must find the
+// call.
 func TestEndedCallIsKeptForTheGracePeriod(t *testing.T) {
-	h := newHarness(t, resume.Config{Grace: 100 * time.Millisecond})
+	const grace = time.Minute
+	clock := newFakeClock()
+	logs := memory.New(memory.WithClock(clock.Now))
+	h := &harness{logs: logs, r: resume.New(resume.Config{Grace: grace, MaxCallBytes: 1 << 20, MaxBufferedBytes: 16 << 20}, logs, nil, nil, resume.WithClock(clock))}
+	t.Cleanup(h.r.Close)
 	c := h.start(t, "call")
 	for s := uint64(1); s <= 3; s++ {
 		c.Append(s, []byte("e"+strconv.FormatUint(s, 10)))
 	}
 	c.End(4, nil)
 	c.Detach()
+	// The writer stores the end and keeps the log for the grace period,
+	// from now on the clock.
+	eventually(t, "the call kept for the grace period", func() bool {
+		left, err := logs.KeepLog(t.Context(), "call", 0)
+		return err == nil && left == grace
+	})
 	got, err := replay(t, h.r, "call", 1)
 	if err != nil || len(got) != 2 || got[0] != "e2" || got[1] != "e3" {
 		t.Fatalf("replay after 1: %v, %v; want e2, e3", got, err)
@@ -173,6 +188,13 @@ func TestEndedCallIsKeptForTheGracePeriod(t *testing.T) {
 	if _, err := replay(t, h.r, "call", 4); status.Code(toStatus(err)) != codes.OutOfRange {
 		t.Fatalf("replay past the end: %v, want OUT_OF_RANGE", err)
 	}
+	clock.Advance(grace - time.Second)
+	if got, err := replay(t, h.r, "call", 0); err != nil || len(got) != 3 {
+		t.Fatalf("replay at grace − 1s: %v, %v; want the call", got, err)
+	}
+	// The replays gave the call the grace period again, from when they
+	// left (plus the renewal period of their hold, at most a third of it).
+	clock.Advance(grace + grace/3)
 	eventually(t, "the log dropped after the grace period", func() bool { return h.r.Buffered() == 0 })
 	if _, err := replay(t, h.r, "call", 0); reasonOf(err) != resume.ReasonNotFound {
 		t.Fatalf("replay after the grace period: %v, want %s", err, resume.ReasonNotFound)
@@ -482,9 +504,17 @@ func TestKeptCallsCostWhatIsCharged(t *testing.T) {
 // writer stored that end, gets the end's status as soon as it is stored,
 // not when its own deadline passes; and, no longer holding the log, lets
 // it go after the grace period.
+//
+// The clock is injected (the memory store sharing it): on real time a grace
+// period short enough for a test could pass before the Replay began, on a
+// loaded machine, and the Replay found nothing.
 func TestReplayAheadOfAnEndStoredLater(t *testing.T) {
 	const event = 100
-	h := newHarness(t, resume.Config{MaxCallBytes: 3 * (event + resume.RecordOverhead), Grace: 50 * time.Millisecond})
+	const grace = time.Minute
+	clock := newFakeClock()
+	logs := memory.New(memory.WithClock(clock.Now))
+	h := &harness{logs: logs, r: resume.New(resume.Config{MaxCallBytes: 3 * (event + resume.RecordOverhead), MaxBufferedBytes: 16 << 20, Grace: grace}, logs, nil, nil, resume.WithClock(clock))}
+	t.Cleanup(h.r.Close)
 	c := h.start(t, "call")
 	data := make([]byte, event)
 	for seq := uint64(1); seq <= 3; seq++ {
@@ -513,6 +543,7 @@ func TestReplayAheadOfAnEndStoredLater(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("Replay ahead of the end did not see the end stored after it began")
 	}
+	clock.Advance(grace + grace/3) // from when the Replay left, plus its hold's renewal period
 	eventually(t, "the log dropped after its grace period", func() bool {
 		_, _, err := h.logs.ReadLog(t.Context(), "call", 0, 1, 0)
 		return errors.Is(err, state.ErrLogNotFound)

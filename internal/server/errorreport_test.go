@@ -59,16 +59,20 @@ func TestExhaustedCallsSayWhyTheLastAttemptFailed(t *testing.T) {
 		name     string
 		faults   []openaitest.Fault
 		attempts uint32
-		want     map[string]string
+		// firstEvent is the call's first_event_timeout; 0, the default
+		// (120s): an attempt that answers (a 503, a chunk) is not taken for
+		// stalled however slow the machine is.
+		firstEvent time.Duration
+		want       map[string]string
 	}{
 		{"one attempt that stalls before its first byte",
-			[]openaitest.Fault{{FirstByteDelay: time.Minute}}, 1,
+			[]openaitest.Fault{{FirstByteDelay: time.Minute}}, 1, 200 * time.Millisecond,
 			map[string]string{"attempts": "1", "retry_reason": "STALLED", "provider": "up"}},
 		{"three attempts answered 503",
-			[]openaitest.Fault{{Kind: openaitest.Status, Status: 503}, {Kind: openaitest.Status, Status: 503}, {Kind: openaitest.Status, Status: 503}}, 3,
+			[]openaitest.Fault{{Kind: openaitest.Status, Status: 503}, {Kind: openaitest.Status, Status: 503}, {Kind: openaitest.Status, Status: 503}}, 3, 0,
 			map[string]string{"attempts": "3", "retry_reason": "OVERLOADED", "provider_status": "503", "provider": "up"}},
 		{"one attempt whose connection drops",
-			[]openaitest.Fault{{Kind: openaitest.Drop, After: 1}}, 1,
+			[]openaitest.Fault{{Kind: openaitest.Drop, After: 1}}, 1, 0,
 			map[string]string{"attempts": "1", "retry_reason": "TRANSPORT"}},
 	}
 	for _, tt := range tests {
@@ -80,7 +84,9 @@ func TestExhaustedCallsSayWhyTheLastAttemptFailed(t *testing.T) {
 			in := servertest.Start(t, cfg)
 			req := outboundRequest("fake")
 			req.Retry = &llmrelayv1.RetryPolicy{MaxAttempts: tt.attempts, InitialBackoff: durationpb.New(time.Millisecond), MaxBackoff: durationpb.New(time.Millisecond)}
-			req.FirstEventTimeout = durationpb.New(200 * time.Millisecond)
+			if tt.firstEvent > 0 {
+				req.FirstEventTimeout = durationpb.New(tt.firstEvent)
+			}
 			r := generateFailing(t, in.Client, req)
 			if r.st.Code() != codes.Unavailable || detail[*errdetails.ErrorInfo](r.st).GetReason() != "RETRIES_EXHAUSTED" {
 				t.Fatalf("status %v, want UNAVAILABLE, RETRIES_EXHAUSTED", r.st)

@@ -98,10 +98,13 @@ func TestActivityKeepsAWorkingProviderAlive(t *testing.T) {
 
 // TestFirstEventTimeout: an upstream silent for 3s before its first byte
 // (headers included) is fine with the default first_event_timeout (120s);
-// with first_event_timeout 1s the attempt stalls (STALLED) and the next
-// one succeeds.
+// with a first_event_timeout an upstream that stays silent stalls the
+// attempt (STALLED) and the next one succeeds.
 func TestFirstEventTimeout(t *testing.T) {
 	silent := openaitest.Fault{FirstByteDelay: 3 * time.Second}
+	// never holds the first byte back until the attempt gives up: it
+	// stalls under any first_event_timeout, however late its timer fires.
+	never := openaitest.Fault{FirstByteDelay: time.Hour}
 	t.Run("the default waits", func(t *testing.T) {
 		t.Parallel()
 		up := openaitest.Start(t, openaitest.Options{Chunks: 3, Faults: []openaitest.Fault{silent}})
@@ -114,12 +117,15 @@ func TestFirstEventTimeout(t *testing.T) {
 			t.Errorf("retries %v, attempts %d; want success on attempt 1", s.retries, s.final.GetAttempts())
 		}
 	})
-	t.Run("first_event_timeout 1s", func(t *testing.T) {
+	t.Run("first_event_timeout 5s", func(t *testing.T) {
 		t.Parallel()
-		up := openaitest.Start(t, openaitest.Options{Chunks: 3, Faults: []openaitest.Fault{silent}})
+		up := openaitest.Start(t, openaitest.Options{Chunks: 3, Faults: []openaitest.Fault{never}})
 		in := relayTo(t, up)
 		req := upRequest(3)
-		req.FirstEventTimeout = durationpb.New(time.Second)
+		// The second attempt must show its first event within it: wide,
+		// for a loaded machine (with 1s, a second attempt slow to start
+		// stalled too).
+		req.FirstEventTimeout = durationpb.New(5 * time.Second)
 		events, err := servertest.Collect(t.Context(), in.Client, req)
 		if err != nil {
 			t.Fatalf("Generate: %v", err)
@@ -134,7 +140,7 @@ func TestFirstEventTimeout(t *testing.T) {
 	})
 	t.Run("a provider's own default", func(t *testing.T) {
 		t.Parallel()
-		up := openaitest.Start(t, openaitest.Options{Chunks: 3, Faults: []openaitest.Fault{silent, silent}})
+		up := openaitest.Start(t, openaitest.Options{Chunks: 3, Faults: []openaitest.Fault{never, never}})
 		cfg := config.Default()
 		cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(), Models: []string{"fake-model"}, FirstEventTimeout: time.Second}}
 		in := servertest.Start(t, cfg)

@@ -15,6 +15,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/leaktest"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -136,7 +137,7 @@ func TestHedgeWinsOverASlowUpstreamRequest(t *testing.T) {
 	if got := up.Requests(); got != 2 {
 		t.Fatalf("the upstream saw %d requests, want 2", got)
 	}
-	goleak.VerifyNone(t, append(httpPool, ignore, goleak.IgnoreAnyFunction(offstack.WorkerFunction))...)
+	leaktest.VerifyNone(t, append(httpPool, ignore, goleak.IgnoreAnyFunction(offstack.WorkerFunction))...)
 }
 
 // TestTraceOfAHedgedCall: each attempt of a race has its span, the hedge

@@ -25,6 +25,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/leaktest"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -313,6 +314,7 @@ func TestResumeAfterTheGracePeriodIsNotFound(t *testing.T) {
 	in := servertest.Start(t, cfg)
 	ctx := keyed(t.Context(), resumeKeyA)
 	id := uuid.NewString()
+	started := time.Now() // the call, and so its grace period, ends after this
 	if _, err := readAllGenerate(ctx, in.Client, resumableRequest(id)); err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +326,9 @@ func TestResumeAfterTheGracePeriodIsNotFound(t *testing.T) {
 		}
 		return ""
 	}
-	if b := buffered(); b == "0" || b == "" {
+	// Dropped is wrong only while the grace period cannot have passed
+	// (read after the metric): a loaded machine may have reached it.
+	if b := buffered(); (b == "0" || b == "") && time.Since(started) < cfg.Resume.Grace {
 		t.Fatalf("llmrelay_resume_buffered_bytes %q right after the call, want its events counted", b)
 	}
 	// Nothing reads the call: the grace period passes, however late the
@@ -436,9 +440,13 @@ func TestAbandonedCallEndsAfterTheGracePeriod(t *testing.T) {
 		t.Fatal(err)
 	}
 	recvN(t, gs, 5)
+	left := time.Now()
 	cancel() // the client goes away
 	eventually(t, "the call detached", func() bool { return metricValue(in, metrics.NameResumeEvents, `event="detached"`) == "1" })
-	if n := up.OpenStreams(); n != 1 {
+	// The call runs on for its grace period: its upstream stream closed
+	// is wrong only while the grace period cannot have passed yet (read
+	// after the count), which a loaded machine may not see.
+	if n := up.OpenStreams(); n != 1 && time.Since(left) < cfg.Resume.Grace {
 		t.Fatalf("the upstream has %d streams open right after the client left, want the call's one still running", n)
 	}
 	eventually(t, "the upstream request closed", func() bool { return up.OpenStreams() == 0 })
@@ -449,7 +457,7 @@ func TestAbandonedCallEndsAfterTheGracePeriod(t *testing.T) {
 	if got := metricValue(in, metrics.NameCalls, `code="Canceled"`); got != "1" {
 		t.Fatalf("the call ended %q times CANCELLED, want once", got)
 	}
-	goleak.VerifyNone(t, ignore, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
+	leaktest.VerifyNone(t, ignore, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
 }
 
 // TestResumeBufferIsBoundedPerCall: a call's events are kept up to

@@ -18,6 +18,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/leaktest"
 	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
@@ -33,7 +34,7 @@ import (
 func pacedRelay(t *testing.T, delay, grace time.Duration, gate <-chan struct{}) (*servertest.Instance, *openaitest.Server) {
 	t.Helper()
 	t.Cleanup(func() {
-		goleak.VerifyNone(t, goleak.IgnoreCurrent(), goleak.IgnoreAnyFunction(offstack.WorkerFunction))
+		leaktest.VerifyNone(t, goleak.IgnoreCurrent(), goleak.IgnoreAnyFunction(offstack.WorkerFunction))
 	})
 	upstream := openaitest.NewServer(openaitest.Options{Chunks: chunks, ChunkDelay: delay, Gate: gate})
 	t.Cleanup(upstream.Close)

@@ -22,6 +22,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/leaktest"
 	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
@@ -32,7 +33,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
+	leaktest.VerifyTestMain(m, goleak.IgnoreAnyFunction(offstack.WorkerFunction))
 }
 
 // The soak's shape. `make test` runs shortCalls calls; `make soak` sets
@@ -106,7 +107,7 @@ func (l *errorLog) WithGroup(string) slog.Handler      { return l }
 func relay(t *testing.T, upstream *openaitest.Server, budget bool) *servertest.Instance {
 	t.Helper()
 	t.Cleanup(func() {
-		goleak.VerifyNone(t, goleak.IgnoreCurrent(), goleak.IgnoreAnyFunction(offstack.WorkerFunction))
+		leaktest.VerifyNone(t, goleak.IgnoreCurrent(), goleak.IgnoreAnyFunction(offstack.WorkerFunction))
 	})
 	t.Cleanup(upstream.Close)
 	t.Cleanup(httpx.CloseIdleConnections)

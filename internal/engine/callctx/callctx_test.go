@@ -14,7 +14,8 @@ var errShutdown = errors.New("shutting down")
 type key struct{}
 
 func TestDeadlinePassed(t *testing.T) {
-	ctx, stop := callctx.WithDeadline(context.Background(), time.Now().Add(20*time.Millisecond))
+	deadline := time.Now().Add(20 * time.Millisecond)
+	ctx, stop := callctx.WithDeadline(context.Background(), deadline)
 	defer stop()
 	child, cancelChild := context.WithCancel(ctx)
 	defer cancelChild()
@@ -23,8 +24,10 @@ func TestDeadlinePassed(t *testing.T) {
 	if _, ok := ctx.Deadline(); !ok {
 		t.Fatal("no deadline")
 	}
-	if ctx.Err() != nil {
-		t.Fatalf("Err before the deadline = %v", ctx.Err())
+	// Ended while the deadline is still ahead (read after Err) is wrong; a
+	// loaded machine may have passed the deadline already, which is not.
+	if err := ctx.Err(); err != nil && time.Now().Before(deadline) {
+		t.Fatalf("Err before the deadline = %v", err)
 	}
 	<-ctx.Done()
 	<-child.Done()
@@ -98,7 +101,8 @@ func TestCancelWithCause(t *testing.T) {
 }
 
 func TestStop(t *testing.T) {
-	ctx, stop := callctx.WithDeadline(context.Background(), time.Now().Add(20*time.Millisecond))
+	// A deadline far ahead: stop comes first however slow the machine.
+	ctx, stop := callctx.WithDeadline(context.Background(), time.Now().Add(time.Hour))
 	stop()
 	if ctx.Err() != context.Canceled || context.Cause(ctx) != context.Canceled {
 		t.Fatalf("after stop: Err = %v, Cause = %v", ctx.Err(), context.Cause(ctx))

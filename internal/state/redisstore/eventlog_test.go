@@ -279,6 +279,11 @@ func TestRunningLogPutBackAfterAnEmptyRestart(t *testing.T) {
 		in, _, err := reader.ReadLog(ctx, "call", 3, 10, 0)
 		return err == nil && !in.WriterGone
 	})
+	// The log and the presence come back on the restart's notice; the
+	// writer's store takes itself for reachable again on its next health
+	// check, which a loaded machine may run later: until then it refuses
+	// the append (unavailable, as the resume writer then retries).
+	waitUp(t, writer)
 	if err := writer.AppendLog(ctx, "call", "w", records(4, 5)); err != nil {
 		t.Fatal(err)
 	}
