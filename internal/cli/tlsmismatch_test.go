@@ -1,55 +1,12 @@
 package cli
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
-
-// selfSigned writes a self-signed certificate for 127.0.0.1 and its key
-// into a temporary directory and returns the config's TLS section.
-func selfSigned(t *testing.T) config.TLS {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "llmrelay test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	c := config.TLS{CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key")}
-	for path, block := range map[string]*pem.Block{c.CertFile: {Type: "CERTIFICATE", Bytes: der}, c.KeyFile: {Type: "EC PRIVATE KEY", Bytes: keyDER}} {
-		if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return c
-}
 
 // TestCallErrorsSayWhichTLSToTry: a client command that cannot connect
 // because it and the server disagree about TLS says which flag (or
@@ -60,7 +17,7 @@ func TestCallErrorsSayWhichTLSToTry(t *testing.T) {
 	cfg := config.Default()
 	cfg.MetricsListen = ""
 	cfg.Providers = config.DefaultProviders()
-	cfg.TLS = selfSigned(t)
+	cfg.TLS.CertFile, cfg.TLS.KeyFile, _ = servertest.SelfSigned(t, t.TempDir())
 	tlsAddr, _ := servertest.Listen(t, cfg)
 	plainAddr := relay(t, false)
 	tests := []struct {

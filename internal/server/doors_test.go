@@ -34,7 +34,7 @@ func TestHTTPDoorsTLS(t *testing.T) {
 	cfg := config.Default()
 	cfg.Providers = config.DefaultProviders()
 	var cert *x509.Certificate
-	cfg.HTTPTLS.CertFile, cfg.HTTPTLS.KeyFile, cert = selfSigned(t, t.TempDir())
+	cfg.HTTPTLS.CertFile, cfg.HTTPTLS.KeyFile, cert = servertest.SelfSigned(t, t.TempDir())
 	base := strings.Replace(servertest.Start(t, cfg).HTTP(t), "http://127.0.0.1", "https://localhost", 1)
 
 	pool := x509.NewCertPool()

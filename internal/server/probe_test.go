@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/server"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
 // serveTCP serves cfg's server on a loopback port, and returns the port's
@@ -38,7 +39,7 @@ func TestProbe(t *testing.T) {
 	plain := config.Default()
 	plain.Providers = config.DefaultProviders()
 	secured := securedConfig()
-	secured.TLS.CertFile, secured.TLS.KeyFile, _ = selfSigned(t, t.TempDir())
+	secured.TLS.CertFile, secured.TLS.KeyFile, _ = servertest.SelfSigned(t, t.TempDir())
 	for name, cfg := range map[string]*config.Config{"plaintext": plain, "tls": secured} {
 		t.Run(name, func(t *testing.T) {
 			cfg.DrainDelay = time.Hour // ended by the test through Shutdown's context

@@ -1,18 +1,11 @@
 package server_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,48 +22,10 @@ import (
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
-// selfSigned writes a self-signed certificate for "localhost" and its key
-// to dir, and returns their paths and the certificate.
-func selfSigned(t *testing.T, dir string) (certFile, keyFile string, cert *x509.Certificate) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "localhost"},
-		DNSNames:     []string{"localhost"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cert, err = x509.ParseCertificate(der); err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return certFile, keyFile, cert
-}
-
 func TestTLS(t *testing.T) {
 	cfg := securedConfig()
 	var cert *x509.Certificate
-	cfg.TLS.CertFile, cfg.TLS.KeyFile, cert = selfSigned(t, t.TempDir())
+	cfg.TLS.CertFile, cfg.TLS.KeyFile, cert = servertest.SelfSigned(t, t.TempDir())
 	in := servertest.Start(t, cfg)
 
 	pool := x509.NewCertPool()
@@ -101,7 +56,7 @@ func TestTLSBadFiles(t *testing.T) {
 func TestTLSCertificateRotation(t *testing.T) {
 	cfg := securedConfig()
 	var first *x509.Certificate
-	cfg.TLS.CertFile, cfg.TLS.KeyFile, first = selfSigned(t, t.TempDir())
+	cfg.TLS.CertFile, cfg.TLS.KeyFile, first = servertest.SelfSigned(t, t.TempDir())
 	in := servertest.Start(t, cfg)
 
 	// served returns the certificate a new TLS connection is given.
@@ -128,7 +83,7 @@ func TestTLSCertificateRotation(t *testing.T) {
 
 	next := securedConfig()
 	var second *x509.Certificate
-	next.TLS.CertFile, next.TLS.KeyFile, second = selfSigned(t, t.TempDir())
+	next.TLS.CertFile, next.TLS.KeyFile, second = servertest.SelfSigned(t, t.TempDir())
 	if _, err := in.Server.Reload(next); err != nil {
 		t.Fatalf("Reload: %v", err)
 	}
@@ -155,7 +110,7 @@ func TestTLSCertificateRotation(t *testing.T) {
 // debug lines now.
 func TestFailedTLSHandshakesOnTheDoorsAreNotWarnings(t *testing.T) {
 	cfg := config.Default()
-	cfg.HTTPTLS.CertFile, cfg.HTTPTLS.KeyFile, _ = selfSigned(t, t.TempDir())
+	cfg.HTTPTLS.CertFile, cfg.HTTPTLS.KeyFile, _ = servertest.SelfSigned(t, t.TempDir())
 	var logs servertest.LockedBuffer
 	in := servertest.Start(t, cfg, server.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	base := in.HTTP(t)
