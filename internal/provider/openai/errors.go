@@ -195,18 +195,19 @@ var errorTypes = map[string]errorType{
 	// request, is at fault; retried once per call.
 	"tool_use_failed": {provider.ClassInvalidOutput, http.StatusBadRequest},
 
-	"invalid_request_error": {provider.ClassRejected, http.StatusBadRequest},
-	"BadRequestError":       {provider.ClassRejected, http.StatusBadRequest},
 	// The request is longer than the model's context window: OpenAI's
 	// and Groq's code (of an invalid_request_error), llama.cpp's type.
 	"context_length_exceeded":   {provider.ClassContextLength, http.StatusBadRequest},
 	"exceed_context_size_error": {provider.ClassContextLength, http.StatusBadRequest},
-	"not_found_error":           {provider.ClassNotFound, http.StatusNotFound},
-	"model_not_found":           {provider.ClassNotFound, http.StatusNotFound},
-	"request_too_large":         {provider.ClassRejected, 0},
-	"INVALID_ARGUMENT":          {provider.ClassRejected, 0},
-	"NOT_FOUND":                 {provider.ClassNotFound, 0},
-	"FAILED_PRECONDITION":       {provider.ClassRejected, 0},
+
+	"invalid_request_error": {provider.ClassRejected, http.StatusBadRequest},
+	"BadRequestError":       {provider.ClassRejected, http.StatusBadRequest},
+	"not_found_error":       {provider.ClassNotFound, http.StatusNotFound},
+	"model_not_found":       {provider.ClassNotFound, http.StatusNotFound},
+	"request_too_large":     {provider.ClassRejected, 0},
+	"INVALID_ARGUMENT":      {provider.ClassRejected, 0},
+	"NOT_FOUND":             {provider.ClassNotFound, 0},
+	"FAILED_PRECONDITION":   {provider.ClassRejected, 0},
 }
 
 // classOf classifies an error by its type and code: a quota,
