@@ -1,8 +1,8 @@
 // Package httpapi is llmrelay's HTTP doors: OpenAI's Chat Completions API
 // (POST /v1/chat/completions) and Anthropic's Messages API (POST
-// /v1/messages), with GET /v1/models in either's shape, in front of the
-// same engine as the gRPC service. Existing SDKs and tools use llmrelay by
-// changing their base URL.
+// /v1/messages), with GET /v1/models and GET /v1/models/{model} in
+// either's shape, in front of the same engine as the gRPC service.
+// Existing SDKs and tools use llmrelay by changing their base URL.
 //
 // A door translates and decides nothing: a request in a vendor's format
 // becomes the engine's GenerateRequest (one file per format: openai.go,
@@ -77,11 +77,19 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, openAI{}) })
 	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, anthropic{}) })
 	mux.HandleFunc("GET /v1/models", d.models)
+	// A model's id may hold "/" (mock/echo): the SDKs send it escaped
+	// (mock%2Fecho), a hand-written URL may not; both are the rest of the
+	// path.
+	mux.HandleFunc(patternModel, d.models)
 	mux.HandleFunc("/", d.notFound)
 	return mux
 }
 
 type door struct{ o Options }
+
+// patternModel is the pattern of one model's path; its id is the rest of
+// the path.
+const patternModel = "GET /v1/models/{id...}"
 
 // formatOf is the format a request that is not a generation speaks:
 // Anthropic's when it carries an anthropic-version header.
@@ -259,7 +267,11 @@ func invalidUTF8(b []byte) int {
 	return -1
 }
 
-// models serves GET /v1/models in the format the client speaks.
+// models serves GET /v1/models, and GET /v1/models/{id}, in the format
+// the client speaks. One model is looked up in the list the key may see
+// (the engine's ListModels decides which): one it may not use is not
+// found, as one that does not exist, so that a key learns nothing of the
+// models kept from it.
 func (d *door) models(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	f := formatOf(r)
@@ -268,25 +280,58 @@ func (d *door) models(w http.ResponseWriter, r *http.Request) {
 	x := newExchange(w, f, replyInfo{requestID: info.RequestID()}, false)
 	eng := d.o.Engine()
 	req := &llmrelayv1.ListModelsRequest{}
+	id, one := r.PathValue("id"), r.Pattern == patternModel
 	actx, release, err := eng.Admission().Admit(ctx, caller(r, llmrelayv1.LLMService_ListModels_FullMethodName), req)
 	var body []byte
+	var fail *failure
 	if err == nil {
 		err = d.run(actx, r, release, func() error {
 			list, err := eng.ListModels(actx, req)
-			if err == nil {
+			switch {
+			case err != nil:
+			case !one:
 				body, err = f.models(list)
+			default:
+				if m := modelOf(list, id); m != nil {
+					body, err = f.model(m)
+				} else {
+					fail = modelNotFound(id)
+				}
 			}
 			return err
 		})
 	}
 	if err != nil {
-		fail := failureOf(err, nil)
-		x.fail(fail)
-		d.log(ctx, r, f, start, x.status, &fail, err)
+		f := failureOf(err, nil)
+		fail = &f
+	}
+	if fail != nil {
+		x.fail(*fail)
+		d.log(ctx, r, f, start, x.status, fail, err)
 		return
 	}
 	x.reply(body)
 	d.log(ctx, r, f, start, x.status, nil, nil)
+}
+
+// modelOf returns the model of list whose id is id, or nil.
+func modelOf(list *llmrelayv1.ListModelsResponse, id string) *llmrelayv1.Model {
+	for _, m := range list.GetModels() {
+		if m.GetId() == id {
+			return m
+		}
+	}
+	return nil
+}
+
+// modelNotFound is the failure of GET /v1/models/{id} for a model the key
+// may not see: the same for one that does not exist and one it may not
+// use (OpenAI's code model_not_found).
+func modelNotFound(id string) *failure {
+	return &failure{
+		status: http.StatusNotFound, reason: apierr.ReasonUnknownModel,
+		message: provider.CleanText("the model "+strconv.Quote(id)+" does not exist or this key may not use it; GET /v1/models lists the models it may use", apierr.MaxMessageBytes),
+	}
 }
 
 // allowedMethods are the methods of the doors' paths, as an Allow header
@@ -297,6 +342,16 @@ var allowedMethods = map[string]string{
 	"/v1/models":           http.MethodGet + ", " + http.MethodHead,
 }
 
+// allowedMethodsOf returns the methods a door's path takes (a model's,
+// /v1/models/{id}, those of /v1/models).
+func allowedMethodsOf(path string) (string, bool) {
+	if strings.HasPrefix(path, "/v1/models/") {
+		path = "/v1/models"
+	}
+	allow, ok := allowedMethods[path]
+	return allow, ok
+}
+
 // notFound answers any other request, in the format the client speaks: a
 // door's path with another method is 405 with the methods it takes in
 // Allow, any other path 404.
@@ -305,9 +360,9 @@ func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
 	_, info := callinfo.NewContext(r.Context())
 	fail := failure{
 		status: http.StatusNotFound, reason: "NOT_FOUND",
-		message: "llmrelay serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models, not " + r.Method + " " + r.URL.Path,
+		message: "llmrelay serves POST /v1/chat/completions, POST /v1/messages, GET /v1/models and GET /v1/models/{model}, not " + r.Method + " " + r.URL.Path,
 	}
-	if allow, ok := allowedMethods[r.URL.Path]; ok {
+	if allow, ok := allowedMethodsOf(r.URL.Path); ok {
 		w.Header().Set("Allow", allow)
 		fail.status, fail.reason = http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"
 		fail.message = r.URL.Path + " takes " + allow + ", not " + r.Method
