@@ -46,6 +46,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 // Options configure the doors.
@@ -64,6 +65,8 @@ type Options struct {
 	BodyTimeout time.Duration
 	// Now is the clock of the replies' created times; nil: time.Now.
 	Now func() time.Time
+	// Tracing makes each request's server span; nil: tracing is off.
+	Tracing *telemetry.Tracing
 }
 
 // New returns the doors' handler.
@@ -76,16 +79,59 @@ func New(o Options) http.Handler {
 	}
 	d := &door{o: o}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, openAI{}) })
-	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, anthropic{}) })
-	mux.HandleFunc("GET /v1/models", d.models)
+	handle := func(pattern string, h http.HandlerFunc) { mux.HandleFunc(pattern, d.traced(pattern, h)) }
+	handle("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, openAI{}) })
+	handle("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, anthropic{}) })
+	handle("GET /v1/models", d.models)
 	// A model's id may hold "/" (mock/echo): the SDKs send it escaped
 	// (mock%2Fecho), a hand-written URL may not; both are the rest of the
 	// path.
-	mux.HandleFunc(patternModel, d.models)
-	mux.HandleFunc("/", d.notFound)
+	handle(patternModel, d.models)
+	handle("/", d.notFound)
 	return mux
 }
+
+// traced serves h in the request's server span (telemetry.StartHTTPServer),
+// its route the pattern's path ("/": none), when tracing is on.
+func (d *door) traced(pattern string, h http.HandlerFunc) http.HandlerFunc {
+	if !d.o.Tracing.Enabled() {
+		return h
+	}
+	_, route, ok := strings.Cut(pattern, " ")
+	if !ok {
+		route = "" // the catch-all: a path llmrelay does not serve
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		r, end := d.o.Tracing.StartHTTPServer(r, route)
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() { end(sw.status) }()
+		h(sw, r)
+	}
+}
+
+// statusWriter remembers the status a response was written with, for the
+// request's span. Unwrap lets http.ResponseController reach the
+// connection's writer (its flushes and deadlines).
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if w.status == 0 && status >= 200 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 type door struct{ o Options }
 
