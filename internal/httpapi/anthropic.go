@@ -1041,26 +1041,38 @@ func (anthropic) errorBody(f failure, requestID string) ([]byte, int) {
 	return body, status
 }
 
+// anthropicModel is Anthropic's model object.
+type anthropicModel struct {
+	Type        string `json:"type"`
+	ID          string `json:"id"`
+	DisplayName string `json:"display_name"`
+	CreatedAt   string `json:"created_at"`
+}
+
+// anthropicModelOf is m as Anthropic's model object: named by its id,
+// created at the Unix epoch (llmrelay does not know when).
+func anthropicModelOf(m *llmrelayv1.Model) anthropicModel {
+	return anthropicModel{Type: "model", ID: m.GetId(), DisplayName: m.GetId(), CreatedAt: time.Unix(0, 0).UTC().Format(time.RFC3339)}
+}
+
 // models renders the model list as Anthropic's.
 func (anthropic) models(list *llmrelayv1.ListModelsResponse) ([]byte, error) {
-	type model struct {
-		Type        string `json:"type"`
-		ID          string `json:"id"`
-		DisplayName string `json:"display_name"`
-		CreatedAt   string `json:"created_at"`
-	}
 	out := struct {
-		Data    []model `json:"data"`
-		HasMore bool    `json:"has_more"`
-		FirstID *string `json:"first_id"`
-		LastID  *string `json:"last_id"`
-	}{Data: []model{}}
-	epoch := time.Unix(0, 0).UTC().Format(time.RFC3339)
+		Data    []anthropicModel `json:"data"`
+		HasMore bool             `json:"has_more"`
+		FirstID *string          `json:"first_id"`
+		LastID  *string          `json:"last_id"`
+	}{Data: []anthropicModel{}}
 	for _, m := range list.GetModels() {
-		out.Data = append(out.Data, model{Type: "model", ID: m.GetId(), DisplayName: m.GetId(), CreatedAt: epoch})
+		out.Data = append(out.Data, anthropicModelOf(m))
 	}
 	if n := len(out.Data); n > 0 {
 		out.FirstID, out.LastID = &out.Data[0].ID, &out.Data[n-1].ID
 	}
 	return json.Marshal(out)
+}
+
+// model renders one model as Anthropic's model object.
+func (anthropic) model(m *llmrelayv1.Model) ([]byte, error) {
+	return json.Marshal(anthropicModelOf(m))
 }

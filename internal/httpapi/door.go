@@ -1,8 +1,8 @@
 // Package httpapi is llmrelay's HTTP doors: OpenAI's Chat Completions API
 // (POST /v1/chat/completions) and Anthropic's Messages API (POST
-// /v1/messages), with GET /v1/models in either's shape, in front of the
-// same engine as the gRPC service. Existing SDKs and tools use llmrelay by
-// changing their base URL.
+// /v1/messages), with GET /v1/models and GET /v1/models/{model} in
+// either's shape, in front of the same engine as the gRPC service.
+// Existing SDKs and tools use llmrelay by changing their base URL.
 //
 // A door translates and decides nothing: a request in a vendor's format
 // becomes the engine's GenerateRequest (one file per format: openai.go,
@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/netip"
 	"runtime/debug"
@@ -41,9 +42,11 @@ import (
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/engine"
+	"github.com/llmrelay/llmrelay/internal/engine/callctx"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 // Options configure the doors.
@@ -62,6 +65,8 @@ type Options struct {
 	BodyTimeout time.Duration
 	// Now is the clock of the replies' created times; nil: time.Now.
 	Now func() time.Time
+	// Tracing makes each request's server span; nil: tracing is off.
+	Tracing *telemetry.Tracing
 }
 
 // New returns the doors' handler.
@@ -74,14 +79,65 @@ func New(o Options) http.Handler {
 	}
 	d := &door{o: o}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, openAI{}) })
-	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, anthropic{}) })
-	mux.HandleFunc("GET /v1/models", d.models)
-	mux.HandleFunc("/", d.notFound)
+	handle := func(pattern string, h http.HandlerFunc) { mux.HandleFunc(pattern, d.traced(pattern, h)) }
+	handle("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, openAI{}) })
+	handle("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, anthropic{}) })
+	handle("GET /v1/models", d.models)
+	// A model's id may hold "/" (mock/echo): the SDKs send it escaped
+	// (mock%2Fecho), a hand-written URL may not; both are the rest of the
+	// path.
+	handle(patternModel, d.models)
+	handle("/", d.notFound)
 	return mux
 }
 
+// traced serves h in the request's server span (telemetry.StartHTTPServer),
+// its route the pattern's path ("/": none), when tracing is on.
+func (d *door) traced(pattern string, h http.HandlerFunc) http.HandlerFunc {
+	if !d.o.Tracing.Enabled() {
+		return h
+	}
+	_, route, ok := strings.Cut(pattern, " ")
+	if !ok {
+		route = "" // the catch-all: a path llmrelay does not serve
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		r, end := d.o.Tracing.StartHTTPServer(r, route)
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() { end(sw.status) }()
+		h(sw, r)
+	}
+}
+
+// statusWriter remembers the status a response was written with, for the
+// request's span. Unwrap lets http.ResponseController reach the
+// connection's writer (its flushes and deadlines).
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if w.status == 0 && status >= 200 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 type door struct{ o Options }
+
+// patternModel is the pattern of one model's path; its id is the rest of
+// the path.
+const patternModel = "GET /v1/models/{id...}"
 
 // formatOf is the format a request that is not a generation speaks:
 // Anthropic's when it carries an anthropic-version header.
@@ -110,7 +166,16 @@ func caller(r *http.Request, method string) engine.Caller {
 // generate serves one generation in format f.
 func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 	start := time.Now()
-	ctx, info := callinfo.NewContext(r.Context())
+	ctx := r.Context()
+	if dl, ok := clientDeadline(r.Header, start); ok {
+		// The client's deadline, as gRPC's transport puts grpc-timeout
+		// on a call's context: admission's deadline step (engine.Deadlines)
+		// decides from it, as from a gRPC client's.
+		var cancel context.CancelFunc
+		ctx, cancel = callctx.WithDeadline(ctx, dl)
+		defer cancel()
+	}
+	ctx, info := callinfo.NewContext(ctx)
 	info.SetInterface(f.name())
 	reply := replyInfo{requestID: info.RequestID(), created: d.o.Now().Unix()}
 	// The caller is authenticated before its body is read: one without a
@@ -161,6 +226,34 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 		fail = &f
 	}
 	d.log(ctx, r, f, start, x.status, fail, err)
+}
+
+// HeaderTimeout is the request timeout the official SDKs (OpenAI's and
+// Anthropic's, generated by Stainless) send, in seconds: how long the SDK
+// waits before it gives up on the request, and, by default, sends it again.
+const HeaderTimeout = "X-Stainless-Timeout"
+
+// clientDeadline is the deadline a request's HeaderTimeout sets, counted
+// from start, when it has a positive number of seconds (the Python SDK
+// writes "600.0", the others "600"; an SDK whose timeout is under a
+// second, or unset, sends "0" or nothing). A value that does not parse is
+// ignored, as no header: the call then gets the server's default.
+func clientDeadline(h http.Header, start time.Time) (time.Time, bool) {
+	v := h.Get(HeaderTimeout)
+	if v == "" {
+		return time.Time{}, false
+	}
+	secs, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || !(secs > 0) || math.IsInf(secs, 0) {
+		return time.Time{}, false
+	}
+	// A timeout longer than Duration holds (292 years) is as good as
+	// none: deadlines.max brings it in.
+	d := time.Duration(math.MaxInt64)
+	if secs < d.Seconds() {
+		d = time.Duration(secs * float64(time.Second))
+	}
+	return start.Add(d), true
 }
 
 // run runs an admitted call and releases its admission however it ends. A
@@ -259,7 +352,11 @@ func invalidUTF8(b []byte) int {
 	return -1
 }
 
-// models serves GET /v1/models in the format the client speaks.
+// models serves GET /v1/models, and GET /v1/models/{id}, in the format
+// the client speaks. One model is looked up in the list the key may see
+// (the engine's ListModels decides which): one it may not use is not
+// found, as one that does not exist, so that a key learns nothing of the
+// models kept from it.
 func (d *door) models(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	f := formatOf(r)
@@ -268,25 +365,58 @@ func (d *door) models(w http.ResponseWriter, r *http.Request) {
 	x := newExchange(w, f, replyInfo{requestID: info.RequestID()}, false)
 	eng := d.o.Engine()
 	req := &llmrelayv1.ListModelsRequest{}
+	id, one := r.PathValue("id"), r.Pattern == patternModel
 	actx, release, err := eng.Admission().Admit(ctx, caller(r, llmrelayv1.LLMService_ListModels_FullMethodName), req)
 	var body []byte
+	var fail *failure
 	if err == nil {
 		err = d.run(actx, r, release, func() error {
 			list, err := eng.ListModels(actx, req)
-			if err == nil {
+			switch {
+			case err != nil:
+			case !one:
 				body, err = f.models(list)
+			default:
+				if m := modelOf(list, id); m != nil {
+					body, err = f.model(m)
+				} else {
+					fail = modelNotFound(id)
+				}
 			}
 			return err
 		})
 	}
 	if err != nil {
-		fail := failureOf(err, nil)
-		x.fail(fail)
-		d.log(ctx, r, f, start, x.status, &fail, err)
+		f := failureOf(err, nil)
+		fail = &f
+	}
+	if fail != nil {
+		x.fail(*fail)
+		d.log(ctx, r, f, start, x.status, fail, err)
 		return
 	}
 	x.reply(body)
 	d.log(ctx, r, f, start, x.status, nil, nil)
+}
+
+// modelOf returns the model of list whose id is id, or nil.
+func modelOf(list *llmrelayv1.ListModelsResponse, id string) *llmrelayv1.Model {
+	for _, m := range list.GetModels() {
+		if m.GetId() == id {
+			return m
+		}
+	}
+	return nil
+}
+
+// modelNotFound is the failure of GET /v1/models/{id} for a model the key
+// may not see: the same for one that does not exist and one it may not
+// use (OpenAI's code model_not_found).
+func modelNotFound(id string) *failure {
+	return &failure{
+		status: http.StatusNotFound, reason: apierr.ReasonUnknownModel,
+		message: provider.CleanText("the model "+strconv.Quote(id)+" does not exist or this key may not use it; GET /v1/models lists the models it may use", apierr.MaxMessageBytes),
+	}
 }
 
 // allowedMethods are the methods of the doors' paths, as an Allow header
@@ -297,6 +427,16 @@ var allowedMethods = map[string]string{
 	"/v1/models":           http.MethodGet + ", " + http.MethodHead,
 }
 
+// allowedMethodsOf returns the methods a door's path takes (a model's,
+// /v1/models/{id}, those of /v1/models).
+func allowedMethodsOf(path string) (string, bool) {
+	if strings.HasPrefix(path, "/v1/models/") {
+		path = "/v1/models"
+	}
+	allow, ok := allowedMethods[path]
+	return allow, ok
+}
+
 // notFound answers any other request, in the format the client speaks: a
 // door's path with another method is 405 with the methods it takes in
 // Allow, any other path 404.
@@ -305,9 +445,9 @@ func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
 	_, info := callinfo.NewContext(r.Context())
 	fail := failure{
 		status: http.StatusNotFound, reason: "NOT_FOUND",
-		message: "llmrelay serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models, not " + r.Method + " " + r.URL.Path,
+		message: "llmrelay serves POST /v1/chat/completions, POST /v1/messages, GET /v1/models and GET /v1/models/{model}, not " + r.Method + " " + r.URL.Path,
 	}
-	if allow, ok := allowedMethods[r.URL.Path]; ok {
+	if allow, ok := allowedMethodsOf(r.URL.Path); ok {
 		w.Header().Set("Allow", allow)
 		fail.status, fail.reason = http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"
 		fail.message = r.URL.Path + " takes " + allow + ", not " + r.Method

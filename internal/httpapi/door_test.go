@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -38,6 +39,7 @@ auth:
     - {name: full, sha256: %s, scopes: [generate, models.list], models: ["*"]}
     - {name: echo-only, sha256: %s, scopes: [generate], models: ["mock/echo"]}
     - {name: slow, sha256: %s, scopes: [generate], models: ["*"], requests_per_second: 0.02, burst: 1}
+    - {name: echo-lister, sha256: %s, scopes: [models.list], models: ["mock/echo"]}
 `
 
 // request is one raw HTTP call to the doors.
@@ -103,7 +105,7 @@ func path(v map[string]any, p string) any {
 }
 
 func TestDoorsDecideNothing(t *testing.T) {
-	cfg, err := config.Parse(fmt.Appendf(nil, doorsConfig, auth.HashKey("sk-full"), auth.HashKey("sk-echo"), auth.HashKey("sk-slow")))
+	cfg, err := config.Parse(fmt.Appendf(nil, doorsConfig, auth.HashKey("sk-full"), auth.HashKey("sk-echo"), auth.HashKey("sk-slow"), auth.HashKey("sk-lister")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,6 +239,76 @@ func TestDoorsDecideNothing(t *testing.T) {
 		}
 	})
 
+	t.Run("one model a key may use, in each format", func(t *testing.T) {
+		anthropicVersion := map[string]string{"Anthropic-Version": "2023-06-01"}
+		for _, tc := range []struct {
+			path    string
+			headers map[string]string
+			want    map[string]any
+		}{
+			// The SDKs escape the id's "/"; a URL written by hand may not.
+			{"/v1/models/mock%2Fecho", nil, map[string]any{"id": "mock/echo", "object": "model", "owned_by": "mock", "created": 0.0}},
+			{"/v1/models/mock/echo", nil, map[string]any{"id": "mock/echo", "object": "model", "owned_by": "mock"}},
+			{"/v1/models/smart", nil, map[string]any{"id": "smart", "object": "model", "owned_by": "llmrelay"}},
+			{"/v1/models/mock%2Fecho", anthropicVersion, map[string]any{"id": "mock/echo", "type": "model", "display_name": "mock/echo", "created_at": "1970-01-01T00:00:00Z"}},
+			{"/v1/models/smart", anthropicVersion, map[string]any{"id": "smart", "type": "model"}},
+		} {
+			r := call(t, base, request{method: http.MethodGet, path: tc.path, key: "sk-full", headers: tc.headers})
+			if r.status != 200 {
+				t.Errorf("%s %v: %d %s", tc.path, tc.headers, r.status, r.body)
+				continue
+			}
+			got := r.json(t)
+			for k, want := range tc.want {
+				if got[k] != want {
+					t.Errorf("%s %v: %s %v, want %v (%s)", tc.path, tc.headers, k, got[k], want, r.body)
+				}
+			}
+		}
+	})
+
+	t.Run("a model a key may not use is one that does not exist", func(t *testing.T) {
+		for _, headers := range []map[string]string{nil, {"Anthropic-Version": "2023-06-01"}} {
+			// down/echo exists, the key may not use it; nope/echo does
+			// not exist. The answers differ only by the id they quote
+			// (and the request id).
+			var bodies []string
+			for _, id := range []string{"down/echo", "nope/echo"} {
+				r := call(t, base, request{method: http.MethodGet, path: "/v1/models/" + url.PathEscape(id), key: "sk-lister", headers: headers})
+				v := r.json(t)
+				if r.status != 404 || path(v, "error.type") != "not_found_error" || r.header.Get("X-Should-Retry") != "false" {
+					t.Errorf("%s %v: %d %v %s", id, headers, r.status, r.header, r.body)
+				}
+				if headers == nil && path(v, "error.code") != "model_not_found" {
+					t.Errorf("%s: code %v, want model_not_found", id, path(v, "error.code"))
+				}
+				delete(v, "request_id")
+				b, _ := json.Marshal(v)
+				bodies = append(bodies, strings.ReplaceAll(string(b), id, "<id>"))
+			}
+			if bodies[0] != bodies[1] {
+				t.Errorf("%v: a model kept from the key is told apart from one that does not exist:\n%s\n%s", headers, bodies[0], bodies[1])
+			}
+			// The model it may use is found.
+			if r := call(t, base, request{method: http.MethodGet, path: "/v1/models/mock/echo", key: "sk-lister", headers: headers}); r.status != 200 {
+				t.Errorf("mock/echo %v: %d %s", headers, r.status, r.body)
+			}
+		}
+		// Without the models.list scope, as the list.
+		if r := call(t, base, request{method: http.MethodGet, path: "/v1/models/mock/echo", key: "sk-echo"}); r.status != 403 {
+			t.Errorf("without models.list: %d %s", r.status, r.body)
+		}
+		// Without a key, as any call.
+		if r := call(t, base, request{method: http.MethodGet, path: "/v1/models/mock/echo"}); r.status != 401 {
+			t.Errorf("without a key: %d %s", r.status, r.body)
+		}
+		// Another method on a model's path.
+		r := call(t, base, request{method: http.MethodDelete, path: "/v1/models/mock/echo", key: "sk-full"})
+		if r.status != 405 || r.header.Get("Allow") != "GET, HEAD" {
+			t.Errorf("DELETE: %d %v %s", r.status, r.header, r.body)
+		}
+	})
+
 	// Every call above is counted with its interface.
 	reg := in.Server.Metrics().Registry()
 	if n := testutil.CollectAndCount(reg, metrics.NameHTTPResponses); n < 5 {
@@ -304,7 +376,7 @@ func TestAWrongMemberIsNotEchoedWhole(t *testing.T) {
 // line of its address, not one "finished call" line per request (a body
 // that did not decode was answered 400 and logged, whatever the key).
 func TestAuthenticationComesBeforeTheBody(t *testing.T) {
-	cfg, err := config.Parse(fmt.Appendf(nil, doorsConfig, auth.HashKey("sk-full"), auth.HashKey("sk-echo"), auth.HashKey("sk-slow")))
+	cfg, err := config.Parse(fmt.Appendf(nil, doorsConfig, auth.HashKey("sk-full"), auth.HashKey("sk-echo"), auth.HashKey("sk-slow"), auth.HashKey("sk-lister")))
 	if err != nil {
 		t.Fatal(err)
 	}

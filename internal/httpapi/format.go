@@ -38,6 +38,8 @@ type format interface {
 	errorBody(f failure, requestID string) ([]byte, int)
 	// models renders the model list.
 	models(list *llmrelayv1.ListModelsResponse) ([]byte, error)
+	// model renders one model of the list.
+	model(m *llmrelayv1.Model) ([]byte, error)
 }
 
 // streamEncoder appends a streamed reply's server-sent events to a buffer;

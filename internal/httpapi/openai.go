@@ -716,24 +716,35 @@ func (openAI) errorBody(f failure, _ string) ([]byte, int) {
 	return body, status
 }
 
+// openAIModel is OpenAI's model object.
+type openAIModel struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+// openAIModelOf is m as OpenAI's model object: owned by its provider, or
+// by llmrelay for a route.
+func openAIModelOf(m *llmrelayv1.Model) openAIModel {
+	owner := m.GetProvider()
+	if owner == "" {
+		owner = "llmrelay" // a route
+	}
+	return openAIModel{ID: m.GetId(), Object: "model", OwnedBy: owner}
+}
+
 // models renders the model list as OpenAI's.
 func (openAI) models(list *llmrelayv1.ListModelsResponse) ([]byte, error) {
-	type model struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
-	}
 	out := struct {
-		Object string  `json:"object"`
-		Data   []model `json:"data"`
-	}{Object: "list", Data: []model{}}
+		Object string        `json:"object"`
+		Data   []openAIModel `json:"data"`
+	}{Object: "list", Data: []openAIModel{}}
 	for _, m := range list.GetModels() {
-		owner := m.GetProvider()
-		if owner == "" {
-			owner = "llmrelay" // a route
-		}
-		out.Data = append(out.Data, model{ID: m.GetId(), Object: "model", OwnedBy: owner})
+		out.Data = append(out.Data, openAIModelOf(m))
 	}
 	return json.Marshal(out)
 }
+
+// model renders one model as OpenAI's model object.
+func (openAI) model(m *llmrelayv1.Model) ([]byte, error) { return json.Marshal(openAIModelOf(m)) }

@@ -351,6 +351,31 @@ func TestOpenAISDK(t *testing.T) {
 		}
 	})
 
+	t.Run("one model, by its id with a slash", func(t *testing.T) {
+		m, err := client.Models.Get(ctxOf(t), "mock/echo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.ID != "mock/echo" || m.Object != "model" || m.OwnedBy != "mock" {
+			t.Errorf("model %s", m.RawJSON())
+		}
+	})
+
+	t.Run("a model that does not exist is a typed 404 from one request", func(t *testing.T) {
+		var n counter
+		_, err := client.Models.Get(ctxOf(t), "mock/nope", ooption.WithMiddleware(n.openai))
+		var e *openai.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("error %v, want an *openai.Error", err)
+		}
+		if e.StatusCode != 404 || e.Code != "model_not_found" || !strings.Contains(e.Message, `"mock/nope"`) {
+			t.Errorf("%d %s %s %q", e.StatusCode, e.Type, e.Code, e.Message)
+		}
+		if got := n.n.Load(); got != 1 {
+			t.Errorf("%d requests, want 1", got)
+		}
+	})
+
 	// The calls counted with their interface.
 	calls := testutil.CollectAndCount(in.Server.Metrics().Registry(), metrics.NameCalls)
 	if calls == 0 {
@@ -570,6 +595,31 @@ func TestAnthropicSDK(t *testing.T) {
 		}
 		if len(page.Data) == 0 || page.Data[0].Type != "model" {
 			t.Errorf("models %s", page.RawJSON())
+		}
+	})
+
+	t.Run("one model, by its id with a slash, in Anthropic's shape", func(t *testing.T) {
+		m, err := client.Models.Get(ctxOf(t), "mock/echo", anthropic.ModelGetParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.ID != "mock/echo" || m.Type != "model" || m.DisplayName != "mock/echo" || m.CreatedAt.IsZero() {
+			t.Errorf("model %s", m.RawJSON())
+		}
+	})
+
+	t.Run("a model that does not exist is a typed 404 from one request", func(t *testing.T) {
+		var n counter
+		_, err := client.Models.Get(ctxOf(t), "mock/nope", anthropic.ModelGetParams{}, aoption.WithMiddleware(n.anthropic))
+		var e *anthropic.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("error %v, want an *anthropic.Error", err)
+		}
+		if e.StatusCode != 404 || e.Type() != "not_found_error" || len(e.RequestID) != 36 {
+			t.Errorf("%d %s %q %s", e.StatusCode, e.Type(), e.RequestID, e.RawJSON())
+		}
+		if got := n.n.Load(); got != 1 {
+			t.Errorf("%d requests, want 1", got)
 		}
 	})
 }

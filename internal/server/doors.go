@@ -37,6 +37,7 @@ func (s *Server) newDoors() *http.Server {
 		Metrics:      s.metrics,
 		MaxBodyBytes: int64(s.cfg.Limits.MaxRecvMsgBytes),
 		BodyTimeout:  doorsBodyTimeout,
+		Tracing:      s.tracing,
 	})
 	return &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -2,12 +2,14 @@ package server_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -329,6 +331,91 @@ func TestTraceOfAFallback(t *testing.T) {
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+// TestTracesOfHTTPDoors: a call through an HTTP door has a server span as a
+// gRPC call has, continuing the trace context of the request's
+// traceparent, named after its route with the HTTP conventions'
+// attributes and the call's GenAI ones, and the engine's attempt and wait
+// spans are its children. Before, such a call had no server span: its
+// attempt spans were roots of traces of their own, the client's trace
+// context was dropped, and a refused call left no span at all.
+func TestTracesOfHTTPDoors(t *testing.T) {
+	recv, endpoint := otlptest.StartGRPC(t)
+	t.Setenv(telemetry.EnvEndpoint, endpoint)
+	t.Setenv(telemetry.EnvProtocol, telemetry.ProtocolGRPC)
+	in, tr := tracedRelay(t, failOnceUpstream(t), false)
+	base := in.HTTP(t)
+
+	post := func(key string) int {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/v1/chat/completions",
+			strings.NewReader(`{"model":"up/gpt-test","messages":[{"role":"user","content":"Say hello"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("traceparent", "00-"+clientTraceID+"-"+clientSpanID+"-01")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	if status := post(keyFull); status != http.StatusOK {
+		t.Fatalf("status %d", status)
+	}
+	if status := post("sk-not-a-key"); status != http.StatusUnauthorized {
+		t.Fatalf("a wrong key: status %d", status)
+	}
+	// Two server spans (the call, the refusal), two attempts, one wait.
+	spans := exported(t, tr, recv, 5)
+	var servers, attempts, waits []otlptest.Span
+	for _, s := range spans {
+		switch s.GetName() {
+		case "POST /v1/chat/completions":
+			servers = append(servers, s)
+		case "chat gpt-test":
+			attempts = append(attempts, s)
+		case telemetry.SpanWait:
+			waits = append(waits, s)
+		default:
+			t.Errorf("unexpected span %q", s.GetName())
+		}
+	}
+	if len(servers) != 2 || len(attempts) != 2 || len(waits) != 1 {
+		t.Fatalf("%d server spans, %d attempt spans, %d wait spans; want 2, 2, 1", len(servers), len(attempts), len(waits))
+	}
+	srv, refused := servers[0], servers[1]
+	if st, _ := srv.Attr("http.response.status_code"); st.GetIntValue() != http.StatusOK {
+		srv, refused = refused, srv
+	}
+	for _, s := range servers {
+		if s.GetKind() != tracepb.Span_SPAN_KIND_SERVER || s.TraceID() != clientTraceID || s.ParentID() != clientSpanID {
+			t.Errorf("server span of kind %v in trace %s under %s, want a server span continuing the client's %s under %s",
+				s.GetKind(), s.TraceID(), s.ParentID(), clientTraceID, clientSpanID)
+		}
+	}
+	wantAttrs(t, "server span", srv, map[string]any{
+		"http.request.method": "POST", "http.route": "/v1/chat/completions", "url.path": "/v1/chat/completions", "url.scheme": "http",
+		"http.response.status_code": int64(200), "network.peer.address": "127.0.0.1",
+		"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai",
+		"gen_ai.request.model": "gpt-test", "gen_ai.response.model": "gpt-test",
+		"gen_ai.usage.input_tokens": int64(7), "gen_ai.usage.output_tokens": int64(2),
+		"gen_ai.response.finish_reasons": []string{"stop"},
+		"llmrelay.attempts":              int64(2), "llmrelay.api_key.name": "checkout", "llmrelay.model": "up/gpt-test",
+	})
+	if srv.GetStatus().GetCode() == tracepb.Status_STATUS_CODE_ERROR {
+		t.Error("the successful call's span is an error")
+	}
+	wantAttrs(t, "refused call's span", refused, map[string]any{"http.route": "/v1/chat/completions", "http.response.status_code": int64(401)})
+	for _, s := range append(attempts, waits...) {
+		if s.TraceID() != clientTraceID || s.ParentID() != srv.SpanID() {
+			t.Errorf("%s span in trace %s under %s, want a child of the server span %s", s.GetName(), s.TraceID(), s.ParentID(), srv.SpanID())
 		}
 	}
 }
