@@ -62,7 +62,7 @@ func (h *harness) run(t *testing.T, sub spend.Subject) error {
 	if err != nil {
 		return err
 	}
-	if err := hold.Settle(context.Background(), used, usedCost); err != nil {
+	if err := hold.Settle(context.Background(), spend.Spent{Usage: used, Cost: usedCost}); err != nil {
 		t.Fatal(err)
 	}
 	return nil
@@ -239,15 +239,15 @@ func TestReleaseAndSettle(t *testing.T) {
 	if err := r.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_ = r.Settle(ctx, used, usedCost) // too late: released
+	_ = r.Settle(ctx, spend.Spent{Usage: used, Cost: usedCost}) // too late: released
 	s, err := h.b.Reserve(ctx, sub, call, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Settle(ctx, used, usedCost); err != nil {
+	if err := s.Settle(ctx, spend.Spent{Usage: used, Cost: usedCost}); err != nil {
 		t.Fatal(err)
 	}
-	_ = s.Settle(ctx, used, usedCost)
+	_ = s.Settle(ctx, spend.Spent{Usage: used, Cost: usedCost})
 	_ = s.Release(ctx)
 	st, _ = h.b.KeyStatus(ctx, "a", sub.Budgets)
 	if st[0].Used != (state.Amount{Cost: 1_800_000, Tokens: 1300}) || st[0].Reserved != (state.Amount{}) {
@@ -283,7 +283,7 @@ func TestNoKeyNoHold(t *testing.T) {
 	if err != nil || hold.Reserved() != (state.Amount{}) {
 		t.Fatalf("key without budgets: %+v, %v", hold, err)
 	}
-	if err := hold.Settle(ctx, used, usedCost); err != nil {
+	if err := hold.Settle(ctx, spend.Spent{Usage: used, Cost: usedCost}); err != nil {
 		t.Fatal(err)
 	}
 	recs, _ := h.b.Usage(ctx, spend.UsageQuery{From: "2025-01-02", To: "2025-01-02"})
