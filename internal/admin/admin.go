@@ -181,6 +181,8 @@ func (s *Service) GetUsage(ctx context.Context, req *adminv1.GetUsageRequest) (*
 	for _, r := range recs {
 		pr := &adminv1.UsageRecord{
 			Day: r.Day, Calls: uint64(r.Calls), CostUsd: spend.USD(r.Cost),
+			EstimatedInputTokens: uint64(max(r.Estimated.InputTokens, 0)), EstimatedOutputTokens: uint64(max(r.Estimated.OutputTokens, 0)),
+			EstimatedCostUsd: spend.USD(r.EstimatedCost),
 			Usage: &llmrelayv1.Usage{
 				InputTokens: uint64(r.Usage.InputTokens), OutputTokens: uint64(r.Usage.OutputTokens),
 				ReasoningTokens: uint64(r.Usage.ReasoningTokens), CachedInputTokens: uint64(r.Usage.CachedInputTokens),

@@ -82,7 +82,7 @@ func (at attempter) Settle(a *retry.Attempt, res *attemptResult, err error) (*at
 		res.usage = u
 	}
 	c.usage.Add(res.usage)
-	c.account(a.Target, res.usage)
+	c.account(a.Target, res)
 	if a.Hedge {
 		c.eng.metrics.Hedge(a.Target.Entry.Config.Name, a.Outcome().String())
 	}
@@ -221,6 +221,9 @@ type attemptResult struct {
 	order  provider.Order
 	finish provider.FinishReason
 	usage  provider.Usage
+	// reported says the provider reported usage; opened that its stream
+	// opened (the provider took the request).
+	reported, opened bool
 	// deltas and partials count the deltas (text, reasoning, refusal and
 	// tool-call fragments) and partial objects this attempt sent to the
 	// client.
@@ -268,6 +271,23 @@ func (r *attemptResult) addBlocks() *replyBlocks {
 	return r.blocks
 }
 
+// produced returns the bytes of what the attempt produced, as an estimate
+// of its output counts them (spend.Attempt.OutputBytes): its text,
+// refusal, reasoning and tool-call arguments, shown or not.
+func (r *attemptResult) produced() int64 {
+	n := int64(r.text.Len())
+	if b := r.blocks; b != nil {
+		n += int64(b.refusal.Len())
+		for _, rb := range b.reasoning {
+			n += int64(rb.text.Len())
+		}
+		for _, tc := range b.toolCalls {
+			n += int64(len(tc.GetArguments()))
+		}
+	}
+	return n
+}
+
 // streamed reports whether the attempt sent the client anything that a
 // retry must tell it to discard.
 func (r *attemptResult) streamed() bool { return r.deltas > 0 || r.partials > 0 }
@@ -295,6 +315,7 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 	if err != nil {
 		return res, stalled(ctx, actx, a.N, err)
 	}
+	res.opened = true
 	defer st.Close()
 	return res, c.relay(ctx, actx, a, st, res, stall)
 }
@@ -544,7 +565,7 @@ func (c *call) fold(ev *provider.Event, res *attemptResult) (queue bool) {
 			b.providerTools = append(b.providerTools, *ev.ProviderTool)
 		}
 	case provider.EventUsage:
-		res.usage = ev.Usage
+		res.usage, res.reported = ev.Usage, true
 	case provider.EventFinish:
 		res.finish = ev.FinishReason
 	}

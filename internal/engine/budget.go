@@ -72,9 +72,10 @@ func (b *Budget) Reserve(ctx context.Context, req any) (release func(), err erro
 }
 
 // settle settles the call's hold with the usage and cost of every attempt
-// of every turn (the Final's usage), once the call ended, successful or
-// not. A settlement the store could not take is queued by the store
-// (redis) or logged.
+// of every turn, once the call ended, successful or not: what providers
+// reported (the Final's usage) and the estimates of the attempts whose
+// provider reported none (call.account, spend.Charge). A settlement the
+// store could not take is queued by the store (redis) or logged.
 func (c *call) settle(ctx context.Context) {
 	h := c.info.Hold()
 	if h == nil {
@@ -82,7 +83,7 @@ func (c *call) settle(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
-	if err := h.Settle(ctx, c.usage, c.cost); err != nil {
+	if err := h.Settle(ctx, c.spent()); err != nil {
 		c.eng.log.Warn("the call's spend could not be settled", "request_id", c.requestID, "key", c.key(), "error", err)
 	}
 }

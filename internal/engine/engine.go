@@ -347,24 +347,32 @@ type call struct {
 	first turn
 	// usage sums the tokens of every attempt, and cost their cost when
 	// priced.
-	usage  provider.Usage
-	cost   float64
-	priced bool
-	// firstDelta is set once the call sent its first delta.
-	firstDelta bool
-	// resumable says the call asked to survive its stream (the request,
-	// or its route's default); fingerprint identifies the client's
-	// request, for a repeated Generate of the same call (resume.go).
-	resumable   bool
+	usage provider.Usage
+	cost  float64
+	// estimated sums what settlement counts for the attempts whose
+	// provider reported no usage (spend.Charge): the budgets and usage
+	// records count it, the Final does not. Nil until there is one (a
+	// held call keeps this record small).
+	estimated *estimate
+	// fingerprint identifies the client's request, for a repeated
+	// Generate of the same call (resume.go).
 	fingerprint string
-	// keepsShown says the client cannot take back output it was shown
-	// (ShownOutputKeeper): its structured output is never re-asked.
-	keepsShown bool
 	// heartbeat is the call's heartbeat interval, 0 for none.
 	heartbeat time.Duration
 	// tools is the call's server tools and its transcript (tools.go); nil
 	// without server tools.
 	tools *tools
+	// priced says an attempt's model had a price. The call's flags sit
+	// together: a held call keeps this record small.
+	priced bool
+	// firstDelta is set once the call sent its first delta.
+	firstDelta bool
+	// resumable says the call asked to survive its stream (the request,
+	// or its route's default).
+	resumable bool
+	// keepsShown says the client cannot take back output it was shown
+	// (ShownOutputKeeper): its structured output is never re-asked.
+	keepsShown bool
 }
 
 // key returns the name of the caller's API key, "" without keys.

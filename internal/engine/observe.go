@@ -5,12 +5,15 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/spend"
 	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
@@ -49,13 +52,63 @@ func (c *call) lastTarget() provider.Target {
 	return provider.Target{}
 }
 
-// account records the tokens of attempt to t, u, in the metrics and adds
-// their cost to the call's.
-func (c *call) account(t provider.Target, u provider.Usage) {
-	cost, priced := c.eng.prices.Cost(t.Entry.Config.Name, t.Model, u)
+// account records the tokens the provider of an attempt to t reported
+// (res.usage) in the metrics and adds their cost to the call's. When it
+// reported none, what settlement counts instead (spend.Charge: an
+// estimate, for an attempt whose stream opened) is added to the call's
+// estimate, at t's prices, and counted in the estimated tokens' metric;
+// the Final's usage stays what providers reported.
+func (c *call) account(t provider.Target, res *attemptResult) {
+	cost, priced := c.eng.prices.Cost(t.Entry.Config.Name, t.Model, res.usage)
 	c.cost += cost
 	c.priced = c.priced || priced
-	c.eng.metrics.AttemptUsage(c.labels(t), u, cost, priced)
+	c.eng.metrics.AttemptUsage(c.labels(t), res.usage, cost, priced)
+	if res.reported || !res.opened {
+		return
+	}
+	est, estimated := spend.Charge(spend.Attempt{Opened: res.opened, InputBytes: c.inputBytes(), OutputBytes: res.produced()})
+	if !estimated {
+		return
+	}
+	cost, _ = c.eng.prices.Cost(t.Entry.Config.Name, t.Model, est)
+	if c.estimated == nil {
+		c.estimated = new(estimate)
+	}
+	c.estimated.usage.Add(est)
+	c.estimated.cost += cost
+	c.eng.metrics.EstimatedTokens(t.Entry.Config.Name, t.Model, est)
+}
+
+// estimate is what settlement counts by estimate for a call's attempts
+// whose provider reported no usage: tokens and their cost.
+type estimate struct {
+	usage provider.Usage
+	cost  float64
+}
+
+// spent returns what the call's hold settles: the usage and cost of
+// every attempt of every turn, what providers reported (the Final's usage)
+// and the estimates.
+func (c *call) spent() spend.Spent {
+	s := spend.Spent{Usage: c.usage, Cost: c.cost}
+	if e := c.estimated; e != nil {
+		s.Usage.Add(e.usage)
+		s.Cost += e.cost
+		s.Estimated, s.EstimatedCost = e.usage, e.cost
+	}
+	return s
+}
+
+// inputBytes returns the size of the current turn's request, as a
+// reservation counts a request's (spend.Attempt.InputBytes): the encoded
+// request, and with server tools the transcript of the turns before,
+// which the turn's request carries.
+func (c *call) inputBytes() int64 {
+	n := int64(proto.Size(c.req))
+	if c.tools != nil {
+		n += c.tools.spent
+	}
+	return n
 }
 
 // done records the end of the call, with gRPC code and ErrorInfo reason

@@ -1,6 +1,11 @@
 package metrics
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/usage"
+)
 
 // The metrics of governance: the admin API and the budgets
 // (internal/apikeys, internal/spend).
@@ -12,6 +17,11 @@ const (
 	// (BUDGET_EXHAUSTED), by window ("day", "month", "total") and owner
 	// ("key" or "team").
 	NameBudgetRefusals = "llmrelay_budget_refusals_total"
+	// NameEstimatedTokens counts the tokens budgets and usage records
+	// counted by estimate, for attempts whose provider reported no usage
+	// (a stream that ended before its usage came), by provider, model and
+	// type ("input", "output").
+	NameEstimatedTokens = "llmrelay_estimated_tokens_total"
 )
 
 // Actions of NameAdminChanges.
@@ -23,8 +33,9 @@ const (
 
 // governanceMetrics are the collectors of governance.
 type governanceMetrics struct {
-	changes  *prometheus.CounterVec
-	refusals *prometheus.CounterVec
+	changes   *prometheus.CounterVec
+	refusals  *prometheus.CounterVec
+	estimated *prometheus.CounterVec
 }
 
 func newGovernanceMetrics(reg *prometheus.Registry) governanceMetrics {
@@ -37,11 +48,15 @@ func newGovernanceMetrics(reg *prometheus.Registry) governanceMetrics {
 			Name: NameBudgetRefusals,
 			Help: "Calls refused because a budget had no room for them, by window and owner (key or team).",
 		}, []string{"window", "owner"}),
+		estimated: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameEstimatedTokens,
+			Help: "Tokens budgets counted by estimate, for attempts whose provider reported no usage, by provider, model and type.",
+		}, []string{"provider", "model", "type"}),
 	}
 	for _, a := range []string{AdminCreateKey, AdminUpdateKey, AdminRevokeKey} {
 		g.changes.WithLabelValues(a)
 	}
-	reg.MustRegister(g.changes, g.refusals)
+	reg.MustRegister(g.changes, g.refusals, g.estimated)
 	return g
 }
 
@@ -63,4 +78,18 @@ func (m *Metrics) BudgetRefused(window string, team bool) {
 		owner = "team"
 	}
 	m.governance.refusals.WithLabelValues(window, owner).Inc()
+}
+
+// EstimatedTokens counts the tokens of u, an estimate settlement counted
+// for an attempt to model at provider whose provider reported no usage.
+func (m *Metrics) EstimatedTokens(providerName, model string, u provider.Usage) {
+	if m == nil {
+		return
+	}
+	if u.InputTokens > 0 {
+		m.governance.estimated.WithLabelValues(providerName, model, usage.Input).Add(float64(u.InputTokens))
+	}
+	if u.OutputTokens > 0 {
+		m.governance.estimated.WithLabelValues(providerName, model, usage.Output).Add(float64(u.OutputTokens))
+	}
 }

@@ -292,10 +292,10 @@ func TestTeamBudgetStopsBothKeys(t *testing.T) {
 	}
 }
 
-// TestGetUsageEqualsTheFinals: GetUsage's totals for a key and its team
-// equal the sum of the Finals' usage of its calls: calls that took a
-// retry, a fallback to another target and a hedge among them, reasoning
-// and cached input tokens included.
+// TestGetUsageEqualsTheFinals: GetUsage's totals for a key and its team,
+// less what they say was estimated, equal the sum of the Finals' usage of
+// its calls: calls that took a retry, a fallback to another target and a
+// hedge among them, reasoning and cached input tokens included.
 func TestGetUsageEqualsTheFinals(t *testing.T) {
 	cfg := governanceConfig(nil, "")
 	cfg.Providers = append(cfg.Providers, provider.Config{Name: "down", Kind: "mock", Options: map[string]any{"fault": map[string]any{"status": 404}}})
@@ -355,10 +355,17 @@ func TestGetUsageEqualsTheFinals(t *testing.T) {
 	}
 	for _, rec := range resp.GetRecords() {
 		u := rec.GetUsage()
-		got := provider.Usage{InputTokens: int64(u.GetInputTokens()), OutputTokens: int64(u.GetOutputTokens()), ReasoningTokens: int64(u.GetReasoningTokens()),
-			CachedInputTokens: int64(u.GetCachedInputTokens()), CacheCreationInputTokens: int64(u.GetCacheCreationInputTokens())}
+		// Less what was estimated for the attempts cut before their usage
+		// came (the retried call's first, which streamed a word; the
+		// hedged call's loser, if its stream had opened).
+		got := provider.Usage{InputTokens: int64(u.GetInputTokens() - rec.GetEstimatedInputTokens()), OutputTokens: int64(u.GetOutputTokens() - rec.GetEstimatedOutputTokens()),
+			ReasoningTokens: int64(u.GetReasoningTokens()), CachedInputTokens: int64(u.GetCachedInputTokens()), CacheCreationInputTokens: int64(u.GetCacheCreationInputTokens())}
 		if got != sum || rec.GetCalls() != 5 {
 			t.Errorf("GetUsage record %v: %d calls, %+v; want 5 calls and the Finals' sum %+v", rec.GetSubject(), rec.GetCalls(), got, sum)
+		}
+		if rec.GetEstimatedOutputTokens() == 0 || rec.GetEstimatedInputTokens() < uint64(proto.Size(retried)+2)/3 {
+			t.Errorf("GetUsage record %v estimated %d input and %d output tokens, want at least the retried call's cut attempt's", rec.GetSubject(),
+				rec.GetEstimatedInputTokens(), rec.GetEstimatedOutputTokens())
 		}
 	}
 }

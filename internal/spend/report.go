@@ -19,10 +19,16 @@ type Record struct {
 	// Calls counts the admitted calls, failed ones included.
 	Calls int64
 	// Usage sums their tokens, as each call's Final.usage sums its
-	// attempts'.
+	// attempts', and the estimates of attempts whose provider reported
+	// none (Estimated).
 	Usage provider.Usage
 	// Cost sums their cost, in nano-dollars.
 	Cost int64
+	// Estimated is the part of Usage (input and output tokens) that was
+	// estimated, for attempts whose provider reported no usage (Charge);
+	// EstimatedCost the part of Cost it came to.
+	Estimated     provider.Usage
+	EstimatedCost int64
 }
 
 // UsageQuery selects usage records: the days from From to To (both
@@ -50,7 +56,8 @@ func (b *Budgeter) Usage(ctx context.Context, q UsageQuery) ([]Record, error) {
 	}
 	out := make([]Record, 0, len(recs))
 	for _, r := range recs {
-		rec := Record{Day: r.Day, Calls: r.Counts[CountCalls], Cost: r.Counts[CountCost]}
+		rec := Record{Day: r.Day, Calls: r.Counts[CountCalls], Cost: r.Counts[CountCost], EstimatedCost: r.Counts[CountEstimatedCost],
+			Estimated: provider.Usage{InputTokens: r.Counts[CountEstimatedInput], OutputTokens: r.Counts[CountEstimatedOutput]}}
 		if name, ok := strings.CutPrefix(r.Subject, "k:"); ok {
 			rec.Key = name
 		} else {

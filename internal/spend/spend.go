@@ -48,6 +48,49 @@ type Target struct{ Provider, Model string }
 // English text, which settlement replaces with the provider's count.
 const InputBytesPerToken = 3
 
+// tokensOf counts n bytes as tokens, a token per InputBytesPerToken bytes,
+// rounded up.
+func tokensOf(n int64) int64 {
+	return (max(n, 0) + InputBytesPerToken - 1) / InputBytesPerToken
+}
+
+// Attempt is one attempt of a call as settlement counts it.
+type Attempt struct {
+	// Usage is what its provider reported, when Reported.
+	Usage    provider.Usage
+	Reported bool
+	// Opened says its provider took the request: the reply's stream
+	// opened (an attempt refused with an error status, or never answered,
+	// generated nothing).
+	Opened bool
+	// InputBytes is the size of the request the attempt sent, as a
+	// reservation counts it (the encoded GenerateRequest, and with server
+	// tools the transcript of the turns before).
+	InputBytes int64
+	// OutputBytes is what the attempt produced: the bytes of its text,
+	// refusal, reasoning and tool-call arguments.
+	OutputBytes int64
+}
+
+// Charge returns what settlement counts for attempt a, and whether it is
+// an estimate. Reported usage always wins: an attempt whose provider
+// reported its usage counts exactly that. One whose stream opened and
+// ended before its usage came (the client went, the connection dropped, a
+// hedge lost its race, a provider that never reports it) counts an
+// estimate by the reservation's rule, a token per InputBytesPerToken
+// bytes: its request's size as input, and what it produced as output. One
+// that never opened counts nothing. It is the one place this is decided:
+// the engine asks it for every attempt as the attempt ends.
+func Charge(a Attempt) (u provider.Usage, estimated bool) {
+	switch {
+	case a.Reported:
+		return a.Usage, false
+	case !a.Opened:
+		return provider.Usage{}, false
+	}
+	return provider.Usage{InputTokens: tokensOf(a.InputBytes), OutputTokens: tokensOf(a.OutputBytes)}, true
+}
+
 // lapseMargin is how long past the call's deadline an unsettled
 // reservation holds, for a replica that crashed before settling.
 const lapseMargin = 5 * time.Minute
@@ -89,7 +132,7 @@ func (b *Budgeter) Estimate(r Request) state.Amount {
 	if out <= 0 {
 		out = b.cfg.DefaultOutputTokens
 	}
-	u := provider.Usage{InputTokens: int64((r.InputBytes + InputBytesPerToken - 1) / InputBytesPerToken), OutputTokens: out}
+	u := provider.Usage{InputTokens: tokensOf(int64(r.InputBytes)), OutputTokens: out}
 	var cost float64
 	for _, t := range r.Targets {
 		if c, ok := b.prices.Cost(t.Provider, t.Model, u); ok {
@@ -199,22 +242,45 @@ type Hold struct {
 	ended    atomic.Bool
 }
 
-// Settle ends h with what the call used: u summed over its attempts and
-// turns (the call's Final.usage), and costUSD their cost at the prices of
-// the models each attempt went to. It gives back the reservation, adds the
-// spend to every budget the call fell under, and adds the call to the
-// usage records of its key and team. Only the first Settle or Release of a
-// Hold counts; a nil Hold does nothing.
-func (h *Hold) Settle(ctx context.Context, u provider.Usage, costUSD float64) error {
+// Spent is what a call used, as its Hold settles it: what every attempt of
+// every turn counts (Charge), summed.
+type Spent struct {
+	// Usage sums the attempts' tokens, estimates included (the call's
+	// Final.usage plus Estimated); Cost is their cost in USD at the prices
+	// of the models each attempt went to.
+	Usage provider.Usage
+	Cost  float64
+	// Estimated is the part of Usage that was estimated, for attempts
+	// whose provider reported no usage; EstimatedCost its cost.
+	Estimated     provider.Usage
+	EstimatedCost float64
+}
+
+// Settle ends h with what the call used, s. It gives back the reservation,
+// adds the spend to every budget the call fell under, and adds the call to
+// the usage records of its key and team (with how much of it was
+// estimated). Only the first Settle or Release of a Hold counts; a nil Hold
+// does nothing.
+func (h *Hold) Settle(ctx context.Context, s Spent) error {
 	if h == nil || !h.ended.CompareAndSwap(false, true) {
 		return nil
 	}
-	cost := Nanos(costUSD)
+	u := s.Usage
+	cost := Nanos(s.Cost)
 	counts := map[string]int64{CountCalls: 1, CountCost: cost}
 	for _, k := range usage.Kinds {
 		if n := k.Tokens(u); n != 0 {
 			counts[k.Name] = n
 		}
+	}
+	if n := s.Estimated.InputTokens; n != 0 {
+		counts[CountEstimatedInput] = n
+	}
+	if n := s.Estimated.OutputTokens; n != 0 {
+		counts[CountEstimatedOutput] = n
+	}
+	if n := Nanos(s.EstimatedCost); n != 0 {
+		counts[CountEstimatedCost] = n
 	}
 	deltas := []state.UsageDelta{{Day: h.day, Subject: "k:" + h.sub.Key, Counts: counts}}
 	if h.sub.Team != "" {
@@ -260,6 +326,13 @@ const (
 	CountCalls = "calls"
 	// CountCost sums their cost in nano-dollars.
 	CountCost = "cost_nanos"
+	// CountEstimatedInput and CountEstimatedOutput count the input and
+	// output tokens (of those counted by kind) that were estimated
+	// (Charge), CountEstimatedCost their cost in nano-dollars (of
+	// CountCost).
+	CountEstimatedInput  = "estimated_input"
+	CountEstimatedOutput = "estimated_output"
+	CountEstimatedCost   = "estimated_cost_nanos"
 )
 
 // ExhaustedError is the refusal of a call by a budget without room for its

@@ -62,7 +62,7 @@ func (h *harness) run(t *testing.T, sub spend.Subject) error {
 	if err != nil {
 		return err
 	}
-	if err := hold.Settle(context.Background(), used, usedCost); err != nil {
+	if err := hold.Settle(context.Background(), spend.Spent{Usage: used, Cost: usedCost}); err != nil {
 		t.Fatal(err)
 	}
 	return nil
@@ -239,15 +239,15 @@ func TestReleaseAndSettle(t *testing.T) {
 	if err := r.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_ = r.Settle(ctx, used, usedCost) // too late: released
+	_ = r.Settle(ctx, spend.Spent{Usage: used, Cost: usedCost}) // too late: released
 	s, err := h.b.Reserve(ctx, sub, call, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Settle(ctx, used, usedCost); err != nil {
+	if err := s.Settle(ctx, spend.Spent{Usage: used, Cost: usedCost}); err != nil {
 		t.Fatal(err)
 	}
-	_ = s.Settle(ctx, used, usedCost)
+	_ = s.Settle(ctx, spend.Spent{Usage: used, Cost: usedCost})
 	_ = s.Release(ctx)
 	st, _ = h.b.KeyStatus(ctx, "a", sub.Budgets)
 	if st[0].Used != (state.Amount{Cost: 1_800_000, Tokens: 1300}) || st[0].Reserved != (state.Amount{}) {
@@ -283,7 +283,7 @@ func TestNoKeyNoHold(t *testing.T) {
 	if err != nil || hold.Reserved() != (state.Amount{}) {
 		t.Fatalf("key without budgets: %+v, %v", hold, err)
 	}
-	if err := hold.Settle(ctx, used, usedCost); err != nil {
+	if err := hold.Settle(ctx, spend.Spent{Usage: used, Cost: usedCost}); err != nil {
 		t.Fatal(err)
 	}
 	recs, _ := h.b.Usage(ctx, spend.UsageQuery{From: "2025-01-02", To: "2025-01-02"})
@@ -396,5 +396,60 @@ func TestNanosStaysWithinWhatCountersHold(t *testing.T) {
 		if got := spend.Nanos(usd); got != want {
 			t.Errorf("Nanos(%g) = %d, want %d", usd, got, want)
 		}
+	}
+}
+
+// TestCharge: reported usage is charged as it is, an attempt whose stream
+// ended before its usage came is charged a token per 3 bytes of its
+// request and of what it produced, and one that never opened nothing.
+func TestCharge(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		a         spend.Attempt
+		want      provider.Usage
+		estimated bool
+	}{
+		{"reported wins", spend.Attempt{Usage: used, Reported: true, Opened: true, InputBytes: 9000, OutputBytes: 9000}, used, false},
+		{"reported zero wins", spend.Attempt{Reported: true, Opened: true, InputBytes: 9000, OutputBytes: 9000}, provider.Usage{}, false},
+		{"cut before its usage", spend.Attempt{Opened: true, InputBytes: 3000, OutputBytes: 301}, provider.Usage{InputTokens: 1000, OutputTokens: 101}, true},
+		{"cancelled before a delta", spend.Attempt{Opened: true, InputBytes: 10}, provider.Usage{InputTokens: 4}, true},
+		{"never opened", spend.Attempt{InputBytes: 3000, OutputBytes: 300}, provider.Usage{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, est := spend.Charge(tc.a); got != tc.want || est != tc.estimated {
+				t.Fatalf("Charge(%+v) = %+v, %v; want %+v, %v", tc.a, got, est, tc.want, tc.estimated)
+			}
+		})
+	}
+}
+
+// TestSettleWithAnEstimate: a call settled with an estimated part spends
+// it on its budgets like reported usage, and its usage records say how
+// much of their tokens and cost was estimated.
+func TestSettleWithAnEstimate(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	sub := spend.Subject{Key: "a", Budgets: []spend.Budget{{Window: spend.Day, MaxTokens: 1_000_000}}}
+	hold, err := h.b.Reserve(ctx, sub, call, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := provider.Usage{InputTokens: 1000, OutputTokens: 101} // $0.001202 at mock/echo's prices
+	all := used
+	all.Add(est)
+	if err := hold.Settle(ctx, spend.Spent{Usage: all, Cost: usedCost + 0.001202, Estimated: est, EstimatedCost: 0.001202}); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := h.b.KeyStatus(ctx, "a", sub.Budgets)
+	if st[0].Used != (state.Amount{Cost: 3_002_000, Tokens: 2401}) {
+		t.Fatalf("the budget spent %+v, want the reported and the estimated tokens", st[0].Used)
+	}
+	recs, err := h.b.Usage(ctx, spend.UsageQuery{From: "2025-01-02", To: "2025-01-02"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := spend.Record{Day: "2025-01-02", Key: "a", Calls: 1, Usage: all, Cost: 3_002_000, Estimated: est, EstimatedCost: 1_202_000}
+	if len(recs) != 1 || recs[0] != want {
+		t.Fatalf("usage records %+v, want %+v", recs, want)
 	}
 }

@@ -1196,13 +1196,26 @@ type UsageRecord struct {
 	// How many calls were admitted (failed ones included).
 	Calls uint64 `protobuf:"varint,4,opt,name=calls,proto3" json:"calls,omitempty"`
 	// The tokens of those calls, summed as each call's `Final.usage` sums
-	// its attempts'.
+	// its attempts', plus the estimates of attempts whose provider reported
+	// no usage (their stream ended before it came): `estimated_input_tokens`
+	// and `estimated_output_tokens` say how many of these are estimated.
 	Usage *v1.Usage `protobuf:"bytes,5,opt,name=usage,proto3" json:"usage,omitempty"`
 	// What they cost, in US dollars, at the prices of the server's `pricing`
-	// table when each call ended (calls to unpriced models cost nothing).
-	CostUsd       float64 `protobuf:"fixed64,6,opt,name=cost_usd,json=costUsd,proto3" json:"cost_usd,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// table when each call ended (calls to unpriced models cost nothing),
+	// estimates included (`estimated_cost_usd`).
+	CostUsd float64 `protobuf:"fixed64,6,opt,name=cost_usd,json=costUsd,proto3" json:"cost_usd,omitempty"`
+	// How many of `usage`'s input and output tokens were estimated, for
+	// attempts whose stream ended before their provider reported usage (the
+	// client went, the connection dropped, a hedge lost its race): input as
+	// a token per 3 bytes of the request, output as a token per 3 bytes of
+	// what the attempt produced. A call's `Final.usage` never includes them:
+	// `usage` less these is the sum of the Finals' (and failed calls') usage.
+	EstimatedInputTokens  uint64 `protobuf:"varint,7,opt,name=estimated_input_tokens,json=estimatedInputTokens,proto3" json:"estimated_input_tokens,omitempty"`
+	EstimatedOutputTokens uint64 `protobuf:"varint,8,opt,name=estimated_output_tokens,json=estimatedOutputTokens,proto3" json:"estimated_output_tokens,omitempty"`
+	// The part of `cost_usd` the estimated tokens came to.
+	EstimatedCostUsd float64 `protobuf:"fixed64,9,opt,name=estimated_cost_usd,json=estimatedCostUsd,proto3" json:"estimated_cost_usd,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *UsageRecord) Reset() {
@@ -1284,6 +1297,27 @@ func (x *UsageRecord) GetUsage() *v1.Usage {
 func (x *UsageRecord) GetCostUsd() float64 {
 	if x != nil {
 		return x.CostUsd
+	}
+	return 0
+}
+
+func (x *UsageRecord) GetEstimatedInputTokens() uint64 {
+	if x != nil {
+		return x.EstimatedInputTokens
+	}
+	return 0
+}
+
+func (x *UsageRecord) GetEstimatedOutputTokens() uint64 {
+	if x != nil {
+		return x.EstimatedOutputTokens
+	}
+	return 0
+}
+
+func (x *UsageRecord) GetEstimatedCostUsd() float64 {
+	if x != nil {
+		return x.EstimatedCostUsd
 	}
 	return 0
 }
@@ -1387,14 +1421,17 @@ const file_llmrelay_admin_v1_admin_proto_rawDesc = "" +
 	"\x04team\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04team:\x88\x01\xbaH\x84\x01\x1a\x81\x01\n" +
 	"\vusage.range\x12$end_day must not be before start_day\x1aLthis.end_day == '' || this.start_day == '' || this.end_day >= this.start_day\"L\n" +
 	"\x10GetUsageResponse\x128\n" +
-	"\arecords\x18\x01 \x03(\v2\x1e.llmrelay.admin.v1.UsageRecordR\arecords\"\xaf\x01\n" +
+	"\arecords\x18\x01 \x03(\v2\x1e.llmrelay.admin.v1.UsageRecordR\arecords\"\xcb\x02\n" +
 	"\vUsageRecord\x12\x10\n" +
 	"\x03day\x18\x01 \x01(\tR\x03day\x12\x12\n" +
 	"\x03key\x18\x02 \x01(\tH\x00R\x03key\x12\x14\n" +
 	"\x04team\x18\x03 \x01(\tH\x00R\x04team\x12\x14\n" +
 	"\x05calls\x18\x04 \x01(\x04R\x05calls\x12(\n" +
 	"\x05usage\x18\x05 \x01(\v2\x12.llmrelay.v1.UsageR\x05usage\x12\x19\n" +
-	"\bcost_usd\x18\x06 \x01(\x01R\acostUsdB\t\n" +
+	"\bcost_usd\x18\x06 \x01(\x01R\acostUsd\x124\n" +
+	"\x16estimated_input_tokens\x18\a \x01(\x04R\x14estimatedInputTokens\x126\n" +
+	"\x17estimated_output_tokens\x18\b \x01(\x04R\x15estimatedOutputTokens\x12,\n" +
+	"\x12estimated_cost_usd\x18\t \x01(\x01R\x10estimatedCostUsdB\t\n" +
 	"\asubject*T\n" +
 	"\tKeySource\x12\x1a\n" +
 	"\x16KEY_SOURCE_UNSPECIFIED\x10\x00\x12\x15\n" +

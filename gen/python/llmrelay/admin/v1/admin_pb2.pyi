@@ -175,20 +175,26 @@ class UpdateKeyResponse(_message.Message):
     def __init__(self, key: _Optional[_Union[Key, _Mapping]] = ...) -> None: ...
 
 class UsageRecord(_message.Message):
-    __slots__ = ["calls", "cost_usd", "day", "key", "team", "usage"]
+    __slots__ = ["calls", "cost_usd", "day", "estimated_cost_usd", "estimated_input_tokens", "estimated_output_tokens", "key", "team", "usage"]
     CALLS_FIELD_NUMBER: _ClassVar[int]
     COST_USD_FIELD_NUMBER: _ClassVar[int]
     DAY_FIELD_NUMBER: _ClassVar[int]
+    ESTIMATED_COST_USD_FIELD_NUMBER: _ClassVar[int]
+    ESTIMATED_INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    ESTIMATED_OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     KEY_FIELD_NUMBER: _ClassVar[int]
     TEAM_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
     calls: int
     cost_usd: float
     day: str
+    estimated_cost_usd: float
+    estimated_input_tokens: int
+    estimated_output_tokens: int
     key: str
     team: str
     usage: _llmrelay_pb2.Usage
-    def __init__(self, day: _Optional[str] = ..., key: _Optional[str] = ..., team: _Optional[str] = ..., calls: _Optional[int] = ..., usage: _Optional[_Union[_llmrelay_pb2.Usage, _Mapping]] = ..., cost_usd: _Optional[float] = ...) -> None: ...
+    def __init__(self, day: _Optional[str] = ..., key: _Optional[str] = ..., team: _Optional[str] = ..., calls: _Optional[int] = ..., usage: _Optional[_Union[_llmrelay_pb2.Usage, _Mapping]] = ..., cost_usd: _Optional[float] = ..., estimated_input_tokens: _Optional[int] = ..., estimated_output_tokens: _Optional[int] = ..., estimated_cost_usd: _Optional[float] = ...) -> None: ...
 
 class KeySource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

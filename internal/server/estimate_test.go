@@ -1,0 +1,131 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+	"github.com/llmrelay/llmrelay/internal/state/redistest"
+	"github.com/llmrelay/llmrelay/internal/usage"
+)
+
+// usageOf waits until GetUsage holds key's record with calls calls (a
+// cancelled call settles as its handler ends, after the client saw the
+// end) and returns it.
+func usageOf(t *testing.T, in *servertest.Instance, key string, calls uint64) *adminv1.UsageRecord {
+	t.Helper()
+	for {
+		resp, err := adminv1.NewUsageServiceClient(in.Conn).GetUsage(bearer(t.Context(), adminSecret), &adminv1.GetUsageRequest{Key: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if recs := resp.GetRecords(); len(recs) == 1 && recs[0].GetCalls() >= calls {
+			return recs[0]
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatalf("the key's usage never counted %d calls: %v", calls, resp.GetRecords())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// TestCancelledCallIsChargedWhatItStreamed: an OpenAI-style upstream
+// reports usage only in its last chunk. A key whose call is cancelled
+// after 4 streamed deltas (before that chunk) has its budget charged the
+// estimate: a token per 3 bytes of its request as input, and per 3 bytes
+// of the 4 deltas' text as output, at its model's prices; GetUsage says
+// it was estimated, the metric counts it. A call that runs to its end is
+// charged exactly what the upstream reported, none of it estimated. With
+// either state store.
+func TestCancelledCallIsChargedWhatItStreamed(t *testing.T) {
+	for _, store := range []string{"memory", "redis"} {
+		t.Run(store, func(t *testing.T) {
+			var redis *redistest.Server
+			if store == "redis" {
+				redis = redistest.Start(t)
+			}
+			const n = 4
+			hold := make(chan struct{})
+			up := openaitest.Start(t, openaitest.Options{Chunks: 20, Pause: &openaitest.Pause{After: n, Until: hold}})
+			cfg := governanceConfig(redis, "estimate-"+t.Name()+":")
+			cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(), Models: []string{"fake-model"}}}
+			cfg.Pricing.Models = map[string]usage.Price{"up/fake-model": {"input": 10, "output": 20}}
+			in := servertest.Start(t, cfg)
+			secret := createKey(t, in, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"},
+				Budgets: []*adminv1.Budget{{Window: "day", MaxTokens: 1_000_000}}})
+
+			req := budgetRequest()
+			ctx, cancel := context.WithCancel(bearer(t.Context(), secret))
+			defer cancel()
+			stream, err := in.Client.Generate(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			streamed, want := "", openaitest.Text(n)
+			for streamed != want {
+				ev, err := stream.Recv()
+				if err != nil {
+					t.Fatalf("after %q: %v", streamed, err)
+				}
+				streamed += ev.GetDelta().GetText()
+				if len(streamed) > len(want) {
+					t.Fatalf("streamed %q, more than the %d chunks before the pause", streamed, n)
+				}
+			}
+			cancel()
+
+			input, output := int64(proto.Size(req)+2)/3, int64(len(want)+2)/3
+			cost := float64(input)*10e-6 + float64(output)*20e-6
+			rec := usageOf(t, in, "ci", 1)
+			if u := rec.GetUsage(); u.GetInputTokens() != uint64(input) || u.GetOutputTokens() != uint64(output) ||
+				rec.GetEstimatedInputTokens() != uint64(input) || rec.GetEstimatedOutputTokens() != uint64(output) {
+				t.Fatalf("usage %v, want %d input and %d output tokens, all estimated", rec, input, output)
+			}
+			if math.Abs(rec.GetCostUsd()-cost) > 1e-9 || math.Abs(rec.GetEstimatedCostUsd()-cost) > 1e-9 {
+				t.Fatalf("cost $%v (estimated $%v), want $%v", rec.GetCostUsd(), rec.GetEstimatedCostUsd(), cost)
+			}
+			key, err := adminv1.NewKeyServiceClient(in.Conn).GetKey(bearer(t.Context(), adminSecret), &adminv1.GetKeyRequest{Name: "ci"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := key.GetKey().GetBudgets()[0].GetSpentTokens(); got != uint64(input+output) {
+				t.Fatalf("the budget spent %d tokens, want the estimate's %d", got, input+output)
+			}
+			body := in.Server.Metrics().Text()
+			for typ, want := range map[string]int64{"input": input, "output": output} {
+				if line := fmt.Sprintf(`llmrelay_estimated_tokens_total{model="fake-model",provider="up",type=%q} %d`, typ, want); !strings.Contains(body, line) {
+					t.Errorf("/metrics lacks %s:\n%s", line, grepLines(body, "estimated"))
+				}
+			}
+
+			// A call that runs to its end: exactly what the upstream
+			// reported (10 input tokens, one output token a chunk).
+			close(hold)
+			final, err := generate(t.Context(), in, secret, budgetRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u := final.GetUsage(); u.GetInputTokens() != 10 || u.GetOutputTokens() != 20 {
+				t.Fatalf("final usage %v, want the upstream's 10 and 20", u)
+			}
+			rec = usageOf(t, in, "ci", 2)
+			if u := rec.GetUsage(); u.GetInputTokens() != uint64(input)+10 || u.GetOutputTokens() != uint64(output)+20 ||
+				rec.GetEstimatedInputTokens() != uint64(input) || rec.GetEstimatedOutputTokens() != uint64(output) {
+				t.Fatalf("usage after a complete call %v, want its reported 10 and 20 tokens added, none estimated", rec)
+			}
+			if want := cost + 10*10e-6 + 20*20e-6; math.Abs(rec.GetCostUsd()-want) > 1e-9 {
+				t.Fatalf("cost $%v, want $%v", rec.GetCostUsd(), want)
+			}
+		})
+	}
+}
