@@ -53,21 +53,23 @@ func (c *call) lastTarget() provider.Target {
 }
 
 // account records the tokens the provider of an attempt to t reported
-// (res.usage) in the metrics and adds their cost to the call's. When it
-// reported none, what settlement counts instead (spend.Charge: an
-// estimate, for an attempt whose stream opened) is added to the call's
-// estimate, at t's prices, and counted in the estimated tokens' metric;
-// the Final's usage stays what providers reported.
+// (res.usage) in the metrics and adds their cost to the call's. What
+// settlement counts on top (spend.Charge: an estimate of what the provider
+// did not report, for an attempt whose stream ended before its usage came)
+// is added to the call's estimate, at t's prices, and counted in the
+// estimated tokens' metric; the Final's usage stays what providers
+// reported.
 func (c *call) account(t provider.Target, res *attemptResult) {
 	cost, priced := c.eng.prices.Cost(t.Entry.Config.Name, t.Model, res.usage)
 	c.cost += cost
 	c.priced = c.priced || priced
 	c.eng.metrics.AttemptUsage(c.labels(t), res.usage, cost, priced)
-	if res.reported || !res.opened {
+	if !res.opened || res.reported && res.finish != provider.FinishUnspecified {
 		return
 	}
-	est, estimated := spend.Charge(spend.Attempt{Opened: res.opened, InputBytes: c.inputBytes(), OutputBytes: res.produced()})
-	if !estimated {
+	est := spend.Charge(spend.Attempt{Usage: res.usage, Reported: res.reported, Finished: res.finish != provider.FinishUnspecified,
+		Opened: res.opened, InputBytes: c.inputBytes(), OutputBytes: res.produced()})
+	if est == (provider.Usage{}) {
 		return
 	}
 	cost, _ = c.eng.prices.Cost(t.Entry.Config.Name, t.Model, est)

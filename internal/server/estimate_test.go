@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
+	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
 	"github.com/llmrelay/llmrelay/internal/usage"
@@ -127,5 +129,63 @@ func TestCancelledCallIsChargedWhatItStreamed(t *testing.T) {
 				t.Fatalf("cost $%v, want $%v", rec.GetCostUsd(), want)
 			}
 		})
+	}
+}
+
+// TestCancelledAnthropicCallIsChargedWhatItStreamed: Anthropic reports the
+// input and one output token at message_start, the output's whole only at
+// the reply's end. A key whose call is cancelled after 4 streamed deltas
+// is charged the reported input and, as output, a token per 3 bytes of
+// the deltas' text (not the one token reported so far); GetUsage counts
+// the output beyond that one token as estimated.
+func TestCancelledAnthropicCallIsChargedWhatItStreamed(t *testing.T) {
+	words := []string{"the ", "quick ", "brown ", "fox "}
+	var body strings.Builder
+	sse := func(event, data string) { fmt.Fprintf(&body, "event: %s\ndata: %s\n\n", event, data) }
+	sse("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"usage":{"input_tokens":25,"output_tokens":1}}}`)
+	sse("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+	for _, w := range words {
+		sse("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%q}}`, w))
+	}
+	up := pt.NewUpstream(t, func(int, *http.Request) pt.Reply {
+		// Held open after the deltas until the client goes away.
+		return pt.Reply{Body: []byte(body.String()), After: 2 + len(words), Fault: pt.FaultStall}
+	})
+	t.Setenv("LLMRELAY_TEST_ANTHROPIC_KEY", "sk-ant-test")
+	cfg := governanceConfig(nil, "")
+	cfg.Providers = []provider.Config{{Name: "claude", Kind: "anthropic", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_ANTHROPIC_KEY", Models: []string{"claude-test"}}}
+	cfg.Pricing.Models = map[string]usage.Price{"claude/claude-test": {"input": 10, "output": 20}}
+	in := servertest.Start(t, cfg)
+	secret := createKey(t, in, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"},
+		Budgets: []*adminv1.Budget{{Window: "day", MaxTokens: 1_000_000}}})
+
+	req := budgetRequest()
+	req.Model = "claude/claude-test"
+	ctx, cancel := context.WithCancel(bearer(t.Context(), secret))
+	defer cancel()
+	stream, err := in.Client.Generate(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed, want := "", strings.Join(words, "")
+	for streamed != want {
+		ev, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("after %q: %v", streamed, err)
+		}
+		if streamed += ev.GetDelta().GetText(); len(streamed) > len(want) {
+			t.Fatalf("streamed %q, more than the upstream sent", streamed)
+		}
+	}
+	cancel()
+
+	output := int64(len(want)+2) / 3
+	rec := usageOf(t, in, "ci", 1)
+	if u := rec.GetUsage(); u.GetInputTokens() != 25 || u.GetOutputTokens() != uint64(output) ||
+		rec.GetEstimatedInputTokens() != 0 || rec.GetEstimatedOutputTokens() != uint64(output-1) {
+		t.Fatalf("usage %v, want the reported 25 input tokens and %d output tokens, %d of them estimated", rec, output, output-1)
+	}
+	if cost := 25*10e-6 + float64(output)*20e-6; math.Abs(rec.GetCostUsd()-cost) > 1e-9 {
+		t.Fatalf("cost $%v, want $%v", rec.GetCostUsd(), cost)
 	}
 }

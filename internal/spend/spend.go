@@ -59,6 +59,11 @@ type Attempt struct {
 	// Usage is what its provider reported, when Reported.
 	Usage    provider.Usage
 	Reported bool
+	// Finished says its provider ended the reply (a finish reason came):
+	// usage it reported since is the reply's whole. Usage reported before
+	// (Anthropic's at message_start: the input and one output token) is
+	// only what the provider had counted so far.
+	Finished bool
 	// Opened says its provider took the request: the reply's stream
 	// opened (an attempt refused with an error status, or never answered,
 	// generated nothing).
@@ -72,23 +77,38 @@ type Attempt struct {
 	OutputBytes int64
 }
 
-// Charge returns what settlement counts for attempt a, and whether it is
-// an estimate. Reported usage always wins: an attempt whose provider
-// reported its usage counts exactly that. One whose stream opened and
-// ended before its usage came (the client went, the connection dropped, a
-// hedge lost its race, a provider that never reports it) counts an
-// estimate by the reservation's rule, a token per InputBytesPerToken
-// bytes: its request's size as input, and what it produced as output. One
-// that never opened counts nothing. It is the one place this is decided:
-// the engine asks it for every attempt as the attempt ends.
-func Charge(a Attempt) (u provider.Usage, estimated bool) {
-	switch {
-	case a.Reported:
-		return a.Usage, false
-	case !a.Opened:
-		return provider.Usage{}, false
+// Charge returns what settlement counts for attempt a on top of what its
+// provider reported (a.Usage, counted as it is): an estimate, by the
+// reservation's rule of a token per InputBytesPerToken bytes, of what the
+// report leaves out.
+//
+//   - An attempt whose provider reported its usage with or after the
+//     reply's end (Finished) counts exactly that: nothing on top.
+//   - One whose stream opened and ended before any report (the client
+//     went, the connection dropped, a hedge lost its race, a provider that
+//     never reports) counts its request's size as input and what it
+//     produced (OutputBytes) as output.
+//   - One whose provider reported before the reply's end only (Anthropic
+//     counts the input and one output token at message_start) counts the
+//     reported input, or the estimate when it reported none, and the
+//     larger of the reported output and the estimate.
+//   - One that never opened counts nothing.
+//
+// It is the one place this is decided: the engine asks it for every
+// attempt as the attempt ends.
+func Charge(a Attempt) provider.Usage {
+	if !a.Opened || a.Reported && a.Finished {
+		return provider.Usage{}
 	}
-	return provider.Usage{InputTokens: tokensOf(a.InputBytes), OutputTokens: tokensOf(a.OutputBytes)}, true
+	est := provider.Usage{InputTokens: tokensOf(a.InputBytes), OutputTokens: tokensOf(a.OutputBytes)}
+	if !a.Reported {
+		return est
+	}
+	if a.Usage.InputTokens > 0 {
+		est.InputTokens = 0
+	}
+	est.OutputTokens = max(est.OutputTokens-a.Usage.OutputTokens, 0)
+	return est
 }
 
 // lapseMargin is how long past the call's deadline an unsettled

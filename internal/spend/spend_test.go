@@ -403,21 +403,26 @@ func TestNanosStaysWithinWhatCountersHold(t *testing.T) {
 // ended before its usage came is charged a token per 3 bytes of its
 // request and of what it produced, and one that never opened nothing.
 func TestCharge(t *testing.T) {
+	// Anthropic's report at message_start: the input, one output token.
+	started := provider.Usage{InputTokens: 500, OutputTokens: 1}
 	for _, tc := range []struct {
-		name      string
-		a         spend.Attempt
-		want      provider.Usage
-		estimated bool
+		name string
+		a    spend.Attempt
+		want provider.Usage // on top of what was reported
 	}{
-		{"reported wins", spend.Attempt{Usage: used, Reported: true, Opened: true, InputBytes: 9000, OutputBytes: 9000}, used, false},
-		{"reported zero wins", spend.Attempt{Reported: true, Opened: true, InputBytes: 9000, OutputBytes: 9000}, provider.Usage{}, false},
-		{"cut before its usage", spend.Attempt{Opened: true, InputBytes: 3000, OutputBytes: 301}, provider.Usage{InputTokens: 1000, OutputTokens: 101}, true},
-		{"cancelled before a delta", spend.Attempt{Opened: true, InputBytes: 10}, provider.Usage{InputTokens: 4}, true},
-		{"never opened", spend.Attempt{InputBytes: 3000, OutputBytes: 300}, provider.Usage{}, false},
+		{"a report with the reply's end wins", spend.Attempt{Usage: used, Reported: true, Finished: true, Opened: true, InputBytes: 9000, OutputBytes: 9000}, provider.Usage{}},
+		{"a reported zero with the end wins", spend.Attempt{Reported: true, Finished: true, Opened: true, InputBytes: 9000, OutputBytes: 9000}, provider.Usage{}},
+		{"cut before its usage", spend.Attempt{Opened: true, InputBytes: 3000, OutputBytes: 301}, provider.Usage{InputTokens: 1000, OutputTokens: 101}},
+		{"cut after its finish, before its usage (OpenAI's last chunk)", spend.Attempt{Finished: true, Opened: true, InputBytes: 3000, OutputBytes: 301}, provider.Usage{InputTokens: 1000, OutputTokens: 101}},
+		{"cancelled before a delta", spend.Attempt{Opened: true, InputBytes: 10}, provider.Usage{InputTokens: 4}},
+		{"cut after a report at its start: the reported input, the output produced", spend.Attempt{Usage: started, Reported: true, Opened: true, InputBytes: 3000, OutputBytes: 301}, provider.Usage{OutputTokens: 100}},
+		{"cut after a report that counted more than produced", spend.Attempt{Usage: provider.Usage{InputTokens: 500, OutputTokens: 200}, Reported: true, Opened: true, InputBytes: 3000, OutputBytes: 301}, provider.Usage{}},
+		{"cut after a report without its input", spend.Attempt{Usage: provider.Usage{OutputTokens: 1}, Reported: true, Opened: true, InputBytes: 3000, OutputBytes: 301}, provider.Usage{InputTokens: 1000, OutputTokens: 100}},
+		{"never opened", spend.Attempt{InputBytes: 3000, OutputBytes: 300}, provider.Usage{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got, est := spend.Charge(tc.a); got != tc.want || est != tc.estimated {
-				t.Fatalf("Charge(%+v) = %+v, %v; want %+v, %v", tc.a, got, est, tc.want, tc.estimated)
+			if got := spend.Charge(tc.a); got != tc.want {
+				t.Fatalf("Charge(%+v) = %+v; want %+v", tc.a, got, tc.want)
 			}
 		})
 	}
