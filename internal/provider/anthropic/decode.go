@@ -10,7 +10,9 @@ import (
 )
 
 // streamEvent is one Messages API stream event, with the fields llmrelay
-// reads. Its type is read from the data, which always carries it.
+// reads. Its type is read from the data, where Anthropic always puts it;
+// data without one takes the SSE event's name (some compatible servers
+// send `event: error` with only {"error": {...}}).
 type streamEvent struct {
 	Type         string        `json:"type"`
 	Index        int           `json:"index"`
@@ -121,6 +123,9 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		}
 	}
 	e := &d.ev
+	if e.Type == "" {
+		e.Type = string(ev.Name)
+	}
 	switch e.Type {
 	case "message_start":
 		if e.Message != nil {

@@ -107,3 +107,21 @@ func TestEventsThatDoNotFitTheSchemaAreProtocolErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorEventNamedOnlyByItsEventName: a compatible server's `event:
+// error` whose data has no "type" fails the call with the error it
+// carries, classified by its error object; it was skipped, and the stream
+// then failed as a transport error and was retried.
+func TestErrorEventNamedOnlyByItsEventName(t *testing.T) {
+	r := decode(event("message_start", `{"type":"message_start","message":{"usage":{"input_tokens":3}}}`) +
+		event("error", `{"error":{"type":"overloaded_error","message":"Overloaded"}}`))
+	pe := pt.ProviderError(r.Err)
+	if pe == nil || pe.Kind != provider.KindInStream || pe.Class != provider.ClassOverloaded || pe.Status != 529 || pe.Message != "Overloaded" {
+		t.Errorf("got %v (%+v), want the in-stream overloaded_error", r.Err, pe)
+	}
+	r = decode(event("error", `{"message":"no error object"}`))
+	if pe := pt.ProviderError(r.Err); pe == nil || pe.Kind != provider.KindProtocol {
+		t.Errorf("an error event without its error object: %v, want a protocol error", r.Err)
+	}
+}
+
