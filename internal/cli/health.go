@@ -19,7 +19,9 @@ container health check or an exec probe does, and prints SERVING. It reads
 the server's config (--config, $LLMRELAY_CONFIG, $LLMRELAY_LISTEN) to find
 the address, dialing loopback when the config listens on every interface,
 and to know whether to use TLS (the certificate is not verified: the probe
-sends nothing secret).
+sends nothing secret). A server started on the embedded default address
+listens on a free port when the default is taken, and logs which; name it
+with --addr.
 
 Exit status: 0 SERVING; 1 anything else (NOT_SERVING while the server
 drains, no answer, an invalid config); 2 the command line was wrong.`,
@@ -43,6 +45,12 @@ drains, no answer, an invalid config); 2 the command line was wrong.`,
 			ctx, cancel := context.WithTimeout(ctx, *timeout)
 			defer cancel()
 			if err := server.Probe(ctx, cfg, *addr, *service); err != nil {
+				if *addr == "" && cfg.ListenIsDefault("listen") {
+					// The server may not be there: on the default address,
+					// taken, it listens on a free port (server's listen).
+					return fmt.Errorf("%w\n  a server started on the default address listens on a free port when %s is taken, and logs it at start"+
+						" (msg=\"listen: the default address is in use ...\" listen=HOST:PORT); probe that one with --addr HOST:PORT", err, cfg.Listen)
+				}
 				return err
 			}
 			fmt.Fprintln(env.Stdout, "SERVING")

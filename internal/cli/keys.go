@@ -266,12 +266,14 @@ var keysList = &command{
 				fmt.Fprintln(tw, "NAME\tSOURCE\tSTATE\tTEAM\tSCOPES\tBUDGETS\tEXPIRES")
 			}
 			req := &adminv1.ListKeysRequest{ShowRevoked: *revoked, Team: *team}
+			listed := 0
 			for {
 				resp, err := c.keys.ListKeys(ctx, req)
 				if err != nil {
 					return callError(c.addr, err)
 				}
 				for _, k := range resp.GetKeys() {
+					listed++
 					if af.json {
 						if err := printJSONLine(env.Stdout, k); err != nil {
 							return err
@@ -285,7 +287,18 @@ var keysList = &command{
 					break
 				}
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if listed == 0 && *team != "" && !af.json {
+				// An answer all the same (exit 0), but say so, as tools does.
+				note := fmt.Sprintf("llmrelay: no key of team %q", *team)
+				if !*revoked {
+					note += " (keys list --revoked lists revoked keys too)"
+				}
+				fmt.Fprintln(env.Stderr, note)
+			}
+			return nil
 		}
 	},
 }
@@ -391,7 +404,12 @@ with the admin or usage.read scope.`,
 			}
 			return runAdmin(&af, "keys usage", env, func(c *adminConn) (*adminv1.GetUsageResponse, error) {
 				return c.usage.GetUsage(ctx, &adminv1.GetUsageRequest{StartDay: *from, EndDay: *to, Key: *key, Team: *team})
-			}, func(resp *adminv1.GetUsageResponse) { printUsage(env.Stdout, resp) })
+			}, func(resp *adminv1.GetUsageResponse) {
+				printUsage(env.Stdout, resp)
+				if len(resp.GetRecords()) == 0 {
+					fmt.Fprintln(env.Stderr, "llmrelay: "+noUsage(*key, *team))
+				}
+			})
 		}
 	},
 }
@@ -406,6 +424,21 @@ func printUsage(w io.Writer, resp *adminv1.GetUsageResponse) {
 			u.GetInputTokens(), u.GetOutputTokens(), u.GetReasoningTokens(), u.GetCachedInputTokens(), strconv.FormatFloat(r.GetCostUsd(), 'f', -1, 64))
 	}
 	tw.Flush()
+}
+
+// noUsage says why GetUsage found no record of the key and team asked
+// for (either may be ""): not an error, but worth a word when a name may
+// be mistyped.
+func noUsage(key, team string) string {
+	switch {
+	case key != "" && team != "":
+		return fmt.Sprintf("no usage of key %q or team %q on the days asked", key, team)
+	case key != "":
+		return fmt.Sprintf("no usage of key %q on the days asked: no call of that key", key)
+	case team != "":
+		return fmt.Sprintf("no usage of team %q on the days asked: no call of a key of that team (keys list --team %s lists its keys)", team, team)
+	}
+	return "no usage on the days asked: no call was admitted"
 }
 
 func dash(s string) string {

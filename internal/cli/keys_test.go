@@ -133,3 +133,41 @@ func TestKeysBudgetWithANegativeTokenCap(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysListAndUsageSayWhenNothingMatches: `keys list --team` and `keys
+// usage` that find nothing still succeed (an empty answer is an answer),
+// but say on stderr that nothing matched, as `tools` does, instead of an
+// empty table alone; --json prints the answer only.
+func TestKeysListAndUsageSayWhenNothingMatches(t *testing.T) {
+	cfg := config.Default()
+	cfg.Providers = config.DefaultProviders()
+	cfg.Auth.Keys = []config.APIKey{{Name: "ops", SHA256: auth.HashKey("ops-secret"), Scopes: []string{"admin"}, Team: "research"}}
+	cfg.Teams = []spend.Team{{Name: "research"}}
+	addr, _ := servertest.Listen(t, cfg)
+	env := map[string]string{EnvAddr: addr, EnvAPIKey: "ops-secret"}
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		wantStdout string // a line of it
+		wantStderr string // "" for none
+	}{
+		{"list of a team with no key", []string{"keys", "list", "--team", "nope"},
+			"NAME  SOURCE  STATE  TEAM  SCOPES  BUDGETS  EXPIRES", `llmrelay: no key of team "nope" (keys list --revoked lists revoked keys too)` + "\n"},
+		{"list of a team with no key, revoked ones too", []string{"keys", "list", "--team", "nope", "--revoked"},
+			"NAME  SOURCE  STATE  TEAM  SCOPES  BUDGETS  EXPIRES", `llmrelay: no key of team "nope"` + "\n"},
+		{"list of a team with a key", []string{"keys", "list", "--team", "research"}, "ops   config  active  research  admin", ""},
+		{"list of a team with no key, as JSON", []string{"keys", "list", "--team", "nope", "--json"}, "", ""},
+		{"usage of a team with no record", []string{"keys", "usage", "--team", "nope"},
+			"DAY  KEY  TEAM  CALLS", `llmrelay: no usage of team "nope" on the days asked: no call of a key of that team (keys list --team nope lists its keys)` + "\n"},
+		{"usage of a key with no record", []string{"keys", "usage", "--for-key", "nobody", "--from", "2026-01-01", "--to", "2026-01-31"},
+			"DAY  KEY  TEAM  CALLS", `llmrelay: no usage of key "nobody" on the days asked: no call of that key` + "\n"},
+		{"usage of a team with no record, as JSON", []string{"keys", "usage", "--team", "nope", "--json"}, "{}", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t.Context(), t, tc.args, env, "")
+			if r.code != ExitOK || !strings.Contains(r.stdout, tc.wantStdout) || r.stderr != tc.wantStderr {
+				t.Errorf("exit %d, stdout:\n%s\nstderr: %q\nwant exit 0, %q in stdout and stderr %q", r.code, r.stdout, r.stderr, tc.wantStdout, tc.wantStderr)
+			}
+		})
+	}
+}

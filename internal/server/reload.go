@@ -149,8 +149,8 @@ func (r *reloader) fileDigest() [sha256.Size]byte {
 // several steps.
 const watchDebounce = 300 * time.Millisecond
 
-// watch reloads the config when its file changes, until ctx ends; it
-// returns once its goroutine has. It watches the file's directory (and,
+// watch reloads the config when its file changes, until ctx ends or a
+// shutdown begins (s.stopping); its stop returns once its goroutine has. It watches the file's directory (and,
 // when the path is a symbolic link, its target's), so that a file
 // replaced by rename and a Kubernetes ConfigMap update (a symbolic link
 // swapped) are seen, and reloads only when the content changed.
@@ -188,12 +188,16 @@ func (s *Server) watch(ctx context.Context) (stop func(), err error) {
 }
 
 // followChanges reloads after each burst of events in the watched
-// directories, when the file's content changed.
+// directories, when the file's content changed, until ctx ends or a
+// shutdown begins.
 func (s *Server) followChanges(ctx context.Context, w *fsnotify.Watcher) {
 	var debounce <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
+			return
+		case <-s.stopping.Done():
+			s.log.Info("shutting down: no longer watching the config file", "config", s.reloader.path)
 			return
 		case _, ok := <-w.Events:
 			if !ok {
@@ -207,7 +211,7 @@ func (s *Server) followChanges(ctx context.Context, w *fsnotify.Watcher) {
 			s.log.Warn("watching the config file", "error", err)
 		case <-debounce:
 			debounce = nil
-			if s.fileChanged() {
+			if s.stopping.Err() == nil && s.fileChanged() {
 				_ = s.reload("config file changed")
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
@@ -102,6 +103,7 @@ type reloadHarness struct {
 	logs     *logtest.Buffer
 	client   llmrelayv1.LLMServiceClient
 	path     string
+	addr     string // where it serves
 }
 
 func startReloadable(t *testing.T, path string) *reloadHarness {
@@ -123,6 +125,7 @@ func startReloadable(t *testing.T, path string) *reloadHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.addr = lis.Addr().String()
 	ctx, stop := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
 	go func() { ran <- h.s.serveOn(ctx, lis, h.sigs) }()
@@ -404,5 +407,66 @@ func TestReloadKeepsAndAppliesTheAuthThrottle(t *testing.T) {
 	}
 	if r := reason(); r != interceptors.ReasonAuthThrottled {
 		t.Errorf("after the new burst of 2: %s, want throttled", r)
+	}
+}
+
+// TestReloadWatchStopsAtShutdown: once a shutdown begins, a change to the
+// config file is not reloaded, as a SIGHUP then is ignored: the watch
+// stops, and says so. (It went on reloading through the drain delay and
+// the grace period.)
+func TestReloadWatchStopsAtShutdown(t *testing.T) {
+	upURL, release := gatedUpstream(t)
+	defer release()
+	const extra = "reload:\n  watch: true\ndrain_delay: 1h\nshutdown_grace: 1h\n"
+	path := filepath.Join(t.TempDir(), "llmrelay.yaml")
+	writeFile(t, path, configYAML(upURL, map[string]string{"keep": keyKeep}, extra))
+	h := startReloadable(t, path)
+	if err := h.echo(t, keyKeep); err != nil {
+		t.Fatalf("a call before the shutdown: %v", err)
+	}
+
+	h.sigs <- syscall.SIGTERM
+	// The drain delay is an hour: a second signal stops the server at once
+	// (before the harness's cleanup, which waits for it to stop).
+	t.Cleanup(func() { h.sigs <- syscall.SIGINT })
+	conn, err := grpc.NewClient(h.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	watch, err := healthpb.NewHealthClient(conn).Watch(t.Context(), &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		st, err := watch.Recv()
+		if err != nil {
+			t.Fatalf("health watch: %v", err)
+		}
+		if st.GetStatus() == healthpb.HealthCheckResponse_NOT_SERVING {
+			break
+		}
+	}
+
+	// In the drain delay: a new key in the file must not be applied.
+	writeFile(t, path, configYAML(upURL, map[string]string{"keep": keyKeep, "new": keyNew}, extra))
+	const stopped = "shutting down: no longer watching the config file"
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	guard := time.After(time.Minute) // a guard against hangs only
+	for !strings.Contains(h.logs.String(), stopped) {
+		select {
+		case err := <-h.reloaded:
+			t.Fatalf("the config file changed during the shutdown and was reloaded (error %v)", err)
+		case <-tick.C:
+		case <-guard:
+			t.Fatalf("the log does not say %q:\n%s", stopped, h.logs.String())
+		}
+	}
+	if err := h.echo(t, keyNew); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("the new key during the drain: %v, want UNAUTHENTICATED (the change was not applied)", err)
+	}
+	if err := h.echo(t, keyKeep); err != nil {
+		t.Errorf("a call during the drain: %v", err)
 	}
 }

@@ -145,6 +145,11 @@ type Server struct {
 	// drainStarted is set by the first Shutdown, which alone waits for
 	// the drain delay.
 	drainStarted atomic.Bool
+	// stopping is cancelled when a shutdown begins, before health turns
+	// NOT_SERVING; the config watch (reload.watch) stops then, as SIGHUP
+	// is ignored from then on.
+	stopping      context.Context
+	beginShutdown context.CancelFunc
 }
 
 // Option adjusts a Server.
@@ -192,6 +197,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	}
 	s.hardStop, s.cancelCalls = context.WithCancel(context.Background())
 	s.gracefulStop, s.endWatches = context.WithCancel(s.hardStop)
+	s.stopping, s.beginShutdown = context.WithCancel(context.Background())
 	s.calls = newDrainSet(s.hardStop)
 	var err error
 	if s.store, err = s.openStore(); err != nil {
@@ -323,8 +329,10 @@ func (s *Server) proxyPolicy(o proxyproto.ConnPolicyOptions) (proxyproto.Policy,
 // running after that end with UNAVAILABLE (reason SERVER_SHUTTING_DOWN), and
 // every connection is closed. If ctx ends first, what is left of the drain
 // delay and the grace period is skipped and calls are cut off at once.
-// Only the first call waits for the drain delay.
+// Only the first call waits for the drain delay. The config watch
+// (reload.watch) stops as the shutdown begins.
 func (s *Server) Shutdown(ctx context.Context) {
+	s.beginShutdown()
 	s.health.Shutdown()
 	if d := s.cfg.DrainDelay; d > 0 && !s.drainStarted.Swap(true) {
 		s.log.Info("draining: health is NOT_SERVING, new calls are still served", "drain_delay", d)
@@ -395,6 +403,7 @@ func toolBudgetName(server string) string { return "mcp/" + server }
 // stopNow cuts off every call and closes every connection at once, without
 // waiting for the calls to send their status.
 func (s *Server) stopNow() {
+	s.beginShutdown()
 	s.health.Shutdown()
 	s.cancelCalls()
 	s.closeDoors()

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -10,7 +11,9 @@ import (
 )
 
 // streamEvent is one Messages API stream event, with the fields llmrelay
-// reads. Its type is read from the data, which always carries it.
+// reads. Its type is read from the data, where Anthropic always puts it;
+// data without one takes the SSE event's name (some compatible servers
+// send `event: error` with only {"error": {...}}).
 type streamEvent struct {
 	Type         string        `json:"type"`
 	Index        int           `json:"index"`
@@ -38,6 +41,26 @@ type contentBlock struct {
 	Thinking  string `json:"thinking"`
 	Signature string `json:"signature"`
 	Data      string `json:"data"`
+	// Input is a tool_use block's input: Anthropic's is always {}, its
+	// arguments streamed in input_json_deltas, but a compatible server may
+	// send them whole here.
+	Input startInput `json:"input"`
+}
+
+// startInput is a tool_use start's input, compacted: "" when it is {},
+// null, or not an object.
+type startInput string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (in *startInput) UnmarshalJSON(b []byte) error {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return err
+	}
+	if c := buf.String(); strings.HasPrefix(c, "{") && c != "{}" {
+		*in = startInput(c)
+	}
+	return nil
 }
 
 type eventDelta struct {
@@ -92,6 +115,9 @@ type blockState struct {
 	reasoning bool
 	ordinal   int  // the call's (or reasoning block's) index in the reply
 	args      bool // a tool call's argument fragment was passed on
+	// startInput is a tool call's input from its start, its arguments
+	// unless input_json_deltas came.
+	startInput startInput
 	// tool is a provider tool block, sent whole at its content_block_stop;
 	// input collects its streamed input (input_json_delta), which
 	// replaces the input of its start when any came.
@@ -121,6 +147,9 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		}
 	}
 	e := &d.ev
+	if e.Type == "" {
+		e.Type = string(ev.Name)
+	}
 	switch e.Type {
 	case "message_start":
 		if e.Message != nil {
@@ -147,9 +176,14 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			delete(d.blocks, e.Index)
 			break
 		}
-		// A tool without arguments still gets its {} arguments.
+		// A tool call without input_json_deltas has its start's input as
+		// arguments; without that either, {}.
 		if b := d.blocks[e.Index]; b != nil && !b.reasoning && !b.args {
-			provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: b.ordinal, ArgumentsDelta: "{}"}
+			args := string(b.startInput)
+			if args == "" {
+				args = "{}"
+			}
+			provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: b.ordinal, ArgumentsDelta: args}
 			b.args = true
 		}
 	case "message_delta":
@@ -211,7 +245,7 @@ func (d *decoder) blockStart(e *streamEvent, out *[]provider.Event) {
 			provider.Add(out, provider.EventText).Text = b.Text
 		}
 	case "tool_use":
-		d.track(e.Index, &blockState{ordinal: d.calls})
+		d.track(e.Index, &blockState{ordinal: d.calls, startInput: b.Input})
 		provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: d.calls, ID: b.ID, Name: b.Name}
 		d.calls++
 	case "thinking", "redacted_thinking":

@@ -107,3 +107,51 @@ func TestEventsThatDoNotFitTheSchemaAreProtocolErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorEventNamedOnlyByItsEventName: a compatible server's `event:
+// error` whose data has no "type" fails the call with the error it
+// carries, classified by its error object; it was skipped, and the stream
+// then failed as a transport error and was retried.
+func TestErrorEventNamedOnlyByItsEventName(t *testing.T) {
+	r := decode(event("message_start", `{"type":"message_start","message":{"usage":{"input_tokens":3}}}`) +
+		event("error", `{"error":{"type":"overloaded_error","message":"Overloaded"}}`))
+	pe := pt.ProviderError(r.Err)
+	if pe == nil || pe.Kind != provider.KindInStream || pe.Class != provider.ClassOverloaded || pe.Status != 529 || pe.Message != "Overloaded" {
+		t.Errorf("got %v (%+v), want the in-stream overloaded_error", r.Err, pe)
+	}
+	r = decode(event("error", `{"message":"no error object"}`))
+	if pe := pt.ProviderError(r.Err); pe == nil || pe.Kind != provider.KindProtocol {
+		t.Errorf("an error event without its error object: %v, want a protocol error", r.Err)
+	}
+}
+
+// TestToolUseStartInput: a tool_use block's arguments are its
+// input_json_deltas, exactly; a compatible server that sends the whole
+// input in content_block_start and no delta gets that input as the
+// arguments, not {}.
+func TestToolUseStartInput(t *testing.T) {
+	start := func(input string) string {
+		return event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"get","input":`+input+`}}`)
+	}
+	delta := func(partial string) string {
+		return event("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":`+partial+`}}`)
+	}
+	end := event("content_block_stop", `{"type":"content_block_stop","index":0}`) +
+		event("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}`) +
+		event("message_stop", `{"type":"message_stop"}`)
+	for _, tc := range []struct{ name, body, want string }{
+		{"empty start, then deltas", start(`{}`) + delta(`"{\"city\": "`) + delta(`"\"Paris\"}"`) + end, `{"city": "Paris"}`},
+		{"empty start with spaces, then deltas", start(`{ }`) + delta(`"{\"a\":1}"`) + end, `{"a":1}`},
+		{"whole input in the start", start(`{"city": "Paris", "days": [1, 2]}`) + end, `{"city":"Paris","days":[1,2]}`},
+		{"input in the start and deltas: the deltas", start(`{"city":"Paris"}`) + delta(`"{\"city\":\"Rome\"}"`) + end, `{"city":"Rome"}`},
+		{"empty start, no delta", start(`{}`) + end, `{}`},
+		{"null input, no delta", start(`null`) + end, `{}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := decode(tc.body)
+			if r.Err != nil || len(r.ToolCalls) != 1 || r.ToolCalls[0].Arguments != tc.want {
+				t.Errorf("got %+v err %v, want one call with arguments %s", r.ToolCalls, r.Err, tc.want)
+			}
+		})
+	}
+}

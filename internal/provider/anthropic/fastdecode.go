@@ -92,8 +92,12 @@ func scanBlock(p *jsonscan.Scanner, b *contentBlock) bool {
 			return jsonscan.Once(&seen, 32) && p.Str(&b.Signature)
 		case "data":
 			return jsonscan.Once(&seen, 64) && p.Str(&b.Data)
+		case "input":
+			// {} (Anthropic's) or null; input with arguments in it takes
+			// the slow path.
+			return jsonscan.Once(&seen, 128) && (p.Null() || p.Eat('{') && p.Eat('}'))
 		}
-		return !jsonscan.FoldsTo(key, "type", "text", "id", "name", "thinking", "signature", "data") && p.Skip()
+		return !jsonscan.FoldsTo(key, "type", "text", "id", "name", "thinking", "signature", "data", "input") && p.Skip()
 	})
 }
 
