@@ -434,19 +434,7 @@ func TestReloadWatchStopsAtShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	watch, err := healthpb.NewHealthClient(conn).Watch(t.Context(), &healthpb.HealthCheckRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		st, err := watch.Recv()
-		if err != nil {
-			t.Fatalf("health watch: %v", err)
-		}
-		if st.GetStatus() == healthpb.HealthCheckResponse_NOT_SERVING {
-			break
-		}
-	}
+	waitNotServing(t, healthpb.NewHealthClient(conn))
 
 	// In the drain delay: a new key in the file must not be applied.
 	writeFile(t, path, configYAML(upURL, map[string]string{"keep": keyKeep, "new": keyNew}, extra))

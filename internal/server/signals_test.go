@@ -107,19 +107,7 @@ func TestSignals(t *testing.T) {
 	}
 
 	sigs <- syscall.SIGTERM
-	watch, err := health.Watch(t.Context(), &healthpb.HealthCheckRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		st, err := watch.Recv()
-		if err != nil {
-			t.Fatalf("health watch: %v", err)
-		}
-		if st.GetStatus() == healthpb.HealthCheckResponse_NOT_SERVING {
-			break
-		}
-	}
+	waitNotServing(t, health)
 	if err := final("during the drain"); err != nil {
 		t.Errorf("a call during the drain delay: %v", err)
 	}
@@ -165,6 +153,25 @@ func TestProbeAddr(t *testing.T) {
 	for _, tc := range tests {
 		if got := probeAddr(tc.listen); got != tc.want {
 			t.Errorf("probeAddr(%q) = %q, want %q", tc.listen, got, tc.want)
+		}
+	}
+}
+
+// waitNotServing watches the server's health until it reports
+// NOT_SERVING (as it does first thing when it starts to shut down).
+func waitNotServing(t *testing.T, health healthpb.HealthClient) {
+	t.Helper()
+	watch, err := health.Watch(t.Context(), &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		st, err := watch.Recv()
+		if err != nil {
+			t.Fatalf("health watch: %v", err)
+		}
+		if st.GetStatus() == healthpb.HealthCheckResponse_NOT_SERVING {
+			return
 		}
 	}
 }
