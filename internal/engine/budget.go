@@ -74,8 +74,9 @@ func (b *Budget) Reserve(ctx context.Context, req any) (release func(), err erro
 // settle settles the call's hold with the usage and cost of every attempt
 // of every turn, once the call ended, successful or not: what providers
 // reported (the Final's usage) and the estimates of the attempts whose
-// provider reported none (call.account, spend.Charge). A settlement the
-// store could not take is queued by the store (redis) or logged.
+// provider did not report their whole usage (call.account, spend.Charge).
+// A settlement the store could not take is queued by the store (redis) or
+// logged.
 func (c *call) settle(ctx context.Context) {
 	h := c.info.Hold()
 	if h == nil {

@@ -350,9 +350,9 @@ type call struct {
 	usage provider.Usage
 	cost  float64
 	// estimated sums what settlement counts for the attempts whose
-	// provider reported no usage (spend.Charge): the budgets and usage
-	// records count it, the Final does not. Nil until there is one (a
-	// held call keeps this record small).
+	// provider did not report their whole usage (spend.Charge): the
+	// budgets and usage records count it, the Final does not. Nil until
+	// there is one (a held call keeps this record small).
 	estimated *estimate
 	// fingerprint identifies the client's request, for a repeated
 	// Generate of the same call (resume.go).

@@ -64,11 +64,13 @@ func (c *call) account(t provider.Target, res *attemptResult) {
 	c.cost += cost
 	c.priced = c.priced || priced
 	c.eng.metrics.AttemptUsage(c.labels(t), res.usage, cost, priced)
-	if !res.opened || res.reported && res.finish != provider.FinishUnspecified {
+	a := spend.Attempt{Usage: res.usage, Reported: res.reported, Finished: res.finish != provider.FinishUnspecified, Opened: res.opened}
+	if !a.Estimated() {
+		// Most attempts: their request is not measured.
 		return
 	}
-	est := spend.Charge(spend.Attempt{Usage: res.usage, Reported: res.reported, Finished: res.finish != provider.FinishUnspecified,
-		Opened: res.opened, InputBytes: c.inputBytes(), OutputBytes: res.produced()})
+	a.InputBytes, a.OutputBytes = c.inputBytes(), res.produced()
+	est := spend.Charge(a)
 	if est == (provider.Usage{}) {
 		return
 	}
@@ -82,7 +84,7 @@ func (c *call) account(t provider.Target, res *attemptResult) {
 }
 
 // estimate is what settlement counts by estimate for a call's attempts
-// whose provider reported no usage: tokens and their cost.
+// whose provider did not report their whole usage: tokens and their cost.
 type estimate struct {
 	usage provider.Usage
 	cost  float64

@@ -77,6 +77,12 @@ type Attempt struct {
 	OutputBytes int64
 }
 
+// Estimated reports whether settlement may count anything on top of what
+// attempt a's provider reported (Charge): its stream opened, and no report
+// came with or after the reply's end. It reads neither InputBytes nor
+// OutputBytes, so that a caller measures them only for such an attempt.
+func (a Attempt) Estimated() bool { return a.Opened && !(a.Reported && a.Finished) }
+
 // Charge returns what settlement counts for attempt a on top of what its
 // provider reported (a.Usage, counted as it is): an estimate, by the
 // reservation's rule of a token per InputBytesPerToken bytes, of what the
@@ -97,7 +103,7 @@ type Attempt struct {
 // It is the one place this is decided: the engine asks it for every
 // attempt as the attempt ends.
 func Charge(a Attempt) provider.Usage {
-	if !a.Opened || a.Reported && a.Finished {
+	if !a.Estimated() {
 		return provider.Usage{}
 	}
 	est := provider.Usage{InputTokens: tokensOf(a.InputBytes), OutputTokens: tokensOf(a.OutputBytes)}
