@@ -123,14 +123,18 @@ func (c *call) done(ctx context.Context, code apierr.Kind, reason string, res *a
 	c.eng.metrics.GenerateDone(c.labels(t), metrics.CallResult{
 		Code: code.String(), ErrorType: reason, Attempts: c.attempts(), Duration: time.Since(c.start),
 	})
-	c.info.RecordUsage(callinfo.Usage{Tokens: c.usage, Cost: c.cost, Priced: c.priced})
+	var est estimate
+	if c.estimated != nil {
+		est = *c.estimated
+	}
+	c.info.RecordUsage(callinfo.Usage{Tokens: c.usage, Cost: c.cost, Priced: c.priced, Estimated: est.usage, EstimatedCost: est.cost})
 	c.settle(ctx)
 	if !telemetry.Recording(ctx) {
 		return
 	}
 	call := telemetry.Call{
 		RequestID: c.requestID, Key: c.key(), Route: c.routeName(), Model: c.req.GetModel(), Target: t, Attempts: c.attempts(), Hedges: c.hedges(),
-		Usage: c.usage, Cost: c.cost, Priced: c.priced, ErrorType: reason,
+		Usage: c.usage, Cost: c.cost, Priced: c.priced, Estimated: est.usage, EstimatedCost: est.cost, ErrorType: reason,
 	}
 	if res != nil {
 		call.FinishReason = finishName(res.finish)

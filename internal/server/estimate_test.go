@@ -3,8 +3,11 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +18,11 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
+	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
+	"github.com/llmrelay/llmrelay/internal/telemetry/otlptest"
 	"github.com/llmrelay/llmrelay/internal/usage"
 )
 
@@ -187,5 +193,92 @@ func TestCancelledAnthropicCallIsChargedWhatItStreamed(t *testing.T) {
 	}
 	if cost := 25*10e-6 + float64(output)*20e-6; math.Abs(rec.GetCostUsd()-cost) > 1e-9 {
 		t.Fatalf("cost $%v, want $%v", rec.GetCostUsd(), cost)
+	}
+}
+
+// TestEstimatedUsageIsLoggedAndTraced: the call of
+// TestCancelledCallIsChargedWhatItStreamed, cancelled before its
+// upstream's usage came, logged and traced. Its finish line and its server
+// span show the tokens the budget counted by estimate (and their cost)
+// beside the provider-reported usage, which stays 0: what an operator
+// reads in the log matches what GetUsage and the budget counted.
+func TestEstimatedUsageIsLoggedAndTraced(t *testing.T) {
+	recv, endpoint := otlptest.StartGRPC(t)
+	t.Setenv(telemetry.EnvEndpoint, endpoint)
+	t.Setenv(telemetry.EnvProtocol, telemetry.ProtocolGRPC)
+	tr, err := telemetry.Setup(t.Context(), os.Getenv, telemetry.Options{ServiceVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
+
+	const n = 4
+	hold := make(chan struct{})
+	defer close(hold)
+	up := openaitest.Start(t, openaitest.Options{Chunks: 20, Pause: &openaitest.Pause{After: n, Until: hold}})
+	cfg := governanceConfig(nil, "")
+	cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(), Models: []string{"fake-model"}}}
+	cfg.Pricing.Models = map[string]usage.Price{"up/fake-model": {"input": 10, "output": 20}}
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, cfg, server.WithTracing(tr), server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	secret := createKey(t, in, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"}})
+
+	req := budgetRequest()
+	req.RequestId = "5f0c3a52-6a1e-4f7e-9a38-1c2d3e4f5a6b"
+	ctx, cancel := context.WithCancel(bearer(t.Context(), secret))
+	defer cancel()
+	stream, err := in.Client.Generate(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed, want := "", openaitest.Text(n)
+	for streamed != want {
+		ev, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("after %q: %v", streamed, err)
+		}
+		streamed += ev.GetDelta().GetText()
+	}
+	cancel()
+	input, output := int64(proto.Size(req)+2)/3, int64(len(want)+2)/3
+	cost := float64(input)*10e-6 + float64(output)*20e-6
+	usageOf(t, in, "ci", 1)
+
+	// The line is written as the handler returns.
+	var line string
+	for deadline := time.Now().Add(30 * time.Second); line == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		line = grepLines(logs.String(), `msg="finished call" request_id=5f0c3a52-6a1e-4f7e-9a38-1c2d3e4f5a6b`)
+	}
+	for _, want := range []string{
+		" usage.input_tokens=0 ", " usage.output_tokens=0 ", " usage.cost=0 ",
+		fmt.Sprintf(" usage.estimated_input_tokens=%d ", input), fmt.Sprintf(" usage.estimated_output_tokens=%d ", output),
+		fmt.Sprintf(" usage.estimated_cost=%v ", cost),
+	} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the finish line lacks %q:\n%s", want, line)
+		}
+	}
+
+	if err := tr.ForceFlush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	wait, stop := context.WithTimeout(t.Context(), 30*time.Second) // a guard against hangs only
+	defer stop()
+	spans, err := recv.Wait(wait, func(s []otlptest.Span) bool {
+		return slices.ContainsFunc(s, func(s otlptest.Span) bool { return s.GetName() == "llmrelay.v1.LLMService/Generate" })
+	})
+	if err != nil {
+		t.Fatalf("no server span among %d: %v", len(spans), err)
+	}
+	for _, s := range spans {
+		if s.GetName() == "llmrelay.v1.LLMService/Generate" {
+			wantAttrs(t, "server span", s, map[string]any{
+				"gen_ai.usage.input_tokens": int64(0), "gen_ai.usage.output_tokens": int64(0),
+				"llmrelay.estimated.input_tokens": input, "llmrelay.estimated.output_tokens": output,
+			})
+			if v, ok := s.Attr("llmrelay.estimated.cost"); !ok || math.Abs(v.GetDoubleValue()-cost) > 1e-12 {
+				t.Errorf("server span: llmrelay.estimated.cost = %v, want %v", v, cost)
+			}
+		}
 	}
 }

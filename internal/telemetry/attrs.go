@@ -49,6 +49,13 @@ const (
 	AttrDeltas = attribute.Key("llmrelay.deltas")
 	// AttrCost is what the call's tokens cost at the price table's prices.
 	AttrCost = attribute.Key("llmrelay.cost")
+	// AttrEstimatedInputTokens and AttrEstimatedOutputTokens are the
+	// tokens budgets counted by estimate on top of gen_ai.usage.*, for
+	// attempts whose provider did not report their whole usage (a
+	// cancelled or broken stream); AttrEstimatedCost is their cost.
+	AttrEstimatedInputTokens  = attribute.Key("llmrelay.estimated.input_tokens")
+	AttrEstimatedOutputTokens = attribute.Key("llmrelay.estimated.output_tokens")
+	AttrEstimatedCost         = attribute.Key("llmrelay.estimated.cost")
 	// AttrErrorClass is the failure class of a failed attempt (the
 	// adapter's error table or retry.Classify).
 	AttrErrorClass = attribute.Key("llmrelay.error.class")

@@ -259,6 +259,11 @@ type Call struct {
 	// Cost is the call's cost when Priced.
 	Cost   float64
 	Priced bool
+	// Estimated is what budgets counted on top of Usage, by estimate, for
+	// the attempts whose provider did not report their whole usage, and
+	// EstimatedCost its cost when Priced.
+	Estimated     provider.Usage
+	EstimatedCost float64
 	// ErrorType is the failed call's ErrorInfo reason, "" on success.
 	ErrorType string
 }
@@ -301,6 +306,12 @@ func EndCall(ctx context.Context, c Call) {
 	}
 	if c.Priced {
 		attrs = append(attrs, AttrCost.Float64(c.Cost))
+	}
+	if e := c.Estimated; e.InputTokens > 0 || e.OutputTokens > 0 {
+		attrs = append(attrs, AttrEstimatedInputTokens.Int64(e.InputTokens), AttrEstimatedOutputTokens.Int64(e.OutputTokens))
+		if c.Priced {
+			attrs = append(attrs, AttrEstimatedCost.Float64(c.EstimatedCost))
+		}
 	}
 	if c.ErrorType != "" {
 		attrs = append(attrs, AttrErrorType.String(c.ErrorType))

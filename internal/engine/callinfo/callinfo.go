@@ -342,18 +342,25 @@ func (i *Info) RecordToolCall(failed bool) {
 
 // Usage is what a call consumed, for its log line.
 type Usage struct {
-	// Tokens counts the tokens of every attempt.
+	// Tokens counts the tokens of every attempt, as their providers
+	// reported them (the Final's usage).
 	Tokens provider.Usage
 	// Cost is what they cost at the price table's prices, when Priced.
 	Cost   float64
 	Priced bool
+	// Estimated is what budgets and usage records counted on top, by
+	// estimate, for the attempts whose provider did not report their
+	// whole usage (spend.Charge), and EstimatedCost its cost.
+	Estimated     provider.Usage
+	EstimatedCost float64
 }
 
 // LogValue implements slog.LogValuer: the tokens by kind (every kind
 // that is a whole, and the parts that are not zero) and, when priced, the
-// cost.
+// cost; then, when some were counted by estimate, the estimated input and
+// output tokens and, when priced, their cost.
 func (u Usage) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, len(usage.Kinds)+1)
+	attrs := make([]slog.Attr, 0, len(usage.Kinds)+4)
 	for _, k := range usage.Kinds {
 		if n := k.Tokens(u.Tokens); n > 0 || k.PartOf == "" {
 			attrs = append(attrs, slog.Int64(k.Name+"_tokens", n))
@@ -361,6 +368,12 @@ func (u Usage) LogValue() slog.Value {
 	}
 	if u.Priced {
 		attrs = append(attrs, slog.Float64("cost", u.Cost))
+	}
+	if e := u.Estimated; e.InputTokens > 0 || e.OutputTokens > 0 {
+		attrs = append(attrs, slog.Int64("estimated_input_tokens", e.InputTokens), slog.Int64("estimated_output_tokens", e.OutputTokens))
+		if u.Priced {
+			attrs = append(attrs, slog.Float64("estimated_cost", u.EstimatedCost))
+		}
 	}
 	return slog.GroupValue(attrs...)
 }
