@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -15,13 +14,13 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
-	"github.com/llmrelay/llmrelay/internal/telemetry"
 	"github.com/llmrelay/llmrelay/internal/telemetry/otlptest"
 	"github.com/llmrelay/llmrelay/internal/usage"
 )
@@ -43,6 +42,28 @@ func usageOf(t *testing.T, in *servertest.Instance, key string, calls uint64) *a
 		case <-t.Context().Done():
 			t.Fatalf("the key's usage never counted %d calls: %v", calls, resp.GetRecords())
 		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// streamThenCancel makes req with the key secret, reads its deltas until
+// they spell want (and no more) and cancels the call.
+func streamThenCancel(t *testing.T, in *servertest.Instance, secret string, req *llmrelayv1.GenerateRequest, want string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(bearer(t.Context(), secret))
+	defer cancel()
+	stream, err := in.Client.Generate(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed := ""
+	for streamed != want {
+		ev, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("after %q: %v", streamed, err)
+		}
+		if streamed += ev.GetDelta().GetText(); len(streamed) > len(want) {
+			t.Fatalf("streamed %q, more than the %q before the upstream pauses", streamed, want)
 		}
 	}
 }
@@ -72,25 +93,8 @@ func TestCancelledCallIsChargedWhatItStreamed(t *testing.T) {
 			secret := createKey(t, in, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"},
 				Budgets: []*adminv1.Budget{{Window: "day", MaxTokens: 1_000_000}}})
 
-			req := budgetRequest()
-			ctx, cancel := context.WithCancel(bearer(t.Context(), secret))
-			defer cancel()
-			stream, err := in.Client.Generate(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			streamed, want := "", openaitest.Text(n)
-			for streamed != want {
-				ev, err := stream.Recv()
-				if err != nil {
-					t.Fatalf("after %q: %v", streamed, err)
-				}
-				streamed += ev.GetDelta().GetText()
-				if len(streamed) > len(want) {
-					t.Fatalf("streamed %q, more than the %d chunks before the pause", streamed, n)
-				}
-			}
-			cancel()
+			req, want := budgetRequest(), openaitest.Text(n)
+			streamThenCancel(t, in, secret, req, want)
 
 			input, output := int64(proto.Size(req)+2)/3, int64(len(want)+2)/3
 			cost := float64(input)*10e-6 + float64(output)*20e-6
@@ -167,23 +171,8 @@ func TestCancelledAnthropicCallIsChargedWhatItStreamed(t *testing.T) {
 
 	req := budgetRequest()
 	req.Model = "claude/claude-test"
-	ctx, cancel := context.WithCancel(bearer(t.Context(), secret))
-	defer cancel()
-	stream, err := in.Client.Generate(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	streamed, want := "", strings.Join(words, "")
-	for streamed != want {
-		ev, err := stream.Recv()
-		if err != nil {
-			t.Fatalf("after %q: %v", streamed, err)
-		}
-		if streamed += ev.GetDelta().GetText(); len(streamed) > len(want) {
-			t.Fatalf("streamed %q, more than the upstream sent", streamed)
-		}
-	}
-	cancel()
+	want := strings.Join(words, "")
+	streamThenCancel(t, in, secret, req, want)
 
 	output := int64(len(want)+2) / 3
 	rec := usageOf(t, in, "ci", 1)
@@ -203,14 +192,7 @@ func TestCancelledAnthropicCallIsChargedWhatItStreamed(t *testing.T) {
 // beside the provider-reported usage, which stays 0: what an operator
 // reads in the log matches what GetUsage and the budget counted.
 func TestEstimatedUsageIsLoggedAndTraced(t *testing.T) {
-	recv, endpoint := otlptest.StartGRPC(t)
-	t.Setenv(telemetry.EnvEndpoint, endpoint)
-	t.Setenv(telemetry.EnvProtocol, telemetry.ProtocolGRPC)
-	tr, err := telemetry.Setup(t.Context(), os.Getenv, telemetry.Options{ServiceVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
+	recv, tr := otlpTracing(t)
 
 	const n = 4
 	hold := make(chan struct{})
@@ -225,21 +207,8 @@ func TestEstimatedUsageIsLoggedAndTraced(t *testing.T) {
 
 	req := budgetRequest()
 	req.RequestId = "5f0c3a52-6a1e-4f7e-9a38-1c2d3e4f5a6b"
-	ctx, cancel := context.WithCancel(bearer(t.Context(), secret))
-	defer cancel()
-	stream, err := in.Client.Generate(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	streamed, want := "", openaitest.Text(n)
-	for streamed != want {
-		ev, err := stream.Recv()
-		if err != nil {
-			t.Fatalf("after %q: %v", streamed, err)
-		}
-		streamed += ev.GetDelta().GetText()
-	}
-	cancel()
+	want := openaitest.Text(n)
+	streamThenCancel(t, in, secret, req, want)
 	input, output := int64(proto.Size(req)+2)/3, int64(len(want)+2)/3
 	cost := float64(input)*10e-6 + float64(output)*20e-6
 	usageOf(t, in, "ci", 1)

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -23,7 +22,6 @@ import (
 	"github.com/llmrelay/llmrelay/internal/retry/retrytest"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
-	"github.com/llmrelay/llmrelay/internal/telemetry"
 	"github.com/llmrelay/llmrelay/internal/telemetry/otlptest"
 )
 
@@ -143,14 +141,7 @@ func TestHedgeWinsOverASlowUpstreamRequest(t *testing.T) {
 // TestTraceOfAHedgedCall: each attempt of a race has its span, the hedge
 // marked, and says how it fared; the server span counts the hedges.
 func TestTraceOfAHedgedCall(t *testing.T) {
-	recv, endpoint := otlptest.StartGRPC(t)
-	t.Setenv(telemetry.EnvEndpoint, endpoint)
-	t.Setenv(telemetry.EnvProtocol, telemetry.ProtocolGRPC)
-	tr, err := telemetry.Setup(t.Context(), os.Getenv, telemetry.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
+	recv, tr := otlpTracing(t)
 	in := servertest.Start(t, config.Default(), server.WithTracing(tr), server.WithRetryTimer(instantTimer{}))
 	req := echoRequest("hello there")
 	faults, err := structpb.NewStruct(map[string]any{"faults": []any{map[string]any{"first_delay_ms": 600000.0}}})

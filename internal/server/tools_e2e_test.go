@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -29,7 +28,6 @@ import (
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/servertools"
 	"github.com/llmrelay/llmrelay/internal/servertools/mcptest"
-	"github.com/llmrelay/llmrelay/internal/telemetry"
 	"github.com/llmrelay/llmrelay/internal/telemetry/otlptest"
 )
 
@@ -555,16 +553,9 @@ func TestServerToolScopeCheckedEveryTurn(t *testing.T) {
 // attributes, and counts in the tool metrics by server, tool and result.
 func TestServerToolTracesAndMetrics(t *testing.T) {
 	g := mcptest.NewGoServer(t)
-	recv, endpoint := otlptest.StartGRPC(t)
-	t.Setenv(telemetry.EnvEndpoint, endpoint)
-	t.Setenv(telemetry.EnvProtocol, telemetry.ProtocolGRPC)
-	tr, err := telemetry.Setup(t.Context(), os.Getenv, telemetry.Options{ServiceVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
+	recv, tr := otlpTracing(t)
 	in := servertest.Start(t, toolsConfig(goServer(g)), server.WithTracing(tr))
-	_, err = servertest.Collect(t.Context(), in.Client, scripted(t, []string{"go/*"}, `{"script": [{"tool_calls": [
+	_, err := servertest.Collect(t.Context(), in.Client, scripted(t, []string{"go/*"}, `{"script": [{"tool_calls": [
 		{"name": "go__echo", "arguments": {"message": "traced"}}, {"name": "go__fail", "arguments": {"message": "bad"}}]}]}`))
 	if err != nil {
 		t.Fatalf("Generate: %v", err)

@@ -231,6 +231,21 @@ func TestTracingOff(t *testing.T) {
 	}
 }
 
+// otlpTracing starts an OTLP receiver over gRPC and tracing set up from
+// the environment to export to it, shut down when the test ends.
+func otlpTracing(t *testing.T) (*otlptest.Receiver, *telemetry.Tracing) {
+	t.Helper()
+	recv, endpoint := otlptest.StartGRPC(t)
+	t.Setenv(telemetry.EnvEndpoint, endpoint)
+	t.Setenv(telemetry.EnvProtocol, telemetry.ProtocolGRPC)
+	tr, err := telemetry.Setup(t.Context(), os.Getenv, telemetry.Options{ServiceVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
+	return recv, tr
+}
+
 // exported flushes tr's spans and returns what recv received once it has
 // at least n.
 func exported(t *testing.T, tr *telemetry.Tracing, recv *otlptest.Receiver, n int) []otlptest.Span {
@@ -286,15 +301,8 @@ func wantAttrs(t *testing.T, what string, span otlptest.Span, want map[string]an
 // attempt goes, the server span names the route, and the metrics count the
 // call under the route with the target that served it.
 func TestTraceOfAFallback(t *testing.T) {
-	recv, endpoint := otlptest.StartGRPC(t)
-	t.Setenv(telemetry.EnvEndpoint, endpoint)
-	t.Setenv(telemetry.EnvProtocol, telemetry.ProtocolGRPC)
+	recv, tr := otlpTracing(t)
 	gone := providertest.Replay(t, providertest.Reply{Status: http.StatusNotFound, Body: []byte(`{"error":{"message":"no such model","type":"invalid_request_error","code":"model_not_found"}}`)})
-	tr, err := telemetry.Setup(t.Context(), os.Getenv, telemetry.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
 	cfg := config.Default()
 	cfg.Providers = []provider.Config{{Name: "gone", Kind: "openai", BaseURL: gone.URL + "/v1", Models: []string{"old"}}, {Name: "mock", Kind: "mock"}}
 	cfg.Routes = []route.Config{{Name: "smart", Targets: []route.TargetConfig{{Model: "gone/old"}, {Model: "mock/echo"}}}}
