@@ -23,7 +23,7 @@ func TestHeldCallsObjectsStaySmall(t *testing.T) {
 		{"engine.attemptResult", unsafe.Sizeof(attemptResult{}), 240},
 		{"retry.Plan", unsafe.Sizeof(retry.Plan{}), 240},
 		{"retry.Attempt", unsafe.Sizeof(retry.Attempt{}), 144},
-		{"callinfo.Info", unsafe.Sizeof(callinfo.Info{}), 240},
+		{"callinfo.Info", unsafe.Sizeof(callinfo.Info{}), 192},
 		{"httpx.JSONDecoder", unsafe.Sizeof(httpx.JSONDecoder{}), 8},
 	} {
 		if o.size > o.most {

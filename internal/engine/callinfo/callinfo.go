@@ -38,15 +38,17 @@ type Info struct {
 	hold      *spend.Hold
 	attempts  int
 	metadata  []Label
-	usage     Usage
-	notes     []Label
+	// usage is what the call consumed, recorded as it ends: a held call
+	// keeps only the pointer.
+	usage *Usage
+	notes []Label
 	// iface is the interface the call came in by (InterfaceGRPC, or an
 	// HTTP door's).
 	iface string
 	// onAuth runs once the call has passed authentication.
 	onAuth func()
-	// authed: the call passed authentication; usageSet: usage was set.
-	authed, usageSet bool
+	// authed: the call passed authentication.
+	authed bool
 
 	// turns is the call's model turns; toolCalls and toolErrors count
 	// its server tool calls and those whose result is an error.
@@ -385,7 +387,7 @@ func (i *Info) RecordUsage(u Usage) {
 		return
 	}
 	i.mu.Lock()
-	i.usage, i.usageSet = u, true
+	i.usage = &u
 	i.mu.Unlock()
 }
 
@@ -397,7 +399,10 @@ func (i *Info) Usage() (Usage, bool) {
 	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	return i.usage, i.usageSet
+	if i.usage == nil {
+		return Usage{}, false
+	}
+	return *i.usage, true
 }
 
 // RequestID returns the call's request id: the client's, or one made up on
