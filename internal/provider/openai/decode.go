@@ -2,6 +2,8 @@ package openai
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -206,7 +208,7 @@ func (u *usage) provider() provider.Usage {
 // openCall is a tool call seen in this stream.
 type openCall struct {
 	index int    // the server's index
-	id    string // the server's id, once known
+	id    string // the server's id, once known (never a generated one)
 	name  string // the call's name, once known
 	// sent: the call's first event (its id and name) went out, numbered
 	// ordinal; until then its argument fragments wait in pending.
@@ -237,6 +239,9 @@ type decoder struct {
 	finished bool
 	// slowOnly skips decodeFast, for tests and benchmarks that compare.
 	slowOnly bool
+	// newID makes the id of a call the server sent without one; nil is
+	// newCallID. Tests that compare two decodings set their own.
+	newID func() string
 	// memo is the start of the stream's chunks that decodeFast skips.
 	memo prefixMemo
 }
@@ -378,13 +383,19 @@ func (d *decoder) detail(rd *reasoningDetail, out *[]provider.Event) {
 // EndsAtEOF implements httpx.Decoder: only `data: [DONE]` ends a stream.
 func (d *decoder) EndsAtEOF() bool { return false }
 
-// toolCall handles a tool-call fragment. A fragment whose server index is
-// that of an earlier call but whose id differs starts a new call: some
-// compatible servers send every call with index 0. An empty id or name in
-// a later fragment changes nothing. A call goes out once its name is known:
-// its first event carries its id, its name and the arguments so far (a
-// server may send the id first and the name later; the fragments in
-// between wait); calls are numbered in the order they go out.
+// toolCall handles a tool-call fragment. A fragment belongs to the
+// latest call with its server index unless its id or its name differs from
+// that call's (some compatible servers send every call with index 0, with
+// or without ids); an empty id or name matches any. An empty id or name in
+// a later fragment changes nothing.
+//
+// A call goes out once its name and its id are known: its first event
+// carries both and the arguments so far; until then its fragments wait
+// (a server may send the id first and the name later, or the name first and
+// the id later). A named call still without an id goes out with a generated
+// one (newCallID) when it can get no id any more: when a fragment of
+// another call comes (calls stream one after the other), or when the reply
+// ends. Calls are numbered in the order they go out.
 func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 	ord := -1
 	for i := len(d.calls) - 1; i >= 0; i-- {
@@ -392,7 +403,7 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 		if c.index != tc.Index {
 			continue
 		}
-		if tc.ID == "" || c.id == "" || c.id == tc.ID {
+		if !differ(c.id, tc.ID) && !differ(c.name, tc.Function.Name) {
 			ord = i
 		}
 		break
@@ -400,6 +411,11 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 	if ord < 0 {
 		d.calls = append(d.calls, openCall{index: tc.Index})
 		ord = len(d.calls) - 1
+	}
+	for i := range d.calls {
+		if c := &d.calls[i]; i != ord && !c.sent && c.name != "" {
+			d.send(c, out)
+		}
 	}
 	c := &d.calls[ord]
 	if c.id == "" {
@@ -413,7 +429,7 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 		if tc.Function.Arguments != "" {
 			provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ArgumentsDelta: tc.Function.Arguments}
 		}
-	case c.name == "":
+	case c.name == "" || c.id == "":
 		c.pending += tc.Function.Arguments
 	default:
 		c.pending += tc.Function.Arguments
@@ -421,16 +437,39 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 	}
 }
 
-// send sends a call's first event: its id, name and the arguments so far.
+// differ reports whether two ids (or names) are both known and differ.
+func differ(a, b string) bool { return a != "" && b != "" && a != b }
+
+// send sends a call's first event: its id (a generated one when the server
+// sent none), name and the arguments so far.
 func (d *decoder) send(c *openCall, out *[]provider.Event) {
 	c.sent, c.ordinal = true, d.sent
 	d.sent++
-	provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ID: c.id, Name: c.name, ArgumentsDelta: c.pending}
+	id := c.id
+	switch {
+	case id != "":
+	case d.newID != nil:
+		id = d.newID()
+	default:
+		id = newCallID()
+	}
+	provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ID: id, Name: c.name, ArgumentsDelta: c.pending}
 	c.pending = ""
 }
 
-// flushCalls sends the calls still waiting for their name when the reply
-// ends: without a name, as the server left them.
+// newCallID returns a tool-call id for a call the server sent without one:
+// "call_" and 24 random hex digits, unique (Anthropic refuses a
+// conversation whose tool_use ids repeat, and a generated id may reach it
+// through a fallback) and made of the characters every provider accepts.
+func newCallID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24)
+	return "call_" + hex.EncodeToString(b[:])
+}
+
+// flushCalls sends the calls still waiting when the reply ends: those
+// without an id with a generated one, those without a name without one, as
+// the server left them.
 func (d *decoder) flushCalls(out *[]provider.Event) {
 	for i := range d.calls {
 		if c := &d.calls[i]; !c.sent {

@@ -2,6 +2,8 @@ package openai
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -246,4 +248,98 @@ data: [DONE]
 			}
 		})
 	}
+}
+
+// TestDecodeToolCallsWithoutTheirID: a call whose name comes before its id,
+// or that never gets one (vLLM: vllm-project/vllm#18412, the name on every
+// fragment and no id; some Mistral and DeepSeek deployments),
+// goes out with the upstream's id when it sends one, else with a generated
+// one; no fragment is lost or goes to another call.
+func TestDecodeToolCallsWithoutTheirID(t *testing.T) {
+	const finish = `data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+data: [DONE]
+`
+	tests := []struct {
+		name, body string
+		// want: the calls; an id "*" is a generated one.
+		want []provider.ToolCall
+	}{
+		{"the id after the name", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{\"x\""}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_up","function":{"arguments":":1}"}}]}}]}
+
+` + finish, []provider.ToolCall{{ID: "call_up", Name: "f", Arguments: `{"x":1}`}}},
+		{"no id at all", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{\"x\""}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]}}]}
+
+` + finish, []provider.ToolCall{{ID: "*", Name: "f", Arguments: `{"x":1}`}}},
+		{"two calls without ids, name repeated on every fragment", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{\"x\""}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":":1}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"name":"g","arguments":"{}"}}]}}]}
+
+` + finish, []provider.ToolCall{{ID: "*", Name: "f", Arguments: `{"x":1}`}, {ID: "*", Name: "g", Arguments: "{}"}}},
+		{"two calls without ids at index 0", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"g","arguments":"{\"y\":2}"}}]}}]}
+
+` + finish, []provider.ToolCall{{ID: "*", Name: "f", Arguments: "{}"}, {ID: "*", Name: "g", Arguments: `{"y":2}`}}},
+		{"a call with its id, then one whose id comes late", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"name":"g","arguments":"{\"y\""}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","function":{"arguments":":2}"}}]}}]}
+
+` + finish, []provider.ToolCall{{ID: "a", Name: "f", Arguments: "{}"}, {ID: "b", Name: "g", Arguments: `{"y":2}`}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := decode(tc.body)
+			if r.Err != nil || len(r.Violations) > 0 || len(r.ToolCalls) != len(tc.want) {
+				t.Fatalf("calls %+v, err %v, violations %v; want %+v", r.ToolCalls, r.Err, r.Violations, tc.want)
+			}
+			ids := map[string]bool{}
+			for i, want := range tc.want {
+				got := r.ToolCalls[i]
+				if got.Name != want.Name || got.Arguments != want.Arguments ||
+					want.ID == "*" && !strings.HasPrefix(got.ID, "call_") || want.ID != "*" && got.ID != want.ID {
+					t.Errorf("call %d = %+v, want %+v (id * is a generated one)", i, got, want)
+				}
+				if ids[got.ID] {
+					t.Errorf("call %d: id %q given twice", i, got.ID)
+				}
+				ids[got.ID] = true
+			}
+		})
+	}
+	t.Run("recorded shape: two calls, name on every fragment, no id", func(t *testing.T) {
+		body, err := os.ReadFile(filepath.Join("testdata", "recorded", "tool_calls_without_id.handwritten.sse"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each call goes out whole when it can get no id any more: the
+		// first when the second starts, the second at the finish.
+		r := decode(string(body))
+		if r.Err != nil || len(r.Violations) > 0 || len(r.ToolCalls) != 2 || r.Finish != provider.FinishToolCalls {
+			t.Fatalf("calls %+v, finish %d, err %v, violations %v", r.ToolCalls, r.Finish, r.Err, r.Violations)
+		}
+		for i, want := range []provider.ToolCall{{Name: "get_current_weather", Arguments: `{"location": "Paris"}`}, {Name: "get_time", Arguments: `{"timezone": "Europe/Paris"}`}} {
+			if got := r.ToolCalls[i]; got.Name != want.Name || got.Arguments != want.Arguments || len(got.ID) != len("call_")+24 || !strings.HasPrefix(got.ID, "call_") {
+				t.Errorf("call %d = %+v, want %s(%s) with a generated id", i, got, want.Name, want.Arguments)
+			}
+		}
+		if r.ToolCalls[0].ID == r.ToolCalls[1].ID {
+			t.Errorf("both calls have id %q", r.ToolCalls[0].ID)
+		}
+	})
+	t.Run("generated ids differ from reply to reply", func(t *testing.T) {
+		body := tests[1].body
+		a, b := decode(body), decode(body)
+		if len(a.ToolCalls) != 1 || len(b.ToolCalls) != 1 || a.ToolCalls[0].ID == b.ToolCalls[0].ID {
+			t.Errorf("calls %+v and %+v, want one call each with ids of their own", a.ToolCalls, b.ToolCalls)
+		}
+	})
 }
