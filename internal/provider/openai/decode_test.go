@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,22 +118,67 @@ func TestToolChoice(t *testing.T) {
 	}
 }
 
-func TestOpenAIItselfGetsMaxCompletionTokens(t *testing.T) {
+// TestMaxTokensField: the output bound goes as max_completion_tokens to
+// OpenAI and Azure OpenAI (whose reasoning models refuse max_tokens), as
+// max_tokens to other compatible servers (older vLLM and others know only
+// that), and as options.max_tokens_field says when it is set.
+func TestMaxTokensField(t *testing.T) {
 	n := 100
 	req := &provider.Request{Model: "o3-mini", Generation: provider.Generation{MaxOutputTokens: &n}}
-	for base, field := range map[string]string{"": "max_completion_tokens", "http://127.0.0.1:11434/v1": "max_tokens"} {
-		p, err := New(provider.Config{Kind: Kind, BaseURL: base})
-		if err != nil {
-			t.Fatal(err)
+	tests := []struct {
+		name, base, option, want string
+	}{
+		{"OpenAI by default", "", "", "max_completion_tokens"},
+		{"OpenAI named", "https://API.openai.com/v1", "", "max_completion_tokens"},
+		{"Azure OpenAI", "https://myres.openai.azure.com/openai/v1", "", "max_completion_tokens"},
+		{"Azure OpenAI on a cognitiveservices host", "https://myres.cognitiveservices.azure.com/openai/v1", "", "max_completion_tokens"},
+		{"Azure AI Foundry models on a cognitiveservices host", "https://myres.cognitiveservices.azure.com/models", "", "max_tokens"},
+		{"a local server", "http://127.0.0.1:11434/v1", "", "max_tokens"},
+		{"a host that only looks like Azure", "https://openai.azure.com.example.net/v1", "", "max_tokens"},
+		{"a local server told to", "http://127.0.0.1:8000/v1", "max_completion_tokens", "max_completion_tokens"},
+		{"OpenAI told otherwise", "", "max_tokens", "max_tokens"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := provider.Config{Kind: Kind, BaseURL: tc.base}
+			if tc.option != "" {
+				cfg.Options = map[string]any{"max_tokens_field": tc.option}
+			}
+			p, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := p.(*Provider).request(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(body)
+			other := "max_tokens"
+			if tc.want == other {
+				other = "max_completion_tokens"
+			}
+			if !strings.Contains(string(b), `"`+tc.want+`":100`) || strings.Contains(string(b), `"`+other+`"`) {
+				t.Errorf("body %s, want %s alone", b, tc.want)
+			}
+		})
+	}
+}
+
+func TestMaxTokensFieldOptionIsChecked(t *testing.T) {
+	for _, opts := range []map[string]any{
+		{"max_tokens_field": "max_output_tokens"},
+		{"max_tokens_field": 5},
+		{"max_token_field": "max_tokens"},
+	} {
+		_, err := New(provider.Config{Kind: Kind, Options: opts})
+		var cp *provider.ConfigProblem
+		if !errors.As(err, &cp) || !strings.HasPrefix(cp.Field, "options.") {
+			t.Errorf("options %v: error %v, want a *provider.ConfigProblem naming the option", opts, err)
 		}
-		body, err := p.(*Provider).request(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.Marshal(body)
-		if !strings.Contains(string(b), `"`+field+`":100`) {
-			t.Errorf("base %q: body %s, want %s", base, b, field)
-		}
+	}
+	_, err := provider.NewSet([]provider.Config{{Name: "o", Kind: Kind, Options: map[string]any{"max_tokens_field": "max_tokenz"}}})
+	if err == nil || !strings.Contains(err.Error(), "providers[0].options.max_tokens_field: max_tokenz is neither max_tokens nor max_completion_tokens") {
+		t.Errorf("NewSet: error %v, want the option named under its provider", err)
 	}
 }
 
