@@ -215,6 +215,9 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 		if t.stream && mayRunServerTools(actx, t.req) {
 			x.tools = &toolTurns{}
 		}
+		// The client's betas go with the call, for the adapters that
+		// have them to decide on (provider.WithClientBetas).
+		actx = provider.WithClientBetas(actx, t.betas)
 		err = d.run(actx, r, release, func() error { return eng.Generate(actx, t.req, x) })
 		if err == nil && x.final == nil {
 			err = errors.New("the call ended without its final")
