@@ -389,13 +389,14 @@ func (d *decoder) EndsAtEOF() bool { return false }
 // or without ids); an empty id or name matches any. An empty id or name in
 // a later fragment changes nothing.
 //
-// A call goes out once its name and its id are known: its first event
-// carries both and the arguments so far; until then its fragments wait
-// (a server may send the id first and the name later, or the name first and
-// the id later). A named call still without an id goes out with a generated
-// one (newCallID) when it can get no id any more: when a fragment of
-// another call comes (calls stream one after the other), or when the reply
-// ends. Calls are numbered in the order they go out.
+// A call goes out once its name is known: its first event carries its id,
+// its name and the arguments so far (a server may send the id first and
+// the name later; the fragments in between wait), and its arguments stream
+// from then on. A call named without an id goes out with a generated one
+// (newCallID), since clients and providers need one to answer it with a
+// tool result (servers such as vLLM never send one); an id the server
+// sends for it later is not used, since the client already has the
+// generated one. Calls are numbered in the order they go out.
 func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 	ord := -1
 	for i := len(d.calls) - 1; i >= 0; i-- {
@@ -412,11 +413,6 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 		d.calls = append(d.calls, openCall{index: tc.Index})
 		ord = len(d.calls) - 1
 	}
-	for i := range d.calls {
-		if c := &d.calls[i]; i != ord && !c.sent && c.name != "" {
-			d.send(c, out)
-		}
-	}
 	c := &d.calls[ord]
 	if c.id == "" {
 		c.id = tc.ID
@@ -429,7 +425,7 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 		if tc.Function.Arguments != "" {
 			provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ArgumentsDelta: tc.Function.Arguments}
 		}
-	case c.name == "" || c.id == "":
+	case c.name == "":
 		c.pending += tc.Function.Arguments
 	default:
 		c.pending += tc.Function.Arguments
@@ -467,9 +463,9 @@ func newCallID() string {
 	return "call_" + hex.EncodeToString(b[:])
 }
 
-// flushCalls sends the calls still waiting when the reply ends: those
-// without an id with a generated one, those without a name without one, as
-// the server left them.
+// flushCalls sends the calls still waiting for their name when the reply
+// ends: without a name, as the server left them (with a generated id when
+// it sent none).
 func (d *decoder) flushCalls(out *[]provider.Event) {
 	for i := range d.calls {
 		if c := &d.calls[i]; !c.sent {

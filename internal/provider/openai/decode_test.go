@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
 
@@ -315,7 +316,7 @@ data: [DONE]
 
 data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_up","function":{"arguments":":1}"}}]}}]}
 
-` + finish, []provider.ToolCall{{ID: "call_up", Name: "f", Arguments: `{"x":1}`}}},
+` + finish, []provider.ToolCall{{ID: "*", Name: "f", Arguments: `{"x":1}`}}},
 		{"no id at all", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{\"x\""}}]}}]}
 
 data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]}}]}
@@ -339,7 +340,7 @@ data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"name
 
 data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","function":{"arguments":":2}"}}]}}]}
 
-` + finish, []provider.ToolCall{{ID: "a", Name: "f", Arguments: "{}"}, {ID: "b", Name: "g", Arguments: `{"y":2}`}}},
+` + finish, []provider.ToolCall{{ID: "a", Name: "f", Arguments: "{}"}, {ID: "*", Name: "g", Arguments: `{"y":2}`}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -366,8 +367,6 @@ data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","functio
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Each call goes out whole when it can get no id any more: the
-		// first when the second starts, the second at the finish.
 		r := decode(string(body))
 		if r.Err != nil || len(r.Violations) > 0 || len(r.ToolCalls) != 2 || r.Finish != provider.FinishToolCalls {
 			t.Fatalf("calls %+v, finish %d, err %v, violations %v", r.ToolCalls, r.Finish, r.Err, r.Violations)
@@ -379,6 +378,29 @@ data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","functio
 		}
 		if r.ToolCalls[0].ID == r.ToolCalls[1].ID {
 			t.Errorf("both calls have id %q", r.ToolCalls[0].ID)
+		}
+	})
+	t.Run("a call without an id streams its arguments", func(t *testing.T) {
+		// Its first fragment sends it, with a generated id; each later
+		// fragment is an arguments delta of its own.
+		d := &decoder{}
+		var ids []string
+		var args []string
+		for _, chunk := range []string{
+			`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{\"x\""}}]}}]}`,
+			`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":":1}"}}]}}]}`,
+		} {
+			var out []provider.Event
+			if _, err := d.Decode(httpx.Event{Data: []byte(chunk)}, &out); err != nil {
+				t.Fatal(err)
+			}
+			if len(out) != 1 || out[0].Kind != provider.EventToolCall {
+				t.Fatalf("chunk %s: events %+v, want one tool-call event", chunk, out)
+			}
+			ids, args = append(ids, out[0].ToolCall.ID), append(args, out[0].ToolCall.ArgumentsDelta)
+		}
+		if !strings.HasPrefix(ids[0], "call_") || ids[1] != "" || args[0] != `{"x"` || args[1] != ":1}" {
+			t.Errorf("ids %q, arguments %q; want a generated id first, then the fragments one by one", ids, args)
 		}
 	})
 	t.Run("generated ids differ from reply to reply", func(t *testing.T) {
