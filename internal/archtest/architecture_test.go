@@ -103,12 +103,15 @@ func (p *pkgNames) has(name, member string) bool {
 }
 
 // loadPackage parses the non-test files of the package named name under
-// internal/ (the directory whose last element is name); nil when there is
-// none.
+// internal/ (the directory whose last element is name, outside testdata,
+// which holds no package); nil when there is none.
 func loadPackage(t *testing.T, name string) *pkgNames {
 	t.Helper()
 	var dir string
 	_ = filepath.WalkDir(filepath.Join(root, "internal"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
 		if err == nil && d.IsDir() && d.Name() == name && dir == "" {
 			dir = path
 		}

@@ -3,7 +3,9 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +31,53 @@ func (anthropic) name() string { return InterfaceAnthropic }
 // HeaderAnthropicVersion is the header every Anthropic request carries; it
 // also tells GET /v1/models to answer in Anthropic's shape.
 const HeaderAnthropicVersion = "Anthropic-Version"
+
+// HeaderAnthropicBeta is the header with which Anthropic's SDKs turn on
+// beta features: comma-separated names, in one or more header lines.
+const HeaderAnthropicBeta = "Anthropic-Beta"
+
+// headerAnthropicBetaParam names the header in an error.
+const headerAnthropicBetaParam = "anthropic-beta"
+
+// maxBetas bounds the beta names one request may carry.
+const maxBetas = 32
+
+// anthropicBetas returns the beta names of h's anthropic-beta header
+// lines, each once, in their order; an error when one is not a name
+// (letters, digits, '.', '_' and '-', at most 128 bytes) or there are more
+// than maxBetas. Where they go is the provider's decision
+// (provider.WithClientBetas): the anthropic adapter sends them, the others
+// ignore them.
+func anthropicBetas(h http.Header) ([]string, error) {
+	var names []string
+	for _, line := range h.Values(HeaderAnthropicBeta) {
+		for n := range strings.SplitSeq(line, ",") {
+			n = strings.TrimSpace(n)
+			if n == "" || slices.Contains(names, n) {
+				continue
+			}
+			if !betaName(n) {
+				return nil, fmt.Errorf("%q is not a beta name (letters, digits, '.', '_' and '-', names separated by commas)", n)
+			}
+			if names = append(names, n); len(names) > maxBetas {
+				return nil, fmt.Errorf("more than %d betas", maxBetas)
+			}
+		}
+	}
+	return names, nil
+}
+
+func betaName(n string) bool {
+	if len(n) > 128 {
+		return false
+	}
+	for _, c := range []byte(n) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // anthropicOptions are Messages parameters llmrelay passes to the provider
 // as provider_options under their own names, each unless it has its
@@ -76,14 +125,18 @@ func parseSignature(s string) (format, sig string) {
 	return format, sig
 }
 
-// decode translates a Messages request.
-func (anthropic) decode(body []byte, _ http.Header) (*translated, *failure) {
+// decode translates a Messages request, and its anthropic-beta header.
+func (anthropic) decode(body []byte, h http.Header) (*translated, *failure) {
 	fields, err := objectFields(body)
 	if err != nil {
 		f := requestError("", "the request body "+err.Error())
 		return nil, &f
 	}
 	t := &translated{req: &llmrelayv1.GenerateRequest{}, own: map[string]bool{}, format: anthropic{}, maxTokensField: "max_tokens"}
+	if t.betas, err = anthropicBetas(h); err != nil {
+		f := requestError(headerAnthropicBetaParam, err.Error())
+		return nil, &f
+	}
 	// The system prompt is the first message, whatever the members' order.
 	if raw := fields["system"]; !isNull(raw) {
 		text, err := anthropicText(raw)

@@ -87,6 +87,7 @@ func New(o Options) http.Handler {
 	// (mock%2Fecho), a hand-written URL may not; both are the rest of the
 	// path.
 	handle(patternModel, d.models)
+	handle(patternCountTokens, d.countTokens)
 	handle("/", d.notFound)
 	return mux
 }
@@ -215,6 +216,9 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 		if t.stream && mayRunServerTools(actx, t.req) {
 			x.tools = &toolTurns{}
 		}
+		// The client's betas go with the call, for the adapters that
+		// have them to decide on (provider.WithClientBetas).
+		actx = provider.WithClientBetas(actx, t.betas)
 		err = d.run(actx, r, release, func() error { return eng.Generate(actx, t.req, x) })
 		if err == nil && x.final == nil {
 			err = errors.New("the call ended without its final")
@@ -435,6 +439,26 @@ func allowedMethodsOf(path string) (string, bool) {
 	}
 	allow, ok := allowedMethods[path]
 	return allow, ok
+}
+
+// patternCountTokens is Anthropic's token counting endpoint (the SDKs'
+// messages.count_tokens), any method.
+const patternCountTokens = "/v1/messages/count_tokens"
+
+// countTokens answers Anthropic's token counting endpoint, which llmrelay
+// does not serve: a 404 not_found_error in Anthropic's shape whatever the
+// request's headers (the path is Anthropic's alone), reason
+// TOKEN_COUNTING_NOT_SUPPORTED, saying so, so that an SDK or a tool that
+// counts before it sends (and may fall back to its own estimate) learns
+// why.
+func (d *door) countTokens(w http.ResponseWriter, r *http.Request) {
+	_, info := callinfo.NewContext(r.Context())
+	fail := failure{
+		status: http.StatusNotFound, reason: "TOKEN_COUNTING_NOT_SUPPORTED",
+		message: "llmrelay does not count tokens: " + r.Method + " /v1/messages/count_tokens (the SDKs' messages.count_tokens) is not supported; " +
+			"POST /v1/messages reports a reply's input tokens in usage.input_tokens",
+	}
+	newExchange(w, anthropic{}, replyInfo{requestID: info.RequestID()}, false).fail(fail)
 }
 
 // notFound answers any other request, in the format the client speaks: a

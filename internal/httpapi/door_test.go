@@ -215,6 +215,20 @@ func TestDoorsDecideNothing(t *testing.T) {
 		}
 	})
 
+	t.Run("count_tokens is not supported, in Anthropic's shape", func(t *testing.T) {
+		body := `{"model":"mock/echo","messages":[{"role":"user","content":"hi"}]}`
+		for _, headers := range []map[string]string{{"Anthropic-Version": "2023-06-01"}, nil} {
+			r := call(t, base, request{path: "/v1/messages/count_tokens", key: "sk-full", body: body, headers: headers})
+			v := r.json(t)
+			msg, _ := path(v, "error.message").(string)
+			if r.status != 404 || path(v, "type") != "error" || path(v, "error.type") != "not_found_error" ||
+				path(v, "llmrelay.reason") != "TOKEN_COUNTING_NOT_SUPPORTED" || !strings.Contains(msg, "count_tokens") ||
+				r.header.Get("Request-Id") == "" || r.header.Get("X-Should-Retry") != "false" {
+				t.Errorf("headers %v: %d %v %s", headers, r.status, r.header, r.body)
+			}
+		}
+	})
+
 	t.Run("a door's path with another method", func(t *testing.T) {
 		r := call(t, base, request{method: http.MethodGet, path: "/v1/chat/completions"})
 		if r.status != 405 || r.header.Get("Allow") != "POST" || path(r.json(t), "error.type") != "invalid_request_error" ||

@@ -82,6 +82,9 @@ type translated struct {
 	messages []string
 	// maxTokensField is the wire name of the output token limit.
 	maxTokensField string
+	// betas are the API betas the client asked for (Anthropic's
+	// anthropic-beta header), for provider.WithClientBetas.
+	betas []string
 }
 
 // replyInfo is what every event of a reply repeats.

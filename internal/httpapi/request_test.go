@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -329,5 +331,43 @@ func TestParam(t *testing.T) {
 		if got := tc.t.param(tc.field); got != tc.want {
 			t.Errorf("%s param(%q) = %q, want %q", tc.t.format.name(), tc.field, got, tc.want)
 		}
+	}
+}
+
+// TestAnthropicBetaHeader: the anthropic-beta header's names, from every
+// line, each once, in order; a value that is not a list of names is the
+// client's error, naming the header.
+func TestAnthropicBetaHeader(t *testing.T) {
+	const body = `{"model":"mock/echo","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}`
+	tests := []struct {
+		name  string
+		lines []string
+		want  []string
+		fails bool
+	}{
+		{"none", nil, nil, false},
+		{"one", []string{"interleaved-thinking-2025-05-14"}, []string{"interleaved-thinking-2025-05-14"}, false},
+		{"a list, spaces and empty items", []string{" a-1 , ,b_2.x"}, []string{"a-1", "b_2.x"}, false},
+		{"several lines, a name twice", []string{"a", "b,a"}, []string{"a", "b"}, false},
+		{"a space inside a name", []string{"a b"}, nil, true},
+		{"a semicolon", []string{"a;b"}, nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			for _, l := range tc.lines {
+				h.Add("anthropic-beta", l)
+			}
+			tr, fail := anthropic{}.decode([]byte(body), h)
+			if tc.fails {
+				if fail == nil || fail.status != http.StatusBadRequest || fail.param != "anthropic-beta" {
+					t.Fatalf("failure %+v, want a 400 naming anthropic-beta", fail)
+				}
+				return
+			}
+			if fail != nil || !slices.Equal(tr.betas, tc.want) {
+				t.Fatalf("betas %q, failure %+v; want %q", tr.betas, fail, tc.want)
+			}
+		})
 	}
 }

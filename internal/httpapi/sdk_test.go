@@ -622,6 +622,24 @@ func TestAnthropicSDK(t *testing.T) {
 			t.Errorf("%d requests, want 1", got)
 		}
 	})
+
+	t.Run("count_tokens is a typed 404 from one request", func(t *testing.T) {
+		var n counter
+		_, err := client.Messages.CountTokens(ctxOf(t), anthropic.MessageCountTokensParams{
+			Model:    "mock/echo",
+			Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))},
+		}, aoption.WithMiddleware(n.anthropic))
+		var e *anthropic.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("error %v, want an *anthropic.Error", err)
+		}
+		if e.StatusCode != 404 || e.Type() != "not_found_error" || !strings.Contains(e.RawJSON(), "does not count tokens") {
+			t.Errorf("%d %s %s", e.StatusCode, e.Type(), e.RawJSON())
+		}
+		if got := n.n.Load(); got != 1 {
+			t.Errorf("%d requests, want 1", got)
+		}
+	})
 }
 
 // errorJSON is the body of an SDK error, when it has one.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"strings"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
@@ -37,6 +38,12 @@ func init() { provider.Register(Kind, New) }
 type Provider struct {
 	ep  *httpx.Endpoint
 	url string
+	// configuredBetas is the anthropic-beta header the configuration's
+	// headers set, "" for none.
+	configuredBetas string
+	// clientBetas: which of the client's betas (provider.ClientBetas) are
+	// sent; nil lets all through (see betas).
+	clientBetas map[string]bool
 }
 
 // New builds the provider from its configuration. The API key, sent as
@@ -51,7 +58,89 @@ func New(cfg provider.Config) (provider.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{ep: ep, url: ep.BaseURL + "/messages"}, nil
+	p := &Provider{ep: ep, url: ep.BaseURL + "/messages"}
+	for k, v := range cfg.Headers {
+		if http.CanonicalHeaderKey(k) == headerBeta {
+			p.configuredBetas = v
+		}
+	}
+	if p.clientBetas, err = readOptions(cfg.Options); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// headerBeta is the header that turns on Anthropic's beta features, a
+// comma-separated list of their names.
+const headerBeta = "Anthropic-Beta"
+
+// readOptions reads the kind's options: client_betas, the list of the
+// betas a client's anthropic-beta header may turn on (an empty list: none).
+// Without it every one may. A problem is a *provider.ConfigProblem.
+func readOptions(opts map[string]any) (map[string]bool, error) {
+	for k := range opts {
+		if k != "client_betas" {
+			return nil, &provider.ConfigProblem{Field: "options." + k, Problem: "unknown option for the anthropic adapter; known: client_betas"}
+		}
+	}
+	v, ok := opts["client_betas"]
+	if !ok {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok && v != nil {
+		return nil, &provider.ConfigProblem{Field: "options.client_betas", Problem: "must be a list of beta names, such as [interleaved-thinking-2025-05-14]"}
+	}
+	allowed := make(map[string]bool, len(list))
+	for i, n := range list {
+		name, _ := n.(string)
+		if name == "" || strings.ContainsAny(name, ", \t") {
+			return nil, &provider.ConfigProblem{Field: fmt.Sprintf("options.client_betas[%d]", i), Problem: "must be one beta name, such as interleaved-thinking-2025-05-14"}
+		}
+		allowed[name] = true
+	}
+	return allowed, nil
+}
+
+// ReadsOptions implements provider.OptionReader (client_betas, see
+// readOptions).
+func (*Provider) ReadsOptions() {}
+
+// betas returns the anthropic-beta header to send instead of the one the
+// endpoint sends, or nil to send that one: the client's betas
+// (provider.ClientBetas) that options.client_betas lets through and that
+// are not there already, after the betas there already (the
+// configuration's header, else the request's extra_headers one).
+func (p *Provider) betas(ctx context.Context, extra http.Header) http.Header {
+	client := provider.ClientBetas(ctx)
+	if len(client) == 0 {
+		return nil
+	}
+	base := p.configuredBetas
+	if base == "" {
+		base = extra.Get(headerBeta)
+	}
+	have := map[string]bool{}
+	var names []string
+	for n := range strings.SplitSeq(base, ",") {
+		if n = strings.TrimSpace(n); n != "" && !have[n] {
+			have[n] = true
+			names = append(names, n)
+		}
+	}
+	added := false
+	for _, n := range client {
+		if have[n] || p.clientBetas != nil && !p.clientBetas[n] {
+			continue
+		}
+		have[n] = true
+		names = append(names, n)
+		added = true
+	}
+	if !added {
+		return nil
+	}
+	return http.Header{headerBeta: {strings.Join(names, ",")}}
 }
 
 // ValidateRequest implements provider.RequestValidator: it builds the wire
@@ -123,5 +212,5 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 	if err != nil {
 		return nil, err
 	}
-	return p.ep.Stream(ctx, httpx.Call{URL: p.url, Body: body, Activity: req.Activity, Decoder: &decoder{}, Parse: parseErrorBody})
+	return p.ep.Stream(ctx, httpx.Call{URL: p.url, Body: body, Header: p.betas(ctx, body.Header), Activity: req.Activity, Decoder: &decoder{}, Parse: parseErrorBody})
 }

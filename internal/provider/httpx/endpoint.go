@@ -103,6 +103,10 @@ type Call struct {
 	URL string
 	// Body is the request, encoded (Encode).
 	Body Encoded
+	// Header holds headers the adapter sets for this call alone. They
+	// replace the endpoint's, the configuration's included: an adapter that
+	// adds to a configured header (anthropic's betas) sends its whole value.
+	Header http.Header
 	// Activity, when not nil, is touched for every read of the response
 	// body that returned bytes (see provider.Activity).
 	Activity *provider.Activity
@@ -114,7 +118,7 @@ type Call struct {
 
 // Stream starts one attempt: it POSTs c.Body to c.URL with the endpoint's
 // headers, the body's extra headers (but for those the configuration sets:
-// the operator's value is sent) and the key, and returns the
+// the operator's value is sent), c.Header and the key, and returns the
 // provider.Stream that decodes the response with c.Decoder, or the
 // attempt's error (see Provider.Stream).
 func (e *Endpoint) Stream(ctx context.Context, c Call) (provider.Stream, error) {
@@ -123,6 +127,9 @@ func (e *Endpoint) Stream(ctx context.Context, c Call) (provider.Stream, error) 
 		if !e.operator[k] {
 			h[k] = v
 		}
+	}
+	for k, v := range c.Header {
+		h[k] = v
 	}
 	if !e.key.IsZero() && e.auth != nil {
 		e.auth(h, e.key.Reveal())

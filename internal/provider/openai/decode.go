@@ -2,6 +2,8 @@ package openai
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -206,7 +208,7 @@ func (u *usage) provider() provider.Usage {
 // openCall is a tool call seen in this stream.
 type openCall struct {
 	index int    // the server's index
-	id    string // the server's id, once known
+	id    string // the server's id, once known (never a generated one)
 	name  string // the call's name, once known
 	// sent: the call's first event (its id and name) went out, numbered
 	// ordinal; until then its argument fragments wait in pending.
@@ -237,6 +239,9 @@ type decoder struct {
 	finished bool
 	// slowOnly skips decodeFast, for tests and benchmarks that compare.
 	slowOnly bool
+	// newID makes the id of a call the server sent without one; nil is
+	// newCallID. Tests that compare two decodings set their own.
+	newID func() string
 	// memo is the start of the stream's chunks that decodeFast skips.
 	memo prefixMemo
 }
@@ -378,13 +383,20 @@ func (d *decoder) detail(rd *reasoningDetail, out *[]provider.Event) {
 // EndsAtEOF implements httpx.Decoder: only `data: [DONE]` ends a stream.
 func (d *decoder) EndsAtEOF() bool { return false }
 
-// toolCall handles a tool-call fragment. A fragment whose server index is
-// that of an earlier call but whose id differs starts a new call: some
-// compatible servers send every call with index 0. An empty id or name in
-// a later fragment changes nothing. A call goes out once its name is known:
-// its first event carries its id, its name and the arguments so far (a
-// server may send the id first and the name later; the fragments in
-// between wait); calls are numbered in the order they go out.
+// toolCall handles a tool-call fragment. A fragment belongs to the
+// latest call with its server index unless its id or its name differs from
+// that call's (some compatible servers send every call with index 0, with
+// or without ids); an empty id or name matches any. An empty id or name in
+// a later fragment changes nothing.
+//
+// A call goes out once its name is known: its first event carries its id,
+// its name and the arguments so far (a server may send the id first and
+// the name later; the fragments in between wait), and its arguments stream
+// from then on. A call named without an id goes out with a generated one
+// (newCallID), since clients and providers need one to answer it with a
+// tool result (servers such as vLLM never send one); an id the server
+// sends for it later is not used, since the client already has the
+// generated one. Calls are numbered in the order they go out.
 func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 	ord := -1
 	for i := len(d.calls) - 1; i >= 0; i-- {
@@ -392,7 +404,7 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 		if c.index != tc.Index {
 			continue
 		}
-		if tc.ID == "" || c.id == "" || c.id == tc.ID {
+		if !differ(c.id, tc.ID) && !differ(c.name, tc.Function.Name) {
 			ord = i
 		}
 		break
@@ -421,16 +433,39 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 	}
 }
 
-// send sends a call's first event: its id, name and the arguments so far.
+// differ reports whether two ids (or names) are both known and differ.
+func differ(a, b string) bool { return a != "" && b != "" && a != b }
+
+// send sends a call's first event: its id (a generated one when the server
+// sent none), name and the arguments so far.
 func (d *decoder) send(c *openCall, out *[]provider.Event) {
 	c.sent, c.ordinal = true, d.sent
 	d.sent++
-	provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ID: c.id, Name: c.name, ArgumentsDelta: c.pending}
+	id := c.id
+	switch {
+	case id != "":
+	case d.newID != nil:
+		id = d.newID()
+	default:
+		id = newCallID()
+	}
+	provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ID: id, Name: c.name, ArgumentsDelta: c.pending}
 	c.pending = ""
 }
 
+// newCallID returns a tool-call id for a call the server sent without one:
+// "call_" and 24 random hex digits, unique (Anthropic refuses a
+// conversation whose tool_use ids repeat, and a generated id may reach it
+// through a fallback) and made of the characters every provider accepts.
+func newCallID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24)
+	return "call_" + hex.EncodeToString(b[:])
+}
+
 // flushCalls sends the calls still waiting for their name when the reply
-// ends: without a name, as the server left them.
+// ends: without a name, as the server left them (with a generated id when
+// it sent none).
 func (d *decoder) flushCalls(out *[]provider.Event) {
 	for i := range d.calls {
 		if c := &d.calls[i]; !c.sent {

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
@@ -9,6 +10,11 @@ import (
 
 // FuzzDecode feeds the decoder arbitrary stream bodies, seeded with the
 // fixtures in testdata; see providertest.FuzzDecode for what must hold.
+// Generated call ids count from call_gen_0 per decoder, so that two
+// decodings of a body compare equal.
 func FuzzDecode(f *testing.F) {
-	pt.FuzzDecode(f, "error", func() httpx.Decoder { return &decoder{} })
+	pt.FuzzDecode(f, "error", func() httpx.Decoder {
+		n := 0
+		return &decoder{newID: func() string { n++; return "call_gen_" + strconv.Itoa(n-1) }}
+	})
 }

@@ -2,10 +2,14 @@ package openai
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
 
@@ -115,22 +119,67 @@ func TestToolChoice(t *testing.T) {
 	}
 }
 
-func TestOpenAIItselfGetsMaxCompletionTokens(t *testing.T) {
+// TestMaxTokensField: the output bound goes as max_completion_tokens to
+// OpenAI and Azure OpenAI (whose reasoning models refuse max_tokens), as
+// max_tokens to other compatible servers (older vLLM and others know only
+// that), and as options.max_tokens_field says when it is set.
+func TestMaxTokensField(t *testing.T) {
 	n := 100
 	req := &provider.Request{Model: "o3-mini", Generation: provider.Generation{MaxOutputTokens: &n}}
-	for base, field := range map[string]string{"": "max_completion_tokens", "http://127.0.0.1:11434/v1": "max_tokens"} {
-		p, err := New(provider.Config{Kind: Kind, BaseURL: base})
-		if err != nil {
-			t.Fatal(err)
+	tests := []struct {
+		name, base, option, want string
+	}{
+		{"OpenAI by default", "", "", "max_completion_tokens"},
+		{"OpenAI named", "https://API.openai.com/v1", "", "max_completion_tokens"},
+		{"Azure OpenAI", "https://myres.openai.azure.com/openai/v1", "", "max_completion_tokens"},
+		{"Azure OpenAI on a cognitiveservices host", "https://myres.cognitiveservices.azure.com/openai/v1", "", "max_completion_tokens"},
+		{"Azure AI Foundry models on a cognitiveservices host", "https://myres.cognitiveservices.azure.com/models", "", "max_tokens"},
+		{"a local server", "http://127.0.0.1:11434/v1", "", "max_tokens"},
+		{"a host that only looks like Azure", "https://openai.azure.com.example.net/v1", "", "max_tokens"},
+		{"a local server told to", "http://127.0.0.1:8000/v1", "max_completion_tokens", "max_completion_tokens"},
+		{"OpenAI told otherwise", "", "max_tokens", "max_tokens"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := provider.Config{Kind: Kind, BaseURL: tc.base}
+			if tc.option != "" {
+				cfg.Options = map[string]any{"max_tokens_field": tc.option}
+			}
+			p, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := p.(*Provider).request(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(body)
+			other := "max_tokens"
+			if tc.want == other {
+				other = "max_completion_tokens"
+			}
+			if !strings.Contains(string(b), `"`+tc.want+`":100`) || strings.Contains(string(b), `"`+other+`"`) {
+				t.Errorf("body %s, want %s alone", b, tc.want)
+			}
+		})
+	}
+}
+
+func TestMaxTokensFieldOptionIsChecked(t *testing.T) {
+	for _, opts := range []map[string]any{
+		{"max_tokens_field": "max_output_tokens"},
+		{"max_tokens_field": 5},
+		{"max_token_field": "max_tokens"},
+	} {
+		_, err := New(provider.Config{Kind: Kind, Options: opts})
+		var cp *provider.ConfigProblem
+		if !errors.As(err, &cp) || !strings.HasPrefix(cp.Field, "options.") {
+			t.Errorf("options %v: error %v, want a *provider.ConfigProblem naming the option", opts, err)
 		}
-		body, err := p.(*Provider).request(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.Marshal(body)
-		if !strings.Contains(string(b), `"`+field+`":100`) {
-			t.Errorf("base %q: body %s, want %s", base, b, field)
-		}
+	}
+	_, err := provider.NewSet([]provider.Config{{Name: "o", Kind: Kind, Options: map[string]any{"max_tokens_field": "max_tokenz"}}})
+	if err == nil || !strings.Contains(err.Error(), "providers[0].options.max_tokens_field: max_tokenz is neither max_tokens nor max_completion_tokens") {
+		t.Errorf("NewSet: error %v, want the option named under its provider", err)
 	}
 }
 
@@ -246,4 +295,119 @@ data: [DONE]
 			}
 		})
 	}
+}
+
+// TestDecodeToolCallsWithoutTheirID: a call whose name comes before its id,
+// or that never gets one (vLLM: vllm-project/vllm#18412, the name on every
+// fragment and no id; some Mistral and DeepSeek deployments),
+// goes out with the upstream's id when it sends one, else with a generated
+// one; no fragment is lost or goes to another call.
+func TestDecodeToolCallsWithoutTheirID(t *testing.T) {
+	const finish = `data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+data: [DONE]
+`
+	tests := []struct {
+		name, body string
+		// want: the calls; an id "*" is a generated one.
+		want []provider.ToolCall
+	}{
+		{"the id after the name", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{\"x\""}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_up","function":{"arguments":":1}"}}]}}]}
+
+` + finish, []provider.ToolCall{{ID: "*", Name: "f", Arguments: `{"x":1}`}}},
+		{"no id at all", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{\"x\""}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]}}]}
+
+` + finish, []provider.ToolCall{{ID: "*", Name: "f", Arguments: `{"x":1}`}}},
+		{"two calls without ids, name repeated on every fragment", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{\"x\""}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":":1}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"name":"g","arguments":"{}"}}]}}]}
+
+` + finish, []provider.ToolCall{{ID: "*", Name: "f", Arguments: `{"x":1}`}, {ID: "*", Name: "g", Arguments: "{}"}}},
+		{"two calls without ids at index 0", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"g","arguments":"{\"y\":2}"}}]}}]}
+
+` + finish, []provider.ToolCall{{ID: "*", Name: "f", Arguments: "{}"}, {ID: "*", Name: "g", Arguments: `{"y":2}`}}},
+		{"a call with its id, then one whose id comes late", `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"name":"g","arguments":"{\"y\""}}]}}]}
+
+data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","function":{"arguments":":2}"}}]}}]}
+
+` + finish, []provider.ToolCall{{ID: "a", Name: "f", Arguments: "{}"}, {ID: "*", Name: "g", Arguments: `{"y":2}`}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := decode(tc.body)
+			if r.Err != nil || len(r.Violations) > 0 || len(r.ToolCalls) != len(tc.want) {
+				t.Fatalf("calls %+v, err %v, violations %v; want %+v", r.ToolCalls, r.Err, r.Violations, tc.want)
+			}
+			ids := map[string]bool{}
+			for i, want := range tc.want {
+				got := r.ToolCalls[i]
+				if got.Name != want.Name || got.Arguments != want.Arguments ||
+					want.ID == "*" && !strings.HasPrefix(got.ID, "call_") || want.ID != "*" && got.ID != want.ID {
+					t.Errorf("call %d = %+v, want %+v (id * is a generated one)", i, got, want)
+				}
+				if ids[got.ID] {
+					t.Errorf("call %d: id %q given twice", i, got.ID)
+				}
+				ids[got.ID] = true
+			}
+		})
+	}
+	t.Run("recorded shape: two calls, name on every fragment, no id", func(t *testing.T) {
+		body, err := os.ReadFile(filepath.Join("testdata", "recorded", "tool_calls_without_id.handwritten.sse"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := decode(string(body))
+		if r.Err != nil || len(r.Violations) > 0 || len(r.ToolCalls) != 2 || r.Finish != provider.FinishToolCalls {
+			t.Fatalf("calls %+v, finish %d, err %v, violations %v", r.ToolCalls, r.Finish, r.Err, r.Violations)
+		}
+		for i, want := range []provider.ToolCall{{Name: "get_current_weather", Arguments: `{"location": "Paris"}`}, {Name: "get_time", Arguments: `{"timezone": "Europe/Paris"}`}} {
+			if got := r.ToolCalls[i]; got.Name != want.Name || got.Arguments != want.Arguments || len(got.ID) != len("call_")+24 || !strings.HasPrefix(got.ID, "call_") {
+				t.Errorf("call %d = %+v, want %s(%s) with a generated id", i, got, want.Name, want.Arguments)
+			}
+		}
+		if r.ToolCalls[0].ID == r.ToolCalls[1].ID {
+			t.Errorf("both calls have id %q", r.ToolCalls[0].ID)
+		}
+	})
+	t.Run("a call without an id streams its arguments", func(t *testing.T) {
+		// Its first fragment sends it, with a generated id; each later
+		// fragment is an arguments delta of its own.
+		d := &decoder{}
+		var ids []string
+		var args []string
+		for _, chunk := range []string{
+			`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{\"x\""}}]}}]}`,
+			`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":":1}"}}]}}]}`,
+		} {
+			var out []provider.Event
+			if _, err := d.Decode(httpx.Event{Data: []byte(chunk)}, &out); err != nil {
+				t.Fatal(err)
+			}
+			if len(out) != 1 || out[0].Kind != provider.EventToolCall {
+				t.Fatalf("chunk %s: events %+v, want one tool-call event", chunk, out)
+			}
+			ids, args = append(ids, out[0].ToolCall.ID), append(args, out[0].ToolCall.ArgumentsDelta)
+		}
+		if !strings.HasPrefix(ids[0], "call_") || ids[1] != "" || args[0] != `{"x"` || args[1] != ":1}" {
+			t.Errorf("ids %q, arguments %q; want a generated id first, then the fragments one by one", ids, args)
+		}
+	})
+	t.Run("generated ids differ from reply to reply", func(t *testing.T) {
+		body := tests[1].body
+		a, b := decode(body), decode(body)
+		if len(a.ToolCalls) != 1 || len(b.ToolCalls) != 1 || a.ToolCalls[0].ID == b.ToolCalls[0].ID {
+			t.Errorf("calls %+v and %+v, want one call each with ids of their own", a.ToolCalls, b.ToolCalls)
+		}
+	})
 }

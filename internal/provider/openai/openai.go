@@ -9,6 +9,7 @@ package openai
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -32,7 +33,7 @@ type Provider struct {
 	url string
 	// maxCompletionTokens sends the output bound as max_completion_tokens
 	// (which OpenAI's reasoning models require) instead of max_tokens
-	// (which every compatible server understands).
+	// (which every compatible server understands); see maxTokensField.
 	maxCompletionTokens bool
 }
 
@@ -50,13 +51,60 @@ func New(cfg provider.Config) (provider.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, _ := url.Parse(ep.BaseURL)
-	return &Provider{
-		ep:                  ep,
-		url:                 ep.BaseURL + "/chat/completions",
-		maxCompletionTokens: strings.EqualFold(u.Hostname(), "api.openai.com"),
-	}, nil
+	mct, err := maxTokensField(cfg.Options, ep.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	return &Provider{ep: ep, url: ep.BaseURL + "/chat/completions", maxCompletionTokens: mct}, nil
 }
+
+// The values of the option max_tokens_field.
+const (
+	fieldMaxTokens           = "max_tokens"
+	fieldMaxCompletionTokens = "max_completion_tokens"
+)
+
+// maxTokensField reads the kind's options (only max_tokens_field) and
+// reports whether the output bound goes as max_completion_tokens. Unset,
+// it does for OpenAI (api.openai.com) and Azure OpenAI (an
+// *.openai.azure.com host, or Azure OpenAI's /openai path on a
+// *.cognitiveservices.azure.com host): their reasoning models (o1, o3,
+// o4-mini, gpt-5) refuse max_tokens, and every chat model of theirs takes
+// max_completion_tokens. Other compatible servers get max_tokens, which
+// they all know (older vLLM, llama.cpp's server and others know only it).
+// A problem is a *provider.ConfigProblem.
+func maxTokensField(opts map[string]any, baseURL string) (bool, error) {
+	for k := range opts {
+		if k != "max_tokens_field" {
+			return false, &provider.ConfigProblem{Field: "options." + k, Problem: "unknown option for the openai adapter; known: max_tokens_field"}
+		}
+	}
+	if v, ok := opts["max_tokens_field"]; ok {
+		switch v {
+		case fieldMaxTokens:
+			return false, nil
+		case fieldMaxCompletionTokens:
+			return true, nil
+		}
+		return false, &provider.ConfigProblem{Field: "options.max_tokens_field", Problem: fmt.Sprintf("%v is neither max_tokens nor max_completion_tokens", v)}
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return false, nil // httpx.NewEndpoint checked it
+	}
+	host := strings.ToLower(u.Hostname())
+	switch {
+	case host == "api.openai.com", strings.HasSuffix(host, ".openai.azure.com"):
+		return true, nil
+	case strings.HasSuffix(host, ".cognitiveservices.azure.com"):
+		return u.Path == "/openai" || strings.HasPrefix(u.Path, "/openai/"), nil
+	}
+	return false, nil
+}
+
+// ReadsOptions implements provider.OptionReader: the kind's options take
+// max_tokens_field (see maxTokensField).
+func (p *Provider) ReadsOptions() {}
 
 // ValidateRequest implements provider.RequestValidator: it builds the wire
 // request, so what a chat completion cannot take is refused before the
