@@ -79,7 +79,7 @@ func New(o Options) http.Handler {
 	}
 	d := &door{o: o}
 	mux := http.NewServeMux()
-	handle := func(pattern string, h http.HandlerFunc) { mux.Handle(pattern, d.traced(pattern, h)) }
+	handle := func(pattern string, h http.HandlerFunc) { mux.HandleFunc(pattern, d.traced(pattern, h)) }
 	handle("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, openAI{}) })
 	handle("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, anthropic{}) })
 	handle("GET /v1/models", d.models)
@@ -91,23 +91,47 @@ func New(o Options) http.Handler {
 	return mux
 }
 
-// traced serves h in the request's server span
-// (telemetry.HTTPServerHandler), named after the pattern's route, when
-// tracing is on. The catch-all "/" is no route: a path llmrelay does not
-// serve has a span named after its method alone.
-func (d *door) traced(pattern string, h http.HandlerFunc) http.Handler {
+// traced serves h in the request's server span (telemetry.StartHTTPServer),
+// its route the pattern's path ("/": none), when tracing is on.
+func (d *door) traced(pattern string, h http.HandlerFunc) http.HandlerFunc {
 	if !d.o.Tracing.Enabled() {
 		return h
 	}
-	sh := d.o.Tracing.HTTPServerHandler(h)
-	if strings.Contains(pattern, " ") {
-		return sh
+	_, route, ok := strings.Cut(pattern, " ")
+	if !ok {
+		route = "" // the catch-all: a path llmrelay does not serve
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Pattern = ""
-		sh.ServeHTTP(w, r)
-	})
+	return func(w http.ResponseWriter, r *http.Request) {
+		r, end := d.o.Tracing.StartHTTPServer(r, route)
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() { end(sw.status) }()
+		h(sw, r)
+	}
 }
+
+// statusWriter remembers the status a response was written with, for the
+// request's span. Unwrap lets http.ResponseController reach the
+// connection's writer (its flushes and deadlines).
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if w.status == 0 && status >= 200 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 type door struct{ o Options }
 
