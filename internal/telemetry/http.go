@@ -13,8 +13,9 @@ import (
 )
 
 // httpMethods are the methods http.request.method names as they are; any
-// other is "_OTHER", with the method in http.request.method_original (the
-// HTTP conventions' rule, which keeps the attribute's values bounded).
+// other is "_OTHER", with the method in http.request.method_original, and
+// the span is named "HTTP" (the HTTP conventions' rules, which keep the
+// attribute's values and the span names bounded).
 var httpMethods = map[string]bool{
 	http.MethodConnect: true, http.MethodDelete: true, http.MethodGet: true, http.MethodHead: true, http.MethodOptions: true,
 	http.MethodPatch: true, http.MethodPost: true, http.MethodPut: true, http.MethodTrace: true,
@@ -54,6 +55,9 @@ func (t *Tracing) StartHTTPServer(r *http.Request, route string) (*http.Request,
 		attrs = append(attrs, semconv.HTTPRequestMethodOriginal(r.Method))
 	}
 	name := method
+	if name == "_OTHER" {
+		name = "HTTP"
+	}
 	attrs = append(attrs, semconv.HTTPRequestMethodKey.String(method), semconv.URLPath(r.URL.Path), semconv.URLScheme(scheme(r)),
 		semconv.NetworkProtocolVersion(strconv.Itoa(r.ProtoMajor)+"."+strconv.Itoa(r.ProtoMinor)))
 	if route != "" {
