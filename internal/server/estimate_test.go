@@ -2,22 +2,28 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
+	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/retry/retrytest"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
@@ -249,5 +255,148 @@ func TestEstimatedUsageIsLoggedAndTraced(t *testing.T) {
 				t.Errorf("server span: llmrelay.estimated.cost = %v, want %v", v, cost)
 			}
 		}
+	}
+}
+
+// slowFirstKind is the kind of slowFirst providers.
+const slowFirstKind = "test-slow-first"
+
+// slowFirsts holds the slowFirst provider of each test that uses one, by
+// the base_url its config names.
+var slowFirsts sync.Map
+
+func init() {
+	provider.Register(slowFirstKind, func(cfg provider.Config) (provider.Provider, error) {
+		p, ok := slowFirsts.Load(cfg.BaseURL)
+		if !ok {
+			return nil, fmt.Errorf("no slowFirst provider at %q", cfg.BaseURL)
+		}
+		return p.(*slowFirst), nil
+	})
+}
+
+// slowFirst is a provider slow to its first token: its first attempt's
+// stream opens (the provider took the request, and may bill its prompt)
+// and shows nothing until the attempt is cancelled; any other attempt
+// streams reply.
+type slowFirst struct {
+	reply []provider.Event
+	// opened is closed as the first attempt's stream opens; lost receives
+	// why its context ended.
+	opened chan struct{}
+	lost   chan error
+}
+
+// newSlowFirst returns the slowFirst provider of the test's config, at
+// base_url t.Name().
+func newSlowFirst(t *testing.T, reply ...provider.Event) *slowFirst {
+	p := &slowFirst{reply: reply, opened: make(chan struct{}), lost: make(chan error, 1)}
+	slowFirsts.Store(t.Name(), p)
+	t.Cleanup(func() { slowFirsts.Delete(t.Name()) })
+	return p
+}
+
+func (p *slowFirst) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
+	if req.Attempt == 1 {
+		close(p.opened)
+		return &silentStream{ctx: ctx, lost: p.lost}, nil
+	}
+	return &replyStream{events: p.reply}, nil
+}
+
+// silentStream shows nothing until its attempt is cancelled.
+type silentStream struct {
+	ctx  context.Context
+	lost chan<- error
+}
+
+func (s *silentStream) Recv() (provider.Event, error) {
+	<-s.ctx.Done()
+	select {
+	case s.lost <- context.Cause(s.ctx):
+	default:
+	}
+	return provider.Event{}, s.ctx.Err()
+}
+
+func (s *silentStream) Close() error { return nil }
+
+// replyStream streams its events, then ends.
+type replyStream struct{ events []provider.Event }
+
+func (s *replyStream) Recv() (provider.Event, error) {
+	if len(s.events) == 0 {
+		return provider.Event{}, io.EOF
+	}
+	ev := s.events[0]
+	s.events = s.events[1:]
+	return ev, nil
+}
+
+func (s *replyStream) Close() error { return nil }
+
+// TestLostHedgeIsChargedItsEstimate: a hedged call whose first attempt's
+// provider took the request (its stream opened) but showed nothing; the
+// hedge answers and wins, and the first attempt is cancelled before its
+// provider reported any usage. The key's usage and budget count the
+// winner's reported tokens and, for the cancelled attempt, whose prompt
+// the provider may bill, the estimate: a token per 3 bytes of its request
+// as input, nothing as output (it produced none), at the model's prices;
+// GetUsage says which part was estimated. The Final's usage is what the
+// providers reported, the winner's alone.
+func TestLostHedgeIsChargedItsEstimate(t *testing.T) {
+	p := newSlowFirst(t,
+		provider.Event{Kind: provider.EventText, Text: "the "},
+		provider.Event{Kind: provider.EventText, Text: "fast"},
+		provider.Event{Kind: provider.EventFinish, FinishReason: provider.FinishStop},
+		provider.Event{Kind: provider.EventUsage, Usage: provider.Usage{InputTokens: 10, OutputTokens: 2}},
+	)
+	timer := retrytest.NewManualTimer()
+	cfg := governanceConfig(nil, "")
+	cfg.Providers = []provider.Config{{Name: "up", Kind: slowFirstKind, BaseURL: t.Name(), Models: []string{"fake-model"}}}
+	cfg.Pricing.Models = map[string]usage.Price{"up/fake-model": {"input": 10, "output": 20}}
+	in := servertest.Start(t, cfg, server.WithRetryTimer(timer))
+	secret := createKey(t, in, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"},
+		Budgets: []*adminv1.Budget{{Window: "day", MaxTokens: 1_000_000}}})
+
+	req := budgetRequest()
+	req.Hedging = &llmrelayv1.HedgePolicy{HedgeAfter: durationpb.New(hedgeAfter)}
+	stream, err := in.Client.Generate(bearer(t.Context(), secret), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recvWithin(t, p.opened, "the first attempt's stream")
+	timer.Next(t).Fire() // hedge_after passed without a delta: the hedge starts
+	events, err := servertest.ReadAll(stream)
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	final := events[len(events)-1].GetFinal()
+	if final.GetMessage().GetContent() != "the fast" || events[len(events)-1].GetAttempt() != 2 || final.GetHedges() != 1 {
+		t.Fatalf("final %v of attempt %d, want the hedge's reply, attempt 2, after 1 hedge", final, events[len(events)-1].GetAttempt())
+	}
+	if u := final.GetUsage(); u.GetInputTokens() != 10 || u.GetOutputTokens() != 2 {
+		t.Fatalf("final usage %v, want what the hedge reported, 10 and 2", u)
+	}
+	if cause := recvWithin(t, p.lost, "the first attempt's cancellation"); !errors.Is(cause, retry.ErrLost) {
+		t.Fatalf("the first attempt ended with %v, want %v", cause, retry.ErrLost)
+	}
+
+	input := int64(proto.Size(req)+2) / 3
+	rec := usageOf(t, in, "ci", 1)
+	if u := rec.GetUsage(); u.GetInputTokens() != uint64(10+input) || u.GetOutputTokens() != 2 ||
+		rec.GetEstimatedInputTokens() != uint64(input) || rec.GetEstimatedOutputTokens() != 0 {
+		t.Fatalf("usage %v, want the hedge's 10 input and 2 output tokens and the lost attempt's estimated %d input tokens", rec, input)
+	}
+	cost, estimated := float64(10+input)*10e-6+2*20e-6, float64(input)*10e-6
+	if math.Abs(rec.GetCostUsd()-cost) > 1e-9 || math.Abs(rec.GetEstimatedCostUsd()-estimated) > 1e-9 {
+		t.Fatalf("cost $%v (estimated $%v), want $%v ($%v)", rec.GetCostUsd(), rec.GetEstimatedCostUsd(), cost, estimated)
+	}
+	key, err := adminv1.NewKeyServiceClient(in.Conn).GetKey(bearer(t.Context(), adminSecret), &adminv1.GetKeyRequest{Name: "ci"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := key.GetKey().GetBudgets()[0].GetSpentTokens(); got != uint64(10+input+2) {
+		t.Fatalf("the budget spent %d tokens, want both attempts' %d", got, 10+input+2)
 	}
 }
