@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -53,6 +55,53 @@ func BenchmarkGenerateEcho(b *testing.B) {
 			for b.Loop() {
 				if _, err := servertest.Collect(ctx, in.Client, req); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDoorChat measures one non-streamed Chat Completions call of
+// four words of mock/lorem through the HTTP doors, over loopback HTTP on a
+// kept-alive connection, with tracing off and with every request traced
+// (its server span, exported over OTLP/gRPC to an in-process receiver):
+// what the request's server span costs beside the call. The client's side
+// of the request is counted too; it is the same in both.
+func BenchmarkDoorChat(b *testing.B) {
+	for _, name := range []string{"untraced", "traced"} {
+		b.Run(name, func(b *testing.B) {
+			var opts []server.Option
+			if name == "traced" {
+				_, endpoint := otlptest.StartGRPC(b)
+				b.Setenv(telemetry.EnvEndpoint, endpoint)
+				b.Setenv(telemetry.EnvProtocol, telemetry.ProtocolGRPC)
+				tr, err := telemetry.Setup(b.Context(), os.Getenv, telemetry.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
+				opts = append(opts, server.WithTracing(tr))
+			}
+			url := servertest.Start(b, nil, opts...).HTTP(b) + "/v1/chat/completions"
+			client := &http.Client{Transport: &http.Transport{}}
+			b.Cleanup(client.CloseIdleConnections)
+			body := chatBody(false, 4, 0)
+			b.ReportAllocs()
+			for b.Loop() {
+				req, err := http.NewRequestWithContext(b.Context(), http.MethodPost, url, strings.NewReader(body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("traceparent", "00-"+clientTraceID+"-"+clientSpanID+"-01")
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Fatalf("status %d", resp.StatusCode)
 				}
 			}
 		})

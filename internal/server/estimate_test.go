@@ -2,22 +2,28 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
+	"github.com/llmrelay/llmrelay/internal/retry"
+	"github.com/llmrelay/llmrelay/internal/retry/retrytest"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
@@ -250,4 +256,175 @@ func TestEstimatedUsageIsLoggedAndTraced(t *testing.T) {
 			}
 		}
 	}
+}
+
+// slowFirstKind is the kind of slowFirst providers.
+const slowFirstKind = "test-slow-first"
+
+// slowFirsts holds the slowFirst provider of each test that uses one, by
+// the base_url its config names.
+var slowFirsts sync.Map
+
+func init() {
+	provider.Register(slowFirstKind, func(cfg provider.Config) (provider.Provider, error) {
+		p, ok := slowFirsts.Load(cfg.BaseURL)
+		if !ok {
+			return nil, fmt.Errorf("no slowFirst provider at %q", cfg.BaseURL)
+		}
+		return p.(*slowFirst), nil
+	})
+}
+
+// slowFirst is a provider slow to its first token: its first attempt's
+// stream opens (the provider took the request, and may bill its prompt),
+// streams first, events that show the client nothing, and then nothing
+// more until the attempt is cancelled; any other attempt streams reply.
+type slowFirst struct {
+	first, reply []provider.Event
+	// waiting is closed once the first attempt handled first and waits
+	// for more; lost receives why its context ended.
+	waiting chan struct{}
+	lost    chan error
+}
+
+// newSlowFirst returns the slowFirst provider of the test's config, at
+// base_url t.Name().
+func newSlowFirst(t *testing.T, first, reply []provider.Event) *slowFirst {
+	p := &slowFirst{first: first, reply: reply, waiting: make(chan struct{}), lost: make(chan error, 1)}
+	slowFirsts.Store(t.Name(), p)
+	t.Cleanup(func() { slowFirsts.Delete(t.Name()) })
+	return p
+}
+
+func (p *slowFirst) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
+	if req.Attempt == 1 {
+		return &silentStream{p: p, ctx: ctx, events: p.first}, nil
+	}
+	return &replyStream{events: p.reply}, nil
+}
+
+// silentStream streams its events, then shows nothing until its attempt
+// is cancelled.
+type silentStream struct {
+	p      *slowFirst
+	ctx    context.Context
+	events []provider.Event
+}
+
+func (s *silentStream) Recv() (provider.Event, error) {
+	if len(s.events) > 0 {
+		ev := s.events[0]
+		s.events = s.events[1:]
+		return ev, nil
+	}
+	close(s.p.waiting)
+	<-s.ctx.Done()
+	s.p.lost <- context.Cause(s.ctx)
+	return provider.Event{}, s.ctx.Err()
+}
+
+func (s *silentStream) Close() error { return nil }
+
+// replyStream streams its events, then ends.
+type replyStream struct{ events []provider.Event }
+
+func (s *replyStream) Recv() (provider.Event, error) {
+	if len(s.events) == 0 {
+		return provider.Event{}, io.EOF
+	}
+	ev := s.events[0]
+	s.events = s.events[1:]
+	return ev, nil
+}
+
+func (s *replyStream) Close() error { return nil }
+
+// TestLostHedgeIsCharged: a hedged call whose first attempt's provider
+// took the request (its stream opened) but showed nothing; the hedge
+// answers and wins, and the first attempt is cancelled. The key's usage
+// and budget count the winner's reported tokens and what settlement
+// counts for the cancelled attempt, whose prompt the provider bills: with
+// no report, the estimate, a token per 3 bytes of its request as input
+// and nothing as output (it produced none), at the model's prices, which
+// GetUsage says was estimated; with the input reported at the stream's
+// start (as Anthropic's message_start), that report. The Final's usage is
+// what the providers reported.
+func TestLostHedgeIsCharged(t *testing.T) {
+	reply := []provider.Event{
+		{Kind: provider.EventText, Text: "the "},
+		{Kind: provider.EventText, Text: "fast"},
+		{Kind: provider.EventFinish, FinishReason: provider.FinishStop},
+		{Kind: provider.EventUsage, Usage: provider.Usage{InputTokens: 10, OutputTokens: 2}},
+	}
+	prompt := int64(proto.Size(hedgedBudgetRequest())+2) / 3 // the estimate of a request's input
+	tests := []struct {
+		name  string
+		first []provider.Event // what the lost attempt streamed
+		// the lost attempt's reported and estimated tokens
+		reported, estimated provider.Usage
+	}{
+		{"no report: its estimate", nil, provider.Usage{}, provider.Usage{InputTokens: prompt}},
+		{"its input reported at the start: that report",
+			[]provider.Event{{Kind: provider.EventUsage, Usage: provider.Usage{InputTokens: 25, OutputTokens: 1}}},
+			provider.Usage{InputTokens: 25, OutputTokens: 1}, provider.Usage{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newSlowFirst(t, tt.first, reply)
+			timer := retrytest.NewManualTimer()
+			cfg := governanceConfig(nil, "")
+			cfg.Providers = []provider.Config{{Name: "up", Kind: slowFirstKind, BaseURL: t.Name(), Models: []string{"fake-model"}}}
+			cfg.Pricing.Models = map[string]usage.Price{"up/fake-model": {"input": 10, "output": 20}}
+			in := servertest.Start(t, cfg, server.WithRetryTimer(timer))
+			secret := createKey(t, in, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"},
+				Budgets: []*adminv1.Budget{{Window: "day", MaxTokens: 1_000_000}}})
+
+			stream, err := in.Client.Generate(bearer(t.Context(), secret), hedgedBudgetRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			recvWithin(t, p.waiting, "the first attempt's stream")
+			timer.Next(t).Fire() // hedge_after passed without a delta: the hedge starts
+			events, err := servertest.ReadAll(stream)
+			if err != nil {
+				t.Fatalf("Generate: %v", err)
+			}
+			last := events[len(events)-1]
+			if final := last.GetFinal(); final.GetMessage().GetContent() != "the fast" || last.GetAttempt() != 2 || final.GetHedges() != 1 {
+				t.Fatalf("final %v of attempt %d, want the hedge's reply, attempt 2, after 1 hedge", final, last.GetAttempt())
+			}
+			reported := provider.Usage{InputTokens: 10 + tt.reported.InputTokens, OutputTokens: 2 + tt.reported.OutputTokens}
+			if u := last.GetFinal().GetUsage(); u.GetInputTokens() != uint64(reported.InputTokens) || u.GetOutputTokens() != uint64(reported.OutputTokens) {
+				t.Fatalf("final usage %v, want what the providers reported, %d and %d", u, reported.InputTokens, reported.OutputTokens)
+			}
+			if cause := recvWithin(t, p.lost, "the first attempt's cancellation"); !errors.Is(cause, retry.ErrLost) {
+				t.Fatalf("the first attempt ended with %v, want %v", cause, retry.ErrLost)
+			}
+
+			input, output := reported.InputTokens+tt.estimated.InputTokens, reported.OutputTokens+tt.estimated.OutputTokens
+			rec := usageOf(t, in, "ci", 1)
+			if u := rec.GetUsage(); u.GetInputTokens() != uint64(input) || u.GetOutputTokens() != uint64(output) ||
+				rec.GetEstimatedInputTokens() != uint64(tt.estimated.InputTokens) || rec.GetEstimatedOutputTokens() != uint64(tt.estimated.OutputTokens) {
+				t.Fatalf("usage %v, want %d input and %d output tokens, %d and %d of them estimated", rec, input, output, tt.estimated.InputTokens, tt.estimated.OutputTokens)
+			}
+			cost, estimated := float64(input)*10e-6+float64(output)*20e-6, float64(tt.estimated.InputTokens)*10e-6+float64(tt.estimated.OutputTokens)*20e-6
+			if math.Abs(rec.GetCostUsd()-cost) > 1e-9 || math.Abs(rec.GetEstimatedCostUsd()-estimated) > 1e-9 {
+				t.Fatalf("cost $%v (estimated $%v), want $%v ($%v)", rec.GetCostUsd(), rec.GetEstimatedCostUsd(), cost, estimated)
+			}
+			key, err := adminv1.NewKeyServiceClient(in.Conn).GetKey(bearer(t.Context(), adminSecret), &adminv1.GetKeyRequest{Name: "ci"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := key.GetKey().GetBudgets()[0].GetSpentTokens(); got != uint64(input+output) {
+				t.Fatalf("the budget spent %d tokens, want both attempts' %d", got, input+output)
+			}
+		})
+	}
+}
+
+// hedgedBudgetRequest is budgetRequest, hedged after hedgeAfter.
+func hedgedBudgetRequest() *llmrelayv1.GenerateRequest {
+	req := budgetRequest()
+	req.Hedging = &llmrelayv1.HedgePolicy{HedgeAfter: durationpb.New(hedgeAfter)}
+	return req
 }
