@@ -167,16 +167,7 @@ func caller(r *http.Request, method string) engine.Caller {
 // generate serves one generation in format f.
 func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 	start := time.Now()
-	ctx := r.Context()
-	if dl, ok := clientDeadline(r.Header, start); ok {
-		// The client's deadline, as gRPC's transport puts grpc-timeout
-		// on a call's context: admission's deadline step (engine.Deadlines)
-		// decides from it, as from a gRPC client's.
-		var cancel context.CancelFunc
-		ctx, cancel = callctx.WithDeadline(ctx, dl)
-		defer cancel()
-	}
-	ctx, info := callinfo.NewContext(ctx)
+	ctx, info := callinfo.NewContext(r.Context())
 	info.SetInterface(f.name())
 	reply := replyInfo{requestID: info.RequestID(), created: d.o.Now().Unix()}
 	// The caller is authenticated before its body is read: one without a
@@ -211,6 +202,11 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 	}
 	reply.model, reply.includeUsage, reply.extension = t.req.GetModel(), t.includeUsage, t.stream && optIn
 	x := newExchange(w, f, reply, t.stream)
+	if dl, ok := clientDeadline(r.Header, start); ok {
+		var stop func()
+		actx, stop = x.clientDeadline(actx, dl)
+		defer stop()
+	}
 	actx, release, err := eng.Admission().AdmitAuthenticated(actx, cl, t.req)
 	if err == nil {
 		if t.stream && mayRunServerTools(actx, t.req) {
@@ -230,6 +226,33 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 		fail = &f
 	}
 	d.log(ctx, r, f, start, x.status, fail, err)
+}
+
+// clientDeadline puts the client's deadline dl, from its HeaderTimeout, on
+// ctx, as gRPC's transport puts grpc-timeout on a call's context:
+// admission's deadline step (engine.Deadlines) decides from it, as from a
+// gRPC client's. The SDKs' timeout bounds their wait for the response. A
+// reply that is one body comes whole at the call's end, so dl is the
+// call's deadline. A streamed reply's response starts with its stream,
+// which the SDKs then read for as long as it lasts (the npm SDKs' fetch
+// resolves on the headers; the Python SDKs' read timeout is httpx's, a
+// wait between reads), as they would from OpenAI's or Anthropic's API: such
+// a call has no bound of the client's (deadlines.max brings it in), and
+// ends with DeadlineExceeded at dl only when its stream has not started by
+// then, since the client has gone. stop releases what it set up.
+func (x *exchange) clientDeadline(ctx context.Context, dl time.Time) (_ context.Context, stop func()) {
+	if x.enc == nil {
+		ctx, cancel := callctx.WithDeadline(ctx, dl)
+		return ctx, cancel
+	}
+	ctx, cancel := callctx.WithDeadline(ctx, time.Now().Add(time.Duration(math.MaxInt64)))
+	end := callctx.Cancel(ctx)
+	timer := time.AfterFunc(time.Until(dl), func() {
+		if !x.started.Load() {
+			end(context.DeadlineExceeded)
+		}
+	})
+	return ctx, func() { timer.Stop(); cancel() }
 }
 
 // HeaderTimeout is the request timeout the official SDKs (OpenAI's and

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
@@ -31,6 +32,9 @@ type exchange struct {
 	// committed: the status line and headers are written; ended: the
 	// reply is complete (its final, or its error, is written).
 	committed, ended bool
+	// started is committed for a streamed reply, read by the timer of the
+	// client's deadline (clientDeadline) on its own goroutine.
+	started atomic.Bool
 	// shown: the client was shown output it would have to discard if the
 	// attempt it came from failed.
 	shown bool
@@ -217,6 +221,7 @@ func (x *exchange) commit() error {
 		return nil
 	}
 	x.committed, x.status = true, http.StatusOK
+	x.started.Store(true)
 	h := x.w.Header()
 	x.setHeaders(h)
 	h.Set("Content-Type", "text/event-stream")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,7 +118,11 @@ func watchDoors(t *testing.T, lines finishLines) string {
 // to llmrelay open after its client went (here, a middleware that drops
 // the SDK's cancellation). Before, the call ran on to the server's
 // default deadline, two minutes, with the provider generating and billing
-// for a client that had gone, and called again.
+// for a client that had gone, and called again. A reply that is not
+// streamed has the timeout as its deadline; a streamed one, whose stream
+// the SDKs read for as long as it lasts once it started, has
+// deadlines.max, and ends at the timeout because it has not started
+// (TestSDKTimeoutBoundsTheStartOfAStream).
 func TestSDKTimeoutEndsTheCall(t *testing.T) {
 	lines := make(finishLines, 16)
 	base := watchDoors(t, lines)
@@ -135,16 +140,17 @@ func TestSDKTimeoutEndsTheCall(t *testing.T) {
 		}))
 
 	for _, tc := range []struct {
-		name string
-		call func(ctx context.Context) error
+		name     string
+		streamed bool
+		call     func(ctx context.Context) error
 	}{
-		{"openai", func(ctx context.Context) error {
+		{"openai", false, func(ctx context.Context) error {
 			_, err := oc.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
 				Model: "watch/hang", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
 			})
 			return err
 		}},
-		{"anthropic, streamed", func(ctx context.Context) error {
+		{"anthropic, streamed", true, func(ctx context.Context) error {
 			s := ac.Messages.NewStreaming(ctx, anthropic.MessageNewParams{
 				Model: "watch/hang", MaxTokens: 16, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))},
 			})
@@ -159,9 +165,15 @@ func TestSDKTimeoutEndsTheCall(t *testing.T) {
 			go func() { errc <- tc.call(ctxOf(t)) }()
 			w := nextAttempt(t)
 			// The call's deadline is the SDK's timeout, not the server's
-			// default of two minutes (a wide margin: no timing is asserted).
-			if !w.hasOne || w.deadline.After(sent.Add(time.Minute)) {
-				t.Errorf("the provider's deadline %v (%v after the request), want the SDK's timeout of %v", w.deadline, w.deadline.Sub(sent), timeout)
+			// default of two minutes (a wide margin: no timing is asserted);
+			// a stream's is deadlines.max.
+			switch {
+			case !w.hasOne:
+				t.Error("the provider's context has no deadline")
+			case !tc.streamed && w.deadline.After(sent.Add(time.Minute)):
+				t.Errorf("the provider's deadline is %v after the request, want the SDK's timeout of %v", w.deadline.Sub(sent), timeout)
+			case tc.streamed && w.deadline.Before(sent.Add(500*time.Second)):
+				t.Errorf("the provider's deadline is %v after the request, want deadlines.max (600s)", w.deadline.Sub(sent))
 			}
 			// The provider's stream is cancelled, by the deadline.
 			select {
@@ -172,7 +184,8 @@ func TestSDKTimeoutEndsTheCall(t *testing.T) {
 			if !errors.Is(w.cause, context.DeadlineExceeded) {
 				t.Errorf("the provider's stream ended with %v, want the deadline", w.cause)
 			}
-			// The call ended at llmrelay with its deadline, answered 504.
+			// The call ended at llmrelay with its deadline, answered 504
+			// (a stream: long before deadlines.max).
 			if line := lines.next(t); line["http.status"] != "504" || line["reason"] != "DEADLINE_EXCEEDED" {
 				t.Errorf("finish line %v", line)
 			}
@@ -219,4 +232,55 @@ func TestTimeoutHeaderIsBoundedAsAnyDeadline(t *testing.T) {
 			t.Errorf("X-Stainless-Timeout %q: the deadline is %v after the request, want in (%v, %v]", tc.header, after, tc.min, tc.max)
 		}
 	}
+}
+
+// TestSDKTimeoutBoundsTheStartOfAStream: the npm and Python SDKs' timeout
+// bounds the wait for the response (fetch resolving on its headers; httpx's
+// read timeout), not the stream that follows, which they read for as long
+// as it lasts, as they would from OpenAI's or Anthropic's API. A streamed
+// reply longer than the timeout is read to its end; before, llmrelay cut it
+// at the timeout with a timeout_error. Here the Go SDKs send the header as
+// the npm SDKs do for a timeout of one second (the Go SDKs' own timeout
+// would end the stream by itself).
+func TestSDKTimeoutBoundsTheStartOfAStream(t *testing.T) {
+	base, _ := doors(t, nil)
+	const words = 6 // 6 × 300 ms, past the one-second timeout
+	slow := map[string]any{"provider_options": map[string]any{"chunk_delay_ms": 300, "words": words}}
+	oc := openai.NewClient(ooption.WithBaseURL(base+"/v1"), ooption.WithAPIKey(sdkKey), ooption.WithMaxRetries(0),
+		ooption.WithHeader("X-Stainless-Timeout", "1"), ooption.WithJSONSet("llmrelay", slow))
+	ac := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey), aoption.WithMaxRetries(0),
+		aoption.WithHeader("X-Stainless-Timeout", "1"), aoption.WithJSONSet("llmrelay", slow))
+
+	t.Run("openai", func(t *testing.T) {
+		s := oc.Chat.Completions.NewStreaming(ctxOf(t), openai.ChatCompletionNewParams{
+			Model: "mock/lorem", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
+		})
+		var acc openai.ChatCompletionAccumulator
+		for s.Next() {
+			acc.AddChunk(s.Current())
+		}
+		if err := s.Err(); err != nil {
+			t.Fatalf("the stream failed: %v", err)
+		}
+		if got := len(strings.Fields(acc.Choices[0].Message.Content)); got != words || acc.Choices[0].FinishReason != "stop" {
+			t.Errorf("the reply has %d words, finish %q; want %d, stop", got, acc.Choices[0].FinishReason, words)
+		}
+	})
+	t.Run("anthropic", func(t *testing.T) {
+		s := ac.Messages.NewStreaming(ctxOf(t), anthropic.MessageNewParams{
+			Model: "mock/lorem", MaxTokens: 64, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))},
+		})
+		var m anthropic.Message
+		for s.Next() {
+			if err := m.Accumulate(s.Current()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Err(); err != nil {
+			t.Fatalf("the stream failed: %v", err)
+		}
+		if len(m.Content) != 1 || len(strings.Fields(m.Content[0].Text)) != words || m.StopReason != "end_turn" {
+			t.Errorf("message %s, want %d words and end_turn", m.RawJSON(), words)
+		}
+	})
 }

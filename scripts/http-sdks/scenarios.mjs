@@ -306,6 +306,26 @@ await scenario('anthropic: with llmrelay-midstream: restart, the restart shows a
   expect(restarts === 1 && text === TEXT, `${restarts} restarts, text ${JSON.stringify(text)}`);
 });
 
+// The SDKs' timeout bounds the wait for the response, not the stream that
+// follows: they send it (X-Stainless-Timeout, whole seconds), and a stream
+// longer than it is read to its end, as from OpenAI's or Anthropic's API.
+const slowWords = 6; // 6 × 300 ms, past the timeout of one second
+const slow = { llmrelay: { provider_options: { chunk_delay_ms: 300, words: slowWords } } };
+
+await scenario('openai: a stream longer than the request timeout is read to its end', async () => {
+  const stream = await openai().chat.completions.create(
+    { model: 'mock/lorem', messages: user, stream: true, ...slow }, { timeout: 1000, maxRetries: 0 });
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+  expect(text.split(' ').length === slowWords, `text ${JSON.stringify(text)}`);
+});
+
+await scenario('anthropic: a stream longer than the request timeout is read to its end', async () => {
+  const msg = await anthropic({ timeout: 1000, maxRetries: 0 }).messages
+    .stream({ model: 'mock/lorem', max_tokens: 256, messages: user, ...slow }).finalMessage();
+  expect(msg.stop_reason === 'end_turn' && msg.content[0]?.text.split(' ').length === slowWords, `message ${JSON.stringify(msg)}`);
+});
+
 await scenario('anthropic: GET /v1/models in Anthropic\'s shape', async () => {
   const ids = [];
   for await (const m of anthropic().models.list()) ids.push(m.id);
