@@ -218,7 +218,7 @@ func chatMessageOf(raw json.RawMessage) (*llmrelayv1.Message, error) {
 		return nil, &paramError{".function_call", "not supported by llmrelay: use tool_calls"}
 	}
 	m := &llmrelayv1.Message{Role: role, ToolCallId: cm.ToolCallID}
-	content, err := chatContent(cm.Content)
+	content, refusal, err := chatContent(cm.Content, role == llmrelayv1.Role_ROLE_ASSISTANT)
 	if err != nil {
 		return nil, inParam(".content", err)
 	}
@@ -231,6 +231,12 @@ func chatMessageOf(raw json.RawMessage) (*llmrelayv1.Message, error) {
 	}
 	if cm.Refusal != nil {
 		m.Refusal = *cm.Refusal
+	}
+	if refusal != "" {
+		if m.Refusal != "" {
+			m.Refusal += "\n"
+		}
+		m.Refusal += refusal
 	}
 	if cm.ReasoningContent != "" {
 		m.Reasoning = []*llmrelayv1.Reasoning{{Text: cm.ReasoningContent, Format: provider.FormatReasoningContent}}
@@ -245,20 +251,22 @@ func chatMessageOf(raw json.RawMessage) (*llmrelayv1.Message, error) {
 }
 
 // chatContent reads a message's content: a string, or a list of text
-// parts, joined by newlines (llmrelay's messages carry text).
-func chatContent(raw json.RawMessage) (string, error) {
+// parts, joined by newlines (llmrelay's messages carry text), and, in an
+// assistant's message (refusals), refusal parts, joined alike into its
+// refusal.
+func chatContent(raw json.RawMessage, refusals bool) (text, refusal string, _ error) {
 	if isNull(raw) {
-		return "", nil
+		return "", "", nil
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
+		return s, "", nil
 	}
 	var parts []json.RawMessage
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", errors.New("must be a string or a list of content parts")
+		return "", "", errors.New("must be a string or a list of content parts")
 	}
-	var b strings.Builder
+	var texts, refused []string
 	for i, praw := range parts {
 		var p struct {
 			Type    string `json:"type"`
@@ -266,17 +274,20 @@ func chatContent(raw json.RawMessage) (string, error) {
 			Refusal string `json:"refusal"`
 		}
 		if err := json.Unmarshal(praw, &p); err != nil {
-			return "", &paramError{"[" + strconv.Itoa(i) + "]", "must be a content part object"}
+			return "", "", &paramError{"[" + strconv.Itoa(i) + "]", "must be a content part object"}
 		}
-		if p.Type != "text" {
-			return "", &paramError{"[" + strconv.Itoa(i) + "].type", strconv.Quote(p.Type) + " parts are not supported by llmrelay: messages carry text"}
+		switch {
+		case p.Type == "text":
+			texts = append(texts, p.Text)
+		case p.Type == "refusal" && refusals:
+			refused = append(refused, p.Refusal)
+		case p.Type == "refusal":
+			return "", "", &paramError{"[" + strconv.Itoa(i) + "].type", "only assistant messages carry refusal parts"}
+		default:
+			return "", "", &paramError{"[" + strconv.Itoa(i) + "].type", strconv.Quote(p.Type) + " parts are not supported by llmrelay: messages carry text"}
 		}
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(p.Text)
 	}
-	return b.String(), nil
+	return strings.Join(texts, "\n"), strings.Join(refused, "\n"), nil
 }
 
 func chatTools(req *llmrelayv1.GenerateRequest, raw json.RawMessage) error {

@@ -144,6 +144,17 @@ func TestOpenAIRequest(t *testing.T) {
 			want: `{"model":"m","messages":[{"role":"ROLE_ASSISTANT","content":"ok","refusal":"no","reasoning":[{"text":"thought","format":"openai.reasoning_content"}]},{"role":"ROLE_USER","content":"x"}]}`,
 		},
 		{
+			// OpenAI's assistant content parts are text and refusal parts.
+			name: "an assistant's refusal part is its refusal",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"text","text":"well"},{"type":"refusal","refusal":"I can't help with that."}]},{"role":"user","content":"y"}]}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"},{"role":"ROLE_ASSISTANT","content":"well","refusal":"I can't help with that."},{"role":"ROLE_USER","content":"y"}]}`,
+		},
+		{
+			name:      "a refusal part in a user message",
+			body:      `{"model":"m","messages":[{"role":"user","content":[{"type":"refusal","refusal":"no"}]}]}`,
+			wantParam: "messages[0].content[0].type", wantMsg: `messages[0].content[0].type: only assistant messages carry refusal parts`,
+		},
+		{
 			name: "the llmrelay extension",
 			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"seed":1,"llmrelay":{"provider_options":{"faults":[{"status":503},{}]},"fallback_models":["mock/lorem"]}}`,
 			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"providerOptions":{"seed":1,"faults":[{"status":503},{}]},"fallbackModels":["mock/lorem"]}`,

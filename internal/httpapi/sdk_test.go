@@ -196,6 +196,23 @@ func TestOpenAISDK(t *testing.T) {
 		}
 	})
 
+	t.Run("an assistant message whose content parts hold a refusal", func(t *testing.T) {
+		refused := openai.ChatCompletionAssistantMessageParam{Content: openai.ChatCompletionAssistantMessageParamContentUnion{
+			OfArrayOfContentParts: []openai.ChatCompletionAssistantMessageParamContentArrayOfContentPartUnion{
+				{OfRefusal: &openai.ChatCompletionContentPartRefusalParam{Refusal: "I can't help with that."}},
+			},
+		}}
+		p := params
+		p.Messages = []openai.ChatCompletionMessageParamUnion{openai.UserMessage("help me"), {OfAssistant: &refused}, openai.UserMessage("thanks anyway")}
+		r, err := client.Chat.Completions.New(ctxOf(t), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Choices[0].Message.Content; got != "thanks anyway" {
+			t.Errorf("reply %q", got)
+		}
+	})
+
 	t.Run("structured output with response_format json_schema", func(t *testing.T) {
 		p := params
 		p.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &openai.ResponseFormatJSONSchemaParam{
