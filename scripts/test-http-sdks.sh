@@ -42,6 +42,9 @@ auth:
   keys:
     - {name: http-sdks, sha256: $sha, scopes: [generate, models.list], models: ["mock/*"]}
 YAML
+# The log exists before the loop below reads it: the background job's
+# redirection may come after the first read, which set -e ended on.
+: >"$work/server.log"
 "$work/llmrelay" --config "$work/config.yaml" >"$work/server.log" 2>&1 &
 server_pid=$!
 addr=
