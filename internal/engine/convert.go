@@ -89,6 +89,9 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 				}
 				out.ToolChoice = provider.ToolChoice{Mode: provider.ToolChoiceTool, Name: tc.GetName()}
 			}
+			// At most one call per reply means nothing to a reply that
+			// calls no tool; the adapters send it only with tools.
+			out.ToolChoice.DisableParallel = tc.GetDisableParallelToolCalls() && out.ToolChoice.Mode != provider.ToolChoiceNone
 		}
 	}
 	if opts := req.GetProviderOptions(); opts != nil {

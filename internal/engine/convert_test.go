@@ -174,3 +174,54 @@ func TestForcedToolMustBeOffered(t *testing.T) {
 		})
 	}
 }
+
+// TestDisableParallelToolCalls: tool_choice.disable_parallel_tool_calls
+// reaches the adapters with every mode that may call a tool, and not with
+// TOOL_CHOICE_MODE_NONE or a response format, where no tool is offered;
+// with server tools it holds in the later turns too, where a forced tool
+// becomes auto.
+func TestDisableParallelToolCalls(t *testing.T) {
+	offered := []*llmrelayv1.Tool{{Name: "lookup"}}
+	choice := func(mode llmrelayv1.ToolChoiceMode, name string) *llmrelayv1.ToolChoice {
+		return &llmrelayv1.ToolChoice{Mode: mode, Name: name, DisableParallelToolCalls: true}
+	}
+	schema, _ := structpb.NewStruct(map[string]any{"type": "object"})
+	tests := []struct {
+		name string
+		req  *llmrelayv1.GenerateRequest
+		want provider.ToolChoice
+	}{
+		{"no mode is auto", &llmrelayv1.GenerateRequest{Tools: offered, ToolChoice: &llmrelayv1.ToolChoice{DisableParallelToolCalls: true}},
+			provider.ToolChoice{Mode: provider.ToolChoiceAuto, DisableParallel: true}},
+		{"auto", &llmrelayv1.GenerateRequest{Tools: offered, ToolChoice: choice(llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO, "")},
+			provider.ToolChoice{Mode: provider.ToolChoiceAuto, DisableParallel: true}},
+		{"required", &llmrelayv1.GenerateRequest{Tools: offered, ToolChoice: choice(llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED, "")},
+			provider.ToolChoice{Mode: provider.ToolChoiceRequired, DisableParallel: true}},
+		{"a forced tool", &llmrelayv1.GenerateRequest{Tools: offered, ToolChoice: choice(llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, "lookup")},
+			provider.ToolChoice{Mode: provider.ToolChoiceTool, Name: "lookup", DisableParallel: true}},
+		{"none calls no tool", &llmrelayv1.GenerateRequest{Tools: offered, ToolChoice: choice(llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE, "")},
+			provider.ToolChoice{Mode: provider.ToolChoiceNone}},
+		{"a response format offers no tool", &llmrelayv1.GenerateRequest{Tools: offered, ToolChoice: choice(llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO, ""),
+			ResponseFormat: &llmrelayv1.ResponseFormat{JsonSchema: schema}}, provider.ToolChoice{}},
+		{"unset", &llmrelayv1.GenerateRequest{Tools: offered, ToolChoice: &llmrelayv1.ToolChoice{Mode: llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED}},
+			provider.ToolChoice{Mode: provider.ToolChoiceRequired}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := providerRequest(tt.req, "echo", tt.req.GetResponseFormat())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.ToolChoice != tt.want {
+				t.Fatalf("tool choice %+v, want %+v", out.ToolChoice, tt.want)
+			}
+		})
+	}
+	t.Run("a later turn of server tools", func(t *testing.T) {
+		preq := &provider.Request{ToolChoice: provider.ToolChoice{Mode: provider.ToolChoiceTool, Name: "lookup", DisableParallel: true}}
+		(&tools{}).offerTools(preq, 2)
+		if want := (provider.ToolChoice{Mode: provider.ToolChoiceAuto, DisableParallel: true}); preq.ToolChoice != want {
+			t.Fatalf("turn 2's tool choice %+v, want %+v", preq.ToolChoice, want)
+		}
+	})
+}

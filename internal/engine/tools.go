@@ -94,13 +94,14 @@ func (s *Engine) maxToolTurns(req *llmrelayv1.GenerateRequest) int {
 
 // offerTools adds the turn's server tools to its provider request. From
 // the second turn on, a tool choice that forces a tool call becomes auto:
-// the model must be free to answer with the results.
+// the model must be free to answer with the results. At most one call per
+// reply (DisableParallel) holds in every turn.
 func (t *tools) offerTools(preq *provider.Request, n int) {
 	for _, st := range t.offer.Tools() {
 		preq.Tools = append(preq.Tools, provider.Tool{Name: st.ModelName, Description: st.Description, Parameters: st.InputSchema})
 	}
 	if n > 1 && preq.ToolChoice.Mode != provider.ToolChoiceNone {
-		preq.ToolChoice = provider.ToolChoice{Mode: provider.ToolChoiceAuto}
+		preq.ToolChoice = provider.ToolChoice{Mode: provider.ToolChoiceAuto, DisableParallel: preq.ToolChoice.DisableParallel}
 	}
 }
 

@@ -517,11 +517,9 @@ var anthropicToolModes = map[string]llmrelayv1.ToolChoiceMode{
 
 func anthropicToolChoice(req *llmrelayv1.GenerateRequest, raw json.RawMessage) error {
 	var tc struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
-		// Accepted, not forwarded: llmrelay's tool choice has no such
-		// setting.
-		DisableParallelToolUse bool `json:"disable_parallel_tool_use"`
+		Type                   string `json:"type"`
+		Name                   string `json:"name"`
+		DisableParallelToolUse bool   `json:"disable_parallel_tool_use"`
 	}
 	if err := decodeStrict(raw, &tc); err != nil {
 		return err
@@ -530,7 +528,7 @@ func anthropicToolChoice(req *llmrelayv1.GenerateRequest, raw json.RawMessage) e
 	if !ok {
 		return &paramError{".type", "must be auto, any, tool or none"}
 	}
-	req.ToolChoice = &llmrelayv1.ToolChoice{Mode: mode, Name: tc.Name}
+	req.ToolChoice = &llmrelayv1.ToolChoice{Mode: mode, Name: tc.Name, DisableParallelToolCalls: tc.DisableParallelToolUse}
 	return nil
 }
 
@@ -612,6 +610,9 @@ func (t *translated) anthropicParam(field string) string {
 			return "tools" // one of Anthropic's server tools
 		}
 	case "tool_choice":
+		if rest == ".disable_parallel_tool_calls" {
+			return "tool_choice.disable_parallel_tool_use"
+		}
 		return field
 	case "response_format":
 		return "output_config.format.schema"

@@ -151,6 +151,15 @@ func generation(req *llmrelayv1.GenerateRequest) *llmrelayv1.GenerationConfig {
 	return req.Generation
 }
 
+// toolChoice returns the request's tool choice, made when needed: a
+// format may set its members from more than one request member.
+func toolChoice(req *llmrelayv1.GenerateRequest) *llmrelayv1.ToolChoice {
+	if req.ToolChoice == nil {
+		req.ToolChoice = &llmrelayv1.ToolChoice{}
+	}
+	return req.ToolChoice
+}
+
 // labels returns the request's metadata, made when needed.
 func labels(req *llmrelayv1.GenerateRequest) map[string]string {
 	if req.Metadata == nil {

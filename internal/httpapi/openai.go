@@ -36,7 +36,6 @@ var openAIOptions = map[string]string{
 	"frequency_penalty":      "0",
 	"presence_penalty":       "0",
 	"logit_bias":             "{}",
-	"parallel_tool_calls":    "true",
 	"service_tier":           `"auto"`,
 	"store":                  "false",
 	"verbosity":              "",
@@ -95,6 +94,15 @@ func (t *translated) chatField(key string, raw json.RawMessage) error {
 		return chatTools(req, raw)
 	case "tool_choice":
 		return chatToolChoice(req, raw)
+	case "parallel_tool_calls":
+		// false: at most one tool call per reply; true is the default.
+		var parallel bool
+		if err := json.Unmarshal(raw, &parallel); err != nil {
+			return errors.New("must be true or false")
+		}
+		if !parallel {
+			toolChoice(req).DisableParallelToolCalls = true
+		}
 	case "response_format":
 		return chatResponseFormat(req, raw)
 	case "max_completion_tokens", "max_tokens":
@@ -334,7 +342,7 @@ func chatToolChoice(req *llmrelayv1.GenerateRequest, raw json.RawMessage) error 
 		if !ok {
 			return errors.New(`must be "auto", "none", "required" or a function`)
 		}
-		req.ToolChoice = &llmrelayv1.ToolChoice{Mode: m}
+		toolChoice(req).Mode = m
 		return nil
 	}
 	var tc struct {
@@ -346,7 +354,8 @@ func chatToolChoice(req *llmrelayv1.GenerateRequest, raw json.RawMessage) error 
 	if err := decodeStrict(raw, &tc); err != nil || tc.Type != "function" {
 		return errors.New(`must be "auto", "none", "required" or {"type": "function", "function": {"name": ...}}`)
 	}
-	req.ToolChoice = &llmrelayv1.ToolChoice{Mode: llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, Name: tc.Function.Name}
+	c := toolChoice(req)
+	c.Mode, c.Name = llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL, tc.Function.Name
 	return nil
 }
 
@@ -418,8 +427,11 @@ func (t *translated) openAIParam(field string) string {
 		}
 		return head + idx + rest
 	case "tool_choice":
-		if rest == ".name" {
+		switch rest {
+		case ".name":
 			return "tool_choice.function.name"
+		case ".disable_parallel_tool_calls":
+			return "parallel_tool_calls"
 		}
 		return head
 	case "response_format":

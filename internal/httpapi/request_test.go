@@ -106,6 +106,28 @@ func TestOpenAIRequest(t *testing.T) {
 			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"toolChoice":{"mode":"TOOL_CHOICE_MODE_REQUIRED"}}`,
 		},
 		{
+			name: "parallel_tool_calls false is at most one tool call per reply",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f"}}],"parallel_tool_calls":false}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"tools":[{"name":"f"}],"toolChoice":{"disableParallelToolCalls":true}}`,
+		},
+		{
+			name: "parallel_tool_calls false with a tool choice",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f"}}],
+				"tool_choice":{"type":"function","function":{"name":"f"}},"parallel_tool_calls":false}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"tools":[{"name":"f"}],
+				"toolChoice":{"mode":"TOOL_CHOICE_MODE_TOOL","name":"f","disableParallelToolCalls":true}}`,
+		},
+		{
+			name: "parallel_tool_calls true is the default",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":"required","parallel_tool_calls":true}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"toolChoice":{"mode":"TOOL_CHOICE_MODE_REQUIRED"}}`,
+		},
+		{
+			name:      "parallel_tool_calls that is not a boolean",
+			body:      `{"model":"m","messages":[{"role":"user","content":"x"}],"parallel_tool_calls":"no"}`,
+			wantParam: "parallel_tool_calls", wantMsg: "parallel_tool_calls: must be true or false",
+		},
+		{
 			name: "json_schema is structured output",
 			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"name":"city","strict":true,"schema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}}`,
 			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"responseFormat":{"name":"city","jsonSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}`,
@@ -220,6 +242,20 @@ func TestAnthropicRequest(t *testing.T) {
 				"toolChoice":{"mode":"TOOL_CHOICE_MODE_REQUIRED"},"generation":{"maxOutputTokens":100}}`,
 		},
 		{
+			name: "disable_parallel_tool_use is at most one tool call per reply",
+			body: `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"x"}],"tools":[{"name":"f","input_schema":{"type":"object"}}],
+				"tool_choice":{"type":"auto","disable_parallel_tool_use":true}}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"tools":[{"name":"f","parameters":{"type":"object"}}],
+				"toolChoice":{"mode":"TOOL_CHOICE_MODE_AUTO","disableParallelToolCalls":true},"generation":{"maxOutputTokens":9}}`,
+		},
+		{
+			name: "disable_parallel_tool_use with a forced tool",
+			body: `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"x"}],"tools":[{"name":"f","input_schema":{"type":"object"}}],
+				"tool_choice":{"type":"tool","name":"f","disable_parallel_tool_use":true}}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"tools":[{"name":"f","parameters":{"type":"object"}}],
+				"toolChoice":{"mode":"TOOL_CHOICE_MODE_TOOL","name":"f","disableParallelToolCalls":true},"generation":{"maxOutputTokens":9}}`,
+		},
+		{
 			name: "thinking blocks come back with their format",
 			body: `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"x"},
 				{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"EqQB"},{"type":"redacted_thinking","data":"opaque"},
@@ -323,6 +359,7 @@ func TestParam(t *testing.T) {
 		{oa, "messages[2].reasoning[0].signature", "messages[2].reasoning_content"},
 		{oa, "tools[1].name", "tools[1].function.name"},
 		{oa, "tool_choice.name", "tool_choice.function.name"},
+		{oa, "tool_choice.disable_parallel_tool_calls", "parallel_tool_calls"},
 		{oa, "response_format.json_schema", "response_format.json_schema.schema"},
 		{oa, "provider_options.seed", "seed"},
 		{oa, "provider_options.faults[0]", "llmrelay.provider_options.faults[0]"},
@@ -337,6 +374,7 @@ func TestParam(t *testing.T) {
 		{an, "tools[0].parameters", "tools[0].input_schema"},
 		{an, "response_format.json_schema", "output_config.format.schema"},
 		{an, "provider_options.top_k", "top_k"},
+		{an, "tool_choice.disable_parallel_tool_calls", "tool_choice.disable_parallel_tool_use"},
 		{an, "provider_options.server_tools[0]", "tools"},
 	} {
 		if got := tc.t.param(tc.field); got != tc.want {

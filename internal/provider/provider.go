@@ -346,6 +346,11 @@ const (
 type ToolChoice struct {
 	Mode ToolChoiceMode
 	Name string
+	// DisableParallel asks for at most one tool call per reply. Set only
+	// when the request offers tools and Mode is not ToolChoiceNone; each
+	// adapter sends it in its provider's form, or, for a provider without
+	// one, keeps the reply's first call (see the proto's ToolChoice).
+	DisableParallel bool
 }
 
 // ResponseFormat asks for JSON that conforms to a JSON Schema.

@@ -185,9 +185,13 @@ type tool struct {
 	InputSchema json.RawMessage `json:"input_schema"`
 }
 
+// toolChoice is the Messages API's tool_choice. DisableParallelToolUse,
+// at most one tool_use block per reply, is sent with types auto, any and
+// tool, the ones that take it.
 type toolChoice struct {
-	Type string `json:"type"`
-	Name string `json:"name,omitempty"`
+	Type                   string `json:"type"`
+	Name                   string `json:"name,omitempty"`
+	DisableParallelToolUse bool   `json:"disable_parallel_tool_use,omitempty"`
 }
 
 var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
@@ -286,14 +290,16 @@ func maxTokens(req *provider.Request) int {
 	return DefaultMaxTokens
 }
 
+// newToolChoice maps a tool choice; type none, which calls no tool, has no
+// disable_parallel_tool_use.
 func newToolChoice(c provider.ToolChoice) *toolChoice {
 	switch c.Mode {
 	case provider.ToolChoiceNone:
 		return &toolChoice{Type: "none"}
 	case provider.ToolChoiceRequired:
-		return &toolChoice{Type: "any"}
+		return &toolChoice{Type: "any", DisableParallelToolUse: c.DisableParallel}
 	case provider.ToolChoiceTool:
-		return &toolChoice{Type: "tool", Name: c.Name}
+		return &toolChoice{Type: "tool", Name: c.Name, DisableParallelToolUse: c.DisableParallel}
 	}
-	return &toolChoice{Type: "auto"}
+	return &toolChoice{Type: "auto", DisableParallelToolUse: c.DisableParallel}
 }

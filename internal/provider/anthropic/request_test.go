@@ -242,3 +242,44 @@ func TestDefaultMaxTokensLeavesRoomForThinking(t *testing.T) {
 		})
 	}
 }
+
+// TestDisableParallelToolUse: a request that asks for at most one tool
+// call per reply sends tool_choice.disable_parallel_tool_use true, with
+// each type that takes it; type none, which calls no tool, and a request
+// without tools (no tool_choice at all) do not send it.
+func TestDisableParallelToolUse(t *testing.T) {
+	tests := []struct {
+		name   string
+		choice provider.ToolChoice
+		tools  bool
+		want   string // tool_choice as JSON, "" for absent
+	}{
+		{"auto", provider.ToolChoice{DisableParallel: true}, true, `{"type":"auto","disable_parallel_tool_use":true}`},
+		{"any", provider.ToolChoice{Mode: provider.ToolChoiceRequired, DisableParallel: true}, true, `{"type":"any","disable_parallel_tool_use":true}`},
+		{"a forced tool", provider.ToolChoice{Mode: provider.ToolChoiceTool, Name: "get_weather", DisableParallel: true}, true,
+			`{"type":"tool","name":"get_weather","disable_parallel_tool_use":true}`},
+		{"none", provider.ToolChoice{Mode: provider.ToolChoiceNone, DisableParallel: true}, true, `{"type":"none"}`},
+		{"not asked", provider.ToolChoice{}, true, `{"type":"auto"}`},
+		{"without tools", provider.ToolChoice{DisableParallel: true}, false, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := pt.NewRequest("claude-sonnet-4-5")
+			req.ToolChoice = tc.choice
+			if !tc.tools {
+				req.Tools = nil
+			}
+			u := pt.Replay(t, fixtures[pt.Text].Reply(t))
+			got := pt.CaptureRequest(t, u, newProvider(t, u.URL+"/v1"), req)
+			var body struct {
+				ToolChoice json.RawMessage `json:"tool_choice"`
+			}
+			if err := json.Unmarshal(got.Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			if string(body.ToolChoice) != tc.want {
+				t.Errorf("tool_choice = %s, want %s", body.ToolChoice, tc.want)
+			}
+		})
+	}
+}

@@ -74,8 +74,12 @@ type promptFeedback struct {
 // terminator: it ends at EOF, which is a clean end only once a finish
 // reason (or a blocked prompt) arrived.
 type decoder struct {
-	json     httpx.JSONDecoder
-	c        chunk
+	json httpx.JSONDecoder
+	c    chunk
+	// single keeps the reply's first function call and drops the rest:
+	// the request asked for at most one call per reply, which the Gemini
+	// API has no switch for (provider.ToolChoice.DisableParallel).
+	single   bool
 	calls    int
 	finished bool
 	usage    provider.Usage
@@ -168,13 +172,17 @@ var failedFinishes = map[string]provider.Class{
 
 // part relays one part: a function call, which Gemini sends whole (one
 // event carries its id, name, arguments and signature; a call without an
-// id gets "call_<n>", n counting the reply's calls from 0), a thought
+// id gets "call_<n>", n counting the reply's calls from 0; with d.single,
+// only the reply's first: the calls after it are dropped), a thought
 // (reasoning), or text. The signature of a part that is not a function
 // call signs the reasoning before it, so it goes to the current reasoning
 // block (a new one when that is signed already, or when there was no
 // thought, as with Gemini 3's signature on an empty last text part).
 func (d *decoder) part(p *responsePart, out *[]provider.Event) {
 	if fc := p.FunctionCall; fc != nil {
+		if d.single && d.calls > 0 {
+			return
+		}
 		id := fc.ID
 		if id == "" {
 			id = "call_" + strconv.Itoa(d.calls)

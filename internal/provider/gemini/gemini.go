@@ -85,7 +85,10 @@ func encode(req *provider.Request) (httpx.Encoded, error) {
 
 // Stream implements provider.Provider. The request was validated
 // (ValidateRequest) before the first attempt; the URL is checked again as
-// it is built.
+// it is built. A request that asks for at most one tool call per reply
+// (ToolChoice.DisableParallel) gets its reply's first function call only:
+// the API has no such switch, so the calls after the first are dropped,
+// never streamed.
 func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
 	u, err := p.endpoint(req.Model)
 	if err != nil {
@@ -95,5 +98,5 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 	if err != nil {
 		return nil, err
 	}
-	return p.ep.Stream(ctx, httpx.Call{URL: u, Body: body, Activity: req.Activity, Decoder: &decoder{}, Parse: parseErrorBody})
+	return p.ep.Stream(ctx, httpx.Call{URL: u, Body: body, Activity: req.Activity, Decoder: &decoder{single: req.ToolChoice.DisableParallel}, Parse: parseErrorBody})
 }

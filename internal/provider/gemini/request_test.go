@@ -1,10 +1,12 @@
 package gemini_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,5 +144,54 @@ func TestToolArgumentsMustBeAnObject(t *testing.T) {
 	var fe *provider.FieldError
 	if !errors.As(err, &fe) || fe.Field != "messages[3].tool_calls[0].arguments" {
 		t.Errorf("error = %v, want a field error on messages[3].tool_calls[0].arguments", err)
+	}
+}
+
+// TestAtMostOneFunctionCall: the Gemini API has no switch for at most one
+// tool call per reply, so a request that asks for it gets the reply's
+// first function call (with its signature) and not the ones after it, and
+// sends the API nothing it does not know; a request that does not ask
+// gets every call.
+func TestAtMostOneFunctionCall(t *testing.T) {
+	tests := []struct {
+		name   string
+		choice provider.ToolChoice
+		calls  []string // the names called
+	}{
+		{"asked", provider.ToolChoice{DisableParallel: true}, []string{"get_weather"}},
+		{"asked, with a call required", provider.ToolChoice{Mode: provider.ToolChoiceRequired, DisableParallel: true}, []string{"get_weather"}},
+		{"not asked", provider.ToolChoice{}, []string{"get_weather", "get_time"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u := pt.Replay(t, fixtures[pt.ToolCalls].Reply(t))
+			req := pt.NewRequest("gemini-2.5-flash")
+			req.ToolChoice = tc.choice
+			r := pt.Collect(context.Background(), newProvider(t, u.URL+"/v1beta"), req)
+			if r.Err != nil || r.Finish != provider.FinishToolCalls {
+				t.Fatalf("finish %v, err %v; want tool calls", r.Finish, r.Err)
+			}
+			var names []string
+			for _, c := range r.ToolCalls {
+				names = append(names, c.Name)
+			}
+			if !slices.Equal(names, tc.calls) {
+				t.Fatalf("calls %v, want %v", names, tc.calls)
+			}
+			if r.ToolCalls[0].Signature == "" {
+				t.Error("the first call lost its thought signature")
+			}
+			var body struct {
+				ToolConfig map[string]map[string]json.RawMessage `json:"toolConfig"`
+			}
+			if err := json.Unmarshal(u.Requests()[0].Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			for k := range body.ToolConfig["functionCallingConfig"] {
+				if k != "mode" {
+					t.Errorf("functionCallingConfig.%s sent; the API knows mode and allowedFunctionNames only", k)
+				}
+			}
+		})
 	}
 }

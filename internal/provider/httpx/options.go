@@ -128,7 +128,7 @@ func merge(doc map[string]json.RawMessage, opts map[string]any, prefix string, o
 		switch {
 		case exists && isObject && json.Unmarshal(cur, &inner) == nil && inner != nil:
 		case exists:
-			return optionErr(path, "llmrelay already sets this field from the request's own fields (generation, tools, response_format, messages); set it there")
+			return optionErr(path, "llmrelay already sets this field from the request's own fields (generation, tools, tool_choice, response_format, messages); set it there")
 		case ownsUnder(owned, path) && !isObject:
 			return optionErr(path, "must be an object: llmrelay sets some of its fields from the request")
 		case !isObject || !ownsUnder(owned, path):

@@ -11,7 +11,8 @@
 // delta per word. provider_options.chunk_delay_ms paces the deltas,
 // provider_options.faults scripts each attempt (see ParseFaults and Fault),
 // and provider_options.script makes a tool-calling model, turn by turn
-// (see script.go).
+// (see script.go), which honours a request for at most one tool call per
+// reply (ToolChoice.DisableParallel): the reply calls its first tool only.
 //
 // A configured mock may carry a standing fault, which every attempt gets
 // that the request's own fault list does not cover: `options: {fault:
@@ -233,6 +234,9 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 		text = Lorem(o.words)
 	default:
 		text = lastUserMessage(req.Messages)
+	}
+	if req.ToolChoice.DisableParallel && len(calls) > 1 {
+		calls = calls[:1] // at most one call per reply, as asked
 	}
 	reasoning := ""
 	switch {

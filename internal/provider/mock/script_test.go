@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,5 +99,39 @@ func TestScriptErrors(t *testing.T) {
 		if err := New().ValidateRequest(req); !errors.As(err, &fe) || fe.Field != tc.field {
 			t.Errorf("%s: %v, want a field error on %s", tc.opts, err, tc.field)
 		}
+	}
+}
+
+// TestScriptHonoursAtMostOneCall: a script's turn with two calls calls
+// both, or only the first when the request asks for at most one call per
+// reply; a fault's calls too.
+func TestScriptHonoursAtMostOneCall(t *testing.T) {
+	script := scriptOptions(t, `{"script": [{"tool_calls": [{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}]}]}`)
+	fault := scriptOptions(t, `{"faults": [{"tool_calls": [{"id": "x", "name": "a", "arguments": "{}"}, {"id": "y", "name": "b", "arguments": "{}"}]}]}`)
+	tests := []struct {
+		name   string
+		opts   map[string]any
+		single bool
+		want   []string
+	}{
+		{"a script", script, false, []string{"a", "b"}},
+		{"a script, one call asked", script, true, []string{"a"}},
+		{"a fault", fault, false, []string{"a", "b"}},
+		{"a fault, one call asked", fault, true, []string{"a"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := &provider.Request{Model: ModelEcho, Messages: []provider.Message{{Role: provider.RoleUser, Content: "go"}},
+				Options: tc.opts, Tools: []provider.Tool{{Name: "a"}, {Name: "b"}}, Attempt: 1,
+				ToolChoice: provider.ToolChoice{DisableParallel: tc.single}}
+			_, calls, finish := reply(t, req)
+			var names []string
+			for _, c := range calls {
+				names = append(names, c.Name)
+			}
+			if !slices.Equal(names, tc.want) || finish != provider.FinishToolCalls {
+				t.Fatalf("calls %v, finish %v; want %v, tool calls", names, finish, tc.want)
+			}
+		})
 	}
 }

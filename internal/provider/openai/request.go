@@ -23,6 +23,11 @@ type chatRequest struct {
 	Stop                []string      `json:"stop,omitempty"`
 	Tools               []chatTool    `json:"tools,omitempty"`
 	ToolChoice          any           `json:"tool_choice,omitempty"`
+	// ParallelToolCalls is false when the request asks for at most one
+	// tool call per reply, and absent otherwise (the API's default, true,
+	// which provider_options may still set): OpenAI refuses it without
+	// tools, so it is sent only with them.
+	ParallelToolCalls *bool `json:"parallel_tool_calls,omitempty"`
 	// ResponseFormat asks for structured output: {"type": "json_schema",
 	// "json_schema": {name, schema, strict}}, strict only when the schema
 	// fits OpenAI's strict subset (see newResponseFormat).
@@ -209,6 +214,9 @@ func (p *Provider) request(req *provider.Request) (*chatRequest, error) {
 			r.Tools[i] = chatTool{Type: "function", Function: chatToolDef{Name: t.Name, Description: t.Description, Parameters: params}}
 		}
 		r.ToolChoice = toolChoice(req.ToolChoice)
+		if req.ToolChoice.DisableParallel {
+			r.ParallelToolCalls = new(bool)
+		}
 	}
 	if rf := req.ResponseFormat; rf != nil {
 		f, err := newResponseFormat(rf.Name, rf.Schema)

@@ -220,3 +220,52 @@ func TestProviderOptionsReachTheBody(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelToolCalls: a request that asks for at most one tool call
+// per reply sends parallel_tool_calls false, with tools only (OpenAI
+// refuses it without); otherwise the field is absent, the API's default,
+// and provider_options may set it, unless the request sets it too.
+func TestParallelToolCalls(t *testing.T) {
+	withTools := func(c provider.ToolChoice, opts map[string]any) *provider.Request {
+		r := pt.NewRequest("gpt-4o-mini")
+		r.ToolChoice, r.Options = c, opts
+		return r
+	}
+	tests := []struct {
+		name string
+		req  *provider.Request
+		want any // parallel_tool_calls, nil for absent
+	}{
+		{"auto", withTools(provider.ToolChoice{DisableParallel: true}, nil), false},
+		{"required", withTools(provider.ToolChoice{Mode: provider.ToolChoiceRequired, DisableParallel: true}, nil), false},
+		{"a forced tool", withTools(provider.ToolChoice{Mode: provider.ToolChoiceTool, Name: "get_weather", DisableParallel: true}, nil), false},
+		{"not asked", withTools(provider.ToolChoice{}, nil), nil},
+		{"without tools", func() *provider.Request {
+			r := withTools(provider.ToolChoice{DisableParallel: true}, nil)
+			r.Tools = nil
+			return r
+		}(), nil},
+		{"provider_options alone", withTools(provider.ToolChoice{}, map[string]any{"parallel_tool_calls": false}), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u := pt.Replay(t, fixtures[pt.Text].Reply(t))
+			got := pt.CaptureRequest(t, u, newProvider(t, u.URL+"/v1"), tc.req)
+			var body map[string]any
+			if err := json.Unmarshal(got.Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			if v, ok := body["parallel_tool_calls"]; v != tc.want || (tc.want == nil && ok) {
+				t.Errorf("parallel_tool_calls = %v (present %v), want %v", v, ok, tc.want)
+			}
+		})
+	}
+	t.Run("set both ways", func(t *testing.T) {
+		req := withTools(provider.ToolChoice{DisableParallel: true}, map[string]any{"parallel_tool_calls": false})
+		err := newProvider(t, "http://127.0.0.1:1/v1").(provider.RequestValidator).ValidateRequest(req)
+		var fe *provider.FieldError
+		if !errors.As(err, &fe) || fe.Field != "provider_options.parallel_tool_calls" {
+			t.Fatalf("ValidateRequest = %v, want a field error on provider_options.parallel_tool_calls", err)
+		}
+	})
+}

@@ -2135,9 +2135,38 @@ type ToolChoice struct {
 	// With TOOL_CHOICE_MODE_TOOL: the tool the model must call, required and
 	// one of `tools` (or, with `server_tools`, a server tool's `model_name`);
 	// anything else is INVALID_ARGUMENT (INVALID_REQUEST) before any attempt.
-	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// At most one tool call per reply: the model calls one tool, or none,
+	// and waits for its result before it calls the next. Unset (false) lets
+	// the model call several tools in one reply, each provider's default.
+	// Agent frameworks that run one tool at a time set it; it is what
+	// OpenAI's `parallel_tool_calls: false` and Anthropic's
+	// `tool_choice.disable_parallel_tool_use: true` say, and llmrelay's
+	// OpenAI- and Anthropic-compatible HTTP APIs translate those to it.
+	//
+	// Each provider kind gets it in its own form:
+	//   - openai (and OpenAI-compatible servers): `parallel_tool_calls: false`.
+	//     Setting `parallel_tool_calls` in `provider_options` as well is
+	//     INVALID_ARGUMENT; without this field, `provider_options` may still
+	//     set it.
+	//   - anthropic: `disable_parallel_tool_use: true` on the request's
+	//     `tool_choice` (type auto, any or tool).
+	//   - gemini: the Gemini API has no such switch, so llmrelay keeps the
+	//     first function call of each reply and drops the ones after it,
+	//     which are never streamed; the model makes them in a later turn,
+	//     once it has the first one's result. (Refusing the request instead
+	//     would fail every call of a framework that always sets it, and a
+	//     fallback from another provider; ignoring it would hand the client
+	//     calls it said it cannot run.)
+	//   - mock: honoured, a reply calls only its first tool.
+	//
+	// It has no effect without tools to call (no `tools` or `server_tools`,
+	// or `response_format` set), and none with TOOL_CHOICE_MODE_NONE: such a
+	// reply calls no tool at all, and nothing is sent to the provider. With
+	// `server_tools` it holds in every turn: llmrelay runs one call per turn.
+	DisableParallelToolCalls bool `protobuf:"varint,3,opt,name=disable_parallel_tool_calls,json=disableParallelToolCalls,proto3" json:"disable_parallel_tool_calls,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
 }
 
 func (x *ToolChoice) Reset() {
@@ -2182,6 +2211,13 @@ func (x *ToolChoice) GetName() string {
 		return x.Name
 	}
 	return ""
+}
+
+func (x *ToolChoice) GetDisableParallelToolCalls() bool {
+	if x != nil {
+		return x.DisableParallelToolCalls
+	}
+	return false
 }
 
 // ResponseFormat asks for structured output.
@@ -4482,11 +4518,12 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\vdescription\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80\x01R\vdescription\x127\n" +
 	"\n" +
 	"parameters\x18\x03 \x01(\v2\x17.google.protobuf.StructR\n" +
-	"parameters\"d\n" +
+	"parameters\"\xa3\x01\n" +
 	"\n" +
 	"ToolChoice\x129\n" +
 	"\x04mode\x18\x01 \x01(\x0e2\x1b.llmrelay.v1.ToolChoiceModeB\b\xbaH\x05\x82\x01\x02\x10\x01R\x04mode\x12\x1b\n" +
-	"\x04name\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04name\"\xa3\x04\n" +
+	"\x04name\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04name\x12=\n" +
+	"\x1bdisable_parallel_tool_calls\x18\x03 \x01(\bR\x18disableParallelToolCalls\"\xa3\x04\n" +
 	"\x0eResponseFormat\x12@\n" +
 	"\vjson_schema\x18\x01 \x01(\v2\x17.google.protobuf.StructB\x06\xbaH\x03\xc8\x01\x01R\n" +
 	"jsonSchema\x12\x97\x01\n" +

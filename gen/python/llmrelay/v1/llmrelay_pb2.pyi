@@ -465,12 +465,14 @@ class ToolCallDelta(_message.Message):
     def __init__(self, index: _Optional[int] = ..., id: _Optional[str] = ..., name: _Optional[str] = ..., arguments_delta: _Optional[str] = ...) -> None: ...
 
 class ToolChoice(_message.Message):
-    __slots__ = ["mode", "name"]
+    __slots__ = ["disable_parallel_tool_calls", "mode", "name"]
+    DISABLE_PARALLEL_TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    disable_parallel_tool_calls: bool
     mode: ToolChoiceMode
     name: str
-    def __init__(self, mode: _Optional[_Union[ToolChoiceMode, str]] = ..., name: _Optional[str] = ...) -> None: ...
+    def __init__(self, mode: _Optional[_Union[ToolChoiceMode, str]] = ..., name: _Optional[str] = ..., disable_parallel_tool_calls: bool = ...) -> None: ...
 
 class ToolProgress(_message.Message):
     __slots__ = ["message", "name", "progress", "tool_call_id", "total"]
