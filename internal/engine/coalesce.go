@@ -178,7 +178,9 @@ func (p *pendingDelta) event() *deltaEvent {
 // queueDelta makes f attempt a's next delta: it joins the pending delta
 // when it can, else the pending delta is sent and f takes its place. The
 // first delta commits the attempt (errLost when another attempt of its
-// race committed first). Its other errors are *sendError.
+// race committed first). Before an attempt's first delta, the sink is
+// given the usage its provider reported so far (EarlyUsageSink). Its other
+// errors are *sendError.
 func (c *call) queueDelta(a *retry.Attempt, f *fragment, res *attemptResult, stall *stallTimer) error {
 	p := &res.co.pending
 	if p.kind != 0 && p.joins(f) {
@@ -190,6 +192,11 @@ func (c *call) queueDelta(a *retry.Attempt, f *fragment, res *attemptResult, sta
 	}
 	if !a.Commit() {
 		return errLost
+	}
+	if res.deltas == 0 {
+		// The attempt's first delta: what its provider reported before
+		// it is the usage a door may show as the reply starts.
+		c.out.earlyUsage(res.usage, res.reported)
 	}
 	p.start(f)
 	return nil

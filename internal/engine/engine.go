@@ -80,6 +80,21 @@ type ShownOutputKeeper interface {
 	KeepsShownOutput() bool
 }
 
+// EarlyUsageSink is a Sink's optional capability, for a door whose format
+// reports the prompt's tokens as the reply starts (Anthropic's
+// message_start): EarlyUsage is given, as an attempt's first delta is
+// made and before it is sent, the usage the attempt's provider reported
+// before that delta, nil when it reported none. An Anthropic provider
+// reports the input as its stream opens; OpenAI's and Gemini's formats
+// report usage with or after their output, so nil. It is called once per
+// attempt that streams, only with its first delta (an attempt that failed
+// before one gives none), from one goroutine at a time as Send is; the
+// sink keeps u. What the call used is the Final's usage, which sums every
+// attempt's, failed and cancelled ones included.
+type EarlyUsageSink interface {
+	EarlyUsage(u *llmrelayv1.Usage)
+}
+
 // keepsShownOutput reports whether sink's client cannot take back output
 // it was shown (ShownOutputKeeper).
 func keepsShownOutput(sink Sink) bool {
@@ -396,7 +411,9 @@ func (c *call) team() string {
 // provider validate it and makes the call's attempt plan. Errors are
 // *apierr.Error or map to one.
 func (s *Engine) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, sink Sink) (*call, error) {
-	c := &call{eng: s, req: req, out: &emitter{sink: sink}, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now(),
+	out := &emitter{sink: sink}
+	out.early, _ = sink.(EarlyUsageSink)
+	c := &call{eng: s, req: req, out: out, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now(),
 		keepsShown: keepsShownOutput(sink)}
 	if id, ok := auth.FromContext(ctx); ok {
 		c.id = id
@@ -744,6 +761,8 @@ func (s *Engine) fail(ctx context.Context, c *call, err error) error {
 // events then go to the log only (resume.go).
 type emitter struct {
 	sink Sink
+	// early is sink as an EarlyUsageSink; nil when it is none.
+	early EarlyUsageSink
 	// log is the resumable call's log, nil for other calls; gone says the
 	// client's stream went away. Guarded by mu.
 	log  *resume.Call
@@ -766,6 +785,25 @@ func (e *emitter) setHeader(kv ...string) {
 	defer e.mu.Unlock()
 	if !e.gone {
 		e.sink.SetHeader(kv...)
+	}
+}
+
+// earlyUsage gives the sink, when it takes it (EarlyUsageSink), the usage
+// u an attempt's provider reported before the attempt's first delta (none
+// unless reported), taking turns with the events, as setHeader does.
+func (e *emitter) earlyUsage(u provider.Usage, reported bool) {
+	if e.early == nil {
+		return
+	}
+	var early *llmrelayv1.Usage
+	if reported {
+		u, _ = u.Bounded() // the attempt's settlement logs counts out of range
+		early = usage(u)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.gone {
+		e.early.EarlyUsage(early)
 	}
 }
 

@@ -834,14 +834,28 @@ func (anthropic) stream(r *replyInfo) streamEncoder {
 	return &messagesStream{r: r, tools: map[uint32]int{}}
 }
 
-func (s *messagesStream) start(b []byte) []byte {
+// start writes message_start, whose usage is, as in Anthropic's own
+// stream, the prompt's: the input side of early, as Anthropic counts it
+// (0 when the provider reported none before the reply started). Its
+// output_tokens is 0: the output is message_delta's, which has the call's
+// whole usage, so a client that adds the two events' counts (LangChain)
+// counts the output once, and one that takes message_delta's (the SDKs)
+// has the same.
+func (s *messagesStream) start(b []byte, early *llmrelayv1.Usage) []byte {
+	u := anthropicUsageOf(early)
 	b = appendEvent(b, "message_start")
 	b = append(b, `data: {"type":"message_start","message":{"id":"msg_`...)
 	b = append(b, s.r.requestID...)
 	b = append(b, `","type":"message","role":"assistant","model":`...)
 	b = appendString(b, s.r.model)
-	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}`...)
-	return append(b, "\n\n"...)
+	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`...)
+	b = appendUint(b, u.InputTokens)
+	b = append(b, `,"output_tokens":0,"cache_creation_input_tokens":`...)
+	b = appendUint(b, u.CacheCreationInputTokens)
+	b = append(b, `,"cache_read_input_tokens":`...)
+	b = appendUint(b, u.CacheReadInputTokens)
+	b = append(b, "}}}\n\n"...)
+	return b
 }
 
 // end appends an event's llmrelay member, when the client opted in, and

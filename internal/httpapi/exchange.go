@@ -8,6 +8,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/engine"
 )
 
 // errCannotDiscard ends a call whose stream would have to take back output
@@ -40,6 +41,10 @@ type exchange struct {
 	shown bool
 	// final is the call's Final, once sent.
 	final *llmrelayv1.Final
+	// early is the usage the provider of the attempt whose first delta
+	// comes next reported before it (EarlyUsage), for the stream's
+	// opening; nil for none.
+	early *llmrelayv1.Usage
 	// status is the HTTP status written (0 before).
 	status int
 	// tools holds a streamed call's tool calls while server tools may run
@@ -48,6 +53,12 @@ type exchange struct {
 	tools *toolTurns
 	turn  uint32
 }
+
+// The engine's optional Sink capabilities an exchange has.
+var (
+	_ engine.ShownOutputKeeper = (*exchange)(nil)
+	_ engine.EarlyUsageSink    = (*exchange)(nil)
+)
 
 func newExchange(w http.ResponseWriter, f format, r replyInfo, stream bool) *exchange {
 	x := &exchange{w: w, rc: http.NewResponseController(w), f: f, r: r}
@@ -188,6 +199,18 @@ func (x *exchange) reply(body []byte) error {
 	return err
 }
 
+// EarlyUsage implements engine.EarlyUsageSink: the usage the provider of
+// the attempt about to send its first delta reported before it, for a
+// streamed reply's opening (Anthropic's message_start), which that delta
+// writes. A reply already started (by an earlier attempt's output, or at
+// once for a heartbeat) keeps the opening it had; an attempt that starts
+// none leaves it to the next one's.
+func (x *exchange) EarlyUsage(u *llmrelayv1.Usage) {
+	if !x.committed {
+		x.early = u
+	}
+}
+
 // KeepsShownOutput implements engine.ShownOutputKeeper: a streamed reply
 // to a client that did not opt in to restarts cannot take back what it
 // showed, so the engine makes no structured-output re-ask of it (the
@@ -228,7 +251,7 @@ func (x *exchange) commit() error {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not hold the stream back
 	x.w.WriteHeader(http.StatusOK)
-	return x.write(x.enc.start(x.buf.reset()))
+	return x.write(x.enc.start(x.buf.reset(), x.early))
 }
 
 // setHeaders sets the request id, which every response carries. The

@@ -47,8 +47,10 @@ type format interface {
 // called from one goroutine, in the call's order: start once before
 // anything else, then deltas, restarts and pings, then final or fail.
 type streamEncoder interface {
-	// start opens the reply (Anthropic's message_start).
-	start(b []byte) []byte
+	// start opens the reply (Anthropic's message_start). early is the
+	// usage the provider of the attempt whose output starts the reply
+	// reported before that output (engine.EarlyUsageSink), nil for none.
+	start(b []byte, early *llmrelayv1.Usage) []byte
 	// delta appends one fragment of attempt's reply.
 	delta(b []byte, d *llmrelayv1.Delta, attempt uint32) []byte
 	// restart tells a client that opted in (HeaderMidstream) that attempt,

@@ -583,7 +583,8 @@ func (s *chatStream) extension(b []byte, attempt uint32) []byte {
 	return append(b, '}')
 }
 
-func (s *chatStream) start(b []byte) []byte { return b }
+// start writes nothing: a chunk's usage is the last chunk's alone.
+func (s *chatStream) start(b []byte, _ *llmrelayv1.Usage) []byte { return b }
 
 func (s *chatStream) delta(b []byte, d *llmrelayv1.Delta, attempt uint32) []byte {
 	switch {

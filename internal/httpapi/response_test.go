@@ -91,12 +91,26 @@ type responseCase struct {
 	extension bool
 	events    []*llmrelayv1.GenerateEvent
 	err       error
+	// early is the usage the engine gives before each attempt's first
+	// delta (engine.EarlyUsageSink): what its provider reported before it.
+	early *llmrelayv1.Usage
 }
 
 var responseCases = []responseCase{
 	{
 		name: "text", stream: true,
 		events: []*llmrelayv1.GenerateEvent{text(1, "Hello, "), text(1, "wor\"ld\"\n"), final(1, &llmrelayv1.Message{Content: "Hello, wor\"ld\"\n"}, stop)},
+	},
+	{
+		// The answering attempt's provider reported the prompt's tokens
+		// before its first delta (Anthropic's message_start): 7, of them 2
+		// read from the cache and 1 written to it, and 1 output token.
+		name: "early_usage", stream: true,
+		early: &llmrelayv1.Usage{InputTokens: 7, CachedInputTokens: 2, CacheCreationInputTokens: 1, OutputTokens: 1},
+		events: []*llmrelayv1.GenerateEvent{
+			willRetry(1, llmrelayv1.RetryReason_RETRY_REASON_OVERLOADED, false, ""),
+			text(2, "Hi"), final(2, &llmrelayv1.Message{Content: "Hi"}, stop),
+		},
 	},
 	{
 		name: "invisible_retry", stream: true,
@@ -130,7 +144,10 @@ var responseCases = []responseCase{
 		events: []*llmrelayv1.GenerateEvent{refusal(1, "I can't."), final(1, &llmrelayv1.Message{Refusal: "I can't."}, llmrelayv1.FinishReason_FINISH_REASON_REFUSAL)},
 	},
 	{
+		// A heartbeat starts the reply at once: the usage the answering
+		// attempt's provider reports later is message_delta's alone.
 		name: "heartbeat", stream: true,
+		early:  &llmrelayv1.Usage{InputTokens: 7, CachedInputTokens: 2},
 		events: []*llmrelayv1.GenerateEvent{heartbeat, text(1, "hi"), heartbeat, final(1, &llmrelayv1.Message{Content: "hi"}, stop)},
 	},
 	{
@@ -225,12 +242,17 @@ func drive(t *testing.T, f format, tc responseCase) []byte {
 		includeUsage: true, extension: tc.extension,
 	}, tc.stream)
 	// As the engine does: the headers of the attempt whose delta is the
-	// call's first, set with it.
-	provider, delta := "mock", false
+	// call's first, set with it; before each attempt's first delta, the
+	// usage its provider reported before it.
+	provider, delta, attempt := "mock", false, uint32(0)
 	var sendErr error
 	for _, ev := range tc.events {
 		if next := ev.GetWillRetry().GetNextProvider(); next != "" {
 			provider = next
+		}
+		if ev.GetDelta() != nil && ev.GetAttempt() != attempt {
+			attempt = ev.GetAttempt()
+			x.EarlyUsage(tc.early)
 		}
 		if ev.GetDelta() != nil && !delta {
 			delta = true
