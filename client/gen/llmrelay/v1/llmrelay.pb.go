@@ -576,7 +576,8 @@ type FinishReason int32
 const (
 	// The provider did not say.
 	FinishReason_FINISH_REASON_UNSPECIFIED FinishReason = 0
-	// The model finished its reply, or hit a stop sequence.
+	// The model finished its reply, or hit a stop sequence
+	// (`Final.stop_sequence` says which, when the provider reports it).
 	FinishReason_FINISH_REASON_STOP FinishReason = 1
 	// The reply hit `max_output_tokens`, or llmrelay cut it at
 	// `output_limit.max_bytes` (ON_OUTPUT_LIMIT_TRUNCATE).
@@ -3443,7 +3444,19 @@ type Final struct {
 	Transcript []*Message `protobuf:"bytes,20,rep,name=transcript,proto3" json:"transcript,omitempty"`
 	// How many model turns the call made: 1 without server tools; with
 	// them, one more for every turn whose server tool calls were run.
-	Turns         uint32 `protobuf:"varint,21,opt,name=turns,proto3" json:"turns,omitempty"`
+	Turns uint32 `protobuf:"varint,21,opt,name=turns,proto3" json:"turns,omitempty"`
+	// The stop sequence that ended the reply: one of the request's
+	// `generation.stop`, exactly as the request wrote it. Set only with
+	// FINISH_REASON_STOP, and only when the provider said which sequence
+	// matched: Anthropic does (its `stop_sequence` stop reason), and so do
+	// OpenAI-compatible servers that add `stop_reason` to a choice (vLLM,
+	// TensorRT-LLM) when it names one of the request's sequences. OpenAI and
+	// Gemini do not say, so behind them it stays empty even when a stop
+	// sequence ended the reply. Empty otherwise: the model finished on its
+	// own, stopped for another reason, or the provider named a sequence the
+	// request did not ask for (a stop token of the server's own).
+	// FINISH_REASON_STOP covers both cases; tell them apart with this field.
+	StopSequence  string `protobuf:"bytes,22,opt,name=stop_sequence,json=stopSequence,proto3" json:"stop_sequence,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3574,6 +3587,13 @@ func (x *Final) GetTurns() uint32 {
 		return x.Turns
 	}
 	return 0
+}
+
+func (x *Final) GetStopSequence() string {
+	if x != nil {
+		return x.StopSequence
+	}
+	return ""
 }
 
 // Usage counts tokens, the same way for every provider (docs/providers.md
@@ -4611,7 +4631,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\rnext_provider\x18\x06 \x01(\tR\fnextProvider\x12\x1d\n" +
 	"\n" +
 	"next_model\x18\a \x01(\tR\tnextModel\x12\x1a\n" +
-	"\bfallback\x18\b \x01(\bR\bfallback\"\x9a\x05\n" +
+	"\bfallback\x18\b \x01(\bR\bfallback\"\xbf\x05\n" +
 	"\x05Final\x12.\n" +
 	"\amessage\x18\x01 \x01(\v2\x14.llmrelay.v1.MessageR\amessage\x12.\n" +
 	"\x06object\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x06object\x12>\n" +
@@ -4629,7 +4649,8 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\n" +
 	"transcript\x18\x14 \x03(\v2\x14.llmrelay.v1.MessageR\n" +
 	"transcript\x12\x14\n" +
-	"\x05turns\x18\x15 \x01(\rR\x05turns\x1a>\n" +
+	"\x05turns\x18\x15 \x01(\rR\x05turns\x12#\n" +
+	"\rstop_sequence\x18\x16 \x01(\tR\fstopSequence\x1a>\n" +
 	"\x10AnnotationsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe9\x01\n" +

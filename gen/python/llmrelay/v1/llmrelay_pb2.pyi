@@ -69,7 +69,7 @@ class Delta(_message.Message):
     def __init__(self, text: _Optional[str] = ..., tool_call: _Optional[_Union[ToolCallDelta, _Mapping]] = ..., reasoning: _Optional[_Union[ReasoningDelta, _Mapping]] = ..., refusal: _Optional[str] = ...) -> None: ...
 
 class Final(_message.Message):
-    __slots__ = ["annotations", "attempts", "finish_reason", "hedges", "message", "model", "object", "provider", "route", "transcript", "turns", "usage", "validation_errors", "validation_retries"]
+    __slots__ = ["annotations", "attempts", "finish_reason", "hedges", "message", "model", "object", "provider", "route", "stop_sequence", "transcript", "turns", "usage", "validation_errors", "validation_retries"]
     class AnnotationsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -86,6 +86,7 @@ class Final(_message.Message):
     OBJECT_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_FIELD_NUMBER: _ClassVar[int]
     ROUTE_FIELD_NUMBER: _ClassVar[int]
+    STOP_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     TRANSCRIPT_FIELD_NUMBER: _ClassVar[int]
     TURNS_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
@@ -100,12 +101,13 @@ class Final(_message.Message):
     object: _struct_pb2.Value
     provider: str
     route: str
+    stop_sequence: str
     transcript: _containers.RepeatedCompositeFieldContainer[Message]
     turns: int
     usage: Usage
     validation_errors: _containers.RepeatedCompositeFieldContainer[ValidationError]
     validation_retries: int
-    def __init__(self, message: _Optional[_Union[Message, _Mapping]] = ..., object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., attempts: _Optional[int] = ..., validation_retries: _Optional[int] = ..., validation_errors: _Optional[_Iterable[_Union[ValidationError, _Mapping]]] = ..., provider: _Optional[str] = ..., model: _Optional[str] = ..., hedges: _Optional[int] = ..., route: _Optional[str] = ..., annotations: _Optional[_Mapping[str, str]] = ..., transcript: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., turns: _Optional[int] = ...) -> None: ...
+    def __init__(self, message: _Optional[_Union[Message, _Mapping]] = ..., object: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., attempts: _Optional[int] = ..., validation_retries: _Optional[int] = ..., validation_errors: _Optional[_Iterable[_Union[ValidationError, _Mapping]]] = ..., provider: _Optional[str] = ..., model: _Optional[str] = ..., hedges: _Optional[int] = ..., route: _Optional[str] = ..., annotations: _Optional[_Mapping[str, str]] = ..., transcript: _Optional[_Iterable[_Union[Message, _Mapping]]] = ..., turns: _Optional[int] = ..., stop_sequence: _Optional[str] = ...) -> None: ...
 
 class GenerateEvent(_message.Message):
     __slots__ = ["attempt", "delta", "final", "heartbeat", "partial_object", "sequence", "tool_progress", "tool_result", "turn", "will_retry"]
