@@ -374,7 +374,11 @@ const (
 	// Later usage events replace earlier ones.
 	EventUsage
 	// EventFinish carries Event.FinishReason. The stream may still carry a
-	// usage event before its terminator.
+	// usage event before its terminator. With FinishStop, Event.Text is
+	// the stop sequence that ended the reply when the provider says which
+	// (Anthropic's stop_sequence), as the provider sent it; empty when it
+	// does not, or when the model finished on its own. The engine keeps it
+	// only when it is one of the request's Generation.Stop.
 	EventFinish
 	// EventReasoning carries Event.Reasoning, the next piece of a reasoning
 	// block: never part of the text.

@@ -70,6 +70,9 @@ type eventDelta struct {
 	Thinking    string `json:"thinking"`
 	Signature   string `json:"signature"`
 	StopReason  string `json:"stop_reason"`
+	// StopSequence is message_delta's matched stop sequence, with
+	// stop_reason stop_sequence; null otherwise.
+	StopSequence string `json:"stop_sequence"`
 }
 
 // usage is a usage object. InputTokens excludes cache reads and writes;
@@ -188,7 +191,11 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		}
 	case "message_delta":
 		if e.Delta.StopReason != "" {
-			provider.Add(out, provider.EventFinish).FinishReason = finishReason(e.Delta.StopReason)
+			f := provider.Add(out, provider.EventFinish)
+			f.FinishReason = finishReason(e.Delta.StopReason)
+			if e.Delta.StopReason == "stop_sequence" {
+				f.Text = e.Delta.StopSequence
+			}
 		}
 		if u := e.Usage; u != nil {
 			// The counts to bill: cumulative, input included since API

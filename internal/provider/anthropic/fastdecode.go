@@ -152,7 +152,9 @@ func scanDelta(p *jsonscan.Scanner, d *eventDelta) bool {
 			return jsonscan.Once(&seen, 16) && p.Str(&d.Signature)
 		case "stop_reason":
 			return jsonscan.Once(&seen, 32) && p.Name(&d.StopReason, stopReasons)
+		case "stop_sequence":
+			return jsonscan.Once(&seen, 64) && p.Str(&d.StopSequence)
 		}
-		return !jsonscan.FoldsTo(key, "type", "text", "partial_json", "thinking", "signature", "stop_reason") && p.Skip()
+		return !jsonscan.FoldsTo(key, "type", "text", "partial_json", "thinking", "signature", "stop_reason", "stop_sequence") && p.Skip()
 	})
 }

@@ -23,7 +23,9 @@ type recorded struct {
 	thinking []thinkingBlock
 	calls    []provider.ToolCall
 	finish   provider.FinishReason
-	usage    provider.Usage
+	// stopSequence is the stop sequence the stream says ended it.
+	stopSequence string
+	usage        provider.Usage
 }
 
 type thinkingBlock struct {
@@ -78,6 +80,10 @@ var recordings = []recorded{
 	// bill is the sum of the iterations.
 	{file: "compaction_block_cache_read.sse", textHas: "Hello!",
 		finish: provider.FinishStop, usage: provider.Usage{InputTokens: 100 + 55096 + 181, OutputTokens: 83 + 8, CachedInputTokens: 55096}},
+	// Composed (SOURCES.md): a reply ended by a stop sequence, which
+	// message_delta names; the text stops before it.
+	{file: "stop_sequence.composed.sse", textHas: "The version is **",
+		finish: provider.FinishStop, stopSequence: "0.32a0", usage: provider.Usage{InputTokens: 707, OutputTokens: 5}},
 }
 
 // TestRecordedStreams replays each recorded real stream over loopback HTTP
@@ -115,7 +121,7 @@ func TestRecordedStreams(t *testing.T) {
 					t.Errorf("reasoning block %d leaked into the text", i)
 				}
 			}
-			pt.CheckRecorded(t, tc.file, r, act, pt.RecordedWant{Calls: tc.calls, Finish: tc.finish, Usage: tc.usage}, *update)
+			pt.CheckRecorded(t, tc.file, r, act, pt.RecordedWant{Calls: tc.calls, Finish: tc.finish, StopSequence: tc.stopSequence, Usage: tc.usage}, *update)
 		})
 	}
 }

@@ -39,8 +39,10 @@ type Result struct {
 	// Usage is the last usage event's counts; HasUsage says there was one.
 	Usage    provider.Usage
 	HasUsage bool
-	// Finish is the last finish reason.
-	Finish provider.FinishReason
+	// Finish is the last finish reason; StopSequence the stop sequence
+	// its event named (provider.EventFinish), "" for none.
+	Finish       provider.FinishReason
+	StopSequence string
 	// Err is nil when the stream ended with io.EOF; else Stream's or
 	// Recv's error.
 	Err error
@@ -159,7 +161,10 @@ func Drain(s provider.Stream, each func(provider.Event)) Result {
 		case provider.EventUsage:
 			r.Usage, r.HasUsage = ev.Usage, true
 		case provider.EventFinish:
-			r.Finish = ev.FinishReason
+			r.Finish, r.StopSequence = ev.FinishReason, ev.Text
+			if ev.Text != "" && ev.FinishReason != provider.FinishStop {
+				r.Violations = append(r.Violations, fmt.Sprintf("stop sequence %q with finish reason %s", ev.Text, ev.FinishReason))
+			}
 		default:
 			r.Violations = append(r.Violations, fmt.Sprintf("event of unknown kind %d", ev.Kind))
 		}

@@ -105,7 +105,11 @@ func RenderEvents(r Result) []byte {
 			fmt.Fprintf(&b, "usage input=%d output=%d reasoning=%d cached=%d cache_creation=%d\n",
 				u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CachedInputTokens, u.CacheCreationInputTokens)
 		case provider.EventFinish:
-			fmt.Fprintf(&b, "finish %s\n", ev.FinishReason)
+			fmt.Fprintf(&b, "finish %s", ev.FinishReason)
+			if ev.Text != "" {
+				fmt.Fprintf(&b, " stop_sequence=%q", ev.Text)
+			}
+			b.WriteByte('\n')
 		default:
 			fmt.Fprintf(&b, "unknown event %d\n", ev.Kind)
 		}
@@ -165,11 +169,13 @@ func ReplayRecorded(t *testing.T, file string, build func(t *testing.T, baseURL 
 
 // RecordedWant is what every adapter's test of a recorded stream checks
 // beyond its own facts: the tool calls (an empty ID is not checked; the
-// signature is the adapter's to check), the finish reason and the usage.
+// signature is the adapter's to check), the finish reason, the stop
+// sequence it named ("" for none) and the usage.
 type RecordedWant struct {
-	Calls  []provider.ToolCall
-	Finish provider.FinishReason
-	Usage  provider.Usage
+	Calls        []provider.ToolCall
+	Finish       provider.FinishReason
+	StopSequence string
+	Usage        provider.Usage
 }
 
 // CheckRecorded checks what a replayed recorded stream (ReplayRecorded of
@@ -190,6 +196,9 @@ func CheckRecorded(t *testing.T, file string, r Result, act *provider.Activity, 
 	}
 	if r.Finish != want.Finish || r.Usage != want.Usage {
 		t.Errorf("finish %v usage %+v, want %v %+v", r.Finish, r.Usage, want.Finish, want.Usage)
+	}
+	if r.StopSequence != want.StopSequence {
+		t.Errorf("stop sequence %q, want %q", r.StopSequence, want.StopSequence)
 	}
 	if act.Last() == 0 {
 		t.Error("the stream's bytes did not reach the attempt's Activity")
