@@ -252,6 +252,9 @@ type replyBlocks struct {
 	refusal   strings.Builder
 	// providerTools are the blocks of tools the provider ran itself.
 	providerTools []provider.ProviderTool
+	// stopSequence is the stop sequence the provider said ended the
+	// reply (provider.EventFinish), as it said it: rare, so kept here.
+	stopSequence string
 }
 
 // more returns a copy of the reply's blocks besides its text, for
@@ -568,6 +571,13 @@ func (c *call) fold(ev *provider.Event, res *attemptResult) (queue bool) {
 		res.usage, res.reported = ev.Usage, true
 	case provider.EventFinish:
 		res.finish = ev.FinishReason
+		// The last finish event has the word: one without a stop
+		// sequence takes back an earlier one's.
+		if ev.Text != "" {
+			res.addBlocks().stopSequence = ev.Text
+		} else if res.blocks != nil {
+			res.blocks.stopSequence = ""
+		}
 	}
 	return false
 }

@@ -721,10 +721,27 @@ func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
 	}
 	c.turn.so.fillFinal(final, res)
 	c.fillTools(final)
+	final.StopSequence = c.stopSequence(final, res)
 	c.eng.hooks.After(ctx, c.hook, final)
 	final.Annotations = c.hook.Annotations()
 	c.out.stopHeartbeat() // nothing follows the final
 	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(res.attempt), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
+}
+
+// stopSequence returns the Final's stop_sequence: the stop sequence the
+// answering attempt's provider said ended the reply, when the call ends
+// with FINISH_REASON_STOP (not one that ran out of tool turns, or was cut
+// at the output limit) and the sequence is one of the request's. A
+// provider that names another (a stop token of its own, or any string)
+// does not reach the client, so the field is never more than the request
+// asked for.
+func (c *call) stopSequence(final *llmrelayv1.Final, res *attemptResult) string {
+	s := res.more().stopSequence
+	if s == "" || final.GetFinishReason() != llmrelayv1.FinishReason_FINISH_REASON_STOP ||
+		!slices.Contains(c.req.GetGeneration().GetStop(), s) {
+		return ""
+	}
+	return s
 }
 
 // fail logs the error with the request id and returns its status. The

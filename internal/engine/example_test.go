@@ -35,7 +35,8 @@ func build(keys ...auth.KeyConfig) (eng *engine.Engine, stop func(), err error) 
 func buildStreaming(st engine.Streaming, keys ...auth.KeyConfig) (eng *engine.Engine, stop func(), err error) {
 	cfg := config.Default()
 	providers, err := provider.NewSet([]provider.Config{{Name: "primary", Kind: "mock"}, {Name: "backup", Kind: "mock"},
-		{Name: "buffered", Kind: kindBuffered}, {Name: "gated", Kind: kindGated}, {Name: "early", Kind: kindEarly}})
+		{Name: "buffered", Kind: kindBuffered}, {Name: "gated", Kind: kindGated}, {Name: "early", Kind: kindEarly},
+		{Name: "stopseq", Kind: kindStopSeq}})
 	if err != nil {
 		return nil, nil, err
 	}
