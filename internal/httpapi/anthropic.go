@@ -654,11 +654,18 @@ var anthropicStopReasons = map[llmrelayv1.FinishReason]string{
 	llmrelayv1.FinishReason_FINISH_REASON_MAX_TOOL_TURNS: "max_tokens",
 }
 
-func anthropicStopReason(r llmrelayv1.FinishReason) string {
-	if s, ok := anthropicStopReasons[r]; ok {
-		return s
+// anthropicStop returns the Final's stop_reason and stop_sequence (nil for
+// null): "stop_sequence" and the sequence when the Final names the stop
+// sequence that ended the reply, else the finish reason's stop reason.
+func anthropicStop(f *llmrelayv1.Final) (string, *string) {
+	if f.GetFinishReason() == llmrelayv1.FinishReason_FINISH_REASON_STOP && f.GetStopSequence() != "" {
+		seq := f.GetStopSequence()
+		return "stop_sequence", &seq
 	}
-	return "end_turn"
+	if s, ok := anthropicStopReasons[f.GetFinishReason()]; ok {
+		return s, nil
+	}
+	return "end_turn", nil
 }
 
 // replyBlock is a content block of a reply.
@@ -742,6 +749,7 @@ func (anthropic) reply(r *replyInfo, f *llmrelayv1.Final) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	stopReason, stopSequence := anthropicStop(f)
 	return json.Marshal(struct {
 		ID           string            `json:"id"`
 		Type         string            `json:"type"`
@@ -753,7 +761,7 @@ func (anthropic) reply(r *replyInfo, f *llmrelayv1.Final) ([]byte, error) {
 		Usage        anthropicUsage    `json:"usage"`
 	}{
 		ID: "msg_" + r.requestID, Type: "message", Role: "assistant", Model: r.model, Content: content,
-		StopReason: anthropicStopReason(f.GetFinishReason()), Usage: anthropicUsageOf(f.GetUsage()),
+		StopReason: stopReason, StopSequence: stopSequence, Usage: anthropicUsageOf(f.GetUsage()),
 	})
 }
 
@@ -1025,7 +1033,7 @@ func (s *messagesStream) ping(b []byte) []byte {
 }
 
 // final ends the stream: the open block, message_delta with the stop
-// reason and the usage, message_stop.
+// reason, the stop sequence and the usage, message_stop.
 func (s *messagesStream) final(b []byte, f *llmrelayv1.Final) ([]byte, error) {
 	b = s.closeBlock(b)
 	u, err := json.Marshal(anthropicUsageOf(f.GetUsage()))
@@ -1034,8 +1042,15 @@ func (s *messagesStream) final(b []byte, f *llmrelayv1.Final) ([]byte, error) {
 	}
 	b = appendEvent(b, "message_delta")
 	b = append(b, `data: {"type":"message_delta","delta":{"stop_reason":`...)
-	b = appendString(b, anthropicStopReason(f.GetFinishReason()))
-	b = append(b, `,"stop_sequence":null},"usage":`...)
+	stopReason, stopSequence := anthropicStop(f)
+	b = appendString(b, stopReason)
+	b = append(b, `,"stop_sequence":`...)
+	if stopSequence != nil {
+		b = appendString(b, *stopSequence)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `},"usage":`...)
 	b = append(b, u...)
 	if s.r.extension {
 		b = appendFinalExtension(b, f)

@@ -62,6 +62,12 @@ func final(attempt uint32, m *llmrelayv1.Message, finish llmrelayv1.FinishReason
 	}}}
 }
 
+// stoppedAt names the stop sequence that ended ev's Final.
+func stoppedAt(ev *llmrelayv1.GenerateEvent, seq string) *llmrelayv1.GenerateEvent {
+	ev.GetFinal().StopSequence = seq
+	return ev
+}
+
 // heartbeat stands for the engine's SendHeader then its heartbeat event.
 var heartbeat = &llmrelayv1.GenerateEvent{Event: &llmrelayv1.GenerateEvent_Heartbeat{Heartbeat: &llmrelayv1.Heartbeat{}}}
 
@@ -140,6 +146,13 @@ var responseCases = []responseCase{
 		},
 	},
 	{
+		// The reply ended at one of the request's stop sequences, which
+		// the Final names: Anthropic's stop_reason stop_sequence with the
+		// sequence; OpenAI's format has only stop.
+		name: "stop_sequence", stream: true,
+		events: []*llmrelayv1.GenerateEvent{text(1, "<answer>42"), stoppedAt(final(1, &llmrelayv1.Message{Content: "<answer>42"}, stop), "</answer>")},
+	},
+	{
 		name: "refusal", stream: true,
 		events: []*llmrelayv1.GenerateEvent{refusal(1, "I can't."), final(1, &llmrelayv1.Message{Refusal: "I can't."}, llmrelayv1.FinishReason_FINISH_REASON_REFUSAL)},
 	},
@@ -178,6 +191,10 @@ var responseCases = []responseCase{
 			willRetry(1, llmrelayv1.RetryReason_RETRY_REASON_OVERLOADED, false, ""),
 			text(2, "Hello"), heartbeat, final(2, &llmrelayv1.Message{Content: "Hello"}, stop),
 		},
+	},
+	{
+		name:   "whole_stop_sequence",
+		events: []*llmrelayv1.GenerateEvent{text(1, "Thought: look it up\n"), stoppedAt(final(1, &llmrelayv1.Message{Content: "Thought: look it up\n"}, stop), "\nObservation:")},
 	},
 	{
 		name: "whole_tool_calls",
