@@ -25,6 +25,23 @@ type choice struct {
 	Index        int    `json:"index"`
 	Delta        delta  `json:"delta"`
 	FinishReason string `json:"finish_reason"`
+	// StopReason is vLLM's (and TensorRT-LLM's) stop_reason beside a
+	// finish_reason stop: the stop string that ended the reply. OpenAI
+	// does not send it.
+	StopReason stopString `json:"stop_reason"`
+}
+
+// stopString is a stop_reason: a stop string, or "" for null and for the
+// token id (a number) a server names when a stop token, not a string,
+// ended the reply.
+type stopString string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (s *stopString) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, (*string)(s))
+	}
+	return nil
 }
 
 type delta struct {
@@ -298,7 +315,11 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 			if reason == provider.FinishStop && d.refused {
 				reason = provider.FinishRefusal
 			}
-			provider.Add(out, provider.EventFinish).FinishReason = reason
+			f := provider.Add(out, provider.EventFinish)
+			f.FinishReason = reason
+			if reason == provider.FinishStop {
+				f.Text = string(ch.StopReason)
+			}
 			d.finished = true
 		}
 	}

@@ -140,8 +140,11 @@ func scanChoice(p *jsonscan.Scanner, ch *choice) bool {
 			return jsonscan.Once(&seen, 2) && (p.Null() || scanDelta(p, &ch.Delta))
 		case "finish_reason":
 			return jsonscan.Once(&seen, 4) && p.Str(&ch.FinishReason)
+		case "stop_reason":
+			// A string or null; a token id takes the slow path.
+			return jsonscan.Once(&seen, 8) && p.Str((*string)(&ch.StopReason))
 		}
-		return !jsonscan.FoldsTo(key, "index", "delta", "finish_reason") && p.Skip()
+		return !jsonscan.FoldsTo(key, "index", "delta", "finish_reason", "stop_reason") && p.Skip()
 	})
 }
 

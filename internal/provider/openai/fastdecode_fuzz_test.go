@@ -35,6 +35,12 @@ func FuzzDecodeFast(f *testing.F) {
 		`{"choices":[],"usage":{"prompt_tokens":6,"prompt_cache_hit_tokens":5,"prompt_tokens_details":null,"completion_tokens_details":{"Reasoning_Tokens":1}}}`,
 		`{"choices":[],"usage":{"prompt_tokens_details":7}}`,
 		`{"choices":[{"index":0,"delta":{"reasoning":"x","reasoning_details":[ ]}}]}`,
+		`{"choices":[{"index":0,"delta":{},"finish_reason":"stop","stop_reason":"</answer>"}]}`,
+		`{"choices":[{"index":0,"delta":{},"finish_reason":"stop","stop_reason":null}]}`,
+		`{"choices":[{"index":0,"delta":{},"finish_reason":"stop","stop_reason":128009}]}`,
+		`{"choices":[{"index":0,"delta":{},"finish_reason":"stop","stop_reason":"a","stop_reason":"b"}]}`,
+		`{"choices":[{"index":0,"delta":{},"finish_reason":"stop","Stop_Reason":"x"}]}`,
+		`{"choices":[{"index":0,"delta":{},"finish_reason":"stop","stop_reason":["x"]}]}`,
 		`{"choices":[{"index":0,"delta":{"reasoning":"x","reasoning_details":[{"type":"reasoning.text","text":"x","index":0}]}}]}`,
 	} {
 		f.Add([]byte(s))

@@ -25,10 +25,19 @@ type recorded struct {
 	encrypted *provider.Reasoning
 	calls     []provider.ToolCall
 	finish    provider.FinishReason
-	usage     provider.Usage
+	// stopSequence is the stop string the stream says ended it.
+	stopSequence string
+	usage        provider.Usage
 }
 
 var recordings = []recorded{
+	// Hand-written (SOURCES.md): vLLM's stop_reason beside finish_reason
+	// stop names the stop string that ended the reply; a token id (a
+	// number) names none.
+	{file: "vllm_stop_reason_string.handwritten.sse", text: "Thought: I should look it up.\nAction: search[vLLM]",
+		finish: provider.FinishStop, stopSequence: "\nObservation:", usage: provider.Usage{InputTokens: 31, OutputTokens: 14}},
+	{file: "vllm_stop_reason_token.handwritten.sse", text: "Thought: I should look it up.\nAction: search[vLLM]",
+		finish: provider.FinishStop, usage: provider.Usage{InputTokens: 31, OutputTokens: 14}},
 	{file: "deepseek_reasoner_reasoning_content.sse", text: "Hello there! 😊 How can I help today?", format: provider.FormatReasoningContent, reasoningHas: "Hmm, the user just said",
 		finish: provider.FinishStop, usage: provider.Usage{InputTokens: 6, OutputTokens: 212, ReasoningTokens: 198}},
 	{file: "deepseek_keepalive_before_first_chunk.composed.sse", text: "Hello there! 😊 How can I help today?", format: provider.FormatReasoningContent, reasoningHas: "Hmm, the user just said",
@@ -104,7 +113,7 @@ func TestRecordedStreams(t *testing.T) {
 				t.Errorf("refusal = %q, want %q", r.Refusal, tc.refusal)
 			}
 			checkReasoning(t, r, tc)
-			pt.CheckRecorded(t, tc.file, r, act, pt.RecordedWant{Calls: tc.calls, Finish: tc.finish, Usage: tc.usage}, *update)
+			pt.CheckRecorded(t, tc.file, r, act, pt.RecordedWant{Calls: tc.calls, Finish: tc.finish, StopSequence: tc.stopSequence, Usage: tc.usage}, *update)
 		})
 	}
 }
