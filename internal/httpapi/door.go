@@ -1,7 +1,8 @@
 // Package httpapi is llmrelay's HTTP doors: OpenAI's Chat Completions API
 // (POST /v1/chat/completions) and Anthropic's Messages API (POST
-// /v1/messages), with GET /v1/models and GET /v1/models/{model} in
-// either's shape, in front of the same engine as the gRPC service.
+// /v1/messages, and its token counting, POST /v1/messages/count_tokens),
+// with GET /v1/models and GET /v1/models/{model} in either's shape, in
+// front of the same engine as the gRPC service.
 // Existing SDKs and tools use llmrelay by changing their base URL.
 //
 // A door translates and decides nothing: a request in a vendor's format
