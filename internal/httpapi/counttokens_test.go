@@ -36,6 +36,7 @@ auth:
     - {name: full, sha256: %s, scopes: [generate], models: ["*"]}
     - {name: gpt-only, sha256: %s, scopes: [generate], models: ["gpt/*"]}
     - {name: lister, sha256: %s, scopes: [models.list], models: ["*"]}
+    - {name: slow, sha256: %s, scopes: [generate], models: ["*"], requests_per_second: 0.02, burst: 1}
 `
 
 // countUpstreams starts an Anthropic-format upstream that answers every
@@ -70,7 +71,7 @@ func countUpstreams(t *testing.T) (base string, claude, gpt *pt.Upstream) {
 	t.Setenv("LLMRELAY_TEST_ANTHROPIC_KEY", "sk-ant-upstream-0123456789")
 	t.Setenv("LLMRELAY_TEST_OPENAI_KEY", "sk-openai-upstream-0123456789")
 	cfg, err := config.Parse(fmt.Appendf(nil, countConfig, claude.URL+"/v1", gpt.URL+"/v1",
-		auth.HashKey("sk-full"), auth.HashKey("sk-gpt-only"), auth.HashKey("sk-lister")))
+		auth.HashKey("sk-full"), auth.HashKey("sk-gpt-only"), auth.HashKey("sk-lister"), auth.HashKey("sk-slow")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,6 +225,17 @@ func TestCountTokensIsAdmittedAsAGeneration(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the key's rate", func(t *testing.T) {
+		// A count takes one of the key's requests, as every call does.
+		body := `{"model":"mock/echo",` + messages + `}`
+		if r := call(t, base, countRequest("sk-slow", body)); r.status != 404 {
+			t.Errorf("the first count: %d %s, want the 404 of a model that cannot count", r.status, r.body)
+		}
+		r := call(t, base, countRequest("sk-slow", body))
+		if v := r.json(t); r.status != 429 || path(v, "error.type") != "rate_limit_error" || path(v, "llmrelay.reason") != "RATE_LIMITED" {
+			t.Errorf("the second count: %d %s, want 429 RATE_LIMITED", r.status, r.body)
+		}
+	})
 	t.Run("another method", func(t *testing.T) {
 		r := call(t, base, request{method: http.MethodGet, path: "/v1/messages/count_tokens"})
 		if r.status != 405 || r.header.Get("Allow") != "POST" || path(r.json(t), "type") != "error" {
