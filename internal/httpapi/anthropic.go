@@ -154,6 +154,48 @@ func (anthropic) decode(body []byte, h http.Header) (*translated, *failure) {
 	return t, nil
 }
 
+// countMembers are the members of a token count request (POST
+// /v1/messages/count_tokens, the SDKs' messages.count_tokens): a Messages
+// request's input. Anthropic refuses any other (max_tokens, stream,
+// sampling, metadata) as an extra input, and so does the door.
+var countMembers = map[string]bool{
+	"model": true, "messages": true, "system": true, "tools": true, "tool_choice": true,
+	"thinking": true, "output_config": true, "output_format": true, "cache_control": true,
+	"speed": true, "mcp_servers": true, "context_management": true,
+}
+
+// decodeCount translates a token count request, and its anthropic-beta
+// header, into the Generate request whose input is counted: a Messages
+// request of countMembers only, with its model and messages, which
+// Anthropic requires ("Field required").
+func (a anthropic) decodeCount(body []byte, h http.Header) (*translated, *failure) {
+	fields, err := objectFields(body)
+	if err != nil {
+		f := requestError("", "the request body "+err.Error())
+		return nil, &f
+	}
+	for _, key := range sortedKeys(fields) {
+		if !countMembers[key] {
+			f := requestError(key, "Extra inputs are not permitted")
+			return nil, &f
+		}
+	}
+	for _, key := range []string{"messages", "model"} {
+		if isNull(fields[key]) {
+			f := requestError(key, "Field required")
+			return nil, &f
+		}
+	}
+	return a.decode(body, h)
+}
+
+// tokenCount renders a token count's answer, as Anthropic's:
+// {"input_tokens": N}.
+func (anthropic) tokenCount(n int64) []byte {
+	b := append(make([]byte, 0, 32), `{"input_tokens":`...)
+	return append(strconv.AppendInt(b, n, 10), '}')
+}
+
 func (t *translated) anthropicField(key string, raw json.RawMessage) error {
 	req := t.req
 	switch key {

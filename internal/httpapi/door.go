@@ -1,7 +1,8 @@
 // Package httpapi is llmrelay's HTTP doors: OpenAI's Chat Completions API
 // (POST /v1/chat/completions) and Anthropic's Messages API (POST
-// /v1/messages), with GET /v1/models and GET /v1/models/{model} in
-// either's shape, in front of the same engine as the gRPC service.
+// /v1/messages, and its token counting, POST /v1/messages/count_tokens),
+// with GET /v1/models and GET /v1/models/{model} in either's shape, in
+// front of the same engine as the gRPC service.
 // Existing SDKs and tools use llmrelay by changing their base URL.
 //
 // A door translates and decides nothing: a request in a vendor's format
@@ -87,7 +88,7 @@ func New(o Options) http.Handler {
 	// (mock%2Fecho), a hand-written URL may not; both are the rest of the
 	// path.
 	handle(patternModel, d.models)
-	handle(patternCountTokens, d.countTokens)
+	handle(http.MethodPost+" "+pathCountTokens, d.countTokens)
 	handle("/", d.notFound)
 	return mux
 }
@@ -451,6 +452,7 @@ func modelNotFound(id string) *failure {
 var allowedMethods = map[string]string{
 	"/v1/chat/completions": http.MethodPost,
 	"/v1/messages":         http.MethodPost,
+	pathCountTokens:        http.MethodPost,
 	"/v1/models":           http.MethodGet + ", " + http.MethodHead,
 }
 
@@ -464,24 +466,64 @@ func allowedMethodsOf(path string) (string, bool) {
 	return allow, ok
 }
 
-// patternCountTokens is Anthropic's token counting endpoint (the SDKs'
-// messages.count_tokens), any method.
-const patternCountTokens = "/v1/messages/count_tokens"
+// pathCountTokens is Anthropic's token counting endpoint (the SDKs'
+// messages.count_tokens); it is answered in Anthropic's shape, whatever
+// the request's headers (the path is Anthropic's alone).
+const pathCountTokens = "/v1/messages/count_tokens"
 
-// countTokens answers Anthropic's token counting endpoint, which llmrelay
-// does not serve: a 404 not_found_error in Anthropic's shape whatever the
-// request's headers (the path is Anthropic's alone), reason
-// TOKEN_COUNTING_NOT_SUPPORTED, saying so, so that an SDK or a tool that
-// counts before it sends (and may fall back to its own estimate) learns
-// why.
+// countTokens serves POST /v1/messages/count_tokens: the count of the
+// input tokens a Messages request would take, {"input_tokens": N}. The
+// caller is authenticated as for a generation (the generate scope), and
+// the engine admits the count (AdmitCount: the key's rate and model
+// access, the request's checks, the model's resolution; no stream slot, no
+// budget, no provider slot) and counts it at the first of the model's
+// targets whose provider can (engine.CountTokens); a model none of whose
+// targets can is TOKEN_COUNTING_NOT_SUPPORTED, 404. The provider and model
+// that counted are in the reply's headers.
 func (d *door) countTokens(w http.ResponseWriter, r *http.Request) {
-	_, info := callinfo.NewContext(r.Context())
-	fail := failure{
-		status: http.StatusNotFound, reason: "TOKEN_COUNTING_NOT_SUPPORTED",
-		message: "llmrelay does not count tokens: " + r.Method + " /v1/messages/count_tokens (the SDKs' messages.count_tokens) is not supported; " +
-			"POST /v1/messages reports a reply's input tokens in usage.input_tokens",
+	start := time.Now()
+	f := anthropic{}
+	ctx, info := callinfo.NewContext(r.Context())
+	info.SetInterface(f.name())
+	x := newExchange(w, f, replyInfo{requestID: info.RequestID()}, false)
+	eng := d.o.Engine()
+	cl := caller(r, llmrelayv1.LLMService_Generate_FullMethodName)
+	actx, err := eng.Admission().Auth.Authenticate(ctx, cl)
+	if err != nil {
+		fail := failureOf(err, nil)
+		x.fail(fail)
+		d.log(ctx, r, f, start, fail.status, &fail, err)
+		return
 	}
-	newExchange(w, anthropic{}, replyInfo{requestID: info.RequestID()}, false).fail(fail)
+	body, fail := d.readBody(w, r)
+	var t *translated
+	if fail == nil {
+		t, fail = f.decodeCount(body, r.Header)
+	}
+	if fail != nil {
+		x.fail(*fail)
+		d.log(ctx, r, f, start, fail.status, fail, nil)
+		return
+	}
+	var count engine.TokenCount
+	actx, release, err := eng.Admission().AdmitCount(actx, t.req)
+	if err == nil {
+		actx = provider.WithClientBetas(actx, t.betas)
+		err = d.run(actx, r, release, func() (err error) {
+			count, err = eng.CountTokens(actx, t.req)
+			return err
+		})
+	}
+	if err != nil {
+		fail := failureOf(err, t.param)
+		x.fail(fail)
+		d.log(ctx, r, f, start, x.status, &fail, err)
+		return
+	}
+	w.Header().Set(HeaderProvider, count.Target.Entry.Config.Name)
+	w.Header().Set(HeaderModel, count.Target.Model)
+	_ = x.reply(f.tokenCount(count.InputTokens))
+	d.log(ctx, r, f, start, x.status, nil, nil)
 }
 
 // notFound answers any other request, in the format the client speaks: a
@@ -489,10 +531,13 @@ func (d *door) countTokens(w http.ResponseWriter, r *http.Request) {
 // Allow, any other path 404.
 func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
 	f := formatOf(r)
+	if r.URL.Path == pathCountTokens {
+		f = anthropic{}
+	}
 	_, info := callinfo.NewContext(r.Context())
 	fail := failure{
 		status: http.StatusNotFound, reason: "NOT_FOUND",
-		message: "llmrelay serves POST /v1/chat/completions, POST /v1/messages, GET /v1/models and GET /v1/models/{model}, not " + r.Method + " " + r.URL.Path,
+		message: "llmrelay serves POST /v1/chat/completions, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models and GET /v1/models/{model}, not " + r.Method + " " + r.URL.Path,
 	}
 	if allow, ok := allowedMethodsOf(r.URL.Path); ok {
 		w.Header().Set("Allow", allow)

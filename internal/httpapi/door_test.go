@@ -215,14 +215,15 @@ func TestDoorsDecideNothing(t *testing.T) {
 		}
 	})
 
-	t.Run("count_tokens is not supported, in Anthropic's shape", func(t *testing.T) {
+	t.Run("count_tokens at a model that cannot count, in Anthropic's shape", func(t *testing.T) {
 		body := `{"model":"mock/echo","messages":[{"role":"user","content":"hi"}]}`
 		for _, headers := range []map[string]string{{"Anthropic-Version": "2023-06-01"}, nil} {
 			r := call(t, base, request{path: "/v1/messages/count_tokens", key: "sk-full", body: body, headers: headers})
 			v := r.json(t)
 			msg, _ := path(v, "error.message").(string)
 			if r.status != 404 || path(v, "type") != "error" || path(v, "error.type") != "not_found_error" ||
-				path(v, "llmrelay.reason") != "TOKEN_COUNTING_NOT_SUPPORTED" || !strings.Contains(msg, "count_tokens") ||
+				path(v, "llmrelay.reason") != "TOKEN_COUNTING_NOT_SUPPORTED" || !strings.Contains(msg, "model mock/echo cannot count tokens") ||
+				!strings.Contains(msg, "(kind mock)") ||
 				r.header.Get("Request-Id") == "" || r.header.Get("X-Should-Retry") != "false" {
 				t.Errorf("headers %v: %d %v %s", headers, r.status, r.header, r.body)
 			}

@@ -99,6 +99,10 @@ var reasonStatus = map[string]int{
 	apierr.ReasonUnknownModel:    http.StatusNotFound,
 	apierr.ReasonUnknownProvider: http.StatusNotFound,
 	engine.ReasonRequestTooLarge: http.StatusRequestEntityTooLarge,
+	// A model none of whose providers counts tokens: the 404 the count
+	// endpoint answered before llmrelay counted, which tools that count
+	// before they send take for "no counting here" and estimate instead.
+	engine.ReasonTokenCountingNotSupported: http.StatusNotFound,
 	// The reply outgrew its output limit: asking for less output helps,
 	// calling again does not.
 	apierr.ReasonOutputTooLarge: http.StatusBadRequest,

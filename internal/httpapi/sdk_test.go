@@ -640,7 +640,7 @@ func TestAnthropicSDK(t *testing.T) {
 		}
 	})
 
-	t.Run("count_tokens is a typed 404 from one request", func(t *testing.T) {
+	t.Run("count_tokens at a model that cannot count is a typed 404 from one request", func(t *testing.T) {
 		var n counter
 		_, err := client.Messages.CountTokens(ctxOf(t), anthropic.MessageCountTokensParams{
 			Model:    "mock/echo",
@@ -650,7 +650,7 @@ func TestAnthropicSDK(t *testing.T) {
 		if !errors.As(err, &e) {
 			t.Fatalf("error %v, want an *anthropic.Error", err)
 		}
-		if e.StatusCode != 404 || e.Type() != "not_found_error" || !strings.Contains(e.RawJSON(), "does not count tokens") {
+		if e.StatusCode != 404 || e.Type() != "not_found_error" || !strings.Contains(e.RawJSON(), "model mock/echo cannot count tokens") {
 			t.Errorf("%d %s %s", e.StatusCode, e.Type(), e.RawJSON())
 		}
 		if got := n.n.Load(); got != 1 {

@@ -97,6 +97,18 @@ type RequestValidator interface {
 	ValidateRequest(req *Request) error
 }
 
+// TokenCounter is a provider's optional capability: CountTokens returns
+// how many input tokens req would take at the provider, as the provider
+// counts them (Anthropic's POST /v1/messages/count_tokens), without
+// generating anything. req is built as an attempt's (req.Model is the
+// provider's model name) and was validated (RequestValidator). It is one
+// HTTP request, not retried; its error is a *Error for anything the
+// provider or the network did, or ctx's error. The anthropic adapter
+// implements it; a provider without it cannot count.
+type TokenCounter interface {
+	CountTokens(ctx context.Context, req *Request) (int64, error)
+}
+
 // Request is one attempt's request, in provider-neutral form.
 type Request struct {
 	// Model is the provider's model name: the part of "<provider>/<model>"

@@ -38,6 +38,8 @@ func init() { provider.Register(Kind, New) }
 type Provider struct {
 	ep  *httpx.Endpoint
 	url string
+	// countURL is the token counting endpoint's (CountTokens).
+	countURL string
 	// configuredBetas is the anthropic-beta header the configuration's
 	// headers set, "" for none.
 	configuredBetas string
@@ -58,7 +60,7 @@ func New(cfg provider.Config) (provider.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Provider{ep: ep, url: ep.BaseURL + "/messages"}
+	p := &Provider{ep: ep, url: ep.BaseURL + "/messages", countURL: ep.BaseURL + "/messages/count_tokens"}
 	for k, v := range cfg.Headers {
 		if http.CanonicalHeaderKey(k) == headerBeta {
 			p.configuredBetas = v

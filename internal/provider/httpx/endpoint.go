@@ -1,12 +1,22 @@
 package httpx
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 // EndpointOptions are what one provider kind says about its HTTP API.
@@ -122,6 +132,16 @@ type Call struct {
 // provider.Stream that decodes the response with c.Decoder, or the
 // attempt's error (see Provider.Stream).
 func (e *Endpoint) Stream(ctx context.Context, c Call) (provider.Stream, error) {
+	s, err := open(ctx, e.client, request{url: c.URL, header: e.headers(c), body: c.Body.Body, timeout: e.timeout, extra: e.extra, activity: c.Activity, redact: e.redactFn}, c.Decoder, c.Parse)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// headers returns the headers of call c: the endpoint's, the body's extra
+// headers (but for those the configuration sets), c.Header and the key.
+func (e *Endpoint) headers(c Call) http.Header {
 	h := e.header.Clone()
 	for k, v := range c.Body.Header {
 		if !e.operator[k] {
@@ -134,11 +154,59 @@ func (e *Endpoint) Stream(ctx context.Context, c Call) (provider.Stream, error) 
 	if !e.key.IsZero() && e.auth != nil {
 		e.auth(h, e.key.Reveal())
 	}
-	s, err := open(ctx, e.client, request{url: c.URL, header: h, body: c.Body.Body, timeout: e.timeout, extra: e.extra, activity: c.Activity, redact: e.redactFn}, c.Decoder, c.Parse)
-	if err != nil {
-		return nil, err
+	return h
+}
+
+// MaxReplyBody bounds the body of a reply Post reads.
+const MaxReplyBody = 1 << 20
+
+// Post sends a request the provider answers with one JSON document, not
+// a stream (Anthropic's token counting): it POSTs c.Body to c.URL with
+// the headers Stream sends, within the provider's timeout, and returns the
+// 2xx response's body. Its errors are Stream's: a non-2xx status is a
+// KindHTTP *provider.Error read by c.Parse (redacted as Stream's are); a
+// failure to send or to read the body, or a timeout, is KindTransport; a
+// body longer than MaxReplyBody is KindProtocol; ctx's end returns ctx's
+// error. c.Activity and c.Decoder are not used.
+func (e *Endpoint) Post(ctx context.Context, c Call) ([]byte, error) {
+	attempt, cancel := context.WithCancel(ctx)
+	if e.timeout > 0 {
+		attempt, cancel = context.WithTimeoutCause(ctx, e.timeout, ErrAttemptTimeout)
 	}
-	return s, nil
+	defer cancel()
+	hr, err := http.NewRequestWithContext(attempt, http.MethodPost, c.URL, bytes.NewReader(c.Body.Body))
+	if err != nil {
+		return nil, fmt.Errorf("httpx: building the request: %w", err)
+	}
+	hr.Header = e.headers(c)
+	if trace.SpanContextFromContext(ctx).IsValid() {
+		telemetry.UpstreamPropagator.Inject(ctx, propagation.HeaderCarrier(hr.Header))
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "application/json")
+	resp, err := send(e.client, hr)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = loggableURL(ue.URL)
+		}
+		return nil, failure(ctx, attempt, "sending the request failed", err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		pe := ResponseError(resp, time.Now(), redacting(c.Parse, e.redactFn))
+		redactError(pe, e.redactFn)
+		return nil, pe
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxReplyBody+1))
+	_ = resp.Body.Close()
+	switch {
+	case err != nil:
+		return nil, failure(ctx, attempt, "reading the response failed", err)
+	case len(body) > MaxReplyBody:
+		return nil, &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol, Status: resp.StatusCode,
+			Message: "answered with a body larger than " + strconv.Itoa(MaxReplyBody) + " bytes"}
+	}
+	return body, nil
 }
 
 // minSecretLen is the length from which a word of a configured header's
