@@ -2,19 +2,26 @@
 # Runs the official OpenAI and Anthropic npm SDKs (openai, @anthropic-ai/sdk,
 # pinned by scripts/http-sdks/package-lock.json), unchanged but for base URL
 # and key, against llmrelay's HTTP doors: a freshly built server with the
-# mock provider and one API key, its HTTP listener on a free loopback port.
+# mock provider, an anthropic provider `claude` whose upstream is a loopback
+# Anthropic-format server (scripts/http-sdks/upstream.mjs, for what only an
+# anthropic provider gives: token counts, the stop sequence that ended a
+# reply, the prompt's tokens in message_start), and one API key, its HTTP
+# listener on a free loopback port.
 # The scenarios (scripts/http-sdks/scenarios.mjs) print one line each; the
 # script fails when one fails. `make test-clients` runs it.
+# LLMRELAY_BIN=path runs that server binary instead of building one, to see
+# which scenarios an older build fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 work=$(mktemp -d)
 server_pid=
+upstream_pid=
 cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-	fi
+	for pid in $server_pid $upstream_pid; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -24,8 +31,39 @@ echo "== the SDKs (npm ci from scripts/http-sdks/package-lock.json)"
 (cd scripts/http-sdks && npm ci --no-audit --no-fund --prefer-offline --loglevel=error)
 node -p '"   openai " + require("./scripts/http-sdks/node_modules/openai/package.json").version + ", @anthropic-ai/sdk " + require("./scripts/http-sdks/node_modules/@anthropic-ai/sdk/package.json").version'
 
+# waitfor PID FILE SED: the first match of SED in FILE, once PID writes it
+# (empty when PID ends first or after a minute).
+waitfor() {
+	local found=
+	for _ in $(seq 600); do
+		found=$(sed -n "$3" "$2")
+		[ -n "$found" ] && break
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	printf '%s' "$found"
+}
+
+echo "== start the loopback Anthropic upstream"
+UPSTREAM_KEY=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+export UPSTREAM_KEY
+: >"$work/upstream.log"
+node scripts/http-sdks/upstream.mjs >"$work/upstream.log" 2>&1 &
+upstream_pid=$!
+upstream_port=$(waitfor "$upstream_pid" "$work/upstream.log" 's/^listening \([0-9]*\)$/\1/p')
+if [ -z "$upstream_port" ]; then
+	echo "FAIL the upstream did not start:"
+	sed 's/^/     | /' "$work/upstream.log"
+	exit 1
+fi
+echo "   listening on 127.0.0.1:$upstream_port"
+
 echo "== build and start the server"
-go build -o "$work/llmrelay" ./cmd/llmrelay
+if [ -n "${LLMRELAY_BIN:-}" ]; then
+	cp "$LLMRELAY_BIN" "$work/llmrelay"
+else
+	go build -o "$work/llmrelay" ./cmd/llmrelay
+fi
 key=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
 sha=$(printf '%s\n' "$key" | "$work/llmrelay" hash-key | sed -n 's/^sha256: //p')
 cat >"$work/config.yaml" <<YAML
@@ -35,25 +73,20 @@ metrics_listen: ""
 log: {level: info, format: text}
 providers:
   - {name: mock, kind: mock}
+  - {name: claude, kind: anthropic, base_url: "http://127.0.0.1:$upstream_port/v1", api_key_env: UPSTREAM_KEY, models: [claude-up]}
 retry:
   initial_backoff: 10ms
   max_backoff: 20ms
 auth:
   keys:
-    - {name: http-sdks, sha256: $sha, scopes: [generate, models.list], models: ["mock/*"]}
+    - {name: http-sdks, sha256: $sha, scopes: [generate, models.list], models: ["mock/*", "claude/*"]}
 YAML
 # The log exists before the loop below reads it: the background job's
 # redirection may come after the first read, which set -e ended on.
 : >"$work/server.log"
 "$work/llmrelay" --config "$work/config.yaml" >"$work/server.log" 2>&1 &
 server_pid=$!
-addr=
-for _ in $(seq 600); do
-	addr=$(sed -n 's/.*msg="llmrelay serving".* http_listen=\([^ ]*\).*/\1/p' "$work/server.log")
-	[ -n "$addr" ] && break
-	kill -0 "$server_pid" 2>/dev/null || break
-	sleep 0.1
-done
+addr=$(waitfor "$server_pid" "$work/server.log" 's/.*msg="llmrelay serving".* http_listen=\([^ ]*\).*/\1/p')
 if [ -z "$addr" ]; then
 	echo "FAIL the server did not start serving HTTP:"
 	sed 's/^/     | /' "$work/server.log"
@@ -65,6 +98,8 @@ echo "== the scenarios"
 if ! LLMRELAY_HTTP="http://$addr" LLMRELAY_KEY="$key" node scripts/http-sdks/scenarios.mjs; then
 	echo "FAIL some SDK scenarios failed; the server's log:"
 	tail -n 40 "$work/server.log" | sed 's/^/     | /'
+	echo "     the upstream's log:"
+	tail -n 20 "$work/upstream.log" | sed 's/^/     | /'
 	exit 1
 fi
 echo "the npm SDKs passed"

@@ -8,6 +8,11 @@
 // request member (provider_options), which both SDKs pass through as any
 // extra body parameter. A counting fetch, given to the SDKs as their
 // `fetch` option, counts the HTTP requests each SDK makes.
+//
+// CLAUDE is a model of an anthropic provider whose upstream is a loopback
+// Anthropic-format server (upstream.mjs): it echoes the last user message,
+// stops at the request's stop sequences as Anthropic does, and counts a
+// prompt's tokens as its words (the system prompt's and the messages').
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 
@@ -19,6 +24,7 @@ if (!base || !key) {
 }
 const TEXT = 'the quick brown fox jumps over the lazy dog';
 const MODEL = 'mock/echo';
+const CLAUDE = 'claude/claude-up';
 
 let failures = 0;
 async function scenario(name, fn) {
@@ -122,6 +128,31 @@ await scenario('openai: structured output with response_format json_schema', asy
   });
   const obj = JSON.parse(r.choices[0].message.content);
   expect(typeof obj.city === 'string' && Number.isInteger(obj.population), `object ${r.choices[0].message.content}`);
+});
+
+await scenario('openai: parallel_tool_calls false, at most one tool call', async () => {
+  const tools = ['weather', 'time'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: { city: { type: 'string' } } } } }));
+  const twoCalls = faults({ output: '', tool_calls: [
+    { id: 'call_1', name: 'weather', arguments: '{"city":"Paris"}' },
+    { id: 'call_2', name: 'time', arguments: '{"city":"Paris"}' },
+  ] });
+  const both = await openai().chat.completions.create({ model: MODEL, messages: user, tools, ...twoCalls });
+  expect(both.choices[0].message.tool_calls?.length === 2, `by default ${JSON.stringify(both.choices[0].message)}`);
+  const one = await openai().chat.completions.create({ model: MODEL, messages: user, tools, parallel_tool_calls: false, ...twoCalls });
+  const calls = one.choices[0].message.tool_calls;
+  expect(one.choices[0].finish_reason === 'tool_calls' && calls?.length === 1 && calls[0].function.name === 'weather', `with false ${JSON.stringify(one.choices[0])}`);
+});
+
+await scenario('openai: an assistant message with a refusal content part is accepted', async () => {
+  const first = await openai().chat.completions.create({ model: MODEL, messages: user, ...faults({ output: '', refusal: 'I cannot help with that.' }) });
+  const refusal = first.choices[0].message.refusal;
+  expect(refusal === 'I cannot help with that.', `first reply ${JSON.stringify(first.choices[0])}`);
+  const second = await openai().chat.completions.create({
+    model: MODEL,
+    messages: [...user, { role: 'assistant', content: [{ type: 'refusal', refusal }] }, { role: 'user', content: 'thanks' }],
+  });
+  expect(second.choices[0].message.content === 'thanks', `second reply ${second.choices[0].message.content}`);
+  return `refusal ${JSON.stringify(refusal)}`;
 });
 
 async function openaiError(fn, want) {
@@ -243,6 +274,7 @@ async function anthropicError(fn, want) {
     expect(e instanceof want.cls, `${e.constructor.name}, want ${want.cls.name}: ${e.message}`);
     expect(e.status === want.status && e.error?.error?.type === want.type, `status ${e.status} type ${e.error?.error?.type}`);
     expect(typeof e.requestID === 'string' && e.requestID.length > 0, `request id ${e.requestID}`);
+    expect(!want.reason || e.error?.llmrelay?.reason === want.reason, `reason ${e.error?.llmrelay?.reason}, want ${want.reason}`);
     return `${e.status} ${e.error.error.type}, request ${e.requestID}`;
   }
   throw new Error('no error');
@@ -304,6 +336,65 @@ await scenario('anthropic: with llmrelay-midstream: restart, the restart shows a
     if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') text += ev.delta.text;
   }
   expect(restarts === 1 && text === TEXT, `${restarts} restarts, text ${JSON.stringify(text)}`);
+});
+
+await scenario('anthropic: tool_choice disable_parallel_tool_use, at most one tool use', async () => {
+  const tools = ['weather', 'time'].map((name) => ({ name, input_schema: { type: 'object', properties: { city: { type: 'string' } } } }));
+  const r = await anthropic().messages.create({
+    model: MODEL, max_tokens: 256, messages: user, tools, tool_choice: { type: 'auto', disable_parallel_tool_use: true },
+    ...faults({ output: '', tool_calls: [
+      { id: 'toolu_1', name: 'weather', arguments: '{"city":"Paris"}' },
+      { id: 'toolu_2', name: 'time', arguments: '{"city":"Paris"}' },
+    ] }),
+  });
+  const uses = r.content.filter((b) => b.type === 'tool_use');
+  expect(r.stop_reason === 'tool_use' && uses.length === 1 && uses[0].name === 'weather', `reply ${JSON.stringify(r)}`);
+});
+
+await scenario('anthropic: countTokens at an anthropic provider', async () => {
+  // The upstream counts for claude-up only, the model's name at its provider.
+  const { data, response } = await anthropic().messages
+    .countTokens({ model: CLAUDE, system: 'Be brief.', messages: user }).withResponse();
+  expect(data.input_tokens === 11, `count ${JSON.stringify(data)}, want 11 (2 + 9 words)`);
+  expect(response.headers.get('llmrelay-provider') === 'claude', `llmrelay-provider ${response.headers.get('llmrelay-provider')}`);
+});
+
+await scenario('anthropic: countTokens on a mock model is a NotFoundError, TOKEN_COUNTING_NOT_SUPPORTED', () =>
+  anthropicError(() => anthropic().messages.countTokens({ model: MODEL, messages: user }),
+    { cls: Anthropic.NotFoundError, status: 404, type: 'not_found_error', reason: 'TOKEN_COUNTING_NOT_SUPPORTED' }));
+
+await scenario('anthropic: stop_sequences, the reply stops at one', async () => {
+  const params = { model: CLAUDE, max_tokens: 256, messages: user, stop_sequences: ['lazy', 'brown'] };
+  const whole = await anthropic().messages.create(params);
+  const streamed = await anthropic().messages.stream(params).finalMessage();
+  const wrong = [['not streamed', whole], ['streamed', streamed]]
+    .filter(([, msg]) => !(msg.stop_reason === 'stop_sequence' && msg.stop_sequence === 'brown' && msg.content[0]?.text === 'the quick '))
+    .map(([how, msg]) => `${how}: stop ${msg.stop_reason} ${JSON.stringify(msg.stop_sequence)}, content ${JSON.stringify(msg.content)}`);
+  expect(wrong.length === 0, wrong.join('; '));
+  const plain = await anthropic().messages.create({ ...params, stop_sequences: ['cat'] });
+  expect(plain.stop_reason === 'end_turn' && plain.stop_sequence === null, `no match: stop ${plain.stop_reason} ${JSON.stringify(plain.stop_sequence)}`);
+});
+
+// messageStart returns the usage of a stream's message_start (a copy: the
+// SDK's stream helper updates that message as later events come) and of the
+// final message.
+async function messageStart(model) {
+  const stream = anthropic().messages.stream({ model, max_tokens: 256, messages: user });
+  let start;
+  for await (const ev of stream) if (ev.type === 'message_start') start = structuredClone(ev.message.usage);
+  return { start, final: (await stream.finalMessage()).usage };
+}
+
+await scenario('anthropic: message_start has the prompt\'s tokens an anthropic provider reported', async () => {
+  const { start, final } = await messageStart(CLAUDE);
+  expect(start?.input_tokens === 9 && start.output_tokens === 0, `message_start usage ${JSON.stringify(start)}`);
+  expect(final.input_tokens === 9 && final.output_tokens === 9, `final usage ${JSON.stringify(final)}`);
+});
+
+await scenario('anthropic: message_start says 0 behind the mock, which reports usage at its end', async () => {
+  const { start, final } = await messageStart(MODEL);
+  expect(start?.input_tokens === 0 && start.output_tokens === 0, `message_start usage ${JSON.stringify(start)}`);
+  expect(final.input_tokens === 9 && final.output_tokens === 9, `final usage ${JSON.stringify(final)}`);
 });
 
 // The SDKs' timeout bounds the wait for the response, not the stream that
