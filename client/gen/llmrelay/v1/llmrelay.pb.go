@@ -1914,8 +1914,10 @@ func (x *Reasoning) GetProviderFormat() string {
 // ToolCall is one complete call the model made to a tool.
 type ToolCall struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The provider's id for this call; echo it in the ROLE_TOOL message that
-	// carries the result.
+	// The call's id: the provider's, or, for a provider that sent none (vLLM
+	// and some other OpenAI-compatible servers, Gemini), one llmrelay made
+	// (`call_` and a suffix). Echo it in the ROLE_TOOL message that carries
+	// the result.
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// The tool's name, as declared in `Tool.name`.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`

@@ -966,8 +966,10 @@ export const ReasoningSchema: GenMessage<Reasoning> = /*@__PURE__*/
  */
 export type ToolCall = Message$1<"llmrelay.v1.ToolCall"> & {
   /**
-   * The provider's id for this call; echo it in the ROLE_TOOL message that
-   * carries the result.
+   * The call's id: the provider's, or, for a provider that sent none (vLLM
+   * and some other OpenAI-compatible servers, Gemini), one llmrelay made
+   * (`call_` and a suffix). Echo it in the ROLE_TOOL message that carries
+   * the result.
    *
    * @generated from field: string id = 1;
    */
