@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -115,7 +116,8 @@ func TestRevokingAKeyEndsItsOpenCalls(t *testing.T) {
 	})
 	cfg := governanceConfig(nil, "")
 	cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(), Models: []string{"fake-model"}}}
-	in := servertest.Start(t, cfg, server.WithKeyCheckInterval(revokeCheck))
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, cfg, server.WithKeyCheckInterval(revokeCheck), server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	leaked := createKey(t, in, &adminv1.Key{Name: "leaked", Scopes: []string{"generate"}, Models: []string{"*"}})
 	other := createKey(t, in, &adminv1.Key{Name: "other", Scopes: []string{"generate"}, Models: []string{"*"}})
 
@@ -139,6 +141,18 @@ func TestRevokingAKeyEndsItsOpenCalls(t *testing.T) {
 	rec := usageOf(t, in, "leaked", 1)
 	if rec.GetCalls() != 1 || rec.GetEstimatedOutputTokens() == 0 || rec.GetEstimatedInputTokens() == 0 {
 		t.Fatalf("the revoked key's usage %v: want its ended call, with an estimate of what it streamed", rec)
+	}
+	// The ended call has its finish line (a call refused at
+	// authentication has none); it is written as the handler returns.
+	var line string
+	for deadline := time.Now().Add(30 * time.Second); line == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		line = grepLines(logs.String(), `msg="finished call"`)
+		if !strings.Contains(line, "API_KEY_REVOKED") {
+			line = ""
+		}
+	}
+	if !strings.Contains(line, "key=leaked") || !strings.Contains(line, "usage.estimated_output_tokens=") {
+		t.Fatalf("no finish line of the ended call, with its key and estimate:\n%s", logs.String())
 	}
 }
 
