@@ -198,7 +198,9 @@ type KeyEndedError struct {
 	Err error
 }
 
-func (e *KeyEndedError) Error() string { return "API key " + e.Key + ": " + e.Err.Error() + " while the call ran" }
+func (e *KeyEndedError) Error() string {
+	return "API key " + e.Key + ": " + e.Err.Error() + " while the call ran"
+}
 
 // Unwrap returns Err and context.Canceled.
 func (e *KeyEndedError) Unwrap() []error { return []error{e.Err, context.Canceled} }
