@@ -479,3 +479,50 @@ type failing struct{ state.KeyStore }
 func (failing) KeyByHash(context.Context, string) (state.StoredKey, error) {
 	return state.StoredKey{}, &state.UnavailableError{}
 }
+
+func (failing) KeyByName(context.Context, string) (state.StoredKey, error) {
+	return state.StoredKey{}, &state.UnavailableError{}
+}
+
+// TestRecheck: Recheck reads a stored key past the cache (another
+// replica's revocation shows at once), says expired at the clock's
+// expiry, passes config keys without a read and says a store that is
+// down is down, not that the key stopped working.
+func TestRecheck(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	k := appKey("ci")
+	k.ExpiresAt = h.clock.Now().Add(time.Hour)
+	secret := h.create(t, k)
+	h.create(t, appKey("leaked"))
+	other := h.replica(t)
+	if _, err := other.Lookup(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"ci", "leaked", "app", "ops"} {
+		if err := other.Recheck(ctx, name); err != nil {
+			t.Errorf("Recheck(%s) of a working key: %v", name, err)
+		}
+	}
+	if _, err := h.admin.Revoke(ctx, ops, "leaked"); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Recheck(ctx, "leaked"); !errors.Is(err, auth.ErrRevokedKey) {
+		t.Fatalf("Recheck of a key revoked on another replica, within CacheTTL: %v, want ErrRevokedKey at once", err)
+	}
+	h.clock.Advance(time.Hour)
+	if err := other.Recheck(ctx, "ci"); !errors.Is(err, auth.ErrExpiredKey) {
+		t.Fatalf("Recheck at the key's expiry: %v, want ErrExpiredKey", err)
+	}
+	if err := other.Recheck(ctx, "nobody"); !errors.Is(err, auth.ErrUnknownKey) {
+		t.Fatalf("Recheck of no key: %v, want ErrUnknownKey", err)
+	}
+	ring, _ := auth.NewKeyring(configKeys)
+	down := apikeys.NewKeys(ring, failing{}, nil)
+	if err := down.Recheck(ctx, "ci"); !errors.Is(err, state.ErrUnavailable) {
+		t.Fatalf("Recheck with the store down: %v, want ErrUnavailable", err)
+	}
+	if err := down.Recheck(ctx, "app"); err != nil {
+		t.Fatalf("Recheck of a config key with the store down: %v, want nil without a read", err)
+	}
+}

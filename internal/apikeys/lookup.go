@@ -98,6 +98,41 @@ func (k *Keys) Lookup(ctx context.Context, key string) (*auth.Identity, error) {
 	return c.id, nil
 }
 
+var _ auth.Rechecker = (*Keys)(nil)
+
+// Recheck implements auth.Rechecker: it reads the stored key named name
+// from the store (not from the cache, which it refreshes, so that this
+// replica refuses the key's new calls at once too) and returns
+// auth.ErrRevokedKey or auth.ErrExpiredKey once the key is revoked or
+// expired at k's clock, auth.ErrUnknownKey when no key has the name. A
+// config key's name, and any name without a store, is nil: config keys
+// are neither revoked nor expire. Any other error says the store could
+// not be read.
+func (k *Keys) Recheck(ctx context.Context, name string) error {
+	if k.store == nil || k.configNames[name] {
+		return nil
+	}
+	sk, err := k.store.KeyByName(ctx, name)
+	if errors.Is(err, state.ErrKeyNotFound) {
+		return auth.ErrUnknownKey
+	}
+	if err != nil {
+		return err
+	}
+	now := k.now()
+	c, err := k.remember(sk, now)
+	if err != nil {
+		return err
+	}
+	switch c.key.State(now) {
+	case Revoked:
+		return auth.ErrRevokedKey
+	case Expired:
+		return auth.ErrExpiredKey
+	}
+	return nil
+}
+
 // remember decodes a stored key into its identity and caches it.
 func (k *Keys) remember(sk state.StoredKey, now time.Time) (cached, error) {
 	key, err := decodeKey(sk.Name, sk.Record)

@@ -17,6 +17,20 @@ type Keys interface {
 	Lookup(ctx context.Context, key string) (*Identity, error)
 }
 
+// Rechecker is a Keys' optional capability, found by type assertion:
+// Recheck reads a key that calls are open on again, where it is kept and
+// past any cache, so that the calls of a key revoked or expired while they
+// run can be ended (engine.KeyCalls). Implementations are safe for
+// concurrent use.
+type Rechecker interface {
+	// Recheck returns nil while the key named name works, and for a key
+	// that can neither be revoked nor expire (a config key); an error
+	// wrapping ErrRevokedKey, ErrExpiredKey or ErrUnknownKey once it no
+	// longer works. Any other error says the key could not be read (a
+	// store that is down): its calls run on.
+	Recheck(ctx context.Context, name string) error
+}
+
 // Credential is what a caller presented, as its door read it: a key, or
 // why none could be read (ErrNoCredentials, ErrMalformedCredentials).
 type Credential struct {

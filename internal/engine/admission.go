@@ -36,9 +36,11 @@ const (
 	ReasonCredentialsMalformed = "CREDENTIALS_MALFORMED"
 	// UNAUTHENTICATED: the key matches no configured key.
 	ReasonAPIKeyUnknown = "API_KEY_UNKNOWN"
-	// UNAUTHENTICATED: the key was revoked through the admin API.
+	// UNAUTHENTICATED: the key was revoked through the admin API; also
+	// the end of a call open when its key was revoked (KeyCalls).
 	ReasonAPIKeyRevoked = "API_KEY_REVOKED"
-	// UNAUTHENTICATED: the key's expiry passed.
+	// UNAUTHENTICATED: the key's expiry passed; also the end of a call
+	// open when its key expired (KeyCalls).
 	ReasonAPIKeyExpired = "API_KEY_EXPIRED"
 	// UNAUTHENTICATED, with RetryInfo: the caller's address failed
 	// authentication too often; its failed authentications are refused as
@@ -271,11 +273,8 @@ func (a *Authenticator) failed(ctx context.Context, c Caller, err error) error {
 		reason, msg = ReasonCredentialsMissing, `missing credentials: send "authorization: Bearer <key>"`
 	case errors.Is(err, auth.ErrMalformedCredentials):
 		reason, msg = ReasonCredentialsMalformed, err.Error()
-	case errors.Is(err, auth.ErrUnknownKey):
-	case errors.Is(err, auth.ErrRevokedKey):
-		reason, msg = ReasonAPIKeyRevoked, "the API key was revoked"
-	case errors.Is(err, auth.ErrExpiredKey):
-		reason, msg = ReasonAPIKeyExpired, "the API key expired"
+	case errors.Is(err, auth.ErrUnknownKey), errors.Is(err, auth.ErrRevokedKey), errors.Is(err, auth.ErrExpiredKey):
+		reason, msg = keyRefusal(err)
 	case ctx.Err() != nil:
 		return apierr.FromError(context.Cause(ctx))
 	default:

@@ -131,6 +131,9 @@ type Engine struct {
 	admission *Admission
 	// tools runs the server tools; nil: none.
 	tools *servertools.Host
+	// keyCalls are the calls open by key, which end when their key is
+	// revoked or expires; nil: not registered.
+	keyCalls *KeyCalls
 	// stalls runs the attempts' stall timeouts.
 	stalls timeheap.Clock
 }
@@ -200,6 +203,10 @@ type Deps struct {
 	// configured MCP servers; the server's, kept across reloads. nil: a
 	// request naming server tools fails.
 	Tools *servertools.Host
+	// KeyCalls registers each keyed call while it runs, so that the calls
+	// of a key revoked or expired meanwhile end (KeyCalls.Watch); the
+	// server's, kept across reloads. nil: calls run to their end.
+	KeyCalls *KeyCalls
 }
 
 // New returns an Engine on d.
@@ -213,7 +220,7 @@ func New(d Deps) *Engine {
 		schemas: schema.NewCache(d.Schema), schemaCfg: d.Schema,
 		limits: d.Retry, output: d.Output, heartbeat: d.Heartbeat, streaming: d.Streaming,
 		prices: d.Prices, captureContent: d.CaptureContent,
-		resume: d.Resume, admission: d.Admission, tools: d.Tools,
+		resume: d.Resume, admission: d.Admission, tools: d.Tools, keyCalls: d.KeyCalls,
 		plans: retry.Env{Budget: d.Budget, Health: d.Routes, Latencies: d.Latencies},
 	}
 }
@@ -317,6 +324,13 @@ func (s *Engine) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 		}
 		defer end()
 		ctx = detached
+	}
+	if c.id != nil {
+		// Ends the call, on the context it runs on (a resumable call's
+		// own), once its key is revoked or expires.
+		var kc *keyCall
+		ctx, kc = s.keyCalls.add(ctx, c.id.Name)
+		defer s.keyCalls.remove(kc)
 	}
 	if c.heartbeat > 0 {
 		if err := c.out.startHeartbeat(c.heartbeat); err != nil {

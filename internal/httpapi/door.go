@@ -565,8 +565,8 @@ func (d *door) log(ctx context.Context, r *http.Request, f format, start time.Ti
 	} else if fail != nil {
 		kind = apierr.InvalidArgument
 	}
-	if kind == apierr.Unauthenticated {
-		return
+	if kind == apierr.Unauthenticated && !callinfo.From(ctx).PassedAuthentication() {
+		return // refused at authentication: the auth throttle logs those
 	}
 	lvl := slog.Level(logging.DefaultServerCodeToLevel(codes.Code(kind)))
 	if !d.o.Logger.Enabled(ctx, lvl) {

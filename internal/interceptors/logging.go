@@ -131,7 +131,8 @@ func (c *callLog) started(err error) {
 }
 
 // finished writes the finish line of a call that ended with err. A call
-// refused at authentication (UNAUTHENTICATED) gets none: the auth throttle
+// refused at authentication (UNAUTHENTICATED before it passed it; a call
+// whose key was revoked while it ran is logged) gets none: the auth throttle
 // logs failed authentications per peer, at most once per interval, so a
 // flood of bad keys cannot flood the log.
 func (c *callLog) finished(err error) {
@@ -139,7 +140,7 @@ func (c *callLog) finished(err error) {
 		err = nil
 	}
 	code := status.Code(err)
-	if code == codes.Unauthenticated {
+	if code == codes.Unauthenticated && !callinfo.From(c.ctx).PassedAuthentication() {
 		return
 	}
 	lvl := slog.Level(logging.DefaultServerCodeToLevel(code))

@@ -28,6 +28,14 @@ func WithGovernanceClock(now func() time.Time) Option {
 	return func(s *Server) { s.governanceClock = now }
 }
 
+// WithKeyCheckInterval sets how often the stored keys of the open calls
+// are read again, so that the calls of a key revoked or expired end
+// (engine.KeyCalls.Watch); tests shorten it. The default is
+// engine.KeyCheckInterval.
+func WithKeyCheckInterval(d time.Duration) Option {
+	return func(s *Server) { s.keyCheck = d }
+}
+
 // keyStore returns the store of the keys made through the admin API: the
 // state store (both of llmrelay's keep keys), or this process's.
 func (s *Server) keyStore() state.KeyStore {

@@ -123,7 +123,7 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		Retry: cfg.Retry.Limits(cfg.Deadlines.StallSettings), Schema: cfg.StructuredOutput,
 		Output: cfg.Limits.Output(), Heartbeat: cfg.Heartbeat, Streaming: cfg.Streaming,
 		Prices: cfg.Pricing.Prices(), CaptureContent: cfg.Tracing.CaptureContent,
-		Budget: rt.budget, Resume: s.resume, Latencies: s.latencies, Tools: s.tools,
+		Budget: rt.budget, Resume: s.resume, Latencies: s.latencies, Tools: s.tools, KeyCalls: s.keyCalls,
 		Admission: &engine.Admission{
 			Auth: authn,
 			// Resume is restart-only: the start-up config's is the one in force.

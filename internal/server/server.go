@@ -30,6 +30,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/engine/callctx"
 	"github.com/llmrelay/llmrelay/internal/hook"
 	"github.com/llmrelay/llmrelay/internal/interceptors"
@@ -131,6 +132,13 @@ type Server struct {
 	governanceClock func() time.Time
 	localGov        *memory.Store
 	localGovOnce    sync.Once
+	// keyCalls are the Generate calls open, by key, and keyCheck how
+	// often their stored keys are read again (engine.KeyCheckInterval;
+	// tests shorten it): the calls of a key revoked or expired meanwhile
+	// end. They outlive reloads; stopKeyWatch stops the check.
+	keyCalls     *engine.KeyCalls
+	keyCheck     time.Duration
+	stopKeyWatch func()
 
 	// hardStop is cancelled when the grace period ends; the drain link of
 	// the interceptor chain then cancels every call still running.
@@ -191,7 +199,8 @@ func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 // stream workers (limits.stream_workers) at once: call Shutdown when done
 // with it, even if it never served.
 func New(cfg *config.Config, opts ...Option) (*Server, error) {
-	s := &Server{cfg: cfg, log: slog.New(slog.DiscardHandler), metrics: metrics.New(), governanceClock: time.Now}
+	s := &Server{cfg: cfg, log: slog.New(slog.DiscardHandler), metrics: metrics.New(), governanceClock: time.Now,
+		keyCalls: engine.NewKeyCalls(), keyCheck: engine.KeyCheckInterval}
 	for _, o := range opts {
 		o(s)
 	}
@@ -263,7 +272,30 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	s.stopFollow = s.followStore()
 	reflection.Register(s.grpc)
 	s.metrics.Server.InitializeMetrics(s.grpc)
+	s.stopKeyWatch = s.watchKeys()
 	return s, nil
+}
+
+// watchKeys starts the one check of the process that ends the open calls
+// of keys revoked or expired (engine.KeyCalls.Watch), on the current
+// runtime's keys, every s.keyCheck; the returned stop ends it and waits
+// for it.
+func (s *Server) watchKeys() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.keyCalls.Watch(ctx, s.keyCheck, func() auth.Keys {
+			if rt := s.current.Load(); rt.keys.Len() > 0 {
+				return rt.apiKeys
+			}
+			return nil
+		}, s.log)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // buildRoutes builds runtime rt's route table over its providers, with
@@ -383,6 +415,7 @@ func (s *Server) Shutdown(ctx context.Context) {
 // of the resumable calls are in it.
 func (s *Server) closeStore(drained <-chan struct{}) {
 	<-drained
+	s.stopKeyWatch()
 	s.tools.Close()
 	s.resume.Close()
 	s.stopFollow()

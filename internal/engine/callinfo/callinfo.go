@@ -303,6 +303,19 @@ func (i *Info) Authenticated() {
 	}
 }
 
+// PassedAuthentication reports whether the call passed authentication
+// (Authenticated ran): an UNAUTHENTICATED end of such a call is not a
+// refused credential but a key that stopped working while the call ran
+// (engine.KeyCalls).
+func (i *Info) PassedAuthentication() bool {
+	if i == nil {
+		return false
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.authed
+}
+
 // ObserveAttempt records that the call reached attempt n (from 1): the
 // call's attempts are the largest n observed. The Generate handler calls it
 // as each attempt of its plan starts; nothing else counts attempts.

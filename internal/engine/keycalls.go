@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine/callctx"
+)
+
+// KeyCheckInterval is how often a process reads again the stored keys its
+// open calls run on (KeyCalls.Watch): a call of a key revoked, or expired,
+// while it runs ends within this interval and one read of the key store,
+// on every replica.
+const KeyCheckInterval = time.Second
+
+// keyCheckTimeout bounds one pass of KeyCalls.Check (its reads of the
+// store).
+const keyCheckTimeout = 5 * time.Second
+
+// KeyCalls is the Generate calls open in this process, by the name of
+// their API key, so that the calls of a key revoked or expired while they
+// run end (with UNAUTHENTICATED, API_KEY_REVOKED or API_KEY_EXPIRED, as a
+// new call of the key is refused) rather than run on, spending on it:
+// admission refuses a key's new calls, KeyCalls ends its open ones. A
+// call takes a place as it starts to run (Generate) and gives it back as
+// it ends: one small object and no goroutine of its own, nothing per
+// event. One Watch per process reads the keys of the open calls again,
+// every interval. It outlives reloads (the server's); it is safe for
+// concurrent use.
+type KeyCalls struct {
+	mu sync.Mutex
+	// byKey holds the first of each key's calls; each links to the next.
+	byKey map[string]*keyCall
+}
+
+// keyCall is one open call's place in its KeyCalls.
+type keyCall struct {
+	key        string
+	cancel     context.CancelCauseFunc
+	prev, next *keyCall
+	// own: cancel is of a context add made for the call, which remove
+	// ends; else of the call's own context (callctx), which its owner
+	// ends.
+	own bool
+}
+
+// NewKeyCalls returns an empty KeyCalls.
+func NewKeyCalls() *KeyCalls { return &KeyCalls{byKey: make(map[string]*keyCall)} }
+
+// add registers a call of the key named key running on ctx, and returns
+// the context the call runs on from then on: ctx itself when it is a call
+// context (callctx.Cancel finds it), else one of its own. remove gives
+// the place back. A nil KeyCalls registers nothing.
+func (k *KeyCalls) add(ctx context.Context, key string) (context.Context, *keyCall) {
+	if k == nil {
+		return ctx, nil
+	}
+	c := &keyCall{key: key, cancel: callctx.Cancel(ctx)}
+	if c.cancel == nil {
+		ctx, c.cancel = context.WithCancelCause(ctx)
+		c.own = true
+	}
+	k.mu.Lock()
+	if first := k.byKey[key]; first != nil {
+		c.next, first.prev = first, c
+	}
+	k.byKey[key] = c
+	k.mu.Unlock()
+	return ctx, c
+}
+
+// remove takes c, of a call that ended, out of k.
+func (k *KeyCalls) remove(c *keyCall) {
+	if c == nil {
+		return
+	}
+	k.mu.Lock()
+	switch {
+	case c.prev != nil:
+		c.prev.next = c.next
+	case k.byKey[c.key] == c:
+		if c.next == nil {
+			delete(k.byKey, c.key)
+		} else {
+			k.byKey[c.key] = c.next
+		}
+	}
+	if c.next != nil {
+		c.next.prev = c.prev
+	}
+	c.prev, c.next = nil, nil
+	k.mu.Unlock()
+	if c.own {
+		c.cancel(nil)
+	}
+}
+
+// Keys returns the names of the keys that calls are open on.
+func (k *KeyCalls) Keys() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	keys := make([]string, 0, len(k.byKey))
+	for key := range k.byKey {
+		keys = append(keys, key)
+	}
+	return keys
+}
+
+// Open returns how many calls of the key named key are open.
+func (k *KeyCalls) Open(key string) int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	n := 0
+	for c := k.byKey[key]; c != nil; c = c.next {
+		n++
+	}
+	return n
+}
+
+// End ends the calls of the key named key that are open, each with its
+// own *apierr.Error made of why (an error wrapping auth.ErrRevokedKey,
+// auth.ErrExpiredKey or auth.ErrUnknownKey): the error a new call of the
+// key is refused with (see KeyEndedError). It returns how many it ended.
+func (k *KeyCalls) End(key string, why error) int {
+	k.mu.Lock()
+	var cancels []context.CancelCauseFunc
+	for c := k.byKey[key]; c != nil; c = c.next {
+		cancels = append(cancels, c.cancel)
+	}
+	k.mu.Unlock()
+	for _, cancel := range cancels {
+		// One error per call: the engine adds the call's own metadata to
+		// the error it ends with.
+		cancel(keyEnded(key, why))
+	}
+	return len(cancels)
+}
+
+// Check reads again, with keys, each key that calls are open on, and ends
+// the calls of those that no longer work (End). A key that cannot be read
+// is logged and its calls run on, to be checked again next time. It
+// returns how many calls it ended.
+func (k *KeyCalls) Check(ctx context.Context, keys auth.Rechecker, log *slog.Logger) int {
+	ended := 0
+	for _, key := range k.Keys() {
+		err := keys.Recheck(ctx, key)
+		switch {
+		case err == nil:
+		case errors.Is(err, auth.ErrRevokedKey), errors.Is(err, auth.ErrExpiredKey), errors.Is(err, auth.ErrUnknownKey):
+			n := k.End(key, err)
+			ended += n
+			log.Info("ended the open calls of an API key that no longer works", "key", key, "calls", n, "reason", keyReason(err))
+		default:
+			log.Warn("the key of open calls could not be read again; they run on until it can", "key", key, "error", err)
+		}
+	}
+	return ended
+}
+
+// Watch checks the keys of the open calls (Check) every interval, with
+// the keys keys returns then (the current runtime's; nil or not an
+// auth.Rechecker: the server has no keys, none to check), until ctx ends.
+func (k *KeyCalls) Watch(ctx context.Context, interval time.Duration, keys func() auth.Keys, log *slog.Logger) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		r, ok := keys().(auth.Rechecker)
+		if !ok {
+			continue
+		}
+		pass, cancel := context.WithTimeout(ctx, keyCheckTimeout)
+		k.Check(pass, r, log)
+		cancel()
+	}
+}
+
+// KeyEndedError is the cause a call of a key that stopped working while
+// it ran is ended with, beneath its *apierr.Error: Err is
+// auth.ErrRevokedKey, auth.ErrExpiredKey or auth.ErrUnknownKey. It
+// matches context.Canceled too: the call was cut off, as by its client,
+// not failed by its provider (no provider error, no harm to the target's
+// health, no retry).
+type KeyEndedError struct {
+	Key string
+	Err error
+}
+
+func (e *KeyEndedError) Error() string {
+	return "API key " + e.Key + ": " + e.Err.Error() + " while the call ran"
+}
+
+// Unwrap returns Err and context.Canceled.
+func (e *KeyEndedError) Unwrap() []error { return []error{e.Err, context.Canceled} }
+
+// keyEnded returns the error a call of key ends with once the key stopped
+// working with why: UNAUTHENTICATED with the reason a new call of the key
+// is refused with (keyRefusal).
+func keyEnded(key string, why error) *apierr.Error {
+	reason, msg := keyRefusal(why)
+	return &apierr.Error{Kind: apierr.Unauthenticated, Reason: reason, Message: msg + " while the call ran",
+		Metadata: map[string]string{"key": key}, Cause: &KeyEndedError{Key: key, Err: why}}
+}
+
+// keyReason returns the ErrorInfo reason of a key that does not work
+// with err.
+func keyReason(err error) string {
+	reason, _ := keyRefusal(err)
+	return reason
+}
+
+// keyRefusal returns the ErrorInfo reason and the message of a key that
+// does not work with err (revoked, expired or unknown): the one mapping of
+// both a new call refused (Authenticator) and an open one ended
+// (KeyCalls).
+func keyRefusal(err error) (reason, msg string) {
+	switch {
+	case errors.Is(err, auth.ErrRevokedKey):
+		return ReasonAPIKeyRevoked, "the API key was revoked"
+	case errors.Is(err, auth.ErrExpiredKey):
+		return ReasonAPIKeyExpired, "the API key expired"
+	}
+	return ReasonAPIKeyUnknown, "unknown API key"
+}

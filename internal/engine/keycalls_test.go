@@ -1,0 +1,166 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine/callctx"
+	"github.com/llmrelay/llmrelay/internal/leaktest"
+	"github.com/llmrelay/llmrelay/internal/state"
+)
+
+// rechecks is a fake auth.Rechecker: each key's answer, nil when not
+// listed; every Recheck is counted.
+type rechecks struct {
+	mu      sync.Mutex
+	answers map[string]error
+	asked   []string
+	// passed receives a value after every Recheck, without blocking.
+	passed chan struct{}
+}
+
+func (r *rechecks) Recheck(_ context.Context, name string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asked = append(r.asked, name)
+	if r.passed != nil {
+		select {
+		case r.passed <- struct{}{}:
+		default:
+		}
+	}
+	return r.answers[name]
+}
+
+// Keys implements auth.Keys, so that Watch finds it.
+func (r *rechecks) Lookup(context.Context, string) (*auth.Identity, error) {
+	return nil, auth.ErrUnknownKey
+}
+
+// TestKeyCallsEndOnlyTheKeysCalls: Check ends the calls of a revoked key
+// and of an expired one, each with the UNAUTHENTICATED error of its
+// reason, with a cause that reads as a cancellation; the calls of a key
+// that works and of a key that could not be read run on; ended or not,
+// calls leave the registry as they end.
+func TestKeyCallsEndOnlyTheKeysCalls(t *testing.T) {
+	k := NewKeyCalls()
+	open := func(key string) (context.Context, func()) {
+		// Half the calls on a call context (callctx), half on a plain
+		// one, for which add makes its own.
+		var ctx context.Context = t.Context()
+		var stop context.CancelFunc = func() {}
+		if k.Open(key)%2 == 0 {
+			ctx, stop = callctx.WithDeadline(ctx, time.Now().Add(time.Hour))
+		}
+		ctx, c := k.add(ctx, key)
+		return ctx, func() { k.remove(c); stop() }
+	}
+	leaked1, end1 := open("leaked")
+	leaked2, end2 := open("leaked")
+	expired, end3 := open("temp")
+	fine, end4 := open("fine")
+	unread, end5 := open("unread")
+	if got := k.Keys(); len(got) != 4 || k.Open("leaked") != 2 {
+		t.Fatalf("keys %v, %d calls of leaked; want 4 keys, 2 calls", got, k.Open("leaked"))
+	}
+
+	r := &rechecks{answers: map[string]error{
+		"leaked": auth.ErrRevokedKey, "temp": auth.ErrExpiredKey, "unread": &state.UnavailableError{},
+	}}
+	if n := k.Check(t.Context(), r, slog.New(slog.DiscardHandler)); n != 3 {
+		t.Fatalf("Check ended %d calls, want 3", n)
+	}
+	slices.Sort(r.asked)
+	if !slices.Equal(r.asked, []string{"fine", "leaked", "temp", "unread"}) {
+		t.Fatalf("Check read %v, want each key once", r.asked)
+	}
+	for _, c := range []struct {
+		name   string
+		ctx    context.Context
+		reason string
+	}{{"leaked 1", leaked1, ReasonAPIKeyRevoked}, {"leaked 2", leaked2, ReasonAPIKeyRevoked}, {"temp", expired, ReasonAPIKeyExpired}} {
+		cause := context.Cause(c.ctx)
+		var ae *apierr.Error
+		if c.ctx.Err() == nil || !errors.As(cause, &ae) || ae.Kind != apierr.Unauthenticated || ae.Reason != c.reason ||
+			!errors.Is(cause, context.Canceled) {
+			t.Errorf("%s: ended with %v (err %v), want UNAUTHENTICATED %s, a cancellation", c.name, cause, c.ctx.Err(), c.reason)
+		}
+		var ke *KeyEndedError
+		if !errors.As(cause, &ke) {
+			t.Errorf("%s: cause %v is no *KeyEndedError", c.name, cause)
+		}
+	}
+	if ae1, ae2 := context.Cause(leaked1), context.Cause(leaked2); ae1 == ae2 {
+		t.Error("two calls ended with one *apierr.Error: the engine adds each call's metadata to it")
+	}
+	for name, ctx := range map[string]context.Context{"fine": fine, "unread": unread} {
+		if ctx.Err() != nil {
+			t.Errorf("the call of %s ended: %v", name, context.Cause(ctx))
+		}
+	}
+
+	for _, end := range []func(){end2, end1, end4, end3, end5} {
+		end()
+	}
+	if got := k.Keys(); len(got) != 0 {
+		t.Fatalf("after every call ended, keys %v are left", got)
+	}
+}
+
+// TestKeyCallsWatchStops: Watch checks the open calls' keys every
+// interval, on the keys its func returns then, and returns once its
+// context ends, leaving no goroutine.
+func TestKeyCallsWatchStops(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	k := NewKeyCalls()
+	ctx, c := k.add(t.Context(), "leaked")
+	defer k.remove(c)
+	r := &rechecks{answers: map[string]error{"leaked": auth.ErrRevokedKey}, passed: make(chan struct{}, 1)}
+	watch, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		k.Watch(watch, time.Millisecond, func() auth.Keys { return r }, nil)
+	}()
+	select {
+	case <-ctx.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("Watch did not end the revoked key's call")
+	}
+	if reason := context.Cause(ctx).(*apierr.Error).Reason; reason != ReasonAPIKeyRevoked {
+		t.Fatalf("reason %s", reason)
+	}
+	stop()
+	<-done
+	leaktest.VerifyNone(t, ignore)
+}
+
+// TestKeyCallsRemoveInAnyOrder: a key's calls are a list; taking out its
+// first, middle and last leaves the others in place.
+func TestKeyCallsRemoveInAnyOrder(t *testing.T) {
+	for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}, {1, 0, 2}, {1, 2, 0}} {
+		k := NewKeyCalls()
+		calls := make([]*keyCall, 3)
+		for i := range calls {
+			_, calls[i] = k.add(t.Context(), "ci")
+		}
+		for n, i := range order {
+			k.remove(calls[i])
+			if got := k.Open("ci"); got != 2-n {
+				t.Fatalf("order %v: after %d removed, %d open", order, n+1, got)
+			}
+		}
+		if len(k.byKey) != 0 {
+			t.Fatalf("order %v: %v left", order, k.byKey)
+		}
+	}
+}

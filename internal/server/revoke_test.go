@@ -1,0 +1,228 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
+	"github.com/llmrelay/llmrelay/internal/server"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+	"github.com/llmrelay/llmrelay/internal/state/redistest"
+	"github.com/llmrelay/llmrelay/internal/state/statetest"
+)
+
+// revokeCheck is the key check's interval in these tests: short, so that
+// they are quick; what they wait on is the stream's end, with a wide bound.
+const revokeCheck = 20 * time.Millisecond
+
+// heldUpstream is an OpenAI-compatible upstream that streams n chunks and
+// then holds every stream until the test ends, and a config on it with
+// the admin key (and redis, when set, shared).
+func heldUpstream(t *testing.T, redis *redistest.Server, n int) *config.Config {
+	t.Helper()
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold) })
+	up := openaitest.Start(t, openaitest.Options{Chunks: 20, Pause: &openaitest.Pause{After: n, Until: hold}})
+	cfg := governanceConfig(redis, "revoke-"+t.Name()+":")
+	cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(), Models: []string{"fake-model"}}}
+	return cfg
+}
+
+// openHeld starts a call with the key secret and reads its deltas until
+// they spell want: the call is then held open by its upstream.
+func openHeld(t *testing.T, in *servertest.Instance, secret, want string) grpc.ServerStreamingClient[llmrelayv1.GenerateEvent] {
+	t.Helper()
+	stream, err := in.Client.Generate(bearer(t.Context(), secret), budgetRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for streamed := ""; streamed != want; {
+		ev, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("after %q: %v", streamed, err)
+		}
+		if streamed += ev.GetDelta().GetText(); len(streamed) > len(want) {
+			t.Fatalf("streamed %q, more than the %q before the upstream pauses", streamed, want)
+		}
+	}
+	return stream
+}
+
+// wantEnded reads the held stream to its end, which must be the status
+// UNAUTHENTICATED with reason, within a wide bound (a guard against hangs:
+// the key check runs every revokeCheck).
+func wantEnded(t *testing.T, stream grpc.ServerStreamingClient[llmrelayv1.GenerateEvent], reason string) {
+	t.Helper()
+	ended := make(chan error, 1)
+	go func() {
+		for {
+			ev, err := stream.Recv()
+			if err != nil {
+				ended <- err
+				return
+			}
+			if ev.GetFinal() != nil {
+				ended <- nil
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-ended:
+		if code, info, _ := errorInfo(err); code != codes.Unauthenticated || info.GetReason() != reason {
+			t.Fatalf("the held call ended with %v, want UNAUTHENTICATED %s", err, reason)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the held call did not end: want UNAUTHENTICATED %s", reason)
+	}
+}
+
+func revoke(t *testing.T, in *servertest.Instance, name string) {
+	t.Helper()
+	if _, err := adminv1.NewKeyServiceClient(in.Conn).RevokeKey(bearer(t.Context(), adminSecret), &adminv1.RevokeKeyRequest{Name: name}); err != nil {
+		t.Fatalf("RevokeKey(%s): %v", name, err)
+	}
+}
+
+// TestRevokingAKeyEndsItsOpenCalls: a stream held open by its upstream
+// ends UNAUTHENTICATED, API_KEY_REVOKED, once its key is revoked through
+// the admin API; the held call of another key runs on to its Final; the
+// revoked key's usage counts the ended call, at an estimate of what it
+// streamed.
+func TestRevokingAKeyEndsItsOpenCalls(t *testing.T) {
+	const n = 3
+	hold := make(chan struct{})
+	up := openaitest.Start(t, openaitest.Options{Chunks: 20, Pause: &openaitest.Pause{After: n, Until: hold}})
+	t.Cleanup(func() {
+		select {
+		case <-hold:
+		default:
+			close(hold)
+		}
+	})
+	cfg := governanceConfig(nil, "")
+	cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(), Models: []string{"fake-model"}}}
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, cfg, server.WithKeyCheckInterval(revokeCheck), server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	leaked := createKey(t, in, &adminv1.Key{Name: "leaked", Scopes: []string{"generate"}, Models: []string{"*"}})
+	other := createKey(t, in, &adminv1.Key{Name: "other", Scopes: []string{"generate"}, Models: []string{"*"}})
+
+	held := openHeld(t, in, leaked, openaitest.Text(n))
+	untouched := openHeld(t, in, other, openaitest.Text(n))
+	revoke(t, in, "leaked")
+	wantEnded(t, held, "API_KEY_REVOKED")
+
+	// The other key's call was checked in the same pass: let it finish.
+	close(hold)
+	for {
+		ev, err := untouched.Recv()
+		if err != nil {
+			t.Fatalf("the other key's call: %v", err)
+		}
+		if ev.GetFinal() != nil {
+			break
+		}
+	}
+
+	rec := usageOf(t, in, "leaked", 1)
+	if rec.GetCalls() != 1 || rec.GetEstimatedOutputTokens() == 0 || rec.GetEstimatedInputTokens() == 0 {
+		t.Fatalf("the revoked key's usage %v: want its ended call, with an estimate of what it streamed", rec)
+	}
+	// The ended call has its finish line (a call refused at
+	// authentication has none); it is written as the handler returns.
+	var line string
+	for deadline := time.Now().Add(30 * time.Second); line == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		line = grepLines(logs.String(), `msg="finished call"`)
+		if !strings.Contains(line, "API_KEY_REVOKED") {
+			line = ""
+		}
+	}
+	if !strings.Contains(line, "key=leaked") || !strings.Contains(line, "usage.estimated_output_tokens=") {
+		t.Fatalf("no finish line of the ended call, with its key and estimate:\n%s", logs.String())
+	}
+}
+
+// TestRevokingAKeyEndsItsCallsOnEveryReplica: two replicas share a real
+// redis-server; a call held open on replica A ends UNAUTHENTICATED,
+// API_KEY_REVOKED, once its key is revoked on replica B.
+func TestRevokingAKeyEndsItsCallsOnEveryReplica(t *testing.T) {
+	redis := redistest.Start(t)
+	const n = 2
+	cfg := heldUpstream(t, redis, n)
+	a := servertest.Start(t, cfg, server.WithKeyCheckInterval(revokeCheck))
+	b := servertest.Start(t, governanceConfig(redis, cfg.State.Redis.KeyPrefix), server.WithKeyCheckInterval(revokeCheck))
+
+	secret := createKey(t, b, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"}})
+	held := openHeld(t, a, secret, openaitest.Text(n))
+	revoke(t, b, "ci")
+	wantEnded(t, held, "API_KEY_REVOKED")
+}
+
+// TestAnExpiringKeyEndsItsOpenCalls: a call held open when its key's
+// expires_at passes (the governance clock moves past it) ends
+// UNAUTHENTICATED, API_KEY_EXPIRED.
+func TestAnExpiringKeyEndsItsOpenCalls(t *testing.T) {
+	const n = 2
+	clock := statetest.NewClock()
+	in := servertest.Start(t, heldUpstream(t, nil, n), server.WithKeyCheckInterval(revokeCheck), server.WithGovernanceClock(clock.Now))
+	secret := createKey(t, in, &adminv1.Key{Name: "temp", Scopes: []string{"generate"}, Models: []string{"*"},
+		ExpiresAt: timestamppb.New(clock.Now().Add(time.Hour))})
+
+	held := openHeld(t, in, secret, openaitest.Text(n))
+	clock.Advance(2 * time.Hour)
+	wantEnded(t, held, "API_KEY_EXPIRED")
+}
+
+// TestRevokingAKeyEndsItsHTTPStream: the OpenAI door's streamed reply of a
+// key revoked while it runs ends with the format's error event, reason
+// API_KEY_REVOKED, and no [DONE].
+func TestRevokingAKeyEndsItsHTTPStream(t *testing.T) {
+	const n = 2
+	in := servertest.Start(t, heldUpstream(t, nil, n), server.WithKeyCheckInterval(revokeCheck))
+	base := in.HTTP(t)
+	secret := createKey(t, in, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"}})
+
+	body := `{"model": "up/fake-model", "stream": true, "messages": [{"role": "user", "content": "hello"}]}`
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a guard against hangs only
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/chat/completions", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	for streamed := ""; streamed != openaitest.Text(n); {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("after %q: %v", streamed, err)
+		}
+		if i := strings.Index(line, `"content":"`); i >= 0 {
+			streamed += strings.SplitN(line[i+len(`"content":"`):], `"`, 2)[0]
+		}
+	}
+	revoke(t, in, "ci")
+	rest, _ := io.ReadAll(r)
+	if !strings.Contains(string(rest), `"reason":"API_KEY_REVOKED"`) || strings.Contains(string(rest), "[DONE]") {
+		t.Fatalf("the stream's end: %q, want the error event of API_KEY_REVOKED", rest)
+	}
+}
