@@ -14,6 +14,7 @@ import (
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
+	assestream "github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 	"github.com/openai/openai-go/v3"
 	ooption "github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -429,6 +430,22 @@ func checkCity(t *testing.T, text string) {
 	}
 }
 
+// accumulated reads stream to its end and returns the message its events
+// make, as the SDK's own accumulation does; a failed stream fails the test.
+func accumulated(t *testing.T, stream *assestream.Stream[anthropic.MessageStreamEventUnion]) anthropic.Message {
+	t.Helper()
+	var msg anthropic.Message
+	for stream.Next() {
+		if err := msg.Accumulate(stream.Current()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return msg
+}
+
 func TestAnthropicSDK(t *testing.T) {
 	base, _ := doors(t, nil)
 	client := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey))
@@ -437,15 +454,7 @@ func TestAnthropicSDK(t *testing.T) {
 
 	t.Run("streamed text with usage in message_delta", func(t *testing.T) {
 		stream := client.Messages.NewStreaming(ctxOf(t), params)
-		var msg anthropic.Message
-		for stream.Next() {
-			if err := msg.Accumulate(stream.Current()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := stream.Err(); err != nil {
-			t.Fatal(err)
-		}
+		msg := accumulated(t, stream)
 		if len(msg.Content) != 1 || msg.Content[0].Text != sdkText || msg.StopReason != "end_turn" || msg.Usage.OutputTokens == 0 {
 			t.Errorf("message %s", msg.RawJSON())
 		}
@@ -541,15 +550,7 @@ func TestAnthropicSDK(t *testing.T) {
 		var n counter
 		stream := client.Messages.NewStreaming(ctxOf(t), params, aoption.WithMiddleware(n.anthropic),
 			aoption.WithJSONSet("llmrelay", faults(map[string]any{"status": 503}, map[string]any{})))
-		var msg anthropic.Message
-		for stream.Next() {
-			if err := msg.Accumulate(stream.Current()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := stream.Err(); err != nil {
-			t.Fatal(err)
-		}
+		msg := accumulated(t, stream)
 		if len(msg.Content) != 1 || msg.Content[0].Text != sdkText || n.n.Load() != 1 {
 			t.Errorf("message %s after %d requests", msg.RawJSON(), n.n.Load())
 		}

@@ -104,15 +104,7 @@ func TestServerToolsThroughTheDoors(t *testing.T) {
 		stream := ac.Messages.NewStreaming(ctxOf(t), anthropic.MessageNewParams{
 			Model: "mock/echo", MaxTokens: 256, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("use the tool"))},
 		}, aoption.WithJSONSet("llmrelay", script(false)))
-		var msg anthropic.Message
-		for stream.Next() {
-			if err := msg.Accumulate(stream.Current()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := stream.Err(); err != nil {
-			t.Fatal(err)
-		}
+		msg := accumulated(t, stream)
 		if len(msg.Content) != 2 || msg.Content[0].Text != "Let me ask. " || msg.Content[1].Text != "Echo: hi" || msg.StopReason != "end_turn" {
 			t.Errorf("message %s", msg.RawJSON())
 		}

@@ -46,17 +46,7 @@ func TestSDKStopSequence(t *testing.T) {
 	}
 	streamed := func(t *testing.T, p anthropic.MessageNewParams) anthropic.Message {
 		t.Helper()
-		stream := client.Messages.NewStreaming(ctxOf(t), p)
-		var msg anthropic.Message
-		for stream.Next() {
-			if err := msg.Accumulate(stream.Current()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := stream.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return msg
+		return accumulated(t, client.Messages.NewStreaming(ctxOf(t), p))
 	}
 	whole := func(t *testing.T, p anthropic.MessageNewParams) anthropic.Message {
 		t.Helper()

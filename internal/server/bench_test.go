@@ -1,10 +1,8 @@
 package server_test
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +15,6 @@ import (
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/state"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
-	"github.com/llmrelay/llmrelay/internal/telemetry"
-	"github.com/llmrelay/llmrelay/internal/telemetry/otlptest"
 )
 
 // BenchmarkGenerateEcho measures one four-delta mock/echo call over
@@ -35,14 +31,7 @@ func BenchmarkGenerateEcho(b *testing.B) {
 				cfg = securedConfig()
 			}
 			if name == "traced" {
-				_, endpoint := otlptest.StartGRPC(b)
-				b.Setenv(telemetry.EnvEndpoint, endpoint)
-				b.Setenv(telemetry.EnvProtocol, telemetry.ProtocolGRPC)
-				tr, err := telemetry.Setup(b.Context(), os.Getenv, telemetry.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
+				_, tr := otlpTracing(b)
 				opts = append(opts, server.WithTracing(tr))
 			}
 			in := servertest.Start(b, cfg, opts...)
@@ -72,14 +61,7 @@ func BenchmarkDoorChat(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var opts []server.Option
 			if name == "traced" {
-				_, endpoint := otlptest.StartGRPC(b)
-				b.Setenv(telemetry.EnvEndpoint, endpoint)
-				b.Setenv(telemetry.EnvProtocol, telemetry.ProtocolGRPC)
-				tr, err := telemetry.Setup(b.Context(), os.Getenv, telemetry.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { _ = tr.Shutdown(context.Background()) })
+				_, tr := otlpTracing(b)
 				opts = append(opts, server.WithTracing(tr))
 			}
 			url := servertest.Start(b, nil, opts...).HTTP(b) + "/v1/chat/completions"

@@ -233,7 +233,7 @@ func TestTracingOff(t *testing.T) {
 
 // otlpTracing starts an OTLP receiver over gRPC and tracing set up from
 // the environment to export to it, shut down when the test ends.
-func otlpTracing(t *testing.T) (*otlptest.Receiver, *telemetry.Tracing) {
+func otlpTracing(t testing.TB) (*otlptest.Receiver, *telemetry.Tracing) {
 	t.Helper()
 	recv, endpoint := otlptest.StartGRPC(t)
 	t.Setenv(telemetry.EnvEndpoint, endpoint)
