@@ -171,26 +171,10 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 	ctx, info := callinfo.NewContext(r.Context())
 	info.SetInterface(f.name())
 	reply := replyInfo{requestID: info.RequestID(), created: d.o.Now().Unix()}
-	// The caller is authenticated before its body is read: one without a
-	// valid key learns nothing of what the body should be, costs no read
-	// or decoding, and is logged with its address's failures only.
 	eng := d.o.Engine()
 	cl := caller(r, llmrelayv1.LLMService_Generate_FullMethodName)
-	actx, err := eng.Admission().Auth.Authenticate(ctx, cl)
-	if err != nil {
-		fail := failureOf(err, nil)
-		newExchange(w, f, reply, false).fail(fail)
-		d.log(ctx, r, f, start, fail.status, &fail, err)
-		return
-	}
-	body, fail := d.readBody(w, r)
-	var t *translated
-	if fail == nil {
-		t, fail = f.decode(body, r.Header)
-	}
-	if fail != nil {
-		newExchange(w, f, reply, false).fail(*fail)
-		d.log(ctx, r, f, start, fail.status, fail, nil)
+	actx, t, ok := d.authenticated(ctx, w, r, f, start, cl, f.decode, func(fail failure) { newExchange(w, f, reply, false).fail(fail) })
+	if !ok {
 		return
 	}
 	// The labels of the call's log line, as the gRPC door records them
@@ -221,12 +205,42 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 			err = errors.New("the call ended without its final")
 		}
 	}
+	var fail *failure
 	if err != nil {
 		f := failureOf(err, t.param)
 		x.fail(f)
 		fail = &f
 	}
 	d.log(ctx, r, f, start, x.status, fail, err)
+}
+
+// authenticated authenticates r's caller cl, then reads r's body and
+// decodes it with decode. The caller is authenticated before its body is
+// read: one without a valid key learns nothing of what the body should
+// be, costs no read or decoding, and is logged with its address's
+// failures only. On a failure it answers it with answer (in format f),
+// logs it and returns false; else the authenticated context and the
+// request.
+func (d *door) authenticated(ctx context.Context, w http.ResponseWriter, r *http.Request, f format, start time.Time, cl engine.Caller,
+	decode func([]byte, http.Header) (*translated, *failure), answer func(failure)) (context.Context, *translated, bool) {
+	actx, err := d.o.Engine().Admission().Auth.Authenticate(ctx, cl)
+	if err != nil {
+		fail := failureOf(err, nil)
+		answer(fail)
+		d.log(ctx, r, f, start, fail.status, &fail, err)
+		return nil, nil, false
+	}
+	body, fail := d.readBody(w, r)
+	var t *translated
+	if fail == nil {
+		t, fail = decode(body, r.Header)
+	}
+	if fail != nil {
+		answer(*fail)
+		d.log(ctx, r, f, start, fail.status, fail, nil)
+		return nil, nil, false
+	}
+	return actx, t, true
 }
 
 // clientDeadline puts the client's deadline dl, from its HeaderTimeout, on
@@ -488,21 +502,8 @@ func (d *door) countTokens(w http.ResponseWriter, r *http.Request) {
 	x := newExchange(w, f, replyInfo{requestID: info.RequestID()}, false)
 	eng := d.o.Engine()
 	cl := caller(r, llmrelayv1.LLMService_Generate_FullMethodName)
-	actx, err := eng.Admission().Auth.Authenticate(ctx, cl)
-	if err != nil {
-		fail := failureOf(err, nil)
-		x.fail(fail)
-		d.log(ctx, r, f, start, fail.status, &fail, err)
-		return
-	}
-	body, fail := d.readBody(w, r)
-	var t *translated
-	if fail == nil {
-		t, fail = f.decodeCount(body, r.Header)
-	}
-	if fail != nil {
-		x.fail(*fail)
-		d.log(ctx, r, f, start, fail.status, fail, nil)
+	actx, t, ok := d.authenticated(ctx, w, r, f, start, cl, f.decodeCount, x.fail)
+	if !ok {
 		return
 	}
 	var count engine.TokenCount
