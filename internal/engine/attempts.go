@@ -340,6 +340,7 @@ func (c *call) openStream(actx context.Context, a *retry.Attempt, stall *stallTi
 	preq.Attempt = a.N
 	preq.Model = a.Target.Model
 	preq.Activity = &stall.act
+	preq.Prepared = c.turn.takePrepared(a.Target)
 	return a.Target.Entry.Provider.Stream(actx, &preq)
 }
 

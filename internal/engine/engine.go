@@ -31,6 +31,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -369,9 +370,9 @@ type call struct {
 	start     time.Time
 	// turn is the turn running; nil until the call is ready to run.
 	// attemptsBefore and hedgesBefore count the attempts and hedges of
-	// the turns before it.
+	// the turns before it (int32: the call record stays in its size class).
 	turn                         *turn
-	attemptsBefore, hedgesBefore int
+	attemptsBefore, hedgesBefore int32
 	// first is the call's first turn, allocated with the call.
 	first turn
 	// usage sums the tokens of every attempt, and cost their cost when
@@ -493,6 +494,29 @@ type turn struct {
 	so *structured
 	// output bounds each attempt's output.
 	output outputLimit
+	// prepared is the wire request the first target's provider built as it
+	// checked the request (provider.RequestPreparer), until the turn's
+	// first attempt to that target takes it (takePrepared), or the request
+	// changes (a re-ask): nil then. Attempts of a race run at once, hence
+	// the atomic.
+	prepared atomic.Pointer[preparedRequest]
+}
+
+// preparedRequest is a wire request a provider built for target.
+type preparedRequest struct {
+	target provider.Target
+	wire   any
+}
+
+// takePrepared returns the wire request prepared for an attempt to
+// target, once: nil for another target, for later attempts and after the
+// request changed.
+func (tn *turn) takePrepared(target provider.Target) any {
+	p := tn.prepared.Load()
+	if p == nil || p.target != target || !tn.prepared.CompareAndSwap(p, nil) {
+		return nil
+	}
+	return p.wire
 }
 
 // prepareTurn prepares tn, call c's turn n, for req: the provider request
@@ -537,13 +561,24 @@ func (s *Engine) prepareTurn(ctx context.Context, c *call, tn *turn, req *llmrel
 	// of them cannot carry fails now, not after the others failed.
 	// The operator's provider_options policy of each target comes first
 	// (with the headers it configured, which extra_headers cannot replace).
-	for _, t := range targets {
+	// A provider that builds its wire request to check it keeps what it
+	// built for the first target, whose first attempt sends it.
+	for i, t := range targets {
 		if err := t.Entry.Config.CheckOptions(tn.preq.Options); err != nil {
 			return err
 		}
-		if v, ok := t.Entry.Provider.(provider.RequestValidator); ok {
-			preq := *tn.preq
-			preq.Model = t.Model
+		preq := *tn.preq
+		preq.Model = t.Model
+		switch v := t.Entry.Provider.(type) {
+		case provider.RequestPreparer:
+			wire, err := v.PrepareRequest(&preq)
+			if err != nil {
+				return err
+			}
+			if i == 0 && wire != nil {
+				tn.prepared.Store(&preparedRequest{target: t, wire: wire})
+			}
+		case provider.RequestValidator:
 			if err := v.ValidateRequest(&preq); err != nil {
 				return err
 			}
@@ -628,17 +663,17 @@ func (c *call) plan() *retry.Plan {
 // (retry.PlanConfig.Numbered).
 func (c *call) attempts() int {
 	if p := c.plan(); p != nil {
-		return c.attemptsBefore + p.Attempts()
+		return int(c.attemptsBefore) + p.Attempts()
 	}
-	return c.attemptsBefore
+	return int(c.attemptsBefore)
 }
 
 // hedges returns how many of the call's attempts were hedges.
 func (c *call) hedges() int {
 	if p := c.plan(); p != nil {
-		return c.hedgesBefore + p.Hedges()
+		return int(c.hedgesBefore) + p.Hedges()
 	}
-	return c.hedgesBefore
+	return int(c.hedgesBefore)
 }
 
 // addToolCall folds a tool-call fragment into the result's calls.

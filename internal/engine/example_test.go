@@ -36,7 +36,7 @@ func buildStreaming(st engine.Streaming, keys ...auth.KeyConfig) (eng *engine.En
 	cfg := config.Default()
 	providers, err := provider.NewSet([]provider.Config{{Name: "primary", Kind: "mock"}, {Name: "backup", Kind: "mock"},
 		{Name: "buffered", Kind: kindBuffered}, {Name: "gated", Kind: kindGated}, {Name: "early", Kind: kindEarly},
-		{Name: "stopseq", Kind: kindStopSeq}})
+		{Name: "stopseq", Kind: kindStopSeq}, {Name: "prepared", Kind: kindPrepared}})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -331,6 +331,7 @@ func (c *call) reask(n int, res *attemptResult, out schema.Outcome) error {
 	}); err != nil {
 		return err
 	}
+	c.turn.prepared.Store(nil) // built without the re-ask's messages
 	c.turn.preq.Messages = append(c.turn.preq.Messages,
 		res.providerMessage(),
 		provider.Message{Role: provider.RoleUser, Content: out.Reask})

@@ -193,7 +193,7 @@ func (c *call) nextTurn(ctx context.Context) error {
 	if err := c.eng.prepareTurn(ctx, c, tn, c.req, c.turn.n+1, targets); err != nil {
 		return err
 	}
-	c.attemptsBefore, c.hedgesBefore = c.attempts(), c.hedges()
+	c.attemptsBefore, c.hedgesBefore = int32(c.attempts()), int32(c.hedges())
 	c.turn = tn
 	c.out.setTurn(tn.n)
 	return nil

@@ -97,6 +97,18 @@ type RequestValidator interface {
 	ValidateRequest(req *Request) error
 }
 
+// RequestPreparer is a RequestValidator whose check builds the wire
+// request. PrepareRequest checks req as ValidateRequest does and returns
+// the wire request it built; the engine hands it back to the same provider
+// in Request.Prepared for the first attempt of the request to that model,
+// which then sends it instead of building it a second time (encoding a
+// long conversation twice per call, each time on offstack's workers, is
+// measurable at concurrency 1).
+type RequestPreparer interface {
+	RequestValidator
+	PrepareRequest(req *Request) (any, error)
+}
+
 // TokenCounter is a provider's optional capability: CountTokens returns
 // how many input tokens req would take at the provider, as the provider
 // counts them (Anthropic's POST /v1/messages/count_tokens), without
@@ -135,6 +147,13 @@ type Request struct {
 	// and reasoning included, which need not become events). The attempt's
 	// stall timers read it (see Activity). Nil-safe.
 	Activity *Activity
+	// Prepared, when not nil, is what this provider's PrepareRequest
+	// returned for this very request (its Model included): Stream may send
+	// it as it is. The engine sets it only on the first attempt to the
+	// target it was prepared for, and never once the request changed
+	// since (a re-ask adds messages); otherwise nil, and Stream builds the
+	// wire request itself.
+	Prepared any
 }
 
 // Role says who wrote a message.

@@ -155,6 +155,13 @@ func (*Provider) ValidateRequest(req *provider.Request) error {
 	return err
 }
 
+// PrepareRequest implements provider.RequestPreparer: ValidateRequest's
+// check, returning the wire request it built, which Stream sends when it
+// comes back as req.Prepared.
+func (*Provider) PrepareRequest(req *provider.Request) (any, error) {
+	return encode(req)
+}
+
 // encode builds the wire request, with provider_options merged in and
 // provider_options.server_tools added to its tools.
 func encode(req *provider.Request) (httpx.Encoded, error) {
@@ -210,9 +217,12 @@ func serverTools(opts map[string]any) (tools []any, rest map[string]any, err err
 // Stream implements provider.Provider. The request was validated
 // (ValidateRequest) before the first attempt.
 func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
-	body, err := encode(req)
-	if err != nil {
-		return nil, err
+	body, ok := httpx.Prepared(req)
+	if !ok {
+		var err error
+		if body, err = encode(req); err != nil {
+			return nil, err
+		}
 	}
 	return p.ep.Stream(ctx, httpx.Call{URL: p.url, Body: body, Header: p.betas(ctx, body.Header), Activity: req.Activity, Decoder: &decoder{}, Parse: parseErrorBody})
 }

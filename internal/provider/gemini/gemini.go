@@ -71,11 +71,18 @@ func (p *Provider) endpoint(model string) (string, error) {
 // provider_options key the adapter sets itself, and a model name with an
 // empty, "." or ".." segment are a *provider.FieldError naming it.
 func (p *Provider) ValidateRequest(req *provider.Request) error {
-	if _, err := p.endpoint(req.Model); err != nil {
-		return err
-	}
-	_, err := encode(req)
+	_, err := p.PrepareRequest(req)
 	return err
+}
+
+// PrepareRequest implements provider.RequestPreparer: ValidateRequest's
+// check, returning the wire request it built, which Stream sends when it
+// comes back as req.Prepared.
+func (p *Provider) PrepareRequest(req *provider.Request) (any, error) {
+	if _, err := p.endpoint(req.Model); err != nil {
+		return nil, err
+	}
+	return encode(req)
 }
 
 // encode builds the wire request, with provider_options merged in.
@@ -94,9 +101,11 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 	if err != nil {
 		return nil, err
 	}
-	body, err := encode(req)
-	if err != nil {
-		return nil, err
+	body, ok := httpx.Prepared(req)
+	if !ok {
+		if body, err = encode(req); err != nil {
+			return nil, err
+		}
 	}
 	return p.ep.Stream(ctx, httpx.Call{URL: u, Body: body, Activity: req.Activity, Decoder: &decoder{single: req.ToolChoice.DisableParallel}, Parse: parseErrorBody})
 }

@@ -52,6 +52,13 @@ func EncodeRequest[T any](req *provider.Request, build func(*provider.Request) (
 	return enc, err
 }
 
+// Prepared returns the wire request of req that the adapter's
+// PrepareRequest built (provider.Request.Prepared), if it has one.
+func Prepared(req *provider.Request) (Encoded, bool) {
+	enc, ok := req.Prepared.(Encoded)
+	return enc, ok
+}
+
 // Encode encodes body as JSON and merges opts, the request's
 // provider_options, into it: every top-level key is added to the body;
 // where the body already has the key, an object is merged into an object

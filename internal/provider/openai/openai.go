@@ -115,6 +115,13 @@ func (p *Provider) ValidateRequest(req *provider.Request) error {
 	return err
 }
 
+// PrepareRequest implements provider.RequestPreparer: ValidateRequest's
+// check, returning the wire request it built, which Stream sends when it
+// comes back as req.Prepared.
+func (p *Provider) PrepareRequest(req *provider.Request) (any, error) {
+	return p.encode(req)
+}
+
 // encode builds the wire request, with provider_options merged in.
 func (p *Provider) encode(req *provider.Request) (httpx.Encoded, error) {
 	body, err := p.request(req)
@@ -127,9 +134,12 @@ func (p *Provider) encode(req *provider.Request) (httpx.Encoded, error) {
 // Stream implements provider.Provider. The request was validated
 // (ValidateRequest) before the first attempt.
 func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.Stream, error) {
-	body, err := p.encode(req)
-	if err != nil {
-		return nil, err
+	body, ok := httpx.Prepared(req)
+	if !ok {
+		var err error
+		if body, err = p.encode(req); err != nil {
+			return nil, err
+		}
 	}
 	return p.ep.Stream(ctx, httpx.Call{URL: p.url, Body: body, Activity: req.Activity, Decoder: &decoder{}, Parse: parseErrorBody})
 }

@@ -115,6 +115,24 @@ func Run(t *testing.T, h Harness) {
 			t.Errorf("ValidateRequest(the suite's request) = %v, want nil", err)
 		}
 	})
+	t.Run("streams the request it prepared", func(t *testing.T) {
+		su := h(t, Text)
+		p, ok := su.Provider.(provider.RequestPreparer)
+		if !ok {
+			t.Skipf("%T builds its request only as it streams", su.Provider)
+		}
+		wire, err := p.PrepareRequest(su.Request)
+		if err != nil {
+			t.Fatalf("PrepareRequest(the suite's request) = %v, want nil", err)
+		}
+		req := *su.Request
+		req.Prepared = wire
+		ctx, cancel := context.WithTimeout(context.Background(), guard)
+		defer cancel()
+		if r := Collect(ctx, su.Provider, &req); r.Err != nil || r.Text != WantText {
+			t.Errorf("the prepared request streamed %q (%v), want %q", r.Text, r.Err, WantText)
+		}
+	})
 	t.Run("reports activity", func(t *testing.T) {
 		su := h(t, Text)
 		var act provider.Activity
