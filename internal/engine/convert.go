@@ -68,6 +68,13 @@ func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelay
 		// Tools are offered only without a response format: a structured
 		// output call always ends with the object.
 		for i, t := range req.GetTools() {
+			// A name given twice leaves the model's call of it ambiguous;
+			// OpenAI, Anthropic and Gemini each refuse it after a round
+			// trip, and the mock ran it.
+			if j := slices.IndexFunc(req.GetTools()[:i], func(u *llmrelayv1.Tool) bool { return u.GetName() == t.GetName() }); j >= 0 {
+				return nil, &provider.FieldError{Field: fmt.Sprintf("tools[%d].name", i),
+					Description: fmt.Sprintf("%q is also the name of tools[%d]: each tool needs a name of its own", t.GetName(), j)}
+			}
 			params, err := structJSON(t.GetParameters())
 			if err != nil {
 				return nil, &provider.FieldError{Field: fmt.Sprintf("tools[%d].parameters", i), Description: err.Error()}

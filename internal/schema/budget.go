@@ -190,13 +190,22 @@ func analyze(root *jsonschema.Schema, budget int) *analysis {
 	// The steps one value spends on each subschema, counting only the
 	// subschemas applied to the same value: a lower bound of what any
 	// value costs. A reference back to a subschema being evaluated on the
-	// same value is a cycle, where the validator stops.
+	// same value is a cycle, where the validator stops: it fails the value
+	// with a reference cycle, whatever the value, so no reply that reaches
+	// the subschema could conform (JSON Schema leaves such a schema's
+	// behaviour undefined). The schema is refused, naming the subschema
+	// the cycle comes back to.
 	cost := map[*jsonschema.Schema]int{}
 	const visiting = -1
 	var fanOut func(s *jsonschema.Schema) int
 	fanOut = func(s *jsonschema.Schema) int {
 		switch c, ok := cost[s]; {
 		case c == visiting:
+			if a.refusal == nil {
+				a.refusal = &SchemaError{KeywordPath: fragmentPointer(s.Location), Message: "a reference cycle: this subschema " +
+					"applies itself to the same value again ($ref, allOf, anyOf, oneOf, not, if/then/else or dependentSchemas, " +
+					"without going into a property or an item), so no value could be checked against it"}
+			}
 			return 1
 		case ok:
 			return c
@@ -209,6 +218,9 @@ func analyze(root *jsonschema.Schema, budget int) *analysis {
 	}
 	for _, s := range order {
 		fanOut(s)
+	}
+	if a.refusal != nil {
+		return a
 	}
 	// Name the subschema where the fan-out passes the budget: the first
 	// one over it whose own subschemas each stay within it. The walk of a

@@ -104,6 +104,44 @@ func TestScopeDependentReferencesAreRefused(t *testing.T) {
 	}
 }
 
+// TestSameValueCyclesAreRefused: a subschema that applies itself to the
+// same value ($ref, allOf, anyOf, not, ... and back, never through a
+// member or an item) makes the validator fail every value that reaches it
+// with a reference cycle, so no reply could conform where it applies: the
+// schema is refused before any reply, naming a subschema of the cycle.
+// Recursion through members and items is admitted.
+func TestSameValueCyclesAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema, at string
+	}{
+		{"the root refers to itself", `{"$ref":"#"}`, ""},
+		{"two $defs refer to each other", `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}}}`, "/$defs/"},
+		{"an anyOf branch under a property", `{"type":"object","properties":{"x":{"$ref":"#/$defs/x"}},` +
+			`"$defs":{"x":{"anyOf":[{"type":"string"},{"not":{"$ref":"#/$defs/x"}}]}}}`, "/$defs/x"},
+		{"a dependentSchemas entry", `{"$defs":{"d":{"dependentSchemas":{"k":{"$ref":"#/$defs/d"}}}},"properties":{"p":{"$ref":"#/$defs/d"}}}`, "/$defs/d"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := NewCache(Config{}).Compile([]byte(tc.schema))
+			if err != nil {
+				t.Fatalf("Compile: %v", err)
+			}
+			var se *SchemaError
+			if err := s.Admit(); !errors.As(err, &se) || !strings.HasPrefix(se.KeywordPath, tc.at) || !strings.Contains(se.Message, "reference cycle") {
+				t.Fatalf("Admit = %v, want a *SchemaError at %q naming the reference cycle", err, tc.at)
+			}
+		})
+	}
+	for _, schema := range []string{
+		`{"type":"object","properties":{"next":{"$ref":"#"}}}`,
+		`{"$defs":{"n":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/n"}}]}},"$ref":"#/$defs/n"}`,
+	} {
+		s, err := NewCache(Config{}).Compile([]byte(schema))
+		if err != nil || s.Admit() != nil {
+			t.Errorf("recursion through members or items %s: %v, %v; want it admitted", schema, err, s.Admit())
+		}
+	}
+}
+
 // TestCheckIsBoundedByTheBudget: a reply whose check would take more than
 // the budget is neither accepted nor refused: the check fails with a
 // *BudgetError, and the session counts no re-ask. The same reply within a

@@ -57,10 +57,12 @@ type Schema struct {
 // checked against it within the validation budget whatever they are: a
 // subschema whose $ref, anyOf, oneOf and allOf apply so many subschemas
 // to the same value that any value spends more than the budget (the error
-// names the one where the fan-out passes it), or a $dynamicRef or
-// $recursiveRef resolved in the dynamic scope, which the budget's walk
-// does not follow. A request with such a schema is refused before any
-// provider call. nil when s is admitted.
+// names the one where the fan-out passes it), a subschema that applies
+// itself to the same value again (a reference cycle, which the validator
+// fails whatever the value), or a $dynamicRef or $recursiveRef resolved in
+// the dynamic scope, which the budget's walk does not follow. A request
+// with such a schema is refused before any provider call. nil when s is
+// admitted.
 func (s *Schema) Admit() error {
 	if s.analysis.refusal != nil {
 		return s.analysis.refusal

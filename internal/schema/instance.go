@@ -53,8 +53,11 @@ func InstanceText(schema []byte) (string, error) {
 }
 
 const (
-	// maxInstanceDepth bounds the nesting of generated values.
-	maxInstanceDepth = 24
+	// maxInstanceDepth bounds the nesting of generated values: deeper
+	// than any value a schema within maxSchemaDepth asks for without
+	// recursion (an object nests a value every two levels of schema), so
+	// that only a schema that never bottoms out is cut short.
+	maxInstanceDepth = maxSchemaDepth/2 + 14
 	// optionalDepth is the depth from which only required properties are
 	// generated, and null is preferred where allowed, so that recursive
 	// schemas end.
@@ -630,11 +633,13 @@ func classSample(ranges []rune) rune {
 // bound nearest to it, on a multipleOf step when there is one (1 for
 // integers). variant moves it by whole steps where the bounds allow.
 func numberValue(m map[string]any, integer bool, variant int) json.Number {
-	lo, loEx := ratOf(m["minimum"]), false
+	// Draft 4 writes an exclusive bound as the boolean exclusiveMinimum
+	// (exclusiveMaximum) beside minimum (maximum).
+	lo, loEx := ratOf(m["minimum"]), m["exclusiveMinimum"] == true
 	if x := ratOf(m["exclusiveMinimum"]); x != nil && (lo == nil || x.Cmp(lo) >= 0) {
 		lo, loEx = x, true
 	}
-	hi, hiEx := ratOf(m["maximum"]), false
+	hi, hiEx := ratOf(m["maximum"]), m["exclusiveMaximum"] == true
 	if x := ratOf(m["exclusiveMaximum"]); x != nil && (hi == nil || x.Cmp(hi) <= 0) {
 		hi, hiEx = x, true
 	}

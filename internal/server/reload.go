@@ -65,6 +65,13 @@ func (s *Server) apply(cfg *config.Config) ([]string, error) {
 	}
 	prev := s.current.Load()
 	needRestart := cfg.KeepRestartOnly(prev.cfg)
+	// What the server would run with is the new settings on the running
+	// addresses: checked again, so that a config without keys is not
+	// applied to a server that listens beyond loopback because its own
+	// listen address (the loopback default) passed.
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	rt, err := s.newRuntime(cfg, prev)
 	if err != nil {
 		return nil, err

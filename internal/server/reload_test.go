@@ -283,6 +283,39 @@ func TestReloadOnSIGHUP(t *testing.T) {
 	}
 }
 
+// TestReloadKeepsAuthenticationOffLoopback: a server listening on a
+// network address with keys, sent a config that has none (a file emptied,
+// or written half, under reload.watch; keys moved elsewhere), would have
+// served everyone without a key on that address: the reload checked the
+// file's own listen (the loopback default) and then kept the running one,
+// which needs a restart. It is refused, as starting with it is, and the
+// keys keep working.
+func TestReloadKeepsAuthenticationOffLoopback(t *testing.T) {
+	for _, tc := range []struct{ name, listen string }{
+		{"gRPC", "listen: 0.0.0.0:50051\nhttp_listen: \"\"\n"},
+		{"HTTP", "http_listen: 0.0.0.0:8080\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "llmrelay.yaml")
+			writeFile(t, path, tc.listen+configYAML("http://127.0.0.1:1/v1", map[string]string{"keep": keyKeep}, ""))
+			h := startReloadable(t, path)
+			for _, emptied := range []string{"", "metrics_listen: \"\"\n"} {
+				writeFile(t, path, emptied)
+				h.sigs <- syscall.SIGHUP
+				if err := h.waitReload(t); err == nil || !strings.Contains(err.Error(), "auth.keys is empty") {
+					t.Fatalf("reload of %q: %v, want it refused for serving a network address without keys", emptied, err)
+				}
+				if err := h.echo(t, ""); status.Code(err) != codes.Unauthenticated {
+					t.Errorf("a call without a key after the reload of %q: %v, want UNAUTHENTICATED", emptied, err)
+				}
+				if err := h.echo(t, keyKeep); err != nil {
+					t.Errorf("the key after the reload of %q: %v", emptied, err)
+				}
+			}
+		})
+	}
+}
+
 // TestReloadWatch: with reload.watch, a config file replaced in place or
 // by a Kubernetes ConfigMap update (a symbolic link swapped) is reloaded
 // without a signal.

@@ -255,6 +255,10 @@ func TestInvalidSchemaFailsBeforeAnyProviderCall(t *testing.T) {
 		{"a remote reference", `{"$ref":"https://example.com/schema.json"}`, 0, "'/$ref'"},
 		{"a schema over the size limit", sentiment, 64, "too large"},
 		{"a $ref fan-out no reply could be checked against (1,947 bytes)", refFanOut(30), 0, "fan-out"},
+		{"a $ref to itself", `{"$ref":"#"}`, 0, "reference cycle"},
+		{"two $defs that refer to each other", `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}}}`, 0, "'/$defs/"},
+		{"a property whose allOf comes back to it", `{"type":"object","properties":{"x":{"$ref":"#/$defs/x"}},` +
+			`"$defs":{"x":{"anyOf":[{"type":"string"},{"allOf":[{"$ref":"#/$defs/x"}]}]}}}`, 0, "reference cycle"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

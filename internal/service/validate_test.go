@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"strings"
 	"testing"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -61,6 +62,46 @@ func TestRequestShapeIsRefusedBeforeTheFirstAttempt(t *testing.T) {
 			}
 			if got := metricValue(t, m, "llmrelay_attempts_per_call", map[string]string{"provider": "up"}); got != 0 {
 				t.Errorf("llmrelay_attempts_per_call has %v samples, want none", got)
+			}
+		})
+	}
+}
+
+// TestDuplicateToolNamesAreRefused: two of a request's tools with one name
+// leave the model's call of that name ambiguous (whose parameters? which
+// function runs?), and OpenAI, Anthropic and Gemini each refuse such a
+// request after a round trip while the mock ran it. Every kind now gets
+// INVALID_ARGUMENT on the second tool's name before any attempt.
+func TestDuplicateToolNamesAreRefused(t *testing.T) {
+	for _, kind := range []string{"openai", "anthropic", "gemini", "mock"} {
+		t.Run(kind, func(t *testing.T) {
+			upstream := pt.Replay(t, pt.Reply{Body: []byte("data: {}\n\n")})
+			t.Setenv("LLMRELAY_TEST_KEY", "test-key")
+			cfg := config.Default()
+			cfg.Providers = []provider.Config{{Name: "up", Kind: kind, BaseURL: upstream.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
+			if kind == "mock" {
+				cfg.Providers = []provider.Config{{Name: "up", Kind: kind}}
+			}
+			in := servertest.Start(t, cfg, server.WithRetryTimer(&recordingTimer{}))
+			req := &llmrelayv1.GenerateRequest{
+				Model:    "up/echo",
+				Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "weather in Paris?"}},
+				Tools: []*llmrelayv1.Tool{
+					{Name: "get_weather", Description: "today's weather"},
+					{Name: "get_time"},
+					{Name: "get_weather", Description: "the forecast"},
+				},
+			}
+			events, err := servertest.Collect(t.Context(), in.Client, req)
+			if len(events) != 0 {
+				t.Errorf("got events %v, want none", events)
+			}
+			st := wantStatus(t, err, codes.InvalidArgument, "INVALID_REQUEST", nil)
+			if v := fieldViolations(st); len(v) != 1 || !strings.HasPrefix(v[0], "tools[2].name: ") || !strings.Contains(v[0], "tools[0]") {
+				t.Errorf("field violations %q, want one on tools[2].name naming tools[0]", v)
+			}
+			if n := len(upstream.Requests()); n != 0 {
+				t.Errorf("the upstream received %d requests, want none", n)
 			}
 		})
 	}
