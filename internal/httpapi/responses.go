@@ -189,6 +189,9 @@ type responsesItem struct {
 	EncryptedContent *string         `json:"encrypted_content"`
 }
 
+// responsesItemTypes are the input items llmrelay translates.
+var responsesItemTypes = map[string]bool{"message": true, "function_call": true, "function_call_output": true, "reasoning": true}
+
 var responsesRoles = map[string]llmrelayv1.Role{
 	"system":    llmrelayv1.Role_ROLE_SYSTEM,
 	"developer": llmrelayv1.Role_ROLE_SYSTEM,
@@ -224,13 +227,26 @@ func (t *translated) responsesInput(raw json.RawMessage) error {
 	for i, iraw := range items {
 		at := "[" + strconv.Itoa(i) + "]"
 		path := "input" + at
+		var head struct {
+			Type string `json:"type"`
+			Role string `json:"role"`
+		}
+		if err := json.Unmarshal(iraw, &head); err != nil {
+			return &paramError{at, "must be an item object"}
+		}
+		typ := head.Type
+		if typ == "" && head.Role != "" {
+			typ = "message"
+		}
+		if !responsesItemTypes[typ] {
+			if typ == "item_reference" {
+				return &paramError{at, noState}
+			}
+			return &paramError{at + ".type", strconv.Quote(typ) + " items are not supported by llmrelay: input holds message, function_call, function_call_output and reasoning items"}
+		}
 		var it responsesItem
 		if err := decodeStrict(iraw, &it); err != nil {
 			return inParam(at, err)
-		}
-		typ := it.Type
-		if typ == "" && it.Role != "" {
-			typ = "message"
 		}
 		switch typ {
 		case "message":
@@ -272,10 +288,6 @@ func (t *translated) responsesInput(raw json.RawMessage) error {
 			}
 			m := assistant(path)
 			m.Reasoning = append(m.Reasoning, r)
-		case "item_reference":
-			return &paramError{at, noState}
-		default:
-			return &paramError{at + ".type", strconv.Quote(typ) + " items are not supported by llmrelay: input holds message, function_call, function_call_output and reasoning items"}
 		}
 	}
 	return nil
@@ -852,13 +864,14 @@ func (s *responsesStream) done(item []byte) {
 	s.output = append(s.output, item...)
 }
 
-// start writes response.created and response.in_progress.
+// start writes response.created and response.in_progress, which belong
+// to no attempt: they carry no llmrelay member.
 func (s *responsesStream) start(b []byte, _ *llmrelayv1.Usage) []byte {
 	for _, typ := range []string{"response.created", "response.in_progress"} {
 		b = s.event(b, typ)
 		b = append(b, `,"response":`...)
 		b = appendResponse(b, s.r, "in_progress", nil, nil, nil, "")
-		b = s.end(b)
+		b = append(b, "}\n\n"...)
 	}
 	return b
 }
