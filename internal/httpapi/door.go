@@ -1,5 +1,6 @@
 // Package httpapi is llmrelay's HTTP doors: OpenAI's Chat Completions API
-// (POST /v1/chat/completions) and Anthropic's Messages API (POST
+// (POST /v1/chat/completions), OpenAI's Responses API, stateless (POST
+// /v1/responses), and Anthropic's Messages API (POST
 // /v1/messages, and its token counting, POST /v1/messages/count_tokens),
 // with GET /v1/models and GET /v1/models/{model} in either's shape, in
 // front of the same engine as the gRPC service.
@@ -7,7 +8,7 @@
 //
 // A door translates and decides nothing: a request in a vendor's format
 // becomes the engine's GenerateRequest (one file per format: openai.go,
-// anthropic.go), the caller's key header becomes the engine's credential,
+// responses.go, anthropic.go), the caller's key header becomes the engine's credential,
 // the engine runs admission and the call (authentication, limits, model
 // resolution, validation, attempts, fallback, structured output, hedging)
 // and hands its events to an exchange (exchange.go), which writes them in
@@ -82,6 +83,7 @@ func New(o Options) http.Handler {
 	mux := http.NewServeMux()
 	handle := func(pattern string, h http.HandlerFunc) { mux.HandleFunc(pattern, d.traced(pattern, h)) }
 	handle("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, openAI{}) })
+	handle("POST /v1/responses", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, responses{}) })
 	handle("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { d.generate(w, r, anthropic{}) })
 	handle("GET /v1/models", d.models)
 	// A model's id may hold "/" (mock/echo): the SDKs send it escaped
@@ -465,6 +467,7 @@ func modelNotFound(id string) *failure {
 // lists them (a GET pattern also serves HEAD).
 var allowedMethods = map[string]string{
 	"/v1/chat/completions": http.MethodPost,
+	"/v1/responses":        http.MethodPost,
 	"/v1/messages":         http.MethodPost,
 	pathCountTokens:        http.MethodPost,
 	"/v1/models":           http.MethodGet + ", " + http.MethodHead,
@@ -538,7 +541,7 @@ func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
 	_, info := callinfo.NewContext(r.Context())
 	fail := failure{
 		status: http.StatusNotFound, reason: "NOT_FOUND",
-		message: "llmrelay serves POST /v1/chat/completions, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models and GET /v1/models/{model}, not " + r.Method + " " + r.URL.Path,
+		message: "llmrelay serves POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models and GET /v1/models/{model}, not " + r.Method + " " + r.URL.Path,
 	}
 	if allow, ok := allowedMethodsOf(r.URL.Path); ok {
 		w.Header().Set("Allow", allow)

@@ -12,8 +12,9 @@ import (
 
 // The interfaces llmrelay serves, as its metrics and logs label calls.
 const (
-	InterfaceOpenAI    = "openai"
-	InterfaceAnthropic = "anthropic"
+	InterfaceOpenAI          = "openai"
+	InterfaceOpenAIResponses = "openai-responses"
+	InterfaceAnthropic       = "anthropic"
 )
 
 // extensionKey is the request member, and the reply member, that carries
@@ -108,6 +109,8 @@ func (t *translated) param(field string) string {
 	switch t.format.(type) {
 	case anthropic:
 		return t.anthropicParam(field)
+	case responses:
+		return t.responsesParam(field)
 	default:
 		return t.openAIParam(field)
 	}

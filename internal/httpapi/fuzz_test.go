@@ -43,12 +43,13 @@ func FuzzDecode(f *testing.F) {
 		`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a"}]}],"tools":[{"type":"function","function":{"name":"f","parameters":{}}}]}`,
 		`{"model":"m","max_tokens":5,"system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"r"}]}]}]}`,
 		`{"response_format":{"type":"json_schema","json_schema":{"schema":{"type":"object"}}},"llmrelay":{"provider_options":{"faults":[]}}}`,
+		`{"model":"m","instructions":"s","input":[{"role":"user","content":[{"type":"input_text","text":"a"}]},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"r"}],"text":{"format":{"type":"json_schema","name":"n","schema":{"type":"object"}}}}`,
 		`[]`, `null`, `{"messages":null}`, `{"model":1}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, fm := range []format{openAI{}, anthropic{}} {
+		for _, fm := range []format{openAI{}, responses{}, anthropic{}} {
 			tr, fail := fm.decode(body, nil)
 			switch {
 			case fail != nil && (fail.status != 400 || fail.message == ""):

@@ -692,18 +692,15 @@ var openAIErrorTypes = map[int]string{
 	StatusClientClosed:               "cancelled",
 }
 
-// errorBody renders a failure as OpenAI's error object, with OpenAI's own
-// codes where llmrelay's reason means the same (invalid_api_key,
-// model_not_found, insufficient_quota, context_length_exceeded) and llmrelay's reason, lower-case,
-// otherwise; an llmrelay member keeps the reason and its metadata as
-// llmrelay's gRPC API gives them.
-func (openAI) errorBody(f failure, _ string) ([]byte, int) {
-	status := f.status
-	typ, ok := openAIErrorTypes[status]
+// openAIErrorCode returns a failure's OpenAI error type and code: the
+// type by its status, the code OpenAI's own where llmrelay's reason means
+// the same, llmrelay's reason in lower case otherwise.
+func openAIErrorCode(f failure) (typ, code string) {
+	typ, ok := openAIErrorTypes[f.status]
 	if !ok {
 		typ = "server_error"
 	}
-	code := f.code()
+	code = f.code()
 	switch {
 	case f.class == provider.ClassQuotaExhausted:
 		typ, code = "insufficient_quota", "insufficient_quota"
@@ -714,6 +711,17 @@ func (openAI) errorBody(f failure, _ string) ([]byte, int) {
 	case f.status == http.StatusNotFound && (f.reason == apierr.ReasonUnknownModel || f.reason == apierr.ReasonUnknownProvider):
 		code = "model_not_found"
 	}
+	return typ, code
+}
+
+// errorBody renders a failure as OpenAI's error object, with OpenAI's own
+// codes where llmrelay's reason means the same (invalid_api_key,
+// model_not_found, insufficient_quota, context_length_exceeded) and llmrelay's reason, lower-case,
+// otherwise; an llmrelay member keeps the reason and its metadata as
+// llmrelay's gRPC API gives them.
+func (openAI) errorBody(f failure, _ string) ([]byte, int) {
+	status := f.status
+	typ, code := openAIErrorCode(f)
 	var param *string
 	if f.param != "" {
 		param = &f.param

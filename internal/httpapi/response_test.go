@@ -240,7 +240,7 @@ var responseCases = []responseCase{
 // sends them, and compares what the client receives, status, headers and
 // body, with the format's golden file: testdata/<format>/<case>.golden.
 func TestResponses(t *testing.T) {
-	for _, f := range []format{openAI{}, anthropic{}} {
+	for _, f := range []format{openAI{}, responses{}, anthropic{}} {
 		for _, tc := range responseCases {
 			t.Run(f.name()+"/"+tc.name, func(t *testing.T) {
 				pt.GoldenText(t, f.name()+"/"+tc.name+".golden", drive(t, f, tc), *update)

@@ -18,6 +18,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	ooption "github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/llmrelay/llmrelay/internal/auth"
@@ -670,7 +671,7 @@ func errorJSON(err error) string {
 }
 
 // TestSDKMetadataLabelsTheLogLine: the labels a request carries (OpenAI's
-// metadata and user, Anthropic's metadata.user_id) are in the call's
+// metadata and user, in both its APIs, Anthropic's metadata.user_id) are in the call's
 // "finished call" line, as a gRPC call's metadata is.
 func TestSDKMetadataLabelsTheLogLine(t *testing.T) {
 	lines := make(finishLines, 16)
@@ -701,6 +702,17 @@ func TestSDKMetadataLabelsTheLogLine(t *testing.T) {
 	line = lines.next(t)
 	if line["interface"] != "anthropic" || line["metadata.user_id"] != "u-7" {
 		t.Errorf("finish line %v, want metadata.user_id=u-7", line)
+	}
+
+	if _, err := oc.Responses.New(ctxOf(t), responses.ResponseNewParams{
+		Model: "mock/echo", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String(sdkText)},
+		User: openai.String("u-9"), Metadata: map[string]string{"team": "agents"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	line = lines.next(t)
+	if line["interface"] != "openai-responses" || line["metadata.user"] != "u-9" || line["metadata.team"] != "agents" || line["http.path"] != "/v1/responses" {
+		t.Errorf("finish line %v, want interface=openai-responses metadata.user=u-9 metadata.team=agents", line)
 	}
 }
 

@@ -43,7 +43,7 @@ type CallLabels struct {
 	// Team is the key's team; "" for a key of no team.
 	Team string
 	// Interface is the API the call came in by: "grpc", or an HTTP door's
-	// ("openai", "anthropic").
+	// ("openai", "openai-responses", "anthropic").
 	Interface string
 }
 

@@ -12,7 +12,7 @@ import (
 // interface label.
 const (
 	// NameHTTPResponses counts the HTTP doors' responses, by interface
-	// ("openai", "anthropic"), endpoint and HTTP status (a streamed reply
+	// ("openai", "openai-responses", "anthropic"), endpoint and HTTP status (a streamed reply
 	// that ended with an error event counts with the 200 it began with).
 	NameHTTPResponses = "llmrelay_http_responses_total"
 	// NameHTTPDuration observes the HTTP doors' requests from their

@@ -227,6 +227,49 @@ await scenario('openai: with llmrelay-midstream: restart, the restart shows and 
   expect(restarts === 1 && text === TEXT, `${restarts} restarts, text ${JSON.stringify(text)}`);
 });
 
+await scenario('openai: responses, streamed text read by the stream helper to its final response', async () => {
+  const stream = openai().responses.stream({ model: MODEL, input: TEXT });
+  let text = '';
+  let last = -1;
+  for await (const event of stream) {
+    expect(event.sequence_number === last + 1, `sequence_number ${event.sequence_number} after ${last}`);
+    last = event.sequence_number;
+    if (event.type === 'response.output_text.delta') text += event.delta;
+  }
+  const response = await stream.finalResponse();
+  expect(text === TEXT && response.output_text === TEXT && response.status === 'completed',
+    `text ${JSON.stringify(text)}, final ${JSON.stringify(response.output_text)} ${response.status}`);
+  expect(response.usage.total_tokens === response.usage.input_tokens + response.usage.output_tokens, `usage ${JSON.stringify(response.usage)}`);
+});
+
+await scenario('openai: responses, a function call round trip', async () => {
+  const tools = [{ type: 'function', name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
+  const first = await openai().responses.create({ model: MODEL, input: TEXT, tools,
+    ...faults({ output: '', tool_calls: [{ id: 'call_1', name: 'weather', arguments: '{"city":"Paris"}' }] }) });
+  const call = first.output.find((item) => item.type === 'function_call');
+  expect(call?.call_id === 'call_1' && call.arguments === '{"city":"Paris"}', `output ${JSON.stringify(first.output)}`);
+  const second = await openai().responses.create({ model: MODEL, tools,
+    input: [{ role: 'user', content: TEXT }, ...first.output, { type: 'function_call_output', call_id: call.call_id, output: '18C' }, { role: 'user', content: 'thanks' }] });
+  expect(second.output_text === 'thanks', `second ${JSON.stringify(second.output_text)}`);
+});
+
+await scenario('openai: responses, previous_response_id is a BadRequestError', () =>
+  openaiError(() => openai().responses.create({ model: MODEL, input: TEXT, previous_response_id: 'resp_1' }),
+    { cls: OpenAI.BadRequestError, status: 400, type: 'invalid_request_error' }));
+
+await scenario('openai: responses, a mid-stream failure raises an error', async () => {
+  const stream = await openai().responses.create({ model: MODEL, input: TEXT, stream: true, ...faults({ error_after: 2 }, {}) });
+  let text = '';
+  try {
+    for await (const event of stream) if (event.type === 'response.output_text.delta') text += event.delta;
+  } catch (e) {
+    expect(e instanceof OpenAI.APIError, `${e.constructor.name}`);
+    expect(text === 'the quick ', `shown ${JSON.stringify(text)}`);
+    return e.message;
+  }
+  throw new Error(`no error; text ${JSON.stringify(text)}`);
+});
+
 // --- Anthropic ---
 
 await scenario('anthropic: streamed text, usage in message_delta', async () => {

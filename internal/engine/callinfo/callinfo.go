@@ -143,7 +143,7 @@ func (i *Info) Metadata() []Label {
 }
 
 // InterfaceGRPC is the interface of a call of llmrelay's gRPC API; the
-// HTTP doors name theirs ("openai", "anthropic").
+// HTTP doors name theirs ("openai", "openai-responses", "anthropic").
 const InterfaceGRPC = "grpc"
 
 // SetInterface records the interface, the door, the call came in by. A
