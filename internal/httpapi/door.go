@@ -254,20 +254,14 @@ func (d *door) authenticated(ctx context.Context, w http.ResponseWriter, r *http
 // wait between reads), as they would from OpenAI's or Anthropic's API: such
 // a call has no bound of the client's (deadlines.max brings it in), and
 // ends with DeadlineExceeded at dl only when its stream has not started by
-// then, since the client has gone. stop releases what it set up.
+// then, since the client has gone (callctx.WithStartDeadline, on the
+// call contexts' shared timer: a held stream keeps no timer of its own).
+// stop releases what it set up.
 func (x *exchange) clientDeadline(ctx context.Context, dl time.Time) (_ context.Context, stop func()) {
 	if x.enc == nil {
-		ctx, cancel := callctx.WithDeadline(ctx, dl)
-		return ctx, cancel
+		return callctx.WithDeadline(ctx, dl)
 	}
-	ctx, cancel := callctx.WithDeadline(ctx, time.Now().Add(time.Duration(math.MaxInt64)))
-	end := callctx.Cancel(ctx)
-	timer := time.AfterFunc(time.Until(dl), func() {
-		if !x.started.Load() {
-			end(context.DeadlineExceeded)
-		}
-	})
-	return ctx, func() { timer.Stop(); cancel() }
+	return callctx.WithStartDeadline(ctx, dl, x.started.Load)
 }
 
 // HeaderTimeout is the request timeout the official SDKs (OpenAI's and
