@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"sync/atomic"
@@ -26,7 +27,7 @@ func TestStreamStartDeadlineLetsGoOfTheCall(t *testing.T) {
 		defer live.Stop()
 		x := newExchange(httptest.NewRecorder(), anthropic{}, replyInfo{}, true)
 		runtime.AddCleanup(x, func(n *atomic.Int64) { n.Add(1) }, &freed)
-		ctx, stop := x.clientDeadline(context.Background(), time.Now().Add(time.Hour))
+		ctx, stop := x.clientDeadline(context.Background(), http.Header{HeaderTimeout: {"3600"}}, time.Now())
 		if _, ok := ctx.Deadline(); !ok {
 			t.Fatal("a streamed call's context has no deadline")
 		}
