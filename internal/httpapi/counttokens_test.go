@@ -1,11 +1,13 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -41,7 +43,8 @@ auth:
 
 // countUpstreams starts an Anthropic-format upstream that answers every
 // count with input_tokens 17 (refusing, as Anthropic does, a member the
-// endpoint does not take), an OpenAI-format one that must hear nothing,
+// endpoint does not take; holding a request that says "stall me"
+// unanswered), an OpenAI-format one that must hear nothing,
 // and llmrelay in front of both.
 func countUpstreams(t *testing.T) (base string, claude, gpt *pt.Upstream) {
 	t.Helper()
@@ -52,6 +55,9 @@ func countUpstreams(t *testing.T) (base string, claude, gpt *pt.Upstream) {
 		}
 		if strings.Contains(string(claude.Requests()[n].Body), "overload me") {
 			return jsonReply(529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+		}
+		if strings.Contains(string(claude.Requests()[n].Body), "stall me") {
+			return pt.Reply{Header: http.Header{"Content-Type": {"application/json"}}, Fault: pt.FaultStall}
 		}
 		if r.URL.Path != "/v1/messages/count_tokens" {
 			return jsonReply(404, `{"type":"error","error":{"type":"not_found_error","message":"Not found"}}`)
@@ -244,6 +250,48 @@ func TestCountTokensIsAdmittedAsAGeneration(t *testing.T) {
 	})
 	if n := len(claude.Requests()); n != 0 {
 		t.Errorf("the upstream got %d requests", n)
+	}
+}
+
+// TestCountTokensHonoursTheSDKTimeout: an SDK's request timeout
+// (X-Stainless-Timeout) is a count's deadline, as it is a generation's
+// that is not streamed: a count its provider does not answer ends at the
+// timeout with a 504 timeout_error, its provider's request cancelled.
+// The header was ignored: the count waited for deadlines.default (120 s)
+// while the SDK gave up and sent it again.
+func TestCountTokensHonoursTheSDKTimeout(t *testing.T) {
+	base, claude, _ := countUpstreams(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/messages/count_tokens",
+		strings.NewReader(`{"model":"claude/claude-up","messages":[{"role":"user","content":"stall me"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"Content-Type": "application/json", "Anthropic-Version": "2023-06-01",
+		"X-Api-Key": "sk-full", "X-Stainless-Timeout": "1"} {
+		req.Header.Set(k, v)
+	}
+	sent := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("no answer within 20s of a count with a timeout of 1s: %v", err)
+	}
+	defer resp.Body.Close()
+	var body map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusGatewayTimeout || path(body, "error.type") != "timeout_error" || path(body, "llmrelay.reason") != "DEADLINE_EXCEEDED" {
+		t.Errorf("%d %v, want 504 timeout_error DEADLINE_EXCEEDED", resp.StatusCode, body)
+	}
+	if took := time.Since(sent); took < 900*time.Millisecond {
+		t.Errorf("answered after %v, before the timeout of 1s", took)
+	}
+	select {
+	case <-claude.Gone():
+	case <-ctx.Done():
+		t.Error("the provider's request was not cancelled")
 	}
 }
 

@@ -189,11 +189,8 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 	}
 	reply.model, reply.includeUsage, reply.extension = t.req.GetModel(), t.includeUsage, t.stream && optIn
 	x := newExchange(w, f, reply, t.stream)
-	if dl, ok := clientDeadline(r.Header, start); ok {
-		var stop func()
-		actx, stop = x.clientDeadline(actx, dl)
-		defer stop()
-	}
+	actx, stop := x.clientDeadline(actx, r.Header, start)
+	defer stop()
 	actx, release, err := eng.Admission().AdmitAuthenticated(actx, cl, t.req)
 	if err == nil {
 		if t.stream && mayRunServerTools(actx, t.req) {
@@ -245,31 +242,32 @@ func (d *door) authenticated(ctx context.Context, w http.ResponseWriter, r *http
 	return actx, t, true
 }
 
-// clientDeadline puts the client's deadline dl, from its HeaderTimeout, on
-// ctx, as gRPC's transport puts grpc-timeout on a call's context:
+// clientDeadline puts the client's deadline, from its HeaderTimeout
+// counted from start (clientDeadline), on ctx, as gRPC's transport puts
+// grpc-timeout on a call's context, for every call a door admits (a
+// generation, a token count); without the header it returns ctx as it is:
 // admission's deadline step (engine.Deadlines) decides from it, as from a
 // gRPC client's. The SDKs' timeout bounds their wait for the response. A
-// reply that is one body comes whole at the call's end, so dl is the
-// call's deadline. A streamed reply's response starts with its stream,
+// reply that is one body (a count's too) comes whole at the call's end,
+// so the client's deadline is the call's. A streamed reply's response starts with its stream,
 // which the SDKs then read for as long as it lasts (the npm SDKs' fetch
 // resolves on the headers; the Python SDKs' read timeout is httpx's, a
 // wait between reads), as they would from OpenAI's or Anthropic's API: such
 // a call has no bound of the client's (deadlines.max brings it in), and
-// ends with DeadlineExceeded at dl only when its stream has not started by
-// then, since the client has gone. stop releases what it set up.
-func (x *exchange) clientDeadline(ctx context.Context, dl time.Time) (_ context.Context, stop func()) {
-	if x.enc == nil {
-		ctx, cancel := callctx.WithDeadline(ctx, dl)
-		return ctx, cancel
+// ends with DeadlineExceeded at the client's deadline only when its stream
+// has not started by
+// then, since the client has gone (callctx.WithStartDeadline, on the
+// call contexts' shared timer: a held stream keeps no timer of its own).
+// stop releases what it set up.
+func (x *exchange) clientDeadline(ctx context.Context, h http.Header, start time.Time) (_ context.Context, stop func()) {
+	dl, ok := clientDeadline(h, start)
+	switch {
+	case !ok:
+		return ctx, func() {}
+	case x.enc == nil:
+		return callctx.WithDeadline(ctx, dl)
 	}
-	ctx, cancel := callctx.WithDeadline(ctx, time.Now().Add(time.Duration(math.MaxInt64)))
-	end := callctx.Cancel(ctx)
-	timer := time.AfterFunc(time.Until(dl), func() {
-		if !x.started.Load() {
-			end(context.DeadlineExceeded)
-		}
-	})
-	return ctx, func() { timer.Stop(); cancel() }
+	return callctx.WithStartDeadline(ctx, dl, x.started.Load)
 }
 
 // HeaderTimeout is the request timeout the official SDKs (OpenAI's and
@@ -495,8 +493,10 @@ const pathCountTokens = "/v1/messages/count_tokens"
 // access, the request's checks, the model's resolution; no stream slot, no
 // budget, no provider slot) and counts it at the first of the model's
 // targets whose provider can (engine.CountTokens); a model none of whose
-// targets can is TOKEN_COUNTING_NOT_SUPPORTED, 404. The provider and model
-// that counted are in the reply's headers.
+// targets can is TOKEN_COUNTING_NOT_SUPPORTED, 404. An SDK's
+// HeaderTimeout is the count's deadline, as a generation's not streamed
+// (exchange.clientDeadline). The provider and model that counted are in
+// the reply's headers.
 func (d *door) countTokens(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	f := anthropic{}
@@ -509,6 +509,8 @@ func (d *door) countTokens(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	actx, stop := x.clientDeadline(actx, r.Header, start)
+	defer stop()
 	var count engine.TokenCount
 	actx, release, err := eng.Admission().AdmitCount(actx, t.req)
 	if err == nil {

@@ -33,8 +33,8 @@ type exchange struct {
 	// committed: the status line and headers are written; ended: the
 	// reply is complete (its final, or its error, is written).
 	committed, ended bool
-	// started is committed for a streamed reply, read by the timer of the
-	// client's deadline (clientDeadline) on its own goroutine.
+	// started is committed for a streamed reply, read by the client's
+	// deadline (clientDeadline) on the call contexts' shared timer.
 	started atomic.Bool
 	// shown: the client was shown output it would have to discard if the
 	// attempt it came from failed.

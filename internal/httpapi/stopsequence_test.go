@@ -102,3 +102,22 @@ func TestSDKStopSequence(t *testing.T) {
 		}
 	})
 }
+
+// TestMockStopsAtStopSequences: the mock ends a reply at the request's
+// stop sequence as a provider does, so what the Anthropic door makes of a
+// matched sequence can be tried with no provider: anthropic-sdk-go reads
+// the text before it, StopReason "stop_sequence" and the sequence.
+func TestMockStopsAtStopSequences(t *testing.T) {
+	base, _ := doors(t, nil)
+	client := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey), aoption.WithMaxRetries(0))
+	m, err := client.Messages.New(ctxOf(t), anthropic.MessageNewParams{
+		Model: "mock/echo", MaxTokens: 64, StopSequences: []string{"Observation:"},
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Thought: look it up\nObservation: 42"))},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Content) != 1 || m.Content[0].Text != "Thought: look it up\n" || m.StopReason != "stop_sequence" || m.StopSequence != "Observation:" {
+		t.Errorf("message %s, want the text before Observation:, stop_reason stop_sequence and the sequence", m.RawJSON())
+	}
+}

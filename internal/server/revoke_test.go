@@ -91,6 +91,27 @@ func wantEnded(t *testing.T, stream grpc.ServerStreamingClient[llmrelayv1.Genera
 	}
 }
 
+// wantCounted checks that the server's metrics count the call of the key
+// named key that ended with reason: one call of that key with error_type
+// reason in gen_ai_server_request_duration_seconds (apart from the calls
+// refused at authentication, which have no key), and one Unauthenticated
+// call in llmrelay_generate_calls_total.
+func wantCounted(t *testing.T, in *servertest.Instance, key, reason string) {
+	t.Helper()
+	eventually(t, "the ended call in gen_ai_server_request_duration_seconds", func() bool {
+		for line := range strings.Lines(in.Server.Metrics().Text()) {
+			if strings.HasPrefix(line, "gen_ai_server_request_duration_seconds_count{") && strings.Contains(line, `key="`+key+`"`) &&
+				strings.Contains(line, `error_type="`+reason+`"`) && strings.HasSuffix(strings.TrimSpace(line), " 1") {
+				return true
+			}
+		}
+		return false
+	})
+	if got := metricValue(in, "llmrelay_generate_calls_total", `code="Unauthenticated"`); got != "1" {
+		t.Errorf("llmrelay_generate_calls_total{code=\"Unauthenticated\"} = %q, want 1", got)
+	}
+}
+
 func revoke(t *testing.T, in *servertest.Instance, name string) {
 	t.Helper()
 	if _, err := adminv1.NewKeyServiceClient(in.Conn).RevokeKey(bearer(t.Context(), adminSecret), &adminv1.RevokeKeyRequest{Name: name}); err != nil {
@@ -125,6 +146,7 @@ func TestRevokingAKeyEndsItsOpenCalls(t *testing.T) {
 	untouched := openHeld(t, in, other, openaitest.Text(n))
 	revoke(t, in, "leaked")
 	wantEnded(t, held, "API_KEY_REVOKED")
+	wantCounted(t, in, "leaked", "API_KEY_REVOKED")
 
 	// The other key's call was checked in the same pass: let it finish.
 	close(hold)
@@ -185,6 +207,7 @@ func TestAnExpiringKeyEndsItsOpenCalls(t *testing.T) {
 	held := openHeld(t, in, secret, openaitest.Text(n))
 	clock.Advance(2 * time.Hour)
 	wantEnded(t, held, "API_KEY_EXPIRED")
+	wantCounted(t, in, "temp", "API_KEY_EXPIRED")
 }
 
 // TestRevokingAKeyEndsItsHTTPStream: the OpenAI door's streamed reply of a

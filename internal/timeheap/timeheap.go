@@ -15,6 +15,7 @@ package timeheap
 
 import (
 	"container/heap"
+	"math"
 	"sync"
 	"time"
 )
@@ -51,12 +52,25 @@ var epoch = time.Now()
 // now is the clocks' time: monotonic nanoseconds since epoch, never 0.
 func now() int64 { return int64(time.Since(epoch)) + 1 }
 
+// dueAt is when an entry due after wait is due, on now's scale. A wait
+// past the scale's end (a deadline as far as time goes, which
+// time.Until gives as nearly math.MaxInt64) is due at its end: wrapped
+// round, it would be the earliest entry, and the timer, set for it,
+// would not be set again for any other.
+func dueAt(wait time.Duration) int64 {
+	n := now()
+	if int64(wait) > math.MaxInt64-n {
+		return math.MaxInt64
+	}
+	return n + int64(wait)
+}
+
 // Add puts e on the clock, due after wait, for due. e must be off every
 // clock.
 func (c *Clock) Add(e *Entry, due Due, wait time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e.at, e.due = now()+int64(wait), due
+	e.at, e.due = dueAt(wait), due
 	heap.Push(&c.heap, e)
 	c.setLocked(e.at)
 }
@@ -118,7 +132,7 @@ func (c *Clock) fire() {
 			e.due = nil
 			continue
 		}
-		e.at = now() + int64(wait)
+		e.at = dueAt(wait)
 		heap.Fix(&c.heap, 0)
 	}
 }

@@ -1,6 +1,7 @@
 package timeheap
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -80,5 +81,28 @@ func TestClockRunsWhatIsDueInOrder(t *testing.T) {
 		t.Errorf("%d left, the timer set for %d; want the late entry alone, the timer set for it (%d)", left, armed, late.at)
 	}
 	c.Remove(&late)
+	c.timer.Stop()
+}
+
+// TestClockWithAnEntryAsFarAsTimeGoes: an entry due after the longest
+// wait there is (a deadline as far as time goes) leaves the clock working
+// for the others. Its due time wrapped round to the earliest there is,
+// and the timer, set for it hundreds of years ahead, was set for no other
+// entry: every call context's deadline stopped ending its call.
+func TestClockWithAnEntryAsFarAsTimeGoes(t *testing.T) {
+	var c Clock
+	var far, soon Entry
+	r := &recorder{name: "soon", calls: make(chan string, 1)}
+	c.Add(&far, &recorder{name: "far", calls: make(chan string, 1)}, time.Duration(math.MaxInt64))
+	c.Add(&soon, r, 10*time.Millisecond)
+	select {
+	case got := <-r.calls:
+		if got != "soon" {
+			t.Fatalf("%s was due, want soon", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("an entry due in 10ms was not due after 5s")
+	}
+	c.Remove(&far)
 	c.timer.Stop()
 }

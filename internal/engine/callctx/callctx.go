@@ -17,11 +17,14 @@
 //
 // The deadlines of all call contexts share one runtime timer
 // (internal/timeheap), as the engine's stall checks do: a call that ends
-// before its deadline sets no timer of its own.
+// before its deadline sets no timer of its own. That includes a deadline
+// on a call's start only (WithStartDeadline: the HTTP doors' bound on a
+// streamed reply's start).
 package callctx
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/llmrelay/llmrelay/internal/timeheap"
@@ -47,20 +50,44 @@ type key struct{}
 // (its cause context.Canceled) and stops its timer; the context returned
 // can also be cancelled with a cause (Cancel).
 func WithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
-	inner, cancel := context.WithCancelCause(parent)
-	c := &callCtx{Context: inner, cancel: cancel, deadline: d}
+	c := &callCtx{}
+	c.start(parent, d, d, c)
+	return c, c.stop
+}
+
+// WithStartDeadline returns parent with a deadline on the call's start
+// only: at start the context ends with DeadlineExceeded unless started
+// reports true by then, and once started it has no end of its own. Its
+// Deadline is parent's, or else the furthest there is, so that a deadline
+// step takes it for a client's deadline beyond any maximum
+// (engine.Deadlines brings it in to deadlines.max). cancel, Cancel and
+// the shared timer are WithDeadline's. started is called on the clock's
+// goroutine, under its lock: it must be quick and safe for concurrent use
+// (an atomic.Bool's Load).
+func WithStartDeadline(parent context.Context, start time.Time, started func() bool) (context.Context, context.CancelFunc) {
+	c := &startCtx{started: started}
+	c.callCtx.start(parent, time.Now().Add(time.Duration(math.MaxInt64)), start, c)
+	return &c.callCtx, c.stop
+}
+
+// start makes c parent's call context with the given deadline, due at
+// due (with due's Due), unless parent ends first.
+func (c *callCtx) start(parent context.Context, deadline, at time.Time, due timeheap.Due) {
+	c.Context, c.cancel = context.WithCancelCause(parent)
+	c.deadline = deadline
 	cur, ok := parent.Deadline()
-	switch wait := time.Until(d); {
-	case ok && !cur.After(d):
+	if ok && cur.Before(deadline) {
+		c.deadline = cur
+	}
+	switch wait := time.Until(at); {
+	case ok && !cur.After(at):
 		// The parent ends first, with DeadlineExceeded: its end is the
 		// call's.
-		c.deadline = cur
 	case wait <= 0:
-		c.expire()
+		due.Due()
 	default:
-		deadlines.Add(&c.entry, c, wait)
+		deadlines.Add(&c.entry, due, wait)
 	}
-	return c, c.stop
 }
 
 // Cancel returns the cancel-with-cause of the call context that ctx is,
@@ -81,6 +108,22 @@ func (c *callCtx) expire() { c.cancel(context.DeadlineExceeded) }
 // (timeheap.Due).
 func (c *callCtx) Due() (time.Duration, bool) {
 	c.expire()
+	return 0, false
+}
+
+// startCtx is a call context whose deadline bounds its start only
+// (WithStartDeadline).
+type startCtx struct {
+	callCtx
+	started func() bool
+}
+
+// Due ends the call with DeadlineExceeded unless it has started
+// (timeheap.Due).
+func (c *startCtx) Due() (time.Duration, bool) {
+	if !c.started() {
+		c.expire()
+	}
 	return 0, false
 }
 

@@ -34,3 +34,49 @@ func TestDeadlinesShareOneTimer(t *testing.T) {
 		t.Errorf("%d deadlines on the clock after the calls ended, want %d", got, before)
 	}
 }
+
+// TestStartDeadline: a start deadline ends a call that has not started by
+// then with DeadlineExceeded, leaves one that has alone, reports a
+// deadline beyond any maximum, and is on the shared clock until either
+// happens or the call ends.
+func TestStartDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		started bool
+	}{
+		{"not started", false},
+		{"started", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := deadlines.Len()
+			ctx, stop := WithStartDeadline(context.Background(), time.Now().Add(20*time.Millisecond), func() bool { return tc.started })
+			defer stop()
+			if dl, ok := ctx.Deadline(); !ok || time.Until(dl) < 100*365*24*time.Hour {
+				t.Errorf("Deadline = %v, %v; want the furthest there is", dl, ok)
+			}
+			if Cancel(ctx) == nil {
+				t.Error("Cancel finds no call context")
+			}
+			if got := deadlines.Len(); got != before+1 {
+				t.Errorf("%d entries on the clock, want %d", got, before+1)
+			}
+			// Its time comes: it leaves the clock either way.
+			for deadlines.Len() > before {
+				time.Sleep(time.Millisecond)
+			}
+			switch err := ctx.Err(); {
+			case tc.started && err != nil:
+				t.Errorf("a started call ended at its start deadline: %v", err)
+			case !tc.started && err != context.DeadlineExceeded:
+				t.Errorf("Err = %v, want DeadlineExceeded", err)
+			}
+		})
+	}
+	// A call that ends first takes its start deadline off the clock.
+	before := deadlines.Len()
+	_, stop := WithStartDeadline(context.Background(), time.Now().Add(time.Hour), func() bool { return false })
+	stop()
+	if got := deadlines.Len(); got != before {
+		t.Errorf("%d entries on the clock after the call ended, want %d", got, before)
+	}
+}

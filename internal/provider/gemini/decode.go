@@ -3,7 +3,6 @@ package gemini
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
@@ -79,7 +78,10 @@ type decoder struct {
 	// single keeps the reply's first function call and drops the rest:
 	// the request asked for at most one call per reply, which the Gemini
 	// API has no switch for (provider.ToolChoice.DisableParallel).
-	single   bool
+	single bool
+	// newID makes the id of a call Gemini sent without one; nil is
+	// provider.NewCallID. Tests that compare decodings set their own.
+	newID    func() string
 	calls    int
 	finished bool
 	usage    provider.Usage
@@ -172,7 +174,11 @@ var failedFinishes = map[string]provider.Class{
 
 // part relays one part: a function call, which Gemini sends whole (one
 // event carries its id, name, arguments and signature; a call without an
-// id gets "call_<n>", n counting the reply's calls from 0; with d.single,
+// id, which Gemini never sends, gets a generated one, provider.NewCallID,
+// unique across the turns of a conversation, so a route that falls back to
+// Anthropic, which refuses repeated tool_use ids, can take the
+// conversation on; the one event makes it the delta's and the Final's id
+// alike; with d.single,
 // only the reply's first: the calls after it are dropped), a thought
 // (reasoning), or text. The signature of a part that is not a function
 // call signs the reasoning before it, so it goes to the current reasoning
@@ -184,8 +190,12 @@ func (d *decoder) part(p *responsePart, out *[]provider.Event) {
 			return
 		}
 		id := fc.ID
-		if id == "" {
-			id = "call_" + strconv.Itoa(d.calls)
+		switch {
+		case id != "":
+		case d.newID != nil:
+			id = d.newID()
+		default:
+			id = provider.NewCallID()
 		}
 		args := string(fc.Args)
 		if len(fc.Args) == 0 || string(fc.Args) == "null" {

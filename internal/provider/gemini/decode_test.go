@@ -2,6 +2,8 @@ package gemini
 
 import (
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -9,7 +11,61 @@ import (
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
 
-func decode(body string) pt.Result { return pt.Decode(body, "", &decoder{}) }
+// decode decodes body with generated call ids numbered (numberedIDs).
+func decode(body string) pt.Result { return pt.Decode(body, "", &decoder{newID: numberedIDs()}) }
+
+// numberedIDs makes a decoder's generated call ids call_0, call_1, ...,
+// for tests that compare a decoding with a fixed one.
+func numberedIDs() func() string {
+	n := 0
+	return func() string { n++; return "call_" + strconv.Itoa(n-1) }
+}
+
+// idLessCalls is a reply with two function calls, sent without ids as
+// Gemini sends them.
+const idLessCalls = `data: {"candidates": [{"content": {"parts": [{"functionCall": {"name": "f","args": {"a": 1}}},{"functionCall": {"name": "g"}}],"role": "model"},"finishReason": "STOP","index": 0}]}` + "\n\n"
+
+// generatedID is a generated call id (provider.NewCallID).
+var generatedID = regexp.MustCompile(`^call_[0-9a-f]{24}$`)
+
+// TestGeneratedCallIDsAreUniqueAcrossReplies: Gemini sends no call ids; a
+// reply's calls get ids unique across the turns of a conversation, not
+// call_0 in every reply, which Anthropic refuses (tool_use ids must be
+// unique) when a route falls back there with the conversation so far. The
+// id a call's event carries is the one the assembled call (the Final's)
+// has.
+func TestGeneratedCallIDsAreUniqueAcrossReplies(t *testing.T) {
+	seen := map[string]bool{}
+	for turn := range 3 {
+		r := pt.Decode(idLessCalls, "", &decoder{})
+		if r.Err != nil || len(r.ToolCalls) != 2 {
+			t.Fatalf("turn %d: calls %+v, err %v", turn, r.ToolCalls, r.Err)
+		}
+		var evIDs []string
+		for _, ev := range r.Events {
+			if ev.Kind == provider.EventToolCall && ev.ToolCall.ID != "" {
+				evIDs = append(evIDs, ev.ToolCall.ID)
+			}
+		}
+		for i, c := range r.ToolCalls {
+			if !generatedID.MatchString(c.ID) {
+				t.Errorf("turn %d, call %d: id %q, want call_ and 24 hex digits", turn, i, c.ID)
+			}
+			if seen[c.ID] {
+				t.Errorf("turn %d, call %d: id %q repeats an earlier call's", turn, i, c.ID)
+			}
+			seen[c.ID] = true
+			if i >= len(evIDs) || evIDs[i] != c.ID {
+				t.Errorf("turn %d, call %d: the events' ids %q, the call's %q", turn, i, evIDs, c.ID)
+			}
+		}
+	}
+	// An id Gemini sends is kept.
+	r := pt.Decode(`data: {"candidates": [{"content": {"parts": [{"functionCall": {"id": "fc-7", "name": "f"}}],"role": "model"},"finishReason": "STOP","index": 0}]}`+"\n\n", "", &decoder{})
+	if len(r.ToolCalls) != 1 || r.ToolCalls[0].ID != "fc-7" {
+		t.Errorf("calls %+v, want Gemini's id fc-7 kept", r.ToolCalls)
+	}
+}
 
 func TestDecode(t *testing.T) {
 	tests := []struct {
@@ -19,7 +75,7 @@ func TestDecode(t *testing.T) {
 		calls  []provider.ToolCall
 		finish provider.FinishReason
 	}{
-		{"calls without ids are numbered, thoughts skipped",
+		{"calls without ids get generated ones, thoughts skipped",
 			`data: {"candidates": [{"content": {"parts": [{"text": "plan", "thought": true},{"functionCall": {"name": "f","args": {"a": 1}}},{"functionCall": {"name": "g"}}],"role": "model"},"finishReason": "STOP","index": 0}]}` + "\n\n",
 			"", []provider.ToolCall{{ID: "call_0", Name: "f", Arguments: `{"a": 1}`}, {ID: "call_1", Name: "g", Arguments: "{}"}}, provider.FinishToolCalls},
 		{"max tokens",

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,6 +48,36 @@ var recordings = []recorded{
 		finish: provider.FinishStop, usage: provider.Usage{InputTokens: 257, OutputTokens: 8}},
 }
 
+// replayRecorded replays a recorded stream (pt.ReplayRecorded) and
+// renames the ids the adapter generated for Gemini's id-less calls, which
+// are random (provider.NewCallID), to call_0, call_1, ... in the order the
+// calls came, so that the golden files hold: a recorded call's id that
+// was not generated stays as it is, and fails their comparison.
+func replayRecorded(t *testing.T, file string, req *provider.Request) (pt.Result, *provider.Activity) {
+	t.Helper()
+	r, act := pt.ReplayRecorded(t, file, newProvider, req)
+	generated := regexp.MustCompile(`^call_[0-9a-f]{24}$`)
+	names := map[string]string{}
+	rename := func(id string) string {
+		if !generated.MatchString(id) {
+			return id
+		}
+		if _, ok := names[id]; !ok {
+			names[id] = "call_" + strconv.Itoa(len(names))
+		}
+		return names[id]
+	}
+	for i := range r.Events {
+		if r.Events[i].Kind == provider.EventToolCall {
+			r.Events[i].ToolCall.ID = rename(r.Events[i].ToolCall.ID)
+		}
+	}
+	for i := range r.ToolCalls {
+		r.ToolCalls[i].ID = rename(r.ToolCalls[i].ID)
+	}
+	return r, act
+}
+
 // TestRecordedStreams replays each recorded real stream over loopback HTTP
 // and checks what the adapter makes of it: thought parts as reasoning
 // (never text), thoughtSignatures kept (on the reasoning, or on the
@@ -55,7 +87,7 @@ var recordings = []recorded{
 func TestRecordedStreams(t *testing.T) {
 	for _, tc := range recordings {
 		t.Run(strings.TrimSuffix(tc.file, ".sse"), func(t *testing.T) {
-			r, act := pt.ReplayRecorded(t, tc.file, newProvider, pt.NewRequest("gemini-3-pro-preview"))
+			r, act := replayRecorded(t, tc.file, pt.NewRequest("gemini-3-pro-preview"))
 			if r.Err != nil {
 				t.Fatalf("stream failed: %v", r.Err)
 			}
@@ -110,7 +142,7 @@ func TestCachedContentUsage(t *testing.T) {
 // string the recorded turn 2 request (verbatim bytes, accepted by the API)
 // sent; the whole body is a golden file.
 func TestFunctionCallSignatureRoundTrip(t *testing.T) {
-	turn1, _ := pt.ReplayRecorded(t, "gemini3flash_function_call_signature_turn1.sse", newProvider, pt.NewRequest("gemini-3-flash-preview"))
+	turn1, _ := replayRecorded(t, "gemini3flash_function_call_signature_turn1.sse", pt.NewRequest("gemini-3-flash-preview"))
 	if turn1.Err != nil || len(turn1.ToolCalls) != 1 {
 		t.Fatalf("turn 1: %+v, %v", turn1.ToolCalls, turn1.Err)
 	}

@@ -13,6 +13,9 @@
 // and provider_options.script makes a tool-calling model, turn by turn
 // (see script.go), which honours a request for at most one tool call per
 // reply (ToolChoice.DisableParallel): the reply calls its first tool only.
+// Every model honours the request's stop sequences as a real provider
+// does: the text stops before the first one in it, nothing follows (no
+// tool calls), and the finish, FinishStop, names the sequence.
 //
 // A configured mock may carry a standing fault, which every attempt gets
 // that the request's own fault list does not cover: `options: {fault:
@@ -238,6 +241,12 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 	if req.ToolChoice.DisableParallel && len(calls) > 1 {
 		calls = calls[:1] // at most one call per reply, as asked
 	}
+	text, stop := cutAtStop(text, req.Generation.Stop)
+	if stop != "" {
+		// Nothing follows the stop sequence, as at a real provider: no
+		// tool calls, no refusal.
+		calls, f.Refusal = nil, ""
+	}
 	reasoning := ""
 	switch {
 	case f.Reasoning != nil:
@@ -252,6 +261,7 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 		chunkDelay: o.chunkDelay,
 		activity:   req.Activity,
 		usage:      provider.Usage{InputTokens: int64(countWords(req.Messages))},
+		stop:       stop,
 	}
 	thoughts := SplitWords(reasoning)
 	for i, w := range thoughts {
@@ -277,6 +287,21 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 		s.usage = *f.Usage
 	}
 	return s, nil
+}
+
+// cutAtStop returns text up to the first of the stop sequences found in
+// it, and that sequence, as a real provider stops before the first stop
+// sequence it would write: the earliest in text, the first listed of
+// those that start at the same place. Without one in text it returns text
+// and "".
+func cutAtStop(text string, stops []string) (string, string) {
+	at, stop := len(text), ""
+	for _, s := range stops {
+		if i := strings.Index(text, s); s != "" && i >= 0 && i < at {
+			at, stop = i, s
+		}
+	}
+	return text[:at], stop
 }
 
 // Sign returns the mock's signature of a reasoning text: opaque to
@@ -338,10 +363,13 @@ type stream struct {
 	chunkDelay time.Duration
 	activity   *provider.Activity
 	usage      provider.Usage
-	started    bool // the first event's delay (fault.FirstDelayMs) is behind
-	finished   bool
-	done       bool
-	closed     bool
+	// stop is the request's stop sequence the text was cut at; "" for
+	// none.
+	stop     string
+	started  bool // the first event's delay (fault.FirstDelayMs) is behind
+	finished bool
+	done     bool
+	closed   bool
 }
 
 // errClosed is what Recv returns after Close.
@@ -423,7 +451,7 @@ func (s *stream) recv() (provider.Event, error) {
 		case s.fault.Refusal != "":
 			reason = provider.FinishRefusal
 		}
-		return provider.Event{Kind: provider.EventFinish, FinishReason: reason}, nil
+		return provider.Event{Kind: provider.EventFinish, FinishReason: reason, Text: s.stop}, nil
 	}
 	s.done = true
 	return provider.Event{Kind: provider.EventUsage, Usage: s.usage}, nil

@@ -2,8 +2,6 @@ package openai
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -257,7 +255,7 @@ type decoder struct {
 	// slowOnly skips decodeFast, for tests and benchmarks that compare.
 	slowOnly bool
 	// newID makes the id of a call the server sent without one; nil is
-	// newCallID. Tests that compare two decodings set their own.
+	// provider.NewCallID. Tests that compare two decodings set their own.
 	newID func() string
 	// memo is the start of the stream's chunks that decodeFast skips.
 	memo prefixMemo
@@ -414,8 +412,8 @@ func (d *decoder) EndsAtEOF() bool { return false }
 // its name and the arguments so far (a server may send the id first and
 // the name later; the fragments in between wait), and its arguments stream
 // from then on. A call named without an id goes out with a generated one
-// (newCallID), since clients and providers need one to answer it with a
-// tool result (servers such as vLLM never send one); an id the server
+// (provider.NewCallID), since clients and providers need one to answer it
+// with a tool result (servers such as vLLM never send one); an id the server
 // sends for it later is not used, since the client already has the
 // generated one. Calls are numbered in the order they go out.
 func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
@@ -468,20 +466,10 @@ func (d *decoder) send(c *openCall, out *[]provider.Event) {
 	case d.newID != nil:
 		id = d.newID()
 	default:
-		id = newCallID()
+		id = provider.NewCallID()
 	}
 	provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ID: id, Name: c.name, ArgumentsDelta: c.pending}
 	c.pending = ""
-}
-
-// newCallID returns a tool-call id for a call the server sent without one:
-// "call_" and 24 random hex digits, unique (Anthropic refuses a
-// conversation whose tool_use ids repeat, and a generated id may reach it
-// through a fallback) and made of the characters every provider accepts.
-func newCallID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24)
-	return "call_" + hex.EncodeToString(b[:])
 }
 
 // flushCalls sends the calls still waiting for their name when the reply
