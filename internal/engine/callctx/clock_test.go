@@ -49,7 +49,8 @@ func TestStartDeadline(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := deadlines.Len()
-			ctx, stop := WithStartDeadline(context.Background(), time.Now().Add(20*time.Millisecond), func() bool { return tc.started })
+			due := time.Now().Add(300 * time.Millisecond)
+			ctx, stop := WithStartDeadline(context.Background(), due, func() bool { return tc.started })
 			defer stop()
 			if dl, ok := ctx.Deadline(); !ok || time.Until(dl) < 100*365*24*time.Hour {
 				t.Errorf("Deadline = %v, %v; want the furthest there is", dl, ok)
@@ -57,7 +58,9 @@ func TestStartDeadline(t *testing.T) {
 			if Cancel(ctx) == nil {
 				t.Error("Cancel finds no call context")
 			}
-			if got := deadlines.Len(); got != before+1 {
+			// Until it is due (a loaded machine may get there before this
+			// looks), it is on the clock.
+			if got := deadlines.Len(); got != before+1 && time.Now().Before(due) {
 				t.Errorf("%d entries on the clock, want %d", got, before+1)
 			}
 			// Its time comes: it leaves the clock either way.
