@@ -94,15 +94,6 @@ func (t *translated) chatField(key string, raw json.RawMessage) error {
 		return chatTools(req, raw)
 	case "tool_choice":
 		return chatToolChoice(req, raw)
-	case "parallel_tool_calls":
-		// false: at most one tool call per reply; true is the default.
-		var parallel bool
-		if err := json.Unmarshal(raw, &parallel); err != nil {
-			return errors.New("must be true or false")
-		}
-		if !parallel {
-			toolChoice(req).DisableParallelToolCalls = true
-		}
 	case "response_format":
 		return chatResponseFormat(req, raw)
 	case "max_completion_tokens", "max_tokens":
@@ -128,28 +119,50 @@ func (t *translated) chatField(key string, raw json.RawMessage) error {
 		if err := json.Unmarshal(raw, &m); err != nil || len(m) != 1 || m[0] != "text" {
 			return errors.New(`llmrelay replies with text only: modalities must be ["text"]`)
 		}
-	case "metadata":
-		var md map[string]string
-		if err := json.Unmarshal(raw, &md); err != nil {
-			return errors.New("must be an object of strings")
-		}
-		for k, v := range md {
-			labels(req)[k] = v
-		}
-	case "user":
-		// An end user's id: a label of the call's log line.
-		var u string
-		if err := json.Unmarshal(raw, &u); err != nil {
-			return errors.New("must be a string")
-		}
-		labels(req)["user"] = u
 	default:
+		if handled, err := t.openAIField(key, raw); handled {
+			return err
+		}
 		if handled, err := t.sharedField(key, raw); handled {
 			return err
 		}
 		return t.otherField(key, raw, openAIOptions, openAIRefused, "unrecognized request argument")
 	}
 	return nil
+}
+
+// openAIField translates the members OpenAI's two APIs, Chat Completions
+// and Responses, write alike.
+func (t *translated) openAIField(key string, raw json.RawMessage) (handled bool, err error) {
+	switch key {
+	case "parallel_tool_calls":
+		// false: at most one tool call per reply; true is the default.
+		var parallel bool
+		if err := json.Unmarshal(raw, &parallel); err != nil {
+			return true, errors.New("must be true or false")
+		}
+		if !parallel {
+			toolChoice(t.req).DisableParallelToolCalls = true
+		}
+	case "metadata":
+		var md map[string]string
+		if err := json.Unmarshal(raw, &md); err != nil {
+			return true, errors.New("must be an object of strings")
+		}
+		for k, v := range md {
+			labels(t.req)[k] = v
+		}
+	case "user":
+		// An end user's id: a label of the call's log line.
+		var u string
+		if err := json.Unmarshal(raw, &u); err != nil {
+			return true, errors.New("must be a string")
+		}
+		labels(t.req)["user"] = u
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 // chatMessage is one message of a Chat Completions request.

@@ -91,14 +91,6 @@ func (t *translated) responsesField(key string, raw json.RawMessage) error {
 		return responsesTools(req, raw)
 	case "tool_choice":
 		return responsesToolChoice(req, raw)
-	case "parallel_tool_calls":
-		var parallel bool
-		if err := json.Unmarshal(raw, &parallel); err != nil {
-			return errors.New("must be true or false")
-		}
-		if !parallel {
-			toolChoice(req).DisableParallelToolCalls = true
-		}
 	case "text":
 		return t.responsesText(raw)
 	case "reasoning":
@@ -147,21 +139,10 @@ func (t *translated) responsesField(key string, raw json.RawMessage) error {
 		if err := json.Unmarshal(raw, &n); err != nil || n < 0 {
 			return errors.New("must be a whole number")
 		}
-	case "metadata":
-		var md map[string]string
-		if err := json.Unmarshal(raw, &md); err != nil {
-			return errors.New("must be an object of strings")
-		}
-		for k, v := range md {
-			labels(req)[k] = v
-		}
-	case "user":
-		var u string
-		if err := json.Unmarshal(raw, &u); err != nil {
-			return errors.New("must be a string")
-		}
-		labels(req)["user"] = u
 	default:
+		if handled, err := t.openAIField(key, raw); handled {
+			return err
+		}
 		if handled, err := t.sharedField(key, raw); handled {
 			return err
 		}
