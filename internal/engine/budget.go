@@ -47,7 +47,7 @@ func (b *Budget) Reserve(ctx context.Context, req any) (release func(), err erro
 	sub := spend.Subject{Key: id.Name, Team: id.Team, Budgets: id.Budgets}
 	var r spend.Request
 	if b.Budgets.Budgeted(sub) {
-		r = spend.Request{InputBytes: proto.Size(g), MaxOutputTokens: int64(g.GetGeneration().GetMaxOutputTokens())}
+		r = spend.Request{InputBytes: int(estimatedBytes(g)), MaxOutputTokens: int64(g.GetGeneration().GetMaxOutputTokens())}
 		if res, ok := callinfo.From(ctx).Resolved(); ok {
 			for _, t := range res.Targets {
 				r.Targets = append(r.Targets, spend.Target{Provider: t.Entry.Config.Name, Model: t.Model})
@@ -87,4 +87,24 @@ func (c *call) settle(ctx context.Context) {
 	if err := h.Settle(ctx, c.spent()); err != nil {
 		c.eng.log.Warn("the call's spend could not be settled", "request_id", c.requestID, "key", c.key(), "error", err)
 	}
+}
+
+// estimatedBytes is the size of request g as an estimate counts it: its
+// encoded size, each image counted as spend.ImageTokens tokens rather than
+// by its bytes (spend.RequestBytes).
+func estimatedBytes(g *llmrelayv1.GenerateRequest) int64 {
+	var images, sources int64
+	for _, m := range g.GetMessages() {
+		for _, p := range m.GetParts() {
+			if img := p.GetImage(); img != nil {
+				images++
+				sources += int64(len(img.GetData()) + len(img.GetUrl()))
+			}
+		}
+	}
+	size := int64(proto.Size(g))
+	if images == 0 {
+		return size
+	}
+	return spend.RequestBytes(size, images, sources)
 }

@@ -169,7 +169,7 @@ func providerMessage(i int, m *llmrelayv1.Message) (provider.Message, error) {
 		pm.ProviderTools = append(pm.ProviderTools, provider.ProviderTool{Kind: t.GetKind(), ID: t.GetId(), Name: t.GetName(),
 			Input: t.GetInput(), Result: t.GetResult(), Extra: t.GetExtra(), Format: t.GetFormat()})
 	}
-	parts, err := messageParts(i, m)
+	parts, err := messageParts(i, m, &pm)
 	if err != nil {
 		return pm, err
 	}
@@ -177,12 +177,29 @@ func providerMessage(i int, m *llmrelayv1.Message) (provider.Message, error) {
 	return pm, nil
 }
 
+// imageDetails are ImageDetail's names on the wire (OpenAI's detail).
+var imageDetails = [...]string{
+	llmrelayv1.ImageDetail_IMAGE_DETAIL_LOW:  "low",
+	llmrelayv1.ImageDetail_IMAGE_DETAIL_HIGH: "high",
+	llmrelayv1.ImageDetail_IMAGE_DETAIL_AUTO: "auto",
+}
+
+// providerImage converts an image part.
+func providerImage(img *llmrelayv1.Image) provider.Image {
+	out := provider.Image{URL: img.GetUrl(), Data: img.GetData(), MediaType: img.GetMediaType()}
+	if d := img.GetDetail(); d > 0 && int(d) < len(imageDetails) {
+		out.Detail = imageDetails[d]
+	}
+	return out
+}
+
 // messageParts converts messages[i]'s parts, nil when it has none, and
 // checks that they describe the message exactly: each names a block that
 // exists, every block is named once, and the text parts, concatenated,
 // are the message's content. Anything else is a *provider.FieldError:
-// sent on, the adapters would drop or repeat blocks.
-func messageParts(i int, m *llmrelayv1.Message) ([]provider.Part, error) {
+// sent on, the adapters would drop or repeat blocks. A user message's
+// image parts become pm.Images, in order, each placed by its part.
+func messageParts(i int, m *llmrelayv1.Message, pm *provider.Message) ([]provider.Part, error) {
 	if len(m.GetParts()) == 0 {
 		return nil, nil
 	}
@@ -218,8 +235,15 @@ func messageParts(i int, m *llmrelayv1.Message) ([]provider.Part, error) {
 			part, index = provider.Part{Kind: provider.PartToolCall}, v.ToolCall
 		case *llmrelayv1.Part_ProviderTool:
 			part, index = provider.Part{Kind: provider.PartProviderTool}, v.ProviderTool
+		case *llmrelayv1.Part_Image:
+			if m.GetRole() != llmrelayv1.Role_ROLE_USER {
+				return nil, &provider.FieldError{Field: fmt.Sprintf("%s[%d].image", field, j), Description: "image parts belong to ROLE_USER messages"}
+			}
+			parts[j] = provider.Part{Kind: provider.PartImage, Index: len(pm.Images)}
+			pm.Images = append(pm.Images, providerImage(v.Image))
+			continue
 		default:
-			return nil, &provider.FieldError{Field: fmt.Sprintf("%s[%d]", field, j), Description: "is empty: set text, reasoning, tool_call or provider_tool"}
+			return nil, &provider.FieldError{Field: fmt.Sprintf("%s[%d]", field, j), Description: "is empty: set text, reasoning, tool_call, provider_tool or image"}
 		}
 		k := &kinds[part.Kind]
 		switch {

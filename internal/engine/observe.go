@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
@@ -105,10 +103,10 @@ func (c *call) spent() spend.Spent {
 
 // inputBytes returns the size of the current turn's request, as a
 // reservation counts a request's (spend.Attempt.InputBytes): the encoded
-// request, and with server tools the transcript of the turns before,
+// request (its images counted by spend.RequestBytes), and with server tools the transcript of the turns before,
 // which the turn's request carries.
 func (c *call) inputBytes() int64 {
-	n := int64(proto.Size(c.req))
+	n := estimatedBytes(c.req)
 	if c.tools != nil {
 		n += c.tools.spent
 	}

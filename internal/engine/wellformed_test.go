@@ -315,6 +315,8 @@ var strs = func() []string {
 		"3f2504e0-4f89-11d3-9a0c-0305e82c330", "3f2504e0-4f89-11d3-9a0c-0305e82c33011", "3f2504e0-4f89-11d3-9a0c-0305e82c330g",
 		"3f2504e0_4f89-11d3-9a0c-0305e82c3301", "{3f2504e0-4f89-11d3-9a0c-0305e82c3301}",
 		strings.Repeat("a", 62) + "/x", strings.Repeat("a", 63) + "/x", strings.Repeat("a", 64) + "/x",
+		"https://example.com/a.png", "http://example.com/a.png", "https://", "data:image/png;base64,AA==",
+		"image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml",
 		"a/" + strings.Repeat("b", 253), "a/" + strings.Repeat("b", 254), "a/" + strings.Repeat("b", 255),
 	}
 	for _, n := range []int{63, 64, 65, 127, 128, 129, 255, 256, 257, 1023, 1024, 1025, 16384, 16385, 65536, 65537, 1 << 20, 1<<20 + 1} {
@@ -333,6 +335,10 @@ func scalarValues(fd protoreflect.FieldDescriptor) []protoreflect.Value {
 	case protoreflect.StringKind:
 		for _, s := range strs {
 			out = append(out, protoreflect.ValueOfString(s))
+		}
+	case protoreflect.BytesKind:
+		for _, n := range []int{0, 1, 20 << 20, 20<<20 + 1} {
+			out = append(out, protoreflect.ValueOfBytes(make([]byte, n)))
 		}
 	case protoreflect.BoolKind:
 		out = append(out, protoreflect.ValueOfBool(true), protoreflect.ValueOfBool(false))
@@ -381,6 +387,9 @@ func scalarValues(fd protoreflect.FieldDescriptor) []protoreflect.Value {
 func describe(v protoreflect.Value, i int) string {
 	if s, ok := v.Interface().(string); ok && len(s) > 40 {
 		return fmt.Sprintf("string #%d (%d bytes)", i, len(s))
+	}
+	if b, ok := v.Interface().([]byte); ok {
+		return fmt.Sprintf("bytes #%d (%d bytes)", i, len(b))
 	}
 	return fmt.Sprintf("%q", fmt.Sprint(v.Interface()))
 }

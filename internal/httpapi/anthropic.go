@@ -287,8 +287,46 @@ type block struct {
 	Thinking  string `json:"thinking"`
 	Signature string `json:"signature"`
 	Data      string `json:"data"`
+	// image
+	Source json.RawMessage `json:"source"`
 	// a prompt-caching hint, accepted and not forwarded
 	CacheControl json.RawMessage `json:"cache_control"`
+}
+
+// imageSource is an image block's source: base64 (media_type, data) or
+// url.
+type imageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+	URL       string `json:"url"`
+}
+
+// anthropicImage reads an image block's source: the image inline (base64)
+// or at a URL. A file source (the Files API's file_id) is refused: the
+// file is at Anthropic, which other providers cannot reach.
+func anthropicImage(raw json.RawMessage) (*llmrelayv1.Image, error) {
+	var src imageSource
+	if isNull(raw) {
+		return nil, &paramError{"", "is required"}
+	}
+	if err := json.Unmarshal(raw, &src); err != nil {
+		return nil, jsonProblem(err)
+	}
+	if src.Type != "base64" && src.Type != "url" {
+		return nil, &paramError{".type", strconv.Quote(src.Type) + " image sources are not supported by llmrelay: use base64 or url"}
+	}
+	if err := decodeStrict(raw, &src); err != nil {
+		return nil, err
+	}
+	if src.Type == "url" {
+		return &llmrelayv1.Image{Source: &llmrelayv1.Image_Url{Url: src.URL}}, nil
+	}
+	img, err := inlineImage(src.MediaType, src.Data)
+	if err != nil {
+		return nil, inParam(".data", err)
+	}
+	return img, nil
 }
 
 func (t *translated) anthropicMessages(raw json.RawMessage) error {
@@ -312,7 +350,7 @@ func (t *translated) anthropicMessages(raw json.RawMessage) error {
 // assistant message may also carry the blocks of Anthropic's server tools
 // (isProviderTool).
 var blockTypes = map[llmrelayv1.Role]map[string]bool{
-	llmrelayv1.Role_ROLE_USER:      {"text": true, "tool_result": true},
+	llmrelayv1.Role_ROLE_USER:      {"text": true, "image": true, "tool_result": true},
 	llmrelayv1.Role_ROLE_ASSISTANT: {"text": true, "tool_use": true, "thinking": true, "redacted_thinking": true},
 }
 
@@ -323,8 +361,9 @@ func isProviderTool(typ string) bool {
 }
 
 // anthropicMessage translates one message: a user message's tool_result
-// blocks each become a tool message, and its text a user message after
-// them (text blocks joined by newlines); an assistant message's blocks
+// blocks each become a tool message, and its text and images a user
+// message after them (text blocks joined by newlines; with images, the
+// blocks in order, userContent); an assistant message's blocks
 // become one assistant message, their order kept in its parts when it is
 // not the usual one.
 func (t *translated) anthropicMessage(role string, content json.RawMessage, path string) error {
@@ -348,6 +387,7 @@ func (t *translated) anthropicMessage(role string, content json.RawMessage, path
 	}
 	m := &llmrelayv1.Message{Role: r}
 	var text []string
+	var user userContent // a user message's text and images, in order
 	for j, braw := range blocks {
 		at := ".content[" + strconv.Itoa(j) + "]"
 		var b block
@@ -372,7 +412,14 @@ func (t *translated) anthropicMessage(role string, content json.RawMessage, path
 		switch b.Type {
 		case "text":
 			text = append(text, b.Text)
+			user.text(b.Text)
 			m.Parts = append(m.Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_Text{Text: b.Text}})
+		case "image":
+			img, err := anthropicImage(b.Source)
+			if err != nil {
+				return inParam(at+".source", err)
+			}
+			user.image(img)
 		case "tool_result":
 			out := ""
 			if !isNull(b.Content) {
@@ -409,9 +456,9 @@ func (t *translated) anthropicMessage(role string, content json.RawMessage, path
 		}
 	} else {
 		m.Parts = nil
-		m.Content = strings.Join(text, "\n")
+		user.fill(m)
 	}
-	if m.Content != "" || len(m.ToolCalls) > 0 || len(m.Reasoning) > 0 || len(m.ProviderTools) > 0 || len(blocks) == 0 {
+	if m.Content != "" || len(m.Parts) > 0 || len(m.ToolCalls) > 0 || len(m.Reasoning) > 0 || len(m.ProviderTools) > 0 || len(blocks) == 0 {
 		t.add(m, path)
 	}
 	return nil

@@ -239,11 +239,11 @@ func chatMessageOf(raw json.RawMessage) (*llmrelayv1.Message, error) {
 		return nil, &paramError{".function_call", "not supported by llmrelay: use tool_calls"}
 	}
 	m := &llmrelayv1.Message{Role: role, ToolCallId: cm.ToolCallID}
-	content, refusal, err := chatContent(cm.Content, role == llmrelayv1.Role_ROLE_ASSISTANT)
+	content, refusal, err := chatContent(cm.Content, role)
 	if err != nil {
 		return nil, inParam(".content", err)
 	}
-	m.Content = content
+	content.fill(m)
 	if role != llmrelayv1.Role_ROLE_ASSISTANT {
 		if len(cm.ToolCalls) > 0 || cm.Refusal != nil || cm.ReasoningContent != "" {
 			return nil, &paramError{"", "only assistant messages carry tool_calls, refusal or reasoning_content"}
@@ -272,43 +272,67 @@ func chatMessageOf(raw json.RawMessage) (*llmrelayv1.Message, error) {
 }
 
 // chatContent reads a message's content: a string, or a list of text
-// parts, joined by newlines (llmrelay's messages carry text), and, in an
-// assistant's message (refusals), refusal parts, joined alike into its
-// refusal.
-func chatContent(raw json.RawMessage, refusals bool) (text, refusal string, _ error) {
+// parts, joined by newlines (llmrelay's messages carry text), in a user's
+// message image_url parts among them (an https URL, or the image inline as
+// a data: URL), kept in order (userContent), and, in an assistant's
+// message (refusals), refusal parts, joined alike into its refusal. Other
+// parts (input_audio, file) are refused, naming the part's type.
+func chatContent(raw json.RawMessage, role llmrelayv1.Role) (content userContent, refusal string, _ error) {
 	if isNull(raw) {
-		return "", "", nil
+		return content, "", nil
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, "", nil
+		content.text(s)
+		return content, "", nil
 	}
 	var parts []json.RawMessage
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", "", errors.New("must be a string or a list of content parts")
+		return content, "", errors.New("must be a string or a list of content parts")
 	}
-	var texts, refused []string
+	var refused []string
 	for i, praw := range parts {
+		at := "[" + strconv.Itoa(i) + "]"
 		var p struct {
-			Type    string `json:"type"`
-			Text    string `json:"text"`
-			Refusal string `json:"refusal"`
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			Refusal  string `json:"refusal"`
+			ImageURL *struct {
+				URL    string `json:"url"`
+				Detail string `json:"detail"`
+			} `json:"image_url"`
 		}
 		if err := json.Unmarshal(praw, &p); err != nil {
-			return "", "", &paramError{"[" + strconv.Itoa(i) + "]", "must be a content part object"}
+			return content, "", &paramError{at, "must be a content part object"}
 		}
 		switch {
 		case p.Type == "text":
-			texts = append(texts, p.Text)
-		case p.Type == "refusal" && refusals:
+			content.text(p.Text)
+		case p.Type == "refusal" && role == llmrelayv1.Role_ROLE_ASSISTANT:
 			refused = append(refused, p.Refusal)
 		case p.Type == "refusal":
-			return "", "", &paramError{"[" + strconv.Itoa(i) + "].type", "only assistant messages carry refusal parts"}
+			return content, "", &paramError{at + ".type", "only assistant messages carry refusal parts"}
+		case p.Type == "image_url" && role == llmrelayv1.Role_ROLE_USER:
+			if p.ImageURL == nil || p.ImageURL.URL == "" {
+				return content, "", &paramError{at + ".image_url.url", "is required"}
+			}
+			detail, ok := imageDetails[p.ImageURL.Detail]
+			if !ok {
+				return content, "", &paramError{at + ".image_url.detail", "must be auto, low or high"}
+			}
+			img, err := imageOfURL(p.ImageURL.URL)
+			if err != nil {
+				return content, "", inParam(at+".image_url.url", err)
+			}
+			img.Detail = detail
+			content.image(img)
+		case p.Type == "image_url":
+			return content, "", &paramError{at + ".type", "only user messages carry image_url parts"}
 		default:
-			return "", "", &paramError{"[" + strconv.Itoa(i) + "].type", strconv.Quote(p.Type) + " parts are not supported by llmrelay: messages carry text"}
+			return content, "", &paramError{at + ".type", strconv.Quote(p.Type) + " parts are not supported by llmrelay: messages carry text, and user messages images (image_url)"}
 		}
 	}
-	return strings.Join(texts, "\n"), strings.Join(refused, "\n"), nil
+	return content, strings.Join(refused, "\n"), nil
 }
 
 func chatTools(req *llmrelayv1.GenerateRequest, raw json.RawMessage) error {
@@ -429,6 +453,20 @@ func (t *translated) openAIParam(field string) string {
 		}
 		return strings.TrimPrefix(rest, ".")
 	case "messages":
+		if p, ok := strings.CutPrefix(rest, ".parts"); ok {
+			// A user message's parts are its content parts, one for one.
+			i := strings.Index(p, "]") + 1
+			rest = ".content" + p[:i]
+			switch tail := p[i:]; {
+			case tail == ".image.detail":
+				rest += ".image_url.detail"
+			case strings.HasPrefix(tail, ".image"):
+				rest += ".image_url.url"
+			default:
+				rest += tail
+			}
+			return head + idx + rest
+		}
 		rest = strings.NewReplacer(".arguments", ".function.arguments", ".name", ".function.name").Replace(rest)
 		if strings.HasPrefix(rest, ".reasoning") {
 			rest = ".reasoning_content"

@@ -11,6 +11,7 @@ package provider
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -200,15 +201,42 @@ type Message struct {
 	// (ProviderTool.Format) and leaves out the others.
 	ProviderTools []ProviderTool
 	// Parts is the order of an assistant turn's blocks, as the provider
-	// sent them; nil for a turn without one (see Blocks). The service
-	// checked it against the other fields: each text part is a piece of
-	// Content (all of them, concatenated, are Content), and each index
-	// names a block that exists, once.
+	// sent them; nil for a turn without one (see Blocks). For a user
+	// message, the order of its text and its Images; nil for a message
+	// without images. The service checked it against the other fields:
+	// each text part is a piece of Content (all of them, concatenated, are
+	// Content), and each index names a block that exists, once.
 	Parts []Part
+	// Images are a user message's images; Parts places them among its
+	// text (PartImage). An adapter sends each one, in its place, or
+	// refuses the request (a *FieldError naming it) when its wire format
+	// cannot carry it: it never drops one.
+	Images []Image
 }
 
-// Blocks returns an assistant turn's blocks in order: Parts when the turn
-// has them, else the usual order: its reasoning blocks, its text (one
+// Image is an image of a user message: an https URL the provider fetches,
+// or the image's bytes (Data) and media type.
+type Image struct {
+	// URL is an https URL; empty for an inline image.
+	URL string
+	// Data is an inline image's bytes, as the file has them (not base64).
+	Data []byte
+	// MediaType is image/png, image/jpeg, image/gif or image/webp;
+	// always set with Data, optional with a URL.
+	MediaType string
+	// Detail is OpenAI's detail hint: "low", "high", "auto", or "" for
+	// the provider's default.
+	Detail string
+}
+
+// DataURL returns an inline image as a data: URL
+// ("data:image/png;base64,...").
+func (i *Image) DataURL() string {
+	return "data:" + i.MediaType + ";base64," + base64.StdEncoding.EncodeToString(i.Data)
+}
+
+// Blocks returns an assistant turn's blocks, or a user message's text and
+// images, in order: Parts when the message has them, else the usual order: its reasoning blocks, its text (one
 // block, when not empty), its provider tool blocks, its tool calls. Every
 // adapter builds an assistant turn by walking them, so that a reply goes
 // back in the order it came where the adapter's wire format keeps one.
@@ -245,10 +273,14 @@ const (
 	PartToolCall
 	// PartProviderTool places Message.ProviderTools[Part.Index].
 	PartProviderTool
+	// PartImage places Message.Images[Part.Index] (user messages).
+	PartImage
 )
 
-// Part is one block of an assistant turn, in order: a text block with its
-// text, or the place of one of the turn's other blocks.
+// Part is one block of a message, in order: a text block with its text,
+// or the place of one of the message's other blocks (an assistant turn's
+// reasoning, tool calls and provider tool blocks; a user message's
+// images).
 type Part struct {
 	Kind PartKind
 	// Text is a text block's text (PartText).

@@ -28,8 +28,9 @@ type Subject struct {
 
 // Request is what a call's reservation is estimated from.
 type Request struct {
-	// InputBytes is the request's encoded size: its input is reserved as
-	// a token per InputBytesPerToken bytes.
+	// InputBytes is the request's encoded size (with its images counted
+	// by RequestBytes): its input is reserved as a token per
+	// InputBytesPerToken bytes.
 	InputBytes int
 	// MaxOutputTokens is the request's max_output_tokens; 0 reserves
 	// Config.DefaultOutputTokens.
@@ -47,6 +48,23 @@ type Target struct{ Provider, Model string }
 // counts as one input token: a guess on the side of more tokens for
 // English text, which settlement replaces with the provider's count.
 const InputBytesPerToken = 3
+
+// ImageTokens is what an estimate counts for one image of a request,
+// whatever its size or source: about what Anthropic bills for an image of
+// 1.15 megapixels, the largest it takes unscaled (OpenAI bills a
+// high-detail 1024×1024 image 765 tokens, Gemini 258 to 1,548 tokens by
+// size). An image's bytes say little about its tokens (a 5 MB photo and a
+// 50 KB screenshot may cost the same), and counted as text they would
+// reserve hundreds of thousands of tokens.
+const ImageTokens = 1600
+
+// RequestBytes returns the bytes an estimate counts for an encoded request
+// of size bytes that carries images: sources bytes of the images' data
+// and URLs together, which are counted as ImageTokens tokens for each
+// image instead.
+func RequestBytes(size, images, sources int64) int64 {
+	return max(size-sources, 0) + images*ImageTokens*InputBytesPerToken
+}
 
 // tokensOf counts n bytes as tokens, a token per InputBytesPerToken bytes,
 // rounded up.
@@ -69,8 +87,9 @@ type Attempt struct {
 	// generated nothing).
 	Opened bool
 	// InputBytes is the size of the request the attempt sent, as a
-	// reservation counts it (the encoded GenerateRequest, and with server
-	// tools the transcript of the turns before).
+	// reservation counts it (the encoded GenerateRequest, its images
+	// counted by RequestBytes, and with server tools the transcript of the
+	// turns before).
 	InputBytes int64
 	// OutputBytes is what the attempt produced: the bytes of its text,
 	// refusal, reasoning and tool-call arguments.

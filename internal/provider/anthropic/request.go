@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,8 +96,42 @@ type block struct {
 	Input     json.RawMessage `json:"input,omitempty"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	Content   string          `json:"content,omitempty"`
+	// Source is an image block's image.
+	Source *imageSource `json:"source,omitempty"`
 	// raw, when set, is the whole block (providerToolBlock).
 	raw json.RawMessage
+}
+
+// imageSource is an image block's source: {"type": "base64",
+// "media_type": ..., "data": ...} for an inline image, {"type": "url",
+// "url": ...} for one the API fetches.
+type imageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type,omitempty"`
+	Data      string `json:"data,omitempty"`
+	URL       string `json:"url,omitempty"`
+}
+
+// userBlocks returns a user message with images as content blocks: its
+// text blocks and image blocks, in order (provider.Message.Blocks);
+// empty text blocks, which the API refuses, are left out. The API has no
+// detail hint: Detail is not sent.
+func userBlocks(m *provider.Message) []block {
+	out := make([]block, 0, len(m.Parts))
+	for _, p := range m.Blocks() {
+		switch {
+		case p.Kind == provider.PartText && p.Text != "":
+			out = append(out, block{Type: "text", Text: p.Text})
+		case p.Kind == provider.PartImage:
+			img := &m.Images[p.Index]
+			src := &imageSource{Type: "url", URL: img.URL}
+			if img.URL == "" {
+				src = &imageSource{Type: "base64", MediaType: img.MediaType, Data: base64.StdEncoding.EncodeToString(img.Data)}
+			}
+			out = append(out, block{Type: "image", Source: src})
+		}
+	}
+	return out
 }
 
 // MarshalJSON implements json.Marshaler: a raw block as it is, any other
@@ -198,7 +233,8 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // newRequest maps a provider-neutral request to a streamed Messages API
 // request: system messages are joined into the top-level system prompt,
-// an assistant turn is its blocks in the order they came (assistantBlocks:
+// a user message with images is its text and image blocks in order
+// (userBlocks), an assistant turn is its blocks in the order they came (assistantBlocks:
 // thinking sent back unchanged, as the API requires with tool use, text,
 // tool_use, and the blocks of server tools as they came, as a paused turn
 // needs), tool results become tool_result blocks of a user turn, and
@@ -232,7 +268,9 @@ func newRequest(req *provider.Request) (*messagesRequest, error) {
 				return nil, err
 			}
 		default:
-			if m.Content != "" {
+			if len(m.Images) > 0 {
+				blocks = userBlocks(&m)
+			} else if m.Content != "" {
 				blocks = []block{{Type: "text", Text: m.Content}}
 			}
 		}

@@ -67,9 +67,10 @@ func (p *Provider) endpoint(model string) (string, error) {
 // ValidateRequest implements provider.RequestValidator: it checks that the
 // model name is a clean path and builds the wire request, so everything
 // streamGenerateContent cannot take is refused before the first attempt. A
-// tool call in the conversation whose arguments are not a JSON object, a
-// provider_options key the adapter sets itself, and a model name with an
-// empty, "." or ".." segment are a *provider.FieldError naming it.
+// tool call in the conversation whose arguments are not a JSON object, an
+// image at a URL (the API takes images inline only), a provider_options
+// key the adapter sets itself, and a model name with an empty, "." or
+// ".." segment are a *provider.FieldError naming it.
 func (p *Provider) ValidateRequest(req *provider.Request) error {
 	_, err := p.PrepareRequest(req)
 	return err

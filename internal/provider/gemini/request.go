@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +32,7 @@ type content struct {
 // ThoughtSignature goes back on the part it came on.
 type part struct {
 	Text             *string           `json:"text,omitempty"`
+	InlineData       *blob             `json:"inlineData,omitempty"`
 	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
 	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
 	ThoughtSignature string            `json:"thoughtSignature,omitempty"`
@@ -38,6 +40,35 @@ type part struct {
 
 // textPart returns a text part.
 func textPart(text string) part { return part{Text: &text} }
+
+// blob is an inlineData part's data: its MIME type and its bytes, base64.
+type blob struct {
+	MIMEType string `json:"mimeType"`
+	Data     string `json:"data"`
+}
+
+// userParts returns a user message (messages[i]) with images as parts:
+// its text parts and inlineData parts, in order (provider.Message.Blocks);
+// empty text parts are left out. An image the API would have to fetch
+// from a URL is a *provider.FieldError naming it: generateContent's
+// fileData takes files the Files API holds, not https URLs.
+func userParts(i int, m *provider.Message) ([]part, error) {
+	parts := make([]part, 0, len(m.Parts))
+	for j, b := range m.Blocks() {
+		switch {
+		case b.Kind == provider.PartText && b.Text != "":
+			parts = append(parts, textPart(b.Text))
+		case b.Kind == provider.PartImage:
+			img := &m.Images[b.Index]
+			if img.URL != "" {
+				return nil, &provider.FieldError{Field: fmt.Sprintf("messages[%d].parts[%d].image.url", i, j),
+					Description: "the gemini provider cannot fetch images from URLs: send the image inline (data, with its media_type)"}
+			}
+			parts = append(parts, part{InlineData: &blob{MIMEType: img.MediaType, Data: base64.StdEncoding.EncodeToString(img.Data)}})
+		}
+	}
+	return parts, nil
+}
 
 // owned are the body fields the adapter sets from the request itself,
 // which provider_options may not set (in either spelling the API accepts).
@@ -165,8 +196,9 @@ var dialect = &schema.Dialect{
 }
 
 // newRequest maps a provider-neutral request to a streamGenerateContent
-// request: system messages are joined into systemInstruction, the
-// assistant's turns are the "model" role (with their thought signatures
+// request: system messages are joined into systemInstruction, a user
+// message with images is its text and inlineData parts in order
+// (userParts: an image URL is refused), the assistant's turns are the "model" role (with their thought signatures
 // where the API wants them back, see modelParts), tool results become
 // functionResponse parts (named after the call they answer), and
 // consecutive turns of one role are merged. A tool call whose arguments are
@@ -196,7 +228,12 @@ func newRequest(req *provider.Request) (*generateRequest, error) {
 				return nil, err
 			}
 		default:
-			if m.Content != "" {
+			if len(m.Images) > 0 {
+				var err error
+				if parts, err = userParts(i, &m); err != nil {
+					return nil, err
+				}
+			} else if m.Content != "" {
 				parts = []part{textPart(m.Content)}
 			}
 		}

@@ -3,7 +3,8 @@
 //
 // Models: "echo" replies with the last user message, one delta per word,
 // each word keeping its trailing whitespace so the deltas concatenate to
-// exactly the input; "lorem" replies with provider_options.words words
+// exactly the input (its images shown in their places as ImageText
+// describes them); "lorem" replies with provider_options.words words
 // (default 32); "think" is echo that reasons first: a short reasoning
 // block, streamed word by word, signed (a signature the mock checks when
 // the block comes back in a later turn), then the echo. Asked for structured output, either model replies with a
@@ -565,13 +566,39 @@ func Lorem(n int) string {
 	return b.String()
 }
 
+// lastUserMessage returns what echo replies: the last user message's
+// text, with each of its images, in its place, as ImageText shows it.
 func lastUserMessage(msgs []provider.Message) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == provider.RoleUser {
-			return msgs[i].Content
+		m := &msgs[i]
+		if m.Role != provider.RoleUser {
+			continue
 		}
+		if len(m.Images) == 0 {
+			return m.Content
+		}
+		var b strings.Builder
+		for _, p := range m.Blocks() {
+			switch p.Kind {
+			case provider.PartText:
+				b.WriteString(p.Text)
+			case provider.PartImage:
+				b.WriteString(ImageText(&m.Images[p.Index]))
+			}
+		}
+		return b.String()
 	}
 	return ""
+}
+
+// ImageText is how echo shows an image of the message it echoes:
+// "[image image/png 1234 bytes]" for an inline image, "[image
+// https://example.com/cat.jpg]" for one at a URL.
+func ImageText(img *provider.Image) string {
+	if img.URL != "" {
+		return "[image " + img.URL + "]"
+	}
+	return fmt.Sprintf("[image %s %d bytes]", img.MediaType, len(img.Data))
 }
 
 func countWords(msgs []provider.Message) int {

@@ -142,12 +142,42 @@ func detailOf(r *provider.Reasoning, index int) requestDetail {
 	return d
 }
 
-// requestPart is a part of a list content: {"type": "text", "text": ...}
+// requestPart is a part of a list content: {"type": "text", "text": ...},
+// a user's {"type": "image_url", "image_url": {"url": ..., "detail": ...}}
 // or Mistral's {"type": "thinking", "thinking": [{"type": "text", ...}]}.
 type requestPart struct {
 	Type     string        `json:"type"`
 	Text     string        `json:"text,omitempty"`
+	ImageURL *imageURL     `json:"image_url,omitempty"`
 	Thinking []requestPart `json:"thinking,omitempty"`
+}
+
+// imageURL is an image_url part's image: an https URL, or an inline image
+// as a data: URL.
+type imageURL struct {
+	URL    string `json:"url"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// userParts returns a user message with images as a list content: its
+// text parts and image_url parts, in order (provider.Message.Blocks);
+// empty text parts are left out.
+func userParts(m *provider.Message) []requestPart {
+	parts := make([]requestPart, 0, len(m.Parts))
+	for _, b := range m.Blocks() {
+		switch {
+		case b.Kind == provider.PartText && b.Text != "":
+			parts = append(parts, requestPart{Type: "text", Text: b.Text})
+		case b.Kind == provider.PartImage:
+			img := &m.Images[b.Index]
+			u := img.URL
+			if u == "" {
+				u = img.DataURL()
+			}
+			parts = append(parts, requestPart{Type: "image_url", ImageURL: &imageURL{URL: u, Detail: img.Detail}})
+		}
+	}
+	return parts
 }
 
 type chatToolCall struct {
@@ -228,7 +258,8 @@ func (p *Provider) request(req *provider.Request) (*chatRequest, error) {
 	return r, nil
 }
 
-// message maps a message. An assistant turn's reasoning goes back in the
+// message maps a message. A user message with images is a list content
+// of text and image_url parts, in order (userParts). An assistant turn's reasoning goes back in the
 // field it came in: reasoning_content, reasoning, OpenRouter's
 // reasoning_details, or Mistral's thinking parts, which make the content
 // a list of parts in the order of the turn's blocks (thinking and text;
@@ -238,6 +269,9 @@ func message(m *provider.Message) chatMessage {
 	out := chatMessage{Role: m.Role.String(), ToolCallID: m.ToolCallID}
 	if m.Content != "" || len(m.ToolCalls) == 0 {
 		out.Content = m.Content
+	}
+	if len(m.Images) > 0 {
+		out.Content = userParts(m)
 	}
 	var mistral bool
 	for i := range m.Reasoning {

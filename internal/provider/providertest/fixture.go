@@ -72,3 +72,38 @@ func NewRequest(model string) *provider.Request {
 		Attempt: 1,
 	}
 }
+
+// ImagePNG is an inline image's bytes in ImageRequest: PNG's signature
+// (base64 "iVBORw0KGgo=").
+var ImagePNG = []byte("\x89PNG\r\n\x1a\n")
+
+// ImageURL is the https image of ImageRequest.
+const ImageURL = "https://example.com/cat.jpg"
+
+// ImageRequest is a request of one user message of text and images in
+// order, as the service converts it: "Compare " + an inline PNG (detail
+// low) + " with " + the https image at ImageURL (detail high, when
+// withURL) + "." . Without withURL the second image is inline too (a
+// JPEG), for providers that take images inline only.
+func ImageRequest(model string, withURL bool) *provider.Request {
+	second := provider.Image{URL: ImageURL, Detail: "high"}
+	if !withURL {
+		second = provider.Image{Data: []byte("\xff\xd8\xff"), MediaType: "image/jpeg"}
+	}
+	return &provider.Request{
+		Model: model,
+		Messages: []provider.Message{{
+			Role:    provider.RoleUser,
+			Content: "Compare  with .",
+			Parts: []provider.Part{
+				{Kind: provider.PartText, Text: "Compare "},
+				{Kind: provider.PartImage, Index: 0},
+				{Kind: provider.PartText, Text: " with "},
+				{Kind: provider.PartImage, Index: 1},
+				{Kind: provider.PartText, Text: "."},
+			},
+			Images: []provider.Image{{Data: ImagePNG, MediaType: "image/png", Detail: "low"}, second},
+		}},
+		Attempt: 1,
+	}
+}

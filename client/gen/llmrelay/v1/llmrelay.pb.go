@@ -189,6 +189,64 @@ func (OnOutputLimit) EnumDescriptor() ([]byte, []int) {
 	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{0}
 }
 
+// ImageDetail is how closely the model looks at an image (OpenAI's
+// `detail`).
+type ImageDetail int32
+
+const (
+	// The provider's default: nothing is sent.
+	ImageDetail_IMAGE_DETAIL_UNSPECIFIED ImageDetail = 0
+	// Low resolution: fewer input tokens, fast.
+	ImageDetail_IMAGE_DETAIL_LOW ImageDetail = 1
+	// High resolution: finer detail, more input tokens.
+	ImageDetail_IMAGE_DETAIL_HIGH ImageDetail = 2
+	// The provider chooses (OpenAI's "auto").
+	ImageDetail_IMAGE_DETAIL_AUTO ImageDetail = 3
+)
+
+// Enum value maps for ImageDetail.
+var (
+	ImageDetail_name = map[int32]string{
+		0: "IMAGE_DETAIL_UNSPECIFIED",
+		1: "IMAGE_DETAIL_LOW",
+		2: "IMAGE_DETAIL_HIGH",
+		3: "IMAGE_DETAIL_AUTO",
+	}
+	ImageDetail_value = map[string]int32{
+		"IMAGE_DETAIL_UNSPECIFIED": 0,
+		"IMAGE_DETAIL_LOW":         1,
+		"IMAGE_DETAIL_HIGH":        2,
+		"IMAGE_DETAIL_AUTO":        3,
+	}
+)
+
+func (x ImageDetail) Enum() *ImageDetail {
+	p := new(ImageDetail)
+	*p = x
+	return p
+}
+
+func (x ImageDetail) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ImageDetail) Descriptor() protoreflect.EnumDescriptor {
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[1].Descriptor()
+}
+
+func (ImageDetail) Type() protoreflect.EnumType {
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[1]
+}
+
+func (x ImageDetail) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ImageDetail.Descriptor instead.
+func (ImageDetail) EnumDescriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{1}
+}
+
 // Role says who wrote a message.
 type Role int32
 
@@ -235,11 +293,11 @@ func (x Role) String() string {
 }
 
 func (Role) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[1].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[2].Descriptor()
 }
 
 func (Role) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[1]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[2]
 }
 
 func (x Role) Number() protoreflect.EnumNumber {
@@ -248,7 +306,7 @@ func (x Role) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Role.Descriptor instead.
 func (Role) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{1}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{2}
 }
 
 // ToolChoiceMode says whether the model must call a tool.
@@ -297,11 +355,11 @@ func (x ToolChoiceMode) String() string {
 }
 
 func (ToolChoiceMode) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[2].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[3].Descriptor()
 }
 
 func (ToolChoiceMode) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[2]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[3]
 }
 
 func (x ToolChoiceMode) Number() protoreflect.EnumNumber {
@@ -310,7 +368,7 @@ func (x ToolChoiceMode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ToolChoiceMode.Descriptor instead.
 func (ToolChoiceMode) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{2}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
 }
 
 // OnInvalid says what happens when structured output stays invalid.
@@ -352,11 +410,11 @@ func (x OnInvalid) String() string {
 }
 
 func (OnInvalid) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[3].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[4].Descriptor()
 }
 
 func (OnInvalid) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[3]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[4]
 }
 
 func (x OnInvalid) Number() protoreflect.EnumNumber {
@@ -365,7 +423,7 @@ func (x OnInvalid) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use OnInvalid.Descriptor instead.
 func (OnInvalid) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{3}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
 }
 
 // Midstream says what happens when an attempt fails after it streamed deltas.
@@ -406,11 +464,11 @@ func (x Midstream) String() string {
 }
 
 func (Midstream) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[4].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[5].Descriptor()
 }
 
 func (Midstream) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[4]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[5]
 }
 
 func (x Midstream) Number() protoreflect.EnumNumber {
@@ -419,7 +477,7 @@ func (x Midstream) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Midstream.Descriptor instead.
 func (Midstream) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{4}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
 }
 
 // HedgeTarget says where an attempt's hedges go.
@@ -463,11 +521,11 @@ func (x HedgeTarget) String() string {
 }
 
 func (HedgeTarget) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[5].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[6].Descriptor()
 }
 
 func (HedgeTarget) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[5]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[6]
 }
 
 func (x HedgeTarget) Number() protoreflect.EnumNumber {
@@ -476,7 +534,7 @@ func (x HedgeTarget) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use HedgeTarget.Descriptor instead.
 func (HedgeTarget) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
 }
 
 // RetryReason says why an attempt failed.
@@ -554,11 +612,11 @@ func (x RetryReason) String() string {
 }
 
 func (RetryReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[6].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[7].Descriptor()
 }
 
 func (RetryReason) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[6]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[7]
 }
 
 func (x RetryReason) Number() protoreflect.EnumNumber {
@@ -567,7 +625,7 @@ func (x RetryReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RetryReason.Descriptor instead.
 func (RetryReason) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
 }
 
 // FinishReason says why the model stopped.
@@ -644,11 +702,11 @@ func (x FinishReason) String() string {
 }
 
 func (FinishReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[7].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[8].Descriptor()
 }
 
 func (FinishReason) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[7]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[8]
 }
 
 func (x FinishReason) Number() protoreflect.EnumNumber {
@@ -657,7 +715,7 @@ func (x FinishReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use FinishReason.Descriptor instead.
 func (FinishReason) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
 }
 
 // ModelKind says what a listed model is.
@@ -697,11 +755,11 @@ func (x ModelKind) String() string {
 }
 
 func (ModelKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[8].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[9].Descriptor()
 }
 
 func (ModelKind) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[8]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[9]
 }
 
 func (x ModelKind) Number() protoreflect.EnumNumber {
@@ -710,7 +768,7 @@ func (x ModelKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ModelKind.Descriptor instead.
 func (ModelKind) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
 }
 
 // RouteBalance says how a route orders its targets for a call.
@@ -752,11 +810,11 @@ func (x RouteBalance) String() string {
 }
 
 func (RouteBalance) Descriptor() protoreflect.EnumDescriptor {
-	return file_llmrelay_v1_llmrelay_proto_enumTypes[9].Descriptor()
+	return file_llmrelay_v1_llmrelay_proto_enumTypes[10].Descriptor()
 }
 
 func (RouteBalance) Type() protoreflect.EnumType {
-	return &file_llmrelay_v1_llmrelay_proto_enumTypes[9]
+	return &file_llmrelay_v1_llmrelay_proto_enumTypes[10]
 }
 
 func (x RouteBalance) Number() protoreflect.EnumNumber {
@@ -765,7 +823,7 @@ func (x RouteBalance) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RouteBalance.Descriptor instead.
 func (RouteBalance) EnumDescriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
 }
 
 // ResumeRequest picks up a resumable call where the client left it.
@@ -1372,7 +1430,9 @@ type Message struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Who wrote it: one of the roles below, never ROLE_UNSPECIFIED.
 	Role Role `protobuf:"varint,1,opt,name=role,proto3,enum=llmrelay.v1.Role" json:"role,omitempty"`
-	// The text of the message. For ROLE_TOOL, the tool's result.
+	// The text of the message. For ROLE_TOOL, the tool's result. For a
+	// ROLE_USER message with images, its text parts concatenated (see
+	// `parts`).
 	Content string `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
 	// For ROLE_ASSISTANT: the tool calls the model made in this turn.
 	ToolCalls []*ToolCall `protobuf:"bytes,3,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
@@ -1419,6 +1479,16 @@ type Message struct {
 	// call and provider tool block once; otherwise the request is
 	// INVALID_ARGUMENT naming the part. Edit `content` and drop `parts`
 	// together, or neither.
+	//
+	// For ROLE_USER: the message's text and images, in order. A user
+	// message's parts are text parts and image parts (`Part.image`) only,
+	// and, as above, its text parts concatenated are `content`: a message
+	// "What is in [image], compared with [image]?" is the parts text
+	// "What is in ", image, text " compared with ", image, text "?" and the
+	// content "What is in  compared with ?". Images go in no other field
+	// and no other role, so a user message with images always has `parts`;
+	// one without images needs none. Every adapter sends the blocks in this
+	// order (docs/providers.md, "Images").
 	Parts []*Part `protobuf:"bytes,7,rep,name=parts,proto3" json:"parts,omitempty"`
 	// For ROLE_ASSISTANT: the blocks of the tools the provider ran itself in
 	// this turn (Anthropic's server tools: web search, web fetch, code
@@ -1544,10 +1614,11 @@ func (x *Message) GetToolError() bool {
 	return false
 }
 
-// Part is one block of an assistant turn, in the order of
-// `Message.parts`: a text block, or the place of one of the message's
-// reasoning blocks, tool calls or provider tool blocks. Exactly one of its
-// fields is set.
+// Part is one block of a message, in the order of `Message.parts`. In a
+// ROLE_ASSISTANT message: a text block, or the place of one of the
+// message's reasoning blocks, tool calls or provider tool blocks. In a
+// ROLE_USER message: a text block or an image. Exactly one of its fields
+// is set.
 type Part struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The block.
@@ -1558,6 +1629,7 @@ type Part struct {
 	//	*Part_Reasoning
 	//	*Part_ToolCall
 	//	*Part_ProviderTool
+	//	*Part_Image
 	Part          isPart_Part `protobuf_oneof:"part"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1636,6 +1708,15 @@ func (x *Part) GetProviderTool() uint32 {
 	return 0
 }
 
+func (x *Part) GetImage() *Image {
+	if x != nil {
+		if x, ok := x.Part.(*Part_Image); ok {
+			return x.Image
+		}
+	}
+	return nil
+}
+
 type isPart_Part interface {
 	isPart_Part()
 }
@@ -1661,6 +1742,14 @@ type Part_ProviderTool struct {
 	ProviderTool uint32 `protobuf:"varint,4,opt,name=provider_tool,json=providerTool,proto3,oneof"`
 }
 
+type Part_Image struct {
+	// ROLE_USER only: an image, here among the message's text. The model
+	// must accept image input (a vision model); a provider that refuses
+	// images for the model fails the call as it refuses any invalid
+	// request.
+	Image *Image `protobuf:"bytes,5,opt,name=image,proto3,oneof"`
+}
+
 func (*Part_Text) isPart_Part() {}
 
 func (*Part_Reasoning) isPart_Part() {}
@@ -1668,6 +1757,136 @@ func (*Part_Reasoning) isPart_Part() {}
 func (*Part_ToolCall) isPart_Part() {}
 
 func (*Part_ProviderTool) isPart_Part() {}
+
+func (*Part_Image) isPart_Part() {}
+
+// Image is an image a user sends the model (`Part.image`): fetched by
+// the provider from an https URL, or sent inline as its encoded bytes.
+// Exactly one of `url` and `data` is set.
+//
+// Inline images count towards the request's size, which the server
+// bounds (`limits.max_request_bytes`, 4 MiB unless configured, within
+// gRPC's `limits.max_recv_msg_bytes`, 8 MiB unless configured): raise
+// them to send larger images. Providers bound images further (Anthropic:
+// 5 MB an image; OpenAI: 20 MB; Gemini: 20 MB for the whole request
+// inline) and refuse larger ones as an invalid request. For budgets and
+// estimated usage an image counts as a fixed 1,600 input tokens, whatever
+// its size (docs/providers.md, "Images").
+type Image struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Where the image comes from.
+	//
+	// Types that are valid to be assigned to Source:
+	//
+	//	*Image_Url
+	//	*Image_Data
+	Source isImage_Source `protobuf_oneof:"source"`
+	// The image's media type: "image/png", "image/jpeg", "image/gif" or
+	// "image/webp". Required with `data`; with `url`, optional (the
+	// provider reads the type from the fetched image) and checked the same
+	// when set.
+	MediaType string `protobuf:"bytes,3,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
+	// How closely the model should look: a hint for OpenAI's `detail`
+	// (low-resolution or high-resolution processing), which other
+	// providers do not have and leave out. Unset leaves the provider's
+	// default (OpenAI's "auto").
+	Detail        ImageDetail `protobuf:"varint,4,opt,name=detail,proto3,enum=llmrelay.v1.ImageDetail" json:"detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Image) Reset() {
+	*x = Image{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Image) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Image) ProtoMessage() {}
+
+func (x *Image) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Image.ProtoReflect.Descriptor instead.
+func (*Image) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Image) GetSource() isImage_Source {
+	if x != nil {
+		return x.Source
+	}
+	return nil
+}
+
+func (x *Image) GetUrl() string {
+	if x != nil {
+		if x, ok := x.Source.(*Image_Url); ok {
+			return x.Url
+		}
+	}
+	return ""
+}
+
+func (x *Image) GetData() []byte {
+	if x != nil {
+		if x, ok := x.Source.(*Image_Data); ok {
+			return x.Data
+		}
+	}
+	return nil
+}
+
+func (x *Image) GetMediaType() string {
+	if x != nil {
+		return x.MediaType
+	}
+	return ""
+}
+
+func (x *Image) GetDetail() ImageDetail {
+	if x != nil {
+		return x.Detail
+	}
+	return ImageDetail_IMAGE_DETAIL_UNSPECIFIED
+}
+
+type isImage_Source interface {
+	isImage_Source()
+}
+
+type Image_Url struct {
+	// An https URL the provider fetches the image from, at most 8,192
+	// characters. Other schemes are refused, data: URLs included: send
+	// those bytes in `data`. Providers that cannot fetch URLs (Gemini)
+	// refuse a request with one before its first attempt:
+	// INVALID_ARGUMENT naming this field and the provider.
+	Url string `protobuf:"bytes,1,opt,name=url,proto3,oneof"`
+}
+
+type Image_Data struct {
+	// The image itself: the file's bytes as they are (PNG, JPEG, GIF or
+	// WebP; not base64: gRPC carries bytes, and the adapters encode them
+	// as their provider needs). 1 byte to 20 MiB; set `media_type`.
+	Data []byte `protobuf:"bytes,2,opt,name=data,proto3,oneof"`
+}
+
+func (*Image_Url) isImage_Source() {}
+
+func (*Image_Data) isImage_Source() {}
 
 // ProviderToolBlock is one content block of a tool that the provider ran
 // itself during the turn (a "server tool"): the model's call of the tool,
@@ -1711,7 +1930,7 @@ type ProviderToolBlock struct {
 
 func (x *ProviderToolBlock) Reset() {
 	*x = ProviderToolBlock{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1723,7 +1942,7 @@ func (x *ProviderToolBlock) String() string {
 func (*ProviderToolBlock) ProtoMessage() {}
 
 func (x *ProviderToolBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[5]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1736,7 +1955,7 @@ func (x *ProviderToolBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderToolBlock.ProtoReflect.Descriptor instead.
 func (*ProviderToolBlock) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{5}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ProviderToolBlock) GetKind() string {
@@ -1834,7 +2053,7 @@ type Reasoning struct {
 
 func (x *Reasoning) Reset() {
 	*x = Reasoning{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1846,7 +2065,7 @@ func (x *Reasoning) String() string {
 func (*Reasoning) ProtoMessage() {}
 
 func (x *Reasoning) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[6]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1859,7 +2078,7 @@ func (x *Reasoning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reasoning.ProtoReflect.Descriptor instead.
 func (*Reasoning) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{6}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Reasoning) GetText() string {
@@ -1935,7 +2154,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1947,7 +2166,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[7]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1960,7 +2179,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{7}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ToolCall) GetId() string {
@@ -2009,7 +2228,7 @@ type GenerationConfig struct {
 
 func (x *GenerationConfig) Reset() {
 	*x = GenerationConfig{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2021,7 +2240,7 @@ func (x *GenerationConfig) String() string {
 func (*GenerationConfig) ProtoMessage() {}
 
 func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[8]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2034,7 +2253,7 @@ func (x *GenerationConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerationConfig.ProtoReflect.Descriptor instead.
 func (*GenerationConfig) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{8}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GenerationConfig) GetMaxOutputTokens() uint32 {
@@ -2081,7 +2300,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2093,7 +2312,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[9]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2106,7 +2325,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{9}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Tool) GetName() string {
@@ -2174,7 +2393,7 @@ type ToolChoice struct {
 
 func (x *ToolChoice) Reset() {
 	*x = ToolChoice{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2186,7 +2405,7 @@ func (x *ToolChoice) String() string {
 func (*ToolChoice) ProtoMessage() {}
 
 func (x *ToolChoice) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[10]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2199,7 +2418,7 @@ func (x *ToolChoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolChoice.ProtoReflect.Descriptor instead.
 func (*ToolChoice) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{10}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ToolChoice) GetMode() ToolChoiceMode {
@@ -2289,7 +2508,7 @@ type ResponseFormat struct {
 
 func (x *ResponseFormat) Reset() {
 	*x = ResponseFormat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2301,7 +2520,7 @@ func (x *ResponseFormat) String() string {
 func (*ResponseFormat) ProtoMessage() {}
 
 func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[11]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2314,7 +2533,7 @@ func (x *ResponseFormat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseFormat.ProtoReflect.Descriptor instead.
 func (*ResponseFormat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{11}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ResponseFormat) GetJsonSchema() *structpb.Struct {
@@ -2384,7 +2603,7 @@ type RetryPolicy struct {
 
 func (x *RetryPolicy) Reset() {
 	*x = RetryPolicy{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2396,7 +2615,7 @@ func (x *RetryPolicy) String() string {
 func (*RetryPolicy) ProtoMessage() {}
 
 func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[12]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2409,7 +2628,7 @@ func (x *RetryPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryPolicy.ProtoReflect.Descriptor instead.
 func (*RetryPolicy) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{12}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *RetryPolicy) GetMaxAttempts() uint32 {
@@ -2518,7 +2737,7 @@ type HedgePolicy struct {
 
 func (x *HedgePolicy) Reset() {
 	*x = HedgePolicy{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2530,7 +2749,7 @@ func (x *HedgePolicy) String() string {
 func (*HedgePolicy) ProtoMessage() {}
 
 func (x *HedgePolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[13]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2543,7 +2762,7 @@ func (x *HedgePolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HedgePolicy.ProtoReflect.Descriptor instead.
 func (*HedgePolicy) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{13}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *HedgePolicy) GetHedgeAfter() *durationpb.Duration {
@@ -2611,7 +2830,7 @@ type GenerateEvent struct {
 
 func (x *GenerateEvent) Reset() {
 	*x = GenerateEvent{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2623,7 +2842,7 @@ func (x *GenerateEvent) String() string {
 func (*GenerateEvent) ProtoMessage() {}
 
 func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[14]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2636,7 +2855,7 @@ func (x *GenerateEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateEvent.ProtoReflect.Descriptor instead.
 func (*GenerateEvent) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{14}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GenerateEvent) GetSequence() uint64 {
@@ -2817,7 +3036,7 @@ type ToolProgress struct {
 
 func (x *ToolProgress) Reset() {
 	*x = ToolProgress{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2829,7 +3048,7 @@ func (x *ToolProgress) String() string {
 func (*ToolProgress) ProtoMessage() {}
 
 func (x *ToolProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[15]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2842,7 +3061,7 @@ func (x *ToolProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolProgress.ProtoReflect.Descriptor instead.
 func (*ToolProgress) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{15}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ToolProgress) GetToolCallId() string {
@@ -2913,7 +3132,7 @@ type ToolResult struct {
 
 func (x *ToolResult) Reset() {
 	*x = ToolResult{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2925,7 +3144,7 @@ func (x *ToolResult) String() string {
 func (*ToolResult) ProtoMessage() {}
 
 func (x *ToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[16]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2938,7 +3157,7 @@ func (x *ToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
 func (*ToolResult) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{16}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ToolResult) GetToolCallId() string {
@@ -2994,7 +3213,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3006,7 +3225,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[17]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3019,7 +3238,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{17}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
 }
 
 // Delta is a fragment of the reply. Concatenating the `text` of the deltas of
@@ -3054,7 +3273,7 @@ type Delta struct {
 
 func (x *Delta) Reset() {
 	*x = Delta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3066,7 +3285,7 @@ func (x *Delta) String() string {
 func (*Delta) ProtoMessage() {}
 
 func (x *Delta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3079,7 +3298,7 @@ func (x *Delta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delta.ProtoReflect.Descriptor instead.
 func (*Delta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Delta) GetText() string {
@@ -3133,7 +3352,7 @@ type ReasoningDelta struct {
 
 func (x *ReasoningDelta) Reset() {
 	*x = ReasoningDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3145,7 +3364,7 @@ func (x *ReasoningDelta) String() string {
 func (*ReasoningDelta) ProtoMessage() {}
 
 func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3158,7 +3377,7 @@ func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReasoningDelta.ProtoReflect.Descriptor instead.
 func (*ReasoningDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ReasoningDelta) GetIndex() uint32 {
@@ -3216,7 +3435,7 @@ type ToolCallDelta struct {
 
 func (x *ToolCallDelta) Reset() {
 	*x = ToolCallDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3228,7 +3447,7 @@ func (x *ToolCallDelta) String() string {
 func (*ToolCallDelta) ProtoMessage() {}
 
 func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3241,7 +3460,7 @@ func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallDelta.ProtoReflect.Descriptor instead.
 func (*ToolCallDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ToolCallDelta) GetIndex() uint32 {
@@ -3309,7 +3528,7 @@ type WillRetry struct {
 
 func (x *WillRetry) Reset() {
 	*x = WillRetry{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3321,7 +3540,7 @@ func (x *WillRetry) String() string {
 func (*WillRetry) ProtoMessage() {}
 
 func (x *WillRetry) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3334,7 +3553,7 @@ func (x *WillRetry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WillRetry.ProtoReflect.Descriptor instead.
 func (*WillRetry) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *WillRetry) GetReason() RetryReason {
@@ -3465,7 +3684,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3477,7 +3696,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3490,7 +3709,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Final) GetMessage() *Message {
@@ -3627,7 +3846,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3639,7 +3858,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3652,7 +3871,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Usage) GetInputTokens() uint64 {
@@ -3709,7 +3928,7 @@ type ValidationError struct {
 
 func (x *ValidationError) Reset() {
 	*x = ValidationError{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3721,7 +3940,7 @@ func (x *ValidationError) String() string {
 func (*ValidationError) ProtoMessage() {}
 
 func (x *ValidationError) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3734,7 +3953,7 @@ func (x *ValidationError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidationError.ProtoReflect.Descriptor instead.
 func (*ValidationError) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{24}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ValidationError) GetAttempt() uint32 {
@@ -3777,7 +3996,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3789,7 +4008,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3802,7 +4021,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{25}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListModelsRequest) GetProvider() string {
@@ -3823,7 +4042,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3835,7 +4054,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3848,7 +4067,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{26}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListModelsResponse) GetModels() []*Model {
@@ -3886,7 +4105,7 @@ type Model struct {
 
 func (x *Model) Reset() {
 	*x = Model{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3898,7 +4117,7 @@ func (x *Model) String() string {
 func (*Model) ProtoMessage() {}
 
 func (x *Model) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3911,7 +4130,7 @@ func (x *Model) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Model.ProtoReflect.Descriptor instead.
 func (*Model) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{27}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Model) GetId() string {
@@ -3989,7 +4208,7 @@ type RouteTarget struct {
 
 func (x *RouteTarget) Reset() {
 	*x = RouteTarget{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4001,7 +4220,7 @@ func (x *RouteTarget) String() string {
 func (*RouteTarget) ProtoMessage() {}
 
 func (x *RouteTarget) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4014,7 +4233,7 @@ func (x *RouteTarget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteTarget.ProtoReflect.Descriptor instead.
 func (*RouteTarget) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{28}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RouteTarget) GetModel() string {
@@ -4074,7 +4293,7 @@ type TargetHealth struct {
 
 func (x *TargetHealth) Reset() {
 	*x = TargetHealth{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4086,7 +4305,7 @@ func (x *TargetHealth) String() string {
 func (*TargetHealth) ProtoMessage() {}
 
 func (x *TargetHealth) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4099,7 +4318,7 @@ func (x *TargetHealth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TargetHealth.ProtoReflect.Descriptor instead.
 func (*TargetHealth) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{29}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *TargetHealth) GetEjected() bool {
@@ -4142,7 +4361,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4154,7 +4373,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4167,7 +4386,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{30}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListToolsRequest) GetServer() string {
@@ -4193,7 +4412,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4205,7 +4424,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4218,7 +4437,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{31}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListToolsResponse) GetTools() []*ServerTool {
@@ -4267,7 +4486,7 @@ type ServerTool struct {
 
 func (x *ServerTool) Reset() {
 	*x = ServerTool{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4279,7 +4498,7 @@ func (x *ServerTool) String() string {
 func (*ServerTool) ProtoMessage() {}
 
 func (x *ServerTool) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4292,7 +4511,7 @@ func (x *ServerTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerTool.ProtoReflect.Descriptor instead.
 func (*ServerTool) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{32}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ServerTool) GetName() string {
@@ -4370,7 +4589,7 @@ type ToolServer struct {
 
 func (x *ToolServer) Reset() {
 	*x = ToolServer{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4382,7 +4601,7 @@ func (x *ToolServer) String() string {
 func (*ToolServer) ProtoMessage() {}
 
 func (x *ToolServer) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4395,7 +4614,7 @@ func (x *ToolServer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolServer.ProtoReflect.Descriptor instead.
 func (*ToolServer) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{33}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ToolServer) GetName() string {
@@ -4476,7 +4695,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x0f_max_tool_turns\"x\n" +
 	"\vOutputLimit\x12(\n" +
 	"\tmax_bytes\x18\x01 \x01(\x04B\v\xbaH\b2\x06\x18\x80\x80\x80\x80\x04R\bmaxBytes\x12?\n" +
-	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\xca\x06\n" +
+	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\x97\t\n" +
 	"\aMessage\x12\x8e\x01\n" +
 	"\x04role\x18\x01 \x01(\x0e2\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01a\n" +
 	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12#\n" +
@@ -4492,14 +4711,29 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\vserver_tool\x18\x14 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\n" +
 	"serverTool\x12\x1d\n" +
 	"\n" +
-	"tool_error\x18\x15 \x01(\bR\ttoolError:\xe5\x01\xbaH\xe1\x01\x1a\xde\x01\n" +
-	"\x16message.assistant_only\x12Nreasoning, refusal, parts and provider_tools belong to ROLE_ASSISTANT messages\x1atthis.role == 3 || (size(this.reasoning) == 0 && this.refusal == '' && !has(this.parts) && !has(this.provider_tools))\"\x9c\x01\n" +
+	"tool_error\x18\x15 \x01(\bR\ttoolError:\xb2\x04\xbaH\xae\x04\x1a\xa0\x02\n" +
+	"\x16message.assistant_only\x12{reasoning, refusal and provider_tools belong to ROLE_ASSISTANT messages, and parts to ROLE_ASSISTANT and ROLE_USER messages\x1a\x88\x01this.role == 3 || (size(this.reasoning) == 0 && this.refusal == '' && !has(this.provider_tools) && (this.role == 2 || !has(this.parts)))\x1a\x8c\x01\n" +
+	"\x12message.user_parts\x124a ROLE_USER message's parts are text and image parts\x1a@this.role != 2 || this.parts.all(p, has(p.text) || has(p.image))\x1az\n" +
+	"\x17message.image_user_only\x12(image parts belong to ROLE_USER messages\x1a5this.role == 2 || !this.parts.exists(p, has(p.image))\"\xc8\x01\n" +
 	"\x04Part\x12\x1f\n" +
 	"\x04text\x18\x01 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@H\x00R\x04text\x12\x1e\n" +
 	"\treasoning\x18\x02 \x01(\rH\x00R\treasoning\x12\x1d\n" +
 	"\ttool_call\x18\x03 \x01(\rH\x00R\btoolCall\x12%\n" +
-	"\rprovider_tool\x18\x04 \x01(\rH\x00R\fproviderToolB\r\n" +
-	"\x04part\x12\x05\xbaH\x02\b\x01\"\xf1\x01\n" +
+	"\rprovider_tool\x18\x04 \x01(\rH\x00R\fproviderTool\x12*\n" +
+	"\x05image\x18\x05 \x01(\v2\x12.llmrelay.v1.ImageH\x00R\x05imageB\r\n" +
+	"\x04part\x12\x05\xbaH\x02\b\x01\"\xa3\x04\n" +
+	"\x05Image\x12\xa7\x01\n" +
+	"\x03url\x18\x01 \x01(\tB\x92\x01\xbaH\x8e\x01\xba\x01\x82\x01\n" +
+	"\x0fimage.url_https\x12Rmust be an https:// URL (send other images inline, in data, with their media_type)\x1a\x1bthis.startsWith('https://')r\x06\x18\x80@\x88\x01\x01H\x00R\x03url\x12\"\n" +
+	"\x04data\x18\x02 \x01(\fB\f\xbaH\tz\a\x10\x01\x18\x80\x80\x80\n" +
+	"H\x00R\x04data\x12U\n" +
+	"\n" +
+	"media_type\x18\x03 \x01(\tB6\xbaH3\xd8\x01\x01r.R\timage/pngR\n" +
+	"image/jpegR\timage/gifR\n" +
+	"image/webpR\tmediaType\x12:\n" +
+	"\x06detail\x18\x04 \x01(\x0e2\x18.llmrelay.v1.ImageDetailB\b\xbaH\x05\x82\x01\x02\x10\x01R\x06detail:\xa7\x01\xbaH\xa3\x01\x1a\xa0\x01\n" +
+	"\x17image.inline_media_type\x12[an inline image (data) needs its media_type: image/png, image/jpeg, image/gif or image/webp\x1a(!has(this.data) || this.media_type != ''B\x0f\n" +
+	"\x06source\x12\x05\xbaH\x02\b\x01\"\xf1\x01\n" +
 	"\x11ProviderToolBlock\x12\x1e\n" +
 	"\x04kind\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x04kind\x12\x18\n" +
@@ -4718,7 +4952,12 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\rOnOutputLimit\x12\x1f\n" +
 	"\x1bON_OUTPUT_LIMIT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14ON_OUTPUT_LIMIT_FAIL\x10\x01\x12\x1c\n" +
-	"\x18ON_OUTPUT_LIMIT_TRUNCATE\x10\x02*_\n" +
+	"\x18ON_OUTPUT_LIMIT_TRUNCATE\x10\x02*o\n" +
+	"\vImageDetail\x12\x1c\n" +
+	"\x18IMAGE_DETAIL_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10IMAGE_DETAIL_LOW\x10\x01\x12\x15\n" +
+	"\x11IMAGE_DETAIL_HIGH\x10\x02\x12\x15\n" +
+	"\x11IMAGE_DETAIL_AUTO\x10\x03*_\n" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vROLE_SYSTEM\x10\x01\x12\r\n" +
@@ -4790,134 +5029,138 @@ func file_llmrelay_v1_llmrelay_proto_rawDescGZIP() []byte {
 	return file_llmrelay_v1_llmrelay_proto_rawDescData
 }
 
-var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 10)
-var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
+var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(OnOutputLimit)(0),            // 0: llmrelay.v1.OnOutputLimit
-	(Role)(0),                     // 1: llmrelay.v1.Role
-	(ToolChoiceMode)(0),           // 2: llmrelay.v1.ToolChoiceMode
-	(OnInvalid)(0),                // 3: llmrelay.v1.OnInvalid
-	(Midstream)(0),                // 4: llmrelay.v1.Midstream
-	(HedgeTarget)(0),              // 5: llmrelay.v1.HedgeTarget
-	(RetryReason)(0),              // 6: llmrelay.v1.RetryReason
-	(FinishReason)(0),             // 7: llmrelay.v1.FinishReason
-	(ModelKind)(0),                // 8: llmrelay.v1.ModelKind
-	(RouteBalance)(0),             // 9: llmrelay.v1.RouteBalance
-	(*ResumeRequest)(nil),         // 10: llmrelay.v1.ResumeRequest
-	(*GenerateRequest)(nil),       // 11: llmrelay.v1.GenerateRequest
-	(*OutputLimit)(nil),           // 12: llmrelay.v1.OutputLimit
-	(*Message)(nil),               // 13: llmrelay.v1.Message
-	(*Part)(nil),                  // 14: llmrelay.v1.Part
-	(*ProviderToolBlock)(nil),     // 15: llmrelay.v1.ProviderToolBlock
-	(*Reasoning)(nil),             // 16: llmrelay.v1.Reasoning
-	(*ToolCall)(nil),              // 17: llmrelay.v1.ToolCall
-	(*GenerationConfig)(nil),      // 18: llmrelay.v1.GenerationConfig
-	(*Tool)(nil),                  // 19: llmrelay.v1.Tool
-	(*ToolChoice)(nil),            // 20: llmrelay.v1.ToolChoice
-	(*ResponseFormat)(nil),        // 21: llmrelay.v1.ResponseFormat
-	(*RetryPolicy)(nil),           // 22: llmrelay.v1.RetryPolicy
-	(*HedgePolicy)(nil),           // 23: llmrelay.v1.HedgePolicy
-	(*GenerateEvent)(nil),         // 24: llmrelay.v1.GenerateEvent
-	(*ToolProgress)(nil),          // 25: llmrelay.v1.ToolProgress
-	(*ToolResult)(nil),            // 26: llmrelay.v1.ToolResult
-	(*Heartbeat)(nil),             // 27: llmrelay.v1.Heartbeat
-	(*Delta)(nil),                 // 28: llmrelay.v1.Delta
-	(*ReasoningDelta)(nil),        // 29: llmrelay.v1.ReasoningDelta
-	(*ToolCallDelta)(nil),         // 30: llmrelay.v1.ToolCallDelta
-	(*WillRetry)(nil),             // 31: llmrelay.v1.WillRetry
-	(*Final)(nil),                 // 32: llmrelay.v1.Final
-	(*Usage)(nil),                 // 33: llmrelay.v1.Usage
-	(*ValidationError)(nil),       // 34: llmrelay.v1.ValidationError
-	(*ListModelsRequest)(nil),     // 35: llmrelay.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),    // 36: llmrelay.v1.ListModelsResponse
-	(*Model)(nil),                 // 37: llmrelay.v1.Model
-	(*RouteTarget)(nil),           // 38: llmrelay.v1.RouteTarget
-	(*TargetHealth)(nil),          // 39: llmrelay.v1.TargetHealth
-	(*ListToolsRequest)(nil),      // 40: llmrelay.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),     // 41: llmrelay.v1.ListToolsResponse
-	(*ServerTool)(nil),            // 42: llmrelay.v1.ServerTool
-	(*ToolServer)(nil),            // 43: llmrelay.v1.ToolServer
-	nil,                           // 44: llmrelay.v1.GenerateRequest.MetadataEntry
-	nil,                           // 45: llmrelay.v1.Final.AnnotationsEntry
-	(*durationpb.Duration)(nil),   // 46: google.protobuf.Duration
-	(*structpb.Struct)(nil),       // 47: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 48: google.protobuf.Value
-	(*status.Status)(nil),         // 49: google.rpc.Status
-	(*timestamppb.Timestamp)(nil), // 50: google.protobuf.Timestamp
+	(ImageDetail)(0),              // 1: llmrelay.v1.ImageDetail
+	(Role)(0),                     // 2: llmrelay.v1.Role
+	(ToolChoiceMode)(0),           // 3: llmrelay.v1.ToolChoiceMode
+	(OnInvalid)(0),                // 4: llmrelay.v1.OnInvalid
+	(Midstream)(0),                // 5: llmrelay.v1.Midstream
+	(HedgeTarget)(0),              // 6: llmrelay.v1.HedgeTarget
+	(RetryReason)(0),              // 7: llmrelay.v1.RetryReason
+	(FinishReason)(0),             // 8: llmrelay.v1.FinishReason
+	(ModelKind)(0),                // 9: llmrelay.v1.ModelKind
+	(RouteBalance)(0),             // 10: llmrelay.v1.RouteBalance
+	(*ResumeRequest)(nil),         // 11: llmrelay.v1.ResumeRequest
+	(*GenerateRequest)(nil),       // 12: llmrelay.v1.GenerateRequest
+	(*OutputLimit)(nil),           // 13: llmrelay.v1.OutputLimit
+	(*Message)(nil),               // 14: llmrelay.v1.Message
+	(*Part)(nil),                  // 15: llmrelay.v1.Part
+	(*Image)(nil),                 // 16: llmrelay.v1.Image
+	(*ProviderToolBlock)(nil),     // 17: llmrelay.v1.ProviderToolBlock
+	(*Reasoning)(nil),             // 18: llmrelay.v1.Reasoning
+	(*ToolCall)(nil),              // 19: llmrelay.v1.ToolCall
+	(*GenerationConfig)(nil),      // 20: llmrelay.v1.GenerationConfig
+	(*Tool)(nil),                  // 21: llmrelay.v1.Tool
+	(*ToolChoice)(nil),            // 22: llmrelay.v1.ToolChoice
+	(*ResponseFormat)(nil),        // 23: llmrelay.v1.ResponseFormat
+	(*RetryPolicy)(nil),           // 24: llmrelay.v1.RetryPolicy
+	(*HedgePolicy)(nil),           // 25: llmrelay.v1.HedgePolicy
+	(*GenerateEvent)(nil),         // 26: llmrelay.v1.GenerateEvent
+	(*ToolProgress)(nil),          // 27: llmrelay.v1.ToolProgress
+	(*ToolResult)(nil),            // 28: llmrelay.v1.ToolResult
+	(*Heartbeat)(nil),             // 29: llmrelay.v1.Heartbeat
+	(*Delta)(nil),                 // 30: llmrelay.v1.Delta
+	(*ReasoningDelta)(nil),        // 31: llmrelay.v1.ReasoningDelta
+	(*ToolCallDelta)(nil),         // 32: llmrelay.v1.ToolCallDelta
+	(*WillRetry)(nil),             // 33: llmrelay.v1.WillRetry
+	(*Final)(nil),                 // 34: llmrelay.v1.Final
+	(*Usage)(nil),                 // 35: llmrelay.v1.Usage
+	(*ValidationError)(nil),       // 36: llmrelay.v1.ValidationError
+	(*ListModelsRequest)(nil),     // 37: llmrelay.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),    // 38: llmrelay.v1.ListModelsResponse
+	(*Model)(nil),                 // 39: llmrelay.v1.Model
+	(*RouteTarget)(nil),           // 40: llmrelay.v1.RouteTarget
+	(*TargetHealth)(nil),          // 41: llmrelay.v1.TargetHealth
+	(*ListToolsRequest)(nil),      // 42: llmrelay.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),     // 43: llmrelay.v1.ListToolsResponse
+	(*ServerTool)(nil),            // 44: llmrelay.v1.ServerTool
+	(*ToolServer)(nil),            // 45: llmrelay.v1.ToolServer
+	nil,                           // 46: llmrelay.v1.GenerateRequest.MetadataEntry
+	nil,                           // 47: llmrelay.v1.Final.AnnotationsEntry
+	(*durationpb.Duration)(nil),   // 48: google.protobuf.Duration
+	(*structpb.Struct)(nil),       // 49: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 50: google.protobuf.Value
+	(*status.Status)(nil),         // 51: google.rpc.Status
+	(*timestamppb.Timestamp)(nil), // 52: google.protobuf.Timestamp
 }
 var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
-	13, // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
-	18, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
-	19, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
-	20, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
-	21, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
-	22, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
-	46, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
-	47, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
-	44, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
-	46, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
-	12, // 10: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
-	46, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
-	23, // 12: llmrelay.v1.GenerateRequest.hedging:type_name -> llmrelay.v1.HedgePolicy
+	14, // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
+	20, // 1: llmrelay.v1.GenerateRequest.generation:type_name -> llmrelay.v1.GenerationConfig
+	21, // 2: llmrelay.v1.GenerateRequest.tools:type_name -> llmrelay.v1.Tool
+	22, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
+	23, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
+	24, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
+	48, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
+	49, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
+	46, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
+	48, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
+	13, // 10: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
+	48, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
+	25, // 12: llmrelay.v1.GenerateRequest.hedging:type_name -> llmrelay.v1.HedgePolicy
 	0,  // 13: llmrelay.v1.OutputLimit.on_limit:type_name -> llmrelay.v1.OnOutputLimit
-	1,  // 14: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
-	17, // 15: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
-	16, // 16: llmrelay.v1.Message.reasoning:type_name -> llmrelay.v1.Reasoning
-	14, // 17: llmrelay.v1.Message.parts:type_name -> llmrelay.v1.Part
-	15, // 18: llmrelay.v1.Message.provider_tools:type_name -> llmrelay.v1.ProviderToolBlock
-	47, // 19: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
-	2,  // 20: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
-	47, // 21: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
-	3,  // 22: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	46, // 23: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
-	46, // 24: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	46, // 25: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
-	4,  // 26: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	46, // 27: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
-	5,  // 28: llmrelay.v1.HedgePolicy.target:type_name -> llmrelay.v1.HedgeTarget
-	28, // 29: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
-	31, // 30: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
-	32, // 31: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	48, // 32: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
-	27, // 33: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
-	25, // 34: llmrelay.v1.GenerateEvent.tool_progress:type_name -> llmrelay.v1.ToolProgress
-	26, // 35: llmrelay.v1.GenerateEvent.tool_result:type_name -> llmrelay.v1.ToolResult
-	30, // 36: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
-	29, // 37: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
-	6,  // 38: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	46, // 39: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	49, // 40: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
-	13, // 41: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	48, // 42: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
-	7,  // 43: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
-	33, // 44: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
-	34, // 45: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	45, // 46: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
-	13, // 47: llmrelay.v1.Final.transcript:type_name -> llmrelay.v1.Message
-	37, // 48: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
-	8,  // 49: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
-	38, // 50: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
-	9,  // 51: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
-	39, // 52: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
-	39, // 53: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
-	50, // 54: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
-	42, // 55: llmrelay.v1.ListToolsResponse.tools:type_name -> llmrelay.v1.ServerTool
-	43, // 56: llmrelay.v1.ListToolsResponse.servers:type_name -> llmrelay.v1.ToolServer
-	47, // 57: llmrelay.v1.ServerTool.input_schema:type_name -> google.protobuf.Struct
-	50, // 58: llmrelay.v1.ToolServer.listed_at:type_name -> google.protobuf.Timestamp
-	11, // 59: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	35, // 60: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	10, // 61: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
-	40, // 62: llmrelay.v1.LLMService.ListTools:input_type -> llmrelay.v1.ListToolsRequest
-	24, // 63: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	36, // 64: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	24, // 65: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
-	41, // 66: llmrelay.v1.LLMService.ListTools:output_type -> llmrelay.v1.ListToolsResponse
-	63, // [63:67] is the sub-list for method output_type
-	59, // [59:63] is the sub-list for method input_type
-	59, // [59:59] is the sub-list for extension type_name
-	59, // [59:59] is the sub-list for extension extendee
-	0,  // [0:59] is the sub-list for field type_name
+	2,  // 14: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
+	19, // 15: llmrelay.v1.Message.tool_calls:type_name -> llmrelay.v1.ToolCall
+	18, // 16: llmrelay.v1.Message.reasoning:type_name -> llmrelay.v1.Reasoning
+	15, // 17: llmrelay.v1.Message.parts:type_name -> llmrelay.v1.Part
+	17, // 18: llmrelay.v1.Message.provider_tools:type_name -> llmrelay.v1.ProviderToolBlock
+	16, // 19: llmrelay.v1.Part.image:type_name -> llmrelay.v1.Image
+	1,  // 20: llmrelay.v1.Image.detail:type_name -> llmrelay.v1.ImageDetail
+	49, // 21: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	3,  // 22: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
+	49, // 23: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
+	4,  // 24: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
+	48, // 25: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
+	48, // 26: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	48, // 27: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	5,  // 28: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
+	48, // 29: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
+	6,  // 30: llmrelay.v1.HedgePolicy.target:type_name -> llmrelay.v1.HedgeTarget
+	30, // 31: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
+	33, // 32: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
+	34, // 33: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
+	50, // 34: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	29, // 35: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
+	27, // 36: llmrelay.v1.GenerateEvent.tool_progress:type_name -> llmrelay.v1.ToolProgress
+	28, // 37: llmrelay.v1.GenerateEvent.tool_result:type_name -> llmrelay.v1.ToolResult
+	32, // 38: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
+	31, // 39: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
+	7,  // 40: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
+	48, // 41: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	51, // 42: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	14, // 43: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
+	50, // 44: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	8,  // 45: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
+	35, // 46: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
+	36, // 47: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
+	47, // 48: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
+	14, // 49: llmrelay.v1.Final.transcript:type_name -> llmrelay.v1.Message
+	39, // 50: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
+	9,  // 51: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
+	40, // 52: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
+	10, // 53: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
+	41, // 54: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
+	41, // 55: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
+	52, // 56: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
+	44, // 57: llmrelay.v1.ListToolsResponse.tools:type_name -> llmrelay.v1.ServerTool
+	45, // 58: llmrelay.v1.ListToolsResponse.servers:type_name -> llmrelay.v1.ToolServer
+	49, // 59: llmrelay.v1.ServerTool.input_schema:type_name -> google.protobuf.Struct
+	52, // 60: llmrelay.v1.ToolServer.listed_at:type_name -> google.protobuf.Timestamp
+	12, // 61: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	37, // 62: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	11, // 63: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
+	42, // 64: llmrelay.v1.LLMService.ListTools:input_type -> llmrelay.v1.ListToolsRequest
+	26, // 65: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	38, // 66: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	26, // 67: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
+	43, // 68: llmrelay.v1.LLMService.ListTools:output_type -> llmrelay.v1.ListToolsResponse
+	65, // [65:69] is the sub-list for method output_type
+	61, // [61:65] is the sub-list for method input_type
+	61, // [61:61] is the sub-list for extension type_name
+	61, // [61:61] is the sub-list for extension extendee
+	0,  // [0:61] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }
@@ -4931,11 +5174,16 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 		(*Part_Reasoning)(nil),
 		(*Part_ToolCall)(nil),
 		(*Part_ProviderTool)(nil),
+		(*Part_Image)(nil),
 	}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[8].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[11].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[13].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[14].OneofWrappers = []any{
+	file_llmrelay_v1_llmrelay_proto_msgTypes[5].OneofWrappers = []any{
+		(*Image_Url)(nil),
+		(*Image_Data)(nil),
+	}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[9].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[12].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[14].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[15].OneofWrappers = []any{
 		(*GenerateEvent_Delta)(nil),
 		(*GenerateEvent_WillRetry)(nil),
 		(*GenerateEvent_Final)(nil),
@@ -4944,14 +5192,14 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 		(*GenerateEvent_ToolProgress)(nil),
 		(*GenerateEvent_ToolResult)(nil),
 	}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[15].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_v1_llmrelay_proto_rawDesc), len(file_llmrelay_v1_llmrelay_proto_rawDesc)),
-			NumEnums:      10,
-			NumMessages:   36,
+			NumEnums:      11,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,10 @@ FINISH_REASON_UNSPECIFIED: FinishReason
 HEDGE_TARGET_NEXT: HedgeTarget
 HEDGE_TARGET_SAME: HedgeTarget
 HEDGE_TARGET_UNSPECIFIED: HedgeTarget
+IMAGE_DETAIL_AUTO: ImageDetail
+IMAGE_DETAIL_HIGH: ImageDetail
+IMAGE_DETAIL_LOW: ImageDetail
+IMAGE_DETAIL_UNSPECIFIED: ImageDetail
 MIDSTREAM_FAIL: Midstream
 MIDSTREAM_RESTART: Midstream
 MIDSTREAM_UNSPECIFIED: Midstream
@@ -210,6 +214,18 @@ class HedgePolicy(_message.Message):
     target: HedgeTarget
     def __init__(self, hedge_after: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., adaptive: bool = ..., max_hedges: _Optional[int] = ..., target: _Optional[_Union[HedgeTarget, str]] = ...) -> None: ...
 
+class Image(_message.Message):
+    __slots__ = ["data", "detail", "media_type", "url"]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_TYPE_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    detail: ImageDetail
+    media_type: str
+    url: str
+    def __init__(self, url: _Optional[str] = ..., data: _Optional[bytes] = ..., media_type: _Optional[str] = ..., detail: _Optional[_Union[ImageDetail, str]] = ...) -> None: ...
+
 class ListModelsRequest(_message.Message):
     __slots__ = ["provider"]
     PROVIDER_FIELD_NUMBER: _ClassVar[int]
@@ -289,16 +305,18 @@ class OutputLimit(_message.Message):
     def __init__(self, max_bytes: _Optional[int] = ..., on_limit: _Optional[_Union[OnOutputLimit, str]] = ...) -> None: ...
 
 class Part(_message.Message):
-    __slots__ = ["provider_tool", "reasoning", "text", "tool_call"]
+    __slots__ = ["image", "provider_tool", "reasoning", "text", "tool_call"]
+    IMAGE_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_TOOL_FIELD_NUMBER: _ClassVar[int]
     REASONING_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
+    image: Image
     provider_tool: int
     reasoning: int
     text: str
     tool_call: int
-    def __init__(self, text: _Optional[str] = ..., reasoning: _Optional[int] = ..., tool_call: _Optional[int] = ..., provider_tool: _Optional[int] = ...) -> None: ...
+    def __init__(self, text: _Optional[str] = ..., reasoning: _Optional[int] = ..., tool_call: _Optional[int] = ..., provider_tool: _Optional[int] = ..., image: _Optional[_Union[Image, _Mapping]] = ...) -> None: ...
 
 class ProviderToolBlock(_message.Message):
     __slots__ = ["extra", "format", "id", "input", "kind", "name", "result"]
@@ -565,6 +583,9 @@ class WillRetry(_message.Message):
     def __init__(self, reason: _Optional[_Union[RetryReason, str]] = ..., delay: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ..., next_attempt: _Optional[int] = ..., discard_partial: bool = ..., cause: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., next_provider: _Optional[str] = ..., next_model: _Optional[str] = ..., fallback: bool = ...) -> None: ...
 
 class OnOutputLimit(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class ImageDetail(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class Role(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):

@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/spend"
+)
+
+// imageMessage is a user message "Compare [png] with [url]." of parts.
+func imageMessage(png []byte) *llmrelayv1.Message {
+	text := func(s string) *llmrelayv1.Part { return &llmrelayv1.Part{Part: &llmrelayv1.Part_Text{Text: s}} }
+	img := func(i *llmrelayv1.Image) *llmrelayv1.Part {
+		return &llmrelayv1.Part{Part: &llmrelayv1.Part_Image{Image: i}}
+	}
+	return &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_USER, Content: "Compare  with .", Parts: []*llmrelayv1.Part{
+		text("Compare "),
+		img(&llmrelayv1.Image{Source: &llmrelayv1.Image_Data{Data: png}, MediaType: "image/png", Detail: llmrelayv1.ImageDetail_IMAGE_DETAIL_LOW}),
+		text(" with "),
+		img(&llmrelayv1.Image{Source: &llmrelayv1.Image_Url{Url: "https://example.com/cat.jpg"}, Detail: llmrelayv1.ImageDetail_IMAGE_DETAIL_AUTO}),
+		text("."),
+	}}
+}
+
+// TestImagesReachTheAdapters: a user message's images become the provider
+// message's Images, placed among its text by its parts, in order.
+func TestImagesReachTheAdapters(t *testing.T) {
+	req := &llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{imageMessage([]byte("png"))}}
+	out, err := providerRequest(req, "m", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := out.Messages[0]
+	wantParts := []provider.Part{{Kind: provider.PartText, Text: "Compare "}, {Kind: provider.PartImage, Index: 0},
+		{Kind: provider.PartText, Text: " with "}, {Kind: provider.PartImage, Index: 1}, {Kind: provider.PartText, Text: "."}}
+	wantImages := []provider.Image{{Data: []byte("png"), MediaType: "image/png", Detail: "low"}, {URL: "https://example.com/cat.jpg", Detail: "auto"}}
+	if !reflect.DeepEqual(m.Parts, wantParts) || !reflect.DeepEqual(m.Images, wantImages) || m.Content != "Compare  with ." {
+		t.Errorf("converted parts %+v images %+v content %q", m.Parts, m.Images, m.Content)
+	}
+
+	t.Run("text parts must add up to content", func(t *testing.T) {
+		msg := imageMessage([]byte("png"))
+		msg.Content = "Compare with."
+		_, err := providerRequest(&llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{msg}}, "m", nil)
+		var fe *provider.FieldError
+		if !errors.As(err, &fe) || fe.Field != "messages[0].parts[2].text" {
+			t.Errorf("error %v, want a field error on messages[0].parts[2].text", err)
+		}
+	})
+}
+
+// TestImagesAreEstimatedAtAFixedCount: an estimate counts an image as
+// spend.ImageTokens, not by its bytes: a 4 MiB image reserves what a tiny
+// one does.
+func TestImagesAreEstimatedAtAFixedCount(t *testing.T) {
+	small := &llmrelayv1.GenerateRequest{Model: "mock/echo", Messages: []*llmrelayv1.Message{imageMessage([]byte("p"))}}
+	large := &llmrelayv1.GenerateRequest{Model: "mock/echo", Messages: []*llmrelayv1.Message{imageMessage(make([]byte, 4<<20))}}
+	s, l := estimatedBytes(small), estimatedBytes(large)
+	// The large one's length prefixes (of its data, image, part and
+	// message) are a few bytes longer.
+	if l-s > 32 {
+		t.Errorf("estimated bytes: a 4 MiB image %d, a 1-byte one %d: want (nearly) the same", l, s)
+	}
+	if min := int64(2 * spend.ImageTokens * spend.InputBytesPerToken); s < min {
+		t.Errorf("estimated bytes %d, want at least %d for two images", s, min)
+	}
+	text := &llmrelayv1.GenerateRequest{Model: "mock/echo", Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "hi"}}}
+	if got, want := estimatedBytes(text), int64(proto.Size(text)); got != want {
+		t.Errorf("a text request: %d bytes, want its encoded size %d", got, want)
+	}
+}

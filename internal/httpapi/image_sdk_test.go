@@ -1,0 +1,141 @@
+package httpapi_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"testing"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/openai/openai-go/v3"
+	ooption "github.com/openai/openai-go/v3/option"
+
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
+)
+
+// imagePNG is the inline image the SDKs send: PNG's signature.
+var imagePNG = []byte("\x89PNG\r\n\x1a\n")
+
+// imageUpstreams starts an openai and an anthropic upstream that reply
+// with their text fixtures, and llmrelay's doors with them as providers
+// "oai" and "claude".
+func imageUpstreams(t *testing.T) (base string, oai, claude *pt.Upstream) {
+	t.Helper()
+	reply := func(path string) *pt.Upstream {
+		body, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Body: body} })
+	}
+	oai, claude = reply("../provider/openai/testdata/text.sse"), reply("../provider/anthropic/testdata/text.sse")
+	t.Setenv("LLMRELAY_TEST_UP_KEY", "sk-test")
+	base, _ = doors(t, func(cfg *config.Config) {
+		cfg.Providers = append(cfg.Providers,
+			provider.Config{Name: "oai", Kind: "openai", BaseURL: oai.URL, APIKeyEnv: "LLMRELAY_TEST_UP_KEY"},
+			provider.Config{Name: "claude", Kind: "anthropic", BaseURL: claude.URL, APIKeyEnv: "LLMRELAY_TEST_UP_KEY"})
+	})
+	return base, oai, claude
+}
+
+// upstreamMessages returns the messages member of the only request u got.
+func upstreamMessages(t *testing.T, u *pt.Upstream) string {
+	t.Helper()
+	reqs := u.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the upstream got %d requests, want 1", len(reqs))
+	}
+	var body struct {
+		Messages json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	return string(body.Messages)
+}
+
+// TestSDKImages: openai-go's image_url content parts (a data: URL and an
+// https URL, with detail) and anthropic-sdk-go's image blocks (base64 and
+// url sources), between text, go through their doors to an upstream of
+// their format as that format's image parts, in the order the
+// application wrote them; and the mock's echo shows them in place.
+func TestSDKImages(t *testing.T) {
+	base, oai, claude := imageUpstreams(t)
+	dataURL := "data:image/png;base64," + base64.StdEncoding.EncodeToString(imagePNG)
+
+	oclient := openai.NewClient(ooption.WithBaseURL(base+"/v1"), ooption.WithAPIKey(sdkKey), ooption.WithMaxRetries(0))
+	oparams := func(model string) openai.ChatCompletionNewParams {
+		return openai.ChatCompletionNewParams{Model: model, Messages: []openai.ChatCompletionMessageParamUnion{
+			openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
+				openai.TextContentPart("Compare "),
+				openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURL, Detail: "low"}),
+				openai.TextContentPart(" with "),
+				openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: "https://example.com/cat.jpg"}),
+				openai.TextContentPart("."),
+			}),
+		}}
+	}
+	t.Run("openai-go to an openai upstream", func(t *testing.T) {
+		if _, err := oclient.Chat.Completions.New(ctxOf(t), oparams("oai/gpt-4o-mini")); err != nil {
+			t.Fatal(err)
+		}
+		const want = `[{"role":"user","content":[{"type":"text","text":"Compare "},` +
+			`{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo=","detail":"low"}},` +
+			`{"type":"text","text":" with "},{"type":"image_url","image_url":{"url":"https://example.com/cat.jpg"}},` +
+			`{"type":"text","text":"."}]}]`
+		if got := upstreamMessages(t, oai); got != want {
+			t.Errorf("upstream messages\n %s\nwant\n %s", got, want)
+		}
+	})
+	t.Run("openai-go to the mock's echo", func(t *testing.T) {
+		c, err := oclient.Chat.Completions.New(ctxOf(t), oparams("mock/echo"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := c.Choices[0].Message.Content, "Compare [image image/png 8 bytes] with [image https://example.com/cat.jpg]."; got != want {
+			t.Errorf("echo %q, want %q", got, want)
+		}
+	})
+
+	t.Run("anthropic-sdk-go to an anthropic upstream", func(t *testing.T) {
+		aclient := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey), aoption.WithMaxRetries(0))
+		_, err := aclient.Messages.New(ctxOf(t), anthropic.MessageNewParams{
+			Model: "claude/claude-sonnet-4-5", MaxTokens: 256,
+			Messages: []anthropic.MessageParam{anthropic.NewUserMessage(
+				anthropic.NewTextBlock("Compare "),
+				anthropic.NewImageBlockBase64("image/png", base64.StdEncoding.EncodeToString(imagePNG)),
+				anthropic.NewTextBlock(" with "),
+				anthropic.NewImageBlock(anthropic.URLImageSourceParam{URL: "https://example.com/cat.jpg"}),
+				anthropic.NewTextBlock("."),
+			)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const want = `[{"role":"user","content":[{"type":"text","text":"Compare "},` +
+			`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},` +
+			`{"type":"text","text":" with "},{"type":"image","source":{"type":"url","url":"https://example.com/cat.jpg"}},` +
+			`{"type":"text","text":"."}]}]`
+		if got := upstreamMessages(t, claude); got != want {
+			t.Errorf("upstream messages\n %s\nwant\n %s", got, want)
+		}
+	})
+
+	t.Run("an http image URL is a 400 naming the content part", func(t *testing.T) {
+		p := oparams("mock/echo")
+		p.Messages = []openai.ChatCompletionMessageParamUnion{openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
+			openai.TextContentPart("Look: "),
+			openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: "http://example.com/cat.jpg"}),
+		})}
+		_, err := oclient.Chat.Completions.New(ctxOf(t), p)
+		var apiErr *openai.Error
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest || apiErr.Param != "messages[0].content[1].image_url.url" {
+			t.Fatalf("error %v, want a 400 naming messages[0].content[1].image_url.url", err)
+		}
+	})
+}

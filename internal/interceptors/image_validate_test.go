@@ -1,0 +1,124 @@
+package interceptors
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"buf.build/go/protovalidate"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+)
+
+// imageRequest is a user message "look: [image] and [image]?" with an
+// inline PNG and an https image.
+func imageRequest() *llmrelayv1.GenerateRequest {
+	return &llmrelayv1.GenerateRequest{
+		Model: "mock/echo",
+		Messages: []*llmrelayv1.Message{{
+			Role:    llmrelayv1.Role_ROLE_USER,
+			Content: "look:  and ?",
+			Parts: []*llmrelayv1.Part{
+				{Part: &llmrelayv1.Part_Text{Text: "look: "}},
+				{Part: &llmrelayv1.Part_Image{Image: &llmrelayv1.Image{
+					Source: &llmrelayv1.Image_Data{Data: []byte("\x89PNG\r\n\x1a\n")}, MediaType: "image/png", Detail: llmrelayv1.ImageDetail_IMAGE_DETAIL_LOW,
+				}}},
+				{Part: &llmrelayv1.Part_Text{Text: " and "}},
+				{Part: &llmrelayv1.Part_Image{Image: &llmrelayv1.Image{Source: &llmrelayv1.Image_Url{Url: "https://example.com/cat.jpg"}}}},
+				{Part: &llmrelayv1.Part_Text{Text: "?"}},
+			},
+		}},
+	}
+}
+
+// image returns the i-th part's image of r's first message.
+func image(r *llmrelayv1.GenerateRequest, i int) *llmrelayv1.Image {
+	return r.Messages[0].Parts[i].GetImage()
+}
+
+// TestValidateImages checks the rules of images in user messages: each
+// mistake is one violation naming the field (or the message, for a
+// message's rule), and a well-formed image request passes.
+func TestValidateImages(t *testing.T) {
+	c := serve(t, &fakeService{}, Validate(newValidator(t)))
+	t.Run("valid request passes", func(t *testing.T) {
+		req := imageRequest()
+		for _, mt := range []string{"image/jpeg", "image/gif", "image/webp"} {
+			image(req, 1).MediaType = mt
+			if _, err := c.generate(testCtx(t), req); err != nil {
+				t.Fatalf("media type %s: %v", mt, err)
+			}
+		}
+		image(req, 3).MediaType = "image/jpeg" // optional with a URL, checked when set
+		if _, err := c.generate(testCtx(t), req); err != nil {
+			t.Fatalf("a URL with its media type: %v", err)
+		}
+	})
+	tests := []struct {
+		name        string
+		mutate      func(*llmrelayv1.GenerateRequest)
+		field, rule string
+	}{
+		{"http URL", func(r *llmrelayv1.GenerateRequest) {
+			image(r, 3).Source = &llmrelayv1.Image_Url{Url: "http://example.com/cat.jpg"}
+		},
+			"messages[0].parts[3].image.url", "image.url_https"},
+		{"data URL", func(r *llmrelayv1.GenerateRequest) {
+			image(r, 3).Source = &llmrelayv1.Image_Url{Url: "data:image/png;base64,iVBORw0KGgo="}
+		}, "messages[0].parts[3].image.url", "image.url_https"},
+		{"URL over 8192 characters", func(r *llmrelayv1.GenerateRequest) {
+			image(r, 3).Source = &llmrelayv1.Image_Url{Url: "https://example.com/" + strings.Repeat("a", 8192)}
+		}, "messages[0].parts[3].image.url", "string.max_len"},
+		{"empty data", func(r *llmrelayv1.GenerateRequest) { image(r, 1).Source = &llmrelayv1.Image_Data{} },
+			"messages[0].parts[1].image.data", "bytes.min_len"},
+		{"no source", func(r *llmrelayv1.GenerateRequest) { image(r, 3).Source = nil }, "messages[0].parts[3].image.source", "required"},
+		{"inline without media type", func(r *llmrelayv1.GenerateRequest) { image(r, 1).MediaType = "" },
+			"messages[0].parts[1].image", "image.inline_media_type"},
+		{"media type not an image type", func(r *llmrelayv1.GenerateRequest) { image(r, 1).MediaType = "image/svg+xml" },
+			"messages[0].parts[1].image.media_type", "string.in"},
+		{"undefined detail", func(r *llmrelayv1.GenerateRequest) { image(r, 1).Detail = 9 },
+			"messages[0].parts[1].image.detail", "enum.defined_only"},
+		{"image in an assistant message", func(r *llmrelayv1.GenerateRequest) { r.Messages[0].Role = llmrelayv1.Role_ROLE_ASSISTANT },
+			"messages[0]", "message.image_user_only"},
+		{"image in a system message", func(r *llmrelayv1.GenerateRequest) {
+			r.Messages[0].Role = llmrelayv1.Role_ROLE_SYSTEM
+			r.Messages[0].Parts = r.Messages[0].Parts[:2]
+		}, "messages[0]", "message.assistant_only"},
+		{"tool call part in a user message", func(r *llmrelayv1.GenerateRequest) {
+			r.Messages[0].Parts = append(r.Messages[0].Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_ToolCall{}})
+		}, "messages[0]", "message.user_parts"},
+	}
+	t.Run("data over 20 MiB", func(t *testing.T) {
+		// Larger than the harness's gRPC message cap: asked of the
+		// validator the link runs.
+		req := imageRequest()
+		image(req, 1).Source = &llmrelayv1.Image_Data{Data: make([]byte, 20<<20+1)}
+		var ve *protovalidate.ValidationError
+		if err := newValidator(t).Validate(req); !errors.As(err, &ve) || len(ve.Violations) != 1 ||
+			protovalidate.FieldPathString(ve.Violations[0].Proto.GetField()) != "messages[0].parts[1].image.data" ||
+			ve.Violations[0].Proto.GetRuleId() != "bytes.max_len" {
+			t.Fatalf("Validate = %v, want one bytes.max_len violation on messages[0].parts[1].image.data", err)
+		}
+		image(req, 1).Source = &llmrelayv1.Image_Data{Data: make([]byte, 20<<20)}
+		if err := newValidator(t).Validate(req); err != nil {
+			t.Fatalf("20 MiB exactly: %v", err)
+		}
+	})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := imageRequest()
+			tt.mutate(req)
+			_, err := c.generate(testCtx(t), req)
+			st := wantStatus(t, err, codes.InvalidArgument, ReasonInvalidRequest)
+			vs := findDetail[*errdetails.BadRequest](st).GetFieldViolations()
+			for _, v := range vs {
+				if v.GetField() == tt.field && v.GetReason() == tt.rule {
+					return
+				}
+			}
+			t.Errorf("violations %v, want one on %s [%s]", vs, tt.field, tt.rule)
+		})
+	}
+}
