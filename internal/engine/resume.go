@@ -10,6 +10,7 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/route"
 )
@@ -99,7 +100,8 @@ func setResumableHeaders(sink Sink, requestID string) {
 // started the call may resume it. It returns the call's own error, or why
 // the replay ended, as an *apierr.Error.
 func (s *Engine) Resume(ctx context.Context, req *llmrelayv1.ResumeRequest, sink Sink) error {
-	err := s.resume.Replay(ctx, req.GetRequestId(), keyName(ctx), req.GetAfterSequence(), sendEncoded(sink))
+	id, _ := callinfo.CanonicalRequestID(req.GetRequestId())
+	err := s.resume.Replay(ctx, id, keyName(ctx), req.GetAfterSequence(), sendEncoded(sink))
 	if err = replayResult(ctx, err); err != nil {
 		return apierr.FromError(err)
 	}
