@@ -113,6 +113,11 @@ type Limits struct {
 type Identity struct {
 	// Name is the key's configured name.
 	Name string
+	// ID identifies the key itself, not its name: a digest of the key's
+	// SHA-256, so a key keeps it when it is renamed, and another key given
+	// its name does not get it. It is what owns the key's resumable calls
+	// (docs/resume.md). "" for an identity not built from a key's hash.
+	ID string
 	// Limits are the key's rate and concurrency limits.
 	Limits Limits
 	// Team is the key's team, "" for none; Budgets its own budgets.
@@ -237,6 +242,14 @@ func NewKeyring(cfgs []KeyConfig) (*Keyring, error) {
 	return nil, errors.Join(errs...)
 }
 
+// identityID is Identity.ID for the key of SHA-256 sum: the first 128
+// bits of a SHA-256 of it, in hex, so that what the resumable calls' store
+// keeps of a key is not the hash the key store finds it by.
+func identityID(sum [sha256.Size]byte) string {
+	d := sha256.Sum256(append([]byte("llmrelay key id\x00"), sum[:]...))
+	return hex.EncodeToString(d[:16])
+}
+
 // buildIdentity checks one key; on a problem it returns the field at fault
 // and what is wrong with it.
 func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, problem string) {
@@ -251,7 +264,7 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 	if len(c.Scopes) == 0 {
 		return nil, sum, "scopes", "is empty; known scopes: " + scopeList()
 	}
-	id = &Identity{Name: c.Name}
+	id = &Identity{Name: c.Name, ID: identityID(sum)}
 	for _, s := range c.Scopes {
 		if !slices.Contains(knownScopes, Scope(s)) {
 			problem := fmt.Sprintf("has an unknown scope %q; known scopes: %s", s, scopeList())

@@ -245,6 +245,15 @@ func flagProblem(fs *flag.FlagSet, err error) string {
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return fmt.Sprintf("flag --%s needs a value", name)
 	}
+	// "invalid value %q for flag -%s: %v": the value's own problem, which
+	// names the value, after the flag.
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		if _, after, ok := strings.Cut(rest, " for flag -"); ok {
+			if name, problem, ok := strings.Cut(after, ": "); ok {
+				return fmt.Sprintf("--%s %s", name, problem)
+			}
+		}
+	}
 	return msg
 }
 

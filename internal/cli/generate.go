@@ -46,7 +46,7 @@ reason and message on stderr); 2 the command line was wrong.`,
 		fs.StringVar(&model, "m", "", "the `MODEL`: <provider>/<model> or a route (see llmrelay models)")
 		fs.StringVar(&model, "model", "", "the same as -m")
 		system := fs.String("system", "", "a system `MESSAGE` before the prompt")
-		timeout := fs.Duration("timeout", 0, "the call's deadline, e.g. 30s (default: the server's)")
+		timeout := durationFlag(fs, "timeout", 0, "the call's deadline, a `DURATION` such as 30s (default: the server's)")
 		resumable := fs.Bool("resumable", false, "make the call resumable: it survives a dropped connection (docs/resume.md)")
 		options := fs.String("provider-options", "", "the request's provider_options, a JSON `OBJECT` (for mock: '{\"faults\": [{\"drop_after\": 2}]}')")
 		var serverTools listFlag

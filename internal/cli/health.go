@@ -30,7 +30,7 @@ drains, no answer, an invalid config); 2 the command line was wrong.`,
 		fs.StringVar(&flags.ConfigPath, "config", "", "the server's YAML config `FILE` (also $"+config.EnvConfig+")")
 		addr := fs.String("addr", "", "probe `HOST:PORT` (default: the config's listen)")
 		service := fs.String("service", "", "the health `SERVICE` to check: \"\" the whole server, or llmrelay.v1.LLMService")
-		timeout := fs.Duration("timeout", 5*time.Second, "give up after `DURATION`")
+		timeout := durationFlag(fs, "timeout", 5*time.Second, "give up after `DURATION`")
 		return func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return usagef("health", "health: unexpected argument %q (health takes only flags)", args[0])

@@ -28,7 +28,7 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 		var cf callFlags
 		cf.define(fs)
 		provider := fs.String("provider", "", "list only this `PROVIDER`'s models")
-		timeout := fs.Duration("timeout", 30*time.Second, "give up after `DURATION`")
+		timeout := durationFlag(fs, "timeout", 30*time.Second, "give up after `DURATION`")
 		return func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return usagef("models", "models: unexpected argument %q (models takes only flags)", args[0])

@@ -150,6 +150,11 @@ func TestUsageErrors(t *testing.T) {
 			"llmrelay: models: --timeout 0s: give how long to wait for the server, e.g. 30s\nRun 'llmrelay help models' for usage.\n"},
 		{"tools with a negative wait", []string{"tools", "--timeout", "-1s"}, ExitUsage,
 			"llmrelay: tools: --timeout -1s: give how long to wait for the server, e.g. 30s\nRun 'llmrelay help tools' for usage.\n"},
+		// A duration without its unit says so, as in the config file.
+		{"a timeout without its unit", []string{"generate", "-m", "mock/echo", "--timeout", "5", "hi"}, ExitUsage,
+			"llmrelay: generate: --timeout 5 has no unit; use a Go duration such as 30s or 1m30s (units ms, s, m, h)\nRun 'llmrelay help generate' for usage.\n"},
+		{"a timeout that is not a duration", []string{"models", "--timeout", "soon"}, ExitUsage,
+			"llmrelay: models: --timeout \"soon\" is not a duration; use a Go duration such as 30s or 1m30s (units ms, s, m, h)\nRun 'llmrelay help models' for usage.\n"},
 		{"health with no time to wait", []string{"health", "--timeout", "0s"}, ExitUsage,
 			"llmrelay: health: --timeout 0s: give how long to wait for the server, e.g. 30s\nRun 'llmrelay help health' for usage.\n"},
 		{"a port for --listen", []string{"--listen", "50061"}, ExitFailed,

@@ -27,7 +27,7 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 		var cf callFlags
 		cf.define(fs)
 		server := fs.String("server", "", "list only this MCP `SERVER`'s tools (its name in the server's config)")
-		timeout := fs.Duration("timeout", 30*time.Second, "give up after `DURATION`")
+		timeout := durationFlag(fs, "timeout", 30*time.Second, "give up after `DURATION`")
 		return func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return usagef("tools", "tools: unexpected argument %q (tools takes only flags)", args[0])

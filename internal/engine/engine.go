@@ -428,6 +428,11 @@ func (c *call) team() string {
 func (s *Engine) newCall(ctx context.Context, req *llmrelayv1.GenerateRequest, sink Sink) (*call, error) {
 	out := &emitter{sink: sink}
 	out.early, _ = sink.(EarlyUsageSink)
+	if id, ok := callinfo.CanonicalRequestID(req.GetRequestId()); ok && id != req.RequestId {
+		// One form of the id for the resumable call's registry and the
+		// request's fingerprint, whatever case the client wrote it in.
+		req.RequestId = id
+	}
 	c := &call{eng: s, req: req, out: out, info: callinfo.From(ctx), requestID: req.GetRequestId(), start: time.Now(),
 		keepsShown: keepsShownOutput(sink)}
 	if id, ok := auth.FromContext(ctx); ok {

@@ -10,6 +10,8 @@ import (
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/auth"
+	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/route"
 )
@@ -54,7 +56,7 @@ func fingerprint(req *llmrelayv1.GenerateRequest) string {
 // resumable.
 func (c *call) makeResumable(ctx context.Context, sink Sink) (detached context.Context, end func(), err error) {
 	detached, cancel := c.eng.resume.Detach(ctx)
-	rc, err := c.eng.resume.Start(ctx, c.requestID, c.key(), c.fingerprint, cancel)
+	rc, err := c.eng.resume.Start(ctx, c.requestID, ownerOf(c.id), c.fingerprint, cancel)
 	if err != nil {
 		cancel(nil)
 		if !resume.CannotKeep(err) {
@@ -84,7 +86,17 @@ func (c *call) makeResumable(ctx context.Context, sink Sink) (detached context.C
 func (s *Engine) attach(ctx context.Context, c *call, sink Sink) error {
 	s.log.Info("generate repeats a resumable call still kept: streaming it from its first event", "request_id", c.requestID)
 	setResumableHeaders(sink, c.requestID)
-	return replayResult(ctx, s.resume.Replay(ctx, c.requestID, c.key(), 0, sendEncoded(sink)))
+	return replayResult(ctx, s.resume.Replay(ctx, c.requestID, ownerOf(c.id), 0, sendEncoded(sink)))
+}
+
+// ownerOf returns what owns the resumable calls of the API key id (nil:
+// the server has no keys): the key itself, by its ID, which a rename of
+// the key keeps; its name too, for the logs of earlier versions.
+func ownerOf(id *auth.Identity) resume.Owner {
+	if id == nil {
+		return resume.Owner{}
+	}
+	return resume.Owner{ID: id.ID, Name: id.Name}
 }
 
 // setResumableHeaders tells the client, in the response headers, that the
@@ -99,7 +111,9 @@ func setResumableHeaders(sink Sink, requestID string) {
 // started the call may resume it. It returns the call's own error, or why
 // the replay ended, as an *apierr.Error.
 func (s *Engine) Resume(ctx context.Context, req *llmrelayv1.ResumeRequest, sink Sink) error {
-	err := s.resume.Replay(ctx, req.GetRequestId(), keyName(ctx), req.GetAfterSequence(), sendEncoded(sink))
+	id, _ := callinfo.CanonicalRequestID(req.GetRequestId())
+	caller, _ := auth.FromContext(ctx)
+	err := s.resume.Replay(ctx, id, ownerOf(caller), req.GetAfterSequence(), sendEncoded(sink))
 	if err = replayResult(ctx, err); err != nil {
 		return apierr.FromError(err)
 	}

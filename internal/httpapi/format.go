@@ -183,11 +183,7 @@ func (t *translated) sharedField(key string, raw json.RawMessage) (handled bool,
 	case "stream":
 		return true, decodeAs(raw, &t.stream, "must be true or false")
 	case t.maxTokensField:
-		var n int64
-		if err := json.Unmarshal(raw, &n); err != nil {
-			return true, errors.New("must be a whole number")
-		}
-		v, err := uint32Of(n)
+		v, err := wholeNumber(raw, fieldMaxOutputTokens)
 		if err != nil {
 			return true, err
 		}

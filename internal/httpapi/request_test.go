@@ -237,7 +237,17 @@ func TestOpenAIRequest(t *testing.T) {
 		{name: "unknown role", body: `{"model":"m","messages":[{"role":"function","content":"x"}]}`, wantParam: "messages[0].role", wantMsg: "messages[0].role: must be system, developer, user, assistant or tool"},
 		{name: "unknown message member", body: `{"model":"m","messages":[{"role":"user","content":"x","colour":"red"}]}`, wantParam: "messages[0]", wantMsg: `messages[0]: unknown field "colour"`},
 		{name: "both token limits", body: `{"model":"m","max_tokens":5,"max_completion_tokens":6}`, wantParam: "max_tokens", wantMsg: "max_tokens: set only one of max_completion_tokens and max_tokens"},
-		{name: "token limit zero", body: `{"model":"m","max_completion_tokens":0}`, wantParam: "max_completion_tokens", wantMsg: "max_completion_tokens: must be a whole number from 1 to 4294967295"},
+		// The range the engine holds the limit to (the contract's rule), for
+		// every value outside it.
+		{name: "token limit zero", body: `{"model":"m","max_completion_tokens":0}`, wantParam: "max_completion_tokens", wantMsg: "max_completion_tokens: must be a whole number from 1 to 1000000"},
+		{name: "token limit above the engine's", body: `{"model":"m","max_tokens":1000001}`, wantParam: "max_tokens", wantMsg: "max_tokens: must be a whole number from 1 to 1000000"},
+		{name: "token limit beyond uint32", body: `{"model":"m","max_completion_tokens":4294967296}`, wantParam: "max_completion_tokens", wantMsg: "max_completion_tokens: must be a whole number from 1 to 1000000"},
+		{name: "token limit negative", body: `{"model":"m","max_tokens":-1}`, wantParam: "max_tokens", wantMsg: "max_tokens: must be a whole number from 1 to 1000000"},
+		{name: "token limit a fraction", body: `{"model":"m","max_tokens":1.5}`, wantParam: "max_tokens", wantMsg: "max_tokens: must be a whole number from 1 to 1000000"},
+		{name: "token limit at the engine's", body: `{"model":"m","max_tokens":1000000}`, want: `{"model":"m","generation":{"maxOutputTokens":1000000}}`},
+		{name: "max_tool_turns zero", body: `{"model":"m","llmrelay":{"max_tool_turns":0}}`, wantParam: "llmrelay.max_tool_turns", wantMsg: "llmrelay.max_tool_turns: must be a whole number from 1 to 1000"},
+		{name: "max_tool_turns negative", body: `{"model":"m","llmrelay":{"max_tool_turns":-1}}`, wantParam: "llmrelay.max_tool_turns", wantMsg: "llmrelay.max_tool_turns: must be a whole number from 1 to 1000"},
+		{name: "max_tool_turns", body: `{"model":"m","llmrelay":{"max_tool_turns":4}}`, want: `{"model":"m","maxToolTurns":4}`},
 		{name: "not an object", body: `[1]`, wantMsg: "the request body must not be a JSON array"},
 		{name: "not JSON", body: `{"model":`, wantMsg: "the request body is not valid JSON (at byte 9): unexpected end of JSON input"},
 		{
@@ -346,6 +356,8 @@ func TestAnthropicRequest(t *testing.T) {
 				"generation":{"maxOutputTokens":9}}`,
 		},
 		{name: "unknown member", body: `{"model":"m","frobnicate":1}`, wantParam: "frobnicate", wantMsg: "frobnicate: Extra inputs are not permitted"},
+		{name: "max_tokens zero", body: `{"model":"m","max_tokens":0}`, wantParam: "max_tokens", wantMsg: "max_tokens: must be a whole number from 1 to 1000000"},
+		{name: "max_tokens above the engine's", body: `{"model":"m","max_tokens":2000000}`, wantParam: "max_tokens", wantMsg: "max_tokens: must be a whole number from 1 to 1000000"},
 		{
 			name: "server tools go to provider_options.server_tools",
 			body: `{"model":"m","tools":[{"type":"web_search_20250305","name":"web_search","max_uses":5},{"name":"f","input_schema":{"type":"object"}}],"mcp_servers":[{"type":"url","url":"https://mcp.example","name":"ex"}]}`,

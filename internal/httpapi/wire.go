@@ -12,6 +12,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
@@ -198,13 +201,45 @@ func stringOrStrings(raw json.RawMessage) ([]string, error) {
 	return many, nil
 }
 
-// uint32Of checks a token count: a whole number from 1 to 2^32-1.
-func uint32Of(n int64) (uint32, error) {
-	if n < 1 || n > math.MaxUint32 {
-		return 0, errors.New("must be a whole number from 1 to 4294967295")
+// wholeNumber decodes a whole number for field, a uint32 field of the
+// engine's request, held to the range the contract's rule gives that
+// field (its buf.validate gte and lte), which the engine's validation
+// enforces: the client is told the range the request will be held to,
+// whatever the wire value was, from the one definition of it.
+func wholeNumber(raw json.RawMessage, field protoreflect.FieldDescriptor) (uint32, error) {
+	lo, hi := uint32Range(field)
+	var n int64
+	if err := json.Unmarshal(raw, &n); err != nil || n < int64(lo) || n > int64(hi) {
+		return 0, fmt.Errorf("must be a whole number from %d to %d", lo, hi)
 	}
 	return uint32(n), nil
 }
+
+// uint32Range returns the bounds of field's buf.validate uint32 rule, and
+// uint32's own where the rule sets none.
+func uint32Range(field protoreflect.FieldDescriptor) (lo, hi uint32) {
+	lo, hi = 0, math.MaxUint32
+	rules, _ := proto.GetExtension(field.Options(), validate.E_Field).(*validate.FieldRules)
+	r := rules.GetUint32()
+	if r.HasGte() {
+		lo = r.GetGte()
+	} else if r.HasGt() {
+		lo = r.GetGt() + 1
+	}
+	if r.HasLte() {
+		hi = r.GetLte()
+	} else if r.HasLt() {
+		hi = r.GetLt() - 1
+	}
+	return lo, hi
+}
+
+// The uint32 fields of the engine's request that the doors decode from a
+// wire integer.
+var (
+	fieldMaxOutputTokens = (&llmrelayv1.GenerationConfig{}).ProtoReflect().Descriptor().Fields().ByName("max_output_tokens")
+	fieldMaxToolTurns    = (&llmrelayv1.GenerateRequest{}).ProtoReflect().Descriptor().Fields().ByName("max_tool_turns")
+)
 
 // extension is the `llmrelay` member both formats accept in a request, for
 // what only llmrelay offers: the request fields of llmrelay's own API that
@@ -217,16 +252,22 @@ type extension struct {
 	FallbackModels []string `json:"fallback_models"`
 	// ServerTools and MaxToolTurns are GenerateRequest.server_tools and
 	// max_tool_turns: tools llmrelay runs for the model (docs/tools.md).
-	ServerTools  []string `json:"server_tools"`
-	MaxToolTurns *uint32  `json:"max_tool_turns"`
+	ServerTools  []string        `json:"server_tools"`
+	MaxToolTurns json.RawMessage `json:"max_tool_turns"`
 }
 
 // apply adds the extension's fields to req. Its provider_options join
 // those the format's own fields set (seed, thinking, ...), which they may
 // not repeat.
 func (x *extension) apply(req *llmrelayv1.GenerateRequest) error {
-	req.FallbackModels = x.FallbackModels
-	req.ServerTools, req.MaxToolTurns = x.ServerTools, x.MaxToolTurns
+	req.FallbackModels, req.ServerTools = x.FallbackModels, x.ServerTools
+	if !isNull(x.MaxToolTurns) {
+		n, err := wholeNumber(x.MaxToolTurns, fieldMaxToolTurns)
+		if err != nil {
+			return &paramError{".max_tool_turns", err.Error()}
+		}
+		req.MaxToolTurns = &n
+	}
 	if isNull(x.ProviderOptions) {
 		return nil
 	}

@@ -86,7 +86,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 // detaches it, as a call whose client read it to its end does.
 func endCall(t *testing.T, r *resume.Registry, id string) {
 	t.Helper()
-	c, err := r.Start(t.Context(), id, "key", "fp", func(error) {})
+	c, err := r.Start(t.Context(), id, resume.Owner{ID: "id", Name: "key"}, "fp", func(error) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,13 +228,13 @@ func TestWriterGoneAMomentIsNotReplaced(t *testing.T) {
 			logs := &flappingLogs{Store: memory.New(memory.WithClock(clock.Now))}
 			r := resume.New(resume.Config{Grace: time.Hour, MaxCallBytes: 1 << 20, MaxBufferedBytes: 1 << 20}, logs, nil, nil, resume.WithClock(clock))
 			t.Cleanup(r.Close)
-			if _, err := r.Start(t.Context(), "call", "key", "fp", func(error) {}); err != nil {
+			if _, err := r.Start(t.Context(), "call", resume.Owner{ID: "id", Name: "key"}, "fp", func(error) {}); err != nil {
 				t.Fatal(err)
 			}
 			logs.gone.Store(true)
 			done := make(chan error, 1)
 			go func() {
-				_, err := r.Start(t.Context(), "call", "key", "fp", func(error) {})
+				_, err := r.Start(t.Context(), "call", resume.Owner{ID: "id", Name: "key"}, "fp", func(error) {})
 				done <- err
 			}()
 			for logs.goneReads.Load() == 0 {
@@ -280,7 +280,7 @@ func TestWriterGoneAMomentIsNotLost(t *testing.T) {
 			// detached: no grace timer runs.
 			r := resume.New(resume.Config{Grace: 150 * time.Millisecond, MaxCallBytes: 1 << 20, MaxBufferedBytes: 1 << 20}, logs, nil, nil, resume.WithClock(clock))
 			t.Cleanup(r.Close)
-			c, err := r.Start(t.Context(), "call", "key", "fp", func(error) {})
+			c, err := r.Start(t.Context(), "call", resume.Owner{ID: "id", Name: "key"}, "fp", func(error) {})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -288,7 +288,7 @@ func TestWriterGoneAMomentIsNotLost(t *testing.T) {
 			sent := make(chan string, 10)
 			done := make(chan error, 1)
 			go func() {
-				done <- r.Replay(t.Context(), "call", "key", 0, func(b []byte) error { sent <- string(b); return nil })
+				done <- r.Replay(t.Context(), "call", resume.Owner{ID: "id", Name: "key"}, 0, func(b []byte) error { sent <- string(b); return nil })
 			}()
 			if got := <-sent; got != "e1" {
 				t.Fatalf("first event %q", got)

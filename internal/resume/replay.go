@@ -34,7 +34,8 @@ func (c Config) holdEvery() time.Duration {
 //
 //   - NOT_FOUND (RESUMABLE_CALL_NOT_FOUND): no log id, now or any more
 //     while reading (given up on, or its replica is gone);
-//   - PERMISSION_DENIED (RESUME_KEY_MISMATCH): key did not start it;
+//   - PERMISSION_DENIED (RESUME_KEY_MISMATCH): owner did not start it
+//     (Owner.owns);
 //   - OUT_OF_RANGE (RESUME_SEQUENCE_AHEAD): after is past the call's end;
 //   - DATA_LOSS (RESUME_EVENTS_LOST): the log misses events;
 //   - ABORTED (RESUMABLE_CALL_LOST): the replica running the call is gone
@@ -45,14 +46,14 @@ func (c Config) holdEvery() time.Duration {
 // While it reads, Replay holds the log (state.EventLogs.KeepLog), so the
 // replica running the call keeps it running; when it stops, the call gets
 // the grace period again.
-func (r *Registry) Replay(ctx context.Context, id, key string, after uint64, send func(data []byte) error) error {
+func (r *Registry) Replay(ctx context.Context, id string, owner Owner, after uint64, send func(data []byte) error) error {
 	in, recs, err := r.logs.ReadLog(ctx, id, after, readBatch, 0)
 	switch {
 	case errors.Is(err, state.ErrLogNotFound):
 		return errNotFound(id)
 	case err != nil:
 		return storeError(ctx, err)
-	case in.Key != key:
+	case !owner.owns(in):
 		return &apierr.Error{Kind: apierr.PermissionDenied, Reason: ReasonKeyMismatch,
 			Message:  "another API key started the call with request_id " + id + "; only that key may resume it",
 			Metadata: map[string]string{"request_id": id}}

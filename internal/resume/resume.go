@@ -307,24 +307,43 @@ func (r *Registry) uncharge(n int64) {
 	}
 }
 
-// Start makes call id resumable: it creates the call's log, for API key
-// key (its name; "" without keys) running the request fingerprinted fp.
+// Owner is the API key a resumable call belongs to: only that key may
+// resume the call or attach to it. ID identifies the key itself
+// (auth.Identity.ID, a digest of its secret's hash: a rename keeps it,
+// and another key given the name does not have it); Name is its
+// configured name, which a log a replica of an earlier version wrote is
+// bound to instead. Both are "" on a server without keys.
+type Owner struct{ ID, Name string }
+
+// owns reports whether o owns the call whose log says in: by the key's ID,
+// or, for a log written without one (by a replica of a version before
+// it, sharing the store), by the key's name as that version decided.
+func (o Owner) owns(in state.LogInfo) bool {
+	if in.KeyID != "" {
+		return in.KeyID == o.ID
+	}
+	return in.Key == o.Name
+}
+
+// Start makes call id resumable: it creates the call's log, for owner
+// (the API key; the zero Owner without keys) running the request
+// fingerprinted fp.
 // cancel cancels the call: the registry does so, with the call's status
 // as the cause, when nobody resumes it within the grace period or when its
 // log outgrows the bounds while nobody reads it.
 //
-// When a call id is kept already: of the same key and request, Start
+// When a call id is kept already: of the same owner and request, Start
 // returns ErrAttach (unless it failed or was lost with its replica: then
 // it is replaced); of another,
 // ALREADY_EXISTS (REQUEST_ID_IN_USE). A store that cannot be reached
 // fails with UNAVAILABLE; a replica whose kept calls fill
 // MaxBufferedBytes, with RESOURCE_EXHAUSTED (RESUME_BUFFER_FULL).
-func (r *Registry) Start(ctx context.Context, id, key, fp string, cancel context.CancelCauseFunc) (*Call, error) {
+func (r *Registry) Start(ctx context.Context, id string, owner Owner, fp string, cancel context.CancelCauseFunc) (*Call, error) {
 	if !r.charge(CallOverhead) {
 		return nil, errBufferFull(id)
 	}
 	c := &Call{r: r, id: id, token: newToken(), cancel: cancel, attached: true, charged: CallOverhead, wake: make(chan struct{}, 1)}
-	c, err := r.create(ctx, c, key, fp)
+	c, err := r.create(ctx, c, owner, fp)
 	if err != nil {
 		r.uncharge(CallOverhead)
 	}
@@ -332,9 +351,9 @@ func (r *Registry) Start(ctx context.Context, id, key, fp string, cancel context
 }
 
 // create creates c's log, for Start.
-func (r *Registry) create(ctx context.Context, c *Call, key, fp string) (*Call, error) {
+func (r *Registry) create(ctx context.Context, c *Call, owner Owner, fp string) (*Call, error) {
 	id := c.id
-	info := state.LogInfo{Key: key, Fingerprint: fp, Token: c.token, MaxRecords: r.cfg.maxRecords()}
+	info := state.LogInfo{Key: owner.Name, KeyID: owner.ID, Fingerprint: fp, Token: c.token, MaxRecords: r.cfg.maxRecords()}
 	confirmed := false
 	for range 4 {
 		got, err := r.logs.CreateLog(ctx, id, info)
@@ -343,7 +362,7 @@ func (r *Registry) create(ctx context.Context, c *Call, key, fp string) (*Call, 
 			return c, r.add(c)
 		case !errors.Is(err, state.ErrLogExists):
 			return nil, storeError(ctx, err)
-		case got.Key != key || got.Fingerprint != fp:
+		case !owner.owns(got) || got.Fingerprint != fp:
 			return nil, errInUse(id)
 		case got.End == state.LogOpen && got.WriterGone && !confirmed:
 			// As a reader does (writerGoneFor): a writer reconnecting

@@ -67,7 +67,7 @@ func (c *call) cancelled() error {
 func (h *harness) start(t *testing.T, id string) *call {
 	t.Helper()
 	c := &call{}
-	rc, err := h.r.Start(t.Context(), id, "key", "fp", func(cause error) {
+	rc, err := h.r.Start(t.Context(), id, resume.Owner{ID: "id", Name: "key"}, "fp", func(cause error) {
 		c.mu.Lock()
 		if c.cause == nil {
 			c.cause = cause
@@ -111,7 +111,7 @@ func reasonOf(err error) string {
 func replay(t *testing.T, r *resume.Registry, id string, after uint64) ([]string, error) {
 	t.Helper()
 	var got []string
-	err := r.Replay(t.Context(), id, "key", after, func(b []byte) error {
+	err := r.Replay(t.Context(), id, resume.Owner{ID: "id", Name: "key"}, after, func(b []byte) error {
 		got = append(got, string(b))
 		return nil
 	})
@@ -228,7 +228,11 @@ func TestStartOfAnIDKeptAlready(t *testing.T) {
 	h := newHarness(t, resume.Config{})
 	c := h.start(t, "call")
 	start := func(key, fp string) error {
-		_, err := h.r.Start(t.Context(), "call", key, fp, func(error) {})
+		owner := resume.Owner{ID: "id", Name: key}
+		if key != "key" {
+			owner.ID = "id-of-" + key
+		}
+		_, err := h.r.Start(t.Context(), "call", owner, fp, func(error) {})
 		return err
 	}
 	if err := start("key", "fp"); !errors.Is(err, resume.ErrAttach) {
@@ -241,7 +245,7 @@ func TestStartOfAnIDKeptAlready(t *testing.T) {
 	}
 	c.End(1, errors.New("boom"))
 	eventually(t, "the failure logged", func() bool { _, err := replay(t, h.r, "call", 0); return err != nil })
-	again, err := h.r.Start(t.Context(), "call", "key", "fp", func(error) {})
+	again, err := h.r.Start(t.Context(), "call", resume.Owner{ID: "id", Name: "key"}, "fp", func(error) {})
 	if err != nil {
 		t.Fatalf("Start after the call failed: %v, want a new call", err)
 	}
@@ -320,7 +324,7 @@ func TestReplayTailsTheLiveCall(t *testing.T) {
 	got := make(chan string, 100)
 	done := make(chan error, 1)
 	go func() {
-		done <- h.r.Replay(t.Context(), "call", "key", 0, func(b []byte) error { got <- string(b); return nil })
+		done <- h.r.Replay(t.Context(), "call", resume.Owner{ID: "id", Name: "key"}, 0, func(b []byte) error { got <- string(b); return nil })
 	}()
 	if e := <-got; e != "e1" {
 		t.Fatalf("first %q", e)
@@ -530,7 +534,7 @@ func TestReplayAheadOfAnEndStoredLater(t *testing.T) {
 	go func() {
 		// The client saw events 4 and 5 live: 4 overflowed the log (its
 		// end takes seq 4), 5 went on the live stream.
-		done <- h.r.Replay(ctx, "call", "key", 5, func([]byte) error { return nil })
+		done <- h.r.Replay(ctx, "call", resume.Owner{ID: "id", Name: "key"}, 5, func([]byte) error { return nil })
 	}()
 	c.Append(4, data)
 	c.Append(5, data)
@@ -589,5 +593,69 @@ func TestReplacedCallIsCancelledWhenDetached(t *testing.T) {
 	}
 	if got, want := h.r.Buffered(), int64(resume.CallOverhead); got != want {
 		t.Fatalf("%d bytes buffered, want %d: the call's own, nothing of its events", got, want)
+	}
+}
+
+// TestOwnerIsTheKeyNotItsName: a call belongs to its API key's ID, which a
+// rename keeps: the key renamed still resumes and attaches to it, another
+// key given the name does neither. A log written by an earlier version,
+// which has no key ID, belongs to the key's name, as that version
+// decided, so the calls it started stay resumable across an upgrade.
+func TestOwnerIsTheKeyNotItsName(t *testing.T) {
+	h := newHarness(t, resume.Config{})
+	owner := resume.Owner{ID: "id-1", Name: "a"}
+	c, err := h.r.Start(t.Context(), "call", owner, "fp", func(error) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Append(1, []byte("e1"))
+	c.End(2, nil)
+	// An earlier version's log: the key's name alone.
+	if _, err := h.logs.CreateLog(t.Context(), "old", state.LogInfo{Key: "a", Fingerprint: "fp", Token: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.logs.AppendLog(t.Context(), "old", "t", []state.LogRecord{{Seq: 1, Data: []byte("o1")}, {Seq: 2, End: state.LogSucceeded}}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		id     string
+		owner  resume.Owner
+		reason string // "" for the events
+	}{
+		{"the key", "call", owner, ""},
+		{"the key renamed", "call", resume.Owner{ID: "id-1", Name: "b"}, ""},
+		{"another key given its name", "call", resume.Owner{ID: "id-2", Name: "a"}, resume.ReasonKeyMismatch},
+		{"no key", "call", resume.Owner{}, resume.ReasonKeyMismatch},
+		{"an earlier version's log, by the key's name", "old", resume.Owner{ID: "id-1", Name: "a"}, ""},
+		{"an earlier version's log, by another name", "old", resume.Owner{ID: "id-1", Name: "b"}, resume.ReasonKeyMismatch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			err := h.r.Replay(t.Context(), tt.id, tt.owner, 0, func(b []byte) error { got = append(got, string(b)); return nil })
+			if tt.reason == "" {
+				if err != nil || len(got) != 1 {
+					t.Fatalf("Replay: %q, %v; want its one event", got, err)
+				}
+				return
+			}
+			if reasonOf(err) != tt.reason || len(got) != 0 {
+				t.Fatalf("Replay: %q, %v; want %s", got, err, tt.reason)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		owner resume.Owner
+		want  error
+	}{
+		{resume.Owner{ID: "id-1", Name: "b"}, resume.ErrAttach},
+	} {
+		if _, err := h.r.Start(t.Context(), "call", tt.owner, "fp", func(error) {}); !errors.Is(err, tt.want) {
+			t.Fatalf("Start by %v: %v, want %v", tt.owner, err, tt.want)
+		}
+	}
+	if _, err := h.r.Start(t.Context(), "call", resume.Owner{ID: "id-2", Name: "a"}, "fp", func(error) {}); reasonOf(err) != resume.ReasonRequestIDInUse {
+		t.Fatalf("Start by another key given the name: %v, want %s", err, resume.ReasonRequestIDInUse)
 	}
 }

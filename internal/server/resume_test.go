@@ -621,3 +621,119 @@ func heapAlloc() int64 {
 	runtime.ReadMemStats(&m)
 	return int64(m.HeapAlloc)
 }
+
+// TestRequestIDIsCaseInsensitive: a UUID's case carries no meaning (RFC
+// 9562), so a call started with an upper-case request_id is the call of
+// its lower-case form: Resume finds it by either, a repeated Generate in
+// the other case attaches to it instead of running it again, and the
+// response header, the trailer and an error's ErrorInfo give the
+// lower-case form.
+func TestRequestIDIsCaseInsensitive(t *testing.T) {
+	const chunks = 6
+	up := openaitest.Start(t, openaitest.Options{Chunks: chunks})
+	in := servertest.Start(t, resumeConfig(up))
+	ctx := keyed(t.Context(), resumeKeyA)
+	lower := uuid.NewString()
+	upper := strings.ToUpper(lower)
+
+	gs, err := in.Client.Generate(ctx, resumableRequest(upper))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := readAll(gs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResumed(t, nil, first, chunks)
+	header, _ := gs.Header()
+	if got := header.Get("llmrelay-request-id"); len(got) != 1 || got[0] != lower {
+		t.Errorf("llmrelay-request-id header %q, want [%s]", got, lower)
+	}
+	if got := gs.Trailer().Get("llmrelay-request-id"); len(got) != 1 || got[0] != lower {
+		t.Errorf("llmrelay-request-id trailer %q, want [%s]", got, lower)
+	}
+	for _, id := range []string{lower, upper} {
+		rs, err := in.Client.Resume(ctx, &llmrelayv1.ResumeRequest{RequestId: id, AfterSequence: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest, err := readAll(rs)
+		if err != nil {
+			t.Fatalf("Resume %s: %v", id, err)
+		}
+		checkResumed(t, first[:2], rest, chunks)
+	}
+	again, err := readAllGenerate(ctx, in.Client, resumableRequest(lower))
+	if err != nil {
+		t.Fatalf("the repeated Generate in lower case: %v", err)
+	}
+	checkResumed(t, nil, again, chunks)
+	if n := up.Requests(); n != 1 {
+		t.Fatalf("the upstream saw %d requests, want 1", n)
+	}
+	// Another request under the id in either case: the id is in use, and
+	// the error names it in lower case.
+	other := resumableRequest(upper)
+	other.Messages[0].Content = "something else"
+	_, err = readAllGenerate(ctx, in.Client, other)
+	if status.Code(err) != codes.AlreadyExists || errReason(err) != resume.ReasonRequestIDInUse {
+		t.Fatalf("Generate reusing the id: %v, want ALREADY_EXISTS REQUEST_ID_IN_USE", err)
+	}
+	if got := client.FromError(err).Metadata["request_id"]; got != lower {
+		t.Errorf("ErrorInfo request_id %q, want %s", got, lower)
+	}
+}
+
+// TestResumeFollowsTheKeyNotItsName: a resumable call belongs to the API
+// key that started it, not to the key's name. Renamed in a reload, the
+// key still resumes its call; another key given the old name does not.
+func TestResumeFollowsTheKeyNotItsName(t *testing.T) {
+	up := openaitest.Start(t, openaitest.Options{Chunks: 3})
+	cfg := resumeConfig(up)
+	in := servertest.Start(t, cfg)
+	id := uuid.NewString()
+	first, err := readAllGenerate(keyed(t.Context(), resumeKeyA), in.Client, resumableRequest(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Key a renamed to a2; key b's secret now goes by the name a.
+	const keyC = "resume-key-c-secret"
+	next := resumeConfig(up)
+	next.Auth.Keys = []config.APIKey{
+		{Name: "a2", SHA256: auth.HashKey(resumeKeyA), Scopes: []string{"generate"}, Models: []string{"*"}},
+		{Name: "a", SHA256: auth.HashKey(keyC), Scopes: []string{"generate"}, Models: []string{"*"}},
+	}
+	if _, err := in.Server.Reload(next); err != nil {
+		t.Fatalf("Reload: %v", err)
+	}
+	rs, err := in.Client.Resume(keyed(t.Context(), resumeKeyA), &llmrelayv1.ResumeRequest{RequestId: id, AfterSequence: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, err := readAll(rs)
+	if err != nil {
+		t.Fatalf("Resume by the renamed key: %v", err)
+	}
+	checkResumed(t, first[:1], rest, 3)
+	if again, err := readAllGenerate(keyed(t.Context(), resumeKeyA), in.Client, resumableRequest(id)); err != nil || len(again) != len(first) {
+		t.Fatalf("the renamed key's repeated Generate: %d events, %v; want it attached", len(again), err)
+	}
+	if n := up.Requests(); n != 1 {
+		t.Fatalf("the upstream saw %d requests, want 1", n)
+	}
+
+	rs, err = in.Client.Resume(keyed(t.Context(), keyC), &llmrelayv1.ResumeRequest{RequestId: id})
+	if err == nil {
+		var evs []*llmrelayv1.GenerateEvent
+		if evs, err = readAll(rs); len(evs) > 0 {
+			t.Fatalf("the key given the old name resumed %d events", len(evs))
+		}
+	}
+	if status.Code(err) != codes.PermissionDenied || errReason(err) != resume.ReasonKeyMismatch {
+		t.Fatalf("Resume by the key given the old name: %v, want PERMISSION_DENIED %s", err, resume.ReasonKeyMismatch)
+	}
+	if _, err := readAllGenerate(keyed(t.Context(), keyC), in.Client, resumableRequest(id)); status.Code(err) != codes.AlreadyExists {
+		t.Fatalf("Generate by the key given the old name: %v, want ALREADY_EXISTS", err)
+	}
+}

@@ -68,6 +68,11 @@ type LogInfo struct {
 	// Key is the name of the API key whose call writes the log ("" without
 	// keys).
 	Key string
+	// KeyID identifies that key itself (auth.Identity.ID), which a rename
+	// keeps: what the call belongs to. "" without keys, and in a log a
+	// replica of a version before it wrote, which knew the key by Key
+	// alone.
+	KeyID string
 	// Fingerprint identifies the request the call runs, so that the same
 	// request id with another request can be told apart.
 	Fingerprint string

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -97,21 +98,46 @@ func From(ctx context.Context) *Info {
 	return info
 }
 
-// RecordRequest records the request's model and client-chosen request id.
-// The client's id replaces one made up before the request arrived (the log
-// fields of a stream call are first read before its request is received). A
-// request id that is not a UUID is not kept (the request fails validation
-// anyway); RequestID then makes one up.
+// RecordRequest records the request's model and client-chosen request id,
+// in its canonical form (CanonicalRequestID). The client's id replaces one
+// made up before the request arrived (the log fields of a stream call are
+// first read before its request is received). A request id that is not a
+// UUID is not kept (the request fails validation anyway); RequestID then
+// makes one up.
 func (i *Info) RecordRequest(model, requestID string) {
 	if i == nil {
 		return
 	}
+	id, ok := CanonicalRequestID(requestID)
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.model = clip(model)
-	if _, err := uuid.Parse(requestID); err == nil && len(requestID) == 36 {
-		i.requestID = requestID
+	if ok {
+		i.requestID = id
 	}
+}
+
+// CanonicalRequestID returns a client's request id in the one form the
+// server knows a call by: a UUID's 36 characters in lower case (a UUID's
+// hexadecimal digits are case-insensitive, RFC 9562, and its canonical
+// text is lower case), and true. Every use of an id (the call record and
+// so the logs, errors and response headers; the resumable calls, Resume
+// and a repeated Generate) goes through it, so that an id in upper or
+// mixed case names the same call as its lower-case form. An id that is
+// not a UUID in that form is returned as it is, with false.
+func CanonicalRequestID(id string) (string, bool) {
+	if len(id) != 36 {
+		return id, false
+	}
+	if _, err := uuid.Parse(id); err != nil {
+		return id, false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c >= 'A' && c <= 'F' {
+			return strings.ToLower(id), true
+		}
+	}
+	return id, true
 }
 
 // RecordMetadata records the request's metadata labels, for the call's

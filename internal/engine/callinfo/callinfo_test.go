@@ -103,3 +103,33 @@ func TestRecordMetadataIsBounded(t *testing.T) {
 		t.Errorf("label %q = %d bytes, valid UTF-8 %v; want k000 cut to %d bytes", got[1].Key, len(got[1].Value), utf8.ValidString(got[1].Value), MaxLabelValueLen)
 	}
 }
+
+// TestCanonicalRequestID: a UUID in any case is known by its lower-case
+// form; anything else is not a request id and is left as it is.
+func TestCanonicalRequestID(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		ok             bool
+	}{
+		{"lower case", "0d1f6c8e-2a4b-4f31-9a1e-3b1f0c2d4e5f", "0d1f6c8e-2a4b-4f31-9a1e-3b1f0c2d4e5f", true},
+		{"upper case", "0D1F6C8E-2A4B-4F31-9A1E-3B1F0C2D4E5F", "0d1f6c8e-2a4b-4f31-9a1e-3b1f0c2d4e5f", true},
+		{"mixed case", "0d1F6c8E-2a4b-4F31-9a1e-3B1f0c2d4e5f", "0d1f6c8e-2a4b-4f31-9a1e-3b1f0c2d4e5f", true},
+		{"braces", "{0d1f6c8e-2a4b-4f31-9a1e-3b1f0c2d4e5f}", "{0d1f6c8e-2a4b-4f31-9a1e-3b1f0c2d4e5f}", false},
+		{"urn", "urn:uuid:0D1F6C8E-2A4B-4F31-9A1E-3B1F0C2D4E5F", "urn:uuid:0D1F6C8E-2A4B-4F31-9A1E-3B1F0C2D4E5F", false},
+		{"not hex", "0D1F6C8E-2A4B-4F31-9A1E-3B1F0C2D4E5G", "0D1F6C8E-2A4B-4F31-9A1E-3B1F0C2D4E5G", false},
+		{"empty", "", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := CanonicalRequestID(tt.in)
+			if got != tt.want || ok != tt.ok {
+				t.Fatalf("CanonicalRequestID(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+			}
+			var i Info
+			i.RecordRequest("m", tt.in)
+			if id := i.RequestID(); tt.ok && id != tt.want {
+				t.Fatalf("the record's id %q, want %q", id, tt.want)
+			}
+		})
+	}
+}

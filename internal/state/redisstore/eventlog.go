@@ -87,6 +87,7 @@ type logState struct {
 // be put back when Redis lost it.
 type ownedLog struct {
 	token, key, fp string
+	keyID          string
 	max            int    // its MaxRecords
 	last           uint64 // the last Seq it stored
 }
@@ -236,7 +237,7 @@ func (s *Store) unavailable() error {
 // createLogScript creates a log's meta, unless it exists.
 //
 //	KEYS  meta, log, hold
-//	ARGV  key, fingerprint, token, max records, TTL (ms), writer, last
+//	ARGV  key, fingerprint, token, max records, TTL (ms), writer, last, key id
 //
 // It returns {} when it created the log, else the existing meta's fields.
 // last is 0 for a new log, the last record stored for one put back.
@@ -244,7 +245,7 @@ var createLogScript = redis.NewScript(`
 local cur = redis.call('HGETALL', KEYS[1])
 if #cur > 0 then return cur end
 redis.call('DEL', KEYS[2], KEYS[3])
-redis.call('HSET', KEYS[1], 'key', ARGV[1], 'fp', ARGV[2], 'token', ARGV[3], 'max', ARGV[4], 'last', ARGV[7], 'w', ARGV[6])
+redis.call('HSET', KEYS[1], 'key', ARGV[1], 'fp', ARGV[2], 'token', ARGV[3], 'max', ARGV[4], 'last', ARGV[7], 'w', ARGV[6], 'kid', ARGV[8])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return {}
 `)
@@ -256,7 +257,7 @@ func (s *Store) CreateLog(ctx context.Context, id string, info state.LogInfo) (s
 	}
 	s.startLogs()
 	res, err := createLogScript.Run(ctx, s.rdb, s.logKeys(id),
-		info.Key, info.Fingerprint, info.Token, info.MaxRecords, s.ttl.Milliseconds(), s.replica, 0).StringSlice()
+		info.Key, info.Fingerprint, info.Token, info.MaxRecords, s.ttl.Milliseconds(), s.replica, 0, info.KeyID).StringSlice()
 	if err != nil {
 		return state.LogInfo{}, s.logError(ctx, "create_log", err)
 	}
@@ -270,7 +271,7 @@ func (s *Store) CreateLog(ctx context.Context, id string, info state.LogInfo) (s
 		return got, state.ErrLogExists
 	}
 	s.logs.mu.Lock()
-	s.logs.owned[id] = ownedLog{token: info.Token, key: info.Key, fp: info.Fingerprint, max: info.MaxRecords}
+	s.logs.owned[id] = ownedLog{token: info.Token, key: info.Key, keyID: info.KeyID, fp: info.Fingerprint, max: info.MaxRecords}
 	s.logs.mu.Unlock()
 	info.Last, info.End = 0, state.LogOpen
 	return info, nil
@@ -286,6 +287,8 @@ func parseMeta(kv []string) (in state.LogInfo, writer string) {
 			writer = v
 		case "key":
 			in.Key = v
+		case "kid":
+			in.KeyID = v
 		case "fp":
 			in.Fingerprint = v
 		case "token":
@@ -423,7 +426,7 @@ func (s *Store) AppendLog(ctx context.Context, id, token string, recs []state.Lo
 // writer's call is no longer the id's.
 func (s *Store) putBack(ctx context.Context, id string, o ownedLog, last uint64) error {
 	res, err := createLogScript.Run(ctx, s.rdb, s.logKeys(id),
-		o.key, o.fp, o.token, o.max, s.ttl.Milliseconds(), s.replica, last).StringSlice()
+		o.key, o.fp, o.token, o.max, s.ttl.Milliseconds(), s.replica, last, o.keyID).StringSlice()
 	if err != nil {
 		return s.logError(ctx, "append_log", err)
 	}
@@ -672,7 +675,7 @@ func (s *Store) DeleteLog(ctx context.Context, id, token string) error {
 // the writer's (token ARGV[1]), and puts it back if Redis lost it.
 //
 //	KEYS  meta, log, hold
-//	ARGV  token, TTL (ms), key, fingerprint, max records, writer, last
+//	ARGV  token, TTL (ms), key, fingerprint, max records, writer, last, key id
 //
 // It returns 0 when it renewed the log (or it ended), 1 when it put it
 // back, -1 when the id is another call's.
@@ -680,7 +683,7 @@ var renewLogScript = redis.NewScript(`
 local tok = redis.call('HGET', KEYS[1], 'token')
 if not tok then
   redis.call('DEL', KEYS[2], KEYS[3])
-  redis.call('HSET', KEYS[1], 'key', ARGV[3], 'fp', ARGV[4], 'token', ARGV[1], 'max', ARGV[5], 'last', ARGV[7], 'w', ARGV[6])
+  redis.call('HSET', KEYS[1], 'key', ARGV[3], 'fp', ARGV[4], 'token', ARGV[1], 'max', ARGV[5], 'last', ARGV[7], 'w', ARGV[6], 'kid', ARGV[8])
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
@@ -732,7 +735,7 @@ func (s *Store) renewLogsOnce() {
 	cmds := make(map[string]*redis.Cmd, len(owned))
 	for id, o := range owned {
 		cmds[id] = renewLogScript.Eval(ctx, pipe, s.logKeys(id),
-			o.token, s.ttl.Milliseconds(), o.key, o.fp, o.max, s.replica, o.last)
+			o.token, s.ttl.Milliseconds(), o.key, o.fp, o.max, s.replica, o.last, o.keyID)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		s.metrics.StateStoreError("renew_log")

@@ -257,7 +257,7 @@ func TestRunningLogPutBackAfterAnEmptyRestart(t *testing.T) {
 	reader := open(t, cfg, redisstore.Options{})
 	defer reader.Close()
 	ctx := t.Context()
-	info := state.LogInfo{Key: "k", Fingerprint: "fp", Token: "w", MaxRecords: 100}
+	info := state.LogInfo{Key: "k", KeyID: "k-id", Fingerprint: "fp", Token: "w", MaxRecords: 100}
 	if _, err := writer.CreateLog(ctx, "call", info); err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestRunningLogPutBackAfterAnEmptyRestart(t *testing.T) {
 		in, _, err = reader.ReadLog(ctx, "call", 3, 10, 0)
 		return err == nil
 	})
-	if in.Key != "k" || in.Fingerprint != "fp" || in.Token != "w" || in.Last != 3 || in.End != state.LogOpen {
+	if in.Key != "k" || in.KeyID != "k-id" || in.Fingerprint != "fp" || in.Token != "w" || in.Last != 3 || in.End != state.LogOpen {
 		t.Fatalf("the log put back: %+v, want the writer's, open, from record 3", in)
 	}
 	poll(t, "the writer's presence back", 30*time.Second, func() bool {

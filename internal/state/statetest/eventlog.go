@@ -52,7 +52,7 @@ func logID(t *testing.T, n int) string {
 }
 
 func info(token string) state.LogInfo {
-	return state.LogInfo{Key: "key-a", Fingerprint: "fp-1", Token: token, MaxRecords: 10000}
+	return state.LogInfo{Key: "key-a", KeyID: "key-a-id", Fingerprint: "fp-1", Token: token, MaxRecords: 10000}
 }
 
 func create(t *testing.T, l state.EventLogs, id string, in state.LogInfo) {
@@ -109,15 +109,15 @@ func wantSeqs(t *testing.T, recs []state.LogRecord, want ...uint64) {
 func testLogCreateOnce(t *testing.T, l state.EventLogs) {
 	id := logID(t, 0)
 	create(t, l, id, info("tok-1"))
-	got, err := l.CreateLog(t.Context(), id, state.LogInfo{Key: "key-b", Fingerprint: "fp-2", Token: "tok-2"})
+	got, err := l.CreateLog(t.Context(), id, state.LogInfo{Key: "key-b", KeyID: "key-b-id", Fingerprint: "fp-2", Token: "tok-2"})
 	if !errors.Is(err, state.ErrLogExists) {
 		t.Fatalf("second CreateLog: %v, want ErrLogExists", err)
 	}
-	if got.Key != "key-a" || got.Fingerprint != "fp-1" || got.Token != "tok-1" || got.End != state.LogOpen || got.Last != 0 {
+	if got.Key != "key-a" || got.KeyID != "key-a-id" || got.Fingerprint != "fp-1" || got.Token != "tok-1" || got.End != state.LogOpen || got.Last != 0 {
 		t.Fatalf("second CreateLog reports %+v, want the first log's info", got)
 	}
 	in, recs := read(t, l, id, 0, 10)
-	if len(recs) != 0 || in.Key != "key-a" || in.Token != "tok-1" {
+	if len(recs) != 0 || in.Key != "key-a" || in.KeyID != "key-a-id" || in.Token != "tok-1" {
 		t.Fatalf("ReadLog of the new log: %+v, %v", in, recs)
 	}
 }

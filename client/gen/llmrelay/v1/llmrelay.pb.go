@@ -831,7 +831,8 @@ type ResumeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The call's `request_id`: the one the client set on its
 	// GenerateRequest, or the one the server made up and sent in the
-	// `llmrelay-request-id` response header. Required, a UUID.
+	// `llmrelay-request-id` response header. Required, a UUID, in any case
+	// (the call is found by its lower-case form).
 	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The `sequence` of the last event the client received: Resume sends the
 	// events after it. 0 replays the call from its first event.
@@ -946,6 +947,13 @@ type GenerateRequest struct {
 	StreamIdleTimeout *durationpb.Duration `protobuf:"bytes,8,opt,name=stream_idle_timeout,json=streamIdleTimeout,proto3" json:"stream_idle_timeout,omitempty"`
 	// A client-chosen UUID that identifies this call in llmrelay's logs and
 	// errors. When empty, llmrelay makes one up.
+	//
+	// A UUID's case carries no meaning (RFC 9562): llmrelay knows the call
+	// by the id in lower case, the form its logs, errors (ErrorInfo
+	// `request_id`), the `llmrelay-request-id` header and trailer, and
+	// Resume use. An id in upper or mixed case names the same call as its
+	// lower-case form: a Generate repeating it in another case attaches to
+	// the resumable call, and Resume finds it in either case.
 	RequestId string `protobuf:"bytes,9,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Options for the provider, checked before the first attempt.
 	//

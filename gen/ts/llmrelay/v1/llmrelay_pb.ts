@@ -126,7 +126,8 @@ export type ResumeRequest = Message$1<"llmrelay.v1.ResumeRequest"> & {
   /**
    * The call's `request_id`: the one the client set on its
    * GenerateRequest, or the one the server made up and sent in the
-   * `llmrelay-request-id` response header. Required, a UUID.
+   * `llmrelay-request-id` response header. Required, a UUID, in any case
+   * (the call is found by its lower-case form).
    *
    * @generated from field: string request_id = 1;
    */
@@ -254,6 +255,13 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
   /**
    * A client-chosen UUID that identifies this call in llmrelay's logs and
    * errors. When empty, llmrelay makes one up.
+   *
+   * A UUID's case carries no meaning (RFC 9562): llmrelay knows the call
+   * by the id in lower case, the form its logs, errors (ErrorInfo
+   * `request_id`), the `llmrelay-request-id` header and trailer, and
+   * Resume use. An id in upper or mixed case names the same call as its
+   * lower-case form: a Generate repeating it in another case attaches to
+   * the resumable call, and Resume finds it in either case.
    *
    * @generated from field: string request_id = 9;
    */
