@@ -142,9 +142,6 @@ func (e *embedCall) Attempt(ctx context.Context, a *retry.Attempt) (embedResult,
 	preq := e.preq
 	preq.Model, preq.Attempt = a.Target.Model, a.N
 	emb, err := a.Target.Entry.Provider.(provider.Embedder).Embed(ctx, &preq)
-	if err == nil {
-		err = provider.CheckEmbeddings(emb, len(preq.Inputs))
-	}
 	if err != nil {
 		return embedResult{target: a.Target, attempt: a.N}, err
 	}

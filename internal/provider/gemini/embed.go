@@ -3,8 +3,6 @@ package gemini
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"strconv"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
@@ -35,10 +33,6 @@ type embedReply struct {
 		Values []float32 `json:"values"`
 	} `json:"embeddings"`
 }
-
-// errEmbedCount is wrapped by the error of an answer whose embeddings
-// are not one per input.
-var errEmbedCount = errors.New("an embeddings answer that does not hold one embedding per input")
 
 // Embed implements provider.Embedder with batchEmbedContents: one request
 // per input, each with the input as its content's one text part and
@@ -80,10 +74,8 @@ func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*prov
 	for i, e := range reply.Embeddings {
 		out.Vectors[i] = e.Values
 	}
-	if len(out.Vectors) != len(req.Inputs) {
-		pe := httpx.ProtocolError(errEmbedCount, b)
-		pe.Message = "answered " + strconv.Itoa(len(out.Vectors)) + " embeddings for " + strconv.Itoa(len(req.Inputs)) + " inputs"
-		return nil, pe
+	if err := provider.CheckEmbeddings(out, len(req.Inputs)); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
