@@ -78,7 +78,8 @@
 //                        or a server tool's MCP server is not answering
 //   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
 //                        not retried), or an error llmrelay does not recognise
-//   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
+//   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403); Embed: a
+//                        target of the model cannot embed (EMBEDDINGS_NOT_SUPPORTED)
 //   DEADLINE_EXCEEDED    the call's deadline passed: the client's, brought in to the
 //                        server's deadlines.max (10m by default), or the server's
 //                        deadlines.default (2m) when the client set none. A call on the
