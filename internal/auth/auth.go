@@ -30,6 +30,9 @@ type Scope string
 const (
 	// ScopeGenerate allows LLMService/Generate.
 	ScopeGenerate Scope = "generate"
+	// ScopeEmbed allows LLMService/Embed only: a key for an indexing job
+	// that may embed but not generate. ScopeGenerate allows Embed too.
+	ScopeEmbed Scope = "embed"
 	// ScopeModelsList allows LLMService/ListModels.
 	ScopeModelsList Scope = "models.list"
 	// ScopeAdmin allows every method of llmrelay.admin.v1 (keys and
@@ -40,7 +43,7 @@ const (
 )
 
 // knownScopes lists every Scope, for configuration checks and messages.
-var knownScopes = []Scope{ScopeGenerate, ScopeModelsList, ScopeAdmin, ScopeUsageRead}
+var knownScopes = []Scope{ScopeGenerate, ScopeEmbed, ScopeModelsList, ScopeAdmin, ScopeUsageRead}
 
 // MaxKeyLen bounds the length of a presented key; longer credentials are
 // malformed and are not hashed.
@@ -275,7 +278,7 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 		}
 		id.scopes = append(id.scopes, Scope(s))
 	}
-	if len(c.Models) == 0 && id.HasScope(ScopeGenerate) {
+	if len(c.Models) == 0 && (id.HasScope(ScopeGenerate) || id.HasScope(ScopeEmbed)) {
 		return nil, sum, "models", `is empty; list model patterns such as "mock/*", or ["*"] for every model`
 	}
 	for _, m := range c.Models {

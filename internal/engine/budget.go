@@ -20,12 +20,14 @@ import (
 const settleTimeout = 5 * time.Second
 
 // Budget is admission's budget step: the one owner of whether the budgets a
-// Generate call falls under (its key's and its team's, internal/spend)
+// Generate or Embed call falls under (its key's and its team's, internal/spend)
 // have room for it. It reserves the call's estimate on each (one store
 // round trip), or refuses the call with RESOURCE_EXHAUSTED,
 // BUDGET_EXHAUSTED, before any provider hears of it. The call's hold goes
 // into its call record; Generate settles it as the call ends, with the
-// usage and cost of every attempt (call.settle). Calls of keys without
+// usage and cost of every attempt (call.settle), and Embed with its
+// attempts' input tokens (an Embed reserves its texts' size as input and
+// no output). Calls of keys without
 // budgets take no reservation but are recorded in the usage as they end;
 // calls without a key, and other methods, pass. It runs after the model
 // is resolved (the reservation is priced at the call's targets) and before
@@ -40,14 +42,21 @@ type Budget struct {
 // reservation back if the call never ran (Generate settled it otherwise).
 func (b *Budget) Reserve(ctx context.Context, req any) (release func(), err error) {
 	g, isGenerate := req.(*llmrelayv1.GenerateRequest)
+	em, isEmbed := req.(*llmrelayv1.EmbedRequest)
 	id, keyed := auth.FromContext(ctx)
-	if b == nil || b.Budgets == nil || !isGenerate || !keyed {
+	if b == nil || b.Budgets == nil || !(isGenerate || isEmbed) || !keyed {
 		return func() {}, nil
 	}
 	sub := spend.Subject{Key: id.Name, Team: id.Team, Budgets: id.Budgets}
 	var r spend.Request
 	if b.Budgets.Budgeted(sub) {
-		r = spend.Request{InputBytes: int(estimatedBytes(g)), MaxOutputTokens: int64(g.GetGeneration().GetMaxOutputTokens())}
+		if isEmbed {
+			// An embedding's input is its texts; it produces no output
+			// tokens.
+			r = spend.Request{InputBytes: embedBytes(em), NoOutput: true}
+		} else {
+			r = spend.Request{InputBytes: int(estimatedBytes(g)), MaxOutputTokens: int64(g.GetGeneration().GetMaxOutputTokens())}
+		}
 		if res, ok := callinfo.From(ctx).Resolved(); ok {
 			for _, t := range res.Targets {
 				r.Targets = append(r.Targets, spend.Target{Provider: t.Entry.Config.Name, Model: t.Model})
@@ -107,4 +116,14 @@ func estimatedBytes(g *llmrelayv1.GenerateRequest) int64 {
 		return size
 	}
 	return spend.RequestBytes(size, images, sources)
+}
+
+// embedBytes is the size of an Embed request's input as an estimate
+// counts it: the bytes of its texts.
+func embedBytes(r *llmrelayv1.EmbedRequest) int {
+	n := 0
+	for _, in := range r.GetInputs() {
+		n += len(in)
+	}
+	return n
 }

@@ -2,7 +2,7 @@
 // (POST /v1/chat/completions), OpenAI's Responses API, stateless (POST
 // /v1/responses), and Anthropic's Messages API (POST
 // /v1/messages, and its token counting, POST /v1/messages/count_tokens),
-// with GET /v1/models and GET /v1/models/{model} in either's shape, in
+// OpenAI's embeddings (POST /v1/embeddings, embeddings.go), with GET /v1/models and GET /v1/models/{model} in either's shape, in
 // front of the same engine as the gRPC service.
 // Existing SDKs and tools use llmrelay by changing their base URL.
 //
@@ -91,6 +91,7 @@ func New(o Options) http.Handler {
 	// path.
 	handle(patternModel, d.models)
 	handle(http.MethodPost+" "+pathCountTokens, d.countTokens)
+	handle(http.MethodPost+" "+pathEmbeddings, d.embeddings)
 	handle("/", d.notFound)
 	return mux
 }
@@ -468,6 +469,7 @@ var allowedMethods = map[string]string{
 	"/v1/responses":        http.MethodPost,
 	"/v1/messages":         http.MethodPost,
 	pathCountTokens:        http.MethodPost,
+	pathEmbeddings:         http.MethodPost,
 	"/v1/models":           http.MethodGet + ", " + http.MethodHead,
 }
 
@@ -543,7 +545,7 @@ func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
 	_, info := callinfo.NewContext(r.Context())
 	fail := failure{
 		status: http.StatusNotFound, reason: "NOT_FOUND",
-		message: "llmrelay serves POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models and GET /v1/models/{model}, not " + r.Method + " " + r.URL.Path,
+		message: "llmrelay serves POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, POST /v1/messages/count_tokens, POST /v1/embeddings, GET /v1/models and GET /v1/models/{model}, not " + r.Method + " " + r.URL.Path,
 	}
 	if allow, ok := allowedMethodsOf(r.URL.Path); ok {
 		w.Header().Set("Allow", allow)

@@ -103,6 +103,9 @@ var reasonStatus = map[string]int{
 	// endpoint answered before llmrelay counted, which tools that count
 	// before they send take for "no counting here" and estimate instead.
 	engine.ReasonTokenCountingNotSupported: http.StatusNotFound,
+	// A model whose provider cannot embed: the request's to change, not
+	// llmrelay's credentials (FAILED_PRECONDITION's 502).
+	engine.ReasonEmbeddingsNotSupported: http.StatusBadRequest,
 	// The reply outgrew its output limit: asking for less output helps,
 	// calling again does not.
 	apierr.ReasonOutputTooLarge: http.StatusBadRequest,

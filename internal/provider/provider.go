@@ -122,6 +122,65 @@ type TokenCounter interface {
 	CountTokens(ctx context.Context, req *Request) (int64, error)
 }
 
+// Embedder is a provider's optional capability: Embed returns the
+// embedding of each of req's inputs, in their order, as the provider
+// computes them (OpenAI's POST /embeddings, Gemini's batchEmbedContents),
+// with the usage the provider reported. It is one HTTP request (the
+// engine's attempt plan retries it); its error is a *Error for anything
+// the provider or the network did (classified by the adapter's error
+// table), a *FieldError for a request the adapter refuses before sending
+// it, or ctx's error. An answer with another number of vectors than
+// inputs, or vectors of different lengths, is a KindProtocol error. The
+// openai, gemini and mock adapters implement it; a provider without it
+// cannot embed, and the engine refuses a call to it before any request.
+type Embedder interface {
+	Embed(ctx context.Context, req *EmbedRequest) (*Embeddings, error)
+}
+
+// EmbedRequest is one attempt's embedding request, in provider-neutral
+// form.
+type EmbedRequest struct {
+	// Model is the provider's model name.
+	Model string
+	// Inputs are the texts to embed, at least one.
+	Inputs []string
+	// Dimensions is the length of each vector asked for; 0 takes the
+	// model's own.
+	Dimensions int
+	// Options are the request's provider_options (checked by
+	// Config.CheckOptions before the first attempt); nil when unset.
+	Options map[string]any
+	// Attempt is the attempt's number in its call, from 1.
+	Attempt int
+}
+
+// Embeddings is what an Embedder returns.
+type Embeddings struct {
+	// Vectors holds one vector per input, in the inputs' order.
+	Vectors [][]float32
+	// Usage is the provider's count (InputTokens only), when Reported.
+	Usage    Usage
+	Reported bool
+}
+
+// CheckEmbeddings returns a KindProtocol error when e does not hold one
+// vector per each of n inputs, all of one non-zero length: what every
+// Embedder promises, checked by each adapter on its provider's answer.
+func CheckEmbeddings(e *Embeddings, n int) error {
+	if len(e.Vectors) != n {
+		return &Error{Kind: KindProtocol, Class: ClassProtocol,
+			Message: "answered " + strconv.Itoa(len(e.Vectors)) + " embeddings for " + strconv.Itoa(n) + " inputs"}
+	}
+	for i, v := range e.Vectors {
+		if len(v) == 0 || len(v) != len(e.Vectors[0]) {
+			return &Error{Kind: KindProtocol, Class: ClassProtocol,
+				Message: "answered an embedding of " + strconv.Itoa(len(v)) + " values at index " + strconv.Itoa(i) +
+					", beside one of " + strconv.Itoa(len(e.Vectors[0]))}
+		}
+	}
+	return nil
+}
+
 // Request is one attempt's request, in provider-neutral form.
 type Request struct {
 	// Model is the provider's model name: the part of "<provider>/<model>"

@@ -194,6 +194,15 @@ func (llmService) ListTools(ctx context.Context, req *llmrelayv1.ListToolsReques
 	return rt.service.ListTools(ctx, req)
 }
 
+// Embed implements llmrelayv1.LLMServiceServer.
+func (llmService) Embed(ctx context.Context, req *llmrelayv1.EmbedRequest) (*llmrelayv1.EmbedResponse, error) {
+	rt, ok := ctx.Value(runtimeKey{}).(*runtime)
+	if !ok {
+		return nil, apierr.FromError(errNotDispatched)
+	}
+	return rt.service.Embed(ctx, req)
+}
+
 // Generate implements llmrelayv1.LLMServiceServer; the runtime link
 // replaces it with the runtime's Service, so it only runs if that link is
 // missing.

@@ -41,6 +41,11 @@ func (s *Service) ListTools(ctx context.Context, req *llmrelayv1.ListToolsReques
 	return s.eng.ListTools(ctx, req)
 }
 
+// Embed implements llmrelayv1.LLMServiceServer.
+func (s *Service) Embed(ctx context.Context, req *llmrelayv1.EmbedRequest) (*llmrelayv1.EmbedResponse, error) {
+	return s.eng.Embed(ctx, req)
+}
+
 // Generate implements llmrelayv1.LLMServiceServer.
 func (s *Service) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
 	return s.eng.Generate(stream.Context(), req, sink{stream})

@@ -35,6 +35,9 @@ type Request struct {
 	// MaxOutputTokens is the request's max_output_tokens; 0 reserves
 	// Config.DefaultOutputTokens.
 	MaxOutputTokens int64
+	// NoOutput says the call produces no output tokens (an embedding):
+	// none are reserved, MaxOutputTokens and the default aside.
+	NoOutput bool
 	// Targets are the models the call may reach (its model and
 	// fallbacks); it reserves at the dearest one's prices.
 	Targets []Target
@@ -174,7 +177,10 @@ func New(store state.Spending, teams []Team, prices *usage.Prices, cfg Config, n
 // prices (nothing for unpriced targets).
 func (b *Budgeter) Estimate(r Request) state.Amount {
 	out := r.MaxOutputTokens
-	if out <= 0 {
+	switch {
+	case r.NoOutput:
+		out = 0
+	case out <= 0:
 		out = b.cfg.DefaultOutputTokens
 	}
 	u := provider.Usage{InputTokens: tokensOf(int64(r.InputBytes)), OutputTokens: out}

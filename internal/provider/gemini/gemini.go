@@ -51,17 +51,29 @@ func New(cfg provider.Config) (provider.Provider, error) {
 // *provider.FieldError on "model": the URL never leaves the API's model
 // paths.
 func (p *Provider) endpoint(model string) (string, error) {
+	path, _, err := modelPath(model)
+	if err != nil {
+		return "", err
+	}
+	return p.ep.BaseURL + "/" + path + ":streamGenerateContent?alt=sse", nil
+}
+
+// modelPath returns a model's path in the API's URLs, each segment
+// escaped, and its resource name ("models/gemini-embedding-001"), as
+// endpoint describes them.
+func modelPath(model string) (path, name string, err error) {
 	if err := provider.CheckModelPath(model); err != nil {
-		return "", &provider.FieldError{Field: "model", Description: err.Error()}
+		return "", "", &provider.FieldError{Field: "model", Description: err.Error()}
 	}
 	segs := strings.Split(model, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
 	if len(segs) == 1 {
 		segs = []string{"models", segs[0]}
 	}
-	return p.ep.BaseURL + "/" + strings.Join(segs, "/") + ":streamGenerateContent?alt=sse", nil
+	name = strings.Join(segs, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/"), name, nil
 }
 
 // ValidateRequest implements provider.RequestValidator: it checks that the

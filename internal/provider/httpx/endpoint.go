@@ -124,6 +124,10 @@ type Call struct {
 	Decoder Decoder
 	// Parse reads the provider's error bodies.
 	Parse ErrorBodyParser
+	// MaxBody bounds the reply Post reads; 0: MaxReplyBody. An
+	// embeddings reply (thousands of vectors of floats as JSON text) is
+	// larger than any other.
+	MaxBody int
 }
 
 // Stream starts one attempt: it POSTs c.Body to c.URL with the endpoint's
@@ -157,8 +161,14 @@ func (e *Endpoint) headers(c Call) http.Header {
 	return h
 }
 
-// MaxReplyBody bounds the body of a reply Post reads.
+// MaxReplyBody bounds the body of a reply Post reads, unless its Call
+// says otherwise.
 const MaxReplyBody = 1 << 20
+
+// MaxEmbeddingsBody bounds an embeddings reply (Call.MaxBody): 2048
+// vectors of 1536 floats, as JSON text of some 20 bytes a float, with
+// room to spare.
+const MaxEmbeddingsBody = 96 << 20
 
 // Post sends a request the provider answers with one JSON document, not
 // a stream (Anthropic's token counting): it POSTs c.Body to c.URL with
@@ -197,14 +207,18 @@ func (e *Endpoint) Post(ctx context.Context, c Call) ([]byte, error) {
 		redactError(pe, e.redactFn)
 		return nil, pe
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxReplyBody+1))
+	limit := MaxReplyBody
+	if c.MaxBody > 0 {
+		limit = c.MaxBody
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 	_ = resp.Body.Close()
 	switch {
 	case err != nil:
 		return nil, failure(ctx, attempt, "reading the response failed", err)
-	case len(body) > MaxReplyBody:
+	case len(body) > limit:
 		return nil, &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol, Status: resp.StatusCode,
-			Message: "answered with a body larger than " + strconv.Itoa(MaxReplyBody) + " bytes"}
+			Message: "answered with a body larger than " + strconv.Itoa(limit) + " bytes"}
 	}
 	return body, nil
 }

@@ -78,7 +78,8 @@
 //                        or a server tool's MCP server is not answering
 //   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
 //                        not retried), or an error llmrelay does not recognise
-//   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
+//   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403); Embed: a
+//                        target of the model cannot embed (EMBEDDINGS_NOT_SUPPORTED)
 //   DEADLINE_EXCEEDED    the call's deadline passed: the client's, brought in to the
 //                        server's deadlines.max (10m by default), or the server's
 //                        deadlines.default (2m) when the client set none. A call on the
@@ -4653,6 +4654,271 @@ func (x *ToolServer) GetTools() uint32 {
 	return 0
 }
 
+// EmbedRequest asks for the embeddings of some texts.
+type EmbedRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The model: a route's name, or "<provider>/<model>", resolved as
+	// `GenerateRequest.model` is, with the same rules (e.g.
+	// "openai/text-embedding-3-small", "gemini/gemini-embedding-001",
+	// "mock/echo": the mock provider embeds with any of its models). A
+	// route's targets are tried in its order; its request defaults, which
+	// are generation settings, do not apply. Every target of a route must be
+	// a provider that embeds.
+	Model string `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	// The texts to embed, each one embedding, returned in this order. At
+	// least 1 and at most 2048 (OpenAI's bound), each 1 to 65,536 bytes of
+	// UTF-8 (a model's own context bound, often 8,192 tokens, may be lower:
+	// the provider then rejects the request). The request as a whole is
+	// bounded by the server's `limits.max_request_bytes`.
+	Inputs []string `protobuf:"bytes,2,rep,name=inputs,proto3" json:"inputs,omitempty"`
+	// The length of each vector, for models that can shorten theirs
+	// (OpenAI's text-embedding-3 models, Gemini's outputDimensionality).
+	// Unset takes the model's own length. A model that cannot shorten its
+	// vectors, or not to this length, rejects the request
+	// (PROVIDER_REJECTED). The mock provider makes vectors of this length,
+	// 8 when unset. At most 65,536.
+	Dimensions *uint32 `protobuf:"varint,3,opt,name=dimensions,proto3,oneof" json:"dimensions,omitempty"`
+	// A client-chosen UUID that identifies this call in llmrelay's logs and
+	// errors. When empty, llmrelay makes one up.
+	RequestId string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Free-form labels, written to the call's "finished call" log line as
+	// `GenerateRequest.metadata`'s are, with the same bounds. Not sent to
+	// the provider.
+	Metadata map[string]string `protobuf:"bytes,5,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Options for the provider, checked before the first attempt against
+	// the operator's policy for the provider, as
+	// `GenerateRequest.provider_options` are. For openai each top-level key
+	// is merged into the body of the request (e.g. {"user": "u-42"}); for
+	// gemini into each entry of the batch's `requests` (e.g. {"taskType":
+	// "RETRIEVAL_DOCUMENT"}). A key llmrelay sets itself (openai: model,
+	// input, dimensions, encoding_format; gemini: model, content,
+	// outputDimensionality) is refused with INVALID_ARGUMENT, reason
+	// INVALID_PROVIDER_OPTIONS, naming it. The mock provider
+	// reads `faults`, where only the entries' `status`, `retry_after_ms`,
+	// `error_type` and `should_retry` apply (an attempt fails with that
+	// status); `extra_headers` adds HTTP headers as for Generate.
+	ProviderOptions *structpb.Struct `protobuf:"bytes,6,opt,name=provider_options,json=providerOptions,proto3" json:"provider_options,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *EmbedRequest) Reset() {
+	*x = EmbedRequest{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EmbedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EmbedRequest) ProtoMessage() {}
+
+func (x *EmbedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EmbedRequest.ProtoReflect.Descriptor instead.
+func (*EmbedRequest) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *EmbedRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *EmbedRequest) GetInputs() []string {
+	if x != nil {
+		return x.Inputs
+	}
+	return nil
+}
+
+func (x *EmbedRequest) GetDimensions() uint32 {
+	if x != nil && x.Dimensions != nil {
+		return *x.Dimensions
+	}
+	return 0
+}
+
+func (x *EmbedRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *EmbedRequest) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *EmbedRequest) GetProviderOptions() *structpb.Struct {
+	if x != nil {
+		return x.ProviderOptions
+	}
+	return nil
+}
+
+// EmbedResponse holds one embedding per input.
+type EmbedResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The embeddings, one per `EmbedRequest.inputs` entry, in the same
+	// order: `embeddings[i]` is the embedding of `inputs[i]`.
+	Embeddings []*Embedding `protobuf:"bytes,1,rep,name=embeddings,proto3" json:"embeddings,omitempty"`
+	// The provider's configured name that served the request, e.g. "openai".
+	Provider string `protobuf:"bytes,2,opt,name=provider,proto3" json:"provider,omitempty"`
+	// The model at that provider, e.g. "text-embedding-3-small". With a
+	// route, the target that answered (after a fallback, not the first).
+	Model string `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
+	// The route the request named as its `model`; empty when it named
+	// "<provider>/<model>".
+	Route string `protobuf:"bytes,4,opt,name=route,proto3" json:"route,omitempty"`
+	// The tokens the provider counted, in `input_tokens` only (embedding
+	// produces no output tokens). Zero when the provider does not report
+	// them (Gemini's batchEmbedContents does not): budgets then charge an
+	// estimate from the inputs' size (docs/embeddings.md).
+	Usage *Usage `protobuf:"bytes,5,opt,name=usage,proto3" json:"usage,omitempty"`
+	// How many attempts the call made (1 unless it retried or fell back).
+	Attempts      uint32 `protobuf:"varint,6,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EmbedResponse) Reset() {
+	*x = EmbedResponse{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EmbedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EmbedResponse) ProtoMessage() {}
+
+func (x *EmbedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EmbedResponse.ProtoReflect.Descriptor instead.
+func (*EmbedResponse) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *EmbedResponse) GetEmbeddings() []*Embedding {
+	if x != nil {
+		return x.Embeddings
+	}
+	return nil
+}
+
+func (x *EmbedResponse) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *EmbedResponse) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *EmbedResponse) GetRoute() string {
+	if x != nil {
+		return x.Route
+	}
+	return ""
+}
+
+func (x *EmbedResponse) GetUsage() *Usage {
+	if x != nil {
+		return x.Usage
+	}
+	return nil
+}
+
+func (x *EmbedResponse) GetAttempts() uint32 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+// Embedding is the vector of one input.
+type Embedding struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The vector, as the provider computed it (OpenAI's and Gemini's are
+	// unit length; the mock's too). Every embedding of a response has the
+	// same length: `EmbedRequest.dimensions`, or the model's own.
+	Values        []float32 `protobuf:"fixed32,1,rep,packed,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Embedding) Reset() {
+	*x = Embedding{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Embedding) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Embedding) ProtoMessage() {}
+
+func (x *Embedding) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Embedding.ProtoReflect.Descriptor instead.
+func (*Embedding) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *Embedding) GetValues() []float32 {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
 var File_llmrelay_v1_llmrelay_proto protoreflect.FileDescriptor
 
 const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
@@ -4956,7 +5222,34 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
 	"\tavailable\x18\x02 \x01(\bR\tavailable\x127\n" +
 	"\tlisted_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\blistedAt\x12\x14\n" +
-	"\x05tools\x18\x04 \x01(\rR\x05tools*h\n" +
+	"\x05tools\x18\x04 \x01(\rR\x05tools\"\x9d\a\n" +
+	"\fEmbedRequest\x12\x90\x04\n" +
+	"\x05model\x18\x01 \x01(\tB\xf9\x03\xbaH\xf5\x03\xba\x01\xb4\x02\n" +
+	"\fmodel.format\x12\xd5\x01must be a route name like search, or <provider>/<model> like openai/text-embedding-3-small: a lower-case name, and for a provider's model a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')\xba\x01\xb1\x01\n" +
+	"\x13model.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1aJthis == '' || !this.split('/').exists(s, s == '' || s == '.' || s == '..')\xc8\x01\x01r\x03\x18\x80\x02R\x05model\x12-\n" +
+	"\x06inputs\x18\x02 \x03(\tB\x15\xbaH\x12\x92\x01\x0f\b\x01\x10\x80\x10\"\br\x06\x10\x01(\x80\x80\x04R\x06inputs\x120\n" +
+	"\n" +
+	"dimensions\x18\x03 \x01(\rB\v\xbaH\b*\x06\x18\x80\x80\x04(\x01H\x00R\n" +
+	"dimensions\x88\x01\x01\x12*\n" +
+	"\n" +
+	"request_id\x18\x04 \x01(\tB\v\xbaH\b\xd8\x01\x01r\x03\xb0\x01\x01R\trequestId\x12]\n" +
+	"\bmetadata\x18\x05 \x03(\v2'.llmrelay.v1.EmbedRequest.MetadataEntryB\x18\xbaH\x15\x9a\x01\x12\x10@\"\ar\x05\x10\x01(\x80\x01*\x05r\x03(\x80\bR\bmetadata\x12B\n" +
+	"\x10provider_options\x18\x06 \x01(\v2\x17.google.protobuf.StructR\x0fproviderOptions\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\r\n" +
+	"\v_dimensions\"\xd5\x01\n" +
+	"\rEmbedResponse\x126\n" +
+	"\n" +
+	"embeddings\x18\x01 \x03(\v2\x16.llmrelay.v1.EmbeddingR\n" +
+	"embeddings\x12\x1a\n" +
+	"\bprovider\x18\x02 \x01(\tR\bprovider\x12\x14\n" +
+	"\x05model\x18\x03 \x01(\tR\x05model\x12\x14\n" +
+	"\x05route\x18\x04 \x01(\tR\x05route\x12(\n" +
+	"\x05usage\x18\x05 \x01(\v2\x12.llmrelay.v1.UsageR\x05usage\x12\x1a\n" +
+	"\battempts\x18\x06 \x01(\rR\battempts\"#\n" +
+	"\tEmbedding\x12\x16\n" +
+	"\x06values\x18\x01 \x03(\x02R\x06values*h\n" +
 	"\rOnOutputLimit\x12\x1f\n" +
 	"\x1bON_OUTPUT_LIMIT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14ON_OUTPUT_LIMIT_FAIL\x10\x01\x12\x1c\n" +
@@ -5016,14 +5309,15 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\fRouteBalance\x12\x1d\n" +
 	"\x19ROUTE_BALANCE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15ROUTE_BALANCE_ORDERED\x10\x01\x12\x1a\n" +
-	"\x16ROUTE_BALANCE_WEIGHTED\x10\x022\xb3\x02\n" +
+	"\x16ROUTE_BALANCE_WEIGHTED\x10\x022\xf3\x02\n" +
 	"\n" +
 	"LLMService\x12F\n" +
 	"\bGenerate\x12\x1c.llmrelay.v1.GenerateRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01\x12M\n" +
 	"\n" +
 	"ListModels\x12\x1e.llmrelay.v1.ListModelsRequest\x1a\x1f.llmrelay.v1.ListModelsResponse\x12B\n" +
 	"\x06Resume\x12\x1a.llmrelay.v1.ResumeRequest\x1a\x1a.llmrelay.v1.GenerateEvent0\x01\x12J\n" +
-	"\tListTools\x12\x1d.llmrelay.v1.ListToolsRequest\x1a\x1e.llmrelay.v1.ListToolsResponseB@Z>github.com/llmrelay/llmrelay/client/gen/llmrelay/v1;llmrelayv1b\x06proto3"
+	"\tListTools\x12\x1d.llmrelay.v1.ListToolsRequest\x1a\x1e.llmrelay.v1.ListToolsResponse\x12>\n" +
+	"\x05Embed\x12\x19.llmrelay.v1.EmbedRequest\x1a\x1a.llmrelay.v1.EmbedResponseB@Z>github.com/llmrelay/llmrelay/client/gen/llmrelay/v1;llmrelayv1b\x06proto3"
 
 var (
 	file_llmrelay_v1_llmrelay_proto_rawDescOnce sync.Once
@@ -5038,7 +5332,7 @@ func file_llmrelay_v1_llmrelay_proto_rawDescGZIP() []byte {
 }
 
 var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
-var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
 var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(OnOutputLimit)(0),            // 0: llmrelay.v1.OnOutputLimit
 	(ImageDetail)(0),              // 1: llmrelay.v1.ImageDetail
@@ -5086,13 +5380,17 @@ var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(*ListToolsResponse)(nil),     // 43: llmrelay.v1.ListToolsResponse
 	(*ServerTool)(nil),            // 44: llmrelay.v1.ServerTool
 	(*ToolServer)(nil),            // 45: llmrelay.v1.ToolServer
-	nil,                           // 46: llmrelay.v1.GenerateRequest.MetadataEntry
-	nil,                           // 47: llmrelay.v1.Final.AnnotationsEntry
-	(*durationpb.Duration)(nil),   // 48: google.protobuf.Duration
-	(*structpb.Struct)(nil),       // 49: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 50: google.protobuf.Value
-	(*status.Status)(nil),         // 51: google.rpc.Status
-	(*timestamppb.Timestamp)(nil), // 52: google.protobuf.Timestamp
+	(*EmbedRequest)(nil),          // 46: llmrelay.v1.EmbedRequest
+	(*EmbedResponse)(nil),         // 47: llmrelay.v1.EmbedResponse
+	(*Embedding)(nil),             // 48: llmrelay.v1.Embedding
+	nil,                           // 49: llmrelay.v1.GenerateRequest.MetadataEntry
+	nil,                           // 50: llmrelay.v1.Final.AnnotationsEntry
+	nil,                           // 51: llmrelay.v1.EmbedRequest.MetadataEntry
+	(*durationpb.Duration)(nil),   // 52: google.protobuf.Duration
+	(*structpb.Struct)(nil),       // 53: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 54: google.protobuf.Value
+	(*status.Status)(nil),         // 55: google.rpc.Status
+	(*timestamppb.Timestamp)(nil), // 56: google.protobuf.Timestamp
 }
 var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	14, // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
@@ -5101,12 +5399,12 @@ var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	22, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
 	23, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
 	24, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
-	48, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
-	49, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
-	46, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
-	48, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
+	52, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
+	53, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
+	49, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
+	52, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
 	13, // 10: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
-	48, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
+	52, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
 	25, // 12: llmrelay.v1.GenerateRequest.hedging:type_name -> llmrelay.v1.HedgePolicy
 	0,  // 13: llmrelay.v1.OutputLimit.on_limit:type_name -> llmrelay.v1.OnOutputLimit
 	2,  // 14: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
@@ -5116,34 +5414,34 @@ var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	17, // 18: llmrelay.v1.Message.provider_tools:type_name -> llmrelay.v1.ProviderToolBlock
 	16, // 19: llmrelay.v1.Part.image:type_name -> llmrelay.v1.Image
 	1,  // 20: llmrelay.v1.Image.detail:type_name -> llmrelay.v1.ImageDetail
-	49, // 21: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	53, // 21: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
 	3,  // 22: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
-	49, // 23: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
+	53, // 23: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
 	4,  // 24: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	48, // 25: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
-	48, // 26: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	48, // 27: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	52, // 25: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
+	52, // 26: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	52, // 27: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
 	5,  // 28: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	48, // 29: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
+	52, // 29: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
 	6,  // 30: llmrelay.v1.HedgePolicy.target:type_name -> llmrelay.v1.HedgeTarget
 	30, // 31: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
 	33, // 32: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
 	34, // 33: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	50, // 34: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	54, // 34: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
 	29, // 35: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
 	27, // 36: llmrelay.v1.GenerateEvent.tool_progress:type_name -> llmrelay.v1.ToolProgress
 	28, // 37: llmrelay.v1.GenerateEvent.tool_result:type_name -> llmrelay.v1.ToolResult
 	32, // 38: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
 	31, // 39: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
 	7,  // 40: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	48, // 41: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	51, // 42: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	52, // 41: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	55, // 42: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
 	14, // 43: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	50, // 44: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	54, // 44: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
 	8,  // 45: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
 	35, // 46: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
 	36, // 47: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	47, // 48: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
+	50, // 48: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
 	14, // 49: llmrelay.v1.Final.transcript:type_name -> llmrelay.v1.Message
 	39, // 50: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
 	9,  // 51: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
@@ -5151,24 +5449,30 @@ var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	10, // 53: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
 	41, // 54: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
 	41, // 55: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
-	52, // 56: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
+	56, // 56: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
 	44, // 57: llmrelay.v1.ListToolsResponse.tools:type_name -> llmrelay.v1.ServerTool
 	45, // 58: llmrelay.v1.ListToolsResponse.servers:type_name -> llmrelay.v1.ToolServer
-	49, // 59: llmrelay.v1.ServerTool.input_schema:type_name -> google.protobuf.Struct
-	52, // 60: llmrelay.v1.ToolServer.listed_at:type_name -> google.protobuf.Timestamp
-	12, // 61: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	37, // 62: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	11, // 63: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
-	42, // 64: llmrelay.v1.LLMService.ListTools:input_type -> llmrelay.v1.ListToolsRequest
-	26, // 65: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	38, // 66: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	26, // 67: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
-	43, // 68: llmrelay.v1.LLMService.ListTools:output_type -> llmrelay.v1.ListToolsResponse
-	65, // [65:69] is the sub-list for method output_type
-	61, // [61:65] is the sub-list for method input_type
-	61, // [61:61] is the sub-list for extension type_name
-	61, // [61:61] is the sub-list for extension extendee
-	0,  // [0:61] is the sub-list for field type_name
+	53, // 59: llmrelay.v1.ServerTool.input_schema:type_name -> google.protobuf.Struct
+	56, // 60: llmrelay.v1.ToolServer.listed_at:type_name -> google.protobuf.Timestamp
+	51, // 61: llmrelay.v1.EmbedRequest.metadata:type_name -> llmrelay.v1.EmbedRequest.MetadataEntry
+	53, // 62: llmrelay.v1.EmbedRequest.provider_options:type_name -> google.protobuf.Struct
+	48, // 63: llmrelay.v1.EmbedResponse.embeddings:type_name -> llmrelay.v1.Embedding
+	35, // 64: llmrelay.v1.EmbedResponse.usage:type_name -> llmrelay.v1.Usage
+	12, // 65: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	37, // 66: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	11, // 67: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
+	42, // 68: llmrelay.v1.LLMService.ListTools:input_type -> llmrelay.v1.ListToolsRequest
+	46, // 69: llmrelay.v1.LLMService.Embed:input_type -> llmrelay.v1.EmbedRequest
+	26, // 70: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	38, // 71: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	26, // 72: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
+	43, // 73: llmrelay.v1.LLMService.ListTools:output_type -> llmrelay.v1.ListToolsResponse
+	47, // 74: llmrelay.v1.LLMService.Embed:output_type -> llmrelay.v1.EmbedResponse
+	70, // [70:75] is the sub-list for method output_type
+	65, // [65:70] is the sub-list for method input_type
+	65, // [65:65] is the sub-list for extension type_name
+	65, // [65:65] is the sub-list for extension extendee
+	0,  // [0:65] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }
@@ -5201,13 +5505,14 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 		(*GenerateEvent_ToolResult)(nil),
 	}
 	file_llmrelay_v1_llmrelay_proto_msgTypes[16].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[35].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_v1_llmrelay_proto_rawDesc), len(file_llmrelay_v1_llmrelay_proto_rawDesc)),
 			NumEnums:      11,
-			NumMessages:   37,
+			NumMessages:   41,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

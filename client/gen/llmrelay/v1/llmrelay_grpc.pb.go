@@ -78,7 +78,8 @@
 //                        or a server tool's MCP server is not answering
 //   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
 //                        not retried), or an error llmrelay does not recognise
-//   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403)
+//   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403); Embed: a
+//                        target of the model cannot embed (EMBEDDINGS_NOT_SUPPORTED)
 //   DEADLINE_EXCEEDED    the call's deadline passed: the client's, brought in to the
 //                        server's deadlines.max (10m by default), or the server's
 //                        deadlines.default (2m) when the client set none. A call on the
@@ -123,6 +124,7 @@ const (
 	LLMService_ListModels_FullMethodName = "/llmrelay.v1.LLMService/ListModels"
 	LLMService_Resume_FullMethodName     = "/llmrelay.v1.LLMService/Resume"
 	LLMService_ListTools_FullMethodName  = "/llmrelay.v1.LLMService/ListTools"
+	LLMService_Embed_FullMethodName      = "/llmrelay.v1.LLMService/Embed"
 )
 
 // LLMServiceClient is the client API for LLMService service.
@@ -252,6 +254,52 @@ type LLMServiceClient interface {
 	// Needs the key's `generate` scope: the tools it lists are what the key
 	// may use in Generate. Without API keys configured, every tool is listed.
 	ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error)
+	// Embed turns each of a request's inputs into an embedding: a vector of
+	// floats that places the text in the model's semantic space (for search,
+	// clustering, retrieval). Unary: the embeddings come whole, in the order
+	// of the inputs, in one response.
+	//
+	// The call is admitted as a Generate is (docs/embeddings.md): the key
+	// needs the `embed` scope or the `generate` scope, takes a token of its
+	// rate limit (no `max_concurrent_streams` slot: it streams nothing), may
+	// use only the models its patterns allow; the deadline, size and
+	// validation rules apply; the model resolves as Generate's does (a route
+	// or "<provider>/<model>"); the budgets of the key and its team reserve
+	// the inputs' estimate and are charged the input tokens at the model's
+	// price; the provider's `max_concurrent` slot is held while it runs.
+	// Attempts follow the server's retry policy: a transient failure (503,
+	// 429, a dropped connection) is retried on the same target, and a route
+	// falls back to its next target when a target fails in a way another
+	// may not (the same rule as Generate's `fallback_models`). A request the
+	// provider rejects is not retried.
+	//
+	// Providers that embed: the `openai` kind (POST /embeddings, and every
+	// server compatible with it), `gemini` (batchEmbedContents) and `mock`
+	// (deterministic unit vectors). The `anthropic` kind has no embeddings
+	// API.
+	//
+	// Errors (ErrorInfo reason in parentheses), beside those every call
+	// shares (UNAUTHENTICATED, PERMISSION_DENIED SCOPE_MISSING or
+	// MODEL_NOT_ALLOWED, RESOURCE_EXHAUSTED RATE_LIMITED or REQUEST_TOO_LARGE
+	// or BUDGET_EXHAUSTED, UNAVAILABLE PROVIDER_BUSY, DEADLINE_EXCEEDED):
+	//
+	//	INVALID_ARGUMENT    (INVALID_REQUEST) a rule of EmbedRequest broken, with a
+	//	                    BadRequest naming the field (`inputs[3]`)
+	//	INVALID_ARGUMENT    (UNKNOWN_PROVIDER, UNKNOWN_MODEL) the model does not
+	//	                    resolve
+	//	FAILED_PRECONDITION (EMBEDDINGS_NOT_SUPPORTED) a target of the model is
+	//	                    a provider that cannot embed (metadata `provider`,
+	//	                    `provider_kind`, `model`), refused before any
+	//	                    upstream request
+	//	INVALID_ARGUMENT    (PROVIDER_REJECTED) the provider refused the request
+	//	                    (an unknown model, dimensions it does not take, an
+	//	                    input over the model's context)
+	//	UNAVAILABLE         (RETRIES_EXHAUSTED) every attempt failed transiently
+	//	RESOURCE_EXHAUSTED  (PROVIDER_RATE_LIMITED) the provider's rate limit or quota
+	//	UNKNOWN             (PROVIDER_PROTOCOL_ERROR) the provider's answer does not
+	//	                    decode, or holds a different number of embeddings
+	//	                    than inputs
+	Embed(ctx context.Context, in *EmbedRequest, opts ...grpc.CallOption) (*EmbedResponse, error)
 }
 
 type lLMServiceClient struct {
@@ -314,6 +362,16 @@ func (c *lLMServiceClient) ListTools(ctx context.Context, in *ListToolsRequest, 
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListToolsResponse)
 	err := c.cc.Invoke(ctx, LLMService_ListTools_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *lLMServiceClient) Embed(ctx context.Context, in *EmbedRequest, opts ...grpc.CallOption) (*EmbedResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EmbedResponse)
+	err := c.cc.Invoke(ctx, LLMService_Embed_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -447,6 +505,52 @@ type LLMServiceServer interface {
 	// Needs the key's `generate` scope: the tools it lists are what the key
 	// may use in Generate. Without API keys configured, every tool is listed.
 	ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error)
+	// Embed turns each of a request's inputs into an embedding: a vector of
+	// floats that places the text in the model's semantic space (for search,
+	// clustering, retrieval). Unary: the embeddings come whole, in the order
+	// of the inputs, in one response.
+	//
+	// The call is admitted as a Generate is (docs/embeddings.md): the key
+	// needs the `embed` scope or the `generate` scope, takes a token of its
+	// rate limit (no `max_concurrent_streams` slot: it streams nothing), may
+	// use only the models its patterns allow; the deadline, size and
+	// validation rules apply; the model resolves as Generate's does (a route
+	// or "<provider>/<model>"); the budgets of the key and its team reserve
+	// the inputs' estimate and are charged the input tokens at the model's
+	// price; the provider's `max_concurrent` slot is held while it runs.
+	// Attempts follow the server's retry policy: a transient failure (503,
+	// 429, a dropped connection) is retried on the same target, and a route
+	// falls back to its next target when a target fails in a way another
+	// may not (the same rule as Generate's `fallback_models`). A request the
+	// provider rejects is not retried.
+	//
+	// Providers that embed: the `openai` kind (POST /embeddings, and every
+	// server compatible with it), `gemini` (batchEmbedContents) and `mock`
+	// (deterministic unit vectors). The `anthropic` kind has no embeddings
+	// API.
+	//
+	// Errors (ErrorInfo reason in parentheses), beside those every call
+	// shares (UNAUTHENTICATED, PERMISSION_DENIED SCOPE_MISSING or
+	// MODEL_NOT_ALLOWED, RESOURCE_EXHAUSTED RATE_LIMITED or REQUEST_TOO_LARGE
+	// or BUDGET_EXHAUSTED, UNAVAILABLE PROVIDER_BUSY, DEADLINE_EXCEEDED):
+	//
+	//	INVALID_ARGUMENT    (INVALID_REQUEST) a rule of EmbedRequest broken, with a
+	//	                    BadRequest naming the field (`inputs[3]`)
+	//	INVALID_ARGUMENT    (UNKNOWN_PROVIDER, UNKNOWN_MODEL) the model does not
+	//	                    resolve
+	//	FAILED_PRECONDITION (EMBEDDINGS_NOT_SUPPORTED) a target of the model is
+	//	                    a provider that cannot embed (metadata `provider`,
+	//	                    `provider_kind`, `model`), refused before any
+	//	                    upstream request
+	//	INVALID_ARGUMENT    (PROVIDER_REJECTED) the provider refused the request
+	//	                    (an unknown model, dimensions it does not take, an
+	//	                    input over the model's context)
+	//	UNAVAILABLE         (RETRIES_EXHAUSTED) every attempt failed transiently
+	//	RESOURCE_EXHAUSTED  (PROVIDER_RATE_LIMITED) the provider's rate limit or quota
+	//	UNKNOWN             (PROVIDER_PROTOCOL_ERROR) the provider's answer does not
+	//	                    decode, or holds a different number of embeddings
+	//	                    than inputs
+	Embed(context.Context, *EmbedRequest) (*EmbedResponse, error)
 	mustEmbedUnimplementedLLMServiceServer()
 }
 
@@ -468,6 +572,9 @@ func (UnimplementedLLMServiceServer) Resume(*ResumeRequest, grpc.ServerStreaming
 }
 func (UnimplementedLLMServiceServer) ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTools not implemented")
+}
+func (UnimplementedLLMServiceServer) Embed(context.Context, *EmbedRequest) (*EmbedResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Embed not implemented")
 }
 func (UnimplementedLLMServiceServer) mustEmbedUnimplementedLLMServiceServer() {}
 func (UnimplementedLLMServiceServer) testEmbeddedByValue()                    {}
@@ -548,6 +655,24 @@ func _LLMService_ListTools_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _LLMService_Embed_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EmbedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LLMServiceServer).Embed(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LLMService_Embed_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LLMServiceServer).Embed(ctx, req.(*EmbedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LLMService_ServiceDesc is the grpc.ServiceDesc for LLMService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -562,6 +687,10 @@ var LLMService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListTools",
 			Handler:    _LLMService_ListTools_Handler,
+		},
+		{
+			MethodName: "Embed",
+			Handler:    _LLMService_Embed_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

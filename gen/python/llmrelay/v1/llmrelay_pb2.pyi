@@ -72,6 +72,51 @@ class Delta(_message.Message):
     tool_call: ToolCallDelta
     def __init__(self, text: _Optional[str] = ..., tool_call: _Optional[_Union[ToolCallDelta, _Mapping]] = ..., reasoning: _Optional[_Union[ReasoningDelta, _Mapping]] = ..., refusal: _Optional[str] = ...) -> None: ...
 
+class EmbedRequest(_message.Message):
+    __slots__ = ["dimensions", "inputs", "metadata", "model", "provider_options", "request_id"]
+    class MetadataEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    DIMENSIONS_FIELD_NUMBER: _ClassVar[int]
+    INPUTS_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    dimensions: int
+    inputs: _containers.RepeatedScalarFieldContainer[str]
+    metadata: _containers.ScalarMap[str, str]
+    model: str
+    provider_options: _struct_pb2.Struct
+    request_id: str
+    def __init__(self, model: _Optional[str] = ..., inputs: _Optional[_Iterable[str]] = ..., dimensions: _Optional[int] = ..., request_id: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., provider_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class EmbedResponse(_message.Message):
+    __slots__ = ["attempts", "embeddings", "model", "provider", "route", "usage"]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDINGS_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    ROUTE_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    attempts: int
+    embeddings: _containers.RepeatedCompositeFieldContainer[Embedding]
+    model: str
+    provider: str
+    route: str
+    usage: Usage
+    def __init__(self, embeddings: _Optional[_Iterable[_Union[Embedding, _Mapping]]] = ..., provider: _Optional[str] = ..., model: _Optional[str] = ..., route: _Optional[str] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., attempts: _Optional[int] = ...) -> None: ...
+
+class Embedding(_message.Message):
+    __slots__ = ["values"]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    values: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, values: _Optional[_Iterable[float]] = ...) -> None: ...
+
 class Final(_message.Message):
     __slots__ = ["annotations", "attempts", "finish_reason", "hedges", "message", "model", "object", "provider", "route", "stop_sequence", "transcript", "turns", "usage", "validation_errors", "validation_retries"]
     class AnnotationsEntry(_message.Message):

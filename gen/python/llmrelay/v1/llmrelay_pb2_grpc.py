@@ -35,6 +35,11 @@ class LLMServiceStub(object):
                 request_serializer=llmrelay_dot_v1_dot_llmrelay__pb2.ListToolsRequest.SerializeToString,
                 response_deserializer=llmrelay_dot_v1_dot_llmrelay__pb2.ListToolsResponse.FromString,
                 )
+        self.Embed = channel.unary_unary(
+                '/llmrelay.v1.LLMService/Embed',
+                request_serializer=llmrelay_dot_v1_dot_llmrelay__pb2.EmbedRequest.SerializeToString,
+                response_deserializer=llmrelay_dot_v1_dot_llmrelay__pb2.EmbedResponse.FromString,
+                )
 
 
 class LLMServiceServicer(object):
@@ -182,6 +187,57 @@ class LLMServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Embed(self, request, context):
+        """Embed turns each of a request's inputs into an embedding: a vector of
+        floats that places the text in the model's semantic space (for search,
+        clustering, retrieval). Unary: the embeddings come whole, in the order
+        of the inputs, in one response.
+
+        The call is admitted as a Generate is (docs/embeddings.md): the key
+        needs the `embed` scope or the `generate` scope, takes a token of its
+        rate limit (no `max_concurrent_streams` slot: it streams nothing), may
+        use only the models its patterns allow; the deadline, size and
+        validation rules apply; the model resolves as Generate's does (a route
+        or "<provider>/<model>"); the budgets of the key and its team reserve
+        the inputs' estimate and are charged the input tokens at the model's
+        price; the provider's `max_concurrent` slot is held while it runs.
+        Attempts follow the server's retry policy: a transient failure (503,
+        429, a dropped connection) is retried on the same target, and a route
+        falls back to its next target when a target fails in a way another
+        may not (the same rule as Generate's `fallback_models`). A request the
+        provider rejects is not retried.
+
+        Providers that embed: the `openai` kind (POST /embeddings, and every
+        server compatible with it), `gemini` (batchEmbedContents) and `mock`
+        (deterministic unit vectors). The `anthropic` kind has no embeddings
+        API.
+
+        Errors (ErrorInfo reason in parentheses), beside those every call
+        shares (UNAUTHENTICATED, PERMISSION_DENIED SCOPE_MISSING or
+        MODEL_NOT_ALLOWED, RESOURCE_EXHAUSTED RATE_LIMITED or REQUEST_TOO_LARGE
+        or BUDGET_EXHAUSTED, UNAVAILABLE PROVIDER_BUSY, DEADLINE_EXCEEDED):
+
+        INVALID_ARGUMENT    (INVALID_REQUEST) a rule of EmbedRequest broken, with a
+        BadRequest naming the field (`inputs[3]`)
+        INVALID_ARGUMENT    (UNKNOWN_PROVIDER, UNKNOWN_MODEL) the model does not
+        resolve
+        FAILED_PRECONDITION (EMBEDDINGS_NOT_SUPPORTED) a target of the model is
+        a provider that cannot embed (metadata `provider`,
+        `provider_kind`, `model`), refused before any
+        upstream request
+        INVALID_ARGUMENT    (PROVIDER_REJECTED) the provider refused the request
+        (an unknown model, dimensions it does not take, an
+        input over the model's context)
+        UNAVAILABLE         (RETRIES_EXHAUSTED) every attempt failed transiently
+        RESOURCE_EXHAUSTED  (PROVIDER_RATE_LIMITED) the provider's rate limit or quota
+        UNKNOWN             (PROVIDER_PROTOCOL_ERROR) the provider's answer does not
+        decode, or holds a different number of embeddings
+        than inputs
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LLMServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -204,6 +260,11 @@ def add_LLMServiceServicer_to_server(servicer, server):
                     servicer.ListTools,
                     request_deserializer=llmrelay_dot_v1_dot_llmrelay__pb2.ListToolsRequest.FromString,
                     response_serializer=llmrelay_dot_v1_dot_llmrelay__pb2.ListToolsResponse.SerializeToString,
+            ),
+            'Embed': grpc.unary_unary_rpc_method_handler(
+                    servicer.Embed,
+                    request_deserializer=llmrelay_dot_v1_dot_llmrelay__pb2.EmbedRequest.FromString,
+                    response_serializer=llmrelay_dot_v1_dot_llmrelay__pb2.EmbedResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -281,5 +342,22 @@ class LLMService(object):
         return grpc.experimental.unary_unary(request, target, '/llmrelay.v1.LLMService/ListTools',
             llmrelay_dot_v1_dot_llmrelay__pb2.ListToolsRequest.SerializeToString,
             llmrelay_dot_v1_dot_llmrelay__pb2.ListToolsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Embed(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/llmrelay.v1.LLMService/Embed',
+            llmrelay_dot_v1_dot_llmrelay__pb2.EmbedRequest.SerializeToString,
+            llmrelay_dot_v1_dot_llmrelay__pb2.EmbedResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
