@@ -121,6 +121,11 @@ func startReloadable(t *testing.T, path string) *reloadHarness {
 		t.Fatal(err)
 	}
 	h.s.reloader.done = func(err error) { h.reloaded <- err }
+	// The configured addresses (a test may configure a network address,
+	// to see what the server does with one) are listened on as a free
+	// loopback port: tests listen on loopback only, and a fixed port may
+	// be taken.
+	h.s.listenAt = func(setting, _ string) (net.Listener, error) { return listen(setting, "127.0.0.1:0") }
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

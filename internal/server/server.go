@@ -78,10 +78,13 @@ type Server struct {
 	log  *slog.Logger
 	grpc *grpc.Server
 	// doors serves the HTTP doors (doors.go), on http_listen.
-	doors   *http.Server
-	health  *health.Server
-	metrics *metrics.Metrics
-	timer   retry.Timer
+	doors *http.Server
+	// listenAt, when set (tests), listens in place of the configured
+	// address of setting.
+	listenAt func(setting, addr string) (net.Listener, error)
+	health   *health.Server
+	metrics  *metrics.Metrics
+	timer    retry.Timer
 	// current is the runtime new calls start on: the keys, providers,
 	// routes, chain and service of the config in use (runtime.go); a
 	// reload replaces it.
@@ -545,6 +548,9 @@ func (e *ListenError) Unwrap() error { return e.Err }
 // one beside another program on the default metrics port, starts; an
 // address someone chose fails with the *ListenError.
 func (s *Server) listen(setting, addr string) (net.Listener, error) {
+	if s.listenAt != nil {
+		return s.listenAt(setting, addr)
+	}
 	lis, err := listen(setting, addr)
 	if err == nil || !errors.Is(err, syscall.EADDRINUSE) || !s.cfg.ListenIsDefault(setting) {
 		return lis, err
