@@ -313,18 +313,13 @@ func chatContent(raw json.RawMessage, role llmrelayv1.Role) (content userContent
 		case p.Type == "refusal":
 			return content, "", &paramError{at + ".type", "only assistant messages carry refusal parts"}
 		case p.Type == "image_url" && role == llmrelayv1.Role_ROLE_USER:
-			if p.ImageURL == nil || p.ImageURL.URL == "" {
+			if p.ImageURL == nil {
 				return content, "", &paramError{at + ".image_url.url", "is required"}
 			}
-			detail, ok := imageDetails[p.ImageURL.Detail]
-			if !ok {
-				return content, "", &paramError{at + ".image_url.detail", "must be auto, low or high"}
-			}
-			img, err := imageOfURL(p.ImageURL.URL)
+			img, err := openAIImage(p.ImageURL.URL, p.ImageURL.Detail, ".image_url.url", ".image_url.detail")
 			if err != nil {
-				return content, "", inParam(at+".image_url.url", err)
+				return content, "", inParam(at, err)
 			}
-			img.Detail = detail
 			content.image(img)
 		case p.Type == "image_url":
 			return content, "", &paramError{at + ".type", "only user messages carry image_url parts"}

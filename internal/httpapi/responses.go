@@ -235,20 +235,23 @@ func (t *translated) responsesInput(raw json.RawMessage) error {
 			if !ok {
 				return &paramError{at + ".role", "must be user, system, developer or assistant"}
 			}
-			text, refusal, err := responsesContent(it.Content, role == llmrelayv1.Role_ROLE_ASSISTANT)
+			content, refusal, err := responsesContent(it.Content, role)
 			if err != nil {
 				return inParam(at+".content", err)
 			}
 			if role != llmrelayv1.Role_ROLE_ASSISTANT {
 				turn = nil
-				t.add(&llmrelayv1.Message{Role: role, Content: text}, path)
+				m := &llmrelayv1.Message{Role: role}
+				content.fill(m)
+				t.add(m, path)
 				continue
 			}
 			if turn != nil && (turn.Content != "" || turn.Refusal != "" || len(turn.ToolCalls) > 0) {
 				turn = nil // a message after the turn's calls: the next turn
 			}
 			m := assistant(path)
-			m.Content, m.Refusal = text, refusal
+			content.fill(m)
+			m.Refusal = refusal
 		case "function_call":
 			m := assistant(path)
 			m.ToolCalls = append(m.ToolCalls, &llmrelayv1.ToolCall{Id: it.CallID, Name: it.Name, Arguments: it.Arguments})
@@ -275,43 +278,62 @@ func (t *translated) responsesInput(raw json.RawMessage) error {
 }
 
 // responsesContent reads a message's content: a string, or a list of text
-// parts (input_text, output_text), joined by newlines, and, in an
-// assistant's message, refusal parts, joined alike into its refusal.
-func responsesContent(raw json.RawMessage, refusals bool) (text, refusal string, _ error) {
+// parts (input_text, output_text), joined by newlines, in a user's message
+// input_image parts among them (an https URL, or the image inline as a
+// data: URL), kept in order (userContent), and, in an assistant's message,
+// refusal parts, joined alike into its refusal. Other parts (input_file,
+// input_audio) are refused, naming the part's type, and so is an image by
+// file_id: llmrelay has no Files API.
+func responsesContent(raw json.RawMessage, role llmrelayv1.Role) (content userContent, refusal string, _ error) {
 	if isNull(raw) {
-		return "", "", nil
+		return content, "", nil
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, "", nil
+		content.text(s)
+		return content, "", nil
 	}
 	var parts []json.RawMessage
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", "", errors.New("must be a string or a list of content parts")
+		return content, "", errors.New("must be a string or a list of content parts")
 	}
-	var texts, refused []string
+	var refused []string
 	for i, praw := range parts {
 		at := "[" + strconv.Itoa(i) + "]"
 		var p struct {
-			Type    string `json:"type"`
-			Text    string `json:"text"`
-			Refusal string `json:"refusal"`
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			Refusal  string `json:"refusal"`
+			ImageURL string `json:"image_url"`
+			Detail   string `json:"detail"`
+			FileID   string `json:"file_id"`
 		}
 		if err := json.Unmarshal(praw, &p); err != nil {
-			return "", "", &paramError{at, "must be a content part object"}
+			return content, "", &paramError{at, "must be a content part object"}
 		}
 		switch {
 		case p.Type == "input_text" || p.Type == "output_text":
-			texts = append(texts, p.Text)
-		case p.Type == "refusal" && refusals:
+			content.text(p.Text)
+		case p.Type == "refusal" && role == llmrelayv1.Role_ROLE_ASSISTANT:
 			refused = append(refused, p.Refusal)
 		case p.Type == "refusal":
-			return "", "", &paramError{at + ".type", "only assistant messages carry refusal parts"}
+			return content, "", &paramError{at + ".type", "only assistant messages carry refusal parts"}
+		case p.Type == "input_image" && role == llmrelayv1.Role_ROLE_USER:
+			if p.FileID != "" {
+				return content, "", &paramError{at + ".file_id", "llmrelay has no Files API: send the image in image_url, an https URL or a data: URL"}
+			}
+			img, err := openAIImage(p.ImageURL, p.Detail, ".image_url", ".detail")
+			if err != nil {
+				return content, "", inParam(at, err)
+			}
+			content.image(img)
+		case p.Type == "input_image":
+			return content, "", &paramError{at + ".type", "only user messages carry input_image parts"}
 		default:
-			return "", "", &paramError{at + ".type", strconv.Quote(p.Type) + " parts are not supported by llmrelay: messages carry text"}
+			return content, "", &paramError{at + ".type", strconv.Quote(p.Type) + " parts are not supported by llmrelay: messages carry text, and user messages images (input_image)"}
 		}
 	}
-	return strings.Join(texts, "\n"), strings.Join(refused, "\n"), nil
+	return content, strings.Join(refused, "\n"), nil
 }
 
 // responsesOutput reads a function call's output: a string, or a list of
@@ -321,8 +343,8 @@ func responsesOutput(raw json.RawMessage) (string, error) {
 	if json.Unmarshal(raw, &s) == nil {
 		return s, nil
 	}
-	text, _, err := responsesContent(raw, false)
-	return text, err
+	content, _, err := responsesContent(raw, llmrelayv1.Role_ROLE_TOOL)
+	return strings.Join(content.texts, "\n"), err
 }
 
 // reasoningOf reads a reasoning item: its content's reasoning_text (or,
@@ -536,7 +558,22 @@ func (t *translated) responsesParam(field string) string {
 		if err != nil || i < 0 || i >= len(t.messages) {
 			return "input"
 		}
-		return t.messages[i]
+		path := t.messages[i]
+		if p, ok := strings.CutPrefix(rest, ".parts["); ok && i < len(t.req.GetMessages()) && len(t.req.GetMessages()[i].GetParts()) > 0 {
+			// A user message's parts are its item's content parts, one
+			// for one.
+			k, tail, _ := strings.Cut(p, "]")
+			path += ".content[" + k + "]"
+			switch {
+			case tail == ".image.detail":
+				path += ".detail"
+			case strings.HasPrefix(tail, ".image"):
+				path += ".image_url"
+			default:
+				path += tail
+			}
+		}
+		return path
 	case "tools":
 		return head + idx + rest
 	case "tool_choice":

@@ -79,8 +79,30 @@ func TestResponsesRequest(t *testing.T) {
 			wantMsg: "input[0]: llmrelay keeps no response state (it is stateless, and stores nothing): send the whole conversation in input"},
 		{name: "a built-in tool", body: `{"model":"m","input":"x","tools":[{"type":"file_search","vector_store_ids":["vs"]}]}`, wantParam: "tools[0].type",
 			wantMsg: `tools[0].type: "file_search" tools are not supported by llmrelay: only function tools`},
-		{name: "an image", body: `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"https://x"}]}]}`, wantParam: "input[0].content[0].type",
-			wantMsg: `input[0].content[0].type: "input_image" parts are not supported by llmrelay: messages carry text`},
+		{
+			name: "text and input_image parts in order",
+			body: `{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"Compare "},
+				{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo=","detail":"low"},
+				{"type":"input_text","text":" with "},{"type":"input_image","image_url":"https://x/y.png","detail":"auto"},{"type":"input_text","text":"."}]}]}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"Compare  with .","parts":[{"text":"Compare "},
+				{"image":{"data":"iVBORw0KGgo=","mediaType":"image/png","detail":"IMAGE_DETAIL_LOW"}},
+				{"text":" with "},{"image":{"url":"https://x/y.png","detail":"IMAGE_DETAIL_AUTO"}},{"text":"."}]}]}`,
+		},
+		{name: "an image by file_id", body: `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","file_id":"file-1","detail":"auto"}]}]}`,
+			wantParam: "input[0].content[0].file_id",
+			wantMsg:   `input[0].content[0].file_id: llmrelay has no Files API: send the image in image_url, an https URL or a data: URL`},
+		{name: "an image without its URL", body: `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","detail":"auto"}]}]}`,
+			wantParam: "input[0].content[0].image_url", wantMsg: `input[0].content[0].image_url: is required`},
+		{name: "an image's data URL with bad base64", body: `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,!!!"}]}]}`,
+			wantParam: "input[0].content[0].image_url", wantMsg: `input[0].content[0].image_url: the image's data is not base64`},
+		{name: "an image's unknown detail", body: `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"https://x/y.png","detail":"original"}]}]}`,
+			wantParam: "input[0].content[0].detail", wantMsg: `input[0].content[0].detail: must be auto, low or high`},
+		{name: "an image in an assistant message", body: `{"model":"m","input":[{"role":"assistant","content":[{"type":"input_image","image_url":"https://x/y.png"}]}]}`,
+			wantParam: "input[0].content[0].type", wantMsg: `input[0].content[0].type: only user messages carry input_image parts`},
+		{name: "an image in a function call's output", body: `{"model":"m","input":[{"type":"function_call_output","call_id":"c","output":[{"type":"input_image","image_url":"https://x/y.png"}]}]}`,
+			wantParam: "input[0].output[0].type", wantMsg: `input[0].output[0].type: only user messages carry input_image parts`},
+		{name: "a file part", body: `{"model":"m","input":[{"role":"user","content":[{"type":"input_file","file_id":"file-1"}]}]}`, wantParam: "input[0].content[0].type",
+			wantMsg: `input[0].content[0].type: "input_file" parts are not supported by llmrelay: messages carry text, and user messages images (input_image)`},
 		{name: "another item", body: `{"model":"m","input":[{"type":"web_search_call","id":"ws_1","action":{}}]}`, wantParam: "input[0].type",
 			wantMsg: `input[0].type: "web_search_call" items are not supported by llmrelay: input holds message, function_call, function_call_output and reasoning items`},
 		{name: "an unknown member of an item", body: `{"model":"m","input":[{"role":"user","content":"x","author":"bob"}]}`, wantParam: "input[0]",
@@ -118,5 +140,28 @@ func TestResponsesParam(t *testing.T) {
 	}
 	if got := len(tr.req.GetMessages()); got != 4 || tr.req.GetMessages()[2].GetRole() != llmrelayv1.Role_ROLE_ASSISTANT {
 		t.Errorf("messages %v", tr.req.GetMessages())
+	}
+}
+
+// TestResponsesImageParam: the engine's paths into a user message's
+// image parts name the item's content parts (image_url, detail), as the
+// client wrote them.
+func TestResponsesImageParam(t *testing.T) {
+	tr, fail := responses{}.decode([]byte(`{"model":"m","instructions":"s","input":[{"role":"user","content":[
+		{"type":"input_text","text":"a"},{"type":"input_image","image_url":"https://x/y.png"}]}]}`), nil)
+	if fail != nil {
+		t.Fatal(fail.message)
+	}
+	for field, want := range map[string]string{
+		"messages[1].parts[1].image.url":        "input[0].content[1].image_url",
+		"messages[1].parts[1].image.media_type": "input[0].content[1].image_url",
+		"messages[1].parts[1].image.detail":     "input[0].content[1].detail",
+		"messages[1].parts[0].text":             "input[0].content[0].text",
+		"messages[1].content":                   "input[0]",
+		"messages[0].content":                   "instructions",
+	} {
+		if got := tr.param(field); got != want {
+			t.Errorf("param(%q) = %q, want %q", field, got, want)
+		}
 	}
 }
