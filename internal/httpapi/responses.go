@@ -235,7 +235,7 @@ func (t *translated) responsesInput(raw json.RawMessage) error {
 			if !ok {
 				return &paramError{at + ".role", "must be user, system, developer or assistant"}
 			}
-			content, refusal, err := responsesContent(it.Content, role)
+			content, refusal, err := responsesParts.content(it.Content, role)
 			if err != nil {
 				return inParam(at+".content", err)
 			}
@@ -277,63 +277,23 @@ func (t *translated) responsesInput(raw json.RawMessage) error {
 	return nil
 }
 
-// responsesContent reads a message's content: a string, or a list of text
-// parts (input_text, output_text), joined by newlines, in a user's message
-// input_image parts among them (an https URL, or the image inline as a
-// data: URL), kept in order (userContent), and, in an assistant's message,
-// refusal parts, joined alike into its refusal. Other parts (input_file,
-// input_audio) are refused, naming the part's type, and so is an image by
-// file_id: llmrelay has no Files API.
-func responsesContent(raw json.RawMessage, role llmrelayv1.Role) (content userContent, refusal string, _ error) {
-	if isNull(raw) {
-		return content, "", nil
+// responsesParts are the Responses API's content parts: input_text and
+// output_text, input_image parts (image_url, detail, file_id) and refusal.
+var responsesParts = openAIParts{text: []string{"input_text", "output_text"}, image: "input_image", urlAt: ".image_url", detailAt: ".detail", decode: responsesPart}
+
+func responsesPart(raw json.RawMessage) (openAIPart, bool) {
+	var p struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		Refusal  string `json:"refusal"`
+		ImageURL string `json:"image_url"`
+		Detail   string `json:"detail"`
+		FileID   string `json:"file_id"`
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		content.text(s)
-		return content, "", nil
+	if json.Unmarshal(raw, &p) != nil {
+		return openAIPart{}, false
 	}
-	var parts []json.RawMessage
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return content, "", errors.New("must be a string or a list of content parts")
-	}
-	var refused []string
-	for i, praw := range parts {
-		at := "[" + strconv.Itoa(i) + "]"
-		var p struct {
-			Type     string `json:"type"`
-			Text     string `json:"text"`
-			Refusal  string `json:"refusal"`
-			ImageURL string `json:"image_url"`
-			Detail   string `json:"detail"`
-			FileID   string `json:"file_id"`
-		}
-		if err := json.Unmarshal(praw, &p); err != nil {
-			return content, "", &paramError{at, "must be a content part object"}
-		}
-		switch {
-		case p.Type == "input_text" || p.Type == "output_text":
-			content.text(p.Text)
-		case p.Type == "refusal" && role == llmrelayv1.Role_ROLE_ASSISTANT:
-			refused = append(refused, p.Refusal)
-		case p.Type == "refusal":
-			return content, "", &paramError{at + ".type", "only assistant messages carry refusal parts"}
-		case p.Type == "input_image" && role == llmrelayv1.Role_ROLE_USER:
-			if p.FileID != "" {
-				return content, "", &paramError{at + ".file_id", "llmrelay has no Files API: send the image in image_url, an https URL or a data: URL"}
-			}
-			img, err := openAIImage(p.ImageURL, p.Detail, ".image_url", ".detail")
-			if err != nil {
-				return content, "", inParam(at, err)
-			}
-			content.image(img)
-		case p.Type == "input_image":
-			return content, "", &paramError{at + ".type", "only user messages carry input_image parts"}
-		default:
-			return content, "", &paramError{at + ".type", strconv.Quote(p.Type) + " parts are not supported by llmrelay: messages carry text, and user messages images (input_image)"}
-		}
-	}
-	return content, strings.Join(refused, "\n"), nil
+	return openAIPart{typ: p.Type, text: p.Text, refusal: p.Refusal, imageURL: p.ImageURL, detail: p.Detail, fileID: p.FileID}, true
 }
 
 // responsesOutput reads a function call's output: a string, or a list of
@@ -343,7 +303,7 @@ func responsesOutput(raw json.RawMessage) (string, error) {
 	if json.Unmarshal(raw, &s) == nil {
 		return s, nil
 	}
-	content, _, err := responsesContent(raw, llmrelayv1.Role_ROLE_TOOL)
+	content, _, err := responsesParts.content(raw, llmrelayv1.Role_ROLE_TOOL)
 	return strings.Join(content.texts, "\n"), err
 }
 
@@ -558,22 +518,11 @@ func (t *translated) responsesParam(field string) string {
 		if err != nil || i < 0 || i >= len(t.messages) {
 			return "input"
 		}
-		path := t.messages[i]
-		if p, ok := strings.CutPrefix(rest, ".parts["); ok && i < len(t.req.GetMessages()) && len(t.req.GetMessages()[i].GetParts()) > 0 {
-			// A user message's parts are its item's content parts, one
-			// for one.
-			k, tail, _ := strings.Cut(p, "]")
-			path += ".content[" + k + "]"
-			switch {
-			case tail == ".image.detail":
-				path += ".detail"
-			case strings.HasPrefix(tail, ".image"):
-				path += ".image_url"
-			default:
-				path += tail
-			}
+		// A message with parts is a user's message item with images.
+		if part, ok := responsesParts.param(rest); ok && i < len(t.req.GetMessages()) && len(t.req.GetMessages()[i].GetParts()) > 0 {
+			return t.messages[i] + part
 		}
-		return path
+		return t.messages[i]
 	case "tools":
 		return head + idx + rest
 	case "tool_choice":

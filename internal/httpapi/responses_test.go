@@ -142,26 +142,3 @@ func TestResponsesParam(t *testing.T) {
 		t.Errorf("messages %v", tr.req.GetMessages())
 	}
 }
-
-// TestResponsesImageParam: the engine's paths into a user message's
-// image parts name the item's content parts (image_url, detail), as the
-// client wrote them.
-func TestResponsesImageParam(t *testing.T) {
-	tr, fail := responses{}.decode([]byte(`{"model":"m","instructions":"s","input":[{"role":"user","content":[
-		{"type":"input_text","text":"a"},{"type":"input_image","image_url":"https://x/y.png"}]}]}`), nil)
-	if fail != nil {
-		t.Fatal(fail.message)
-	}
-	for field, want := range map[string]string{
-		"messages[1].parts[1].image.url":        "input[0].content[1].image_url",
-		"messages[1].parts[1].image.media_type": "input[0].content[1].image_url",
-		"messages[1].parts[1].image.detail":     "input[0].content[1].detail",
-		"messages[1].parts[0].text":             "input[0].content[0].text",
-		"messages[1].content":                   "input[0]",
-		"messages[0].content":                   "instructions",
-	} {
-		if got := tr.param(field); got != want {
-			t.Errorf("param(%q) = %q, want %q", field, got, want)
-		}
-	}
-}
