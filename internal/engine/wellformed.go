@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -17,7 +18,8 @@ import (
 // which decides and names the violations, so what a client sees for a bad
 // request does not depend on this function. Where a rule is awkward to
 // mirror exactly (a string over its limit in bytes but perhaps not in
-// characters, a NaN, a malformed Duration) the answer is false.
+// characters, a NaN, a malformed Duration, an image URL of a form
+// httpsURL does not know) the answer is false.
 //
 // The rules mirrored here are the proto's; TestWellFormedNeverPassesABrokenRule
 // sets every field reachable from GenerateRequest to values at and beyond
@@ -103,7 +105,8 @@ func messageWellFormed(m *llmrelayv1.Message) bool {
 		return false
 	}
 	if m.Role != llmrelayv1.Role_ROLE_ASSISTANT &&
-		(len(m.Reasoning) > 0 || m.Refusal != "" || len(m.Parts) > 0 || len(m.ProviderTools) > 0) {
+		(len(m.Reasoning) > 0 || m.Refusal != "" || len(m.ProviderTools) > 0 ||
+			m.Role != llmrelayv1.Role_ROLE_USER && len(m.Parts) > 0) {
 		return false
 	}
 	for _, c := range m.ToolCalls {
@@ -124,6 +127,13 @@ func messageWellFormed(m *llmrelayv1.Message) bool {
 				return false
 			}
 		case *llmrelayv1.Part_Reasoning, *llmrelayv1.Part_ToolCall, *llmrelayv1.Part_ProviderTool:
+			if m.Role != llmrelayv1.Role_ROLE_ASSISTANT { // a user's parts are text and images
+				return false
+			}
+		case *llmrelayv1.Part_Image:
+			if m.Role != llmrelayv1.Role_ROLE_USER || !imageWellFormed(p.Image) {
+				return false
+			}
 		default:
 			return false
 		}
@@ -135,6 +145,79 @@ func messageWellFormed(m *llmrelayv1.Message) bool {
 		}
 	}
 	return true
+}
+
+// imageWellFormed mirrors Image's rules: an https URL that httpsURL is
+// sure of, or 1 byte to 20 MiB of data with its media type; no media type
+// or one of the four; a defined detail.
+func imageWellFormed(img *llmrelayv1.Image) bool {
+	switch s := img.GetSource().(type) {
+	case *llmrelayv1.Image_Url:
+		if !httpsURL(s.Url) {
+			return false
+		}
+	case *llmrelayv1.Image_Data:
+		if len(s.Data) == 0 || len(s.Data) > 20<<20 || img.MediaType == "" {
+			return false
+		}
+	default:
+		return false
+	}
+	switch img.MediaType {
+	case "", "image/png", "image/jpeg", "image/gif", "image/webp":
+	default:
+		return false
+	}
+	return img.Detail >= 0 && img.Detail <= llmrelayv1.ImageDetail_IMAGE_DETAIL_AUTO
+}
+
+// httpsURL mirrors image.url's rules (at most 8,192 characters, a valid
+// URI, https://) for the URLs it can be sure of: "https://", a host of
+// letters, digits, '.', '-', '_' and '~' with an optional port, then a
+// path, query and fragment of the characters RFC 3986 allows there, its
+// percent escapes well formed and one '#' at most. Other URIs (user info,
+// IP literals, escapes in the host) are not known to pass.
+func httpsURL(s string) bool {
+	rest, ok := strings.CutPrefix(s, "https://")
+	if !ok || len(s) > 8192 {
+		return false
+	}
+	i := 0
+	for i < len(rest) && (alnum(rest[i]) || strings.IndexByte("-._~", rest[i]) >= 0) {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	if i < len(rest) && rest[i] == ':' {
+		for i++; i < len(rest) && rest[i] >= '0' && rest[i] <= '9'; i++ {
+		}
+	}
+	if i < len(rest) && rest[i] != '/' && rest[i] != '?' && rest[i] != '#' {
+		return false
+	}
+	fragment := false
+	for ; i < len(rest); i++ {
+		switch c := rest[i]; {
+		case c == '%':
+			if i+2 >= len(rest) || !hexDigit(rest[i+1]) || !hexDigit(rest[i+2]) {
+				return false
+			}
+			i += 2
+		case c == '#':
+			if fragment {
+				return false
+			}
+			fragment = true
+		case !alnum(c) && strings.IndexByte("-._~!$&'()*+,;=:@/?", c) < 0:
+			return false
+		}
+	}
+	return true
+}
+
+func hexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // maxChars is a max_len rule: at most n characters (the byte length
@@ -230,7 +313,7 @@ func uuidText(s string) bool {
 			if c != '-' {
 				return false
 			}
-		} else if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+		} else if !hexDigit(c) {
 			return false
 		}
 	}

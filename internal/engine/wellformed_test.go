@@ -113,7 +113,22 @@ func everyField() *llmrelayv1.GenerateRequest {
 		Model: "openai/gpt-4o",
 		Messages: []*llmrelayv1.Message{
 			{Role: llmrelayv1.Role_ROLE_SYSTEM, Content: "be brief"},
-			{Role: llmrelayv1.Role_ROLE_USER, Content: "weather?", ServerTool: "files"},
+			{
+				Role: llmrelayv1.Role_ROLE_USER, Content: "weather in  or ?", ServerTool: "files",
+				Parts: []*llmrelayv1.Part{
+					{Part: &llmrelayv1.Part_Text{Text: "weather in "}},
+					{Part: &llmrelayv1.Part_Image{Image: &llmrelayv1.Image{
+						Source:    &llmrelayv1.Image_Url{Url: "https://example.com/a.png"},
+						MediaType: "image/png", Detail: llmrelayv1.ImageDetail_IMAGE_DETAIL_LOW,
+					}}},
+					{Part: &llmrelayv1.Part_Text{Text: " or "}},
+					{Part: &llmrelayv1.Part_Image{Image: &llmrelayv1.Image{
+						Source:    &llmrelayv1.Image_Data{Data: []byte("\x89PNG\r\n\x1a\n")},
+						MediaType: "image/png", Detail: llmrelayv1.ImageDetail_IMAGE_DETAIL_AUTO,
+					}}},
+					{Part: &llmrelayv1.Part_Text{Text: "?"}},
+				},
+			},
 			{
 				Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: "checking", Refusal: "no",
 				ToolCalls:     []*llmrelayv1.ToolCall{{Id: "call_1", Name: "get_weather", Arguments: "{}", Signature: "s"}},
@@ -316,6 +331,12 @@ var strs = func() []string {
 		"3f2504e0_4f89-11d3-9a0c-0305e82c3301", "{3f2504e0-4f89-11d3-9a0c-0305e82c3301}",
 		strings.Repeat("a", 62) + "/x", strings.Repeat("a", 63) + "/x", strings.Repeat("a", 64) + "/x",
 		"https://example.com/a.png", "http://example.com/a.png", "https://", "data:image/png;base64,AA==",
+		"https://example.com:8443/a%20b/c;d=e?q=1&r=/s?t#frag/?", "https://example.com:/a", "https://example.com?q", "https://example.com#f",
+		"https://a", "https://example.com/a%2", "https://example.com/a%zz", "https://example.com/a b", "https://example.com/é",
+		"https://example.com/a#b#c", "https://example.com/a[b]", "https://example.com:8x/a", "https://user:pw@example.com/a",
+		"https://[::1]/a", "https://ex%41mple.com/a", "https://ex%ffmple.com/a", "https:/example.com/a", "HTTPS://example.com/a",
+		"https://example.com/" + strings.Repeat("a", 8172), "https://example.com/" + strings.Repeat("a", 8173),
+		"https://example.com/" + strings.Repeat("é", 4086),
 		"image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml",
 		"a/" + strings.Repeat("b", 253), "a/" + strings.Repeat("b", 254), "a/" + strings.Repeat("b", 255),
 	}

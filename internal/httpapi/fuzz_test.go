@@ -44,6 +44,7 @@ func FuzzDecode(f *testing.F) {
 		`{"model":"m","max_tokens":5,"system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"r"}]}]}]}`,
 		`{"response_format":{"type":"json_schema","json_schema":{"schema":{"type":"object"}}},"llmrelay":{"provider_options":{"faults":[]}}}`,
 		`{"model":"m","instructions":"s","input":[{"role":"user","content":[{"type":"input_text","text":"a"}]},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"r"}],"text":{"format":{"type":"json_schema","name":"n","schema":{"type":"object"}}}}`,
+		`{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"a"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo=","detail":"low"}]}]}`,
 		`[]`, `null`, `{"messages":null}`, `{"model":1}`,
 	} {
 		f.Add([]byte(s))

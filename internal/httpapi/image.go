@@ -39,6 +39,27 @@ func (u *userContent) fill(m *llmrelayv1.Message) {
 	m.Parts = u.parts
 }
 
+// openAIImage reads an image as OpenAI's formats give it, by URL with a
+// detail (Chat Completions' image_url part, the Responses API's
+// input_image part): imageOfURL's image with the detail. Its errors name
+// urlAt or detailAt, the members that hold the URL and the detail in the
+// format's part.
+func openAIImage(url, detail, urlAt, detailAt string) (*llmrelayv1.Image, error) {
+	if url == "" {
+		return nil, &paramError{urlAt, "is required"}
+	}
+	d, ok := imageDetails[detail]
+	if !ok {
+		return nil, &paramError{detailAt, "must be auto, low or high"}
+	}
+	img, err := imageOfURL(url)
+	if err != nil {
+		return nil, inParam(urlAt, err)
+	}
+	img.Detail = d
+	return img, nil
+}
+
 // imageOfURL reads an image given by URL: a data: URL ("data:image/png;
 // base64,...") is the image inline, its bytes and media type; any other URL
 // is passed on as it is, for the engine's validation to check (https

@@ -12,6 +12,7 @@ import (
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/openai/openai-go/v3"
 	ooption "github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -138,4 +139,75 @@ func TestSDKImages(t *testing.T) {
 			t.Fatalf("error %v, want a 400 naming messages[0].content[1].image_url.url", err)
 		}
 	})
+}
+
+// TestOpenAIResponsesSDKImages: openai-go's Responses client, unchanged
+// but for its base URL, sends input_image parts (a data: URL and an https
+// URL, with detail) between input_text parts; they reach an openai
+// upstream as image_url parts in the application's order, exactly as the
+// Chat Completions door sends them, and the mock's echo shows them in
+// place. An image by file_id, and an http URL, are 400s naming the part's
+// member.
+func TestOpenAIResponsesSDKImages(t *testing.T) {
+	base, oai, _ := imageUpstreams(t)
+	dataURL := "data:image/png;base64," + base64.StdEncoding.EncodeToString(imagePNG)
+	client := openai.NewClient(ooption.WithBaseURL(base+"/v1"), ooption.WithAPIKey(sdkKey), ooption.WithMaxRetries(0))
+	image := func(url string, detail responses.ResponseInputImageDetail) responses.ResponseInputContentUnionParam {
+		p := responses.ResponseInputContentParamOfInputImage(detail)
+		p.OfInputImage.ImageURL = openai.String(url)
+		return p
+	}
+	params := func(model string, content ...responses.ResponseInputContentUnionParam) responses.ResponseNewParams {
+		return responses.ResponseNewParams{Model: model, Input: responses.ResponseNewParamsInputUnion{OfInputItemList: responses.ResponseInputParam{
+			responses.ResponseInputItemParamOfMessage(responses.ResponseInputMessageContentListParam(content), responses.EasyInputMessageRoleUser),
+		}}}
+	}
+	compare := []responses.ResponseInputContentUnionParam{
+		responses.ResponseInputContentParamOfInputText("Compare "),
+		image(dataURL, responses.ResponseInputImageDetailLow),
+		responses.ResponseInputContentParamOfInputText(" with "),
+		image("https://example.com/cat.jpg", responses.ResponseInputImageDetailAuto),
+		responses.ResponseInputContentParamOfInputText("."),
+	}
+
+	t.Run("to an openai upstream", func(t *testing.T) {
+		if _, err := client.Responses.New(ctxOf(t), params("oai/gpt-4o-mini", compare...)); err != nil {
+			t.Fatal(err)
+		}
+		const want = `[{"role":"user","content":[{"type":"text","text":"Compare "},` +
+			`{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo=","detail":"low"}},` +
+			`{"type":"text","text":" with "},{"type":"image_url","image_url":{"url":"https://example.com/cat.jpg","detail":"auto"}},` +
+			`{"type":"text","text":"."}]}]`
+		if got := upstreamMessages(t, oai); got != want {
+			t.Errorf("upstream messages\n %s\nwant\n %s", got, want)
+		}
+	})
+	t.Run("to the mock's echo", func(t *testing.T) {
+		r, err := client.Responses.New(ctxOf(t), params("mock/echo", compare...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := r.OutputText(), "Compare [image image/png 8 bytes] with [image https://example.com/cat.jpg]."; got != want {
+			t.Errorf("echo %q, want %q", got, want)
+		}
+	})
+
+	byFile := responses.ResponseInputContentParamOfInputImage(responses.ResponseInputImageDetailAuto)
+	byFile.OfInputImage.FileID = openai.String("file-abc")
+	for _, tc := range []struct {
+		name, param string
+		image       responses.ResponseInputContentUnionParam
+	}{
+		{"an image by file_id", "input[0].content[1].file_id", byFile},
+		{"an http image URL", "input[0].content[1].image_url", image("http://example.com/cat.jpg", responses.ResponseInputImageDetailAuto)},
+		{"a data: URL of a BMP", "input[0].content[1].image_url", image("data:image/bmp;base64,Qk0=", responses.ResponseInputImageDetailAuto)},
+	} {
+		t.Run(tc.name+" is a 400 naming the part's member", func(t *testing.T) {
+			_, err := client.Responses.New(ctxOf(t), params("mock/echo", responses.ResponseInputContentParamOfInputText("Look: "), tc.image))
+			var apiErr *openai.Error
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest || apiErr.Type != "invalid_request_error" || apiErr.Param != tc.param {
+				t.Fatalf("error %v, want a 400 invalid_request_error naming %s", err, tc.param)
+			}
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -239,7 +240,7 @@ func chatMessageOf(raw json.RawMessage) (*llmrelayv1.Message, error) {
 		return nil, &paramError{".function_call", "not supported by llmrelay: use tool_calls"}
 	}
 	m := &llmrelayv1.Message{Role: role, ToolCallId: cm.ToolCallID}
-	content, refusal, err := chatContent(cm.Content, role)
+	content, refusal, err := chatParts.content(cm.Content, role)
 	if err != nil {
 		return nil, inParam(".content", err)
 	}
@@ -271,13 +272,58 @@ func chatMessageOf(raw json.RawMessage) (*llmrelayv1.Message, error) {
 	return m, nil
 }
 
-// chatContent reads a message's content: a string, or a list of text
-// parts, joined by newlines (llmrelay's messages carry text), in a user's
-// message image_url parts among them (an https URL, or the image inline as
-// a data: URL), kept in order (userContent), and, in an assistant's
-// message (refusals), refusal parts, joined alike into its refusal. Other
-// parts (input_audio, file) are refused, naming the part's type.
-func chatContent(raw json.RawMessage, role llmrelayv1.Role) (content userContent, refusal string, _ error) {
+// openAIParts is how one of OpenAI's two APIs, Chat Completions and
+// Responses, writes a message's content: alike but for the names of its
+// parts' types and where an image part holds its URL and detail.
+type openAIParts struct {
+	text     []string // the text parts' types
+	image    string   // the image part's type
+	urlAt    string   // where an image part holds its URL: ".image_url.url"
+	detailAt string   // and its detail
+	// decode reads one content part; false: it is not a part object.
+	decode func(json.RawMessage) (openAIPart, bool)
+}
+
+// openAIPart is one content part as either API writes it.
+type openAIPart struct {
+	typ, text, refusal string
+	// An image part's URL and detail; its file_id (the Responses API's
+	// image from its Files API).
+	imageURL, detail, fileID string
+}
+
+// chatParts are Chat Completions' content parts: text, image_url parts
+// ({"url", "detail"}) and refusal.
+var chatParts = openAIParts{text: []string{"text"}, image: "image_url", urlAt: ".image_url.url", detailAt: ".image_url.detail", decode: chatPart}
+
+func chatPart(raw json.RawMessage) (openAIPart, bool) {
+	var p struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		Refusal  string `json:"refusal"`
+		ImageURL *struct {
+			URL    string `json:"url"`
+			Detail string `json:"detail"`
+		} `json:"image_url"`
+	}
+	if json.Unmarshal(raw, &p) != nil {
+		return openAIPart{}, false
+	}
+	part := openAIPart{typ: p.Type, text: p.Text, refusal: p.Refusal}
+	if p.ImageURL != nil {
+		part.imageURL, part.detail = p.ImageURL.URL, p.ImageURL.Detail
+	}
+	return part, true
+}
+
+// content reads a message's content: a string, or a list of text parts,
+// joined by newlines (llmrelay's messages carry text), in a user's message
+// image parts among them (an https URL, or the image inline as a data:
+// URL), kept in order (userContent), and, in an assistant's message,
+// refusal parts, joined alike into its refusal. Other parts (audio,
+// files) are refused, naming the part's type, and so is an image by
+// file_id: llmrelay has no Files API.
+func (f openAIParts) content(raw json.RawMessage, role llmrelayv1.Role) (content userContent, refusal string, _ error) {
 	if isNull(raw) {
 		return content, "", nil
 	}
@@ -293,46 +339,55 @@ func chatContent(raw json.RawMessage, role llmrelayv1.Role) (content userContent
 	var refused []string
 	for i, praw := range parts {
 		at := "[" + strconv.Itoa(i) + "]"
-		var p struct {
-			Type     string `json:"type"`
-			Text     string `json:"text"`
-			Refusal  string `json:"refusal"`
-			ImageURL *struct {
-				URL    string `json:"url"`
-				Detail string `json:"detail"`
-			} `json:"image_url"`
-		}
-		if err := json.Unmarshal(praw, &p); err != nil {
+		p, ok := f.decode(praw)
+		if !ok {
 			return content, "", &paramError{at, "must be a content part object"}
 		}
 		switch {
-		case p.Type == "text":
-			content.text(p.Text)
-		case p.Type == "refusal" && role == llmrelayv1.Role_ROLE_ASSISTANT:
-			refused = append(refused, p.Refusal)
-		case p.Type == "refusal":
+		case slices.Contains(f.text, p.typ):
+			content.text(p.text)
+		case p.typ == "refusal" && role == llmrelayv1.Role_ROLE_ASSISTANT:
+			refused = append(refused, p.refusal)
+		case p.typ == "refusal":
 			return content, "", &paramError{at + ".type", "only assistant messages carry refusal parts"}
-		case p.Type == "image_url" && role == llmrelayv1.Role_ROLE_USER:
-			if p.ImageURL == nil || p.ImageURL.URL == "" {
-				return content, "", &paramError{at + ".image_url.url", "is required"}
+		case p.typ == f.image && role == llmrelayv1.Role_ROLE_USER:
+			if p.fileID != "" {
+				return content, "", &paramError{at + ".file_id", "llmrelay has no Files API: send the image in image_url, an https URL or a data: URL"}
 			}
-			detail, ok := imageDetails[p.ImageURL.Detail]
-			if !ok {
-				return content, "", &paramError{at + ".image_url.detail", "must be auto, low or high"}
-			}
-			img, err := imageOfURL(p.ImageURL.URL)
+			img, err := openAIImage(p.imageURL, p.detail, f.urlAt, f.detailAt)
 			if err != nil {
-				return content, "", inParam(at+".image_url.url", err)
+				return content, "", inParam(at, err)
 			}
-			img.Detail = detail
 			content.image(img)
-		case p.Type == "image_url":
-			return content, "", &paramError{at + ".type", "only user messages carry image_url parts"}
+		case p.typ == f.image:
+			return content, "", &paramError{at + ".type", "only user messages carry " + f.image + " parts"}
 		default:
-			return content, "", &paramError{at + ".type", strconv.Quote(p.Type) + " parts are not supported by llmrelay: messages carry text, and user messages images (image_url)"}
+			return content, "", &paramError{at + ".type", strconv.Quote(p.typ) + " parts are not supported by llmrelay: messages carry text, and user messages images (" + f.image + ")"}
 		}
 	}
 	return content, strings.Join(refused, "\n"), nil
+}
+
+// param names, as this API writes it, the place in a message's content
+// of the engine's field path rest into the message's parts: a user
+// message's parts are its content parts, one for one
+// (".parts[1].image.url" is ".content[1]" and the image's URL member).
+// false: rest is not in the parts.
+func (f openAIParts) param(rest string) (string, bool) {
+	p, ok := strings.CutPrefix(rest, ".parts")
+	if !ok {
+		return "", false
+	}
+	i := strings.Index(p, "]") + 1
+	path := ".content" + p[:i]
+	switch tail := p[i:]; {
+	case tail == ".image.detail":
+		return path + f.detailAt, true
+	case strings.HasPrefix(tail, ".image"):
+		return path + f.urlAt, true
+	default:
+		return path + tail, true
+	}
 }
 
 func chatTools(req *llmrelayv1.GenerateRequest, raw json.RawMessage) error {
@@ -453,19 +508,8 @@ func (t *translated) openAIParam(field string) string {
 		}
 		return strings.TrimPrefix(rest, ".")
 	case "messages":
-		if p, ok := strings.CutPrefix(rest, ".parts"); ok {
-			// A user message's parts are its content parts, one for one.
-			i := strings.Index(p, "]") + 1
-			rest = ".content" + p[:i]
-			switch tail := p[i:]; {
-			case tail == ".image.detail":
-				rest += ".image_url.detail"
-			case strings.HasPrefix(tail, ".image"):
-				rest += ".image_url.url"
-			default:
-				rest += tail
-			}
-			return head + idx + rest
+		if part, ok := chatParts.param(rest); ok {
+			return head + idx + part
 		}
 		rest = strings.NewReplacer(".arguments", ".function.arguments", ".name", ".function.name").Replace(rest)
 		if strings.HasPrefix(rest, ".reasoning") {

@@ -429,6 +429,15 @@ func TestParam(t *testing.T) {
 	if f != nil {
 		t.Fatal(f.message)
 	}
+	oi, f := openAI{}.decode([]byte(`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}]}`), nil)
+	if f != nil {
+		t.Fatal(f.message)
+	}
+	ri, f := responses{}.decode([]byte(`{"model":"m","instructions":"s","input":[{"role":"user","content":[
+		{"type":"input_text","text":"a"},{"type":"input_image","image_url":"https://x/y.png"}]}]}`), nil)
+	if f != nil {
+		t.Fatal(f.message)
+	}
 	for _, tc := range []struct {
 		t           *translated
 		field, want string
@@ -447,6 +456,17 @@ func TestParam(t *testing.T) {
 		{oa, "provider_options.faults[0]", "llmrelay.provider_options.faults[0]"},
 		{oa, "fallback_models[0]", "llmrelay.fallback_models[0]"},
 		{oa, "model", "model"},
+		// A user message's parts are its content parts, one for one.
+		{oi, "messages[0].parts[1].image.url", "messages[0].content[1].image_url.url"},
+		{oi, "messages[0].parts[1].image.media_type", "messages[0].content[1].image_url.url"},
+		{oi, "messages[0].parts[1].image.detail", "messages[0].content[1].image_url.detail"},
+		{oi, "messages[0].parts[0].text", "messages[0].content[0].text"},
+		{ri, "messages[1].parts[1].image.url", "input[0].content[1].image_url"},
+		{ri, "messages[1].parts[1].image.media_type", "input[0].content[1].image_url"},
+		{ri, "messages[1].parts[1].image.detail", "input[0].content[1].detail"},
+		{ri, "messages[1].parts[0].text", "input[0].content[0].text"},
+		{ri, "messages[1].content", "input[0]"},
+		{ri, "messages[0].content", "instructions"},
 		{an, "messages[0].content", "system"},
 		{an, "messages[1].content", "messages[0]"},
 		{an, "messages[2].tool_calls[0].name", "messages[1]"},

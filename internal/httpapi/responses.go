@@ -235,20 +235,23 @@ func (t *translated) responsesInput(raw json.RawMessage) error {
 			if !ok {
 				return &paramError{at + ".role", "must be user, system, developer or assistant"}
 			}
-			text, refusal, err := responsesContent(it.Content, role == llmrelayv1.Role_ROLE_ASSISTANT)
+			content, refusal, err := responsesParts.content(it.Content, role)
 			if err != nil {
 				return inParam(at+".content", err)
 			}
 			if role != llmrelayv1.Role_ROLE_ASSISTANT {
 				turn = nil
-				t.add(&llmrelayv1.Message{Role: role, Content: text}, path)
+				m := &llmrelayv1.Message{Role: role}
+				content.fill(m)
+				t.add(m, path)
 				continue
 			}
 			if turn != nil && (turn.Content != "" || turn.Refusal != "" || len(turn.ToolCalls) > 0) {
 				turn = nil // a message after the turn's calls: the next turn
 			}
 			m := assistant(path)
-			m.Content, m.Refusal = text, refusal
+			content.fill(m)
+			m.Refusal = refusal
 		case "function_call":
 			m := assistant(path)
 			m.ToolCalls = append(m.ToolCalls, &llmrelayv1.ToolCall{Id: it.CallID, Name: it.Name, Arguments: it.Arguments})
@@ -274,44 +277,23 @@ func (t *translated) responsesInput(raw json.RawMessage) error {
 	return nil
 }
 
-// responsesContent reads a message's content: a string, or a list of text
-// parts (input_text, output_text), joined by newlines, and, in an
-// assistant's message, refusal parts, joined alike into its refusal.
-func responsesContent(raw json.RawMessage, refusals bool) (text, refusal string, _ error) {
-	if isNull(raw) {
-		return "", "", nil
+// responsesParts are the Responses API's content parts: input_text and
+// output_text, input_image parts (image_url, detail, file_id) and refusal.
+var responsesParts = openAIParts{text: []string{"input_text", "output_text"}, image: "input_image", urlAt: ".image_url", detailAt: ".detail", decode: responsesPart}
+
+func responsesPart(raw json.RawMessage) (openAIPart, bool) {
+	var p struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		Refusal  string `json:"refusal"`
+		ImageURL string `json:"image_url"`
+		Detail   string `json:"detail"`
+		FileID   string `json:"file_id"`
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, "", nil
+	if json.Unmarshal(raw, &p) != nil {
+		return openAIPart{}, false
 	}
-	var parts []json.RawMessage
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", "", errors.New("must be a string or a list of content parts")
-	}
-	var texts, refused []string
-	for i, praw := range parts {
-		at := "[" + strconv.Itoa(i) + "]"
-		var p struct {
-			Type    string `json:"type"`
-			Text    string `json:"text"`
-			Refusal string `json:"refusal"`
-		}
-		if err := json.Unmarshal(praw, &p); err != nil {
-			return "", "", &paramError{at, "must be a content part object"}
-		}
-		switch {
-		case p.Type == "input_text" || p.Type == "output_text":
-			texts = append(texts, p.Text)
-		case p.Type == "refusal" && refusals:
-			refused = append(refused, p.Refusal)
-		case p.Type == "refusal":
-			return "", "", &paramError{at + ".type", "only assistant messages carry refusal parts"}
-		default:
-			return "", "", &paramError{at + ".type", strconv.Quote(p.Type) + " parts are not supported by llmrelay: messages carry text"}
-		}
-	}
-	return strings.Join(texts, "\n"), strings.Join(refused, "\n"), nil
+	return openAIPart{typ: p.Type, text: p.Text, refusal: p.Refusal, imageURL: p.ImageURL, detail: p.Detail, fileID: p.FileID}, true
 }
 
 // responsesOutput reads a function call's output: a string, or a list of
@@ -321,8 +303,8 @@ func responsesOutput(raw json.RawMessage) (string, error) {
 	if json.Unmarshal(raw, &s) == nil {
 		return s, nil
 	}
-	text, _, err := responsesContent(raw, false)
-	return text, err
+	content, _, err := responsesParts.content(raw, llmrelayv1.Role_ROLE_TOOL)
+	return strings.Join(content.texts, "\n"), err
 }
 
 // reasoningOf reads a reasoning item: its content's reasoning_text (or,
@@ -535,6 +517,10 @@ func (t *translated) responsesParam(field string) string {
 		i, err := strconv.Atoi(strings.Trim(idx, "[]"))
 		if err != nil || i < 0 || i >= len(t.messages) {
 			return "input"
+		}
+		// A message with parts is a user's message item with images.
+		if part, ok := responsesParts.param(rest); ok && i < len(t.req.GetMessages()) && len(t.req.GetMessages()[i].GetParts()) > 0 {
+			return t.messages[i] + part
 		}
 		return t.messages[i]
 	case "tools":

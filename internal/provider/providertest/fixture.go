@@ -37,7 +37,7 @@ func FixtureHarness(fixtures map[Scenario]Fixture, build func(t *testing.T, base
 			t.Fatalf("the harness has no fixture for scenario %q", s)
 		}
 		u := Replay(t, f.Reply(t))
-		return Setup{Provider: build(t, u.URL), Request: NewRequest("test-model"), Gone: u.Gone()}
+		return Setup{Provider: build(t, u.URL), Request: NewRequest("test-model"), Gone: u.Gone(), Upstream: u}
 	}
 }
 

@@ -2,6 +2,7 @@ package providertest
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -93,6 +94,10 @@ type Setup struct {
 	// Gone, when not nil, is closed once the upstream saw the client go
 	// away from a stalled stream. In-process providers leave it nil.
 	Gone <-chan struct{}
+	// Upstream, when not nil, is the stand-in the provider sends its
+	// requests to, which the suite reads to check what the adapter sent.
+	// In-process providers leave it nil.
+	Upstream *Upstream
 }
 
 // Harness prepares a provider to play scenario s. It registers its
@@ -146,6 +151,32 @@ func Run(t *testing.T, h Harness) {
 		if act.Last() == 0 {
 			t.Error("the stream streamed a reply, but Request.Activity saw no sign of life: the attempt's stall timer would not see the provider working")
 		}
+	})
+	t.Run("sends a user message's text and images in order", func(t *testing.T) {
+		u, r := sendImages(t, h, false)
+		if r.Err != nil {
+			t.Fatalf("a request with inline images failed: %v", r.Err)
+		}
+		sentInOrder(t, u, imagePieces(false))
+	})
+	t.Run("sends an image URL in order, or refuses it before the first attempt", func(t *testing.T) {
+		u, r := sendImages(t, h, true)
+		var fe *provider.FieldError
+		if errors.As(r.Err, &fe) {
+			// A provider that cannot fetch images (Gemini) refuses the
+			// request, naming the image, rather than drop the image.
+			if fe.Field != "messages[0].parts[3].image.url" {
+				t.Errorf("refused with %v, want a field error on messages[0].parts[3].image.url", fe)
+			}
+			if n := len(u.Requests()); n != 0 {
+				t.Errorf("%d requests reached the upstream, want none: a refused image is refused before the first attempt", n)
+			}
+			return
+		}
+		if r.Err != nil {
+			t.Fatalf("a request with an image URL failed: %v", r.Err)
+		}
+		sentInOrder(t, u, imagePieces(true))
 	})
 	t.Run("text", func(t *testing.T) {
 		r := collect(t, h, Text)
@@ -323,6 +354,56 @@ func Run(t *testing.T, h Harness) {
 			t.Errorf("error = %v, want context.Canceled", r.Err)
 		}
 	})
+}
+
+// sendImages sends ImageRequest to the provider h prepares to play Text,
+// and returns its upstream and the result. It skips the test for a
+// provider that runs in-process, whose requests the suite cannot read.
+func sendImages(t *testing.T, h Harness, withURL bool) (*Upstream, Result) {
+	t.Helper()
+	su := h(t, Text)
+	if su.Upstream == nil {
+		t.Skipf("%T runs in-process: there is no request to read", su.Provider)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	return su.Upstream, Collect(ctx, su.Provider, ImageRequest(su.Request.Model, withURL))
+}
+
+// imagePieces are ImageRequest's text and images as any adapter's JSON
+// body holds them, in order: each text a JSON string of its own, each
+// image its URL or its bytes in base64.
+func imagePieces(withURL bool) []string {
+	second := "/9j/" // "\xff\xd8\xff"
+	if withURL {
+		second = ImageURL
+	}
+	return []string{`"Compare "`, base64.StdEncoding.EncodeToString(ImagePNG), `" with "`, second, `"."`}
+}
+
+// sentInOrder checks that the one request u received holds each of pieces
+// once, in their order: the adapter sent the message's text and images as
+// blocks of their own, none dropped, none moved, none repeated. How each
+// block is written is each adapter's wire format, which its own tests
+// check to the byte.
+func sentInOrder(t *testing.T, u *Upstream, pieces []string) {
+	t.Helper()
+	reqs := u.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the upstream received %d requests, want 1", len(reqs))
+	}
+	body := string(reqs[0].Body)
+	at := 0
+	for k, p := range pieces {
+		if n := strings.Count(body, p); n != 1 {
+			t.Fatalf("the request holds %s %d times, want once:\n%s", p, n, body)
+		}
+		i := strings.Index(body, p)
+		if i < at {
+			t.Fatalf("the request holds %s before %s, want the order %s:\n%s", p, pieces[k-1], strings.Join(pieces, " "), body)
+		}
+		at = i + len(p)
+	}
 }
 
 type recvResult struct {
