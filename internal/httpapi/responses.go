@@ -160,11 +160,14 @@ type responsesItem struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
 	Phase   json.RawMessage `json:"phase"` // accepted, not forwarded
-	// A function call, and its output.
-	CallID    string          `json:"call_id"`
-	Name      string          `json:"name"`
-	Arguments string          `json:"arguments"`
-	Output    json.RawMessage `json:"output"`
+	// A function call, and its output. ParsedArguments: the SDKs' parse
+	// and stream helpers add it to a reply's function calls; accepted in a
+	// request, not forwarded.
+	CallID          string          `json:"call_id"`
+	Name            string          `json:"name"`
+	Arguments       string          `json:"arguments"`
+	ParsedArguments json.RawMessage `json:"parsed_arguments"`
+	Output          json.RawMessage `json:"output"`
 	// Reasoning.
 	Summary          json.RawMessage `json:"summary"`
 	EncryptedContent *string         `json:"encrypted_content"`

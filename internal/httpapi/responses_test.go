@@ -51,6 +51,21 @@ func TestResponsesRequest(t *testing.T) {
 				"toolChoice":{"mode":"TOOL_CHOICE_MODE_TOOL","name":"weather","disableParallelToolCalls":true}}`,
 		},
 		{
+			// The npm SDK's responses.stream and responses.parse give a
+			// reply's function calls parsed_arguments (null unless the tool
+			// is strict) and its text parts parsed; a Codex-style loop sends
+			// the items back as they came.
+			name: "a reply's items as the SDKs' parse and stream helpers give them",
+			body: `{"model":"m","input":[{"role":"user","content":"weather?"},
+				{"id":"msg_1","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Checking.","annotations":[],"logprobs":[],"parsed":null}]},
+				{"id":"fc_1","type":"function_call","status":"completed","call_id":"call_1","name":"weather","arguments":"{\"city\":\"Paris\"}","parsed_arguments":{"city":"Paris"}},
+				{"id":"fc_2","type":"function_call","status":"completed","call_id":"call_2","name":"time","arguments":"{}","parsed_arguments":null},
+				{"type":"function_call_output","call_id":"call_1","output":"18C"},{"type":"function_call_output","call_id":"call_2","output":"noon"}]}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"weather?"},
+				{"role":"ROLE_ASSISTANT","content":"Checking.","toolCalls":[{"id":"call_1","name":"weather","arguments":"{\"city\":\"Paris\"}"},{"id":"call_2","name":"time","arguments":"{}"}]},
+				{"role":"ROLE_TOOL","toolCallId":"call_1","content":"18C"},{"role":"ROLE_TOOL","toolCallId":"call_2","content":"noon"}]}`,
+		},
+		{
 			name: "OpenAI's own encrypted reasoning is dropped, its text kept",
 			body: `{"model":"m","input":[{"role":"user","content":"x"},{"type":"reasoning","id":"rs_x","summary":[{"type":"summary_text","text":"thought"}],"encrypted_content":"gAAAA"},
 				{"role":"assistant","content":"ok"}]}`,
