@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -201,6 +202,9 @@ func (t *translated) responsesInput(raw json.RawMessage) error {
 	// turn is the assistant message the last items made, which a function
 	// call or reasoning item that follows joins.
 	var turn *llmrelayv1.Message
+	// signatures are the function calls' signatures whose reasoning items
+	// came before their calls, by call id.
+	signatures := map[string]string{}
 	assistant := func(path string) *llmrelayv1.Message {
 		if turn == nil {
 			turn = &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_ASSISTANT}
@@ -257,7 +261,7 @@ func (t *translated) responsesInput(raw json.RawMessage) error {
 			m.Refusal = refusal
 		case "function_call":
 			m := assistant(path)
-			m.ToolCalls = append(m.ToolCalls, &llmrelayv1.ToolCall{Id: it.CallID, Name: it.Name, Arguments: it.Arguments})
+			m.ToolCalls = append(m.ToolCalls, &llmrelayv1.ToolCall{Id: it.CallID, Name: it.Name, Arguments: it.Arguments, Signature: signatures[it.CallID]})
 		case "function_call_output":
 			out, err := responsesOutput(it.Output)
 			if err != nil {
@@ -266,6 +270,16 @@ func (t *translated) responsesInput(raw json.RawMessage) error {
 			turn = nil
 			t.add(&llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: it.CallID, Content: out}, path)
 		case "reasoning":
+			if call, sig, ok := callSignature(it); ok {
+				// A function call's signature, not a reasoning block: it
+				// goes on that call, wherever it is in the input.
+				if tc := t.toolCall(call); tc != nil {
+					tc.Signature = sig
+				} else {
+					signatures[call] = sig
+				}
+				continue
+			}
 			r, err := reasoningOf(it)
 			if err != nil {
 				return inParam(at, err)
@@ -275,6 +289,19 @@ func (t *translated) responsesInput(raw json.RawMessage) error {
 			}
 			m := assistant(path)
 			m.Reasoning = append(m.Reasoning, r)
+		}
+	}
+	return nil
+}
+
+// toolCall returns the function call of the input so far with the call
+// id, nil when there is none.
+func (t *translated) toolCall(id string) *llmrelayv1.ToolCall {
+	for _, m := range slices.Backward(t.req.GetMessages()) {
+		for _, tc := range m.GetToolCalls() {
+			if tc.GetId() == id {
+				return tc
+			}
 		}
 	}
 	return nil
@@ -357,6 +384,10 @@ type sealedReasoning struct {
 	ID             string `json:"i,omitempty"`
 	Kind           string `json:"k,omitempty"`
 	ProviderFormat string `json:"p,omitempty"`
+	// Call: the sealed item carries the signature of the function call
+	// with this call id (Gemini's thoughtSignature on a functionCall),
+	// which a function_call item has no member for.
+	Call string `json:"c,omitempty"`
 }
 
 // sealReasoning returns the encrypted_content of a reasoning block, empty
@@ -369,6 +400,34 @@ func sealReasoning(r *llmrelayv1.Reasoning) string {
 	}
 	b, _ := json.Marshal(s)
 	return sealPrefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// sealCall returns the encrypted_content of the reasoning item that
+// carries a function call's signature, empty when it has none.
+func sealCall(tc *llmrelayv1.ToolCall) string {
+	if tc.GetSignature() == "" {
+		return ""
+	}
+	b, _ := json.Marshal(sealedReasoning{Signature: tc.GetSignature(), Call: tc.GetId()})
+	return sealPrefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// callSignature reads a reasoning item that sealCall wrote: the call id
+// and its signature; false for any other item.
+func callSignature(it responsesItem) (call, signature string, ok bool) {
+	if it.EncryptedContent == nil {
+		return "", "", false
+	}
+	data, ok := strings.CutPrefix(*it.EncryptedContent, sealPrefix)
+	if !ok {
+		return "", "", false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(data)
+	var s sealedReasoning
+	if err != nil || json.Unmarshal(b, &s) != nil || s.Call == "" {
+		return "", "", false
+	}
+	return s.Call, s.Signature, true
 }
 
 // unsealReasoning restores into r what sealReasoning kept; anything else
@@ -726,6 +785,12 @@ func (responses) reply(r *replyInfo, f *llmrelayv1.Final) ([]byte, error) {
 	for _, tc := range m.GetToolCalls() {
 		next()
 		out = appendCallItem(out, itemID(r, "fc_", n-1), "completed", tc.GetId(), tc.GetName(), tc.GetArguments())
+	}
+	for _, tc := range m.GetToolCalls() {
+		if sealed := sealCall(tc); sealed != "" {
+			next()
+			out = appendReasoningItem(out, itemID(r, "rs_", n-1), "completed", "", sealed)
+		}
 	}
 	return appendResponse(nil, r, status, out, f.GetUsage(), nil, incomplete), nil
 }
@@ -1088,6 +1153,19 @@ func (s *responsesStream) final(b []byte, f *llmrelayv1.Final) ([]byte, error) {
 	status, incomplete := responsesStatus(f.GetFinishReason())
 	b = s.closeItem(b, status)
 	b = s.closeCalls(b)
+	// The calls' signatures, known once the calls are whole: a reasoning
+	// item each after them, as the reply that is not streamed has them.
+	for _, tc := range f.GetMessage().GetToolCalls() {
+		if sealed := sealCall(tc); sealed != "" {
+			index, id := s.next, itemID(s.r, "rs_", s.serial)
+			s.next++
+			s.serial++
+			b = s.item(b, "response.output_item.added", index, appendReasoningItem(nil, id, "in_progress", "", ""))
+			item := appendReasoningItem(nil, id, "completed", "", sealed)
+			s.done(item)
+			b = s.item(b, "response.output_item.done", index, item)
+		}
+	}
 	b = s.event(b, "response."+status)
 	b = append(b, `,"response":`...)
 	b = appendResponse(b, s.r, status, s.output, f.GetUsage(), nil, incomplete)

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -245,3 +246,116 @@ func TestOpenAIResponsesSDK(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestOpenAIResponsesSDKGeminiCallSignature: a Codex-style loop on a
+// Gemini 3 model through the Responses door. Gemini 3 refuses (400) a
+// turn whose function call comes back without the thoughtSignature it was
+// given, and the Responses API has no member for it on a function_call
+// item: the application sends the reply's output back as it came (with
+// openai-go's ToParam) and its function call outputs, and the next
+// upstream request has the signature on its functionCall part, exactly
+// as it streamed, whether the reply was streamed or not.
+func TestOpenAIResponsesSDKGeminiCallSignature(t *testing.T) {
+	turn1, err := os.ReadFile("../provider/gemini/testdata/recorded/gemini3pro_function_call_signature_turn1.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile("../provider/gemini/testdata/text.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first struct {
+		Candidates []struct {
+			Content struct {
+				Parts []struct {
+					ThoughtSignature string `json:"thoughtSignature"`
+				} `json:"parts"`
+			} `json:"content"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal(bytes.TrimPrefix(bytes.SplitN(turn1, []byte("\n"), 2)[0], []byte("data: ")), &first); err != nil {
+		t.Fatal(err)
+	}
+	signature := first.Candidates[0].Content.Parts[0].ThoughtSignature
+	if signature == "" {
+		t.Fatal("the recorded turn has no thoughtSignature")
+	}
+	upstream := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
+		if n%2 == 0 {
+			return pt.Reply{Body: turn1}
+		}
+		return pt.Reply{Body: text}
+	})
+	t.Setenv("LLMRELAY_TEST_GEMINI_KEY", "test")
+	base, _ := doors(t, func(cfg *config.Config) {
+		cfg.Providers = append(cfg.Providers, provider.Config{Name: "gem", Kind: "gemini", BaseURL: upstream.URL, APIKeyEnv: "LLMRELAY_TEST_GEMINI_KEY"})
+	})
+	client := openai.NewClient(ooption.WithBaseURL(base+"/v1"), ooption.WithAPIKey(sdkKey), ooption.WithMaxRetries(0))
+	tools := []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{Name: "get_country", Parameters: map[string]any{"type": "object"}}}}
+	ask := responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage("What is the capital of the user country? Call the tool", responses.EasyInputMessageRoleUser)}
+
+	for i, streamed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "not streamed", true: "streamed"}[streamed], func(t *testing.T) {
+			params := responses.ResponseNewParams{Model: "gem/gemini-3-pro-preview", Tools: tools,
+				Input: responses.ResponseNewParamsInputUnion{OfInputItemList: ask}}
+			var r *responses.Response
+			if streamed {
+				got, err := readResponseStream(t, client.Responses.NewStreaming(ctxOf(t), params))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r = &got.terminal
+			} else if r, err = client.Responses.New(ctxOf(t), params); err != nil {
+				t.Fatal(err)
+			}
+			input := append(responses.ResponseInputParam{}, ask...)
+			calls := 0
+			var outputs responses.ResponseInputParam
+			for _, item := range r.Output {
+				switch item.Type {
+				case "reasoning":
+					input = append(input, responses.ResponseInputItemUnionParam{OfReasoning: ptr(item.AsReasoning().ToParam())})
+				case "message":
+					input = append(input, responses.ResponseInputItemUnionParam{OfOutputMessage: ptr(item.AsMessage().ToParam())})
+				case "function_call":
+					calls++
+					input = append(input, responses.ResponseInputItemUnionParam{OfFunctionCall: ptr(item.AsFunctionCall().ToParam())})
+					out := responses.ResponseInputItemParamOfFunctionCallOutput(`{"country":"France"}`)
+					out.OfFunctionCallOutput.CallID = openai.String(item.CallID)
+					outputs = append(outputs, out)
+				}
+			}
+			input = append(input, outputs...)
+			if calls != 1 {
+				t.Fatalf("output %s, want one function call", r.RawJSON())
+			}
+			params.Input.OfInputItemList = input
+			if _, err := client.Responses.New(ctxOf(t), params); err != nil {
+				t.Fatal(err)
+			}
+			reqs := upstream.Requests()
+			if len(reqs) != 2*(i+1) {
+				t.Fatalf("the upstream got %d requests", len(reqs))
+			}
+			var next struct {
+				Contents []struct {
+					Role  string `json:"role"`
+					Parts []struct {
+						FunctionCall     json.RawMessage `json:"functionCall"`
+						ThoughtSignature string          `json:"thoughtSignature"`
+					} `json:"parts"`
+				} `json:"contents"`
+			}
+			if err := json.Unmarshal(reqs[len(reqs)-1].Body, &next); err != nil {
+				t.Fatal(err)
+			}
+			if len(next.Contents) != 3 || next.Contents[1].Role != "model" || len(next.Contents[1].Parts) != 1 ||
+				next.Contents[1].Parts[0].FunctionCall == nil {
+				t.Fatalf("next request's contents %s", reqs[len(reqs)-1].Body)
+			}
+			if got := next.Contents[1].Parts[0].ThoughtSignature; got != signature {
+				t.Errorf("the function call went back with thoughtSignature %q, want the one it came with (%d bytes)", got, len(signature))
+			}
+		})
+	}
+}
