@@ -14,7 +14,8 @@ import (
 	"github.com/llmrelay/llmrelay/client"
 )
 
-// The environment variables the client commands (generate, models, tools) read.
+// The environment variables the client commands (generate, embed, models,
+// tools, keys) read.
 const (
 	// EnvAddr is the server address the client commands call.
 	EnvAddr = "LLMRELAY_ADDR"
