@@ -80,7 +80,7 @@ reason and message on stderr); 2 the command line was wrong.`,
 				ctx, cancel = context.WithTimeout(ctx, *timeout)
 				defer cancel()
 			}
-			resp, err := c.Stub().Embed(ctx, req, grpc.MaxCallRecvMsgSize(maxEmbedReply))
+			resp, err := c.Embed(ctx, req, grpc.MaxCallRecvMsgSize(maxEmbedReply))
 			if err != nil {
 				return callError(addr, err)
 			}
