@@ -21,7 +21,7 @@
 // and RetryInfo delay as Go values.
 //
 // [New] dials with [ServiceConfig], which lets gRPC retry ListModels,
-// ListTools, and Generate before its first event, on UNAVAILABLE. Once
+// ListTools, Embed, and Generate before its first event, on UNAVAILABLE. Once
 // events flow, retries are the server's job and arrive as will_retry
 // events.
 package client
@@ -194,6 +194,20 @@ func (c *Client) ListModels(ctx context.Context, req *llmrelayv1.ListModelsReque
 // the server's MCP servers. Errors are *Error.
 func (c *Client) ListTools(ctx context.Context, req *llmrelayv1.ListToolsRequest, opts ...grpc.CallOption) (*llmrelayv1.ListToolsResponse, error) {
 	resp, err := c.stub.ListTools(ctx, req, opts...)
+	if err != nil {
+		return nil, FromError(err)
+	}
+	return resp, nil
+}
+
+// Embed returns the embeddings of req's inputs, one per input, in order,
+// with the provider, model, usage and attempts that answered. gRPC retries
+// it on UNAVAILABLE as [ServiceConfig] says. A response holds 4 bytes a
+// value, and gRPC receives 4 MiB by default: for more (2048 vectors of
+// 1536 values are 12 MiB), pass grpc.MaxCallRecvMsgSize. Errors are
+// *Error.
+func (c *Client) Embed(ctx context.Context, req *llmrelayv1.EmbedRequest, opts ...grpc.CallOption) (*llmrelayv1.EmbedResponse, error) {
+	resp, err := c.stub.Embed(ctx, req, opts...)
 	if err != nil {
 		return nil, FromError(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -46,6 +47,7 @@ func main() {
 		{"pushback", func(ctx context.Context) (string, error) { return pushback(ctx, relay) }},
 		{"unauthenticated", func(ctx context.Context) (string, error) { return unauthenticated(ctx, anonymous) }},
 		{"server-tools", func(ctx context.Context) (string, error) { return serverTools(ctx, relay) }},
+		{"embed", func(ctx context.Context) (string, error) { return embed(ctx, relay) }},
 	}
 	failed := 0
 	for _, s := range scenarios {
@@ -310,6 +312,58 @@ func serverTools(ctx context.Context, c *client.Client) (string, error) {
 	}
 	return fmt.Sprintf("listed everything/echo; 2 tool results, %d progress events before the long one's; turn 2's retry discarded %q only; the text equals the final; %d turns, %d messages in the transcript",
 		before, discards[0], final.GetTurns(), len(final.GetTranscript())), nil
+}
+
+func embed(ctx context.Context, c *client.Client) (string, error) {
+	inputs := []string{"the cat sat", "a dog"}
+	faults, err := structpb.NewStruct(map[string]any{"faults": []any{map[string]any{"status": 503}}})
+	if err != nil {
+		return "", err
+	}
+	resp, err := c.Embed(ctx, &llmrelayv1.EmbedRequest{Model: "mock/echo", Inputs: inputs, Dimensions: new(uint32(4)), ProviderOptions: faults})
+	if err != nil {
+		return "", err
+	}
+	if len(resp.GetEmbeddings()) != len(inputs) {
+		return "", fmt.Errorf("%d embeddings, want %d", len(resp.GetEmbeddings()), len(inputs))
+	}
+	for i, e := range resp.GetEmbeddings() {
+		var norm float64
+		for _, x := range e.GetValues() {
+			norm += float64(x) * float64(x)
+		}
+		if len(e.GetValues()) != 4 || math.Abs(norm-1) > 1e-5 {
+			return "", fmt.Errorf("embedding %d: %d values of norm %v, want 4 of norm 1", i, len(e.GetValues()), norm)
+		}
+	}
+	if resp.GetProvider() != "mock" || resp.GetModel() != "echo" || resp.GetAttempts() != 2 {
+		return "", fmt.Errorf("provider %s, model %s, attempts %d", resp.GetProvider(), resp.GetModel(), resp.GetAttempts())
+	}
+	if resp.GetUsage().GetInputTokens() != 5 {
+		return "", fmt.Errorf("input tokens %d", resp.GetUsage().GetInputTokens())
+	}
+	// The vector of a text does not depend on the others: the order held.
+	alone, err := c.Embed(ctx, &llmrelayv1.EmbedRequest{Model: "mock/echo", Inputs: inputs[1:], Dimensions: new(uint32(4))})
+	if err != nil {
+		return "", err
+	}
+	if !slices.Equal(alone.GetEmbeddings()[0].GetValues(), resp.GetEmbeddings()[1].GetValues()) {
+		return "", errors.New("embeddings[1] is not the embedding of inputs[1]")
+	}
+	_, err = c.Embed(ctx, &llmrelayv1.EmbedRequest{Model: "mock/echo", Inputs: []string{"the cat sat", ""}})
+	var e *client.Error
+	if !errors.As(err, &e) {
+		return "", fmt.Errorf("an empty input: want a *client.Error, got %v", err)
+	}
+	var fields []string
+	for _, v := range e.FieldViolations {
+		fields = append(fields, v.GetField())
+	}
+	if e.Code != codes.InvalidArgument || e.Reason != "INVALID_REQUEST" || !slices.Contains(fields, "inputs[1]") {
+		return "", fmt.Errorf("an empty input: %v; violations %v", e, fields)
+	}
+	return fmt.Sprintf("%d vectors of 4 in order, %d input tokens, %d attempts; an empty input: %s %s %s",
+		len(resp.GetEmbeddings()), resp.GetUsage().GetInputTokens(), resp.GetAttempts(), codeName(e.Code), e.Reason, strings.Join(fields, ", ")), nil
 }
 
 // codeName is the gRPC name of a code, as the other languages print it.

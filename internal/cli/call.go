@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -14,7 +15,8 @@ import (
 	"github.com/llmrelay/llmrelay/client"
 )
 
-// The environment variables the client commands (generate, models, tools) read.
+// The environment variables the client commands (generate, embed, models,
+// tools, keys) read.
 const (
 	// EnvAddr is the server address the client commands call.
 	EnvAddr = "LLMRELAY_ADDR"
@@ -47,16 +49,18 @@ func (f *callFlags) dial(cmd string, env Env) (*client.Client, string, error) {
 		return nil, "", usagef(cmd, "%s: --tls and --plaintext both given", cmd)
 	}
 	addr := f.addr
-	if addr == "" {
-		addr = env.Getenv(EnvAddr)
-	}
-	if addr == "" {
+	if addr != "" {
+		if problem := addrProblem(addr); problem != "" {
+			return nil, "", usagef(cmd, "%s: --addr %s", cmd, problem)
+		}
+	} else if addr = env.Getenv(EnvAddr); addr != "" {
+		if problem := addrProblem(addr); problem != "" {
+			return nil, "", fmt.Errorf("%s: $%s %s", cmd, EnvAddr, problem)
+		}
+	} else {
 		addr = defaultAddr
 	}
-	key := f.key
-	if key == "" {
-		key = env.Getenv(EnvAPIKey)
-	}
+	key := f.apiKey(env)
 	var opts []client.Option
 	if key != "" {
 		opts = append(opts, client.WithAPIKey(key))
@@ -71,6 +75,43 @@ func (f *callFlags) dial(cmd string, env Env) (*client.Client, string, error) {
 		return nil, "", err
 	}
 	return c, addr, nil
+}
+
+// addrProblem says what is wrong with a server address given as HOST:PORT,
+// or "" when nothing is. A host without a port is one: gRPC dials it on
+// port 443 without a word, where no llmrelay listens unless a TLS load
+// balancer fronts it, and the call fails only when its deadline ends (or
+// reaches some other server). A gRPC target with a scheme
+// ("dns:///relay.example.com", "unix:///run/llmrelay.sock") is gRPC's to
+// read, its defaults included.
+func addrProblem(addr string) string {
+	if strings.Contains(addr, ":///") || strings.HasPrefix(addr, "unix:") {
+		return ""
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err == nil && port != "" {
+		return ""
+	}
+	if err != nil {
+		host = strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]")
+	}
+	if _, nerr := strconv.ParseUint(host, 10, 16); nerr == nil && err != nil {
+		return fmt.Sprintf("%q is a port without a host; use 127.0.0.1:%s (this machine) or HOST:%s", addr, host, host)
+	}
+	if host == "" {
+		return fmt.Sprintf("%q is neither a host nor a port; give the server's HOST:PORT, e.g. %s", addr, defaultAddr)
+	}
+	return fmt.Sprintf("%q has no port, and gRPC would dial 443; give the server's: %s (llmrelay's default listen), or %s behind a TLS load balancer",
+		addr, net.JoinHostPort(host, "50051"), net.JoinHostPort(host, "443"))
+}
+
+// apiKey is the API key the flags' calls send: --key, else
+// $LLMRELAY_API_KEY; "" for none.
+func (f *callFlags) apiKey(env Env) string {
+	if f.key != "" {
+		return f.key
+	}
+	return env.Getenv(EnvAPIKey)
 }
 
 // isLoopback reports whether addr (HOST:PORT, or a gRPC target) names this

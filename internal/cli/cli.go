@@ -1,5 +1,5 @@
 // Package cli is llmrelay's command line: its commands (serve, the
-// default; generate, models and tools, which call a running server; hash-key;
+// default; generate, embed, models and tools, which call a running server; hash-key;
 // check-config; health; version; help), their flags and the
 // LLMRELAY_* environment variables that mirror them, and how errors and
 // exit codes are reported. cmd/llmrelay and cmd/server are one-line
@@ -125,7 +125,7 @@ func (c *command) subNames() string {
 }
 
 // commands lists the commands in the order help shows them.
-var commands = []*command{serveCommand, generateCommand, modelsCommand, toolsCommand, hashKeyCommand, checkConfigCommand, healthCommand, keysCommand, versionCommand}
+var commands = []*command{serveCommand, generateCommand, embedCommand, modelsCommand, toolsCommand, hashKeyCommand, checkConfigCommand, healthCommand, keysCommand, versionCommand}
 
 func lookup(name string) *command {
 	for _, c := range commands {

@@ -14,6 +14,7 @@ func TestHelp(t *testing.T) {
 		"help-hash-key.txt":     {{"help", "hash-key"}, {"hash-key", "--help"}, {"hash-key", "-h"}},
 		"help-check-config.txt": {{"help", "check-config"}, {"check-config", "--help"}, {"check-config", "x.yaml", "-h"}},
 		"help-health.txt":       {{"help", "health"}, {"health", "--help"}, {"health", "-h"}},
+		"help-embed.txt":        {{"help", "embed"}, {"embed", "--help"}, {"embed", "-m", "mock/echo", "-h"}},
 		"help-version.txt":      {{"help", "version"}, {"version", "--help"}},
 		"help-keys.txt":         {{"help", "keys"}, {"keys"}, {"keys", "--help"}},
 		"help-keys-create.txt":  {{"help", "keys", "create"}, {"keys", "create", "--help"}, {"keys", "create", "ci", "-h"}},

@@ -38,6 +38,11 @@ drains, no answer, an invalid config); 2 the command line was wrong.`,
 			if err := checkWait("health", *timeout); err != nil {
 				return err
 			}
+			if *addr != "" {
+				if problem := addrProblem(*addr); problem != "" {
+					return usagef("health", "health: --addr %s", problem)
+				}
+			}
 			cfg, err := config.Load(flags, env.Getenv)
 			if err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/llmrelay/llmrelay/client"
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
@@ -47,6 +49,12 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 			if err != nil {
 				return callError(addr, err)
 			}
+			if *provider != "" && len(resp.GetModels()) == 0 {
+				// The server answers an unknown provider with an empty
+				// list, as it answers one whose models the key may not
+				// use: what it lists without the filter tells them apart.
+				return unknownProvider(ctx, c, addr, *provider, cf.apiKey(env) != "")
+			}
 			if cf.json {
 				return printJSON(env.Stdout, resp)
 			}
@@ -58,6 +66,35 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 			return tw.Flush()
 		}
 	},
+}
+
+// unknownProvider is the error of models --provider NAME when the server
+// lists no model of NAME: it names the providers the server does list
+// (those whose models the key may use, with a key).
+func unknownProvider(ctx context.Context, c *client.Client, addr, name string, keyed bool) error {
+	all, err := c.ListModels(ctx, &llmrelayv1.ListModelsRequest{})
+	if err != nil {
+		return callError(addr, err)
+	}
+	var providers []string
+	for _, m := range all.GetModels() {
+		if p := m.GetProvider(); p != "" && !slices.Contains(providers, p) {
+			providers = append(providers, p)
+		}
+	}
+	slices.Sort(providers)
+	whose := "the providers it lists are"
+	if keyed {
+		whose = "the providers whose models this key may use are"
+	}
+	if slices.Contains(providers, name) {
+		// Listed since: the server's config changed between the calls.
+		return fmt.Errorf("models: %s lists no models of provider %q; run llmrelay models --provider %s again", addr, name, name)
+	}
+	if len(providers) == 0 {
+		return fmt.Errorf("models: %s lists no provider %q; it lists no models at all", addr, name)
+	}
+	return fmt.Errorf("models: %s lists no provider %q; %s %s", addr, name, whose, strings.Join(providers, ", "))
 }
 
 // printJSON prints a response as indented JSON (--json of models and

@@ -173,6 +173,17 @@ func (f *fakeRelay) ListModels(ctx context.Context, _ *llmrelayv1.ListModelsRequ
 	return &llmrelayv1.ListModelsResponse{Models: []*llmrelayv1.Model{{Id: "mock/echo"}}}, nil
 }
 
+func (f *fakeRelay) Embed(ctx context.Context, req *llmrelayv1.EmbedRequest) (*llmrelayv1.EmbedResponse, error) {
+	if fail, code := f.begin(ctx); fail {
+		return nil, status.Error(code, "not now")
+	}
+	resp := &llmrelayv1.EmbedResponse{Attempts: 1}
+	for range req.GetInputs() {
+		resp.Embeddings = append(resp.Embeddings, &llmrelayv1.Embedding{Values: []float32{1, 0}})
+	}
+	return resp, nil
+}
+
 func (f *fakeRelay) Generate(_ *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
 	if fail, code := f.begin(stream.Context()); fail {
 		return status.Error(code, "not now")
@@ -219,11 +230,14 @@ func TestServiceConfigRetries(t *testing.T) {
 		name      string
 		fake      *fakeRelay
 		generate  bool
+		embed     bool
 		wantErr   codes.Code
 		wantCalls int
 	}{
 		{name: "ListModels after UNAVAILABLE", fake: &fakeRelay{failFirst: 2}, wantCalls: 3},
 		{name: "ListModels not after RESOURCE_EXHAUSTED", fake: &fakeRelay{failFirst: 1, failCode: codes.ResourceExhausted}, wantErr: codes.ResourceExhausted, wantCalls: 1},
+		{name: "Embed after UNAVAILABLE", fake: &fakeRelay{failFirst: 2}, embed: true, wantCalls: 3},
+		{name: "Embed not after RESOURCE_EXHAUSTED", fake: &fakeRelay{failFirst: 1, failCode: codes.ResourceExhausted}, embed: true, wantErr: codes.ResourceExhausted, wantCalls: 1},
 		{name: "Generate after UNAVAILABLE before its first event", fake: &fakeRelay{failFirst: 2}, generate: true, wantCalls: 3},
 		{name: "Generate not once events flowed", fake: &fakeRelay{midstream: true}, generate: true, wantErr: codes.Unavailable, wantCalls: 1},
 	}
@@ -231,12 +245,23 @@ func TestServiceConfigRetries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := serve(t, tt.fake)
 			var err error
-			if tt.generate {
+			switch {
+			case tt.generate:
 				var stream *client.Stream
 				if stream, err = c.Generate(t.Context(), echoRequest("ok")); err == nil {
 					_, err = client.Collect(stream, nil)
 				}
-			} else {
+			case tt.embed:
+				var resp *llmrelayv1.EmbedResponse
+				resp, err = c.Embed(t.Context(), &llmrelayv1.EmbedRequest{Model: "mock/echo", Inputs: []string{"a", "b"}})
+				if err == nil && len(resp.GetEmbeddings()) != 2 {
+					t.Errorf("%d embeddings, want 2", len(resp.GetEmbeddings()))
+				}
+				var e *client.Error
+				if err != nil && !errors.As(err, &e) {
+					t.Errorf("Embed's error is a %T, want a *client.Error", err)
+				}
+			default:
 				_, err = c.ListModels(t.Context(), &llmrelayv1.ListModelsRequest{})
 			}
 			if status.Code(err) != tt.wantErr {

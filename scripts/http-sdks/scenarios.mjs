@@ -270,6 +270,34 @@ await scenario('openai: responses, a mid-stream failure raises an error', async 
   throw new Error(`no error; text ${JSON.stringify(text)}`);
 });
 
+await scenario('openai: embeddings, base64 by default, decoded to floats by the SDK', async () => {
+  // The SDK asks for base64 unless told otherwise and decodes the float32
+  // values itself; the sent body shows which it asked for.
+  const sent = [];
+  const spy = (url, init) => {
+    sent.push(JSON.parse(init.body).encoding_format);
+    return fetch(url, init);
+  };
+  const input = ['the cat sat', 'a dog'];
+  const { data: r, response } = await openai({ fetch: spy }).embeddings.create({ model: MODEL, input, dimensions: 4 }).withResponse();
+  expect(sent[0] === 'base64', `the SDK asked for ${sent[0]}`);
+  expect(r.object === 'list' && r.model === MODEL && r.data.length === input.length, `reply ${JSON.stringify(r)}`);
+  for (const [i, d] of r.data.entries()) {
+    const norm = d.embedding.reduce((sum, x) => sum + x * x, 0);
+    expect(d.object === 'embedding' && d.index === i && Array.isArray(d.embedding) && d.embedding.length === 4 &&
+      Math.abs(norm - 1) < 1e-5, `data[${i}] ${JSON.stringify(d)}`);
+  }
+  // The mock counts a token per word.
+  expect(r.usage.prompt_tokens === 5 && r.usage.total_tokens === 5, `usage ${JSON.stringify(r.usage)}`);
+  expect(response.headers.get('llmrelay-provider') === 'mock' && response.headers.get('llmrelay-attempts') === '1', 'llmrelay headers');
+  // The same vectors as floats: the base64 decoded to the values the float
+  // encoding prints.
+  const floats = await openai().embeddings.create({ model: MODEL, input, dimensions: 4, encoding_format: 'float' });
+  const same = floats.data.every((d, i) => d.embedding.every((x, j) => Math.abs(x - r.data[i].embedding[j]) < 1e-6));
+  expect(same, `float ${JSON.stringify(floats.data)}, base64 ${JSON.stringify(r.data)}`);
+  return `${r.data.length} vectors of ${r.data[0].embedding.length}, ${r.usage.prompt_tokens} tokens`;
+});
+
 // --- Anthropic ---
 
 await scenario('anthropic: streamed text, usage in message_delta', async () => {

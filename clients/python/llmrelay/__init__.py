@@ -10,6 +10,7 @@
   drops it on will_retry.discard_partial (only its own turn's, with server
   tools, whose results and progress it keeps), and holds the final event,
   the answer.
+- ``embed`` returns the embeddings of some texts, one vector per text.
 - ``list_models`` and ``list_tools`` list what the caller may use.
 - A failed call raises ``LLMRelayError``: the status code, the ErrorInfo
   reason and metadata, the RetryInfo delay, the field violations and the

@@ -49,8 +49,8 @@ OnReissue = Callable[[LLMRelayError], None]
 
 def service_config() -> str:
     """llmrelay's recommended gRPC service config (docs/service-config.json):
-    gRPC retries UNAVAILABLE on ListModels, and on Generate and Resume
-    before their first event, following the server's pushback."""
+    gRPC retries UNAVAILABLE on ListModels, ListTools and Embed, and on
+    Generate and Resume before their first event, following the server's pushback."""
     return resources.files(__package__).joinpath("service_config.json").read_text()
 
 

@@ -22,20 +22,34 @@ def credentials(insecure: bool, root_certificates: Optional[bytes]) -> Optional[
     return grpc.ssl_channel_credentials(root_certificates=root_certificates)
 
 
+def _struct_options(fields: Dict[str, Any]) -> Dict[str, Any]:
+    """fields with a ``provider_options`` dict made a google.protobuf.Struct,
+    which the generated constructors do not take from a plain dict."""
+    options = fields.get("provider_options")
+    if isinstance(options, Mapping):
+        fields["provider_options"] = struct_pb2.Struct()
+        fields["provider_options"].update(options)
+    return fields
+
+
 def build_request(request: Optional[llmrelay_pb2.GenerateRequest], fields: Dict[str, Any]) -> llmrelay_pb2.GenerateRequest:
     """The request: as given, or built from keyword fields
     (``provider_options`` may be a dict)."""
     if request is not None and fields:
         raise TypeError("llmrelay: pass a GenerateRequest or its fields, not both")
     if request is None:
-        options = fields.get("provider_options")
-        if isinstance(options, Mapping):
-            # A google.protobuf.Struct from a plain dict, which the
-            # generated constructor does not take.
-            fields["provider_options"] = struct_pb2.Struct()
-            fields["provider_options"].update(options)
-        request = llmrelay_pb2.GenerateRequest(**fields)
+        request = llmrelay_pb2.GenerateRequest(**_struct_options(fields))
     return with_request_id(request)
+
+
+def build_embed_request(request: Optional[llmrelay_pb2.EmbedRequest], fields: Dict[str, Any]) -> llmrelay_pb2.EmbedRequest:
+    """An EmbedRequest: as given, or built from keyword fields
+    (``provider_options`` may be a dict)."""
+    if request is not None and fields:
+        raise TypeError("llmrelay: pass an EmbedRequest or its fields, not both")
+    if request is None:
+        request = llmrelay_pb2.EmbedRequest(**_struct_options(fields))
+    return request
 
 
 class Client:
@@ -159,6 +173,31 @@ class Client:
             resp: llmrelay_pb2.ListToolsResponse = self.stub.ListTools(
                 llmrelay_pb2.ListToolsRequest(server=server), timeout=timeout, metadata=[*self._metadata, *(metadata or ())]
             )
+        except grpc.RpcError as err:
+            raise LLMRelayError.from_rpc_error(err) from None
+        return resp
+
+    def embed(
+        self,
+        request: Optional[llmrelay_pb2.EmbedRequest] = None,
+        *,
+        timeout: Optional[float] = None,
+        metadata: Optional[Metadata] = None,
+        **fields: Any,
+    ) -> llmrelay_pb2.EmbedResponse:
+        """Returns the embeddings of the request's inputs, one per input, in
+        order, with the provider, model, usage and attempts that answered.
+        ``request`` is an EmbedRequest, or pass its fields as keywords
+        (``model="mock/echo", inputs=["the cat sat"], dimensions=4``).
+        ``timeout`` (seconds) bounds the call; without it, the server's
+        deadline. gRPC retries UNAVAILABLE as the service config says. A
+        response holds 4 bytes a value and gRPC receives 4 MiB by default:
+        for more, give the client the channel option
+        ``("grpc.max_receive_message_length", N)``."""
+        self._streams.check_open()
+        req = build_embed_request(request, fields)
+        try:
+            resp: llmrelay_pb2.EmbedResponse = self.stub.Embed(req, timeout=timeout, metadata=[*self._metadata, *(metadata or ())])
         except grpc.RpcError as err:
             raise LLMRelayError.from_rpc_error(err) from None
         return resp

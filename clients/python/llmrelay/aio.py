@@ -13,7 +13,7 @@ import grpc
 import grpc.aio
 
 from ._call import CallState, Metadata, OnReissue, OnResume, StreamBase, Streams, auth_metadata, channel_options
-from ._client import build_request, credentials
+from ._client import build_embed_request, build_request, credentials
 from ._errors import LLMRelayError
 from .v1 import llmrelay_pb2, llmrelay_pb2_grpc
 
@@ -116,6 +116,31 @@ class Client:
             resp: llmrelay_pb2.ListToolsResponse = await self.stub.ListTools(
                 llmrelay_pb2.ListToolsRequest(server=server), timeout=timeout, metadata=[*self._metadata, *(metadata or ())]
             )
+        except grpc.RpcError as err:
+            raise LLMRelayError.from_rpc_error(err) from None
+        return resp
+
+    async def embed(
+        self,
+        request: Optional[llmrelay_pb2.EmbedRequest] = None,
+        *,
+        timeout: Optional[float] = None,
+        metadata: Optional[Metadata] = None,
+        **fields: Any,
+    ) -> llmrelay_pb2.EmbedResponse:
+        """Returns the embeddings of the request's inputs, one per input, in
+        order, with the provider, model, usage and attempts that answered.
+        ``request`` is an EmbedRequest, or pass its fields as keywords
+        (``model="mock/echo", inputs=["the cat sat"], dimensions=4``).
+        ``timeout`` (seconds) bounds the call; without it, the server's
+        deadline. gRPC retries UNAVAILABLE as the service config says. A
+        response holds 4 bytes a value and gRPC receives 4 MiB by default:
+        for more, give the client the channel option
+        ``("grpc.max_receive_message_length", N)``."""
+        self._streams.check_open()
+        req = build_embed_request(request, fields)
+        try:
+            resp: llmrelay_pb2.EmbedResponse = await self.stub.Embed(req, timeout=timeout, metadata=[*self._metadata, *(metadata or ())])
         except grpc.RpcError as err:
             raise LLMRelayError.from_rpc_error(err) from None
         return resp

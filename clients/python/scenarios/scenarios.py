@@ -139,6 +139,32 @@ def tools_check(listed, reply, watch):
     )
 
 
+EMBED_INPUTS = ["the cat sat", "a dog"]
+
+
+def embed_req():
+    """Two texts, the first attempt failing with 503 (retried by the server)."""
+    return dict(model="mock/echo", inputs=EMBED_INPUTS, dimensions=4, provider_options={"faults": [{"status": 503}]}, timeout=30)
+
+
+def embed_check(resp, alone, err):
+    check(len(resp.embeddings) == len(EMBED_INPUTS), f"{len(resp.embeddings)} embeddings, want {len(EMBED_INPUTS)}")
+    for i, e in enumerate(resp.embeddings):
+        norm = sum(x * x for x in e.values)
+        check(len(e.values) == 4 and abs(norm - 1) < 1e-5, f"embedding {i}: {len(e.values)} values of norm {norm}, want 4 of norm 1")
+    check(resp.provider == "mock" and resp.model == "echo" and resp.attempts == 2, f"provider {resp.provider}, model {resp.model}, attempts {resp.attempts}")
+    check(resp.usage.input_tokens == 5, f"input tokens {resp.usage.input_tokens}")
+    # The vector of a text does not depend on the others: the order held.
+    check(list(alone.embeddings[0].values) == list(resp.embeddings[1].values), "embeddings[1] is not the embedding of inputs[1]")
+    check(err is not None, "an empty input was embedded")
+    fields = [v.field for v in err.field_violations]
+    check(err.code == grpc.StatusCode.INVALID_ARGUMENT and err.reason == "INVALID_REQUEST" and "inputs[1]" in fields, f"empty input: {err}; violations {fields}")
+    return (
+        f"{len(resp.embeddings)} vectors of 4 in order, {resp.usage.input_tokens} input tokens, {resp.attempts} attempts; "
+        f"an empty input: {err.code_name} {err.reason} {', '.join(fields)}"
+    )
+
+
 def error_check(name, e, start):
     if name == "field-violations":
         fields = [v.field for v in e.field_violations]
@@ -222,6 +248,16 @@ def run_sync():
         reply = Reply.collect(relay.generate(**fields, **opts), **watch.hooks())
         return tools_check(listed, reply, watch)
 
+    def embed():
+        resp = relay.embed(**embed_req())
+        alone = relay.embed(model="mock/echo", inputs=EMBED_INPUTS[1:], dimensions=4)
+        try:
+            relay.embed(pb.EmbedRequest(model="mock/echo", inputs=["the cat sat", ""]))
+            err = None
+        except LLMRelayError as e:
+            err = e
+        return embed_check(resp, alone, err)
+
     def failing(name):
         fields, opts, keyed = error_reqs()[name]
 
@@ -237,7 +273,7 @@ def run_sync():
 
     scenarios = [("stream", stream), ("retry", retry), ("resume", resume)]
     scenarios += [(n, failing(n)) for n in ("field-violations", "deadline", "pushback", "unauthenticated")]
-    scenarios += [("server-tools", server_tools)]
+    scenarios += [("server-tools", server_tools), ("embed", embed)]
     failed = report(scenarios, "")
     relay.close()
     anonymous.close()
@@ -271,6 +307,16 @@ async def run_async():
         reply = await Reply.acollect(relay.generate(**fields, **opts), **watch.hooks())
         return tools_check(listed, reply, watch)
 
+    async def embed():
+        resp = await relay.embed(**embed_req())
+        alone = await relay.embed(model="mock/echo", inputs=EMBED_INPUTS[1:], dimensions=4)
+        try:
+            await relay.embed(pb.EmbedRequest(model="mock/echo", inputs=["the cat sat", ""]))
+            err = None
+        except LLMRelayError as e:
+            err = e
+        return embed_check(resp, alone, err)
+
     def failing(name):
         fields, opts, keyed = error_reqs()[name]
 
@@ -286,7 +332,7 @@ async def run_async():
 
     scenarios = [("stream", stream), ("retry", retry)]
     scenarios += [(n, failing(n)) for n in ("field-violations", "deadline", "pushback", "unauthenticated")]
-    scenarios += [("server-tools", server_tools)]
+    scenarios += [("server-tools", server_tools), ("embed", embed)]
     failed = 0
     for name, fn in scenarios:
         try:

@@ -212,6 +212,27 @@ const scenarios: [string, () => Promise<string>][] = [
       );
     },
   ],
+  [
+    "embed",
+    async () => {
+      const inputs = ["the cat sat", "a dog"];
+      const resp = await relay.embed({ model: "mock/echo", inputs, dimensions: 4, providerOptions: { faults: [{ status: 503 }] } }, { timeoutMs: 30_000 });
+      check(resp.embeddings.length === inputs.length, `${resp.embeddings.length} embeddings, want ${inputs.length}`);
+      for (const [i, e] of resp.embeddings.entries()) {
+        const norm = e.values.reduce((sum, x) => sum + x * x, 0);
+        check(e.values.length === 4 && Math.abs(norm - 1) < 1e-5, `embedding ${i}: ${e.values.length} values of norm ${norm}, want 4 of norm 1`);
+      }
+      check(resp.provider === "mock" && resp.model === "echo" && resp.attempts === 2, `provider ${resp.provider}, model ${resp.model}, attempts ${resp.attempts}`);
+      check(resp.usage?.inputTokens === 5n, `input tokens ${resp.usage?.inputTokens}`);
+      // The vector of a text does not depend on the others: the order held.
+      const alone = await relay.embed({ model: "mock/echo", inputs: ["a dog"], dimensions: 4 });
+      check(JSON.stringify(alone.embeddings[0].values) === JSON.stringify(resp.embeddings[1].values), "embeddings[1] is not the embedding of inputs[1]");
+      const e = await failure(() => relay.embed({ model: "mock/echo", inputs: ["the cat sat", ""] }));
+      const fields = e.fieldViolations.map((v) => v.field);
+      check(e.code === Code.InvalidArgument && e.reason === "INVALID_REQUEST" && fields.includes("inputs[1]"), `empty input: ${e.message}; violations ${fields}`);
+      return `${resp.embeddings.length} vectors of 4 in order, ${resp.usage?.inputTokens} input tokens, ${resp.attempts} attempts; an empty input: ${e.codeName} ${e.reason} ${fields.join(", ")}`;
+    },
+  ],
 ];
 
 let failed = 0;

@@ -7,8 +7,9 @@ import { randomUUID } from "node:crypto";
 import type { SecureContextOptions } from "node:tls";
 
 import { DOMAIN, LLMRelayError, REQUEST_ID_HEADER } from "./errors.js";
-import type { GenerateEvent, GenerateRequest, ListToolsResponse, Model } from "./gen/llmrelay/v1/llmrelay_pb.js";
+import type { EmbedRequest, EmbedResponse, GenerateEvent, GenerateRequest, ListToolsResponse, Model } from "./gen/llmrelay/v1/llmrelay_pb.js";
 import {
+  EmbedRequestSchema,
   GenerateRequestSchema,
   LLMService,
   ListModelsRequestSchema,
@@ -23,6 +24,9 @@ export const RESUMABLE_HEADER = "llmrelay-resumable";
 
 /** A GenerateRequest, as a message or as the plain object `create` takes. */
 export type GenerateRequestInit = GenerateRequest | MessageInitShape<typeof GenerateRequestSchema>;
+
+/** An EmbedRequest, as a message or as the plain object `create` takes. */
+export type EmbedRequestInit = EmbedRequest | MessageInitShape<typeof EmbedRequestSchema>;
 
 /** Options of a Client. */
 export interface ClientOptions {
@@ -192,6 +196,18 @@ export class Client {
   async listTools(request: MessageInitShape<typeof ListToolsRequestSchema> = {}, options: CallOptions = {}): Promise<ListToolsResponse> {
     const req = create(ListToolsRequestSchema, request);
     return this.unary((opts) => this.stub.listTools(req, opts), options);
+  }
+
+  /**
+   * Returns the embeddings of the request's inputs, one per input, in
+   * order, with the provider, model, usage and attempts that answered.
+   * Retried on UNAVAILABLE as listModels is (the recommended service
+   * config, following the server's pushback); `timeoutMs` bounds it, the
+   * server's deadline without it.
+   */
+  async embed(request: EmbedRequestInit, options: CallOptions = {}): Promise<EmbedResponse> {
+    const req = create(EmbedRequestSchema, request as MessageInitShape<typeof EmbedRequestSchema>);
+    return this.unary((opts) => this.stub.embed(req, opts), options);
   }
 
   /** Makes a unary call, retried as the recommended service config says. */

@@ -12,6 +12,7 @@
  *   attempt's text, drops it on will_retry.discard_partial (only its own
  *   turn's, with server tools, whose results and progress it keeps), and
  *   holds the final event, the answer.
+ * - `embed` returns the embeddings of some texts, one vector per text.
  * - `listModels` and `listTools` list what the caller may use.
  * - A failed call throws an {@link LLMRelayError}: the status code, the
  *   ErrorInfo reason and metadata, the RetryInfo delay, the field
@@ -23,7 +24,7 @@
  * @module
  */
 export { Client, GenerateStream, RESUMABLE_HEADER, REASON_RESUMABLE_CALL_LOST, REASON_RESUMABLE_CALL_NOT_FOUND } from "./client.js";
-export type { CallOptions, ClientOptions, GenerateOptions, GenerateRequestInit } from "./client.js";
+export type { CallOptions, ClientOptions, EmbedRequestInit, GenerateOptions, GenerateRequestInit } from "./client.js";
 export { Code, codeName, DOMAIN, LLMRelayError, REQUEST_ID_HEADER } from "./errors.js";
 export type { FieldViolation } from "./errors.js";
 export { Reply } from "./reply.js";
