@@ -197,8 +197,9 @@ func providerImage(img *llmrelayv1.Image) provider.Image {
 // checks that they describe the message exactly: each names a block that
 // exists, every block is named once, and the text parts, concatenated,
 // are the message's content. Anything else is a *provider.FieldError:
-// sent on, the adapters would drop or repeat blocks. A user message's
-// image parts become pm.Images, in order, each placed by its part.
+// sent on, the adapters would drop or repeat blocks. The image parts of a
+// user message or a tool result become pm.Images, in order, each placed
+// by its part.
 func messageParts(i int, m *llmrelayv1.Message, pm *provider.Message) ([]provider.Part, error) {
 	if len(m.GetParts()) == 0 {
 		return nil, nil
@@ -236,8 +237,8 @@ func messageParts(i int, m *llmrelayv1.Message, pm *provider.Message) ([]provide
 		case *llmrelayv1.Part_ProviderTool:
 			part, index = provider.Part{Kind: provider.PartProviderTool}, v.ProviderTool
 		case *llmrelayv1.Part_Image:
-			if m.GetRole() != llmrelayv1.Role_ROLE_USER {
-				return nil, &provider.FieldError{Field: fmt.Sprintf("%s[%d].image", field, j), Description: "image parts belong to ROLE_USER messages"}
+			if r := m.GetRole(); r != llmrelayv1.Role_ROLE_USER && r != llmrelayv1.Role_ROLE_TOOL {
+				return nil, &provider.FieldError{Field: fmt.Sprintf("%s[%d].image", field, j), Description: "image parts belong to ROLE_USER and ROLE_TOOL messages"}
 			}
 			parts[j] = provider.Part{Kind: provider.PartImage, Index: len(pm.Images)}
 			pm.Images = append(pm.Images, providerImage(v.Image))

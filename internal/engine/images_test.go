@@ -74,3 +74,70 @@ func TestImagesAreEstimatedAtAFixedCount(t *testing.T) {
 		t.Errorf("a text request: %d bytes, want its encoded size %d", got, want)
 	}
 }
+
+// toolResultMessage is the result of tool call call_1, a screenshot
+// between its text: "Clicked. [png] Page: Home".
+func toolResultMessage(png []byte) *llmrelayv1.Message {
+	return &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: "call_1", Content: "Clicked. Page: Home", Parts: []*llmrelayv1.Part{
+		{Part: &llmrelayv1.Part_Text{Text: "Clicked. "}},
+		{Part: &llmrelayv1.Part_Image{Image: &llmrelayv1.Image{Source: &llmrelayv1.Image_Data{Data: png}, MediaType: "image/png"}}},
+		{Part: &llmrelayv1.Part_Text{Text: "Page: Home"}},
+	}}
+}
+
+// TestToolResultImagesReachTheAdapters: a tool result's images become the
+// provider message's Images, placed among its text by its parts, as a
+// user message's do; an image in an assistant message stays refused.
+func TestToolResultImagesReachTheAdapters(t *testing.T) {
+	req := &llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{
+		{Role: llmrelayv1.Role_ROLE_USER, Content: "click"},
+		{Role: llmrelayv1.Role_ROLE_ASSISTANT, ToolCalls: []*llmrelayv1.ToolCall{{Id: "call_1", Name: "click", Arguments: "{}"}}},
+		toolResultMessage([]byte("png")),
+	}}
+	out, err := providerRequest(req, "m", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := out.Messages[2]
+	wantParts := []provider.Part{{Kind: provider.PartText, Text: "Clicked. "}, {Kind: provider.PartImage, Index: 0}, {Kind: provider.PartText, Text: "Page: Home"}}
+	wantImages := []provider.Image{{Data: []byte("png"), MediaType: "image/png"}}
+	if m.Role != provider.RoleTool || m.ToolCallID != "call_1" || m.Content != "Clicked. Page: Home" ||
+		!reflect.DeepEqual(m.Parts, wantParts) || !reflect.DeepEqual(m.Images, wantImages) {
+		t.Errorf("converted %+v, want the tool result with parts %+v and images %+v", m, wantParts, wantImages)
+	}
+
+	t.Run("text parts must add up to content", func(t *testing.T) {
+		msg := toolResultMessage([]byte("png"))
+		msg.Content = "Clicked."
+		_, err := providerRequest(&llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{msg}}, "m", nil)
+		var fe *provider.FieldError
+		if !errors.As(err, &fe) || fe.Field != "messages[0].parts[0].text" {
+			t.Errorf("error %v, want a field error on messages[0].parts[0].text", err)
+		}
+	})
+	t.Run("not in an assistant message", func(t *testing.T) {
+		msg := toolResultMessage([]byte("png"))
+		msg.Role, msg.ToolCallId = llmrelayv1.Role_ROLE_ASSISTANT, ""
+		_, err := providerRequest(&llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{msg}}, "m", nil)
+		var fe *provider.FieldError
+		if !errors.As(err, &fe) || fe.Field != "messages[0].parts[1].image" {
+			t.Errorf("error %v, want a field error on messages[0].parts[1].image", err)
+		}
+	})
+}
+
+// TestToolResultImagesAreEstimatedAtAFixedCount: an estimate counts a
+// tool result's image as it counts a user's, spend.ImageTokens whatever
+// its bytes.
+func TestToolResultImagesAreEstimatedAtAFixedCount(t *testing.T) {
+	request := func(png []byte) *llmrelayv1.GenerateRequest {
+		return &llmrelayv1.GenerateRequest{Model: "mock/echo", Messages: []*llmrelayv1.Message{toolResultMessage(png)}}
+	}
+	s, l := estimatedBytes(request([]byte("p"))), estimatedBytes(request(make([]byte, 4<<20)))
+	if l-s > 32 {
+		t.Errorf("estimated bytes: a 4 MiB screenshot %d, a 1-byte one %d: want (nearly) the same", l, s)
+	}
+	if min := int64(spend.ImageTokens * spend.InputBytesPerToken); s < min {
+		t.Errorf("estimated bytes %d, want at least %d for one image", s, min)
+	}
+}

@@ -104,9 +104,11 @@ func messageWellFormed(m *llmrelayv1.Message) bool {
 		len(m.ProviderTools) > 256 || !maxChars(m.ServerTool, 256) {
 		return false
 	}
+	// Images (and so parts of text and images) come in user messages and
+	// tool results.
+	images := m.Role == llmrelayv1.Role_ROLE_USER || m.Role == llmrelayv1.Role_ROLE_TOOL
 	if m.Role != llmrelayv1.Role_ROLE_ASSISTANT &&
-		(len(m.Reasoning) > 0 || m.Refusal != "" || len(m.ProviderTools) > 0 ||
-			m.Role != llmrelayv1.Role_ROLE_USER && len(m.Parts) > 0) {
+		(len(m.Reasoning) > 0 || m.Refusal != "" || len(m.ProviderTools) > 0 || !images && len(m.Parts) > 0) {
 		return false
 	}
 	for _, c := range m.ToolCalls {
@@ -127,11 +129,11 @@ func messageWellFormed(m *llmrelayv1.Message) bool {
 				return false
 			}
 		case *llmrelayv1.Part_Reasoning, *llmrelayv1.Part_ToolCall, *llmrelayv1.Part_ProviderTool:
-			if m.Role != llmrelayv1.Role_ROLE_ASSISTANT { // a user's parts are text and images
+			if m.Role != llmrelayv1.Role_ROLE_ASSISTANT { // a user's or a tool's parts are text and images
 				return false
 			}
 		case *llmrelayv1.Part_Image:
-			if m.Role != llmrelayv1.Role_ROLE_USER || !imageWellFormed(p.Image) {
+			if !images || !imageWellFormed(p.Image) {
 				return false
 			}
 		default:

@@ -136,7 +136,15 @@ func everyField() *llmrelayv1.GenerateRequest {
 				Parts:         []*llmrelayv1.Part{{Part: &llmrelayv1.Part_Text{Text: "x"}}, {Part: &llmrelayv1.Part_ToolCall{ToolCall: 0}}},
 				ProviderTools: []*llmrelayv1.ProviderToolBlock{{Kind: "web_search", Id: "i", Name: "n", Input: "{}", Result: "r", Extra: "e", Format: "f"}},
 			},
-			{Role: llmrelayv1.Role_ROLE_TOOL, Content: "sunny", ToolCallId: "call_1", ToolError: true},
+			{
+				Role: llmrelayv1.Role_ROLE_TOOL, Content: "sunny", ToolCallId: "call_1", ToolError: true,
+				Parts: []*llmrelayv1.Part{
+					{Part: &llmrelayv1.Part_Text{Text: "sunny"}},
+					{Part: &llmrelayv1.Part_Image{Image: &llmrelayv1.Image{
+						Source: &llmrelayv1.Image_Data{Data: []byte("\x89PNG\r\n\x1a\n")}, MediaType: "image/png",
+					}}},
+				},
+			},
 		},
 		Generation: &llmrelayv1.GenerationConfig{MaxOutputTokens: u32(100), Temperature: f32(0.7), TopP: f32(0.9), Stop: []string{"END"}},
 		Tools:      []*llmrelayv1.Tool{{Name: "get_weather", Description: "the weather", Parameters: params}},

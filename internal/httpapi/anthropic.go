@@ -236,7 +236,7 @@ func (t *translated) anthropicField(key string, raw json.RawMessage) error {
 }
 
 // anthropicText reads a string or a list of text blocks (the system
-// prompt, a tool result's content), joined by newlines.
+// prompt), joined by newlines.
 func anthropicText(raw json.RawMessage) (string, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -279,7 +279,7 @@ type block struct {
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input"`
 	// tool_result (is_error is accepted and not forwarded: llmrelay's tool
-	// messages carry the result's text)
+	// messages carry the result's text and images)
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
@@ -327,6 +327,48 @@ func anthropicImage(raw json.RawMessage) (*llmrelayv1.Image, error) {
 		return nil, inParam(".data", err)
 	}
 	return img, nil
+}
+
+// anthropicToolResult reads a tool_result's content: a string, or a list
+// of text and image blocks (a computer-use tool's screenshot), kept in
+// order as a user message's are (userContent: with images, the tool
+// message's parts; without, its text blocks joined by newlines). Other
+// blocks (document, search_result) are refused, naming the block.
+func anthropicToolResult(raw json.RawMessage) (userContent, error) {
+	var content userContent
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		content.text(s)
+		return content, nil
+	}
+	var blocks []json.RawMessage
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return content, errors.New("must be a string or a list of text and image blocks")
+	}
+	for i, braw := range blocks {
+		at := "[" + strconv.Itoa(i) + "]"
+		var b block
+		// The type first, then the block's members, strictly.
+		if err := json.Unmarshal(braw, &b); err != nil {
+			return content, inParam(at, jsonProblem(err))
+		}
+		if b.Type != "text" && b.Type != "image" {
+			return content, &paramError{at + ".type", strconv.Quote(b.Type) + " blocks are not supported in a tool_result by llmrelay: only text and image"}
+		}
+		if err := decodeStrict(braw, &b); err != nil {
+			return content, inParam(at, err)
+		}
+		if b.Type == "text" {
+			content.text(b.Text)
+			continue
+		}
+		img, err := anthropicImage(b.Source)
+		if err != nil {
+			return content, inParam(at+".source", err)
+		}
+		content.image(img)
+	}
+	return content, nil
 }
 
 func (t *translated) anthropicMessages(raw json.RawMessage) error {
@@ -421,14 +463,15 @@ func (t *translated) anthropicMessage(role string, content json.RawMessage, path
 			}
 			user.image(img)
 		case "tool_result":
-			out := ""
+			result := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: b.ToolUseID}
 			if !isNull(b.Content) {
-				var err error
-				if out, err = anthropicText(b.Content); err != nil {
+				content, err := anthropicToolResult(b.Content)
+				if err != nil {
 					return inParam(at+".content", err)
 				}
+				content.fill(result)
 			}
-			t.add(&llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: b.ToolUseID, Content: out}, path+at)
+			t.add(result, path+at)
 		case "tool_use":
 			args := "{}"
 			if !isNull(b.Input) {

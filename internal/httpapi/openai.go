@@ -280,6 +280,10 @@ type openAIParts struct {
 	image    string   // the image part's type
 	urlAt    string   // where an image part holds its URL: ".image_url.url"
 	detailAt string   // and its detail
+	// toolImages: a tool result may carry image parts (the Responses
+	// API's function_call_output; Chat Completions' tool messages take
+	// text only).
+	toolImages bool
 	// decode reads one content part; false: it is not a part object.
 	decode func(json.RawMessage) (openAIPart, bool)
 }
@@ -318,7 +322,7 @@ func chatPart(raw json.RawMessage) (openAIPart, bool) {
 
 // content reads a message's content: a string, or a list of text parts,
 // joined by newlines (llmrelay's messages carry text), in a user's message
-// image parts among them (an https URL, or the image inline as a data:
+// (and, where the API has them, a tool result) image parts among them (an https URL, or the image inline as a data:
 // URL), kept in order (userContent), and, in an assistant's message,
 // refusal parts, joined alike into its refusal. Other parts (audio,
 // files) are refused, naming the part's type, and so is an image by
@@ -350,7 +354,7 @@ func (f openAIParts) content(raw json.RawMessage, role llmrelayv1.Role) (content
 			refused = append(refused, p.refusal)
 		case p.typ == "refusal":
 			return content, "", &paramError{at + ".type", "only assistant messages carry refusal parts"}
-		case p.typ == f.image && role == llmrelayv1.Role_ROLE_USER:
+		case p.typ == f.image && (role == llmrelayv1.Role_ROLE_USER || role == llmrelayv1.Role_ROLE_TOOL && f.toolImages):
 			if p.fileID != "" {
 				return content, "", &paramError{at + ".file_id", "llmrelay has no Files API: send the image in image_url, an https URL or a data: URL"}
 			}
@@ -360,12 +364,20 @@ func (f openAIParts) content(raw json.RawMessage, role llmrelayv1.Role) (content
 			}
 			content.image(img)
 		case p.typ == f.image:
-			return content, "", &paramError{at + ".type", "only user messages carry " + f.image + " parts"}
+			return content, "", &paramError{at + ".type", "only " + f.imagesIn() + " carry " + f.image + " parts"}
 		default:
-			return content, "", &paramError{at + ".type", strconv.Quote(p.typ) + " parts are not supported by llmrelay: messages carry text, and user messages images (" + f.image + ")"}
+			return content, "", &paramError{at + ".type", strconv.Quote(p.typ) + " parts are not supported by llmrelay: messages carry text, and " + f.imagesIn() + " images (" + f.image + ")"}
 		}
 	}
 	return content, strings.Join(refused, "\n"), nil
+}
+
+// imagesIn says which messages carry images in this API.
+func (f openAIParts) imagesIn() string {
+	if f.toolImages {
+		return "user messages and function call outputs"
+	}
+	return "user messages"
 }
 
 // param names, as this API writes it, the place in a message's content

@@ -409,10 +409,33 @@ func TestAnthropicRequest(t *testing.T) {
 		{name: "context management", body: `{"model":"m","context_management":{"edits":[]}}`, wantParam: "context_management", wantMsg: "context_management: not supported by llmrelay"},
 		{name: "system block of another type", body: `{"model":"m","system":[{"type":"image"}]}`, wantParam: "system[0].type", wantMsg: `system[0].type: "image" blocks are not supported here by llmrelay: only text`},
 		{
-			name: "image in a tool result",
+			name: "text and images in a tool result, in order",
 			body: `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"screenshot","input":{}}]},
-				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}}]}]}]}`,
-			wantParam: "messages[2].content[0].content[0].type", wantMsg: `messages[2].content[0].content[0].type: "image" blocks are not supported here by llmrelay: only text`,
+				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"Screen: "},
+				{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},{"type":"text","text":" and "},
+				{"type":"image","source":{"type":"url","url":"https://x/y.png"}}]}]}]}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"},{"role":"ROLE_ASSISTANT","toolCalls":[{"id":"t1","name":"screenshot","arguments":"{}"}]},
+				{"role":"ROLE_TOOL","toolCallId":"t1","content":"Screen:  and ","parts":[{"text":"Screen: "},{"image":{"data":"iVBORw0KGgo=","mediaType":"image/png"}},
+				{"text":" and "},{"image":{"url":"https://x/y.png"}}]}]}`,
+		},
+		{
+			name: "text blocks of a tool result without images are joined by newlines",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},
+				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}]}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"},{"role":"ROLE_ASSISTANT","toolCalls":[{"id":"t1","name":"f","arguments":"{}"}]},
+				{"role":"ROLE_TOOL","toolCallId":"t1","content":"a\nb"}]}`,
+		},
+		{
+			name: "document in a tool result",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read","input":{}}]},
+				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBE"}}]}]}]}`,
+			wantParam: "messages[2].content[0].content[0].type", wantMsg: `messages[2].content[0].content[0].type: "document" blocks are not supported in a tool_result by llmrelay: only text and image`,
+		},
+		{
+			name: "image from the Files API in a tool result",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"screenshot","input":{}}]},
+				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"image","source":{"type":"file","file_id":"file_1"}}]}]}]}`,
+			wantParam: "messages[2].content[0].content[0].source.type", wantMsg: `messages[2].content[0].content[0].source.type: "file" image sources are not supported by llmrelay: use base64 or url`,
 		},
 	})
 }

@@ -263,12 +263,14 @@ func (t *translated) responsesInput(raw json.RawMessage) error {
 			m := assistant(path)
 			m.ToolCalls = append(m.ToolCalls, &llmrelayv1.ToolCall{Id: it.CallID, Name: it.Name, Arguments: it.Arguments, Signature: signatures[it.CallID]})
 		case "function_call_output":
-			out, err := responsesOutput(it.Output)
+			content, _, err := responsesParts.content(it.Output, llmrelayv1.Role_ROLE_TOOL)
 			if err != nil {
 				return inParam(at+".output", err)
 			}
 			turn = nil
-			t.add(&llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: it.CallID, Content: out}, path)
+			m := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: it.CallID}
+			content.fill(m)
+			t.add(m, path)
 		case "reasoning":
 			if call, sig, ok := callSignature(it); ok {
 				// A function call's signature, not a reasoning block: it
@@ -309,7 +311,7 @@ func (t *translated) toolCall(id string) *llmrelayv1.ToolCall {
 
 // responsesParts are the Responses API's content parts: input_text and
 // output_text, input_image parts (image_url, detail, file_id) and refusal.
-var responsesParts = openAIParts{text: []string{"input_text", "output_text"}, image: "input_image", urlAt: ".image_url", detailAt: ".detail", decode: responsesPart}
+var responsesParts = openAIParts{text: []string{"input_text", "output_text"}, image: "input_image", urlAt: ".image_url", detailAt: ".detail", toolImages: true, decode: responsesPart}
 
 func responsesPart(raw json.RawMessage) (openAIPart, bool) {
 	var p struct {
@@ -324,17 +326,6 @@ func responsesPart(raw json.RawMessage) (openAIPart, bool) {
 		return openAIPart{}, false
 	}
 	return openAIPart{typ: p.Type, text: p.Text, refusal: p.Refusal, imageURL: p.ImageURL, detail: p.Detail, fileID: p.FileID}, true
-}
-
-// responsesOutput reads a function call's output: a string, or a list of
-// input_text parts, joined by newlines.
-func responsesOutput(raw json.RawMessage) (string, error) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	content, _, err := responsesParts.content(raw, llmrelayv1.Role_ROLE_TOOL)
-	return strings.Join(content.texts, "\n"), err
 }
 
 // reasoningOf reads a reasoning item: its content's reasoning_text (or,
@@ -580,8 +571,12 @@ func (t *translated) responsesParam(field string) string {
 		if err != nil || i < 0 || i >= len(t.messages) {
 			return "input"
 		}
-		// A message with parts is a user's message item with images.
+		// A message with parts is a user's message item with images, or a
+		// function_call_output item with images in its output.
 		if part, ok := responsesParts.param(rest); ok && i < len(t.req.GetMessages()) && len(t.req.GetMessages()[i].GetParts()) > 0 {
+			if t.req.GetMessages()[i].GetRole() == llmrelayv1.Role_ROLE_TOOL {
+				part = ".output" + strings.TrimPrefix(part, ".content")
+			}
 			return t.messages[i] + part
 		}
 		return t.messages[i]

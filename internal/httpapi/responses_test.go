@@ -113,11 +113,22 @@ func TestResponsesRequest(t *testing.T) {
 		{name: "an image's unknown detail", body: `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"https://x/y.png","detail":"original"}]}]}`,
 			wantParam: "input[0].content[0].detail", wantMsg: `input[0].content[0].detail: must be auto, low or high`},
 		{name: "an image in an assistant message", body: `{"model":"m","input":[{"role":"assistant","content":[{"type":"input_image","image_url":"https://x/y.png"}]}]}`,
-			wantParam: "input[0].content[0].type", wantMsg: `input[0].content[0].type: only user messages carry input_image parts`},
-		{name: "an image in a function call's output", body: `{"model":"m","input":[{"type":"function_call_output","call_id":"c","output":[{"type":"input_image","image_url":"https://x/y.png"}]}]}`,
-			wantParam: "input[0].output[0].type", wantMsg: `input[0].output[0].type: only user messages carry input_image parts`},
+			wantParam: "input[0].content[0].type", wantMsg: `input[0].content[0].type: only user messages and function call outputs carry input_image parts`},
+		{
+			name: "text and input_image parts in a function call's output, in order",
+			body: `{"model":"m","input":[{"type":"function_call_output","call_id":"c","output":[{"type":"input_text","text":"Screen: "},
+				{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo=","detail":"high"},{"type":"input_image","image_url":"https://x/y.png"}]}]}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_TOOL","toolCallId":"c","content":"Screen: ","parts":[{"text":"Screen: "},
+				{"image":{"data":"iVBORw0KGgo=","mediaType":"image/png","detail":"IMAGE_DETAIL_HIGH"}},{"image":{"url":"https://x/y.png"}}]}]}`,
+		},
+		{name: "an image by file_id in a function call's output", body: `{"model":"m","input":[{"type":"function_call_output","call_id":"c","output":[{"type":"input_image","file_id":"file-1"}]}]}`,
+			wantParam: "input[0].output[0].file_id",
+			wantMsg:   `input[0].output[0].file_id: llmrelay has no Files API: send the image in image_url, an https URL or a data: URL`},
+		{name: "a file in a function call's output", body: `{"model":"m","input":[{"type":"function_call_output","call_id":"c","output":[{"type":"input_file","file_id":"file-1"}]}]}`,
+			wantParam: "input[0].output[0].type",
+			wantMsg:   `input[0].output[0].type: "input_file" parts are not supported by llmrelay: messages carry text, and user messages and function call outputs images (input_image)`},
 		{name: "a file part", body: `{"model":"m","input":[{"role":"user","content":[{"type":"input_file","file_id":"file-1"}]}]}`, wantParam: "input[0].content[0].type",
-			wantMsg: `input[0].content[0].type: "input_file" parts are not supported by llmrelay: messages carry text, and user messages images (input_image)`},
+			wantMsg: `input[0].content[0].type: "input_file" parts are not supported by llmrelay: messages carry text, and user messages and function call outputs images (input_image)`},
 		{name: "another item", body: `{"model":"m","input":[{"type":"web_search_call","id":"ws_1","action":{}}]}`, wantParam: "input[0].type",
 			wantMsg: `input[0].type: "web_search_call" items are not supported by llmrelay: input holds message, function_call, function_call_output and reasoning items`},
 		{name: "an unknown member of an item", body: `{"model":"m","input":[{"role":"user","content":"x","author":"bob"}]}`, wantParam: "input[0]",
@@ -155,5 +166,24 @@ func TestResponsesParam(t *testing.T) {
 	}
 	if got := len(tr.req.GetMessages()); got != 4 || tr.req.GetMessages()[2].GetRole() != llmrelayv1.Role_ROLE_ASSISTANT {
 		t.Errorf("messages %v", tr.req.GetMessages())
+	}
+}
+
+// TestResponsesToolImageParam: the engine's paths into a function call
+// output's images name its output parts' members.
+func TestResponsesToolImageParam(t *testing.T) {
+	tr, fail := responses{}.decode([]byte(`{"model":"m","input":[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},
+		{"type":"function_call_output","call_id":"c","output":[{"type":"input_text","text":"a"},{"type":"input_image","image_url":"http://x/y.png","detail":"low"}]}]}`), nil)
+	if fail != nil {
+		t.Fatal(fail.message)
+	}
+	for field, want := range map[string]string{
+		"messages[1].parts[1].image.url":    "input[1].output[1].image_url",
+		"messages[1].parts[1].image.detail": "input[1].output[1].detail",
+		"messages[1].parts[0].text":         "input[1].output[0].text",
+	} {
+		if got := tr.param(field); got != want {
+			t.Errorf("param(%q) = %q, want %q", field, got, want)
+		}
 	}
 }

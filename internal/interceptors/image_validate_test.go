@@ -33,12 +33,21 @@ func imageRequest() *llmrelayv1.GenerateRequest {
 	}
 }
 
+// toolResult makes r's first message the result of a tool call, its
+// parts those of imageRequest's user message (a screenshot and its
+// caption, as a browser tool returns them).
+func toolResult(r *llmrelayv1.GenerateRequest) {
+	r.Messages[0].Role = llmrelayv1.Role_ROLE_TOOL
+	r.Messages[0].ToolCallId = "call_1"
+}
+
 // image returns the i-th part's image of r's first message.
 func image(r *llmrelayv1.GenerateRequest, i int) *llmrelayv1.Image {
 	return r.Messages[0].Parts[i].GetImage()
 }
 
-// TestValidateImages checks the rules of images in user messages: each
+// TestValidateImages checks the rules of images in user messages and tool
+// results: each
 // mistake is one violation naming the field (or the message, for a
 // message's rule), and a well-formed image request passes.
 func TestValidateImages(t *testing.T) {
@@ -54,6 +63,13 @@ func TestValidateImages(t *testing.T) {
 		image(req, 3).MediaType = "image/jpeg" // optional with a URL, checked when set
 		if _, err := c.generate(testCtx(t), req); err != nil {
 			t.Fatalf("a URL with its media type: %v", err)
+		}
+	})
+	t.Run("a tool result with images passes", func(t *testing.T) {
+		req := imageRequest()
+		toolResult(req)
+		if _, err := c.generate(testCtx(t), req); err != nil {
+			t.Fatalf("a tool result of text and images: %v", err)
 		}
 	})
 	tests := []struct {
@@ -81,7 +97,7 @@ func TestValidateImages(t *testing.T) {
 		{"undefined detail", func(r *llmrelayv1.GenerateRequest) { image(r, 1).Detail = 9 },
 			"messages[0].parts[1].image.detail", "enum.defined_only"},
 		{"image in an assistant message", func(r *llmrelayv1.GenerateRequest) { r.Messages[0].Role = llmrelayv1.Role_ROLE_ASSISTANT },
-			"messages[0]", "message.image_user_only"},
+			"messages[0]", "message.image_user_or_tool"},
 		{"image in a system message", func(r *llmrelayv1.GenerateRequest) {
 			r.Messages[0].Role = llmrelayv1.Role_ROLE_SYSTEM
 			r.Messages[0].Parts = r.Messages[0].Parts[:2]
@@ -89,6 +105,18 @@ func TestValidateImages(t *testing.T) {
 		{"tool call part in a user message", func(r *llmrelayv1.GenerateRequest) {
 			r.Messages[0].Parts = append(r.Messages[0].Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_ToolCall{}})
 		}, "messages[0]", "message.user_parts"},
+		{"tool call part in a tool result", func(r *llmrelayv1.GenerateRequest) {
+			toolResult(r)
+			r.Messages[0].Parts = append(r.Messages[0].Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_ToolCall{}})
+		}, "messages[0]", "message.tool_parts"},
+		{"http URL in a tool result", func(r *llmrelayv1.GenerateRequest) {
+			toolResult(r)
+			image(r, 3).Source = &llmrelayv1.Image_Url{Url: "http://example.com/cat.jpg"}
+		}, "messages[0].parts[3].image.url", "image.url_https"},
+		{"inline image without media type in a tool result", func(r *llmrelayv1.GenerateRequest) {
+			toolResult(r)
+			image(r, 1).MediaType = ""
+		}, "messages[0].parts[1].image", "image.inline_media_type"},
 	}
 	t.Run("data over 20 MiB", func(t *testing.T) {
 		// Larger than the harness's gRPC message cap: asked of the

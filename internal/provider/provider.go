@@ -261,20 +261,22 @@ type Message struct {
 	ProviderTools []ProviderTool
 	// Parts is the order of an assistant turn's blocks, as the provider
 	// sent them; nil for a turn without one (see Blocks). For a user
-	// message, the order of its text and its Images; nil for a message
-	// without images. The service checked it against the other fields:
+	// message or a tool result, the order of its text and its Images; nil
+	// for a message without images. The service checked it against the
+	// other fields:
 	// each text part is a piece of Content (all of them, concatenated, are
 	// Content), and each index names a block that exists, once.
 	Parts []Part
-	// Images are a user message's images; Parts places them among its
-	// text (PartImage). An adapter sends each one, in its place, or
-	// refuses the request (a *FieldError naming it) when its wire format
-	// cannot carry it: it never drops one.
+	// Images are a user message's or a tool result's images; Parts places
+	// them among its text (PartImage). An adapter sends each one, in its
+	// place or as close to it as its wire format allows (docs/providers.md,
+	// "Images in tool results"), or refuses the request (a *FieldError
+	// naming it) when its wire format cannot carry it: it never drops one.
 	Images []Image
 }
 
-// Image is an image of a user message: an https URL the provider fetches,
-// or the image's bytes (Data) and media type.
+// Image is an image of a user message or a tool result: an https URL the
+// provider fetches, or the image's bytes (Data) and media type.
 type Image struct {
 	// URL is an https URL; empty for an inline image.
 	URL string
@@ -294,8 +296,8 @@ func (i *Image) DataURL() string {
 	return "data:" + i.MediaType + ";base64," + base64.StdEncoding.EncodeToString(i.Data)
 }
 
-// Blocks returns an assistant turn's blocks, or a user message's text and
-// images, in order: Parts when the message has them, else the usual order: its reasoning blocks, its text (one
+// Blocks returns an assistant turn's blocks, or a user message's or a tool
+// result's text and images, in order: Parts when the message has them, else the usual order: its reasoning blocks, its text (one
 // block, when not empty), its provider tool blocks, its tool calls. Every
 // adapter builds an assistant turn by walking them, so that a reply goes
 // back in the order it came where the adapter's wire format keeps one.
@@ -332,7 +334,8 @@ const (
 	PartToolCall
 	// PartProviderTool places Message.ProviderTools[Part.Index].
 	PartProviderTool
-	// PartImage places Message.Images[Part.Index] (user messages).
+	// PartImage places Message.Images[Part.Index] (user messages and tool
+	// results).
 	PartImage
 )
 

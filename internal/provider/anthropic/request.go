@@ -95,7 +95,10 @@ type block struct {
 	Name      string          `json:"name,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
-	Content   string          `json:"content,omitempty"`
+	// Content is a tool_result's content: its text, or, for a result
+	// with images, its text and image blocks ([]block, imageBlocks);
+	// nil for an empty result.
+	Content any `json:"content,omitempty"`
 	// Source is an image block's image.
 	Source *imageSource `json:"source,omitempty"`
 	// raw, when set, is the whole block (providerToolBlock).
@@ -112,11 +115,11 @@ type imageSource struct {
 	URL       string `json:"url,omitempty"`
 }
 
-// userBlocks returns a user message with images as content blocks: its
-// text blocks and image blocks, in order (provider.Message.Blocks);
-// empty text blocks, which the API refuses, are left out. The API has no
-// detail hint: Detail is not sent.
-func userBlocks(m *provider.Message) []block {
+// imageBlocks returns a user message or a tool result with images as
+// content blocks: its text blocks and image blocks, in order
+// (provider.Message.Blocks); empty text blocks, which the API refuses,
+// are left out. The API has no detail hint: Detail is not sent.
+func imageBlocks(m *provider.Message) []block {
 	out := make([]block, 0, len(m.Parts))
 	for _, p := range m.Blocks() {
 		switch {
@@ -132,6 +135,21 @@ func userBlocks(m *provider.Message) []block {
 		}
 	}
 	return out
+}
+
+// toolResult returns a tool result as a tool_result block: its content
+// the result's text, or, with images, a list of its text and image blocks
+// in order, which the API takes as a tool_result's content (a screenshot
+// a computer-use tool returns); no content for an empty result.
+func toolResult(m *provider.Message) block {
+	b := block{Type: "tool_result", ToolUseID: m.ToolCallID}
+	switch {
+	case len(m.Images) > 0:
+		b.Content = imageBlocks(m)
+	case m.Content != "":
+		b.Content = m.Content
+	}
+	return b
 }
 
 // MarshalJSON implements json.Marshaler: a raw block as it is, any other
@@ -234,11 +252,11 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // newRequest maps a provider-neutral request to a streamed Messages API
 // request: system messages are joined into the top-level system prompt,
 // a user message with images is its text and image blocks in order
-// (userBlocks), an assistant turn is its blocks in the order they came (assistantBlocks:
+// (imageBlocks), an assistant turn is its blocks in the order they came (assistantBlocks:
 // thinking sent back unchanged, as the API requires with tool use, text,
 // tool_use, and the blocks of server tools as they came, as a paused turn
-// needs), tool results become tool_result blocks of a user turn, and
-// consecutive turns of one role are merged, as the API expects (so a
+// needs), tool results become tool_result blocks of a user turn (toolResult:
+// text, or text and image blocks), and consecutive turns of one role are merged, as the API expects (so a
 // paused turn sent back after the reply before it continues that turn). A tool call whose
 // arguments are not a JSON object is a *provider.FieldError, and so is a
 // response format whose schema is not JSON. A schema Anthropic cannot
@@ -260,7 +278,7 @@ func newRequest(req *provider.Request) (*messagesRequest, error) {
 			system = append(system, m.Content)
 			continue
 		case provider.RoleTool:
-			blocks = []block{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}}
+			blocks = []block{toolResult(&m)}
 		case provider.RoleAssistant:
 			role = "assistant"
 			var err error
@@ -269,7 +287,7 @@ func newRequest(req *provider.Request) (*messagesRequest, error) {
 			}
 		default:
 			if len(m.Images) > 0 {
-				blocks = userBlocks(&m)
+				blocks = imageBlocks(&m)
 			} else if m.Content != "" {
 				blocks = []block{{Type: "text", Text: m.Content}}
 			}

@@ -80,9 +80,10 @@ func modelPath(model string) (path, name string, err error) {
 // model name is a clean path and builds the wire request, so everything
 // streamGenerateContent cannot take is refused before the first attempt. A
 // tool call in the conversation whose arguments are not a JSON object, an
-// image at a URL (the API takes images inline only), a provider_options
-// key the adapter sets itself, and a model name with an empty, "." or
-// ".." segment are a *provider.FieldError naming it.
+// image at a URL (the API takes images inline only, in a user message or
+// a tool result), a provider_options key the adapter sets itself, and a
+// model name with an empty, "." or ".." segment are a *provider.FieldError
+// naming it.
 func (p *Provider) ValidateRequest(req *provider.Request) error {
 	_, err := p.PrepareRequest(req)
 	return err

@@ -49,9 +49,7 @@ type blob struct {
 
 // userParts returns a user message (messages[i]) with images as parts:
 // its text parts and inlineData parts, in order (provider.Message.Blocks);
-// empty text parts are left out. An image the API would have to fetch
-// from a URL is a *provider.FieldError naming it: generateContent's
-// fileData takes files the Files API holds, not https URLs.
+// empty text parts are left out. An image at a URL is refused (inline).
 func userParts(i int, m *provider.Message) ([]part, error) {
 	parts := make([]part, 0, len(m.Parts))
 	for j, b := range m.Blocks() {
@@ -59,15 +57,49 @@ func userParts(i int, m *provider.Message) ([]part, error) {
 		case b.Kind == provider.PartText && b.Text != "":
 			parts = append(parts, textPart(b.Text))
 		case b.Kind == provider.PartImage:
-			img := &m.Images[b.Index]
-			if img.URL != "" {
-				return nil, &provider.FieldError{Field: fmt.Sprintf("messages[%d].parts[%d].image.url", i, j),
-					Description: "the gemini provider cannot fetch images from URLs: send the image inline (data, with its media_type)"}
+			data, err := inline(i, j, &m.Images[b.Index])
+			if err != nil {
+				return nil, err
 			}
-			parts = append(parts, part{InlineData: &blob{MIMEType: img.MediaType, Data: base64.StdEncoding.EncodeToString(img.Data)}})
+			parts = append(parts, part{InlineData: data})
 		}
 	}
 	return parts, nil
+}
+
+// toolImages returns a tool result's (messages[i]'s) images, in order, as
+// the parts of its functionResponse: inlineData, which Gemini 3 models
+// read as the function's output beside its response (the text, which
+// keeps no place among the images). An image at a URL is refused, as in
+// a user message (inline).
+func toolImages(i int, m *provider.Message) ([]functionResponsePart, error) {
+	if len(m.Images) == 0 {
+		return nil, nil
+	}
+	parts := make([]functionResponsePart, 0, len(m.Images))
+	for j, b := range m.Blocks() {
+		if b.Kind != provider.PartImage {
+			continue
+		}
+		data, err := inline(i, j, &m.Images[b.Index])
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, functionResponsePart{InlineData: data})
+	}
+	return parts, nil
+}
+
+// inline returns an image, part j of messages[i], as inline data. An image
+// the API would have to fetch from a URL is a *provider.FieldError naming
+// it: generateContent's fileData takes files the Files API holds, not
+// https URLs.
+func inline(i, j int, img *provider.Image) (*blob, error) {
+	if img.URL != "" {
+		return nil, &provider.FieldError{Field: fmt.Sprintf("messages[%d].parts[%d].image.url", i, j),
+			Description: "the gemini provider cannot fetch images from URLs: send the image inline (data, with its media_type)"}
+	}
+	return &blob{MIMEType: img.MediaType, Data: base64.StdEncoding.EncodeToString(img.Data)}, nil
 }
 
 // owned are the body fields the adapter sets from the request itself,
@@ -146,6 +178,14 @@ type functionResponse struct {
 	ID       string          `json:"id,omitempty"`
 	Name     string          `json:"name"`
 	Response json.RawMessage `json:"response"`
+	// Parts are the result's images, inline (Gemini 3's multimodal
+	// function responses).
+	Parts []functionResponsePart `json:"parts,omitempty"`
+}
+
+// functionResponsePart is one image of a function response.
+type functionResponsePart struct {
+	InlineData *blob `json:"inlineData"`
 }
 
 type toolSet struct {
@@ -200,7 +240,8 @@ var dialect = &schema.Dialect{
 // message with images is its text and inlineData parts in order
 // (userParts: an image URL is refused), the assistant's turns are the "model" role (with their thought signatures
 // where the API wants them back, see modelParts), tool results become
-// functionResponse parts (named after the call they answer), and
+// functionResponse parts (named after the call they answer; their images,
+// toolImages, in the response's parts), and
 // consecutive turns of one role are merged. A tool call whose arguments are
 // not a JSON object is a *provider.FieldError, and so is a response format
 // whose schema is not JSON. A schema Gemini cannot enforce goes into the
@@ -220,7 +261,11 @@ func newRequest(req *provider.Request) (*generateRequest, error) {
 			if name == "" {
 				name = m.ToolCallID
 			}
-			parts = []part{{FunctionResponse: &functionResponse{ID: m.ToolCallID, Name: name, Response: toolOutput(m.Content)}}}
+			images, err := toolImages(i, &m)
+			if err != nil {
+				return nil, err
+			}
+			parts = []part{{FunctionResponse: &functionResponse{ID: m.ToolCallID, Name: name, Response: toolOutput(m.Content), Parts: images}}}
 		case provider.RoleAssistant:
 			role = "model"
 			var err error

@@ -570,25 +570,29 @@ func Lorem(n int) string {
 // text, with each of its images, in its place, as ImageText shows it.
 func lastUserMessage(msgs []provider.Message) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		m := &msgs[i]
-		if m.Role != provider.RoleUser {
-			continue
+		if msgs[i].Role == provider.RoleUser {
+			return withImages(&msgs[i])
 		}
-		if len(m.Images) == 0 {
-			return m.Content
-		}
-		var b strings.Builder
-		for _, p := range m.Blocks() {
-			switch p.Kind {
-			case provider.PartText:
-				b.WriteString(p.Text)
-			case provider.PartImage:
-				b.WriteString(ImageText(&m.Images[p.Index]))
-			}
-		}
-		return b.String()
 	}
 	return ""
+}
+
+// withImages returns the text of a user message or a tool result with
+// each of its images, in its place, as ImageText shows it.
+func withImages(m *provider.Message) string {
+	if len(m.Images) == 0 {
+		return m.Content
+	}
+	var b strings.Builder
+	for _, p := range m.Blocks() {
+		switch p.Kind {
+		case provider.PartText:
+			b.WriteString(p.Text)
+		case provider.PartImage:
+			b.WriteString(ImageText(&m.Images[p.Index]))
+		}
+	}
+	return b.String()
 }
 
 // ImageText is how echo shows an image of the message it echoes:

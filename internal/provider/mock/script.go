@@ -17,9 +17,9 @@ import (
 // tools, if any (the reply then finishes with FinishToolCalls; an entry
 // with text alone is the model's answer). Past the script's
 // end the model answers from the tool results it was sent since its last
-// turn (their contents, one per line): a tool-calling model that read the
-// results. So [{"tool_calls": [{"name": "everything__echo", "arguments":
-// {"message": "hi"}}]}] calls the echo tool in turn 1 and answers
+// turn (their contents, one per line, images shown as echo shows them): a
+// tool-calling model that read the results. So [{"tool_calls": [{"name":
+// "everything__echo", "arguments": {"message": "hi"}}]}] calls the echo tool in turn 1 and answers
 // "Echo: hi" in turn 2, which is how llmrelay's server tools (and a
 // client running its own tools) can be tried without a real provider.
 //
@@ -150,11 +150,12 @@ func scriptTurnOf(msgs []provider.Message) int {
 }
 
 // toolResults returns the contents of the tool results after the last
-// assistant message, one per line; ok is false when there are none.
+// assistant message, one per line, their images in place as echo shows a
+// user's (ImageText); ok is false when there are none.
 func toolResults(msgs []provider.Message) (string, bool) {
 	var out []string
 	for i := len(msgs) - 1; i >= 0 && msgs[i].Role == provider.RoleTool; i-- {
-		out = append(out, msgs[i].Content)
+		out = append(out, withImages(&msgs[i]))
 	}
 	slices.Reverse(out)
 	return strings.Join(out, "\n"), len(out) > 0

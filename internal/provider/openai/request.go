@@ -169,15 +169,38 @@ func userParts(m *provider.Message) []requestPart {
 		case b.Kind == provider.PartText && b.Text != "":
 			parts = append(parts, requestPart{Type: "text", Text: b.Text})
 		case b.Kind == provider.PartImage:
-			img := &m.Images[b.Index]
-			u := img.URL
-			if u == "" {
-				u = img.DataURL()
-			}
-			parts = append(parts, requestPart{Type: "image_url", ImageURL: &imageURL{URL: u, Detail: img.Detail}})
+			parts = append(parts, imagePart(&m.Images[b.Index]))
 		}
 	}
 	return parts
+}
+
+// toolResultImages returns a tool result's images as the parts of the
+// user message that follows the turn's tool messages: the API's tool
+// messages take text only, so a tool result's text goes in its tool
+// message and its images, in order, after a text part that says whose
+// they are ("Images in the result of tool call call_1:"), in a user
+// message after the last tool message of the run (a user message between
+// them would leave the tool calls after it unanswered).
+func toolResultImages(m *provider.Message) []requestPart {
+	parts := make([]requestPart, 0, 1+len(m.Images))
+	parts = append(parts, requestPart{Type: "text", Text: "Images in the result of tool call " + m.ToolCallID + ":"})
+	for _, b := range m.Blocks() {
+		if b.Kind == provider.PartImage {
+			parts = append(parts, imagePart(&m.Images[b.Index]))
+		}
+	}
+	return parts
+}
+
+// imagePart returns an image as an image_url part: its https URL, or the
+// image inline as a data: URL, with its detail.
+func imagePart(img *provider.Image) requestPart {
+	u := img.URL
+	if u == "" {
+		u = img.DataURL()
+	}
+	return requestPart{Type: "image_url", ImageURL: &imageURL{URL: u, Detail: img.Detail}}
 }
 
 type chatToolCall struct {
@@ -231,8 +254,20 @@ func (p *Provider) request(req *provider.Request) (*chatRequest, error) {
 	} else {
 		r.MaxTokens = req.Generation.MaxOutputTokens
 	}
+	var toolImages []requestPart // the images of the tool results since the last other message
 	for i := range req.Messages {
-		r.Messages = append(r.Messages, message(&req.Messages[i]))
+		m := &req.Messages[i]
+		if m.Role != provider.RoleTool && toolImages != nil {
+			r.Messages = append(r.Messages, chatMessage{Role: "user", Content: toolImages})
+			toolImages = nil
+		}
+		r.Messages = append(r.Messages, message(m))
+		if m.Role == provider.RoleTool && len(m.Images) > 0 {
+			toolImages = append(toolImages, toolResultImages(m)...)
+		}
+	}
+	if toolImages != nil {
+		r.Messages = append(r.Messages, chatMessage{Role: "user", Content: toolImages})
 	}
 	if len(req.Tools) > 0 {
 		r.Tools = make([]chatTool, len(req.Tools))
@@ -259,7 +294,9 @@ func (p *Provider) request(req *provider.Request) (*chatRequest, error) {
 }
 
 // message maps a message. A user message with images is a list content
-// of text and image_url parts, in order (userParts). An assistant turn's reasoning goes back in the
+// of text and image_url parts, in order (userParts); a tool result is its
+// text alone, the API's tool messages taking no image (its images follow
+// in a user message, toolResultImages). An assistant turn's reasoning goes back in the
 // field it came in: reasoning_content, reasoning, OpenRouter's
 // reasoning_details, or Mistral's thinking parts, which make the content
 // a list of parts in the order of the turn's blocks (thinking and text;
@@ -270,7 +307,7 @@ func message(m *provider.Message) chatMessage {
 	if m.Content != "" || len(m.ToolCalls) == 0 {
 		out.Content = m.Content
 	}
-	if len(m.Images) > 0 {
+	if len(m.Images) > 0 && m.Role == provider.RoleUser {
 		out.Content = userParts(m)
 	}
 	var mistral bool

@@ -107,3 +107,38 @@ func ImageRequest(model string, withURL bool) *provider.Request {
 		Attempt: 1,
 	}
 }
+
+// ToolImageRequest is a request whose last turn answers two tool calls:
+// call_1 (screenshot) with text and images in order, as the service
+// converts a tool result with parts: "Screen: " + an inline PNG (detail
+// low) + " and " + the https image at ImageURL (detail high, when withURL;
+// else an inline JPEG) + "."; and call_2 (title) with the text "Home".
+func ToolImageRequest(model string, withURL bool) *provider.Request {
+	second := provider.Image{URL: ImageURL, Detail: "high"}
+	if !withURL {
+		second = provider.Image{Data: []byte("\xff\xd8\xff"), MediaType: "image/jpeg"}
+	}
+	return &provider.Request{
+		Model: model,
+		Messages: []provider.Message{
+			{Role: provider.RoleUser, Content: "Open the page"},
+			{Role: provider.RoleAssistant, ToolCalls: []provider.ToolCall{
+				{ID: "call_1", Name: "screenshot", Arguments: "{}"},
+				{ID: "call_2", Name: "title", Arguments: "{}"},
+			}},
+			{
+				Role: provider.RoleTool, ToolCallID: "call_1", Content: "Screen:  and .",
+				Parts: []provider.Part{
+					{Kind: provider.PartText, Text: "Screen: "},
+					{Kind: provider.PartImage, Index: 0},
+					{Kind: provider.PartText, Text: " and "},
+					{Kind: provider.PartImage, Index: 1},
+					{Kind: provider.PartText, Text: "."},
+				},
+				Images: []provider.Image{{Data: ImagePNG, MediaType: "image/png", Detail: "low"}, second},
+			},
+			{Role: provider.RoleTool, ToolCallID: "call_2", Content: "Home"},
+		},
+		Attempt: 1,
+	}
+}

@@ -1440,8 +1440,8 @@ type Message struct {
 	// Who wrote it: one of the roles below, never ROLE_UNSPECIFIED.
 	Role Role `protobuf:"varint,1,opt,name=role,proto3,enum=llmrelay.v1.Role" json:"role,omitempty"`
 	// The text of the message. For ROLE_TOOL, the tool's result. For a
-	// ROLE_USER message with images, its text parts concatenated (see
-	// `parts`).
+	// ROLE_USER or ROLE_TOOL message with images, its text parts
+	// concatenated (see `parts`).
 	Content string `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
 	// For ROLE_ASSISTANT: the tool calls the model made in this turn.
 	ToolCalls []*ToolCall `protobuf:"bytes,3,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
@@ -1498,6 +1498,14 @@ type Message struct {
 	// and no other role, so a user message with images always has `parts`;
 	// one without images needs none. Every adapter sends the blocks in this
 	// order (docs/providers.md, "Images").
+	//
+	// For ROLE_TOOL: the tool's result as text and images, in order (a
+	// browser or computer tool's screenshot), under the rules of a user
+	// message's parts: text parts and image parts only, the text parts
+	// concatenated are `content`, and a result without images needs no
+	// parts. Adapters whose API takes no image in a tool result carry it
+	// as close as the API allows, or refuse the request before its first
+	// attempt (docs/providers.md, "Images in tool results").
 	Parts []*Part `protobuf:"bytes,7,rep,name=parts,proto3" json:"parts,omitempty"`
 	// For ROLE_ASSISTANT: the blocks of the tools the provider ran itself in
 	// this turn (Anthropic's server tools: web search, web fetch, code
@@ -1512,7 +1520,8 @@ type Message struct {
 	// For ROLE_TOOL messages of a `final.transcript`: the server tool llmrelay
 	// ran to produce this result, as requests name it ("everything/echo").
 	// Empty for the results of tools the client ran. Informational: providers
-	// are sent `content` and `tool_call_id` only.
+	// are sent `content` (with `parts`, its text and images) and
+	// `tool_call_id` only.
 	ServerTool string `protobuf:"bytes,20,opt,name=server_tool,json=serverTool,proto3" json:"server_tool,omitempty"`
 	// For ROLE_TOOL messages: the tool failed, and `content` says how (an MCP
 	// tool's `isError` result, or llmrelay's account of a call that could not
@@ -1626,8 +1635,8 @@ func (x *Message) GetToolError() bool {
 // Part is one block of a message, in the order of `Message.parts`. In a
 // ROLE_ASSISTANT message: a text block, or the place of one of the
 // message's reasoning blocks, tool calls or provider tool blocks. In a
-// ROLE_USER message: a text block or an image. Exactly one of its fields
-// is set.
+// ROLE_USER or ROLE_TOOL message: a text block or an image. Exactly one
+// of its fields is set.
 type Part struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The block.
@@ -1752,7 +1761,8 @@ type Part_ProviderTool struct {
 }
 
 type Part_Image struct {
-	// ROLE_USER only: an image, here among the message's text. The model
+	// ROLE_USER and ROLE_TOOL only: an image, here among the message's
+	// text (a user's image, or a tool result's screenshot). The model
 	// must accept image input (a vision model); a provider that refuses
 	// images for the model fails the call as it refuses any invalid
 	// request.
@@ -1769,8 +1779,9 @@ func (*Part_ProviderTool) isPart_Part() {}
 
 func (*Part_Image) isPart_Part() {}
 
-// Image is an image a user sends the model (`Part.image`): fetched by
-// the provider from an https URL, or sent inline as its encoded bytes.
+// Image is an image a user, or a tool's result, sends the model
+// (`Part.image`): fetched by the provider from an https URL, or sent
+// inline as its encoded bytes.
 // Exactly one of `url` and `data` is set.
 //
 // Inline images count towards the request's size, which the server
@@ -4969,7 +4980,8 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x0f_max_tool_turns\"x\n" +
 	"\vOutputLimit\x12(\n" +
 	"\tmax_bytes\x18\x01 \x01(\x04B\v\xbaH\b2\x06\x18\x80\x80\x80\x80\x04R\bmaxBytes\x12?\n" +
-	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\x97\t\n" +
+	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\xce\n" +
+	"\n" +
 	"\aMessage\x12\x8e\x01\n" +
 	"\x04role\x18\x01 \x01(\x0e2\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01a\n" +
 	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12#\n" +
@@ -4985,10 +4997,11 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\vserver_tool\x18\x14 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\n" +
 	"serverTool\x12\x1d\n" +
 	"\n" +
-	"tool_error\x18\x15 \x01(\bR\ttoolError:\xb2\x04\xbaH\xae\x04\x1a\xa0\x02\n" +
-	"\x16message.assistant_only\x12{reasoning, refusal and provider_tools belong to ROLE_ASSISTANT messages, and parts to ROLE_ASSISTANT and ROLE_USER messages\x1a\x88\x01this.role == 3 || (size(this.reasoning) == 0 && this.refusal == '' && !has(this.provider_tools) && (this.role == 2 || !has(this.parts)))\x1a\x8c\x01\n" +
-	"\x12message.user_parts\x124a ROLE_USER message's parts are text and image parts\x1a@this.role != 2 || this.parts.all(p, has(p.text) || has(p.image))\x1az\n" +
-	"\x17message.image_user_only\x12(image parts belong to ROLE_USER messages\x1a5this.role == 2 || !this.parts.exists(p, has(p.image))\"\xc8\x01\n" +
+	"tool_error\x18\x15 \x01(\bR\ttoolError:\xe9\x05\xbaH\xe5\x05\x1a\xb1\x02\n" +
+	"\x16message.assistant_only\x12\x86\x01reasoning, refusal and provider_tools belong to ROLE_ASSISTANT messages, and parts to ROLE_ASSISTANT, ROLE_USER and ROLE_TOOL messages\x1a\x8d\x01this.role == 3 || (size(this.reasoning) == 0 && this.refusal == '' && !has(this.provider_tools) && (this.role in [2, 4] || !has(this.parts)))\x1a\x8c\x01\n" +
+	"\x12message.user_parts\x124a ROLE_USER message's parts are text and image parts\x1a@this.role != 2 || this.parts.all(p, has(p.text) || has(p.image))\x1a\x8c\x01\n" +
+	"\x12message.tool_parts\x124a ROLE_TOOL message's parts are text and image parts\x1a@this.role != 4 || this.parts.all(p, has(p.text) || has(p.image))\x1a\x90\x01\n" +
+	"\x1amessage.image_user_or_tool\x126image parts belong to ROLE_USER and ROLE_TOOL messages\x1a:this.role in [2, 4] || !this.parts.exists(p, has(p.image))\"\xc8\x01\n" +
 	"\x04Part\x12\x1f\n" +
 	"\x04text\x18\x01 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@H\x00R\x04text\x12\x1e\n" +
 	"\treasoning\x18\x02 \x01(\rH\x00R\treasoning\x12\x1d\n" +
