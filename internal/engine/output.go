@@ -72,20 +72,22 @@ func (c *call) newToolBudget(res *attemptResult) *toolBudget {
 }
 
 // take counts the result of tool call id of tool name, as the final's
-// transcript holds it; a result that does not fit whole is cut to what
-// is left (with a note to the model, when it fits), and marked truncated.
+// transcript holds it (its text and its images' bytes); a result that
+// does not fit whole is cut to what is left (Result.Cut: with a note to
+// the model, when it fits; an image that does not fit whole, and what
+// follows it, left out), and marked truncated.
 func (b *toolBudget) take(r *servertools.Result, id, name string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	ids := int64(len(id) + len(name))
-	if n := ids + int64(len(r.Content)); n <= b.left {
+	if n := ids + int64(r.Size()); n <= b.left {
 		b.left -= n
 		b.used += n
 		return
 	}
-	r.Content = servertools.Bound(r.Content, int(max(b.left-ids, 0)))
+	r.Cut(int(max(b.left-ids, 0)))
 	r.Truncated, b.cut = true, true
-	n := ids + int64(len(r.Content))
+	n := ids + int64(r.Size())
 	b.used += n
 	b.left = max(b.left-n, 0)
 }

@@ -268,10 +268,12 @@ func (c *call) runTools(ctx context.Context, attempt int, calls []serverCall, bu
 			c.info.RecordToolCall(r.IsError)
 			c.eng.log.Debug("server tool ran", "request_id", c.requestID, "tool", name, "tool_call_id", id,
 				"outcome", r.Outcome, "attempts", r.Attempts, "truncated", r.Truncated)
+			parts, images := toolResultParts(r.Parts)
 			send(&llmrelayv1.GenerateEvent{Event: &llmrelayv1.GenerateEvent_ToolResult{ToolResult: &llmrelayv1.ToolResult{
 				ToolCallId: id, Name: name, Content: r.Content, IsError: r.IsError, Truncated: r.Truncated, Attempts: uint32(r.Attempts),
+				Images: images,
 			}}})
-			results[i] = &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, Content: r.Content, ToolCallId: id, ServerTool: name, ToolError: r.IsError}
+			results[i] = &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, Content: r.Content, Parts: parts, ToolCallId: id, ServerTool: name, ToolError: r.IsError}
 		}()
 	}
 	wg.Wait()
@@ -279,6 +281,30 @@ func (c *call) runTools(ctx context.Context, attempt int, calls []serverCall, bu
 		return nil, context.Cause(ctx)
 	}
 	return results, sendErr
+}
+
+// toolResultParts converts a server tool result's parts (nil without
+// images): the ROLE_TOOL message's parts, its images with their bytes,
+// and the ToolResult event's account of the images, without them.
+func toolResultParts(rp []servertools.Part) ([]*llmrelayv1.Part, []*llmrelayv1.ToolResultImage) {
+	if len(rp) == 0 {
+		return nil, nil
+	}
+	parts := make([]*llmrelayv1.Part, len(rp))
+	var images []*llmrelayv1.ToolResultImage
+	offset := 0
+	for i, p := range rp {
+		if p.Image == nil {
+			parts[i] = &llmrelayv1.Part{Part: &llmrelayv1.Part_Text{Text: p.Text}}
+			offset += len(p.Text)
+			continue
+		}
+		parts[i] = &llmrelayv1.Part{Part: &llmrelayv1.Part_Image{Image: &llmrelayv1.Image{
+			Source: &llmrelayv1.Image_Data{Data: p.Image.Data}, MediaType: p.Image.MediaType,
+		}}}
+		images = append(images, &llmrelayv1.ToolResultImage{Offset: uint32(offset), MediaType: p.Image.MediaType, Size: uint32(len(p.Image.Data))})
+	}
+	return parts, images
 }
 
 // fillTools puts a call's server-tool outcome in its Final: the

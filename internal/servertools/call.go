@@ -44,9 +44,13 @@ const (
 
 // Result is a tool call's result, as the model is sent it.
 type Result struct {
-	// Content is the result's text (see resultText), bounded by the
+	// Content is the result's text (see resultOf), bounded by the
 	// config's max_tool_result_bytes.
 	Content string
+	// Parts is the result's text and images, in order, when it has
+	// images: its text parts, concatenated, are Content. nil without
+	// images.
+	Parts []Part
 	// IsError says the tool failed: Content says how.
 	IsError bool
 	// Truncated says Content was cut at the bound.
@@ -73,7 +77,7 @@ func (h *Host) Call(ctx context.Context, t *Tool, arguments string, progress fun
 	if err != nil {
 		res.Outcome = OutcomeCanceled
 	}
-	res.Content = h.redact(t.Server, res.Content)
+	h.redactResult(t.Server, &res)
 	h.opts.Metrics.ToolCall(t.Server, t.ServerTool, string(res.Outcome), time.Since(start))
 	return res, err
 }
@@ -100,6 +104,20 @@ func (h *Host) redact(server, content string) string {
 		}
 	}
 	return content
+}
+
+// redactResult redacts r's text (redact), in its text parts too.
+func (h *Host) redactResult(server string, r *Result) {
+	if r.Parts == nil {
+		r.Content = h.redact(server, r.Content)
+		return
+	}
+	for i, p := range r.Parts {
+		if p.Image == nil {
+			r.Parts[i].Text = h.redact(server, p.Text)
+		}
+	}
+	r.Content = r.text()
 }
 
 func (h *Host) call(ctx context.Context, t *Tool, arguments string, progress func(Progress)) (Result, error) {

@@ -21,9 +21,10 @@ type Config struct {
 	// MaxToolTurnsLimit is the most turns a request may ask for; larger
 	// values are lowered to it.
 	MaxToolTurnsLimit int `yaml:"max_tool_turns_limit"`
-	// MaxResultBytes bounds the result of one tool call as the model is
-	// sent it (UTF-8 bytes); a longer result is cut, with a note to the
-	// model and ToolResult.truncated.
+	// MaxResultBytes bounds the text of the result of one tool call as
+	// the model is sent it (UTF-8 bytes; its images are not counted); a
+	// longer result is cut, with a note to the model and
+	// ToolResult.truncated.
 	MaxResultBytes int `yaml:"max_tool_result_bytes"`
 	// MCPServers are the MCP servers, reached over the streamable HTTP
 	// transport.

@@ -1,6 +1,7 @@
 package servertools
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -148,9 +149,10 @@ func TestEverything(t *testing.T) {
 			t.Fatalf("progress %+v", got)
 		}
 	})
-	t.Run("an image is described", func(t *testing.T) {
+	t.Run("an image is an image, in its place", func(t *testing.T) {
 		res, err := h.Call(ctx, tool(t, h, "", "everything/get-tiny-image"), ``, nil)
-		if err != nil || !strings.Contains(res.Content, "[image: image/png") {
+		if err != nil || res.Content != "Here's the image you requested:\nThe image above is the MCP logo." || len(res.Parts) != 3 ||
+			res.Parts[1].Image == nil || res.Parts[1].Image.MediaType != "image/png" || !bytes.HasPrefix(res.Parts[1].Image.Data, []byte("\x89PNG")) {
 			t.Fatalf("res = %+v, %v", res, err)
 		}
 	})

@@ -3,42 +3,78 @@ package servertools
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// Part is a piece of a result with images, in order: text, or an image.
+type Part struct {
+	// Text is a piece of the result's Content, when Image is nil.
+	Text  string
+	Image *Image
+}
+
+// Image is an image of a tool's result, sent to the model as an image.
+type Image struct {
+	// MediaType is image/png, image/jpeg, image/gif or image/webp.
+	MediaType string
+	// Data is the image's bytes (decoded), 1 byte to MaxImageBytes.
+	Data []byte
+}
+
+// MaxImageBytes bounds an image of a tool's result that is sent as one:
+// the bound of an image a request carries (Image.data).
+const MaxImageBytes = 20 << 20
+
+// imageTypes are the media types an image may have to be sent as one:
+// those a request's images may have (Image.media_type).
+var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
 // toolResult turns a tool's result from server into what the model is
-// sent, bounded to limit bytes. The server's credentials are redacted
-// before the cut, which could leave part of one behind.
+// sent, its text bounded to limit bytes. The server's credentials are
+// redacted before the cut, which could leave part of one behind.
 func (h *Host) toolResult(server string, r *mcp.CallToolResult, limit int) Result {
-	res := Result{Content: h.redact(server, resultText(r)), IsError: r.IsError, Outcome: OutcomeOK}
+	res := resultOf(r)
+	h.redactResult(server, &res)
+	res.Outcome = OutcomeOK
 	if r.IsError {
-		res.Outcome = OutcomeToolError
+		res.IsError, res.Outcome = true, OutcomeToolError
 	}
-	res.Content, res.Truncated = bound(res.Content, limit)
+	res.Truncated = res.cut(limit, false)
 	return res
 }
 
-// resultText is a tool result's content as one text: its text parts, in
-// order, one per line; its structured content as JSON when it has no text
-// part (a tool with structured output usually repeats it as text); every
-// other part described in a line of its own, so that the model knows it
-// was there: an image, audio, a link to a resource, an embedded resource
-// (with its text, when it is text).
-func resultText(r *mcp.CallToolResult) string {
-	var parts []string
+// resultOf is a tool result's content as text and images: its text parts,
+// in order, one per line; its structured content as JSON when it has no
+// text part (a tool with structured output usually repeats it as text);
+// its images that the model may be sent (sendableImage) as images, in
+// their places; every other part described in a line of its own, so
+// that the model knows it was there: an image that cannot be sent, audio,
+// a link to a resource, an embedded resource (with its text, when it is
+// text). Parts is nil without images.
+func resultOf(r *mcp.CallToolResult) Result {
+	var lines []string // the text, one entry a line
+	var images []Part  // the images, each after the lines before it
+	var at []int       // images[i] comes after lines[:at[i]]
 	hasText := false
 	for _, c := range r.Content {
 		switch c := c.(type) {
 		case *mcp.TextContent:
-			parts = append(parts, c.Text)
+			lines = append(lines, c.Text)
 			hasText = true
 		case *mcp.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes, not shown]", orUnknown(c.MIMEType), len(c.Data)))
+			if img, ok := sendableImage(c); ok {
+				images = append(images, Part{Image: img})
+				at = append(at, len(lines))
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("[image: %s, %d bytes, not shown]", orUnknown(c.MIMEType), len(c.Data)))
 		case *mcp.AudioContent:
-			parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes, not shown]", orUnknown(c.MIMEType), len(c.Data)))
+			lines = append(lines, fmt.Sprintf("[audio: %s, %d bytes, not shown]", orUnknown(c.MIMEType), len(c.Data)))
 		case *mcp.ResourceLink:
 			s := "[resource link: " + c.URI
 			if c.Name != "" {
@@ -50,29 +86,78 @@ func resultText(r *mcp.CallToolResult) string {
 			if c.Description != "" {
 				s += ": " + c.Description
 			}
-			parts = append(parts, s+"]")
+			lines = append(lines, s+"]")
 		case *mcp.EmbeddedResource:
 			rc := c.Resource
 			if rc == nil {
-				parts = append(parts, "[embedded resource: empty]")
+				lines = append(lines, "[embedded resource: empty]")
 				continue
 			}
 			if rc.Text != "" {
-				parts = append(parts, fmt.Sprintf("[embedded resource: %s, %s]\n%s", rc.URI, orUnknown(rc.MIMEType), rc.Text))
+				lines = append(lines, fmt.Sprintf("[embedded resource: %s, %s]\n%s", rc.URI, orUnknown(rc.MIMEType), rc.Text))
 				hasText = true
 				continue
 			}
-			parts = append(parts, fmt.Sprintf("[embedded resource: %s, %s, %d bytes, not shown]", rc.URI, orUnknown(rc.MIMEType), len(rc.Blob)))
+			lines = append(lines, fmt.Sprintf("[embedded resource: %s, %s, %d bytes, not shown]", rc.URI, orUnknown(rc.MIMEType), len(rc.Blob)))
 		default:
-			parts = append(parts, fmt.Sprintf("[content of type %T, not shown]", c))
+			lines = append(lines, fmt.Sprintf("[content of type %T, not shown]", c))
 		}
 	}
 	if !hasText && r.StructuredContent != nil {
 		if b, err := json.Marshal(r.StructuredContent); err == nil {
-			parts = append([]string{string(b)}, parts...)
+			lines = append([]string{string(b)}, lines...)
+			for i := range at {
+				at[i]++
+			}
 		}
 	}
-	return strings.Join(parts, "\n")
+	if len(images) == 0 {
+		return Result{Content: strings.Join(lines, "\n")}
+	}
+	// The text between two images is a text part; each line but the first
+	// starts with the newline that separates it from the line before, so
+	// that the text parts, concatenated, are the lines joined as a result
+	// without images joins them.
+	var res Result
+	var text strings.Builder
+	next := 0
+	flush := func() {
+		if text.Len() > 0 {
+			res.Parts = append(res.Parts, Part{Text: text.String()})
+			text.Reset()
+		}
+	}
+	for i, img := range images {
+		for ; next < at[i]; next++ {
+			if next > 0 {
+				text.WriteByte('\n')
+			}
+			text.WriteString(lines[next])
+		}
+		flush()
+		res.Parts = append(res.Parts, img)
+	}
+	for ; next < len(lines); next++ {
+		if next > 0 {
+			text.WriteByte('\n')
+		}
+		text.WriteString(lines[next])
+	}
+	flush()
+	res.Content = res.text()
+	return res
+}
+
+// sendableImage returns c as an image the model may be sent: one of a
+// media type a request's image may have (PNG, JPEG, GIF, WebP), whose
+// bytes are of that type (a provider refuses an image whose bytes belie
+// its type, failing the whole call), of 1 byte to MaxImageBytes.
+func sendableImage(c *mcp.ImageContent) (*Image, bool) {
+	mt := strings.ToLower(strings.TrimSpace(c.MIMEType))
+	if !imageTypes[mt] || len(c.Data) == 0 || len(c.Data) > MaxImageBytes || http.DetectContentType(c.Data) != mt {
+		return nil, false
+	}
+	return &Image{MediaType: mt, Data: c.Data}, true
 }
 
 func orUnknown(mime string) string {
@@ -82,13 +167,92 @@ func orUnknown(mime string) string {
 	return mime
 }
 
-// bound cuts s to at most limit bytes, as Bound does; limit 0 or less
-// means no bound. truncated says it was cut.
-func bound(s string, limit int) (string, bool) {
-	if limit <= 0 || len(s) <= limit {
-		return s, false
+// text is the result's text parts, concatenated.
+func (r *Result) text() string {
+	var b strings.Builder
+	for _, p := range r.Parts {
+		if p.Image == nil {
+			b.WriteString(p.Text)
+		}
 	}
-	return Bound(s, limit), true
+	return b.String()
+}
+
+// Size is how many bytes the result takes in a Generate call's final
+// transcript: its Content and its images' bytes.
+func (r *Result) Size() int {
+	n := len(r.Content)
+	for _, p := range r.Parts {
+		if p.Image != nil {
+			n += len(p.Image.Data)
+		}
+	}
+	return n
+}
+
+// Cut cuts the result to at most limit bytes of Size, as Bound cuts a
+// text: where the limit falls, in its text or on an image that does not
+// fit whole, with the note to the model when it fits; nothing after the
+// cut is kept, images included. It reports whether it cut.
+func (r *Result) Cut(limit int) bool { return r.cut(limit, true) }
+
+// cut cuts the result to limit bytes, of Size when images is set (an
+// image that does not fit ends the result before it), of its text alone
+// otherwise (its images before the cut are kept whatever their size),
+// and reports whether it cut. limit 0 or less means no bound, for the
+// text alone.
+func (r *Result) cut(limit int, images bool) bool {
+	size := len(r.Content)
+	if images {
+		size = r.Size()
+	} else if limit <= 0 {
+		return false
+	}
+	limit = max(limit, 0)
+	if size <= limit {
+		return false
+	}
+	if r.Parts == nil {
+		r.Content = Bound(r.Content, limit)
+		return true
+	}
+	note := cutNote(limit, size)
+	left := limit - len(note)
+	var parts []Part
+	for _, p := range r.Parts {
+		if p.Image != nil {
+			if images {
+				if len(p.Image.Data) > left {
+					break
+				}
+				left -= len(p.Image.Data)
+			}
+			parts = append(parts, p)
+			continue
+		}
+		if len(p.Text) <= left {
+			left -= len(p.Text)
+			parts = append(parts, p)
+			continue
+		}
+		if s := cutText(p.Text, left); s != "" {
+			parts = append(parts, Part{Text: s})
+		}
+		break
+	}
+	if note != "" {
+		if n := len(parts); n > 0 && parts[n-1].Image == nil {
+			parts[n-1].Text += note
+		} else {
+			parts = append(parts, Part{Text: note})
+		}
+	}
+	r.Parts = parts
+	r.Content = r.text()
+	if !slices.ContainsFunc(parts, func(p Part) bool { return p.Image != nil }) {
+		r.Parts = nil // a result without images needs no parts
+	}
+	return true
 }
 
 // Bound returns a tool result s cut to at most limit bytes, on a character
@@ -99,13 +263,28 @@ func Bound(s string, limit int) string {
 		return s
 	}
 	limit = max(limit, 0)
-	note := fmt.Sprintf("\n[llmrelay: the tool's result was cut here, at %d of its %d bytes]", limit, len(s))
+	note := cutNote(limit, len(s))
+	return cutText(s, limit-len(note)) + note
+}
+
+// cutNote is the note to the model at the end of a result of size bytes
+// cut at limit, "" when it does not fit in limit.
+func cutNote(limit, size int) string {
+	note := fmt.Sprintf("\n[llmrelay: the tool's result was cut here, at %d of its %d bytes]", limit, size)
 	if len(note) > limit {
-		note = ""
+		return ""
 	}
-	cut := limit - len(note)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	return note
+}
+
+// cutText returns s cut to at most n bytes, on a character boundary.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s[:cut] + note
+	n = max(n, 0)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -1,9 +1,13 @@
 package servertools
 
 import (
+	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestBound: a result is cut to at most the limit, on a character
@@ -36,6 +40,102 @@ func TestBound(t *testing.T) {
 			}
 			if hasNote := strings.Contains(got, "[llmrelay: the tool's result was cut here"); hasNote != tt.wantNote {
 				t.Errorf("note %v, want %v: %q", hasNote, tt.wantNote, got)
+			}
+		})
+	}
+}
+
+// png is the smallest PNG header http.DetectContentType knows as one.
+var png = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+
+// TestResultOfImages: an MCP image the model may be sent becomes an image
+// part in its place, the text parts concatenated are the content (today's
+// lines without the image's); any other image keeps its line of text.
+func TestResultOfImages(t *testing.T) {
+	text := func(s string) Part { return Part{Text: s} }
+	image := func(mt string) Part { return Part{Image: &Image{MediaType: mt, Data: png}} }
+	tests := []struct {
+		name    string
+		content []mcp.Content
+		want    Result
+	}{
+		{name: "text, image, text",
+			content: []mcp.Content{&mcp.TextContent{Text: "a"}, &mcp.ImageContent{MIMEType: "image/png", Data: png}, &mcp.TextContent{Text: "b"}},
+			want:    Result{Content: "a\nb", Parts: []Part{text("a"), image("image/png"), text("\nb")}}},
+		{name: "image alone",
+			content: []mcp.Content{&mcp.ImageContent{MIMEType: "image/png", Data: png}},
+			want:    Result{Content: "", Parts: []Part{image("image/png")}}},
+		{name: "two images, then text; the media type's case and spaces do not matter",
+			content: []mcp.Content{&mcp.ImageContent{MIMEType: " Image/PNG", Data: png}, &mcp.ImageContent{MIMEType: "image/png", Data: png}, &mcp.TextContent{Text: "b"}},
+			want:    Result{Content: "b", Parts: []Part{image("image/png"), image("image/png"), text("b")}}},
+		{name: "a media type a request's image may not have: described",
+			content: []mcp.Content{&mcp.TextContent{Text: "a"}, &mcp.ImageContent{MIMEType: "image/svg+xml", Data: []byte("<svg/>")}},
+			want:    Result{Content: "a\n[image: image/svg+xml, 6 bytes, not shown]"}},
+		{name: "bytes that are not of the type said: described",
+			content: []mcp.Content{&mcp.ImageContent{MIMEType: "image/jpeg", Data: png}},
+			want:    Result{Content: "[image: image/jpeg, 16 bytes, not shown]"}},
+		{name: "no bytes: described",
+			content: []mcp.Content{&mcp.ImageContent{MIMEType: "image/png"}},
+			want:    Result{Content: "[image: image/png, 0 bytes, not shown]"}},
+		{name: "audio between text and image keeps its line",
+			content: []mcp.Content{&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("RIFF")}, &mcp.ImageContent{MIMEType: "image/png", Data: png}},
+			want:    Result{Content: "[audio: audio/wav, 4 bytes, not shown]", Parts: []Part{text("[audio: audio/wav, 4 bytes, not shown]"), image("image/png")}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := resultOf(&mcp.CallToolResult{Content: tt.content})
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("resultOf:\n %+v\nwant\n %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestResultCut: a result with images is cut where the limit falls, in
+// its text or before an image that does not fit whole (Cut), or in its
+// text alone, its images free (max_tool_result_bytes); nothing after the
+// cut is kept, and the content stays the text parts concatenated.
+func TestResultCut(t *testing.T) {
+	img := Part{Image: &Image{MediaType: "image/png", Data: bytes.Repeat([]byte{1}, 100)}}
+	long, tail := strings.Repeat("x", 200), strings.Repeat("y", 100)
+	mk := func() Result { return Result{Content: long + tail, Parts: []Part{{Text: long}, img, {Text: tail}}} }
+	tests := []struct {
+		name        string
+		limit       int
+		images      bool
+		wantCut     bool
+		wantImages  int
+		wantContent string
+	}{
+		{name: "fits", limit: 400, images: true, wantContent: long + tail, wantImages: 1},
+		{name: "the image does not fit: cut before it", limit: 290, images: true, wantCut: true, wantContent: long + cutNote(290, 400)},
+		{name: "cut in the text before the image", limit: 150, images: true, wantCut: true, wantContent: long[:150-len(cutNote(150, 400))] + cutNote(150, 400)},
+		{name: "nothing left", limit: 0, images: true, wantCut: true, wantContent: ""},
+		{name: "text alone: the image is free", limit: 300, images: false, wantContent: long + tail, wantImages: 1},
+		{name: "text alone: cut after the image", limit: 290, images: false, wantCut: true, wantImages: 1,
+			wantContent: long + tail[:290-len(cutNote(290, 300))-200] + cutNote(290, 300)},
+		{name: "text alone: cut before the image leaves it out", limit: 150, images: false, wantCut: true,
+			wantContent: long[:150-len(cutNote(150, 300))] + cutNote(150, 300)},
+		{name: "text alone, no bound", limit: 0, images: false, wantContent: long + tail, wantImages: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mk()
+			cut := r.cut(tt.limit, tt.images)
+			images := 0
+			var text strings.Builder
+			for _, p := range r.Parts {
+				if p.Image != nil {
+					images++
+				} else {
+					text.WriteString(p.Text)
+				}
+			}
+			if cut != tt.wantCut || images != tt.wantImages || r.Content != tt.wantContent || (r.Parts != nil && text.String() != r.Content) {
+				t.Errorf("cut %v, %d images, content %q (parts' text %q); want cut %v, %d images, %q", cut, images, r.Content, text.String(), tt.wantCut, tt.wantImages, tt.wantContent)
+			}
+			if tt.images && r.Size() > max(tt.limit, 0) {
+				t.Errorf("size %d after Cut(%d)", r.Size(), tt.limit)
 			}
 		})
 	}

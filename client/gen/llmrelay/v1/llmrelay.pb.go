@@ -3126,11 +3126,18 @@ type ToolResult struct {
 	ToolCallId string `protobuf:"bytes,1,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
 	// The server tool that ran, as requests name it ("everything/echo").
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	// The result: the text parts of the tool's content, in order; its
-	// structured content, as JSON, when it has no text; every other part
-	// (image, audio, resource link, embedded resource) described in a line
-	// of its own (kind, MIME type, name or URI, size), never dropped
-	// silently. For an error (`is_error`), what went wrong.
+	// The result's text: the text parts of the tool's content, in order;
+	// its structured content, as JSON, when it has no text; every other
+	// part (audio, resource link, embedded resource, an image llmrelay
+	// cannot send as one) described in a line of its own (kind, MIME type,
+	// name or URI, size), never dropped silently. For an error
+	// (`is_error`), what went wrong. The same as the `content` of the
+	// result's ROLE_TOOL message in `final.transcript`.
+	//
+	// The tool's images (PNG, JPEG, GIF or WebP, up to 20 MiB each) are
+	// sent to the model as images, the message's image parts among its
+	// text; `images` says where they are, not what they are: their bytes go
+	// in `final.transcript` only, so that the stream stays small.
 	Content string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
 	// The tool failed: the MCP server returned a result with `isError`, the
 	// tool does not exist or refused its arguments, the tool did not
@@ -3145,7 +3152,11 @@ type ToolResult struct {
 	Truncated bool `protobuf:"varint,5,opt,name=truncated,proto3" json:"truncated,omitempty"`
 	// How many times the tool was called: more than 1 when an idempotent
 	// tool was called again after its server failed or timed out.
-	Attempts      uint32 `protobuf:"varint,6,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	Attempts uint32 `protobuf:"varint,6,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	// The images the model is sent with `content`, in order: the image
+	// parts of the result's ROLE_TOOL message in `final.transcript`, which
+	// carries their bytes. Empty for a result without images.
+	Images        []*ToolResultImage `protobuf:"bytes,7,rep,name=images,proto3" json:"images,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3222,6 +3233,83 @@ func (x *ToolResult) GetAttempts() uint32 {
 	return 0
 }
 
+func (x *ToolResult) GetImages() []*ToolResultImage {
+	if x != nil {
+		return x.Images
+	}
+	return nil
+}
+
+// ToolResultImage is an image of a server tool's result, as the
+// `ToolResult` event reports it: where it is and what it is, without its
+// bytes (`final.transcript` carries them).
+type ToolResultImage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Where the image is among the result's text: the byte offset in
+	// `ToolResult.content` of the text that follows it (0: before all of
+	// it; the content's length: after all of it).
+	Offset uint32 `protobuf:"varint,1,opt,name=offset,proto3" json:"offset,omitempty"`
+	// The image's media type: "image/png", "image/jpeg", "image/gif" or
+	// "image/webp".
+	MediaType string `protobuf:"bytes,2,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
+	// The image's size in bytes (decoded, as the transcript's
+	// `Image.data` holds it).
+	Size          uint32 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolResultImage) Reset() {
+	*x = ToolResultImage{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolResultImage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolResultImage) ProtoMessage() {}
+
+func (x *ToolResultImage) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolResultImage.ProtoReflect.Descriptor instead.
+func (*ToolResultImage) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ToolResultImage) GetOffset() uint32 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *ToolResultImage) GetMediaType() string {
+	if x != nil {
+		return x.MediaType
+	}
+	return ""
+}
+
+func (x *ToolResultImage) GetSize() uint32 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
 // Heartbeat keeps a quiet stream alive through proxies that cut streams
 // silent for longer than their idle timeout. See
 // `GenerateRequest.heartbeat_interval`.
@@ -3233,7 +3321,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3245,7 +3333,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[18]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3258,7 +3346,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{18}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
 }
 
 // Delta is a fragment of the reply. Concatenating the `text` of the deltas of
@@ -3293,7 +3381,7 @@ type Delta struct {
 
 func (x *Delta) Reset() {
 	*x = Delta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3305,7 +3393,7 @@ func (x *Delta) String() string {
 func (*Delta) ProtoMessage() {}
 
 func (x *Delta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[19]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3318,7 +3406,7 @@ func (x *Delta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delta.ProtoReflect.Descriptor instead.
 func (*Delta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{19}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Delta) GetText() string {
@@ -3372,7 +3460,7 @@ type ReasoningDelta struct {
 
 func (x *ReasoningDelta) Reset() {
 	*x = ReasoningDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3384,7 +3472,7 @@ func (x *ReasoningDelta) String() string {
 func (*ReasoningDelta) ProtoMessage() {}
 
 func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[20]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3397,7 +3485,7 @@ func (x *ReasoningDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReasoningDelta.ProtoReflect.Descriptor instead.
 func (*ReasoningDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{20}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ReasoningDelta) GetIndex() uint32 {
@@ -3455,7 +3543,7 @@ type ToolCallDelta struct {
 
 func (x *ToolCallDelta) Reset() {
 	*x = ToolCallDelta{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3467,7 +3555,7 @@ func (x *ToolCallDelta) String() string {
 func (*ToolCallDelta) ProtoMessage() {}
 
 func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[21]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3480,7 +3568,7 @@ func (x *ToolCallDelta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallDelta.ProtoReflect.Descriptor instead.
 func (*ToolCallDelta) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{21}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ToolCallDelta) GetIndex() uint32 {
@@ -3548,7 +3636,7 @@ type WillRetry struct {
 
 func (x *WillRetry) Reset() {
 	*x = WillRetry{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3560,7 +3648,7 @@ func (x *WillRetry) String() string {
 func (*WillRetry) ProtoMessage() {}
 
 func (x *WillRetry) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[22]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3573,7 +3661,7 @@ func (x *WillRetry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WillRetry.ProtoReflect.Descriptor instead.
 func (*WillRetry) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{22}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *WillRetry) GetReason() RetryReason {
@@ -3704,7 +3792,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3716,7 +3804,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[23]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3729,7 +3817,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{23}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Final) GetMessage() *Message {
@@ -3866,7 +3954,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3878,7 +3966,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[24]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3891,7 +3979,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{24}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Usage) GetInputTokens() uint64 {
@@ -3948,7 +4036,7 @@ type ValidationError struct {
 
 func (x *ValidationError) Reset() {
 	*x = ValidationError{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3960,7 +4048,7 @@ func (x *ValidationError) String() string {
 func (*ValidationError) ProtoMessage() {}
 
 func (x *ValidationError) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[25]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3973,7 +4061,7 @@ func (x *ValidationError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidationError.ProtoReflect.Descriptor instead.
 func (*ValidationError) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{25}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ValidationError) GetAttempt() uint32 {
@@ -4016,7 +4104,7 @@ type ListModelsRequest struct {
 
 func (x *ListModelsRequest) Reset() {
 	*x = ListModelsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4028,7 +4116,7 @@ func (x *ListModelsRequest) String() string {
 func (*ListModelsRequest) ProtoMessage() {}
 
 func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[26]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4041,7 +4129,7 @@ func (x *ListModelsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsRequest.ProtoReflect.Descriptor instead.
 func (*ListModelsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{26}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListModelsRequest) GetProvider() string {
@@ -4062,7 +4150,7 @@ type ListModelsResponse struct {
 
 func (x *ListModelsResponse) Reset() {
 	*x = ListModelsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4074,7 +4162,7 @@ func (x *ListModelsResponse) String() string {
 func (*ListModelsResponse) ProtoMessage() {}
 
 func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[27]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4087,7 +4175,7 @@ func (x *ListModelsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListModelsResponse.ProtoReflect.Descriptor instead.
 func (*ListModelsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{27}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListModelsResponse) GetModels() []*Model {
@@ -4125,7 +4213,7 @@ type Model struct {
 
 func (x *Model) Reset() {
 	*x = Model{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4137,7 +4225,7 @@ func (x *Model) String() string {
 func (*Model) ProtoMessage() {}
 
 func (x *Model) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[28]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4150,7 +4238,7 @@ func (x *Model) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Model.ProtoReflect.Descriptor instead.
 func (*Model) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{28}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Model) GetId() string {
@@ -4228,7 +4316,7 @@ type RouteTarget struct {
 
 func (x *RouteTarget) Reset() {
 	*x = RouteTarget{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4240,7 +4328,7 @@ func (x *RouteTarget) String() string {
 func (*RouteTarget) ProtoMessage() {}
 
 func (x *RouteTarget) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4253,7 +4341,7 @@ func (x *RouteTarget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteTarget.ProtoReflect.Descriptor instead.
 func (*RouteTarget) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{29}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RouteTarget) GetModel() string {
@@ -4313,7 +4401,7 @@ type TargetHealth struct {
 
 func (x *TargetHealth) Reset() {
 	*x = TargetHealth{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4325,7 +4413,7 @@ func (x *TargetHealth) String() string {
 func (*TargetHealth) ProtoMessage() {}
 
 func (x *TargetHealth) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4338,7 +4426,7 @@ func (x *TargetHealth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TargetHealth.ProtoReflect.Descriptor instead.
 func (*TargetHealth) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{30}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *TargetHealth) GetEjected() bool {
@@ -4381,7 +4469,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4393,7 +4481,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4406,7 +4494,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{31}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListToolsRequest) GetServer() string {
@@ -4432,7 +4520,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4444,7 +4532,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4457,7 +4545,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{32}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListToolsResponse) GetTools() []*ServerTool {
@@ -4506,7 +4594,7 @@ type ServerTool struct {
 
 func (x *ServerTool) Reset() {
 	*x = ServerTool{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4518,7 +4606,7 @@ func (x *ServerTool) String() string {
 func (*ServerTool) ProtoMessage() {}
 
 func (x *ServerTool) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4531,7 +4619,7 @@ func (x *ServerTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerTool.ProtoReflect.Descriptor instead.
 func (*ServerTool) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{33}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ServerTool) GetName() string {
@@ -4609,7 +4697,7 @@ type ToolServer struct {
 
 func (x *ToolServer) Reset() {
 	*x = ToolServer{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[34]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4621,7 +4709,7 @@ func (x *ToolServer) String() string {
 func (*ToolServer) ProtoMessage() {}
 
 func (x *ToolServer) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[34]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4634,7 +4722,7 @@ func (x *ToolServer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolServer.ProtoReflect.Descriptor instead.
 func (*ToolServer) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{34}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ToolServer) GetName() string {
@@ -4715,7 +4803,7 @@ type EmbedRequest struct {
 
 func (x *EmbedRequest) Reset() {
 	*x = EmbedRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[35]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4727,7 +4815,7 @@ func (x *EmbedRequest) String() string {
 func (*EmbedRequest) ProtoMessage() {}
 
 func (x *EmbedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[35]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4740,7 +4828,7 @@ func (x *EmbedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EmbedRequest.ProtoReflect.Descriptor instead.
 func (*EmbedRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{35}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *EmbedRequest) GetModel() string {
@@ -4812,7 +4900,7 @@ type EmbedResponse struct {
 
 func (x *EmbedResponse) Reset() {
 	*x = EmbedResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[36]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4824,7 +4912,7 @@ func (x *EmbedResponse) String() string {
 func (*EmbedResponse) ProtoMessage() {}
 
 func (x *EmbedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[36]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4837,7 +4925,7 @@ func (x *EmbedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EmbedResponse.ProtoReflect.Descriptor instead.
 func (*EmbedResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{36}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *EmbedResponse) GetEmbeddings() []*Embedding {
@@ -4895,7 +4983,7 @@ type Embedding struct {
 
 func (x *Embedding) Reset() {
 	*x = Embedding{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[37]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4907,7 +4995,7 @@ func (x *Embedding) String() string {
 func (*Embedding) ProtoMessage() {}
 
 func (x *Embedding) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[37]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4920,7 +5008,7 @@ func (x *Embedding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Embedding.ProtoReflect.Descriptor instead.
 func (*Embedding) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{37}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Embedding) GetValues() []float32 {
@@ -5118,7 +5206,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x05total\x18\x03 \x01(\x01H\x00R\x05total\x88\x01\x01\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x12\n" +
 	"\x04name\x18\x05 \x01(\tR\x04nameB\b\n" +
-	"\x06_total\"\xb1\x01\n" +
+	"\x06_total\"\xe7\x01\n" +
 	"\n" +
 	"ToolResult\x12 \n" +
 	"\ftool_call_id\x18\x01 \x01(\tR\n" +
@@ -5127,7 +5215,13 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\acontent\x18\x03 \x01(\tR\acontent\x12\x19\n" +
 	"\bis_error\x18\x04 \x01(\bR\aisError\x12\x1c\n" +
 	"\ttruncated\x18\x05 \x01(\bR\ttruncated\x12\x1a\n" +
-	"\battempts\x18\x06 \x01(\rR\battempts\"\v\n" +
+	"\battempts\x18\x06 \x01(\rR\battempts\x124\n" +
+	"\x06images\x18\a \x03(\v2\x1c.llmrelay.v1.ToolResultImageR\x06images\"\\\n" +
+	"\x0fToolResultImage\x12\x16\n" +
+	"\x06offset\x18\x01 \x01(\rR\x06offset\x12\x1d\n" +
+	"\n" +
+	"media_type\x18\x02 \x01(\tR\tmediaType\x12\x12\n" +
+	"\x04size\x18\x03 \x01(\rR\x04size\"\v\n" +
 	"\tHeartbeat\"\xa9\x01\n" +
 	"\x05Delta\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x127\n" +
@@ -5345,7 +5439,7 @@ func file_llmrelay_v1_llmrelay_proto_rawDescGZIP() []byte {
 }
 
 var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
-var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
+var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(OnOutputLimit)(0),            // 0: llmrelay.v1.OnOutputLimit
 	(ImageDetail)(0),              // 1: llmrelay.v1.ImageDetail
@@ -5376,34 +5470,35 @@ var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(*GenerateEvent)(nil),         // 26: llmrelay.v1.GenerateEvent
 	(*ToolProgress)(nil),          // 27: llmrelay.v1.ToolProgress
 	(*ToolResult)(nil),            // 28: llmrelay.v1.ToolResult
-	(*Heartbeat)(nil),             // 29: llmrelay.v1.Heartbeat
-	(*Delta)(nil),                 // 30: llmrelay.v1.Delta
-	(*ReasoningDelta)(nil),        // 31: llmrelay.v1.ReasoningDelta
-	(*ToolCallDelta)(nil),         // 32: llmrelay.v1.ToolCallDelta
-	(*WillRetry)(nil),             // 33: llmrelay.v1.WillRetry
-	(*Final)(nil),                 // 34: llmrelay.v1.Final
-	(*Usage)(nil),                 // 35: llmrelay.v1.Usage
-	(*ValidationError)(nil),       // 36: llmrelay.v1.ValidationError
-	(*ListModelsRequest)(nil),     // 37: llmrelay.v1.ListModelsRequest
-	(*ListModelsResponse)(nil),    // 38: llmrelay.v1.ListModelsResponse
-	(*Model)(nil),                 // 39: llmrelay.v1.Model
-	(*RouteTarget)(nil),           // 40: llmrelay.v1.RouteTarget
-	(*TargetHealth)(nil),          // 41: llmrelay.v1.TargetHealth
-	(*ListToolsRequest)(nil),      // 42: llmrelay.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),     // 43: llmrelay.v1.ListToolsResponse
-	(*ServerTool)(nil),            // 44: llmrelay.v1.ServerTool
-	(*ToolServer)(nil),            // 45: llmrelay.v1.ToolServer
-	(*EmbedRequest)(nil),          // 46: llmrelay.v1.EmbedRequest
-	(*EmbedResponse)(nil),         // 47: llmrelay.v1.EmbedResponse
-	(*Embedding)(nil),             // 48: llmrelay.v1.Embedding
-	nil,                           // 49: llmrelay.v1.GenerateRequest.MetadataEntry
-	nil,                           // 50: llmrelay.v1.Final.AnnotationsEntry
-	nil,                           // 51: llmrelay.v1.EmbedRequest.MetadataEntry
-	(*durationpb.Duration)(nil),   // 52: google.protobuf.Duration
-	(*structpb.Struct)(nil),       // 53: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 54: google.protobuf.Value
-	(*status.Status)(nil),         // 55: google.rpc.Status
-	(*timestamppb.Timestamp)(nil), // 56: google.protobuf.Timestamp
+	(*ToolResultImage)(nil),       // 29: llmrelay.v1.ToolResultImage
+	(*Heartbeat)(nil),             // 30: llmrelay.v1.Heartbeat
+	(*Delta)(nil),                 // 31: llmrelay.v1.Delta
+	(*ReasoningDelta)(nil),        // 32: llmrelay.v1.ReasoningDelta
+	(*ToolCallDelta)(nil),         // 33: llmrelay.v1.ToolCallDelta
+	(*WillRetry)(nil),             // 34: llmrelay.v1.WillRetry
+	(*Final)(nil),                 // 35: llmrelay.v1.Final
+	(*Usage)(nil),                 // 36: llmrelay.v1.Usage
+	(*ValidationError)(nil),       // 37: llmrelay.v1.ValidationError
+	(*ListModelsRequest)(nil),     // 38: llmrelay.v1.ListModelsRequest
+	(*ListModelsResponse)(nil),    // 39: llmrelay.v1.ListModelsResponse
+	(*Model)(nil),                 // 40: llmrelay.v1.Model
+	(*RouteTarget)(nil),           // 41: llmrelay.v1.RouteTarget
+	(*TargetHealth)(nil),          // 42: llmrelay.v1.TargetHealth
+	(*ListToolsRequest)(nil),      // 43: llmrelay.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),     // 44: llmrelay.v1.ListToolsResponse
+	(*ServerTool)(nil),            // 45: llmrelay.v1.ServerTool
+	(*ToolServer)(nil),            // 46: llmrelay.v1.ToolServer
+	(*EmbedRequest)(nil),          // 47: llmrelay.v1.EmbedRequest
+	(*EmbedResponse)(nil),         // 48: llmrelay.v1.EmbedResponse
+	(*Embedding)(nil),             // 49: llmrelay.v1.Embedding
+	nil,                           // 50: llmrelay.v1.GenerateRequest.MetadataEntry
+	nil,                           // 51: llmrelay.v1.Final.AnnotationsEntry
+	nil,                           // 52: llmrelay.v1.EmbedRequest.MetadataEntry
+	(*durationpb.Duration)(nil),   // 53: google.protobuf.Duration
+	(*structpb.Struct)(nil),       // 54: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 55: google.protobuf.Value
+	(*status.Status)(nil),         // 56: google.rpc.Status
+	(*timestamppb.Timestamp)(nil), // 57: google.protobuf.Timestamp
 }
 var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	14, // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
@@ -5412,12 +5507,12 @@ var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	22, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
 	23, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
 	24, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
-	52, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
-	53, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
-	49, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
-	52, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
+	53, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
+	54, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
+	50, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
+	53, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
 	13, // 10: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
-	52, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
+	53, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
 	25, // 12: llmrelay.v1.GenerateRequest.hedging:type_name -> llmrelay.v1.HedgePolicy
 	0,  // 13: llmrelay.v1.OutputLimit.on_limit:type_name -> llmrelay.v1.OnOutputLimit
 	2,  // 14: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
@@ -5427,65 +5522,66 @@ var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	17, // 18: llmrelay.v1.Message.provider_tools:type_name -> llmrelay.v1.ProviderToolBlock
 	16, // 19: llmrelay.v1.Part.image:type_name -> llmrelay.v1.Image
 	1,  // 20: llmrelay.v1.Image.detail:type_name -> llmrelay.v1.ImageDetail
-	53, // 21: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	54, // 21: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
 	3,  // 22: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
-	53, // 23: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
+	54, // 23: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
 	4,  // 24: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	52, // 25: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
-	52, // 26: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	52, // 27: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	53, // 25: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
+	53, // 26: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	53, // 27: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
 	5,  // 28: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	52, // 29: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
+	53, // 29: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
 	6,  // 30: llmrelay.v1.HedgePolicy.target:type_name -> llmrelay.v1.HedgeTarget
-	30, // 31: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
-	33, // 32: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
-	34, // 33: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	54, // 34: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
-	29, // 35: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
+	31, // 31: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
+	34, // 32: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
+	35, // 33: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
+	55, // 34: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	30, // 35: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
 	27, // 36: llmrelay.v1.GenerateEvent.tool_progress:type_name -> llmrelay.v1.ToolProgress
 	28, // 37: llmrelay.v1.GenerateEvent.tool_result:type_name -> llmrelay.v1.ToolResult
-	32, // 38: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
-	31, // 39: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
-	7,  // 40: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	52, // 41: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	55, // 42: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
-	14, // 43: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	54, // 44: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
-	8,  // 45: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
-	35, // 46: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
-	36, // 47: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	50, // 48: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
-	14, // 49: llmrelay.v1.Final.transcript:type_name -> llmrelay.v1.Message
-	39, // 50: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
-	9,  // 51: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
-	40, // 52: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
-	10, // 53: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
-	41, // 54: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
-	41, // 55: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
-	56, // 56: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
-	44, // 57: llmrelay.v1.ListToolsResponse.tools:type_name -> llmrelay.v1.ServerTool
-	45, // 58: llmrelay.v1.ListToolsResponse.servers:type_name -> llmrelay.v1.ToolServer
-	53, // 59: llmrelay.v1.ServerTool.input_schema:type_name -> google.protobuf.Struct
-	56, // 60: llmrelay.v1.ToolServer.listed_at:type_name -> google.protobuf.Timestamp
-	51, // 61: llmrelay.v1.EmbedRequest.metadata:type_name -> llmrelay.v1.EmbedRequest.MetadataEntry
-	53, // 62: llmrelay.v1.EmbedRequest.provider_options:type_name -> google.protobuf.Struct
-	48, // 63: llmrelay.v1.EmbedResponse.embeddings:type_name -> llmrelay.v1.Embedding
-	35, // 64: llmrelay.v1.EmbedResponse.usage:type_name -> llmrelay.v1.Usage
-	12, // 65: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	37, // 66: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	11, // 67: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
-	42, // 68: llmrelay.v1.LLMService.ListTools:input_type -> llmrelay.v1.ListToolsRequest
-	46, // 69: llmrelay.v1.LLMService.Embed:input_type -> llmrelay.v1.EmbedRequest
-	26, // 70: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	38, // 71: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	26, // 72: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
-	43, // 73: llmrelay.v1.LLMService.ListTools:output_type -> llmrelay.v1.ListToolsResponse
-	47, // 74: llmrelay.v1.LLMService.Embed:output_type -> llmrelay.v1.EmbedResponse
-	70, // [70:75] is the sub-list for method output_type
-	65, // [65:70] is the sub-list for method input_type
-	65, // [65:65] is the sub-list for extension type_name
-	65, // [65:65] is the sub-list for extension extendee
-	0,  // [0:65] is the sub-list for field type_name
+	29, // 38: llmrelay.v1.ToolResult.images:type_name -> llmrelay.v1.ToolResultImage
+	33, // 39: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
+	32, // 40: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
+	7,  // 41: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
+	53, // 42: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	56, // 43: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	14, // 44: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
+	55, // 45: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	8,  // 46: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
+	36, // 47: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
+	37, // 48: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
+	51, // 49: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
+	14, // 50: llmrelay.v1.Final.transcript:type_name -> llmrelay.v1.Message
+	40, // 51: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
+	9,  // 52: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
+	41, // 53: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
+	10, // 54: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
+	42, // 55: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
+	42, // 56: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
+	57, // 57: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
+	45, // 58: llmrelay.v1.ListToolsResponse.tools:type_name -> llmrelay.v1.ServerTool
+	46, // 59: llmrelay.v1.ListToolsResponse.servers:type_name -> llmrelay.v1.ToolServer
+	54, // 60: llmrelay.v1.ServerTool.input_schema:type_name -> google.protobuf.Struct
+	57, // 61: llmrelay.v1.ToolServer.listed_at:type_name -> google.protobuf.Timestamp
+	52, // 62: llmrelay.v1.EmbedRequest.metadata:type_name -> llmrelay.v1.EmbedRequest.MetadataEntry
+	54, // 63: llmrelay.v1.EmbedRequest.provider_options:type_name -> google.protobuf.Struct
+	49, // 64: llmrelay.v1.EmbedResponse.embeddings:type_name -> llmrelay.v1.Embedding
+	36, // 65: llmrelay.v1.EmbedResponse.usage:type_name -> llmrelay.v1.Usage
+	12, // 66: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	38, // 67: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	11, // 68: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
+	43, // 69: llmrelay.v1.LLMService.ListTools:input_type -> llmrelay.v1.ListToolsRequest
+	47, // 70: llmrelay.v1.LLMService.Embed:input_type -> llmrelay.v1.EmbedRequest
+	26, // 71: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	39, // 72: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	26, // 73: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
+	44, // 74: llmrelay.v1.LLMService.ListTools:output_type -> llmrelay.v1.ListToolsResponse
+	48, // 75: llmrelay.v1.LLMService.Embed:output_type -> llmrelay.v1.EmbedResponse
+	71, // [71:76] is the sub-list for method output_type
+	66, // [66:71] is the sub-list for method input_type
+	66, // [66:66] is the sub-list for extension type_name
+	66, // [66:66] is the sub-list for extension extendee
+	0,  // [0:66] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }
@@ -5518,14 +5614,14 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 		(*GenerateEvent_ToolResult)(nil),
 	}
 	file_llmrelay_v1_llmrelay_proto_msgTypes[16].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[35].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[36].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_v1_llmrelay_proto_rawDesc), len(file_llmrelay_v1_llmrelay_proto_rawDesc)),
 			NumEnums:      11,
-			NumMessages:   41,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -554,20 +554,32 @@ class ToolProgress(_message.Message):
     def __init__(self, tool_call_id: _Optional[str] = ..., progress: _Optional[float] = ..., total: _Optional[float] = ..., message: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
 
 class ToolResult(_message.Message):
-    __slots__ = ["attempts", "content", "is_error", "name", "tool_call_id", "truncated"]
+    __slots__ = ["attempts", "content", "images", "is_error", "name", "tool_call_id", "truncated"]
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
+    IMAGES_FIELD_NUMBER: _ClassVar[int]
     IS_ERROR_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     attempts: int
     content: str
+    images: _containers.RepeatedCompositeFieldContainer[ToolResultImage]
     is_error: bool
     name: str
     tool_call_id: str
     truncated: bool
-    def __init__(self, tool_call_id: _Optional[str] = ..., name: _Optional[str] = ..., content: _Optional[str] = ..., is_error: bool = ..., truncated: bool = ..., attempts: _Optional[int] = ...) -> None: ...
+    def __init__(self, tool_call_id: _Optional[str] = ..., name: _Optional[str] = ..., content: _Optional[str] = ..., is_error: bool = ..., truncated: bool = ..., attempts: _Optional[int] = ..., images: _Optional[_Iterable[_Union[ToolResultImage, _Mapping]]] = ...) -> None: ...
+
+class ToolResultImage(_message.Message):
+    __slots__ = ["media_type", "offset", "size"]
+    MEDIA_TYPE_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    media_type: str
+    offset: int
+    size: int
+    def __init__(self, offset: _Optional[int] = ..., media_type: _Optional[str] = ..., size: _Optional[int] = ...) -> None: ...
 
 class ToolServer(_message.Message):
     __slots__ = ["available", "listed_at", "name", "tools"]
