@@ -156,6 +156,7 @@ func providerMessage(i int, m *llmrelayv1.Message) (provider.Message, error) {
 		Role:       provider.Role(m.GetRole()), // the enums share their numbering
 		Content:    m.GetContent(),
 		ToolCallID: m.GetToolCallId(),
+		ToolError:  m.GetToolError(),
 		Refusal:    m.GetRefusal(),
 	}
 	for _, tc := range m.GetToolCalls() {
