@@ -536,10 +536,7 @@ func (c *call) fold(ev *provider.Event, res *attemptResult) (queue bool) {
 		}
 		res.order.Add(ev, 0)
 		res.addToolCall(tc)
-		if tc.ID == "" && tc.Name == "" && tc.ArgumentsDelta == "" {
-			return false // a signature alone: it is in the final message
-		}
-		res.delta().frag = fragment{kind: ev.Kind, index: tc.Index, id: tc.ID, name: tc.Name, text: tc.ArgumentsDelta}
+		res.delta().frag = fragment{kind: ev.Kind, index: tc.Index, id: tc.ID, name: tc.Name, text: tc.ArgumentsDelta, signature: tc.Signature}
 		return true
 	case provider.EventReasoning:
 		r := ev.Reasoning

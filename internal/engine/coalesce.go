@@ -124,7 +124,7 @@ func (p *pendingDelta) joins(f *fragment) bool {
 	}
 	switch f.kind {
 	case provider.EventToolCall:
-		return (p.id == "" || f.id == "") && (p.name == "" || f.name == "")
+		return (p.id == "" || f.id == "") && (p.name == "" || f.name == "") && (p.signature == "" || f.signature == "")
 	case provider.EventReasoning:
 		return (p.signature == "" || f.signature == "") && (p.redacted == "" || f.redacted == "") && (p.format == "" || f.format == "")
 	}
@@ -170,7 +170,7 @@ func (p *pendingDelta) event() *deltaEvent {
 	case provider.EventRefusal:
 		de.delta.Refusal = p.text()
 	case provider.EventToolCall:
-		de.delta.ToolCall = &llmrelayv1.ToolCallDelta{Index: uint32(p.index), Id: p.id, Name: p.name, ArgumentsDelta: p.text()}
+		de.delta.ToolCall = &llmrelayv1.ToolCallDelta{Index: uint32(p.index), Id: p.id, Name: p.name, ArgumentsDelta: p.text(), Signature: p.signature}
 	}
 	return de
 }

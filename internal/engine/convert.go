@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -156,6 +157,7 @@ func providerMessage(i int, m *llmrelayv1.Message) (provider.Message, error) {
 		Role:       provider.Role(m.GetRole()), // the enums share their numbering
 		Content:    m.GetContent(),
 		ToolCallID: m.GetToolCallId(),
+		ToolError:  m.GetToolError(),
 		Refusal:    m.GetRefusal(),
 	}
 	for _, tc := range m.GetToolCalls() {
@@ -191,6 +193,25 @@ func providerImage(img *llmrelayv1.Image) provider.Image {
 		out.Detail = imageDetails[d]
 	}
 	return out
+}
+
+// imageDataType returns the media type an inline image's bytes have, as
+// net/http sniffs their first 512 bytes, and false when it is another of
+// the four image types than the image's media_type says (PNG bytes
+// labelled image/jpeg, which the provider refuses after a round trip).
+// Bytes of no type it knows as one of the four pass: the media type
+// stands.
+func imageDataType(img *llmrelayv1.Image) (sniffed string, ok bool) {
+	data := img.GetData()
+	if len(data) == 0 {
+		return "", true
+	}
+	sniffed = http.DetectContentType(data) // reads at most 512 bytes
+	switch sniffed {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+		return sniffed, sniffed == img.GetMediaType()
+	}
+	return sniffed, true
 }
 
 // messageParts converts messages[i]'s parts, nil when it has none, and
@@ -239,6 +260,10 @@ func messageParts(i int, m *llmrelayv1.Message, pm *provider.Message) ([]provide
 		case *llmrelayv1.Part_Image:
 			if r := m.GetRole(); r != llmrelayv1.Role_ROLE_USER && r != llmrelayv1.Role_ROLE_TOOL {
 				return nil, &provider.FieldError{Field: fmt.Sprintf("%s[%d].image", field, j), Description: "image parts belong to ROLE_USER and ROLE_TOOL messages"}
+			}
+			if sniffed, ok := imageDataType(v.Image); !ok {
+				return nil, &provider.FieldError{Field: fmt.Sprintf("%s[%d].image.data", field, j),
+					Description: fmt.Sprintf("holds %s data, but media_type says %s", sniffed, v.Image.GetMediaType())}
 			}
 			parts[j] = provider.Part{Kind: provider.PartImage, Index: len(pm.Images)}
 			pm.Images = append(pm.Images, providerImage(v.Image))

@@ -141,3 +141,45 @@ func TestToolResultImagesAreEstimatedAtAFixedCount(t *testing.T) {
 		t.Errorf("estimated bytes %d, want at least %d for one image", s, min)
 	}
 }
+
+// TestImageDataMustBeItsMediaType: inline bytes of one of the four image
+// types labelled as another are refused before any attempt, naming the
+// field and both types (Anthropic answers 400 to PNG bytes labelled
+// image/jpeg, after a round trip); bytes that are their media type, or of
+// no type the sniffer knows as an image, pass.
+func TestImageDataMustBeItsMediaType(t *testing.T) {
+	pngBytes := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	jpegBytes := []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00")
+	gifBytes := []byte("GIF89a\x01\x00\x01\x00")
+	webpBytes := []byte("RIFF\x24\x00\x00\x00WEBPVP8 ")
+	for _, tc := range []struct {
+		name, mediaType string
+		data            []byte
+		wantErr         string
+	}{
+		{"png as png", "image/png", pngBytes, ""},
+		{"jpeg as jpeg", "image/jpeg", jpegBytes, ""},
+		{"gif as gif", "image/gif", gifBytes, ""},
+		{"webp as webp", "image/webp", webpBytes, ""},
+		{"png as jpeg", "image/jpeg", pngBytes, "holds image/png data, but media_type says image/jpeg"},
+		{"jpeg as png", "image/png", jpegBytes, "holds image/jpeg data, but media_type says image/png"},
+		{"webp as gif", "image/gif", webpBytes, "holds image/webp data, but media_type says image/gif"},
+		{"unknown bytes keep their label", "image/png", []byte("png"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := imageMessage(tc.data)
+			msg.Parts[1].GetImage().MediaType = tc.mediaType
+			_, err := providerRequest(&llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{msg}}, "m", nil)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("error %v, want none", err)
+				}
+				return
+			}
+			var fe *provider.FieldError
+			if !errors.As(err, &fe) || fe.Field != "messages[0].parts[1].image.data" || fe.Description != tc.wantErr {
+				t.Errorf("error %v, want a field error on messages[0].parts[1].image.data: %s", err, tc.wantErr)
+			}
+		})
+	}
+}

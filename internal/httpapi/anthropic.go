@@ -278,8 +278,7 @@ type block struct {
 	ID    string          `json:"id"`
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input"`
-	// tool_result (is_error is accepted and not forwarded: llmrelay's tool
-	// messages carry the result's text and images)
+	// tool_result (is_error: the tool message's tool_error)
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
@@ -463,7 +462,7 @@ func (t *translated) anthropicMessage(role string, content json.RawMessage, path
 			}
 			user.image(img)
 		case "tool_result":
-			result := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: b.ToolUseID}
+			result := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: b.ToolUseID, ToolError: b.IsError}
 			if !isNull(b.Content) {
 				content, err := anthropicToolResult(b.Content)
 				if err != nil {

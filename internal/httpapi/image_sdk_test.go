@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
@@ -209,5 +210,33 @@ func TestOpenAIResponsesSDKImages(t *testing.T) {
 				t.Fatalf("error %v, want a 400 invalid_request_error naming %s", err, tc.param)
 			}
 		})
+	}
+}
+
+// TestAnthropicSDKImageOfAnotherType: PNG bytes labelled image/jpeg,
+// which Anthropic refuses with a 400 after a round trip, are refused by
+// llmrelay before any upstream request: a 400 naming the message (the
+// door names an engine field by its message) and both types.
+func TestAnthropicSDKImageOfAnotherType(t *testing.T) {
+	base, _, claude := imageUpstreams(t)
+	aclient := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey), aoption.WithMaxRetries(0))
+	_, err := aclient.Messages.New(ctxOf(t), anthropic.MessageNewParams{
+		Model: "claude/claude-sonnet-4-5", MaxTokens: 256,
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(
+			anthropic.NewTextBlock("What is this?"),
+			anthropic.NewImageBlockBase64("image/jpeg", base64.StdEncoding.EncodeToString(imagePNG)))},
+	})
+	var apiErr *anthropic.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
+		t.Fatalf("error %v, want a 400", err)
+	}
+	body := apiErr.RawJSON()
+	for _, want := range []string{`"messages[0]: holds image/png data, but media_type says image/jpeg"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("error %s does not say %q", body, want)
+		}
+	}
+	if n := len(claude.Requests()); n != 0 {
+		t.Errorf("the upstream got %d requests, want none", n)
 	}
 }

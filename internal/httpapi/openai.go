@@ -190,6 +190,40 @@ type chatToolCall struct {
 	ID       string           `json:"id"`
 	Type     string           `json:"type"`
 	Function chatFunctionCall `json:"function"`
+	// ExtraContent carries the call's signature where Google's
+	// OpenAI-compatible API does, for a Gemini call: Chat Completions has
+	// no member for it, and Gemini 3 refuses a turn whose function call
+	// comes back without it.
+	ExtraContent *chatExtraContent `json:"extra_content,omitempty"`
+}
+
+// chatExtraContent is a tool call's extra_content as Google's
+// OpenAI-compatible API writes it: {"google": {"thought_signature": ...}}.
+type chatExtraContent struct {
+	Google *chatGoogleContent `json:"google,omitempty"`
+}
+
+type chatGoogleContent struct {
+	ThoughtSignature string `json:"thought_signature,omitempty"`
+}
+
+// extraContentOf returns the extra_content that carries a call's
+// signature, nil when it has none. ToolCall.signature is only ever a
+// Gemini thoughtSignature (the gemini adapter alone makes one, and alone
+// sends one back), so Google's member is its place whatever the model.
+func extraContentOf(tc *llmrelayv1.ToolCall) *chatExtraContent {
+	if tc.GetSignature() == "" {
+		return nil
+	}
+	return &chatExtraContent{Google: &chatGoogleContent{ThoughtSignature: tc.GetSignature()}}
+}
+
+// signature returns the call signature e carries, empty when none.
+func (e *chatExtraContent) signature() string {
+	if e == nil || e.Google == nil {
+		return ""
+	}
+	return e.Google.ThoughtSignature
 }
 
 type chatFunctionCall struct {
@@ -267,7 +301,8 @@ func chatMessageOf(raw json.RawMessage) (*llmrelayv1.Message, error) {
 		if tc.Type != "" && tc.Type != "function" {
 			return nil, &paramError{".tool_calls[" + strconv.Itoa(j) + "].type", "must be function"}
 		}
-		m.ToolCalls = append(m.ToolCalls, &llmrelayv1.ToolCall{Id: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		m.ToolCalls = append(m.ToolCalls, &llmrelayv1.ToolCall{Id: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments,
+			Signature: tc.ExtraContent.signature()})
 	}
 	return m, nil
 }
@@ -611,7 +646,8 @@ func (openAI) reply(r *replyInfo, f *llmrelayv1.Final) ([]byte, error) {
 		msg.Refusal = &rf
 	}
 	for _, tc := range m.GetToolCalls() {
-		msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: tc.GetId(), Type: "function", Function: chatFunctionCall{Name: tc.GetName(), Arguments: tc.GetArguments()}})
+		msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: tc.GetId(), Type: "function",
+			Function: chatFunctionCall{Name: tc.GetName(), Arguments: tc.GetArguments()}, ExtraContent: extraContentOf(tc)})
 	}
 	for _, rs := range m.GetReasoning() {
 		msg.ReasoningContent += rs.GetText()
@@ -714,7 +750,15 @@ func (s *chatStream) delta(b []byte, d *llmrelayv1.Delta, attempt uint32) []byte
 			b = append(b, ',')
 		}
 		b = appendKeyString(b, "arguments", tc.GetArgumentsDelta())
-		b = append(b, "}}]"...)
+		b = append(b, '}')
+		if sig := tc.GetSignature(); sig != "" {
+			// As Google's OpenAI-compatible API streams it: in the
+			// call's first chunk, where Gemini's whole call comes.
+			b = append(b, `,"extra_content":{"google":{`...)
+			b = appendKeyString(b, "thought_signature", sig)
+			b = append(b, "}}"...)
+		}
+		b = append(b, "}]"...)
 	case d.GetReasoning().GetText() != "":
 		b = s.open(b)
 		b = appendKeyString(b, "reasoning_content", d.GetReasoning().GetText())

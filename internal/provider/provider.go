@@ -248,6 +248,11 @@ type Message struct {
 	Content    string
 	ToolCalls  []ToolCall
 	ToolCallID string
+	// ToolError: a tool result (RoleTool) is the tool's failure, Content
+	// saying how (Message.tool_error). An adapter marks it where its wire
+	// format can (Anthropic's is_error); the model is sent the content
+	// either way.
+	ToolError bool
 	// Reasoning is an assistant turn's reasoning, block by block, as the
 	// provider sent it. An adapter sends back the blocks of its own formats
 	// (Reasoning.Format) and leaves out the others.

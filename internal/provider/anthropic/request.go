@@ -99,6 +99,8 @@ type block struct {
 	// with images, its text and image blocks ([]block, imageBlocks);
 	// nil for an empty result.
 	Content any `json:"content,omitempty"`
+	// IsError marks a tool_result that is the tool's failure.
+	IsError bool `json:"is_error,omitempty"`
 	// Source is an image block's image.
 	Source *imageSource `json:"source,omitempty"`
 	// raw, when set, is the whole block (providerToolBlock).
@@ -142,7 +144,7 @@ func imageBlocks(m *provider.Message) []block {
 // in order, which the API takes as a tool_result's content (a screenshot
 // a computer-use tool returns); no content for an empty result.
 func toolResult(m *provider.Message) block {
-	b := block{Type: "tool_result", ToolUseID: m.ToolCallID}
+	b := block{Type: "tool_result", ToolUseID: m.ToolCallID, IsError: m.ToolError}
 	switch {
 	case len(m.Images) > 0:
 		b.Content = imageBlocks(m)

@@ -2165,8 +2165,8 @@ type ToolCall struct {
 	// Opaque: the provider's signature of the call (Gemini's
 	// `thoughtSignature` on a function call), which the provider needs back
 	// with the call in the next turn; Gemini 3 refuses the turn without it.
-	// Set in `final.message` only (not in the deltas); send it back byte for
-	// byte.
+	// Set in `final.message`, and in the `ToolCallDelta` that brought it;
+	// send it back byte for byte.
 	Signature     string `protobuf:"bytes,4,opt,name=signature,proto3" json:"signature,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3537,8 +3537,12 @@ type ToolCallDelta struct {
 	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
 	// The next piece of the JSON arguments.
 	ArgumentsDelta string `protobuf:"bytes,4,opt,name=arguments_delta,json=argumentsDelta,proto3" json:"arguments_delta,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The provider's signature of the call (Gemini's `thoughtSignature`), in
+	// the fragment it came with: Gemini sends a call whole, its signature in
+	// its first fragment. `final.message.tool_calls[].signature` has it too.
+	Signature     string `protobuf:"bytes,5,opt,name=signature,proto3" json:"signature,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolCallDelta) Reset() {
@@ -3595,6 +3599,13 @@ func (x *ToolCallDelta) GetName() string {
 func (x *ToolCallDelta) GetArgumentsDelta() string {
 	if x != nil {
 		return x.ArgumentsDelta
+	}
+	return ""
+}
+
+func (x *ToolCallDelta) GetSignature() string {
+	if x != nil {
+		return x.Signature
 	}
 	return ""
 }
@@ -5233,12 +5244,13 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1c\n" +
 	"\tsignature\x18\x03 \x01(\tR\tsignature\x12\x1a\n" +
 	"\bredacted\x18\x04 \x01(\tR\bredacted\x12\x16\n" +
-	"\x06format\x18\x05 \x01(\tR\x06format\"r\n" +
+	"\x06format\x18\x05 \x01(\tR\x06format\"\x90\x01\n" +
 	"\rToolCallDelta\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12'\n" +
-	"\x0farguments_delta\x18\x04 \x01(\tR\x0eargumentsDelta\"\xc4\x02\n" +
+	"\x0farguments_delta\x18\x04 \x01(\tR\x0eargumentsDelta\x12\x1c\n" +
+	"\tsignature\x18\x05 \x01(\tR\tsignature\"\xc4\x02\n" +
 	"\tWillRetry\x120\n" +
 	"\x06reason\x18\x01 \x01(\x0e2\x18.llmrelay.v1.RetryReasonR\x06reason\x12/\n" +
 	"\x05delay\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x05delay\x12!\n" +
