@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -195,8 +194,8 @@ func providerImage(img *llmrelayv1.Image) provider.Image {
 	return out
 }
 
-// imageDataType returns the media type an inline image's bytes have, as
-// net/http sniffs their first 512 bytes, and false when it is another of
+// imageDataType returns the media type an inline image's bytes announce
+// (provider.ImageTypeOf), and false when it is another of
 // the four image types than the image's media_type says (PNG bytes
 // labelled image/jpeg, which the provider refuses after a round trip).
 // Bytes of no type it knows as one of the four pass: the media type
@@ -206,9 +205,7 @@ func imageDataType(img *llmrelayv1.Image) (sniffed string, ok bool) {
 	if len(data) == 0 {
 		return "", true
 	}
-	sniffed = http.DetectContentType(data) // reads at most 512 bytes
-	switch sniffed {
-	case "image/png", "image/jpeg", "image/gif", "image/webp":
+	if sniffed = provider.ImageTypeOf(data); sniffed != "" {
 		return sniffed, sniffed == img.GetMediaType()
 	}
 	return sniffed, true

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
 // wellFormed reports whether r certainly keeps every buf.validate rule of
@@ -159,15 +160,13 @@ func imageWellFormed(img *llmrelayv1.Image) bool {
 			return false
 		}
 	case *llmrelayv1.Image_Data:
-		if len(s.Data) == 0 || len(s.Data) > 20<<20 || img.MediaType == "" {
+		if len(s.Data) == 0 || len(s.Data) > provider.MaxImageBytes || img.MediaType == "" {
 			return false
 		}
 	default:
 		return false
 	}
-	switch img.MediaType {
-	case "", "image/png", "image/jpeg", "image/gif", "image/webp":
-	default:
+	if img.MediaType != "" && !provider.IsImageMediaType(img.MediaType) {
 		return false
 	}
 	return img.Detail >= 0 && img.Detail <= llmrelayv1.ImageDetail_IMAGE_DETAIL_AUTO

@@ -10,6 +10,7 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -278,6 +279,38 @@ type Message struct {
 	// "Images in tool results"), or refuses the request (a *FieldError
 	// naming it) when its wire format cannot carry it: it never drops one.
 	Images []Image
+}
+
+// MaxImageBytes bounds an inline image's bytes (the proto's Image.data).
+const MaxImageBytes = 20 << 20
+
+// IsImageMediaType reports whether mt is a media type an image may have
+// (the proto's Image.media_type): image/png, image/jpeg, image/gif or
+// image/webp, the types every adapter's provider takes.
+func IsImageMediaType(mt string) bool {
+	switch mt {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+		return true
+	}
+	return false
+}
+
+// ImageTypeOf returns the image media type data's first bytes announce
+// (each format's signature: PNG's, JPEG's start of image, GIF87a or
+// GIF89a, a RIFF container of WEBP), or "" when they announce none of the
+// four. It reads at most 12 bytes.
+func ImageTypeOf(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(data, []byte("\xff\xd8\xff")):
+		return "image/jpeg"
+	case bytes.HasPrefix(data, []byte("GIF87a")), bytes.HasPrefix(data, []byte("GIF89a")):
+		return "image/gif"
+	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
+		return "image/webp"
+	}
+	return ""
 }
 
 // Image is an image of a user message or a tool result: an https URL the

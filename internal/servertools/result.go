@@ -3,12 +3,13 @@ package servertools
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
 // Part is a piece of a result with images, in order: text, or an image.
@@ -22,17 +23,9 @@ type Part struct {
 type Image struct {
 	// MediaType is image/png, image/jpeg, image/gif or image/webp.
 	MediaType string
-	// Data is the image's bytes (decoded), 1 byte to MaxImageBytes.
+	// Data is the image's bytes (decoded), 1 byte to provider.MaxImageBytes.
 	Data []byte
 }
-
-// MaxImageBytes bounds an image of a tool's result that is sent as one:
-// the bound of an image a request carries (Image.data).
-const MaxImageBytes = 20 << 20
-
-// imageTypes are the media types an image may have to be sent as one:
-// those a request's images may have (Image.media_type).
-var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
 
 // toolResult turns a tool's result from server into what the model is
 // sent, its text bounded to limit bytes. The server's credentials are
@@ -151,10 +144,10 @@ func resultOf(r *mcp.CallToolResult) Result {
 // sendableImage returns c as an image the model may be sent: one of a
 // media type a request's image may have (PNG, JPEG, GIF, WebP), whose
 // bytes are of that type (a provider refuses an image whose bytes belie
-// its type, failing the whole call), of 1 byte to MaxImageBytes.
+// its type, failing the whole call), of 1 byte to provider.MaxImageBytes.
 func sendableImage(c *mcp.ImageContent) (*Image, bool) {
 	mt := strings.ToLower(strings.TrimSpace(c.MIMEType))
-	if !imageTypes[mt] || len(c.Data) == 0 || len(c.Data) > MaxImageBytes || http.DetectContentType(c.Data) != mt {
+	if !provider.IsImageMediaType(mt) || len(c.Data) == 0 || len(c.Data) > provider.MaxImageBytes || provider.ImageTypeOf(c.Data) != mt {
 		return nil, false
 	}
 	return &Image{MediaType: mt, Data: c.Data}, true
