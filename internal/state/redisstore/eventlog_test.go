@@ -218,15 +218,16 @@ func TestBlockingReadersBeyondThePoolStarveNobody(t *testing.T) {
 		for seq := uint64(1); seq <= records && ctx.Err() == nil; seq++ {
 			time.Sleep(100 * time.Millisecond) // so that the reader waits for most of them
 			if err := s.AppendLog(ctx, "other", "other", []state.LogRecord{{Seq: seq, Data: []byte("e")}}); err != nil {
-				t.Errorf("AppendLog: %v", err)
+				t.Errorf("AppendLog of record %d: %v", seq, err)
+				stop() // the reader below would wait for it for an hour
 				return
 			}
 		}
 	}()
 	for after := uint64(0); after < records; {
-		_, recs, err := s.ReadLog(t.Context(), "other", after, 10, time.Hour)
+		_, recs, err := s.ReadLog(ctx, "other", after, 10, time.Hour)
 		if err != nil {
-			t.Fatalf("reading another log while %d readers tail one: %v", 3*cfg.PoolSize, err)
+			t.Fatalf("reading another log while %d readers tail one, after record %d: %v", 3*cfg.PoolSize, after, err)
 		}
 		for _, r := range recs {
 			if r.Seq != after+1 {
