@@ -109,16 +109,24 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
                 context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
             yield from _reply("another call")
         elif request.model == "fake/talking":  # resumable: two words, then open until the client goes away
+            # The call's end is watched from before the first word: a client
+            # that cancels as soon as it has read the two words may be gone
+            # before this generator runs again, and gRPC then never resumes
+            # it (it stops at the send it could not make).
+            gone, timed_out = threading.Event(), threading.Event()
+
+            def ended():
+                if not timed_out.is_set():
+                    self.talking_gone.set()
+                gone.set()
+
+            if not context.add_callback(ended):  # refused: the call has ended already
+                self.talking_gone.set()
+                return
             context.send_initial_metadata([("llmrelay-resumable", "true")])
             yield from list(_reply("two words"))[:2]
-            gone = threading.Event()
-            # add_callback is refused (False) when the client has already
-            # gone: it can cancel as soon as it has read the two words.
-            if not context.add_callback(gone.set):
-                gone.set()
-            gone.wait(30)
-            if gone.is_set():
-                self.talking_gone.set()
+            if not gone.wait(30):
+                timed_out.set()
         elif request.model == "fake/down-after-two":  # resumable, dropped after two words; its Resume finds the server down
             context.send_initial_metadata([("llmrelay-resumable", "true")])
             yield from list(_reply("two words and more"))[:2]
