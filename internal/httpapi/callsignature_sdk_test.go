@@ -161,25 +161,34 @@ func TestOpenAIChatSDKGeminiCallSignature(t *testing.T) {
 			if len(reqs) != 2*(i+1) {
 				t.Fatalf("the upstream got %d requests", len(reqs))
 			}
-			var next struct {
-				Contents []struct {
-					Role  string `json:"role"`
-					Parts []struct {
-						FunctionCall     json.RawMessage `json:"functionCall"`
-						ThoughtSignature string          `json:"thoughtSignature"`
-					} `json:"parts"`
-				} `json:"contents"`
-			}
-			if err := json.Unmarshal(reqs[len(reqs)-1].Body, &next); err != nil {
-				t.Fatal(err)
-			}
-			if len(next.Contents) != 3 || next.Contents[1].Role != "model" || len(next.Contents[1].Parts) != 1 ||
-				next.Contents[1].Parts[0].FunctionCall == nil {
-				t.Fatalf("next request's contents %s", reqs[len(reqs)-1].Body)
-			}
-			if got := next.Contents[1].Parts[0].ThoughtSignature; got != signature {
-				t.Errorf("the function call went back with thoughtSignature %q, want the one it came with (%d bytes)", got, len(signature))
-			}
+			wantCallSignatureBack(t, reqs[len(reqs)-1].Body, signature)
 		})
+	}
+}
+
+// wantCallSignatureBack checks body, the Gemini request of a tool loop's
+// second turn (the user's question, the model's function call, its
+// response), for the function call sent back with signature, the
+// thoughtSignature it came with.
+func wantCallSignatureBack(t *testing.T, body []byte, signature string) {
+	t.Helper()
+	var next struct {
+		Contents []struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				FunctionCall     json.RawMessage `json:"functionCall"`
+				ThoughtSignature string          `json:"thoughtSignature"`
+			} `json:"parts"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(body, &next); err != nil {
+		t.Fatal(err)
+	}
+	if len(next.Contents) != 3 || next.Contents[1].Role != "model" || len(next.Contents[1].Parts) != 1 ||
+		next.Contents[1].Parts[0].FunctionCall == nil {
+		t.Fatalf("next request's contents %s", body)
+	}
+	if got := next.Contents[1].Parts[0].ThoughtSignature; got != signature {
+		t.Errorf("the function call went back with thoughtSignature %q, want the one it came with (%d bytes)", got, len(signature))
 	}
 }

@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -256,30 +255,7 @@ func ptr[T any](v T) *T { return &v }
 // upstream request has the signature on its functionCall part, exactly
 // as it streamed, whether the reply was streamed or not.
 func TestOpenAIResponsesSDKGeminiCallSignature(t *testing.T) {
-	turn1, err := os.ReadFile("../provider/gemini/testdata/recorded/gemini3pro_function_call_signature_turn1.sse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := os.ReadFile("../provider/gemini/testdata/text.sse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var first struct {
-		Candidates []struct {
-			Content struct {
-				Parts []struct {
-					ThoughtSignature string `json:"thoughtSignature"`
-				} `json:"parts"`
-			} `json:"content"`
-		} `json:"candidates"`
-	}
-	if err := json.Unmarshal(bytes.TrimPrefix(bytes.SplitN(turn1, []byte("\n"), 2)[0], []byte("data: ")), &first); err != nil {
-		t.Fatal(err)
-	}
-	signature := first.Candidates[0].Content.Parts[0].ThoughtSignature
-	if signature == "" {
-		t.Fatal("the recorded turn has no thoughtSignature")
-	}
+	turn1, text, signature := geminiCallTurn(t)
 	upstream := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
 		if n%2 == 0 {
 			return pt.Reply{Body: turn1}
@@ -299,6 +275,7 @@ func TestOpenAIResponsesSDKGeminiCallSignature(t *testing.T) {
 			params := responses.ResponseNewParams{Model: "gem/gemini-3-pro-preview", Tools: tools,
 				Input: responses.ResponseNewParamsInputUnion{OfInputItemList: ask}}
 			var r *responses.Response
+			var err error
 			if streamed {
 				got, err := readResponseStream(t, client.Responses.NewStreaming(ctxOf(t), params))
 				if err != nil {
@@ -337,25 +314,7 @@ func TestOpenAIResponsesSDKGeminiCallSignature(t *testing.T) {
 			if len(reqs) != 2*(i+1) {
 				t.Fatalf("the upstream got %d requests", len(reqs))
 			}
-			var next struct {
-				Contents []struct {
-					Role  string `json:"role"`
-					Parts []struct {
-						FunctionCall     json.RawMessage `json:"functionCall"`
-						ThoughtSignature string          `json:"thoughtSignature"`
-					} `json:"parts"`
-				} `json:"contents"`
-			}
-			if err := json.Unmarshal(reqs[len(reqs)-1].Body, &next); err != nil {
-				t.Fatal(err)
-			}
-			if len(next.Contents) != 3 || next.Contents[1].Role != "model" || len(next.Contents[1].Parts) != 1 ||
-				next.Contents[1].Parts[0].FunctionCall == nil {
-				t.Fatalf("next request's contents %s", reqs[len(reqs)-1].Body)
-			}
-			if got := next.Contents[1].Parts[0].ThoughtSignature; got != signature {
-				t.Errorf("the function call went back with thoughtSignature %q, want the one it came with (%d bytes)", got, len(signature))
-			}
+			wantCallSignatureBack(t, reqs[len(reqs)-1].Body, signature)
 		})
 	}
 }
