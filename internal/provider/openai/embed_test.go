@@ -2,15 +2,14 @@ package openai_test
 
 import (
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai"
+	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
 
 // TestEmbedWire: Embed sends OpenAI's embeddings request, byte for byte,
@@ -21,17 +20,9 @@ func TestEmbedWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var gotPath, gotAuth string
-	var gotBody []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gotPath, gotAuth = r.URL.Path, r.Header.Get("Authorization")
-		gotBody, _ = io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(reply)
-	}))
-	t.Cleanup(srv.Close)
+	up := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.JSON(reply) })
 	t.Setenv("LLMRELAY_TEST_EMBED_KEY", "sk-test")
-	p, err := openai.New(provider.Config{Name: "openai", Kind: openai.Kind, BaseURL: srv.URL + "/v1", APIKeyEnv: "LLMRELAY_TEST_EMBED_KEY"})
+	p, err := openai.New(provider.Config{Name: "openai", Kind: openai.Kind, BaseURL: up.URL + "/v1", APIKeyEnv: "LLMRELAY_TEST_EMBED_KEY"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,8 +32,9 @@ func TestEmbedWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = `{"dimensions":3,"encoding_format":"float","input":["first","second"],"model":"text-embedding-3-small","user":"u-1"}`
-	if gotPath != "/v1/embeddings" || gotAuth != "Bearer sk-test" || string(gotBody) != want {
-		t.Errorf("request %s (%s):\n%s\nwant /v1/embeddings (Bearer sk-test):\n%s", gotPath, gotAuth, gotBody, want)
+	if reqs := up.Requests(); len(reqs) != 1 || reqs[0].URI != "/v1/embeddings" ||
+		reqs[0].Header.Get("Authorization") != "Bearer sk-test" || string(reqs[0].Body) != want {
+		t.Errorf("requests %+v\nwant one to /v1/embeddings (Bearer sk-test):\n%s", reqs, want)
 	}
 	if len(emb.Vectors) != 2 || !slices.Equal(emb.Vectors[0], []float32{-0.0069292834, -0.005336422, 0.024047505}) ||
 		!slices.Equal(emb.Vectors[1], []float32{0.0023064255, -0.009327292, 0.015797347}) {
@@ -57,38 +49,32 @@ func TestEmbedWire(t *testing.T) {
 // table; an owned key in provider_options is refused before any request;
 // a reply that leaves an input without its vector is a protocol error.
 func TestEmbedErrors(t *testing.T) {
-	var status int
-	var body string
-	var requests int
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		requests++
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, body)
-	}))
-	t.Cleanup(srv.Close)
-	p, err := openai.New(provider.Config{Name: "openai", Kind: openai.Kind, BaseURL: srv.URL})
+	replies := []pt.Reply{
+		{Status: http.StatusTooManyRequests, Body: []byte(`{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`)},
+		pt.JSON([]byte(`{"data":[{"index":0,"embedding":[1]}],"usage":{"prompt_tokens":1}}`)),
+	}
+	up := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply { return replies[n] })
+	p, err := openai.New(provider.Config{Name: "openai", Kind: openai.Kind, BaseURL: up.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := p.(provider.Embedder)
 	req := &provider.EmbedRequest{Model: "m", Inputs: []string{"a", "b"}}
 
-	status, body = http.StatusTooManyRequests, `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`
 	_, err = e.Embed(t.Context(), req)
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Status != 429 || pe.FailureClass() != provider.ClassQuotaExhausted {
 		t.Errorf("a 429 insufficient_quota: %v, want a provider error of class quota exhausted", err)
 	}
 
-	status, body = http.StatusOK, `{"data":[{"index":0,"embedding":[1]}],"usage":{"prompt_tokens":1}}`
 	if _, err = e.Embed(t.Context(), req); !errors.As(err, &pe) || pe.Kind != provider.KindProtocol {
 		t.Errorf("one vector for two inputs: %v, want a protocol error", err)
 	}
 
-	n := requests
+	n := len(up.Requests())
 	_, err = e.Embed(t.Context(), &provider.EmbedRequest{Model: "m", Inputs: []string{"a"}, Options: map[string]any{"input": "x"}})
 	var fe *provider.FieldError
-	if !errors.As(err, &fe) || fe.Field != "provider_options.input" || requests != n {
-		t.Errorf("provider_options.input: %v after %d requests, want a FieldError and no request", err, requests-n)
+	if more := len(up.Requests()) - n; !errors.As(err, &fe) || fe.Field != "provider_options.input" || more != 0 {
+		t.Errorf("provider_options.input: %v after %d requests, want a FieldError and no request", err, more)
 	}
 }

@@ -39,6 +39,12 @@ type Reply struct {
 	Fault Fault
 }
 
+// JSON is a 200 reply of body as application/json (a request that is
+// not streamed: embeddings, token counts).
+func JSON(body []byte) Reply {
+	return Reply{Header: http.Header{"Content-Type": {"application/json"}}, Body: body}
+}
+
 // Recorded is a request an Upstream received.
 type Recorded struct {
 	Method string
