@@ -252,7 +252,8 @@ func handlerPart(stack []string) string {
 			}
 		case strings.HasPrefix(f, "main."):
 			return partFloor
-		case strings.HasPrefix(f, ours+"offstack."):
+		case strings.HasPrefix(f, ours+"offstack."), strings.HasPrefix(f, ours+"interceptors.requestCodec."),
+			strings.HasPrefix(f, ours+"interceptors.(*requestCodec)."):
 		case strings.HasPrefix(f, ours+"provider"):
 			return partAdapter
 		case strings.HasPrefix(f, ours+"metrics"):

@@ -78,6 +78,9 @@ func TestHandlerPartByInnermostFrame(t *testing.T) {
 		// offstack's hand-off is its caller's part.
 		{[]string{"runtime.chansend1", "github.com/llmrelay/llmrelay/internal/offstack.Run", "github.com/llmrelay/llmrelay/internal/provider/httpx.encodeBody"}, partAdapter},
 		{[]string{"github.com/llmrelay/llmrelay/internal/metrics.(*Metrics).FirstToken"}, partMetrics},
+		// The server's codec codes the message gRPC sends or receives.
+		{[]string{"google.golang.org/protobuf/internal/impl.(*MessageInfo).sizePointerSlow", "github.com/llmrelay/llmrelay/internal/interceptors.(*requestCodec).Marshal", "google.golang.org/grpc.encode", "google.golang.org/grpc.(*serverStream).SendMsg"}, partSend},
+		{[]string{"github.com/llmrelay/llmrelay/internal/interceptors.requestCodec.Unmarshal", "google.golang.org/grpc.(*serverStream).RecvMsg"}, partRecv},
 		{[]string{"github.com/llmrelay/llmrelay/internal/retry.(*Plan).start"}, partEngine},
 		{[]string{"main.(*floorService).Generate"}, partFloor},
 		{nil, partEngine},
