@@ -276,6 +276,7 @@ func TestRetryBudgetWhenEveryFirstAttemptDrops(t *testing.T) {
 
 	var mu sync.Mutex
 	endings := map[string]int{}
+	firstOf := map[string]string{} // an ending's first status message, to say why
 	var mismatches []string
 	start := time.Now()
 	run(t.Context(), in.Client, calls, concurrency, func(call int) *llmrelayv1.GenerateRequest {
@@ -294,6 +295,9 @@ func TestRetryBudgetWhenEveryFirstAttemptDrops(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		endings[key]++
+		if _, seen := firstOf[key]; !seen {
+			firstOf[key] = fmt.Sprintf("call %d (upstream saw %d requests): %s", call, up.Attempts(call), st.Message())
+		}
 		if cerr != nil {
 			mismatches = append(mismatches, fmt.Sprintf("call %d: %v", call, cerr))
 		}
@@ -309,7 +313,7 @@ func TestRetryBudgetWhenEveryFirstAttemptDrops(t *testing.T) {
 	ok := endings["OK "]
 	for key, count := range endings {
 		if key != "OK " && key != "Unavailable "+apierr.ReasonRetryBudgetExhausted {
-			t.Errorf("%d calls ended %s, want OK (or a denied retry)", count, key)
+			t.Errorf("%d calls ended %s, want OK (or a denied retry); first: %s", count, key, firstOf[key])
 		}
 	}
 	// On a quiet machine, or one with every core busy twice over, all
