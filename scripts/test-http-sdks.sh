@@ -5,8 +5,10 @@
 # mock provider, an anthropic provider `claude` whose upstream is a loopback
 # Anthropic-format server (scripts/http-sdks/upstream.mjs, for what only an
 # anthropic provider gives: token counts, the stop sequence that ended a
-# reply, the prompt's tokens in message_start), and one API key, its HTTP
-# listener on a free loopback port.
+# reply, the prompt's tokens in message_start; and the requests it
+# received, for the scenarios that check what reached it, such as an
+# image in Anthropic's format), and one API key, its HTTP listener on a
+# free loopback port.
 # The scenarios (scripts/http-sdks/scenarios.mjs) print one line each; the
 # script fails when one fails. `make test-clients` runs it.
 # LLMRELAY_BIN=path runs that server binary instead of building one, to see
@@ -95,7 +97,7 @@ fi
 echo "   serving HTTP on $addr"
 
 echo "== the scenarios"
-if ! LLMRELAY_HTTP="http://$addr" LLMRELAY_KEY="$key" node scripts/http-sdks/scenarios.mjs; then
+if ! LLMRELAY_HTTP="http://$addr" LLMRELAY_KEY="$key" UPSTREAM_HTTP="http://127.0.0.1:$upstream_port" node scripts/http-sdks/scenarios.mjs; then
 	echo "FAIL some SDK scenarios failed; the server's log:"
 	tail -n 40 "$work/server.log" | sed 's/^/     | /'
 	echo "     the upstream's log:"

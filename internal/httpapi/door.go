@@ -189,6 +189,7 @@ func (d *door) generate(w http.ResponseWriter, r *http.Request, f format) {
 		cannotDiscard(t.req)
 	}
 	reply.model, reply.includeUsage, reply.extension = t.req.GetModel(), t.includeUsage, t.stream && optIn
+	reply.echo = t.echo
 	x := newExchange(w, f, reply, t.stream)
 	actx, stop := x.clientDeadline(actx, r.Header, start)
 	defer stop()

@@ -88,6 +88,10 @@ type translated struct {
 	// betas are the API betas the client asked for (Anthropic's
 	// anthropic-beta header), for provider.WithClientBetas.
 	betas []string
+	// echo is what the reply repeats of the request's settings, JSON
+	// members each after a comma (the Responses API's response object
+	// echoes them; empty in the other formats).
+	echo []byte
 }
 
 // replyInfo is what every event of a reply repeats.
@@ -102,6 +106,8 @@ type replyInfo struct {
 	// extension: the client opted in to restarts (HeaderMidstream), so
 	// events carry the llmrelay member.
 	extension bool
+	// echo is the request's settings the reply repeats (translated.echo).
+	echo []byte
 }
 
 // param names a field of the engine's request as the client wrote it.

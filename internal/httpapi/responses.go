@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -61,9 +62,14 @@ func (responses) decode(body []byte, _ http.Header) (*translated, *failure) {
 	}
 	t := &translated{req: &llmrelayv1.GenerateRequest{}, own: map[string]bool{}, format: responses{}, maxTokensField: "max_output_tokens"}
 	var instructions *llmrelayv1.Message
+	var wire echoWire
 	field := func(key string, raw json.RawMessage) error {
 		if key != "instructions" {
-			return t.responsesField(key, raw)
+			if err := t.responsesField(key, raw); err != nil {
+				return err
+			}
+			wire.note(key, raw)
+			return nil
 		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
@@ -78,8 +84,182 @@ func (responses) decode(body []byte, _ http.Header) (*translated, *failure) {
 	if instructions != nil {
 		t.req.Messages = append([]*llmrelayv1.Message{instructions}, t.req.Messages...)
 		t.messages = append([]string{"instructions"}, t.messages...)
+		wire.instructions = &instructions.Content
 	}
+	t.echo = wire.echo(t)
 	return t, nil
+}
+
+// echoWire is what a Responses reply repeats of its request that the
+// engine's request does not keep as the client wrote it: the
+// instructions (which become a system message), metadata and user (which
+// share the call's labels), max_tool_calls (nothing to do) and whether
+// text.format was json_object (a schema of any object to the engine).
+type echoWire struct {
+	instructions *string
+	metadata     map[string]string
+	user         *string
+	maxToolCalls *int64
+	jsonObject   bool
+}
+
+// note keeps what echo needs of a request member the door translated.
+func (w *echoWire) note(key string, raw json.RawMessage) {
+	switch key {
+	case "metadata":
+		_ = json.Unmarshal(raw, &w.metadata)
+	case "user":
+		_ = json.Unmarshal(raw, &w.user)
+	case "max_tool_calls":
+		var n int64
+		if json.Unmarshal(raw, &n) == nil {
+			w.maxToolCalls = &n
+		}
+	case "text":
+		var tc struct {
+			Format struct {
+				Type string `json:"type"`
+			} `json:"format"`
+		}
+		_ = json.Unmarshal(raw, &tc)
+		w.jsonObject = tc.Format.Type == "json_object"
+	}
+}
+
+// responsesEcho is the request's settings as a Responses reply repeats
+// them, with the names and shapes of OpenAI's response object: what
+// llmrelay applied, read from the engine's request where it keeps them,
+// so that nothing is echoed that the call does not do. A setting the
+// request left out is null (a route's defaults may fill it in, which the
+// door does not see), or the API's default where llmrelay does the same
+// (tool_choice auto, parallel tool calls, no truncation, no logprobs).
+type responsesEcho struct {
+	Instructions      *string           `json:"instructions"`
+	MaxOutputTokens   *uint32           `json:"max_output_tokens"`
+	MaxToolCalls      *int64            `json:"max_tool_calls"`
+	Metadata          map[string]string `json:"metadata"`
+	ParallelToolCalls bool              `json:"parallel_tool_calls"`
+	PromptCacheKey    *string           `json:"prompt_cache_key,omitempty"`
+	Reasoning         *echoReasoning    `json:"reasoning"`
+	SafetyIdentifier  *string           `json:"safety_identifier,omitempty"`
+	Temperature       *float32          `json:"temperature"`
+	Text              *echoText         `json:"text,omitempty"`
+	ToolChoice        any               `json:"tool_choice"`
+	Tools             []echoTool        `json:"tools"`
+	TopLogprobs       int               `json:"top_logprobs"`
+	TopP              *float32          `json:"top_p"`
+	Truncation        string            `json:"truncation"`
+	User              *string           `json:"user,omitempty"`
+}
+
+// echoReasoning is the reasoning settings: the effort the provider was
+// asked for; no summary, which llmrelay does not make.
+type echoReasoning struct {
+	Effort  any `json:"effort"`
+	Summary any `json:"summary"`
+}
+
+// echoText is text: its format when the request asked for structured
+// output (a plain text format is not shown: the engine cannot tell it
+// from none, for which a route's default structured output may stand in),
+// and its verbosity when set.
+type echoText struct {
+	Format    *echoFormat `json:"format,omitempty"`
+	Verbosity any         `json:"verbosity,omitempty"`
+}
+
+// echoFormat is a structured output format. strict is true: llmrelay
+// validates every reply against the schema, whatever the request said.
+type echoFormat struct {
+	Type   string         `json:"type"`
+	Name   *string        `json:"name,omitempty"`
+	Schema map[string]any `json:"schema,omitempty"`
+	Strict *bool          `json:"strict,omitempty"`
+}
+
+// echoTool is a function tool. strict is false: llmrelay does not hold
+// a call's arguments to the tool's parameters.
+type echoTool struct {
+	Type        string         `json:"type"`
+	Name        string         `json:"name"`
+	Description *string        `json:"description"`
+	Parameters  map[string]any `json:"parameters"`
+	Strict      bool           `json:"strict"`
+}
+
+// echo renders the request's settings (responsesEcho) as JSON members,
+// each after a comma, for appendResponse.
+func (w *echoWire) echo(t *translated) []byte {
+	req := t.req
+	e := responsesEcho{
+		Instructions: w.instructions, MaxToolCalls: w.maxToolCalls,
+		Metadata: w.metadata, User: w.user, ParallelToolCalls: !req.GetToolChoice().GetDisableParallelToolCalls(),
+		ToolChoice: "auto", Tools: []echoTool{}, Truncation: "disabled",
+	}
+	if gen := req.GetGeneration(); gen != nil {
+		e.MaxOutputTokens, e.Temperature, e.TopP = gen.MaxOutputTokens, gen.Temperature, gen.TopP
+	}
+	if e.Metadata == nil {
+		e.Metadata = map[string]string{}
+	}
+	// The options the door passed to the provider under their own names.
+	option := func(key string) any {
+		if !t.own[key] {
+			return nil
+		}
+		return req.GetProviderOptions().GetFields()[key].AsInterface()
+	}
+	str := func(v any) *string {
+		if s, ok := v.(string); ok {
+			return &s
+		}
+		return nil
+	}
+	e.PromptCacheKey, e.SafetyIdentifier = str(option("prompt_cache_key")), str(option("safety_identifier"))
+	if effort := option("reasoning_effort"); effort != nil {
+		e.Reasoning = &echoReasoning{Effort: effort}
+	}
+	var text echoText
+	if rf := req.GetResponseFormat(); rf != nil {
+		if w.jsonObject {
+			text.Format = &echoFormat{Type: "json_object"}
+		} else {
+			strict, name := true, rf.GetName()
+			text.Format = &echoFormat{Type: "json_schema", Name: &name, Schema: rf.GetJsonSchema().AsMap(), Strict: &strict}
+		}
+	}
+	text.Verbosity = option("verbosity")
+	if text.Format != nil || text.Verbosity != nil {
+		e.Text = &text
+	}
+	switch tc := req.GetToolChoice(); tc.GetMode() {
+	case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE:
+		e.ToolChoice = "none"
+	case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_REQUIRED:
+		e.ToolChoice = "required"
+	case llmrelayv1.ToolChoiceMode_TOOL_CHOICE_MODE_TOOL:
+		e.ToolChoice = map[string]string{"type": "function", "name": tc.GetName()}
+	}
+	for _, tl := range req.GetTools() {
+		et := echoTool{Type: "function", Name: tl.GetName()}
+		if d := tl.GetDescription(); d != "" {
+			et.Description = &d
+		}
+		if tl.GetParameters() != nil {
+			et.Parameters = tl.GetParameters().AsMap()
+		}
+		e.Tools = append(e.Tools, et)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		return nil // not reached: every member is plain JSON
+	}
+	// {...}\n: the members, after a comma.
+	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	out[0] = ','
+	return out[:len(out)-1]
 }
 
 // responsesField translates one top-level member of the request.
@@ -673,7 +853,9 @@ func appendResponse(b []byte, r *replyInfo, status string, output []byte, usage 
 	b = appendString(b, r.model)
 	b = append(b, `,"output":[`...)
 	b = append(b, output...)
-	b = append(b, `],"previous_response_id":null,"store":false,"usage":`...)
+	b = append(b, `],"previous_response_id":null,"store":false`...)
+	b = append(b, r.echo...)
+	b = append(b, `,"usage":`...)
 	if usage != nil {
 		u, _ := json.Marshal(responsesUsageOf(usage))
 		b = append(b, u...)

@@ -2,7 +2,9 @@ package httpapi_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"os"
 	"strings"
@@ -10,8 +12,10 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	ooption "github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -317,4 +321,168 @@ func TestOpenAIResponsesSDKGeminiCallSignature(t *testing.T) {
 			wantCallSignatureBack(t, reqs[len(reqs)-1].Body, signature)
 		})
 	}
+}
+
+// TestOpenAIResponsesSDKEchoesSettings: a response repeats the settings of
+// its request that llmrelay applied, as OpenAI's response object does, in
+// the reply that is not streamed and in the streamed one's
+// response.created, response.in_progress and response.completed; a
+// setting the request left out is null, or the API's default where
+// llmrelay does the same.
+func TestOpenAIResponsesSDKEchoesSettings(t *testing.T) {
+	text, err := os.ReadFile("../provider/openai/testdata/text.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Body: text} })
+	t.Setenv("LLMRELAY_TEST_GPT_KEY", "sk-test")
+	base, _ := doors(t, func(cfg *config.Config) {
+		cfg.Providers = append(cfg.Providers, provider.Config{Name: "gpt", Kind: "openai", BaseURL: upstream.URL, APIKeyEnv: "LLMRELAY_TEST_GPT_KEY"})
+	})
+	client := openai.NewClient(ooption.WithBaseURL(base+"/v1"), ooption.WithAPIKey(sdkKey), ooption.WithMaxRetries(0))
+	input := responses.ResponseNewParamsInputUnion{OfString: openai.String(sdkText)}
+	weather := map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}
+
+	// each runs a case's request, not streamed and streamed, and checks
+	// the response object, and each of the stream's, with check.
+	each := func(t *testing.T, params responses.ResponseNewParams, check func(t *testing.T, r responses.Response)) {
+		t.Helper()
+		t.Run("not streamed", func(t *testing.T) {
+			r, err := client.Responses.New(ctxOf(t), params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, *r)
+		})
+		t.Run("streamed", func(t *testing.T) {
+			stream := client.Responses.NewStreaming(ctxOf(t), params)
+			var seen []string
+			for stream.Next() {
+				switch ev := stream.Current(); ev.Type {
+				case "response.created", "response.in_progress", "response.completed":
+					seen = append(seen, ev.Type)
+					t.Run(ev.Type, func(t *testing.T) { check(t, ev.Response) })
+				}
+			}
+			if err := stream.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if len(seen) != 3 {
+				t.Errorf("events %v", seen)
+			}
+		})
+	}
+
+	t.Run("every setting", func(t *testing.T) {
+		params := responses.ResponseNewParams{
+			Model: "gpt/gpt-4o-mini", Input: input,
+			Instructions:    openai.String("be brief"),
+			Temperature:     openai.Float(0.7),
+			TopP:            openai.Float(0.9),
+			MaxOutputTokens: openai.Int(500),
+			MaxToolCalls:    openai.Int(3),
+			Tools: []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{
+				Name: "weather", Description: openai.String("the weather in a city"), Parameters: weather, Strict: openai.Bool(true),
+			}}},
+			ToolChoice:        responses.ResponseNewParamsToolChoiceUnion{OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: "weather"}},
+			ParallelToolCalls: openai.Bool(false),
+			Reasoning:         shared.ReasoningParam{Effort: shared.ReasoningEffortLow},
+			Text:              responses.ResponseTextConfigParam{Verbosity: responses.ResponseTextConfigVerbosityLow},
+			Metadata:          shared.Metadata{"team": "agents"},
+			User:              openai.String("u-9"),
+			PromptCacheKey:    openai.String("pck"),
+			SafetyIdentifier:  openai.String("sid"),
+			Store:             openai.Bool(true),
+			Truncation:        responses.ResponseNewParamsTruncationDisabled,
+		}
+		each(t, params, func(t *testing.T, r responses.Response) {
+			if r.Instructions.OfString != "be brief" || r.Temperature != 0.7 || r.TopP != 0.9 || r.MaxOutputTokens != 500 || r.MaxToolCalls != 3 {
+				t.Errorf("instructions %q, temperature %v, top_p %v, max_output_tokens %d, max_tool_calls %d",
+					r.Instructions.OfString, r.Temperature, r.TopP, r.MaxOutputTokens, r.MaxToolCalls)
+			}
+			// strict false: llmrelay does not hold arguments to the parameters.
+			if len(r.Tools) != 1 {
+				t.Fatalf("tools %s", r.JSON.Tools.Raw())
+			}
+			if f := r.Tools[0].AsFunction(); f.Type != "function" || f.Name != "weather" || f.Description != "the weather in a city" ||
+				!sameJSON(f.Parameters, weather) || f.Strict || !f.JSON.Strict.Valid() {
+				t.Errorf("tools %s", r.JSON.Tools.Raw())
+			}
+			if tc := r.ToolChoice; tc.Type != "function" || tc.Name != "weather" {
+				t.Errorf("tool_choice %s", r.JSON.ToolChoice.Raw())
+			}
+			if r.ParallelToolCalls || !r.JSON.ParallelToolCalls.Valid() {
+				t.Errorf("parallel_tool_calls %s", r.JSON.ParallelToolCalls.Raw())
+			}
+			if r.Reasoning.Effort != shared.ReasoningEffortLow || r.Reasoning.JSON.Summary.Valid() {
+				t.Errorf("reasoning %s", r.JSON.Reasoning.Raw())
+			}
+			if r.Text.Verbosity != responses.ResponseTextConfigVerbosityLow || r.Text.JSON.Format.Valid() {
+				t.Errorf("text %s", r.JSON.Text.Raw())
+			}
+			if !maps.Equal(r.Metadata, shared.Metadata{"team": "agents"}) || r.User != "u-9" || r.PromptCacheKey != "pck" || r.SafetyIdentifier != "sid" {
+				t.Errorf("metadata %v, user %q, prompt_cache_key %q, safety_identifier %q", r.Metadata, r.User, r.PromptCacheKey, r.SafetyIdentifier)
+			}
+			// Nothing is stored, whatever store says.
+			if store := r.JSON.ExtraFields["store"].Raw(); store != "false" || r.Truncation != responses.ResponseTruncationDisabled || r.Background || r.JSON.PreviousResponseID.Valid() {
+				t.Errorf("store %s, truncation %q, background %v, previous_response_id %s", store, r.Truncation, r.Background, r.JSON.PreviousResponseID.Raw())
+			}
+		})
+	})
+
+	for _, tc := range []struct {
+		name   string
+		format responses.ResponseFormatTextConfigUnionParam
+		want   string
+	}{
+		{"text.format json_schema, strict: llmrelay validates the reply", responses.ResponseFormatTextConfigUnionParam{
+			OfJSONSchema: &responses.ResponseFormatTextJSONSchemaConfigParam{Name: "city", Schema: citySchema, Strict: openai.Bool(false)},
+		}, "json_schema"},
+		{"text.format json_object", responses.ResponseFormatTextConfigUnionParam{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}, "json_object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			params := responses.ResponseNewParams{Model: "mock/echo", Input: input, Text: responses.ResponseTextConfigParam{Format: tc.format}}
+			each(t, params, func(t *testing.T, r responses.Response) {
+				f := r.Text.Format
+				if f.Type != tc.want || r.Text.JSON.Verbosity.Valid() {
+					t.Fatalf("text %s", r.JSON.Text.Raw())
+				}
+				if tc.want == "json_schema" && (f.Name != "city" || !f.Strict || !sameJSON(f.Schema, citySchema)) {
+					t.Errorf("text %s", r.JSON.Text.Raw())
+				}
+			})
+		})
+	}
+
+	t.Run("no settings: nulls and the defaults llmrelay keeps", func(t *testing.T) {
+		each(t, responses.ResponseNewParams{Model: "mock/echo", Input: input}, func(t *testing.T, r responses.Response) {
+			for name, f := range map[string]respjson.Field{
+				"instructions": r.JSON.Instructions, "temperature": r.JSON.Temperature, "top_p": r.JSON.TopP,
+				"max_output_tokens": r.JSON.MaxOutputTokens, "max_tool_calls": r.JSON.MaxToolCalls, "reasoning": r.JSON.Reasoning,
+			} {
+				if f.Raw() != "null" {
+					t.Errorf("%s %s, want null", name, f.Raw())
+				}
+			}
+			for name, f := range map[string]respjson.Field{
+				"text": r.JSON.Text, "user": r.JSON.User, "prompt_cache_key": r.JSON.PromptCacheKey, "safety_identifier": r.JSON.SafetyIdentifier,
+			} {
+				if f.Raw() != "" {
+					t.Errorf("%s %s, want none", name, f.Raw())
+				}
+			}
+			if r.ToolChoice.OfToolChoiceMode != responses.ToolChoiceOptionsAuto || r.JSON.Tools.Raw() != "[]" || !r.ParallelToolCalls ||
+				r.JSON.Metadata.Raw() != "{}" || r.Truncation != responses.ResponseTruncationDisabled || !r.JSON.TopLogprobs.Valid() || r.TopLogprobs != 0 {
+				t.Errorf("tool_choice %s, tools %s, parallel_tool_calls %v, metadata %s, truncation %q, top_logprobs %s",
+					r.JSON.ToolChoice.Raw(), r.JSON.Tools.Raw(), r.ParallelToolCalls, r.JSON.Metadata.Raw(), r.Truncation, r.JSON.TopLogprobs.Raw())
+			}
+		})
+	})
+}
+
+// sameJSON reports whether a and b are the same JSON value.
+func sameJSON(a, b any) bool {
+	ja, erra := json.Marshal(a)
+	jb, errb := json.Marshal(b)
+	return erra == nil && errb == nil && bytes.Equal(ja, jb)
 }

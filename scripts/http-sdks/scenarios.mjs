@@ -13,13 +13,18 @@
 // Anthropic-format server (upstream.mjs): it echoes the last user message,
 // stops at the request's stop sequences as Anthropic does, and counts a
 // prompt's tokens as its words (the system prompt's and the messages').
+// The upstream keeps the requests it received (UPSTREAM_HTTP/recorded,
+// with the key in UPSTREAM_KEY), so that a scenario can check what
+// reached the provider, in the provider's own format.
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 
 const base = process.env.LLMRELAY_HTTP; // http://127.0.0.1:PORT
 const key = process.env.LLMRELAY_KEY;
-if (!base || !key) {
-  console.error('set LLMRELAY_HTTP and LLMRELAY_KEY');
+const upstream = process.env.UPSTREAM_HTTP; // the loopback upstream, http://127.0.0.1:PORT
+const upstreamKey = process.env.UPSTREAM_KEY;
+if (!base || !key || !upstream || !upstreamKey) {
+  console.error('set LLMRELAY_HTTP, LLMRELAY_KEY, UPSTREAM_HTTP and UPSTREAM_KEY');
   process.exit(2);
 }
 const TEXT = 'the quick brown fox jumps over the lazy dog';
@@ -466,6 +471,60 @@ await scenario('anthropic: message_start says 0 behind the mock, which reports u
   const { start, final } = await messageStart(MODEL);
   expect(start?.input_tokens === 0 && start.output_tokens === 0, `message_start usage ${JSON.stringify(start)}`);
   expect(final.input_tokens === 9 && final.output_tokens === 9, `final usage ${JSON.stringify(final)}`);
+});
+
+// Images through each door to the anthropic provider: the upstream gets
+// each in Anthropic's format, a base64 image block among the message's
+// text blocks in the order the client wrote them, and echoes the text.
+
+// A 1×1 PNG, and the same as the data: URL OpenAI's formats take.
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const PNG_URL = `data:image/png;base64,${PNG}`;
+
+// upstreamGot checks that the upstream's last request whose user message
+// has the text `text` carries the PNG, in Anthropic's format, in that
+// message, its blocks of the types `order` in that order.
+async function upstreamGot(text, order) {
+  const res = await fetch(`${upstream}/recorded`, { headers: { 'x-api-key': upstreamKey } });
+  expect(res.ok, `GET /recorded: ${res.status}`);
+  const messages = (await res.json()).flatMap((body) => body.messages ?? [])
+    .filter((m) => m.role === 'user' && Array.isArray(m.content) && m.content.some((b) => b.type === 'text' && b.text === text));
+  expect(messages.length > 0, `no upstream request has a user message with the text ${JSON.stringify(text)}`);
+  const m = messages.at(-1);
+  const image = m.content.find((b) => b.type === 'image');
+  expect(m.content.map((b) => b.type).join(',') === order.join(','), `blocks ${m.content.map((b) => b.type)}, want ${order}`);
+  expect(image.source?.type === 'base64' && image.source.media_type === 'image/png' && image.source.data === PNG,
+    `image block ${JSON.stringify(image)}`);
+}
+
+await scenario('openai: an image_url data: URL reaches an anthropic provider as a base64 image block', async () => {
+  const text = 'what is in this image (chat)?';
+  const r = await openai().chat.completions.create({
+    model: CLAUDE,
+    messages: [{ role: 'user', content: [{ type: 'text', text }, { type: 'image_url', image_url: { url: PNG_URL, detail: 'low' } }] }],
+  });
+  expect(r.choices[0].message.content === text && r.choices[0].finish_reason === 'stop', `reply ${JSON.stringify(r.choices[0])}`);
+  await upstreamGot(text, ['text', 'image']);
+});
+
+await scenario('openai: responses, an input_image reaches an anthropic provider as a base64 image block', async () => {
+  const text = 'what is in this image (responses)?';
+  const r = await openai().responses.create({
+    model: CLAUDE,
+    input: [{ role: 'user', content: [{ type: 'input_text', text }, { type: 'input_image', image_url: PNG_URL, detail: 'auto' }] }],
+  });
+  expect(r.output_text === text && r.status === 'completed', `reply ${JSON.stringify(r.output)} ${r.status}`);
+  await upstreamGot(text, ['text', 'image']);
+});
+
+await scenario('anthropic: a base64 image block reaches an anthropic provider as it was sent', async () => {
+  const text = 'what is in this image (messages)?';
+  const r = await anthropic().messages.create({
+    model: CLAUDE, max_tokens: 256,
+    messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }, { type: 'text', text }] }],
+  });
+  expect(r.content[0]?.text === text && r.stop_reason === 'end_turn', `reply ${JSON.stringify(r)}`);
+  await upstreamGot(text, ['image', 'text']);
 });
 
 // The SDKs' timeout bounds the wait for the response, not the stream that

@@ -12,6 +12,9 @@
 //   and again, with output_tokens, in message_delta.
 // - POST /v1/messages/count_tokens: {"input_tokens": N}, refusing members
 //   the endpoint does not take as Anthropic does.
+// - GET /recorded (not Anthropic's): the bodies of the POST /v1/messages
+//   requests it received, in order, as a JSON list, for the scenarios to
+//   check what reached the provider in its own format (an image's block).
 //
 // N, the prompt's tokens, is its words: the system prompt's and each
 // message's text. It prints "listening PORT" once it listens.
@@ -21,6 +24,8 @@ const KEY = process.env.UPSTREAM_KEY;
 const MODEL = 'claude-up';
 const COUNT_MEMBERS = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config',
   'output_format', 'cache_control', 'speed', 'mcp_servers', 'context_management']);
+
+const recorded = [];
 
 const texts = (content) => (typeof content === 'string' ? [content]
   : (content ?? []).filter((b) => b.type === 'text').map((b) => b.text));
@@ -67,6 +72,10 @@ const server = http.createServer(async (req, res) => {
   let raw = '';
   for await (const chunk of req) raw += chunk;
   if (req.headers['x-api-key'] !== KEY) return error(res, 401, 'authentication_error', 'invalid x-api-key');
+  if (req.method === 'GET' && req.url === '/recorded') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify(recorded));
+  }
   let body;
   try {
     body = JSON.parse(raw);
@@ -74,7 +83,10 @@ const server = http.createServer(async (req, res) => {
     return error(res, 400, 'invalid_request_error', 'the body is not JSON');
   }
   if (body.model !== MODEL) return error(res, 404, 'not_found_error', `model: ${body.model}`);
-  if (req.method === 'POST' && req.url === '/v1/messages') return messages(res, body);
+  if (req.method === 'POST' && req.url === '/v1/messages') {
+    recorded.push(body);
+    return messages(res, body);
+  }
   if (req.method === 'POST' && req.url === '/v1/messages/count_tokens') return countTokens(res, body);
   return error(res, 404, 'not_found_error', `${req.method} ${req.url}`);
 });
