@@ -7,8 +7,9 @@
 # anthropic provider gives: token counts, the stop sequence that ended a
 # reply, the prompt's tokens in message_start; and the requests it
 # received, for the scenarios that check what reached it, such as an
-# image in Anthropic's format), and one API key, its HTTP listener on a
-# free loopback port.
+# image in Anthropic's format) and a gemini provider `gem` on the same
+# server (a Gemini 3 tool loop's thought signature), and one API key, its
+# HTTP listener on a free loopback port.
 # The scenarios (scripts/http-sdks/scenarios.mjs) print one line each; the
 # script fails when one fails. `make test-clients` runs it.
 # LLMRELAY_BIN=path runs that server binary instead of building one, to see
@@ -76,12 +77,13 @@ log: {level: info, format: text}
 providers:
   - {name: mock, kind: mock}
   - {name: claude, kind: anthropic, base_url: "http://127.0.0.1:$upstream_port/v1", api_key_env: UPSTREAM_KEY, models: [claude-up]}
+  - {name: gem, kind: gemini, base_url: "http://127.0.0.1:$upstream_port/gemini/v1beta", api_key_env: UPSTREAM_KEY, models: [gemini-up]}
 retry:
   initial_backoff: 10ms
   max_backoff: 20ms
 auth:
   keys:
-    - {name: http-sdks, sha256: $sha, scopes: [generate, models.list], models: ["mock/*", "claude/*"]}
+    - {name: http-sdks, sha256: $sha, scopes: [generate, models.list], models: ["mock/*", "claude/*", "gem/*"]}
 YAML
 # The log exists before the loop below reads it: the background job's
 # redirection may come after the first read, which set -e ended on.

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -123,6 +124,39 @@ func parseSignature(s string) (format, sig string) {
 		return provider.FormatAnthropic, s
 	}
 	return format, sig
+}
+
+// callPrefix prefixes the signature of a thinking block that carries
+// a tool call's signature rather than reasoning (Gemini's thoughtSignature
+// on a functionCall, which Gemini 3 requires back): a tool_use block has
+// no member for it, but the SDKs send a thinking block back as it came
+// when an application appends a reply's content to its messages. The
+// block has no text, and its signature is
+// "llmrelay/call/<the call id, base64url>/<the call's signature>".
+const callPrefix = foreignSignature + "call/"
+
+// wireCallSignature returns the signature of the thinking block that
+// carries tc's signature, empty when tc has none.
+func wireCallSignature(tc *llmrelayv1.ToolCall) string {
+	if tc.GetSignature() == "" {
+		return ""
+	}
+	return callPrefix + base64.RawURLEncoding.EncodeToString([]byte(tc.GetId())) + "/" + tc.GetSignature()
+}
+
+// parseCallSignature reads a signature wireCallSignature wrote: the call
+// id and its signature; false for any other.
+func parseCallSignature(s string) (call, sig string, ok bool) {
+	rest, ok := strings.CutPrefix(s, callPrefix)
+	if !ok {
+		return "", "", false
+	}
+	id, sig, ok := strings.Cut(rest, "/")
+	b, err := base64.RawURLEncoding.DecodeString(id)
+	if !ok || err != nil || len(b) == 0 || sig == "" {
+		return "", "", false
+	}
+	return string(b), sig, true
 }
 
 // decode translates a Messages request, and its anthropic-beta header.
@@ -429,6 +463,10 @@ func (t *translated) anthropicMessage(role string, content json.RawMessage, path
 	m := &llmrelayv1.Message{Role: r}
 	var text []string
 	var user userContent // a user message's text and images, in order
+	// signatures are the tool calls' signatures the message's thinking
+	// blocks carried (wireCallSignature), by call id; one whose call is
+	// not in the message is dropped.
+	var signatures map[string]string
 	for j, braw := range blocks {
 		at := ".content[" + strconv.Itoa(j) + "]"
 		var b block
@@ -479,6 +517,15 @@ func (t *translated) anthropicMessage(role string, content json.RawMessage, path
 			m.Parts = append(m.Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_ToolCall{ToolCall: uint32(len(m.ToolCalls))}})
 			m.ToolCalls = append(m.ToolCalls, &llmrelayv1.ToolCall{Id: b.ID, Name: b.Name, Arguments: args})
 		case "thinking", "redacted_thinking":
+			if call, sig, ok := parseCallSignature(b.Signature); ok && b.Type == "thinking" {
+				// A tool call's signature, not a reasoning block: it goes
+				// on its call.
+				if signatures == nil {
+					signatures = map[string]string{}
+				}
+				signatures[call] = sig
+				continue
+			}
 			rs := &llmrelayv1.Reasoning{}
 			if b.Type == "thinking" {
 				rs.Format, rs.Signature = parseSignature(b.Signature)
@@ -489,6 +536,9 @@ func (t *translated) anthropicMessage(role string, content json.RawMessage, path
 			m.Parts = append(m.Parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_Reasoning{Reasoning: uint32(len(m.Reasoning))}})
 			m.Reasoning = append(m.Reasoning, rs)
 		}
+	}
+	for _, tc := range m.ToolCalls {
+		tc.Signature = signatures[tc.GetId()]
 	}
 	if r == llmrelayv1.Role_ROLE_ASSISTANT {
 		// The parts' text is the content, block by block.
@@ -830,6 +880,13 @@ func (anthropic) reply(r *replyInfo, f *llmrelayv1.Final) ([]byte, error) {
 	}
 	text := func(s string) error { return add(replyBlock{Type: "text", Text: &s}) }
 	toolCall := func(tc *llmrelayv1.ToolCall) error {
+		if sig := wireCallSignature(tc); sig != "" {
+			// The call's signature, in a thinking block before it.
+			empty := ""
+			if err := add(replyBlock{Type: "thinking", Thinking: &empty, Signature: &sig}); err != nil {
+				return err
+			}
+		}
 		return add(replyBlock{Type: "tool_use", ID: tc.GetId(), Name: tc.GetName(), Input: toolInput(tc.GetArguments())})
 	}
 	providerTool := func(pt *llmrelayv1.ProviderToolBlock) error {
@@ -948,6 +1005,7 @@ const (
 	blockThinking
 	blockRedacted
 	blockTool
+	blockCallSignature // a thinking block with a tool call's signature
 )
 
 // messagesStream writes a reply as Anthropic's stream events. Each kind of
@@ -966,11 +1024,17 @@ type messagesStream struct {
 	format string
 	signed bool
 	// tools maps tool calls, by their index, to their blocks.
-	tools map[uint32]int
+	tools map[uint32]toolBlock
+}
+
+// toolBlock is a streamed tool call's block: its index, and the call's id.
+type toolBlock struct {
+	index int
+	id    string
 }
 
 func (anthropic) stream(r *replyInfo) streamEncoder {
-	return &messagesStream{r: r, tools: map[uint32]int{}}
+	return &messagesStream{r: r, tools: map[uint32]toolBlock{}}
 }
 
 // start writes message_start, whose usage is, as in Anthropic's own
@@ -1083,8 +1147,13 @@ func (s *messagesStream) delta(b []byte, d *llmrelayv1.Delta, attempt uint32) []
 }
 
 func (s *messagesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta, attempt uint32) []byte {
-	index, seen := s.tools[tc.GetIndex()]
+	block, seen := s.tools[tc.GetIndex()]
 	if !seen {
+		block.id = tc.GetId()
+		// The call's signature, when it comes with the call (Gemini
+		// sends a call whole), in a thinking block before it, as in a
+		// reply that is not streamed.
+		b = s.callSignature(b, block.id, tc.GetSignature(), attempt)
 		b = s.startBlock(b, blockTool, tc.GetIndex(), "tool_use")
 		b = append(b, ',')
 		b = appendKeyString(b, "id", tc.GetId())
@@ -1092,18 +1161,39 @@ func (s *messagesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta, attem
 		b = appendKeyString(b, "name", tc.GetName())
 		b = append(b, `,"input":{}}`...)
 		b = s.end(b, attempt)
-		index = s.open
-		s.tools[tc.GetIndex()] = index
+		block.index = s.open
+		s.tools[tc.GetIndex()] = block
+	} else {
+		// A signature that comes later: a thinking block after the call.
+		b = s.callSignature(b, block.id, tc.GetSignature(), attempt)
 	}
 	if tc.GetArgumentsDelta() == "" {
 		return b
 	}
 	// A tool call's block stays addressable after another block started:
 	// its arguments go to its own index.
-	b = s.deltaAt(b, index, "input_json_delta")
+	b = s.deltaAt(b, block.index, "input_json_delta")
 	b = appendKeyString(b, "partial_json", tc.GetArgumentsDelta())
 	b = append(b, '}')
 	return s.end(b, attempt)
+}
+
+// callSignature writes the thinking block that carries the signature of
+// the call with the id (wireCallSignature): no text, the signature in a
+// signature_delta as Anthropic streams a thinking block's; nothing when
+// there is no signature.
+func (s *messagesStream) callSignature(b []byte, id, sig string, attempt uint32) []byte {
+	if sig == "" {
+		return b
+	}
+	b = s.startBlock(b, blockCallSignature, 0, "thinking")
+	b = append(b, `,"thinking":"","signature":""}`...)
+	b = s.end(b, attempt)
+	b = s.blockDelta(b, "signature_delta")
+	b = appendKeyString(b, "signature", wireCallSignature(&llmrelayv1.ToolCall{Id: id, Signature: sig}))
+	b = append(b, '}')
+	b = s.end(b, attempt)
+	return s.closeBlock(b)
 }
 
 func (s *messagesStream) reasoningDelta(b []byte, rd *llmrelayv1.ReasoningDelta, attempt uint32) []byte {

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/openai/openai-go/v3"
 	ooption "github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -190,5 +193,93 @@ func wantCallSignatureBack(t *testing.T, body []byte, signature string) {
 	}
 	if got := next.Contents[1].Parts[0].ThoughtSignature; got != signature {
 		t.Errorf("the function call went back with thoughtSignature %q, want the one it came with (%d bytes)", got, len(signature))
+	}
+}
+
+// TestAnthropicSDKGeminiCallSignature: an agent loop on a Gemini 3 model
+// through the Anthropic door, as anthropic-sdk-go's applications write it:
+// append the reply's ToParam() (a stream's accumulated message's) and the
+// tool results, ask again. A tool_use block has no member for the
+// thoughtSignature Gemini 3 requires back, so the door puts it in a
+// thinking block before the call, which the SDK sends back unchanged, and
+// the next upstream request has it on its functionCall part, exactly as it
+// streamed. The same messages sent to an anthropic upstream carry nothing
+// new: the block is llmrelay's, not reasoning.
+func TestAnthropicSDKGeminiCallSignature(t *testing.T) {
+	turn1, text, signature := geminiCallTurn(t)
+	gemini := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
+		if n%2 == 0 {
+			return pt.Reply{Body: turn1}
+		}
+		return pt.Reply{Body: text}
+	})
+	claudeText, err := os.ReadFile("../provider/anthropic/testdata/text.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Body: claudeText} })
+	t.Setenv("LLMRELAY_TEST_GEMINI_KEY", "test")
+	base, _ := doors(t, func(cfg *config.Config) {
+		cfg.Providers = append(cfg.Providers,
+			provider.Config{Name: "gem", Kind: "gemini", BaseURL: gemini.URL, APIKeyEnv: "LLMRELAY_TEST_GEMINI_KEY"},
+			provider.Config{Name: "claude", Kind: "anthropic", BaseURL: claude.URL, APIKeyEnv: "LLMRELAY_TEST_GEMINI_KEY"})
+	})
+	client := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey), aoption.WithMaxRetries(0))
+	tools := []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{Name: "get_country", InputSchema: anthropic.ToolInputSchemaParam{}}}}
+	ask := anthropic.NewUserMessage(anthropic.NewTextBlock("What is the capital of the user country? Call the tool"))
+
+	for i, streamed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "not streamed", true: "streamed"}[streamed], func(t *testing.T) {
+			params := anthropic.MessageNewParams{Model: "gem/gemini-3-pro-preview", MaxTokens: 1024, Tools: tools,
+				Messages: []anthropic.MessageParam{ask}}
+			var reply anthropic.Message
+			if streamed {
+				reply = accumulated(t, client.Messages.NewStreaming(ctxOf(t), params))
+			} else {
+				r, err := client.Messages.New(ctxOf(t), params)
+				if err != nil {
+					t.Fatal(err)
+				}
+				reply = *r
+			}
+			// The call's signature in a thinking block without text before
+			// the call.
+			if len(reply.Content) != 2 || reply.Content[0].Type != "thinking" || reply.Content[0].Thinking != "" ||
+				!strings.HasPrefix(reply.Content[0].Signature, "llmrelay/call/") || !strings.HasSuffix(reply.Content[0].Signature, "/"+signature) ||
+				reply.Content[1].Type != "tool_use" || reply.Content[1].Name != "get_country" || reply.StopReason != "tool_use" {
+				t.Fatalf("reply %s, want a thinking block with the call's signature (%d bytes) and the tool_use", reply.RawJSON(), len(signature))
+			}
+			callID := reply.Content[1].ID
+			params.Messages = append(params.Messages, reply.ToParam(),
+				anthropic.NewUserMessage(anthropic.NewToolResultBlock(callID, `{"country":"France"}`, false)))
+			if _, err := client.Messages.New(ctxOf(t), params); err != nil {
+				t.Fatal(err)
+			}
+			reqs := gemini.Requests()
+			if len(reqs) != 2*(i+1) {
+				t.Fatalf("the upstream got %d requests", len(reqs))
+			}
+			wantCallSignatureBack(t, reqs[len(reqs)-1].Body, signature)
+
+			// The same conversation to an anthropic upstream: the tool_use
+			// alone, no thinking block.
+			params.Model = "claude/claude-sonnet-4-5"
+			if _, err := client.Messages.New(ctxOf(t), params); err != nil {
+				t.Fatal(err)
+			}
+			claudeReqs := claude.Requests()
+			var body struct {
+				Messages json.RawMessage `json:"messages"`
+			}
+			if err := json.Unmarshal(claudeReqs[len(claudeReqs)-1].Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			want := `[{"role":"user","content":[{"type":"text","text":"What is the capital of the user country? Call the tool"}]},` +
+				`{"role":"assistant","content":[{"type":"tool_use","id":"` + callID + `","name":"get_country","input":{}}]},` +
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + callID + `","content":"{\"country\":\"France\"}"}]}]`
+			if string(body.Messages) != want {
+				t.Errorf("anthropic upstream messages\n %s\nwant\n %s", body.Messages, want)
+			}
+		})
 	}
 }

@@ -317,6 +317,23 @@ func TestAnthropicRequest(t *testing.T) {
 				"generation":{"maxOutputTokens":9},"providerOptions":{"thinking":{"type":"enabled","budget_tokens":2048}}}`,
 		},
 		{
+			// The blocks the door wrote for a Gemini turn: its reasoning's
+			// signature, and each call's in a thinking block of its own,
+			// which goes on the call; one for a call the message does not
+			// have is dropped.
+			name: "a call's signature in a thinking block goes on its call",
+			body: `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"x"},
+				{"role":"assistant","content":[{"type":"thinking","thinking":"","signature":"llmrelay/gemini/Q2lrQg=="},{"type":"text","text":"Checking."},
+					{"type":"thinking","thinking":"","signature":"llmrelay/call/Y2FsbF8x/EpwI+/a="},{"type":"tool_use","id":"call_1","name":"weather","input":{"city":"Paris"}},
+					{"type":"tool_use","id":"call_2","name":"time","input":{}},{"type":"thinking","thinking":"","signature":"llmrelay/call/Y2FsbF8y/EpwJ/b+="},
+					{"type":"thinking","thinking":"","signature":"llmrelay/call/Y2FsbF85/EpwK"}]}]}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"},
+				{"role":"ROLE_ASSISTANT","content":"Checking.",
+				 "reasoning":[{"signature":"Q2lrQg==","format":"gemini"}],
+				 "toolCalls":[{"id":"call_1","name":"weather","arguments":"{\"city\":\"Paris\"}","signature":"EpwI+/a="},{"id":"call_2","name":"time","arguments":"{}","signature":"EpwJ/b+="}]}],
+				"generation":{"maxOutputTokens":9}}`,
+		},
+		{
 			name: "output_config format is structured output, effort goes to the provider",
 			body: `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"x"}],"output_config":{"effort":"low","format":{"type":"json_schema","schema":{"type":"object"}}}}`,
 			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}],"generation":{"maxOutputTokens":9},"responseFormat":{"jsonSchema":{"type":"object"}},"providerOptions":{"output_config":{"effort":"low"}}}`,

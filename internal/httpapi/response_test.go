@@ -40,6 +40,12 @@ func toolCall(attempt, index uint32, id, name, args string) *llmrelayv1.Generate
 	}}}
 }
 
+// signed is a tool call's fragment with the call's signature.
+func signed(ev *llmrelayv1.GenerateEvent, signature string) *llmrelayv1.GenerateEvent {
+	ev.GetDelta().GetToolCall().Signature = signature
+	return ev
+}
+
 func reasoning(attempt uint32, text, signature, format string) *llmrelayv1.GenerateEvent {
 	return &llmrelayv1.GenerateEvent{Attempt: attempt, Event: &llmrelayv1.GenerateEvent_Delta{Delta: &llmrelayv1.Delta{
 		Reasoning: &llmrelayv1.ReasoningDelta{Text: text, Signature: signature, Format: format},
@@ -138,6 +144,23 @@ var responseCases = []responseCase{
 		},
 	},
 	{
+		// Gemini signed its calls (thoughtSignature): the first's
+		// signature came with the call, as Gemini sends it; the second's
+		// in a later fragment. Its reasoning has a signature and no text.
+		name: "signed_tool_calls", stream: true,
+		events: []*llmrelayv1.GenerateEvent{
+			reasoning(1, "", "Q2lrQg==", provider.FormatGemini),
+			signed(toolCall(1, 0, "call_1", "weather", `{"city":"Paris"}`), "EpwI+/a="),
+			toolCall(1, 1, "call_2", "time", `{}`), signed(toolCall(1, 1, "", "", ""), "EpwJ/b+="),
+			final(1, &llmrelayv1.Message{
+				Reasoning: []*llmrelayv1.Reasoning{{Signature: "Q2lrQg==", Format: provider.FormatGemini}},
+				ToolCalls: []*llmrelayv1.ToolCall{
+					{Id: "call_1", Name: "weather", Arguments: `{"city":"Paris"}`, Signature: "EpwI+/a="},
+					{Id: "call_2", Name: "time", Arguments: `{}`, Signature: "EpwJ/b+="},
+				}}, llmrelayv1.FinishReason_FINISH_REASON_TOOL_CALLS),
+		},
+	},
+	{
 		name: "reasoning", stream: true,
 		events: []*llmrelayv1.GenerateEvent{
 			reasoning(1, "Let me ", "", provider.FormatMock), reasoning(1, "think.", "", provider.FormatMock), reasoning(1, "", "c2ln", provider.FormatMock),
@@ -201,6 +224,15 @@ var responseCases = []responseCase{
 		events: []*llmrelayv1.GenerateEvent{final(1, &llmrelayv1.Message{ToolCalls: []*llmrelayv1.ToolCall{
 			{Id: "call_1", Name: "weather", Arguments: `{"city":"Paris"}`},
 		}}, llmrelayv1.FinishReason_FINISH_REASON_TOOL_CALLS)},
+	},
+	{
+		name: "whole_signed_tool_calls",
+		events: []*llmrelayv1.GenerateEvent{final(1, &llmrelayv1.Message{
+			Content: "Checking.",
+			ToolCalls: []*llmrelayv1.ToolCall{
+				{Id: "call_1", Name: "weather", Arguments: `{"city":"Paris"}`, Signature: "EpwI+/a="},
+				{Id: "call_2", Name: "time", Arguments: `{}`},
+			}}, llmrelayv1.FinishReason_FINISH_REASON_TOOL_CALLS)},
 	},
 	{
 		name: "whole_reasoning",

@@ -13,9 +13,14 @@
 // Anthropic-format server (upstream.mjs): it echoes the last user message,
 // stops at the request's stop sequences as Anthropic does, and counts a
 // prompt's tokens as its words (the system prompt's and the messages').
+<<<<<<< HEAD
 // The upstream keeps the requests it received (UPSTREAM_HTTP/recorded,
 // with the key in UPSTREAM_KEY), so that a scenario can check what
 // reached the provider, in the provider's own format.
+=======
+// GEMINI is a model of a gemini provider on the same upstream, which calls
+// a tool with a thought signature and wants it back, as Gemini 3 does.
+>>>>>>> gemdoor-s25
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 
@@ -30,6 +35,7 @@ if (!base || !key || !upstream || !upstreamKey) {
 const TEXT = 'the quick brown fox jumps over the lazy dog';
 const MODEL = 'mock/echo';
 const CLAUDE = 'claude/claude-up';
+const GEMINI = 'gem/gemini-up';
 
 let failures = 0;
 async function scenario(name, fn) {
@@ -333,6 +339,25 @@ await scenario('anthropic: a tool use round trip', async () => {
     messages: [...user, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '18C' }, { type: 'text', text: 'thanks' }] }],
   });
   expect(second.content[0].text === 'thanks', `second reply ${JSON.stringify(second.content)}`);
+});
+
+await scenario('anthropic: a Gemini 3 tool loop, the reply\'s content sent back as it came', async () => {
+  // Gemini 3 answers 400 when the function call comes back without its
+  // thought signature; llmrelay carries it in a thinking block, which the
+  // application's usual loop sends back with the tool_use.
+  const tools = [{ name: 'get_country', input_schema: { type: 'object', properties: {} } }];
+  const ask = [{ role: 'user', content: 'What is the capital of the user country? Call the tool' }];
+  for (const streamed of [false, true]) {
+    const params = { model: GEMINI, max_tokens: 256, messages: ask, tools };
+    const first = streamed ? await anthropic().messages.stream(params).finalMessage() : await anthropic().messages.create(params);
+    const use = first.content.find((b) => b.type === 'tool_use');
+    expect(first.stop_reason === 'tool_use' && use?.name === 'get_country', `first reply ${JSON.stringify(first)}`);
+    const second = await anthropic().messages.create({
+      ...params,
+      messages: [...ask, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'France' }] }],
+    });
+    expect(second.content.find((b) => b.type === 'text')?.text === 'Paris', `second reply ${JSON.stringify(second.content)}`);
+  }
 });
 
 await scenario('anthropic: structured output with output_config.format', async () => {

@@ -17,7 +17,15 @@
 //   check what reached the provider in its own format (an image's block).
 //
 // N, the prompt's tokens, is its words: the system prompt's and each
-// message's text. It prints "listening PORT" once it listens.
+// message's text.
+//
+// It is also a Gemini 3 upstream, for the server's provider `gem` (kind
+// gemini, base URL .../gemini/v1beta), model `gemini-up`, with the same
+// key in x-goog-api-key: POST .../models/gemini-up:streamGenerateContent
+// calls get_country with a thoughtSignature on the functionCall part while
+// the request has no function response, as Gemini 3 does; once it has one,
+// it answers "Paris", or, as Gemini 3 does, 400 when the function call sent
+// back lacks that signature. It prints "listening PORT" once it listens.
 import http from 'node:http';
 
 const KEY = process.env.UPSTREAM_KEY;
@@ -60,6 +68,31 @@ function messages(res, body) {
   res.end();
 }
 
+const GEMINI_PATH = '/gemini/v1beta/models/gemini-up:streamGenerateContent?alt=sse';
+// A thought signature as Gemini writes them: standard base64, '+' and '/'.
+const THOUGHT_SIGNATURE = 'EpwICpkIAXLI2nx+lU6gsWZa/ZHRYkX1orzuM8vSUFwaAt1JRxEC2hJzPAcAu3PWaKz7X+PI==';
+
+function gemini(res, body) {
+  const parts = (body.contents ?? []).flatMap((c) => c.parts ?? []);
+  const events = [];
+  if (!parts.some((p) => p.functionResponse)) {
+    events.push({ content: { role: 'model', parts: [{ functionCall: { name: 'get_country', args: {} }, thoughtSignature: THOUGHT_SIGNATURE }] } },
+      { content: { role: 'model', parts: [{ text: '' }] }, finishReason: 'STOP' });
+  } else if (parts.some((p) => p.functionCall && p.thoughtSignature !== THOUGHT_SIGNATURE)) {
+    res.writeHead(400, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify({ error: { code: 400, status: 'INVALID_ARGUMENT',
+      message: 'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly.' } }));
+  } else {
+    events.push({ content: { role: 'model', parts: [{ text: 'Paris' }] }, finishReason: 'STOP' });
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const [i, candidate] of events.entries()) {
+    const usage = { promptTokenCount: 29, candidatesTokenCount: i + 1, totalTokenCount: 30 + i };
+    res.write(`data: ${JSON.stringify({ candidates: [{ ...candidate, index: 0 }], usageMetadata: usage, modelVersion: 'gemini-3-pro-preview' })}\r\n\r\n`);
+  }
+  res.end();
+}
+
 function countTokens(res, body) {
   for (const k of Object.keys(body)) {
     if (!COUNT_MEMBERS.has(k)) return error(res, 400, 'invalid_request_error', `${k}: Extra inputs are not permitted`);
@@ -71,7 +104,8 @@ function countTokens(res, body) {
 const server = http.createServer(async (req, res) => {
   let raw = '';
   for await (const chunk of req) raw += chunk;
-  if (req.headers['x-api-key'] !== KEY) return error(res, 401, 'authentication_error', 'invalid x-api-key');
+  const isGemini = req.method === 'POST' && req.url === GEMINI_PATH;
+  if (req.headers[isGemini ? 'x-goog-api-key' : 'x-api-key'] !== KEY) return error(res, 401, 'authentication_error', 'invalid key');
   if (req.method === 'GET' && req.url === '/recorded') {
     res.writeHead(200, { 'content-type': 'application/json' });
     return res.end(JSON.stringify(recorded));
@@ -82,6 +116,7 @@ const server = http.createServer(async (req, res) => {
   } catch {
     return error(res, 400, 'invalid_request_error', 'the body is not JSON');
   }
+  if (isGemini) return gemini(res, body);
   if (body.model !== MODEL) return error(res, 404, 'not_found_error', `model: ${body.model}`);
   if (req.method === 'POST' && req.url === '/v1/messages') {
     recorded.push(body);

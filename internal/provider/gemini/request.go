@@ -241,7 +241,8 @@ var dialect = &schema.Dialect{
 // (userParts: an image URL is refused), the assistant's turns are the "model" role (with their thought signatures
 // where the API wants them back, see modelParts), tool results become
 // functionResponse parts (named after the call they answer; their images,
-// toolImages, in the response's parts), and
+// toolImages, in the response's parts; a failed result under "error",
+// toolOutput), and
 // consecutive turns of one role are merged. A tool call whose arguments are
 // not a JSON object is a *provider.FieldError, and so is a response format
 // whose schema is not JSON. A schema Gemini cannot enforce goes into the
@@ -265,7 +266,7 @@ func newRequest(req *provider.Request) (*generateRequest, error) {
 			if err != nil {
 				return nil, err
 			}
-			parts = []part{{FunctionResponse: &functionResponse{ID: m.ToolCallID, Name: name, Response: toolOutput(m.Content), Parts: images}}}
+			parts = []part{{FunctionResponse: &functionResponse{ID: m.ToolCallID, Name: name, Response: toolOutput(m.Content, m.ToolError), Parts: images}}}
 		case provider.RoleAssistant:
 			role = "model"
 			var err error
@@ -327,17 +328,25 @@ func newRequest(req *provider.Request) (*generateRequest, error) {
 	return r, nil
 }
 
-// toolOutput returns a tool result as the object functionResponse carries:
-// a JSON object as it is, anything else as {"output": text}, the key the
-// API reads as the function's output.
-func toolOutput(result string) json.RawMessage {
+// toolOutput returns a tool result as the object functionResponse carries,
+// by the API's convention: the function's output under "output", a failure
+// under "error" (the tool's message, or its JSON object), and a result that
+// is a JSON object as it is, which the API reads whole as the output.
+func toolOutput(result string, failed bool) json.RawMessage {
 	s := strings.TrimSpace(result)
-	if strings.HasPrefix(s, "{") && json.Valid([]byte(s)) {
+	object := strings.HasPrefix(s, "{") && json.Valid([]byte(s))
+	if object && !failed {
 		return json.RawMessage(s)
 	}
-	b, _ := json.Marshal(struct {
-		Output string `json:"output"`
-	}{result})
+	var value any = result
+	if object {
+		value = json.RawMessage(s)
+	}
+	key := "output"
+	if failed {
+		key = "error"
+	}
+	b, _ := json.Marshal(map[string]any{key: value})
 	return b
 }
 
