@@ -13,14 +13,11 @@
 // Anthropic-format server (upstream.mjs): it echoes the last user message,
 // stops at the request's stop sequences as Anthropic does, and counts a
 // prompt's tokens as its words (the system prompt's and the messages').
-<<<<<<< HEAD
 // The upstream keeps the requests it received (UPSTREAM_HTTP/recorded,
 // with the key in UPSTREAM_KEY), so that a scenario can check what
 // reached the provider, in the provider's own format.
-=======
 // GEMINI is a model of a gemini provider on the same upstream, which calls
 // a tool with a thought signature and wants it back, as Gemini 3 does.
->>>>>>> gemdoor-s25
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 
