@@ -246,6 +246,9 @@ func analyze(root *jsonschema.Schema, budget int) *analysis {
 			break
 		}
 	}
+	if a.refusal == nil {
+		a.refusal = unsatisfiable(a, root, budget)
+	}
 	return a
 }
 

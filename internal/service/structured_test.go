@@ -259,6 +259,10 @@ func TestInvalidSchemaFailsBeforeAnyProviderCall(t *testing.T) {
 		{"two $defs that refer to each other", `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}}}`, 0, "'/$defs/"},
 		{"a property whose allOf comes back to it", `{"type":"object","properties":{"x":{"$ref":"#/$defs/x"}},` +
 			`"$defs":{"x":{"anyOf":[{"type":"string"},{"allOf":[{"$ref":"#/$defs/x"}]}]}}}`, 0, "reference cycle"},
+		{"a schema no value satisfies", `{"type":"string","minLength":5,"maxLength":2}`, 0,
+			"invalid JSON Schema at '': no value can satisfy the schema: \"type\" allows only string; minLength 5 is greater than maxLength 2"},
+		{"a required property no value satisfies", `{"type":"object","required":["score"],"properties":{"score":{"type":"integer","minimum":10,"maximum":3}}}`, 0,
+			"invalid JSON Schema at '/properties/score': no value can satisfy this subschema"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
