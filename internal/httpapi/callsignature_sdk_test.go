@@ -19,6 +19,21 @@ import (
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
 
+// geminiToolLoop starts a loopback Gemini upstream whose odd requests (the
+// first, the third, ...) get the recorded Gemini 3 Pro turn that calls a
+// tool with a thoughtSignature on its functionCall part, and whose even
+// ones a plain text turn; it returns the upstream and that signature.
+func geminiToolLoop(t *testing.T) (*pt.Upstream, string) {
+	t.Helper()
+	turn1, text, signature := geminiCallTurn(t)
+	return pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
+		if n%2 == 0 {
+			return pt.Reply{Body: turn1}
+		}
+		return pt.Reply{Body: text}
+	}), signature
+}
+
 // geminiCallTurn returns the recorded Gemini 3 Pro turn that calls a tool
 // with a thoughtSignature on its functionCall part, a plain text turn, and
 // that signature.
@@ -82,13 +97,7 @@ func extraSignature(t *testing.T, raw string) string {
 // finalMessage(), onto its messages: the SDK's types pass extra members
 // through.
 func TestOpenAIChatSDKGeminiCallSignature(t *testing.T) {
-	turn1, text, signature := geminiCallTurn(t)
-	upstream := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
-		if n%2 == 0 {
-			return pt.Reply{Body: turn1}
-		}
-		return pt.Reply{Body: text}
-	})
+	upstream, signature := geminiToolLoop(t)
 	t.Setenv("LLMRELAY_TEST_GEMINI_KEY", "test")
 	base, _ := doors(t, func(cfg *config.Config) {
 		cfg.Providers = append(cfg.Providers, provider.Config{Name: "gem", Kind: "gemini", BaseURL: upstream.URL, APIKeyEnv: "LLMRELAY_TEST_GEMINI_KEY"})
@@ -206,13 +215,7 @@ func wantCallSignatureBack(t *testing.T, body []byte, signature string) {
 // streamed. The same messages sent to an anthropic upstream carry nothing
 // new: the block is llmrelay's, not reasoning.
 func TestAnthropicSDKGeminiCallSignature(t *testing.T) {
-	turn1, text, signature := geminiCallTurn(t)
-	gemini := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
-		if n%2 == 0 {
-			return pt.Reply{Body: turn1}
-		}
-		return pt.Reply{Body: text}
-	})
+	gemini, signature := geminiToolLoop(t)
 	claudeText, err := os.ReadFile("../provider/anthropic/testdata/text.sse")
 	if err != nil {
 		t.Fatal(err)

@@ -259,13 +259,7 @@ func ptr[T any](v T) *T { return &v }
 // upstream request has the signature on its functionCall part, exactly
 // as it streamed, whether the reply was streamed or not.
 func TestOpenAIResponsesSDKGeminiCallSignature(t *testing.T) {
-	turn1, text, signature := geminiCallTurn(t)
-	upstream := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
-		if n%2 == 0 {
-			return pt.Reply{Body: turn1}
-		}
-		return pt.Reply{Body: text}
-	})
+	upstream, signature := geminiToolLoop(t)
 	t.Setenv("LLMRELAY_TEST_GEMINI_KEY", "test")
 	base, _ := doors(t, func(cfg *config.Config) {
 		cfg.Providers = append(cfg.Providers, provider.Config{Name: "gem", Kind: "gemini", BaseURL: upstream.URL, APIKeyEnv: "LLMRELAY_TEST_GEMINI_KEY"})
