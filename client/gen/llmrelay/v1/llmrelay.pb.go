@@ -1526,7 +1526,9 @@ type Message struct {
 	// For ROLE_TOOL messages: the tool failed, and `content` says how (an MCP
 	// tool's `isError` result, or llmrelay's account of a call that could not
 	// be made or did not return in time). The model is sent the content as
-	// the tool's result either way.
+	// the tool's result either way, marked as a failure where the provider's
+	// format has a mark: Anthropic's `is_error`, Gemini's `response.error`
+	// in place of `response.output`; OpenAI's format has none.
 	ToolError     bool `protobuf:"varint,21,opt,name=tool_error,json=toolError,proto3" json:"tool_error,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2477,7 +2479,12 @@ func (x *ToolChoice) GetDisableParallelToolCalls() bool {
 type ResponseFormat struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The JSON Schema (draft 2020-12) the reply must conform to. An invalid
-	// schema fails the call with INVALID_ARGUMENT before any provider call.
+	// schema fails the call with INVALID_ARGUMENT (INVALID_SCHEMA) before any
+	// provider call, and so does a schema no value can satisfy where llmrelay
+	// can prove it ({"type": "string", "minLength": 5, "maxLength": 2},
+	// {"enum": []}, a required property whose subschema allows nothing, ...;
+	// the message names the subschema's JSON pointer and what contradicts
+	// what). docs/structured-output.md lists what is checked.
 	JsonSchema *structpb.Struct `protobuf:"bytes,1,opt,name=json_schema,json=jsonSchema,proto3" json:"json_schema,omitempty"`
 	// A short name for the schema, sent to providers that want one: up to 64
 	// letters, digits, "_" or "-". Default "response".

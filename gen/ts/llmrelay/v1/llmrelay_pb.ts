@@ -750,7 +750,9 @@ export type Message = Message$1<"llmrelay.v1.Message"> & {
    * For ROLE_TOOL messages: the tool failed, and `content` says how (an MCP
    * tool's `isError` result, or llmrelay's account of a call that could not
    * be made or did not return in time). The model is sent the content as
-   * the tool's result either way.
+   * the tool's result either way, marked as a failure where the provider's
+   * format has a mark: Anthropic's `is_error`, Gemini's `response.error`
+   * in place of `response.output`; OpenAI's format has none.
    *
    * @generated from field: bool tool_error = 21;
    */
@@ -1288,7 +1290,12 @@ export const ToolChoiceSchema: GenMessage<ToolChoice> = /*@__PURE__*/
 export type ResponseFormat = Message$1<"llmrelay.v1.ResponseFormat"> & {
   /**
    * The JSON Schema (draft 2020-12) the reply must conform to. An invalid
-   * schema fails the call with INVALID_ARGUMENT before any provider call.
+   * schema fails the call with INVALID_ARGUMENT (INVALID_SCHEMA) before any
+   * provider call, and so does a schema no value can satisfy where llmrelay
+   * can prove it ({"type": "string", "minLength": 5, "maxLength": 2},
+   * {"enum": []}, a required property whose subschema allows nothing, ...;
+   * the message names the subschema's JSON pointer and what contradicts
+   * what). docs/structured-output.md lists what is checked.
    *
    * @generated from field: google.protobuf.Struct json_schema = 1;
    */
