@@ -102,8 +102,16 @@ func (c *call) settle(ctx context.Context) {
 // encoded size, each image counted as spend.ImageTokens tokens rather than
 // by its bytes (spend.RequestBytes).
 func estimatedBytes(g *llmrelayv1.GenerateRequest) int64 {
+	return withImagesCounted(int64(proto.Size(g)), g.GetMessages())
+}
+
+// withImagesCounted returns size, the bytes of messages (encoded, or as
+// a server-tool transcript counts them), with their images counted as
+// spend.ImageTokens tokens each rather than by their bytes
+// (spend.RequestBytes).
+func withImagesCounted(size int64, messages []*llmrelayv1.Message) int64 {
 	var images, sources int64
-	for _, m := range g.GetMessages() {
+	for _, m := range messages {
 		for _, p := range m.GetParts() {
 			if img := p.GetImage(); img != nil {
 				images++
@@ -111,7 +119,6 @@ func estimatedBytes(g *llmrelayv1.GenerateRequest) int64 {
 			}
 		}
 	}
-	size := int64(proto.Size(g))
 	if images == 0 {
 		return size
 	}

@@ -183,3 +183,30 @@ func TestImageDataMustBeItsMediaType(t *testing.T) {
 		})
 	}
 }
+
+// TestServerToolImagesAreEstimatedAtAFixedCount: an attempt of a later
+// turn estimated without the provider's count (its stream ended before
+// its usage) counts a server tool's screenshot in the transcript as
+// spend.ImageTokens, as it counts a client's, not by its bytes: a 4 MiB
+// screenshot is not a million input tokens charged to the key's budget.
+func TestServerToolImagesAreEstimatedAtAFixedCount(t *testing.T) {
+	req := &llmrelayv1.GenerateRequest{Model: "mock/echo", Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "click"}}}
+	inputBytes := func(png []byte) int64 {
+		result := toolResultMessage(png)
+		// What the call's tool budget counted for the result (toolBudget.take):
+		// its ids, its text and its image's bytes.
+		spent := int64(len("call_1") + len("click") + len(result.GetContent()) + len(png))
+		c := &call{req: req, tools: &tools{transcript: []*llmrelayv1.Message{
+			{Role: llmrelayv1.Role_ROLE_ASSISTANT, ToolCalls: []*llmrelayv1.ToolCall{{Id: "call_1", Name: "click", Arguments: "{}"}}},
+			result,
+		}, spent: spent}}
+		return c.inputBytes()
+	}
+	s, l := inputBytes([]byte("p")), inputBytes(make([]byte, 4<<20))
+	if l != s {
+		t.Errorf("estimated bytes: with a 4 MiB screenshot %d, with a 1-byte one %d: want the same", l, s)
+	}
+	if min := int64(spend.ImageTokens * spend.InputBytesPerToken); s < min {
+		t.Errorf("estimated bytes %d, want at least %d for one image", s, min)
+	}
+}

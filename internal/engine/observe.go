@@ -103,12 +103,14 @@ func (c *call) spent() spend.Spent {
 
 // inputBytes returns the size of the current turn's request, as a
 // reservation counts a request's (spend.Attempt.InputBytes): the encoded
-// request (its images counted by spend.RequestBytes), and with server tools the transcript of the turns before,
-// which the turn's request carries.
+// request and, with server tools, the transcript of the turns before,
+// which the turn's request carries; the images of both (a user's, a
+// server tool's screenshot) counted by spend.RequestBytes, not by their
+// bytes.
 func (c *call) inputBytes() int64 {
 	n := estimatedBytes(c.req)
 	if c.tools != nil {
-		n += c.tools.spent
+		n += withImagesCounted(c.tools.spent, c.tools.transcript)
 	}
 	return n
 }
