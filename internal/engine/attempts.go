@@ -515,8 +515,9 @@ var errLost = errors.New("another attempt answered first")
 // fold folds one provider event into res and reports whether it makes a
 // delta for the client, left in res.co.frag for handle to queue (queueDelta;
 // the first one commits the attempt). A delta is what the client sees
-// (text, reasoning, a refusal, a tool call's id, name or arguments); usage,
-// finish reasons and a tool call's signature alone make none. fold returns
+// (text, reasoning, a refusal, a tool call's id, name, arguments or
+// signature, which the HTTP doors show with the call); usage and finish
+// reasons make none. fold returns
 // before the delta is sent: its frame is large (the event's parts) and
 // would otherwise sit under every send (see runAttempt).
 func (c *call) fold(ev *provider.Event, res *attemptResult) (queue bool) {
