@@ -3,6 +3,7 @@ package gemini
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
@@ -34,18 +35,24 @@ type embedReply struct {
 	} `json:"embeddings"`
 }
 
+// maxBatch is how many requests one batchEmbedContents call takes: a
+// longer batch is a 400 ("at most 100 requests can be in one batch").
+const maxBatch = 100
+
 // Embed implements provider.Embedder with batchEmbedContents: one request
 // per input, each with the input as its content's one text part and
 // outputDimensionality when dimensions are asked for, provider_options
-// merged into each (taskType, title). extra_headers go with the call.
-// The answer's embeddings are the inputs', in order; Gemini reports no
-// usage for them (Embeddings.Reported is false).
+// merged into each (taskType, title), in batches of at most maxBatch
+// (the API's bound), sent one after the other; the first that fails
+// fails the attempt. extra_headers go with every batch. The answers'
+// embeddings are the inputs', in order; Gemini reports no usage for them
+// (Embeddings.Reported is false).
 func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*provider.Embeddings, error) {
 	path, name, err := modelPath(req.Model)
 	if err != nil {
 		return nil, err
 	}
-	batch := embedBatch{Requests: make([]json.RawMessage, len(req.Inputs))}
+	requests := make([]json.RawMessage, len(req.Inputs))
 	var header httpx.Encoded
 	for i := range req.Inputs {
 		one := embedContent{Model: name, Content: content{Parts: []part{{Text: &req.Inputs[i]}}}, OutputDimensionality: req.Dimensions}
@@ -53,9 +60,27 @@ func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*prov
 		if err != nil {
 			return nil, err
 		}
-		batch.Requests[i], header.Header = enc.Body, enc.Header
+		requests[i], header.Header = enc.Body, enc.Header
 	}
-	body, err := json.Marshal(batch)
+	out := &provider.Embeddings{Vectors: make([][]float32, 0, len(req.Inputs))}
+	for batch := range slices.Chunk(requests, maxBatch) {
+		vectors, err := p.embedBatch(ctx, path, batch, header)
+		if err != nil {
+			return nil, err
+		}
+		out.Vectors = append(out.Vectors, vectors...)
+	}
+	if err := provider.CheckEmbeddings(out, len(req.Inputs)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// embedBatch sends one batchEmbedContents call of the encoded requests,
+// with header's extra headers, and returns the answer's vectors; one per
+// request is Embed's to check.
+func (p *Provider) embedBatch(ctx context.Context, path string, requests []json.RawMessage, header httpx.Encoded) ([][]float32, error) {
+	body, err := json.Marshal(embedBatch{Requests: requests})
 	if err != nil {
 		return nil, err
 	}
@@ -70,12 +95,14 @@ func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*prov
 		pe.Message = "answered embeddings that do not decode"
 		return nil, pe
 	}
-	out := &provider.Embeddings{Vectors: make([][]float32, len(reply.Embeddings))}
+	if len(reply.Embeddings) != len(requests) {
+		// Checked here, so that a short answer does not shift the
+		// vectors of the batches after it.
+		return nil, provider.CheckEmbeddings(&provider.Embeddings{Vectors: make([][]float32, len(reply.Embeddings))}, len(requests))
+	}
+	vectors := make([][]float32, len(reply.Embeddings))
 	for i, e := range reply.Embeddings {
-		out.Vectors[i] = e.Values
+		vectors[i] = e.Values
 	}
-	if err := provider.CheckEmbeddings(out, len(req.Inputs)); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return vectors, nil
 }

@@ -1,10 +1,13 @@
 package gemini_test
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -71,5 +74,59 @@ func TestEmbedErrors(t *testing.T) {
 	}
 	if _, err = e.Embed(t.Context(), req); !errors.As(err, &pe) || pe.Kind != provider.KindProtocol {
 		t.Errorf("one vector for two inputs: %v, want a protocol error", err)
+	}
+}
+
+// TestEmbedBatchesOfAHundred: batchEmbedContents takes at most 100
+// requests in one batch (a longer one is a 400, "at most 100 requests can
+// be in one batch"), so 250 inputs go as batches of 100, 100 and 50, in
+// order, and the vectors come back in the inputs' order.
+func TestEmbedBatchesOfAHundred(t *testing.T) {
+	var up *pt.Upstream
+	up = pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
+		var batch struct {
+			Requests []struct {
+				Content struct {
+					Parts []struct{ Text string } `json:"parts"`
+				} `json:"content"`
+			} `json:"requests"`
+		}
+		if err := json.Unmarshal(up.Requests()[n].Body, &batch); err != nil || len(batch.Requests) > 100 {
+			return pt.Reply{Status: http.StatusBadRequest, Body: []byte(`{"error":{"code":400,"message":"* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch\n","status":"INVALID_ARGUMENT"}}`)}
+		}
+		var b strings.Builder
+		b.WriteString(`{"embeddings":[`)
+		for i, r := range batch.Requests {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`{"values":[` + r.Content.Parts[0].Text + `,1]}`) // the input is its index
+		}
+		b.WriteString(`]}`)
+		return pt.JSON([]byte(b.String()))
+	})
+	t.Setenv("LLMRELAY_TEST_EMBED_KEY", "g-key")
+	p, err := gemini.New(provider.Config{Name: "gemini", Kind: "gemini", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_EMBED_KEY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := make([]string, 250)
+	for i := range inputs {
+		inputs[i] = strconv.Itoa(i)
+	}
+	emb, err := p.(provider.Embedder).Embed(t.Context(), &provider.EmbedRequest{Model: "gemini-embedding-001", Inputs: inputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(up.Requests()); n != 3 {
+		t.Errorf("%d requests, want 3 (100, 100 and 50 inputs)", n)
+	}
+	if len(emb.Vectors) != len(inputs) {
+		t.Fatalf("%d vectors for %d inputs", len(emb.Vectors), len(inputs))
+	}
+	for i, v := range emb.Vectors {
+		if !slices.Equal(v, []float32{float32(i), 1}) {
+			t.Fatalf("vector %d is %v, want [%d 1]: out of order", i, v, i)
+		}
 	}
 }
