@@ -265,3 +265,68 @@ func TestDrainOfBytesThatOnlyLookLikeTheEndDoesNotWait(t *testing.T) {
 		t.Error("the connection's reads were not limited to its buffer")
 	}
 }
+
+// TestReadAbortAfterTheBodyEndedSparesTheConnection: the drain's time
+// limit (abortRead) may fire as its read ends, under load after it. An
+// abort that comes once the body has ended must leave the connection
+// alone, back in the pool or carrying the next request; one that comes
+// before the body's end is read (its bytes already buffered) must keep the
+// connection it closed out of the pool. Either way the next request on the
+// host succeeds, where it failed with "use of closed network connection"
+// (the soak's calls that failed both attempts without reaching the
+// upstream).
+func TestReadAbortAfterTheBodyEndedSparesTheConnection(t *testing.T) {
+	const reply = "data: one\n\ndata: END\n\n"
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		// Not flushed: one write of the head and a body of known length,
+		// all in the connection's buffer with the head.
+		_, _ = io.WriteString(w, reply)
+	}))
+	client := startDrainTest(t, srv, false)
+	do := func() *http.Response {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := send(client, req)
+		if err != nil {
+			t.Fatalf("a request after a late abort: %v", err)
+		}
+		return resp
+	}
+	abort := func(resp *http.Response) {
+		a, ok := resp.Body.(readAborter)
+		if !ok {
+			t.Fatalf("body %T: not httpx's HTTP/1.1 body", resp.Body)
+		}
+		a.abortRead()
+	}
+
+	resp := do()
+	if b, err := io.ReadAll(resp.Body); err != nil || string(b) != reply {
+		t.Fatalf("body %q, %v", b, err)
+	}
+	abort(resp) // after its end: the connection is the pool's
+	resp = do()
+	if b, err := io.ReadAll(resp.Body); err != nil || string(b) != reply {
+		t.Fatalf("the next request's body %q, %v", b, err)
+	}
+
+	resp = do()
+	if _, err := io.ReadFull(resp.Body, make([]byte, len(reply)-1)); err != nil {
+		t.Fatal(err)
+	}
+	abort(resp) // before the read that ends the body, from the buffer
+	if b, err := io.ReadAll(resp.Body); err != nil || string(b) != reply[len(reply)-1:] {
+		t.Fatalf("the body's last byte %q, %v", b, err)
+	}
+	_ = resp.Body.Close()
+	resp = do()
+	if b, err := io.ReadAll(resp.Body); err != nil || string(b) != reply {
+		t.Fatalf("the next request's body %q, %v", b, err)
+	}
+	_ = resp.Body.Close()
+}

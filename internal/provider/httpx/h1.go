@@ -511,6 +511,8 @@ type h1Body struct {
 	// bounded: drainArrived limited the connection's reads to its buffer
 	// (a read deadline in the past), which finish lifts.
 	bounded bool
+	// aborted: abortRead closed the connection before the body ended.
+	aborted bool
 }
 
 func (b *h1Body) Read(p []byte) (int, error) {
@@ -590,8 +592,21 @@ func (b *h1Body) drainArrived(r *Reader) bool {
 var aLongTimeAgo = time.Unix(1, 0)
 
 // abortRead closes the connection, which ends a read waiting on it; the
-// body's Close then drops the connection.
-func (b *h1Body) abortRead() { _ = b.c.Conn.Close() }
+// body's Close then drops the connection. It may come late (the drain's
+// time limit fires as the drain's read ends): once the body has ended,
+// the connection is the pool's or the next request's, and it is left
+// alone; before, the body is marked aborted, so that a read of bytes
+// already buffered that ends the body does not give the closed
+// connection back to the pool.
+func (b *h1Body) abortRead() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return
+	}
+	b.aborted = true
+	_ = b.c.Conn.Close()
+}
 
 func (b *h1Body) Close() error {
 	b.finish(false)
@@ -613,8 +628,8 @@ func (b *h1Body) finish(whole bool) {
 		_ = b.c.SetReadDeadline(time.Time{})
 	}
 	// stop is false when the request's cancellation already closed the
-	// connection.
-	if b.stop() && whole && b.keep {
+	// connection; aborted, when abortRead did.
+	if b.stop() && whole && b.keep && !b.aborted {
 		b.t.put(b.c)
 		return
 	}
