@@ -74,7 +74,7 @@ func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*prov
 	for i, e := range reply.Embeddings {
 		out.Vectors[i] = e.Values
 	}
-	if err := provider.CheckEmbeddings(out, len(req.Inputs)); err != nil {
+	if err := provider.CheckEmbeddings(out, len(req.Inputs), req.Dimensions); err != nil {
 		return nil, err
 	}
 	return out, nil

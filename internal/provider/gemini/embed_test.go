@@ -50,11 +50,13 @@ func TestEmbedWire(t *testing.T) {
 }
 
 // TestEmbedErrors: an error status goes through the adapter's error
-// table, and a reply without one vector per input is a protocol error.
+// table, and a reply without one vector per input, or whose vectors are
+// not of the length asked for, is a protocol error.
 func TestEmbedErrors(t *testing.T) {
 	replies := []pt.Reply{
 		{Status: http.StatusServiceUnavailable, Body: []byte(`{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}`)},
 		pt.JSON([]byte(`{"embeddings":[{"values":[1,2]}]}`)),
+		pt.JSON([]byte(`{"embeddings":[{"values":[1,2,3]},{"values":[4,5,6]}]}`)),
 	}
 	up := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply { return replies[n] })
 	t.Setenv("LLMRELAY_TEST_EMBED_KEY", "g-key")
@@ -71,5 +73,8 @@ func TestEmbedErrors(t *testing.T) {
 	}
 	if _, err = e.Embed(t.Context(), req); !errors.As(err, &pe) || pe.Kind != provider.KindProtocol {
 		t.Errorf("one vector for two inputs: %v, want a protocol error", err)
+	}
+	if _, err = e.Embed(t.Context(), &provider.EmbedRequest{Model: "gemini-embedding-001", Inputs: []string{"a", "b"}, Dimensions: 2}); !errors.As(err, &pe) || pe.Kind != provider.KindProtocol {
+		t.Errorf("vectors of 3 values when 2 were asked for: %v, want a protocol error", err)
 	}
 }
