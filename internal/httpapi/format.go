@@ -88,6 +88,9 @@ type translated struct {
 	// betas are the API betas the client asked for (Anthropic's
 	// anthropic-beta header), for provider.WithClientBetas.
 	betas []string
+	// userMember: OpenAI's user member set the metadata label "user"
+	// (after the metadata member, so its value is the label's).
+	userMember bool
 }
 
 // replyInfo is what every event of a reply repeats.
@@ -128,6 +131,10 @@ func (t *translated) commonParam(field string) string {
 		return extensionKey + ".provider_options" + rest
 	case "fallback_models", "server_tools", "max_tool_turns":
 		return extensionKey + "." + head + idx + rest
+	case "metadata":
+		if t.userMember && idx == `["user"]` {
+			return "user"
+		}
 	}
 	return field
 }

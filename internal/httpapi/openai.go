@@ -160,6 +160,7 @@ func (t *translated) openAIField(key string, raw json.RawMessage) (handled bool,
 			return true, errors.New("must be a string")
 		}
 		labels(t.req)["user"] = u
+		t.userMember = true
 	default:
 		return false, nil
 	}
