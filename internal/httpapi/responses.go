@@ -595,9 +595,20 @@ func (t *translated) responsesParam(field string) string {
 			return "text.format.name"
 		}
 		return "text.format.schema"
+	case "provider_options":
+		// The options the Responses API nests, which the Chat Completions
+		// door (commonParam's naming) has at the top.
+		key, _, _ := strings.Cut(strings.TrimPrefix(rest, "."), ".")
+		if member, ok := responsesNested[key]; ok && t.own[key] {
+			return member + strings.TrimPrefix(rest, "."+key)
+		}
 	}
 	return t.commonParam(field)
 }
+
+// responsesNested are the provider options a Responses request sets from
+// a nested member, by the member's path.
+var responsesNested = map[string]string{"reasoning_effort": "reasoning.effort", "verbosity": "text.verbosity"}
 
 // The reply.
 

@@ -169,6 +169,26 @@ func TestResponsesParam(t *testing.T) {
 	}
 }
 
+// TestResponsesOptionParam: a provider option the request's own members
+// set is named by the member the client wrote: reasoning.effort and
+// text.verbosity, not the option's name (reasoning_effort, verbosity),
+// which is the Chat Completions member.
+func TestResponsesOptionParam(t *testing.T) {
+	tr, fail := responses{}.decode([]byte(`{"model":"m","input":"x","reasoning":{"effort":"high"},"text":{"verbosity":"low"},"service_tier":"flex"}`), nil)
+	if fail != nil {
+		t.Fatal(fail.message)
+	}
+	for field, want := range map[string]string{
+		"provider_options.reasoning_effort": "reasoning.effort",
+		"provider_options.verbosity":        "text.verbosity",
+		"provider_options.service_tier":     "service_tier",
+	} {
+		if got := tr.param(field); got != want {
+			t.Errorf("param(%q) = %q, want %q", field, got, want)
+		}
+	}
+}
+
 // TestResponsesToolImageParam: the engine's paths into a function call
 // output's images name its output parts' members.
 func TestResponsesToolImageParam(t *testing.T) {
