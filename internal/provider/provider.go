@@ -126,8 +126,10 @@ type TokenCounter interface {
 // Embedder is a provider's optional capability: Embed returns the
 // embedding of each of req's inputs, in their order, as the provider
 // computes them (OpenAI's POST /embeddings, Gemini's batchEmbedContents),
-// with the usage the provider reported. It is one HTTP request (the
-// engine's attempt plan retries it); its error is a *Error for anything
+// with the usage the provider reported. It is one HTTP request, or one
+// per batch for a provider that takes fewer inputs a request than an
+// EmbedRequest holds (Gemini's 100), and the engine's attempt plan
+// retries it whole; its error is a *Error for anything
 // the provider or the network did (classified by the adapter's error
 // table), a *FieldError for a request the adapter refuses before sending
 // it, or ctx's error. An answer with another number of vectors than

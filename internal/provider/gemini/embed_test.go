@@ -1,10 +1,14 @@
 package gemini_test
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -46,6 +50,73 @@ func TestEmbedWire(t *testing.T) {
 	}
 	if emb.Reported {
 		t.Errorf("usage reported %+v; batchEmbedContents reports none", emb.Usage)
+	}
+}
+
+// TestEmbedBatchesOfAHundred: batchEmbedContents takes at most 100
+// requests a batch (Gemini answers 400 "at most 100 requests can be in
+// one batch" to more), and Embed takes up to 2048 inputs: they go in
+// batches of 100, one after another, and the vectors come back in the
+// inputs' order.
+func TestEmbedBatchesOfAHundred(t *testing.T) {
+	var up *pt.Upstream
+	up = pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
+		var batch struct {
+			Requests []struct {
+				Content struct {
+					Parts []struct{ Text string }
+				}
+			}
+		}
+		if err := json.Unmarshal(up.Requests()[n].Body, &batch); err != nil || len(batch.Requests) > 100 {
+			return pt.Reply{Status: http.StatusBadRequest, Body: []byte(`{"error":{"code":400,"message":"* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch","status":"INVALID_ARGUMENT"}}`)}
+		}
+		var vals []string
+		for _, r := range batch.Requests {
+			vals = append(vals, `{"values":[`+strings.TrimPrefix(r.Content.Parts[0].Text, "t")+`]}`)
+		}
+		return pt.JSON([]byte(`{"embeddings":[` + strings.Join(vals, ",") + `]}`))
+	})
+	t.Setenv("LLMRELAY_TEST_EMBED_KEY", "g-key")
+	p, err := gemini.New(provider.Config{Name: "gemini", Kind: "gemini", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_EMBED_KEY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := make([]string, 250)
+	for i := range inputs {
+		inputs[i] = fmt.Sprintf("t%d", i)
+	}
+	emb, err := p.(provider.Embedder).Embed(t.Context(), &provider.EmbedRequest{Model: "gemini-embedding-001", Inputs: inputs})
+	if err != nil {
+		t.Fatalf("250 inputs: %v", err)
+	}
+	if n := len(up.Requests()); n != 3 {
+		t.Errorf("%d requests for 250 inputs, want 3 (100, 100, 50)", n)
+	}
+	for i, v := range emb.Vectors {
+		if len(v) != 1 || v[0] != float32(i) {
+			t.Fatalf("vector %d is %v, want input %d's, [%s]", i, v, i, strconv.Itoa(i))
+		}
+	}
+}
+
+// TestEmbedBatchCounts: each batch must hold one embedding per input of
+// its own: a short batch beside a long one, whose counts add up to the
+// inputs', is a protocol error, not vectors each placed one off.
+func TestEmbedBatchCounts(t *testing.T) {
+	vectors := func(n int) []byte {
+		return []byte(`{"embeddings":[` + strings.TrimSuffix(strings.Repeat(`{"values":[1]},`, n), ",") + `]}`)
+	}
+	up := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply { return pt.JSON(vectors(99 + 2*n)) })
+	t.Setenv("LLMRELAY_TEST_EMBED_KEY", "g-key")
+	p, err := gemini.New(provider.Config{Name: "gemini", Kind: "gemini", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_EMBED_KEY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.(provider.Embedder).Embed(t.Context(), &provider.EmbedRequest{Model: "gemini-embedding-001", Inputs: slices.Repeat([]string{"x"}, 200)})
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.KindProtocol {
+		t.Fatalf("batches of 99 and 101 embeddings for 100 inputs each: %v, want a protocol error", err)
 	}
 }
 
