@@ -313,7 +313,7 @@ func (t *translated) toolCall(id string) *llmrelayv1.ToolCall {
 // output_text, input_image parts (image_url, detail, file_id) and refusal.
 var responsesParts = openAIParts{text: []string{"input_text", "output_text"}, image: "input_image", urlAt: ".image_url", detailAt: ".detail", toolImages: true, decode: responsesPart}
 
-func responsesPart(raw json.RawMessage) (openAIPart, bool) {
+func responsesPart(raw json.RawMessage) (openAIPart, error) {
 	var p struct {
 		Type     string `json:"type"`
 		Text     string `json:"text"`
@@ -322,10 +322,10 @@ func responsesPart(raw json.RawMessage) (openAIPart, bool) {
 		Detail   string `json:"detail"`
 		FileID   string `json:"file_id"`
 	}
-	if json.Unmarshal(raw, &p) != nil {
-		return openAIPart{}, false
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return openAIPart{}, err
 	}
-	return openAIPart{typ: p.Type, text: p.Text, refusal: p.Refusal, imageURL: p.ImageURL, detail: p.Detail, fileID: p.FileID}, true
+	return openAIPart{typ: p.Type, text: p.Text, refusal: p.Refusal, imageURL: p.ImageURL, detail: p.Detail, fileID: p.FileID}, nil
 }
 
 // reasoningOf reads a reasoning item: its content's reasoning_text (or,

@@ -11,6 +11,9 @@ import (
 // refused by its wire name.
 func TestResponsesRequest(t *testing.T) {
 	runRequestCases(t, responses{}, []requestCase{
+		{name: "an image_url written as an object (the Chat Completions shape)",
+			body:      `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":{"url":"https://x/y.png"}}]}]}`,
+			wantParam: "input[0].content[0].image_url", wantMsg: "input[0].content[0].image_url: must not be a JSON object"},
 		{
 			name: "a string input, instructions first whatever the order of the members",
 			body: `{"model":"mock/echo","input":"hi","instructions":"be brief","stream":true,"max_output_tokens":64,"temperature":0.5,"top_p":0.9,
