@@ -55,6 +55,13 @@ reason and message on stderr); 2 the command line was wrong.`,
 			if *dimensions > 65536 {
 				return usagef("embed", "embed: --dimensions %d is more than 65536", *dimensions)
 			}
+			// 0 is the flag's unset value, but one given is a mistake: the
+			// call would silently take the model's own length.
+			given := false
+			fs.Visit(func(f *flag.Flag) { given = given || f.Name == "dimensions" })
+			if given && *dimensions == 0 {
+				return usagef("embed", "embed: --dimensions 0 is not a length: give 1 to 65536, or leave it out for the model's own")
+			}
 			texts, err := readTexts(args, env.Stdin)
 			if err != nil {
 				return err

@@ -13,7 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
@@ -21,7 +20,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/client"
 	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
-	"github.com/llmrelay/llmrelay/internal/spend"
+	"github.com/llmrelay/llmrelay/internal/config"
 )
 
 var keysCommand = &command{
@@ -144,11 +143,9 @@ func (s *keySpec) key(cmd string, fs *flag.FlagSet, now time.Time) (*adminv1.Key
 	add("metadata", "metadata")
 	if !(len(s.budgets) == 1 && s.budgets[0] == "none") {
 		for i, raw := range s.budgets {
-			var b spend.Budget
-			dec := yaml.NewDecoder(strings.NewReader(raw))
-			dec.KnownFields(true)
-			if err := dec.Decode(&b); err != nil {
-				return nil, nil, usagef(cmd, "%s: --budget %q (#%d): %v; write it as '{window: day, max_cost_usd: 5}'", cmd, raw, i+1, yamlProblem(err))
+			b, err := config.ParseBudget(raw)
+			if err != nil {
+				return nil, nil, usagef(cmd, "%s: --budget %q (#%d): %v; write it as '{window: day, max_cost_usd: 5}'", cmd, raw, i+1, err)
 			}
 			// A negative token cap has no place in the request's uint64:
 			// sent as 0, it was no cap at all beside a cost cap.
@@ -189,11 +186,6 @@ func (s *keySpec) key(cmd string, fs *flag.FlagSet, now time.Time) (*adminv1.Key
 		k.Limits = &adminv1.KeyLimits{RequestsPerSecond: s.rps, Burst: uint32(min(s.burst, math.MaxUint32)), MaxConcurrentStreams: uint32(min(s.maxStreams, math.MaxUint32))}
 	}
 	return k, fields, nil
-}
-
-// yamlProblem shortens yaml's error text.
-func yamlProblem(err error) string {
-	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), "yaml: "), "unmarshal errors:\n  ")
 }
 
 // oneName returns the one argument a command takes: a key's name.

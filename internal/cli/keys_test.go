@@ -134,6 +134,22 @@ func TestKeysBudgetWithANegativeTokenCap(t *testing.T) {
 	}
 }
 
+// TestKeysBudgetWithAFractionalTokenCap: a --budget's max_tokens is a
+// whole number, as in the config file. {max_tokens: 1.5} went to the
+// server as 1, and {max_tokens: 0.5} as no token cap at all.
+func TestKeysBudgetWithAFractionalTokenCap(t *testing.T) {
+	env := map[string]string{EnvAddr: "127.0.0.1:1", EnvAPIKey: "ops-secret"}
+	for _, args := range [][]string{
+		{"keys", "create", "ci", "--scope", "generate", "--model", "*", "--budget", "{window: day, max_tokens: 1.5}"},
+		{"keys", "update", "ci", "--budget", "{window: day, max_cost_usd: 5, max_tokens: 0.5}"},
+	} {
+		r := runCLI(t.Context(), t, args, env, "")
+		if r.code != ExitUsage || !strings.Contains(r.stderr, `(#1): max_tokens: want a whole number, not "`) {
+			t.Errorf("llmrelay %s: exit %d, %q; want exit 2 and max_tokens: want a whole number", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+}
+
 // TestKeysListAndUsageSayWhenNothingMatches: `keys list --team` and `keys
 // usage` that find nothing still succeed (an empty answer is an answer),
 // but say on stderr that nothing matched, as `tools` does, instead of an

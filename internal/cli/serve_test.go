@@ -137,7 +137,7 @@ func TestUsageErrors(t *testing.T) {
 		{"keys create without a name", []string{"keys", "create", "--scope", "generate"}, ExitUsage,
 			"llmrelay: keys create: name the key: llmrelay keys create NAME\nRun 'llmrelay help keys create' for usage.\n"},
 		{"keys create with a budget not in the config's shape", []string{"keys", "create", "ci", "--budget", "{window: day, max_usd: 5}"}, ExitUsage,
-			"llmrelay: keys create: --budget \"{window: day, max_usd: 5}\" (#1): line 1: field max_usd not found in type spend.Budget; write it as '{window: day, max_cost_usd: 5}'\nRun 'llmrelay help keys create' for usage.\n"},
+			"llmrelay: keys create: --budget \"{window: day, max_usd: 5}\" (#1): max_usd: unknown field; the fields here are max_cost_usd, max_tokens, window; write it as '{window: day, max_cost_usd: 5}'\nRun 'llmrelay help keys create' for usage.\n"},
 		{"keys update without a change", []string{"keys", "update", "ci"}, ExitUsage,
 			"llmrelay: keys update: nothing to change: give the flags of what changes (--scope, --model, --team, --budget, --expires, --rps, --burst, --max-streams, --metadata)\nRun 'llmrelay help keys update' for usage.\n"},
 		{"help on a keys command that is not", []string{"help", "keys", "nope"}, ExitUsage,

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/llmrelay/llmrelay/internal/setting"
+	"github.com/llmrelay/llmrelay/internal/spend"
 )
 
 // decodeFile reads one YAML document over c. Before anything is decoded,
@@ -333,7 +334,7 @@ func (w *walker) scalar(n *yaml.Node, t reflect.Type, path string) {
 		return
 	}
 	v := reflect.New(t)
-	if err := n.Decode(v.Interface()); err != nil {
+	if err := n.Decode(v.Interface()); err != nil || fraction(n, t) {
 		w.fail(n, path, "want %s, not %q", want, n.Value)
 		return
 	}
@@ -344,6 +345,24 @@ func (w *walker) scalar(n *yaml.Node, t reflect.Type, path string) {
 			w.fail(n, path, "want a finite number, not %q", n.Value)
 		}
 	}
+}
+
+// fraction reports whether n is a number with a fractional part for a
+// whole-number setting of type t, which the YAML library would silently
+// truncate (max_concurrent: 2.7 as 2). A float that is a whole number
+// (2e6) is taken.
+func fraction(n *yaml.Node, t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+	default:
+		return false
+	}
+	if n.ShortTag() != "!!float" {
+		return false
+	}
+	var f float64
+	return n.Decode(&f) == nil && f != math.Trunc(f)
 }
 
 // describe names the kind of YAML value n is, for messages.
@@ -468,4 +487,32 @@ func parentOf(path string) string {
 		return path[:i]
 	}
 	return "the top level"
+}
+
+// ParseBudget reads one budget written as in the config file, such as
+// "{window: day, max_cost_usd: 5}", with the file's checks of shape (an
+// unknown field, a word or a fraction for a number); the budget's own
+// rules (spend.CheckBudgets) are the caller's. A problem is a
+// *FieldError naming the field, without a file or line.
+func ParseBudget(s string) (spend.Budget, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(s), &doc); err != nil {
+		return spend.Budget{}, &FieldError{Problem: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	if len(doc.Content) == 0 {
+		return spend.Budget{}, &FieldError{Problem: "is empty"}
+	}
+	w := walker{lines: map[string]int{}, aliased: map[*yaml.Node]bool{}, bad: map[*yaml.Node]bool{}}
+	n := doc.Content[0]
+	w.walk(n, reflect.TypeFor[spend.Budget](), "")
+	if len(w.problems) > 0 {
+		p := *w.problems[0]
+		p.Line = 0
+		return spend.Budget{}, &p
+	}
+	var b spend.Budget
+	if err := n.Decode(&b); err != nil {
+		return spend.Budget{}, &FieldError{Problem: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	return b, nil
 }

@@ -770,6 +770,11 @@ func anthropicFormat(req *llmrelayv1.GenerateRequest, raw json.RawMessage) error
 func (t *translated) anthropicParam(field string) string {
 	head, idx, rest := splitField(field)
 	switch head {
+	case "metadata":
+		// The one label the format sets: metadata.user_id's.
+		if idx == `["user_id"]` {
+			return "metadata.user_id"
+		}
 	case "generation":
 		switch {
 		case rest == ".max_output_tokens":

@@ -5,11 +5,15 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"google.golang.org/protobuf/proto"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
@@ -19,16 +23,10 @@ import (
 // embeddings.create), answered in OpenAI's shape.
 const pathEmbeddings = "/v1/embeddings"
 
-// embeddingsRequest is the body of POST /v1/embeddings
-// (https://platform.openai.com/docs/api-reference/embeddings/create), as
-// far as llmrelay reads it: every member, so that none is ignored.
-type embeddingsRequest struct {
-	Model          string          `json:"model"`
-	Input          json.RawMessage `json:"input"`
-	EncodingFormat string          `json:"encoding_format"`
-	Dimensions     *int64          `json:"dimensions"`
-	User           string          `json:"user"`
-}
+// embeddingsMembers are the members of POST /v1/embeddings' body
+// (https://platform.openai.com/docs/api-reference/embeddings/create), all
+// of which llmrelay reads, so that none is ignored.
+var embeddingsMembers = []string{"model", "input", "encoding_format", "dimensions", "user"}
 
 // Encodings of the vectors (encoding_format).
 const (
@@ -36,73 +34,96 @@ const (
 	encodingBase64 = "base64"
 )
 
+// mustDimensions is how a dimensions member that is not a number of
+// dimensions is refused.
+const mustDimensions = "must be a whole number from 1 to 65536"
+
 // decodeEmbeddings translates an embeddings request into the engine's
-// EmbedRequest and the encoding the reply's vectors take. input is a
-// string or a list of strings; the token arrays OpenAI also takes are
-// refused (llmrelay cannot know the tokenizer of every target's model).
-// user becomes the call's metadata label "user", as the chat door's does.
-// A member llmrelay does not know is refused, not ignored.
+// EmbedRequest and the encoding the reply's vectors take. The body is
+// read as the other doors read theirs (one JSON object, every member
+// checked by name, a null member as one left out), so that a refusal
+// names the member at fault in the client's terms. input is a string or
+// a list of strings; the token arrays OpenAI also takes are refused
+// (llmrelay cannot know the tokenizer of every target's model). user
+// becomes the call's metadata label "user", as the chat door's does. A
+// member llmrelay does not know is refused, not ignored.
 func decodeEmbeddings(body []byte) (*llmrelayv1.EmbedRequest, string, *failure) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	var r embeddingsRequest
-	if err := dec.Decode(&r); err != nil {
-		f := requestError("", "the request body is not an embeddings request: "+err.Error())
-		if s := strings.TrimPrefix(err.Error(), "json: unknown field "); s != err.Error() {
-			f = requestError(strings.Trim(s, `"`), "llmrelay does not know this member of an embeddings request")
-		}
+	fields, err := objectFields(body)
+	if err != nil {
+		f := requestError("", "the request body "+err.Error())
 		return nil, "", &f
 	}
-	req := &llmrelayv1.EmbedRequest{Model: r.Model}
-	in := bytes.TrimSpace(r.Input)
-	switch {
-	case len(in) == 0 || string(in) == "null":
-		f := requestError("input", "is required: a string or a list of strings")
-		return nil, "", &f
-	case in[0] == '"':
-		var s string
-		if err := json.Unmarshal(in, &s); err != nil {
-			f := requestError("input", err.Error())
+	for _, key := range sortedKeys(fields) {
+		if !slices.Contains(embeddingsMembers, key) {
+			f := requestError(key, "llmrelay does not know this member of an embeddings request")
 			return nil, "", &f
 		}
-		req.Inputs = []string{s}
-	case in[0] == '[':
-		var list []json.RawMessage
-		if err := json.Unmarshal(in, &list); err != nil {
-			f := requestError("input", err.Error())
-			return nil, "", &f
+	}
+	req := &llmrelayv1.EmbedRequest{}
+	encoding := encodingFloat
+	for _, key := range embeddingsMembers {
+		raw := fields[key]
+		if isNull(raw) {
+			continue
 		}
-		req.Inputs = make([]string, len(list))
-		for i, item := range list {
-			if err := json.Unmarshal(item, &req.Inputs[i]); err != nil {
-				f := requestError("input["+strconv.Itoa(i)+"]", "must be a string: llmrelay embeds text, not token arrays (the token ids of one model mean nothing to another a route may fall back to)")
-				return nil, "", &f
+		var err error
+		switch key {
+		case "model":
+			err = decodeAs(raw, &req.Model, "must be a string")
+		case "input":
+			req.Inputs, err = embeddingsInput(raw)
+		case "encoding_format":
+			if err = decodeAs(raw, &encoding, "must be a string"); err == nil && encoding != encodingFloat && encoding != encodingBase64 {
+				err = errors.New(`must be "float" or "base64", not ` + strconv.Quote(encoding))
+			}
+		case "dimensions":
+			var d int64
+			if err = decodeAs(raw, &d, mustDimensions); err == nil && (d < 1 || d > math.MaxUint32) {
+				err = errors.New(mustDimensions)
+			}
+			req.Dimensions = proto.Uint32(uint32(d))
+		case "user":
+			var u string
+			if err = decodeAs(raw, &u, "must be a string"); u != "" {
+				req.Metadata = map[string]string{"user": u}
 			}
 		}
-	default:
-		f := requestError("input", "must be a string or a list of strings")
-		return nil, "", &f
-	}
-	switch r.EncodingFormat {
-	case "":
-		r.EncodingFormat = encodingFloat
-	case encodingFloat, encodingBase64:
-	default:
-		f := requestError("encoding_format", `must be "float" or "base64", not `+strconv.Quote(r.EncodingFormat))
-		return nil, "", &f
-	}
-	if r.Dimensions != nil {
-		if *r.Dimensions < 1 || *r.Dimensions > math.MaxUint32 {
-			f := requestError("dimensions", "must be a positive integer")
+		if err != nil {
+			f := memberError(key, err)
 			return nil, "", &f
 		}
-		d := uint32(*r.Dimensions)
-		req.Dimensions = &d
 	}
-	if r.User != "" {
-		req.Metadata = map[string]string{"user": r.User}
+	if isNull(fields["input"]) {
+		f := requestError("input", "is required: a string or a list of strings")
+		return nil, "", &f
 	}
-	return req, r.EncodingFormat, nil
+	return req, encoding, nil
+}
+
+// embeddingsInput reads input: a string, or a list of strings.
+func embeddingsInput(raw json.RawMessage) ([]string, error) {
+	in := bytes.TrimSpace(raw)
+	switch in[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(in, &s); err != nil {
+			return nil, jsonProblem(err)
+		}
+		return []string{s}, nil
+	case '[':
+		var list []json.RawMessage
+		if err := json.Unmarshal(in, &list); err != nil {
+			return nil, jsonProblem(err)
+		}
+		inputs := make([]string, len(list))
+		for i, item := range list {
+			if isNull(item) || json.Unmarshal(item, &inputs[i]) != nil {
+				return nil, &paramError{"[" + strconv.Itoa(i) + "]", "must be a string: llmrelay embeds text, not token arrays (the token ids of one model mean nothing to another a route may fall back to)"}
+			}
+		}
+		return inputs, nil
+	}
+	return nil, errors.New("must be a string or a list of strings")
 }
 
 // embeddingsParam names a field of the EmbedRequest as the client wrote

@@ -92,6 +92,9 @@ type translated struct {
 	// members each after a comma (the Responses API's response object
 	// echoes them; empty in the other formats).
 	echo []byte
+	// userMember: OpenAI's user member set the metadata label "user"
+	// (after the metadata member, so its value is the label's).
+	userMember bool
 }
 
 // replyInfo is what every event of a reply repeats.
@@ -134,6 +137,10 @@ func (t *translated) commonParam(field string) string {
 		return extensionKey + ".provider_options" + rest
 	case "fallback_models", "server_tools", "max_tool_turns":
 		return extensionKey + "." + head + idx + rest
+	case "metadata":
+		if t.userMember && idx == `["user"]` {
+			return "user"
+		}
 	}
 	return field
 }

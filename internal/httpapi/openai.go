@@ -160,6 +160,7 @@ func (t *translated) openAIField(key string, raw json.RawMessage) (handled bool,
 			return true, errors.New("must be a string")
 		}
 		labels(t.req)["user"] = u
+		t.userMember = true
 	default:
 		return false, nil
 	}
@@ -320,7 +321,7 @@ type openAIParts struct {
 	// text only).
 	toolImages bool
 	// decode reads one content part; false: it is not a part object.
-	decode func(json.RawMessage) (openAIPart, bool)
+	decode func(json.RawMessage) (openAIPart, error)
 }
 
 // openAIPart is one content part as either API writes it.
@@ -335,7 +336,7 @@ type openAIPart struct {
 // ({"url", "detail"}) and refusal.
 var chatParts = openAIParts{text: []string{"text"}, image: "image_url", urlAt: ".image_url.url", detailAt: ".image_url.detail", decode: chatPart}
 
-func chatPart(raw json.RawMessage) (openAIPart, bool) {
+func chatPart(raw json.RawMessage) (openAIPart, error) {
 	var p struct {
 		Type     string `json:"type"`
 		Text     string `json:"text"`
@@ -345,14 +346,14 @@ func chatPart(raw json.RawMessage) (openAIPart, bool) {
 			Detail string `json:"detail"`
 		} `json:"image_url"`
 	}
-	if json.Unmarshal(raw, &p) != nil {
-		return openAIPart{}, false
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return openAIPart{}, err
 	}
 	part := openAIPart{typ: p.Type, text: p.Text, refusal: p.Refusal}
 	if p.ImageURL != nil {
 		part.imageURL, part.detail = p.ImageURL.URL, p.ImageURL.Detail
 	}
-	return part, true
+	return part, nil
 }
 
 // content reads a message's content: a string, or a list of text parts,
@@ -378,8 +379,14 @@ func (f openAIParts) content(raw json.RawMessage, role llmrelayv1.Role) (content
 	var refused []string
 	for i, praw := range parts {
 		at := "[" + strconv.Itoa(i) + "]"
-		p, ok := f.decode(praw)
-		if !ok {
+		p, err := f.decode(praw)
+		if err != nil {
+			// A member of the wrong type (the other API's image_url: an
+			// object in Chat Completions, a string in Responses) is named.
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				return content, "", &paramError{at + "." + te.Field, "must not be a JSON " + te.Value}
+			}
 			return content, "", &paramError{at, "must be a content part object"}
 		}
 		switch {

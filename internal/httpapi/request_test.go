@@ -186,6 +186,9 @@ func TestOpenAIRequest(t *testing.T) {
 			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"stop":null,"tools":null,"temperature":null}`,
 			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"x"}]}`,
 		},
+		{name: "an image_url written as a string (the Responses API's shape)",
+			body:      `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":"https://x/y.png"}]}]}`,
+			wantParam: "messages[0].content[0].image_url", wantMsg: "messages[0].content[0].image_url: must not be a JSON string"},
 		{name: "n above 1", body: `{"model":"m","n":2}`, wantParam: "n", wantMsg: "n: llmrelay returns one choice: n must be 1"},
 		{name: "unknown member", body: `{"model":"m","frobnicate":true}`, wantParam: "frobnicate", wantMsg: "frobnicate: unrecognized request argument"},
 		{name: "logprobs", body: `{"model":"m","logprobs":true}`, wantParam: "logprobs", wantMsg: "logprobs: not supported by llmrelay"},
@@ -560,5 +563,39 @@ func TestAnthropicBetaHeader(t *testing.T) {
 				t.Fatalf("betas %q, failure %+v; want %q", tr.betas, fail, tc.want)
 			}
 		})
+	}
+}
+
+// TestMetadataLabelParam: a refused metadata label names the member the
+// client wrote it in: OpenAI's user member (the label "user") as user,
+// not as metadata["user"], which the client never sent; a label the
+// metadata member set keeps its name; Anthropic's metadata.user_id as
+// metadata.user_id.
+func TestMetadataLabelParam(t *testing.T) {
+	decode := func(f format, body string) *translated {
+		t.Helper()
+		tr, fail := f.decode([]byte(body), nil)
+		if fail != nil {
+			t.Fatal(fail.message)
+		}
+		return tr
+	}
+	chatUser := decode(openAI{}, `{"model":"m","messages":[{"role":"user","content":"x"}],"user":"u"}`)
+	chatMetadata := decode(openAI{}, `{"model":"m","messages":[{"role":"user","content":"x"}],"metadata":{"user":"u"}}`)
+	respUser := decode(responses{}, `{"model":"m","input":"x","user":"u"}`)
+	msgUser := decode(anthropic{}, `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"x"}],"metadata":{"user_id":"u"}}`)
+	for _, tc := range []struct {
+		name        string
+		t           *translated
+		field, want string
+	}{
+		{"chat user", chatUser, `metadata["user"]`, "user"},
+		{"chat metadata", chatMetadata, `metadata["user"]`, `metadata["user"]`},
+		{"responses user", respUser, `metadata["user"]`, "user"},
+		{"anthropic user_id", msgUser, `metadata["user_id"]`, "metadata.user_id"},
+	} {
+		if got := tc.t.param(tc.field); got != tc.want {
+			t.Errorf("%s: param(%q) = %q, want %q", tc.name, tc.field, got, tc.want)
+		}
 	}
 }

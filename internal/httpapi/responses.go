@@ -493,7 +493,7 @@ func (t *translated) toolCall(id string) *llmrelayv1.ToolCall {
 // output_text, input_image parts (image_url, detail, file_id) and refusal.
 var responsesParts = openAIParts{text: []string{"input_text", "output_text"}, image: "input_image", urlAt: ".image_url", detailAt: ".detail", toolImages: true, decode: responsesPart}
 
-func responsesPart(raw json.RawMessage) (openAIPart, bool) {
+func responsesPart(raw json.RawMessage) (openAIPart, error) {
 	var p struct {
 		Type     string `json:"type"`
 		Text     string `json:"text"`
@@ -502,10 +502,10 @@ func responsesPart(raw json.RawMessage) (openAIPart, bool) {
 		Detail   string `json:"detail"`
 		FileID   string `json:"file_id"`
 	}
-	if json.Unmarshal(raw, &p) != nil {
-		return openAIPart{}, false
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return openAIPart{}, err
 	}
-	return openAIPart{typ: p.Type, text: p.Text, refusal: p.Refusal, imageURL: p.ImageURL, detail: p.Detail, fileID: p.FileID}, true
+	return openAIPart{typ: p.Type, text: p.Text, refusal: p.Refusal, imageURL: p.ImageURL, detail: p.Detail, fileID: p.FileID}, nil
 }
 
 // reasoningOf reads a reasoning item: its content's reasoning_text (or,
@@ -775,9 +775,20 @@ func (t *translated) responsesParam(field string) string {
 			return "text.format.name"
 		}
 		return "text.format.schema"
+	case "provider_options":
+		// The options the Responses API nests, which the Chat Completions
+		// door (commonParam's naming) has at the top.
+		key, _, _ := strings.Cut(strings.TrimPrefix(rest, "."), ".")
+		if member, ok := responsesNested[key]; ok && t.own[key] {
+			return member + strings.TrimPrefix(rest, "."+key)
+		}
 	}
 	return t.commonParam(field)
 }
+
+// responsesNested are the provider options a Responses request sets from
+// a nested member, by the member's path.
+var responsesNested = map[string]string{"reasoning_effort": "reasoning.effort", "verbosity": "text.verbosity"}
 
 // The reply.
 

@@ -11,6 +11,9 @@ import (
 // refused by its wire name.
 func TestResponsesRequest(t *testing.T) {
 	runRequestCases(t, responses{}, []requestCase{
+		{name: "an image_url written as an object (the Chat Completions shape)",
+			body:      `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":{"url":"https://x/y.png"}}]}]}`,
+			wantParam: "input[0].content[0].image_url", wantMsg: "input[0].content[0].image_url: must not be a JSON object"},
 		{
 			name: "a string input, instructions first whatever the order of the members",
 			body: `{"model":"mock/echo","input":"hi","instructions":"be brief","stream":true,"max_output_tokens":64,"temperature":0.5,"top_p":0.9,
@@ -166,6 +169,26 @@ func TestResponsesParam(t *testing.T) {
 	}
 	if got := len(tr.req.GetMessages()); got != 4 || tr.req.GetMessages()[2].GetRole() != llmrelayv1.Role_ROLE_ASSISTANT {
 		t.Errorf("messages %v", tr.req.GetMessages())
+	}
+}
+
+// TestResponsesOptionParam: a provider option the request's own members
+// set is named by the member the client wrote: reasoning.effort and
+// text.verbosity, not the option's name (reasoning_effort, verbosity),
+// which is the Chat Completions member.
+func TestResponsesOptionParam(t *testing.T) {
+	tr, fail := responses{}.decode([]byte(`{"model":"m","input":"x","reasoning":{"effort":"high"},"text":{"verbosity":"low"},"service_tier":"flex"}`), nil)
+	if fail != nil {
+		t.Fatal(fail.message)
+	}
+	for field, want := range map[string]string{
+		"provider_options.reasoning_effort": "reasoning.effort",
+		"provider_options.verbosity":        "text.verbosity",
+		"provider_options.service_tier":     "service_tier",
+	} {
+		if got := tr.param(field); got != want {
+			t.Errorf("param(%q) = %q, want %q", field, got, want)
+		}
 	}
 }
 

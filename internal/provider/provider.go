@@ -133,7 +133,8 @@ type TokenCounter interface {
 // the provider or the network did (classified by the adapter's error
 // table), a *FieldError for a request the adapter refuses before sending
 // it, or ctx's error. An answer with another number of vectors than
-// inputs, or vectors of different lengths, is a KindProtocol error. The
+// inputs, vectors of different lengths, or of another length than
+// req.Dimensions asks for, is a KindProtocol error (CheckEmbeddings). The
 // openai, gemini and mock adapters implement it; a provider without it
 // cannot embed, and the engine refuses a call to it before any request.
 type Embedder interface {
@@ -167,9 +168,13 @@ type Embeddings struct {
 }
 
 // CheckEmbeddings returns a KindProtocol error when e does not hold one
-// vector per each of n inputs, all of one non-zero length: what every
-// Embedder promises, checked by each adapter on its provider's answer.
-func CheckEmbeddings(e *Embeddings, n int) error {
+// vector per each of n inputs, all of one non-zero length, and of
+// dimensions values when dimensions (the request's) is not 0: what every
+// Embedder promises, checked by each adapter on its provider's answer. A
+// server that ignores the dimensions asked for (not every
+// OpenAI-compatible one shortens vectors) would otherwise pass vectors of
+// its model's own length off as the ones asked for.
+func CheckEmbeddings(e *Embeddings, n, dimensions int) error {
 	if len(e.Vectors) != n {
 		return &Error{Kind: KindProtocol, Class: ClassProtocol,
 			Message: "answered " + strconv.Itoa(len(e.Vectors)) + " embeddings for " + strconv.Itoa(n) + " inputs"}
@@ -180,6 +185,11 @@ func CheckEmbeddings(e *Embeddings, n int) error {
 				Message: "answered an embedding of " + strconv.Itoa(len(v)) + " values at index " + strconv.Itoa(i) +
 					", beside one of " + strconv.Itoa(len(e.Vectors[0]))}
 		}
+	}
+	if dimensions > 0 && len(e.Vectors) > 0 && len(e.Vectors[0]) != dimensions {
+		return &Error{Kind: KindProtocol, Class: ClassProtocol,
+			Message: "answered embeddings of " + strconv.Itoa(len(e.Vectors[0])) + " values when " + strconv.Itoa(dimensions) +
+				" were asked for (the server may not shorten vectors: leave dimensions out)"}
 	}
 	return nil
 }

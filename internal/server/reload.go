@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -70,6 +71,18 @@ func (s *Server) apply(cfg *config.Config) ([]string, error) {
 	// applied to a server that listens beyond loopback because its own
 	// listen address (the loopback default) passed.
 	if err := cfg.Validate(); err != nil {
+		if len(needRestart) > 0 {
+			// The problem may be the file's own value of a setting that
+			// kept its running one (max_request_bytes over the running
+			// max_recv_msg_bytes): say so, or the refusal names a value
+			// the file does not hold.
+			values := "value of "
+			if len(needRestart) > 1 {
+				values = "values of "
+			}
+			return nil, fmt.Errorf("%w (checked with the running %s%s, which the file changes but only a restart applies)",
+				err, values, strings.Join(needRestart, ", "))
+		}
 		return nil, err
 	}
 	rt, err := s.newRuntime(cfg, prev)

@@ -321,6 +321,29 @@ func TestReloadKeepsAuthenticationOffLoopback(t *testing.T) {
 	}
 }
 
+// TestReloadRefusalNamesTheRestartOnlySettings: a file that raises
+// limits.max_recv_msg_bytes (restart only) and max_request_bytes with it
+// is checked with the running max_recv_msg_bytes, and refused. The
+// refusal said "max_request_bytes: ... is not within
+// 0..max_recv_msg_bytes (8388608)", a value the file does not hold; it
+// now says which settings kept their running values, and why.
+func TestReloadRefusalNamesTheRestartOnlySettings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "llmrelay.yaml")
+	writeFile(t, path, configYAML("http://127.0.0.1:1/v1", map[string]string{"keep": keyKeep}, ""))
+	h := startReloadable(t, path)
+	writeFile(t, path, "limits:\n  max_recv_msg_bytes: 41943040\n  max_request_bytes: 41943040\n"+
+		configYAML("http://127.0.0.1:1/v1", map[string]string{"keep": keyKeep}, ""))
+	h.sigs <- syscall.SIGHUP
+	err := h.waitReload(t)
+	if err == nil || !strings.Contains(err.Error(), "max_request_bytes") ||
+		!strings.Contains(err.Error(), "checked with the running value of limits.max_recv_msg_bytes, which the file changes but only a restart applies") {
+		t.Fatalf("reload: %v, want it refused, naming limits.max_recv_msg_bytes as needing a restart", err)
+	}
+	if err := h.echo(t, keyKeep); err != nil {
+		t.Errorf("a call after the refused reload: %v", err)
+	}
+}
+
 // TestReloadWatch: with reload.watch, a config file replaced in place or
 // by a Kubernetes ConfigMap update (a symbolic link swapped) is reloaded
 // without a signal.

@@ -70,7 +70,7 @@ func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*prov
 		}
 		out.Vectors = append(out.Vectors, vectors...)
 	}
-	if err := provider.CheckEmbeddings(out, len(req.Inputs)); err != nil {
+	if err := provider.CheckEmbeddings(out, len(req.Inputs), req.Dimensions); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -98,7 +98,7 @@ func (p *Provider) embedBatch(ctx context.Context, path string, requests []json.
 	if len(reply.Embeddings) != len(requests) {
 		// Checked here, so that a short answer does not shift the
 		// vectors of the batches after it.
-		return nil, provider.CheckEmbeddings(&provider.Embeddings{Vectors: make([][]float32, len(reply.Embeddings))}, len(requests))
+		return nil, provider.CheckEmbeddings(&provider.Embeddings{Vectors: make([][]float32, len(reply.Embeddings))}, len(requests), 0)
 	}
 	vectors := make([][]float32, len(reply.Embeddings))
 	for i, e := range reply.Embeddings {

@@ -3,6 +3,7 @@ package gemini_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"slices"
@@ -52,12 +53,81 @@ func TestEmbedWire(t *testing.T) {
 	}
 }
 
+// TestEmbedBatchesOfAHundred: batchEmbedContents takes at most 100
+// requests a batch (Gemini answers 400 "at most 100 requests can be in
+// one batch" to more), and Embed takes up to 2048 inputs: they go in
+// batches of 100, one after another, and the vectors come back in the
+// inputs' order.
+func TestEmbedBatchesOfAHundred(t *testing.T) {
+	var up *pt.Upstream
+	up = pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
+		var batch struct {
+			Requests []struct {
+				Content struct {
+					Parts []struct{ Text string }
+				}
+			}
+		}
+		if err := json.Unmarshal(up.Requests()[n].Body, &batch); err != nil || len(batch.Requests) > 100 {
+			return pt.Reply{Status: http.StatusBadRequest, Body: []byte(`{"error":{"code":400,"message":"* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch","status":"INVALID_ARGUMENT"}}`)}
+		}
+		var vals []string
+		for _, r := range batch.Requests {
+			vals = append(vals, `{"values":[`+strings.TrimPrefix(r.Content.Parts[0].Text, "t")+`]}`)
+		}
+		return pt.JSON([]byte(`{"embeddings":[` + strings.Join(vals, ",") + `]}`))
+	})
+	t.Setenv("LLMRELAY_TEST_EMBED_KEY", "g-key")
+	p, err := gemini.New(provider.Config{Name: "gemini", Kind: "gemini", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_EMBED_KEY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := make([]string, 250)
+	for i := range inputs {
+		inputs[i] = fmt.Sprintf("t%d", i)
+	}
+	emb, err := p.(provider.Embedder).Embed(t.Context(), &provider.EmbedRequest{Model: "gemini-embedding-001", Inputs: inputs})
+	if err != nil {
+		t.Fatalf("250 inputs: %v", err)
+	}
+	if n := len(up.Requests()); n != 3 {
+		t.Errorf("%d requests for 250 inputs, want 3 (100, 100, 50)", n)
+	}
+	for i, v := range emb.Vectors {
+		if len(v) != 1 || v[0] != float32(i) {
+			t.Fatalf("vector %d is %v, want input %d's, [%s]", i, v, i, strconv.Itoa(i))
+		}
+	}
+}
+
+// TestEmbedBatchCounts: each batch must hold one embedding per input of
+// its own: a short batch beside a long one, whose counts add up to the
+// inputs', is a protocol error, not vectors each placed one off.
+func TestEmbedBatchCounts(t *testing.T) {
+	vectors := func(n int) []byte {
+		return []byte(`{"embeddings":[` + strings.TrimSuffix(strings.Repeat(`{"values":[1]},`, n), ",") + `]}`)
+	}
+	up := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply { return pt.JSON(vectors(99 + 2*n)) })
+	t.Setenv("LLMRELAY_TEST_EMBED_KEY", "g-key")
+	p, err := gemini.New(provider.Config{Name: "gemini", Kind: "gemini", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_EMBED_KEY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.(provider.Embedder).Embed(t.Context(), &provider.EmbedRequest{Model: "gemini-embedding-001", Inputs: slices.Repeat([]string{"x"}, 200)})
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.KindProtocol {
+		t.Fatalf("batches of 99 and 101 embeddings for 100 inputs each: %v, want a protocol error", err)
+	}
+}
+
 // TestEmbedErrors: an error status goes through the adapter's error
-// table, and a reply without one vector per input is a protocol error.
+// table, and a reply without one vector per input, or whose vectors are
+// not of the length asked for, is a protocol error.
 func TestEmbedErrors(t *testing.T) {
 	replies := []pt.Reply{
 		{Status: http.StatusServiceUnavailable, Body: []byte(`{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}`)},
 		pt.JSON([]byte(`{"embeddings":[{"values":[1,2]}]}`)),
+		pt.JSON([]byte(`{"embeddings":[{"values":[1,2,3]},{"values":[4,5,6]}]}`)),
 	}
 	up := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply { return replies[n] })
 	t.Setenv("LLMRELAY_TEST_EMBED_KEY", "g-key")
@@ -75,58 +145,7 @@ func TestEmbedErrors(t *testing.T) {
 	if _, err = e.Embed(t.Context(), req); !errors.As(err, &pe) || pe.Kind != provider.KindProtocol {
 		t.Errorf("one vector for two inputs: %v, want a protocol error", err)
 	}
-}
-
-// TestEmbedBatchesOfAHundred: batchEmbedContents takes at most 100
-// requests in one batch (a longer one is a 400, "at most 100 requests can
-// be in one batch"), so 250 inputs go as batches of 100, 100 and 50, in
-// order, and the vectors come back in the inputs' order.
-func TestEmbedBatchesOfAHundred(t *testing.T) {
-	var up *pt.Upstream
-	up = pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
-		var batch struct {
-			Requests []struct {
-				Content struct {
-					Parts []struct{ Text string } `json:"parts"`
-				} `json:"content"`
-			} `json:"requests"`
-		}
-		if err := json.Unmarshal(up.Requests()[n].Body, &batch); err != nil || len(batch.Requests) > 100 {
-			return pt.Reply{Status: http.StatusBadRequest, Body: []byte(`{"error":{"code":400,"message":"* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch\n","status":"INVALID_ARGUMENT"}}`)}
-		}
-		var b strings.Builder
-		b.WriteString(`{"embeddings":[`)
-		for i, r := range batch.Requests {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(`{"values":[` + r.Content.Parts[0].Text + `,1]}`) // the input is its index
-		}
-		b.WriteString(`]}`)
-		return pt.JSON([]byte(b.String()))
-	})
-	t.Setenv("LLMRELAY_TEST_EMBED_KEY", "g-key")
-	p, err := gemini.New(provider.Config{Name: "gemini", Kind: "gemini", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_EMBED_KEY"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inputs := make([]string, 250)
-	for i := range inputs {
-		inputs[i] = strconv.Itoa(i)
-	}
-	emb, err := p.(provider.Embedder).Embed(t.Context(), &provider.EmbedRequest{Model: "gemini-embedding-001", Inputs: inputs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(up.Requests()); n != 3 {
-		t.Errorf("%d requests, want 3 (100, 100 and 50 inputs)", n)
-	}
-	if len(emb.Vectors) != len(inputs) {
-		t.Fatalf("%d vectors for %d inputs", len(emb.Vectors), len(inputs))
-	}
-	for i, v := range emb.Vectors {
-		if !slices.Equal(v, []float32{float32(i), 1}) {
-			t.Fatalf("vector %d is %v, want [%d 1]: out of order", i, v, i)
-		}
+	if _, err = e.Embed(t.Context(), &provider.EmbedRequest{Model: "gemini-embedding-001", Inputs: []string{"a", "b"}, Dimensions: 2}); !errors.As(err, &pe) || pe.Kind != provider.KindProtocol {
+		t.Errorf("vectors of 3 values when 2 were asked for: %v, want a protocol error", err)
 	}
 }

@@ -75,7 +75,7 @@ func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*prov
 	if reply.Usage != nil {
 		out.Usage.InputTokens, out.Reported = reply.Usage.PromptTokens, true
 	}
-	if err := provider.CheckEmbeddings(out, len(req.Inputs)); err != nil {
+	if err := provider.CheckEmbeddings(out, len(req.Inputs), req.Dimensions); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -47,11 +47,14 @@ func TestEmbedWire(t *testing.T) {
 
 // TestEmbedErrors: an error status goes through the adapter's error
 // table; an owned key in provider_options is refused before any request;
-// a reply that leaves an input without its vector is a protocol error.
+// a reply that leaves an input without its vector, or whose vectors are
+// not of the length asked for, is a protocol error.
 func TestEmbedErrors(t *testing.T) {
 	replies := []pt.Reply{
 		{Status: http.StatusTooManyRequests, Body: []byte(`{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`)},
 		pt.JSON([]byte(`{"data":[{"index":0,"embedding":[1]}],"usage":{"prompt_tokens":1}}`)),
+		// A server that does not shorten vectors (and does not say so).
+		pt.JSON([]byte(`{"data":[{"index":0,"embedding":[1,2,3]},{"index":1,"embedding":[4,5,6]}],"usage":{"prompt_tokens":1}}`)),
 	}
 	up := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply { return replies[n] })
 	p, err := openai.New(provider.Config{Name: "openai", Kind: openai.Kind, BaseURL: up.URL})
@@ -69,6 +72,10 @@ func TestEmbedErrors(t *testing.T) {
 
 	if _, err = e.Embed(t.Context(), req); !errors.As(err, &pe) || pe.Kind != provider.KindProtocol {
 		t.Errorf("one vector for two inputs: %v, want a protocol error", err)
+	}
+
+	if _, err = e.Embed(t.Context(), &provider.EmbedRequest{Model: "m", Inputs: []string{"a", "b"}, Dimensions: 2}); !errors.As(err, &pe) || pe.Kind != provider.KindProtocol {
+		t.Errorf("vectors of 3 values when 2 were asked for: %v, want a protocol error", err)
 	}
 
 	n := len(up.Requests())
