@@ -310,7 +310,8 @@ func hasFlags(fs *flag.FlagSet) bool {
 	return n > 0
 }
 
-// printFlags lists fs's flags, one a line: "--name VALUE  usage". VALUE is
+// printFlags lists fs's flags, one a line: "--name VALUE  usage", or
+// "-m VALUE" for a one-letter flag, as the usage lines write it. VALUE is
 // the back-quoted word in the usage (flag.UnquoteUsage).
 func printFlags(w io.Writer, fs *flag.FlagSet) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -319,7 +320,11 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 		if name != "" {
 			name = " " + name
 		}
-		fmt.Fprintf(tw, "  --%s%s\t%s\n", f.Name, name, usage)
+		dashes := "--"
+		if len(f.Name) == 1 {
+			dashes = "-"
+		}
+		fmt.Fprintf(tw, "  %s%s%s\t%s\n", dashes, f.Name, name, usage)
 	})
 	tw.Flush()
 }

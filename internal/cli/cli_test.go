@@ -43,6 +43,30 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// TestHelpFlagsAsTyped checks that every command's flag list shows each
+// flag as the usage line and the docs write it: a one-letter flag with one
+// dash (-m, not --m), and a value named in words (MODEL), never Go's
+// placeholder "string".
+func TestHelpFlagsAsTyped(t *testing.T) {
+	for _, c := range commands {
+		t.Run(c.name, func(t *testing.T) {
+			r := runCLI(t.Context(), t, []string{"help", c.name}, nil, "")
+			for _, line := range strings.Split(r.stdout, "\n") {
+				f := strings.Fields(line)
+				if len(f) < 2 || !strings.HasPrefix(f[0], "-") {
+					continue
+				}
+				if name := strings.TrimLeft(f[0], "-"); len(name) == 1 && f[0] != "-"+name {
+					t.Errorf("help %s lists %q; want -%s", c.name, f[0], name)
+				}
+				if f[1] == "string" {
+					t.Errorf("help %s: %q names its value \"string\"; want a word such as MODEL", c.name, line)
+				}
+			}
+		})
+	}
+}
+
 func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}, {"serve", "--version"}} {
 		r := runCLI(t.Context(), t, args, nil, "")

@@ -41,7 +41,7 @@ reason and message on stderr); 2 the command line was wrong.`,
 		cf.define(fs)
 		var model string
 		fs.StringVar(&model, "m", "", "the `MODEL`: <provider>/<model> or a route (see llmrelay models)")
-		fs.StringVar(&model, "model", "", "the same as -m")
+		fs.StringVar(&model, "model", "", "the same as -m `MODEL`")
 		dimensions := fs.Uint("dimensions", 0, "the length of each vector, `N` values, for a model that can shorten its own (default: the model's)")
 		timeout := durationFlag(fs, "timeout", 0, "the call's deadline, a `DURATION` such as 30s (default: the server's)")
 		options := fs.String("provider-options", "", "the request's provider_options, a JSON `OBJECT` (for openai: '{\"user\": \"u-1\"}')")

@@ -44,7 +44,7 @@ reason and message on stderr); 2 the command line was wrong.`,
 		cf.define(fs)
 		var model string
 		fs.StringVar(&model, "m", "", "the `MODEL`: <provider>/<model> or a route (see llmrelay models)")
-		fs.StringVar(&model, "model", "", "the same as -m")
+		fs.StringVar(&model, "model", "", "the same as -m `MODEL`")
 		system := fs.String("system", "", "a system `MESSAGE` before the prompt")
 		timeout := durationFlag(fs, "timeout", 0, "the call's deadline, a `DURATION` such as 30s (default: the server's)")
 		resumable := fs.Bool("resumable", false, "make the call resumable: it survives a dropped connection (docs/resume.md)")

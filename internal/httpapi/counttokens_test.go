@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -318,5 +319,28 @@ func TestAnthropicSDKCountsTokens(t *testing.T) {
 	reqs := claude.Requests()
 	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), `"model":"claude-up"`) {
 		t.Errorf("the upstream got %d requests, want 1 for claude-up: %v", len(reqs), reqs)
+	}
+}
+
+// TestCountTokensNotSupportedIsNoServerError: a count for a model that
+// cannot count is the client's to handle (Claude Code asks before every
+// request and falls back to its own estimate), not a fault of the server:
+// its finished call line is a warning, as a model that cannot embed is,
+// not an error an operator is paged for on every request.
+func TestCountTokensNotSupportedIsNoServerError(t *testing.T) {
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, nil, server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	r := call(t, in.HTTP(t), countRequest("", `{"model":"mock/echo","messages":[{"role":"user","content":"hi"}]}`))
+	if r.status != http.StatusNotFound {
+		t.Fatalf("%d %s, want 404", r.status, r.body)
+	}
+	var line string
+	for l := range strings.SplitSeq(logs.String(), "\n") {
+		if strings.Contains(l, `msg="finished call"`) && strings.Contains(l, "TOKEN_COUNTING_NOT_SUPPORTED") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "level=WARN") {
+		t.Errorf("the count's finished call line is %q, want it at WARN", line)
 	}
 }

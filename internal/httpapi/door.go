@@ -563,14 +563,15 @@ const maxCauseBytes = 4 << 10
 // the gRPC door's line has them: request id, key, model, route, attempts,
 // metadata, annotations, usage, turns and server tool calls), the interface, the HTTP status and, for
 // a failed call, llmrelay's reason, at the level the gRPC door gives its
-// kind of error. A call refused at authentication gets none: the engine's
+// kind of error (a count for a model that cannot count: warn). A call refused at authentication gets none: the engine's
 // failed-authentication throttle logs those per client address.
 func (d *door) log(ctx context.Context, r *http.Request, f format, start time.Time, status int, fail *failure, err error) {
 	_, endpoint, _ := strings.Cut(r.Pattern, " ")
 	d.o.Metrics.HTTPResponse(f.name(), endpoint, status, time.Since(start))
-	kind := apierr.OK
+	kind, reason := apierr.OK, ""
 	if err != nil {
-		kind = apierr.FromError(err).Kind
+		e := apierr.FromError(err)
+		kind, reason = e.Kind, e.Reason
 	} else if fail != nil {
 		kind = apierr.InvalidArgument
 	}
@@ -578,6 +579,14 @@ func (d *door) log(ctx context.Context, r *http.Request, f format, start time.Ti
 		return // refused at authentication: the auth throttle logs those
 	}
 	lvl := slog.Level(logging.DefaultServerCodeToLevel(codes.Code(kind)))
+	if reason == engine.ReasonTokenCountingNotSupported {
+		// UNIMPLEMENTED, an error when a gRPC client calls a method the
+		// server lacks, here answers a count for a model that cannot
+		// count: the client falls back to its own estimate (Claude Code
+		// asks before every request). A warning, as a model that cannot
+		// embed is (FAILED_PRECONDITION), not an error on every request.
+		lvl = slog.LevelWarn
+	}
 	if !d.o.Logger.Enabled(ctx, lvl) {
 		return
 	}

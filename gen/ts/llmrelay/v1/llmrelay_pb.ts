@@ -3641,7 +3641,10 @@ export const LLMService: GenService<{
    *                       (an unknown model, dimensions it does not take, an
    *                       input over the model's context)
    *   UNAVAILABLE         (RETRIES_EXHAUSTED) every attempt failed transiently
-   *   RESOURCE_EXHAUSTED  (PROVIDER_RATE_LIMITED) the provider's rate limit or quota
+   *   RESOURCE_EXHAUSTED  (RETRIES_EXHAUSTED, `retry_reason` RATE_LIMITED) the
+   *                       provider's rate limit, still after every attempt
+   *   RESOURCE_EXHAUSTED  (PROVIDER_QUOTA_EXHAUSTED) the provider's quota or
+   *                       spend limit is used up, not retried
    *   UNKNOWN             (PROVIDER_PROTOCOL_ERROR) the provider's answer does not
    *                       decode, or holds a different number of embeddings
    *                       than inputs
