@@ -300,8 +300,10 @@ type LLMServiceClient interface {
 	//	RESOURCE_EXHAUSTED  (PROVIDER_QUOTA_EXHAUSTED) the provider's quota or
 	//	                    spend limit is used up, not retried
 	//	UNKNOWN             (PROVIDER_PROTOCOL_ERROR) the provider's answer does not
-	//	                    decode, or holds a different number of embeddings
-	//	                    than inputs
+	//	                    decode, holds a different number of embeddings
+	//	                    than inputs, or vectors of another length than
+	//	                    `dimensions` asked for (a server that does not
+	//	                    shorten vectors: leave `dimensions` out)
 	Embed(ctx context.Context, in *EmbedRequest, opts ...grpc.CallOption) (*EmbedResponse, error)
 }
 
@@ -554,8 +556,10 @@ type LLMServiceServer interface {
 	//	RESOURCE_EXHAUSTED  (PROVIDER_QUOTA_EXHAUSTED) the provider's quota or
 	//	                    spend limit is used up, not retried
 	//	UNKNOWN             (PROVIDER_PROTOCOL_ERROR) the provider's answer does not
-	//	                    decode, or holds a different number of embeddings
-	//	                    than inputs
+	//	                    decode, holds a different number of embeddings
+	//	                    than inputs, or vectors of another length than
+	//	                    `dimensions` asked for (a server that does not
+	//	                    shorten vectors: leave `dimensions` out)
 	Embed(context.Context, *EmbedRequest) (*EmbedResponse, error)
 	mustEmbedUnimplementedLLMServiceServer()
 }

@@ -3646,8 +3646,10 @@ export const LLMService: GenService<{
    *   RESOURCE_EXHAUSTED  (PROVIDER_QUOTA_EXHAUSTED) the provider's quota or
    *                       spend limit is used up, not retried
    *   UNKNOWN             (PROVIDER_PROTOCOL_ERROR) the provider's answer does not
-   *                       decode, or holds a different number of embeddings
-   *                       than inputs
+   *                       decode, holds a different number of embeddings
+   *                       than inputs, or vectors of another length than
+   *                       `dimensions` asked for (a server that does not
+   *                       shorten vectors: leave `dimensions` out)
    *
    * @generated from rpc llmrelay.v1.LLMService.Embed
    */

@@ -100,7 +100,10 @@ type KeyServiceClient interface {
 	// within a second.
 	UpdateKey(ctx context.Context, in *UpdateKeyRequest, opts ...grpc.CallOption) (*UpdateKeyResponse, error)
 	// RevokeKey revokes a stored key for good: every replica refuses it
-	// within a second (API_KEY_REVOKED). Calls already running finish. A
+	// within a second (API_KEY_REVOKED), and the key's calls already open
+	// end within about two seconds, UNAUTHENTICATED (API_KEY_REVOKED) after
+	// the events they had sent, settled like a cancelled call
+	// (docs/keys.md, "Calls open when a key is revoked or expires"). A
 	// revoked key stays listed (`show_revoked`) with its usage. Revoking a
 	// revoked key returns it unchanged.
 	RevokeKey(ctx context.Context, in *RevokeKeyRequest, opts ...grpc.CallOption) (*RevokeKeyResponse, error)
@@ -187,7 +190,10 @@ type KeyServiceServer interface {
 	// within a second.
 	UpdateKey(context.Context, *UpdateKeyRequest) (*UpdateKeyResponse, error)
 	// RevokeKey revokes a stored key for good: every replica refuses it
-	// within a second (API_KEY_REVOKED). Calls already running finish. A
+	// within a second (API_KEY_REVOKED), and the key's calls already open
+	// end within about two seconds, UNAUTHENTICATED (API_KEY_REVOKED) after
+	// the events they had sent, settled like a cancelled call
+	// (docs/keys.md, "Calls open when a key is revoked or expires"). A
 	// revoked key stays listed (`show_revoked`) with its usage. Revoking a
 	// revoked key returns it unchanged.
 	RevokeKey(context.Context, *RevokeKeyRequest) (*RevokeKeyResponse, error)

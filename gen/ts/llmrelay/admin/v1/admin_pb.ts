@@ -843,7 +843,10 @@ export const KeyService: GenService<{
   },
   /**
    * RevokeKey revokes a stored key for good: every replica refuses it
-   * within a second (API_KEY_REVOKED). Calls already running finish. A
+   * within a second (API_KEY_REVOKED), and the key's calls already open
+   * end within about two seconds, UNAUTHENTICATED (API_KEY_REVOKED) after
+   * the events they had sent, settled like a cancelled call
+   * (docs/keys.md, "Calls open when a key is revoked or expires"). A
    * revoked key stays listed (`show_revoked`) with its usage. Revoking a
    * revoked key returns it unchanged.
    *
