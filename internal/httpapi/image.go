@@ -69,7 +69,10 @@ func imageOfURL(u string) (*llmrelayv1.Image, error) {
 	if !ok {
 		return &llmrelayv1.Image{Source: &llmrelayv1.Image_Url{Url: u}}, nil
 	}
+	// The media type and "base64" are case-insensitive (RFC 2397, MIME):
+	// the media type goes on in lower case, as the providers take it.
 	meta, data, ok := strings.Cut(rest, ",")
+	meta = strings.ToLower(meta)
 	mediaType, isBase64 := strings.CutSuffix(meta, ";base64")
 	if !ok || !isBase64 {
 		return nil, &paramError{"", "a data: URL must be data:<media type>;base64,<data>"}

@@ -203,6 +203,11 @@ func TestOpenAIRequest(t *testing.T) {
 				{"text":" with "},{"image":{"url":"https://x/y.png"}},{"text":"."}]}]}`,
 		},
 		{
+			name: "a data: URL's media type in capitals (MIME types are case-insensitive)",
+			body: `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:Image/PNG;BASE64,iVBORw0KGgo="}}]}]}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","parts":[{"image":{"data":"iVBORw0KGgo=","mediaType":"image/png"}}]}]}`,
+		},
+		{
 			name: "text parts without images: joined, no parts",
 			body: `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}`,
 			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"a\nb"}]}`,
