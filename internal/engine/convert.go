@@ -180,9 +180,10 @@ func providerMessage(i int, m *llmrelayv1.Message) (provider.Message, error) {
 
 // imageDetails are ImageDetail's names on the wire (OpenAI's detail).
 var imageDetails = [...]string{
-	llmrelayv1.ImageDetail_IMAGE_DETAIL_LOW:  "low",
-	llmrelayv1.ImageDetail_IMAGE_DETAIL_HIGH: "high",
-	llmrelayv1.ImageDetail_IMAGE_DETAIL_AUTO: "auto",
+	llmrelayv1.ImageDetail_IMAGE_DETAIL_LOW:      "low",
+	llmrelayv1.ImageDetail_IMAGE_DETAIL_HIGH:     "high",
+	llmrelayv1.ImageDetail_IMAGE_DETAIL_AUTO:     "auto",
+	llmrelayv1.ImageDetail_IMAGE_DETAIL_ORIGINAL: "original",
 }
 
 // providerImage converts an image part.

@@ -43,6 +43,26 @@ func TestImagesReachTheAdapters(t *testing.T) {
 		t.Errorf("converted parts %+v images %+v content %q", m.Parts, m.Images, m.Content)
 	}
 
+	t.Run("each detail goes by OpenAI's name for it", func(t *testing.T) {
+		for d, want := range map[llmrelayv1.ImageDetail]string{
+			llmrelayv1.ImageDetail_IMAGE_DETAIL_UNSPECIFIED: "",
+			llmrelayv1.ImageDetail_IMAGE_DETAIL_LOW:         "low",
+			llmrelayv1.ImageDetail_IMAGE_DETAIL_HIGH:        "high",
+			llmrelayv1.ImageDetail_IMAGE_DETAIL_AUTO:        "auto",
+			llmrelayv1.ImageDetail_IMAGE_DETAIL_ORIGINAL:    "original",
+		} {
+			msg := imageMessage([]byte("png"))
+			msg.Parts[1].GetImage().Detail = d
+			out, err := providerRequest(&llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{msg}}, "m", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := out.Messages[0].Images[0].Detail; got != want {
+				t.Errorf("%s: Detail %q, want %q", d, got, want)
+			}
+		}
+	})
+
 	t.Run("text parts must add up to content", func(t *testing.T) {
 		msg := imageMessage([]byte("png"))
 		msg.Content = "Compare with."

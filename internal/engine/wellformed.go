@@ -169,7 +169,7 @@ func imageWellFormed(img *llmrelayv1.Image) bool {
 	if img.MediaType != "" && !provider.IsImageMediaType(img.MediaType) {
 		return false
 	}
-	return img.Detail >= 0 && img.Detail <= llmrelayv1.ImageDetail_IMAGE_DETAIL_AUTO
+	return img.Detail >= 0 && img.Detail <= llmrelayv1.ImageDetail_IMAGE_DETAIL_ORIGINAL
 }
 
 // httpsURL mirrors image.url's rules (at most 8,192 characters, a valid

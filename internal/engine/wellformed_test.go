@@ -85,9 +85,12 @@ func TestWellFormedNeverPassesABrokenRule(t *testing.T) {
 }
 
 func TestWellFormedTakesTheRequestsClientsSend(t *testing.T) {
+	original := everyField()
+	original.Messages[1].Parts[1].GetImage().Detail = llmrelayv1.ImageDetail_IMAGE_DETAIL_ORIGINAL
 	for name, req := range map[string]*llmrelayv1.GenerateRequest{
-		"minimal":     minimal(),
-		"every field": everyField(),
+		"minimal":                     minimal(),
+		"every field":                 everyField(),
+		"an image of detail original": original,
 	} {
 		if !wellFormed(req) {
 			t.Errorf("%s: wellFormed = false, want true", name)

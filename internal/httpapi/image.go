@@ -50,7 +50,7 @@ func openAIImage(url, detail, urlAt, detailAt string) (*llmrelayv1.Image, error)
 	}
 	d, ok := imageDetails[detail]
 	if !ok {
-		return nil, &paramError{detailAt, "must be auto, low or high"}
+		return nil, &paramError{detailAt, "must be auto, low, high or original"}
 	}
 	img, err := imageOfURL(url)
 	if err != nil {
@@ -94,8 +94,9 @@ func inlineImage(mediaType, data string) (*llmrelayv1.Image, error) {
 
 // imageDetails are OpenAI's detail values.
 var imageDetails = map[string]llmrelayv1.ImageDetail{
-	"":     llmrelayv1.ImageDetail_IMAGE_DETAIL_UNSPECIFIED,
-	"auto": llmrelayv1.ImageDetail_IMAGE_DETAIL_AUTO,
-	"low":  llmrelayv1.ImageDetail_IMAGE_DETAIL_LOW,
-	"high": llmrelayv1.ImageDetail_IMAGE_DETAIL_HIGH,
+	"":         llmrelayv1.ImageDetail_IMAGE_DETAIL_UNSPECIFIED,
+	"auto":     llmrelayv1.ImageDetail_IMAGE_DETAIL_AUTO,
+	"low":      llmrelayv1.ImageDetail_IMAGE_DETAIL_LOW,
+	"high":     llmrelayv1.ImageDetail_IMAGE_DETAIL_HIGH,
+	"original": llmrelayv1.ImageDetail_IMAGE_DETAIL_ORIGINAL,
 }

@@ -240,3 +240,58 @@ func TestAnthropicSDKImageOfAnotherType(t *testing.T) {
 		t.Errorf("the upstream got %d requests, want none", n)
 	}
 }
+
+// TestOpenAISDKImageDetailOriginal: openai-go's detail "original" (an
+// image_url part's, an input_image part's) goes through both OpenAI doors
+// to an openai upstream as detail "original"; an anthropic upstream, whose
+// API has no detail, gets the image without it.
+func TestOpenAISDKImageDetailOriginal(t *testing.T) {
+	chat := func(base, model string) error {
+		client := openai.NewClient(ooption.WithBaseURL(base+"/v1"), ooption.WithAPIKey(sdkKey), ooption.WithMaxRetries(0))
+		_, err := client.Chat.Completions.New(ctxOf(t), openai.ChatCompletionNewParams{Model: model, Messages: []openai.ChatCompletionMessageParamUnion{
+			openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
+				openai.TextContentPart("Read "),
+				openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: "https://example.com/scan.png", Detail: "original"}),
+			}),
+		}})
+		return err
+	}
+	respond := func(base, model string) error {
+		client := openai.NewClient(ooption.WithBaseURL(base+"/v1"), ooption.WithAPIKey(sdkKey), ooption.WithMaxRetries(0))
+		image := responses.ResponseInputContentParamOfInputImage(responses.ResponseInputImageDetailOriginal)
+		image.OfInputImage.ImageURL = openai.String("https://example.com/scan.png")
+		_, err := client.Responses.New(ctxOf(t), responses.ResponseNewParams{Model: model, Input: responses.ResponseNewParamsInputUnion{OfInputItemList: responses.ResponseInputParam{
+			responses.ResponseInputItemParamOfMessage(responses.ResponseInputMessageContentListParam{
+				responses.ResponseInputContentParamOfInputText("Read "), image,
+			}, responses.EasyInputMessageRoleUser),
+		}}})
+		return err
+	}
+	const toOpenAI = `[{"role":"user","content":[{"type":"text","text":"Read "},` +
+		`{"type":"image_url","image_url":{"url":"https://example.com/scan.png","detail":"original"}}]}]`
+	const toAnthropic = `[{"role":"user","content":[{"type":"text","text":"Read "},` +
+		`{"type":"image","source":{"type":"url","url":"https://example.com/scan.png"}}]}]`
+	for _, door := range []struct {
+		name string
+		call func(base, model string) error
+	}{{"chat completions", chat}, {"responses", respond}} {
+		t.Run(door.name+" to an openai upstream", func(t *testing.T) {
+			base, oai, _ := imageUpstreams(t)
+			if err := door.call(base, "oai/gpt-5.4"); err != nil {
+				t.Fatal(err)
+			}
+			if got := upstreamMessages(t, oai); got != toOpenAI {
+				t.Errorf("upstream messages\n %s\nwant\n %s", got, toOpenAI)
+			}
+		})
+		t.Run(door.name+" to an anthropic upstream", func(t *testing.T) {
+			base, _, claude := imageUpstreams(t)
+			if err := door.call(base, "claude/claude-sonnet-4-5"); err != nil {
+				t.Fatal(err)
+			}
+			if got := upstreamMessages(t, claude); got != toAnthropic {
+				t.Errorf("upstream messages\n %s\nwant\n %s", got, toAnthropic)
+			}
+		})
+	}
+}

@@ -230,7 +230,14 @@ func TestOpenAIRequest(t *testing.T) {
 		{
 			name:      "unknown detail",
 			body:      `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://x/y.png","detail":"ultra"}}]}]}`,
-			wantParam: "messages[0].content[0].image_url.detail", wantMsg: `messages[0].content[0].image_url.detail: must be auto, low or high`,
+			wantParam: "messages[0].content[0].image_url.detail", wantMsg: `messages[0].content[0].image_url.detail: must be auto, low, high or original`,
+		},
+		{
+			name: "detail original",
+			body: `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Read "},
+				{"type":"image_url","image_url":{"url":"https://x/scan.png","detail":"original"}}]}]}`,
+			want: `{"model":"m","messages":[{"role":"ROLE_USER","content":"Read ","parts":[{"text":"Read "},
+				{"image":{"url":"https://x/scan.png","detail":"IMAGE_DETAIL_ORIGINAL"}}]}]}`,
 		},
 		{
 			name:      "audio part",

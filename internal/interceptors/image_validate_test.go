@@ -65,6 +65,14 @@ func TestValidateImages(t *testing.T) {
 			t.Fatalf("a URL with its media type: %v", err)
 		}
 	})
+	t.Run("detail original passes", func(t *testing.T) {
+		req := imageRequest()
+		image(req, 1).Detail = llmrelayv1.ImageDetail_IMAGE_DETAIL_ORIGINAL
+		image(req, 3).Detail = llmrelayv1.ImageDetail_IMAGE_DETAIL_ORIGINAL
+		if _, err := c.generate(testCtx(t), req); err != nil {
+			t.Fatalf("an inline and a URL image with detail original: %v", err)
+		}
+	})
 	t.Run("a tool result with images passes", func(t *testing.T) {
 		req := imageRequest()
 		toolResult(req)

@@ -335,8 +335,8 @@ type Image struct {
 	// MediaType is image/png, image/jpeg, image/gif or image/webp;
 	// always set with Data, optional with a URL.
 	MediaType string
-	// Detail is OpenAI's detail hint: "low", "high", "auto", or "" for
-	// the provider's default.
+	// Detail is OpenAI's detail hint: "low", "high", "auto", "original",
+	// or "" for the provider's default.
 	Detail string
 }
 

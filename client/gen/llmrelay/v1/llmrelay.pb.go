@@ -191,7 +191,15 @@ func (OnOutputLimit) EnumDescriptor() ([]byte, []int) {
 }
 
 // ImageDetail is how closely the model looks at an image (OpenAI's
-// `detail`).
+// `detail`). The openai adapter sends it as OpenAI's `detail` ("low",
+// "high", "auto", "original"); OpenAI-compatible servers that do not know
+// a value answer as they do (a 400 is INVALID_ARGUMENT, not retried).
+// Anthropic and Gemini have no such setting: their adapters leave it
+// out, whatever its value, and the provider scales the image by its own
+// rules. An estimate of a request's input tokens (for budgets, and the
+// usage of an attempt whose provider reported none) counts every image
+// as 1,600 tokens whatever its detail; the provider's own count replaces
+// the estimate where it reports one.
 type ImageDetail int32
 
 const (
@@ -203,6 +211,13 @@ const (
 	ImageDetail_IMAGE_DETAIL_HIGH ImageDetail = 2
 	// The provider chooses (OpenAI's "auto").
 	ImageDetail_IMAGE_DETAIL_AUTO ImageDetail = 3
+	// The image at its original resolution, not scaled down as "high"
+	// scales it: the finest detail (small or handwritten text, dense
+	// scans) and the most input tokens (OpenAI's "original", which not
+	// every OpenAI model supports: see OpenAI's vision guide).
+	// Anthropic and Gemini leave it out, as every detail: the image goes
+	// as it is and the provider scales it as it always does.
+	ImageDetail_IMAGE_DETAIL_ORIGINAL ImageDetail = 4
 )
 
 // Enum value maps for ImageDetail.
@@ -212,12 +227,14 @@ var (
 		1: "IMAGE_DETAIL_LOW",
 		2: "IMAGE_DETAIL_HIGH",
 		3: "IMAGE_DETAIL_AUTO",
+		4: "IMAGE_DETAIL_ORIGINAL",
 	}
 	ImageDetail_value = map[string]int32{
 		"IMAGE_DETAIL_UNSPECIFIED": 0,
 		"IMAGE_DETAIL_LOW":         1,
 		"IMAGE_DETAIL_HIGH":        2,
 		"IMAGE_DETAIL_AUTO":        3,
+		"IMAGE_DETAIL_ORIGINAL":    4,
 	}
 )
 
@@ -1809,9 +1826,9 @@ type Image struct {
 	// when set.
 	MediaType string `protobuf:"bytes,3,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
 	// How closely the model should look: a hint for OpenAI's `detail`
-	// (low-resolution or high-resolution processing), which other
-	// providers do not have and leave out. Unset leaves the provider's
-	// default (OpenAI's "auto").
+	// (low-resolution, high-resolution or original-resolution processing),
+	// which other providers do not have and leave out. Unset leaves the
+	// provider's default (OpenAI's "auto").
 	Detail        ImageDetail `protobuf:"varint,4,opt,name=detail,proto3,enum=llmrelay.v1.ImageDetail" json:"detail,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -5379,12 +5396,13 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\rOnOutputLimit\x12\x1f\n" +
 	"\x1bON_OUTPUT_LIMIT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14ON_OUTPUT_LIMIT_FAIL\x10\x01\x12\x1c\n" +
-	"\x18ON_OUTPUT_LIMIT_TRUNCATE\x10\x02*o\n" +
+	"\x18ON_OUTPUT_LIMIT_TRUNCATE\x10\x02*\x8a\x01\n" +
 	"\vImageDetail\x12\x1c\n" +
 	"\x18IMAGE_DETAIL_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10IMAGE_DETAIL_LOW\x10\x01\x12\x15\n" +
 	"\x11IMAGE_DETAIL_HIGH\x10\x02\x12\x15\n" +
-	"\x11IMAGE_DETAIL_AUTO\x10\x03*_\n" +
+	"\x11IMAGE_DETAIL_AUTO\x10\x03\x12\x19\n" +
+	"\x15IMAGE_DETAIL_ORIGINAL\x10\x04*_\n" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vROLE_SYSTEM\x10\x01\x12\r\n" +
