@@ -104,7 +104,7 @@ var classStatuses = map[provider.Class]classStatus{
 	provider.ClassServerError:    {Unavailable, ReasonProviderServerError, "failed"},
 	provider.ClassTransport:      {Unavailable, ReasonProviderTransport, "could not be reached or its stream broke"},
 	provider.ClassStalled:        {Unavailable, ReasonProviderStalled, "showed no sign of life within the attempt's first event or stream idle timeout"},
-	provider.ClassProtocol:       {Unknown, ReasonProviderProtocolError, "sent a stream llmrelay cannot decode"},
+	provider.ClassProtocol:       {Unknown, ReasonProviderProtocolError, "sent an answer llmrelay cannot decode"},
 	provider.ClassRejected:       {InvalidArgument, ReasonProviderRejected, "rejected the request"},
 	provider.ClassNotFound:       {InvalidArgument, ReasonProviderRejected, "does not know the model (or the endpoint)"},
 	provider.ClassInvalidOutput:  {InvalidArgument, ReasonProviderRejected, "rejected the model's output"},
