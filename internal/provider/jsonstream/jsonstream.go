@@ -126,14 +126,17 @@ func (d *Decoder) short() error {
 // peek returns the next byte after whitespace, without consuming it.
 func (d *Decoder) peek() (byte, error) {
 	for {
-		for d.i < d.n {
-			switch c := d.buf[d.i]; c {
-			case ' ', '\t', '\n', '\r':
-				d.i++
-			default:
+		// The buffer and the cursor in locals: a loop over the fields
+		// would load them from the Decoder a byte at a time (and the race
+		// detector would check every load).
+		buf, i := d.buf[:d.n], d.i
+		for ; i < len(buf); i++ {
+			if c := buf[i]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+				d.i = i
 				return c, nil
 			}
 		}
+		d.i = i
 		if !d.fill() {
 			return 0, d.short()
 		}
@@ -377,36 +380,31 @@ func (d *Decoder) skip(depth int) error {
 // number consumes the number whose first byte is next and returns its
 // text, valid until the next read.
 func (d *Decoder) number() ([]byte, error) {
-	k := 0 // the number's bytes found so far, from d.i
 	for {
-		for d.i+k < d.n && isNumberByte(d.buf[d.i+k]) {
-			k++
-		}
-		if k > MaxNumber {
+		end, ok := scanNumber(d.buf[d.i:d.n])
+		if end > MaxNumber {
 			return nil, d.syntax("number longer than " + strconv.Itoa(MaxNumber) + " bytes")
 		}
-		if d.i+k < d.n || !d.fill() {
-			break
+		if d.i+end == d.n && d.fill() {
+			continue // the number may go on past the buffer: scan it again whole
 		}
+		if d.i+end == d.n && d.err != nil && d.err != io.EOF {
+			return nil, d.err
+		}
+		tok := d.buf[d.i : d.i+end]
+		if !ok {
+			return nil, d.syntax("invalid number " + strconv.Quote(string(tok)))
+		}
+		d.i += end
+		return tok, nil
 	}
-	if d.i+k == d.n && d.err != nil && d.err != io.EOF {
-		return nil, d.err
-	}
-	tok := d.buf[d.i : d.i+k]
-	if !validNumber(tok) {
-		return nil, d.syntax("invalid number " + strconv.Quote(string(tok)))
-	}
-	d.i += k
-	return tok, nil
 }
 
-func isNumberByte(c byte) bool {
-	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
-}
-
-// validNumber reports whether b is a JSON number:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func validNumber(b []byte) bool {
+// scanNumber returns how many bytes at the start of b are the longest
+// prefix of a JSON number, -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?,
+// that the grammar lets go on, and whether they are a whole number. What
+// follows a number is the caller's to check.
+func scanNumber(b []byte) (int, bool) {
 	i := 0
 	if i < len(b) && b[i] == '-' {
 		i++
@@ -419,12 +417,12 @@ func validNumber(b []byte) bool {
 			i++
 		}
 	default:
-		return false
+		return i, false
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
 		if i == len(b) || b[i] < '0' || b[i] > '9' {
-			return false
+			return i, false
 		}
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 			i++
@@ -436,13 +434,13 @@ func validNumber(b []byte) bool {
 			i++
 		}
 		if i == len(b) || b[i] < '0' || b[i] > '9' {
-			return false
+			return i, false
 		}
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 			i++
 		}
 	}
-	return i == len(b)
+	return i, true
 }
 
 // str consumes the rest of a string whose opening quote was consumed,
