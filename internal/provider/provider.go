@@ -167,6 +167,56 @@ type Embeddings struct {
 	Reported bool
 }
 
+// The bounds on what an Embedder decodes of its provider's answer, in
+// place of a bound on the answer's bytes: OpenAI's answer for 2048 inputs
+// of 3072 values is some 140 MiB of pretty-printed JSON, which an adapter
+// decodes as it arrives, holding only the vectors.
+const (
+	// MaxEmbeddingDimensions bounds the values of one vector: the most
+	// `dimensions` a request may ask for (the proto's bound).
+	MaxEmbeddingDimensions = 65536
+	// MaxEmbeddingValues bounds the values of all of an answer's vectors:
+	// 2048 inputs (the most a request holds) of 8192 values, 64 MiB as
+	// float32.
+	MaxEmbeddingValues = 1 << 24
+)
+
+// EmbeddingBound names a bound on what an Embedder decodes.
+type EmbeddingBound string
+
+// The bounds.
+const (
+	// BoundVectors: one vector per input asked for.
+	BoundVectors EmbeddingBound = "vectors"
+	// BoundDimensions: MaxEmbeddingDimensions values in one vector.
+	BoundDimensions EmbeddingBound = "values in one vector"
+	// BoundValues: MaxEmbeddingValues values in all.
+	BoundValues EmbeddingBound = "values in all"
+)
+
+// EmbeddingBoundError says that a provider's embeddings answer holds more
+// than Bound lets an Embedder decode; the adapter stops reading it there.
+// It is the Err of the KindProtocol *Error an Embedder returns
+// (EmbeddingBoundExceeded), which errors.As finds.
+type EmbeddingBoundError struct {
+	Bound EmbeddingBound
+	// Limit is the bound's value: the inputs asked for (BoundVectors),
+	// MaxEmbeddingDimensions or MaxEmbeddingValues.
+	Limit int
+}
+
+// Error implements error.
+func (e *EmbeddingBoundError) Error() string {
+	return "more than " + strconv.Itoa(e.Limit) + " " + string(e.Bound)
+}
+
+// EmbeddingBoundExceeded returns the KindProtocol error of an answer that
+// holds more than limit of bound.
+func EmbeddingBoundExceeded(bound EmbeddingBound, limit int) *Error {
+	be := &EmbeddingBoundError{Bound: bound, Limit: limit}
+	return &Error{Kind: KindProtocol, Class: ClassProtocol, Message: "answered embeddings with " + be.Error(), Err: be}
+}
+
 // CheckEmbeddings returns a KindProtocol error when e does not hold one
 // vector per each of n inputs, all of one non-zero length, and of
 // dimensions values when dimensions (the request's) is not 0: what every

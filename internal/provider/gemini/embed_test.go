@@ -149,3 +149,36 @@ func TestEmbedErrors(t *testing.T) {
 		t.Errorf("vectors of 3 values when 2 were asked for: %v, want a protocol error", err)
 	}
 }
+
+// TestEmbedReplyBounds: what a batch's answer holds is bounded as it is
+// decoded: no more embeddings than the batch's requests, no more than
+// provider.MaxEmbeddingDimensions values in one; past either, the attempt
+// fails with a protocol error whose provider.EmbeddingBoundError names
+// the bound, without reading further.
+func TestEmbedReplyBounds(t *testing.T) {
+	long := `[0` + strings.Repeat(`,0`, provider.MaxEmbeddingDimensions) + `]`
+	t.Setenv("LLMRELAY_TEST_EMBED_KEY", "g-key")
+	for _, tc := range []struct {
+		name  string
+		reply string
+		bound provider.EmbeddingBound
+		limit int
+	}{
+		{"an embedding more than requests", `{"embeddings":[{"values":[1]},{"values":[2]},{"values":[3]}]}`, provider.BoundVectors, 2},
+		{"one value past the most dimensions", `{"embeddings":[{"values":[1]},{"values":` + long + `}]}`, provider.BoundDimensions, provider.MaxEmbeddingDimensions},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := pt.Replay(t, pt.JSON([]byte(tc.reply)))
+			p, err := gemini.New(provider.Config{Name: "gemini", Kind: "gemini", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_EMBED_KEY"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = p.(provider.Embedder).Embed(t.Context(), &provider.EmbedRequest{Model: "gemini-embedding-001", Inputs: []string{"a", "b"}})
+			pe, _ := errors.AsType[*provider.Error](err)
+			be, _ := errors.AsType[*provider.EmbeddingBoundError](err)
+			if pe == nil || pe.Kind != provider.KindProtocol || be == nil || be.Bound != tc.bound || be.Limit != tc.limit {
+				t.Errorf("%v, want a protocol error past %d %s", err, tc.limit, tc.bound)
+			}
+		})
+	}
+}

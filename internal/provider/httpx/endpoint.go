@@ -124,10 +124,6 @@ type Call struct {
 	Decoder Decoder
 	// Parse reads the provider's error bodies.
 	Parse ErrorBodyParser
-	// MaxBody bounds the reply Post reads; 0: MaxReplyBody. An
-	// embeddings reply (thousands of vectors of floats as JSON text) is
-	// larger than any other.
-	MaxBody int
 }
 
 // Stream starts one attempt: it POSTs c.Body to c.URL with the endpoint's
@@ -161,14 +157,8 @@ func (e *Endpoint) headers(c Call) http.Header {
 	return h
 }
 
-// MaxReplyBody bounds the body of a reply Post reads, unless its Call
-// says otherwise.
+// MaxReplyBody bounds the body of a reply Post reads.
 const MaxReplyBody = 1 << 20
-
-// MaxEmbeddingsBody bounds an embeddings reply (Call.MaxBody): 2048
-// vectors of 1536 floats, as JSON text of some 20 bytes a float, with
-// room to spare.
-const MaxEmbeddingsBody = 96 << 20
 
 // Post sends a request the provider answers with one JSON document, not
 // a stream (Anthropic's token counting): it POSTs c.Body to c.URL with
@@ -179,6 +169,39 @@ const MaxEmbeddingsBody = 96 << 20
 // body longer than MaxReplyBody is KindProtocol; ctx's end returns ctx's
 // error. c.Activity and c.Decoder are not used.
 func (e *Endpoint) Post(ctx context.Context, c Call) ([]byte, error) {
+	var body []byte
+	err := e.post(ctx, c, func(status int, r io.Reader) error {
+		var err error
+		body, err = io.ReadAll(io.LimitReader(r, MaxReplyBody+1))
+		switch {
+		case err != nil:
+			return err
+		case len(body) > MaxReplyBody:
+			return &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol, Status: status,
+				Message: "answered with a body larger than " + strconv.Itoa(MaxReplyBody) + " bytes"}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// PostRead is Post for a document too large to hold (an embeddings
+// reply): instead of returning the 2xx response's body, it hands it to
+// read as it arrives and closes it when read returns. An error of read is
+// PostRead's error, the adapter's to make (a KindProtocol *provider.Error
+// for a document that does not decode), unless reading the body failed,
+// or the provider's timeout or ctx ended the attempt, which give the
+// errors Post gives. Post's other errors are PostRead's before read is
+// called.
+func (e *Endpoint) PostRead(ctx context.Context, c Call, read func(body io.Reader) error) error {
+	return e.post(ctx, c, func(_ int, body io.Reader) error { return read(body) })
+}
+
+// post is PostRead, read getting the response's status too.
+func (e *Endpoint) post(ctx context.Context, c Call, read func(status int, body io.Reader) error) error {
 	attempt, cancel := context.WithCancel(ctx)
 	if e.timeout > 0 {
 		attempt, cancel = context.WithTimeoutCause(ctx, e.timeout, ErrAttemptTimeout)
@@ -186,7 +209,7 @@ func (e *Endpoint) Post(ctx context.Context, c Call) ([]byte, error) {
 	defer cancel()
 	hr, err := http.NewRequestWithContext(attempt, http.MethodPost, c.URL, bytes.NewReader(c.Body.Body))
 	if err != nil {
-		return nil, fmt.Errorf("httpx: building the request: %w", err)
+		return fmt.Errorf("httpx: building the request: %w", err)
 	}
 	hr.Header = e.headers(c)
 	if trace.SpanContextFromContext(ctx).IsValid() {
@@ -200,27 +223,38 @@ func (e *Endpoint) Post(ctx context.Context, c Call) ([]byte, error) {
 		if errors.As(err, &ue) {
 			ue.URL = loggableURL(ue.URL)
 		}
-		return nil, failure(ctx, attempt, "sending the request failed", err)
+		return failure(ctx, attempt, "sending the request failed", err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		pe := ResponseError(resp, time.Now(), redacting(c.Parse, e.redactFn))
 		redactError(pe, e.redactFn)
-		return nil, pe
+		return pe
 	}
-	limit := MaxReplyBody
-	if c.MaxBody > 0 {
-		limit = c.MaxBody
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
+	body := &failedRead{r: resp.Body}
+	err = read(resp.StatusCode, body)
 	_ = resp.Body.Close()
 	switch {
-	case err != nil:
-		return nil, failure(ctx, attempt, "reading the response failed", err)
-	case len(body) > limit:
-		return nil, &provider.Error{Kind: provider.KindProtocol, Class: provider.ClassProtocol, Status: resp.StatusCode,
-			Message: "answered with a body larger than " + strconv.Itoa(limit) + " bytes"}
+	case body.err != nil:
+		return failure(ctx, attempt, "reading the response failed", body.err)
+	case err != nil && attempt.Err() != nil:
+		return failure(ctx, attempt, "reading the response failed", err)
 	}
-	return body, nil
+	return err
+}
+
+// failedRead is a reader that keeps the error of its reader's first read
+// that failed (but for io.EOF).
+type failedRead struct {
+	r   io.Reader
+	err error
+}
+
+func (f *failedRead) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if err != nil && err != io.EOF && f.err == nil {
+		f.err = err
+	}
+	return n, err
 }
 
 // minSecretLen is the length from which a word of a configured header's

@@ -6,6 +6,8 @@ import (
 	"errors"
 
 	"github.com/llmrelay/llmrelay/internal/offstack"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/jsonstream"
 )
 
 // errTrailingData reports an event whose data holds more than one JSON value.
@@ -83,4 +85,37 @@ func (j *jsonState) decode() {
 		j.dec = nil
 		j.err = errTrailingData
 	}
+}
+
+// ReadEmbedding reads one embedding, an array of numbers, from d as
+// float32s, within the bounds of provider.MaxEmbeddingDimensions values
+// and of left, the values the answer may still hold of
+// provider.MaxEmbeddingValues, which it lowers by what it read. hint is
+// the capacity to start with (the length of the answer's first vector, 0
+// for the first). An array past a bound is a provider.EmbeddingBoundExceeded
+// error, read no further; see EmbeddingsError for the others.
+func ReadEmbedding(d *jsonstream.Decoder, hint int, left *int) ([]float32, error) {
+	limit := min(provider.MaxEmbeddingDimensions, *left)
+	v, err := d.Float32s(make([]float32, 0, min(hint, limit)), limit)
+	if errors.Is(err, jsonstream.ErrTooMany) {
+		if limit == provider.MaxEmbeddingDimensions {
+			return nil, provider.EmbeddingBoundExceeded(provider.BoundDimensions, provider.MaxEmbeddingDimensions)
+		}
+		return nil, provider.EmbeddingBoundExceeded(provider.BoundValues, provider.MaxEmbeddingValues)
+	}
+	*left -= len(v)
+	return v, err
+}
+
+// EmbeddingsError returns the error of an embeddings answer that d could
+// not read: err when it is a *provider.Error already (a bound the answer
+// passed), else a KindProtocol error wrapping ErrMalformed and err, with
+// the answer's bytes near where it broke in Raw.
+func EmbeddingsError(d *jsonstream.Decoder, err error) error {
+	if _, ok := errors.AsType[*provider.Error](err); ok {
+		return err
+	}
+	pe := ProtocolError(err, d.Near(MaxRaw/2))
+	pe.Message = "answered embeddings that do not decode"
+	return pe
 }

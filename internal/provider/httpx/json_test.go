@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/jsonstream"
 )
 
 func TestJSONDecoder(t *testing.T) {
@@ -108,5 +110,27 @@ func TestReleaseDropsTheDecodersState(t *testing.T) {
 	v.A = ""
 	if err := j.Decode([]byte(`{"A":"y"}`), &v); err != nil || v.A != "y" {
 		t.Errorf("Decode after Release: %q, %v; want y", v.A, err)
+	}
+}
+
+// TestReadEmbeddingBounds: ReadEmbedding reads a vector within both
+// bounds and lowers what the answer may still hold by its length; a vector
+// past what is left of provider.MaxEmbeddingValues, or past
+// provider.MaxEmbeddingDimensions, is the error naming that bound.
+func TestReadEmbeddingBounds(t *testing.T) {
+	left := 5
+	v, err := ReadEmbedding(jsonstream.NewDecoder(strings.NewReader(`[1, 2, 3]`)), 0, &left)
+	if err != nil || len(v) != 3 || left != 2 {
+		t.Errorf("3 values of 5 left: %v, %v, %d left; want them and 2 left", v, err, left)
+	}
+	_, err = ReadEmbedding(jsonstream.NewDecoder(strings.NewReader(`[1, 2, 3]`)), 3, &left)
+	if be, _ := errors.AsType[*provider.EmbeddingBoundError](err); be == nil || be.Bound != provider.BoundValues || be.Limit != provider.MaxEmbeddingValues {
+		t.Errorf("3 values of 2 left: %v, want the bound of values in all", err)
+	}
+	left = provider.MaxEmbeddingValues
+	long := "[0" + strings.Repeat(",0", provider.MaxEmbeddingDimensions) + "]"
+	_, err = ReadEmbedding(jsonstream.NewDecoder(strings.NewReader(long)), 0, &left)
+	if be, _ := errors.AsType[*provider.EmbeddingBoundError](err); be == nil || be.Bound != provider.BoundDimensions || be.Limit != provider.MaxEmbeddingDimensions {
+		t.Errorf("%d values: %v, want the bound of values in one vector", provider.MaxEmbeddingDimensions+1, err)
 	}
 }

@@ -1,13 +1,15 @@
 package openai
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
+	"io"
 	"strconv"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
+	"github.com/llmrelay/llmrelay/internal/provider/jsonstream"
 )
 
 // embedRequest is the body of POST /embeddings
@@ -24,18 +26,6 @@ type embedRequest struct {
 // the request: provider_options may not set them.
 var embedOwned = httpx.Owned{"model": "model", "input": "inputs", "dimensions": "dimensions", "encoding_format": ""}
 
-// embedReply is the answer: one entry of data per input, each with the
-// index of its input (the order of data is not promised).
-type embedReply struct {
-	Data []struct {
-		Index     *int      `json:"index"`
-		Embedding []float32 `json:"embedding"`
-	} `json:"data"`
-	Usage *struct {
-		PromptTokens int64 `json:"prompt_tokens"`
-	} `json:"usage"`
-}
-
 // errEmbedReply is wrapped by the error of an embeddings answer that does
 // not decode or does not give each input its vector.
 var errEmbedReply = errors.New("an embeddings answer that does not hold one embedding per input")
@@ -44,39 +34,104 @@ var errEmbedReply = errors.New("an embeddings answer that does not hold one embe
 // sent with the headers a chat completion gets (the key, the
 // configuration's, extra_headers): every input in `input`, the vectors as
 // floats (encoding_format "float"), `dimensions` when asked for. Errors go
-// through the adapter's error table, as a chat completion's. Each vector
-// is placed by its `index`; an answer that leaves an input without one,
-// or names one twice, is a protocol error.
+// through the adapter's error table, as a chat completion's. The answer
+// is decoded as it arrives (readEmbedReply), into the vectors alone. Each
+// vector is placed by its `index`; an answer that leaves an input without
+// one, or names one twice, is a protocol error, as is one past the bounds
+// of what is decoded (provider.EmbeddingBoundError).
 func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*provider.Embeddings, error) {
 	body, err := httpx.Encode(embedRequest{Model: req.Model, Input: req.Inputs, Dimensions: req.Dimensions, EncodingFormat: "float"},
 		req.Options, embedOwned)
 	if err != nil {
 		return nil, err
 	}
-	b, err := p.ep.Post(ctx, httpx.Call{URL: p.ep.BaseURL + "/embeddings", Body: body, Parse: parseErrorBody, MaxBody: httpx.MaxEmbeddingsBody})
+	out := &provider.Embeddings{Vectors: make([][]float32, len(req.Inputs))}
+	err = p.ep.PostRead(ctx, httpx.Call{URL: p.ep.BaseURL + "/embeddings", Body: body, Parse: parseErrorBody}, func(r io.Reader) error {
+		d := jsonstream.NewDecoder(r)
+		err := readEmbedReply(d, out)
+		if err == nil {
+			err = d.End()
+		}
+		if err != nil {
+			return httpx.EmbeddingsError(d, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	var reply embedReply
-	if err := json.Unmarshal(b, &reply); err != nil {
-		pe := httpx.ProtocolError(err, b)
-		pe.Message = "answered embeddings that do not decode"
-		return nil, pe
-	}
-	out := &provider.Embeddings{Vectors: make([][]float32, len(req.Inputs))}
-	for _, d := range reply.Data {
-		if d.Index == nil || *d.Index < 0 || *d.Index >= len(out.Vectors) || out.Vectors[*d.Index] != nil {
-			pe := httpx.ProtocolError(errEmbedReply, b)
-			pe.Message = "answered an embedding without a valid index for " + strconv.Itoa(len(req.Inputs)) + " inputs"
-			return nil, pe
-		}
-		out.Vectors[*d.Index] = d.Embedding
-	}
-	if reply.Usage != nil {
-		out.Usage.InputTokens, out.Reported = reply.Usage.PromptTokens, true
 	}
 	if err := provider.CheckEmbeddings(out, len(req.Inputs), req.Dimensions); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// readEmbedReply reads the answer into out, whose Vectors has one nil
+// entry per input: one entry of data per input, each with the index of its
+// input (the order of data is not promised), and usage.prompt_tokens.
+// Other members are skipped; more entries than inputs are refused before
+// the first too many is read.
+func readEmbedReply(d *jsonstream.Decoder, out *provider.Embeddings) error {
+	n := len(out.Vectors)
+	placed := make([]bool, n)
+	entries, hint, left := 0, 0, provider.MaxEmbeddingValues
+	entry := func() error {
+		if entries == n {
+			return provider.EmbeddingBoundExceeded(provider.BoundVectors, n)
+		}
+		entries++
+		index, vec := -1, []float32(nil)
+		err := d.Object(func(key []byte) error {
+			var err error
+			switch string(key) {
+			case "index":
+				var i int64
+				if i, err = d.Int(); err == nil && i >= 0 && i < int64(n) {
+					index = int(i)
+				}
+			case "embedding":
+				vec, err = httpx.ReadEmbedding(d, hint, &left)
+				hint = cmp.Or(hint, len(vec))
+			default:
+				err = d.Skip()
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if index < 0 || placed[index] {
+			pe := httpx.ProtocolError(errEmbedReply, nil)
+			pe.Message = "answered an embedding without a valid index for " + strconv.Itoa(n) + " inputs"
+			return pe
+		}
+		placed[index], out.Vectors[index] = true, vec
+		return nil
+	}
+	return d.Object(func(key []byte) error {
+		switch string(key) {
+		case "data":
+			if null, err := d.Null(); null || err != nil {
+				return err
+			}
+			return d.Array(entry)
+		case "usage":
+			if null, err := d.Null(); null || err != nil {
+				return err
+			}
+			out.Reported = true
+			return d.Object(func(key []byte) error {
+				if string(key) != "prompt_tokens" {
+					return d.Skip()
+				}
+				if null, err := d.Null(); null || err != nil {
+					return err
+				}
+				var err error
+				out.Usage.InputTokens, err = d.Int()
+				return err
+			})
+		}
+		return d.Skip()
+	})
 }

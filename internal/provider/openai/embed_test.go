@@ -5,9 +5,11 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/provider/httpx"
 	"github.com/llmrelay/llmrelay/internal/provider/openai"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 )
@@ -83,5 +85,74 @@ func TestEmbedErrors(t *testing.T) {
 	var fe *provider.FieldError
 	if more := len(up.Requests()) - n; !errors.As(err, &fe) || fe.Field != "provider_options.input" || more != 0 {
 		t.Errorf("provider_options.input: %v after %d requests, want a FieldError and no request", err, more)
+	}
+}
+
+// TestEmbedReplyBounds: what an embeddings reply holds is bounded as it
+// is decoded: no more entries than inputs, no more than
+// provider.MaxEmbeddingDimensions values in a vector; past either, the
+// attempt fails with a protocol error whose provider.EmbeddingBoundError
+// names the bound, without reading further.
+func TestEmbedReplyBounds(t *testing.T) {
+	long := `[0` + strings.Repeat(`,0`, provider.MaxEmbeddingDimensions) + `]`
+	for _, tc := range []struct {
+		name   string
+		inputs int
+		reply  string
+		bound  provider.EmbeddingBound
+		limit  int
+	}{
+		{"an entry more than inputs", 2, `{"data":[{"index":0,"embedding":[1]},{"index":1,"embedding":[2]},{"index":2,"embedding":[3]}]}`,
+			provider.BoundVectors, 2},
+		{"a vector of one value past the most dimensions", 1, `{"data":[{"index":0,"embedding":` + long + `}]}`,
+			provider.BoundDimensions, provider.MaxEmbeddingDimensions},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := pt.Replay(t, pt.JSON([]byte(tc.reply)))
+			p, err := openai.New(provider.Config{Name: "openai", Kind: openai.Kind, BaseURL: up.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = p.(provider.Embedder).Embed(t.Context(), &provider.EmbedRequest{Model: "m", Inputs: make([]string, tc.inputs)})
+			pe, _ := errors.AsType[*provider.Error](err)
+			be, _ := errors.AsType[*provider.EmbeddingBoundError](err)
+			if pe == nil || pe.Kind != provider.KindProtocol || be == nil || be.Bound != tc.bound || be.Limit != tc.limit {
+				t.Errorf("%v, want a protocol error past %d %s", err, tc.limit, tc.bound)
+			}
+		})
+	}
+}
+
+// TestEmbedMalformedReplies: a reply that is not OpenAI's JSON, or is cut
+// short, fails the attempt: a protocol error (ErrMalformed) for what the
+// provider sent, a transport error (retried as a dropped connection is)
+// when the connection dropped mid-reply.
+func TestEmbedMalformedReplies(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		reply pt.Reply
+		kind  provider.ErrorKind
+	}{
+		{"not JSON", pt.JSON([]byte(`<html>Bad gateway</html>`)), provider.KindProtocol},
+		{"cut mid-vector", pt.JSON([]byte(`{"data":[{"index":0,"embedding":[0.1,`)), provider.KindProtocol},
+		{"a string for a value", pt.JSON([]byte(`{"data":[{"index":0,"embedding":[0.1,"0.2"]}]}`)), provider.KindProtocol},
+		{"a value past float32's range", pt.JSON([]byte(`{"data":[{"index":0,"embedding":[1e39]}]}`)), provider.KindProtocol},
+		{"a fractional index", pt.JSON([]byte(`{"data":[{"index":0.5,"embedding":[1]}]}`)), provider.KindProtocol},
+		{"data after the reply", pt.JSON([]byte(`{"data":[{"index":0,"embedding":[1]}]} {}`)), provider.KindProtocol},
+		{"the connection dropped mid-vector", pt.Reply{Header: http.Header{"Content-Type": {"application/json"}},
+			Body: []byte("{\"data\":[{\"index\":0,\n\n\"embedding\":[0.1,\n\n0.2]}]}"), After: 1, Fault: pt.FaultDrop}, provider.KindTransport},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := pt.Replay(t, tc.reply)
+			p, err := openai.New(provider.Config{Name: "openai", Kind: openai.Kind, BaseURL: up.URL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = p.(provider.Embedder).Embed(t.Context(), &provider.EmbedRequest{Model: "m", Inputs: []string{"a"}})
+			pe, _ := errors.AsType[*provider.Error](err)
+			if pe == nil || pe.Kind != tc.kind || (tc.kind == provider.KindProtocol && !errors.Is(err, httpx.ErrMalformed)) {
+				t.Errorf("%v, want a provider error of kind %v", err, tc.kind)
+			}
+		})
 	}
 }

@@ -37,6 +37,11 @@ type Reply struct {
 	After int
 	// Fault is what happens after After chunks; FaultNone for nothing.
 	Fault Fault
+	// Write, when not nil, writes the body instead of Body, for a body too
+	// large to hold (an embeddings reply of hundreds of MiB): After and
+	// Fault do not apply. An error it returns (the client went away) ends
+	// the reply.
+	Write func(w io.Writer) error
 }
 
 // JSON is a 200 reply of body as application/json (a request that is
@@ -124,6 +129,10 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(status)
+	if rep.Write != nil {
+		_ = rep.Write(w)
+		return
+	}
 	chunks := Chunks(rep.Body)
 	if rep.Fault == FaultNone || rep.After > len(chunks) {
 		rep.After = len(chunks)
