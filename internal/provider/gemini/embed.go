@@ -84,15 +84,10 @@ func (p *Provider) embedBatch(ctx context.Context, path string, requests []json.
 	start := len(vectors)
 	err = p.ep.PostRead(ctx, httpx.Call{URL: p.ep.BaseURL + "/" + path + ":batchEmbedContents", Body: httpx.Encoded{Body: body, Header: header.Header},
 		Parse: parseErrorBody}, func(r io.Reader) error {
-		d := jsonstream.NewDecoder(r)
-		var err error
-		if vectors, err = readEmbedReply(d, vectors, len(requests), left); err == nil {
-			err = d.End()
-		}
-		if err != nil {
-			return httpx.EmbeddingsError(d, err)
-		}
-		return nil
+		return httpx.ReadEmbeddings(r, func(d *jsonstream.Decoder) (err error) {
+			vectors, err = readEmbedReply(d, vectors, len(requests), left)
+			return err
+		})
 	})
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 
 	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -105,6 +106,21 @@ func ReadEmbedding(d *jsonstream.Decoder, hint int, left *int) ([]float32, error
 	}
 	*left -= len(v)
 	return v, err
+}
+
+// ReadEmbeddings reads an embeddings answer from r with read, which
+// decodes its one JSON value, and checks that nothing follows it; an
+// error is EmbeddingsError's. It is an Endpoint.PostRead reader's body.
+func ReadEmbeddings(r io.Reader, read func(*jsonstream.Decoder) error) error {
+	d := jsonstream.NewDecoder(r)
+	err := read(d)
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		return EmbeddingsError(d, err)
+	}
+	return nil
 }
 
 // EmbeddingsError returns the error of an embeddings answer that d could

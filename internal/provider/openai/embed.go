@@ -47,15 +47,7 @@ func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*prov
 	}
 	out := &provider.Embeddings{Vectors: make([][]float32, len(req.Inputs))}
 	err = p.ep.PostRead(ctx, httpx.Call{URL: p.ep.BaseURL + "/embeddings", Body: body, Parse: parseErrorBody}, func(r io.Reader) error {
-		d := jsonstream.NewDecoder(r)
-		err := readEmbedReply(d, out)
-		if err == nil {
-			err = d.End()
-		}
-		if err != nil {
-			return httpx.EmbeddingsError(d, err)
-		}
-		return nil
+		return httpx.ReadEmbeddings(r, func(d *jsonstream.Decoder) error { return readEmbedReply(d, out) })
 	})
 	if err != nil {
 		return nil, err
