@@ -94,7 +94,7 @@ func (j *jsonState) decode() {
 // provider.MaxEmbeddingValues, which it lowers by what it read. hint is
 // the capacity to start with (the length of the answer's first vector, 0
 // for the first). An array past a bound is a provider.EmbeddingBoundExceeded
-// error, read no further; see EmbeddingsError for the others.
+// error, read no further; see embeddingsError for the others.
 func ReadEmbedding(d *jsonstream.Decoder, hint int, left *int) ([]float32, error) {
 	limit := min(provider.MaxEmbeddingDimensions, *left)
 	v, err := d.Float32s(make([]float32, 0, min(hint, limit)), limit)
@@ -110,7 +110,7 @@ func ReadEmbedding(d *jsonstream.Decoder, hint int, left *int) ([]float32, error
 
 // ReadEmbeddings reads an embeddings answer from r with read, which
 // decodes its one JSON value, and checks that nothing follows it; an
-// error is EmbeddingsError's. It is an Endpoint.PostRead reader's body.
+// error is embeddingsError's. It is an Endpoint.PostRead reader's body.
 func ReadEmbeddings(r io.Reader, read func(*jsonstream.Decoder) error) error {
 	d := jsonstream.NewDecoder(r)
 	err := read(d)
@@ -118,16 +118,16 @@ func ReadEmbeddings(r io.Reader, read func(*jsonstream.Decoder) error) error {
 		err = d.End()
 	}
 	if err != nil {
-		return EmbeddingsError(d, err)
+		return embeddingsError(d, err)
 	}
 	return nil
 }
 
-// EmbeddingsError returns the error of an embeddings answer that d could
+// embeddingsError returns the error of an embeddings answer that d could
 // not read: err when it is a *provider.Error already (a bound the answer
 // passed), else a KindProtocol error wrapping ErrMalformed and err, with
 // the answer's bytes near where it broke in Raw.
-func EmbeddingsError(d *jsonstream.Decoder, err error) error {
+func embeddingsError(d *jsonstream.Decoder, err error) error {
 	if _, ok := errors.AsType[*provider.Error](err); ok {
 		return err
 	}
