@@ -1,6 +1,7 @@
 package apierr
 
 import (
+	"maps"
 	"strconv"
 
 	spb "google.golang.org/genproto/googleapis/rpc/status"
@@ -29,15 +30,23 @@ import (
 // attempts, provider and, when known, what the last attempt's failure was:
 // retry_reason (for every failure that has one, a call of one attempt
 // included), provider_status, provider_error_type and transport_failure
-// (see the Meta* keys). A RetryInfo carries the provider's retry hint when
+// (see the Meta* keys). A call cut off (cancelled, past its deadline) is
+// its cause's error, with the cause's own metadata (a key revoked while
+// the call ran: key) and the attempts' added. A RetryInfo carries the provider's retry hint when
 // the failure was transient and the provider did not forbid retrying it.
 func FromFailure(f *retry.Failure) *Error {
 	c := f.Class
 	switch c.Class {
 	case provider.ClassCanceled, provider.ClassDeadline:
-		e := FromError(f.Err)
-		e.Metadata = failureMetadata(f)
-		return e
+		// The call's end, which may be a typed error of its own (a key
+		// revoked while the call ran names the key): its metadata stays,
+		// the attempts' is added, on a copy (the cause is not ours to
+		// change).
+		e := *FromError(f.Err)
+		md := failureMetadata(f)
+		maps.Copy(md, e.Metadata)
+		e.Metadata = md
+		return &e
 	case provider.ClassUnknown:
 		if c.Provider == nil {
 			// Not a provider failure: a bug, reported as INTERNAL.

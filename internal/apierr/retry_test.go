@@ -3,6 +3,7 @@ package apierr_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +92,9 @@ func TestFromFailure(t *testing.T) {
 			codes.Canceled, "CANCELLED", 0, map[string]string{"attempts": "2", "provider": "openai"}},
 		{"deadline", failure(context.DeadlineExceeded, retry.StopNotRetryable, 1),
 			codes.DeadlineExceeded, "DEADLINE_EXCEEDED", 0, map[string]string{"attempts": "1"}},
+		{"cut off with a typed error of its own (a key revoked while the call ran)", failure(&apierr.Error{Kind: apierr.Unauthenticated, Reason: "API_KEY_REVOKED",
+			Message: "the API key was revoked while the call ran", Metadata: map[string]string{"key": "ci"}, Cause: fmt.Errorf("revoked: %w", context.Canceled)}, retry.StopNotRetryable, 2),
+			codes.Unauthenticated, "API_KEY_REVOKED", 0, map[string]string{"key": "ci", "attempts": "2", "provider": "openai"}},
 		{"shutdown", failure(apierr.ErrShuttingDown, retry.StopNotRetryable, 1),
 			codes.Unavailable, "SERVER_SHUTTING_DOWN", time.Second, nil},
 		{"a bug", failure(errors.New("nil map"), retry.StopNotRetryable, 1),

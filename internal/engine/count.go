@@ -69,7 +69,8 @@ type TokenCount struct {
 // CountTokens counts the input tokens of req at the first of the call's
 // targets (resolved by AdmitCount, which ran on ctx, in the order a
 // generation's attempts would take them) whose provider can count
-// (provider.TokenCounter): the request as that target would be sent it,
+// (provider.TokenCounter), else at the first of the route's targets that
+// resolution skipped as ejected and can count: the request as that target would be sent it,
 // the hooks before the first attempt applied (a route's system prompt and
 // messages are counted), without the server tools' definitions. A count
 // is one request to one target: it is not retried, falls back to no other
@@ -82,12 +83,17 @@ func (s *Engine) CountTokens(ctx context.Context, req *llmrelayv1.GenerateReques
 	if !ok {
 		return TokenCount{}, apierr.FromError(errUnresolved)
 	}
-	var target provider.Target
-	var counter provider.TokenCounter
-	for _, t := range res.Targets {
-		if c, ok := t.Entry.Provider.(provider.TokenCounter); ok {
-			target, counter = t, c
-			break
+	target, counter := firstCounter(res.Targets)
+	if counter == nil && res.Route != nil {
+		// The route's targets resolution skipped, ejected: a count is
+		// one request that counts in no target's health, and the model
+		// can count all the same.
+		all := make([]provider.Target, len(res.Route.Targets))
+		for i, t := range res.Route.Targets {
+			all[i] = t.Target
+		}
+		if target, counter = firstCounter(all); counter == nil {
+			return TokenCount{}, cannotCount(res.Name, all)
 		}
 	}
 	if counter == nil {
@@ -127,6 +133,17 @@ func (s *Engine) CountTokens(ctx context.Context, req *llmrelayv1.GenerateReques
 		return TokenCount{}, apierr.FromFailure(f)
 	}
 	return TokenCount{InputTokens: n, Target: target}, nil
+}
+
+// firstCounter returns the first of targets whose provider can count, and
+// its counter: nil when none can.
+func firstCounter(targets []provider.Target) (provider.Target, provider.TokenCounter) {
+	for _, t := range targets {
+		if c, ok := t.Entry.Provider.(provider.TokenCounter); ok {
+			return t, c
+		}
+	}
+	return provider.Target{}, nil
 }
 
 // cannotCount is the error of a count of model none of whose targets can

@@ -142,11 +142,14 @@ func (k *KeyCalls) End(key string, why error) int {
 }
 
 // Check reads again, with keys, each key that calls are open on, and ends
-// the calls of those that no longer work (End). A key that cannot be read
-// is logged and its calls run on, to be checked again next time. It
-// returns how many calls it ended.
+// the calls of those that no longer work (End). The keys that cannot be
+// read are logged, in one line per pass whatever their number (a store
+// that is down fails them all, every pass), and their calls run on, to be
+// checked again next time. It returns how many calls it ended.
 func (k *KeyCalls) Check(ctx context.Context, keys auth.Rechecker, log *slog.Logger) int {
-	ended := 0
+	ended, unread := 0, 0
+	var first string
+	var firstErr error
 	for _, key := range k.Keys() {
 		err := keys.Recheck(ctx, key)
 		switch {
@@ -156,8 +159,14 @@ func (k *KeyCalls) Check(ctx context.Context, keys auth.Rechecker, log *slog.Log
 			ended += n
 			log.Info("ended the open calls of an API key that no longer works", "key", key, "calls", n, "reason", keyReason(err))
 		default:
-			log.Warn("the key of open calls could not be read again; they run on until it can", "key", key, "error", err)
+			if unread++; unread == 1 {
+				first, firstErr = key, err
+			}
 		}
+	}
+	if unread > 0 {
+		log.Warn("the keys of open calls could not be read again; their calls run on until they can",
+			"keys", unread, "key", first, "error", firstErr)
 	}
 	return ended
 }

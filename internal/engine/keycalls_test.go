@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -162,5 +163,28 @@ func TestKeyCallsRemoveInAnyOrder(t *testing.T) {
 		if len(k.byKey) != 0 {
 			t.Fatalf("order %v: %v left", order, k.byKey)
 		}
+	}
+}
+
+// TestKeyCallsCheckLogsAnUnreadableStoreOnce: with the store down, every
+// key of the open calls fails to be read, every pass; a pass logs that in
+// one warn line (how many keys, one of them, the error), not a line per
+// key, which would be thousands of lines a second on a busy replica.
+func TestKeyCallsCheckLogsAnUnreadableStoreOnce(t *testing.T) {
+	k := NewKeyCalls()
+	answers := map[string]error{}
+	for _, key := range []string{"a", "b", "c", "d"} {
+		_, c := k.add(t.Context(), key)
+		t.Cleanup(func() { k.remove(c) })
+		answers[key] = &state.UnavailableError{}
+	}
+	var logs strings.Builder
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if n := k.Check(t.Context(), &rechecks{answers: answers}, log); n != 0 {
+		t.Fatalf("Check ended %d calls of keys it could not read", n)
+	}
+	lines := strings.Count(logs.String(), "\n")
+	if lines != 1 || !strings.Contains(logs.String(), "keys=4") {
+		t.Fatalf("one pass over 4 unreadable keys logged %d lines, want one that counts them:\n%s", lines, logs.String())
 	}
 }

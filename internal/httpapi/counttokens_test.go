@@ -344,3 +344,53 @@ func TestCountTokensNotSupportedIsNoServerError(t *testing.T) {
 		t.Errorf("the count's finished call line is %q, want it at WARN", line)
 	}
 }
+
+// TestCountTokensAtAnEjectedTarget: a route whose target that can count
+// is ejected (outlier detection, after its generations failed) still
+// counts there: a count is one request that counts in no target's health,
+// and the model can count. It answered 404 TOKEN_COUNTING_NOT_SUPPORTED
+// ("model claude-first cannot count tokens", naming only the targets left)
+// for as long as the ejection lasted, which a client such as Claude Code
+// takes for the model never counting.
+func TestCountTokensAtAnEjectedTarget(t *testing.T) {
+	claude := pt.NewUpstream(t, func(_ int, r *http.Request) pt.Reply {
+		if r.URL.Path == "/v1/messages/count_tokens" {
+			return pt.Reply{Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"input_tokens":17}`)}
+		}
+		return pt.Reply{Status: 529, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: []byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)}
+	})
+	t.Setenv("LLMRELAY_TEST_ANTHROPIC_KEY", "sk-ant-upstream-0123456789")
+	cfg, err := config.Parse(fmt.Appendf(nil, `
+providers:
+  - {name: claude, kind: anthropic, base_url: %q, api_key_env: LLMRELAY_TEST_ANTHROPIC_KEY, models: [claude-up]}
+  - {name: mock, kind: mock}
+routes:
+  - {name: claude-first, targets: [{model: claude/claude-up}, {model: mock/echo}]}
+outlier_detection: {consecutive_failures: 1, base_ejection_time: 1h, max_ejection_time: 1h}
+auth:
+  keys:
+    - {name: full, sha256: %s, scopes: [generate, models.list], models: ["*"]}
+`, claude.URL+"/v1", auth.HashKey("sk-full")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := servertest.Start(t, cfg, server.WithRetryTimer(retrytest.Instant{})).HTTP(t)
+
+	// A generation: claude fails, the call falls back to the mock, and
+	// claude is ejected.
+	gen := countRequest("sk-full", `{"model":"claude-first","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`)
+	gen.path = "/v1/messages"
+	if r := call(t, base, gen); r.status != 200 || r.header.Get("Llmrelay-Provider") != "mock" {
+		t.Fatalf("the generation: %d %v %s, want 200 from the mock", r.status, r.header, r.body)
+	}
+
+	n := len(claude.Requests())
+	r := call(t, base, countRequest("sk-full", `{"model":"claude-first","messages":[{"role":"user","content":"hi"}]}`))
+	if r.status != 200 || strings.TrimSpace(r.body) != `{"input_tokens":17}` || r.header.Get("Llmrelay-Provider") != "claude" {
+		t.Fatalf("the count: %d %v %s, want 200 {\"input_tokens\":17} counted by claude", r.status, r.header, r.body)
+	}
+	if got := len(claude.Requests()) - n; got != 1 {
+		t.Errorf("claude got %d count requests, want 1", got)
+	}
+}

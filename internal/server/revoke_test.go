@@ -63,9 +63,9 @@ func openHeld(t *testing.T, in *servertest.Instance, secret, want string) grpc.S
 }
 
 // wantEnded reads the held stream to its end, which must be the status
-// UNAUTHENTICATED with reason, within a wide bound (a guard against hangs:
+// UNAUTHENTICATED with reason and the key named key in its metadata, within a wide bound (a guard against hangs:
 // the key check runs every revokeCheck).
-func wantEnded(t *testing.T, stream grpc.ServerStreamingClient[llmrelayv1.GenerateEvent], reason string) {
+func wantEnded(t *testing.T, stream grpc.ServerStreamingClient[llmrelayv1.GenerateEvent], key, reason string) {
 	t.Helper()
 	ended := make(chan error, 1)
 	go func() {
@@ -83,8 +83,8 @@ func wantEnded(t *testing.T, stream grpc.ServerStreamingClient[llmrelayv1.Genera
 	}()
 	select {
 	case err := <-ended:
-		if code, info, _ := errorInfo(err); code != codes.Unauthenticated || info.GetReason() != reason {
-			t.Fatalf("the held call ended with %v, want UNAUTHENTICATED %s", err, reason)
+		if code, info, _ := errorInfo(err); code != codes.Unauthenticated || info.GetReason() != reason || info.GetMetadata()["key"] != key {
+			t.Fatalf("the held call ended with %v (metadata %v), want UNAUTHENTICATED %s naming key %s", err, info.GetMetadata(), reason, key)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the held call did not end: want UNAUTHENTICATED %s", reason)
@@ -145,7 +145,7 @@ func TestRevokingAKeyEndsItsOpenCalls(t *testing.T) {
 	held := openHeld(t, in, leaked, openaitest.Text(n))
 	untouched := openHeld(t, in, other, openaitest.Text(n))
 	revoke(t, in, "leaked")
-	wantEnded(t, held, "API_KEY_REVOKED")
+	wantEnded(t, held, "leaked", "API_KEY_REVOKED")
 	wantCounted(t, in, "leaked", "API_KEY_REVOKED")
 
 	// The other key's call was checked in the same pass: let it finish.
@@ -191,7 +191,7 @@ func TestRevokingAKeyEndsItsCallsOnEveryReplica(t *testing.T) {
 	secret := createKey(t, b, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"}})
 	held := openHeld(t, a, secret, openaitest.Text(n))
 	revoke(t, b, "ci")
-	wantEnded(t, held, "API_KEY_REVOKED")
+	wantEnded(t, held, "ci", "API_KEY_REVOKED")
 }
 
 // TestAnExpiringKeyEndsItsOpenCalls: a call held open when its key's
@@ -206,7 +206,7 @@ func TestAnExpiringKeyEndsItsOpenCalls(t *testing.T) {
 
 	held := openHeld(t, in, secret, openaitest.Text(n))
 	clock.Advance(2 * time.Hour)
-	wantEnded(t, held, "API_KEY_EXPIRED")
+	wantEnded(t, held, "temp", "API_KEY_EXPIRED")
 	wantCounted(t, in, "temp", "API_KEY_EXPIRED")
 }
 
