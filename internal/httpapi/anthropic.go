@@ -353,6 +353,9 @@ func anthropicImage(raw json.RawMessage) (*llmrelayv1.Image, error) {
 		return nil, err
 	}
 	if src.Type == "url" {
+		if src.URL == "" {
+			return nil, &paramError{".url", "is required"}
+		}
 		return &llmrelayv1.Image{Source: &llmrelayv1.Image_Url{Url: src.URL}}, nil
 	}
 	img, err := inlineImage(src.MediaType, src.Data)

@@ -418,6 +418,17 @@ func TestAnthropicRequest(t *testing.T) {
 			wantParam: "messages[0].content[0].source.type", wantMsg: `messages[0].content[0].source.type: "file" image sources are not supported by llmrelay: use base64 or url`,
 		},
 		{
+			name:      "image block by url without its url",
+			body:      `{"model":"m","messages":[{"role":"user","content":[{"type":"image","source":{"type":"url"}}]}]}`,
+			wantParam: "messages[0].content[0].source.url", wantMsg: `messages[0].content[0].source.url: is required`,
+		},
+		{
+			name: "image by url without its url in a tool result",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"screenshot","input":{}}]},
+				{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"image","source":{"type":"url","url":""}}]}]}]}`,
+			wantParam: "messages[2].content[0].content[0].source.url", wantMsg: `messages[2].content[0].content[0].source.url: is required`,
+		},
+		{
 			name:      "image block with bad base64",
 			body:      `{"model":"m","messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"!!!"}}]}]}`,
 			wantParam: "messages[0].content[0].source.data", wantMsg: `messages[0].content[0].source.data: the image's data is not base64`,
