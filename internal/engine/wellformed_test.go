@@ -345,7 +345,7 @@ var strs = func() []string {
 		"https://example.com:8443/a%20b/c;d=e?q=1&r=/s?t#frag/?", "https://example.com:/a", "https://example.com?q", "https://example.com#f",
 		"https://a", "https://example.com/a%2", "https://example.com/a%zz", "https://example.com/a b", "https://example.com/é",
 		"https://example.com/a#b#c", "https://example.com/a[b]", "https://example.com:8x/a", "https://user:pw@example.com/a",
-		"https://[::1]/a", "https://ex%41mple.com/a", "https://ex%ffmple.com/a", "https:/example.com/a", "HTTPS://example.com/a",
+		"https://[::1]/a", "https:///a", "https://:443/a", "https://user@/a", "https://user@h/a", "https://?q", "https://#f", "https://ex%41mple.com/a", "https://ex%ffmple.com/a", "https:/example.com/a", "HTTPS://example.com/a",
 		"https://example.com/" + strings.Repeat("a", 8172), "https://example.com/" + strings.Repeat("a", 8173),
 		"https://example.com/" + strings.Repeat("é", 4086),
 		"image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml",

@@ -201,6 +201,7 @@ func TestOpenAIResponsesSDKImages(t *testing.T) {
 	}{
 		{"an image by file_id", "input[0].content[1].file_id", byFile},
 		{"an http image URL", "input[0].content[1].image_url", image("http://example.com/cat.jpg", responses.ResponseInputImageDetailAuto)},
+		{"an https image URL without a host", "input[0].content[1].image_url", image("https:///cat.jpg", responses.ResponseInputImageDetailAuto)},
 		{"a data: URL of a BMP", "input[0].content[1].image_url", image("data:image/bmp;base64,Qk0=", responses.ResponseInputImageDetailAuto)},
 	} {
 		t.Run(tc.name+" is a 400 naming the part's member", func(t *testing.T) {

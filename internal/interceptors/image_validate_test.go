@@ -65,6 +65,15 @@ func TestValidateImages(t *testing.T) {
 			t.Fatalf("a URL with its media type: %v", err)
 		}
 	})
+	t.Run("https URLs naming a host pass", func(t *testing.T) {
+		for _, u := range []string{"https://a", "https://example.com:8443/x.png?q#f", "https://[::1]/x", "https://user:pw@example.com/x", "https://ex%41mple.com/x"} {
+			req := imageRequest()
+			image(req, 3).Source = &llmrelayv1.Image_Url{Url: u}
+			if _, err := c.generate(testCtx(t), req); err != nil {
+				t.Errorf("%s: %v", u, err)
+			}
+		}
+	})
 	t.Run("detail original passes", func(t *testing.T) {
 		req := imageRequest()
 		image(req, 1).Detail = llmrelayv1.ImageDetail_IMAGE_DETAIL_ORIGINAL
@@ -92,6 +101,22 @@ func TestValidateImages(t *testing.T) {
 		{"data URL", func(r *llmrelayv1.GenerateRequest) {
 			image(r, 3).Source = &llmrelayv1.Image_Url{Url: "data:image/png;base64,iVBORw0KGgo="}
 		}, "messages[0].parts[3].image.url", "image.url_https"},
+		{"https URL without a host", func(r *llmrelayv1.GenerateRequest) {
+			image(r, 3).Source = &llmrelayv1.Image_Url{Url: "https://"}
+		}, "messages[0].parts[3].image.url", "image.url_host"},
+		{"https URL with an empty host and a path", func(r *llmrelayv1.GenerateRequest) {
+			image(r, 3).Source = &llmrelayv1.Image_Url{Url: "https:///x.png"}
+		}, "messages[0].parts[3].image.url", "image.url_host"},
+		{"https URL with a port and no host", func(r *llmrelayv1.GenerateRequest) {
+			image(r, 3).Source = &llmrelayv1.Image_Url{Url: "https://:443/x"}
+		}, "messages[0].parts[3].image.url", "image.url_host"},
+		{"https URL with user info and no host", func(r *llmrelayv1.GenerateRequest) {
+			image(r, 3).Source = &llmrelayv1.Image_Url{Url: "https://user@/x"}
+		}, "messages[0].parts[3].image.url", "image.url_host"},
+		{"hostless https URL in a tool result", func(r *llmrelayv1.GenerateRequest) {
+			toolResult(r)
+			image(r, 3).Source = &llmrelayv1.Image_Url{Url: "https://?q"}
+		}, "messages[0].parts[3].image.url", "image.url_host"},
 		{"URL over 8192 characters", func(r *llmrelayv1.GenerateRequest) {
 			image(r, 3).Source = &llmrelayv1.Image_Url{Url: "https://example.com/" + strings.Repeat("a", 8192)}
 		}, "messages[0].parts[3].image.url", "string.max_len"},

@@ -1909,9 +1909,11 @@ type isImage_Source interface {
 
 type Image_Url struct {
 	// An https URL the provider fetches the image from, at most 8,192
-	// characters. Other schemes are refused, data: URLs included: send
-	// those bytes in `data`. Providers that cannot fetch URLs (Gemini)
-	// refuse a request with one before its first attempt:
+	// characters, that names a host: "https://", "https:///x.png" and
+	// "https://:443/x", which no provider can fetch, are refused (rule
+	// `image.url_host`). Other schemes are refused, data: URLs included:
+	// send those bytes in `data`. Providers that cannot fetch URLs
+	// (Gemini) refuse a request with one before its first attempt:
 	// INVALID_ARGUMENT naming this field and the provider.
 	Url string `protobuf:"bytes,1,opt,name=url,proto3,oneof"`
 }
@@ -5131,10 +5133,11 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\ttool_call\x18\x03 \x01(\rH\x00R\btoolCall\x12%\n" +
 	"\rprovider_tool\x18\x04 \x01(\rH\x00R\fproviderTool\x12*\n" +
 	"\x05image\x18\x05 \x01(\v2\x12.llmrelay.v1.ImageH\x00R\x05imageB\r\n" +
-	"\x04part\x12\x05\xbaH\x02\b\x01\"\xa3\x04\n" +
-	"\x05Image\x12\xa7\x01\n" +
-	"\x03url\x18\x01 \x01(\tB\x92\x01\xbaH\x8e\x01\xba\x01\x82\x01\n" +
-	"\x0fimage.url_https\x12Rmust be an https:// URL (send other images inline, in data, with their media_type)\x1a\x1bthis.startsWith('https://')r\x06\x18\x80@\x88\x01\x01H\x00R\x03url\x12\"\n" +
+	"\x04part\x12\x05\xbaH\x02\b\x01\"\xbc\x05\n" +
+	"\x05Image\x12\xc0\x02\n" +
+	"\x03url\x18\x01 \x01(\tB\xab\x02\xbaH\xa7\x02\xba\x01\x82\x01\n" +
+	"\x0fimage.url_https\x12Rmust be an https:// URL (send other images inline, in data, with their media_type)\x1a\x1bthis.startsWith('https://')\xba\x01\x95\x01\n" +
+	"\x0eimage.url_host\x12#must name a host: https://host/path\x1a^!this.startsWith('https://') || this.matches('^https://([^/?#@]*@)?[^/?#@:][^/?#@]*([/?#]|$)')r\x06\x18\x80@\x88\x01\x01H\x00R\x03url\x12\"\n" +
 	"\x04data\x18\x02 \x01(\fB\f\xbaH\tz\a\x10\x01\x18\x80\x80\x80\n" +
 	"H\x00R\x04data\x12U\n" +
 	"\n" +
