@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
@@ -247,5 +249,36 @@ func TestRevokingAKeyEndsItsHTTPStream(t *testing.T) {
 	rest, _ := io.ReadAll(r)
 	if !strings.Contains(string(rest), `"reason":"API_KEY_REVOKED"`) || strings.Contains(string(rest), "[DONE]") {
 		t.Fatalf("the stream's end: %q, want the error event of API_KEY_REVOKED", rest)
+	}
+}
+
+// TestReloadRemovingAConfigKeyEndsItsOpenCalls: a call held open on a
+// config key ends UNAUTHENTICATED, API_KEY_UNKNOWN, once a reload removes
+// the key, with no state store configured (the process's own key store)
+// as with redis: the key check reads the key's name again, and no key has
+// it any more.
+func TestReloadRemovingAConfigKeyEndsItsOpenCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		redis func(testing.TB) *redistest.Server
+	}{
+		{"no state store", func(testing.TB) *redistest.Server { return nil }},
+		{"redis", redistest.Start},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n = 2
+			cfg := heldUpstream(t, tc.redis(t), n)
+			app := config.APIKey{Name: "app", SHA256: auth.HashKey("app-secret"), Scopes: []string{"generate"}, Models: []string{"*"}}
+			cfg.Auth.Keys = append(cfg.Auth.Keys, app)
+			in := servertest.Start(t, cfg, server.WithKeyCheckInterval(revokeCheck))
+
+			held := openHeld(t, in, "app-secret", openaitest.Text(n))
+			next := *cfg
+			next.Auth.Keys = slices.DeleteFunc(slices.Clone(cfg.Auth.Keys), func(k config.APIKey) bool { return k.Name == "app" })
+			if _, err := in.Server.Reload(&next); err != nil {
+				t.Fatalf("Reload: %v", err)
+			}
+			wantEnded(t, held, "app", "API_KEY_UNKNOWN")
+		})
 	}
 }
