@@ -74,7 +74,8 @@ type TokenCount struct {
 // the hooks before the first attempt applied (a route's system prompt and
 // messages are counted), without the server tools' definitions. A count
 // is one request to one target: it is not retried, falls back to no other
-// target, and counts in no target's health or retry budget; its failure
+// target, and counts in no target's health or retry budget; a route's
+// timeout bounds it as it bounds a generation (routeDeadline); its failure
 // is a generation's whose one attempt failed so (apierr.FromFailure).
 // When no target can count it is UNIMPLEMENTED, reason
 // TOKEN_COUNTING_NOT_SUPPORTED, naming the model and its providers.
@@ -99,6 +100,8 @@ func (s *Engine) CountTokens(ctx context.Context, req *llmrelayv1.GenerateReques
 	if counter == nil {
 		return TokenCount{}, cannotCount(res.Name, res.Targets)
 	}
+	ctx, cancel := routeDeadline(ctx, res)
+	defer cancel()
 	hc := &hook.Call{Model: res.Name, Route: res.Route, Request: req}
 	if id, ok := auth.FromContext(ctx); ok {
 		hc.Key = id.Name

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"time"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
-	"github.com/llmrelay/llmrelay/internal/engine/callctx"
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -50,11 +48,8 @@ func (s *Engine) Embed(ctx context.Context, req *llmrelayv1.EmbedRequest) (*llmr
 	if !ok {
 		return nil, apierr.FromError(errUnresolved)
 	}
-	if res.Route != nil && res.Route.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = callctx.WithDeadline(ctx, time.Now().Add(res.Route.Timeout))
-		defer cancel()
-	}
+	ctx, cancel := routeDeadline(ctx, res)
+	defer cancel()
 	e := &embedCall{eng: s, ctx: ctx, info: info, route: res.Name}
 	if res.Route == nil {
 		e.route = ""

@@ -292,6 +292,19 @@ func (s *Engine) targetHealth(ctx context.Context) map[string]*llmrelayv1.Target
 	return out
 }
 
+// routeDeadline returns ctx with res's route timeout applied: a call to a
+// route whose timeout is set (Generate, Embed, CountTokens) ends at most
+// that long after it starts. It may only bring the call's deadline in
+// (Admission's deadline step owns it). The deadline is on callctx's
+// shared timer, as the call's own: a runtime timer, stopped, would hold
+// the call's context until the runtime clears it from its timer heap.
+func routeDeadline(ctx context.Context, res *route.Resolved) (context.Context, context.CancelFunc) {
+	if res == nil || res.Route == nil || res.Route.Timeout <= 0 {
+		return ctx, func() {}
+	}
+	return callctx.WithDeadline(ctx, time.Now().Add(res.Route.Timeout))
+}
+
 // Generate runs one call of an admitted caller (Admit ran on ctx) to its
 // end: the call's attempt plan (see run), its events to sink, numbered by
 // the call's one emitter, ending with the successful attempt's Final. A
@@ -299,13 +312,9 @@ func (s *Engine) targetHealth(ctx context.Context) map[string]*llmrelayv1.Target
 // ctx carries (Admission's deadline step owns it; a route's timeout may
 // only bring it in).
 func (s *Engine) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, sink Sink) error {
-	if res, ok := callinfo.From(ctx).Resolved(); ok && res.Route != nil && res.Route.Timeout > 0 {
-		// The route's timeout: it may only bring the call's deadline in.
-		// On callctx's shared timer, as the call's own deadline: a
-		// runtime timer, stopped, would hold the call's context until
-		// the runtime clears it from its timer heap.
+	if res, ok := callinfo.From(ctx).Resolved(); ok {
 		var cancel context.CancelFunc
-		ctx, cancel = callctx.WithDeadline(ctx, time.Now().Add(res.Route.Timeout))
+		ctx, cancel = routeDeadline(ctx, res)
 		defer cancel()
 	}
 	c, err := s.newCall(ctx, req, sink)
