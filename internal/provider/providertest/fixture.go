@@ -86,26 +86,27 @@ const ImageURL = "https://example.com/cat.jpg"
 // withURL) + "." . Without withURL the second image is inline too (a
 // JPEG), for providers that take images inline only.
 func ImageRequest(model string, withURL bool) *provider.Request {
+	m := provider.Message{Role: provider.RoleUser, Content: "Compare  with ."}
+	m.Parts, m.Images = twoImages("Compare ", " with ", withURL)
+	return &provider.Request{Model: model, Messages: []provider.Message{m}, Attempt: 1}
+}
+
+// twoImages is the parts of a text in which two images stand, in order:
+// before, an inline PNG (detail low), between, the https image at ImageURL
+// (detail high) when withURL, else an inline JPEG, and ".".
+func twoImages(before, between string, withURL bool) ([]provider.Part, []provider.Image) {
 	second := provider.Image{URL: ImageURL, Detail: "high"}
 	if !withURL {
 		second = provider.Image{Data: []byte("\xff\xd8\xff"), MediaType: "image/jpeg"}
 	}
-	return &provider.Request{
-		Model: model,
-		Messages: []provider.Message{{
-			Role:    provider.RoleUser,
-			Content: "Compare  with .",
-			Parts: []provider.Part{
-				{Kind: provider.PartText, Text: "Compare "},
-				{Kind: provider.PartImage, Index: 0},
-				{Kind: provider.PartText, Text: " with "},
-				{Kind: provider.PartImage, Index: 1},
-				{Kind: provider.PartText, Text: "."},
-			},
-			Images: []provider.Image{{Data: ImagePNG, MediaType: "image/png", Detail: "low"}, second},
-		}},
-		Attempt: 1,
-	}
+	return []provider.Part{
+			{Kind: provider.PartText, Text: before},
+			{Kind: provider.PartImage, Index: 0},
+			{Kind: provider.PartText, Text: between},
+			{Kind: provider.PartImage, Index: 1},
+			{Kind: provider.PartText, Text: "."},
+		},
+		[]provider.Image{{Data: ImagePNG, MediaType: "image/png", Detail: "low"}, second}
 }
 
 // ToolImageRequest is a request whose last turn answers two tool calls:
@@ -114,10 +115,8 @@ func ImageRequest(model string, withURL bool) *provider.Request {
 // low) + " and " + the https image at ImageURL (detail high, when withURL;
 // else an inline JPEG) + "."; and call_2 (title) with the text "Home".
 func ToolImageRequest(model string, withURL bool) *provider.Request {
-	second := provider.Image{URL: ImageURL, Detail: "high"}
-	if !withURL {
-		second = provider.Image{Data: []byte("\xff\xd8\xff"), MediaType: "image/jpeg"}
-	}
+	screen := provider.Message{Role: provider.RoleTool, ToolCallID: "call_1", Content: "Screen:  and ."}
+	screen.Parts, screen.Images = twoImages("Screen: ", " and ", withURL)
 	return &provider.Request{
 		Model: model,
 		Messages: []provider.Message{
@@ -126,17 +125,7 @@ func ToolImageRequest(model string, withURL bool) *provider.Request {
 				{ID: "call_1", Name: "screenshot", Arguments: "{}"},
 				{ID: "call_2", Name: "title", Arguments: "{}"},
 			}},
-			{
-				Role: provider.RoleTool, ToolCallID: "call_1", Content: "Screen:  and .",
-				Parts: []provider.Part{
-					{Kind: provider.PartText, Text: "Screen: "},
-					{Kind: provider.PartImage, Index: 0},
-					{Kind: provider.PartText, Text: " and "},
-					{Kind: provider.PartImage, Index: 1},
-					{Kind: provider.PartText, Text: "."},
-				},
-				Images: []provider.Image{{Data: ImagePNG, MediaType: "image/png", Detail: "low"}, second},
-			},
+			screen,
 			{Role: provider.RoleTool, ToolCallID: "call_2", Content: "Home"},
 		},
 		Attempt: 1,
