@@ -211,3 +211,12 @@ func tlsHint(e *client.Error) string {
 	}
 	return ""
 }
+
+// modelFlag defines -m and its long form --model on fs, one value: the
+// model a call asks for.
+func modelFlag(fs *flag.FlagSet) *string {
+	var model string
+	fs.StringVar(&model, "m", "", "the `MODEL`: <provider>/<model> or a route (see llmrelay models)")
+	fs.StringVar(&model, "model", "", "the same as -m `MODEL`")
+	return &model
+}

@@ -39,14 +39,12 @@ reason and message on stderr); 2 the command line was wrong.`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
 		var cf callFlags
 		cf.define(fs)
-		var model string
-		fs.StringVar(&model, "m", "", "the `MODEL`: <provider>/<model> or a route (see llmrelay models)")
-		fs.StringVar(&model, "model", "", "the same as -m `MODEL`")
+		model := modelFlag(fs)
 		dimensions := fs.Uint("dimensions", 0, "the length of each vector, `N` values, for a model that can shorten its own (default: the model's)")
 		timeout := durationFlag(fs, "timeout", 0, "the call's deadline, a `DURATION` such as 30s (default: the server's)")
 		options := fs.String("provider-options", "", "the request's provider_options, a JSON `OBJECT` (for openai: '{\"user\": \"u-1\"}')")
 		return func(ctx context.Context, args []string) error {
-			if model == "" {
+			if *model == "" {
 				return usagef("embed", "embed: -m MODEL is required (llmrelay models lists them)")
 			}
 			if *timeout < 0 {
@@ -66,7 +64,7 @@ reason and message on stderr); 2 the command line was wrong.`,
 			if err != nil {
 				return err
 			}
-			req := &llmrelayv1.EmbedRequest{Model: model, Inputs: texts}
+			req := &llmrelayv1.EmbedRequest{Model: *model, Inputs: texts}
 			if *dimensions > 0 {
 				d := uint32(*dimensions)
 				req.Dimensions = &d

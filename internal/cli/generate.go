@@ -42,9 +42,7 @@ reason and message on stderr); 2 the command line was wrong.`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
 		var cf callFlags
 		cf.define(fs)
-		var model string
-		fs.StringVar(&model, "m", "", "the `MODEL`: <provider>/<model> or a route (see llmrelay models)")
-		fs.StringVar(&model, "model", "", "the same as -m `MODEL`")
+		model := modelFlag(fs)
 		system := fs.String("system", "", "a system `MESSAGE` before the prompt")
 		timeout := durationFlag(fs, "timeout", 0, "the call's deadline, a `DURATION` such as 30s (default: the server's)")
 		resumable := fs.Bool("resumable", false, "make the call resumable: it survives a dropped connection (docs/resume.md)")
@@ -52,7 +50,7 @@ reason and message on stderr); 2 the command line was wrong.`,
 		var serverTools listFlag
 		fs.Var(&serverTools, "server-tools", "offer the model these server tools, a comma-separated `LIST` of names or patterns (everything/echo,everything/get-*; see llmrelay tools)")
 		return func(ctx context.Context, args []string) error {
-			if model == "" {
+			if *model == "" {
 				return usagef("generate", "generate: -m MODEL is required (llmrelay models lists them)")
 			}
 			if *timeout < 0 {
@@ -67,7 +65,7 @@ reason and message on stderr); 2 the command line was wrong.`,
 				return err
 			}
 			defer c.Close()
-			req := &llmrelayv1.GenerateRequest{Model: model}
+			req := &llmrelayv1.GenerateRequest{Model: *model}
 			if *system != "" {
 				req.Messages = append(req.Messages, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_SYSTEM, Content: *system})
 			}
