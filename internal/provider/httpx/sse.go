@@ -20,7 +20,8 @@ var ErrMalformed = errors.New("malformed provider stream")
 // transport failure (retried), not a protocol error.
 var ErrCut = errors.New("provider stream cut in the middle of an event")
 
-// MaxLineBytes bounds one line of a stream. A longer line is ErrMalformed.
+// MaxLineBytes bounds one line of a stream, and the data of one event,
+// however many data lines it has. A longer line or event is ErrMalformed.
 const MaxLineBytes = 16 << 20
 
 // A Reader holds no buffer while it waits for the body with nothing left
@@ -173,6 +174,11 @@ func (r *Reader) Next() (Event, error) {
 			ev := r.event()
 			if hasData {
 				ev.data = append(ev.data, '\n')
+			}
+			if len(ev.data)+len(value) > MaxLineBytes {
+				// Data lines that no blank line ends would otherwise
+				// grow the event without bound, each a sign of life.
+				return Event{}, fmt.Errorf("%w: an event's data longer than %d bytes", ErrMalformed, MaxLineBytes)
 			}
 			ev.data = append(ev.data, value...)
 			hasData = true

@@ -257,3 +257,36 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// endlessDataLines is a body of data lines that no blank line ends: an
+// event that never ends. Past limit bytes it fails with errReadTooFar.
+type endlessDataLines struct{ served, limit int }
+
+var errReadTooFar = errors.New("read far past any bound of an event")
+
+func (b *endlessDataLines) Read(p []byte) (int, error) {
+	if b.served >= b.limit {
+		return 0, errReadTooFar
+	}
+	n := 0
+	for n < len(p) {
+		at := b.served % len(dataLine)
+		c := copy(p[n:], dataLine[at:])
+		n += c
+		b.served += c
+	}
+	return n, nil
+}
+
+var dataLine = "data: " + strings.Repeat("x", 1000) + "\n"
+
+func TestReaderBoundsAnEventOfManyDataLines(t *testing.T) {
+	// Each line is short, so the line bound never applies; every read is
+	// a sign of life, so no stall timeout ends it either.
+	r := GetReader(&endlessDataLines{limit: 4 * MaxLineBytes}, "")
+	defer PutReader(r)
+	_, err := r.Next()
+	if !errors.Is(err, ErrMalformed) {
+		t.Fatalf("an event whose data lines never end: %v; want ErrMalformed once its data passes %d bytes", err, MaxLineBytes)
+	}
+}
