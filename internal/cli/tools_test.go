@@ -38,7 +38,8 @@ func toolsRelay(t *testing.T, keyTools []string) string {
 
 // TestTools: llmrelay tools lists the tools the key may use, with their
 // availability and description, names the MCP servers that are down, and
-// prints the response as JSON with --json.
+// prints the response as JSON with --json; a --server it does not have
+// exits 1, naming those it has.
 func TestTools(t *testing.T) {
 	addr := toolsRelay(t, []string{"everything/echo", "down/*"})
 	env := map[string]string{EnvAddr: addr, EnvAPIKey: testKey}
@@ -74,6 +75,16 @@ func TestTools(t *testing.T) {
 	if len(resp.Tools) != 1 || resp.Tools[0].ModelName != "everything__echo" || !resp.Tools[0].Available || resp.Tools[0].InputSchema["type"] != "object" ||
 		len(resp.Servers) != 1 || resp.Servers[0].Name != "everything" {
 		t.Errorf("--json --server everything: %+v", resp)
+	}
+
+	// A server it does not have is an error naming those it has (it said
+	// the server had no MCP servers at all, and exited 0).
+	for _, args := range [][]string{{"tools", "--server", "nope"}, {"tools", "--server", "nope", "--json"}} {
+		r = runCLI(t.Context(), t, args, env, "")
+		want := "llmrelay: tools: " + addr + " has no MCP server \"nope\"; its MCP servers are down, everything\n"
+		if r.code != ExitFailed || r.stdout != "" || r.stderr != want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1, stderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
+		}
 	}
 
 	r = runCLI(t.Context(), t, []string{"tools", "--key", "wrong"}, env, "")
