@@ -399,7 +399,7 @@ with the admin or usage.read scope.`,
 			}, func(resp *adminv1.GetUsageResponse) {
 				printUsage(env.Stdout, resp)
 				if len(resp.GetRecords()) == 0 {
-					fmt.Fprintln(env.Stderr, "llmrelay: "+noUsage(*key, *team))
+					fmt.Fprintln(env.Stderr, "llmrelay: "+noUsage(*key, *team)+oneDayHint(*from, *to, time.Now()))
 				}
 			})
 		}
@@ -431,6 +431,17 @@ func noUsage(key, team string) string {
 		return fmt.Sprintf("no usage of team %q on the days asked: no call of a key of that team (keys list --team %s lists its keys)", team, team)
 	}
 	return "no usage on the days asked: no call was admitted"
+}
+
+// oneDayHint is what an empty keys usage adds when it was asked for one
+// past day by --from alone, which reads as "since": --to defaults to
+// --from, so it says how to ask for the days since.
+func oneDayHint(from, to string, now time.Time) string {
+	today := now.UTC().Format(time.DateOnly)
+	if from == "" || to != "" || from >= today {
+		return ""
+	}
+	return fmt.Sprintf("; --to defaults to --from, so only %s was asked: add --to %s for the days since", from, today)
 }
 
 func dash(s string) string {

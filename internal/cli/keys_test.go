@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -153,7 +154,8 @@ func TestKeysBudgetWithAFractionalTokenCap(t *testing.T) {
 // TestKeysListAndUsageSayWhenNothingMatches: `keys list --team` and `keys
 // usage` that find nothing still succeed (an empty answer is an answer),
 // but say on stderr that nothing matched, as `tools` does, instead of an
-// empty table alone; --json prints the answer only.
+// empty table alone, and --from alone, which asks for that one day, says
+// how to ask for the days since; --json prints the answer only.
 func TestKeysListAndUsageSayWhenNothingMatches(t *testing.T) {
 	cfg := config.Default()
 	cfg.Providers = config.DefaultProviders()
@@ -177,6 +179,9 @@ func TestKeysListAndUsageSayWhenNothingMatches(t *testing.T) {
 			"DAY  KEY  TEAM  CALLS", `llmrelay: no usage of team "nope" on the days asked: no call of a key of that team (keys list --team nope lists its keys)` + "\n"},
 		{"usage of a key with no record", []string{"keys", "usage", "--for-key", "nobody", "--from", "2026-01-01", "--to", "2026-01-31"},
 			"DAY  KEY  TEAM  CALLS", `llmrelay: no usage of key "nobody" on the days asked: no call of that key` + "\n"},
+		{"usage of one past day by --from alone", []string{"keys", "usage", "--from", "2026-01-01"},
+			"DAY  KEY  TEAM  CALLS", "llmrelay: no usage on the days asked: no call was admitted; --to defaults to --from, so only 2026-01-01 was asked: add --to " +
+				time.Now().UTC().Format(time.DateOnly) + " for the days since\n"},
 		{"usage of a team with no record, as JSON", []string{"keys", "usage", "--team", "nope", "--json"}, "{}", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
