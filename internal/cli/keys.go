@@ -141,6 +141,14 @@ func (s *keySpec) key(cmd string, fs *flag.FlagSet, now time.Time) (*adminv1.Key
 	add("burst", "limits")
 	add("max-streams", "limits")
 	add("metadata", "metadata")
+	for _, l := range []struct {
+		flag string
+		list []string
+	}{{"budget", s.budgets}, {"metadata", s.metadata}} {
+		if len(l.list) > 1 && slices.Contains(l.list, "none") {
+			return nil, nil, usagef(cmd, "%s: --%s none clears the list: give it alone, not with other --%s flags", cmd, l.flag, l.flag)
+		}
+	}
 	if !(len(s.budgets) == 1 && s.budgets[0] == "none") {
 		for i, raw := range s.budgets {
 			b, err := config.ParseBudget(raw)

@@ -151,6 +151,30 @@ func TestKeysBudgetWithAFractionalTokenCap(t *testing.T) {
 	}
 }
 
+// TestKeysNoneWithOtherValues: "none", which clears --budget's or
+// --metadata's list, given with other values of the flag is a usage error
+// that says so. It was parsed as a budget ("want a section of settings
+// ..., not \"none\"") or as a label ("want KEY=VALUE").
+func TestKeysNoneWithOtherValues(t *testing.T) {
+	env := map[string]string{EnvAddr: "127.0.0.1:1", EnvAPIKey: "ops-secret"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"keys", "update", "ci", "--budget", "none", "--budget", "{window: day, max_tokens: 5}"},
+			"llmrelay: keys update: --budget none clears the list: give it alone, not with other --budget flags\n"},
+		{[]string{"keys", "create", "ci", "--scope", "generate", "--model", "*", "--budget", "{window: day, max_tokens: 5}", "--budget", "none"},
+			"llmrelay: keys create: --budget none clears the list: give it alone, not with other --budget flags\n"},
+		{[]string{"keys", "update", "ci", "--metadata", "owner=me", "--metadata", "none"},
+			"llmrelay: keys update: --metadata none clears the list: give it alone, not with other --metadata flags\n"},
+	} {
+		r := runCLI(t.Context(), t, tc.args, env, "")
+		if first, _, _ := strings.Cut(r.stderr, "Run "); r.code != ExitUsage || first != tc.want {
+			t.Errorf("llmrelay %s: exit %d, %q; want exit 2 and %q", strings.Join(tc.args, " "), r.code, r.stderr, tc.want)
+		}
+	}
+}
+
 // TestKeysListAndUsageSayWhenNothingMatches: `keys list --team` and `keys
 // usage` that find nothing still succeed (an empty answer is an answer),
 // but say on stderr that nothing matched, as `tools` does, instead of an
