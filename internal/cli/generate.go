@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -172,9 +173,9 @@ func printReply(env Env, stream *client.Stream) error {
 				done += "/" + strconv.FormatFloat(p.GetTotal(), 'f', -1, 64)
 			}
 			if p.GetMessage() != "" {
-				done += " " + p.GetMessage()
+				done += " " + printable(p.GetMessage())
 			}
-			fmt.Fprintf(errw, "llmrelay: tool %s (%s) is running: %s\n", p.GetName(), p.GetToolCallId(), done)
+			fmt.Fprintf(errw, "llmrelay: tool %s (%s) is running: %s\n", p.GetName(), printable(p.GetToolCallId()), done)
 		},
 		OnToolResult: func(r *llmrelayv1.ToolResult) {
 			endLine()
@@ -193,7 +194,7 @@ func printReply(env Env, stream *client.Stream) error {
 			if len(notes) > 0 {
 				note = " (" + strings.Join(notes, ", ") + ")"
 			}
-			fmt.Fprintf(errw, "llmrelay: tool %s (%s) %s%s: %s\n", r.GetName(), r.GetToolCallId(), verb, note, preview(r.GetContent()))
+			fmt.Fprintf(errw, "llmrelay: tool %s (%s) %s%s: %s\n", r.GetName(), printable(r.GetToolCallId()), verb, note, preview(r.GetContent()))
 		},
 		OnResume: func(after uint64, cause error) {
 			endLine()
@@ -222,17 +223,33 @@ func printReply(env Env, stream *client.Stream) error {
 }
 
 // preview is a tool result's content for a one-line notice: its first
-// line, at most 100 characters, with how much more there is.
+// line, at most 100 characters, printable, with how much more there is.
 func preview(content string) string {
 	line, _, more := strings.Cut(content, "\n")
-	r := []rune(line)
-	if len(r) > 100 {
+	line = printable(line)
+	if r := []rune(line); len(r) > 100 {
 		line, more = string(r[:100]), true
 	}
 	if !more {
 		return line
 	}
 	return fmt.Sprintf("%s … (%d bytes in all)", line, len(content))
+}
+
+// printable is s for a notice line on the terminal: what an MCP server or
+// a model wrote there, which could otherwise move the cursor, recolour or
+// retitle the terminal, or end the line: a tab is a space, any other
+// control character (escapes, carriage returns) U+FFFD.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t':
+			return ' '
+		case unicode.IsControl(r):
+			return unicode.ReplacementChar
+		}
+		return r
+	}, s)
 }
 
 // listFlag is a flag that takes a comma-separated list, and may be

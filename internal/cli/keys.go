@@ -141,6 +141,14 @@ func (s *keySpec) key(cmd string, fs *flag.FlagSet, now time.Time) (*adminv1.Key
 	add("burst", "limits")
 	add("max-streams", "limits")
 	add("metadata", "metadata")
+	for _, l := range []struct {
+		flag string
+		list []string
+	}{{"budget", s.budgets}, {"metadata", s.metadata}} {
+		if len(l.list) > 1 && slices.Contains(l.list, "none") {
+			return nil, nil, usagef(cmd, "%s: --%s none clears the list: give it alone, not with other --%s flags", cmd, l.flag, l.flag)
+		}
+	}
 	if !(len(s.budgets) == 1 && s.budgets[0] == "none") {
 		for i, raw := range s.budgets {
 			b, err := config.ParseBudget(raw)
@@ -399,7 +407,7 @@ with the admin or usage.read scope.`,
 			}, func(resp *adminv1.GetUsageResponse) {
 				printUsage(env.Stdout, resp)
 				if len(resp.GetRecords()) == 0 {
-					fmt.Fprintln(env.Stderr, "llmrelay: "+noUsage(*key, *team))
+					fmt.Fprintln(env.Stderr, "llmrelay: "+noUsage(*key, *team)+oneDayHint(*from, *to, time.Now()))
 				}
 			})
 		}
@@ -431,6 +439,17 @@ func noUsage(key, team string) string {
 		return fmt.Sprintf("no usage of team %q on the days asked: no call of a key of that team (keys list --team %s lists its keys)", team, team)
 	}
 	return "no usage on the days asked: no call was admitted"
+}
+
+// oneDayHint is what an empty keys usage adds when it was asked for one
+// past day by --from alone, which reads as "since": --to defaults to
+// --from, so it says how to ask for the days since.
+func oneDayHint(from, to string, now time.Time) string {
+	today := now.UTC().Format(time.DateOnly)
+	if from == "" || to != "" || from >= today {
+		return ""
+	}
+	return fmt.Sprintf("; --to defaults to --from, so only %s was asked: add --to %s for the days since", from, today)
 }
 
 func dash(s string) string {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -150,10 +151,35 @@ func TestKeysBudgetWithAFractionalTokenCap(t *testing.T) {
 	}
 }
 
+// TestKeysNoneWithOtherValues: "none", which clears --budget's or
+// --metadata's list, given with other values of the flag is a usage error
+// that says so. It was parsed as a budget ("want a section of settings
+// ..., not \"none\"") or as a label ("want KEY=VALUE").
+func TestKeysNoneWithOtherValues(t *testing.T) {
+	env := map[string]string{EnvAddr: "127.0.0.1:1", EnvAPIKey: "ops-secret"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"keys", "update", "ci", "--budget", "none", "--budget", "{window: day, max_tokens: 5}"},
+			"llmrelay: keys update: --budget none clears the list: give it alone, not with other --budget flags\n"},
+		{[]string{"keys", "create", "ci", "--scope", "generate", "--model", "*", "--budget", "{window: day, max_tokens: 5}", "--budget", "none"},
+			"llmrelay: keys create: --budget none clears the list: give it alone, not with other --budget flags\n"},
+		{[]string{"keys", "update", "ci", "--metadata", "owner=me", "--metadata", "none"},
+			"llmrelay: keys update: --metadata none clears the list: give it alone, not with other --metadata flags\n"},
+	} {
+		r := runCLI(t.Context(), t, tc.args, env, "")
+		if first, _, _ := strings.Cut(r.stderr, "Run "); r.code != ExitUsage || first != tc.want {
+			t.Errorf("llmrelay %s: exit %d, %q; want exit 2 and %q", strings.Join(tc.args, " "), r.code, r.stderr, tc.want)
+		}
+	}
+}
+
 // TestKeysListAndUsageSayWhenNothingMatches: `keys list --team` and `keys
 // usage` that find nothing still succeed (an empty answer is an answer),
 // but say on stderr that nothing matched, as `tools` does, instead of an
-// empty table alone; --json prints the answer only.
+// empty table alone, and --from alone, which asks for that one day, says
+// how to ask for the days since; --json prints the answer only.
 func TestKeysListAndUsageSayWhenNothingMatches(t *testing.T) {
 	cfg := config.Default()
 	cfg.Providers = config.DefaultProviders()
@@ -177,6 +203,9 @@ func TestKeysListAndUsageSayWhenNothingMatches(t *testing.T) {
 			"DAY  KEY  TEAM  CALLS", `llmrelay: no usage of team "nope" on the days asked: no call of a key of that team (keys list --team nope lists its keys)` + "\n"},
 		{"usage of a key with no record", []string{"keys", "usage", "--for-key", "nobody", "--from", "2026-01-01", "--to", "2026-01-31"},
 			"DAY  KEY  TEAM  CALLS", `llmrelay: no usage of key "nobody" on the days asked: no call of that key` + "\n"},
+		{"usage of one past day by --from alone", []string{"keys", "usage", "--from", "2026-01-01"},
+			"DAY  KEY  TEAM  CALLS", "llmrelay: no usage on the days asked: no call was admitted; --to defaults to --from, so only 2026-01-01 was asked: add --to " +
+				time.Now().UTC().Format(time.DateOnly) + " for the days since\n"},
 		{"usage of a team with no record, as JSON", []string{"keys", "usage", "--team", "nope", "--json"}, "{}", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/llmrelay/llmrelay/client"
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 )
 
@@ -19,7 +21,8 @@ var toolsCommand = &command{
 its MCP servers, tools.mcp_servers) the key may offer a model, one a line:
 the name to pass to generate --server-tools, whether its MCP server answers
 right now, and what the tool does. An MCP server that is not answering is
-named on stderr. --json prints the response as JSON (with each tool's
+named on stderr; a --server the server does not have exits 1, naming those
+it has. --json prints the response as JSON (with each tool's
 input schema and the name the model sees it by).
 
 Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
@@ -45,6 +48,12 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 			resp, err := c.ListTools(ctx, &llmrelayv1.ListToolsRequest{Server: *server})
 			if err != nil {
 				return callError(addr, err)
+			}
+			if *server != "" && len(resp.GetServers()) == 0 {
+				// The server answers a server it does not have with an
+				// empty list: what it lists without the filter names those
+				// it has.
+				return unknownServer(ctx, c, addr, *server)
 			}
 			if cf.json {
 				return printJSON(env.Stdout, resp)
@@ -72,6 +81,27 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 			return nil
 		}
 	},
+}
+
+// unknownServer is the error of tools --server NAME when the server has no
+// MCP server NAME: it names those it has.
+func unknownServer(ctx context.Context, c *client.Client, addr, name string) error {
+	all, err := c.ListTools(ctx, &llmrelayv1.ListToolsRequest{})
+	if err != nil {
+		return callError(addr, err)
+	}
+	var names []string
+	for _, s := range all.GetServers() {
+		names = append(names, s.GetName())
+	}
+	if slices.Contains(names, name) {
+		// Listed since: the server's config changed between the calls.
+		return fmt.Errorf("tools: %s has no MCP server %q; run llmrelay tools --server %s again", addr, name, name)
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("tools: %s has no MCP server %q; it has no MCP servers at all (tools.mcp_servers in its config)", addr, name)
+	}
+	return fmt.Errorf("tools: %s has no MCP server %q; its MCP servers are %s", addr, name, strings.Join(names, ", "))
 }
 
 func yesNo(b bool) string {

@@ -38,7 +38,8 @@ func toolsRelay(t *testing.T, keyTools []string) string {
 
 // TestTools: llmrelay tools lists the tools the key may use, with their
 // availability and description, names the MCP servers that are down, and
-// prints the response as JSON with --json.
+// prints the response as JSON with --json; a --server it does not have
+// exits 1, naming those it has.
 func TestTools(t *testing.T) {
 	addr := toolsRelay(t, []string{"everything/echo", "down/*"})
 	env := map[string]string{EnvAddr: addr, EnvAPIKey: testKey}
@@ -76,6 +77,16 @@ func TestTools(t *testing.T) {
 		t.Errorf("--json --server everything: %+v", resp)
 	}
 
+	// A server it does not have is an error naming those it has (it said
+	// the server had no MCP servers at all, and exited 0).
+	for _, args := range [][]string{{"tools", "--server", "nope"}, {"tools", "--server", "nope", "--json"}} {
+		r = runCLI(t.Context(), t, args, env, "")
+		want := "llmrelay: tools: " + addr + " has no MCP server \"nope\"; its MCP servers are down, everything\n"
+		if r.code != ExitFailed || r.stdout != "" || r.stderr != want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1, stderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
+		}
+	}
+
 	r = runCLI(t.Context(), t, []string{"tools", "--key", "wrong"}, env, "")
 	if r.code != ExitFailed || !strings.Contains(r.stderr, "UNAUTHENTICATED") {
 		t.Errorf("a wrong key: exit %d, stderr %q", r.code, r.stderr)
@@ -88,7 +99,8 @@ func TestTools(t *testing.T) {
 // TestGenerateServerTools: generate --server-tools offers the tools; the
 // tools' progress and results are notices on stderr, each turn's text
 // starts on a new line, and a retry in the second turn takes back only
-// that turn's text. --json prints the tool events.
+// that turn's text; control characters of a tool's result do not reach
+// the terminal in its notice. --json prints the tool events.
 func TestGenerateServerTools(t *testing.T) {
 	addr := toolsRelay(t, []string{"everything/*"})
 	env := map[string]string{EnvAddr: addr, EnvAPIKey: testKey}
@@ -111,6 +123,17 @@ func TestGenerateServerTools(t *testing.T) {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
+	}
+
+	// What the tool returned is the MCP server's: its escapes and carriage
+	// returns do not reach the terminal in the notice.
+	odd := `{"script": [{"tool_calls": [{"name": "everything__echo", "arguments": {"message": "\u001b]0;pwned\u0007\u001b[2Jred\rover\tx"}}]}]}`
+	r = runCLI(t.Context(), t, []string{"generate", "-m", "mock/echo", "--server-tools", "everything/echo", "--provider-options", odd, "say it"}, env, "")
+	if r.code != ExitOK {
+		t.Fatalf("odd content: exit %d: %s", r.code, r.stderr)
+	}
+	if want := "llmrelay: tool everything/echo (mock_1_0) returned: Echo: \ufffd]0;pwned\ufffd\ufffd[2Jred\ufffdover x\n"; !strings.Contains(r.stderr, want) {
+		t.Errorf("odd content: stderr lacks %q:\n%q", want, r.stderr)
 	}
 
 	progress := `{"script": [{"tool_calls": [{"name": "everything__trigger-long-running-operation", "arguments": {"duration": 1, "steps": 2}}]}]}`
