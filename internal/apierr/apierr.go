@@ -74,10 +74,12 @@ const (
 	// Server tools (GenerateRequest.server_tools): the API key may not use
 	// the tool (PERMISSION_DENIED), no MCP server offers it
 	// (INVALID_ARGUMENT), its MCP server is not answering (UNAVAILABLE,
-	// with RetryInfo). Metadata `tool` names the entry.
+	// with RetryInfo), a reload removed it while the call ran, between two
+	// turns (FAILED_PRECONDITION). Metadata `tool` names the entry.
 	ReasonServerToolNotPermitted = "SERVER_TOOL_NOT_PERMITTED"
 	ReasonUnknownServerTool      = "UNKNOWN_SERVER_TOOL"
 	ReasonServerToolUnavailable  = "SERVER_TOOL_UNAVAILABLE"
+	ReasonServerToolRemoved      = "SERVER_TOOL_REMOVED"
 )
 
 // ErrShuttingDown is the cause with which the server cuts off calls still
@@ -163,6 +165,10 @@ func serverToolError(err error) (e *Error, ok bool) {
 		e = &Error{Kind: PermissionDenied, Reason: ReasonServerToolNotPermitted, Message: msg + "; ListTools lists the server tools the key may use"}
 	case errors.Is(err, servertools.ErrUnavailable):
 		e = &Error{Kind: Unavailable, Reason: ReasonServerToolUnavailable, Message: msg, RetryAfter: max(re.RetryAfter, time.Second)}
+	case errors.Is(err, servertools.ErrRemoved):
+		// The request was good when the call took it: no field of it
+		// is to blame.
+		e = &Error{Kind: FailedPrecondition, Reason: ReasonServerToolRemoved, Message: msg}
 	default:
 		desc := strings.TrimPrefix(msg, re.Field+": ")
 		e = InvalidField(ReasonUnknownServerTool, re.Field, desc)

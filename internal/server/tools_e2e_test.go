@@ -548,6 +548,33 @@ func TestServerToolScopeCheckedEveryTurn(t *testing.T) {
 	wantError(t, <-done, codes.PermissionDenied, "SERVER_TOOL_NOT_PERMITTED")
 }
 
+// TestServerToolRemovedByReloadMidCall: a reload that removes the MCP
+// server while its tool runs ends the call before the next turn with
+// FAILED_PRECONDITION, SERVER_TOOL_REMOVED, not as a bad request: the
+// request was valid when it was accepted.
+func TestServerToolRemovedByReloadMidCall(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	in := servertest.Start(t, toolsConfig(goServer(g)))
+	done := make(chan error, 1)
+	go func() {
+		_, err := servertest.Collect(t.Context(), in.Client, scripted(t, []string{"go/gate"}, `{"script": [{"tool_calls": [{"name": "go__gate"}]}]}`))
+		done <- err
+	}()
+	<-g.Started
+	if _, err := in.Server.Reload(toolsConfig()); err != nil {
+		t.Fatal(err)
+	}
+	st := wantError(t, <-done, codes.FailedPrecondition, "SERVER_TOOL_REMOVED")
+	if !strings.Contains(st.Message(), "reload") {
+		t.Errorf("message %q does not say a reload removed it", st.Message())
+	}
+	for _, d := range st.Details() {
+		if _, ok := d.(*errdetails.BadRequest); ok {
+			t.Errorf("a tool removed mid-call is no bad request: %v", d)
+		}
+	}
+}
+
 // TestServerToolTracesAndMetrics: a tool call is an execute_tool span,
 // child of the call's server span, with the GenAI conventions' tool
 // attributes, and counts in the tool metrics by server, tool and result.

@@ -174,6 +174,10 @@ func (h *Host) call(ctx context.Context, t *Tool, arguments string, progress fun
 		case OutcomeMalformed:
 			return h.errorResult(te.outcome, n, "llmrelay could not read the tool's result: MCP server %s answered with %s", t.Server, malformedWhat(te.err)), nil
 		}
+		if errors.Is(te.err, errDisconnected) {
+			// Not tried again: the server's connection is gone for good.
+			return h.errorResult(te.outcome, n, "the tool's call was cut off: a reload of llmrelay's configuration disconnected MCP server %s (removed it, or reconnects it with new settings)", t.Server), nil
+		}
 		if n >= attempts {
 			return h.failedResult(te, n, t), nil
 		}
@@ -217,6 +221,10 @@ func (h *Host) backoff(n int) time.Duration {
 	d = min(d, 2*time.Second)
 	return d/2 + rand.N(d/2+1)
 }
+
+// errDisconnected is why a try failed whose server's connection was
+// stopped under it (conn.life).
+var errDisconnected = errors.New("the MCP server's connection was stopped")
 
 // tryError is how one try of a tool call failed.
 type tryError struct {
@@ -263,6 +271,9 @@ func (h *Host) errorResult(o Outcome, attempts int, format string, args ...any) 
 func (c *conn) callOnce(ctx context.Context, t *Tool, args json.RawMessage, timeout time.Duration, token string, progress func(Progress)) (*mcp.CallToolResult, error) {
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// The SDK's call does not end when its session is closed under it:
+	// a stopped connection ends its calls itself.
+	defer context.AfterFunc(c.life, cancel)()
 	c.mu.Lock()
 	sem := c.sem
 	c.mu.Unlock()
@@ -396,6 +407,8 @@ func (c *conn) tryErr(ctx, tctx context.Context, timeout time.Duration, err erro
 	switch {
 	case ctx.Err() != nil:
 		return context.Cause(ctx)
+	case c.life.Err() != nil:
+		return &tryError{outcome: OutcomeTransport, err: errDisconnected}
 	case tctx.Err() != nil:
 		return &tryError{outcome: OutcomeTimeout, err: err, timeout: timeout}
 	}

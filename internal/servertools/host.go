@@ -377,6 +377,7 @@ func (h *Host) newConn(sc ServerConfig, hdr http.Header, ca caBundle) *conn {
 		up: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}), tried: make(chan struct{}),
 		progress: map[string]func(Progress){},
 	}
+	c.life, c.cancel = context.WithCancel(context.Background())
 	c.client = mcp.NewClient(&mcp.Implementation{Name: "llmrelay", Version: "1"}, &mcp.ClientOptions{
 		Logger:       h.log.With("mcp_server", sc.Name),
 		Capabilities: &mcp.ClientCapabilities{},
@@ -443,6 +444,10 @@ type conn struct {
 
 	wake   chan struct{}
 	relist atomic.Bool
+	// life ends when the connection is stopped (a reload removed the
+	// server or reconnects it, the host closed): the calls in flight on
+	// it end with it (errDisconnected).
+	life   context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -494,10 +499,8 @@ func matchAny(patterns []string, s string) bool {
 
 // start starts the goroutine that keeps the server connected.
 func (c *conn) start() {
-	ctx, cancel := context.WithCancel(context.Background())
-	c.cancel = cancel
 	c.h.opts.Metrics.MCPServerUp(c.name, false)
-	go c.run(ctx)
+	go c.run(c.life)
 }
 
 // stop ends the goroutine and closes the session; it returns once both

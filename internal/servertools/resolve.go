@@ -3,6 +3,7 @@ package servertools
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,10 @@ var (
 	ErrUnknown = errors.New("no MCP server offers this tool")
 	// ErrUnavailable: the tool's MCP server is not answering.
 	ErrUnavailable = errors.New("the tool's MCP server is not answering")
+	// ErrRemoved: the tool, offered in the call's turn before, is no
+	// longer offered by any configured MCP server: a reload removed its
+	// server, or its tool, while the call ran.
+	ErrRemoved = errors.New("no MCP server offers this tool any more")
 )
 
 // ResolveError says which entry of a request's server tools cannot be
@@ -131,6 +136,8 @@ func (h *Host) Resolve(key string, entries []string, prev *Offer) (*Offer, error
 				// A server that never answered has no tools listed: its
 				// tool may well exist.
 				return nil, fail(ErrUnavailable, "MCP server "+server+" is not answering")
+			case wasOffered:
+				return nil, fail(ErrRemoved, "a reload of llmrelay's configuration removed it while the call ran")
 			default:
 				return nil, fail(ErrUnknown, "ListTools lists the server tools you may use")
 			}
@@ -160,6 +167,9 @@ func (h *Host) Resolve(key string, entries []string, prev *Offer) (*Offer, error
 			if auth.MatchPattern(first, s) || strings.HasPrefix(e, "**") {
 				return nil, fail(ErrUnavailable, "it matches no tool of the MCP servers that answer, and server "+s+" is not answering")
 			}
+		}
+		if slices.ContainsFunc(prev.Tools(), func(t *Tool) bool { return auth.MatchPattern(e, t.Name) }) {
+			return nil, fail(ErrRemoved, "it matched tools in the call's turn before; a reload of llmrelay's configuration removed them while the call ran")
 		}
 		return nil, fail(ErrUnknown, "it matches no server tool the API key may use; ListTools lists them")
 	}

@@ -1163,7 +1163,9 @@ type GenerateRequest struct {
 	// The check is made again before every later turn, against the
 	// configuration then current (a reload may have changed the key's
 	// patterns or the servers): a name no longer allowed ends the call with
-	// PERMISSION_DENIED; a pattern offers what it matches then.
+	// PERMISSION_DENIED; a tool offered in the turn before whose MCP server
+	// a reload removed ends it with FAILED_PRECONDITION, reason
+	// SERVER_TOOL_REMOVED; a pattern offers what it matches then.
 	//
 	// The model sees each server tool under a name its provider accepts:
 	// "<server>__<tool>", with any character other than letters, digits,
