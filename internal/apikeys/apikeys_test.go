@@ -494,35 +494,115 @@ func TestRecheck(t *testing.T) {
 	k := appKey("ci")
 	k.ExpiresAt = h.clock.Now().Add(time.Hour)
 	secret := h.create(t, k)
-	h.create(t, appKey("leaked"))
+	leakedSecret := h.create(t, appKey("leaked"))
 	other := h.replica(t)
-	if _, err := other.Lookup(ctx, secret); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"ci", "leaked", "app", "ops"} {
-		if err := other.Recheck(ctx, name); err != nil {
+	ids := map[string]*auth.Identity{}
+	for name, secret := range map[string]string{"ci": secret, "leaked": leakedSecret, "app": "app-secret", "ops": "ops-secret"} {
+		id, err := other.Lookup(ctx, secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = id
+		if err := other.Recheck(ctx, id); err != nil {
 			t.Errorf("Recheck(%s) of a working key: %v", name, err)
 		}
 	}
 	if _, err := h.admin.Revoke(ctx, ops, "leaked"); err != nil {
 		t.Fatal(err)
 	}
-	if err := other.Recheck(ctx, "leaked"); !errors.Is(err, auth.ErrRevokedKey) {
+	if err := other.Recheck(ctx, ids["leaked"]); !errors.Is(err, auth.ErrRevokedKey) {
 		t.Fatalf("Recheck of a key revoked on another replica, within CacheTTL: %v, want ErrRevokedKey at once", err)
 	}
 	h.clock.Advance(time.Hour)
-	if err := other.Recheck(ctx, "ci"); !errors.Is(err, auth.ErrExpiredKey) {
+	if err := other.Recheck(ctx, ids["ci"]); !errors.Is(err, auth.ErrExpiredKey) {
 		t.Fatalf("Recheck at the key's expiry: %v, want ErrExpiredKey", err)
 	}
-	if err := other.Recheck(ctx, "nobody"); !errors.Is(err, auth.ErrUnknownKey) {
+	if err := other.Recheck(ctx, identity(t, "nobody", "nobody-secret")); !errors.Is(err, auth.ErrUnknownKey) {
 		t.Fatalf("Recheck of no key: %v, want ErrUnknownKey", err)
 	}
 	ring, _ := auth.NewKeyring(configKeys)
 	down := apikeys.NewKeys(ring, failing{}, nil)
-	if err := down.Recheck(ctx, "ci"); !errors.Is(err, state.ErrUnavailable) {
+	if err := down.Recheck(ctx, ids["ci"]); !errors.Is(err, state.ErrUnavailable) {
 		t.Fatalf("Recheck with the store down: %v, want ErrUnavailable", err)
 	}
-	if err := down.Recheck(ctx, "app"); err != nil {
+	if err := down.Recheck(ctx, ids["app"]); err != nil {
 		t.Fatalf("Recheck of a config key with the store down: %v, want nil without a read", err)
+	}
+}
+
+// identity returns the identity of a key named name with secret secret.
+func identity(t *testing.T, name, secret string) *auth.Identity {
+	t.Helper()
+	id, err := auth.NewIdentity(auth.KeyConfig{Name: name, SHA256: auth.HashKey(secret), Scopes: []string{"generate"}, Models: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestRecheckFollowsTheSecret: Recheck answers for the key a call was
+// authenticated as, its secret, as Lookup of that secret would after a
+// reload: a config key renamed works on; a config key's old secret, once
+// its name has a new one, is unknown, as is a config key removed whose
+// name a stored key has, and a stored key whose name a config key took
+// (it works again once the config key goes).
+func TestRecheckFollowsTheSecret(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	secret := h.create(t, appKey("ci"))
+	stored, err := h.keys.Lookup(ctx, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, oldOps := identity(t, "app", "app-secret"), identity(t, "ops", "ops-secret")
+	ciConfig := identity(t, "ci", "ci-config-secret")
+	reload := func(cfg ...auth.KeyConfig) *apikeys.Keys {
+		t.Helper()
+		ring, err := auth.NewKeyring(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return apikeys.NewKeys(ring, h.store, h.clock.Now)
+	}
+	renamed := configKeys[1]
+	renamed.Name = "app2"
+	rotated := configKeys[0]
+	rotated.SHA256 = auth.HashKey("ops-new-secret")
+	ci := auth.KeyConfig{Name: "ci", SHA256: auth.HashKey("ci-config-secret"), Scopes: []string{"generate"}, Models: []string{"*"}}
+
+	keys := reload(rotated, renamed, ci)
+	for _, c := range []struct {
+		name string
+		id   *auth.Identity
+		want error
+	}{
+		{"a config key renamed", app, nil},
+		{"a config key's old secret", oldOps, auth.ErrUnknownKey},
+		{"a stored key whose name a config key took", stored, auth.ErrUnknownKey},
+		{"the config key that took it", ciConfig, nil},
+	} {
+		if err := keys.Recheck(ctx, c.id); !errors.Is(err, c.want) {
+			t.Errorf("%s: Recheck %v, want %v", c.name, err, c.want)
+		}
+	}
+
+	keys = reload(rotated, renamed)
+	if err := keys.Recheck(ctx, ciConfig); !errors.Is(err, auth.ErrUnknownKey) {
+		t.Errorf("a config key removed, whose name a stored key has: Recheck %v, want ErrUnknownKey", err)
+	}
+	if err := keys.Recheck(ctx, stored); err != nil {
+		t.Errorf("the stored key, its name given back: Recheck %v, want nil", err)
+	}
+
+	ring, err := auth.NewKeyring([]auth.KeyConfig{rotated, renamed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noStore := apikeys.NewKeys(ring, nil, nil)
+	if err := noStore.Recheck(ctx, app); err != nil {
+		t.Errorf("without a store, a config key renamed: Recheck %v, want nil", err)
+	}
+	if err := noStore.Recheck(ctx, oldOps); !errors.Is(err, auth.ErrUnknownKey) {
+		t.Errorf("without a store, a config key's old secret: Recheck %v, want ErrUnknownKey", err)
 	}
 }

@@ -26,8 +26,10 @@ const maxCached = 10_000
 type Keys struct {
 	config *auth.Keyring
 	// configNames are the config keys' names: a stored key of one of them
-	// (a reload gave a config key its name) is not looked at.
+	// (a reload gave a config key its name) is not looked at. configIDs
+	// are their Identity.IDs: the secrets the config accepts.
 	configNames map[string]bool
+	configIDs   map[string]bool
 	store       state.KeyStore // nil: the config's keys only
 	now         func() time.Time
 
@@ -49,9 +51,10 @@ func NewKeys(config *auth.Keyring, store state.KeyStore, now func() time.Time) *
 	if now == nil {
 		now = time.Now
 	}
-	k := &Keys{config: config, configNames: map[string]bool{}, store: store, now: now, cache: make(map[string]cached), byName: make(map[string]string)}
+	k := &Keys{config: config, configNames: map[string]bool{}, configIDs: map[string]bool{}, store: store, now: now,
+		cache: make(map[string]cached), byName: make(map[string]string)}
 	for _, id := range config.Identities() {
-		k.configNames[id.Name] = true
+		k.configNames[id.Name], k.configIDs[id.ID] = true, true
 	}
 	return k
 }
@@ -100,19 +103,25 @@ func (k *Keys) Lookup(ctx context.Context, key string) (*auth.Identity, error) {
 
 var _ auth.Rechecker = (*Keys)(nil)
 
-// Recheck implements auth.Rechecker: it reads the stored key named name
-// from the store (not from the cache, which it refreshes, so that this
-// replica refuses the key's new calls at once too) and returns
-// auth.ErrRevokedKey or auth.ErrExpiredKey once the key is revoked or
-// expired at k's clock, auth.ErrUnknownKey when no key has the name. A
-// config key's name, and any name without a store, is nil: config keys
-// are neither revoked nor expire. Any other error says the store could
-// not be read.
-func (k *Keys) Recheck(ctx context.Context, name string) error {
-	if k.store == nil || k.configNames[name] {
+// Recheck implements auth.Rechecker, by the key's secret (id.ID) as
+// Lookup would find it: nil, without a read, while a config key has the
+// secret, whatever its name (config keys are neither revoked nor expire);
+// else it reads the stored key of id's name from the store (not from the
+// cache, which it refreshes, so that this replica refuses the key's new
+// calls at once too: stored keys are not renamed) and returns
+// auth.ErrUnknownKey when there is none, it has another secret (id's was
+// a config key's, removed or given a new secret) or a config key took its
+// name, auth.ErrRevokedKey or auth.ErrExpiredKey once it is revoked or
+// expired at k's clock. Without a store a secret no config key has is
+// unknown. Any other error says the store could not be read.
+func (k *Keys) Recheck(ctx context.Context, id *auth.Identity) error {
+	switch {
+	case k.configIDs[id.ID]:
 		return nil
+	case k.store == nil:
+		return auth.ErrUnknownKey
 	}
-	sk, err := k.store.KeyByName(ctx, name)
+	sk, err := k.store.KeyByName(ctx, id.Name)
 	if errors.Is(err, state.ErrKeyNotFound) {
 		return auth.ErrUnknownKey
 	}
@@ -123,6 +132,9 @@ func (k *Keys) Recheck(ctx context.Context, name string) error {
 	c, err := k.remember(sk, now)
 	if err != nil {
 		return err
+	}
+	if c.id.ID != id.ID || k.configNames[sk.Name] {
+		return auth.ErrUnknownKey
 	}
 	switch c.key.State(now) {
 	case Revoked:

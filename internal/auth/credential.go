@@ -19,16 +19,18 @@ type Keys interface {
 
 // Rechecker is a Keys' optional capability, found by type assertion:
 // Recheck reads a key that calls are open on again, where it is kept and
-// past any cache, so that the calls of a key revoked or expired while they
-// run can be ended (engine.KeyCalls). Implementations are safe for
-// concurrent use.
+// past any cache, so that the calls of a key that stopped working while
+// they run (revoked, expired, or gone from the keys) can be ended
+// (engine.KeyCalls). Implementations are safe for concurrent use.
 type Rechecker interface {
-	// Recheck returns nil while the key named name works, and for a key
-	// that can neither be revoked nor expire (a config key); an error
-	// wrapping ErrRevokedKey, ErrExpiredKey or ErrUnknownKey once it no
-	// longer works. Any other error says the key could not be read (a
-	// store that is down): its calls run on.
-	Recheck(ctx context.Context, name string) error
+	// Recheck returns nil while the key id was authenticated as works:
+	// the key itself, its secret (id.ID), whatever its name now, so that
+	// a key renamed works on and a new secret under its name does not
+	// make the old one work. It returns an error wrapping ErrRevokedKey,
+	// ErrExpiredKey or ErrUnknownKey once the secret no longer works:
+	// what Lookup of it would return. Any other error says the key could
+	// not be read (a store that is down): its calls run on.
+	Recheck(ctx context.Context, id *Identity) error
 }
 
 // Credential is what a caller presented, as its door read it: a key, or

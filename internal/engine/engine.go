@@ -132,8 +132,8 @@ type Engine struct {
 	admission *Admission
 	// tools runs the server tools; nil: none.
 	tools *servertools.Host
-	// keyCalls are the calls open by key, which end when their key is
-	// revoked or expires; nil: not registered.
+	// keyCalls are the calls open by key, which end when their key stops
+	// working; nil: not registered.
 	keyCalls *KeyCalls
 	// stalls runs the attempts' stall timeouts.
 	stalls timeheap.Clock
@@ -205,7 +205,7 @@ type Deps struct {
 	// request naming server tools fails.
 	Tools *servertools.Host
 	// KeyCalls registers each keyed call while it runs, so that the calls
-	// of a key revoked or expired meanwhile end (KeyCalls.Watch); the
+	// of a key that stops working meanwhile end (KeyCalls.Watch); the
 	// server's, kept across reloads. nil: calls run to their end.
 	KeyCalls *KeyCalls
 }
@@ -337,9 +337,9 @@ func (s *Engine) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 	}
 	if c.id != nil {
 		// Ends the call, on the context it runs on (a resumable call's
-		// own), once its key is revoked or expires.
+		// own), once its key (its secret) stops working.
 		var kc *keyCall
-		ctx, kc = s.keyCalls.add(ctx, c.id.Name)
+		ctx, kc = s.keyCalls.add(ctx, c.id)
 		defer s.keyCalls.remove(kc)
 	}
 	if c.heartbeat > 0 {

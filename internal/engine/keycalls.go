@@ -12,35 +12,41 @@ import (
 	"github.com/llmrelay/llmrelay/internal/engine/callctx"
 )
 
-// KeyCheckInterval is how often a process reads again the stored keys its
-// open calls run on (KeyCalls.Watch): a call of a key revoked, or expired,
-// while it runs ends within this interval and one read of the key store,
-// on every replica.
+// KeyCheckInterval is how often a process reads again the keys its open
+// calls run on (KeyCalls.Watch): a call of a key revoked, expired, or
+// gone from the config (removed, or its secret replaced), while it runs
+// ends within this interval and one read of the key store, on every
+// replica.
 const KeyCheckInterval = time.Second
 
 // keyCheckTimeout bounds one pass of KeyCalls.Check (its reads of the
 // store).
 const keyCheckTimeout = 5 * time.Second
 
-// KeyCalls is the Generate calls open in this process, by the name of
-// their API key, so that the calls of a key revoked or expired while they
-// run end (with UNAUTHENTICATED, API_KEY_REVOKED or API_KEY_EXPIRED, as a
-// new call of the key is refused) rather than run on, spending on it:
-// admission refuses a key's new calls, KeyCalls ends its open ones. A
-// call takes a place as it starts to run (Generate) and gives it back as
-// it ends: one small object and no goroutine of its own, nothing per
-// event. One Watch per process reads the keys of the open calls again,
-// every interval. It outlives reloads (the server's); it is safe for
-// concurrent use.
+// KeyCalls is the Generate calls open in this process, by their API key
+// itself, its secret (auth.Identity.ID), not its name, so that the calls
+// of a key that stopped working while they run (revoked, expired, or no
+// longer accepted: see auth.Rechecker) end, with UNAUTHENTICATED and the
+// reason a new call of the key is refused with, rather than run on,
+// spending on it: admission refuses a key's new calls, KeyCalls ends its
+// open ones. A key renamed keeps its calls; a new secret under a key's
+// name does not keep the old secret's. A call takes a place as it starts
+// to run (Generate) and gives it back as it ends: one small object and no
+// goroutine of its own, nothing per event. One Watch per process reads
+// the keys of the open calls again, every interval. It outlives reloads
+// (the server's); it is safe for concurrent use.
 type KeyCalls struct {
 	mu sync.Mutex
-	// byKey holds the first of each key's calls; each links to the next.
+	// byKey holds the first of each key's calls, by Identity.ID; each
+	// links to the next.
 	byKey map[string]*keyCall
 }
 
 // keyCall is one open call's place in its KeyCalls.
 type keyCall struct {
-	key        string
+	// id is the identity the call was authenticated as: its ID is the
+	// key in byKey, its name the one the call is ended under.
+	id         *auth.Identity
 	cancel     context.CancelCauseFunc
 	prev, next *keyCall
 	// own: cancel is of a context add made for the call, which remove
@@ -52,24 +58,24 @@ type keyCall struct {
 // NewKeyCalls returns an empty KeyCalls.
 func NewKeyCalls() *KeyCalls { return &KeyCalls{byKey: make(map[string]*keyCall)} }
 
-// add registers a call of the key named key running on ctx, and returns
+// add registers a call authenticated as id running on ctx, and returns
 // the context the call runs on from then on: ctx itself when it is a call
 // context (callctx.Cancel finds it), else one of its own. remove gives
 // the place back. A nil KeyCalls registers nothing.
-func (k *KeyCalls) add(ctx context.Context, key string) (context.Context, *keyCall) {
+func (k *KeyCalls) add(ctx context.Context, id *auth.Identity) (context.Context, *keyCall) {
 	if k == nil {
 		return ctx, nil
 	}
-	c := &keyCall{key: key, cancel: callctx.Cancel(ctx)}
+	c := &keyCall{id: id, cancel: callctx.Cancel(ctx)}
 	if c.cancel == nil {
 		ctx, c.cancel = context.WithCancelCause(ctx)
 		c.own = true
 	}
 	k.mu.Lock()
-	if first := k.byKey[key]; first != nil {
+	if first := k.byKey[id.ID]; first != nil {
 		c.next, first.prev = first, c
 	}
-	k.byKey[key] = c
+	k.byKey[id.ID] = c
 	k.mu.Unlock()
 	return ctx, c
 }
@@ -83,11 +89,11 @@ func (k *KeyCalls) remove(c *keyCall) {
 	switch {
 	case c.prev != nil:
 		c.prev.next = c.next
-	case k.byKey[c.key] == c:
+	case k.byKey[c.id.ID] == c:
 		if c.next == nil {
-			delete(k.byKey, c.key)
+			delete(k.byKey, c.id.ID)
 		} else {
-			k.byKey[c.key] = c.next
+			k.byKey[c.id.ID] = c.next
 		}
 	}
 	if c.next != nil {
@@ -100,67 +106,75 @@ func (k *KeyCalls) remove(c *keyCall) {
 	}
 }
 
-// Keys returns the names of the keys that calls are open on.
-func (k *KeyCalls) Keys() []string {
+// Keys returns the keys that calls are open on: for each, the identity
+// of one of its calls (a key renamed while its calls run has calls under
+// either name).
+func (k *KeyCalls) Keys() []*auth.Identity {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	keys := make([]string, 0, len(k.byKey))
-	for key := range k.byKey {
-		keys = append(keys, key)
+	keys := make([]*auth.Identity, 0, len(k.byKey))
+	for _, c := range k.byKey {
+		keys = append(keys, c.id)
 	}
 	return keys
 }
 
-// Open returns how many calls of the key named key are open.
-func (k *KeyCalls) Open(key string) int {
+// Open returns how many calls of the key of Identity.ID keyID are open.
+func (k *KeyCalls) Open(keyID string) int {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	n := 0
-	for c := k.byKey[key]; c != nil; c = c.next {
+	for c := k.byKey[keyID]; c != nil; c = c.next {
 		n++
 	}
 	return n
 }
 
-// End ends the calls of the key named key that are open, each with its
-// own *apierr.Error made of why (an error wrapping auth.ErrRevokedKey,
-// auth.ErrExpiredKey or auth.ErrUnknownKey): the error a new call of the
-// key is refused with (see KeyEndedError). It returns how many it ended.
-func (k *KeyCalls) End(key string, why error) int {
+// End ends the calls of the key of Identity.ID keyID that are open, each
+// with its own *apierr.Error made of why (an error wrapping
+// auth.ErrRevokedKey, auth.ErrExpiredKey or auth.ErrUnknownKey) and of the
+// name the call was authenticated under: the error a new call of the key
+// is refused with (see KeyEndedError). It returns how many it ended.
+func (k *KeyCalls) End(keyID string, why error) int {
+	type ending struct {
+		name   string
+		cancel context.CancelCauseFunc
+	}
 	k.mu.Lock()
-	var cancels []context.CancelCauseFunc
-	for c := k.byKey[key]; c != nil; c = c.next {
-		cancels = append(cancels, c.cancel)
+	var ends []ending
+	for c := k.byKey[keyID]; c != nil; c = c.next {
+		ends = append(ends, ending{c.id.Name, c.cancel})
 	}
 	k.mu.Unlock()
-	for _, cancel := range cancels {
+	for _, e := range ends {
 		// One error per call: the engine adds the call's own metadata to
 		// the error it ends with.
-		cancel(keyEnded(key, why))
+		e.cancel(keyEnded(e.name, why))
 	}
-	return len(cancels)
+	return len(ends)
 }
 
-// Check reads again, with keys, each key that calls are open on, and ends
-// the calls of those that no longer work (End). The keys that cannot be
-// read are logged, in one line per pass whatever their number (a store
-// that is down fails them all, every pass), and their calls run on, to be
-// checked again next time. It returns how many calls it ended.
+// Check reads again, with keys, each key that calls are open on (by its
+// secret: auth.Rechecker), and ends the calls of those that no longer
+// work (End). The keys that cannot be read are logged, in one line per
+// pass whatever their number (a store that is down fails them all, every
+// pass), and their calls run on, to be checked again next time. It
+// returns how many calls it ended.
 func (k *KeyCalls) Check(ctx context.Context, keys auth.Rechecker, log *slog.Logger) int {
 	ended, unread := 0, 0
 	var first string
 	var firstErr error
-	for _, key := range k.Keys() {
-		err := keys.Recheck(ctx, key)
+	for _, id := range k.Keys() {
+		err := keys.Recheck(ctx, id)
 		switch {
 		case err == nil:
 		case errors.Is(err, auth.ErrRevokedKey), errors.Is(err, auth.ErrExpiredKey), errors.Is(err, auth.ErrUnknownKey):
-			n := k.End(key, err)
+			n := k.End(id.ID, err)
 			ended += n
-			log.Info("ended the open calls of an API key that no longer works", "key", key, "calls", n, "reason", keyReason(err))
+			log.Info("ended the open calls of an API key that no longer works", "key", id.Name, "calls", n, "reason", keyReason(err))
 		default:
 			if unread++; unread == 1 {
-				first, firstErr = key, err
+				first, firstErr = id.Name, err
 			}
 		}
 	}

@@ -19,8 +19,9 @@ import (
 	"github.com/llmrelay/llmrelay/internal/state"
 )
 
-// rechecks is a fake auth.Rechecker: each key's answer, nil when not
-// listed; every Recheck is counted.
+// rechecks is a fake auth.Rechecker: each key's answer, by its secret
+// (Identity.ID, as the real ones go), nil when not listed; every Recheck
+// is counted, by the name it was asked with.
 type rechecks struct {
 	mu      sync.Mutex
 	answers map[string]error
@@ -29,17 +30,38 @@ type rechecks struct {
 	passed chan struct{}
 }
 
-func (r *rechecks) Recheck(_ context.Context, name string) error {
+func (r *rechecks) Recheck(_ context.Context, id *auth.Identity) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.asked = append(r.asked, name)
+	r.asked = append(r.asked, id.Name)
 	if r.passed != nil {
 		select {
 		case r.passed <- struct{}{}:
 		default:
 		}
 	}
-	return r.answers[name]
+	return r.answers[id.ID]
+}
+
+// testKey returns the identity of the key named name whose secret is
+// secret.
+func testKey(t testing.TB, name, secret string) *auth.Identity {
+	t.Helper()
+	id, err := auth.NewIdentity(auth.KeyConfig{Name: name, SHA256: auth.HashKey(secret), Scopes: []string{"generate"}, Models: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// testKeys returns the identities of the keys named names, each its own
+// name as its secret.
+func testKeys(t testing.TB, names ...string) map[string]*auth.Identity {
+	ids := make(map[string]*auth.Identity, len(names))
+	for _, name := range names {
+		ids[name] = testKey(t, name, name)
+	}
+	return ids
 }
 
 // Keys implements auth.Keys, so that Watch finds it.
@@ -54,15 +76,16 @@ func (r *rechecks) Lookup(context.Context, string) (*auth.Identity, error) {
 // calls leave the registry as they end.
 func TestKeyCallsEndOnlyTheKeysCalls(t *testing.T) {
 	k := NewKeyCalls()
+	ids := testKeys(t, "leaked", "temp", "fine", "unread")
 	open := func(key string) (context.Context, func()) {
 		// Half the calls on a call context (callctx), half on a plain
 		// one, for which add makes its own.
 		var ctx context.Context = t.Context()
 		var stop context.CancelFunc = func() {}
-		if k.Open(key)%2 == 0 {
+		if k.Open(ids[key].ID)%2 == 0 {
 			ctx, stop = callctx.WithDeadline(ctx, time.Now().Add(time.Hour))
 		}
-		ctx, c := k.add(ctx, key)
+		ctx, c := k.add(ctx, ids[key])
 		return ctx, func() { k.remove(c); stop() }
 	}
 	leaked1, end1 := open("leaked")
@@ -70,12 +93,12 @@ func TestKeyCallsEndOnlyTheKeysCalls(t *testing.T) {
 	expired, end3 := open("temp")
 	fine, end4 := open("fine")
 	unread, end5 := open("unread")
-	if got := k.Keys(); len(got) != 4 || k.Open("leaked") != 2 {
-		t.Fatalf("keys %v, %d calls of leaked; want 4 keys, 2 calls", got, k.Open("leaked"))
+	if got := k.Keys(); len(got) != 4 || k.Open(ids["leaked"].ID) != 2 {
+		t.Fatalf("keys %v, %d calls of leaked; want 4 keys, 2 calls", got, k.Open(ids["leaked"].ID))
 	}
 
 	r := &rechecks{answers: map[string]error{
-		"leaked": auth.ErrRevokedKey, "temp": auth.ErrExpiredKey, "unread": &state.UnavailableError{},
+		ids["leaked"].ID: auth.ErrRevokedKey, ids["temp"].ID: auth.ErrExpiredKey, ids["unread"].ID: &state.UnavailableError{},
 	}}
 	if n := k.Check(t.Context(), r, slog.New(slog.DiscardHandler)); n != 3 {
 		t.Fatalf("Check ended %d calls, want 3", n)
@@ -123,9 +146,10 @@ func TestKeyCallsEndOnlyTheKeysCalls(t *testing.T) {
 func TestKeyCallsWatchStops(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	k := NewKeyCalls()
-	ctx, c := k.add(t.Context(), "leaked")
+	leaked := testKey(t, "leaked", "leaked")
+	ctx, c := k.add(t.Context(), leaked)
 	defer k.remove(c)
-	r := &rechecks{answers: map[string]error{"leaked": auth.ErrRevokedKey}, passed: make(chan struct{}, 1)}
+	r := &rechecks{answers: map[string]error{leaked.ID: auth.ErrRevokedKey}, passed: make(chan struct{}, 1)}
 	watch, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -150,13 +174,14 @@ func TestKeyCallsWatchStops(t *testing.T) {
 func TestKeyCallsRemoveInAnyOrder(t *testing.T) {
 	for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}, {1, 0, 2}, {1, 2, 0}} {
 		k := NewKeyCalls()
+		ci := testKey(t, "ci", "ci")
 		calls := make([]*keyCall, 3)
 		for i := range calls {
-			_, calls[i] = k.add(t.Context(), "ci")
+			_, calls[i] = k.add(t.Context(), ci)
 		}
 		for n, i := range order {
 			k.remove(calls[i])
-			if got := k.Open("ci"); got != 2-n {
+			if got := k.Open(ci.ID); got != 2-n {
 				t.Fatalf("order %v: after %d removed, %d open", order, n+1, got)
 			}
 		}
@@ -173,10 +198,10 @@ func TestKeyCallsRemoveInAnyOrder(t *testing.T) {
 func TestKeyCallsCheckLogsAnUnreadableStoreOnce(t *testing.T) {
 	k := NewKeyCalls()
 	answers := map[string]error{}
-	for _, key := range []string{"a", "b", "c", "d"} {
-		_, c := k.add(t.Context(), key)
+	for _, id := range testKeys(t, "a", "b", "c", "d") {
+		_, c := k.add(t.Context(), id)
 		t.Cleanup(func() { k.remove(c) })
-		answers[key] = &state.UnavailableError{}
+		answers[id.ID] = &state.UnavailableError{}
 	}
 	var logs strings.Builder
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -187,4 +212,55 @@ func TestKeyCallsCheckLogsAnUnreadableStoreOnce(t *testing.T) {
 	if lines != 1 || !strings.Contains(logs.String(), "keys=4") {
 		t.Fatalf("one pass over 4 unreadable keys logged %d lines, want one that counts them:\n%s", lines, logs.String())
 	}
+}
+
+// TestKeyCallsFollowTheKeyNotItsName: calls are kept by their key's
+// secret. A key renamed while its calls run is one key, read once a
+// pass, and its calls under either name run on while it works; a new
+// secret under a key's name is another key, and the old secret's calls
+// end (unknown) while the new one's run on. Each call ends under the
+// name it was authenticated as.
+func TestKeyCallsFollowTheKeyNotItsName(t *testing.T) {
+	k := NewKeyCalls()
+	app, renamed := testKey(t, "app", "app-secret"), testKey(t, "app2", "app-secret")
+	oldRot, newRot := testKey(t, "rot", "old-secret"), testKey(t, "rot", "new-secret")
+	ctxs, calls := map[string]context.Context{}, map[string]*keyCall{}
+	for name, id := range map[string]*auth.Identity{"app": app, "app2": renamed, "old rot": oldRot, "new rot": newRot} {
+		ctxs[name], calls[name] = k.add(t.Context(), id)
+		t.Cleanup(func() { k.remove(calls[name]) })
+	}
+	wantEnded := func(call, key string) {
+		t.Helper()
+		var ae *apierr.Error
+		if !errors.As(context.Cause(ctxs[call]), &ae) || ae.Reason != ReasonAPIKeyUnknown || ae.Metadata["key"] != key {
+			t.Fatalf("the %s call ended with %v, want API_KEY_UNKNOWN of key %s", call, context.Cause(ctxs[call]), key)
+		}
+		k.remove(calls[call]) // as the call does as it ends
+	}
+	wantRunning := func(calls ...string) {
+		t.Helper()
+		for _, call := range calls {
+			if err := context.Cause(ctxs[call]); err != nil {
+				t.Fatalf("the %s call ended: %v", call, err)
+			}
+		}
+	}
+
+	r := &rechecks{answers: map[string]error{oldRot.ID: auth.ErrUnknownKey}}
+	if n := k.Check(t.Context(), r, slog.New(slog.DiscardHandler)); n != 1 {
+		t.Fatalf("Check ended %d calls, want the old secret's one", n)
+	}
+	if len(r.asked) != 3 {
+		t.Fatalf("Check read %v, want one read of each of the 3 secrets", r.asked)
+	}
+	wantEnded("old rot", "rot")
+	wantRunning("app", "app2", "new rot")
+
+	r.answers[app.ID] = auth.ErrUnknownKey
+	if n := k.Check(t.Context(), r, slog.New(slog.DiscardHandler)); n != 2 {
+		t.Fatalf("Check ended %d calls once the renamed key went, want its 2", n)
+	}
+	wantEnded("app", "app")
+	wantEnded("app2", "app2")
+	wantRunning("new rot")
 }

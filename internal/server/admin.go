@@ -28,8 +28,8 @@ func WithGovernanceClock(now func() time.Time) Option {
 	return func(s *Server) { s.governanceClock = now }
 }
 
-// WithKeyCheckInterval sets how often the stored keys of the open calls
-// are read again, so that the calls of a key revoked or expired end
+// WithKeyCheckInterval sets how often the keys of the open calls are
+// read again, so that the calls of a key that stopped working end
 // (engine.KeyCalls.Watch); tests shorten it. The default is
 // engine.KeyCheckInterval.
 func WithKeyCheckInterval(d time.Duration) Option {

@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
@@ -32,16 +34,17 @@ import (
 const revokeCheck = 20 * time.Millisecond
 
 // heldUpstream is an OpenAI-compatible upstream that streams n chunks and
-// then holds every stream until the test ends, and a config on it with
-// the admin key (and redis, when set, shared).
-func heldUpstream(t *testing.T, redis *redistest.Server, n int) *config.Config {
+// then holds every stream until release (or the test's end), and a config
+// on it with the admin key (and redis, when set, shared).
+func heldUpstream(t *testing.T, redis *redistest.Server, n int) (cfg *config.Config, release func()) {
 	t.Helper()
 	hold := make(chan struct{})
-	t.Cleanup(func() { close(hold) })
+	release = sync.OnceFunc(func() { close(hold) })
+	t.Cleanup(release)
 	up := openaitest.Start(t, openaitest.Options{Chunks: 20, Pause: &openaitest.Pause{After: n, Until: hold}})
-	cfg := governanceConfig(redis, "revoke-"+t.Name()+":")
+	cfg = governanceConfig(redis, "revoke-"+t.Name()+":")
 	cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(), Models: []string{"fake-model"}}}
-	return cfg
+	return cfg, release
 }
 
 // openHeld starts a call with the key secret and reads its deltas until
@@ -93,6 +96,20 @@ func wantEnded(t *testing.T, stream grpc.ServerStreamingClient[llmrelayv1.Genera
 	}
 }
 
+// wantFinal reads a stream, its upstream released, to its Final.
+func wantFinal(t *testing.T, stream grpc.ServerStreamingClient[llmrelayv1.GenerateEvent], what string) {
+	t.Helper()
+	for {
+		ev, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("%s: %v, want it to run to its Final", what, err)
+		}
+		if ev.GetFinal() != nil {
+			return
+		}
+	}
+}
+
 // wantCounted checks that the server's metrics count the call of the key
 // named key that ended with reason: one call of that key with error_type
 // reason in gen_ai_server_request_duration_seconds (apart from the calls
@@ -128,17 +145,7 @@ func revoke(t *testing.T, in *servertest.Instance, name string) {
 // streamed.
 func TestRevokingAKeyEndsItsOpenCalls(t *testing.T) {
 	const n = 3
-	hold := make(chan struct{})
-	up := openaitest.Start(t, openaitest.Options{Chunks: 20, Pause: &openaitest.Pause{After: n, Until: hold}})
-	t.Cleanup(func() {
-		select {
-		case <-hold:
-		default:
-			close(hold)
-		}
-	})
-	cfg := governanceConfig(nil, "")
-	cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(), Models: []string{"fake-model"}}}
+	cfg, release := heldUpstream(t, nil, n)
 	var logs servertest.LockedBuffer
 	in := servertest.Start(t, cfg, server.WithKeyCheckInterval(revokeCheck), server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	leaked := createKey(t, in, &adminv1.Key{Name: "leaked", Scopes: []string{"generate"}, Models: []string{"*"}})
@@ -151,16 +158,8 @@ func TestRevokingAKeyEndsItsOpenCalls(t *testing.T) {
 	wantCounted(t, in, "leaked", "API_KEY_REVOKED")
 
 	// The other key's call was checked in the same pass: let it finish.
-	close(hold)
-	for {
-		ev, err := untouched.Recv()
-		if err != nil {
-			t.Fatalf("the other key's call: %v", err)
-		}
-		if ev.GetFinal() != nil {
-			break
-		}
-	}
+	release()
+	wantFinal(t, untouched, "the other key's call")
 
 	rec := usageOf(t, in, "leaked", 1)
 	if rec.GetCalls() != 1 || rec.GetEstimatedOutputTokens() == 0 || rec.GetEstimatedInputTokens() == 0 {
@@ -186,7 +185,7 @@ func TestRevokingAKeyEndsItsOpenCalls(t *testing.T) {
 func TestRevokingAKeyEndsItsCallsOnEveryReplica(t *testing.T) {
 	redis := redistest.Start(t)
 	const n = 2
-	cfg := heldUpstream(t, redis, n)
+	cfg, _ := heldUpstream(t, redis, n)
 	a := servertest.Start(t, cfg, server.WithKeyCheckInterval(revokeCheck))
 	b := servertest.Start(t, governanceConfig(redis, cfg.State.Redis.KeyPrefix), server.WithKeyCheckInterval(revokeCheck))
 
@@ -202,7 +201,8 @@ func TestRevokingAKeyEndsItsCallsOnEveryReplica(t *testing.T) {
 func TestAnExpiringKeyEndsItsOpenCalls(t *testing.T) {
 	const n = 2
 	clock := statetest.NewClock()
-	in := servertest.Start(t, heldUpstream(t, nil, n), server.WithKeyCheckInterval(revokeCheck), server.WithGovernanceClock(clock.Now))
+	cfg, _ := heldUpstream(t, nil, n)
+	in := servertest.Start(t, cfg, server.WithKeyCheckInterval(revokeCheck), server.WithGovernanceClock(clock.Now))
 	secret := createKey(t, in, &adminv1.Key{Name: "temp", Scopes: []string{"generate"}, Models: []string{"*"},
 		ExpiresAt: timestamppb.New(clock.Now().Add(time.Hour))})
 
@@ -217,7 +217,8 @@ func TestAnExpiringKeyEndsItsOpenCalls(t *testing.T) {
 // API_KEY_REVOKED, and no [DONE].
 func TestRevokingAKeyEndsItsHTTPStream(t *testing.T) {
 	const n = 2
-	in := servertest.Start(t, heldUpstream(t, nil, n), server.WithKeyCheckInterval(revokeCheck))
+	cfg, _ := heldUpstream(t, nil, n)
+	in := servertest.Start(t, cfg, server.WithKeyCheckInterval(revokeCheck))
 	base := in.HTTP(t)
 	secret := createKey(t, in, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"}})
 
@@ -252,12 +253,9 @@ func TestRevokingAKeyEndsItsHTTPStream(t *testing.T) {
 	}
 }
 
-// TestReloadRemovingAConfigKeyEndsItsOpenCalls: a call held open on a
-// config key ends UNAUTHENTICATED, API_KEY_UNKNOWN, once a reload removes
-// the key, with no state store configured (the process's own key store)
-// as with redis: the key check reads the key's name again, and no key has
-// it any more.
-func TestReloadRemovingAConfigKeyEndsItsOpenCalls(t *testing.T) {
+// withEachKeyStore runs test with no state store configured (the
+// process's own key store) and with redis.
+func withEachKeyStore(t *testing.T, test func(t *testing.T, redis *redistest.Server)) {
 	for _, tc := range []struct {
 		name  string
 		redis func(testing.TB) *redistest.Server
@@ -265,20 +263,83 @@ func TestReloadRemovingAConfigKeyEndsItsOpenCalls(t *testing.T) {
 		{"no state store", func(testing.TB) *redistest.Server { return nil }},
 		{"redis", redistest.Start},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			const n = 2
-			cfg := heldUpstream(t, tc.redis(t), n)
-			app := config.APIKey{Name: "app", SHA256: auth.HashKey("app-secret"), Scopes: []string{"generate"}, Models: []string{"*"}}
-			cfg.Auth.Keys = append(cfg.Auth.Keys, app)
-			in := servertest.Start(t, cfg, server.WithKeyCheckInterval(revokeCheck))
-
-			held := openHeld(t, in, "app-secret", openaitest.Text(n))
-			next := *cfg
-			next.Auth.Keys = slices.DeleteFunc(slices.Clone(cfg.Auth.Keys), func(k config.APIKey) bool { return k.Name == "app" })
-			if _, err := in.Server.Reload(&next); err != nil {
-				t.Fatalf("Reload: %v", err)
-			}
-			wantEnded(t, held, "app", "API_KEY_UNKNOWN")
-		})
+		t.Run(tc.name, func(t *testing.T) { test(t, tc.redis(t)) })
 	}
+}
+
+// generateKey is a config key named name, of secret, that may generate.
+func generateKey(name, secret string) config.APIKey {
+	return config.APIKey{Name: name, SHA256: auth.HashKey(secret), Scopes: []string{"generate"}, Models: []string{"*"}}
+}
+
+// TestReloadRemovingAConfigKeyEndsItsOpenCalls: a call held open on a
+// config key ends UNAUTHENTICATED, API_KEY_UNKNOWN, once a reload removes
+// the key, with no state store configured (the process's own key store)
+// as with redis: the key check reads the key again, and no key has its
+// secret any more.
+func TestReloadRemovingAConfigKeyEndsItsOpenCalls(t *testing.T) {
+	withEachKeyStore(t, func(t *testing.T, redis *redistest.Server) {
+		const n = 2
+		cfg, _ := heldUpstream(t, redis, n)
+		cfg.Auth.Keys = append(cfg.Auth.Keys, generateKey("app", "app-secret"))
+		in := servertest.Start(t, cfg, server.WithKeyCheckInterval(revokeCheck))
+
+		held := openHeld(t, in, "app-secret", openaitest.Text(n))
+		next := *cfg
+		next.Auth.Keys = slices.DeleteFunc(slices.Clone(cfg.Auth.Keys), func(k config.APIKey) bool { return k.Name == "app" })
+		if _, err := in.Server.Reload(&next); err != nil {
+			t.Fatalf("Reload: %v", err)
+		}
+		wantEnded(t, held, "app", "API_KEY_UNKNOWN")
+	})
+}
+
+// TestReloadFollowsTheKeyNotItsName: open calls go with their key's
+// secret, not its name. A reload that renames a config key (the same
+// sha256 under another name) and gives another one's name a new sha256:
+// the call held open on the old secret ends UNAUTHENTICATED,
+// API_KEY_UNKNOWN, naming its key, while the call held on the renamed
+// key, checked in the same pass, runs on to its Final; the old secret is
+// refused, the new one and the renamed key work.
+func TestReloadFollowsTheKeyNotItsName(t *testing.T) {
+	withEachKeyStore(t, func(t *testing.T, redis *redistest.Server) {
+		const n = 2
+		cfg, release := heldUpstream(t, redis, n)
+		cfg.Auth.Keys = append(cfg.Auth.Keys, generateKey("app", "app-secret"), generateKey("rot", "rot-old-secret"))
+		in := servertest.Start(t, cfg, server.WithKeyCheckInterval(revokeCheck))
+
+		renamed := openHeld(t, in, "app-secret", openaitest.Text(n))
+		rotated := openHeld(t, in, "rot-old-secret", openaitest.Text(n))
+		next := *cfg
+		next.Auth.Keys = slices.Clone(cfg.Auth.Keys)
+		for i, k := range next.Auth.Keys {
+			switch k.Name {
+			case "app":
+				next.Auth.Keys[i].Name = "app2"
+			case "rot":
+				next.Auth.Keys[i] = generateKey("rot", "rot-new-secret")
+			}
+		}
+		if _, err := in.Server.Reload(&next); err != nil {
+			t.Fatalf("Reload: %v", err)
+		}
+		wantEnded(t, rotated, "rot", "API_KEY_UNKNOWN")
+
+		// The pass that ended it read the reloaded keys, with the renamed
+		// key's call among those it checked. A call opened now is not
+		// among them: once a revocation has ended it, in a later pass,
+		// that pass is over, and the renamed key's call was not ended.
+		secret := createKey(t, in, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"}})
+		later := openHeld(t, in, secret, openaitest.Text(n))
+		revoke(t, in, "ci")
+		wantEnded(t, later, "ci", "API_KEY_REVOKED")
+		release()
+		wantFinal(t, renamed, "the call of the renamed key")
+
+		for secret, want := range map[string]codes.Code{"rot-old-secret": codes.Unauthenticated, "rot-new-secret": codes.OK, "app-secret": codes.OK} {
+			if _, err := generate(t.Context(), in, secret, budgetRequest()); status.Code(err) != want {
+				t.Errorf("a new call with %s: %v, want %v", secret, err, want)
+			}
+		}
+	})
 }

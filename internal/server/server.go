@@ -136,9 +136,9 @@ type Server struct {
 	localGov        *memory.Store
 	localGovOnce    sync.Once
 	// keyCalls are the Generate calls open, by key, and keyCheck how
-	// often their stored keys are read again (engine.KeyCheckInterval;
-	// tests shorten it): the calls of a key revoked or expired meanwhile
-	// end. They outlive reloads; stopKeyWatch stops the check.
+	// often their keys are read again (engine.KeyCheckInterval; tests
+	// shorten it): the calls of a key revoked, expired or removed
+	// meanwhile end. They outlive reloads; stopKeyWatch stops the check.
 	keyCalls     *engine.KeyCalls
 	keyCheck     time.Duration
 	stopKeyWatch func()
@@ -280,9 +280,10 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 }
 
 // watchKeys starts the one check of the process that ends the open calls
-// of keys revoked or expired (engine.KeyCalls.Watch), on the current
+// of keys that stopped working (engine.KeyCalls.Watch), on the current
 // runtime's keys, every s.keyCheck; the returned stop ends it and waits
-// for it.
+// for it. Without config keys authentication is off, and nothing is
+// checked: the open calls run on, as new calls then need no key.
 func (s *Server) watchKeys() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
