@@ -331,7 +331,11 @@ func (c *call) runAttempt(ctx context.Context, a *retry.Attempt) (*attemptResult
 
 // startStall starts attempt a's stall timer, which cancels it with cancel.
 func (c *call) startStall(a *retry.Attempt, cancel context.CancelCauseFunc) *stallTimer {
-	return startStallTimer(&c.eng.stalls, c.eng.limits.Stall(c.turn.idle, c.turn.firstEvent, a.Target.Entry.Config.FirstEventTimeout), cancel)
+	w := startStallTimer(&c.eng.stalls, c.eng.limits.Stall(c.turn.idle, c.turn.firstEvent, a.Target.Entry.Config.FirstEventTimeout), cancel)
+	if testStallStarted != nil {
+		testStallStarted(func() { cancel(w.timeouts.Stalled(retry.SettingStreamIdle)) })
+	}
+	return w
 }
 
 // openStream sends attempt a's request to its provider.
@@ -447,15 +451,26 @@ func recvReady(st provider.BufferedStream, ev *provider.Event) (ready bool, err 
 
 // ended ends attempt a, whose provider stream ended with err (io.EOF for
 // its terminator): what arrived before the end is shown before it, as it
-// would have been one delta at a time; a cancelled attempt shows nothing
-// more.
+// would have been one delta at a time, so that a successful attempt's
+// deltas are its reply whole. An attempt that lost its race, or whose
+// call ended, shows nothing more and does not succeed, however its
+// stream ended: it ends with its context's cause, as when an event
+// arrives after it. A stalled attempt whose stream then ended whole
+// (what arrived came before the stall) succeeds: its stall came too late
+// to matter.
 func (c *call) ended(ctx, actx context.Context, a *retry.Attempt, res *attemptResult, stall *stallTimer, err error) error {
-	if actx.Err() == nil {
+	eof := errors.Is(err, io.EOF)
+	switch {
+	case ctx.Err() != nil:
+		if eof {
+			return context.Cause(actx)
+		}
+	case actx.Err() == nil || eof:
 		if ferr := c.flushDelta(a, res, stall); ferr != nil {
 			return ferr
 		}
 	}
-	if errors.Is(err, io.EOF) {
+	if eof {
 		return nil
 	}
 	return stalled(ctx, actx, a.N, err)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -80,10 +82,12 @@ func (s *awaitedStream) Recv() (provider.Event, error) {
 	return s.gatedStream.Recv()
 }
 
-// gatedChunk is an event, or the error that ends the stream.
+// gatedChunk is an event, the error that ends the stream, or what the
+// test does (then) when the engine reaches it.
 type gatedChunk struct {
-	ev  provider.Event
-	err error
+	ev   provider.Event
+	err  error
+	then func()
 }
 
 type gatedStream struct {
@@ -106,6 +110,10 @@ func (s *gatedStream) release(evs ...provider.Event) {
 
 // fail makes err arrive after what was released: it ends the stream.
 func (s *gatedStream) fail(err error) { s.add(gatedChunk{err: err}) }
+
+// then has f run when the engine, reading on, gets past what was
+// released before: after it took those events, before the next.
+func (s *gatedStream) then(f func()) { s.add(gatedChunk{then: f}) }
 
 func (s *gatedStream) add(cs ...gatedChunk) {
 	s.mu.Lock()
@@ -133,6 +141,11 @@ func (s *gatedStream) Recv() (provider.Event, error) {
 func (s *gatedStream) RecvBuffered() (provider.Event, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for len(s.queue) > 0 && s.queue[0].then != nil {
+		then := s.queue[0].then
+		s.queue = s.queue[1:]
+		then()
+	}
 	if len(s.queue) == 0 {
 		return provider.Event{}, false, nil
 	}
@@ -177,11 +190,13 @@ func (s *heldSink) next(t *testing.T, what string) *llmrelayv1.GenerateEvent {
 	}
 }
 
-// gatedCall is one Generate call on a gated model, running.
+// gatedCall is one Generate call on a gated model, running; cancel ends
+// it as a client that went away does.
 type gatedCall struct {
 	streams chan *gatedStream
 	sink    *heldSink
 	done    chan error
+	cancel  context.CancelFunc
 }
 
 // startGated starts a call of model gated/<test name> on an engine with
@@ -202,7 +217,10 @@ func startGated(t *testing.T, st engine.Streaming, retry *llmrelayv1.RetryPolicy
 		Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "hi"}},
 		Retry:    retry,
 	}
-	ctx, _ := callinfo.NewContext(t.Context())
+	cctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	g.cancel = cancel
+	ctx, _ := callinfo.NewContext(cctx)
 	ctx, release, err := eng.Admission().Admit(ctx, engine.Caller{Method: llmrelayv1.LLMService_Generate_FullMethodName}, req)
 	if err != nil {
 		t.Fatal(err)
@@ -426,6 +444,68 @@ func TestCoalescedDeltasPrecedeWillRetry(t *testing.T) {
 	want := []string{"text a", "text bc", "will_retry", "text xy", "final xy"}
 	if got := describe(evs); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestStalledAttemptThatEndedWholeShowsItsLastDelta: an attempt whose
+// stall timeout passes while it holds a coalesced delta, and whose
+// provider's stream then ends whole, succeeds with that delta shown: its
+// deltas concatenate to its Final, as without coalescing.
+func TestStalledAttemptThatEndedWholeShowsItsLastDelta(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		st   engine.Streaming
+		want string
+	}{
+		{"coalesced", engine.DefaultStreaming(), "text a|text bc|final abc"},
+		{"one per chunk", engine.Streaming{}, "text a|text b|text c|final abc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stalls := make(chan func(), 4)
+			engine.SetTestStallStarted(func(stall func()) { stalls <- stall })
+			defer engine.SetTestStallStarted(nil)
+			g := startGated(t, tc.st, nil)
+			s := g.stream(t)
+			stall := <-stalls // handed over before the stream opened
+			s.release(textEvent("a"))
+			g.sink.next(t, "the first chunk")
+			// While the client reads it, the rest of the reply arrives,
+			// and the attempt stalls between its last text and its end.
+			s.release(textEvent("b"), textEvent("c"))
+			s.then(stall)
+			s.release(provider.Event{Kind: provider.EventFinish, FinishReason: provider.FinishStop})
+			s.fail(io.EOF)
+			if got := strings.Join(describe(g.wait(t)), "|"); got != tc.want {
+				t.Errorf("events %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCallEndedAsItsReplyEndedSendsNothingMore: a call that ends (its
+// client went away) while its attempt holds a coalesced delta, just
+// before the provider's stream ends whole, sends nothing more: neither
+// that delta nor a Final, which would hold text the deltas never showed.
+func TestCallEndedAsItsReplyEndedSendsNothingMore(t *testing.T) {
+	g := startGated(t, engine.DefaultStreaming(), nil)
+	s := g.stream(t)
+	s.release(textEvent("a"))
+	g.sink.next(t, "the first chunk")
+	s.release(textEvent("b"), textEvent("c"))
+	s.then(g.cancel)
+	s.release(provider.Event{Kind: provider.EventFinish, FinishReason: provider.FinishStop})
+	s.fail(io.EOF)
+	close(g.sink.open)
+	select {
+	case err := <-g.done:
+		if status.Code(err) != codes.Canceled {
+			t.Errorf("Generate: %v, want CANCELLED: the call ended by its client", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call did not end")
+	}
+	if got := strings.Join(describe(g.sink.Events()), "|"); got != "text a" {
+		t.Errorf("events %q, want %q alone", got, "text a")
 	}
 }
 

@@ -43,6 +43,11 @@ type stallTimer struct {
 	entry timeheap.Entry
 }
 
+// testStallStarted, set by tests, is handed each attempt's stall as its
+// timer starts: a func that stalls the attempt at once, as its idle
+// timeout passing would.
+var testStallStarted func(stall func())
+
 // startStallTimer starts the stall timeouts t of an attempt on clock,
 // which cancels the attempt with t's *retry.StallError when one passes.
 func startStallTimer(clock *timeheap.Clock, t retry.StallTimeouts, cancel context.CancelCauseFunc) *stallTimer {

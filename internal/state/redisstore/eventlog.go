@@ -29,6 +29,11 @@ import (
 //	                       max, a safety cap
 //	<prefix>{r:<id>}:hold  a string whose TTL is the log's hold (KeepLog)
 //
+// and, once DeleteLog deleted the log of a token, for LeaseTTL,
+//
+//	<prefix>{r:<id>}:gone:<token>  a tombstone: the log of that token
+//	                               must not be put back (below)
+//
 // A running log expires LeaseTTL after its replica last renewed it (every
 // LeaseTTL/3, in one pipeline for all its logs), so a crashed replica's
 // logs go within LeaseTTL; an ended one is kept until its hold passes.
@@ -39,7 +44,14 @@ import (
 // next append creates its meta again, with last at the last record the
 // writer had stored, or one before the first it still holds. The records
 // stored before are gone: a reader that needs one finds the log starting
-// later (a gap: RESUME_EVENTS_LOST), and one that has them reads on. Until
+// later (a gap: RESUME_EVENTS_LOST), and one that has them reads on. A log
+// that was deleted is never put back: DeleteLog leaves its token's
+// tombstone, which the put-back of an append or a renewal that took the
+// log for its writer's before the delete (on this replica, or on one that
+// does not know yet that another deleted its log) respects, and a new
+// call's log under the id (another token) does not see. It outlives any
+// such operation in flight; a writer cut off for longer would have seen
+// its log lapse anyway. Until
 // every replica could have put its logs back (the restart gate's window,
 // restart.go), a log not found is unavailable rather than not found, so
 // a client resumes again instead of taking its call for lost.
@@ -81,6 +93,10 @@ type logState struct {
 
 	mu    sync.Mutex
 	owned map[string]ownedLog // the running logs this replica created, by id
+
+	// beforeAppend, set by tests only, runs in AppendLog between its
+	// read of owned and its script.
+	beforeAppend func(id string)
 }
 
 // ownedLog is a running log this replica created: what its meta needs to
@@ -95,6 +111,12 @@ type ownedLog struct {
 func (s *Store) logKeys(id string) []string {
 	tag := s.prefix + "{r:" + id + "}:"
 	return []string{tag + "meta", tag + "log", tag + "hold"}
+}
+
+// ownLogKeys are the keys of the log id of token: its three, then its
+// tombstone.
+func (s *Store) ownLogKeys(id, token string) []string {
+	return append(s.logKeys(id), s.prefix+"{r:"+id+"}:gone:"+token)
 }
 
 // startLogs starts, once, the renewal of this replica's running logs and
@@ -234,21 +256,26 @@ func (s *Store) unavailable() error {
 	return &state.UnavailableError{Cause: s.lastErr}
 }
 
-// createLogScript creates a log's meta, unless it exists.
+// createLogScript creates a log's meta, unless it exists, or puts it back.
 //
-//	KEYS  meta, log, hold
+//	KEYS  meta, log, hold; to put a log back, its token's tombstone too
 //	ARGV  key, fingerprint, token, max records, TTL (ms), writer, last, key id
 //
-// It returns {} when it created the log, else the existing meta's fields.
-// last is 0 for a new log, the last record stored for one put back.
+// It returns {} when it created the log, {logDeleted} when it would put
+// back a deleted one, else the existing meta's fields. last is 0 for a new
+// log, the last record stored for one put back.
 var createLogScript = redis.NewScript(`
 local cur = redis.call('HGETALL', KEYS[1])
 if #cur > 0 then return cur end
+if KEYS[4] and redis.call('EXISTS', KEYS[4]) == 1 then return {'deleted'} end
 redis.call('DEL', KEYS[2], KEYS[3])
 redis.call('HSET', KEYS[1], 'key', ARGV[1], 'fp', ARGV[2], 'token', ARGV[3], 'max', ARGV[4], 'last', ARGV[7], 'w', ARGV[6], 'kid', ARGV[8])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return {}
 `)
+
+// logDeleted is createLogScript's answer to a put-back of a deleted log.
+const logDeleted = "deleted"
 
 // CreateLog implements state.EventLogs.
 func (s *Store) CreateLog(ctx context.Context, id string, info state.LogInfo) (state.LogInfo, error) {
@@ -390,6 +417,9 @@ func (s *Store) AppendLog(ctx context.Context, id, token string, recs []state.Lo
 	o, mine := s.logs.owned[id]
 	s.logs.mu.Unlock()
 	mine = mine && o.token == token
+	if s.logs.beforeAppend != nil {
+		s.logs.beforeAppend(id)
+	}
 	args := make([]any, 0, 2+3*len(recs))
 	args = append(args, token, o.max)
 	for _, r := range recs {
@@ -422,16 +452,17 @@ func (s *Store) AppendLog(ctx context.Context, id, token string, recs []state.Lo
 
 // putBack creates again the meta of o, the running log id that Redis
 // lost, from last (its records up to last are gone). It returns
-// ErrLogNotFound when another call's log took the id meanwhile: the
-// writer's call is no longer the id's.
+// ErrLogNotFound when the log was deleted, or another call's log took the
+// id meanwhile: the writer's call is no longer the id's.
 func (s *Store) putBack(ctx context.Context, id string, o ownedLog, last uint64) error {
-	res, err := createLogScript.Run(ctx, s.rdb, s.logKeys(id),
+	res, err := createLogScript.Run(ctx, s.rdb, s.ownLogKeys(id, o.token),
 		o.key, o.fp, o.token, o.max, s.ttl.Milliseconds(), s.replica, last, o.keyID).StringSlice()
 	if err != nil {
 		return s.logError(ctx, "append_log", err)
 	}
 	if len(res) > 0 {
-		if got, _ := parseMeta(res); got.Token != o.token {
+		deleted := len(res) == 1 && res[0] == logDeleted
+		if got, _ := parseMeta(res); deleted || got.Token != o.token {
 			s.disownToken(id, o.token)
 			return state.ErrLogNotFound
 		}
@@ -651,11 +682,16 @@ func (s *Store) KeepLog(ctx context.Context, id string, d time.Duration) (time.D
 	return time.Duration(n) * time.Millisecond, nil
 }
 
-// deleteLogScript deletes a log if its token is ARGV[1].
+// deleteLogScript deletes a log unless it is another token's, and leaves
+// the token's tombstone.
+//
+//	KEYS  meta, log, hold, the token's tombstone
+//	ARGV  token, the tombstone's TTL (ms)
 var deleteLogScript = redis.NewScript(`
-if redis.call('HGET', KEYS[1], 'token') == ARGV[1] then
-  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
-end
+local tok = redis.call('HGET', KEYS[1], 'token')
+if tok and tok ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('SET', KEYS[4], '1', 'PX', ARGV[2])
 return 0
 `)
 
@@ -665,7 +701,7 @@ func (s *Store) DeleteLog(ctx context.Context, id, token string) error {
 	if err := s.unavailable(); err != nil {
 		return err
 	}
-	if err := deleteLogScript.Run(ctx, s.rdb, s.logKeys(id), token).Err(); err != nil && !errors.Is(err, redis.Nil) {
+	if err := deleteLogScript.Run(ctx, s.rdb, s.ownLogKeys(id, token), token, s.ttl.Milliseconds()).Err(); err != nil && !errors.Is(err, redis.Nil) {
 		return s.logError(ctx, "delete_log", err)
 	}
 	return nil
@@ -674,14 +710,15 @@ func (s *Store) DeleteLog(ctx context.Context, id, token string) error {
 // renewLogScript pushes a running log's expiry forward, if it is still
 // the writer's (token ARGV[1]), and puts it back if Redis lost it.
 //
-//	KEYS  meta, log, hold
+//	KEYS  meta, log, hold, the token's tombstone
 //	ARGV  token, TTL (ms), key, fingerprint, max records, writer, last, key id
 //
 // It returns 0 when it renewed the log (or it ended), 1 when it put it
-// back, -1 when the id is another call's.
+// back, -1 when the id is another call's or the log was deleted.
 var renewLogScript = redis.NewScript(`
 local tok = redis.call('HGET', KEYS[1], 'token')
 if not tok then
+  if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
   redis.call('DEL', KEYS[2], KEYS[3])
   redis.call('HSET', KEYS[1], 'key', ARGV[3], 'fp', ARGV[4], 'token', ARGV[1], 'max', ARGV[5], 'last', ARGV[7], 'w', ARGV[6], 'kid', ARGV[8])
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -734,7 +771,7 @@ func (s *Store) renewLogsOnce() {
 	pipe := s.rdb.Pipeline()
 	cmds := make(map[string]*redis.Cmd, len(owned))
 	for id, o := range owned {
-		cmds[id] = renewLogScript.Eval(ctx, pipe, s.logKeys(id),
+		cmds[id] = renewLogScript.Eval(ctx, pipe, s.ownLogKeys(id, o.token),
 			o.token, s.ttl.Milliseconds(), o.key, o.fp, o.max, s.replica, o.last, o.keyID)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {

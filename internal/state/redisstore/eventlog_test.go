@@ -346,6 +346,86 @@ func TestRunningLogPutBackByItsNextAppend(t *testing.T) {
 	}
 }
 
+// TestDeletedLogIsNotPutBackByAnAppendInFlight: a log deleted (its call
+// given up on) while its writer's append is on its way, after the append
+// took the log for its writer's, stays deleted: the append finds no log
+// and must not put it back as one that Redis lost. A new call may still
+// create a log under the id, and have it put back when Redis loses it.
+func TestDeletedLogIsNotPutBackByAnAppendInFlight(t *testing.T) {
+	srv, cfg, writer, other := runningLogOfTwo(t)
+	ctx := t.Context()
+	redisstore.BeforeAppend(writer, func(id string) {
+		if err := writer.DeleteLog(ctx, id, "w"); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := writer.AppendLog(ctx, "call", "w", records(3, 3)); !errors.Is(err, state.ErrLogNotFound) {
+		t.Fatalf("AppendLog racing the log's deletion: %v, want ErrLogNotFound", err)
+	}
+	if in, _, err := other.ReadLog(ctx, "call", 0, 10, 0); !errors.Is(err, state.ErrLogNotFound) {
+		t.Fatalf("ReadLog of the deleted log: %+v, %v; want ErrLogNotFound", in, err)
+	}
+
+	if _, err := other.CreateLog(ctx, "call", state.LogInfo{Key: "k", Fingerprint: "fp", Token: "n"}); err != nil {
+		t.Fatalf("CreateLog of a new call under the id: %v", err)
+	}
+	tag := cfg.KeyPrefix + "{r:call}:"
+	if err := srv.Client(t).Del(ctx, tag+"meta", tag+"log", tag+"hold").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.AppendLog(ctx, "call", "n", records(1, 1)); err != nil {
+		t.Fatalf("AppendLog of the new call to its lost log: %v, want it put back", err)
+	}
+	if in, _, err := writer.ReadLog(ctx, "call", 0, 10, 0); err != nil || in.Token != "n" || in.Last != 1 {
+		t.Fatalf("the new call's log: %+v, %v; want it put back", in, err)
+	}
+}
+
+// TestDeletedLogIsNotPutBackByItsWritersRenewal: a running log that
+// another replica deleted (a call that replaced one whose writer it took
+// for gone) stays deleted when its writer, back, renews the logs it still
+// takes for its own: the renewal finds no log, and must not put it back
+// as one that Redis lost. The writer's next append finds it gone.
+func TestDeletedLogIsNotPutBackByItsWritersRenewal(t *testing.T) {
+	_, _, writer, other := runningLogOfTwo(t)
+	ctx := t.Context()
+	if err := other.DeleteLog(ctx, "call", "w"); err != nil {
+		t.Fatal(err)
+	}
+	redisstore.RenewLogs(writer)
+	if in, _, err := other.ReadLog(ctx, "call", 0, 10, 0); !errors.Is(err, state.ErrLogNotFound) {
+		t.Fatalf("ReadLog after the writer's renewal: %+v, %v; want the deleted log not found", in, err)
+	}
+	if err := writer.AppendLog(ctx, "call", "w", records(3, 3)); !errors.Is(err, state.ErrLogNotFound) {
+		t.Fatalf("the writer's next append: %v, want ErrLogNotFound", err)
+	}
+	if in, _, err := other.ReadLog(ctx, "call", 0, 10, 0); !errors.Is(err, state.ErrLogNotFound) {
+		t.Fatalf("ReadLog after the writer's append: %+v, %v; want the deleted log not found", in, err)
+	}
+}
+
+// runningLogOfTwo opens two replicas' stores, writer and other, on a
+// redis-server of their own, with no renewal but the test's, and has
+// writer create the running log "call" of token "w", records 1 and 2.
+func runningLogOfTwo(t *testing.T) (srv *redistest.Server, cfg state.RedisConfig, writer, other *redisstore.Store) {
+	t.Helper()
+	srv = redistest.Start(t)
+	cfg = config(srv)
+	cfg.LeaseTTL = time.Hour
+	writer = open(t, cfg, redisstore.Options{})
+	t.Cleanup(func() { writer.Close() })
+	other = open(t, cfg, redisstore.Options{})
+	t.Cleanup(func() { other.Close() })
+	ctx := t.Context()
+	if _, err := writer.CreateLog(ctx, "call", state.LogInfo{Key: "k", Fingerprint: "fp", Token: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writer.AppendLog(ctx, "call", "w", records(1, 2)); err != nil {
+		t.Fatal(err)
+	}
+	return srv, cfg, writer, other
+}
+
 // TestLogNotFoundAfterARestartIsUnavailableAWhile: right after an empty
 // restart of Redis, a log not found may be one its writer has not put
 // back yet. Until every replica could have (the restart window: here

@@ -13,3 +13,11 @@ func Crash(s *Store) {
 // ErrLogsSettling is why a log is unavailable rather than not found
 // moments after a restart of Redis.
 var ErrLogsSettling = errLogsSettling
+
+// BeforeAppend has f run in s's AppendLog between its read of the logs s
+// writes and its script. Set it before s appends.
+func BeforeAppend(s *Store, f func(id string)) { s.logs.beforeAppend = f }
+
+// RenewLogs renews, or puts back, the running logs s writes, as its
+// renewal loop does every LeaseTTL/3.
+func RenewLogs(s *Store) { s.renewLogsOnce() }
