@@ -2,6 +2,7 @@ package openai_test
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -85,27 +86,58 @@ func embedBig(tb testing.TB, n, dims int) (*provider.Embeddings, int64, error) {
 			return err
 		}}
 	})
+	emb, err := embedInputs(tb, newEmbedder(tb, up), n)
+	return emb, size, err
+}
+
+// newEmbedder returns an openai provider whose base URL is up's.
+func newEmbedder(tb testing.TB, up *pt.Upstream) provider.Embedder {
 	p, err := openai.New(provider.Config{Name: "openai", Kind: openai.Kind, BaseURL: up.URL})
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return p.(provider.Embedder)
+}
+
+// embedInputs embeds n inputs with e.
+func embedInputs(tb testing.TB, e provider.Embedder, n int) (*provider.Embeddings, error) {
 	inputs := make([]string, n)
 	for i := range inputs {
 		inputs[i] = "input " + strconv.Itoa(i)
 	}
-	emb, err := p.(provider.Embedder).Embed(tb.Context(), &provider.EmbedRequest{Model: "text-embedding-3-large", Inputs: inputs, Attempt: 1})
-	return emb, size, err
+	return e.Embed(tb.Context(), &provider.EmbedRequest{Model: "text-embedding-3-large", Inputs: inputs, Attempt: 1})
 }
 
 // BenchmarkEmbedLarge measures one Embed of 2048 inputs of 1536 values
-// (text-embedding-3-small's), pretty-printed as OpenAI sends them (some
-// 66 MiB), against a loopback upstream.
+// (text-embedding-3-small's) against a loopback upstream that sends a
+// reply written before the timing starts: float, pretty-printed as OpenAI
+// sends it (some 66 MiB).
 func BenchmarkEmbedLarge(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, _, err := embedBig(b, 2048, 1536); err != nil {
-			b.Fatal(err)
-		}
+	const n, dims = 2048, 1536
+	for _, tc := range []struct {
+		name  string
+		reply func(n, dims int) func(w io.Writer) error
+	}{
+		{"float", prettyReply},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var body bytes.Buffer
+			if err := tc.reply(n, dims)(&body); err != nil {
+				b.Fatal(err)
+			}
+			up := pt.Replay(b, pt.Reply{Header: http.Header{"Content-Type": {"application/json"}}, Write: func(w io.Writer) error {
+				_, err := w.Write(body.Bytes())
+				return err
+			}})
+			e := newEmbedder(b, up)
+			b.SetBytes(int64(body.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := embedInputs(b, e, n); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
