@@ -3,8 +3,8 @@
 // of 3072 values is some 140 MiB of pretty-printed JSON text, and its
 // vectors only 24 MiB as float32. The Decoder holds a fixed buffer, not
 // the reply; the caller walks the value with Object and Array, takes the
-// parts it wants (Float32s, Int) and Skips the rest, so that what it keeps
-// is all that grows.
+// parts it wants (Float32s, Base64Float32s, Int) and Skips the rest, so
+// that what it keeps is all that grows.
 //
 // It accepts exactly the JSON that encoding/json does (Skip's fuzz test
 // holds it to json.Valid, Float32s' to json.Unmarshal into []float32),
@@ -32,7 +32,8 @@ const maxDepth = 10000
 // bufSize is the size of a Decoder's buffer.
 const bufSize = 32 << 10
 
-// ErrTooMany is returned by Float32s for an array longer than its bound.
+// ErrTooMany is returned by Float32s and Base64Float32s for more values
+// than their bound.
 var ErrTooMany = errors.New("jsonstream: more values than the bound")
 
 // SyntaxError is a value that is not JSON, or not the JSON the caller
@@ -168,6 +169,10 @@ func (d *Decoder) End() error {
 	}
 	return err
 }
+
+// Peek returns the first byte of the next value, after whitespace, without
+// consuming it: '[' for an array, '"' for a string, and so on.
+func (d *Decoder) Peek() (byte, error) { return d.peek() }
 
 // Null consumes null, after whitespace, and reports whether it was next.
 func (d *Decoder) Null() (bool, error) {
