@@ -3,7 +3,10 @@ package openai_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
+	"encoding/binary"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -36,6 +39,36 @@ func prettyReply(n, dims int) func(w io.Writer) error {
 			bw.WriteString(strconv.FormatFloat(float64(markerOf(i)), 'g', -1, 32))
 			bw.Write(tail)
 			bw.WriteString("\n      ]\n    }")
+			if i > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n")
+		}
+		bw.WriteString("  ],\n  \"model\": \"text-embedding-3-large\",\n  \"usage\": {\n    \"prompt_tokens\": " + strconv.Itoa(n) +
+			",\n    \"total_tokens\": " + strconv.Itoa(n) + "\n  }\n}\n")
+		return bw.Flush()
+	}
+}
+
+// base64Reply writes prettyReply's vectors as OpenAI sends them for
+// encoding_format "base64": each vector one string of its float32s,
+// little-endian, base64-encoded (some 5.3 bytes a value), in the same
+// pretty-printed reply.
+func base64Reply(n, dims int) func(w io.Writer) error {
+	raw := make([]byte, 4*dims)
+	for j, v := range embedBigTail(dims) {
+		binary.LittleEndian.PutUint32(raw[4*(j+1):], math.Float32bits(v))
+	}
+	return func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		bw.WriteString("{\n  \"object\": \"list\",\n  \"data\": [\n")
+		enc := base64.NewEncoder(base64.StdEncoding, bw)
+		for i := n - 1; i >= 0; i-- {
+			bw.WriteString("    {\n      \"object\": \"embedding\",\n      \"index\": " + strconv.Itoa(i) + ",\n      \"embedding\": \"")
+			binary.LittleEndian.PutUint32(raw, math.Float32bits(markerOf(i)))
+			enc.Write(raw)
+			enc.Close()
+			bw.WriteString("\"\n    }")
 			if i > 0 {
 				bw.WriteString(",")
 			}
@@ -111,7 +144,7 @@ func embedInputs(tb testing.TB, e provider.Embedder, n int) (*provider.Embedding
 // BenchmarkEmbedLarge measures one Embed of 2048 inputs of 1536 values
 // (text-embedding-3-small's) against a loopback upstream that sends a
 // reply written before the timing starts: float, pretty-printed as OpenAI
-// sends it (some 66 MiB).
+// sends it (some 66 MiB), or base64 (some 16 MiB).
 func BenchmarkEmbedLarge(b *testing.B) {
 	const n, dims = 2048, 1536
 	for _, tc := range []struct {
@@ -119,6 +152,7 @@ func BenchmarkEmbedLarge(b *testing.B) {
 		reply func(n, dims int) func(w io.Writer) error
 	}{
 		{"float", prettyReply},
+		{"base64", base64Reply},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var body bytes.Buffer
