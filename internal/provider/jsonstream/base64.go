@@ -36,16 +36,9 @@ const b64Run = 16
 // arrives; its text is not held. An escaped character (`\/`, `\u0041`)
 // counts as the character it stands for.
 func (d *Decoder) Base64Float32s(dst []float32, max int) ([]float32, error) {
-	c, err := d.peek()
-	switch {
-	case err != nil:
+	if null, err := d.begin('"', "a base64 string"); null || err != nil {
 		return dst, err
-	case c == 'n':
-		return dst, d.literal("null")
-	case c != '"':
-		return dst, d.syntax("invalid character " + strconv.QuoteRune(rune(c)) + " looking for beginning of a base64 string")
 	}
-	d.i++
 	var (
 		quad  uint32 // the six-bit groups of the quantum being read
 		nq    int    // how many of its four characters are read

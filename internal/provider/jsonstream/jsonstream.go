@@ -279,24 +279,35 @@ func (d *Decoder) next() error {
 	return nil
 }
 
+// begin consumes, after whitespace, null, or open, the first byte of the
+// value what names, and reports whether it was null.
+func (d *Decoder) begin(open byte, what string) (bool, error) {
+	c, err := d.peek()
+	switch {
+	case err != nil:
+		return false, err
+	case c == 'n':
+		return true, d.literal("null")
+	case c != open:
+		return false, d.syntax("invalid character " + strconv.QuoteRune(rune(c)) + " looking for beginning of " + what)
+	}
+	d.i++
+	return false, nil
+}
+
 // Float32s reads an array of numbers, appending each, converted to the
 // nearest float32 as encoding/json converts it, to dst; null appends
 // nothing. It returns ErrTooMany, with the max values read, when the
 // array holds more than max.
 func (d *Decoder) Float32s(dst []float32, max int) ([]float32, error) {
+	if null, err := d.begin('[', "an array of numbers"); null || err != nil {
+		return dst, err
+	}
 	c, err := d.peek()
 	switch {
 	case err != nil:
 		return dst, err
-	case c == 'n':
-		return dst, d.literal("null")
-	case c != '[':
-		return dst, d.syntax("invalid character " + strconv.QuoteRune(rune(c)) + " looking for beginning of an array of numbers")
-	}
-	d.i++
-	if c, err = d.peek(); err != nil {
-		return dst, err
-	} else if c == ']' {
+	case c == ']':
 		d.i++
 		return dst, nil
 	}
