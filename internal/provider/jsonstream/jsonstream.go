@@ -12,6 +12,9 @@
 // array of numbers, which encoding/json takes for a zero and Float32s
 // refuses. Object keys are compared as sent, unescaped: the caller
 // matches them exactly, not ignoring case as encoding/json does.
+// Base64Float32s' fuzz test holds it to json.Unmarshal into a string and
+// encoding/base64's StdEncoding, but for line breaks, which
+// encoding/base64 skips and it refuses.
 package jsonstream
 
 import (
