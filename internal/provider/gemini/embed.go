@@ -129,7 +129,7 @@ func readEmbedReply(d *jsonstream.Decoder, vectors [][]float32, n int, left *int
 					return d.Skip()
 				}
 				var err error
-				v, err = httpx.ReadEmbedding(d, hint, left)
+				v, err = httpx.ReadEmbedding(d, hint, left, false)
 				hint = cmp.Or(hint, len(v))
 				return err
 			})

@@ -88,16 +88,26 @@ func (j *jsonState) decode() {
 	}
 }
 
-// ReadEmbedding reads one embedding, an array of numbers, from d as
-// float32s, within the bounds of provider.MaxEmbeddingDimensions values
-// and of left, the values the answer may still hold of
-// provider.MaxEmbeddingValues, which it lowers by what it read. hint is
-// the capacity to start with (the length of the answer's first vector, 0
-// for the first). An array past a bound is a provider.EmbeddingBoundExceeded
-// error, read no further; see embeddingsError for the others.
-func ReadEmbedding(d *jsonstream.Decoder, hint int, left *int) ([]float32, error) {
+// ReadEmbedding reads one embedding from d as float32s: an array of
+// numbers, or, when base64 is set, also a string of base64 little-endian
+// float32s (OpenAI's encoding_format "base64";
+// jsonstream.Decoder.Base64Float32s). It reads within the bounds of
+// provider.MaxEmbeddingDimensions values and of left, the values the
+// answer may still hold of provider.MaxEmbeddingValues, which it lowers by
+// what it read. hint is the capacity to start with (the length of the
+// answer's first vector, 0 for the first). A vector past a bound is a
+// provider.EmbeddingBoundExceeded error, read no further; see
+// embeddingsError for the others.
+func ReadEmbedding(d *jsonstream.Decoder, hint int, left *int, base64 bool) ([]float32, error) {
 	limit := min(provider.MaxEmbeddingDimensions, *left)
-	v, err := d.Float32s(make([]float32, 0, min(hint, limit)), limit)
+	dst := make([]float32, 0, min(hint, limit))
+	var v []float32
+	var err error
+	if c, _ := d.Peek(); base64 && c == '"' {
+		v, err = d.Base64Float32s(dst, limit)
+	} else {
+		v, err = d.Float32s(dst, limit)
+	}
 	if errors.Is(err, jsonstream.ErrTooMany) {
 		if limit == provider.MaxEmbeddingDimensions {
 			return nil, provider.EmbeddingBoundExceeded(provider.BoundDimensions, provider.MaxEmbeddingDimensions)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,18 +120,40 @@ func TestReleaseDropsTheDecodersState(t *testing.T) {
 // provider.MaxEmbeddingDimensions, is the error naming that bound.
 func TestReadEmbeddingBounds(t *testing.T) {
 	left := 5
-	v, err := ReadEmbedding(jsonstream.NewDecoder(strings.NewReader(`[1, 2, 3]`)), 0, &left)
+	v, err := ReadEmbedding(jsonstream.NewDecoder(strings.NewReader(`[1, 2, 3]`)), 0, &left, false)
 	if err != nil || len(v) != 3 || left != 2 {
 		t.Errorf("3 values of 5 left: %v, %v, %d left; want them and 2 left", v, err, left)
 	}
-	_, err = ReadEmbedding(jsonstream.NewDecoder(strings.NewReader(`[1, 2, 3]`)), 3, &left)
+	_, err = ReadEmbedding(jsonstream.NewDecoder(strings.NewReader(`[1, 2, 3]`)), 3, &left, false)
 	if be, _ := errors.AsType[*provider.EmbeddingBoundError](err); be == nil || be.Bound != provider.BoundValues || be.Limit != provider.MaxEmbeddingValues {
 		t.Errorf("3 values of 2 left: %v, want the bound of values in all", err)
 	}
 	left = provider.MaxEmbeddingValues
 	long := "[0" + strings.Repeat(",0", provider.MaxEmbeddingDimensions) + "]"
-	_, err = ReadEmbedding(jsonstream.NewDecoder(strings.NewReader(long)), 0, &left)
+	_, err = ReadEmbedding(jsonstream.NewDecoder(strings.NewReader(long)), 0, &left, false)
 	if be, _ := errors.AsType[*provider.EmbeddingBoundError](err); be == nil || be.Bound != provider.BoundDimensions || be.Limit != provider.MaxEmbeddingDimensions {
 		t.Errorf("%d values: %v, want the bound of values in one vector", provider.MaxEmbeddingDimensions+1, err)
+	}
+	left = 5
+	_, err = ReadEmbedding(jsonstream.NewDecoder(strings.NewReader(`"AACAPwAAAEAAAEBAAACAQAAAoEAAAMBA"`)), 0, &left, true)
+	if be, _ := errors.AsType[*provider.EmbeddingBoundError](err); be == nil || be.Bound != provider.BoundValues {
+		t.Errorf("6 base64 values of 5 left: %v, want the bound of values in all", err)
+	}
+}
+
+// TestReadEmbeddingBase64: with base64 set, ReadEmbedding reads a vector
+// sent as a base64 string as well as an array; without, a string is not
+// an embedding.
+func TestReadEmbeddingBase64(t *testing.T) {
+	for _, in := range []string{`"AACAPwAAAEA="`, `[1, 2]`} {
+		left := 5
+		v, err := ReadEmbedding(jsonstream.NewDecoder(strings.NewReader(in)), 0, &left, true)
+		if err != nil || !slices.Equal(v, []float32{1, 2}) || left != 3 {
+			t.Errorf("%s: %v, %v, %d left; want [1 2] and 3 left", in, v, err, left)
+		}
+	}
+	left := 5
+	if _, err := ReadEmbedding(jsonstream.NewDecoder(strings.NewReader(`"AACAPwAAAEA="`)), 0, &left, false); err == nil {
+		t.Errorf("a base64 string without base64 set: read, want an error")
 	}
 }

@@ -3,8 +3,8 @@
 // of 3072 values is some 140 MiB of pretty-printed JSON text, and its
 // vectors only 24 MiB as float32. The Decoder holds a fixed buffer, not
 // the reply; the caller walks the value with Object and Array, takes the
-// parts it wants (Float32s, Int) and Skips the rest, so that what it keeps
-// is all that grows.
+// parts it wants (Float32s, Base64Float32s, Int) and Skips the rest, so
+// that what it keeps is all that grows.
 //
 // It accepts exactly the JSON that encoding/json does (Skip's fuzz test
 // holds it to json.Valid, Float32s' to json.Unmarshal into []float32),
@@ -12,6 +12,9 @@
 // array of numbers, which encoding/json takes for a zero and Float32s
 // refuses. Object keys are compared as sent, unescaped: the caller
 // matches them exactly, not ignoring case as encoding/json does.
+// Base64Float32s' fuzz test holds it to json.Unmarshal into a string and
+// encoding/base64's StdEncoding, but for line breaks, which
+// encoding/base64 skips and it refuses.
 package jsonstream
 
 import (
@@ -32,7 +35,8 @@ const maxDepth = 10000
 // bufSize is the size of a Decoder's buffer.
 const bufSize = 32 << 10
 
-// ErrTooMany is returned by Float32s for an array longer than its bound.
+// ErrTooMany is returned by Float32s and Base64Float32s for more values
+// than their bound.
 var ErrTooMany = errors.New("jsonstream: more values than the bound")
 
 // SyntaxError is a value that is not JSON, or not the JSON the caller
@@ -169,6 +173,10 @@ func (d *Decoder) End() error {
 	return err
 }
 
+// Peek returns the first byte of the next value, after whitespace, without
+// consuming it: '[' for an array, '"' for a string, and so on.
+func (d *Decoder) Peek() (byte, error) { return d.peek() }
+
 // Null consumes null, after whitespace, and reports whether it was next.
 func (d *Decoder) Null() (bool, error) {
 	c, err := d.peek()
@@ -274,24 +282,35 @@ func (d *Decoder) next() error {
 	return nil
 }
 
+// begin consumes, after whitespace, null, or open, the first byte of the
+// value what names, and reports whether it was null.
+func (d *Decoder) begin(open byte, what string) (bool, error) {
+	c, err := d.peek()
+	switch {
+	case err != nil:
+		return false, err
+	case c == 'n':
+		return true, d.literal("null")
+	case c != open:
+		return false, d.syntax("invalid character " + strconv.QuoteRune(rune(c)) + " looking for beginning of " + what)
+	}
+	d.i++
+	return false, nil
+}
+
 // Float32s reads an array of numbers, appending each, converted to the
 // nearest float32 as encoding/json converts it, to dst; null appends
 // nothing. It returns ErrTooMany, with the max values read, when the
 // array holds more than max.
 func (d *Decoder) Float32s(dst []float32, max int) ([]float32, error) {
+	if null, err := d.begin('[', "an array of numbers"); null || err != nil {
+		return dst, err
+	}
 	c, err := d.peek()
 	switch {
 	case err != nil:
 		return dst, err
-	case c == 'n':
-		return dst, d.literal("null")
-	case c != '[':
-		return dst, d.syntax("invalid character " + strconv.QuoteRune(rune(c)) + " looking for beginning of an array of numbers")
-	}
-	d.i++
-	if c, err = d.peek(); err != nil {
-		return dst, err
-	} else if c == ']' {
+	case c == ']':
 		d.i++
 		return dst, nil
 	}

@@ -2,9 +2,12 @@ package jsonstream_test
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -148,8 +151,94 @@ func TestReadError(t *testing.T) {
 	if _, err := d.Float32s(nil, 10); !errors.Is(err, boom) {
 		t.Errorf("Float32s of [1, 2 then a failed read: %v, want the read's error", err)
 	}
+	d = jsonstream.NewDecoder(io.MultiReader(strings.NewReader(`"AACAPwAA`), iotest.ErrReader(boom)))
+	if _, err := d.Base64Float32s(nil, 10); !errors.Is(err, boom) {
+		t.Errorf("Base64Float32s of \"AACAPwAA then a failed read: %v, want the read's error", err)
+	}
 	var se *jsonstream.SyntaxError
 	if _, err := jsonstream.NewDecoder(strings.NewReader(`[1, 2`)).Float32s(nil, 10); !errors.As(err, &se) {
 		t.Errorf("Float32s of [1, 2 then the end: %v, want a SyntaxError", err)
+	}
+}
+
+// base64Seeds are inputs for FuzzBase64Float32s: OpenAI's base64
+// vectors, padded or not, escaped, cut, with NaNs and infinities.
+var base64Seeds = []string{
+	`"AACAPw=="`, `"AACAPwAAAEA="`, `"AACAPwAAAEAAAEBAAACAQAAAoEA="`, `"AACAPwAAAEAAAEBAAACAQAAAoEAAAMBA"`,
+	`""`, `null`, `"AACAPw"`, `"AACA"`, `"AA=A"`, `"A==="`, `"AACAPw==AACAPw=="`, `"AACAPw==" `, `"AACAPw==`,
+	`"AACAfw=="`, `"AACA/w=="`, `"AADAfw=="`, `"AAC\/Pw=="`, `"\u0041ACAPw=="`, `"\u00e9ACAPw=="`, `"AACA\nPw=="`,
+	"\"AACA\nPw==\"", `"AACAP!=="`, `1`, `[1]`, `"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"`,
+}
+
+// FuzzBase64Float32s holds Base64Float32s to json.Unmarshal into a
+// string and encoding/base64's StdEncoding: the same float32s when both
+// accept the input, the input refused when they do not, or when its bytes
+// are not a whole number of float32s, or hold a NaN or an infinity. Line
+// breaks, which encoding/base64 skips, are refused.
+func FuzzBase64Float32s(f *testing.F) {
+	for _, s := range base64Seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var want []float32
+		var s *string
+		wantErr := json.Unmarshal(in, &s)
+		if wantErr == nil && s != nil {
+			var raw []byte
+			raw, wantErr = base64.StdEncoding.DecodeString(*s)
+			switch {
+			case wantErr != nil:
+			case strings.ContainsAny(*s, "\r\n"), len(raw)%4 != 0:
+				wantErr = errors.New("not float32s")
+			default:
+				for b := raw; len(b) > 0; b = b[4:] {
+					v := math.Float32frombits(binary.LittleEndian.Uint32(b))
+					if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+						wantErr = errors.New("not a JSON number")
+					}
+					want = append(want, v)
+				}
+			}
+		}
+		for name, r := range readers {
+			d := jsonstream.NewDecoder(r(in))
+			got, err := d.Base64Float32s(nil, 1<<20)
+			if err == nil {
+				err = d.End()
+			}
+			switch {
+			case (err == nil) != (wantErr == nil):
+				t.Fatalf("%s: %q gave %v, %v; want %v, %v", name, in, got, err, want, wantErr)
+			case err == nil && !slices.Equal(got, want):
+				t.Fatalf("%s: %q gave %v, want %v", name, in, got, want)
+			}
+		}
+	})
+}
+
+// TestBase64Float32sLong: a vector of text-embedding-3-large's 3072
+// values, past the Decoder's buffer and cut by its refills at every
+// offset of a run, decodes to its values; past the bound it stops at the
+// bound with ErrTooMany.
+func TestBase64Float32sLong(t *testing.T) {
+	want := make([]float32, 3072)
+	raw := make([]byte, 4*len(want))
+	for i := range want {
+		want[i] = float32(i)/3072 - 0.5
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(want[i]))
+	}
+	str := `"` + base64.StdEncoding.EncodeToString(raw) + `"`
+	for lead := range 17 {
+		in := strings.Repeat(" ", 32<<10-lead) + str
+		got, err := jsonstream.NewDecoder(strings.NewReader(in)).Base64Float32s(nil, len(want))
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("%d spaces before: %d values, %v; want the %d written", len(in)-len(str), len(got), err, len(want))
+		}
+	}
+	for _, max := range []int{3071, 3070, 3069, 10} {
+		got, err := jsonstream.NewDecoder(strings.NewReader(str)).Base64Float32s(nil, max)
+		if !errors.Is(err, jsonstream.ErrTooMany) || !slices.Equal(got, want[:max]) {
+			t.Errorf("bound %d: %d values, %v; want the first %d and ErrTooMany", max, len(got), err, max)
+		}
 	}
 }

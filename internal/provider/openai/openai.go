@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
@@ -35,6 +36,9 @@ type Provider struct {
 	// (which OpenAI's reasoning models require) instead of max_tokens
 	// (which every compatible server understands); see maxTokensField.
 	maxCompletionTokens bool
+	// floatEmbeddings is set once the server refused embeddings in base64:
+	// Embed asks it for floats from then on.
+	floatEmbeddings atomic.Bool
 }
 
 // New builds the provider from its configuration. The API key, sent as a
