@@ -159,7 +159,7 @@ func TestDoorsDecideNothing(t *testing.T) {
 			t.Errorf("%d %s", r.status, r.body)
 		}
 		r = call(t, base, request{path: "/v1/messages", key: "sk-full",
-			body: `{"model":"mock/echo","max_tokens":9,"system":"s","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"},{"type":"tool_result","tool_use_id":"u","content":"r"}]}],
+			body: `{"model":"mock/echo","max_tokens":9,"system":"s","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}},{"type":"tool_use","id":"u","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"},{"type":"tool_result","tool_use_id":"u","content":"r"}]}],
 				"llmrelay":{"provider_options":{"words":"many"}}}`})
 		if r.status != 400 || !strings.Contains(path(r.json(t), "error.message").(string), "llmrelay.provider_options.words") {
 			t.Errorf("%d %s", r.status, r.body)
