@@ -26,8 +26,13 @@ func responseFormat(req *llmrelayv1.GenerateRequest) *llmrelayv1.ResponseFormat 
 // provider-neutral request for the given model name, asking for structured
 // output with rf (nil: none; the schema is replaced by its canonical form
 // once compiled). Attempt is set per attempt by the caller. A Struct that
-// does not encode as JSON (a NaN) is a *provider.FieldError naming it.
+// does not encode as JSON (a NaN), and a tool result that answers no call
+// or a call left unanswered (toolResults), is a *provider.FieldError
+// naming it.
 func providerRequest(req *llmrelayv1.GenerateRequest, model string, rf *llmrelayv1.ResponseFormat) (*provider.Request, error) {
+	if err := toolResults(req.GetMessages()); err != nil {
+		return nil, err
+	}
 	out := &provider.Request{
 		Model:    model,
 		Messages: make([]provider.Message, len(req.GetMessages())),

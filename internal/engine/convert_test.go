@@ -225,3 +225,23 @@ func TestDisableParallelToolCalls(t *testing.T) {
 		}
 	})
 }
+
+// TestToolResultsCheckAllocatesNothing: the check runs on every request,
+// so it allocates nothing for a conversation, with tool calls or
+// without.
+func TestToolResultsCheckAllocatesNothing(t *testing.T) {
+	plain := []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "hi"}, {Role: llmrelayv1.Role_ROLE_ASSISTANT, Content: "hello"}}
+	tools := []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "q"},
+		{Role: llmrelayv1.Role_ROLE_ASSISTANT, ToolCalls: []*llmrelayv1.ToolCall{{Id: "a"}, {Id: "b"}}},
+		{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: "b"}, {Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: "a"},
+		{Role: llmrelayv1.Role_ROLE_USER, Content: "thanks"}}
+	for name, msgs := range map[string][]*llmrelayv1.Message{"without tools": plain, "with tools": tools} {
+		if n := testing.AllocsPerRun(100, func() {
+			if err := toolResults(msgs); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%s: %v allocations, want none", name, n)
+		}
+	}
+}

@@ -129,10 +129,10 @@ func TestToolResultImagesReachTheAdapters(t *testing.T) {
 	t.Run("text parts must add up to content", func(t *testing.T) {
 		msg := toolResultMessage([]byte("png"))
 		msg.Content = "Clicked."
-		_, err := providerRequest(&llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{msg}}, "m", nil)
+		_, err := providerRequest(&llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{req.Messages[0], req.Messages[1], msg}}, "m", nil)
 		var fe *provider.FieldError
-		if !errors.As(err, &fe) || fe.Field != "messages[0].parts[0].text" {
-			t.Errorf("error %v, want a field error on messages[0].parts[0].text", err)
+		if !errors.As(err, &fe) || fe.Field != "messages[2].parts[0].text" {
+			t.Errorf("error %v, want a field error on messages[2].parts[0].text", err)
 		}
 	})
 	t.Run("not in an assistant message", func(t *testing.T) {

@@ -159,10 +159,39 @@ func TestDoorsDecideNothing(t *testing.T) {
 			t.Errorf("%d %s", r.status, r.body)
 		}
 		r = call(t, base, request{path: "/v1/messages", key: "sk-full",
-			body: `{"model":"mock/echo","max_tokens":9,"system":"s","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"},{"type":"tool_result","tool_use_id":"u","content":"r"}]}],
+			body: `{"model":"mock/echo","max_tokens":9,"system":"s","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}},{"type":"tool_use","id":"u","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"},{"type":"tool_result","tool_use_id":"u","content":"r"}]}],
 				"llmrelay":{"provider_options":{"words":"many"}}}`})
 		if r.status != 400 || !strings.Contains(path(r.json(t), "error.message").(string), "llmrelay.provider_options.words") {
 			t.Errorf("%d %s", r.status, r.body)
+		}
+	})
+
+	// A tool result of no call went to the route's targets: the down one
+	// three times, then the mock answered it (where OpenAI and Anthropic
+	// answer 400, after the attempts).
+	t.Run("a tool result of no call is the format's 400, before any attempt", func(t *testing.T) {
+		for _, tc := range []struct{ path, body, param string }{
+			{"/v1/chat/completions", `{"model":"smart","messages":[{"role":"user","content":"q"},
+				{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]},
+				{"role":"tool","tool_call_id":"a","content":"r"},{"role":"tool","tool_call_id":"zzz","content":"r"}]}`, "messages[3].tool_call_id"},
+			{"/v1/responses", `{"model":"smart","input":[{"role":"user","content":"q"},
+				{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},
+				{"type":"function_call_output","call_id":"zzz","output":"r"}]}`, "input[2]"},
+			{"/v1/messages", `{"model":"smart","max_tokens":9,"messages":[{"role":"user","content":"q"},
+				{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]},
+				{"role":"user","content":[{"type":"tool_result","tool_use_id":"zzz","content":"r"}]}]}`, "messages[2].content[0]"},
+		} {
+			r := call(t, base, request{path: tc.path, key: "sk-full", body: tc.body, headers: map[string]string{"Anthropic-Version": "2023-06-01"}})
+			v := r.json(t)
+			msg, _ := path(v, "error.message").(string)
+			reason, param := path(v, "error.llmrelay.reason"), path(v, "error.param")
+			if tc.path == "/v1/messages" {
+				reason, param = path(v, "llmrelay.reason"), tc.param // Anthropic's errors name the member in the message only
+			}
+			if r.status != 400 || path(v, "error.type") != "invalid_request_error" || reason != "INVALID_REQUEST" || param != tc.param ||
+				!strings.HasPrefix(msg, tc.param+`: "zzz" is the id of no tool call`) || r.header.Get("Llmrelay-Attempts") != "0" {
+				t.Errorf("%s: %d %v %s", tc.path, r.status, r.header, r.body)
+			}
 		}
 	})
 

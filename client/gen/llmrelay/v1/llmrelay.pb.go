@@ -1464,7 +1464,17 @@ type Message struct {
 	Content string `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
 	// For ROLE_ASSISTANT: the tool calls the model made in this turn.
 	ToolCalls []*ToolCall `protobuf:"bytes,3,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
-	// For ROLE_TOOL: the `ToolCall.id` this message answers.
+	// For ROLE_TOOL: the `ToolCall.id` this message answers. A tool result
+	// answers a call of the last ROLE_ASSISTANT message before it, with only
+	// ROLE_TOOL (or ROLE_SYSTEM) messages between them, the results in any
+	// order, one result per call; and every call of an assistant message
+	// needs its result before the next ROLE_USER or ROLE_ASSISTANT message
+	// (a conversation may end with calls still to answer). Otherwise the
+	// request is INVALID_ARGUMENT before any attempt (reason
+	// INVALID_REQUEST, a BadRequest on this field of the result, or on
+	// `tool_calls[j].id` of the call left unanswered), whatever the
+	// provider: OpenAI and Anthropic refuse such a conversation, and Gemini
+	// would match the result to a call by its name.
 	ToolCallId string `protobuf:"bytes,4,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
 	// For ROLE_ASSISTANT: the model's reasoning in this turn, block by block,
 	// in the order the provider sent it. Never part of `content`.

@@ -641,7 +641,17 @@ export type Message = Message$1<"llmrelay.v1.Message"> & {
   toolCalls: ToolCall[];
 
   /**
-   * For ROLE_TOOL: the `ToolCall.id` this message answers.
+   * For ROLE_TOOL: the `ToolCall.id` this message answers. A tool result
+   * answers a call of the last ROLE_ASSISTANT message before it, with only
+   * ROLE_TOOL (or ROLE_SYSTEM) messages between them, the results in any
+   * order, one result per call; and every call of an assistant message
+   * needs its result before the next ROLE_USER or ROLE_ASSISTANT message
+   * (a conversation may end with calls still to answer). Otherwise the
+   * request is INVALID_ARGUMENT before any attempt (reason
+   * INVALID_REQUEST, a BadRequest on this field of the result, or on
+   * `tool_calls[j].id` of the call left unanswered), whatever the
+   * provider: OpenAI and Anthropic refuse such a conversation, and Gemini
+   * would match the result to a call by its name.
    *
    * @generated from field: string tool_call_id = 4;
    */
