@@ -107,17 +107,54 @@ func (p *connPool) RoundTrip(req *http.Request) (*http.Response, error) {
 	if netHTTPOnly {
 		return p.base.RoundTrip(req)
 	}
-	cc, err := p.reserve(req.Context(), canonicalAddr(req.URL))
-	if errors.Is(err, errNotHTTP2) {
-		return p.base.RoundTrip(req)
-	}
-	if err != nil {
-		if req.Body != nil {
-			_ = req.Body.Close()
+	for tries := 1; ; tries++ {
+		cc, err := p.reserve(req.Context(), canonicalAddr(req.URL))
+		if errors.Is(err, errNotHTTP2) {
+			return p.base.RoundTrip(req)
+		}
+		if err != nil {
+			if req.Body != nil {
+				_ = req.Body.Close()
+			}
+			return nil, err
+		}
+		resp, err := cc.RoundTrip(req)
+		var goAway h2GoAwayError
+		if err == nil || tries == maxUnprocessedTries || !errors.As(err, &goAway) {
+			return resp, err
+		}
+		// The server's GOAWAY said it did not process the stream (a
+		// connection it closed as the request went out, idle or
+		// shutting down): it goes again, on another connection, as
+		// net/http's client sends it; a body goes again if it can.
+		if again := rewound(req); again != nil {
+			req = again
+			continue
 		}
 		return nil, err
 	}
-	return cc.RoundTrip(req)
+}
+
+// maxUnprocessedTries bounds the sends of a request whose streams a
+// server's GOAWAY left unprocessed.
+const maxUnprocessedTries = 3
+
+// rewound returns req to send again, with its body from the start; nil
+// when its body cannot be read again.
+func rewound(req *http.Request) *http.Request {
+	if req.Body == nil || req.Body == http.NoBody {
+		return req
+	}
+	if req.GetBody == nil {
+		return nil
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	again := *req
+	again.Body = body
+	return &again
 }
 
 // reserve returns a connection to addr with a stream slot reserved for the
