@@ -246,6 +246,7 @@ export class Client {
 /**
  * The events of one Generate call, to iterate once with `for await`. It
  * ends after the final event; a failed call throws an LLMRelayError.
+ * Leaving the loop early (break, a throw) ends the call at the server.
  *
  * - Before its first event, a call that fails with UNAVAILABLE is sent again
  *   as the recommended service config says, after the server's pushback
@@ -316,8 +317,17 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
       // without that id, would start another call, so Resume it from its
       // first event.
       const resuming = received || this.request === undefined || (this.resumable && this.requestId !== "" && this.request.requestId === "");
+      // Connect does not end an HTTP/2 stream whose iterator is returned
+      // early: this RPC's own signal, aborted when the loop below is left
+      // (a caller's break, a Reply hook that threw, a failure), ends the
+      // call at the server, so that the provider stops generating.
+      const rpc = new AbortController();
+      const onAbort = () => rpc.abort(signal?.reason);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal?.aborted) onAbort();
       const opts = {
         ...callOptions(this.options, deadline),
+        signal: rpc.signal,
         onHeader: (h: Headers) => {
           const r = h.get(RESUMABLE_HEADER);
           if (r !== null) {
@@ -404,6 +414,9 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
           }
         }
         throw e;
+      } finally {
+        signal?.removeEventListener("abort", onAbort);
+        rpc.abort();
       }
     }
   }

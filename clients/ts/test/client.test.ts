@@ -25,6 +25,8 @@ import { GenerateEventSchema, GenerateRequestSchema, LLMService, ListToolsRespon
 const calls = new Map<string, GenerateRequest[]>();
 /** The Resume calls it received: "<request id> after <sequence>". */
 const resumed: string[] = [];
+/** The request ids of the fake/talking calls whose client went away, as the server saw it. */
+const talkingGone: string[] = [];
 /** The id the fake server gives the call of fake/route-resumable. */
 const ROUTE_CALL_ID = "7b0e7c55-3f0c-4d8e-9a40-6a3f3c7c2f10";
 /** The id of a call of fake/down-after-two, whose Resume always fails. */
@@ -84,6 +86,7 @@ function routes(router: ConnectRouter): void {
           ctx.responseHeader.set("llmrelay-resumable", "true");
           yield* [...reply("two words")].slice(0, 2);
           await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+          talkingGone.push(req.requestId);
           return;
         case "fake/down-after-two": // resumable, dropped after two words; its Resume finds the server down
           ctx.responseHeader.set("llmrelay-resumable", "true");
@@ -267,6 +270,29 @@ test("close() ends a resumable call in progress with CANCELLED, never resumed; l
   await assert.rejects(Reply.collect(own.generate(ask("fake/talking"))), cancelled);
   await assert.rejects(own.listTools(), cancelled);
   assert.equal(calls.get("fake/talking")?.length, 1);
+});
+
+describe("leaving a stream early ends the call at the server", () => {
+  /** Waits (up to 5s) for the server to see the client of call `id` go away. */
+  async function serverSawGone(id: string): Promise<void> {
+    for (let i = 0; i < 100 && !talkingGone.includes(id); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(talkingGone.includes(id), "the call still runs at the server: the provider would generate to the end");
+  }
+
+  test("a for await loop left with break", async () => {
+    const stream = relay.generate({ ...ask("fake/talking"), resumable: false, requestId: "b7c1f1a4-0d53-4c4e-9b3f-0a1e2d3c4b01" });
+    for await (const ev of stream) {
+      assert.equal(ev.sequence, 1n);
+      break;
+    }
+    await serverSawGone(stream.requestId);
+  });
+
+  test("Reply.collect whose hook threw", async () => {
+    const stream = relay.generate({ ...ask("fake/talking"), resumable: false, requestId: "b7c1f1a4-0d53-4c4e-9b3f-0a1e2d3c4b02" });
+    await assert.rejects(Reply.collect(stream, { onDelta: () => { throw new Error("the screen is gone"); } }), /the screen is gone/);
+    await serverSawGone(stream.requestId);
+  });
 });
 
 test("a typed error carries the reason, the retry delay and the field violations", async () => {
