@@ -302,6 +302,33 @@ class ClientTest(unittest.TestCase):
 
         asyncio.run(run())
 
+    def test_collect_whose_hook_raised_ends_the_call(self):
+        # As Go's Collect: a stream collect leaves is not left running.
+        stream = self.relay.generate(**_ask("fake/talking", resumable=False))
+
+        def on_delta(d, r):
+            raise RuntimeError("the screen is gone")
+
+        with self.assertRaisesRegex(RuntimeError, "the screen is gone"):
+            Reply.collect(stream, on_delta=on_delta)
+        self.assertTrue(self.fake.talking_gone.wait(5), "the call ran on after collect raised")
+
+    def test_aio_collect_whose_hook_raised_ends_the_call(self):
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                stream = relay.generate(**_ask("fake/talking", resumable=False))
+
+                def on_delta(d, r):
+                    raise RuntimeError("the screen is gone")
+
+                with self.assertRaisesRegex(RuntimeError, "the screen is gone"):
+                    await Reply.acollect(stream, on_delta=on_delta)
+                # the client still open: collect ended the call
+                gone = await asyncio.get_running_loop().run_in_executor(None, self.fake.talking_gone.wait, 5)
+                self.assertTrue(gone, "the call ran on after acollect raised")
+
+        asyncio.run(run())
+
     def test_close_ends_a_resumable_call_in_progress(self):
         relay = llmrelay.Client(self.addr, insecure=True)
         stream = relay.generate(**_ask("fake/talking"))
