@@ -329,6 +329,36 @@ class ClientTest(unittest.TestCase):
 
         asyncio.run(run())
 
+    def test_admin_api_over_the_clients_channel(self):
+        # The wheel ships the admin API's stubs; they go over the client's
+        # channel with its API key.
+        from llmrelay.admin.v1 import admin_pb2, admin_pb2_grpc
+
+        seen = []
+
+        class Keys(admin_pb2_grpc.KeyServiceServicer):
+            def GetKey(self, request, context):
+                seen.append(dict(context.invocation_metadata()).get("authorization"))
+                return admin_pb2.GetKeyResponse(key=admin_pb2.Key(name=request.name, scopes=["admin"]))
+
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        admin_pb2_grpc.add_KeyServiceServicer_to_server(Keys(), server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        self.addCleanup(server.stop, None)
+        with llmrelay.Client(f"127.0.0.1:{port}", insecure=True, api_key="admin-key") as relay:
+            resp = admin_pb2_grpc.KeyServiceStub(relay.channel).GetKey(admin_pb2.GetKeyRequest(name="ops"), metadata=relay.metadata, timeout=10)
+
+            async def aio():
+                async with llmrelay.aio.Client(f"127.0.0.1:{port}", insecure=True, api_key="admin-key") as arelay:
+                    return await admin_pb2_grpc.KeyServiceStub(arelay.channel).GetKey(
+                        admin_pb2.GetKeyRequest(name="ops"), metadata=arelay.metadata, timeout=10
+                    )
+
+            aresp = asyncio.run(aio())
+        self.assertEqual([resp.key.name, list(resp.key.scopes), aresp.key.name], ["ops", ["admin"], "ops"])
+        self.assertEqual(seen, ["Bearer admin-key", "Bearer admin-key"])
+
     def test_close_ends_a_resumable_call_in_progress(self):
         relay = llmrelay.Client(self.addr, insecure=True)
         stream = relay.generate(**_ask("fake/talking"))
