@@ -1,6 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "@bufbuild/protobuf";
-import type { Client as ConnectClient, Interceptor } from "@connectrpc/connect";
+import type { Client as ConnectClient, Interceptor, Transport } from "@connectrpc/connect";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { randomUUID } from "node:crypto";
@@ -100,6 +100,13 @@ const MAX_REISSUES = 3;
 export class Client {
   /** The generated Connect client, for calls this class does not wrap. */
   readonly stub: ConnectClient<typeof LLMService>;
+  /**
+   * The client's transport (its connection, TLS and API key), for the
+   * server's other services: the admin API's, say,
+   * `createClient(KeyService, relay.transport)` with `KeyService` from
+   * `@llmrelay/client/gen/llmrelay/admin/v1/admin_pb`.
+   */
+  readonly transport: Transport;
   private readonly retry: RetryPolicy | false;
   private readonly throttle = new Throttle();
   private readonly session: Http2SessionManager;
@@ -131,13 +138,13 @@ export class Client {
       return next(req);
     };
     this.session = new Http2SessionManager(baseUrl, undefined, options.tls);
-    const transport = createGrpcTransport({
+    this.transport = createGrpcTransport({
       baseUrl,
       interceptors: [headers],
       nodeOptions: options.tls,
       sessionManager: this.session,
     });
-    this.stub = createClient(LLMService, transport);
+    this.stub = createClient(LLMService, this.transport);
     this.retry = options.retry ?? defaultRetryPolicy;
   }
 

@@ -11,7 +11,7 @@ import { after, before, describe, test } from "node:test";
 
 import { create } from "@bufbuild/protobuf";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 
@@ -19,6 +19,7 @@ import { resumeBackoffMs } from "../src/client.js";
 import { Client, LLMRelayError, Reply } from "../src/index.js";
 import { BadRequestSchema, ErrorInfoSchema, RetryInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 import type { GenerateEvent, GenerateRequest } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
+import { GetKeyResponseSchema, KeyService } from "../src/gen/llmrelay/admin/v1/admin_pb.js";
 import { GenerateEventSchema, GenerateRequestSchema, LLMService, ListToolsResponseSchema, Role } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
 
 /** The calls the fake server received, by model. */
@@ -154,11 +155,23 @@ function routes(router: ConnectRouter): void {
   });
 }
 
+/** The authorization headers the fake admin API's GetKey received. */
+const adminAuth: string[] = [];
+
+function adminRoutes(router: ConnectRouter): void {
+  router.service(KeyService, {
+    getKey(req, ctx) {
+      adminAuth.push(ctx.requestHeader.get("authorization") ?? "");
+      return create(GetKeyResponseSchema, { key: { name: req.name, scopes: ["admin"] } });
+    },
+  });
+}
+
 let server: http2.Http2Server;
 let relay: Client;
 
 before(async () => {
-  server = http2.createServer(connectNodeAdapter({ routes }));
+  server = http2.createServer(connectNodeAdapter({ routes: (router) => (routes(router), adminRoutes(router)) }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   relay = new Client(`127.0.0.1:${(server.address() as AddressInfo).port}`, { insecure: true, apiKey: "k" });
 });
@@ -293,6 +306,12 @@ describe("leaving a stream early ends the call at the server", () => {
     await assert.rejects(Reply.collect(stream, { onDelta: () => { throw new Error("the screen is gone"); } }), /the screen is gone/);
     await serverSawGone(stream.requestId);
   });
+});
+
+test("the admin API's stubs go over the client's transport, with its API key", async () => {
+  const resp = await createClient(KeyService, relay.transport).getKey({ name: "ops" }, { timeoutMs: 10_000 });
+  assert.deepEqual([resp.key?.name, resp.key?.scopes], ["ops", ["admin"]]);
+  assert.deepEqual(adminAuth, ["Bearer k"]);
 });
 
 test("a typed error carries the reason, the retry delay and the field violations", async () => {
