@@ -39,6 +39,12 @@ type Error struct {
 	HasRetryDelay bool
 	// FieldViolations are the google.rpc.BadRequest violations, if any.
 	FieldViolations []*errdetails.BadRequest_FieldViolation
+	// RequestID is the call's request id, to report with the error and to
+	// find the server's log records of the call by: the ErrorInfo
+	// metadata's "request_id", else, for an error of a Stream, the call's
+	// llmrelay-request-id trailer or the id the request set; "" when none
+	// is known (a will_retry's cause carries none).
+	RequestID string
 
 	status *status.Status
 	// cause is the error FromError was given, when it was not a status.
@@ -101,6 +107,7 @@ func fromStatus(st *status.Status) *Error {
 		case *errdetails.ErrorInfo:
 			if e.Reason == "" {
 				e.Reason, e.Domain, e.Metadata = d.GetReason(), d.GetDomain(), d.GetMetadata()
+				e.RequestID = e.Metadata["request_id"]
 			}
 		case *errdetails.RetryInfo:
 			e.RetryDelay, e.HasRetryDelay = d.GetRetryDelay().AsDuration(), true

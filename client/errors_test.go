@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
@@ -100,5 +101,40 @@ func TestErrorText(t *testing.T) {
 	st, _ := status.New(codes.Unavailable, "gone").WithDetails(&errdetails.ErrorInfo{Reason: "RETRIES_EXHAUSTED", Domain: Domain})
 	if got, want := FromError(st.Err()).Error(), "llmrelay: Unavailable RETRIES_EXHAUSTED: gone"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+func TestStreamErrorNamesTheRequestID(t *testing.T) {
+	withID, _ := status.New(codes.Unavailable, "no").WithDetails(
+		&errdetails.ErrorInfo{Reason: "PROVIDER_RETRY_DISALLOWED", Domain: Domain, Metadata: map[string]string{"request_id": "from-the-error-info"}},
+	)
+	tests := []struct {
+		name      string
+		requestID string // the request's
+		end       error
+		trailer   metadata.MD
+		want      string
+	}{
+		{name: "the ErrorInfo's first", requestID: "from-the-request", end: withID.Err(), trailer: metadata.Pairs(HeaderRequestID, "from-the-trailer"), want: "from-the-error-info"},
+		{name: "a status without ErrorInfo: the trailer's", requestID: "from-the-request", end: status.Error(codes.ResourceExhausted, "grpc: received message larger than max"), trailer: metadata.Pairs(HeaderRequestID, "from-the-trailer"), want: "from-the-trailer"},
+		{name: "no trailer: the request's", requestID: "from-the-request", end: status.Error(codes.Internal, "stream terminated by RST_STREAM"), want: "from-the-request"},
+		{name: "none known", end: status.Error(codes.Internal, "stream terminated by RST_STREAM"), want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stub := &scriptedStub{streams: []*scripted{{events: []*llmrelayv1.GenerateEvent{ev(1, "a ")}, end: tt.end, trailer: tt.trailer}}}
+			s, err := (&Client{stub: stub}).Generate(t.Context(), &llmrelayv1.GenerateRequest{RequestId: tt.requestID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Collect(s, nil)
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Collect: %v, want an *Error", err)
+			}
+			if e.RequestID != tt.want {
+				t.Errorf("RequestID = %q, want %q", e.RequestID, tt.want)
+			}
+		})
 	}
 }

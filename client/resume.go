@@ -203,7 +203,7 @@ func (s *Stream) reconnect(cause error) error {
 		case <-t.C:
 		case <-s.ctx.Done():
 			t.Stop()
-			return FromError(status.FromContextError(context.Cause(s.ctx)).Err())
+			return s.errorOf(status.FromContextError(context.Cause(s.ctx)).Err())
 		}
 	}
 	s.tries++

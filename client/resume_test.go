@@ -50,9 +50,10 @@ func (s *scriptedStub) Resume(_ context.Context, req *llmrelayv1.ResumeRequest, 
 // response headers.
 type scripted struct {
 	grpc.ClientStream
-	header metadata.MD
-	events []*llmrelayv1.GenerateEvent
-	end    error
+	header  metadata.MD
+	trailer metadata.MD
+	events  []*llmrelayv1.GenerateEvent
+	end     error
 }
 
 func (s *scripted) Recv() (*llmrelayv1.GenerateEvent, error) {
@@ -65,6 +66,8 @@ func (s *scripted) Recv() (*llmrelayv1.GenerateEvent, error) {
 }
 
 func (s *scripted) Header() (metadata.MD, error) { return s.header, nil }
+
+func (s *scripted) Trailer() metadata.MD { return s.trailer }
 
 func ev(seq uint64, text string) *llmrelayv1.GenerateEvent {
 	return &llmrelayv1.GenerateEvent{Sequence: seq, Attempt: 1, Event: &llmrelayv1.GenerateEvent_Delta{Delta: &llmrelayv1.Delta{Text: text}}}

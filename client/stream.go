@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
@@ -119,12 +120,32 @@ func (s *Stream) Recv() (*llmrelayv1.GenerateEvent, error) {
 			continue
 		}
 		if !s.mayResume(err) {
-			return nil, FromError(err)
+			return nil, s.errorOf(err)
 		}
 		if rerr := s.reconnect(err); rerr != nil {
 			return nil, rerr
 		}
 	}
+}
+
+// errorOf returns err, which ended the call, as an *Error that names the
+// call's request id: the ErrorInfo's, else the llmrelay-request-id
+// trailer's (a status without llmrelay's ErrorInfo: a proxy's, the
+// transport's), else the one the request set.
+func (s *Stream) errorOf(err error) *Error {
+	e := FromError(err)
+	if e.RequestID != "" {
+		return e
+	}
+	if cs, ok := s.recv.(interface{ Trailer() metadata.MD }); ok {
+		if ids := cs.Trailer().Get(HeaderRequestID); len(ids) > 0 {
+			e.RequestID = ids[0]
+		}
+	}
+	if e.RequestID == "" {
+		e.RequestID = s.requestID
+	}
+	return e
 }
 
 // Events returns the stream's events, to range over once. The sequence ends

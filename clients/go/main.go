@@ -225,10 +225,10 @@ func pushback(ctx context.Context, c *client.Client) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if e.Code != codes.Unavailable || e.Reason != "PROVIDER_RETRY_DISALLOWED" {
-		return "", e
+	if e.Code != codes.Unavailable || e.Reason != "PROVIDER_RETRY_DISALLOWED" || e.RequestID != req.GetRequestId() {
+		return "", fmt.Errorf("%w (request id %q, want %q)", e, e.RequestID, req.GetRequestId())
 	}
-	return fmt.Sprintf("%s %s, not called again request_id=%s", codeName(e.Code), e.Reason, req.GetRequestId()), nil
+	return fmt.Sprintf("%s %s, not called again request_id=%s", codeName(e.Code), e.Reason, e.RequestID), nil
 }
 
 func unauthenticated(ctx context.Context, c *client.Client) (string, error) {

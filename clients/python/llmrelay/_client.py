@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import grpc
 from google.protobuf import struct_pb2
@@ -83,6 +83,24 @@ class Client:
         """The generated stub, for calls this class does not wrap."""
         self._metadata = auth_metadata(api_key, metadata)
         self._streams = Streams()
+
+    @property
+    def channel(self) -> grpc.Channel:
+        """The client's channel (llmrelay's service config, its TLS), for the
+        server's other services: the admin API's stubs, called with
+        ``metadata=relay.metadata``::
+
+            from llmrelay.admin.v1 import admin_pb2, admin_pb2_grpc
+            keys = admin_pb2_grpc.KeyServiceStub(relay.channel)
+            keys.ListKeys(admin_pb2.ListKeysRequest(), metadata=relay.metadata, timeout=30)
+        """
+        return self._channel
+
+    @property
+    def metadata(self) -> List[Tuple[str, Union[str, bytes]]]:
+        """The metadata every call of the client sends: the client's own and
+        the API key's ``authorization``."""
+        return list(self._metadata)
 
     def close(self) -> None:
         """Closes the channel; calls in progress end with CANCELLED, and are

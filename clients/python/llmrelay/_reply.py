@@ -8,6 +8,7 @@ from typing import Any, AsyncIterable, Callable, Dict, Iterable, List, Optional
 import grpc
 from google.protobuf import json_format
 
+from ._call import StreamBase
 from ._errors import LLMRelayError
 from .v1 import llmrelay_pb2
 
@@ -196,7 +197,9 @@ class Reply:
         again; on_turn(turn, reply) of a call with server tools moving on to
         its next turn (from 2), before that turn's first event;
         on_tool_progress and on_tool_result get the server tools' events. A
-        failed call raises LLMRelayError."""
+        failed call raises LLMRelayError. A GenerateStream's call is ended
+        when collect returns or raises (a hook that raised, say), as
+        leaving a ``with`` block does."""
         reply = cls()
         hooks = _Hooks(on_delta, on_will_retry, on_partial_object, on_turn, on_tool_progress, on_tool_result)
         _listen(stream, reply, on_reissue)
@@ -206,6 +209,8 @@ class Reply:
         except LLMRelayError:
             if not reply.done:
                 raise  # else the final is the answer, whatever broke after it
+        finally:
+            _close(stream)
         return reply._ended(stream)
 
     @classmethod
@@ -232,6 +237,8 @@ class Reply:
         except LLMRelayError:
             if not reply.done:
                 raise  # else the final is the answer, whatever broke after it
+        finally:
+            _close(stream)
         return reply._ended(stream)
 
     def _apply(self, ev: llmrelay_pb2.GenerateEvent, hooks: "_Hooks") -> None:
@@ -283,6 +290,12 @@ def _listen(stream: Any, reply: Reply, on_reissue: Optional[OnReissued]) -> None
         add(reissued)
 
 
+def _close(stream: Any) -> None:
+    """Ends the call of a GenerateStream that collect leaves (a hook raised,
+    say) before its end, as Go's Collect does: a stream left unread would
+    keep the provider generating, and billing, to the end."""
+    if isinstance(stream, StreamBase):
+        stream.close()
 
 
 def _at(items: List[Any], index: int, make: Callable[[int], Any]) -> Any:

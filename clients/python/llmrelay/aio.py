@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, List, Optional, Sequence, Tuple
+from typing import Any, AsyncIterator, List, Optional, Sequence, Tuple, Union
 
 import grpc
 import grpc.aio
@@ -43,6 +43,19 @@ class Client:
         """The generated stub (grpc.aio), for calls this class does not wrap."""
         self._metadata = auth_metadata(api_key, metadata)
         self._streams = Streams()
+
+    @property
+    def channel(self) -> grpc.aio.Channel:
+        """The client's grpc.aio channel, for the server's other services:
+        the admin API's stubs (``llmrelay.admin.v1.admin_pb2_grpc``), called
+        with ``metadata=relay.metadata``; see llmrelay.Client.channel."""
+        return self._channel
+
+    @property
+    def metadata(self) -> List[Tuple[str, Union[str, bytes]]]:
+        """The metadata every call of the client sends: the client's own and
+        the API key's ``authorization``."""
+        return list(self._metadata)
 
     async def close(self) -> None:
         """Closes the channel; calls in progress end with CANCELLED, and are

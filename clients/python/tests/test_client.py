@@ -302,6 +302,63 @@ class ClientTest(unittest.TestCase):
 
         asyncio.run(run())
 
+    def test_collect_whose_hook_raised_ends_the_call(self):
+        # As Go's Collect: a stream collect leaves is not left running.
+        stream = self.relay.generate(**_ask("fake/talking", resumable=False))
+
+        def on_delta(d, r):
+            raise RuntimeError("the screen is gone")
+
+        with self.assertRaisesRegex(RuntimeError, "the screen is gone"):
+            Reply.collect(stream, on_delta=on_delta)
+        self.assertTrue(self.fake.talking_gone.wait(5), "the call ran on after collect raised")
+
+    def test_aio_collect_whose_hook_raised_ends_the_call(self):
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                stream = relay.generate(**_ask("fake/talking", resumable=False))
+
+                def on_delta(d, r):
+                    raise RuntimeError("the screen is gone")
+
+                with self.assertRaisesRegex(RuntimeError, "the screen is gone"):
+                    await Reply.acollect(stream, on_delta=on_delta)
+                # the client still open: collect ended the call
+                gone = await asyncio.get_running_loop().run_in_executor(None, self.fake.talking_gone.wait, 5)
+                self.assertTrue(gone, "the call ran on after acollect raised")
+
+        asyncio.run(run())
+
+    def test_admin_api_over_the_clients_channel(self):
+        # The wheel ships the admin API's stubs; they go over the client's
+        # channel with its API key.
+        from llmrelay.admin.v1 import admin_pb2, admin_pb2_grpc
+
+        seen = []
+
+        class Keys(admin_pb2_grpc.KeyServiceServicer):
+            def GetKey(self, request, context):
+                seen.append(dict(context.invocation_metadata()).get("authorization"))
+                return admin_pb2.GetKeyResponse(key=admin_pb2.Key(name=request.name, scopes=["admin"]))
+
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        admin_pb2_grpc.add_KeyServiceServicer_to_server(Keys(), server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        self.addCleanup(server.stop, None)
+        with llmrelay.Client(f"127.0.0.1:{port}", insecure=True, api_key="admin-key") as relay:
+            resp = admin_pb2_grpc.KeyServiceStub(relay.channel).GetKey(admin_pb2.GetKeyRequest(name="ops"), metadata=relay.metadata, timeout=10)
+
+            async def aio():
+                async with llmrelay.aio.Client(f"127.0.0.1:{port}", insecure=True, api_key="admin-key") as arelay:
+                    return await admin_pb2_grpc.KeyServiceStub(arelay.channel).GetKey(
+                        admin_pb2.GetKeyRequest(name="ops"), metadata=arelay.metadata, timeout=10
+                    )
+
+            aresp = asyncio.run(aio())
+        self.assertEqual([resp.key.name, list(resp.key.scopes), aresp.key.name], ["ops", ["admin"], "ops"])
+        self.assertEqual(seen, ["Bearer admin-key", "Bearer admin-key"])
+
     def test_close_ends_a_resumable_call_in_progress(self):
         relay = llmrelay.Client(self.addr, insecure=True)
         stream = relay.generate(**_ask("fake/talking"))

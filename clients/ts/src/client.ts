@@ -1,6 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { create } from "@bufbuild/protobuf";
-import type { Client as ConnectClient, Interceptor } from "@connectrpc/connect";
+import type { Client as ConnectClient, Interceptor, Transport } from "@connectrpc/connect";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { randomUUID } from "node:crypto";
@@ -100,6 +100,13 @@ const MAX_REISSUES = 3;
 export class Client {
   /** The generated Connect client, for calls this class does not wrap. */
   readonly stub: ConnectClient<typeof LLMService>;
+  /**
+   * The client's transport (its connection, TLS and API key), for the
+   * server's other services: the admin API's, say,
+   * `createClient(KeyService, relay.transport)` with `KeyService` from
+   * `@llmrelay/client/gen/llmrelay/admin/v1/admin_pb`.
+   */
+  readonly transport: Transport;
   private readonly retry: RetryPolicy | false;
   private readonly throttle = new Throttle();
   private readonly session: Http2SessionManager;
@@ -131,13 +138,13 @@ export class Client {
       return next(req);
     };
     this.session = new Http2SessionManager(baseUrl, undefined, options.tls);
-    const transport = createGrpcTransport({
+    this.transport = createGrpcTransport({
       baseUrl,
       interceptors: [headers],
       nodeOptions: options.tls,
       sessionManager: this.session,
     });
-    this.stub = createClient(LLMService, transport);
+    this.stub = createClient(LLMService, this.transport);
     this.retry = options.retry ?? defaultRetryPolicy;
   }
 
@@ -246,6 +253,7 @@ export class Client {
 /**
  * The events of one Generate call, to iterate once with `for await`. It
  * ends after the final event; a failed call throws an LLMRelayError.
+ * Leaving the loop early (break, a throw) ends the call at the server.
  *
  * - Before its first event, a call that fails with UNAVAILABLE is sent again
  *   as the recommended service config says, after the server's pushback
@@ -316,8 +324,17 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
       // without that id, would start another call, so Resume it from its
       // first event.
       const resuming = received || this.request === undefined || (this.resumable && this.requestId !== "" && this.request.requestId === "");
+      // Connect does not end an HTTP/2 stream whose iterator is returned
+      // early: this RPC's own signal, aborted when the loop below is left
+      // (a caller's break, a Reply hook that threw, a failure), ends the
+      // call at the server, so that the provider stops generating.
+      const rpc = new AbortController();
+      const onAbort = () => rpc.abort(signal?.reason);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal?.aborted) onAbort();
       const opts = {
         ...callOptions(this.options, deadline),
+        signal: rpc.signal,
         onHeader: (h: Headers) => {
           const r = h.get(RESUMABLE_HEADER);
           if (r !== null) {
@@ -404,6 +421,9 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
           }
         }
         throw e;
+      } finally {
+        signal?.removeEventListener("abort", onAbort);
+        rpc.abort();
       }
     }
   }

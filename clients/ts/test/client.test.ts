@@ -11,7 +11,7 @@ import { after, before, describe, test } from "node:test";
 
 import { create } from "@bufbuild/protobuf";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 
@@ -19,12 +19,15 @@ import { resumeBackoffMs } from "../src/client.js";
 import { Client, LLMRelayError, Reply } from "../src/index.js";
 import { BadRequestSchema, ErrorInfoSchema, RetryInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 import type { GenerateEvent, GenerateRequest } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
+import { GetKeyResponseSchema, KeyService } from "../src/gen/llmrelay/admin/v1/admin_pb.js";
 import { GenerateEventSchema, GenerateRequestSchema, LLMService, ListToolsResponseSchema, Role } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
 
 /** The calls the fake server received, by model. */
 const calls = new Map<string, GenerateRequest[]>();
 /** The Resume calls it received: "<request id> after <sequence>". */
 const resumed: string[] = [];
+/** The request ids of the fake/talking calls whose client went away, as the server saw it. */
+const talkingGone: string[] = [];
 /** The id the fake server gives the call of fake/route-resumable. */
 const ROUTE_CALL_ID = "7b0e7c55-3f0c-4d8e-9a40-6a3f3c7c2f10";
 /** The id of a call of fake/down-after-two, whose Resume always fails. */
@@ -84,6 +87,7 @@ function routes(router: ConnectRouter): void {
           ctx.responseHeader.set("llmrelay-resumable", "true");
           yield* [...reply("two words")].slice(0, 2);
           await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+          talkingGone.push(req.requestId);
           return;
         case "fake/down-after-two": // resumable, dropped after two words; its Resume finds the server down
           ctx.responseHeader.set("llmrelay-resumable", "true");
@@ -151,11 +155,23 @@ function routes(router: ConnectRouter): void {
   });
 }
 
+/** The authorization headers the fake admin API's GetKey received. */
+const adminAuth: string[] = [];
+
+function adminRoutes(router: ConnectRouter): void {
+  router.service(KeyService, {
+    getKey(req, ctx) {
+      adminAuth.push(ctx.requestHeader.get("authorization") ?? "");
+      return create(GetKeyResponseSchema, { key: { name: req.name, scopes: ["admin"] } });
+    },
+  });
+}
+
 let server: http2.Http2Server;
 let relay: Client;
 
 before(async () => {
-  server = http2.createServer(connectNodeAdapter({ routes }));
+  server = http2.createServer(connectNodeAdapter({ routes: (router) => (routes(router), adminRoutes(router)) }));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   relay = new Client(`127.0.0.1:${(server.address() as AddressInfo).port}`, { insecure: true, apiKey: "k" });
 });
@@ -267,6 +283,35 @@ test("close() ends a resumable call in progress with CANCELLED, never resumed; l
   await assert.rejects(Reply.collect(own.generate(ask("fake/talking"))), cancelled);
   await assert.rejects(own.listTools(), cancelled);
   assert.equal(calls.get("fake/talking")?.length, 1);
+});
+
+describe("leaving a stream early ends the call at the server", () => {
+  /** Waits (up to 5s) for the server to see the client of call `id` go away. */
+  async function serverSawGone(id: string): Promise<void> {
+    for (let i = 0; i < 100 && !talkingGone.includes(id); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(talkingGone.includes(id), "the call still runs at the server: the provider would generate to the end");
+  }
+
+  test("a for await loop left with break", async () => {
+    const stream = relay.generate({ ...ask("fake/talking"), resumable: false, requestId: "b7c1f1a4-0d53-4c4e-9b3f-0a1e2d3c4b01" });
+    for await (const ev of stream) {
+      assert.equal(ev.sequence, 1n);
+      break;
+    }
+    await serverSawGone(stream.requestId);
+  });
+
+  test("Reply.collect whose hook threw", async () => {
+    const stream = relay.generate({ ...ask("fake/talking"), resumable: false, requestId: "b7c1f1a4-0d53-4c4e-9b3f-0a1e2d3c4b02" });
+    await assert.rejects(Reply.collect(stream, { onDelta: () => { throw new Error("the screen is gone"); } }), /the screen is gone/);
+    await serverSawGone(stream.requestId);
+  });
+});
+
+test("the admin API's stubs go over the client's transport, with its API key", async () => {
+  const resp = await createClient(KeyService, relay.transport).getKey({ name: "ops" }, { timeoutMs: 10_000 });
+  assert.deepEqual([resp.key?.name, resp.key?.scopes], ["ops", ["admin"]]);
+  assert.deepEqual(adminAuth, ["Bearer k"]);
 });
 
 test("a typed error carries the reason, the retry delay and the field violations", async () => {
