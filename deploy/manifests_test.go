@@ -336,6 +336,21 @@ func TestTerminationCoversTheDrain(t *testing.T) {
 	}
 }
 
+// TestRolloutCutsNoCallWithinItsDeadline: a rolling update drains each
+// old pod for shutdown_grace, then cuts what still runs
+// (SERVER_SHUTTING_DOWN, RESUMABLE_CALL_LOST). A call may run to
+// deadlines.max: a client's longer deadline is cut to it, and an SDK's
+// stream on the HTTP port runs to it (docs/http.md, "Timeouts"). A grace
+// shorter than that cuts calls within their deadline on every rollout; a
+// longer one costs nothing while calls are short, since the pod exits when
+// its last call ends.
+func TestRolloutCutsNoCallWithinItsDeadline(t *testing.T) {
+	cfg := llmrelayConfig(t, load(t))
+	if cfg.ShutdownGrace < cfg.Deadlines.Max {
+		t.Errorf("shutdown_grace is %v, deadlines.max %v: a rolling update cuts calls still within their deadline", cfg.ShutdownGrace, cfg.Deadlines.Max)
+	}
+}
+
 // TestSelectorsAndTargets: the Service, the PodDisruptionBudget and the
 // HorizontalPodAutoscaler point at the Deployment's pods and ports.
 func TestSelectorsAndTargets(t *testing.T) {
