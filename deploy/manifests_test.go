@@ -439,10 +439,16 @@ func TestPodSecurity(t *testing.T) {
 }
 
 // TestGoRuntimeSizedFromTheResources: the Go runtime takes its sizes from
-// the container's resources through the downward API: the heap's limit
-// from the memory limit, and its processors from the CPU request, which
-// the kubelet rounds up to whole CPUs. Without GOMAXPROCS a pod with no CPU
-// limit would run one processor per core of its node.
+// the container's resources through the downward API: its memory limit
+// from the memory request, which sits 5 to 20% below the memory limit, and
+// its processors from the CPU request, which the kubelet rounds up to whole
+// CPUs. GOMEMLIMIT at the memory limit itself leaves nothing for what the
+// kernel charges the container beyond the runtime's count (socket
+// buffers): the OOM killer then ends every stream before the GC works
+// harder. A request far below the limit lets the node promise the memory
+// elsewhere, and node-pressure eviction kills the pod without a drain.
+// Without GOMAXPROCS a pod with no CPU limit would run one processor per
+// core of its node.
 func TestGoRuntimeSizedFromTheResources(t *testing.T) {
 	c := llmrelayContainer(t, load(t).deployment)
 	from := func(name string) *corev1.ResourceFieldSelector {
@@ -459,11 +465,19 @@ func TestGoRuntimeSizedFromTheResources(t *testing.T) {
 		return nil
 	}
 
-	if ref := from("GOMEMLIMIT"); ref.Resource != "limits.memory" {
-		t.Errorf("GOMEMLIMIT comes from %s, want limits.memory", ref.Resource)
+	if ref := from("GOMEMLIMIT"); ref.Resource != "requests.memory" {
+		t.Errorf("GOMEMLIMIT comes from %s, want requests.memory", ref.Resource)
+	} else if !ref.Divisor.IsZero() && ref.Divisor.Value() != 1 {
+		t.Errorf("GOMEMLIMIT's divisor is %s: the runtime reads a bare number as bytes", ref.Divisor.String())
 	}
-	if _, ok := c.Resources.Limits[corev1.ResourceMemory]; !ok {
-		t.Error("no memory limit for GOMEMLIMIT to follow")
+	memLimit, okLimit := c.Resources.Limits[corev1.ResourceMemory]
+	memRequest, okRequest := c.Resources.Requests[corev1.ResourceMemory]
+	if !okLimit || !okRequest {
+		t.Fatal("no memory request and limit for GOMEMLIMIT to sit between")
+	}
+	if ratio := float64(memRequest.Value()) / float64(memLimit.Value()); ratio < 0.8 || ratio > 0.95 {
+		t.Errorf("the memory request (GOMEMLIMIT) is %s, %.0f%% of the limit %s; want 80 to 95%%: headroom for what the runtime does not count, and no overcommit",
+			memRequest.String(), 100*ratio, memLimit.String())
 	}
 
 	ref := from("GOMAXPROCS")
