@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"sigs.k8s.io/yaml"
 
 	// The extensions envoy.yaml names in typed_config, so that their
 	// types resolve.
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/host/previous_hosts/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 )
@@ -27,18 +27,7 @@ import (
 // value out of range fails here; what Envoy does with it at run time is
 // not tested (docs/proxies.md says so).
 func TestEnvoyConfigIsAValidBootstrap(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("proxies", "envoy.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bootstrapv3.Bootstrap
-	if err := (protojson.UnmarshalOptions{}).Unmarshal(js, &b); err != nil {
-		t.Fatalf("envoy.yaml is not an Envoy v3 Bootstrap: %v", err)
-	}
+	b := envoyBootstrap(t)
 	if err := b.ValidateAll(); err != nil {
 		t.Fatalf("envoy.yaml breaks Envoy's API rules: %v", err)
 	}
@@ -51,6 +40,25 @@ func TestEnvoyConfigIsAValidBootstrap(t *testing.T) {
 			t.Fatalf("endpoint %v is not checked on the metrics port", e.GetEndpoint().GetAddress())
 		}
 	}
+}
+
+// envoyBootstrap decodes proxies/envoy.yaml, strictly, into Envoy's v3
+// Bootstrap.
+func envoyBootstrap(t *testing.T) *bootstrapv3.Bootstrap {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("proxies", "envoy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bootstrapv3.Bootstrap
+	if err := (protojson.UnmarshalOptions{}).Unmarshal(js, &b); err != nil {
+		t.Fatalf("envoy.yaml is not an Envoy v3 Bootstrap: %v", err)
+	}
+	return &b
 }
 
 // TestProxiesDocShowsTheTestedFiles: docs/proxies.md shows each proxy
@@ -69,4 +77,66 @@ func TestProxiesDocShowsTheTestedFiles(t *testing.T) {
 			t.Errorf("docs/proxies.md does not show proxies/%s as it is", name)
 		}
 	}
+}
+
+// directives returns the values of the lines of a proxy config that start
+// with name (after indentation), comments dropped.
+func directives(t *testing.T, file, name string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("proxies", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values []string
+	for line := range strings.Lines(string(data)) {
+		line, _, _ = strings.Cut(line, "#")
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), name); ok {
+			values = append(values, strings.TrimSpace(rest))
+		}
+	}
+	return values
+}
+
+// TestProxiesRetryOnlyWhatNeverReachedAReplica: a proxy may send a call
+// again only when no replica received it. A call a replica received may
+// be running at a provider: sending it again runs, and bills, it twice.
+// HAProxy's empty-response and response-timeout (and Envoy's reset or
+// 5xx) are such retries.
+func TestProxiesRetryOnlyWhatNeverReachedAReplica(t *testing.T) {
+	safe := map[string]bool{"conn-failure": true, "none": true}
+	for _, v := range directives(t, "haproxy.cfg", "retry-on ") {
+		for _, kw := range strings.Fields(v) {
+			if !safe[kw] {
+				t.Errorf("haproxy.cfg retries on %s: the replica received the call", kw)
+			}
+		}
+	}
+	safe = map[string]bool{"connect-failure": true, "refused-stream": true, "reset-before-request": true}
+	for _, vh := range envoyConnectionManager(t).GetRouteConfig().GetVirtualHosts() {
+		for _, r := range vh.GetRoutes() {
+			for kw := range strings.SplitSeq(r.GetRoute().GetRetryPolicy().GetRetryOn(), ",") {
+				if kw = strings.TrimSpace(kw); kw != "" && !safe[kw] {
+					t.Errorf("envoy.yaml retries on %s: the replica received the call", kw)
+				}
+			}
+		}
+	}
+}
+
+// envoyConnectionManager returns envoy.yaml's HTTP connection manager.
+func envoyConnectionManager(t *testing.T) *hcmv3.HttpConnectionManager {
+	t.Helper()
+	b := envoyBootstrap(t)
+	for _, l := range b.GetStaticResources().GetListeners() {
+		for _, fc := range l.GetFilterChains() {
+			for _, f := range fc.GetFilters() {
+				var hcm hcmv3.HttpConnectionManager
+				if f.GetTypedConfig().UnmarshalTo(&hcm) == nil {
+					return &hcm
+				}
+			}
+		}
+	}
+	t.Fatal("envoy.yaml has no HTTP connection manager")
+	return nil
 }
