@@ -3,13 +3,17 @@ package deploy_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"sigs.k8s.io/yaml"
+
+	"github.com/llmrelay/llmrelay/internal/config"
 
 	// The extensions envoy.yaml names in typed_config, so that their
 	// types resolve.
@@ -79,6 +83,19 @@ func TestProxiesDocShowsTheTestedFiles(t *testing.T) {
 	}
 }
 
+// mustOutlastEveryCall is what a proxy's stream timeouts must exceed: the
+// longest a call may run, or stay silent, before llmrelay ends it with its
+// own status (deadlines.max; the first event and stream idle timeouts are
+// capped below it). A proxy that gives up at the same moment races that
+// status, and answers with its own error, or sends the call again.
+func mustOutlastEveryCall(t *testing.T, what string, d time.Duration) {
+	t.Helper()
+	longest := config.Default().Deadlines.Max
+	if d <= longest {
+		t.Errorf("%s is %v: keep it above deadlines.max (%v)", what, d, longest)
+	}
+}
+
 // directives returns the values of the lines of a proxy config that start
 // with name (after indentation), comments dropped.
 func directives(t *testing.T, file, name string) []string {
@@ -95,6 +112,50 @@ func directives(t *testing.T, file, name string) []string {
 		}
 	}
 	return values
+}
+
+// proxyDuration parses a proxy's duration: Go's units, and a bare number
+// in bare (HAProxy: milliseconds; nghttpx: seconds).
+func proxyDuration(t *testing.T, s string, bare time.Duration) time.Duration {
+	t.Helper()
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.Duration(n) * bare
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatalf("duration %q: %v", s, err)
+	}
+	return d
+}
+
+// TestProxyTimeoutsOutlastEveryCall: every proxy's per-stream timeouts
+// exceed deadlines.max. At 10 minutes, equal to it, HAProxy's and
+// nghttpx's read timeouts and Envoy's stream idle timeout raced the
+// status of a call silent to its deadline.
+func TestProxyTimeoutsOutlastEveryCall(t *testing.T) {
+	for _, name := range []string{"timeout client", "timeout server"} {
+		values := directives(t, "haproxy.cfg", name+" ")
+		if len(values) != 1 {
+			t.Fatalf("haproxy.cfg: %d %q lines, want 1", len(values), name)
+		}
+		mustOutlastEveryCall(t, "haproxy.cfg's "+name, proxyDuration(t, values[0], time.Millisecond))
+	}
+	for _, name := range []string{"backend-read-timeout=", "frontend-http2-read-timeout="} {
+		values := directives(t, "nghttpx.conf", name)
+		if len(values) != 1 {
+			t.Fatalf("nghttpx.conf: %d %q lines, want 1", len(values), name)
+		}
+		mustOutlastEveryCall(t, "nghttpx.conf's "+strings.TrimSuffix(name, "="), proxyDuration(t, values[0], time.Second))
+	}
+	hcm := envoyConnectionManager(t)
+	mustOutlastEveryCall(t, "envoy.yaml's stream_idle_timeout", hcm.GetStreamIdleTimeout().AsDuration())
+	for _, vh := range hcm.GetRouteConfig().GetVirtualHosts() {
+		for _, r := range vh.GetRoutes() {
+			if d := r.GetRoute().GetTimeout(); d == nil || d.AsDuration() != 0 {
+				mustOutlastEveryCall(t, "envoy.yaml's route timeout (15s when unset; 0 turns it off)", d.AsDuration())
+			}
+		}
+	}
 }
 
 // TestProxiesRetryOnlyWhatNeverReachedAReplica: a proxy may send a call
