@@ -403,6 +403,12 @@ func TestSelectorsAndTargets(t *testing.T) {
 	if m.pdb.Spec.MaxUnavailable == nil && m.pdb.Spec.MinAvailable == nil {
 		t.Error("the PodDisruptionBudget bounds nothing")
 	}
+	// With the default (IfHealthyBudget), replicas that all crash-loop
+	// block every node drain: none may be evicted while the budget is
+	// short, and it stays short.
+	if p := m.pdb.Spec.UnhealthyPodEvictionPolicy; p == nil || *p != policyv1.AlwaysAllow {
+		t.Errorf("the PodDisruptionBudget's unhealthyPodEvictionPolicy is %v, want AlwaysAllow: unready replicas would block node drains", p)
+	}
 	for _, metric := range m.hpa.Spec.Metrics {
 		if metric.Resource != nil && metric.Resource.Target.Type == autoscalingv2.UtilizationMetricType {
 			if _, ok := c.Resources.Requests[corev1.ResourceName(metric.Resource.Name)]; !ok {
