@@ -400,6 +400,20 @@ func TestSelectorsAndTargets(t *testing.T) {
 	if m.hpa.Spec.MinReplicas == nil || *m.hpa.Spec.MinReplicas < 2 {
 		t.Error("the HorizontalPodAutoscaler may scale to one replica: the PodDisruptionBudget would then block every node drain")
 	}
+	spread := map[string]bool{}
+	for _, c := range d.Spec.Template.Spec.TopologySpreadConstraints {
+		s, err := metav1.LabelSelectorAsSelector(c.LabelSelector)
+		if err != nil || s.Empty() || !s.Matches(podLabels) {
+			t.Errorf("the spread over %s selects %v, not the pods", c.TopologyKey, c.LabelSelector)
+		}
+		spread[c.TopologyKey] = true
+	}
+	// One zone's or node's loss takes its share of the replicas only.
+	for _, key := range []string{corev1.LabelTopologyZone, corev1.LabelHostname} {
+		if !spread[key] {
+			t.Errorf("the pods are not spread over %s", key)
+		}
+	}
 	if m.pdb.Spec.MaxUnavailable == nil && m.pdb.Spec.MinAvailable == nil {
 		t.Error("the PodDisruptionBudget bounds nothing")
 	}
