@@ -336,6 +336,21 @@ func TestTerminationCoversTheDrain(t *testing.T) {
 	}
 }
 
+// TestRolloutCutsNoCallWithinItsDeadline: a rolling update drains each
+// old pod for shutdown_grace, then cuts what still runs
+// (SERVER_SHUTTING_DOWN, RESUMABLE_CALL_LOST). A call may run to
+// deadlines.max: a client's longer deadline is cut to it, and an SDK's
+// stream on the HTTP port runs to it (docs/http.md, "Timeouts"). A grace
+// shorter than that cuts calls within their deadline on every rollout; a
+// longer one costs nothing while calls are short, since the pod exits when
+// its last call ends.
+func TestRolloutCutsNoCallWithinItsDeadline(t *testing.T) {
+	cfg := llmrelayConfig(t, load(t))
+	if cfg.ShutdownGrace < cfg.Deadlines.Max {
+		t.Errorf("shutdown_grace is %v, deadlines.max %v: a rolling update cuts calls still within their deadline", cfg.ShutdownGrace, cfg.Deadlines.Max)
+	}
+}
+
 // TestSelectorsAndTargets: the Service, the PodDisruptionBudget and the
 // HorizontalPodAutoscaler point at the Deployment's pods and ports.
 func TestSelectorsAndTargets(t *testing.T) {
@@ -385,8 +400,28 @@ func TestSelectorsAndTargets(t *testing.T) {
 	if m.hpa.Spec.MinReplicas == nil || *m.hpa.Spec.MinReplicas < 2 {
 		t.Error("the HorizontalPodAutoscaler may scale to one replica: the PodDisruptionBudget would then block every node drain")
 	}
+	spread := map[string]bool{}
+	for _, c := range d.Spec.Template.Spec.TopologySpreadConstraints {
+		s, err := metav1.LabelSelectorAsSelector(c.LabelSelector)
+		if err != nil || s.Empty() || !s.Matches(podLabels) {
+			t.Errorf("the spread over %s selects %v, not the pods", c.TopologyKey, c.LabelSelector)
+		}
+		spread[c.TopologyKey] = true
+	}
+	// One zone's or node's loss takes its share of the replicas only.
+	for _, key := range []string{corev1.LabelTopologyZone, corev1.LabelHostname} {
+		if !spread[key] {
+			t.Errorf("the pods are not spread over %s", key)
+		}
+	}
 	if m.pdb.Spec.MaxUnavailable == nil && m.pdb.Spec.MinAvailable == nil {
 		t.Error("the PodDisruptionBudget bounds nothing")
+	}
+	// With the default (IfHealthyBudget), replicas that all crash-loop
+	// block every node drain: none may be evicted while the budget is
+	// short, and it stays short.
+	if p := m.pdb.Spec.UnhealthyPodEvictionPolicy; p == nil || *p != policyv1.AlwaysAllow {
+		t.Errorf("the PodDisruptionBudget's unhealthyPodEvictionPolicy is %v, want AlwaysAllow: unready replicas would block node drains", p)
 	}
 	for _, metric := range m.hpa.Spec.Metrics {
 		if metric.Resource != nil && metric.Resource.Target.Type == autoscalingv2.UtilizationMetricType {
@@ -424,10 +459,16 @@ func TestPodSecurity(t *testing.T) {
 }
 
 // TestGoRuntimeSizedFromTheResources: the Go runtime takes its sizes from
-// the container's resources through the downward API: the heap's limit
-// from the memory limit, and its processors from the CPU request, which
-// the kubelet rounds up to whole CPUs. Without GOMAXPROCS a pod with no CPU
-// limit would run one processor per core of its node.
+// the container's resources through the downward API: its memory limit
+// from the memory request, which sits 5 to 20% below the memory limit, and
+// its processors from the CPU request, which the kubelet rounds up to whole
+// CPUs. GOMEMLIMIT at the memory limit itself leaves nothing for what the
+// kernel charges the container beyond the runtime's count (socket
+// buffers): the OOM killer then ends every stream before the GC works
+// harder. A request far below the limit lets the node promise the memory
+// elsewhere, and node-pressure eviction kills the pod without a drain.
+// Without GOMAXPROCS a pod with no CPU limit would run one processor per
+// core of its node.
 func TestGoRuntimeSizedFromTheResources(t *testing.T) {
 	c := llmrelayContainer(t, load(t).deployment)
 	from := func(name string) *corev1.ResourceFieldSelector {
@@ -444,11 +485,19 @@ func TestGoRuntimeSizedFromTheResources(t *testing.T) {
 		return nil
 	}
 
-	if ref := from("GOMEMLIMIT"); ref.Resource != "limits.memory" {
-		t.Errorf("GOMEMLIMIT comes from %s, want limits.memory", ref.Resource)
+	if ref := from("GOMEMLIMIT"); ref.Resource != "requests.memory" {
+		t.Errorf("GOMEMLIMIT comes from %s, want requests.memory", ref.Resource)
+	} else if !ref.Divisor.IsZero() && ref.Divisor.Value() != 1 {
+		t.Errorf("GOMEMLIMIT's divisor is %s: the runtime reads a bare number as bytes", ref.Divisor.String())
 	}
-	if _, ok := c.Resources.Limits[corev1.ResourceMemory]; !ok {
-		t.Error("no memory limit for GOMEMLIMIT to follow")
+	memLimit, okLimit := c.Resources.Limits[corev1.ResourceMemory]
+	memRequest, okRequest := c.Resources.Requests[corev1.ResourceMemory]
+	if !okLimit || !okRequest {
+		t.Fatal("no memory request and limit for GOMEMLIMIT to sit between")
+	}
+	if ratio := float64(memRequest.Value()) / float64(memLimit.Value()); ratio < 0.8 || ratio > 0.95 {
+		t.Errorf("the memory request (GOMEMLIMIT) is %s, %.0f%% of the limit %s; want 80 to 95%%: headroom for what the runtime does not count, and no overcommit",
+			memRequest.String(), 100*ratio, memLimit.String())
 	}
 
 	ref := from("GOMAXPROCS")
