@@ -205,6 +205,9 @@ func TestCreateRefuses(t *testing.T) {
 		{"a budget without a cap", func(k *apikeys.Key) { k.Budgets = []spend.Budget{{Window: spend.Day}} }, apikeys.ErrInvalid, "key.budgets[0].max_cost_usd"},
 		{"an expiry in the past", func(k *apikeys.Key) { k.ExpiresAt = past.ExpiresAt }, apikeys.ErrInvalid, "key.expires_at"},
 		{"a bad server tool pattern", func(k *apikeys.Key) { k.Tools = []string{"every thing/*"} }, apikeys.ErrInvalid, "key.tools"},
+		{"a scope twice", func(k *apikeys.Key) { k.Scopes = []string{"generate", "generate"} }, apikeys.ErrInvalid, "key.scopes[1]"},
+		{"a model pattern twice", func(k *apikeys.Key) { k.Models = []string{"mock/*", "mock/*"} }, apikeys.ErrInvalid, "key.models[1]"},
+		{"a server tool pattern twice", func(k *apikeys.Key) { k.Tools = []string{"everything/*", "everything/*"} }, apikeys.ErrInvalid, "key.tools[1]"},
 	}
 	for _, tc := range tests {
 		k := appKey("new")
@@ -604,5 +607,33 @@ func TestRecheckFollowsTheSecret(t *testing.T) {
 	}
 	if err := noStore.Recheck(ctx, oldOps); !errors.Is(err, auth.ErrUnknownKey) {
 		t.Errorf("without a store, a config key's old secret: Recheck %v, want ErrUnknownKey", err)
+	}
+}
+
+// TestKeyStoredBeforeTheChecks: a key stored before auth refused what it
+// holds (a scope listed twice) still authenticates, is shown without the
+// repeat, and can be changed; its next update writes it back clean.
+func TestKeyStoredBeforeTheChecks(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	record := `{"scopes":["generate","generate"],"models":["mock/*","mock/*"],"tools":["everything/*","everything/*"]}`
+	if _, err := h.store.CreateKey(ctx, state.StoredKey{Name: "old", Hash: auth.HashKey("old-secret"), Record: []byte(record)}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := h.keys.Lookup(ctx, "old-secret")
+	if err != nil || id.Name != "old" || !id.HasScope(auth.ScopeGenerate) || !id.AllowsModel("mock", "echo") {
+		t.Fatalf("Lookup: %+v, %v; want the key as it was stored", id, err)
+	}
+	clean := func(k *apikeys.Key) bool {
+		return strings.Join(k.Scopes, ",") == "generate" && strings.Join(k.Models, ",") == "mock/*" && strings.Join(k.Tools, ",") == "everything/*"
+	}
+	if k, err := h.admin.Get(ctx, "old"); err != nil || !clean(k) {
+		t.Fatalf("Get: %+v, %v; want each entry once", k, err)
+	}
+	if k, err := h.admin.Update(ctx, ops, apikeys.Key{Name: "old", Metadata: map[string]string{"owner": "me"}}, []string{apikeys.FieldMetadata}); err != nil || !clean(k) {
+		t.Fatalf("Update: %+v, %v; want the change, each entry once", k, err)
+	}
+	if sk, err := h.store.KeyByName(ctx, "old"); err != nil || bytes.Contains(sk.Record, []byte(`"generate","generate"`)) {
+		t.Fatalf("stored after the update: %s, %v; want each entry once", sk.Record, err)
 	}
 }

@@ -208,7 +208,8 @@ func NormalizeHash(s string) string {
 // NewKeyring checks the configured keys and builds the table. It fails with
 // a *KeyError on a missing or duplicate name, a hash that is not 64 hex
 // digits (after NormalizeHash), a duplicate hash, an unknown or missing
-// scope, an empty model list or pattern, or a negative limit: one for
+// scope, an empty model list or pattern, an entry listed twice in scopes,
+// models or tools, or a negative limit: one for
 // each key with a problem, joined (errors.Join) when there are several.
 // An empty list gives an empty Keyring.
 func NewKeyring(cfgs []KeyConfig) (*Keyring, error) {
@@ -267,6 +268,14 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 	if len(c.Scopes) == 0 {
 		return nil, sum, "scopes", "is empty; known scopes: " + scopeList()
 	}
+	for _, l := range []struct {
+		field string
+		list  []string
+	}{{"scopes", c.Scopes}, {"models", c.Models}, {"tools", c.Tools}} {
+		if i, j := repeat(l.list); i >= 0 {
+			return nil, sum, fmt.Sprintf("%s[%d]", l.field, j), fmt.Sprintf("%q is listed twice (also %s[%d]): list each once", l.list[j], l.field, i)
+		}
+	}
 	id = &Identity{Name: c.Name, ID: identityID(sum)}
 	for _, s := range c.Scopes {
 		if !slices.Contains(knownScopes, Scope(s)) {
@@ -321,6 +330,19 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 		id.Limits.Burst = max(1, int(id.Limits.RequestsPerSecond+0.999999))
 	}
 	return id, sum, "", ""
+}
+
+// repeat returns the positions of the first entry of list that repeats an
+// earlier one (i < j), or -1, -1.
+func repeat(list []string) (i, j int) {
+	seen := make(map[string]int, len(list))
+	for j, v := range list {
+		if i, ok := seen[v]; ok {
+			return i, j
+		}
+		seen[v] = j
+	}
+	return -1, -1
 }
 
 // NewIdentity checks one key, as NewKeyring checks each configured key,
