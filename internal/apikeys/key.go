@@ -128,9 +128,12 @@ func decodeKey(name string, record []byte) (*Key, error) {
 
 // tidy drops from a stored key what keys stored before auth refused it
 // may hold, and what never had an effect: an entry repeated in scopes,
-// models or tools. Such a key authenticates as before, and is shown (and
-// written back by its next update) without it.
+// models or tools, a burst without a rate. Such a key authenticates as
+// before, and is shown (and written back by its next update) without it.
 func tidy(k *Key) {
+	if k.Limits.RequestsPerSecond == 0 {
+		k.Limits.Burst = 0
+	}
 	for _, l := range []*[]string{&k.Scopes, &k.Models, &k.Tools} {
 		var seen []string
 		for _, v := range *l {

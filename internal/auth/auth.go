@@ -92,7 +92,7 @@ type KeyConfig struct {
 	// RequestsPerSecond is the key's sustained call rate; 0 means unlimited.
 	RequestsPerSecond float64 `yaml:"requests_per_second"`
 	// Burst is how many calls may arrive at once above the rate; 0 means
-	// max(1, ceil(RequestsPerSecond)).
+	// max(1, ceil(RequestsPerSecond)). It needs a RequestsPerSecond.
 	Burst int `yaml:"burst"`
 	// MaxConcurrentStreams bounds the key's Generate calls in flight; 0
 	// means unlimited.
@@ -209,7 +209,7 @@ func NormalizeHash(s string) string {
 // a *KeyError on a missing or duplicate name, a hash that is not 64 hex
 // digits (after NormalizeHash), a duplicate hash, an unknown or missing
 // scope, an empty model list or pattern, an entry listed twice in scopes,
-// models or tools, or a negative limit: one for
+// models or tools, a negative limit or a burst without a rate: one for
 // each key with a problem, joined (errors.Join) when there are several.
 // An empty list gives an empty Keyring.
 func NewKeyring(cfgs []KeyConfig) (*Keyring, error) {
@@ -315,6 +315,9 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 		case l.v > MaxKeyLimit:
 			return nil, sum, l.field, fmt.Sprintf("must be at most %d, as through the admin API", MaxKeyLimit)
 		}
+	}
+	if c.Burst > 0 && c.RequestsPerSecond == 0 {
+		return nil, sum, "burst", "is set without requests_per_second: a burst is how many calls may arrive at once above a rate, and without one calls are not limited; set requests_per_second too, or leave burst 0"
 	}
 	var be *spend.BudgetError
 	if err := spend.CheckBudgets(c.Budgets); errors.As(err, &be) {

@@ -148,6 +148,7 @@ func TestNewKeyringRejects(t *testing.T) {
 		{"a model pattern twice", func(c *KeyConfig) { c.Models = []string{"mock/*", "mock/*"} }, false, `models[1] "mock/*" is listed twice (also models[0])`},
 		{"a tool pattern twice", func(c *KeyConfig) { c.Tools = []string{"everything/*", "x/y", "everything/*"} }, false, `tools[2] "everything/*" is listed twice (also tools[0])`},
 		{"negative limit", func(c *KeyConfig) { c.Burst = -1 }, false, "burst must not be negative"},
+		{"a burst without a rate", func(c *KeyConfig) { c.Burst = 5 }, false, "burst is set without requests_per_second"},
 		{"a NaN rate", func(c *KeyConfig) { c.RequestsPerSecond = math.NaN() }, false, "requests_per_second must not be negative"},
 		{"a limit past the admin API's", func(c *KeyConfig) { c.MaxConcurrentStreams = 5_000_000_000 }, false, "max_concurrent_streams must be at most 1000000"},
 		{"budget without a cap", func(c *KeyConfig) { c.Budgets = []spend.Budget{{Window: spend.Day}} }, false, "budgets[0].max_cost_usd or max_tokens is required"},

@@ -115,7 +115,7 @@ func (s *keySpec) define(fs *flag.FlagSet) {
 	fs.Var(&s.budgets, "budget", "a `BUDGET` as in the config file, '{window: day, max_cost_usd: 5}' (repeat for several; \"none\" for none)")
 	fs.StringVar(&s.expires, "expires", "", "when the key stops working: a `TIME` (RFC 3339), a duration from now (720h), or \"never\"")
 	fs.Float64Var(&s.rps, "rps", 0, "the key's requests per second (`RATE`; 0: unlimited)")
-	fs.IntVar(&s.burst, "burst", 0, "the key's burst above its rate (`N`)")
+	fs.IntVar(&s.burst, "burst", 0, "the key's burst above its rate (`N`; needs --rps; 0: the rate rounded up)")
 	fs.IntVar(&s.maxStreams, "max-streams", 0, "the key's Generate calls at once (`N`; 0: unlimited)")
 	fs.Var(&s.metadata, "metadata", "a label `KEY=VALUE` of the key (repeat for several; \"none\" for none)")
 }
@@ -333,7 +333,8 @@ replica sees the change within a second. A repeated flag (--scope, --model,
 --budget, --metadata) replaces the whole list; "--budget none" and
 "--metadata none" clear it, "--team ''" takes the key out of its team,
 "--expires never" keeps it from expiring. Any of --rps, --burst and
---max-streams sets all three (the others to 0, unlimited).
+--max-streams sets all three (the others to 0, unlimited); --burst needs
+--rps.
 
   llmrelay keys update ci --budget '{window: day, max_cost_usd: 10}'`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {

@@ -110,6 +110,7 @@ func TestKeysAgainstARunningServer(t *testing.T) {
 		{[]string{"keys", "create", "x", "--scope", "admin", "--team", "nope"}, env, `INVALID_ARGUMENT INVALID_REQUEST: key.team: "nope" is not a configured team`},
 		{[]string{"keys", "create", "x", "--scope", "admin", "--max-streams", "4294967297"}, env, "INVALID_ARGUMENT INVALID_REQUEST: validation error: key.limits.max_concurrent_streams: must be less than or equal to 1000000"},
 		{[]string{"keys", "create", "y", "--scope", "admin", "--rps", "NaN"}, env, "INVALID_ARGUMENT INVALID_REQUEST: validation error: key.limits.requests_per_second: must be greater than or equal to 0"},
+		{[]string{"keys", "create", "w", "--scope", "admin", "--burst", "5"}, env, "INVALID_ARGUMENT INVALID_REQUEST: key.limits.burst: is set without requests_per_second"},
 		{[]string{"keys", "create", "z", "--scope", "generate", "--scope", "generate", "--model", "*"}, env, `INVALID_ARGUMENT INVALID_REQUEST: key.scopes[1]: "generate" is listed twice (also scopes[0]): list each once`},
 	} {
 		r := runCLI(t.Context(), t, tc.args, tc.env, "")
