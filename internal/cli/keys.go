@@ -170,6 +170,9 @@ func (s *keySpec) key(cmd string, fs *flag.FlagSet, now time.Time) (*adminv1.Key
 			if !ok || name == "" {
 				return nil, nil, usagef(cmd, "%s: --metadata %q: want KEY=VALUE", cmd, kv)
 			}
+			if old, dup := k.Metadata[name]; dup {
+				return nil, nil, usagef(cmd, "%s: --metadata %q: the label %s is already given (%s=%s): give each label once", cmd, kv, name, name, old)
+			}
 			k.Metadata[name] = v
 		}
 	}

@@ -157,6 +157,7 @@ func TestKeysBudgetWithAFractionalTokenCap(t *testing.T) {
 // --metadata's list, given with other values of the flag is a usage error
 // that says so. It was parsed as a budget ("want a section of settings
 // ..., not \"none\"") or as a label ("want KEY=VALUE").
+// A label given twice is a usage error too: the last value was kept.
 func TestKeysNoneWithOtherValues(t *testing.T) {
 	env := map[string]string{EnvAddr: "127.0.0.1:1", EnvAPIKey: "ops-secret"}
 	for _, tc := range []struct {
@@ -169,6 +170,8 @@ func TestKeysNoneWithOtherValues(t *testing.T) {
 			"llmrelay: keys create: --budget none clears the list: give it alone, not with other --budget flags\n"},
 		{[]string{"keys", "update", "ci", "--metadata", "owner=me", "--metadata", "none"},
 			"llmrelay: keys update: --metadata none clears the list: give it alone, not with other --metadata flags\n"},
+		{[]string{"keys", "create", "ci", "--scope", "admin", "--metadata", "owner=me", "--metadata", "owner=you"},
+			"llmrelay: keys create: --metadata \"owner=you\": the label owner is already given (owner=me): give each label once\n"},
 	} {
 		r := runCLI(t.Context(), t, tc.args, env, "")
 		if first, _, _ := strings.Cut(r.stderr, "Run "); r.code != ExitUsage || first != tc.want {
