@@ -496,6 +496,24 @@ func expiresLine(k *adminv1.Key) string {
 	return k.GetExpiresAt().AsTime().UTC().Format(time.RFC3339)
 }
 
+// limitsLine says a key's limits in words: a limit of 0 is none, not a
+// limit of nothing ("0 streams" read as a key that may run none), and a
+// burst of 0 is the rate's own (KeyLimits).
+func limitsLine(l *adminv1.KeyLimits) string {
+	rate := "no rate limit"
+	if rps := l.GetRequestsPerSecond(); rps != 0 {
+		rate = usd(rps) + " requests/s"
+		if b := l.GetBurst(); b > 0 {
+			rate += fmt.Sprintf(", burst %d", b)
+		}
+	}
+	streams := "no stream limit"
+	if n := l.GetMaxConcurrentStreams(); n > 0 {
+		streams = fmt.Sprintf("%d streams at once", n)
+	}
+	return rate + ", " + streams
+}
+
 // printKey prints one key, a field a line.
 func printKey(w io.Writer, k *adminv1.Key) {
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
@@ -507,7 +525,7 @@ func printKey(w io.Writer, k *adminv1.Key) {
 	line("models", dash(strings.Join(k.GetModels(), ", ")))
 	line("team", dash(k.GetTeam()))
 	if l := k.GetLimits(); l != nil {
-		line("limits", fmt.Sprintf("%s requests/s, burst %d, %d streams", usd(l.GetRequestsPerSecond()), l.GetBurst(), l.GetMaxConcurrentStreams()))
+		line("limits", limitsLine(l))
 	}
 	for _, b := range k.GetBudgets() {
 		v := budgetsLine([]*adminv1.Budget{b})

@@ -59,9 +59,16 @@ func TestKeysAgainstARunningServer(t *testing.T) {
 			t.Errorf("keys get lacks %q:\n%s", want, got)
 		}
 	}
+	// A limit of 0 is none, shown so: "0 streams" read as none allowed.
 	updated := run("keys", "update", "ci", "--budget", "none", "--rps", "5").stdout
-	if strings.Contains(updated, "budget:") || !strings.Contains(updated, "limits:     5 requests/s, burst 0, 0 streams") || !strings.Contains(updated, "team:       research") {
+	if strings.Contains(updated, "budget:") || !strings.Contains(updated, "limits:     5 requests/s, no stream limit\n") || !strings.Contains(updated, "team:       research") {
 		t.Errorf("keys update: %s", updated)
+	}
+	if updated := run("keys", "update", "ci", "--rps", "2.5", "--burst", "4", "--max-streams", "3").stdout; !strings.Contains(updated, "limits:     2.5 requests/s, burst 4, 3 streams at once\n") {
+		t.Errorf("keys update with every limit: %s", updated)
+	}
+	if updated := run("keys", "update", "ci", "--max-streams", "3").stdout; !strings.Contains(updated, "limits:     no rate limit, 3 streams at once\n") {
+		t.Errorf("keys update with a stream limit only: %s", updated)
 	}
 
 	// The new key calls the server, and its call shows in the usage.
