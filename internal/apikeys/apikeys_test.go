@@ -205,6 +205,10 @@ func TestCreateRefuses(t *testing.T) {
 		{"a budget without a cap", func(k *apikeys.Key) { k.Budgets = []spend.Budget{{Window: spend.Day}} }, apikeys.ErrInvalid, "key.budgets[0].max_cost_usd"},
 		{"an expiry in the past", func(k *apikeys.Key) { k.ExpiresAt = past.ExpiresAt }, apikeys.ErrInvalid, "key.expires_at"},
 		{"a bad server tool pattern", func(k *apikeys.Key) { k.Tools = []string{"every thing/*"} }, apikeys.ErrInvalid, "key.tools"},
+		{"a scope twice", func(k *apikeys.Key) { k.Scopes = []string{"generate", "generate"} }, apikeys.ErrInvalid, "key.scopes[1]"},
+		{"a burst without a rate", func(k *apikeys.Key) { k.Limits = apikeys.Limits{Burst: 5, MaxConcurrentStreams: 2} }, apikeys.ErrInvalid, "key.limits.burst"},
+		{"a model pattern twice", func(k *apikeys.Key) { k.Models = []string{"mock/*", "mock/*"} }, apikeys.ErrInvalid, "key.models[1]"},
+		{"a server tool pattern twice", func(k *apikeys.Key) { k.Tools = []string{"everything/*", "everything/*"} }, apikeys.ErrInvalid, "key.tools[1]"},
 	}
 	for _, tc := range tests {
 		k := appKey("new")
@@ -604,5 +608,35 @@ func TestRecheckFollowsTheSecret(t *testing.T) {
 	}
 	if err := noStore.Recheck(ctx, oldOps); !errors.Is(err, auth.ErrUnknownKey) {
 		t.Errorf("without a store, a config key's old secret: Recheck %v, want ErrUnknownKey", err)
+	}
+}
+
+// TestKeyStoredBeforeTheChecks: a key stored before auth refused what it
+// holds (a scope listed twice, a burst without a rate) still
+// authenticates, is shown without them, and can be changed; its next
+// update writes it back clean.
+func TestKeyStoredBeforeTheChecks(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	record := `{"scopes":["generate","generate"],"models":["mock/*","mock/*"],"tools":["everything/*","everything/*"],"limits":{"burst":5,"max_concurrent_streams":2}}`
+	if _, err := h.store.CreateKey(ctx, state.StoredKey{Name: "old", Hash: auth.HashKey("old-secret"), Record: []byte(record)}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := h.keys.Lookup(ctx, "old-secret")
+	if err != nil || id.Name != "old" || !id.HasScope(auth.ScopeGenerate) || !id.AllowsModel("mock", "echo") {
+		t.Fatalf("Lookup: %+v, %v; want the key as it was stored", id, err)
+	}
+	clean := func(k *apikeys.Key) bool {
+		return strings.Join(k.Scopes, ",") == "generate" && strings.Join(k.Models, ",") == "mock/*" && strings.Join(k.Tools, ",") == "everything/*" &&
+			k.Limits == apikeys.Limits{MaxConcurrentStreams: 2}
+	}
+	if k, err := h.admin.Get(ctx, "old"); err != nil || !clean(k) {
+		t.Fatalf("Get: %+v, %v; want each entry once", k, err)
+	}
+	if k, err := h.admin.Update(ctx, ops, apikeys.Key{Name: "old", Metadata: map[string]string{"owner": "me"}}, []string{apikeys.FieldMetadata}); err != nil || !clean(k) {
+		t.Fatalf("Update: %+v, %v; want the change, each entry once", k, err)
+	}
+	if sk, err := h.store.KeyByName(ctx, "old"); err != nil || bytes.Contains(sk.Record, []byte(`"generate","generate"`)) {
+		t.Fatalf("stored after the update: %s, %v; want each entry once", sk.Record, err)
 	}
 }

@@ -122,7 +122,29 @@ func decodeKey(name string, record []byte) (*Key, error) {
 		return nil, fmt.Errorf("apikeys: stored key %s is damaged: %w", name, err)
 	}
 	k.Name, k.Source = name, SourceStore
+	tidy(k)
 	return k, nil
+}
+
+// tidy drops from a stored key what keys stored before auth refused it
+// may hold, and what never had an effect: an entry repeated in scopes,
+// models or tools, a burst without a rate. Such a key authenticates as
+// before, and is shown (and written back by its next update) without it.
+func tidy(k *Key) {
+	if k.Limits.RequestsPerSecond == 0 {
+		k.Limits.Burst = 0
+	}
+	for _, l := range []*[]string{&k.Scopes, &k.Models, &k.Tools} {
+		var seen []string
+		for _, v := range *l {
+			if !slices.Contains(seen, v) {
+				seen = append(seen, v)
+			}
+		}
+		if len(seen) < len(*l) {
+			*l = seen
+		}
+	}
 }
 
 // namePattern is what a stored key's name looks like (as a team's).

@@ -92,7 +92,7 @@ type KeyConfig struct {
 	// RequestsPerSecond is the key's sustained call rate; 0 means unlimited.
 	RequestsPerSecond float64 `yaml:"requests_per_second"`
 	// Burst is how many calls may arrive at once above the rate; 0 means
-	// max(1, ceil(RequestsPerSecond)).
+	// max(1, ceil(RequestsPerSecond)). It needs a RequestsPerSecond.
 	Burst int `yaml:"burst"`
 	// MaxConcurrentStreams bounds the key's Generate calls in flight; 0
 	// means unlimited.
@@ -208,7 +208,8 @@ func NormalizeHash(s string) string {
 // NewKeyring checks the configured keys and builds the table. It fails with
 // a *KeyError on a missing or duplicate name, a hash that is not 64 hex
 // digits (after NormalizeHash), a duplicate hash, an unknown or missing
-// scope, an empty model list or pattern, or a negative limit: one for
+// scope, an empty model list or pattern, an entry listed twice in scopes,
+// models or tools, a negative limit or a burst without a rate: one for
 // each key with a problem, joined (errors.Join) when there are several.
 // An empty list gives an empty Keyring.
 func NewKeyring(cfgs []KeyConfig) (*Keyring, error) {
@@ -267,6 +268,14 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 	if len(c.Scopes) == 0 {
 		return nil, sum, "scopes", "is empty; known scopes: " + scopeList()
 	}
+	for _, l := range []struct {
+		field string
+		list  []string
+	}{{"scopes", c.Scopes}, {"models", c.Models}, {"tools", c.Tools}} {
+		if i, j := repeat(l.list); i >= 0 {
+			return nil, sum, fmt.Sprintf("%s[%d]", l.field, j), fmt.Sprintf("%q is listed twice (also %s[%d]): list each once", l.list[j], l.field, i)
+		}
+	}
 	id = &Identity{Name: c.Name, ID: identityID(sum)}
 	for _, s := range c.Scopes {
 		if !slices.Contains(knownScopes, Scope(s)) {
@@ -307,6 +316,9 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 			return nil, sum, l.field, fmt.Sprintf("must be at most %d, as through the admin API", MaxKeyLimit)
 		}
 	}
+	if c.Burst > 0 && c.RequestsPerSecond == 0 {
+		return nil, sum, "burst", "is set without requests_per_second: a burst is how many calls may arrive at once above a rate, and without one calls are not limited; set requests_per_second too, or leave burst 0"
+	}
 	var be *spend.BudgetError
 	if err := spend.CheckBudgets(c.Budgets); errors.As(err, &be) {
 		return nil, sum, fmt.Sprintf("budgets[%d].%s", be.Index, be.Field), be.Problem
@@ -321,6 +333,19 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 		id.Limits.Burst = max(1, int(id.Limits.RequestsPerSecond+0.999999))
 	}
 	return id, sum, "", ""
+}
+
+// repeat returns the positions of the first entry of list that repeats an
+// earlier one (i < j), or -1, -1.
+func repeat(list []string) (i, j int) {
+	seen := make(map[string]int, len(list))
+	for j, v := range list {
+		if i, ok := seen[v]; ok {
+			return i, j
+		}
+		seen[v] = j
+	}
+	return -1, -1
 }
 
 // NewIdentity checks one key, as NewKeyring checks each configured key,

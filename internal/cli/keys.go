@@ -115,7 +115,7 @@ func (s *keySpec) define(fs *flag.FlagSet) {
 	fs.Var(&s.budgets, "budget", "a `BUDGET` as in the config file, '{window: day, max_cost_usd: 5}' (repeat for several; \"none\" for none)")
 	fs.StringVar(&s.expires, "expires", "", "when the key stops working: a `TIME` (RFC 3339), a duration from now (720h), or \"never\"")
 	fs.Float64Var(&s.rps, "rps", 0, "the key's requests per second (`RATE`; 0: unlimited)")
-	fs.IntVar(&s.burst, "burst", 0, "the key's burst above its rate (`N`)")
+	fs.IntVar(&s.burst, "burst", 0, "the key's burst above its rate (`N`; needs --rps; 0: the rate rounded up)")
 	fs.IntVar(&s.maxStreams, "max-streams", 0, "the key's Generate calls at once (`N`; 0: unlimited)")
 	fs.Var(&s.metadata, "metadata", "a label `KEY=VALUE` of the key (repeat for several; \"none\" for none)")
 }
@@ -169,6 +169,9 @@ func (s *keySpec) key(cmd string, fs *flag.FlagSet, now time.Time) (*adminv1.Key
 			name, v, ok := strings.Cut(kv, "=")
 			if !ok || name == "" {
 				return nil, nil, usagef(cmd, "%s: --metadata %q: want KEY=VALUE", cmd, kv)
+			}
+			if old, dup := k.Metadata[name]; dup {
+				return nil, nil, usagef(cmd, "%s: --metadata %q: the label %s is already given (%s=%s): give each label once", cmd, kv, name, name, old)
 			}
 			k.Metadata[name] = v
 		}
@@ -333,7 +336,8 @@ replica sees the change within a second. A repeated flag (--scope, --model,
 --budget, --metadata) replaces the whole list; "--budget none" and
 "--metadata none" clear it, "--team ''" takes the key out of its team,
 "--expires never" keeps it from expiring. Any of --rps, --burst and
---max-streams sets all three (the others to 0, unlimited).
+--max-streams sets all three (the others to 0, unlimited); --burst needs
+--rps.
 
   llmrelay keys update ci --budget '{window: day, max_cost_usd: 10}'`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
@@ -492,6 +496,24 @@ func expiresLine(k *adminv1.Key) string {
 	return k.GetExpiresAt().AsTime().UTC().Format(time.RFC3339)
 }
 
+// limitsLine says a key's limits in words: a limit of 0 is none, not a
+// limit of nothing ("0 streams" read as a key that may run none), and a
+// burst of 0 is the rate's own (KeyLimits).
+func limitsLine(l *adminv1.KeyLimits) string {
+	rate := "no rate limit"
+	if rps := l.GetRequestsPerSecond(); rps != 0 {
+		rate = usd(rps) + " requests/s"
+		if b := l.GetBurst(); b > 0 {
+			rate += fmt.Sprintf(", burst %d", b)
+		}
+	}
+	streams := "no stream limit"
+	if n := l.GetMaxConcurrentStreams(); n > 0 {
+		streams = fmt.Sprintf("%d streams at once", n)
+	}
+	return rate + ", " + streams
+}
+
 // printKey prints one key, a field a line.
 func printKey(w io.Writer, k *adminv1.Key) {
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
@@ -503,7 +525,7 @@ func printKey(w io.Writer, k *adminv1.Key) {
 	line("models", dash(strings.Join(k.GetModels(), ", ")))
 	line("team", dash(k.GetTeam()))
 	if l := k.GetLimits(); l != nil {
-		line("limits", fmt.Sprintf("%s requests/s, burst %d, %d streams", usd(l.GetRequestsPerSecond()), l.GetBurst(), l.GetMaxConcurrentStreams()))
+		line("limits", limitsLine(l))
 	}
 	for _, b := range k.GetBudgets() {
 		v := budgetsLine([]*adminv1.Budget{b})

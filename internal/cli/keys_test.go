@@ -59,9 +59,16 @@ func TestKeysAgainstARunningServer(t *testing.T) {
 			t.Errorf("keys get lacks %q:\n%s", want, got)
 		}
 	}
+	// A limit of 0 is none, shown so: "0 streams" read as none allowed.
 	updated := run("keys", "update", "ci", "--budget", "none", "--rps", "5").stdout
-	if strings.Contains(updated, "budget:") || !strings.Contains(updated, "limits:     5 requests/s, burst 0, 0 streams") || !strings.Contains(updated, "team:       research") {
+	if strings.Contains(updated, "budget:") || !strings.Contains(updated, "limits:     5 requests/s, no stream limit\n") || !strings.Contains(updated, "team:       research") {
 		t.Errorf("keys update: %s", updated)
+	}
+	if updated := run("keys", "update", "ci", "--rps", "2.5", "--burst", "4", "--max-streams", "3").stdout; !strings.Contains(updated, "limits:     2.5 requests/s, burst 4, 3 streams at once\n") {
+		t.Errorf("keys update with every limit: %s", updated)
+	}
+	if updated := run("keys", "update", "ci", "--max-streams", "3").stdout; !strings.Contains(updated, "limits:     no rate limit, 3 streams at once\n") {
+		t.Errorf("keys update with a stream limit only: %s", updated)
 	}
 
 	// The new key calls the server, and its call shows in the usage.
@@ -110,6 +117,8 @@ func TestKeysAgainstARunningServer(t *testing.T) {
 		{[]string{"keys", "create", "x", "--scope", "admin", "--team", "nope"}, env, `INVALID_ARGUMENT INVALID_REQUEST: key.team: "nope" is not a configured team`},
 		{[]string{"keys", "create", "x", "--scope", "admin", "--max-streams", "4294967297"}, env, "INVALID_ARGUMENT INVALID_REQUEST: validation error: key.limits.max_concurrent_streams: must be less than or equal to 1000000"},
 		{[]string{"keys", "create", "y", "--scope", "admin", "--rps", "NaN"}, env, "INVALID_ARGUMENT INVALID_REQUEST: validation error: key.limits.requests_per_second: must be greater than or equal to 0"},
+		{[]string{"keys", "create", "w", "--scope", "admin", "--burst", "5"}, env, "INVALID_ARGUMENT INVALID_REQUEST: key.limits.burst: is set without requests_per_second"},
+		{[]string{"keys", "create", "z", "--scope", "generate", "--scope", "generate", "--model", "*"}, env, `INVALID_ARGUMENT INVALID_REQUEST: key.scopes[1]: "generate" is listed twice (also scopes[0]): list each once`},
 	} {
 		r := runCLI(t.Context(), t, tc.args, tc.env, "")
 		if r.code != ExitFailed || !strings.Contains(r.stderr, addr+": "+tc.want) {
@@ -155,6 +164,7 @@ func TestKeysBudgetWithAFractionalTokenCap(t *testing.T) {
 // --metadata's list, given with other values of the flag is a usage error
 // that says so. It was parsed as a budget ("want a section of settings
 // ..., not \"none\"") or as a label ("want KEY=VALUE").
+// A label given twice is a usage error too: the last value was kept.
 func TestKeysNoneWithOtherValues(t *testing.T) {
 	env := map[string]string{EnvAddr: "127.0.0.1:1", EnvAPIKey: "ops-secret"}
 	for _, tc := range []struct {
@@ -167,6 +177,8 @@ func TestKeysNoneWithOtherValues(t *testing.T) {
 			"llmrelay: keys create: --budget none clears the list: give it alone, not with other --budget flags\n"},
 		{[]string{"keys", "update", "ci", "--metadata", "owner=me", "--metadata", "none"},
 			"llmrelay: keys update: --metadata none clears the list: give it alone, not with other --metadata flags\n"},
+		{[]string{"keys", "create", "ci", "--scope", "admin", "--metadata", "owner=me", "--metadata", "owner=you"},
+			"llmrelay: keys create: --metadata \"owner=you\": the label owner is already given (owner=me): give each label once\n"},
 	} {
 		r := runCLI(t.Context(), t, tc.args, env, "")
 		if first, _, _ := strings.Cut(r.stderr, "Run "); r.code != ExitUsage || first != tc.want {

@@ -74,6 +74,10 @@ func TestAuthKeysAreChecked(t *testing.T) {
 			"config:5: auth.keys[0].sha256: must be 64 hex digits"},
 		"unknown scope": {strings.Replace(keysYAML, "models.list]", "root]", 1),
 			`config:6: auth.keys[0].scopes: has an unknown scope "root"`},
+		"a burst without a rate": {strings.Replace(keysYAML, "      requests_per_second: 20\n", "", 1),
+			"config:8: auth.keys[0].burst: is set without requests_per_second"},
+		"a scope twice": {strings.Replace(keysYAML, "models.list]", "generate]", 1),
+			`config:6: auth.keys[0].scopes[1]: "generate" is listed twice (also scopes[0]): list each once`},
 	} {
 		if _, err := Parse([]byte(tc.yaml)); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error starting %q", name, err, tc.want)
