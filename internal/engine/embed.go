@@ -187,7 +187,7 @@ func (e *embedCall) account(t provider.Target, emb *provider.Embeddings) {
 	cost, _ = e.eng.prices.Cost(t.Entry.Config.Name, t.Model, est)
 	e.estimated.Add(est)
 	e.estimatedCost += cost
-	e.eng.metrics.EstimatedTokens(t.Entry.Config.Name, t.Model, est)
+	e.eng.metrics.EstimatedTokens(l, est)
 }
 
 // settle records the call's usage in its record (the log line) and

@@ -61,7 +61,8 @@ func (c *call) account(t provider.Target, res *attemptResult) {
 	cost, priced := c.eng.prices.Cost(t.Entry.Config.Name, t.Model, res.usage)
 	c.cost += cost
 	c.priced = c.priced || priced
-	c.eng.metrics.AttemptUsage(c.labels(t), res.usage, cost, priced)
+	l := c.labels(t)
+	c.eng.metrics.AttemptUsage(l, res.usage, cost, priced)
 	a := spend.Attempt{Usage: res.usage, Reported: res.reported, Finished: res.finish != provider.FinishUnspecified, Opened: res.opened}
 	if !a.Estimated() {
 		// Most attempts: their request is not measured.
@@ -78,7 +79,7 @@ func (c *call) account(t provider.Target, res *attemptResult) {
 	}
 	c.estimated.usage.Add(est)
 	c.estimated.cost += cost
-	c.eng.metrics.EstimatedTokens(t.Entry.Config.Name, t.Model, est)
+	c.eng.metrics.EstimatedTokens(l, est)
 }
 
 // estimate is what settlement counts by estimate for a call's attempts

@@ -83,3 +83,23 @@ func TestTeamLabel(t *testing.T) {
 		t.Errorf("a key of no team: %v input tokens under team \"\"", got)
 	}
 }
+
+// TestEstimatedTokensOpenModelsAreBounded: the estimated tokens of a
+// provider that lists no models are labelled as its calls are, its first
+// MaxOpenModels model names and OtherModel beyond, so that a client that
+// makes up model names (and ends its streams early) cannot grow
+// llmrelay_estimated_tokens_total without bound.
+func TestEstimatedTokensOpenModelsAreBounded(t *testing.T) {
+	m := New()
+	u := provider.Usage{InputTokens: 3, OutputTokens: 5}
+	for i := range MaxOpenModels + 20 {
+		m.EstimatedTokens(CallLabels{Provider: "open", Model: "m" + strconv.Itoa(i), OpenModels: true}, u)
+		m.EstimatedTokens(CallLabels{Provider: "listed", Model: "m" + strconv.Itoa(i)}, u)
+	}
+	if got, want := testutil.CollectAndCount(m.governance.estimated), 2*(MaxOpenModels+1+MaxOpenModels+20); got != want {
+		t.Errorf("%d series, want %d (input and output of %d open models and %q, and of every listed model)", got, want, MaxOpenModels, OtherModel)
+	}
+	if got := testutil.ToFloat64(m.governance.estimated.WithLabelValues("open", OtherModel, "input")); got != 3*20 {
+		t.Errorf("input tokens counted as %q: %v, want %d", OtherModel, got, 3*20)
+	}
+}

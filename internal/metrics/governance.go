@@ -81,15 +81,22 @@ func (m *Metrics) BudgetRefused(window string, team bool) {
 }
 
 // EstimatedTokens counts the tokens of u, an estimate settlement counted
-// for an attempt to model at provider whose provider reported no usage.
-func (m *Metrics) EstimatedTokens(providerName, model string, u provider.Usage) {
+// for an attempt whose provider reported no usage, by the provider and
+// model of its labels l (the rest are not this metric's). The model of a
+// provider that lists none is bounded as the call metrics' is
+// (MaxOpenModels): clients choose it.
+func (m *Metrics) EstimatedTokens(l CallLabels, u provider.Usage) {
 	if m == nil {
 		return
 	}
+	model := l.Model
+	if l.OpenModels {
+		model = m.series.bound(l.Provider, model)
+	}
 	if u.InputTokens > 0 {
-		m.governance.estimated.WithLabelValues(providerName, model, usage.Input).Add(float64(u.InputTokens))
+		m.governance.estimated.WithLabelValues(l.Provider, model, usage.Input).Add(float64(u.InputTokens))
 	}
 	if u.OutputTokens > 0 {
-		m.governance.estimated.WithLabelValues(providerName, model, usage.Output).Add(float64(u.OutputTokens))
+		m.governance.estimated.WithLabelValues(l.Provider, model, usage.Output).Add(float64(u.OutputTokens))
 	}
 }

@@ -93,6 +93,13 @@ func (s *Server) validator() (protovalidate.Validator, error) {
 	return s.protoValidator, nil
 }
 
+// MaxHeaderListBytes bounds the metadata of one gRPC call (its HTTP/2
+// header list, uncompressed), as the server advertises it in its HTTP/2
+// SETTINGS: gRPC clients refuse to send more, and a stream that carries
+// more is reset (FRAME_SIZE) before it is authenticated. 64 KiB is eight
+// times grpc-java's own bound (8 KiB), which every portable client fits.
+const MaxHeaderListBytes = 64 << 10
+
 // serverOptions returns the gRPC server options: the runtime link (which
 // runs the interceptor chain of each call's runtime), the server span when
 // tracing is on, message and stream limits, keepalive enforcement, the
@@ -110,6 +117,10 @@ func (s *Server) serverOptions() ([]grpc.ServerOption, error) {
 		grpc.ForceServerCodecV2(interceptors.RequestCodec()),
 		grpc.MaxRecvMsgSize(l.MaxRecvMsgBytes),
 		grpc.MaxConcurrentStreams(l.MaxConcurrentStreamsPerConn),
+		// A call's metadata is bounded before any link sees it: grpc-go's
+		// own bound is 16 MiB a stream, which HPACK lets a client send in
+		// a few KiB and hold, stream by stream, without a key.
+		grpc.MaxHeaderListSize(MaxHeaderListBytes),
 		// Clients may ping at most every KeepaliveMinTime, calls in flight
 		// or not; faster pingers are disconnected.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: l.KeepaliveMinTime, PermitWithoutStream: true}),
