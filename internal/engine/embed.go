@@ -133,7 +133,6 @@ type embedResult struct {
 func (e *embedCall) Attempt(ctx context.Context, a *retry.Attempt) (embedResult, error) {
 	a.Commit() // an attempt runs alone: Embed makes no hedges
 	e.info.ObserveAttempt(a.N)
-	e.info.SetTarget(a.Target)
 	preq := e.preq
 	preq.Model, preq.Attempt = a.Target.Model, a.N
 	emb, err := a.Target.Entry.Provider.(provider.Embedder).Embed(ctx, &preq)

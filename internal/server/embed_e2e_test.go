@@ -1,9 +1,11 @@
 package server_test
 
 import (
+	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/mock"
 	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/spend"
 	"github.com/llmrelay/llmrelay/internal/usage"
@@ -169,6 +172,31 @@ func TestEmbedRouteFallsBackOn503(t *testing.T) {
 	_, err = in.Client.Embed(bearer(t.Context(), "indexer-secret"), &llmrelayv1.EmbedRequest{Model: "down/echo", Inputs: []string{"hello"}})
 	if code, info, _ := errorInfo(err); code != codes.Unavailable || info.GetMetadata()["attempts"] != "3" {
 		t.Errorf("Embed on down/echo: %v, want UNAVAILABLE after 3 attempts", err)
+	}
+}
+
+// TestEmbedFinishLineNamesItsRoute: the finish line of an Embed call on
+// a route that fell back names the route, as a Generate's does: the
+// attempts of the call, each to one of the route's targets, do not make
+// the call record forget what the model resolved to.
+func TestEmbedFinishLineNamesItsRoute(t *testing.T) {
+	cfg, _ := embedConfig(t)
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, cfg, server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	if _, err := in.Client.Embed(bearer(t.Context(), "indexer-secret"), &llmrelayv1.EmbedRequest{Model: "search", Inputs: []string{"hello"}}); err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for deadline := time.Now().Add(10 * time.Second); line == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		line = grepLines(logs.String(), `msg="finished call"`)
+	}
+	for _, want := range []string{" key=indexer ", " model=search ", " route=search ", " attempts=4 ", " grpc.method=Embed ", " grpc.code=OK "} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the finish line lacks %q:\n%s", want, line)
+		}
+	}
+	if strings.Contains(logs.String(), "indexer-secret") {
+		t.Errorf("the log holds the key's secret:\n%s", logs.String())
 	}
 }
 
