@@ -178,7 +178,7 @@ func (e *embedCall) account(t provider.Target, emb *provider.Embeddings) {
 	e.usage.Add(u)
 	e.cost += cost
 	e.priced = e.priced || priced
-	e.eng.metrics.AttemptUsage(l, u, cost, priced)
+	e.eng.metrics.EmbedUsage(l, u, cost, priced)
 	est := spend.Charge(spend.Attempt{Usage: u, Reported: emb.Reported, Finished: true, Opened: true, InputBytes: e.inputBytes})
 	if est == (provider.Usage{}) {
 		return

@@ -17,6 +17,7 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/mock"
 	"github.com/llmrelay/llmrelay/internal/route"
@@ -197,6 +198,26 @@ func TestEmbedFinishLineNamesItsRoute(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "indexer-secret") {
 		t.Errorf("the log holds the key's secret:\n%s", logs.String())
+	}
+}
+
+// TestEmbedTokenUsageHasNoOutput: an Embed call's input tokens are
+// observed in gen_ai_client_token_usage, and nothing as output tokens: an
+// embedding has none, and a 0 per Embed would drag the output tokens'
+// distribution of the key's Generate calls towards 0.
+func TestEmbedTokenUsageHasNoOutput(t *testing.T) {
+	cfg, _ := embedConfig(t)
+	in := servertest.Start(t, cfg)
+	if _, err := in.Client.Embed(bearer(t.Context(), "indexer-secret"), &llmrelayv1.EmbedRequest{Model: "mock/echo", Inputs: []string{"hello world"}}); err != nil {
+		t.Fatal(err)
+	}
+	body := in.Server.Metrics().Text()
+	series := grepLines(body, metrics.NameTokenUsage+"_count{")
+	if !strings.Contains(series, `key="indexer"`) || !strings.Contains(series, `token_type="input"} 1`) {
+		t.Errorf("the Embed's input tokens are not observed once:\n%s", series)
+	}
+	if out := grepLines(series, `token_type="output"`); out != "" && !strings.HasSuffix(out, " 0") {
+		t.Errorf("the Embed observed output tokens:\n%s", out)
 	}
 }
 
