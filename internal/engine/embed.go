@@ -163,6 +163,7 @@ func (e *embedCall) Settle(a *retry.Attempt, res embedResult, err error) (embedR
 	}
 	e.eng.log.Debug("embed attempt failed", "request_id", e.info.RequestID(), "attempt", a.N, "target", a.Target.String(), "error", err)
 	step := e.plan.Failed(err, cl, false)
+	e.eng.observeStep(e.info.RequestID(), e.route, a, step, false, err)
 	return res, step.Continue()
 }
 

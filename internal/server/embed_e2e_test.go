@@ -221,6 +221,41 @@ func TestEmbedTokenUsageHasNoOutput(t *testing.T) {
 	}
 }
 
+// TestEmbedRetriesAndFallbacksAreObserved: an Embed call's retries and
+// its fallback count and are logged as a Generate's: a route that falls
+// back for every Embed shows in llmrelay_fallbacks_total, and the call's
+// request id finds its "retrying" and "falling back" lines.
+func TestEmbedRetriesAndFallbacksAreObserved(t *testing.T) {
+	cfg, _ := embedConfig(t)
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, cfg, server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	if _, err := in.Client.Embed(bearer(t.Context(), "indexer-secret"), &llmrelayv1.EmbedRequest{Model: "search", Inputs: []string{"hello"}}); err != nil {
+		t.Fatal(err)
+	}
+	body := in.Server.Metrics().Text()
+	for _, want := range []string{
+		// 3 attempts to down: 2 retries on it, then the fallback.
+		metrics.NameRetries + `{provider="down",reason="OVERLOADED"} 3`,
+		metrics.NameFallbacks + `{from="down/echo",route="search",to="mock/echo"} 1`,
+		metrics.NameProviderErrors + `{class="overloaded",provider="down"} 3`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, grepLines(body, "llmrelay_retries", "llmrelay_fallbacks", "llmrelay_provider_errors"))
+		}
+	}
+	var finished string
+	for deadline := time.Now().Add(10 * time.Second); finished == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		finished = grepLines(logs.String(), `msg="finished call"`)
+	}
+	_, rest, _ := strings.Cut(finished, "request_id=")
+	id, _, _ := strings.Cut(rest, " ")
+	retrying := grepLines(logs.String(), `msg=retrying request_id=`+id+` provider=down`)
+	fallingBack := grepLines(logs.String(), `msg="falling back" request_id=`+id+` route=search from=down/echo to=mock/echo`)
+	if n := strings.Count(retrying, "\n") + 1; retrying == "" || n != 2 || fallingBack == "" {
+		t.Errorf("want 2 retrying lines and a falling back line for request %s, got:\n%s\n%s", id, retrying, fallingBack)
+	}
+}
+
 // TestEmbedChargesBudgets: an Embed call's input tokens, at the model's
 // price, are its key's usage; a key whose budget cannot take the call's
 // estimate is refused BUDGET_EXHAUSTED.
