@@ -165,25 +165,10 @@ func (c *call) afterFailure(ctx context.Context, a *retry.Attempt, res *attemptR
 	err, cl := c.classify(ctx, a, err)
 	step := c.turn.plan.Failed(err, cl, res.streamed())
 	c.traceFailure(res.sctx, err, cl, step, res)
-	if step.Decision.Stop == retry.StopBudget {
-		c.eng.metrics.RetryBudgetExhausted(name)
-	}
+	c.eng.observeStep(c.requestID, c.routeName(), a, step, res.streamed(), err)
 	if !step.Retry() {
 		return step.Failure
 	}
-
-	if step.Fallback {
-		from, to := c.eng.routes.Label(t), c.eng.routes.Label(step.Target)
-		c.eng.log.Info("falling back",
-			"request_id", c.requestID, "route", c.routeName(), "from", from, "to", to, "attempt", n,
-			"reason", step.Reason.String(), "stop", step.Decision.Stop.String(), "discard_partial", res.streamed(), "error", err)
-		c.eng.metrics.Fallback(c.routeName(), from, to)
-	} else {
-		c.eng.log.Info("retrying",
-			"request_id", c.requestID, "provider", name, "attempt", n,
-			"reason", step.Reason.String(), "delay", step.Delay, "discard_partial", res.streamed(), "error", err)
-	}
-	c.eng.metrics.Retry(name, step.Reason.String())
 	if err := c.sendWillRetry(n, step, &llmrelayv1.WillRetry{
 		Reason:         llmrelayv1.RetryReason(step.Reason),
 		Delay:          durationpb.New(step.Delay),
@@ -193,6 +178,35 @@ func (c *call) afterFailure(ctx context.Context, a *retry.Attempt, res *attemptR
 		return err
 	}
 	return step.Continue()
+}
+
+// observeStep logs and counts the step the attempt plan took after
+// attempt a of the call with requestID, on route ("" for none), failed
+// with err (discardPartial: after output the client must discard): a
+// retry the retry budget denied; a fallback to another target ("falling
+// back", NameFallbacks) or a retry on a's target ("retrying"), each a
+// retry (NameRetries). Generate and Embed calls report their steps here
+// alike.
+func (s *Engine) observeStep(requestID, route string, a *retry.Attempt, step retry.Step, discardPartial bool, err error) {
+	name := a.Target.Entry.Config.Name
+	if step.Decision.Stop == retry.StopBudget {
+		s.metrics.RetryBudgetExhausted(name)
+	}
+	if !step.Retry() {
+		return
+	}
+	if step.Fallback {
+		from, to := s.routes.Label(a.Target), s.routes.Label(step.Target)
+		s.log.Info("falling back",
+			"request_id", requestID, "route", route, "from", from, "to", to, "attempt", a.N,
+			"reason", step.Reason.String(), "stop", step.Decision.Stop.String(), "discard_partial", discardPartial, "error", err)
+		s.metrics.Fallback(route, from, to)
+	} else {
+		s.log.Info("retrying",
+			"request_id", requestID, "provider", name, "attempt", a.N,
+			"reason", step.Reason.String(), "delay", step.Delay, "discard_partial", discardPartial, "error", err)
+	}
+	s.metrics.Retry(name, step.Reason.String())
 }
 
 // sendWillRetry sends w, the WillRetry that follows failed attempt n and

@@ -133,7 +133,6 @@ type embedResult struct {
 func (e *embedCall) Attempt(ctx context.Context, a *retry.Attempt) (embedResult, error) {
 	a.Commit() // an attempt runs alone: Embed makes no hedges
 	e.info.ObserveAttempt(a.N)
-	e.info.SetTarget(a.Target)
 	preq := e.preq
 	preq.Model, preq.Attempt = a.Target.Model, a.N
 	emb, err := a.Target.Entry.Provider.(provider.Embedder).Embed(ctx, &preq)
@@ -164,6 +163,7 @@ func (e *embedCall) Settle(a *retry.Attempt, res embedResult, err error) (embedR
 	}
 	e.eng.log.Debug("embed attempt failed", "request_id", e.info.RequestID(), "attempt", a.N, "target", a.Target.String(), "error", err)
 	step := e.plan.Failed(err, cl, false)
+	e.eng.observeStep(e.info.RequestID(), e.route, a, step, false, err)
 	return res, step.Continue()
 }
 
@@ -179,7 +179,7 @@ func (e *embedCall) account(t provider.Target, emb *provider.Embeddings) {
 	e.usage.Add(u)
 	e.cost += cost
 	e.priced = e.priced || priced
-	e.eng.metrics.AttemptUsage(l, u, cost, priced)
+	e.eng.metrics.EmbedUsage(l, u, cost, priced)
 	est := spend.Charge(spend.Attempt{Usage: u, Reported: emb.Reported, Finished: true, Opened: true, InputBytes: e.inputBytes})
 	if est == (provider.Usage{}) {
 		return

@@ -83,10 +83,24 @@ func (m *Metrics) GenerateDone(l CallLabels, r CallResult) {
 	}
 }
 
-// AttemptUsage records the tokens one attempt reported (u) under its
-// labels l, and their cost when priced. An attempt that reported none
-// records nothing.
+// AttemptUsage records the tokens one attempt of a Generate call reported
+// (u) under its labels l, and their cost when priced. An attempt that
+// reported none records nothing.
 func (m *Metrics) AttemptUsage(l CallLabels, u provider.Usage, cost float64, priced bool) {
+	m.attemptUsage(l, u, cost, priced, true)
+}
+
+// EmbedUsage records the tokens of one Embed attempt, as AttemptUsage
+// does, but for the output: an embedding has none, so the token usage
+// histogram observes its input alone (a 0 observed as output tokens for
+// every Embed would pull the output's distribution towards 0).
+func (m *Metrics) EmbedUsage(l CallLabels, u provider.Usage, cost float64, priced bool) {
+	m.attemptUsage(l, u, cost, priced, false)
+}
+
+// attemptUsage records u under l; output says the attempt generated
+// output, so that its output tokens are observed, 0 included.
+func (m *Metrics) attemptUsage(l CallLabels, u provider.Usage, cost float64, priced, output bool) {
 	if m == nil {
 		return
 	}
@@ -103,7 +117,7 @@ func (m *Metrics) AttemptUsage(l CallLabels, u provider.Usage, cost float64, pri
 		return
 	}
 	for i, k := range usage.Kinds {
-		if s.usage[i] != nil {
+		if s.usage[i] != nil && (output || k.Name != usage.Output) {
 			s.usage[i].Observe(float64(k.Tokens(u)))
 		}
 	}

@@ -56,9 +56,12 @@ const (
 	NameStateStoreUp = "llmrelay_state_store_up"
 	// NameStateStoreErrors counts failed operations on the shared state
 	// store, by operation ("admit", "acquire", "count", "release", "renew",
-	// "ping", "retry_budget", "target_health"; the event logs of resumable
-	// calls: "create_log", "append_log", "read_log", "keep_log",
-	// "delete_log", "renew_log").
+	// "ping", "retry_budget", "target_health"; the budgets' "reserve",
+	// "balances", "settle", "settle_dropped"; the stored keys'
+	// "create_key", "update_key", "key_by_hash", "key_by_name",
+	// "list_keys", "usage"; the event logs of resumable calls:
+	// "create_log", "append_log", "read_log", "keep_log", "delete_log",
+	// "renew_log"), each documented in docs/observability.md.
 	NameStateStoreErrors = "llmrelay_state_store_errors_total"
 	// NameStateStoreFallbacks counts decisions made without the shared
 	// state store while it was unreachable, by decision: "local" (fail_open:

@@ -42,7 +42,7 @@ func newToolMetrics(reg *prometheus.Registry) toolMetrics {
 	t := toolMetrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameToolCalls,
-			Help: "Server tool calls, by MCP server, tool and result (ok, tool_error, refused, timeout, transport, canceled).",
+			Help: "Server tool calls, by MCP server, tool and result (ok, tool_error, refused, timeout, transport, too_large, malformed, canceled).",
 		}, []string{"server", "tool", "result"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    NameToolCallDuration,

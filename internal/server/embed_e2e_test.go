@@ -1,9 +1,11 @@
 package server_test
 
 import (
+	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,9 +17,11 @@ import (
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/mock"
 	"github.com/llmrelay/llmrelay/internal/route"
+	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/spend"
 	"github.com/llmrelay/llmrelay/internal/usage"
@@ -169,6 +173,86 @@ func TestEmbedRouteFallsBackOn503(t *testing.T) {
 	_, err = in.Client.Embed(bearer(t.Context(), "indexer-secret"), &llmrelayv1.EmbedRequest{Model: "down/echo", Inputs: []string{"hello"}})
 	if code, info, _ := errorInfo(err); code != codes.Unavailable || info.GetMetadata()["attempts"] != "3" {
 		t.Errorf("Embed on down/echo: %v, want UNAVAILABLE after 3 attempts", err)
+	}
+}
+
+// TestEmbedFinishLineNamesItsRoute: the finish line of an Embed call on
+// a route that fell back names the route, as a Generate's does: the
+// attempts of the call, each to one of the route's targets, do not make
+// the call record forget what the model resolved to.
+func TestEmbedFinishLineNamesItsRoute(t *testing.T) {
+	cfg, _ := embedConfig(t)
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, cfg, server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	if _, err := in.Client.Embed(bearer(t.Context(), "indexer-secret"), &llmrelayv1.EmbedRequest{Model: "search", Inputs: []string{"hello"}}); err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for deadline := time.Now().Add(10 * time.Second); line == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		line = grepLines(logs.String(), `msg="finished call"`)
+	}
+	for _, want := range []string{" key=indexer ", " model=search ", " route=search ", " attempts=4 ", " grpc.method=Embed ", " grpc.code=OK "} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the finish line lacks %q:\n%s", want, line)
+		}
+	}
+	if strings.Contains(logs.String(), "indexer-secret") {
+		t.Errorf("the log holds the key's secret:\n%s", logs.String())
+	}
+}
+
+// TestEmbedTokenUsageHasNoOutput: an Embed call's input tokens are
+// observed in gen_ai_client_token_usage, and nothing as output tokens: an
+// embedding has none, and a 0 per Embed would drag the output tokens'
+// distribution of the key's Generate calls towards 0.
+func TestEmbedTokenUsageHasNoOutput(t *testing.T) {
+	cfg, _ := embedConfig(t)
+	in := servertest.Start(t, cfg)
+	if _, err := in.Client.Embed(bearer(t.Context(), "indexer-secret"), &llmrelayv1.EmbedRequest{Model: "mock/echo", Inputs: []string{"hello world"}}); err != nil {
+		t.Fatal(err)
+	}
+	body := in.Server.Metrics().Text()
+	series := grepLines(body, metrics.NameTokenUsage+"_count{")
+	if !strings.Contains(series, `key="indexer"`) || !strings.Contains(series, `token_type="input"} 1`) {
+		t.Errorf("the Embed's input tokens are not observed once:\n%s", series)
+	}
+	if out := grepLines(series, `token_type="output"`); out != "" && !strings.HasSuffix(out, " 0") {
+		t.Errorf("the Embed observed output tokens:\n%s", out)
+	}
+}
+
+// TestEmbedRetriesAndFallbacksAreObserved: an Embed call's retries and
+// its fallback count and are logged as a Generate's: a route that falls
+// back for every Embed shows in llmrelay_fallbacks_total, and the call's
+// request id finds its "retrying" and "falling back" lines.
+func TestEmbedRetriesAndFallbacksAreObserved(t *testing.T) {
+	cfg, _ := embedConfig(t)
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, cfg, server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	if _, err := in.Client.Embed(bearer(t.Context(), "indexer-secret"), &llmrelayv1.EmbedRequest{Model: "search", Inputs: []string{"hello"}}); err != nil {
+		t.Fatal(err)
+	}
+	body := in.Server.Metrics().Text()
+	for _, want := range []string{
+		// 3 attempts to down: 2 retries on it, then the fallback.
+		metrics.NameRetries + `{provider="down",reason="OVERLOADED"} 3`,
+		metrics.NameFallbacks + `{from="down/echo",route="search",to="mock/echo"} 1`,
+		metrics.NameProviderErrors + `{class="overloaded",provider="down"} 3`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, grepLines(body, "llmrelay_retries", "llmrelay_fallbacks", "llmrelay_provider_errors"))
+		}
+	}
+	var finished string
+	for deadline := time.Now().Add(10 * time.Second); finished == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		finished = grepLines(logs.String(), `msg="finished call"`)
+	}
+	_, rest, _ := strings.Cut(finished, "request_id=")
+	id, _, _ := strings.Cut(rest, " ")
+	retrying := grepLines(logs.String(), `msg=retrying request_id=`+id+` provider=down`)
+	fallingBack := grepLines(logs.String(), `msg="falling back" request_id=`+id+` route=search from=down/echo to=mock/echo`)
+	if n := strings.Count(retrying, "\n") + 1; retrying == "" || n != 2 || fallingBack == "" {
+		t.Errorf("want 2 retrying lines and a falling back line for request %s, got:\n%s\n%s", id, retrying, fallingBack)
 	}
 }
 
