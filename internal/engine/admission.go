@@ -34,7 +34,8 @@ const (
 	ReasonCredentialsMissing = "CREDENTIALS_MISSING"
 	// UNAUTHENTICATED: the credentials are not one "Bearer <key>".
 	ReasonCredentialsMalformed = "CREDENTIALS_MALFORMED"
-	// UNAUTHENTICATED: the key matches no configured key.
+	// UNAUTHENTICATED: the key matches no configured key; also the end of
+	// a call open when a reload removed its key's secret (KeyCalls).
 	ReasonAPIKeyUnknown = "API_KEY_UNKNOWN"
 	// UNAUTHENTICATED: the key was revoked through the admin API; also
 	// the end of a call open when its key was revoked (KeyCalls).

@@ -93,7 +93,9 @@ func (o *Offer) Len() int {
 // it offered whose server is down right now (a moment's reconnection, say)
 // stays offered, so that a conversation's tools do not change with a
 // server's hiccup; calling it waits for the server, up to its timeout.
-// Permissions and the config are checked afresh all the same.
+// Permissions and the config are checked afresh all the same: an entry
+// that named or matched tools prev offered, and that a reload left
+// without any (their server or tools removed), is ErrRemoved.
 func (h *Host) Resolve(key string, entries []string, prev *Offer) (*Offer, error) {
 	if len(entries) == 0 {
 		return nil, nil

@@ -35,7 +35,9 @@ import (
 // streams; against a server with a lower limit, requests that took those
 // slots wait on that connection. A request whose connection fails under it
 // fails (a transport failure the attempt plan may retry); it is not sent
-// again on another connection here.
+// again on another connection here, but for a stream the server's GOAWAY
+// said it did not process, which goes again on another connection (body
+// rewound), up to maxUnprocessedTries sends, as net/http's client sends it.
 type connPool struct {
 	base     *http.Transport
 	plain    *h1Transport // its CloseIdleConnections closes base's too
@@ -99,7 +101,8 @@ func newConnPool(base *http.Transport, plain *h1Transport, maxConns int) *connPo
 }
 
 // RoundTrip sends req over a stream slot of one of its host's HTTP/2
-// connections, waiting for one as described on connPool.
+// connections, waiting for one as described on connPool, and again on
+// another when a GOAWAY left its stream unprocessed.
 func (p *connPool) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme != "https" {
 		return p.plain.RoundTrip(req)

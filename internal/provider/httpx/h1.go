@@ -212,16 +212,8 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if fresh || !c.reused || !closedUnderUs(err) || req.Context().Err() != nil {
 			return nil, err
 		}
-		if req.Body != nil && req.Body != http.NoBody {
-			if req.GetBody == nil {
-				return nil, err
-			}
-			body, gerr := req.GetBody()
-			if gerr != nil {
-				return nil, err
-			}
-			req = req.Clone(req.Context())
-			req.Body = body
+		if req = rewound(req); req == nil {
+			return nil, err
 		}
 	}
 }
