@@ -176,7 +176,12 @@ class CallState:
     def failed(self, e: LLMRelayError) -> Retry:
         """Decides after a failed stream: a Retry, or raises e."""
         if self.deadline is not None and time.monotonic() >= self.deadline:
-            raise e
+            # The server ends a call at the deadline it was sent (never
+            # before ours) with RST_STREAM CANCEL: when that arrives before
+            # our own timer, under load, it is still the deadline.
+            if e.from_llmrelay or e.code == grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise e
+            raise self.expired(e)
         if self._lost(e):
             if not self.reissue_lost_call or self.request is None or self.reissues >= MAX_REISSUES:
                 raise e
@@ -197,11 +202,12 @@ class CallState:
         return Retry(delay, resumed=True)
 
     def expired(self, cause: LLMRelayError) -> LLMRelayError:
-        """The error of a call whose deadline passed while it waited to be
-        picked up again after cause."""
-        return LLMRelayError(
-            grpc.StatusCode.DEADLINE_EXCEEDED, f"the call's deadline passed while it waited to resume ({cause})", request_id=self.request_id
-        )
+        """The error of a call whose deadline passed: DEADLINE_EXCEEDED, its
+        cause (the failure it came with, or the drop it waited to resume
+        after) as __cause__."""
+        e = LLMRelayError(grpc.StatusCode.DEADLINE_EXCEEDED, f"the call's deadline passed ({cause})", request_id=self.request_id)
+        e.__cause__ = cause
+        return e
 
     def _lost(self, e: LLMRelayError) -> bool:
         """Whether e says the server lost this resumable call:

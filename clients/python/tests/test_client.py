@@ -80,6 +80,7 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
         self.calls = {}
         self.headers_seen = threading.Event()
         self.talking_gone = threading.Event()  # a fake/talking call's client went away
+        self.clock = None  # the client's clock (_Clock), which fake/reset-at-deadline moves past the deadline
 
     def seen(self, request):
         with self.lock:
@@ -134,6 +135,9 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
         elif request.model == "fake/cut-after-final":  # the whole reply, then the connection breaks before the status
             yield from _reply("the whole reply")
             context.abort(grpc.StatusCode.UNAVAILABLE, "the connection broke")
+        elif request.model == "fake/reset-at-deadline":  # the server's RST_STREAM CANCEL at the deadline, before the client's timer
+            self.clock.ahead = 3600.0
+            context.abort(grpc.StatusCode.CANCELLED, "the stream was reset")
         elif request.model == "fake/unavailable-once":
             if n == 1:
                 context.abort(grpc.StatusCode.UNAVAILABLE, "a hop failed")
@@ -170,6 +174,18 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             context.abort(grpc.StatusCode.UNAVAILABLE, "connection refused")
         _abort(context, grpc.StatusCode.NOT_FOUND, "RESUMABLE_CALL_NOT_FOUND")
         yield  # a generator, as a streaming handler is
+
+
+class _Clock:
+    """The clock of llmrelay._call (its ``time``), which the fake server can
+    move ahead: a call's deadline passes at once, while gRPC's own timer
+    for the stream does not."""
+
+    def __init__(self):
+        self.ahead = 0.0
+
+    def monotonic(self):
+        return time.monotonic() + self.ahead
 
 
 def _ask(model, resumable=True):
@@ -412,6 +428,31 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(cm.exception.code, grpc.StatusCode.DEADLINE_EXCEEDED)
         self.assertEqual(stream.resumes, 1)  # at once; the next one would come after the deadline
         self.assertLess(elapsed, 30, "ended after the 60s backoff, not at the 5s deadline")
+
+    def _reset_at_deadline(self, collect):
+        """As the TypeScript client: a stream that fails once the call's
+        deadline has passed (llmrelay ends a call at the deadline it was
+        sent with RST_STREAM CANCEL, which may come before the client's own
+        timer) ends the call DEADLINE_EXCEEDED, its cause kept."""
+        self.fake.clock = _Clock()
+        with mock.patch.object(llmrelay._call, "time", self.fake.clock):
+            with self.assertRaises(LLMRelayError) as cm:
+                collect(**_ask("fake/reset-at-deadline", resumable=False))
+        e = cm.exception
+        self.assertEqual(e.code, grpc.StatusCode.DEADLINE_EXCEEDED, str(e))
+        self.assertIsInstance(e.__cause__, LLMRelayError)
+        self.assertEqual(e.__cause__.code, grpc.StatusCode.CANCELLED)
+        self.assertEqual(len(self.fake.calls["fake/reset-at-deadline"]), 1)
+
+    def test_reset_after_the_deadline_is_deadline_exceeded(self):
+        self._reset_at_deadline(lambda **ask: Reply.collect(self.relay.generate(**ask)))
+
+    def test_aio_reset_after_the_deadline_is_deadline_exceeded(self):
+        async def run(**ask):
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                await Reply.acollect(relay.generate(**ask))
+
+        self._reset_at_deadline(lambda **ask: asyncio.run(run(**ask)))
 
     def test_collect_returns_the_final_even_if_the_stream_breaks_after_it(self):
         """As Go's Collect: the final is the answer, whatever follows it."""

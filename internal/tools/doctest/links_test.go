@@ -57,17 +57,26 @@ func anchors(text string) map[string]bool {
 	return out
 }
 
+// docPages returns the pages of docs/ under the repository root, then the
+// named files of the repository (paths from its root).
+func docPages(t *testing.T, root string, more ...string) []string {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range more {
+		pages = append(pages, filepath.Join(root, filepath.FromSlash(m)))
+	}
+	return pages
+}
+
 // TestDocLinks: every relative link of the README and docs/ names a file
 // that exists, and every #anchor a heading of the page it points to, so
 // moving a section cannot leave a dead link behind.
 func TestDocLinks(t *testing.T) {
 	root := filepath.Join("..", "..", "..")
-	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pages = append(pages, filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md"), filepath.Join(root, "CHANGELOG.md"))
-	for _, page := range pages {
+	for _, page := range docPages(t, root, "README.md", "CONTRIBUTING.md", "CHANGELOG.md") {
 		data, err := os.ReadFile(page)
 		if err != nil {
 			t.Fatal(err)
