@@ -111,11 +111,12 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// firstLine is s's first line, with " …" when more follow.
+// firstLine is s's first line, printable, with " …" when more follow:
+// an MCP server's description for a table cell.
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return strings.TrimSpace(s[:i]) + " …"
+		return printable(strings.TrimSpace(s[:i])) + " …"
 	}
-	return s
+	return printable(s)
 }

@@ -176,3 +176,18 @@ func TestGenerateServerTools(t *testing.T) {
 		t.Errorf("a tool the key may not use: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestToolDescriptionsArePrintable: a tool description an MCP server wrote
+// reaches the table as text: no escape retitles or clears the terminal,
+// no carriage return overwrites the row.
+func TestToolDescriptionsArePrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"Echoes back\nthe input":             "Echoes back …",
+		"a\x1b]0;owned\x07b":                "a\uFFFD]0;owned\uFFFDb",
+		"cleared\x1b[2J\rfirst\tcolumn\nx": "cleared\uFFFD[2J\uFFFDfirst column …",
+	} {
+		if got := firstLine(in); got != want {
+			t.Errorf("firstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/net/http/httpguts"
@@ -699,6 +700,10 @@ func unofferable(t *mcp.Tool, seen map[string]bool) string {
 	switch {
 	case t.Name == "":
 		return "it has no name"
+	case strings.ContainsFunc(t.Name, unicode.IsControl):
+		// An escape or a line break in a name would reach terminals,
+		// logs and every client that lists it.
+		return "its name holds control characters"
 	case seen[t.Name]:
 		return "the server listed another tool of that name before it"
 	case t.InputSchema == nil:

@@ -589,7 +589,9 @@ func TestAnAnswerOverMaxResponseBytes(t *testing.T) {
 // TestToolsNoModelCouldBeOfferedAreLeftOut: a tool whose input schema is
 // not an object's (every provider refuses such a function, failing every
 // call that offers it), a second tool of a name, or one without a name is
-// not offered; the server's other tools are.
+// not offered, nor one whose name holds control characters (an escape
+// that would retitle or clear the terminal of whoever lists it, a line
+// break that would forge a log line); the server's other tools are.
 func TestToolsNoModelCouldBeOfferedAreLeftOut(t *testing.T) {
 	raw := mcptest.NewRawServer(t, `[
 		{"name": "good", "description": "the first", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}},
@@ -598,7 +600,9 @@ func TestToolsNoModelCouldBeOfferedAreLeftOut(t *testing.T) {
 		{"name": "list", "inputSchema": [1, 2]},
 		{"name": "bare"},
 		{"name": "good", "description": "the second", "inputSchema": {"type": "object"}},
-		{"name": "", "inputSchema": {"type": "object"}}]`)
+		{"name": "", "inputSchema": {"type": "object"}},
+		{"name": "evil\u001b]0;owned\u0007", "inputSchema": {"type": "object"}},
+		{"name": "two\nlines", "inputSchema": {"type": "object"}}]`)
 	h := testHost(t, config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
 	waitAvailable(t, h, "raw")
 	tools, servers := h.List("", "")
