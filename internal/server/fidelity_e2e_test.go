@@ -198,6 +198,41 @@ func TestProviderOptionsReachTheUpstream(t *testing.T) {
 	}
 }
 
+// TestBillingHeadersAreTheOperators: with a provider key that belongs to
+// several organizations, a request's extra_headers could pick which one
+// is billed. OpenAI-Organization, OpenAI-Project and X-Goog-User-Project
+// (in any case) are refused as credentials are, INVALID_ARGUMENT
+// INVALID_PROVIDER_OPTIONS naming the header, before any upstream request,
+// even where the operator configured none of them.
+func TestBillingHeadersAreTheOperators(t *testing.T) {
+	up := openaitest.Start(t, openaitest.Options{Chunks: 2})
+	in := relayTo(t, up)
+	for _, name := range []string{"OpenAI-Organization", "openai-project", "X-Goog-User-Project"} {
+		t.Run(name, func(t *testing.T) {
+			req := upRequest(1)
+			opts, err := structpb.NewStruct(map[string]any{"extra_headers": map[string]any{name: "someone-elses", "X-Title": "app"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.ProviderOptions = opts
+			_, err = servertest.Collect(t.Context(), in.Client, req)
+			st := status.Convert(err)
+			var field string
+			for _, d := range st.Details() {
+				if br, ok := d.(*errdetails.BadRequest); ok {
+					field = br.GetFieldViolations()[0].GetField()
+				}
+			}
+			if want := "provider_options.extra_headers." + name; st.Code() != codes.InvalidArgument || reasonOf(st) != "INVALID_PROVIDER_OPTIONS" || field != want {
+				t.Errorf("error %v (field %q), want INVALID_ARGUMENT INVALID_PROVIDER_OPTIONS on %s", err, field, want)
+			}
+		})
+	}
+	if up.Requests() != 0 {
+		t.Errorf("%d upstream requests, want the refused calls to make none", up.Requests())
+	}
+}
+
 // TestProtocolErrorsAndCutStreams: a line that is not server-sent events
 // fails the call at once (UNKNOWN, PROVIDER_PROTOCOL_ERROR, one upstream
 // request); a stream cut in the middle of an event is retried (TRANSPORT).

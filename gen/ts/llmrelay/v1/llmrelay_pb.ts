@@ -284,11 +284,14 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    *
    * `extra_headers` (an object of header names to string values) adds HTTP
    * headers to the provider request instead (e.g. "anthropic-beta");
-   * credentials, Host and the body's framing headers cannot be set, and
-   * neither can a header the server's operator configured for the provider
-   * (its `headers`, such as OpenAI-Project or a gateway's credential): a
-   * request never replaces one, and naming one (in any case) is refused
-   * like the keys below, e.g. `provider_options.extra_headers.OpenAI-Project`.
+   * credentials, the headers that choose the account billed
+   * (OpenAI-Organization, OpenAI-Project, X-Goog-User-Project: the
+   * operator's, set in the provider's configuration), Host and the body's
+   * framing headers cannot be set, and neither can a header the server's
+   * operator configured for the provider (its `headers`, such as a
+   * gateway's credential): a request never replaces one, and naming one (in
+   * any case) is refused like the keys below, e.g.
+   * `provider_options.extra_headers.OpenAI-Project`.
    *
    * A key llmrelay sets itself from this request (model, messages/contents,
    * system, stream, tools, tool_choice, the response format, and any field
