@@ -464,15 +464,35 @@ func UnusablePattern(pattern string) bool {
 // not "openai/gpt-4o/x", and "openrouter/**" covers
 // "openrouter/meta-llama/llama-3-70b".
 func MatchPattern(pattern, s string) bool {
+	whole, _ := match(pattern, s)
+	return whole
+}
+
+// MatchPatternUnder reports whether pattern matches some name longer than
+// prefix that starts with it (as MatchPattern matches): whether a key's
+// pattern may cover a tool of a server ("everything/") whose tools are not
+// known. So "everything/*", "*/echo" and "**" are under "everything/",
+// "other/*" and "everything/" are not.
+func MatchPatternUnder(pattern, prefix string) bool {
+	_, under := match(pattern, prefix)
+	return under
+}
+
+// match is MatchPattern (whole) and MatchPatternUnder (under).
+func match(pattern, s string) (whole, under bool) {
 	if pattern == "*" {
-		return true
+		return true, true
 	}
 	// One row of the match table per pattern token: ok[j] says whether the
 	// tokens so far match s[:j]. Linear in len(pattern)·len(s), never
-	// exponential.
+	// exponential. Where the tokens so far match all of s, a longer string
+	// matches too if a token follows, or the last one is a star that can
+	// take one more character.
 	ok := make([]bool, len(s)+1)
 	ok[0] = true
+	under = len(s) == 0 && len(pattern) > 0
 	for p := 0; p < len(pattern); p++ {
+		star := pattern[p] == '*'
 		switch c := pattern[p]; {
 		case c == '*' && p+1 < len(pattern) && pattern[p+1] == '*':
 			for p+1 < len(pattern) && pattern[p+1] == '*' {
@@ -491,8 +511,9 @@ func MatchPattern(pattern, s string) bool {
 			}
 			ok[0] = false
 		}
+		under = under || ok[len(s)] && (star || p+1 < len(pattern))
 	}
-	return ok[len(s)]
+	return ok[len(s)], under
 }
 
 type identityKey struct{}

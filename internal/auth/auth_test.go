@@ -263,6 +263,54 @@ func TestMatchPattern(t *testing.T) {
 	}
 }
 
+// TestMatchPatternUnder: whether a key's pattern may cover a tool of a
+// server whose tools are not known yet.
+func TestMatchPatternUnder(t *testing.T) {
+	tests := []struct {
+		pattern, prefix string
+		want            bool
+	}{
+		{"*", "everything/", true},
+		{"**", "everything/", true},
+		{"everything/*", "everything/", true},
+		{"everything/echo", "everything/", true},
+		{"everything/**", "everything/", true},
+		{"*/echo", "everything/", true},
+		{"ev*/*", "everything/", true},
+		{"e**", "everything/", true},
+		{"every?hing/e?ho", "everything/", true},
+		{"everything/", "everything/", false}, // no tool name after it
+		{"everything", "everything/", false},
+		{"ev*", "everything/", false}, // "*" stays in its segment
+		{"other/*", "everything/", false},
+		{"everything2/*", "everything/", false},
+		{"?/*", "everything/", false},
+		{"", "everything/", false},
+		{"a", "", true},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		if got := MatchPatternUnder(tt.pattern, tt.prefix); got != tt.want {
+			t.Errorf("MatchPatternUnder(%q, %q) = %v, want %v", tt.pattern, tt.prefix, got, tt.want)
+		}
+	}
+}
+
+// FuzzMatchPatternUnder: a pattern that matches a name longer than a
+// prefix of it is under that prefix.
+func FuzzMatchPatternUnder(f *testing.F) {
+	f.Add("a*/b?", "ax/", "by")
+	f.Add("**", "a/", "b")
+	f.Fuzz(func(t *testing.T, pattern, prefix, rest string) {
+		if rest == "" || len(pattern) > 64 {
+			t.Skip()
+		}
+		if MatchPattern(pattern, prefix+rest) && !MatchPatternUnder(pattern, prefix) {
+			t.Fatalf("MatchPattern(%q, %q) but not MatchPatternUnder(%q, %q)", pattern, prefix+rest, pattern, prefix)
+		}
+	})
+}
+
 func TestContext(t *testing.T) {
 	ctx := context.Background()
 	if _, ok := FromContext(ctx); ok {

@@ -21,9 +21,10 @@ var toolsCommand = &command{
 its MCP servers, tools.mcp_servers) the key may offer a model, one a line:
 the name to pass to generate --server-tools, whether its MCP server answers
 right now, and what the tool does. An MCP server that is not answering is
-named on stderr; a --server the server does not have exits 1, naming those
-it has. --json prints the response as JSON (with each tool's
-input schema and the name the model sees it by).
+named on stderr; only the MCP servers the key may use a tool of are shown,
+and a --server that is not one of them exits 1, naming those that are.
+--json prints the response as JSON (with each tool's input schema and the
+name the model sees it by).
 
 Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
@@ -50,16 +51,16 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 				return callError(addr, err)
 			}
 			if *server != "" && len(resp.GetServers()) == 0 {
-				// The server answers a server it does not have with an
-				// empty list: what it lists without the filter names those
-				// it has.
+				// The server answers a server it does not have, or whose
+				// tools the key may not use, with an empty list: what it
+				// lists without the filter names those the key may use.
 				return unknownServer(ctx, c, addr, *server)
 			}
 			if cf.json {
 				return printJSON(env.Stdout, resp)
 			}
 			if len(resp.GetServers()) == 0 {
-				fmt.Fprintln(env.Stderr, "llmrelay: the server has no MCP servers (tools.mcp_servers in its config): no server tools")
+				fmt.Fprintln(env.Stderr, "llmrelay: no server tools: the server has no MCP servers (tools.mcp_servers in its config), or none with a tool the key may use (its tools patterns)")
 				return nil
 			}
 			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
@@ -84,7 +85,7 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 }
 
 // unknownServer is the error of tools --server NAME when the server has no
-// MCP server NAME: it names those it has.
+// MCP server NAME the key may use a tool of: it names those it has.
 func unknownServer(ctx context.Context, c *client.Client, addr, name string) error {
 	all, err := c.ListTools(ctx, &llmrelayv1.ListToolsRequest{})
 	if err != nil {
@@ -99,9 +100,9 @@ func unknownServer(ctx context.Context, c *client.Client, addr, name string) err
 		return fmt.Errorf("tools: %s has no MCP server %q; run llmrelay tools --server %s again", addr, name, name)
 	}
 	if len(names) == 0 {
-		return fmt.Errorf("tools: %s has no MCP server %q; it has no MCP servers at all (tools.mcp_servers in its config)", addr, name)
+		return fmt.Errorf("tools: %s has no MCP server %q the key may use; it has none (no tools.mcp_servers in its config, or none with a tool the key may use)", addr, name)
 	}
-	return fmt.Errorf("tools: %s has no MCP server %q; its MCP servers are %s", addr, name, strings.Join(names, ", "))
+	return fmt.Errorf("tools: %s has no MCP server %q the key may use; those the key may use are %s", addr, name, strings.Join(names, ", "))
 }
 
 func yesNo(b bool) string {

@@ -81,7 +81,7 @@ func TestTools(t *testing.T) {
 	// the server had no MCP servers at all, and exited 0).
 	for _, args := range [][]string{{"tools", "--server", "nope"}, {"tools", "--server", "nope", "--json"}} {
 		r = runCLI(t.Context(), t, args, env, "")
-		want := "llmrelay: tools: " + addr + " has no MCP server \"nope\"; its MCP servers are down, everything\n"
+		want := "llmrelay: tools: " + addr + " has no MCP server \"nope\" the key may use; those the key may use are down, everything\n"
 		if r.code != ExitFailed || r.stdout != "" || r.stderr != want {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1, stderr %q", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
 		}
@@ -93,6 +93,31 @@ func TestTools(t *testing.T) {
 	}
 	if r := runCLI(t.Context(), t, []string{"tools", "extra"}, env, ""); r.code != ExitUsage {
 		t.Errorf("a stray argument: exit %d, want %d", r.code, ExitUsage)
+	}
+}
+
+// TestToolsShowsOnlyTheKeysServers: an MCP server none of whose tools the
+// key may use is not shown, neither as down on stderr nor by --server; a
+// key that may use no tool sees none.
+func TestToolsShowsOnlyTheKeysServers(t *testing.T) {
+	addr := toolsRelay(t, []string{"everything/echo"})
+	env := map[string]string{EnvAddr: addr, EnvAPIKey: testKey}
+	r := runCLI(t.Context(), t, []string{"tools"}, env, "")
+	want := "TOOL             AVAILABLE  DESCRIPTION\n" +
+		"everything/echo  yes        Echoes back the input string\n"
+	if r.code != ExitOK || r.stdout != want || r.stderr != "" {
+		t.Errorf("exit %d, stdout:\n%s\nstderr %q; want exit 0, no word of the server down, stdout:\n%s", r.code, r.stdout, r.stderr, want)
+	}
+	r = runCLI(t.Context(), t, []string{"tools", "--server", "down"}, env, "")
+	if want := "llmrelay: tools: " + addr + " has no MCP server \"down\" the key may use; those the key may use are everything\n"; r.code != ExitFailed || r.stderr != want {
+		t.Errorf("--server down: exit %d, stderr %q; want exit 1, stderr %q", r.code, r.stderr, want)
+	}
+
+	addr = toolsRelay(t, nil)
+	env = map[string]string{EnvAddr: addr, EnvAPIKey: testKey}
+	r = runCLI(t.Context(), t, []string{"tools"}, env, "")
+	if want := "llmrelay: no server tools: the server has no MCP servers (tools.mcp_servers in its config), or none with a tool the key may use (its tools patterns)\n"; r.code != ExitOK || r.stdout != "" || r.stderr != want {
+		t.Errorf("a key without tools: exit %d, stdout %q, stderr %q; want exit 0, stderr %q", r.code, r.stdout, r.stderr, want)
 	}
 }
 

@@ -322,7 +322,7 @@ func (c *call) fillTools(final *llmrelayv1.Final) {
 }
 
 // ListTools lists the server tools the caller's key may use, with their
-// availability, and the MCP servers (Host.List).
+// availability, and the MCP servers it may use a tool of (Host.List).
 func (s *Engine) ListTools(ctx context.Context, req *llmrelayv1.ListToolsRequest) (*llmrelayv1.ListToolsResponse, error) {
 	resp := &llmrelayv1.ListToolsResponse{}
 	if s.tools == nil {

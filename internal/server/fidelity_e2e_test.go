@@ -61,6 +61,16 @@ func reasonOf(st *status.Status) string {
 	return ""
 }
 
+// fieldOf is the field of a status's first BadRequest violation, or "".
+func fieldOf(st *status.Status) string {
+	for _, d := range st.Details() {
+		if br, ok := d.(*errdetails.BadRequest); ok && len(br.GetFieldViolations()) > 0 {
+			return br.GetFieldViolations()[0].GetField()
+		}
+	}
+	return ""
+}
+
 // TestActivityKeepsAWorkingProviderAlive: an upstream that streams nothing
 // but keep-alive comments, or reasoning, every 100ms for 2s is visibly
 // working: with stream_idle_timeout 0.5s, the call succeeds on its first
@@ -184,17 +194,40 @@ func TestProviderOptionsReachTheUpstream(t *testing.T) {
 	req.ProviderOptions, _ = structpb.NewStruct(map[string]any{"model": "x"})
 	_, err = servertest.Collect(t.Context(), in.Client, req)
 	st := status.Convert(err)
-	var field string
-	for _, d := range st.Details() {
-		if br, ok := d.(*errdetails.BadRequest); ok {
-			field = br.GetFieldViolations()[0].GetField()
-		}
-	}
-	if st.Code() != codes.InvalidArgument || reasonOf(st) != "INVALID_PROVIDER_OPTIONS" || field != "provider_options.model" {
+	if field := fieldOf(st); st.Code() != codes.InvalidArgument || reasonOf(st) != "INVALID_PROVIDER_OPTIONS" || field != "provider_options.model" {
 		t.Errorf("error %v (field %q), want INVALID_ARGUMENT INVALID_PROVIDER_OPTIONS on provider_options.model", err, field)
 	}
 	if up.Requests() != 1 {
 		t.Errorf("%d upstream requests, want the refused call to make none", up.Requests())
+	}
+}
+
+// TestBillingHeadersAreTheOperators: with a provider key that belongs to
+// several organizations, a request's extra_headers could pick which one
+// is billed. OpenAI-Organization, OpenAI-Project and X-Goog-User-Project
+// (in any case) are refused as credentials are, INVALID_ARGUMENT
+// INVALID_PROVIDER_OPTIONS naming the header, before any upstream request,
+// even where the operator configured none of them.
+func TestBillingHeadersAreTheOperators(t *testing.T) {
+	up := openaitest.Start(t, openaitest.Options{Chunks: 2})
+	in := relayTo(t, up)
+	for _, name := range []string{"OpenAI-Organization", "openai-project", "X-Goog-User-Project"} {
+		t.Run(name, func(t *testing.T) {
+			req := upRequest(1)
+			opts, err := structpb.NewStruct(map[string]any{"extra_headers": map[string]any{name: "someone-elses", "X-Title": "app"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.ProviderOptions = opts
+			_, err = servertest.Collect(t.Context(), in.Client, req)
+			st := status.Convert(err)
+			if field, want := fieldOf(st), "provider_options.extra_headers."+name; st.Code() != codes.InvalidArgument || reasonOf(st) != "INVALID_PROVIDER_OPTIONS" || field != want {
+				t.Errorf("error %v (field %q), want INVALID_ARGUMENT INVALID_PROVIDER_OPTIONS on %s", err, field, want)
+			}
+		})
+	}
+	if up.Requests() != 0 {
+		t.Errorf("%d upstream requests, want the refused calls to make none", up.Requests())
 	}
 }
 

@@ -94,16 +94,35 @@ func (s Scopes) allows(key, name string) bool {
 	if s.Open {
 		return true
 	}
-	patterns, ok := s.Keys[key]
-	if !ok && s.Stored != nil {
-		patterns = s.Stored(key)
-	}
-	for _, p := range patterns {
+	for _, p := range s.patterns(key) {
 		if auth.MatchPattern(p, name) {
 			return true
 		}
 	}
 	return false
+}
+
+// mayReach reports whether key's patterns may cover a tool of the server
+// named server whose tools are not known (one that never answered).
+func (s Scopes) mayReach(key, server string) bool {
+	if s.Open {
+		return true
+	}
+	for _, p := range s.patterns(key) {
+		if auth.MatchPatternUnder(p, server+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// patterns are the tools patterns of the key named key.
+func (s Scopes) patterns(key string) []string {
+	patterns, ok := s.Keys[key]
+	if !ok && s.Stored != nil {
+		patterns = s.Stored(key)
+	}
+	return patterns
 }
 
 // Options are a Host's dependencies; every field may be left zero.

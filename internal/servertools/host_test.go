@@ -1,6 +1,7 @@
 package servertools
 
 import (
+	"cmp"
 	"bytes"
 	"context"
 	"errors"
@@ -323,6 +324,7 @@ func TestResolve(t *testing.T) {
 		"all":  {"*"},
 		"echo": {"go/echo"},
 		"go":   {"go/*"},
+		"down": {"down/echo"},
 		"none": nil,
 	}, Stored: func(key string) []string {
 		if key == "stored" { // a key made through the admin API
@@ -377,12 +379,41 @@ func TestResolve(t *testing.T) {
 			}
 		})
 	}
-	t.Run("List shows a key its tools only", func(t *testing.T) {
-		tools, servers := h.List("echo", "")
-		if len(tools) != 1 || tools[0].Name != "go/echo" || len(servers) != 2 || servers[0].Name != "down" || servers[0].Available || !servers[1].Available {
-			t.Fatalf("tools %+v, servers %+v", tools, servers)
-		}
-	})
+	// List shows a key its tools only, and only the servers it may use a
+	// tool of, counting those tools: a server that never answered, to the
+	// keys whose patterns may cover a tool of it.
+	for _, tc := range []struct {
+		key, server string
+		tools       string // the names listed
+		servers     string // the servers listed: name, availability, tools
+	}{
+		{"echo", "", "go/echo", "go up 1"},
+		{"go", "", "go/echo go/fail go/progress", "go up 3"},
+		{"all", "", "go/echo go/fail go/progress", "down down 0, go up 3"},
+		{"down", "", "", "down down 0"},
+		{"stored", "", "go/fail", "go up 1"},
+		{"none", "", "", ""},
+		{"unknown-key", "", "", ""},
+		{"echo", "down", "", ""},
+		{"all", "go", "go/echo go/fail go/progress", "go up 3"},
+	} {
+		t.Run("List "+tc.key+" "+cmp.Or(tc.server, "every server"), func(t *testing.T) {
+			tools, servers := h.List(tc.key, tc.server)
+			var names, states []string
+			for _, tl := range tools {
+				names = append(names, tl.Name)
+			}
+			for _, sv := range servers {
+				states = append(states, fmt.Sprintf("%s %s %d", sv.Name, map[bool]string{true: "up", false: "down"}[sv.Available], sv.Tools))
+			}
+			if got := strings.Join(names, " "); got != tc.tools {
+				t.Errorf("tools %q, want %q", got, tc.tools)
+			}
+			if got := strings.Join(states, ", "); got != tc.servers {
+				t.Errorf("servers %q, want %q", got, tc.servers)
+			}
+		})
+	}
 }
 
 // TestServerDownAtStart: a server that does not answer at start is

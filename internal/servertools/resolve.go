@@ -198,25 +198,39 @@ func (c *catalog) isDown(name string) bool {
 	return false
 }
 
-// List returns the tools the API key named key may use (all of them, when
-// the host's scopes are open), of the server named server only when it is
-// not empty, with their availability, and the configured servers.
+// List returns the tools the API key named key may use, of the server
+// named server only when it is not empty, with their availability, and
+// the configured servers of which the key may use a tool, each with the
+// number of those tools (Tools). A server that never listed its tools is
+// included when the key's patterns may cover one of them
+// (auth.MatchPatternUnder), with none. A key learns nothing of the other
+// servers, not even their names. With open scopes (the server has no API
+// keys), every tool and every server.
 func (h *Host) List(key, server string) ([]*Tool, []ServerStatus) {
 	h.mu.Lock()
 	scopes := h.scopes
 	h.mu.Unlock()
 	cat := h.catalog.Load()
 	var tools []*Tool
+	usable := map[string]int{}
 	for _, t := range cat.tools {
 		if (server == "" || t.Server == server) && scopes.allows(key, t.Name) {
 			tools = append(tools, t)
+			usable[t.Server]++
 		}
 	}
 	var servers []ServerStatus
 	for _, s := range cat.servers {
-		if server == "" || s.Name == server {
-			servers = append(servers, s)
+		if server != "" && s.Name != server {
+			continue
 		}
+		if !scopes.Open {
+			if usable[s.Name] == 0 && (!s.ListedAt.IsZero() || !scopes.mayReach(key, s.Name)) {
+				continue
+			}
+			s.Tools = usable[s.Name]
+		}
+		servers = append(servers, s)
 	}
 	return tools, servers
 }

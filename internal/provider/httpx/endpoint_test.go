@@ -92,9 +92,9 @@ func TestEndpointSendsHeadersKeyAndBody(t *testing.T) {
 func TestExtraHeadersNeverReplaceConfiguredHeaders(t *testing.T) {
 	u := pt.Replay(t, pt.Reply{Body: []byte("data: hi\n\ndata: END\n\n")})
 	ep := endpoint(t, provider.Config{Kind: "test", BaseURL: u.URL,
-		Headers: map[string]string{"openai-project": "proj_operator", "cf-aig-authorization": "Bearer gateway-secret"}})
+		Headers: map[string]string{"x-team": "team_operator", "cf-aig-authorization": "Bearer gateway-secret"}})
 	enc, err := httpx.Encode(struct{}{}, map[string]any{httpx.ExtraHeadersKey: map[string]any{
-		"OpenAI-Project": "proj_other", "CF-AIG-Authorization": "Bearer caller", "X-Kind-Version": "3", "X-Title": "app"}}, nil)
+		"X-Team": "team_other", "CF-AIG-Authorization": "Bearer caller", "X-Kind-Version": "3", "X-Title": "app"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestExtraHeadersNeverReplaceConfiguredHeaders(t *testing.T) {
 	s.Close()
 	got := u.Requests()[0].Header
 	want := map[string][]string{
-		"Openai-Project": {"proj_operator"}, "Cf-Aig-Authorization": {"Bearer gateway-secret"},
+		"X-Team": {"team_operator"}, "Cf-Aig-Authorization": {"Bearer gateway-secret"},
 		"X-Kind-Version": {"3"}, "X-Title": {"app"},
 	}
 	for k, v := range want {

@@ -184,26 +184,39 @@ func optionErr(path, desc string) error {
 // headers nor extra_headers may set them.
 var framingHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Te", "Trailer", "Upgrade"}
 
+// billingHeaders choose which of the accounts a provider key belongs to
+// is billed (and whose quota, data and rate limits apply): OpenAI's
+// organization and project (sent by OpenAI-compatible servers too), and
+// Google's quota project. They are the operator's, like the key itself: a
+// tenant naming another organization of a key shared by several would
+// bill it. The operator sets them in the provider's `headers`, which
+// extra_headers cannot replace anyway (provider.Config.CheckOptions).
+// Anthropic and Azure OpenAI have no such header: the key (Azure's api-key,
+// a credential below) alone decides the workspace or resource billed.
+var billingHeaders = []string{"Openai-Organization", "Openai-Project", "X-Goog-User-Project"}
+
 // forbiddenHeaders are the headers extra_headers may not set: credentials
-// (the provider's key is the server's), the body's encoding and what it
+// (the provider's key is the server's) and the headers that choose the
+// account billed (billingHeaders), the body's encoding and what it
 // accepts, and the framing.
-var forbiddenHeaders = append([]string{
+var forbiddenHeaders = slices.Concat([]string{
 	"Authorization", "Proxy-Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key", "Cookie",
 	"Content-Type", "Content-Encoding", "Accept", "Accept-Encoding", "Expect",
-}, framingHeaders...)
+}, billingHeaders, framingHeaders)
 
 // ExtraHeaderProblem says what is wrong with one header of extra_headers,
 // or returns "": its name must be a valid header name that is not one of
-// the credentials or framing headers the client owns (Authorization,
-// x-api-key, Host, Content-Type, ...; any Proxy-*), its value a valid
-// header value.
+// the credentials, billing-account or framing headers the server owns
+// (Authorization, x-api-key, OpenAI-Organization, OpenAI-Project,
+// X-Goog-User-Project, Host, Content-Type, ...; any Proxy-*), its value a
+// valid header value.
 func ExtraHeaderProblem(name, value string) string {
 	canonical := http.CanonicalHeaderKey(name)
 	switch {
 	case !httpguts.ValidHeaderFieldName(name):
 		return "is not a valid header name"
 	case slices.Contains(forbiddenHeaders, canonical) || strings.HasPrefix(canonical, "Proxy-"):
-		return "cannot be set: llmrelay sets this header itself (credentials and framing are the server's)"
+		return "cannot be set: llmrelay sets this header itself (credentials, the account billed and framing are the server's)"
 	case !httpguts.ValidHeaderFieldValue(value):
 		return "has a value that is not a valid header value"
 	}

@@ -203,10 +203,10 @@ func TestProviderOptionsReachTheBody(t *testing.T) {
 	u := pt.Replay(t, fixtures[pt.Text].Reply(t))
 	p := newProvider(t, u.URL)
 	req := pt.NewRequest("o3-mini")
-	req.Options = map[string]any{"reasoning_effort": "high", "seed": 7.0, "extra_headers": map[string]any{"OpenAI-Organization": "org-1"}}
+	req.Options = map[string]any{"reasoning_effort": "high", "seed": 7.0, "extra_headers": map[string]any{"X-Title": "app"}}
 	got := pt.CaptureRequest(t, u, p, req)
 	pt.GoldenJSON(t, "request_options.golden.json", got.Body, *update)
-	if got.Header.Get("Openai-Organization") != "org-1" || got.Header.Get("Authorization") != "Bearer "+testKey {
+	if got.Header.Get("X-Title") != "app" || got.Header.Get("Authorization") != "Bearer "+testKey {
 		t.Errorf("headers %v, want the extra header and the key", got.Header)
 	}
 	for key, field := range map[string]string{"model": "provider_options.model", "messages": "provider_options.messages", "stream": "provider_options.stream",

@@ -988,11 +988,14 @@ type GenerateRequest struct {
 	//
 	// `extra_headers` (an object of header names to string values) adds HTTP
 	// headers to the provider request instead (e.g. "anthropic-beta");
-	// credentials, Host and the body's framing headers cannot be set, and
-	// neither can a header the server's operator configured for the provider
-	// (its `headers`, such as OpenAI-Project or a gateway's credential): a
-	// request never replaces one, and naming one (in any case) is refused
-	// like the keys below, e.g. `provider_options.extra_headers.OpenAI-Project`.
+	// credentials, the headers that choose the account billed
+	// (OpenAI-Organization, OpenAI-Project, X-Goog-User-Project: the
+	// operator's, set in the provider's configuration), Host and the body's
+	// framing headers cannot be set, and neither can a header the server's
+	// operator configured for the provider (its `headers`, such as a
+	// gateway's credential): a request never replaces one, and naming one (in
+	// any case) is refused like the keys below, e.g.
+	// `provider_options.extra_headers.OpenAI-Project`.
 	//
 	// A key llmrelay sets itself from this request (model, messages/contents,
 	// system, stream, tools, tool_choice, the response format, and any field
@@ -4559,9 +4562,11 @@ type ListToolsResponse struct {
 	// The tools the caller may use, sorted by `name`, the tools of servers
 	// that are not answering included (`available: false`).
 	Tools []*ServerTool `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
-	// The MCP servers of the server's config (of `server` only, when the
-	// request names one), sorted by `name`, whether or not the caller may
-	// use any of their tools.
+	// The MCP servers of the server's config that the caller may use a tool
+	// of (of `server` only, when the request names one), sorted by `name`. A
+	// server that never answered, so has no tools listed, is included when
+	// the key's `tools` patterns may cover a tool of it. Without API keys
+	// configured, every MCP server.
 	Servers       []*ToolServer `protobuf:"bytes,2,rep,name=servers,proto3" json:"servers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4737,8 +4742,8 @@ type ToolServer struct {
 	Available bool `protobuf:"varint,2,opt,name=available,proto3" json:"available,omitempty"`
 	// When llmrelay last listed the server's tools; unset if it never did.
 	ListedAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=listed_at,json=listedAt,proto3" json:"listed_at,omitempty"`
-	// How many tools llmrelay offers from the server (its `allow` patterns
-	// applied), whether or not the caller may use them.
+	// How many of the tools llmrelay offers from the server (its `allow`
+	// patterns applied) the caller may use: the server's tools in `tools`.
 	Tools         uint32 `protobuf:"varint,4,opt,name=tools,proto3" json:"tools,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

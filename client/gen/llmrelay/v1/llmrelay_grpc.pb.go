@@ -247,12 +247,15 @@ type LLMServiceClient interface {
 	// server's config (`tools.mcp_servers`) that the config's `allow` lets
 	// llmrelay offer and the caller's API key's `tools` patterns let it use,
 	// each with its description, input schema and whether its server answers
-	// right now; and the MCP servers themselves, available or not. A server
-	// that is down is listed with `available: false`, with the tools it had
-	// when it last answered (none if it never did), until it answers again.
+	// right now; and the MCP servers the caller may use a tool of, available
+	// or not. A server that is down is listed with `available: false`, with
+	// the tools it had when it last answered (none if it never did), until it
+	// answers again. A server none of whose tools the key may use is not
+	// listed at all, as ListModels hides the models a key may not use.
 	//
 	// Needs the key's `generate` scope: the tools it lists are what the key
-	// may use in Generate. Without API keys configured, every tool is listed.
+	// may use in Generate. Without API keys configured, every tool and every
+	// MCP server is listed.
 	ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error)
 	// Embed turns each of a request's inputs into an embedding: a vector of
 	// floats that places the text in the model's semantic space (for search,
@@ -503,12 +506,15 @@ type LLMServiceServer interface {
 	// server's config (`tools.mcp_servers`) that the config's `allow` lets
 	// llmrelay offer and the caller's API key's `tools` patterns let it use,
 	// each with its description, input schema and whether its server answers
-	// right now; and the MCP servers themselves, available or not. A server
-	// that is down is listed with `available: false`, with the tools it had
-	// when it last answered (none if it never did), until it answers again.
+	// right now; and the MCP servers the caller may use a tool of, available
+	// or not. A server that is down is listed with `available: false`, with
+	// the tools it had when it last answered (none if it never did), until it
+	// answers again. A server none of whose tools the key may use is not
+	// listed at all, as ListModels hides the models a key may not use.
 	//
 	// Needs the key's `generate` scope: the tools it lists are what the key
-	// may use in Generate. Without API keys configured, every tool is listed.
+	// may use in Generate. Without API keys configured, every tool and every
+	// MCP server is listed.
 	ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error)
 	// Embed turns each of a request's inputs into an embedding: a vector of
 	// floats that places the text in the model's semantic space (for search,

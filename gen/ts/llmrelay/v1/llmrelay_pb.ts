@@ -284,11 +284,14 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    *
    * `extra_headers` (an object of header names to string values) adds HTTP
    * headers to the provider request instead (e.g. "anthropic-beta");
-   * credentials, Host and the body's framing headers cannot be set, and
-   * neither can a header the server's operator configured for the provider
-   * (its `headers`, such as OpenAI-Project or a gateway's credential): a
-   * request never replaces one, and naming one (in any case) is refused
-   * like the keys below, e.g. `provider_options.extra_headers.OpenAI-Project`.
+   * credentials, the headers that choose the account billed
+   * (OpenAI-Organization, OpenAI-Project, X-Goog-User-Project: the
+   * operator's, set in the provider's configuration), Host and the body's
+   * framing headers cannot be set, and neither can a header the server's
+   * operator configured for the provider (its `headers`, such as a
+   * gateway's credential): a request never replaces one, and naming one (in
+   * any case) is refused like the keys below, e.g.
+   * `provider_options.extra_headers.OpenAI-Project`.
    *
    * A key llmrelay sets itself from this request (model, messages/contents,
    * system, stream, tools, tool_choice, the response format, and any field
@@ -2608,9 +2611,11 @@ export type ListToolsResponse = Message$1<"llmrelay.v1.ListToolsResponse"> & {
   tools: ServerTool[];
 
   /**
-   * The MCP servers of the server's config (of `server` only, when the
-   * request names one), sorted by `name`, whether or not the caller may
-   * use any of their tools.
+   * The MCP servers of the server's config that the caller may use a tool
+   * of (of `server` only, when the request names one), sorted by `name`. A
+   * server that never answered, so has no tools listed, is included when
+   * the key's `tools` patterns may cover a tool of it. Without API keys
+   * configured, every MCP server.
    *
    * @generated from field: repeated llmrelay.v1.ToolServer servers = 2;
    */
@@ -2730,8 +2735,8 @@ export type ToolServer = Message$1<"llmrelay.v1.ToolServer"> & {
   listedAt?: Timestamp | undefined;
 
   /**
-   * How many tools llmrelay offers from the server (its `allow` patterns
-   * applied), whether or not the caller may use them.
+   * How many of the tools llmrelay offers from the server (its `allow`
+   * patterns applied) the caller may use: the server's tools in `tools`.
    *
    * @generated from field: uint32 tools = 4;
    */
@@ -3619,12 +3624,15 @@ export const LLMService: GenService<{
    * server's config (`tools.mcp_servers`) that the config's `allow` lets
    * llmrelay offer and the caller's API key's `tools` patterns let it use,
    * each with its description, input schema and whether its server answers
-   * right now; and the MCP servers themselves, available or not. A server
-   * that is down is listed with `available: false`, with the tools it had
-   * when it last answered (none if it never did), until it answers again.
+   * right now; and the MCP servers the caller may use a tool of, available
+   * or not. A server that is down is listed with `available: false`, with
+   * the tools it had when it last answered (none if it never did), until it
+   * answers again. A server none of whose tools the key may use is not
+   * listed at all, as ListModels hides the models a key may not use.
    *
    * Needs the key's `generate` scope: the tools it lists are what the key
-   * may use in Generate. Without API keys configured, every tool is listed.
+   * may use in Generate. Without API keys configured, every tool and every
+   * MCP server is listed.
    *
    * @generated from rpc llmrelay.v1.LLMService.ListTools
    */
