@@ -2646,8 +2646,11 @@ func (x *ResponseFormat) GetPartialObjectInterval() *durationpb.Duration {
 type RetryPolicy struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The most attempts, the first one included: 1 disables retries; 0 takes
-	// the server default (3). Clamped to the server limit. Structured-output
-	// re-asks come on top (see ResponseFormat).
+	// the server default (3). More than 10 is refused (INVALID_ARGUMENT
+	// naming this field); up to 10, a value above the server's limit
+	// (`retry.max_attempts_limit`, 10 unless the operator lowered it) is
+	// clamped to it. Structured-output re-asks come on top (see
+	// ResponseFormat).
 	MaxAttempts uint32 `protobuf:"varint,1,opt,name=max_attempts,json=maxAttempts,proto3" json:"max_attempts,omitempty"`
 	// The backoff before the first retry; it doubles for each further retry,
 	// up to `max_backoff`, and each wait is drawn from [d/2, d] ("equal

@@ -1405,8 +1405,11 @@ export const ResponseFormatSchema: GenMessage<ResponseFormat> = /*@__PURE__*/
 export type RetryPolicy = Message$1<"llmrelay.v1.RetryPolicy"> & {
   /**
    * The most attempts, the first one included: 1 disables retries; 0 takes
-   * the server default (3). Clamped to the server limit. Structured-output
-   * re-asks come on top (see ResponseFormat).
+   * the server default (3). More than 10 is refused (INVALID_ARGUMENT
+   * naming this field); up to 10, a value above the server's limit
+   * (`retry.max_attempts_limit`, 10 unless the operator lowered it) is
+   * clamped to it. Structured-output re-asks come on top (see
+   * ResponseFormat).
    *
    * @generated from field: uint32 max_attempts = 1;
    */
