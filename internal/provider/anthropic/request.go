@@ -1,7 +1,9 @@
 package anthropic
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,7 +146,7 @@ func imageBlocks(m *provider.Message) []block {
 // in order, which the API takes as a tool_result's content (a screenshot
 // a computer-use tool returns); no content for an empty result.
 func toolResult(m *provider.Message) block {
-	b := block{Type: "tool_result", ToolUseID: m.ToolCallID, IsError: m.ToolError}
+	b := block{Type: "tool_result", ToolUseID: toolUseID(m.ToolCallID), IsError: m.ToolError}
 	switch {
 	case len(m.Images) > 0:
 		b.Content = imageBlocks(m)
@@ -152,6 +154,42 @@ func toolResult(m *provider.Message) block {
 		b.Content = m.Content
 	}
 	return b
+}
+
+// toolUseID returns a tool call's id as Anthropic takes it: an id of
+// letters, digits, "_" and "-" (Anthropic's pattern for tool_use.id and
+// tool_result.tool_use_id) as it is, any other with each other character
+// replaced by "_" (a run of them by one) and "_" and 8 hex digits of its SHA-256 appended, so that
+// two ids that differ only there stay two. Another provider's ids may hold
+// characters Anthropic refuses (Kimi K2's "functions.get_weather:0" through
+// an OpenAI-compatible server), and a route that falls back to Anthropic
+// sends them; the same id maps to the same one in a tool_use block and in
+// the tool_result that answers it, and the ids of the reply are Anthropic's
+// own, so the mapping is never seen.
+func toolUseID(id string) string {
+	ok := true
+	for i := 0; ok && i < len(id); i++ {
+		ok = idByte(id[i])
+	}
+	if ok {
+		return id
+	}
+	b := make([]byte, 0, len(id)+9)
+	for i := 0; i < len(id); i++ {
+		if idByte(id[i]) {
+			b = append(b, id[i])
+		} else if len(b) == 0 || b[len(b)-1] != '_' {
+			b = append(b, '_')
+		}
+	}
+	sum := sha256.Sum256([]byte(id))
+	return string(b) + "_" + hex.EncodeToString(sum[:4])
+}
+
+// idByte reports whether Anthropic's tool_use id pattern,
+// ^[a-zA-Z0-9_-]+$, allows c.
+func idByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
 // MarshalJSON implements json.Marshaler: a raw block as it is, any other
@@ -203,7 +241,7 @@ func assistantBlocks(i int, m *provider.Message) ([]block, error) {
 			if err != nil {
 				return nil, &provider.FieldError{Field: fmt.Sprintf("messages[%d].tool_calls[%d].arguments", i, p.Index), Description: err.Error() + " for the anthropic provider"}
 			}
-			out = append(out, block{Type: "tool_use", ID: c.ID, Name: c.Name, Input: input})
+			out = append(out, block{Type: "tool_use", ID: toolUseID(c.ID), Name: c.Name, Input: input})
 		case provider.PartProviderTool:
 			t := &m.ProviderTools[p.Index]
 			if t.Format != provider.FormatAnthropic {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -279,6 +280,71 @@ func TestDisableParallelToolUse(t *testing.T) {
 			}
 			if string(body.ToolChoice) != tc.want {
 				t.Errorf("tool_choice = %s, want %s", body.ToolChoice, tc.want)
+			}
+		})
+	}
+}
+
+// TestToolCallIDsTakeAnthropicsPattern: Anthropic refuses a tool_use id or
+// tool_result tool_use_id outside ^[a-zA-Z0-9_-]+$ with a 400, and another
+// provider's ids may hold other characters (Kimi K2's
+// "functions.get_weather:0"), which a route falling back to Anthropic
+// sends. Such an id is sent mapped, the same in the call and its result,
+// two ids stay two, and an id of the pattern is sent as it is.
+func TestToolCallIDsTakeAnthropicsPattern(t *testing.T) {
+	for _, tc := range []struct{ name, a, b string }{
+		{"Kimi's", "functions.get_weather:0", "functions.get_weather:1"},
+		{"differing only in a refused character", "call.1", "call:1"},
+		{"of the pattern", "toolu_01A09q90qw90lq917835lq9", "call_8f2a-x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := pt.NewRequest("claude-sonnet-4-5")
+			req.Messages = append(req.Messages,
+				provider.Message{Role: provider.RoleAssistant, ToolCalls: []provider.ToolCall{
+					{ID: tc.a, Name: "get_weather", Arguments: `{"city":"Paris"}`},
+					{ID: tc.b, Name: "get_weather", Arguments: `{"city":"Rome"}`},
+				}},
+				provider.Message{Role: provider.RoleTool, ToolCallID: tc.b, Content: "rain"},
+				provider.Message{Role: provider.RoleTool, ToolCallID: tc.a, Content: "sun"},
+			)
+			u := pt.Replay(t, fixtures[pt.Text].Reply(t))
+			got := pt.CaptureRequest(t, u, newProvider(t, u.URL+"/v1"), req)
+			var body struct {
+				Messages []struct {
+					Content json.RawMessage `json:"content"`
+				} `json:"messages"`
+			}
+			if err := json.Unmarshal(got.Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			var uses, results []struct {
+				Type      string `json:"type"`
+				ID        string `json:"id"`
+				ToolUseID string `json:"tool_use_id"`
+			}
+			if err := json.Unmarshal(body.Messages[len(body.Messages)-2].Content, &uses); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(body.Messages[len(body.Messages)-1].Content, &results); err != nil {
+				t.Fatal(err)
+			}
+			if len(uses) != 2 || len(results) != 2 {
+				t.Fatalf("tool_use blocks %+v, tool_result blocks %+v, want 2 of each", uses, results)
+			}
+			pattern := regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+			for _, id := range []string{uses[0].ID, uses[1].ID} {
+				if !pattern.MatchString(id) {
+					t.Errorf("tool_use id %q does not match Anthropic's pattern", id)
+				}
+			}
+			if uses[0].ID == uses[1].ID {
+				t.Errorf("the ids %q and %q were both sent as %q", tc.a, tc.b, uses[0].ID)
+			}
+			if results[0].ToolUseID != uses[1].ID || results[1].ToolUseID != uses[0].ID {
+				t.Errorf("tool_result ids %q, %q do not answer tool_use ids %q, %q", results[0].ToolUseID, results[1].ToolUseID, uses[1].ID, uses[0].ID)
+			}
+			if pattern.MatchString(tc.a) && uses[0].ID != tc.a {
+				t.Errorf("the id %q, which Anthropic takes, was sent as %q", tc.a, uses[0].ID)
 			}
 		})
 	}
