@@ -59,8 +59,8 @@ build: ## Build the server to bin/llmrelay (the first build compiles the depende
 run: build ## Build and start the server (embedded default: 127.0.0.1:50051, mock provider; free ports when those are taken). ARGS="--config x.yaml" passes flags.
 	@echo "==> building grpcurl for your first call (go tool grpcurl; once, about a minute on a cold machine)"
 	@$(GO) tool grpcurl -version >/dev/null 2>&1 || echo "    (grpcurl did not build; the first 'go tool grpcurl' will try again)"
-	@echo "==> starting $(BIN) $(ARGS) (Ctrl-C stops it; $(BIN) help lists its commands and flags)"
-	$(BIN) $(ARGS)
+	@echo "==> starting $(strip $(BIN) $(ARGS)) (Ctrl-C stops it; $(BIN) help lists its commands and flags)"
+	@$(BIN) $(ARGS)
 
 .PHONY: test
 test: test-deps ## Run every test with the race detector, and deploy/'s manifest checks; installs Debian's redis-server, haproxy and nghttpx, and the pinned MCP server (npm ci), first, if it can (needs a C compiler; the first run compiles everything with -race, several minutes on a cold machine).
