@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/llmrelay/llmrelay/client"
+	"github.com/llmrelay/llmrelay/internal/apierr"
 )
 
 // The environment variables the client commands (generate, embed, models,
@@ -157,6 +158,9 @@ func callError(addr string, err error) error {
 	if hint := tlsHint(e); hint != "" {
 		fmt.Fprintf(&b, "\n  %s", hint)
 	}
+	if hint := modelHint(e); hint != "" {
+		fmt.Fprintf(&b, "\n  %s", hint)
+	}
 	if refused(e) {
 		fmt.Fprintf(&b, "\n  nothing listens at %s: is llmrelay running there? (--addr or LLMRELAY_ADDR names another address)", addr)
 	}
@@ -210,6 +214,18 @@ func tlsHint(e *client.Error) string {
 		return "this machine does not trust the server's certificate: name its authority's PEM file in SSL_CERT_FILE (SSL_CERT_FILE=ca.pem llmrelay ...)"
 	}
 	return ""
+}
+
+// modelHint says, for a model the server does not know, where the
+// command line finds those it does and how a server gets a provider: a
+// first user asks the `make run` server (the mock provider alone) for
+// openai/gpt-4o-mini, and the server's words name only ListModels, an
+// RPC.
+func modelHint(e *client.Error) string {
+	if e.Code != codes.InvalidArgument || (e.Reason != apierr.ReasonUnknownProvider && e.Reason != apierr.ReasonUnknownModel) {
+		return ""
+	}
+	return "llmrelay models lists the models this server offers; a server gets a provider (openai, anthropic, gemini) from its config file: docs/providers.md"
 }
 
 // modelFlag defines -m and its long form --model on fs, one value: the
