@@ -199,13 +199,19 @@ func refused(e *client.Error) bool {
 // tlsHint says which flag to change when a call could not connect because
 // the command and the server disagree about TLS: gRPC's words for it
 // ("error reading server preface: EOF" for plaintext to a TLS server) do
-// not say. gRPC's connection errors have no type of their own once they
+// not say, nor that an HTTP/1.1 server (llmrelay's HTTP port, say)
+// answered. gRPC's connection errors have no type of their own once they
 // are a status, so their text is what there is to go on.
 func tlsHint(e *client.Error) string {
 	if e.Code != codes.Unavailable || e.Reason != "" {
 		return ""
 	}
 	switch m := e.Message; {
+	case strings.Contains(m, "looked like an HTTP/1.1 header"):
+		// An HTTP/1.1 server answered the plaintext call: llmrelay's own
+		// HTTP doors, most often (--addr 127.0.0.1:8080), or a TLS proxy
+		// that answers plaintext with a 400.
+		return "an HTTP/1.1 server answered, not gRPC: is this an HTTP port? llmrelay serves gRPC on " + defaultAddr + " by default, its HTTP endpoints on 127.0.0.1:8080; a TLS server needs --tls"
 	case strings.Contains(m, "error reading server preface"):
 		return "the server may be serving TLS: this call was in plaintext (the default for a loopback address); add --tls"
 	case strings.Contains(m, "first record does not look like a TLS handshake"):
