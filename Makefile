@@ -37,7 +37,8 @@ export PROTOC_VERSION GRPC_PYTHON_VERSION PYTHON
 
 .PHONY: help
 help: ## Show this help.
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@if [ -t 1 ]; then c='\033[36m' r='\033[0m'; fi; \
+	awk -v c="$$c" -v r="$$r" 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %s%-16s%s %s\n", c, $$1, r, $$2}' $(MAKEFILE_LIST)
 
 # The version `llmrelay version` prints: the git commit (and -dirty), or
 # the tag once there is one.
