@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/client"
 	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/engine"
 )
 
 // The environment variables the client commands (generate, embed, models,
@@ -160,6 +161,11 @@ func callError(addr string, err error) error {
 	}
 	if hint := modelHint(e); hint != "" {
 		fmt.Fprintf(&b, "\n  %s", hint)
+	}
+	if e.Code == codes.Unauthenticated && e.Reason == engine.ReasonCredentialsMissing {
+		// The server's words name the header; the command line sets it
+		// from a flag or a variable.
+		fmt.Fprintf(&b, "\n  this server has API keys: give one with --key KEY or $%s", EnvAPIKey)
 	}
 	if refused(e) {
 		fmt.Fprintf(&b, "\n  nothing listens at %s: is llmrelay running there? (--addr or LLMRELAY_ADDR names another address)", addr)

@@ -135,6 +135,10 @@ func TestClientCommandsSendTheKey(t *testing.T) {
 	if r.code != ExitFailed || !strings.Contains(r.stderr, "UNAUTHENTICATED CREDENTIALS_MISSING") {
 		t.Errorf("without a key: exit %d, stderr %q; want UNAUTHENTICATED CREDENTIALS_MISSING", r.code, r.stderr)
 	}
+	// The server's words name a header; the command says how to send one.
+	if want := "\n  this server has API keys: give one with --key KEY or $LLMRELAY_API_KEY\n"; !strings.Contains(r.stderr, want) {
+		t.Errorf("without a key: stderr lacks %q:\n%s", want, r.stderr)
+	}
 	for _, env := range []map[string]string{
 		{EnvAddr: addr, EnvAPIKey: testKey},
 	} {
