@@ -37,7 +37,8 @@ export PROTOC_VERSION GRPC_PYTHON_VERSION PYTHON
 
 .PHONY: help
 help: ## Show this help.
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@if [ -t 1 ]; then c='\033[36m' r='\033[0m'; fi; \
+	awk -v c="$$c" -v r="$$r" 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %s%-16s%s %s\n", c, $$1, r, $$2}' $(MAKEFILE_LIST)
 
 # The version `llmrelay version` prints: the git commit (and -dirty), or
 # the tag once there is one.
@@ -59,8 +60,8 @@ build: ## Build the server to bin/llmrelay (the first build compiles the depende
 run: build ## Build and start the server (embedded default: 127.0.0.1:50051, mock provider; free ports when those are taken). ARGS="--config x.yaml" passes flags.
 	@echo "==> building grpcurl for your first call (go tool grpcurl; once, about a minute on a cold machine)"
 	@$(GO) tool grpcurl -version >/dev/null 2>&1 || echo "    (grpcurl did not build; the first 'go tool grpcurl' will try again)"
-	@echo "==> starting $(BIN) $(ARGS) (Ctrl-C stops it; $(BIN) help lists its commands and flags)"
-	$(BIN) $(ARGS)
+	@echo "==> starting $(strip $(BIN) $(ARGS)) (Ctrl-C stops it; $(BIN) help lists its commands and flags)"
+	@$(BIN) $(ARGS)
 
 .PHONY: test
 test: test-deps ## Run every test with the race detector, and deploy/'s manifest checks; installs Debian's redis-server, haproxy and nghttpx, and the pinned MCP server (npm ci), first, if it can (needs a C compiler; the first run compiles everything with -race, several minutes on a cold machine).

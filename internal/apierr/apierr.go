@@ -145,7 +145,9 @@ func resolutionError(err error) (e *Error, ok bool) {
 	if errors.As(err, &re) {
 		field, msg = re.Field, re.Err.Error()
 	}
-	e = InvalidField(reason, field, msg+"; ListModels lists the models you may use")
+	// ListModels is an RPC's name: the HTTP doors' callers (an SDK, curl)
+	// know it as GET /v1/models.
+	e = InvalidField(reason, field, msg+"; ListModels (GET /v1/models over HTTP) lists the models you may use")
 	e.Cause = err
 	return e, true
 }

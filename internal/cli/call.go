@@ -13,6 +13,8 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/llmrelay/llmrelay/client"
+	"github.com/llmrelay/llmrelay/internal/apierr"
+	"github.com/llmrelay/llmrelay/internal/engine"
 )
 
 // The environment variables the client commands (generate, embed, models,
@@ -157,6 +159,14 @@ func callError(addr string, err error) error {
 	if hint := tlsHint(e); hint != "" {
 		fmt.Fprintf(&b, "\n  %s", hint)
 	}
+	if hint := modelHint(e); hint != "" {
+		fmt.Fprintf(&b, "\n  %s", hint)
+	}
+	if e.Code == codes.Unauthenticated && e.Reason == engine.ReasonCredentialsMissing {
+		// The server's words name the header; the command line sets it
+		// from a flag or a variable.
+		fmt.Fprintf(&b, "\n  this server has API keys: give one with --key KEY or $%s", EnvAPIKey)
+	}
 	if refused(e) {
 		fmt.Fprintf(&b, "\n  nothing listens at %s: is llmrelay running there? (--addr or LLMRELAY_ADDR names another address)", addr)
 	}
@@ -195,13 +205,19 @@ func refused(e *client.Error) bool {
 // tlsHint says which flag to change when a call could not connect because
 // the command and the server disagree about TLS: gRPC's words for it
 // ("error reading server preface: EOF" for plaintext to a TLS server) do
-// not say. gRPC's connection errors have no type of their own once they
+// not say, nor that an HTTP/1.1 server (llmrelay's HTTP port, say)
+// answered. gRPC's connection errors have no type of their own once they
 // are a status, so their text is what there is to go on.
 func tlsHint(e *client.Error) string {
 	if e.Code != codes.Unavailable || e.Reason != "" {
 		return ""
 	}
 	switch m := e.Message; {
+	case strings.Contains(m, "looked like an HTTP/1.1 header"):
+		// An HTTP/1.1 server answered the plaintext call: llmrelay's own
+		// HTTP doors, most often (--addr 127.0.0.1:8080), or a TLS proxy
+		// that answers plaintext with a 400.
+		return "an HTTP/1.1 server answered, not gRPC: is this an HTTP port? llmrelay serves gRPC on " + defaultAddr + " by default, its HTTP endpoints on 127.0.0.1:8080; a TLS server needs --tls"
 	case strings.Contains(m, "error reading server preface"):
 		return "the server may be serving TLS: this call was in plaintext (the default for a loopback address); add --tls"
 	case strings.Contains(m, "first record does not look like a TLS handshake"):
@@ -210,6 +226,18 @@ func tlsHint(e *client.Error) string {
 		return "this machine does not trust the server's certificate: name its authority's PEM file in SSL_CERT_FILE (SSL_CERT_FILE=ca.pem llmrelay ...)"
 	}
 	return ""
+}
+
+// modelHint says, for a model the server does not know, where the
+// command line finds those it does and how a server gets a provider: a
+// first user asks the `make run` server (the mock provider alone) for
+// openai/gpt-4o-mini, and the server's words name only ListModels, an
+// RPC.
+func modelHint(e *client.Error) string {
+	if e.Code != codes.InvalidArgument || (e.Reason != apierr.ReasonUnknownProvider && e.Reason != apierr.ReasonUnknownModel) {
+		return ""
+	}
+	return "llmrelay models lists the models this server offers; a server gets a provider (openai, anthropic, gemini) from its config file: docs/providers.md"
 }
 
 // modelFlag defines -m and its long form --model on fs, one value: the

@@ -52,7 +52,7 @@ func TestEmbed(t *testing.T) {
 			stderrHave: []string{", 2 attempts\n"}},
 		{name: "an unknown provider: the code, the reason and the message",
 			args: []string{"embed", "-m", "nope/x", "hi"}, code: ExitFailed,
-			stderrHave: []string{"llmrelay: " + addr + ": INVALID_ARGUMENT UNKNOWN_PROVIDER: model: unknown provider \"nope\"", "\n  request id "}},
+			stderrHave: []string{"llmrelay: " + addr + ": INVALID_ARGUMENT UNKNOWN_PROVIDER: model: unknown provider \"nope\"", "\n  request id ", modelHintLine}},
 		{name: "a provider that rejects the request",
 			args: []string{"embed", "-m", "mock/echo", "--provider-options", `{"faults": [{"status": 400}]}`, "hi"}, code: ExitFailed,
 			stderrHave: []string{"INVALID_ARGUMENT PROVIDER_REJECTED"}},

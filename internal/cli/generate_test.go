@@ -10,6 +10,10 @@ import (
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
+// modelHintLine is what a client command adds to a model the server does
+// not know.
+const modelHintLine = "\n  llmrelay models lists the models this server offers; a server gets a provider (openai, anthropic, gemini) from its config file: docs/providers.md\n"
+
 // testKey is the API key of the server relay starts.
 const testKey = "cli-test-key"
 
@@ -59,9 +63,13 @@ func TestGenerate(t *testing.T) {
 			stderrHave: []string{"llmrelay: attempt 1 failed (TRANSPORT PROVIDER_TRANSPORT_ERROR); attempt 2 in ",
 				"on mock/echo; discard the 10 characters above: the reply starts over\n",
 				"mock/echo, stop, 4 input and 4 output tokens, 2 attempts\n"}},
-		{name: "an unknown provider: the code, the reason and the message",
-			args: []string{"generate", "-m", "nope/x", "hi"}, env: env, code: ExitFailed,
-			stderrHave: []string{"llmrelay: " + addr + ": INVALID_ARGUMENT UNKNOWN_PROVIDER: model: unknown provider \"nope\"", "\n  request id "}},
+		{name: "an unknown provider: the code, the reason, the message and where the models are",
+			args: []string{"generate", "-m", "openai/gpt-4o-mini", "hi"}, env: env, code: ExitFailed,
+			stderrHave: []string{"llmrelay: " + addr + ": INVALID_ARGUMENT UNKNOWN_PROVIDER: model: unknown provider \"openai\"", "\n  request id ",
+				modelHintLine}},
+		{name: "a model that is no route: where the models are",
+			args: []string{"generate", "-m", "gpt-4o-mini", "hi"}, env: env, code: ExitFailed,
+			stderrHave: []string{"INVALID_ARGUMENT UNKNOWN_MODEL: ", modelHintLine}},
 		{name: "a request breaking a field rule lists the field",
 			args: []string{"generate", "-m", "mock/echo", "--provider-options", `{"faults": [{"status": "x"}]}`, "hi"}, env: env, code: ExitFailed,
 			stderrHave: []string{"INVALID_ARGUMENT", "provider_options.faults[0].status"}},
@@ -126,6 +134,10 @@ func TestClientCommandsSendTheKey(t *testing.T) {
 	r := runCLI(t.Context(), t, []string{"generate", "-m", "mock/echo", "hi"}, map[string]string{EnvAddr: addr}, "")
 	if r.code != ExitFailed || !strings.Contains(r.stderr, "UNAUTHENTICATED CREDENTIALS_MISSING") {
 		t.Errorf("without a key: exit %d, stderr %q; want UNAUTHENTICATED CREDENTIALS_MISSING", r.code, r.stderr)
+	}
+	// The server's words name a header; the command says how to send one.
+	if want := "\n  this server has API keys: give one with --key KEY or $LLMRELAY_API_KEY\n"; !strings.Contains(r.stderr, want) {
+		t.Errorf("without a key: stderr lacks %q:\n%s", want, r.stderr)
 	}
 	for _, env := range []map[string]string{
 		{EnvAddr: addr, EnvAPIKey: testKey},

@@ -20,6 +20,9 @@ func TestCallErrorsSayWhichTLSToTry(t *testing.T) {
 	cfg.TLS.CertFile, cfg.TLS.KeyFile, _ = servertest.SelfSigned(t, t.TempDir())
 	tlsAddr, _ := servertest.Listen(t, cfg)
 	plainAddr := relay(t, false)
+	// llmrelay's HTTP doors, where a user who copied the curl examples'
+	// port points the command line.
+	httpAddr := strings.TrimPrefix(servertest.Start(t, nil).HTTP(t), "http://")
 	tests := []struct {
 		name string
 		args []string
@@ -29,6 +32,8 @@ func TestCallErrorsSayWhichTLSToTry(t *testing.T) {
 			"\n  the server may be serving TLS: this call was in plaintext (the default for a loopback address); add --tls\n"},
 		{"keys list in plaintext to a TLS server", []string{"keys", "list", "--addr", tlsAddr},
 			"\n  the server may be serving TLS: this call was in plaintext (the default for a loopback address); add --tls\n"},
+		{"plaintext to llmrelay's HTTP port", []string{"models", "--addr", httpAddr},
+			"\n  an HTTP/1.1 server answered, not gRPC: is this an HTTP port? llmrelay serves gRPC on 127.0.0.1:50051 by default, its HTTP endpoints on 127.0.0.1:8080; a TLS server needs --tls\n"},
 		{"TLS to a plaintext server", []string{"models", "--tls", "--addr", plainAddr},
 			"\n  the server does not use TLS: add --plaintext\n"},
 		{"a certificate this machine does not trust", []string{"generate", "--tls", "--addr", tlsAddr, "-m", "mock/echo", "hi"},

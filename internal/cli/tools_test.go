@@ -207,8 +207,8 @@ func TestGenerateServerTools(t *testing.T) {
 // no carriage return overwrites the row.
 func TestToolDescriptionsArePrintable(t *testing.T) {
 	for in, want := range map[string]string{
-		"Echoes back\nthe input":             "Echoes back …",
-		"a\x1b]0;owned\x07b":                "a\uFFFD]0;owned\uFFFDb",
+		"Echoes back\nthe input":           "Echoes back …",
+		"a\x1b]0;owned\x07b":               "a\uFFFD]0;owned\uFFFDb",
 		"cleared\x1b[2J\rfirst\tcolumn\nx": "cleared\uFFFD[2J\uFFFDfirst column …",
 	} {
 		if got := firstLine(in); got != want {

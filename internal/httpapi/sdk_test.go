@@ -239,6 +239,8 @@ func TestOpenAISDK(t *testing.T) {
 			401, "authentication_error", "invalid_api_key", "unknown API key"},
 		{"an unknown model", client, openai.ChatCompletionNewParams{Model: "mock/nope", Messages: user}, nil,
 			404, "not_found_error", "model_not_found", `unknown model "nope"`},
+		{"an unknown provider, which names the endpoint listing the models", client, openai.ChatCompletionNewParams{Model: "openai/gpt-4o-mini", Messages: user}, nil,
+			404, "not_found_error", "model_not_found", `unknown provider "openai"; ListModels (GET /v1/models over HTTP) lists the models you may use`},
 		{"a quota error", client, params, []ooption.RequestOption{ooption.WithJSONSet("llmrelay", faults(map[string]any{"status": 429, "error_type": "insufficient_quota"}))},
 			429, "insufficient_quota", "insufficient_quota", "quota or spend limit exhausted"},
 		{"a request longer than the context window", client, params, []ooption.RequestOption{ooption.WithJSONSet("llmrelay", faults(map[string]any{"status": 400, "error_type": "context_length_exceeded"}))},
