@@ -90,6 +90,7 @@ func (s *Engine) Embed(ctx context.Context, req *llmrelayv1.EmbedRequest) (*llmr
 		}
 		return nil, apierr.FromError(err)
 	}
+	info.RecordServed(out.target.Entry.Config.Name, out.target.Model)
 	resp := &llmrelayv1.EmbedResponse{
 		Embeddings: make([]*llmrelayv1.Embedding, len(out.emb.Vectors)),
 		Provider:   out.target.Entry.Config.Name,

@@ -124,6 +124,11 @@ func (c *call) done(ctx context.Context, code apierr.Kind, reason string, res *a
 	c.eng.metrics.GenerateDone(c.labels(t), metrics.CallResult{
 		Code: code.String(), ErrorType: reason, Attempts: c.attempts(), Duration: time.Since(c.start),
 	})
+	if res != nil {
+		// The target the Final names: after a fallback, the one the
+		// call fell back to; after a race, the winner.
+		c.info.RecordServed(t.Entry.Config.Name, t.Model)
+	}
 	var est estimate
 	if c.estimated != nil {
 		est = *c.estimated

@@ -560,7 +560,8 @@ func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
 const maxCauseBytes = 4 << 10
 
 // log writes a call's "finished call" line: the call record's fields (as
-// the gRPC door's line has them: request id, key, model, route, attempts,
+// the gRPC door's line has them: request id, key, model, route, the
+// provider and model that answered, attempts,
 // metadata, annotations, usage, turns and server tool calls), the interface, the HTTP status and, for
 // a failed call, llmrelay's reason, at the level the gRPC door gives its
 // kind of error (a count for a model that cannot count: warn). A call refused at authentication gets none: the engine's
@@ -602,6 +603,9 @@ func (d *door) log(ctx context.Context, r *http.Request, f format, start time.Ti
 	}
 	if s.Route != "" {
 		attrs = append(attrs, slog.String("route", s.Route))
+	}
+	if s.Provider != "" {
+		attrs = append(attrs, slog.String("provider", s.Provider), slog.String("served_model", s.ServedModel))
 	}
 	attempts := s.Attempts
 	if fail != nil && attempts == 0 {
