@@ -30,7 +30,7 @@ func keyName(ctx context.Context) string {
 
 // labels returns the labels of the call's metrics for target t.
 func (c *call) labels(t provider.Target) metrics.CallLabels {
-	l := metrics.CallLabels{Key: c.key(), Team: c.team(), Route: c.routeName(), Interface: c.info.Interface()}
+	l := metrics.CallLabels{Key: c.key(), Team: c.team(), Route: c.routeName(), Interface: c.info.Interface(), Operation: telemetry.OperationChat}
 	if e := t.Entry; e != nil {
 		_, fixed := e.Provider.(provider.ModelServer)
 		l.Provider, l.Model, l.OpenModels = e.Config.Name, t.Model, len(e.Config.Models) == 0 && !fixed
