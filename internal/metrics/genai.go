@@ -140,8 +140,8 @@ func (m *Metrics) attemptUsage(l CallLabels, u provider.Usage, cost float64, pri
 type seriesCache struct {
 	mu       sync.RWMutex
 	byLabels map[seriesKey]*callSeries
-	// open holds the model names seen per provider that lists none.
-	open map[string]map[string]bool
+	// open bounds the model names of each provider that lists none.
+	open *labelBound
 }
 
 type seriesKey struct{ provider, model, route, key, team, iface, op string }
@@ -167,13 +167,13 @@ type endSeries struct {
 
 func (c *seriesCache) init() {
 	c.byLabels = make(map[seriesKey]*callSeries)
-	c.open = make(map[string]map[string]bool)
+	c.open = newLabelBound(MaxOpenModels, OtherModel)
 }
 
 // get returns l's series, made on first use.
 func (c *seriesCache) get(m *Metrics, l CallLabels) *callSeries {
 	if l.OpenModels {
-		l.Model = c.bound(l.Provider, l.Model)
+		l.Model = c.open.bound(l.Provider, l.Model)
 	}
 	k := seriesKey{l.Provider, l.Model, l.Route, l.Key, l.Team, l.Interface, l.Operation}
 	c.mu.RLock()
@@ -207,32 +207,6 @@ func (c *seriesCache) get(m *Metrics, l CallLabels) *callSeries {
 	return s
 }
 
-// bound returns the model label of model at an open provider: model
-// while the provider has fewer than MaxOpenModels, else OtherModel.
-func (c *seriesCache) bound(provider, model string) string {
-	c.mu.RLock()
-	seen, full := c.open[provider][model], len(c.open[provider]) >= MaxOpenModels
-	c.mu.RUnlock()
-	switch {
-	case seen:
-		return model
-	case full:
-		return OtherModel
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	models := c.open[provider]
-	if models == nil {
-		models = make(map[string]bool)
-		c.open[provider] = models
-	}
-	if !models[model] && len(models) >= MaxOpenModels {
-		return OtherModel
-	}
-	models[model] = true
-	return model
-}
-
 // end returns the series of calls with l ending with code and errorType.
 func (s *callSeries) end(m *Metrics, l CallLabels, code, errorType string) *endSeries {
 	k := endKey{code, errorType}
@@ -248,7 +222,7 @@ func (s *callSeries) end(m *Metrics, l CallLabels, code, errorType string) *endS
 		return e
 	}
 	if l.OpenModels {
-		l.Model = m.series.bound(l.Provider, l.Model)
+		l.Model = m.series.open.bound(l.Provider, l.Model)
 	}
 	e = &endSeries{
 		calls:    m.calls.WithLabelValues(l.Provider, code, l.Interface),
