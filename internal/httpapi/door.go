@@ -537,8 +537,11 @@ func (d *door) countTokens(w http.ResponseWriter, r *http.Request) {
 
 // notFound answers any other request, in the format the client speaks: a
 // door's path with another method is 405 with the methods it takes in
-// Allow, any other path 404.
+// Allow, any other path 404. It is counted, with the endpoint
+// metrics.EndpointUnknown, so that misdirected traffic shows; it is not
+// logged: a flood of such requests would flood the log.
 func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	f := formatOf(r)
 	if r.URL.Path == pathCountTokens {
 		f = anthropic{}
@@ -553,7 +556,9 @@ func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
 		fail.status, fail.reason = http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"
 		fail.message = r.URL.Path + " takes " + allow + ", not " + r.Method
 	}
-	newExchange(w, f, replyInfo{requestID: info.RequestID()}, false).fail(fail)
+	x := newExchange(w, f, replyInfo{requestID: info.RequestID()}, false)
+	x.fail(fail)
+	d.o.Metrics.HTTPResponse(f.name(), metrics.EndpointUnknown, x.status, time.Since(start))
 }
 
 // maxCauseBytes bounds the error.cause of a "finished call" line.
