@@ -3,7 +3,6 @@ package server_test
 import (
 	"bytes"
 	"log/slog"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -139,24 +138,8 @@ func TestOperationNameSeparatesChatFromEmbeddings(t *testing.T) {
 	if _, err := in.Client.Embed(ctx, &llmrelayv1.EmbedRequest{Model: "mock/echo", Inputs: []string{"hello world"}}); err != nil {
 		t.Fatal(err)
 	}
-	for path, body := range map[string]string{
-		"/v1/chat/completions": `{"model":"mock/echo","messages":[{"role":"user","content":"one two three"}]}`,
-		"/v1/embeddings":       `{"model":"mock/echo","input":"one two three four five"}`,
-	} {
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer app-secret")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("POST %s: %d", path, resp.StatusCode)
-		}
-	}
+	postJSON(t, base, "/v1/chat/completions", "app-secret", `{"model":"mock/echo","messages":[{"role":"user","content":"one two three"}]}`)
+	postJSON(t, base, "/v1/embeddings", "app-secret", `{"model":"mock/echo","input":"one two three four five"}`)
 
 	metricsText := in.Server.Metrics().Text()
 	series := func(op, iface string) string {

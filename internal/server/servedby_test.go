@@ -25,25 +25,6 @@ import (
 // model and route the client named, after its 4 attempts. A call that
 // failed names none.
 func TestFinishLineNamesTheServingTarget(t *testing.T) {
-	post := func(t *testing.T, base, path, key, body string) string {
-		t.Helper()
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("POST %s: %d %s", path, resp.StatusCode, b)
-		}
-		return resp.Header.Get("X-Request-Id")
-	}
 	for _, tt := range []struct {
 		name string
 		call func(t *testing.T, in *servertest.Instance) (requestID string)
@@ -75,10 +56,10 @@ func TestFinishLineNamesTheServingTarget(t *testing.T) {
 			return id
 		}, map[string]string{"model": "down/echo", "provider": "", "served_model": "", "grpc.code": "Unavailable"}},
 		{"chat completions", func(t *testing.T, in *servertest.Instance) string {
-			return post(t, in.HTTP(t), "/v1/chat/completions", "app-secret", `{"model":"search","messages":[{"role":"user","content":"hello"}]}`)
+			return postJSON(t, in.HTTP(t), "/v1/chat/completions", "app-secret", `{"model":"search","messages":[{"role":"user","content":"hello"}]}`)
 		}, map[string]string{"model": "search", "route": "search", "provider": "mock", "served_model": "echo", "interface": "openai", "attempts": "4"}},
 		{"embeddings", func(t *testing.T, in *servertest.Instance) string {
-			return post(t, in.HTTP(t), "/v1/embeddings", "indexer-secret", `{"model":"search","input":"hello"}`)
+			return postJSON(t, in.HTTP(t), "/v1/embeddings", "indexer-secret", `{"model":"search","input":"hello"}`)
 		}, map[string]string{"model": "search", "route": "search", "provider": "mock", "served_model": "echo", "interface": "openai", "attempts": "4"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,4 +99,26 @@ func finishedLine(t *testing.T, logs *servertest.LockedBuffer, requestID string)
 	}
 	t.Fatalf("no finished call line of %s:\n%s", requestID, logs.String())
 	return nil
+}
+
+// postJSON posts body to the HTTP doors at base with key, fails the test
+// unless the answer is 200, and returns the call's request id.
+func postJSON(t *testing.T, base, path, key, body string) string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: %d %s", path, resp.StatusCode, b)
+	}
+	return resp.Header.Get("X-Request-Id")
 }
