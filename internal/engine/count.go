@@ -135,6 +135,7 @@ func (s *Engine) CountTokens(ctx context.Context, req *llmrelayv1.GenerateReques
 		s.log.Debug("count tokens failed", "request_id", callinfo.From(ctx).RequestID(), "target", target.String(), "error", err)
 		return TokenCount{}, apierr.FromFailure(f)
 	}
+	callinfo.From(ctx).RecordServed(target.Entry.Config.Name, target.Model)
 	return TokenCount{InputTokens: n, Target: target}, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/retry"
 	"github.com/llmrelay/llmrelay/internal/spend"
+	"github.com/llmrelay/llmrelay/internal/telemetry"
 )
 
 // ReasonEmbeddingsNotSupported is the ErrorInfo reason of an Embed call
@@ -57,7 +58,7 @@ func (s *Engine) Embed(ctx context.Context, req *llmrelayv1.EmbedRequest) (*llmr
 	if id, ok := auth.FromContext(ctx); ok {
 		e.labels.Key, e.labels.Team = id.Name, id.Team
 	}
-	e.labels.Route, e.labels.Interface = e.route, info.Interface()
+	e.labels.Route, e.labels.Interface, e.labels.Operation = e.route, info.Interface(), telemetry.OperationEmbeddings
 	defer e.settle()
 	e.preq = provider.EmbedRequest{Inputs: req.GetInputs(), Dimensions: int(req.GetDimensions())}
 	if opts := req.GetProviderOptions(); opts != nil {
@@ -90,6 +91,7 @@ func (s *Engine) Embed(ctx context.Context, req *llmrelayv1.EmbedRequest) (*llmr
 		}
 		return nil, apierr.FromError(err)
 	}
+	info.RecordServed(out.target.Entry.Config.Name, out.target.Model)
 	resp := &llmrelayv1.EmbedResponse{
 		Embeddings: make([]*llmrelayv1.Embedding, len(out.emb.Vectors)),
 		Provider:   out.target.Entry.Config.Name,

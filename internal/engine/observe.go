@@ -30,7 +30,7 @@ func keyName(ctx context.Context) string {
 
 // labels returns the labels of the call's metrics for target t.
 func (c *call) labels(t provider.Target) metrics.CallLabels {
-	l := metrics.CallLabels{Key: c.key(), Team: c.team(), Route: c.routeName(), Interface: c.info.Interface()}
+	l := metrics.CallLabels{Key: c.key(), Team: c.team(), Route: c.routeName(), Interface: c.info.Interface(), Operation: telemetry.OperationChat}
 	if e := t.Entry; e != nil {
 		_, fixed := e.Provider.(provider.ModelServer)
 		l.Provider, l.Model, l.OpenModels = e.Config.Name, t.Model, len(e.Config.Models) == 0 && !fixed
@@ -124,6 +124,11 @@ func (c *call) done(ctx context.Context, code apierr.Kind, reason string, res *a
 	c.eng.metrics.GenerateDone(c.labels(t), metrics.CallResult{
 		Code: code.String(), ErrorType: reason, Attempts: c.attempts(), Duration: time.Since(c.start),
 	})
+	if res != nil {
+		// The target the Final names: after a fallback, the one the
+		// call fell back to; after a race, the winner.
+		c.info.RecordServed(t.Entry.Config.Name, t.Model)
+	}
 	var est estimate
 	if c.estimated != nil {
 		est = *c.estimated

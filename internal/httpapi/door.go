@@ -537,8 +537,11 @@ func (d *door) countTokens(w http.ResponseWriter, r *http.Request) {
 
 // notFound answers any other request, in the format the client speaks: a
 // door's path with another method is 405 with the methods it takes in
-// Allow, any other path 404.
+// Allow, any other path 404. It is counted, with the endpoint
+// metrics.EndpointUnknown, so that misdirected traffic shows; it is not
+// logged: a flood of such requests would flood the log.
 func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	f := formatOf(r)
 	if r.URL.Path == pathCountTokens {
 		f = anthropic{}
@@ -553,14 +556,17 @@ func (d *door) notFound(w http.ResponseWriter, r *http.Request) {
 		fail.status, fail.reason = http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"
 		fail.message = r.URL.Path + " takes " + allow + ", not " + r.Method
 	}
-	newExchange(w, f, replyInfo{requestID: info.RequestID()}, false).fail(fail)
+	x := newExchange(w, f, replyInfo{requestID: info.RequestID()}, false)
+	x.fail(fail)
+	d.o.Metrics.HTTPResponse(f.name(), metrics.EndpointUnknown, x.status, time.Since(start))
 }
 
 // maxCauseBytes bounds the error.cause of a "finished call" line.
 const maxCauseBytes = 4 << 10
 
 // log writes a call's "finished call" line: the call record's fields (as
-// the gRPC door's line has them: request id, key, model, route, attempts,
+// the gRPC door's line has them: request id, key, model, route, the
+// provider and model that answered, attempts,
 // metadata, annotations, usage, turns and server tool calls), the interface, the HTTP status and, for
 // a failed call, llmrelay's reason, at the level the gRPC door gives its
 // kind of error (a count for a model that cannot count: warn). A call refused at authentication gets none: the engine's
@@ -602,6 +608,9 @@ func (d *door) log(ctx context.Context, r *http.Request, f format, start time.Ti
 	}
 	if s.Route != "" {
 		attrs = append(attrs, slog.String("route", s.Route))
+	}
+	if s.Provider != "" {
+		attrs = append(attrs, slog.String("provider", s.Provider), slog.String("served_model", s.ServedModel))
 	}
 	attempts := s.Attempts
 	if fail != nil && attempts == 0 {

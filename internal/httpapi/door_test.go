@@ -447,3 +447,49 @@ func TestAuthenticationComesBeforeTheBody(t *testing.T) {
 		t.Errorf("with the key: %d %s, want 400", r.status, r.body)
 	}
 }
+
+// TestRequestsNoEndpointServesAreCounted: a request to a path the doors do
+// not serve (404) or to a door's path with another method (405) counts in
+// llmrelay_http_responses_total and the duration histogram, in the format
+// the client speaks, under the one endpoint "unknown" whatever its path
+// (a client that makes paths up adds no series); it writes no log line, so
+// a flood of them cannot flood the log.
+func TestRequestsNoEndpointServesAreCounted(t *testing.T) {
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, nil, server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	base := in.HTTP(t)
+	anthropicVersion := map[string]string{"Anthropic-Version": "2023-06-01"}
+	for i := range 20 {
+		for _, c := range []struct {
+			req    request
+			status int
+		}{
+			{request{method: http.MethodGet, path: fmt.Sprintf("/v1/completions/%d", i)}, 404},
+			{request{path: fmt.Sprintf("/openai/deployments/%d/chat/completions", i), headers: anthropicVersion}, 404},
+			{request{method: http.MethodGet, path: "/v1/chat/completions"}, 405},
+		} {
+			if r := call(t, base, c.req); r.status != c.status {
+				t.Fatalf("%s %s: %d, want %d", c.req.method, c.req.path, r.status, c.status)
+			}
+		}
+	}
+	text := in.Server.Metrics().Text()
+	for _, want := range []string{
+		metrics.NameHTTPResponses + `{endpoint="unknown",interface="openai",status="404"} 20`,
+		metrics.NameHTTPResponses + `{endpoint="unknown",interface="anthropic",status="404"} 20`,
+		metrics.NameHTTPResponses + `{endpoint="unknown",interface="openai",status="405"} 20`,
+		metrics.NameHTTPDuration + `_count{endpoint="unknown",interface="openai"} 40`,
+		metrics.NameHTTPDuration + `_count{endpoint="unknown",interface="anthropic"} 20`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	reg := in.Server.Metrics().Registry()
+	if n := testutil.CollectAndCount(reg, metrics.NameHTTPResponses); n != 3 {
+		t.Errorf("%d %s series, want 3: the paths are not labels", n, metrics.NameHTTPResponses)
+	}
+	if strings.Contains(logs.String(), "finished call") {
+		t.Errorf("requests no endpoint serves were logged:\n%.2000s", logs.String())
+	}
+}

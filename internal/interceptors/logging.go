@@ -45,6 +45,12 @@ const (
 	FieldUsage = "usage"
 	// FieldRoute is the route the request's model named.
 	FieldRoute = "route"
+	// FieldProvider and FieldServedModel name the target that answered a
+	// call that succeeded: the configured provider (a span's
+	// llmrelay.provider) and the model at it (gen_ai.response.model);
+	// after a fallback, the target the call fell back to.
+	FieldProvider    = "provider"
+	FieldServedModel = "served_model"
 	// FieldAnnotations groups the labels hooks attached to the call.
 	FieldAnnotations = "annotations"
 )
@@ -54,7 +60,9 @@ const (
 // call passed authentication (at info)
 // and "finished call" with its code and duration (at the middleware's level
 // for the code: info, warn or error). Both carry the call record's
-// request_id, key name and model; the finish line also carries the
+// request_id, key name, model and route; the finish line of a call that
+// succeeded also names the target that answered it (FieldProvider,
+// FieldServedModel), and carries the
 // request's metadata labels (bounded: callinfo.RecordMetadata), a Generate
 // call's usage (tokens by kind and, when priced, cost: FieldUsage), the
 // attempts (from the call record, else from the error's ErrorInfo
@@ -236,6 +244,9 @@ func callFields(ctx context.Context) logging.Fields {
 	}
 	if s.Route != "" {
 		f = append(f, FieldRoute, s.Route)
+	}
+	if s.Provider != "" {
+		f = append(f, FieldProvider, s.Provider, FieldServedModel, s.ServedModel)
 	}
 	if s.Attempts > 0 {
 		f = append(f, FieldAttempts, s.Attempts)

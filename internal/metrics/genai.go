@@ -10,9 +10,10 @@ import (
 	"github.com/llmrelay/llmrelay/internal/usage"
 )
 
-// callLabelNames are the labels every Generate call metric shares (see
-// CallLabels).
-var callLabelNames = []string{"provider", "model", "route", "key", "team", "interface"}
+// callLabelNames are the labels every call metric shares (see
+// CallLabels). gen_ai_operation_name is the GenAI conventions'
+// gen_ai.operation.name, which they require on their metrics.
+var callLabelNames = []string{"provider", "model", "route", "key", "team", "interface", "gen_ai_operation_name"}
 
 // MaxOpenModels bounds the model label of a provider that lists no models
 // (any model name resolves there, so clients choose it): its first
@@ -23,9 +24,10 @@ const MaxOpenModels = 100
 // OtherModel is the model label of the models beyond MaxOpenModels.
 const OtherModel = "other"
 
-// CallLabels are the labels of one Generate call's metrics. Their
-// cardinality is bounded by the config: providers, their models, routes
-// and API keys are configured (OpenModels bounds the rest).
+// CallLabels are the labels of one call's metrics (a Generate's, or an
+// Embed's tokens and cost). Their cardinality is bounded by the config:
+// providers, their models, routes and API keys are configured
+// (OpenModels bounds the rest), and Operation is one of a fixed few.
 type CallLabels struct {
 	// Provider is the configured name of the provider of the call's last
 	// attempt; "" before the call had one.
@@ -45,6 +47,12 @@ type CallLabels struct {
 	// Interface is the API the call came in by: "grpc", or an HTTP door's
 	// ("openai", "openai-responses", "anthropic").
 	Interface string
+	// Operation is the call's gen_ai.operation.name, as the GenAI
+	// conventions name it: "chat" for a Generate call (whatever door it
+	// came by), "embeddings" for an Embed. The engine sets it, from its
+	// constants (telemetry.OperationChat, telemetry.OperationEmbeddings),
+	// never from a request.
+	Operation string
 }
 
 // CallResult is how a Generate call ended.
@@ -132,11 +140,11 @@ func (m *Metrics) attemptUsage(l CallLabels, u provider.Usage, cost float64, pri
 type seriesCache struct {
 	mu       sync.RWMutex
 	byLabels map[seriesKey]*callSeries
-	// open holds the model names seen per provider that lists none.
-	open map[string]map[string]bool
+	// open bounds the model names of each provider that lists none.
+	open *labelBound
 }
 
-type seriesKey struct{ provider, model, route, key, team, iface string }
+type seriesKey struct{ provider, model, route, key, team, iface, op string }
 
 type callSeries struct {
 	timeToFirstToken, timeToFirstDelta prometheus.Observer
@@ -159,15 +167,15 @@ type endSeries struct {
 
 func (c *seriesCache) init() {
 	c.byLabels = make(map[seriesKey]*callSeries)
-	c.open = make(map[string]map[string]bool)
+	c.open = newLabelBound(MaxOpenModels, OtherModel)
 }
 
 // get returns l's series, made on first use.
 func (c *seriesCache) get(m *Metrics, l CallLabels) *callSeries {
 	if l.OpenModels {
-		l.Model = c.bound(l.Provider, l.Model)
+		l.Model = c.open.bound(l.Provider, l.Model)
 	}
-	k := seriesKey{l.Provider, l.Model, l.Route, l.Key, l.Team, l.Interface}
+	k := seriesKey{l.Provider, l.Model, l.Route, l.Key, l.Team, l.Interface, l.Operation}
 	c.mu.RLock()
 	s := c.byLabels[k]
 	c.mu.RUnlock()
@@ -179,7 +187,7 @@ func (c *seriesCache) get(m *Metrics, l CallLabels) *callSeries {
 	if s = c.byLabels[k]; s != nil {
 		return s
 	}
-	lv := []string{k.provider, k.model, k.route, k.key, k.team, k.iface}
+	lv := []string{k.provider, k.model, k.route, k.key, k.team, k.iface, k.op}
 	s = &callSeries{
 		timeToFirstToken: m.timeToFirstToken.WithLabelValues(lv...),
 		timeToFirstDelta: m.timeToFirstDelta.WithLabelValues(k.provider),
@@ -199,32 +207,6 @@ func (c *seriesCache) get(m *Metrics, l CallLabels) *callSeries {
 	return s
 }
 
-// bound returns the model label of model at an open provider: model
-// while the provider has fewer than MaxOpenModels, else OtherModel.
-func (c *seriesCache) bound(provider, model string) string {
-	c.mu.RLock()
-	seen, full := c.open[provider][model], len(c.open[provider]) >= MaxOpenModels
-	c.mu.RUnlock()
-	switch {
-	case seen:
-		return model
-	case full:
-		return OtherModel
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	models := c.open[provider]
-	if models == nil {
-		models = make(map[string]bool)
-		c.open[provider] = models
-	}
-	if !models[model] && len(models) >= MaxOpenModels {
-		return OtherModel
-	}
-	models[model] = true
-	return model
-}
-
 // end returns the series of calls with l ending with code and errorType.
 func (s *callSeries) end(m *Metrics, l CallLabels, code, errorType string) *endSeries {
 	k := endKey{code, errorType}
@@ -240,11 +222,11 @@ func (s *callSeries) end(m *Metrics, l CallLabels, code, errorType string) *endS
 		return e
 	}
 	if l.OpenModels {
-		l.Model = m.series.bound(l.Provider, l.Model)
+		l.Model = m.series.open.bound(l.Provider, l.Model)
 	}
 	e = &endSeries{
 		calls:    m.calls.WithLabelValues(l.Provider, code, l.Interface),
-		duration: m.requestDuration.WithLabelValues(l.Provider, l.Model, l.Route, l.Key, l.Team, l.Interface, errorType),
+		duration: m.requestDuration.WithLabelValues(l.Provider, l.Model, l.Route, l.Key, l.Team, l.Interface, l.Operation, errorType),
 	}
 	s.ends[k] = e
 	return e

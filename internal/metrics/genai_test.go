@@ -23,7 +23,7 @@ func TestOpenModelsAreBounded(t *testing.T) {
 		m.GenerateDone(CallLabels{Provider: "listed", Model: "m" + strconv.Itoa(i)}, CallResult{Code: "OK"})
 	}
 	count := func(provider, model string) uint64 {
-		h := m.requestDuration.WithLabelValues(provider, model, "", "", "", "", "")
+		h := m.requestDuration.WithLabelValues(provider, model, "", "", "", "", "", "")
 		return histogramCount(t, h)
 	}
 	if got := count("open", OtherModel); got != 20 {
@@ -52,7 +52,7 @@ func TestRecordingDoesNotAllocate(t *testing.T) {
 	if allocs := testing.AllocsPerRun(100, record); allocs != 0 {
 		t.Errorf("%v allocations per call, want 0", allocs)
 	}
-	if got := testutil.ToFloat64(m.tokens.WithLabelValues("mock", "echo", "", "checkout", "", "", "output")); got != 5*102 {
+	if got := testutil.ToFloat64(m.tokens.WithLabelValues("mock", "echo", "", "checkout", "", "", "", "output")); got != 5*102 {
 		t.Errorf("output tokens %v, want %d (record, then AllocsPerRun's 101 runs)", got, 5*102)
 	}
 }
@@ -76,10 +76,10 @@ func TestTeamLabel(t *testing.T) {
 		m.AttemptUsage(CallLabels{Provider: "mock", Model: "echo", Key: key, Team: "research"}, u, 0.25, true)
 	}
 	m.AttemptUsage(CallLabels{Provider: "mock", Model: "echo", Key: "c"}, u, 0.25, true)
-	if got := testutil.ToFloat64(m.cost.WithLabelValues("mock", "echo", "", "a", "research", "")); got != 0.25 {
+	if got := testutil.ToFloat64(m.cost.WithLabelValues("mock", "echo", "", "a", "research", "", "")); got != 0.25 {
 		t.Errorf("key a's cost with its team: %v", got)
 	}
-	if got := testutil.ToFloat64(m.tokens.WithLabelValues("mock", "echo", "", "c", "", "", "input")); got != 3 {
+	if got := testutil.ToFloat64(m.tokens.WithLabelValues("mock", "echo", "", "c", "", "", "", "input")); got != 3 {
 		t.Errorf("a key of no team: %v input tokens under team \"\"", got)
 	}
 }

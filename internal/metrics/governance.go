@@ -91,7 +91,7 @@ func (m *Metrics) EstimatedTokens(l CallLabels, u provider.Usage) {
 	}
 	model := l.Model
 	if l.OpenModels {
-		model = m.series.bound(l.Provider, model)
+		model = m.series.open.bound(l.Provider, model)
 	}
 	if u.InputTokens > 0 {
 		m.governance.estimated.WithLabelValues(l.Provider, model, usage.Input).Add(float64(u.InputTokens))

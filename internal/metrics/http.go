@@ -20,6 +20,12 @@ const (
 	NameHTTPDuration = "llmrelay_http_request_duration_seconds"
 )
 
+// EndpointUnknown is the endpoint label of a request no endpoint serves
+// (a path the doors do not serve: 404; a door's path with another
+// method: 405), whatever its path: the paths clients send are theirs to
+// choose, and would grow the label without end.
+const EndpointUnknown = "unknown"
+
 // httpMetrics are the HTTP doors' collectors.
 type httpMetrics struct {
 	responses *prometheus.CounterVec

@@ -69,8 +69,9 @@ const (
 	NameStateStoreFallbacks = "llmrelay_state_store_fallbacks_total"
 
 	// The GenAI semantic conventions' metrics, in Prometheus form (dots
-	// become underscores, the unit a suffix), by provider, model, route
-	// and API key name and team (see CallLabels):
+	// become underscores, the unit a suffix), by provider, model, route,
+	// API key name and team, interface and gen_ai.operation.name (see
+	// CallLabels):
 	//
 	// NameTimeToFirstToken (gen_ai.server.time_to_first_token) observes
 	// the time from a Generate call's start to its first delta.
@@ -80,8 +81,8 @@ const (
 	// failed call, "" for a successful one).
 	NameRequestDuration = "gen_ai_server_request_duration_seconds"
 	// NameTokenUsage (gen_ai.client.token.usage) observes the input and
-	// output tokens of each Generate call that reported usage, by
-	// token_type.
+	// output tokens of each attempt (of a Generate or an Embed call) that
+	// reported usage, by token_type.
 	NameTokenUsage = "gen_ai_client_token_usage"
 
 	// NameTokens counts tokens by kind (type: input, output and the kinds
@@ -229,16 +230,16 @@ func New() *Metrics {
 		}, append(callLabelNames[:len(callLabelNames):len(callLabelNames)], "error_type")),
 		tokenUsage: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    NameTokenUsage,
-			Help:    "Input and output tokens of each Generate call (gen_ai.client.token.usage).",
+			Help:    "Input and output tokens of each attempt that reported usage, by gen_ai.operation.name (chat, embeddings) (gen_ai.client.token.usage).",
 			Buckets: []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864},
 		}, append(callLabelNames[:len(callLabelNames):len(callLabelNames)], "token_type")),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameTokens,
-			Help: "Tokens used by Generate calls, by kind of token, provider, model, route, API key name, team and interface.",
+			Help: "Tokens used by Generate and Embed calls, by kind of token, provider, model, route, API key name, team, interface and gen_ai.operation.name.",
 		}, append(callLabelNames[:len(callLabelNames):len(callLabelNames)], "type")),
 		cost: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameCost,
-			Help: "Cost of the tokens of Generate calls at the configured prices, by provider, model, route, API key name, team and interface.",
+			Help: "Cost of the tokens of Generate and Embed calls at the configured prices, by provider, model, route, API key name, team, interface and gen_ai.operation.name.",
 		}, callLabelNames),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameConfigReloads,

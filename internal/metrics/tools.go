@@ -7,8 +7,11 @@ import (
 )
 
 // The metrics of server tools (internal/servertools): the MCP tools
-// llmrelay runs inside a call. Their labels are bounded by the config: the
-// MCP servers configured and the tools their `allow` patterns offer.
+// llmrelay runs inside a call. Their server label is bounded by the
+// config; their tool label by MaxToolNames: the tools a server offers are
+// the names it lists that its `allow` patterns match, and with a pattern
+// (allow ["*"]) a server that renames its tools, or makes up names, would
+// grow it without end.
 const (
 	// NameToolCalls counts server tool calls by MCP server, tool (its name
 	// at the server) and result: "ok", "tool_error" (the tool returned
@@ -30,12 +33,22 @@ const (
 	NameMCPServerUp = "llmrelay_mcp_server_up"
 )
 
+// MaxToolNames bounds the tool label per MCP server: a server's first
+// MaxToolNames tool names keep their label, later ones are counted as
+// OtherTool.
+const MaxToolNames = 100
+
+// OtherTool is the tool label of the tools beyond MaxToolNames.
+const OtherTool = "other"
+
 // toolMetrics are the collectors of server tools.
 type toolMetrics struct {
 	calls    *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	retries  *prometheus.CounterVec
 	up       *prometheus.GaugeVec
+	// names bounds the tool label, per server.
+	names *labelBound
 }
 
 func newToolMetrics(reg *prometheus.Registry) toolMetrics {
@@ -57,22 +70,27 @@ func newToolMetrics(reg *prometheus.Registry) toolMetrics {
 			Name: NameMCPServerUp,
 			Help: "1 while llmrelay is connected to the MCP server and has listed its tools, 0 while it is not.",
 		}, []string{"server"}),
+		names: newLabelBound(MaxToolNames, OtherTool),
 	}
 	reg.MustRegister(t.calls, t.duration, t.retries, t.up)
 	return t
 }
 
-// ToolCall records one server tool call's result and duration.
+// ToolCall records one server tool call's result and duration; tool is
+// bounded per server (MaxToolNames).
 func (m *Metrics) ToolCall(server, tool, result string, d time.Duration) {
 	if m != nil {
+		tool = m.tools.names.bound(server, tool)
 		m.tools.calls.WithLabelValues(server, tool, result).Inc()
 		m.tools.duration.WithLabelValues(server, tool, result).Observe(d.Seconds())
 	}
 }
 
-// ToolRetry counts one more try of an idempotent tool.
+// ToolRetry counts one more try of an idempotent tool, bounded as
+// ToolCall's.
 func (m *Metrics) ToolRetry(server, tool string) {
 	if m != nil {
+		tool = m.tools.names.bound(server, tool)
 		m.tools.retries.WithLabelValues(server, tool).Inc()
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/metrics"
@@ -38,7 +39,7 @@ func TestGenAIMetricsAndUsagePerKey(t *testing.T) {
 	}
 
 	body := in.Server.Metrics().Text()
-	labels := `interface="grpc",key="checkout",model="echo",provider="mock",route="",team=""`
+	labels := `gen_ai_operation_name="chat",interface="grpc",key="checkout",model="echo",provider="mock",route="",team=""`
 	for _, want := range []string{
 		metrics.NameTimeToFirstToken + `_count{` + labels + `} 1`,
 		metrics.NameRequestDuration + `_count{error_type="",` + labels + `} 1`,
@@ -101,7 +102,7 @@ func TestUsageKindsPerKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := in.Server.Metrics().Text()
-	labels := `interface="grpc",key="checkout",model="echo",provider="mock",route="",team=""`
+	labels := `gen_ai_operation_name="chat",interface="grpc",key="checkout",model="echo",provider="mock",route="",team=""`
 	for kind, n := range map[string]string{"input": "1000", "output": "500", "reasoning": "200", "cached_input": "600", "cache_creation_input": "100"} {
 		if want := metrics.NameTokens + `{` + labels + `,type="` + kind + `"} ` + n; !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)
@@ -118,5 +119,50 @@ func TestUsageKindsPerKey(t *testing.T) {
 		if !strings.Contains(line, want) {
 			t.Errorf("the finish line lacks %s:\n%s", want, line)
 		}
+	}
+}
+
+// TestOperationNameSeparatesChatFromEmbeddings: the call metrics carry
+// the GenAI conventions' gen_ai.operation.name, so that one key's chat
+// and embedding tokens (and their cost) on the same model are separate
+// series, by whichever door they came: Generate and the chat completions
+// door are "chat", Embed and the embeddings door "embeddings".
+func TestOperationNameSeparatesChatFromEmbeddings(t *testing.T) {
+	cfg, _ := embedConfig(t)
+	in := servertest.Start(t, cfg)
+	base := in.HTTP(t)
+	ctx := bearer(t.Context(), "app-secret")
+	if _, err := servertest.Collect(ctx, in.Client, echoRequest("hello brave new world")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Client.Embed(ctx, &llmrelayv1.EmbedRequest{Model: "mock/echo", Inputs: []string{"hello world"}}); err != nil {
+		t.Fatal(err)
+	}
+	postJSON(t, base, "/v1/chat/completions", "app-secret", `{"model":"mock/echo","messages":[{"role":"user","content":"one two three"}]}`)
+	postJSON(t, base, "/v1/embeddings", "app-secret", `{"model":"mock/echo","input":"one two three four five"}`)
+
+	metricsText := in.Server.Metrics().Text()
+	series := func(op, iface string) string {
+		return `gen_ai_operation_name="` + op + `",interface="` + iface + `",key="app",model="echo",provider="mock",route="",team=""`
+	}
+	for _, want := range []string{
+		// A token a word; mock/echo costs 2 USD per million input tokens.
+		metrics.NameTokens + `{` + series("chat", "grpc") + `,type="input"} 4`,
+		metrics.NameTokens + `{` + series("embeddings", "grpc") + `,type="input"} 2`,
+		metrics.NameTokens + `{` + series("chat", "openai") + `,type="input"} 3`,
+		metrics.NameTokens + `{` + series("embeddings", "openai") + `,type="input"} 5`,
+		metrics.NameCost + `{` + series("chat", "grpc") + `} 8e-06`,
+		metrics.NameCost + `{` + series("embeddings", "grpc") + `} 4e-06`,
+		metrics.NameTokenUsage + `_sum{` + series("embeddings", "grpc") + `,token_type="input"} 2`,
+		metrics.NameTokenUsage + `_sum{` + series("chat", "grpc") + `,token_type="input"} 4`,
+		metrics.NameTimeToFirstToken + `_count{` + series("chat", "openai") + `} 1`,
+		metrics.NameRequestDuration + `_count{error_type="",` + series("chat", "grpc") + `} 1`,
+	} {
+		if !strings.Contains(metricsText, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("/metrics:\n%s", grepLines(metricsText, "gen_ai_", "llmrelay_tokens", "llmrelay_cost"))
 	}
 }

@@ -334,8 +334,8 @@ func TestTraceOfAFallback(t *testing.T) {
 	}
 	body := in.Server.Metrics().Text()
 	for _, want := range []string{
-		`gen_ai_server_request_duration_seconds_count{error_type="",interface="grpc",key="",model="echo",provider="mock",route="smart",team=""} 1`,
-		`llmrelay_tokens_total{interface="grpc",key="",model="echo",provider="mock",route="smart",team="",type="output"} 2`,
+		`gen_ai_server_request_duration_seconds_count{error_type="",gen_ai_operation_name="chat",interface="grpc",key="",model="echo",provider="mock",route="smart",team=""} 1`,
+		`llmrelay_tokens_total{gen_ai_operation_name="chat",interface="grpc",key="",model="echo",provider="mock",route="smart",team="",type="output"} 2`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)

@@ -25,8 +25,12 @@ const (
 	AttrErrorType = attribute.Key("error.type")
 )
 
-// OperationChat is the gen_ai.operation.name of a Generate call.
-const OperationChat = "chat"
+// OperationChat is the gen_ai.operation.name of a Generate call, and
+// OperationEmbeddings an Embed call's (its metrics' label).
+const (
+	OperationChat       = "chat"
+	OperationEmbeddings = "embeddings"
+)
 
 // llmrelay's own span attributes.
 const (

@@ -39,9 +39,9 @@ type Info struct {
 	hold      *spend.Hold
 	attempts  int
 	metadata  []Label
-	// usage is what the call consumed, recorded as it ends: a held call
-	// keeps only the pointer.
-	usage *Usage
+	// end is what the call recorded as it ended (RecordUsage,
+	// RecordServed), made then: a held call keeps only the pointer.
+	end   *ending
 	notes []Label
 	// iface is the interface the call came in by (InterfaceGRPC, or an
 	// HTTP door's).
@@ -54,6 +54,23 @@ type Info struct {
 	// turns is the call's model turns; toolCalls and toolErrors count
 	// its server tool calls and those whose result is an error.
 	turns, toolCalls, toolErrors int
+}
+
+// ending is what a call records as it ends.
+type ending struct {
+	// usage is what the call consumed, when hasUsage.
+	usage    Usage
+	hasUsage bool
+	// servedBy and servedModel are the target that answered the call.
+	servedBy, servedModel string
+}
+
+// ending returns i's end record, made on first use; i.mu must be held.
+func (i *Info) ending() *ending {
+	if i.end == nil {
+		i.end = new(ending)
+	}
+	return i.end
 }
 
 // Label is one of the request's metadata pairs, as the log keeps it.
@@ -381,6 +398,22 @@ func (i *Info) RecordToolCall(failed bool) {
 	i.mu.Unlock()
 }
 
+// RecordServed records the target that answered the call, for its log
+// line: the configured provider's name and the model at that provider
+// (after a fallback, the target the call fell back to; after a race of
+// hedged attempts, the winner's). The engine calls it as a call it ran
+// succeeds, from the target its answer names (a Generate's Final, an
+// Embed's response).
+func (i *Info) RecordServed(provider, model string) {
+	if i == nil {
+		return
+	}
+	i.mu.Lock()
+	e := i.ending()
+	e.servedBy, e.servedModel = provider, model
+	i.mu.Unlock()
+}
+
 // Usage is what a call consumed, for its log line.
 type Usage struct {
 	// Tokens counts the tokens of every attempt, as their providers
@@ -426,7 +459,8 @@ func (i *Info) RecordUsage(u Usage) {
 		return
 	}
 	i.mu.Lock()
-	i.usage = &u
+	e := i.ending()
+	e.usage, e.hasUsage = u, true
 	i.mu.Unlock()
 }
 
@@ -438,10 +472,10 @@ func (i *Info) Usage() (Usage, bool) {
 	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	if i.usage == nil {
+	if i.end == nil || !i.end.hasUsage {
 		return Usage{}, false
 	}
-	return *i.usage, true
+	return i.end.usage, true
 }
 
 // RequestID returns the call's request id: the client's, or one made up on
@@ -472,6 +506,10 @@ type Snapshot struct {
 	// calls other than Generate); ToolCalls and ToolErrors count its
 	// server tool calls and their error results.
 	Turns, ToolCalls, ToolErrors int
+	// Provider and ServedModel are the target that answered the call
+	// (RecordServed): "" for a call that failed, or that no provider
+	// answers (a listing).
+	Provider, ServedModel string
 }
 
 // Snapshot returns the fields recorded so far, making up the request id if
@@ -485,6 +523,9 @@ func (i *Info) Snapshot() Snapshot {
 	defer i.mu.Unlock()
 	s := Snapshot{RequestID: id, Key: i.key, Model: i.model, Attempts: i.attempts,
 		Turns: i.turns, ToolCalls: i.toolCalls, ToolErrors: i.toolErrors}
+	if e := i.end; e != nil {
+		s.Provider, s.ServedModel = e.servedBy, e.servedModel
+	}
 	if i.resolved != nil && i.resolved.Route != nil {
 		s.Route = i.resolved.Route.Name
 	}
