@@ -158,14 +158,14 @@ func toolResult(m *provider.Message) block {
 
 // toolUseID returns a tool call's id as Anthropic takes it: an id of
 // letters, digits, "_" and "-" (Anthropic's pattern for tool_use.id and
-// tool_result.tool_use_id) as it is, any other with each other character
-// replaced by "_" (a run of them by one) and "_" and 8 hex digits of its SHA-256 appended, so that
-// two ids that differ only there stay two. Another provider's ids may hold
-// characters Anthropic refuses (Kimi K2's "functions.get_weather:0" through
-// an OpenAI-compatible server), and a route that falls back to Anthropic
-// sends them; the same id maps to the same one in a tool_use block and in
-// the tool_result that answers it, and the ids of the reply are Anthropic's
-// own, so the mapping is never seen.
+// tool_result.tool_use_id) as it is; any other with each run of other
+// characters made one "_" (none after a "_"), then "_" and 8 hex digits of
+// its SHA-256, so that two ids that differ only there stay two. Another
+// provider's ids may hold characters Anthropic refuses (Kimi K2's
+// "functions.get_weather:0" through an OpenAI-compatible server), and a
+// route that falls back to Anthropic sends them; the same id maps to the
+// same one in a tool_use block and in the tool_result that answers it, and
+// the ids of the reply are Anthropic's own, so the mapping is never seen.
 func toolUseID(id string) string {
 	ok := true
 	for i := 0; ok && i < len(id); i++ {
