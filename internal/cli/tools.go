@@ -85,7 +85,8 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 }
 
 // unknownServer is the error of tools --server NAME when the server has no
-// MCP server NAME the key may use a tool of: it names those it has.
+// MCP server NAME the key may use a tool of: it names those the key may
+// use a tool of.
 func unknownServer(ctx context.Context, c *client.Client, addr, name string) error {
 	all, err := c.ListTools(ctx, &llmrelayv1.ListToolsRequest{})
 	if err != nil {
@@ -113,7 +114,7 @@ func yesNo(b bool) string {
 }
 
 // firstLine is s's first line, printable, with " …" when more follow:
-// an MCP server's description for a table cell.
+// a tool's description (an MCP server's text) for a table cell.
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
