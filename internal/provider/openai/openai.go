@@ -110,6 +110,16 @@ func maxTokensField(opts map[string]any, baseURL string) (bool, error) {
 // max_tokens_field (see maxTokensField).
 func (p *Provider) ReadsOptions() {}
 
+// TakesReasoning implements provider.ReasoningTaker: the formats of
+// OpenAI-compatible servers, which go back each in its field.
+func (*Provider) TakesReasoning(format string) bool {
+	switch format {
+	case provider.FormatReasoningContent, provider.FormatReasoning, provider.FormatOpenRouterDetails, provider.FormatMistralThinking:
+		return true
+	}
+	return false
+}
+
 // ValidateRequest implements provider.RequestValidator: it builds the wire
 // request, so what a chat completion cannot take is refused before the
 // first attempt (a response format whose schema is not JSON, a
