@@ -287,15 +287,7 @@ func TestToolCallIDsFitOpenAIsLimit(t *testing.T) {
 		{"that fit", "call_abc123", strings.Repeat("y", 40)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req := pt.NewRequest("gpt-4o-mini")
-			req.Messages = append(req.Messages,
-				provider.Message{Role: provider.RoleAssistant, ToolCalls: []provider.ToolCall{
-					{ID: tc.a, Name: "get_weather", Arguments: `{"city":"Paris"}`},
-					{ID: tc.b, Name: "get_weather", Arguments: `{"city":"Rome"}`},
-				}},
-				provider.Message{Role: provider.RoleTool, ToolCallID: tc.b, Content: "rain"},
-				provider.Message{Role: provider.RoleTool, ToolCallID: tc.a, Content: "sun"},
-			)
+			req := pt.ToolCallIDRequest("gpt-4o-mini", tc.a, tc.b)
 			u := pt.Replay(t, fixtures[pt.Text].Reply(t))
 			got := pt.CaptureRequest(t, u, newProvider(t, u.URL+"/v1"), req)
 			var body struct {
