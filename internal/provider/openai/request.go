@@ -240,6 +240,9 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // request that also asks for the usage chunk. A response format whose
 // schema is not JSON is a *provider.FieldError.
 func (p *Provider) request(req *provider.Request) (*chatRequest, error) {
+	if n := len(req.Generation.Stop); p.maxStop > 0 && n > p.maxStop {
+		return nil, provider.TooManyStops(n, p.maxStop, "OpenAI")
+	}
 	r := &chatRequest{
 		Model:         req.Model,
 		Messages:      make([]chatMessage, 0, len(req.Messages)),

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -324,6 +325,46 @@ func TestToolCallIDsFitOpenAIsLimit(t *testing.T) {
 				case len(id) > 40 && (len(sent) < 9 || !strings.HasPrefix(id, sent[:len(sent)-9])):
 					t.Errorf("the id %q was sent as %q, which is not a whole-character start of it and a hash", id, sent)
 				}
+			}
+		})
+	}
+}
+
+// TestStopSequencesWithinOpenAIsBound: OpenAI's (and Azure OpenAI's) Chat
+// Completions takes up to 4 stop sequences and answers 400 to more, after
+// a round trip; the request allows 16. More than 4 for OpenAI's API is
+// refused before any attempt, naming generation.stop and the bound. Other
+// compatible servers (vLLM, llama.cpp's) have bounds of their own, or
+// none: they get what the request has.
+func TestStopSequencesWithinOpenAIsBound(t *testing.T) {
+	stops := func(n int) []string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = fmt.Sprintf("<stop%d>", i)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name, baseURL string
+		stops         int
+		refused       bool
+	}{
+		{"OpenAI, 4", "https://api.openai.com/v1", 4, false},
+		{"OpenAI, 5", "https://api.openai.com/v1", 5, true},
+		{"Azure OpenAI, 5", "https://example.openai.azure.com/openai/v1", 5, true},
+		{"another server, 16", "http://127.0.0.1:8000/v1", 16, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProvider(t, tc.baseURL).(provider.RequestValidator)
+			req := pt.NewRequest("gpt-4o-mini")
+			req.Generation.Stop = stops(tc.stops)
+			err := p.ValidateRequest(req)
+			var fe *provider.FieldError
+			switch {
+			case !tc.refused && err != nil:
+				t.Errorf("ValidateRequest = %v, want nil", err)
+			case tc.refused && (!errors.As(err, &fe) || fe.Field != "generation.stop" || !strings.Contains(fe.Description, "at most 4")):
+				t.Errorf("ValidateRequest = %v, want a FieldError on generation.stop naming the bound 4", err)
 			}
 		})
 	}
