@@ -785,10 +785,28 @@ func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
 	c.turn.so.fillFinal(final, res)
 	c.fillTools(final)
 	final.StopSequence = c.stopSequence(final, res)
+	c.noteDroppedReasoning()
 	c.eng.hooks.After(ctx, c.hook, final)
 	final.Annotations = c.hook.Annotations()
 	c.out.stopHeartbeat() // nothing follows the final
 	return c.out.send(&llmrelayv1.GenerateEvent{Attempt: uint32(res.attempt), Event: &llmrelayv1.GenerateEvent_Final{Final: final}})
+}
+
+// AnnotationReasoningDropped is the annotation a call gets when the
+// answering provider was sent a conversation with reasoning of formats it
+// does not take, which its adapter left out (a fallback or hedge to
+// another provider kind, or a conversation carried over from one): the
+// formats, comma-separated and sorted, e.g. "anthropic,gemini".
+const AnnotationReasoningDropped = "reasoning.dropped"
+
+// noteDroppedReasoning annotates the call with the reasoning formats the
+// answering target's adapter left out of the request its attempt was sent
+// (provider.DroppedReasoning), when it left out any.
+func (c *call) noteDroppedReasoning() {
+	t := c.turn.plan.Target()
+	if f := provider.DroppedReasoning(t.Entry.Provider, c.turn.preq.Messages); len(f) > 0 {
+		c.hook.Annotate(AnnotationReasoningDropped, strings.Join(f, ","))
+	}
 }
 
 // stopSequence returns the Final's stop_sequence: the stop sequence the

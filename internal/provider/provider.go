@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -887,3 +888,11 @@ type FieldError struct {
 
 // Error implements error.
 func (e *FieldError) Error() string { return e.Field + ": " + e.Description }
+
+// TooManyStops is the *FieldError of an adapter whose provider takes at
+// most max stop sequences (who names it) when the request has n: on
+// "generation.stop", naming the bound, before any attempt instead of the
+// provider's 400 after a round trip.
+func TooManyStops(n, max int, who string) *FieldError {
+	return &FieldError{Field: "generation.stop", Description: fmt.Sprintf("has %d stop sequences; %s takes at most %d", n, who, max)}
+}

@@ -145,6 +145,10 @@ func (p *Provider) betas(ctx context.Context, extra http.Header) http.Header {
 	return http.Header{headerBeta: {strings.Join(names, ",")}}
 }
 
+// TakesReasoning implements provider.ReasoningTaker: Anthropic's own
+// thinking blocks.
+func (*Provider) TakesReasoning(format string) bool { return format == provider.FormatAnthropic }
+
 // ValidateRequest implements provider.RequestValidator: it builds the wire
 // request, so everything the Messages API cannot take is refused before the
 // first attempt. A tool call in the conversation whose arguments are not a

@@ -1,9 +1,7 @@
 package anthropic
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -166,25 +164,7 @@ func toolResult(m *provider.Message) block {
 // route that falls back to Anthropic sends them; the same id maps to the
 // same one in a tool_use block and in the tool_result that answers it, and
 // the ids of the reply are Anthropic's own, so the mapping is never seen.
-func toolUseID(id string) string {
-	ok := true
-	for i := 0; ok && i < len(id); i++ {
-		ok = idByte(id[i])
-	}
-	if ok {
-		return id
-	}
-	b := make([]byte, 0, len(id)+9)
-	for i := 0; i < len(id); i++ {
-		if idByte(id[i]) {
-			b = append(b, id[i])
-		} else if len(b) == 0 || b[len(b)-1] != '_' {
-			b = append(b, '_')
-		}
-	}
-	sum := sha256.Sum256([]byte(id))
-	return string(b) + "_" + hex.EncodeToString(sum[:4])
-}
+func toolUseID(id string) string { return provider.FitCallID(id, 0, idByte) }
 
 // idByte reports whether Anthropic's tool_use id pattern,
 // ^[a-zA-Z0-9_-]+$, allows c.

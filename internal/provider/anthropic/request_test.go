@@ -298,15 +298,7 @@ func TestToolCallIDsTakeAnthropicsPattern(t *testing.T) {
 		{"of the pattern", "toolu_01A09q90qw90lq917835lq9", "call_8f2a-x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req := pt.NewRequest("claude-sonnet-4-5")
-			req.Messages = append(req.Messages,
-				provider.Message{Role: provider.RoleAssistant, ToolCalls: []provider.ToolCall{
-					{ID: tc.a, Name: "get_weather", Arguments: `{"city":"Paris"}`},
-					{ID: tc.b, Name: "get_weather", Arguments: `{"city":"Rome"}`},
-				}},
-				provider.Message{Role: provider.RoleTool, ToolCallID: tc.b, Content: "rain"},
-				provider.Message{Role: provider.RoleTool, ToolCallID: tc.a, Content: "sun"},
-			)
+			req := pt.ToolCallIDRequest("claude-sonnet-4-5", tc.a, tc.b)
 			u := pt.Replay(t, fixtures[pt.Text].Reply(t))
 			got := pt.CaptureRequest(t, u, newProvider(t, u.URL+"/v1"), req)
 			var body struct {

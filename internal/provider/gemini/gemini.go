@@ -76,6 +76,10 @@ func modelPath(model string) (path, name string, err error) {
 	return strings.Join(segs, "/"), name, nil
 }
 
+// TakesReasoning implements provider.ReasoningTaker: Gemini's own thought
+// signatures.
+func (*Provider) TakesReasoning(format string) bool { return format == provider.FormatGemini }
+
 // ValidateRequest implements provider.RequestValidator: it checks that the
 // model name is a clean path and builds the wire request, so everything
 // streamGenerateContent cannot take is refused before the first attempt. A

@@ -235,6 +235,11 @@ var dialect = &schema.Dialect{
 	RefAlone:    true,
 }
 
+// maxStop is the most stop sequences Gemini's generationConfig takes
+// ("up to 5"); it answers 400 to more ("the number of stop_sequences must
+// not exceed 5").
+const maxStop = 5
+
 // newRequest maps a provider-neutral request to a streamGenerateContent
 // request: system messages are joined into systemInstruction, a user
 // message with images is its text and inlineData parts in order
@@ -248,6 +253,9 @@ var dialect = &schema.Dialect{
 // whose schema is not JSON. A schema Gemini cannot enforce goes into the
 // system instruction instead.
 func newRequest(req *provider.Request) (*generateRequest, error) {
+	if n := len(req.Generation.Stop); n > maxStop {
+		return nil, provider.TooManyStops(n, maxStop, "Gemini")
+	}
 	r := &generateRequest{}
 	var system []string
 	names := map[string]string{} // tool call id -> tool name, latest first

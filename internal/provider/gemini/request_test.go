@@ -195,3 +195,28 @@ func TestAtMostOneFunctionCall(t *testing.T) {
 		})
 	}
 }
+
+// TestStopSequencesWithinGeminisBound: Gemini's generationConfig takes up
+// to 5 stopSequences and answers 400 to more ("the number of
+// stop_sequences must not exceed 5"), after a round trip; the request
+// allows 16. More than 5 are refused before any attempt, naming
+// generation.stop and the bound.
+func TestStopSequencesWithinGeminisBound(t *testing.T) {
+	for _, n := range []int{5, 6, 16} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			p := newProvider(t, "https://generativelanguage.googleapis.com/v1beta").(provider.RequestValidator)
+			req := pt.NewRequest("gemini-2.5-flash")
+			for i := range n {
+				req.Generation.Stop = append(req.Generation.Stop, fmt.Sprintf("<stop%d>", i))
+			}
+			err := p.ValidateRequest(req)
+			var fe *provider.FieldError
+			switch {
+			case n <= 5 && err != nil:
+				t.Errorf("ValidateRequest = %v, want nil", err)
+			case n > 5 && (!errors.As(err, &fe) || fe.Field != "generation.stop" || !strings.Contains(fe.Description, "at most 5")):
+				t.Errorf("ValidateRequest = %v, want a FieldError on generation.stop naming the bound 5", err)
+			}
+		})
+	}
+}

@@ -163,6 +163,11 @@ func parseOptions(req *provider.Request) (options, error) {
 	return o, nil
 }
 
+// TakesReasoning implements provider.ReasoningTaker: the mock's own
+// reasoning, whose signature it checks; it stands for a provider that
+// takes no other format.
+func (*Provider) TakesReasoning(format string) bool { return format == provider.FormatMock }
+
 // ValidateRequest implements provider.RequestValidator: it checks
 // provider_options, that the mock can make an instance of the response
 // format's schema, and, as providers that sign their reasoning do, that

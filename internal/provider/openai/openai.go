@@ -36,6 +36,10 @@ type Provider struct {
 	// (which OpenAI's reasoning models require) instead of max_tokens
 	// (which every compatible server understands); see maxTokensField.
 	maxCompletionTokens bool
+	// maxStop is the most stop sequences the server takes: maxOpenAIStop
+	// for OpenAI's and Azure OpenAI's APIs, 0 (no bound of the adapter's)
+	// for other compatible servers, whose bounds differ.
+	maxStop int
 	// floatEmbeddings is set once the server refused embeddings in base64:
 	// Embed asks it for floats from then on.
 	floatEmbeddings atomic.Bool
@@ -59,8 +63,16 @@ func New(cfg provider.Config) (provider.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{ep: ep, url: ep.BaseURL + "/chat/completions", maxCompletionTokens: mct}, nil
+	p := &Provider{ep: ep, url: ep.BaseURL + "/chat/completions", maxCompletionTokens: mct}
+	if openAIs(ep.BaseURL) {
+		p.maxStop = maxOpenAIStop
+	}
+	return p, nil
 }
+
+// maxOpenAIStop is the most stop sequences OpenAI's Chat Completions
+// takes ("up to 4 sequences"); it answers 400 to more.
+const maxOpenAIStop = 4
 
 // The values of the option max_tokens_field.
 const (
@@ -92,23 +104,41 @@ func maxTokensField(opts map[string]any, baseURL string) (bool, error) {
 		}
 		return false, &provider.ConfigProblem{Field: "options.max_tokens_field", Problem: fmt.Sprintf("%v is neither max_tokens nor max_completion_tokens", v)}
 	}
+	return openAIs(baseURL), nil
+}
+
+// openAIs reports whether baseURL is OpenAI's own API (api.openai.com) or
+// Azure OpenAI's (an *.openai.azure.com host, or Azure OpenAI's /openai
+// path on a *.cognitiveservices.azure.com host), not another compatible
+// server's.
+func openAIs(baseURL string) bool {
 	u, err := url.Parse(baseURL)
 	if err != nil {
-		return false, nil // httpx.NewEndpoint checked it
+		return false // httpx.NewEndpoint checked it
 	}
 	host := strings.ToLower(u.Hostname())
 	switch {
 	case host == "api.openai.com", strings.HasSuffix(host, ".openai.azure.com"):
-		return true, nil
+		return true
 	case strings.HasSuffix(host, ".cognitiveservices.azure.com"):
-		return u.Path == "/openai" || strings.HasPrefix(u.Path, "/openai/"), nil
+		return u.Path == "/openai" || strings.HasPrefix(u.Path, "/openai/")
 	}
-	return false, nil
+	return false
 }
 
 // ReadsOptions implements provider.OptionReader: the kind's options take
 // max_tokens_field (see maxTokensField).
 func (p *Provider) ReadsOptions() {}
+
+// TakesReasoning implements provider.ReasoningTaker: the formats of
+// OpenAI-compatible servers, which go back each in its field.
+func (*Provider) TakesReasoning(format string) bool {
+	switch format {
+	case provider.FormatReasoningContent, provider.FormatReasoning, provider.FormatOpenRouterDetails, provider.FormatMistralThinking:
+		return true
+	}
+	return false
+}
 
 // ValidateRequest implements provider.RequestValidator: it builds the wire
 // request, so what a chat completion cannot take is refused before the

@@ -184,7 +184,7 @@ func userParts(m *provider.Message) []requestPart {
 // them would leave the tool calls after it unanswered).
 func toolResultImages(m *provider.Message) []requestPart {
 	parts := make([]requestPart, 0, 1+len(m.Images))
-	parts = append(parts, requestPart{Type: "text", Text: "Images in the result of tool call " + m.ToolCallID + ":"})
+	parts = append(parts, requestPart{Type: "text", Text: "Images in the result of tool call " + callID(m.ToolCallID) + ":"})
 	for _, b := range m.Blocks() {
 		if b.Kind == provider.PartImage {
 			parts = append(parts, imagePart(&m.Images[b.Index]))
@@ -240,6 +240,9 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // request that also asks for the usage chunk. A response format whose
 // schema is not JSON is a *provider.FieldError.
 func (p *Provider) request(req *provider.Request) (*chatRequest, error) {
+	if n := len(req.Generation.Stop); p.maxStop > 0 && n > p.maxStop {
+		return nil, provider.TooManyStops(n, p.maxStop, "OpenAI")
+	}
 	r := &chatRequest{
 		Model:         req.Model,
 		Messages:      make([]chatMessage, 0, len(req.Messages)),
@@ -303,7 +306,7 @@ func (p *Provider) request(req *provider.Request) (*chatRequest, error) {
 // provider.Message.Blocks); reasoning of other providers' formats is left
 // out.
 func message(m *provider.Message) chatMessage {
-	out := chatMessage{Role: m.Role.String(), ToolCallID: m.ToolCallID}
+	out := chatMessage{Role: m.Role.String(), ToolCallID: callID(m.ToolCallID)}
 	if m.Content != "" || len(m.ToolCalls) == 0 {
 		out.Content = m.Content
 	}
@@ -338,11 +341,26 @@ func message(m *provider.Message) chatMessage {
 	if len(m.ToolCalls) > 0 {
 		out.ToolCalls = make([]chatToolCall, len(m.ToolCalls))
 		for i, c := range m.ToolCalls {
-			out.ToolCalls[i] = chatToolCall{ID: c.ID, Type: "function", Function: chatFunction{Name: c.Name, Arguments: c.Arguments}}
+			out.ToolCalls[i] = chatToolCall{ID: callID(c.ID), Type: "function", Function: chatFunction{Name: c.Name, Arguments: c.Arguments}}
 		}
 	}
 	return out
 }
+
+// maxCallID is the longest tool call id OpenAI takes, in an assistant
+// message's tool_calls[].id and a tool message's tool_call_id: it answers
+// 400 "string too long. Expected a string with maximum length 40" to a
+// longer one.
+const maxCallID = 40
+
+// callID returns a tool call's id as OpenAI takes it: an id of at most
+// maxCallID bytes as it is, a longer one cut, with 8 hex digits of its
+// hash (provider.FitCallID), the same in the call and in the result that
+// answers it. OpenAI's own ids fit; a client's (up to 256 characters) or
+// another provider's may not, and a route that falls back to an openai
+// target sends them. The ids of the reply are the server's own, so a
+// mapped id never reaches the client.
+func callID(id string) string { return provider.FitCallID(id, maxCallID, nil) }
 
 // appendText appends text to the reasoning field *s, creating it.
 func appendText(s *string, text string) *string {

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai"
@@ -268,4 +270,102 @@ func TestParallelToolCalls(t *testing.T) {
 			t.Fatalf("ValidateRequest = %v, want a field error on provider_options.parallel_tool_calls", err)
 		}
 	})
+}
+
+// TestToolCallIDsFitOpenAIsLimit: OpenAI answers 400 ("string too long.
+// Expected a string with maximum length 40") to a tool_calls[].id or
+// tool_call_id longer than 40 characters, and a client's ids (up to 256
+// characters) or another provider's may be longer, which a route falling
+// back to OpenAI sends. Such an id is sent cut to fit, the same in the call
+// and its result, two ids stay two even when they differ only past the
+// cut, the cut falls between characters, and an id that fits is sent as it is.
+func TestToolCallIDsFitOpenAIsLimit(t *testing.T) {
+	long := strings.Repeat("x", 250)
+	for _, tc := range []struct{ name, a, b string }{
+		{"a client's, differing past the cut", long + "-first", long + "-second"},
+		{"OpenAI's own Responses web search", "ws_689e2d4880a0819d98acca37694989b00b15d90494fc6b87", "ws_689e2d4880a0819d98acca37694989b00b15d90494fc6b88"},
+		{"cut inside a character", strings.Repeat("é", 30), strings.Repeat("é", 31)},
+		{"that fit", "call_abc123", strings.Repeat("y", 40)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := pt.ToolCallIDRequest("gpt-4o-mini", tc.a, tc.b)
+			u := pt.Replay(t, fixtures[pt.Text].Reply(t))
+			got := pt.CaptureRequest(t, u, newProvider(t, u.URL+"/v1"), req)
+			var body struct {
+				Messages []struct {
+					ToolCalls []struct {
+						ID string `json:"id"`
+					} `json:"tool_calls"`
+					ToolCallID string `json:"tool_call_id"`
+				} `json:"messages"`
+			}
+			if err := json.Unmarshal(got.Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			n := len(body.Messages)
+			calls, r1, r2 := body.Messages[n-3].ToolCalls, body.Messages[n-2].ToolCallID, body.Messages[n-1].ToolCallID
+			if len(calls) != 2 {
+				t.Fatalf("tool_calls %+v, want 2", calls)
+			}
+			for _, id := range []string{calls[0].ID, calls[1].ID} {
+				if n := len([]rune(id)); n > 40 || !utf8.ValidString(id) {
+					t.Errorf("tool call id %q (%d characters) is longer than OpenAI's 40 or not UTF-8", id, n)
+				}
+			}
+			if calls[0].ID == calls[1].ID {
+				t.Errorf("the ids %q and %q were both sent as %q", tc.a, tc.b, calls[0].ID)
+			}
+			if r1 != calls[1].ID || r2 != calls[0].ID {
+				t.Errorf("tool_call_ids %q, %q do not answer the calls %q, %q", r1, r2, calls[1].ID, calls[0].ID)
+			}
+			for i, id := range []string{tc.a, tc.b} {
+				switch sent := calls[i].ID; {
+				case len(id) <= 40 && sent != id:
+					t.Errorf("the id %q, which OpenAI takes, was sent as %q", id, sent)
+				case len(id) > 40 && (len(sent) < 9 || !strings.HasPrefix(id, sent[:len(sent)-9])):
+					t.Errorf("the id %q was sent as %q, which is not a whole-character start of it and a hash", id, sent)
+				}
+			}
+		})
+	}
+}
+
+// TestStopSequencesWithinOpenAIsBound: OpenAI's (and Azure OpenAI's) Chat
+// Completions takes up to 4 stop sequences and answers 400 to more, after
+// a round trip; the request allows 16. More than 4 for OpenAI's API is
+// refused before any attempt, naming generation.stop and the bound. Other
+// compatible servers (vLLM, llama.cpp's) have bounds of their own, or
+// none: they get what the request has.
+func TestStopSequencesWithinOpenAIsBound(t *testing.T) {
+	stops := func(n int) []string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = fmt.Sprintf("<stop%d>", i)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name, baseURL string
+		stops         int
+		refused       bool
+	}{
+		{"OpenAI, 4", "https://api.openai.com/v1", 4, false},
+		{"OpenAI, 5", "https://api.openai.com/v1", 5, true},
+		{"Azure OpenAI, 5", "https://example.openai.azure.com/openai/v1", 5, true},
+		{"another server, 16", "http://127.0.0.1:8000/v1", 16, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProvider(t, tc.baseURL).(provider.RequestValidator)
+			req := pt.NewRequest("gpt-4o-mini")
+			req.Generation.Stop = stops(tc.stops)
+			err := p.ValidateRequest(req)
+			var fe *provider.FieldError
+			switch {
+			case !tc.refused && err != nil:
+				t.Errorf("ValidateRequest = %v, want nil", err)
+			case tc.refused && (!errors.As(err, &fe) || fe.Field != "generation.stop" || !strings.Contains(fe.Description, "at most 4")):
+				t.Errorf("ValidateRequest = %v, want a FieldError on generation.stop naming the bound 4", err)
+			}
+		})
+	}
 }

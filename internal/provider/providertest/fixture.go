@@ -73,6 +73,23 @@ func NewRequest(model string) *provider.Request {
 	}
 }
 
+// ToolCallIDRequest is NewRequest followed by an assistant turn with two
+// tool calls, of ids a and b, and their results in the other order (b's,
+// then a's): for an adapter's test of the ids it sends, which must answer
+// each call with its own result.
+func ToolCallIDRequest(model, a, b string) *provider.Request {
+	req := NewRequest(model)
+	req.Messages = append(req.Messages,
+		provider.Message{Role: provider.RoleAssistant, ToolCalls: []provider.ToolCall{
+			{ID: a, Name: "get_weather", Arguments: `{"city":"Paris"}`},
+			{ID: b, Name: "get_weather", Arguments: `{"city":"Rome"}`},
+		}},
+		provider.Message{Role: provider.RoleTool, ToolCallID: b, Content: "rain"},
+		provider.Message{Role: provider.RoleTool, ToolCallID: a, Content: "sun"},
+	)
+	return req
+}
+
 // ImagePNG is an inline image's bytes in ImageRequest: PNG's signature
 // (base64 "iVBORw0KGgo=").
 var ImagePNG = []byte("\x89PNG\r\n\x1a\n")

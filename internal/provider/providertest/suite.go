@@ -120,6 +120,24 @@ func Run(t *testing.T, h Harness) {
 			t.Errorf("ValidateRequest(the suite's request) = %v, want nil", err)
 		}
 	})
+	t.Run("says which reasoning formats it sends back", func(t *testing.T) {
+		// The engine tells the client what an adapter left out
+		// (provider.DroppedReasoning); an adapter that does not say would
+		// drop reasoning silently.
+		su := h(t, Text)
+		r, ok := su.Provider.(provider.ReasoningTaker)
+		if !ok {
+			t.Fatalf("%T does not implement provider.ReasoningTaker", su.Provider)
+		}
+		formats := []string{provider.FormatAnthropic, provider.FormatGemini, provider.FormatReasoningContent, provider.FormatReasoning,
+			provider.FormatOpenRouterDetails, provider.FormatMistralThinking, provider.FormatMock}
+		if !slices.ContainsFunc(formats, r.TakesReasoning) {
+			t.Errorf("%T takes none of the formats %v", su.Provider, formats)
+		}
+		if r.TakesReasoning("nonesuch") {
+			t.Errorf("%T takes the unknown reasoning format %q", su.Provider, "nonesuch")
+		}
+	})
 	t.Run("streams the request it prepared", func(t *testing.T) {
 		su := h(t, Text)
 		p, ok := su.Provider.(provider.RequestPreparer)

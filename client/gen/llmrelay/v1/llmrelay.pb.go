@@ -3812,9 +3812,19 @@ type Final struct {
 	// The route the call named as its `model`, e.g. "smart"; empty when it
 	// named "<provider>/<model>".
 	Route string `protobuf:"bytes,13,opt,name=route,proto3" json:"route,omitempty"`
-	// Labels the server's hooks attached to the call once it succeeded (for
-	// example which route default applied); empty without such hooks. The
-	// same labels are written to the call's log line.
+	// Labels the server attached to the call once it succeeded; empty when
+	// none applies. The same labels are written to the call's log line. The
+	// server's own keys:
+	//
+	//   - "route.defaults": the route's defaults that applied, comma-separated
+	//     (e.g. "messages,generation.max_output_tokens").
+	//   - "reasoning.dropped": the formats of the reasoning in `messages` that
+	//     the answering provider cannot take and was not sent, comma-separated
+	//     (e.g. "anthropic,gemini"; a tool call's `signature` counts as
+	//     "gemini"), as when a route falls back or hedges to another provider
+	//     kind. Set only when something was left out.
+	//
+	// Hooks built into the server may add their own.
 	Annotations map[string]string `protobuf:"bytes,14,rep,name=annotations,proto3" json:"annotations,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// With `server_tools`: every message the call added to the conversation,
 	// in order: each turn's assistant message (with its tool calls and

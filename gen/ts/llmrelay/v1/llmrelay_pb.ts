@@ -2206,9 +2206,19 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
   route: string;
 
   /**
-   * Labels the server's hooks attached to the call once it succeeded (for
-   * example which route default applied); empty without such hooks. The
-   * same labels are written to the call's log line.
+   * Labels the server attached to the call once it succeeded; empty when
+   * none applies. The same labels are written to the call's log line. The
+   * server's own keys:
+   *
+   * - "route.defaults": the route's defaults that applied, comma-separated
+   *   (e.g. "messages,generation.max_output_tokens").
+   * - "reasoning.dropped": the formats of the reasoning in `messages` that
+   *   the answering provider cannot take and was not sent, comma-separated
+   *   (e.g. "anthropic,gemini"; a tool call's `signature` counts as
+   *   "gemini"), as when a route falls back or hedges to another provider
+   *   kind. Set only when something was left out.
+   *
+   * Hooks built into the server may add their own.
    *
    * @generated from field: map<string, string> annotations = 14;
    */
