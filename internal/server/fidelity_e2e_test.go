@@ -72,8 +72,8 @@ func fieldOf(st *status.Status) string {
 }
 
 // TestActivityKeepsAWorkingProviderAlive: an upstream that streams nothing
-// but keep-alive comments, or reasoning, every 100ms for 2s is visibly
-// working: with stream_idle_timeout 0.5s, the call succeeds on its first
+// but keep-alive comments, or reasoning, every 50ms for 3s is visibly
+// working: with stream_idle_timeout 1s, the call succeeds on its first
 // attempt.
 func TestActivityKeepsAWorkingProviderAlive(t *testing.T) {
 	for _, busy := range []struct {
@@ -83,11 +83,14 @@ func TestActivityKeepsAWorkingProviderAlive(t *testing.T) {
 		t.Run(busy.name, func(t *testing.T) {
 			t.Parallel()
 			up := openaitest.Start(t, openaitest.Options{Chunks: 3, Faults: []openaitest.Fault{
-				{Busy: busy.kind, BusyFor: 2 * time.Second, BusyEvery: 100 * time.Millisecond},
+				{Busy: busy.kind, BusyFor: 3 * time.Second, BusyEvery: 50 * time.Millisecond},
 			}})
 			in := relayTo(t, up)
 			req := upRequest(3)
-			req.StreamIdleTimeout = durationpb.New(500 * time.Millisecond)
+			// Busy three times as long as the idle timeout, a sign of
+			// life twenty times within it: a loaded machine that runs
+			// the relay's read late still sees one in time.
+			req.StreamIdleTimeout = durationpb.New(time.Second)
 			events, err := servertest.Collect(t.Context(), in.Client, req)
 			if err != nil {
 				t.Fatalf("Generate: %v", err)
