@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
@@ -119,5 +120,46 @@ func TestMockStopsAtStopSequences(t *testing.T) {
 	}
 	if len(m.Content) != 1 || m.Content[0].Text != "Thought: look it up\n" || m.StopReason != "stop_sequence" || m.StopSequence != "Observation:" {
 		t.Errorf("message %s, want the text before Observation:, stop_reason stop_sequence and the sequence", m.RawJSON())
+	}
+}
+
+// TestStopSequencesOverTheBoundNameTheDoorsMember: more stop sequences
+// than the target takes (Gemini 5) are refused before any attempt on the
+// engine's generation.stop; each door names its own member, the one the
+// client wrote: stop (Chat Completions), stop_sequences (Messages). The
+// Responses API has no stop sequences: its door refuses the member as
+// unknown. (The doors named the member before the bound was checked: this
+// keeps them doing so for the refusal.)
+func TestStopSequencesOverTheBoundNameTheDoorsMember(t *testing.T) {
+	gemini := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Status: 500} })
+	t.Setenv("LLMRELAY_TEST_GEMINI_KEY", "gm-test")
+	base, _ := doors(t, func(cfg *config.Config) {
+		cfg.Providers = append(cfg.Providers, provider.Config{Name: "gem", Kind: "gemini", BaseURL: gemini.URL, APIKeyEnv: "LLMRELAY_TEST_GEMINI_KEY"})
+	})
+	const stops = `["a","b","c","d","e","f"]`
+	for _, tc := range []struct{ name, path, body, param string }{
+		{"Chat Completions", "/v1/chat/completions", `{"model":"gem/gemini-2.5-flash","stop":` + stops + `,"messages":[{"role":"user","content":"q"}]}`, "stop"},
+		{"Chat Completions, streamed", "/v1/chat/completions", `{"model":"gem/gemini-2.5-flash","stream":true,"stop":` + stops + `,"messages":[{"role":"user","content":"q"}]}`, "stop"},
+		{"Messages", "/v1/messages", `{"model":"gem/gemini-2.5-flash","max_tokens":9,"stop_sequences":` + stops + `,"messages":[{"role":"user","content":"q"}]}`, "stop_sequences"},
+		{"Responses", "/v1/responses", `{"model":"gem/gemini-2.5-flash","stop":` + stops + `,"input":"q"}`, "stop"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := call(t, base, request{path: tc.path, key: sdkKey, body: tc.body, headers: map[string]string{"Anthropic-Version": "2023-06-01"}})
+			v := r.json(t)
+			msg, _ := path(v, "error.message").(string)
+			param := path(v, "error.param")
+			if tc.path == "/v1/messages" {
+				param = tc.param // Anthropic's errors name the member in the message only
+			}
+			if r.status != 400 || path(v, "error.type") != "invalid_request_error" || param != tc.param || !strings.HasPrefix(msg, tc.param+": ") {
+				t.Errorf("%d %s, want a 400 on %s", r.status, r.body, tc.param)
+			}
+			if tc.path != "/v1/responses" && (!strings.Contains(msg, "at most 5") || r.header.Get("Llmrelay-Attempts") != "0") {
+				t.Errorf("%v %s, want the bound and no attempt", r.header, r.body)
+			}
+		})
+	}
+	if n := len(gemini.Requests()); n != 0 {
+		t.Errorf("the upstream got %d requests, want none", n)
 	}
 }
