@@ -18,6 +18,9 @@ func TestFinalNotesDroppedReasoning(t *testing.T) {
 	anthropic := &llmrelayv1.Reasoning{Text: "Paris first.", Signature: "EqQBCkYIBxgCKkD", Format: "anthropic"}
 	own := &llmrelayv1.Reasoning{Text: "Paris first.", Signature: mock.Sign("Paris first."), Format: "mock"}
 	call := &llmrelayv1.ToolCall{Id: "call_1", Name: "get_weather", Arguments: `{"city":"Paris"}`}
+	// A block without a format: a client's, or an OpenAI Responses
+	// reasoning item whose encrypted_content is not llmrelay's.
+	unformatted := &llmrelayv1.Reasoning{Text: "Paris first."}
 	gemini := &llmrelayv1.ToolCall{Id: "call_1", Name: "get_weather", Arguments: `{"city":"Paris"}`, Signature: "CiQBVKhc7gemini"}
 	for _, tc := range []struct {
 		name      string
@@ -27,6 +30,8 @@ func TestFinalNotesDroppedReasoning(t *testing.T) {
 	}{
 		{"signed thinking and a call's signature", []*llmrelayv1.Reasoning{anthropic, own}, gemini, "anthropic,gemini"},
 		{"signed thinking", []*llmrelayv1.Reasoning{anthropic, anthropic}, call, "anthropic"},
+		{"a block without a format", []*llmrelayv1.Reasoning{unformatted}, call, "unknown"},
+		{"a block without a format beside signed thinking", []*llmrelayv1.Reasoning{unformatted, anthropic}, call, "anthropic,unknown"},
 		{"the answering provider's own", []*llmrelayv1.Reasoning{own}, call, ""},
 		{"none", nil, call, ""},
 	} {

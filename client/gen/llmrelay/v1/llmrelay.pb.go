@@ -3821,8 +3821,9 @@ type Final struct {
 	//   - "reasoning.dropped": the formats of the reasoning in `messages` that
 	//     the answering provider cannot take and was not sent, comma-separated
 	//     (e.g. "anthropic,gemini"; a tool call's `signature` counts as
-	//     "gemini"), as when a route falls back or hedges to another provider
-	//     kind. Set only when something was left out.
+	//     "gemini", a block without a `format` as "unknown"), as when a route
+	//     falls back or hedges to another provider kind. Set only when
+	//     something was left out.
 	//
 	// Hooks built into the server may add their own.
 	Annotations map[string]string `protobuf:"bytes,14,rep,name=annotations,proto3" json:"annotations,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`

@@ -2215,8 +2215,9 @@ export type Final = Message$1<"llmrelay.v1.Final"> & {
    * - "reasoning.dropped": the formats of the reasoning in `messages` that
    *   the answering provider cannot take and was not sent, comma-separated
    *   (e.g. "anthropic,gemini"; a tool call's `signature` counts as
-   *   "gemini"), as when a route falls back or hedges to another provider
-   *   kind. Set only when something was left out.
+   *   "gemini", a block without a `format` as "unknown"), as when a route
+   *   falls back or hedges to another provider kind. Set only when
+   *   something was left out.
    *
    * Hooks built into the server may add their own.
    *
