@@ -1004,7 +1004,8 @@ type responsesCall struct {
 // numbered from 0 (sequence_number). Text and refusals go to a message
 // item's output_text and refusal parts, reasoning to a reasoning item,
 // each tool call to a function_call item; an item of another kind, or a
-// later turn, closes the open item and starts the next one. The items
+// later turn, closes the open item and starts the next one (another call
+// closes the calls before it whose arguments are whole). The items
 // done so far are the output of the terminal event's response.
 type responsesStream struct {
 	r       *replyInfo
@@ -1211,22 +1212,42 @@ func (s *responsesStream) closeItem(b []byte, status string) []byte {
 // closeCalls ends the function calls under way.
 func (s *responsesStream) closeCalls(b []byte) []byte {
 	for _, c := range s.order {
-		if c.done {
-			continue
-		}
-		c.done = true
-		b = s.event(b, "response.function_call_arguments.done")
-		b = appendItemRef(b, c.id, c.index)
-		b = append(b, ',')
-		b = appendKeyString(b, "name", c.name)
-		b = append(b, ',')
-		b = appendKeyString(b, "arguments", string(c.arguments))
-		b = s.end(b)
-		item := appendCallItem(nil, c.id, "completed", c.callID, c.name, string(c.arguments))
-		s.done(item)
-		b = s.item(b, "response.output_item.done", c.index, item)
+		b = s.closeCall(b, c)
 	}
 	return b
+}
+
+// closeWholeCalls ends the function calls under way, in order, up to the
+// first whose arguments are not yet whole JSON, which stays open with the
+// calls after it: some OpenAI-compatible servers interleave the fragments
+// of parallel calls, so a call that starts does not mean that the earlier
+// ones are done, and an item that is done takes no more arguments.
+func (s *responsesStream) closeWholeCalls(b []byte) []byte {
+	for _, c := range s.order {
+		if !c.done && !json.Valid(c.arguments) {
+			break
+		}
+		b = s.closeCall(b, c)
+	}
+	return b
+}
+
+// closeCall ends the function call c, unless it is done.
+func (s *responsesStream) closeCall(b []byte, c *responsesCall) []byte {
+	if c.done {
+		return b
+	}
+	c.done = true
+	b = s.event(b, "response.function_call_arguments.done")
+	b = appendItemRef(b, c.id, c.index)
+	b = append(b, ',')
+	b = appendKeyString(b, "name", c.name)
+	b = append(b, ',')
+	b = appendKeyString(b, "arguments", string(c.arguments))
+	b = s.end(b)
+	item := appendCallItem(nil, c.id, "completed", c.callID, c.name, string(c.arguments))
+	s.done(item)
+	return s.item(b, "response.output_item.done", c.index, item)
 }
 
 func (s *responsesStream) delta(b []byte, d *llmrelayv1.Delta, attempt uint32) []byte {
@@ -1268,7 +1289,7 @@ func (s *responsesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta) []by
 	c, seen := s.calls[tc.GetIndex()]
 	if !seen {
 		b = s.closeItem(b, "completed")
-		b = s.closeCalls(b)
+		b = s.closeWholeCalls(b)
 		c = &responsesCall{id: itemID(s.r, "fc_", s.serial), callID: tc.GetId(), name: tc.GetName(), index: s.next}
 		s.serial++
 		s.next++
