@@ -396,13 +396,15 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		cfg.HTTPListen = *flags.HTTPListen
 		o.override("http_listen", fromCommandLine)
 	}
-	if err := cfg.finish(o, shape); err != nil {
-		return nil, err
-	}
+	// Known before Validate, which compares only the addresses someone
+	// set (checkListenersApart).
 	for _, setting := range []string{"listen", "http_listen", "metrics_listen"} {
 		if _, inFile := o.lines[setting]; !inFile && o.sources[setting] == "" {
 			cfg.DefaultListens = append(cfg.DefaultListens, setting)
 		}
+	}
+	if err := cfg.finish(o, shape); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
@@ -570,6 +572,7 @@ func (c *Config) checkServer(p *problems) {
 			httpListenOK = false
 		}
 	}
+	c.checkListenersApart(p, listenOK, httpListenOK)
 	if c.DrainDelay < 0 {
 		bad("drain_delay", "must not be negative")
 	}
@@ -623,6 +626,55 @@ func (c *Config) checkServer(p *problems) {
 		bad("http_listen", "%s is not a loopback address and auth.keys is empty: refusing to serve without authentication; "+
 			"add keys (`llmrelay hash-key` prints a key's sha256), listen on 127.0.0.1, or turn the HTTP endpoints off", c.HTTPListen)
 	}
+}
+
+// checkListenersApart refuses two listeners set to one address: the
+// second would fail to bind at start with "already in use", as though
+// another program held the port, and check-config would have called the
+// file valid. An address left at its default is not compared: when
+// another listener takes it, the server moves to a free port
+// (ListenIsDefault). listenOK and httpListenOK say which addresses
+// checkServer found well-formed.
+func (c *Config) checkListenersApart(p *problems, listenOK, httpListenOK bool) {
+	type listener struct{ setting, addr string }
+	var set []listener
+	for _, l := range []struct {
+		listener
+		ok bool
+	}{
+		{listener{"listen", c.Listen}, listenOK},
+		{listener{"http_listen", c.HTTPListen}, httpListenOK},
+		{listener{"metrics_listen", c.MetricsListen}, c.MetricsListen != "" && addrProblem(c.MetricsListen, "") == ""},
+	} {
+		if !l.ok || c.ListenIsDefault(l.setting) {
+			continue
+		}
+		for _, earlier := range set {
+			if sameListenAddr(earlier.addr, l.addr) {
+				p.Between(l.setting, earlier.setting, "%s is also %s's address: each listener needs a port of its own", l.addr, earlier.setting)
+			}
+		}
+		set = append(set, l.listener)
+	}
+}
+
+// sameListenAddr reports whether listening on a and on b, both
+// well-formed host:port addresses, would claim the same port: the same
+// port (not 0, which picks a free one) on the same host, or on every
+// interface ("", 0.0.0.0, ::) for either.
+func sameListenAddr(a, b string) bool {
+	hostA, portA, _ := net.SplitHostPort(a)
+	hostB, portB, _ := net.SplitHostPort(b)
+	nA, _ := strconv.Atoi(portA)
+	nB, _ := strconv.Atoi(portB)
+	if nA == 0 || nA != nB {
+		return false
+	}
+	everywhere := func(host string) bool {
+		ip, err := netip.ParseAddr(host)
+		return host == "" || err == nil && ip.IsUnspecified()
+	}
+	return strings.EqualFold(hostA, hostB) || everywhere(hostA) || everywhere(hostB)
 }
 
 // addrProblem says what is wrong with a listen address, or returns "". A

@@ -234,3 +234,41 @@ func TestHTTPListen(t *testing.T) {
 		}
 	}
 }
+
+// TestListenersNeedPortsOfTheirOwn: two listeners set to one address are
+// refused when the config is checked, naming both settings, rather than
+// at start by a bind error that asks whether another llmrelay is running.
+func TestListenersNeedPortsOfTheirOwn(t *testing.T) {
+	file := writeFile(t, "listen: 127.0.0.1:7000\nmetrics_listen: 127.0.0.1:7001\n")
+	same, everywhere := "127.0.0.1:7000", "0.0.0.0:7001"
+	refused := []struct {
+		name  string
+		flags Flags
+		env   map[string]string
+		want  string
+	}{
+		{"in the file", Flags{ConfigPath: writeFile(t, "listen: 127.0.0.1:7000\nhttp_listen: 127.0.0.1:7000\n")}, nil,
+			":2: http_listen: 127.0.0.1:7000 is also listen's address: each listener needs a port of its own"},
+		{"a flag over the file", Flags{ConfigPath: file, HTTPListen: &same}, nil,
+			"http_listen (from the command line): 127.0.0.1:7000 is also listen's address"},
+		{"every interface and loopback", Flags{ConfigPath: file}, map[string]string{EnvHTTPListen: everywhere},
+			"metrics_listen: 127.0.0.1:7001 is also http_listen's address"},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(tt.flags, env(tt.env))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Load: %v, want an error mentioning %q", err, tt.want)
+			}
+		})
+	}
+	for name, body := range map[string]string{
+		"free ports":                         "listen: 127.0.0.1:0\nhttp_listen: 127.0.0.1:0\nmetrics_listen: 127.0.0.1:0\n",
+		"other hosts":                        "listen: 127.0.0.1:7000\nhttp_listen: 127.0.0.2:7000\nmetrics_listen: off\n",
+		"the default's port, which may move": "listen: 127.0.0.1:8080\n",
+	} {
+		if _, err := Load(Flags{ConfigPath: writeFile(t, body)}, env(nil)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

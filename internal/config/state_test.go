@@ -72,6 +72,8 @@ func TestStateRejectsBadConfig(t *testing.T) {
 		{"tls files without enabled", "state: {store: redis, redis: {address: 'a:1', tls: {ca_file: ca.pem}}}\n", "state.redis.tls.enabled: false, but files or server_name are set"},
 		{"typo", "state: {stroe: redis}\n", "state.stroe: unknown field; did you mean store?"},
 		{"nothing close", "state: {where: redis}\n", "state.where: unknown field; the fields in state are on_store_failure, redis, store"},
+		{"redis address without store redis", "state: {redis: {address: 'a:1'}}\n", "state.redis.address: is set, but store is memory (the default)"},
+		{"cluster nodes with store memory", "state: {store: memory, redis: {mode: cluster, addresses: ['a:1']}}\n", "state.redis.addresses: are set, but store is memory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

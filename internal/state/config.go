@@ -132,6 +132,16 @@ func (c Config) Check(p setting.Problems) {
 	}
 	switch c.Store {
 	case StoreMemory:
+		// A Redis named with the store left in memory (store unset, say)
+		// would leave each replica on limits of its own, N times the
+		// fleet's, without a word; refused as TLS files without
+		// redis.tls.enabled are.
+		if c.Redis.Address != "" {
+			p.Between("redis.address", "store", "is set, but store is memory (the default), which keeps the limits in each replica: set store: redis to share them through this Redis, or leave state.redis out")
+		}
+		if len(c.Redis.Addresses) > 0 {
+			p.Between("redis.addresses", "store", "are set, but store is memory (the default), which keeps the limits in each replica: set store: redis to share them through these nodes, or leave state.redis out")
+		}
 		return
 	case StoreRedis:
 	default:
