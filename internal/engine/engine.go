@@ -800,13 +800,31 @@ func (c *call) sendFinal(ctx context.Context, res *attemptResult) error {
 const AnnotationReasoningDropped = "reasoning.dropped"
 
 // noteDroppedReasoning annotates the call with the reasoning formats the
-// answering target's adapter left out of the request its attempt was sent
-// (provider.DroppedReasoning), when it left out any.
+// adapters of the targets that answered its turns left out of the requests
+// they were sent (provider.DroppedReasoning), when they left out any: every
+// turn's reply is in the Final, and an earlier turn may have been answered
+// by another provider kind than the last.
 func (c *call) noteDroppedReasoning() {
-	t := c.turn.plan.Target()
-	if f := provider.DroppedReasoning(t.Entry.Provider, c.turn.preq.Messages); len(f) > 0 {
+	f := c.turn.droppedReasoning()
+	if c.tools != nil {
+		f = mergeFormats(c.tools.dropped, f)
+	}
+	if len(f) > 0 {
 		c.hook.Annotate(AnnotationReasoningDropped, strings.Join(f, ","))
 	}
+}
+
+// droppedReasoning returns the reasoning formats the adapter of the target
+// that answered tn left out of tn's request (provider.DroppedReasoning).
+func (tn *turn) droppedReasoning() []string {
+	return provider.DroppedReasoning(tn.plan.Target().Entry.Provider, tn.preq.Messages)
+}
+
+// mergeFormats returns the formats of a and b, sorted and each once.
+func mergeFormats(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // stopSequence returns the Final's stop_sequence: the stop sequence the

@@ -39,6 +39,9 @@ type tools struct {
 	spent      int64
 	// finish, when set, overrides the last turn's finish reason.
 	finish llmrelayv1.FinishReason
+	// dropped is the reasoning formats the earlier turns' answering
+	// adapters left out (noteDroppedReasoning).
+	dropped []string
 }
 
 // errNoToolHost is the cause of a request with server tools on an engine
@@ -194,6 +197,7 @@ func (c *call) nextTurn(ctx context.Context) error {
 		return err
 	}
 	c.attemptsBefore, c.hedgesBefore = int32(c.attempts()), int32(c.hedges())
+	c.tools.dropped = mergeFormats(c.tools.dropped, c.turn.droppedReasoning())
 	c.turn = tn
 	c.out.setTurn(tn.n)
 	return nil

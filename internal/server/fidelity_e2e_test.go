@@ -234,6 +234,57 @@ func TestBillingHeadersAreTheOperators(t *testing.T) {
 	}
 }
 
+// TestCredentialHeadersAreTheOperators: a request's extra_headers cannot
+// carry a credential of its own to the provider, nor to a gateway in
+// front of it (Azure API Management's Ocp-Apim-Subscription-Key, a
+// LiteLLM or Portkey key, ...), where the operator's key decides who
+// calls and who pays. Through gRPC and the HTTP doors, the call is
+// refused naming the header (INVALID_ARGUMENT INVALID_PROVIDER_OPTIONS;
+// the door's 400 with its param), before any upstream request, even
+// where the provider's configuration sets none of them.
+func TestCredentialHeadersAreTheOperators(t *testing.T) {
+	up := openaitest.Start(t, openaitest.Options{Chunks: 2})
+	in := relayTo(t, up)
+	base := in.HTTP(t)
+	for _, name := range []string{"Ocp-Apim-Subscription-Key", "x-litellm-api-key", "X-Portkey-Api-Key", "cf-aig-authorization", "X-Api-Key", "x-goog-api-key"} {
+		t.Run(name, func(t *testing.T) {
+			req := upRequest(1)
+			opts, err := structpb.NewStruct(map[string]any{"extra_headers": map[string]any{name: "someone-elses", "X-Title": "app"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.ProviderOptions = opts
+			_, err = servertest.Collect(t.Context(), in.Client, req)
+			st := status.Convert(err)
+			if field, want := fieldOf(st), "provider_options.extra_headers."+name; st.Code() != codes.InvalidArgument || reasonOf(st) != "INVALID_PROVIDER_OPTIONS" || field != want {
+				t.Errorf("gRPC: error %v (field %q), want INVALID_ARGUMENT INVALID_PROVIDER_OPTIONS on %s", err, field, want)
+			}
+
+			body := `{"model":"up/fake-model","messages":[{"role":"user","content":"go"}],` +
+				`"llmrelay":{"provider_options":{"extra_headers":{"` + name + `":"someone-elses","X-Title":"app"}}}}`
+			resp, err := http.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var e struct {
+				Error struct {
+					Param string `json:"param"`
+				} `json:"error"`
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+				t.Fatal(err)
+			}
+			if want := "llmrelay.provider_options.extra_headers." + name; resp.StatusCode != http.StatusBadRequest || e.Error.Param != want {
+				t.Errorf("/v1/chat/completions: %d, param %q, want 400 naming %s", resp.StatusCode, e.Error.Param, want)
+			}
+		})
+	}
+	if up.Requests() != 0 {
+		t.Errorf("%d upstream requests, want the refused calls to make none", up.Requests())
+	}
+}
+
 // TestProtocolErrorsAndCutStreams: a line that is not server-sent events
 // fails the call at once (UNKNOWN, PROVIDER_PROTOCOL_ERROR, one upstream
 // request); a stream cut in the middle of an event is retried (TRANSPORT).

@@ -195,28 +195,48 @@ var framingHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Co
 // a credential below) alone decides the workspace or resource billed.
 var billingHeaders = []string{"Openai-Organization", "Openai-Project", "X-Goog-User-Project"}
 
-// forbiddenHeaders are the headers extra_headers may not set: credentials
-// (the provider's key is the server's) and the headers that choose the
-// account billed (billingHeaders), the body's encoding and what it
-// accepts, and the framing.
+// credentialHeaders carry a credential that is not named as one
+// (credential says which are): Azure OpenAI's api-key, Kong's apikey,
+// Helicone's, AWS's session token and cookies.
+var credentialHeaders = []string{"Api-Key", "Apikey", "Helicone-Auth", "X-Amz-Security-Token", "Cookie"}
+
+// credential reports whether the header named canonical carries a
+// credential: the provider's key is the server's, and so is the key of a
+// gateway in front of it, which decides who calls and who pays as much.
+// Besides credentialHeaders, a name that says so is one: any *-Api-Key
+// (Anthropic's x-api-key, Google's x-goog-api-key, LiteLLM's, Portkey's),
+// *-Subscription-Key (Azure API Management's Ocp-Apim-Subscription-Key)
+// and any name with Authorization in it (Authorization, Proxy-,
+// Cloudflare AI Gateway's cf-aig-, Azure's x-ms-authorization-auxiliary).
+func credential(canonical string) bool {
+	return slices.Contains(credentialHeaders, canonical) ||
+		strings.HasSuffix(canonical, "-Api-Key") || strings.HasSuffix(canonical, "-Subscription-Key") ||
+		strings.Contains(canonical, "Authorization")
+}
+
+// forbiddenHeaders are the headers other than credentials that
+// extra_headers may not set: the headers that choose the account billed
+// (billingHeaders), the body's encoding and what it accepts, and the
+// framing.
 var forbiddenHeaders = slices.Concat([]string{
-	"Authorization", "Proxy-Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key", "Cookie",
 	"Content-Type", "Content-Encoding", "Accept", "Accept-Encoding", "Expect",
 }, billingHeaders, framingHeaders)
 
 // ExtraHeaderProblem says what is wrong with one header of extra_headers,
-// or returns "": its name must be a valid header name that is not one of
-// the credentials, billing-account or framing headers the server owns
-// (Authorization, x-api-key, OpenAI-Organization, OpenAI-Project,
-// X-Goog-User-Project, Host, Content-Type, ...; any Proxy-*), its value a
-// valid header value.
+// or returns "": its name must be a valid header name that is not a
+// credential (Authorization, x-api-key, Ocp-Apim-Subscription-Key, ...:
+// see credential) nor one of the billing-account or framing headers the
+// server owns (OpenAI-Organization, OpenAI-Project, X-Goog-User-Project,
+// Host, Content-Type, ...; any Proxy-*), its value a valid header value.
 func ExtraHeaderProblem(name, value string) string {
 	canonical := http.CanonicalHeaderKey(name)
 	switch {
 	case !httpguts.ValidHeaderFieldName(name):
 		return "is not a valid header name"
+	case credential(canonical):
+		return "cannot be set: credentials are the server's (the provider's key, and a gateway's in the provider's configured headers)"
 	case slices.Contains(forbiddenHeaders, canonical) || strings.HasPrefix(canonical, "Proxy-"):
-		return "cannot be set: llmrelay sets this header itself (credentials, the account billed and framing are the server's)"
+		return "cannot be set: llmrelay sets this header itself (the account billed and framing are the server's)"
 	case !httpguts.ValidHeaderFieldValue(value):
 		return "has a value that is not a valid header value"
 	}

@@ -170,6 +170,8 @@ func TestMaxTokensFieldOptionIsChecked(t *testing.T) {
 		{"max_tokens_field": "max_output_tokens"},
 		{"max_tokens_field": 5},
 		{"max_token_field": "max_tokens"},
+		{"tool_call_ids": "anthropic"},
+		{"tool_call_ids": 9},
 	} {
 		_, err := New(provider.Config{Kind: Kind, Options: opts})
 		var cp *provider.ConfigProblem

@@ -40,6 +40,9 @@ type Provider struct {
 	// for OpenAI's and Azure OpenAI's APIs, 0 (no bound of the adapter's)
 	// for other compatible servers, whose bounds differ.
 	maxStop int
+	// mistralCallIDs sends tool call ids by Mistral's rule (mistralCallID)
+	// instead of OpenAI's (see toolCallIDs).
+	mistralCallIDs bool
 	// floatEmbeddings is set once the server refused embeddings in base64:
 	// Embed asks it for floats from then on.
 	floatEmbeddings atomic.Bool
@@ -59,11 +62,20 @@ func New(cfg provider.Config) (provider.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
+	for k := range cfg.Options {
+		if k != "max_tokens_field" && k != "tool_call_ids" {
+			return nil, &provider.ConfigProblem{Field: "options." + k, Problem: "unknown option for the openai adapter; known: max_tokens_field, tool_call_ids"}
+		}
+	}
 	mct, err := maxTokensField(cfg.Options, ep.BaseURL)
 	if err != nil {
 		return nil, err
 	}
-	p := &Provider{ep: ep, url: ep.BaseURL + "/chat/completions", maxCompletionTokens: mct}
+	mistral, err := toolCallIDs(cfg.Options, ep.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	p := &Provider{ep: ep, url: ep.BaseURL + "/chat/completions", maxCompletionTokens: mct, mistralCallIDs: mistral}
 	if openAIs(ep.BaseURL) {
 		p.maxStop = maxOpenAIStop
 	}
@@ -80,8 +92,8 @@ const (
 	fieldMaxCompletionTokens = "max_completion_tokens"
 )
 
-// maxTokensField reads the kind's options (only max_tokens_field) and
-// reports whether the output bound goes as max_completion_tokens. Unset,
+// maxTokensField reads the option max_tokens_field and reports whether
+// the output bound goes as max_completion_tokens. Unset,
 // it does for OpenAI (api.openai.com) and Azure OpenAI (an
 // *.openai.azure.com host, or Azure OpenAI's /openai path on a
 // *.cognitiveservices.azure.com host): their reasoning models (o1, o3,
@@ -90,11 +102,6 @@ const (
 // they all know (older vLLM, llama.cpp's server and others know only it).
 // A problem is a *provider.ConfigProblem.
 func maxTokensField(opts map[string]any, baseURL string) (bool, error) {
-	for k := range opts {
-		if k != "max_tokens_field" {
-			return false, &provider.ConfigProblem{Field: "options." + k, Problem: "unknown option for the openai adapter; known: max_tokens_field"}
-		}
-	}
 	if v, ok := opts["max_tokens_field"]; ok {
 		switch v {
 		case fieldMaxTokens:
@@ -105,6 +112,36 @@ func maxTokensField(opts map[string]any, baseURL string) (bool, error) {
 		return false, &provider.ConfigProblem{Field: "options.max_tokens_field", Problem: fmt.Sprintf("%v is neither max_tokens nor max_completion_tokens", v)}
 	}
 	return openAIs(baseURL), nil
+}
+
+// The values of the option tool_call_ids.
+const (
+	callIDsOpenAI  = "openai"
+	callIDsMistral = "mistral"
+)
+
+// toolCallIDs reads the option tool_call_ids and reports whether tool
+// call ids go by Mistral's rule: exactly 9 letters and digits, which
+// Mistral's API (and servers running Mistral's chat templates) require of
+// every id sent back, where OpenAI's takes any of at most 40 bytes.
+// Unset, they do for Mistral's API (a *.mistral.ai host). A problem is a
+// *provider.ConfigProblem.
+func toolCallIDs(opts map[string]any, baseURL string) (bool, error) {
+	if v, ok := opts["tool_call_ids"]; ok {
+		switch v {
+		case callIDsOpenAI:
+			return false, nil
+		case callIDsMistral:
+			return true, nil
+		}
+		return false, &provider.ConfigProblem{Field: "options.tool_call_ids", Problem: fmt.Sprintf("%v is neither openai nor mistral", v)}
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return false, nil // httpx.NewEndpoint checked it
+	}
+	host := strings.ToLower(u.Hostname())
+	return host == "mistral.ai" || strings.HasSuffix(host, ".mistral.ai"), nil
 }
 
 // openAIs reports whether baseURL is OpenAI's own API (api.openai.com) or
@@ -127,7 +164,7 @@ func openAIs(baseURL string) bool {
 }
 
 // ReadsOptions implements provider.OptionReader: the kind's options take
-// max_tokens_field (see maxTokensField).
+// max_tokens_field (see maxTokensField) and tool_call_ids (toolCallIDs).
 func (p *Provider) ReadsOptions() {}
 
 // TakesReasoning implements provider.ReasoningTaker: the formats of

@@ -1,8 +1,11 @@
 package openai
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"regexp"
+	"strings"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/httpx"
@@ -182,9 +185,9 @@ func userParts(m *provider.Message) []requestPart {
 // they are ("Images in the result of tool call call_1:"), in a user
 // message after the last tool message of the run (a user message between
 // them would leave the tool calls after it unanswered).
-func toolResultImages(m *provider.Message) []requestPart {
+func (p *Provider) toolResultImages(m *provider.Message) []requestPart {
 	parts := make([]requestPart, 0, 1+len(m.Images))
-	parts = append(parts, requestPart{Type: "text", Text: "Images in the result of tool call " + callID(m.ToolCallID) + ":"})
+	parts = append(parts, requestPart{Type: "text", Text: "Images in the result of tool call " + p.callID(m.ToolCallID) + ":"})
 	for _, b := range m.Blocks() {
 		if b.Kind == provider.PartImage {
 			parts = append(parts, imagePart(&m.Images[b.Index]))
@@ -264,9 +267,9 @@ func (p *Provider) request(req *provider.Request) (*chatRequest, error) {
 			r.Messages = append(r.Messages, chatMessage{Role: "user", Content: toolImages})
 			toolImages = nil
 		}
-		r.Messages = append(r.Messages, message(m))
+		r.Messages = append(r.Messages, p.message(m))
 		if m.Role == provider.RoleTool && len(m.Images) > 0 {
-			toolImages = append(toolImages, toolResultImages(m)...)
+			toolImages = append(toolImages, p.toolResultImages(m)...)
 		}
 	}
 	if toolImages != nil {
@@ -305,8 +308,8 @@ func (p *Provider) request(req *provider.Request) (*chatRequest, error) {
 // a list of parts in the order of the turn's blocks (thinking and text;
 // provider.Message.Blocks); reasoning of other providers' formats is left
 // out.
-func message(m *provider.Message) chatMessage {
-	out := chatMessage{Role: m.Role.String(), ToolCallID: callID(m.ToolCallID)}
+func (p *Provider) message(m *provider.Message) chatMessage {
+	out := chatMessage{Role: m.Role.String(), ToolCallID: p.callID(m.ToolCallID)}
 	if m.Content != "" || len(m.ToolCalls) == 0 {
 		out.Content = m.Content
 	}
@@ -341,7 +344,7 @@ func message(m *provider.Message) chatMessage {
 	if len(m.ToolCalls) > 0 {
 		out.ToolCalls = make([]chatToolCall, len(m.ToolCalls))
 		for i, c := range m.ToolCalls {
-			out.ToolCalls[i] = chatToolCall{ID: callID(c.ID), Type: "function", Function: chatFunction{Name: c.Name, Arguments: c.Arguments}}
+			out.ToolCalls[i] = chatToolCall{ID: p.callID(c.ID), Type: "function", Function: chatFunction{Name: c.Name, Arguments: c.Arguments}}
 		}
 	}
 	return out
@@ -353,14 +356,49 @@ func message(m *provider.Message) chatMessage {
 // longer one.
 const maxCallID = 40
 
-// callID returns a tool call's id as OpenAI takes it: an id of at most
-// maxCallID bytes as it is, a longer one cut, with 8 hex digits of its
-// hash (provider.FitCallID), the same in the call and in the result that
-// answers it. OpenAI's own ids fit; a client's (up to 256 characters) or
-// another provider's may not, and a route that falls back to an openai
-// target sends them. The ids of the reply are the server's own, so a
-// mapped id never reaches the client.
-func callID(id string) string { return provider.FitCallID(id, maxCallID, nil) }
+// callID returns a tool call's id as the server takes it, the same in the
+// call and in the result that answers it: by Mistral's rule
+// (mistralCallID) for a server that has it, else as OpenAI takes it, an
+// id of at most maxCallID bytes as it is, a longer one cut, with 8 hex
+// digits of its hash (provider.FitCallID). OpenAI's own ids fit; a
+// client's (up to 256 characters) or another provider's may not, and a
+// route that falls back to an openai target sends them. The ids of the
+// reply are the server's own, so a mapped id never reaches the client.
+func (p *Provider) callID(id string) string {
+	if p.mistralCallIDs {
+		return mistralCallID(id)
+	}
+	return provider.FitCallID(id, maxCallID, nil)
+}
+
+// mistralCallIDLen is the length of the tool call ids Mistral's API
+// takes, all letters and digits: it answers 400 "Tool call id was ... but
+// must be a-z, A-Z, 0-9, with a length of 9" to any other.
+const mistralCallIDLen = 9
+
+// base62 are the characters of a Mistral tool call id.
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// mistralCallID returns an id as Mistral takes it: one of its own (9
+// letters and digits) as it is, any other as 9 letters and digits of its
+// SHA-256 (53 bits: two ids of a conversation stay two). "" stays "".
+func mistralCallID(id string) string {
+	fits := len(id) == mistralCallIDLen
+	for i := 0; fits && i < len(id); i++ {
+		fits = strings.IndexByte(base62, id[i]) >= 0
+	}
+	if fits || id == "" {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	n := binary.BigEndian.Uint64(sum[:8])
+	var b [mistralCallIDLen]byte
+	for i := range b {
+		b[i] = base62[n%62]
+		n /= 62
+	}
+	return string(b[:])
+}
 
 // appendText appends text to the reasoning field *s, creating it.
 func appendText(s *string, text string) *string {
