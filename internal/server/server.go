@@ -507,6 +507,7 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 		return err
 	}
 	s.log.Info("shutting down", "drain_delay", s.cfg.DrainDelay, "grace", s.cfg.ShutdownGrace, "at_most", ShutdownBudget(s.cfg))
+	began := time.Now()
 	shutdownCtx, cutShort := context.WithCancel(context.Background())
 	defer cutShort()
 	done := make(chan struct{})
@@ -514,13 +515,18 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 		s.Shutdown(shutdownCtx)
 		close(done)
 	}()
-	if err := s.shutdownUntilDone(sigs, done); err != nil {
+	err = s.shutdownUntilDone(sigs, done)
+	if err != nil {
 		cutShort()
 		<-done
 		<-errc
-		return err
+	} else {
+		err = <-errc
 	}
-	return <-errc
+	// The last line: a log that ends at "shutting down" is a shutdown
+	// that hung (or a process killed), one that ends here finished.
+	s.log.Info("stopped", "took", time.Since(began).Round(time.Millisecond), "error", err)
+	return err
 }
 
 // ListenError says that the server could not listen on one of its

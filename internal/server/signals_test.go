@@ -134,7 +134,7 @@ func TestSignals(t *testing.T) {
 			break
 		}
 	}
-	for _, want := range []string{"config reload: the server has no config source", "signal received: shutting down", "second signal: stopping at once"} {
+	for _, want := range []string{"config reload: the server has no config source", "signal received: shutting down", "second signal: stopping at once", "msg=stopped"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the log does not say %q:\n%s", want, logs.String())
 		}
