@@ -80,6 +80,11 @@ const (
 	ReasonUnknownServerTool      = "UNKNOWN_SERVER_TOOL"
 	ReasonServerToolUnavailable  = "SERVER_TOOL_UNAVAILABLE"
 	ReasonServerToolRemoved      = "SERVER_TOOL_REMOVED"
+	// ReasonCredentialsMissing: the call sent no credentials to a server
+	// with API keys (UNAUTHENTICATED; the engine's admission refuses it).
+	// Here rather than among admission's reasons so that a client, the
+	// command line's, can tell it without importing the engine.
+	ReasonCredentialsMissing = "CREDENTIALS_MISSING"
 )
 
 // ErrShuttingDown is the cause with which the server cuts off calls still

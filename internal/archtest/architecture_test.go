@@ -204,3 +204,20 @@ func TestEngineImportsNoTransport(t *testing.T) {
 		return nil
 	})
 }
+
+// TestCLIImportsNoEngine: the command line's client commands read a call's
+// errors as any client does, by the reasons on the wire (apierr's), not
+// by the engine's names; it reaches the engine only through the server it
+// runs (internal/server).
+func TestCLIImportsNoEngine(t *testing.T) {
+	dir := filepath.Join(root, "internal", "cli")
+	pkg, err := build.ImportDir(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range pkg.Imports {
+		if imp == "github.com/llmrelay/llmrelay/internal/engine" || strings.HasPrefix(imp, "github.com/llmrelay/llmrelay/internal/engine/") {
+			t.Errorf("%s imports %s", dir, imp)
+		}
+	}
+}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/llmrelay/llmrelay/client"
 	"github.com/llmrelay/llmrelay/internal/apierr"
-	"github.com/llmrelay/llmrelay/internal/engine"
 )
 
 // The environment variables the client commands (generate, embed, models,
@@ -162,7 +161,7 @@ func callError(addr string, err error) error {
 	if hint := modelHint(e); hint != "" {
 		fmt.Fprintf(&b, "\n  %s", hint)
 	}
-	if e.Code == codes.Unauthenticated && e.Reason == engine.ReasonCredentialsMissing {
+	if e.Code == codes.Unauthenticated && e.Reason == apierr.ReasonCredentialsMissing {
 		// The server's words name the header; the command line sets it
 		// from a flag or a variable.
 		fmt.Fprintf(&b, "\n  this server has API keys: give one with --key KEY or $%s", EnvAPIKey)

@@ -27,11 +27,10 @@ import (
 	"github.com/llmrelay/llmrelay/internal/state"
 )
 
-// ErrorInfo reasons of admission's refusals, in addition to apierr's.
-// Stable: clients switch on them.
+// ErrorInfo reasons of admission's refusals, in addition to apierr's
+// (apierr.ReasonCredentialsMissing: no credentials). Stable: clients
+// switch on them.
 const (
-	// UNAUTHENTICATED: no credentials.
-	ReasonCredentialsMissing = "CREDENTIALS_MISSING"
 	// UNAUTHENTICATED: the credentials are not one "Bearer <key>".
 	ReasonCredentialsMalformed = "CREDENTIALS_MALFORMED"
 	// UNAUTHENTICATED: the key matches no configured key; also the end of
@@ -274,7 +273,7 @@ func (a *Authenticator) failed(ctx context.Context, c Caller, err error) error {
 	reason, msg := ReasonAPIKeyUnknown, "unknown API key"
 	switch {
 	case errors.Is(err, auth.ErrNoCredentials):
-		reason, msg = ReasonCredentialsMissing, `missing credentials: send "authorization: Bearer <key>"`
+		reason, msg = apierr.ReasonCredentialsMissing, `missing credentials: send "authorization: Bearer <key>"`
 	case errors.Is(err, auth.ErrMalformedCredentials):
 		reason, msg = ReasonCredentialsMalformed, err.Error()
 	case errors.Is(err, auth.ErrUnknownKey), errors.Is(err, auth.ErrRevokedKey), errors.Is(err, auth.ErrExpiredKey):

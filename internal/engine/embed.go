@@ -172,9 +172,7 @@ func (e *embedCall) Settle(a *retry.Attempt, res embedResult, err error) (embedR
 // account records a successful attempt's usage and cost: what its
 // provider reported, or the estimate of an answer without a count.
 func (e *embedCall) account(t provider.Target, emb *provider.Embeddings) {
-	l := e.labels
-	_, fixed := t.Entry.Provider.(provider.ModelServer)
-	l.Provider, l.Model, l.OpenModels = t.Entry.Config.Name, t.Model, len(t.Entry.Config.Models) == 0 && !fixed
+	l := withTarget(e.labels, t)
 	u, _ := provider.Usage{InputTokens: emb.Usage.InputTokens}.Bounded()
 	emb.Usage = u
 	cost, priced := e.eng.prices.Cost(t.Entry.Config.Name, t.Model, u)

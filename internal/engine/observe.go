@@ -31,9 +31,15 @@ func keyName(ctx context.Context) string {
 // labels returns the labels of the call's metrics for target t.
 func (c *call) labels(t provider.Target) metrics.CallLabels {
 	l := metrics.CallLabels{Key: c.key(), Team: c.team(), Route: c.routeName(), Interface: c.info.Interface(), Operation: telemetry.OperationChat}
+	return withTarget(l, t)
+}
+
+// withTarget returns l with target t's provider and model labels, l as it
+// is for no target (a call that never resolved one). Chat and embedding
+// calls alike label their metrics with it.
+func withTarget(l metrics.CallLabels, t provider.Target) metrics.CallLabels {
 	if e := t.Entry; e != nil {
-		_, fixed := e.Provider.(provider.ModelServer)
-		l.Provider, l.Model, l.OpenModels = e.Config.Name, t.Model, len(e.Config.Models) == 0 && !fixed
+		l.Provider, l.Model, l.OpenModels = e.Config.Name, t.Model, e.OpenModels()
 	}
 	return l
 }

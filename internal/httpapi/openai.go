@@ -864,7 +864,7 @@ func openAIErrorCode(f failure) (typ, code string) {
 		typ, code = "insufficient_quota", "insufficient_quota"
 	case f.class == provider.ClassContextLength:
 		code = "context_length_exceeded"
-	case f.reason == engine.ReasonAPIKeyUnknown || f.reason == engine.ReasonCredentialsMalformed || f.reason == engine.ReasonCredentialsMissing:
+	case f.reason == engine.ReasonAPIKeyUnknown || f.reason == engine.ReasonCredentialsMalformed || f.reason == apierr.ReasonCredentialsMissing:
 		code = "invalid_api_key"
 	case f.status == http.StatusNotFound && (f.reason == apierr.ReasonUnknownModel || f.reason == apierr.ReasonUnknownProvider):
 		code = "model_not_found"

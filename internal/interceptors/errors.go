@@ -8,7 +8,7 @@ import (
 // ErrorInfo reasons of the errors the chain returns: the engine's
 // admission's and apierr's. Stable: clients switch on them.
 const (
-	ReasonCredentialsMissing    = engine.ReasonCredentialsMissing
+	ReasonCredentialsMissing    = apierr.ReasonCredentialsMissing
 	ReasonCredentialsMalformed  = engine.ReasonCredentialsMalformed
 	ReasonAPIKeyUnknown         = engine.ReasonAPIKeyUnknown
 	ReasonAuthThrottled         = engine.ReasonAuthThrottled

@@ -38,8 +38,13 @@ const (
 // OtherTool.
 const MaxToolNames = 100
 
-// OtherTool is the tool label of the tools beyond MaxToolNames.
-const OtherTool = "other"
+// OtherTool is the tool label of the tools beyond MaxToolNames. It is no
+// name MCP allows a tool (ASCII letters, digits, '_', '-' and '.'), so that
+// a server's tool named "other" keeps a series of its own; llmrelay still
+// offers a tool whose name breaks that rule (internal/servertools refuses
+// only an empty name or one with control characters), so only a tool
+// named "(other)" itself would share it.
+const OtherTool = "(other)"
 
 // toolMetrics are the collectors of server tools.
 type toolMetrics struct {

@@ -44,3 +44,19 @@ func TestToolNamesAreBounded(t *testing.T) {
 		t.Errorf("other-server's search: %v calls, want 1", got)
 	}
 }
+
+// TestAToolNamedOtherKeepsItsSeries: a server's tool named "other" is not
+// counted with the server's tools beyond MaxToolNames.
+func TestAToolNamedOtherKeepsItsSeries(t *testing.T) {
+	m := New()
+	m.ToolCall("go", "other", "ok", time.Millisecond)
+	for i := range MaxToolNames { // the last one is beyond the bound
+		m.ToolCall("go", "tool"+strconv.Itoa(i), "ok", time.Millisecond)
+	}
+	if got := testutil.ToFloat64(m.tools.calls.WithLabelValues("go", "other", "ok")); got != 1 {
+		t.Errorf("calls of the tool named other: %v, want 1", got)
+	}
+	if got := testutil.ToFloat64(m.tools.calls.WithLabelValues("go", OtherTool, "ok")); got != 1 {
+		t.Errorf("calls of the tools beyond the bound (%s): %v, want 1", OtherTool, got)
+	}
+}

@@ -350,6 +350,14 @@ func (e *Entry) AllowsModel(model string) bool {
 	return true
 }
 
+// OpenModels reports whether requests may use any model name: no models
+// are configured and the adapter is not a ModelServer, so the model is
+// the client's choice (the metrics bound its label).
+func (e *Entry) OpenModels() bool {
+	_, fixed := e.Provider.(ModelServer)
+	return len(e.Config.Models) == 0 && !fixed
+}
+
 // Set is the configured providers by name. It is immutable once built and
 // safe for concurrent use.
 type Set struct {

@@ -525,28 +525,37 @@ func TestServerToolsRouteDefault(t *testing.T) {
 }
 
 // TestServerToolScopeCheckedEveryTurn: a reload that takes the tool from
-// the key while its call runs the tool ends the call before the next turn.
+// the key while its call runs the tool ends the call before the next turn,
+// as not permitted whether the request named the tool or a pattern
+// matched it: the tool is still there, the key may no longer use it.
 func TestServerToolScopeCheckedEveryTurn(t *testing.T) {
-	g := mcptest.NewGoServer(t)
-	cfg := toolsConfig(goServer(g))
-	keyCfg := auth.KeyConfig{Name: "k", SHA256: auth.HashKey("key-k-0123456789"), Scopes: []string{"generate"}, Models: []string{"*"}, Tools: []string{"go/*"}}
-	cfg.Auth.Keys = []config.APIKey{keyCfg}
-	in := servertest.Start(t, cfg)
-	done := make(chan error, 1)
-	go func() {
-		_, err := servertest.Collect(bearer(t.Context(), "key-k-0123456789"), in.Client,
-			scripted(t, []string{"go/gate"}, `{"script": [{"tool_calls": [{"name": "go__gate"}]}]}`))
-		done <- err
-	}()
-	<-g.Started
-	reloaded := toolsConfig(goServer(g))
-	keyCfg.Tools = []string{"go/echo"}
-	reloaded.Auth.Keys = []config.APIKey{keyCfg}
-	if _, err := in.Server.Reload(reloaded); err != nil {
-		t.Fatal(err)
+	for _, entry := range []string{"go/gate", "go/ga*"} {
+		t.Run(entry, func(t *testing.T) {
+			g := mcptest.NewGoServer(t)
+			cfg := toolsConfig(goServer(g))
+			keyCfg := auth.KeyConfig{Name: "k", SHA256: auth.HashKey("key-k-0123456789"), Scopes: []string{"generate"}, Models: []string{"*"}, Tools: []string{"go/*"}}
+			cfg.Auth.Keys = []config.APIKey{keyCfg}
+			in := servertest.Start(t, cfg)
+			done := make(chan error, 1)
+			go func() {
+				_, err := servertest.Collect(bearer(t.Context(), "key-k-0123456789"), in.Client,
+					scripted(t, []string{entry}, `{"script": [{"tool_calls": [{"name": "go__gate"}]}]}`))
+				done <- err
+			}()
+			<-g.Started
+			reloaded := toolsConfig(goServer(g))
+			keyCfg.Tools = []string{"go/echo"}
+			reloaded.Auth.Keys = []config.APIKey{keyCfg}
+			if _, err := in.Server.Reload(reloaded); err != nil {
+				t.Fatal(err)
+			}
+			g.Release <- struct{}{}
+			st := wantError(t, <-done, codes.PermissionDenied, "SERVER_TOOL_NOT_PERMITTED")
+			if strings.Contains(st.Message(), "reload") {
+				t.Errorf("message %q says a reload removed a tool that is still there", st.Message())
+			}
+		})
 	}
-	g.Release <- struct{}{}
-	wantError(t, <-done, codes.PermissionDenied, "SERVER_TOOL_NOT_PERMITTED")
 }
 
 // TestServerToolRemovedByReloadMidCall: a reload that removes the MCP

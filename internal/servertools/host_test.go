@@ -537,6 +537,51 @@ func TestResolveKeepsAToolWhileItsServerIsDown(t *testing.T) {
 	}
 }
 
+// TestResolveNextTurnOfANarrowedKey: before a later turn, an entry whose
+// tools of the turn before the key may no longer use (its tools narrowed
+// through the admin API while the call ran) is not permitted, by name or
+// by pattern; only tools gone from the servers are removed.
+func TestResolveNextTurnOfANarrowedKey(t *testing.T) {
+	g := mcptest.NewGoServer(t)
+	var stored atomic.Pointer[[]string]
+	stored.Store(&[]string{"go/*"})
+	scopes := Scopes{Stored: func(key string) []string {
+		if key == "stored" {
+			return *stored.Load()
+		}
+		return nil
+	}}
+	cfg := config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"echo", "fail"}, Timeout: wide})
+	h := testHost(t, cfg, scopes)
+	waitAvailable(t, h, "go")
+	entries := []string{"go/echo", "go/e*"}
+	first := map[string]*Offer{}
+	for _, e := range entries {
+		o, err := h.Resolve("stored", []string{e}, nil)
+		if err != nil || o.Len() != 1 {
+			t.Fatalf("%s in the first turn: %v, %v", e, o.Tools(), err)
+		}
+		first[e] = o
+	}
+	stored.Store(&[]string{"go/fail"})
+	for _, e := range entries {
+		if _, err := h.Resolve("stored", []string{e}, first[e]); !errors.Is(err, ErrNotPermitted) {
+			t.Errorf("%s after the key was narrowed: %v, want ErrNotPermitted", e, err)
+		}
+	}
+	stored.Store(&[]string{"go/*"})
+	p, err := Prepare(config(ServerConfig{Name: "go", URL: g.URL, Allow: []string{"fail"}, Timeout: wide}), scopes, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Apply(p)
+	for _, e := range entries {
+		if _, err := h.Resolve("stored", []string{e}, first[e]); !errors.Is(err, ErrRemoved) {
+			t.Errorf("%s after a reload removed go/echo: %v, want ErrRemoved", e, err)
+		}
+	}
+}
+
 // denyRetries is a retry budget that allows no retry.
 type denyRetries struct{ asked atomic.Int32 }
 

@@ -25,7 +25,8 @@ var (
 )
 
 // ResolveError says which entry of a request's server tools cannot be
-// offered, and why (Err: ErrNotPermitted, ErrUnknown or ErrUnavailable).
+// offered, and why (Err: ErrNotPermitted, ErrUnknown, ErrUnavailable or
+// ErrRemoved).
 type ResolveError struct {
 	// Field is the request field, "server_tools[i]".
 	Field string
@@ -94,8 +95,9 @@ func (o *Offer) Len() int {
 // stays offered, so that a conversation's tools do not change with a
 // server's hiccup; calling it waits for the server, up to its timeout.
 // Permissions and the config are checked afresh all the same: an entry
-// that named or matched tools prev offered, and that a reload left
-// without any (their server or tools removed), is ErrRemoved.
+// that named or matched tools prev offered that the key may no longer use
+// is ErrNotPermitted; one that a reload left without any (their server or
+// tools removed), ErrRemoved.
 func (h *Host) Resolve(key string, entries []string, prev *Offer) (*Offer, error) {
 	if len(entries) == 0 {
 		return nil, nil
@@ -163,6 +165,15 @@ func (h *Host) Resolve(key string, entries []string, prev *Offer) (*Offer, error
 		}
 		if n > 0 {
 			continue
+		}
+		// The key's permission decides first, as for a name: a key whose
+		// tools were narrowed while the call ran (the admin API, or a
+		// reload of its config) may no longer use what the turn before
+		// offered, though the servers still offer it.
+		for _, t := range prev.Tools() {
+			if auth.MatchPattern(e, t.Name) && !scopes.allows(key, t.Name) {
+				return nil, fail(ErrNotPermitted, "it matched "+t.Name+" in the call's turn before")
+			}
 		}
 		first, _, _ := strings.Cut(e, "/")
 		for _, s := range cat.down {
