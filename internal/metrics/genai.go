@@ -21,8 +21,10 @@ var callLabelNames = []string{"provider", "model", "route", "key", "team", "inte
 // OtherModel.
 const MaxOpenModels = 100
 
-// OtherModel is the model label of the models beyond MaxOpenModels.
-const OtherModel = "other"
+// OtherModel is the model label of the models beyond MaxOpenModels: in
+// parentheses, as OtherTool, so that a model named "other" keeps its own
+// series.
+const OtherModel = "(other)"
 
 // CallLabels are the labels of one call's metrics (a Generate's, or an
 // Embed's tokens and cost). Their cardinality is bounded by the config:

@@ -12,6 +12,25 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 )
 
+// TestAModelNamedOtherKeepsItsSeries: an open provider's model named
+// "other" is not counted with the models beyond the bound.
+func TestAModelNamedOtherKeepsItsSeries(t *testing.T) {
+	m := New()
+	m.GenerateDone(CallLabels{Provider: "open", Model: "other", OpenModels: true}, CallResult{Code: "OK"})
+	for i := range MaxOpenModels + 5 {
+		m.GenerateDone(CallLabels{Provider: "open", Model: "m" + strconv.Itoa(i), OpenModels: true}, CallResult{Code: "OK"})
+	}
+	count := func(model string) uint64 {
+		return histogramCount(t, m.requestDuration.WithLabelValues("open", model, "", "", "", "", "", ""))
+	}
+	if got := count("other"); got != 1 {
+		t.Errorf("the model named other has %d calls, want its own 1", got)
+	}
+	if got := count(OtherModel); got != 6 {
+		t.Errorf("%d calls counted as %q, want the 6 beyond the bound", got, OtherModel)
+	}
+}
+
 // TestOpenModelsAreBounded: a provider that lists no models keeps its
 // first MaxOpenModels model names as labels and counts the rest as
 // OtherModel, so clients cannot grow the metrics without bound; a provider
