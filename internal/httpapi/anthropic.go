@@ -1019,7 +1019,9 @@ const (
 // messagesStream writes a reply as Anthropic's stream events. Each kind of
 // delta goes to a content block of its kind; a delta of another kind, or
 // another tool call or reasoning block, closes the open block and starts
-// the next one.
+// the next one. One block is open at a time, as in Anthropic's stream:
+// while a tool call's arguments are not whole JSON, the deltas of the
+// calls after it wait (held) until its block can close.
 type messagesStream struct {
 	r *replyInfo
 	// next is the index of the next block; open the open block's (valid
@@ -1033,6 +1035,17 @@ type messagesStream struct {
 	signed bool
 	// tools maps tool calls, by their index, to their blocks.
 	tools map[uint32]toolBlock
+	// args are the open tool block's arguments so far; held the tool call
+	// deltas that wait for it to close, in the order they came.
+	args []byte
+	held []heldDelta
+}
+
+// heldDelta is a tool call delta that waits for the open tool block to
+// close, with its attempt.
+type heldDelta struct {
+	call    *llmrelayv1.ToolCallDelta
+	attempt uint32
 }
 
 // toolBlock is a streamed tool call's block: its index, and the call's id.
@@ -1080,8 +1093,32 @@ func (s *messagesStream) end(b []byte, attempt uint32) []byte {
 	return append(b, "}\n\n"...)
 }
 
-// closeBlock ends the open block, if any.
+// closeBlock ends the open block, if any, and writes out the tool calls
+// held behind it, each in a block of its own that it ends too.
 func (s *messagesStream) closeBlock(b []byte) []byte {
+	for len(s.held) > 0 {
+		b = s.release(b)
+	}
+	return s.stopBlock(b)
+}
+
+// release ends the open block and writes the tool call deltas held behind
+// it, in order: the last call they start stays open for the fragments to
+// come, and calls that start while its arguments are not whole are held
+// again.
+func (s *messagesStream) release(b []byte) []byte {
+	b = s.stopBlock(b)
+	held := s.held
+	s.held = nil
+	for _, h := range held {
+		b = s.toolDelta(b, h.call, h.attempt)
+	}
+	return b
+}
+
+// stopBlock writes the open block's content_block_stop, if a block is
+// open.
+func (s *messagesStream) stopBlock(b []byte) []byte {
 	if s.kind == blockNone {
 		return b
 	}
@@ -1105,6 +1142,7 @@ func (s *messagesStream) startBlock(b []byte, kind blockKind, key uint32, typ st
 	b = s.closeBlock(b)
 	s.open, s.kind, s.key = s.next, kind, key
 	s.next++
+	s.args = s.args[:0]
 	b = appendEvent(b, "content_block_start")
 	b = append(b, `data: {"type":"content_block_start","index":`...)
 	b = strconv.AppendInt(b, int64(s.open), 10)
@@ -1155,6 +1193,23 @@ func (s *messagesStream) delta(b []byte, d *llmrelayv1.Delta, attempt uint32) []
 }
 
 func (s *messagesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta, attempt uint32) []byte {
+	// Some OpenAI-compatible servers interleave the fragments of parallel
+	// calls: both start, then their arguments come in turns. Anthropic's
+	// stream has one block open at a time and no delta for a block after
+	// its content_block_stop, so while the open call's arguments are not
+	// whole JSON, what would start another block waits for its block to
+	// close. The open call's own fragments go straight on, and its
+	// arguments are read whole only when another call's delta comes.
+	if s.kind == blockTool && (tc.GetIndex() != s.key || tc.GetSignature() != "") && (len(s.held) > 0 || !json.Valid(s.args)) {
+		if tc.GetIndex() != s.key {
+			s.held = append(s.held, heldDelta{copyToolCallDelta(tc), attempt})
+			return b
+		}
+		// The open call's signature, come later: its thinking block
+		// follows the call's, once that closes.
+		s.held = append(s.held, heldDelta{&llmrelayv1.ToolCallDelta{Index: tc.GetIndex(), Signature: tc.GetSignature()}, attempt})
+		tc = &llmrelayv1.ToolCallDelta{Index: tc.GetIndex(), ArgumentsDelta: tc.GetArgumentsDelta()}
+	}
 	block, seen := s.tools[tc.GetIndex()]
 	if !seen {
 		block.id = tc.GetId()
@@ -1178,12 +1233,38 @@ func (s *messagesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta, attem
 	if tc.GetArgumentsDelta() == "" {
 		return b
 	}
-	// A tool call's block stays addressable after another block started:
-	// its arguments go to its own index.
+	// The arguments go to the call's own index: its block is the open one,
+	// unless text or another block came between its fragments, which no
+	// provider is known to send.
 	b = s.deltaAt(b, block.index, "input_json_delta")
 	b = appendKeyString(b, "partial_json", tc.GetArgumentsDelta())
 	b = append(b, '}')
-	return s.end(b, attempt)
+	b = s.end(b, attempt)
+	if s.kind != blockTool || s.key != tc.GetIndex() {
+		return b
+	}
+	s.args = append(s.args, tc.GetArgumentsDelta()...)
+	if len(s.held) > 0 && endsValue(tc.GetArgumentsDelta()) && json.Valid(s.args) {
+		// The open call's arguments are whole: the calls held behind it
+		// go on.
+		b = s.release(b)
+	}
+	return b
+}
+
+// copyToolCallDelta returns a copy of tc to hold, which owns nothing of
+// the event it came in.
+func copyToolCallDelta(tc *llmrelayv1.ToolCallDelta) *llmrelayv1.ToolCallDelta {
+	return &llmrelayv1.ToolCallDelta{Index: tc.GetIndex(), Id: tc.GetId(), Name: tc.GetName(),
+		ArgumentsDelta: tc.GetArgumentsDelta(), Signature: tc.GetSignature()}
+}
+
+// endsValue reports whether a fragment of arguments can end them: an
+// object or an array ends with its bracket. It spares json.Valid, which
+// reads the arguments whole, at every fragment.
+func endsValue(fragment string) bool {
+	fragment = strings.TrimRight(fragment, " \t\r\n")
+	return strings.HasSuffix(fragment, "}") || strings.HasSuffix(fragment, "]")
 }
 
 // callSignature writes the thinking block that carries the signature of
@@ -1250,6 +1331,7 @@ func (s *messagesStream) restart(b []byte, w *llmrelayv1.WillRetry, attempt uint
 	b = appendUint(b, uint64(attempt))
 	b = appendRestart(b, w)
 	clear(s.tools)
+	s.held = nil
 	return append(b, "}}\n\n"...)
 }
 

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/openai/openai-go/v3"
 	ooption "github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -185,5 +187,149 @@ func TestOpenAIResponsesSDKInterleavedToolCalls(t *testing.T) {
 	}
 	if wantOutput := []string{`call_a {"city":"Paris"}`, `call_b {"tz":"Europe/Paris"}`}; !slices.Equal(got, wantOutput) {
 		t.Errorf("response.completed's output %q, want %q", got, wantOutput)
+	}
+}
+
+// callFragment is one fragment of an OpenAI Chat Completions stream: a
+// tool call's, with the call's index, and its id and name when it starts
+// it; or text.
+type callFragment struct {
+	index                int
+	id, name, args, text string
+}
+
+// callChunks is an OpenAI Chat Completions stream with a chunk for each
+// fragment, in the order given, that ends with finish_reason tool_calls.
+func callChunks(t *testing.T, frags ...callFragment) []byte {
+	t.Helper()
+	var b []byte
+	chunk := func(delta any, finish any) {
+		c, err := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(append(append(b, "data: "...), c...), "\n\n"...)
+	}
+	chunk(map[string]any{"role": "assistant", "content": nil}, nil)
+	for _, f := range frags {
+		if f.text != "" {
+			chunk(map[string]any{"content": f.text}, nil)
+			continue
+		}
+		call := map[string]any{"index": f.index, "function": map[string]any{"arguments": f.args}}
+		if f.id != "" {
+			call["id"], call["type"] = f.id, "function"
+			call["function"].(map[string]any)["name"] = f.name
+		}
+		chunk(map[string]any{"tool_calls": []any{call}}, nil)
+	}
+	chunk(map[string]any{}, "tool_calls")
+	return append(b, "data: [DONE]\n\n"...)
+}
+
+// TestAnthropicSDKInterleavedToolCalls: parallel tool calls whose
+// fragments interleave upstream reach anthropic-sdk-go's stream in
+// Anthropic's block order: one block open at a time, a call's block
+// started only once the block before it stopped, no delta to a block
+// after its stop, and each call's input what the upstream sent. The door
+// used to stop the first call's block when the second call started and
+// send the rest of its arguments to it after its content_block_stop,
+// which clients with a strict state machine refuse.
+func TestAnthropicSDKInterleavedToolCalls(t *testing.T) {
+	tests := []struct {
+		name     string
+		upstream []byte
+		want     []string // each block's id and input (text: "text" and the text), in order
+	}{
+		{"two calls in turns", []byte(interleavedCalls),
+			[]string{`call_a {"city":"Paris"}`, `call_b {"tz":"Europe/Paris"}`}},
+		{"the first call's arguments end last", callChunks(t,
+			callFragment{index: 0, id: "call_a", name: "get_weather"},
+			callFragment{index: 1, id: "call_b", name: "get_time"},
+			callFragment{index: 2, id: "call_c", name: "search"},
+			callFragment{index: 0, args: `{"city":`},
+			callFragment{index: 1, args: `{"tz":"UTC"}`},
+			callFragment{index: 2, args: `{"q":`},
+			callFragment{index: 2, args: `"rain"}`},
+			callFragment{index: 0, args: `"Paris"}`}),
+			[]string{`call_a {"city":"Paris"}`, `call_b {"tz":"UTC"}`, `call_c {"q":"rain"}`}},
+		{"the first call's arguments never whole", callChunks(t,
+			callFragment{index: 0, id: "call_a", name: "get_weather"},
+			callFragment{index: 1, id: "call_b", name: "get_time"},
+			callFragment{index: 0, args: `{"city":"Paris"`},
+			callFragment{index: 1, args: `{"tz":"UTC"}`}),
+			[]string{`call_a {"city":"Paris"`, `call_b {"tz":"UTC"}`}},
+		{"text while a call waits", callChunks(t,
+			callFragment{index: 0, id: "call_a", name: "get_weather"},
+			callFragment{index: 1, id: "call_b", name: "get_time"},
+			callFragment{index: 0, args: `{"city":`},
+			callFragment{index: 1, args: `{"tz":"UTC"}`},
+			callFragment{text: "Checking."}),
+			[]string{`call_a {"city":`, `call_b {"tz":"UTC"}`, `text Checking.`}},
+	}
+	upstream := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply { return pt.Reply{Body: tests[n].upstream} })
+	t.Setenv("LLMRELAY_TEST_GPT_KEY", "sk-test")
+	base, _ := doors(t, func(cfg *config.Config) {
+		cfg.Providers = append(cfg.Providers, provider.Config{Name: "gpt", Kind: "openai", BaseURL: upstream.URL, APIKeyEnv: "LLMRELAY_TEST_GPT_KEY"})
+	})
+	client := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey), aoption.WithMaxRetries(0))
+	tools := []anthropic.ToolUnionParam{
+		{OfTool: &anthropic.ToolParam{Name: "get_weather", InputSchema: anthropic.ToolInputSchemaParam{}}},
+		{OfTool: &anthropic.ToolParam{Name: "get_time", InputSchema: anthropic.ToolInputSchemaParam{}}},
+		{OfTool: &anthropic.ToolParam{Name: "search", InputSchema: anthropic.ToolInputSchemaParam{}}},
+	}
+
+	for _, tc := range tests { // in order: the upstream answers request n with tests[n]
+		t.Run(tc.name, func(t *testing.T) {
+			stream := client.Messages.NewStreaming(ctxOf(t), anthropic.MessageNewParams{
+				Model: "gpt/gpt-4o-mini", MaxTokens: 256, Tools: tools,
+				Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("What is the weather and the time in Paris?"))},
+			})
+			var msg anthropic.Message
+			open := -1                   // the open block's index, -1 for none
+			streamed := map[int]string{} // a block's partial_json, joined
+			for stream.Next() {
+				ev := stream.Current()
+				index := int(ev.Index)
+				switch ev.Type {
+				case "content_block_start":
+					if open != -1 {
+						t.Errorf("block %d starts while block %d is open", index, open)
+					}
+					open = index
+				case "content_block_delta":
+					if index != open {
+						t.Errorf("%s %q to block %d while block %d is open", ev.Delta.Type, ev.Delta.PartialJSON, index, open)
+					}
+					streamed[index] += ev.Delta.PartialJSON
+				case "content_block_stop":
+					if index != open {
+						t.Errorf("stop of block %d while block %d is open", index, open)
+					}
+					open = -1
+				}
+				if err := msg.Accumulate(ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := stream.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if open != -1 {
+				t.Errorf("block %d never stopped", open)
+			}
+			var got []string
+			for i, block := range msg.Content {
+				if block.Type == "text" {
+					got = append(got, "text "+block.Text)
+					continue
+				}
+				got = append(got, block.ID+" "+streamed[i])
+			}
+			if !slices.Equal(got, tc.want) || msg.StopReason != "tool_use" {
+				t.Errorf("blocks %q (stop_reason %s), want %q", got, msg.StopReason, tc.want)
+			}
+		})
 	}
 }

@@ -161,6 +161,21 @@ var responseCases = []responseCase{
 		},
 	},
 	{
+		// Parallel calls whose fragments interleave (some OpenAI-compatible
+		// servers): both start, then their arguments come in turns; the
+		// first's signature comes with its last fragment.
+		name: "interleaved_tool_calls", stream: true,
+		events: []*llmrelayv1.GenerateEvent{
+			toolCall(1, 0, "call_1", "weather", ""), toolCall(1, 1, "call_2", "time", ""),
+			toolCall(1, 0, "", "", `{"city":`), toolCall(1, 1, "", "", `{"tz":`),
+			signed(toolCall(1, 0, "", "", `"Paris"}`), "EpwI+/a="), toolCall(1, 1, "", "", `"UTC"}`),
+			final(1, &llmrelayv1.Message{ToolCalls: []*llmrelayv1.ToolCall{
+				{Id: "call_1", Name: "weather", Arguments: `{"city":"Paris"}`, Signature: "EpwI+/a="},
+				{Id: "call_2", Name: "time", Arguments: `{"tz":"UTC"}`},
+			}}, llmrelayv1.FinishReason_FINISH_REASON_TOOL_CALLS),
+		},
+	},
+	{
 		name: "reasoning", stream: true,
 		events: []*llmrelayv1.GenerateEvent{
 			reasoning(1, "Let me ", "", provider.FormatMock), reasoning(1, "think.", "", provider.FormatMock), reasoning(1, "", "c2ln", provider.FormatMock),
