@@ -261,7 +261,7 @@ type attemptResult struct {
 // text alone, and an attempt's result lives as long as its stream, so
 // these fields, about 100 bytes, are allocated with the first of them.
 type replyBlocks struct {
-	toolCalls []*llmrelayv1.ToolCall
+	toolCalls []*toolCallBlock
 	reasoning []*reasoningBlock
 	refusal   strings.Builder
 	// providerTools are the blocks of tools the provider ran itself.
@@ -299,7 +299,7 @@ func (r *attemptResult) produced() int64 {
 			n += int64(rb.text.Len())
 		}
 		for _, tc := range b.toolCalls {
-			n += int64(len(tc.GetArguments()))
+			n += int64(tc.arguments.Len())
 		}
 	}
 	return n

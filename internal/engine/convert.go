@@ -334,9 +334,9 @@ func finalMessage(res *attemptResult) *llmrelayv1.Message {
 	calls := make([]int, len(more.toolCalls)) // a call's index in msg.ToolCalls, -1 when left out
 	for i, tc := range more.toolCalls {
 		calls[i] = -1
-		if tc.GetId() != "" || tc.GetName() != "" || tc.GetArguments() != "" {
+		if tc.id != "" || tc.name != "" || tc.arguments.Len() > 0 {
 			calls[i] = len(msg.ToolCalls)
-			msg.ToolCalls = append(msg.ToolCalls, tc)
+			msg.ToolCalls = append(msg.ToolCalls, tc.message())
 		}
 	}
 	for i := range more.providerTools {

@@ -690,28 +690,44 @@ func (c *call) hedges() int {
 	return int(c.hedgesBefore)
 }
 
+// toolCallBlock is a tool call being assembled from its fragments. What a
+// provider may send in any number of fragments is kept in builders, as the
+// reply's text is: adding each fragment to a string copied everything
+// before it, so a provider that sent a call's arguments a byte at a time
+// cost a core minutes of copying within the output limit.
+type toolCallBlock struct {
+	id, name             string
+	arguments, signature strings.Builder
+}
+
+// message returns the call as the final message carries it.
+func (b *toolCallBlock) message() *llmrelayv1.ToolCall {
+	return &llmrelayv1.ToolCall{Id: b.id, Name: b.name, Arguments: b.arguments.String(), Signature: b.signature.String()}
+}
+
 // addToolCall folds a tool-call fragment into the result's calls.
 func (r *attemptResult) addToolCall(d provider.ToolCallDelta) {
 	b := r.addBlocks()
 	for len(b.toolCalls) <= d.Index {
-		b.toolCalls = append(b.toolCalls, &llmrelayv1.ToolCall{})
+		b.toolCalls = append(b.toolCalls, &toolCallBlock{})
 	}
 	tc := b.toolCalls[d.Index]
 	if d.ID != "" {
-		tc.Id = d.ID
+		tc.id = d.ID
 	}
 	if d.Name != "" {
-		tc.Name = d.Name
+		tc.name = d.Name
 	}
-	tc.Signature += d.Signature
-	tc.Arguments += d.ArgumentsDelta
+	tc.signature.WriteString(d.Signature)
+	tc.arguments.WriteString(d.ArgumentsDelta)
 }
 
-// reasoningBlock is a reasoning block being assembled from its fragments.
+// reasoningBlock is a reasoning block being assembled from its fragments
+// (in builders, as a tool call is).
 type reasoningBlock struct {
-	text                        strings.Builder
-	signature, redacted, format string
-	id, kind, providerFormat    string
+	text, signature, redacted strings.Builder
+	format                    string
+	id, kind, providerFormat  string
 }
 
 // addReasoning folds a reasoning fragment into the result's blocks.
@@ -725,8 +741,8 @@ func (r *attemptResult) addReasoning(d provider.ReasoningDelta) {
 		b.format = d.Format
 	}
 	b.text.WriteString(d.Text)
-	b.signature += d.Signature
-	b.redacted += d.Redacted
+	b.signature.WriteString(d.Signature)
+	b.redacted.WriteString(d.Redacted)
 	if d.ID != "" {
 		b.id = d.ID
 	}
@@ -743,7 +759,7 @@ func (r *attemptResult) providerReasoning() []provider.Reasoning {
 	blocks := r.more().reasoning
 	out := make([]provider.Reasoning, len(blocks))
 	for i, b := range blocks {
-		out[i] = provider.Reasoning{Text: b.text.String(), Signature: b.signature, Redacted: b.redacted, Format: b.format,
+		out[i] = provider.Reasoning{Text: b.text.String(), Signature: b.signature.String(), Redacted: b.redacted.String(), Format: b.format,
 			ID: b.id, Kind: b.kind, ProviderFormat: b.providerFormat}
 	}
 	return out
@@ -756,7 +772,7 @@ func (r *attemptResult) providerMessage() provider.Message {
 	more := r.more()
 	m := provider.Message{Role: provider.RoleAssistant, Content: r.text.String(), Reasoning: r.providerReasoning(), ProviderTools: more.providerTools}
 	for _, tc := range more.toolCalls {
-		m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments(), Signature: tc.GetSignature()})
+		m.ToolCalls = append(m.ToolCalls, provider.ToolCall{ID: tc.id, Name: tc.name, Arguments: tc.arguments.String(), Signature: tc.signature.String()})
 	}
 	if !r.order.Usual(m.Content) {
 		m.Parts = r.order.Parts(m.Content)

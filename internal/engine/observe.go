@@ -180,7 +180,7 @@ func (c *call) endAttempt(a *retry.Attempt, res *attemptResult, err error) {
 	if c.eng.captureContent {
 		out := &telemetry.Output{Text: res.text.String()}
 		for _, tc := range res.more().toolCalls {
-			out.ToolCalls = append(out.ToolCalls, provider.ToolCall{ID: tc.GetId(), Name: tc.GetName(), Arguments: tc.GetArguments()})
+			out.ToolCalls = append(out.ToolCalls, provider.ToolCall{ID: tc.id, Name: tc.name, Arguments: tc.arguments.String()})
 		}
 		e.Output = out
 	}

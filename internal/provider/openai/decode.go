@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"unicode/utf8"
 
@@ -229,8 +230,21 @@ type openCall struct {
 	// ordinal; until then its argument fragments wait in pending.
 	sent    bool
 	ordinal int
-	pending string
+	pending []byte
 }
+
+// A reply's tool calls are bounded on the way in, since a call waiting for
+// its name is metered against the output limit only once it goes out, and
+// every fragment looks for its call among them: a server that sent a
+// million calls without names, or a call's arguments without its name
+// forever, held memory and CPU until the deadline. maxCalls is the most
+// calls a reply may have (what a message may hold as parts); maxWaiting
+// the most argument bytes waiting for their calls' names (an event's
+// bound). Past either, the stream is malformed.
+const (
+	maxCalls   = 1024
+	maxWaiting = httpx.MaxLineBytes
+)
 
 // decoder decodes one Chat Completions stream. It reuses its chunk between
 // events. Each event goes through decodeFast, and through encoding/json
@@ -240,6 +254,8 @@ type decoder struct {
 	c     chunk
 	calls []openCall
 	sent  int // tool calls whose first event went out
+	// waiting counts the argument bytes of calls waiting for their name.
+	waiting int
 	// reasoning is the current reasoning block: its index, from 0, its
 	// format, and whether it started.
 	reasoning       int
@@ -297,7 +313,9 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 		if ch.Index != 0 {
 			continue // llmrelay asks for one choice
 		}
-		d.delta(&ch.Delta, out)
+		if err := d.delta(&ch.Delta, out); err != nil {
+			return false, httpx.ProtocolError(err, ev.Data)
+		}
 		if ch.FinishReason != "" && !d.finished {
 			if t, failed := failedFinishes[ch.FinishReason]; failed {
 				// The reply was cut short: what it cost still counts.
@@ -328,8 +346,9 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 }
 
 // delta relays one delta: reasoning first (a server sends it before the
-// text), then text, refusal and tool-call fragments.
-func (d *decoder) delta(dl *delta, out *[]provider.Event) {
+// text), then text, refusal and tool-call fragments. It fails for tool
+// calls past their bounds (maxCalls, maxWaiting).
+func (d *decoder) delta(dl *delta, out *[]provider.Event) error {
 	for i := range dl.ReasoningDetails {
 		d.detail(&dl.ReasoningDetails[i], out)
 	}
@@ -350,8 +369,11 @@ func (d *decoder) delta(dl *delta, out *[]provider.Event) {
 		provider.Add(out, provider.EventRefusal).Text = dl.Refusal
 	}
 	for j := range dl.ToolCalls {
-		d.toolCall(&dl.ToolCalls[j], out)
+		if err := d.toolCall(&dl.ToolCalls[j], out); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // reason relays a piece of reasoning in the given format. A reply's
@@ -416,7 +438,10 @@ func (d *decoder) EndsAtEOF() bool { return false }
 // with a tool result (servers such as vLLM never send one); an id the server
 // sends for it later is not used, since the client already has the
 // generated one. Calls are numbered in the order they go out.
-func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
+//
+// It fails past maxCalls calls, or maxWaiting bytes of arguments waiting
+// for their names.
+func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) error {
 	ord := -1
 	for i := len(d.calls) - 1; i >= 0; i-- {
 		c := &d.calls[i]
@@ -429,6 +454,9 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 		break
 	}
 	if ord < 0 {
+		if len(d.calls) == maxCalls {
+			return fmt.Errorf("more than %d tool calls in one reply", maxCalls)
+		}
 		d.calls = append(d.calls, openCall{index: tc.Index})
 		ord = len(d.calls) - 1
 	}
@@ -445,11 +473,16 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) {
 			provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ArgumentsDelta: tc.Function.Arguments}
 		}
 	case c.name == "":
-		c.pending += tc.Function.Arguments
+		if d.waiting += len(tc.Function.Arguments); d.waiting > maxWaiting {
+			return fmt.Errorf("tool call arguments waiting for their names longer than %d bytes", maxWaiting)
+		}
+		c.pending = append(c.pending, tc.Function.Arguments...)
 	default:
-		c.pending += tc.Function.Arguments
+		d.waiting += len(tc.Function.Arguments)
+		c.pending = append(c.pending, tc.Function.Arguments...)
 		d.send(c, out)
 	}
+	return nil
 }
 
 // differ reports whether two ids (or names) are both known and differ.
@@ -468,8 +501,9 @@ func (d *decoder) send(c *openCall, out *[]provider.Event) {
 	default:
 		id = provider.NewCallID()
 	}
-	provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ID: id, Name: c.name, ArgumentsDelta: c.pending}
-	c.pending = ""
+	provider.Add(out, provider.EventToolCall).ToolCall = provider.ToolCallDelta{Index: c.ordinal, ID: id, Name: c.name, ArgumentsDelta: string(c.pending)}
+	d.waiting -= len(c.pending)
+	c.pending = nil
 }
 
 // flushCalls sends the calls still waiting for their name when the reply

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -412,4 +413,84 @@ data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","functio
 			t.Errorf("calls %+v and %+v, want one call each with ids of their own", a.ToolCalls, b.ToolCalls)
 		}
 	})
+}
+
+// A hostile or broken server cannot make a reply's tool calls hold memory
+// or CPU without bound: arguments waiting for a name are metered against
+// no output limit, and every fragment looks for its call among the
+// reply's calls. Past either bound the attempt fails as a protocol error.
+func TestDecodeToolCallsAreBounded(t *testing.T) {
+	fragment := func(index int, args string) string {
+		return `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":` + strconv.Itoa(index) +
+			`,"function":{"arguments":"` + args + `"}}]}}]}` + "\n\n"
+	}
+	tests := []struct {
+		name string
+		body func() string
+		want string
+	}{
+		{"arguments that never get their name", func() string {
+			var b strings.Builder
+			for range maxWaiting/(1<<20) + 1 {
+				b.WriteString(fragment(0, strings.Repeat("x", 1<<20)))
+			}
+			return b.String()
+		}, "waiting for their names"},
+		{"calls that never get their names", func() string {
+			var b strings.Builder
+			for i := range maxCalls + 1 {
+				b.WriteString(fragment(i, ""))
+			}
+			return b.String()
+		}, "more than 1024 tool calls"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := decode(tc.body() + "data: [DONE]\n")
+			var pe *provider.Error
+			if !errors.As(r.Err, &pe) || pe.Kind != provider.KindProtocol || !errors.Is(r.Err, httpx.ErrMalformed) || !strings.Contains(r.Err.Error(), tc.want) {
+				t.Fatalf("err %v, want a protocol error saying %q", r.Err, tc.want)
+			}
+			if len(r.ToolCalls) != 0 {
+				t.Errorf("%d tool calls went out, want none", len(r.ToolCalls))
+			}
+		})
+	}
+	t.Run("calls within the bounds", func(t *testing.T) {
+		var b strings.Builder
+		for i := range maxCalls {
+			b.WriteString(fragment(i, "{}"))
+		}
+		r := decode(b.String() + "data: [DONE]\n")
+		if r.Err != nil || len(r.ToolCalls) != maxCalls {
+			t.Fatalf("err %v, %d calls; want %d", r.Err, len(r.ToolCalls), maxCalls)
+		}
+	})
+}
+
+// Arguments that wait for their call's name are kept as a builder keeps
+// text: a server that sent them a byte at a time copied everything before
+// each byte (quadratic, within maxWaiting: hours of CPU). Counted in
+// allocations, not time.
+func TestDecodeWaitingArgumentsCostTheirSize(t *testing.T) {
+	const n = 20000
+	var one toolCallDelta
+	one.Function.Arguments = "a"
+	var events []provider.Event
+	allocs := testing.AllocsPerRun(1, func() {
+		d := &decoder{newID: func() string { return "id" }}
+		for range n {
+			if err := d.toolCall(&one, &events); err != nil {
+				t.Fatal(err)
+			}
+		}
+		events = events[:0]
+		d.flushCalls(&events)
+	})
+	if allocs > 1000 {
+		t.Errorf("%d fragments waiting for a name allocated %.0f times, want a few dozen", n, allocs)
+	}
+	if len(events) != 1 || events[0].ToolCall.ArgumentsDelta != strings.Repeat("a", n) {
+		t.Errorf("events %d, want one call with all %d bytes of its arguments", len(events), n)
+	}
 }
