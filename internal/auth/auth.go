@@ -280,7 +280,7 @@ func buildIdentity(c KeyConfig) (id *Identity, sum [sha256.Size]byte, field, pro
 	for _, s := range c.Scopes {
 		if !slices.Contains(knownScopes, Scope(s)) {
 			problem := fmt.Sprintf("has an unknown scope %q; known scopes: %s", s, scopeList())
-			if c := setting.Closest(s, scopeNames()); c != "" {
+			if c := setting.Closest(s, ScopeNames()); c != "" {
 				problem += "; did you mean " + c + "?"
 			}
 			return nil, sum, "scopes", problem
@@ -365,9 +365,11 @@ func (id *Identity) Scopes() []Scope { return slices.Clone(id.scopes) }
 // Models returns the key's model patterns.
 func (id *Identity) Models() []string { return slices.Clone(id.models) }
 
-func scopeList() string { return strings.Join(scopeNames(), ", ") }
+func scopeList() string { return strings.Join(ScopeNames(), ", ") }
 
-func scopeNames() []string {
+// ScopeNames returns the name of every scope a key may hold, for messages
+// and help.
+func ScopeNames() []string {
 	s := make([]string, len(knownScopes))
 	for i, sc := range knownScopes {
 		s[i] = string(sc)

@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/llmrelay/llmrelay/internal/auth"
 )
 
 // TestHelp pins llmrelay's help: every way of asking for it prints the same
@@ -168,4 +170,24 @@ func TestCheckConfig(t *testing.T) {
 			t.Errorf("check-config printed a secret:\n%s", r.stdout)
 		}
 	})
+}
+
+// TestKeysHelpNamesEveryScope: the help of keys create and keys update
+// lists every scope a key may be given, so that an operator making a key
+// for an indexing job finds embed there.
+func TestKeysHelpNamesEveryScope(t *testing.T) {
+	for _, cmd := range []string{"create", "update"} {
+		help := runCLI(t.Context(), t, []string{"help", "keys", cmd}, nil, "").stdout
+		line := ""
+		for l := range strings.Lines(help) {
+			if strings.Contains(l, "--scope SCOPE") {
+				line = l
+			}
+		}
+		for _, s := range auth.ScopeNames() {
+			if !strings.Contains(line, " "+s) {
+				t.Errorf("keys %s --help: the --scope line %q does not name the scope %s", cmd, strings.TrimSpace(line), s)
+			}
+		}
+	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/llmrelay/llmrelay/client"
 	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
+	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 )
 
@@ -109,7 +110,7 @@ func (r *repeated) String() string     { return strings.Join(*r, ",") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
 func (s *keySpec) define(fs *flag.FlagSet) {
-	fs.Var(&s.scopes, "scope", "a `SCOPE` of the key: generate, models.list, admin, usage.read (repeat for several)")
+	fs.Var(&s.scopes, "scope", "a `SCOPE` of the key: "+strings.Join(auth.ScopeNames(), ", ")+" (repeat for several)")
 	fs.Var(&s.models, "model", "a model `PATTERN` the key may use, as in auth.keys (repeat for several; \"*\" for all)")
 	fs.StringVar(&s.team, "team", "", "the `TEAM` the key belongs to (one of the config's teams; \"\" for none)")
 	fs.Var(&s.budgets, "budget", "a `BUDGET` as in the config file, '{window: day, max_cost_usd: 5}' (repeat for several; \"none\" for none)")

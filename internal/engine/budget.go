@@ -58,6 +58,16 @@ func (b *Budget) Reserve(ctx context.Context, req any) (release func(), err erro
 			r = spend.Request{InputBytes: int(estimatedBytes(g)), MaxOutputTokens: int64(g.GetGeneration().GetMaxOutputTokens())}
 		}
 		if res, ok := callinfo.From(ctx).Resolved(); ok {
+			if isGenerate && res.Route != nil {
+				// The route's defaults apply after admission (its hook),
+				// but a route that caps its calls' output caps what they
+				// may spend: reserve that, not the server's default.
+				var requested *uint32
+				if gen := g.GetGeneration(); gen != nil {
+					requested = gen.MaxOutputTokens
+				}
+				r.MaxOutputTokens = int64(res.Route.Defaults.MaxOutputTokensFor(requested))
+			}
 			for _, t := range res.Targets {
 				r.Targets = append(r.Targets, spend.Target{Provider: t.Entry.Config.Name, Model: t.Model})
 			}

@@ -179,7 +179,7 @@ func (h *routeDefaults) BeforeAttempts(_ context.Context, c *Call) error {
 	}
 	before = len(applied)
 	if g.MaxOutputTokens != nil && gen.MaxOutputTokens == nil {
-		v := uint32(*g.MaxOutputTokens)
+		v := uint32(d.src.MaxOutputTokensFor(nil))
 		gen.MaxOutputTokens = &v
 		set("generation.max_output_tokens")
 	}

@@ -180,6 +180,22 @@ func (d Defaults) ResumableFor(requested *bool) bool {
 	return d.Resumable != nil && *d.Resumable
 }
 
+// MaxOutputTokensFor returns the output limit of a call of the route whose
+// request set max_output_tokens to requested (nil: unset): the request's,
+// else the route's default; 0 when neither sets one. The one owner of
+// that decision: the route's defaults hook applies it, and the budget step
+// reserves it before the hooks run (a route that caps its calls' output
+// reserves that cap, not the server's default_output_tokens).
+func (d Defaults) MaxOutputTokensFor(requested *uint32) int {
+	switch {
+	case requested != nil:
+		return int(*requested)
+	case d.Generation.MaxOutputTokens != nil:
+		return *d.Generation.MaxOutputTokens
+	}
+	return 0
+}
+
 var schemaNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{0,64}$`)
 
 // Check reports every problem with the routes' configuration that can be
