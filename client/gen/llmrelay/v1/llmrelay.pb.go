@@ -62,37 +62,88 @@
 // for people and, for a rule of this file, the rule's id as its `reason`
 // (`role.defined`); invalid structured output carries one too.
 //
-// Status codes:
+// Status codes, with the ErrorInfo reasons each comes with (stable: switch
+// on the reason, never on the message):
 //
-//   INVALID_ARGUMENT     the request is invalid (INVALID_REQUEST also when it does not decode:
-//                        not protobuf, a string that is not UTF-8, nested deeper than
-//                        protobuf's 10,000 levels), or the provider rejected it (400/404/413/422)
-//   UNAUTHENTICATED      missing, malformed or unknown API key
-//   PERMISSION_DENIED    the key lacks the scope or may not use the model or a server tool
-//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
-//                        or the reply passed its output limit (OUTPUT_TOO_LARGE); or the
-//                        request is over the server's size limit (REQUEST_TOO_LARGE; one
-//                        over limits.max_recv_msg_bytes, 8 MiB by default, gRPC refuses
-//                        itself while reading it, the one status without an ErrorInfo)
-//   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries,
-//                        or a server tool's MCP server is not answering
-//   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
-//                        not retried), or an error llmrelay does not recognise
-//   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403); Embed: a
-//                        target of the model cannot embed (EMBEDDINGS_NOT_SUPPORTED)
-//   DEADLINE_EXCEEDED    the call's deadline passed: the client's, brought in to the
-//                        server's deadlines.max (10m by default), or the server's
+//   INVALID_ARGUMENT     the request is invalid: INVALID_REQUEST (a rule broken, with a
+//                        BadRequest; also a request that does not decode: not protobuf, a
+//                        string that is not UTF-8, nested deeper than protobuf's 10,000
+//                        levels), INVALID_PROVIDER_OPTIONS, INVALID_SCHEMA (the
+//                        `response_format` schema), UNKNOWN_PROVIDER or UNKNOWN_MODEL
+//                        (`model` or a `fallback_models` entry names nothing configured),
+//                        UNKNOWN_SERVER_TOOL; or the provider rejected it (400/404/413/422):
+//                        PROVIDER_REJECTED, PROVIDER_CONTEXT_LENGTH_EXCEEDED (longer than the
+//                        model's context window)
+//   UNAUTHENTICATED      CREDENTIALS_MISSING, CREDENTIALS_MALFORMED (not one
+//                        "authorization: Bearer <key>"), API_KEY_UNKNOWN, API_KEY_REVOKED,
+//                        API_KEY_EXPIRED (the last three also end a call already running
+//                        when its key is removed, revoked or expires), or
+//                        AUTHENTICATION_THROTTLED (the caller's address failed too often;
+//                        see RetryInfo)
+//   PERMISSION_DENIED    SCOPE_MISSING (the key lacks the method's scope), MODEL_NOT_ALLOWED,
+//                        SERVER_TOOL_NOT_PERMITTED; or a hook built into the server refused
+//                        the call (its own reason, else REFUSED_BY_HOOK; metadata `hook`)
+//   RESOURCE_EXHAUSTED   llmrelay's limits: RATE_LIMITED (the key's rate; see RetryInfo),
+//                        TOO_MANY_STREAMS (the key's max_concurrent_streams),
+//                        BUDGET_EXHAUSTED (a budget of the key or its team; RetryInfo until
+//                        the window resets), REQUEST_TOO_LARGE (over
+//                        limits.max_request_bytes, 4 MiB by default; one over
+//                        limits.max_recv_msg_bytes, 8 MiB by default, gRPC refuses itself
+//                        while reading it, the one status without an ErrorInfo),
+//                        OUTPUT_TOO_LARGE (the reply passed its output limit); or the
+//                        provider's: its rate limit after every attempt (a reason below,
+//                        `retry_reason` RATE_LIMITED), its quota or spend limit used up
+//                        (PROVIDER_QUOTA_EXHAUSTED)
+//   UNAVAILABLE          the provider overloaded, failing, unreachable or stalled after
+//                        every attempt (a reason below); PROVIDER_BUSY (the provider's
+//                        `max_concurrent` calls and its queue are full; see RetryInfo);
+//                        SERVER_TOOL_UNAVAILABLE; STATE_STORE_UNAVAILABLE (the shared state
+//                        store cannot be reached; see RetryInfo); SERVER_SHUTTING_DOWN (the
+//                        call still ran when the server's shutdown grace ended: call again)
+//   UNKNOWN              PROVIDER_PROTOCOL_ERROR (the provider sent a stream llmrelay cannot
+//                        decode, not retried), PROVIDER_ERROR (an error llmrelay does not
+//                        recognise)
+//   FAILED_PRECONDITION  PROVIDER_AUTH_FAILED (the provider rejected llmrelay's credentials,
+//                        401/403); SERVER_TOOL_REMOVED (a reload removed a server tool
+//                        while the call ran); Embed: EMBEDDINGS_NOT_SUPPORTED (a target of
+//                        the model cannot embed)
+//   DEADLINE_EXCEEDED    DEADLINE_EXCEEDED: the call's deadline passed: the client's, brought
+//                        in to the server's deadlines.max (10m by default), or the server's
 //                        deadlines.default (2m) when the client set none. A call on the
 //                        client's own deadline ends a twentieth of it early (250ms at
 //                        most), so that this status, with its ErrorInfo, arrives before
 //                        the transport resets the stream at that deadline
-//   CANCELLED            the client cancelled
-//   ABORTED              structured output still invalid after every validation retry
-//   ALREADY_EXISTS       a resumable call with this request_id runs for another request
-//                        or key (REQUEST_ID_IN_USE)
-//   NOT_FOUND            Resume: no resumable call has this request_id (any more)
-//   OUT_OF_RANGE         Resume: after_sequence is past the call's last event
-//   INTERNAL             a bug in llmrelay; please report it with the request_id
+//   CANCELLED            CANCELLED: the client cancelled
+//   ABORTED              OUTPUT_VALIDATION_FAILED (structured output still invalid after
+//                        every validation retry); RESUMABLE_CALL_LOST (see Resume)
+//   ALREADY_EXISTS       REQUEST_ID_IN_USE: a resumable call with this request_id runs for
+//                        another request or key
+//   NOT_FOUND            Resume: RESUMABLE_CALL_NOT_FOUND
+//   OUT_OF_RANGE         Resume: RESUME_SEQUENCE_AHEAD
+//   DATA_LOSS            Resume: RESUME_EVENTS_LOST
+//   INTERNAL             INTERNAL: a bug in llmrelay; please report it with the request_id
+//
+// A call whose provider attempts failed has the code of the last failure
+// (above) and a reason that says why llmrelay stopped: RETRIES_EXHAUSTED
+// (`retry.max_attempts` used up, on every target), RETRY_BUDGET_EXHAUSTED
+// (the provider's retry budget refused another attempt: too many retries
+// to it in flight), RETRY_HINT_TOO_LONG (the provider asked to wait longer
+// than the server's `retry.max_retry_after`, 60s by default; the RetryInfo
+// carries its wait), RETRY_HINT_EXCEEDS_DEADLINE and
+// RETRY_BACKOFF_EXCEEDS_DEADLINE (the wait would pass the call's
+// deadline), MIDSTREAM_FAILED (output was shown and `retry.midstream` is
+// MIDSTREAM_FAIL), PROVIDER_RETRY_DISALLOWED (the provider said not to
+// retry: x-should-retry: false); or, for a failure never retried, what it
+// was: PROVIDER_REJECTED, PROVIDER_CONTEXT_LENGTH_EXCEEDED,
+// PROVIDER_AUTH_FAILED, PROVIDER_QUOTA_EXHAUSTED, PROVIDER_PROTOCOL_ERROR
+// or PROVIDER_ERROR. Its metadata's `retry_reason` names the last
+// failure's kind. A `will_retry`'s `cause` names what its attempt's
+// failure was instead: PROVIDER_RATE_LIMITED, PROVIDER_OVERLOADED,
+// PROVIDER_SERVER_ERROR, PROVIDER_TRANSPORT_ERROR, PROVIDER_STALLED; one of
+// the never-retried reasons above when the call falls back to another
+// target (PROVIDER_REJECTED too for a tool call the provider refused as
+// malformed, tried again once); OUTPUT_VALIDATION_FAILED for a
+// structured-output re-ask.
 //
 // A resumable call (`GenerateRequest.resumable`) outlives its stream: when
 // the connection drops, the client calls `Resume` with the call's
@@ -943,8 +994,9 @@ type GenerateRequest struct {
 	// Ask for structured output: a JSON object that conforms to a JSON Schema.
 	// When set, `final.object` holds the validated object.
 	ResponseFormat *ResponseFormat `protobuf:"bytes,6,opt,name=response_format,json=responseFormat,proto3" json:"response_format,omitempty"`
-	// How llmrelay retries failed attempts. Unset fields take the server's
-	// defaults, and every field is clamped to the server's limits.
+	// How llmrelay retries failed attempts. Unset fields take the route's
+	// defaults (`defaults.retry`), then the server's (`retry`); a value above
+	// the server's limit is lowered to it (each field says which).
 	Retry *RetryPolicy `protobuf:"bytes,7,opt,name=retry,proto3" json:"retry,omitempty"`
 	// Once an attempt's stream has started (the provider sent its first
 	// byte, see `first_event_timeout`), an attempt whose provider shows no
@@ -958,10 +1010,12 @@ type GenerateRequest struct {
 	// never declared stalled, even when it sends you nothing for a while. The
 	// time llmrelay spends handing an event to a slow client does not count.
 	//
-	// Unset takes the server default (30s); longer values are clamped to the
-	// server maximum; values below the server's floor (100ms unless the
-	// operator changed deadlines.min_stream_timeout) are refused with
-	// INVALID_ARGUMENT naming this field.
+	// Unset takes the server default (`deadlines.stream_idle`, 30s unless
+	// configured); longer values are lowered to the server maximum
+	// (`deadlines.max_stream_idle`, 5m unless configured); values below the
+	// server's floor (100ms unless the operator changed
+	// deadlines.min_stream_timeout) are refused with INVALID_ARGUMENT naming
+	// this field. At most 1h (INVALID_ARGUMENT past it).
 	StreamIdleTimeout *durationpb.Duration `protobuf:"bytes,8,opt,name=stream_idle_timeout,json=streamIdleTimeout,proto3" json:"stream_idle_timeout,omitempty"`
 	// A client-chosen UUID that identifies this call in llmrelay's logs and
 	// errors. When empty, llmrelay makes one up.
@@ -1061,10 +1115,12 @@ type GenerateRequest struct {
 	//
 	// Unset takes the provider's default (server config
 	// `providers[].first_event_timeout`, else `deadlines.first_event`,
-	// 120s); longer values are clamped to the server maximum; values below
+	// 120s); longer values are lowered to the server maximum
+	// (`deadlines.max_first_event`, 10m unless configured); values below
 	// the server's floor (100ms unless the operator changed
 	// deadlines.min_stream_timeout) are refused with INVALID_ARGUMENT naming
-	// this field. The call's deadline bounds it like everything else.
+	// this field. At most 1h (INVALID_ARGUMENT past it). The call's deadline
+	// bounds it like everything else.
 	FirstEventTimeout *durationpb.Duration `protobuf:"bytes,12,opt,name=first_event_timeout,json=firstEventTimeout,proto3" json:"first_event_timeout,omitempty"`
 	// How much output the reply may have, and what happens past it. Unset
 	// takes the server's default limit (2 MiB unless configured) and fails
@@ -1164,11 +1220,14 @@ type GenerateRequest struct {
 	//     whose servers answer; one that matches none fails as above.
 	//
 	// The check is made again before every later turn, against the
-	// configuration then current (a reload may have changed the key's
-	// patterns or the servers): a name no longer allowed ends the call with
-	// PERMISSION_DENIED; a tool offered in the turn before whose MCP server
-	// a reload removed ends it with FAILED_PRECONDITION, reason
-	// SERVER_TOOL_REMOVED; a pattern offers what it matches then.
+	// configuration and keys then current (a reload, or the admin API for a
+	// stored key, may have changed the key's patterns; a reload, the
+	// servers): an entry, name or pattern, that named or matched a tool in
+	// the turn before that the key may no longer use ends the call with
+	// PERMISSION_DENIED, reason SERVER_TOOL_NOT_PERMITTED; one whose tools of
+	// the turn before a reload removed (their MCP server or the tools
+	// themselves), leaving it none, ends it with FAILED_PRECONDITION, reason
+	// SERVER_TOOL_REMOVED; otherwise a pattern offers what it matches then.
 	//
 	// The model sees each server tool under a name its provider accepts:
 	// "<server>__<tool>", with any character other than letters, digits,
@@ -2266,17 +2325,34 @@ func (x *ToolCall) GetSignature() string {
 	return ""
 }
 
-// GenerationConfig holds sampling and length settings. Unset means the
-// provider's default.
+// GenerationConfig holds sampling and length settings. An unset field
+// takes the route's default (`defaults.generation`), if any, else the
+// provider's.
 type GenerationConfig struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The most tokens the model may produce.
+	// The most tokens the model may produce, 1 to 1,000,000. Sent as the
+	// provider's own bound (`max_tokens` or `max_completion_tokens`,
+	// Gemini's `maxOutputTokens`). Unset: the provider's default; Anthropic,
+	// whose API requires one, is sent 4096 (with extended thinking in
+	// `provider_options` whose `budget_tokens` is 4096 or more, that budget
+	// plus 4096, as the API wants more than the budget). A provider that
+	// takes fewer for the model rejects the request (PROVIDER_REJECTED).
 	MaxOutputTokens *uint32 `protobuf:"varint,1,opt,name=max_output_tokens,json=maxOutputTokens,proto3,oneof" json:"max_output_tokens,omitempty"`
-	// Sampling temperature.
+	// Sampling temperature, 0 to 2. Sent as it is: Anthropic takes 0 to 1
+	// and rejects more (INVALID_ARGUMENT, PROVIDER_REJECTED, after the
+	// round trip).
 	Temperature *float32 `protobuf:"fixed32,2,opt,name=temperature,proto3,oneof" json:"temperature,omitempty"`
-	// Nucleus sampling: consider only the tokens within this probability mass.
+	// Nucleus sampling: consider only the tokens within this probability
+	// mass, 0 to 1.
 	TopP *float32 `protobuf:"fixed32,3,opt,name=top_p,json=topP,proto3,oneof" json:"top_p,omitempty"`
-	// Sequences at which the model stops producing output.
+	// Sequences at which the model stops producing output: at most 16, each
+	// 1 to 256 bytes. Providers take fewer: OpenAI's and Azure OpenAI's
+	// Chat Completions at most 4, Gemini at most 5. More than a target the
+	// call may reach takes (any target of the route, or of
+	// `fallback_models`) is refused before any attempt: INVALID_ARGUMENT,
+	// a BadRequest on `generation.stop` naming the bound. Other
+	// OpenAI-compatible servers get every sequence. `Final.stop_sequence`
+	// says which one ended the reply, where the provider tells.
 	Stop          []string `protobuf:"bytes,4,rep,name=stop,proto3" json:"stop,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2523,8 +2599,12 @@ type ResponseFormat struct {
 	// A short name for the schema, sent to providers that want one: up to 64
 	// letters, digits, "_" or "-". Default "response".
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	// How many times to re-ask the model after an invalid reply. Unset means 2;
-	// 0 means never re-ask. Clamped to the server's limit.
+	// How many times to re-ask the model after an invalid reply; 0 means
+	// never re-ask. Unset takes the route's default, else the server's
+	// (`structured_output.default_validation_retries`, 2 unless configured);
+	// larger values are lowered to the server's limit
+	// (`structured_output.max_validation_retries`, 5 unless configured). At
+	// most 10 (INVALID_ARGUMENT past it).
 	MaxValidationRetries *uint32 `protobuf:"varint,3,opt,name=max_validation_retries,json=maxValidationRetries,proto3,oneof" json:"max_validation_retries,omitempty"`
 	// What to do when the reply is still invalid after every re-ask.
 	OnInvalid OnInvalid `protobuf:"varint,4,opt,name=on_invalid,json=onInvalid,proto3,enum=llmrelay.v1.OnInvalid" json:"on_invalid,omitempty"`
@@ -2655,9 +2735,15 @@ type RetryPolicy struct {
 	// The backoff before the first retry; it doubles for each further retry,
 	// up to `max_backoff`, and each wait is drawn from [d/2, d] ("equal
 	// jitter"). A provider's retry hint (Retry-After and its kin) replaces the
-	// backoff. Default 500ms.
+	// backoff; a hint longer than the server's `retry.max_retry_after` (60s
+	// unless configured) ends the call (RETRY_HINT_TOO_LONG). Unset takes the
+	// server's `retry.initial_backoff` (500ms unless configured); a value
+	// above `max_backoff` is lowered to it. At most 60s.
 	InitialBackoff *durationpb.Duration `protobuf:"bytes,2,opt,name=initial_backoff,json=initialBackoff,proto3" json:"initial_backoff,omitempty"`
-	// The longest backoff. Default 8s.
+	// The longest backoff. Unset takes the server's `retry.max_backoff` (8s
+	// unless configured), which is also its limit: a longer value is
+	// lowered to it (a request may shorten the backoff, never lengthen it).
+	// At most 300s.
 	MaxBackoff *durationpb.Duration `protobuf:"bytes,3,opt,name=max_backoff,json=maxBackoff,proto3" json:"max_backoff,omitempty"`
 	// What to do when an attempt fails after some of its deltas were sent.
 	Midstream     Midstream `protobuf:"varint,4,opt,name=midstream,proto3,enum=llmrelay.v1.Midstream" json:"midstream,omitempty"`
@@ -3191,8 +3277,12 @@ type ToolResult struct {
 	// or its result is not an MCP tool result (not tried again). The model
 	// is sent the content as the tool's result and the call goes on.
 	IsError bool `protobuf:"varint,4,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
-	// The result was longer than the server's `tools.max_tool_result_bytes`
-	// and was cut there; the model is told so at the end of the content.
+	// The result was cut: its text was longer than the server's
+	// `tools.max_tool_result_bytes` (64 KiB unless configured), or the
+	// result did not fit in what the call's output limit left it (see
+	// OutputLimit: an image that does not fit whole is left out, with what
+	// follows it). The model is told so at the end of the content, where
+	// the note fits.
 	Truncated bool `protobuf:"varint,5,opt,name=truncated,proto3" json:"truncated,omitempty"`
 	// How many times the tool was called: more than 1 when an idempotent
 	// tool was called again after its server failed or timed out.

@@ -62,37 +62,88 @@
 // for people and, for a rule of this file, the rule's id as its `reason`
 // (`role.defined`); invalid structured output carries one too.
 //
-// Status codes:
+// Status codes, with the ErrorInfo reasons each comes with (stable: switch
+// on the reason, never on the message):
 //
-//   INVALID_ARGUMENT     the request is invalid (INVALID_REQUEST also when it does not decode:
-//                        not protobuf, a string that is not UTF-8, nested deeper than
-//                        protobuf's 10,000 levels), or the provider rejected it (400/404/413/422)
-//   UNAUTHENTICATED      missing, malformed or unknown API key
-//   PERMISSION_DENIED    the key lacks the scope or may not use the model or a server tool
-//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
-//                        or the reply passed its output limit (OUTPUT_TOO_LARGE); or the
-//                        request is over the server's size limit (REQUEST_TOO_LARGE; one
-//                        over limits.max_recv_msg_bytes, 8 MiB by default, gRPC refuses
-//                        itself while reading it, the one status without an ErrorInfo)
-//   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries,
-//                        or a server tool's MCP server is not answering
-//   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
-//                        not retried), or an error llmrelay does not recognise
-//   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403); Embed: a
-//                        target of the model cannot embed (EMBEDDINGS_NOT_SUPPORTED)
-//   DEADLINE_EXCEEDED    the call's deadline passed: the client's, brought in to the
-//                        server's deadlines.max (10m by default), or the server's
+//   INVALID_ARGUMENT     the request is invalid: INVALID_REQUEST (a rule broken, with a
+//                        BadRequest; also a request that does not decode: not protobuf, a
+//                        string that is not UTF-8, nested deeper than protobuf's 10,000
+//                        levels), INVALID_PROVIDER_OPTIONS, INVALID_SCHEMA (the
+//                        `response_format` schema), UNKNOWN_PROVIDER or UNKNOWN_MODEL
+//                        (`model` or a `fallback_models` entry names nothing configured),
+//                        UNKNOWN_SERVER_TOOL; or the provider rejected it (400/404/413/422):
+//                        PROVIDER_REJECTED, PROVIDER_CONTEXT_LENGTH_EXCEEDED (longer than the
+//                        model's context window)
+//   UNAUTHENTICATED      CREDENTIALS_MISSING, CREDENTIALS_MALFORMED (not one
+//                        "authorization: Bearer <key>"), API_KEY_UNKNOWN, API_KEY_REVOKED,
+//                        API_KEY_EXPIRED (the last three also end a call already running
+//                        when its key is removed, revoked or expires), or
+//                        AUTHENTICATION_THROTTLED (the caller's address failed too often;
+//                        see RetryInfo)
+//   PERMISSION_DENIED    SCOPE_MISSING (the key lacks the method's scope), MODEL_NOT_ALLOWED,
+//                        SERVER_TOOL_NOT_PERMITTED; or a hook built into the server refused
+//                        the call (its own reason, else REFUSED_BY_HOOK; metadata `hook`)
+//   RESOURCE_EXHAUSTED   llmrelay's limits: RATE_LIMITED (the key's rate; see RetryInfo),
+//                        TOO_MANY_STREAMS (the key's max_concurrent_streams),
+//                        BUDGET_EXHAUSTED (a budget of the key or its team; RetryInfo until
+//                        the window resets), REQUEST_TOO_LARGE (over
+//                        limits.max_request_bytes, 4 MiB by default; one over
+//                        limits.max_recv_msg_bytes, 8 MiB by default, gRPC refuses itself
+//                        while reading it, the one status without an ErrorInfo),
+//                        OUTPUT_TOO_LARGE (the reply passed its output limit); or the
+//                        provider's: its rate limit after every attempt (a reason below,
+//                        `retry_reason` RATE_LIMITED), its quota or spend limit used up
+//                        (PROVIDER_QUOTA_EXHAUSTED)
+//   UNAVAILABLE          the provider overloaded, failing, unreachable or stalled after
+//                        every attempt (a reason below); PROVIDER_BUSY (the provider's
+//                        `max_concurrent` calls and its queue are full; see RetryInfo);
+//                        SERVER_TOOL_UNAVAILABLE; STATE_STORE_UNAVAILABLE (the shared state
+//                        store cannot be reached; see RetryInfo); SERVER_SHUTTING_DOWN (the
+//                        call still ran when the server's shutdown grace ended: call again)
+//   UNKNOWN              PROVIDER_PROTOCOL_ERROR (the provider sent a stream llmrelay cannot
+//                        decode, not retried), PROVIDER_ERROR (an error llmrelay does not
+//                        recognise)
+//   FAILED_PRECONDITION  PROVIDER_AUTH_FAILED (the provider rejected llmrelay's credentials,
+//                        401/403); SERVER_TOOL_REMOVED (a reload removed a server tool
+//                        while the call ran); Embed: EMBEDDINGS_NOT_SUPPORTED (a target of
+//                        the model cannot embed)
+//   DEADLINE_EXCEEDED    DEADLINE_EXCEEDED: the call's deadline passed: the client's, brought
+//                        in to the server's deadlines.max (10m by default), or the server's
 //                        deadlines.default (2m) when the client set none. A call on the
 //                        client's own deadline ends a twentieth of it early (250ms at
 //                        most), so that this status, with its ErrorInfo, arrives before
 //                        the transport resets the stream at that deadline
-//   CANCELLED            the client cancelled
-//   ABORTED              structured output still invalid after every validation retry
-//   ALREADY_EXISTS       a resumable call with this request_id runs for another request
-//                        or key (REQUEST_ID_IN_USE)
-//   NOT_FOUND            Resume: no resumable call has this request_id (any more)
-//   OUT_OF_RANGE         Resume: after_sequence is past the call's last event
-//   INTERNAL             a bug in llmrelay; please report it with the request_id
+//   CANCELLED            CANCELLED: the client cancelled
+//   ABORTED              OUTPUT_VALIDATION_FAILED (structured output still invalid after
+//                        every validation retry); RESUMABLE_CALL_LOST (see Resume)
+//   ALREADY_EXISTS       REQUEST_ID_IN_USE: a resumable call with this request_id runs for
+//                        another request or key
+//   NOT_FOUND            Resume: RESUMABLE_CALL_NOT_FOUND
+//   OUT_OF_RANGE         Resume: RESUME_SEQUENCE_AHEAD
+//   DATA_LOSS            Resume: RESUME_EVENTS_LOST
+//   INTERNAL             INTERNAL: a bug in llmrelay; please report it with the request_id
+//
+// A call whose provider attempts failed has the code of the last failure
+// (above) and a reason that says why llmrelay stopped: RETRIES_EXHAUSTED
+// (`retry.max_attempts` used up, on every target), RETRY_BUDGET_EXHAUSTED
+// (the provider's retry budget refused another attempt: too many retries
+// to it in flight), RETRY_HINT_TOO_LONG (the provider asked to wait longer
+// than the server's `retry.max_retry_after`, 60s by default; the RetryInfo
+// carries its wait), RETRY_HINT_EXCEEDS_DEADLINE and
+// RETRY_BACKOFF_EXCEEDS_DEADLINE (the wait would pass the call's
+// deadline), MIDSTREAM_FAILED (output was shown and `retry.midstream` is
+// MIDSTREAM_FAIL), PROVIDER_RETRY_DISALLOWED (the provider said not to
+// retry: x-should-retry: false); or, for a failure never retried, what it
+// was: PROVIDER_REJECTED, PROVIDER_CONTEXT_LENGTH_EXCEEDED,
+// PROVIDER_AUTH_FAILED, PROVIDER_QUOTA_EXHAUSTED, PROVIDER_PROTOCOL_ERROR
+// or PROVIDER_ERROR. Its metadata's `retry_reason` names the last
+// failure's kind. A `will_retry`'s `cause` names what its attempt's
+// failure was instead: PROVIDER_RATE_LIMITED, PROVIDER_OVERLOADED,
+// PROVIDER_SERVER_ERROR, PROVIDER_TRANSPORT_ERROR, PROVIDER_STALLED; one of
+// the never-retried reasons above when the call falls back to another
+// target (PROVIDER_REJECTED too for a tool call the provider refused as
+// malformed, tried again once); OUTPUT_VALIDATION_FAILED for a
+// structured-output re-ask.
 //
 // A resumable call (`GenerateRequest.resumable`) outlives its stream: when
 // the connection drops, the client calls `Resume` with the call's
@@ -238,6 +289,10 @@ type LLMServiceClient interface {
 	//	                   read right now; see RetryInfo, then resume again
 	//	UNAVAILABLE        (RESUME_INTERRUPTED) the server serving this Resume
 	//	                   is shutting down; the call runs on: resume again
+	//	DATA_LOSS          (RESUME_EVENTS_LOST) events the stream needs are no
+	//	                   longer kept (a Redis store that restarted empty or
+	//	                   trimmed the call's log), sent after the events
+	//	                   before the gap: the stream never skips one
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
@@ -497,6 +552,10 @@ type LLMServiceServer interface {
 	//	                   read right now; see RetryInfo, then resume again
 	//	UNAVAILABLE        (RESUME_INTERRUPTED) the server serving this Resume
 	//	                   is shutting down; the call runs on: resume again
+	//	DATA_LOSS          (RESUME_EVENTS_LOST) events the stream needs are no
+	//	                   longer kept (a Redis store that restarted empty or
+	//	                   trimmed the call's log), sent after the events
+	//	                   before the gap: the stream never skips one
 	//
 	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE

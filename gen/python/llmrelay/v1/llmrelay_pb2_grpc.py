@@ -162,6 +162,10 @@ class LLMServiceServicer(object):
         read right now; see RetryInfo, then resume again
         UNAVAILABLE        (RESUME_INTERRUPTED) the server serving this Resume
         is shutting down; the call runs on: resume again
+        DATA_LOSS          (RESUME_EVENTS_LOST) events the stream needs are no
+        longer kept (a Redis store that restarted empty or
+        trimmed the call's log), sent after the events
+        before the gap: the stream never skips one
 
         buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
         buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE

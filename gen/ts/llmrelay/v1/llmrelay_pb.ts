@@ -62,37 +62,88 @@
 // for people and, for a rule of this file, the rule's id as its `reason`
 // (`role.defined`); invalid structured output carries one too.
 //
-// Status codes:
+// Status codes, with the ErrorInfo reasons each comes with (stable: switch
+// on the reason, never on the message):
 //
-//   INVALID_ARGUMENT     the request is invalid (INVALID_REQUEST also when it does not decode:
-//                        not protobuf, a string that is not UTF-8, nested deeper than
-//                        protobuf's 10,000 levels), or the provider rejected it (400/404/413/422)
-//   UNAUTHENTICATED      missing, malformed or unknown API key
-//   PERMISSION_DENIED    the key lacks the scope or may not use the model or a server tool
-//   RESOURCE_EXHAUSTED   rate limited (by llmrelay or by the provider); see RetryInfo;
-//                        or the reply passed its output limit (OUTPUT_TOO_LARGE); or the
-//                        request is over the server's size limit (REQUEST_TOO_LARGE; one
-//                        over limits.max_recv_msg_bytes, 8 MiB by default, gRPC refuses
-//                        itself while reading it, the one status without an ErrorInfo)
-//   UNAVAILABLE          provider overloaded, failing, unreachable or stalled after all retries,
-//                        or a server tool's MCP server is not answering
-//   UNKNOWN              the provider sent a stream llmrelay cannot decode (PROVIDER_PROTOCOL_ERROR,
-//                        not retried), or an error llmrelay does not recognise
-//   FAILED_PRECONDITION  the provider rejected llmrelay's credentials (401/403); Embed: a
-//                        target of the model cannot embed (EMBEDDINGS_NOT_SUPPORTED)
-//   DEADLINE_EXCEEDED    the call's deadline passed: the client's, brought in to the
-//                        server's deadlines.max (10m by default), or the server's
+//   INVALID_ARGUMENT     the request is invalid: INVALID_REQUEST (a rule broken, with a
+//                        BadRequest; also a request that does not decode: not protobuf, a
+//                        string that is not UTF-8, nested deeper than protobuf's 10,000
+//                        levels), INVALID_PROVIDER_OPTIONS, INVALID_SCHEMA (the
+//                        `response_format` schema), UNKNOWN_PROVIDER or UNKNOWN_MODEL
+//                        (`model` or a `fallback_models` entry names nothing configured),
+//                        UNKNOWN_SERVER_TOOL; or the provider rejected it (400/404/413/422):
+//                        PROVIDER_REJECTED, PROVIDER_CONTEXT_LENGTH_EXCEEDED (longer than the
+//                        model's context window)
+//   UNAUTHENTICATED      CREDENTIALS_MISSING, CREDENTIALS_MALFORMED (not one
+//                        "authorization: Bearer <key>"), API_KEY_UNKNOWN, API_KEY_REVOKED,
+//                        API_KEY_EXPIRED (the last three also end a call already running
+//                        when its key is removed, revoked or expires), or
+//                        AUTHENTICATION_THROTTLED (the caller's address failed too often;
+//                        see RetryInfo)
+//   PERMISSION_DENIED    SCOPE_MISSING (the key lacks the method's scope), MODEL_NOT_ALLOWED,
+//                        SERVER_TOOL_NOT_PERMITTED; or a hook built into the server refused
+//                        the call (its own reason, else REFUSED_BY_HOOK; metadata `hook`)
+//   RESOURCE_EXHAUSTED   llmrelay's limits: RATE_LIMITED (the key's rate; see RetryInfo),
+//                        TOO_MANY_STREAMS (the key's max_concurrent_streams),
+//                        BUDGET_EXHAUSTED (a budget of the key or its team; RetryInfo until
+//                        the window resets), REQUEST_TOO_LARGE (over
+//                        limits.max_request_bytes, 4 MiB by default; one over
+//                        limits.max_recv_msg_bytes, 8 MiB by default, gRPC refuses itself
+//                        while reading it, the one status without an ErrorInfo),
+//                        OUTPUT_TOO_LARGE (the reply passed its output limit); or the
+//                        provider's: its rate limit after every attempt (a reason below,
+//                        `retry_reason` RATE_LIMITED), its quota or spend limit used up
+//                        (PROVIDER_QUOTA_EXHAUSTED)
+//   UNAVAILABLE          the provider overloaded, failing, unreachable or stalled after
+//                        every attempt (a reason below); PROVIDER_BUSY (the provider's
+//                        `max_concurrent` calls and its queue are full; see RetryInfo);
+//                        SERVER_TOOL_UNAVAILABLE; STATE_STORE_UNAVAILABLE (the shared state
+//                        store cannot be reached; see RetryInfo); SERVER_SHUTTING_DOWN (the
+//                        call still ran when the server's shutdown grace ended: call again)
+//   UNKNOWN              PROVIDER_PROTOCOL_ERROR (the provider sent a stream llmrelay cannot
+//                        decode, not retried), PROVIDER_ERROR (an error llmrelay does not
+//                        recognise)
+//   FAILED_PRECONDITION  PROVIDER_AUTH_FAILED (the provider rejected llmrelay's credentials,
+//                        401/403); SERVER_TOOL_REMOVED (a reload removed a server tool
+//                        while the call ran); Embed: EMBEDDINGS_NOT_SUPPORTED (a target of
+//                        the model cannot embed)
+//   DEADLINE_EXCEEDED    DEADLINE_EXCEEDED: the call's deadline passed: the client's, brought
+//                        in to the server's deadlines.max (10m by default), or the server's
 //                        deadlines.default (2m) when the client set none. A call on the
 //                        client's own deadline ends a twentieth of it early (250ms at
 //                        most), so that this status, with its ErrorInfo, arrives before
 //                        the transport resets the stream at that deadline
-//   CANCELLED            the client cancelled
-//   ABORTED              structured output still invalid after every validation retry
-//   ALREADY_EXISTS       a resumable call with this request_id runs for another request
-//                        or key (REQUEST_ID_IN_USE)
-//   NOT_FOUND            Resume: no resumable call has this request_id (any more)
-//   OUT_OF_RANGE         Resume: after_sequence is past the call's last event
-//   INTERNAL             a bug in llmrelay; please report it with the request_id
+//   CANCELLED            CANCELLED: the client cancelled
+//   ABORTED              OUTPUT_VALIDATION_FAILED (structured output still invalid after
+//                        every validation retry); RESUMABLE_CALL_LOST (see Resume)
+//   ALREADY_EXISTS       REQUEST_ID_IN_USE: a resumable call with this request_id runs for
+//                        another request or key
+//   NOT_FOUND            Resume: RESUMABLE_CALL_NOT_FOUND
+//   OUT_OF_RANGE         Resume: RESUME_SEQUENCE_AHEAD
+//   DATA_LOSS            Resume: RESUME_EVENTS_LOST
+//   INTERNAL             INTERNAL: a bug in llmrelay; please report it with the request_id
+//
+// A call whose provider attempts failed has the code of the last failure
+// (above) and a reason that says why llmrelay stopped: RETRIES_EXHAUSTED
+// (`retry.max_attempts` used up, on every target), RETRY_BUDGET_EXHAUSTED
+// (the provider's retry budget refused another attempt: too many retries
+// to it in flight), RETRY_HINT_TOO_LONG (the provider asked to wait longer
+// than the server's `retry.max_retry_after`, 60s by default; the RetryInfo
+// carries its wait), RETRY_HINT_EXCEEDS_DEADLINE and
+// RETRY_BACKOFF_EXCEEDS_DEADLINE (the wait would pass the call's
+// deadline), MIDSTREAM_FAILED (output was shown and `retry.midstream` is
+// MIDSTREAM_FAIL), PROVIDER_RETRY_DISALLOWED (the provider said not to
+// retry: x-should-retry: false); or, for a failure never retried, what it
+// was: PROVIDER_REJECTED, PROVIDER_CONTEXT_LENGTH_EXCEEDED,
+// PROVIDER_AUTH_FAILED, PROVIDER_QUOTA_EXHAUSTED, PROVIDER_PROTOCOL_ERROR
+// or PROVIDER_ERROR. Its metadata's `retry_reason` names the last
+// failure's kind. A `will_retry`'s `cause` names what its attempt's
+// failure was instead: PROVIDER_RATE_LIMITED, PROVIDER_OVERLOADED,
+// PROVIDER_SERVER_ERROR, PROVIDER_TRANSPORT_ERROR, PROVIDER_STALLED; one of
+// the never-retried reasons above when the call falls back to another
+// target (PROVIDER_REJECTED too for a tool call the provider refused as
+// malformed, tried again once); OUTPUT_VALIDATION_FAILED for a
+// structured-output re-ask.
 //
 // A resumable call (`GenerateRequest.resumable`) outlives its stream: when
 // the connection drops, the client calls `Resume` with the call's
@@ -224,8 +275,9 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
   responseFormat?: ResponseFormat | undefined;
 
   /**
-   * How llmrelay retries failed attempts. Unset fields take the server's
-   * defaults, and every field is clamped to the server's limits.
+   * How llmrelay retries failed attempts. Unset fields take the route's
+   * defaults (`defaults.retry`), then the server's (`retry`); a value above
+   * the server's limit is lowered to it (each field says which).
    *
    * @generated from field: llmrelay.v1.RetryPolicy retry = 7;
    */
@@ -244,10 +296,12 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    * never declared stalled, even when it sends you nothing for a while. The
    * time llmrelay spends handing an event to a slow client does not count.
    *
-   * Unset takes the server default (30s); longer values are clamped to the
-   * server maximum; values below the server's floor (100ms unless the
-   * operator changed deadlines.min_stream_timeout) are refused with
-   * INVALID_ARGUMENT naming this field.
+   * Unset takes the server default (`deadlines.stream_idle`, 30s unless
+   * configured); longer values are lowered to the server maximum
+   * (`deadlines.max_stream_idle`, 5m unless configured); values below the
+   * server's floor (100ms unless the operator changed
+   * deadlines.min_stream_timeout) are refused with INVALID_ARGUMENT naming
+   * this field. At most 1h (INVALID_ARGUMENT past it).
    *
    * @generated from field: google.protobuf.Duration stream_idle_timeout = 8;
    */
@@ -372,10 +426,12 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    *
    * Unset takes the provider's default (server config
    * `providers[].first_event_timeout`, else `deadlines.first_event`,
-   * 120s); longer values are clamped to the server maximum; values below
+   * 120s); longer values are lowered to the server maximum
+   * (`deadlines.max_first_event`, 10m unless configured); values below
    * the server's floor (100ms unless the operator changed
    * deadlines.min_stream_timeout) are refused with INVALID_ARGUMENT naming
-   * this field. The call's deadline bounds it like everything else.
+   * this field. At most 1h (INVALID_ARGUMENT past it). The call's deadline
+   * bounds it like everything else.
    *
    * @generated from field: google.protobuf.Duration first_event_timeout = 12;
    */
@@ -499,11 +555,14 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    *   - a pattern offers the tools it matches that the key may use and
    *     whose servers answer; one that matches none fails as above.
    * The check is made again before every later turn, against the
-   * configuration then current (a reload may have changed the key's
-   * patterns or the servers): a name no longer allowed ends the call with
-   * PERMISSION_DENIED; a tool offered in the turn before whose MCP server
-   * a reload removed ends it with FAILED_PRECONDITION, reason
-   * SERVER_TOOL_REMOVED; a pattern offers what it matches then.
+   * configuration and keys then current (a reload, or the admin API for a
+   * stored key, may have changed the key's patterns; a reload, the
+   * servers): an entry, name or pattern, that named or matched a tool in
+   * the turn before that the key may no longer use ends the call with
+   * PERMISSION_DENIED, reason SERVER_TOOL_NOT_PERMITTED; one whose tools of
+   * the turn before a reload removed (their MCP server or the tools
+   * themselves), leaving it none, ends it with FAILED_PRECONDITION, reason
+   * SERVER_TOOL_REMOVED; otherwise a pattern offers what it matches then.
    *
    * The model sees each server tool under a name its provider accepts:
    * "<server>__<tool>", with any character other than letters, digits,
@@ -1146,35 +1205,52 @@ export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
   messageDesc(file_llmrelay_v1_llmrelay, 8);
 
 /**
- * GenerationConfig holds sampling and length settings. Unset means the
- * provider's default.
+ * GenerationConfig holds sampling and length settings. An unset field
+ * takes the route's default (`defaults.generation`), if any, else the
+ * provider's.
  *
  * @generated from message llmrelay.v1.GenerationConfig
  */
 export type GenerationConfig = Message$1<"llmrelay.v1.GenerationConfig"> & {
   /**
-   * The most tokens the model may produce.
+   * The most tokens the model may produce, 1 to 1,000,000. Sent as the
+   * provider's own bound (`max_tokens` or `max_completion_tokens`,
+   * Gemini's `maxOutputTokens`). Unset: the provider's default; Anthropic,
+   * whose API requires one, is sent 4096 (with extended thinking in
+   * `provider_options` whose `budget_tokens` is 4096 or more, that budget
+   * plus 4096, as the API wants more than the budget). A provider that
+   * takes fewer for the model rejects the request (PROVIDER_REJECTED).
    *
    * @generated from field: optional uint32 max_output_tokens = 1;
    */
   maxOutputTokens?: number | undefined;
 
   /**
-   * Sampling temperature.
+   * Sampling temperature, 0 to 2. Sent as it is: Anthropic takes 0 to 1
+   * and rejects more (INVALID_ARGUMENT, PROVIDER_REJECTED, after the
+   * round trip).
    *
    * @generated from field: optional float temperature = 2;
    */
   temperature?: number | undefined;
 
   /**
-   * Nucleus sampling: consider only the tokens within this probability mass.
+   * Nucleus sampling: consider only the tokens within this probability
+   * mass, 0 to 1.
    *
    * @generated from field: optional float top_p = 3;
    */
   topP?: number | undefined;
 
   /**
-   * Sequences at which the model stops producing output.
+   * Sequences at which the model stops producing output: at most 16, each
+   * 1 to 256 bytes. Providers take fewer: OpenAI's and Azure OpenAI's
+   * Chat Completions at most 4, Gemini at most 5. More than a target the
+   * call may reach takes (any target of the route, or of
+   * `fallback_models`) is refused before any attempt: INVALID_ARGUMENT,
+   * a BadRequest on `generation.stop` naming the bound. Other
+   * OpenAI-compatible servers get every sequence. `Final.stop_sequence`
+   * says which one ended the reply, where the provider tells.
    *
    * @generated from field: repeated string stop = 4;
    */
@@ -1327,8 +1403,12 @@ export type ResponseFormat = Message$1<"llmrelay.v1.ResponseFormat"> & {
   name: string;
 
   /**
-   * How many times to re-ask the model after an invalid reply. Unset means 2;
-   * 0 means never re-ask. Clamped to the server's limit.
+   * How many times to re-ask the model after an invalid reply; 0 means
+   * never re-ask. Unset takes the route's default, else the server's
+   * (`structured_output.default_validation_retries`, 2 unless configured);
+   * larger values are lowered to the server's limit
+   * (`structured_output.max_validation_retries`, 5 unless configured). At
+   * most 10 (INVALID_ARGUMENT past it).
    *
    * @generated from field: optional uint32 max_validation_retries = 3;
    */
@@ -1419,14 +1499,20 @@ export type RetryPolicy = Message$1<"llmrelay.v1.RetryPolicy"> & {
    * The backoff before the first retry; it doubles for each further retry,
    * up to `max_backoff`, and each wait is drawn from [d/2, d] ("equal
    * jitter"). A provider's retry hint (Retry-After and its kin) replaces the
-   * backoff. Default 500ms.
+   * backoff; a hint longer than the server's `retry.max_retry_after` (60s
+   * unless configured) ends the call (RETRY_HINT_TOO_LONG). Unset takes the
+   * server's `retry.initial_backoff` (500ms unless configured); a value
+   * above `max_backoff` is lowered to it. At most 60s.
    *
    * @generated from field: google.protobuf.Duration initial_backoff = 2;
    */
   initialBackoff?: Duration | undefined;
 
   /**
-   * The longest backoff. Default 8s.
+   * The longest backoff. Unset takes the server's `retry.max_backoff` (8s
+   * unless configured), which is also its limit: a longer value is
+   * lowered to it (a request may shorten the backoff, never lengthen it).
+   * At most 300s.
    *
    * @generated from field: google.protobuf.Duration max_backoff = 3;
    */
@@ -1774,8 +1860,12 @@ export type ToolResult = Message$1<"llmrelay.v1.ToolResult"> & {
   isError: boolean;
 
   /**
-   * The result was longer than the server's `tools.max_tool_result_bytes`
-   * and was cut there; the model is told so at the end of the content.
+   * The result was cut: its text was longer than the server's
+   * `tools.max_tool_result_bytes` (64 KiB unless configured), or the
+   * result did not fit in what the call's output limit left it (see
+   * OutputLimit: an image that does not fit whole is left out, with what
+   * follows it). The model is told so at the end of the content, where
+   * the note fits.
    *
    * @generated from field: bool truncated = 5;
    */
@@ -3621,6 +3711,10 @@ export const LLMService: GenService<{
    *                      read right now; see RetryInfo, then resume again
    *   UNAVAILABLE        (RESUME_INTERRUPTED) the server serving this Resume
    *                      is shutting down; the call runs on: resume again
+   *   DATA_LOSS          (RESUME_EVENTS_LOST) events the stream needs are no
+   *                      longer kept (a Redis store that restarted empty or
+   *                      trimmed the call's log), sent after the events
+   *                      before the gap: the stream never skips one
    *
    * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
    * buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE

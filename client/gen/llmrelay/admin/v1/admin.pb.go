@@ -35,9 +35,10 @@
 //
 // Status codes (ErrorInfo domain "llmrelay", reason in parentheses):
 //
-//   INVALID_ARGUMENT     the request is invalid (BadRequest names the field):
-//                        an unknown scope or team, a bad model pattern, a
-//                        budget without a cap, an expiry in the past ...
+//   INVALID_ARGUMENT     (INVALID_REQUEST) the request is invalid (BadRequest
+//                        names the field): an unknown scope or team, a bad
+//                        model pattern, a burst without a rate, a budget
+//                        without a cap, an expiry in the past ...
 //   NOT_FOUND            (KEY_NOT_FOUND) no key has this name
 //   ALREADY_EXISTS       (KEY_EXISTS) a config or stored key has this name
 //   FAILED_PRECONDITION  (KEY_READ_ONLY) a config key cannot be changed here;
@@ -195,15 +196,17 @@ type Key struct {
 	Source KeySource `protobuf:"varint,2,opt,name=source,proto3,enum=llmrelay.admin.v1.KeySource" json:"source,omitempty"`
 	// Whether the key is active, expired or revoked. Output only.
 	State KeyState `protobuf:"varint,3,opt,name=state,proto3,enum=llmrelay.admin.v1.KeyState" json:"state,omitempty"`
-	// What the key may do: "generate" (LLMService Generate and Resume),
+	// What the key may do: "generate" (LLMService Generate, Resume, Embed
+	// and ListTools), "embed" (Embed only: a key for an indexing job),
 	// "models.list" (ListModels), "admin" (every method of this file),
-	// "usage.read" (UsageService only). At least one.
+	// "usage.read" (UsageService only). At least one, each listed once; an
+	// unknown scope is INVALID_ARGUMENT naming the known ones.
 	Scopes []string `protobuf:"bytes,4,rep,name=scopes,proto3" json:"scopes,omitempty"`
 	// The models the key may use, as patterns on "<provider>/<model>" or on
 	// a route's name: "*" matches any run of characters within a
 	// "/"-separated segment, "**" any run, "?" one character but "/";
-	// ["*"] allows every model and route. Required with the "generate"
-	// scope.
+	// ["*"] allows every model and route. Required with the "generate" or
+	// "embed" scope. Each pattern listed once.
 	Models []string `protobuf:"bytes,5,rep,name=models,proto3" json:"models,omitempty"`
 	// The server tools the key may offer a model, as patterns on
 	// "<server>/<tool>" (the same pattern rules as `models`); empty: none.
@@ -379,7 +382,8 @@ type KeyLimits struct {
 	// The sustained rate of calls per second.
 	RequestsPerSecond float64 `protobuf:"fixed64,1,opt,name=requests_per_second,json=requestsPerSecond,proto3" json:"requests_per_second,omitempty"`
 	// How many calls may arrive at once above the rate; 0: the rate rounded
-	// up, at least 1.
+	// up, at least 1. A burst without `requests_per_second` is
+	// INVALID_ARGUMENT: without a rate calls are not limited.
 	Burst uint32 `protobuf:"varint,2,opt,name=burst,proto3" json:"burst,omitempty"`
 	// How many Generate calls of the key may run at once.
 	MaxConcurrentStreams uint32 `protobuf:"varint,3,opt,name=max_concurrent_streams,json=maxConcurrentStreams,proto3" json:"max_concurrent_streams,omitempty"`

@@ -35,9 +35,10 @@
 //
 // Status codes (ErrorInfo domain "llmrelay", reason in parentheses):
 //
-//   INVALID_ARGUMENT     the request is invalid (BadRequest names the field):
-//                        an unknown scope or team, a bad model pattern, a
-//                        budget without a cap, an expiry in the past ...
+//   INVALID_ARGUMENT     (INVALID_REQUEST) the request is invalid (BadRequest
+//                        names the field): an unknown scope or team, a bad
+//                        model pattern, a burst without a rate, a budget
+//                        without a cap, an expiry in the past ...
 //   NOT_FOUND            (KEY_NOT_FOUND) no key has this name
 //   ALREADY_EXISTS       (KEY_EXISTS) a config or stored key has this name
 //   FAILED_PRECONDITION  (KEY_READ_ONLY) a config key cannot be changed here;

@@ -35,9 +35,10 @@
 //
 // Status codes (ErrorInfo domain "llmrelay", reason in parentheses):
 //
-//   INVALID_ARGUMENT     the request is invalid (BadRequest names the field):
-//                        an unknown scope or team, a bad model pattern, a
-//                        budget without a cap, an expiry in the past ...
+//   INVALID_ARGUMENT     (INVALID_REQUEST) the request is invalid (BadRequest
+//                        names the field): an unknown scope or team, a bad
+//                        model pattern, a burst without a rate, a budget
+//                        without a cap, an expiry in the past ...
 //   NOT_FOUND            (KEY_NOT_FOUND) no key has this name
 //   ALREADY_EXISTS       (KEY_EXISTS) a config or stored key has this name
 //   FAILED_PRECONDITION  (KEY_READ_ONLY) a config key cannot be changed here;
@@ -98,9 +99,11 @@ export type Key = Message<"llmrelay.admin.v1.Key"> & {
   state: KeyState;
 
   /**
-   * What the key may do: "generate" (LLMService Generate and Resume),
+   * What the key may do: "generate" (LLMService Generate, Resume, Embed
+   * and ListTools), "embed" (Embed only: a key for an indexing job),
    * "models.list" (ListModels), "admin" (every method of this file),
-   * "usage.read" (UsageService only). At least one.
+   * "usage.read" (UsageService only). At least one, each listed once; an
+   * unknown scope is INVALID_ARGUMENT naming the known ones.
    *
    * @generated from field: repeated string scopes = 4;
    */
@@ -110,8 +113,8 @@ export type Key = Message<"llmrelay.admin.v1.Key"> & {
    * The models the key may use, as patterns on "<provider>/<model>" or on
    * a route's name: "*" matches any run of characters within a
    * "/"-separated segment, "**" any run, "?" one character but "/";
-   * ["*"] allows every model and route. Required with the "generate"
-   * scope.
+   * ["*"] allows every model and route. Required with the "generate" or
+   * "embed" scope. Each pattern listed once.
    *
    * @generated from field: repeated string models = 5;
    */
@@ -217,7 +220,8 @@ export type KeyLimits = Message<"llmrelay.admin.v1.KeyLimits"> & {
 
   /**
    * How many calls may arrive at once above the rate; 0: the rate rounded
-   * up, at least 1.
+   * up, at least 1. A burst without `requests_per_second` is
+   * INVALID_ARGUMENT: without a rate calls are not limited.
    *
    * @generated from field: uint32 burst = 2;
    */
