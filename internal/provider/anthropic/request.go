@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -269,6 +270,11 @@ type toolChoice struct {
 
 var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
+// maxTemperature is the highest temperature the Messages API takes (0 to
+// 1; llmrelay's generation.temperature goes to 2, as OpenAI's does): it
+// answers 400 to more, so such a request is refused before any attempt.
+const maxTemperature = 1
+
 // newRequest maps a provider-neutral request to a streamed Messages API
 // request: system messages are joined into the top-level system prompt,
 // a user message with images is its text and image blocks in order
@@ -282,6 +288,10 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // response format whose schema is not JSON. A schema Anthropic cannot
 // enforce goes into the system prompt as an instruction instead.
 func newRequest(req *provider.Request) (*messagesRequest, error) {
+	if t := req.Generation.Temperature; t != nil && *t > maxTemperature {
+		return nil, &provider.FieldError{Field: "generation.temperature",
+			Description: "is " + strconv.FormatFloat(*t, 'g', -1, 32) + "; Anthropic takes 0 to 1"}
+	}
 	r := &messagesRequest{
 		Model:         req.Model,
 		MaxTokens:     maxTokens(req),

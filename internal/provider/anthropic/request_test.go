@@ -341,3 +341,27 @@ func TestToolCallIDsTakeAnthropicsPattern(t *testing.T) {
 		})
 	}
 }
+
+// TestTemperatureWithinAnthropicsRange: the Messages API takes a
+// temperature of 0 to 1 and answers 400 to more; llmrelay's goes to 2, so
+// above 1 the adapter refuses the request before any attempt, naming the
+// field and the range, instead of the provider's 400 after a round trip.
+func TestTemperatureWithinAnthropicsRange(t *testing.T) {
+	for _, temp := range []float64{0, 1, float64(float32(1.1)), 2} {
+		t.Run(fmt.Sprint(temp), func(t *testing.T) {
+			p := newProvider(t, "https://api.anthropic.com").(provider.RequestValidator)
+			req := pt.NewRequest("claude-sonnet-4-5")
+			req.Generation.Temperature = &temp
+			err := p.ValidateRequest(req)
+			var fe *provider.FieldError
+			switch {
+			case temp <= 1 && err != nil:
+				t.Errorf("ValidateRequest = %v, want nil", err)
+			case temp > 1 && (!errors.As(err, &fe) || fe.Field != "generation.temperature" || !strings.Contains(fe.Description, "0 to 1")):
+				t.Errorf("ValidateRequest = %v, want a FieldError on generation.temperature naming the range 0 to 1", err)
+			case temp > 1 && !strings.Contains(fe.Description, "is "+strings.TrimRight(fmt.Sprint(float32(temp)), "0")):
+				t.Errorf("the error %q does not name the temperature %v as the client wrote it", fe.Description, float32(temp))
+			}
+		})
+	}
+}

@@ -2338,9 +2338,10 @@ type GenerationConfig struct {
 	// plus 4096, as the API wants more than the budget). A provider that
 	// takes fewer for the model rejects the request (PROVIDER_REJECTED).
 	MaxOutputTokens *uint32 `protobuf:"varint,1,opt,name=max_output_tokens,json=maxOutputTokens,proto3,oneof" json:"max_output_tokens,omitempty"`
-	// Sampling temperature, 0 to 2. Sent as it is: Anthropic takes 0 to 1
-	// and rejects more (INVALID_ARGUMENT, PROVIDER_REJECTED, after the
-	// round trip).
+	// Sampling temperature, 0 to 2, sent as it is. Anthropic takes 0 to 1:
+	// above 1, a call that may reach an `anthropic` target is refused before
+	// any attempt (INVALID_ARGUMENT, INVALID_REQUEST, a BadRequest on
+	// generation.temperature naming the range).
 	Temperature *float32 `protobuf:"fixed32,2,opt,name=temperature,proto3,oneof" json:"temperature,omitempty"`
 	// Nucleus sampling: consider only the tokens within this probability
 	// mass, 0 to 1.

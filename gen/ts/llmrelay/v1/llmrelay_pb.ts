@@ -1226,9 +1226,10 @@ export type GenerationConfig = Message$1<"llmrelay.v1.GenerationConfig"> & {
   maxOutputTokens?: number | undefined;
 
   /**
-   * Sampling temperature, 0 to 2. Sent as it is: Anthropic takes 0 to 1
-   * and rejects more (INVALID_ARGUMENT, PROVIDER_REJECTED, after the
-   * round trip).
+   * Sampling temperature, 0 to 2, sent as it is. Anthropic takes 0 to 1:
+   * above 1, a call that may reach an `anthropic` target is refused before
+   * any attempt (INVALID_ARGUMENT, INVALID_REQUEST, a BadRequest on
+   * generation.temperature naming the range).
    *
    * @generated from field: optional float temperature = 2;
    */
