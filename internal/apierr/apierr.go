@@ -40,7 +40,6 @@ const (
 	ReasonUnknownModel           = "UNKNOWN_MODEL"
 	ReasonProviderRejected       = "PROVIDER_REJECTED"
 	ReasonProviderAuthFailed     = "PROVIDER_AUTH_FAILED"
-	ReasonProviderUnavailable    = "PROVIDER_UNAVAILABLE"
 	ReasonProviderRateLimited    = "PROVIDER_RATE_LIMITED"
 	// Kinds of provider failure, as a WillRetry cause names them (and a
 	// failed call, when the failure is never retried).

@@ -41,7 +41,7 @@ func TestLogging(t *testing.T) {
 				Event: &llmrelayv1.GenerateEvent_WillRetry{WillRetry: &llmrelayv1.WillRetry{NextAttempt: 2}}})
 			return status.Error(codes.Unavailable, "provider down")
 		case "metadata": // the error's ErrorInfo does
-			return &apierr.Error{Kind: apierr.Unavailable, Reason: apierr.ReasonProviderUnavailable,
+			return &apierr.Error{Kind: apierr.Unavailable, Reason: apierr.ReasonRetriesExhausted,
 				Metadata: map[string]string{"attempts": "4"}}
 		}
 		return nil
@@ -159,7 +159,7 @@ func TestLoggingMatchesMiddleware(t *testing.T) {
 				callinfo.From(s.Context()).ObserveAttempt(3)
 				return status.Error(codes.Unavailable, "provider down")
 			case "metadata":
-				return &apierr.Error{Kind: apierr.Unavailable, Reason: apierr.ReasonProviderUnavailable,
+				return &apierr.Error{Kind: apierr.Unavailable, Reason: apierr.ReasonRetriesExhausted,
 					Metadata: map[string]string{"attempts": "4"}}
 			}
 			return s.Send(&llmrelayv1.GenerateEvent{Sequence: 1, Attempt: 1})
