@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -92,9 +93,11 @@ func (t *toolTurns) left(f *llmrelayv1.Final) []*llmrelayv1.GenerateEvent {
 	return left
 }
 
-// clientFinal returns f as a reply that is not streamed shows it: without
-// the tool calls the server ran (its transcript's results name them), and
-// without any at max_tool_turns. f itself is not changed.
+// clientFinal returns f as a reply that is not streamed shows it: the
+// text and reasoning of every turn, as a streamed reply shows them
+// (withEarlierTurns), without the tool calls the server ran (its
+// transcript's results name them), and without any at max_tool_turns. f
+// itself is not changed.
 func clientFinal(f *llmrelayv1.Final) *llmrelayv1.Final {
 	if len(f.GetTranscript()) == 0 && f.GetFinishReason() != llmrelayv1.FinishReason_FINISH_REASON_MAX_TOOL_TURNS {
 		return f // no server tools ran
@@ -110,5 +113,54 @@ func clientFinal(f *llmrelayv1.Final) *llmrelayv1.Final {
 	maxTurns := f.GetFinishReason() == llmrelayv1.FinishReason_FINISH_REASON_MAX_TOOL_TURNS
 	m.ToolCalls = slices.DeleteFunc(m.ToolCalls, func(tc *llmrelayv1.ToolCall) bool { return maxTurns || ran[tc.GetId()] })
 	m.Parts = nil // the blocks' order, with the server's calls gone, is the usual one
+	withEarlierTurns(m, f.GetTranscript())
 	return out
+}
+
+// withEarlierTurns puts the text and reasoning of the turns before the
+// last, which a streamed reply shows as they come, before m's own (the
+// last turn's, whose reply ends the transcript): its content is every
+// turn's text, concatenated, its reasoning every turn's blocks, and its
+// parts say where each turn's blocks go, each turn's text a block of its
+// own (as Anthropic's format streams it), in the usual order: reasoning,
+// text, then m's provider tool blocks and tool calls. m is left as it is
+// when the earlier turns said nothing.
+func withEarlierTurns(m *llmrelayv1.Message, transcript []*llmrelayv1.Message) {
+	var earlier []*llmrelayv1.Message
+	for _, t := range transcript {
+		if t.GetRole() == llmrelayv1.Role_ROLE_ASSISTANT {
+			earlier = append(earlier, t)
+		}
+	}
+	if len(earlier) == 0 {
+		return
+	}
+	earlier = earlier[:len(earlier)-1] // m's turn
+	if !slices.ContainsFunc(earlier, func(t *llmrelayv1.Message) bool { return t.GetContent() != "" || len(t.GetReasoning()) > 0 }) {
+		return
+	}
+	var content strings.Builder
+	var reasoning []*llmrelayv1.Reasoning
+	var parts []*llmrelayv1.Part
+	turn := func(text string, rs []*llmrelayv1.Reasoning) {
+		for _, r := range rs {
+			parts = append(parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_Reasoning{Reasoning: uint32(len(reasoning))}})
+			reasoning = append(reasoning, r)
+		}
+		if text != "" {
+			parts = append(parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_Text{Text: text}})
+			content.WriteString(text)
+		}
+	}
+	for _, t := range earlier {
+		turn(t.GetContent(), t.GetReasoning())
+	}
+	turn(m.GetContent(), m.GetReasoning())
+	for i := range m.GetProviderTools() {
+		parts = append(parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_ProviderTool{ProviderTool: uint32(i)}})
+	}
+	for i := range m.GetToolCalls() {
+		parts = append(parts, &llmrelayv1.Part{Part: &llmrelayv1.Part_ToolCall{ToolCall: uint32(i)}})
+	}
+	m.Content, m.Reasoning, m.Parts = content.String(), reasoning, parts
 }

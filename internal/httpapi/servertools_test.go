@@ -9,6 +9,7 @@ import (
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/openai/openai-go/v3"
 	ooption "github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/server"
@@ -99,12 +100,63 @@ func TestServerToolsThroughTheDoors(t *testing.T) {
 		}
 	})
 
+	// A reply that is not streamed shows what the streamed one does: every
+	// turn's text, not the last turn's alone.
+	t.Run("openai, not streamed: every turn's text", func(t *testing.T) {
+		c, err := oc.Chat.Completions.New(ctxOf(t), params, ooption.WithJSONSet("llmrelay", script(false)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := c.Choices[0]
+		if m.Message.Content != "Let me ask. Echo: hi" || len(m.Message.ToolCalls) != 0 || m.FinishReason != "stop" {
+			t.Errorf("reply %s", c.RawJSON())
+		}
+	})
+
+	t.Run("openai, not streamed, with a call left to the client: every turn's text", func(t *testing.T) {
+		p := params
+		p.Tools = weather
+		c, err := oc.Chat.Completions.New(ctxOf(t), p, ooption.WithJSONSet("llmrelay", script(true)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The turn that called the client's tool is the last: its text is
+		// the reply's.
+		if m := c.Choices[0]; m.Message.Content != "Let me ask. " {
+			t.Errorf("reply %s", c.RawJSON())
+		}
+	})
+
+	t.Run("openai responses, not streamed: every turn's text", func(t *testing.T) {
+		r, err := oc.Responses.New(ctxOf(t), responses.ResponseNewParams{
+			Model: "mock/echo", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("use the tool")},
+		}, ooption.WithJSONSet("llmrelay", script(false)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.OutputText() != "Let me ask. Echo: hi" || r.Status != responses.ResponseStatusCompleted {
+			t.Errorf("response %s", r.RawJSON())
+		}
+	})
+
+	ac := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey))
+	aparams := anthropic.MessageNewParams{
+		Model: "mock/echo", MaxTokens: 256, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("use the tool"))},
+	}
+
 	t.Run("anthropic, streamed: each turn's text is a block", func(t *testing.T) {
-		ac := anthropic.NewClient(aoption.WithBaseURL(base), aoption.WithAPIKey(sdkKey))
-		stream := ac.Messages.NewStreaming(ctxOf(t), anthropic.MessageNewParams{
-			Model: "mock/echo", MaxTokens: 256, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("use the tool"))},
-		}, aoption.WithJSONSet("llmrelay", script(false)))
+		stream := ac.Messages.NewStreaming(ctxOf(t), aparams, aoption.WithJSONSet("llmrelay", script(false)))
 		msg := accumulated(t, stream)
+		if len(msg.Content) != 2 || msg.Content[0].Text != "Let me ask. " || msg.Content[1].Text != "Echo: hi" || msg.StopReason != "end_turn" {
+			t.Errorf("message %s", msg.RawJSON())
+		}
+	})
+
+	t.Run("anthropic, not streamed: each turn's text is a block", func(t *testing.T) {
+		msg, err := ac.Messages.New(ctxOf(t), aparams, aoption.WithJSONSet("llmrelay", script(false)))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(msg.Content) != 2 || msg.Content[0].Text != "Let me ask. " || msg.Content[1].Text != "Echo: hi" || msg.StopReason != "end_turn" {
 			t.Errorf("message %s", msg.RawJSON())
 		}

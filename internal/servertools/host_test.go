@@ -105,7 +105,7 @@ func tool(t *testing.T, h *Host, key, name string) *Tool {
 
 func TestEverything(t *testing.T) {
 	e := mcptest.StartEverything(t)
-	h := testHost(t, config(ServerConfig{Name: "everything", URL: e.URL, Allow: []string{"echo", "get-sum", "trigger-long-running-operation", "get-structured-content", "get-tiny-image"}}), Scopes{Open: true})
+	h := testHost(t, config(ServerConfig{Name: "everything", URL: e.URL, Allow: []string{"echo", "get-sum", "trigger-long-running-operation", "get-structured-content", "get-tiny-image", "get-resource-reference"}}), Scopes{Open: true})
 	waitAvailable(t, h, "everything")
 	ctx := context.Background()
 
@@ -115,7 +115,7 @@ func TestEverything(t *testing.T) {
 		for _, tl := range tools {
 			names = append(names, tl.Name)
 		}
-		want := "everything/echo everything/get-structured-content everything/get-sum everything/get-tiny-image everything/trigger-long-running-operation"
+		want := "everything/echo everything/get-resource-reference everything/get-structured-content everything/get-sum everything/get-tiny-image everything/trigger-long-running-operation"
 		if got := strings.Join(names, " "); got != want {
 			t.Fatalf("tools %q, want %q", got, want)
 		}
@@ -123,7 +123,7 @@ func TestEverything(t *testing.T) {
 		if echo.ModelName != "everything__echo" || !echo.Available || !echo.Idempotent || !strings.Contains(string(echo.InputSchema), `"message"`) || echo.Description == "" {
 			t.Fatalf("echo = %+v (schema %s)", echo, echo.InputSchema)
 		}
-		if len(servers) != 1 || !servers[0].Available || servers[0].Tools != 5 || servers[0].ListedAt.IsZero() {
+		if len(servers) != 1 || !servers[0].Available || servers[0].Tools != 6 || servers[0].ListedAt.IsZero() {
 			t.Fatalf("servers = %+v", servers)
 		}
 	})
@@ -155,6 +155,14 @@ func TestEverything(t *testing.T) {
 		if err != nil || res.Content != "Here's the image you requested:\nThe image above is the MCP logo." || len(res.Parts) != 3 ||
 			res.Parts[1].Image == nil || res.Parts[1].Image.MediaType != "image/png" || !bytes.HasPrefix(res.Parts[1].Image.Data, []byte("\x89PNG")) {
 			t.Fatalf("res = %+v, %v", res, err)
+		}
+	})
+	t.Run("an embedded resource's text reaches the model, sent as a blob too", func(t *testing.T) {
+		for _, typ := range []string{"Text", "Blob"} {
+			res, err := h.Call(ctx, tool(t, h, "", "everything/get-resource-reference"), `{"resourceType":"`+typ+`","resourceId":1}`, nil)
+			if err != nil || res.IsError || !strings.Contains(res.Content, "\nResource 1: This is a ") {
+				t.Errorf("%s: res = %+v, %v", typ, res, err)
+			}
 		}
 	})
 	t.Run("bad arguments reach the model as an error", func(t *testing.T) {

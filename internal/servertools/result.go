@@ -3,6 +3,7 @@ package servertools
 import (
 	"encoding/json"
 	"fmt"
+	"mime"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -48,7 +49,7 @@ func (h *Host) toolResult(server string, r *mcp.CallToolResult, limit int) Resul
 // their places; every other part described in a line of its own, so
 // that the model knows it was there: an image that cannot be sent, audio,
 // a link to a resource, an embedded resource (with its text, when it is
-// text). Parts is nil without images.
+// text: resourceText). Parts is nil without images.
 func resultOf(r *mcp.CallToolResult) Result {
 	var lines []string // the text, one entry a line
 	var images []Part  // the images, each after the lines before it
@@ -86,8 +87,8 @@ func resultOf(r *mcp.CallToolResult) Result {
 				lines = append(lines, "[embedded resource: empty]")
 				continue
 			}
-			if rc.Text != "" {
-				lines = append(lines, fmt.Sprintf("[embedded resource: %s, %s]\n%s", rc.URI, orUnknown(rc.MIMEType), rc.Text))
+			if text, ok := resourceText(rc); ok {
+				lines = append(lines, fmt.Sprintf("[embedded resource: %s, %s]\n%s", rc.URI, orUnknown(rc.MIMEType), text))
 				hasText = true
 				continue
 			}
@@ -139,6 +140,20 @@ func resultOf(r *mcp.CallToolResult) Result {
 	flush()
 	res.Content = res.text()
 	return res
+}
+
+// resourceText returns an embedded resource's text: its text, or its
+// blob when the blob is text, by its MIME type (text/*) and its bytes
+// (UTF-8), as servers send a text file's bytes.
+func resourceText(rc *mcp.ResourceContents) (string, bool) {
+	if rc.Text != "" {
+		return rc.Text, true
+	}
+	mt, _, err := mime.ParseMediaType(rc.MIMEType)
+	if err != nil || !strings.HasPrefix(mt, "text/") || len(rc.Blob) == 0 || !utf8.Valid(rc.Blob) {
+		return "", false
+	}
+	return string(rc.Blob), true
 }
 
 // sendableImage returns c as an image the model may be sent: one of a

@@ -140,3 +140,43 @@ func TestResultCut(t *testing.T) {
 		})
 	}
 }
+
+// TestResultOfResources: an embedded resource's text reaches the model,
+// whether the server sent it as text or as the bytes of a text/* blob
+// (server-everything's get-resource-reference does); any other resource,
+// and a link to one, is a line saying what it is.
+func TestResultOfResources(t *testing.T) {
+	embedded := func(rc *mcp.ResourceContents) mcp.Content { return &mcp.EmbeddedResource{Resource: rc} }
+	tests := []struct {
+		name    string
+		content []mcp.Content
+		want    string
+	}{
+		{name: "text",
+			content: []mcp.Content{embedded(&mcp.ResourceContents{URI: "demo://t/1", MIMEType: "text/plain", Text: "Resource 1"})},
+			want:    "[embedded resource: demo://t/1, text/plain]\nResource 1"},
+		{name: "a text/plain blob: its text",
+			content: []mcp.Content{embedded(&mcp.ResourceContents{URI: "demo://b/1", MIMEType: "text/plain", Blob: []byte("Resource 1: a blob")})},
+			want:    "[embedded resource: demo://b/1, text/plain]\nResource 1: a blob"},
+		{name: "a text blob with a charset: its text",
+			content: []mcp.Content{embedded(&mcp.ResourceContents{URI: "demo://b/2", MIMEType: "Text/Markdown; charset=utf-8", Blob: []byte("# Title")})},
+			want:    "[embedded resource: demo://b/2, Text/Markdown; charset=utf-8]\n# Title"},
+		{name: "a text blob that is not UTF-8: described",
+			content: []mcp.Content{embedded(&mcp.ResourceContents{URI: "demo://b/3", MIMEType: "text/plain", Blob: []byte{'a', 0xff}})},
+			want:    "[embedded resource: demo://b/3, text/plain, 2 bytes, not shown]"},
+		{name: "a binary blob: described",
+			content: []mcp.Content{embedded(&mcp.ResourceContents{URI: "demo://b/4", MIMEType: "application/gzip", Blob: []byte("abc")})},
+			want:    "[embedded resource: demo://b/4, application/gzip, 3 bytes, not shown]"},
+		{name: "a link",
+			content: []mcp.Content{&mcp.TextContent{Text: "Here:"}, &mcp.ResourceLink{URI: "demo://t/2", Name: "Text 2", MIMEType: "text/plain", Description: "a resource"}},
+			want:    "Here:\n[resource link: demo://t/2 (Text 2), text/plain: a resource]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := resultOf(&mcp.CallToolResult{Content: tt.content})
+			if got.Content != tt.want || got.Parts != nil {
+				t.Errorf("result %q (parts %v), want %q", got.Content, got.Parts, tt.want)
+			}
+		})
+	}
+}
