@@ -3173,7 +3173,10 @@ type ToolProgress struct {
 	// The id of the model's tool call the tool runs for (`ToolCall.id`).
 	ToolCallId string `protobuf:"bytes,1,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
 	// The progress so far, as the tool counts it: it increases with every
-	// report, even when the total is unknown.
+	// report of one run of the tool, even when the total is unknown. A tool
+	// llmrelay calls again (an idempotent tool after a timeout or a lost
+	// connection) reports anew from its start under the same tool_call_id,
+	// so a report lower than the one before means the tool started over.
 	Progress float64 `protobuf:"fixed64,2,opt,name=progress,proto3" json:"progress,omitempty"`
 	// The total the progress counts towards, when the tool knows it.
 	Total *float64 `protobuf:"fixed64,3,opt,name=total,proto3,oneof" json:"total,omitempty"`

@@ -1774,7 +1774,10 @@ export type ToolProgress = Message$1<"llmrelay.v1.ToolProgress"> & {
 
   /**
    * The progress so far, as the tool counts it: it increases with every
-   * report, even when the total is unknown.
+   * report of one run of the tool, even when the total is unknown. A tool
+   * llmrelay calls again (an idempotent tool after a timeout or a lost
+   * connection) reports anew from its start under the same tool_call_id,
+   * so a report lower than the one before means the tool started over.
    *
    * @generated from field: double progress = 2;
    */
