@@ -520,7 +520,13 @@ func shows(ev *provider.Event) bool {
 // client its delta, if it makes one. Output past the call's limit ends the
 // attempt (meterOutput): cut at the limit and errTruncated, or an error
 // that ends the call, for which a commits first (errLost when it cannot).
+// A tool call past provider.MaxToolCalls fails the attempt as a protocol
+// error, as a stream that does not decode does: every adapter numbers a
+// reply's calls from 0, so its index says how many there are.
 func (c *call) handle(a *retry.Attempt, ev *provider.Event, res *attemptResult, stall *stallTimer) error {
+	if ev.Kind == provider.EventToolCall && ev.ToolCall.Index >= provider.MaxToolCalls {
+		return provider.TooManyToolCalls()
+	}
 	limited := c.meterOutput(a, ev, res)
 	if limited != nil && !errors.Is(limited, errTruncated) {
 		if !a.Commit() {

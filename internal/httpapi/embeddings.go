@@ -77,8 +77,8 @@ func decodeEmbeddings(body []byte) (*llmrelayv1.EmbedRequest, string, *failure) 
 				err = errors.New(`must be "float" or "base64", not ` + strconv.Quote(encoding))
 			}
 		case "dimensions":
-			var d int64
-			if err = decodeAs(raw, &d, mustDimensions); err == nil && (d < 1 || d > math.MaxUint32) {
+			d, ok := integerIn(raw, 1, math.MaxUint32)
+			if !ok {
 				err = errors.New(mustDimensions)
 			}
 			req.Dimensions = proto.Uint32(uint32(d))

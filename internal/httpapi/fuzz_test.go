@@ -3,6 +3,10 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -61,6 +65,37 @@ func FuzzDecode(f *testing.F) {
 				// Every field path of the request names a wire member.
 				_ = tr.param("messages[0].content")
 			}
+		}
+	})
+}
+
+// FuzzIntegerIn: integerIn takes exactly the JSON numbers whose value is a
+// whole number in range, with that value, as math/big reads them (for
+// exponents small enough for it to be cheap), whatever their spelling.
+func FuzzIntegerIn(f *testing.F) {
+	for _, s := range []string{"1000", "1000.0", "1e3", "1.0e3", "10E+2", "10000e-1", "10.5", "1e400", "1e-400", "0e999999999999",
+		"-0", "-1", "0.000", "01", "1.", ".5", "1e", "\"1000\"", "NaN", "9223372036854775807", "9223372036854775808", "1.00000000000000001"} {
+		f.Add(s)
+	}
+	number := regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?([0-9]+))?$`)
+	f.Fuzz(func(t *testing.T, s string) {
+		const lo, hi = 0, 1 << 40
+		n, ok := integerIn(json.RawMessage(s), lo, hi)
+		s = strings.Trim(s, " \t\r\n") // JSON's whitespace around a value
+		m := number.FindStringSubmatch(s)
+		if m == nil {
+			if ok {
+				t.Fatalf("%q, not a JSON number, is taken as %d", s, n)
+			}
+			return
+		}
+		if e, err := strconv.Atoi(m[4]); m[4] != "" && (err != nil || e > 400) {
+			return // too costly for big.Rat
+		}
+		r, _ := new(big.Rat).SetString(s)
+		want := r.IsInt() && r.Num().IsInt64() && r.Num().Int64() >= lo && r.Num().Int64() <= hi
+		if ok != want || ok && n != r.Num().Int64() {
+			t.Fatalf("%q: integerIn %d, %v; its value is %s", s, n, ok, r.RatString())
 		}
 	})
 }

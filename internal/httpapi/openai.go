@@ -111,8 +111,7 @@ func (t *translated) chatField(key string, raw json.RawMessage) error {
 		}
 		generation(req).Stop = stop
 	case "n":
-		var n int64
-		if err := json.Unmarshal(raw, &n); err != nil || n != 1 {
+		if _, ok := integerIn(raw, 1, 1); !ok {
 			return errors.New("llmrelay returns one choice: n must be 1")
 		}
 	case "modalities":

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -111,8 +112,7 @@ func (w *echoWire) note(key string, raw json.RawMessage) {
 	case "user":
 		_ = json.Unmarshal(raw, &w.user)
 	case "max_tool_calls":
-		var n int64
-		if json.Unmarshal(raw, &n) == nil {
+		if n, ok := integerIn(raw, 0, math.MaxInt64); ok {
 			w.maxToolCalls = &n
 		}
 	case "text":
@@ -316,8 +316,7 @@ func (t *translated) responsesField(key string, raw json.RawMessage) error {
 		return decodeStrict(raw, &so)
 	case "max_tool_calls":
 		// A bound on OpenAI's built-in tools, which llmrelay has none of.
-		var n int64
-		if err := json.Unmarshal(raw, &n); err != nil || n < 0 {
+		if _, ok := integerIn(raw, 0, math.MaxInt64); !ok {
 			return errors.New("must be a whole number")
 		}
 	default:

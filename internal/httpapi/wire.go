@@ -208,11 +208,99 @@ func stringOrStrings(raw json.RawMessage) ([]string, error) {
 // whatever the wire value was, from the one definition of it.
 func wholeNumber(raw json.RawMessage, field protoreflect.FieldDescriptor) (uint32, error) {
 	lo, hi := uint32Range(field)
-	var n int64
-	if err := json.Unmarshal(raw, &n); err != nil || n < int64(lo) || n > int64(hi) {
+	n, ok := integerIn(raw, int64(lo), int64(hi))
+	if !ok {
 		return 0, fmt.Errorf("must be a whole number from %d to %d", lo, hi)
 	}
 	return uint32(n), nil
+}
+
+// integerIn decodes a JSON number whose value is a whole number from lo
+// to hi. JSON has one kind of number, so 1000, 1000.0, 1e3 and 1.0e3 are
+// all a thousand (Python clients that compute a limit as a float send
+// 1000.0), and -0 is 0. ok is false for any other value: a fraction
+// (10.5, or 1.00000000000000001, which a float64 would round to 1), a
+// number past the range (1e400 included), a string (even "1000") or
+// anything else. It reads the number's digits, not a float64, so that
+// neither rounding nor a long exponent costs or decides anything.
+func integerIn(raw json.RawMessage, lo, hi int64) (n int64, ok bool) {
+	s := string(bytes.Trim(raw, " \t\r\n"))
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	// The number's parts, as JSON's grammar has them: int, frac, exp.
+	i := digitsOf(s)
+	whole := s[:i]
+	if i == 0 || i > 1 && whole[0] == '0' {
+		return 0, false
+	}
+	s = s[i:]
+	var frac string
+	if strings.HasPrefix(s, ".") {
+		i = digitsOf(s[1:])
+		if i == 0 {
+			return 0, false
+		}
+		frac, s = s[1:1+i], s[1+i:]
+	}
+	exp := 0
+	if s != "" {
+		if s[0] != 'e' && s[0] != 'E' {
+			return 0, false
+		}
+		s = s[1:]
+		expNeg := strings.HasPrefix(s, "-")
+		if expNeg || strings.HasPrefix(s, "+") {
+			s = s[1:]
+		}
+		if digitsOf(s) != len(s) || s == "" {
+			return 0, false
+		}
+		// An exponent of more than 9 digits moves any digit but a zero
+		// past the range or into the fraction (a request holds fewer
+		// digits than that): 10^9 stands for it.
+		if e := strings.TrimLeft(s, "0"); len(e) > 9 {
+			exp = 1e9
+		} else {
+			exp, _ = strconv.Atoi("0" + e)
+		}
+		if expNeg {
+			exp = -exp
+		}
+	}
+	// The value is digits × 10^exp: its significant digits, without the
+	// zeros that lead or trail them.
+	digits := strings.TrimLeft(whole+frac, "0")
+	exp -= len(frac)
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
+	switch {
+	case trimmed == "":
+		n = 0
+	case exp < 0:
+		return 0, false // a fraction
+	case len(trimmed)+exp > 19:
+		return 0, false // past int64
+	default:
+		var err error
+		if n, err = strconv.ParseInt(trimmed+strings.Repeat("0", exp), 10, 64); err != nil {
+			return 0, false
+		}
+	}
+	if neg {
+		n = -n
+	}
+	return n, n >= lo && n <= hi
+}
+
+// digitsOf returns how many ASCII digits s starts with.
+func digitsOf(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // uint32Range returns the bounds of field's buf.validate uint32 rule, and

@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -652,6 +653,28 @@ type ToolCallDelta struct {
 	Name           string
 	ArgumentsDelta string
 	Signature      string
+}
+
+// MaxToolCalls is the most tool calls a reply may hold, whatever its
+// provider (what a message may hold as parts). A call's id and name are
+// all the output limit meters of it, and each costs its assembly and its
+// place in the final message: a provider that sent a million one-letter
+// calls within the default 2 MiB limit held some 100 MB and made a final
+// message far past a client's 4 MiB receive limit. The engine fails the
+// attempt whose reply starts a call past it (TooManyToolCalls), and an
+// adapter that holds calls back (openai's, until their names arrive)
+// bounds what it holds by it too.
+const MaxToolCalls = 1024
+
+// ErrTooManyToolCalls is the Err of the KindProtocol *Error of a reply
+// with more than MaxToolCalls tool calls, which errors.Is finds.
+var ErrTooManyToolCalls = errors.New("more than " + strconv.Itoa(MaxToolCalls) + " tool calls in one reply")
+
+// TooManyToolCalls returns the KindProtocol error of a reply with more
+// than MaxToolCalls tool calls: not retried, since the provider would
+// send the same.
+func TooManyToolCalls() *Error {
+	return &Error{Kind: KindProtocol, Class: ClassProtocol, Message: "sent " + ErrTooManyToolCalls.Error(), Err: ErrTooManyToolCalls}
 }
 
 // ReasoningDelta is a fragment of a reasoning block. Fragments with the

@@ -682,32 +682,56 @@ func (c *conn) list(ctx context.Context) error {
 }
 
 // listTools lists the server's tools, leaving out, with a warning, those
-// no model could be offered (see unofferable).
+// no model could be offered (see unofferable). It reads the listing page
+// by page, not through the SDK's iterator, which hides the pages: a
+// server whose pages never end is refused as a malformed listing, by its
+// tools (maxListedTools) or, when its pages hold none, by those pages
+// (maxEmptyPages), instead of being listed until the server's timeout.
 func (c *conn) listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
 	seen := map[string]bool{}
-	n := 0
-	for t, err := range cs.Tools(ctx, nil) {
+	n, empty := 0, 0
+	params := &mcp.ListToolsParams{}
+	for {
+		page, err := cs.ListTools(ctx, params)
 		if err != nil {
 			return nil, fmt.Errorf("tools/list: %w", err)
 		}
-		if n++; n > maxListedTools {
-			// A server whose pages never end, say.
-			return nil, fmt.Errorf("tools/list: the server lists more than %d tools", maxListedTools)
+		if len(page.Tools) == 0 {
+			if empty++; empty > maxEmptyPages {
+				return nil, fmt.Errorf("tools/list: %w: more than %d pages without a tool", errMalformedListing, maxEmptyPages)
+			}
 		}
-		if why := unofferable(t, seen); why != "" {
-			c.h.log.Warn("MCP server's tool not offered", "mcp_server", c.name, "tool", t.Name, "reason", why)
-			continue
+		for _, t := range page.Tools {
+			if n++; n > maxListedTools {
+				return nil, fmt.Errorf("tools/list: %w: more than %d tools", errMalformedListing, maxListedTools)
+			}
+			if why := unofferable(t, seen); why != "" {
+				c.h.log.Warn("MCP server's tool not offered", "mcp_server", c.name, "tool", t.Name, "reason", why)
+				continue
+			}
+			seen[t.Name] = true
+			tools = append(tools, t)
 		}
-		seen[t.Name] = true
-		tools = append(tools, t)
+		if page.NextCursor == "" {
+			return tools, nil
+		}
+		params.Cursor = page.NextCursor
 	}
-	return tools, nil
 }
 
-// maxListedTools bounds the tools llmrelay lists of one server, every
-// page of the listing together.
-const maxListedTools = 10000
+// The bounds of one server's listing, every page of it together: at most
+// maxListedTools tools, and maxEmptyPages pages without a tool (a server
+// may end its listing with an empty page, or send one whose tools the SDK
+// refused). A listing past either never ends, or is not worth reading to
+// its end: the server stays down, its warning saying why.
+const (
+	maxListedTools = 10000
+	maxEmptyPages  = 16
+)
+
+// errMalformedListing is a listing past its bounds.
+var errMalformedListing = errors.New("a malformed listing")
 
 // unofferable says why a listed tool cannot be offered to a model, ""
 // when it can. MCP requires a tool's name to be unique within its server

@@ -725,6 +725,34 @@ func TestAListingWithoutEnd(t *testing.T) {
 	}
 }
 
+// TestAListingOfEmptyPagesWithoutEnd: a server whose listing is pages
+// without a tool, each naming the next, is refused as a malformed listing
+// after a few of them: it is down, and its warning says why, instead of
+// being listed until its timeout (30 s) every time llmrelay reconnects.
+func TestAListingOfEmptyPagesWithoutEnd(t *testing.T) {
+	raw := mcptest.NewRawServer(t, "[]", mcptest.Pages(1<<30))
+	var logs logtest.Buffer
+	// No reconnection within the test: the pages served are the first
+	// listing's.
+	h := NewHost(Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), ReconnectMin: wide, ReconnectMax: wide})
+	t.Cleanup(h.Close)
+	p, err := Prepare(config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}}), Scopes{Open: true}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Apply(p)
+	poll(t, "the server is said to be unavailable", func() bool { return strings.Contains(logs.String(), "MCP server unavailable") })
+	if _, servers := h.List("", ""); servers[0].Available {
+		t.Fatal("a server whose listing never ends is available")
+	}
+	if got := raw.Pages(); got != maxEmptyPages+1 {
+		t.Errorf("the listing read %d pages without a tool, want %d (the bound, and the page past it)", got, maxEmptyPages+1)
+	}
+	if s := logs.String(); !strings.Contains(s, "a malformed listing: more than 16 pages without a tool") {
+		t.Errorf("the log, want the server unavailable for a malformed listing:\n%s", s)
+	}
+}
+
 // TestCAFile: an MCP server over HTTPS whose certificate no system
 // authority issued is reached with its authority as ca_file, and not
 // without; a ca_file that holds no certificate fails Prepare, naming it.

@@ -237,14 +237,12 @@ type openCall struct {
 // its name is metered against the output limit only once it goes out, and
 // every fragment looks for its call among them: a server that sent a
 // million calls without names, or a call's arguments without its name
-// forever, held memory and CPU until the deadline. maxCalls is the most
-// calls a reply may have (what a message may hold as parts); maxWaiting
-// the most argument bytes waiting for their calls' names (an event's
-// bound). Past either, the stream is malformed.
-const (
-	maxCalls   = 1024
-	maxWaiting = httpx.MaxLineBytes
-)
+// forever, held memory and CPU until the deadline. A reply may have
+// provider.MaxToolCalls calls, named or not (the engine bounds those that
+// go out by it too); maxWaiting is the most argument bytes waiting for
+// their calls' names (an event's bound). Past either, the stream is
+// malformed.
+const maxWaiting = httpx.MaxLineBytes
 
 // decoder decodes one Chat Completions stream. It reuses its chunk between
 // events. Each event goes through decodeFast, and through encoding/json
@@ -347,7 +345,7 @@ func (d *decoder) Decode(ev httpx.Event, out *[]provider.Event) (bool, error) {
 
 // delta relays one delta: reasoning first (a server sends it before the
 // text), then text, refusal and tool-call fragments. It fails for tool
-// calls past their bounds (maxCalls, maxWaiting).
+// calls past their bounds (provider.MaxToolCalls, maxWaiting).
 func (d *decoder) delta(dl *delta, out *[]provider.Event) error {
 	for i := range dl.ReasoningDetails {
 		d.detail(&dl.ReasoningDetails[i], out)
@@ -439,8 +437,8 @@ func (d *decoder) EndsAtEOF() bool { return false }
 // sends for it later is not used, since the client already has the
 // generated one. Calls are numbered in the order they go out.
 //
-// It fails past maxCalls calls, or maxWaiting bytes of arguments waiting
-// for their names.
+// It fails past provider.MaxToolCalls calls, or maxWaiting bytes of
+// arguments waiting for their names.
 func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) error {
 	ord := -1
 	for i := len(d.calls) - 1; i >= 0; i-- {
@@ -454,8 +452,8 @@ func (d *decoder) toolCall(tc *toolCallDelta, out *[]provider.Event) error {
 		break
 	}
 	if ord < 0 {
-		if len(d.calls) == maxCalls {
-			return fmt.Errorf("more than %d tool calls in one reply", maxCalls)
+		if len(d.calls) == provider.MaxToolCalls {
+			return provider.ErrTooManyToolCalls
 		}
 		d.calls = append(d.calls, openCall{index: tc.Index})
 		ord = len(d.calls) - 1

@@ -438,7 +438,7 @@ func TestDecodeToolCallsAreBounded(t *testing.T) {
 		}, "waiting for their names"},
 		{"calls that never get their names", func() string {
 			var b strings.Builder
-			for i := range maxCalls + 1 {
+			for i := range provider.MaxToolCalls + 1 {
 				b.WriteString(fragment(i, ""))
 			}
 			return b.String()
@@ -458,12 +458,12 @@ func TestDecodeToolCallsAreBounded(t *testing.T) {
 	}
 	t.Run("calls within the bounds", func(t *testing.T) {
 		var b strings.Builder
-		for i := range maxCalls {
+		for i := range provider.MaxToolCalls {
 			b.WriteString(fragment(i, "{}"))
 		}
 		r := decode(b.String() + "data: [DONE]\n")
-		if r.Err != nil || len(r.ToolCalls) != maxCalls {
-			t.Fatalf("err %v, %d calls; want %d", r.Err, len(r.ToolCalls), maxCalls)
+		if r.Err != nil || len(r.ToolCalls) != provider.MaxToolCalls {
+			t.Fatalf("err %v, %d calls; want %d", r.Err, len(r.ToolCalls), provider.MaxToolCalls)
 		}
 	})
 }

@@ -21,6 +21,8 @@ type RawServer struct {
 
 	mu    sync.Mutex
 	calls map[string]int
+	// pages counts the pages of the listing served.
+	pages atomic.Int64
 }
 
 // RawOption changes what a RawServer answers.
@@ -52,7 +54,6 @@ func NewRawServer(t testing.TB, tools string, opts ...RawOption) *RawServer {
 		f(&o)
 	}
 	s := &RawServer{calls: map[string]int{}}
-	var served atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
@@ -81,7 +82,7 @@ func NewRawServer(t testing.TB, tools string, opts ...RawOption) *RawServer {
 			result = map[string]any{"protocolVersion": req.Params.ProtocolVersion, "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]any{"name": "raw", "version": "1"}}
 		case "tools/list":
 			page := map[string]any{"tools": json.RawMessage(tools)}
-			if served.Add(1) < int64(o.pages) {
+			if s.pages.Add(1) < int64(o.pages) {
 				page["nextCursor"] = "more"
 			}
 			result = page
@@ -105,6 +106,10 @@ func NewRawServer(t testing.TB, tools string, opts ...RawOption) *RawServer {
 	s.URL = srv.URL + "/mcp"
 	return s
 }
+
+// Pages returns how many pages of the listing it served, every listing's
+// together.
+func (s *RawServer) Pages() int { return int(s.pages.Load()) }
 
 // Calls returns how many times the tool was called.
 func (s *RawServer) Calls(tool string) int {

@@ -1,0 +1,90 @@
+package service_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+)
+
+// manyToolCalls returns a stream of the given provider kind whose reply is
+// n tool calls of one letter each, with empty arguments: what the output
+// limit meters of them is a few bytes each.
+func manyToolCalls(kind string, n int) []byte {
+	var b strings.Builder
+	switch kind {
+	case "anthropic":
+		b.WriteString("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n")
+		for i := range n {
+			fmt.Fprintf(&b, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":%d,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t%d\",\"name\":\"f\",\"input\":{}}}\n\n", i, i)
+			fmt.Fprintf(&b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":%d}\n\n", i)
+		}
+		b.WriteString("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":1}}\n\n")
+		b.WriteString("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	case "gemini":
+		// Gemini sends calls whole, many to an event.
+		for i := 0; i < n; i += 100 {
+			b.WriteString(`data: {"candidates":[{"content":{"role":"model","parts":[`)
+			for j := i; j < min(i+100, n); j++ {
+				if j > i {
+					b.WriteString(",")
+				}
+				b.WriteString(`{"functionCall":{"name":"f","args":{}}}`)
+			}
+			b.WriteString("]},\"index\":0}]}\n\n")
+		}
+		b.WriteString(`data: {"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":1}}` + "\n\n")
+	}
+	return []byte(b.String())
+}
+
+// TestToolCallsInAReplyAreBounded: a provider that answers with more tool
+// calls than a reply may hold (provider.MaxToolCalls), each of a letter,
+// well within the output limit, fails the call as a protocol error, not
+// retried, instead of a final message of them all (a million within the
+// default limit, far past a client's receive limit); a reply of exactly
+// that many is whole. The bound is the engine's, the same for every
+// adapter.
+func TestToolCallsInAReplyAreBounded(t *testing.T) {
+	for _, kind := range []string{"anthropic", "gemini"} {
+		for _, n := range []int{provider.MaxToolCalls, provider.MaxToolCalls + 1} {
+			t.Run(fmt.Sprintf("%s/%d calls", kind, n), func(t *testing.T) {
+				body := manyToolCalls(kind, n)
+				up := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Body: body} })
+				t.Setenv("LLMRELAY_TEST_KEY", "test-key")
+				cfg := config.Default()
+				cfg.Providers = []provider.Config{{Name: "up", Kind: kind, BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
+				in := servertest.Start(t, cfg)
+				req := &llmrelayv1.GenerateRequest{
+					Model:    "up/some-model",
+					Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "call f"}},
+					Tools:    []*llmrelayv1.Tool{{Name: "f"}},
+					Retry:    attempts(3),
+				}
+				events, err := servertest.Collect(t.Context(), in.Client, req)
+				if n > provider.MaxToolCalls {
+					wantStatus(t, err, codes.Unknown, "PROVIDER_PROTOCOL_ERROR", map[string]string{"attempts": "1"})
+					if got := len(up.Requests()); got != 1 {
+						t.Errorf("the upstream received %d requests, want 1 (a protocol error is not retried)", got)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("a reply of %d tool calls failed: %v", n, err)
+				}
+				final := events[len(events)-1].GetFinal()
+				if got := len(final.GetMessage().GetToolCalls()); got != n {
+					t.Errorf("the final message holds %d tool calls, want %d", got, n)
+				}
+			})
+		}
+	}
+}
