@@ -350,7 +350,7 @@ func (kl *KeyLimits) admitReader(ctx context.Context, id *auth.Identity) (releas
 	case !ok:
 		kl.metrics.RateLimited(LimitConcurrency)
 		return nil, refusal(apierr.ResourceExhausted, ReasonTooManyStreams,
-			"API key "+id.Name+" already has "+strconv.Itoa(limit)+" Resume streams open",
+			"API key "+id.Name+" is at its limit of "+strconv.Itoa(limit)+" Resume streams open at once",
 			map[string]string{"key": id.Name, "limit": LimitResumeReaders}, 0)
 	}
 	return l.Release, nil
@@ -431,7 +431,7 @@ func (kl *KeyLimits) admit(ctx context.Context, id *auth.Identity, method string
 	case adm.Refused == state.LimitConcurrency:
 		kl.metrics.RateLimited(LimitConcurrency)
 		return nil, refusal(apierr.ResourceExhausted, ReasonTooManyStreams,
-			"API key "+id.Name+" already has "+strconv.Itoa(q.MaxConcurrent)+" streams open",
+			tooManyStreams(id.Name, adm.Open, q.MaxConcurrent),
 			map[string]string{"key": id.Name, "limit": LimitConcurrency}, 0)
 	default:
 		kl.metrics.RateLimited(LimitRate)
@@ -439,6 +439,25 @@ func (kl *KeyLimits) admit(ctx context.Context, id *auth.Identity, method string
 			"API key "+id.Name+" exceeded its rate of "+strconv.FormatFloat(q.Rate, 'g', -1, 64)+" requests per second",
 			map[string]string{"key": id.Name, "limit": LimitRate}, max(adm.RetryAfter, time.Millisecond))
 	}
+}
+
+// tooManyStreams is the message of a call of key refused at its
+// max_concurrent_streams limit with open streams open (0: the store did
+// not count them). A limit lowered below the streams open leaves more
+// open than the limit.
+func tooManyStreams(key string, open, limit int) string {
+	if open <= 0 {
+		return "API key " + key + " is at its limit of " + streams(limit) + " open at once"
+	}
+	return "API key " + key + " already has " + streams(open) + " open, and its limit is " + strconv.Itoa(limit)
+}
+
+// streams is "1 stream" or "n streams".
+func streams(n int) string {
+	if n == 1 {
+		return "1 stream"
+	}
+	return strconv.Itoa(n) + " streams"
 }
 
 // Deadlines is the one owner of a call's deadline: a call without one gets
