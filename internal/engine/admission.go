@@ -23,6 +23,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/engine/callinfo"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
+	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/state"
 )
@@ -132,13 +133,14 @@ type Admission struct {
 	Size      RequestSize
 	Validator Validator
 	Resolver  Resolver
+	Attach    Attach
 	Budget    *Budget
 	Queue     *ProviderQueue
 }
 
 // Order names admission's steps in the order they run, as the gRPC door's
 // links are named.
-var Order = []string{"auth", "key_limits", "deadline", "request_size", "validate", "model_access", "resolve", "budget", "provider_queue"}
+var Order = []string{"auth", "key_limits", "deadline", "request_size", "validate", "model_access", "resolve", "attach", "budget", "provider_queue"}
 
 // Admit runs every admission step for a caller and its request, in Order,
 // and returns the call's context (its identity, its deadline, its record
@@ -178,14 +180,22 @@ func (a *Admission) admitAuthenticated(ctx context.Context, c Caller, req proto.
 		release()
 		return nil, nil, err
 	}
-	r, err := a.Limits.Admit(ctx, c.Method)
+	r, atLimit, err := a.Limits.Start(ctx, c.Method)
 	if err != nil {
 		return fail(err)
+	}
+	if atLimit != nil {
+		// The request is here already: decide the stream limit's
+		// refusal now.
+		if err := atLimit.CheckRequest(ctx, req); err != nil {
+			return fail(err)
+		}
+		r = atLimit.Release
 	}
 	releases = append(releases, r)
 	ctx, cancel := a.Deadlines.Bound(ctx)
 	releases = append(releases, cancel)
-	for _, check := range []func(context.Context, any) error{a.Size.Check, a.Validator.Check, AllowModels, a.Resolver.Resolve} {
+	for _, check := range []func(context.Context, any) error{a.Size.Check, a.Validator.Check, AllowModels, a.Resolver.Resolve, a.Attach.Check} {
 		if err := check(ctx, req); err != nil {
 			return fail(err)
 		}
@@ -194,7 +204,7 @@ func (a *Admission) admitAuthenticated(ctx context.Context, c Caller, req proto.
 		return fail(err)
 	}
 	releases = append(releases, r)
-	if r, err = a.Queue.AcquireFor(ctx); err != nil {
+	if r, err = a.Queue.AcquireFor(ctx, req); err != nil {
 		return fail(err)
 	}
 	releases = append(releases, r)
@@ -316,6 +326,18 @@ type KeyLimits struct {
 	// not counted.
 	readers       state.Leases
 	readersPerKey int
+	// attach decides, for a Generate at its key's stream limit, whether
+	// it attaches to a kept call (Start); zero: none does.
+	attach Attach
+}
+
+// WithAttach has a Generate that its key's stream limit refuses admitted
+// as a Resume instead when it attaches to a resumable call kept already
+// (Attach, with registry r): the kept call holds its stream slot, and a key
+// at its limit may still read its own calls. It returns kl.
+func (kl *KeyLimits) WithAttach(r *resume.Registry) *KeyLimits {
+	kl.attach = Attach{Resume: r}
+	return kl
 }
 
 // NewKeyLimits returns the key limits kept in store. m may be nil.
@@ -350,7 +372,7 @@ func (kl *KeyLimits) admitReader(ctx context.Context, id *auth.Identity) (releas
 	case !ok:
 		kl.metrics.RateLimited(LimitConcurrency)
 		return nil, refusal(apierr.ResourceExhausted, ReasonTooManyStreams,
-			"API key "+id.Name+" already has "+strconv.Itoa(limit)+" Resume streams open",
+			"API key "+id.Name+" is at its limit of "+strconv.Itoa(limit)+" Resume streams open at once",
 			map[string]string{"key": id.Name, "limit": LimitResumeReaders}, 0)
 	}
 	return l.Release, nil
@@ -383,27 +405,84 @@ func quota(id *auth.Identity) state.Quota {
 // until release. A Resume takes a rate token but no stream slot (the
 // resumable call it reads holds one for as long as it runs): it takes a
 // reader's lease instead (WithResumeReaders). A refused call takes
-// nothing.
+// nothing. A Generate refused at its stream limit is refused here without
+// a look at its request (Start leaves it to the request, which may attach).
 // While a fail_closed store is unavailable, calls of limited keys fail
 // UNAVAILABLE (STATE_STORE_UNAVAILABLE).
 func (kl *KeyLimits) Admit(ctx context.Context, method string) (release func(), err error) {
+	release, atLimit, err := kl.Start(ctx, method)
+	if atLimit != nil {
+		kl.metrics.RateLimited(LimitConcurrency)
+		return nil, atLimit.refusal
+	}
+	return release, err
+}
+
+// Start is Admit for a call whose request has not arrived yet (the gRPC
+// door's stream calls are admitted as they start). A Generate that its
+// key's stream limit refuses is not refused yet: Start returns atLimit
+// instead, the check its request decides (AtStreamLimit.CheckRequest),
+// for it may attach to a call its key keeps (WithAttach). Every other
+// call is admitted, or refused, as Admit does.
+func (kl *KeyLimits) Start(ctx context.Context, method string) (release func(), atLimit *AtStreamLimit, err error) {
 	id, ok := auth.FromContext(ctx)
 	if kl == nil || !ok { // no keys configured; health and reflection
-		return func() {}, nil
+		return func() {}, nil, nil
 	}
 	releaseCall, err := kl.admit(ctx, id, method)
+	if full, ok := err.(*AtStreamLimit); ok {
+		return nil, full, nil
+	}
 	if err != nil || method != llmrelayv1.LLMService_Resume_FullMethodName {
-		return releaseCall, err
+		return releaseCall, nil, err
 	}
 	releaseReader, err := kl.admitReader(ctx, id)
 	if err != nil {
 		releaseCall()
-		return nil, err
+		return nil, nil, err
 	}
 	return func() {
 		releaseReader()
 		releaseCall()
-	}, nil
+	}, nil, nil
+}
+
+// AtStreamLimit is a Generate that its key's max_concurrent_streams
+// refused before its request arrived (KeyLimits.Start): its request
+// decides. It is used by the call's goroutine only.
+type AtStreamLimit struct {
+	kl      *KeyLimits
+	refusal error
+	release func()
+}
+
+// Error implements error: the refusal, which KeyLimits.admit returns it
+// as until Start takes it apart.
+func (a *AtStreamLimit) Error() string { return a.refusal.Error() }
+
+// CheckRequest decides the call of request req: one that attaches to a
+// resumable call its key keeps (Attach) runs nothing, and is admitted as
+// a Resume reading that call would be (a rate token and a reader's lease,
+// which Release gives back); any other is refused, RESOURCE_EXHAUSTED,
+// TOO_MANY_STREAMS.
+func (a *AtStreamLimit) CheckRequest(ctx context.Context, req any) error {
+	if !a.kl.attach.Decide(ctx, req) {
+		a.kl.metrics.RateLimited(LimitConcurrency)
+		return a.refusal
+	}
+	r, err := a.kl.Admit(ctx, llmrelayv1.LLMService_Resume_FullMethodName)
+	if err != nil {
+		return err
+	}
+	a.release = r
+	return nil
+}
+
+// Release gives back what CheckRequest took, if anything.
+func (a *AtStreamLimit) Release() {
+	if a.release != nil {
+		a.release()
+	}
 }
 
 // admit takes a rate token and, for a Generate, a stream slot of id's key.
@@ -429,16 +508,35 @@ func (kl *KeyLimits) admit(ctx context.Context, id *auth.Identity, method string
 		}
 		return func() {}, nil
 	case adm.Refused == state.LimitConcurrency:
-		kl.metrics.RateLimited(LimitConcurrency)
-		return nil, refusal(apierr.ResourceExhausted, ReasonTooManyStreams,
-			"API key "+id.Name+" already has "+strconv.Itoa(q.MaxConcurrent)+" streams open",
-			map[string]string{"key": id.Name, "limit": LimitConcurrency}, 0)
+		// Counted once Start's caller refuses it: it may yet attach.
+		return nil, &AtStreamLimit{kl: kl, refusal: refusal(apierr.ResourceExhausted, ReasonTooManyStreams,
+			tooManyStreams(id.Name, adm.Open, q.MaxConcurrent),
+			map[string]string{"key": id.Name, "limit": LimitConcurrency}, 0)}
 	default:
 		kl.metrics.RateLimited(LimitRate)
 		return nil, refusal(apierr.ResourceExhausted, ReasonRateLimited,
 			"API key "+id.Name+" exceeded its rate of "+strconv.FormatFloat(q.Rate, 'g', -1, 64)+" requests per second",
 			map[string]string{"key": id.Name, "limit": LimitRate}, max(adm.RetryAfter, time.Millisecond))
 	}
+}
+
+// tooManyStreams is the message of a call of key refused at its
+// max_concurrent_streams limit with open streams open (0: the store did
+// not count them). A limit lowered below the streams open leaves more
+// open than the limit.
+func tooManyStreams(key string, open, limit int) string {
+	if open <= 0 {
+		return "API key " + key + " is at its limit of " + streams(limit) + " open at once"
+	}
+	return "API key " + key + " already has " + streams(open) + " open, and its limit is " + strconv.Itoa(limit)
+}
+
+// streams is "1 stream" or "n streams".
+func streams(n int) string {
+	if n == 1 {
+		return "1 stream"
+	}
+	return strconv.Itoa(n) + " streams"
 }
 
 // Deadlines is the one owner of a call's deadline: a call without one gets
@@ -790,10 +888,15 @@ func (q *ProviderQueue) busy(provider, why string) error {
 }
 
 // AcquireFor takes a slot for the provider of the call's first target
-// (the call record's), if it has one.
-func (q *ProviderQueue) AcquireFor(ctx context.Context) (func(), error) {
+// (the call record's), if it has one, for the call of request req: none
+// for a Generate that attaches to a resumable call kept already (Attach),
+// which asks no provider anything.
+func (q *ProviderQueue) AcquireFor(ctx context.Context, req any) (func(), error) {
+	if q == nil || attaching(ctx, req) {
+		return func() {}, nil
+	}
 	t, ok := callinfo.From(ctx).Target()
-	if q == nil || !ok {
+	if !ok {
 		return func() {}, nil
 	}
 	return q.Acquire(ctx, t.Entry.Config.Name)

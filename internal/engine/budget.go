@@ -29,9 +29,11 @@ const settleTimeout = 5 * time.Second
 // attempts' input tokens (an Embed reserves its texts' size as input and
 // no output). Calls of keys without
 // budgets take no reservation but are recorded in the usage as they end;
-// calls without a key, and other methods, pass. It runs after the model
-// is resolved (the reservation is priced at the call's targets) and before
-// the provider queue (a refused call waits for no slot).
+// calls without a key, a Generate that attaches to a resumable call kept
+// already (Attach: it runs nothing), and other methods, pass. It runs
+// after the model is resolved (the reservation is priced at the call's
+// targets) and the attach step, and before the provider queue (a refused
+// call waits for no slot).
 type Budget struct {
 	// Budgets is nil on a server without keys.
 	Budgets *spend.Budgeter
@@ -44,7 +46,8 @@ func (b *Budget) Reserve(ctx context.Context, req any) (release func(), err erro
 	g, isGenerate := req.(*llmrelayv1.GenerateRequest)
 	em, isEmbed := req.(*llmrelayv1.EmbedRequest)
 	id, keyed := auth.FromContext(ctx)
-	if b == nil || b.Budgets == nil || !(isGenerate || isEmbed) || !keyed {
+	if b == nil || b.Budgets == nil || !(isGenerate || isEmbed) || !keyed || isGenerate && attaching(ctx, g) {
+		// A call that attaches to a kept call (Attach) spends nothing.
 		return func() {}, nil
 	}
 	sub := spend.Subject{Key: id.Name, Team: id.Team, Budgets: id.Budgets}

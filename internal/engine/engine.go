@@ -312,6 +312,13 @@ func routeDeadline(ctx context.Context, res *route.Resolved) (context.Context, c
 // ctx carries (Admission's deadline step owns it; a route's timeout may
 // only bring it in).
 func (s *Engine) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, sink Sink) error {
+	if attaching(ctx, req) {
+		// Admission found the call kept (Attach) and charged this one
+		// nothing: it must not run, whatever became of the kept call
+		// since (a call that failed meanwhile ends it with its status).
+		caller, _ := auth.FromContext(ctx)
+		return s.attach(ctx, req.GetRequestId(), caller, sink)
+	}
 	if res, ok := callinfo.From(ctx).Resolved(); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = routeDeadline(ctx, res)
@@ -328,7 +335,7 @@ func (s *Engine) Generate(ctx context.Context, req *llmrelayv1.GenerateRequest, 
 		detached, end, err := c.makeResumable(ctx, sink)
 		switch {
 		case errors.Is(err, resume.ErrAttach):
-			return s.attach(ctx, c, sink)
+			return s.attach(ctx, c.requestID, c.id, sink)
 		case err != nil:
 			return s.fail(ctx, c, err)
 		}

@@ -83,10 +83,74 @@ func (c *call) makeResumable(ctx context.Context, sink Sink) (detached context.C
 // attach serves a Generate that repeats a resumable call still kept (the
 // same id, key and request: a client library's retry, say): it streams
 // that call from its first event, as Resume would, and runs nothing.
-func (s *Engine) attach(ctx context.Context, c *call, sink Sink) error {
-	s.log.Info("generate repeats a resumable call still kept: streaming it from its first event", "request_id", c.requestID)
-	setResumableHeaders(sink, c.requestID)
-	return replayResult(ctx, s.resume.Replay(ctx, c.requestID, ownerOf(c.id), 0, sendEncoded(sink)))
+func (s *Engine) attach(ctx context.Context, requestID string, owner *auth.Identity, sink Sink) error {
+	s.log.Info("generate repeats a resumable call still kept: streaming it from its first event", "request_id", requestID)
+	setResumableHeaders(sink, requestID)
+	return replayResult(ctx, s.resume.Replay(ctx, requestID, ownerOf(owner), 0, sendEncoded(sink)))
+}
+
+// Attach is admission's attach step: the one owner of whether a Generate
+// repeats a resumable call still kept (the same request_id, key and
+// request: a client library's retry), which Generate then streams from
+// its first event and runs nothing (attach). Such a call costs nothing,
+// so the steps that charge a call for what it runs take nothing for it:
+// no budget reservation (Budget), no provider slot (ProviderQueue), and
+// at its key's stream limit a Resume reader's lease rather than a refusal
+// (KeyLimits.Start), as Resume would take. The decision goes into the
+// call record (callinfo.Info.SetAttach), made once, by this step or by
+// the key's stream limit when it needs it first. Only a request that
+// asks to be resumable and carries a request_id is looked up, in one read
+// of the store (resume.Registry.Attaches); every other request is no
+// attach without a look. A route that makes calls resumable by default
+// is not looked at: its repeated calls are admitted as new ones, and
+// attach when Generate finds the kept call (resume.ErrAttach) as before.
+type Attach struct{ Resume *resume.Registry }
+
+// Check implements the step.
+func (a Attach) Check(ctx context.Context, req any) error {
+	a.Decide(ctx, req)
+	return nil
+}
+
+// Decide returns whether the call of request req attaches, deciding it
+// into the call record unless it was decided already.
+func (a Attach) Decide(ctx context.Context, req any) bool {
+	g := mayAttach(req)
+	if g == nil || a.Resume == nil {
+		return false
+	}
+	info := callinfo.From(ctx)
+	if attaches, decided := info.Attach(); decided {
+		return attaches
+	}
+	if id, ok := callinfo.CanonicalRequestID(g.GetRequestId()); ok && id != g.RequestId {
+		// The id's one form, as Generate fingerprints it (newCall).
+		g.RequestId = id
+	}
+	caller, _ := auth.FromContext(ctx)
+	attaches := a.Resume.Attaches(ctx, g.GetRequestId(), ownerOf(caller), fingerprint(g))
+	info.SetAttach(attaches)
+	return attaches
+}
+
+// mayAttach returns req as a GenerateRequest that may attach to a kept
+// call (it asks to be resumable and names its id), nil for any other
+// request: what makes the attach step free for every other call.
+func mayAttach(req any) *llmrelayv1.GenerateRequest {
+	if g, ok := req.(*llmrelayv1.GenerateRequest); ok && g.GetRequestId() != "" && g.GetResumable() {
+		return g
+	}
+	return nil
+}
+
+// attaching reports whether admission decided that the call of req
+// attaches (Attach): only such a call takes nothing of the steps after it.
+func attaching(ctx context.Context, req any) bool {
+	if mayAttach(req) == nil {
+		return false
+	}
+	attaches, _ := callinfo.From(ctx).Attach()
+	return attaches
 }
 
 // ownerOf returns what owns the resumable calls of the API key id (nil:

@@ -78,7 +78,9 @@ func Auth(a *engine.Authenticator) Link {
 
 // KeyLimits applies the key's rate and stream limits
 // (engine.KeyLimits.Admit) when the call starts, unary and stream calls
-// alike, and holds the stream slot until the call ends.
+// alike, and holds the stream slot until the call ends. A Generate at its
+// key's stream limit is decided by its request (engine.AtStreamLimit): a
+// repeated Generate that attaches to a kept call passes.
 func KeyLimits(kl *engine.KeyLimits) Link {
 	return Link{
 		Name: "key_limits",
@@ -92,9 +94,13 @@ func KeyLimits(kl *engine.KeyLimits) Link {
 		},
 		Steps: Steps{
 			Enter: func(c *Call) error {
-				release, err := kl.Admit(c.Context(), c.Info.FullMethod)
-				if err != nil {
+				release, atLimit, err := kl.Start(c.Context(), c.Info.FullMethod)
+				switch {
+				case err != nil:
 					return err
+				case atLimit != nil:
+					c.OnRequest(atLimit)
+					release = atLimit.Release
 				}
 				c.Set(release)
 				return nil
@@ -191,6 +197,12 @@ func ResolveModel(routes *route.Table) Link {
 	return requestCheck("resolve", engine.Resolver{Routes: routes}.Resolve, false)
 }
 
+// Attach decides whether a Generate attaches to a resumable call kept
+// already (engine.Attach), for the links after it: such a call takes no
+// budget and no provider slot. Put it after ResolveModel and before
+// Budget.
+func Attach(a engine.Attach) Link { return requestCheck("attach", a.Check, false) }
+
 // Budget reserves a Generate call's estimate on the budgets of its key and
 // team once the request has arrived (engine.Budget.Reserve), and gives it
 // back when the call ends without having run (Generate settles it
@@ -205,7 +217,7 @@ func Budget(b *engine.Budget) Link {
 // (engine.ProviderQueue). Put it after Deadline, so the wait is bounded,
 // and after ResolveModel.
 func ProviderQueue(q *engine.ProviderQueue) Link {
-	return heldLink("provider_queue", func(ctx context.Context, _ any) (func(), error) { return q.AcquireFor(ctx) })
+	return heldLink("provider_queue", q.AcquireFor)
 }
 
 // heldLink is a link that takes something once the request has arrived

@@ -45,6 +45,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -239,6 +240,28 @@ func CannotKeep(err error) bool {
 // (Replay from 0) instead of running the request again.
 var ErrAttach = errors.New("resume: the call is kept already")
 
+// Attaches reports whether Start, for call id of owner running the
+// request fingerprinted fp, would return ErrAttach at once: a call of that
+// owner and request is kept, and has neither failed nor lost its writer.
+// Admission asks it before it charges a repeated Generate for a call it
+// would not run (engine.Attach); one read of the log's info, no record.
+// It reports false when it cannot tell (no such log, the store cannot be
+// read): the request is then admitted as a new call, and Start decides.
+func (r *Registry) Attaches(ctx context.Context, id string, owner Owner, fp string) bool {
+	// After the last possible event: the info alone, and for a running
+	// log whether its writer is still there (a store checks that only
+	// when it found nothing new).
+	in, _, err := r.logs.ReadLog(ctx, id, math.MaxUint64-1, 1, 0)
+	return err == nil && attaches(in, owner, fp)
+}
+
+// attaches is Start's rule for the log described by in, kept already:
+// the same owner and request, neither failed nor lost (create: a failed or
+// lost call is replaced, another owner's or request's is in use).
+func attaches(in state.LogInfo, owner Owner, fp string) bool {
+	return owner.owns(in) && in.Fingerprint == fp && in.End != state.LogFailed && !(in.End == state.LogOpen && in.WriterGone)
+}
+
 // Registry runs the resumable calls of this replica and replays the logs
 // of any. It outlives config reloads (the server keeps one). It is safe
 // for concurrent use.
@@ -371,7 +394,7 @@ func (r *Registry) create(ctx context.Context, c *Call, owner Owner, fp string) 
 				return nil, err
 			}
 			confirmed = true
-		case got.End == state.LogFailed || got.End == state.LogOpen && got.WriterGone:
+		case !attaches(got, owner, fp):
 			// A call that failed, or was lost, is run again: its log
 			// makes way.
 			if err := r.logs.DeleteLog(ctx, id, got.Token); err != nil {

@@ -62,6 +62,12 @@ func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
 		// models it may not use; the one place the model and its
 		// fallback_models become the call's targets.
 		interceptors.ResolveModel(adm.Resolver.Routes),
+		// Attach after resolution and before the steps that charge a
+		// call for what it runs: a repeated Generate of a resumable call
+		// still kept runs nothing, and is charged no budget and no
+		// provider slot; one store read, only for requests that ask to be
+		// resumable and name their id.
+		interceptors.Attach(adm.Attach),
 		// Budgets after resolution, which prices the reservation at the
 		// call's targets, and before the provider queue, so a call its
 		// budget refuses waits for no slot; one store round trip, only for

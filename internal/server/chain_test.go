@@ -29,7 +29,7 @@ func TestChainOrder(t *testing.T) {
 		names = append(names, l.Name)
 	}
 	want := []string{"guard", "pushback", "metrics", "logging", "auth", "key_limits", "deadline",
-		"request_size", "validate", "model_access", "resolve", "budget", "provider_queue", "drain", "recovery"}
+		"request_size", "validate", "model_access", "resolve", "attach", "budget", "provider_queue", "drain", "recovery"}
 	if !slices.Equal(names, want) {
 		t.Errorf("chain %v,\nwant %v", names, want)
 	}

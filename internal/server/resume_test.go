@@ -32,6 +32,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 	"github.com/llmrelay/llmrelay/internal/resume"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
+	"github.com/llmrelay/llmrelay/internal/spend"
 )
 
 // The keys of the resume tests.
@@ -384,6 +385,70 @@ func TestRepeatedGenerateAttachesToTheCall(t *testing.T) {
 	}
 	if n := up.Requests(); n != 1 {
 		t.Fatalf("the upstream saw %d requests, want 1", n)
+	}
+}
+
+// TestRepeatedGenerateAttachesFreeOfCharge: a repeated Generate that
+// attaches to a running resumable call starts nothing, so the limits that
+// charge a call for what it runs take nothing of it: a key whose budget
+// holds one call's reservation, a key at its stream limit, a provider at
+// its max_concurrent with no queue all let it attach, and the upstream
+// sees one request.
+func TestRepeatedGenerateAttachesFreeOfCharge(t *testing.T) {
+	tests := []struct {
+		name  string
+		limit func(cfg *config.Config)
+	}{
+		{"a budget with room for one call", func(cfg *config.Config) {
+			// Each call reserves its 100 output tokens and its input.
+			cfg.Auth.Keys[0].Budgets = []spend.Budget{{Window: spend.Day, MaxTokens: 150}}
+		}},
+		{"a key at its stream limit", func(cfg *config.Config) { cfg.Auth.Keys[0].MaxConcurrentStreams = 1 }},
+		{"a provider at its max_concurrent", func(cfg *config.Config) {
+			cfg.Providers[0].MaxConcurrent = 1
+			cfg.Limits.ProviderQueue = 0
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			const chunks = 8
+			release := make(chan struct{})
+			up := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 3, Until: release}})
+			cfg := resumeConfig(up)
+			tt.limit(cfg)
+			in := servertest.Start(t, cfg)
+			let := sync.OnceFunc(func() { close(release) })
+			t.Cleanup(let) // before the server stops, if the test fails
+			ctx := keyed(t.Context(), resumeKeyA)
+			req := resumableRequest(uuid.NewString())
+			req.Generation = &llmrelayv1.GenerationConfig{MaxOutputTokens: proto.Uint32(100)}
+
+			first, err := in.Client.Generate(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recvN(t, first, 3) // the call runs, holding what it was charged
+			again, err := in.Client.Generate(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The kept call's first events, replayed: the repeat attached.
+			recvN(t, again, 3)
+			let()
+			if _, err := readAll(first); err != nil {
+				t.Fatal(err)
+			}
+			rest, err := readAll(again)
+			if err != nil {
+				t.Fatalf("the repeated Generate: %v", err)
+			}
+			if n := up.Requests(); n != 1 {
+				t.Fatalf("the upstream saw %d requests, want 1", n)
+			}
+			if final := rest[len(rest)-1].GetFinal(); final == nil {
+				t.Fatalf("the repeated Generate ended with %v, want the call's final", rest[len(rest)-1])
+			}
+		})
 	}
 }
 

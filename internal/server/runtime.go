@@ -127,11 +127,12 @@ func (s *Server) newRuntime(cfg *config.Config, prev *runtime) (*runtime, error)
 		Admission: &engine.Admission{
 			Auth: authn,
 			// Resume is restart-only: the start-up config's is the one in force.
-			Limits:    engine.NewKeyLimits(s.store, s.metrics).WithResumeReaders(s.store, s.cfg.Resume.MaxReadersPerKey),
+			Limits:    engine.NewKeyLimits(s.store, s.metrics).WithResumeReaders(s.store, s.cfg.Resume.MaxReadersPerKey).WithAttach(s.resume),
 			Deadlines: cfg.Deadlines.Deadlines,
 			Size:      engine.RequestSize(cfg.Limits.MaxRequestBytes),
 			Validator: engine.Validator{V: validator},
 			Resolver:  engine.Resolver{Routes: rt.routes},
+			Attach:    engine.Attach{Resume: s.resume},
 			Budget:    budget,
 			Queue:     rt.queue,
 		},

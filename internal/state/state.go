@@ -102,6 +102,10 @@ type Admission struct {
 	Refused Limit
 	// RetryAfter is, for a rate refusal, when the next token is due.
 	RetryAfter time.Duration
+	// Open is, for a concurrency refusal, how many leases of the key were
+	// held: at least q.MaxConcurrent, more when the limit was lowered
+	// below the streams open.
+	Open int
 	// Lease is the concurrency lease taken for an allowed call whose
 	// Quota has MaxConcurrent > 0; nil otherwise.
 	Lease Lease

@@ -50,6 +50,9 @@ type Info struct {
 	onAuth func()
 	// authed: the call passed authentication.
 	authed bool
+	// attach is admission's decision whether the call attaches to a
+	// resumable call kept already (SetAttach): attachUndecided until made.
+	attach attachDecision
 
 	// turns is the call's model turns; toolCalls and toolErrors count
 	// its server tool calls and those whose result is an error.
@@ -256,6 +259,41 @@ func (i *Info) Hold() *spend.Hold {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return i.hold
+}
+
+// attachDecision is whether a call attaches, once decided.
+type attachDecision uint8
+
+const (
+	attachUndecided attachDecision = iota
+	attachNo
+	attachYes
+)
+
+// SetAttach records admission's decision (engine.Attach) whether the call
+// is a repeated Generate that attaches to a resumable call kept already:
+// it then runs nothing, and the steps after it take nothing for it.
+func (i *Info) SetAttach(attaches bool) {
+	if i == nil {
+		return
+	}
+	d := attachNo
+	if attaches {
+		d = attachYes
+	}
+	i.mu.Lock()
+	i.attach = d
+	i.mu.Unlock()
+}
+
+// Attach returns the decision SetAttach recorded, and whether one was.
+func (i *Info) Attach() (attaches, decided bool) {
+	if i == nil {
+		return false, false
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.attach == attachYes, i.attach != attachUndecided
 }
 
 // SetTarget records a resolution to the one target t, as SetResolved

@@ -87,7 +87,7 @@ func (s *Store) Admit(ctx context.Context, key string, q state.Quota) (state.Adm
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	if q.MaxConcurrent > 0 && sc.held >= q.MaxConcurrent {
-		return state.Admission{Refused: state.LimitConcurrency}, nil
+		return state.Admission{Refused: state.LimitConcurrency, Open: sc.held}, nil
 	}
 	if q.Rate > 0 {
 		if wait := sc.take(s.now(), q); wait > 0 {

@@ -23,9 +23,9 @@ import "github.com/redis/go-redis/v9"
 //	         removed: removed first
 //
 // It returns {0, 0} when admitted, {1, µs until a token is due} when the
-// rate refused, {2, 0} when the lease limit refused. A refused call takes
-// nothing. Expired leases (of replicas that stopped renewing them) are
-// dropped before counting.
+// rate refused, {2, the leases held} when the lease limit refused. A
+// refused call takes nothing. Expired leases (of replicas that stopped
+// renewing them) are dropped before counting.
 var admitScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -37,8 +37,9 @@ for i = 6, #ARGV do
 end
 if limit > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-  if redis.call('ZCARD', KEYS[1]) >= limit then
-    return {2, 0}
+  local open = redis.call('ZCARD', KEYS[1])
+  if open >= limit then
+    return {2, open}
   end
 end
 if interval > 0 then

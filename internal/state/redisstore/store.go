@@ -296,7 +296,7 @@ func (s *Store) Admit(ctx context.Context, key string, q state.Quota) (state.Adm
 			case res[0] == 1:
 				return state.Admission{Refused: state.LimitRate, RetryAfter: time.Duration(res[1]) * time.Microsecond}, nil
 			case res[0] == 2:
-				return state.Admission{Refused: state.LimitConcurrency}, nil
+				return state.Admission{Refused: state.LimitConcurrency, Open: int(res[1])}, nil
 			}
 			return state.Admission{Allowed: true, Lease: lease}, nil
 		}
@@ -309,8 +309,8 @@ func (s *Store) Admit(ctx context.Context, key string, q state.Quota) (state.Adm
 	// hold are one step.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if q.MaxConcurrent > 0 && len(s.held[leases]) >= q.MaxConcurrent {
-		return state.Admission{Refused: state.LimitConcurrency}, nil
+	if n := len(s.held[leases]); q.MaxConcurrent > 0 && n >= q.MaxConcurrent {
+		return state.Admission{Refused: state.LimitConcurrency, Open: n}, nil
 	}
 	if q.Rate > 0 {
 		adm, err := s.local.Admit(ctx, key, state.Quota{Rate: q.Rate, Burst: q.Burst})

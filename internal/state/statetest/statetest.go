@@ -34,6 +34,7 @@ func RunAll(t *testing.T, newStore NewStore) {
 		{"KeysAreIndependent", testKeysIndependent},
 		{"ConcurrencyLeases", testConcurrency},
 		{"ConcurrencyRefusalTakesNoToken", testConcurrencyRefusalTakesNoToken},
+		{"ConcurrencyRefusalCountsTheOpen", testConcurrencyRefusalCountsTheOpen},
 		{"RateRefusalTakesNoLease", testRateRefusalTakesNoLease},
 		{"ConcurrentAdmitsAreAtomic", testConcurrentAdmits},
 		{"LeaseSets", testLeaseSets},
@@ -189,6 +190,25 @@ func testConcurrencyRefusalTakesNoToken(t *testing.T, s state.Store) {
 	wantAllowed(t, second, "a call after the release")
 	second.Lease.Release()
 	wantRefused(t, admit(t, s, "k", q), state.LimitRate, "a third call: both tokens spent")
+}
+
+// testConcurrencyRefusalCountsTheOpen: a concurrency refusal says how
+// many leases the key holds, which is more than the limit once the limit
+// was lowered below them (a key's max_concurrent_streams changed while
+// its streams are open).
+func testConcurrencyRefusalCountsTheOpen(t *testing.T, s state.Store) {
+	one, two := admit(t, s, "k", state.Quota{MaxConcurrent: 2}), admit(t, s, "k", state.Quota{MaxConcurrent: 2})
+	wantAllowed(t, one, "first stream")
+	wantAllowed(t, two, "second stream")
+	defer one.Lease.Release()
+	defer two.Lease.Release()
+	for _, limit := range []int{2, 1} {
+		adm := admit(t, s, "k", state.Quota{MaxConcurrent: limit})
+		wantRefused(t, adm, state.LimitConcurrency, "a third stream")
+		if adm.Open != 2 {
+			t.Fatalf("a refusal at a limit of %d says %d leases open, want 2", limit, adm.Open)
+		}
+	}
 }
 
 func testRateRefusalTakesNoLease(t *testing.T, s state.Store) {
