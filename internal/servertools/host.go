@@ -448,6 +448,9 @@ type conn struct {
 	// end a newer one.
 	session *mcp.ClientSession
 	gen     uint64
+	// tasks are the tools the live session's listings say must run as
+	// tasks.
+	tasks *taskNotes
 	// up is closed while a session is up; a new one replaces it when the
 	// session goes down.
 	up chan struct{}
@@ -616,10 +619,11 @@ func (c *conn) connect(ctx context.Context) error {
 	c.mu.Unlock()
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	tasks := newTaskNotes()
 	t := &mcp.StreamableClientTransport{
 		Endpoint: c.url,
 		HTTPClient: &http.Client{
-			Transport:     sseTransport{base: c.base, headers: c.headers, progress: c.notifyProgress, maxBody: c.maxResponse},
+			Transport:     sseTransport{base: c.base, headers: c.headers, progress: c.notifyProgress, maxBody: c.maxResponse, tasks: tasks},
 			CheckRedirect: sameOriginRedirects,
 		},
 		// A stream cut in the middle of a call fails the call at once;
@@ -635,7 +639,7 @@ func (c *conn) connect(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
-	tools, err := c.listTools(tctx, cs)
+	tools, err := c.listTools(tctx, cs, tasks)
 	if err != nil {
 		_ = cs.Close()
 		return err
@@ -643,7 +647,7 @@ func (c *conn) connect(ctx context.Context) error {
 	c.mu.Lock()
 	c.gen++
 	gen := c.gen
-	c.session, c.listed, c.listedAt = cs, tools, time.Now()
+	c.session, c.tasks, c.listed, c.listedAt = cs, tasks, tools, time.Now()
 	close(c.up)
 	c.mu.Unlock()
 	c.h.opts.Metrics.MCPServerUp(c.name, true)
@@ -661,14 +665,14 @@ func (c *conn) connect(ctx context.Context) error {
 // list lists the server's tools again on the live session.
 func (c *conn) list(ctx context.Context) error {
 	c.mu.Lock()
-	cs, gen, timeout := c.session, c.gen, c.cfg.timeout()
+	cs, tasks, gen, timeout := c.session, c.tasks, c.gen, c.cfg.timeout()
 	c.mu.Unlock()
 	if cs == nil {
 		return nil
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tools, err := c.listTools(tctx, cs)
+	tools, err := c.listTools(tctx, cs, tasks)
 	if err != nil {
 		c.down(gen, err, false)
 		return err
@@ -682,12 +686,13 @@ func (c *conn) list(ctx context.Context) error {
 }
 
 // listTools lists the server's tools, leaving out, with a warning, those
-// no model could be offered (see unofferable). It reads the listing page
+// no model could be offered (see unofferable; tasks says which must run
+// as tasks). It reads the listing page
 // by page, not through the SDK's iterator, which hides the pages: a
 // server whose pages never end is refused as a malformed listing, by its
 // tools (maxListedTools) or, when its pages hold none, by those pages
 // (maxEmptyPages), instead of being listed until the server's timeout.
-func (c *conn) listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
+func (c *conn) listTools(ctx context.Context, cs *mcp.ClientSession, tasks *taskNotes) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
 	seen := map[string]bool{}
 	n, empty := 0, 0
@@ -706,7 +711,7 @@ func (c *conn) listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Too
 			if n++; n > maxListedTools {
 				return nil, fmt.Errorf("tools/list: %w: more than %d tools", errMalformedListing, maxListedTools)
 			}
-			if why := unofferable(t, seen); why != "" {
+			if why := unofferable(t, seen, tasks.required(params.Cursor, t.Name)); why != "" {
 				c.h.log.Warn("MCP server's tool not offered", "mcp_server", c.name, "tool", t.Name, "reason", why)
 				continue
 			}
@@ -738,8 +743,11 @@ var errMalformedListing = errors.New("a malformed listing")
 // and its input schema to be an object's ("type": "object"), as every
 // provider does of a function's parameters: a tool that breaks either
 // would fail every call that offers it at the provider (a 400), or make
-// its name ambiguous. A tool without a schema takes no arguments.
-func unofferable(t *mcp.Tool, seen map[string]bool) string {
+// its name ambiguous. A tool without a schema takes no arguments. A tool
+// that must run as a task (mustTask: its listing says
+// execution.taskSupport "required") fails every call llmrelay makes of
+// it, which runs no tasks.
+func unofferable(t *mcp.Tool, seen map[string]bool, mustTask bool) string {
 	switch {
 	case t.Name == "":
 		return "it has no name"
@@ -749,6 +757,8 @@ func unofferable(t *mcp.Tool, seen map[string]bool) string {
 		return "its name holds control characters"
 	case seen[t.Name]:
 		return "the server listed another tool of that name before it"
+	case mustTask:
+		return "it must run as an MCP task (execution.taskSupport: required), and llmrelay runs no tasks"
 	case t.InputSchema == nil:
 		return ""
 	}

@@ -105,11 +105,13 @@ func tool(t *testing.T, h *Host, key, name string) *Tool {
 
 func TestEverything(t *testing.T) {
 	e := mcptest.StartEverything(t)
-	h := testHost(t, config(ServerConfig{Name: "everything", URL: e.URL, Allow: []string{"echo", "get-sum", "trigger-long-running-operation", "get-structured-content", "get-tiny-image", "get-resource-reference"}}), Scopes{Open: true})
+	// simulate-research-query must run as an MCP task, which llmrelay does
+	// not run: allowed, it is still not offered.
+	h := testHost(t, config(ServerConfig{Name: "everything", URL: e.URL, Allow: []string{"echo", "get-sum", "trigger-long-running-operation", "get-structured-content", "get-tiny-image", "get-resource-reference", "simulate-research-query"}}), Scopes{Open: true})
 	waitAvailable(t, h, "everything")
 	ctx := context.Background()
 
-	t.Run("lists the allowed tools with their schemas", func(t *testing.T) {
+	t.Run("lists the allowed tools with their schemas, but one that must run as a task", func(t *testing.T) {
 		tools, servers := h.List("", "")
 		var names []string
 		for _, tl := range tools {
@@ -700,6 +702,65 @@ func TestToolsNoModelCouldBeOfferedAreLeftOut(t *testing.T) {
 	res, err := h.Call(context.Background(), tool(t, h, "", "raw/good"), `{"q":"x"}`, nil)
 	if err != nil || res.IsError || res.Content != "called good" {
 		t.Fatalf("res = %+v, %v", res, err)
+	}
+}
+
+// TestToolsThatMustRunAsTasksAreLeftOut: a tool whose listing says it
+// must run as an MCP task (execution.taskSupport "required") is not
+// offered, on whatever page of the listing, whether the server answers
+// with a JSON document or an event stream: llmrelay runs no tasks, so
+// every call of it would fail. A warning names it. A tool that may run as
+// one ("optional"), or says nothing of it, is offered, and so is one whose
+// execution is not what MCP says (the SDK takes it as it takes the rest).
+// The first page is longer than the lines the event stream's scanner
+// keeps of other answers (a description of 32 KiB).
+func TestToolsThatMustRunAsTasksAreLeftOut(t *testing.T) {
+	first := `[
+		{"name": "research", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+		{"name": "maybe", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}},
+		{"name": "never", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "forbidden"}},
+		{"name": "odd", "inputSchema": {"type": "object"}, "execution": "required"},
+		{"name": "plain", "description": "` + strings.Repeat("words ", 32<<10/6) + `", "inputSchema": {"type": "object"}}]`
+	second := `[
+		{"name": "deep", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+		{"name": "later", "inputSchema": {"type": "object"}}]`
+	for _, tc := range []struct {
+		name string
+		opts []mcptest.RawOption
+	}{
+		{"a JSON answer", []mcptest.RawOption{mcptest.MorePages(second)}},
+		{"an event stream", []mcptest.RawOption{mcptest.MorePages(second), mcptest.SSE()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := mcptest.NewRawServer(t, first, tc.opts...)
+			var logs logtest.Buffer
+			h := NewHost(Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			t.Cleanup(h.Close)
+			p, err := Prepare(config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true}, func(string) string { return "" })
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Apply(p)
+			waitAvailable(t, h, "raw")
+			tools, servers := h.List("", "")
+			var names []string
+			for _, tl := range tools {
+				names = append(names, tl.Name)
+			}
+			if want := []string{"raw/later", "raw/maybe", "raw/never", "raw/odd", "raw/plain"}; !slices.Equal(names, want) || servers[0].Tools != len(want) {
+				t.Fatalf("offered %q (server counts %d), want %q", names, servers[0].Tools, want)
+			}
+			if _, err := h.Resolve("", []string{"raw/research"}, nil); err == nil {
+				t.Error("raw/research resolves: a request may offer it")
+			}
+			for _, name := range []string{"research", "deep"} {
+				if !slices.ContainsFunc(strings.Split(logs.String(), "\n"), func(l string) bool {
+					return strings.Contains(l, "MCP server's tool not offered") && strings.Contains(l, "tool="+name+" ") && strings.Contains(l, "execution.taskSupport: required")
+				}) {
+					t.Errorf("no warning names %s as a tool that must run as a task:\n%s", name, logs.String())
+				}
+			}
+		})
 	}
 }
 

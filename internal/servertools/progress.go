@@ -26,7 +26,8 @@ type progressNotification struct {
 
 // maxScannedLine bounds the part of a data line the scanner keeps: a
 // progress notification is small, and a longer line (a tool's large
-// result) is passed through unread.
+// result) is passed through unread. (The stream of a listing's answer is
+// read whole: sseScanner.maxData.)
 const maxScannedLine = 16 << 10
 
 // sseScanner passes a server-sent event stream through, watching its
@@ -40,9 +41,15 @@ const maxScannedLine = 16 << 10
 type sseScanner struct {
 	io.ReadCloser
 	progress func(progressNotification)
-	line     []byte // the current line, up to maxScannedLine
+	// answer, when set, is given every event's data that is not a
+	// progress notification: the answer to the stream's request among
+	// them. maxData bounds the line and the data kept (zero:
+	// maxScannedLine).
+	answer   func(msg []byte)
+	maxData  int
+	line     []byte // the current line, up to maxData
 	long     bool   // the current line is longer: skip it
-	data     []byte // the current event's data, up to maxScannedLine
+	data     []byte // the current event's data, up to maxData
 	bigEvent bool   // the current event's data is longer: skip it
 
 	maxEvent int
@@ -147,6 +154,14 @@ func requestID(r *http.Request) json.RawMessage {
 	return msg.ID
 }
 
+// kept is the most of a line, and of an event's data, the scanner keeps.
+func (s *sseScanner) kept() int {
+	if s.maxData > 0 {
+		return s.maxData
+	}
+	return maxScannedLine
+}
+
 func (s *sseScanner) scan(b []byte) {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
@@ -155,7 +170,7 @@ func (s *sseScanner) scan(b []byte) {
 			chunk = b[:i]
 		}
 		if !s.long {
-			if len(s.line)+len(chunk) > maxScannedLine {
+			if len(s.line)+len(chunk) > s.kept() {
 				s.long, s.line = true, s.line[:0]
 			} else {
 				s.line = append(s.line, chunk...)
@@ -183,7 +198,7 @@ func (s *sseScanner) endLine() {
 		d := bytes.TrimPrefix(line[5:], []byte(" "))
 		switch {
 		case s.bigEvent:
-		case len(s.data)+1+len(d) > maxScannedLine:
+		case len(s.data)+1+len(d) > s.kept():
 			// Many lines of data: not a progress notification either.
 			s.bigEvent, s.data = true, s.data[:0]
 		default:
@@ -196,18 +211,24 @@ func (s *sseScanner) endLine() {
 }
 
 // dispatch reports the event that just ended, when it is a progress
-// notification.
+// notification, and gives any other to answer, when set.
 func (s *sseScanner) dispatch() {
 	data := s.data
 	s.data, s.bigEvent = s.data[:0], false
-	if !bytes.Contains(data, []byte(`notifications/progress`)) {
+	if len(data) == 0 {
 		return
 	}
-	var msg struct {
-		Method string               `json:"method"`
-		Params progressNotification `json:"params"`
+	if bytes.Contains(data, []byte(`notifications/progress`)) {
+		var msg struct {
+			Method string               `json:"method"`
+			Params progressNotification `json:"params"`
+		}
+		if json.Unmarshal(data, &msg) == nil && msg.Method == "notifications/progress" {
+			s.progress(msg.Params)
+			return
+		}
 	}
-	if json.Unmarshal(data, &msg) == nil && msg.Method == "notifications/progress" {
-		s.progress(msg.Params)
+	if s.answer != nil {
+		s.answer(data)
 	}
 }

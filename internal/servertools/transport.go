@@ -12,12 +12,15 @@ import (
 // adds the server's configured headers to every request, reports every
 // notifications/progress of a server-sent event stream to progress, in the
 // order of the stream, and reads any other answer whole, up to maxBody
-// bytes, before the SDK sees it.
+// bytes, before the SDK sees it. It notes in tasks which tools of each
+// tools/list answer must run as tasks (see taskNotes), before the SDK,
+// which drops what says so, decodes the answer.
 type sseTransport struct {
 	base     http.RoundTripper
 	headers  http.Header
 	progress func(progressNotification)
 	maxBody  int
+	tasks    *taskNotes
 }
 
 func (t sseTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -27,16 +30,31 @@ func (t sseTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header[k] = append([]string(nil), v...)
 		}
 	}
+	var cursor string
+	var listing bool
+	if t.tasks != nil {
+		cursor, listing = listingCursor(r)
+	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil {
 		return nil, err
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		resp.Body = &sseScanner{ReadCloser: resp.Body, progress: t.progress, maxEvent: t.maxBody, request: r}
+		s := &sseScanner{ReadCloser: resp.Body, progress: t.progress, maxEvent: t.maxBody, request: r}
+		if listing {
+			// The listing's answer is kept whole, as the SDK keeps it.
+			s.maxData = t.maxBody
+			s.answer = func(msg []byte) { t.tasks.note(cursor, msg) }
+		}
+		resp.Body = s
 		return resp, nil
 	}
-	if err := t.readWhole(resp); err != nil {
+	b, err := t.readWhole(resp)
+	if err != nil {
 		return nil, err
+	}
+	if listing && resp.StatusCode == http.StatusOK {
+		t.tasks.note(cursor, b)
 	}
 	return resp, nil
 }
@@ -45,22 +63,23 @@ func (t sseTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // reads a JSON answer whole into memory (and several times its size
 // while it decodes it), without a bound, and a body it cannot read fails
 // the whole session; read here, one too long, or cut short, fails the
-// request it answers only, as an error of the transport.
-func (t sseTransport) readWhole(resp *http.Response) error {
+// request it answers only, as an error of the transport. It returns the
+// bytes.
+func (t sseTransport) readWhole(resp *http.Response) ([]byte, error) {
 	body := resp.Body
 	defer body.Close()
 	if resp.ContentLength > int64(t.maxBody) {
-		return &answerTooLargeError{limit: t.maxBody}
+		return nil, &answerTooLargeError{limit: t.maxBody}
 	}
 	b, err := io.ReadAll(io.LimitReader(body, int64(t.maxBody)+1))
 	switch {
 	case err != nil:
-		return err
+		return nil, err
 	case len(b) > t.maxBody:
-		return &answerTooLargeError{limit: t.maxBody}
+		return nil, &answerTooLargeError{limit: t.maxBody}
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(b))
-	return nil
+	return b, nil
 }
 
 // answerTooLargeError is an MCP server's answer longer than its

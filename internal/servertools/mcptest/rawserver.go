@@ -2,9 +2,12 @@ package mcptest
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,7 +17,8 @@ import (
 // hand, so that they may hold what an SDK would refuse to serve: a tool
 // whose schema is not an object's, two tools of one name, a listing
 // without end, a result that is not MCP's. It answers with JSON
-// documents, in one session; ping is answered.
+// documents (or server-sent event streams: SSE), in one session; ping is
+// answered.
 type RawServer struct {
 	// URL is its endpoint, http://127.0.0.1:<port>/mcp.
 	URL string
@@ -30,13 +34,29 @@ type RawOption func(*rawOptions)
 
 type rawOptions struct {
 	pages   int
+	more    []string
 	results map[string]string
+	sse     bool
 }
 
 // Pages makes the listing n pages long, each of the tools given (their
 // names repeat from page to page).
 func Pages(n int) RawOption {
 	return func(o *rawOptions) { o.pages = n }
+}
+
+// MorePages makes the listing go on after the tools given, with a page
+// of each of these (JSON arrays of tools), in order: the first listed
+// names the cursor "p1", which asks for more[0], and so on.
+func MorePages(more ...string) RawOption {
+	return func(o *rawOptions) { o.more = more }
+}
+
+// SSE makes it answer every call with a server-sent event stream that
+// holds the answer, as servers built on the TypeScript SDK do, instead of
+// a JSON document.
+func SSE() RawOption {
+	return func(o *rawOptions) { o.sse = true }
 }
 
 // Results sets the result of tools/call for the tools named, as raw JSON;
@@ -66,6 +86,7 @@ func NewRawServer(t testing.TB, tools string, opts ...RawOption) *RawServer {
 			Params struct {
 				Name            string `json:"name"`
 				ProtocolVersion string `json:"protocolVersion"`
+				Cursor          string `json:"cursor"`
 			} `json:"params"`
 		}
 		if err != nil || json.Unmarshal(body, &req) != nil {
@@ -85,6 +106,16 @@ func NewRawServer(t testing.TB, tools string, opts ...RawOption) *RawServer {
 			if s.pages.Add(1) < int64(o.pages) {
 				page["nextCursor"] = "more"
 			}
+			i := 0 // the page asked for: 0 the first, i > 0 more[i-1]
+			if n, ok := strings.CutPrefix(req.Params.Cursor, "p"); ok {
+				i, _ = strconv.Atoi(n)
+			}
+			if i > 0 && i <= len(o.more) {
+				page["tools"] = json.RawMessage(o.more[i-1])
+			}
+			if i < len(o.more) {
+				page["nextCursor"] = fmt.Sprintf("p%d", i+1)
+			}
 			result = page
 		case "tools/call":
 			s.mu.Lock()
@@ -98,9 +129,15 @@ func NewRawServer(t testing.TB, tools string, opts ...RawOption) *RawServer {
 		default: // ping, and what else a client may ask
 			result = map[string]any{}
 		}
-		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Mcp-Session-Id", "raw")
-		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+		answer, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+		if o.sse {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = fmt.Fprintf(w, "event: message\ndata: %s\n\n", answer)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(answer)
 	}))
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL + "/mcp"
