@@ -2,12 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
+	"github.com/llmrelay/llmrelay/internal/spend"
 )
 
 // modelHintLine is what a client command adds to a model the server does
@@ -177,6 +180,44 @@ func TestIsLoopback(t *testing.T) {
 	} {
 		if got := isLoopback(addr); got != want {
 			t.Errorf("isLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// TestGenerateOverBudgetSaysWhenToCallAgain: a key whose daily budget has
+// no room is refused until the day's end, and the command says in how
+// long as a person reads it: to the second (the millisecond in the day's
+// last minute), not RetryInfo's nanoseconds.
+func TestGenerateOverBudgetSaysWhenToCallAgain(t *testing.T) {
+	cfg := config.Default()
+	cfg.MetricsListen = ""
+	cfg.Providers = config.DefaultProviders()
+	cfg.Auth.Keys = []config.APIKey{{Name: "cli", SHA256: auth.HashKey(testKey),
+		Scopes: []string{"generate"}, Models: []string{"mock/*"},
+		Budgets: []spend.Budget{{Window: spend.Day, MaxTokens: 10}}}}
+	addr, _ := servertest.Listen(t, cfg)
+	r := runCLI(t.Context(), t, []string{"generate", "-m", "mock/echo", "hi"}, map[string]string{EnvAddr: addr, EnvAPIKey: testKey}, "")
+	if r.code != ExitFailed || !strings.Contains(r.stderr, "RESOURCE_EXHAUSTED BUDGET_EXHAUSTED") {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1, RESOURCE_EXHAUSTED BUDGET_EXHAUSTED", r.code, r.stderr)
+	}
+	if !regexp.MustCompile(`\n  the server suggests calling again in ((\d+h)?(\d+m)?\d+(\.\d{1,3})?s|\d+ms)\n`).MatchString(r.stderr) {
+		t.Errorf("stderr does not say to the second when to call again:\n%s", r.stderr)
+	}
+}
+
+func TestWaitFor(t *testing.T) {
+	tests := []struct {
+		in, want time.Duration
+	}{
+		{700 * time.Millisecond, 700 * time.Millisecond},
+		{1234567 * time.Microsecond, 1235 * time.Millisecond},
+		{2*time.Hour + 26*time.Minute + 39989440098*time.Nanosecond, 2*time.Hour + 26*time.Minute + 40*time.Second},
+		{time.Minute, time.Minute},
+		{0, 0},
+	}
+	for _, tt := range tests {
+		if got := waitFor(tt.in); got != tt.want {
+			t.Errorf("waitFor(%v) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }
