@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -219,5 +221,50 @@ func TestWaitFor(t *testing.T) {
 		if got := waitFor(tt.in); got != tt.want {
 			t.Errorf("waitFor(%v) = %v, want %v", tt.in, got, tt.want)
 		}
+	}
+}
+
+// cutOnFirstWrite is a stdout that cuts the proxy's connections once the
+// reply has begun to arrive.
+type cutOnFirstWrite struct {
+	bytes.Buffer
+	proxy *servertest.Proxy
+	once  sync.Once
+}
+
+func (w *cutOnFirstWrite) Write(p []byte) (int, error) {
+	w.once.Do(w.proxy.Cut)
+	return w.Buffer.Write(p)
+}
+
+// TestGenerateResumableSurvivesADrop: a resumable call whose connection
+// drops in the middle of the reply is picked up where it stopped, with a
+// notice on stderr, and stdout holds the reply exactly as the model wrote
+// it, with no line break where the connection dropped, so that
+// `llmrelay generate --resumable ... > answer.txt` keeps the answer whole.
+func TestGenerateResumableSurvivesADrop(t *testing.T) {
+	proxy := servertest.StartProxy(t, relay(t, false))
+	out := &cutOnFirstWrite{proxy: proxy}
+	var errOut bytes.Buffer
+	code := Run(t.Context(), []string{"generate", "--addr", proxy.Addr(), "--resumable", "-m", "mock/echo",
+		// The words after the first come 100ms apart: the connection
+		// drops before the rest of the reply has been sent.
+		"--provider-options", `{"chunk_delay_ms": 100}`, "one two three four five"}, Env{
+		Stdin: strings.NewReader(""), Stdout: out, Stderr: &errOut,
+		Getenv: func(string) string { return "" }, BuildInfo: fakeBuild,
+	})
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut.String())
+	}
+	if got, want := out.String(), "one two three four five\n"; got != want {
+		t.Errorf("stdout %q, want %q", got, want)
+	}
+	// The notice starts its own line on stderr: on a terminal it reads as
+	// it would had stdout ended the line.
+	if !strings.HasPrefix(errOut.String(), "\nllmrelay: the connection dropped (") || !strings.Contains(errOut.String(), "); resuming after event ") {
+		t.Errorf("stderr does not begin with the resume notice on a line of its own:\n%q", errOut.String())
+	}
+	if !strings.HasSuffix(errOut.String(), "llmrelay: mock/echo, stop, 5 input and 5 output tokens, 1 attempt\n") {
+		t.Errorf("stderr does not end with the usage:\n%s", errOut.String())
 	}
 }
