@@ -170,12 +170,27 @@ func callError(addr string, err error) error {
 		fmt.Fprintf(&b, "\n  nothing listens at %s: is llmrelay running there? (--addr or LLMRELAY_ADDR names another address)", addr)
 	}
 	if e.HasRetryDelay {
-		fmt.Fprintf(&b, "\n  the server suggests calling again in %v", e.RetryDelay)
+		fmt.Fprintf(&b, "\n  the server suggests calling again in %v", waitFor(e.RetryDelay))
 	}
 	if id := e.Metadata["request_id"]; id != "" {
 		fmt.Fprintf(&b, "\n  request id %s", id)
 	}
 	return fmt.Errorf("%s", b.String())
+}
+
+// waitFor is a delay the server suggests, for people: rounded up (calling
+// a moment early would fail again) to the millisecond, or to the second
+// from a minute on; RetryInfo carries nanoseconds, and a budget's reset
+// hours away read "2h26m39.989440098s".
+func waitFor(d time.Duration) time.Duration {
+	unit := time.Millisecond
+	if d >= time.Minute {
+		unit = time.Second
+	}
+	if r := d.Truncate(unit); r < d {
+		return r + unit
+	}
+	return d
 }
 
 // codeName is a gRPC code's name as the gRPC spec writes it:

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -246,15 +247,61 @@ func flagProblem(fs *flag.FlagSet, err error) string {
 		return fmt.Sprintf("flag --%s needs a value", name)
 	}
 	// "invalid value %q for flag -%s: %v": the value's own problem, which
-	// names the value, after the flag.
-	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
-		if _, after, ok := strings.Cut(rest, " for flag -"); ok {
+	// names the value, after the flag; a boolean flag's is "invalid
+	// boolean value %q for -%s: %v".
+	rest, ok := strings.CutPrefix(msg, "invalid value ")
+	sep := " for flag -"
+	if !ok {
+		rest, ok = strings.CutPrefix(msg, "invalid boolean value ")
+		sep = " for -"
+	}
+	if ok {
+		if value, after, ok := strings.Cut(rest, sep); ok {
 			if name, problem, ok := strings.Cut(after, ": "); ok {
+				if what := numberProblem(fs, name, value, problem); what != "" {
+					return fmt.Sprintf("--%s %s %s", name, value, what)
+				}
 				return fmt.Sprintf("--%s %s", name, problem)
 			}
 		}
 	}
 	return msg
+}
+
+// numberProblem words the flag package's "parse error" and "value out of
+// range" for a number or boolean flag given quoted (the value as the
+// flag package quoted it), which name neither the value nor what the
+// flag takes; "" for any other problem.
+func numberProblem(fs *flag.FlagSet, name, quoted, problem string) string {
+	if problem != "parse error" && problem != "value out of range" {
+		return ""
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return ""
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return ""
+	}
+	if problem == "value out of range" {
+		return "is out of range"
+	}
+	switch g.Get().(type) {
+	case bool:
+		return "is not true or false"
+	case int, int64:
+		return "is not a whole number"
+	case uint, uint64:
+		value, _ := strconv.Unquote(quoted)
+		if n, err := strconv.ParseInt(value, 10, 64); err == nil && n < 0 {
+			return "is negative"
+		}
+		return "is not a whole number"
+	case float64:
+		return "is not a number"
+	}
+	return ""
 }
 
 // help prints the command's help on stdout.

@@ -197,8 +197,13 @@ func printReply(env Env, stream *client.Stream) error {
 			fmt.Fprintf(errw, "llmrelay: tool %s (%s) %s%s: %s\n", r.GetName(), printable(r.GetToolCallId()), verb, note, preview(r.GetContent()))
 		},
 		OnResume: func(after uint64, cause error) {
-			endLine()
-			fmt.Fprintf(errw, "llmrelay: the connection dropped (%v); resuming after event %d\n", codeName(client.FromError(cause).Code), after)
+			// The reply goes on where it stopped: stdout stays the reply
+			// alone, and the notice starts its own line on stderr.
+			nl := ""
+			if lineOpen {
+				nl = "\n"
+			}
+			fmt.Fprintf(errw, "%sllmrelay: the connection dropped (%v); resuming after event %d\n", nl, codeName(client.FromError(cause).Code), after)
 		},
 	})
 	if err != nil {

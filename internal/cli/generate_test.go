@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
+	"github.com/llmrelay/llmrelay/internal/spend"
 )
 
 // modelHintLine is what a client command adds to a model the server does
@@ -178,5 +183,88 @@ func TestIsLoopback(t *testing.T) {
 		if got := isLoopback(addr); got != want {
 			t.Errorf("isLoopback(%q) = %v, want %v", addr, got, want)
 		}
+	}
+}
+
+// TestGenerateOverBudgetSaysWhenToCallAgain: a key whose daily budget has
+// no room is refused until the day's end, and the command says in how
+// long as a person reads it: to the second (the millisecond in the day's
+// last minute), not RetryInfo's nanoseconds.
+func TestGenerateOverBudgetSaysWhenToCallAgain(t *testing.T) {
+	cfg := config.Default()
+	cfg.MetricsListen = ""
+	cfg.Providers = config.DefaultProviders()
+	cfg.Auth.Keys = []config.APIKey{{Name: "cli", SHA256: auth.HashKey(testKey),
+		Scopes: []string{"generate"}, Models: []string{"mock/*"},
+		Budgets: []spend.Budget{{Window: spend.Day, MaxTokens: 10}}}}
+	addr, _ := servertest.Listen(t, cfg)
+	r := runCLI(t.Context(), t, []string{"generate", "-m", "mock/echo", "hi"}, map[string]string{EnvAddr: addr, EnvAPIKey: testKey}, "")
+	if r.code != ExitFailed || !strings.Contains(r.stderr, "RESOURCE_EXHAUSTED BUDGET_EXHAUSTED") {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1, RESOURCE_EXHAUSTED BUDGET_EXHAUSTED", r.code, r.stderr)
+	}
+	if !regexp.MustCompile(`\n  the server suggests calling again in ((\d+h)?(\d+m)?\d+(\.\d{1,3})?s|\d+ms)\n`).MatchString(r.stderr) {
+		t.Errorf("stderr does not say to the second when to call again:\n%s", r.stderr)
+	}
+}
+
+func TestWaitFor(t *testing.T) {
+	tests := []struct {
+		in, want time.Duration
+	}{
+		{700 * time.Millisecond, 700 * time.Millisecond},
+		{1234567 * time.Microsecond, 1235 * time.Millisecond},
+		{2*time.Hour + 26*time.Minute + 39989440098*time.Nanosecond, 2*time.Hour + 26*time.Minute + 40*time.Second},
+		{time.Minute, time.Minute},
+		{0, 0},
+	}
+	for _, tt := range tests {
+		if got := waitFor(tt.in); got != tt.want {
+			t.Errorf("waitFor(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// cutOnFirstWrite is a stdout that cuts the proxy's connections once the
+// reply has begun to arrive.
+type cutOnFirstWrite struct {
+	bytes.Buffer
+	proxy *servertest.Proxy
+	once  sync.Once
+}
+
+func (w *cutOnFirstWrite) Write(p []byte) (int, error) {
+	w.once.Do(w.proxy.Cut)
+	return w.Buffer.Write(p)
+}
+
+// TestGenerateResumableSurvivesADrop: a resumable call whose connection
+// drops in the middle of the reply is picked up where it stopped, with a
+// notice on stderr, and stdout holds the reply exactly as the model wrote
+// it, with no line break where the connection dropped, so that
+// `llmrelay generate --resumable ... > answer.txt` keeps the answer whole.
+func TestGenerateResumableSurvivesADrop(t *testing.T) {
+	proxy := servertest.StartProxy(t, relay(t, false))
+	out := &cutOnFirstWrite{proxy: proxy}
+	var errOut bytes.Buffer
+	code := Run(t.Context(), []string{"generate", "--addr", proxy.Addr(), "--resumable", "-m", "mock/echo",
+		// The words after the first come 100ms apart: the connection
+		// drops before the rest of the reply has been sent.
+		"--provider-options", `{"chunk_delay_ms": 100}`, "one two three four five"}, Env{
+		Stdin: strings.NewReader(""), Stdout: out, Stderr: &errOut,
+		Getenv: func(string) string { return "" }, BuildInfo: fakeBuild,
+	})
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut.String())
+	}
+	if got, want := out.String(), "one two three four five\n"; got != want {
+		t.Errorf("stdout %q, want %q", got, want)
+	}
+	// The notice starts its own line on stderr: on a terminal it reads as
+	// it would had stdout ended the line.
+	if !strings.HasPrefix(errOut.String(), "\nllmrelay: the connection dropped (") || !strings.Contains(errOut.String(), "); resuming after event ") {
+		t.Errorf("stderr does not begin with the resume notice on a line of its own:\n%q", errOut.String())
+	}
+	if !strings.HasSuffix(errOut.String(), "llmrelay: mock/echo, stop, 5 input and 5 output tokens, 1 attempt\n") {
+		t.Errorf("stderr does not end with the usage:\n%s", errOut.String())
 	}
 }

@@ -155,6 +155,18 @@ func TestUsageErrors(t *testing.T) {
 			"llmrelay: generate: --timeout 5 has no unit; use a Go duration such as 30s or 1m30s (units ms, s, m, h)\nRun 'llmrelay help generate' for usage.\n"},
 		{"a timeout that is not a duration", []string{"models", "--timeout", "soon"}, ExitUsage,
 			"llmrelay: models: --timeout \"soon\" is not a duration; use a Go duration such as 30s or 1m30s (units ms, s, m, h)\nRun 'llmrelay help models' for usage.\n"},
+		// A number or a boolean it cannot read names the value and what
+		// the flag takes, where the flag package says "parse error".
+		{"a negative count", []string{"embed", "-m", "mock/echo", "--dimensions", "-3", "hi"}, ExitUsage,
+			"llmrelay: embed: --dimensions \"-3\" is negative\nRun 'llmrelay help embed' for usage.\n"},
+		{"a count that is not a number", []string{"keys", "create", "ci", "--max-streams", "1.5"}, ExitUsage,
+			"llmrelay: keys create: --max-streams \"1.5\" is not a whole number\nRun 'llmrelay help keys create' for usage.\n"},
+		{"a count too large", []string{"keys", "create", "ci", "--burst", "99999999999999999999"}, ExitUsage,
+			"llmrelay: keys create: --burst \"99999999999999999999\" is out of range\nRun 'llmrelay help keys create' for usage.\n"},
+		{"a rate that is not a number", []string{"keys", "update", "ci", "--rps", "fast"}, ExitUsage,
+			"llmrelay: keys update: --rps \"fast\" is not a number\nRun 'llmrelay help keys update' for usage.\n"},
+		{"a boolean that is not", []string{"generate", "--json=maybe", "-m", "mock/echo", "hi"}, ExitUsage,
+			"llmrelay: generate: --json \"maybe\" is not true or false\nRun 'llmrelay help generate' for usage.\n"},
 		{"health with no time to wait", []string{"health", "--timeout", "0s"}, ExitUsage,
 			"llmrelay: health: --timeout 0s: give how long to wait for the server, e.g. 30s\nRun 'llmrelay help health' for usage.\n"},
 		{"a port for --listen", []string{"--listen", "50061"}, ExitFailed,
