@@ -677,6 +677,28 @@ func TooManyToolCalls() *Error {
 	return &Error{Kind: KindProtocol, Class: ClassProtocol, Message: "sent " + ErrTooManyToolCalls.Error(), Err: ErrTooManyToolCalls}
 }
 
+// MaxReasoningBlocks is the most reasoning blocks a reply may hold,
+// whatever its provider: what a message may hold (Message.reasoning), so
+// that a reply goes back as the next request's assistant message. A block
+// costs the output limit only its text, signature and format name (an
+// empty Anthropic thinking block, some 10 bytes), so some 230,000 fit the
+// default 2 MiB limit, each assembled and kept in the final message. The
+// engine fails the attempt whose reply starts a block past it
+// (TooManyReasoningBlocks).
+const MaxReasoningBlocks = 256
+
+// ErrTooManyReasoningBlocks is the Err of the KindProtocol *Error of a
+// reply with more than MaxReasoningBlocks reasoning blocks, which
+// errors.Is finds.
+var ErrTooManyReasoningBlocks = errors.New("more than " + strconv.Itoa(MaxReasoningBlocks) + " reasoning blocks in one reply")
+
+// TooManyReasoningBlocks returns the KindProtocol error of a reply with
+// more than MaxReasoningBlocks reasoning blocks: not retried, since the
+// provider would send the same.
+func TooManyReasoningBlocks() *Error {
+	return &Error{Kind: KindProtocol, Class: ClassProtocol, Message: "sent " + ErrTooManyReasoningBlocks.Error(), Err: ErrTooManyReasoningBlocks}
+}
+
 // ReasoningDelta is a fragment of a reasoning block. Fragments with the
 // same Index belong to one block, numbered from 0 in the order blocks
 // start; Format arrives with the first, Signature and Redacted once each;
