@@ -520,8 +520,9 @@ func shows(ev *provider.Event) bool {
 // client its delta, if it makes one. Output past the call's limit ends the
 // attempt (meterOutput): cut at the limit and errTruncated, or an error
 // that ends the call, for which a commits first (errLost when it cannot).
-// A tool call past provider.MaxToolCalls, or a reasoning block past
-// provider.MaxReasoningBlocks, fails the attempt as a protocol error, as a
+// A tool call past provider.MaxToolCalls, a reasoning block past
+// provider.MaxReasoningBlocks or a provider tool block past
+// provider.MaxProviderTools fails the attempt as a protocol error, as a
 // stream that does not decode does: every adapter numbers a reply's calls
 // and its reasoning blocks from 0, so an index says how many there are.
 func (c *call) handle(a *retry.Attempt, ev *provider.Event, res *attemptResult, stall *stallTimer) error {
@@ -530,6 +531,8 @@ func (c *call) handle(a *retry.Attempt, ev *provider.Event, res *attemptResult, 
 		return provider.TooManyToolCalls()
 	case ev.Kind == provider.EventReasoning && ev.Reasoning.Index >= provider.MaxReasoningBlocks:
 		return provider.TooManyReasoningBlocks()
+	case ev.Kind == provider.EventProviderTool && res.blocks != nil && len(res.blocks.providerTools) >= provider.MaxProviderTools:
+		return provider.TooManyProviderTools()
 	}
 	limited := c.meterOutput(a, ev, res)
 	if limited != nil && !errors.Is(limited, errTruncated) {
