@@ -520,12 +520,19 @@ func shows(ev *provider.Event) bool {
 // client its delta, if it makes one. Output past the call's limit ends the
 // attempt (meterOutput): cut at the limit and errTruncated, or an error
 // that ends the call, for which a commits first (errLost when it cannot).
-// A tool call past provider.MaxToolCalls fails the attempt as a protocol
-// error, as a stream that does not decode does: every adapter numbers a
-// reply's calls from 0, so its index says how many there are.
+// A tool call past provider.MaxToolCalls, a reasoning block past
+// provider.MaxReasoningBlocks or a provider tool block past
+// provider.MaxProviderTools fails the attempt as a protocol error, as a
+// stream that does not decode does: every adapter numbers a reply's calls
+// and its reasoning blocks from 0, so an index says how many there are.
 func (c *call) handle(a *retry.Attempt, ev *provider.Event, res *attemptResult, stall *stallTimer) error {
-	if ev.Kind == provider.EventToolCall && ev.ToolCall.Index >= provider.MaxToolCalls {
+	switch {
+	case ev.Kind == provider.EventToolCall && ev.ToolCall.Index >= provider.MaxToolCalls:
 		return provider.TooManyToolCalls()
+	case ev.Kind == provider.EventReasoning && ev.Reasoning.Index >= provider.MaxReasoningBlocks:
+		return provider.TooManyReasoningBlocks()
+	case ev.Kind == provider.EventProviderTool && res.blocks != nil && len(res.blocks.providerTools) >= provider.MaxProviderTools:
+		return provider.TooManyProviderTools()
 	}
 	limited := c.meterOutput(a, ev, res)
 	if limited != nil && !errors.Is(limited, errTruncated) {

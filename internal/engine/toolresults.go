@@ -25,17 +25,26 @@ import (
 // the first broken rule is a *provider.FieldError instead, on the result's
 // messages[i].tool_call_id or the unanswered call's
 // messages[i].tool_calls[j].id. It costs a pass over the roles of a
-// conversation without tool calls, and allocates for none that keeps the
-// proto's bound of 128 calls a message.
+// conversation without tool calls, and allocates for none whose messages
+// have at most 128 calls each. A result looks for its call among them;
+// past 128 (a message may have provider.MaxToolCalls, as many as a reply)
+// it finds it by an index of the message's calls instead, so that a
+// thousand results cost a thousand lookups, not a million comparisons.
 func toolResults(msgs []*llmrelayv1.Message) error {
 	open := -1 // the assistant message whose calls the results answer, -1 for none
 	var answered []bool
-	var buf [128]bool // tool_calls' max_items: room for any valid message's calls
+	var buf [128]bool // room for the calls of most messages
+	var byID *callIndex
 	for i, m := range msgs {
 		switch m.GetRole() {
 		case llmrelayv1.Role_ROLE_TOOL:
 			id := m.GetToolCallId()
-			j := unansweredCall(msgs, open, answered, id)
+			var j int
+			if byID != nil {
+				j = byID.take(id)
+			} else {
+				j = unansweredCall(msgs, open, answered, id)
+			}
 			if j < 0 {
 				return orphanResult(msgs, i, open, id)
 			}
@@ -50,7 +59,7 @@ func toolResults(msgs []*llmrelayv1.Message) error {
 					}
 				}
 			}
-			open, answered = -1, nil
+			open, answered, byID = -1, nil, nil
 			if n := len(m.GetToolCalls()); n > 0 {
 				open = i
 				if n <= len(buf) {
@@ -58,6 +67,7 @@ func toolResults(msgs []*llmrelayv1.Message) error {
 					clear(answered)
 				} else {
 					answered = make([]bool, n)
+					byID = indexCalls(m.GetToolCalls())
 				}
 			}
 		}
@@ -77,6 +87,41 @@ func unansweredCall(msgs []*llmrelayv1.Message, open int, answered []bool, id st
 		}
 	}
 	return -1
+}
+
+// callIndex finds the unanswered calls of a message by their ids, each
+// id's calls in the message's order.
+type callIndex struct {
+	first map[string]int // an id's first unanswered call
+	next  []int          // the call with the same id after each, -1 for none
+}
+
+func indexCalls(calls []*llmrelayv1.ToolCall) *callIndex {
+	x := &callIndex{first: make(map[string]int, len(calls)), next: make([]int, len(calls))}
+	for j := len(calls) - 1; j >= 0; j-- {
+		id := calls[j].GetId()
+		x.next[j] = -1
+		if k, ok := x.first[id]; ok {
+			x.next[j] = k
+		}
+		x.first[id] = j
+	}
+	return x
+}
+
+// take returns the index of the first unanswered call with the id and
+// marks it answered, -1 for none, as unansweredCall finds it.
+func (x *callIndex) take(id string) int {
+	j, ok := x.first[id]
+	if !ok {
+		return -1
+	}
+	if x.next[j] < 0 {
+		delete(x.first, id)
+	} else {
+		x.first[id] = x.next[j]
+	}
+	return j
 }
 
 // orphanResult is the error of msgs[i], a tool result with the id that

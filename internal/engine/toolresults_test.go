@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +44,24 @@ func TestToolResultsMustAnswerTheirCalls(t *testing.T) {
 	serverResult := resultOf("srv_1")
 	serverResult.ServerTool = "everything/echo"
 	made := provider.NewCallID()
+	// A message of as many calls as a reply may hold, each id twice, and
+	// their results, last call first: past 128 calls a result finds its
+	// call by an index, which must answer as the search does.
+	var ids []string
+	for i := range provider.MaxToolCalls / 2 {
+		ids = append(ids, fmt.Sprintf("call_%d", i), fmt.Sprintf("call_%d", i))
+	}
+	manyCalls := callsOf(ids...)
+	answers := func(skip int) []*llmrelayv1.Message {
+		var out []*llmrelayv1.Message
+		for i := len(ids) - 1; i >= 0; i-- {
+			if i != skip {
+				out = append(out, resultOf(ids[i]))
+			}
+		}
+		return out
+	}
+	conversation := func(msgs ...[]*llmrelayv1.Message) []*llmrelayv1.Message { return slices.Concat(msgs...) }
 	for _, tc := range []struct {
 		name      string
 		messages  []*llmrelayv1.Message
@@ -57,6 +77,7 @@ func TestToolResultsMustAnswerTheirCalls(t *testing.T) {
 		{"two turns of calls", []*llmrelayv1.Message{userSays("q"), callsOf("a"), resultOf("a"), callsOf("b"), resultOf("b")}, "", ""},
 		{"ids repeated across turns", []*llmrelayv1.Message{userSays("q"), callsOf("call_0"), resultOf("call_0"), userSays("again"), callsOf("call_0"), resultOf("call_0")}, "", ""},
 		{"ending with the calls", []*llmrelayv1.Message{userSays("q"), callsOf("a")}, "", ""},
+		{"as many calls as a reply holds, answered last first", conversation([]*llmrelayv1.Message{userSays("q"), manyCalls}, answers(-1), []*llmrelayv1.Message{userSays("thanks")}), "", ""},
 
 		{"a result of no call", []*llmrelayv1.Message{userSays("q"), callsOf("a"), resultOf("a"), resultOf("zzz")},
 			"messages[3].tool_call_id", `"zzz" is the id of no tool call of an earlier assistant message`},
@@ -72,6 +93,10 @@ func TestToolResultsMustAnswerTheirCalls(t *testing.T) {
 			"messages[3].tool_call_id", "answered already: send one result per call"},
 		{"a call unanswered before the user", []*llmrelayv1.Message{userSays("q"), callsOf("a", "b"), resultOf("b"), userSays("well?")},
 			"messages[1].tool_calls[0].id", `"a" gets no tool result before the next user or assistant message`},
+		{"one of many calls answered three times", conversation([]*llmrelayv1.Message{userSays("q"), manyCalls}, answers(-1), []*llmrelayv1.Message{resultOf("call_7")}),
+			fmt.Sprintf("messages[%d].tool_call_id", 2+len(ids)), `"call_7" is the id of a tool call that another tool result answered already`},
+		{"one of many calls unanswered", conversation([]*llmrelayv1.Message{userSays("q"), manyCalls}, answers(len(ids)-1), []*llmrelayv1.Message{userSays("well?")}),
+			fmt.Sprintf("messages[1].tool_calls[%d].id", len(ids)-1), fmt.Sprintf("%q gets no tool result", ids[len(ids)-1])},
 		{"a call unanswered before the next reply", []*llmrelayv1.Message{userSays("q"), callsOf("a"), callsOf("b"), resultOf("b")},
 			"messages[1].tool_calls[0].id", `"a" gets no tool result`},
 	} {

@@ -28,7 +28,7 @@ import (
 // passes a request protovalidate refuses, so a rule added to the proto and
 // not here shows up as a failing test, not as a request let through.
 func wellFormed(r *llmrelayv1.GenerateRequest) bool {
-	if !modelName(r.Model) || len(r.Messages) == 0 || len(r.Messages) > 1024 ||
+	if !modelName(r.Model) || len(r.Messages) == 0 || len(r.Messages) > 2048 ||
 		len(r.Tools) > 128 || r.RequestId != "" && !uuidText(r.RequestId) ||
 		len(r.FallbackModels) > 8 || len(r.Metadata) > 64 || len(r.ServerTools) > 64 ||
 		r.MaxToolTurns != nil && (*r.MaxToolTurns < 1 || *r.MaxToolTurns > 1000) ||
@@ -100,9 +100,9 @@ func wellFormed(r *llmrelayv1.GenerateRequest) bool {
 func messageWellFormed(m *llmrelayv1.Message) bool {
 	const mib = 1 << 20
 	if m.Role < llmrelayv1.Role_ROLE_SYSTEM || m.Role > llmrelayv1.Role_ROLE_TOOL ||
-		len(m.Content) > mib || len(m.ToolCalls) > 128 || !maxChars(m.ToolCallId, 256) ||
-		len(m.Reasoning) > 256 || len(m.Refusal) > mib || len(m.Parts) > 1024 ||
-		len(m.ProviderTools) > 256 || !maxChars(m.ServerTool, 256) {
+		len(m.Content) > mib || len(m.ToolCalls) > provider.MaxToolCalls || !maxChars(m.ToolCallId, 256) ||
+		len(m.Reasoning) > provider.MaxReasoningBlocks || len(m.Refusal) > mib || len(m.Parts) > 4096 ||
+		len(m.ProviderTools) > provider.MaxProviderTools || !maxChars(m.ServerTool, 256) {
 		return false
 	}
 	// Images (and so parts of text and images) come in user messages and

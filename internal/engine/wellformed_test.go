@@ -227,7 +227,7 @@ func listMutations(like protoreflect.Message, fd protoreflect.FieldDescriptor, n
 	if like != nil && like.Has(fd) {
 		first = like.Get(fd).List().Get(0)
 	}
-	for _, n := range []int{0, 1, 2, 8, 9, 16, 17, 64, 65, 128, 129, 256, 257, 1024, 1025} {
+	for _, n := range []int{0, 1, 2, 8, 9, 16, 17, 64, 65, 128, 129, 256, 257, 1024, 1025, 2048, 2049, 4096, 4097} {
 		out = append(out, mutation{fmt.Sprintf("%s has %d", name, n), func(m protoreflect.Message) {
 			m.Clear(fd)
 			l := m.Mutable(fd).List()

@@ -656,7 +656,8 @@ type ToolCallDelta struct {
 }
 
 // MaxToolCalls is the most tool calls a reply may hold, whatever its
-// provider (what a message may hold as parts). A call's id and name are
+// provider: what a message may hold (Message.tool_calls), so that a reply
+// goes back as the next request's assistant message. A call's id and name are
 // all the output limit meters of it, and each costs its assembly and its
 // place in the final message: a provider that sent a million one-letter
 // calls within the default 2 MiB limit held some 100 MB and made a final
@@ -675,6 +676,48 @@ var ErrTooManyToolCalls = errors.New("more than " + strconv.Itoa(MaxToolCalls) +
 // send the same.
 func TooManyToolCalls() *Error {
 	return &Error{Kind: KindProtocol, Class: ClassProtocol, Message: "sent " + ErrTooManyToolCalls.Error(), Err: ErrTooManyToolCalls}
+}
+
+// MaxReasoningBlocks is the most reasoning blocks a reply may hold,
+// whatever its provider: what a message may hold (Message.reasoning), so
+// that a reply goes back as the next request's assistant message. A block
+// costs the output limit only its text, signature and format name (an
+// empty Anthropic thinking block, some 10 bytes), so some 230,000 fit the
+// default 2 MiB limit, each assembled and kept in the final message. The
+// engine fails the attempt whose reply starts a block past it
+// (TooManyReasoningBlocks).
+const MaxReasoningBlocks = 256
+
+// ErrTooManyReasoningBlocks is the Err of the KindProtocol *Error of a
+// reply with more than MaxReasoningBlocks reasoning blocks, which
+// errors.Is finds.
+var ErrTooManyReasoningBlocks = errors.New("more than " + strconv.Itoa(MaxReasoningBlocks) + " reasoning blocks in one reply")
+
+// TooManyReasoningBlocks returns the KindProtocol error of a reply with
+// more than MaxReasoningBlocks reasoning blocks: not retried, since the
+// provider would send the same.
+func TooManyReasoningBlocks() *Error {
+	return &Error{Kind: KindProtocol, Class: ClassProtocol, Message: "sent " + ErrTooManyReasoningBlocks.Error(), Err: ErrTooManyReasoningBlocks}
+}
+
+// MaxProviderTools is the most blocks of tools the provider ran itself
+// (EventProviderTool) a reply may hold, whatever its provider: what a
+// message may hold (Message.provider_tools), so that a reply goes back as
+// the next request's assistant message. A block costs the output limit
+// only its input and result, which may be empty. The engine fails the
+// attempt whose reply has a block past it (TooManyProviderTools).
+const MaxProviderTools = 256
+
+// ErrTooManyProviderTools is the Err of the KindProtocol *Error of a
+// reply with more than MaxProviderTools provider tool blocks, which
+// errors.Is finds.
+var ErrTooManyProviderTools = errors.New("more than " + strconv.Itoa(MaxProviderTools) + " provider tool blocks in one reply")
+
+// TooManyProviderTools returns the KindProtocol error of a reply with
+// more than MaxProviderTools provider tool blocks: not retried, since the
+// provider would send the same.
+func TooManyProviderTools() *Error {
+	return &Error{Kind: KindProtocol, Class: ClassProtocol, Message: "sent " + ErrTooManyProviderTools.Error(), Err: ErrTooManyProviderTools}
 }
 
 // ReasoningDelta is a fragment of a reasoning block. Fragments with the

@@ -982,7 +982,9 @@ type GenerateRequest struct {
 	// refused): adapters that put the model into a URL path (Gemini) must not
 	// be steered to another path.
 	Model string `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
-	// The conversation so far, oldest first. At least one message.
+	// The conversation so far, oldest first. At least one message, at most
+	// 2048: room for a reply of the most tool calls `final.message` may
+	// hold (1024) and a result for each, after the conversation before it.
 	Messages []*Message `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
 	// Sampling and length settings. Unset fields use the provider's defaults.
 	Generation *GenerationConfig `protobuf:"bytes,3,opt,name=generation,proto3" json:"generation,omitempty"`
@@ -1524,7 +1526,12 @@ type Message struct {
 	// ROLE_USER or ROLE_TOOL message with images, its text parts
 	// concatenated (see `parts`).
 	Content string `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
-	// For ROLE_ASSISTANT: the tool calls the model made in this turn.
+	// For ROLE_ASSISTANT: the tool calls the model made in this turn. At
+	// most 1024, the most a reply may hold (a reply with more fails its
+	// attempt, PROVIDER_PROTOCOL_ERROR): every `final.message` goes back as
+	// it came. No provider bounds a turn's parallel calls by a number
+	// (OpenAI's `parallel_tool_calls` and Anthropic's
+	// `disable_parallel_tool_use` only switch them off).
 	ToolCalls []*ToolCall `protobuf:"bytes,3,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
 	// For ROLE_TOOL: the `ToolCall.id` this message answers. A tool result
 	// answers a call of the last ROLE_ASSISTANT message before it, with only
@@ -1548,7 +1555,8 @@ type Message struct {
 	// signatures; DeepSeek requires `reasoning_content` after tool calls).
 	// The adapter puts them where its API expects them (see docs/providers.md)
 	// and leaves out blocks another provider's format produced, whose
-	// signatures it could not verify.
+	// signatures it could not verify. At most 256, the most a reply may hold
+	// (a reply with more fails its attempt, PROVIDER_PROTOCOL_ERROR).
 	Reasoning []*Reasoning `protobuf:"bytes,5,rep,name=reasoning,proto3" json:"reasoning,omitempty"`
 	// For ROLE_ASSISTANT: the model's refusal, when it declined to answer and
 	// said why (OpenAI's `refusal`); `content` is then usually empty, and the
@@ -1597,6 +1605,10 @@ type Message struct {
 	// parts. Adapters whose API takes no image in a tool result carry it
 	// as close as the API allows, or refuse the request before its first
 	// attempt (docs/providers.md, "Images in tool results").
+	//
+	// At most 4096: room for the parts of any reply, whose blocks are at
+	// most 1024 tool calls, 256 reasoning blocks and 256 provider tool
+	// blocks, with a text block before, between and after them.
 	Parts []*Part `protobuf:"bytes,7,rep,name=parts,proto3" json:"parts,omitempty"`
 	// For ROLE_ASSISTANT: the blocks of the tools the provider ran itself in
 	// this turn (Anthropic's server tools: web search, web fetch, code
@@ -1606,7 +1618,9 @@ type Message struct {
 	// so that the turn can go back to the provider as it came, which the
 	// provider needs to continue a paused turn (FINISH_REASON_PAUSED) and to
 	// keep the results in the conversation. Send them back unchanged; an
-	// adapter leaves out blocks of another provider's format.
+	// adapter leaves out blocks of another provider's format. At most 256,
+	// the most a reply may hold (a reply with more fails its attempt,
+	// PROVIDER_PROTOCOL_ERROR).
 	ProviderTools []*ProviderToolBlock `protobuf:"bytes,8,rep,name=provider_tools,json=providerTools,proto3" json:"provider_tools,omitempty"`
 	// For ROLE_TOOL messages of a `final.transcript`: the server tool llmrelay
 	// ran to produce this result, as requests name it ("everything/echo").
@@ -5193,7 +5207,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x05model\x18\x01 \x01(\tB\xf5\x03\xbaH\xf1\x03\xba\x01\xb0\x02\n" +
 	"\fmodel.format\x12\xd1\x01must be a route name like smart, or <provider>/<model> like mock/echo or openai/gpt-4o: a lower-case name, and for a provider's model a slash, then the provider's model name (letters, digits and . _ : / @ + -)\x1aLthis.matches('^[a-z0-9][a-z0-9_-]{0,62}(/[A-Za-z0-9][A-Za-z0-9._:/@+-]*)?$')\xba\x01\xb1\x01\n" +
 	"\x13model.path_segments\x12Nthe model name must not have an empty, \".\" or \"..\" segment between its slashes\x1aJthis == '' || !this.split('/').exists(s, s == '' || s == '.' || s == '..')\xc8\x01\x01r\x03\x18\x80\x02R\x05model\x12=\n" +
-	"\bmessages\x18\x02 \x03(\v2\x14.llmrelay.v1.MessageB\v\xbaH\b\x92\x01\x05\b\x01\x10\x80\bR\bmessages\x12=\n" +
+	"\bmessages\x18\x02 \x03(\v2\x14.llmrelay.v1.MessageB\v\xbaH\b\x92\x01\x05\b\x01\x10\x80\x10R\bmessages\x12=\n" +
 	"\n" +
 	"generation\x18\x03 \x01(\v2\x1d.llmrelay.v1.GenerationConfigR\n" +
 	"generation\x122\n" +
@@ -5237,12 +5251,12 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12#\n" +
 	"\acontent\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\acontent\x12?\n" +
 	"\n" +
-	"tool_calls\x18\x03 \x03(\v2\x15.llmrelay.v1.ToolCallB\t\xbaH\x06\x92\x01\x03\x10\x80\x01R\ttoolCalls\x12*\n" +
+	"tool_calls\x18\x03 \x03(\v2\x15.llmrelay.v1.ToolCallB\t\xbaH\x06\x92\x01\x03\x10\x80\bR\ttoolCalls\x12*\n" +
 	"\ftool_call_id\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\n" +
 	"toolCallId\x12?\n" +
 	"\treasoning\x18\x05 \x03(\v2\x16.llmrelay.v1.ReasoningB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\treasoning\x12#\n" +
 	"\arefusal\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\arefusal\x122\n" +
-	"\x05parts\x18\a \x03(\v2\x11.llmrelay.v1.PartB\t\xbaH\x06\x92\x01\x03\x10\x80\bR\x05parts\x12P\n" +
+	"\x05parts\x18\a \x03(\v2\x11.llmrelay.v1.PartB\t\xbaH\x06\x92\x01\x03\x10\x80 R\x05parts\x12P\n" +
 	"\x0eprovider_tools\x18\b \x03(\v2\x1e.llmrelay.v1.ProviderToolBlockB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\rproviderTools\x12)\n" +
 	"\vserver_tool\x18\x14 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\n" +
 	"serverTool\x12\x1d\n" +

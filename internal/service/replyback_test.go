@@ -1,0 +1,104 @@
+package service_test
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/provider"
+	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
+	"github.com/llmrelay/llmrelay/internal/server/servertest"
+)
+
+// fullestReply returns an Anthropic stream whose reply holds as much as a
+// reply may: provider.MaxReasoningBlocks thinking blocks,
+// provider.MaxProviderTools server tool blocks and provider.MaxToolCalls
+// tool calls, with a text block before, between and after them (so that
+// the final message has the most parts a reply can have).
+func fullestReply() []byte {
+	var b strings.Builder
+	b.WriteString("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n")
+	index := 0
+	block := func(content string) {
+		fmt.Fprintf(&b, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":%d,\"content_block\":%s}\n\n", index, content)
+		fmt.Fprintf(&b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":%d}\n\n", index)
+		index++
+	}
+	text := func() { block(`{"type":"text","text":"."}`) }
+	for range provider.MaxReasoningBlocks {
+		text()
+		block(`{"type":"thinking","thinking":"hm","signature":"sig"}`)
+	}
+	for i := range provider.MaxProviderTools {
+		text()
+		block(fmt.Sprintf(`{"type":"server_tool_use","id":"srvtoolu_%d","name":"web_search","input":{}}`, i))
+	}
+	for i := range provider.MaxToolCalls {
+		text()
+		block(fmt.Sprintf(`{"type":"tool_use","id":"toolu_%d","name":"f","input":{}}`, i))
+	}
+	text()
+	b.WriteString("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":1}}\n\n")
+	b.WriteString("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	return []byte(b.String())
+}
+
+// TestAReplyGoesBackAsTheNextAssistantMessage: a reply that holds as
+// many reasoning blocks, provider tool blocks and tool calls as a reply
+// may, in an order that needs parts for every block, goes back whole as
+// the next request's assistant message, with a result for each of its
+// calls (the next turn of a tool loop): the request is valid and reaches
+// the provider, every call and its result with it. A request's message
+// once held 128 tool calls, a reply 1024.
+func TestAReplyGoesBackAsTheNextAssistantMessage(t *testing.T) {
+	first := fullestReply()
+	up := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
+		if n == 0 {
+			return pt.Reply{Body: first}
+		}
+		return pt.Reply{Body: manyThinkingBlocks(0)} // "ok"
+	})
+	t.Setenv("LLMRELAY_TEST_KEY", "test-key")
+	cfg := config.Default()
+	cfg.Providers = []provider.Config{{Name: "up", Kind: "anthropic", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
+	in := servertest.Start(t, cfg)
+	ask := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_USER, Content: "call f"}
+	tools := []*llmrelayv1.Tool{{Name: "f"}}
+	events, err := servertest.Collect(t.Context(), in.Client, &llmrelayv1.GenerateRequest{Model: "up/some-model", Messages: []*llmrelayv1.Message{ask}, Tools: tools})
+	if err != nil {
+		t.Fatalf("the reply failed: %v", err)
+	}
+	reply := events[len(events)-1].GetFinal().GetMessage()
+	if len(reply.GetToolCalls()) != provider.MaxToolCalls || len(reply.GetReasoning()) != provider.MaxReasoningBlocks ||
+		len(reply.GetProviderTools()) != provider.MaxProviderTools || len(reply.GetParts()) <= 1024 {
+		t.Fatalf("the reply holds %d tool calls, %d reasoning blocks, %d provider tool blocks and %d parts; want %d, %d, %d and more than 1024",
+			len(reply.GetToolCalls()), len(reply.GetReasoning()), len(reply.GetProviderTools()), len(reply.GetParts()),
+			provider.MaxToolCalls, provider.MaxReasoningBlocks, provider.MaxProviderTools)
+	}
+
+	next := []*llmrelayv1.Message{ask, reply}
+	for _, c := range reply.GetToolCalls() {
+		next = append(next, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: c.GetId(), Content: "ok"})
+	}
+	events, err = servertest.Collect(t.Context(), in.Client, &llmrelayv1.GenerateRequest{Model: "up/some-model", Messages: next, Tools: tools})
+	if err != nil {
+		t.Fatalf("the reply sent back as the next request's assistant message failed: %v", err)
+	}
+	if got := events[len(events)-1].GetFinal().GetMessage().GetContent(); got != "ok" {
+		t.Errorf("the next turn answered %q, want \"ok\"", got)
+	}
+	reqs := up.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the upstream received %d requests, want 2", len(reqs))
+	}
+	body := reqs[1].Body
+	for _, want := range []string{`"type":"tool_use"`, `"type":"tool_result"`} {
+		if got := bytes.Count(body, []byte(want)); got != provider.MaxToolCalls {
+			t.Errorf("the next request sent the provider %d blocks %s, want %d", got, want, provider.MaxToolCalls)
+		}
+	}
+}
