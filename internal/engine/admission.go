@@ -372,7 +372,7 @@ func (kl *KeyLimits) admitReader(ctx context.Context, id *auth.Identity) (releas
 	case !ok:
 		kl.metrics.RateLimited(LimitConcurrency)
 		return nil, refusal(apierr.ResourceExhausted, ReasonTooManyStreams,
-			"API key "+id.Name+" is at its limit of "+strconv.Itoa(limit)+" Resume streams open at once",
+			"API key "+id.Name+" is at its limit of "+resumeStreams(limit)+" open at once",
 			map[string]string{"key": id.Name, "limit": LimitResumeReaders}, 0)
 	}
 	return l.Release, nil
@@ -529,6 +529,14 @@ func tooManyStreams(key string, open, limit int) string {
 		return "API key " + key + " is at its limit of " + streams(limit) + " open at once"
 	}
 	return "API key " + key + " already has " + streams(open) + " open, and its limit is " + strconv.Itoa(limit)
+}
+
+// resumeStreams is "1 Resume stream" or "n Resume streams".
+func resumeStreams(n int) string {
+	if n == 1 {
+		return "1 Resume stream"
+	}
+	return strconv.Itoa(n) + " Resume streams"
 }
 
 // streams is "1 stream" or "n streams".

@@ -47,3 +47,25 @@ func TestStreamLimitRefusalSaysWhatIsOpen(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeLimitRefusalSaysItsLimit: a key at its limit of Resume
+// streams is told the limit, in the right number.
+func TestResumeLimitRefusalSaysItsLimit(t *testing.T) {
+	for limit, want := range map[int]string{1: "API key k is at its limit of 1 Resume stream open at once", 2: "API key k is at its limit of 2 Resume streams open at once"} {
+		store := memory.New()
+		kl := NewKeyLimits(store, nil).WithResumeReaders(store, 0)
+		ctx := auth.NewContext(context.Background(), &auth.Identity{Name: "k", Limits: auth.Limits{MaxConcurrentStreams: limit}})
+		for range limit {
+			release, err := kl.Admit(ctx, llmrelayv1.LLMService_Resume_FullMethodName)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(release)
+		}
+		_, err := kl.Admit(ctx, llmrelayv1.LLMService_Resume_FullMethodName)
+		var ae *apierr.Error
+		if !errors.As(err, &ae) || ae.Reason != ReasonTooManyStreams || ae.Message != want {
+			t.Errorf("limit %d: the refusal %v, want TOO_MANY_STREAMS saying %q", limit, err, want)
+		}
+	}
+}
