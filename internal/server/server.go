@@ -494,14 +494,20 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
+	var httpErr chan error
+	doorsDone := func() {
+		if httpErr == nil {
+			return
+		}
+		if err := <-httpErr; err != nil {
+			s.log.Error("the HTTP doors failed", "error", err)
+		}
+		httpErr = nil
+	}
 	if httpLis != nil {
-		httpErr := make(chan error, 1)
+		httpErr = make(chan error, 1)
 		go func() { httpErr <- s.ServeHTTPDoors(httpLis) }()
-		defer func() {
-			if err := <-httpErr; err != nil {
-				s.log.Error("the HTTP doors failed", "error", err)
-			}
-		}()
+		defer doorsDone()
 	}
 	if stop, err := s.serveUntilStop(ctx, sigs, errc); !stop {
 		return err
@@ -523,6 +529,7 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 	} else {
 		err = <-errc
 	}
+	doorsDone()
 	// The last line: a log that ends at "shutting down" is a shutdown
 	// that hung (or a process killed), one that ends here finished.
 	s.log.Info("stopped", "took", time.Since(began).Round(time.Millisecond), "error", err)
