@@ -1,6 +1,7 @@
 package redisstore_test
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"strconv"
@@ -389,6 +390,31 @@ func TestUsageOnlySettlementsOffThePath(t *testing.T) {
 		t.Fatalf("the settling replica reads %d calls, want 1000 at once", got)
 	}
 	poll(t, "the other replica reading the thousand calls", 30*time.Second, func() bool { return calls(b) == 1000 })
+}
+
+// TestUnbudgetedSpendOnCountersOffThePath: a call under no budget spends
+// on its windows' counters (for a budget set later) without waiting for
+// Redis: its settlement is queued even while Redis stalls, and the
+// replica's next reservation on those counters counts it.
+func TestUnbudgetedSpendOnCountersOffThePath(t *testing.T) {
+	srv := redistest.Start(t)
+	s := closedStore(t, config(srv)) // 5 s read timeout
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	day := state.Counter{ID: "k:free/day/2025-06-01", Expires: now.Add(48 * time.Hour)}
+	srv.Pause(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	err := s.Settle(ctx, state.Settlement{ID: "free", Counters: []state.Counter{day}, Spent: state.Amount{Cost: 7, Tokens: 3}, Now: now,
+		Usage: []state.UsageDelta{{Day: "2025-06-01", Subject: "k:free", Counts: map[string]int64{"calls": 1}}}})
+	cancel()
+	srv.Resume(t)
+	if err != nil {
+		t.Fatalf("Settle of a call under no budget while Redis stalls: %v, want it queued", err)
+	}
+	day.Max = state.Amount{Tokens: 5}
+	r, err := s.Reserve(t.Context(), state.Reservation{ID: "then", Counters: []state.Counter{day}, Amount: state.Amount{Tokens: 3}, Now: now, Lapse: now.Add(time.Hour)})
+	if err != nil || r.Allowed || r.Balance.Used != (state.Amount{Cost: 7, Tokens: 3}) {
+		t.Fatalf("a budget of 5 tokens set after 3 were spent, reserving 3: %+v, %v; want refused with 3 used", r, err)
+	}
 }
 
 // TestClosingDuringAnOutageSaysWhatIsLost: a replica that stops while
