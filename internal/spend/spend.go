@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -296,17 +297,14 @@ func (h *Hold) add(team bool, bu Budget, now time.Time) {
 // calls spent before it, and one removed and set again counts the calls
 // between. The call reserves nothing on them.
 func (h *Hold) track(now time.Time) {
-	capped := make(map[string]bool, len(h.counters))
-	for _, c := range h.counters {
-		capped[c.ID] = true
-	}
-	owners := []string{h.owner(false)}
-	if h.sub.Team != "" {
-		owners = append(owners, h.owner(true))
-	}
-	for _, o := range owners {
+	capped := h.capped()
+	for _, team := range []bool{false, true} {
+		if team && h.sub.Team == "" {
+			break
+		}
 		for _, w := range Windows {
-			if c, _ := counter(o, w, now); !capped[c.ID] {
+			c, _ := counter(h.owner(team), w, now)
+			if !slices.ContainsFunc(capped, func(b state.Counter) bool { return b.ID == c.ID }) {
 				h.counters = append(h.counters, c)
 			}
 		}
