@@ -191,14 +191,16 @@ func TestSettlementRunOnceWhenItsAnswerIsLate(t *testing.T) {
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	c := state.Counter{ID: "k:alice/day/2025-06-01", Max: state.Amount{Cost: 100}, Expires: now.Add(48 * time.Hour)}
 	// A first settlement loads the script into Redis, as on any replica
-	// that has been running a while.
-	if err := s.Settle(ctx, state.Settlement{ID: "first", Counters: []state.Counter{{ID: "k:bob/total"}}, Spent: state.Amount{Cost: 1}, Now: now}); err != nil {
+	// that has been running a while. Both give a reservation back, as a
+	// budgeted call's does: one that gives none back is queued, never run
+	// on the call's path.
+	if err := s.Settle(ctx, state.Settlement{ID: "first", Counters: []state.Counter{{ID: "k:bob/total"}}, Reserved: state.Amount{Cost: 1}, Spent: state.Amount{Cost: 1}, Now: now}); err != nil {
 		t.Fatal(err)
 	}
 	// Redis stalls: the settlement's script waits in its socket, and runs
 	// once Redis goes on, long after its read timed out.
 	srv.Pause(t)
-	err := s.Settle(ctx, state.Settlement{ID: "late", Counters: []state.Counter{c}, Spent: state.Amount{Cost: 7}, Now: now,
+	err := s.Settle(ctx, state.Settlement{ID: "late", Counters: []state.Counter{c}, Reserved: state.Amount{Cost: 1}, Spent: state.Amount{Cost: 7}, Now: now,
 		Usage: []state.UsageDelta{{Day: "2025-06-01", Subject: "k:alice", Counts: map[string]int64{"calls": 1, "cost_nanos": 7}}}})
 	if err != nil {
 		t.Fatalf("Settle while Redis is slow: %v, want it queued", err)
