@@ -247,6 +247,62 @@ func TestBudgetAcrossReplicas(t *testing.T) {
 	}
 }
 
+// TestBudgetSetAfterCallsCountsThem: a stored key made without a budget
+// spends, then is given a day budget (keys update --budget): the budget
+// starts from what the key spent today, as GetKey and UpdateKey show, and
+// one without room left for a call refuses it; with either store.
+func TestBudgetSetAfterCallsCountsThem(t *testing.T) {
+	for _, store := range []string{"memory", "redis"} {
+		t.Run(store, func(t *testing.T) {
+			up, priced := pricedUpstream(t)
+			var cfg *config.Config
+			if store == "redis" {
+				cfg = governanceConfig(redistest.Start(t), "late:")
+			} else {
+				cfg = governanceConfig(nil, "")
+			}
+			priced(cfg)
+			in := servertest.Start(t, cfg, server.WithGovernanceClock(statetest.NewClock().Now))
+			secret := createKey(t, in, &adminv1.Key{Name: "late", Scopes: []string{"generate"}, Models: []string{"*"}})
+			for range 3 { // 15 tokens each
+				if _, err := generate(t.Context(), in, secret, budgetRequest()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			keys := adminv1.NewKeyServiceClient(in.Conn)
+			setBudget := func(maxTokens uint64) *adminv1.Budget {
+				t.Helper()
+				resp, err := keys.UpdateKey(bearer(t.Context(), adminSecret), &adminv1.UpdateKeyRequest{
+					Key:        &adminv1.Key{Name: "late", Budgets: []*adminv1.Budget{{Window: "day", MaxTokens: maxTokens}}},
+					UpdateMask: &fieldmaskpb.FieldMask{Paths: []string{"budgets"}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return resp.GetKey().GetBudgets()[0]
+			}
+			if got := setBudget(1_000_000).GetSpentTokens(); got != 45 {
+				t.Fatalf("UpdateKey shows the new day budget with %d tokens spent, want the day's 45", got)
+			}
+			got, err := keys.GetKey(bearer(t.Context(), adminSecret), &adminv1.GetKeyRequest{Name: "late"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := got.GetKey().GetBudgets()[0]; b.GetSpentTokens() != 45 || math.Abs(b.GetSpentCostUsd()-3*callCost) > 1e-9 {
+				t.Fatalf("GetKey: %v, want 45 tokens and $%v spent", b, 3*callCost)
+			}
+			// 45 spent and some 30 to reserve: no room in 65.
+			setBudget(65)
+			_, err = generate(t.Context(), in, secret, budgetRequest())
+			if code, info, _ := errorInfo(err); code != codes.ResourceExhausted || info.GetReason() != "BUDGET_EXHAUSTED" {
+				t.Fatalf("a call with 45 of 65 tokens spent: %v, want BUDGET_EXHAUSTED", err)
+			}
+			if got := up.Requests(); got != 3 {
+				t.Fatalf("the upstream saw %d requests, want 3", got)
+			}
+		})
+	}
+}
+
 // TestTeamBudgetStopsBothKeys: a team budget shared by two keys stops both
 // once one of them has spent it, and a key of no team goes on.
 func TestTeamBudgetStopsBothKeys(t *testing.T) {

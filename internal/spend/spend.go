@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -210,7 +211,8 @@ func (b *Budgeter) Budgeted(sub Subject) bool {
 // budget of the key and its team, atomically, and returns the Hold that
 // settles the call. A budget without room for it refuses the call with an
 // *ExhaustedError (and nothing is reserved). A key without budgets still
-// gets a Hold, which records its usage; a call without a key gets nil.
+// gets a Hold, which records its usage and what it spends in each window
+// (for a budget set later); a call without a key gets nil.
 // deadline is the call's (zero: none): an unsettled reservation is dropped
 // lapseMargin after it (a day after the call started without one).
 func (b *Budgeter) Reserve(ctx context.Context, sub Subject, r Request, deadline time.Time) (*Hold, error) {
@@ -227,7 +229,8 @@ func (b *Budgeter) Reserve(ctx context.Context, sub Subject, r Request, deadline
 			h.add(true, bu, now)
 		}
 	}
-	if len(h.counters) == 0 {
+	h.track(now)
+	if len(h.budgets) == 0 {
 		return h, nil
 	}
 	h.amount = b.Estimate(r)
@@ -235,14 +238,14 @@ func (b *Budgeter) Reserve(ctx context.Context, sub Subject, r Request, deadline
 	if !deadline.IsZero() {
 		lapse = deadline.Add(lapseMargin)
 	}
-	res, err := b.store.Reserve(ctx, state.Reservation{ID: h.id, Counters: h.counters, Amount: h.amount, Now: now, Lapse: lapse})
+	res, err := b.store.Reserve(ctx, state.Reservation{ID: h.id, Counters: h.capped(), Amount: h.amount, Now: now, Lapse: lapse})
 	if err != nil {
 		if ctx.Err() != nil {
 			// The call ended (its client went) while the store decided: the
 			// store may have reserved all the same, to be held until it
 			// lapsed. Give it back; nothing happens if it was not taken.
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
-			_ = b.store.Settle(rctx, state.Settlement{ID: h.id, Counters: h.counters, Reserved: h.amount, Now: now})
+			_ = b.store.Settle(rctx, state.Settlement{ID: h.id, Counters: h.capped(), Reserved: h.amount, Now: now})
 			cancel()
 		}
 		return nil, err
@@ -258,21 +261,59 @@ func (b *Budgeter) Reserve(ctx context.Context, sub Subject, r Request, deadline
 	return h, nil
 }
 
-// add adds one budget's counter to h.
-func (h *Hold) add(team bool, bu Budget, now time.Time) {
-	period, resets := bu.Window.Period(now)
-	owner := "k:" + h.sub.Key
-	if team {
-		owner = "t:" + h.sub.Team
-	}
-	c := state.Counter{ID: owner + "/" + string(bu.Window) + "/" + period, Max: state.Amount{Cost: Nanos(bu.MaxCostUSD), Tokens: bu.MaxTokens}}
+// counter returns the counter of owner's ("k:alice", "t:research") window
+// w that holds now, uncapped, and when the window resets (zero for Total).
+func counter(owner string, w Window, now time.Time) (state.Counter, time.Time) {
+	period, resets := w.Period(now)
+	c := state.Counter{ID: owner + "/" + string(w) + "/" + period}
 	if !resets.IsZero() {
 		// Kept a day past the window's end: a late settlement still finds it.
 		c.Expires = resets.Add(24 * time.Hour)
 	}
+	return c, resets
+}
+
+// owner returns the counters' owner of h's key, or of its team.
+func (h *Hold) owner(team bool) string {
+	if team {
+		return "t:" + h.sub.Team
+	}
+	return "k:" + h.sub.Key
+}
+
+// add adds one budget's counter to h, capped by the budget: the call
+// reserves on it.
+func (h *Hold) add(team bool, bu Budget, now time.Time) {
+	c, resets := counter(h.owner(team), bu.Window, now)
+	c.Max = state.Amount{Cost: Nanos(bu.MaxCostUSD), Tokens: bu.MaxTokens}
 	h.counters = append(h.counters, c)
 	h.budgets = append(h.budgets, budgetOf{team: team, budget: bu, resets: resets})
 }
+
+// track adds to h, after the budgets' counters, the counter of every
+// window of the key and of its team that no budget caps: a call spends on
+// each of them whether a budget is set on it or not, so that a budget set
+// mid-window (keys update --budget, a reload) counts what the window's
+// calls spent before it, and one removed and set again counts the calls
+// between. The call reserves nothing on them.
+func (h *Hold) track(now time.Time) {
+	capped := h.capped()
+	for _, team := range []bool{false, true} {
+		if team && h.sub.Team == "" {
+			break
+		}
+		for _, w := range Windows {
+			c, _ := counter(h.owner(team), w, now)
+			if !slices.ContainsFunc(capped, func(b state.Counter) bool { return b.ID == c.ID }) {
+				h.counters = append(h.counters, c)
+			}
+		}
+	}
+}
+
+// capped returns the counters of h's budgets, which its reservation is
+// made on: the first of h.counters, one per budget.
+func (h *Hold) capped() []state.Counter { return h.counters[:len(h.budgets)] }
 
 func holdID() string {
 	var b [12]byte
@@ -282,10 +323,12 @@ func holdID() string {
 
 // Hold is one admitted call's reservation, until it is settled.
 type Hold struct {
-	b        *Budgeter
-	sub      Subject
-	id       string
-	day      string // the usage records' day: the call's admission's
+	b   *Budgeter
+	sub Subject
+	id  string
+	day string // the usage records' day: the call's admission's
+	// counters are the budgets' (capped, in the order of budgets), then
+	// the other windows' of the key and its team (track).
 	counters []state.Counter
 	budgets  []budgetOf
 	amount   state.Amount
@@ -308,7 +351,8 @@ type Spent struct {
 }
 
 // Settle ends h with what the call used, s. It gives back the reservation,
-// adds the spend to every budget the call fell under, and adds the call to
+// adds the spend to every window of its key and team (the budgets' and
+// the others, which a budget set later starts from), and adds the call to
 // the usage records of its key and team (with how much of it was
 // estimated). Only the first Settle or Release of a Hold counts; a nil Hold
 // does nothing.
@@ -352,7 +396,7 @@ func (h *Hold) Release(ctx context.Context) error {
 	if h == nil || !h.ended.CompareAndSwap(false, true) || !h.reserved {
 		return nil
 	}
-	return h.b.store.Settle(ctx, state.Settlement{ID: h.id, Counters: h.counters, Reserved: h.amount, Now: h.b.now()})
+	return h.b.store.Settle(ctx, state.Settlement{ID: h.id, Counters: h.capped(), Reserved: h.amount, Now: h.b.now()})
 }
 
 func (h *Hold) reservedAmount() state.Amount {

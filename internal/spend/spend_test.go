@@ -292,6 +292,67 @@ func TestNoKeyNoHold(t *testing.T) {
 	}
 }
 
+// TestBudgetSetMidWindowCountsTheWindow: a key that spent before it had a
+// budget (keys update --budget), and a team before its budget was
+// configured (a reload: another Budgeter on the same store), start their
+// budgets from what the window's calls spent, not from nothing: the day's
+// calls count in a day budget, the month's in a month budget, every call
+// in a total one, and a budget with no room left refuses the next call.
+func TestBudgetSetMidWindowCountsTheWindow(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	free := spend.Subject{Key: "late", Team: "ops"}
+	if err := h.run(t, free); err != nil { // 2025-01-02: 1300 tokens
+		t.Fatal(err)
+	}
+	h.clock.Advance(24 * time.Hour) // 2025-01-03, the same month
+	for range 3 {
+		if err := h.run(t, free); err != nil {
+			t.Fatal(err)
+		}
+	}
+	budgets := []spend.Budget{{Window: spend.Day, MaxTokens: 1_000_000}, {Window: spend.Month, MaxTokens: 1_000_000}, {Window: spend.Total, MaxTokens: 1_000_000}}
+	st, err := h.b.KeyStatus(ctx, "late", budgets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{3 * 1300, 4 * 1300, 4 * 1300} {
+		if st[i].Used.Tokens != want {
+			t.Errorf("a %s budget set after the calls shows %d tokens used, want %d", budgets[i].Window, st[i].Used.Tokens, want)
+		}
+	}
+	// 3900 used today: a day budget of 5000 has no room for a call's 2000.
+	tight := free
+	tight.Budgets = []spend.Budget{{Window: spend.Day, MaxTokens: 5000}}
+	if ee := exhausted(t, h.run(t, tight)); ee.Balance.Used.Tokens != 3900 {
+		t.Fatalf("refused with %d tokens used, want 3900", ee.Balance.Used.Tokens)
+	}
+	reloaded := spend.New(h.store, []spend.Team{{Name: "ops", Budgets: []spend.Budget{{Window: spend.Month, MaxTokens: 6000}}}}, prices(t), spend.DefaultConfig(), h.clock.Now)
+	_, err = reloaded.Reserve(ctx, free, call, time.Time{})
+	if ee := exhausted(t, err); !ee.TeamBudget || ee.Balance.Used.Tokens != 5200 {
+		t.Fatalf("the team's budget configured after its calls: %+v, want refused with 5200 tokens used", ee)
+	}
+}
+
+// TestBudgetRemovedAndSetAgain: a budget removed and set again in one
+// window counts the calls made in between.
+func TestBudgetRemovedAndSetAgain(t *testing.T) {
+	h := newHarness(t)
+	with := spend.Subject{Key: "a", Budgets: []spend.Budget{{Window: spend.Day, MaxTokens: 1_000_000}}}
+	for _, sub := range []spend.Subject{with, {Key: "a"}, {Key: "a"}, with} {
+		if err := h.run(t, sub); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := h.b.KeyStatus(context.Background(), "a", with.Budgets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st[0].Used.Tokens != 4*1300 {
+		t.Fatalf("%d tokens used, want the four calls' %d", st[0].Used.Tokens, 4*1300)
+	}
+}
+
 // TestConcurrentCallsNeverOverspend: 32 callers at once on one budget, each
 // call spending less than it reserved: what was spent never exceeds the
 // budget, and the budget is used up to less than one reservation.

@@ -20,9 +20,10 @@ import (
 //
 // It is an optional capability of a Store, found by type assertion (both
 // stores implement it). Each method is one store round trip at most; a
-// settlement without counters (a call under no budget) may be written
-// after Settle returns, off the call's path (the redis store does, within
-// milliseconds), and Usage on the same store reads it.
+// settlement that gives no reservation back (a call under no budget, which
+// still spends on its windows' counters) may be written after Settle
+// returns, off the call's path (the redis store does, within
+// milliseconds), and Usage, Balances and Reserve on the same store read it.
 // Implementations are safe for concurrent use; an error means the store
 // could not decide (it matches ErrUnavailable when the redis store is
 // unreachable with fail_closed) or ctx ended. With fail_open, the redis

@@ -1,6 +1,7 @@
 package redisstore_test
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"strconv"
@@ -190,14 +191,16 @@ func TestSettlementRunOnceWhenItsAnswerIsLate(t *testing.T) {
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	c := state.Counter{ID: "k:alice/day/2025-06-01", Max: state.Amount{Cost: 100}, Expires: now.Add(48 * time.Hour)}
 	// A first settlement loads the script into Redis, as on any replica
-	// that has been running a while.
-	if err := s.Settle(ctx, state.Settlement{ID: "first", Counters: []state.Counter{{ID: "k:bob/total"}}, Spent: state.Amount{Cost: 1}, Now: now}); err != nil {
+	// that has been running a while. Both give a reservation back, as a
+	// budgeted call's does: one that gives none back is queued, never run
+	// on the call's path.
+	if err := s.Settle(ctx, state.Settlement{ID: "first", Counters: []state.Counter{{ID: "k:bob/total"}}, Reserved: state.Amount{Cost: 1}, Spent: state.Amount{Cost: 1}, Now: now}); err != nil {
 		t.Fatal(err)
 	}
 	// Redis stalls: the settlement's script waits in its socket, and runs
 	// once Redis goes on, long after its read timed out.
 	srv.Pause(t)
-	err := s.Settle(ctx, state.Settlement{ID: "late", Counters: []state.Counter{c}, Spent: state.Amount{Cost: 7}, Now: now,
+	err := s.Settle(ctx, state.Settlement{ID: "late", Counters: []state.Counter{c}, Reserved: state.Amount{Cost: 1}, Spent: state.Amount{Cost: 7}, Now: now,
 		Usage: []state.UsageDelta{{Day: "2025-06-01", Subject: "k:alice", Counts: map[string]int64{"calls": 1, "cost_nanos": 7}}}})
 	if err != nil {
 		t.Fatalf("Settle while Redis is slow: %v, want it queued", err)
@@ -389,6 +392,31 @@ func TestUsageOnlySettlementsOffThePath(t *testing.T) {
 		t.Fatalf("the settling replica reads %d calls, want 1000 at once", got)
 	}
 	poll(t, "the other replica reading the thousand calls", 30*time.Second, func() bool { return calls(b) == 1000 })
+}
+
+// TestUnbudgetedSpendOnCountersOffThePath: a call under no budget spends
+// on its windows' counters (for a budget set later) without waiting for
+// Redis: its settlement is queued even while Redis stalls, and the
+// replica's next reservation on those counters counts it.
+func TestUnbudgetedSpendOnCountersOffThePath(t *testing.T) {
+	srv := redistest.Start(t)
+	s := closedStore(t, config(srv)) // 5 s read timeout
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	day := state.Counter{ID: "k:free/day/2025-06-01", Expires: now.Add(48 * time.Hour)}
+	srv.Pause(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	err := s.Settle(ctx, state.Settlement{ID: "free", Counters: []state.Counter{day}, Spent: state.Amount{Cost: 7, Tokens: 3}, Now: now,
+		Usage: []state.UsageDelta{{Day: "2025-06-01", Subject: "k:free", Counts: map[string]int64{"calls": 1}}}})
+	cancel()
+	srv.Resume(t)
+	if err != nil {
+		t.Fatalf("Settle of a call under no budget while Redis stalls: %v, want it queued", err)
+	}
+	day.Max = state.Amount{Tokens: 5}
+	r, err := s.Reserve(t.Context(), state.Reservation{ID: "then", Counters: []state.Counter{day}, Amount: state.Amount{Tokens: 3}, Now: now, Lapse: now.Add(time.Hour)})
+	if err != nil || r.Allowed || r.Balance.Used != (state.Amount{Cost: 7, Tokens: 3}) {
+		t.Fatalf("a budget of 5 tokens set after 3 were spent, reserving 3: %+v, %v; want refused with 3 used", r, err)
+	}
 }
 
 // TestClosingDuringAnOutageSaysWhatIsLost: a replica that stops while

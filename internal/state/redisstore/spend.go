@@ -29,11 +29,14 @@ import (
 // Now), so that an injected clock moves them in tests and replicas whose
 // clocks disagree by seconds disagree by no more.
 //
-// A settlement of a call under no budget only adds to the usage records:
-// it is queued and written by the flusher (settleLoop), woken at once, in
-// pipelined batches, so that a call's end waits for no round trip; Usage
-// flushes the queue first, so a replica reads its own calls back at once.
-// A replica that crashes loses what it had not flushed.
+// A settlement of a call under no budget gives no reservation back: it
+// only adds to the usage records and to its windows' counters (which a
+// budget set later starts from). It is queued and written by the flusher
+// (settleLoop), woken at once, in pipelined batches, so that a call's end
+// waits for no round trip; Usage flushes the queue first, and Reserve and
+// Balances when it spends on their counters, so a replica reads its own
+// calls back at once. A replica that crashes loses what it had not
+// flushed.
 //
 // While Redis is unreachable, with fail_open, reservations are made on
 // this replica's own counters (the local memory store), within what each
@@ -76,7 +79,10 @@ type spendQueue struct {
 	pending []state.Settlement
 	local   map[string]struct{} // reservation IDs reserved on local counters
 	known   map[string]knownSpend
-	wake    chan struct{}
+	// queued counts the pending settlements spending on each counter, so
+	// that a reservation or a balance of a counter flushes them first.
+	queued map[string]int
+	wake   chan struct{}
 	// flushMu lets one flush run at a time.
 	flushMu sync.Mutex
 }
@@ -264,6 +270,7 @@ func (s *Store) Reserve(ctx context.Context, r state.Reservation) (state.Reserve
 	}
 	sent := false // the script went to Redis, and may have run there
 	if s.up.Load() {
+		s.flushFor(r.Counters)
 		sent = true
 		args := []any{millis(r.Now), millis(r.Lapse), resvMember(r.ID, r.Amount), r.Amount.Cost, r.Amount.Tokens}
 		for _, c := range r.Counters {
@@ -403,21 +410,29 @@ func (s *Store) Settle(ctx context.Context, st state.Settlement) error {
 			return err
 		}
 	}
-	if len(st.Counters) == 0 {
-		// A call under no budget only adds to the usage records: written
-		// off the call's path, by the flusher, in batches (and at once
-		// before this replica reads usage).
+	if st.Reserved == (state.Amount{}) {
+		// A call under no budget gives nothing back: it only adds to the
+		// usage records and to its windows' counters, written off the
+		// call's path, by the flusher, in batches (and at once before this
+		// replica reads usage or balances).
 		s.queueSettlement(st)
 		return nil
 	}
 	if s.up.Load() {
 		err := s.runSettle(ctx, st)
 		if err == nil {
-			spent := make([]state.Amount, len(st.Counters))
-			for i := range spent {
-				spent[i] = st.Spent
+			// The budgets' spend, for a reservation decided locally; the
+			// uncapped windows' is not needed until a budget reserves on
+			// them, which reads it from Redis.
+			var capped []state.Counter
+			var spent []state.Amount
+			for _, c := range st.Counters {
+				if c.Max != (state.Amount{}) {
+					capped = append(capped, c)
+					spent = append(spent, st.Spent)
+				}
 			}
-			s.remember(st.Now, st.Counters, spent, true)
+			s.remember(st.Now, capped, spent, true)
 			return nil
 		}
 		if err := s.failed(ctx, "settle", err); err != nil {
@@ -461,14 +476,53 @@ func (s *Store) queueSettlement(st state.Settlement) {
 	q := &s.spend
 	q.mu.Lock()
 	if len(q.pending) >= maxQueuedSettlements {
+		q.unqueue(q.pending[:1])
 		q.pending = q.pending[1:]
 		s.metrics.StateStoreError("settle_dropped")
 	}
 	q.pending = append(q.pending, st)
+	if len(st.Counters) > 0 && q.queued == nil {
+		q.queued = make(map[string]int)
+	}
+	for _, c := range st.Counters {
+		q.queued[c.ID]++
+	}
 	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:
 	default:
+	}
+}
+
+// unqueue takes sts, leaving the queue, out of q.queued; q.mu is held.
+func (q *spendQueue) unqueue(sts []state.Settlement) {
+	for _, st := range sts {
+		for _, c := range st.Counters {
+			if q.queued[c.ID]--; q.queued[c.ID] <= 0 {
+				delete(q.queued, c.ID)
+			}
+		}
+	}
+}
+
+// flushFor flushes the queued settlements if one of them spends on one of
+// counters: a reservation or a balance counts this replica's last calls,
+// those under no budget too (a budget just set counts them). Without such
+// a settlement, as on almost every call, it costs a map lookup per
+// counter.
+func (s *Store) flushFor(counters []state.Counter) {
+	q := &s.spend
+	q.mu.Lock()
+	queued := false
+	for _, c := range counters {
+		if q.queued[c.ID] > 0 {
+			queued = true
+			break
+		}
+	}
+	q.mu.Unlock()
+	if queued {
+		s.flushSettlements()
 	}
 }
 
@@ -522,6 +576,7 @@ func (s *Store) flushSettlements() {
 			done++
 		}
 		q.mu.Lock()
+		q.unqueue(q.pending[:done])
 		q.pending = q.pending[done:] // only this flush takes from the head
 		q.mu.Unlock()
 		if err != nil {
@@ -545,6 +600,7 @@ func (s *Store) Balances(ctx context.Context, counters []string, now time.Time) 
 		for i, id := range counters {
 			cs[i].ID = id
 		}
+		s.flushFor(cs)
 		res, err := balancesScript.Run(ctx, s.rdb, s.counterKeys(cs), millis(now)).Slice()
 		if err == nil && len(res) != len(counters) {
 			err = fmt.Errorf("balances script returned %d balances for %d counters", len(res), len(counters))
