@@ -2,17 +2,11 @@ package service_test
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 
-	"google.golang.org/grpc/codes"
-
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
-	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
-	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
-	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
 // manyThinkingBlocks returns an Anthropic stream whose reply is n empty
@@ -48,30 +42,9 @@ func manyBlocks(n int, block func(i int) string) []byte {
 func TestReasoningBlocksInAReplyAreBounded(t *testing.T) {
 	for _, n := range []int{provider.MaxReasoningBlocks, provider.MaxReasoningBlocks + 1} {
 		t.Run(fmt.Sprintf("%d blocks", n), func(t *testing.T) {
-			body := manyThinkingBlocks(n)
-			up := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Body: body} })
-			t.Setenv("LLMRELAY_TEST_KEY", "test-key")
-			cfg := config.Default()
-			cfg.Providers = []provider.Config{{Name: "up", Kind: "anthropic", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
-			in := servertest.Start(t, cfg)
-			req := &llmrelayv1.GenerateRequest{
-				Model:    "up/some-model",
-				Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "think"}},
-				Retry:    attempts(3),
-			}
-			events, err := servertest.Collect(t.Context(), in.Client, req)
-			if n > provider.MaxReasoningBlocks {
-				wantStatus(t, err, codes.Unknown, "PROVIDER_PROTOCOL_ERROR", map[string]string{"attempts": "1"})
-				if got := len(up.Requests()); got != 1 {
-					t.Errorf("the upstream received %d requests, want 1 (a protocol error is not retried)", got)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("a reply of %d reasoning blocks failed: %v", n, err)
-			}
-			msg := events[len(events)-1].GetFinal().GetMessage()
-			if got := len(msg.GetReasoning()); got != n || msg.GetContent() != "ok" {
+			req := &llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "think"}}}
+			msg := replyPastItsBound(t, "anthropic", manyThinkingBlocks(n), req, n, provider.MaxReasoningBlocks)
+			if got := len(msg.GetReasoning()); msg != nil && (got != n || msg.GetContent() != "ok") {
 				t.Errorf("the final message holds %d reasoning blocks and content %q, want %d and \"ok\"", got, msg.GetContent(), n)
 			}
 		})
@@ -89,28 +62,9 @@ func TestProviderToolBlocksInAReplyAreBounded(t *testing.T) {
 			body := manyBlocks(n, func(i int) string {
 				return fmt.Sprintf(`{"type":"server_tool_use","id":"srvtoolu_%d","name":"web_search","input":{}}`, i)
 			})
-			up := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Body: body} })
-			t.Setenv("LLMRELAY_TEST_KEY", "test-key")
-			cfg := config.Default()
-			cfg.Providers = []provider.Config{{Name: "up", Kind: "anthropic", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
-			in := servertest.Start(t, cfg)
-			req := &llmrelayv1.GenerateRequest{
-				Model:    "up/some-model",
-				Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "search"}},
-				Retry:    attempts(3),
-			}
-			events, err := servertest.Collect(t.Context(), in.Client, req)
-			if n > provider.MaxProviderTools {
-				wantStatus(t, err, codes.Unknown, "PROVIDER_PROTOCOL_ERROR", map[string]string{"attempts": "1"})
-				if got := len(up.Requests()); got != 1 {
-					t.Errorf("the upstream received %d requests, want 1 (a protocol error is not retried)", got)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("a reply of %d provider tool blocks failed: %v", n, err)
-			}
-			if got := len(events[len(events)-1].GetFinal().GetMessage().GetProviderTools()); got != n {
+			req := &llmrelayv1.GenerateRequest{Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "search"}}}
+			msg := replyPastItsBound(t, "anthropic", body, req, n, provider.MaxProviderTools)
+			if got := len(msg.GetProviderTools()); msg != nil && got != n {
 				t.Errorf("the final message holds %d provider tool blocks, want %d", got, n)
 			}
 		})

@@ -57,34 +57,42 @@ func TestToolCallsInAReplyAreBounded(t *testing.T) {
 	for _, kind := range []string{"anthropic", "gemini"} {
 		for _, n := range []int{provider.MaxToolCalls, provider.MaxToolCalls + 1} {
 			t.Run(fmt.Sprintf("%s/%d calls", kind, n), func(t *testing.T) {
-				body := manyToolCalls(kind, n)
-				up := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Body: body} })
-				t.Setenv("LLMRELAY_TEST_KEY", "test-key")
-				cfg := config.Default()
-				cfg.Providers = []provider.Config{{Name: "up", Kind: kind, BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
-				in := servertest.Start(t, cfg)
 				req := &llmrelayv1.GenerateRequest{
-					Model:    "up/some-model",
 					Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "call f"}},
 					Tools:    []*llmrelayv1.Tool{{Name: "f"}},
-					Retry:    attempts(3),
 				}
-				events, err := servertest.Collect(t.Context(), in.Client, req)
-				if n > provider.MaxToolCalls {
-					wantStatus(t, err, codes.Unknown, "PROVIDER_PROTOCOL_ERROR", map[string]string{"attempts": "1"})
-					if got := len(up.Requests()); got != 1 {
-						t.Errorf("the upstream received %d requests, want 1 (a protocol error is not retried)", got)
-					}
-					return
-				}
-				if err != nil {
-					t.Fatalf("a reply of %d tool calls failed: %v", n, err)
-				}
-				final := events[len(events)-1].GetFinal()
-				if got := len(final.GetMessage().GetToolCalls()); got != n {
+				msg := replyPastItsBound(t, kind, manyToolCalls(kind, n), req, n, provider.MaxToolCalls)
+				if got := len(msg.GetToolCalls()); msg != nil && got != n {
 					t.Errorf("the final message holds %d tool calls, want %d", got, n)
 				}
 			})
 		}
 	}
+}
+
+// replyPastItsBound sends req to a loopback upstream of the given kind
+// that answers body, a reply of n items of a kind a reply holds at most
+// bound of. Past the bound the call must fail as a protocol error after a
+// single upstream request (it is not retried), and it returns nil;
+// otherwise it returns the final message.
+func replyPastItsBound(t *testing.T, kind string, body []byte, req *llmrelayv1.GenerateRequest, n, bound int) *llmrelayv1.Message {
+	t.Helper()
+	up := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Body: body} })
+	t.Setenv("LLMRELAY_TEST_KEY", "test-key")
+	cfg := config.Default()
+	cfg.Providers = []provider.Config{{Name: "up", Kind: kind, BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
+	in := servertest.Start(t, cfg)
+	req.Model, req.Retry = "up/some-model", attempts(3)
+	events, err := servertest.Collect(t.Context(), in.Client, req)
+	if n > bound {
+		wantStatus(t, err, codes.Unknown, "PROVIDER_PROTOCOL_ERROR", map[string]string{"attempts": "1"})
+		if got := len(up.Requests()); got != 1 {
+			t.Errorf("the upstream received %d requests, want 1 (a protocol error is not retried)", got)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("a reply of %d failed: %v", n, err)
+	}
+	return events[len(events)-1].GetFinal().GetMessage()
 }
