@@ -1,7 +1,7 @@
 // Package admin is the gRPC door of llmrelay.admin.v1: KeyService and
 // UsageService, thin handlers that convert requests into the operations of
-// internal/apikeys (keys) and internal/spend (usage, budgets' windows) and
-// their results back. They decide nothing themselves; errors become
+// internal/apikeys (keys) and internal/spend (usage, teams, budgets'
+// windows) and their results back. They decide nothing themselves; errors become
 // statuses in internal/apierr. Who may call them (the admin and
 // usage.read scopes) is admission's.
 package admin
@@ -142,6 +142,24 @@ func (s *Service) RevokeKey(ctx context.Context, req *adminv1.RevokeKeyRequest) 
 	return &adminv1.RevokeKeyResponse{Key: pk}, nil
 }
 
+// ListTeams implements KeyService: the configured teams, with their
+// budgets' current windows.
+func (s *Service) ListTeams(ctx context.Context, req *adminv1.ListTeamsRequest) (*adminv1.ListTeamsResponse, error) {
+	teams, err := s.budgets.TeamsStatus(ctx, req.GetName())
+	if err != nil {
+		return nil, apierr.FromError(err)
+	}
+	resp := &adminv1.ListTeamsResponse{Teams: make([]*adminv1.Team, len(teams))}
+	for i, t := range teams {
+		pt := &adminv1.Team{Name: t.Team}
+		for _, st := range t.Budgets {
+			pt.Budgets = append(pt.Budgets, budgetProto(st.Budget, &st))
+		}
+		resp.Teams[i] = pt
+	}
+	return resp, nil
+}
+
 // GetUsage implements UsageService.
 func (s *Service) GetUsage(ctx context.Context, req *adminv1.GetUsageRequest) (*adminv1.GetUsageResponse, error) {
 	from, to := req.GetStartDay(), req.GetEndDay()
@@ -277,13 +295,23 @@ func (s *Service) convertKey(k *apikeys.Key, status []spend.Status) *adminv1.Key
 		pk.Limits = &adminv1.KeyLimits{RequestsPerSecond: l.RequestsPerSecond, Burst: uint32(l.Burst), MaxConcurrentStreams: uint32(l.MaxConcurrentStreams)}
 	}
 	for i, b := range k.Budgets {
-		pb := &adminv1.Budget{Window: string(b.Window), MaxCostUsd: b.MaxCostUSD, MaxTokens: uint64(b.MaxTokens)}
+		var st *spend.Status
 		if i < len(status) {
-			pb.SpentCostUsd, pb.SpentTokens, pb.ResetsAt = spend.USD(status[i].Used.Cost), uint64(max(0, status[i].Used.Tokens)), timestamp(status[i].Resets)
+			st = &status[i]
 		}
-		pk.Budgets = append(pk.Budgets, pb)
+		pk.Budgets = append(pk.Budgets, budgetProto(b, st))
 	}
 	return pk
+}
+
+// budgetProto converts a budget, a key's or a team's, with its current
+// window's spend when st is not nil.
+func budgetProto(b spend.Budget, st *spend.Status) *adminv1.Budget {
+	pb := &adminv1.Budget{Window: string(b.Window), MaxCostUsd: b.MaxCostUSD, MaxTokens: uint64(b.MaxTokens)}
+	if st != nil {
+		pb.SpentCostUsd, pb.SpentTokens, pb.ResetsAt = spend.USD(st.Used.Cost), uint64(max(0, st.Used.Tokens)), timestamp(st.Resets)
+	}
+	return pb
 }
 
 func timestamp(t time.Time) *timestamppb.Timestamp {

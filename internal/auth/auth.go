@@ -35,8 +35,8 @@ const (
 	ScopeEmbed Scope = "embed"
 	// ScopeModelsList allows LLMService/ListModels.
 	ScopeModelsList Scope = "models.list"
-	// ScopeAdmin allows every method of llmrelay.admin.v1 (keys and
-	// usage).
+	// ScopeAdmin allows every method of llmrelay.admin.v1 (keys, teams
+	// and usage).
 	ScopeAdmin Scope = "admin"
 	// ScopeUsageRead allows llmrelay.admin.v1.UsageService only.
 	ScopeUsageRead Scope = "usage.read"

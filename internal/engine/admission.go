@@ -113,6 +113,7 @@ var methodScopes = map[string][]auth.Scope{
 	adminv1.KeyService_ListKeys_FullMethodName:   {auth.ScopeAdmin},
 	adminv1.KeyService_UpdateKey_FullMethodName:  {auth.ScopeAdmin},
 	adminv1.KeyService_RevokeKey_FullMethodName:  {auth.ScopeAdmin},
+	adminv1.KeyService_ListTeams_FullMethodName:  {auth.ScopeAdmin},
 	adminv1.UsageService_GetUsage_FullMethodName: {auth.ScopeAdmin, auth.ScopeUsageRead},
 	// Embedding: a key of its own (an indexing job's) or any key that may
 	// generate, which may send the same texts to a model already.

@@ -139,6 +139,15 @@ func (adminService) RevokeKey(ctx context.Context, req *adminv1.RevokeKeyRequest
 	return a.RevokeKey(ctx, req)
 }
 
+// ListTeams implements adminv1.KeyServiceServer.
+func (adminService) ListTeams(ctx context.Context, req *adminv1.ListTeamsRequest) (*adminv1.ListTeamsResponse, error) {
+	a, err := runtimeAdmin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return a.ListTeams(ctx, req)
+}
+
 // GetUsage implements adminv1.UsageServiceServer.
 func (adminService) GetUsage(ctx context.Context, req *adminv1.GetUsageRequest) (*adminv1.GetUsageResponse, error) {
 	a, err := runtimeAdmin(ctx)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -348,6 +349,100 @@ func TestTeamBudgetStopsBothKeys(t *testing.T) {
 	}
 }
 
+// TestListTeamsShowsWhatTheirBudgetsSpent: ListTeams lists the configured
+// teams by name, each budget with its window, its caps and what its
+// current window spent: the calls of all the team's keys, config and
+// stored, and none of a key of another team or of none; a team without a
+// budget is listed without one; with either store. Before it, a team's
+// spend was shown nowhere.
+func TestListTeamsShowsWhatTheirBudgetsSpent(t *testing.T) {
+	for _, store := range []string{"memory", "redis"} {
+		t.Run(store, func(t *testing.T) {
+			_, priced := pricedUpstream(t)
+			var cfg *config.Config
+			if store == "redis" {
+				cfg = governanceConfig(redistest.Start(t), "teams:")
+			} else {
+				cfg = governanceConfig(nil, "")
+			}
+			priced(cfg)
+			cfg.Teams = []spend.Team{
+				{Name: "research", Budgets: []spend.Budget{
+					{Window: spend.Month, MaxCostUSD: 200}, {Window: spend.Day, MaxTokens: 1_000_000}, {Window: spend.Total, MaxCostUSD: 1, MaxTokens: 5000},
+				}},
+				{Name: "design", Budgets: []spend.Budget{{Window: spend.Day, MaxTokens: 500}}},
+				{Name: "idle"},
+			}
+			for name, team := range map[string]string{"notebook": "research", "sketch": "design", "solo": ""} {
+				cfg.Auth.Keys = append(cfg.Auth.Keys, config.APIKey{Name: name, SHA256: auth.HashKey(name + "-secret"),
+					Scopes: []string{"generate"}, Models: []string{"*"}, Team: team})
+			}
+			clock := statetest.NewClock() // 2025-01-02T03:04:05Z
+			in := servertest.Start(t, cfg, server.WithGovernanceClock(clock.Now))
+			ci := createKey(t, in, &adminv1.Key{Name: "ci", Scopes: []string{"generate"}, Models: []string{"*"}, Team: "research"})
+
+			// 15 tokens and $0.0002 a call: research's keys make one call
+			// on the 2nd and two on the 3rd; design's and solo's one each.
+			call := func(secret string) {
+				t.Helper()
+				if _, err := generate(t.Context(), in, secret, budgetRequest()); err != nil {
+					t.Fatalf("a call of %s: %v", secret, err)
+				}
+			}
+			call("notebook-secret")
+			clock.Advance(24 * time.Hour)
+			for _, secret := range []string{"notebook-secret", ci, "sketch-secret", "solo-secret"} {
+				call(secret)
+			}
+
+			keys := adminv1.NewKeyServiceClient(in.Conn)
+			list := func(name string) []string {
+				t.Helper()
+				resp, err := keys.ListTeams(bearer(t.Context(), adminSecret), &adminv1.ListTeamsRequest{Name: name})
+				if err != nil {
+					t.Fatalf("ListTeams(%q): %v", name, err)
+				}
+				var got []string
+				for _, team := range resp.GetTeams() {
+					got = append(got, team.GetName()+":")
+					for _, b := range team.GetBudgets() {
+						resets := "never"
+						if b.GetResetsAt() != nil {
+							resets = b.GetResetsAt().AsTime().Format(time.RFC3339)
+						}
+						got = append(got, fmt.Sprintf("  %s max $%v %d tokens, spent $%.7f %d tokens, resets %s",
+							b.GetWindow(), b.GetMaxCostUsd(), b.GetMaxTokens(), b.GetSpentCostUsd(), b.GetSpentTokens(), resets))
+					}
+				}
+				return got
+			}
+			want := []string{
+				"design:",
+				"  day max $0 500 tokens, spent $0.0002000 15 tokens, resets 2025-01-04T00:00:00Z",
+				"idle:",
+				"research:",
+				"  month max $200 0 tokens, spent $0.0006000 45 tokens, resets 2025-02-01T00:00:00Z",
+				"  day max $0 1000000 tokens, spent $0.0004000 30 tokens, resets 2025-01-04T00:00:00Z",
+				"  total max $1 5000 tokens, spent $0.0006000 45 tokens, resets never",
+			}
+			if got := list(""); !slices.Equal(got, want) {
+				t.Errorf("ListTeams:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if got := list("research"); !slices.Equal(got, want[3:]) {
+				t.Errorf("ListTeams of research:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want[3:], "\n"))
+			}
+			if got := list("nope"); len(got) != 0 {
+				t.Errorf("ListTeams of a team not configured: %v, want none", got)
+			}
+			// An admin read: a key that may generate, or read usage, may not.
+			_, err := keys.ListTeams(bearer(t.Context(), "notebook-secret"), &adminv1.ListTeamsRequest{})
+			if code, info, _ := errorInfo(err); code != codes.PermissionDenied || info.GetReason() != "SCOPE_MISSING" {
+				t.Errorf("ListTeams with a generate key: %v, want PERMISSION_DENIED SCOPE_MISSING", err)
+			}
+		})
+	}
+}
+
 // TestGetUsageEqualsTheFinals: GetUsage's totals for a key and its team,
 // less what they say was estimated, equal the sum of the Finals' usage of
 // its calls: calls that took a retry, a fallback to another target and a
@@ -450,6 +545,10 @@ func TestAdminScopes(t *testing.T) {
 		}, codes.PermissionDenied, "SCOPE_MISSING"},
 		{"usage.read lists no keys", func() error {
 			_, err := keys.ListKeys(bearer(ctx, "finance-secret"), &adminv1.ListKeysRequest{})
+			return err
+		}, codes.PermissionDenied, "SCOPE_MISSING"},
+		{"usage.read lists no teams", func() error {
+			_, err := keys.ListTeams(bearer(ctx, "finance-secret"), &adminv1.ListTeamsRequest{})
 			return err
 		}, codes.PermissionDenied, "SCOPE_MISSING"},
 		{"usage.read reads usage", func() error {

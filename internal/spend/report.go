@@ -2,6 +2,8 @@ package spend
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,13 +94,59 @@ type KeyBudgets struct {
 func (b *Budgeter) KeysStatus(ctx context.Context, keys []KeyBudgets) ([][]Status, error) {
 	now := b.now()
 	holds := make([]*Hold, len(keys))
-	var ids []string
 	for i, k := range keys {
 		holds[i] = &Hold{sub: Subject{Key: k.Key}}
 		for _, bu := range k.Budgets {
 			holds[i].add(false, bu, now)
 		}
-		for _, c := range holds[i].counters {
+	}
+	return b.status(ctx, holds, now)
+}
+
+// TeamStatus is a configured team and the state of its budgets.
+type TeamStatus struct {
+	Team string
+	// Budgets are the team's, in the config's order, in their current
+	// windows.
+	Budgets []Status
+}
+
+// TeamsStatus returns the configured teams by name, each with the state of
+// its budgets in their current windows, in one store round trip: what the
+// calls of all the team's keys spent. With name set, only that team (none
+// when no configured team has that name). A team that only keys name (a
+// reload dropped it) is not configured, and not returned.
+func (b *Budgeter) TeamsStatus(ctx context.Context, name string) ([]TeamStatus, error) {
+	now := b.now()
+	var holds []*Hold
+	for _, t := range slices.Sorted(maps.Keys(b.teams)) {
+		if name != "" && t != name {
+			continue
+		}
+		h := &Hold{sub: Subject{Team: t}}
+		for _, bu := range b.teams[t] {
+			h.add(true, bu, now)
+		}
+		holds = append(holds, h)
+	}
+	st, err := b.status(ctx, holds, now)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TeamStatus, len(holds))
+	for i, h := range holds {
+		out[i] = TeamStatus{Team: h.sub.Team, Budgets: st[i]}
+	}
+	return out, nil
+}
+
+// status reads the balances of the budgets' counters of holds (made with
+// add, at now), in one store round trip, and returns each hold's budgets'
+// state, in order.
+func (b *Budgeter) status(ctx context.Context, holds []*Hold, now time.Time) ([][]Status, error) {
+	var ids []string
+	for _, h := range holds {
+		for _, c := range h.counters {
 			ids = append(ids, c.ID)
 		}
 	}
@@ -109,7 +157,7 @@ func (b *Budgeter) KeysStatus(ctx context.Context, keys []KeyBudgets) ([][]Statu
 			return nil, err
 		}
 	}
-	out := make([][]Status, len(keys))
+	out := make([][]Status, len(holds))
 	for i, h := range holds {
 		for _, of := range h.budgets {
 			out[i] = append(out[i], Status{Budget: of.budget, Used: bal[0].Used, Reserved: bal[0].Reserved, Resets: of.resets})

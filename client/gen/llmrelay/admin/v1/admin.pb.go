@@ -1,5 +1,7 @@
 // llmrelay.admin.v1: governance of a running llmrelay. API keys managed
-// through an API (KeyService) and the usage they add up to (UsageService).
+// through an API (KeyService), the teams they belong to with what their
+// budgets spent (KeyService.ListTeams), and the usage they add up to
+// (UsageService).
 //
 // Keys. A server has two kinds of API keys, and a caller cannot tell them
 // apart:
@@ -27,6 +29,11 @@
 // turns). A call refused by a budget fails RESOURCE_EXHAUSTED, ErrorInfo
 // reason BUDGET_EXHAUSTED, with a RetryInfo until the window resets (none
 // for `total`), and no provider hears of it (docs/keys.md).
+//
+// Teams. A team is configured in the server's config file (`teams`: a
+// name and its budgets) and shared by the keys whose `team` names it: its
+// budgets hold for all their calls together. Only a config reload changes
+// a team; through this API teams are read (ListTeams).
 //
 // Auth. Every method needs an API key with the `admin` scope; GetUsage
 // also opens to a key with the `usage.read` scope. Every change is logged
@@ -459,9 +466,13 @@ type Budget struct {
 	// (reasoning is part of output, cached input part of input). At most
 	// 10^15.
 	MaxTokens uint64 `protobuf:"varint,3,opt,name=max_tokens,json=maxTokens,proto3" json:"max_tokens,omitempty"`
-	// What the calls of the current window spent, in US dollars and in
-	// tokens, as settled so far (calls running hold a reservation on top).
-	// Output only: set by GetKey, ListKeys, UpdateKey on a key's own budgets.
+	// What the calls of the current window spent, in US dollars (at the
+	// prices of the server's `pricing` table) and in tokens (input plus
+	// output), as settled so far (calls running hold a reservation on top),
+	// whichever caps the budget sets: every call counts in its key's and its
+	// team's windows, budget or not, so a budget set mid-window starts from
+	// what its window spent. Output only: set by GetKey, ListKeys, UpdateKey
+	// on a key's own budgets, and by ListTeams on a team's.
 	SpentCostUsd float64 `protobuf:"fixed64,4,opt,name=spent_cost_usd,json=spentCostUsd,proto3" json:"spent_cost_usd,omitempty"`
 	SpentTokens  uint64  `protobuf:"varint,5,opt,name=spent_tokens,json=spentTokens,proto3" json:"spent_tokens,omitempty"`
 	// When the current window ends and the budget starts afresh; unset for
@@ -1060,6 +1071,161 @@ func (x *RevokeKeyResponse) GetKey() *Key {
 	return nil
 }
 
+// Team is one configured team and its budgets.
+type Team struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The team's name, as the config's `teams[].name` and a key's `team`
+	// say it.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The team's budgets, as configured, at most one per window, in the
+	// config's order, each with `spent_cost_usd`, `spent_tokens` and
+	// `resets_at` of its current window: what the calls of all the team's
+	// keys (config and stored, revoked ones' calls included) spent in it.
+	// Empty: the team has no budget (its keys' calls are still counted, and
+	// a budget configured later starts from what its window spent).
+	Budgets       []*Budget `protobuf:"bytes,2,rep,name=budgets,proto3" json:"budgets,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Team) Reset() {
+	*x = Team{}
+	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Team) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Team) ProtoMessage() {}
+
+func (x *Team) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Team.ProtoReflect.Descriptor instead.
+func (*Team) Descriptor() ([]byte, []int) {
+	return file_llmrelay_admin_v1_admin_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *Team) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Team) GetBudgets() []*Budget {
+	if x != nil {
+		return x.Budgets
+	}
+	return nil
+}
+
+// ListTeamsRequest asks for the configured teams.
+type ListTeamsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only the team of this name; empty: every configured team. A name that
+	// is no configured team gives an empty list, not an error.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTeamsRequest) Reset() {
+	*x = ListTeamsRequest{}
+	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTeamsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTeamsRequest) ProtoMessage() {}
+
+func (x *ListTeamsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTeamsRequest.ProtoReflect.Descriptor instead.
+func (*ListTeamsRequest) Descriptor() ([]byte, []int) {
+	return file_llmrelay_admin_v1_admin_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ListTeamsRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// ListTeamsResponse is every configured team (or the one asked for), by
+// name, in one answer: the teams are the config's, which a reload alone
+// changes, so there are no pages.
+type ListTeamsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Teams         []*Team                `protobuf:"bytes,1,rep,name=teams,proto3" json:"teams,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTeamsResponse) Reset() {
+	*x = ListTeamsResponse{}
+	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTeamsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTeamsResponse) ProtoMessage() {}
+
+func (x *ListTeamsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTeamsResponse.ProtoReflect.Descriptor instead.
+func (*ListTeamsResponse) Descriptor() ([]byte, []int) {
+	return file_llmrelay_admin_v1_admin_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ListTeamsResponse) GetTeams() []*Team {
+	if x != nil {
+		return x.Teams
+	}
+	return nil
+}
+
 // GetUsageRequest asks for the usage of a range of UTC days.
 type GetUsageRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1082,7 +1248,7 @@ type GetUsageRequest struct {
 
 func (x *GetUsageRequest) Reset() {
 	*x = GetUsageRequest{}
-	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1094,7 +1260,7 @@ func (x *GetUsageRequest) String() string {
 func (*GetUsageRequest) ProtoMessage() {}
 
 func (x *GetUsageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1107,7 +1273,7 @@ func (x *GetUsageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUsageRequest.ProtoReflect.Descriptor instead.
 func (*GetUsageRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_admin_v1_admin_proto_rawDescGZIP(), []int{13}
+	return file_llmrelay_admin_v1_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetUsageRequest) GetStartDay() string {
@@ -1150,7 +1316,7 @@ type GetUsageResponse struct {
 
 func (x *GetUsageResponse) Reset() {
 	*x = GetUsageResponse{}
-	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1162,7 +1328,7 @@ func (x *GetUsageResponse) String() string {
 func (*GetUsageResponse) ProtoMessage() {}
 
 func (x *GetUsageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1175,7 +1341,7 @@ func (x *GetUsageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUsageResponse.ProtoReflect.Descriptor instead.
 func (*GetUsageResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_admin_v1_admin_proto_rawDescGZIP(), []int{14}
+	return file_llmrelay_admin_v1_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GetUsageResponse) GetRecords() []*UsageRecord {
@@ -1224,7 +1390,7 @@ type UsageRecord struct {
 
 func (x *UsageRecord) Reset() {
 	*x = UsageRecord{}
-	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[15]
+	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1236,7 +1402,7 @@ func (x *UsageRecord) String() string {
 func (*UsageRecord) ProtoMessage() {}
 
 func (x *UsageRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[15]
+	mi := &file_llmrelay_admin_v1_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1249,7 +1415,7 @@ func (x *UsageRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsageRecord.ProtoReflect.Descriptor instead.
 func (*UsageRecord) Descriptor() ([]byte, []int) {
-	return file_llmrelay_admin_v1_admin_proto_rawDescGZIP(), []int{15}
+	return file_llmrelay_admin_v1_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UsageRecord) GetDay() string {
@@ -1417,7 +1583,14 @@ const file_llmrelay_admin_v1_admin_proto_rawDesc = "" +
 	"\x10RevokeKeyRequest\x12\x1d\n" +
 	"\x04name\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@R\x04name\"=\n" +
 	"\x11RevokeKeyResponse\x12(\n" +
-	"\x03key\x18\x01 \x01(\v2\x16.llmrelay.admin.v1.KeyR\x03key\"\xda\x02\n" +
+	"\x03key\x18\x01 \x01(\v2\x16.llmrelay.admin.v1.KeyR\x03key\"O\n" +
+	"\x04Team\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
+	"\abudgets\x18\x02 \x03(\v2\x19.llmrelay.admin.v1.BudgetR\abudgets\"/\n" +
+	"\x10ListTeamsRequest\x12\x1b\n" +
+	"\x04name\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04name\"B\n" +
+	"\x11ListTeamsResponse\x12-\n" +
+	"\x05teams\x18\x01 \x03(\v2\x17.llmrelay.admin.v1.TeamR\x05teams\"\xda\x02\n" +
 	"\x0fGetUsageRequest\x12C\n" +
 	"\tstart_day\x18\x01 \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$R\bstartDay\x12?\n" +
 	"\aend_day\x18\x02 \x01(\tB&\xbaH#r!2\x1f^([0-9]{4}-[0-9]{2}-[0-9]{2})?$R\x06endDay\x12\x19\n" +
@@ -1445,14 +1618,15 @@ const file_llmrelay_admin_v1_admin_proto_rawDesc = "" +
 	"\x15KEY_STATE_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10KEY_STATE_ACTIVE\x10\x01\x12\x15\n" +
 	"\x11KEY_STATE_EXPIRED\x10\x02\x12\x15\n" +
-	"\x11KEY_STATE_REVOKED\x10\x032\xb8\x03\n" +
+	"\x11KEY_STATE_REVOKED\x10\x032\x90\x04\n" +
 	"\n" +
 	"KeyService\x12V\n" +
 	"\tCreateKey\x12#.llmrelay.admin.v1.CreateKeyRequest\x1a$.llmrelay.admin.v1.CreateKeyResponse\x12M\n" +
 	"\x06GetKey\x12 .llmrelay.admin.v1.GetKeyRequest\x1a!.llmrelay.admin.v1.GetKeyResponse\x12S\n" +
 	"\bListKeys\x12\".llmrelay.admin.v1.ListKeysRequest\x1a#.llmrelay.admin.v1.ListKeysResponse\x12V\n" +
 	"\tUpdateKey\x12#.llmrelay.admin.v1.UpdateKeyRequest\x1a$.llmrelay.admin.v1.UpdateKeyResponse\x12V\n" +
-	"\tRevokeKey\x12#.llmrelay.admin.v1.RevokeKeyRequest\x1a$.llmrelay.admin.v1.RevokeKeyResponse2c\n" +
+	"\tRevokeKey\x12#.llmrelay.admin.v1.RevokeKeyRequest\x1a$.llmrelay.admin.v1.RevokeKeyResponse\x12V\n" +
+	"\tListTeams\x12#.llmrelay.admin.v1.ListTeamsRequest\x1a$.llmrelay.admin.v1.ListTeamsResponse2c\n" +
 	"\fUsageService\x12S\n" +
 	"\bGetUsage\x12\".llmrelay.admin.v1.GetUsageRequest\x1a#.llmrelay.admin.v1.GetUsageResponseBCZAgithub.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1;adminv1b\x06proto3"
 
@@ -1469,7 +1643,7 @@ func file_llmrelay_admin_v1_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_llmrelay_admin_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_llmrelay_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_llmrelay_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_llmrelay_admin_v1_admin_proto_goTypes = []any{
 	(KeySource)(0),                // 0: llmrelay.admin.v1.KeySource
 	(KeyState)(0),                 // 1: llmrelay.admin.v1.KeyState
@@ -1486,52 +1660,59 @@ var file_llmrelay_admin_v1_admin_proto_goTypes = []any{
 	(*UpdateKeyResponse)(nil),     // 12: llmrelay.admin.v1.UpdateKeyResponse
 	(*RevokeKeyRequest)(nil),      // 13: llmrelay.admin.v1.RevokeKeyRequest
 	(*RevokeKeyResponse)(nil),     // 14: llmrelay.admin.v1.RevokeKeyResponse
-	(*GetUsageRequest)(nil),       // 15: llmrelay.admin.v1.GetUsageRequest
-	(*GetUsageResponse)(nil),      // 16: llmrelay.admin.v1.GetUsageResponse
-	(*UsageRecord)(nil),           // 17: llmrelay.admin.v1.UsageRecord
-	nil,                           // 18: llmrelay.admin.v1.Key.MetadataEntry
-	(*timestamppb.Timestamp)(nil), // 19: google.protobuf.Timestamp
-	(*fieldmaskpb.FieldMask)(nil), // 20: google.protobuf.FieldMask
-	(*v1.Usage)(nil),              // 21: llmrelay.v1.Usage
+	(*Team)(nil),                  // 15: llmrelay.admin.v1.Team
+	(*ListTeamsRequest)(nil),      // 16: llmrelay.admin.v1.ListTeamsRequest
+	(*ListTeamsResponse)(nil),     // 17: llmrelay.admin.v1.ListTeamsResponse
+	(*GetUsageRequest)(nil),       // 18: llmrelay.admin.v1.GetUsageRequest
+	(*GetUsageResponse)(nil),      // 19: llmrelay.admin.v1.GetUsageResponse
+	(*UsageRecord)(nil),           // 20: llmrelay.admin.v1.UsageRecord
+	nil,                           // 21: llmrelay.admin.v1.Key.MetadataEntry
+	(*timestamppb.Timestamp)(nil), // 22: google.protobuf.Timestamp
+	(*fieldmaskpb.FieldMask)(nil), // 23: google.protobuf.FieldMask
+	(*v1.Usage)(nil),              // 24: llmrelay.v1.Usage
 }
 var file_llmrelay_admin_v1_admin_proto_depIdxs = []int32{
 	0,  // 0: llmrelay.admin.v1.Key.source:type_name -> llmrelay.admin.v1.KeySource
 	1,  // 1: llmrelay.admin.v1.Key.state:type_name -> llmrelay.admin.v1.KeyState
 	3,  // 2: llmrelay.admin.v1.Key.limits:type_name -> llmrelay.admin.v1.KeyLimits
 	4,  // 3: llmrelay.admin.v1.Key.budgets:type_name -> llmrelay.admin.v1.Budget
-	19, // 4: llmrelay.admin.v1.Key.expires_at:type_name -> google.protobuf.Timestamp
-	18, // 5: llmrelay.admin.v1.Key.metadata:type_name -> llmrelay.admin.v1.Key.MetadataEntry
-	19, // 6: llmrelay.admin.v1.Key.created_at:type_name -> google.protobuf.Timestamp
-	19, // 7: llmrelay.admin.v1.Key.updated_at:type_name -> google.protobuf.Timestamp
-	19, // 8: llmrelay.admin.v1.Key.revoked_at:type_name -> google.protobuf.Timestamp
-	19, // 9: llmrelay.admin.v1.Budget.resets_at:type_name -> google.protobuf.Timestamp
+	22, // 4: llmrelay.admin.v1.Key.expires_at:type_name -> google.protobuf.Timestamp
+	21, // 5: llmrelay.admin.v1.Key.metadata:type_name -> llmrelay.admin.v1.Key.MetadataEntry
+	22, // 6: llmrelay.admin.v1.Key.created_at:type_name -> google.protobuf.Timestamp
+	22, // 7: llmrelay.admin.v1.Key.updated_at:type_name -> google.protobuf.Timestamp
+	22, // 8: llmrelay.admin.v1.Key.revoked_at:type_name -> google.protobuf.Timestamp
+	22, // 9: llmrelay.admin.v1.Budget.resets_at:type_name -> google.protobuf.Timestamp
 	2,  // 10: llmrelay.admin.v1.CreateKeyRequest.key:type_name -> llmrelay.admin.v1.Key
 	2,  // 11: llmrelay.admin.v1.CreateKeyResponse.key:type_name -> llmrelay.admin.v1.Key
 	2,  // 12: llmrelay.admin.v1.GetKeyResponse.key:type_name -> llmrelay.admin.v1.Key
 	2,  // 13: llmrelay.admin.v1.ListKeysResponse.keys:type_name -> llmrelay.admin.v1.Key
 	2,  // 14: llmrelay.admin.v1.UpdateKeyRequest.key:type_name -> llmrelay.admin.v1.Key
-	20, // 15: llmrelay.admin.v1.UpdateKeyRequest.update_mask:type_name -> google.protobuf.FieldMask
+	23, // 15: llmrelay.admin.v1.UpdateKeyRequest.update_mask:type_name -> google.protobuf.FieldMask
 	2,  // 16: llmrelay.admin.v1.UpdateKeyResponse.key:type_name -> llmrelay.admin.v1.Key
 	2,  // 17: llmrelay.admin.v1.RevokeKeyResponse.key:type_name -> llmrelay.admin.v1.Key
-	17, // 18: llmrelay.admin.v1.GetUsageResponse.records:type_name -> llmrelay.admin.v1.UsageRecord
-	21, // 19: llmrelay.admin.v1.UsageRecord.usage:type_name -> llmrelay.v1.Usage
-	5,  // 20: llmrelay.admin.v1.KeyService.CreateKey:input_type -> llmrelay.admin.v1.CreateKeyRequest
-	7,  // 21: llmrelay.admin.v1.KeyService.GetKey:input_type -> llmrelay.admin.v1.GetKeyRequest
-	9,  // 22: llmrelay.admin.v1.KeyService.ListKeys:input_type -> llmrelay.admin.v1.ListKeysRequest
-	11, // 23: llmrelay.admin.v1.KeyService.UpdateKey:input_type -> llmrelay.admin.v1.UpdateKeyRequest
-	13, // 24: llmrelay.admin.v1.KeyService.RevokeKey:input_type -> llmrelay.admin.v1.RevokeKeyRequest
-	15, // 25: llmrelay.admin.v1.UsageService.GetUsage:input_type -> llmrelay.admin.v1.GetUsageRequest
-	6,  // 26: llmrelay.admin.v1.KeyService.CreateKey:output_type -> llmrelay.admin.v1.CreateKeyResponse
-	8,  // 27: llmrelay.admin.v1.KeyService.GetKey:output_type -> llmrelay.admin.v1.GetKeyResponse
-	10, // 28: llmrelay.admin.v1.KeyService.ListKeys:output_type -> llmrelay.admin.v1.ListKeysResponse
-	12, // 29: llmrelay.admin.v1.KeyService.UpdateKey:output_type -> llmrelay.admin.v1.UpdateKeyResponse
-	14, // 30: llmrelay.admin.v1.KeyService.RevokeKey:output_type -> llmrelay.admin.v1.RevokeKeyResponse
-	16, // 31: llmrelay.admin.v1.UsageService.GetUsage:output_type -> llmrelay.admin.v1.GetUsageResponse
-	26, // [26:32] is the sub-list for method output_type
-	20, // [20:26] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	4,  // 18: llmrelay.admin.v1.Team.budgets:type_name -> llmrelay.admin.v1.Budget
+	15, // 19: llmrelay.admin.v1.ListTeamsResponse.teams:type_name -> llmrelay.admin.v1.Team
+	20, // 20: llmrelay.admin.v1.GetUsageResponse.records:type_name -> llmrelay.admin.v1.UsageRecord
+	24, // 21: llmrelay.admin.v1.UsageRecord.usage:type_name -> llmrelay.v1.Usage
+	5,  // 22: llmrelay.admin.v1.KeyService.CreateKey:input_type -> llmrelay.admin.v1.CreateKeyRequest
+	7,  // 23: llmrelay.admin.v1.KeyService.GetKey:input_type -> llmrelay.admin.v1.GetKeyRequest
+	9,  // 24: llmrelay.admin.v1.KeyService.ListKeys:input_type -> llmrelay.admin.v1.ListKeysRequest
+	11, // 25: llmrelay.admin.v1.KeyService.UpdateKey:input_type -> llmrelay.admin.v1.UpdateKeyRequest
+	13, // 26: llmrelay.admin.v1.KeyService.RevokeKey:input_type -> llmrelay.admin.v1.RevokeKeyRequest
+	16, // 27: llmrelay.admin.v1.KeyService.ListTeams:input_type -> llmrelay.admin.v1.ListTeamsRequest
+	18, // 28: llmrelay.admin.v1.UsageService.GetUsage:input_type -> llmrelay.admin.v1.GetUsageRequest
+	6,  // 29: llmrelay.admin.v1.KeyService.CreateKey:output_type -> llmrelay.admin.v1.CreateKeyResponse
+	8,  // 30: llmrelay.admin.v1.KeyService.GetKey:output_type -> llmrelay.admin.v1.GetKeyResponse
+	10, // 31: llmrelay.admin.v1.KeyService.ListKeys:output_type -> llmrelay.admin.v1.ListKeysResponse
+	12, // 32: llmrelay.admin.v1.KeyService.UpdateKey:output_type -> llmrelay.admin.v1.UpdateKeyResponse
+	14, // 33: llmrelay.admin.v1.KeyService.RevokeKey:output_type -> llmrelay.admin.v1.RevokeKeyResponse
+	17, // 34: llmrelay.admin.v1.KeyService.ListTeams:output_type -> llmrelay.admin.v1.ListTeamsResponse
+	19, // 35: llmrelay.admin.v1.UsageService.GetUsage:output_type -> llmrelay.admin.v1.GetUsageResponse
+	29, // [29:36] is the sub-list for method output_type
+	22, // [22:29] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_admin_v1_admin_proto_init() }
@@ -1539,7 +1720,7 @@ func file_llmrelay_admin_v1_admin_proto_init() {
 	if File_llmrelay_admin_v1_admin_proto != nil {
 		return
 	}
-	file_llmrelay_admin_v1_admin_proto_msgTypes[15].OneofWrappers = []any{
+	file_llmrelay_admin_v1_admin_proto_msgTypes[18].OneofWrappers = []any{
 		(*UsageRecord_Key)(nil),
 		(*UsageRecord_Team)(nil),
 	}
@@ -1549,7 +1730,7 @@ func file_llmrelay_admin_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_admin_v1_admin_proto_rawDesc), len(file_llmrelay_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   17,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

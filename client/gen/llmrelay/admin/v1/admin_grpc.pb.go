@@ -1,5 +1,7 @@
 // llmrelay.admin.v1: governance of a running llmrelay. API keys managed
-// through an API (KeyService) and the usage they add up to (UsageService).
+// through an API (KeyService), the teams they belong to with what their
+// budgets spent (KeyService.ListTeams), and the usage they add up to
+// (UsageService).
 //
 // Keys. A server has two kinds of API keys, and a caller cannot tell them
 // apart:
@@ -27,6 +29,11 @@
 // turns). A call refused by a budget fails RESOURCE_EXHAUSTED, ErrorInfo
 // reason BUDGET_EXHAUSTED, with a RetryInfo until the window resets (none
 // for `total`), and no provider hears of it (docs/keys.md).
+//
+// Teams. A team is configured in the server's config file (`teams`: a
+// name and its budgets) and shared by the keys whose `team` names it: its
+// budgets hold for all their calls together. Only a config reload changes
+// a team; through this API teams are read (ListTeams).
 //
 // Auth. Every method needs an API key with the `admin` scope; GetUsage
 // also opens to a key with the `usage.read` scope. Every change is logged
@@ -76,6 +83,7 @@ const (
 	KeyService_ListKeys_FullMethodName  = "/llmrelay.admin.v1.KeyService/ListKeys"
 	KeyService_UpdateKey_FullMethodName = "/llmrelay.admin.v1.KeyService/UpdateKey"
 	KeyService_RevokeKey_FullMethodName = "/llmrelay.admin.v1.KeyService/RevokeKey"
+	KeyService_ListTeams_FullMethodName = "/llmrelay.admin.v1.KeyService/ListTeams"
 )
 
 // KeyServiceClient is the client API for KeyService service.
@@ -83,7 +91,8 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // KeyService manages API keys: stored keys are created, changed and
-// revoked; config keys are listed and read.
+// revoked; config keys are listed and read; the teams keys belong to are
+// listed with their budgets' spend.
 type KeyServiceClient interface {
 	// CreateKey makes a stored key and returns it with its secret, the
 	// only time the secret is ever sent. The key works on every replica of
@@ -108,6 +117,15 @@ type KeyServiceClient interface {
 	// revoked key stays listed (`show_revoked`) with its usage. Revoking a
 	// revoked key returns it unchanged.
 	RevokeKey(ctx context.Context, in *RevokeKeyRequest, opts ...grpc.CallOption) (*RevokeKeyResponse, error)
+	// ListTeams lists the server's configured teams (its config's `teams`,
+	// as of its last reload), by name, each with its budgets and what their
+	// current windows spent: the calls of all the team's keys, as Key's
+	// budgets show a key's own. A team only stored keys name (one a reload
+	// dropped from the config) is not listed: it has no budgets, and its
+	// usage stays in GetUsage. Needs the `admin` scope, as GetKey and
+	// ListKeys do. One store round trip; UNAVAILABLE
+	// (STATE_STORE_UNAVAILABLE) when the state store cannot be read.
+	ListTeams(ctx context.Context, in *ListTeamsRequest, opts ...grpc.CallOption) (*ListTeamsResponse, error)
 }
 
 type keyServiceClient struct {
@@ -168,12 +186,23 @@ func (c *keyServiceClient) RevokeKey(ctx context.Context, in *RevokeKeyRequest, 
 	return out, nil
 }
 
+func (c *keyServiceClient) ListTeams(ctx context.Context, in *ListTeamsRequest, opts ...grpc.CallOption) (*ListTeamsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListTeamsResponse)
+	err := c.cc.Invoke(ctx, KeyService_ListTeams_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // KeyServiceServer is the server API for KeyService service.
 // All implementations must embed UnimplementedKeyServiceServer
 // for forward compatibility.
 //
 // KeyService manages API keys: stored keys are created, changed and
-// revoked; config keys are listed and read.
+// revoked; config keys are listed and read; the teams keys belong to are
+// listed with their budgets' spend.
 type KeyServiceServer interface {
 	// CreateKey makes a stored key and returns it with its secret, the
 	// only time the secret is ever sent. The key works on every replica of
@@ -198,6 +227,15 @@ type KeyServiceServer interface {
 	// revoked key stays listed (`show_revoked`) with its usage. Revoking a
 	// revoked key returns it unchanged.
 	RevokeKey(context.Context, *RevokeKeyRequest) (*RevokeKeyResponse, error)
+	// ListTeams lists the server's configured teams (its config's `teams`,
+	// as of its last reload), by name, each with its budgets and what their
+	// current windows spent: the calls of all the team's keys, as Key's
+	// budgets show a key's own. A team only stored keys name (one a reload
+	// dropped from the config) is not listed: it has no budgets, and its
+	// usage stays in GetUsage. Needs the `admin` scope, as GetKey and
+	// ListKeys do. One store round trip; UNAVAILABLE
+	// (STATE_STORE_UNAVAILABLE) when the state store cannot be read.
+	ListTeams(context.Context, *ListTeamsRequest) (*ListTeamsResponse, error)
 	mustEmbedUnimplementedKeyServiceServer()
 }
 
@@ -222,6 +260,9 @@ func (UnimplementedKeyServiceServer) UpdateKey(context.Context, *UpdateKeyReques
 }
 func (UnimplementedKeyServiceServer) RevokeKey(context.Context, *RevokeKeyRequest) (*RevokeKeyResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RevokeKey not implemented")
+}
+func (UnimplementedKeyServiceServer) ListTeams(context.Context, *ListTeamsRequest) (*ListTeamsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTeams not implemented")
 }
 func (UnimplementedKeyServiceServer) mustEmbedUnimplementedKeyServiceServer() {}
 func (UnimplementedKeyServiceServer) testEmbeddedByValue()                    {}
@@ -334,6 +375,24 @@ func _KeyService_RevokeKey_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _KeyService_ListTeams_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListTeamsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KeyServiceServer).ListTeams(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KeyService_ListTeams_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KeyServiceServer).ListTeams(ctx, req.(*ListTeamsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // KeyService_ServiceDesc is the grpc.ServiceDesc for KeyService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -360,6 +419,10 @@ var KeyService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RevokeKey",
 			Handler:    _KeyService_RevokeKey_Handler,
+		},
+		{
+			MethodName: "ListTeams",
+			Handler:    _KeyService_ListTeams_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -148,6 +148,18 @@ class ListKeysResponse(_message.Message):
     next_page_token: str
     def __init__(self, keys: _Optional[_Iterable[_Union[Key, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
+class ListTeamsRequest(_message.Message):
+    __slots__ = ["name"]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class ListTeamsResponse(_message.Message):
+    __slots__ = ["teams"]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    teams: _containers.RepeatedCompositeFieldContainer[Team]
+    def __init__(self, teams: _Optional[_Iterable[_Union[Team, _Mapping]]] = ...) -> None: ...
+
 class RevokeKeyRequest(_message.Message):
     __slots__ = ["name"]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -159,6 +171,14 @@ class RevokeKeyResponse(_message.Message):
     KEY_FIELD_NUMBER: _ClassVar[int]
     key: Key
     def __init__(self, key: _Optional[_Union[Key, _Mapping]] = ...) -> None: ...
+
+class Team(_message.Message):
+    __slots__ = ["budgets", "name"]
+    BUDGETS_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    budgets: _containers.RepeatedCompositeFieldContainer[Budget]
+    name: str
+    def __init__(self, name: _Optional[str] = ..., budgets: _Optional[_Iterable[_Union[Budget, _Mapping]]] = ...) -> None: ...
 
 class UpdateKeyRequest(_message.Message):
     __slots__ = ["key", "update_mask"]

@@ -7,7 +7,8 @@ from llmrelay.admin.v1 import admin_pb2 as llmrelay_dot_admin_dot_v1_dot_admin__
 
 class KeyServiceStub(object):
     """KeyService manages API keys: stored keys are created, changed and
-    revoked; config keys are listed and read.
+    revoked; config keys are listed and read; the teams keys belong to are
+    listed with their budgets' spend.
     """
 
     def __init__(self, channel):
@@ -41,11 +42,17 @@ class KeyServiceStub(object):
                 request_serializer=llmrelay_dot_admin_dot_v1_dot_admin__pb2.RevokeKeyRequest.SerializeToString,
                 response_deserializer=llmrelay_dot_admin_dot_v1_dot_admin__pb2.RevokeKeyResponse.FromString,
                 )
+        self.ListTeams = channel.unary_unary(
+                '/llmrelay.admin.v1.KeyService/ListTeams',
+                request_serializer=llmrelay_dot_admin_dot_v1_dot_admin__pb2.ListTeamsRequest.SerializeToString,
+                response_deserializer=llmrelay_dot_admin_dot_v1_dot_admin__pb2.ListTeamsResponse.FromString,
+                )
 
 
 class KeyServiceServicer(object):
     """KeyService manages API keys: stored keys are created, changed and
-    revoked; config keys are listed and read.
+    revoked; config keys are listed and read; the teams keys belong to are
+    listed with their budgets' spend.
     """
 
     def CreateKey(self, request, context):
@@ -96,6 +103,20 @@ class KeyServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListTeams(self, request, context):
+        """ListTeams lists the server's configured teams (its config's `teams`,
+        as of its last reload), by name, each with its budgets and what their
+        current windows spent: the calls of all the team's keys, as Key's
+        budgets show a key's own. A team only stored keys name (one a reload
+        dropped from the config) is not listed: it has no budgets, and its
+        usage stays in GetUsage. Needs the `admin` scope, as GetKey and
+        ListKeys do. One store round trip; UNAVAILABLE
+        (STATE_STORE_UNAVAILABLE) when the state store cannot be read.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KeyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -124,6 +145,11 @@ def add_KeyServiceServicer_to_server(servicer, server):
                     request_deserializer=llmrelay_dot_admin_dot_v1_dot_admin__pb2.RevokeKeyRequest.FromString,
                     response_serializer=llmrelay_dot_admin_dot_v1_dot_admin__pb2.RevokeKeyResponse.SerializeToString,
             ),
+            'ListTeams': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTeams,
+                    request_deserializer=llmrelay_dot_admin_dot_v1_dot_admin__pb2.ListTeamsRequest.FromString,
+                    response_serializer=llmrelay_dot_admin_dot_v1_dot_admin__pb2.ListTeamsResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'llmrelay.admin.v1.KeyService', rpc_method_handlers)
@@ -133,7 +159,8 @@ def add_KeyServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class KeyService(object):
     """KeyService manages API keys: stored keys are created, changed and
-    revoked; config keys are listed and read.
+    revoked; config keys are listed and read; the teams keys belong to are
+    listed with their budgets' spend.
     """
 
     @staticmethod
@@ -218,6 +245,23 @@ class KeyService(object):
         return grpc.experimental.unary_unary(request, target, '/llmrelay.admin.v1.KeyService/RevokeKey',
             llmrelay_dot_admin_dot_v1_dot_admin__pb2.RevokeKeyRequest.SerializeToString,
             llmrelay_dot_admin_dot_v1_dot_admin__pb2.RevokeKeyResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListTeams(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/llmrelay.admin.v1.KeyService/ListTeams',
+            llmrelay_dot_admin_dot_v1_dot_admin__pb2.ListTeamsRequest.SerializeToString,
+            llmrelay_dot_admin_dot_v1_dot_admin__pb2.ListTeamsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

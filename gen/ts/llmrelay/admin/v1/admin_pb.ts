@@ -1,5 +1,7 @@
 // llmrelay.admin.v1: governance of a running llmrelay. API keys managed
-// through an API (KeyService) and the usage they add up to (UsageService).
+// through an API (KeyService), the teams they belong to with what their
+// budgets spent (KeyService.ListTeams), and the usage they add up to
+// (UsageService).
 //
 // Keys. A server has two kinds of API keys, and a caller cannot tell them
 // apart:
@@ -27,6 +29,11 @@
 // turns). A call refused by a budget fails RESOURCE_EXHAUSTED, ErrorInfo
 // reason BUDGET_EXHAUSTED, with a RetryInfo until the window resets (none
 // for `total`), and no provider hears of it (docs/keys.md).
+//
+// Teams. A team is configured in the server's config file (`teams`: a
+// name and its budgets) and shared by the keys whose `team` names it: its
+// budgets hold for all their calls together. Only a config reload changes
+// a team; through this API teams are read (ListTeams).
 //
 // Auth. Every method needs an API key with the `admin` scope; GetUsage
 // also opens to a key with the `usage.read` scope. Every change is logged
@@ -67,7 +74,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file llmrelay/admin/v1/admin.proto.
  */
 export const file_llmrelay_admin_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("Ch1sbG1yZWxheS9hZG1pbi92MS9hZG1pbi5wcm90bxIRbGxtcmVsYXkuYWRtaW4udjEizwUKA0tleRI2CgRuYW1lGAEgASgJQii6SCVyIzIhXltBLVphLXowLTldW0EtWmEtejAtOS5fLV17MCw2M30kEiwKBnNvdXJjZRgCIAEoDjIcLmxsbXJlbGF5LmFkbWluLnYxLktleVNvdXJjZRIqCgVzdGF0ZRgDIAEoDjIbLmxsbXJlbGF5LmFkbWluLnYxLktleVN0YXRlEh4KBnNjb3BlcxgEIAMoCUIOukgLkgEIEBAiBHICGEASIgoGbW9kZWxzGAUgAygJQhK6SA+SAQwQgAIiB3IFEAEYgAISIQoFdG9vbHMYBiADKAlCErpID5IBDBCAAiIHcgUQARiAAhIsCgZsaW1pdHMYByABKAsyHC5sbG1yZWxheS5hZG1pbi52MS5LZXlMaW1pdHMSFQoEdGVhbRgIIAEoCUIHukgEcgIYQBI0CgdidWRnZXRzGAkgAygLMhkubGxtcmVsYXkuYWRtaW4udjEuQnVkZ2V0Qgi6SAWSAQIQAxIuCgpleHBpcmVzX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBJPCghtZXRhZGF0YRgLIAMoCzIkLmxsbXJlbGF5LmFkbWluLnYxLktleS5NZXRhZGF0YUVudHJ5Qhe6SBSaAREQICIGcgQQAShAKgVyAyiAAhIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpyZXZva2VkX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpjcmVhdGVkX2J5GA8gASgJGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKGAQoJS2V5TGltaXRzEjQKE3JlcXVlc3RzX3Blcl9zZWNvbmQYASABKAFCF7pIFBISGQAAAACAhC5BKQAAAAAAAAAAEhgKBWJ1cnN0GAIgASgNQgm6SAYqBBjAhD0SKQoWbWF4X2NvbmN1cnJlbnRfc3RyZWFtcxgDIAEoDUIJukgGKgQYwIQ9IswCCgZCdWRnZXQSKAoGd2luZG93GAEgASgJQhi6SBVyE1IDZGF5UgVtb250aFIFdG90YWwSLQoMbWF4X2Nvc3RfdXNkGAIgASgBQhe6SBQSEhkAAAAAgIQuQSkAAAAAAAAAABIiCgptYXhfdG9rZW5zGAMgASgEQg66SAsyCRiAgJqm6q/jARIWCg5zcGVudF9jb3N0X3VzZBgEIAEoARIUCgxzcGVudF90b2tlbnMYBSABKAQSLQoJcmVzZXRzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDpoukhlGmMKCmJ1ZGdldC5jYXASJHNldCBtYXhfY29zdF91c2QsIG1heF90b2tlbnMgb3IgYm90aBovdGhpcy5tYXhfY29zdF91c2QgPiAwLjAgfHwgdGhpcy5tYXhfdG9rZW5zID4gMHUiPwoQQ3JlYXRlS2V5UmVxdWVzdBIrCgNrZXkYASABKAsyFi5sbG1yZWxheS5hZG1pbi52MS5LZXlCBrpIA8gBASJIChFDcmVhdGVLZXlSZXNwb25zZRIjCgNrZXkYASABKAsyFi5sbG1yZWxheS5hZG1pbi52MS5LZXkSDgoGc2VjcmV0GAIgASgJIigKDUdldEtleVJlcXVlc3QSFwoEbmFtZRgBIAEoCUIJukgGcgQQARhAIjUKDkdldEtleVJlc3BvbnNlEiMKA2tleRgBIAEoCzIWLmxsbXJlbGF5LmFkbWluLnYxLktleSJ7Cg9MaXN0S2V5c1JlcXVlc3QSHQoJcGFnZV9zaXplGAEgASgFQgq6SAcaBRjoBygAEhwKCnBhZ2VfdG9rZW4YAiABKAlCCLpIBXIDGIACEhQKDHNob3dfcmV2b2tlZBgDIAEoCBIVCgR0ZWFtGAQgASgJQge6SARyAhhAIlEKEExpc3RLZXlzUmVzcG9uc2USJAoEa2V5cxgBIAMoCzIWLmxsbXJlbGF5LmFkbWluLnYxLktleRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkieAoQVXBkYXRlS2V5UmVxdWVzdBIrCgNrZXkYASABKAsyFi5sbG1yZWxheS5hZG1pbi52MS5LZXlCBrpIA8gBARI3Cgt1cGRhdGVfbWFzaxgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE1hc2tCBrpIA8gBASI4ChFVcGRhdGVLZXlSZXNwb25zZRIjCgNrZXkYASABKAsyFi5sbG1yZWxheS5hZG1pbi52MS5LZXkiKwoQUmV2b2tlS2V5UmVxdWVzdBIXCgRuYW1lGAEgASgJQgm6SAZyBBABGEAiOAoRUmV2b2tlS2V5UmVzcG9uc2USIwoDa2V5GAEgASgLMhYubGxtcmVsYXkuYWRtaW4udjEuS2V5Ir0CCg9HZXRVc2FnZVJlcXVlc3QSOQoJc3RhcnRfZGF5GAEgASgJQia6SCNyITIfXihbMC05XXs0fS1bMC05XXsyfS1bMC05XXsyfSk/JBI3CgdlbmRfZGF5GAIgASgJQia6SCNyITIfXihbMC05XXs0fS1bMC05XXsyfS1bMC05XXsyfSk/JBIUCgNrZXkYAyABKAlCB7pIBHICGEASFQoEdGVhbRgEIAEoCUIHukgEcgIYQDqIAbpIhAEagQEKC3VzYWdlLnJhbmdlEiRlbmRfZGF5IG11c3Qgbm90IGJlIGJlZm9yZSBzdGFydF9kYXkaTHRoaXMuZW5kX2RheSA9PSAnJyB8fCB0aGlzLnN0YXJ0X2RheSA9PSAnJyB8fCB0aGlzLmVuZF9kYXkgPj0gdGhpcy5zdGFydF9kYXkiQwoQR2V0VXNhZ2VSZXNwb25zZRIvCgdyZWNvcmRzGAEgAygLMh4ubGxtcmVsYXkuYWRtaW4udjEuVXNhZ2VSZWNvcmQi5QEKC1VzYWdlUmVjb3JkEgsKA2RheRgBIAEoCRINCgNrZXkYAiABKAlIABIOCgR0ZWFtGAMgASgJSAASDQoFY2FsbHMYBCABKAQSIQoFdXNhZ2UYBSABKAsyEi5sbG1yZWxheS52MS5Vc2FnZRIQCghjb3N0X3VzZBgGIAEoARIeChZlc3RpbWF0ZWRfaW5wdXRfdG9rZW5zGAcgASgEEh8KF2VzdGltYXRlZF9vdXRwdXRfdG9rZW5zGAggASgEEhoKEmVzdGltYXRlZF9jb3N0X3VzZBgJIAEoAUIJCgdzdWJqZWN0KlQKCUtleVNvdXJjZRIaChZLRVlfU09VUkNFX1VOU1BFQ0lGSUVEEAASFQoRS0VZX1NPVVJDRV9DT05GSUcQARIUChBLRVlfU09VUkNFX1NUT1JFEAIqaQoIS2V5U3RhdGUSGQoVS0VZX1NUQVRFX1VOU1BFQ0lGSUVEEAASFAoQS0VZX1NUQVRFX0FDVElWRRABEhUKEUtFWV9TVEFURV9FWFBJUkVEEAISFQoRS0VZX1NUQVRFX1JFVk9LRUQQAzK4AwoKS2V5U2VydmljZRJWCglDcmVhdGVLZXkSIy5sbG1yZWxheS5hZG1pbi52MS5DcmVhdGVLZXlSZXF1ZXN0GiQubGxtcmVsYXkuYWRtaW4udjEuQ3JlYXRlS2V5UmVzcG9uc2USTQoGR2V0S2V5EiAubGxtcmVsYXkuYWRtaW4udjEuR2V0S2V5UmVxdWVzdBohLmxsbXJlbGF5LmFkbWluLnYxLkdldEtleVJlc3BvbnNlElMKCExpc3RLZXlzEiIubGxtcmVsYXkuYWRtaW4udjEuTGlzdEtleXNSZXF1ZXN0GiMubGxtcmVsYXkuYWRtaW4udjEuTGlzdEtleXNSZXNwb25zZRJWCglVcGRhdGVLZXkSIy5sbG1yZWxheS5hZG1pbi52MS5VcGRhdGVLZXlSZXF1ZXN0GiQubGxtcmVsYXkuYWRtaW4udjEuVXBkYXRlS2V5UmVzcG9uc2USVgoJUmV2b2tlS2V5EiMubGxtcmVsYXkuYWRtaW4udjEuUmV2b2tlS2V5UmVxdWVzdBokLmxsbXJlbGF5LmFkbWluLnYxLlJldm9rZUtleVJlc3BvbnNlMmMKDFVzYWdlU2VydmljZRJTCghHZXRVc2FnZRIiLmxsbXJlbGF5LmFkbWluLnYxLkdldFVzYWdlUmVxdWVzdBojLmxsbXJlbGF5LmFkbWluLnYxLkdldFVzYWdlUmVzcG9uc2VCQ1pBZ2l0aHViLmNvbS9sbG1yZWxheS9sbG1yZWxheS9jbGllbnQvZ2VuL2xsbXJlbGF5L2FkbWluL3YxO2FkbWludjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_field_mask, file_google_protobuf_timestamp, file_llmrelay_v1_llmrelay]);
+  fileDesc("Ch1sbG1yZWxheS9hZG1pbi92MS9hZG1pbi5wcm90bxIRbGxtcmVsYXkuYWRtaW4udjEizwUKA0tleRI2CgRuYW1lGAEgASgJQii6SCVyIzIhXltBLVphLXowLTldW0EtWmEtejAtOS5fLV17MCw2M30kEiwKBnNvdXJjZRgCIAEoDjIcLmxsbXJlbGF5LmFkbWluLnYxLktleVNvdXJjZRIqCgVzdGF0ZRgDIAEoDjIbLmxsbXJlbGF5LmFkbWluLnYxLktleVN0YXRlEh4KBnNjb3BlcxgEIAMoCUIOukgLkgEIEBAiBHICGEASIgoGbW9kZWxzGAUgAygJQhK6SA+SAQwQgAIiB3IFEAEYgAISIQoFdG9vbHMYBiADKAlCErpID5IBDBCAAiIHcgUQARiAAhIsCgZsaW1pdHMYByABKAsyHC5sbG1yZWxheS5hZG1pbi52MS5LZXlMaW1pdHMSFQoEdGVhbRgIIAEoCUIHukgEcgIYQBI0CgdidWRnZXRzGAkgAygLMhkubGxtcmVsYXkuYWRtaW4udjEuQnVkZ2V0Qgi6SAWSAQIQAxIuCgpleHBpcmVzX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBJPCghtZXRhZGF0YRgLIAMoCzIkLmxsbXJlbGF5LmFkbWluLnYxLktleS5NZXRhZGF0YUVudHJ5Qhe6SBSaAREQICIGcgQQAShAKgVyAyiAAhIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpyZXZva2VkX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpjcmVhdGVkX2J5GA8gASgJGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKGAQoJS2V5TGltaXRzEjQKE3JlcXVlc3RzX3Blcl9zZWNvbmQYASABKAFCF7pIFBISGQAAAACAhC5BKQAAAAAAAAAAEhgKBWJ1cnN0GAIgASgNQgm6SAYqBBjAhD0SKQoWbWF4X2NvbmN1cnJlbnRfc3RyZWFtcxgDIAEoDUIJukgGKgQYwIQ9IswCCgZCdWRnZXQSKAoGd2luZG93GAEgASgJQhi6SBVyE1IDZGF5UgVtb250aFIFdG90YWwSLQoMbWF4X2Nvc3RfdXNkGAIgASgBQhe6SBQSEhkAAAAAgIQuQSkAAAAAAAAAABIiCgptYXhfdG9rZW5zGAMgASgEQg66SAsyCRiAgJqm6q/jARIWCg5zcGVudF9jb3N0X3VzZBgEIAEoARIUCgxzcGVudF90b2tlbnMYBSABKAQSLQoJcmVzZXRzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDpoukhlGmMKCmJ1ZGdldC5jYXASJHNldCBtYXhfY29zdF91c2QsIG1heF90b2tlbnMgb3IgYm90aBovdGhpcy5tYXhfY29zdF91c2QgPiAwLjAgfHwgdGhpcy5tYXhfdG9rZW5zID4gMHUiPwoQQ3JlYXRlS2V5UmVxdWVzdBIrCgNrZXkYASABKAsyFi5sbG1yZWxheS5hZG1pbi52MS5LZXlCBrpIA8gBASJIChFDcmVhdGVLZXlSZXNwb25zZRIjCgNrZXkYASABKAsyFi5sbG1yZWxheS5hZG1pbi52MS5LZXkSDgoGc2VjcmV0GAIgASgJIigKDUdldEtleVJlcXVlc3QSFwoEbmFtZRgBIAEoCUIJukgGcgQQARhAIjUKDkdldEtleVJlc3BvbnNlEiMKA2tleRgBIAEoCzIWLmxsbXJlbGF5LmFkbWluLnYxLktleSJ7Cg9MaXN0S2V5c1JlcXVlc3QSHQoJcGFnZV9zaXplGAEgASgFQgq6SAcaBRjoBygAEhwKCnBhZ2VfdG9rZW4YAiABKAlCCLpIBXIDGIACEhQKDHNob3dfcmV2b2tlZBgDIAEoCBIVCgR0ZWFtGAQgASgJQge6SARyAhhAIlEKEExpc3RLZXlzUmVzcG9uc2USJAoEa2V5cxgBIAMoCzIWLmxsbXJlbGF5LmFkbWluLnYxLktleRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkieAoQVXBkYXRlS2V5UmVxdWVzdBIrCgNrZXkYASABKAsyFi5sbG1yZWxheS5hZG1pbi52MS5LZXlCBrpIA8gBARI3Cgt1cGRhdGVfbWFzaxgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE1hc2tCBrpIA8gBASI4ChFVcGRhdGVLZXlSZXNwb25zZRIjCgNrZXkYASABKAsyFi5sbG1yZWxheS5hZG1pbi52MS5LZXkiKwoQUmV2b2tlS2V5UmVxdWVzdBIXCgRuYW1lGAEgASgJQgm6SAZyBBABGEAiOAoRUmV2b2tlS2V5UmVzcG9uc2USIwoDa2V5GAEgASgLMhYubGxtcmVsYXkuYWRtaW4udjEuS2V5IkAKBFRlYW0SDAoEbmFtZRgBIAEoCRIqCgdidWRnZXRzGAIgAygLMhkubGxtcmVsYXkuYWRtaW4udjEuQnVkZ2V0IikKEExpc3RUZWFtc1JlcXVlc3QSFQoEbmFtZRgBIAEoCUIHukgEcgIYQCI7ChFMaXN0VGVhbXNSZXNwb25zZRImCgV0ZWFtcxgBIAMoCzIXLmxsbXJlbGF5LmFkbWluLnYxLlRlYW0ivQIKD0dldFVzYWdlUmVxdWVzdBI5CglzdGFydF9kYXkYASABKAlCJrpII3IhMh9eKFswLTldezR9LVswLTldezJ9LVswLTldezJ9KT8kEjcKB2VuZF9kYXkYAiABKAlCJrpII3IhMh9eKFswLTldezR9LVswLTldezJ9LVswLTldezJ9KT8kEhQKA2tleRgDIAEoCUIHukgEcgIYQBIVCgR0ZWFtGAQgASgJQge6SARyAhhAOogBukiEARqBAQoLdXNhZ2UucmFuZ2USJGVuZF9kYXkgbXVzdCBub3QgYmUgYmVmb3JlIHN0YXJ0X2RheRpMdGhpcy5lbmRfZGF5ID09ICcnIHx8IHRoaXMuc3RhcnRfZGF5ID09ICcnIHx8IHRoaXMuZW5kX2RheSA+PSB0aGlzLnN0YXJ0X2RheSJDChBHZXRVc2FnZVJlc3BvbnNlEi8KB3JlY29yZHMYASADKAsyHi5sbG1yZWxheS5hZG1pbi52MS5Vc2FnZVJlY29yZCLlAQoLVXNhZ2VSZWNvcmQSCwoDZGF5GAEgASgJEg0KA2tleRgCIAEoCUgAEg4KBHRlYW0YAyABKAlIABINCgVjYWxscxgEIAEoBBIhCgV1c2FnZRgFIAEoCzISLmxsbXJlbGF5LnYxLlVzYWdlEhAKCGNvc3RfdXNkGAYgASgBEh4KFmVzdGltYXRlZF9pbnB1dF90b2tlbnMYByABKAQSHwoXZXN0aW1hdGVkX291dHB1dF90b2tlbnMYCCABKAQSGgoSZXN0aW1hdGVkX2Nvc3RfdXNkGAkgASgBQgkKB3N1YmplY3QqVAoJS2V5U291cmNlEhoKFktFWV9TT1VSQ0VfVU5TUEVDSUZJRUQQABIVChFLRVlfU09VUkNFX0NPTkZJRxABEhQKEEtFWV9TT1VSQ0VfU1RPUkUQAippCghLZXlTdGF0ZRIZChVLRVlfU1RBVEVfVU5TUEVDSUZJRUQQABIUChBLRVlfU1RBVEVfQUNUSVZFEAESFQoRS0VZX1NUQVRFX0VYUElSRUQQAhIVChFLRVlfU1RBVEVfUkVWT0tFRBADMpAECgpLZXlTZXJ2aWNlElYKCUNyZWF0ZUtleRIjLmxsbXJlbGF5LmFkbWluLnYxLkNyZWF0ZUtleVJlcXVlc3QaJC5sbG1yZWxheS5hZG1pbi52MS5DcmVhdGVLZXlSZXNwb25zZRJNCgZHZXRLZXkSIC5sbG1yZWxheS5hZG1pbi52MS5HZXRLZXlSZXF1ZXN0GiEubGxtcmVsYXkuYWRtaW4udjEuR2V0S2V5UmVzcG9uc2USUwoITGlzdEtleXMSIi5sbG1yZWxheS5hZG1pbi52MS5MaXN0S2V5c1JlcXVlc3QaIy5sbG1yZWxheS5hZG1pbi52MS5MaXN0S2V5c1Jlc3BvbnNlElYKCVVwZGF0ZUtleRIjLmxsbXJlbGF5LmFkbWluLnYxLlVwZGF0ZUtleVJlcXVlc3QaJC5sbG1yZWxheS5hZG1pbi52MS5VcGRhdGVLZXlSZXNwb25zZRJWCglSZXZva2VLZXkSIy5sbG1yZWxheS5hZG1pbi52MS5SZXZva2VLZXlSZXF1ZXN0GiQubGxtcmVsYXkuYWRtaW4udjEuUmV2b2tlS2V5UmVzcG9uc2USVgoJTGlzdFRlYW1zEiMubGxtcmVsYXkuYWRtaW4udjEuTGlzdFRlYW1zUmVxdWVzdBokLmxsbXJlbGF5LmFkbWluLnYxLkxpc3RUZWFtc1Jlc3BvbnNlMmMKDFVzYWdlU2VydmljZRJTCghHZXRVc2FnZRIiLmxsbXJlbGF5LmFkbWluLnYxLkdldFVzYWdlUmVxdWVzdBojLmxsbXJlbGF5LmFkbWluLnYxLkdldFVzYWdlUmVzcG9uc2VCQ1pBZ2l0aHViLmNvbS9sbG1yZWxheS9sbG1yZWxheS9jbGllbnQvZ2VuL2xsbXJlbGF5L2FkbWluL3YxO2FkbWludjFiBnByb3RvMw", [file_buf_validate_validate, file_google_protobuf_field_mask, file_google_protobuf_timestamp, file_llmrelay_v1_llmrelay]);
 
 /**
  * Key is one API key, without its secret.
@@ -278,9 +285,13 @@ export type Budget = Message<"llmrelay.admin.v1.Budget"> & {
   maxTokens: bigint;
 
   /**
-   * What the calls of the current window spent, in US dollars and in
-   * tokens, as settled so far (calls running hold a reservation on top).
-   * Output only: set by GetKey, ListKeys, UpdateKey on a key's own budgets.
+   * What the calls of the current window spent, in US dollars (at the
+   * prices of the server's `pricing` table) and in tokens (input plus
+   * output), as settled so far (calls running hold a reservation on top),
+   * whichever caps the budget sets: every call counts in its key's and its
+   * team's windows, budget or not, so a budget set mid-window starts from
+   * what its window spent. Output only: set by GetKey, ListKeys, UpdateKey
+   * on a key's own budgets, and by ListTeams on a team's.
    *
    * @generated from field: double spent_cost_usd = 4;
    */
@@ -559,6 +570,83 @@ export const RevokeKeyResponseSchema: GenMessage<RevokeKeyResponse> = /*@__PURE_
   messageDesc(file_llmrelay_admin_v1_admin, 12);
 
 /**
+ * Team is one configured team and its budgets.
+ *
+ * @generated from message llmrelay.admin.v1.Team
+ */
+export type Team = Message<"llmrelay.admin.v1.Team"> & {
+  /**
+   * The team's name, as the config's `teams[].name` and a key's `team`
+   * say it.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The team's budgets, as configured, at most one per window, in the
+   * config's order, each with `spent_cost_usd`, `spent_tokens` and
+   * `resets_at` of its current window: what the calls of all the team's
+   * keys (config and stored, revoked ones' calls included) spent in it.
+   * Empty: the team has no budget (its keys' calls are still counted, and
+   * a budget configured later starts from what its window spent).
+   *
+   * @generated from field: repeated llmrelay.admin.v1.Budget budgets = 2;
+   */
+  budgets: Budget[];
+};
+
+/**
+ * Describes the message llmrelay.admin.v1.Team.
+ * Use `create(TeamSchema)` to create a new message.
+ */
+export const TeamSchema: GenMessage<Team> = /*@__PURE__*/
+  messageDesc(file_llmrelay_admin_v1_admin, 13);
+
+/**
+ * ListTeamsRequest asks for the configured teams.
+ *
+ * @generated from message llmrelay.admin.v1.ListTeamsRequest
+ */
+export type ListTeamsRequest = Message<"llmrelay.admin.v1.ListTeamsRequest"> & {
+  /**
+   * Only the team of this name; empty: every configured team. A name that
+   * is no configured team gives an empty list, not an error.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message llmrelay.admin.v1.ListTeamsRequest.
+ * Use `create(ListTeamsRequestSchema)` to create a new message.
+ */
+export const ListTeamsRequestSchema: GenMessage<ListTeamsRequest> = /*@__PURE__*/
+  messageDesc(file_llmrelay_admin_v1_admin, 14);
+
+/**
+ * ListTeamsResponse is every configured team (or the one asked for), by
+ * name, in one answer: the teams are the config's, which a reload alone
+ * changes, so there are no pages.
+ *
+ * @generated from message llmrelay.admin.v1.ListTeamsResponse
+ */
+export type ListTeamsResponse = Message<"llmrelay.admin.v1.ListTeamsResponse"> & {
+  /**
+   * @generated from field: repeated llmrelay.admin.v1.Team teams = 1;
+   */
+  teams: Team[];
+};
+
+/**
+ * Describes the message llmrelay.admin.v1.ListTeamsResponse.
+ * Use `create(ListTeamsResponseSchema)` to create a new message.
+ */
+export const ListTeamsResponseSchema: GenMessage<ListTeamsResponse> = /*@__PURE__*/
+  messageDesc(file_llmrelay_admin_v1_admin, 15);
+
+/**
  * GetUsageRequest asks for the usage of a range of UTC days.
  *
  * @generated from message llmrelay.admin.v1.GetUsageRequest
@@ -603,7 +691,7 @@ export type GetUsageRequest = Message<"llmrelay.admin.v1.GetUsageRequest"> & {
  * Use `create(GetUsageRequestSchema)` to create a new message.
  */
 export const GetUsageRequestSchema: GenMessage<GetUsageRequest> = /*@__PURE__*/
-  messageDesc(file_llmrelay_admin_v1_admin, 13);
+  messageDesc(file_llmrelay_admin_v1_admin, 16);
 
 /**
  * GetUsageResponse holds one record per day and key, and one per day and
@@ -624,7 +712,7 @@ export type GetUsageResponse = Message<"llmrelay.admin.v1.GetUsageResponse"> & {
  * Use `create(GetUsageResponseSchema)` to create a new message.
  */
 export const GetUsageResponseSchema: GenMessage<GetUsageResponse> = /*@__PURE__*/
-  messageDesc(file_llmrelay_admin_v1_admin, 14);
+  messageDesc(file_llmrelay_admin_v1_admin, 17);
 
 /**
  * UsageRecord is what one key, or one team, used in one UTC day.
@@ -718,7 +806,7 @@ export type UsageRecord = Message<"llmrelay.admin.v1.UsageRecord"> & {
  * Use `create(UsageRecordSchema)` to create a new message.
  */
 export const UsageRecordSchema: GenMessage<UsageRecord> = /*@__PURE__*/
-  messageDesc(file_llmrelay_admin_v1_admin, 15);
+  messageDesc(file_llmrelay_admin_v1_admin, 18);
 
 /**
  * KeySource says where a key is kept.
@@ -793,7 +881,8 @@ export const KeyStateSchema: GenEnum<KeyState> = /*@__PURE__*/
 
 /**
  * KeyService manages API keys: stored keys are created, changed and
- * revoked; config keys are listed and read.
+ * revoked; config keys are listed and read; the teams keys belong to are
+ * listed with their budgets' spend.
  *
  * @generated from service llmrelay.admin.v1.KeyService
  */
@@ -860,6 +949,23 @@ export const KeyService: GenService<{
     methodKind: "unary";
     input: typeof RevokeKeyRequestSchema;
     output: typeof RevokeKeyResponseSchema;
+  },
+  /**
+   * ListTeams lists the server's configured teams (its config's `teams`,
+   * as of its last reload), by name, each with its budgets and what their
+   * current windows spent: the calls of all the team's keys, as Key's
+   * budgets show a key's own. A team only stored keys name (one a reload
+   * dropped from the config) is not listed: it has no budgets, and its
+   * usage stays in GetUsage. Needs the `admin` scope, as GetKey and
+   * ListKeys do. One store round trip; UNAVAILABLE
+   * (STATE_STORE_UNAVAILABLE) when the state store cannot be read.
+   *
+   * @generated from rpc llmrelay.admin.v1.KeyService.ListTeams
+   */
+  listTeams: {
+    methodKind: "unary";
+    input: typeof ListTeamsRequestSchema;
+    output: typeof ListTeamsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_llmrelay_admin_v1_admin, 0);
