@@ -32,7 +32,8 @@ var keysCommand = &command{
 (llmrelay.admin.v1), with a key that has the admin scope ($` + EnvAPIKey + ` or
 --key). Keys created here are kept in the server's state store: with the
 redis store every replica knows them at once. The keys of the config file
-(auth.keys) are listed too, and cannot be changed here.
+(auth.keys) are listed too, and cannot be changed here. keys teams lists the
+config's teams with what their budgets' windows spent.
 
 Budgets are written as in the config file, one --budget each:
   --budget '{window: day, max_cost_usd: 5}' --budget '{window: month, max_tokens: 2000000}'
@@ -41,7 +42,7 @@ docs/keys.md has examples.`,
 }
 
 func init() {
-	keysCommand.subcommands = []*command{keysCreate, keysList, keysGet, keysUpdate, keysRevoke, keysUsage}
+	keysCommand.subcommands = []*command{keysCreate, keysList, keysGet, keysUpdate, keysRevoke, keysUsage, keysTeams}
 }
 
 // adminConn is a connection to a server's admin API.
@@ -417,6 +418,84 @@ with the admin or usage.read scope.`,
 			})
 		}
 	},
+}
+
+var keysTeams = &command{
+	name:    "keys teams",
+	usage:   "keys teams [flags]",
+	summary: "list the teams with their budgets and what the current windows spent",
+	about: `Lists the server's configured teams (its config's teams) by name (ListTeams),
+a line per budget: its window, what the window's calls spent in US dollars and
+in tokens (the calls of all the team's keys), its caps ("-": none) and when it
+resets. A team without a budget is listed on one line of dashes. A team that
+only stored keys name (a reload dropped it) is not listed; keys usage --team
+still reads its usage. --json prints one team a line. Needs a key with the
+admin scope.`,
+	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
+		var af callFlags
+		af.define(fs)
+		team := fs.String("team", "", "only the team `TEAM`")
+		return func(ctx context.Context, args []string) error {
+			if len(args) > 0 {
+				return usagef("keys teams", "keys teams: unexpected argument %q (it takes only flags; --team TEAM for one team)", args[0])
+			}
+			c, err := dialAdmin(&af, "keys teams", env)
+			if err != nil {
+				return err
+			}
+			defer c.client.Close()
+			resp, err := c.keys.ListTeams(ctx, &adminv1.ListTeamsRequest{Name: *team})
+			if err != nil {
+				return callError(c.addr, err)
+			}
+			if af.json {
+				for _, t := range resp.GetTeams() {
+					if err := printJSONLine(env.Stdout, t); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			if err := printTeams(env.Stdout, resp.GetTeams()); err != nil {
+				return err
+			}
+			switch {
+			case len(resp.GetTeams()) > 0:
+			case *team != "":
+				// An answer all the same (exit 0), but say so, as keys list does.
+				fmt.Fprintf(env.Stderr, "llmrelay: no team %q among the server's teams (keys teams lists them)\n", *team)
+			default:
+				fmt.Fprintln(env.Stderr, "llmrelay: the server has no team (teams: [{name: ..., budgets: [...]}] in its config)")
+			}
+			return nil
+		}
+	},
+}
+
+// printTeams prints teams, a line per budget (one of dashes for a team
+// without any): what its window spent beside its caps.
+func printTeams(w io.Writer, teams []*adminv1.Team) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TEAM\tWINDOW\tSPENT_USD\tMAX_USD\tSPENT_TOKENS\tMAX_TOKENS\tRESETS")
+	for _, t := range teams {
+		if len(t.GetBudgets()) == 0 {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\n", t.GetName())
+		}
+		for _, b := range t.GetBudgets() {
+			maxUSD, maxTokens, resets := "-", "-", "never"
+			if b.GetMaxCostUsd() > 0 {
+				maxUSD = usd(b.GetMaxCostUsd())
+			}
+			if b.GetMaxTokens() > 0 {
+				maxTokens = strconv.FormatUint(b.GetMaxTokens(), 10)
+			}
+			if b.GetResetsAt() != nil {
+				resets = b.GetResetsAt().AsTime().UTC().Format(time.RFC3339)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.GetName(), b.GetWindow(), usd(b.GetSpentCostUsd()), maxUSD, b.GetSpentTokens(), maxTokens, resets)
+		}
+	}
+	return tw.Flush()
 }
 
 // printUsage prints GetUsage's records, a line each.

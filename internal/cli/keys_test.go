@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -9,12 +10,18 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/llmrelay/llmrelay/client"
+	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
+	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/spend"
+	"github.com/llmrelay/llmrelay/internal/state/statetest"
+	"github.com/llmrelay/llmrelay/internal/usage"
 )
 
 // TestKeysAgainstARunningServer runs `llmrelay keys` create, list, get,
@@ -226,5 +233,94 @@ func TestKeysListAndUsageSayWhenNothingMatches(t *testing.T) {
 				t.Errorf("exit %d, stdout:\n%s\nstderr: %q\nwant exit 0, %q in stdout and stderr %q", r.code, r.stdout, r.stderr, tc.wantStdout, tc.wantStderr)
 			}
 		})
+	}
+}
+
+// TestKeysTeams: `keys teams` prints each configured team's budgets, a
+// line each, with what the current window spent (the calls of all the
+// team's keys) beside its caps, a team without a budget on a line of
+// dashes; --team one team, and one it does not know says so on stderr
+// (exit 0); --json prints one team a line; it needs the admin scope.
+func TestKeysTeams(t *testing.T) {
+	cfg := config.Default()
+	cfg.Providers = config.DefaultProviders()
+	cfg.Pricing.Models = map[string]usage.Price{"mock/echo": {"input": 2.5, "output": 10}}
+	cfg.Auth.Keys = []config.APIKey{
+		{Name: "ops", SHA256: auth.HashKey("ops-secret"), Scopes: []string{"admin"}},
+		{Name: "notebook", SHA256: auth.HashKey("notebook-secret"), Scopes: []string{"generate"}, Models: []string{"*"}, Team: "research"},
+	}
+	cfg.Teams = []spend.Team{
+		{Name: "research", Budgets: []spend.Budget{{Window: spend.Month, MaxCostUSD: 200}, {Window: spend.Day, MaxTokens: 2_000_000}}},
+		{Name: "idle"},
+	}
+	addr, _ := servertest.Listen(t, cfg, server.WithGovernanceClock(statetest.NewClock().Now)) // 2025-01-02
+	env := map[string]string{EnvAddr: addr, EnvAPIKey: "ops-secret"}
+
+	// A call of 2 input and 2 output tokens: $0.000025.
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	stream, err := llmrelayv1.NewLLMServiceClient(conn).Generate(metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer notebook-secret"),
+		&llmrelayv1.GenerateRequest{Model: "mock/echo", Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "two words"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Collect(stream, nil); err != nil {
+		t.Fatalf("a call of the team's key: %v", err)
+	}
+
+	for _, tc := range []struct {
+		name                   string
+		args                   []string
+		env                    map[string]string
+		code                   int
+		wantStdout, wantStderr string
+	}{
+		{"every team", []string{"keys", "teams"}, env, ExitOK, "" +
+			"TEAM      WINDOW  SPENT_USD  MAX_USD  SPENT_TOKENS  MAX_TOKENS  RESETS\n" +
+			"idle      -       -          -        -             -           -\n" +
+			"research  month   0.000025   200      4             -           2025-02-01T00:00:00Z\n" +
+			"research  day     0.000025   -        4             2000000     2025-01-03T00:00:00Z\n", ""},
+		{"one team", []string{"keys", "teams", "--team", "idle"}, env, ExitOK, "" +
+			"TEAM  WINDOW  SPENT_USD  MAX_USD  SPENT_TOKENS  MAX_TOKENS  RESETS\n" +
+			"idle  -       -          -        -             -           -\n", ""},
+		{"a team not configured", []string{"keys", "teams", "--team", "nope"}, env, ExitOK,
+			"TEAM  WINDOW  SPENT_USD  MAX_USD  SPENT_TOKENS  MAX_TOKENS  RESETS\n",
+			`llmrelay: no team "nope" among the server's teams (keys teams lists them)` + "\n"},
+		{"a team not configured, as JSON", []string{"keys", "teams", "--team", "nope", "--json"}, env, ExitOK, "", ""},
+		{"a key without the admin scope", []string{"keys", "teams"}, map[string]string{EnvAddr: addr, EnvAPIKey: "notebook-secret"}, ExitFailed, "",
+			addr + ": PERMISSION_DENIED SCOPE_MISSING"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t.Context(), t, tc.args, tc.env, "")
+			if r.code != tc.code || r.stdout != tc.wantStdout || !strings.Contains(r.stderr, tc.wantStderr) || (tc.wantStderr == "") != (r.stderr == "") {
+				t.Errorf("llmrelay %s: exit %d, stdout:\n%s\nstderr: %q\nwant exit %d, stdout:\n%s\nstderr with %q",
+					strings.Join(tc.args, " "), r.code, r.stdout, r.stderr, tc.code, tc.wantStdout, tc.wantStderr)
+			}
+		})
+	}
+
+	// --json: ListTeams's teams, one a line.
+	r := runCLI(t.Context(), t, []string{"keys", "teams", "--json"}, env, "")
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if r.code != ExitOK || r.stderr != "" || len(lines) != 2 {
+		t.Fatalf("keys teams --json: exit %d, stdout:\n%s\nstderr: %q; want two lines", r.code, r.stdout, r.stderr)
+	}
+	var got []string
+	for _, line := range lines {
+		var team adminv1.Team
+		if err := protojson.Unmarshal([]byte(line), &team); err != nil {
+			t.Fatalf("keys teams --json printed %q: %v", line, err)
+		}
+		got = append(got, team.GetName())
+		for _, b := range team.GetBudgets() {
+			got = append(got, fmt.Sprintf("%s %v/%v %d/%d %s", b.GetWindow(), b.GetSpentCostUsd(), b.GetMaxCostUsd(), b.GetSpentTokens(), b.GetMaxTokens(),
+				b.GetResetsAt().AsTime().Format(time.DateOnly)))
+		}
+	}
+	if want := "[idle research month 2.5e-05/200 4/0 2025-02-01 day 2.5e-05/0 4/2000000 2025-01-03]"; fmt.Sprint(got) != want {
+		t.Errorf("keys teams --json: %v, want %s", got, want)
 	}
 }
