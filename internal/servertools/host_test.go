@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -165,6 +166,12 @@ func TestEverything(t *testing.T) {
 			if err != nil || res.IsError || !strings.Contains(res.Content, "\nResource 1: This is a ") {
 				t.Errorf("%s: res = %+v, %v", typ, res, err)
 			}
+		}
+	})
+	t.Run("structured content repeated as text reaches the model once", func(t *testing.T) {
+		res, err := h.Call(ctx, tool(t, h, "", "everything/get-structured-content"), `{"location":"New York"}`, nil)
+		if err != nil || res.IsError || res.Content != `{"temperature":33,"conditions":"Cloudy","humidity":82}` {
+			t.Fatalf("res = %+v, %v", res, err)
 		}
 	})
 	t.Run("bad arguments reach the model as an error", func(t *testing.T) {
@@ -990,5 +997,40 @@ func TestResultsQuotingTheServersCredentialsAreRedacted(t *testing.T) {
 	res, err = h.Call(context.Background(), tool(t, h, "", "raw/longleak"), `{}`, nil)
 	if err != nil || !res.Truncated || strings.Contains(res.Content, secret[:8]) {
 		t.Fatalf("res = %+v, %v; want it cut, with no part of the credential", res, err)
+	}
+}
+
+// TestResultContentFromAServer: what an MCP server's result says reaches
+// the model as MCP means it, decoded by the SDK from the server's JSON:
+// structured content the text does not repeat follows the text; audio is
+// a line saying what it is, whatever the server sent of it, never a
+// failure or nothing.
+func TestResultContentFromAServer(t *testing.T) {
+	wav := base64.StdEncoding.EncodeToString([]byte("RIFF\x24\x00\x00\x00WAVE"))
+	results := map[string]string{
+		"structured": `{"content": [{"type": "text", "text": "It is cloudy in New York."}], "structuredContent": {"temperature": 33, "conditions": "Cloudy"}}`,
+		"repeated":   `{"content": [{"type": "text", "text": "{\"temperature\":33,\"conditions\":\"Cloudy\"}"}], "structuredContent": {"temperature": 33, "conditions": "Cloudy"}}`,
+		"audio":      `{"content": [{"type": "text", "text": "Your recording:"}, {"type": "audio", "data": "` + wav + `", "mimeType": "audio/wav"}]}`,
+		"silence":    `{"content": [{"type": "audio", "data": "", "mimeType": "audio/wav"}]}`,
+		"untyped":    `{"content": [{"type": "audio", "data": "` + wav + `"}]}`,
+	}
+	var tools []string
+	for name := range results {
+		tools = append(tools, fmt.Sprintf(`{"name": %q, "inputSchema": {"type": "object"}}`, name))
+	}
+	raw := mcptest.NewRawServer(t, "["+strings.Join(tools, ",")+"]", mcptest.Results(results))
+	h := testHost(t, config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "raw")
+	for _, tc := range []struct{ tool, want string }{
+		{tool: "structured", want: "It is cloudy in New York.\n[structured content]\n" + `{"conditions":"Cloudy","temperature":33}`},
+		{tool: "repeated", want: `{"temperature":33,"conditions":"Cloudy"}`},
+		{tool: "audio", want: "Your recording:\n[audio: audio/wav, 12 bytes, not shown]"},
+		{tool: "silence", want: "[audio: audio/wav, 0 bytes, not shown]"},
+		{tool: "untyped", want: "[audio: unknown type, 12 bytes, not shown]"},
+	} {
+		res, err := h.Call(context.Background(), tool(t, h, "", "raw/"+tc.tool), `{}`, nil)
+		if err != nil || res.IsError || res.Content != tc.want {
+			t.Errorf("%s: res = %+v, %v;\nwant content %q", tc.tool, res, err, tc.want)
+		}
 	}
 }

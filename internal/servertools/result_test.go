@@ -180,3 +180,51 @@ func TestResultOfResources(t *testing.T) {
 		})
 	}
 }
+
+// TestResultOfStructuredContent: a tool's structured content reaches the
+// model once: alone when the result has no text, not again when a text
+// part (or the text parts together) is the same JSON, as MCP asks tools
+// to repeat it, and after the text, said to be the structured content,
+// when the text says something else.
+func TestResultOfStructuredContent(t *testing.T) {
+	weather := map[string]any{"temperature": 33, "conditions": "Cloudy"}
+	const json = `{"conditions":"Cloudy","temperature":33}`
+	text := func(s string) mcp.Content { return &mcp.TextContent{Text: s} }
+	tests := []struct {
+		name    string
+		content []mcp.Content
+		want    string
+	}{
+		{name: "no text: the JSON", want: json},
+		{name: "no text but audio: the JSON first",
+			content: []mcp.Content{&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("RIFF")}},
+			want:    json + "\n[audio: audio/wav, 4 bytes, not shown]"},
+		{name: "the text is the JSON: once",
+			content: []mcp.Content{text(json)}, want: json},
+		{name: "the text is the JSON, spaced and in another order: once, as the text",
+			content: []mcp.Content{text("{\n  \"temperature\": 33.0,\n  \"conditions\": \"Cloudy\"\n}")},
+			want:    "{\n  \"temperature\": 33.0,\n  \"conditions\": \"Cloudy\"\n}"},
+		{name: "a summary, then the JSON as text: once",
+			content: []mcp.Content{text("It is cloudy."), text(json)}, want: "It is cloudy.\n" + json},
+		{name: "the JSON split over two text parts: once",
+			content: []mcp.Content{text(`{"conditions":"Cloudy",`), text(`"temperature":33}`)},
+			want:    `{"conditions":"Cloudy",` + "\n" + `"temperature":33}`},
+		{name: "other text: the text, then the structured content",
+			content: []mcp.Content{text("It is cloudy in New York.")},
+			want:    "It is cloudy in New York.\n[structured content]\n" + json},
+		{name: "other JSON: both",
+			content: []mcp.Content{text(`{"conditions":"Sunny","temperature":33}`)},
+			want:    `{"conditions":"Sunny","temperature":33}` + "\n[structured content]\n" + json},
+		{name: "an embedded resource's text is not the JSON: both",
+			content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "demo://w", MIMEType: "text/plain", Text: "forecast"}}},
+			want:    "[embedded resource: demo://w, text/plain]\nforecast\n[structured content]\n" + json},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := resultOf(&mcp.CallToolResult{Content: tt.content, StructuredContent: weather})
+			if got.Content != tt.want || got.Parts != nil {
+				t.Errorf("result %q (parts %v), want %q", got.Content, got.Parts, tt.want)
+			}
+		})
+	}
+}
