@@ -30,7 +30,8 @@ type Image struct {
 }
 
 // toolResult turns a tool's result from server into what the model is
-// sent, its text bounded to limit bytes. The server's credentials are redacted
+// sent, its text bounded to limit bytes, and what the user alone is
+// (UserContent), bounded alike. The server's credentials are redacted
 // before the cut, which could leave part of one behind.
 func (h *Host) toolResult(server string, r *mcp.CallToolResult, limit int) Result {
 	res := resultOf(r)
@@ -40,6 +41,9 @@ func (h *Host) toolResult(server string, r *mcp.CallToolResult, limit int) Resul
 		res.IsError, res.Outcome = true, OutcomeToolError
 	}
 	res.Truncated = res.cut(limit, false)
+	if limit > 0 && len(res.UserContent) > limit {
+		res.UserContent, res.Truncated = Bound(res.UserContent, limit), true
+	}
 	return res
 }
 
@@ -53,14 +57,23 @@ func (h *Host) toolResult(server string, r *mcp.CallToolResult, limit int) Resul
 // line saying what it is) when its text is not that JSON already (a tool
 // with structured output should repeat it as text, and then the model
 // reads it once). Parts is nil without images.
-
+//
+// A part whose annotations' audience leaves the assistant out (["user"])
+// is not the model's: it goes, in its line, to UserContent, and the model
+// is told that there was such a part (forModel).
 func resultOf(r *mcp.CallToolResult) Result {
 	var lines []string // the text, one entry a line
 	var images []Part  // the images, each after the lines before it
 	var at []int       // images[i] comes after lines[:at[i]]
 	var texts []string // the model's text parts, to compare with the structured content
+	var user []string  // the lines of the parts for the user alone
 	hasText := false
 	for _, c := range r.Content {
+		if !forModel(c) {
+			line, _ := describe(c)
+			user = append(user, line)
+			continue
+		}
 		if img, ok := c.(*mcp.ImageContent); ok {
 			if img, ok := sendableImage(img); ok {
 				images = append(images, Part{Image: img})
@@ -88,7 +101,22 @@ func resultOf(r *mcp.CallToolResult) Result {
 			}
 		}
 	}
-	var res Result
+	if n := len(user); n > 0 {
+		parts := "1 content part"
+		if n > 1 {
+			parts = fmt.Sprintf("%d content parts", n)
+		}
+		if len(lines) == 0 && len(images) == 0 {
+			outcome := "succeeded"
+			if r.IsError {
+				outcome = "failed"
+			}
+			lines = append(lines, fmt.Sprintf("[llmrelay: the tool %s; its result, %s, is meant for the user only: it went to the user, not to the model]", outcome, parts))
+		} else {
+			lines = append(lines, fmt.Sprintf("[llmrelay: %s more of the result, meant for the user only, went to the user, not to the model]", parts))
+		}
+	}
+	res := Result{UserContent: strings.Join(user, "\n")}
 	if len(images) == 0 {
 		res.Content = strings.Join(lines, "\n")
 		return res
@@ -161,6 +189,31 @@ func describe(c mcp.Content) (string, bool) {
 		return fmt.Sprintf("[embedded resource: %s, %s, %d bytes, not shown]", rc.URI, orUnknown(rc.MIMEType), len(rc.Blob)), false
 	}
 	return fmt.Sprintf("[content of type %T, not shown]", c), false
+}
+
+// forModel reports whether a content part is for the model: MCP's
+// annotations say who a part is meant for (audience: "user",
+// "assistant"), and a part whose audience is given without the
+// assistant is the user's alone. A part without an audience is for
+// both.
+func forModel(c mcp.Content) bool {
+	var a *mcp.Annotations
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		a = c.Annotations
+	case *mcp.ImageContent:
+		a = c.Annotations
+	case *mcp.AudioContent:
+		a = c.Annotations
+	case *mcp.ResourceLink:
+		a = c.Annotations
+	case *mcp.EmbeddedResource:
+		a = c.Annotations
+	}
+	if a == nil || len(a.Audience) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(a.Audience, func(r mcp.Role) bool { return strings.EqualFold(string(r), "assistant") })
 }
 
 // repeats reports whether the text parts texts already say structured,
