@@ -275,7 +275,7 @@ func (c *call) runTools(ctx context.Context, attempt int, calls []serverCall, bu
 			parts, images := toolResultParts(r.Parts)
 			send(&llmrelayv1.GenerateEvent{Event: &llmrelayv1.GenerateEvent_ToolResult{ToolResult: &llmrelayv1.ToolResult{
 				ToolCallId: id, Name: name, Content: r.Content, IsError: r.IsError, Truncated: r.Truncated, Attempts: uint32(r.Attempts),
-				Images: images,
+				Images: images, UserContent: r.UserContent,
 			}}})
 			results[i] = &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, Content: r.Content, Parts: parts, ToolCallId: id, ServerTool: name, ToolError: r.IsError}
 		}()

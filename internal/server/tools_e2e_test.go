@@ -914,3 +914,36 @@ func TestServerToolTurnOutputLimit(t *testing.T) {
 		}
 	})
 }
+
+// TestServerToolContentForTheUserOnly: server-everything's
+// get-annotated-message says its success message is for the user
+// (audience ["user"]): the model (the mock, which answers with the tool
+// results it was sent) is not sent it but told that the tool succeeded
+// and its result went to the user; the tool_result event gives it to the
+// client in user_content; the transcript, which a client sends back to
+// go on, leaves it out.
+func TestServerToolContentForTheUserOnly(t *testing.T) {
+	e := mcptest.StartEverything(t)
+	in := servertest.Start(t, toolsConfig(everythingServer(e)))
+	events, err := servertest.Collect(t.Context(), in.Client, scripted(t, []string{"everything/get-annotated-message"}, `{
+		"script": [{"tool_calls": [{"name": "everything__get-annotated-message", "arguments": {"messageType": "success"}}]}]}`))
+	if err != nil {
+		t.Fatalf("Generate: %v (events %v)", err, eventLines(events))
+	}
+	const note = "[llmrelay: the tool succeeded; its result, 1 content part, is meant for the user only: it went to the user, not to the model]"
+	var result *llmrelayv1.ToolResult
+	for _, ev := range events {
+		if r := ev.GetToolResult(); r != nil {
+			result = r
+		}
+	}
+	if result.GetContent() != note || result.GetUserContent() != "Operation completed successfully" || result.GetIsError() {
+		t.Fatalf("tool_result %v, want the note as its content, the message in user_content", result)
+	}
+	f := final(t, events)
+	checkTranscript(t, f, []string{
+		`ASSISTANT "" call(mock_1_0 everything__get-annotated-message {"messageType":"success"})`,
+		`TOOL "` + note + `" for mock_1_0 by everything/get-annotated-message`,
+		`ASSISTANT "` + note + `"`,
+	})
+}

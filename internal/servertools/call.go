@@ -51,9 +51,15 @@ type Result struct {
 	// images: its text parts, concatenated, are Content. nil without
 	// images.
 	Parts []Part
+	// UserContent is the text of the result's parts meant for the user
+	// alone (their annotations' audience leaves the assistant out), in
+	// order, one per line, as Content would have them: the model is not
+	// sent it, the client is. Bounded by max_tool_result_bytes apart from
+	// Content.
+	UserContent string
 	// IsError says the tool failed: Content says how.
 	IsError bool
-	// Truncated says Content was cut at the bound.
+	// Truncated says Content, or UserContent, was cut at the bound.
 	Truncated bool
 	// Attempts is how many times the tool was called.
 	Attempts int
@@ -106,8 +112,10 @@ func (h *Host) redact(server, content string) string {
 	return content
 }
 
-// redactResult redacts r's text (redact), in its text parts too.
+// redactResult redacts r's text (redact), in its text parts and its
+// text for the user too.
 func (h *Host) redactResult(server string, r *Result) {
+	r.UserContent = h.redact(server, r.UserContent)
 	if r.Parts == nil {
 		r.Content = h.redact(server, r.Content)
 		return

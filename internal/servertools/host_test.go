@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -107,7 +108,7 @@ func TestEverything(t *testing.T) {
 	e := mcptest.StartEverything(t)
 	// simulate-research-query must run as an MCP task, which llmrelay does
 	// not run: allowed, it is still not offered.
-	h := testHost(t, config(ServerConfig{Name: "everything", URL: e.URL, Allow: []string{"echo", "get-sum", "trigger-long-running-operation", "get-structured-content", "get-tiny-image", "get-resource-reference", "simulate-research-query"}}), Scopes{Open: true})
+	h := testHost(t, config(ServerConfig{Name: "everything", URL: e.URL, Allow: []string{"echo", "get-sum", "trigger-long-running-operation", "get-structured-content", "get-tiny-image", "get-resource-reference", "get-annotated-message", "simulate-research-query"}}), Scopes{Open: true})
 	waitAvailable(t, h, "everything")
 	ctx := context.Background()
 
@@ -117,7 +118,7 @@ func TestEverything(t *testing.T) {
 		for _, tl := range tools {
 			names = append(names, tl.Name)
 		}
-		want := "everything/echo everything/get-resource-reference everything/get-structured-content everything/get-sum everything/get-tiny-image everything/trigger-long-running-operation"
+		want := "everything/echo everything/get-annotated-message everything/get-resource-reference everything/get-structured-content everything/get-sum everything/get-tiny-image everything/trigger-long-running-operation"
 		if got := strings.Join(names, " "); got != want {
 			t.Fatalf("tools %q, want %q", got, want)
 		}
@@ -125,7 +126,7 @@ func TestEverything(t *testing.T) {
 		if echo.ModelName != "everything__echo" || !echo.Available || !echo.Idempotent || !strings.Contains(string(echo.InputSchema), `"message"`) || echo.Description == "" {
 			t.Fatalf("echo = %+v (schema %s)", echo, echo.InputSchema)
 		}
-		if len(servers) != 1 || !servers[0].Available || servers[0].Tools != 6 || servers[0].ListedAt.IsZero() {
+		if len(servers) != 1 || !servers[0].Available || servers[0].Tools != 7 || servers[0].ListedAt.IsZero() {
 			t.Fatalf("servers = %+v", servers)
 		}
 	})
@@ -165,6 +166,28 @@ func TestEverything(t *testing.T) {
 			if err != nil || res.IsError || !strings.Contains(res.Content, "\nResource 1: This is a ") {
 				t.Errorf("%s: res = %+v, %v", typ, res, err)
 			}
+		}
+	})
+	t.Run("structured content repeated as text reaches the model once", func(t *testing.T) {
+		res, err := h.Call(ctx, tool(t, h, "", "everything/get-structured-content"), `{"location":"New York"}`, nil)
+		if err != nil || res.IsError || res.Content != `{"temperature":33,"conditions":"Cloudy","humidity":82}` {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+	})
+	t.Run("content for the user only is not the model's", func(t *testing.T) {
+		const note = "[llmrelay: the tool succeeded; its result, 2 content parts, is meant for the user only: it went to the user, not to the model]"
+		res, err := h.Call(ctx, tool(t, h, "", "everything/get-annotated-message"), `{"messageType":"success","includeImage":true}`, nil)
+		if err != nil || res.IsError || res.Content != note || res.Parts != nil ||
+			!strings.HasPrefix(res.UserContent, "Operation completed successfully\n[image: image/png, ") {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+		res, err = h.Call(ctx, tool(t, h, "", "everything/get-annotated-message"), `{"messageType":"debug"}`, nil)
+		if err != nil || res.Content != "Debug: Cache hit ratio 0.95, latency 150ms" || res.UserContent != "" {
+			t.Fatalf("res = %+v, %v", res, err)
+		}
+		res, err = h.Call(ctx, tool(t, h, "", "everything/get-annotated-message"), `{"messageType":"error"}`, nil)
+		if err != nil || res.Content != "Error: Operation failed" || res.UserContent != "" {
+			t.Fatalf("res = %+v, %v", res, err)
 		}
 	})
 	t.Run("bad arguments reach the model as an error", func(t *testing.T) {
@@ -970,8 +993,9 @@ func TestResultsQuotingTheServersCredentialsAreRedacted(t *testing.T) {
 	results := map[string]string{
 		"leak":     `{"content": [{"type": "text", "text": "bad token: Bearer ` + secret + `"}], "isError": true}`,
 		"longleak": `{"content": [{"type": "text", "text": "` + long + `"}]}`,
+		"userleak": `{"content": [{"type": "text", "text": "signed in with ` + secret + `", "annotations": {"audience": ["user"]}}, {"type": "text", "text": "` + long + `", "annotations": {"audience": ["user"]}}]}`,
 	}
-	raw := mcptest.NewRawServer(t, `[{"name": "leak", "inputSchema": {"type": "object"}}, {"name": "longleak", "inputSchema": {"type": "object"}}]`, mcptest.Results(results))
+	raw := mcptest.NewRawServer(t, `[{"name": "leak", "inputSchema": {"type": "object"}}, {"name": "longleak", "inputSchema": {"type": "object"}}, {"name": "userleak", "inputSchema": {"type": "object"}}]`, mcptest.Results(results))
 	h := NewHost(Options{ReconnectMin: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond})
 	t.Cleanup(h.Close)
 	cfg := config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}, Timeout: wide,
@@ -990,5 +1014,59 @@ func TestResultsQuotingTheServersCredentialsAreRedacted(t *testing.T) {
 	res, err = h.Call(context.Background(), tool(t, h, "", "raw/longleak"), `{}`, nil)
 	if err != nil || !res.Truncated || strings.Contains(res.Content, secret[:8]) {
 		t.Fatalf("res = %+v, %v; want it cut, with no part of the credential", res, err)
+	}
+	// The parts for the user alone, which the client gets, are redacted
+	// and bounded as the model's are.
+	res, err = h.Call(context.Background(), tool(t, h, "", "raw/userleak"), `{}`, nil)
+	if err != nil || !res.Truncated || len(res.UserContent) > limit || strings.Contains(res.UserContent, secret[:8]) ||
+		!strings.HasPrefix(res.UserContent, "signed in with [redacted]\n") || strings.Contains(res.Content, "signed in") {
+		t.Fatalf("res = %+v, %v; want the user's text redacted and cut", res, err)
+	}
+}
+
+// TestResultContentFromAServer: what an MCP server's result says reaches
+// the model as MCP means it, decoded by the SDK from the server's JSON:
+// parts meant for the user only (annotations' audience ["user"]) are the
+// client's, not the model's, which is told of them; structured content
+// the text does not repeat follows the text; audio is a line saying what
+// it is, whatever the server sent of it, never a failure or nothing.
+func TestResultContentFromAServer(t *testing.T) {
+	wav := base64.StdEncoding.EncodeToString([]byte("RIFF\x24\x00\x00\x00WAVE"))
+	results := map[string]string{
+		"useronly": `{"content": [{"type": "text", "text": "Operation completed successfully", "annotations": {"priority": 0.7, "audience": ["user"]}}]}`,
+		"mixed": `{"content": [
+			{"type": "text", "text": "Debug: cache hit ratio 0.95", "annotations": {"audience": ["assistant"]}},
+			{"type": "text", "text": "Saved your file.", "annotations": {"audience": ["user"]}},
+			{"type": "text", "text": "Both see this.", "annotations": {"audience": ["user", "assistant"]}}]}`,
+		"structured": `{"content": [{"type": "text", "text": "It is cloudy in New York."}], "structuredContent": {"temperature": 33, "conditions": "Cloudy"}}`,
+		"repeated":   `{"content": [{"type": "text", "text": "{\"temperature\":33,\"conditions\":\"Cloudy\"}"}], "structuredContent": {"temperature": 33, "conditions": "Cloudy"}}`,
+		"audio":      `{"content": [{"type": "text", "text": "Your recording:"}, {"type": "audio", "data": "` + wav + `", "mimeType": "audio/wav"}]}`,
+		"silence":    `{"content": [{"type": "audio", "data": "", "mimeType": "audio/wav"}]}`,
+		"untyped":    `{"content": [{"type": "audio", "data": "` + wav + `"}]}`,
+	}
+	var tools []string
+	for name := range results {
+		tools = append(tools, fmt.Sprintf(`{"name": %q, "inputSchema": {"type": "object"}}`, name))
+	}
+	raw := mcptest.NewRawServer(t, "["+strings.Join(tools, ",")+"]", mcptest.Results(results))
+	h := testHost(t, config(ServerConfig{Name: "raw", URL: raw.URL, Allow: []string{"*"}, Timeout: wide}), Scopes{Open: true})
+	waitAvailable(t, h, "raw")
+	for _, tc := range []struct{ tool, want, wantUser string }{
+		{tool: "useronly",
+			want:     "[llmrelay: the tool succeeded; its result, 1 content part, is meant for the user only: it went to the user, not to the model]",
+			wantUser: "Operation completed successfully"},
+		{tool: "mixed",
+			want:     "Debug: cache hit ratio 0.95\nBoth see this.\n[llmrelay: 1 content part more of the result, meant for the user only, went to the user, not to the model]",
+			wantUser: "Saved your file."},
+		{tool: "structured", want: "It is cloudy in New York.\n[structured content]\n" + `{"conditions":"Cloudy","temperature":33}`},
+		{tool: "repeated", want: `{"temperature":33,"conditions":"Cloudy"}`},
+		{tool: "audio", want: "Your recording:\n[audio: audio/wav, 12 bytes, not shown]"},
+		{tool: "silence", want: "[audio: audio/wav, 0 bytes, not shown]"},
+		{tool: "untyped", want: "[audio: unknown type, 12 bytes, not shown]"},
+	} {
+		res, err := h.Call(context.Background(), tool(t, h, "", "raw/"+tc.tool), `{}`, nil)
+		if err != nil || res.IsError || res.Content != tc.want || res.UserContent != tc.wantUser {
+			t.Errorf("%s: res = %+v, %v;\nwant content %q, for the user %q", tc.tool, res, err, tc.want, tc.wantUser)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -29,8 +30,9 @@ type Image struct {
 }
 
 // toolResult turns a tool's result from server into what the model is
-// sent, its text bounded to limit bytes. The server's credentials are
-// redacted before the cut, which could leave part of one behind.
+// sent, its text bounded to limit bytes, and what the user alone is
+// (UserContent), bounded alike. The server's credentials are redacted
+// before the cut, which could leave part of one behind.
 func (h *Host) toolResult(server string, r *mcp.CallToolResult, limit int) Result {
 	res := resultOf(r)
 	h.redactResult(server, &res)
@@ -39,80 +41,90 @@ func (h *Host) toolResult(server string, r *mcp.CallToolResult, limit int) Resul
 		res.IsError, res.Outcome = true, OutcomeToolError
 	}
 	res.Truncated = res.cut(limit, false)
+	if limit > 0 && len(res.UserContent) > limit {
+		res.UserContent, res.Truncated = Bound(res.UserContent, limit), true
+	}
 	return res
 }
 
 // resultOf is a tool result's content as text and images: its text parts,
-// in order, one per line; its structured content as JSON when it has no
-// text part (a tool with structured output usually repeats it as text);
-// its images that the model may be sent (sendableImage) as images, in
-// their places; every other part described in a line of its own, so
-// that the model knows it was there: an image that cannot be sent, audio,
-// a link to a resource, an embedded resource (with its text, when it is
-// text: resourceText). Parts is nil without images.
+// in order, one per line; its images that the model may be sent
+// (sendableImage) as images, in their places; every other part described
+// in a line of its own, so that the model knows it was there: an image
+// that cannot be sent, audio, a link to a resource, an embedded resource
+// (with its text, when it is text: resourceText). Its structured content
+// is JSON in a line of its own: first when it has no text, last (after a
+// line saying what it is) when its text is not that JSON already (a tool
+// with structured output should repeat it as text, and then the model
+// reads it once). Parts is nil without images.
+//
+// A part whose annotations' audience leaves the assistant out (["user"])
+// is not the model's: it goes, in its line, to UserContent, and the model
+// is told that there was such a part (forModel).
 func resultOf(r *mcp.CallToolResult) Result {
 	var lines []string // the text, one entry a line
 	var images []Part  // the images, each after the lines before it
 	var at []int       // images[i] comes after lines[:at[i]]
+	var texts []string // the model's text parts, to compare with the structured content
+	var user []string  // the lines of the parts for the user alone
 	hasText := false
 	for _, c := range r.Content {
-		switch c := c.(type) {
-		case *mcp.TextContent:
-			lines = append(lines, c.Text)
-			hasText = true
-		case *mcp.ImageContent:
-			if img, ok := sendableImage(c); ok {
+		if !forModel(c) {
+			line, _ := describe(c)
+			user = append(user, line)
+			continue
+		}
+		if img, ok := c.(*mcp.ImageContent); ok {
+			if img, ok := sendableImage(img); ok {
 				images = append(images, Part{Image: img})
 				at = append(at, len(lines))
 				continue
 			}
-			lines = append(lines, fmt.Sprintf("[image: %s, %d bytes, not shown]", orUnknown(c.MIMEType), len(c.Data)))
-		case *mcp.AudioContent:
-			lines = append(lines, fmt.Sprintf("[audio: %s, %d bytes, not shown]", orUnknown(c.MIMEType), len(c.Data)))
-		case *mcp.ResourceLink:
-			s := "[resource link: " + c.URI
-			if c.Name != "" {
-				s += " (" + c.Name + ")"
-			}
-			if c.MIMEType != "" {
-				s += ", " + c.MIMEType
-			}
-			if c.Description != "" {
-				s += ": " + c.Description
-			}
-			lines = append(lines, s+"]")
-		case *mcp.EmbeddedResource:
-			rc := c.Resource
-			if rc == nil {
-				lines = append(lines, "[embedded resource: empty]")
-				continue
-			}
-			if text, ok := resourceText(rc); ok {
-				lines = append(lines, fmt.Sprintf("[embedded resource: %s, %s]\n%s", rc.URI, orUnknown(rc.MIMEType), text))
-				hasText = true
-				continue
-			}
-			lines = append(lines, fmt.Sprintf("[embedded resource: %s, %s, %d bytes, not shown]", rc.URI, orUnknown(rc.MIMEType), len(rc.Blob)))
-		default:
-			lines = append(lines, fmt.Sprintf("[content of type %T, not shown]", c))
 		}
+		if t, ok := c.(*mcp.TextContent); ok {
+			texts = append(texts, t.Text)
+		}
+		line, text := describe(c)
+		lines = append(lines, line)
+		hasText = hasText || text
 	}
-	if !hasText && r.StructuredContent != nil {
+	if r.StructuredContent != nil {
 		if b, err := json.Marshal(r.StructuredContent); err == nil {
-			lines = append([]string{string(b)}, lines...)
-			for i := range at {
-				at[i]++
+			switch {
+			case !hasText:
+				lines = append([]string{string(b)}, lines...)
+				for i := range at {
+					at[i]++
+				}
+			case !repeats(texts, b):
+				lines = append(lines, "[structured content]\n"+string(b))
 			}
 		}
 	}
+	if n := len(user); n > 0 {
+		parts := "1 content part"
+		if n > 1 {
+			parts = fmt.Sprintf("%d content parts", n)
+		}
+		if len(lines) == 0 && len(images) == 0 {
+			outcome := "succeeded"
+			if r.IsError {
+				outcome = "failed"
+			}
+			lines = append(lines, fmt.Sprintf("[llmrelay: the tool %s; its result, %s, is meant for the user only: it went to the user, not to the model]", outcome, parts))
+		} else {
+			lines = append(lines, fmt.Sprintf("[llmrelay: %s more of the result, meant for the user only, went to the user, not to the model]", parts))
+		}
+	}
+	res := Result{UserContent: strings.Join(user, "\n")}
 	if len(images) == 0 {
-		return Result{Content: strings.Join(lines, "\n")}
+		res.Content = strings.Join(lines, "\n")
+		return res
 	}
 	// The text between two images is a text part; each line but the first
 	// starts with the newline that separates it from the line before, so
 	// that the text parts, concatenated, are the lines joined as a result
 	// without images joins them.
-	var res Result
 	var text strings.Builder
 	next := 0
 	flush := func() {
@@ -140,6 +152,90 @@ func resultOf(r *mcp.CallToolResult) Result {
 	flush()
 	res.Content = res.text()
 	return res
+}
+
+// describe returns a content part as a line of text, and whether that
+// line holds the part's text (a text part, an embedded resource's text):
+// any other part is described (kind, MIME type, name or URI, size), an
+// image too, whether or not it is sent as one.
+func describe(c mcp.Content) (string, bool) {
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		return c.Text, true
+	case *mcp.ImageContent:
+		return fmt.Sprintf("[image: %s, %d bytes, not shown]", orUnknown(c.MIMEType), len(c.Data)), false
+	case *mcp.AudioContent:
+		return fmt.Sprintf("[audio: %s, %d bytes, not shown]", orUnknown(c.MIMEType), len(c.Data)), false
+	case *mcp.ResourceLink:
+		s := "[resource link: " + c.URI
+		if c.Name != "" {
+			s += " (" + c.Name + ")"
+		}
+		if c.MIMEType != "" {
+			s += ", " + c.MIMEType
+		}
+		if c.Description != "" {
+			s += ": " + c.Description
+		}
+		return s + "]", false
+	case *mcp.EmbeddedResource:
+		rc := c.Resource
+		if rc == nil {
+			return "[embedded resource: empty]", false
+		}
+		if text, ok := resourceText(rc); ok {
+			return fmt.Sprintf("[embedded resource: %s, %s]\n%s", rc.URI, orUnknown(rc.MIMEType), text), true
+		}
+		return fmt.Sprintf("[embedded resource: %s, %s, %d bytes, not shown]", rc.URI, orUnknown(rc.MIMEType), len(rc.Blob)), false
+	}
+	return fmt.Sprintf("[content of type %T, not shown]", c), false
+}
+
+// forModel reports whether a content part is for the model: MCP's
+// annotations say who a part is meant for (audience: "user",
+// "assistant"), and a part whose audience is given without the
+// assistant is the user's alone. A part without an audience is for
+// both.
+func forModel(c mcp.Content) bool {
+	var a *mcp.Annotations
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		a = c.Annotations
+	case *mcp.ImageContent:
+		a = c.Annotations
+	case *mcp.AudioContent:
+		a = c.Annotations
+	case *mcp.ResourceLink:
+		a = c.Annotations
+	case *mcp.EmbeddedResource:
+		a = c.Annotations
+	}
+	if a == nil || len(a.Audience) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(a.Audience, func(r mcp.Role) bool { return strings.EqualFold(string(r), "assistant") })
+}
+
+// repeats reports whether the text parts texts already say structured,
+// the structured content's JSON: one of them, or all of them together,
+// is the same JSON value (whatever its spacing and its keys' order).
+func repeats(texts []string, structured []byte) bool {
+	var want any
+	if json.Unmarshal(structured, &want) != nil {
+		return false
+	}
+	same := func(s string) bool {
+		s = strings.TrimSpace(s)
+		if s == "" || s[0] != structured[0] {
+			return false // not this JSON, without decoding it
+		}
+		var v any
+		return json.Unmarshal([]byte(s), &v) == nil && reflect.DeepEqual(v, want)
+	}
+	if slices.ContainsFunc(texts, same) {
+		return true
+	}
+	return len(texts) > 1 && same(strings.Join(texts, ""))
 }
 
 // resourceText returns an embedded resource's text: its text, or its

@@ -180,3 +180,111 @@ func TestResultOfResources(t *testing.T) {
 		})
 	}
 }
+
+// TestResultOfStructuredContent: a tool's structured content reaches the
+// model once: alone when the result has no text, not again when a text
+// part (or the text parts together) is the same JSON, as MCP asks tools
+// to repeat it, and after the text, said to be the structured content,
+// when the text says something else.
+func TestResultOfStructuredContent(t *testing.T) {
+	weather := map[string]any{"temperature": 33, "conditions": "Cloudy"}
+	const json = `{"conditions":"Cloudy","temperature":33}`
+	text := func(s string) mcp.Content { return &mcp.TextContent{Text: s} }
+	tests := []struct {
+		name    string
+		content []mcp.Content
+		want    string
+	}{
+		{name: "no text: the JSON", want: json},
+		{name: "no text but audio: the JSON first",
+			content: []mcp.Content{&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("RIFF")}},
+			want:    json + "\n[audio: audio/wav, 4 bytes, not shown]"},
+		{name: "the text is the JSON: once",
+			content: []mcp.Content{text(json)}, want: json},
+		{name: "the text is the JSON, spaced and in another order: once, as the text",
+			content: []mcp.Content{text("{\n  \"temperature\": 33.0,\n  \"conditions\": \"Cloudy\"\n}")},
+			want:    "{\n  \"temperature\": 33.0,\n  \"conditions\": \"Cloudy\"\n}"},
+		{name: "a summary, then the JSON as text: once",
+			content: []mcp.Content{text("It is cloudy."), text(json)}, want: "It is cloudy.\n" + json},
+		{name: "the JSON split over two text parts: once",
+			content: []mcp.Content{text(`{"conditions":"Cloudy",`), text(`"temperature":33}`)},
+			want:    `{"conditions":"Cloudy",` + "\n" + `"temperature":33}`},
+		{name: "other text: the text, then the structured content",
+			content: []mcp.Content{text("It is cloudy in New York.")},
+			want:    "It is cloudy in New York.\n[structured content]\n" + json},
+		{name: "other JSON: both",
+			content: []mcp.Content{text(`{"conditions":"Sunny","temperature":33}`)},
+			want:    `{"conditions":"Sunny","temperature":33}` + "\n[structured content]\n" + json},
+		{name: "an embedded resource's text is not the JSON: both",
+			content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "demo://w", MIMEType: "text/plain", Text: "forecast"}}},
+			want:    "[embedded resource: demo://w, text/plain]\nforecast\n[structured content]\n" + json},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := resultOf(&mcp.CallToolResult{Content: tt.content, StructuredContent: weather})
+			if got.Content != tt.want || got.Parts != nil {
+				t.Errorf("result %q (parts %v), want %q", got.Content, got.Parts, tt.want)
+			}
+		})
+	}
+}
+
+// TestResultOfAudience: a part whose annotations' audience leaves the
+// assistant out is the user's: the model is not sent it, but is told it
+// was there (and, when it was the whole result, that the tool succeeded
+// or failed); the client gets it in UserContent. A part for both, for the
+// assistant, or without an audience is the model's.
+func TestResultOfAudience(t *testing.T) {
+	to := func(roles ...mcp.Role) *mcp.Annotations { return &mcp.Annotations{Audience: roles, Priority: 0.5} }
+	text := func(s string, a *mcp.Annotations) mcp.Content { return &mcp.TextContent{Text: s, Annotations: a} }
+	tests := []struct {
+		name     string
+		result   mcp.CallToolResult
+		want     string
+		wantUser string
+		images   int
+	}{
+		{name: "for the user only, the whole result",
+			result:   mcp.CallToolResult{Content: []mcp.Content{text("Operation completed successfully", to("user"))}},
+			want:     "[llmrelay: the tool succeeded; its result, 1 content part, is meant for the user only: it went to the user, not to the model]",
+			wantUser: "Operation completed successfully"},
+		{name: "for the user only, a failure",
+			result: mcp.CallToolResult{IsError: true, Content: []mcp.Content{text("Could not save", to("user")),
+				&mcp.ImageContent{MIMEType: "image/png", Data: png, Annotations: to("user")}}},
+			want:     "[llmrelay: the tool failed; its result, 2 content parts, is meant for the user only: it went to the user, not to the model]",
+			wantUser: "Could not save\n[image: image/png, 16 bytes, not shown]"},
+		{name: "for the assistant, for both, and without an audience: the model's",
+			result: mcp.CallToolResult{Content: []mcp.Content{text("a", to("assistant")), text("b", to("user", "assistant")), text("c", &mcp.Annotations{Priority: 1}), text("d", nil)}},
+			want:   "a\nb\nc\nd"},
+		{name: "mixed: the model is told of the user's part",
+			result: mcp.CallToolResult{Content: []mcp.Content{text("Debug: cache hit", to("assistant")), text("Saved.", to("user")),
+				&mcp.ImageContent{MIMEType: "image/png", Data: png, Annotations: to("user", "assistant")}}},
+			want:     "Debug: cache hit\n[llmrelay: 1 content part more of the result, meant for the user only, went to the user, not to the model]",
+			wantUser: "Saved.", images: 1},
+		{name: "the user's audio, link and resource",
+			result: mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.AudioContent{MIMEType: "audio/mpeg", Data: []byte("ID3"), Annotations: to("user")},
+				&mcp.ResourceLink{URI: "file:///r.txt", Annotations: to("user")},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///n.txt", MIMEType: "text/plain", Text: "note"}, Annotations: to("user")}}},
+			want:     "[llmrelay: the tool succeeded; its result, 3 content parts, is meant for the user only: it went to the user, not to the model]",
+			wantUser: "[audio: audio/mpeg, 3 bytes, not shown]\n[resource link: file:///r.txt]\n[embedded resource: file:///n.txt, text/plain]\nnote"},
+		{name: "the user's text and the structured content: the model gets the structured content",
+			result:   mcp.CallToolResult{Content: []mcp.Content{text(`{"n":1}`, to("user"))}, StructuredContent: map[string]any{"n": 1}},
+			want:     `{"n":1}` + "\n[llmrelay: 1 content part more of the result, meant for the user only, went to the user, not to the model]",
+			wantUser: `{"n":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := resultOf(&tt.result)
+			images := 0
+			for _, p := range got.Parts {
+				if p.Image != nil {
+					images++
+				}
+			}
+			if got.Content != tt.want || got.UserContent != tt.wantUser || images != tt.images {
+				t.Errorf("content %q, for the user %q, %d images;\nwant %q, %q, %d images", got.Content, got.UserContent, images, tt.want, tt.wantUser, tt.images)
+			}
+		})
+	}
+}

@@ -3274,12 +3274,15 @@ type ToolResult struct {
 	ToolCallId string `protobuf:"bytes,1,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
 	// The server tool that ran, as requests name it ("everything/echo").
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	// The result's text: the text parts of the tool's content, in order;
-	// its structured content, as JSON, when it has no text; every other
-	// part (audio, resource link, embedded resource, an image llmrelay
-	// cannot send as one) described in a line of its own (kind, MIME type,
-	// name or URI, size), never dropped silently. For an error
-	// (`is_error`), what went wrong. The same as the `content` of the
+	// The result's text, as the model is sent it: the text parts of the
+	// tool's content, in order; its structured content, as JSON, when it
+	// has no text, or after its text (following a line "[structured
+	// content]") when the text is not that JSON already; every other part
+	// (audio, resource link, embedded resource, an image llmrelay cannot
+	// send as one) described in a line of its own (kind, MIME type, name or
+	// URI, size), never dropped silently. Parts meant for the user only
+	// are in `user_content` instead, with a line here saying so. For an
+	// error (`is_error`), what went wrong. The same as the `content` of the
 	// result's ROLE_TOOL message in `final.transcript`.
 	//
 	// The tool's images (PNG, JPEG, GIF or WebP, up to 20 MiB each) are
@@ -3308,7 +3311,16 @@ type ToolResult struct {
 	// The images the model is sent with `content`, in order: the image
 	// parts of the result's ROLE_TOOL message in `final.transcript`, which
 	// carries their bytes. Empty for a result without images.
-	Images        []*ToolResultImage `protobuf:"bytes,7,rep,name=images,proto3" json:"images,omitempty"`
+	Images []*ToolResultImage `protobuf:"bytes,7,rep,name=images,proto3" json:"images,omitempty"`
+	// The result's parts meant for the user only, not for the model (MCP
+	// annotations whose `audience` leaves out "assistant", such as
+	// `["user"]`), in order, one per line, as `content` would have them (an
+	// image described, its bytes not passed on). The model is not sent it,
+	// nor is `final.transcript`, which a client sends back to continue the
+	// conversation: show it to the user with the result. Cut, as `content`
+	// is, at `tools.max_tool_result_bytes` (`truncated`). Empty when there
+	// are none.
+	UserContent   string `protobuf:"bytes,8,opt,name=user_content,json=userContent,proto3" json:"user_content,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3390,6 +3402,13 @@ func (x *ToolResult) GetImages() []*ToolResultImage {
 		return x.Images
 	}
 	return nil
+}
+
+func (x *ToolResult) GetUserContent() string {
+	if x != nil {
+		return x.UserContent
+	}
+	return ""
 }
 
 // ToolResultImage is an image of a server tool's result, as the
@@ -5383,7 +5402,7 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x05total\x18\x03 \x01(\x01H\x00R\x05total\x88\x01\x01\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x12\n" +
 	"\x04name\x18\x05 \x01(\tR\x04nameB\b\n" +
-	"\x06_total\"\xe7\x01\n" +
+	"\x06_total\"\x8a\x02\n" +
 	"\n" +
 	"ToolResult\x12 \n" +
 	"\ftool_call_id\x18\x01 \x01(\tR\n" +
@@ -5393,7 +5412,8 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\bis_error\x18\x04 \x01(\bR\aisError\x12\x1c\n" +
 	"\ttruncated\x18\x05 \x01(\bR\ttruncated\x12\x1a\n" +
 	"\battempts\x18\x06 \x01(\rR\battempts\x124\n" +
-	"\x06images\x18\a \x03(\v2\x1c.llmrelay.v1.ToolResultImageR\x06images\"\\\n" +
+	"\x06images\x18\a \x03(\v2\x1c.llmrelay.v1.ToolResultImageR\x06images\x12!\n" +
+	"\fuser_content\x18\b \x01(\tR\vuserContent\"\\\n" +
 	"\x0fToolResultImage\x12\x16\n" +
 	"\x06offset\x18\x01 \x01(\rR\x06offset\x12\x1d\n" +
 	"\n" +

@@ -557,7 +557,7 @@ class ToolProgress(_message.Message):
     def __init__(self, tool_call_id: _Optional[str] = ..., progress: _Optional[float] = ..., total: _Optional[float] = ..., message: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
 
 class ToolResult(_message.Message):
-    __slots__ = ["attempts", "content", "images", "is_error", "name", "tool_call_id", "truncated"]
+    __slots__ = ["attempts", "content", "images", "is_error", "name", "tool_call_id", "truncated", "user_content"]
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     IMAGES_FIELD_NUMBER: _ClassVar[int]
@@ -565,6 +565,7 @@ class ToolResult(_message.Message):
     NAME_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    USER_CONTENT_FIELD_NUMBER: _ClassVar[int]
     attempts: int
     content: str
     images: _containers.RepeatedCompositeFieldContainer[ToolResultImage]
@@ -572,7 +573,8 @@ class ToolResult(_message.Message):
     name: str
     tool_call_id: str
     truncated: bool
-    def __init__(self, tool_call_id: _Optional[str] = ..., name: _Optional[str] = ..., content: _Optional[str] = ..., is_error: bool = ..., truncated: bool = ..., attempts: _Optional[int] = ..., images: _Optional[_Iterable[_Union[ToolResultImage, _Mapping]]] = ...) -> None: ...
+    user_content: str
+    def __init__(self, tool_call_id: _Optional[str] = ..., name: _Optional[str] = ..., content: _Optional[str] = ..., is_error: bool = ..., truncated: bool = ..., attempts: _Optional[int] = ..., images: _Optional[_Iterable[_Union[ToolResultImage, _Mapping]]] = ..., user_content: _Optional[str] = ...) -> None: ...
 
 class ToolResultImage(_message.Message):
     __slots__ = ["media_type", "offset", "size"]
