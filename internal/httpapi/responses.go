@@ -937,12 +937,16 @@ func appendReasoningItem(b []byte, id, status, text, sealed string) []byte {
 	return append(b, '}')
 }
 
-// reply renders a Final as one response: its reasoning items, its message
-// (text, refusal) and its function calls, in that order.
+// reply renders a Final as one response whose output has the items of a
+// streamed reply's terminal event, in their order (responsesBlocks): a
+// reasoning item per reasoning block, a message item per text block (the
+// refusal in the last), a function_call item per tool call, then a
+// reasoning item with each call's signature. A message item that ends
+// the blocks has the response's status, as the stream's item open at its
+// end does; every other item is completed.
 func (responses) reply(r *replyInfo, f *llmrelayv1.Final) ([]byte, error) {
 	m := f.GetMessage()
 	status, incomplete := responsesStatus(f.GetFinishReason())
-	itemStatus := status
 	var out []byte
 	n := 0
 	next := func() {
@@ -951,27 +955,43 @@ func (responses) reply(r *replyInfo, f *llmrelayv1.Final) ([]byte, error) {
 		}
 		n++
 	}
-	for _, rs := range m.GetReasoning() {
-		next()
-		out = appendReasoningItem(out, itemID(r, "rs_", n-1), "completed", rs.GetText(), sealReasoning(rs))
-	}
-	if m.GetContent() != "" || m.GetRefusal() != "" || len(m.GetToolCalls()) == 0 {
-		var parts []byte
-		if m.GetContent() != "" || m.GetRefusal() == "" {
-			parts = appendPart(parts, false, m.GetContent())
+	blocks := responsesBlocks(m)
+	lastText := -1
+	for i, b := range blocks {
+		if b.text != nil {
+			lastText = i
 		}
-		if m.GetRefusal() != "" {
-			if len(parts) > 0 {
-				parts = append(parts, ',')
+	}
+	for i, b := range blocks {
+		switch {
+		case b.reasoning != nil:
+			next()
+			out = appendReasoningItem(out, itemID(r, "rs_", n-1), "completed", b.reasoning.GetText(), sealReasoning(b.reasoning))
+		case b.call != nil:
+			next()
+			out = appendCallItem(out, itemID(r, "fc_", n-1), "completed", b.call.GetId(), b.call.GetName(), b.call.GetArguments())
+		default:
+			refusal := ""
+			if i == lastText {
+				refusal = m.GetRefusal()
 			}
-			parts = appendPart(parts, true, m.GetRefusal())
+			var parts []byte
+			if *b.text != "" || refusal == "" {
+				parts = appendPart(parts, false, *b.text)
+			}
+			if refusal != "" {
+				if len(parts) > 0 {
+					parts = append(parts, ',')
+				}
+				parts = appendPart(parts, true, refusal)
+			}
+			itemStatus := "completed"
+			if i == len(blocks)-1 {
+				itemStatus = status
+			}
+			next()
+			out = appendMessageItem(out, itemID(r, "msg_", n-1), itemStatus, parts)
 		}
-		next()
-		out = appendMessageItem(out, itemID(r, "msg_", n-1), itemStatus, parts)
-	}
-	for _, tc := range m.GetToolCalls() {
-		next()
-		out = appendCallItem(out, itemID(r, "fc_", n-1), "completed", tc.GetId(), tc.GetName(), tc.GetArguments())
 	}
 	for _, tc := range m.GetToolCalls() {
 		if sealed := sealCall(tc); sealed != "" {
@@ -980,6 +1000,67 @@ func (responses) reply(r *replyInfo, f *llmrelayv1.Final) ([]byte, error) {
 		}
 	}
 	return appendResponse(nil, r, status, out, f.GetUsage(), nil, incomplete), nil
+}
+
+// responsesBlock is a block of a reply's message that is an item of a
+// Responses reply: exactly one of its fields is set.
+type responsesBlock struct {
+	text      *string
+	reasoning *llmrelayv1.Reasoning
+	call      *llmrelayv1.ToolCall
+}
+
+// responsesBlocks returns m's blocks that a Responses reply shows, in the
+// order a stream shows them: its parts' order (a reply of server tools
+// has each turn's reasoning and text, clientFinal), else the usual order
+// (reasoning, text, tool calls). Provider tool blocks have no item. A
+// message without text has an empty text block, where the usual order
+// puts it, when it has a refusal or no tool call: a reply always has a
+// message item or a call.
+func responsesBlocks(m *llmrelayv1.Message) []responsesBlock {
+	var blocks []responsesBlock
+	hasText := false
+	text := func(s string) {
+		blocks = append(blocks, responsesBlock{text: &s})
+		hasText = true
+	}
+	reasoning := func(rs *llmrelayv1.Reasoning) { blocks = append(blocks, responsesBlock{reasoning: rs}) }
+	call := func(tc *llmrelayv1.ToolCall) { blocks = append(blocks, responsesBlock{call: tc}) }
+	if parts := m.GetParts(); len(parts) > 0 {
+		for _, p := range parts {
+			switch p := p.GetPart().(type) {
+			case *llmrelayv1.Part_Text:
+				text(p.Text)
+			case *llmrelayv1.Part_Reasoning:
+				if int(p.Reasoning) < len(m.GetReasoning()) {
+					reasoning(m.GetReasoning()[p.Reasoning])
+				}
+			case *llmrelayv1.Part_ToolCall:
+				if int(p.ToolCall) < len(m.GetToolCalls()) {
+					call(m.GetToolCalls()[p.ToolCall])
+				}
+			}
+		}
+	} else {
+		for _, rs := range m.GetReasoning() {
+			reasoning(rs)
+		}
+		if c := m.GetContent(); c != "" {
+			text(c)
+		}
+		for _, tc := range m.GetToolCalls() {
+			call(tc)
+		}
+	}
+	if !hasText && (m.GetRefusal() != "" || len(m.GetToolCalls()) == 0) {
+		at := slices.IndexFunc(blocks, func(b responsesBlock) bool { return b.call != nil })
+		if at < 0 {
+			at = len(blocks)
+		}
+		empty := ""
+		blocks = slices.Insert(blocks, at, responsesBlock{text: &empty})
+	}
+	return blocks
 }
 
 // itemKind is what the open item of a stream holds.

@@ -122,7 +122,8 @@ func clientFinal(f *llmrelayv1.Final) *llmrelayv1.Final {
 // last turn's, whose reply ends the transcript): its content is every
 // turn's text, concatenated, its reasoning every turn's blocks, and its
 // parts say where each turn's blocks go, each turn's text a block of its
-// own (as Anthropic's format streams it), in the usual order: reasoning,
+// own (as Anthropic's format and OpenAI Responses stream it: a content
+// block, a message item), in the usual order: reasoning,
 // text, then m's provider tool blocks and tool calls. m is left as it is
 // when the earlier turns said nothing.
 func withEarlierTurns(m *llmrelayv1.Message, transcript []*llmrelayv1.Message) {

@@ -104,6 +104,7 @@ func (f *fakeService) ListModels(ctx context.Context, req *llmrelayv1.ListModels
 // testConn is a client connection to a bufconn server running links
 // around svc, with the health service registered.
 type testConn struct {
+	conn   *grpc.ClientConn
 	llm    llmrelayv1.LLMServiceClient
 	health healthpb.HealthClient
 }
@@ -130,7 +131,7 @@ func serve(t testing.TB, svc *fakeService, links ...Link) testConn {
 		srv.Stop()
 		<-done
 	})
-	return testConn{llm: llmrelayv1.NewLLMServiceClient(conn), health: healthpb.NewHealthClient(conn)}
+	return testConn{conn: conn, llm: llmrelayv1.NewLLMServiceClient(conn), health: healthpb.NewHealthClient(conn)}
 }
 
 // generate runs a Generate call to its end and returns the events and the

@@ -55,6 +55,15 @@ const (
 	FieldAnnotations = "annotations"
 )
 
+// ReasonClientProtocol is the reason on the lines of a stream call whose
+// request gRPC refused itself, before the handler had it: the client
+// broke gRPC's protocol (a Generate or Resume without its request
+// message, or with two; a message cut short, or one that does not
+// decompress). gRPC answers it with an INTERNAL status of its own, which
+// llmrelay cannot change; the lines say it at warn, with this reason, as
+// the client's mistake, not the server's.
+const ReasonClientProtocol = "CLIENT_PROTOCOL_ERROR"
+
 // Logging logs each call with slog, with go-grpc-middleware's logging
 // fields and levels: "started call" once the request has arrived and the
 // call passed authentication (at info)
@@ -67,7 +76,9 @@ const (
 // call's usage (tokens by kind and, when priced, cost: FieldUsage), the
 // attempts (from the call record, else from the error's ErrorInfo
 // metadata), its model turns and server tool calls (FieldTurns,
-// FieldToolCalls) and the ErrorInfo reason. Credentials, request contents and
+// FieldToolCalls) and the ErrorInfo reason. A stream call whose request
+// gRPC refused as a breach of its protocol (ReasonClientProtocol) is
+// logged at warn, whatever gRPC's code. Credentials, request contents and
 // provider keys are never logged. Health checks are not logged (probes
 // would flood the log), nor are calls refused at authentication
 // (auth.Throttle logs those, per address and interval).
@@ -82,9 +93,9 @@ func Logging(logger *slog.Logger) Link {
 		cl := &callLog{logger: logger, ctx: ctx, method: info.FullMethod, start: time.Now()}
 		// The request has arrived; the start line waits for the call to pass
 		// authentication.
-		callinfo.From(ctx).OnAuthenticated(func() { cl.started(nil) })
+		callinfo.From(ctx).OnAuthenticated(func() { cl.started(nil, false) })
 		resp, err := h(ctx, req)
-		cl.finished(err)
+		cl.finished(err, false)
 		return resp, err
 	}
 	return Link{
@@ -100,7 +111,8 @@ func Logging(logger *slog.Logger) Link {
 				return nil
 			},
 			Exit: func(c *Call, err error) error {
-				c.Value().(*loggingStream).log.finished(err)
+				ls := c.Value().(*loggingStream)
+				ls.log.finished(err, ls.refusedWith(err))
 				return err
 			},
 		},
@@ -120,30 +132,46 @@ type callLog struct {
 	startLogged atomic.Bool
 }
 
+// lineLevel is the level of a line of a call whose outcome (or first
+// message's) is code: go-grpc-middleware's for the code, or warn when
+// gRPC refused the call's request as a breach of its protocol (refused:
+// the client's mistake; ReasonClientProtocol).
+func lineLevel(code codes.Code, refused bool) slog.Level {
+	if refused {
+		return slog.LevelWarn
+	}
+	return slog.Level(logging.DefaultServerCodeToLevel(code))
+}
+
 // started writes the start line, once per call: when the first message has
-// been received or sent (err is that operation's error).
-func (c *callLog) started(err error) {
+// been received or sent (err is that operation's error; refused, that gRPC
+// refused the request it was receiving: ReasonClientProtocol).
+func (c *callLog) started(err error, refused bool) {
 	if c.startLogged.Swap(true) {
 		return
 	}
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}
-	lvl := slog.Level(logging.DefaultServerCodeToLevel(status.Code(err)))
+	lvl := lineLevel(status.Code(err), refused)
 	if !c.logger.Enabled(c.ctx, lvl) {
 		return
 	}
 	f := c.fields(err)
+	if refused {
+		f = append(f, FieldReason, ReasonClientProtocol)
+	}
 	f = append(f, logging.DurationToTimeMillisFields(time.Since(c.start))...)
 	c.logger.Log(c.ctx, lvl, "started call", f...)
 }
 
-// finished writes the finish line of a call that ended with err. A call
-// refused at authentication (UNAUTHENTICATED before it passed it; a call
-// whose key was revoked while it ran is logged) gets none: the auth throttle
-// logs failed authentications per peer, at most once per interval, so a
-// flood of bad keys cannot flood the log.
-func (c *callLog) finished(err error) {
+// finished writes the finish line of a call that ended with err (refused:
+// gRPC refused its request as a breach of its protocol, and err is that
+// refusal). A call refused at authentication (UNAUTHENTICATED before it
+// passed it; a call whose key was revoked while it ran is logged) gets
+// none: the auth throttle logs failed authentications per peer, at most
+// once per interval, so a flood of bad keys cannot flood the log.
+func (c *callLog) finished(err error, refused bool) {
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}
@@ -151,7 +179,7 @@ func (c *callLog) finished(err error) {
 	if code == codes.Unauthenticated && !callinfo.From(c.ctx).PassedAuthentication() {
 		return
 	}
-	lvl := slog.Level(logging.DefaultServerCodeToLevel(code))
+	lvl := lineLevel(code, refused)
 	if !c.logger.Enabled(c.ctx, lvl) {
 		return
 	}
@@ -173,6 +201,9 @@ func (c *callLog) finished(err error) {
 		}
 	}
 	f = append(f, "grpc.code", code.String())
+	if refused {
+		f = append(f, FieldReason, ReasonClientProtocol)
+	}
 	if err != nil {
 		f = append(f, "grpc.error", err.Error())
 		// The call record's attempts, when it has them, come first.
@@ -207,24 +238,59 @@ func (c *callLog) fields(err error) logging.Fields {
 	return f
 }
 
-// loggingStream writes the call's start line on its first message.
+// loggingStream writes the call's start line on its first message, and
+// notes whether gRPC refused the call's request (refusedWith).
 type loggingStream struct {
 	grpc.ServerStream
 	log callLog
+	// received says a message was received; refused is the error of the
+	// receipt that gRPC failed before any was (grpcRefused), nil for none.
+	// Both are used by the handler's goroutine only, as RecvMsg is.
+	received bool
+	refused  error
 }
 
 // RecvMsg implements grpc.ServerStream.
 func (s *loggingStream) RecvMsg(m any) error {
 	err := s.ServerStream.RecvMsg(m)
-	s.log.started(err)
+	switch {
+	case err == nil:
+		s.received = true
+	case !s.received && s.refused == nil && grpcRefused(err):
+		s.refused = err
+	}
+	s.log.started(err, s.refused != nil && err == s.refused)
 	return err
 }
 
 // SendMsg implements grpc.ServerStream.
 func (s *loggingStream) SendMsg(m any) error {
 	err := s.ServerStream.SendMsg(m)
-	s.log.started(err)
+	s.log.started(err, false)
 	return err
+}
+
+// refusedWith says whether the call ended with err because gRPC refused
+// its request: err is the failed receipt's error, which the handler
+// returned as it came.
+func (s *loggingStream) refusedWith(err error) bool {
+	return s.refused != nil && errors.Is(err, s.refused)
+}
+
+// grpcRefused says whether err, the error of a receipt of a call's
+// request, is gRPC's own refusal of what the client sent: an INTERNAL
+// status without details, as grpc-go makes for a stream without its
+// request message or with two ("cardinality violation"), a message cut
+// short or one that does not decompress. It is not llmrelay's: every
+// status llmrelay makes carries an ErrorInfo, and no link between gRPC's
+// stream and the logging link's fails a receipt with a status of its own.
+func grpcRefused(err error) bool {
+	se, ok := err.(interface{ GRPCStatus() *status.Status })
+	if !ok {
+		return false
+	}
+	st := se.GRPCStatus()
+	return st.Code() == codes.Internal && len(st.Proto().GetDetails()) == 0
 }
 
 // lineFields is room for the fields of a call's line, all told: the call

@@ -6,10 +6,12 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	grpcmeta "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
@@ -218,6 +220,79 @@ func TestLoggingMatchesMiddleware(t *testing.T) {
 					case gv != v:
 						t.Errorf("line %d: %s = %v, middleware: %v", i, k, gv, v)
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestLoggingClientProtocolError: a stream call whose client breaks
+// gRPC's protocol (a raw stream that sends no request, or two) ends with
+// gRPC's own INTERNAL, which the call's lines log at warn with the reason
+// CLIENT_PROTOCOL_ERROR: the client's bug pages no one. An INTERNAL of
+// the handler's own stays at error.
+func TestLoggingClientProtocolError(t *testing.T) {
+	svc := &fakeService{generate: func(*llmrelayv1.GenerateRequest, llmrelayv1.LLMService_GenerateServer) error {
+		return status.Error(codes.Internal, "broken")
+	}}
+	// raw opens a stream of method and sends it n requests.
+	raw := func(c testConn, method string, n int) error {
+		ctx := testCtx(t)
+		s, err := c.conn.NewStream(ctx, &grpc.StreamDesc{ClientStreams: true, ServerStreams: true}, method)
+		if err != nil {
+			return err
+		}
+		for range n {
+			if err := s.SendMsg(validRequest()); err != nil {
+				return err
+			}
+		}
+		if err := s.CloseSend(); err != nil {
+			return err
+		}
+		for {
+			if err := s.RecvMsg(new(llmrelayv1.GenerateEvent)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		method   string
+		requests int
+		level    string
+		reason   any
+	}{
+		{"Generate without a request", llmrelayv1.LLMService_Generate_FullMethodName, 0, "WARN", ReasonClientProtocol},
+		{"Generate with two requests", llmrelayv1.LLMService_Generate_FullMethodName, 2, "WARN", ReasonClientProtocol},
+		{"Resume without a request", llmrelayv1.LLMService_Resume_FullMethodName, 0, "WARN", ReasonClientProtocol},
+		{"the handler's own INTERNAL", llmrelayv1.LLMService_Generate_FullMethodName, 1, "ERROR", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := &logBuffer{}
+			c := serve(t, svc, Guard(discardLogger()), Logging(logs.logger()))
+			err := raw(c, tc.method, tc.requests)
+			if status.Code(err) != codes.Internal || (tc.requests != 1) != strings.Contains(err.Error(), "cardinality violation") {
+				t.Fatalf("the client got %v, want INTERNAL (gRPC's cardinality violation for a wrong number of requests)", err)
+			}
+			// gRPC wrote its status before the handler returned: the finish
+			// line may come after the client has it. (The deadline only
+			// guards against a hang.)
+			finished := logs.lines(t, "finished call")
+			for deadline := time.Now().Add(30 * time.Second); len(finished) == 0 && time.Now().Before(deadline); {
+				time.Sleep(5 * time.Millisecond)
+				finished = logs.lines(t, "finished call")
+			}
+			if len(finished) != 1 {
+				t.Fatalf("%d finish lines:\n%s", len(finished), logs)
+			}
+			f := finished[0]
+			if f["level"] != tc.level || f[FieldReason] != tc.reason || f["grpc.code"] != "Internal" {
+				t.Errorf("finish line at %v, reason %v, code %v; want %s, %v, Internal: %v", f["level"], f[FieldReason], f["grpc.code"], tc.level, tc.reason, f)
+			}
+			for _, l := range logs.lines(t, "started call") {
+				if tc.level == "WARN" && l["level"] == "ERROR" {
+					t.Errorf("start line at error: %v", l)
 				}
 			}
 		})

@@ -1,8 +1,10 @@
 package server_test
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -15,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
@@ -131,4 +134,72 @@ func TestUndecodableRequestIsTheClients(t *testing.T) {
 			t.Errorf("a well-formed request: %v", err)
 		}
 	})
+}
+
+// A raw client that breaks gRPC's protocol (a Generate or Resume stream
+// without its request, or with two) gets gRPC's own INTERNAL, which
+// llmrelay cannot change; its log lines say it is the client's mistake,
+// at warn with reason CLIENT_PROTOCOL_ERROR, so that it pages no one.
+func TestClientProtocolErrorIsLoggedAtWarn(t *testing.T) {
+	var logs servertest.LockedBuffer
+	in := servertest.Start(t, securedConfig(), server.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+	ok, err := proto.Marshal(&llmrelayv1.GenerateRequest{Model: "mock/echo",
+		Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "hi"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, method string
+		requests     int
+	}{
+		{"Generate without a request", llmrelayv1.LLMService_Generate_FullMethodName, 0},
+		{"Generate with two requests", llmrelayv1.LLMService_Generate_FullMethodName, 2},
+		{"Resume without a request", llmrelayv1.LLMService_Resume_FullMethodName, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(logs.String())
+			desc := &grpc.StreamDesc{ClientStreams: true, ServerStreams: true}
+			s, err := in.Conn.NewStream(bearer(t.Context(), keyFull), desc, tc.method, grpc.ForceCodec(rawCodec{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range tc.requests {
+				if err := s.SendMsg(ok); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.CloseSend(); err != nil {
+				t.Fatal(err)
+			}
+			var event []byte
+			if err := s.RecvMsg(&event); status.Code(err) != codes.Internal || !strings.Contains(err.Error(), "cardinality violation") {
+				t.Fatalf("the client got %v, want gRPC's cardinality violation", err)
+			}
+			// gRPC wrote the status before the handler returned: the finish
+			// line comes after the client has it.
+			var lines, finished []map[string]any
+			eventually(t, "the finish line", func() bool {
+				lines, finished = nil, nil
+				for line := range strings.SplitSeq(logs.String()[before:], "\n") {
+					var rec map[string]any
+					if line == "" || json.Unmarshal([]byte(line), &rec) != nil {
+						continue
+					}
+					lines = append(lines, rec)
+					if rec["msg"] == "finished call" {
+						finished = append(finished, rec)
+					}
+				}
+				return len(finished) > 0
+			})
+			for _, l := range lines {
+				if l["level"] == "ERROR" {
+					t.Errorf("a line at error: %v", l)
+				}
+			}
+			if len(finished) != 1 || finished[0]["level"] != "WARN" || finished[0]["reason"] != "CLIENT_PROTOCOL_ERROR" || finished[0]["grpc.code"] != "Internal" {
+				t.Errorf("finish lines %v; want one at warn, reason CLIENT_PROTOCOL_ERROR, code Internal", finished)
+			}
+		})
+	}
 }
