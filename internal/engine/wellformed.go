@@ -90,18 +90,25 @@ func wellFormed(r *llmrelayv1.GenerateRequest) bool {
 		h.Target < 0 || h.Target > llmrelayv1.HedgeTarget_HEDGE_TARGET_NEXT) {
 		return false
 	}
-	if o := r.OutputLimit; o != nil && (o.MaxBytes > 1<<30 || o.OnLimit < 0 || o.OnLimit > llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE) {
+	if o := r.OutputLimit; o != nil && (o.MaxBytes > maxOutputText || o.OnLimit < 0 || o.OnLimit > llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE) {
 		return false
 	}
 	return true
 }
 
+// maxOutputText is the proto's bound of every field a reply fills with
+// its output (Message.content and refusal, Part.text, a reasoning block's
+// text, signature and redacted data, a tool call's arguments and
+// signature, a provider tool block's input, result and extra): 1 GiB, the
+// most output_limit.max_bytes may ask for, so that a reply goes back as
+// the next request's assistant message.
+const maxOutputText = 1 << 30
+
 // messageWellFormed mirrors Message's rules and those of the messages under it.
 func messageWellFormed(m *llmrelayv1.Message) bool {
-	const mib = 1 << 20
 	if m.Role < llmrelayv1.Role_ROLE_SYSTEM || m.Role > llmrelayv1.Role_ROLE_TOOL ||
-		len(m.Content) > mib || len(m.ToolCalls) > provider.MaxToolCalls || !maxChars(m.ToolCallId, 256) ||
-		len(m.Reasoning) > provider.MaxReasoningBlocks || len(m.Refusal) > mib || len(m.Parts) > 4096 ||
+		len(m.Content) > maxOutputText || len(m.ToolCalls) > provider.MaxToolCalls || !maxChars(m.ToolCallId, 256) ||
+		len(m.Reasoning) > provider.MaxReasoningBlocks || len(m.Refusal) > maxOutputText || len(m.Parts) > 4096 ||
 		len(m.ProviderTools) > provider.MaxProviderTools || !maxChars(m.ServerTool, 256) {
 		return false
 	}
@@ -113,12 +120,12 @@ func messageWellFormed(m *llmrelayv1.Message) bool {
 		return false
 	}
 	for _, c := range m.ToolCalls {
-		if !maxChars(c.Id, 256) || !maxChars(c.Name, 128) || len(c.Arguments) > mib || len(c.Signature) > mib {
+		if !maxChars(c.Id, 256) || !maxChars(c.Name, 128) || len(c.Arguments) > maxOutputText || len(c.Signature) > maxOutputText {
 			return false
 		}
 	}
 	for _, r := range m.Reasoning {
-		if len(r.Text) > mib || len(r.Signature) > mib || len(r.Redacted) > mib || !maxChars(r.Format, 64) ||
+		if len(r.Text) > maxOutputText || len(r.Signature) > maxOutputText || len(r.Redacted) > maxOutputText || !maxChars(r.Format, 64) ||
 			!maxChars(r.Id, 256) || !maxChars(r.Kind, 64) || !maxChars(r.ProviderFormat, 64) {
 			return false
 		}
@@ -126,7 +133,7 @@ func messageWellFormed(m *llmrelayv1.Message) bool {
 	for _, p := range m.Parts {
 		switch p := p.Part.(type) {
 		case *llmrelayv1.Part_Text:
-			if len(p.Text) > mib {
+			if len(p.Text) > maxOutputText {
 				return false
 			}
 		case *llmrelayv1.Part_Reasoning, *llmrelayv1.Part_ToolCall, *llmrelayv1.Part_ProviderTool:
@@ -143,7 +150,7 @@ func messageWellFormed(m *llmrelayv1.Message) bool {
 	}
 	for _, b := range m.ProviderTools {
 		if b.Kind == "" || !maxChars(b.Kind, 128) || !maxChars(b.Id, 256) || !maxChars(b.Name, 128) ||
-			len(b.Input) > mib || len(b.Result) > mib || len(b.Extra) > 65536 || !maxChars(b.Format, 64) {
+			len(b.Input) > maxOutputText || len(b.Result) > maxOutputText || len(b.Extra) > maxOutputText || !maxChars(b.Format, 64) {
 			return false
 		}
 	}
