@@ -229,9 +229,10 @@ func hexDigit(c byte) bool {
 }
 
 // maxChars is a max_len rule: at most n characters (the byte length
-// answers first, as a string has no more characters than bytes).
+// answers first, as a string has no more characters than bytes, nor
+// fewer than a quarter of them), so that it counts at most 4n bytes.
 func maxChars(s string, n int) bool {
-	return len(s) <= n || utf8.RuneCountInString(s) <= n
+	return len(s) <= n || len(s) <= utf8.UTFMax*n && utf8.RuneCountInString(s) <= n
 }
 
 // durationIn is a duration rule of gt (or gte, with zero) {} and lte

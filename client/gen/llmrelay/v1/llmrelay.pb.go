@@ -2041,7 +2041,10 @@ func (*Image_Data) isImage_Source() {}
 // opaquely: `kind`, `id` and `name` say what it is, `input` and `result`
 // hold the provider's JSON as it came, and `extra` whatever else the block
 // had, so that the adapter that read it writes it back byte for byte in
-// content. Do not change it.
+// content. Do not change it. A reply's block whose kind, id, name or
+// format is longer than its bound here fails its attempt as a protocol
+// error (PROVIDER_PROTOCOL_ERROR, not retried), as a message could not
+// take it back.
 type ProviderToolBlock struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The provider's type of the block. Anthropic: "server_tool_use" (a call
@@ -2160,7 +2163,10 @@ func (x *ProviderToolBlock) GetFormat() string {
 // provider sent it: readable text, or an opaque block, and the opaque
 // signature the provider needs to accept the block back in a later turn.
 // Signatures and redacted data are not meant to be read: keep them byte
-// for byte.
+// for byte. A reply's block whose format, id, kind or provider format is
+// longer than its bound here fails its attempt as a protocol error
+// (PROVIDER_PROTOCOL_ERROR, not retried): the provider needs them back as
+// they came, and a message could not take them.
 type Reasoning struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The reasoning text (Anthropic's `thinking`, Gemini's thought summary,
@@ -2286,9 +2292,14 @@ type ToolCall struct {
 	// The call's id: the provider's, or, for a provider that sent none (vLLM
 	// and some other OpenAI-compatible servers, Gemini), one llmrelay made
 	// (`call_` and a suffix). Echo it in the ROLE_TOOL message that carries
-	// the result.
+	// the result. At most 256 characters: a provider's longer id is cut to
+	// fit, with `_` and 8 hex digits of a hash of the whole id (the same in
+	// the call's `ToolCallDelta` and in `final.message`), so that the reply
+	// goes back as it came.
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	// The tool's name, as declared in `Tool.name`.
+	// The tool's name, as declared in `Tool.name`. A reply whose call has a
+	// name longer than 128 characters (which no `Tool.name` is) fails its
+	// attempt as a protocol error (PROVIDER_PROTOCOL_ERROR, not retried).
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// The arguments as the JSON text the model produced (normally an object).
 	// At most 1 GiB, as `Message.content` (and `signature`).

@@ -1026,7 +1026,10 @@ export const ImageSchema: GenMessage<Image> = /*@__PURE__*/
  * opaquely: `kind`, `id` and `name` say what it is, `input` and `result`
  * hold the provider's JSON as it came, and `extra` whatever else the block
  * had, so that the adapter that read it writes it back byte for byte in
- * content. Do not change it.
+ * content. Do not change it. A reply's block whose kind, id, name or
+ * format is longer than its bound here fails its attempt as a protocol
+ * error (PROVIDER_PROTOCOL_ERROR, not retried), as a message could not
+ * take it back.
  *
  * @generated from message llmrelay.v1.ProviderToolBlock
  */
@@ -1108,7 +1111,10 @@ export const ProviderToolBlockSchema: GenMessage<ProviderToolBlock> = /*@__PURE_
  * provider sent it: readable text, or an opaque block, and the opaque
  * signature the provider needs to accept the block back in a later turn.
  * Signatures and redacted data are not meant to be read: keep them byte
- * for byte.
+ * for byte. A reply's block whose format, id, kind or provider format is
+ * longer than its bound here fails its attempt as a protocol error
+ * (PROVIDER_PROTOCOL_ERROR, not retried): the provider needs them back as
+ * they came, and a message could not take them.
  *
  * @generated from message llmrelay.v1.Reasoning
  */
@@ -1200,14 +1206,19 @@ export type ToolCall = Message$1<"llmrelay.v1.ToolCall"> & {
    * The call's id: the provider's, or, for a provider that sent none (vLLM
    * and some other OpenAI-compatible servers, Gemini), one llmrelay made
    * (`call_` and a suffix). Echo it in the ROLE_TOOL message that carries
-   * the result.
+   * the result. At most 256 characters: a provider's longer id is cut to
+   * fit, with `_` and 8 hex digits of a hash of the whole id (the same in
+   * the call's `ToolCallDelta` and in `final.message`), so that the reply
+   * goes back as it came.
    *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
-   * The tool's name, as declared in `Tool.name`.
+   * The tool's name, as declared in `Tool.name`. A reply whose call has a
+   * name longer than 128 characters (which no `Tool.name` is) fails its
+   * attempt as a protocol error (PROVIDER_PROTOCOL_ERROR, not retried).
    *
    * @generated from field: string name = 2;
    */
