@@ -28,7 +28,7 @@ import (
 // passes a request protovalidate refuses, so a rule added to the proto and
 // not here shows up as a failing test, not as a request let through.
 func wellFormed(r *llmrelayv1.GenerateRequest) bool {
-	if !modelName(r.Model) || len(r.Messages) == 0 || len(r.Messages) > 2048 ||
+	if !modelName(r.Model) || len(r.Messages) == 0 || len(r.Messages) > maxMessages ||
 		len(r.Tools) > 128 || r.RequestId != "" && !uuidText(r.RequestId) ||
 		len(r.FallbackModels) > 8 || len(r.Metadata) > 64 || len(r.ServerTools) > 64 ||
 		r.MaxToolTurns != nil && (*r.MaxToolTurns < 1 || *r.MaxToolTurns > 1000) ||
@@ -95,6 +95,11 @@ func wellFormed(r *llmrelayv1.GenerateRequest) bool {
 	}
 	return true
 }
+
+// maxMessages is the proto's bound of a request's messages
+// (GenerateRequest.messages), which a server-tool loop's conversation
+// keeps to as well (runTurns).
+const maxMessages = 2048
 
 // maxOutputText is the proto's bound of every field a reply fills with
 // its output (Message.content and refusal, Part.text, a reasoning block's

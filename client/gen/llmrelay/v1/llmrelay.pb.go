@@ -727,10 +727,12 @@ const (
 	// carries on where it stopped. Do not add a user message after it.
 	FinishReason_FINISH_REASON_PAUSED FinishReason = 7
 	// The model called server tools again after `max_tool_turns` turns had
-	// run them: the call ended without running them. `message` holds the
-	// unrun tool calls and `transcript` the conversation so far; send them
-	// back (with a higher `max_tool_turns`, or after running the calls
-	// yourself) to go on.
+	// run them, or when their results and a next reply would have made the
+	// conversation (the request's `messages` and the `transcript`) more
+	// than the 2048 messages a request holds: the call ended without
+	// running them. `message` holds the unrun tool calls and `transcript`
+	// the conversation so far; send them back (with a higher
+	// `max_tool_turns`, or after running the calls yourself) to go on.
 	FinishReason_FINISH_REASON_MAX_TOOL_TURNS FinishReason = 8
 )
 

@@ -3548,10 +3548,12 @@ export enum FinishReason {
 
   /**
    * The model called server tools again after `max_tool_turns` turns had
-   * run them: the call ended without running them. `message` holds the
-   * unrun tool calls and `transcript` the conversation so far; send them
-   * back (with a higher `max_tool_turns`, or after running the calls
-   * yourself) to go on.
+   * run them, or when their results and a next reply would have made the
+   * conversation (the request's `messages` and the `transcript`) more
+   * than the 2048 messages a request holds: the call ended without
+   * running them. `message` holds the unrun tool calls and `transcript`
+   * the conversation so far; send them back (with a higher
+   * `max_tool_turns`, or after running the calls yourself) to go on.
    *
    * @generated from enum value: FINISH_REASON_MAX_TOOL_TURNS = 8;
    */
