@@ -520,19 +520,14 @@ func shows(ev *provider.Event) bool {
 // client its delta, if it makes one. Output past the call's limit ends the
 // attempt (meterOutput): cut at the limit and errTruncated, or an error
 // that ends the call, for which a commits first (errLost when it cannot).
-// A tool call past provider.MaxToolCalls, a reasoning block past
-// provider.MaxReasoningBlocks or a provider tool block past
-// provider.MaxProviderTools fails the attempt as a protocol error, as a
-// stream that does not decode does: every adapter numbers a reply's calls
-// and its reasoning blocks from 0, so an index says how many there are.
+// A block the next request's assistant message could not take back
+// (fitReply) fails the attempt as a protocol error, as a stream that does
+// not decode does.
 func (c *call) handle(a *retry.Attempt, ev *provider.Event, res *attemptResult, stall *stallTimer) error {
-	switch {
-	case ev.Kind == provider.EventToolCall && ev.ToolCall.Index >= provider.MaxToolCalls:
-		return provider.TooManyToolCalls()
-	case ev.Kind == provider.EventReasoning && ev.Reasoning.Index >= provider.MaxReasoningBlocks:
-		return provider.TooManyReasoningBlocks()
-	case ev.Kind == provider.EventProviderTool && res.blocks != nil && len(res.blocks.providerTools) >= provider.MaxProviderTools:
-		return provider.TooManyProviderTools()
+	if ev.Kind != provider.EventText {
+		if err := fitReply(ev, res); err != nil {
+			return err
+		}
 	}
 	limited := c.meterOutput(a, ev, res)
 	if limited != nil && !errors.Is(limited, errTruncated) {

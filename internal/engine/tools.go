@@ -136,9 +136,12 @@ func (c *call) runTurns(ctx context.Context) (*attemptResult, error) {
 		switch {
 		case len(calls) == 0:
 			return res, nil
-		case c.turn.n > c.tools.maxTurns:
-			// The model asks for more than the call allows: it ends
-			// here, with these calls unrun.
+		case c.turn.n > c.tools.maxTurns, len(c.req.GetMessages())+len(c.tools.transcript)+len(msg.GetToolCalls())+1 > maxMessages:
+			// The model asks for more than the call allows, or for more
+			// than a request could send back: the request's messages and
+			// the transcript, the results of every call of the reply and
+			// the next turn's reply would be more messages than a
+			// request holds. It ends here, with these calls unrun.
 			c.tools.finish = llmrelayv1.FinishReason_FINISH_REASON_MAX_TOOL_TURNS
 			return res, nil
 		}

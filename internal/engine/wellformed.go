@@ -28,7 +28,7 @@ import (
 // passes a request protovalidate refuses, so a rule added to the proto and
 // not here shows up as a failing test, not as a request let through.
 func wellFormed(r *llmrelayv1.GenerateRequest) bool {
-	if !modelName(r.Model) || len(r.Messages) == 0 || len(r.Messages) > 2048 ||
+	if !modelName(r.Model) || len(r.Messages) == 0 || len(r.Messages) > maxMessages ||
 		len(r.Tools) > 128 || r.RequestId != "" && !uuidText(r.RequestId) ||
 		len(r.FallbackModels) > 8 || len(r.Metadata) > 64 || len(r.ServerTools) > 64 ||
 		r.MaxToolTurns != nil && (*r.MaxToolTurns < 1 || *r.MaxToolTurns > 1000) ||
@@ -90,18 +90,30 @@ func wellFormed(r *llmrelayv1.GenerateRequest) bool {
 		h.Target < 0 || h.Target > llmrelayv1.HedgeTarget_HEDGE_TARGET_NEXT) {
 		return false
 	}
-	if o := r.OutputLimit; o != nil && (o.MaxBytes > 1<<30 || o.OnLimit < 0 || o.OnLimit > llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE) {
+	if o := r.OutputLimit; o != nil && (o.MaxBytes > maxOutputText || o.OnLimit < 0 || o.OnLimit > llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE) {
 		return false
 	}
 	return true
 }
 
+// maxMessages is the proto's bound of a request's messages
+// (GenerateRequest.messages), which a server-tool loop's conversation
+// keeps to as well (runTurns).
+const maxMessages = 2048
+
+// maxOutputText is the proto's bound of every field a reply fills with
+// its output (Message.content and refusal, Part.text, a reasoning block's
+// text, signature and redacted data, a tool call's arguments and
+// signature, a provider tool block's input, result and extra): 1 GiB, the
+// most output_limit.max_bytes may ask for, so that a reply goes back as
+// the next request's assistant message.
+const maxOutputText = 1 << 30
+
 // messageWellFormed mirrors Message's rules and those of the messages under it.
 func messageWellFormed(m *llmrelayv1.Message) bool {
-	const mib = 1 << 20
 	if m.Role < llmrelayv1.Role_ROLE_SYSTEM || m.Role > llmrelayv1.Role_ROLE_TOOL ||
-		len(m.Content) > mib || len(m.ToolCalls) > provider.MaxToolCalls || !maxChars(m.ToolCallId, 256) ||
-		len(m.Reasoning) > provider.MaxReasoningBlocks || len(m.Refusal) > mib || len(m.Parts) > 4096 ||
+		len(m.Content) > maxOutputText || len(m.ToolCalls) > provider.MaxToolCalls || !maxChars(m.ToolCallId, 256) ||
+		len(m.Reasoning) > provider.MaxReasoningBlocks || len(m.Refusal) > maxOutputText || len(m.Parts) > 4096 ||
 		len(m.ProviderTools) > provider.MaxProviderTools || !maxChars(m.ServerTool, 256) {
 		return false
 	}
@@ -113,12 +125,12 @@ func messageWellFormed(m *llmrelayv1.Message) bool {
 		return false
 	}
 	for _, c := range m.ToolCalls {
-		if !maxChars(c.Id, 256) || !maxChars(c.Name, 128) || len(c.Arguments) > mib || len(c.Signature) > mib {
+		if !maxChars(c.Id, 256) || !maxChars(c.Name, 128) || len(c.Arguments) > maxOutputText || len(c.Signature) > maxOutputText {
 			return false
 		}
 	}
 	for _, r := range m.Reasoning {
-		if len(r.Text) > mib || len(r.Signature) > mib || len(r.Redacted) > mib || !maxChars(r.Format, 64) ||
+		if len(r.Text) > maxOutputText || len(r.Signature) > maxOutputText || len(r.Redacted) > maxOutputText || !maxChars(r.Format, 64) ||
 			!maxChars(r.Id, 256) || !maxChars(r.Kind, 64) || !maxChars(r.ProviderFormat, 64) {
 			return false
 		}
@@ -126,7 +138,7 @@ func messageWellFormed(m *llmrelayv1.Message) bool {
 	for _, p := range m.Parts {
 		switch p := p.Part.(type) {
 		case *llmrelayv1.Part_Text:
-			if len(p.Text) > mib {
+			if len(p.Text) > maxOutputText {
 				return false
 			}
 		case *llmrelayv1.Part_Reasoning, *llmrelayv1.Part_ToolCall, *llmrelayv1.Part_ProviderTool:
@@ -143,7 +155,7 @@ func messageWellFormed(m *llmrelayv1.Message) bool {
 	}
 	for _, b := range m.ProviderTools {
 		if b.Kind == "" || !maxChars(b.Kind, 128) || !maxChars(b.Id, 256) || !maxChars(b.Name, 128) ||
-			len(b.Input) > mib || len(b.Result) > mib || len(b.Extra) > 65536 || !maxChars(b.Format, 64) {
+			len(b.Input) > maxOutputText || len(b.Result) > maxOutputText || len(b.Extra) > maxOutputText || !maxChars(b.Format, 64) {
 			return false
 		}
 	}
@@ -222,9 +234,10 @@ func hexDigit(c byte) bool {
 }
 
 // maxChars is a max_len rule: at most n characters (the byte length
-// answers first, as a string has no more characters than bytes).
+// answers first, as a string has no more characters than bytes, nor
+// fewer than a quarter of them), so that it counts at most 4n bytes.
 func maxChars(s string, n int) bool {
-	return len(s) <= n || utf8.RuneCountInString(s) <= n
+	return len(s) <= n || len(s) <= utf8.UTFMax*n && utf8.RuneCountInString(s) <= n
 }
 
 // durationIn is a duration rule of gt (or gte, with zero) {} and lte

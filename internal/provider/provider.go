@@ -720,6 +720,21 @@ func TooManyProviderTools() *Error {
 	return &Error{Kind: KindProtocol, Class: ClassProtocol, Message: "sent " + ErrTooManyProviderTools.Error(), Err: ErrTooManyProviderTools}
 }
 
+// ErrTooLong is the Err of the KindProtocol *Error of a reply with a
+// value longer than a request's message takes of it (TooLong), which
+// errors.Is finds.
+var ErrTooLong = errors.New("a value longer than a message takes")
+
+// TooLong returns the KindProtocol error of a reply whose what (a tool
+// call's name, a reasoning block's id, ...) is longer than max
+// characters, what a request's message takes of it: not retried, since
+// the provider would send the same. The engine fails the attempt with it,
+// as a reply goes back as the next request's assistant message.
+func TooLong(what string, max int) *Error {
+	return &Error{Kind: KindProtocol, Class: ClassProtocol,
+		Message: "sent a " + what + " of more than " + strconv.Itoa(max) + " characters", Err: ErrTooLong}
+}
+
 // ReasoningDelta is a fragment of a reasoning block. Fragments with the
 // same Index belong to one block, numbered from 0 in the order blocks
 // start; Format arrives with the first, Signature and Redacted once each;

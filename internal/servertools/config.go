@@ -88,7 +88,9 @@ const (
 	// request's max_tool_turns.
 	maxTurnsLimit = 1000
 	// maxResultBytes bounds max_tool_result_bytes: a result is sent back
-	// as a Message's content, which the contract bounds to 1 MiB.
+	// as a Message's content, and every result of a call counts against
+	// its output limit (2 MiB by default), so one result is at most half
+	// of that.
 	maxResultBytes = 1 << 20
 	maxTimeout     = time.Hour
 	maxConcurrency = 10000
@@ -158,7 +160,7 @@ func (c Config) Check(p setting.Problems) {
 		bad("max_tool_turns", "%d is not within 1..max_tool_turns_limit (%d)", c.MaxToolTurns, c.MaxToolTurnsLimit)
 	}
 	if c.MaxResultBytes < 1024 || c.MaxResultBytes > maxResultBytes {
-		bad("max_tool_result_bytes", "%d is not within 1024..%d (1 MiB: a result is sent back as a message's content)", c.MaxResultBytes, maxResultBytes)
+		bad("max_tool_result_bytes", "%d is not within 1024..%d (1 MiB: a call's results count against its output limit)", c.MaxResultBytes, maxResultBytes)
 	}
 	names := map[string]int{}
 	for i, s := range c.MCPServers {

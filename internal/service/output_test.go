@@ -114,30 +114,33 @@ func TestOutputLimit(t *testing.T) {
 // redacted blocks are output like text. 1 MiB of any of them does not get
 // past a 1 KiB limit, in the deltas or in the final, whether the call
 // fails at the limit or is cut there; cut, an opaque value that does not
-// fit whole is left out, never sent in part.
+// fit whole is left out, never sent in part. An id, a name or a format is
+// at most what a message takes of it (a longer one fails the attempt):
+// 16 such values do not get past a limit one byte short of the first.
 func TestOutputLimitCountsEverythingTheClientReceives(t *testing.T) {
-	const limit = 1024
 	big := strings.Repeat("x", 64<<10)
+	format, id, name := strings.Repeat("x", 64), strings.Repeat("x", 256), strings.Repeat("x", 128)
 	kinds := []struct {
 		name   string
 		ev     func(i int) provider.Event
 		opaque bool
+		limit  int // 0: 1 KiB
 	}{
-		{"refusal", func(int) provider.Event { return provider.Event{Kind: provider.EventRefusal, Text: big} }, false},
+		{"refusal", func(int) provider.Event { return provider.Event{Kind: provider.EventRefusal, Text: big} }, false, 0},
 		{"redacted reasoning", func(i int) provider.Event {
 			return provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Index: i, Redacted: big}}
-		}, true},
+		}, true, 0},
 		{"reasoning signature", func(int) provider.Event {
 			return provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Signature: big}}
-		}, true},
+		}, true, 0},
 		{"reasoning format", func(i int) provider.Event {
-			return provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Index: i, Format: big}}
-		}, true},
-		{"tool call id", func(i int) provider.Event { return toolArgs(i, big, "f", "{}") }, true},
-		{"tool call name", func(i int) provider.Event { return toolArgs(i, "c", big, "{}") }, true},
+			return provider.Event{Kind: provider.EventReasoning, Reasoning: provider.ReasoningDelta{Index: i, Format: format}}
+		}, true, len("hello") + len(format) - 1},
+		{"tool call id", func(i int) provider.Event { return toolArgs(i, id, "f", "{}") }, true, len("hello") + len(id) - 1},
+		{"tool call name", func(i int) provider.Event { return toolArgs(i, "c", name, "{}") }, true, len("hello") + len("c") + len(name) - 1},
 		{"tool call signature", func(i int) provider.Event {
 			return provider.Event{Kind: provider.EventToolCall, ToolCall: provider.ToolCallDelta{Index: i, Signature: big}}
-		}, true},
+		}, true, 0},
 	}
 	for _, k := range kinds {
 		for _, onLimit := range []llmrelayv1.OnOutputLimit{llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_FAIL, llmrelayv1.OnOutputLimit_ON_OUTPUT_LIMIT_TRUNCATE} {
@@ -146,10 +149,14 @@ func TestOutputLimitCountsEverythingTheClientReceives(t *testing.T) {
 				for i := range 16 {
 					events = append(events, k.ev(i))
 				}
+				limit := k.limit
+				if limit == 0 {
+					limit = 1024
+				}
 				events = append(events, provider.Event{Kind: provider.EventFinish, FinishReason: provider.FinishStop})
 				newScripted(t, step{events: events, err: io.EOF})
 				in := servertest.Start(t, scriptedConfig(t))
-				got, err := servertest.Collect(t.Context(), in.Client, scriptedRequest(t, &llmrelayv1.OutputLimit{MaxBytes: limit, OnLimit: onLimit}))
+				got, err := servertest.Collect(t.Context(), in.Client, scriptedRequest(t, &llmrelayv1.OutputLimit{MaxBytes: uint64(limit), OnLimit: onLimit}))
 				var deltas, final string
 				for _, ev := range got {
 					deltas += deltaOutput(ev.GetDelta())

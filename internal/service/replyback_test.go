@@ -102,3 +102,119 @@ func TestAReplyGoesBackAsTheNextAssistantMessage(t *testing.T) {
 		}
 	}
 }
+
+// largeReply returns an Anthropic stream whose reply holds n bytes of one
+// field, streamed in 64 KiB deltas: the text (after a call of f, so that
+// the final message has parts and a text part of n bytes), a tool call's
+// arguments, or a thinking block's text (and the text "ok").
+func largeReply(field string, n int) []byte {
+	var b strings.Builder
+	b.WriteString("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n")
+	index := 0
+	block := func(start, kind, key string, size int, end string) {
+		fmt.Fprintf(&b, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":%d,\"content_block\":%s}\n\n", index, start)
+		for size > 0 {
+			chunk := strings.Repeat("a", min(size, 64<<10))
+			size -= len(chunk)
+			fmt.Fprintf(&b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":%d,\"delta\":{\"type\":%q,%q:%q}}\n\n", index, kind, key, chunk)
+		}
+		if end != "" {
+			fmt.Fprintf(&b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":%d,\"delta\":%s}\n\n", index, end)
+		}
+		fmt.Fprintf(&b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":%d}\n\n", index)
+		index++
+	}
+	call := `{"type":"tool_use","id":"toolu_1","name":"f","input":{}}`
+	switch field {
+	case "text":
+		block(call, "", "", 0, "")
+		block(`{"type":"text","text":""}`, "text_delta", "text", n, "")
+	case "arguments":
+		// {"s":"aaa..."}: the arguments are n bytes.
+		block(call, "input_json_delta", "partial_json", 0, `{"type":"input_json_delta","partial_json":"{\"s\":\""}`)
+		b2 := strings.Repeat("a", n-len(`{"s":""}`))
+		for len(b2) > 0 {
+			chunk := b2[:min(len(b2), 64<<10)]
+			b2 = b2[len(chunk):]
+			fmt.Fprintf(&b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":%q}}\n\n", chunk)
+		}
+		fmt.Fprintf(&b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":%q}}\n\n", `"}`)
+		fmt.Fprintf(&b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n")
+	case "reasoning":
+		block(`{"type":"thinking","thinking":""}`, "thinking_delta", "thinking", n, `{"type":"signature_delta","signature":"sig"}`)
+		block(`{"type":"text","text":"ok"}`, "", "", 0, "")
+	}
+	b.WriteString("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n")
+	b.WriteString("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	return []byte(b.String())
+}
+
+// TestALargeReplyGoesBackAsTheNextAssistantMessage: a reply whose text, a
+// tool call's arguments or a reasoning block's text is larger than 1 MiB
+// (what a request's message took of each) but within the output limit
+// goes back whole as the next request's assistant message, under the
+// server's default request bound (limits.max_request_bytes, 4 MiB): the
+// request is valid and reaches the provider with the field as it came.
+// 1.5 MiB, as the final message of a reply with parts carries its text
+// twice (content and the text parts), and a client's receive limit, like
+// the request bound, is 4 MiB by default.
+func TestALargeReplyGoesBackAsTheNextAssistantMessage(t *testing.T) {
+	const size = 1<<20 + 512<<10 // 1.5 MiB
+	for _, field := range []string{"text", "arguments", "reasoning"} {
+		t.Run(field, func(t *testing.T) {
+			first := largeReply(field, size)
+			up := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
+				if n == 0 {
+					return pt.Reply{Body: first}
+				}
+				return pt.Reply{Body: manyThinkingBlocks(0)} // "ok"
+			})
+			t.Setenv("LLMRELAY_TEST_KEY", "test-key")
+			cfg := config.Default()
+			cfg.Providers = []provider.Config{{Name: "up", Kind: "anthropic", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
+			in := servertest.Start(t, cfg)
+			ask := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_USER, Content: "write a lot"}
+			tools := []*llmrelayv1.Tool{{Name: "f"}}
+			limit := &llmrelayv1.OutputLimit{MaxBytes: uint64(cfg.Limits.MaxOutputBytes)}
+			events, err := servertest.Collect(t.Context(), in.Client, &llmrelayv1.GenerateRequest{
+				Model: "up/some-model", Messages: []*llmrelayv1.Message{ask}, Tools: tools, OutputLimit: limit,
+			})
+			if err != nil {
+				t.Fatalf("the reply failed: %v", err)
+			}
+			reply := events[len(events)-1].GetFinal().GetMessage()
+			got := map[string]int{"text": len(reply.GetContent())}
+			if c := reply.GetToolCalls(); len(c) > 0 {
+				got["arguments"] = len(c[0].GetArguments())
+			}
+			if r := reply.GetReasoning(); len(r) > 0 {
+				got["reasoning"] = len(r[0].GetText())
+			}
+			if got[field] != size {
+				t.Fatalf("the reply's %s is %d bytes, want %d", field, got[field], size)
+			}
+
+			next := []*llmrelayv1.Message{ask, reply}
+			for _, c := range reply.GetToolCalls() {
+				next = append(next, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: c.GetId(), Content: "ok"})
+			}
+			if len(reply.GetToolCalls()) == 0 {
+				next = append(next, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_USER, Content: "and?"})
+			}
+			events, err = servertest.Collect(t.Context(), in.Client, &llmrelayv1.GenerateRequest{Model: "up/some-model", Messages: next, Tools: tools})
+			if err != nil {
+				t.Fatalf("the reply sent back as the next request's assistant message failed: %v", err)
+			}
+			if got := events[len(events)-1].GetFinal().GetMessage().GetContent(); got != "ok" {
+				t.Errorf("the next turn answered %q, want \"ok\"", got)
+			}
+			reqs := up.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("the upstream received %d requests, want 2", len(reqs))
+			}
+			if !bytes.Contains(reqs[1].Body, []byte(strings.Repeat("a", size-len(`{"s":""}`)))) {
+				t.Errorf("the next request did not send the provider the reply's %s whole", field)
+			}
+		})
+	}
+}

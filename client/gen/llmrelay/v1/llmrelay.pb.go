@@ -727,10 +727,12 @@ const (
 	// carries on where it stopped. Do not add a user message after it.
 	FinishReason_FINISH_REASON_PAUSED FinishReason = 7
 	// The model called server tools again after `max_tool_turns` turns had
-	// run them: the call ended without running them. `message` holds the
-	// unrun tool calls and `transcript` the conversation so far; send them
-	// back (with a higher `max_tool_turns`, or after running the calls
-	// yourself) to go on.
+	// run them, or when their results and a next reply would have made the
+	// conversation (the request's `messages` and the `transcript`) more
+	// than the 2048 messages a request holds: the call ended without
+	// running them. `message` holds the unrun tool calls and `transcript`
+	// the conversation so far; send them back (with a higher
+	// `max_tool_turns`, or after running the calls yourself) to go on.
 	FinishReason_FINISH_REASON_MAX_TOOL_TURNS FinishReason = 8
 )
 
@@ -1442,7 +1444,12 @@ func (x *GenerateRequest) GetMaxToolTurns() uint32 {
 // streams it, the model's reasoning (text, format, signatures, redacted
 // blocks). `final` repeats the reply, so the limit also keeps `final`
 // within a client's message size limit (4 MiB by default in gRPC
-// libraries) when the server's limit is below it, as by default.
+// libraries) when the server's limit is below it, as by default; but a
+// `final.message` with `parts` (its blocks in another order than the
+// usual one) carries its text twice, in `content` and in the text parts,
+// so its size may be twice the limit. It goes back as the next request's
+// assistant message, which the server's request bound
+// (`limits.max_request_bytes`) must then take.
 //
 // When an attempt's output reaches the limit, llmrelay stops it at the
 // provider at once (the provider's stream is cancelled, so generation, and
@@ -1525,6 +1532,17 @@ type Message struct {
 	// The text of the message. For ROLE_TOOL, the tool's result. For a
 	// ROLE_USER or ROLE_TOOL message with images, its text parts
 	// concatenated (see `parts`).
+	//
+	// At most 1 GiB, the most `output_limit.max_bytes` may ask for, so that
+	// a reply's text goes back as it came however large its output limit;
+	// the request's size is the bound that holds first
+	// (`limits.max_request_bytes`, 4 MiB unless configured, which the
+	// operator keeps above `limits.max_output_bytes`). Every other field a
+	// reply fills with its output (`refusal`, `Part.text`, a reasoning
+	// block's text, signature and redacted data, a tool call's arguments
+	// and signature, a provider tool block's input, result and extra) has
+	// the same bound; each was 1 MiB (extra 64 KiB), less than a reply may
+	// hold.
 	Content string `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
 	// For ROLE_ASSISTANT: the tool calls the model made in this turn. At
 	// most 1024, the most a reply may hold (a reply with more fails its
@@ -1561,6 +1579,7 @@ type Message struct {
 	// For ROLE_ASSISTANT: the model's refusal, when it declined to answer and
 	// said why (OpenAI's `refusal`); `content` is then usually empty, and the
 	// final's finish_reason FINISH_REASON_REFUSAL. Not sent back to providers.
+	// At most 1 GiB, as `content`.
 	Refusal string `protobuf:"bytes,6,opt,name=refusal,proto3" json:"refusal,omitempty"`
 	// For ROLE_ASSISTANT: the order of the turn's blocks, exactly as the
 	// provider sent them. The fields above hold each kind of block apart
@@ -1848,7 +1867,8 @@ type isPart_Part interface {
 
 type Part_Text struct {
 	// A text block: its text, a piece of `Message.content` (the text
-	// parts of a message, concatenated, are its `content`).
+	// parts of a message, concatenated, are its `content`). At most
+	// 1 GiB, as `Message.content`.
 	Text string `protobuf:"bytes,1,opt,name=text,proto3,oneof"`
 }
 
@@ -2023,7 +2043,10 @@ func (*Image_Data) isImage_Source() {}
 // opaquely: `kind`, `id` and `name` say what it is, `input` and `result`
 // hold the provider's JSON as it came, and `extra` whatever else the block
 // had, so that the adapter that read it writes it back byte for byte in
-// content. Do not change it.
+// content. Do not change it. A reply's block whose kind, id, name or
+// format is longer than its bound here fails its attempt as a protocol
+// error (PROVIDER_PROTOCOL_ERROR, not retried), as a message could not
+// take it back.
 type ProviderToolBlock struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The provider's type of the block. Anthropic: "server_tool_use" (a call
@@ -2040,6 +2063,8 @@ type ProviderToolBlock struct {
 	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
 	// For a call: its input, the JSON text the provider sent (an object),
 	// e.g. `{"query": "San Francisco weather today"}`. Empty for a result.
+	// At most 1 GiB, as `Message.content` (and `result` and `extra`): the
+	// output limit counts the whole block.
 	Input string `protobuf:"bytes,4,opt,name=input,proto3" json:"input,omitempty"`
 	// For a result: the result, the JSON text the provider sent (Anthropic:
 	// the block's `content`, a list of results or an error object; a web
@@ -2140,12 +2165,16 @@ func (x *ProviderToolBlock) GetFormat() string {
 // provider sent it: readable text, or an opaque block, and the opaque
 // signature the provider needs to accept the block back in a later turn.
 // Signatures and redacted data are not meant to be read: keep them byte
-// for byte.
+// for byte. A reply's block whose format, id, kind or provider format is
+// longer than its bound here fails its attempt as a protocol error
+// (PROVIDER_PROTOCOL_ERROR, not retried): the provider needs them back as
+// they came, and a message could not take them.
 type Reasoning struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The reasoning text (Anthropic's `thinking`, Gemini's thought summary,
 	// `reasoning_content` of OpenAI-compatible servers, Magistral's thinking
-	// parts). Empty for a redacted block or a signature alone.
+	// parts). Empty for a redacted block or a signature alone. At most
+	// 1 GiB, as `Message.content` (and `signature` and `redacted`).
 	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	// Opaque: the provider's signature over the block (Anthropic's thinking
 	// `signature`, Gemini's `thoughtSignature` of a text part).
@@ -2265,11 +2294,17 @@ type ToolCall struct {
 	// The call's id: the provider's, or, for a provider that sent none (vLLM
 	// and some other OpenAI-compatible servers, Gemini), one llmrelay made
 	// (`call_` and a suffix). Echo it in the ROLE_TOOL message that carries
-	// the result.
+	// the result. At most 256 characters: a provider's longer id is cut to
+	// fit, with `_` and 8 hex digits of a hash of the whole id (the same in
+	// the call's `ToolCallDelta` and in `final.message`), so that the reply
+	// goes back as it came.
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	// The tool's name, as declared in `Tool.name`.
+	// The tool's name, as declared in `Tool.name`. A reply whose call has a
+	// name longer than 128 characters (which no `Tool.name` is) fails its
+	// attempt as a protocol error (PROVIDER_PROTOCOL_ERROR, not retried).
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// The arguments as the JSON text the model produced (normally an object).
+	// At most 1 GiB, as `Message.content` (and `signature`).
 	Arguments string `protobuf:"bytes,3,opt,name=arguments,proto3" json:"arguments,omitempty"`
 	// Opaque: the provider's signature of the call (Gemini's
 	// `thoughtSignature` on a function call), which the provider needs back
@@ -5263,18 +5298,18 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x0f_max_tool_turns\"x\n" +
 	"\vOutputLimit\x12(\n" +
 	"\tmax_bytes\x18\x01 \x01(\x04B\v\xbaH\b2\x06\x18\x80\x80\x80\x80\x04R\bmaxBytes\x12?\n" +
-	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\xce\n" +
+	"\bon_limit\x18\x02 \x01(\x0e2\x1a.llmrelay.v1.OnOutputLimitB\b\xbaH\x05\x82\x01\x02\x10\x01R\aonLimit\"\xd2\n" +
 	"\n" +
 	"\aMessage\x12\x8e\x01\n" +
 	"\x04role\x18\x01 \x01(\x0e2\x11.llmrelay.v1.RoleBg\xbaHd\xba\x01a\n" +
-	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12#\n" +
-	"\acontent\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\acontent\x12?\n" +
+	"\frole.defined\x12;must be ROLE_SYSTEM, ROLE_USER, ROLE_ASSISTANT or ROLE_TOOL\x1a\x14this in [1, 2, 3, 4]R\x04role\x12%\n" +
+	"\acontent\x18\x02 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\acontent\x12?\n" +
 	"\n" +
 	"tool_calls\x18\x03 \x03(\v2\x15.llmrelay.v1.ToolCallB\t\xbaH\x06\x92\x01\x03\x10\x80\bR\ttoolCalls\x12*\n" +
 	"\ftool_call_id\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\n" +
 	"toolCallId\x12?\n" +
-	"\treasoning\x18\x05 \x03(\v2\x16.llmrelay.v1.ReasoningB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\treasoning\x12#\n" +
-	"\arefusal\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\arefusal\x122\n" +
+	"\treasoning\x18\x05 \x03(\v2\x16.llmrelay.v1.ReasoningB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\treasoning\x12%\n" +
+	"\arefusal\x18\x06 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\arefusal\x122\n" +
 	"\x05parts\x18\a \x03(\v2\x11.llmrelay.v1.PartB\t\xbaH\x06\x92\x01\x03\x10\x80 R\x05parts\x12P\n" +
 	"\x0eprovider_tools\x18\b \x03(\v2\x1e.llmrelay.v1.ProviderToolBlockB\t\xbaH\x06\x92\x01\x03\x10\x80\x02R\rproviderTools\x12)\n" +
 	"\vserver_tool\x18\x14 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\n" +
@@ -5284,9 +5319,9 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x16message.assistant_only\x12\x86\x01reasoning, refusal and provider_tools belong to ROLE_ASSISTANT messages, and parts to ROLE_ASSISTANT, ROLE_USER and ROLE_TOOL messages\x1a\x8d\x01this.role == 3 || (size(this.reasoning) == 0 && this.refusal == '' && !has(this.provider_tools) && (this.role in [2, 4] || !has(this.parts)))\x1a\x8c\x01\n" +
 	"\x12message.user_parts\x124a ROLE_USER message's parts are text and image parts\x1a@this.role != 2 || this.parts.all(p, has(p.text) || has(p.image))\x1a\x8c\x01\n" +
 	"\x12message.tool_parts\x124a ROLE_TOOL message's parts are text and image parts\x1a@this.role != 4 || this.parts.all(p, has(p.text) || has(p.image))\x1a\x90\x01\n" +
-	"\x1amessage.image_user_or_tool\x126image parts belong to ROLE_USER and ROLE_TOOL messages\x1a:this.role in [2, 4] || !this.parts.exists(p, has(p.image))\"\xc8\x01\n" +
-	"\x04Part\x12\x1f\n" +
-	"\x04text\x18\x01 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@H\x00R\x04text\x12\x1e\n" +
+	"\x1amessage.image_user_or_tool\x126image parts belong to ROLE_USER and ROLE_TOOL messages\x1a:this.role in [2, 4] || !this.parts.exists(p, has(p.image))\"\xca\x01\n" +
+	"\x04Part\x12!\n" +
+	"\x04text\x18\x01 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04H\x00R\x04text\x12\x1e\n" +
 	"\treasoning\x18\x02 \x01(\rH\x00R\treasoning\x12\x1d\n" +
 	"\ttool_call\x18\x03 \x01(\rH\x00R\btoolCall\x12%\n" +
 	"\rprovider_tool\x18\x04 \x01(\rH\x00R\fproviderTool\x12*\n" +
@@ -5304,29 +5339,29 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"image/webpR\tmediaType\x12:\n" +
 	"\x06detail\x18\x04 \x01(\x0e2\x18.llmrelay.v1.ImageDetailB\b\xbaH\x05\x82\x01\x02\x10\x01R\x06detail:\xa7\x01\xbaH\xa3\x01\x1a\xa0\x01\n" +
 	"\x17image.inline_media_type\x12[an inline image (data) needs its media_type: image/png, image/jpeg, image/gif or image/webp\x1a(!has(this.data) || this.media_type != ''B\x0f\n" +
-	"\x06source\x12\x05\xbaH\x02\b\x01\"\xf1\x01\n" +
+	"\x06source\x12\x05\xbaH\x02\b\x01\"\xf7\x01\n" +
 	"\x11ProviderToolBlock\x12\x1e\n" +
 	"\x04kind\x18\x01 \x01(\tB\n" +
 	"\xbaH\ar\x05\x10\x01\x18\x80\x01R\x04kind\x12\x18\n" +
 	"\x02id\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\x02id\x12\x1c\n" +
-	"\x04name\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04name\x12\x1f\n" +
-	"\x05input\x18\x04 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\x05input\x12!\n" +
-	"\x06result\x18\x05 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\x06result\x12\x1f\n" +
-	"\x05extra\x18\x06 \x01(\tB\t\xbaH\x06r\x04(\x80\x80\x04R\x05extra\x12\x1f\n" +
-	"\x06format\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\"\x84\x02\n" +
-	"\tReasoning\x12\x1d\n" +
-	"\x04text\x18\x01 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\x04text\x12'\n" +
-	"\tsignature\x18\x02 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\tsignature\x12%\n" +
-	"\bredacted\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\bredacted\x12\x1f\n" +
+	"\x04name\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04name\x12!\n" +
+	"\x05input\x18\x04 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\x05input\x12#\n" +
+	"\x06result\x18\x05 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\x06result\x12!\n" +
+	"\x05extra\x18\x06 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\x05extra\x12\x1f\n" +
+	"\x06format\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\"\x8a\x02\n" +
+	"\tReasoning\x12\x1f\n" +
+	"\x04text\x18\x01 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\x04text\x12)\n" +
+	"\tsignature\x18\x02 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\tsignature\x12'\n" +
+	"\bredacted\x18\x03 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\bredacted\x12\x1f\n" +
 	"\x06format\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\x12\x18\n" +
 	"\x02id\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\x02id\x12\x1b\n" +
 	"\x04kind\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04kind\x120\n" +
-	"\x0fprovider_format\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\x0eproviderFormat\"\x94\x01\n" +
+	"\x0fprovider_format\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\x0eproviderFormat\"\x98\x01\n" +
 	"\bToolCall\x12\x18\n" +
 	"\x02id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\x02id\x12\x1c\n" +
-	"\x04name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04name\x12'\n" +
-	"\targuments\x18\x03 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\targuments\x12'\n" +
-	"\tsignature\x18\x04 \x01(\tB\t\xbaH\x06r\x04(\x80\x80@R\tsignature\"\x8a\x02\n" +
+	"\x04name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x04name\x12)\n" +
+	"\targuments\x18\x03 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\targuments\x12)\n" +
+	"\tsignature\x18\x04 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\tsignature\"\x8a\x02\n" +
 	"\x10GenerationConfig\x12<\n" +
 	"\x11max_output_tokens\x18\x01 \x01(\rB\v\xbaH\b*\x06\x18\xc0\x84=(\x01H\x00R\x0fmaxOutputTokens\x88\x01\x01\x126\n" +
 	"\vtemperature\x18\x02 \x01(\x02B\x0f\xbaH\f\n" +
