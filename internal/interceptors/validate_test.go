@@ -39,7 +39,7 @@ func TestValidate(t *testing.T) {
 		{"no messages", func(r *llmrelayv1.GenerateRequest) { r.Messages = nil }, "messages"},
 		{"unspecified role", func(r *llmrelayv1.GenerateRequest) { r.Messages[0].Role = 0 }, "messages[0].role"},
 		{"undefined role", func(r *llmrelayv1.GenerateRequest) { r.Messages[0].Role = 42 }, "messages[0].role"},
-		{"content over 1 MiB", func(r *llmrelayv1.GenerateRequest) { r.Messages[0].Content = strings.Repeat("x", 1<<20+1) }, "messages[0].content"},
+		{"model over 256 characters", func(r *llmrelayv1.GenerateRequest) { r.Model = "mock/" + strings.Repeat("x", 252) }, "model"},
 		{"max_attempts 50", func(r *llmrelayv1.GenerateRequest) { r.Retry = &llmrelayv1.RetryPolicy{MaxAttempts: 50} }, "retry.max_attempts"},
 		{"negative backoff", func(r *llmrelayv1.GenerateRequest) {
 			r.Retry = &llmrelayv1.RetryPolicy{InitialBackoff: durationpb.New(-1)}
