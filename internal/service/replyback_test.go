@@ -3,14 +3,12 @@ package service_test
 import (
 	"bytes"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
-	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
@@ -56,16 +54,7 @@ func fullestReply() []byte {
 // once held 128 tool calls, a reply 1024.
 func TestAReplyGoesBackAsTheNextAssistantMessage(t *testing.T) {
 	first := fullestReply()
-	up := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
-		if n == 0 {
-			return pt.Reply{Body: first}
-		}
-		return pt.Reply{Body: manyThinkingBlocks(0)} // "ok"
-	})
-	t.Setenv("LLMRELAY_TEST_KEY", "test-key")
-	cfg := config.Default()
-	cfg.Providers = []provider.Config{{Name: "up", Kind: "anthropic", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
-	in := servertest.Start(t, cfg)
+	up, in := startBehind(t, "anthropic", firstThenOK(first))
 	ask := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_USER, Content: "call f"}
 	tools := []*llmrelayv1.Tool{{Name: "f"}}
 	events, err := servertest.Collect(t.Context(), in.Client, &llmrelayv1.GenerateRequest{Model: "up/some-model", Messages: []*llmrelayv1.Message{ask}, Tools: tools})
@@ -163,19 +152,10 @@ func TestALargeReplyGoesBackAsTheNextAssistantMessage(t *testing.T) {
 	for _, field := range []string{"text", "arguments", "reasoning"} {
 		t.Run(field, func(t *testing.T) {
 			first := largeReply(field, size)
-			up := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
-				if n == 0 {
-					return pt.Reply{Body: first}
-				}
-				return pt.Reply{Body: manyThinkingBlocks(0)} // "ok"
-			})
-			t.Setenv("LLMRELAY_TEST_KEY", "test-key")
-			cfg := config.Default()
-			cfg.Providers = []provider.Config{{Name: "up", Kind: "anthropic", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
-			in := servertest.Start(t, cfg)
+			up, in := startBehind(t, "anthropic", firstThenOK(first))
 			ask := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_USER, Content: "write a lot"}
 			tools := []*llmrelayv1.Tool{{Name: "f"}}
-			limit := &llmrelayv1.OutputLimit{MaxBytes: uint64(cfg.Limits.MaxOutputBytes)}
+			limit := &llmrelayv1.OutputLimit{MaxBytes: uint64(config.Default().Limits.MaxOutputBytes)}
 			events, err := servertest.Collect(t.Context(), in.Client, &llmrelayv1.GenerateRequest{
 				Model: "up/some-model", Messages: []*llmrelayv1.Message{ask}, Tools: tools, OutputLimit: limit,
 			})

@@ -3,16 +3,10 @@ package service_test
 import (
 	"bytes"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 
-	"google.golang.org/grpc/codes"
-
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
-	"github.com/llmrelay/llmrelay/internal/config"
-	"github.com/llmrelay/llmrelay/internal/provider"
-	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
@@ -56,25 +50,12 @@ func TestAReplysStringsGoBackAsTheNextAssistantMessage(t *testing.T) {
 		})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			up := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Body: tc.body} })
-			t.Setenv("LLMRELAY_TEST_KEY", "test-key")
-			cfg := config.Default()
-			cfg.Providers = []provider.Config{{Name: "up", Kind: tc.kind, BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
-			in := servertest.Start(t, cfg)
 			req := &llmrelayv1.GenerateRequest{
-				Model:    "up/some-model",
 				Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "hi"}},
 				Tools:    []*llmrelayv1.Tool{{Name: "f"}},
-				Retry:    attempts(3),
 			}
-			events, err := servertest.Collect(t.Context(), in.Client, req)
-			if err == nil {
-				t.Fatalf("the call succeeded with %s too long for a message: %v", tc.name, events[len(events)-1].GetFinal().GetMessage())
-			}
-			wantStatus(t, err, codes.Unknown, "PROVIDER_PROTOCOL_ERROR", map[string]string{"attempts": "1"})
-			if got := len(up.Requests()); got != 1 {
-				t.Errorf("the upstream received %d requests, want 1 (a protocol error is not retried)", got)
-			}
+			// One value past what a message takes: a protocol error, once.
+			replyPastItsBound(t, tc.kind, tc.body, req, 1, 0)
 		})
 	}
 }
@@ -88,16 +69,7 @@ func TestAReplysStringsGoBackAsTheNextAssistantMessage(t *testing.T) {
 func TestALongToolCallIDIsFitted(t *testing.T) {
 	id := "toolu_" + strings.Repeat("9", 300)
 	first := manyBlocks(1, func(int) string { return `{"type":"tool_use","id":"` + id + `","name":"f","input":{}}` })
-	up := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
-		if n == 0 {
-			return pt.Reply{Body: first}
-		}
-		return pt.Reply{Body: manyThinkingBlocks(0)} // "ok"
-	})
-	t.Setenv("LLMRELAY_TEST_KEY", "test-key")
-	cfg := config.Default()
-	cfg.Providers = []provider.Config{{Name: "up", Kind: "anthropic", BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
-	in := servertest.Start(t, cfg)
+	up, in := startBehind(t, "anthropic", firstThenOK(first))
 	ask := &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_USER, Content: "call f"}
 	tools := []*llmrelayv1.Tool{{Name: "f"}}
 	events, err := servertest.Collect(t.Context(), in.Client, &llmrelayv1.GenerateRequest{Model: "up/some-model", Messages: []*llmrelayv1.Message{ask}, Tools: tools})

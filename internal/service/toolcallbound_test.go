@@ -77,11 +77,7 @@ func TestToolCallsInAReplyAreBounded(t *testing.T) {
 // otherwise it returns the final message.
 func replyPastItsBound(t *testing.T, kind string, body []byte, req *llmrelayv1.GenerateRequest, n, bound int) *llmrelayv1.Message {
 	t.Helper()
-	up := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Body: body} })
-	t.Setenv("LLMRELAY_TEST_KEY", "test-key")
-	cfg := config.Default()
-	cfg.Providers = []provider.Config{{Name: "up", Kind: kind, BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
-	in := servertest.Start(t, cfg)
+	up, in := startBehind(t, kind, func(int) []byte { return body })
 	req.Model, req.Retry = "up/some-model", attempts(3)
 	events, err := servertest.Collect(t.Context(), in.Client, req)
 	if n > bound {
@@ -95,4 +91,27 @@ func replyPastItsBound(t *testing.T, kind string, body []byte, req *llmrelayv1.G
 		t.Fatalf("a reply of %d failed: %v", n, err)
 	}
 	return events[len(events)-1].GetFinal().GetMessage()
+}
+
+// startBehind starts llmrelay with one provider, "up", of the given kind,
+// in front of a loopback upstream that answers its n-th request (from 0)
+// with the stream reply(n).
+func startBehind(t *testing.T, kind string, reply func(n int) []byte) (*pt.Upstream, *servertest.Instance) {
+	t.Helper()
+	up := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply { return pt.Reply{Body: reply(n)} })
+	t.Setenv("LLMRELAY_TEST_KEY", "test-key")
+	cfg := config.Default()
+	cfg.Providers = []provider.Config{{Name: "up", Kind: kind, BaseURL: up.URL, APIKeyEnv: "LLMRELAY_TEST_KEY"}}
+	return up, servertest.Start(t, cfg)
+}
+
+// firstThenOK answers the first request with first, every later one with
+// the text "ok".
+func firstThenOK(first []byte) func(n int) []byte {
+	return func(n int) []byte {
+		if n == 0 {
+			return first
+		}
+		return manyThinkingBlocks(0)
+	}
 }
