@@ -69,22 +69,7 @@ func TestAReplyGoesBackAsTheNextAssistantMessage(t *testing.T) {
 			provider.MaxToolCalls, provider.MaxReasoningBlocks, provider.MaxProviderTools)
 	}
 
-	next := []*llmrelayv1.Message{ask, reply}
-	for _, c := range reply.GetToolCalls() {
-		next = append(next, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: c.GetId(), Content: "ok"})
-	}
-	events, err = servertest.Collect(t.Context(), in.Client, &llmrelayv1.GenerateRequest{Model: "up/some-model", Messages: next, Tools: tools})
-	if err != nil {
-		t.Fatalf("the reply sent back as the next request's assistant message failed: %v", err)
-	}
-	if got := events[len(events)-1].GetFinal().GetMessage().GetContent(); got != "ok" {
-		t.Errorf("the next turn answered %q, want \"ok\"", got)
-	}
-	reqs := up.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("the upstream received %d requests, want 2", len(reqs))
-	}
-	body := reqs[1].Body
+	body := sendBack(t, up, in, ask, reply, tools)
 	for _, want := range []string{`"type":"tool_use"`, `"type":"tool_result"`} {
 		if got := bytes.Count(body, []byte(want)); got != provider.MaxToolCalls {
 			t.Errorf("the next request sent the provider %d blocks %s, want %d", got, want, provider.MaxToolCalls)
@@ -174,25 +159,7 @@ func TestALargeReplyGoesBackAsTheNextAssistantMessage(t *testing.T) {
 				t.Fatalf("the reply's %s is %d bytes, want %d", field, got[field], size)
 			}
 
-			next := []*llmrelayv1.Message{ask, reply}
-			for _, c := range reply.GetToolCalls() {
-				next = append(next, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: c.GetId(), Content: "ok"})
-			}
-			if len(reply.GetToolCalls()) == 0 {
-				next = append(next, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_USER, Content: "and?"})
-			}
-			events, err = servertest.Collect(t.Context(), in.Client, &llmrelayv1.GenerateRequest{Model: "up/some-model", Messages: next, Tools: tools})
-			if err != nil {
-				t.Fatalf("the reply sent back as the next request's assistant message failed: %v", err)
-			}
-			if got := events[len(events)-1].GetFinal().GetMessage().GetContent(); got != "ok" {
-				t.Errorf("the next turn answered %q, want \"ok\"", got)
-			}
-			reqs := up.Requests()
-			if len(reqs) != 2 {
-				t.Fatalf("the upstream received %d requests, want 2", len(reqs))
-			}
-			if !bytes.Contains(reqs[1].Body, []byte(strings.Repeat("a", size-len(`{"s":""}`)))) {
+			if !bytes.Contains(sendBack(t, up, in, ask, reply, tools), []byte(strings.Repeat("a", size-len(`{"s":""}`)))) {
 				t.Errorf("the next request did not send the provider the reply's %s whole", field)
 			}
 		})

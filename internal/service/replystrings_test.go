@@ -94,15 +94,7 @@ func TestALongToolCallIDIsFitted(t *testing.T) {
 		t.Errorf("the call's deltas carried the ids %.40q, want the final's %.40q", shown, got)
 	}
 
-	next := []*llmrelayv1.Message{ask, reply, {Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: got, Content: "done"}}
-	if _, err := servertest.Collect(t.Context(), in.Client, &llmrelayv1.GenerateRequest{Model: "up/some-model", Messages: next, Tools: tools}); err != nil {
-		t.Fatalf("the reply sent back as the next request's assistant message failed: %v", err)
-	}
-	reqs := up.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("the upstream received %d requests, want 2", len(reqs))
-	}
-	if n := bytes.Count(reqs[1].Body, []byte(fmt.Sprintf("%q", got))); n != 2 {
+	if n := bytes.Count(sendBack(t, up, in, ask, reply, tools), []byte(fmt.Sprintf("%q", got))); n != 2 {
 		t.Errorf("the next request sent the provider the fitted id %d times, want 2 (the call and its result)", n)
 	}
 }

@@ -115,3 +115,31 @@ func firstThenOK(first []byte) func(n int) []byte {
 		return manyThinkingBlocks(0)
 	}
 }
+
+// sendBack sends reply, which the upstream up gave llmrelay in answer to
+// ask, back as the next request's assistant message, with a result for
+// each of its calls (a user message after it when it has none): the call
+// must succeed with the upstream's "ok" (firstThenOK). It returns the body
+// of that second request as the upstream received it.
+func sendBack(t *testing.T, up *pt.Upstream, in *servertest.Instance, ask, reply *llmrelayv1.Message, tools []*llmrelayv1.Tool) []byte {
+	t.Helper()
+	next := []*llmrelayv1.Message{ask, reply}
+	for _, c := range reply.GetToolCalls() {
+		next = append(next, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: c.GetId(), Content: "ok"})
+	}
+	if len(reply.GetToolCalls()) == 0 {
+		next = append(next, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_USER, Content: "and?"})
+	}
+	events, err := servertest.Collect(t.Context(), in.Client, &llmrelayv1.GenerateRequest{Model: "up/some-model", Messages: next, Tools: tools})
+	if err != nil {
+		t.Fatalf("the reply sent back as the next request's assistant message failed: %v", err)
+	}
+	if got := events[len(events)-1].GetFinal().GetMessage().GetContent(); got != "ok" {
+		t.Errorf("the next turn answered %q, want \"ok\"", got)
+	}
+	reqs := up.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the upstream received %d requests, want 2", len(reqs))
+	}
+	return reqs[1].Body
+}
