@@ -373,7 +373,7 @@ func (kl *KeyLimits) admitReader(ctx context.Context, id *auth.Identity) (releas
 	case !ok:
 		kl.metrics.RateLimited(LimitConcurrency)
 		return nil, refusal(apierr.ResourceExhausted, ReasonTooManyStreams,
-			"API key "+id.Name+" is at its limit of "+resumeStreams(limit)+" open at once",
+			"API key "+id.Name+" is at its limit of "+counted(limit, "Resume stream")+" open at once",
 			map[string]string{"key": id.Name, "limit": LimitResumeReaders}, 0)
 	}
 	return l.Release, nil
@@ -527,25 +527,18 @@ func (kl *KeyLimits) admit(ctx context.Context, id *auth.Identity, method string
 // open than the limit.
 func tooManyStreams(key string, open, limit int) string {
 	if open <= 0 {
-		return "API key " + key + " is at its limit of " + streams(limit) + " open at once"
+		return "API key " + key + " is at its limit of " + counted(limit, "stream") + " open at once"
 	}
-	return "API key " + key + " already has " + streams(open) + " open, and its limit is " + strconv.Itoa(limit)
+	return "API key " + key + " already has " + counted(open, "stream") + " open, and its limit is " + strconv.Itoa(limit)
 }
 
-// resumeStreams is "1 Resume stream" or "n Resume streams".
-func resumeStreams(n int) string {
+// counted is n of noun, a noun whose plural takes an s: "1 stream", "2
+// streams".
+func counted(n int, noun string) string {
 	if n == 1 {
-		return "1 Resume stream"
+		return "1 " + noun
 	}
-	return strconv.Itoa(n) + " Resume streams"
-}
-
-// streams is "1 stream" or "n streams".
-func streams(n int) string {
-	if n == 1 {
-		return "1 stream"
-	}
-	return strconv.Itoa(n) + " streams"
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // Deadlines is the one owner of a call's deadline: a call without one gets
