@@ -216,21 +216,29 @@ func TestBillingHeadersAreTheOperators(t *testing.T) {
 	in := relayTo(t, up)
 	for _, name := range []string{"OpenAI-Organization", "openai-project", "X-Goog-User-Project"} {
 		t.Run(name, func(t *testing.T) {
-			req := upRequest(1)
-			opts, err := structpb.NewStruct(map[string]any{"extra_headers": map[string]any{name: "someone-elses", "X-Title": "app"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.ProviderOptions = opts
-			_, err = servertest.Collect(t.Context(), in.Client, req)
-			st := status.Convert(err)
-			if field, want := fieldOf(st), "provider_options.extra_headers."+name; st.Code() != codes.InvalidArgument || reasonOf(st) != "INVALID_PROVIDER_OPTIONS" || field != want {
-				t.Errorf("error %v (field %q), want INVALID_ARGUMENT INVALID_PROVIDER_OPTIONS on %s", err, field, want)
-			}
+			refusesExtraHeader(t, in, name)
 		})
 	}
 	if up.Requests() != 0 {
 		t.Errorf("%d upstream requests, want the refused calls to make none", up.Requests())
+	}
+}
+
+// refusesExtraHeader asserts that a Generate whose extra_headers set the
+// header name (beside X-Title, which may be set) is refused
+// INVALID_ARGUMENT INVALID_PROVIDER_OPTIONS on that header.
+func refusesExtraHeader(t *testing.T, in *servertest.Instance, name string) {
+	t.Helper()
+	req := upRequest(1)
+	opts, err := structpb.NewStruct(map[string]any{"extra_headers": map[string]any{name: "someone-elses", "X-Title": "app"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ProviderOptions = opts
+	_, err = servertest.Collect(t.Context(), in.Client, req)
+	st := status.Convert(err)
+	if field, want := fieldOf(st), "provider_options.extra_headers."+name; st.Code() != codes.InvalidArgument || reasonOf(st) != "INVALID_PROVIDER_OPTIONS" || field != want {
+		t.Errorf("gRPC: error %v (field %q), want INVALID_ARGUMENT INVALID_PROVIDER_OPTIONS on %s", err, field, want)
 	}
 }
 
@@ -248,17 +256,7 @@ func TestCredentialHeadersAreTheOperators(t *testing.T) {
 	base := in.HTTP(t)
 	for _, name := range []string{"Ocp-Apim-Subscription-Key", "x-litellm-api-key", "X-Portkey-Api-Key", "cf-aig-authorization", "X-Api-Key", "x-goog-api-key"} {
 		t.Run(name, func(t *testing.T) {
-			req := upRequest(1)
-			opts, err := structpb.NewStruct(map[string]any{"extra_headers": map[string]any{name: "someone-elses", "X-Title": "app"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.ProviderOptions = opts
-			_, err = servertest.Collect(t.Context(), in.Client, req)
-			st := status.Convert(err)
-			if field, want := fieldOf(st), "provider_options.extra_headers."+name; st.Code() != codes.InvalidArgument || reasonOf(st) != "INVALID_PROVIDER_OPTIONS" || field != want {
-				t.Errorf("gRPC: error %v (field %q), want INVALID_ARGUMENT INVALID_PROVIDER_OPTIONS on %s", err, field, want)
-			}
+			refusesExtraHeader(t, in, name)
 
 			body := `{"model":"up/fake-model","messages":[{"role":"user","content":"go"}],` +
 				`"llmrelay":{"provider_options":{"extra_headers":{"` + name + `":"someone-elses","X-Title":"app"}}}}`
