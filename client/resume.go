@@ -65,6 +65,12 @@ var resumeBackoff = func(try int) time.Duration { return min(resumeBackoffMin<<(
 // the first event arrived; "" when none is known.
 func (s *Stream) RequestID() string { return s.requestID }
 
+// LastSequence returns the sequence of the last event the stream returned,
+// 0 before the first: the afterSequence that Client.Resume takes to pick
+// the call up after it, once this stream was given up (its context
+// cancelled).
+func (s *Stream) LastSequence() uint64 { return s.last }
+
 // Resumable reports whether the call is known to be resumable: the request
 // asked for it, or the server's headers said so.
 func (s *Stream) Resumable() bool { return s.resumable && s.requestID != "" }

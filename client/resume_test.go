@@ -255,6 +255,45 @@ func TestGenerateNilRequest(t *testing.T) {
 	}
 }
 
+// TestLastSequenceIsWhereResumePicksUp: LastSequence is the last event the
+// stream returned, across a resume, and a stream of Client.Resume starts
+// from its afterSequence; a caller that gives a stream up (Ctrl-C in
+// llmrelay generate) resumes the call after it.
+func TestLastSequenceIsWhereResumePicksUp(t *testing.T) {
+	stub := &scriptedStub{streams: []*scripted{
+		{header: resumableHeader, events: []*llmrelayv1.GenerateEvent{ev(1, "a"), ev(2, "b")}, end: dropped},
+		{events: []*llmrelayv1.GenerateEvent{ev(3, "c")}, end: dropped},
+	}}
+	c := &Client{stub: stub}
+	s, err := c.Generate(t.Context(), &llmrelayv1.GenerateRequest{RequestId: "id-1", Resumable: proto.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.LastSequence(); got != 0 {
+		t.Errorf("before any event: %d, want 0", got)
+	}
+	for want := uint64(1); want <= 3; want++ {
+		if _, err := s.Recv(); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.LastSequence(); got != want {
+			t.Errorf("after event %d: %d", want, got)
+		}
+	}
+	s.Close()
+	r, err := c.Resume(t.Context(), s.RequestID(), s.LastSequence())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := r.LastSequence(); got != 3 {
+		t.Errorf("a Resume after 3: %d before its first event, want 3", got)
+	}
+	if want := "[generate id-1 resume id-1 2 resume id-1 3]"; fmt.Sprint(stub.calls) != want {
+		t.Errorf("calls %v, want %s", stub.calls, want)
+	}
+}
+
 // TestStreamResumeGivesUp: a call that cannot be picked up again (the
 // network stays down) ends after maxResumeTries reconnections in a row.
 func TestStreamResumeGivesUp(t *testing.T) {

@@ -32,6 +32,9 @@ const (
 	// ExitUsage: the command line was wrong (an unknown command or flag, a
 	// missing or stray argument).
 	ExitUsage = 2
+	// ExitInterrupted: Ctrl-C (SIGINT) stopped the command (generate's
+	// call), 128 + SIGINT's number, as shells report a process it killed.
+	ExitInterrupted = 130
 )
 
 // Env is what a command runs with. Main uses the process's; tests fill in
@@ -63,6 +66,10 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return ExitOK
 	}
 	fmt.Fprintln(env.Stderr, "llmrelay: "+err.Error())
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		return ExitInterrupted
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(env.Stderr, "Run 'llmrelay help%s' for usage.\n", ue.cmdSuffix())

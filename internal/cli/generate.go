@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,8 +39,12 @@ line; a will_retry takes back only its own turn's text.
 
   llmrelay generate -m mock/echo "hello"
 
+Ctrl-C cancels the call and says so on stderr; a resumable call runs on
+for the server's resume.grace, and the line gives its request id and last
+event, which Resume takes. A second Ctrl-C ends the command at once.
+
 Exit status: 0 the call succeeded; 1 it failed (the error's code, ErrorInfo
-reason and message on stderr); 2 the command line was wrong.`,
+reason and message on stderr); 2 the command line was wrong; 130 Ctrl-C.`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
 		var cf callFlags
 		cf.define(fs)
@@ -81,19 +86,26 @@ reason and message on stderr); 2 the command line was wrong.`,
 					return usagef("generate", "generate: --provider-options is not a JSON object: %v", err)
 				}
 			}
+			// Ctrl-C cancels the call (the prompt is read by now: it
+			// would not have ended a read of stdin).
+			ctx, stop := onInterrupt(ctx)
+			defer stop()
+			callCtx := ctx
 			if *timeout > 0 {
 				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, *timeout)
+				callCtx, cancel = context.WithTimeout(ctx, *timeout)
 				defer cancel()
 			}
-			stream, err := c.Generate(ctx, req)
-			if err != nil {
-				return callError(addr, err)
+			stream, err := c.Generate(callCtx, req)
+			if err == nil {
+				if cf.json {
+					err = printEvents(env.Stdout, stream)
+				} else {
+					err = printReply(env, stream)
+				}
 			}
-			if cf.json {
-				err = printEvents(env.Stdout, stream)
-			} else {
-				err = printReply(env, stream)
+			if err != nil && errors.Is(context.Cause(ctx), errInterrupted) {
+				return interruptedCall(stream)
 			}
 			if err != nil {
 				return callError(addr, err)

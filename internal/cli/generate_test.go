@@ -175,6 +175,39 @@ func TestModelsJSON(t *testing.T) {
 	}
 }
 
+// TestJSONIsOneDocumentALine: every --json output is JSON one document a
+// line, as jq and line-reading scripts take it: generate's events, embed's
+// and models' responses (models printed indented JSON over many lines).
+func TestJSONIsOneDocumentALine(t *testing.T) {
+	addr := relay(t, false)
+	tests := []struct {
+		name  string
+		args  []string
+		lines int
+	}{
+		{"generate: one event a line", []string{"generate", "--json", "-m", "mock/echo", "one two"}, 3},
+		{"embed: the response", []string{"embed", "--json", "-m", "mock/echo", "one", "two"}, 1},
+		{"models: the response", []string{"models", "--json"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t.Context(), t, tt.args, map[string]string{EnvAddr: addr}, "")
+			if r.code != ExitOK {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+			if len(lines) != tt.lines {
+				t.Errorf("%d lines, want %d:\n%s", len(lines), tt.lines, r.stdout)
+			}
+			for _, line := range lines {
+				if !json.Valid([]byte(line)) || !strings.HasPrefix(line, "{") {
+					t.Errorf("line %q is not a JSON object", line)
+				}
+			}
+		})
+	}
+}
+
 func TestIsLoopback(t *testing.T) {
 	for addr, want := range map[string]bool{
 		"127.0.0.1:50051": true, "localhost:1": true, "[::1]:50051": true, "dns:///localhost:1": true,

@@ -23,7 +23,8 @@ var modelsCommand = &command{
 	summary: "list the models and routes a running server offers",
 	about: `Calls ListModels on a running llmrelay and prints the models the key may
 use, one a line: the name to pass to generate -m, its provider's kind, and,
-for a route, its targets in order. --json prints the response as JSON.
+for a route, its targets in order. --json prints the response as JSON, on
+one line.
 
 Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
@@ -97,10 +98,11 @@ func unknownProvider(ctx context.Context, c *client.Client, addr, name string, k
 	return fmt.Errorf("models: %s lists no provider %q; %s %s", addr, name, whose, strings.Join(providers, ", "))
 }
 
-// printJSON prints a response as indented JSON (--json of models and
-// tools).
+// printJSON prints a response as one line of JSON (--json of models and
+// tools), as every --json prints its documents: jq and scripts that read
+// lines take them so (`jq -c .` indents nothing; `jq .` indents).
 func printJSON(w io.Writer, m proto.Message) error {
-	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(m)
+	b, err := protojson.Marshal(m)
 	if err != nil {
 		return err
 	}

@@ -23,8 +23,8 @@ the name to pass to generate --server-tools, whether its MCP server answers
 right now, and what the tool does. An MCP server that is not answering is
 named on stderr; only the MCP servers the key may use a tool of are shown,
 and a --server that is not one of them exits 1, naming those that are.
---json prints the response as JSON (with each tool's input schema and the
-name the model sees it by).
+--json prints the response as JSON, on one line (with each tool's input
+schema and the name the model sees it by).
 
 Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {

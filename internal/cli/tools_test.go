@@ -72,6 +72,9 @@ func TestTools(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &resp); err != nil {
 		t.Fatalf("--json printed no JSON: %v\n%s", err, r.stdout)
 	}
+	if strings.Count(r.stdout, "\n") != 1 {
+		t.Errorf("--json printed the response over several lines, want one:\n%s", r.stdout)
+	}
 	if len(resp.Tools) != 1 || resp.Tools[0].ModelName != "everything__echo" || !resp.Tools[0].Available || resp.Tools[0].InputSchema["type"] != "object" ||
 		len(resp.Servers) != 1 || resp.Servers[0].Name != "everything" {
 		t.Errorf("--json --server everything: %+v", resp)

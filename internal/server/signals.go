@@ -19,8 +19,9 @@ var ErrStoppedAtOnce = errors.New("stopped at once on a second signal: calls sti
 // server at once and RunWithSignals returns ErrStoppedAtOnce. SIGHUP
 // reloads the config (reload, in reload.go); it never stops the server.
 //
-// All of llmrelay's signal handling is here, in RunWithSignals and the two
-// loops below.
+// All of the server's signal handling is here, in RunWithSignals and the
+// two loops below (the command line's generate has its own Ctrl-C, in
+// internal/cli).
 func (s *Server) RunWithSignals(ctx context.Context) error {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
