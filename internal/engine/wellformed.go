@@ -130,7 +130,7 @@ func messageWellFormed(m *llmrelayv1.Message) bool {
 		}
 	}
 	for _, r := range m.Reasoning {
-		if len(r.Text) > maxOutputText || len(r.Signature) > maxOutputText || len(r.Redacted) > maxOutputText || !maxChars(r.Format, 64) ||
+		if len(r.Text) > maxOutputText || len(r.Signature) > maxOutputText || len(r.Redacted) > maxOutputText || !reasoningFormat(r.Format) ||
 			!maxChars(r.Id, 256) || !maxChars(r.Kind, 64) || !maxChars(r.ProviderFormat, 64) {
 			return false
 		}
@@ -310,6 +310,20 @@ func formatName(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !alnum(c) && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// reasoningFormat mirrors reasoning.format: empty, or a lower-case letter
+// and then up to 63 lower-case letters, digits, ".", "_" or "-".
+func reasoningFormat(s string) bool {
+	if len(s) > 64 || s != "" && !(s[0] >= 'a' && s[0] <= 'z') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
 			return false
 		}
 	}

@@ -337,6 +337,7 @@ var strs = func() []string {
 		"", "a", "A", "-", "_", ".", "..", " ", "a b", "é",
 		"smart", "mock/echo", "openai/gpt-4o", "a_b-c/x.y:z@1+2-3", "a/b/c", "a/b//c", "a/./b", "a/../b", "a/b/..",
 		"a/", "/a", "A/x", "-a/x", "a/-x", "a/.x", "a//", "a/b/", "a/b/./c", "a/b/.", "a/b/../c", "smart!", "get_weather", "Get-Weather_2",
+		"openai.reasoning_content", "mistral.thinking", "a,b", "a\nb", "a\x1bb", "gemini ", "Gemini", "1a", "a/b.c",
 		"3f2504e0-4f89-11d3-9a0c-0305e82c3301", "3F2504E0-4F89-11D3-9A0C-0305E82C3301", "3f2504e04f8911d39a0c0305e82c3301",
 		"3f2504e0-4f89-11d3-9a0c-0305e82c330", "3f2504e0-4f89-11d3-9a0c-0305e82c33011", "3f2504e0-4f89-11d3-9a0c-0305e82c330g",
 		"3f2504e0_4f89-11d3-9a0c-0305e82c3301", "{3f2504e0-4f89-11d3-9a0c-0305e82c3301}",

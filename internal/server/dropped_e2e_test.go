@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/engine"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
@@ -78,5 +79,61 @@ func TestReasoningDroppedByAnEarlierTurn(t *testing.T) {
 	want := strings.Join([]string{provider.FormatAnthropic, provider.FormatReasoningContent}, ",")
 	if got := f.GetAnnotations()[engine.AnnotationReasoningDropped]; got != want {
 		t.Errorf("annotations %v, want %s %q", f.GetAnnotations(), engine.AnnotationReasoningDropped, want)
+	}
+}
+
+// TestGeminisOwnThoughtsAreNotReportedDropped: Gemini puts the
+// thoughtSignature of a turn that calls a function on the call, not on the
+// thought summary before it (https://ai.google.dev/gemini-api/docs/thought-signatures),
+// so its own reply has a reasoning block without a signature. Sent back to
+// Gemini, the block has nothing the API takes (the thought text never goes
+// back; only signatures do), and the call goes back with its signature:
+// the final of turn 2 has no reasoning.dropped annotation. Counting such a
+// block as dropped would annotate every Gemini tool turn with thoughts.
+func TestGeminisOwnThoughtsAreNotReportedDropped(t *testing.T) {
+	const thought = "**Multiplying**\n\nThe multiply tool gives the product."
+	call, err := os.ReadFile("../provider/gemini/testdata/recorded/gemini3flash_function_call_signature_turn1.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn1 := append([]byte(`data: {"candidates": [{"content": {"parts": [{"text": "`+strings.ReplaceAll(thought, "\n", `\n`)+`","thought": true}],"role": "model"},"index": 0}],`+
+		`"usageMetadata": {"promptTokenCount": 60,"totalTokenCount": 72,"thoughtsTokenCount": 12},"modelVersion": "gemini-3-flash-preview"}`+"\r\n\r\n"), call...)
+	u := pt.NewUpstream(t, func(n int, _ *http.Request) pt.Reply {
+		if n == 0 {
+			return pt.Reply{Body: turn1}
+		}
+		return recordedReply(t, "gemini", "gemini3pro_function_call_signature_turn2.sse")
+	})
+	t.Setenv("LLMRELAY_TEST_GEMINI_KEY", "AIza-test")
+	cfg := config.Default()
+	cfg.Providers = []provider.Config{{Name: "gemini", Kind: "gemini", BaseURL: u.URL, APIKeyEnv: "LLMRELAY_TEST_GEMINI_KEY"}}
+	in := servertest.Start(t, cfg)
+	req := &llmrelayv1.GenerateRequest{
+		Model:    "gemini/gemini-3-flash-preview",
+		Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "What is 5 times 3?"}},
+		Retry:    &llmrelayv1.RetryPolicy{MaxAttempts: 1},
+	}
+	events, err := servertest.Collect(t.Context(), in.Client, req)
+	if err != nil {
+		t.Fatalf("turn 1: %v", err)
+	}
+	m := final(t, events).GetMessage()
+	r, calls := m.GetReasoning(), m.GetToolCalls()
+	if len(r) != 1 || r[0].GetFormat() != provider.FormatGemini || r[0].GetText() != thought || r[0].GetSignature() != "" ||
+		len(calls) != 1 || calls[0].GetSignature() == "" {
+		t.Fatalf("turn 1: reasoning %v, calls %v; want the thought unsigned and the call signed", r, calls)
+	}
+	req.Messages = append(req.Messages, m, &llmrelayv1.Message{Role: llmrelayv1.Role_ROLE_TOOL, ToolCallId: calls[0].GetId(), Content: "15"})
+	events, err = servertest.Collect(t.Context(), in.Client, req)
+	if err != nil {
+		t.Fatalf("turn 2: %v", err)
+	}
+	if a, ok := final(t, events).GetAnnotations()[engine.AnnotationReasoningDropped]; ok {
+		t.Errorf("turn 2: %s %q, want none: Gemini was sent everything of its reply it takes", engine.AnnotationReasoningDropped, a)
+	}
+	reqs := u.Requests()
+	body := string(reqs[len(reqs)-1].Body)
+	if !strings.Contains(body, `"thoughtSignature":"`+calls[0].GetSignature()+`"`) || strings.Contains(body, "Multiplying") {
+		t.Errorf("turn 2 request %s: want the call's signature back, not the thought", body)
 	}
 }

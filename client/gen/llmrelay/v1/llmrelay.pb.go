@@ -2186,7 +2186,12 @@ type Reasoning struct {
 	// "gemini", "openai.reasoning_content", "openai.reasoning",
 	// "openrouter.reasoning_details", "mistral.thinking" or "mock". An
 	// adapter sends back the blocks of its own formats only. Keep it as it
-	// is.
+	// is. Empty, or a name like those: a lower-case letter, then lower-case
+	// letters, digits, ".", "_" or "-", at most 64 in all (a format the
+	// answering adapter leaves out is named in the final's
+	// `reasoning.dropped` annotation, a comma-separated list, so a name
+	// that could break it up or carry control characters into logs is
+	// INVALID_ARGUMENT, before any attempt).
 	Format string `protobuf:"bytes,4,opt,name=format,proto3" json:"format,omitempty"`
 	// Opaque: the provider's id of the block, when it gives one
 	// (OpenRouter's reasoning_details `id`, such as the `rs_…` id of an
@@ -5348,12 +5353,12 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x05input\x18\x04 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\x05input\x12#\n" +
 	"\x06result\x18\x05 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\x06result\x12!\n" +
 	"\x05extra\x18\x06 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\x05extra\x12\x1f\n" +
-	"\x06format\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\"\x8a\x02\n" +
+	"\x06format\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\"\xa2\x02\n" +
 	"\tReasoning\x12\x1f\n" +
 	"\x04text\x18\x01 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\x04text\x12)\n" +
 	"\tsignature\x18\x02 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\tsignature\x12'\n" +
-	"\bredacted\x18\x03 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\bredacted\x12\x1f\n" +
-	"\x06format\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06format\x12\x18\n" +
+	"\bredacted\x18\x03 \x01(\tB\v\xbaH\br\x06(\x80\x80\x80\x80\x04R\bredacted\x127\n" +
+	"\x06format\x18\x04 \x01(\tB\x1f\xbaH\x1c\xd8\x01\x01r\x17\x18@2\x13^[a-z][a-z0-9._-]*$R\x06format\x12\x18\n" +
 	"\x02id\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x02R\x02id\x12\x1b\n" +
 	"\x04kind\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04kind\x120\n" +
 	"\x0fprovider_format\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\x0eproviderFormat\"\x98\x01\n" +
