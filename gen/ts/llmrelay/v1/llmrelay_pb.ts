@@ -113,7 +113,10 @@
 //                        client's own deadline ends a twentieth of it early (250ms at
 //                        most), so that this status, with its ErrorInfo, arrives before
 //                        the transport resets the stream at that deadline
-//   CANCELLED            CANCELLED: the client cancelled
+//   CANCELLED            CANCELLED: the client cancelled; RESUME_GRACE_EXPIRED: a resumable
+//                        call whose client went away and that nobody resumed within the
+//                        server's resume.grace was cancelled (its status in the server's log
+//                        line and metrics; a Resume after it is NOT_FOUND)
 //   ABORTED              OUTPUT_VALIDATION_FAILED (structured output still invalid after
 //                        every validation retry); RESUMABLE_CALL_LOST (see Resume)
 //   ALREADY_EXISTS       REQUEST_ID_IN_USE: a resumable call with this request_id runs for
