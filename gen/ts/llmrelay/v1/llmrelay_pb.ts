@@ -68,7 +68,8 @@
 //   INVALID_ARGUMENT     the request is invalid: INVALID_REQUEST (a rule broken, with a
 //                        BadRequest; also a request that does not decode: not protobuf, a
 //                        string that is not UTF-8, nested deeper than protobuf's 10,000
-//                        levels), INVALID_PROVIDER_OPTIONS, INVALID_SCHEMA (the
+//                        levels; and a Generate or Resume stream that carries no request
+//                        message, or more than one), INVALID_PROVIDER_OPTIONS, INVALID_SCHEMA (the
 //                        `response_format` schema), UNKNOWN_PROVIDER or UNKNOWN_MODEL
 //                        (`model` or a `fallback_models` entry names nothing configured),
 //                        UNKNOWN_SERVER_TOOL; or the provider rejected it (400/404/413/422):
