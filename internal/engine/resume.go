@@ -99,11 +99,10 @@ func (s *Engine) attach(ctx context.Context, requestID string, owner *auth.Ident
 // (KeyLimits.Start), as Resume would take. The decision goes into the
 // call record (callinfo.Info.SetAttach), made once, by this step or by
 // the key's stream limit when it needs it first. Only a request that
-// asks to be resumable and carries a request_id is looked up, in one read
-// of the store (resume.Registry.Attaches); every other request is no
-// attach without a look. A route that makes calls resumable by default
-// is not looked at: its repeated calls are admitted as new ones, and
-// attach when Generate finds the kept call (resume.ErrAttach) as before.
+// carries a request_id and may be resumable (it asks to be, or its route
+// makes its calls resumable by default: mayAttach) is looked up, in one
+// read of the store (resume.Registry.Attaches); every other request is
+// no attach without a look.
 type Attach struct{ Resume *resume.Registry }
 
 // Check implements the step.
@@ -115,11 +114,11 @@ func (a Attach) Check(ctx context.Context, req any) error {
 // Decide returns whether the call of request req attaches, deciding it
 // into the call record unless it was decided already.
 func (a Attach) Decide(ctx context.Context, req any) bool {
-	g := mayAttach(req)
+	info := callinfo.From(ctx)
+	g := mayAttach(info, req)
 	if g == nil || a.Resume == nil {
 		return false
 	}
-	info := callinfo.From(ctx)
 	if attaches, decided := info.Attach(); decided {
 		return attaches
 	}
@@ -134,19 +133,39 @@ func (a Attach) Decide(ctx context.Context, req any) bool {
 }
 
 // mayAttach returns req as a GenerateRequest that may attach to a kept
-// call (it asks to be resumable and names its id), nil for any other
-// request: what makes the attach step free for every other call.
-func mayAttach(req any) *llmrelayv1.GenerateRequest {
-	if g, ok := req.(*llmrelayv1.GenerateRequest); ok && g.GetRequestId() != "" && g.GetResumable() {
-		return g
+// call, nil for any other request: what makes the attach step free for
+// every other call. It names its id and may be resumable: it asks to be,
+// or leaves it to its route (info's resolution), which makes it so
+// (mayResume, as Generate decides). Before the call's model is resolved
+// (the key's stream limit decides first), a request that leaves it to
+// its route may be: a call kept under its id and fingerprint was
+// resumable, whatever made it so.
+func mayAttach(info *callinfo.Info, req any) *llmrelayv1.GenerateRequest {
+	g := attachable(req)
+	if g == nil {
+		return nil
 	}
-	return nil
+	if res, ok := info.Resolved(); ok && !mayResume(g, res) {
+		return nil
+	}
+	return g
+}
+
+// attachable returns req as a GenerateRequest that names its id and does
+// not refuse to be resumable, nil for any other request.
+func attachable(req any) *llmrelayv1.GenerateRequest {
+	g, ok := req.(*llmrelayv1.GenerateRequest)
+	if !ok || g.GetRequestId() == "" || (g.Resumable != nil && !*g.Resumable) {
+		return nil
+	}
+	return g
 }
 
 // attaching reports whether admission decided that the call of req
 // attaches (Attach): only such a call takes nothing of the steps after it.
+// The decision stands as made, before the model was resolved or after.
 func attaching(ctx context.Context, req any) bool {
-	if mayAttach(req) == nil {
+	if attachable(req) == nil {
 		return false
 	}
 	attaches, _ := callinfo.From(ctx).Attach()

@@ -57,11 +57,12 @@ const (
 
 // ReasonClientProtocol is the reason on the lines of a stream call whose
 // request gRPC refused itself, before the handler had it: the client
-// broke gRPC's protocol (a Generate or Resume without its request
-// message, or with two; a message cut short, or one that does not
-// decompress). gRPC answers it with an INTERNAL status of its own, which
-// llmrelay cannot change; the lines say it at warn, with this reason, as
-// the client's mistake, not the server's.
+// broke gRPC's protocol (a message cut short, or one that does not
+// decompress; or a stream without its request message, or with two, for
+// a method gRPC checks that of: the server checks LLMService's itself,
+// INVALID_ARGUMENT). gRPC answers it with an INTERNAL status of its own,
+// written while receiving, which llmrelay cannot change; the lines say it
+// at warn, with this reason, as the client's mistake, not the server's.
 const ReasonClientProtocol = "CLIENT_PROTOCOL_ERROR"
 
 // Logging logs each call with slog, with go-grpc-middleware's logging

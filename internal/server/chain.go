@@ -65,8 +65,8 @@ func (s *Server) interceptorChain(rt *runtime) ([]interceptors.Link, error) {
 		// Attach after resolution and before the steps that charge a
 		// call for what it runs: a repeated Generate of a resumable call
 		// still kept runs nothing, and is charged no budget and no
-		// provider slot; one store read, only for requests that ask to be
-		// resumable and name their id.
+		// provider slot; one store read, only for requests that name their
+		// id and are resumable (they ask to be, or their route's default).
 		interceptors.Attach(adm.Attach),
 		// Budgets after resolution, which prices the reservation at the
 		// call's targets, and before the provider queue, so a call its

@@ -136,11 +136,13 @@ func TestUndecodableRequestIsTheClients(t *testing.T) {
 	})
 }
 
-// A raw client that breaks gRPC's protocol (a Generate or Resume stream
-// without its request, or with two) gets gRPC's own INTERNAL, which
-// llmrelay cannot change; its log lines say it is the client's mistake,
-// at warn with reason CLIENT_PROTOCOL_ERROR, so that it pages no one.
-func TestClientProtocolErrorIsLoggedAtWarn(t *testing.T) {
+// A raw client whose Generate or Resume stream breaks gRPC's protocol
+// (no request message, or two) made the client's mistake: INVALID_ARGUMENT
+// (INVALID_REQUEST) with an ErrorInfo and the request id, counted so in
+// grpc_server_handled_total, with no line at error. It was gRPC's own
+// bare INTERNAL ("cardinality violation"), which the metric counted as a
+// server fault: an alert on INTERNAL paged for a client's bug.
+func TestAStreamWithoutOneRequestIsTheClients(t *testing.T) {
 	var logs servertest.LockedBuffer
 	in := servertest.Start(t, securedConfig(), server.WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	ok, err := proto.Marshal(&llmrelayv1.GenerateRequest{Model: "mock/echo",
@@ -149,15 +151,19 @@ func TestClientProtocolErrorIsLoggedAtWarn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name, method string
-		requests     int
+		name, method, rpc, why string
+		requests               int
 	}{
-		{"Generate without a request", llmrelayv1.LLMService_Generate_FullMethodName, 0},
-		{"Generate with two requests", llmrelayv1.LLMService_Generate_FullMethodName, 2},
-		{"Resume without a request", llmrelayv1.LLMService_Resume_FullMethodName, 0},
+		{"Generate without a request", llmrelayv1.LLMService_Generate_FullMethodName, "Generate", "no request message", 0},
+		{"Generate with two requests", llmrelayv1.LLMService_Generate_FullMethodName, "Generate", "more than one request message", 2},
+		{"Resume without a request", llmrelayv1.LLMService_Resume_FullMethodName, "Resume", "no request message", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(logs.String())
+			handled := func(code string) string {
+				return metricValue(in, "grpc_server_handled_total", `grpc_code="`+code+`",grpc_method="`+tc.rpc+`",grpc_service="llmrelay.v1.LLMService",grpc_type="server_stream"`)
+			}
+			invalidBefore := handled("InvalidArgument")
 			desc := &grpc.StreamDesc{ClientStreams: true, ServerStreams: true}
 			s, err := in.Conn.NewStream(bearer(t.Context(), keyFull), desc, tc.method, grpc.ForceCodec(rawCodec{}))
 			if err != nil {
@@ -172,11 +178,16 @@ func TestClientProtocolErrorIsLoggedAtWarn(t *testing.T) {
 				t.Fatal(err)
 			}
 			var event []byte
-			if err := s.RecvMsg(&event); status.Code(err) != codes.Internal || !strings.Contains(err.Error(), "cardinality violation") {
-				t.Fatalf("the client got %v, want gRPC's cardinality violation", err)
+			err = s.RecvMsg(&event)
+			st := wantError(t, err, codes.InvalidArgument, "INVALID_REQUEST")
+			if !strings.Contains(st.Message(), tc.why) {
+				t.Errorf("message %q, want it to say %q", st.Message(), tc.why)
 			}
-			// gRPC wrote the status before the handler returned: the finish
-			// line comes after the client has it.
+			if _, info, _ := errorInfo(err); info.GetMetadata()["request_id"] == "" {
+				t.Errorf("no request_id in %v", st)
+			}
+			// The status went out as the handler returned: the metric and
+			// the finish line come after the client has it.
 			var lines, finished []map[string]any
 			eventually(t, "the finish line", func() bool {
 				lines, finished = nil, nil
@@ -197,8 +208,14 @@ func TestClientProtocolErrorIsLoggedAtWarn(t *testing.T) {
 					t.Errorf("a line at error: %v", l)
 				}
 			}
-			if len(finished) != 1 || finished[0]["level"] != "WARN" || finished[0]["reason"] != "CLIENT_PROTOCOL_ERROR" || finished[0]["grpc.code"] != "Internal" {
-				t.Errorf("finish lines %v; want one at warn, reason CLIENT_PROTOCOL_ERROR, code Internal", finished)
+			if len(finished) != 1 || finished[0]["grpc.code"] != "InvalidArgument" || finished[0]["reason"] != "INVALID_REQUEST" {
+				t.Errorf("finish lines %v; want one, code InvalidArgument, reason INVALID_REQUEST", finished)
+			}
+			if got := handled("Internal"); got != "0" {
+				t.Errorf("grpc_server_handled_total counts %s INTERNAL, want 0", got)
+			}
+			if got, was := handled("InvalidArgument"), invalidBefore; got == was {
+				t.Errorf("grpc_server_handled_total INVALID_ARGUMENT still %s, want one more", got)
 			}
 		})
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 	"github.com/llmrelay/llmrelay/internal/resume"
+	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/spend"
 )
@@ -393,8 +394,21 @@ func TestRepeatedGenerateAttachesToTheCall(t *testing.T) {
 // charge a call for what it runs take nothing of it: a key whose budget
 // holds one call's reservation, a key at its stream limit, a provider at
 // its max_concurrent with no queue all let it attach, and the upstream
-// sees one request.
+// sees one request. So whether the request asks to be resumable or its
+// route makes it so.
 func TestRepeatedGenerateAttachesFreeOfCharge(t *testing.T) {
+	ways := []struct {
+		name string
+		// resumable makes cfg's calls of the returned request resumable.
+		resumable func(cfg *config.Config, req *llmrelayv1.GenerateRequest)
+	}{
+		{"the request asks to be resumable", func(*config.Config, *llmrelayv1.GenerateRequest) {}},
+		{"its route makes it resumable", func(cfg *config.Config, req *llmrelayv1.GenerateRequest) {
+			cfg.Routes = []route.Config{{Name: "kept", Targets: []route.TargetConfig{{Model: "up/fake-model"}},
+				Defaults: route.Defaults{Resumable: proto.Bool(true)}}}
+			req.Model, req.Resumable = "kept", nil
+		}},
+	}
 	tests := []struct {
 		name  string
 		limit func(cfg *config.Config)
@@ -409,46 +423,49 @@ func TestRepeatedGenerateAttachesFreeOfCharge(t *testing.T) {
 			cfg.Limits.ProviderQueue = 0
 		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			const chunks = 8
-			release := make(chan struct{})
-			up := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 3, Until: release}})
-			cfg := resumeConfig(up)
-			tt.limit(cfg)
-			in := servertest.Start(t, cfg)
-			let := sync.OnceFunc(func() { close(release) })
-			t.Cleanup(let) // before the server stops, if the test fails
-			ctx := keyed(t.Context(), resumeKeyA)
-			req := resumableRequest(uuid.NewString())
-			req.Generation = &llmrelayv1.GenerationConfig{MaxOutputTokens: proto.Uint32(100)}
+	for _, way := range ways {
+		for _, tt := range tests {
+			t.Run(way.name+"/"+tt.name, func(t *testing.T) {
+				const chunks = 8
+				release := make(chan struct{})
+				up := openaitest.Start(t, openaitest.Options{Chunks: chunks, Pause: &openaitest.Pause{After: 3, Until: release}})
+				cfg := resumeConfig(up)
+				tt.limit(cfg)
+				req := resumableRequest(uuid.NewString())
+				req.Generation = &llmrelayv1.GenerationConfig{MaxOutputTokens: proto.Uint32(100)}
+				way.resumable(cfg, req)
+				in := servertest.Start(t, cfg)
+				let := sync.OnceFunc(func() { close(release) })
+				t.Cleanup(let) // before the server stops, if the test fails
+				ctx := keyed(t.Context(), resumeKeyA)
 
-			first, err := in.Client.Generate(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			recvN(t, first, 3) // the call runs, holding what it was charged
-			again, err := in.Client.Generate(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The kept call's first events, replayed: the repeat attached.
-			recvN(t, again, 3)
-			let()
-			if _, err := readAll(first); err != nil {
-				t.Fatal(err)
-			}
-			rest, err := readAll(again)
-			if err != nil {
-				t.Fatalf("the repeated Generate: %v", err)
-			}
-			if n := up.Requests(); n != 1 {
-				t.Fatalf("the upstream saw %d requests, want 1", n)
-			}
-			if final := rest[len(rest)-1].GetFinal(); final == nil {
-				t.Fatalf("the repeated Generate ended with %v, want the call's final", rest[len(rest)-1])
-			}
-		})
+				first, err := in.Client.Generate(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				recvN(t, first, 3) // the call runs, holding what it was charged
+				again, err := in.Client.Generate(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The kept call's first events, replayed: the repeat attached.
+				recvN(t, again, 3)
+				let()
+				if _, err := readAll(first); err != nil {
+					t.Fatal(err)
+				}
+				rest, err := readAll(again)
+				if err != nil {
+					t.Fatalf("the repeated Generate: %v", err)
+				}
+				if n := up.Requests(); n != 1 {
+					t.Fatalf("the upstream saw %d requests, want 1", n)
+				}
+				if final := rest[len(rest)-1].GetFinal(); final == nil {
+					t.Fatalf("the repeated Generate ended with %v, want the call's final", rest[len(rest)-1])
+				}
+			})
+		}
 	}
 }
 

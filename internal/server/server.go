@@ -26,7 +26,6 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
-	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
 	"github.com/llmrelay/llmrelay/internal/auth"
 	"github.com/llmrelay/llmrelay/internal/config"
@@ -265,7 +264,9 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	}
 	s.grpc = grpc.NewServer(serverOpts...)
 	s.doors = s.newDoors()
-	llmrelayv1.RegisterLLMServiceServer(s.grpc, llmService{})
+	// Its streams' one request is checked by llmrelay, not gRPC
+	// (llmServiceDesc).
+	s.grpc.RegisterService(&llmServiceDesc, llmService{})
 	adminv1.RegisterKeyServiceServer(s.grpc, adminService{})
 	adminv1.RegisterUsageServiceServer(s.grpc, adminService{})
 	s.health = health.NewServer()
@@ -274,7 +275,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	s.health.SetServingStatus(ReadinessService, healthpb.HealthCheckResponse_SERVING)
 	s.stopFollow = s.followStore()
 	reflection.Register(s.grpc)
-	s.metrics.Server.InitializeMetrics(s.grpc)
+	s.metrics.Server.InitializeMetrics(contractServices{s.grpc})
 	s.stopKeyWatch = s.watchKeys()
 	return s, nil
 }

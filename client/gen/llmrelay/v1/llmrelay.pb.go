@@ -68,7 +68,8 @@
 //   INVALID_ARGUMENT     the request is invalid: INVALID_REQUEST (a rule broken, with a
 //                        BadRequest; also a request that does not decode: not protobuf, a
 //                        string that is not UTF-8, nested deeper than protobuf's 10,000
-//                        levels), INVALID_PROVIDER_OPTIONS, INVALID_SCHEMA (the
+//                        levels; and a Generate or Resume stream that carries no request
+//                        message, or more than one), INVALID_PROVIDER_OPTIONS, INVALID_SCHEMA (the
 //                        `response_format` schema), UNKNOWN_PROVIDER or UNKNOWN_MODEL
 //                        (`model` or a `fallback_models` entry names nothing configured),
 //                        UNKNOWN_SERVER_TOOL; or the provider rejected it (400/404/413/422):
@@ -113,7 +114,10 @@
 //                        client's own deadline ends a twentieth of it early (250ms at
 //                        most), so that this status, with its ErrorInfo, arrives before
 //                        the transport resets the stream at that deadline
-//   CANCELLED            CANCELLED: the client cancelled
+//   CANCELLED            CANCELLED: the client cancelled; RESUME_GRACE_EXPIRED: a resumable
+//                        call whose client went away and that nobody resumed within the
+//                        server's resume.grace was cancelled (its status in the server's log
+//                        line and metrics; a Resume after it is NOT_FOUND)
 //   ABORTED              OUTPUT_VALIDATION_FAILED (structured output still invalid after
 //                        every validation retry); RESUMABLE_CALL_LOST (see Resume)
 //   ALREADY_EXISTS       REQUEST_ID_IN_USE: a resumable call with this request_id runs for
