@@ -119,11 +119,16 @@ type Error struct {
 	Cause error
 }
 
-// Error implements error with the public message and the internal cause.
+// Error implements error with the public message and the internal cause,
+// the text the call's log line shows (grpc.error, error.cause). A cause
+// whose words the message already holds (a budget's refusal, a key's
+// sentinel, a model that does not resolve) is not said twice.
 func (e *Error) Error() string {
 	s := e.Kind.String() + " " + e.Reason + ": " + e.Message
 	if e.Cause != nil {
-		s += ": " + e.Cause.Error()
+		if cause := e.Cause.Error(); !strings.Contains(e.Message, cause) {
+			s += ": " + cause
+		}
 	}
 	return s
 }

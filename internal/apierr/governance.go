@@ -15,8 +15,9 @@ const (
 	// ReasonBudgetExhausted: RESOURCE_EXHAUSTED, a budget of the call's
 	// key or team has no room for it; metadata names the window ("day",
 	// "month", "total") and whose budget ("key" or "team"), RetryInfo
-	// the time until the window resets (none for total). No provider
-	// was called.
+	// the time until the window resets (none for total, nor for a
+	// reservation over the budget's cap, which no reset makes room for).
+	// No provider was called.
 	ReasonBudgetExhausted = "BUDGET_EXHAUSTED"
 	// ReasonKeyNotFound: NOT_FOUND, no API key has the name.
 	ReasonKeyNotFound = "KEY_NOT_FOUND"

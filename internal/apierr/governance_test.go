@@ -71,3 +71,26 @@ func TestGovernanceErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorSaysItsMessageOnce: the text of an error the log's finished
+// call line shows (grpc.error) says a message once when its cause is the
+// same words (a budget's refusal, a key's sentinel), and still adds a cause
+// that says more than the client was told.
+func TestErrorSaysItsMessageOnce(t *testing.T) {
+	budget := &spend.ExhaustedError{Key: "ci", Budget: spend.Budget{Window: spend.Total, MaxTokens: 10}, Reservation: state.Amount{Tokens: 20}}
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"a budget's refusal", budget, "ResourceExhausted BUDGET_EXHAUSTED: " + budget.Error()},
+		{"no such key", fmt.Errorf("%w: ci", apikeys.ErrNotFound), "NotFound KEY_NOT_FOUND: " + apikeys.ErrNotFound.Error() + ": ci"},
+		{"a cause with more to say", &apierr.Error{Kind: apierr.Internal, Reason: "INTERNAL", Message: "internal error", Cause: fmt.Errorf("a bug")},
+			"Internal INTERNAL: internal error: a bug"},
+	}
+	for _, tc := range tests {
+		if got := apierr.FromError(tc.err).Error(); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -304,6 +304,37 @@ func TestBudgetSetAfterCallsCountsThem(t *testing.T) {
 	}
 }
 
+// TestReservationOverTheBudgetIsNotToldToWait: a call whose reservation
+// alone is more than its budget's cap (here the 4096 output tokens a call
+// without max_output_tokens reserves, on a day budget of 1000 tokens) is
+// refused in a window nothing spent, and would be in every window after:
+// the refusal says so and carries no RetryInfo sending the client to wait
+// for midnight. The same call asking for few output tokens is admitted.
+func TestReservationOverTheBudgetIsNotToldToWait(t *testing.T) {
+	in := servertest.Start(t, governanceConfig(nil, ""), server.WithGovernanceClock(statetest.NewClock().Now))
+	secret := createKey(t, in, &adminv1.Key{Name: "small", Scopes: []string{"generate"}, Models: []string{"*"},
+		Budgets: []*adminv1.Budget{{Window: "day", MaxTokens: 1000}}})
+
+	_, err := generate(t.Context(), in, secret, echoRequest("hello"))
+	code, info, wait := errorInfo(err)
+	if code != codes.ResourceExhausted || info.GetReason() != "BUDGET_EXHAUSTED" {
+		t.Fatalf("a call reserving 4096 output tokens on a 1000-token budget: %v, want BUDGET_EXHAUSTED", err)
+	}
+	if wait != 0 {
+		t.Errorf("RetryInfo of %v: the call would be refused after the reset too, want none", wait)
+	}
+	if msg := status.Convert(err).Message(); !strings.Contains(msg, "more than the budget allows") || strings.Contains(msg, "resets at") {
+		t.Errorf("message %q, want it to say the reservation is over the cap, not to wait for the reset", msg)
+	}
+
+	few := echoRequest("hello")
+	max := uint32(5)
+	few.Generation = &llmrelayv1.GenerationConfig{MaxOutputTokens: &max}
+	if _, err := generate(t.Context(), in, secret, few); err != nil {
+		t.Fatalf("the same call asking for 5 output tokens: %v, want admitted", err)
+	}
+}
+
 // TestTeamBudgetStopsBothKeys: a team budget shared by two keys stops both
 // once one of them has spent it, and a key of no team goes on.
 func TestTeamBudgetStopsBothKeys(t *testing.T) {

@@ -532,8 +532,13 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 	}
 	doorsDone()
 	// The last line: a log that ends at "shutting down" is a shutdown
-	// that hung (or a process killed), one that ends here finished.
-	s.log.Info("stopped", "took", time.Since(began).Round(time.Millisecond), "error", err)
+	// that hung (or a process killed), one that ends here finished. An
+	// error only when there is one: "error=<nil>" reads as a failure.
+	fields := []any{"took", time.Since(began).Round(time.Millisecond)}
+	if err != nil {
+		fields = append(fields, "error", err)
+	}
+	s.log.Info("stopped", fields...)
 	return err
 }
 

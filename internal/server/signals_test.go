@@ -134,10 +134,51 @@ func TestSignals(t *testing.T) {
 			break
 		}
 	}
-	for _, want := range []string{"config reload: the server has no config source", "signal received: shutting down", "second signal: stopping at once", "msg=stopped"} {
+	for _, want := range []string{"config reload: the server has no config source", "signal received: shutting down", "second signal: stopping at once", "msg=stopped", "error=\"" + ErrStoppedAtOnce.Error()} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the log does not say %q:\n%s", want, logs.String())
 		}
+	}
+}
+
+// TestCleanStopLogsNoError: a server that drained and stopped within its
+// grace ends its log with a "stopped" line that carries no error field (it
+// said error=<nil>, which reads as a failure to whoever greps for errors);
+// TestSignals shows the line of a stop cut short, which names its error.
+func TestCleanStopLogsNoError(t *testing.T) {
+	cfg := config.Default()
+	cfg.MetricsListen = ""
+	cfg.HTTPListen = ""
+	cfg.Providers = config.DefaultProviders()
+	var logs logtest.Buffer
+	s, err := New(cfg, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigs := make(chan os.Signal)
+	ran := make(chan error, 1)
+	go func() { ran <- s.serveOn(t.Context(), lis, sigs) }()
+	sigs <- syscall.SIGTERM
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Fatalf("a clean stop returned %v", err)
+		}
+	case <-time.After(time.Minute): // a guard against hangs
+		t.Fatal("SIGTERM did not stop the server")
+	}
+	var stopped string
+	for line := range strings.Lines(logs.String()) {
+		if strings.Contains(line, "msg=stopped") {
+			stopped = line
+		}
+	}
+	if stopped == "" || strings.Contains(stopped, "error=") {
+		t.Errorf("the last line of a clean stop: %q, want msg=stopped without an error field:\n%s", stopped, logs.String())
 	}
 }
 

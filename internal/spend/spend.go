@@ -465,6 +465,11 @@ func (e *ExhaustedError) Error() string {
 			e.Balance.Used.Tokens, e.Budget.MaxTokens, e.Balance.Reserved.Tokens))
 	}
 	fmt.Fprintf(&b, " has no room for this call's reservation (%s, %d tokens): %s", FormatUSD(e.Reservation.Cost), e.Reservation.Tokens, strings.Join(caps, "; "))
+	if e.OverCap() {
+		b.WriteString("; the reservation alone is more than the budget allows, so no window has room for it: " +
+			"ask for fewer output tokens (max_output_tokens), or send a shorter request")
+		return b.String()
+	}
 	if e.Resets.IsZero() {
 		b.WriteString("; a total budget never resets")
 	} else {
@@ -473,10 +478,20 @@ func (e *ExhaustedError) Error() string {
 	return b.String()
 }
 
+// OverCap reports whether the reservation alone is more than a cap of
+// the budget: the same call is refused in every window, an empty one
+// too, so waiting for the reset does not help (a small budget and a
+// call that reserves governance.default_output_tokens, say).
+func (e *ExhaustedError) OverCap() bool {
+	return e.Budget.MaxCostUSD > 0 && e.Reservation.Cost > Nanos(e.Budget.MaxCostUSD) ||
+		e.Budget.MaxTokens > 0 && e.Reservation.Tokens > e.Budget.MaxTokens
+}
+
 // RetryAfter returns how long until the window resets; 0 for a total
-// budget, which never does.
+// budget, which never does, and for a reservation over the budget's cap
+// (OverCap), which no reset makes room for.
 func (e *ExhaustedError) RetryAfter() time.Duration {
-	if e.Resets.IsZero() {
+	if e.Resets.IsZero() || e.OverCap() {
 		return 0
 	}
 	return max(e.Resets.Sub(e.Now), time.Second)

@@ -135,6 +135,27 @@ func TestDayBudgetSpentThenNextDay(t *testing.T) {
 	}
 }
 
+// TestReservationOverTheCap: a call that reserves more than a cap of its
+// budget is refused in an empty window, and without a wait, since every
+// window would refuse it; by tokens or by cost alike.
+func TestReservationOverTheCap(t *testing.T) {
+	for name, budget := range map[string]spend.Budget{
+		"tokens": {Window: spend.Day, MaxTokens: 1999},     // the call reserves 2000
+		"cost":   {Window: spend.Month, MaxCostUSD: 0.002}, // and $0.003
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t)
+			ee := exhausted(t, h.run(t, spend.Subject{Key: "alice", Budgets: []spend.Budget{budget}}))
+			if !ee.OverCap() || ee.RetryAfter() != 0 {
+				t.Errorf("refusal %v: over its cap %v, retry after %v; want over it, no wait", ee, ee.OverCap(), ee.RetryAfter())
+			}
+			if msg := ee.Error(); !strings.Contains(msg, "more than the budget allows") || strings.Contains(msg, "resets at") {
+				t.Errorf("message %q, want it to say the reservation is over the cap, not when the window resets", msg)
+			}
+		})
+	}
+}
+
 func TestWindows(t *testing.T) {
 	tests := []struct {
 		w          spend.Window

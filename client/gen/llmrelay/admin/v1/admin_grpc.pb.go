@@ -28,7 +28,9 @@
 // reported (every attempt of the call: retries, fallbacks, hedges and tool
 // turns). A call refused by a budget fails RESOURCE_EXHAUSTED, ErrorInfo
 // reason BUDGET_EXHAUSTED, with a RetryInfo until the window resets (none
-// for `total`), and no provider hears of it (docs/keys.md).
+// for `total`, nor for a call whose reservation alone is more than the
+// budget's cap: no window has room for it), and no provider hears of it
+// (docs/keys.md).
 //
 // Teams. A team is configured in the server's config file (`teams`: a
 // name and its budgets) and shared by the keys whose `team` names it: its
