@@ -219,19 +219,28 @@ func TestIsLoopback(t *testing.T) {
 	}
 }
 
-// TestGenerateOverBudgetSaysWhenToCallAgain: a key whose daily budget has
-// no room is refused until the day's end, and the command says in how
-// long as a person reads it: to the second (the millisecond in the day's
-// last minute), not RetryInfo's nanoseconds.
+// TestGenerateOverBudgetSaysWhenToCallAgain: a key whose daily budget the
+// day's calls used up is refused until the day's end, and the command
+// says in how long as a person reads it: to the second (the millisecond
+// in the day's last minute), not RetryInfo's nanoseconds. Each call
+// reserves 5 output tokens, so that one fits an empty day: a reservation
+// no day can hold is not told to wait.
 func TestGenerateOverBudgetSaysWhenToCallAgain(t *testing.T) {
 	cfg := config.Default()
 	cfg.MetricsListen = ""
 	cfg.Providers = config.DefaultProviders()
+	cfg.Governance.DefaultOutputTokens = 5
 	cfg.Auth.Keys = []config.APIKey{{Name: "cli", SHA256: auth.HashKey(testKey),
 		Scopes: []string{"generate"}, Models: []string{"mock/*"},
-		Budgets: []spend.Budget{{Window: spend.Day, MaxTokens: 10}}}}
+		Budgets: []spend.Budget{{Window: spend.Day, MaxTokens: 20}}}}
 	addr, _ := servertest.Listen(t, cfg)
-	r := runCLI(t.Context(), t, []string{"generate", "-m", "mock/echo", "hi"}, map[string]string{EnvAddr: addr, EnvAPIKey: testKey}, "")
+	var r result
+	for range 10 {
+		r = runCLI(t.Context(), t, []string{"generate", "-m", "mock/echo", "hello there"}, map[string]string{EnvAddr: addr, EnvAPIKey: testKey}, "")
+		if r.code != ExitOK {
+			break
+		}
+	}
 	if r.code != ExitFailed || !strings.Contains(r.stderr, "RESOURCE_EXHAUSTED BUDGET_EXHAUSTED") {
 		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1, RESOURCE_EXHAUSTED BUDGET_EXHAUSTED", r.code, r.stderr)
 	}
