@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"google.golang.org/grpc"
-	"google.golang.org/protobuf/proto"
 
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/apierr"
@@ -22,7 +21,7 @@ import (
 // link (oneRequestStream): the client gets INVALID_ARGUMENT
 // (INVALID_REQUEST) with its ErrorInfo, as for a request that does not
 // decode, and every link sees the call as the proto declares it
-// (contractInfo).
+// (oneRequest).
 
 // llmServiceDesc is LLMService as gRPC serves it: the generated
 // description with every stream client-streaming (oneRequestStream checks
@@ -37,28 +36,21 @@ var llmServiceDesc = func() grpc.ServiceDesc {
 	return d
 }()
 
-// oneRequest holds the methods registered as client-streaming whose
-// contract is one request (llmServiceDesc), by full method name.
-var oneRequest = func() map[string]bool {
-	m := map[string]bool{}
+// oneRequest holds, by full method name, the methods registered as
+// client-streaming whose contract is one request (llmServiceDesc), each
+// with its info as the proto declares it: a stream that receives one
+// request, not a stream of them. Made once, so a call's info is not
+// copied.
+var oneRequest = func() map[string]*grpc.StreamServerInfo {
+	m := map[string]*grpc.StreamServerInfo{}
 	for _, sd := range llmrelayv1.LLMService_ServiceDesc.Streams {
 		if !sd.ClientStreams {
-			m["/"+llmrelayv1.LLMService_ServiceDesc.ServiceName+"/"+sd.StreamName] = true
+			name := "/" + llmrelayv1.LLMService_ServiceDesc.ServiceName + "/" + sd.StreamName
+			m[name] = &grpc.StreamServerInfo{FullMethod: name, IsServerStream: sd.ServerStreams}
 		}
 	}
 	return m
 }()
-
-// contractInfo is info as the proto declares its method: a stream of
-// oneRequest receives one request, not a stream of them.
-func contractInfo(info *grpc.StreamServerInfo) *grpc.StreamServerInfo {
-	if !oneRequest[info.FullMethod] {
-		return info
-	}
-	c := *info
-	c.IsClientStream = false
-	return &c
-}
 
 // oneRequestStream is gRPC's stream of a call of a oneRequest method: it
 // receives the call's one request, as gRPC would, and refuses a stream
@@ -86,13 +78,11 @@ func (s *oneRequestStream) RecvMsg(m any) error {
 	case err != nil:
 		return err
 	}
-	// A message of the request's own type, which llmrelay's codec takes
-	// whatever its bytes (RequestCodec): what it holds is not read.
-	extra := m
-	if pm, ok := m.(proto.Message); ok {
-		extra = pm.ProtoReflect().New().Interface()
-	}
-	switch err := s.ServerStream.RecvMsg(extra); {
+	// The end of the client's side is received into m too, as gRPC does
+	// for a method that is not client-streaming: at the end nothing is
+	// written to it, and a second request fails the call, whatever it
+	// left in m.
+	switch err := s.ServerStream.RecvMsg(m); {
 	case errors.Is(err, io.EOF):
 		return nil
 	case err == nil:
@@ -113,7 +103,7 @@ func (c contractServices) GetServiceInfo() map[string]grpc.ServiceInfo {
 	for name, si := range services {
 		methods := make([]grpc.MethodInfo, len(si.Methods))
 		for i, mi := range si.Methods {
-			if oneRequest["/"+name+"/"+mi.Name] {
+			if oneRequest["/"+name+"/"+mi.Name] != nil {
 				mi.IsClientStream = false
 			}
 			methods[i] = mi

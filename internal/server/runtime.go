@@ -162,13 +162,13 @@ func (s *Server) runtimeUnary(ctx context.Context, req any, info *grpc.UnaryServ
 // runtimeStream hands a stream of LLMService, registered client-streaming
 // (llmServiceDesc), on as the proto declares it: gRPC's stream checked for
 // its one request (oneRequestStream), info a server stream's
-// (contractInfo).
+// (oneRequest).
 func (s *Server) runtimeStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 	rt := s.current.Load()
 	if _, ok := srv.(llmService); ok {
 		srv = rt.service
-		if oneRequest[info.FullMethod] {
-			ss, info = &oneRequestStream{ServerStream: ss}, contractInfo(info)
+		if contract := oneRequest[info.FullMethod]; contract != nil {
+			ss, info = &oneRequestStream{ServerStream: ss}, contract
 		}
 	}
 	return rt.stream(srv, ss, info, h)
