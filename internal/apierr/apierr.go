@@ -36,6 +36,11 @@ const Domain = "llmrelay"
 const (
 	ReasonInvalidRequest         = "INVALID_REQUEST"
 	ReasonInvalidProviderOptions = "INVALID_PROVIDER_OPTIONS"
+	// ReasonProviderOptionNotAllowed: the operator's policy for the
+	// provider (providers[].provider_options) refuses a provider_options
+	// key of the request (PERMISSION_DENIED; metadata `option` and
+	// `provider`, and a BadRequest on provider_options.<key>).
+	ReasonProviderOptionNotAllowed = "PROVIDER_OPTION_NOT_ALLOWED"
 	ReasonUnknownProvider        = "UNKNOWN_PROVIDER"
 	ReasonUnknownModel           = "UNKNOWN_MODEL"
 	ReasonProviderRejected       = "PROVIDER_REJECTED"
@@ -202,8 +207,9 @@ func InvalidField(reason, field, description string) *Error {
 // else INVALID_REQUEST), a *schema.SchemaError, schema.ErrSchemaTooLarge,
 // a *schema.BudgetError and the resolution errors provider.ErrUnknownProvider (UNKNOWN_PROVIDER)
 // and provider.ErrUnknownModel (UNKNOWN_MODEL) become INVALID_ARGUMENT; a *schema.InvalidOutputError becomes ABORTED
-// (see InvalidOutput); a server hook's *hook.Refusal becomes
-// PERMISSION_DENIED with the hook's reason; anything else is INTERNAL with
+// (see InvalidOutput); a *provider.OptionNotAllowedError becomes
+// PERMISSION_DENIED, PROVIDER_OPTION_NOT_ALLOWED; a server hook's
+// *hook.Refusal becomes PERMISSION_DENIED with the hook's reason; anything else is INTERNAL with
 // the cause kept for the log only.
 func FromError(err error) *Error {
 	if err == nil {
@@ -212,6 +218,18 @@ func FromError(err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
+	}
+	var ne *provider.OptionNotAllowedError
+	if errors.As(err, &ne) {
+		// The operator's policy, as MODEL_NOT_ALLOWED is: the request is
+		// well formed, and the same key may pass with another provider.
+		// The BadRequest names the field, which the HTTP doors report as
+		// the request member at fault.
+		e := InvalidField(ReasonProviderOptionNotAllowed, ne.Field(), ne.Description())
+		e.Kind = PermissionDenied
+		e.Metadata = map[string]string{"option": ne.Option, "provider": ne.Provider}
+		e.Cause = err
+		return e
 	}
 	var fe *provider.FieldError
 	if errors.As(err, &fe) {
