@@ -36,11 +36,6 @@ const Domain = "llmrelay"
 const (
 	ReasonInvalidRequest         = "INVALID_REQUEST"
 	ReasonInvalidProviderOptions = "INVALID_PROVIDER_OPTIONS"
-	// ReasonProviderOptionNotAllowed: the operator's policy for the
-	// provider (providers[].provider_options) refuses a provider_options
-	// key of the request (PERMISSION_DENIED; metadata `option` and
-	// `provider`, and a BadRequest on provider_options.<key>).
-	ReasonProviderOptionNotAllowed = "PROVIDER_OPTION_NOT_ALLOWED"
 	ReasonUnknownProvider        = "UNKNOWN_PROVIDER"
 	ReasonUnknownModel           = "UNKNOWN_MODEL"
 	ReasonProviderRejected       = "PROVIDER_REJECTED"
@@ -84,6 +79,11 @@ const (
 	ReasonUnknownServerTool      = "UNKNOWN_SERVER_TOOL"
 	ReasonServerToolUnavailable  = "SERVER_TOOL_UNAVAILABLE"
 	ReasonServerToolRemoved      = "SERVER_TOOL_REMOVED"
+	// ReasonProviderOptionNotAllowed: the operator's policy for the
+	// provider (providers[].provider_options) refuses a provider_options
+	// key of the request (PERMISSION_DENIED; metadata `option` and
+	// `provider`, and a BadRequest on provider_options.<key>).
+	ReasonProviderOptionNotAllowed = "PROVIDER_OPTION_NOT_ALLOWED"
 	// ReasonCredentialsMissing: the call sent no credentials to a server
 	// with API keys (UNAUTHENTICATED; the engine's admission refuses it).
 	// Here rather than among admission's reasons so that a client, the
