@@ -79,6 +79,11 @@ const (
 	ReasonUnknownServerTool      = "UNKNOWN_SERVER_TOOL"
 	ReasonServerToolUnavailable  = "SERVER_TOOL_UNAVAILABLE"
 	ReasonServerToolRemoved      = "SERVER_TOOL_REMOVED"
+	// ReasonProviderOptionNotAllowed: the operator's policy for the
+	// provider (providers[].provider_options) refuses a provider_options
+	// key of the request (PERMISSION_DENIED; metadata `option` and
+	// `provider`, and a BadRequest on provider_options.<key>).
+	ReasonProviderOptionNotAllowed = "PROVIDER_OPTION_NOT_ALLOWED"
 	// ReasonCredentialsMissing: the call sent no credentials to a server
 	// with API keys (UNAUTHENTICATED; the engine's admission refuses it).
 	// Here rather than among admission's reasons so that a client, the
@@ -207,8 +212,9 @@ func InvalidField(reason, field, description string) *Error {
 // else INVALID_REQUEST), a *schema.SchemaError, schema.ErrSchemaTooLarge,
 // a *schema.BudgetError and the resolution errors provider.ErrUnknownProvider (UNKNOWN_PROVIDER)
 // and provider.ErrUnknownModel (UNKNOWN_MODEL) become INVALID_ARGUMENT; a *schema.InvalidOutputError becomes ABORTED
-// (see InvalidOutput); a server hook's *hook.Refusal becomes
-// PERMISSION_DENIED with the hook's reason; anything else is INTERNAL with
+// (see InvalidOutput); a *provider.OptionNotAllowedError becomes
+// PERMISSION_DENIED, PROVIDER_OPTION_NOT_ALLOWED; a server hook's
+// *hook.Refusal becomes PERMISSION_DENIED with the hook's reason; anything else is INTERNAL with
 // the cause kept for the log only.
 func FromError(err error) *Error {
 	if err == nil {
@@ -217,6 +223,18 @@ func FromError(err error) *Error {
 	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
+	}
+	var ne *provider.OptionNotAllowedError
+	if errors.As(err, &ne) {
+		// The operator's policy, as MODEL_NOT_ALLOWED is: the request is
+		// well formed, and the same key may pass with another provider.
+		// The BadRequest names the field, which the HTTP doors report as
+		// the request member at fault.
+		e := InvalidField(ReasonProviderOptionNotAllowed, ne.Field(), ne.Description())
+		e.Kind = PermissionDenied
+		e.Metadata = map[string]string{"option": ne.Option, "provider": ne.Provider}
+		e.Cause = err
+		return e
 	}
 	var fe *provider.FieldError
 	if errors.As(err, &fe) {

@@ -89,6 +89,12 @@ func TestProblemsNameTheSettingAndLine(t *testing.T) {
 			"config:4: providers[0].first_event_timeout: 1ms is not 0 (the server's deadlines.first_event) or at least min_stream_timeout (100ms)"},
 		{"an option key both allowed and denied", "providers:\n  - name: a\n    kind: openai\n    provider_options:\n      allow: [seed]\n      deny: [seed]\n",
 			`config:5: providers[0].provider_options.allow[0]: "seed" is also in provider_options.deny`},
+		{"an option name with a space, which no key has", "providers:\n  - name: a\n    kind: anthropic\n    provider_options:\n      deny: [container, 'mcp_servers ']\n",
+			`config:5: providers[0].provider_options.deny[1]: "mcp_servers " is not a provider option's name: letters, digits, '_' and '-' only, as the provider's API spells it`},
+		{"an option path, where the policy names top-level keys", "providers:\n  - name: a\n    kind: anthropic\n    provider_options:\n      deny:\n        - container.id\n",
+			`config:6: providers[0].provider_options.deny[0]: "container.id" is a path; the policy names top-level keys only ("container" refuses or allows the whole key)`},
+		{"an option listed twice", "providers:\n  - name: a\n    kind: openai\n    provider_options:\n      allow: [seed, verbosity, seed]\n",
+			`config:5: providers[0].provider_options.allow[2]: "seed" is listed twice (also provider_options.allow[0])`},
 		{"three mistakes in three sections, of shape and after parsing, in one report",
 			"providers:\n  - name: oa\n    kind: opnai\nretry:\n  max_backoff: 30\nroutes:\n  - name: smart\n    balance: weigted\n    targets: [{model: oa/gpt-4.1}]\n",
 			"config has 3 problems:\n" +
@@ -169,6 +175,10 @@ func TestValuesThatAreAccepted(t *testing.T) {
 		{"anchors and aliases", "deadlines: &d {stream_idle: 20s}\n", func(c *Config) bool { return c.Deadlines.StreamIdle == 20*time.Second }},
 		{"one document between markers", "---\nshutdown_grace: 30s\n...\n", func(c *Config) bool { return c.ShutdownGrace == 30*time.Second }},
 		{"a marker and nothing after the document", "shutdown_grace: 30s\n---\n", func(c *Config) bool { return c.ShutdownGrace == 30*time.Second }},
+		{"option names no adapter knows yet", "providers:\n  - name: a\n    kind: anthropic\n    provider_options:\n      deny: [mcp_servers, container, some-future_Option2]\n      allow: [top_k]\n",
+			func(c *Config) bool {
+				return len(c.Providers) == 1 && len(c.Providers[0].ProviderOptions.Deny) == 3 && c.Providers[0].ProviderOptions.Allow[0] == "top_k"
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

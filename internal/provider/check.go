@@ -87,17 +87,50 @@ func CheckConfigs(cfgs []Config, a Against, p setting.Problems) {
 			p.Between(at("first_event_timeout"), "deadlines.min_stream_timeout", "%s is not 0 (the server's deadlines.first_event) or at least min_stream_timeout (%s)",
 				setting.Duration(pr.FirstEventTimeout), setting.Duration(a.MinStreamTimeout))
 		}
-		for j, k := range pr.ProviderOptions.Allow {
-			if k == "" {
-				p.Bad(at(fmt.Sprintf("provider_options.allow[%d]", j)), "must not be empty")
-			} else if slices.Contains(pr.ProviderOptions.Deny, k) {
-				p.Bad(at(fmt.Sprintf("provider_options.allow[%d]", j)), "%q is also in provider_options.deny", k)
-			}
-		}
-		for j, k := range pr.ProviderOptions.Deny {
-			if k == "" {
-				p.Bad(at(fmt.Sprintf("provider_options.deny[%d]", j)), "must not be empty")
+		checkOptionNames(pr.ProviderOptions, at, p)
+	}
+}
+
+// checkOptionNames reports the entries of an options policy that could
+// never match a request's key, and so would guard nothing while looking
+// as if they did: empty names, paths (the policy names top-level keys
+// only), names with spaces or other characters no provider's key has, a
+// name listed twice; and names both allowed and denied. A name no adapter
+// knows is fine: providers add options.
+func checkOptionNames(pol OptionsPolicy, at func(string) string, p setting.Problems) {
+	for _, list := range []struct {
+		name  string
+		names []string
+	}{{"allow", pol.Allow}, {"deny", pol.Deny}} {
+		for j, k := range list.names {
+			field := at(fmt.Sprintf("provider_options.%s[%d]", list.name, j))
+			switch {
+			case k == "":
+				p.Bad(field, "must not be empty")
+			case strings.IndexAny(k, ".[") > 0:
+				p.Bad(field, "%q is a path; the policy names top-level keys only (%q refuses or allows the whole key)", k, k[:strings.IndexAny(k, ".[")])
+			case !optionName(k):
+				p.Bad(field, "%q is not a provider option's name: letters, digits, '_' and '-' only, as the provider's API spells it", k)
+			case slices.Index(list.names, k) < j:
+				p.Bad(field, "%q is listed twice (also provider_options.%s[%d])", k, list.name, slices.Index(list.names, k))
+			case list.name == "allow" && slices.Contains(pol.Deny, k):
+				p.Bad(field, "%q is also in provider_options.deny", k)
 			}
 		}
 	}
+}
+
+// optionName reports whether k could be a top-level key of a provider's
+// request body: at most 128 letters, digits, '_' or '-' (mcp_servers,
+// generationConfig, extra_headers).
+func optionName(k string) bool {
+	if len(k) > 128 {
+		return false
+	}
+	for _, c := range []byte(k) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -58,8 +58,12 @@ type Config struct {
 
 // OptionsPolicy is an operator's rule for the provider_options keys of a
 // provider's requests, on top of the adapter's own (an adapter refuses the
-// keys it sets itself). The service checks it before the adapter sees the
-// request.
+// keys it sets itself). The provider's parameters reach it with the
+// operator's credentials, so some are the operator's to decide: which MCP
+// servers the account connects to (Anthropic's mcp_servers), which
+// code-execution container it reuses (container), what it pays for
+// (service_tier). The engine checks the policy of every target a call may
+// reach before the first attempt (Config.CheckOptions).
 type OptionsPolicy struct {
 	// Allow, when not empty, lists the only top-level keys requests may
 	// use (extra_headers included).
@@ -68,37 +72,70 @@ type OptionsPolicy struct {
 	Deny []string `yaml:"deny"`
 }
 
-// Check returns a *FieldError naming the first key of opts, in sorted
-// order, that the policy refuses, or nil.
+// Check returns an *OptionNotAllowedError naming the first key of opts, in
+// sorted order, that the policy refuses, or nil. Its Provider is left
+// empty (Config.CheckOptions sets it).
 func (p OptionsPolicy) Check(opts map[string]any) error {
 	if len(p.Allow) == 0 && len(p.Deny) == 0 {
 		return nil
 	}
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
-		switch {
-		case slices.Contains(p.Deny, k):
-			return &FieldError{Field: "provider_options." + k, Description: "not allowed with this provider (the server's configuration forbids it)"}
-		case len(p.Allow) > 0 && !slices.Contains(p.Allow, k):
-			return &FieldError{Field: "provider_options." + k, Description: "not allowed with this provider; allowed: " + strings.Join(p.Allow, ", ")}
+		if slices.Contains(p.Deny, k) || len(p.Allow) > 0 && !slices.Contains(p.Allow, k) {
+			return &OptionNotAllowedError{Option: k, Allowed: p.Allow}
 		}
 	}
 	return nil
 }
+
+// OptionNotAllowedError says that the operator's policy for a provider
+// (Config.ProviderOptions) refuses a provider_options key of the request.
+// It is the operator's decision, not a mistake in the request, so it
+// becomes PERMISSION_DENIED, reason PROVIDER_OPTION_NOT_ALLOWED
+// (internal/apierr), where a *FieldError is INVALID_ARGUMENT.
+type OptionNotAllowedError struct {
+	// Provider is the configured name of the provider whose policy
+	// refuses the key.
+	Provider string
+	// Option is the top-level key refused, e.g. "mcp_servers".
+	Option string
+	// Allowed is the policy's allow list, when it has one: the keys the
+	// request may use instead.
+	Allowed []string
+}
+
+// Field is the request field refused: "provider_options.<Option>".
+func (e *OptionNotAllowedError) Field() string { return "provider_options." + e.Option }
+
+// Description says why, for the caller.
+func (e *OptionNotAllowedError) Description() string {
+	d := fmt.Sprintf("not allowed with provider %q (the server's configuration forbids it)", e.Provider)
+	if len(e.Allowed) > 0 {
+		d = fmt.Sprintf("not allowed with provider %q; allowed: %s", e.Provider, strings.Join(e.Allowed, ", "))
+	}
+	return d
+}
+
+// Error implements error.
+func (e *OptionNotAllowedError) Error() string { return e.Field() + ": " + e.Description() }
 
 // ExtraHeadersKey is the provider_options key whose value, an object of
 // header names to strings, adds HTTP headers to the provider request
 // instead of body fields (internal/provider/httpx reads it).
 const ExtraHeadersKey = "extra_headers"
 
-// CheckOptions returns a *FieldError for the first key of opts, a
-// request's provider_options, that this provider's configuration refuses:
-// a key ProviderOptions refuses, or a header of extra_headers that Headers
-// sets (matched without regard to case). A header the operator configured
-// (a project to bill, a gateway's credential) is never the request's to
-// replace. nil when the configuration takes every key.
+// CheckOptions returns an error for the first key of opts, a request's
+// provider_options, that this provider's configuration refuses: an
+// *OptionNotAllowedError for a key ProviderOptions refuses, or a
+// *FieldError for a header of extra_headers that Headers sets (matched
+// without regard to case). A header the operator configured (a project to
+// bill, a gateway's credential) is never the request's to replace, as the
+// headers no request may set are not (internal/provider/httpx). nil when
+// the configuration takes every key.
 func (c Config) CheckOptions(opts map[string]any) error {
-	if err := c.ProviderOptions.Check(opts); err != nil {
-		return err
+	var ne *OptionNotAllowedError
+	if err := c.ProviderOptions.Check(opts); errors.As(err, &ne) {
+		ne.Provider = c.Name
+		return ne
 	}
 	extra, _ := opts[ExtraHeadersKey].(map[string]any)
 	if len(extra) == 0 || len(c.Headers) == 0 {

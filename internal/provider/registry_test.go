@@ -99,34 +99,46 @@ func TestNewSetRefusesOptionsAnAdapterDoesNotRead(t *testing.T) {
 	}
 }
 
-// CheckOptions: the operator's policy, then the headers the configuration
-// sets, which extra_headers may not name in any case.
+// CheckOptions: the operator's policy, naming the provider, then the
+// headers the configuration sets, which extra_headers may not name in any
+// case.
 func TestConfigCheckOptions(t *testing.T) {
 	cfg := provider.Config{
+		Name:            "claude",
 		Headers:         map[string]string{"OpenAI-Project": "proj_operator"},
-		ProviderOptions: provider.OptionsPolicy{Deny: []string{"seed"}},
+		ProviderOptions: provider.OptionsPolicy{Deny: []string{"seed", "mcp_servers"}},
 	}
+	allowing := provider.Config{Name: "strict", ProviderOptions: provider.OptionsPolicy{Allow: []string{"top_k", "extra_headers"}}}
 	headers := func(h map[string]any) map[string]any { return map[string]any{provider.ExtraHeadersKey: h} }
 	tests := []struct {
-		name  string
-		opts  map[string]any
-		field string // "" for accepted
+		name    string
+		cfg     provider.Config
+		opts    map[string]any
+		field   string // a *FieldError's; "" for none
+		refused string // an *OptionNotAllowedError's option; "" for none
 	}{
-		{"no options", nil, ""},
-		{"another header", headers(map[string]any{"anthropic-beta": "x", "X-Title": "app"}), ""},
-		{"a configured header", headers(map[string]any{"OpenAI-Project": "proj_other"}), "provider_options.extra_headers.OpenAI-Project"},
-		{"a configured header in another case", headers(map[string]any{"x-a": "1", "openai-project": "proj_other"}), "provider_options.extra_headers.openai-project"},
-		{"a key the policy denies first", map[string]any{"seed": 1.0, "extra_headers": map[string]any{"OpenAI-Project": "p"}}, "provider_options.seed"},
+		{"no options", cfg, nil, "", ""},
+		{"another header", cfg, headers(map[string]any{"anthropic-beta": "x", "X-Title": "app"}), "", ""},
+		{"a key the policy leaves alone", cfg, map[string]any{"top_k": 5.0}, "", ""},
+		{"a configured header", cfg, headers(map[string]any{"OpenAI-Project": "proj_other"}), "provider_options.extra_headers.OpenAI-Project", ""},
+		{"a configured header in another case", cfg, headers(map[string]any{"x-a": "1", "openai-project": "proj_other"}), "provider_options.extra_headers.openai-project", ""},
+		{"a denied key", cfg, map[string]any{"top_k": 5.0, "mcp_servers": []any{}}, "", "mcp_servers"},
+		{"a key the policy denies first", cfg, map[string]any{"seed": 1.0, "extra_headers": map[string]any{"OpenAI-Project": "p"}}, "", "seed"},
+		{"allowed keys", allowing, map[string]any{"top_k": 5.0, "extra_headers": map[string]any{"X-Title": "app"}}, "", ""},
+		{"a key the allow list leaves out", allowing, map[string]any{"top_k": 5.0, "container": "container_011"}, "", "container"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := cfg.CheckOptions(tc.opts)
+			err := tc.cfg.CheckOptions(tc.opts)
 			var fe *provider.FieldError
+			var ne *provider.OptionNotAllowedError
 			switch {
-			case tc.field == "" && err != nil:
+			case tc.field == "" && tc.refused == "" && err != nil:
 				t.Errorf("CheckOptions = %v, want nil", err)
 			case tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field):
 				t.Errorf("CheckOptions = %v, want a *FieldError on %s", err, tc.field)
+			case tc.refused != "" && (!errors.As(err, &ne) || ne.Option != tc.refused || ne.Provider != tc.cfg.Name):
+				t.Errorf("CheckOptions = %v, want an *OptionNotAllowedError on %s of provider %s", err, tc.refused, tc.cfg.Name)
 			}
 		})
 	}

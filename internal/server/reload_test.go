@@ -21,6 +21,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/llmrelay/llmrelay/client"
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
@@ -341,6 +342,53 @@ func TestReloadRefusalNamesTheRestartOnlySettings(t *testing.T) {
 	}
 	if err := h.echo(t, keyKeep); err != nil {
 		t.Errorf("a call after the refused reload: %v", err)
+	}
+}
+
+// TestReloadAppliesTheProviderOptionsPolicy: a reload that denies a
+// provider option refuses it from the next call on (PERMISSION_DENIED
+// PROVIDER_OPTION_NOT_ALLOWED), without a restart; one that lifts the
+// deny lets it through again.
+func TestReloadAppliesTheProviderOptionsPolicy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "llmrelay.yaml")
+	open := "metrics_listen: \"\"\nproviders:\n  - {name: mock, kind: mock}\n"
+	writeFile(t, path, open)
+	h := startReloadable(t, path)
+	withWords := func() error {
+		stream, err := h.client.Generate(t.Context(), &llmrelayv1.GenerateRequest{
+			Model: "mock/echo", Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "ping"}},
+			ProviderOptions: &structpb.Struct{Fields: map[string]*structpb.Value{"words": structpb.NewNumberValue(3)}},
+		})
+		if err != nil {
+			return err
+		}
+		for {
+			if _, err := stream.Recv(); err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return err
+			}
+		}
+	}
+	if err := withWords(); err != nil {
+		t.Fatalf("before the reload: %v", err)
+	}
+	for i, tc := range []struct {
+		config string
+		want   codes.Code
+	}{
+		{"metrics_listen: \"\"\nproviders:\n  - {name: mock, kind: mock, provider_options: {deny: [words]}}\n", codes.PermissionDenied},
+		{open, codes.OK},
+	} {
+		writeFile(t, path, tc.config)
+		h.sigs <- syscall.SIGHUP
+		if err := h.waitReload(t); err != nil {
+			t.Fatalf("reload %d: %v", i+1, err)
+		}
+		if err := withWords(); status.Code(err) != tc.want {
+			t.Errorf("after reload %d: %v, want %v", i+1, err, tc.want)
+		}
 	}
 }
 

@@ -238,13 +238,14 @@ func TestStreamTimeoutFloor(t *testing.T) {
 }
 
 // TestOperatorOptionsPolicy: keys the operator forbids, or does not
-// allow, are refused naming the key.
+// allow, are refused as the operator's decision (PERMISSION_DENIED)
+// naming the key and the provider.
 func TestOperatorOptionsPolicy(t *testing.T) {
 	cfg := config.Default()
 	cfg.Providers = []provider.Config{{Name: "mock", Kind: "mock", ProviderOptions: provider.OptionsPolicy{Deny: []string{"faults"}}}}
 	in := servertest.Start(t, cfg)
 	_, err := servertest.Collect(t.Context(), in.Client, echo(t, input, `[{}]`, nil))
-	st := wantStatus(t, err, codes.InvalidArgument, "INVALID_PROVIDER_OPTIONS", nil)
+	st := wantStatus(t, err, codes.PermissionDenied, "PROVIDER_OPTION_NOT_ALLOWED", map[string]string{"option": "faults", "provider": "mock"})
 	if f := fieldViolation(st.Details()); f != "provider_options.faults" {
 		t.Errorf("violation on %q, want provider_options.faults", f)
 	}

@@ -82,8 +82,12 @@
 //                        AUTHENTICATION_THROTTLED (the caller's address failed too often;
 //                        see RetryInfo)
 //   PERMISSION_DENIED    SCOPE_MISSING (the key lacks the method's scope), MODEL_NOT_ALLOWED,
-//                        SERVER_TOOL_NOT_PERMITTED; or a hook built into the server refused
-//                        the call (its own reason, else REFUSED_BY_HOOK; metadata `hook`)
+//                        SERVER_TOOL_NOT_PERMITTED, PROVIDER_OPTION_NOT_ALLOWED (the
+//                        operator's policy for a provider the call may reach refuses a
+//                        `provider_options` key; metadata `option` and `provider`, a
+//                        BadRequest on `provider_options.<key>`); or a hook built into the
+//                        server refused the call (its own reason, else REFUSED_BY_HOOK;
+//                        metadata `hook`)
 //   RESOURCE_EXHAUSTED   llmrelay's limits: RATE_LIMITED (the key's rate; see RetryInfo),
 //                        TOO_MANY_STREAMS (the key's max_concurrent_streams),
 //                        BUDGET_EXHAUSTED (a budget of the key or its team; RetryInfo until
@@ -1064,10 +1068,19 @@ type GenerateRequest struct {
 	// system, stream, tools, tool_choice, the response format, and any field
 	// the request's `generation` or other fields set) is refused with
 	// INVALID_ARGUMENT, reason INVALID_PROVIDER_OPTIONS, naming the key (e.g.
-	// `provider_options.model`): use the request's own field. The server's
-	// operator may allow only some keys, or forbid some, per provider (a
-	// forbidden key is refused the same way), and a NaN or infinite number,
-	// which JSON cannot carry, is refused too. Nothing is ignored silently.
+	// `provider_options.model`): use the request's own field. A NaN or
+	// infinite number, which JSON cannot carry, is refused too. Nothing is
+	// ignored silently.
+	//
+	// The server's operator may allow only some keys, or forbid some, per
+	// provider: the options reach the provider with the operator's
+	// credentials, and some (Anthropic's `mcp_servers`, `container`, a
+	// costlier `service_tier`) are the operator's to decide. A key the
+	// policy of any provider the call may reach (every target of a route)
+	// refuses fails the call before any attempt with PERMISSION_DENIED,
+	// reason PROVIDER_OPTION_NOT_ALLOWED, metadata `option` (the key) and
+	// `provider` (the provider whose policy refuses it), and a BadRequest on
+	// `provider_options.<key>`.
 	//
 	// The mock provider reads:
 	//

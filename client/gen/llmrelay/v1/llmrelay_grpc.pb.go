@@ -82,8 +82,12 @@
 //                        AUTHENTICATION_THROTTLED (the caller's address failed too often;
 //                        see RetryInfo)
 //   PERMISSION_DENIED    SCOPE_MISSING (the key lacks the method's scope), MODEL_NOT_ALLOWED,
-//                        SERVER_TOOL_NOT_PERMITTED; or a hook built into the server refused
-//                        the call (its own reason, else REFUSED_BY_HOOK; metadata `hook`)
+//                        SERVER_TOOL_NOT_PERMITTED, PROVIDER_OPTION_NOT_ALLOWED (the
+//                        operator's policy for a provider the call may reach refuses a
+//                        `provider_options` key; metadata `option` and `provider`, a
+//                        BadRequest on `provider_options.<key>`); or a hook built into the
+//                        server refused the call (its own reason, else REFUSED_BY_HOOK;
+//                        metadata `hook`)
 //   RESOURCE_EXHAUSTED   llmrelay's limits: RATE_LIMITED (the key's rate; see RetryInfo),
 //                        TOO_MANY_STREAMS (the key's max_concurrent_streams),
 //                        BUDGET_EXHAUSTED (a budget of the key or its team; RetryInfo until
