@@ -1198,8 +1198,8 @@ func (s *messagesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta, attem
 	// stream has one block open at a time and no delta for a block after
 	// its content_block_stop, so while the open call's arguments are not
 	// whole JSON, what would start another block waits for its block to
-	// close. The open call's own fragments go straight on, and its
-	// arguments are read whole only when another call's delta comes.
+	// close. The open call's own fragments go straight on, read once by
+	// s.args as they pass.
 	if s.kind == blockTool && (tc.GetIndex() != s.key || tc.GetSignature() != "") && (len(s.held) > 0 || !s.args.whole()) {
 		if tc.GetIndex() != s.key {
 			s.held = append(s.held, heldDelta{copyToolCallDelta(tc), attempt})

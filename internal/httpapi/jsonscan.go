@@ -14,7 +14,8 @@ type jsonScan struct {
 	// nest holds the open arrays and objects, innermost last: where in
 	// each the value being read is.
 	nest []jsonNest
-	// read counts the bytes examined, across resets.
+	// read counts the bytes examined, across resets, for the test that
+	// holds it to one reading of each.
 	read int
 }
 
