@@ -1035,9 +1035,9 @@ type messagesStream struct {
 	signed bool
 	// tools maps tool calls, by their index, to their blocks.
 	tools map[uint32]toolBlock
-	// args are the open tool block's arguments so far; held the tool call
-	// deltas that wait for it to close, in the order they came.
-	args []byte
+	// args reads the open tool block's arguments so far; held are the tool
+	// call deltas that wait for it to close, in the order they came.
+	args jsonScan
 	held []heldDelta
 }
 
@@ -1142,7 +1142,7 @@ func (s *messagesStream) startBlock(b []byte, kind blockKind, key uint32, typ st
 	b = s.closeBlock(b)
 	s.open, s.kind, s.key = s.next, kind, key
 	s.next++
-	s.args = s.args[:0]
+	s.args.reset()
 	b = appendEvent(b, "content_block_start")
 	b = append(b, `data: {"type":"content_block_start","index":`...)
 	b = strconv.AppendInt(b, int64(s.open), 10)
@@ -1198,9 +1198,9 @@ func (s *messagesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta, attem
 	// stream has one block open at a time and no delta for a block after
 	// its content_block_stop, so while the open call's arguments are not
 	// whole JSON, what would start another block waits for its block to
-	// close. The open call's own fragments go straight on, and its
-	// arguments are read whole only when another call's delta comes.
-	if s.kind == blockTool && (tc.GetIndex() != s.key || tc.GetSignature() != "") && (len(s.held) > 0 || !json.Valid(s.args)) {
+	// close. The open call's own fragments go straight on, read once by
+	// s.args as they pass.
+	if s.kind == blockTool && (tc.GetIndex() != s.key || tc.GetSignature() != "") && (len(s.held) > 0 || !s.args.whole()) {
 		if tc.GetIndex() != s.key {
 			s.held = append(s.held, heldDelta{copyToolCallDelta(tc), attempt})
 			return b
@@ -1243,8 +1243,8 @@ func (s *messagesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta, attem
 	if s.kind != blockTool || s.key != tc.GetIndex() {
 		return b
 	}
-	s.args = append(s.args, tc.GetArgumentsDelta()...)
-	if len(s.held) > 0 && endsValue(tc.GetArgumentsDelta()) && json.Valid(s.args) {
+	s.args.write(tc.GetArgumentsDelta())
+	if len(s.held) > 0 && endsValue(tc.GetArgumentsDelta()) && s.args.whole() {
 		// The open call's arguments are whole: the calls held behind it
 		// go on.
 		b = s.release(b)

@@ -176,6 +176,29 @@ var responseCases = []responseCase{
 		},
 	},
 	{
+		// Interleaved calls whose arguments are long unfinished: the
+		// first's fragments end with a bracket before they are whole,
+		// others start behind it, and its last fragment ends with a
+		// space; the fourth's arguments can never be whole (a bracket too
+		// many) and the fifth starts behind it; the fifth's are a string.
+		name: "interleaved_unfinished_tool_calls", stream: true,
+		events: []*llmrelayv1.GenerateEvent{
+			toolCall(1, 0, "call_1", "search", `{"q":[{"a":1}`),
+			toolCall(1, 1, "call_2", "time", ""),
+			toolCall(1, 0, "", "", `,{"b":[2]}`), toolCall(1, 1, "", "", `{"tz":"UTC"}`),
+			toolCall(1, 2, "call_3", "weather", ""), toolCall(1, 2, "", "", `{"city":`),
+			toolCall(1, 0, "", "", `]} `), toolCall(1, 2, "", "", `"Paris"}`),
+			toolCall(1, 3, "call_4", "noop", `{}}`), toolCall(1, 4, "call_5", "echo", `"x"`), toolCall(1, 3, "", "", `{}`),
+			final(1, &llmrelayv1.Message{ToolCalls: []*llmrelayv1.ToolCall{
+				{Id: "call_1", Name: "search", Arguments: `{"q":[{"a":1},{"b":[2]}]} `},
+				{Id: "call_2", Name: "time", Arguments: `{"tz":"UTC"}`},
+				{Id: "call_3", Name: "weather", Arguments: `{"city":"Paris"}`},
+				{Id: "call_4", Name: "noop", Arguments: `{}}{}`},
+				{Id: "call_5", Name: "echo", Arguments: `"x"`},
+			}}, llmrelayv1.FinishReason_FINISH_REASON_TOOL_CALLS),
+		},
+	},
+	{
 		name: "reasoning", stream: true,
 		events: []*llmrelayv1.GenerateEvent{
 			reasoning(1, "Let me ", "", provider.FormatMock), reasoning(1, "think.", "", provider.FormatMock), reasoning(1, "", "c2ln", provider.FormatMock),

@@ -1077,7 +1077,9 @@ type responsesCall struct {
 	id, callID, name string
 	index            int
 	arguments        []byte
-	done             bool
+	// scan reads the arguments as they come.
+	scan jsonScan
+	done bool
 }
 
 // responsesStream writes a reply as the Responses API's stream events,
@@ -1304,7 +1306,7 @@ func (s *responsesStream) closeCalls(b []byte) []byte {
 // ones are done, and an item that is done takes no more arguments.
 func (s *responsesStream) closeWholeCalls(b []byte) []byte {
 	for _, c := range s.order {
-		if !c.done && !json.Valid(c.arguments) {
+		if !c.done && !c.scan.whole() {
 			break
 		}
 		b = s.closeCall(b, c)
@@ -1381,6 +1383,7 @@ func (s *responsesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta) []by
 		return b
 	}
 	c.arguments = append(c.arguments, tc.GetArgumentsDelta()...)
+	c.scan.write(tc.GetArgumentsDelta())
 	b = s.event(b, "response.function_call_arguments.delta")
 	b = appendItemRef(b, c.id, c.index)
 	b = append(b, ',')
