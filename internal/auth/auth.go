@@ -148,6 +148,20 @@ func (id *Identity) AllowsModel(providerName, model string) bool {
 	return false
 }
 
+// ModelPatternsUnder returns the key's model patterns that may match a
+// model of the provider named providerName whose models are not known
+// (one that accepts any model name): those MatchPatternUnder finds under
+// "<providerName>/". None: the key may use no model of it.
+func (id *Identity) ModelPatternsUnder(providerName string) []string {
+	var out []string
+	for _, p := range id.models {
+		if MatchPatternUnder(p, providerName+"/") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // AllowsRoute reports whether the key may use the route named name (which
 // has no "/"): the key's patterns are matched against the name, so a key
 // allowed "smart" may use that route without being allowed each of its

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,6 +121,25 @@ func TestIdentityScopesModelsLimits(t *testing.T) {
 		if got := routes.AllowsRoute(name); got != want {
 			t.Errorf("AllowsRoute(%q) = %v, want %v", name, got, want)
 		}
+	}
+	// A provider that accepts any model name: the patterns that may
+	// match one of its models, whether or not its models are known.
+	mixed := &Identity{models: []string{"smart", "openai/gpt-4o*", "mock/echo", "openrouter/**", "*/mini"}}
+	for providerName, want := range map[string][]string{
+		"openai":     {"openai/gpt-4o*", "*/mini"},
+		"openrouter": {"openrouter/**", "*/mini"},
+		"anthropic":  {"*/mini"},
+		"smart":      {"*/mini"},
+	} {
+		if got := mixed.ModelPatternsUnder(providerName); !slices.Equal(got, want) {
+			t.Errorf("ModelPatternsUnder(%q) = %q, want %q", providerName, got, want)
+		}
+	}
+	if got := checkout.ModelPatternsUnder("anthropic"); got != nil {
+		t.Errorf("checkout.ModelPatternsUnder(anthropic) = %q, want none", got)
+	}
+	if got := batch.ModelPatternsUnder("anthropic"); !slices.Equal(got, []string{"*"}) {
+		t.Errorf(`batch.ModelPatternsUnder(anthropic) = %q, want ["*"]`, got)
 	}
 	if got := checkout.Limits; got != (Limits{20, 40, 8}) {
 		t.Errorf("checkout limits = %+v", got)

@@ -23,8 +23,10 @@ var modelsCommand = &command{
 	summary: "list the models and routes a running server offers",
 	about: `Calls ListModels on a running llmrelay and prints the models the key may
 use, one a line: the name to pass to generate -m, its provider's kind, and,
-for a route, its targets in order. --json prints the response as JSON, on
-one line.
+for a route, its targets in order. Then, under their own heading, the
+providers that accept any model name (their config lists no models), each
+with how to call it and, with a key, the key's patterns that say which
+names it may call. --json prints the response as JSON, on one line.
 
 Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
@@ -50,7 +52,8 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 			if err != nil {
 				return callError(addr, err)
 			}
-			if *provider != "" && len(resp.GetModels()) == 0 {
+			anyModel := resp.GetAnyModelProviders()
+			if *provider != "" && len(resp.GetModels()) == 0 && len(anyModel) == 0 {
 				// The server answers an unknown provider with an empty
 				// list, as it answers one whose models the key may not
 				// use: what it lists without the filter tells them apart.
@@ -60,9 +63,26 @@ Exit status: 0 listed; 1 the call failed; 2 the command line was wrong.`,
 				return printJSON(env.Stdout, resp)
 			}
 			tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "MODEL\tKIND\tTARGETS")
-			for _, m := range resp.GetModels() {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", m.GetId(), modelKind(m), modelTargets(m))
+			if len(resp.GetModels()) > 0 || len(anyModel) == 0 {
+				fmt.Fprintln(tw, "MODEL\tKIND\tTARGETS")
+				for _, m := range resp.GetModels() {
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", m.GetId(), modelKind(m), modelTargets(m))
+				}
+				if len(anyModel) > 0 {
+					fmt.Fprintln(tw)
+				}
+			}
+			if len(anyModel) > 0 {
+				// A table of its own: the first column of the one above
+				// is a name to call, and these have none to list.
+				fmt.Fprintln(tw, "ANY-MODEL PROVIDER\tKIND\tCALL AS\tTHE KEY ALLOWS")
+				for _, p := range anyModel {
+					allows := strings.Join(p.GetKeyPatterns(), ", ")
+					if allows == "" {
+						allows = "any model (no API keys)"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s/<model>\t%s\n", p.GetProvider(), p.GetProviderKind(), p.GetProvider(), allows)
+				}
 			}
 			return tw.Flush()
 		}
@@ -81,6 +101,11 @@ func unknownProvider(ctx context.Context, c *client.Client, addr, name string, k
 	for _, m := range all.GetModels() {
 		if p := m.GetProvider(); p != "" && !slices.Contains(providers, p) {
 			providers = append(providers, p)
+		}
+	}
+	for _, p := range all.GetAnyModelProviders() {
+		if !slices.Contains(providers, p.GetProvider()) {
+			providers = append(providers, p.GetProvider())
 		}
 	}
 	slices.Sort(providers)

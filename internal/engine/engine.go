@@ -229,10 +229,11 @@ func New(d Deps) *Engine {
 // Admission returns the engine's admission.
 func (s *Engine) Admission() *Admission { return s.admission }
 
-// ListModels lists the models and routes. With an API key, it
-// lists only the models and routes the key may use; a route is listed
-// with all its targets, each with its health, and a provider's model that
-// a route uses with its health.
+// ListModels lists the models and routes, and the providers that accept
+// any model name (provider.Entry.OpenModels), whose models it cannot list.
+// With an API key, it lists only the models, routes and such providers
+// the key may use; a route is listed with all its targets, each with its
+// health, and a provider's model that a route uses with its health.
 func (s *Engine) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequest) (*llmrelayv1.ListModelsResponse, error) {
 	id, keyed := auth.FromContext(ctx)
 	resp := &llmrelayv1.ListModelsResponse{}
@@ -242,6 +243,20 @@ func (s *Engine) ListModels(ctx context.Context, req *llmrelayv1.ListModelsReque
 			continue
 		}
 		e, _ := s.providers.Get(name)
+		if e.OpenModels() {
+			// Its models are whatever the caller names: say so, with the
+			// key's patterns that may reach it, as a key that may reach
+			// none of its models must not learn it exists.
+			var patterns []string
+			if keyed {
+				if patterns = id.ModelPatternsUnder(name); len(patterns) == 0 {
+					continue
+				}
+			}
+			resp.AnyModelProviders = append(resp.AnyModelProviders, &llmrelayv1.AnyModelProvider{
+				Provider: name, ProviderKind: e.Config.Kind, KeyPatterns: patterns,
+			})
+		}
 		for _, m := range e.Models {
 			if keyed && !id.AllowsModel(name, m) {
 				continue

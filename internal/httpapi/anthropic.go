@@ -1449,14 +1449,16 @@ func anthropicModelOf(m *llmrelayv1.Model) anthropicModel {
 	return anthropicModel{Type: "model", ID: m.GetId(), DisplayName: m.GetId(), CreatedAt: time.Unix(0, 0).UTC().Format(time.RFC3339)}
 }
 
-// models renders the model list as Anthropic's.
+// models renders the model list as Anthropic's, with llmrelay's member
+// when a provider accepts any model name (extensionOf).
 func (anthropic) models(list *llmrelayv1.ListModelsResponse) ([]byte, error) {
 	out := struct {
-		Data    []anthropicModel `json:"data"`
-		HasMore bool             `json:"has_more"`
-		FirstID *string          `json:"first_id"`
-		LastID  *string          `json:"last_id"`
-	}{Data: []anthropicModel{}}
+		Data     []anthropicModel `json:"data"`
+		HasMore  bool             `json:"has_more"`
+		FirstID  *string          `json:"first_id"`
+		LastID   *string          `json:"last_id"`
+		Llmrelay *listExtension   `json:"llmrelay,omitempty"`
+	}{Data: []anthropicModel{}, Llmrelay: extensionOf(list)}
 	for _, m := range list.GetModels() {
 		out.Data = append(out.Data, anthropicModelOf(m))
 	}

@@ -453,6 +453,35 @@ func modelOf(list *llmrelayv1.ListModelsResponse, id string) *llmrelayv1.Model {
 	return nil
 }
 
+// listExtension is llmrelay's own member of a model list, in either
+// format: the providers that accept any model name, which the list's
+// data cannot hold, since every id there is one to call.
+type listExtension struct {
+	AnyModelProviders []anyModelProvider `json:"any_model_providers"`
+}
+
+// anyModelProvider is ListModelsResponse's AnyModelProvider.
+type anyModelProvider struct {
+	Provider     string   `json:"provider"`
+	ProviderKind string   `json:"provider_kind"`
+	KeyPatterns  []string `json:"key_patterns"`
+}
+
+// extensionOf is list's llmrelay member, nil when no provider accepts
+// any model name (the list is then exactly the vendor's).
+func extensionOf(list *llmrelayv1.ListModelsResponse) *listExtension {
+	if len(list.GetAnyModelProviders()) == 0 {
+		return nil
+	}
+	ext := &listExtension{}
+	for _, p := range list.GetAnyModelProviders() {
+		ext.AnyModelProviders = append(ext.AnyModelProviders, anyModelProvider{
+			Provider: p.GetProvider(), ProviderKind: p.GetProviderKind(), KeyPatterns: append([]string{}, p.GetKeyPatterns()...),
+		})
+	}
+	return ext
+}
+
 // modelNotFound is the failure of GET /v1/models/{id} for a model the key
 // may not see: the same for one that does not exist and one it may not
 // use (OpenAI's code model_not_found).

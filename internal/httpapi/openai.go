@@ -923,12 +923,14 @@ func openAIModelOf(m *llmrelayv1.Model) openAIModel {
 	return openAIModel{ID: m.GetId(), Object: "model", OwnedBy: owner}
 }
 
-// models renders the model list as OpenAI's.
+// models renders the model list as OpenAI's, with llmrelay's member
+// when a provider accepts any model name (extensionOf).
 func (openAI) models(list *llmrelayv1.ListModelsResponse) ([]byte, error) {
 	out := struct {
-		Object string        `json:"object"`
-		Data   []openAIModel `json:"data"`
-	}{Object: "list", Data: []openAIModel{}}
+		Object   string         `json:"object"`
+		Data     []openAIModel  `json:"data"`
+		Llmrelay *listExtension `json:"llmrelay,omitempty"`
+	}{Object: "list", Data: []openAIModel{}, Llmrelay: extensionOf(list)}
 	for _, m := range list.GetModels() {
 		out.Data = append(out.Data, openAIModelOf(m))
 	}

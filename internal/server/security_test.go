@@ -323,6 +323,60 @@ func TestSecurityListModelsByKey(t *testing.T) {
 	}
 }
 
+// TestListModelsAnyModelProvider: a provider whose config lists no models
+// accepts any model name, so ListModels cannot list its models; it lists
+// the provider instead, with the key's patterns that reach it, and only
+// to the keys that may use a model of it.
+func TestListModelsAnyModelProvider(t *testing.T) {
+	cfg := securedConfig()
+	cfg.Providers = append(cfg.Providers, provider.Config{Name: "open", Kind: "openai", BaseURL: "http://127.0.0.1:9"})
+	cfg.Auth.Keys = append(cfg.Auth.Keys, auth.KeyConfig{
+		Name: "gpt", SHA256: auth.HashKey("gpt-key-0123456789abcdef"), Scopes: []string{"models.list"}, Models: []string{"mock/echo", "open/gpt-4o*"},
+	})
+	keyed := servertest.Start(t, cfg).Client
+	list := func(ctx context.Context, c llmrelayv1.LLMServiceClient, providerName string) string {
+		t.Helper()
+		resp, err := c.ListModels(ctx, &llmrelayv1.ListModelsRequest{Provider: providerName})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range resp.GetAnyModelProviders() {
+			out = append(out, p.GetProvider()+" "+p.GetProviderKind()+" "+strings.Join(p.GetKeyPatterns(), ","))
+		}
+		for _, m := range resp.GetModels() {
+			if m.GetProvider() == "open" {
+				t.Errorf("%s is listed as a model: it accepts any model name", m.GetId())
+			}
+		}
+		return strings.Join(out, "; ")
+	}
+	for _, tt := range []struct {
+		name, key, provider, want string
+	}{
+		{"a key that allows every model", keyFull, "", "open openai *"},
+		{"a key that allows some of its models", "gpt-key-0123456789abcdef", "", "open openai open/gpt-4o*"},
+		{"a key that allows none of its models", keyEchoOnly, "", ""},
+		{"filtered to it", keyFull, "open", "open openai *"},
+		{"filtered to another provider", keyFull, "mock", ""},
+		{"filtered to it, a key that allows none of its models", keyEchoOnly, "open", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := list(bearer(t.Context(), tt.key), keyed, tt.provider); got != tt.want {
+				t.Errorf("any-model providers %q, want %q", got, tt.want)
+			}
+		})
+	}
+	t.Run("no API keys", func(t *testing.T) {
+		cfg := config.Default()
+		cfg.Providers = append(cfg.Providers, provider.Config{Name: "open", Kind: "openai", BaseURL: "http://127.0.0.1:9"})
+		open := servertest.Start(t, cfg).Client
+		if got, want := list(t.Context(), open, ""), "open openai "; got != want {
+			t.Errorf("any-model providers %q, want %q", got, want)
+		}
+	})
+}
+
 func TestSecurityConcurrentCalls(t *testing.T) {
 	// Many keys' calls at once share the limiters; keys without limits
 	// are never refused. Run with -race.

@@ -4393,10 +4393,18 @@ func (x *ListModelsRequest) GetProvider() string {
 // ListModelsResponse lists models.
 type ListModelsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The models, sorted by `id`.
-	Models        []*Model `protobuf:"bytes,1,rep,name=models,proto3" json:"models,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The models, sorted by `id`. Each `id` can be called.
+	Models []*Model `protobuf:"bytes,1,rep,name=models,proto3" json:"models,omitempty"`
+	// The providers that accept any model name, sorted by `provider`: those
+	// whose configuration lists no models (`providers[].models` empty), so
+	// `models` lists none of theirs. Call one as "<provider>/<model>" with a
+	// model name of the provider's own, e.g. "openai/gpt-4.1". With an API
+	// key, only the providers the key's `models` patterns may match a model
+	// of (`key_patterns` says which); with `ListModelsRequest.provider`, that
+	// provider only.
+	AnyModelProviders []*AnyModelProvider `protobuf:"bytes,2,rep,name=any_model_providers,json=anyModelProviders,proto3" json:"any_model_providers,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *ListModelsResponse) Reset() {
@@ -4436,6 +4444,82 @@ func (x *ListModelsResponse) GetModels() []*Model {
 	return nil
 }
 
+func (x *ListModelsResponse) GetAnyModelProviders() []*AnyModelProvider {
+	if x != nil {
+		return x.AnyModelProviders
+	}
+	return nil
+}
+
+// AnyModelProvider is a provider that accepts any model name: the server
+// passes the name on, and the provider answers whether it has the model.
+type AnyModelProvider struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The provider's configured name, e.g. "openai": the part of
+	// `GenerateRequest.model` before the first "/".
+	Provider string `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	// The provider's kind: "openai", "anthropic" or "gemini".
+	ProviderKind string `protobuf:"bytes,2,opt,name=provider_kind,json=providerKind,proto3" json:"provider_kind,omitempty"`
+	// The caller's API key's `models` patterns that may match a model of this
+	// provider, as the key writes them, e.g. "openai/gpt-4*" or "*": the key
+	// may call the names they match, and no others. Empty when the server has
+	// no API keys configured, and any model name may be called.
+	KeyPatterns   []string `protobuf:"bytes,3,rep,name=key_patterns,json=keyPatterns,proto3" json:"key_patterns,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnyModelProvider) Reset() {
+	*x = AnyModelProvider{}
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnyModelProvider) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnyModelProvider) ProtoMessage() {}
+
+func (x *AnyModelProvider) ProtoReflect() protoreflect.Message {
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnyModelProvider.ProtoReflect.Descriptor instead.
+func (*AnyModelProvider) Descriptor() ([]byte, []int) {
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *AnyModelProvider) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *AnyModelProvider) GetProviderKind() string {
+	if x != nil {
+		return x.ProviderKind
+	}
+	return ""
+}
+
+func (x *AnyModelProvider) GetKeyPatterns() []string {
+	if x != nil {
+		return x.KeyPatterns
+	}
+	return nil
+}
+
 // Model is a model llmrelay can route to: a provider's model, or a route.
 type Model struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -4464,7 +4548,7 @@ type Model struct {
 
 func (x *Model) Reset() {
 	*x = Model{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4476,7 +4560,7 @@ func (x *Model) String() string {
 func (*Model) ProtoMessage() {}
 
 func (x *Model) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[29]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4489,7 +4573,7 @@ func (x *Model) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Model.ProtoReflect.Descriptor instead.
 func (*Model) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{29}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Model) GetId() string {
@@ -4567,7 +4651,7 @@ type RouteTarget struct {
 
 func (x *RouteTarget) Reset() {
 	*x = RouteTarget{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4579,7 +4663,7 @@ func (x *RouteTarget) String() string {
 func (*RouteTarget) ProtoMessage() {}
 
 func (x *RouteTarget) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[30]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4592,7 +4676,7 @@ func (x *RouteTarget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteTarget.ProtoReflect.Descriptor instead.
 func (*RouteTarget) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{30}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RouteTarget) GetModel() string {
@@ -4652,7 +4736,7 @@ type TargetHealth struct {
 
 func (x *TargetHealth) Reset() {
 	*x = TargetHealth{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4664,7 +4748,7 @@ func (x *TargetHealth) String() string {
 func (*TargetHealth) ProtoMessage() {}
 
 func (x *TargetHealth) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[31]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4677,7 +4761,7 @@ func (x *TargetHealth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TargetHealth.ProtoReflect.Descriptor instead.
 func (*TargetHealth) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{31}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *TargetHealth) GetEjected() bool {
@@ -4720,7 +4804,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4732,7 +4816,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[32]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4745,7 +4829,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{32}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListToolsRequest) GetServer() string {
@@ -4773,7 +4857,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4785,7 +4869,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[33]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4798,7 +4882,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{33}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListToolsResponse) GetTools() []*ServerTool {
@@ -4847,7 +4931,7 @@ type ServerTool struct {
 
 func (x *ServerTool) Reset() {
 	*x = ServerTool{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[34]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4859,7 +4943,7 @@ func (x *ServerTool) String() string {
 func (*ServerTool) ProtoMessage() {}
 
 func (x *ServerTool) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[34]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4872,7 +4956,7 @@ func (x *ServerTool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerTool.ProtoReflect.Descriptor instead.
 func (*ServerTool) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{34}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ServerTool) GetName() string {
@@ -4950,7 +5034,7 @@ type ToolServer struct {
 
 func (x *ToolServer) Reset() {
 	*x = ToolServer{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[35]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4962,7 +5046,7 @@ func (x *ToolServer) String() string {
 func (*ToolServer) ProtoMessage() {}
 
 func (x *ToolServer) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[35]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4975,7 +5059,7 @@ func (x *ToolServer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolServer.ProtoReflect.Descriptor instead.
 func (*ToolServer) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{35}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ToolServer) GetName() string {
@@ -5056,7 +5140,7 @@ type EmbedRequest struct {
 
 func (x *EmbedRequest) Reset() {
 	*x = EmbedRequest{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[36]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5068,7 +5152,7 @@ func (x *EmbedRequest) String() string {
 func (*EmbedRequest) ProtoMessage() {}
 
 func (x *EmbedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[36]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5081,7 +5165,7 @@ func (x *EmbedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EmbedRequest.ProtoReflect.Descriptor instead.
 func (*EmbedRequest) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{36}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *EmbedRequest) GetModel() string {
@@ -5153,7 +5237,7 @@ type EmbedResponse struct {
 
 func (x *EmbedResponse) Reset() {
 	*x = EmbedResponse{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[37]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5165,7 +5249,7 @@ func (x *EmbedResponse) String() string {
 func (*EmbedResponse) ProtoMessage() {}
 
 func (x *EmbedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[37]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5178,7 +5262,7 @@ func (x *EmbedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EmbedResponse.ProtoReflect.Descriptor instead.
 func (*EmbedResponse) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{37}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *EmbedResponse) GetEmbeddings() []*Embedding {
@@ -5236,7 +5320,7 @@ type Embedding struct {
 
 func (x *Embedding) Reset() {
 	*x = Embedding{}
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[38]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5248,7 +5332,7 @@ func (x *Embedding) String() string {
 func (*Embedding) ProtoMessage() {}
 
 func (x *Embedding) ProtoReflect() protoreflect.Message {
-	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[38]
+	mi := &file_llmrelay_v1_llmrelay_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5261,7 +5345,7 @@ func (x *Embedding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Embedding.ProtoReflect.Descriptor instead.
 func (*Embedding) Descriptor() ([]byte, []int) {
-	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{38}
+	return file_llmrelay_v1_llmrelay_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Embedding) GetValues() []float32 {
@@ -5539,9 +5623,14 @@ const file_llmrelay_v1_llmrelay_proto_rawDesc = "" +
 	"\x10keyword_location\x18\x03 \x01(\tR\x0fkeywordLocation\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\"8\n" +
 	"\x11ListModelsRequest\x12#\n" +
-	"\bprovider\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18?R\bprovider\"@\n" +
+	"\bprovider\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18?R\bprovider\"\x8f\x01\n" +
 	"\x12ListModelsResponse\x12*\n" +
-	"\x06models\x18\x01 \x03(\v2\x12.llmrelay.v1.ModelR\x06models\"\xb4\x02\n" +
+	"\x06models\x18\x01 \x03(\v2\x12.llmrelay.v1.ModelR\x06models\x12M\n" +
+	"\x13any_model_providers\x18\x02 \x03(\v2\x1d.llmrelay.v1.AnyModelProviderR\x11anyModelProviders\"v\n" +
+	"\x10AnyModelProvider\x12\x1a\n" +
+	"\bprovider\x18\x01 \x01(\tR\bprovider\x12#\n" +
+	"\rprovider_kind\x18\x02 \x01(\tR\fproviderKind\x12!\n" +
+	"\fkey_patterns\x18\x03 \x03(\tR\vkeyPatterns\"\xb4\x02\n" +
 	"\x05Model\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
 	"\bprovider\x18\x02 \x01(\tR\bprovider\x12#\n" +
@@ -5696,7 +5785,7 @@ func file_llmrelay_v1_llmrelay_proto_rawDescGZIP() []byte {
 }
 
 var file_llmrelay_v1_llmrelay_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
-var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_llmrelay_v1_llmrelay_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(OnOutputLimit)(0),            // 0: llmrelay.v1.OnOutputLimit
 	(ImageDetail)(0),              // 1: llmrelay.v1.ImageDetail
@@ -5738,24 +5827,25 @@ var file_llmrelay_v1_llmrelay_proto_goTypes = []any{
 	(*ValidationError)(nil),       // 37: llmrelay.v1.ValidationError
 	(*ListModelsRequest)(nil),     // 38: llmrelay.v1.ListModelsRequest
 	(*ListModelsResponse)(nil),    // 39: llmrelay.v1.ListModelsResponse
-	(*Model)(nil),                 // 40: llmrelay.v1.Model
-	(*RouteTarget)(nil),           // 41: llmrelay.v1.RouteTarget
-	(*TargetHealth)(nil),          // 42: llmrelay.v1.TargetHealth
-	(*ListToolsRequest)(nil),      // 43: llmrelay.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),     // 44: llmrelay.v1.ListToolsResponse
-	(*ServerTool)(nil),            // 45: llmrelay.v1.ServerTool
-	(*ToolServer)(nil),            // 46: llmrelay.v1.ToolServer
-	(*EmbedRequest)(nil),          // 47: llmrelay.v1.EmbedRequest
-	(*EmbedResponse)(nil),         // 48: llmrelay.v1.EmbedResponse
-	(*Embedding)(nil),             // 49: llmrelay.v1.Embedding
-	nil,                           // 50: llmrelay.v1.GenerateRequest.MetadataEntry
-	nil,                           // 51: llmrelay.v1.Final.AnnotationsEntry
-	nil,                           // 52: llmrelay.v1.EmbedRequest.MetadataEntry
-	(*durationpb.Duration)(nil),   // 53: google.protobuf.Duration
-	(*structpb.Struct)(nil),       // 54: google.protobuf.Struct
-	(*structpb.Value)(nil),        // 55: google.protobuf.Value
-	(*status.Status)(nil),         // 56: google.rpc.Status
-	(*timestamppb.Timestamp)(nil), // 57: google.protobuf.Timestamp
+	(*AnyModelProvider)(nil),      // 40: llmrelay.v1.AnyModelProvider
+	(*Model)(nil),                 // 41: llmrelay.v1.Model
+	(*RouteTarget)(nil),           // 42: llmrelay.v1.RouteTarget
+	(*TargetHealth)(nil),          // 43: llmrelay.v1.TargetHealth
+	(*ListToolsRequest)(nil),      // 44: llmrelay.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),     // 45: llmrelay.v1.ListToolsResponse
+	(*ServerTool)(nil),            // 46: llmrelay.v1.ServerTool
+	(*ToolServer)(nil),            // 47: llmrelay.v1.ToolServer
+	(*EmbedRequest)(nil),          // 48: llmrelay.v1.EmbedRequest
+	(*EmbedResponse)(nil),         // 49: llmrelay.v1.EmbedResponse
+	(*Embedding)(nil),             // 50: llmrelay.v1.Embedding
+	nil,                           // 51: llmrelay.v1.GenerateRequest.MetadataEntry
+	nil,                           // 52: llmrelay.v1.Final.AnnotationsEntry
+	nil,                           // 53: llmrelay.v1.EmbedRequest.MetadataEntry
+	(*durationpb.Duration)(nil),   // 54: google.protobuf.Duration
+	(*structpb.Struct)(nil),       // 55: google.protobuf.Struct
+	(*structpb.Value)(nil),        // 56: google.protobuf.Value
+	(*status.Status)(nil),         // 57: google.rpc.Status
+	(*timestamppb.Timestamp)(nil), // 58: google.protobuf.Timestamp
 }
 var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	14, // 0: llmrelay.v1.GenerateRequest.messages:type_name -> llmrelay.v1.Message
@@ -5764,12 +5854,12 @@ var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	22, // 3: llmrelay.v1.GenerateRequest.tool_choice:type_name -> llmrelay.v1.ToolChoice
 	23, // 4: llmrelay.v1.GenerateRequest.response_format:type_name -> llmrelay.v1.ResponseFormat
 	24, // 5: llmrelay.v1.GenerateRequest.retry:type_name -> llmrelay.v1.RetryPolicy
-	53, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
-	54, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
-	50, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
-	53, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
+	54, // 6: llmrelay.v1.GenerateRequest.stream_idle_timeout:type_name -> google.protobuf.Duration
+	55, // 7: llmrelay.v1.GenerateRequest.provider_options:type_name -> google.protobuf.Struct
+	51, // 8: llmrelay.v1.GenerateRequest.metadata:type_name -> llmrelay.v1.GenerateRequest.MetadataEntry
+	54, // 9: llmrelay.v1.GenerateRequest.first_event_timeout:type_name -> google.protobuf.Duration
 	13, // 10: llmrelay.v1.GenerateRequest.output_limit:type_name -> llmrelay.v1.OutputLimit
-	53, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
+	54, // 11: llmrelay.v1.GenerateRequest.heartbeat_interval:type_name -> google.protobuf.Duration
 	25, // 12: llmrelay.v1.GenerateRequest.hedging:type_name -> llmrelay.v1.HedgePolicy
 	0,  // 13: llmrelay.v1.OutputLimit.on_limit:type_name -> llmrelay.v1.OnOutputLimit
 	2,  // 14: llmrelay.v1.Message.role:type_name -> llmrelay.v1.Role
@@ -5779,20 +5869,20 @@ var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	17, // 18: llmrelay.v1.Message.provider_tools:type_name -> llmrelay.v1.ProviderToolBlock
 	16, // 19: llmrelay.v1.Part.image:type_name -> llmrelay.v1.Image
 	1,  // 20: llmrelay.v1.Image.detail:type_name -> llmrelay.v1.ImageDetail
-	54, // 21: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	55, // 21: llmrelay.v1.Tool.parameters:type_name -> google.protobuf.Struct
 	3,  // 22: llmrelay.v1.ToolChoice.mode:type_name -> llmrelay.v1.ToolChoiceMode
-	54, // 23: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
+	55, // 23: llmrelay.v1.ResponseFormat.json_schema:type_name -> google.protobuf.Struct
 	4,  // 24: llmrelay.v1.ResponseFormat.on_invalid:type_name -> llmrelay.v1.OnInvalid
-	53, // 25: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
-	53, // 26: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
-	53, // 27: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
+	54, // 25: llmrelay.v1.ResponseFormat.partial_object_interval:type_name -> google.protobuf.Duration
+	54, // 26: llmrelay.v1.RetryPolicy.initial_backoff:type_name -> google.protobuf.Duration
+	54, // 27: llmrelay.v1.RetryPolicy.max_backoff:type_name -> google.protobuf.Duration
 	5,  // 28: llmrelay.v1.RetryPolicy.midstream:type_name -> llmrelay.v1.Midstream
-	53, // 29: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
+	54, // 29: llmrelay.v1.HedgePolicy.hedge_after:type_name -> google.protobuf.Duration
 	6,  // 30: llmrelay.v1.HedgePolicy.target:type_name -> llmrelay.v1.HedgeTarget
 	31, // 31: llmrelay.v1.GenerateEvent.delta:type_name -> llmrelay.v1.Delta
 	34, // 32: llmrelay.v1.GenerateEvent.will_retry:type_name -> llmrelay.v1.WillRetry
 	35, // 33: llmrelay.v1.GenerateEvent.final:type_name -> llmrelay.v1.Final
-	55, // 34: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
+	56, // 34: llmrelay.v1.GenerateEvent.partial_object:type_name -> google.protobuf.Value
 	30, // 35: llmrelay.v1.GenerateEvent.heartbeat:type_name -> llmrelay.v1.Heartbeat
 	27, // 36: llmrelay.v1.GenerateEvent.tool_progress:type_name -> llmrelay.v1.ToolProgress
 	28, // 37: llmrelay.v1.GenerateEvent.tool_result:type_name -> llmrelay.v1.ToolResult
@@ -5800,45 +5890,46 @@ var file_llmrelay_v1_llmrelay_proto_depIdxs = []int32{
 	33, // 39: llmrelay.v1.Delta.tool_call:type_name -> llmrelay.v1.ToolCallDelta
 	32, // 40: llmrelay.v1.Delta.reasoning:type_name -> llmrelay.v1.ReasoningDelta
 	7,  // 41: llmrelay.v1.WillRetry.reason:type_name -> llmrelay.v1.RetryReason
-	53, // 42: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
-	56, // 43: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
+	54, // 42: llmrelay.v1.WillRetry.delay:type_name -> google.protobuf.Duration
+	57, // 43: llmrelay.v1.WillRetry.cause:type_name -> google.rpc.Status
 	14, // 44: llmrelay.v1.Final.message:type_name -> llmrelay.v1.Message
-	55, // 45: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
+	56, // 45: llmrelay.v1.Final.object:type_name -> google.protobuf.Value
 	8,  // 46: llmrelay.v1.Final.finish_reason:type_name -> llmrelay.v1.FinishReason
 	36, // 47: llmrelay.v1.Final.usage:type_name -> llmrelay.v1.Usage
 	37, // 48: llmrelay.v1.Final.validation_errors:type_name -> llmrelay.v1.ValidationError
-	51, // 49: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
+	52, // 49: llmrelay.v1.Final.annotations:type_name -> llmrelay.v1.Final.AnnotationsEntry
 	14, // 50: llmrelay.v1.Final.transcript:type_name -> llmrelay.v1.Message
-	40, // 51: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
-	9,  // 52: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
-	41, // 53: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
-	10, // 54: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
-	42, // 55: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
-	42, // 56: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
-	57, // 57: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
-	45, // 58: llmrelay.v1.ListToolsResponse.tools:type_name -> llmrelay.v1.ServerTool
-	46, // 59: llmrelay.v1.ListToolsResponse.servers:type_name -> llmrelay.v1.ToolServer
-	54, // 60: llmrelay.v1.ServerTool.input_schema:type_name -> google.protobuf.Struct
-	57, // 61: llmrelay.v1.ToolServer.listed_at:type_name -> google.protobuf.Timestamp
-	52, // 62: llmrelay.v1.EmbedRequest.metadata:type_name -> llmrelay.v1.EmbedRequest.MetadataEntry
-	54, // 63: llmrelay.v1.EmbedRequest.provider_options:type_name -> google.protobuf.Struct
-	49, // 64: llmrelay.v1.EmbedResponse.embeddings:type_name -> llmrelay.v1.Embedding
-	36, // 65: llmrelay.v1.EmbedResponse.usage:type_name -> llmrelay.v1.Usage
-	12, // 66: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
-	38, // 67: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
-	11, // 68: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
-	43, // 69: llmrelay.v1.LLMService.ListTools:input_type -> llmrelay.v1.ListToolsRequest
-	47, // 70: llmrelay.v1.LLMService.Embed:input_type -> llmrelay.v1.EmbedRequest
-	26, // 71: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
-	39, // 72: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
-	26, // 73: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
-	44, // 74: llmrelay.v1.LLMService.ListTools:output_type -> llmrelay.v1.ListToolsResponse
-	48, // 75: llmrelay.v1.LLMService.Embed:output_type -> llmrelay.v1.EmbedResponse
-	71, // [71:76] is the sub-list for method output_type
-	66, // [66:71] is the sub-list for method input_type
-	66, // [66:66] is the sub-list for extension type_name
-	66, // [66:66] is the sub-list for extension extendee
-	0,  // [0:66] is the sub-list for field type_name
+	41, // 51: llmrelay.v1.ListModelsResponse.models:type_name -> llmrelay.v1.Model
+	40, // 52: llmrelay.v1.ListModelsResponse.any_model_providers:type_name -> llmrelay.v1.AnyModelProvider
+	9,  // 53: llmrelay.v1.Model.kind:type_name -> llmrelay.v1.ModelKind
+	42, // 54: llmrelay.v1.Model.targets:type_name -> llmrelay.v1.RouteTarget
+	10, // 55: llmrelay.v1.Model.balance:type_name -> llmrelay.v1.RouteBalance
+	43, // 56: llmrelay.v1.Model.health:type_name -> llmrelay.v1.TargetHealth
+	43, // 57: llmrelay.v1.RouteTarget.health:type_name -> llmrelay.v1.TargetHealth
+	58, // 58: llmrelay.v1.TargetHealth.ejected_until:type_name -> google.protobuf.Timestamp
+	46, // 59: llmrelay.v1.ListToolsResponse.tools:type_name -> llmrelay.v1.ServerTool
+	47, // 60: llmrelay.v1.ListToolsResponse.servers:type_name -> llmrelay.v1.ToolServer
+	55, // 61: llmrelay.v1.ServerTool.input_schema:type_name -> google.protobuf.Struct
+	58, // 62: llmrelay.v1.ToolServer.listed_at:type_name -> google.protobuf.Timestamp
+	53, // 63: llmrelay.v1.EmbedRequest.metadata:type_name -> llmrelay.v1.EmbedRequest.MetadataEntry
+	55, // 64: llmrelay.v1.EmbedRequest.provider_options:type_name -> google.protobuf.Struct
+	50, // 65: llmrelay.v1.EmbedResponse.embeddings:type_name -> llmrelay.v1.Embedding
+	36, // 66: llmrelay.v1.EmbedResponse.usage:type_name -> llmrelay.v1.Usage
+	12, // 67: llmrelay.v1.LLMService.Generate:input_type -> llmrelay.v1.GenerateRequest
+	38, // 68: llmrelay.v1.LLMService.ListModels:input_type -> llmrelay.v1.ListModelsRequest
+	11, // 69: llmrelay.v1.LLMService.Resume:input_type -> llmrelay.v1.ResumeRequest
+	44, // 70: llmrelay.v1.LLMService.ListTools:input_type -> llmrelay.v1.ListToolsRequest
+	48, // 71: llmrelay.v1.LLMService.Embed:input_type -> llmrelay.v1.EmbedRequest
+	26, // 72: llmrelay.v1.LLMService.Generate:output_type -> llmrelay.v1.GenerateEvent
+	39, // 73: llmrelay.v1.LLMService.ListModels:output_type -> llmrelay.v1.ListModelsResponse
+	26, // 74: llmrelay.v1.LLMService.Resume:output_type -> llmrelay.v1.GenerateEvent
+	45, // 75: llmrelay.v1.LLMService.ListTools:output_type -> llmrelay.v1.ListToolsResponse
+	49, // 76: llmrelay.v1.LLMService.Embed:output_type -> llmrelay.v1.EmbedResponse
+	72, // [72:77] is the sub-list for method output_type
+	67, // [67:72] is the sub-list for method input_type
+	67, // [67:67] is the sub-list for extension type_name
+	67, // [67:67] is the sub-list for extension extendee
+	0,  // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_llmrelay_v1_llmrelay_proto_init() }
@@ -5871,14 +5962,14 @@ func file_llmrelay_v1_llmrelay_proto_init() {
 		(*GenerateEvent_ToolResult)(nil),
 	}
 	file_llmrelay_v1_llmrelay_proto_msgTypes[16].OneofWrappers = []any{}
-	file_llmrelay_v1_llmrelay_proto_msgTypes[36].OneofWrappers = []any{}
+	file_llmrelay_v1_llmrelay_proto_msgTypes[37].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_llmrelay_v1_llmrelay_proto_rawDesc), len(file_llmrelay_v1_llmrelay_proto_rawDesc)),
 			NumEnums:      11,
-			NumMessages:   42,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -225,7 +225,8 @@ type LLMServiceClient interface {
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	Generate(ctx context.Context, in *GenerateRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GenerateEvent], error)
 	// ListModels lists the models the caller may use: each configured
-	// provider's models, and the routes, with their targets and health.
+	// provider's models, and the routes, with their targets and health; and
+	// the providers that accept any model name, whose models it cannot list.
 	ListModels(ctx context.Context, in *ListModelsRequest, opts ...grpc.CallOption) (*ListModelsResponse, error)
 	// Resume picks up a resumable call (`GenerateRequest.resumable`) whose
 	// stream went away: the client's connection dropped, a proxy or sidecar
@@ -488,7 +489,8 @@ type LLMServiceServer interface {
 	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	Generate(*GenerateRequest, grpc.ServerStreamingServer[GenerateEvent]) error
 	// ListModels lists the models the caller may use: each configured
-	// provider's models, and the routes, with their targets and health.
+	// provider's models, and the routes, with their targets and health; and
+	// the providers that accept any model name, whose models it cannot list.
 	ListModels(context.Context, *ListModelsRequest) (*ListModelsResponse, error)
 	// Resume picks up a resumable call (`GenerateRequest.resumable`) whose
 	// stream went away: the client's connection dropped, a proxy or sidecar

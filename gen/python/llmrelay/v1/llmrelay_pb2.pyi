@@ -61,6 +61,16 @@ TOOL_CHOICE_MODE_REQUIRED: ToolChoiceMode
 TOOL_CHOICE_MODE_TOOL: ToolChoiceMode
 TOOL_CHOICE_MODE_UNSPECIFIED: ToolChoiceMode
 
+class AnyModelProvider(_message.Message):
+    __slots__ = ["key_patterns", "provider", "provider_kind"]
+    KEY_PATTERNS_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_KIND_FIELD_NUMBER: _ClassVar[int]
+    key_patterns: _containers.RepeatedScalarFieldContainer[str]
+    provider: str
+    provider_kind: str
+    def __init__(self, provider: _Optional[str] = ..., provider_kind: _Optional[str] = ..., key_patterns: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class Delta(_message.Message):
     __slots__ = ["reasoning", "refusal", "text", "tool_call"]
     REASONING_FIELD_NUMBER: _ClassVar[int]
@@ -279,10 +289,12 @@ class ListModelsRequest(_message.Message):
     def __init__(self, provider: _Optional[str] = ...) -> None: ...
 
 class ListModelsResponse(_message.Message):
-    __slots__ = ["models"]
+    __slots__ = ["any_model_providers", "models"]
+    ANY_MODEL_PROVIDERS_FIELD_NUMBER: _ClassVar[int]
     MODELS_FIELD_NUMBER: _ClassVar[int]
+    any_model_providers: _containers.RepeatedCompositeFieldContainer[AnyModelProvider]
     models: _containers.RepeatedCompositeFieldContainer[Model]
-    def __init__(self, models: _Optional[_Iterable[_Union[Model, _Mapping]]] = ...) -> None: ...
+    def __init__(self, models: _Optional[_Iterable[_Union[Model, _Mapping]]] = ..., any_model_providers: _Optional[_Iterable[_Union[AnyModelProvider, _Mapping]]] = ...) -> None: ...
 
 class ListToolsRequest(_message.Message):
     __slots__ = ["server"]

@@ -84,7 +84,8 @@ class LLMServiceServicer(object):
 
     def ListModels(self, request, context):
         """ListModels lists the models the caller may use: each configured
-        provider's models, and the routes, with their targets and health.
+        provider's models, and the routes, with their targets and health; and
+        the providers that accept any model name, whose models it cannot list.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
