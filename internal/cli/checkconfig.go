@@ -16,7 +16,7 @@ import (
 
 var checkConfigCommand = &command{
 	name:    "check-config",
-	usage:   "check-config FILE",
+	usage:   "check-config [--strict] FILE",
 	summary: "check a config file and print the configuration it gives",
 	about: `Checks a config file as serve does before it listens (the file, then the
 LLMRELAY_* environment variables; every provider and route is built, so
@@ -32,8 +32,17 @@ Each problem is named by its setting and the file's line:
 
   llmrelay.yaml:3: retry.max_backoff: "1 minute" is not a duration; use a Go duration such as 30s or 1m30s (units ms, s, m, h)
 
-Exit status: 0 the config is valid, 1 it is not, 2 the command line was wrong.`,
-	setup: func(_ *flag.FlagSet, env Env) func(context.Context, []string) error {
+A setting that is valid but does nothing as the rest of the file stands
+(a key's model pattern that matches no provider's model and no route, a
+tool pattern that matches no MCP server, a cost cap on models without a
+price) is a warning, printed on stderr the same way after "warning: ";
+the config is still valid, as serve, which logs it, runs with it. With
+--strict a warning fails the check as a problem does.
+
+Exit status: 0 the config is valid, 1 it is not (or, with --strict, has
+warnings), 2 the command line was wrong.`,
+	setup: func(fs *flag.FlagSet, env Env) func(context.Context, []string) error {
+		strict := fs.Bool("strict", false, "fail (exit 1) when the config has warnings, as when it has problems")
 		return func(_ context.Context, args []string) error {
 			var file string
 			switch len(args) {
@@ -46,13 +55,15 @@ Exit status: 0 the config is valid, 1 it is not, 2 the command line was wrong.`,
 			default:
 				return usagef("check-config", "check-config takes one FILE, not %d arguments", len(args))
 			}
-			return checkConfig(file, env)
+			return checkConfig(file, env, *strict)
 		}
 	},
 }
 
-// checkConfig loads file as serve would and prints the result.
-func checkConfig(file string, env Env) error {
+// checkConfig loads file as serve would and prints the result: the
+// configuration on stdout, its warnings on stderr; strict fails on a
+// warning.
+func checkConfig(file string, env Env, strict bool) error {
 	cfg, err := config.Load(config.Flags{ConfigPath: file}, env.Getenv)
 	if err != nil {
 		return err
@@ -71,12 +82,22 @@ func checkConfig(file string, env Env) error {
 	if err := readsBeyondTheFile(cfg, env.Getenv); err != nil {
 		return err
 	}
+	warnings := cfg.Warnings()
+	for _, w := range warnings {
+		fmt.Fprintln(env.Stderr, "warning: "+w.Error())
+	}
+	if strict && len(warnings) > 0 {
+		return fmt.Errorf("%s: %s, and --strict fails on warnings", file, countWarnings(len(warnings)))
+	}
 	r := cfg.Redacted()
 	out, err := r.YAML()
 	if err != nil {
 		return err
 	}
 	writeHeader(env.Stdout, file, env.Getenv)
+	if len(warnings) > 0 {
+		fmt.Fprintf(env.Stdout, "# %s on stderr: settings that do nothing as the rest of the file stands.\n", countWarnings(len(warnings)))
+	}
 	_, err = env.Stdout.Write(out)
 	return err
 }
@@ -118,4 +139,11 @@ func writeHeader(w io.Writer, file string, getenv func(string) string) {
 			fmt.Fprintf(w, "# $%s=%s sets %s.\n", v.env, val, v.setting)
 		}
 	}
+}
+
+func countWarnings(n int) string {
+	if n == 1 {
+		return "1 warning"
+	}
+	return fmt.Sprintf("%d warnings", n)
 }

@@ -158,6 +158,26 @@ func TestCheckConfig(t *testing.T) {
 			t.Errorf("exit %d, stderr %q; want the target named", r.code, r.stderr)
 		}
 	})
+	// A key whose only pattern is a typo of its provider was valid, and
+	// every call of it was refused MODEL_NOT_ALLOWED without a word from
+	// check-config.
+	t.Run("a warning, and --strict", func(t *testing.T) {
+		file := writeConfig(t, "auth:\n  keys:\n    - name: app\n      sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n"+
+			"      scopes: [generate]\n      models: [\"mok/*\"]\n")
+		want := "warning: " + file + `:6: auth.keys[0].models: no pattern of key "app" matches a configured provider's model or a route: ` +
+			"every call of the key is refused MODEL_NOT_ALLOWED; did you mean mock/*?\n"
+		r := runCLI(t.Context(), t, []string{"check-config", file}, nil, "")
+		if r.code != ExitOK || r.stderr != want {
+			t.Errorf("exit %d, stderr %q; want 0 and %q", r.code, r.stderr, want)
+		}
+		if !strings.HasPrefix(r.stdout, "# "+file+" is valid.") || !strings.Contains(r.stdout, "# 1 warning on stderr") {
+			t.Errorf("stdout %q; want the configuration, with its warning counted", r.stdout)
+		}
+		r = runCLI(t.Context(), t, []string{"check-config", "--strict", file}, nil, "")
+		if r.code != ExitFailed || !strings.HasPrefix(r.stderr, want) || !strings.Contains(r.stderr, "1 warning, and --strict fails on warnings") || r.stdout != "" {
+			t.Errorf("--strict: exit %d, stdout %q, stderr %q; want 1, the warning and nothing on stdout", r.code, r.stdout, r.stderr)
+		}
+	})
 	t.Run("the routes example", func(t *testing.T) {
 		r := runCLI(t.Context(), t, []string{"check-config", "../../examples/config/routes.yaml"}, nil, "")
 		if r.code != ExitOK {

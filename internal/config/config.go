@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"net/netip"
 	"os"
@@ -517,6 +518,43 @@ func (c *Config) validate() Problems {
 	}
 	spend.CheckSection(c.Teams, spend.Against{KeyTeams: keyTeams, KeyBudgets: keyBudgets, Currency: c.Pricing.Currency}, p)
 	return p.list
+}
+
+// Warnings returns what c, a valid configuration, sets that does
+// nothing as the rest of it stands: a key's model pattern that matches no
+// provider's model and no route, a key's tool pattern that matches no MCP
+// server's tools, tools on a key without the generate scope, a cost cap
+// (max_cost_usd) where pricing prices none of the models it would count.
+// Each names its setting and the file's line, as a problem does. They are
+// not problems: a pattern may name a provider or a server to be added
+// later, and a config that runs today must keep loading, so Load accepts
+// them; the server logs them at start and at each reload, and
+// check-config prints them (docs/configuration.md#warnings). Each section
+// whose settings may be warned of owns its rule, as it owns its checks.
+func (c *Config) Warnings() []*FieldError {
+	w := &problems{}
+	r := auth.Reach{Routes: map[string][]string{}, Priced: slices.Sorted(maps.Keys(c.Pricing.Models))}
+	for _, p := range c.Providers {
+		if len(p.Models) == 0 {
+			r.OpenProviders = append(r.OpenProviders, p.Name)
+		}
+		for _, m := range p.Models {
+			r.Models = append(r.Models, p.Name+"/"+m)
+		}
+	}
+	for _, rc := range c.Routes {
+		for _, t := range rc.Targets {
+			r.Routes[rc.Name] = append(r.Routes[rc.Name], t.Model)
+		}
+	}
+	for _, s := range c.Tools.MCPServers {
+		r.ToolServers = append(r.ToolServers, s.Name)
+	}
+	c.Auth.Warn(setting.Under(w, "auth."), r)
+	spend.WarnTeams(c.Teams, len(r.Priced) > 0, w)
+	c.origin.locate(w.list)
+	w.list.sort()
+	return w.list
 }
 
 var (

@@ -102,13 +102,19 @@ func (p Problems) err() error {
 	if len(p) == 0 {
 		return nil
 	}
+	p.sort()
+	return p
+}
+
+// sort puts p in file order: by line, those without a line last, in the
+// order found.
+func (p Problems) sort() {
 	slices.SortStableFunc(p, func(a, b *FieldError) int {
 		if (a.Line == 0) != (b.Line == 0) {
 			return cmp.Compare(b.Line, a.Line) // the one with a line first
 		}
 		return cmp.Compare(a.Line, b.Line)
 	})
-	return p
 }
 
 // cover reports whether e, a problem Validate found, follows from one of

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -148,7 +149,23 @@ func (s *Server) reloadLocked(trigger string) error {
 	rt := s.current.Load()
 	s.log.Info("config reloaded: new calls use it, calls in flight finish on the previous one",
 		"trigger", trigger, "config", r.path, "keys", rt.keys.Len(), "providers", rt.providers.Names())
+	s.logWarnings(cfg)
 	return nil
+}
+
+// logWarnings logs each of cfg's warnings (config.Config.Warnings):
+// settings that are valid but do nothing as the rest of the config
+// stands, such as a key's model pattern that matches no provider. The
+// server runs with them, so this is how the operator hears of them: at
+// start and at each reload whose config has them.
+func (s *Server) logWarnings(cfg *config.Config) {
+	for _, w := range cfg.Warnings() {
+		attrs := []any{"setting", w.Path, "warning", w.Problem}
+		if w.Line > 0 {
+			attrs = append(attrs, "config", w.File+":"+strconv.Itoa(w.Line))
+		}
+		s.log.Warn("config warning: a setting that does nothing as the rest of the config stands", attrs...)
+	}
 }
 
 // fileDigest returns the SHA-256 of the config file's content (zero

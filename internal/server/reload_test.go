@@ -289,6 +289,45 @@ func TestReloadOnSIGHUP(t *testing.T) {
 	}
 }
 
+// TestConfigWarningsAreLogged: a config that is valid but holds a setting
+// that does nothing (here a team's cost cap with no model priced, which
+// never stops a call) runs, and the server says so at WARN, with the
+// setting's path and line, at start and again at each reload whose
+// config still has it; a reload without it logs none.
+func TestConfigWarningsAreLogged(t *testing.T) {
+	const team = "teams:\n  - name: research\n    budgets: [{window: day, max_cost_usd: 5}]\n"
+	const warning = `level=WARN msg="config warning: a setting that does nothing as the rest of the config stands" ` +
+		`setting=teams[0].budgets[0].max_cost_usd warning="pricing prices no model: calls to unpriced models cost nothing, so team \"research\"'s cap never stops one (max_tokens would)" config=`
+	path := filepath.Join(t.TempDir(), "llmrelay.yaml")
+	writeFile(t, path, configYAML("http://127.0.0.1:1/v1", map[string]string{"keep": keyKeep}, team))
+	h := startReloadable(t, path)
+	// The server logs its start before it serves a call.
+	if err := h.echo(t, keyKeep); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(h.logs.String(), warning+path+":10\n"); n != 1 {
+		t.Fatalf("the warning logged %d times at start, want once:\n%s", n, h.logs.String())
+	}
+
+	writeFile(t, path, configYAML("http://127.0.0.1:1/v1", map[string]string{"keep": keyKeep}, ""))
+	h.sigs <- syscall.SIGHUP
+	if err := h.waitReload(t); err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	if n := strings.Count(h.logs.String(), "config warning"); n != 1 {
+		t.Fatalf("after a reload without the warning, %d warnings logged in all, want the one at start:\n%s", n, h.logs.String())
+	}
+
+	writeFile(t, path, configYAML("http://127.0.0.1:1/v1", map[string]string{"keep": keyKeep}, "drain_delay: 0s\n"+team))
+	h.sigs <- syscall.SIGHUP
+	if err := h.waitReload(t); err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	if n := strings.Count(h.logs.String(), warning+path+":11\n"); n != 1 {
+		t.Fatalf("a reload with the warning logged it %d times, want once:\n%s", n, h.logs.String())
+	}
+}
+
 // TestReloadKeepsAuthenticationOffLoopback: a server listening on a
 // network address with keys, sent a config that has none (a file emptied,
 // or written half, under reload.watch; keys moved elsewhere), would have

@@ -493,6 +493,7 @@ func (s *Server) serveOn(ctx context.Context, lis net.Listener, sigs <-chan os.S
 	if httpLis != nil && !s.cfg.HTTPTLS.Enabled() && !config.IsLoopback(s.cfg.HTTPListen) {
 		s.log.Warn("serving HTTP without TLS (http_tls) on a non-loopback address: API keys cross the network in plaintext unless a proxy or mesh encrypts it")
 	}
+	s.logWarnings(s.current.Load().cfg)
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
 	var httpErr chan error

@@ -75,3 +75,21 @@ func hasCost(budgets []Budget) bool {
 	}
 	return false
 }
+
+// WarnTeams reports the teams' cost caps when the price table prices no
+// model (priced false): every call then costs nothing, so they never stop
+// one. Only then: a team's keys may come from the admin API, whose models
+// the config does not know. Paths are from the config's root.
+func WarnTeams(teams []Team, priced bool, w setting.Problems) {
+	if priced {
+		return
+	}
+	for i, t := range teams {
+		for j, b := range t.Budgets {
+			if b.MaxCostUSD > 0 {
+				w.Bad(fmt.Sprintf("teams[%d].budgets[%d].max_cost_usd", i, j),
+					"pricing prices no model: calls to unpriced models cost nothing, so team %q's cap never stops one (max_tokens would)", t.Name)
+			}
+		}
+	}
+}
