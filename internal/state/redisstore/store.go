@@ -61,6 +61,7 @@ type Store struct {
 	local      *memory.Store // rates while Redis is unreachable
 	log        *slog.Logger
 	metrics    *metrics.Metrics
+	now        func() time.Time // the outage's clock: its start, its length, its repeated line
 	seq        atomic.Uint64
 
 	// renewMu orders releases against renewals: a renewal holds it
@@ -138,6 +139,9 @@ type Options struct {
 	// Getenv reads the passwords' environment variables; nil is
 	// os.Getenv.
 	Getenv func(string) string
+	// Now is the clock an outage is timed and its lines spaced by; nil
+	// is time.Now.
+	Now func() time.Time
 }
 
 // New connects to Redis as cfg says and starts the store's health check
@@ -152,6 +156,9 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	routeLibraryLog.Do(func() { redis.SetLogger(libraryLog{opts.Logger}) })
 	ro, err := ClientOptions(cfg, opts.Getenv)
@@ -168,6 +175,7 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		local:      memory.New(),
 		log:        opts.Logger.With("component", "state", "store", "redis"),
 		metrics:    opts.Metrics,
+		now:        opts.Now,
 		held:       make(map[string]map[string]struct{}),
 		pending:    make(map[string]map[string]struct{}),
 		flush:      make(chan struct{}, 1),
@@ -192,7 +200,7 @@ func New(cfg state.RedisConfig, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("state.redis: %s (Redis answered: %w)", hint, err)
 	}
 	if err != nil {
-		s.lastErr, s.downSince = err, time.Now()
+		s.lastErr, s.downSince = err, s.now()
 		s.metrics.StateStoreError("ping")
 		s.log.Warn("state store unreachable at start; "+s.policyLine(), "error", err)
 	} else {
@@ -656,7 +664,7 @@ func (s *Store) monitor() {
 	defer s.wg.Done()
 	t := time.NewTicker(s.interval)
 	defer t.Stop()
-	lastLog := time.Now()
+	var lastLog time.Time // of the outage under way: its first line or its last repeat
 	for {
 		select {
 		case <-s.stop:
@@ -672,13 +680,19 @@ func (s *Store) monitor() {
 		if err != nil {
 			s.metrics.StateStoreError("ping")
 			s.markDown(err)
-			if time.Since(lastLog) >= logEvery {
-				lastLog = time.Now()
-				s.condMu.Lock()
-				since := s.downSince
-				s.condMu.Unlock()
+			s.condMu.Lock()
+			since := s.downSince
+			s.condMu.Unlock()
+			// The outage's first line was logged when it started, by
+			// whichever command noticed it: repeat logEvery after that,
+			// not after the last outage's line or the store's start.
+			if lastLog.Before(since) {
+				lastLog = since
+			}
+			if now := s.now(); now.Sub(lastLog) >= logEvery {
+				lastLog = now
 				s.log.Warn("state store still unreachable; "+s.policyLine(),
-					"down_for", time.Since(since).Round(time.Second), "decisions_without_store", s.decisions.Load(), "error", err)
+					"down_for", now.Sub(since).Round(time.Second), "decisions_without_store", s.decisions.Load(), "error", err)
 			}
 			continue
 		}
@@ -705,7 +719,7 @@ func (s *Store) markDown(err error) {
 		s.condMu.Unlock()
 		return
 	}
-	s.downSince = time.Now()
+	s.downSince = s.now()
 	s.decisions.Store(0)
 	s.condMu.Unlock()
 	s.metrics.StateStoreUp(false)
@@ -724,7 +738,7 @@ func (s *Store) markUp() bool {
 	s.condMu.Unlock()
 	s.metrics.StateStoreUp(true)
 	s.log.Info("state store reachable again; shared limits restored",
-		"down_for", time.Since(since).Round(time.Millisecond), "decisions_without_store", s.decisions.Load())
+		"down_for", s.now().Sub(since).Round(time.Millisecond), "decisions_without_store", s.decisions.Load())
 	s.signal()
 	return true
 }

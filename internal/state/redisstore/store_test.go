@@ -3,15 +3,20 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 
 	"github.com/llmrelay/llmrelay/internal/leaktest"
+	"github.com/llmrelay/llmrelay/internal/logtest"
 	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/offstack"
 	"github.com/llmrelay/llmrelay/internal/state"
@@ -277,6 +282,99 @@ func TestStartsWithRedisDown(t *testing.T) {
 			break
 		}
 	}
+}
+
+// TestOutageLogLines: an outage logs one warning when it starts, one more
+// every 30 s it lasts and one line when it ends, however long the replica
+// ran before it. A replica up for more than 30 s used to log its first
+// failed ping twice, the second time as "still unreachable ... down_for=0s".
+func TestOutageLogLines(t *testing.T) {
+	srv := redistest.Start(t)
+	var logs logtest.Buffer
+	m := metrics.New()
+	clock := &fakeClock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	s := open(t, config(srv), redisstore.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Metrics: m, Now: clock.Now})
+	defer s.Close()
+	// The monitor writes what a failed ping calls for before it pings
+	// again: once n more pings failed, the lines of the earlier ones are
+	// all in the log.
+	pingsFail := func(n float64, what string) {
+		t.Helper()
+		from := counter(t, m, metrics.NameStateStoreErrors, "op", "ping")
+		poll(t, what, time.Minute, func() bool { return counter(t, m, metrics.NameStateStoreErrors, "op", "ping") >= from+n })
+	}
+	lines := func(text string) []string {
+		var found []string
+		for _, l := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(l, text) {
+				found = append(found, l)
+			}
+		}
+		return found
+	}
+
+	// The replica has run an hour, its health check pinging Redis (New
+	// pings once, then the health check every 100 ms), before the outage.
+	rdb := srv.Client(t)
+	poll(t, "the health check pinging", time.Minute, func() bool { return pingsServed(t, rdb) >= 3 })
+	clock.Advance(time.Hour)
+	srv.Stop()
+	waitDown(t, s)
+	pingsFail(2, "pings failing after the outage started")
+	if got := lines("state store unreachable;"); len(got) != 1 {
+		t.Fatalf("the outage's start logged %d warnings, want 1:\n%s", len(got), logs.String())
+	}
+	if got := lines("still unreachable"); len(got) != 0 {
+		t.Fatalf("an outage not 30 s old logged it is still on:\n%s", logs.String())
+	}
+
+	clock.Advance(30 * time.Second)
+	pingsFail(2, "pings failing 30 s into the outage")
+	if got := lines("still unreachable"); len(got) != 1 || !strings.Contains(got[0], "down_for=30s") {
+		t.Fatalf("30 s into the outage, the lines saying it goes on: %q, want one with down_for=30s", got)
+	}
+
+	srv.Restart(t)
+	waitUp(t, s)
+	if got := lines("reachable again"); len(got) != 1 || !strings.Contains(got[0], "down_for=30s") {
+		t.Fatalf("the outage's end: %q, want one line with down_for=30s", got)
+	}
+}
+
+var pingStat = regexp.MustCompile(`(?m)^cmdstat_ping:calls=(\d+)`)
+
+// pingsServed returns how many PINGs the Redis of rdb has answered.
+func pingsServed(t *testing.T, rdb *redis.Client) int {
+	t.Helper()
+	info, err := rdb.Info(t.Context(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := pingStat.FindStringSubmatch(info)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// fakeClock is a clock that moves only when a test advances it. It is
+// safe for concurrent use.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
 }
 
 func TestPasswordFromEnvironment(t *testing.T) {
