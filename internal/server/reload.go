@@ -53,15 +53,15 @@ var ErrNoConfigSource = errors.New("no config source to reload from")
 // before anything changes: if either fails, Reload returns the error and
 // the server goes on as it was. The settings that only a restart can
 // change keep their running values (config.KeepRestartOnly): Reload
-// returns their paths when cfg changed them.
-func (s *Server) Reload(cfg *config.Config) (needRestart []string, err error) {
+// returns those cfg changed, with both values.
+func (s *Server) Reload(cfg *config.Config) (needRestart []config.Change, err error) {
 	s.reloader.mu.Lock()
 	defer s.reloader.mu.Unlock()
 	return s.apply(cfg)
 }
 
 // apply is Reload under the reload lock.
-func (s *Server) apply(cfg *config.Config) ([]string, error) {
+func (s *Server) apply(cfg *config.Config) ([]config.Change, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -81,8 +81,12 @@ func (s *Server) apply(cfg *config.Config) ([]string, error) {
 			if len(needRestart) > 1 {
 				values = "values of "
 			}
+			var kept []string
+			for _, c := range needRestart {
+				kept = append(kept, c.Setting)
+			}
 			return nil, fmt.Errorf("%w (checked with the running %s%s, which the file changes but only a restart applies)",
-				err, values, strings.Join(needRestart, ", "))
+				err, values, strings.Join(kept, ", "))
 		}
 		return nil, err
 	}
@@ -132,7 +136,7 @@ func (s *Server) reloadLocked(trigger string) error {
 	}
 	digest := r.fileDigest()
 	cfg, err := r.load()
-	var needRestart []string
+	var needRestart []config.Change
 	if err == nil {
 		needRestart, err = s.apply(cfg)
 	}
@@ -143,8 +147,11 @@ func (s *Server) reloadLocked(trigger string) error {
 	}
 	r.digest = digest
 	s.metrics.ConfigReloaded(true)
-	for _, setting := range needRestart {
-		s.log.Warn("config reload: this setting changed but needs a restart; still using its running value", "setting", setting)
+	for _, c := range needRestart {
+		// Both values, so that the line says what a restart would change:
+		// none of these settings holds a secret (config.KeepRestartOnly).
+		s.log.Warn("config reload: this setting changed but needs a restart; still using its running value",
+			"setting", c.Setting, "running", c.Running, "new", c.New)
 	}
 	rt := s.current.Load()
 	s.log.Info("config reloaded: new calls use it, calls in flight finish on the previous one",

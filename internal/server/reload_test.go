@@ -269,7 +269,9 @@ func TestReloadOnSIGHUP(t *testing.T) {
 	logs := h.logs.String()
 	for _, want := range []string{
 		`msg="config reloaded: new calls use it`,
-		`needs a restart; still using its running value" setting=drain_delay`,
+		// Both values: what the server still runs with, and what the
+		// file asks for after a restart.
+		`needs a restart; still using its running value" setting=drain_delay running=0s new=5s`,
 		`msg="config reload refused: still serving with the previous config" trigger=SIGHUP`,
 		`retry.max_attempts_limit`,
 	} {
