@@ -109,11 +109,13 @@ func (t *Throttle) Config() ThrottleConfig {
 }
 
 // Fail counts a failed authentication from addr (for reason, which the log
-// line reports). It returns 0 when the failure is counted, and the wait
-// before addr may try again when the address is throttled: its bucket is
-// empty, the failure takes no token and the call is to be refused as
-// throttled.
-func (t *Throttle) Fail(addr netip.Prefix, reason string) (wait time.Duration) {
+// line reports) in the call requestID. It returns 0 when the failure is
+// counted, and the wait before addr may try again when the address is
+// throttled: its bucket is empty, the failure takes no token and the call
+// is to be refused as throttled. A log line written at this failure
+// carries requestID, the id its client's refusal gives: a client's report
+// of the one refusal of an interval that was logged finds its line.
+func (t *Throttle) Fail(addr netip.Prefix, reason, requestID string) (wait time.Duration) {
 	now := t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -130,7 +132,7 @@ func (t *Throttle) Fail(addr netip.Prefix, reason string) (wait time.Duration) {
 	}
 	if a.limiter != nil && a.limiter.TokensAt(now) < 1 {
 		a.throttled++
-		t.logLocked(addr, a, now)
+		t.logLocked(addr, a, now, requestID)
 		wait = time.Duration((1 - a.limiter.TokensAt(now)) / t.cfg.PerSecond * float64(time.Second))
 		return max(wait.Round(time.Millisecond), time.Millisecond)
 	}
@@ -139,17 +141,18 @@ func (t *Throttle) Fail(addr netip.Prefix, reason string) (wait time.Duration) {
 	}
 	a.failures++
 	a.reason = reason
-	t.logLocked(addr, a, now)
+	t.logLocked(addr, a, now, requestID)
 	return 0
 }
 
-// logLocked writes the address's line when its interval has passed.
-func (t *Throttle) logLocked(addr netip.Prefix, a *addrFailures, now time.Time) {
+// logLocked writes the address's line when its interval has passed, at
+// the failure of the call requestID.
+func (t *Throttle) logLocked(addr netip.Prefix, a *addrFailures, now time.Time, requestID string) {
 	if !a.logged.IsZero() && now.Sub(a.logged) < t.cfg.LogInterval {
 		return
 	}
 	t.log.Warn("failed authentication", "peer", AddrName(addr), "failures", a.failures,
-		"throttled", a.throttled, "reason", a.reason, "interval", t.cfg.LogInterval)
+		"throttled", a.throttled, "reason", a.reason, "interval", t.cfg.LogInterval, "request_id", requestID)
 	a.failures, a.throttled, a.logged = 0, 0, now
 }
 

@@ -52,23 +52,23 @@ func TestThrottleCountsOnlyFailuresPerAddress(t *testing.T) {
 	th.SetClock(func() time.Time { return now })
 	a, b := auth.AddrKey(netip.MustParseAddr("203.0.113.9")), auth.AddrKey(netip.MustParseAddr("2001:db8:1:2::7"))
 	for range 2 {
-		if w := th.Fail(a, "API_KEY_UNKNOWN"); w != 0 {
+		if w := th.Fail(a, "API_KEY_UNKNOWN", ""); w != 0 {
 			t.Fatalf("within the burst: throttled for %v", w)
 		}
 	}
-	if w := th.Fail(a, "API_KEY_UNKNOWN"); w != 2*time.Second {
+	if w := th.Fail(a, "API_KEY_UNKNOWN", ""); w != 2*time.Second {
 		t.Errorf("past the burst: wait %v, want 2s (one try per 2s)", w)
 	}
-	if w := th.Fail(b, "API_KEY_UNKNOWN"); w != 0 {
+	if w := th.Fail(b, "API_KEY_UNKNOWN", ""); w != 0 {
 		t.Errorf("another address: throttled for %v", w)
 	}
 	th.Configure(auth.ThrottleConfig{Burst: 2, PerSecond: 0.5, LogInterval: time.Minute})
-	if w := th.Fail(a, "API_KEY_UNKNOWN"); w == 0 {
+	if w := th.Fail(a, "API_KEY_UNKNOWN", ""); w == 0 {
 		t.Error("the same settings reconfigured: the address got a fresh burst")
 	}
 	th.Configure(auth.ThrottleConfig{Burst: 2, PerSecond: 10, LogInterval: time.Minute})
 	now = now.Add(100 * time.Millisecond)
-	if w := th.Fail(a, "API_KEY_UNKNOWN"); w != 0 {
+	if w := th.Fail(a, "API_KEY_UNKNOWN", ""); w != 0 {
 		t.Errorf("a faster refill takes effect: still throttled for %v", w)
 	}
 }

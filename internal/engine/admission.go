@@ -297,7 +297,7 @@ func (a *Authenticator) failed(ctx context.Context, c Caller, err error) error {
 	}
 	if a.Throttle != nil {
 		addr := auth.AddrKey(auth.ClientAddr(c.Peer, c.ForwardedFor, a.TrustedProxies))
-		if wait := a.Throttle.Fail(addr, reason); wait > 0 {
+		if wait := a.Throttle.Fail(addr, reason, callinfo.From(ctx).RequestID()); wait > 0 {
 			a.Metrics.RateLimited(LimitAuthFailures)
 			name := auth.AddrName(addr)
 			return refusal(apierr.Unauthenticated, ReasonAuthThrottled,

@@ -17,8 +17,9 @@ import (
 )
 
 // throttled serves the auth links with a throttle of burst failures, one
-// try back per second, and a log interval of a minute, on a fake clock;
-// the throttle's and the logging link's lines go to logs.
+// try back per second, and a log interval of a minute, on a fake clock,
+// inside the links that give a refusal its request id as the server's
+// chain does; the throttle's and the logging link's lines go to logs.
 func throttled(t *testing.T, burst int) (testConn, *fakeClock, *logBuffer) {
 	t.Helper()
 	clock := &fakeClock{t: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
@@ -26,7 +27,7 @@ func throttled(t *testing.T, burst int) (testConn, *fakeClock, *logBuffer) {
 	th := auth.NewThrottle(auth.ThrottleConfig{Burst: burst, PerSecond: 1, LogInterval: time.Minute}, logs.logger())
 	th.SetClock(clock.now)
 	a := &engine.Authenticator{Keys: authKeys(t), Throttle: th}
-	c := serve(t, &fakeService{}, Recovery(discardLogger()), Logging(logs.logger()), APIOnly(Auth(a)))
+	c := serve(t, &fakeService{}, Guard(discardLogger()), APIOnly(Pushback()), Recovery(discardLogger()), Logging(logs.logger()), APIOnly(Auth(a)))
 	return c, clock, logs
 }
 
@@ -121,5 +122,38 @@ func TestPeerPrefix(t *testing.T) {
 	}
 	if got := auth.AddrName(auth.AddrKey(peerAddr(context.Background()))); got != "local" {
 		t.Errorf("no peer: %s", got)
+	}
+}
+
+// TestAuthFailureLineNamesItsRefusal: the throttled `failed authentication`
+// line carries the request id of the refusal it was written at, the one
+// the client's error gives, so that a client's report of that refusal
+// finds the line; the refusals it only counts are found by their peer.
+func TestAuthFailureLineNamesItsRefusal(t *testing.T) {
+	c, clock, logs := throttled(t, 5)
+	requestID := func(err error, reason string) string {
+		t.Helper()
+		id := findDetail[*errdetails.ErrorInfo](wantStatus(t, err, codes.Unauthenticated, reason)).GetMetadata()["request_id"]
+		if id == "" {
+			t.Fatalf("a refusal without a request id: %v", err)
+		}
+		return id
+	}
+	_, err := c.llm.ListModels(withKey(testCtx(t), "guess"), &llmrelayv1.ListModelsRequest{})
+	first := requestID(err, ReasonAPIKeyUnknown)
+	for range 10 { // counted in the next line, not written at once
+		_, _ = c.llm.ListModels(withKey(testCtx(t), "guess"), &llmrelayv1.ListModelsRequest{})
+	}
+	lines := logs.lines(t, "failed authentication")
+	if len(lines) != 1 || lines[0]["request_id"] != first {
+		t.Fatalf("lines %v, want one with request_id %s, the first refusal's", lines, first)
+	}
+
+	clock.advance(time.Minute)
+	_, err = c.generate(testCtx(t), validRequest()) // no credentials at all
+	next := requestID(err, ReasonCredentialsMissing)
+	lines = logs.lines(t, "failed authentication")
+	if len(lines) != 2 || lines[1]["request_id"] != next {
+		t.Fatalf("lines %v, want a second one with request_id %s, the Generate refused a minute on", lines, next)
 	}
 }
