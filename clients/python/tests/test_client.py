@@ -39,7 +39,7 @@ def _tool_turns():
     and returns; turn 2's first attempt fails after a word and is retried."""
     events = [
         dict(turn=1, attempt=1, delta=pb.Delta(text="Let me ask. ")),
-        dict(turn=1, attempt=1, delta=pb.Delta(tool_call=pb.ToolCallDelta(id="mock_1_0", name="everything__echo", arguments_delta='{"message":"hello"}'))),
+        dict(turn=1, attempt=1, delta=pb.Delta(tool_call=pb.ToolCallDelta(id="mock_1_0", name="everything__echo", arguments_delta='{"message":"hello"}', signature="sig-1"))),
         dict(turn=1, attempt=1, tool_progress=pb.ToolProgress(tool_call_id="mock_1_0", name="everything/echo", progress=1, total=2)),
         dict(heartbeat=pb.Heartbeat()),
         dict(turn=1, attempt=1, tool_result=pb.ToolResult(tool_call_id="mock_1_0", name="everything/echo", content="Echo: hello", attempts=1)),
@@ -520,7 +520,9 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(len(reply.earlier_turns), 1)
         t1 = reply.earlier_turns[0]
         self.assertEqual((t1.turn, t1.text), (1, "Let me ask. "))
-        self.assertEqual([(c.id, c.name, c.arguments) for c in t1.tool_calls], [("mock_1_0", "everything__echo", '{"message":"hello"}')])
+        self.assertEqual(
+            [(c.id, c.name, c.arguments, c.signature) for c in t1.tool_calls], [("mock_1_0", "everything__echo", '{"message":"hello"}', "sig-1")]
+        )
         self.assertEqual([r.content for r in t1.tool_results], ["Echo: hello"])
         self.assertEqual((reply.tool_results, reply.tool_progress), ([], {}))
 

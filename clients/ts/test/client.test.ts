@@ -119,7 +119,7 @@ function routes(router: ConnectRouter): void {
           const ev = (turn: number, attempt: number, event: MessageInitShape<typeof GenerateEventSchema>["event"]) =>
             create(GenerateEventSchema, { sequence: ++n, turn, attempt, event });
           yield ev(1, 1, { case: "delta", value: { text: "Let me ask. " } });
-          yield ev(1, 1, { case: "delta", value: { toolCall: { id: "mock_1_0", name: "everything__echo", argumentsDelta: '{"message":"hello"}' } } });
+          yield ev(1, 1, { case: "delta", value: { toolCall: { id: "mock_1_0", name: "everything__echo", argumentsDelta: '{"message":"hello"}', signature: "sig-1" } } });
           yield ev(1, 1, { case: "toolProgress", value: { toolCallId: "mock_1_0", name: "everything/echo", progress: 1, total: 2 } });
           yield ev(0, 0, { case: "heartbeat", value: {} });
           yield ev(1, 1, { case: "toolResult", value: { toolCallId: "mock_1_0", name: "everything/echo", content: "Echo: hello", attempts: 1 } });
@@ -392,7 +392,7 @@ describe("server tools", () => {
     assert.equal(r.text, r.final.message?.content);
     assert.equal(r.earlierTurns.length, 1);
     const [t1] = r.earlierTurns;
-    assert.deepEqual([t1.turn, t1.text, t1.toolCalls.map((c) => `${c.id} ${c.name} ${c.arguments}`)], [1, "Let me ask. ", ['mock_1_0 everything__echo {"message":"hello"}']]);
+    assert.deepEqual([t1.turn, t1.text, t1.toolCalls.map((c) => `${c.id} ${c.name} ${c.arguments} ${c.signature}`)], [1, "Let me ask. ", ['mock_1_0 everything__echo {"message":"hello"} sig-1']]);
     assert.deepEqual(t1.toolResults.map((res) => res.content), ["Echo: hello"]);
     assert.deepEqual([r.toolResults, r.toolProgress.size, r.final.turns], [[], 0, 2]);
   });
