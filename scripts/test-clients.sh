@@ -36,7 +36,7 @@ repo=$(pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
 TEXT="the quick brown fox jumps over the lazy dog"
 FIRST_ATTEMPT="the quick " # what mock/echo streams before {"drop_after": 2}
-SCENARIOS="stream retry resume field-violations deadline pushback unauthenticated server-tools embed"
+SCENARIOS="stream retry resume field-violations deadline pushback unauthenticated server-tools embed models"
 LANGS="go ts python"
 
 work=$(mktemp -d)
@@ -224,12 +224,15 @@ metrics_listen: ""
 log: {level: info, format: text}
 providers:
   - {name: mock, kind: mock}
+  # No models list: it accepts any model name (the models scenario). Never
+  # called: nothing listens on the discard port.
+  - {name: ollama, kind: openai, base_url: "http://127.0.0.1:9/v1"}
 tools:
   mcp_servers:
     - {name: everything, url: "$mcp_url", allow: [echo, get-sum, trigger-long-running-operation], timeout: 2m}
 auth:
   keys:
-    - {name: test-clients, sha256: $sha, scopes: [generate, models.list], models: ["mock/*"], tools: ["everything/*"]}
+    - {name: test-clients, sha256: $sha, scopes: [generate, models.list], models: ["mock/*", "ollama/llama3*"], tools: ["everything/*"]}
 EOF
 background "$work/server.log" "$work/llmrelay" --config "$work/config.yaml"
 server_pid=${pids[-1]}

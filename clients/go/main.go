@@ -48,6 +48,7 @@ func main() {
 		{"unauthenticated", func(ctx context.Context) (string, error) { return unauthenticated(ctx, anonymous) }},
 		{"server-tools", func(ctx context.Context) (string, error) { return serverTools(ctx, relay) }},
 		{"embed", func(ctx context.Context) (string, error) { return embed(ctx, relay) }},
+		{"models", func(ctx context.Context) (string, error) { return models(ctx, relay) }},
 	}
 	failed := 0
 	for _, s := range scenarios {
@@ -364,6 +365,31 @@ func embed(ctx context.Context, c *client.Client) (string, error) {
 	}
 	return fmt.Sprintf("%d vectors of 4 in order, %d input tokens, %d attempts; an empty input: %s %s %s",
 		len(resp.GetEmbeddings()), resp.GetUsage().GetInputTokens(), resp.GetAttempts(), codeName(e.Code), e.Reason, strings.Join(fields, ", ")), nil
+}
+
+// models checks the model listing: mock's models, and ollama, configured
+// without a models list, among the providers that accept any model name,
+// with the key's pattern that reaches it.
+func models(ctx context.Context, c *client.Client) (string, error) {
+	resp, err := c.ListModels(ctx, &llmrelayv1.ListModelsRequest{})
+	if err != nil {
+		return "", err
+	}
+	var ids []string
+	for _, m := range resp.GetModels() {
+		ids = append(ids, m.GetId())
+	}
+	if !slices.Contains(ids, "mock/echo") || slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, "ollama/") }) {
+		return "", fmt.Errorf("models %v: want mock/echo, and none of ollama's", ids)
+	}
+	var anyModel []string
+	for _, p := range resp.GetAnyModelProviders() {
+		anyModel = append(anyModel, fmt.Sprintf("%s (%s) %v", p.GetProvider(), p.GetProviderKind(), p.GetKeyPatterns()))
+	}
+	if !slices.Equal(anyModel, []string{"ollama (openai) [ollama/llama3*]"}) {
+		return "", fmt.Errorf("any_model_providers %q, want ollama (openai) with the key's pattern ollama/llama3*", anyModel)
+	}
+	return fmt.Sprintf("%d models, mock/echo among them; any model name: %s", len(ids), anyModel[0]), nil
 }
 
 // codeName is the gRPC name of a code, as the other languages print it.

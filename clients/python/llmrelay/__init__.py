@@ -11,7 +11,9 @@
   tools, whose results and progress it keeps), and holds the final event,
   the answer.
 - ``embed`` returns the embeddings of some texts, one vector per text.
-- ``list_models`` and ``list_tools`` list what the caller may use.
+- ``list_models`` and ``list_tools`` list what the caller may use;
+  ``list_models_response`` also names the providers that accept any model
+  name.
 - A failed call raises ``LLMRelayError``: the status code, the ErrorInfo
   reason and metadata, the RetryInfo delay, the field violations and the
   request id.

@@ -168,16 +168,26 @@ class Client:
         return stream
 
     def list_models(self, provider: str = "", *, timeout: Optional[float] = 30.0, metadata: Optional[Metadata] = None) -> List[llmrelay_pb2.Model]:
-        """Lists the models the caller may use (a provider's only, when named)."""
+        """Lists the models the caller may use (a provider's only, when
+        named). A provider configured without a models list accepts any
+        model name and has none here: list_models_response says which."""
+        return list(self.list_models_response(provider, timeout=timeout, metadata=metadata).models)
+
+    def list_models_response(
+        self, provider: str = "", *, timeout: Optional[float] = 30.0, metadata: Optional[Metadata] = None
+    ) -> llmrelay_pb2.ListModelsResponse:
+        """The whole ListModelsResponse of list_models: its ``models``, and
+        its ``any_model_providers``, the providers that accept any model
+        name (called as "<provider>/<model>"), each with the API key's
+        ``models`` patterns that may reach it."""
         self._streams.check_open()
         try:
-            resp = self.stub.ListModels(
+            resp: llmrelay_pb2.ListModelsResponse = self.stub.ListModels(
                 llmrelay_pb2.ListModelsRequest(provider=provider), timeout=timeout, metadata=[*self._metadata, *(metadata or ())]
             )
         except grpc.RpcError as err:
             raise LLMRelayError.from_rpc_error(err) from None
-        return list(resp.models)
-
+        return resp
 
     def list_tools(
         self, server: str = "", *, timeout: Optional[float] = 30.0, metadata: Optional[Metadata] = None

@@ -22,6 +22,9 @@ class ToolCallSoFar:
     name: str = ""
     arguments: str = ""
     """The arguments' JSON text, whole once the call is."""
+    signature: str = ""
+    """The provider's signature of the call (Gemini's ``thoughtSignature``),
+    opaque; empty from most providers."""
 
 
 @dataclass
@@ -140,6 +143,7 @@ class Reply:
                 t.id = t.id or d.tool_call.id
                 t.name = t.name or d.tool_call.name
                 t.arguments += d.tool_call.arguments_delta
+                t.signature = t.signature or d.tool_call.signature
         elif kind == "will_retry":
             self.retries.append(ev.will_retry)
             if ev.will_retry.discard_partial:

@@ -106,16 +106,23 @@ class Client:
     async def list_models(
         self, provider: str = "", *, timeout: Optional[float] = 30.0, metadata: Optional[Metadata] = None
     ) -> List[llmrelay_pb2.Model]:
-        """Lists the models the caller may use (a provider's only, when named)."""
+        """Lists the models the caller may use (a provider's only, when
+        named); list_models_response also says which providers accept any
+        model name."""
+        return list((await self.list_models_response(provider, timeout=timeout, metadata=metadata)).models)
+
+    async def list_models_response(
+        self, provider: str = "", *, timeout: Optional[float] = 30.0, metadata: Optional[Metadata] = None
+    ) -> llmrelay_pb2.ListModelsResponse:
+        """The whole ListModelsResponse: see llmrelay.Client.list_models_response."""
         self._streams.check_open()
         try:
-            resp = await self.stub.ListModels(
+            resp: llmrelay_pb2.ListModelsResponse = await self.stub.ListModels(
                 llmrelay_pb2.ListModelsRequest(provider=provider), timeout=timeout, metadata=[*self._metadata, *(metadata or ())]
             )
         except grpc.RpcError as err:
             raise LLMRelayError.from_rpc_error(err) from None
-        return list(resp.models)
-
+        return resp
 
     async def list_tools(
         self, server: str = "", *, timeout: Optional[float] = 30.0, metadata: Optional[Metadata] = None

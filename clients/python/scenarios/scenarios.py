@@ -165,6 +165,18 @@ def embed_check(resp, alone, err):
     )
 
 
+def models_check(models, resp):
+    """mock's models, and ollama, configured without a models list, among
+    the providers that accept any model name, with the key's pattern that
+    reaches it: list_models has the models alone, list_models_response all."""
+    ids = [m.id for m in models]
+    check("mock/echo" in ids and not any(i.startswith("ollama/") for i in ids), f"list_models {ids}: want mock/echo, and none of ollama's")
+    check([m.id for m in resp.models] == ids, f"list_models_response's models {[m.id for m in resp.models]}, list_models' {ids}")
+    any_model = [f"{p.provider} ({p.provider_kind}) {list(p.key_patterns)}" for p in resp.any_model_providers]
+    check(any_model == ["ollama (openai) ['ollama/llama3*']"], f"any_model_providers {any_model}, want ollama (openai) with the key's pattern ollama/llama3*")
+    return f"{len(ids)} models, mock/echo among them; any model name: {any_model[0]}"
+
+
 def error_check(name, e, start):
     if name == "field-violations":
         fields = [v.field for v in e.field_violations]
@@ -258,6 +270,9 @@ def run_sync():
             err = e
         return embed_check(resp, alone, err)
 
+    def models():
+        return models_check(relay.list_models(), relay.list_models_response())
+
     def failing(name):
         fields, opts, keyed = error_reqs()[name]
 
@@ -273,7 +288,7 @@ def run_sync():
 
     scenarios = [("stream", stream), ("retry", retry), ("resume", resume)]
     scenarios += [(n, failing(n)) for n in ("field-violations", "deadline", "pushback", "unauthenticated")]
-    scenarios += [("server-tools", server_tools), ("embed", embed)]
+    scenarios += [("server-tools", server_tools), ("embed", embed), ("models", models)]
     failed = report(scenarios, "")
     relay.close()
     anonymous.close()
@@ -317,6 +332,9 @@ async def run_async():
             err = e
         return embed_check(resp, alone, err)
 
+    async def models():
+        return models_check(await relay.list_models(), await relay.list_models_response())
+
     def failing(name):
         fields, opts, keyed = error_reqs()[name]
 
@@ -332,7 +350,7 @@ async def run_async():
 
     scenarios = [("stream", stream), ("retry", retry)]
     scenarios += [(n, failing(n)) for n in ("field-violations", "deadline", "pushback", "unauthenticated")]
-    scenarios += [("server-tools", server_tools), ("embed", embed)]
+    scenarios += [("server-tools", server_tools), ("embed", embed), ("models", models)]
     failed = 0
     for name, fn in scenarios:
         try:

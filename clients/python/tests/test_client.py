@@ -39,7 +39,7 @@ def _tool_turns():
     and returns; turn 2's first attempt fails after a word and is retried."""
     events = [
         dict(turn=1, attempt=1, delta=pb.Delta(text="Let me ask. ")),
-        dict(turn=1, attempt=1, delta=pb.Delta(tool_call=pb.ToolCallDelta(id="mock_1_0", name="everything__echo", arguments_delta='{"message":"hello"}'))),
+        dict(turn=1, attempt=1, delta=pb.Delta(tool_call=pb.ToolCallDelta(id="mock_1_0", name="everything__echo", arguments_delta='{"message":"hello"}', signature="sig-1"))),
         dict(turn=1, attempt=1, tool_progress=pb.ToolProgress(tool_call_id="mock_1_0", name="everything/echo", progress=1, total=2)),
         dict(heartbeat=pb.Heartbeat()),
         dict(turn=1, attempt=1, tool_result=pb.ToolResult(tool_call_id="mock_1_0", name="everything/echo", content="Echo: hello", attempts=1)),
@@ -163,6 +163,13 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             servers=[pb.ToolServer(name=request.server, available=True, tools=1)],
         )
 
+    def ListModels(self, request, context):
+        """mock's models, and openai, which accepts any model name, with the
+        key's patterns that reach it."""
+        return pb.ListModelsResponse(
+            models=[pb.Model(id="mock/echo", provider="mock", provider_kind="mock", name="echo")],
+            any_model_providers=[pb.AnyModelProvider(provider="openai", provider_kind="openai", key_patterns=["openai/gpt-4o*"])],
+        )
 
     def Resume(self, request, context):
         self.seen(pb.GenerateRequest(model="resume", request_id=request.request_id, metadata={"after": str(request.after_sequence)}))
@@ -386,7 +393,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
         self.assertEqual(len(self.fake.calls["fake/talking"]), 1)
         self.assertNotIn("resume", self.fake.calls)
-        for call in (relay.list_models, relay.list_tools):
+        for call in (relay.list_models, relay.list_models_response, relay.list_tools):
             with self.assertRaises(LLMRelayError) as cm:
                 call()
             self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
@@ -404,7 +411,7 @@ class ClientTest(unittest.TestCase):
             with self.assertRaises(LLMRelayError) as cm:
                 await Reply.acollect(relay.generate(**_ask("fake/talking")))
             self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
-            for call in (relay.list_models, relay.list_tools):
+            for call in (relay.list_models, relay.list_models_response, relay.list_tools):
                 with self.assertRaises(LLMRelayError) as cm:
                     await call()
                 self.assertEqual(cm.exception.code, grpc.StatusCode.CANCELLED)
@@ -513,7 +520,9 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(len(reply.earlier_turns), 1)
         t1 = reply.earlier_turns[0]
         self.assertEqual((t1.turn, t1.text), (1, "Let me ask. "))
-        self.assertEqual([(c.id, c.name, c.arguments) for c in t1.tool_calls], [("mock_1_0", "everything__echo", '{"message":"hello"}')])
+        self.assertEqual(
+            [(c.id, c.name, c.arguments, c.signature) for c in t1.tool_calls], [("mock_1_0", "everything__echo", '{"message":"hello"}', "sig-1")]
+        )
         self.assertEqual([r.content for r in t1.tool_results], ["Echo: hello"])
         self.assertEqual((reply.tool_results, reply.tool_progress), ([], {}))
 
@@ -550,6 +559,24 @@ class ClientTest(unittest.TestCase):
                 return await relay.list_tools("everything")
 
         self.assertEqual([s.name for s in asyncio.run(run()).servers], ["everything"])
+
+    def test_list_models_response_names_the_providers_that_accept_any_model(self):
+        """list_models still returns the models alone; list_models_response
+        is the whole response, whose any_model_providers list_models drops."""
+        self.assertEqual([m.id for m in self.relay.list_models()], ["mock/echo"])
+        resp = self.relay.list_models_response()
+        self.assertEqual([m.id for m in resp.models], ["mock/echo"])
+        self.assertEqual(
+            [(p.provider, p.provider_kind, list(p.key_patterns)) for p in resp.any_model_providers], [("openai", "openai", ["openai/gpt-4o*"])]
+        )
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                return await relay.list_models(), await relay.list_models_response()
+
+        models, aresp = asyncio.run(run())
+        self.assertEqual([m.id for m in models], ["mock/echo"])
+        self.assertEqual([p.provider for p in aresp.any_model_providers], ["openai"])
 
 
 if __name__ == "__main__":

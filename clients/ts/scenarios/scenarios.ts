@@ -233,6 +233,25 @@ const scenarios: [string, () => Promise<string>][] = [
       return `${resp.embeddings.length} vectors of 4 in order, ${resp.usage?.inputTokens} input tokens, ${resp.attempts} attempts; an empty input: ${e.codeName} ${e.reason} ${fields.join(", ")}`;
     },
   ],
+  [
+    "models",
+    async () => {
+      // mock's models, and ollama, configured without a models list, among
+      // the providers that accept any model name, with the key's pattern
+      // that reaches it: listModels has the models alone, listModelsResponse all.
+      const ids = (await relay.listModels({}, { timeoutMs: 30_000 })).map((m) => m.id);
+      check(ids.includes("mock/echo") && !ids.some((id) => id.startsWith("ollama/")), `listModels ${JSON.stringify(ids)}: want mock/echo, and none of ollama's`);
+      const resp = await relay.listModelsResponse({}, { timeoutMs: 30_000 });
+      const listed = resp.models.map((m) => m.id);
+      check(JSON.stringify(listed) === JSON.stringify(ids), `listModelsResponse's models ${JSON.stringify(listed)}, listModels' ${JSON.stringify(ids)}`);
+      const anyModel = resp.anyModelProviders.map((p) => `${p.provider} (${p.providerKind}) ${JSON.stringify(p.keyPatterns)}`);
+      check(
+        JSON.stringify(anyModel) === JSON.stringify(['ollama (openai) ["ollama/llama3*"]']),
+        `anyModelProviders ${JSON.stringify(anyModel)}, want ollama (openai) with the key's pattern ollama/llama3*`,
+      );
+      return `${ids.length} models, mock/echo among them; any model name: ${anyModel[0]}`;
+    },
+  ],
 ];
 
 let failed = 0;

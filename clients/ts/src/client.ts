@@ -7,7 +7,15 @@ import { randomUUID } from "node:crypto";
 import type { SecureContextOptions } from "node:tls";
 
 import { DOMAIN, LLMRelayError, REQUEST_ID_HEADER } from "./errors.js";
-import type { EmbedRequest, EmbedResponse, GenerateEvent, GenerateRequest, ListToolsResponse, Model } from "./gen/llmrelay/v1/llmrelay_pb.js";
+import type {
+  EmbedRequest,
+  EmbedResponse,
+  GenerateEvent,
+  GenerateRequest,
+  ListModelsResponse,
+  ListToolsResponse,
+  Model,
+} from "./gen/llmrelay/v1/llmrelay_pb.js";
 import {
   EmbedRequestSchema,
   GenerateRequestSchema,
@@ -188,11 +196,24 @@ export class Client {
     return new GenerateStream(this, undefined, options, { requestId, afterSequence: BigInt(afterSequence) });
   }
 
-  /** Lists the models the caller may use (a provider's only, when named). */
+  /**
+   * Lists the models the caller may use (a provider's only, when named). A
+   * provider configured without a models list accepts any model name and
+   * has none here: listModelsResponse says which.
+   */
   async listModels(request: MessageInitShape<typeof ListModelsRequestSchema> = {}, options: CallOptions = {}): Promise<Model[]> {
+    return (await this.listModelsResponse(request, options)).models;
+  }
+
+  /**
+   * The whole ListModelsResponse of listModels: its `models`, and its
+   * `anyModelProviders`, the providers that accept any model name (called
+   * as "<provider>/<model>"), each with the API key's `models` patterns
+   * that may reach it.
+   */
+  async listModelsResponse(request: MessageInitShape<typeof ListModelsRequestSchema> = {}, options: CallOptions = {}): Promise<ListModelsResponse> {
     const req = create(ListModelsRequestSchema, request);
-    const resp = await this.unary((opts) => this.stub.listModels(req, opts), options);
-    return resp.models;
+    return this.unary((opts) => this.stub.listModels(req, opts), options);
   }
 
   /**

@@ -13,7 +13,8 @@
  *   turn's, with server tools, whose results and progress it keeps), and
  *   holds the final event, the answer.
  * - `embed` returns the embeddings of some texts, one vector per text.
- * - `listModels` and `listTools` list what the caller may use.
+ * - `listModels` and `listTools` list what the caller may use;
+ *   `listModelsResponse` also names the providers that accept any model name.
  * - A failed call throws an {@link LLMRelayError}: the status code, the
  *   ErrorInfo reason and metadata, the RetryInfo delay, the field
  *   violations and the request id.

@@ -14,6 +14,8 @@ export interface ToolCallSoFar {
   name: string;
   /** The arguments' JSON text, whole once the call is. */
   arguments: string;
+  /** The provider's signature of the call (Gemini's `thoughtSignature`), opaque; empty from most providers. */
+  signature: string;
 }
 
 /** A reasoning block as the deltas built it so far. */
@@ -144,10 +146,11 @@ export class Reply {
           r.format ||= d.reasoning.format;
         }
         if (d.toolCall) {
-          const t = (this.toolCalls[d.toolCall.index] ??= { index: d.toolCall.index, id: "", name: "", arguments: "" });
+          const t = (this.toolCalls[d.toolCall.index] ??= { index: d.toolCall.index, id: "", name: "", arguments: "", signature: "" });
           t.id ||= d.toolCall.id;
           t.name ||= d.toolCall.name;
           t.arguments += d.toolCall.argumentsDelta;
+          t.signature ||= d.toolCall.signature;
         }
         return "";
       }

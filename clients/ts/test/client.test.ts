@@ -20,7 +20,7 @@ import { Client, LLMRelayError, Reply } from "../src/index.js";
 import { BadRequestSchema, ErrorInfoSchema, RetryInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 import type { GenerateEvent, GenerateRequest } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
 import { GetKeyResponseSchema, KeyService } from "../src/gen/llmrelay/admin/v1/admin_pb.js";
-import { GenerateEventSchema, GenerateRequestSchema, LLMService, ListToolsResponseSchema, Role } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
+import { GenerateEventSchema, GenerateRequestSchema, LLMService, ListModelsResponseSchema, ListToolsResponseSchema, Role } from "../src/gen/llmrelay/v1/llmrelay_pb.js";
 
 /** The calls the fake server received, by model. */
 const calls = new Map<string, GenerateRequest[]>();
@@ -119,7 +119,7 @@ function routes(router: ConnectRouter): void {
           const ev = (turn: number, attempt: number, event: MessageInitShape<typeof GenerateEventSchema>["event"]) =>
             create(GenerateEventSchema, { sequence: ++n, turn, attempt, event });
           yield ev(1, 1, { case: "delta", value: { text: "Let me ask. " } });
-          yield ev(1, 1, { case: "delta", value: { toolCall: { id: "mock_1_0", name: "everything__echo", argumentsDelta: '{"message":"hello"}' } } });
+          yield ev(1, 1, { case: "delta", value: { toolCall: { id: "mock_1_0", name: "everything__echo", argumentsDelta: '{"message":"hello"}', signature: "sig-1" } } });
           yield ev(1, 1, { case: "toolProgress", value: { toolCallId: "mock_1_0", name: "everything/echo", progress: 1, total: 2 } });
           yield ev(0, 0, { case: "heartbeat", value: {} });
           yield ev(1, 1, { case: "toolResult", value: { toolCallId: "mock_1_0", name: "everything/echo", content: "Echo: hello", attempts: 1 } });
@@ -142,6 +142,13 @@ function routes(router: ConnectRouter): void {
       calls.set("listTools", [...(calls.get("listTools") ?? []), create(GenerateRequestSchema, { model: req.server })]);
       if ((calls.get("listTools") ?? []).length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
       return create(ListToolsResponseSchema, { tools: [{ name: "everything/echo", server: "everything", available: true }], servers: [{ name: "everything", available: true, tools: 1 }] });
+    },
+    // mock's models, and openai, which accepts any model name, with the key's patterns that reach it.
+    listModels() {
+      return create(ListModelsResponseSchema, {
+        models: [{ id: "mock/echo", provider: "mock", providerKind: "mock", name: "echo" }],
+        anyModelProviders: [{ provider: "openai", providerKind: "openai", keyPatterns: ["openai/gpt-4o*"] }],
+      });
     },
     async *resume(req) {
       resumed.push(`${req.requestId} after ${req.afterSequence}`);
@@ -282,6 +289,7 @@ test("close() ends a resumable call in progress with CANCELLED, never resumed; l
   assert.equal(stream.resumes, 0);
   await assert.rejects(Reply.collect(own.generate(ask("fake/talking"))), cancelled);
   await assert.rejects(own.listTools(), cancelled);
+  await assert.rejects(own.listModelsResponse(), cancelled);
   assert.equal(calls.get("fake/talking")?.length, 1);
 });
 
@@ -384,7 +392,7 @@ describe("server tools", () => {
     assert.equal(r.text, r.final.message?.content);
     assert.equal(r.earlierTurns.length, 1);
     const [t1] = r.earlierTurns;
-    assert.deepEqual([t1.turn, t1.text, t1.toolCalls.map((c) => `${c.id} ${c.name} ${c.arguments}`)], [1, "Let me ask. ", ['mock_1_0 everything__echo {"message":"hello"}']]);
+    assert.deepEqual([t1.turn, t1.text, t1.toolCalls.map((c) => `${c.id} ${c.name} ${c.arguments} ${c.signature}`)], [1, "Let me ask. ", ['mock_1_0 everything__echo {"message":"hello"} sig-1']]);
     assert.deepEqual(t1.toolResults.map((res) => res.content), ["Echo: hello"]);
     assert.deepEqual([r.toolResults, r.toolProgress.size, r.final.turns], [[], 0, 2]);
   });
@@ -395,5 +403,12 @@ describe("server tools", () => {
     assert.deepEqual(resp.tools.map((t) => [t.name, t.available]), [["everything/echo", true]]);
     assert.deepEqual(resp.servers.map((s) => s.name), ["everything"]);
     assert.deepEqual(calls.get("listTools")?.map((c) => c.model), ["everything", "everything"]);
+  });
+
+  test("listModels returns the models alone; listModelsResponse also the providers that accept any model name", async () => {
+    assert.deepEqual((await relay.listModels()).map((m) => m.id), ["mock/echo"]);
+    const resp = await relay.listModelsResponse({}, { timeoutMs: 10_000 });
+    assert.deepEqual(resp.models.map((m) => m.id), ["mock/echo"]);
+    assert.deepEqual(resp.anyModelProviders.map((p) => [p.provider, p.providerKind, p.keyPatterns]), [["openai", "openai", ["openai/gpt-4o*"]]]);
   });
 });
