@@ -81,8 +81,10 @@ const (
 	ReasonServerToolRemoved      = "SERVER_TOOL_REMOVED"
 	// ReasonProviderOptionNotAllowed: the operator's policy for the
 	// provider (providers[].provider_options) refuses a provider_options
-	// key of the request (PERMISSION_DENIED; metadata `option` and
-	// `provider`, and a BadRequest on provider_options.<key>).
+	// key of the request, or its options (an anthropic provider's
+	// client_betas) a beta of extra_headers (PERMISSION_DENIED; metadata
+	// `option`, `provider` and for a beta `beta`, and a BadRequest on
+	// provider_options.<key>, provider_options.extra_headers.<header>).
 	ReasonProviderOptionNotAllowed = "PROVIDER_OPTION_NOT_ALLOWED"
 	// ReasonCredentialsMissing: the call sent no credentials to a server
 	// with API keys (UNAUTHENTICATED; the engine's admission refuses it).
@@ -233,6 +235,9 @@ func FromError(err error) *Error {
 		e := InvalidField(ReasonProviderOptionNotAllowed, ne.Field(), ne.Description())
 		e.Kind = PermissionDenied
 		e.Metadata = map[string]string{"option": ne.Option, "provider": ne.Provider}
+		if ne.Beta != "" {
+			e.Metadata["beta"] = ne.Beta
+		}
 		e.Cause = err
 		return e
 	}

@@ -88,29 +88,47 @@ func (p OptionsPolicy) Check(opts map[string]any) error {
 }
 
 // OptionNotAllowedError says that the operator's policy for a provider
-// (Config.ProviderOptions) refuses a provider_options key of the request.
-// It is the operator's decision, not a mistake in the request, so it
-// becomes PERMISSION_DENIED, reason PROVIDER_OPTION_NOT_ALLOWED
-// (internal/apierr), where a *FieldError is INVALID_ARGUMENT.
+// (Config.ProviderOptions) refuses a provider_options key of the request,
+// or that the provider's configuration does not let through an API beta
+// the request's extra_headers ask for (Beta: the anthropic adapter's
+// options.client_betas). It is the operator's decision, not a mistake in
+// the request, so it becomes PERMISSION_DENIED, reason
+// PROVIDER_OPTION_NOT_ALLOWED (internal/apierr), where a *FieldError is
+// INVALID_ARGUMENT.
 type OptionNotAllowedError struct {
 	// Provider is the configured name of the provider whose policy
 	// refuses the key.
 	Provider string
-	// Option is the top-level key refused, e.g. "mcp_servers".
+	// Option is the top-level key refused, e.g. "mcp_servers";
+	// "extra_headers" for a beta.
 	Option string
-	// Allowed is the policy's allow list, when it has one: the keys the
-	// request may use instead.
+	// Header and Beta, for a beta refused: the extra_headers header that
+	// asks for it, as the request spells it (anthropic-beta), and the
+	// beta's name.
+	Header, Beta string
+	// Allowed is the policy's allow list, when it has one: the keys (for
+	// a beta, the betas) the request may use instead.
 	Allowed []string
 }
 
-// Field is the request field refused: "provider_options.<Option>".
-func (e *OptionNotAllowedError) Field() string { return "provider_options." + e.Option }
+// Field is the request field refused: "provider_options.<Option>", and
+// for a beta "provider_options.extra_headers.<Header>".
+func (e *OptionNotAllowedError) Field() string {
+	if e.Beta != "" {
+		return "provider_options." + e.Option + "." + e.Header
+	}
+	return "provider_options." + e.Option
+}
 
 // Description says why, for the caller.
 func (e *OptionNotAllowedError) Description() string {
-	d := fmt.Sprintf("not allowed with provider %q (the server's configuration forbids it)", e.Provider)
+	what := "not allowed"
+	if e.Beta != "" {
+		what = fmt.Sprintf("beta %q is not allowed", e.Beta)
+	}
+	d := fmt.Sprintf("%s with provider %q (the server's configuration forbids it)", what, e.Provider)
 	if len(e.Allowed) > 0 {
-		d = fmt.Sprintf("not allowed with provider %q; allowed: %s", e.Provider, strings.Join(e.Allowed, ", "))
+		d = fmt.Sprintf("%s with provider %q; allowed: %s", what, e.Provider, strings.Join(e.Allowed, ", "))
 	}
 	return d
 }

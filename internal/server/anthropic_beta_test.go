@@ -1,15 +1,24 @@
 package server_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
 	"github.com/llmrelay/llmrelay/internal/config"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
+	"github.com/llmrelay/llmrelay/internal/route"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
@@ -102,5 +111,145 @@ func TestAnthropicBetaHeader(t *testing.T) {
 		if status != http.StatusBadRequest || !strings.Contains(body, `"invalid_request_error"`) || !strings.Contains(body, "anthropic-beta") {
 			t.Errorf("status %d, body %s; want a 400 invalid_request_error naming the header", status, body)
 		}
+	})
+}
+
+// TestClientBetasHoldForExtraHeaders: a provider's options.client_betas
+// holds for the anthropic-beta header a request sets through
+// provider_options.extra_headers (gRPC, or an HTTP door's llmrelay
+// member) as for the Anthropic door's header: a beta it does not list
+// fails the call before any upstream request, PERMISSION_DENIED
+// PROVIDER_OPTION_NOT_ALLOWED naming the beta and the provider (the
+// door's 403 permission_error), where the door's header drops it; one it
+// lists reaches the upstream, after the operator's own betas, which are
+// always sent; a provider without client_betas takes any.
+func TestClientBetasHoldForExtraHeaders(t *testing.T) {
+	text, err := os.ReadFile("../provider/anthropic/testdata/text.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	picky := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Body: text} })
+	open := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Body: text} })
+	fixed := pt.NewUpstream(t, func(int, *http.Request) pt.Reply { return pt.Reply{Body: text} })
+	t.Setenv("LLMRELAY_TEST_UP_KEY", "sk-test")
+	cfg := config.Default()
+	cfg.Providers = []provider.Config{
+		{Name: "picky", Kind: "anthropic", BaseURL: picky.URL, APIKeyEnv: "LLMRELAY_TEST_UP_KEY",
+			Options: map[string]any{"client_betas": []any{"interleaved-thinking-2025-05-14", "fine-grained-tool-streaming-2025-05-14"}}},
+		{Name: "open", Kind: "anthropic", BaseURL: open.URL, APIKeyEnv: "LLMRELAY_TEST_UP_KEY"},
+		{Name: "fixed", Kind: "anthropic", BaseURL: fixed.URL, APIKeyEnv: "LLMRELAY_TEST_UP_KEY",
+			Headers: map[string]string{"anthropic-beta": "context-1m-2025-08-07"}, Options: map[string]any{"client_betas": []any{}}},
+	}
+	// A route that starts with the provider taking every beta and may
+	// fall back to the one that does not.
+	cfg.Routes = []route.Config{{Name: "smart", Targets: []route.TargetConfig{{Model: "open/claude-x"}, {Model: "picky/claude-x"}}}}
+	in := servertest.Start(t, cfg)
+	base := in.HTTP(t)
+
+	generate := func(t *testing.T, model string, extra map[string]any) ([]*llmrelayv1.GenerateEvent, error) {
+		t.Helper()
+		opts, err := structpb.NewStruct(map[string]any{"extra_headers": extra})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := &llmrelayv1.GenerateRequest{Model: model, Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "go"}}, ProviderOptions: opts}
+		return servertest.Collect(t.Context(), in.Client, req)
+	}
+	refused := func(t *testing.T, model, header, value, beta string) {
+		t.Helper()
+		events, err := generate(t, model, map[string]any{header: value})
+		st := status.Convert(err)
+		var md map[string]string
+		for _, d := range st.Details() {
+			if ei, ok := d.(*errdetails.ErrorInfo); ok {
+				md = ei.GetMetadata()
+			}
+		}
+		if st.Code() != codes.PermissionDenied || reasonOf(st) != "PROVIDER_OPTION_NOT_ALLOWED" || fieldOf(st) != "provider_options.extra_headers."+header ||
+			md["option"] != "extra_headers" || md["beta"] != beta || md["provider"] != "picky" || !strings.Contains(st.Message(), beta) || len(events) != 0 {
+			t.Errorf("error %v (field %q, metadata %v) after %d events, want PERMISSION_DENIED PROVIDER_OPTION_NOT_ALLOWED naming beta %s of picky before any",
+				err, fieldOf(st), md, len(events), beta)
+		}
+	}
+	t.Run("gRPC: a beta client_betas does not list", func(t *testing.T) {
+		refused(t, "picky/claude-x", "anthropic-beta", "mcp-client-2025-04-04", "mcp-client-2025-04-04")
+	})
+	t.Run("gRPC: one among listed ones, in any case", func(t *testing.T) {
+		refused(t, "picky/claude-x", "Anthropic-Beta", "interleaved-thinking-2025-05-14, code-execution-2025-08-25", "code-execution-2025-08-25")
+	})
+	t.Run("gRPC: a route one of whose targets does not list it", func(t *testing.T) {
+		refused(t, "smart", "anthropic-beta", "mcp-client-2025-04-04", "mcp-client-2025-04-04")
+	})
+	t.Run("the Anthropic door's llmrelay member", func(t *testing.T) {
+		status, body := postMessagesBody(t, base, `{"model":"picky/claude-x","max_tokens":64,"messages":[{"role":"user","content":"hi"}],`+
+			`"llmrelay":{"provider_options":{"extra_headers":{"anthropic-beta":"mcp-client-2025-04-04"}}}}`)
+		var e struct {
+			Error struct {
+				Type    string `json:"type"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(body), &e); err != nil {
+			t.Fatalf("%d %s: %v", status, body, err)
+		}
+		want := `llmrelay.provider_options.extra_headers.anthropic-beta: beta "mcp-client-2025-04-04" is not allowed with provider "picky"`
+		if status != http.StatusForbidden || e.Error.Type != "permission_error" || !strings.HasPrefix(e.Error.Message, want) {
+			t.Errorf("%d %s %q, want 403 permission_error starting %q", status, e.Error.Type, e.Error.Message, want)
+		}
+	})
+	if reqs := slices.Concat(picky.Requests(), open.Requests(), fixed.Requests()); len(reqs) != 0 {
+		var got []string
+		for _, r := range reqs {
+			got = append(got, r.Header.Get("Anthropic-Beta"))
+		}
+		t.Fatalf("the upstreams got %d requests with anthropic-beta %q, want the refused calls to make none", len(reqs), got)
+	}
+
+	sent := func(t *testing.T, up *pt.Upstream, want string) {
+		t.Helper()
+		reqs := up.Requests()
+		if len(reqs) == 0 {
+			t.Fatal("the upstream got no request")
+		}
+		if got := reqs[len(reqs)-1].Header.Values("Anthropic-Beta"); strings.Join(got, "|") != want {
+			t.Errorf("upstream anthropic-beta %q, want %q", got, want)
+		}
+	}
+	t.Run("gRPC: listed betas reach the upstream", func(t *testing.T) {
+		if _, err := generate(t, "picky/claude-x", map[string]any{"anthropic-beta": "interleaved-thinking-2025-05-14"}); err != nil {
+			t.Fatal(err)
+		}
+		sent(t, picky, "interleaved-thinking-2025-05-14")
+	})
+	t.Run("the Anthropic door: listed betas of extra_headers and of the header", func(t *testing.T) {
+		req, err := http.NewRequest(http.MethodPost, base+"/v1/messages", strings.NewReader(`{"model":"picky/claude-x","max_tokens":64,`+
+			`"messages":[{"role":"user","content":"hi"}],"llmrelay":{"provider_options":{"extra_headers":{"anthropic-beta":"interleaved-thinking-2025-05-14"}}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("anthropic-beta", "fine-grained-tool-streaming-2025-05-14,oauth-2025-04-20")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d: %s", resp.StatusCode, body)
+		}
+		sent(t, picky, "interleaved-thinking-2025-05-14,fine-grained-tool-streaming-2025-05-14")
+	})
+	t.Run("the operator's betas, with client_betas: []", func(t *testing.T) {
+		if status, body := postMessages(t, base, "fixed/claude-x", "interleaved-thinking-2025-05-14"); status != http.StatusOK {
+			t.Fatalf("status %d: %s", status, body)
+		}
+		sent(t, fixed, "context-1m-2025-08-07")
+	})
+	t.Run("gRPC: without client_betas, any beta", func(t *testing.T) {
+		if _, err := generate(t, "open/claude-x", map[string]any{"anthropic-beta": "mcp-client-2025-04-04"}); err != nil {
+			t.Fatal(err)
+		}
+		sent(t, open, "mcp-client-2025-04-04")
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/llmrelay/llmrelay/internal/provider"
@@ -36,15 +37,19 @@ func init() { provider.Register(Kind, New) }
 // Provider streams messages from Anthropic's API. It is safe for
 // concurrent use.
 type Provider struct {
-	ep  *httpx.Endpoint
-	url string
+	// name is the provider's configured name, for the errors that are
+	// its configuration's decision.
+	name string
+	ep   *httpx.Endpoint
+	url  string
 	// countURL is the token counting endpoint's (CountTokens).
 	countURL string
 	// configuredBetas is the anthropic-beta header the configuration's
 	// headers set, "" for none.
 	configuredBetas string
 	// clientBetas: which of the client's betas (provider.ClientBetas) are
-	// sent; nil lets all through (see betas).
+	// sent, and which extra_headers may ask for (checkBetas); nil lets all
+	// through (see betas).
 	clientBetas map[string]bool
 }
 
@@ -60,7 +65,7 @@ func New(cfg provider.Config) (provider.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Provider{ep: ep, url: ep.BaseURL + "/messages", countURL: ep.BaseURL + "/messages/count_tokens"}
+	p := &Provider{name: cfg.Name, ep: ep, url: ep.BaseURL + "/messages", countURL: ep.BaseURL + "/messages/count_tokens"}
 	for k, v := range cfg.Headers {
 		if http.CanonicalHeaderKey(k) == headerBeta {
 			p.configuredBetas = v
@@ -77,8 +82,9 @@ func New(cfg provider.Config) (provider.Provider, error) {
 const headerBeta = "Anthropic-Beta"
 
 // readOptions reads the kind's options: client_betas, the list of the
-// betas a client's anthropic-beta header may turn on (an empty list: none).
-// Without it every one may. A problem is a *provider.ConfigProblem.
+// betas a client may turn on, with the Anthropic door's anthropic-beta
+// header or with extra_headers (an empty list: none). Without it every
+// one may. A problem is a *provider.ConfigProblem.
 func readOptions(opts map[string]any) (map[string]bool, error) {
 	for k := range opts {
 		if k != "client_betas" {
@@ -145,6 +151,36 @@ func (p *Provider) betas(ctx context.Context, extra http.Header) http.Header {
 	return http.Header{headerBeta: {strings.Join(names, ",")}}
 }
 
+// checkBetas returns an *provider.OptionNotAllowedError naming the first
+// beta of the anthropic-beta header of opts' extra_headers (in any case)
+// that options.client_betas does not list, or nil. The Anthropic door's
+// header drops such a beta (an SDK sends its betas unasked), but
+// extra_headers are the request's own setting: sent as they are, they
+// would turn on what the operator did not allow (the MCP connector, code
+// execution), and dropped, the call would run without what it asked for.
+// The betas of the configuration's headers are the operator's, not the
+// request's: extra_headers cannot name that header
+// (provider.Config.CheckOptions).
+func (p *Provider) checkBetas(opts map[string]any) error {
+	if p.clientBetas == nil {
+		return nil
+	}
+	extra, _ := opts[provider.ExtraHeadersKey].(map[string]any)
+	for _, header := range slices.Sorted(maps.Keys(extra)) {
+		if http.CanonicalHeaderKey(header) != headerBeta {
+			continue
+		}
+		value, _ := extra[header].(string)
+		for n := range strings.SplitSeq(value, ",") {
+			if n = strings.TrimSpace(n); n != "" && !p.clientBetas[n] {
+				return &provider.OptionNotAllowedError{Provider: p.name, Option: provider.ExtraHeadersKey, Header: header, Beta: n,
+					Allowed: slices.Sorted(maps.Keys(p.clientBetas))}
+			}
+		}
+	}
+	return nil
+}
+
 // TakesReasoning implements provider.ReasoningTaker: Anthropic's own
 // thinking blocks.
 func (*Provider) TakesReasoning(format string) bool { return format == provider.FormatAnthropic }
@@ -153,16 +189,26 @@ func (*Provider) TakesReasoning(format string) bool { return format == provider.
 // request, so everything the Messages API cannot take is refused before the
 // first attempt. A tool call in the conversation whose arguments are not a
 // JSON object, and a provider_options key the adapter sets itself, are a
-// *provider.FieldError naming it.
-func (*Provider) ValidateRequest(req *provider.Request) error {
-	_, err := encode(req)
+// *provider.FieldError naming it; a beta in extra_headers that
+// options.client_betas does not list is a *provider.OptionNotAllowedError
+// (checkBetas).
+func (p *Provider) ValidateRequest(req *provider.Request) error {
+	_, err := p.encode(req)
 	return err
 }
 
 // PrepareRequest implements provider.RequestPreparer: ValidateRequest's
 // check, returning the wire request it built, which Stream sends when it
 // comes back as req.Prepared.
-func (*Provider) PrepareRequest(req *provider.Request) (any, error) {
+func (p *Provider) PrepareRequest(req *provider.Request) (any, error) {
+	return p.encode(req)
+}
+
+// encode is encode after checkBetas.
+func (p *Provider) encode(req *provider.Request) (httpx.Encoded, error) {
+	if err := p.checkBetas(req.Options); err != nil {
+		return httpx.Encoded{}, err
+	}
 	return encode(req)
 }
 
@@ -224,7 +270,7 @@ func (p *Provider) Stream(ctx context.Context, req *provider.Request) (provider.
 	body, ok := httpx.Prepared(req)
 	if !ok {
 		var err error
-		if body, err = encode(req); err != nil {
+		if body, err = p.encode(req); err != nil {
 			return nil, err
 		}
 	}

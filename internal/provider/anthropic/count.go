@@ -54,9 +54,13 @@ func encodeCount(req *provider.Request) (httpx.Encoded, error) {
 // CountTokens implements provider.TokenCounter with Anthropic's POST
 // /messages/count_tokens, sent with the headers Stream sends (the key,
 // anthropic-version, the configuration's headers, the client's betas as
-// options.client_betas lets them through, extra_headers). An answer
-// without input_tokens is a protocol error.
+// options.client_betas lets them through, extra_headers, whose betas it
+// must list: checkBetas). An answer without input_tokens is a protocol
+// error.
 func (p *Provider) CountTokens(ctx context.Context, req *provider.Request) (int64, error) {
+	if err := p.checkBetas(req.Options); err != nil {
+		return 0, err
+	}
 	body, err := encodeCount(req)
 	if err != nil {
 		return 0, err

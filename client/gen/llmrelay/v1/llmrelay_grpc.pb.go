@@ -85,7 +85,10 @@
 //                        SERVER_TOOL_NOT_PERMITTED, PROVIDER_OPTION_NOT_ALLOWED (the
 //                        operator's policy for a provider the call may reach refuses a
 //                        `provider_options` key; metadata `option` and `provider`, a
-//                        BadRequest on `provider_options.<key>`); or a hook built into the
+//                        BadRequest on `provider_options.<key>`; or an anthropic
+//                        provider's `client_betas` a beta of `extra_headers`: metadata
+//                        `beta` too, the BadRequest on
+//                        `provider_options.extra_headers.<header>`); or a hook built into the
 //                        server refused the call (its own reason, else REFUSED_BY_HOOK;
 //                        metadata `hook`)
 //   RESOURCE_EXHAUSTED   llmrelay's limits: RATE_LIMITED (the key's rate; see RetryInfo),

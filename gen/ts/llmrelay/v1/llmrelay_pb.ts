@@ -85,7 +85,10 @@
 //                        SERVER_TOOL_NOT_PERMITTED, PROVIDER_OPTION_NOT_ALLOWED (the
 //                        operator's policy for a provider the call may reach refuses a
 //                        `provider_options` key; metadata `option` and `provider`, a
-//                        BadRequest on `provider_options.<key>`); or a hook built into the
+//                        BadRequest on `provider_options.<key>`; or an anthropic
+//                        provider's `client_betas` a beta of `extra_headers`: metadata
+//                        `beta` too, the BadRequest on
+//                        `provider_options.extra_headers.<header>`); or a hook built into the
 //                        server refused the call (its own reason, else REFUSED_BY_HOOK;
 //                        metadata `hook`)
 //   RESOURCE_EXHAUSTED   llmrelay's limits: RATE_LIMITED (the key's rate; see RetryInfo),
@@ -374,7 +377,12 @@ export type GenerateRequest = Message$1<"llmrelay.v1.GenerateRequest"> & {
    * refuses fails the call before any attempt with PERMISSION_DENIED,
    * reason PROVIDER_OPTION_NOT_ALLOWED, metadata `option` (the key) and
    * `provider` (the provider whose policy refuses it), and a BadRequest on
-   * `provider_options.<key>`.
+   * `provider_options.<key>`. The same holds for the betas of an
+   * `extra_headers` "anthropic-beta" (in any case) with an anthropic
+   * provider whose configuration lists the betas clients may turn on
+   * (`options.client_betas`): a beta it does not list is refused, metadata
+   * `option` "extra_headers" and `beta` (its name), the BadRequest on
+   * `provider_options.extra_headers.<header>`.
    *
    * The mock provider reads:
    *
