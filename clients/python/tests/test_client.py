@@ -15,6 +15,7 @@ from unittest import mock
 from concurrent import futures
 
 import grpc
+from google.protobuf import json_format
 from google.rpc import error_details_pb2, status_pb2
 
 import llmrelay
@@ -152,6 +153,8 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST", details=[bad, retry])
         elif request.model == "fake/tools":
             yield from _tool_turns()
+        elif request.model == "fake/served":
+            yield from _reply("served")
         else:
             context.abort(grpc.StatusCode.NOT_FOUND, f"no such fake model {request.model}")
 
@@ -539,6 +542,35 @@ class ClientTest(unittest.TestCase):
                 return await Reply.acollect(relay.generate(**_ask("fake/tools", resumable=False)), **self._hooks(seen))
 
         self._check_turns(asyncio.run(run()), seen)
+
+    def test_schemas_given_as_dicts(self):
+        """A JSON Schema is a dict in Python, as provider_options is: the
+        response format's and a tool's parameters are sent as given."""
+        schema = {"type": "object", "required": ["city"], "properties": {"city": {"type": "string"}}}
+        params = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}
+        reply = Reply.collect(
+            self.relay.generate(
+                model="fake/served",
+                messages=[llmrelay.user("hi")],
+                response_format={"json_schema": schema, "stream_partial_objects": True},
+                tools=[{"name": "get_weather", "parameters": params}, pb.Tool(name="get_time")],
+                provider_options={"faults": [{}]},
+            )
+        )
+        self.assertEqual(reply.final.message.content, "served")
+        (req,) = self.fake.calls["fake/served"]
+        self.assertEqual(json_format.MessageToDict(req.response_format.json_schema), schema)
+        self.assertTrue(req.response_format.stream_partial_objects)
+        self.assertEqual([t.name for t in req.tools], ["get_weather", "get_time"])
+        self.assertEqual(json_format.MessageToDict(req.tools[0].parameters), params)
+        self.assertEqual(json_format.MessageToDict(req.provider_options), {"faults": [{}]})
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                return await Reply.acollect(relay.generate(model="fake/served", messages=[llmrelay.user("hi")], response_format={"json_schema": schema}))
+
+        self.assertEqual(asyncio.run(run()).final.message.content, "served")
+        self.assertEqual(json_format.MessageToDict(self.fake.calls["fake/served"][1].response_format.json_schema), schema)
 
     def test_list_tools_retried_on_unavailable(self):
         resp = self.relay.list_tools("everything")
