@@ -292,7 +292,7 @@ class GenerateStream(StreamBase):
                         st.headers(rpc.initial_metadata())
                     if st.event(ev):
                         yield ev
-                st.ended()
+                st.ended(rpc.trailing_metadata())
                 return
             except grpc.RpcError as err:
                 st.failed_headers(rpc.initial_metadata())

@@ -155,6 +155,9 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             yield from _tool_turns()
         elif request.model == "fake/served":
             yield from _reply("served")
+        elif request.model == "fake/id-in-trailer":  # as llmrelay names a call that is not resumable
+            context.set_trailing_metadata([("llmrelay-request-id", request.request_id or "made-up-by-the-server")])
+            yield from _reply("served")
         else:
             context.abort(grpc.StatusCode.NOT_FOUND, f"no such fake model {request.model}")
 
@@ -571,6 +574,28 @@ class ClientTest(unittest.TestCase):
 
         self.assertEqual(asyncio.run(run()).final.message.content, "served")
         self.assertEqual(json_format.MessageToDict(self.fake.calls["fake/served"][1].response_format.json_schema), schema)
+
+    def test_request_id_of_a_completed_call(self):
+        """A call that named no request id learns the server's from the
+        trailer once it completes, so that the caller can report it."""
+        stream = self.relay.generate(**_ask("fake/id-in-trailer", resumable=False))
+        Reply.collect(stream)
+        self.assertEqual(stream.request_id, "made-up-by-the-server")
+        stream = self.relay.generate(**_ask("fake/id-in-trailer", resumable=False))
+        self.assertEqual(len(list(stream)), 2)
+        self.assertEqual(stream.request_id, "made-up-by-the-server")
+        own = "5d1b8a4e-0c7e-4f0a-9e57-2b6f0d3c9a11"
+        stream = self.relay.generate(**_ask("fake/id-in-trailer", resumable=False), request_id=own)
+        Reply.collect(stream)
+        self.assertEqual(stream.request_id, own)
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                stream = relay.generate(**_ask("fake/id-in-trailer", resumable=False))
+                await Reply.acollect(stream)
+                return stream.request_id
+
+        self.assertEqual(asyncio.run(run()), "made-up-by-the-server")
 
     def test_list_tools_retried_on_unavailable(self):
         resp = self.relay.list_tools("everything")
