@@ -61,8 +61,11 @@ const (
 var resumeBackoff = func(try int) time.Duration { return min(resumeBackoffMin<<(try-1), resumeBackoffMax) }
 
 // RequestID returns the call's request id: the one the request set (or
-// Generate gave a resumable request), else the one the server sent once
-// the first event arrived; "" when none is known.
+// Generate gave a resumable request), else the one the server sent: in
+// the headers of a resumable call, once its first event arrived, and in
+// the trailer of any call, once the stream ended after its final event
+// (Collect, or Recv's io.EOF); "" until then. A failed call's *Error
+// names it too.
 func (s *Stream) RequestID() string { return s.requestID }
 
 // LastSequence returns the sequence of the last event the stream returned,

@@ -531,3 +531,76 @@ func TestCloseEndsAResumableCall(t *testing.T) {
 		t.Fatalf("after Close: %v, resumed %q; want CANCELLED, never resumed", err, resumes)
 	}
 }
+
+// answeringServer is an in-process llmrelay whose Generate answers at once
+// and names the call's request id in its trailer only, as llmrelay does
+// for a call that is not resumable.
+type answeringServer struct {
+	llmrelayv1.UnimplementedLLMServiceServer
+}
+
+func (answeringServer) Generate(req *llmrelayv1.GenerateRequest, stream grpc.ServerStreamingServer[llmrelayv1.GenerateEvent]) error {
+	id := req.GetRequestId()
+	if id == "" {
+		id = "made-up-by-the-server"
+	}
+	stream.SetTrailer(metadata.Pairs(HeaderRequestID, id))
+	for _, e := range []*llmrelayv1.GenerateEvent{ev(1, "a"), fin(2)} {
+		if err := stream.Send(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestRequestIDOfACompletedCall: a call that names no request id learns
+// the server's from the trailer once it completes, whether Collect or
+// Events read it, so that a caller can report the call it got.
+func TestRequestIDOfACompletedCall(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	llmrelayv1.RegisterLLMServiceServer(srv, answeringServer{})
+	go func() { _ = srv.Serve(lis) }()
+	defer srv.Stop()
+	c, err := New(lis.Addr().String(), WithInsecure())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	tests := []struct {
+		name string
+		req  *llmrelayv1.GenerateRequest
+		read func(*Stream) error
+		want string
+	}{
+		{name: "Collect, no id", req: &llmrelayv1.GenerateRequest{}, read: func(s *Stream) error { _, err := Collect(s, nil); return err }, want: "made-up-by-the-server"},
+		{name: "Events, no id", req: &llmrelayv1.GenerateRequest{}, read: func(s *Stream) error {
+			for _, err := range s.Events() {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}, want: "made-up-by-the-server"},
+		{name: "the request's own", req: &llmrelayv1.GenerateRequest{RequestId: "the-callers"}, read: func(s *Stream) error { _, err := Collect(s, nil); return err }, want: "the-callers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := c.Generate(ctx, tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.read(s); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.RequestID(); got != tt.want {
+				t.Errorf("RequestID() = %q after the final, want %q", got, tt.want)
+			}
+		})
+	}
+}

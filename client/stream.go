@@ -110,6 +110,7 @@ func (s *Stream) Recv() (*llmrelayv1.GenerateEvent, error) {
 			}
 			return ev, nil
 		case errors.Is(err, io.EOF) && s.final:
+			s.readTrailer()
 			return nil, io.EOF
 		case errors.Is(err, io.EOF):
 			return nil, ErrNoFinal
@@ -124,6 +125,21 @@ func (s *Stream) Recv() (*llmrelayv1.GenerateEvent, error) {
 		}
 		if rerr := s.reconnect(err); rerr != nil {
 			return nil, rerr
+		}
+	}
+}
+
+// readTrailer learns the call's request id from the trailer of a stream
+// that ended after its final event, when neither the request nor the
+// headers gave it: llmrelay names every call's there, and a call that is
+// not resumable nowhere else.
+func (s *Stream) readTrailer() {
+	if s.requestID != "" {
+		return
+	}
+	if cs, ok := s.recv.(interface{ Trailer() metadata.MD }); ok {
+		if ids := cs.Trailer().Get(HeaderRequestID); len(ids) > 0 {
+			s.requestID = ids[0]
 		}
 	}
 }

@@ -168,10 +168,15 @@ class CallState:
             self.final = True
         return True
 
-    def ended(self) -> None:
-        """The stream ended cleanly: raises when it had no final event."""
+    def ended(self, trailers: Optional[Metadata]) -> None:
+        """The stream ended cleanly: raises when it had no final event; else
+        learns the call's request id from its trailers when neither the
+        request nor the headers gave it (llmrelay names every call there,
+        and a call that is not resumable nowhere else)."""
         if not self.final:
             raise LLMRelayError(grpc.StatusCode.UNKNOWN, "the stream ended without a final event", request_id=self.request_id)
+        if not self.request_id:
+            self.request_id = header_value(trailers, REQUEST_ID_HEADER) or ""
 
     def failed(self, e: LLMRelayError) -> Retry:
         """Decides after a failed stream: a Retry, or raises e."""
@@ -254,7 +259,9 @@ class StreamBase:
     @property
     def request_id(self) -> str:
         """The call's request id: the request's (one is made up for a
-        resumable request without one), else the server's once known."""
+        resumable request without one), else the server's once known: from
+        the headers of a resumable call, from the trailers of any call once
+        the stream ended after its final event; "" until then."""
         return self._state.request_id
 
     @property

@@ -7,6 +7,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import grpc
 from google.protobuf import struct_pb2
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from ._call import CallState, Metadata, OnReissue, OnResume, StreamBase, Streams, auth_metadata, channel_options, with_request_id
 from ._errors import LLMRelayError
@@ -22,23 +23,45 @@ def credentials(insecure: bool, root_certificates: Optional[bytes]) -> Optional[
     return grpc.ssl_channel_credentials(root_certificates=root_certificates)
 
 
-def _struct_options(fields: Dict[str, Any]) -> Dict[str, Any]:
-    """fields with a ``provider_options`` dict made a google.protobuf.Struct,
-    which the generated constructors do not take from a plain dict."""
-    options = fields.get("provider_options")
-    if isinstance(options, Mapping):
-        fields["provider_options"] = struct_pb2.Struct()
-        fields["provider_options"].update(options)
-    return fields
+def _with_structs(descriptor: Descriptor, fields: Mapping[str, Any]) -> Dict[str, Any]:
+    """fields of a message of descriptor with every dict given for a
+    google.protobuf.Struct field (``provider_options``,
+    ``response_format.json_schema``, ``tools[].parameters``) made a Struct,
+    which the generated constructors do not take from a plain dict, also
+    inside the dicts given for other message fields."""
+    out = dict(fields)
+    for name, value in fields.items():
+        field = descriptor.fields_by_name.get(name)
+        kind = field.message_type if field is not None else None
+        if kind is None or kind.GetOptions().map_entry or value is None:
+            continue
+        if field.label == FieldDescriptor.LABEL_REPEATED:
+            out[name] = [_message_init(kind, v) for v in value]
+        else:
+            out[name] = _message_init(kind, value)
+    return out
+
+
+def _message_init(kind: Descriptor, value: Any) -> Any:
+    """value, given for a message field of type kind, as its constructor
+    takes it: a dict for a Struct made one, another dict with its Structs
+    made so; anything else (a message, None) as it is."""
+    if not isinstance(value, Mapping):
+        return value
+    if kind.full_name == struct_pb2.Struct.DESCRIPTOR.full_name:
+        struct = struct_pb2.Struct()
+        struct.update(value)
+        return struct
+    return _with_structs(kind, value)
 
 
 def build_request(request: Optional[llmrelay_pb2.GenerateRequest], fields: Dict[str, Any]) -> llmrelay_pb2.GenerateRequest:
-    """The request: as given, or built from keyword fields
-    (``provider_options`` may be a dict)."""
+    """The request: as given, or built from keyword fields (messages may
+    be dicts, JSON Schemas and ``provider_options`` too)."""
     if request is not None and fields:
         raise TypeError("llmrelay: pass a GenerateRequest or its fields, not both")
     if request is None:
-        request = llmrelay_pb2.GenerateRequest(**_struct_options(fields))
+        request = llmrelay_pb2.GenerateRequest(**_with_structs(llmrelay_pb2.GenerateRequest.DESCRIPTOR, fields))
     return with_request_id(request)
 
 
@@ -48,7 +71,7 @@ def build_embed_request(request: Optional[llmrelay_pb2.EmbedRequest], fields: Di
     if request is not None and fields:
         raise TypeError("llmrelay: pass an EmbedRequest or its fields, not both")
     if request is None:
-        request = llmrelay_pb2.EmbedRequest(**_struct_options(fields))
+        request = llmrelay_pb2.EmbedRequest(**_with_structs(llmrelay_pb2.EmbedRequest.DESCRIPTOR, fields))
     return request
 
 
@@ -279,7 +302,7 @@ class GenerateStream(StreamBase):
                         st.headers(rpc.initial_metadata())
                     if st.event(ev):
                         yield ev
-                st.ended()
+                st.ended(rpc.trailing_metadata())
                 return
             except grpc.RpcError as err:
                 st.failed_headers(rpc.initial_metadata())

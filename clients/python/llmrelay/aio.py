@@ -207,7 +207,7 @@ class GenerateStream(StreamBase):
                         st.headers(await rpc.initial_metadata())
                     if st.event(ev):
                         yield ev
-                st.ended()
+                st.ended(await rpc.trailing_metadata())
                 return
             except asyncio.CancelledError:
                 if not self._cancelled:

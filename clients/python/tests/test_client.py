@@ -15,6 +15,7 @@ from unittest import mock
 from concurrent import futures
 
 import grpc
+from google.protobuf import json_format
 from google.rpc import error_details_pb2, status_pb2
 
 import llmrelay
@@ -152,6 +153,11 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST", details=[bad, retry])
         elif request.model == "fake/tools":
             yield from _tool_turns()
+        elif request.model == "fake/served":
+            yield from _reply("served")
+        elif request.model == "fake/id-in-trailer":  # as llmrelay names a call that is not resumable
+            context.set_trailing_metadata([("llmrelay-request-id", request.request_id or "made-up-by-the-server")])
+            yield from _reply("served")
         else:
             context.abort(grpc.StatusCode.NOT_FOUND, f"no such fake model {request.model}")
 
@@ -548,6 +554,57 @@ class ClientTest(unittest.TestCase):
                 return await Reply.acollect(relay.generate(**_ask("fake/tools", resumable=False)), **self._hooks(seen))
 
         self._check_turns(asyncio.run(run()), seen)
+
+    def test_schemas_given_as_dicts(self):
+        """A JSON Schema is a dict in Python, as provider_options is: the
+        response format's and a tool's parameters are sent as given."""
+        schema = {"type": "object", "required": ["city"], "properties": {"city": {"type": "string"}}}
+        params = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}
+        reply = Reply.collect(
+            self.relay.generate(
+                model="fake/served",
+                messages=[llmrelay.user("hi")],
+                response_format={"json_schema": schema, "stream_partial_objects": True},
+                tools=[{"name": "get_weather", "parameters": params}, pb.Tool(name="get_time")],
+                provider_options={"faults": [{}]},
+            )
+        )
+        self.assertEqual(reply.final.message.content, "served")
+        (req,) = self.fake.calls["fake/served"]
+        self.assertEqual(json_format.MessageToDict(req.response_format.json_schema), schema)
+        self.assertTrue(req.response_format.stream_partial_objects)
+        self.assertEqual([t.name for t in req.tools], ["get_weather", "get_time"])
+        self.assertEqual(json_format.MessageToDict(req.tools[0].parameters), params)
+        self.assertEqual(json_format.MessageToDict(req.provider_options), {"faults": [{}]})
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                return await Reply.acollect(relay.generate(model="fake/served", messages=[llmrelay.user("hi")], response_format={"json_schema": schema}))
+
+        self.assertEqual(asyncio.run(run()).final.message.content, "served")
+        self.assertEqual(json_format.MessageToDict(self.fake.calls["fake/served"][1].response_format.json_schema), schema)
+
+    def test_request_id_of_a_completed_call(self):
+        """A call that named no request id learns the server's from the
+        trailer once it completes, so that the caller can report it."""
+        stream = self.relay.generate(**_ask("fake/id-in-trailer", resumable=False))
+        Reply.collect(stream)
+        self.assertEqual(stream.request_id, "made-up-by-the-server")
+        stream = self.relay.generate(**_ask("fake/id-in-trailer", resumable=False))
+        self.assertEqual(len(list(stream)), 2)
+        self.assertEqual(stream.request_id, "made-up-by-the-server")
+        own = "5d1b8a4e-0c7e-4f0a-9e57-2b6f0d3c9a11"
+        stream = self.relay.generate(**_ask("fake/id-in-trailer", resumable=False), request_id=own)
+        Reply.collect(stream)
+        self.assertEqual(stream.request_id, own)
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                stream = relay.generate(**_ask("fake/id-in-trailer", resumable=False))
+                await Reply.acollect(stream)
+                return stream.request_id
+
+        self.assertEqual(asyncio.run(run()), "made-up-by-the-server")
 
     def test_list_tools_retried_on_unavailable(self):
         resp = self.relay.list_tools("everything")

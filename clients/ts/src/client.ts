@@ -289,7 +289,12 @@ export class Client {
  *   with the same request_id, and onReissue says to discard what it showed.
  */
 export class GenerateStream implements AsyncIterable<GenerateEvent> {
-  /** The call's request id: the request's (one is made up for a resumable request without one), else the server's once known. */
+  /**
+   * The call's request id: the request's (one is made up for a resumable
+   * request without one), else the server's once known: from the headers of
+   * a resumable call, from the trailer of any call once the stream ended
+   * after its final event; "" until then.
+   */
   requestId: string;
   /** Whether the call is known to be resumable. */
   resumable: boolean;
@@ -350,6 +355,7 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
       // (a caller's break, a Reply hook that threw, a failure), ends the
       // call at the server, so that the provider stops generating.
       const rpc = new AbortController();
+      let trailerId = ""; // the call's request id, as the trailer names it
       const onAbort = () => rpc.abort(signal?.reason);
       signal?.addEventListener("abort", onAbort, { once: true });
       if (signal?.aborted) onAbort();
@@ -364,6 +370,9 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
           } else if (!resuming) {
             this.resumable = false; // the server did not make it resumable (a Resume's headers never say)
           }
+        },
+        onTrailer: (t: Headers) => {
+          trailerId = t.get(REQUEST_ID_HEADER) ?? "";
         },
       };
       const stream = resuming
@@ -388,6 +397,9 @@ export class GenerateStream implements AsyncIterable<GenerateEvent> {
         if (!final) {
           throw brokenStream(Code.Unknown, "the stream ended without a final event", this.requestId);
         }
+        // llmrelay names every call in its trailer, and a call that is not
+        // resumable nowhere else.
+        this.requestId ||= trailerId;
         this.client.recordSuccess();
         return;
       } catch (err) {

@@ -130,6 +130,10 @@ function routes(router: ConnectRouter): void {
           yield ev(2, 3, { case: "final", value: { message: { role: Role.ASSISTANT, content: "Echo: hello" }, attempts: 3, turns: 2 } });
           return;
         }
+        case "fake/id-in-trailer": // as llmrelay names a call that is not resumable
+          ctx.responseTrailer.set("llmrelay-request-id", req.requestId || "made-up-by-the-server");
+          yield* reply("served");
+          return;
         case "fake/invalid":
           throw llmrelayError(Code.InvalidArgument, "INVALID_REQUEST", [
             { desc: BadRequestSchema, value: { fieldViolations: [{ field: "messages[0].role", description: "must be set", reason: "role.defined" }] } },
@@ -357,6 +361,19 @@ test("Reply.collect returns the final even if the stream breaks after it, which 
   const r = await Reply.collect(stream);
   assert.equal(r.final.message?.content, "the whole reply");
   assert.deepEqual([stream.resumes, resumed], [0, []]);
+});
+
+test("a completed call that named no request id has the server's, from the trailer", async () => {
+  let stream = relay.generate({ ...ask("fake/id-in-trailer"), resumable: false }, { timeoutMs: 10_000 });
+  await Reply.collect(stream);
+  assert.equal(stream.requestId, "made-up-by-the-server");
+  stream = relay.generate({ ...ask("fake/id-in-trailer"), resumable: false }, { timeoutMs: 10_000 });
+  for await (const _ of stream);
+  assert.equal(stream.requestId, "made-up-by-the-server");
+  const own = "5d1b8a4e-0c7e-4f0a-9e57-2b6f0d3c9a11";
+  stream = relay.generate({ ...ask("fake/id-in-trailer"), resumable: false, requestId: own }, { timeoutMs: 10_000 });
+  await Reply.collect(stream);
+  assert.equal(stream.requestId, own);
 });
 
 test("resume takes the sequence as a number too (JavaScript)", async () => {
