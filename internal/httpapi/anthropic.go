@@ -1036,16 +1036,120 @@ type messagesStream struct {
 	// tools maps tool calls, by their index, to their blocks.
 	tools map[uint32]toolBlock
 	// args reads the open tool block's arguments so far; held are the tool
-	// call deltas that wait for it to close, in the order they came.
+	// call deltas that wait for it to close.
 	args jsonScan
-	held []heldDelta
+	held heldDeltas
+	// replayed counts the held deltas replayed, for the test that holds
+	// it to one replay of each.
+	replayed int
+}
+
+// heldDeltas are the tool call deltas that wait for the open tool block
+// to close, in the order they came. A release replays them from the first
+// that waits; once the replay opens a call's block, the deltas of the
+// other calls wait where they are, and the replay steps from one delta of
+// the open call to its next. So each delta is copied once, when it comes,
+// and replayed once (twice, the open call's signature that comes with one
+// of its fragments), however many calls close before it: replaying and
+// holding again every delta that waited, at each call that closed, made
+// an upstream that interleaves a thousand calls' fragments cost seconds
+// of a core and gigabytes of copies for one reply.
+type heldDeltas struct {
+	list []heldDelta
+	// first is the place in list of the first delta that waits (past
+	// those replayed), len(list) when none does.
+	first int
+	// replaying: a release replays the delta at place at.
+	replaying bool
+	at        int
+	// last is the place of each call's last delta, to link the next to it.
+	last map[uint32]int
 }
 
 // heldDelta is a tool call delta that waits for the open tool block to
 // close, with its attempt.
 type heldDelta struct {
+	// call is nil once replayed.
 	call    *llmrelayv1.ToolCallDelta
 	attempt uint32
+	// next is how far ahead in the list the call's next delta is, 0 while
+	// there is none.
+	next int
+}
+
+// waits reports whether a delta waits ahead of the one written now: any,
+// for a delta that comes; one before it, for a delta a release replays
+// (which, taken out to be replayed, waits again when the open call's
+// signature came with it).
+func (h *heldDeltas) waits() bool {
+	first := h.firstWaiting()
+	return first < len(h.list) && (!h.replaying || first <= h.at)
+}
+
+// firstWaiting returns the place of the first delta that waits, len(list)
+// when none does.
+func (h *heldDeltas) firstWaiting() int {
+	for h.first < len(h.list) && h.list[h.first].call == nil {
+		h.first++
+	}
+	return h.first
+}
+
+// hold keeps tc, which it owns, to wait: the delta a release replays
+// waits again where it was, one that comes waits last.
+func (h *heldDeltas) hold(tc *llmrelayv1.ToolCallDelta, attempt uint32) {
+	if h.replaying {
+		h.list[h.at].call = tc
+		h.first = min(h.first, h.at)
+		return
+	}
+	place := len(h.list)
+	if last, ok := h.last[tc.GetIndex()]; ok {
+		h.list[last].next = place - last
+	}
+	if h.last == nil {
+		h.last = map[uint32]int{}
+	}
+	h.last[tc.GetIndex()] = place
+	h.list = append(h.list, heldDelta{call: tc, attempt: attempt})
+}
+
+// after returns the place of the next delta of the call of the delta at
+// place, len(list) when none has come. It waits: a call's deltas are
+// replayed in the order they came.
+func (h *heldDeltas) after(place int) int {
+	if next := h.list[place].next; next != 0 {
+		return place + next
+	}
+	return len(h.list)
+}
+
+// compact drops the deltas replayed before the first that waits once
+// they are half the list, so that a reply that keeps deltas waiting does
+// not keep all those it replayed.
+func (h *heldDeltas) compact() {
+	if h.firstWaiting() < len(h.list)-h.first {
+		return
+	}
+	n := copy(h.list, h.list[h.first:])
+	clear(h.list[n:])
+	h.list = h.list[:n]
+	for call, last := range h.last {
+		if last < h.first {
+			delete(h.last, call)
+		} else {
+			h.last[call] = last - h.first
+		}
+	}
+	h.first = 0
+}
+
+// reset drops the deltas that wait.
+func (h *heldDeltas) reset() {
+	clear(h.list)
+	h.list = h.list[:0]
+	h.first = 0
+	clear(h.last)
 }
 
 // toolBlock is a streamed tool call's block: its index, and the call's id.
@@ -1096,7 +1200,7 @@ func (s *messagesStream) end(b []byte, attempt uint32) []byte {
 // closeBlock ends the open block, if any, and writes out the tool calls
 // held behind it, each in a block of its own that it ends too.
 func (s *messagesStream) closeBlock(b []byte) []byte {
-	for len(s.held) > 0 {
+	for s.held.waits() {
 		b = s.release(b)
 	}
 	return s.stopBlock(b)
@@ -1104,15 +1208,36 @@ func (s *messagesStream) closeBlock(b []byte) []byte {
 
 // release ends the open block and writes the tool call deltas held behind
 // it, in order: the last call they start stays open for the fragments to
-// come, and calls that start while its arguments are not whole are held
-// again.
+// come, and the deltas of calls that start while its arguments are not
+// whole wait again.
 func (s *messagesStream) release(b []byte) []byte {
 	b = s.stopBlock(b)
-	held := s.held
-	s.held = nil
-	for _, h := range held {
-		b = s.toolDelta(b, h.call, h.attempt)
+	h := &s.held
+	for place := h.firstWaiting(); place < len(h.list); {
+		d := h.list[place]
+		h.list[place].call = nil
+		h.replaying, h.at = true, place
+		s.replayed++
+		var whole bool
+		b, whole = s.writeToolDelta(b, d.call, d.attempt)
+		switch {
+		case whole:
+			// The call the replay opened is whole, with deltas waiting
+			// before this one: its block ends, and the replay goes on
+			// from the first that waits.
+			b = s.stopBlock(b)
+			place = h.firstWaiting()
+		case s.kind == blockTool && (h.waits() || !s.args.whole()):
+			// The call this delta opened, or went to, stays open: the
+			// deltas of the others wait, and its next is the next to go.
+			place = h.after(place)
+		default:
+			// Nothing waits before this delta: the next that waits goes.
+			place = h.firstWaiting()
+		}
 	}
+	h.replaying = false
+	h.compact()
 	return b
 }
 
@@ -1192,7 +1317,22 @@ func (s *messagesStream) delta(b []byte, d *llmrelayv1.Delta, attempt uint32) []
 	return b
 }
 
+// toolDelta writes a tool call delta that comes, and the deltas held
+// behind the open call when it makes the call's arguments whole.
 func (s *messagesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta, attempt uint32) []byte {
+	b, whole := s.writeToolDelta(b, tc, attempt)
+	if whole {
+		// The open call's arguments are whole: the calls held behind it
+		// go on.
+		b = s.release(b)
+	}
+	return b
+}
+
+// writeToolDelta writes a tool call delta, or holds it behind the open
+// tool block, and reports whether it made the open call's arguments whole
+// with deltas waiting for its block to close.
+func (s *messagesStream) writeToolDelta(b []byte, tc *llmrelayv1.ToolCallDelta, attempt uint32) ([]byte, bool) {
 	// Some OpenAI-compatible servers interleave the fragments of parallel
 	// calls: both start, then their arguments come in turns. Anthropic's
 	// stream has one block open at a time and no delta for a block after
@@ -1200,14 +1340,14 @@ func (s *messagesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta, attem
 	// whole JSON, what would start another block waits for its block to
 	// close. The open call's own fragments go straight on, read once by
 	// s.args as they pass.
-	if s.kind == blockTool && (tc.GetIndex() != s.key || tc.GetSignature() != "") && (len(s.held) > 0 || !s.args.whole()) {
+	if s.kind == blockTool && (tc.GetIndex() != s.key || tc.GetSignature() != "") && (s.held.waits() || !s.args.whole()) {
 		if tc.GetIndex() != s.key {
-			s.held = append(s.held, heldDelta{copyToolCallDelta(tc), attempt})
-			return b
+			s.held.hold(copyToolCallDelta(tc), attempt)
+			return b, false
 		}
 		// The open call's signature, come later: its thinking block
 		// follows the call's, once that closes.
-		s.held = append(s.held, heldDelta{&llmrelayv1.ToolCallDelta{Index: tc.GetIndex(), Signature: tc.GetSignature()}, attempt})
+		s.held.hold(&llmrelayv1.ToolCallDelta{Index: tc.GetIndex(), Signature: tc.GetSignature()}, attempt)
 		tc = &llmrelayv1.ToolCallDelta{Index: tc.GetIndex(), ArgumentsDelta: tc.GetArgumentsDelta()}
 	}
 	block, seen := s.tools[tc.GetIndex()]
@@ -1231,7 +1371,7 @@ func (s *messagesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta, attem
 		b = s.callSignature(b, block.id, tc.GetSignature(), attempt)
 	}
 	if tc.GetArgumentsDelta() == "" {
-		return b
+		return b, false
 	}
 	// The arguments go to the call's own index: its block is the open one,
 	// unless text or another block came between its fragments, which no
@@ -1241,15 +1381,10 @@ func (s *messagesStream) toolDelta(b []byte, tc *llmrelayv1.ToolCallDelta, attem
 	b = append(b, '}')
 	b = s.end(b, attempt)
 	if s.kind != blockTool || s.key != tc.GetIndex() {
-		return b
+		return b, false
 	}
 	s.args.write(tc.GetArgumentsDelta())
-	if len(s.held) > 0 && endsValue(tc.GetArgumentsDelta()) && s.args.whole() {
-		// The open call's arguments are whole: the calls held behind it
-		// go on.
-		b = s.release(b)
-	}
-	return b
+	return b, s.held.waits() && endsValue(tc.GetArgumentsDelta()) && s.args.whole()
 }
 
 // copyToolCallDelta returns a copy of tc to hold, which owns nothing of
@@ -1331,7 +1466,7 @@ func (s *messagesStream) restart(b []byte, w *llmrelayv1.WillRetry, attempt uint
 	b = appendUint(b, uint64(attempt))
 	b = appendRestart(b, w)
 	clear(s.tools)
-	s.held = nil
+	s.held.reset()
 	return append(b, "}}\n\n"...)
 }
 

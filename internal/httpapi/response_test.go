@@ -199,6 +199,48 @@ var responseCases = []responseCase{
 		},
 	},
 	{
+		// Calls held behind an open one, replayed when it closes: the
+		// second opens, becomes whole (with its signature) while the
+		// third's start waits again, and closes in the middle of the
+		// replay, so that the third opens before the rest of the replay;
+		// the second's signature and a fragment of it that came after its
+		// block stopped wait for the third to close.
+		name: "interleaved_tool_calls_replayed", stream: true,
+		events: []*llmrelayv1.GenerateEvent{
+			toolCall(1, 0, "call_1", "weather", `{"city":`),
+			toolCall(1, 1, "call_2", "time", ""), toolCall(1, 2, "call_3", "search", ""),
+			signed(toolCall(1, 1, "", "", `{"tz":"UTC"}`), "EpwJ/b+="), toolCall(1, 2, "", "", `{"q":`),
+			toolCall(1, 0, "", "", `"Paris"}`),
+			toolCall(1, 1, "", "", ` `), toolCall(1, 2, "", "", `"x"}`),
+			final(1, &llmrelayv1.Message{ToolCalls: []*llmrelayv1.ToolCall{
+				{Id: "call_1", Name: "weather", Arguments: `{"city":"Paris"}`},
+				{Id: "call_2", Name: "time", Arguments: `{"tz":"UTC"} `, Signature: "EpwJ/b+="},
+				{Id: "call_3", Name: "search", Arguments: `{"q":"x"}`},
+			}}, llmrelayv1.FinishReason_FINISH_REASON_TOOL_CALLS),
+		},
+	},
+	{
+		// Text and reasoning that come while calls are held behind an
+		// open one: the held calls go out first, each in its block, then
+		// the text's or the reasoning's block.
+		name: "interleaved_tool_calls_then_text", stream: true,
+		events: []*llmrelayv1.GenerateEvent{
+			toolCall(1, 0, "call_1", "weather", `{"city":`), toolCall(1, 1, "call_2", "time", `{}`),
+			text(1, "Checking."),
+			toolCall(1, 2, "call_3", "search", `{"q":`), toolCall(1, 3, "call_4", "noop", ""), toolCall(1, 3, "", "", `{`),
+			reasoning(1, "hmm", "", provider.FormatMock),
+			final(1, &llmrelayv1.Message{
+				Content:   "Checking.",
+				Reasoning: []*llmrelayv1.Reasoning{{Text: "hmm", Format: provider.FormatMock}},
+				ToolCalls: []*llmrelayv1.ToolCall{
+					{Id: "call_1", Name: "weather", Arguments: `{"city":`},
+					{Id: "call_2", Name: "time", Arguments: `{}`},
+					{Id: "call_3", Name: "search", Arguments: `{"q":`},
+					{Id: "call_4", Name: "noop", Arguments: `{`},
+				}}, llmrelayv1.FinishReason_FINISH_REASON_TOOL_CALLS),
+		},
+	},
+	{
 		name: "reasoning", stream: true,
 		events: []*llmrelayv1.GenerateEvent{
 			reasoning(1, "Let me ", "", provider.FormatMock), reasoning(1, "think.", "", provider.FormatMock), reasoning(1, "", "c2ln", provider.FormatMock),
