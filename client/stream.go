@@ -134,14 +134,20 @@ func (s *Stream) Recv() (*llmrelayv1.GenerateEvent, error) {
 // headers gave it: llmrelay names every call's there, and a call that is
 // not resumable nowhere else.
 func (s *Stream) readTrailer() {
-	if s.requestID != "" {
-		return
+	if s.requestID == "" {
+		s.requestID = s.trailerRequestID()
 	}
+}
+
+// trailerRequestID returns the llmrelay-request-id of the stream's
+// trailer, "" when it has none.
+func (s *Stream) trailerRequestID() string {
 	if cs, ok := s.recv.(interface{ Trailer() metadata.MD }); ok {
 		if ids := cs.Trailer().Get(HeaderRequestID); len(ids) > 0 {
-			s.requestID = ids[0]
+			return ids[0]
 		}
 	}
+	return ""
 }
 
 // errorOf returns err, which ended the call, as an *Error that names the
@@ -150,13 +156,8 @@ func (s *Stream) readTrailer() {
 // transport's), else the one the request set.
 func (s *Stream) errorOf(err error) *Error {
 	e := FromError(err)
-	if e.RequestID != "" {
-		return e
-	}
-	if cs, ok := s.recv.(interface{ Trailer() metadata.MD }); ok {
-		if ids := cs.Trailer().Get(HeaderRequestID); len(ids) > 0 {
-			e.RequestID = ids[0]
-		}
+	if e.RequestID == "" {
+		e.RequestID = s.trailerRequestID()
 	}
 	if e.RequestID == "" {
 		e.RequestID = s.requestID

@@ -352,7 +352,7 @@ OpenAI- and Anthropic-compatible HTTP endpoints on 127.0.0.1:8080, with
 the built-in mock provider. Settings apply in this order: defaults, the
 config file, LLMRELAY_* environment variables, flags.
 
-Exit status: 0 done, 1 failed, 2 the command line was wrong.
+Exit status: 0 done, 1 failed, 2 the command line was wrong, 130 Ctrl-C (generate).
 Documentation: README.md and docs/ in the llmrelay repository.
 `)
 	return nil

@@ -1395,8 +1395,10 @@ func copyToolCallDelta(tc *llmrelayv1.ToolCallDelta) *llmrelayv1.ToolCallDelta {
 }
 
 // endsValue reports whether a fragment of arguments can end them: an
-// object or an array ends with its bracket. It spares json.Valid, which
-// reads the arguments whole, at every fragment.
+// object or an array ends with its bracket. Only there is a call known to
+// be done: arguments that are whole so far without one (a number, "12")
+// may go on in the next fragment ("3"), which must not find the call's
+// block closed.
 func endsValue(fragment string) bool {
 	fragment = strings.TrimRight(fragment, " \t\r\n")
 	return strings.HasSuffix(fragment, "}") || strings.HasSuffix(fragment, "]")

@@ -1,16 +1,12 @@
 package server_test
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -22,27 +18,12 @@ import (
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 )
 
-// postMessages sends a Messages request to the Anthropic door with the
-// given anthropic-beta header values and returns the response's status
-// and body.
+// postMessages sends a Messages request for model to the Anthropic door
+// with the given anthropic-beta header values and returns the response's
+// status and body.
 func postMessages(t *testing.T, base, model string, betas ...string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, base+"/v1/messages", strings.NewReader(`{"model":"`+model+`","max_tokens":64,"messages":[{"role":"user","content":"hi"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("anthropic-version", "2023-06-01")
-	for _, b := range betas {
-		req.Header.Add("anthropic-beta", b)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body)
+	return postMessagesBody(t, base, `{"model":"`+model+`","max_tokens":64,"messages":[{"role":"user","content":"hi"}]}`, betas...)
 }
 
 // TestAnthropicBetaHeader: the betas an Anthropic SDK asks for with its
@@ -158,17 +139,9 @@ func TestClientBetasHoldForExtraHeaders(t *testing.T) {
 	refused := func(t *testing.T, model, header, value, beta string) {
 		t.Helper()
 		events, err := generate(t, model, map[string]any{header: value})
-		st := status.Convert(err)
-		var md map[string]string
-		for _, d := range st.Details() {
-			if ei, ok := d.(*errdetails.ErrorInfo); ok {
-				md = ei.GetMetadata()
-			}
-		}
-		if st.Code() != codes.PermissionDenied || reasonOf(st) != "PROVIDER_OPTION_NOT_ALLOWED" || fieldOf(st) != "provider_options.extra_headers."+header ||
-			md["option"] != "extra_headers" || md["beta"] != beta || md["provider"] != "picky" || !strings.Contains(st.Message(), beta) || len(events) != 0 {
-			t.Errorf("error %v (field %q, metadata %v) after %d events, want PERMISSION_DENIED PROVIDER_OPTION_NOT_ALLOWED naming beta %s of picky before any",
-				err, fieldOf(st), md, len(events), beta)
+		optionRefused(t, events, err, "provider_options.extra_headers."+header, map[string]string{"option": "extra_headers", "beta": beta, "provider": "picky"})
+		if !strings.Contains(status.Convert(err).Message(), beta) {
+			t.Errorf("message %q, want it to name beta %s", status.Convert(err).Message(), beta)
 		}
 	}
 	t.Run("gRPC: a beta client_betas does not list", func(t *testing.T) {
@@ -183,18 +156,10 @@ func TestClientBetasHoldForExtraHeaders(t *testing.T) {
 	t.Run("the Anthropic door's llmrelay member", func(t *testing.T) {
 		status, body := postMessagesBody(t, base, `{"model":"picky/claude-x","max_tokens":64,"messages":[{"role":"user","content":"hi"}],`+
 			`"llmrelay":{"provider_options":{"extra_headers":{"anthropic-beta":"mcp-client-2025-04-04"}}}}`)
-		var e struct {
-			Error struct {
-				Type    string `json:"type"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal([]byte(body), &e); err != nil {
-			t.Fatalf("%d %s: %v", status, body, err)
-		}
+		typ, msg := anthropicError(t, status, body)
 		want := `llmrelay.provider_options.extra_headers.anthropic-beta: beta "mcp-client-2025-04-04" is not allowed with provider "picky"`
-		if status != http.StatusForbidden || e.Error.Type != "permission_error" || !strings.HasPrefix(e.Error.Message, want) {
-			t.Errorf("%d %s %q, want 403 permission_error starting %q", status, e.Error.Type, e.Error.Message, want)
+		if status != http.StatusForbidden || typ != "permission_error" || !strings.HasPrefix(msg, want) {
+			t.Errorf("%d %s %q, want 403 permission_error starting %q", status, typ, msg, want)
 		}
 	})
 	if reqs := slices.Concat(picky.Requests(), open.Requests(), fixed.Requests()); len(reqs) != 0 {
@@ -222,21 +187,11 @@ func TestClientBetasHoldForExtraHeaders(t *testing.T) {
 		sent(t, picky, "interleaved-thinking-2025-05-14")
 	})
 	t.Run("the Anthropic door: listed betas of extra_headers and of the header", func(t *testing.T) {
-		req, err := http.NewRequest(http.MethodPost, base+"/v1/messages", strings.NewReader(`{"model":"picky/claude-x","max_tokens":64,`+
-			`"messages":[{"role":"user","content":"hi"}],"llmrelay":{"provider_options":{"extra_headers":{"anthropic-beta":"interleaved-thinking-2025-05-14"}}}}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("anthropic-beta", "fine-grained-tool-streaming-2025-05-14,oauth-2025-04-20")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("status %d: %s", resp.StatusCode, body)
+		status, body := postMessagesBody(t, base, `{"model":"picky/claude-x","max_tokens":64,`+
+			`"messages":[{"role":"user","content":"hi"}],"llmrelay":{"provider_options":{"extra_headers":{"anthropic-beta":"interleaved-thinking-2025-05-14"}}}}`,
+			"fine-grained-tool-streaming-2025-05-14,oauth-2025-04-20")
+		if status != http.StatusOK {
+			t.Fatalf("status %d: %s", status, body)
 		}
 		sent(t, picky, "interleaved-thinking-2025-05-14,fine-grained-tool-streaming-2025-05-14")
 	})

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -58,18 +57,7 @@ func TestOperatorRefusesProviderOptions(t *testing.T) {
 		}
 		req := &llmrelayv1.GenerateRequest{Model: model, Messages: []*llmrelayv1.Message{{Role: llmrelayv1.Role_ROLE_USER, Content: "go"}}, ProviderOptions: opts}
 		events, err := servertest.Collect(t.Context(), in.Client, req)
-		st := status.Convert(err)
-		var md map[string]string
-		for _, d := range st.Details() {
-			if ei, ok := d.(*errdetails.ErrorInfo); ok {
-				md = ei.GetMetadata()
-			}
-		}
-		if st.Code() != codes.PermissionDenied || reasonOf(st) != "PROVIDER_OPTION_NOT_ALLOWED" || fieldOf(st) != "provider_options."+option ||
-			md["option"] != option || md["provider"] != "claude" || len(events) != 0 {
-			t.Errorf("error %v (field %q, metadata %v) after %d events, want PERMISSION_DENIED PROVIDER_OPTION_NOT_ALLOWED on provider_options.%s of claude before any",
-				err, fieldOf(st), md, len(events), option)
-		}
+		optionRefused(t, events, err, "provider_options."+option, map[string]string{"option": option, "provider": "claude"})
 	}
 	t.Run("gRPC: mcp_servers", func(t *testing.T) { grpcRefuses(t, "claude/claude-x", "mcp_servers", mcp) })
 	t.Run("gRPC: container", func(t *testing.T) { grpcRefuses(t, "claude/claude-x", "container", "container_011CQ") })
@@ -78,17 +66,9 @@ func TestOperatorRefusesProviderOptions(t *testing.T) {
 	t.Run("the Anthropic door: mcp_servers", func(t *testing.T) {
 		status, body := postMessagesBody(t, base, `{"model":"claude/claude-x","max_tokens":64,`+
 			`"mcp_servers":[{"type":"url","url":"https://tenant.example/mcp","name":"theirs"}],"messages":[{"role":"user","content":"hi"}]}`)
-		var e struct {
-			Error struct {
-				Type    string `json:"type"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal([]byte(body), &e); err != nil {
-			t.Fatalf("%d %s: %v", status, body, err)
-		}
-		if status != http.StatusForbidden || e.Error.Type != "permission_error" || !strings.HasPrefix(e.Error.Message, "mcp_servers: not allowed with provider \"claude\"") {
-			t.Errorf("%d %s %q, want 403 permission_error naming mcp_servers", status, e.Error.Type, e.Error.Message)
+		typ, msg := anthropicError(t, status, body)
+		if status != http.StatusForbidden || typ != "permission_error" || !strings.HasPrefix(msg, "mcp_servers: not allowed with provider \"claude\"") {
+			t.Errorf("%d %s %q, want 403 permission_error naming mcp_servers", status, typ, msg)
 		}
 	})
 	if n, m := len(strict.Requests()), len(open.Requests()); n != 0 || m != 0 {
@@ -114,11 +94,21 @@ func TestOperatorRefusesProviderOptions(t *testing.T) {
 	})
 }
 
-// postMessagesBody posts a Messages request body to the Anthropic door and
-// returns the response's status and body.
-func postMessagesBody(t *testing.T, base, body string) (int, string) {
+// postMessagesBody posts a Messages request body to the Anthropic door, as
+// an Anthropic SDK does (anthropic-version, and the given anthropic-beta
+// header values), and returns the response's status and body.
+func postMessagesBody(t *testing.T, base, body string, betas ...string) (int, string) {
 	t.Helper()
-	resp, err := http.Post(base+"/v1/messages", "application/json", strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, base+"/v1/messages", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("anthropic-version", "2023-06-01")
+	for _, b := range betas {
+		req.Header.Add("anthropic-beta", b)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,4 +118,37 @@ func postMessagesBody(t *testing.T, base, body string) (int, string) {
 		t.Fatal(err)
 	}
 	return resp.StatusCode, string(b)
+}
+
+// anthropicError returns the type and message of an error body in
+// Anthropic's shape ({"error": {"type", "message"}}).
+func anthropicError(t *testing.T, status int, body string) (typ, message string) {
+	t.Helper()
+	var e struct {
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(body), &e); err != nil {
+		t.Fatalf("%d %s: %v", status, body, err)
+	}
+	return e.Error.Type, e.Error.Message
+}
+
+// optionRefused checks that a Generate failed, before any event, with
+// PERMISSION_DENIED PROVIDER_OPTION_NOT_ALLOWED on field, its ErrorInfo's
+// metadata holding want.
+func optionRefused(t *testing.T, events []*llmrelayv1.GenerateEvent, err error, field string, want map[string]string) {
+	t.Helper()
+	code, info, _ := errorInfo(err)
+	md := info.GetMetadata()
+	ok := code == codes.PermissionDenied && info.GetReason() == "PROVIDER_OPTION_NOT_ALLOWED" && fieldOf(status.Convert(err)) == field && len(events) == 0
+	for k, v := range want {
+		ok = ok && md[k] == v
+	}
+	if !ok {
+		t.Errorf("error %v (field %q, metadata %v) after %d events, want PERMISSION_DENIED PROVIDER_OPTION_NOT_ALLOWED on %s with %v before any",
+			err, fieldOf(status.Convert(err)), md, len(events), field, want)
+	}
 }

@@ -56,22 +56,9 @@ func TestReasoningFormatIsAName(t *testing.T) {
 			body := `{"model":"mock/echo","max_tokens":64,"messages":[{"role":"user","content":"Hello?"},` +
 				`{"role":"assistant","content":[{"type":"thinking","thinking":"Greet back.","signature":` + string(sig) + `},{"type":"text","text":"Hello."}]},` +
 				`{"role":"user","content":"hi"}]}`
-			resp, err := http.Post(base+"/v1/messages", "application/json", strings.NewReader(body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			var e struct {
-				Error struct {
-					Type    string `json:"type"`
-					Message string `json:"message"`
-				} `json:"error"`
-			}
-			if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
-				t.Fatal(err)
-			}
-			if resp.StatusCode != http.StatusBadRequest || e.Error.Type != "invalid_request_error" || !strings.HasPrefix(e.Error.Message, "messages[1]: ") {
-				t.Errorf("/v1/messages: %d %+v, want 400 invalid_request_error naming messages[1]", resp.StatusCode, e.Error)
+			code, body := postMessagesBody(t, base, body)
+			if typ, msg := anthropicError(t, code, body); code != http.StatusBadRequest || typ != "invalid_request_error" || !strings.HasPrefix(msg, "messages[1]: ") {
+				t.Errorf("/v1/messages: %d %s %q, want 400 invalid_request_error naming messages[1]", code, typ, msg)
 			}
 		})
 	}
