@@ -184,10 +184,10 @@ func (e *embedCall) account(t provider.Target, emb *provider.Embeddings) {
 	if est == (provider.Usage{}) {
 		return
 	}
-	cost, _ = e.eng.prices.Cost(t.Entry.Config.Name, t.Model, est)
+	cost, priced = e.eng.prices.Cost(t.Entry.Config.Name, t.Model, est)
 	e.estimated.Add(est)
 	e.estimatedCost += cost
-	e.eng.metrics.EstimatedTokens(l, est)
+	e.eng.metrics.Estimated(l, est, cost, priced)
 }
 
 // settle records the call's usage in its record (the log line) and

@@ -61,8 +61,8 @@ func (c *call) lastTarget() provider.Target {
 // settlement counts on top (spend.Charge: an estimate of what the provider
 // did not report, for an attempt whose stream ended before its usage came)
 // is added to the call's estimate, at t's prices, and counted in the
-// estimated tokens' metric; the Final's usage stays what providers
-// reported.
+// estimated tokens' and cost's metrics, so that /metrics holds what the
+// key was charged; the Final's usage stays what providers reported.
 func (c *call) account(t provider.Target, res *attemptResult) {
 	cost, priced := c.eng.prices.Cost(t.Entry.Config.Name, t.Model, res.usage)
 	c.cost += cost
@@ -79,13 +79,13 @@ func (c *call) account(t provider.Target, res *attemptResult) {
 	if est == (provider.Usage{}) {
 		return
 	}
-	cost, _ = c.eng.prices.Cost(t.Entry.Config.Name, t.Model, est)
+	cost, priced = c.eng.prices.Cost(t.Entry.Config.Name, t.Model, est)
 	if c.estimated == nil {
 		c.estimated = new(estimate)
 	}
 	c.estimated.usage.Add(est)
 	c.estimated.cost += cost
-	c.eng.metrics.EstimatedTokens(l, est)
+	c.eng.metrics.Estimated(l, est, cost, priced)
 }
 
 // estimate is what settlement counts by estimate for a call's attempts

@@ -155,6 +155,9 @@ type callSeries struct {
 	usage  []prometheus.Observer
 	tokens []prometheus.Counter
 	cost   prometheus.Counter
+	// estimatedCost is made with cost, so that the two have the same
+	// series and a query adds them label set by label set.
+	estimatedCost prometheus.Counter
 
 	mu   sync.RWMutex
 	ends map[endKey]*endSeries
@@ -197,6 +200,7 @@ func (c *seriesCache) get(m *Metrics, l CallLabels) *callSeries {
 		usage:            make([]prometheus.Observer, len(usage.Kinds)),
 		tokens:           make([]prometheus.Counter, len(usage.Kinds)),
 		cost:             m.cost.WithLabelValues(lv...),
+		estimatedCost:    m.estimatedCost.WithLabelValues(lv...),
 		ends:             make(map[endKey]*endSeries),
 	}
 	for i, kind := range usage.Kinds {

@@ -112,8 +112,8 @@ func TestEstimatedTokensOpenModelsAreBounded(t *testing.T) {
 	m := New()
 	u := provider.Usage{InputTokens: 3, OutputTokens: 5}
 	for i := range MaxOpenModels + 20 {
-		m.EstimatedTokens(CallLabels{Provider: "open", Model: "m" + strconv.Itoa(i), OpenModels: true}, u)
-		m.EstimatedTokens(CallLabels{Provider: "listed", Model: "m" + strconv.Itoa(i)}, u)
+		m.Estimated(CallLabels{Provider: "open", Model: "m" + strconv.Itoa(i), OpenModels: true}, u, 0, false)
+		m.Estimated(CallLabels{Provider: "listed", Model: "m" + strconv.Itoa(i)}, u, 0, false)
 	}
 	if got, want := testutil.CollectAndCount(m.governance.estimated), 2*(MaxOpenModels+1+MaxOpenModels+20); got != want {
 		t.Errorf("%d series, want %d (input and output of %d open models and %q, and of every listed model)", got, want, MaxOpenModels, OtherModel)

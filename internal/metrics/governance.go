@@ -18,9 +18,10 @@ const (
 	// ("key" or "team").
 	NameBudgetRefusals = "llmrelay_budget_refusals_total"
 	// NameEstimatedTokens counts the tokens budgets and usage records
-	// counted by estimate, for attempts whose provider reported no usage
-	// (a stream that ended before its usage came), by provider, model and
-	// type ("input", "output").
+	// counted by estimate, for attempts whose provider did not report
+	// their whole usage (a stream that ended before its usage came), by
+	// provider, model and type ("input", "output"); their cost is
+	// NameEstimatedCost.
 	NameEstimatedTokens = "llmrelay_estimated_tokens_total"
 )
 
@@ -80,12 +81,14 @@ func (m *Metrics) BudgetRefused(window string, team bool) {
 	m.governance.refusals.WithLabelValues(window, owner).Inc()
 }
 
-// EstimatedTokens counts the tokens of u, an estimate settlement counted
-// for an attempt whose provider reported no usage, by the provider and
-// model of its labels l (the rest are not this metric's). The model of a
-// provider that lists none is bounded as the call metrics' is
-// (MaxOpenModels): clients choose it.
-func (m *Metrics) EstimatedTokens(l CallLabels, u provider.Usage) {
+// Estimated counts the tokens of u, an estimate settlement counted for an
+// attempt whose provider did not report its whole usage, by the provider
+// and model of its labels l (the rest are not this metric's), and, when
+// priced, their cost by all of l (NameEstimatedCost), beside what
+// AttemptUsage counted for the attempt. The model of a provider that
+// lists none is bounded as the call metrics' is (MaxOpenModels): clients
+// choose it.
+func (m *Metrics) Estimated(l CallLabels, u provider.Usage, cost float64, priced bool) {
 	if m == nil {
 		return
 	}
@@ -98,5 +101,8 @@ func (m *Metrics) EstimatedTokens(l CallLabels, u provider.Usage) {
 	}
 	if u.OutputTokens > 0 {
 		m.governance.estimated.WithLabelValues(l.Provider, model, usage.Output).Add(float64(u.OutputTokens))
+	}
+	if priced {
+		m.series.get(m, l).estimatedCost.Add(cost)
 	}
 }

@@ -94,6 +94,11 @@ const (
 	// (pricing), by provider, model, route, key and team; only priced
 	// models.
 	NameCost = "llmrelay_cost_total"
+	// NameEstimatedCost counts the cost of the tokens budgets and usage
+	// records counted by estimate (NameEstimatedTokens), by the call
+	// labels as NameCost; only priced models. NameCost and it together
+	// are what a key or team was charged.
+	NameEstimatedCost = "llmrelay_estimated_cost_total"
 
 	// NameConfigReloads counts config reloads by result: "success" (the
 	// new config serves new calls), "failure" (refused; the old one
@@ -140,6 +145,7 @@ type Metrics struct {
 	tokenUsage       *prometheus.HistogramVec
 	tokens           *prometheus.CounterVec
 	cost             *prometheus.CounterVec
+	estimatedCost    *prometheus.CounterVec
 	series           seriesCache
 
 	reloads           *prometheus.CounterVec
@@ -241,6 +247,10 @@ func New() *Metrics {
 			Name: NameCost,
 			Help: "Cost of the tokens of Generate and Embed calls at the configured prices, by provider, model, route, API key name, team, interface and gen_ai.operation.name.",
 		}, callLabelNames),
+		estimatedCost: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameEstimatedCost,
+			Help: "Cost of the tokens budgets counted by estimate, for attempts whose provider did not report their whole usage, by provider, model, route, API key name, team, interface and gen_ai.operation.name.",
+		}, callLabelNames),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameConfigReloads,
 			Help: "Config reloads, by result: success or failure (refused, the old config stays).",
@@ -271,7 +281,7 @@ func New() *Metrics {
 		m.providerErrors, m.validationRetries, m.rateLimited, m.budgetExhausted,
 		m.fallbacks, m.hedges, m.ejections,
 		m.stateErrors, m.stateFallbacks,
-		m.timeToFirstToken, m.requestDuration, m.tokenUsage, m.tokens, m.cost,
+		m.timeToFirstToken, m.requestDuration, m.tokenUsage, m.tokens, m.cost, m.estimatedCost,
 		m.reloads, m.lastReloadOK, m.lastReloadSuccess,
 	)
 	return m

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ import (
 
 	adminv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/admin/v1"
 	llmrelayv1 "github.com/llmrelay/llmrelay/client/gen/llmrelay/v1"
+	"github.com/llmrelay/llmrelay/internal/metrics"
 	"github.com/llmrelay/llmrelay/internal/provider"
 	"github.com/llmrelay/llmrelay/internal/provider/openai/openaitest"
 	pt "github.com/llmrelay/llmrelay/internal/provider/providertest"
@@ -26,6 +28,7 @@ import (
 	"github.com/llmrelay/llmrelay/internal/retry/retrytest"
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
+	"github.com/llmrelay/llmrelay/internal/spend"
 	"github.com/llmrelay/llmrelay/internal/state/redistest"
 	"github.com/llmrelay/llmrelay/internal/telemetry/otlptest"
 	"github.com/llmrelay/llmrelay/internal/usage"
@@ -427,4 +430,74 @@ func hedgedBudgetRequest() *llmrelayv1.GenerateRequest {
 	req := budgetRequest()
 	req.Hedging = &llmrelayv1.HedgePolicy{HedgeAfter: durationpb.New(hedgeAfter)}
 	return req
+}
+
+// TestEstimatedCostIsInTheMetrics: a call whose first attempt is cut
+// after 4 streamed deltas and is retried, behind an upstream of each wire
+// format (OpenAI's usage in its last chunk, Anthropic's input at
+// message_start, Gemini's usageMetadata with the finish). The budget and
+// GetUsage count the cut attempt's estimate; /metrics has it too, by key
+// and team, in llmrelay_estimated_cost_total, so that what Prometheus says
+// a team spent (llmrelay_cost_total and llmrelay_estimated_cost_total)
+// is what GetUsage says it was charged. Without it the cut attempt's cost
+// was charged to the key and shown nowhere in /metrics.
+func TestEstimatedCostIsInTheMetrics(t *testing.T) {
+	for _, format := range []string{openaitest.FormatOpenAI, openaitest.FormatAnthropic, openaitest.FormatGemini} {
+		t.Run(format, func(t *testing.T) {
+			up := openaitest.Start(t, openaitest.Options{Chunks: 6, Format: format, Faults: []openaitest.Fault{{Kind: openaitest.Drop, After: 4}}})
+			t.Setenv("LLMRELAY_TEST_UP_KEY", "sk-test")
+			cfg := governanceConfig(nil, "")
+			cfg.Providers = []provider.Config{{Name: "up", Kind: format, BaseURL: up.URL(), APIKeyEnv: "LLMRELAY_TEST_UP_KEY", Models: []string{"fake-model"}}}
+			cfg.Pricing.Models = map[string]usage.Price{"up/fake-model": {"input": 10, "output": 20}}
+			cfg.Teams = []spend.Team{{Name: "research"}}
+			in := servertest.Start(t, cfg)
+			secret := createKey(t, in, &adminv1.Key{Name: "ci", Team: "research", Scopes: []string{"generate"}, Models: []string{"*"},
+				Budgets: []*adminv1.Budget{{Window: "day", MaxCostUsd: 1}}})
+
+			req := budgetRequest()
+			req.Retry = &llmrelayv1.RetryPolicy{MaxAttempts: 2, InitialBackoff: durationpb.New(time.Millisecond), MaxBackoff: durationpb.New(time.Millisecond)}
+			final, err := generate(t.Context(), in, secret, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if final.GetAttempts() != 2 {
+				t.Fatalf("final after %d attempts, want the cut one and its retry", final.GetAttempts())
+			}
+			rec := usageOf(t, in, "ci", 1)
+			if rec.GetEstimatedCostUsd() == 0 {
+				t.Fatalf("usage %v: nothing estimated for the cut attempt", rec)
+			}
+			body := in.Server.Metrics().Text()
+			labels := `gen_ai_operation_name="chat",interface="grpc",key="ci",model="fake-model",provider="up",route="",team="research"`
+			reported, estimated := metricFloat(t, body, metrics.NameCost, labels), metricFloat(t, body, metrics.NameEstimatedCost, labels)
+			if math.Abs(estimated-rec.GetEstimatedCostUsd()) > 1e-12 || math.Abs(reported+estimated-rec.GetCostUsd()) > 1e-12 {
+				t.Fatalf("/metrics: $%v reported and $%v estimated; GetUsage charged $%v, $%v of it estimated:\n%s", reported, estimated,
+					rec.GetCostUsd(), rec.GetEstimatedCostUsd(), grepLines(body, metrics.NameCost, metrics.NameEstimatedCost))
+			}
+			key, err := adminv1.NewKeyServiceClient(in.Conn).GetKey(bearer(t.Context(), adminSecret), &adminv1.GetKeyRequest{Name: "ci"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spent := key.GetKey().GetBudgets()[0].GetSpentCostUsd(); math.Abs(spent-rec.GetCostUsd()) > 1e-12 {
+				t.Fatalf("the budget spent $%v, GetUsage says $%v", spent, rec.GetCostUsd())
+			}
+		})
+	}
+}
+
+// metricFloat returns the value of the series of metric name with exactly
+// labels in the /metrics text body, 0 when it is not there.
+func metricFloat(t *testing.T, body, name, labels string) float64 {
+	t.Helper()
+	prefix := name + "{" + labels + "} "
+	for line := range strings.Lines(body) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), prefix); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return f
+		}
+	}
+	return 0
 }
