@@ -150,10 +150,13 @@ const ExtraHeadersKey = "extra_headers"
 // headers no request may set are not (internal/provider/httpx). nil when
 // the configuration takes every key.
 func (c Config) CheckOptions(opts map[string]any) error {
-	var ne *OptionNotAllowedError
-	if err := c.ProviderOptions.Check(opts); errors.As(err, &ne) {
-		ne.Provider = c.Name
-		return ne
+	if err := c.ProviderOptions.Check(opts); err != nil {
+		// Asserted, not errors.As: its target would escape, an
+		// allocation for every call.
+		if ne, ok := err.(*OptionNotAllowedError); ok {
+			ne.Provider = c.Name
+		}
+		return err
 	}
 	extra, _ := opts[ExtraHeadersKey].(map[string]any)
 	if len(extra) == 0 || len(c.Headers) == 0 {
