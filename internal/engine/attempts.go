@@ -27,6 +27,14 @@ type sendError struct{ err error }
 func (e *sendError) Error() string { return "send to client: " + e.err.Error() }
 func (e *sendError) Unwrap() error { return e.err }
 
+// isSendError reports whether err is, or wraps, a *sendError. (AsType:
+// errors.As's target would escape, an allocation on the paths every call
+// takes.)
+func isSendError(err error) bool {
+	_, ok := errors.AsType[*sendError](err)
+	return ok
+}
+
 // run runs the call's attempt plan until an attempt succeeds or the plan
 // ends the call, and returns the successful attempt's result. With
 // structured output, an attempt succeeds once its reply conforms (or stays
@@ -153,9 +161,7 @@ func (c *call) raceFailure(ctx context.Context, a *retry.Attempt, res *attemptRe
 // returns the *retry.Failure that ends the call (or the *sendError that
 // already did).
 func (c *call) afterFailure(ctx context.Context, a *retry.Attempt, res *attemptResult, err error) error {
-	var se *sendError
-	var ae *apierr.Error
-	if errors.As(err, &se) || errors.As(err, &ae) {
+	if _, ok := errors.AsType[*apierr.Error](err); ok || isSendError(err) {
 		// Not a provider failure: the client could not be written to, or
 		// the attempt ended the call itself (its output passed the limit).
 		return err
@@ -365,8 +371,12 @@ func (c *call) openStream(actx context.Context, a *retry.Attempt, stall *stallTi
 // stalled returns err, or the *retry.StallError (wrapped) that cancelled
 // attempt n's context actx while the call's ctx goes on.
 func stalled(ctx, actx context.Context, n int, err error) error {
-	var se *retry.StallError
-	if ctx.Err() == nil && errors.As(context.Cause(actx), &se) {
+	if ctx.Err() != nil {
+		return err
+	}
+	// errors.AsType, not errors.As: As's target would escape, an
+	// allocation for every attempt.
+	if se, ok := errors.AsType[*retry.StallError](context.Cause(actx)); ok {
 		return fmt.Errorf("attempt %d: %w", n, se)
 	}
 	return err
@@ -495,12 +505,11 @@ func (c *call) ended(ctx, actx context.Context, a *retry.Attempt, res *attemptRe
 // (what fit is shown first), a lost race or a failed send ends it as it
 // is.
 func (c *call) limited(a *retry.Attempt, res *attemptResult, stall *stallTimer, err error) error {
-	var se *sendError
 	switch {
 	case errors.Is(err, errTruncated):
 		res.finish, res.cut = provider.FinishLength, true
 		return c.flushDelta(a, res, stall)
-	case errors.Is(err, errLost), errors.As(err, &se):
+	case errors.Is(err, errLost), isSendError(err):
 		return err
 	}
 	if ferr := c.flushDelta(a, res, stall); ferr != nil {

@@ -151,9 +151,9 @@ const ExtraHeadersKey = "extra_headers"
 // the configuration takes every key.
 func (c Config) CheckOptions(opts map[string]any) error {
 	if err := c.ProviderOptions.Check(opts); err != nil {
-		// Asserted, not errors.As: its target would escape, an
+		// errors.AsType, not errors.As: As's target would escape, an
 		// allocation for every call.
-		if ne, ok := err.(*OptionNotAllowedError); ok {
+		if ne, ok := errors.AsType[*OptionNotAllowedError](err); ok {
 			ne.Provider = c.Name
 		}
 		return err
