@@ -363,6 +363,33 @@ test("Reply.collect returns the final even if the stream breaks after it, which 
   assert.deepEqual([stream.resumes, resumed], [0, []]);
 });
 
+describe("Reply.collect takes any stream of events, as Go's Collect and Python's", () => {
+  test("the generated stub's own stream, with the hooks and the turns", async () => {
+    const seen: string[] = [];
+    const r = await Reply.collect(relay.stub.generate({ ...ask("fake/tools"), resumable: false }, { timeoutMs: 10_000 }), {
+      onDelta: (d) => seen.push(`delta ${JSON.stringify(d.text)}`),
+      onWillRetry: (_w, discarded) => seen.push(`discard ${JSON.stringify(discarded)}`),
+    });
+    assert.deepEqual(seen.filter((s) => s.startsWith("discard")), ['discard "Echo: "']);
+    assert.deepEqual([r.text, r.final.message?.content, r.earlierTurns.map((t) => t.text)], ["Echo: hello", "Echo: hello", ["Let me ask. "]]);
+  });
+
+  test("the stub's stream that fails: the typed error", async () => {
+    const err = await Reply.collect(relay.stub.generate(ask("fake/invalid"), { timeoutMs: 10_000 })).catch((e: unknown) => e);
+    assert.ok(err instanceof LLMRelayError, `got ${String(err)}`);
+    assert.deepEqual([err.codeName, err.reason, err.fieldViolations.map((v) => v.field)], ["INVALID_ARGUMENT", "INVALID_REQUEST", ["messages[0].role"]]);
+  });
+
+  test("events of the caller's own, without a final: the typed error", async () => {
+    async function* events() {
+      yield* [...reply("cut short")].slice(0, 2);
+    }
+    const err = await Reply.collect(events()).catch((e: unknown) => e);
+    assert.ok(err instanceof LLMRelayError, `got ${String(err)}`);
+    assert.deepEqual([err.codeName, err.requestId], ["UNKNOWN", ""]);
+  });
+});
+
 test("a completed call that named no request id has the server's, from the trailer", async () => {
   let stream = relay.generate({ ...ask("fake/id-in-trailer"), resumable: false }, { timeoutMs: 10_000 });
   await Reply.collect(stream);
