@@ -8,6 +8,7 @@ grpcio server plays llmrelay.
 """
 
 import asyncio
+import json
 import threading
 import time
 import unittest
@@ -15,7 +16,7 @@ from unittest import mock
 from concurrent import futures
 
 import grpc
-from google.protobuf import json_format
+from google.protobuf import json_format, struct_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 import llmrelay
@@ -155,6 +156,13 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             yield from _tool_turns()
         elif request.model == "fake/served":
             yield from _reply("served")
+        elif request.model == "fake/structured":  # a partial object, then the final with the validated object
+            obj = {"city": "Paris", "days": [1, 2], "sunny": True, "note": None}
+            yield pb.GenerateEvent(sequence=1, turn=1, attempt=1, delta=pb.Delta(text='{"city":"Par'))
+            yield pb.GenerateEvent(sequence=2, turn=1, attempt=1, partial_object=json_format.ParseDict({"city": "Par"}, struct_pb2.Value()))
+            final = pb.Final(message=pb.Message(role=pb.ROLE_ASSISTANT, content=json.dumps(obj)), attempts=1)
+            json_format.ParseDict(obj, final.object)
+            yield pb.GenerateEvent(sequence=3, turn=1, attempt=1, final=final)
         elif request.model == "fake/id-in-trailer":  # as llmrelay names a call that is not resumable
             context.set_trailing_metadata([("llmrelay-request-id", request.request_id or "made-up-by-the-server")])
             yield from _reply("served")
@@ -583,6 +591,24 @@ class ClientTest(unittest.TestCase):
 
         self.assertEqual(asyncio.run(run()).final.message.content, "served")
         self.assertEqual(json_format.MessageToDict(self.fake.calls["fake/served"][1].response_format.json_schema), schema)
+
+    def test_reply_object_is_the_final_object_as_json(self):
+        """reply.object is final.object as plain JSON, as partial_object is;
+        None without one."""
+        partials = []
+        reply = Reply.collect(
+            self.relay.generate(**_ask("fake/structured", resumable=False)), on_partial_object=lambda o, r: partials.append((o, r.object))
+        )
+        self.assertEqual(partials, [({"city": "Par"}, None)])
+        self.assertEqual(reply.object, {"city": "Paris", "days": [1, 2], "sunny": True, "note": None})
+        self.assertEqual(reply.object, json.loads(reply.final.message.content))
+        self.assertIsNone(Reply.collect(self.relay.generate(**_ask("fake/served", resumable=False))).object)
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                return await Reply.acollect(relay.generate(**_ask("fake/structured", resumable=False)))
+
+        self.assertEqual(asyncio.run(run()).object["city"], "Paris")
 
     def test_request_id_of_a_completed_call(self):
         """A call that named no request id learns the server's from the

@@ -84,6 +84,7 @@ export interface ReplyHooks {
  * turn that is over moves to `earlierTurns`, which a will_retry (always of
  * the current turn) never touches. The final's message is the last turn's;
  * its `transcript` holds the whole call and `turns` counts the turns.
+ * With structured output, `object` is the final's object as plain JSON.
  *
  *     const reply = await Reply.collect(client.generate(request), { onDelta: (d) => process.stdout.write(d.text) });
  *     console.log(reply.final.message?.content);
@@ -111,6 +112,14 @@ export class Reply {
   toolResults: ToolResult[] = [];
   /** The latest progress of each of the current turn's running server tools, by tool call id. */
   toolProgress = new Map<string, ToolProgress>();
+  /**
+   * Structured output: the final event's object (`final.object`, validated
+   * against the request's schema) as plain JSON, as `partialObject` is.
+   * Undefined until the final event has come, and when it has no object:
+   * the call asked no `responseFormat`, or its reply stayed invalid
+   * (ON_INVALID_RETURN_TEXT), or the model refused.
+   */
+  object: JsonValue | undefined;
   private finalEvent: Final | undefined;
 
   /** The final event; throws until it has arrived. */
@@ -171,6 +180,7 @@ export class Reply {
         return "";
       case "final":
         this.finalEvent = ev.event.value;
+        this.object = ev.event.value.object === undefined ? undefined : toJson(ValueSchema, ev.event.value.object);
         return "";
       default:
         return ""; // heartbeats

@@ -9,7 +9,8 @@ import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 
-import { create } from "@bufbuild/protobuf";
+import { create, fromJson } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
@@ -128,6 +129,19 @@ function routes(router: ConnectRouter): void {
           yield ev(2, 3, { case: "delta", value: { text: "Echo: " } });
           yield ev(2, 3, { case: "delta", value: { text: "hello" } });
           yield ev(2, 3, { case: "final", value: { message: { role: Role.ASSISTANT, content: "Echo: hello" }, attempts: 3, turns: 2 } });
+          return;
+        }
+        case "fake/structured": {
+          // A structured reply: a partial object, then the final with the validated object.
+          const object = { city: "Paris", days: [1, 2], sunny: true, note: null };
+          yield create(GenerateEventSchema, { sequence: 1n, turn: 1, attempt: 1, event: { case: "delta", value: { text: '{"city":"Par' } } });
+          yield create(GenerateEventSchema, { sequence: 2n, turn: 1, attempt: 1, event: { case: "partialObject", value: fromJson(ValueSchema, { city: "Par" }) } });
+          yield create(GenerateEventSchema, {
+            sequence: 3n,
+            turn: 1,
+            attempt: 1,
+            event: { case: "final", value: { message: { role: Role.ASSISTANT, content: JSON.stringify(object) }, object: fromJson(ValueSchema, object), attempts: 1 } },
+          });
           return;
         }
         case "fake/id-in-trailer": // as llmrelay names a call that is not resumable
@@ -361,6 +375,18 @@ test("Reply.collect returns the final even if the stream breaks after it, which 
   const r = await Reply.collect(stream);
   assert.equal(r.final.message?.content, "the whole reply");
   assert.deepEqual([stream.resumes, resumed], [0, []]);
+});
+
+test("Reply.object is the final's structured object as plain JSON; undefined without one", async () => {
+  const partials: unknown[] = [];
+  const r = await Reply.collect(relay.generate({ ...ask("fake/structured"), resumable: false }, { timeoutMs: 10_000 }), {
+    onPartialObject: (o, reply) => partials.push([o, reply.object]),
+  });
+  assert.deepEqual(partials, [[{ city: "Par" }, undefined]]);
+  assert.deepEqual(r.object, { city: "Paris", days: [1, 2], sunny: true, note: null });
+  assert.deepEqual(r.object, JSON.parse(r.final.message?.content ?? ""));
+  const plain = await Reply.collect(relay.generate({ ...ask("fake/id-in-trailer"), resumable: false }, { timeoutMs: 10_000 }));
+  assert.equal(plain.object, undefined);
 });
 
 describe("Reply.collect takes any stream of events, as Go's Collect and Python's", () => {
