@@ -83,6 +83,7 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
         self.headers_seen = threading.Event()
         self.talking_gone = threading.Event()  # a fake/talking call's client went away
         self.clock = None  # the client's clock (_Clock), which fake/reset-at-deadline moves past the deadline
+        self.list_timeouts = []  # the seconds left of each listing call, as the server received it
 
     def seen(self, request):
         with self.lock:
@@ -170,6 +171,7 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             context.abort(grpc.StatusCode.NOT_FOUND, f"no such fake model {request.model}")
 
     def ListTools(self, request, context):
+        self.list_timeouts.append(context.time_remaining())
         if self.seen(pb.GenerateRequest(model="list_tools")) == 1:
             context.abort(grpc.StatusCode.UNAVAILABLE, "a hop failed")
         return pb.ListToolsResponse(
@@ -180,6 +182,7 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
     def ListModels(self, request, context):
         """mock's models, and openai, which accepts any model name, with the
         key's patterns that reach it."""
+        self.list_timeouts.append(context.time_remaining())
         return pb.ListModelsResponse(
             models=[pb.Model(id="mock/echo", provider="mock", provider_kind="mock", name="echo")],
             any_model_providers=[pb.AnyModelProvider(provider="openai", provider_kind="openai", key_patterns=["openai/gpt-4o*"])],
@@ -642,6 +645,31 @@ class ClientTest(unittest.TestCase):
                 return await relay.list_tools("everything")
 
         self.assertEqual([s.name for s in asyncio.run(run()).servers], ["everything"])
+
+    def test_listings_are_bounded_unless_the_caller_says_otherwise(self):
+        """list_models, list_models_response and list_tools send a deadline
+        of 30s by default, as the Go and TypeScript clients do; the caller's
+        own timeout, longer or None, wins."""
+        self.fake.seen(pb.GenerateRequest(model="list_tools"))  # list_tools' first call fails: not this one
+        self.relay.list_models()
+        self.relay.list_models_response()
+        self.relay.list_tools()
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                await relay.list_models()
+                await relay.list_tools()
+
+        asyncio.run(run())
+        self.relay.list_models(timeout=120)
+        self.relay.list_models(timeout=None)
+        *bounded, longer, unbounded = self.fake.list_timeouts
+        self.assertEqual(len(bounded), 5)
+        for left in bounded:
+            # gRPC rounds the grpc-timeout it sends up to its unit: a little over 30s may arrive.
+            self.assertTrue(left is not None and 0 < left < 31, f"the call's deadline: {left}s left, want 30s")
+        self.assertGreater(longer, 31, "timeout=120 kept")
+        self.assertGreater(unbounded, 3600, "timeout=None: no deadline (grpcio's server says one far away)")
 
     def test_list_models_response_names_the_providers_that_accept_any_model(self):
         """list_models still returns the models alone; list_models_response

@@ -156,13 +156,15 @@ function routes(router: ConnectRouter): void {
           throw new ConnectError(`no such fake model ${req.model}`, Code.NotFound);
       }
     },
-    listTools(req) {
+    listTools(req, ctx) {
+      listTimeouts.push(ctx.timeoutMs());
       calls.set("listTools", [...(calls.get("listTools") ?? []), create(GenerateRequestSchema, { model: req.server })]);
       if ((calls.get("listTools") ?? []).length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
       return create(ListToolsResponseSchema, { tools: [{ name: "everything/echo", server: "everything", available: true }], servers: [{ name: "everything", available: true, tools: 1 }] });
     },
     // mock's models, and openai, which accepts any model name, with the key's patterns that reach it.
-    listModels() {
+    listModels(_req, ctx) {
+      listTimeouts.push(ctx.timeoutMs());
       return create(ListModelsResponseSchema, {
         models: [{ id: "mock/echo", provider: "mock", providerKind: "mock", name: "echo" }],
         anyModelProviders: [{ provider: "openai", providerKind: "openai", keyPatterns: ["openai/gpt-4o*"] }],
@@ -179,6 +181,9 @@ function routes(router: ConnectRouter): void {
     },
   });
 }
+
+/** The deadlines (ms left, as the fake server received them) of the listing calls. */
+const listTimeouts: (number | undefined)[] = [];
 
 /** The authorization headers the fake admin API's GetKey received. */
 const adminAuth: string[] = [];
@@ -473,6 +478,20 @@ describe("server tools", () => {
     assert.deepEqual(resp.tools.map((t) => [t.name, t.available]), [["everything/echo", true]]);
     assert.deepEqual(resp.servers.map((s) => s.name), ["everything"]);
     assert.deepEqual(calls.get("listTools")?.map((c) => c.model), ["everything", "everything"]);
+  });
+
+  test("the listings are bounded (30s) unless the caller says otherwise, as in Go and Python", async () => {
+    calls.set("listTools", [create(GenerateRequestSchema)]); // its first call fails: not this one
+    listTimeouts.length = 0;
+    await relay.listModels();
+    await relay.listModelsResponse();
+    await relay.listTools();
+    await relay.listModels({}, { timeoutMs: 120_000 });
+    const [models, response, tools, longer] = listTimeouts;
+    for (const left of [models, response, tools]) {
+      assert.ok(left !== undefined && left > 0 && left <= 30_000, `the call's deadline: ${left}ms left, want at most 30s`);
+    }
+    assert.ok(longer !== undefined && longer > 30_000, `a timeoutMs of the caller's: ${longer}ms left, want it kept`);
   });
 
   test("listModels returns the models alone; listModelsResponse also the providers that accept any model name", async () => {
