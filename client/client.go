@@ -32,6 +32,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
@@ -180,8 +181,27 @@ func (c *Client) Resume(ctx context.Context, requestID string, afterSequence uin
 	return s, nil
 }
 
-// ListModels lists the models the caller may use. Errors are *Error.
+// listTimeout bounds ListModels and ListTools when the caller's context has
+// no deadline, as the TypeScript and Python clients bound theirs: the
+// server answers them from what it holds, at once, so a call still
+// waiting after this is one whose connection went silent, which must not
+// hold its caller for ever.
+const listTimeout = 30 * time.Second
+
+// withListTimeout returns ctx with listTimeout as its deadline when it has
+// none; a deadline of the caller's, shorter or longer, is kept.
+func withListTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, listTimeout)
+}
+
+// ListModels lists the models the caller may use. A ctx without a deadline
+// gets one of 30s; set one to wait longer. Errors are *Error.
 func (c *Client) ListModels(ctx context.Context, req *llmrelayv1.ListModelsRequest, opts ...grpc.CallOption) (*llmrelayv1.ListModelsResponse, error) {
+	ctx, cancel := withListTimeout(ctx)
+	defer cancel()
 	resp, err := c.stub.ListModels(ctx, req, opts...)
 	if err != nil {
 		return nil, FromError(err)
@@ -191,8 +211,11 @@ func (c *Client) ListModels(ctx context.Context, req *llmrelayv1.ListModelsReque
 
 // ListTools lists the server tools the caller may offer a model
 // (GenerateRequest.server_tools), with whether each answers right now, and
-// the server's MCP servers. Errors are *Error.
+// the server's MCP servers. A ctx without a deadline gets one of 30s, as
+// for ListModels. Errors are *Error.
 func (c *Client) ListTools(ctx context.Context, req *llmrelayv1.ListToolsRequest, opts ...grpc.CallOption) (*llmrelayv1.ListToolsResponse, error) {
+	ctx, cancel := withListTimeout(ctx)
+	defer cancel()
 	resp, err := c.stub.ListTools(ctx, req, opts...)
 	if err != nil {
 		return nil, FromError(err)

@@ -9,7 +9,8 @@
 - ``Reply`` applies the event contract: it keeps the current attempt's text,
   drops it on will_retry.discard_partial (only its own turn's, with server
   tools, whose results and progress it keeps), and holds the final event,
-  the answer.
+  the answer, and with structured output its object as plain JSON
+  (``reply.object``).
 - ``embed`` returns the embeddings of some texts, one vector per text.
 - ``list_models`` and ``list_tools`` list what the caller may use;
   ``list_models_response`` also names the providers that accept any model

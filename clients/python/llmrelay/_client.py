@@ -193,7 +193,11 @@ class Client:
     def list_models(self, provider: str = "", *, timeout: Optional[float] = 30.0, metadata: Optional[Metadata] = None) -> List[llmrelay_pb2.Model]:
         """Lists the models the caller may use (a provider's only, when
         named). A provider configured without a models list accepts any
-        model name and has none here: list_models_response says which."""
+        model name and has none here: list_models_response says which.
+        ``timeout`` (seconds) is 30 unless given (None: no bound), as for
+        every listing here and in the Go and TypeScript clients: the server
+        answers at once, so a listing still waiting then is one whose
+        connection went silent."""
         return list(self.list_models_response(provider, timeout=timeout, metadata=metadata).models)
 
     def list_models_response(

@@ -76,7 +76,8 @@ class Reply:
     turn that is over moves to ``earlier_turns``, which a will_retry (always
     of the current turn) never touches. The final's message is the last
     turn's; its ``transcript`` holds the whole call and ``turns`` counts
-    the turns.
+    the turns. With structured output, ``object`` is the final's object as
+    plain JSON values.
 
     >>> reply = Reply.collect(relay.generate(...), on_delta=lambda d, r: print(d.text, end=""))
     >>> reply.final.message.content
@@ -105,6 +106,7 @@ class Reply:
     tool_progress: Dict[str, llmrelay_pb2.ToolProgress] = field(default_factory=dict)
     """The latest progress of each of the current turn's running server tools, by tool call id."""
     _final: Optional[llmrelay_pb2.Final] = None
+    _object: Any = None
 
     @property
     def final(self) -> llmrelay_pb2.Final:
@@ -112,6 +114,17 @@ class Reply:
         if self._final is None:
             raise ValueError("llmrelay: the reply has no final event yet")
         return self._final
+
+    @property
+    def object(self) -> Any:
+        """Structured output: the final event's object (``final.object``,
+        validated against the request's schema) as plain JSON values (dicts,
+        lists, str, float, bool, None), as ``partial_object`` is. None until
+        the final event has come, and when it has no object: the call asked
+        no ``response_format``, or its reply stayed invalid
+        (ON_INVALID_RETURN_TEXT), or the model refused. (An object that is
+        JSON ``null`` is None too: ``final.HasField("object")`` tells.)"""
+        return self._object
 
     @property
     def done(self) -> bool:
@@ -157,6 +170,8 @@ class Reply:
             self.tool_progress.pop(ev.tool_result.tool_call_id, None)
         elif kind == "final":
             self._final = ev.final
+            if ev.final.HasField("object"):
+                self._object = json_format.MessageToDict(ev.final.object)
         return ""
 
     def _end_turn(self) -> None:

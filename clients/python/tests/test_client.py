@@ -8,6 +8,7 @@ grpcio server plays llmrelay.
 """
 
 import asyncio
+import json
 import threading
 import time
 import unittest
@@ -15,7 +16,7 @@ from unittest import mock
 from concurrent import futures
 
 import grpc
-from google.protobuf import json_format
+from google.protobuf import json_format, struct_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 import llmrelay
@@ -82,6 +83,7 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
         self.headers_seen = threading.Event()
         self.talking_gone = threading.Event()  # a fake/talking call's client went away
         self.clock = None  # the client's clock (_Clock), which fake/reset-at-deadline moves past the deadline
+        self.list_timeouts = []  # the seconds left of each listing call, as the server received it
 
     def seen(self, request):
         with self.lock:
@@ -155,6 +157,13 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             yield from _tool_turns()
         elif request.model == "fake/served":
             yield from _reply("served")
+        elif request.model == "fake/structured":  # a partial object, then the final with the validated object
+            obj = {"city": "Paris", "days": [1, 2], "sunny": True, "note": None}
+            yield pb.GenerateEvent(sequence=1, turn=1, attempt=1, delta=pb.Delta(text='{"city":"Par'))
+            yield pb.GenerateEvent(sequence=2, turn=1, attempt=1, partial_object=json_format.ParseDict({"city": "Par"}, struct_pb2.Value()))
+            final = pb.Final(message=pb.Message(role=pb.ROLE_ASSISTANT, content=json.dumps(obj)), attempts=1)
+            json_format.ParseDict(obj, final.object)
+            yield pb.GenerateEvent(sequence=3, turn=1, attempt=1, final=final)
         elif request.model == "fake/id-in-trailer":  # as llmrelay names a call that is not resumable
             context.set_trailing_metadata([("llmrelay-request-id", request.request_id or "made-up-by-the-server")])
             yield from _reply("served")
@@ -162,6 +171,7 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
             context.abort(grpc.StatusCode.NOT_FOUND, f"no such fake model {request.model}")
 
     def ListTools(self, request, context):
+        self.list_timeouts.append(context.time_remaining())
         if self.seen(pb.GenerateRequest(model="list_tools")) == 1:
             context.abort(grpc.StatusCode.UNAVAILABLE, "a hop failed")
         return pb.ListToolsResponse(
@@ -172,6 +182,7 @@ class FakeRelay(llmrelay_pb2_grpc.LLMServiceServicer):
     def ListModels(self, request, context):
         """mock's models, and openai, which accepts any model name, with the
         key's patterns that reach it."""
+        self.list_timeouts.append(context.time_remaining())
         return pb.ListModelsResponse(
             models=[pb.Model(id="mock/echo", provider="mock", provider_kind="mock", name="echo")],
             any_model_providers=[pb.AnyModelProvider(provider="openai", provider_kind="openai", key_patterns=["openai/gpt-4o*"])],
@@ -584,6 +595,24 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(asyncio.run(run()).final.message.content, "served")
         self.assertEqual(json_format.MessageToDict(self.fake.calls["fake/served"][1].response_format.json_schema), schema)
 
+    def test_reply_object_is_the_final_object_as_json(self):
+        """reply.object is final.object as plain JSON, as partial_object is;
+        None without one."""
+        partials = []
+        reply = Reply.collect(
+            self.relay.generate(**_ask("fake/structured", resumable=False)), on_partial_object=lambda o, r: partials.append((o, r.object))
+        )
+        self.assertEqual(partials, [({"city": "Par"}, None)])
+        self.assertEqual(reply.object, {"city": "Paris", "days": [1, 2], "sunny": True, "note": None})
+        self.assertEqual(reply.object, json.loads(reply.final.message.content))
+        self.assertIsNone(Reply.collect(self.relay.generate(**_ask("fake/served", resumable=False))).object)
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                return await Reply.acollect(relay.generate(**_ask("fake/structured", resumable=False)))
+
+        self.assertEqual(asyncio.run(run()).object["city"], "Paris")
+
     def test_request_id_of_a_completed_call(self):
         """A call that named no request id learns the server's from the
         trailer once it completes, so that the caller can report it."""
@@ -616,6 +645,31 @@ class ClientTest(unittest.TestCase):
                 return await relay.list_tools("everything")
 
         self.assertEqual([s.name for s in asyncio.run(run()).servers], ["everything"])
+
+    def test_listings_are_bounded_unless_the_caller_says_otherwise(self):
+        """list_models, list_models_response and list_tools send a deadline
+        of 30s by default, as the Go and TypeScript clients do; the caller's
+        own timeout, longer or None, wins."""
+        self.fake.seen(pb.GenerateRequest(model="list_tools"))  # list_tools' first call fails: not this one
+        self.relay.list_models()
+        self.relay.list_models_response()
+        self.relay.list_tools()
+
+        async def run():
+            async with llmrelay.aio.Client(self.addr, insecure=True) as relay:
+                await relay.list_models()
+                await relay.list_tools()
+
+        asyncio.run(run())
+        self.relay.list_models(timeout=120)
+        self.relay.list_models(timeout=None)
+        *bounded, longer, unbounded = self.fake.list_timeouts
+        self.assertEqual(len(bounded), 5)
+        for left in bounded:
+            # gRPC rounds the grpc-timeout it sends up to its unit: a little over 30s may arrive.
+            self.assertTrue(left is not None and 0 < left < 31, f"the call's deadline: {left}s left, want 30s")
+        self.assertGreater(longer, 31, "timeout=120 kept")
+        self.assertGreater(unbounded, 3600, "timeout=None: no deadline (grpcio's server says one far away)")
 
     def test_list_models_response_names_the_providers_that_accept_any_model(self):
         """list_models still returns the models alone; list_models_response

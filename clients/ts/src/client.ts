@@ -97,6 +97,14 @@ const MAX_RESUME_TRIES = 8; // reconnections in a row without an event in betwee
 /** @internal The backoff between resumes in a row, in milliseconds; tests lengthen it. */
 export const resumeBackoffMs = { min: 100, max: 2000 };
 const MAX_REISSUES = 3;
+/**
+ * The timeoutMs of listModels, listModelsResponse and listTools when the
+ * caller gives none, as the Go and Python clients bound theirs: the server
+ * answers them from what it holds, at once, so a call still waiting after
+ * this is one whose connection went silent, which must not hold its caller
+ * for ever.
+ */
+const LIST_TIMEOUT_MS = 30_000;
 
 /**
  * A client of one llmrelay server. Calls share one HTTP/2 connection, made
@@ -199,7 +207,8 @@ export class Client {
   /**
    * Lists the models the caller may use (a provider's only, when named). A
    * provider configured without a models list accepts any model name and
-   * has none here: listModelsResponse says which.
+   * has none here: listModelsResponse says which. `timeoutMs` is 30s unless
+   * given.
    */
   async listModels(request: MessageInitShape<typeof ListModelsRequestSchema> = {}, options: CallOptions = {}): Promise<Model[]> {
     return (await this.listModelsResponse(request, options)).models;
@@ -213,17 +222,18 @@ export class Client {
    */
   async listModelsResponse(request: MessageInitShape<typeof ListModelsRequestSchema> = {}, options: CallOptions = {}): Promise<ListModelsResponse> {
     const req = create(ListModelsRequestSchema, request);
-    return this.unary((opts) => this.stub.listModels(req, opts), options);
+    return this.unary((opts) => this.stub.listModels(req, opts), { ...options, timeoutMs: options.timeoutMs ?? LIST_TIMEOUT_MS });
   }
 
   /**
    * Lists the server tools the caller may offer a model
    * (`GenerateRequest.serverTools`), each with whether its MCP server answers
    * right now, and the server's MCP servers (one server's only, when named).
+   * `timeoutMs` is 30s unless given, as for listModels.
    */
   async listTools(request: MessageInitShape<typeof ListToolsRequestSchema> = {}, options: CallOptions = {}): Promise<ListToolsResponse> {
     const req = create(ListToolsRequestSchema, request);
-    return this.unary((opts) => this.stub.listTools(req, opts), options);
+    return this.unary((opts) => this.stub.listTools(req, opts), { ...options, timeoutMs: options.timeoutMs ?? LIST_TIMEOUT_MS });
   }
 
   /**

@@ -11,7 +11,8 @@
  * - {@link Reply} applies the event contract: it keeps the current
  *   attempt's text, drops it on will_retry.discard_partial (only its own
  *   turn's, with server tools, whose results and progress it keeps), and
- *   holds the final event, the answer.
+ *   holds the final event, the answer, and with structured output its
+ *   object as plain JSON (`reply.object`).
  * - `embed` returns the embeddings of some texts, one vector per text.
  * - `listModels` and `listTools` list what the caller may use;
  *   `listModelsResponse` also names the providers that accept any model name.

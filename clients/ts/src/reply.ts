@@ -2,7 +2,9 @@ import type { JsonValue } from "@bufbuild/protobuf";
 import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 
-import type { GenerateStream } from "./client.js";
+import { ConnectError } from "@connectrpc/connect";
+
+import { GenerateStream } from "./client.js";
 import type { LLMRelayError } from "./errors.js";
 import { LLMRelayError as Err } from "./errors.js";
 import type { Delta, Final, GenerateEvent, ToolProgress, ToolResult, WillRetry } from "./gen/llmrelay/v1/llmrelay_pb.js";
@@ -64,9 +66,9 @@ export interface ReplyHooks {
   onToolResult?: (r: ToolResult, reply: Reply) => void;
   /** Each partial_object: a whole snapshot of the structured object so far. */
   onPartialObject?: (object: JsonValue, reply: Reply) => void;
-  /** The stream dropped and the resumable call is picked up again: nothing to take back. */
+  /** The stream (a GenerateStream) dropped and the resumable call is picked up again: nothing to take back. */
   onResume?: (afterSequence: bigint, cause: LLMRelayError) => void;
-  /** The server lost the call and it is issued again (reissueLostCall): `discarded` (every turn's text) was dropped. */
+  /** The server lost the call and the GenerateStream issued it again (reissueLostCall): `discarded` (every turn's text) was dropped. */
   onReissue?: (cause: LLMRelayError, discarded: string) => void;
 }
 
@@ -82,6 +84,7 @@ export interface ReplyHooks {
  * turn that is over moves to `earlierTurns`, which a will_retry (always of
  * the current turn) never touches. The final's message is the last turn's;
  * its `transcript` holds the whole call and `turns` counts the turns.
+ * With structured output, `object` is the final's object as plain JSON.
  *
  *     const reply = await Reply.collect(client.generate(request), { onDelta: (d) => process.stdout.write(d.text) });
  *     console.log(reply.final.message?.content);
@@ -109,6 +112,14 @@ export class Reply {
   toolResults: ToolResult[] = [];
   /** The latest progress of each of the current turn's running server tools, by tool call id. */
   toolProgress = new Map<string, ToolProgress>();
+  /**
+   * Structured output: the final event's object (`final.object`, validated
+   * against the request's schema) as plain JSON, as `partialObject` is.
+   * Undefined until the final event has come, and when it has no object:
+   * the call asked no `responseFormat`, or its reply stayed invalid
+   * (ON_INVALID_RETURN_TEXT), or the model refused.
+   */
+  object: JsonValue | undefined;
   private finalEvent: Final | undefined;
 
   /** The final event; throws until it has arrived. */
@@ -169,6 +180,7 @@ export class Reply {
         return "";
       case "final":
         this.finalEvent = ev.event.value;
+        this.object = ev.event.value.object === undefined ? undefined : toJson(ValueSchema, ev.event.value.object);
         return "";
       default:
         return ""; // heartbeats
@@ -212,27 +224,37 @@ export class Reply {
    * Reads a stream to its end, applying every event and calling the hooks,
    * and returns the Reply, its final event there (once it has come, a
    * failure of the stream after it is ignored, as llmrelay sends nothing
-   * after it). A failed call throws its LLMRelayError.
+   * after it). The stream is a GenerateStream (`generate`, `resume`), or
+   * any async iterable of events, such as the generated stub's
+   * `relay.stub.generate(...)`; onResume and onReissue concern a
+   * GenerateStream only, the one that resumes and re-issues. A failed call
+   * throws its LLMRelayError.
    */
-  static async collect(stream: GenerateStream, hooks: ReplyHooks = {}): Promise<Reply> {
+  static async collect(stream: AsyncIterable<GenerateEvent>, hooks: ReplyHooks = {}): Promise<Reply> {
     const reply = new Reply();
-    stream.onReissue((cause) => {
-      const discarded = reply.restart();
-      hooks.onReissue?.(cause, discarded);
-    });
-    if (hooks.onResume) stream.onResume(hooks.onResume);
+    if (stream instanceof GenerateStream) {
+      stream.onReissue((cause) => {
+        const discarded = reply.restart();
+        hooks.onReissue?.(cause, discarded);
+      });
+      if (hooks.onResume) stream.onResume(hooks.onResume);
+    }
     try {
       await Reply.read(stream, reply, hooks);
     } catch (err) {
-      if (!reply.done) throw err; // else the final is the answer, whatever broke after it
+      // Once the final has come it is the answer, whatever broke after it.
+      // A GenerateStream fails with LLMRelayErrors already; the stub's
+      // stream with ConnectErrors, made one here as Go's Collect does.
+      if (!reply.done) throw err instanceof ConnectError ? Err.from(err) : err;
     }
     if (!reply.done) {
-      throw new Err({ code: 2, message: "the stream ended without a final event", requestId: stream.requestId });
+      const requestId = stream instanceof GenerateStream ? stream.requestId : "";
+      throw new Err({ code: 2, message: "the stream ended without a final event", requestId });
     }
     return reply;
   }
 
-  private static async read(stream: GenerateStream, reply: Reply, hooks: ReplyHooks): Promise<void> {
+  private static async read(stream: AsyncIterable<GenerateEvent>, reply: Reply, hooks: ReplyHooks): Promise<void> {
     for await (const ev of stream) {
       const before = reply.turn;
       const discarded = reply.apply(ev);

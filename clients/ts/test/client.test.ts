@@ -9,7 +9,8 @@ import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 
-import { create } from "@bufbuild/protobuf";
+import { create, fromJson } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
@@ -130,6 +131,19 @@ function routes(router: ConnectRouter): void {
           yield ev(2, 3, { case: "final", value: { message: { role: Role.ASSISTANT, content: "Echo: hello" }, attempts: 3, turns: 2 } });
           return;
         }
+        case "fake/structured": {
+          // A structured reply: a partial object, then the final with the validated object.
+          const object = { city: "Paris", days: [1, 2], sunny: true, note: null };
+          yield create(GenerateEventSchema, { sequence: 1n, turn: 1, attempt: 1, event: { case: "delta", value: { text: '{"city":"Par' } } });
+          yield create(GenerateEventSchema, { sequence: 2n, turn: 1, attempt: 1, event: { case: "partialObject", value: fromJson(ValueSchema, { city: "Par" }) } });
+          yield create(GenerateEventSchema, {
+            sequence: 3n,
+            turn: 1,
+            attempt: 1,
+            event: { case: "final", value: { message: { role: Role.ASSISTANT, content: JSON.stringify(object) }, object: fromJson(ValueSchema, object), attempts: 1 } },
+          });
+          return;
+        }
         case "fake/id-in-trailer": // as llmrelay names a call that is not resumable
           ctx.responseTrailer.set("llmrelay-request-id", req.requestId || "made-up-by-the-server");
           yield* reply("served");
@@ -142,13 +156,15 @@ function routes(router: ConnectRouter): void {
           throw new ConnectError(`no such fake model ${req.model}`, Code.NotFound);
       }
     },
-    listTools(req) {
+    listTools(req, ctx) {
+      listTimeouts.push(ctx.timeoutMs());
       calls.set("listTools", [...(calls.get("listTools") ?? []), create(GenerateRequestSchema, { model: req.server })]);
       if ((calls.get("listTools") ?? []).length === 1) throw new ConnectError("a hop failed", Code.Unavailable);
       return create(ListToolsResponseSchema, { tools: [{ name: "everything/echo", server: "everything", available: true }], servers: [{ name: "everything", available: true, tools: 1 }] });
     },
     // mock's models, and openai, which accepts any model name, with the key's patterns that reach it.
-    listModels() {
+    listModels(_req, ctx) {
+      listTimeouts.push(ctx.timeoutMs());
       return create(ListModelsResponseSchema, {
         models: [{ id: "mock/echo", provider: "mock", providerKind: "mock", name: "echo" }],
         anyModelProviders: [{ provider: "openai", providerKind: "openai", keyPatterns: ["openai/gpt-4o*"] }],
@@ -165,6 +181,9 @@ function routes(router: ConnectRouter): void {
     },
   });
 }
+
+/** The deadlines (ms left, as the fake server received them) of the listing calls. */
+const listTimeouts: (number | undefined)[] = [];
 
 /** The authorization headers the fake admin API's GetKey received. */
 const adminAuth: string[] = [];
@@ -363,6 +382,45 @@ test("Reply.collect returns the final even if the stream breaks after it, which 
   assert.deepEqual([stream.resumes, resumed], [0, []]);
 });
 
+test("Reply.object is the final's structured object as plain JSON; undefined without one", async () => {
+  const partials: unknown[] = [];
+  const r = await Reply.collect(relay.generate({ ...ask("fake/structured"), resumable: false }, { timeoutMs: 10_000 }), {
+    onPartialObject: (o, reply) => partials.push([o, reply.object]),
+  });
+  assert.deepEqual(partials, [[{ city: "Par" }, undefined]]);
+  assert.deepEqual(r.object, { city: "Paris", days: [1, 2], sunny: true, note: null });
+  assert.deepEqual(r.object, JSON.parse(r.final.message?.content ?? ""));
+  const plain = await Reply.collect(relay.generate({ ...ask("fake/id-in-trailer"), resumable: false }, { timeoutMs: 10_000 }));
+  assert.equal(plain.object, undefined);
+});
+
+describe("Reply.collect takes any stream of events, as Go's Collect and Python's", () => {
+  test("the generated stub's own stream, with the hooks and the turns", async () => {
+    const seen: string[] = [];
+    const r = await Reply.collect(relay.stub.generate({ ...ask("fake/tools"), resumable: false }, { timeoutMs: 10_000 }), {
+      onDelta: (d) => seen.push(`delta ${JSON.stringify(d.text)}`),
+      onWillRetry: (_w, discarded) => seen.push(`discard ${JSON.stringify(discarded)}`),
+    });
+    assert.deepEqual(seen.filter((s) => s.startsWith("discard")), ['discard "Echo: "']);
+    assert.deepEqual([r.text, r.final.message?.content, r.earlierTurns.map((t) => t.text)], ["Echo: hello", "Echo: hello", ["Let me ask. "]]);
+  });
+
+  test("the stub's stream that fails: the typed error", async () => {
+    const err = await Reply.collect(relay.stub.generate(ask("fake/invalid"), { timeoutMs: 10_000 })).catch((e: unknown) => e);
+    assert.ok(err instanceof LLMRelayError, `got ${String(err)}`);
+    assert.deepEqual([err.codeName, err.reason, err.fieldViolations.map((v) => v.field)], ["INVALID_ARGUMENT", "INVALID_REQUEST", ["messages[0].role"]]);
+  });
+
+  test("events of the caller's own, without a final: the typed error", async () => {
+    async function* events() {
+      yield* [...reply("cut short")].slice(0, 2);
+    }
+    const err = await Reply.collect(events()).catch((e: unknown) => e);
+    assert.ok(err instanceof LLMRelayError, `got ${String(err)}`);
+    assert.deepEqual([err.codeName, err.requestId], ["UNKNOWN", ""]);
+  });
+});
+
 test("a completed call that named no request id has the server's, from the trailer", async () => {
   let stream = relay.generate({ ...ask("fake/id-in-trailer"), resumable: false }, { timeoutMs: 10_000 });
   await Reply.collect(stream);
@@ -420,6 +478,20 @@ describe("server tools", () => {
     assert.deepEqual(resp.tools.map((t) => [t.name, t.available]), [["everything/echo", true]]);
     assert.deepEqual(resp.servers.map((s) => s.name), ["everything"]);
     assert.deepEqual(calls.get("listTools")?.map((c) => c.model), ["everything", "everything"]);
+  });
+
+  test("the listings are bounded (30s) unless the caller says otherwise, as in Go and Python", async () => {
+    calls.set("listTools", [create(GenerateRequestSchema)]); // its first call fails: not this one
+    listTimeouts.length = 0;
+    await relay.listModels();
+    await relay.listModelsResponse();
+    await relay.listTools();
+    await relay.listModels({}, { timeoutMs: 120_000 });
+    const [models, response, tools, longer] = listTimeouts;
+    for (const left of [models, response, tools]) {
+      assert.ok(left !== undefined && left > 0 && left <= 30_000, `the call's deadline: ${left}ms left, want at most 30s`);
+    }
+    assert.ok(longer !== undefined && longer > 30_000, `a timeoutMs of the caller's: ${longer}ms left, want it kept`);
   });
 
   test("listModels returns the models alone; listModelsResponse also the providers that accept any model name", async () => {
