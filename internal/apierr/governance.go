@@ -54,6 +54,11 @@ func governanceError(err error) (e *Error, ok bool) {
 		if !ee.Resets.IsZero() {
 			meta["resets_at"] = ee.Resets.UTC().Format(time.RFC3339)
 		}
+		if ee.OverCap() {
+			// No window has room for the call: a client that waits for
+			// resets_at would be refused again.
+			meta["over_cap"] = "true"
+		}
 		return &Error{Kind: ResourceExhausted, Reason: ReasonBudgetExhausted, Message: ee.Error(), Metadata: meta, RetryAfter: ee.RetryAfter(), Cause: err}, true
 	}
 	var fe *apikeys.FieldError

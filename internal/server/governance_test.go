@@ -323,6 +323,9 @@ func TestReservationOverTheBudgetIsNotToldToWait(t *testing.T) {
 	if wait != 0 {
 		t.Errorf("RetryInfo of %v: the call would be refused after the reset too, want none", wait)
 	}
+	if info.GetMetadata()["over_cap"] != "true" {
+		t.Errorf("ErrorInfo metadata %v, want over_cap true: a client that reads resets_at must be told waiting does not help", info.GetMetadata())
+	}
 	if msg := status.Convert(err).Message(); !strings.Contains(msg, "more than the budget allows") || strings.Contains(msg, "resets at") {
 		t.Errorf("message %q, want it to say the reservation is over the cap, not to wait for the reset", msg)
 	}

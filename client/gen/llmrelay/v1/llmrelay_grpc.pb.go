@@ -95,7 +95,8 @@
 //                        TOO_MANY_STREAMS (the key's max_concurrent_streams),
 //                        BUDGET_EXHAUSTED (a budget of the key or its team; RetryInfo until
 //                        the window resets, none when the call's reservation alone is over
-//                        the budget's cap and no window has room for it), REQUEST_TOO_LARGE (over
+//                        the budget's cap and no window has room for it: metadata over_cap
+//                        "true"), REQUEST_TOO_LARGE (over
 //                        limits.max_request_bytes, 4 MiB by default; one over
 //                        limits.max_recv_msg_bytes, 8 MiB by default, gRPC refuses itself
 //                        while reading it, the one status without an ErrorInfo),
