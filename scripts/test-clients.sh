@@ -36,7 +36,7 @@ repo=$(pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
 TEXT="the quick brown fox jumps over the lazy dog"
 FIRST_ATTEMPT="the quick " # what mock/echo streams before {"drop_after": 2}
-SCENARIOS="stream retry resume field-violations deadline pushback unauthenticated server-tools embed models"
+SCENARIOS="stream retry resume field-violations deadline pushback unauthenticated server-tools structured embed models"
 LANGS="go ts python"
 
 work=$(mktemp -d)

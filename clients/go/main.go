@@ -7,10 +7,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -47,6 +49,7 @@ func main() {
 		{"pushback", func(ctx context.Context) (string, error) { return pushback(ctx, relay) }},
 		{"unauthenticated", func(ctx context.Context) (string, error) { return unauthenticated(ctx, anonymous) }},
 		{"server-tools", func(ctx context.Context) (string, error) { return serverTools(ctx, relay) }},
+		{"structured", func(ctx context.Context) (string, error) { return structured(ctx, relay) }},
 		{"embed", func(ctx context.Context) (string, error) { return embed(ctx, relay) }},
 		{"models", func(ctx context.Context) (string, error) { return models(ctx, relay) }},
 	}
@@ -313,6 +316,136 @@ func serverTools(ctx context.Context, c *client.Client) (string, error) {
 	}
 	return fmt.Sprintf("listed everything/echo; 2 tool results, %d progress events before the long one's; turn 2's retry discarded %q only; the text equals the final; %d turns, %d messages in the transcript",
 		before, discards[0], final.GetTurns(), len(final.GetTranscript())), nil
+}
+
+// tripSchema is the structured scenario's schema: the mock replies with its
+// deterministic instance (docs/structured-output.md), tripWant, unless a
+// fault's output replaces it.
+var (
+	tripSchema = map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"city":   map[string]any{"type": "string", "enum": []any{"Lisbon", "Porto"}},
+			"days":   map[string]any{"type": "integer", "minimum": 3, "maximum": 7},
+			"sights": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"Belem", "Alfama", "Sintra"}}, "minItems": 2, "uniqueItems": true},
+		},
+		"required":             []any{"city", "days", "sights"},
+		"additionalProperties": false,
+	}
+	tripWant = map[string]any{"city": "Lisbon", "days": 3.0, "sights": []any{"Belem", "Alfama"}}
+	// tripInvalid is the first attempt's reply: days is not an integer and
+	// sights is missing, so the server re-asks.
+	tripInvalid = `{"city": "Lisbon", "days": "many"}`
+)
+
+func structured(ctx context.Context, c *client.Client) (string, error) {
+	jsonSchema, err := structpb.NewStruct(tripSchema)
+	if err != nil {
+		return "", err
+	}
+	req := echo("plan a short trip", map[string]any{"faults": []any{map[string]any{"output": tripInvalid}}})
+	req.ResponseFormat = &llmrelayv1.ResponseFormat{Name: "trip", JsonSchema: jsonSchema, StreamPartialObjects: true}
+	s, err := c.Generate(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	// partials are the current attempt's partial objects, as plain JSON; a
+	// will_retry with discard_partial voids them (the library keeps no
+	// object of its own: the caller drops what it showed).
+	var partials []any
+	var discarded []any
+	var retries []*llmrelayv1.WillRetry
+	final, err := client.Collect(s, &client.Hooks{
+		OnPartialObject: func(v *structpb.Value) { partials = append(partials, v.AsInterface()) },
+		OnWillRetry: func(w *llmrelayv1.WillRetry, _ string) {
+			retries = append(retries, w)
+			if w.GetDiscardPartial() {
+				discarded = append(discarded, partials...)
+				partials = nil
+			}
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	object := final.GetObject().AsInterface()
+	switch {
+	case len(retries) != 1 || !retries[0].GetDiscardPartial() || retries[0].GetReason() != llmrelayv1.RetryReason_RETRY_REASON_INVALID_OUTPUT:
+		return "", fmt.Errorf("will_retry events %v, want one, INVALID_OUTPUT with discard_partial", retries)
+	case len(discarded) == 0 || within(discarded[len(discarded)-1], object):
+		return "", fmt.Errorf("the first attempt's partial objects %v: want the invalid one, which the final contradicts", discarded)
+	case !reflect.DeepEqual(object, tripWant):
+		return "", fmt.Errorf("final object %v, want %v", object, tripWant)
+	case final.GetAttempts() != 2 || final.GetValidationRetries() != 1:
+		return "", fmt.Errorf("final: %d attempts, %d validation retries; want 2 and 1", final.GetAttempts(), final.GetValidationRetries())
+	}
+	if err := growing(partials, object); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("one re-ask discarded %d partial object(s) ending in %s; then %d grew to the final object, which equals %s",
+		len(discarded), jsonText(discarded[len(discarded)-1]), len(partials), jsonText(object)), nil
+}
+
+// jsonText is v as compact JSON, as the other languages print it.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// growing checks that partials, an attempt's partial objects, grew toward
+// the final object: at least two different ones, each within the next and
+// the last within the final.
+func growing(partials []any, final any) error {
+	if len(partials) < 2 || reflect.DeepEqual(partials[0], partials[len(partials)-1]) {
+		return fmt.Errorf("partial objects %v: want at least two different ones", partials)
+	}
+	for i, p := range partials {
+		next := final
+		if i+1 < len(partials) {
+			next = partials[i+1]
+		}
+		if !within(p, next) {
+			return fmt.Errorf("partial object %v is not within the next, %v", p, next)
+		}
+	}
+	return nil
+}
+
+// within reports whether part is what whole looked like while it was being
+// written: its members within whole's, its items a prefix of whole's, its
+// strings a prefix, anything else equal.
+func within(part, whole any) bool {
+	switch p := part.(type) {
+	case map[string]any:
+		w, ok := whole.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range p {
+			if wv, ok := w[k]; !ok || !within(v, wv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		w, ok := whole.([]any)
+		if !ok || len(p) > len(w) {
+			return false
+		}
+		for i := range p {
+			if !within(p[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		w, ok := whole.(string)
+		return ok && strings.HasPrefix(w, p)
+	}
+	return reflect.DeepEqual(part, whole)
 }
 
 func embed(ctx context.Context, c *client.Client) (string, error) {

@@ -5,6 +5,7 @@ The list runs with llmrelay.Client, then (prefixed "aio-", all but the
 resume, whose proxy cuts only one connection) with llmrelay.aio.Client."""
 
 import asyncio
+import json
 import os
 import sys
 import time
@@ -139,6 +140,97 @@ def tools_check(listed, reply, watch):
     )
 
 
+# The structured scenario's schema: the mock replies with its deterministic
+# instance (docs/structured-output.md), TRIP, unless a fault's output
+# replaces it; TRIP_INVALID, the first attempt's reply, has days that is not
+# an integer and no sights, so the server re-asks. A Value's numbers are
+# floats.
+TRIP_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "enum": ["Lisbon", "Porto"]},
+        "days": {"type": "integer", "minimum": 3, "maximum": 7},
+        "sights": {"type": "array", "items": {"type": "string", "enum": ["Belem", "Alfama", "Sintra"]}, "minItems": 2, "uniqueItems": True},
+    },
+    "required": ["city", "days", "sights"],
+    "additionalProperties": False,
+}
+TRIP = {"city": "Lisbon", "days": 3.0, "sights": ["Belem", "Alfama"]}
+TRIP_INVALID = '{"city": "Lisbon", "days": "many"}'
+
+
+def structured_req():
+    return (
+        dict(
+            model="mock/echo",
+            messages=[user("plan a short trip")],
+            response_format={"name": "trip", "json_schema": TRIP_SCHEMA, "stream_partial_objects": True},
+            provider_options={"faults": [{"output": TRIP_INVALID}]},
+        ),
+        dict(timeout=30),
+    )
+
+
+class ObjectWatch:
+    """The hooks of the structured scenario: the current attempt's partial
+    objects, those a will_retry with discard_partial voided, and what the
+    Reply's own partial_object was right after."""
+
+    def __init__(self):
+        self.partials, self.discarded, self.retries, self.kept = [], [], [], "not seen"
+
+    def hooks(self):
+        return dict(on_partial_object=self.partial_object, on_will_retry=self.will_retry)
+
+    def partial_object(self, obj, reply):
+        self.partials.append(obj)
+
+    def will_retry(self, w, discarded, reply):
+        self.retries.append(w)
+        if w.discard_partial:
+            self.discarded += self.partials
+            self.partials = []
+            self.kept = reply.partial_object
+
+
+def within(part, whole):
+    """Whether part is what whole looked like while it was being written: its
+    members within whole's, its items a prefix of whole's, its strings a
+    prefix, anything else equal."""
+    if isinstance(part, dict):
+        return isinstance(whole, dict) and all(k in whole and within(v, whole[k]) for k, v in part.items())
+    if isinstance(part, list):
+        return isinstance(whole, list) and len(part) <= len(whole) and all(within(v, w) for v, w in zip(part, whole))
+    if isinstance(part, str):
+        return isinstance(whole, str) and whole.startswith(part)
+    return type(part) is type(whole) and part == whole
+
+
+def structured_check(reply, watch):
+    obj = reply.object
+    retries = watch.retries
+    check(
+        len(retries) == 1 and retries[0].discard_partial and retries[0].reason == pb.RETRY_REASON_INVALID_OUTPUT,
+        f"{len(retries)} will_retry events, want one, INVALID_OUTPUT with discard_partial",
+    )
+    check(watch.kept is None, f"reply.partial_object after the discard: {watch.kept!r}, want None")
+    check(
+        watch.discarded and not within(watch.discarded[-1], obj),
+        f"the first attempt's partial objects {watch.discarded}: want the invalid one, which the final contradicts",
+    )
+    check(json.dumps(obj, sort_keys=True) == json.dumps(TRIP, sort_keys=True), f"final object {obj!r}, want {TRIP!r}")
+    final = reply.final
+    check(final.attempts == 2 and final.validation_retries == 1, f"final: {final.attempts} attempts, {final.validation_retries} validation retries; want 2 and 1")
+    partials = watch.partials
+    check(len(partials) >= 2 and partials[0] != partials[-1], f"partial objects {partials}: want at least two different ones")
+    for p, nxt in zip(partials, partials[1:] + [obj]):
+        check(within(p, nxt), f"partial object {p!r} is not within the next, {nxt!r}")
+    return (
+        f"one re-ask discarded {len(watch.discarded)} partial object(s) ending in {json.dumps(watch.discarded[-1], sort_keys=True)}; "
+        f"then {len(partials)} grew to the final object, which equals {json.dumps(obj, sort_keys=True)}"
+    )
+
+
 EMBED_INPUTS = ["the cat sat", "a dog"]
 
 
@@ -260,6 +352,12 @@ def run_sync():
         reply = Reply.collect(relay.generate(**fields, **opts), **watch.hooks())
         return tools_check(listed, reply, watch)
 
+    def structured():
+        fields, opts = structured_req()
+        watch = ObjectWatch()
+        reply = Reply.collect(relay.generate(**fields, **opts), **watch.hooks())
+        return structured_check(reply, watch)
+
     def embed():
         resp = relay.embed(**embed_req())
         alone = relay.embed(model="mock/echo", inputs=EMBED_INPUTS[1:], dimensions=4)
@@ -288,7 +386,7 @@ def run_sync():
 
     scenarios = [("stream", stream), ("retry", retry), ("resume", resume)]
     scenarios += [(n, failing(n)) for n in ("field-violations", "deadline", "pushback", "unauthenticated")]
-    scenarios += [("server-tools", server_tools), ("embed", embed), ("models", models)]
+    scenarios += [("server-tools", server_tools), ("structured", structured), ("embed", embed), ("models", models)]
     failed = report(scenarios, "")
     relay.close()
     anonymous.close()
@@ -322,6 +420,12 @@ async def run_async():
         reply = await Reply.acollect(relay.generate(**fields, **opts), **watch.hooks())
         return tools_check(listed, reply, watch)
 
+    async def structured():
+        fields, opts = structured_req()
+        watch = ObjectWatch()
+        reply = await Reply.acollect(relay.generate(**fields, **opts), **watch.hooks())
+        return structured_check(reply, watch)
+
     async def embed():
         resp = await relay.embed(**embed_req())
         alone = await relay.embed(model="mock/echo", inputs=EMBED_INPUTS[1:], dimensions=4)
@@ -350,7 +454,7 @@ async def run_async():
 
     scenarios = [("stream", stream), ("retry", retry)]
     scenarios += [(n, failing(n)) for n in ("field-violations", "deadline", "pushback", "unauthenticated")]
-    scenarios += [("server-tools", server_tools), ("embed", embed), ("models", models)]
+    scenarios += [("server-tools", server_tools), ("structured", structured), ("embed", embed), ("models", models)]
     failed = 0
     for name, fn in scenarios:
         try:

@@ -3,9 +3,10 @@
 // installed: one line per scenario, "ok NAME: ..." or "FAIL NAME: ...".
 
 import { randomUUID } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
 
-import { Client, Code, LLMRelayError, Reply, Role } from "@llmrelay/client";
-import type { GenerateEvent } from "@llmrelay/client";
+import { Client, Code, LLMRelayError, Reply, RetryReason, Role } from "@llmrelay/client";
+import type { GenerateEvent, WillRetry } from "@llmrelay/client";
 
 const addr = need("LLMRELAY_ADDR");
 const cutAddr = need("LLMRELAY_CUT_ADDR");
@@ -39,6 +40,41 @@ async function failure(fn: () => Promise<unknown>): Promise<LLMRelayError> {
     return err;
   }
   throw new Failed("the call succeeded");
+}
+
+// The structured scenario's schema: the mock replies with its deterministic
+// instance (docs/structured-output.md), TRIP, unless a fault's output
+// replaces it; TRIP_INVALID, the first attempt's reply, has days that is not
+// an integer and no sights, so the server re-asks.
+const TRIP_SCHEMA = {
+  type: "object",
+  properties: {
+    city: { type: "string", enum: ["Lisbon", "Porto"] },
+    days: { type: "integer", minimum: 3, maximum: 7 },
+    sights: { type: "array", items: { type: "string", enum: ["Belem", "Alfama", "Sintra"] }, minItems: 2, uniqueItems: true },
+  },
+  required: ["city", "days", "sights"],
+  additionalProperties: false,
+};
+const TRIP = { city: "Lisbon", days: 3, sights: ["Belem", "Alfama"] };
+const TRIP_INVALID = '{"city": "Lisbon", "days": "many"}';
+
+/**
+ * Whether part is what whole looked like while it was being written: its
+ * members within whole's, its items a prefix of whole's, its strings a
+ * prefix, anything else equal.
+ */
+function within(part: unknown, whole: unknown): boolean {
+  if (Array.isArray(part)) {
+    return Array.isArray(whole) && part.length <= whole.length && part.every((v, i) => within(v, whole[i]));
+  }
+  if (part !== null && typeof part === "object") {
+    if (whole === null || typeof whole !== "object" || Array.isArray(whole)) return false;
+    const w = whole as Record<string, unknown>;
+    return Object.entries(part).every(([k, v]) => k in w && within(v, w[k]));
+  }
+  if (typeof part === "string") return typeof whole === "string" && whole.startsWith(part);
+  return isDeepStrictEqual(part, whole);
 }
 
 const scenarios: [string, () => Promise<string>][] = [
@@ -209,6 +245,61 @@ const scenarios: [string, () => Promise<string>][] = [
       return (
         `listed everything/echo; 2 tool results, ${before} progress events before the long one's; turn 2's retry discarded ` +
         `${JSON.stringify(discards[0])} only; the text equals the final; ${reply.final.turns} turns, ${reply.final.transcript.length} messages in the transcript`
+      );
+    },
+  ],
+  [
+    "structured",
+    async () => {
+      // partials are the current attempt's partial objects; a will_retry
+      // with discard_partial voids them, and Reply drops its own.
+      let partials: unknown[] = [];
+      const discarded: unknown[] = [];
+      const retries: WillRetry[] = [];
+      let kept: unknown = "not seen";
+      const reply = await Reply.collect(
+        relay.generate(
+          {
+            model: "mock/echo",
+            messages: user("plan a short trip"),
+            responseFormat: { name: "trip", jsonSchema: TRIP_SCHEMA, streamPartialObjects: true },
+            providerOptions: { faults: [{ output: TRIP_INVALID }] },
+          },
+          { timeoutMs: 30_000 },
+        ),
+        {
+          onPartialObject: (object) => partials.push(object),
+          onWillRetry: (w, _discarded, r) => {
+            retries.push(w);
+            if (w.discardPartial) {
+              discarded.push(...partials);
+              partials = [];
+              kept = r.partialObject;
+            }
+          },
+        },
+      );
+      const object = reply.object;
+      check(
+        retries.length === 1 && retries[0].discardPartial && retries[0].reason === RetryReason.INVALID_OUTPUT,
+        `${retries.length} will_retry events, want one, INVALID_OUTPUT with discardPartial`,
+      );
+      check(kept === undefined, `reply.partialObject after the discard: ${JSON.stringify(kept)}, want undefined`);
+      const last = discarded.at(-1);
+      check(discarded.length > 0 && !within(last, object), `the first attempt's partial objects ${JSON.stringify(discarded)}: want the invalid one, which the final contradicts`);
+      check(isDeepStrictEqual(object, TRIP), `final object ${JSON.stringify(object)}, want ${JSON.stringify(TRIP)}`);
+      check(
+        reply.final.attempts === 2 && reply.final.validationRetries === 1,
+        `final: ${reply.final.attempts} attempts, ${reply.final.validationRetries} validation retries; want 2 and 1`,
+      );
+      check(partials.length >= 2 && !isDeepStrictEqual(partials[0], partials.at(-1)), `partial objects ${JSON.stringify(partials)}: want at least two different ones`);
+      for (const [i, p] of partials.entries()) {
+        const next = i + 1 < partials.length ? partials[i + 1] : object;
+        check(within(p, next), `partial object ${JSON.stringify(p)} is not within the next, ${JSON.stringify(next)}`);
+      }
+      return (
+        `one re-ask discarded ${discarded.length} partial object(s) ending in ${JSON.stringify(last)}; ` +
+        `then ${partials.length} grew to the final object, which equals ${JSON.stringify(object)}`
       );
     },
   ],
