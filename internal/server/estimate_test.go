@@ -29,7 +29,6 @@ import (
 	"github.com/llmrelay/llmrelay/internal/server"
 	"github.com/llmrelay/llmrelay/internal/server/servertest"
 	"github.com/llmrelay/llmrelay/internal/spend"
-	"github.com/llmrelay/llmrelay/internal/state/redistest"
 	"github.com/llmrelay/llmrelay/internal/telemetry/otlptest"
 	"github.com/llmrelay/llmrelay/internal/usage"
 )
@@ -88,14 +87,10 @@ func streamThenCancel(t *testing.T, in *servertest.Instance, secret string, req 
 func TestCancelledCallIsChargedWhatItStreamed(t *testing.T) {
 	for _, store := range []string{"memory", "redis"} {
 		t.Run(store, func(t *testing.T) {
-			var redis *redistest.Server
-			if store == "redis" {
-				redis = redistest.Start(t)
-			}
 			const n = 4
 			hold := make(chan struct{})
 			up := openaitest.Start(t, openaitest.Options{Chunks: 20, Pause: &openaitest.Pause{After: n, Until: hold}})
-			cfg := governanceConfig(redis, "estimate-"+t.Name()+":")
+			cfg := governanceConfig(redisFor(t, store), "estimate-"+t.Name()+":")
 			cfg.Providers = []provider.Config{{Name: "up", Kind: "openai", BaseURL: up.URL(), Models: []string{"fake-model"}}}
 			cfg.Pricing.Models = map[string]usage.Price{"up/fake-model": {"input": 10, "output": 20}}
 			in := servertest.Start(t, cfg)

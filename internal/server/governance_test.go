@@ -54,6 +54,16 @@ func governanceConfig(redis *redistest.Server, prefix string) *config.Config {
 	return cfg
 }
 
+// redisFor returns a redis-server for the tests run with either state
+// store, as their store is named ("memory" or "redis"): nil for memory,
+// which governanceConfig takes as the memory store.
+func redisFor(t *testing.T, store string) *redistest.Server {
+	if store != "redis" {
+		return nil
+	}
+	return redistest.Start(t)
+}
+
 // errorInfo returns a status error's code, ErrorInfo and RetryInfo delay.
 func errorInfo(err error) (codes.Code, *errdetails.ErrorInfo, time.Duration) {
 	st := status.Convert(err)
@@ -256,12 +266,7 @@ func TestBudgetSetAfterCallsCountsThem(t *testing.T) {
 	for _, store := range []string{"memory", "redis"} {
 		t.Run(store, func(t *testing.T) {
 			up, priced := pricedUpstream(t)
-			var cfg *config.Config
-			if store == "redis" {
-				cfg = governanceConfig(redistest.Start(t), "late:")
-			} else {
-				cfg = governanceConfig(nil, "")
-			}
+			cfg := governanceConfig(redisFor(t, store), "late:")
 			priced(cfg)
 			in := servertest.Start(t, cfg, server.WithGovernanceClock(statetest.NewClock().Now))
 			secret := createKey(t, in, &adminv1.Key{Name: "late", Scopes: []string{"generate"}, Models: []string{"*"}})
@@ -393,12 +398,7 @@ func TestListTeamsShowsWhatTheirBudgetsSpent(t *testing.T) {
 	for _, store := range []string{"memory", "redis"} {
 		t.Run(store, func(t *testing.T) {
 			_, priced := pricedUpstream(t)
-			var cfg *config.Config
-			if store == "redis" {
-				cfg = governanceConfig(redistest.Start(t), "teams:")
-			} else {
-				cfg = governanceConfig(nil, "")
-			}
+			cfg := governanceConfig(redisFor(t, store), "teams:")
 			priced(cfg)
 			cfg.Teams = []spend.Team{
 				{Name: "research", Budgets: []spend.Budget{
